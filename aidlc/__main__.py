@@ -1,0 +1,3 @@
+from aidlc.cli import main
+
+main()

@@ -1,0 +1,50 @@
+"""Loading aidlc.yaml. A missing file means defaults; a broken one is a configuration error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from aidlc.bank import frontmatter
+from aidlc.errors import UsageError
+from aidlc.model.config import Config
+
+CONFIG_FILE = "aidlc.yaml"
+
+
+class ConfigError(UsageError):
+    """aidlc.yaml cannot be used; the message names the file, the line and the fix."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, [f"fix {CONFIG_FILE}, then rerun the command",
+                                   "aidlc schema export schemas/  # the JSON Schema of aidlc.yaml"])
+
+
+def load_config(repo_root: Path) -> Config:
+    path = repo_root / CONFIG_FILE
+    if not path.exists():
+        return Config()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{CONFIG_FILE}: cannot be read ({exc.strerror})") from None
+    text, problem = frontmatter.decode(data, CONFIG_FILE)
+    if problem is None and text is not None:
+        meta, problem = frontmatter.parse_mapping(text)
+    if problem is not None:
+        raise ConfigError(f"{CONFIG_FILE}:{problem.line or 1}: {problem.message}")
+    try:
+        return Config.model_validate(meta)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        key = ".".join(str(part) for part in first["loc"])
+        line = _line_of(text or "", str(first["loc"][0]) if first["loc"] else "")
+        raise ConfigError(f"{CONFIG_FILE}:{line}: '{key}': {first['msg']}") from None
+
+
+def _line_of(text: str, key: str) -> int:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(f"{key}:"):
+            return number
+    return 1

@@ -1,0 +1,71 @@
+"""Resolving the names artifacts use to point at each other.
+
+Real banks refer to an intent or unit by folder name with or without its
+numeric prefix, and to a story by its `id` or by its file name; a bolt by its
+`id` or its folder. The index answers all of these in O(1).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from aidlc.bank.items import BoltItem, Intent, MemoryBank, StoryItem, Unit, strip_number
+
+
+class BankIndex:
+    def __init__(self, bank: MemoryBank) -> None:
+        self.bank = bank
+        self._intents: dict[str, list[Intent]] = defaultdict(list)
+        self._units: dict[str, list[Unit]] = defaultdict(list)
+        self._stories: dict[str, list[StoryItem]] = defaultdict(list)
+        self._bolts: dict[str, list[BoltItem]] = defaultdict(list)
+        self.bolts_of_story: dict[int, list[BoltItem]] = defaultdict(list)
+        for intent in bank.intents:
+            _add(self._intents, intent, intent.id, strip_number(intent.id))
+            for unit in intent.units:
+                _add(self._units, unit, unit.id, strip_number(unit.id))
+                for story in unit.stories:
+                    _add(self._stories, story, story.id, story.stem)
+        for bolt in bank.bolts:
+            _add(self._bolts, bolt, bolt.id, bolt.folder)
+
+    def intent(self, ref: object) -> Intent | None:
+        return _only(self._intents.get(str(ref).strip())) if ref else None
+
+    def unit(self, ref: object, intent: Intent | None = None) -> Unit | None:
+        """A unit by name; within `intent` first, then anywhere if the name is unique."""
+        if not ref:
+            return None
+        found = self._units.get(str(ref).strip(), [])
+        if intent is not None:
+            scoped = [unit for unit in found if unit.intent is intent]
+            if scoped:
+                return scoped[0]
+        return _only(found)
+
+    def story(self, ref: object, unit: Unit | None = None) -> StoryItem | None:
+        if not ref:
+            return None
+        found = self._stories.get(str(ref).strip(), [])
+        if unit is not None:
+            scoped = [story for story in found if story.unit is unit]
+            if scoped:
+                return scoped[0]
+        return _only(found)
+
+    def bolt(self, ref: object) -> BoltItem | None:
+        return _only(self._bolts.get(str(ref).strip())) if ref else None
+
+    def stories_named(self, ref: str) -> list[StoryItem]:
+        return list(self._stories.get(ref, []))
+
+
+def _add(table: dict[str, list], item: object, *names: str) -> None:
+    for name in dict.fromkeys(names):  # a name that equals its stripped form counts once
+        if name and item not in table[name]:
+            table[name].append(item)
+
+
+def _only(items: list | None):  # type: ignore[no-untyped-def]
+    # An ambiguous name resolves to the first item; the identity rules report the duplicate.
+    return items[0] if items else None

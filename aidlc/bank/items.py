@@ -1,0 +1,207 @@
+"""The parsed memory bank: one object per intent, requirement, unit, story, bolt and runbook.
+
+Each item keeps the document it came from (path, line numbers) and, when its
+front matter does not match the model, the problems found; the model instance
+is then built leniently so the other rules can still run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from aidlc.bank.frontmatter import Document
+from aidlc.bank.markdown import Criterion, RequirementBlock
+from aidlc.model.artifacts import Bolt, FrontMatter, Project, Requirements, Story, UnitBrief
+from aidlc.model.config import Config
+
+M = TypeVar("M", bound=FrontMatter)
+
+_NUMBER_PREFIX = re.compile(r"^\d+[-_]")
+
+
+def strip_number(name: str) -> str:
+    """'001-checkout-api' -> 'checkout-api' (names are referenced with or without the prefix)."""
+    return _NUMBER_PREFIX.sub("", name, count=1)
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    key: str | None
+    kind: str  # missing | enum | type | timestamp_no_tz | timestamp_invalid
+    message: str
+
+
+def validate_front_matter(model: type[M], meta: dict[str, Any]) -> tuple[M, list[SchemaProblem]]:
+    """Validate strictly; on failure build a lenient instance without the bad keys."""
+    try:
+        return model.model_validate(meta), []
+    except ValidationError as exc:
+        problems: list[SchemaProblem] = []
+        bad: set[str] = set()
+        for error in exc.errors(include_url=False):
+            location = error["loc"]
+            key = str(location[0]) if location else None
+            if key in bad:
+                continue  # one problem per field: a union reports every member's failure
+            if key is not None:
+                bad.add(key)
+            problems.append(SchemaProblem(key=key, kind=_kind(error["type"]), message=_describe(error)))
+        cleaned = {key: value for key, value in meta.items() if key not in bad}
+        for name, info in model.model_fields.items():
+            if name not in cleaned and info.is_required():
+                cleaned[name] = None
+        return model.model_construct(**cleaned), problems
+
+
+def _kind(error_type: str) -> str:
+    if error_type == "missing":
+        return "missing"
+    if error_type in ("enum", "literal_error"):
+        return "enum"
+    if error_type.startswith("timestamp_"):
+        return error_type
+    return "type"
+
+
+def _describe(error: Any) -> str:
+    # Union members appear in the location by type name ("StageRecord", "str"); they say nothing to a person.
+    field_name = ".".join(
+        str(part) for part in error["loc"]
+        if isinstance(part, int) or (not (part[:1].isupper() or part in ("str", "int", "bool", "list", "dict"))
+        and not part.startswith("function-"))
+    )
+    if error["type"] == "missing":
+        return f"required field '{field_name}' is missing"
+    if error["type"] == "enum":
+        expected = error.get("ctx", {}).get("expected", "")
+        return f"'{field_name}' is {error['input']!r}, expected one of {expected}"
+    return f"'{field_name}': {error['msg']}"
+
+
+@dataclass
+class Artifact:
+    doc: Document
+    problems: list[SchemaProblem] = field(default_factory=list)
+
+    @property
+    def rel(self) -> str:
+        return self.doc.rel
+
+
+@dataclass
+class Requirement:
+    intent: Intent
+    block: RequirementBlock
+
+    @property
+    def id(self) -> str:
+        return self.block.id
+
+    @property
+    def qualified_id(self) -> str:
+        return f"{self.intent.id}/{self.block.id}"
+
+
+@dataclass
+class Intent:
+    id: str  # the folder name
+    rel: str  # folder, relative to the repo root
+    requirements_doc: Document | None = None
+    requirements_meta: Requirements | None = None
+    problems: list[SchemaProblem] = field(default_factory=list)
+    requirements: list[Requirement] = field(default_factory=list)
+    units: list[Unit] = field(default_factory=list)
+    files: set[str] = field(default_factory=set)
+
+    def defines(self, requirement_id: str) -> bool:
+        """FR-1.4 is defined by its own bullet or by its parent heading FR-1."""
+        known = self.requirement_ids
+        parts = requirement_id.split(".")
+        return any(".".join(parts[:n]) in known for n in range(len(parts), 0, -1))
+
+    @property
+    def requirement_ids(self) -> set[str]:
+        ids = set()
+        for requirement in self.requirements:
+            ids.add(requirement.id)
+            ids.update(requirement.block.sub_ids)
+        return ids
+
+
+@dataclass
+class Unit(Artifact):
+    id: str = ""  # the folder name
+    intent: Intent | None = None
+    meta: UnitBrief | None = None
+    folder: str = ""
+    stories: list[StoryItem] = field(default_factory=list)
+
+
+@dataclass
+class StoryItem(Artifact):
+    stem: str = ""
+    unit: Unit | None = None
+    meta: Story | None = None
+    criteria_line: int | None = None
+    criteria: list[Criterion] = field(default_factory=list)
+    related_line: int | None = None
+    related: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return (self.meta.id if self.meta and isinstance(self.meta.id, str) else None) or self.stem
+
+    @property
+    def requirement_links(self) -> list[str]:
+        """Front-matter `requirements:` plus the older body line `**Related Requirements**`."""
+        links = [str(x) for x in (self.meta.requirements if self.meta else None) or []]
+        return links + [r for r in self.related if r not in links]
+
+
+@dataclass
+class BoltItem(Artifact):
+    folder: str = ""
+    meta: Bolt | None = None
+    files: set[str] = field(default_factory=set)
+
+    @property
+    def id(self) -> str:
+        return (self.meta.id if self.meta and isinstance(self.meta.id, str) else None) or self.folder
+
+
+@dataclass
+class Runbook(Artifact):
+    headings: list[tuple[int, str]] = field(default_factory=list)
+
+
+@dataclass
+class MemoryBank:
+    repo_root: str  # absolute path, for messages
+    rel_root: str  # the memory bank folder relative to the repo root
+    config: Config
+    exists: bool = True
+    project_doc: Document | None = None
+    project: Project | None = None
+    project_problems: list[SchemaProblem] = field(default_factory=list)
+    intents: list[Intent] = field(default_factory=list)
+    bolts: list[BoltItem] = field(default_factory=list)
+    runbooks: list[Runbook] = field(default_factory=list)
+    standards: list[str] = field(default_factory=list)
+    unreadable: list[Document] = field(default_factory=list)  # documents that failed to read
+    files_read: int = 0
+
+    @property
+    def units(self) -> list[Unit]:
+        return [unit for intent in self.intents for unit in intent.units]
+
+    @property
+    def stories(self) -> list[StoryItem]:
+        return [story for unit in self.units for story in unit.stories]
+
+    @property
+    def requirements(self) -> list[Requirement]:
+        return [req for intent in self.intents for req in intent.requirements]

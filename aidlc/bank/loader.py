@@ -1,0 +1,171 @@
+"""Reading a whole memory bank from disk into items. Never writes, never raises for content."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from aidlc.bank import frontmatter, markdown
+from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
+from aidlc.bank.items import (
+    BoltItem,
+    Intent,
+    MemoryBank,
+    Requirement,
+    Runbook,
+    StoryItem,
+    Unit,
+    validate_front_matter,
+)
+from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
+from aidlc.model.config import Config
+
+
+def find_bank(repo_root: Path, config: Config) -> tuple[Path, Path]:
+    """(repo root, memory bank folder). A path that is itself a memory bank is accepted too."""
+    bank = repo_root / config.memory_bank
+    if not bank.is_dir() and (repo_root / "intents").is_dir() and not (repo_root / ".git").exists():
+        return repo_root.parent, repo_root
+    return repo_root, bank
+
+
+def load_bank(repo_root: Path, config: Config) -> MemoryBank:
+    repo_root, bank_dir = find_bank(repo_root.resolve(), config)
+    loader = _Loader(repo_root, bank_dir)
+    bank = MemoryBank(repo_root=str(repo_root), rel_root=loader.rel(bank_dir), config=config)
+    if not bank_dir.is_dir():
+        bank.exists = False
+        return bank
+    loader.load_into(bank)
+    return bank
+
+
+class _Loader:
+    def __init__(self, repo_root: Path, bank_dir: Path) -> None:
+        self.repo_root = repo_root
+        self.bank_dir = bank_dir
+        self.files_read = 0
+
+    def rel(self, path: Path | str) -> str:
+        return Path(os.path.relpath(path, self.repo_root)).as_posix()
+
+    def read(self, path: str) -> Document:
+        self.files_read += 1
+        return frontmatter.read(Path(path), self.rel(path))
+
+    def load_into(self, bank: MemoryBank) -> None:
+        root = str(self.bank_dir)
+        project_path = os.path.join(root, "project.yaml")
+        if os.path.exists(project_path):
+            doc = self._read_yaml(project_path)
+            bank.project_doc = doc
+            if doc.meta is not None:
+                bank.project, bank.project_problems = validate_front_matter(Project, doc.meta)
+        for entry in _dirs(os.path.join(root, "intents")):
+            bank.intents.append(self._intent(entry))
+        for entry in _dirs(os.path.join(root, "bolts")):
+            bank.bolts.append(self._bolt(entry))
+        for entry in _files(os.path.join(root, "operations", "runbooks"), ".md"):
+            doc = self.read(entry.path)
+            lines = list(markdown.prose_lines(doc.body, doc.body_start))
+            bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
+        bank.standards = [self.rel(e.path) for e in _files(os.path.join(root, "standards"), ".md")]
+        bank.files_read = self.files_read
+        bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None]
+
+    def _read_yaml(self, path: str) -> Document:
+        self.files_read += 1
+        doc = frontmatter.read(Path(path), self.rel(path))
+        if doc.problem is None:
+            # A YAML file is all front matter: re-parse its body as the mapping.
+            doc.meta, doc.problem = frontmatter.parse_mapping(doc.body)
+            doc.front_matter_text, doc.body = doc.body, ""
+        return doc
+
+    def _intent(self, entry: os.DirEntry[str]) -> Intent:
+        intent = Intent(id=entry.name, rel=self.rel(entry.path))
+        intent.files = {e.name for e in os.scandir(entry.path) if e.is_file()}
+        if "requirements.md" in intent.files:
+            doc = self.read(os.path.join(entry.path, "requirements.md"))
+            intent.requirements_doc = doc
+            if doc.meta is not None:
+                intent.requirements_meta, intent.problems = validate_front_matter(Requirements, doc.meta)
+            lines = list(markdown.prose_lines(doc.body, doc.body_start))
+            intent.requirements = [Requirement(intent, b) for b in markdown.requirement_blocks(lines)]
+        for unit_entry in _dirs(os.path.join(entry.path, "units")):
+            intent.units.append(self._unit(unit_entry, intent))
+        return intent
+
+    def _unit(self, entry: os.DirEntry[str], intent: Intent) -> Unit:
+        brief = os.path.join(entry.path, "unit-brief.md")
+        if os.path.exists(brief):
+            doc = self.read(brief)
+        else:
+            doc = Document(
+                rel=self.rel(brief), problem=ReadProblem(ProblemKind.missing, None, "unit-brief.md is missing")
+            )
+        unit = Unit(doc=doc, id=entry.name, intent=intent, folder=self.rel(entry.path))
+        if doc.meta is not None:
+            unit.meta, unit.problems = validate_front_matter(UnitBrief, doc.meta)
+        for story_entry in _files(os.path.join(entry.path, "stories"), ".md"):
+            unit.stories.append(self._story(story_entry, unit))
+        return unit
+
+    def _story(self, entry: os.DirEntry[str], unit: Unit) -> StoryItem:
+        doc = self.read(entry.path)
+        story = StoryItem(doc=doc, stem=entry.name[:-3], unit=unit)
+        if doc.problem is None and doc.meta is None:
+            doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
+        if doc.meta is not None:
+            story.meta, story.problems = validate_front_matter(Story, doc.meta)
+        lines = list(markdown.prose_lines(doc.body, doc.body_start))
+        story.criteria_line, story.criteria = markdown.acceptance_criteria(lines)
+        story.related_line, story.related = markdown.related_requirements(lines)
+        return story
+
+    def _bolt(self, entry: os.DirEntry[str]) -> BoltItem:
+        files = {e.name for e in os.scandir(entry.path) if e.is_file()}
+        path = os.path.join(entry.path, "bolt.md")
+        if "bolt.md" in files:
+            doc = self.read(path)
+            if doc.problem is None and doc.meta is None:
+                doc.problem = ReadProblem(
+                    ProblemKind.not_mapping, 1, "bolt.md needs YAML front matter between '---' lines"
+                )
+        else:
+            doc = Document(rel=self.rel(path), problem=ReadProblem(ProblemKind.missing, None, "bolt.md is missing"))
+        bolt = BoltItem(doc=doc, folder=entry.name, files=files)
+        if doc.meta is not None:
+            bolt.meta, bolt.problems = validate_front_matter(Bolt, doc.meta)
+        return bolt
+
+    @staticmethod
+    def _all_docs(bank: MemoryBank) -> list[Document]:
+        docs: list[Document] = [bank.project_doc] if bank.project_doc else []
+        for intent in bank.intents:
+            if intent.requirements_doc:
+                docs.append(intent.requirements_doc)
+            for unit in intent.units:
+                docs.append(unit.doc)
+                docs.extend(story.doc for story in unit.stories)
+        docs.extend(bolt.doc for bolt in bank.bolts)
+        docs.extend(runbook.doc for runbook in bank.runbooks)
+        return docs
+
+
+def _dirs(path: str) -> list[os.DirEntry[str]]:
+    return sorted((e for e in _scan(path) if e.is_dir() and not e.name.startswith(".")), key=lambda e: e.name)
+
+
+def _files(path: str, suffix: str) -> list[os.DirEntry[str]]:
+    return sorted(
+        (e for e in _scan(path) if e.is_file() and e.name.endswith(suffix) and not e.name.startswith(".")),
+        key=lambda e: e.name,
+    )
+
+
+def _scan(path: str) -> list[os.DirEntry[str]]:
+    try:
+        return list(os.scandir(path))
+    except (FileNotFoundError, NotADirectoryError):
+        return []

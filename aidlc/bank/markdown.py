@@ -1,0 +1,173 @@
+"""The well-known body structures real memory banks keep links in.
+
+Only what the validator needs is read: headings, checkbox lists, requirement
+blocks and the ``**Related Requirements**`` line. Fenced code is skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_CHECKBOX = re.compile(r"^\s*[-*+]\s+\[([ xX])\]\s*(.*)$")
+_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+_REQ_HEADING = re.compile(r"^((?:FR|NFR)-\d+(?:\.\d+)*)\s*(?:[:\-–—.]\s*(.*))?$")
+_SUB_REQ = re.compile(r"^\s*[-*+]\s+\**((?:FR|NFR)-\d+(?:\.\d+)+)\**\s*:")
+_PRIORITY = re.compile(r"\bpriority\b\**\s*[:|]?\s*\**\s*(must|should|could)\b", re.IGNORECASE)
+_PRIORITY_TAG = re.compile(r"\((must|should|could)\)\s*$", re.IGNORECASE)
+_ACCEPTANCE = re.compile(r"acceptance\s+criteria", re.IGNORECASE)
+_RELATED = re.compile(r"\*\*Related Requirements?\*\*\s*:?\s*(.+)", re.IGNORECASE)
+REQUIREMENT_ID = re.compile(r"\b(?:FR|NFR)-\d+(?:\.\d+)*\b")
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int
+    text: str
+
+
+def prose_lines(body: str, first_line: int) -> Iterator[Line]:
+    """Body lines outside fenced code blocks, with their file line numbers."""
+    fence: str | None = None
+    for offset, text in enumerate(body.splitlines()):
+        stripped = text.lstrip()
+        if stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            if fence is None:
+                fence = marker
+            elif marker == fence:
+                fence = None
+            continue
+        if fence is None:
+            yield Line(first_line + offset, text)
+
+
+def heading(text: str) -> tuple[int, str] | None:
+    match = _HEADING.match(text)
+    return (len(match.group(1)), match.group(2)) if match else None
+
+
+@dataclass(frozen=True)
+class Criterion:
+    line: int
+    text: str
+    checked: bool
+    checkbox: bool
+
+
+@dataclass
+class Section:
+    title: str
+    level: int
+    line: int
+    lines: list[Line] = field(default_factory=list)
+
+
+def sections(lines: list[Line]) -> list[Section]:
+    """Split lines at headings; each section holds the lines up to the next heading."""
+    result: list[Section] = []
+    current: Section | None = None
+    for line in lines:
+        head = heading(line.text)
+        if head:
+            current = Section(title=head[1], level=head[0], line=line.number)
+            result.append(current)
+        elif current is not None:
+            current.lines.append(line)
+    return result
+
+
+def criteria_in(lines: list[Line]) -> list[Criterion]:
+    found: list[Criterion] = []
+    for line in lines:
+        box = _CHECKBOX.match(line.text)
+        if box:
+            found.append(Criterion(line.number, box.group(2).strip(), box.group(1) != " ", True))
+            continue
+        bullet = _BULLET.match(line.text)
+        if bullet and not line.text.startswith((" " * 4, "\t")):
+            found.append(Criterion(line.number, bullet.group(1).strip(), False, False))
+    return found
+
+
+def acceptance_criteria(lines: list[Line]) -> tuple[int | None, list[Criterion]]:
+    """The list under the first "Acceptance Criteria" heading (line of that heading, items)."""
+    parts = sections(lines)
+    for index, part in enumerate(parts):
+        if _ACCEPTANCE.search(part.title):
+            body = list(part.lines)
+            # Sub-headings (### Scenario ...) belong to the section until a heading of its level.
+            for sub in parts[index + 1 :]:
+                if sub.level <= part.level:
+                    break
+                body.extend(sub.lines)
+            return part.line, criteria_in(body)
+    return None, []
+
+
+def related_requirements(lines: list[Line]) -> tuple[int | None, list[str]]:
+    for line in lines:
+        match = _RELATED.search(line.text)
+        if match:
+            return line.number, REQUIREMENT_ID.findall(match.group(1))
+    return None, []
+
+
+@dataclass
+class RequirementBlock:
+    id: str
+    title: str
+    line: int
+    priority: str | None
+    criteria: list[Criterion]
+    sub_ids: list[str]
+
+
+def requirement_blocks(lines: list[Line]) -> list[RequirementBlock]:
+    """Every ``### FR-n: title`` / ``### NFR-n: title`` heading with its priority and criteria."""
+    blocks: list[RequirementBlock] = []
+    parts = sections(lines)
+    for index, part in enumerate(parts):
+        title = part.title.replace("*", "").strip()
+        match = _REQ_HEADING.match(title)
+        if not match:
+            continue
+        body = list(part.lines)
+        for sub in parts[index + 1 :]:
+            if sub.level <= part.level or _REQ_HEADING.match(sub.title.replace("*", "").strip()):
+                break
+            body.append(Line(sub.line, "#" * sub.level + " " + sub.title))
+            body.extend(sub.lines)
+        name = (match.group(2) or "").strip()
+        priority = None
+        tag = _PRIORITY_TAG.search(name)
+        if tag:
+            priority = tag.group(1).lower()
+            name = name[: tag.start()].strip()
+        criteria: list[Criterion] = []
+        sub_ids: list[str] = []
+        in_acceptance = False
+        for line in body:
+            if priority is None:
+                found = _PRIORITY.search(line.text)
+                if found:
+                    priority = found.group(1).lower()
+            sub = _SUB_REQ.match(line.text)
+            if sub:
+                sub_ids.append(sub.group(1))
+            if _ACCEPTANCE.search(line.text) and not _CHECKBOX.match(line.text):
+                in_acceptance = True
+                continue
+            if in_acceptance:
+                if heading(line.text) or (line.text.strip().startswith("**") and not _BULLET.match(line.text)):
+                    in_acceptance = False
+                    continue
+                criteria.extend(criteria_in([line]))
+        blocks.append(RequirementBlock(match.group(1), name, part.line, priority, criteria, sub_ids))
+    return blocks
+
+
+def heading_titles(lines: list[Line]) -> list[tuple[int, str]]:
+    return [(line.number, head[1]) for line in lines if (head := heading(line.text))]

@@ -1,0 +1,103 @@
+"""Shared CLI state and output discipline: JSON on stdout, prose on stderr, no tracebacks."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from aidlc.errors import AidlcError
+from aidlc.report.style import Style
+
+JSON_VERSION = 1
+
+
+@dataclass
+class App:
+    repo: str | None
+    output_format: str
+    color: bool
+    verbosity: int
+
+    @property
+    def json(self) -> bool:
+        return self.output_format == "json"
+
+    @property
+    def style(self) -> Style:
+        return Style(self.color)
+
+    def root(self, override: str | None = None) -> Path:
+        """The repo root: the given path, else --repo, else the nearest folder up that holds a bank."""
+        if override or self.repo:
+            path = Path(override or self.repo or ".")
+            if not path.exists():
+                raise click.BadParameter(f"{path} does not exist", param_hint="PATH/--repo")
+            return path.resolve()
+        return discover_root(Path.cwd())
+
+    def emit_json(self, document: dict[str, Any]) -> None:
+        click.echo(json.dumps({"version": JSON_VERSION, **document}, ensure_ascii=False, indent=2, default=str))
+
+    def out(self, text: str) -> None:
+        """Text results: stdout in text mode, stderr in JSON mode (stdout holds only the document)."""
+        click.echo(text, err=self.json)
+
+    def note(self, text: str) -> None:
+        """Progress and prose: always stderr, silenced by -q."""
+        if self.verbosity >= 0:
+            click.echo(text, err=True)
+
+
+def discover_root(start: Path) -> Path:
+    for folder in (start, *start.parents):
+        if (folder / "aidlc.yaml").exists() or (folder / "memory-bank").is_dir() or (folder / ".git").exists():
+            return folder
+    return start
+
+
+def run_safely(command: click.Command) -> None:
+    """Run the click command; user errors print a message and next steps, never a traceback."""
+    wants_json = "--format=json" in sys.argv or _pair(sys.argv, "--format", "json")
+    try:
+        command.main(standalone_mode=False, prog_name="aidlc")
+    except AidlcError as exc:
+        _fail(exc.message, exc.next_steps, exc.exit_code, wants_json)
+    except click.exceptions.Abort:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        hint = ["aidlc --help", "aidlc COMMAND --help"]
+        _fail(exc.format_message(), hint, 2 if isinstance(exc, click.UsageError) else exc.exit_code, wants_json)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(1)
+    sys.exit(0)
+
+
+def _pair(argv: list[str], flag: str, value: str) -> bool:
+    return any(a == flag and b == value for a, b in itertools.pairwise(argv))
+
+
+def _fail(message: str, next_steps: list[str], code: int, wants_json: bool) -> None:
+    if wants_json:
+        click.echo(json.dumps({"version": JSON_VERSION, "error": {"message": message, "exit_code": code,
+                                                                    "next_steps": next_steps}}, indent=2))
+    color = sys.stderr.isatty() and "NO_COLOR" not in os.environ and "--no-color" not in sys.argv
+    click.echo(Style(color)("error: ", "red") + message, err=True)
+    if next_steps:
+        click.echo("Next steps:", err=True)
+        for step in next_steps:
+            click.echo(f"  {step}", err=True)
+    sys.exit(code)

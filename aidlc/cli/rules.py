@@ -1,0 +1,29 @@
+"""aidlc rules: the catalogue of every check, with its code, severity and fix."""
+
+from __future__ import annotations
+
+import click
+
+from aidlc.cli.app import App
+from aidlc.errors import UsageError
+from aidlc.rules import CATALOGUE
+
+
+@click.command("rules")
+@click.argument("code", required=False)
+@click.pass_obj
+def rules_cmd(app: App, code: str | None) -> None:
+    """List the validation rules, or explain one (aidlc rules AIDLC-REF-001)."""
+    rules = list(CATALOGUE.values())
+    if code:
+        rules = [r for r in rules if r.code == code.upper()]
+        if not rules:
+            raise UsageError(f"no rule {code}", ["aidlc rules    # the whole catalogue"])
+    if app.json:
+        app.emit_json({"rules": [{"code": r.code, "severity": str(r.severity), "family": r.family,
+                                  "checks": r.summary, "fix": r.fix} for r in rules]})
+        return
+    for r in rules:
+        click.echo(f"{r.code:18} {r.severity:8} {r.family:11} {r.summary}")
+        if code or app.verbosity > 0:
+            click.echo(f"{'':18} fix: {r.fix}")

@@ -1,0 +1,33 @@
+"""aidlc validate: check the memory bank; never writes anything."""
+
+from __future__ import annotations
+
+import click
+
+from aidlc.cli.app import App
+from aidlc.model.types import Severity
+from aidlc.report import validation as render
+from aidlc.rules import validate
+from aidlc.workspace import open_bank
+
+
+@click.command("validate")
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@click.pass_obj
+def validate_cmd(app: App, path: str | None, strict: bool) -> None:
+    """Validate the Intent -> Requirements -> Units -> Stories -> Bolts chain.
+
+    Exit 0 when there are no errors (warnings allowed), 1 when there are
+    (or warnings with --strict), 2 on a usage or configuration error.
+    """
+    bank = open_bank(app.root(path))
+    app.note(f"validating {bank.rel_root}/ ...") if app.verbosity > 0 else None
+    report = validate(bank)
+    if app.json:
+        click.echo(render.render_json(report))
+    else:
+        click.echo(render.render_text(report, app.style, strict=strict, quiet=app.verbosity < 0))
+    failed = report.summary.errors > 0 or (strict and any(f.severity == Severity.warning for f in report.findings))
+    if failed:
+        raise click.exceptions.Exit(1)

@@ -1,0 +1,53 @@
+"""aidlc.yaml: the tool configuration (DESIGN section 2.3). Every field has a default."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from aidlc.model.types import Risk
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class LLMTarget(_Section):
+    provider: Literal["openai", "anthropic", "replay"] = "openai"
+    model: str = "gpt-4.1-mini"
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+
+
+class LLMConfig(LLMTarget):
+    fallback: list[LLMTarget] = Field(default_factory=list)
+
+
+class VerifyCommand(_Section):
+    name: str
+    run: str
+    timeout_s: int = Field(default=600, gt=0)
+    junit: str | None = None
+
+
+class Policy(_Section):
+    max_steps: int = Field(default=25, gt=0)
+    max_tokens: int = Field(default=120_000, gt=0)
+    deadline_s: int = Field(default=900, gt=0)
+    max_repairs: int = Field(default=3, ge=0)
+    auto_approve_plan: list[Risk] = Field(default_factory=list)
+
+
+class Governance(_Section):
+    paths: list[str] = Field(default_factory=lambda: ["src/**"])
+    bot_emails: list[str] = Field(default_factory=list)
+
+
+class Config(_Section):
+    version: Literal[1] = 1
+    memory_bank: str = "memory-bank"
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    verify: list[VerifyCommand] = Field(default_factory=list)
+    policy: Policy = Field(default_factory=Policy)
+    governance: Governance = Field(default_factory=Governance)

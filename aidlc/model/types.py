@@ -1,0 +1,90 @@
+"""Field types shared by every file format."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import PlainValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
+# Error types raised here; the validator maps them to rule codes.
+TIMESTAMP_NO_TZ = "timestamp_no_tz"
+TIMESTAMP_INVALID = "timestamp_invalid"
+
+
+def _timestamp(value: Any) -> datetime | date:
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            value = datetime.fromisoformat(text.replace("Z", "+00:00")) if "T" in text or " " in text \
+                else date.fromisoformat(text)
+        except ValueError:
+            raise PydanticCustomError(
+                TIMESTAMP_INVALID, "'{value}' is not an ISO 8601 timestamp", {"value": text}
+            ) from None
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise PydanticCustomError(
+                TIMESTAMP_NO_TZ,
+                "timestamp '{value}' has no time zone",
+                {"value": value.isoformat()},
+            )
+        return value
+    if isinstance(value, date):
+        return value
+    raise PydanticCustomError(TIMESTAMP_INVALID, "'{value}' is not an ISO 8601 timestamp", {"value": value})
+
+
+# A point in time with a time zone (a bare date is tolerated and reported as a warning).
+Timestamp = Annotated[
+    datetime | date,
+    PlainValidator(_timestamp),
+    WithJsonSchema({"type": "string", "anyOf": [{"format": "date-time"}, {"format": "date"}]}),
+]
+
+
+class StoryStatus(StrEnum):
+    draft = "draft"
+    ready = "ready"
+    in_progress = "in-progress"
+    complete = "complete"
+    blocked = "blocked"
+
+
+class BoltStatus(StrEnum):
+    planned = "planned"
+    in_progress = "in-progress"
+    complete = "complete"
+    blocked = "blocked"
+
+
+class Priority(StrEnum):
+    must = "must"
+    should = "should"
+    could = "could"
+
+    @classmethod
+    def _missing_(cls, value: object) -> Priority | None:
+        # Requirements documents write "Must"; stories write "must".
+        return cls.__members__.get(str(value).lower())
+
+
+class BoltType(StrEnum):
+    simple = "simple-construction-bolt"
+    ddd = "ddd-construction-bolt"
+    spike = "spike-bolt"
+
+
+class Risk(StrEnum):
+    low = "low"
+    medium = "medium"
+    high = "high"
+    critical = "critical"
+
+
+class Severity(StrEnum):
+    error = "error"
+    warning = "warning"
+    info = "info"

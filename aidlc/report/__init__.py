@@ -1,0 +1,1 @@
+"""Renderers: turn domain results into text for people or JSON for machines."""

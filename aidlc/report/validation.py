@@ -1,0 +1,54 @@
+"""The validation report as text (grouped by file) or as one JSON document."""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+
+from aidlc.model.findings import Finding, ValidationReport
+from aidlc.model.types import Severity
+from aidlc.report.style import Style
+
+_MARK = {Severity.error: ("✗", "red"), Severity.warning: ("!", "yellow"), Severity.info: ("i", "blue")}
+
+
+def render_json(report: ValidationReport) -> str:
+    return json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2)
+
+
+def render_text(report: ValidationReport, style: Style, strict: bool = False, quiet: bool = False) -> str:
+    lines: list[str] = []
+    shown = [f for f in report.findings if not (quiet and f.severity == Severity.info)]
+    for path, group in groupby(shown, key=lambda f: f.path):
+        lines.append(style(path, "bold"))
+        for finding in group:
+            lines.extend(_finding_lines(finding, style))
+        lines.append("")
+    s = report.summary
+    verdict = "failed" if s.errors or (strict and s.warnings) else "passed"
+    colour = "red" if verdict == "failed" else "green"
+    lines.append(
+        style(f"validation {verdict}", colour)
+        + f": {s.files} files, {s.errors} errors, {s.warnings} warnings, {s.infos} notes"
+        + (" (--strict: warnings fail)" if strict and s.warnings and not s.errors else "")
+    )
+    if verdict == "failed":
+        lines.extend(["", "Next steps:", *(f"  {step}" for step in next_steps(report))])
+    return "\n".join(lines)
+
+
+def _finding_lines(finding: Finding, style: Style) -> list[str]:
+    mark, colour = _MARK[finding.severity]
+    where = f"{finding.path}:{finding.line}" if finding.line else finding.path
+    head = f"  {style(mark, colour)} [{finding.severity.upper()}] {where} {finding.code} {finding.message}"
+    return [head, style(f"      fix: {finding.fix}", "dim")]
+
+
+def next_steps(report: ValidationReport) -> list[str]:
+    codes = sorted({f.code for f in report.findings if f.severity != Severity.info})
+    steps = [f"aidlc rules {codes[0]}    # what the rule checks and how to fix it"] if codes else []
+    steps += [
+        "aidlc validate --format json    # the findings as one JSON document",
+        "aidlc validate    # rerun after fixing",
+    ]
+    return steps

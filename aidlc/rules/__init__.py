@@ -1,0 +1,38 @@
+"""Validation: run every rule of the catalogue over a parsed memory bank."""
+
+from __future__ import annotations
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import MemoryBank
+from aidlc.model.findings import Finding, Summary, ValidationReport
+from aidlc.model.types import Severity
+from aidlc.rules import coverage, files, identity, references, state, structure  # noqa: F401 - registers rules
+from aidlc.rules.catalogue import CATALOGUE, Rule
+
+__all__ = ["CATALOGUE", "Rule", "run_rules", "validate"]
+
+
+def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]:
+    index = index or BankIndex(bank)
+    findings: list[Finding] = []
+    for spec in CATALOGUE.values():
+        for hit in spec.check(index):
+            findings.append(
+                Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
+                        message=hit.message, fix=hit.fix or spec.fix)
+            )
+    findings.sort(key=Finding.sort_key)
+    return findings
+
+
+def validate(bank: MemoryBank) -> ValidationReport:
+    findings = run_rules(bank)
+    count = {severity: 0 for severity in Severity}
+    for finding in findings:
+        count[finding.severity] += 1
+    return ValidationReport(
+        root=bank.repo_root,
+        findings=findings,
+        summary=Summary(files=bank.files_read, errors=count[Severity.error],
+                        warnings=count[Severity.warning], infos=count[Severity.info]),
+    )

@@ -1,0 +1,56 @@
+"""Coverage rules: every Must requirement has a story; every started story has a bolt."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from aidlc.bank.index import BankIndex
+from aidlc.model.types import Priority, Severity, StoryStatus
+from aidlc.rules.catalogue import Hit, rule
+
+W = Severity.warning
+
+
+@rule("AIDLC-COV-001", W, "coverage", "a Must requirement has no story",
+      "write a story for it: `aidlc new story TITLE --unit UNIT --requirements FR-n`")
+def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
+    for intent in index.bank.intents:
+        covered: set[str] = set()
+        for unit in intent.units:
+            for story in unit.stories:
+                for link in story.requirement_links:
+                    parts = link.split(".")
+                    covered.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+        for requirement in intent.requirements:
+            if requirement.block.priority == Priority.must and requirement.id not in covered:
+                assert intent.requirements_doc is not None
+                unit = intent.units[0].id if intent.units else "UNIT"
+                yield Hit(intent.requirements_doc.rel, requirement.block.line,
+                          f"Must requirement {requirement.qualified_id} has no story",
+                          f"aidlc new story \"...\" --intent {intent.id} --unit {unit} "
+                          f"--requirements {requirement.id}")
+
+
+@rule("AIDLC-COV-002", W, "coverage", "a ready (or later) story is in no bolt",
+      "plan it into a bolt: `aidlc new bolt --unit UNIT --stories STORY`")
+def started_story_has_bolt(index: BankIndex) -> Iterator[Hit]:
+    in_bolts: set[int] = set()
+    for bolt in index.bank.bolts:
+        if bolt.meta is None or not isinstance(bolt.meta.stories, list):
+            continue
+        unit = index.unit(bolt.meta.unit)
+        for name in bolt.meta.stories:
+            story = index.story(name, unit)
+            if story is not None:
+                in_bolts.add(id(story))
+    needs_bolt = (StoryStatus.ready, StoryStatus.in_progress, StoryStatus.complete)
+    for story in index.bank.stories:
+        if story.meta is None or story.meta.status not in needs_bolt or id(story) in in_bolts:
+            continue
+        assigned = story.meta.assigned_bolt
+        if isinstance(assigned, str) and index.bolt(assigned) is not None:
+            continue
+        assert story.unit is not None and story.unit.intent is not None
+        yield Hit(story.rel, story.doc.line_of("status"),
+                  f"story {story.id} is {story.meta.status} but no bolt includes it",
+                  f"aidlc new bolt --intent {story.unit.intent.id} --unit {story.unit.id} --stories {story.stem}")

@@ -1,0 +1,118 @@
+"""File and schema rules: can each file be read, and does its front matter match its model?"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, datetime
+
+from aidlc.bank.frontmatter import Document, ProblemKind
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import SchemaProblem
+from aidlc.model.artifacts import FrontMatter
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import Hit, rule
+
+E, W = Severity.error, Severity.warning
+
+
+def _read_problems(index: BankIndex, *kinds: ProblemKind) -> Iterator[Hit]:
+    for doc in index.bank.unreadable:
+        assert doc.problem is not None
+        if doc.problem.kind in kinds:
+            yield Hit(doc.rel, doc.problem.line, doc.problem.message)
+
+
+@rule("AIDLC-FILE-001", E, "file", "file is not valid UTF-8",
+      "re-save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)")
+def not_utf8(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.not_utf8)
+
+
+@rule("AIDLC-FILE-002", E, "file", "YAML front matter (or YAML file) does not parse",
+      "correct the YAML at the line shown; quote values that contain ': ' or start with a special character")
+def bad_yaml(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.bad_yaml)
+
+
+@rule("AIDLC-FILE-003", E, "file", "front matter is missing, unclosed or not a mapping",
+      "start the file with '---', one 'key: value' per line, and a closing '---'")
+def bad_front_matter(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.not_mapping, ProblemKind.unclosed)
+
+
+@rule("AIDLC-FILE-004", E, "file", "file cannot be read",
+      "check the file's permissions and that it is a regular file")
+def unreadable(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.unreadable)
+
+
+@rule("AIDLC-FILE-005", E, "file", "a unit folder has no unit-brief.md or a bolt folder has no bolt.md",
+      "create the file (`aidlc new unit` / `aidlc new bolt` write it) or remove the empty folder")
+def required_file_missing(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.missing)
+
+
+@rule("AIDLC-FILE-006", W, "file", "an intent folder has no requirements.md",
+      "write the intent's requirements (`aidlc new requirement --intent ID`)")
+def intent_without_requirements(index: BankIndex) -> Iterator[Hit]:
+    for intent in index.bank.intents:
+        if "requirements.md" not in intent.files:
+            yield Hit(f"{intent.rel}/requirements.md", None, f"intent {intent.id} has no requirements.md")
+
+
+def _front_matters(index: BankIndex) -> Iterator[tuple[Document, FrontMatter | None, list[SchemaProblem]]]:
+    bank = index.bank
+    if bank.project_doc is not None:
+        yield bank.project_doc, bank.project, bank.project_problems
+    for intent in bank.intents:
+        if intent.requirements_doc is not None:
+            yield intent.requirements_doc, intent.requirements_meta, intent.problems
+        for unit in intent.units:
+            yield unit.doc, unit.meta, unit.problems
+            for story in unit.stories:
+                yield story.doc, story.meta, story.problems
+    for bolt in bank.bolts:
+        yield bolt.doc, bolt.meta, bolt.problems
+
+
+def _schema(index: BankIndex, *kinds: str) -> Iterator[Hit]:
+    for doc, _meta, problems in _front_matters(index):
+        for problem in problems:
+            if problem.kind in kinds:
+                yield Hit(doc.rel, doc.line_of(problem.key), problem.message)
+
+
+@rule("AIDLC-SCHEMA-001", E, "schema", "a required front-matter field is missing",
+      "add the field; `aidlc schema export DIR` writes the JSON Schema of every file")
+def missing_field(index: BankIndex) -> Iterator[Hit]:
+    yield from _schema(index, "missing")
+
+
+@rule("AIDLC-SCHEMA-002", E, "schema", "a front-matter value is not one of the allowed values",
+      "use one of the values the message lists (see `aidlc rules` and the JSON Schemas)")
+def bad_enum(index: BankIndex) -> Iterator[Hit]:
+    yield from _schema(index, "enum")
+
+
+@rule("AIDLC-SCHEMA-003", E, "schema", "a front-matter value has the wrong type",
+      "write the value as the type the message names (a list is `[a, b]`, a timestamp `2026-11-30T08:00:00Z`)")
+def wrong_type(index: BankIndex) -> Iterator[Hit]:
+    yield from _schema(index, "type", "timestamp_invalid")
+
+
+@rule("AIDLC-SCHEMA-004", E, "schema", "a timestamp has no time zone",
+      "append the zone, e.g. `2026-11-30T08:00:00Z` or `2026-11-30T09:00:00+01:00`")
+def timestamp_without_zone(index: BankIndex) -> Iterator[Hit]:
+    yield from _schema(index, "timestamp_no_tz")
+
+
+@rule("AIDLC-SCHEMA-005", W, "schema", "a timestamp is a bare date, without time and zone",
+      "write the time and zone too, e.g. `2026-11-30T08:00:00Z`")
+def date_without_time(index: BankIndex) -> Iterator[Hit]:
+    for doc, meta, _problems in _front_matters(index):
+        if meta is None:
+            continue
+        for name in type(meta).model_fields:
+            value = getattr(meta, name, None)
+            if isinstance(value, date) and not isinstance(value, datetime):
+                yield Hit(doc.rel, doc.line_of(name), f"'{name}' is the bare date {value.isoformat()}")

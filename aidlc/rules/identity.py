@@ -1,0 +1,99 @@
+"""Identity rules: every ID is unique and agrees with the file or folder that holds it."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import strip_number
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import Hit, rule
+
+E, W = Severity.error, Severity.warning
+
+
+def _same_name(value: object, folder: str) -> bool:
+    """A front-matter name matches its folder with or without the numeric prefix."""
+    return isinstance(value, str) and value.strip() in (folder, strip_number(folder))
+
+
+@rule("AIDLC-ID-001", E, "identity", "two artifacts of one kind share an ID",
+      "give one of them a new number (`aidlc new` picks the next free one) and update links to it")
+def duplicate_ids(index: BankIndex) -> Iterator[Hit]:
+    bank = index.bank
+    stories = defaultdict(list)
+    for story in bank.stories:
+        stories[story.id].append(story)
+    for story_id, same in stories.items():
+        for story in same[1:]:
+            yield Hit(story.rel, story.doc.line_of("id"),
+                      f"story id '{story_id}' is also used by {same[0].rel}")
+    bolts = defaultdict(list)
+    for bolt in bank.bolts:
+        bolts[bolt.id].append(bolt)
+    for bolt_id, same in bolts.items():
+        for bolt in same[1:]:
+            yield Hit(bolt.rel, bolt.doc.line_of("id"), f"bolt id '{bolt_id}' is also used by {same[0].rel}")
+    for intent in bank.intents:
+        seen: dict[str, int] = {}
+        for requirement in intent.requirements:
+            if requirement.id in seen:
+                assert intent.requirements_doc is not None
+                yield Hit(intent.requirements_doc.rel, requirement.block.line,
+                          f"requirement {requirement.id} is defined twice in intent {intent.id} "
+                          f"(first at line {seen[requirement.id]})")
+            else:
+                seen[requirement.id] = requirement.block.line
+
+
+@rule("AIDLC-ID-002", E, "identity", "an ID does not match the file or folder name that holds it",
+      "make the `id` (or `unit`/`intent` name) equal to the file or folder name, or rename the file")
+def id_matches_name(index: BankIndex) -> Iterator[Hit]:
+    bank = index.bank
+    for story in bank.stories:
+        value = story.meta.id if story.meta else None
+        if isinstance(value, str) and value != story.stem:
+            yield Hit(story.rel, story.doc.line_of("id"),
+                      f"story id '{value}' does not match its file name '{story.stem}.md'",
+                      f"set `id: {story.stem}` or rename the file to {value}.md (and update links to it)")
+    for bolt in bank.bolts:
+        value = bolt.meta.id if bolt.meta else None
+        if isinstance(value, str) and value != bolt.folder:
+            yield Hit(bolt.rel, bolt.doc.line_of("id"),
+                      f"bolt id '{value}' does not match its folder name '{bolt.folder}'",
+                      f"set `id: {bolt.folder}` or rename the folder to {value}")
+    for unit in bank.units:
+        value = unit.meta.unit if unit.meta else None
+        if isinstance(value, str) and not _same_name(value, unit.id):
+            yield Hit(unit.rel, unit.doc.line_of("unit"),
+                      f"unit brief names unit '{value}' but lives in folder '{unit.id}'",
+                      f"set `unit: {unit.id}`")
+    for intent in bank.intents:
+        meta, doc = intent.requirements_meta, intent.requirements_doc
+        value = meta.intent if meta else None
+        if doc is not None and isinstance(value, str) and not _same_name(value, intent.id):
+            yield Hit(doc.rel, doc.line_of("intent"),
+                      f"requirements.md names intent '{value}' but lives in folder '{intent.id}'",
+                      f"set `intent: {intent.id}`")
+
+
+@rule("AIDLC-ID-003", W, "identity", "two intents, units or bolts carry the same number",
+      "renumber one of them so numbers stay unique within their folder")
+def duplicate_numbers(index: BankIndex) -> Iterator[Hit]:
+    bank = index.bank
+    groups: list[tuple[str, list[tuple[str, str]]]] = [
+        ("intent", [(i.id, i.rel) for i in bank.intents]),
+        ("bolt", [(b.folder, b.rel) for b in bank.bolts]),
+    ]
+    groups += [("unit", [(u.id, u.folder) for u in intent.units]) for intent in bank.intents]
+    for kind, names in groups:
+        seen: dict[str, str] = {}
+        for name, rel in names:
+            number = name.split("-", 1)[0]
+            if not number.isdigit() or name == number:
+                continue
+            if number in seen:
+                yield Hit(rel, None, f"{kind} {name} has the number {number}, as {seen[number]} does")
+            else:
+                seen[number] = name

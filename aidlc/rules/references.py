@@ -1,0 +1,139 @@
+"""Reference rules: every link between artifacts points at something that exists."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import StoryItem, strip_number
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import Hit, rule
+
+E = Severity.error
+
+
+def _names(value: object) -> list[str]:
+    """A link field as a list of names (a scalar is tolerated; other shapes are schema errors)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(item) for item in value if isinstance(item, str | int)]
+    return []
+
+
+@rule("AIDLC-REF-001", E, "references", "a story links a requirement its intent does not define",
+      "add the `### FR-n:` heading to the intent's requirements.md or correct the link")
+def story_requirement(index: BankIndex) -> Iterator[Hit]:
+    for story in index.bank.stories:
+        intent = story.unit.intent if story.unit else None
+        if intent is None or intent.requirements_doc is None:
+            continue
+        front = set(_names(story.meta.requirements if story.meta else None))
+        for link in story.requirement_links:
+            if not intent.defines(link):
+                line = story.doc.line_of("requirements") if link in front else story.related_line
+                yield Hit(story.rel, line,
+                          f"story {story.id} links requirement {link}, which intent {intent.id} does not define",
+                          f"add `### {link}: ...` to {intent.requirements_doc.rel} or correct the link")
+
+
+@rule("AIDLC-REF-002", E, "references", "a story names a unit that does not exist or is not its folder",
+      "set `unit:` to the name of the unit folder the story lives in")
+def story_unit(index: BankIndex) -> Iterator[Hit]:
+    for story in index.bank.stories:
+        value = story.meta.unit if story.meta else None
+        if not isinstance(value, str) or story.unit is None:
+            continue
+        if value not in (story.unit.id, strip_number(story.unit.id)):
+            exists = index.unit(value) is not None
+            what = "lives in another unit's folder" if exists else "does not exist"
+            yield Hit(story.rel, story.doc.line_of("unit"),
+                      f"story {story.id} names unit '{value}', which {what} (its folder is {story.unit.id})",
+                      f"set `unit: {story.unit.id}` or move the file into {value}/stories/")
+
+
+@rule("AIDLC-REF-003", E, "references", "a story or unit names an intent that does not exist or is not its folder",
+      "set `intent:` to the name of the intent folder the file lives in")
+def intent_link(index: BankIndex) -> Iterator[Hit]:
+    for unit in index.bank.units:
+        assert unit.intent is not None
+        items: list = [unit, *unit.stories]
+        for item in items:
+            value = item.meta.intent if item.meta else None
+            if isinstance(value, str) and value not in (unit.intent.id, strip_number(unit.intent.id)):
+                kind = "story" if isinstance(item, StoryItem) else "unit"
+                name = item.id
+                what = "is another intent" if index.intent(value) else "does not exist"
+                yield Hit(item.rel, item.doc.line_of("intent"),
+                          f"{kind} {name} names intent '{value}', which {what} (its folder is {unit.intent.id})",
+                          f"set `intent: {unit.intent.id}`")
+
+
+@rule("AIDLC-REF-004", E, "references", "a bolt lists a story that does not exist",
+      "correct the story name in `stories:` (a story's id or file name) or create the story")
+def bolt_story(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        if bolt.meta is None:
+            continue
+        unit = index.unit(bolt.meta.unit)
+        for name in _names(bolt.meta.stories):
+            if index.story(name, unit) is None:
+                yield Hit(bolt.rel, bolt.doc.line_of("stories"),
+                          f"bolt {bolt.id} lists story '{name}', which does not exist")
+
+
+@rule("AIDLC-REF-005", E, "references", "a bolt names a unit that does not exist",
+      "set `unit:` to an existing unit folder name, or create the unit with `aidlc new unit`")
+def bolt_unit(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        if bolt.meta is None:
+            continue
+        intent = index.intent(bolt.meta.intent)
+        for key, names in (("unit", _names(bolt.meta.unit)), ("requires_units", _names(bolt.meta.requires_units))):
+            for name in names:
+                if index.unit(name, intent) is None:
+                    yield Hit(bolt.rel, bolt.doc.line_of(key),
+                              f"bolt {bolt.id} names unit '{name}' in `{key}`, which does not exist")
+
+
+@rule("AIDLC-REF-006", E, "references", "a bolt depends on or enables a bolt that does not exist",
+      "correct the bolt id in `requires_bolts:` / `enables_bolts:` or create that bolt")
+def bolt_bolt(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        if bolt.meta is None:
+            continue
+        for key in ("requires_bolts", "enables_bolts"):
+            for name in _names(getattr(bolt.meta, key)):
+                if index.bolt(name) is None:
+                    yield Hit(bolt.rel, bolt.doc.line_of(key),
+                              f"bolt {bolt.id} names bolt '{name}' in `{key}`, which does not exist")
+
+
+@rule("AIDLC-REF-007", E, "references", "a bolt names an intent that does not exist, or not its unit's intent",
+      "set `intent:` to the folder name of the intent its unit belongs to")
+def bolt_intent(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        if bolt.meta is None or not isinstance(bolt.meta.intent, str):
+            continue
+        intent = index.intent(bolt.meta.intent)
+        if intent is None:
+            yield Hit(bolt.rel, bolt.doc.line_of("intent"),
+                      f"bolt {bolt.id} names intent '{bolt.meta.intent}', which does not exist")
+            continue
+        unit = index.unit(bolt.meta.unit)
+        if unit is not None and unit.intent is not intent and index.unit(bolt.meta.unit, intent) is None:
+            assert unit.intent is not None
+            yield Hit(bolt.rel, bolt.doc.line_of("intent"),
+                      f"bolt {bolt.id} names intent '{bolt.meta.intent}' but its unit "
+                      f"{unit.id} belongs to {unit.intent.id}",
+                      f"set `intent: {unit.intent.id}`")
+
+
+@rule("AIDLC-REF-008", E, "references", "a story's `assigned_bolt` names a bolt that does not exist",
+      "correct `assigned_bolt:` or create the bolt with `aidlc new bolt`")
+def story_bolt(index: BankIndex) -> Iterator[Hit]:
+    for story in index.bank.stories:
+        value = story.meta.assigned_bolt if story.meta else None
+        if isinstance(value, str) and value.strip() and index.bolt(value) is None:
+            yield Hit(story.rel, story.doc.line_of("assigned_bolt"),
+                      f"story {story.id} is assigned to bolt '{value}', which does not exist")

@@ -1,0 +1,129 @@
+"""State rules: a status claims something; the files must back the claim."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import BoltItem
+from aidlc.model.types import BoltStatus, Severity, StoryStatus
+from aidlc.rules.catalogue import Hit, rule
+
+E, W = Severity.error, Severity.warning
+
+
+@rule("AIDLC-STATE-001", E, "state", "a story is complete but acceptance boxes are unchecked",
+      "check each box the evidence supports (`- [x]`), or set the story back to in-progress")
+def complete_story_checked(index: BankIndex) -> Iterator[Hit]:
+    for story in index.bank.stories:
+        if story.meta is None or story.meta.status != StoryStatus.complete:
+            continue
+        open_boxes = [c for c in story.criteria if c.checkbox and not c.checked]
+        if open_boxes:
+            yield Hit(story.rel, open_boxes[0].line,
+                      f"story {story.id} is complete but {len(open_boxes)} of "
+                      f"{sum(c.checkbox for c in story.criteria)} acceptance boxes are unchecked")
+
+
+@rule("AIDLC-STATE-002", E, "state", "a story is complete but `implemented` is not true",
+      "set `implemented: true` once the code is merged, or set the story back to in-progress")
+def complete_story_implemented(index: BankIndex) -> Iterator[Hit]:
+    for story in index.bank.stories:
+        if story.meta is not None and story.meta.status == StoryStatus.complete \
+                and story.meta.implemented is not True:
+            yield Hit(story.rel, story.doc.line_of("implemented" if "implemented" in (story.doc.meta or {})
+                                                   else "status"),
+                      f"story {story.id} is complete but implemented is {story.meta.implemented!r}")
+
+
+@rule("AIDLC-STATE-003", E, "state", "a bolt is complete but some of its stories are not",
+      "finish the stories (status complete) or set the bolt back to in-progress")
+def complete_bolt_stories(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        if bolt.meta is None or bolt.meta.status != BoltStatus.complete or not isinstance(bolt.meta.stories, list):
+            continue
+        unit = index.unit(bolt.meta.unit)
+        for name in bolt.meta.stories:
+            story = index.story(name, unit)
+            if story is not None and story.meta is not None and story.meta.status != StoryStatus.complete:
+                yield Hit(bolt.rel, bolt.doc.line_of("stories"),
+                          f"bolt {bolt.id} is complete but its story {story.id} is {story.meta.status}")
+
+
+def _instant(value: object) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    return None
+
+
+@rule("AIDLC-STATE-004", E, "state", "a bolt's `started` is after its `completed`",
+      "correct the timestamps: a bolt completes after it starts")
+def started_before_completed(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        if bolt.meta is None:
+            continue
+        started, completed = _instant(bolt.meta.started), _instant(bolt.meta.completed)
+        if started and completed and started > completed:
+            yield Hit(bolt.rel, bolt.doc.line_of("completed"),
+                      f"bolt {bolt.id} started {started.isoformat()} after it completed {completed.isoformat()}")
+
+
+@rule("AIDLC-STATE-005", E, "state", "bolts depend on each other in a cycle (`requires_bolts`)",
+      "remove one `requires_bolts` link of the cycle; bolts must form an order")
+def dependency_cycles(index: BankIndex) -> Iterator[Hit]:
+    bolts = index.bank.bolts
+    edges: dict[int, list[BoltItem]] = {}
+    for bolt in bolts:
+        names = bolt.meta.requires_bolts if bolt.meta and isinstance(bolt.meta.requires_bolts, list) else []
+        edges[id(bolt)] = [b for name in names if (b := index.bolt(name)) is not None]
+    state: dict[int, int] = {}  # 1 = on the current path, 2 = done
+    for start in bolts:
+        if state.get(id(start)):
+            continue
+        path: list[BoltItem] = [start]
+        cursors = [iter(edges[id(start)])]
+        state[id(start)] = 1
+        while cursors:  # iterative DFS: 10,000 bolts must not hit the recursion limit
+            nxt = next(cursors[-1], None)
+            if nxt is None:
+                state[id(path.pop())] = 2
+                cursors.pop()
+            elif state.get(id(nxt)) == 1:
+                cycle = [*path[path.index(nxt):], nxt]
+                yield Hit(nxt.rel, nxt.doc.line_of("requires_bolts"),
+                          "dependency cycle: " + " -> ".join(b.id for b in cycle))
+            elif not state.get(id(nxt)):
+                state[id(nxt)] = 1
+                path.append(nxt)
+                cursors.append(iter(edges[id(nxt)]))
+
+
+@rule("AIDLC-STATE-006", W, "state", "a started or complete bolt lacks its `started`/`completed` timestamp",
+      "record when the bolt started (and completed), e.g. `started: 2026-11-30T08:00:00Z`")
+def bolt_timestamps(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        meta = bolt.meta
+        if meta is None or meta.status not in (BoltStatus.in_progress, BoltStatus.complete):
+            continue
+        if meta.started is None:
+            yield Hit(bolt.rel, bolt.doc.line_of("status"), f"bolt {bolt.id} is {meta.status} but has no `started`")
+        if meta.status == BoltStatus.complete and meta.completed is None:
+            yield Hit(bolt.rel, bolt.doc.line_of("status"), f"bolt {bolt.id} is complete but has no `completed`")
+
+
+@rule("AIDLC-STATE-007", W, "state", "a bolt is started or complete before a bolt it requires is complete",
+      "finish the required bolt first, or remove the dependency if it is not real")
+def dependencies_complete(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        meta = bolt.meta
+        if meta is None or meta.status not in (BoltStatus.in_progress, BoltStatus.complete):
+            continue
+        for name in meta.requires_bolts if isinstance(meta.requires_bolts, list) else []:
+            required = index.bolt(name)
+            if required is not None and required.meta is not None and required.meta.status != BoltStatus.complete:
+                yield Hit(bolt.rel, bolt.doc.line_of("requires_bolts"),
+                          f"bolt {bolt.id} is {meta.status} but the bolt it requires, "
+                          f"{required.id}, is {required.meta.status}")

@@ -1,0 +1,105 @@
+"""Structure rules: the shapes the method asks for (binary acceptance criteria, DDD stage
+files, runbooks that answer their six questions, prioritised requirements)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.markdown import Criterion
+from aidlc.model.artifacts import StageRecord
+from aidlc.model.types import BoltStatus, BoltType, Severity
+from aidlc.rules.catalogue import Hit, rule
+
+E, W, INFO = Severity.error, Severity.warning, Severity.info
+
+# Words that make an outcome a matter of opinion rather than pass/fail.
+_VAGUE = re.compile(
+    r"\b(fast|quickly|easy|easily|user[- ]friendly|intuitive|appropriate(ly)?|properly|as needed|"
+    r"etc\.?|and/or|reasonabl[ey]|robust|seamless(ly)?|good|nice|efficient(ly)?)\b",
+    re.IGNORECASE,
+)
+
+
+def is_binary(criterion: Criterion) -> bool:
+    """A checkbox with one observable outcome: no opinion words."""
+    return criterion.checkbox and not _VAGUE.search(criterion.text)
+
+
+@rule("AIDLC-STRUCT-001", W, "structure", "a story has no acceptance criteria",
+      "add an '## Acceptance Criteria' list: `- [ ] **Given** ..., **When** ..., **Then** ...`")
+def story_has_criteria(index: BankIndex) -> Iterator[Hit]:
+    for story in index.bank.stories:
+        if story.doc.problem is None and not story.criteria:
+            where = story.criteria_line or story.doc.body_start
+            yield Hit(story.rel, where, f"story {story.id} has no acceptance criteria")
+
+
+@rule("AIDLC-STRUCT-002", W, "structure", "acceptance criteria are not binary checkboxes",
+      "write each criterion as one checkbox with one observable outcome, "
+      "`- [ ] **Given** ..., **When** ..., **Then** ...`, without words like 'fast' or 'appropriate'")
+def criteria_are_binary(index: BankIndex) -> Iterator[Hit]:
+    for story in index.bank.stories:
+        loose = [c for c in story.criteria if not is_binary(c)]
+        if loose:
+            first = loose[0]
+            why = "is not a checkbox" if not first.checkbox else f"is vague ('{_VAGUE.search(first.text).group(0)}')"  # type: ignore[union-attr]
+            yield Hit(story.rel, first.line,
+                      f"{len(loose)} of {len(story.criteria)} acceptance criteria are not binary; "
+                      f"line {first.line} {why}: {first.text[:80]!r}")
+
+
+# DDD bolts write a file per design stage before code: DESIGN section 2.
+DDD_STAGE_FILES = (("ddd-01-", "domain model"), ("ddd-02-", "technical design"))
+
+
+@rule("AIDLC-STRUCT-003", E, "structure", "a DDD bolt past design lacks its stage files",
+      "write ddd-01-domain-model.md and ddd-02-technical-design.md in the bolt folder")
+def ddd_stage_files(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        meta = bolt.meta
+        if meta is None or meta.type != BoltType.ddd or meta.status != BoltStatus.complete:
+            continue
+        for prefix, stage in DDD_STAGE_FILES:
+            if not any(name.startswith(prefix) and name.endswith(".md") for name in bolt.files):
+                yield Hit(bolt.rel, bolt.doc.line_of("type"),
+                          f"DDD bolt {bolt.id} is complete but has no {prefix}*.md ({stage}) file")
+
+
+@rule("AIDLC-STRUCT-004", E, "structure", "a completed stage names an artifact file that does not exist",
+      "write the artifact in the bolt folder or correct `stages_completed[].artifact`")
+def stage_artifacts_exist(index: BankIndex) -> Iterator[Hit]:
+    for bolt in index.bank.bolts:
+        if bolt.meta is None or not isinstance(bolt.meta.stages_completed, list):
+            continue
+        for stage in bolt.meta.stages_completed:
+            artifact = stage.artifact if isinstance(stage, StageRecord) else None
+            if artifact is None and isinstance(stage, dict):
+                artifact = stage.get("artifact")
+            if isinstance(artifact, str) and "/" not in artifact and artifact not in bolt.files:
+                yield Hit(bolt.rel, bolt.doc.line_of("stages_completed"),
+                          f"bolt {bolt.id} records a completed stage whose artifact {artifact} does not exist")
+
+
+RUNBOOK_QUESTIONS = ("Trigger", "Owner", "Scope", "Steps", "Verification", "Communication")
+
+
+@rule("AIDLC-STRUCT-005", W, "structure", "a runbook does not answer one of its six questions",
+      "add the missing headings: Trigger, Owner, Scope, Steps, Verification, Communication")
+def runbook_questions(index: BankIndex) -> Iterator[Hit]:
+    for runbook in index.bank.runbooks:
+        titles = " | ".join(title.lower() for _line, title in runbook.headings)
+        missing = [q for q in RUNBOOK_QUESTIONS if q.lower() not in titles]
+        if missing and runbook.doc.problem is None:
+            yield Hit(runbook.rel, 1, f"runbook does not answer: {', '.join(missing)}")
+
+
+@rule("AIDLC-STRUCT-006", INFO, "structure", "a requirement has no priority",
+      "add `**Priority**: Must` (or Should / Could) under the requirement heading")
+def requirement_priority(index: BankIndex) -> Iterator[Hit]:
+    for requirement in index.bank.requirements:
+        if requirement.block.priority is None:
+            doc = requirement.intent.requirements_doc
+            assert doc is not None
+            yield Hit(doc.rel, requirement.block.line, f"requirement {requirement.qualified_id} has no priority")
