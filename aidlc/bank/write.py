@@ -1,0 +1,131 @@
+"""Writing memory-bank files: atomic, confined to the repo, and never losing a person's text."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from aidlc.bank import frontmatter
+from aidlc.errors import AidlcError
+
+
+def atomic_write(path: Path, text: str, root: Path) -> None:
+    """Write via a temp file, fsync and rename, so a crash leaves the old or the new file, never half."""
+    ensure_inside(path, root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def ensure_inside(path: Path, root: Path) -> None:
+    """Refuse writes outside the repo, through a symlink, or into .git/."""
+    root = root.resolve()
+    target = path.parent.resolve() / path.name
+    if path.is_symlink():
+        raise AidlcError(f"refusing to write {path}: it is a symbolic link")
+    try:
+        relative = target.relative_to(root)
+    except ValueError:
+        raise AidlcError(f"refusing to write {path}: it is outside the repository {root}") from None
+    if relative.parts[:1] == (".git",):
+        raise AidlcError(f"refusing to write {path}: aidlc never writes inside .git/")
+
+
+def yaml_scalar(value: Any) -> str:
+    """A value as YAML flow text (JSON strings are valid double-quoted YAML)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, datetime):
+        return value.isoformat().replace("+00:00", "Z")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(yaml_scalar(item) for item in value) + "]"
+    text = str(value)
+    if _PLAIN.fullmatch(text) and not _NUMBER_LIKE.fullmatch(text) and text.lower() not in _RESERVED:
+        return text
+    return json.dumps(text, ensure_ascii=False)
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9][\w./-]*")
+_NUMBER_LIKE = re.compile(r"[0-9][0-9._eE+-]*|0[xob][0-9a-fA-F_]+|\d{4}-\d\d-\d\d.*")
+_RESERVED = {"null", "true", "false", "yes", "no", "on", "off", "~", "y", "n"}
+
+
+_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+
+
+def update_front_matter(path: Path, updates: dict[str, Any], root: Path) -> None:
+    """Set top-level front-matter keys of a file, atomically."""
+    text = path.read_bytes().decode("utf-8", errors="strict")
+    atomic_write(path, set_front_matter(text, updates, path.name), root)
+
+
+def set_front_matter(text: str, updates: dict[str, Any], name: str) -> str:
+    """Text with top-level keys set; every other line (keys, comments, body) stays as it was.
+
+    The result is parsed back before it is returned, so a bad edit is refused, not written.
+    """
+    doc = frontmatter.split(text, name)
+    if doc.problem is not None or doc.meta is None:
+        reason = doc.problem.message if doc.problem else "it has no front matter"
+        raise AidlcError(f"cannot update {name}: {reason}", [f"aidlc validate    # shows what is wrong with {name}"])
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(newline)
+    closing = next(i for i in range(1, len(lines)) if lines[i].rstrip() == "---")
+    for key, value in updates.items():
+        rendered = f"{key}: {yaml_scalar(value)}"
+        start = next((i for i in range(1, closing) if (m := _KEY.match(lines[i])) and m.group(1) == key), None)
+        if start is None:
+            lines.insert(closing, rendered)
+            closing += 1
+            continue
+        end = start + 1  # a block value continues on indented or "- " lines
+        while end < closing and (lines[end].startswith((" ", "\t", "-")) or not lines[end].strip()):
+            end += 1
+        while end - 1 > start and not lines[end - 1].strip():
+            end -= 1  # keep blank separator lines
+        lines[start:end] = [rendered]
+        closing -= end - start - 1
+    new_text = newline.join(lines)
+    check = frontmatter.split(new_text, name)
+    if check.problem is not None or check.meta is None or any(
+        not _same(check.meta.get(k), v) for k, v in updates.items()
+    ):
+        raise AidlcError(f"refusing to update {name}: the result would not parse back to the same values")
+    return new_text
+
+
+def _same(parsed: Any, wanted: Any) -> bool:
+    return _plain(parsed) == _plain(wanted)
+
+
+def _plain(value: Any) -> Any:
+    """Compare written and re-read values as YAML text, so datetimes and strings line up."""
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, date):
+        return yaml_scalar(value)
+    return value

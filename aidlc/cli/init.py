@@ -1,0 +1,55 @@
+"""aidlc init: scaffold aidlc.yaml, the memory bank and the CI workflow in a Git repo."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from aidlc.cli.app import App
+from aidlc.scaffold.init import Action, init_project
+
+_MARK = {Action.created: "+", Action.updated: "~", Action.replaced: "!", Action.unchanged: "=", Action.kept: "="}
+
+
+def can_prompt() -> bool:
+    """Questions only for a person at a terminal, never in CI."""
+    return sys.stdin.isatty() and sys.stdout.isatty() and not os.environ.get("CI")
+
+
+@click.command("init")
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.option("--name", help="Project name (default: the folder name).")
+@click.option("--type", "project_type", default=None,
+              help="Project type recorded in project.yaml, e.g. web-app, cli-tool, library (default: application).")
+@click.option("--git", "create_git", is_flag=True, help="Run `git init` first if PATH is not a Git repository.")
+@click.option("--force", is_flag=True, help="Replace files aidlc owns (story index, CI workflow), after a backup. "
+              "Files you own are never replaced.")
+@click.pass_obj
+def init_cmd(app: App, path: str | None, name: str | None, project_type: str | None, create_git: bool,
+             force: bool) -> None:
+    """Scaffold aidlc in a Git repo. Safe to rerun: it never overwrites your edits."""
+    root = Path(path or app.repo or ".").resolve()
+    if can_prompt() and not app.json:
+        name = name or click.prompt("Project name", default=root.name)
+        project_type = project_type or click.prompt("Project type", default="application")
+    result = init_project(root, name, project_type or "application", force=force, create_git=create_git)
+    if app.json:
+        app.emit_json({
+            "root": str(result.root),
+            "git_created": result.git_created,
+            "files": [{"path": o.path, "action": str(o.action), "detail": o.detail} for o in result.outcomes],
+        })
+        return
+    if result.git_created:
+        app.out(f"initialised a Git repository in {result.root}")
+    for outcome in result.outcomes:
+        detail = f"  ({outcome.detail})" if outcome.detail else ""
+        app.out(f"  {_MARK[outcome.action]} {outcome.action:9} {outcome.path}{detail}")
+    changed = sum(result.count(a) for a in (Action.created, Action.updated, Action.replaced))
+    kept = result.count(Action.kept)
+    app.out(f"aidlc init: {changed} files written, {kept} kept as they were, "
+            f"{result.count(Action.unchanged)} already up to date")
+    app.out("\nNext steps:\n  aidlc new intent \"TITLE\"\n  aidlc validate\n  aidlc status")

@@ -1,0 +1,138 @@
+"""`aidlc init`: scaffold aidlc.yaml, the memory bank and the CI workflow, never clobbering edits.
+
+Files a person owns (aidlc.yaml, project.yaml, standards) are created once and
+then left alone forever. Files aidlc owns (the story index, the CI workflow)
+are replaced only with --force, after a backup.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from aidlc import __version__, vcs
+from aidlc.bank.config import CONFIG_FILE, load_config
+from aidlc.bank.loader import load_bank
+from aidlc.bank.write import atomic_write
+from aidlc.errors import UsageError
+from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
+from aidlc.scaffold.templates import now, render
+
+STANDARDS = ("coding-standards.md", "tech-stack.md", "glossary.md", "definition-of-done.md")
+BANK_FOLDERS = ("intents", "bolts", "operations", "decisions")
+WORKFLOW = ".github/workflows/aidlc.yml"
+GITIGNORE_LINE = ".aidlc/"
+
+
+class Action(StrEnum):
+    created = "created"
+    unchanged = "unchanged"
+    kept = "kept"
+    replaced = "replaced"
+    updated = "updated"
+
+
+@dataclass
+class Outcome:
+    path: str
+    action: Action
+    detail: str = ""
+
+
+@dataclass
+class InitResult:
+    root: Path
+    git_created: bool = False
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def count(self, action: Action) -> int:
+        return sum(outcome.action == action for outcome in self.outcomes)
+
+
+@dataclass
+class _Writer:
+    root: Path
+    force: bool
+    result: InitResult
+    stamp: str = field(default_factory=lambda: now().replace(":", "").replace("-", ""))
+
+    def person_file(self, rel: str, text: str) -> None:
+        """Created when missing; an existing file is the person's and is never touched."""
+        path = self.root / rel
+        if path.exists():
+            self.result.outcomes.append(Outcome(rel, Action.kept, "exists; yours to edit"))
+            return
+        atomic_write(path, text, self.root)
+        self.result.outcomes.append(Outcome(rel, Action.created))
+
+    def owned_file(self, rel: str, text: str) -> None:
+        """aidlc's own file: replaced only with --force, and then after a backup."""
+        path = self.root / rel
+        if not path.exists():
+            atomic_write(path, text, self.root)
+            self.result.outcomes.append(Outcome(rel, Action.created))
+            return
+        current = path.read_bytes()
+        if current == text.encode("utf-8"):
+            self.result.outcomes.append(Outcome(rel, Action.unchanged))
+            return
+        if not self.force:
+            self.result.outcomes.append(
+                Outcome(rel, Action.kept, "differs from what aidlc would write; --force replaces it after a backup")
+            )
+            return
+        backup = path.with_name(f"{path.name}.bak-{self.stamp}")
+        shutil.copy2(path, backup)
+        atomic_write(path, text, self.root)
+        self.result.outcomes.append(Outcome(rel, Action.replaced, f"backup: {backup.relative_to(self.root)}"))
+
+    def ensure_line(self, rel: str, line: str) -> None:
+        path = self.root / rel
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        if line in (entry.strip() for entry in text.splitlines()):
+            self.result.outcomes.append(Outcome(rel, Action.unchanged))
+            return
+        separator = "" if not text or text.endswith("\n") else "\n"
+        atomic_write(path, f"{text}{separator}{line}\n", self.root)
+        self.result.outcomes.append(Outcome(rel, Action.updated if text else Action.created, f"added {line}"))
+
+
+def init_project(root: Path, name: str | None, project_type: str, force: bool, create_git: bool) -> InitResult:
+    root = root.resolve()
+    if not root.exists():
+        if not create_git:
+            raise UsageError(f"{root} does not exist", [f"aidlc init --git {root}    # create it as a Git repo"])
+        root.mkdir(parents=True)
+    result = InitResult(root=root)
+    if vcs.repo_root(root) is None:
+        if not create_git:
+            raise UsageError(
+                f"{root} is not inside a Git repository; aidlc keeps its records in Git",
+                [f"aidlc init --git {root}    # runs git init first", f"git init {root} && aidlc init {root}"],
+            )
+        vcs.init_repo(root)
+        result.git_created = True
+    config = load_config(root)
+    bank_rel = config.memory_bank
+    writer = _Writer(root=root, force=force, result=result)
+    name = name or root.name
+    context = {"name": name, "project_type": project_type, "now": now(), "version": __version__}
+
+    writer.person_file(CONFIG_FILE, render("scaffold/aidlc.yaml.j2", **context))
+    writer.person_file(f"{bank_rel}/project.yaml", render("scaffold/memory-bank/project.yaml.j2", **context))
+    standards = root / bank_rel / "standards"
+    if not (standards.is_dir() and any(standards.glob("*.md"))):
+        for standard in STANDARDS:
+            text = render(f"scaffold/memory-bank/standards/{standard}.j2", **context)
+            writer.person_file(f"{bank_rel}/standards/{standard}", text)
+    for folder in BANK_FOLDERS:
+        path = root / bank_rel / folder
+        if not (path.is_dir() and any(path.iterdir())):
+            writer.person_file(f"{bank_rel}/{folder}/.gitkeep", "")
+    bank = load_bank(root, config)
+    writer.owned_file(f"{bank_rel}/{STORY_INDEX}", render_story_index(bank))
+    writer.owned_file(WORKFLOW, render("scaffold/github/aidlc.yml.j2", install_spec=f'"aidlc=={__version__}"'))
+    writer.ensure_line(".gitignore", GITIGNORE_LINE)
+    return result

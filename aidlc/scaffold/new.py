@@ -1,0 +1,224 @@
+"""`aidlc new`: create one artifact from its template with the next free number and valid links."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
+from aidlc.bank.write import atomic_write, set_front_matter, update_front_matter
+from aidlc.errors import UsageError
+from aidlc.model.types import BoltType, Priority, Risk
+from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
+from aidlc.scaffold.templates import now, now_utc, render
+from aidlc.workspace import open_bank
+
+_NUMBERED = re.compile(r"^(\d+)[-_]")
+
+
+@dataclass
+class Created:
+    id: str
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    next_steps: list[str] = field(default_factory=list)
+
+
+def slugify(title: str, limit: int = 48) -> str:
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_title.lower()).strip("-")
+    slug = slug[:limit].rstrip("-")
+    if not slug:
+        raise UsageError(f"the title {title!r} has no letters or digits to make a file name from",
+                         ["give a title with letters or digits"])
+    return slug
+
+
+def next_number(names: list[str]) -> str:
+    numbers = [int(m.group(1)) for name in names if (m := _NUMBERED.match(name))]
+    return f"{max(numbers, default=0) + 1:03d}"
+
+
+class Creator:
+    """Creates artifacts in one repo; every link is checked against the bank before writing."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.bank: MemoryBank = open_bank(root)
+        self.repo = Path(self.bank.repo_root)
+        self.bank_dir = self.repo / self.bank.rel_root
+        self.index = BankIndex(self.bank)
+
+    # -- lookups that refuse dangling links -------------------------------------------------
+    def intent(self, ref: str | None) -> Intent:
+        if ref and ref.isdigit():  # `--intent 1` or `--intent 001`: the intent with that number
+            ref = next((i.id for i in self.bank.intents if i.id.split("-")[0].lstrip("0") == ref.lstrip("0")), ref)
+        if not ref:
+            if len(self.bank.intents) == 1:
+                return self.bank.intents[0]
+            raise UsageError("which intent? pass --intent", self._choices("intent", [i.id for i in self.bank.intents]))
+        intent = self.index.intent(ref)
+        if intent is None:
+            raise UsageError(f"no intent {ref!r}", self._choices("intent", [i.id for i in self.bank.intents]))
+        return intent
+
+    def unit(self, ref: str, intent_ref: str | None) -> Unit:
+        intent = self.intent(intent_ref) if intent_ref else None
+        unit = self.index.unit(ref, intent)
+        if unit is None or (intent is not None and unit.intent is not intent):
+            names = [u.id for u in (intent.units if intent else self.bank.units)]
+            raise UsageError(f"no unit {ref!r}" + (f" in intent {intent.id}" if intent else ""),
+                             self._choices("unit", names))
+        return unit
+
+    def requirements(self, intent: Intent, refs: list[str]) -> list[str]:
+        missing = [ref for ref in refs if not intent.defines(ref)]
+        if missing:
+            raise UsageError(
+                f"intent {intent.id} does not define {', '.join(missing)}",
+                [f"aidlc new requirement \"TITLE\" --intent {intent.id}    # define it first",
+                 f"defined: {', '.join(sorted(intent.requirement_ids)) or 'none yet'}"],
+            )
+        return refs
+
+    def story(self, ref: str, unit: Unit) -> StoryItem:
+        story = self.index.story(ref, unit)
+        if story is None or story.unit is not unit:
+            raise UsageError(f"unit {unit.id} has no story {ref!r}",
+                             self._choices("story", [s.stem for s in unit.stories]))
+        return story
+
+    @staticmethod
+    def _choices(kind: str, names: list[str]) -> list[str]:
+        if not names:
+            return [f"aidlc new {kind} \"TITLE\" ...    # there is none yet"]
+        shown = ", ".join(names[:12]) + (" ..." if len(names) > 12 else "")
+        return [f"existing: {shown}", "aidlc status    # the whole chain"]
+
+    # -- creators ------------------------------------------------------------------------------
+    def new_intent(self, title: str, statement: str | None) -> Created:
+        folder = f"{next_number([i.id for i in self.bank.intents])}-{slugify(title)}"
+        base = self.bank_dir / "intents" / folder
+        context = {"intent_id": folder, "title": title, "statement": statement, "now": now()}
+        created = Created(id=folder)
+        for name in ("requirements.md", "system-context.md", "units.md"):
+            created.created.append(self._write(base / name, render(f"artifacts/{name}.j2", **context)))
+        created.next_steps = [f"aidlc new requirement \"TITLE\" --intent {folder} --priority must"]
+        return created
+
+    def new_requirement(self, title: str, intent_ref: str | None, kind: str, priority: Priority,
+                        criteria: list[str], description: str | None) -> Created:
+        intent = self.intent(intent_ref)
+        if intent.requirements_doc is None:
+            raise UsageError(f"intent {intent.id} has no requirements.md",
+                             [f"aidlc validate    # see what is wrong with {intent.rel}"])
+        numbers = [int(r.id.split("-")[1]) for r in intent.requirements if r.id.startswith(f"{kind}-")]
+        requirement_id = f"{kind}-{max(numbers, default=0) + 1}"
+        block = render("artifacts/requirement.md.j2", requirement_id=requirement_id, title=title,
+                       priority=priority.value, criteria=criteria, description=description)
+        path = self.repo / intent.requirements_doc.rel
+        text = _insert_requirement(path.read_text(encoding="utf-8"), kind, block)
+        if intent.requirements_meta is not None:
+            text = set_front_matter(text, {"updated": now_utc()}, intent.requirements_doc.rel)
+        atomic_write(path, text, self.repo)  # one write: the block and the date land together or not at all
+        result = Created(id=f"{intent.id}/{requirement_id}", updated=[intent.requirements_doc.rel])
+        first_unit = intent.units[0].id if intent.units else None
+        result.next_steps = [
+            f"aidlc new story \"TITLE\" --intent {intent.id} --unit {first_unit} --requirements {requirement_id}"
+            if first_unit else
+            f"aidlc new unit \"TITLE\" --intent {intent.id} --requirements {requirement_id}"
+        ]
+        return result
+
+    def new_unit(self, title: str, intent_ref: str | None, requirements: list[str], purpose: str | None) -> Created:
+        intent = self.intent(intent_ref)
+        self.requirements(intent, requirements)
+        folder = f"{next_number([u.id for u in intent.units])}-{slugify(title)}"
+        path = self.bank_dir / "intents" / intent.id / "units" / folder / "unit-brief.md"
+        text = render("artifacts/unit-brief.md.j2", unit_id=folder, intent_id=intent.id, title=title,
+                      requirements=requirements, purpose=purpose, now=now())
+        result = Created(id=folder, created=[self._write(path, text)])
+        units_md = self.bank_dir / "intents" / intent.id / "units.md"
+        if units_md.exists():
+            row = f"| {folder} | {', '.join(requirements) or '—'} |\n"
+            current = units_md.read_text(encoding="utf-8")
+            atomic_write(units_md, current + ("" if current.endswith("\n") else "\n") + row, self.repo)
+            result.updated.append(self._rel(units_md))
+        result.next_steps = [f"aidlc new story \"TITLE\" --intent {intent.id} --unit {folder}"
+                             + (f" --requirements {requirements[0]}" if requirements else "")]
+        return result
+
+    def new_story(self, title: str, intent_ref: str | None, unit_ref: str, requirements: list[str],
+                  priority: Priority, criteria: list[str], as_a: str | None, so_that: str | None) -> Created:
+        unit = self.unit(unit_ref, intent_ref)
+        assert unit.intent is not None
+        self.requirements(unit.intent, requirements)
+        stem = f"{next_number([s.stem for s in unit.stories])}-{slugify(title)}"
+        path = self.bank_dir / "intents" / unit.intent.id / "units" / unit.id / "stories" / f"{stem}.md"
+        text = render("artifacts/story.md.j2", story_id=stem, unit_id=unit.id, intent_id=unit.intent.id,
+                      title=title, requirements=requirements, priority=priority.value, criteria=criteria,
+                      as_a=as_a, i_want=None, so_that=so_that, now=now())
+        result = Created(id=stem, created=[self._write(path, text)])
+        result.updated.append(self.refresh_story_index())
+        result.next_steps = [f"aidlc new bolt --intent {unit.intent.id} --unit {unit.id} --stories {stem}"]
+        return result
+
+    def new_bolt(self, intent_ref: str | None, unit_ref: str, stories: list[str], bolt_type: BoltType, risk: Risk,
+                 requires: list[str], scope: list[str], objective: str | None) -> Created:
+        unit = self.unit(unit_ref, intent_ref)
+        assert unit.intent is not None
+        if not stories:
+            raise UsageError("a bolt needs at least one story: pass --stories",
+                             self._choices("story", [s.stem for s in unit.stories]))
+        chosen = [self.story(ref, unit) for ref in stories]
+        for ref in requires:
+            if self.index.bolt(ref) is None:
+                raise UsageError(f"no bolt {ref!r} to require", self._choices("bolt", [b.id for b in self.bank.bolts]))
+        folder = f"{next_number([b.folder for b in self.bank.bolts])}-{strip_number(unit.id)}"
+        path = self.bank_dir / "bolts" / folder / "bolt.md"
+        text = render("artifacts/bolt.md.j2", bolt_id=folder, unit_id=unit.id, intent_id=unit.intent.id,
+                      bolt_type=bolt_type.value, stories=[s.stem for s in chosen], requires=requires,
+                      risk=risk.value, scope=scope, objective=objective, now=now())
+        result = Created(id=folder, created=[self._write(path, text)])
+        for story in chosen:
+            update_front_matter(self.repo / story.rel, {"assigned_bolt": folder}, self.repo)
+            result.updated.append(story.rel)
+        result.updated.append(self.refresh_story_index())
+        result.next_steps = ["aidlc validate", "aidlc status"]
+        return result
+
+    # -- helpers -------------------------------------------------------------------------------
+    def refresh_story_index(self) -> str:
+        """Re-read the bank (it just changed) and rewrite the generated story index."""
+        self.bank = open_bank(self.root)
+        self.index = BankIndex(self.bank)
+        path = self.bank_dir / STORY_INDEX
+        atomic_write(path, render_story_index(self.bank), self.repo)
+        return self._rel(path)
+
+    def _write(self, path: Path, text: str) -> str:
+        if path.exists():
+            raise UsageError(f"{self._rel(path)} already exists; aidlc new never overwrites a file",
+                             ["choose another title"])
+        atomic_write(path, text, self.repo)
+        return self._rel(path)
+
+    def _rel(self, path: Path) -> str:
+        return path.relative_to(self.repo).as_posix()
+
+
+def _insert_requirement(text: str, kind: str, block: str) -> str:
+    """Append the block at the end of its section (Functional / Non-Functional), else at the end."""
+    heading = "## Non-Functional Requirements" if kind == "NFR" else "## Functional Requirements"
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if line.strip().lower() == heading.lower()), None)
+    if start is None:
+        return text.rstrip("\n") + "\n" + block
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    before, after = "\n".join(lines[:end]), "\n".join(lines[end:])
+    return before + "\n" + block + ("\n" + after if after.strip() else "\n")

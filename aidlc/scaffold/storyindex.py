@@ -1,0 +1,41 @@
+"""memory-bank/story-index.md, regenerated from the story files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import MemoryBank
+from aidlc.scaffold.templates import render
+
+STORY_INDEX = "story-index.md"
+
+
+def render_story_index(bank: MemoryBank) -> str:
+    index = BankIndex(bank)
+    bolt_of: dict[int, str] = {}
+    for bolt in bank.bolts:
+        names = bolt.meta.stories if bolt.meta and isinstance(bolt.meta.stories, list) else []
+        unit = index.unit(bolt.meta.unit) if bolt.meta else None
+        for name in names:
+            story = index.story(name, unit)
+            if story is not None:
+                bolt_of.setdefault(id(story), bolt.id)
+    intents = []
+    for intent in bank.intents:
+        rows = []
+        for unit in intent.units:
+            for story in unit.stories:
+                meta = story.meta
+                rows.append({
+                    "unit": unit.id,
+                    "story": story.id,
+                    "link": os.path.relpath(Path(bank.repo_root) / story.rel, Path(bank.repo_root) / bank.rel_root)
+                    .replace(os.sep, "/"),
+                    "status": (meta.status if meta and meta.status else "?"),
+                    "priority": (meta.priority if meta and meta.priority else "—"),
+                    "bolt": bolt_of.get(id(story)) or (meta.assigned_bolt if meta and meta.assigned_bolt else "—"),
+                })
+        intents.append({"id": intent.id, "rows": rows})
+    return render("scaffold/memory-bank/story-index.md.j2", intents=intents)
