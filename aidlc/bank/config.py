@@ -39,12 +39,17 @@ def load_config(repo_root: Path) -> Config:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         key = ".".join(str(part) for part in first["loc"])
-        line = _line_of(text or "", str(first["loc"][0]) if first["loc"] else "")
+        line = _line_of(text or "", [str(part) for part in first["loc"] if isinstance(part, str)])
         raise ConfigError(f"{CONFIG_FILE}:{line}: '{key}': {first['msg']}") from None
 
 
-def _line_of(text: str, key: str) -> int:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.startswith(f"{key}:"):
-            return number
-    return 1
+def _line_of(text: str, keys: list[str]) -> int:
+    """Line of a nested key: each key is looked for below the line of its parent."""
+    lines = text.splitlines()
+    found, start = 1, 0
+    for key in keys:
+        for number in range(start, len(lines)):
+            if lines[number].lstrip().startswith(f"{key}:"):
+                found, start = number + 1, number + 1
+                break
+    return found

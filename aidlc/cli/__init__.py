@@ -12,7 +12,8 @@ import sys
 import click
 
 from aidlc import __version__
-from aidlc.cli.app import App, run_safely
+from aidlc.cli.app import App, report_error, run_safely
+from aidlc.errors import AidlcError
 
 # command name -> "module:attribute" under aidlc.cli
 COMMANDS = {
@@ -36,6 +37,15 @@ class LazyGroup(click.Group):
         module_name, attribute = target.split(":")
         module = importlib.import_module(f"aidlc.cli.{module_name}")
         return getattr(module, attribute)
+
+    def invoke(self, ctx: click.Context) -> object:
+        # Handled here, not only in main(), so every entry point (tests included) renders user errors the same.
+        try:
+            return super().invoke(ctx)
+        except AidlcError as exc:
+            wants_json = isinstance(ctx.obj, App) and ctx.obj.json
+            report_error(exc.message, exc.next_steps, exc.exit_code, wants_json)
+            raise click.exceptions.Exit(exc.exit_code) from None
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

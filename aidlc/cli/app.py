@@ -66,31 +66,34 @@ def run_safely(command: click.Command) -> None:
     """Run the click command; user errors print a message and next steps, never a traceback."""
     wants_json = "--format=json" in sys.argv or _pair(sys.argv, "--format", "json")
     try:
-        command.main(standalone_mode=False, prog_name="aidlc")
-    except AidlcError as exc:
-        _fail(exc.message, exc.next_steps, exc.exit_code, wants_json)
+        # Without standalone mode click returns the code of an Exit instead of raising it.
+        code = command.main(standalone_mode=False, prog_name="aidlc")
+        sys.exit(code if isinstance(code, int) else 0)
+    except AidlcError as exc:  # raised before a command ran (e.g. while parsing)
+        report_error(exc.message, exc.next_steps, exc.exit_code, wants_json)
+        sys.exit(exc.exit_code)
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
     except click.ClickException as exc:
         hint = ["aidlc --help", "aidlc COMMAND --help"]
-        _fail(exc.format_message(), hint, 2 if isinstance(exc, click.UsageError) else exc.exit_code, wants_json)
+        code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
+        report_error(exc.format_message(), hint, code, wants_json)
+        sys.exit(code)
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(1)
-    sys.exit(0)
 
 
 def _pair(argv: list[str], flag: str, value: str) -> bool:
     return any(a == flag and b == value for a, b in itertools.pairwise(argv))
 
 
-def _fail(message: str, next_steps: list[str], code: int, wants_json: bool) -> None:
+def report_error(message: str, next_steps: list[str], code: int, wants_json: bool) -> None:
+    """The message and next steps on stderr; with --format json, also the error document on stdout."""
     if wants_json:
         click.echo(json.dumps({"version": JSON_VERSION, "error": {"message": message, "exit_code": code,
                                                                     "next_steps": next_steps}}, indent=2))
@@ -100,4 +103,3 @@ def _fail(message: str, next_steps: list[str], code: int, wants_json: bool) -> N
         click.echo("Next steps:", err=True)
         for step in next_steps:
             click.echo(f"  {step}", err=True)
-    sys.exit(code)

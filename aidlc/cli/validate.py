@@ -30,4 +30,6 @@ def validate_cmd(app: App, path: str | None, strict: bool) -> None:
         click.echo(render.render_text(report, app.style, strict=strict, quiet=app.verbosity < 0))
     failed = report.summary.errors > 0 or (strict and any(f.severity == Severity.warning for f in report.findings))
     if failed:
-        raise click.exceptions.Exit(1)
+        # Not click's Exit: run_safely calls main(standalone_mode=False), which turns Exit into a
+        # return value it then ignores, so `aidlc validate` exited 0 with errors. SystemExit passes through.
+        raise SystemExit(1)

@@ -1,0 +1,21 @@
+"""aidlc status: counts and state of the chain, and the next safe action."""
+
+from __future__ import annotations
+
+import click
+
+from aidlc.cli.app import App
+from aidlc.report.status import build_status, render_text
+from aidlc.workspace import open_bank
+
+
+@click.command("status")
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.pass_obj
+def status_cmd(app: App, path: str | None) -> None:
+    """Show each intent, unit, story and bolt, and what to do next."""
+    report = build_status(open_bank(app.root(path)))
+    if app.json:
+        click.echo(report.model_dump_json(indent=2))
+    else:
+        click.echo(render_text(report, app.style))

@@ -1,0 +1,37 @@
+"""JSON Schemas generated from the pydantic models (never written by hand)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from aidlc.model.artifacts import FRONT_MATTER_MODELS
+from aidlc.model.config import Config
+from aidlc.model.findings import ValidationReport
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _models() -> dict[str, type[BaseModel]]:
+    from aidlc.report.status import StatusReport  # the status document is a model too
+
+    models: dict[str, type[BaseModel]] = {name: model for name, model in FRONT_MATTER_MODELS.items()}
+    models["config"] = Config
+    models["validate-report"] = ValidationReport
+    models["status-report"] = StatusReport
+    return models
+
+
+def all_schemas() -> dict[str, dict[str, Any]]:
+    """File name -> JSON Schema document."""
+    schemas = {}
+    for name, model in _models().items():
+        schema = model.model_json_schema(mode="validation")
+        schemas[f"{name}.schema.json"] = {"$schema": SCHEMA_DIALECT, "$id": f"aidlc:{name}", **schema}
+    return schemas
+
+
+def dump(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

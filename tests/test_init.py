@@ -1,0 +1,117 @@
+"""aidlc init: scaffolds in a real Git repo, is idempotent, never clobbers a person's edits."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+STANDARDS = ["coding-standards.md", "tech-stack.md", "glossary.md", "definition-of-done.md"]
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "specsmd-memory-bank"
+
+
+def aidlc(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=cwd, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "CI": "true", "HOME": str(cwd)})
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".git" not in p.relative_to(root).parts}
+
+
+def test_init_scaffolds_a_new_git_repo(tmp_path: Path) -> None:
+    proc = aidlc("init", "--git", "shop", "--name", "Shop", "--type", "web-app", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    root = tmp_path / "shop"
+    assert (root / ".git").is_dir()
+    files = snapshot(root)
+    for name in ["aidlc.yaml", "memory-bank/project.yaml", "memory-bank/story-index.md",
+                 ".github/workflows/aidlc.yml", ".gitignore"] + [f"memory-bank/standards/{s}" for s in STANDARDS]:
+        assert name in files, name
+    for folder in ["intents", "bolts", "operations", "decisions"]:
+        assert (root / "memory-bank" / folder).is_dir()
+    assert b"project_type: web-app" in files["memory-bank/project.yaml"]
+    assert b'name: "Shop"' in files["memory-bank/project.yaml"]
+    assert b".aidlc/" in files[".gitignore"]
+    assert b"aidlc validate" in files[".github/workflows/aidlc.yml"]
+    assert aidlc("validate", cwd=root).returncode == 0
+
+
+def test_init_refuses_a_folder_that_is_not_a_git_repo(tmp_path: Path) -> None:
+    proc = aidlc("init", str(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "not inside a Git repository" in proc.stderr
+    assert "aidlc init --git" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "aidlc.yaml").exists()
+
+
+def test_second_run_changes_nothing_and_says_what_it_kept(tmp_path: Path) -> None:
+    assert aidlc("init", "--git", "p", cwd=tmp_path).returncode == 0
+    root = tmp_path / "p"
+    before = snapshot(root)
+    proc = aidlc("--format", "json", "init", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    actions = {f["path"]: f["action"] for f in report["files"]}
+    assert set(actions.values()) <= {"kept", "unchanged"}
+    assert actions["aidlc.yaml"] == "kept"
+    assert actions["memory-bank/story-index.md"] == "unchanged"
+    assert snapshot(root) == before
+
+
+def test_person_edits_survive_even_force(tmp_path: Path) -> None:
+    assert aidlc("init", "--git", "p", cwd=tmp_path).returncode == 0
+    root = tmp_path / "p"
+    (root / "aidlc.yaml").write_text("version: 1\nmemory_bank: memory-bank\n# mine\n")
+    (root / "memory-bank/standards/tech-stack.md").write_text("# Our stack\nRust.\n")
+    (root / ".github/workflows/aidlc.yml").write_text("name: custom\n")
+    proc = aidlc("init", cwd=root)
+    assert proc.returncode == 0
+    assert "--force replaces it" in proc.stdout
+    assert (root / ".github/workflows/aidlc.yml").read_text() == "name: custom\n"
+    proc = aidlc("init", "--force", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "aidlc.yaml").read_text().endswith("# mine\n")
+    assert (root / "memory-bank/standards/tech-stack.md").read_text() == "# Our stack\nRust.\n"
+    assert "aidlc validate" in (root / ".github/workflows/aidlc.yml").read_text()
+    backups = list((root / ".github/workflows").glob("aidlc.yml.bak-*"))
+    assert len(backups) == 1 and backups[0].read_text() == "name: custom\n"
+
+
+def test_gitignore_keeps_existing_lines(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("node_modules")  # no trailing newline
+    assert aidlc("init", cwd=tmp_path).returncode == 0
+    assert (tmp_path / ".gitignore").read_text() == "node_modules\n.aidlc/\n"
+
+
+def test_init_on_an_existing_specsmd_bank_touches_none_of_its_files(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "repo"
+    shutil.copytree(CORPUS, root)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    before = snapshot(root)
+    proc = aidlc("init", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    after = snapshot(root)
+    for path, data in before.items():
+        assert after[path] == data, path
+    added = set(after) - set(before)
+    assert "aidlc.yaml" in added
+    assert not any(p.startswith("memory-bank/standards/") for p in added)  # the bank has its own standards
+    assert "memory-bank/story-index.md" not in added  # kept: the team wrote its own
+
+
+def test_bad_aidlc_yaml_is_a_configuration_error(tmp_path: Path) -> None:
+    assert aidlc("init", "--git", "p", cwd=tmp_path).returncode == 0
+    root = tmp_path / "p"
+    (root / "aidlc.yaml").write_text("version: 1\npolicy:\n  max_steps: many\n")
+    proc = aidlc("validate", cwd=root)
+    assert proc.returncode == 2
+    assert "aidlc.yaml:3" in proc.stderr and "max_steps" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,121 @@
+"""aidlc new: artifacts from templates, next free numbers, links checked, nothing overwritten."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from aidlc.bank.config import load_config
+from aidlc.bank.loader import load_bank
+from aidlc.cli import cli
+from aidlc.rules import validate
+
+
+def aidlc(root: Path, *args: str) -> tuple[int, dict]:
+    """Run a command in-process with --format json; return the exit code and the document."""
+    result = CliRunner().invoke(cli, ["--repo", str(root), "--format", "json", *args])
+    document = json.loads(result.stdout) if result.stdout.strip() else {}
+    return result.exit_code, document
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "shop"
+    proc = subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True,
+                          text=True, env={"PATH": "/usr/bin:/bin", "CI": "true"})
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
+def build_chain(root: Path) -> None:
+    assert aidlc(root, "new", "intent", "Checkout & Payments!")[0] == 0
+    assert aidlc(root, "new", "requirement", "Pay by card", "--intent", "1",
+                 "--criterion", "**Given** a cart, **When** I pay by card, **Then** an order is created")[0] == 0
+    assert aidlc(root, "new", "requirement", "p95 under 300 ms", "--kind", "NFR", "--priority", "should",
+                 "--intent", "checkout-payments")[0] == 0
+    assert aidlc(root, "new", "unit", "Checkout API", "--requirements", "FR-1,NFR-1")[0] == 0
+    assert aidlc(root, "new", "story", "Pay by card", "--unit", "checkout-api", "--requirements", "FR-1",
+                 "--criterion", "**Given** a cart, **When** I pay, **Then** an order exists")[0] == 0
+    assert aidlc(root, "new", "bolt", "--unit", "001-checkout-api", "--stories", "001-pay-by-card",
+                 "--risk", "medium", "--scope", "src/pay/**")[0] == 0
+
+
+def test_a_whole_chain_validates_clean(repo: Path) -> None:
+    build_chain(repo)
+    bank_dir = repo / "memory-bank"
+    intent = bank_dir / "intents/001-checkout-payments"
+    assert (intent / "requirements.md").read_text().count("### FR-1: Pay by card") == 1
+    assert "### NFR-1: p95 under 300 ms" in (intent / "requirements.md").read_text()
+    assert "| 001-checkout-api | FR-1, NFR-1 |" in (intent / "units.md").read_text()
+    story = (intent / "units/001-checkout-api/stories/001-pay-by-card.md").read_text()
+    assert "assigned_bolt: 001-checkout-api" in story and "requirements: [FR-1]" in story
+    bolt = (bank_dir / "bolts/001-checkout-api/bolt.md").read_text()
+    assert "stories: [001-pay-by-card]" in bolt and 'scope: ["src/pay/**"]' in bolt and "risk: medium" in bolt
+    assert "[001-pay-by-card]" in (bank_dir / "story-index.md").read_text()
+    report = validate(load_bank(repo, load_config(repo)))
+    assert report.findings == []
+
+
+def test_numbers_increase_and_slugs_are_ascii(repo: Path) -> None:
+    assert aidlc(repo, "new", "intent", "Première étape")[1]["id"] == "001-premiere-etape"
+    assert aidlc(repo, "new", "intent", "Second")[1]["id"] == "002-second"
+    code, doc = aidlc(repo, "new", "requirement", "A", "--intent", "002")
+    assert code == 0 and doc["id"] == "002-second/FR-1"
+    assert aidlc(repo, "new", "requirement", "B", "--intent", "002")[1]["id"] == "002-second/FR-2"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["new", "unit", "U", "--intent", "nope"], "no intent 'nope'"),
+        (["new", "unit", "U", "--intent", "001", "--requirements", "FR-9"], "does not define FR-9"),
+        (["new", "story", "S", "--unit", "ghost"], "no unit 'ghost'"),
+        (["new", "story", "S", "--unit", "checkout-api", "--requirements", "NFR-7"], "does not define NFR-7"),
+        (["new", "bolt", "--unit", "checkout-api", "--stories", "009-missing"], "has no story '009-missing'"),
+        (["new", "bolt", "--unit", "checkout-api", "--stories", "001-pay-by-card", "--requires", "042-x"],
+         "no bolt '042-x'"),
+        (["new", "intent", "!!!"], "no letters or digits"),
+    ],
+)
+def test_dangling_links_are_refused_and_nothing_is_written(repo: Path, args: list[str], message: str) -> None:
+    build_chain(repo)
+    before = sorted(p.as_posix() for p in repo.rglob("*") if ".git" not in p.parts)
+    result = CliRunner().invoke(cli, ["--repo", str(repo), *args])
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Next steps:" in result.stderr
+    assert sorted(p.as_posix() for p in repo.rglob("*") if ".git" not in p.parts) == before
+
+
+def test_requirement_keeps_the_persons_prose_and_unknown_keys(repo: Path) -> None:
+    assert aidlc(repo, "new", "intent", "Checkout")[0] == 0
+    path = repo / "memory-bank/intents/001-checkout/requirements.md"
+    text = path.read_text().replace("phase: inception", "phase: inception\nowner: ada  # our own key")
+    text = text.replace("## Functional Requirements", "## Functional Requirements\n\nOur notes, kept as written.")
+    path.write_text(text)
+    assert aidlc(repo, "new", "requirement", "Refunds", "--intent", "1")[0] == 0
+    after = path.read_text()
+    assert "owner: ada  # our own key" in after
+    assert "Our notes, kept as written." in after
+    assert after.index("### FR-1: Refunds") < after.index("## Non-Functional Requirements")
+
+
+def test_story_in_unit_with_existing_stories_gets_next_number(repo: Path) -> None:
+    build_chain(repo)
+    code, doc = aidlc(repo, "new", "story", "Refund order", "--unit", "checkout-api")
+    assert code == 0 and doc["id"] == "002-refund-order"
+    code, doc = aidlc(repo, "new", "bolt", "--unit", "checkout-api", "--stories", "002-refund-order",
+                      "--requires", "001-checkout-api")
+    assert code == 0 and doc["id"] == "002-checkout-api"
+    assert "requires_bolts: [001-checkout-api]" in (repo / "memory-bank/bolts/002-checkout-api/bolt.md").read_text()
+
+
+def test_new_without_a_bank_says_how_to_create_one(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["--repo", str(tmp_path), "new", "intent", "X"])
+    assert result.exit_code == 2
+    assert "aidlc init" in result.stderr
