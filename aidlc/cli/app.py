@@ -6,9 +6,10 @@ import itertools
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -53,6 +54,34 @@ class App:
         """Progress and prose: always stderr, silenced by -q."""
         if self.verbosity >= 0:
             click.echo(text, err=True)
+
+
+def _set(attribute: str, convert: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], None]:
+    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> None:
+        app = ctx.find_object(App)
+        if app is not None and value:  # unset per-command flags leave the global choice alone
+            setattr(app, attribute, convert(value) if attribute != "verbosity" else app.verbosity + convert(value))
+    return callback
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def output_options(command: F) -> F:
+    """The global output flags, also accepted after the command name (`aidlc validate --format json`)."""
+    options = [
+        click.option("--format", "output_format", type=click.Choice(["text", "json"]), expose_value=False,
+                     callback=_set("output_format", str), help="json: exactly one JSON document on stdout."),
+        click.option("--no-color", is_flag=True, expose_value=False, callback=_set("color", lambda _v: False),
+                     help="No ANSI colour (also NO_COLOR)."),
+        click.option("-q", "--quiet", count=True, expose_value=False, callback=_set("verbosity", lambda v: -v),
+                     help="Less output."),
+        click.option("-v", "--verbose", count=True, expose_value=False, callback=_set("verbosity", int),
+                     help="More output."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
 
 
 def discover_root(start: Path) -> Path:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from aidlc.cli.app import App
+from aidlc.cli.app import App, output_options
 from aidlc.scaffold.init import Action, init_project
 
 _MARK = {Action.created: "+", Action.updated: "~", Action.replaced: "!", Action.unchanged: "=", Action.kept: "="}
@@ -27,6 +27,7 @@ def can_prompt() -> bool:
 @click.option("--git", "create_git", is_flag=True, help="Run `git init` first if PATH is not a Git repository.")
 @click.option("--force", is_flag=True, help="Replace files aidlc owns (story index, CI workflow), after a backup. "
               "Files you own are never replaced.")
+@output_options
 @click.pass_obj
 def init_cmd(app: App, path: str | None, name: str | None, project_type: str | None, create_git: bool,
              force: bool) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from aidlc.cli.app import App
+from aidlc.cli.app import App, output_options
 from aidlc.model.types import BoltType, Priority, Risk
 from aidlc.scaffold.new import Created, Creator
 
@@ -45,6 +45,7 @@ def new_group() -> None:
 @new_group.command("intent")
 @click.argument("title")
 @click.option("--statement", help="The intent statement: why, for whom, what success looks like.")
+@output_options
 @click.pass_obj
 def new_intent(app: App, title: str, statement: str | None) -> None:
     """Create intents/NNN-slug/ with requirements, system context and units files."""
@@ -59,6 +60,7 @@ def new_intent(app: App, title: str, statement: str | None) -> None:
 @_priority
 @_criterion
 @click.option("--description", help="A paragraph under the heading.")
+@output_options
 @click.pass_obj
 def new_requirement(app: App, title: str, intent_ref: str | None, kind: str, priority: str,
                     criteria: tuple[str, ...], description: str | None) -> None:
@@ -73,6 +75,7 @@ def new_requirement(app: App, title: str, intent_ref: str | None, kind: str, pri
 @_intent
 @_requirements
 @click.option("--purpose", help="What the unit does and why it stands alone.")
+@output_options
 @click.pass_obj
 def new_unit(app: App, title: str, intent_ref: str | None, requirements: str | None, purpose: str | None) -> None:
     """Create units/NNN-slug/unit-brief.md and map its requirements in units.md."""
@@ -88,6 +91,7 @@ def new_unit(app: App, title: str, intent_ref: str | None, requirements: str | N
 @_criterion
 @click.option("--as-a", help="The user role of the user story.")
 @click.option("--so-that", help="The benefit of the user story.")
+@output_options
 @click.pass_obj
 def new_story(app: App, title: str, intent_ref: str | None, unit_ref: str, requirements: str | None, priority: str,
               criteria: tuple[str, ...], as_a: str | None, so_that: str | None) -> None:
@@ -108,6 +112,7 @@ def new_story(app: App, title: str, intent_ref: str | None, unit_ref: str, requi
 @click.option("--requires", help="Comma-separated bolt ids this bolt depends on.")
 @click.option("--scope", help="Comma-separated globs of files the bolt may change, e.g. 'src/pay/**'.")
 @click.option("--objective", help="One paragraph: what the bolt delivers.")
+@output_options
 @click.pass_obj
 def new_bolt(app: App, intent_ref: str | None, unit_ref: str, stories: str, bolt_type: str, risk: str,
              requires: str | None, scope: str | None, objective: str | None) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from aidlc.cli.app import App
+from aidlc.cli.app import App, output_options
 from aidlc.model.schemas import all_schemas, dump
 
 
@@ -17,6 +17,7 @@ def schema_group() -> None:
 
 @schema_group.command("export")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@output_options
 @click.pass_obj
 def export_cmd(app: App, directory: Path) -> None:
     """Write one NAME.schema.json per format into DIRECTORY."""

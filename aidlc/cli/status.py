@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
-from aidlc.cli.app import App
+from aidlc.cli.app import App, output_options
 from aidlc.report.status import build_status, render_text
 from aidlc.workspace import open_bank
 
 
 @click.command("status")
 @click.argument("path", required=False, type=click.Path(file_okay=False))
+@output_options
 @click.pass_obj
 def status_cmd(app: App, path: str | None) -> None:
     """Show each intent, unit, story and bolt, and what to do next."""

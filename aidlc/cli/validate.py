@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from aidlc.cli.app import App
+from aidlc.cli.app import App, output_options
 from aidlc.model.types import Severity
 from aidlc.report import validation as render
 from aidlc.rules import validate
@@ -14,6 +14,7 @@ from aidlc.workspace import open_bank
 @click.command("validate")
 @click.argument("path", required=False, type=click.Path(file_okay=False))
 @click.option("--strict", is_flag=True, help="Warnings fail too (exit 1).")
+@output_options
 @click.pass_obj
 def validate_cmd(app: App, path: str | None, strict: bool) -> None:
     """Validate the Intent -> Requirements -> Units -> Stories -> Bolts chain.
