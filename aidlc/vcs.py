@@ -27,3 +27,59 @@ def repo_root(path: Path) -> Path | None:
 
 def init_repo(path: Path) -> None:
     _git().Repo.init(path)
+
+
+def _repo(path: Path):  # type: ignore[no-untyped-def]
+    git = _git()
+    try:
+        return git.Repo(path, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise UsageError(f"{path} is not inside a Git repository", [f"aidlc init --git {path}"]) from None
+
+
+def head_commit(path: Path) -> str | None:
+    """The sha of HEAD, or None in a repository without commits."""
+    repo = _repo(path)
+    try:
+        return repo.head.commit.hexsha
+    except ValueError:
+        return None
+
+
+def identity(path: Path) -> tuple[str | None, str | None]:
+    """user.name and user.email from git config (repository, then global)."""
+    reader = _repo(path).config_reader()
+    name = reader.get_value("user", "name", default=None)
+    email = reader.get_value("user", "email", default=None)
+    return (str(name) if name else None, str(email) if email else None)
+
+
+def show_file(path: Path, ref: str, rel: str) -> bytes | None:
+    """The bytes of `rel` at `ref`, or None when the file does not exist there."""
+    git = _git()
+    repo = _repo(path)
+    try:
+        commit = repo.commit(ref)
+    except (git.BadName, ValueError):
+        raise UsageError(f"unknown git ref {ref!r}", ["git branch -a    # the refs that exist"]) from None
+    try:
+        blob = commit.tree / rel
+    except KeyError:
+        return None
+    return blob.data_stream.read()
+
+
+def set_config(path: Path, section: str, option: str, value: str) -> bool:
+    """Set a repository-level git config value; returns False when it already had that value."""
+    import configparser
+
+    repo = _repo(path)
+    try:
+        current = repo.config_reader("repository").get_value(section, option)
+    except (configparser.NoSectionError, configparser.NoOptionError):
+        current = None
+    if current == value:
+        return False
+    with repo.config_writer("repository") as writer:
+        writer.set_value(section, option, value)
+    return True

@@ -64,11 +64,14 @@ def yaml_scalar(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(yaml_scalar(item) for item in value) + "]"
     text = str(value)
+    if _TIMESTAMP.fullmatch(text):
+        return text  # written plain so YAML reads it back as a timestamp, like the templates write it
     if _PLAIN.fullmatch(text) and not _NUMBER_LIKE.fullmatch(text) and text.lower() not in _RESERVED:
         return text
     return json.dumps(text, ensure_ascii=False)
 
 
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)")
 _PLAIN = re.compile(r"[A-Za-z0-9][\w./-]*")
 _NUMBER_LIKE = re.compile(r"[0-9][0-9._eE+-]*|0[xob][0-9a-fA-F_]+|\d{4}-\d\d-\d\d.*")
 _RESERVED = {"null", "true", "false", "yes", "no", "on", "off", "~", "y", "n"}

@@ -23,6 +23,8 @@ COMMANDS = {
     "rules": "rules:rules_cmd",
     "status": "status:status_cmd",
     "schema": "schema:schema_group",
+    "gate": "gate:gate_group",
+    "log": "log:log_group",
 }
 
 

@@ -17,6 +17,9 @@ from aidlc.bank.config import CONFIG_FILE, load_config
 from aidlc.bank.loader import load_bank
 from aidlc.bank.write import atomic_write
 from aidlc.errors import UsageError
+from aidlc.events.ledger import LEDGER_FILE, Ledger
+from aidlc.gates.actor import recorder
+from aidlc.model.events import EventType
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
 from aidlc.scaffold.templates import now, render
 
@@ -24,6 +27,7 @@ STANDARDS = ("coding-standards.md", "tech-stack.md", "glossary.md", "definition-
 BANK_FOLDERS = ("intents", "bolts", "operations", "decisions")
 WORKFLOW = ".github/workflows/aidlc.yml"
 GITIGNORE_LINE = ".aidlc/"
+MERGE_DRIVER = "aidlc-ledger"
 
 
 class Action(StrEnum):
@@ -135,4 +139,21 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     writer.owned_file(f"{bank_rel}/{STORY_INDEX}", render_story_index(bank))
     writer.owned_file(WORKFLOW, render("scaffold/github/aidlc.yml.j2", install_spec=f'"aidlc=={__version__}"'))
     writer.ensure_line(".gitignore", GITIGNORE_LINE)
+    _ledger(root, bank_rel, writer)
     return result
+
+
+def _ledger(root: Path, bank_rel: str, writer: _Writer) -> None:
+    """The ledger with its first event, and the merge driver that keeps it branch-safe."""
+    ledger = Ledger(root / bank_rel / LEDGER_FILE, root)
+    if ledger.exists():
+        writer.result.outcomes.append(Outcome(ledger.rel, Action.unchanged))
+    else:
+        ledger.append(EventType.ledger_created, recorder(root), key="ledger.created")
+        writer.result.outcomes.append(Outcome(ledger.rel, Action.created, "ledger.created"))
+    writer.ensure_line(".gitattributes", f"{bank_rel}/{LEDGER_FILE} merge={MERGE_DRIVER}")
+    section = f'merge "{MERGE_DRIVER}"'
+    changed = vcs.set_config(root, section, "name", "aidlc ledger: keep ours, append theirs")
+    changed = vcs.set_config(root, section, "driver", "aidlc log merge %O %A %B") or changed
+    writer.result.outcomes.append(Outcome(".git/config", Action.updated if changed else Action.unchanged,
+                                          f"merge driver {MERGE_DRIVER}" if changed else ""))

@@ -1,0 +1,53 @@
+"""aidlc gate approve|reject|escalate|defer SUBJECT --stage STAGE: record a human decision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from aidlc.cli.app import App, output_options
+from aidlc.gates.actor import actor_from
+from aidlc.gates.decide import decide, reconcile
+from aidlc.model.events import Decision
+from aidlc.workspace import open_bank
+
+
+@click.group("gate")
+def gate_group() -> None:
+    """Record a human decision at a gate, bound to the bytes it judged."""
+
+
+def _decision_command(decision: Decision) -> click.Command:
+    @click.command(decision.value)
+    @click.argument("subject")
+    @click.option("--stage", required=True, help="intent: requirements|units|stories|bolt-plan; "
+                  "bolt: plan|walkthrough (DDD: plan|model|design|adr|walkthrough); release: deploy.")
+    @click.option("--reason", help="Why; recorded in the ledger.")
+    @click.option("--as", "as_actor", metavar='"NAME <EMAIL>"', help="Decide as this person (default: git config).")
+    @output_options
+    @click.pass_obj
+    def command(app: App, subject: str, stage: str, reason: str | None, as_actor: str | None) -> None:
+        bank = open_bank(app.root())
+        repaired = reconcile(bank)
+        if repaired:
+            app.note(f"applied the status changes of the previous decision: {', '.join(repaired)}")
+            bank = open_bank(app.root())
+        actor = actor_from(Path(bank.repo_root), as_actor)
+        recorded = decide(bank, subject, stage, decision, reason, actor)
+        event = recorded.event
+        if app.json:
+            app.emit_json({"event": event, "changed": recorded.changed})
+            return
+        app.out(f"recorded: {event['subject']['kind']} {event['subject']['id']} {stage} -> {decision.value} "
+                f"by {actor.name} (seq {event['seq']}, {event['fingerprint']['path']} "
+                f"sha256 {event['fingerprint']['sha256'][:12]})")
+        for path in recorded.changed:
+            app.out(f"  ~ {path}")
+
+    command.__doc__ = f"Record '{decision.value}' for SUBJECT (an intent, a bolt, or release:ID) at --stage."
+    return command
+
+
+for _decision in Decision:
+    gate_group.add_command(_decision_command(_decision))

@@ -1,0 +1,91 @@
+"""aidlc log show|verify|merge: read, check and merge the ledger."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from aidlc import vcs
+from aidlc.cli.app import App, output_options
+from aidlc.errors import UsageError
+from aidlc.events.merge import merge_files
+from aidlc.events.verify import verify_lines
+from aidlc.gates.decide import ledger_for
+from aidlc.workspace import open_bank
+
+
+@click.group("log")
+def log_group() -> None:
+    """The ledger: memory-bank/events.jsonl."""
+
+
+@log_group.command("show")
+@click.option("--subject", help="Only events about this intent, bolt or release id.")
+@click.option("--type", "event_type", help="Only events of this type, e.g. gate.decided.")
+@output_options
+@click.pass_obj
+def show_cmd(app: App, subject: str | None, event_type: str | None) -> None:
+    """List ledger events, oldest first."""
+    ledger = ledger_for(open_bank(app.root()))
+    events = [e for e in ledger.events()
+              if (subject is None or (e.get("subject") or {}).get("id") == subject)
+              and (event_type is None or e.get("type") == event_type)]
+    if app.json:
+        app.emit_json({"events": events})
+        return
+    for e in events:
+        who = e.get("actor", {})
+        about = f" {e['subject']['kind']}:{e['subject']['id']}" if e.get("subject") else ""
+        stage = f" {e['stage']}" if e.get("stage") else ""
+        decision = f" -> {e['decision']}" if e.get("decision") else ""
+        click.echo(f"{e.get('seq'):>6} {e.get('ts')} {e.get('type'):<16}{about}{stage}{decision}  "
+                   f"[{who.get('kind')}: {who.get('name')}]" + (f"  {e['reason']}" if e.get("reason") else ""))
+    if not events:
+        app.note("no matching events")
+
+
+@log_group.command("verify")
+@click.option("--against", "ref", metavar="GIT-REF", help="Also check every event of the ledger at this ref "
+              "is still present, byte for byte (e.g. origin/main).")
+@output_options
+@click.pass_obj
+def verify_cmd(app: App, ref: str | None) -> None:
+    """Check the hash chain; exit 1 at the first problem, naming its line and seq."""
+    bank = open_bank(app.root())
+    ledger = ledger_for(bank)
+    if not ledger.exists():
+        raise UsageError(f"no ledger at {ledger.rel}", ["aidlc init    # creates it"])
+    against = None
+    if ref:
+        old = vcs.show_file(Path(bank.repo_root), ref, ledger.rel)
+        against = old.splitlines(keepends=True) if old else []
+    result = verify_lines(ledger.lines, against=against, stop_at_first=True)
+    problem = result.problems[0] if result.problems else None
+    if app.json:
+        app.emit_json({"path": ledger.rel, "ok": result.ok, "events": result.events, "against": ref,
+                       "problem": None if problem is None else {"line": problem.line, "seq": problem.seq,
+                                                                "kind": str(problem.kind),
+                                                                "message": problem.message}})
+    elif problem is None:
+        click.echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
+                                                                                else ""))
+    else:
+        where = f"{ledger.rel}:{problem.line}" if problem.kind != "missing" else f"{ledger.rel} at {ref}"
+        click.echo(f"✗ {where} seq {problem.seq}: {problem.kind}: {problem.message}")
+        click.echo("Next steps:\n  git log -p -- " + ledger.rel + "    # who changed the ledger, and how\n"
+                   "  restore the file from the last good commit; the ledger is append-only")
+    if problem is not None:
+        raise click.exceptions.Exit(1)
+
+
+@log_group.command("merge")
+@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+def merge_cmd(base: Path, ours: Path, theirs: Path) -> None:
+    """Git merge driver (%O %A %B): keep ours, append theirs that we lack."""
+    ok, message = merge_files(base, ours, theirs)
+    click.echo(f"aidlc: {message}", err=True)
+    sys.exit(0 if ok else 1)

@@ -1,0 +1,1 @@
+"""The gate ledger: append-only, hash-chained, branch-safe (DESIGN section 3)."""

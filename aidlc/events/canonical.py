@@ -1,0 +1,22 @@
+"""Canonical JSON (sorted keys, no spaces, UTF-8) and the event hash."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical(value: dict[str, Any]) -> bytes:
+    """RFC 8785 style for the values events hold (strings, integers, booleans, lists, objects)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode("utf-8")
+
+
+def event_hash(event: dict[str, Any]) -> str:
+    """sha256 of the canonical event without its own `hash`."""
+    return hashlib.sha256(canonical({k: v for k, v in event.items() if k != "hash"})).hexdigest()
+
+
+def line_of(event: dict[str, Any]) -> bytes:
+    return canonical(event) + b"\n"

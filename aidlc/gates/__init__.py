@@ -1,0 +1,1 @@
+"""Human checkpoints: the gate catalogue, who may decide, and what a decision changes."""

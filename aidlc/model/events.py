@@ -1,0 +1,80 @@
+"""The ledger event: one line of memory-bank/events.jsonl (DESIGN section 3)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+GENESIS = "0" * 64
+
+
+class EventType(StrEnum):
+    ledger_created = "ledger.created"
+    gate_decided = "gate.decided"
+    check_recorded = "check.recorded"
+    run_started = "run.started"
+    run_paused = "run.paused"
+    run_resumed = "run.resumed"
+    run_finished = "run.finished"
+    breaker_tripped = "breaker.tripped"
+    degraded = "degraded"
+    ledger_tail_recovered = "ledger.tail_recovered"
+    draft_proposed = "draft.proposed"
+
+
+class Decision(StrEnum):
+    approve = "approve"
+    reject = "reject"
+    escalate = "escalate"
+    defer = "defer"
+
+
+class ActorKind(StrEnum):
+    human = "human"
+    agent = "agent"
+    ci = "ci"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Actor(_Strict):
+    kind: ActorKind
+    name: str
+    email: str | None = None
+
+
+class Subject(_Strict):
+    kind: Literal["intent", "bolt", "release", "ledger"]
+    id: str
+
+
+class FileDigest(_Strict):
+    path: str = Field(description="path relative to the repo root, POSIX separators")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class Event(_Strict):
+    """Fields are omitted from the line when None; `hash` covers every other field."""
+
+    v: Literal[1] = 1
+    seq: int = Field(ge=1)
+    id: str = Field(pattern=r"^evt_[0-9a-z]+$")
+    ts: str = Field(description="ISO 8601 UTC, e.g. 2026-11-30T08:00:00Z")
+    type: EventType
+    actor: Actor
+    subject: Subject | None = None
+    stage: str | None = None
+    decision: Decision | None = None
+    reason: str | None = None
+    fingerprint: FileDigest | None = None
+    evidence: list[FileDigest] | None = None
+    commit: str | None = None
+    run: str | None = None
+    key: str | None = None
+    data: dict[str, Any] | None = Field(default=None, description="type-specific details, e.g. a check's result")
+    prev: str = Field(pattern=r"^[0-9a-f]{64}$")
+    hash: str = Field(pattern=r"^[0-9a-f]{64}$")
