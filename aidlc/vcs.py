@@ -49,9 +49,17 @@ def head_commit(path: Path) -> str | None:
 def identity(path: Path) -> tuple[str | None, str | None]:
     """user.name and user.email from git config (repository, then global)."""
     reader = _repo(path).config_reader()
-    name = reader.get_value("user", "name", default=None)
-    email = reader.get_value("user", "email", default=None)
-    return (str(name) if name else None, str(email) if email else None)
+    return _config_value(reader, "user", "name"), _config_value(reader, "user", "email")
+
+
+def _config_value(reader, section: str, option: str) -> str | None:  # type: ignore[no-untyped-def]
+    import configparser
+
+    try:
+        value = reader.get_value(section, option)
+    except (configparser.NoSectionError, configparser.NoOptionError):
+        return None
+    return str(value) if value not in (None, "") else None
 
 
 def show_file(path: Path, ref: str, rel: str) -> bytes | None:
@@ -71,14 +79,8 @@ def show_file(path: Path, ref: str, rel: str) -> bytes | None:
 
 def set_config(path: Path, section: str, option: str, value: str) -> bool:
     """Set a repository-level git config value; returns False when it already had that value."""
-    import configparser
-
     repo = _repo(path)
-    try:
-        current = repo.config_reader("repository").get_value(section, option)
-    except (configparser.NoSectionError, configparser.NoOptionError):
-        current = None
-    if current == value:
+    if _config_value(repo.config_reader("repository"), section, option) == value:
         return False
     with repo.config_writer("repository") as writer:
         writer.set_value(section, option, value)
