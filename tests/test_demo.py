@@ -17,7 +17,8 @@ def test_demo_builds_a_chain_then_catches_every_break(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     first, second = proc.stdout.split("== 5.")
     assert "validation passed: 5 files, 0 errors, 0 warnings" in first
-    for code in ("AIDLC-REF-001", "AIDLC-STATE-001", "AIDLC-STATE-002", "AIDLC-STATE-005", "AIDLC-SCHEMA-004"):
+    for code in ("AIDLC-REF-001", "AIDLC-STATE-001", "AIDLC-STATE-002", "AIDLC-STATE-005", "AIDLC-SCHEMA-004",
+                 "AIDLC-LEDGER-003"):
         assert code in second, code
     assert "aidlc validate exited 1" in second
-    assert '"errors": 5' in second
+    assert "\"errors\": 6" in second

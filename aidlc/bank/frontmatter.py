@@ -40,23 +40,48 @@ class Document:
     body: str = ""
     body_start: int = 1  # 1-based line number of the first body line
     front_matter_text: str = ""
+    front_matter_line: int = 2  # file line of the first front-matter line: 2 after '---', 1 in a YAML file
     problem: ReadProblem | None = None
     _key_lines: dict[str, int] | None = field(default=None, repr=False)
+    _item_lines: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
 
     def line_of(self, key: str | None) -> int | None:
         """Line of a top-level front-matter key (computed only when a finding needs it)."""
         if key is None:
-            return 2 if self.front_matter_text else 1
+            return self.front_matter_line if self.front_matter_text else 1
         if self._key_lines is None:
             self._key_lines = {}
             for offset, line in enumerate(self.front_matter_text.splitlines()):
                 match = _TOP_KEY.match(line)
                 if match and match.group(1) not in self._key_lines:
-                    self._key_lines[match.group(1)] = offset + 2  # line 1 is the opening ---
+                    self._key_lines[match.group(1)] = offset + self.front_matter_line
+        # A missing key points at the start of the front matter: that is where it belongs.
         return self._key_lines.get(key, 1)
 
+    def line_of_item(self, key: str, value: str) -> int | None:
+        """Line of `value` in the value of `key`: a block list puts each item on a line of its own."""
+        start = self.line_of(key) or 1
+        if key not in self._item_lines:
+            self._item_lines[key] = self._items_under(key, start)
+        return self._item_lines[key].get(value, start)
 
-_TOP_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+    def _items_under(self, key: str, start: int) -> dict[str, int]:
+        # One pass per key: a bolt listing 20,000 stories must not rescan its list for each of them.
+        lines = self.front_matter_text.splitlines()
+        first = start - self.front_matter_line
+        found: dict[str, int] = {}
+        if not 0 <= first < len(lines):
+            return found
+        for offset in range(first, len(lines)):
+            text = lines[offset]
+            if offset > first and not text.startswith((" ", "\t", "-")):
+                break  # the next top-level key
+            for name in _ITEM.findall(text[len(key) + 1 :] if offset == first else text):
+                found.setdefault(name, offset + self.front_matter_line)
+        return found
+
+_TOP_KEY = re.compile(r"^([\w][\w.-]*)\s*:")
+_ITEM = re.compile(r"[\w./-]+")  # a name in a list: story, bolt, unit or requirement id
 _FENCE = "---"
 
 
@@ -73,7 +98,7 @@ def decode(data: bytes, rel: str) -> tuple[str | None, ReadProblem | None]:
 
 def split(text: str, rel: str) -> Document:
     """Split text into front matter and body; parse the front matter as YAML."""
-    if not text.startswith(_FENCE) or text[3:4] not in ("\n", "\r", ""):
+    if text.partition("\n")[0].rstrip() != _FENCE:  # '--- ' opens too, as it closes
         return Document(rel=rel, body=text, body_start=1)
     close = _find_closing_fence(text)
     if close is None:
@@ -100,8 +125,10 @@ def parse_mapping(text: str, first_line: int = 1) -> tuple[dict[str, Any] | None
     try:
         data = yamlio.load(text)
     except yamlio.YAMLError as exc:
-        line = yamlio.error_line(exc)
-        where = first_line + line - 1 if line else first_line
+        line = yamlio.error_line(exc, text)
+        # Errors found at the end of the text (an unclosed quote) point at its last line, not past it.
+        last = first_line + max(len(text.splitlines()) - 1, 0)
+        where = min(first_line + line - 1, last) if line else first_line
         return None, ReadProblem(ProblemKind.bad_yaml, where, yamlio.error_summary(exc))
     if data is None:
         return {}, None
@@ -113,28 +140,45 @@ def parse_mapping(text: str, first_line: int = 1) -> tuple[dict[str, Any] | None
 
 
 def _find_closing_fence(text: str) -> int | None:
-    start = text.find("\n") + 1
-    if start == 0:
+    """Offset of the first '---' line after the opening one (trailing blanks allowed)."""
+    pos = text.find("\n") + 1
+    if pos == 0:
         return None
-    pos = start
     while True:
-        if text.startswith(_FENCE, pos) and text[pos + 3 : pos + 4] in ("\n", "\r", "", " "):
+        end = text.find("\n", pos)
+        line = text[pos:] if end == -1 else text[pos:end]
+        if line.rstrip() == _FENCE:
             return pos
-        nxt = text.find("\n", pos)
-        if nxt == -1:
+        if end == -1:
             return None
-        pos = nxt + 1
+        pos = end + 1
 
 
 def read(path: Path, rel: str) -> Document:
     """Read and split one file; I/O and decoding problems become a ReadProblem."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return Document(rel=rel, problem=ReadProblem(ProblemKind.missing, None, "file does not exist"))
-    except OSError as exc:
-        return Document(rel=rel, problem=ReadProblem(ProblemKind.unreadable, None, exc.strerror or str(exc)))
-    text, problem = decode(data, rel)
+    text, problem = _read_text(path)
     if text is None:
         return Document(rel=rel, problem=problem)
     return split(text, rel)
+
+
+def read_yaml(path: Path, rel: str) -> Document:
+    """Read a YAML file (project.yaml): all of it is the mapping; a leading '---' is YAML's own marker."""
+    text, problem = _read_text(path)
+    if text is None:
+        return Document(rel=rel, problem=problem)
+    fenced = split(text, rel)
+    if fenced.front_matter_text and not fenced.body.strip():
+        return fenced  # fenced like Markdown front matter: YAML would read two documents
+    meta, problem = parse_mapping(text)
+    return Document(rel=rel, meta=meta, front_matter_text=text, front_matter_line=1, problem=problem)
+
+
+def _read_text(path: Path) -> tuple[str | None, ReadProblem | None]:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, ReadProblem(ProblemKind.missing, None, "file does not exist")
+    except OSError as exc:
+        return None, ReadProblem(ProblemKind.unreadable, None, exc.strerror or str(exc))
+    return decode(data, str(path))

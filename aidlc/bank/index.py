@@ -56,6 +56,11 @@ class BankIndex:
     def bolt(self, ref: object) -> BoltItem | None:
         return _only(self._bolts.get(str(ref).strip())) if ref else None
 
+    def requirement(self, link: str, intent: Intent | None) -> tuple[Intent | None, str]:
+        """(intent, requirement id) a link names: `FR-1` is in `intent`, `001-checkout/FR-1` in that intent."""
+        name, slash, requirement = link.strip().rpartition("/")
+        return (self.intent(name), requirement) if slash else (intent, link.strip())
+
     def stories_named(self, ref: str) -> list[StoryItem]:
         return list(self._stories.get(ref, []))
 

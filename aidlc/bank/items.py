@@ -35,12 +35,15 @@ class SchemaProblem:
     message: str
 
 
-def validate_front_matter(model: type[M], meta: dict[str, Any]) -> tuple[M, list[SchemaProblem]]:
+def validate_front_matter(model: type[M], meta: dict[Any, Any]) -> tuple[M, list[SchemaProblem]]:
     """Validate strictly; on failure build a lenient instance without the bad keys."""
+    # A key that is not text (`1: x`, `null: y`) cannot become an attribute: report it, validate the rest.
+    problems = [SchemaProblem(_key_text(key), "type", f"front-matter key {_show(key)} is not a name; "
+                              "write keys as words (quoted if need be)") for key in meta if not isinstance(key, str)]
+    meta = {key: value for key, value in meta.items() if isinstance(key, str)}
     try:
-        return model.model_validate(meta), []
+        return model.model_validate(meta), problems
     except ValidationError as exc:
-        problems: list[SchemaProblem] = []
         bad: set[str] = set()
         for error in exc.errors(include_url=False):
             location = error["loc"]
@@ -78,8 +81,24 @@ def _describe(error: Any) -> str:
         return f"required field '{field_name}' is missing"
     if error["type"] == "enum":
         expected = error.get("ctx", {}).get("expected", "")
-        return f"'{field_name}' is {error['input']!r}, expected one of {expected}"
+        return f"'{field_name}' is {_show(error['input'])}, expected one of {expected}"
     return f"'{field_name}': {error['msg']}"
+
+
+def _key_text(key: object) -> str:
+    """How a non-text key is most likely written in the file, so its line can be found."""
+    if key is None or isinstance(key, bool):
+        return {None: "null", True: "true", False: "false"}[key]
+    return _show(key)
+
+
+def _show(value: Any, limit: int = 80) -> str:
+    """A value quoted in a message: short, and safe for a 5,000-digit int or a 3,000-deep list."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        text = f"<a {type(value).__name__} too large to show>"
+    return text if len(text) <= limit else f"{text[: limit - 4]}...{text[-1]}"
 
 
 @dataclass
@@ -90,6 +109,10 @@ class Artifact:
     @property
     def rel(self) -> str:
         return self.doc.rel
+
+    def bad(self, key: str) -> bool:
+        """True when `key` failed its schema: the schema rule reports it, other rules stay silent."""
+        return any(problem.key == key for problem in self.problems)
 
 
 @dataclass

@@ -75,12 +75,7 @@ class _Loader:
 
     def _read_yaml(self, path: str) -> Document:
         self.files_read += 1
-        doc = frontmatter.read(Path(path), self.rel(path))
-        if doc.problem is None:
-            # A YAML file is all front matter: re-parse its body as the mapping.
-            doc.meta, doc.problem = frontmatter.parse_mapping(doc.body)
-            doc.front_matter_text, doc.body = doc.body, ""
-        return doc
+        return frontmatter.read_yaml(Path(path), self.rel(path))
 
     def _intent(self, entry: os.DirEntry[str]) -> Intent:
         intent = Intent(id=entry.name, rel=self.rel(entry.path))

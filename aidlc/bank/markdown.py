@@ -13,12 +13,15 @@ from dataclasses import dataclass, field
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _CHECKBOX = re.compile(r"^\s*[-*+]\s+\[([ xX])\]\s*(.*)$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
-_REQ_HEADING = re.compile(r"^((?:FR|NFR)-\d+(?:\.\d+)*)\s*(?:[:\-–—.]\s*(.*))?$")
+_REQ_HEADING = re.compile(r"^((?:FR|NFR)-\d+(?:\.\d+)*)(?:\s*[:\-–—.]\s*|\s+|$)(.*)$")
 _SUB_REQ = re.compile(r"^\s*[-*+]\s+\**((?:FR|NFR)-\d+(?:\.\d+)+)\**\s*:")
 _PRIORITY = re.compile(r"\bpriority\b\**\s*[:|]?\s*\**\s*(must|should|could)\b", re.IGNORECASE)
 _PRIORITY_TAG = re.compile(r"\((must|should|could)\)\s*$", re.IGNORECASE)
 _ACCEPTANCE = re.compile(r"acceptance\s+criteria", re.IGNORECASE)
 _RELATED = re.compile(r"\*\*Related Requirements?\*\*\s*:?\s*(.+)", re.IGNORECASE)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+# "**Acceptance Criteria**:" on a line of its own, as requirements.md writes it (stories usually use a heading).
+_ACCEPTANCE_LABEL = re.compile(r"^\s*\**\s*acceptance\s+criteria\s*:?\s*\**\s*:?\s*$", re.IGNORECASE)
 REQUIREMENT_ID = re.compile(r"\b(?:FR|NFR)-\d+(?:\.\d+)*\b")
 
 
@@ -29,19 +32,23 @@ class Line:
 
 
 def prose_lines(body: str, first_line: int) -> Iterator[Line]:
-    """Body lines outside fenced code blocks, with their file line numbers."""
+    """Body lines outside fenced code blocks, with their file line numbers.
+
+    As in CommonMark, a fence closes only with the same character, at least as many of them,
+    and nothing after: a ``` line inside a ```` block is content.
+    """
     fence: str | None = None
     for offset, text in enumerate(body.splitlines()):
-        stripped = text.lstrip()
-        if stripped.startswith(("```", "~~~")):
-            marker = stripped[:3]
-            if fence is None:
-                fence = marker
-            elif marker == fence:
+        match = _FENCE.match(text)
+        if match and fence is None:
+            fence = match.group(1)
+            continue
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                    and not match.group(2).strip():
                 fence = None
             continue
-        if fence is None:
-            yield Line(first_line + offset, text)
+        yield Line(first_line + offset, text)
 
 
 def heading(text: str) -> tuple[int, str] | None:
@@ -104,6 +111,19 @@ def acceptance_criteria(lines: list[Line]) -> tuple[int | None, list[Criterion]]
                     break
                 body.extend(sub.lines)
             return part.line, criteria_in(body)
+    return _labelled_criteria(lines)
+
+
+def _labelled_criteria(lines: list[Line]) -> tuple[int | None, list[Criterion]]:
+    """The list after a "**Acceptance Criteria**:" line, up to the next heading or blank-line gap."""
+    for start, line in enumerate(lines):
+        if _ACCEPTANCE_LABEL.match(line.text):
+            body: list[Line] = []
+            for item in lines[start + 1 :]:
+                if heading(item.text) or (body and not item.text.strip()):
+                    break
+                body.append(item)
+            return line.number, criteria_in(body)
     return None, []
 
 

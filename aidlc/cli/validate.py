@@ -31,6 +31,6 @@ def validate_cmd(app: App, path: str | None, strict: bool) -> None:
         click.echo(render.render_text(report, app.style, strict=strict, quiet=app.verbosity < 0))
     failed = report.summary.errors > 0 or (strict and any(f.severity == Severity.warning for f in report.findings))
     if failed:
-        # Not click's Exit: run_safely calls main(standalone_mode=False), which turns Exit into a
-        # return value it then ignores, so `aidlc validate` exited 0 with errors. SystemExit passes through.
+        # SystemExit rather than click's Exit: under main(standalone_mode=False) click turns Exit into a
+        # return value a caller may drop (it once made `aidlc validate` exit 0 with errors); SystemExit cannot be.
         raise SystemExit(1)

@@ -3,11 +3,14 @@
 A decision binds to the sha256 of the artifact it judged (its fingerprint). When
 a gate judges several files (all the stories of an intent), the fingerprint is a
 digest of their paths and contents, so any change to any of them makes it stale.
+Progress (status fields, checked boxes) is left out of the digest: moving a
+story to complete must not make the approval of its definition stale.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,18 +50,46 @@ def stages_for(bolt: BoltItem) -> tuple[str, ...]:
     return DDD_BOLT_STAGES if bolt.meta is not None and bolt.meta.type == BoltType.ddd else BOLT_STAGES
 
 
+# Progress fields change as work moves on; an approval judges the content, not the progress.
+VOLATILE_KEYS = frozenset({"status", "phase", "updated", "implemented", "assigned_bolt", "started", "completed",
+                           "current_stage", "stages_completed"})
+_CHECKED = re.compile(rb"^(\s*[-*+]\s+)\[[xX]\]", re.MULTILINE)
+_TOP_KEY = re.compile(rb"^([A-Za-z_][\w-]*)\s*:")
+
+
+def content_digest(data: bytes) -> str:
+    """sha256 of a file without its progress: volatile front-matter keys dropped, boxes unchecked."""
+    lines = data.split(b"\n")
+    if lines and lines[0].rstrip() == b"---":
+        kept, dropping, closed = [lines[0]], False, False
+        for index, line in enumerate(lines[1:], start=1):
+            if line.rstrip() == b"---":
+                kept.extend(lines[index:])
+                closed = True
+                break
+            key = _TOP_KEY.match(line)
+            if key:
+                dropping = key.group(1).decode() in VOLATILE_KEYS
+            elif not line.startswith((b" ", b"\t", b"-")) and line.strip():
+                dropping = False
+            if not dropping:
+                kept.append(line)
+        lines = kept if closed else lines
+    return hashlib.sha256(_CHECKED.sub(rb"\1[ ]", b"\n".join(lines))).hexdigest()
+
+
 def digest_files(repo: Path, label: str, files: list[Path]) -> FileDigest | None:
-    """One file: its sha256. Several: sha256 over "path NUL sha256" lines, sorted by path."""
+    """One file: its content digest. Several: sha256 over "path NUL digest" lines, sorted by path."""
     files = sorted(f for f in files if f.is_file())
     if not files:
         return None
     if len(files) == 1:
         path = files[0]
-        return FileDigest(path=path.relative_to(repo).as_posix(), sha256=hashlib.sha256(path.read_bytes()).hexdigest())
+        return FileDigest(path=path.relative_to(repo).as_posix(), sha256=content_digest(path.read_bytes()))
     combined = hashlib.sha256()
     for path in files:
         rel = path.relative_to(repo).as_posix()
-        combined.update(f"{rel}\0{hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
+        combined.update(f"{rel}\0{content_digest(path.read_bytes())}\n".encode())
     return FileDigest(path=label, sha256=combined.hexdigest())
 
 

@@ -8,10 +8,12 @@ from pydantic import BaseModel, Field
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
+from aidlc.gates.catalogue import INTENT_STAGES, GateTarget, fingerprint, stages_for
 from aidlc.model.findings import Finding
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.report.style import Style
 from aidlc.rules import run_rules
+from aidlc.rules.ledger import view
 
 
 class Action(BaseModel):
@@ -42,6 +44,20 @@ class BoltLine(BaseModel):
     current_stage: str | None
 
 
+class LastDecision(BaseModel):
+    stage: str
+    decision: str
+    by: str
+    at: str
+
+
+class GateStatus(BaseModel):
+    kind: str
+    id: str
+    pending: str | None = Field(description="the next gate without an approval, in order; None when all passed")
+    last: LastDecision | None = None
+
+
 class StatusReport(BaseModel):
     version: int = 1
     root: str
@@ -50,6 +66,8 @@ class StatusReport(BaseModel):
     bolts_by_status: dict[str, int]
     intents: list[IntentStatus]
     bolts: list[BoltLine]
+    gates: list[GateStatus]
+    ledger: bool = Field(description="whether the bank has a ledger")
     errors: int
     warnings: int
     next_actions: list[Action]
@@ -93,10 +111,32 @@ def build_status(bank: MemoryBank) -> StatusReport:
         bolts_by_status=_story_counts([b.status for b in bolts]),
         intents=intents,
         bolts=bolts,
+        gates=gate_statuses(bank, index),
+        ledger=view(index) is not None,
         errors=sum(f.severity == Severity.error for f in findings),
         warnings=sum(f.severity == Severity.warning for f in findings),
         next_actions=next_actions(bank, index, findings),
     )
+
+
+def _targets(bank: MemoryBank, index: BankIndex) -> list[GateTarget]:
+    targets = [GateTarget("intent", i.id, INTENT_STAGES, intent=i) for i in bank.intents]
+    return targets + [GateTarget("bolt", b.id, stages_for(b), bolt=b) for b in bank.bolts if b.meta]
+
+
+def gate_statuses(bank: MemoryBank, index: BankIndex) -> list[GateStatus]:
+    led = view(index)
+    if led is None:
+        return []
+    result = []
+    for target in _targets(bank, index):
+        decided = [e for stage in target.stages for e in led.history.decisions.get((target.kind, target.id, stage), [])]
+        last = max(decided, key=lambda e: e.get("seq", 0), default=None)
+        pending = next((s for s in target.stages if not led.history.approved(target.kind, target.id, s)), None)
+        result.append(GateStatus(kind=target.kind, id=target.id, pending=pending, last=None if last is None else
+                                 LastDecision(stage=str(last.get("stage")), decision=str(last.get("decision")),
+                                              by=str((last.get("actor") or {}).get("name")), at=str(last.get("ts")))))
+    return result
 
 
 def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding]) -> list[Action]:
@@ -118,6 +158,12 @@ def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding]) ->
     for finding in findings:
         if finding.code == "AIDLC-COV-001":
             actions.append(Action(reason=finding.message, command=finding.fix))
+    targets = {(t.kind, t.id): t for t in _targets(bank, index)}
+    for gate in gate_statuses(bank, index):
+        target = targets[(gate.kind, gate.id)]
+        if gate.pending and fingerprint(bank, index, target, gate.pending) is not None:
+            actions.append(Action(reason=f"{gate.kind} {gate.id}: the {gate.pending} gate waits for a person's "
+                                         "decision", command=f"aidlc gate approve {gate.id} --stage {gate.pending}"))
     for intent in bank.intents:
         if intent.requirements_doc is not None and not intent.requirements:
             actions.append(Action(reason=f"intent {intent.id} has no requirements yet",
@@ -163,6 +209,15 @@ def render_text(report: StatusReport, style: Style, limit: int = 8) -> str:
             stage = f", stage {bolt.current_stage}" if bolt.current_stage else ""
             lines.append(f"bolt {bolt.id}  [{bolt.status or '?'}{stage}]  unit {bolt.unit}, "
                          f"{bolt.stories} stories, risk {bolt.risk or 'unset'}")
+    if report.gates:
+        lines.append("")
+        for gate in report.gates:
+            last = (f"last: {gate.last.stage} {gate.last.decision} by {gate.last.by} at {gate.last.at}"
+                    if gate.last else "no decisions yet")
+            pending = f"pending gate: {gate.pending}" if gate.pending else "all gates approved"
+            lines.append(f"gates {gate.kind} {gate.id}: {pending}; {last}")
+    elif not report.ledger:
+        lines.extend(["", "no ledger: gate decisions are not recorded (aidlc init creates one)"])
     lines.append("")
     if report.next_actions:
         first, *rest = report.next_actions

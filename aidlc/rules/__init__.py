@@ -6,10 +6,20 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
-from aidlc.rules import coverage, files, identity, references, state, structure  # noqa: F401 - registers rules
+from aidlc.rules import coverage, files, identity, ledger, references, state, structure  # noqa: F401 - registers
 from aidlc.rules.catalogue import CATALOGUE, Rule
 
 __all__ = ["CATALOGUE", "Rule", "run_rules", "validate"]
+
+MAX_MESSAGE = 400  # a message quotes values from the files; a 2 MB value must not become a 2 MB line
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
+    """Cut the middle out of a long message, keeping its start (what) and its end (why)."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 5) // 2
+    return f"{text[:keep]} ... {text[-keep:]}"
 
 
 def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]:
@@ -19,7 +29,7 @@ def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]
         for hit in spec.check(index):
             findings.append(
                 Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
-                        message=hit.message, fix=hit.fix or spec.fix)
+                        message=shorten(hit.message), fix=shorten(hit.fix or spec.fix))
             )
     findings.sort(key=Finding.sort_key)
     return findings

@@ -39,7 +39,7 @@ class Rule:
 
 CATALOGUE: dict[str, Rule] = {}
 
-FAMILIES = ("file", "schema", "identity", "references", "coverage", "structure", "state")
+FAMILIES = ("file", "schema", "identity", "references", "coverage", "structure", "state", "ledger")
 
 
 def rule(code: str, severity: Severity, family: str, summary: str, fix: str) -> Callable[[Check], Check]:

@@ -14,15 +14,16 @@ W = Severity.warning
 @rule("AIDLC-COV-001", W, "coverage", "a Must requirement has no story",
       "write a story for it: `aidlc new story TITLE --unit UNIT --requirements FR-n`")
 def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
+    covered: set[tuple[int, str]] = set()  # (intent, requirement id); FR-1.2 covers FR-1 too
+    for story in index.bank.stories:
+        own = story.unit.intent if story.unit else None
+        for link in story.requirement_links:
+            target, requirement = index.requirement(link, own)
+            parts = requirement.split(".")
+            covered.update((id(target), ".".join(parts[:n])) for n in range(1, len(parts) + 1))
     for intent in index.bank.intents:
-        covered: set[str] = set()
-        for unit in intent.units:
-            for story in unit.stories:
-                for link in story.requirement_links:
-                    parts = link.split(".")
-                    covered.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
         for requirement in intent.requirements:
-            if requirement.block.priority == Priority.must and requirement.id not in covered:
+            if requirement.block.priority == Priority.must and (id(intent), requirement.id) not in covered:
                 assert intent.requirements_doc is not None
                 unit = intent.units[0].id if intent.units else "UNIT"
                 yield Hit(intent.requirements_doc.rel, requirement.block.line,

@@ -24,11 +24,13 @@ def duplicate_ids(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
     stories = defaultdict(list)
     for story in bank.stories:
-        stories[story.id].append(story)
-    for story_id, same in stories.items():
+        # Story numbers restart in every unit (specs.md banks), and links to a story resolve
+        # within the bolt's unit first: an id need only be unique inside its unit.
+        stories[(id(story.unit), story.id)].append(story)
+    for (_unit, story_id), same in stories.items():
         for story in same[1:]:
             yield Hit(story.rel, story.doc.line_of("id"),
-                      f"story id '{story_id}' is also used by {same[0].rel}")
+                      f"story id '{story_id}' is also used by {same[0].rel} in the same unit")
     bolts = defaultdict(list)
     for bolt in bank.bolts:
         bolts[bolt.id].append(bolt)

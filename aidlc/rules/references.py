@@ -30,11 +30,18 @@ def story_requirement(index: BankIndex) -> Iterator[Hit]:
             continue
         front = set(_names(story.meta.requirements if story.meta else None))
         for link in story.requirement_links:
-            if not intent.defines(link):
-                line = story.doc.line_of("requirements") if link in front else story.related_line
-                yield Hit(story.rel, line,
-                          f"story {story.id} links requirement {link}, which intent {intent.id} does not define",
-                          f"add `### {link}: ...` to {intent.requirements_doc.rel} or correct the link")
+            target, requirement = index.requirement(link, intent)
+            if target is not None and target.defines(requirement):
+                continue
+            line = story.doc.line_of_item("requirements", link) if link in front else story.related_line
+            if target is None:
+                yield Hit(story.rel, line, f"story {story.id} links requirement {link}, whose intent does not exist",
+                          "name the requirement as FR-n (own intent) or INTENT-FOLDER/FR-n")
+                continue
+            where = target.requirements_doc.rel if target.requirements_doc else f"{target.rel}/requirements.md"
+            yield Hit(story.rel, line,
+                      f"story {story.id} links requirement {link}, which intent {target.id} does not define",
+                      f"add `### {requirement}: ...` to {where} or correct the link")
 
 
 @rule("AIDLC-REF-002", E, "references", "a story names a unit that does not exist or is not its folder",
@@ -78,7 +85,7 @@ def bolt_story(index: BankIndex) -> Iterator[Hit]:
         unit = index.unit(bolt.meta.unit)
         for name in _names(bolt.meta.stories):
             if index.story(name, unit) is None:
-                yield Hit(bolt.rel, bolt.doc.line_of("stories"),
+                yield Hit(bolt.rel, bolt.doc.line_of_item("stories", name),
                           f"bolt {bolt.id} lists story '{name}', which does not exist")
 
 
@@ -92,7 +99,7 @@ def bolt_unit(index: BankIndex) -> Iterator[Hit]:
         for key, names in (("unit", _names(bolt.meta.unit)), ("requires_units", _names(bolt.meta.requires_units))):
             for name in names:
                 if index.unit(name, intent) is None:
-                    yield Hit(bolt.rel, bolt.doc.line_of(key),
+                    yield Hit(bolt.rel, bolt.doc.line_of_item(key, name),
                               f"bolt {bolt.id} names unit '{name}' in `{key}`, which does not exist")
 
 
@@ -105,7 +112,7 @@ def bolt_bolt(index: BankIndex) -> Iterator[Hit]:
         for key in ("requires_bolts", "enables_bolts"):
             for name in _names(getattr(bolt.meta, key)):
                 if index.bolt(name) is None:
-                    yield Hit(bolt.rel, bolt.doc.line_of(key),
+                    yield Hit(bolt.rel, bolt.doc.line_of_item(key, name),
                               f"bolt {bolt.id} names bolt '{name}' in `{key}`, which does not exist")
 
 
@@ -120,8 +127,9 @@ def bolt_intent(index: BankIndex) -> Iterator[Hit]:
             yield Hit(bolt.rel, bolt.doc.line_of("intent"),
                       f"bolt {bolt.id} names intent '{bolt.meta.intent}', which does not exist")
             continue
-        unit = index.unit(bolt.meta.unit)
-        if unit is not None and unit.intent is not intent and index.unit(bolt.meta.unit, intent) is None:
+        # index.unit prefers a unit of `intent` and falls back to any: a unit of another intent is a mismatch.
+        unit = index.unit(bolt.meta.unit, intent)
+        if unit is not None and unit.intent is not intent:
             assert unit.intent is not None
             yield Hit(bolt.rel, bolt.doc.line_of("intent"),
                       f"bolt {bolt.id} names intent '{bolt.meta.intent}' but its unit "

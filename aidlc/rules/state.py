@@ -31,10 +31,11 @@ def complete_story_checked(index: BankIndex) -> Iterator[Hit]:
 def complete_story_implemented(index: BankIndex) -> Iterator[Hit]:
     for story in index.bank.stories:
         if story.meta is not None and story.meta.status == StoryStatus.complete \
-                and story.meta.implemented is not True:
+                and story.meta.implemented is not True and not story.bad("implemented"):
             yield Hit(story.rel, story.doc.line_of("implemented" if "implemented" in (story.doc.meta or {})
                                                    else "status"),
-                      f"story {story.id} is complete but implemented is {story.meta.implemented!r}")
+                      f"story {story.id} is complete but `implemented` is "
+                      + ("false" if story.meta.implemented is False else "missing"))
 
 
 @rule("AIDLC-STATE-003", E, "state", "a bolt is complete but some of its stories are not",
@@ -46,8 +47,10 @@ def complete_bolt_stories(index: BankIndex) -> Iterator[Hit]:
         unit = index.unit(bolt.meta.unit)
         for name in bolt.meta.stories:
             story = index.story(name, unit)
-            if story is not None and story.meta is not None and story.meta.status != StoryStatus.complete:
-                yield Hit(bolt.rel, bolt.doc.line_of("stories"),
+            # A story without a valid status is a schema finding, not a claim about its progress.
+            if story is not None and story.meta is not None and story.meta.status is not None \
+                    and story.meta.status != StoryStatus.complete:
+                yield Hit(bolt.rel, bolt.doc.line_of_item("stories", name),
                           f"bolt {bolt.id} is complete but its story {story.id} is {story.meta.status}")
 
 
@@ -93,7 +96,7 @@ def dependency_cycles(index: BankIndex) -> Iterator[Hit]:
                 cursors.pop()
             elif state.get(id(nxt)) == 1:
                 cycle = [*path[path.index(nxt):], nxt]
-                yield Hit(nxt.rel, nxt.doc.line_of("requires_bolts"),
+                yield Hit(nxt.rel, nxt.doc.line_of_item("requires_bolts", cycle[1].folder),
                           "dependency cycle: " + " -> ".join(b.id for b in cycle))
             elif not state.get(id(nxt)):
                 state[id(nxt)] = 1
@@ -108,9 +111,9 @@ def bolt_timestamps(index: BankIndex) -> Iterator[Hit]:
         meta = bolt.meta
         if meta is None or meta.status not in (BoltStatus.in_progress, BoltStatus.complete):
             continue
-        if meta.started is None:
+        if meta.started is None and not bolt.bad("started"):  # a malformed value is a schema finding
             yield Hit(bolt.rel, bolt.doc.line_of("status"), f"bolt {bolt.id} is {meta.status} but has no `started`")
-        if meta.status == BoltStatus.complete and meta.completed is None:
+        if meta.status == BoltStatus.complete and meta.completed is None and not bolt.bad("completed"):
             yield Hit(bolt.rel, bolt.doc.line_of("status"), f"bolt {bolt.id} is complete but has no `completed`")
 
 
@@ -123,7 +126,8 @@ def dependencies_complete(index: BankIndex) -> Iterator[Hit]:
             continue
         for name in meta.requires_bolts if isinstance(meta.requires_bolts, list) else []:
             required = index.bolt(name)
-            if required is not None and required.meta is not None and required.meta.status != BoltStatus.complete:
-                yield Hit(bolt.rel, bolt.doc.line_of("requires_bolts"),
+            if required is not None and required.meta is not None and required.meta.status is not None \
+                    and required.meta.status != BoltStatus.complete:
+                yield Hit(bolt.rel, bolt.doc.line_of_item("requires_bolts", name),
                           f"bolt {bolt.id} is {meta.status} but the bolt it requires, "
                           f"{required.id}, is {required.meta.status}")

@@ -23,8 +23,8 @@ _VAGUE = re.compile(
 
 
 def is_binary(criterion: Criterion) -> bool:
-    """A checkbox with one observable outcome: no opinion words."""
-    return criterion.checkbox and not _VAGUE.search(criterion.text)
+    """A checkbox with one observable outcome: some text, and no opinion words."""
+    return criterion.checkbox and bool(criterion.text) and not _VAGUE.search(criterion.text)
 
 
 @rule("AIDLC-STRUCT-001", W, "structure", "a story has no acceptance criteria",
@@ -44,10 +44,17 @@ def criteria_are_binary(index: BankIndex) -> Iterator[Hit]:
         loose = [c for c in story.criteria if not is_binary(c)]
         if loose:
             first = loose[0]
-            why = "is not a checkbox" if not first.checkbox else f"is vague ('{_VAGUE.search(first.text).group(0)}')"  # type: ignore[union-attr]
+            why = _why_not_binary(first)
             yield Hit(story.rel, first.line,
                       f"{len(loose)} of {len(story.criteria)} acceptance criteria are not binary; "
                       f"line {first.line} {why}: {first.text[:80]!r}")
+
+
+def _why_not_binary(criterion: Criterion) -> str:
+    if not criterion.checkbox:
+        return "is not a checkbox"
+    vague = _VAGUE.search(criterion.text)
+    return f"is vague ('{vague.group(0)}')" if vague else "is an empty checkbox"
 
 
 # DDD bolts write a file per design stage before code: DESIGN section 2.
@@ -78,7 +85,7 @@ def stage_artifacts_exist(index: BankIndex) -> Iterator[Hit]:
             if artifact is None and isinstance(stage, dict):
                 artifact = stage.get("artifact")
             if isinstance(artifact, str) and "/" not in artifact and artifact not in bolt.files:
-                yield Hit(bolt.rel, bolt.doc.line_of("stages_completed"),
+                yield Hit(bolt.rel, bolt.doc.line_of_item("stages_completed", artifact),
                           f"bolt {bolt.id} records a completed stage whose artifact {artifact} does not exist")
 
 

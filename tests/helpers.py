@@ -1,0 +1,327 @@
+"""A small, clean memory bank in a real git repo, and the tools a test uses to break one thing in it.
+
+The clean bank validates with zero findings of any severity. Every broken-fixture
+test starts from it, changes one line (or one file) and asserts the exact finding.
+Work is in progress, nothing is complete: a completion without a ledger is itself a
+finding (AIDLC-LEDGER-007), so tests that need one call `complete_first_bolt`.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from aidlc.bank.config import load_config
+from aidlc.bank.loader import load_bank
+from aidlc.model.findings import Finding, ValidationReport
+from aidlc.rules import validate
+
+MB = "memory-bank"
+INTENT = f"{MB}/intents/001-checkout"
+PROJECT = f"{MB}/project.yaml"
+REQUIREMENTS = f"{INTENT}/requirements.md"
+UNIT_DIR = f"{INTENT}/units/001-checkout-api"
+UNIT_BRIEF = f"{UNIT_DIR}/unit-brief.md"
+STORY1 = f"{UNIT_DIR}/stories/001-pay-by-card.md"
+STORY2 = f"{UNIT_DIR}/stories/002-refund-order.md"
+BOLT1_DIR = f"{MB}/bolts/001-checkout-api"
+BOLT1 = f"{BOLT1_DIR}/bolt.md"
+BOLT2_DIR = f"{MB}/bolts/002-checkout-refunds"
+BOLT2 = f"{BOLT2_DIR}/bolt.md"
+RUNBOOK = f"{MB}/operations/runbooks/deploy.md"
+
+CLEAN_FILES: dict[str, str] = {
+    PROJECT: """\
+project_type: web-app
+initialized_at: 2026-11-30T08:00:00Z
+name: shop
+""",
+    f"{MB}/standards/tech-stack.md": "# Tech stack\n\nPython 3.12, PostgreSQL.\n",
+    REQUIREMENTS: """\
+---
+intent: 001-checkout
+phase: inception
+status: approved
+created: 2026-11-30T08:00:00Z
+updated: 2026-11-30T09:00:00+01:00
+---
+
+# Intent: Checkout
+
+Buyers pay for their cart and can get their money back.
+
+## Functional Requirements
+
+### FR-1: Pay by card
+
+**Priority**: Must
+
+**Acceptance Criteria**:
+- [ ] **Given** a cart, **When** the buyer pays by card, **Then** an order is created
+
+### FR-2: Refund an order
+
+**Priority**: Should
+
+**Acceptance Criteria**:
+- [ ] **Given** a paid order, **When** support refunds it, **Then** the card is credited
+
+## Non-Functional Requirements
+
+### NFR-1: Payment latency
+
+**Priority**: Must
+
+**Acceptance Criteria**:
+- [ ] **Given** 100 concurrent buyers, **When** they pay, **Then** the p95 latency is under 800 ms
+""",
+    f"{INTENT}/system-context.md": "# System context\n\nThe card processor is the fact source for payments.\n",
+    f"{INTENT}/units.md": "# Units\n\n| requirement | unit |\n|---|---|\n| FR-1, FR-2, NFR-1 | 001-checkout-api |\n",
+    UNIT_BRIEF: """\
+---
+unit: 001-checkout-api
+intent: 001-checkout
+phase: construction
+status: in-progress
+created: 2026-11-30T08:00:00Z
+updated: 2026-11-30T08:00:00Z
+---
+
+# Unit: Checkout API
+
+The HTTP API that takes payments and refunds.
+""",
+    STORY1: """\
+---
+id: 001-pay-by-card
+unit: 001-checkout-api
+intent: 001-checkout
+status: in-progress
+priority: must
+created: 2026-11-30T08:00:00Z
+assigned_bolt: 001-checkout-api
+implemented: false
+requirements: [FR-1, NFR-1]
+---
+
+# Story: Pay by card
+
+**As a** buyer **I want** to pay by card **so that** I get my order.
+
+## Acceptance Criteria
+
+- [x] **Given** a cart with one item, **When** the buyer pays with a valid card, **Then** an order is created
+- [ ] **Given** a declined card, **When** the buyer pays, **Then** no order is created and the reason is shown
+""",
+    STORY2: """\
+---
+id: 002-refund-order
+unit: checkout-api
+intent: 001-checkout
+status: ready
+priority: should
+created: 2026-11-30T08:00:00Z
+assigned_bolt: 002-checkout-refunds
+implemented: false
+---
+
+# Story: Refund an order
+
+**Related Requirements**: FR-2 / NFR-1
+
+## Acceptance Criteria
+
+- [ ] **Given** a paid order, **When** support refunds it, **Then** the card is credited with the full amount
+""",
+    BOLT1: """\
+---
+id: 001-checkout-api
+unit: 001-checkout-api
+intent: 001-checkout
+type: simple-construction-bolt
+status: in-progress
+stories:
+  - 001-pay-by-card
+created: 2026-11-30T08:00:00Z
+started: 2026-11-30T09:00:00Z
+completed: null
+current_stage: implement
+stages_completed:
+  - name: plan
+    completed: 2026-11-30T10:00:00Z
+    artifact: implementation-plan.md
+  - design: 2026-11-30T11:00:00+01:00
+requires_bolts: []
+enables_bolts:
+  - 002-checkout-refunds
+requires_units: []
+blocks: false
+complexity:
+  avg_complexity: 2
+risk: low
+scope:
+  - "src/checkout/**"
+---
+
+# Bolt: checkout API
+""",
+    f"{BOLT1_DIR}/implementation-plan.md": "# Plan\n\nAdd the payment endpoint.\n",
+    BOLT2: """\
+---
+id: 002-checkout-refunds
+unit: checkout-api
+intent: 001-checkout
+type: simple-construction-bolt
+status: planned
+stories: [002-refund-order]
+created: 2026-12-01T08:00:00Z
+started: null
+completed: null
+current_stage: null
+stages_completed: []
+requires_bolts:
+  - 001-checkout-api
+enables_bolts: []
+requires_units: [001-checkout-api]
+risk: medium
+---
+
+# Bolt: refunds
+""",
+    RUNBOOK: """\
+# Runbook: deploy the checkout API
+
+## Trigger
+A release tag is pushed.
+
+## Owner
+The on-call engineer.
+
+## Scope
+The checkout API only.
+
+## Steps
+1. Run the deploy job.
+
+## Verification
+The health endpoint answers 200.
+
+## Communication
+Post in #releases.
+""",
+}
+
+
+def complete_first_bolt(bank: Bank) -> None:
+    """Bolt 001 and its story done, as the state rules want it: boxes checked, implemented, timestamps."""
+    bank.set_key(BOLT1, "status", "complete")
+    bank.set_key(BOLT1, "completed", "2026-12-01T17:00:00Z")
+    bank.set_key(STORY1, "status", "complete")
+    bank.set_key(STORY1, "implemented", "true")
+    bank.replace(STORY1, "- [ ] **Given** a declined card", "- [x] **Given** a declined card")
+
+
+def git_init(root: Path) -> None:
+    root.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
+
+
+@dataclass
+class Bank:
+    """A memory bank on disk; paths are relative to the repo root, as findings report them."""
+
+    root: Path
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel
+
+    def read(self, rel: str) -> str:
+        return self.path(rel).read_text(encoding="utf-8")
+
+    def write(self, rel: str, text: str) -> None:
+        path = self.path(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="")
+
+    def write_bytes(self, rel: str, data: bytes) -> None:
+        path = self.path(rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+    def remove(self, rel: str) -> None:
+        self.path(rel).unlink()
+
+    def replace(self, rel: str, old: str, new: str) -> None:
+        """Replace the one occurrence of `old` (a test that edits nothing must fail loudly)."""
+        text = self.read(rel)
+        assert text.count(old) == 1, f"{old!r} occurs {text.count(old)} times in {rel}"
+        self.write(rel, text.replace(old, new))
+
+    def set_key(self, rel: str, key: str, value: str | None) -> int:
+        """Rewrite (or with None, drop) one top-level front-matter key, block lists included.
+
+        `value` is raw YAML text. Returns the line the key is on (after the edit).
+        """
+        lines = self.read(rel).splitlines(keepends=True)
+        start = next(i for i, line in enumerate(lines) if line.startswith(f"{key}:"))
+        end = start + 1
+        while end < len(lines) and lines[end].startswith((" ", "\t")):
+            end += 1
+        lines[start:end] = [] if value is None else [f"{key}: {value}\n"]
+        self.write(rel, "".join(lines))
+        return start + 1
+
+    def add_key(self, rel: str, key: str, value: str) -> int:
+        """Add a key as the last front-matter line; returns its line."""
+        lines = self.read(rel).splitlines(keepends=True)
+        close = lines.index("---\n", 1)
+        lines.insert(close, f"{key}: {value}\n")
+        self.write(rel, "".join(lines))
+        return close + 1
+
+    def line(self, rel: str, needle: str, nth: int = 1) -> int:
+        """1-based line number of the nth line containing `needle`."""
+        text = self.path(rel).read_bytes().decode("utf-8", "replace")  # broken bytes still have lines
+        hits = [n for n, line in enumerate(text.splitlines(), start=1) if needle in line]
+        assert len(hits) >= nth, f"{needle!r} not found {nth} time(s) in {rel}"
+        return hits[nth - 1]
+
+    def report(self) -> ValidationReport:
+        return validate(load_bank(self.root, load_config(self.root)))
+
+    def findings(self, code: str | None = None) -> list[Finding]:
+        return [f for f in self.report().findings if code is None or f.code == code]
+
+    def snapshot(self) -> dict[str, tuple[int, int, bytes]]:
+        """Every file under the repo (but .git) with its mtime, size and bytes."""
+        result = {}
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            for name in files:
+                path = Path(folder) / name
+                stat = path.stat()
+                result[path.relative_to(self.root).as_posix()] = (stat.st_mtime_ns, stat.st_size, path.read_bytes())
+        return result
+
+
+def build_clean_bank(root: Path) -> Bank:
+    git_init(root)
+    bank = Bank(root)
+    for rel, text in CLEAN_FILES.items():
+        bank.write(rel, text)
+    return bank
+
+
+def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`python -m aidlc ARGS` in a real subprocess (the installed entry point's code path)."""
+    full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    full_env.pop("CI", None)
+    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=cwd, env=full_env,
+                          capture_output=True, text=True, encoding="utf-8")
+
+
+def summary_line(text: str) -> str:
+    return next(line for line in text.splitlines() if line.startswith("validation "))

@@ -1,0 +1,360 @@
+"""`aidlc validate` and `aidlc rules` as a person, an agent and CI run them: in-process and as a real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from aidlc.cli import cli
+from aidlc.rules import CATALOGUE
+from tests.helpers import BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, git_init, run_cli, summary_line
+
+ANSI = re.compile(r"\x1b\[")
+
+
+def invoke(*args: str) -> Result:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert "Traceback" not in result.output
+    return result
+
+
+def break_with_one_error(bank: Bank) -> int:
+    return bank.set_key(STORY1, "status", "done")
+
+
+def break_with_one_warning(bank: Bank) -> int:
+    return bank.set_key(UNIT_BRIEF, "updated", "2026-12-01")
+
+
+# --- text output ---------------------------------------------------------------------------------
+
+
+def test_clean_bank_passes(bank: Bank) -> None:
+    result = invoke("--repo", str(bank.root), "validate")
+    assert result.exit_code == 0
+    assert result.stdout.strip() == "validation passed: 8 files, 0 errors, 0 warnings, 0 notes"
+    assert "Next steps" not in result.output
+
+
+def test_path_argument_may_be_the_repo_or_its_memory_bank(bank: Bank) -> None:
+    for target in (bank.root, bank.root / "memory-bank"):
+        result = invoke("validate", str(target))
+        assert result.exit_code == 0, result.output
+        assert summary_line(result.stdout) == "validation passed: 8 files, 0 errors, 0 warnings, 0 notes"
+
+
+def test_error_finding_line_fix_next_steps_and_summary(bank: Bank) -> None:
+    line = break_with_one_error(bank)
+    result = invoke("--repo", str(bank.root), "validate")
+    assert result.exit_code == 1
+    out = result.stdout.splitlines()
+    head = (f"  ✗ [ERROR] {STORY1}:{line} AIDLC-SCHEMA-002 'status' is 'done', expected one of 'draft', 'ready', "
+            "'in-progress', 'complete' or 'blocked'")
+    assert out[0] == STORY1
+    assert out[1] == head
+    assert out[2] == "      fix: " + CATALOGUE["AIDLC-SCHEMA-002"].fix
+    assert summary_line(result.stdout) == "validation failed: 8 files, 1 errors, 0 warnings, 0 notes"
+    steps = out[out.index("Next steps:") + 1 :]
+    assert steps[0].startswith("  aidlc rules AIDLC-SCHEMA-002")
+    assert any(step.startswith("  aidlc validate --format json") for step in steps)
+
+
+def test_findings_without_a_line_show_only_the_path(bank: Bank) -> None:
+    bank.remove(REQUIREMENTS)
+    result = invoke("--repo", str(bank.root), "validate")
+    assert f"  ! [WARNING] {REQUIREMENTS} AIDLC-FILE-006 intent 001-checkout has no requirements.md" in result.stdout
+
+
+def test_warnings_only_exit_zero(bank: Bank) -> None:
+    line = break_with_one_warning(bank)
+    result = invoke("--repo", str(bank.root), "validate")
+    assert result.exit_code == 0
+    assert f"  ! [WARNING] {UNIT_BRIEF}:{line} AIDLC-SCHEMA-005 'updated' is the bare date 2026-12-01" in result.stdout
+    assert summary_line(result.stdout) == "validation passed: 8 files, 0 errors, 1 warnings, 0 notes"
+
+
+def test_strict_makes_warnings_fail(bank: Bank) -> None:
+    break_with_one_warning(bank)
+    result = invoke("--repo", str(bank.root), "validate", "--strict")
+    assert result.exit_code == 1
+    assert summary_line(result.stdout) == (
+        "validation failed: 8 files, 0 errors, 1 warnings, 0 notes (--strict: warnings fail)")
+    assert "Next steps:" in result.stdout
+
+
+def test_notes_never_fail_even_with_strict(bank: Bank) -> None:
+    bank.replace(REQUIREMENTS, "**Priority**: Should\n", "")
+    result = invoke("--repo", str(bank.root), "validate", "--strict")
+    assert result.exit_code == 0
+    assert "  i [INFO] " in result.stdout and "AIDLC-STRUCT-006" in result.stdout
+    quiet = invoke("-q", "--repo", str(bank.root), "validate")
+    assert "AIDLC-STRUCT-006" not in quiet.stdout
+    assert summary_line(quiet.stdout) == "validation passed: 8 files, 0 errors, 0 warnings, 1 notes"
+
+
+def test_text_output_has_no_colour_without_a_terminal(bank: Bank) -> None:
+    break_with_one_error(bank)
+    assert not ANSI.search(invoke("--repo", str(bank.root), "validate").output)
+
+
+# --- JSON output ---------------------------------------------------------------------------------
+
+
+def test_json_is_one_document_with_relative_posix_paths(bank: Bank) -> None:
+    line = break_with_one_error(bank)
+    bank.remove(REQUIREMENTS)
+    result = invoke("--format", "json", "--repo", str(bank.root), "validate")
+    assert result.exit_code == 1
+    doc = json.loads(result.stdout)  # the whole of stdout is one document
+    assert set(doc) == {"version", "root", "findings", "summary"}
+    assert doc["version"] == 1
+    assert doc["root"] == str(bank.root.resolve())
+    assert doc["summary"] == {"files": 7, "errors": 1, "warnings": 1, "infos": 0}
+    assert [(f["code"], f["path"], f["line"]) for f in doc["findings"]] == [
+        ("AIDLC-FILE-006", REQUIREMENTS, None), ("AIDLC-SCHEMA-002", STORY1, line)]
+    for finding in doc["findings"]:
+        assert set(finding) == {"code", "severity", "path", "line", "message", "fix"}
+        assert not finding["path"].startswith("/") and "\\" not in finding["path"]
+        assert (bank.root / finding["path"]).parent.exists()
+    assert doc["findings"][1]["severity"] == "error"
+
+
+def test_json_clean(bank: Bank) -> None:
+    result = invoke("--format", "json", "--repo", str(bank.root), "validate")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["findings"] == []
+
+
+def test_json_verbose_keeps_prose_on_stderr(bank: Bank) -> None:
+    result = invoke("-v", "--format", "json", "--repo", str(bank.root), "validate")
+    assert json.loads(result.stdout)["summary"]["files"] == 8
+    assert "validating memory-bank/" in result.stderr
+
+
+def test_json_strict_with_warnings_exits_one(bank: Bank) -> None:
+    break_with_one_warning(bank)
+    result = invoke("--format", "json", "--repo", str(bank.root), "validate", "--strict")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout)["summary"]["warnings"] == 1
+
+
+# --- validate never writes -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [(), ("--strict",), ("--format", "json")], ids=["text", "strict", "json"])
+def test_validate_writes_nothing(bank: Bank, args: tuple[str, ...]) -> None:
+    break_with_one_error(bank)
+    bank.write_bytes(STORY2, b"\xff\xfe broken")
+    before = bank.snapshot()
+    git_before = sorted(p.relative_to(bank.root).as_posix() for p in (bank.root / ".git").rglob("*"))
+    fmt, rest = (list(args[:2]), list(args[2:])) if args[:1] == ("--format",) else ([], list(args))
+    invoke(*fmt, "--repo", str(bank.root), "validate", *rest)
+    assert bank.snapshot() == before
+    assert sorted(p.relative_to(bank.root).as_posix() for p in (bank.root / ".git").rglob("*")) == git_before
+    assert not (bank.root / ".aidlc").exists()
+
+
+def test_validate_process_writes_nothing(bank: Bank) -> None:
+    break_with_one_error(bank)
+    before = bank.snapshot()
+    proc = run_cli("validate", cwd=bank.root)
+    assert proc.returncode == 1
+    assert bank.snapshot() == before
+    assert not (bank.root / ".aidlc").exists()
+
+
+# --- unreadable files ----------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads a chmod 000 file anyway")
+def test_chmod_000_file_is_a_finding(bank: Bank) -> None:
+    bank.path(STORY2).chmod(0)
+    try:
+        result = invoke("--repo", str(bank.root), "validate")
+    finally:
+        bank.path(STORY2).chmod(0o644)
+    assert result.exit_code == 1
+    assert f"{STORY2} AIDLC-FILE-004" in result.stdout
+
+
+def test_unreadable_file_is_a_finding_not_a_crash(bank: Bank, monkeypatch: pytest.MonkeyPatch) -> None:
+    locked, real = bank.path(STORY2), Path.read_bytes
+
+    def read_bytes(self: Path) -> bytes:
+        if self == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    result = invoke("--repo", str(bank.root), "validate")
+    assert result.exit_code == 1
+    assert f"  ✗ [ERROR] {STORY2} AIDLC-FILE-004 Permission denied" in result.stdout
+
+
+# --- a real process: exit codes, streams, no tracebacks ------------------------------------------
+
+
+def test_process_clean_text(bank: Bank) -> None:
+    proc = run_cli("validate", cwd=bank.root)
+    assert proc.returncode == 0
+    assert proc.stdout == "validation passed: 8 files, 0 errors, 0 warnings, 0 notes\n"
+    assert proc.stderr == ""
+
+
+def test_process_errors_exit_one_with_findings_on_stdout(bank: Bank) -> None:
+    line = break_with_one_error(bank)
+    proc = run_cli("validate", cwd=bank.root / "memory-bank" / "intents")  # found from a subfolder too
+    assert proc.returncode == 1
+    assert f"✗ [ERROR] {STORY1}:{line} AIDLC-SCHEMA-002" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+def test_process_json_with_errors(bank: Bank) -> None:
+    break_with_one_error(bank)
+    proc = run_cli("--format", "json", "validate", str(bank.root))
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert doc["summary"]["errors"] == 1
+    assert proc.stderr == ""
+
+
+def test_process_warnings_only_and_strict(bank: Bank) -> None:
+    break_with_one_warning(bank)
+    assert run_cli("validate", cwd=bank.root).returncode == 0
+    assert run_cli("validate", "--strict", cwd=bank.root).returncode == 1
+    assert run_cli("--format=json", "validate", "--strict", cwd=bank.root).returncode == 1
+
+
+def assert_usage_error(proc, *words: str) -> None:  # type: ignore[no-untyped-def]
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
+    assert proc.stderr.startswith("error: ")
+    assert "Next steps:" in proc.stderr
+    for word in words:
+        assert word in proc.stderr
+
+
+def test_process_no_memory_bank(tmp_path: Path) -> None:
+    git_init(tmp_path / "empty")
+    proc = run_cli("validate", cwd=tmp_path / "empty")
+    assert_usage_error(proc, "no memory bank at", "aidlc init")
+    assert proc.stdout == ""
+
+
+def test_process_no_memory_bank_json(tmp_path: Path) -> None:
+    git_init(tmp_path / "empty")
+    proc = run_cli("--format", "json", "validate", str(tmp_path / "empty"))
+    assert proc.returncode == 2
+    doc = json.loads(proc.stdout)
+    assert doc["version"] == 1 and doc["error"]["exit_code"] == 2
+    assert "no memory bank" in doc["error"]["message"]
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "words"),
+    [("version: 1\nmemory_bank: [memory-bank\n", ("aidlc.yaml:2", "invalid YAML")),
+     ("version: 7\n", ("aidlc.yaml:1", "version")),
+     ("- memory_bank\n", ("aidlc.yaml:1", "mapping")),
+     ("version: 1\nunknown_key: x\n", ("aidlc.yaml:2", "unknown_key")),
+     ("version: 1\nmemory_bank: elsewhere\n", ("no memory bank",))],
+    ids=["bad-yaml", "bad-version", "not-a-mapping", "unknown-key", "bank-elsewhere"],
+)
+def test_process_malformed_config(bank: Bank, config: str, words: tuple[str, ...]) -> None:
+    bank.write("aidlc.yaml", config)
+    assert_usage_error(run_cli("validate", cwd=bank.root), *words)
+
+
+def test_process_config_not_utf8(bank: Bank) -> None:
+    bank.write_bytes("aidlc.yaml", b"version: 1\nmemory_bank: m\xe9moire\n")
+    assert_usage_error(run_cli("validate", cwd=bank.root), "aidlc.yaml:2", "not UTF-8")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("validate", "--bogus"), ("--format", "xml", "validate"), ("validate", "a", "b"), ("--repo", "/nonexistent/x",
+                                                                                       "validate")],
+    ids=["unknown-option", "bad-format", "extra-argument", "missing-repo"],
+)
+def test_process_bad_options(bank: Bank, args: tuple[str, ...]) -> None:
+    assert_usage_error(run_cli(*args, cwd=bank.root))
+
+
+def test_process_broken_bank_never_tracebacks(bank: Bank) -> None:
+    bank.write_bytes(STORY1, b"\xff")
+    bank.write(STORY2, "---\n- a\n---\n")
+    bank.write(BOLT2, "---\nid: [\n---\n")
+    bank.write("memory-bank/project.yaml", "1: 2\nnull: x\n")
+    bank.set_key(UNIT_BRIEF, "created", "9" * 5000)
+    proc = run_cli("--format", "json", "validate", cwd=bank.root)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    codes = {f["code"] for f in json.loads(proc.stdout)["findings"]}
+    assert {"AIDLC-FILE-001", "AIDLC-FILE-002", "AIDLC-FILE-003"} <= codes
+
+
+# --- aidlc rules ---------------------------------------------------------------------------------
+
+
+def test_rules_lists_the_whole_catalogue() -> None:
+    result = invoke("rules")
+    assert result.exit_code == 0
+    rows = [line.split(None, 3) for line in result.stdout.splitlines()]
+    assert [row[0] for row in rows] == list(CATALOGUE)
+    for code, severity, family, summary in rows:
+        rule = CATALOGUE[code]
+        assert (severity, family, summary) == (rule.severity.value, rule.family, rule.summary)
+
+
+def test_rules_verbose_shows_fixes() -> None:
+    lines = invoke("-v", "rules").stdout.splitlines()
+    assert len(lines) == 2 * len(CATALOGUE)
+    assert lines[1].strip() == "fix: " + next(iter(CATALOGUE.values())).fix
+
+
+@pytest.mark.parametrize("code", ["AIDLC-REF-001", "aidlc-ref-001"])
+def test_rules_explains_one_code(code: str) -> None:
+    result = invoke("rules", code)
+    assert result.exit_code == 0
+    first, second = result.stdout.splitlines()
+    assert first.split(None, 3) == ["AIDLC-REF-001", "error", "references", CATALOGUE["AIDLC-REF-001"].summary]
+    assert second.strip() == "fix: " + CATALOGUE["AIDLC-REF-001"].fix
+
+
+def test_rules_json() -> None:
+    result = invoke("--format", "json", "rules")
+    doc = json.loads(result.stdout)
+    assert doc["version"] == 1
+    assert [r["code"] for r in doc["rules"]] == list(CATALOGUE)
+    assert set(doc["rules"][0]) == {"code", "severity", "family", "checks", "fix"}
+    one = json.loads(invoke("--format", "json", "rules", "AIDLC-STATE-005").stdout)
+    assert one["rules"] == [{"code": "AIDLC-STATE-005", "severity": "error", "family": "state",
+                             "checks": CATALOGUE["AIDLC-STATE-005"].summary, "fix": CATALOGUE["AIDLC-STATE-005"].fix}]
+
+
+def test_rules_process_text_json_and_unknown_code(tmp_path: Path) -> None:
+    text = run_cli("rules", cwd=tmp_path)
+    assert text.returncode == 0 and len(text.stdout.splitlines()) == len(CATALOGUE)
+    doc = run_cli("--format", "json", "rules", "AIDLC-REF-001", cwd=tmp_path)
+    assert doc.returncode == 0 and json.loads(doc.stdout)["rules"][0]["code"] == "AIDLC-REF-001"
+    unknown = run_cli("rules", "AIDLC-NOPE-001", cwd=tmp_path)
+    assert_usage_error(unknown, "no rule AIDLC-NOPE-001", "aidlc rules")
+
+
+def test_every_code_a_finding_names_is_explained_by_rules(bank: Bank) -> None:
+    break_with_one_error(bank)
+    doc = json.loads(invoke("--format", "json", "--repo", str(bank.root), "validate").stdout)
+    for finding in doc["findings"]:
+        assert invoke("rules", finding["code"]).exit_code == 0
+
+
+def test_module_entry_point_matches_console_script() -> None:
+    assert Path(sys.executable).exists()
+    version = run_cli("--version")
+    assert version.returncode == 0 and version.stdout.startswith("aidlc, version ")
