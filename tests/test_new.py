@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,15 +19,6 @@ def aidlc(root: Path, *args: str) -> tuple[int, dict]:
     result = CliRunner().invoke(cli, ["--repo", str(root), "--format", "json", *args])
     document = json.loads(result.stdout) if result.stdout.strip() else {}
     return result.exit_code, document
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    proc = subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True,
-                          text=True, env={"PATH": "/usr/bin:/bin", "CI": "true"})
-    assert proc.returncode == 0, proc.stderr
-    return root
 
 
 def build_chain(root: Path) -> None:

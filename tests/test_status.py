@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from aidlc.cli import cli
-from tests.test_new import aidlc, build_chain, repo  # noqa: F401 - the repo fixture
+from tests.test_new import aidlc, build_chain
 
 
 def status(root: Path) -> dict:

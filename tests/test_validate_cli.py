@@ -232,7 +232,9 @@ def test_process_warnings_only_and_strict(bank: Bank) -> None:
 
 
 def assert_usage_error(proc, *words: str) -> None:  # type: ignore[no-untyped-def]
-    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    """Exit 2, `error: ...` and the next steps on stderr, no traceback: a process or a CliRunner result."""
+    code = proc.returncode if hasattr(proc, "returncode") else proc.exit_code
+    assert code == 2, (proc.stdout, proc.stderr)
     assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout
     assert proc.stderr.startswith("error: ")
     assert "Next steps:" in proc.stderr
@@ -266,9 +268,16 @@ def test_process_no_memory_bank_json(tmp_path: Path) -> None:
      ("version: 1\nmemory_bank: elsewhere\n", ("no memory bank",))],
     ids=["bad-yaml", "bad-version", "not-a-mapping", "unknown-key", "bank-elsewhere"],
 )
-def test_process_malformed_config(bank: Bank, config: str, words: tuple[str, ...]) -> None:
+def test_malformed_config(bank: Bank, config: str, words: tuple[str, ...]) -> None:
     bank.write("aidlc.yaml", config)
-    assert_usage_error(run_cli("validate", cwd=bank.root), *words)
+    assert_usage_error(CliRunner().invoke(cli, ["--repo", str(bank.root), "validate"]), *words)
+
+
+def test_process_malformed_config(bank: Bank) -> None:
+    bank.write("aidlc.yaml", "version: 1\nmemory_bank: [memory-bank\n")
+    proc = run_cli("validate", cwd=bank.root)
+    assert_usage_error(proc, "aidlc.yaml:2", "invalid YAML")
+    assert proc.stdout == ""
 
 
 def test_process_config_not_utf8(bank: Bank) -> None:
@@ -282,8 +291,20 @@ def test_process_config_not_utf8(bank: Bank) -> None:
                                                                                        "validate")],
     ids=["unknown-option", "bad-format", "extra-argument", "missing-repo"],
 )
-def test_process_bad_options(bank: Bank, args: tuple[str, ...]) -> None:
-    assert_usage_error(run_cli(*args, cwd=bank.root))
+def test_bad_options(bank: Bank, args: tuple[str, ...]) -> None:
+    from aidlc.cli import main
+
+    # Through main(), as the console script runs it: click's own usage errors are rendered there.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(bank.root)
+        patch.setattr(sys, "argv", ["aidlc", *args])
+        with pytest.raises(SystemExit) as stopped:
+            main()
+    assert stopped.value.code == 2
+
+
+def test_process_bad_option(bank: Bank) -> None:
+    assert_usage_error(run_cli("validate", "--bogus", cwd=bank.root), "--bogus")
 
 
 def test_process_broken_bank_never_tracebacks(bank: Bank) -> None:
