@@ -24,7 +24,7 @@ def test_demo_builds_a_chain_passes_its_gates_then_catches_every_break(tmp_path:
                  "AIDLC-LEDGER-001", "AIDLC-LEDGER-002", "AIDLC-LEDGER-003", "AIDLC-LEDGER-005"):
         assert code in after, code
     assert "aidlc validate exited 1 and aidlc log verify exited 1" in after
-    summary = json.loads(after.strip().splitlines()[-2])
+    summary = json.loads(next(line for line in after.splitlines() if line.startswith('{"files"')))
     assert summary["errors"] == 10
     events = [json.loads(line) for line in (tmp_path / "shop/memory-bank/events.jsonl").read_text().splitlines()]
     decisions = [(e["subject"]["id"], e["stage"], e["actor"]["name"]) for e in events if e["type"] == "gate.decided"]
