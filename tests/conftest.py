@@ -1,4 +1,4 @@
-"""Shared fixtures: a clean memory bank in a real git repo, one per test."""
+"""Shared fixtures: a clean memory bank in a real git repo, and a repo scaffolded by `aidlc init`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from tests.helpers import Bank, build_clean_bank
 def bank(tmp_path: Path) -> Bank:
     """A memory bank that validates with zero findings; a test breaks one thing in it."""
     return build_clean_bank(tmp_path / "repo")
-
 
 
 @pytest.fixture

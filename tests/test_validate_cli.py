@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from aidlc.cli import cli
+from aidlc.cli import cli, main
 from aidlc.rules import CATALOGUE
 from tests.helpers import BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, git_init, run_cli, summary_line
 
@@ -217,7 +217,7 @@ def test_process_errors_exit_one_with_findings_on_stdout(bank: Bank) -> None:
 
 def test_process_json_with_errors(bank: Bank) -> None:
     break_with_one_error(bank)
-    proc = run_cli("--format", "json", "validate", str(bank.root))
+    proc = run_cli("validate", "--format", "json", str(bank.root))  # output flags after the command too
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert doc["summary"]["errors"] == 1
@@ -287,13 +287,13 @@ def test_process_config_not_utf8(bank: Bank) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [("validate", "--bogus"), ("--format", "xml", "validate"), ("validate", "a", "b"), ("--repo", "/nonexistent/x",
-                                                                                       "validate")],
-    ids=["unknown-option", "bad-format", "extra-argument", "missing-repo"],
+    [("validate", "--bogus"), ("--format", "xml", "validate"), ("validate", "a", "b"),
+     ("--repo", "/nonexistent/x", "validate"), ("validate", "nope"), ("validate", "memory-bank/project.yaml"),
+     ("validate", "--format", "yaml")],
+    ids=["unknown-option", "bad-format", "extra-argument", "missing-repo", "missing-path", "path-is-a-file",
+         "bad-format-after-command"],
 )
-def test_bad_options(bank: Bank, args: tuple[str, ...]) -> None:
-    from aidlc.cli import main
-
+def test_bad_options(bank: Bank, args: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
     # Through main(), as the console script runs it: click's own usage errors are rendered there.
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(bank.root)
@@ -301,6 +301,8 @@ def test_bad_options(bank: Bank, args: tuple[str, ...]) -> None:
         with pytest.raises(SystemExit) as stopped:
             main()
     assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Next steps:" in err and "Traceback" not in err
 
 
 def test_process_bad_option(bank: Bank) -> None:

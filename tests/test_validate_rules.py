@@ -270,6 +270,12 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.set_key(UNIT_BRIEF, "updated", "2026-12-01")
 
 
+@case("stage-bare-date", "AIDLC-SCHEMA-005", BOLT1, "'stages_completed.0.completed' is the bare date 2026-11-30")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    b.replace(BOLT1, "    completed: 2026-11-30T10:00:00Z", "    completed: 2026-11-30")
+    return b.line(BOLT1, "    completed: 2026-11-30")
+
+
 # --- identity ------------------------------------------------------------------------------------
 
 
@@ -712,6 +718,17 @@ def test_cycle_of_three_prints_the_whole_cycle(bank: Bank) -> None:
     assert [f.message for f in cycles] == [
         "dependency cycle: 001-checkout-api -> 003-checkout-receipts -> 002-checkout-refunds -> 001-checkout-api"]
     assert cycles[0].line == bank.line(BOLT1, "requires_bolts:")
+
+
+def test_unreadable_requirements_give_one_finding_not_one_per_link(bank: Bank) -> None:
+    bank.write_bytes(REQUIREMENTS, bank.path(REQUIREMENTS).read_bytes().replace(b"Pay by card", b"Pay \xff card"))
+    assert [(f.code, f.path, f.line) for f in bank.findings()] == [
+        ("AIDLC-FILE-001", REQUIREMENTS, bank.line(REQUIREMENTS, "### FR-1:"))]
+
+
+def test_an_unreadable_story_does_not_make_requirements_uncovered(bank: Bank) -> None:
+    bank.write(STORY1, "---\nid: [\n---\n")  # the only story linking FR-1 (Must)
+    assert [(f.code, f.path) for f in bank.findings()] == [("AIDLC-FILE-002", STORY1)]
 
 
 def test_story_with_invalid_status_gives_only_the_schema_finding(bank: Bank) -> None:

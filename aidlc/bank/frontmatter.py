@@ -80,6 +80,7 @@ class Document:
                 found.setdefault(name, offset + self.front_matter_line)
         return found
 
+
 _TOP_KEY = re.compile(r"^([\w][\w.-]*)\s*:")
 _ITEM = re.compile(r"[\w./-]+")  # a name in a list: story, bolt, unit or requirement id
 _FENCE = "---"

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
-from aidlc.bank.frontmatter import Document
+from aidlc.bank.frontmatter import Document, ProblemKind
 from aidlc.bank.markdown import Criterion, RequirementBlock
 from aidlc.model.artifacts import Bolt, FrontMatter, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
@@ -21,6 +21,7 @@ from aidlc.model.config import Config
 M = TypeVar("M", bound=FrontMatter)
 
 _NUMBER_PREFIX = re.compile(r"^\d+[-_]")
+UNREAD = frozenset({ProblemKind.not_utf8, ProblemKind.unreadable, ProblemKind.missing})  # no text at all
 
 
 def strip_number(name: str) -> str:
@@ -140,6 +141,12 @@ class Intent:
     units: list[Unit] = field(default_factory=list)
     files: set[str] = field(default_factory=set)
 
+    @property
+    def requirements_known(self) -> bool:
+        """False when requirements.md is absent or its text could not be read: nothing can be said about links."""
+        doc = self.requirements_doc
+        return doc is not None and (doc.problem is None or doc.problem.kind not in UNREAD)
+
     def defines(self, requirement_id: str) -> bool:
         """FR-1.4 is defined by its own bullet or by its parent heading FR-1."""
         known = self.requirement_ids
@@ -177,6 +184,11 @@ class StoryItem(Artifact):
     @property
     def id(self) -> str:
         return (self.meta.id if self.meta and isinstance(self.meta.id, str) else None) or self.stem
+
+    @property
+    def links_known(self) -> bool:
+        """False when the front matter could not be read: the story may link anything."""
+        return self.meta is not None
 
     @property
     def requirement_links(self) -> list[str]:

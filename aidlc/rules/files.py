@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date, datetime
+from typing import TypeGuard
 
 from aidlc.bank.frontmatter import Document, ProblemKind
 from aidlc.bank.index import BankIndex
@@ -114,5 +115,16 @@ def date_without_time(index: BankIndex) -> Iterator[Hit]:
             continue
         for name in type(meta).model_fields:
             value = getattr(meta, name, None)
-            if isinstance(value, date) and not isinstance(value, datetime):
+            if _bare(value):
                 yield Hit(doc.rel, doc.line_of(name), f"'{name}' is the bare date {value.isoformat()}")
+        # Stage records carry timestamps too; SCHEMA-004 already looks inside them for missing zones.
+        stages = getattr(meta, "stages_completed", None)
+        for number, stage in enumerate(stages if isinstance(stages, list) else []):
+            completed = getattr(stage, "completed", None)
+            if _bare(completed):
+                yield Hit(doc.rel, doc.line_of_item("stages_completed", completed.isoformat()),
+                          f"'stages_completed.{number}.completed' is the bare date {completed.isoformat()}")
+
+
+def _bare(value: object) -> TypeGuard[date]:
+    return isinstance(value, date) and not isinstance(value, datetime)
