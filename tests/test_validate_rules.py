@@ -431,6 +431,12 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.set_key(STORY2, "assigned_bolt", "009-nope")
 
 
+@case("story-assigned-bolt-disagrees", "AIDLC-REF-009", STORY2,
+      "story 002-refund-order names bolt 001-checkout-api in `assigned_bolt`, but that bolt does not list it")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    return b.set_key(STORY2, "assigned_bolt", "001-checkout-api")
+
+
 # --- state ---------------------------------------------------------------------------------------
 # A completion without a ledger is also AIDLC-LEDGER-007 (a warning): the ledger's tests own that rule.
 DONE = ("AIDLC-LEDGER-007",)
@@ -535,6 +541,11 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
       "1 of 1 acceptance criteria are not binary; line 18 is vague ('quickly')")
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return body_line(b, STORY2, "with the full amount", "quickly")
+
+
+def test_vague_words_quoted_as_code_are_data_not_opinion(bank: Bank) -> None:
+    bank.replace(STORY2, "with the full amount", "with the message `the page loads fast`")
+    assert bank.findings() == []
 
 
 @case("criterion-not-a-checkbox", "AIDLC-STRUCT-002", STORY2, "is not a checkbox")

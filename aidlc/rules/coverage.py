@@ -29,11 +29,12 @@ def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
         for requirement in intent.requirements:
             if requirement.block.priority == Priority.must and (id(intent), requirement.id) not in covered:
                 assert intent.requirements_doc is not None
-                unit = intent.units[0].id if intent.units else "UNIT"
+                fix = (f"aidlc new story \"TITLE\" --intent {intent.id} --unit {intent.units[0].id} "
+                       f"--requirements {requirement.id}" if intent.units else
+                       f"aidlc new unit \"TITLE\" --intent {intent.id} --requirements {requirement.id}    "
+                       "# then a story in it")
                 yield Hit(intent.requirements_doc.rel, requirement.block.line,
-                          f"Must requirement {requirement.qualified_id} has no story",
-                          f"aidlc new story \"...\" --intent {intent.id} --unit {unit} "
-                          f"--requirements {requirement.id}")
+                          f"Must requirement {requirement.qualified_id} has no story", fix)
 
 
 @rule("AIDLC-COV-002", W, "coverage", "a ready (or later) story is in no bolt",

@@ -9,7 +9,7 @@ from aidlc.bank.items import StoryItem, strip_number
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
-E = Severity.error
+E, W = Severity.error, Severity.warning
 
 
 def _names(value: object) -> list[str]:
@@ -145,3 +145,17 @@ def story_bolt(index: BankIndex) -> Iterator[Hit]:
         if isinstance(value, str) and value.strip() and index.bolt(value) is None:
             yield Hit(story.rel, story.doc.line_of("assigned_bolt"),
                       f"story {story.id} is assigned to bolt '{value}', which does not exist")
+
+
+@rule("AIDLC-REF-009", W, "references", "a story's `assigned_bolt` names a bolt that does not list the story",
+      "add the story to that bolt's `stories:` or correct `assigned_bolt:`")
+def story_bolt_agree(index: BankIndex) -> Iterator[Hit]:
+    for story in index.bank.stories:
+        value = story.meta.assigned_bolt if story.meta else None
+        bolt = index.bolt(value) if isinstance(value, str) and value.strip() else None
+        if bolt is None or bolt.meta is None or any(p.key == "stories" for p in bolt.problems):
+            continue  # a malformed `stories:` is the schema rule's finding, not a disagreement
+        unit = index.unit(bolt.meta.unit)
+        if not any(index.story(name, unit) is story for name in bolt.meta.stories or []):
+            yield Hit(story.rel, story.doc.line_of("assigned_bolt"),
+                      f"story {story.id} names bolt {bolt.id} in `assigned_bolt`, but that bolt does not list it")

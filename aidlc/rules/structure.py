@@ -22,9 +22,17 @@ _VAGUE = re.compile(
 )
 
 
+# Inline code quotes data (`the page loads fast` as a test input), not the outcome's own words.
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+\1")
+
+
+def _vague_word(text: str) -> re.Match[str] | None:
+    return _VAGUE.search(_CODE_SPAN.sub(" ", text))
+
+
 def is_binary(criterion: Criterion) -> bool:
     """A checkbox with one observable outcome: some text, and no opinion words."""
-    return criterion.checkbox and bool(criterion.text) and not _VAGUE.search(criterion.text)
+    return criterion.checkbox and bool(criterion.text) and not _vague_word(criterion.text)
 
 
 @rule("AIDLC-STRUCT-001", W, "structure", "a story has no acceptance criteria",
@@ -53,7 +61,7 @@ def criteria_are_binary(index: BankIndex) -> Iterator[Hit]:
 def _why_not_binary(criterion: Criterion) -> str:
     if not criterion.checkbox:
         return "is not a checkbox"
-    vague = _VAGUE.search(criterion.text)
+    vague = _vague_word(criterion.text)
     return f"is vague ('{vague.group(0)}')" if vague else "is an empty checkbox"
 
 
