@@ -115,3 +115,28 @@ def test_bad_aidlc_yaml_is_a_configuration_error(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "aidlc.yaml:3" in proc.stderr and "max_steps" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_questions_only_at_a_terminal(tmp_path: Path) -> None:
+    """At a TTY (and CI unset) init asks for name and type; the answers land in project.yaml."""
+    import os
+    import pty
+    import sys
+    import time
+
+    master, slave = pty.openpty()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    proc = subprocess.Popen([sys.executable, "-m", "aidlc", "init", "--git", "tty"], cwd=tmp_path, env=env,
+                            stdin=slave, stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    output = b""
+    for answer in (b"Tea Shop\n", b"web-app\n"):
+        while b"]: " not in output.rsplit(b"\n", 1)[-1]:
+            output += os.read(master, 1024)
+        os.write(master, answer)
+        output += os.read(master, 1024)
+        time.sleep(0.05)  # let the echo of the answer arrive before looking for the next prompt
+    assert proc.wait(timeout=60) == 0
+    os.close(master)
+    project = (tmp_path / "tty/memory-bank/project.yaml").read_text()
+    assert 'name: "Tea Shop"' in project and "project_type: web-app" in project
