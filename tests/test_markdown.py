@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from aidlc.bank import markdown
@@ -184,3 +186,18 @@ def test_related_requirements(text: str, ids: list[str]) -> None:
 
 def test_related_requirements_in_a_fence_are_ignored() -> None:
     assert markdown.related_requirements(lines("```\n**Related Requirements**: FR-1\n```\n")) == (None, [])
+
+
+def test_story_parts_reads_every_corpus_story_like_the_general_functions() -> None:
+    """The one-pass story reader is an optimisation: it must agree with the general readers."""
+    from aidlc.bank import frontmatter
+
+    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "specsmd-memory-bank"
+    stories = sorted(corpus.glob("memory-bank/intents/*/units/*/stories/*.md"))
+    assert len(stories) > 50
+    for path in stories:
+        doc = frontmatter.read(path, path.name)
+        lines = list(markdown.prose_lines(doc.body, doc.body_start))
+        parts = markdown.story_parts(doc.body, doc.body_start)
+        assert (parts.criteria_line, parts.criteria) == markdown.acceptance_criteria(lines), path
+        assert (parts.related_line, parts.related) == markdown.related_requirements(lines), path

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
 
@@ -139,16 +138,16 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
 @case("unreadable", "AIDLC-FILE-004", STORY2, "Permission denied")
 def _(b: Bank, m: pytest.MonkeyPatch) -> None:
     # Tests run as root, where chmod 000 does not stop a read: refuse it at the one place files are read.
-    locked = b.path(STORY2)
-    real = Path.read_bytes
+    from aidlc.bank import frontmatter
 
-    def read_bytes(self: Path) -> bytes:
-        if self == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self)
+    locked = str(b.path(STORY2))
 
-    m.setattr(Path, "read_bytes", read_bytes)
-    return None
+    def fake_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(path) == locked:
+            raise PermissionError(13, "Permission denied", str(path))
+        return open(path, *args, **kwargs)
+
+    m.setattr(frontmatter, "open", fake_open, raising=False)
 
 
 @case("unit-without-brief", "AIDLC-FILE-005", UNIT_BRIEF, "unit-brief.md is missing")

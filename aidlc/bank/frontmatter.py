@@ -142,20 +142,20 @@ def parse_mapping(text: str, first_line: int = 1) -> tuple[dict[str, Any] | None
 
 def _find_closing_fence(text: str) -> int | None:
     """Offset of the first '---' line after the opening one (trailing blanks allowed)."""
-    pos = text.find("\n") + 1
-    if pos == 0:
-        return None
-    while True:
-        end = text.find("\n", pos)
-        line = text[pos:] if end == -1 else text[pos:end]
-        if line.rstrip() == _FENCE:
-            return pos
-        if end == -1:
+    pos = text.find("\n")
+    while pos != -1:
+        pos = text.find("\n---", pos)  # jump between candidates instead of walking every line
+        if pos == -1:
             return None
-        pos = end + 1
+        start = pos + 1
+        end = text.find("\n", start)
+        if (text[start:] if end == -1 else text[start:end]).rstrip() == _FENCE:
+            return start
+        pos = start
+    return None
 
 
-def read(path: Path, rel: str) -> Document:
+def read(path: Path | str, rel: str) -> Document:
     """Read and split one file; I/O and decoding problems become a ReadProblem."""
     text, problem = _read_text(path)
     if text is None:
@@ -175,9 +175,10 @@ def read_yaml(path: Path, rel: str) -> Document:
     return Document(rel=rel, meta=meta, front_matter_text=text, front_matter_line=1, problem=problem)
 
 
-def _read_text(path: Path) -> tuple[str | None, ReadProblem | None]:
+def _read_text(path: Path | str) -> tuple[str | None, ReadProblem | None]:
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except FileNotFoundError:
         return None, ReadProblem(ProblemKind.missing, None, "file does not exist")
     except OSError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -153,7 +154,7 @@ class Intent:
         parts = requirement_id.split(".")
         return any(".".join(parts[:n]) in known for n in range(len(parts), 0, -1))
 
-    @property
+    @cached_property
     def requirement_ids(self) -> set[str]:
         ids = set()
         for requirement in self.requirements:

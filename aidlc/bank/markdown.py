@@ -25,7 +25,7 @@ _ACCEPTANCE_LABEL = re.compile(r"^\s*\**\s*acceptance\s+criteria\s*:?\s*\**\s*:?
 REQUIREMENT_ID = re.compile(r"\b(?:FR|NFR)-\d+(?:\.\d+)*\b")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Line:
     number: int
     text: str
@@ -39,7 +39,8 @@ def prose_lines(body: str, first_line: int) -> Iterator[Line]:
     """
     fence: str | None = None
     for offset, text in enumerate(body.splitlines()):
-        match = _FENCE.match(text)
+        # Only a line starting (after up to 3 spaces) with ` or ~ can be a fence: skip the regex otherwise.
+        match = _FENCE.match(text) if text[:4].lstrip(" ")[:1] in ("`", "~") else None
         if match and fence is None:
             fence = match.group(1)
             continue
@@ -52,11 +53,13 @@ def prose_lines(body: str, first_line: int) -> Iterator[Line]:
 
 
 def heading(text: str) -> tuple[int, str] | None:
+    if not text.startswith("#"):
+        return None
     match = _HEADING.match(text)
     return (len(match.group(1)), match.group(2)) if match else None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Criterion:
     line: int
     text: str
@@ -129,10 +132,57 @@ def _labelled_criteria(lines: list[Line]) -> tuple[int | None, list[Criterion]]:
 
 def related_requirements(lines: list[Line]) -> tuple[int | None, list[str]]:
     for line in lines:
-        match = _RELATED.search(line.text)
+        match = _RELATED.search(line.text) if "**" in line.text else None
         if match:
             return line.number, REQUIREMENT_ID.findall(match.group(1))
     return None, []
+
+
+@dataclass(slots=True)
+class StoryParts:
+    criteria_line: int | None
+    criteria: list[Criterion]
+    related_line: int | None
+    related: list[str]
+
+
+def story_parts(body: str, first_line: int) -> StoryParts:
+    """The acceptance criteria and related requirements of a story body, in one pass.
+
+    Same result as `acceptance_criteria` and `related_requirements` over `prose_lines`, but
+    builds a Line only for the acceptance section: stories are the bulk of a large bank.
+    """
+    fence: str | None = None
+    level: int | None = None  # level of the acceptance heading once found
+    heading_line: int | None = None
+    inside = False
+    section: list[Line] = []
+    related_line: int | None = None
+    related: list[str] = []
+    for offset, text in enumerate(body.splitlines()):
+        if text[:4].lstrip(" ")[:1] in ("`", "~") and (match := _FENCE.match(text)):
+            if fence is None:
+                fence = match.group(1)
+            elif match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) and not match.group(2).strip():
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        head = heading(text)
+        if head is not None:
+            if inside and head[0] <= (level or 0):
+                inside = False
+            elif level is None and _ACCEPTANCE.search(head[1]):
+                level, heading_line, inside = head[0], first_line + offset, True
+            continue
+        if inside:
+            section.append(Line(first_line + offset, text))
+        if related_line is None and "**" in text and (found := _RELATED.search(text)):
+            related_line, related = first_line + offset, REQUIREMENT_ID.findall(found.group(1))
+    if level is None:  # no heading: the "**Acceptance Criteria**:" label form, read the general way
+        heading_line, criteria = _labelled_criteria(list(prose_lines(body, first_line)))
+        return StoryParts(heading_line, criteria, related_line, related)
+    return StoryParts(heading_line, criteria_in(section), related_line, related)
 
 
 @dataclass

@@ -26,8 +26,16 @@ _VAGUE = re.compile(
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+\1")
 
 
+# Cheap substring test first: the regex runs only on the few criteria that may hold a vague word.
+_VAGUE_HINTS = ("fast", "quick", "eas", "friendly", "intuitive", "appropriate", "proper", "needed", "etc",
+                "and/or", "reasonabl", "robust", "seamless", "good", "nice", "efficient")
+
+
 def _vague_word(text: str) -> re.Match[str] | None:
-    return _VAGUE.search(_CODE_SPAN.sub(" ", text))
+    lowered = text.lower()
+    if not any(hint in lowered for hint in _VAGUE_HINTS):
+        return None
+    return _VAGUE.search(_CODE_SPAN.sub(" ", text) if "`" in text else text)
 
 
 def is_binary(criterion: Criterion) -> bool:
