@@ -201,3 +201,28 @@ def test_story_parts_reads_every_corpus_story_like_the_general_functions() -> No
         parts = markdown.story_parts(doc.body, doc.body_start)
         assert (parts.criteria_line, parts.criteria) == markdown.acceptance_criteria(lines), path
         assert (parts.related_line, parts.related) == markdown.related_requirements(lines), path
+
+
+FRAGMENTS = [
+    "## Acceptance Criteria", "### Acceptance criteria", "# Story", "## Notes", "### Scenario 1", "####",
+    "- [ ] **Given** a, **When** b, **Then** c", "- [x] done", "* [X] also done", "- plain bullet",
+    "1. numbered", "    - indented", "\t- tabbed", "", "text", "```", "```python", "~~~", "````",
+    "**Related Requirements**: FR-1 / NFR-2", "**related requirement**: FR-3.1", "**Acceptance Criteria**:",
+    "## Title ##", "#NoSpace", "Ünïcode ✓", "> quote",
+]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_story_parts_agrees_with_the_general_readers_on_random_bodies(seed: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(50):
+        lines = [rng.choice(FRAGMENTS) for _ in range(rng.randint(0, 25))]
+        newline = rng.choice(["\n", "\n", "\r\n", "\n\x0c"])
+        body = newline.join(lines) + rng.choice(["", newline])
+        first = rng.randint(1, 9)
+        prose = list(markdown.prose_lines(body, first))
+        parts = markdown.story_parts(body, first)
+        assert (parts.criteria_line, parts.criteria) == markdown.acceptance_criteria(prose), repr(body)
+        assert (parts.related_line, parts.related) == markdown.related_requirements(prose), repr(body)

@@ -8,6 +8,7 @@ numeric prefix, and to a story by its `id` or by its file name; a bolt by its
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cached_property
 
 from aidlc.bank.items import BoltItem, Intent, MemoryBank, StoryItem, Unit, strip_number
 
@@ -19,7 +20,6 @@ class BankIndex:
         self._units: dict[str, list[Unit]] = defaultdict(list)
         self._stories: dict[str, list[StoryItem]] = defaultdict(list)
         self._bolts: dict[str, list[BoltItem]] = defaultdict(list)
-        self.bolts_of_story: dict[int, list[BoltItem]] = defaultdict(list)
         for intent in bank.intents:
             _add(self._intents, intent, intent.id, strip_number(intent.id))
             for unit in intent.units:
@@ -64,10 +64,36 @@ class BankIndex:
     def stories_named(self, ref: str) -> list[StoryItem]:
         return list(self._stories.get(ref, []))
 
+    def stories_of(self, bolt: BoltItem) -> list[StoryItem]:
+        """The existing stories a bolt lists (names resolved within its unit first)."""
+        return self._bolt_stories[id(bolt)]
+
+    def bolts_of(self, story: StoryItem) -> list[BoltItem]:
+        """The bolts whose `stories:` list this story, in bank order."""
+        return self._story_bolts.get(id(story), [])
+
+    @cached_property
+    def _bolt_stories(self) -> dict[int, list[StoryItem]]:
+        table: dict[int, list[StoryItem]] = {}
+        for bolt in self.bank.bolts:
+            names = bolt.meta.stories if bolt.meta and isinstance(bolt.meta.stories, list) else []
+            unit = self.unit(bolt.meta.unit) if bolt.meta else None
+            table[id(bolt)] = [s for name in names if (s := self.story(name, unit)) is not None]
+        return table
+
+    @cached_property
+    def _story_bolts(self) -> dict[int, list[BoltItem]]:
+        table: dict[int, list[BoltItem]] = defaultdict(list)
+        for bolt in self.bank.bolts:
+            for story in self._bolt_stories[id(bolt)]:
+                table[id(story)].append(bolt)
+        return table
+
 
 def _add(table: dict[str, list], item: object, *names: str) -> None:
     for name in dict.fromkeys(names):  # a name that equals its stripped form counts once
-        if name and item not in table[name]:
+        # identity, not ==: dataclass equality compares every field and costs O(fields) per item
+        if name and not any(existing is item for existing in table[name]):
             table[name].append(item)
 
 

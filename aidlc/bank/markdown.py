@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_HEADING = re.compile(r"^(#{1,6})(?:\s+(.*))?$")  # a lazy title before optional closing #s backtracks
 _CHECKBOX = re.compile(r"^\s*[-*+]\s+\[([ xX])\]\s*(.*)$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 _REQ_HEADING = re.compile(r"^((?:FR|NFR)-\d+(?:\.\d+)*)(?:\s*[:\-–—.]\s*|\s+|$)(.*)$")
@@ -56,7 +56,12 @@ def heading(text: str) -> tuple[int, str] | None:
     if not text.startswith("#"):
         return None
     match = _HEADING.match(text)
-    return (len(match.group(1)), match.group(2)) if match else None
+    if not match:
+        return None
+    title = (match.group(2) or "").strip()
+    if title.endswith("#"):  # an optional closing sequence: "## Title ##"
+        title = title.rstrip("#").rstrip()
+    return len(match.group(1)), title
 
 
 @dataclass(slots=True)
@@ -138,6 +143,10 @@ def related_requirements(lines: list[Line]) -> tuple[int | None, list[str]]:
     return None, []
 
 
+_FENCE_STARTS = frozenset(" `~")
+_RELATED_ONE_LINE = re.compile(r"\*\*Related Requirements?\*\*[^\S\n]*:?[^\S\n]*([^\n]+)", re.IGNORECASE)
+
+
 @dataclass(slots=True)
 class StoryParts:
     criteria_line: int | None
@@ -147,6 +156,107 @@ class StoryParts:
 
 
 def story_parts(body: str, first_line: int) -> StoryParts:
+    """The acceptance criteria and related requirements of a story body.
+
+    Same result as `acceptance_criteria` and `related_requirements` over `prose_lines`
+    (tests hold them equal). Stories are the bulk of a large bank, so the body is read with
+    whole-text regexes, fenced code blanked out, instead of line by line; only a body with
+    unusual line breaks (where line numbers would differ) takes the line-by-line way.
+    """
+    if _odd_breaks(body):
+        return _story_parts_by_line(body, first_line)
+    original = body
+    if "``" in body or "~~" in body:
+        body = _blank_fences(body)
+    level: int | None = None
+    heading_line: int | None = None
+    start = end = len(body)
+    for line_start, line_end in _lines_starting_with(body, "#"):
+        head = heading(body[line_start:line_end])
+        if head is None:
+            continue
+        if level is None:
+            if _ACCEPTANCE.search(head[1]):
+                level, heading_line, start = head[0], first_line + body.count("\n", 0, line_start), line_end
+        elif head[0] <= level:
+            end = line_start
+            break
+    related_line: int | None = None
+    related: list[str] = []
+    found = _RELATED_ONE_LINE.search(body)
+    if found:
+        related_line = first_line + body.count("\n", 0, found.start())
+        related = REQUIREMENT_ID.findall(found.group(1))
+    if level is None:  # the rare "**Acceptance Criteria**:" label form, read the general way
+        heading_line, criteria = _labelled_criteria(list(prose_lines(original, first_line)))
+        return StoryParts(heading_line, criteria, related_line, related)
+    assert heading_line is not None
+    section = body[start:end].split("\n")[1:]  # [0] is the end of the heading line itself
+    lines = [Line(heading_line + number, text.rstrip("\r")) for number, text in enumerate(section, start=1)
+             if text[:1] in _ITEM_STARTS or text.lstrip()[:1] in _ITEM_STARTS]
+    return StoryParts(heading_line, criteria_in(lines), related_line, related)
+
+
+_ITEM_STARTS = frozenset("-*+0123456789")
+
+
+def _odd_breaks(body: str) -> bool:
+    """Line breaks that splitlines() honours besides \\n (and \\r\\n): line numbers would differ."""
+    if "\r" in body and body.count("\r") != body.count("\r\n"):
+        return True
+    if any(char in body for char in "\x0b\x0c\x1c\x1d\x1e"):
+        return True
+    return not body.isascii() and any(char in body for char in "\x85\u2028\u2029")
+
+
+def _blank_fences(body: str) -> str:
+    """The body with fenced code blocks (fence lines included) replaced by empty lines."""
+    pieces: list[str] = []
+    done = 0
+    fence: str | None = None
+    opened = 0
+    for line_start, line_end in _fence_lines(body):
+        match = _FENCE.match(body[line_start:line_end])
+        if match is None:
+            continue
+        marker, rest = match.group(1), match.group(2)
+        if fence is None:
+            fence, opened = marker, line_start
+        elif marker[0] == fence[0] and len(marker) >= len(fence) and not rest.strip():
+            pieces += [body[done:opened], "\n" * body.count("\n", opened, line_end)]
+            done, fence = line_end, None
+    if fence is not None:
+        pieces += [body[done:opened], "\n" * body.count("\n", opened)]
+        done = len(body)
+    return "".join(pieces) + body[done:]
+
+
+def _lines_starting_with(body: str, prefix: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line that starts with `prefix`, found with str.find (no per-line loop)."""
+    position = 0 if body.startswith(prefix) else body.find("\n" + prefix)
+    while position != -1:
+        start = position if position == 0 and body.startswith(prefix) else position + 1
+        end = body.find("\n", start)
+        end = len(body) if end == -1 else end
+        yield start, end
+        position = body.find("\n" + prefix, end)
+
+
+def _fence_lines(body: str) -> Iterator[tuple[int, int]]:
+    """Lines that may be fences: ``` or ~~~ after at most three spaces, in order."""
+    found: set[tuple[int, int]] = set()
+    for token in ("```", "~~~"):
+        position = body.find(token)
+        while position != -1:
+            start = body.rfind("\n", 0, position) + 1
+            if position - start <= 3 and not body[start:position].strip(" "):
+                end = body.find("\n", position)
+                found.add((start, len(body) if end == -1 else end))
+            position = body.find(token, position + 3)
+    return iter(sorted(found))
+
+
+def _story_parts_by_line(body: str, first_line: int) -> StoryParts:
     """The acceptance criteria and related requirements of a story body, in one pass.
 
     Same result as `acceptance_criteria` and `related_requirements` over `prose_lines`, but
@@ -160,7 +270,8 @@ def story_parts(body: str, first_line: int) -> StoryParts:
     related_line: int | None = None
     related: list[str] = []
     for offset, text in enumerate(body.splitlines()):
-        if text[:4].lstrip(" ")[:1] in ("`", "~") and (match := _FENCE.match(text)):
+        first = text[:1]  # dispatch on the first character: most lines need no regex at all
+        if first in _FENCE_STARTS and text[:4].lstrip(" ")[:1] in ("`", "~") and (match := _FENCE.match(text)):
             if fence is None:
                 fence = match.group(1)
             elif match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) and not match.group(2).strip():
@@ -168,7 +279,7 @@ def story_parts(body: str, first_line: int) -> StoryParts:
             continue
         if fence is not None:
             continue
-        head = heading(text)
+        head = heading(text) if first == "#" else None
         if head is not None:
             if inside and head[0] <= (level or 0):
                 inside = False
@@ -177,7 +288,7 @@ def story_parts(body: str, first_line: int) -> StoryParts:
             continue
         if inside:
             section.append(Line(first_line + offset, text))
-        if related_line is None and "**" in text and (found := _RELATED.search(text)):
+        if related_line is None and ("elated" in text or "ELATED" in text) and (found := _RELATED.search(text)):
             related_line, related = first_line + offset, REQUIREMENT_ID.findall(found.group(1))
     if level is None:  # no heading: the "**Acceptance Criteria**:" label form, read the general way
         heading_line, criteria = _labelled_criteria(list(prose_lines(body, first_line)))

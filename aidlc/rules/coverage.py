@@ -40,18 +40,9 @@ def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
 @rule("AIDLC-COV-002", W, "coverage", "a ready (or later) story is in no bolt",
       "plan it into a bolt: `aidlc new bolt --unit UNIT --stories STORY`")
 def started_story_has_bolt(index: BankIndex) -> Iterator[Hit]:
-    in_bolts: set[int] = set()
-    for bolt in index.bank.bolts:
-        if bolt.meta is None or not isinstance(bolt.meta.stories, list):
-            continue
-        unit = index.unit(bolt.meta.unit)
-        for name in bolt.meta.stories:
-            story = index.story(name, unit)
-            if story is not None:
-                in_bolts.add(id(story))
     needs_bolt = (StoryStatus.ready, StoryStatus.in_progress, StoryStatus.complete)
     for story in index.bank.stories:
-        if story.meta is None or story.meta.status not in needs_bolt or id(story) in in_bolts:
+        if story.meta is None or story.meta.status not in needs_bolt or index.bolts_of(story):
             continue
         assigned = story.meta.assigned_bolt
         if isinstance(assigned, str) and index.bolt(assigned) is not None:

@@ -113,7 +113,9 @@ def date_without_time(index: BankIndex) -> Iterator[Hit]:
     for doc, meta, _problems in _front_matters(index):
         if meta is None:
             continue
-        for name in type(meta).model_fields:
+        fields = type(meta).model_fields
+        # Only keys the file sets can hold a bare date (defaults never do): skip the rest.
+        for name in (doc.meta or {}).keys() & fields.keys():
             value = getattr(meta, name, None)
             if _bare(value):
                 yield Hit(doc.rel, doc.line_of(name), f"'{name}' is the bare date {value.isoformat()}")

@@ -155,7 +155,6 @@ def story_bolt_agree(index: BankIndex) -> Iterator[Hit]:
         bolt = index.bolt(value) if isinstance(value, str) and value.strip() else None
         if bolt is None or bolt.meta is None or any(p.key == "stories" for p in bolt.problems):
             continue  # a malformed `stories:` is the schema rule's finding, not a disagreement
-        unit = index.unit(bolt.meta.unit)
-        if not any(index.story(name, unit) is story for name in bolt.meta.stories or []):
+        if not any(listed is story for listed in index.stories_of(bolt)):
             yield Hit(story.rel, story.doc.line_of("assigned_bolt"),
                       f"story {story.id} names bolt {bolt.id} in `assigned_bolt`, but that bolt does not list it")

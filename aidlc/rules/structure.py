@@ -31,9 +31,13 @@ _VAGUE_HINTS = ("fast", "quick", "eas", "friendly", "intuitive", "appropriate", 
                 "and/or", "reasonabl", "robust", "seamless", "good", "nice", "efficient")
 
 
-def _vague_word(text: str) -> re.Match[str] | None:
+def _may_be_vague(text: str) -> bool:
     lowered = text.lower()
-    if not any(hint in lowered for hint in _VAGUE_HINTS):
+    return any(hint in lowered for hint in _VAGUE_HINTS)
+
+
+def _vague_word(text: str) -> re.Match[str] | None:
+    if not _may_be_vague(text):
         return None
     return _VAGUE.search(_CODE_SPAN.sub(" ", text) if "`" in text else text)
 
@@ -57,7 +61,10 @@ def story_has_criteria(index: BankIndex) -> Iterator[Hit]:
       "`- [ ] **Given** ..., **When** ..., **Then** ...`, without words like 'fast' or 'appropriate'")
 def criteria_are_binary(index: BankIndex) -> Iterator[Hit]:
     for story in index.bank.stories:
-        loose = [c for c in story.criteria if not is_binary(c)]
+        # One pre-check over the whole list: most stories hold no hint of a vague word at all.
+        check_words = _may_be_vague("\n".join(c.text for c in story.criteria))
+        loose = [c for c in story.criteria
+                 if not c.checkbox or not c.text or (check_words and _vague_word(c.text))]
         if loose:
             first = loose[0]
             why = _why_not_binary(first)

@@ -14,14 +14,6 @@ STORY_INDEX = "story-index.md"
 
 def render_story_index(bank: MemoryBank) -> str:
     index = BankIndex(bank)
-    bolt_of: dict[int, str] = {}
-    for bolt in bank.bolts:
-        names = bolt.meta.stories if bolt.meta and isinstance(bolt.meta.stories, list) else []
-        unit = index.unit(bolt.meta.unit) if bolt.meta else None
-        for name in names:
-            story = index.story(name, unit)
-            if story is not None:
-                bolt_of.setdefault(id(story), bolt.id)
     intents = []
     for intent in bank.intents:
         rows = []
@@ -35,7 +27,8 @@ def render_story_index(bank: MemoryBank) -> str:
                     .replace(os.sep, "/"),
                     "status": (meta.status if meta and meta.status else "?"),
                     "priority": (meta.priority if meta and meta.priority else "—"),
-                    "bolt": bolt_of.get(id(story)) or (meta.assigned_bolt if meta and meta.assigned_bolt else "—"),
+                    "bolt": next((b.id for b in index.bolts_of(story)), None)
+                    or (meta.assigned_bolt if meta and meta.assigned_bolt else "—"),
                 })
         intents.append({"id": intent.id, "rows": rows})
     return render("scaffold/memory-bank/story-index.md.j2", intents=intents)
