@@ -8,17 +8,27 @@ from pathlib import Path
 import click
 
 from aidlc import vcs
+from aidlc.bank.config import load_config
+from aidlc.bank.loader import find_bank
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
+from aidlc.events.ledger import LEDGER_FILE, Ledger
 from aidlc.events.merge import merge_files
-from aidlc.events.verify import verify_lines
-from aidlc.gates.decide import ledger_for
-from aidlc.workspace import open_bank
+from aidlc.events.verify import split_lines, verify_lines
 
 
 @click.group("log")
 def log_group() -> None:
     """The ledger: memory-bank/events.jsonl."""
+
+
+def ledger_at(root: Path) -> Ledger:
+    """The ledger of the bank under `root`, found from aidlc.yaml alone: reading it needs no artifact loaded."""
+    repo_root, bank_dir = find_bank(root.resolve(), load_config(root))
+    if not bank_dir.is_dir():
+        raise UsageError(f"no memory bank at {bank_dir}",
+                         [f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/"])
+    return Ledger(bank_dir / LEDGER_FILE, repo_root)
 
 
 @log_group.command("show")
@@ -28,7 +38,7 @@ def log_group() -> None:
 @click.pass_obj
 def show_cmd(app: App, subject: str | None, event_type: str | None) -> None:
     """List ledger events, oldest first."""
-    ledger = ledger_for(open_bank(app.root()))
+    ledger = ledger_at(app.root())
     events = [e for e in ledger.events()
               if (subject is None or (e.get("subject") or {}).get("id") == subject)
               and (event_type is None or e.get("type") == event_type)]
@@ -53,14 +63,13 @@ def show_cmd(app: App, subject: str | None, event_type: str | None) -> None:
 @click.pass_obj
 def verify_cmd(app: App, ref: str | None) -> None:
     """Check the hash chain; exit 1 at the first problem, naming its line and seq."""
-    bank = open_bank(app.root())
-    ledger = ledger_for(bank)
+    ledger = ledger_at(app.root())
     if not ledger.exists():
         raise UsageError(f"no ledger at {ledger.rel}", ["aidlc init    # creates it"])
     against = None
-    if ref:
-        old = vcs.show_file(Path(bank.repo_root), ref, ledger.rel)
-        against = old.splitlines(keepends=True) if old else []
+    if ref is not None:  # an empty --against (an unset CI variable) must not silently skip the check
+        old = _file_at(ledger.repo_root, ref, ledger.rel)
+        against = split_lines(old) if old else []
     result = verify_lines(ledger.lines, against=against, stop_at_first=True)
     problem = result.problems[0] if result.problems else None
     if app.json:
@@ -73,11 +82,21 @@ def verify_cmd(app: App, ref: str | None) -> None:
                                                                                 else ""))
     else:
         where = f"{ledger.rel}:{problem.line}" if problem.kind != "missing" else f"{ledger.rel} at {ref}"
-        click.echo(f"✗ {where} seq {problem.seq}: {problem.kind}: {problem.message}")
+        seq = "?" if problem.seq is None else problem.seq  # an unreadable line has no seq to name
+        click.echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
         click.echo("Next steps:\n  git log -p -- " + ledger.rel + "    # who changed the ledger, and how\n"
                    "  restore the file from the last good commit; the ledger is append-only")
     if problem is not None:
         raise click.exceptions.Exit(1)
+
+
+def _file_at(repo: Path, ref: str, rel: str) -> bytes | None:
+    if not ref.strip():
+        raise UsageError("--against needs a git ref, e.g. origin/main", ["git branch -a    # the refs that exist"])
+    try:
+        return vcs.show_file(repo, ref, rel)
+    except ValueError:  # GitPython resolves a well-formed but absent sha only when reading it
+        raise UsageError(f"unknown git ref {ref!r}", ["git branch -a    # the refs that exist"]) from None
 
 
 @log_group.command("merge")

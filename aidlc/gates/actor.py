@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from aidlc import vcs
@@ -16,17 +17,25 @@ def actor_from(repo: Path, as_actor: str | None) -> Actor:
     if kind not in {k.value for k in ActorKind}:
         raise UsageError(f"AIDLC_ACTOR_KIND={kind!r} is not one of human, agent, ci")
     if as_actor:
-        name, _, rest = as_actor.partition("<")
-        email = rest.rstrip(">").strip() or None
-        if not name.strip():
-            raise UsageError(f"--as {as_actor!r}: expected 'Name <email>'")
-        return Actor(kind=ActorKind(kind), name=name.strip(), email=email)
+        name, email = _parse_as(as_actor)
+        return Actor(kind=ActorKind(kind), name=name, email=email)
     name, email = vcs.identity(repo)
     if not name:
         raise UsageError("who is deciding? git config has no user.name",
                          ['git config user.name "Your Name" && git config user.email you@example.org',
                           'or pass --as "Your Name <you@example.org>"'])
     return Actor(kind=ActorKind(kind), name=name, email=email)
+
+
+# "Name <email>" or "Name": the name without angle brackets, the email one token inside them.
+_AS = re.compile(r"\s*([^<>]*?)\s*(?:<([^<>\s]*)>)?\s*")
+
+
+def _parse_as(as_actor: str) -> tuple[str, str | None]:
+    match = _AS.fullmatch(as_actor)
+    if match is None or not match.group(1):
+        raise UsageError(f"--as {as_actor!r}: expected 'Name <email>'", ['--as "Ada Lovelace <ada@example.org>"'])
+    return match.group(1), match.group(2) or None
 
 
 def recorder(repo: Path) -> Actor:

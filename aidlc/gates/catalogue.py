@@ -78,19 +78,24 @@ def content_digest(data: bytes) -> str:
     return hashlib.sha256(_CHECKED.sub(rb"\1[ ]", b"\n".join(lines))).hexdigest()
 
 
-def digest_files(repo: Path, label: str, files: list[Path]) -> FileDigest | None:
-    """One file: its content digest. Several: sha256 over "path NUL digest" lines, sorted by path."""
-    files = sorted(f for f in files if f.is_file())
-    if not files:
-        return None
-    if len(files) == 1:
-        path = files[0]
-        return FileDigest(path=path.relative_to(repo).as_posix(), sha256=content_digest(path.read_bytes()))
+def file_digests(repo: Path, files: list[Path]) -> list[FileDigest]:
+    """The content digest of each existing file, sorted by path."""
+    return [FileDigest(path=f.relative_to(repo).as_posix(), sha256=content_digest(f.read_bytes()))
+            for f in sorted(f for f in files if f.is_file())]
+
+
+def combine(label: str, digests: list[FileDigest]) -> FileDigest | None:
+    """One file: its digest. Several: sha256 over "path NUL digest" lines (sorted by path), under `label`."""
+    if len(digests) <= 1:
+        return digests[0] if digests else None
     combined = hashlib.sha256()
-    for path in files:
-        rel = path.relative_to(repo).as_posix()
-        combined.update(f"{rel}\0{content_digest(path.read_bytes())}\n".encode())
+    for digest in digests:
+        combined.update(f"{digest.path}\0{digest.sha256}\n".encode())
     return FileDigest(path=label, sha256=combined.hexdigest())
+
+
+def digest_files(repo: Path, label: str, files: list[Path]) -> FileDigest | None:
+    return combine(label, file_digests(repo, files))
 
 
 def judged_files(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> tuple[str, list[Path]]:
@@ -120,3 +125,8 @@ def judged_files(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: 
 def fingerprint(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> FileDigest | None:
     label, files = judged_files(bank, index, target, stage)
     return digest_files(Path(bank.repo_root), label, files)
+
+
+def judged_digests(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> list[FileDigest]:
+    """Each judged file's digest: recorded with a multi-file decision, so a stale finding can name the file."""
+    return file_digests(Path(bank.repo_root), judged_files(bank, index, target, stage)[1])

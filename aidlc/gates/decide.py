@@ -1,8 +1,11 @@
 """Recording a human gate decision: checks, the ledger event, and the status change it implies.
 
-Order of writes: the event first (the ledger is the record), then the artifact
-files. The event carries the changes it implies (`data.effects`); if a crash
-falls between the two, the next gate command applies them (`reconcile`).
+Order of writes: a pending note in .aidlc/ naming the decision's idempotency key,
+then the event (the ledger is the record), then the artifact files, then the note
+is removed. The event carries the changes it implies (`data.effects`); if a crash
+falls anywhere in between, the next gate command finds the note and applies the
+recorded event's changes (`reconcile`). Without a note nothing is re-applied, so a
+fresh clone never overwrites a person's later edits with an old decision.
 """
 
 from __future__ import annotations
@@ -12,16 +15,19 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.bank import frontmatter
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import MemoryBank
-from aidlc.bank.write import atomic_write, update_front_matter
+from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bank.write import atomic_write, set_front_matter, update_front_matter, yaml_scalar
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.ledger import Ledger, utc_now
+from aidlc.events.ledger import Ledger, new_event_id, utc_now
+from aidlc.events.verify import ProblemKind, verify_lines
 from aidlc.gates.catalogue import (
     INTENT_STAGES,
     RELEASE_STAGES,
     GateTarget,
-    fingerprint,
+    combine,
+    judged_digests,
     judged_files,
     stages_for,
 )
@@ -29,7 +35,7 @@ from aidlc.gates.history import GateHistory
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
 from aidlc.model.types import StoryStatus
 
-APPLIED_MARKER = Path(".aidlc") / "ledger-effects-applied"
+PENDING_NOTE = Path(".aidlc") / "gate-pending"
 
 
 class GateRefused(AidlcError):
@@ -47,21 +53,37 @@ def ledger_for(bank: MemoryBank) -> Ledger:
     return Ledger(repo / bank.rel_root / "events.jsonl", repo)
 
 
-def resolve(bank: MemoryBank, index: BankIndex, subject: str) -> GateTarget:
+def resolve(bank: MemoryBank, index: BankIndex, subject: str, stage: str | None = None) -> GateTarget:
+    """The subject a name means; when an intent and a bolt share it, the stage tells them apart."""
     kind, _, name = subject.partition(":") if ":" in subject else ("", "", subject)
-    if kind in ("", "bolt") and (bolt := index.bolt(name)) is not None:
-        return GateTarget("bolt", bolt.id, stages_for(bolt), bolt=bolt)
-    if kind in ("", "intent") and (intent := index.intent(name)) is not None:
-        return GateTarget("intent", intent.id, INTENT_STAGES, intent=intent)
     if kind == "release":
-        path = Path(bank.repo_root) / bank.rel_root / "operations" / "releases" / f"{name}.md"
-        if path.is_file():
-            return GateTarget("release", name, RELEASE_STAGES, release_file=path)
-        raise UsageError(f"no release {name!r}: expected {path.relative_to(bank.repo_root).as_posix()}",
-                         ["write the release note there, then decide its deploy gate"])
-    raise UsageError(f"no intent or bolt named {subject!r}",
-                     ["aidlc status    # the intents and bolts that exist",
-                      "prefix the kind when a name is ambiguous: bolt:ID, intent:ID, release:ID"])
+        return _release(bank, name)
+    candidates = []
+    if kind in ("", "bolt") and (bolt := index.bolt(name)) is not None:
+        candidates.append(GateTarget("bolt", bolt.id, stages_for(bolt), bolt=bolt))
+    if kind in ("", "intent") and (intent := index.intent(name)) is not None:
+        candidates.append(GateTarget("intent", intent.id, INTENT_STAGES, intent=intent))
+    if not candidates:
+        raise UsageError(f"no intent or bolt named {subject!r}",
+                         ["aidlc status    # the intents and bolts that exist",
+                          "prefix the kind when a name is ambiguous: bolt:ID, intent:ID, release:ID"])
+    fitting = [t for t in candidates if stage is None or stage in t.stages]
+    if len(candidates) > 1 and not fitting:
+        gates = "; ".join(f"{t.kind} {t.id}: {', '.join(t.stages)}" for t in candidates)
+        raise UsageError(f"{subject!r} names an intent and a bolt, and neither has a {stage!r} gate ({gates})",
+                         [f"aidlc gate ... intent:{name} --stage STAGE    # or bolt:{name}"])
+    return (fitting or candidates)[0]
+
+
+def _release(bank: MemoryBank, name: str) -> GateTarget:
+    path = Path(bank.repo_root) / bank.rel_root / "operations" / "releases" / f"{name}.md"
+    if not name or name.startswith(".") or "/" in name or "\\" in name:  # a name, not a path out of releases/
+        raise UsageError(f"release:{name}: a release is named by its file in "
+                         f"{bank.rel_root}/operations/releases/, without folders")
+    if path.is_file():
+        return GateTarget("release", name, RELEASE_STAGES, release_file=path)
+    raise UsageError(f"no release {name!r}: expected {path.relative_to(bank.repo_root).as_posix()}",
+                     ["write the release note there, then decide its deploy gate"])
 
 
 def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reason: str | None,
@@ -75,30 +97,65 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
                           "AI proposes, a human decides.",
                           ["a person runs this command from their own shell (AIDLC_ACTOR_KIND unset)"])
     index = BankIndex(bank)
-    target = resolve(bank, index, subject)
+    target = resolve(bank, index, subject, stage)
     if stage not in target.stages:
         raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are {', '.join(target.stages)}")
-    history = GateHistory.read(ledger)
-    for earlier in target.stages[: target.stages.index(stage)]:
-        last = history.latest(target.kind, target.id, earlier)
-        if last is None or last.get("decision") != Decision.approve:
-            state = f"was decided '{last['decision']}'" if last else "has no decision"
-            raise GateRefused(f"{target.kind} {target.id}: the {earlier} gate {state}; "
-                              f"the {stage} gate comes after it",
-                              [f"aidlc gate approve {target.id} --stage {earlier}"])
-    digest = fingerprint(bank, index, target, stage)
+    _check_intact(ledger)
+    _check_order(bank, GateHistory.read(ledger), index, target, stage)
+    label, _ = judged_files(bank, index, target, stage)
+    judged = judged_digests(bank, index, target, stage)
+    digest = combine(label, judged)
     if digest is None:
-        label, _ = judged_files(bank, index, target, stage)
         raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist",
                           [f"write {label}, then decide"])
     effects = _effects(bank, index, target, stage, decision)
+    _check_writable(repo, effects)
+    data: dict[str, Any] = {"effects": effects} if effects else {}
+    if len(judged) > 1:
+        data["judged"] = [d.model_dump() for d in judged]
+    key = f"gate:{new_event_id()}"
+    atomic_write(repo / PENDING_NOTE, key + "\n", repo)
     appended = ledger.append(
-        EventType.gate_decided, actor,
+        EventType.gate_decided, actor, key=key,
         subject=Subject(kind=target.kind, id=target.id),  # type: ignore[arg-type]
         stage=stage, decision=decision, reason=reason, fingerprint=digest, commit=vcs.head_commit(repo),
-        data={"effects": effects} if effects else None,
+        data=data or None,
     )
     return Recorded(appended.event, apply_effects(repo, appended.event))
+
+
+def _check_intact(ledger: Ledger) -> None:
+    """The order check trusts the recorded decisions, so they must be the ones the chain vouches for.
+
+    A torn last line is no reason to refuse: the append moves it aside (DESIGN section 3).
+    """
+    result = verify_lines(ledger.lines, stop_at_first=True)
+    if result.problems and result.problems[0].kind != ProblemKind.torn:
+        problem = result.problems[0]
+        raise GateRefused(f"the ledger is damaged at {ledger.rel}:{problem.line} ({problem.kind}: {problem.message}); "
+                          "no decision is chained onto it",
+                          ["aidlc log verify    # names the first bad line",
+                           f"restore {ledger.rel} from the last good commit, then decide again"])
+
+
+def _check_order(bank: MemoryBank, history: GateHistory, index: BankIndex, target: GateTarget, stage: str) -> None:
+    """Earlier stages of the subject first; a bolt's first gate also waits for its intent's inception gates."""
+    for earlier in target.stages[: target.stages.index(stage)]:
+        _require_current(bank, history, index, target, earlier, f"the {stage} gate comes after it")
+    if target.kind == "bolt" and stage == target.stages[0] and target.bolt is not None:
+        intent = index.intent(target.bolt.meta.intent) if target.bolt.meta else None
+        if intent is not None:  # approving the plan starts the bolt: construction needs a finished inception
+            parent = GateTarget("intent", intent.id, INTENT_STAGES, intent=intent)
+            _require_current(bank, history, index, parent, INTENT_STAGES[-1],
+                             f"the {stage} gate of bolt {target.id} comes after it")
+
+
+def _require_current(bank: MemoryBank, history: GateHistory, index: BankIndex, target: GateTarget, stage: str,
+                     why: str) -> None:
+    state = history.standing(bank, index, target, stage)
+    if state is not None:
+        raise GateRefused(f"{target.kind} {target.id}: the {stage} gate {state}; {why}",
+                          [f"aidlc gate approve {target.id} --stage {stage}"])
 
 
 def _effects(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str,
@@ -106,53 +163,82 @@ def _effects(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str,
     """The status changes a decision implies, as {path, set} records."""
     if decision != Decision.approve:
         return []
-    now = utc_now().split(".")[0] + "Z"
-    if target.kind == "bolt":
-        assert target.bolt is not None and target.bolt.meta is not None
-        bolt = target.bolt
-        if stage == "plan" and bolt.meta.status == "planned":
-            return [{"path": bolt.rel, "set": {"status": "in-progress", "started": now}}]
-        if stage == "walkthrough":
-            unit = index.unit(bolt.meta.unit)
-            stories = [index.story(name, unit) for name in bolt.meta.stories or []]
-            for story in stories:
-                open_boxes = [c for c in (story.criteria if story else []) if c.checkbox and not c.checked]
-                if story is not None and open_boxes:
-                    raise GateRefused(
-                        f"story {story.id} has {len(open_boxes)} unchecked acceptance boxes "
-                        f"(first at {story.rel}:{open_boxes[0].line}); approving the walkthrough completes it",
-                        [f"check each box the evidence supports in {story.rel}, then approve",
-                         f"or: aidlc gate reject {bolt.id} --stage walkthrough --reason '...'"])
-            effects = [{"path": bolt.rel, "set": {"status": "complete", "completed": now}}]
-            effects += [{"path": s.rel, "set": {"status": StoryStatus.complete.value, "implemented": True}}
-                        for s in stories if s is not None]
-            return effects
-    if target.kind == "intent" and stage == "bolt-plan":
-        assert target.intent is not None and target.intent.requirements_doc is not None
-        return [{"path": target.intent.requirements_doc.rel, "set": {"phase": "construction"}}]
+    if target.kind == "bolt" and target.bolt is not None:
+        return _bolt_effects(index, target.bolt, stage)
+    if target.kind == "intent" and stage == INTENT_STAGES[-1] and target.intent is not None:
+        doc = target.intent.requirements_doc
+        return [{"path": doc.rel, "set": {"phase": "construction"}}] if doc is not None else []
     return []
 
 
+def _bolt_effects(index: BankIndex, bolt: BoltItem, stage: str) -> list[dict[str, Any]]:
+    if stage not in ("plan", "walkthrough"):
+        return []
+    if bolt.meta is None:
+        raise GateRefused(f"cannot read the front matter of {bolt.rel}, and approving the {stage} changes its status",
+                          [f"aidlc validate    # shows what is wrong with {bolt.rel}"])
+    now = utc_now().split(".")[0] + "Z"
+    if stage == "plan":
+        return [{"path": bolt.rel, "set": {"status": "in-progress", "started": now}}] \
+            if bolt.meta.status == "planned" else []
+    unit = index.unit(bolt.meta.unit)
+    stories = [s for name in bolt.meta.stories or [] if (s := index.story(name, unit)) is not None]
+    for story in stories:
+        open_boxes = [c for c in story.criteria if c.checkbox and not c.checked]
+        if open_boxes:
+            raise GateRefused(
+                f"story {story.id} has {len(open_boxes)} unchecked acceptance boxes "
+                f"(first at {story.rel}:{open_boxes[0].line}); approving the walkthrough completes it",
+                [f"check each box the evidence supports in {story.rel}, then approve",
+                 f"or: aidlc gate reject {bolt.id} --stage walkthrough --reason '...'"])
+    effects = [{"path": bolt.rel, "set": {"status": "complete", "completed": now}}]
+    return effects + [{"path": s.rel, "set": {"status": StoryStatus.complete.value, "implemented": True}}
+                      for s in stories]
+
+
+def _check_writable(repo: Path, effects: list[dict[str, Any]]) -> None:
+    """Dry-run every file change before the event is appended: the record must not claim what cannot be written."""
+    for effect in effects:
+        path = repo / effect["path"]
+        try:
+            set_front_matter(path.read_bytes().decode("utf-8"), effect["set"], path.name)
+        except (OSError, UnicodeDecodeError, AidlcError) as exc:
+            reason = exc.message if isinstance(exc, AidlcError) else str(exc)
+            raise GateRefused(f"{effect['path']} cannot take the status change this decision implies: {reason}",
+                              [f"aidlc validate    # shows what is wrong with {effect['path']}", "fix it, then decide"]
+                              ) from None
+
+
 def apply_effects(repo: Path, event: dict[str, Any]) -> list[str]:
+    """Set the keys an event implies where the file differs; mark the event applied. Returns the changed files."""
     changed = []
     for effect in (event.get("data") or {}).get("effects", []):
         path = repo / effect["path"]
-        if path.is_file():
-            update_front_matter(path, effect["set"], repo)
+        if not path.is_file():
+            continue
+        pending = _differing(path, effect["set"])
+        if pending:
+            update_front_matter(path, pending, repo)
             changed.append(effect["path"])
-    atomic_write(repo / APPLIED_MARKER, event["id"] + "\n", repo)
+    (repo / PENDING_NOTE).unlink(missing_ok=True)
     return changed
 
 
+def _differing(path: Path, wanted: dict[str, Any]) -> dict[str, Any]:
+    """The keys whose value in the file is not yet the one wanted (compared as written YAML)."""
+    meta = frontmatter.split(path.read_bytes().decode("utf-8", errors="replace"), path.name).meta or {}
+    return {k: v for k, v in wanted.items() if k not in meta or yaml_scalar(meta[k]) != yaml_scalar(v)}
+
+
 def reconcile(bank: MemoryBank) -> list[str]:
-    """Apply the effects of the last gate event if a crash stopped them (see module docstring)."""
+    """Finish a decision a crash interrupted (see module docstring); returns the files changed."""
     repo = Path(bank.repo_root)
-    ledger = ledger_for(bank)
-    if not ledger.exists():
+    note = repo / PENDING_NOTE
+    if not note.is_file():
         return []
-    last = ledger.last_event()
-    marker = repo / APPLIED_MARKER
-    done = marker.read_text(encoding="utf-8").strip() if marker.exists() else None
-    if last is None or last.get("type") != EventType.gate_decided or last["id"] == done:
+    key = note.read_text(encoding="utf-8").strip()
+    event = ledger_for(bank).find_key(key) if key else None
+    if event is None:  # the crash came before the append: nothing was decided
+        note.unlink(missing_ok=True)
         return []
-    return apply_effects(repo, last)
+    return apply_effects(repo, event)

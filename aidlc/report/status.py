@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.gates.catalogue import INTENT_STAGES, GateTarget, fingerprint, stages_for
+from aidlc.model.events import EventType
 from aidlc.model.findings import Finding
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.report.style import Style
@@ -103,6 +104,7 @@ def build_status(bank: MemoryBank) -> StatusReport:
                  current_stage=b.meta.current_stage if b.meta else None)
         for b in bank.bolts
     ]
+    gates = gate_statuses(bank, index)
     return StatusReport(
         root=bank.repo_root,
         counts={"intents": len(bank.intents), "requirements": len(bank.requirements), "units": len(bank.units),
@@ -111,11 +113,11 @@ def build_status(bank: MemoryBank) -> StatusReport:
         bolts_by_status=_story_counts([b.status for b in bolts]),
         intents=intents,
         bolts=bolts,
-        gates=gate_statuses(bank, index),
+        gates=gates,
         ledger=view(index) is not None,
         errors=sum(f.severity == Severity.error for f in findings),
         warnings=sum(f.severity == Severity.warning for f in findings),
-        next_actions=next_actions(bank, index, findings),
+        next_actions=next_actions(bank, index, findings, gates),
     )
 
 
@@ -128,18 +130,24 @@ def gate_statuses(bank: MemoryBank, index: BankIndex) -> list[GateStatus]:
     led = view(index)
     if led is None:
         return []
+    latest: dict[tuple[str, str], dict] = {}  # the last decision per subject, in file order (seqs of forks tie)
+    for _, event in led.events:
+        subject = event.get("subject")
+        if event.get("type") == EventType.gate_decided and isinstance(subject, dict):
+            latest[(str(subject.get("kind")), str(subject.get("id")))] = event
     result = []
     for target in _targets(bank, index):
-        decided = [e for stage in target.stages for e in led.history.decisions.get((target.kind, target.id, stage), [])]
-        last = max(decided, key=lambda e: e.get("seq", 0), default=None)
-        pending = next((s for s in target.stages if not led.history.approved(target.kind, target.id, s)), None)
+        last = latest.get((target.kind, target.id))
+        # A stale approval judged other bytes: the gate waits for a person again (as AIDLC-LEDGER-005 says).
+        pending = next((s for s in target.stages if led.history.standing(bank, index, target, s) is not None), None)
         result.append(GateStatus(kind=target.kind, id=target.id, pending=pending, last=None if last is None else
                                  LastDecision(stage=str(last.get("stage")), decision=str(last.get("decision")),
                                               by=str((last.get("actor") or {}).get("name")), at=str(last.get("ts")))))
     return result
 
 
-def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding]) -> list[Action]:
+def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding],
+                 gates: list[GateStatus] | None = None) -> list[Action]:
     """Safe next steps in the order the method takes them: fix, finish, plan, decompose, start."""
     actions: list[Action] = []
     errors = [f for f in findings if f.severity == Severity.error]
@@ -159,7 +167,7 @@ def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding]) ->
         if finding.code == "AIDLC-COV-001":
             actions.append(Action(reason=finding.message, command=finding.fix))
     targets = {(t.kind, t.id): t for t in _targets(bank, index)}
-    for gate in gate_statuses(bank, index):
+    for gate in gates if gates is not None else gate_statuses(bank, index):
         target = targets[(gate.kind, gate.id)]
         if gate.pending and fingerprint(bank, index, target, gate.pending) is not None:
             actions.append(Action(reason=f"{gate.kind} {gate.id}: the {gate.pending} gate waits for a person's "

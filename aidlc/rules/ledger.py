@@ -7,10 +7,11 @@ before the `ledger.created` event are reported as unattested warnings, later one
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,10 @@ from aidlc.bank.items import BoltItem, Intent
 from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger
 from aidlc.events.verify import Verification, verify_lines
-from aidlc.gates.catalogue import INTENT_STAGES, fingerprint, stages_for
+from aidlc.gates.catalogue import INTENT_STAGES, GateTarget, fingerprint, judged_digests, stages_for
 from aidlc.gates.decide import resolve
 from aidlc.gates.history import GateHistory
-from aidlc.model.events import ActorKind
+from aidlc.model.events import ActorKind, FileDigest
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.rules.catalogue import Hit, rule
 
@@ -34,19 +35,16 @@ class LedgerView:
     ledger: Ledger
     verification: Verification
     history: GateHistory
-    events: list[dict[str, Any]]
+    events: list[tuple[int, dict[str, Any]]]  # (line in the file, event): damaged lines are left out
 
     @property
     def created(self) -> datetime | None:
         return _instant(self.history.created_ts)
 
 
-@cache
-def _view_cached(path: str, repo: str, mtime: float, size: int) -> LedgerView:
-    ledger = Ledger(Path(path), Path(repo))
-    events = list(ledger.events())
-    return LedgerView(ledger, verify_lines(ledger.lines, stop_at_first=True), GateHistory.from_events(events),
-                      events)
+# The rules of one run share one view. Keyed by the file's bytes, not its mtime: an edit within the
+# file system's clock tick that keeps the size would otherwise be served the old view.
+_VIEWS: dict[tuple[str, str, str], LedgerView] = {}
 
 
 def view(index: BankIndex) -> LedgerView | None:
@@ -54,8 +52,30 @@ def view(index: BankIndex) -> LedgerView | None:
     path = Path(bank.repo_root) / bank.rel_root / LEDGER_FILE
     if not path.is_file():
         return None
-    stat = path.stat()
-    return _view_cached(str(path), bank.repo_root, stat.st_mtime, stat.st_size)
+    data = path.read_bytes()
+    key = (str(path), bank.repo_root, hashlib.sha256(data).hexdigest())
+    if key not in _VIEWS:
+        _VIEWS.clear()
+        _VIEWS[key] = _build_view(Ledger(path, Path(bank.repo_root)), data)
+    return _VIEWS[key]
+
+
+def _build_view(ledger: Ledger, data: bytes) -> LedgerView:
+    lines = [line + b"\n" for line in data.split(b"\n")]  # split as the file reads: at b"\n" only
+    lines[-1] = lines[-1][:-1]
+    if not lines[-1]:
+        lines.pop()
+    events = [(number, event) for number, line in enumerate(lines, start=1) if (event := _event(line)) is not None]
+    return LedgerView(ledger, verify_lines(lambda: iter(lines), stop_at_first=True),
+                      GateHistory.from_events(e for _, e in events), events)
+
+
+def _event(line: bytes) -> dict[str, Any] | None:
+    try:
+        event = json.loads(line)
+    except ValueError:
+        return None
+    return event if isinstance(event, dict) else None
 
 
 def _instant(value: object) -> datetime | None:
@@ -74,7 +94,9 @@ def _instant(value: object) -> datetime | None:
 def _before_ledger(led: LedgerView, when: object) -> bool:
     """True when `when` predates the ledger: that completion could not have been recorded."""
     created, moment = led.created, _instant(when)
-    return created is not None and moment is not None and moment < created
+    # Status timestamps are written to the second; the ledger's to the microsecond. A bolt started in the
+    # second the ledger was created does not predate it.
+    return created is not None and moment is not None and moment < created.replace(microsecond=0)
 
 
 @rule("AIDLC-LEDGER-001", E, "ledger", "the ledger's hash chain is broken (edited, removed, reordered, "
@@ -91,12 +113,22 @@ def _missing_bolt_gates(led: LedgerView, bolt: BoltItem) -> list[str]:
     return [stage for stage in stages_for(bolt) if not led.history.approved("bolt", bolt.id, stage)]
 
 
-def _bolt_of(index: BankIndex, story: Any) -> BoltItem | None:
+def _bolts_of_stories(index: BankIndex) -> dict[int, BoltItem]:
+    """The first bolt that includes each story (by id() of the story), built once per run of the claims."""
+    found: dict[int, BoltItem] = {}
     for bolt in index.bank.bolts:
         if bolt.meta and isinstance(bolt.meta.stories, list):
             unit = index.unit(bolt.meta.unit)
-            if any(index.story(name, unit) is story for name in bolt.meta.stories):
-                return bolt
+            for name in bolt.meta.stories:
+                story = index.story(name, unit)
+                if story is not None:
+                    found.setdefault(id(story), bolt)
+    return found
+
+
+def _bolt_of(index: BankIndex, story: Any, bolts_of: dict[int, BoltItem]) -> BoltItem | None:
+    if id(story) in bolts_of:
+        return bolts_of[id(story)]
     assigned = story.meta.assigned_bolt if story.meta else None
     return index.bolt(assigned) if isinstance(assigned, str) else None
 
@@ -129,10 +161,11 @@ def _claims(index: BankIndex, led: LedgerView) -> Iterator[Claim]:
                 bolt.rel, bolt.doc.line_of("status"),
                 f"bolt {bolt.id} is complete but the ledger has no approved {', '.join(missing)} gate",
                 f"aidlc gate approve {bolt.id} --stage {missing[0]}"), _before_ledger(led, bolt.meta.completed))
+    bolts_of = _bolts_of_stories(index)
     for story in index.bank.stories:
         if story.meta is None or story.meta.status != StoryStatus.complete:
             continue
-        bolt = _bolt_of(index, story)
+        bolt = _bolt_of(index, story, bolts_of)
         if bolt is not None and led.history.approved("bolt", bolt.id, "walkthrough"):
             continue
         when = bolt.meta.completed if bolt is not None and bolt.meta else None
@@ -210,9 +243,33 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
             continue
         current = fingerprint(index.bank, index, target, stage)
         if current is None or current.sha256 != recorded:
-            path = current.path if current else last["fingerprint"].get("path", led.ledger.rel)
+            path, change = _what_changed(index, target, stage, last, current)
             yield Hit(path, None, f"the {stage} approval of {kind} {subject_id} (seq {last.get('seq')}) is stale: "
-                      f"{path} changed since", f"aidlc gate approve {subject_id} --stage {stage}")
+                      f"{path} {change} since", f"aidlc gate approve {subject_id} --stage {stage}")
+
+
+def _what_changed(index: BankIndex, target: GateTarget, stage: str, last: dict[str, Any],
+                  current: FileDigest | None) -> tuple[str, str]:
+    """(path, how) of the first judged file that differs from what was approved.
+
+    A decision on several files records each file's digest (`data.judged`); without it, the
+    finding names the whole set (its label) or the one file.
+    """
+    judged = (last.get("data") or {}).get("judged")
+    recorded = {d["path"]: d.get("sha256") for d in judged if isinstance(d, dict) and isinstance(d.get("path"), str)
+                } if isinstance(judged, list) else {}
+    if recorded:
+        now = {d.path: d.sha256 for d in judged_digests(index.bank, index, target, stage)}
+        for path in sorted(set(recorded) | set(now)):
+            if path not in now:
+                return path, "was removed"
+            if path not in recorded:
+                return path, "was added"
+            if now[path] != recorded[path]:
+                return path, "changed"
+    if current is None:
+        return str((last.get("fingerprint") or {}).get("path")), "was removed"
+    return current.path, "changed"
 
 
 @rule("AIDLC-LEDGER-006", E, "ledger", "a human checkpoint was decided by an agent or CI actor",
@@ -221,7 +278,7 @@ def human_deciders(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
     if led is None:
         return
-    for line, event in enumerate(led.events, start=1):
+    for line, event in led.events:
         actor = event.get("actor") or {}
         if event.get("type") == "gate.decided" and actor.get("kind") != ActorKind.human:
             subject = event.get("subject") or {}

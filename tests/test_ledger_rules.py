@@ -1,0 +1,304 @@
+"""The ledger rules of `aidlc validate` (AIDLC-LEDGER-001..008): each with a broken and a clean fixture.
+
+The ledgers are real: started by `aidlc init`, filled by `aidlc gate`, or appended through
+aidlc.events.ledger.Ledger where a test needs an event no command would write.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from aidlc.events.ledger import Ledger
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
+from aidlc.model.findings import Finding
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import CATALOGUE
+from tests import helpers
+from tests.helpers import Bank, complete_first_bolt
+from tests.test_gate import (
+    BOLT,
+    BOLT_ID,
+    INTENT_ID,
+    LEDGER,
+    MB,
+    PLAN,
+    REQUIREMENTS,
+    STORY,
+    approve,
+    build_chain,
+    check_boxes,
+    edit,
+    findings,
+    front,
+    read,
+    run,
+    set_identity,
+    through_inception,
+    through_plan,
+    through_walkthrough,
+    write,
+)
+
+
+def hits(root: Path, code: str) -> list[Finding]:
+    return [f for f in findings(root) if f.code == code]
+
+
+def where(found: list[Finding]) -> list[tuple[str, int | None]]:
+    return [(f.path, f.line) for f in found]
+
+
+def line_of(root: Path, rel: str, prefix: str) -> int:
+    return next(n for n, line in enumerate(read(root, rel).splitlines(), start=1) if line.startswith(prefix))
+
+
+@pytest.fixture
+def chain(repo: Path) -> Path:
+    build_chain(repo)
+    set_identity(repo)
+    return repo
+
+
+# -- AIDLC-LEDGER-001: the chain ---------------------------------------------------------------------------------
+def test_001_an_edited_byte_breaks_the_chain(chain: Path) -> None:
+    through_inception(chain)
+    assert hits(chain, "AIDLC-LEDGER-001") == []
+    path = chain / LEDGER
+    stat = path.stat()
+    lines = path.read_bytes().splitlines(keepends=True)
+    digest = json.loads(lines[2])["fingerprint"]["sha256"]
+    flipped = digest[:10] + ("0" if digest[10] != "0" else "1") + digest[11:]
+    lines[2] = lines[2].replace(digest.encode(), flipped.encode())  # one byte, same size
+    path.write_bytes(b"".join(lines))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # as if within the same clock tick
+    found = hits(chain, "AIDLC-LEDGER-001")
+    assert where(found) == [(LEDGER, 3)]
+    assert "edited" in found[0].message and found[0].severity == Severity.error and found[0].fix
+
+
+def test_001_a_removed_event_breaks_the_chain(chain: Path) -> None:
+    through_inception(chain)
+    lines = read(chain, LEDGER).splitlines(keepends=True)
+    write(chain, LEDGER, "".join(lines[:2] + lines[3:]))
+    assert where(hits(chain, "AIDLC-LEDGER-001")) == [(LEDGER, 3)]
+
+
+# -- AIDLC-LEDGER-002: a complete bolt needs its gates ------------------------------------------------------------
+def _complete_bolt_by_hand(root: Path) -> int:
+    edit(root, BOLT, "status: planned", "status: complete")
+    edit(root, BOLT, "completed: null", "completed: 2030-01-01T00:00:00Z")
+    return line_of(root, BOLT, "status:")
+
+
+def test_002_a_bolt_marked_complete_by_hand(chain: Path) -> None:
+    line = _complete_bolt_by_hand(chain)
+    found = hits(chain, "AIDLC-LEDGER-002")
+    assert where(found) == [(BOLT, line)]
+    assert "has no approved plan, walkthrough gate" in found[0].message
+    assert found[0].fix == f"aidlc gate approve {BOLT_ID} --stage plan"
+
+
+def test_002_a_bolt_complete_with_only_its_plan_approved(chain: Path) -> None:
+    through_plan(chain)
+    edit(chain, BOLT, "status: in-progress", "status: complete")
+    found = hits(chain, "AIDLC-LEDGER-002")
+    assert where(found) == [(BOLT, line_of(chain, BOLT, "status:"))]
+    assert "no approved walkthrough gate" in found[0].message
+
+
+def test_002_clean_after_the_gates(chain: Path) -> None:
+    through_walkthrough(chain)
+    assert front(chain, BOLT)["status"] == "complete"
+    assert hits(chain, "AIDLC-LEDGER-002") == []
+
+
+# -- AIDLC-LEDGER-003: a complete story needs its bolt's approved walkthrough -------------------------------------
+def test_003_a_story_marked_complete_without_an_approved_walkthrough(chain: Path) -> None:
+    through_plan(chain)
+    check_boxes(chain)
+    edit(chain, STORY, "status: draft", "status: complete")
+    edit(chain, STORY, "implemented: false", "implemented: true")
+    found = hits(chain, "AIDLC-LEDGER-003")
+    assert where(found) == [(STORY, line_of(chain, STORY, "status:"))]
+    assert f"no approved walkthrough covers its bolt {BOLT_ID}" in found[0].message
+    assert found[0].fix == f"aidlc gate approve {BOLT_ID} --stage walkthrough"
+
+
+def test_003_a_rejected_walkthrough_does_not_count(chain: Path) -> None:
+    through_plan(chain)
+    write(chain, f"{MB}/bolts/{BOLT_ID}/implementation-walkthrough.md", "# Walkthrough\n")
+    assert run(chain, "gate", "reject", BOLT_ID, "--stage", "walkthrough").exit_code == 0
+    edit(chain, STORY, "status: draft", "status: complete")
+    assert where(hits(chain, "AIDLC-LEDGER-003")) == [(STORY, line_of(chain, STORY, "status:"))]
+
+
+def test_003_clean_after_the_walkthrough(chain: Path) -> None:
+    through_walkthrough(chain)
+    assert front(chain, STORY)["status"] == "complete"
+    assert hits(chain, "AIDLC-LEDGER-003") == []
+
+
+# -- AIDLC-LEDGER-004: construction needs the inception gates -----------------------------------------------------
+def test_004_an_intent_moved_to_construction_by_hand(chain: Path) -> None:
+    approve(chain, INTENT_ID, "requirements")
+    edit(chain, REQUIREMENTS, "phase: inception", "phase: construction")
+    found = hits(chain, "AIDLC-LEDGER-004")
+    assert where(found) == [(REQUIREMENTS, line_of(chain, REQUIREMENTS, "phase:"))]
+    assert "has no approved units, stories, bolt-plan gate" in found[0].message
+    assert found[0].fix == f"aidlc gate approve {INTENT_ID} --stage units"
+
+
+def test_004_a_bolt_started_by_hand(chain: Path) -> None:
+    edit(chain, BOLT, "status: planned", "status: in-progress")
+    edit(chain, BOLT, "started: null", "started: 2030-01-01T00:00:00Z")
+    found = hits(chain, "AIDLC-LEDGER-004")
+    assert where(found) == [(REQUIREMENTS, line_of(chain, REQUIREMENTS, "phase:"))]
+    assert "has no approved requirements, units, stories, bolt-plan gate" in found[0].message
+
+
+def test_004_clean_after_the_inception_gates(chain: Path) -> None:
+    through_plan(chain)
+    assert front(chain, REQUIREMENTS)["phase"] == "construction" and front(chain, BOLT)["status"] == "in-progress"
+    assert hits(chain, "AIDLC-LEDGER-004") == []
+
+
+# -- AIDLC-LEDGER-005: approvals go stale when the judged content changes ----------------------------------------
+def test_005_editing_an_approved_requirement_makes_the_approval_stale(chain: Path) -> None:
+    approve(chain, INTENT_ID, "requirements")
+    assert hits(chain, "AIDLC-LEDGER-005") == []
+    edit(chain, REQUIREMENTS, "an order is created", "an order is created and mailed")
+    found = hits(chain, "AIDLC-LEDGER-005")
+    assert where(found) == [(REQUIREMENTS, None)]
+    assert f"the requirements approval of intent {INTENT_ID} (seq 2) is stale" in found[0].message
+    assert found[0].fix == f"aidlc gate approve {INTENT_ID} --stage requirements"
+    approve(chain, INTENT_ID, "requirements")  # a person decides again: current once more
+    assert hits(chain, "AIDLC-LEDGER-005") == []
+
+
+def test_005_progress_alone_does_not_make_an_approval_stale(chain: Path) -> None:
+    for stage in ("requirements", "units", "stories"):
+        approve(chain, INTENT_ID, stage)
+    edit(chain, REQUIREMENTS, "status: draft", "status: approved")
+    check_boxes(chain, REQUIREMENTS)
+    check_boxes(chain, STORY)
+    edit(chain, STORY, "status: draft", "status: ready")
+    assert hits(chain, "AIDLC-LEDGER-005") == []
+    edit(chain, STORY, "**Then** an order exists", "**Then** an order exists and is paid")  # content
+    assert where(hits(chain, "AIDLC-LEDGER-005")) == [(STORY, None)]
+
+
+def test_005_a_multi_file_approval_names_the_file_that_changed(chain: Path) -> None:
+    assert run(chain, "new", "story", "Refund", "--unit", "checkout-api").exit_code == 0
+    second = STORY.replace("001-pay-by-card", "002-refund")
+    for stage in ("requirements", "units", "stories"):
+        approve(chain, INTENT_ID, stage)
+    assert hits(chain, "AIDLC-LEDGER-005") == []
+    edit(chain, second, "# Story: Refund", "# Story: Refund an order")
+    found = hits(chain, "AIDLC-LEDGER-005")
+    assert where(found) == [(second, None)] and f"{second} changed since" in found[0].message
+    (chain / second).unlink()
+    assert "was removed since" in hits(chain, "AIDLC-LEDGER-005")[0].message
+
+
+def test_005_a_removed_artifact_is_stale(chain: Path) -> None:
+    through_plan(chain)
+    (chain / PLAN).unlink()
+    found = hits(chain, "AIDLC-LEDGER-005")
+    assert where(found) == [(PLAN, None)] and "was removed since" in found[0].message
+
+
+# -- AIDLC-LEDGER-006: only people decide human checkpoints ------------------------------------------------------
+def _append_agent_decision(root: Path) -> int:
+    ledger = Ledger(root / LEDGER, root)
+    ledger.append(EventType.gate_decided, Actor(kind=ActorKind.agent, name="coder-bot"),
+                  subject=Subject(kind="intent", id=INTENT_ID), stage="requirements", decision=Decision.approve,
+                  fingerprint=FileDigest(path=REQUIREMENTS, sha256="0" * 64))
+    return len(read(root, LEDGER).splitlines())
+
+
+def test_006_an_agent_decision_written_into_the_ledger_is_flagged(chain: Path) -> None:
+    approve(chain, INTENT_ID, "requirements")
+    assert hits(chain, "AIDLC-LEDGER-006") == []
+    line = _append_agent_decision(chain)
+    found = hits(chain, "AIDLC-LEDGER-006")
+    assert where(found) == [(LEDGER, line)]
+    assert f"intent {INTENT_ID} requirements was decided by agent coder-bot" in found[0].message
+    assert hits(chain, "AIDLC-LEDGER-001") == []  # the chain itself is intact: the actor is the problem
+
+
+def test_006_names_the_file_line_even_after_a_damaged_line(chain: Path) -> None:
+    approve(chain, INTENT_ID, "requirements")
+    line = _append_agent_decision(chain)
+    lines = read(chain, LEDGER).splitlines(keepends=True)
+    write(chain, LEDGER, "".join([lines[0], "not an event\n", *lines[1:]]))
+    assert where(hits(chain, "AIDLC-LEDGER-006")) == [(LEDGER, line + 1)]
+
+
+# -- AIDLC-LEDGER-007: no ledger ----------------------------------------------------------------------------------
+def test_007_completions_without_a_ledger_give_one_warning(bank: Bank) -> None:
+    assert hits(bank.root, "AIDLC-LEDGER-007") == []  # nothing complete yet: nothing unattested
+    complete_first_bolt(bank)
+    found = hits(bank.root, "AIDLC-LEDGER-007")
+    assert where(found) == [(f"{MB}/events.jsonl", None)]
+    assert found[0].severity == Severity.warning
+    assert "1 complete bolts and 1 complete stories" in found[0].message
+    assert [f for f in findings(bank.root) if f.severity == Severity.error] == []
+
+
+def test_007_clean_with_a_ledger(bank: Bank) -> None:
+    complete_first_bolt(bank)
+    Ledger(bank.root / LEDGER, bank.root).append(EventType.ledger_created, Actor(kind=ActorKind.human, name="Ada"))
+    assert hits(bank.root, "AIDLC-LEDGER-007") == []
+
+
+# -- AIDLC-LEDGER-008: history from before the ledger -------------------------------------------------------------
+def _adopt(bank: Bank, completed: str | None = None) -> str:
+    """Start a ledger in a bank with history; complete bolt 001 at `completed` (default: long before)."""
+    complete_first_bolt(bank)
+    ledger = Ledger(bank.root / LEDGER, bank.root)
+    created = ledger.append(EventType.ledger_created, Actor(kind=ActorKind.human, name="Ada")).event["ts"]
+    when = completed or "2020-01-02T00:00:00Z"
+    bank.set_key(helpers.BOLT1, "started", "2020-01-01T00:00:00Z" if completed is None else when)
+    bank.set_key(helpers.BOLT1, "completed", when)
+    return created
+
+
+def test_008_a_completion_before_the_ledger_is_a_warning_not_an_error(bank: Bank) -> None:
+    _adopt(bank)
+    found = hits(bank.root, "AIDLC-LEDGER-008")
+    assert sorted(where(found)) == sorted([(helpers.BOLT1, bank.line(helpers.BOLT1, "status:")),
+                                           (helpers.STORY1, bank.line(helpers.STORY1, "status:")),
+                                           (helpers.REQUIREMENTS, bank.line(helpers.REQUIREMENTS, "phase:"))])
+    assert all(f.severity == Severity.warning and f.message.startswith("unattested") for f in found)
+    assert [f for f in findings(bank.root) if f.severity == Severity.error] == []
+
+
+def test_008_a_completion_after_the_ledger_is_an_error(bank: Bank) -> None:
+    created = _adopt(bank, "2030-01-01T00:00:00Z")
+    assert created < "2030"
+    assert hits(bank.root, "AIDLC-LEDGER-008") == []
+    assert where(hits(bank.root, "AIDLC-LEDGER-002")) == [(helpers.BOLT1, bank.line(helpers.BOLT1, "status:"))]
+    assert where(hits(bank.root, "AIDLC-LEDGER-003")) == [(helpers.STORY1, bank.line(helpers.STORY1, "status:"))]
+
+
+def test_008_a_completion_in_the_second_the_ledger_was_created_does_not_predate_it(bank: Bank) -> None:
+    # Status timestamps are written to the second, the ledger's to the microsecond.
+    complete_first_bolt(bank)
+    ledger = Ledger(bank.root / LEDGER, bank.root)
+    created = ledger.append(EventType.ledger_created, Actor(kind=ActorKind.human, name="Ada")).event["ts"]
+    second = datetime.fromisoformat(created.replace("Z", "+00:00")).strftime("%Y-%m-%dT%H:%M:%SZ")
+    bank.set_key(helpers.BOLT1, "started", second)
+    bank.set_key(helpers.BOLT1, "completed", second)
+    assert hits(bank.root, "AIDLC-LEDGER-008") == []
+    assert where(hits(bank.root, "AIDLC-LEDGER-002")) == [(helpers.BOLT1, bank.line(helpers.BOLT1, "status:"))]
+
+
+def test_every_ledger_rule_has_tests_here() -> None:
+    ledger_rules = {code for code, rule in CATALOGUE.items() if rule.family == "ledger"}
+    tested = {f"AIDLC-LEDGER-{name[5:8]}" for name in globals() if name.startswith("test_00")}
+    assert ledger_rules == tested == {f"AIDLC-LEDGER-00{n}" for n in range(1, 9)}

@@ -1,0 +1,203 @@
+"""`aidlc log show` and `aidlc log verify [--against REF]`, as real subprocesses in real git repos."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aidlc.events.canonical import event_hash, line_of
+from aidlc.events.ledger import Ledger
+from aidlc.model.events import Actor, ActorKind, EventType, FileDigest, Subject
+
+LEDGER = "memory-bank/events.jsonl"
+ADA = Actor(kind=ActorKind.human, name="Ada", email="ada@example.org")
+CI = Actor(kind=ActorKind.ci, name="ci")
+GIT_ENV = {"PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Ada",
+           "GIT_AUTHOR_EMAIL": "ada@example.org", "GIT_COMMITTER_NAME": "Ada",
+           "GIT_COMMITTER_EMAIL": "ada@example.org"}
+
+
+def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=root, capture_output=True, text=True,
+                          env={**GIT_ENV, "HOME": str(root)})
+
+
+def git(root: Path, *args: str) -> str:
+    proc = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env={**GIT_ENV, "HOME": str(root)})
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def ledger_of(root: Path) -> Ledger:
+    return Ledger(root / LEDGER, root)
+
+
+def decide(ledger: Ledger, bolt: str, stage: str, decision: str = "approve") -> dict:
+    return ledger.append(EventType.gate_decided, ADA, subject=Subject(kind="bolt", id=bolt), stage=stage,
+                         decision=decision, reason=f"{stage} looked at",
+                         fingerprint=FileDigest(path=f"memory-bank/bolts/{bolt}/{stage}.md",
+                                                sha256=hashlib.sha256(bolt.encode()).hexdigest())).event
+
+
+def check(ledger: Ledger, n: int) -> dict:
+    return ledger.append(EventType.check_recorded, CI, data={"check": "pytest", "n": n}).event
+
+
+def raw(root: Path) -> list[bytes]:
+    return (root / LEDGER).read_bytes().splitlines(keepends=True)
+
+
+def rechain(events: list[dict]) -> bytes:
+    """Rewrite history the way a careful forger would: renumber and re-hash so the chain holds."""
+    out, prev = [], "0" * 64
+    for seq, event in enumerate(events, start=1):
+        event = {**event, "seq": seq, "prev": prev}
+        event["hash"] = prev = event_hash(event)
+        out.append(line_of(event))
+    return b"".join(out)
+
+
+@pytest.fixture
+def committed(repo: Path) -> Path:
+    """The scaffolded repo with ten events, committed."""
+    ledger = ledger_of(repo)
+    for n in range(2, 11):
+        check(ledger, n)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "ledger with ten events")
+    return repo
+
+
+# -- verify --against ----------------------------------------------------------------------------------------
+def test_appending_only_keeps_every_event_of_the_ref(committed: Path) -> None:
+    for n in range(11, 14):
+        check(ledger_of(committed), n)
+    proc = cli(committed, "log", "verify", "--against", "HEAD")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"ledger verified: {LEDGER}, 13 events, all of HEAD present" in proc.stdout
+
+
+@pytest.mark.parametrize("rewrite", ["remove", "alter"])
+def test_a_rewritten_history_is_caught_against_the_ref(committed: Path, rewrite: str) -> None:
+    events = [json.loads(line) for line in raw(committed)]
+    if rewrite == "remove":
+        del events[4]  # seq 5
+    else:
+        events[4]["data"] = {"check": "pytest", "n": 5, "note": "it passed, honestly"}
+    (committed / LEDGER).write_bytes(rechain(events))
+    for n in range(11, 13):
+        check(ledger_of(committed), n)
+    assert cli(committed, "log", "verify").returncode == 0  # the chain alone holds: only the ref can tell
+    proc = cli(committed, "log", "verify", "--against", "HEAD")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"✗ {LEDGER} at HEAD seq 5: missing: event seq 5 (line 5 of the older version)" in proc.stdout
+    document = json.loads(cli(committed, "log", "verify", "--against", "HEAD", "--format", "json").stdout)
+    assert document["ok"] is False and document["against"] == "HEAD"
+    assert {k: document["problem"][k] for k in ("line", "seq", "kind")} == {"line": 5, "seq": 5, "kind": "missing"}
+
+
+def test_a_damaged_chain_is_reported_before_the_ref_is_compared(committed: Path) -> None:
+    lines = raw(committed)
+    (committed / LEDGER).write_bytes(b"".join(lines[:3] + lines[4:]))
+    proc = cli(committed, "log", "verify", "--against", "HEAD", "--format", "json")
+    assert proc.returncode == 1
+    assert json.loads(proc.stdout)["problem"]["kind"] == "unknown_prev"
+
+
+def test_a_ref_without_the_ledger_has_nothing_to_miss(committed: Path) -> None:
+    git(committed, "checkout", "-q", "--orphan", "empty")
+    git(committed, "rm", "-rq", "--cached", ".")
+    git(committed, "commit", "-q", "--allow-empty", "-m", "nothing")
+    proc = cli(committed, "log", "verify", "--against", "empty")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("ref", ["no-such-branch", "HEAD~7", "0" * 40, "", "HEAD:memory-bank"])
+def test_an_unknown_ref_is_a_usage_error_without_traceback(committed: Path, ref: str) -> None:
+    proc = cli(committed, "log", "verify", "--against", ref)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "error: " in proc.stderr and ("unknown git ref" in proc.stderr or "needs a git ref" in proc.stderr)
+    proc = cli(committed, "--format", "json", "log", "verify", "--against", ref)
+    assert proc.returncode == 2
+    assert json.loads(proc.stdout)["error"]["exit_code"] == 2
+
+
+def test_verify_without_a_ledger_is_a_usage_error(committed: Path) -> None:
+    (committed / LEDGER).unlink()
+    proc = cli(committed, "log", "verify")
+    assert proc.returncode == 2 and "no ledger" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_verify_outside_a_memory_bank_is_a_usage_error(tmp_path: Path) -> None:
+    proc = cli(tmp_path, "--repo", str(tmp_path), "log", "verify")
+    assert proc.returncode == 2 and "no memory bank" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_verify_json_is_one_document_on_stdout(committed: Path) -> None:
+    lines = raw(committed)
+    (committed / LEDGER).write_bytes(b"".join([*lines[:6], lines[5], *lines[6:]]))
+    for args in (["--format", "json", "log", "verify"], ["log", "verify", "--format", "json"]):
+        proc = cli(committed, *args)
+        assert proc.returncode == 1
+        document = json.loads(proc.stdout)  # raises if anything else is on stdout
+        assert document["version"] == 1 and document["path"] == LEDGER and document["events"] == 7
+        assert document["problem"] == {"line": 7, "seq": 6, "kind": "duplicated",
+                                       "message": "the same event already stands at line 6"}
+
+
+# -- show -----------------------------------------------------------------------------------------------------
+@pytest.fixture
+def decided(repo: Path) -> Path:
+    ledger = ledger_of(repo)
+    decide(ledger, "001-checkout-api", "plan")
+    check(ledger, 3)
+    decide(ledger, "002-refunds", "plan", "reject")
+    decide(ledger, "001-checkout-api", "walkthrough")
+    return repo
+
+
+def test_show_lists_every_event_oldest_first(decided: Path) -> None:
+    proc = cli(decided, "log", "show")
+    assert proc.returncode == 0, proc.stderr
+    rows = proc.stdout.splitlines()
+    assert len(rows) == 5
+    assert [row.split()[0] for row in rows] == ["1", "2", "3", "4", "5"]
+    assert "ledger.created" in rows[0]
+    assert "gate.decided     bolt:001-checkout-api plan -> approve  [human: Ada]  plan looked at" in rows[1]
+    assert "check.recorded" in rows[2] and "[ci: ci]" in rows[2]
+    assert "bolt:002-refunds plan -> reject" in rows[3]
+
+
+def test_show_filters_by_subject_and_type(decided: Path) -> None:
+    proc = cli(decided, "log", "show", "--subject", "001-checkout-api")
+    assert [row.split()[0] for row in proc.stdout.splitlines()] == ["2", "5"]
+    proc = cli(decided, "log", "show", "--type", "check.recorded")
+    assert [row.split()[0] for row in proc.stdout.splitlines()] == ["3"]
+    proc = cli(decided, "log", "show", "--subject", "no-such-bolt")
+    assert proc.returncode == 0 and proc.stdout == "" and "no matching events" in proc.stderr
+
+
+def test_show_json_is_one_document_with_the_events_as_recorded(decided: Path) -> None:
+    proc = cli(decided, "log", "show", "--format", "json", "--subject", "001-checkout-api", "--type", "gate.decided")
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["version"] == 1
+    recorded = [json.loads(line) for line in raw(decided)]
+    assert document["events"] == [recorded[1], recorded[4]]
+    everything = json.loads(cli(decided, "--format", "json", "log", "show").stdout)
+    assert everything["events"] == recorded
+
+
+def test_show_skips_a_damaged_line_that_verify_reports(decided: Path) -> None:
+    lines = raw(decided)
+    (decided / LEDGER).write_bytes(b"".join([*lines[:2], b"<<<<<<< HEAD\n", *lines[2:]]))
+    proc = cli(decided, "log", "show", "--format", "json")
+    assert proc.returncode == 0 and len(json.loads(proc.stdout)["events"]) == 5
+    verify = json.loads(cli(decided, "log", "verify", "--format", "json").stdout)
+    assert verify["problem"]["line"] == 3 and verify["problem"]["kind"] == "invalid"
