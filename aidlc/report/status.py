@@ -55,7 +55,8 @@ class LastDecision(BaseModel):
 class GateStatus(BaseModel):
     kind: str
     id: str
-    pending: str | None = Field(description="the next gate without an approval, in order; None when all passed")
+    pending: str | None = Field(description="the first gate, in order, without a current (non-stale) approval; "
+                                "None when all passed")
     last: LastDecision | None = None
 
 
