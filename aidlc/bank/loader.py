@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from aidlc.bank import frontmatter, markdown
@@ -19,6 +20,7 @@ from aidlc.bank.items import (
 )
 from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
+from aidlc.perf import gc_paused
 
 
 def find_bank(repo_root: Path, config: Config) -> tuple[Path, Path]:
@@ -36,7 +38,8 @@ def load_bank(repo_root: Path, config: Config) -> MemoryBank:
     if not bank_dir.is_dir():
         bank.exists = False
         return bank
-    loader.load_into(bank)
+    with gc_paused():
+        loader.load_into(bank)
     return bank
 
 
@@ -46,6 +49,7 @@ class _Loader:
         self.bank_dir = bank_dir
         self.files_read = 0
         self._prefix = str(repo_root).rstrip(os.sep) + os.sep
+        self._stories: list[tuple[Unit, str, str]] = []  # (unit, path, stem), read in one batch
 
     def rel(self, path: Path | str) -> str:
         text = str(path)
@@ -67,6 +71,7 @@ class _Loader:
                 bank.project, bank.project_problems = validate_front_matter(Project, doc.meta)
         for entry in _dirs(os.path.join(root, "intents")):
             bank.intents.append(self._intent(entry))
+        self._read_stories()
         for entry in _dirs(os.path.join(root, "bolts")):
             bank.bolts.append(self._bolt(entry))
         for entry in _files(os.path.join(root, "operations", "runbooks"), ".md"):
@@ -106,21 +111,20 @@ class _Loader:
         unit = Unit(doc=doc, id=entry.name, intent=intent, folder=self.rel(entry.path))
         if doc.meta is not None:
             unit.meta, unit.problems = validate_front_matter(UnitBrief, doc.meta)
-        for story_entry in _files(os.path.join(entry.path, "stories"), ".md"):
-            unit.stories.append(self._story(story_entry, unit))
+        self._stories += [(unit, e.path, e.name[:-3]) for e in _files(os.path.join(entry.path, "stories"), ".md")]
         return unit
 
-    def _story(self, entry: os.DirEntry[str], unit: Unit) -> StoryItem:
-        doc = self.read(entry.path)
-        story = StoryItem(doc=doc, stem=entry.name[:-3], unit=unit)
-        if doc.problem is None and doc.meta is None:
-            doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
-        if doc.meta is not None:
-            story.meta, story.problems = validate_front_matter(Story, doc.meta)
-        parts = markdown.story_parts(doc.body, doc.body_start)
-        story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
-        story.related_line, story.related = parts.related_line, parts.related
-        return story
+    def _read_stories(self) -> None:
+        """Stories are most of a bank's files: read and split them in one batch (in parallel when large)."""
+        jobs = [(path, self.rel(path)) for _unit, path, _stem in self._stories]
+        self.files_read += len(jobs)
+        for (unit, _path, stem), (doc, parts) in zip(self._stories, read_stories(jobs), strict=True):
+            story = StoryItem(doc=doc, stem=stem, unit=unit)
+            if doc.meta is not None:
+                story.meta, story.problems = validate_front_matter(Story, doc.meta)
+            story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
+            story.related_line, story.related = parts.related_line, parts.related
+            unit.stories.append(story)
 
     def _bolt(self, entry: os.DirEntry[str]) -> BoltItem:
         files = {e.name for e in os.scandir(entry.path) if e.is_file()}
@@ -150,6 +154,41 @@ class _Loader:
         docs.extend(bolt.doc for bolt in bank.bolts)
         docs.extend(runbook.doc for runbook in bank.runbooks)
         return docs
+
+
+# Below this many stories a second process costs more (fork, pickling) than it saves.
+PARALLEL_MIN_STORIES = 2000
+
+
+def read_stories(jobs: list[tuple[str, str]]) -> list[tuple[Document, markdown.StoryParts]]:
+    """Read and parse story files; with many, a forked worker takes the first half while this
+    process does the second (CPython runs Python code on one core per process)."""
+    if len(jobs) < PARALLEL_MIN_STORIES or not _can_fork():
+        return [_read_story(job) for job in jobs]
+    import multiprocessing
+
+    half = len(jobs) // 2
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        first = pool.map_async(_read_story, jobs[:half], chunksize=256)
+        second = [_read_story(job) for job in jobs[half:]]
+        return first.get() + second
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return sys.platform == "linux" and (os.cpu_count() or 1) > 1 and \
+        "fork" in multiprocessing.get_all_start_methods() and os.environ.get("AIDLC_NO_PARALLEL") is None
+
+
+def _read_story(job: tuple[str, str]) -> tuple[Document, markdown.StoryParts]:
+    path, rel = job
+    doc = frontmatter.read(path, rel)
+    if doc.problem is None and doc.meta is None:
+        doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
+    parts = markdown.story_parts(doc.body, doc.body_start)
+    doc.body = ""  # parsed: not needed again, and not worth sending between processes
+    return doc, parts
 
 
 def _dirs(path: str) -> list[os.DirEntry[str]]:

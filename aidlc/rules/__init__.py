@@ -6,6 +6,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
+from aidlc.perf import gc_paused
 from aidlc.rules import coverage, files, identity, ledger, references, state, structure  # noqa: F401 - registers
 from aidlc.rules.catalogue import CATALOGUE, Rule
 
@@ -25,12 +26,13 @@ def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
 def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]:
     index = index or BankIndex(bank)
     findings: list[Finding] = []
-    for spec in CATALOGUE.values():
-        for hit in spec.check(index):
-            findings.append(
-                Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
-                        message=shorten(hit.message), fix=shorten(hit.fix or spec.fix))
-            )
+    with gc_paused():
+        for spec in CATALOGUE.values():
+            for hit in spec.check(index):
+                findings.append(
+                    Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
+                            message=shorten(hit.message), fix=shorten(hit.fix or spec.fix))
+                )
     findings.sort(key=Finding.sort_key)
     return findings
 
