@@ -72,9 +72,11 @@ def show_file(path: Path, ref: str, rel: str) -> bytes | None:
         raise UsageError(f"unknown git ref {ref!r}", ["git branch -a    # the refs that exist"]) from None
     try:
         blob = commit.tree / rel
+        return blob.data_stream.read()
     except KeyError:
         return None
-    return blob.data_stream.read()
+    except ValueError:  # a well-formed sha that names no object fails only when it is read
+        raise UsageError(f"unknown git ref {ref!r}", ["git branch -a    # the refs that exist"]) from None
 
 
 def set_config(path: Path, section: str, option: str, value: str) -> bool:

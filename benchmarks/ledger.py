@@ -12,21 +12,23 @@ What it does
    check result in ``data`` (some with an idempotency key), ``gate.decided`` events from people with a
    fingerprint, evidence digests and a commit, ``run.started``/``run.finished``. Lines are built directly
    with ``aidlc.events.canonical`` (canonical JSON, sha256 of the event without ``hash``), not through
-   ``Ledger.append``; the first lines are checked against ``line_of``/``event_hash`` so the shortcut cannot
-   drift. Each smaller size is a prefix of it, which is itself a valid ledger.
+   ``Ledger.append``: worker processes serialise the events, this process chains them in order; the first
+   lines are checked against ``line_of``/``event_hash`` so the shortcut cannot drift. Each smaller size is a
+   prefix of it, which is itself a valid ledger.
 2. For each size, median / min / max over ``--runs`` runs (every run reads the file from the page cache):
 
-   * verify in-process: ``verify_lines(ledger.lines)``, the work of ``aidlc log verify`` without start-up;
-     its peak RSS is VmHWM after resetting it (``/proc/self/clear_refs``), when Linux allows that.
-   * verify as ``aidlc log verify`` in a subprocess of the installed console script (start-up included);
-     peak RSS is the child's VmHWM, written at exit by a ``sitecustomize`` probe on its PYTHONPATH
-     (``ru_maxrss`` of a child starts at its parent's peak on Linux).
+   * verify in-process: ``verify_lines(ledger.lines)``, the work of ``aidlc log verify`` without start-up.
+   * verify as ``aidlc log verify`` in a subprocess of the installed console script (start-up included).
    * the baseline: ``json.loads`` of every line, read the same way, and nothing else.
+
+   Peak RSS is a child's VmHWM, written at exit by a ``sitecustomize`` probe on its PYTHONPATH (``ru_maxrss``
+   of a child starts at its parent's peak on Linux); for in-process verification, of a fresh interpreter
+   doing that work once (this process keeps freed memory, so its own high-water mark would say little).
 3. Appends, on a copy of the smallest ledger restored before every run: ``--appends`` events through
    ``Ledger.append`` (lock, check of what was added, one write, fsync) without a key and with a unique
-   idempotency key each, by a fresh ``Ledger`` (so the first append checks the whole file: its latency is
-   reported apart). The baseline writes the same lines with ``os.write`` + ``os.fsync`` on an O_APPEND
-   descriptor, without lock, hash or check.
+   idempotency key each, by a fresh ``Ledger`` (so the first append checks the whole file: its latency and
+   the rate of the appends after it are reported too). The baseline writes the same lines with ``os.write`` +
+   ``os.fsync`` on an O_APPEND descriptor, without lock, hash or check.
 4. Prints a table with events/s and the ratio to the baseline, and the goals: verify >= 200,000 events/s
    (in-process, every size) and append >= 500 events/s with fsync, each PASS or MISS. The goals are
    informational: exit code 0. ``--json`` prints one JSON document instead. ``--profile`` adds a cProfile of
@@ -229,22 +231,6 @@ class PeakProbe:
             self.env["AIDLC_BENCH_PROBE_DIR"] = str(probe_dir)
             self.env["AIDLC_BENCH_PEAK_FILE"] = str(self.peak_file)
 
-    @staticmethod
-    def reset_self() -> bool:
-        try:
-            Path("/proc/self/clear_refs").write_text("5", encoding="ascii")
-        except OSError:
-            return False
-        return True
-
-    @staticmethod
-    def self_peak() -> int | None:
-        try:
-            with open("/proc/self/status", encoding="ascii") as status:
-                return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
-        except (OSError, StopIteration):
-            return None
-
     def run(self, argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, int | None, str]:
         self.peak_file.unlink(missing_ok=True)
         start = time.perf_counter()
@@ -264,12 +250,21 @@ def aidlc_executable() -> str:
     return found
 
 
-def timed(work: Callable[[], object], probe: PeakProbe | None = None) -> tuple[float, int | None]:
-    can_reset = probe is not None and probe.reset_self()
+def timed(work: Callable[[], object]) -> float:
     start = time.perf_counter()
     work()
-    seconds = time.perf_counter() - start
-    return seconds, probe.self_peak() if can_reset and probe else None
+    return time.perf_counter() - start
+
+
+# The in-process verification alone in a fresh interpreter, for its peak RSS (this process keeps freed memory).
+PEAK_CODE = """
+import sys
+from pathlib import Path
+from aidlc.events.ledger import Ledger
+from aidlc.events.verify import verify_lines
+root = Path(sys.argv[1])
+assert verify_lines(Ledger(root / "memory-bank" / "events.jsonl", root).lines).ok
+"""
 
 
 def baseline_loads(ledger: Ledger) -> None:
@@ -293,23 +288,27 @@ class SizeResult:
     baseline: Stat
 
 
-def measure_size(probe: PeakProbe, root: Path, size: int, runs: int) -> SizeResult:
-    """Interleaved runs (verify, CLI, baseline) after one warm-up of each, so drift hits all alike."""
+def measure_size(probe: PeakProbe, root: Path, size: int, runs: int, warm_up: bool) -> SizeResult:
+    """Interleaved runs (verify, CLI, baseline), so drift hits all alike. The page cache is warm (the file was
+    just written, then read by the peak-memory child); `warm_up` runs the CLI once first, to fill its bytecode
+    cache: later sizes skip that (a warm-up of a large ledger costs as much as a run)."""
     ledger = Ledger(root / BANK / LEDGER_FILE, root)
     argv = [aidlc_executable(), "--repo", str(root), "log", "verify", "--format", "json"]
-    verify_lines(ledger.lines)
-    baseline_loads(ledger)
-    _, _, out = probe.run(argv)
-    if json.loads(out)["events"] != size:
-        raise SystemExit(f"benchmark: aidlc log verify counted {json.loads(out)['events']} events, not {size}")
-    samples: dict[str, list[tuple[float, int | None]]] = {"verify": [], "cli": [], "baseline": []}
+    _, verify_peak, _ = probe.run([sys.executable, "-c", PEAK_CODE, str(root)])
+    if warm_up:
+        probe.run(argv)
+    samples: dict[str, list[float]] = {"verify": [], "cli": [], "baseline": []}
+    cli_peaks: list[int] = []
     for _ in range(runs):
-        samples["verify"].append(timed(lambda: verify_in_process(ledger), probe))
-        cli_seconds, cli_peak, _ = probe.run(argv)
-        samples["cli"].append((cli_seconds, cli_peak))
-        samples["baseline"].append(timed(lambda: baseline_loads(ledger), probe))
-    stats = {name: Stat.of([s for s, _ in rows], size, [p for _, p in rows if p] or None)
-             for name, rows in samples.items()}
+        samples["verify"].append(timed(lambda: verify_in_process(ledger)))
+        cli_seconds, cli_peak, out = probe.run(argv)
+        if json.loads(out)["events"] != size:
+            raise SystemExit(f"benchmark: aidlc log verify counted {json.loads(out)['events']} events, not {size}")
+        samples["cli"].append(cli_seconds)
+        cli_peaks += [cli_peak] if cli_peak else []
+        samples["baseline"].append(timed(lambda: baseline_loads(ledger)))
+    peaks = {"verify": [verify_peak] if verify_peak else None, "cli": cli_peaks or None, "baseline": None}
+    stats = {name: Stat.of(seconds, size, peaks[name]) for name, seconds in samples.items()}
     return SizeResult(size, ledger.path.stat().st_size, stats["verify"], stats["cli"], stats["baseline"])
 
 
@@ -424,7 +423,8 @@ def render_table(sizes: list[SizeResult], appends: AppendResult | None, goal_lis
         rows.append(f"{'':>10}  first append of a fresh Ledger (checks the whole file): "
                     f"{appends.first_append_s * 1000:,.0f} ms (median)")
     rows.append("")
-    rows.append("x base: events/s divided by the baseline's events/s (higher is faster).")
+    rows.append("x base: events/s divided by the baseline's events/s (higher is faster). peak MiB: peak RSS of a\n"
+                "fresh process doing that work alone (interpreter and imports included).")
     for goal in goal_list:
         rows.append(f"{'PASS' if goal.met else 'MISS'}  {goal.name}: {goal.target}; measured {goal.measured}")
     return "\n".join(rows)
@@ -479,7 +479,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     sizes = []
     for size in args.size_list:
         note(f"verifying {size:,} events, {args.runs} runs ...")
-        sizes.append(measure_size(probe, roots[size], size, args.runs))
+        sizes.append(measure_size(probe, roots[size], size, args.runs, warm_up=size == args.size_list[0]))
     appends = None
     if args.appends:
         smallest = args.size_list[0]

@@ -140,3 +140,16 @@ def test_questions_only_at_a_terminal(tmp_path: Path) -> None:
     os.close(master)
     project = (tmp_path / "tty/memory-bank/project.yaml").read_text()
     assert 'name: "Tea Shop"' in project and "project_type: web-app" in project
+
+
+def test_rerunning_init_updates_an_older_ledger_attribute_line(tmp_path: Path) -> None:
+    assert aidlc("init", "--git", "p", cwd=tmp_path).returncode == 0
+    root = tmp_path / "p"
+    attributes = root / ".gitattributes"
+    assert attributes.read_text() == "memory-bank/events.jsonl merge=aidlc-ledger -text\n"
+    attributes.write_text("*.png binary\nmemory-bank/events.jsonl merge=aidlc-ledger\n")  # an older aidlc wrote this
+    assert aidlc("init", cwd=root).returncode == 0
+    assert attributes.read_text() == "*.png binary\nmemory-bank/events.jsonl merge=aidlc-ledger -text\n"
+    check = subprocess.run(["git", "check-attr", "merge", "text", "--", "memory-bank/events.jsonl"], cwd=root,
+                           capture_output=True, text=True, check=True).stdout
+    assert "merge: aidlc-ledger" in check and "text: unset" in check

@@ -206,6 +206,25 @@ def test_in_process_verification_reports_every_problem_when_asked(fifty: Path) -
     assert not result.ok
 
 
+def test_a_line_the_fast_path_cannot_read_is_verified_the_slow_way(fifty: Path) -> None:
+    """A field that sorts between `hash` and `id` (a newer writer, say) moves `id`: the line is parsed instead."""
+    old = lines(fifty)
+    events = [json.loads(line) for line in old[:3]]
+    extra = {**events[2], "i": 1}
+    del extra["hash"]
+    extra["hash"] = event_hash(extra)
+    odd = line_of(extra)
+    assert b'"i":1,"id"' in odd
+    ledger = [*old[:2], odd]
+    result = verify_lines(lambda: iter(ledger), against=ledger)
+    assert result.ok and result.events == 3
+    edited = odd.replace(b'"i":1', b'"i":2')
+    result = verify_lines(lambda: iter([*old[:2], edited]))
+    assert [(p.line, p.seq, p.kind) for p in result.problems] == [(3, 3, "edited")]
+    result = verify_lines(lambda: iter(old[:2]), against=ledger)
+    assert [(p.line, p.seq, p.kind) for p in result.problems] == [(3, 3, "missing")]
+
+
 def test_hashes_map_every_verified_event_to_its_seq(fifty: Path) -> None:
     result = verify_lines(ledger_of(fifty).lines)
     assert result.ok
@@ -295,6 +314,40 @@ def test_a_torn_tail_is_moved_aside_byte_for_byte_and_recorded(fifty: Path) -> N
     assert tail[0]["seq"] == 51 and tail[1]["seq"] == 52
     assert tail[0]["data"] == {"fragment": f"memory-bank/{aside.name}", "bytes": len(fragment),
                                "sha256": hashlib.sha256(fragment).hexdigest()}
+    assert cli(fifty, "log", "verify").returncode == 0
+
+
+SHORT_WRITER = textwrap.dedent("""
+    import resource, signal, sys
+    from pathlib import Path
+    from aidlc.events.ledger import Ledger, LedgerError
+    from aidlc.model.events import Actor, EventType
+    root = Path(sys.argv[1])
+    path = root / "memory-bank" / "events.jsonl"
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit is cut short instead of killing us
+    limit = path.stat().st_size + 100
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    try:
+        Ledger(path, root).append(EventType.check_recorded, Actor(kind="ci", name="ci"), data={"pad": "x" * 500})
+    except LedgerError as exc:
+        print(exc.message)
+        sys.exit(3)
+""")
+
+
+def test_a_short_write_is_reported_and_the_next_append_recovers(fifty: Path) -> None:
+    """A real short write (the file size limit stops it after 100 bytes), as a full disk would."""
+    before = (fifty / LEDGER).read_bytes()
+    proc = subprocess.run([sys.executable, "-c", SHORT_WRITER, str(fifty)], capture_output=True, text=True,
+                          timeout=HANG_GUARD)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "short write" in proc.stdout and "Traceback" not in proc.stderr
+    torn = (fifty / LEDGER).read_bytes()
+    assert torn.startswith(before) and len(torn) == len(before) + 100
+    assert problem_of(fifty)["kind"] == "torn"
+    appended = ledger_of(fifty).append(EventType.check_recorded, CI, data={"retry": True})
+    assert appended.recovered is not None and appended.recovered.read_bytes() == torn[len(before):]
+    assert (fifty / LEDGER).read_bytes().startswith(before)
     assert cli(fifty, "log", "verify").returncode == 0
 
 

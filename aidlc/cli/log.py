@@ -93,10 +93,7 @@ def verify_cmd(app: App, ref: str | None) -> None:
 def _file_at(repo: Path, ref: str, rel: str) -> bytes | None:
     if not ref.strip():
         raise UsageError("--against needs a git ref, e.g. origin/main", ["git branch -a    # the refs that exist"])
-    try:
-        return vcs.show_file(repo, ref, rel)
-    except ValueError:  # GitPython resolves a well-formed but absent sha only when reading it
-        raise UsageError(f"unknown git ref {ref!r}", ["git branch -a    # the refs that exist"]) from None
+    return vcs.show_file(repo, ref, rel)
 
 
 @log_group.command("merge")

@@ -194,11 +194,16 @@ class Ledger:
         except UnicodeEncodeError:  # e.g. undecodable bytes of a command-line argument (surrogate escapes)
             raise LedgerError("the event holds text that is not valid Unicode; nothing was written") from None
         Event.model_validate(event)  # the model is the contract: never write a line it rejects
-        written = os.write(fd, data)
+        try:
+            written = os.write(fd, data)
+            if written == len(data):
+                os.fsync(fd)
+        except OSError as exc:  # e.g. ENOSPC, EIO: whatever reached the file, the next append finds it
+            raise LedgerError(f"cannot write to {self.rel}: {exc.strerror}",
+                              ["fix the cause, then rerun: the next append moves a partial line aside"]) from None
         if written != len(data):  # a short write on a regular file means a full disk
             raise LedgerError(f"short write to {self.rel} ({written} of {len(data)} bytes); disk full?",
                               ["free disk space, then rerun: the next append moves the fragment aside"])
-        os.fsync(fd)
         self._take(checked, data)  # our own line joins the chain (and is checked like any other)
         stat = os.fstat(fd)
         checked.stamp = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)

@@ -174,20 +174,17 @@ class Chain:
             seq = self.last[2] + 1 if self.last else 1
             return self._problem(seq, ProblemKind.torn, "the last line is incomplete (a write was interrupted); "
                                  "the next append moves it aside")
-        try:
-            event = json.loads(line)
-            seq, prev, digest, event_id = event["seq"], event["prev"], event["hash"], event["id"]
-        except (ValueError, KeyError, TypeError):
-            event = seq = None
-        if event is None or not (type(seq) is int and all(isinstance(v, str) for v in (prev, digest, event_id))):
+        fields = _parsed_fields(line)
+        if fields is None:
             return self._problem(None, ProblemKind.invalid, "not a JSON event with seq, prev, hash and id")
-        if line_hash(line) != digest.encode():
-            if line.endswith(b"\r\n") and line_hash(line[:-2] + b"\n") == digest.encode():
+        digest, _, seq, _ = fields
+        if line_hash(line) != digest:
+            if line.endswith(b"\r\n") and line_hash(line[:-2] + b"\n") == digest:
                 return self._problem(seq, ProblemKind.edited, "the line ends in CRLF: a checkout converted line "
                                      "ends (mark the ledger `-text` in .gitattributes)")
             return self._problem(seq, ProblemKind.edited,
                                  "the hash does not match the content: the line was edited")
-        return digest.encode(), prev.encode(), seq, event_id.encode()
+        return fields
 
     def _unknown_prev(self, seq: int, prev: bytes) -> Problem:
         where = self._line_of_hash(prev) if prev != _GENESIS else None
@@ -228,6 +225,18 @@ def verify_lines(open_lines: Callable[[], Iterable[bytes]], against: Iterable[by
     return result
 
 
+def _parsed_fields(line: bytes) -> Fields | None:
+    """(hash, prev, seq, id) of a line parsed as JSON, whatever its layout; None if it is not an event."""
+    try:
+        event = json.loads(line)
+        seq, prev, digest, event_id = event["seq"], event["prev"], event["hash"], event["id"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if type(seq) is not int or not all(isinstance(value, str) for value in (prev, digest, event_id)):
+        return None
+    return digest.encode(), prev.encode(), seq, event_id.encode()
+
+
 def _check_against(seq_of: dict[bytes, int], against: Iterable[bytes], problems: list[Problem],
                    stop_at_first: bool) -> None:
     """Every complete line of the older version stands in the file, byte for byte.
@@ -238,18 +247,12 @@ def _check_against(seq_of: dict[bytes, int], against: Iterable[bytes], problems:
     for number, old in enumerate(against, start=1):
         if not old.endswith(b"\n"):
             continue  # a torn tail in the old version was never an event
-        fields = chain_fields(old)
-        if fields is None or fields[0] not in seq_of:
-            seq = fields[2] if fields else _seq_of_damaged(old)
+        fast = chain_fields(old)  # its hash recomputed already; a line it cannot read is parsed and hashed
+        fields = fast or _parsed_fields(old)
+        intact = fast is not None or (fields is not None and line_hash(old) == fields[0])
+        if fields is None or not intact or fields[0] not in seq_of:
+            seq = fields[2] if fields else None
             problems.append(Problem(number, seq, ProblemKind.missing,
                                     f"event seq {seq} (line {number} of the older version) is missing or was changed"))
             if stop_at_first:
                 return
-
-
-def _seq_of_damaged(line: bytes) -> int | None:
-    try:
-        seq = json.loads(line).get("seq")
-    except (ValueError, AttributeError):
-        return None
-    return seq if type(seq) is int else None

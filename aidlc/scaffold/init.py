@@ -92,11 +92,19 @@ class _Writer:
         atomic_write(path, text, self.root)
         self.result.outcomes.append(Outcome(rel, Action.replaced, f"backup: {backup.relative_to(self.root)}"))
 
-    def ensure_line(self, rel: str, line: str) -> None:
+    def ensure_line(self, rel: str, line: str, replaces: str | None = None) -> None:
+        """Add `line` unless present; with `replaces`, an older line starting so is updated in place."""
         path = self.root / rel
         text = path.read_text(encoding="utf-8") if path.exists() else ""
-        if line in (entry.strip() for entry in text.splitlines()):
+        lines = text.splitlines()
+        if line in (entry.strip() for entry in lines):
             self.result.outcomes.append(Outcome(rel, Action.unchanged))
+            return
+        older = next((i for i, entry in enumerate(lines) if replaces and entry.startswith(replaces)), None)
+        if older is not None:
+            lines[older] = line
+            atomic_write(path, "\n".join(lines) + "\n", self.root)
+            self.result.outcomes.append(Outcome(rel, Action.updated, f"now {line}"))
             return
         separator = "" if not text or text.endswith("\n") else "\n"
         atomic_write(path, f"{text}{separator}{line}\n", self.root)
@@ -151,7 +159,9 @@ def _ledger(root: Path, bank_rel: str, writer: _Writer) -> None:
     else:
         ledger.append(EventType.ledger_created, recorder(root), key="ledger.created")
         writer.result.outcomes.append(Outcome(ledger.rel, Action.created, "ledger.created"))
-    writer.ensure_line(".gitattributes", f"{bank_rel}/{LEDGER_FILE} merge={MERGE_DRIVER}")
+    # -text: no line-ending conversion, or a Windows checkout would make every line read as edited.
+    writer.ensure_line(".gitattributes", f"{bank_rel}/{LEDGER_FILE} merge={MERGE_DRIVER} -text",
+                       replaces=f"{bank_rel}/{LEDGER_FILE} ")
     section = f'merge "{MERGE_DRIVER}"'
     changed = vcs.set_config(root, section, "name", "aidlc ledger: keep ours, append theirs")
     changed = vcs.set_config(root, section, "driver", "aidlc log merge %O %A %B") or changed
