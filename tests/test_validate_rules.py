@@ -870,15 +870,3 @@ def test_every_code_names_its_family() -> None:
         assert FAMILY_OF_PREFIX[prefix] == rule.family, code
         assert len(number) == 3 and number.isdigit(), code
         assert rule.summary and rule.fix and rule.severity in set(Severity)
-
-
-def test_parallel_story_reading_gives_the_same_report(bank: Bank, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Large banks read stories in a forked worker too; the findings must not depend on it."""
-    from aidlc.bank import loader
-
-    bank.set_key(STORY2, "status", "done")  # some findings, with lines, to compare
-    bank.replace(STORY1, "- [ ] **Given**", "- **Given**")
-    sequential = bank.report()
-    monkeypatch.setattr(loader, "PARALLEL_MIN_STORIES", 1)
-    parallel = bank.report()
-    assert parallel.findings and parallel.model_dump() == sequential.model_dump()
