@@ -184,18 +184,18 @@ def test_chmod_000_file_is_a_finding(bank: Bank) -> None:
 
 
 def test_unreadable_file_is_a_finding_not_a_crash(bank: Bank, monkeypatch: pytest.MonkeyPatch) -> None:
-    import builtins
-
     from aidlc.bank import frontmatter
 
     locked = str(bank.path(STORY2))
 
-    def fake_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+    real = frontmatter.read_bytes
+
+    def refuse(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         if str(path) == locked:  # as a non-root user would see a chmod 000 file
             raise PermissionError(13, "Permission denied", str(path))
-        return builtins.open(path, *args, **kwargs)
+        return real(path)
 
-    monkeypatch.setattr(frontmatter, "open", fake_open, raising=False)
+    monkeypatch.setattr(frontmatter, "read_bytes", refuse)
     result = invoke("--repo", str(bank.root), "validate")
     assert result.exit_code == 1
     assert f"  ✗ [ERROR] {STORY2} AIDLC-FILE-004 Permission denied" in result.stdout

@@ -142,12 +142,14 @@ def _(b: Bank, m: pytest.MonkeyPatch) -> None:
 
     locked = str(b.path(STORY2))
 
-    def fake_open(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+    real = frontmatter.read_bytes
+
+    def refuse(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         if str(path) == locked:
             raise PermissionError(13, "Permission denied", str(path))
-        return open(path, *args, **kwargs)
+        return real(path)
 
-    m.setattr(frontmatter, "open", fake_open, raising=False)
+    m.setattr(frontmatter, "read_bytes", refuse)
 
 
 @case("unit-without-brief", "AIDLC-FILE-005", UNIT_BRIEF, "unit-brief.md is missing")

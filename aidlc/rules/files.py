@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date, datetime
+from functools import cache
 from typing import TypeGuard
 
 from aidlc.bank.frontmatter import Document, ProblemKind
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import SchemaProblem
-from aidlc.model.artifacts import FrontMatter
+from aidlc.model.artifacts import Bolt, FrontMatter
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
@@ -113,19 +114,23 @@ def date_without_time(index: BankIndex) -> Iterator[Hit]:
     for doc, meta, _problems in _front_matters(index):
         if meta is None:
             continue
-        fields = type(meta).model_fields
         # Only keys the file sets can hold a bare date (defaults never do): skip the rest.
-        for name in (doc.meta or {}).keys() & fields.keys():
+        for name in (doc.meta or {}).keys() & _field_names(type(meta)):
             value = getattr(meta, name, None)
             if _bare(value):
                 yield Hit(doc.rel, doc.line_of(name), f"'{name}' is the bare date {value.isoformat()}")
         # Stage records carry timestamps too; SCHEMA-004 already looks inside them for missing zones.
-        stages = getattr(meta, "stages_completed", None)
+        stages = meta.stages_completed if isinstance(meta, Bolt) else None  # getattr on a pydantic model is slow
         for number, stage in enumerate(stages if isinstance(stages, list) else []):
             completed = getattr(stage, "completed", None)
             if _bare(completed):
                 yield Hit(doc.rel, doc.line_of_item("stages_completed", completed.isoformat()),
                           f"'stages_completed.{number}.completed' is the bare date {completed.isoformat()}")
+
+
+@cache
+def _field_names(model: type[FrontMatter]) -> frozenset[str]:
+    return frozenset(model.model_fields)
 
 
 def _bare(value: object) -> TypeGuard[date]:
