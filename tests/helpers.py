@@ -325,3 +325,20 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
 
 def summary_line(text: str) -> str:
     return next(line for line in text.splitlines() if line.startswith("validation "))
+
+
+def corpus_dir() -> Path:
+    """The specs.md memory bank of the shared corpus, beside this checkout (or $AIDLC_CORPUS)."""
+    import os
+
+    root = Path(__file__).resolve().parents[1]
+    configured = os.environ.get("AIDLC_CORPUS")
+    return Path(configured) if configured else root.parent / "shared" / "corpus" / "specsmd-memory-bank"
+
+
+def needs_corpus(test):  # type: ignore[no-untyped-def]
+    """Skip (saying why) where the shared corpus is not beside the checkout; CI always has it."""
+    import pytest
+
+    return pytest.mark.skipif(not (corpus_dir() / "memory-bank").is_dir(),
+                              reason=f"the specs.md corpus is not at {corpus_dir()} (set AIDLC_CORPUS)")(test)

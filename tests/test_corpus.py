@@ -14,9 +14,9 @@ from aidlc.bank.loader import load_bank
 from aidlc.model.findings import ValidationReport
 from aidlc.model.types import Severity
 from aidlc.rules import CATALOGUE, validate
-from tests.helpers import Bank, run_cli
+from tests.helpers import Bank, corpus_dir, run_cli
 
-CORPUS = Path("/work/shared/corpus/specsmd-memory-bank")
+CORPUS = corpus_dir()
 STORIES = "memory-bank/intents/011-vscode-extension/units"
 
 pytestmark = pytest.mark.skipif(not (CORPUS / "memory-bank").is_dir(), reason="the specsmd corpus is not present")

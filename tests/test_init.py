@@ -6,8 +6,10 @@ import json
 import subprocess
 from pathlib import Path
 
+from tests.helpers import corpus_dir, needs_corpus
+
 STANDARDS = ["coding-standards.md", "tech-stack.md", "glossary.md", "definition-of-done.md"]
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "specsmd-memory-bank"
+CORPUS = corpus_dir()
 
 
 def aidlc(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -89,6 +91,7 @@ def test_gitignore_keeps_existing_lines(tmp_path: Path) -> None:
     assert (tmp_path / ".gitignore").read_text() == "node_modules\n.aidlc/\n"
 
 
+@needs_corpus
 def test_init_on_an_existing_specsmd_bank_touches_none_of_its_files(tmp_path: Path) -> None:
     import shutil
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from aidlc.bank import markdown
 from aidlc.bank.markdown import Line
+from tests.helpers import corpus_dir, needs_corpus
 
 
 def lines(text: str, first: int = 1) -> list[Line]:
@@ -188,11 +187,12 @@ def test_related_requirements_in_a_fence_are_ignored() -> None:
     assert markdown.related_requirements(lines("```\n**Related Requirements**: FR-1\n```\n")) == (None, [])
 
 
+@needs_corpus
 def test_story_parts_reads_every_corpus_story_like_the_general_functions() -> None:
     """The one-pass story reader is an optimisation: it must agree with the general readers."""
     from aidlc.bank import frontmatter
 
-    corpus = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "specsmd-memory-bank"
+    corpus = corpus_dir()
     stories = sorted(corpus.glob("memory-bank/intents/*/units/*/stories/*.md"))
     assert len(stories) > 50
     for path in stories:
