@@ -92,9 +92,11 @@ class BankIndex:
 
 def _add(table: dict[str, list], item: object, *names: str) -> None:
     for name in dict.fromkeys(names):  # a name that equals its stripped form counts once
-        # identity, not ==: dataclass equality compares every field and costs O(fields) per item
-        if name and not any(existing is item for existing in table[name]):
-            table[name].append(item)
+        entries = table[name]
+        # Only this call can have added `item` already, so it can only be last. (Identity, not ==:
+        # dataclass equality compares every field.)
+        if name and not (entries and entries[-1] is item):
+            entries.append(item)
 
 
 def _only(items: list | None):  # type: ignore[no-untyped-def]
