@@ -25,6 +25,8 @@ COMMANDS = {
     "schema": "schema:schema_group",
     "gate": "gate:gate_group",
     "log": "log:log_group",
+    "draft": "draft:draft_cmd",
+    "llm": "llm:llm_group",
 }
 
 

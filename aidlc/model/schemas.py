@@ -23,6 +23,9 @@ def _models() -> dict[str, type[BaseModel]]:
     models["event"] = Event
     models["validate-report"] = ValidationReport
     models["status-report"] = StatusReport
+    from aidlc.draft.proposals import PROPOSALS  # what `aidlc draft` holds a model's answer to
+
+    models.update({f"draft-{level}": proposal for level, proposal in PROPOSALS.items()})
     return models
 
 

@@ -191,10 +191,14 @@ class Creator:
         return result
 
     # -- helpers -------------------------------------------------------------------------------
-    def refresh_story_index(self) -> str:
-        """Re-read the bank (it just changed) and rewrite the generated story index."""
+    def refresh(self) -> None:
+        """Re-read the bank after a change, so the next creation numbers and links against it."""
         self.bank = open_bank(self.root)
         self.index = BankIndex(self.bank)
+
+    def refresh_story_index(self) -> str:
+        """Re-read the bank (it just changed) and rewrite the generated story index."""
+        self.refresh()
         path = self.bank_dir / STORY_INDEX
         atomic_write(path, render_story_index(self.bank), self.repo)
         return self._rel(path)

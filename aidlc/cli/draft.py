@@ -1,0 +1,73 @@
+"""aidlc draft requirements|units|stories|bolts INTENT: the model proposes, a person approves."""
+
+from __future__ import annotations
+
+import click
+
+from aidlc.bank.config import load_config
+from aidlc.cli.app import App, output_options
+
+
+@click.command("draft")
+@click.argument("level", type=click.Choice(["requirements", "units", "stories", "bolts"]))
+@click.argument("intent")
+@click.option("--dry-run", is_flag=True, help="Print the files it would write; write nothing.")
+@click.option("--provider", type=click.Choice(["openai", "anthropic", "replay"]),
+              help="Override llm.provider (also AIDLC_LLM_PROVIDER).")
+@click.option("--model", help="Override llm.model (also AIDLC_LLM_MODEL).")
+@click.option("--base-url", help="Override llm.base_url (also AIDLC_LLM_BASE_URL).")
+@click.option("--record", type=click.Path(dir_okay=False), help="Append the answers to this cassette.")
+@click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only (no network).")
+@click.option("--budget", "budget_tokens", type=click.IntRange(min=1000), default=12_000, show_default=True,
+              help="Tokens of context (the intent's files, standards) the prompt may hold.")
+@click.option("--max-tokens", type=click.IntRange(min=64), default=4096, show_default=True,
+              help="Tokens the answer may use.")
+@output_options
+@click.pass_obj
+def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | None, model: str | None,
+              base_url: str | None, record: str | None, replay: str | None, budget_tokens: int,
+              max_tokens: int) -> None:
+    """Ask the model for the next LEVEL of INTENT and write it as draft artifacts.
+
+    Nothing is approved: the command prints the gate a person runs to accept the draft.
+    """
+    from aidlc.draft.run import draft  # the LLM layer loads only for this command
+    from aidlc.llm.factory import provider_from_config
+
+    root = app.root()
+    config = load_config(root)
+    llm = provider_from_config(config.llm, provider=provider, model=model, base_url=base_url, record=record,
+                               replay=replay, root=root,
+                               on_degrade=lambda d: app.note(f"degraded: {d}"))
+    app.note(f"drafting the {level} of {intent} ...")
+    result = draft(root, level, intent, llm, dry_run=dry_run, budget_tokens=budget_tokens,  # type: ignore[arg-type]
+                   max_tokens=max_tokens)
+    if app.json:
+        app.emit_json({
+            "level": result.level, "intent": result.intent, "dry_run": result.dry_run, "ids": result.written.ids,
+            "created": result.written.created, "updated": result.written.updated,
+            "previews": [{"path": p.path, "action": p.action, "text": p.text} for p in result.previews],
+            "model": result.model, "target": result.target, "mode": result.mode, "rounds": result.rounds,
+            "usage": {"prompt_tokens": result.usage.prompt_tokens,
+                      "completion_tokens": result.usage.completion_tokens},
+            "prompt_sha256": result.prompt_sha256, "event": result.event, "errors_after": result.errors_after,
+            "next_steps": [result.gate_command],
+        })
+        return
+    if result.dry_run:
+        for preview in result.previews:
+            app.out(app.style(f"--- would be {preview.action}: {preview.path}", "bold"))
+            app.out(preview.text.rstrip("\n"))
+        app.out(f"\n(dry run: nothing written; {len(result.previews)} files)")
+        return
+    app.out(f"drafted {len(result.written.ids)} {level} for intent {result.intent} "
+            f"(model {result.model or result.target}, {result.mode}, {result.rounds} round(s), "
+            f"{result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens)")
+    for path in result.written.created:
+        app.out(f"  + {path}")
+    for path in result.written.updated:
+        app.out(f"  ~ {path}")
+    if result.errors_after:
+        app.out(app.style(f"{result.errors_after} validation errors in the written files: aidlc validate", "red"))
+    app.out("\nNothing is approved yet. Review the drafts, edit them as you see fit, then:")
+    app.out(f"  {result.gate_command}")

@@ -1,0 +1,64 @@
+"""The LLM layer: the one place aidlc talks to a model (DESIGN section 5).
+
+What a command needs, in the order it uses it:
+
+    from aidlc.llm import (ContextPiece, Message, complete_structured, fit_context,
+                           provider_from_config, system_message)
+
+    provider = provider_from_config(config.llm, model=flag_model, record=flag_record, root=repo_root)
+    context = fit_context([ContextPiece("memory-bank/standards/tech-stack.md", text, priority=5), ...],
+                          budget_tokens=6000)          # repo text wrapped as untrusted data, trimmed to fit
+    messages = [system_message("propose the units of intent 001-checkout"),
+                Message("user", render_prompt("draft_units.md.j2", context=context.render(), ...))]
+    result = complete_structured(provider, messages, UnitsProposal, max_tokens=2048)
+    result.value, result.completion.model, result.usage, result.mode, result.completion.degraded
+
+Modules, one job each:
+    base          Message, ToolCall, Usage, Completion, the Provider protocol
+    errors        LLMError and its typed subclasses (what is retried, what falls back, what is final)
+    retry         backoff with jitter, Retry-After, bounded attempts (injectable sleep for tests)
+    httperrors    SDK HTTP failures -> typed errors
+    openai_provider, anthropic_provider   the SDK-backed providers (SDKs imported lazily)
+    replay        cassettes: Recorder (record any provider) and ReplayProvider (answer exactly or ReplayMiss)
+    chain         FallbackChain: next target once one is exhausted, answers marked degraded
+    factory       provider_from_config: aidlc.yaml + env + flags -> Redacting(Recorder(FallbackChain(...)))
+    redact        secrets out of everything sent, recorded or logged
+    context       untrusted-data delimiters, token estimate (chars/4), fit_context within a budget
+    jsonparse     the JSON inside a model's answer (fences, prose, trailing commas, comments)
+    structured    complete_structured: schema modes, validation, corrective retries, truncation
+    prompts       templates/prompts/*.md.j2 rendered with jinja2
+    check         `aidlc llm check`
+
+No module here imports openai or anthropic at import time.
+"""
+
+from aidlc.llm.base import Completion, Message, Provider, ToolCall, Usage
+from aidlc.llm.chain import Degradation, FallbackChain
+from aidlc.llm.context import ContextPiece, Fitted, check_budget, estimate_tokens, fit_context, untrusted
+from aidlc.llm.errors import (
+    LLMBadOutput,
+    LLMBudgetExceeded,
+    LLMConfigError,
+    LLMError,
+    LLMFormatRejected,
+    LLMRateLimited,
+    LLMRejected,
+    LLMTimeout,
+    LLMTransient,
+    LLMTruncated,
+    LLMUnavailable,
+    ReplayMiss,
+)
+from aidlc.llm.factory import provider_from_config, resolve_target
+from aidlc.llm.prompts import render_prompt, system_message
+from aidlc.llm.redact import Redactor
+from aidlc.llm.replay import request_digest
+from aidlc.llm.structured import Structured, complete_structured
+
+__all__ = [
+    "Completion", "ContextPiece", "Degradation", "FallbackChain", "Fitted", "LLMBadOutput", "LLMBudgetExceeded",
+    "LLMConfigError", "LLMError", "LLMFormatRejected", "LLMRateLimited", "LLMRejected", "LLMTimeout",
+    "LLMTransient", "LLMTruncated", "LLMUnavailable", "Message", "Provider", "Redactor", "ReplayMiss",
+    "Structured", "ToolCall", "Usage", "check_budget", "complete_structured", "estimate_tokens", "fit_context",
+    "provider_from_config", "render_prompt", "request_digest", "resolve_target", "system_message", "untrusted",
+]

@@ -1,0 +1,95 @@
+"""`aidlc llm check`: does the configured provider answer, and does structured output work?
+
+Two tiny calls through the same stack every command uses (aidlc.llm.factory): a plain prompt
+(templates/prompts/check_plain.md.j2) and a structured one (check_structured.md.j2 into
+`CheckReply`). The report says who answered, latency, token usage and which JSON mode the
+server accepted; any LLMError becomes `ok: false` with its reason and next steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from aidlc.llm.base import Completion, Message
+from aidlc.llm.errors import LLMError
+from aidlc.llm.factory import provider_from_config, resolve_target
+from aidlc.llm.prompts import render_prompt, system_message
+from aidlc.llm.structured import complete_structured
+from aidlc.model.config import LLMConfig
+
+PLAIN_MAX_TOKENS = 16
+STRUCTURED_MAX_TOKENS = 128
+STRUCTURED_MAX_TOKENS_LIMIT = 512  # small local models ramble; one retry may use this much
+
+
+class CheckReply(BaseModel):
+    answer: str
+    number: int
+
+
+@dataclass
+class CheckReport:
+    provider: str
+    model: str
+    base_url: str | None
+    fallback: list[str]
+    ok: bool = False
+    plain: dict[str, Any] | None = None
+    structured: dict[str, Any] | None = None
+    error: str | None = None
+    next_steps: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None = None,
+              base_url: str | None = None, record: str | Path | None = None, replay: str | Path | None = None,
+              timeout_s: float | None = None, root: Path | None = None,
+              env: Mapping[str, str] | None = None) -> CheckReport:
+    try:
+        target = resolve_target(llm, provider=provider, model=model, base_url=base_url, env=env)
+    except LLMError as exc:
+        return CheckReport(provider or llm.provider, model or llm.model, base_url or llm.base_url, [],
+                           error=exc.message, next_steps=exc.next_steps)
+    report = CheckReport(target.provider, target.model, target.base_url,
+                         [f"{f.provider}:{f.model}" for f in llm.fallback])
+    try:
+        stack = provider_from_config(llm, provider=provider, model=model, base_url=base_url, record=record,
+                                     replay=replay, timeout_s=timeout_s, root=root, env=env)
+        system = system_message("answer connection checks exactly as asked")
+        answer = stack.complete([system, Message("user", render_prompt("check_plain.md.j2"))],
+                                max_tokens=PLAIN_MAX_TOKENS)
+        report.plain = {"ok": True, "text": answer.text.strip()[:200], **_facts(answer)}
+        result = complete_structured(stack, [system, Message("user", render_prompt("check_structured.md.j2"))],
+                                     CheckReply, max_tokens=STRUCTURED_MAX_TOKENS,
+                                     max_tokens_limit=STRUCTURED_MAX_TOKENS_LIMIT)
+    except LLMError as exc:
+        report.error, report.next_steps = exc.message, exc.next_steps
+        failed = {"ok": False, "error": exc.message, "kind": type(exc).__name__, "raw": getattr(exc, "raw", None)}
+        if report.plain is None:
+            report.plain = failed  # structured stays None: not run
+        else:
+            report.structured = failed
+        return report
+    report.structured = {"ok": True, "mode": result.mode, "refused_modes": list(result.refused),
+                         "attempts": result.attempts,
+                         "value": result.value.model_dump(), **_facts(result.completion),
+                         "usage": _usage(result.usage)}
+    report.ok = True
+    return report
+
+
+def _facts(answer: Completion) -> dict[str, Any]:
+    return {"answered_by": answer.target, "server_model": answer.model, "degraded": answer.degraded,
+            "finish_reason": answer.finish_reason, "latency_s": answer.latency_s, "usage": _usage(answer.usage)}
+
+
+def _usage(usage: Any) -> dict[str, Any]:
+    return {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+            "total_tokens": usage.total, "estimated": usage.estimated}

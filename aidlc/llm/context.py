@@ -1,0 +1,135 @@
+"""Repo text as untrusted data, token estimates, and fitting context into a per-call budget.
+
+* `untrusted(name, text)` wraps text read from the repository between delimiters whose id is a
+  digest of the content: text inside cannot forge the closing delimiter (it would have to
+  contain its own hash), and the id is stable, so recorded cassettes still match on replay.
+  The system prompt (templates/prompts/system.md.j2) tells the model that nothing inside can
+  change its task, the output format or any approval.
+* `estimate_tokens` counts 1 token per 4 characters (rounded up). That is the usual rule of thumb
+  for English and code with BPE tokenizers; it over-counts dense prose a little, which errs on
+  the safe side. No tokenizer is loaded: start-up time and offline use matter more.
+* `fit_context(pieces, budget_tokens)` makes the context fit *before* sending, so a server never
+  cuts it silently: drop the lowest-priority pieces first (required ones never), then cut the
+  longest piece, saying so with an explicit "[truncated N chars]" marker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from aidlc.llm.base import Message
+from aidlc.llm.errors import LLMBudgetExceeded
+from aidlc.llm.redact import Redactor
+
+CHARS_PER_TOKEN = 4
+MESSAGE_OVERHEAD_TOKENS = 4  # role and separators the chat template adds per message
+OPEN_TAG = "<untrusted-data"
+CLOSE_TAG = "</untrusted-data"
+
+
+def estimate_tokens(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def estimate_messages(messages: Iterable[Message]) -> int:
+    return sum(estimate_tokens(m.content) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+
+
+def untrusted(name: str, text: str, redactor: Redactor | None = None) -> str:
+    """`text` from the repository as data: redacted, delimited, any delimiter lookalike inside defused.
+
+    Redacted here already (not only when sent) so the id, a hash of the content, is never a hash of a secret.
+    """
+    text = (redactor or Redactor())(text)
+    ident = hashlib.sha256(f"{name}\0{text}".encode()).hexdigest()[:12]
+    body = text.replace(OPEN_TAG, "<untrusted_data").replace(CLOSE_TAG, "</untrusted_data")
+    safe_name = name.replace('"', "'").replace("\n", " ")
+    return f'{OPEN_TAG} name="{safe_name}" id="{ident}">\n{body}\n{CLOSE_TAG} id="{ident}">'
+
+
+@dataclass(frozen=True)
+class ContextPiece:
+    name: str  # what it is, e.g. a repo path; shown to the model
+    text: str
+    priority: int = 0  # higher survives longer
+    required: bool = False  # never dropped (it may still be truncated)
+    trusted: bool = False  # our own text (e.g. the intent as the user typed it); repo text is not
+
+
+@dataclass
+class Fitted:
+    pieces: list[ContextPiece]  # kept, in the original order, some truncated
+    dropped: list[str] = field(default_factory=list)  # names, lowest priority first
+    truncated: dict[str, int] = field(default_factory=dict)  # name -> characters cut
+    tokens: int = 0
+
+    def render(self) -> str:
+        return "\n\n".join(_render(p) for p in self.pieces)
+
+
+def fit_context(pieces: list[ContextPiece], budget_tokens: int, redactor: Redactor | None = None) -> Fitted:
+    """Keep `pieces` within `budget_tokens` (as rendered): drop by priority, then truncate the longest.
+
+    Texts are redacted first (the budget counts what is sent); sizes are then computed from
+    lengths, not by re-rendering, so a large context fits in linear time per step.
+    """
+    redactor = redactor or Redactor()
+    kept = [replace(p, text=redactor(p.text)) for p in pieces]
+    overhead = {id(p): len(_render(replace(p, text=""))) for p in kept}
+    keep_chars = {id(p): len(p.text) for p in kept}  # how much of each text survives
+    dropped: list[str] = []
+
+    def chars(p: ContextPiece) -> int:
+        cut = len(p.text) - keep_chars[id(p)]
+        return overhead[id(p)] + keep_chars[id(p)] + (len(_marker(cut)) if cut else 0)
+
+    def total() -> int:
+        return sum((chars(p) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN for p in kept)
+
+    while total() > budget_tokens:
+        droppable = [p for p in kept if not p.required]
+        if not droppable:
+            break
+        # Lowest priority goes first; among equals the later piece (usually the least central) goes first.
+        victim = min(droppable, key=lambda p: (p.priority, -kept.index(p)))
+        kept.remove(victim)
+        dropped.append(victim.name)
+    for _ in range(64):  # each round removes at least the excess; the bound only guards against a logic slip
+        excess = total() - budget_tokens
+        if excess <= 0:
+            break
+        longest = max(kept, key=lambda p: keep_chars[id(p)], default=None)
+        if longest is None or keep_chars[id(longest)] == 0:
+            raise LLMBudgetExceeded(f"the required context does not fit {budget_tokens} tokens even when emptied")
+        marker_chars = len(_marker(len(longest.text)))  # the marker appears (or grows) with the cut
+        keep_chars[id(longest)] = max(0, keep_chars[id(longest)] - excess * CHARS_PER_TOKEN - marker_chars)
+    else:
+        raise LLMBudgetExceeded(f"the context could not be fitted into {budget_tokens} tokens")
+    result = []
+    truncated: dict[str, int] = {}
+    for p in kept:
+        cut = len(p.text) - keep_chars[id(p)]
+        if cut:
+            truncated[p.name] = cut
+            p = replace(p, text=p.text[:keep_chars[id(p)]] + _marker(cut))
+        result.append(p)
+    return Fitted(result, dropped, truncated, sum(estimate_tokens(_render(p)) for p in result))
+
+
+def _marker(cut: int) -> str:
+    return f"\n[truncated {cut} chars]"
+
+
+def check_budget(messages: list[Message], max_tokens: int, budget_tokens: int) -> int:
+    """The estimated prompt tokens; LLMBudgetExceeded when prompt + answer cannot fit `budget_tokens`."""
+    prompt = estimate_messages(messages)
+    if prompt + max_tokens > budget_tokens:
+        raise LLMBudgetExceeded(f"the prompt (~{prompt} tokens) and its answer ({max_tokens}) exceed the "
+                                f"per-call budget of {budget_tokens} tokens")
+    return prompt
+
+
+def _render(piece: ContextPiece) -> str:
+    return f"## {piece.name}\n{piece.text}" if piece.trusted else untrusted(piece.name, piece.text)

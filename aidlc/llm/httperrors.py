@@ -1,0 +1,55 @@
+"""HTTP failures of any SDK, translated to the typed errors of aidlc.llm.errors.
+
+Both SDKs (openai, anthropic) raise the same shapes: a timeout, a connection error, or a
+status error carrying status code, headers and body. One table decides what is retried.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aidlc.llm.errors import LLMError, LLMFormatRejected, LLMRateLimited, LLMRejected, LLMUnavailable
+from aidlc.llm.retry import parse_retry_after
+
+# A server that cannot do the requested JSON mode says so in words like these (llama.cpp answers 500).
+FORMAT_WORDS = re.compile(r"response_format|output_config|json_schema|json_object|schema|grammar", re.IGNORECASE)
+
+
+def status_error(status: int, body: str, headers: dict[str, str], *, where: str, model: str,
+                 asked_format: bool) -> LLMError:
+    detail = f"{where} answered HTTP {status}: {body[:300]}"
+    if status == 429:
+        return LLMRateLimited(detail, parse_retry_after(headers))
+    if asked_format and status in (400, 422, 500, 501) and FORMAT_WORDS.search(body):
+        return LLMFormatRejected(detail, status)
+    if status in (408, 409) or status >= 500:
+        return LLMUnavailable(detail, status)
+    if status in (401, 403):
+        return LLMRejected(detail, status, ["check the API key (llm.api_key_env in aidlc.yaml names its variable)",
+                                            "aidlc llm check"])
+    if status == 404:
+        return LLMRejected(detail, status, [f"check the model name ({model}) and llm.base_url",
+                                            "aidlc llm check --model NAME --base-url URL"])
+    return LLMRejected(detail, status)
+
+
+def body_text(exc: Any) -> str:
+    """The server's own words: error.message from a JSON body, else the raw body."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+        return str(error)
+    if body is not None:
+        return str(body)
+    try:
+        return str(exc.response.text)
+    except Exception:  # a body that cannot be read says nothing more
+        return str(exc)
+
+
+def cause_text(exc: BaseException) -> str:
+    inner = exc.__cause__ or exc.__context__
+    return str(inner or exc) or type(inner or exc).__name__

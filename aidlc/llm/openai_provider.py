@@ -1,0 +1,132 @@
+"""The `openai` provider: the official SDK against any OpenAI-compatible server.
+
+OpenAI, Azure, Ollama, vLLM, the llama.cpp server, LM Studio, OpenRouter all speak
+POST {base_url}/chat/completions. The SDK is imported on first use, never at start-up.
+Its own retries are off (max_retries=0): aidlc.llm.retry decides, with Retry-After honoured.
+
+Errors are translated to aidlc.llm.errors so callers never see an SDK exception:
+timeouts -> LLMTimeout, 429 -> LLMRateLimited, connection errors and 5xx -> LLMUnavailable
+(all retried), a refused response_format -> LLMFormatRejected (aidlc.llm.structured steps
+down to a simpler JSON mode), other 4xx -> LLMRejected.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+from aidlc.llm.base import DEFAULT_TIMEOUT_S, Completion, Message, ToolCall, Usage, target_key
+from aidlc.llm.context import estimate_tokens
+from aidlc.llm.errors import UNREACHABLE, LLMRejected, LLMTimeout, LLMUnavailable
+from aidlc.llm.httperrors import body_text, cause_text, status_error
+from aidlc.llm.retry import RetryPolicy, with_retries
+
+_MAX_COMPLETION_TOKENS = re.compile(r"max_completion_tokens", re.IGNORECASE)
+
+
+class OpenAIProvider:
+    """One OpenAI-compatible target. `api_key` is the key itself (the factory reads it from the env)."""
+
+    name = "openai"
+
+    def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
+                 timeout_s: float = DEFAULT_TIMEOUT_S, retry: RetryPolicy | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self._api_key = api_key
+        self._clock = clock
+        self._client: Any = None
+        # OpenAI's reasoning models refuse `max_tokens`; most other servers only know it. Learned on refusal.
+        self._token_param = "max_tokens"
+
+    @property
+    def key(self) -> str:
+        return target_key(self.name, self.model, self.base_url)
+
+    def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
+                 response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
+                 timeout_s: float | None = None) -> Completion:
+        request: dict[str, Any] = {"model": self.model, "messages": [to_openai_message(m) for m in messages]}
+        if temperature is not None:
+            request["temperature"] = temperature
+        if response_format is not None:
+            request["response_format"] = response_format
+        if tools:
+            request["tools"] = tools
+        timeout = timeout_s if timeout_s is not None else self.timeout_s
+        return with_retries(lambda: self._call(request, max_tokens, timeout, messages), self.retry)
+
+    def _call(self, request: dict[str, Any], max_tokens: int, timeout: float, messages: list[Message]) -> Completion:
+        started = self._clock()
+        try:
+            response = self._send(request, max_tokens, timeout)
+        except LLMRejected as exc:
+            if self._token_param == "max_tokens" and _MAX_COMPLETION_TOKENS.search(exc.message):
+                self._token_param = "max_completion_tokens"
+                response = self._send(request, max_tokens, timeout)
+            else:
+                raise
+        return self._completion(response, self._clock() - started, messages)
+
+    def _send(self, request: dict[str, Any], max_tokens: int, timeout: float) -> Any:
+        client = self._sdk_client()
+        import openai
+
+        try:
+            return client.chat.completions.create(**request, **{self._token_param: max_tokens}, timeout=timeout)
+        except openai.APITimeoutError:
+            raise LLMTimeout(f"{self._where()} did not answer within {timeout:g}s") from None
+        except openai.APIConnectionError as exc:
+            raise LLMUnavailable(f"cannot reach {self._where()}: {cause_text(exc)}", None, UNREACHABLE) from None
+        except openai.APIStatusError as exc:
+            raise status_error(exc.status_code, body_text(exc), dict(exc.response.headers), where=self._where(),
+                               model=self.model, asked_format="response_format" in request) from None
+        except (ValueError, openai.APIResponseValidationError) as exc:
+            # A proxy's HTML error page or a half-written body: worth another try, like a 5xx.
+            raise LLMUnavailable(f"{self._where()} answered something that is not a chat completion "
+                                 f"({type(exc).__name__}: {str(exc)[:120]})") from None
+
+    def _completion(self, response: Any, latency: float, messages: list[Message]) -> Completion:
+        try:
+            choice = response.choices[0]
+            message = choice.message
+            text = message.content or ""
+            calls = tuple(ToolCall(call.id, call.function.name, call.function.arguments or "")
+                          for call in message.tool_calls or ())
+            finish = choice.finish_reason or "stop"
+        except (AttributeError, IndexError, TypeError) as exc:
+            raise LLMUnavailable(f"{self._where()} answered something that is not a chat completion "
+                                 f"({type(exc).__name__}: {str(exc)[:120]})") from None
+        usage = getattr(response, "usage", None)
+        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
+            counted = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
+        else:
+            counted = Usage(sum(estimate_tokens(m.content) for m in messages), estimate_tokens(text), estimated=True)
+        return Completion(text=text, tool_calls=calls, usage=counted, model=getattr(response, "model", "") or "",
+                          finish_reason=finish, latency_s=round(latency, 3), target=self.key)
+
+    def _sdk_client(self) -> Any:
+        if self._client is None:
+            import openai  # lazily: `aidlc --version` must not pay for it
+
+            self._client = openai.OpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+                                         timeout=self.timeout_s)
+        return self._client
+
+    def _where(self) -> str:
+        return f"{self.base_url or 'the OpenAI API'} (model {self.model})"
+
+
+def to_openai_message(message: Message) -> dict[str, Any]:
+    data: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        data["tool_calls"] = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+                              for c in message.tool_calls]
+    if message.tool_call_id is not None:
+        data["tool_call_id"] = message.tool_call_id
+    return data

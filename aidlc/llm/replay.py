@@ -1,0 +1,152 @@
+"""Record and replay: cassettes of request digest -> answer, so tests and demos need no live model.
+
+A cassette is JSONL, one canonical JSON object per line (sorted keys, UTF-8):
+
+    {"digest": "<sha256>", "request": {...}, "response": {<Completion.to_dict()>}}
+    {"digest": "<sha256>", "request": {...}, "error": {"kind": "LLMFormatRejected", "message": ..., "status": 500}}
+
+* The digest is sha256 of the canonical {messages, response_format, tools}: *what was asked*,
+  not who was asked nor how long it could answer. It leaves out model, base_url, max_tokens and
+  temperature on purpose, so a cassette recorded against one server or model replays under any
+  configuration, and a changed prompt, context or schema is a miss (re-record), never a wrong answer.
+* The same digest asked again gets the next recording made for it, in order (a truncated answer
+  retried with a larger max_tokens asks the same question twice); past the last, the last repeats.
+* Refusals that are properties of the server (LLMRejected, e.g. llama.cpp refusing json_schema)
+  are recorded too, so replay walks the same structured-output steps as the recording did.
+  Transient failures are not recorded: the recorder sits outside the retry loop and the fallback chain.
+* Everything written is redacted (aidlc.llm.redact) even when the caller forgot to.
+* Replay never invents an answer: an unknown digest raises ReplayMiss naming digest and cassette.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from aidlc.llm.base import Completion, Message, Provider
+from aidlc.llm.errors import LLMConfigError, LLMFormatRejected, LLMRejected, ReplayMiss
+from aidlc.llm.redact import Redactor
+
+_RECORDED_ERRORS: dict[str, type[LLMRejected]] = {"LLMRejected": LLMRejected, "LLMFormatRejected": LLMFormatRejected}
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def request_digest(messages: list[Message], response_format: dict[str, Any] | None = None,
+                   tools: list[dict[str, Any]] | None = None) -> str:
+    asked = {"messages": [m.to_dict() for m in messages], "response_format": response_format, "tools": tools or None}
+    return hashlib.sha256(canonical(asked).encode("utf-8")).hexdigest()
+
+
+class Recorder:
+    """Wraps any provider; appends every answer (and every refusal) to the cassette at `path`."""
+
+    def __init__(self, inner: Provider, path: Path, redactor: Redactor | None = None) -> None:
+        self.inner = inner
+        self.path = Path(path)
+        self.redactor = redactor or Redactor()
+
+    @property
+    def key(self) -> str:
+        return self.inner.key
+
+    def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
+                 response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
+                 timeout_s: float | None = None) -> Completion:
+        messages = [self.redactor.message(m) for m in messages]
+        response_format, tools = self.redactor.value(response_format), self.redactor.value(tools)
+        entry: dict[str, Any] = {
+            "digest": request_digest(messages, response_format, tools),
+            "request": {"messages": [m.to_dict() for m in messages], "response_format": response_format,
+                        "tools": tools or None, "max_tokens": max_tokens, "temperature": temperature,
+                        "target": self.inner.key},
+        }
+        try:
+            answer = self.inner.complete(messages, max_tokens=max_tokens, temperature=temperature,
+                                         response_format=response_format, tools=tools, timeout_s=timeout_s)
+        except LLMRejected as exc:
+            entry["error"] = {"kind": type(exc).__name__ if type(exc).__name__ in _RECORDED_ERRORS else "LLMRejected",
+                              "message": self.redactor(exc.message), "status": exc.status}
+            self._append(entry)
+            raise
+        entry["response"] = self.redactor.completion(answer).to_dict()
+        self._append(entry)
+        return answer
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        line = (canonical(entry) + "\n").encode("utf-8")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)  # one write on O_APPEND: concurrent recorders never interleave a line
+        finally:
+            os.close(fd)
+
+
+class ReplayProvider:
+    """Answers exactly what a cassette recorded, or raises ReplayMiss."""
+
+    name = "replay"
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._entries: dict[str, list[dict[str, Any]]] | None = None
+        self._served: dict[str, int] = {}
+
+    @property
+    def key(self) -> str:
+        return f"replay:{self.path}"
+
+    def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
+                 response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
+                 timeout_s: float | None = None) -> Completion:
+        digest = request_digest(messages, response_format, tools)
+        recorded = self._load().get(digest)
+        if not recorded:
+            raise ReplayMiss(digest, str(self.path))
+        index = min(self._served.get(digest, 0), len(recorded) - 1)
+        self._served[digest] = index + 1
+        entry = recorded[index]
+        if "error" in entry:
+            error = entry["error"]
+            raise _RECORDED_ERRORS.get(error.get("kind"), LLMRejected)(error.get("message", ""), error.get("status"))
+        answer = Completion.from_dict(entry["response"])
+        return Completion(text=answer.text, tool_calls=answer.tool_calls, usage=answer.usage, model=answer.model,
+                          finish_reason=answer.finish_reason, latency_s=0.0, degraded=answer.degraded,
+                          target=answer.target)
+
+    def _load(self) -> dict[str, list[dict[str, Any]]]:
+        if self._entries is None:
+            self._entries = load_cassette(self.path)
+        return self._entries
+
+
+def load_cassette(path: Path) -> dict[str, list[dict[str, Any]]]:
+    """digest -> its recordings in file order. A broken line is a configuration error naming the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LLMConfigError(f"replay cassette {path} does not exist",
+                             [f"record one: AIDLC_LLM_RECORD={path} aidlc llm check",
+                              "or point AIDLC_LLM_REPLAY / --replay at an existing cassette"]) from None
+    except OSError as exc:
+        raise LLMConfigError(f"replay cassette {path} cannot be read ({exc.strerror})") from None
+    entries: dict[str, list[dict[str, Any]]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            digest = entry["digest"]
+            if "response" not in entry and "error" not in entry:
+                raise KeyError("response")
+        except (ValueError, KeyError, TypeError) as exc:
+            raise LLMConfigError(f"{path}:{number}: not a cassette entry ({type(exc).__name__}: {exc})",
+                                 [f"re-record the cassette: AIDLC_LLM_RECORD={path}"]) from None
+        entries.setdefault(digest, []).append(entry)
+    return entries

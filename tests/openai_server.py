@@ -1,0 +1,171 @@
+"""A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions protocol, scripted per test.
+
+    with ScriptedServer() as server:
+        server.push(chat("pong"), error(429, headers={"Retry-After": "3"}), ...)
+        ... drive it through the real openai SDK at server.url ...
+        server.requests  # the JSON bodies it received, in order
+
+POST /v1/chat/completions (and any other POST, e.g. Anthropic's /v1/messages) answers with the next
+scripted Reply; an unscripted request gets HTTP 500 "no scripted response", so a test that asks
+more than it expects fails loudly. GET /v1/models lists one model. A Reply with `delay_s` holds
+the answer that long (a hang past the client's timeout); closing the server releases it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None  # dict -> JSON; str/bytes sent as is (malformed bodies)
+    headers: dict[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]  # names lower-cased
+    body: Any  # parsed JSON, or the raw text if it was not JSON
+
+
+def chat(content: str | None, *, finish_reason: str = "stop", model: str = "test-model",
+         prompt_tokens: int | None = 11, completion_tokens: int | None = 7,
+         tool_calls: list[dict[str, Any]] | None = None) -> Reply:
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = tool_calls
+    body: dict[str, Any] = {"id": "chatcmpl-test", "object": "chat.completion", "created": 1700000000,
+                            "model": model,
+                            "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}]}
+    if prompt_tokens is not None:
+        body["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                         "total_tokens": prompt_tokens + (completion_tokens or 0)}
+    return Reply(body=body)
+
+
+def error(status: int, message: str = "error", headers: dict[str, str] | None = None) -> Reply:
+    return Reply(status=status, body={"error": {"message": message, "type": "test_error", "code": None}},
+                 headers=headers or {})
+
+
+def anthropic_message(text: str, *, stop_reason: str = "end_turn", model: str = "claude-test",
+                      tool_use: dict[str, Any] | None = None) -> Reply:
+    content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    if tool_use:
+        content.append({"type": "tool_use", **tool_use})
+    return Reply(body={"id": "msg_test", "type": "message", "role": "assistant", "model": model,
+                       "content": content, "stop_reason": stop_reason, "stop_sequence": None,
+                       "usage": {"input_tokens": 13, "output_tokens": 5}})
+
+
+class ScriptedServer:
+    def __init__(self) -> None:
+        self.replies: deque[Reply] = deque()
+        self.requests: list[Received] = []
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def url(self) -> str:
+        """The OpenAI-style base URL (with /v1)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def root(self) -> str:
+        """Without /v1 (the Anthropic SDK adds it)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def push(self, *replies: Reply) -> None:
+        with self._lock:
+            self.replies.extend(replies)
+
+    def bodies(self) -> list[Any]:
+        """The JSON bodies of the POSTs received, in order."""
+        return [r.body for r in self.requests if r.path != "/v1/models"]
+
+    def start(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._thread.is_alive():  # shutdown() waits for serve_forever, which a never-started server never ran
+            self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> ScriptedServer:
+        return self.start()
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _next(self, received: Received) -> Reply:
+        with self._lock:
+            self.requests.append(received)
+            if self.replies:
+                return self.replies.popleft()
+        return error(500, "no scripted response")
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    server.requests.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, None))
+                    self._send(Reply(body={"object": "list", "data": [{"id": "test-model", "object": "model"}]}))
+                else:
+                    self._send(error(404, "not found"))
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length).decode("utf-8", "replace")
+                try:
+                    body: Any = json.loads(raw)
+                except ValueError:
+                    body = raw
+                reply = server._next(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                if reply.delay_s and server._closing.wait(reply.delay_s):
+                    return
+                self._send(reply)
+
+            def _send(self, reply: Reply) -> None:
+                if isinstance(reply.body, dict | list):
+                    payload = json.dumps(reply.body).encode()
+                    content_type = "application/json"
+                else:
+                    payload = reply.body if isinstance(reply.body, bytes) else str(reply.body or "").encode()
+                    content_type = reply.headers.get("Content-Type", "application/json")
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(payload)))
+                    for name, value in reply.headers.items():
+                        if name.lower() != "content-type":
+                            self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test): nothing to answer
+
+        return Handler

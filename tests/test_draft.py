@@ -1,0 +1,161 @@
+"""aidlc draft: the model proposes the next level through a real OpenAI-protocol server; the files it
+writes validate, nothing is approved, the ledger records who proposed (an agent) and on what prompt."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.openai_server import ScriptedServer, chat
+from tests.test_new import aidlc, build_chain
+
+MB = "memory-bank"
+INTENT = "001-checkout-payments"
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as running:
+        yield running
+
+
+def run(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    base = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(root), "CI": "true"}
+    return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
+                          text=True, env={**base, **(env or {})})
+
+
+def units_answer(*units: dict) -> str:
+    return json.dumps({"units": list(units)})
+
+
+REFUNDS = {"title": "Refunds API", "purpose": "Pays money back to the card a shopper used.",
+           "requirements": ["FR-1"]}
+RECEIPTS = {"title": "Receipts", "purpose": "Sends the receipt of every payment by e-mail.",
+            "requirements": ["FR-1", "NFR-1"]}
+
+
+def test_draft_units_writes_drafts_that_validate_and_records_the_proposal(repo: Path,
+                                                                           server: ScriptedServer) -> None:
+    build_chain(repo)
+    server.push(chat(units_answer(REFUNDS, RECEIPTS), model="small-model"))
+    proc = run(repo, "draft", "units", "1", "--base-url", server.url, "--model", "small-model")
+    assert proc.returncode == 0, proc.stderr
+    assert "aidlc gate approve 001-checkout-payments --stage units" in proc.stdout
+    units = repo / MB / "intents" / INTENT / "units"
+    brief = (units / "002-refunds-api" / "unit-brief.md").read_text()
+    assert "status: draft" in brief and "Pays money back" in brief
+    assert (units / "003-receipts" / "unit-brief.md").is_file()
+    assert "| 003-receipts | FR-1, NFR-1 |" in (repo / MB / "intents" / INTENT / "units.md").read_text()
+    assert run(repo, "validate").returncode == 0
+    events = [json.loads(line) for line in (repo / MB / "events.jsonl").read_text().splitlines()]
+    proposed = events[-1]
+    assert proposed["type"] == "draft.proposed" and proposed["actor"]["kind"] == "agent"
+    assert proposed["subject"] == {"kind": "intent", "id": INTENT}
+    assert proposed["data"]["model"] == "small-model" and len(proposed["data"]["prompt_sha256"]) == 64
+    assert f"{MB}/intents/{INTENT}/units/003-receipts/unit-brief.md" in proposed["data"]["created"]
+    # Digests, paths and counts only: no prompt text and no answer text in the ledger.
+    assert set(proposed["data"]) == {"level", "model", "target", "mode", "rounds", "prompt_sha256", "usage",
+                                     "created", "updated"}
+    assert "Pays money back" not in (repo / MB / "events.jsonl").read_text()
+    (request,) = server.bodies()
+    prompt = json.dumps(request["messages"])
+    assert "untrusted-data" in prompt and "### FR-1: Pay by card" in prompt  # the intent's file, as data
+    assert run(repo, "log", "verify").returncode == 0
+
+
+def test_a_proposal_the_bank_refuses_is_sent_back_with_the_reasons(repo: Path, server: ScriptedServer) -> None:
+    build_chain(repo)
+    wrong = {**REFUNDS, "requirements": ["FR-7"]}
+    server.push(chat(units_answer(wrong)), chat(units_answer(REFUNDS)))
+    proc = run(repo, "--format", "json", "draft", "units", INTENT, "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["rounds"] == 2 and doc["ids"] == ["002-refunds-api"]
+    retry = server.bodies()[1]["messages"][-1]["content"]
+    assert "FR-7" in retry and "does not define" in retry
+
+
+def test_a_proposal_never_fixed_writes_nothing(repo: Path, server: ScriptedServer) -> None:
+    build_chain(repo)
+    before = sorted(p.as_posix() for p in (repo / MB).rglob("*"))
+    wrong = units_answer({**REFUNDS, "requirements": ["FR-7"]})
+    server.push(chat(wrong), chat(wrong), chat(wrong))
+    proc = run(repo, "draft", "units", INTENT, "--base-url", server.url)
+    assert proc.returncode == 1
+    assert "still proposed units the memory bank refuses" in proc.stderr and "Traceback" not in proc.stderr
+    assert sorted(p.as_posix() for p in (repo / MB).rglob("*")) == before
+
+
+def test_dry_run_shows_the_files_and_writes_nothing(repo: Path, server: ScriptedServer) -> None:
+    build_chain(repo)
+    before = {p: p.read_bytes() for p in (repo / MB).rglob("*") if p.is_file()}
+    server.push(chat(units_answer(REFUNDS)))
+    proc = run(repo, "draft", "units", INTENT, "--dry-run", "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert f"would be created: {MB}/intents/{INTENT}/units/002-refunds-api/unit-brief.md" in proc.stdout
+    assert "+| 002-refunds-api | FR-1 |" in proc.stdout  # units.md as a diff
+    assert {p: p.read_bytes() for p in (repo / MB).rglob("*") if p.is_file()} == before
+
+
+def test_requirements_stories_and_bolts_levels(repo: Path, server: ScriptedServer) -> None:
+    build_chain(repo)
+    server.push(chat(json.dumps({"requirements": [
+        {"kind": "FR", "title": "Refund a payment", "priority": "must", "description": "",
+         "acceptance_criteria": ["**Given** a paid order, **When** support refunds it, **Then** the card is "
+                                 "credited within 5 days"]}]})))
+    assert run(repo, "draft", "requirements", INTENT, "--base-url", server.url).returncode == 0
+    requirements = (repo / MB / "intents" / INTENT / "requirements.md").read_text()
+    assert "### FR-2: Refund a payment" in requirements
+    server.push(chat(json.dumps({"stories": [
+        {"unit": "001-checkout-api", "title": "Refund by card", "as_a": "support agent",
+         "so_that": "the shopper gets the money back", "priority": "must", "requirements": ["FR-2"],
+         "acceptance_criteria": ["**Given** a paid order, **When** I refund it, **Then** the API answers 202"]}]})))
+    assert run(repo, "draft", "stories", INTENT, "--base-url", server.url).returncode == 0
+    server.push(chat(json.dumps({"bolts": [
+        {"unit": "001-checkout-api", "stories": ["002-refund-by-card"], "type": "simple-construction-bolt",
+         "risk": "high", "objective": "Build refunds on the payment gateway.", "scope": ["src/refunds/**"],
+         "requires": ["001-checkout-api"]}]})))
+    proc = run(repo, "draft", "bolts", INTENT, "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert "--stage bolt-plan" in proc.stdout
+    bolt = (repo / MB / "bolts" / "002-checkout-api" / "bolt.md").read_text()
+    assert "status: planned" in bolt and "risk: high" in bolt and "requires_bolts: [001-checkout-api]" in bolt
+    assert run(repo, "validate").returncode == 0
+
+
+def test_levels_need_the_level_before(repo: Path) -> None:
+    assert aidlc(repo, "new", "intent", "Returns")[0] == 0
+    proc = run(repo, "draft", "units", "001", "--base-url", "http://127.0.0.1:9/v1")
+    assert proc.returncode == 2
+    assert "has no requirements yet" in proc.stderr and "aidlc draft requirements 001-returns" in proc.stderr
+
+
+def test_record_then_replay_gives_identical_drafts(repo: Path, server: ScriptedServer, tmp_path: Path) -> None:
+    build_chain(repo)
+    twin = tmp_path / "twin"
+    subprocess.run(["cp", "-a", str(repo), str(twin)], check=True)
+    cassette = tmp_path / "units.jsonl"
+    server.push(chat(units_answer(REFUNDS, RECEIPTS)))
+    assert run(repo, "draft", "units", INTENT, "--base-url", server.url, "--record", str(cassette)).returncode == 0
+    server.close()
+    proc = run(twin, "draft", "units", INTENT, "--replay", str(cassette))
+    assert proc.returncode == 0, proc.stderr
+    for rel in (f"{MB}/intents/{INTENT}/units/002-refunds-api/unit-brief.md",
+                f"{MB}/intents/{INTENT}/units/003-receipts/unit-brief.md", f"{MB}/intents/{INTENT}/units.md"):
+        mine, theirs = (repo / rel).read_text(), (twin / rel).read_text()
+        strip = [line for line in mine.splitlines() if not line.startswith(("created:", "updated:"))]
+        assert strip == [line for line in theirs.splitlines() if not line.startswith(("created:", "updated:"))]
+
+
+def test_an_unreachable_server_is_a_clear_error(repo: Path) -> None:
+    build_chain(repo)
+    proc = run(repo, "draft", "units", INTENT, "--base-url", "http://127.0.0.1:9/v1",
+               env={"AIDLC_LLM_TIMEOUT": "2"})
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and "127.0.0.1:9" in proc.stderr
