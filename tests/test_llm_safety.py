@@ -73,6 +73,17 @@ def test_secrets_never_reach_the_server_nor_the_cassette(server: ScriptedServer,
     assert ENV_SECRET not in recorded and REPO_KEY not in recorded and "[REDACTED:api-key]" in recorded
 
 
+def test_without_recording_the_wrapper_alone_keeps_secrets_off_the_wire(server: ScriptedServer) -> None:
+    # Not wrapped as untrusted and no recorder: only the Redacting layer stands between the text and the server.
+    server.push(chat("ok"))
+    tools = [{"type": "function", "function": {"name": "deploy", "description": f"uses {ENV_SECRET}"}}]
+    provider_from_config(LLMConfig(base_url=server.url), env=ENV).complete(
+        [Message("user", f"token {ENV_SECRET} and key {REPO_KEY}")], max_tokens=8, tools=tools)
+    sent = json.dumps(server.bodies())
+    assert ENV_SECRET not in sent and REPO_KEY not in sent
+    assert sent.count("[REDACTED:ACME_SERVICE_TOKEN]") == 2 and "[REDACTED:api-key]" in sent
+
+
 @pytest.mark.parametrize(("text", "kind"), [
     ("key sk-ant-api03-abcdefghijklmnopqrstuvwx", "api-key"),
     ("ghp_abcdefghijklmnopqrstuvwxyz0123456789", "github-token"),
