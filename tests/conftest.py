@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from aidlc.llm.structured import forget_modes
 from tests.helpers import Bank, build_clean_bank
+from tests.openai_server import ScriptedServer
 
 
 @pytest.fixture
@@ -25,3 +28,19 @@ def repo(tmp_path: Path) -> Path:
                           text=True, env={"PATH": "/usr/bin:/bin", "CI": "true"})
     assert proc.returncode == 0, proc.stderr
     return root
+
+
+
+@pytest.fixture
+def server() -> Iterator[ScriptedServer]:
+    """A real HTTP server on 127.0.0.1 speaking the OpenAI (and Anthropic) protocol, scripted per test."""
+    with ScriptedServer() as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def _fresh_modes() -> Iterator[None]:
+    """Structured output remembers per server which JSON mode works; tests must not share that."""
+    forget_modes()
+    yield
+    forget_modes()

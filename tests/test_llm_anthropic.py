@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Iterator
 
 import pytest
 from pydantic import BaseModel
@@ -12,7 +11,6 @@ from pydantic import BaseModel
 from aidlc.llm import LLMConfigError, LLMFormatRejected, Message, ToolCall, complete_structured, provider_from_config
 from aidlc.llm.anthropic_provider import INSTALL_HINT, to_anthropic_messages, to_anthropic_tool
 from aidlc.llm.retry import RetryPolicy
-from aidlc.llm.structured import forget_modes
 from aidlc.model.config import LLMConfig
 from tests.openai_server import ScriptedServer, anthropic_message, error
 
@@ -20,19 +18,6 @@ from tests.openai_server import ScriptedServer, anthropic_message, error
 class Answer(BaseModel):
     answer: str
     number: int
-
-
-@pytest.fixture(autouse=True)
-def _fresh_modes() -> Iterator[None]:
-    forget_modes()
-    yield
-    forget_modes()
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
 
 
 def test_without_the_extra_the_error_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -6,10 +6,8 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from aidlc.cli import cli
@@ -18,19 +16,6 @@ from tests.openai_server import ScriptedServer, chat, error
 
 GOOD = '{"answer": "pong", "number": 42}'
 LLAMA_CPP_REFUSAL = "1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object'"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_modes() -> Iterator[None]:
-    forget_modes()
-    yield
-    forget_modes()
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
 
 
 def clean_env(**extra: str) -> dict[str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import pytest
 
@@ -14,12 +13,6 @@ from aidlc.llm.retry import RetryPolicy, parse_retry_after, with_retries
 from tests.openai_server import Reply, ScriptedServer, chat, error
 
 HI = [Message("system", "be brief"), Message("user", "hi")]
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
 
 
 def make(server: ScriptedServer, sleeps: list[float], *, timeout_s: float = 10.0, attempts: int = 4,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -34,13 +33,6 @@ class Proposal(BaseModel):
 ASK = [Message("system", "you draft stories"), Message("user", "draft the stories of unit checkout-api")]
 ANSWER = '{"title": "Checkout", "stories": ["pay by card", "refund an order"]}'
 NO_WAIT = RetryPolicy(sleep=lambda _s: None, rng=random.Random(3))
-
-
-@pytest.fixture(autouse=True)
-def _fresh_modes() -> Iterator[None]:
-    forget_modes()
-    yield
-    forget_modes()
 
 
 def config(url: str) -> LLMConfig:

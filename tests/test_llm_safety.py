@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +22,6 @@ from aidlc.llm import (
     system_message,
     untrusted,
 )
-from aidlc.llm.structured import forget_modes
 from aidlc.model.config import LLMConfig
 from tests.openai_server import ScriptedServer, chat, error
 
@@ -34,19 +32,6 @@ ENV = {"ACME_SERVICE_TOKEN": ENV_SECRET, "HOME": "/home/ada"}
 
 class Summary(BaseModel):
     summary: str
-
-
-@pytest.fixture(autouse=True)
-def _fresh_modes() -> Iterator[None]:
-    forget_modes()
-    yield
-    forget_modes()
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
 
 
 def test_secrets_never_reach_the_server_nor_the_cassette(server: ScriptedServer, tmp_path: Path) -> None:

@@ -19,13 +19,12 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 from pydantic import BaseModel
 
 from aidlc.llm import LLMTruncated, Message, complete_structured, provider_from_config, system_message
-from aidlc.llm.structured import forget_modes, working_mode
+from aidlc.llm.structured import working_mode
 from aidlc.model.config import LLMConfig
 
 URL = os.environ.get("AIDLC_SMOLLM_URL", "")
@@ -39,13 +38,6 @@ class Reply(BaseModel):
 
 ASK = [system_message("answer checks exactly"),
        Message("user", 'Give the word "pong" as `answer` and the number 42 as `number`.')]
-
-
-@pytest.fixture(autouse=True)
-def _fresh_modes() -> Iterator[None]:
-    forget_modes()
-    yield
-    forget_modes()
 
 
 def provider():  # type: ignore[no-untyped-def]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 
 import pytest
 from pydantic import BaseModel
@@ -14,7 +13,7 @@ from aidlc.llm.errors import LLMBadOutput, LLMTruncated
 from aidlc.llm.jsonparse import JSONAnswerError, parse_json_answer
 from aidlc.llm.openai_provider import OpenAIProvider
 from aidlc.llm.retry import RetryPolicy
-from aidlc.llm.structured import complete_structured, forget_modes, strict_schema, working_mode
+from aidlc.llm.structured import complete_structured, strict_schema, working_mode
 from tests.openai_server import ScriptedServer, chat, error
 
 
@@ -30,19 +29,6 @@ class Loose(BaseModel):
 
 ASK = [Message("system", "you propose units"), Message("user", "propose one unit")]
 GOOD = '{"name": "checkout-api", "count": 2}'
-
-
-@pytest.fixture(autouse=True)
-def _fresh_modes() -> Iterator[None]:
-    forget_modes()
-    yield
-    forget_modes()
-
-
-@pytest.fixture
-def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer() as running:
-        yield running
 
 
 def make(server: ScriptedServer) -> OpenAIProvider:
