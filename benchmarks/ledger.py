@@ -58,6 +58,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from peak_probe import PEAK_PROBE  # sibling module: benchmarks run as scripts
+
 from aidlc.events.canonical import canonical, event_hash, line_of
 from aidlc.events.ledger import LEDGER_FILE, Ledger
 from aidlc.events.verify import verify_lines
@@ -176,21 +178,6 @@ def generate(workdir: Path, sizes: list[int]) -> dict[int, Path]:
 # Measuring
 # --------------------------------------------------------------------------------------------------
 
-PEAK_PROBE = """
-import atexit, os, sys
-
-def _aidlc_bench_peak():
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            kib = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
-        with open(os.environ["AIDLC_BENCH_PEAK_FILE"], "w", encoding="ascii") as out:
-            out.write(str(kib * 1024))
-    except (OSError, KeyError, StopIteration, ValueError):
-        pass
-
-atexit.register(_aidlc_bench_peak)
-sys.path[:] = [entry for entry in sys.path if entry != os.environ.get("AIDLC_BENCH_PROBE_DIR")]
-"""
 
 
 @dataclass
