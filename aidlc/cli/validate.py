@@ -6,6 +6,7 @@ import click
 
 from aidlc.cli.app import App, output_options
 from aidlc.model.types import Severity
+from aidlc.perf import gc_paused
 from aidlc.report import validation as render
 from aidlc.rules import validate
 from aidlc.workspace import open_bank
@@ -22,9 +23,11 @@ def validate_cmd(app: App, path: str | None, strict: bool) -> None:
     Exit 0 when there are no errors (warnings allowed), 1 when there are
     (or warnings with --strict), 2 on a usage or configuration error.
     """
-    bank = open_bank(app.root(path))
-    app.note(f"validating {bank.rel_root}/ ...") if app.verbosity > 0 else None
-    report = validate(bank)
+    with gc_paused():  # a short-lived process over a large acyclic heap: collecting would find nothing
+        bank = open_bank(app.root(path))
+        if app.verbosity > 0:
+            app.note(f"validating {bank.rel_root}/ ...")
+        report = validate(bank)
     if app.json:
         click.echo(render.render_json(report))
     else:

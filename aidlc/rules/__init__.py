@@ -24,9 +24,9 @@ def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
 
 
 def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]:
-    index = index or BankIndex(bank)
     findings: list[Finding] = []
     with gc_paused():
+        index = index or BankIndex(bank)
         for spec in CATALOGUE.values():
             for hit in spec.check(index):
                 findings.append(
