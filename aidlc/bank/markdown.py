@@ -143,7 +143,6 @@ def related_requirements(lines: list[Line]) -> tuple[int | None, list[str]]:
     return None, []
 
 
-_FENCE_STARTS = frozenset(" `~")
 _RELATED_ONE_LINE = re.compile(r"\*\*Related Requirements?\*\*[^\S\n]*:?[^\S\n]*([^\n]+)", re.IGNORECASE)
 
 
@@ -164,7 +163,8 @@ def story_parts(body: str, first_line: int) -> StoryParts:
     unusual line breaks (where line numbers would differ) takes the line-by-line way.
     """
     if _odd_breaks(body):
-        return _story_parts_by_line(body, first_line)
+        lines = list(prose_lines(body, first_line))
+        return StoryParts(*acceptance_criteria(lines), *related_requirements(lines))
     original = body
     if "``" in body or "~~" in body:
         body = _blank_fences(body)
@@ -254,46 +254,6 @@ def _fence_lines(body: str) -> Iterator[tuple[int, int]]:
                 found.add((start, len(body) if end == -1 else end))
             position = body.find(token, position + 3)
     return iter(sorted(found))
-
-
-def _story_parts_by_line(body: str, first_line: int) -> StoryParts:
-    """The acceptance criteria and related requirements of a story body, in one pass.
-
-    Same result as `acceptance_criteria` and `related_requirements` over `prose_lines`, but
-    builds a Line only for the acceptance section: stories are the bulk of a large bank.
-    """
-    fence: str | None = None
-    level: int | None = None  # level of the acceptance heading once found
-    heading_line: int | None = None
-    inside = False
-    section: list[Line] = []
-    related_line: int | None = None
-    related: list[str] = []
-    for offset, text in enumerate(body.splitlines()):
-        first = text[:1]  # dispatch on the first character: most lines need no regex at all
-        if first in _FENCE_STARTS and text[:4].lstrip(" ")[:1] in ("`", "~") and (match := _FENCE.match(text)):
-            if fence is None:
-                fence = match.group(1)
-            elif match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) and not match.group(2).strip():
-                fence = None
-            continue
-        if fence is not None:
-            continue
-        head = heading(text) if first == "#" else None
-        if head is not None:
-            if inside and head[0] <= (level or 0):
-                inside = False
-            elif level is None and _ACCEPTANCE.search(head[1]):
-                level, heading_line, inside = head[0], first_line + offset, True
-            continue
-        if inside:
-            section.append(Line(first_line + offset, text))
-        if related_line is None and ("elated" in text or "ELATED" in text) and (found := _RELATED.search(text)):
-            related_line, related = first_line + offset, REQUIREMENT_ID.findall(found.group(1))
-    if level is None:  # no heading: the "**Acceptance Criteria**:" label form, read the general way
-        heading_line, criteria = _labelled_criteria(list(prose_lines(body, first_line)))
-        return StoryParts(heading_line, criteria, related_line, related)
-    return StoryParts(heading_line, criteria_in(section), related_line, related)
 
 
 @dataclass
