@@ -61,9 +61,6 @@ class BankIndex:
         name, slash, requirement = link.strip().rpartition("/")
         return (self.intent(name), requirement) if slash else (intent, link.strip())
 
-    def stories_named(self, ref: str) -> list[StoryItem]:
-        return list(self._stories.get(ref, []))
-
     def stories_of(self, bolt: BoltItem) -> list[StoryItem]:
         """The existing stories a bolt lists (names resolved within its unit first)."""
         return self._bolt_stories[id(bolt)]

@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from aidlc.model.types import BoltType, Priority, Risk
 
 Level = Literal["requirements", "units", "stories", "bolts"]
-LEVELS: tuple[Level, ...] = ("requirements", "units", "stories", "bolts")
 
 # The gate a person decides to accept each level (DESIGN section 3.1).
 GATE_OF: dict[str, str] = {"requirements": "requirements", "units": "units", "stories": "stories",

@@ -266,27 +266,6 @@ class Ledger:
         return 0
 
     # -- reading (no lock: appends are whole lines, readers see a prefix) --------------------
-    def last_event(self) -> dict[str, Any] | None:
-        if not self.path.exists():
-            return None
-        with open(self.path, "rb") as handle:
-            size = handle.seek(0, os.SEEK_END)
-            if size == 0:
-                return None
-            start = self._last_newline(handle, size - 1)
-            handle.seek(start)
-            line = handle.read(size - start)
-        try:
-            event = json.loads(line)
-            if not isinstance(event, dict) or "hash" not in event or "seq" not in event:
-                raise ValueError("not an event")
-        except ValueError:
-            raise LedgerError(
-                f"the last line of {self.rel} is damaged; refusing to chain a new event onto it",
-                [f"aidlc log verify    # shows the damage in {self.rel}"],
-            ) from None
-        return event
-
     def find_key(self, key: str) -> dict[str, Any] | None:
         """The first event recorded under an idempotency key (canonical lines make this a byte search)."""
         wanted = raw_key(key)
