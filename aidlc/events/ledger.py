@@ -36,7 +36,6 @@ from aidlc.model.events import GENESIS, Actor, Event, EventType
 
 LEDGER_FILE = "events.jsonl"
 LOCK_FILE = Path(".aidlc") / "locks" / "ledger.lock"
-_TAIL_CHUNK = 64 * 1024
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -250,20 +249,6 @@ class Ledger:
         with open(fd, "rb", closefd=False) as handle:
             handle.seek(offset)
             return json.loads(handle.readline())  # type: ignore[no-any-return]
-
-    @staticmethod
-    def _last_newline(handle: Any, size: int) -> int:
-        """Offset just after the last newline before `size` (0 if there is none)."""
-        end = size
-        while end > 0:
-            start = max(0, end - _TAIL_CHUNK)
-            handle.seek(start)
-            chunk = handle.read(end - start)
-            found = chunk.rfind(b"\n")
-            if found != -1:
-                return start + found + 1
-            end = start
-        return 0
 
     # -- reading (no lock: appends are whole lines, readers see a prefix) --------------------
     def find_key(self, key: str) -> dict[str, Any] | None:
