@@ -156,3 +156,16 @@ def test_rerunning_init_updates_an_older_ledger_attribute_line(tmp_path: Path) -
     check = subprocess.run(["git", "check-attr", "merge", "text", "--", "memory-bank/events.jsonl"], cwd=root,
                            capture_output=True, text=True, check=True).stdout
     assert "merge: aidlc-ledger" in check and "text: unset" in check
+
+
+def test_a_project_in_a_subfolder_gets_a_workflow_at_the_repository_top(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    project = tmp_path / "services" / "pay"
+    project.mkdir(parents=True)
+    assert aidlc("init", cwd=project).returncode == 0
+    workflow = tmp_path / ".github/workflows/aidlc-services-pay.yml"
+    assert "aidlc validate services/pay" in workflow.read_text()
+    assert not (project / ".github").exists()  # GitHub would never read it there
+    again = aidlc("--format", "json", "init", cwd=project)
+    actions = {f["path"]: f["action"] for f in json.loads(again.stdout)["files"]}
+    assert actions[".github/workflows/aidlc-services-pay.yml"] == "unchanged"

@@ -20,6 +20,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger
 from aidlc.gates.actor import recorder
 from aidlc.model.events import EventType
+from aidlc.scaffold.new import slugify
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
 from aidlc.scaffold.templates import now, render
 
@@ -145,10 +146,20 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
             writer.person_file(f"{bank_rel}/{folder}/.gitkeep", "")
     bank = load_bank(root, config)
     writer.owned_file(f"{bank_rel}/{STORY_INDEX}", render_story_index(bank))
-    writer.owned_file(WORKFLOW, render("scaffold/github/aidlc.yml.j2", install_spec=f'"aidlc=={__version__}"'))
+    _workflow(root, writer)
     writer.ensure_line(".gitignore", GITIGNORE_LINE)
     _ledger(root, bank_rel, writer)
     return result
+
+
+def _workflow(root: Path, writer: _Writer) -> None:
+    """GitHub reads workflows only at the top of the repository: a project in a sub-folder
+    (a monorepo) gets its own workflow file there, validating its folder."""
+    top = vcs.repo_root(root) or root
+    folder = root.relative_to(top).as_posix() if root != top and root.is_relative_to(top) else "."
+    name = WORKFLOW if folder == "." else WORKFLOW.replace("aidlc.yml", f"aidlc-{slugify(folder)}.yml")
+    text = render("scaffold/github/aidlc.yml.j2", install_spec=f'"aidlc=={__version__}"', folder=folder)
+    _Writer(root=top, force=writer.force, result=writer.result, stamp=writer.stamp).owned_file(name, text)
 
 
 def _ledger(root: Path, bank_rel: str, writer: _Writer) -> None:
