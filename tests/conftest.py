@@ -44,3 +44,14 @@ def _fresh_modes() -> Iterator[None]:
     forget_modes()
     yield
     forget_modes()
+
+
+@pytest.fixture
+def chain(repo: Path) -> Path:
+    """The scaffolded repo with an intent -> requirement -> unit -> story -> bolt chain and a git identity."""
+    from tests.test_gate import set_identity
+    from tests.test_new import build_chain
+
+    build_chain(repo)
+    set_identity(repo)
+    return repo

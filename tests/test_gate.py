@@ -25,7 +25,6 @@ from aidlc.model.events import Actor, ActorKind, Decision, EventType
 from aidlc.model.findings import Finding
 from aidlc.rules import validate
 from tests.helpers import run_cli
-from tests.test_new import build_chain
 
 MB = "memory-bank"
 INTENT_ID = "001-checkout-payments"
@@ -129,13 +128,6 @@ def through_walkthrough(root: Path) -> None:
     check_boxes(root)
     approve(root, BOLT_ID, "walkthrough")
 
-
-@pytest.fixture
-def chain(repo: Path) -> Path:
-    """The scaffolded repo with an intent -> requirement -> unit -> story -> bolt chain and a git identity."""
-    build_chain(repo)
-    set_identity(repo)
-    return repo
 
 
 # -- the subject and its stages ------------------------------------------------------------------------------

@@ -11,8 +11,6 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-import pytest
-
 from aidlc.events.ledger import Ledger
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.findings import Finding
@@ -30,14 +28,12 @@ from tests.test_gate import (
     REQUIREMENTS,
     STORY,
     approve,
-    build_chain,
     check_boxes,
     edit,
     findings,
     front,
     read,
     run,
-    set_identity,
     through_inception,
     through_plan,
     through_walkthrough,
@@ -56,12 +52,6 @@ def where(found: list[Finding]) -> list[tuple[str, int | None]]:
 def line_of(root: Path, rel: str, prefix: str) -> int:
     return next(n for n, line in enumerate(read(root, rel).splitlines(), start=1) if line.startswith(prefix))
 
-
-@pytest.fixture
-def chain(repo: Path) -> Path:
-    build_chain(repo)
-    set_identity(repo)
-    return repo
 
 
 # -- AIDLC-LEDGER-001: the chain ---------------------------------------------------------------------------------

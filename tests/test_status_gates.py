@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import jsonschema
-import pytest
 
 from aidlc.report.status import StatusReport
 from tests.helpers import run_cli
@@ -15,23 +14,14 @@ from tests.test_gate import (
     INTENT_ID,
     REQUIREMENTS,
     approve,
-    build_chain,
     decisions,
     edit,
     gate,
     run,
-    set_identity,
     through_inception,
     through_walkthrough,
     write,
 )
-
-
-@pytest.fixture
-def chain(repo: Path) -> Path:
-    build_chain(repo)
-    set_identity(repo)
-    return repo
 
 
 def status_json(root: Path) -> dict:
