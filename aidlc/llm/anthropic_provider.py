@@ -19,8 +19,8 @@ from collections.abc import Callable
 from typing import Any
 
 from aidlc.llm.base import DEFAULT_TIMEOUT_S, Completion, Message, ToolCall, Usage, target_key
-from aidlc.llm.errors import UNREACHABLE, LLMConfigError, LLMFormatRejected, LLMTimeout, LLMUnavailable
-from aidlc.llm.httperrors import body_text, cause_text, status_error
+from aidlc.llm.errors import LLMConfigError, LLMFormatRejected, LLMUnavailable
+from aidlc.llm.httperrors import sdk_errors
 from aidlc.llm.retry import RetryPolicy, with_retries
 
 INSTALL_HINT = "pip install 'aidlc[anthropic]'"
@@ -79,18 +79,9 @@ class AnthropicProvider:
         sdk = self._sdk
         client = self._sdk_client()
         started = self._clock()
-        try:
+        with sdk_errors(sdk, where=self._where(), model=self.model, timeout=timeout,
+                        asked_format="extra_body" in request, answer="a message"):
             response = client.messages.create(**request, timeout=timeout)
-        except sdk.APITimeoutError:
-            raise LLMTimeout(f"{self._where()} did not answer within {timeout:g}s") from None
-        except sdk.APIConnectionError as exc:
-            raise LLMUnavailable(f"cannot reach {self._where()}: {cause_text(exc)}", None, UNREACHABLE) from None
-        except sdk.APIStatusError as exc:
-            raise status_error(exc.status_code, body_text(exc), dict(exc.response.headers), where=self._where(),
-                               model=self.model, asked_format="extra_body" in request) from None
-        except (ValueError, sdk.APIResponseValidationError) as exc:
-            raise LLMUnavailable(f"{self._where()} answered something that is not a message "
-                                 f"({type(exc).__name__}: {str(exc)[:120]})") from None
         latency = self._clock() - started
         return from_anthropic_response(response, latency, self.key)
 

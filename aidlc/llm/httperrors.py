@@ -7,9 +7,19 @@ status error carrying status code, headers and body. One table decides what is r
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from aidlc.llm.errors import LLMError, LLMFormatRejected, LLMRateLimited, LLMRejected, LLMUnavailable
+from aidlc.llm.errors import (
+    UNREACHABLE,
+    LLMError,
+    LLMFormatRejected,
+    LLMRateLimited,
+    LLMRejected,
+    LLMTimeout,
+    LLMUnavailable,
+)
 from aidlc.llm.retry import parse_retry_after
 
 # A server that cannot do the requested JSON mode says so in words like these (llama.cpp answers 500).
@@ -53,3 +63,22 @@ def body_text(exc: Any) -> str:
 def cause_text(exc: BaseException) -> str:
     inner = exc.__cause__ or exc.__context__
     return str(inner or exc) or type(inner or exc).__name__
+
+
+@contextmanager
+def sdk_errors(sdk: Any, *, where: str, model: str, timeout: float, asked_format: bool,
+               answer: str) -> Iterator[None]:
+    """Translate one SDK call's failures (openai and anthropic raise the same classes) to our errors."""
+    try:
+        yield
+    except sdk.APITimeoutError:
+        raise LLMTimeout(f"{where} did not answer within {timeout:g}s") from None
+    except sdk.APIConnectionError as exc:
+        raise LLMUnavailable(f"cannot reach {where}: {cause_text(exc)}", None, UNREACHABLE) from None
+    except sdk.APIStatusError as exc:
+        raise status_error(exc.status_code, body_text(exc), dict(exc.response.headers), where=where, model=model,
+                           asked_format=asked_format) from None
+    except (ValueError, sdk.APIResponseValidationError) as exc:
+        # A proxy's HTML error page or a half-written body: worth another try, like a 5xx.
+        raise LLMUnavailable(f"{where} answered something that is not {answer} "
+                             f"({type(exc).__name__}: {str(exc)[:120]})") from None

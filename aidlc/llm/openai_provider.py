@@ -19,8 +19,8 @@ from typing import Any
 
 from aidlc.llm.base import DEFAULT_TIMEOUT_S, Completion, Message, ToolCall, Usage, target_key
 from aidlc.llm.context import estimate_tokens
-from aidlc.llm.errors import UNREACHABLE, LLMRejected, LLMTimeout, LLMUnavailable
-from aidlc.llm.httperrors import body_text, cause_text, status_error
+from aidlc.llm.errors import LLMRejected, LLMUnavailable
+from aidlc.llm.httperrors import sdk_errors
 from aidlc.llm.retry import RetryPolicy, with_retries
 
 _MAX_COMPLETION_TOKENS = re.compile(r"max_completion_tokens", re.IGNORECASE)
@@ -77,19 +77,9 @@ class OpenAIProvider:
         client = self._sdk_client()
         import openai
 
-        try:
+        with sdk_errors(openai, where=self._where(), model=self.model, timeout=timeout,
+                        asked_format="response_format" in request, answer="a chat completion"):
             return client.chat.completions.create(**request, **{self._token_param: max_tokens}, timeout=timeout)
-        except openai.APITimeoutError:
-            raise LLMTimeout(f"{self._where()} did not answer within {timeout:g}s") from None
-        except openai.APIConnectionError as exc:
-            raise LLMUnavailable(f"cannot reach {self._where()}: {cause_text(exc)}", None, UNREACHABLE) from None
-        except openai.APIStatusError as exc:
-            raise status_error(exc.status_code, body_text(exc), dict(exc.response.headers), where=self._where(),
-                               model=self.model, asked_format="response_format" in request) from None
-        except (ValueError, openai.APIResponseValidationError) as exc:
-            # A proxy's HTML error page or a half-written body: worth another try, like a 5xx.
-            raise LLMUnavailable(f"{self._where()} answered something that is not a chat completion "
-                                 f"({type(exc).__name__}: {str(exc)[:120]})") from None
 
     def _completion(self, response: Any, latency: float, messages: list[Message]) -> Completion:
         try:
