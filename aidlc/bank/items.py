@@ -151,6 +151,8 @@ class Intent:
     def defines(self, requirement_id: str) -> bool:
         """FR-1.4 is defined by its own bullet or by its parent heading FR-1."""
         known = self.requirement_ids
+        if requirement_id in known:
+            return True
         parts = requirement_id.split(".")
         return any(".".join(parts[:n]) in known for n in range(len(parts), 0, -1))
 
@@ -195,7 +197,7 @@ class StoryItem(Artifact):
     def requirement_links(self) -> list[str]:
         """Front-matter `requirements:` plus the older body line `**Related Requirements**`."""
         links = [str(x) for x in (self.meta.requirements if self.meta else None) or []]
-        return links + [r for r in self.related if r not in links]
+        return links + [r for r in self.related if r not in links] if self.related else links
 
 
 @dataclass

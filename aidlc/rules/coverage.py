@@ -19,6 +19,9 @@ def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
         own = story.unit.intent if story.unit else None
         for link in story.requirement_links:
             target, requirement = index.requirement(link, own)
+            if "." not in requirement:
+                covered.add((id(target), requirement))
+                continue
             parts = requirement.split(".")
             covered.update((id(target), ".".join(parts[:n])) for n in range(1, len(parts) + 1))
     # A story whose front matter cannot be read may cover anything in its intent: say nothing there.

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date, datetime
 from functools import cache
-from typing import TypeGuard
+from types import UnionType
+from typing import Annotated, Any, TypeGuard, Union, get_args, get_origin
 
 from aidlc.bank.frontmatter import Document, ProblemKind
 from aidlc.bank.index import BankIndex
@@ -112,12 +113,12 @@ def timestamp_without_zone(index: BankIndex) -> Iterator[Hit]:
       "write the time and zone too, e.g. `2026-11-30T08:00:00Z`")
 def date_without_time(index: BankIndex) -> Iterator[Hit]:
     for doc, meta, _problems in _front_matters(index):
-        if meta is None:
+        if meta is None or doc.meta is None:
             continue
-        # Only keys the file sets can hold a bare date (defaults never do): skip the rest.
-        for name in (doc.meta or {}).keys() & _field_names(type(meta)):
-            value = getattr(meta, name, None)
-            if _bare(value):
+        raw = doc.meta
+        for name in _timestamp_fields(type(meta)):
+            # A parsed timestamp (a datetime) is never bare: only a date or text can become a bare date.
+            if name in raw and type(raw[name]) is not datetime and _bare(value := getattr(meta, name, None)):
                 yield Hit(doc.rel, doc.line_of(name), f"'{name}' is the bare date {value.isoformat()}")
         # Stage records carry timestamps too; SCHEMA-004 already looks inside them for missing zones.
         stages = meta.stages_completed if isinstance(meta, Bolt) else None  # getattr on a pydantic model is slow
@@ -129,8 +130,16 @@ def date_without_time(index: BankIndex) -> Iterator[Hit]:
 
 
 @cache
-def _field_names(model: type[FrontMatter]) -> frozenset[str]:
-    return frozenset(model.model_fields)
+def _timestamp_fields(model: type[FrontMatter]) -> tuple[str, ...]:
+    """The fields that can hold a date (the Timestamp ones): the only places a bare date can be."""
+    return tuple(name for name, info in model.model_fields.items() if _mentions_date(info.annotation))
+
+
+def _mentions_date(annotation: object) -> bool:
+    if annotation is date or annotation is Any:
+        return True
+    # Through Optional, unions and Annotated only: a date inside a list or dict is never a field's own value.
+    return get_origin(annotation) in (Union, UnionType, Annotated) and any(map(_mentions_date, get_args(annotation)))
 
 
 def _bare(value: object) -> TypeGuard[date]:

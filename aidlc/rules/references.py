@@ -28,11 +28,11 @@ def story_requirement(index: BankIndex) -> Iterator[Hit]:
         intent = story.unit.intent if story.unit else None
         if intent is None:
             continue
-        front = set(_names(story.meta.requirements if story.meta else None))
         for link in story.requirement_links:
             target, requirement = index.requirement(link, intent)
             if target is not None and (not target.requirements_known or target.defines(requirement)):
                 continue  # an unreadable requirements.md is its own finding, not one per link to it
+            front = _names(story.meta.requirements if story.meta else None)
             line = story.doc.line_of_item("requirements", link) if link in front else story.related_line
             if target is None:
                 yield Hit(story.rel, line, f"story {story.id} links requirement {link}, whose intent does not exist",
