@@ -22,6 +22,9 @@ What it does
      ``RUSAGE_CHILDREN`` deltas (a running maximum) nor the child's own ``ru_maxrss`` can give it on
      Linux: exec carries the parent's high-water mark into the child, so every child of a 300 MiB
      parent would report at least 300 MiB.
+   * the same command with ``AIDLC_BODY_HELPER=0``: story bodies parsed in the one process instead of by
+     the forked helper (see ``aidlc/bank/bodies.py``); its report must be identical. The helper's own
+     peak memory is not in the peak column (it exits with ``os._exit``, past the probe).
    * the same work in-process (``open_bank`` + ``validate`` + ``render_json``), imports already
      done, split into load / rules / render: the cost of the work without start-up.
    * the floor: a fresh ``python -c`` subprocess that walks the bank, reads every file, and parses
@@ -429,12 +432,14 @@ class Runner:
             self.env["AIDLC_BENCH_PEAK_FILE"] = str(self.peak_file)
         self.peak_source = "VmHWM (/proc/self/status at exit)" if self.probe else "ru_maxrss (os.wait4)"
 
-    def run(self, argv: list[str], ok: tuple[int, ...] = (0,)) -> ChildRun:
-        """Run one command: wall time from spawn to reap, its output and its peak RSS."""
+    def run(self, argv: list[str], ok: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> ChildRun:
+        """Run one command (with `env` added to the environment): wall time from spawn to reap, its output
+        and its peak RSS."""
         self.peak_file.unlink(missing_ok=True)
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             start = time.perf_counter()
-            proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=self.env)
+            proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                    env={**self.env, **(env or {})})
             _pid, status, usage = os.wait4(proc.pid, 0)
             seconds = time.perf_counter() - start
             proc.returncode = os.waitstatus_to_exitcode(status)
@@ -475,6 +480,7 @@ class SizeResult:
     summary: dict[str, int]
     finding_codes: dict[str, int]
     cli: Stat
+    cli_serial: Stat
     in_process: Stat
     in_process_split: dict[str, float]
     floor_yaml_rs: Stat
@@ -496,14 +502,17 @@ def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> Siz
     cli_argv = [aidlc_executable(), "validate", str(repo), "--format", "json"]
     floors = {name: [sys.executable, "-c", FLOOR_CODE, str(repo / "memory-bank"), name]
               for name in ("yaml-rs", "pyyaml")}
-    commands = {"cli": cli_argv, **floors}
-    ok = {"cli": (0, 1)}  # 1: the bank has errors, still a complete run
+    commands = {"cli": cli_argv, "cli-serial": cli_argv, **floors}
+    envs = {"cli-serial": {"AIDLC_BODY_HELPER": "0"}}  # story bodies parsed in this process, no helper
+    ok = {"cli": (0, 1), "cli-serial": (0, 1)}  # 1: the bank has errors, still a complete run
     samples: dict[str, list[ChildRun]] = {name: [] for name in commands}
     for name, argv in commands.items():
-        runner.run(argv, ok.get(name, (0,)))  # warm-up: bytecode cache, page cache
+        runner.run(argv, ok.get(name, (0,)), envs.get(name))  # warm-up: bytecode cache, page cache
     for _ in range(runs):
         for name, argv in commands.items():
-            samples[name].append(runner.run(argv, ok.get(name, (0,))))
+            samples[name].append(runner.run(argv, ok.get(name, (0,)), envs.get(name)))
+    if samples["cli-serial"][0].stdout != samples["cli"][0].stdout:
+        raise SystemExit("benchmark: validate reported differently with the body helper off")
     report = json.loads(samples["cli"][0].stdout)
     codes: dict[str, int] = {}
     for finding in report["findings"]:
@@ -512,7 +521,8 @@ def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> Siz
     in_process, split = measure_in_process(repo, runs)
     return SizeResult(
         stories=shape.stories, shape=shape, summary=report["summary"], finding_codes=codes,
-        cli=_child_stat(samples["cli"]), in_process=in_process, in_process_split=split,
+        cli=_child_stat(samples["cli"]), cli_serial=_child_stat(samples["cli-serial"]),
+        in_process=in_process, in_process_split=split,
         floor_yaml_rs=_child_stat(samples["yaml-rs"]), floor_pyyaml=_child_stat(samples["pyyaml"]),
         floor_work={name: statistics.median(r["work_s"] for r in reports) for name, reports in floor_reports.items()},
         floor_files=floor_reports["yaml-rs"][0]["files"],
@@ -584,10 +594,11 @@ def goals(results: list[SizeResult], startup: dict[str, Stat]) -> list[Goal]:
     else:
         ratio = big.cli.median / big.floor_yaml_rs.median
         found.append(Goal(f"{GOAL_STORIES:,} stories validated in under {GOAL_SECONDS:g} s",
-                          f"{big.cli.median:.3f} s (CLI, end to end)", big.cli.median < GOAL_SECONDS))
+                          f"{big.cli.median:.3f} s (CLI, end to end; fastest run {big.cli.min:.3f} s)",
+                          big.cli.median < GOAL_SECONDS))
         found.append(Goal(f"{GOAL_STORIES:,} stories within {GOAL_FLOOR_RATIO:g}x the floor",
-                          f"{ratio:.2f}x the yaml-rs floor ({big.floor_yaml_rs.median:.3f} s)",
-                          ratio <= GOAL_FLOOR_RATIO))
+                          f"{ratio:.2f}x the yaml-rs floor ({big.floor_yaml_rs.median:.3f} s; fastest runs "
+                          f"{big.cli.min / big.floor_yaml_rs.min:.2f}x)", ratio <= GOAL_FLOOR_RATIO))
     found.append(Goal(f"aidlc --version under {GOAL_VERSION_SECONDS * 1000:g} ms", f"{version * 1000:.1f} ms",
                       version < GOAL_VERSION_SECONDS))
     return found
@@ -599,6 +610,7 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
     for result in results:
         floor = result.floor_yaml_rs.median
         rows = [("aidlc validate (CLI subprocess)", result.cli),
+                ("  the same, body helper off", result.cli_serial),
                 ("validate in-process (no start-up)", result.in_process),
                 ("floor: read + yaml-rs (subprocess)", result.floor_yaml_rs),
                 ("floor: read + PyYAML CSafeLoader", result.floor_pyyaml)]

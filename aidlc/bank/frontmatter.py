@@ -100,24 +100,28 @@ def decode(data: bytes, rel: str) -> tuple[str | None, ReadProblem | None]:
 
 def split(text: str, rel: str) -> Document:
     """Split text into front matter and body; parse the front matter as YAML."""
-    if text.partition("\n")[0].rstrip() != _FENCE:  # '--- ' opens too, as it closes
+    front, body, body_start = cut(text)
+    if front is None:
+        if text.partition("\n")[0].rstrip() == _FENCE:
+            return Document(rel=rel, body=text, problem=ReadProblem(
+                ProblemKind.unclosed, 1, "front matter opened with '---' is never closed"))
         return Document(rel=rel, body=text, body_start=1)
+    doc = Document(rel=rel, body=body, body_start=body_start, front_matter_text=front)
+    doc.meta, doc.problem = parse_mapping(front, first_line=2)
+    return doc
+
+
+def cut(text: str) -> tuple[str | None, str, int]:
+    """(front matter text, body, line of the body's first line); no front matter (or one never
+    closed) gives (None, text, 1)."""
+    if text.partition("\n")[0].rstrip() != _FENCE:  # '--- ' opens too, as it closes
+        return None, text, 1
     close = _find_closing_fence(text)
     if close is None:
-        return Document(
-            rel=rel,
-            body=text,
-            problem=ReadProblem(ProblemKind.unclosed, 1, "front matter opened with '---' is never closed"),
-        )
-    fm_start = text.index("\n") + 1
-    front = text[fm_start:close]
+        return None, text, 1
+    front = text[text.index("\n") + 1 : close]
     after = text.find("\n", close)
-    body = "" if after == -1 else text[after + 1 :]
-    body_start = front.count("\n") + 3
-    doc = Document(rel=rel, body=body, body_start=body_start, front_matter_text=front)
-    meta, problem = parse_mapping(front, first_line=2)
-    doc.meta, doc.problem = meta, problem
-    return doc
+    return front, "" if after == -1 else text[after + 1 :], front.count("\n") + 3
 
 
 def parse_mapping(text: str, first_line: int = 1) -> tuple[dict[str, Any] | None, ReadProblem | None]:

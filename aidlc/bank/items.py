@@ -37,12 +37,18 @@ class SchemaProblem:
     message: str
 
 
+_TEXT = frozenset({str})
+
+
 def validate_front_matter(model: type[M], meta: dict[Any, Any]) -> tuple[M, list[SchemaProblem]]:
     """Validate strictly; on failure build a lenient instance without the bad keys."""
     # A key that is not text (`1: x`, `null: y`) cannot become an attribute: report it, validate the rest.
-    problems = [SchemaProblem(_key_text(key), "type", f"front-matter key {_show(key)} is not a name; "
-                              "write keys as words (quoted if need be)") for key in meta if not isinstance(key, str)]
-    meta = {key: value for key, value in meta.items() if isinstance(key, str)}
+    problems: list[SchemaProblem] = []
+    if not _TEXT.issuperset(map(type, meta)):  # rare: checked in one pass, copied only when needed
+        problems = [SchemaProblem(_key_text(key), "type", f"front-matter key {_show(key)} is not a name; "
+                                  "write keys as words (quoted if need be)")
+                    for key in meta if not isinstance(key, str)]
+        meta = {key: value for key, value in meta.items() if isinstance(key, str)}
     try:
         return model.model_validate(meta), problems
     except ValidationError as exc:
@@ -183,6 +189,7 @@ class StoryItem(Artifact):
     criteria: list[Criterion] = field(default_factory=list)
     related_line: int | None = None
     related: list[str] = field(default_factory=list)
+    opinion_hint: bool = True  # False: no acceptance criterion can hold an opinion word
 
     @property
     def id(self) -> str:

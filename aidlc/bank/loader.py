@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 from aidlc.bank import frontmatter, markdown
+from aidlc.bank.bodies import BodyHelper, Facts, parts_of
+from aidlc.bank.bodies import facts as body_facts
 from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
 from aidlc.bank.items import (
     BoltItem,
@@ -68,16 +70,29 @@ class _Loader:
             bank.project_doc = doc
             if doc.meta is not None:
                 bank.project, bank.project_problems = validate_front_matter(Project, doc.meta)
-        for entry in _dirs(os.path.join(root, "intents")):
-            bank.intents.append(self._intent(entry))
-        self._read_stories()
-        for entry in _dirs(os.path.join(root, "bolts")):
-            bank.bolts.append(self._bolt(entry))
-        for entry in _files(os.path.join(root, "operations", "runbooks"), ".md"):
-            doc = self.read(entry.path)
-            lines = list(markdown.prose_lines(doc.body, doc.body_start))
-            bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
-        bank.standards = [self.rel(e.path) for e in _files(os.path.join(root, "standards"), ".md")]
+        # List every story first: the helper (if any) starts on their bodies before anything is read.
+        layout = [(entry, [(unit, _files(os.path.join(unit.path, "stories"), ".md"))
+                           for unit in _dirs(os.path.join(entry.path, "units"))])
+                  for entry in _dirs(os.path.join(root, "intents"))]
+        helper = BodyHelper.start([story.path for _intent, units in layout for _unit, files in units
+                                   for story in files])
+        try:
+            for entry, units in layout:
+                bank.intents.append(self._intent(entry, units))
+            stories, shapes = self._read_stories(parse_bodies=helper is None)
+            # Bolts and runbooks are read while the helper (if any) still parses story bodies.
+            for entry in _dirs(os.path.join(root, "bolts")):
+                bank.bolts.append(self._bolt(entry))
+            for entry in _files(os.path.join(root, "operations", "runbooks"), ".md"):
+                doc = self.read(entry.path)
+                lines = list(markdown.prose_lines(doc.body, doc.body_start))
+                bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
+            bank.standards = [self.rel(e.path) for e in _files(os.path.join(root, "standards"), ".md")]
+            if helper:
+                _add_bodies(stories, shapes, [path for _unit, path, _stem in self._stories], helper.results())
+        finally:
+            if helper:
+                helper.stop()
         bank.files_read = self.files_read
         bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None]
 
@@ -85,7 +100,7 @@ class _Loader:
         self.files_read += 1
         return frontmatter.read_yaml(Path(path), self.rel(path))
 
-    def _intent(self, entry: os.DirEntry[str]) -> Intent:
+    def _intent(self, entry: os.DirEntry[str], units: list[tuple[os.DirEntry[str], list[os.DirEntry[str]]]]) -> Intent:
         intent = Intent(id=entry.name, rel=self.rel(entry.path))
         intent.files = {e.name for e in os.scandir(entry.path) if e.is_file()}
         if "requirements.md" in intent.files:
@@ -95,11 +110,11 @@ class _Loader:
                 intent.requirements_meta, intent.problems = validate_front_matter(Requirements, doc.meta)
             lines = list(markdown.prose_lines(doc.body, doc.body_start))
             intent.requirements = [Requirement(intent, b) for b in markdown.requirement_blocks(lines)]
-        for unit_entry in _dirs(os.path.join(entry.path, "units")):
-            intent.units.append(self._unit(unit_entry, intent))
+        for unit_entry, story_files in units:
+            intent.units.append(self._unit(unit_entry, intent, story_files))
         return intent
 
-    def _unit(self, entry: os.DirEntry[str], intent: Intent) -> Unit:
+    def _unit(self, entry: os.DirEntry[str], intent: Intent, story_files: list[os.DirEntry[str]]) -> Unit:
         brief = os.path.join(entry.path, "unit-brief.md")
         if os.path.exists(brief):
             doc = self.read(brief)
@@ -110,20 +125,32 @@ class _Loader:
         unit = Unit(doc=doc, id=entry.name, intent=intent, folder=self.rel(entry.path))
         if doc.meta is not None:
             unit.meta, unit.problems = validate_front_matter(UnitBrief, doc.meta)
-        self._stories += [(unit, e.path, e.name[:-3]) for e in _files(os.path.join(entry.path, "stories"), ".md")]
+        self._stories += [(unit, e.path, e.name[:-3]) for e in story_files]
         return unit
 
-    def _read_stories(self) -> None:
-        """Stories are most of a bank's files: read and split them in one batch."""
-        jobs = [(path, self.rel(path)) for _unit, path, _stem in self._stories]
-        self.files_read += len(jobs)
-        for (unit, _path, stem), (doc, parts) in zip(self._stories, read_stories(jobs), strict=True):
+    def _read_stories(self, parse_bodies: bool) -> tuple[list[StoryItem], list[tuple[int, int]]]:
+        """Stories are most of a bank's files: read them in one batch. Without `parse_bodies` (a
+        helper parses them) keep each body's (length, first line) to check the helper's facts by."""
+        stories: list[StoryItem] = []
+        shapes: list[tuple[int, int]] = []
+        self.files_read += len(self._stories)
+        for unit, path, stem in self._stories:
+            doc = frontmatter.read(path, self.rel(path))
+            if doc.problem is None and doc.meta is None:
+                doc.problem = ReadProblem(
+                    ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines"
+                )
             story = StoryItem(doc=doc, stem=stem, unit=unit)
             if doc.meta is not None:
                 story.meta, story.problems = validate_front_matter(Story, doc.meta)
-            story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
-            story.related_line, story.related = parts.related_line, parts.related
+            if parse_bodies:
+                _set_parts(story, markdown.story_parts(doc.body, doc.body_start))
+            else:
+                shapes.append((len(doc.body), doc.body_start))
+            doc.body = ""  # not needed again (10,000 story bodies are most of the memory)
             unit.stories.append(story)
+            stories.append(story)
+        return stories, shapes
 
     def _bolt(self, entry: os.DirEntry[str]) -> BoltItem:
         files = {e.name for e in os.scandir(entry.path) if e.is_file()}
@@ -155,20 +182,22 @@ class _Loader:
         return docs
 
 
-def read_stories(jobs: list[tuple[str, str]]) -> list[tuple[Document, markdown.StoryParts]]:
-    """Read and parse story files. (A forked worker for half of them was measured slower on the
-    10,000-story bank: pickling the results back costs more than the parsing it saves.)"""
-    return [_read_story(job) for job in jobs]
+def _add_bodies(
+    stories: list[StoryItem], shapes: list[tuple[int, int]], paths: list[str], found: list[Facts | None] | None
+) -> None:
+    """Each story's body parts from the helper's facts, when they are for the body this process read."""
+    if found is None or len(found) != len(stories):  # the helper failed: read every body here
+        found = [None] * len(stories)
+    for story, shape, path, facts in zip(stories, shapes, paths, found, strict=True):
+        if facts is None or facts[:2] != shape:
+            facts = body_facts(path)  # changed since this process read it, or the helper failed
+        _set_parts(story, parts_of(facts))
 
 
-def _read_story(job: tuple[str, str]) -> tuple[Document, markdown.StoryParts]:
-    path, rel = job
-    doc = frontmatter.read(path, rel)
-    if doc.problem is None and doc.meta is None:
-        doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
-    parts = markdown.story_parts(doc.body, doc.body_start)
-    doc.body = ""  # parsed: not needed again (10,000 story bodies are most of the memory)
-    return doc, parts
+def _set_parts(story: StoryItem, parts: markdown.StoryParts) -> None:
+    story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
+    story.related_line, story.related = parts.related_line, parts.related
+    story.opinion_hint = parts.opinion_hint
 
 
 def _dirs(path: str) -> list[os.DirEntry[str]]:

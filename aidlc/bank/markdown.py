@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from aidlc.bank.wording import may_hold_opinion
+
 _HEADING = re.compile(r"^(#{1,6})(?:\s+(.*))?$")  # a lazy title before optional closing #s backtracks
 _CHECKBOX = re.compile(r"^\s*[-*+]\s+\[([ xX])\]\s*(.*)$")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
@@ -156,12 +158,19 @@ class StoryParts:
     criteria: list[Criterion]
     related_line: int | None
     related: list[str]
+    opinion_hint: bool = True  # False: no criterion can hold an opinion word (see wording.may_hold_opinion)
 
 
 def story_parts(body: str, first_line: int) -> StoryParts:
-    """The acceptance criteria and related requirements of a story body.
+    """The acceptance criteria and related requirements of a story body, and whether a criterion
+    may hold an opinion word."""
+    parts = _story_parts(body, first_line)
+    parts.opinion_hint = may_hold_opinion("\n".join(criterion.text for criterion in parts.criteria))
+    return parts
 
-    Same result as `acceptance_criteria` and `related_requirements` over `prose_lines`
+
+def _story_parts(body: str, first_line: int) -> StoryParts:
+    """Same result as `acceptance_criteria` and `related_requirements` over `prose_lines`
     (tests hold them equal). Stories are the bulk of a large bank, so only the few structure
     lines (headings, fences) are visited, found by one regex over the whole text, instead of
     every line; a body with unusual line breaks (where line numbers would differ) takes the

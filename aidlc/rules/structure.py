@@ -3,51 +3,20 @@ files, runbooks that answer their six questions, prioritised requirements)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.markdown import Criterion
+from aidlc.bank.wording import opinion_word
 from aidlc.model.artifacts import StageRecord
 from aidlc.model.types import BoltStatus, BoltType, Severity
 from aidlc.rules.catalogue import Hit, rule
 
 E, W, INFO = Severity.error, Severity.warning, Severity.info
 
-# Words that make an outcome a matter of opinion rather than pass/fail.
-_VAGUE = re.compile(
-    r"\b(fast|quickly|easy|easily|user[- ]friendly|intuitive|appropriate(ly)?|properly|as needed|"
-    r"etc\.?|and/or|reasonabl[ey]|robust|seamless(ly)?|good|nice|efficient(ly)?)\b",
-    re.IGNORECASE,
-)
-
-
-# Inline code quotes data (`the page loads fast` as a test input), not the outcome's own words.
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+\1")
-
-
-# Cheap substring test first: the regex runs only on the few criteria that may hold a vague word.
-_VAGUE_HINTS = ("fast", "quick", "eas", "friendly", "intuitive", "appropriate", "proper", "needed", "etc",
-                "and/or", "reasonabl", "robust", "seamless", "good", "nice", "efficient")
-
-
-def _may_be_vague(text: str) -> bool:
-    lowered = text.lower()
-    for hint in _VAGUE_HINTS:  # noqa: SIM110 - a plain loop: any() over a generator costs a fifth more here
-        if hint in lowered:
-            return True
-    return False
-
-
-def _vague_word(text: str) -> re.Match[str] | None:
-    if not _may_be_vague(text):
-        return None
-    return _VAGUE.search(_CODE_SPAN.sub(" ", text) if "`" in text else text)
-
-
 def is_binary(criterion: Criterion) -> bool:
     """A checkbox with one observable outcome: some text, and no opinion words."""
-    return criterion.checkbox and bool(criterion.text) and not _vague_word(criterion.text)
+    return criterion.checkbox and bool(criterion.text) and not opinion_word(criterion.text)
 
 
 @rule("AIDLC-STRUCT-001", W, "structure", "a story has no acceptance criteria",
@@ -64,10 +33,9 @@ def story_has_criteria(index: BankIndex) -> Iterator[Hit]:
       "`- [ ] **Given** ..., **When** ..., **Then** ...`, without words like 'fast' or 'appropriate'")
 def criteria_are_binary(index: BankIndex) -> Iterator[Hit]:
     for story in index.bank.stories:
-        # One pre-check over the whole list: most stories hold no hint of a vague word at all.
-        check_words = _may_be_vague("\n".join(c.text for c in story.criteria))
+        # Most stories hold no hint of an opinion word at all: the reader noted that once per story.
         loose = [c for c in story.criteria
-                 if not c.checkbox or not c.text or (check_words and _vague_word(c.text))]
+                 if not c.checkbox or not c.text or (story.opinion_hint and opinion_word(c.text))]
         if loose:
             first = loose[0]
             why = _why_not_binary(first)
@@ -79,7 +47,7 @@ def criteria_are_binary(index: BankIndex) -> Iterator[Hit]:
 def _why_not_binary(criterion: Criterion) -> str:
     if not criterion.checkbox:
         return "is not a checkbox"
-    vague = _vague_word(criterion.text)
+    vague = opinion_word(criterion.text)
     return f"is vague ('{vague.group(0)}')" if vague else "is an empty checkbox"
 
 

@@ -1,0 +1,34 @@
+"""Words that make an acceptance criterion a matter of opinion rather than pass/fail."""
+
+from __future__ import annotations
+
+import re
+
+_OPINION = re.compile(
+    r"\b(fast|quickly|easy|easily|user[- ]friendly|intuitive|appropriate(ly)?|properly|as needed|"
+    r"etc\.?|and/or|reasonabl[ey]|robust|seamless(ly)?|good|nice|efficient(ly)?)\b",
+    re.IGNORECASE,
+)
+
+# Inline code quotes data (`the page loads fast` as a test input), not the outcome's own words.
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+\1")
+
+# Cheap substring test first: the regex runs only on the few criteria that may hold an opinion word.
+_HINTS = ("fast", "quick", "eas", "friendly", "intuitive", "appropriate", "proper", "needed", "etc",
+          "and/or", "reasonabl", "robust", "seamless", "good", "nice", "efficient")
+
+
+def may_hold_opinion(text: str) -> bool:
+    """False when `text` certainly holds no opinion word (true does not mean it does)."""
+    lowered = text.lower()
+    for hint in _HINTS:  # noqa: SIM110 - a plain loop: any() over a generator costs a fifth more here
+        if hint in lowered:
+            return True
+    return False
+
+
+def opinion_word(text: str) -> re.Match[str] | None:
+    """The first opinion word of `text`, outside inline code."""
+    if not may_hold_opinion(text):
+        return None
+    return _OPINION.search(_CODE_SPAN.sub(" ", text) if "`" in text else text)

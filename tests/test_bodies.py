@@ -1,0 +1,200 @@
+"""The story-body helper process: the same findings with it as without it, whatever happens to it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from aidlc.bank import bodies, loader
+from aidlc.bank.config import load_config
+from aidlc.bank.loader import load_bank
+from aidlc.rules import validate
+from tests.helpers import STORY1, UNIT_DIR, Bank
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+                                reason="the helper runs only on Linux with two or more CPUs")
+
+# Bodies that take every branch of the story reader, and files it cannot read at all.
+ODD_STORIES: dict[str, bytes] = {
+    "003-fenced.md": b"---\nid: 003-fenced\nunit: 001-checkout-api\nstatus: draft\n---\n\n## Acceptance Criteria\n\n"
+                     b"```\n- [ ] inside a fence\n```\n- [ ] **Given** a, **When** b, **Then** it is fast\n"
+                     b"\n**Related Requirements**: FR-1 / FR-9\n",
+    "004-crlf.md": b"---\r\nid: 004-crlf\r\nunit: 001-checkout-api\r\n---\r\n\r\n## Acceptance Criteria\r\n\r\n"
+                   b"- [x] done\r\n-\r\n* plain bullet\r\n",
+    "005-bom.md": "\ufeff---\nid: 005-bom\nunit: 001-checkout-api\n---\n# Acceptance criteria\n- [ ] b\n".encode(),
+    "006-label.md": b"---\nid: 006-label\nunit: 001-checkout-api\n---\n"
+                    b"**Acceptance Criteria**:\n- [ ] a\n- appropriate\n",
+    "007-odd-breaks.md": b"---\nid: 007-odd-breaks\n---\n## Acceptance Criteria\x0c\n- [ ] x\x0b- [ ] y\n",
+    "008-latin1.md": b"---\nid: 008-latin1\n---\n## Acceptance Criteria\n- [ ] caf\xe9\n",
+    "009-no-front-matter.md": b"# Story\n\n## Acceptance Criteria\n\n- [ ] only a body\n",
+    "010-unclosed.md": b"---\nid: 010-unclosed\n## Acceptance Criteria\n- [ ] never closed\n",
+    "011-empty.md": b"",
+}
+
+
+@pytest.fixture
+def odd_bank(bank: Bank) -> Bank:
+    for name, data in ODD_STORIES.items():
+        bank.write_bytes(f"{UNIT_DIR}/stories/{name}", data)
+    return bank
+
+
+@pytest.fixture
+def helper_for_every_bank(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """Fork the helper even for a small bank; yield the pids it ran as."""
+    monkeypatch.setattr(bodies, "MIN_STORIES", 0)
+    monkeypatch.delenv(bodies.SWITCH, raising=False)
+    pids: list[int] = []
+    start = bodies.BodyHelper.start.__func__  # type: ignore[attr-defined]
+
+    def recording_start(cls: type[bodies.BodyHelper], paths: list[str]) -> bodies.BodyHelper | None:
+        helper = start(cls, paths)
+        if helper is not None:
+            pids.append(helper.pid)
+        return helper
+
+    monkeypatch.setattr(bodies.BodyHelper, "start", classmethod(recording_start))
+    yield pids
+
+
+def findings(root: Path) -> list[tuple]:
+    report = validate(load_bank(root, load_config(root)))
+    return [(f.code, f.path, f.line, f.message) for f in report.findings]
+
+
+def inline_findings(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+    with monkeypatch.context() as patch:
+        patch.setenv(bodies.SWITCH, "0")
+        return findings(root)
+
+
+def children() -> list[str]:
+    """Live or unreaped children of this process."""
+    pid = os.getpid()
+    return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+
+
+def test_the_helper_finds_exactly_what_inline_parsing_finds(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = inline_findings(odd_bank.root, monkeypatch)
+    assert not helper_for_every_bank
+    assert findings(odd_bank.root) == expected
+    assert len(helper_for_every_bank) == 1  # it did run
+    codes = {code for code, *_ in expected}
+    assert {"AIDLC-FILE-001", "AIDLC-FILE-003", "AIDLC-STRUCT-002", "AIDLC-REF-001"} <= codes
+    assert children() == []
+
+
+def test_the_helpers_parts_equal_the_inline_parts_story_by_story(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def parts(bank_root: Path) -> list[tuple]:
+        bank = load_bank(bank_root, load_config(bank_root))
+        return [(s.rel, s.criteria_line, s.criteria, s.related_line, s.related, s.opinion_hint) for s in bank.stories]
+
+    with monkeypatch.context() as patch:
+        patch.setenv(bodies.SWITCH, "0")
+        inline = parts(odd_bank.root)
+    assert parts(odd_bank.root) == inline
+    assert len(inline) == 2 + len(ODD_STORIES)
+    assert any(criteria for _rel, _line, criteria, *_ in inline)
+
+
+def test_a_helper_that_fails_changes_nothing(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = inline_findings(odd_bank.root, monkeypatch)
+
+    def broken(path: str) -> None:
+        raise RuntimeError("helper bug")
+
+    monkeypatch.setattr(bodies, "facts", broken)  # the helper's own reference; the parent's stays good
+    assert findings(odd_bank.root) == expected
+    assert helper_for_every_bank and children() == []
+
+
+def test_a_helper_killed_half_way_changes_nothing(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = inline_findings(odd_bank.root, monkeypatch)
+    real = bodies.facts
+    calls = [0]
+
+    def dies_on_the_third(path: str) -> bodies.Facts | None:
+        calls[0] += 1
+        if calls[0] == 3:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(path)
+
+    monkeypatch.setattr(bodies, "facts", dies_on_the_third)
+    assert findings(odd_bank.root) == expected
+    assert calls == [0]  # only the helper called it
+    assert children() == []
+
+
+def test_facts_for_another_version_of_a_body_are_not_used(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A story edited between the two reads: its body is read again rather than mixed."""
+    expected = inline_findings(odd_bank.root, monkeypatch)
+    real = bodies.facts
+
+    def stale(path: str) -> bodies.Facts | None:
+        found = real(path)
+        if found is None or not path.endswith(Path(STORY1).name):
+            return found
+        return (found[0] + 1, *found[1:3], [], None, [], False)  # a longer body with no criteria
+
+    monkeypatch.setattr(bodies, "facts", stale)
+    assert findings(odd_bank.root) == expected
+
+
+def test_an_error_while_loading_stops_the_helper(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def crash(self: object, entry: object) -> None:
+        raise RuntimeError("bolt reader bug")
+
+    monkeypatch.setattr(loader._Loader, "_bolt", crash)
+    with pytest.raises(RuntimeError, match="bolt reader bug"):
+        findings(odd_bank.root)
+    assert helper_for_every_bank and children() == []
+
+
+def test_when_the_helper_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(bodies.SWITCH, raising=False)
+    assert not bodies.wanted(bodies.MIN_STORIES - 1)
+    assert bodies.wanted(bodies.MIN_STORIES)
+    monkeypatch.setenv(bodies.SWITCH, "0")
+    assert not bodies.wanted(bodies.MIN_STORIES)
+    monkeypatch.delenv(bodies.SWITCH)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert not bodies.wanted(bodies.MIN_STORIES)  # forking a threaded process can deadlock the child
+    finally:
+        stop.set()
+        other.join()
+
+
+def test_validate_through_the_cli_with_the_helper(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from aidlc.cli import cli
+
+    with monkeypatch.context() as patch:
+        patch.setenv(bodies.SWITCH, "0")
+        inline = CliRunner().invoke(cli, ["--repo", str(odd_bank.root), "--format", "json", "validate"])
+    helped = CliRunner().invoke(cli, ["--repo", str(odd_bank.root), "--format", "json", "validate"])
+    assert helped.output == inline.output and helped.exit_code == inline.exit_code == 1
+    assert len(helper_for_every_bank) == 1
