@@ -22,9 +22,10 @@ What it does
      ``RUSAGE_CHILDREN`` deltas (a running maximum) nor the child's own ``ru_maxrss`` can give it on
      Linux: exec carries the parent's high-water mark into the child, so every child of a 300 MiB
      parent would report at least 300 MiB.
-   * the same command with ``AIDLC_BODY_HELPER=0``: story bodies parsed in the one process instead of by
-     the forked helper (see ``aidlc/bank/bodies.py``); its report must be identical. The helper's own
-     peak memory is not in the peak column (it exits with ``os._exit``, past the probe).
+   * the same command with ``AIDLC_STORY_HELPER=0``: every story read in the one process, without the
+     forked helper that reads a share of them (see ``aidlc/bank/stories.py``); its report must be
+     identical. The helper's own peak memory is not in the peak column (it ends with ``os._exit``,
+     past the probe).
    * the same work in-process (``open_bank`` + ``validate`` + ``render_json``), imports already
      done, split into load / rules / render: the cost of the work without start-up.
    * the floor: a fresh ``python -c`` subprocess that walks the bank, reads every file, and parses
@@ -503,7 +504,7 @@ def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> Siz
     floors = {name: [sys.executable, "-c", FLOOR_CODE, str(repo / "memory-bank"), name]
               for name in ("yaml-rs", "pyyaml")}
     commands = {"cli": cli_argv, "cli-serial": cli_argv, **floors}
-    envs = {"cli-serial": {"AIDLC_BODY_HELPER": "0"}}  # story bodies parsed in this process, no helper
+    envs = {"cli-serial": {"AIDLC_STORY_HELPER": "0"}}  # every story read in this process, no helper
     ok = {"cli": (0, 1), "cli-serial": (0, 1)}  # 1: the bank has errors, still a complete run
     samples: dict[str, list[ChildRun]] = {name: [] for name in commands}
     for name, argv in commands.items():
@@ -512,7 +513,7 @@ def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> Siz
         for name, argv in commands.items():
             samples[name].append(runner.run(argv, ok.get(name, (0,)), envs.get(name)))
     if samples["cli-serial"][0].stdout != samples["cli"][0].stdout:
-        raise SystemExit("benchmark: validate reported differently with the body helper off")
+        raise SystemExit("benchmark: validate reported differently with the story helper off")
     report = json.loads(samples["cli"][0].stdout)
     codes: dict[str, int] = {}
     for finding in report["findings"]:
@@ -610,7 +611,7 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
     for result in results:
         floor = result.floor_yaml_rs.median
         rows = [("aidlc validate (CLI subprocess)", result.cli),
-                ("  the same, body helper off", result.cli_serial),
+                ("  the same, story helper off", result.cli_serial),
                 ("validate in-process (no start-up)", result.in_process),
                 ("floor: read + yaml-rs (subprocess)", result.floor_yaml_rs),
                 ("floor: read + PyYAML CSafeLoader", result.floor_pyyaml)]

@@ -13,7 +13,9 @@ the answer that long (a hang past the client's timeout); closing the server rele
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -72,6 +74,9 @@ class ScriptedServer:
         self.requests: list[Received] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()
+        # Open keep-alive connections and their handler threads: closing the server ends them too, so no
+        # thread outlives its test (a client that keeps its pool open would otherwise hold one forever).
+        self._connections: dict[socket.socket, threading.Thread] = {}
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
@@ -107,6 +112,12 @@ class ScriptedServer:
         if self._thread.is_alive():  # shutdown() waits for serve_forever, which a never-started server never ran
             self._httpd.shutdown()
         self._httpd.server_close()
+        with self._lock:
+            open_now = dict(self._connections)
+        for connection, handler in open_now.items():
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+            handler.join(timeout=5)
 
     def __enter__(self) -> ScriptedServer:
         return self.start()
@@ -129,6 +140,18 @@ class ScriptedServer:
 
             def log_message(self, format: str, *args: Any) -> None:  # quiet test output
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                with server._lock:
+                    server._connections[self.connection] = threading.current_thread()
+
+            def finish(self) -> None:
+                try:
+                    super().finish()
+                finally:
+                    with server._lock:
+                        server._connections.pop(self.connection, None)
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):

@@ -5,9 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from aidlc.bank import frontmatter, markdown
-from aidlc.bank.bodies import BodyHelper, Facts, parts_of
-from aidlc.bank.bodies import facts as body_facts
+from aidlc.bank import frontmatter, markdown, stories
 from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
 from aidlc.bank.items import (
     BoltItem,
@@ -19,6 +17,7 @@ from aidlc.bank.items import (
     Unit,
     validate_front_matter,
 )
+from aidlc.bank.stories import StoryHelper, StoryRead, read_story
 from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 from aidlc.perf import gc_paused
@@ -70,18 +69,24 @@ class _Loader:
             bank.project_doc = doc
             if doc.meta is not None:
                 bank.project, bank.project_problems = validate_front_matter(Project, doc.meta)
-        # List every story first: the helper (if any) starts on their bodies before anything is read.
+        # List every story first: a helper (if it pays) starts reading its share before anything is read here.
         layout = [(entry, [(unit, _files(os.path.join(unit.path, "stories"), ".md"))
                            for unit in _dirs(os.path.join(entry.path, "units"))])
                   for entry in _dirs(os.path.join(root, "intents"))]
-        helper = BodyHelper.start([story.path for _intent, units in layout for _unit, files in units
-                                   for story in files])
+        bolts = _dirs(os.path.join(root, "bolts"))
+        jobs = [(story.path, self.rel(story.path)) for _intent, units in layout for _unit, files in units
+                for story in files]
+        others = len(bolts) + sum(1 + len(units) for _intent, units in layout)  # bolts, requirements, briefs
+        mine, helper = len(jobs), None
+        if stories.wanted(len(jobs)):
+            mine = len(jobs) - stories.helper_share(len(jobs), others)
+            helper = StoryHelper.start(jobs[mine:])
+            mine = mine if helper else len(jobs)
         try:
             for entry, units in layout:
                 bank.intents.append(self._intent(entry, units))
-            stories, shapes = self._read_stories(parse_bodies=helper is None)
-            # Bolts and runbooks are read while the helper (if any) still parses story bodies.
-            for entry in _dirs(os.path.join(root, "bolts")):
+            reads = [read_story(path, rel) for path, rel in jobs[:mine]]
+            for entry in bolts:
                 bank.bolts.append(self._bolt(entry))
             for entry in _files(os.path.join(root, "operations", "runbooks"), ".md"):
                 doc = self.read(entry.path)
@@ -89,10 +94,13 @@ class _Loader:
                 bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
             bank.standards = [self.rel(e.path) for e in _files(os.path.join(root, "standards"), ".md")]
             if helper:
-                _add_bodies(stories, shapes, [path for _unit, path, _stem in self._stories], helper.results())
+                theirs = helper.results(jobs[mine:])
+                reads += theirs if theirs is not None else [read_story(path, rel) for path, rel in jobs[mine:]]
         finally:
             if helper:
                 helper.stop()
+        self.files_read += len(jobs)
+        self._add_stories(reads)
         bank.files_read = self.files_read
         bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None]
 
@@ -128,29 +136,15 @@ class _Loader:
         self._stories += [(unit, e.path, e.name[:-3]) for e in story_files]
         return unit
 
-    def _read_stories(self, parse_bodies: bool) -> tuple[list[StoryItem], list[tuple[int, int]]]:
-        """Stories are most of a bank's files: read them in one batch. Without `parse_bodies` (a
-        helper parses them) keep each body's (length, first line) to check the helper's facts by."""
-        stories: list[StoryItem] = []
-        shapes: list[tuple[int, int]] = []
-        self.files_read += len(self._stories)
-        for unit, path, stem in self._stories:
-            doc = frontmatter.read(path, self.rel(path))
-            if doc.problem is None and doc.meta is None:
-                doc.problem = ReadProblem(
-                    ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines"
-                )
+    def _add_stories(self, reads: list[StoryRead]) -> None:
+        for (unit, _path, stem), (doc, parts) in zip(self._stories, reads, strict=True):
             story = StoryItem(doc=doc, stem=stem, unit=unit)
             if doc.meta is not None:
                 story.meta, story.problems = validate_front_matter(Story, doc.meta)
-            if parse_bodies:
-                _set_parts(story, markdown.story_parts(doc.body, doc.body_start))
-            else:
-                shapes.append((len(doc.body), doc.body_start))
-            doc.body = ""  # not needed again (10,000 story bodies are most of the memory)
+            story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
+            story.related_line, story.related = parts.related_line, parts.related
+            story.opinion_hint = parts.opinion_hint
             unit.stories.append(story)
-            stories.append(story)
-        return stories, shapes
 
     def _bolt(self, entry: os.DirEntry[str]) -> BoltItem:
         files = {e.name for e in os.scandir(entry.path) if e.is_file()}
@@ -180,24 +174,6 @@ class _Loader:
         docs.extend(bolt.doc for bolt in bank.bolts)
         docs.extend(runbook.doc for runbook in bank.runbooks)
         return docs
-
-
-def _add_bodies(
-    stories: list[StoryItem], shapes: list[tuple[int, int]], paths: list[str], found: list[Facts | None] | None
-) -> None:
-    """Each story's body parts from the helper's facts, when they are for the body this process read."""
-    if found is None or len(found) != len(stories):  # the helper failed: read every body here
-        found = [None] * len(stories)
-    for story, shape, path, facts in zip(stories, shapes, paths, found, strict=True):
-        if facts is None or facts[:2] != shape:
-            facts = body_facts(path)  # changed since this process read it, or the helper failed
-        _set_parts(story, parts_of(facts))
-
-
-def _set_parts(story: StoryItem, parts: markdown.StoryParts) -> None:
-    story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
-    story.related_line, story.related = parts.related_line, parts.related
-    story.opinion_hint = parts.opinion_hint
 
 
 def _dirs(path: str) -> list[os.DirEntry[str]]:

@@ -1,4 +1,4 @@
-"""The story-body helper process: the same findings with it as without it, whatever happens to it."""
+"""The story helper process: the same findings with it as without it, whatever happens to it."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.bank import bodies, loader
+from aidlc.bank import loader, stories
 from aidlc.bank.config import load_config
 from aidlc.bank.loader import load_bank
 from aidlc.rules import validate
-from tests.helpers import STORY1, UNIT_DIR, Bank
+from tests.helpers import UNIT_DIR, Bank
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
                                 reason="the helper runs only on Linux with two or more CPUs")
@@ -48,18 +48,18 @@ def odd_bank(bank: Bank) -> Bank:
 @pytest.fixture
 def helper_for_every_bank(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """Fork the helper even for a small bank; yield the pids it ran as."""
-    monkeypatch.setattr(bodies, "MIN_STORIES", 0)
-    monkeypatch.delenv(bodies.SWITCH, raising=False)
+    # Forced on unless switched off; test_when_the_helper_runs checks the real conditions.
+    monkeypatch.setattr(stories, "wanted", lambda _stories: os.environ.get(stories.SWITCH) != "0")
     pids: list[int] = []
-    start = bodies.BodyHelper.start.__func__  # type: ignore[attr-defined]
+    start = stories.StoryHelper.start.__func__  # type: ignore[attr-defined]
 
-    def recording_start(cls: type[bodies.BodyHelper], paths: list[str]) -> bodies.BodyHelper | None:
-        helper = start(cls, paths)
+    def recording_start(cls: type[stories.StoryHelper], jobs: list[tuple[str, str]]) -> stories.StoryHelper | None:
+        helper = start(cls, jobs)
         if helper is not None:
             pids.append(helper.pid)
         return helper
 
-    monkeypatch.setattr(bodies.BodyHelper, "start", classmethod(recording_start))
+    monkeypatch.setattr(stories.StoryHelper, "start", classmethod(recording_start))
     yield pids
 
 
@@ -70,7 +70,7 @@ def findings(root: Path) -> list[tuple]:
 
 def inline_findings(root: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
     with monkeypatch.context() as patch:
-        patch.setenv(bodies.SWITCH, "0")
+        patch.setenv(stories.SWITCH, "0")
         return findings(root)
 
 
@@ -100,7 +100,7 @@ def test_the_helpers_parts_equal_the_inline_parts_story_by_story(
         return [(s.rel, s.criteria_line, s.criteria, s.related_line, s.related, s.opinion_hint) for s in bank.stories]
 
     with monkeypatch.context() as patch:
-        patch.setenv(bodies.SWITCH, "0")
+        patch.setenv(stories.SWITCH, "0")
         inline = parts(odd_bank.root)
     assert parts(odd_bank.root) == inline
     assert len(inline) == 2 + len(ODD_STORIES)
@@ -112,10 +112,10 @@ def test_a_helper_that_fails_changes_nothing(
 ) -> None:
     expected = inline_findings(odd_bank.root, monkeypatch)
 
-    def broken(path: str) -> None:
+    def broken(path: str, rel: str) -> stories.StoryRead:
         raise RuntimeError("helper bug")
 
-    monkeypatch.setattr(bodies, "facts", broken)  # the helper's own reference; the parent's stays good
+    monkeypatch.setattr(stories, "read_story", broken)  # the helper's own reference; the loader keeps its own
     assert findings(odd_bank.root) == expected
     assert helper_for_every_bank and children() == []
 
@@ -124,36 +124,27 @@ def test_a_helper_killed_half_way_changes_nothing(
     odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = inline_findings(odd_bank.root, monkeypatch)
-    real = bodies.facts
+    real = stories.read_story
     calls = [0]
 
-    def dies_on_the_third(path: str) -> bodies.Facts | None:
+    def dies_on_the_third(path: str, rel: str) -> stories.StoryRead:
         calls[0] += 1
         if calls[0] == 3:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(path)
+        return real(path, rel)
 
-    monkeypatch.setattr(bodies, "facts", dies_on_the_third)
+    monkeypatch.setattr(stories, "read_story", dies_on_the_third)
     assert findings(odd_bank.root) == expected
     assert calls == [0]  # only the helper called it
     assert children() == []
 
 
-def test_facts_for_another_version_of_a_body_are_not_used(
-    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A story edited between the two reads: its body is read again rather than mixed."""
-    expected = inline_findings(odd_bank.root, monkeypatch)
-    real = bodies.facts
-
-    def stale(path: str) -> bodies.Facts | None:
-        found = real(path)
-        if found is None or not path.endswith(Path(STORY1).name):
-            return found
-        return (found[0] + 1, *found[1:3], [], None, [], False)  # a longer body with no criteria
-
-    monkeypatch.setattr(bodies, "facts", stale)
-    assert findings(odd_bank.root) == expected
+def test_the_helper_reads_a_share_that_lets_both_finish_together() -> None:
+    assert stories.helper_share(0, 100) == 0
+    assert stories.helper_share(10, 0) == 5  # no other work: about half (the helper also packs its share)
+    assert stories.helper_share(10_000, 2_550) == 5_033  # the benchmark bank
+    assert stories.helper_share(10, 10_000) == 10  # never more than there are
+    assert stories.helper_share(1_000, 100) > stories.helper_share(1_000, 0)
 
 
 def test_an_error_while_loading_stops_the_helper(
@@ -169,17 +160,18 @@ def test_an_error_while_loading_stops_the_helper(
 
 
 def test_when_the_helper_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(bodies.SWITCH, raising=False)
-    assert not bodies.wanted(bodies.MIN_STORIES - 1)
-    assert bodies.wanted(bodies.MIN_STORIES)
-    monkeypatch.setenv(bodies.SWITCH, "0")
-    assert not bodies.wanted(bodies.MIN_STORIES)
-    monkeypatch.delenv(bodies.SWITCH)
+    assert threading.active_count() == 1, [thread.name for thread in threading.enumerate()]  # no test left one
+    monkeypatch.delenv(stories.SWITCH, raising=False)
+    assert not stories.wanted(stories.MIN_STORIES - 1)
+    assert stories.wanted(stories.MIN_STORIES)
+    monkeypatch.setenv(stories.SWITCH, "0")
+    assert not stories.wanted(stories.MIN_STORIES)
+    monkeypatch.delenv(stories.SWITCH)
     stop = threading.Event()
     other = threading.Thread(target=stop.wait)
     other.start()
     try:
-        assert not bodies.wanted(bodies.MIN_STORIES)  # forking a threaded process can deadlock the child
+        assert not stories.wanted(stories.MIN_STORIES)  # forking a threaded process can deadlock the child
     finally:
         stop.set()
         other.join()
@@ -193,7 +185,7 @@ def test_validate_through_the_cli_with_the_helper(
     from aidlc.cli import cli
 
     with monkeypatch.context() as patch:
-        patch.setenv(bodies.SWITCH, "0")
+        patch.setenv(stories.SWITCH, "0")
         inline = CliRunner().invoke(cli, ["--repo", str(odd_bank.root), "--format", "json", "validate"])
     helped = CliRunner().invoke(cli, ["--repo", str(odd_bank.root), "--format", "json", "validate"])
     assert helped.output == inline.output and helped.exit_code == inline.exit_code == 1

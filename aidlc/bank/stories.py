@@ -1,0 +1,145 @@
+"""Reading story files, most of a bank; for a large bank, part of them in a forked helper process.
+
+Validating a large bank is CPU-bound Python, and each story file can be read (front matter
+split and parsed, body scanned for acceptance criteria and Related Requirements) on its own.
+So once the story files are listed, a child process reads the last part of them on a second
+core while this process reads the first part, the unit briefs, the requirements and the bolts;
+the child leaves what it read in an anonymous in-memory file (pickled plain tuples: the parsed
+YAML holds dates) and this process builds the documents from it. The child runs the very same `read_story`, so
+the outcome is the same either way; when the helper is off or fails in any way this process
+reads those stories itself, and only the time differs.
+
+The helper runs only where it pays: on Linux (fork is cheap and safe there for a process
+without other threads), with two or more usable CPUs, for at least `MIN_STORIES` stories, and
+unless `AIDLC_STORY_HELPER=0`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import signal
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from aidlc.bank import frontmatter, markdown
+from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
+
+MIN_STORIES = 1000  # measured: below about this many, the fork and the transfer cost more than they save
+SWITCH = "AIDLC_STORY_HELPER"
+
+# Relative costs per file, measured on the 10,000-story benchmark bank, to share the stories so
+# that both processes finish together: reading a story (either process), the helper packing and
+# pickling one, and this process reading any other file (a requirements.md, a unit brief, a bolt).
+READ_COST, SEND_COST, OTHER_COST = 50, 11, 23
+
+StoryRead = tuple[Document, markdown.StoryParts]
+
+
+def read_story(path: str, rel: str) -> StoryRead:
+    """One story file: its document (front matter parsed, body dropped) and its body's parts."""
+    doc = frontmatter.read(path, rel)
+    if doc.problem is None and doc.meta is None:
+        doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
+    parts = markdown.story_parts(doc.body, doc.body_start)
+    doc.body = ""  # parsed: not needed again (10,000 story bodies are most of the memory)
+    return doc, parts
+
+
+def wanted(stories: int) -> bool:
+    if os.environ.get(SWITCH, "1") == "0" or stories < MIN_STORIES:
+        return False
+    if not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return False  # forking a threaded process can deadlock the child on a lock another thread held
+    return len(os.sched_getaffinity(0)) > 1
+
+
+def helper_share(stories: int, other_files: int) -> int:
+    """How many of the stories the helper reads so that both processes finish together."""
+    share = (other_files * OTHER_COST + stories * READ_COST) / (2 * READ_COST + SEND_COST)
+    return max(0, min(stories, round(share)))
+
+
+@dataclass
+class StoryHelper:
+    """A running helper: `results()` waits for what it read; `stop()` ends it early (safe to call twice)."""
+
+    pid: int
+    fd: int  # an anonymous in-memory file the helper writes its results to: it never waits for a reader
+
+    @classmethod
+    def start(cls, jobs: list[tuple[str, str]]) -> StoryHelper | None:
+        """Fork a helper reading the stories of `jobs` (path, rel); None where it cannot start."""
+        if not jobs:
+            return None
+        try:
+            fd = os.memfd_create("aidlc-stories", os.MFD_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            pid = os.fork()
+        except OSError:  # no memory or process slots: this process reads them
+            os.close(fd)
+            return None
+        if pid == 0:
+            _run_helper(fd, jobs)  # never returns
+        return cls(pid, fd)
+
+    def results(self, jobs: list[tuple[str, str]]) -> list[StoryRead] | None:
+        """What the helper read for `jobs` (the ones it was started with); None if it failed."""
+        try:
+            _pid, status = os.waitpid(self.pid, 0)
+            self.pid = 0
+            if os.waitstatus_to_exitcode(status) != 0:
+                return None
+            size = os.fstat(self.fd).st_size
+            data = os.pread(self.fd, size, 0) if size else b""
+        finally:
+            self.stop()
+        try:
+            packed = pickle.loads(data)
+        except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
+            return None
+        if not isinstance(packed, list) or len(packed) != len(jobs):
+            return None
+        return [_unpack(item, rel) for item, (_path, rel) in zip(packed, jobs, strict=True)]
+
+    def stop(self) -> None:
+        if self.pid:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def _run_helper(fd: int, jobs: list[tuple[str, str]]) -> None:
+    code = 1
+    try:
+        data = memoryview(pickle.dumps([_pack(*read_story(path, rel)) for path, rel in jobs], protocol=5))
+        while data:
+            data = data[os.write(fd, data):]
+        code = 0
+    finally:
+        os._exit(code)  # never the parent's atexit handlers or buffered output
+
+
+def _pack(doc: Document, parts: markdown.StoryParts) -> tuple[Any, ...]:
+    problem = doc.problem and (doc.problem.kind.value, doc.problem.line, doc.problem.message)
+    criteria = [(c.line, c.text, c.checked, c.checkbox) for c in parts.criteria]
+    return (doc.meta, doc.body_start, doc.front_matter_text, doc.front_matter_line, problem,
+            parts.criteria_line, criteria, parts.related_line, parts.related, parts.opinion_hint)
+
+
+def _unpack(item: tuple[Any, ...], rel: str) -> StoryRead:
+    meta, body_start, front, front_line, problem, criteria_line, criteria, related_line, related, hint = item
+    doc = Document(rel=rel, meta=meta, body_start=body_start, front_matter_text=front, front_matter_line=front_line,
+                   problem=ReadProblem(ProblemKind(problem[0]), problem[1], problem[2]) if problem else None)
+    parts = markdown.StoryParts(criteria_line, [markdown.Criterion(*c) for c in criteria], related_line, related, hint)
+    return doc, parts
