@@ -21,4 +21,10 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            # Enabling alone would make the next allocation walk every object made meanwhile.
+            # freeze() + unfreeze() hands them to the oldest generation, as if they had survived
+            # collections, and resets the young count; cyclic garbage among them is still freed by
+            # the next full collection.
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()

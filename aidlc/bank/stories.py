@@ -34,7 +34,7 @@ SWITCH = "AIDLC_STORY_HELPER"
 # Relative costs per file, measured on the 10,000-story benchmark bank, to share the stories so
 # that both processes finish together: reading a story (either process), the helper packing and
 # pickling one, and this process reading any other file (a requirements.md, a unit brief, a bolt).
-READ_COST, SEND_COST, OTHER_COST = 50, 11, 23
+READ_COST, SEND_COST, OTHER_COST = 50, 11, 55
 
 StoryRead = tuple[Document, markdown.StoryParts]
 
