@@ -8,6 +8,7 @@ numeric prefix, and to a story by its `id` or by its file name; a bolt by its
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from functools import cached_property
 
 from aidlc.bank.items import BoltItem, Intent, MemoryBank, StoryItem, Unit, strip_number
@@ -65,17 +66,37 @@ class BankIndex:
         """The existing stories a bolt lists (names resolved within its unit first)."""
         return self._bolt_stories[id(bolt)]
 
-    def bolts_of(self, story: StoryItem) -> list[BoltItem]:
+    def listed(self, bolt: BoltItem) -> list[tuple[str, StoryItem | None]]:
+        """Each name in a bolt's `stories:` with the story it resolves to (None: no such story)."""
+        return self._listed[id(bolt)]
+
+    def requirement_links(self, story: StoryItem) -> list[tuple[str, Intent | None, str]]:
+        """Each requirement link of a story with the intent and the requirement id it names."""
+        return self._requirement_links[id(story)]
+
+    def bolts_of(self, story: StoryItem) -> Sequence[BoltItem]:
         """The bolts whose `stories:` list this story, in bank order."""
-        return self._story_bolts.get(id(story), [])
+        return self._story_bolts.get(id(story), ())
+
+    @cached_property
+    def _listed(self) -> dict[int, list[tuple[str, StoryItem | None]]]:
+        table: dict[int, list[tuple[str, StoryItem | None]]] = {}
+        for bolt in self.bank.bolts:
+            unit = self.unit(bolt.meta.unit) if bolt.meta else None
+            listed = names(bolt.meta.stories if bolt.meta else None)
+            table[id(bolt)] = [(name, self.story(name, unit)) for name in listed]
+        return table
 
     @cached_property
     def _bolt_stories(self) -> dict[int, list[StoryItem]]:
-        table: dict[int, list[StoryItem]] = {}
-        for bolt in self.bank.bolts:
-            names = bolt.meta.stories if bolt.meta and isinstance(bolt.meta.stories, list) else []
-            unit = self.unit(bolt.meta.unit) if bolt.meta else None
-            table[id(bolt)] = [s for name in names if (s := self.story(name, unit)) is not None]
+        return {key: [story for _name, story in pairs if story is not None] for key, pairs in self._listed.items()}
+
+    @cached_property
+    def _requirement_links(self) -> dict[int, list[tuple[str, Intent | None, str]]]:
+        table: dict[int, list[tuple[str, Intent | None, str]]] = {}
+        for story in self.bank.stories:
+            own = story.unit.intent if story.unit else None
+            table[id(story)] = [(link, *self.requirement(link, own)) for link in story.requirement_links]
         return table
 
     @cached_property
@@ -85,6 +106,15 @@ class BankIndex:
             for story in self._bolt_stories[id(bolt)]:
                 table[id(story)].append(bolt)
         return table
+
+
+def names(value: object) -> list[str]:
+    """A link field as a list of names (a scalar is tolerated; other shapes are schema errors)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [str(item) for item in value if isinstance(item, str | int)]
+    return []
 
 
 def _add(table: dict[str, list], item: object, *names: str) -> None:

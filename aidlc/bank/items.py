@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
@@ -25,6 +25,7 @@ _NUMBER_PREFIX = re.compile(r"^\d+[-_]")
 UNREAD = frozenset({ProblemKind.not_utf8, ProblemKind.unreadable, ProblemKind.missing})  # no text at all
 
 
+@lru_cache(maxsize=4096)  # a bank names each unit and intent thousands of times
 def strip_number(name: str) -> str:
     """'001-checkout-api' -> 'checkout-api' (names are referenced with or without the prefix)."""
     return _NUMBER_PREFIX.sub("", name, count=1)
@@ -120,7 +121,7 @@ class Artifact:
 
     def bad(self, key: str) -> bool:
         """True when `key` failed its schema: the schema rule reports it, other rules stay silent."""
-        return any(problem.key == key for problem in self.problems)
+        return bool(self.problems) and any(problem.key == key for problem in self.problems)
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from aidlc.bank import frontmatter, markdown, stories
@@ -49,7 +50,8 @@ class _Loader:
         self.bank_dir = bank_dir
         self.files_read = 0
         self._prefix = str(repo_root).rstrip(os.sep) + os.sep
-        self._stories: list[tuple[Unit, str, str]] = []  # (unit, path, stem), read in one batch
+        self._stories: list[tuple[Unit, str, str]] = []  # (unit, path, stem), in listing order
+        self._items_made = 0  # how many of them have their StoryItem
 
     def rel(self, path: Path | str) -> str:
         text = str(path)
@@ -85,7 +87,7 @@ class _Loader:
         try:
             for entry, units in layout:
                 bank.intents.append(self._intent(entry, units))
-            reads = [read_story(path, rel) for path, rel in jobs[:mine]]
+            items = self._story_items(read_story(path, rel) for path, rel in jobs[:mine])
             for entry in bolts:
                 bank.bolts.append(self._bolt(entry))
             for entry in _files(os.path.join(root, "operations", "runbooks"), ".md"):
@@ -95,12 +97,13 @@ class _Loader:
             bank.standards = [self.rel(e.path) for e in _files(os.path.join(root, "standards"), ".md")]
             if helper:
                 theirs = helper.results(jobs[mine:])
-                reads += theirs if theirs is not None else [read_story(path, rel) for path, rel in jobs[mine:]]
+                items += self._story_items(theirs or (read_story(path, rel) for path, rel in jobs[mine:]))
         finally:
             if helper:
                 helper.stop()
         self.files_read += len(jobs)
-        self._add_stories(reads)
+        for (unit, _path, _stem), story in zip(self._stories, items, strict=True):
+            unit.stories.append(story)
         bank.files_read = self.files_read
         bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None]
 
@@ -136,15 +139,20 @@ class _Loader:
         self._stories += [(unit, e.path, e.name[:-3]) for e in story_files]
         return unit
 
-    def _add_stories(self, reads: list[StoryRead]) -> None:
-        for (unit, _path, stem), (doc, parts) in zip(self._stories, reads, strict=True):
+    def _story_items(self, reads: Iterable[StoryRead]) -> list[StoryItem]:
+        """Items for the next stories of the listing (in its order), their front matter validated."""
+        done = self._items_made
+        items: list[StoryItem] = []
+        for (unit, _path, stem), (doc, parts) in zip(self._stories[done:], reads, strict=False):
             story = StoryItem(doc=doc, stem=stem, unit=unit)
             if doc.meta is not None:
                 story.meta, story.problems = validate_front_matter(Story, doc.meta)
             story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
             story.related_line, story.related = parts.related_line, parts.related
             story.opinion_hint = parts.opinion_hint
-            unit.stories.append(story)
+            items.append(story)
+        self._items_made += len(items)
+        return items
 
     def _bolt(self, entry: os.DirEntry[str]) -> BoltItem:
         files = {e.name for e in os.scandir(entry.path) if e.is_file()}

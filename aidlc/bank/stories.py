@@ -31,10 +31,11 @@ from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
 MIN_STORIES = 1000  # measured: below about this many, the fork and the transfer cost more than they save
 SWITCH = "AIDLC_STORY_HELPER"
 
-# Relative costs per file, measured on the 10,000-story benchmark bank, to share the stories so
-# that both processes finish together: reading a story (either process), the helper packing and
-# pickling one, and this process reading any other file (a requirements.md, a unit brief, a bolt).
-READ_COST, SEND_COST, OTHER_COST = 50, 11, 55
+# Relative costs per file, measured in `aidlc validate` on the 10,000-story benchmark bank, to
+# share the stories so that both processes finish together: reading a story (either process),
+# this process validating one's front matter, the helper packing and pickling one, and this
+# process reading any other file (a requirements.md, a unit brief, a bolt).
+READ_COST, CHECK_COST, SEND_COST, OTHER_COST = 50, 5, 11, 55
 
 StoryRead = tuple[Document, markdown.StoryParts]
 
@@ -58,8 +59,10 @@ def wanted(stories: int) -> bool:
 
 
 def helper_share(stories: int, other_files: int) -> int:
-    """How many of the stories the helper reads so that both processes finish together."""
-    share = (other_files * OTHER_COST + stories * READ_COST) / (2 * READ_COST + SEND_COST)
+    """How many of the stories the helper reads so that both processes finish together (this one
+    checks the front matter of its own share meanwhile, of the helper's share afterwards)."""
+    here = other_files * OTHER_COST + stories * (READ_COST + CHECK_COST)  # if this process read them all
+    share = here / (2 * READ_COST + CHECK_COST + SEND_COST)
     return max(0, min(stories, round(share)))
 
 

@@ -16,9 +16,7 @@ W = Severity.warning
 def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
     covered: set[tuple[int, str]] = set()  # (intent, requirement id); FR-1.2 covers FR-1 too
     for story in index.bank.stories:
-        own = story.unit.intent if story.unit else None
-        for link in story.requirement_links:
-            target, requirement = index.requirement(link, own)
+        for _link, target, requirement in index.requirement_links(story):
             if "." not in requirement:
                 covered.add((id(target), requirement))
                 continue

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from aidlc.bank.index import BankIndex
+from aidlc.bank.index import BankIndex, names
 from aidlc.bank.items import StoryItem, strip_number
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
 E, W = Severity.error, Severity.warning
-
-
-def _names(value: object) -> list[str]:
-    """A link field as a list of names (a scalar is tolerated; other shapes are schema errors)."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [str(item) for item in value if isinstance(item, str | int)]
-    return []
 
 
 @rule("AIDLC-REF-001", E, "references", "a story links a requirement its intent does not define",
@@ -28,11 +19,10 @@ def story_requirement(index: BankIndex) -> Iterator[Hit]:
         intent = story.unit.intent if story.unit else None
         if intent is None:
             continue
-        for link in story.requirement_links:
-            target, requirement = index.requirement(link, intent)
+        for link, target, requirement in index.requirement_links(story):
             if target is not None and (not target.requirements_known or target.defines(requirement)):
                 continue  # an unreadable requirements.md is its own finding, not one per link to it
-            front = _names(story.meta.requirements if story.meta else None)
+            front = names(story.meta.requirements if story.meta else None)
             line = story.doc.line_of_item("requirements", link) if link in front else story.related_line
             if target is None:
                 yield Hit(story.rel, line, f"story {story.id} links requirement {link}, whose intent does not exist",
@@ -82,9 +72,8 @@ def bolt_story(index: BankIndex) -> Iterator[Hit]:
     for bolt in index.bank.bolts:
         if bolt.meta is None:
             continue
-        unit = index.unit(bolt.meta.unit)
-        for name in _names(bolt.meta.stories):
-            if index.story(name, unit) is None:
+        for name, story in index.listed(bolt):
+            if story is None:
                 yield Hit(bolt.rel, bolt.doc.line_of_item("stories", name),
                           f"bolt {bolt.id} lists story '{name}', which does not exist")
 
@@ -96,8 +85,8 @@ def bolt_unit(index: BankIndex) -> Iterator[Hit]:
         if bolt.meta is None:
             continue
         intent = index.intent(bolt.meta.intent)
-        for key, names in (("unit", _names(bolt.meta.unit)), ("requires_units", _names(bolt.meta.requires_units))):
-            for name in names:
+        for key, listed in (("unit", names(bolt.meta.unit)), ("requires_units", names(bolt.meta.requires_units))):
+            for name in listed:
                 if index.unit(name, intent) is None:
                     yield Hit(bolt.rel, bolt.doc.line_of_item(key, name),
                               f"bolt {bolt.id} names unit '{name}' in `{key}`, which does not exist")
@@ -110,7 +99,7 @@ def bolt_bolt(index: BankIndex) -> Iterator[Hit]:
         if bolt.meta is None:
             continue
         for key in ("requires_bolts", "enables_bolts"):
-            for name in _names(getattr(bolt.meta, key)):
+            for name in names(getattr(bolt.meta, key)):
                 if index.bolt(name) is None:
                     yield Hit(bolt.rel, bolt.doc.line_of_item(key, name),
                               f"bolt {bolt.id} names bolt '{name}' in `{key}`, which does not exist")
@@ -153,8 +142,8 @@ def story_bolt_agree(index: BankIndex) -> Iterator[Hit]:
     for story in index.bank.stories:
         value = story.meta.assigned_bolt if story.meta else None
         bolt = index.bolt(value) if isinstance(value, str) and value.strip() else None
-        if bolt is None or bolt.meta is None or any(p.key == "stories" for p in bolt.problems):
+        if bolt is None or bolt.meta is None or bolt.bad("stories"):
             continue  # a malformed `stories:` is the schema rule's finding, not a disagreement
-        if not any(listed is story for listed in index.stories_of(bolt)):
+        if not any(listing is bolt for listing in index.bolts_of(story)):
             yield Hit(story.rel, story.doc.line_of("assigned_bolt"),
                       f"story {story.id} names bolt {bolt.id} in `assigned_bolt`, but that bolt does not list it")

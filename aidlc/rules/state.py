@@ -44,9 +44,7 @@ def complete_bolt_stories(index: BankIndex) -> Iterator[Hit]:
     for bolt in index.bank.bolts:
         if bolt.meta is None or bolt.meta.status != BoltStatus.complete or not isinstance(bolt.meta.stories, list):
             continue
-        unit = index.unit(bolt.meta.unit)
-        for name in bolt.meta.stories:
-            story = index.story(name, unit)
+        for name, story in index.listed(bolt):
             # A story without a valid status is a schema finding, not a claim about its progress.
             if story is not None and story.meta is not None and story.meta.status is not None \
                     and story.meta.status != StoryStatus.complete:
