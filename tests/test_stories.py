@@ -8,10 +8,11 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from aidlc.bank import loader, stories
+from aidlc.bank import loader, stories, walk
 from aidlc.bank.config import load_config
 from aidlc.bank.loader import load_bank
 from aidlc.rules import validate
@@ -53,8 +54,8 @@ def helper_for_every_bank(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]
     pids: list[int] = []
     start = stories.StoryHelper.start.__func__  # type: ignore[attr-defined]
 
-    def recording_start(cls: type[stories.StoryHelper], jobs: list[tuple[str, str]]) -> stories.StoryHelper | None:
-        helper = start(cls, jobs)
+    def recording_start(cls: type[stories.StoryHelper], *args: Any) -> stories.StoryHelper | None:
+        helper = start(cls, *args)
         if helper is not None:
             pids.append(helper.pid)
         return helper
@@ -145,6 +146,7 @@ def test_the_helper_reads_a_share_that_lets_both_finish_together() -> None:
     assert stories.helper_share(10_000, 2_550) == 5_950  # the benchmark bank
     assert stories.helper_share(10, 10_000) == 10  # never more than there are
     assert stories.helper_share(1_000, 100) > stories.helper_share(1_000, 0)
+    assert stories.helper_share(1_000, 100, head_start=10_000) > stories.helper_share(1_000, 100)
 
 
 def test_an_error_while_loading_stops_the_helper(
@@ -190,3 +192,43 @@ def test_validate_through_the_cli_with_the_helper(
     helped = CliRunner().invoke(cli, ["--repo", str(odd_bank.root), "--format", "json", "validate"])
     assert helped.output == inline.output and helped.exit_code == inline.exit_code == 1
     assert len(helper_for_every_bank) == 1
+
+
+def test_a_helper_started_before_the_imports_is_used(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = inline_findings(odd_bank.root, monkeypatch)
+    early = stories.start_early(odd_bank.root)
+    assert early is not None and early.first < len(early.jobs)
+    report = validate(load_bank(odd_bank.root, load_config(odd_bank.root), early))
+    assert [(f.code, f.path, f.line, f.message) for f in report.findings] == expected
+    assert len(helper_for_every_bank) == 1  # the early one, no second
+    assert early.pid == 0 and children() == []
+
+
+def test_an_early_helper_for_other_stories_is_stopped_not_used(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    early = stories.start_early(odd_bank.root)
+    assert early is not None
+    odd_bank.write(f"{UNIT_DIR}/stories/012-late.md", "---\nid: 012-late\n---\n## Acceptance Criteria\n- [ ] x\n")
+    found = findings_with(odd_bank.root, early)
+    assert found == inline_findings(odd_bank.root, monkeypatch)
+    assert any("012-late" in path for _code, path, *_ in found)
+    assert len(helper_for_every_bank) == 2  # the early one, stopped, and one for the stories as they are now
+    assert children() == []
+
+
+def test_the_early_start_finds_the_bank_aidlc_yaml_names(bank: Bank) -> None:
+    assert walk.configured_bank(bank.root) == walk.DEFAULT_BANK == load_config(bank.root).memory_bank
+    bank.write("aidlc.yaml", "version: 1\nmemory_bank: docs/bank\n")
+    assert walk.configured_bank(bank.root) == "docs/bank"
+    bank.write("aidlc.yaml", "memory_bank: [not, text]\n")
+    assert walk.configured_bank(bank.root) == walk.DEFAULT_BANK  # loading the config reports it
+    bank.write_bytes("aidlc.yaml", b"memory_bank: caf\xe9\n")
+    assert walk.configured_bank(bank.root) == walk.DEFAULT_BANK
+
+
+def findings_with(root: Path, early: stories.StoryHelper) -> list[tuple]:
+    report = validate(load_bank(root, load_config(root), early))
+    return [(f.code, f.path, f.line, f.message) for f in report.findings]

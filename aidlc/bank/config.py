@@ -7,10 +7,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from aidlc.bank import frontmatter
+from aidlc.bank.walk import CONFIG_FILE
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
-CONFIG_FILE = "aidlc.yaml"
+__all__ = ["CONFIG_FILE", "ConfigError", "load_config"]
 
 
 class ConfigError(UsageError):

@@ -19,28 +19,27 @@ from aidlc.bank.items import (
     validate_front_matter,
 )
 from aidlc.bank.stories import StoryHelper, StoryRead, read_story
+from aidlc.bank.walk import files, find_bank, list_bank, relative_to
 from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 from aidlc.perf import gc_paused
 
 
-def find_bank(repo_root: Path, config: Config) -> tuple[Path, Path]:
-    """(repo root, memory bank folder). A path that is itself a memory bank is accepted too."""
-    bank = repo_root / config.memory_bank
-    if not bank.is_dir() and (repo_root / "intents").is_dir() and not (repo_root / ".git").exists():
-        return repo_root.parent, repo_root
-    return repo_root, bank
-
-
-def load_bank(repo_root: Path, config: Config) -> MemoryBank:
-    repo_root, bank_dir = find_bank(repo_root.resolve(), config)
+def load_bank(repo_root: Path, config: Config, early: StoryHelper | None = None) -> MemoryBank:
+    """The bank under `repo_root`. `early`: a helper already reading its share of the stories
+    (`stories.start_early`); used if it lists the same stories, else stopped."""
+    repo_root, bank_dir = find_bank(repo_root.resolve(), config.memory_bank)
     loader = _Loader(repo_root, bank_dir)
     bank = MemoryBank(repo_root=str(repo_root), rel_root=loader.rel(bank_dir), config=config)
-    if not bank_dir.is_dir():
-        bank.exists = False
-        return bank
-    with gc_paused():
-        loader.load_into(bank)
+    try:
+        if not bank_dir.is_dir():
+            bank.exists = False
+            return bank
+        with gc_paused():
+            loader.load_into(bank, early)
+    finally:
+        if early:
+            early.stop()
     return bank
 
 
@@ -49,21 +48,15 @@ class _Loader:
         self.repo_root = repo_root
         self.bank_dir = bank_dir
         self.files_read = 0
-        self._prefix = str(repo_root).rstrip(os.sep) + os.sep
+        self.rel = relative_to(repo_root)
         self._stories: list[tuple[Unit, str, str]] = []  # (unit, path, stem), in listing order
         self._items_made = 0  # how many of them have their StoryItem
-
-    def rel(self, path: Path | str) -> str:
-        text = str(path)
-        if text.startswith(self._prefix):  # the common case, without relpath's cost on 10,000s of files
-            return text[len(self._prefix):].replace(os.sep, "/")
-        return Path(os.path.relpath(text, self.repo_root)).as_posix()
 
     def read(self, path: str) -> Document:
         self.files_read += 1
         return frontmatter.read(path, self.rel(path))
 
-    def load_into(self, bank: MemoryBank) -> None:
+    def load_into(self, bank: MemoryBank, early: StoryHelper | None) -> None:
         root = str(self.bank_dir)
         project_path = os.path.join(root, "project.yaml")
         if os.path.exists(project_path):
@@ -72,31 +65,23 @@ class _Loader:
             if doc.meta is not None:
                 bank.project, bank.project_problems = validate_front_matter(Project, doc.meta)
         # List every story first: a helper (if it pays) starts reading its share before anything is read here.
-        layout = [(entry, [(unit, _files(os.path.join(unit.path, "stories"), ".md"))
-                           for unit in _dirs(os.path.join(entry.path, "units"))])
-                  for entry in _dirs(os.path.join(root, "intents"))]
-        bolts = _dirs(os.path.join(root, "bolts"))
-        jobs = [(story.path, self.rel(story.path)) for _intent, units in layout for _unit, files in units
-                for story in files]
-        others = len(bolts) + sum(1 + len(units) for _intent, units in layout)  # bolts, requirements, briefs
-        mine, helper = len(jobs), None
-        if stories.wanted(len(jobs)):
-            mine = len(jobs) - stories.helper_share(len(jobs), others)
-            helper = StoryHelper.start(jobs[mine:])
-            mine = mine if helper else len(jobs)
+        listing = list_bank(self.bank_dir, self.rel)
+        layout, bolts, jobs = listing.intents, listing.bolts, listing.stories
+        helper = early if early and early.serves(listing) else stories.start_share(listing)
+        mine = helper.first if helper else len(jobs)
         try:
             for entry, units in layout:
                 bank.intents.append(self._intent(entry, units))
             items = self._story_items(read_story(path, rel) for path, rel in jobs[:mine])
             for entry in bolts:
                 bank.bolts.append(self._bolt(entry))
-            for entry in _files(os.path.join(root, "operations", "runbooks"), ".md"):
+            for entry in files(os.path.join(root, "operations", "runbooks"), ".md"):
                 doc = self.read(entry.path)
                 lines = list(markdown.prose_lines(doc.body, doc.body_start))
                 bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
-            bank.standards = [self.rel(e.path) for e in _files(os.path.join(root, "standards"), ".md")]
+            bank.standards = [self.rel(e.path) for e in files(os.path.join(root, "standards"), ".md")]
             if helper:
-                theirs = helper.results(jobs[mine:])
+                theirs = helper.results()
                 items += self._story_items(theirs or (read_story(path, rel) for path, rel in jobs[mine:]))
         finally:
             if helper:
@@ -182,21 +167,3 @@ class _Loader:
         docs.extend(bolt.doc for bolt in bank.bolts)
         docs.extend(runbook.doc for runbook in bank.runbooks)
         return docs
-
-
-def _dirs(path: str) -> list[os.DirEntry[str]]:
-    return sorted((e for e in _scan(path) if e.is_dir() and not e.name.startswith(".")), key=lambda e: e.name)
-
-
-def _files(path: str, suffix: str) -> list[os.DirEntry[str]]:
-    return sorted(
-        (e for e in _scan(path) if e.is_file() and e.name.endswith(suffix) and not e.name.startswith(".")),
-        key=lambda e: e.name,
-    )
-
-
-def _scan(path: str) -> list[os.DirEntry[str]]:
-    try:
-        return list(os.scandir(path))
-    except (FileNotFoundError, NotADirectoryError):
-        return []

@@ -23,9 +23,10 @@ import signal
 import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from aidlc.bank import frontmatter, markdown
+from aidlc.bank import frontmatter, markdown, walk
 from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
 
 MIN_STORIES = 1000  # measured: below about this many, the fork and the transfer cost more than they save
@@ -36,6 +37,7 @@ SWITCH = "AIDLC_STORY_HELPER"
 # this process validating one's front matter, the helper packing and pickling one, and this
 # process reading any other file (a requirements.md, a unit brief, a bolt).
 READ_COST, CHECK_COST, SEND_COST, OTHER_COST = 50, 5, 11, 55
+IMPORT_COST = 200_000  # this process importing pydantic, the models and the rules, on the same scale
 
 StoryRead = tuple[Document, markdown.StoryParts]
 
@@ -58,12 +60,36 @@ def wanted(stories: int) -> bool:
     return len(os.sched_getaffinity(0)) > 1
 
 
-def helper_share(stories: int, other_files: int) -> int:
+def helper_share(stories: int, other_files: int, head_start: int = 0) -> int:
     """How many of the stories the helper reads so that both processes finish together (this one
-    checks the front matter of its own share meanwhile, of the helper's share afterwards)."""
-    here = other_files * OTHER_COST + stories * (READ_COST + CHECK_COST)  # if this process read them all
+    checks the front matter of its own share meanwhile, of the helper's share afterwards).
+    `head_start`: what this process does before it reads a file, on the same cost scale."""
+    here = head_start + other_files * OTHER_COST + stories * (READ_COST + CHECK_COST)  # if it read them all
     share = here / (2 * READ_COST + CHECK_COST + SEND_COST)
     return max(0, min(stories, round(share)))
+
+
+def start_share(listing: walk.Listing, head_start: int = 0) -> StoryHelper | None:
+    """A helper reading the last stories of `listing`, as many as `helper_share` says; None where
+    it does not pay (see the module's doc) or cannot start."""
+    jobs = listing.stories
+    if not wanted(len(jobs)):
+        return None
+    first = len(jobs) - helper_share(len(jobs), listing.other_files, head_start)
+    return StoryHelper.start(listing.bank_dir, jobs, first)
+
+
+def start_early(repo_root: Path) -> StoryHelper | None:
+    """A helper started before this process imports the rest of aidlc (0.2 s of the 10,000-story
+    `aidlc validate`): it reads a larger share meanwhile. The loader uses it only if it lists
+    the very stories the loader finds (aidlc.yaml is read here without being validated)."""
+    try:
+        repo, bank_dir = walk.find_bank(repo_root.resolve(), walk.configured_bank(repo_root))
+        if not bank_dir.is_dir():
+            return None
+        return start_share(walk.list_bank(bank_dir, walk.relative_to(repo)), head_start=IMPORT_COST)
+    except OSError:
+        return None
 
 
 @dataclass
@@ -72,11 +98,14 @@ class StoryHelper:
 
     pid: int
     fd: int  # an anonymous in-memory file the helper writes its results to: it never waits for a reader
+    bank_dir: Path
+    jobs: list[tuple[str, str]]  # every story of the bank, (path, rel), in listing order
+    first: int  # the helper reads jobs[first:]
 
     @classmethod
-    def start(cls, jobs: list[tuple[str, str]]) -> StoryHelper | None:
-        """Fork a helper reading the stories of `jobs` (path, rel); None where it cannot start."""
-        if not jobs:
+    def start(cls, bank_dir: Path, jobs: list[tuple[str, str]], first: int) -> StoryHelper | None:
+        """Fork a helper reading the stories `jobs[first:]`; None if there are none or it cannot start."""
+        if first >= len(jobs):
             return None
         try:
             fd = os.memfd_create("aidlc-stories", os.MFD_CLOEXEC)
@@ -88,11 +117,18 @@ class StoryHelper:
             os.close(fd)
             return None
         if pid == 0:
-            _run_helper(fd, jobs)  # never returns
-        return cls(pid, fd)
+            _run_helper(fd, jobs[first:])  # never returns
+        return cls(pid, fd, bank_dir, jobs, first)
 
-    def results(self, jobs: list[tuple[str, str]]) -> list[StoryRead] | None:
-        """What the helper read for `jobs` (the ones it was started with); None if it failed."""
+    def serves(self, listing: walk.Listing) -> bool:
+        """True if it was started for the stories of `listing`; otherwise it is stopped."""
+        if self.pid and listing.bank_dir == self.bank_dir and listing.stories == self.jobs:
+            return True
+        self.stop()
+        return False
+
+    def results(self) -> list[StoryRead] | None:
+        """What the helper read for `jobs[first:]`; None if it failed."""
         try:
             _pid, status = os.waitpid(self.pid, 0)
             self.pid = 0
@@ -106,9 +142,10 @@ class StoryHelper:
             packed = pickle.loads(data)
         except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
             return None
-        if not isinstance(packed, list) or len(packed) != len(jobs):
+        mine = self.jobs[self.first:]
+        if not isinstance(packed, list) or len(packed) != len(mine):
             return None
-        return [_unpack(item, rel) for item, (_path, rel) in zip(packed, jobs, strict=True)]
+        return [_unpack(item, rel) for item, (_path, rel) in zip(packed, mine, strict=True)]
 
     def stop(self) -> None:
         if self.pid:

@@ -9,7 +9,7 @@ import click
 
 from aidlc import vcs
 from aidlc.bank.config import load_config
-from aidlc.bank.loader import find_bank
+from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger
@@ -24,7 +24,7 @@ def log_group() -> None:
 
 def ledger_at(root: Path) -> Ledger:
     """The ledger of the bank under `root`, found from aidlc.yaml alone: reading it needs no artifact loaded."""
-    repo_root, bank_dir = find_bank(root.resolve(), load_config(root))
+    repo_root, bank_dir = find_bank(root.resolve(), load_config(root).memory_bank)
     if not bank_dir.is_dir():
         raise UsageError(f"no memory bank at {bank_dir}",
                          [f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/"])
