@@ -872,3 +872,17 @@ def test_every_code_names_its_family() -> None:
         assert FAMILY_OF_PREFIX[prefix] == rule.family, code
         assert len(number) == 3 and number.isdigit(), code
         assert rule.summary and rule.fix and rule.severity in set(Severity)
+
+
+CLEAN_STORY_META = {"id": "001-x", "unit": "001-u", "intent": "001-i", "status": "draft", "requirements": ["FR-1"]}
+
+
+@pytest.mark.parametrize("metas", [
+    [], [CLEAN_STORY_META], [CLEAN_STORY_META, {**CLEAN_STORY_META, 1: "a key that is not text"}],
+    [CLEAN_STORY_META, {"id": "no-unit"}], [{**CLEAN_STORY_META, None: 1}, {"status": "bogus"}, CLEAN_STORY_META],
+])
+def test_validating_many_front_matters_at_once_equals_one_by_one(metas: list[dict]) -> None:
+    from aidlc.bank.items import validate_front_matter, validate_many
+    from aidlc.model.artifacts import Story
+
+    assert validate_many(Story, metas) == [validate_front_matter(Story, meta) for meta in metas]

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import cached_property, lru_cache
+from functools import cache, cached_property, lru_cache
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from aidlc.bank.frontmatter import Document, ProblemKind
 from aidlc.bank.markdown import Criterion, RequirementBlock
@@ -39,6 +39,28 @@ class SchemaProblem:
 
 
 _TEXT = frozenset({str})
+
+
+def validate_many(model: type[M], metas: list[dict[Any, Any]]) -> list[tuple[M, list[SchemaProblem]]]:
+    """`validate_front_matter` for many mappings: one pydantic call for all of them (a third
+    cheaper than one call each); when some fail, the others in one more call and those one by one."""
+    adapter = _list_adapter(model)
+    failed = {n for n, meta in enumerate(metas) if not _TEXT.issuperset(map(type, meta))}  # a key not text
+    if not failed:
+        try:
+            return [(valid, []) for valid in adapter.validate_python(metas)]
+        except ValidationError as exc:
+            failed = {error["loc"][0] for error in exc.errors(include_url=False) if error["loc"]}
+    try:
+        passed = iter(adapter.validate_python([meta for n, meta in enumerate(metas) if n not in failed]))
+    except ValidationError:  # failures besides the keys found first: every one on its own
+        return [validate_front_matter(model, meta) for meta in metas]
+    return [validate_front_matter(model, meta) if n in failed else (next(passed), []) for n, meta in enumerate(metas)]
+
+
+@cache
+def _list_adapter(model: type[M]) -> TypeAdapter[list[M]]:
+    return TypeAdapter(list[model])  # type: ignore[valid-type]
 
 
 def validate_front_matter(model: type[M], meta: dict[Any, Any]) -> tuple[M, list[SchemaProblem]]:

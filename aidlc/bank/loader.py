@@ -17,6 +17,7 @@ from aidlc.bank.items import (
     StoryItem,
     Unit,
     validate_front_matter,
+    validate_many,
 )
 from aidlc.bank.stories import StoryHelper, StoryRead, read_story
 from aidlc.bank.walk import files, find_bank, list_bank, relative_to
@@ -130,13 +131,14 @@ class _Loader:
         items: list[StoryItem] = []
         for (unit, _path, stem), (doc, parts) in zip(self._stories[done:], reads, strict=False):
             story = StoryItem(doc=doc, stem=stem, unit=unit)
-            if doc.meta is not None:
-                story.meta, story.problems = validate_front_matter(Story, doc.meta)
             story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
             story.related_line, story.related = parts.related_line, parts.related
             story.opinion_hint = parts.opinion_hint
             items.append(story)
         self._items_made += len(items)
+        readable = [story for story in items if story.doc.meta is not None]
+        for story, (meta, problems) in zip(readable, validate_many(Story, [s.doc.meta for s in readable]), strict=True):
+            story.meta, story.problems = meta, problems
         return items
 
     def _bolt(self, entry: os.DirEntry[str]) -> BoltItem:
