@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,18 @@ ODD_STORIES: dict[str, bytes] = {
 def odd_bank(bank: Bank) -> Bank:
     for name, data in ODD_STORIES.items():
         bank.write_bytes(f"{UNIT_DIR}/stories/{name}", data)
+    return bank
+
+
+BIG = [f"{n:03d}-story-{n}.md" for n in range(3, 3 + 3 * 100)]  # more than three chunks
+
+
+@pytest.fixture
+def big_bank(bank: Bank) -> Bank:
+    for name in BIG:
+        bank.write(f"{UNIT_DIR}/stories/{name}", f"---\nid: {name[:-3]}\nunit: 001-checkout-api\n"
+                   "intent: 001-checkout\nstatus: draft\n---\n\n## Acceptance Criteria\n\n- [ ] **Given** a, "
+                   "**When** b, **Then** c\n")
     return bank
 
 
@@ -108,45 +121,83 @@ def test_the_helpers_parts_equal_the_inline_parts_story_by_story(
     assert any(criteria for _rel, _line, criteria, *_ in inline)
 
 
+def in_the_helper_only(change: Any) -> Any:
+    """A `read_story` that behaves like `change` in the helper process and normally here."""
+    parent, real = os.getpid(), stories.read_story
+
+    def read(path: str, rel: str) -> stories.StoryRead:
+        return real(path, rel) if os.getpid() == parent else change(real, path, rel)
+
+    return read
+
+
 def test_a_helper_that_fails_changes_nothing(
     odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = inline_findings(odd_bank.root, monkeypatch)
 
-    def broken(path: str, rel: str) -> stories.StoryRead:
+    def broken(real: Any, path: str, rel: str) -> stories.StoryRead:
         raise RuntimeError("helper bug")
 
-    monkeypatch.setattr(stories, "read_story", broken)  # the helper's own reference; the loader keeps its own
+    monkeypatch.setattr(stories, "read_story", in_the_helper_only(broken))
     assert findings(odd_bank.root) == expected
     assert helper_for_every_bank and children() == []
 
 
 def test_a_helper_killed_half_way_changes_nothing(
-    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+    big_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = inline_findings(odd_bank.root, monkeypatch)
-    real = stories.read_story
+    expected = inline_findings(big_bank.root, monkeypatch)
     calls = [0]
 
-    def dies_on_the_third(path: str, rel: str) -> stories.StoryRead:
+    def dies_in_its_second_chunk(real: Any, path: str, rel: str) -> stories.StoryRead:
         calls[0] += 1
-        if calls[0] == 3:
+        if calls[0] == stories.CHUNK + 5:
             os.kill(os.getpid(), signal.SIGKILL)
         return real(path, rel)
 
-    monkeypatch.setattr(stories, "read_story", dies_on_the_third)
-    assert findings(odd_bank.root) == expected
-    assert calls == [0]  # only the helper called it
-    assert children() == []
+    monkeypatch.setattr(stories, "read_story", in_the_helper_only(dies_in_its_second_chunk))
+    assert findings(big_bank.root) == expected
+    assert helper_for_every_bank and children() == []
 
 
-def test_the_helper_reads_a_share_that_lets_both_finish_together() -> None:
-    assert stories.helper_share(0, 100) == 0
-    assert stories.helper_share(10, 0) == 5  # no other work: about half (the helper also packs its share)
-    assert stories.helper_share(10_000, 2_550) == 5_950  # the benchmark bank
-    assert stories.helper_share(10, 10_000) == 10  # never more than there are
-    assert stories.helper_share(1_000, 100) > stories.helper_share(1_000, 0)
-    assert stories.helper_share(1_000, 100, head_start=10_000) > stories.helper_share(1_000, 100)
+def test_this_process_takes_over_from_a_slow_helper(
+    big_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neither waits for the other: with a much slower helper, this process reads most stories."""
+    expected = inline_findings(big_bank.root, monkeypatch)
+    here = [0]
+    parent, real = os.getpid(), stories.read_story
+
+    def slow_in_the_helper(path: str, rel: str) -> stories.StoryRead:
+        if os.getpid() == parent:
+            here[0] += 1
+        else:
+            time.sleep(0.002)
+        return real(path, rel)
+
+    monkeypatch.setattr(stories, "read_story", slow_in_the_helper)
+    assert findings(big_bank.root) == expected
+    assert here[0] > len(BIG) // 2
+    assert helper_for_every_bank and children() == []
+
+
+def test_the_helper_delivers_what_it_read_while_this_process_is_busy(
+    big_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = inline_findings(big_bank.root, monkeypatch)
+    here = [0]
+    parent, real = os.getpid(), stories.read_story
+
+    def slow_here(path: str, rel: str) -> stories.StoryRead:
+        if os.getpid() == parent:
+            here[0] += 1
+            time.sleep(0.002)
+        return real(path, rel)
+
+    monkeypatch.setattr(stories, "read_story", slow_here)
+    assert findings(big_bank.root) == expected
+    assert here[0] < len(BIG) // 2
 
 
 def test_an_error_while_loading_stops_the_helper(
@@ -199,7 +250,7 @@ def test_a_helper_started_before_the_imports_is_used(
 ) -> None:
     expected = inline_findings(odd_bank.root, monkeypatch)
     early = stories.start_early(odd_bank.root)
-    assert early is not None and early.first < len(early.jobs)
+    assert early is not None and len(early.jobs) == 2 + len(ODD_STORIES)
     report = validate(load_bank(odd_bank.root, load_config(odd_bank.root), early))
     assert [(f.code, f.path, f.line, f.message) for f in report.findings] == expected
     assert len(helper_for_every_bank) == 1  # the early one, no second

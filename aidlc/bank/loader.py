@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from pathlib import Path
 
-from aidlc.bank import frontmatter, markdown, stories
+from aidlc.bank import frontmatter, markdown
 from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
 from aidlc.bank.items import (
     BoltItem,
@@ -51,7 +50,6 @@ class _Loader:
         self.files_read = 0
         self.rel = relative_to(repo_root)
         self._stories: list[tuple[Unit, str, str]] = []  # (unit, path, stem), in listing order
-        self._items_made = 0  # how many of them have their StoryItem
 
     def read(self, path: str) -> Document:
         self.files_read += 1
@@ -68,12 +66,11 @@ class _Loader:
         # List every story first: a helper (if it pays) starts reading its share before anything is read here.
         listing = list_bank(self.bank_dir, self.rel)
         layout, bolts, jobs = listing.intents, listing.bolts, listing.stories
-        helper = early if early and early.serves(listing) else stories.start_share(listing)
-        mine = helper.first if helper else len(jobs)
+        # A helper (if it pays) reads stories from the first while this process reads the rest.
+        helper = early if early and early.serves(listing) else StoryHelper.start(listing)
         try:
             for entry, units in layout:
                 bank.intents.append(self._intent(entry, units))
-            items = self._story_items(read_story(path, rel) for path, rel in jobs[:mine])
             for entry in bolts:
                 bank.bolts.append(self._bolt(entry))
             for entry in files(os.path.join(root, "operations", "runbooks"), ".md"):
@@ -81,13 +78,12 @@ class _Loader:
                 lines = list(markdown.prose_lines(doc.body, doc.body_start))
                 bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
             bank.standards = [self.rel(e.path) for e in files(os.path.join(root, "standards"), ".md")]
-            if helper:
-                theirs = helper.results()
-                items += self._story_items(theirs or (read_story(path, rel) for path, rel in jobs[mine:]))
+            reads = helper.read_all() if helper else [read_story(path, rel) for path, rel in jobs]
         finally:
             if helper:
                 helper.stop()
         self.files_read += len(jobs)
+        items = self._story_items(reads)
         for (unit, _path, _stem), story in zip(self._stories, items, strict=True):
             unit.stories.append(story)
         bank.files_read = self.files_read
@@ -125,17 +121,15 @@ class _Loader:
         self._stories += [(unit, e.path, e.name[:-3]) for e in story_files]
         return unit
 
-    def _story_items(self, reads: Iterable[StoryRead]) -> list[StoryItem]:
-        """Items for the next stories of the listing (in its order), their front matter validated."""
-        done = self._items_made
+    def _story_items(self, reads: list[StoryRead]) -> list[StoryItem]:
+        """An item per story of the listing (in its order), its front matter validated."""
         items: list[StoryItem] = []
-        for (unit, _path, stem), (doc, parts) in zip(self._stories[done:], reads, strict=False):
+        for (unit, _path, stem), (doc, parts) in zip(self._stories, reads, strict=True):
             story = StoryItem(doc=doc, stem=stem, unit=unit)
             story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
             story.related_line, story.related = parts.related_line, parts.related
             story.opinion_hint = parts.opinion_hint
             items.append(story)
-        self._items_made += len(items)
         readable = [story for story in items if story.doc.meta is not None]
         for story, (meta, problems) in zip(readable, validate_many(Story, [s.doc.meta for s in readable]), strict=True):
             story.meta, story.problems = meta, problems

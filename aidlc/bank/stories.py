@@ -1,17 +1,19 @@
-"""Reading story files, most of a bank; for a large bank, part of them in a forked helper process.
+"""Reading story files, most of a bank; for a large bank, with a forked helper process.
 
 Validating a large bank is CPU-bound Python, and each story file can be read (front matter
 split and parsed, body scanned for acceptance criteria and Related Requirements) on its own.
-So once the story files are listed, a child process reads the last part of them on a second
-core while this process reads the first part, the unit briefs, the requirements and the bolts;
-the child leaves what it read in an anonymous in-memory file (pickled plain tuples: the parsed
-YAML holds dates) and this process builds the documents from it. The child runs the very same `read_story`, so
-the outcome is the same either way; when the helper is off or fails in any way this process
-reads those stories itself, and only the time differs.
+So as soon as the stories are listed (in `aidlc validate`, before pydantic and the rules are
+even imported) a child process starts reading them from the first, on a second core, while
+this process does everything else: the imports, the requirements, the unit briefs, the bolts.
+Then this process reads stories too, a chunk at a time from the last, telling the helper where
+to stop, until the two meet. Neither waits for the other whatever their speeds (no cost model
+to get wrong). The helper appends what it read to an anonymous in-memory file, a pickled frame
+(plain tuples: the parsed YAML holds dates) per chunk, so it never waits for a reader.
 
-The helper runs only where it pays: on Linux (fork is cheap and safe there for a process
-without other threads), with two or more usable CPUs, for at least `MIN_STORIES` stories, and
-unless `AIDLC_STORY_HELPER=0`.
+Both run the very same `read_story`, so the outcome is the same either way; any story the
+helper did not deliver (it was stopped, failed or died) is read here. The helper runs only where
+it pays: on Linux (fork is cheap and safe there for a process without other threads), with two
+or more usable CPUs, for at least `MIN_STORIES` stories, and unless `AIDLC_STORY_HELPER=0`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import contextlib
 import os
 import pickle
 import signal
+import struct
 import sys
 import threading
 from dataclasses import dataclass
@@ -32,12 +35,9 @@ from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
 MIN_STORIES = 1000  # measured: below about this many, the fork and the transfer cost more than they save
 SWITCH = "AIDLC_STORY_HELPER"
 
-# Relative costs per file, measured in `aidlc validate` on the 10,000-story benchmark bank, to
-# share the stories so that both processes finish together: reading a story (either process),
-# this process validating one's front matter, the helper packing and pickling one, and this
-# process reading any other file (a requirements.md, a unit brief, a bolt).
-READ_COST, CHECK_COST, SEND_COST, OTHER_COST = 50, 5, 11, 55
-IMPORT_COST = 200_000  # this process importing pydantic, the models and the rules, on the same scale
+CHUNK = 100  # stories per frame, and per claim of this process: the most either may read twice
+_LENGTH = struct.Struct("<Q")  # a frame's length, before it
+_LIMIT = struct.Struct("<q")  # a message to the helper: stop before this story
 
 StoryRead = tuple[Document, markdown.StoryParts]
 
@@ -60,65 +60,50 @@ def wanted(stories: int) -> bool:
     return len(os.sched_getaffinity(0)) > 1
 
 
-def helper_share(stories: int, other_files: int, head_start: int = 0) -> int:
-    """How many of the stories the helper reads so that both processes finish together (this one
-    checks the front matter of its own share meanwhile, of the helper's share afterwards).
-    `head_start`: what this process does before it reads a file, on the same cost scale."""
-    here = head_start + other_files * OTHER_COST + stories * (READ_COST + CHECK_COST)  # if it read them all
-    share = here / (2 * READ_COST + CHECK_COST + SEND_COST)
-    return max(0, min(stories, round(share)))
-
-
-def start_share(listing: walk.Listing, head_start: int = 0) -> StoryHelper | None:
-    """A helper reading the last stories of `listing`, as many as `helper_share` says; None where
-    it does not pay (see the module's doc) or cannot start."""
-    jobs = listing.stories
-    if not wanted(len(jobs)):
-        return None
-    first = len(jobs) - helper_share(len(jobs), listing.other_files, head_start)
-    return StoryHelper.start(listing.bank_dir, jobs, first)
-
-
 def start_early(repo_root: Path) -> StoryHelper | None:
-    """A helper started before this process imports the rest of aidlc (0.2 s of the 10,000-story
-    `aidlc validate`): it reads a larger share meanwhile. The loader uses it only if it lists
-    the very stories the loader finds (aidlc.yaml is read here without being validated)."""
+    """A helper started before this process imports the rest of aidlc (about 0.2 s of
+    `aidlc validate`). The loader uses it only if it lists the very stories the loader finds
+    (aidlc.yaml is read here without being validated)."""
     try:
         repo, bank_dir = walk.find_bank(repo_root.resolve(), walk.configured_bank(repo_root))
         if not bank_dir.is_dir():
             return None
-        return start_share(walk.list_bank(bank_dir, walk.relative_to(repo)), head_start=IMPORT_COST)
+        return StoryHelper.start(walk.list_bank(bank_dir, walk.relative_to(repo)))
     except OSError:
         return None
 
 
 @dataclass
 class StoryHelper:
-    """A running helper: `results()` waits for what it read; `stop()` ends it early (safe to call twice)."""
+    """A running helper: `read_all()` shares the rest of the work with it; `stop()` ends it (safe twice)."""
 
     pid: int
-    fd: int  # an anonymous in-memory file the helper writes its results to: it never waits for a reader
+    fd: int  # an anonymous in-memory file the helper appends its frames to
+    control: int  # the write end of a pipe: where the helper must stop
     bank_dir: Path
     jobs: list[tuple[str, str]]  # every story of the bank, (path, rel), in listing order
-    first: int  # the helper reads jobs[first:]
 
     @classmethod
-    def start(cls, bank_dir: Path, jobs: list[tuple[str, str]], first: int) -> StoryHelper | None:
-        """Fork a helper reading the stories `jobs[first:]`; None if there are none or it cannot start."""
-        if first >= len(jobs):
+    def start(cls, listing: walk.Listing) -> StoryHelper | None:
+        """Fork a helper reading the stories of `listing`; None where it does not pay or cannot start."""
+        if not wanted(len(listing.stories)):
             return None
         try:
             fd = os.memfd_create("aidlc-stories", os.MFD_CLOEXEC)
         except OSError:
             return None
+        read_end, write_end = os.pipe()
         try:
             pid = os.fork()
         except OSError:  # no memory or process slots: this process reads them
-            os.close(fd)
+            for end in (fd, read_end, write_end):
+                os.close(end)
             return None
         if pid == 0:
-            _run_helper(fd, jobs[first:])  # never returns
-        return cls(pid, fd, bank_dir, jobs, first)
+            os.close(write_end)
+            _run_helper(fd, read_end, listing.stories)  # never returns
+        os.close(read_end)
+        return cls(pid, fd, write_end, listing.bank_dir, listing.stories)
 
     def serves(self, listing: walk.Listing) -> bool:
         """True if it was started for the stories of `listing`; otherwise it is stopped."""
@@ -127,25 +112,54 @@ class StoryHelper:
         self.stop()
         return False
 
-    def results(self) -> list[StoryRead] | None:
-        """What the helper read for `jobs[first:]`; None if it failed."""
+    def read_all(self) -> list[StoryRead]:
+        """Every story of `jobs`, in order: the helper's from the first, this process's from the last."""
+        found: dict[int, StoryRead] = {}
+        offset = 0  # of the next frame in the file
+        done = 0  # the helper has delivered every story before this one
+        limit = len(self.jobs)  # this process reads (or has read) every story from this one on
         try:
-            _pid, status = os.waitpid(self.pid, 0)
-            self.pid = 0
-            if os.waitstatus_to_exitcode(status) != 0:
-                return None
-            size = os.fstat(self.fd).st_size
-            data = os.pread(self.fd, size, 0) if size else b""
+            while self.pid:
+                offset, done = self._collect(found, offset, done)
+                if done >= limit or self._exited():
+                    break
+                claim = max(done, limit - CHUNK)
+                os.write(self.control, _LIMIT.pack(claim))
+                for number in range(claim, limit):
+                    found[number] = read_story(*self.jobs[number])
+                limit = claim
+            if self.pid:  # stops after the chunk it is reading, at most CHUNK stories away
+                os.waitpid(self.pid, 0)
+                self.pid = 0
+            self._collect(found, offset, done)
         finally:
             self.stop()
-        try:
-            packed = pickle.loads(data)
-        except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
-            return None
-        mine = self.jobs[self.first:]
-        if not isinstance(packed, list) or len(packed) != len(mine):
-            return None
-        return [_unpack(item, rel) for item, (_path, rel) in zip(packed, mine, strict=True)]
+        # Any story the helper never delivered (it failed or died) is read here.
+        return [found[n] if n in found else read_story(*job) for n, job in enumerate(self.jobs)]
+
+    def _collect(self, found: dict[int, StoryRead], offset: int, done: int) -> tuple[int, int]:
+        """Take the helper's new whole frames from the file: (offset after them, stories delivered)."""
+        size = os.fstat(self.fd).st_size
+        while offset + _LENGTH.size <= size:
+            (length,) = _LENGTH.unpack(os.pread(self.fd, _LENGTH.size, offset))
+            if offset + _LENGTH.size + length > size:
+                break  # still being written
+            try:
+                first, items = pickle.loads(os.pread(self.fd, length, offset + _LENGTH.size))
+            except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
+                break  # cannot happen for a whole frame; if it does, this process reads the rest
+            for number, item in enumerate(items, start=first):
+                if number not in found:
+                    found[number] = _unpack(item, self.jobs[number][1])
+            done = max(done, first + len(items))
+            offset += _LENGTH.size + length
+        return offset, done
+
+    def _exited(self) -> bool:
+        pid, _status = os.waitpid(self.pid, os.WNOHANG)
+        if pid:
+            self.pid = 0
+        return bool(pid)
 
     def stop(self) -> None:
         if self.pid:
@@ -154,20 +168,40 @@ class StoryHelper:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(self.pid, 0)
             self.pid = 0
-        if self.fd >= 0:
-            os.close(self.fd)
-            self.fd = -1
+        for name in ("fd", "control"):
+            if getattr(self, name) >= 0:
+                os.close(getattr(self, name))
+                setattr(self, name, -1)
 
 
-def _run_helper(fd: int, jobs: list[tuple[str, str]]) -> None:
+def _run_helper(fd: int, control: int, jobs: list[tuple[str, str]]) -> None:
     code = 1
     try:
-        data = memoryview(pickle.dumps([_pack(*read_story(path, rel)) for path, rel in jobs], protocol=5))
-        while data:
-            data = data[os.write(fd, data):]
+        os.set_blocking(control, False)
+        limit, number = len(jobs), 0
+        while number < (limit := _limit(control, limit)):
+            end = min(number + CHUNK, limit)
+            frame = pickle.dumps((number, [_pack(*read_story(*jobs[n])) for n in range(number, end)]), protocol=5)
+            data = memoryview(_LENGTH.pack(len(frame)) + frame)
+            while data:
+                data = data[os.write(fd, data):]
+            number = end
         code = 0
     finally:
         os._exit(code)  # never the parent's atexit handlers or buffered output
+
+
+def _limit(control: int, limit: int) -> int:
+    """The lowest limit this process has sent so far (messages are 8 bytes: written whole)."""
+    while True:
+        try:
+            data = os.read(control, 4096)
+        except BlockingIOError:
+            return limit
+        if not data:  # this process closed the pipe: it needs nothing more
+            return 0
+        for (value,) in _LIMIT.iter_unpack(data[: len(data) - len(data) % _LIMIT.size]):
+            limit = min(limit, value)
 
 
 def _pack(doc: Document, parts: markdown.StoryParts) -> tuple[Any, ...]:
