@@ -23,7 +23,7 @@ What it does
      Linux: exec carries the parent's high-water mark into the child, so every child of a 300 MiB
      parent would report at least 300 MiB.
    * the same command with ``AIDLC_STORY_HELPER=0``: every story read in the one process, without the
-     forked helper that reads a share of them (see ``aidlc/bank/stories.py``); its report must be
+     forked helper that shares the reading (see ``aidlc/bank/stories.py``); its report must be
      identical. The helper's own peak memory is not in the peak column (it ends with ``os._exit``,
      past the probe).
    * the same work in-process (``open_bank`` + ``validate`` + ``render_json``), imports already
