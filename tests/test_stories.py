@@ -161,43 +161,26 @@ def test_a_helper_killed_half_way_changes_nothing(
     assert helper_for_every_bank and children() == []
 
 
-def test_this_process_takes_over_from_a_slow_helper(
-    big_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("slow", ["helper", "here"])
+def test_neither_process_waits_for_a_slower_one(
+    slow: str, big_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Neither waits for the other: with a much slower helper, this process reads most stories."""
+    """A slow helper: this process reads most stories. A busy one here: the helper delivers most."""
     expected = inline_findings(big_bank.root, monkeypatch)
     here = [0]
     parent, real = os.getpid(), stories.read_story
 
-    def slow_in_the_helper(path: str, rel: str) -> stories.StoryRead:
-        if os.getpid() == parent:
-            here[0] += 1
-        else:
+    def slow_on_one_side(path: str, rel: str) -> stories.StoryRead:
+        in_parent = os.getpid() == parent
+        here[0] += in_parent
+        if in_parent == (slow == "here"):
             time.sleep(0.002)
         return real(path, rel)
 
-    monkeypatch.setattr(stories, "read_story", slow_in_the_helper)
+    monkeypatch.setattr(stories, "read_story", slow_on_one_side)
     assert findings(big_bank.root) == expected
-    assert here[0] > len(BIG) // 2
+    assert (here[0] > len(BIG) // 2) == (slow == "helper")
     assert helper_for_every_bank and children() == []
-
-
-def test_the_helper_delivers_what_it_read_while_this_process_is_busy(
-    big_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    expected = inline_findings(big_bank.root, monkeypatch)
-    here = [0]
-    parent, real = os.getpid(), stories.read_story
-
-    def slow_here(path: str, rel: str) -> stories.StoryRead:
-        if os.getpid() == parent:
-            here[0] += 1
-            time.sleep(0.002)
-        return real(path, rel)
-
-    monkeypatch.setattr(stories, "read_story", slow_here)
-    assert findings(big_bank.root) == expected
-    assert here[0] < len(BIG) // 2
 
 
 def test_an_error_while_loading_stops_the_helper(
