@@ -161,6 +161,15 @@ def test_a_helper_killed_half_way_changes_nothing(
     assert helper_for_every_bank and children() == []
 
 
+def test_frames_this_process_cannot_read_are_read_here(
+    odd_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = inline_findings(odd_bank.root, monkeypatch)
+    monkeypatch.setattr(stories, "_pack", lambda doc, parts: ("not", "a", "story"))  # only the helper packs
+    assert findings(odd_bank.root) == expected
+    assert helper_for_every_bank and children() == []
+
+
 @pytest.mark.parametrize("slow", ["helper", "here"])
 def test_neither_process_waits_for_a_slower_one(
     slow: str, big_bank: Bank, helper_for_every_bank: list[int], monkeypatch: pytest.MonkeyPatch

@@ -124,7 +124,8 @@ class StoryHelper:
                 if done >= limit or self._exited():
                     break
                 claim = max(done, limit - CHUNK)
-                os.write(self.control, _LIMIT.pack(claim))
+                with contextlib.suppress(BrokenPipeError):  # it has just exited: the next round sees it
+                    os.write(self.control, _LIMIT.pack(claim))
                 for number in range(claim, limit):
                     found[number] = read_story(*self.jobs[number])
                 limit = claim
@@ -146,11 +147,13 @@ class StoryHelper:
                 break  # still being written
             try:
                 first, items = pickle.loads(os.pread(self.fd, length, offset + _LENGTH.size))
-            except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
-                break  # cannot happen for a whole frame; if it does, this process reads the rest
-            for number, item in enumerate(items, start=first):
-                if number not in found:
-                    found[number] = _unpack(item, self.jobs[number][1])
+                if not 0 <= first <= len(self.jobs) - len(items):
+                    raise ValueError(f"a frame for stories {first}+{len(items)} of {len(self.jobs)}")
+                reads = [_unpack(item, self.jobs[number][1]) for number, item in enumerate(items, start=first)]
+            except (EOFError, pickle.UnpicklingError, ValueError, TypeError, IndexError):
+                break  # not a frame of ours (cannot happen): this process reads those stories itself
+            for number, read in enumerate(reads, start=first):
+                found.setdefault(number, read)
             done = max(done, first + len(items))
             offset += _LENGTH.size + length
         return offset, done
