@@ -275,3 +275,13 @@ def test_the_early_start_finds_the_bank_aidlc_yaml_names(bank: Bank) -> None:
 def findings_with(root: Path, early: stories.StoryHelper) -> list[tuple]:
     report = validate(load_bank(root, load_config(root), early))
     return [(f.code, f.path, f.line, f.message) for f in report.findings]
+
+
+def test_the_validate_command_starts_the_helper_before_pydantic_is_imported() -> None:
+    """The head start is the point of starting early: the command's module and the helper's must stay light."""
+    import subprocess
+
+    probe = ("import sys, aidlc.cli.validate, aidlc.bank.stories; "
+             "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'aidlc.model'))))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

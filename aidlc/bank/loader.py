@@ -19,7 +19,7 @@ from aidlc.bank.items import (
     validate_many,
 )
 from aidlc.bank.stories import StoryHelper, StoryRead, read_story
-from aidlc.bank.walk import files, find_bank, list_bank, relative_to
+from aidlc.bank.walk import Entry, files, find_bank, list_bank, relative_to
 from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 from aidlc.perf import gc_paused
@@ -63,10 +63,9 @@ class _Loader:
             bank.project_doc = doc
             if doc.meta is not None:
                 bank.project, bank.project_problems = validate_front_matter(Project, doc.meta)
-        # List every story first: a helper (if it pays) starts reading its share before anything is read here.
         listing = list_bank(self.bank_dir, self.rel)
         layout, bolts, jobs = listing.intents, listing.bolts, listing.stories
-        # A helper (if it pays) reads stories from the first while this process reads the rest.
+        # A helper (where it pays) reads stories from the first while this process reads the rest.
         helper = early if early and early.serves(listing) else StoryHelper.start(listing)
         try:
             for entry, units in layout:
@@ -83,9 +82,7 @@ class _Loader:
             if helper:
                 helper.stop()
         self.files_read += len(jobs)
-        items = self._story_items(reads)
-        for (unit, _path, _stem), story in zip(self._stories, items, strict=True):
-            unit.stories.append(story)
+        self._add_stories(reads)
         bank.files_read = self.files_read
         bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None]
 
@@ -93,7 +90,7 @@ class _Loader:
         self.files_read += 1
         return frontmatter.read_yaml(Path(path), self.rel(path))
 
-    def _intent(self, entry: os.DirEntry[str], units: list[tuple[os.DirEntry[str], list[os.DirEntry[str]]]]) -> Intent:
+    def _intent(self, entry: Entry, units: list[tuple[Entry, list[Entry]]]) -> Intent:
         intent = Intent(id=entry.name, rel=self.rel(entry.path))
         intent.files = {e.name for e in os.scandir(entry.path) if e.is_file()}
         if "requirements.md" in intent.files:
@@ -107,7 +104,7 @@ class _Loader:
             intent.units.append(self._unit(unit_entry, intent, story_files))
         return intent
 
-    def _unit(self, entry: os.DirEntry[str], intent: Intent, story_files: list[os.DirEntry[str]]) -> Unit:
+    def _unit(self, entry: Entry, intent: Intent, story_files: list[Entry]) -> Unit:
         brief = os.path.join(entry.path, "unit-brief.md")
         if os.path.exists(brief):
             doc = self.read(brief)
@@ -121,21 +118,21 @@ class _Loader:
         self._stories += [(unit, e.path, e.name[:-3]) for e in story_files]
         return unit
 
-    def _story_items(self, reads: list[StoryRead]) -> list[StoryItem]:
-        """An item per story of the listing (in its order), its front matter validated."""
+    def _add_stories(self, reads: list[StoryRead]) -> None:
+        """An item per story read (in listing order) in its unit, its front matter validated."""
         items: list[StoryItem] = []
         for (unit, _path, stem), (doc, parts) in zip(self._stories, reads, strict=True):
             story = StoryItem(doc=doc, stem=stem, unit=unit)
             story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
             story.related_line, story.related = parts.related_line, parts.related
             story.opinion_hint = parts.opinion_hint
+            unit.stories.append(story)
             items.append(story)
         readable = [story for story in items if story.doc.meta is not None]
         for story, (meta, problems) in zip(readable, validate_many(Story, [s.doc.meta for s in readable]), strict=True):
             story.meta, story.problems = meta, problems
-        return items
 
-    def _bolt(self, entry: os.DirEntry[str]) -> BoltItem:
+    def _bolt(self, entry: Entry) -> BoltItem:
         files = {e.name for e in os.scandir(entry.path) if e.is_file()}
         path = os.path.join(entry.path, "bolt.md")
         if "bolt.md" in files:
