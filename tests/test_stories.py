@@ -285,3 +285,37 @@ def test_the_validate_command_starts_the_helper_before_pydantic_is_imported() ->
              "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'aidlc.model'))))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_helper_whose_parent_is_killed_stops(big_bank: Bank, tmp_path: Path) -> None:
+    """kill -9 of aidlc leaves no helper reading on for nobody: it stops after its chunk."""
+    import subprocess
+
+    log = tmp_path / "read.log"
+    script = tmp_path / "parent.py"
+    script.write_text(f"""
+import os, sys, time
+from pathlib import Path
+from aidlc.bank import stories, walk
+real = stories.read_story
+def logged(path, rel):
+    with open({str(log)!r}, "a") as out:
+        out.write(rel + "\\n")
+    time.sleep(0.005)
+    return real(path, rel)
+stories.read_story = logged
+stories.wanted = lambda n: True
+root = Path({str(big_bank.root)!r})
+helper = stories.StoryHelper.start(walk.list_bank(root / "memory-bank", walk.relative_to(root)))
+print(helper.pid, flush=True)
+time.sleep(60)
+""")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    helper = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    while Path(f"/proc/{helper}").exists() and "zombie" not in Path(f"/proc/{helper}/status").read_text():
+        time.sleep(0.05)
+    read = log.read_text().splitlines()
+    assert len(read) % stories.CHUNK == 0 and len(read) < len(BIG)  # whole chunks, not the whole bank

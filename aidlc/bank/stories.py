@@ -182,6 +182,7 @@ def _run_helper(fd: int, control: int, jobs: list[tuple[str, str]]) -> None:
     try:
         os.set_blocking(control, False)
         limit, number = len(jobs), 0
+        # A parent that died (kill -9) closed the pipe: _limit says 0 and this stops at the next chunk.
         while number < (limit := _limit(control, limit)):
             end = min(number + CHUNK, limit)
             frame = pickle.dumps((number, [_pack(*read_story(*jobs[n])) for n in range(number, end)]), protocol=5)
