@@ -14,14 +14,13 @@ aidlc.llm.structured goes straight to its prompt-only mode.
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from typing import Any
 
-from aidlc.llm.base import DEFAULT_TIMEOUT_S, Completion, Message, ToolCall, Usage, target_key
+from aidlc.llm.base import Completion, Message, ToolCall, Usage
 from aidlc.llm.errors import LLMConfigError, LLMFormatRejected, LLMUnavailable
 from aidlc.llm.httperrors import sdk_errors
-from aidlc.llm.retry import RetryPolicy, with_retries
+from aidlc.llm.remote import RemoteProvider
+from aidlc.llm.retry import with_retries
 
 INSTALL_HINT = "pip install 'aidlc[anthropic]'"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
@@ -37,24 +36,13 @@ def require_sdk() -> Any:
     return anthropic
 
 
-class AnthropicProvider:
+class AnthropicProvider(RemoteProvider):
     name = "anthropic"
 
-    def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
-                 timeout_s: float = DEFAULT_TIMEOUT_S, retry: RetryPolicy | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, model: str, **options: Any) -> None:
+        """The options of `RemoteProvider`."""
         self._sdk = require_sdk()  # fail at configuration time, not at the first call
-        self.model = model
-        self.base_url = base_url
-        self.timeout_s = timeout_s
-        self.retry = retry or RetryPolicy()
-        self._api_key = api_key
-        self._clock = clock
-        self._client: Any = None
-
-    @property
-    def key(self) -> str:
-        return target_key(self.name, self.model, self.base_url)
+        super().__init__(model, **options)
 
     def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
                  response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,

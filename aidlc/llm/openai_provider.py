@@ -13,40 +13,25 @@ down to a simpler JSON mode), other 4xx -> LLMRejected.
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable
 from typing import Any
 
-from aidlc.llm.base import DEFAULT_TIMEOUT_S, Completion, Message, ToolCall, Usage, target_key
+from aidlc.llm.base import Completion, Message, ToolCall, Usage
 from aidlc.llm.context import estimate_tokens
 from aidlc.llm.errors import LLMRejected, LLMUnavailable
 from aidlc.llm.httperrors import sdk_errors
-from aidlc.llm.retry import RetryPolicy, with_retries
+from aidlc.llm.remote import RemoteProvider
+from aidlc.llm.retry import with_retries
 
 _MAX_COMPLETION_TOKENS = re.compile(r"max_completion_tokens", re.IGNORECASE)
 
 
-class OpenAIProvider:
-    """One OpenAI-compatible target. `api_key` is the key itself (the factory reads it from the env)."""
+class OpenAIProvider(RemoteProvider):
+    """One OpenAI-compatible target."""
 
     name = "openai"
-
-    def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
-                 timeout_s: float = DEFAULT_TIMEOUT_S, retry: RetryPolicy | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.model = model
-        self.base_url = base_url
-        self.timeout_s = timeout_s
-        self.retry = retry or RetryPolicy()
-        self._api_key = api_key
-        self._clock = clock
-        self._client: Any = None
-        # OpenAI's reasoning models refuse `max_tokens`; most other servers only know it. Learned on refusal.
-        self._token_param = "max_tokens"
-
-    @property
-    def key(self) -> str:
-        return target_key(self.name, self.model, self.base_url)
+    # OpenAI's reasoning models refuse `max_tokens`; most other servers only know it. Learned (per
+    # instance) on refusal.
+    _token_param = "max_tokens"
 
     def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
                  response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
