@@ -24,7 +24,8 @@ def gc_paused() -> Iterator[None]:
             # Enabling alone would make the next allocation walk every object made meanwhile.
             # freeze() + unfreeze() hands them to the oldest generation, as if they had survived
             # collections, and resets the young count; cyclic garbage among them is still freed by
-            # the next full collection.
-            gc.freeze()
-            gc.unfreeze()
+            # the next full collection. (Not where the host program froze objects of its own.)
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
