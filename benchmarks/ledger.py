@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import hashlib
-import importlib.util
 import io
 import json
 import multiprocessing
@@ -58,7 +57,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from peak_probe import PEAK_PROBE  # sibling module: benchmarks run as scripts
+from measure import Stat, aidlc_executable, probed_env  # sibling module: benchmarks run as scripts
 
 from aidlc.events.canonical import canonical, event_hash, line_of
 from aidlc.events.ledger import LEDGER_FILE, Ledger
@@ -181,42 +180,21 @@ def generate(workdir: Path, sizes: list[int]) -> dict[int, Path]:
 
 
 @dataclass
-class Stat:
-    """Seconds over the runs (median, min, max), events per second at the median, peak RSS in MiB."""
+class Throughput(Stat):
+    """A `Stat` of runs that each handled `events` events: events per second at the median."""
 
-    median: float
-    min: float
-    max: float
-    runs: int
-    events: int
-    peak_mib: float | None = None
+    events: int = 0
 
     @property
     def eps(self) -> float:
         return self.events / self.median if self.median else float("inf")
-
-    @classmethod
-    def of(cls, seconds: list[float], events: int, peaks: list[int] | None = None) -> Stat:
-        peak = max(peaks) / 2**20 if peaks else None
-        return cls(statistics.median(seconds), min(seconds), max(seconds), len(seconds), events, peak)
 
 
 class PeakProbe:
     """VmHWM of this process around a call (reset first), or of a child through the sitecustomize probe."""
 
     def __init__(self, workdir: Path) -> None:
-        probe_dir = workdir / "probe"
-        probe_dir.mkdir(parents=True, exist_ok=True)
-        (probe_dir / "sitecustomize.py").write_text(PEAK_PROBE, encoding="utf-8")
-        self.peak_file = workdir / "peak-bytes"
-        self.env = dict(os.environ)
-        self.env.pop("PYTHONDONTWRITEBYTECODE", None)  # else every run recompiles what the prefix lacks
-        self.env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")  # a warm, private bytecode cache
-        self.child_probe = Path("/proc/self/status").exists() and importlib.util.find_spec("sitecustomize") is None
-        if self.child_probe:
-            self.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(probe_dir), os.environ.get("PYTHONPATH")]))
-            self.env["AIDLC_BENCH_PROBE_DIR"] = str(probe_dir)
-            self.env["AIDLC_BENCH_PEAK_FILE"] = str(self.peak_file)
+        self.env, self.peak_file, self.child_probe = probed_env(workdir)
 
     def run(self, argv: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, int | None, str]:
         self.peak_file.unlink(missing_ok=True)
@@ -227,14 +205,6 @@ class PeakProbe:
             raise SystemExit(f"benchmark: {' '.join(argv)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
         peak = int(self.peak_file.read_text(encoding="ascii")) if self.peak_file.exists() else None
         return seconds, peak, proc.stdout
-
-
-def aidlc_executable() -> str:
-    beside = Path(sys.executable).with_name("aidlc")
-    found = str(beside) if beside.exists() else shutil.which("aidlc")
-    if not found:
-        raise SystemExit("benchmark: no `aidlc` console script; install the package (pip install -e .)")
-    return found
 
 
 def timed(work: Callable[[], object]) -> float:
@@ -270,9 +240,9 @@ def verify_in_process(ledger: Ledger) -> None:
 class SizeResult:
     events: int
     bytes: int
-    verify: Stat
-    verify_cli: Stat
-    baseline: Stat
+    verify: Throughput
+    verify_cli: Throughput
+    baseline: Throughput
 
 
 def measure_size(probe: PeakProbe, root: Path, size: int, runs: int, warm_up: bool) -> SizeResult:
@@ -295,7 +265,7 @@ def measure_size(probe: PeakProbe, root: Path, size: int, runs: int, warm_up: bo
         cli_peaks += [cli_peak] if cli_peak else []
         samples["baseline"].append(timed(lambda: baseline_loads(ledger)))
     peaks = {"verify": [verify_peak] if verify_peak else None, "cli": cli_peaks or None, "baseline": None}
-    stats = {name: Stat.of(seconds, size, peaks[name]) for name, seconds in samples.items()}
+    stats = {name: Throughput.of(seconds, peaks[name], events=size) for name, seconds in samples.items()}
     return SizeResult(size, ledger.path.stat().st_size, stats["verify"], stats["cli"], stats["baseline"])
 
 
@@ -303,11 +273,11 @@ def measure_size(probe: PeakProbe, root: Path, size: int, runs: int, warm_up: bo
 class AppendResult:
     ledger_events: int
     appends: int
-    plain: Stat  # all appends of a fresh Ledger, the first one (a check of the whole file) included
-    keyed: Stat
-    plain_steady: Stat  # the appends after the first: what a long-running appender pays per event
-    keyed_steady: Stat
-    baseline: Stat
+    plain: Throughput  # all appends of a fresh Ledger, the first one (a check of the whole file) included
+    keyed: Throughput
+    plain_steady: Throughput  # the appends after the first: what a long-running appender pays per event
+    keyed_steady: Throughput
+    baseline: Throughput
     first_append_s: float  # median latency of the first append
 
 
@@ -333,9 +303,11 @@ def measure_appends(workdir: Path, source: Path, size: int, appends: int, runs: 
         shutil.copyfile(pristine, ledger_path)
         raw.append(_raw_appends(ledger_path, written))
     steady = {mode: [t - f for t, f in zip(totals[mode], firsts[mode], strict=True)] for mode in totals}
-    return AppendResult(size, appends, Stat.of(totals["plain"], appends), Stat.of(totals["keyed"], appends),
-                        Stat.of(steady["plain"], appends - 1), Stat.of(steady["keyed"], appends - 1),
-                        Stat.of(raw, appends), statistics.median(firsts["plain"] + firsts["keyed"]))
+    return AppendResult(size, appends, Throughput.of(totals["plain"], events=appends),
+                        Throughput.of(totals["keyed"], events=appends),
+                        Throughput.of(steady["plain"], events=appends - 1),
+                        Throughput.of(steady["keyed"], events=appends - 1),
+                        Throughput.of(raw, events=appends), statistics.median(firsts["plain"] + firsts["keyed"]))
 
 
 def _append_run(ledger: Ledger, appends: int, key_prefix: str | None) -> tuple[float, float]:
@@ -417,7 +389,7 @@ def render_table(sizes: list[SizeResult], appends: AppendResult | None, goal_lis
     return "\n".join(rows)
 
 
-def _row(label: str, name: str, stat: Stat, base_eps: float) -> str:
+def _row(label: str, name: str, stat: Throughput, base_eps: float) -> str:
     peak = f"{stat.peak_mib:10.0f}" if stat.peak_mib is not None else f"{'-':>10}"
     return (f"{label:>10}  {name:<34}{stat.median:9.3f}{stat.min:8.3f}{stat.max:8.3f}{stat.eps:12,.0f}"
             f"{stat.eps / base_eps:8.2f}{peak}")

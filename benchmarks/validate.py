@@ -51,7 +51,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import importlib.util
 import json
 import math
 import os
@@ -71,7 +70,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from peak_probe import PEAK_PROBE  # sibling module: benchmarks run as scripts
+from measure import Stat, aidlc_executable, probed_env  # sibling module: benchmarks run as scripts
 
 SEED = 20261130
 STORIES_PER_UNIT = 20
@@ -409,28 +408,11 @@ class ChildRun:
 
 
 class Runner:
-    """Runs measured commands the same way every time.
-
-    * Peak RSS: VmHWM from the probe above; where there is no /proc (or the interpreter has a sitecustomize
-      of its own, which the probe would hide), ``os.wait4``'s ru_maxrss, which can be inflated by the parent.
-    * Bytecode: a private, warmed cache (PYTHONPYCACHEPREFIX, writes allowed), so start-up never includes
-      compiling stale or missing .pyc files (PYTHONDONTWRITEBYTECODE=1 would otherwise make every run
-      recompile edited modules); this matches an installed wheel, whose .pyc files are compiled at install.
-    """
+    """Runs measured commands the same way every time (see `measure.probed_env`); without the probe the
+    peak is ``os.wait4``'s ru_maxrss, which can be inflated by the parent."""
 
     def __init__(self, workdir: Path) -> None:
-        probe_dir = workdir / "probe"
-        probe_dir.mkdir(parents=True, exist_ok=True)
-        (probe_dir / "sitecustomize.py").write_text(PEAK_PROBE, encoding="utf-8")
-        self.peak_file = workdir / "peak-bytes"
-        self.env = dict(os.environ)
-        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
-        self.env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
-        self.probe = Path("/proc/self/status").exists() and importlib.util.find_spec("sitecustomize") is None
-        if self.probe:
-            self.env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(probe_dir), os.environ.get("PYTHONPATH")]))
-            self.env["AIDLC_BENCH_PROBE_DIR"] = str(probe_dir)
-            self.env["AIDLC_BENCH_PEAK_FILE"] = str(self.peak_file)
+        self.env, self.peak_file, self.probe = probed_env(workdir)
         self.peak_source = "VmHWM (/proc/self/status at exit)" if self.probe else "ru_maxrss (os.wait4)"
 
     def run(self, argv: list[str], ok: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> ChildRun:
@@ -459,22 +441,6 @@ class Runner:
 
 
 @dataclass
-class Stat:
-    """Median, min and max seconds over the runs; peak RSS (MiB, max over the runs) for subprocesses."""
-
-    median: float
-    min: float
-    max: float
-    runs: int
-    peak_mib: float | None = None
-
-    @classmethod
-    def of(cls, seconds: list[float], peaks: list[int] | None = None) -> Stat:
-        peak = max(peaks) / 2**20 if peaks else None
-        return cls(statistics.median(seconds), min(seconds), max(seconds), len(seconds), peak)
-
-
-@dataclass
 class SizeResult:
     stories: int
     shape: BankShape
@@ -488,14 +454,6 @@ class SizeResult:
     floor_pyyaml: Stat
     floor_work: dict[str, float]
     floor_files: int
-
-
-def aidlc_executable() -> str:
-    beside = Path(sys.executable).with_name("aidlc")
-    found = str(beside) if beside.exists() else shutil.which("aidlc")
-    if not found:
-        raise SystemExit("benchmark: no `aidlc` console script; install the package (pip install -e .)")
-    return found
 
 
 def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> SizeResult:

@@ -1,0 +1,38 @@
+"""Both benchmarks run end to end at a tiny size: they stay runnable, and what they report is coherent.
+
+No timing is asserted (numbers depend on the machine); the structure and the validator's verdict are.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def run(script: str, *args: str) -> dict:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / script), "--runs", "1", "--json", *args],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_the_validate_benchmark_measures_a_clean_generated_bank(tmp_path: Path) -> None:
+    report = run("validate.py", "--sizes", "200", "--workdir", str(tmp_path))
+    (size,) = report["sizes"]
+    assert size["stories"] == 200 and size["summary"]["errors"] == 0
+    shape = size["shape"]  # every story, unit brief and bolt is read, and nothing the floor does not read
+    assert shape["stories"] + shape["units"] + shape["bolts"] <= size["summary"]["files"] <= size["floor_files"]
+    for row in ("cli", "cli_serial", "in_process", "floor_yaml_rs", "floor_pyyaml"):
+        assert size[row]["runs"] == 1 and size[row]["median"] > 0
+    assert {goal["passed"] for goal in report["goals"][:2]} == {None}  # 10,000 stories were not measured
+
+
+def test_the_ledger_benchmark_verifies_and_appends(tmp_path: Path) -> None:
+    report = run("ledger.py", "--sizes", "200", "--appends", "20", "--workdir", str(tmp_path))
+    (size,) = report["sizes"]
+    assert size["events"] == 200 and size["verify"]["events"] == 200 and size["verify_eps"] > 0
+    assert report["appends"]
