@@ -194,10 +194,19 @@ def test_show_json_is_one_document_with_the_events_as_recorded(decided: Path) ->
     assert everything["events"] == recorded
 
 
-def test_show_skips_a_damaged_line_that_verify_reports(decided: Path) -> None:
+@pytest.mark.parametrize("damage", [b"<<<<<<< HEAD\n", b'{"type":"gate.decided","subject":"x","actor":"y"}\n',
+                                    b'{"x": 1}\n', b"[1, 2]\n", b"\xff\xfe\n"])
+def test_show_skips_a_damaged_line_says_so_and_verify_reports_it(decided: Path, damage: bytes) -> None:
     lines = raw(decided)
-    (decided / LEDGER).write_bytes(b"".join([*lines[:2], b"<<<<<<< HEAD\n", *lines[2:]]))
+    (decided / LEDGER).write_bytes(b"".join([*lines[:2], damage, *lines[2:]]))
     proc = cli(decided, "log", "show", "--format", "json")
     assert proc.returncode == 0 and len(json.loads(proc.stdout)["events"]) == 5
+    assert f"{LEDGER}: line 3 holds no readable event and is not shown" in proc.stderr
+    assert "aidlc log verify" in proc.stderr and "Traceback" not in proc.stderr
+    text = cli(decided, "log", "show")
+    assert text.returncode == 0 and "Traceback" not in text.stderr
+    for command in (("validate",), ("status",)):  # every reader of the ledger survives the line
+        other = cli(decided, *command)
+        assert "Traceback" not in other.stderr and other.returncode in (0, 1), other.stderr
     verify = json.loads(cli(decided, "log", "verify", "--format", "json").stdout)
     assert verify["problem"]["line"] == 3 and verify["problem"]["kind"] == "invalid"

@@ -39,9 +39,15 @@ def ledger_at(root: Path) -> Ledger:
 def show_cmd(app: App, subject: str | None, event_type: str | None) -> None:
     """List ledger events, oldest first."""
     ledger = ledger_at(app.root())
-    events = [e for e in ledger.events()
+    damaged: list[int] = []
+    events = [e for e in ledger.events(damaged)
               if (subject is None or (e.get("subject") or {}).get("id") == subject)
               and (event_type is None or e.get("type") == event_type)]
+    if damaged:
+        many = len(damaged) > 1
+        app.note(f"{ledger.rel}: line{'s' if many else ''} {', '.join(map(str, damaged[:10]))} "
+                 f"{'hold' if many else 'holds'} no readable event and {'are' if many else 'is'} not shown; "
+                 "run `aidlc log verify`")
     if app.json:
         app.emit_json({"events": events})
         return

@@ -268,15 +268,26 @@ class Ledger:
         with open(self.path, "rb") as handle:
             yield from handle
 
-    def events(self) -> Iterator[dict[str, Any]]:
-        """Every well-formed event, in file order (damaged lines are skipped: `verify` reports them)."""
-        for line in self.lines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(event, dict):
+    def events(self, damaged: list[int] | None = None) -> Iterator[dict[str, Any]]:
+        """Every well-formed event, in file order. Other lines are skipped (`verify` reports them);
+        their numbers are added to `damaged` when it is given."""
+        for number, line in enumerate(self.lines(), start=1):
+            event = event_of(line)
+            if event is not None:
                 yield event
+            elif damaged is not None:
+                damaged.append(number)
+
+
+def event_of(line: bytes) -> dict[str, Any] | None:
+    """The event a ledger line holds, or None if it is not one (garbage, or JSON of another shape):
+    everything that reads events can then trust their fields."""
+    try:
+        event = json.loads(line)
+        Event.model_validate(event)
+    except (ValueError, TypeError):  # pydantic's ValidationError is a ValueError
+        return None
+    return event  # type: ignore[no-any-return]
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -8,7 +8,6 @@ before the `ledger.created` event are reported as unattested warnings, later one
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -18,7 +17,7 @@ from typing import Any
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent
 from aidlc.errors import UsageError
-from aidlc.events.ledger import LEDGER_FILE, Ledger
+from aidlc.events.ledger import LEDGER_FILE, Ledger, event_of
 from aidlc.events.verify import Verification, verify_lines
 from aidlc.gates.catalogue import INTENT_STAGES, GateTarget, fingerprint, judged_digests, stages_for
 from aidlc.gates.decide import resolve
@@ -65,17 +64,9 @@ def _build_view(ledger: Ledger, data: bytes) -> LedgerView:
     lines[-1] = lines[-1][:-1]
     if not lines[-1]:
         lines.pop()
-    events = [(number, event) for number, line in enumerate(lines, start=1) if (event := _event(line)) is not None]
+    events = [(number, event) for number, line in enumerate(lines, start=1) if (event := event_of(line)) is not None]
     return LedgerView(ledger, verify_lines(lambda: iter(lines), stop_at_first=True),
                       GateHistory.from_events(e for _, e in events), events)
-
-
-def _event(line: bytes) -> dict[str, Any] | None:
-    try:
-        event = json.loads(line)
-    except ValueError:
-        return None
-    return event if isinstance(event, dict) else None
 
 
 def _instant(value: object) -> datetime | None:
