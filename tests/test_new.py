@@ -108,3 +108,53 @@ def test_new_without_a_bank_says_how_to_create_one(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--repo", str(tmp_path), "new", "intent", "X"])
     assert result.exit_code == 2
     assert "aidlc init" in result.stderr
+
+
+# --- file-system refusals and permissions ----------------------------------------------------------
+
+MB = "memory-bank"
+
+
+def test_written_files_get_the_usual_permissions_and_edited_ones_keep_theirs(repo: Path) -> None:
+    import os
+    import stat
+
+    build_chain(repo)
+    story = next((repo / MB / "intents").glob("*/units/*/stories/001-*.md"))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(story.stat().st_mode) == 0o666 & ~umask  # not mkstemp's 0600
+    story.chmod(0o664)
+    assert aidlc(repo, "new", "bolt", "--unit", "001-checkout-api", "--stories", "001-pay-by-card")[0] == 0
+    assert stat.S_IMODE(story.stat().st_mode) == 0o664  # assigned_bolt was set; the mode stayed
+
+
+def test_a_file_aidlc_must_edit_that_is_not_utf8_is_named_with_its_line(repo: Path) -> None:
+    build_chain(repo)
+    requirements = next((repo / MB / "intents").glob("*/requirements.md"))
+    requirements.write_bytes(requirements.read_bytes() + b"\n## Notes\n\ncaf\xe9\n")
+    before = requirements.read_bytes()
+    result = CliRunner().invoke(cli, ["--repo", str(repo), "new", "requirement", "Refunds", "--intent", "1"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    rel = requirements.relative_to(repo).as_posix()
+    lines = before.count(b"\n")
+    assert f"{rel}:{lines}: byte 0xe9" in result.output and "UTF-8" in result.output
+    assert requirements.read_bytes() == before
+
+
+def test_a_folder_aidlc_cannot_write_to_is_named_and_nothing_is_lost(repo: Path) -> None:
+    import shutil
+    import subprocess
+
+    build_chain(repo)
+    stories = next((repo / MB / "intents").glob("*/units/*/stories"))
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(stories)]).returncode != 0:
+        pytest.skip("needs chattr +i (root ignores file modes)")
+    try:
+        before = sorted(p.name for p in stories.iterdir())
+        result = CliRunner().invoke(cli, ["--repo", str(repo), "new", "story", "Refund", "--unit", "checkout-api"])
+        assert result.exit_code == 1 and "Traceback" not in result.output
+        assert "cannot be written" in result.output and "stories/002-refund.md" in result.output
+        assert "Next steps:" in result.output and sorted(p.name for p in stories.iterdir()) == before
+    finally:
+        subprocess.run(["chattr", "-i", str(stories)], check=True)

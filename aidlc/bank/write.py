@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import tempfile
 from datetime import date, datetime
 from pathlib import Path
@@ -15,24 +16,61 @@ from aidlc.errors import AidlcError
 
 
 def atomic_write(path: Path, text: str, root: Path) -> None:
-    """Write via a temp file, fsync and rename, so a crash leaves the old or the new file, never half."""
+    """Write via a temp file, fsync and rename, so a crash leaves the old or the new file, never half.
+
+    The file keeps its permissions (a new one gets what the umask allows, as open() would give it);
+    a file-system refusal is an AidlcError naming the file."""
     ensure_inside(path, root)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fchmod(handle.fileno(), mode)  # mkstemp makes 0600 files
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError as exc:
+        raise AidlcError(f"{_shown(path, root)}: cannot be written ({exc.strerror or exc})",
+                         [f"make {_shown(path.parent, root)}/ writable for you, then rerun the command"]) from None
+
+
+def read_text(path: Path, root: Path) -> str:
+    """A text file aidlc is about to change; unreadable or not UTF-8 is an AidlcError naming it (and the line)."""
     try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AidlcError(f"{_shown(path, root)}: cannot be read ({exc.strerror or exc})",
+                         [f"check {_shown(path, root)} exists and is readable, then rerun the command"]) from None
+    text, problem = frontmatter.decode(data, path.name)
+    if text is None:
+        assert problem is not None
+        raise AidlcError(f"{_shown(path, root)}:{problem.line}: {problem.message}; aidlc edits only UTF-8 text",
+                         [f"re-save {_shown(path, root)} as UTF-8 (e.g. `iconv -f latin1 -t utf-8`), then rerun"])
+    return text
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _umask() -> int:
+    current = os.umask(0)  # the only way to read it; set straight back (aidlc runs no threads that create files)
+    os.umask(current)
+    return current
 
 
 def ensure_inside(path: Path, root: Path) -> None:
@@ -82,8 +120,7 @@ _KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
 
 def update_front_matter(path: Path, updates: dict[str, Any], root: Path) -> None:
     """Set top-level front-matter keys of a file, atomically."""
-    text = path.read_bytes().decode("utf-8", errors="strict")
-    atomic_write(path, set_front_matter(text, updates, path.name), root)
+    atomic_write(path, set_front_matter(read_text(path, root), updates, path.name), root)
 
 
 def set_front_matter(text: str, updates: dict[str, Any], name: str) -> str:

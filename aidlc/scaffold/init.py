@@ -15,7 +15,7 @@ from pathlib import Path
 from aidlc import __version__, vcs
 from aidlc.bank.config import CONFIG_FILE, load_config
 from aidlc.bank.loader import load_bank
-from aidlc.bank.write import atomic_write
+from aidlc.bank.write import atomic_write, read_text
 from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger
 from aidlc.gates.actor import recorder
@@ -96,7 +96,7 @@ class _Writer:
     def ensure_line(self, rel: str, line: str, replaces: str | None = None) -> None:
         """Add `line` unless present; with `replaces`, an older line starting so is updated in place."""
         path = self.root / rel
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = read_text(path, self.root) if path.exists() else ""
         lines = text.splitlines()
         if line in (entry.strip() for entry in lines):
             self.result.outcomes.append(Outcome(rel, Action.unchanged))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
-from aidlc.bank.write import atomic_write, set_front_matter, update_front_matter
+from aidlc.bank.write import atomic_write, read_text, set_front_matter, update_front_matter
 from aidlc.errors import UsageError
 from aidlc.model.types import BoltType, Priority, Risk
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
@@ -120,7 +120,7 @@ class Creator:
         block = render("artifacts/requirement.md.j2", requirement_id=requirement_id, title=title,
                        priority=priority.value, criteria=criteria, description=description)
         path = self.repo / intent.requirements_doc.rel
-        text = _insert_requirement(path.read_text(encoding="utf-8"), kind, block)
+        text = _insert_requirement(read_text(path, self.repo), kind, block)
         if intent.requirements_meta is not None:
             text = set_front_matter(text, {"updated": now_utc()}, intent.requirements_doc.rel)
         atomic_write(path, text, self.repo)  # one write: the block and the date land together or not at all
@@ -144,7 +144,7 @@ class Creator:
         units_md = self.bank_dir / "intents" / intent.id / "units.md"
         if units_md.exists():
             row = f"| {folder} | {', '.join(requirements) or '—'} |\n"
-            current = units_md.read_text(encoding="utf-8")
+            current = read_text(units_md, self.repo)
             atomic_write(units_md, current + ("" if current.endswith("\n") else "\n") + row, self.repo)
             result.updated.append(self._rel(units_md))
         result.next_steps = [f"aidlc new story \"TITLE\" --intent {intent.id} --unit {folder}"
