@@ -18,7 +18,8 @@ from aidlc.llm import (
     provider_from_config,
     request_digest,
 )
-from aidlc.llm.replay import ReplayProvider
+from aidlc.llm.openai_provider import OpenAIProvider
+from aidlc.llm.replay import Recorder, ReplayProvider
 from aidlc.llm.retry import RetryPolicy
 from aidlc.llm.structured import forget_modes
 from aidlc.model.config import LLMConfig
@@ -83,10 +84,21 @@ def test_a_replay_miss_names_the_digest_and_the_cassette(tmp_path: Path) -> None
     assert not isinstance(caught.value, LLMTransient)  # a miss never falls back to anything
 
 
-def test_the_digest_ignores_model_and_budget_but_not_the_question() -> None:
-    assert request_digest(ASK) == request_digest(list(ASK))
-    assert request_digest(ASK) != request_digest(ASK, {"type": "json_object"})
-    assert request_digest(ASK) != request_digest([*ASK, Message("user", "more")])
+def test_the_digest_is_the_question_and_nothing_else(tmp_path: Path) -> None:
+    """A cassette recorded with one model and budget replays under another; a changed question misses."""
+    cassette = tmp_path / "c.jsonl"
+    with ScriptedServer() as server:
+        server.push(chat("recorded"))
+        recorder = Recorder(OpenAIProvider("model-a", api_key="k", base_url=server.url, retry=NO_WAIT), cassette)
+        recorder.complete(ASK, max_tokens=8, temperature=0.0)
+    replay = ReplayProvider(cassette)
+    same_question = [Message(m.role, m.content) for m in ASK]
+    assert replay.complete(same_question, max_tokens=999, temperature=0.7).text == "recorded"
+    for other in ({"response_format": {"type": "json_object"}}, {"tools": [{"type": "function", "function": {}}]}):
+        with pytest.raises(ReplayMiss):
+            replay.complete(ASK, max_tokens=8, **other)  # type: ignore[arg-type]
+    with pytest.raises(ReplayMiss):
+        replay.complete([*ASK, Message("user", "more")], max_tokens=8)
 
 
 def test_replay_is_selected_by_environment_and_by_provider_setting(tmp_path: Path) -> None:
@@ -107,3 +119,29 @@ def test_a_missing_or_broken_cassette_is_a_configuration_error(tmp_path: Path) -
     broken.write_text('{"digest": "x", "response": {}}\nnot json\n')
     with pytest.raises(LLMConfigError, match=r"broken.jsonl:2: not a cassette entry"):
         ReplayProvider(broken).complete(ASK, max_tokens=8)
+
+
+@pytest.mark.parametrize("entry", [
+    {"response": {"text": "x", "usage": {"prompt": 1}}},  # a usage field of another name
+    {"response": {"text": "x", "tool_calls": [{"name": "f"}]}},  # a tool call without its id
+    {"response": "just text"},
+    {"error": "refused"},
+    {"error": {"kind": "LLMRejected", "status": 400}},  # no message
+])
+def test_a_cassette_entry_of_the_wrong_shape_is_named_by_its_line(tmp_path: Path, entry: dict) -> None:
+    cassette = tmp_path / "c.jsonl"
+    good = {"digest": "d" * 64, "response": {"text": "fine"}}
+    cassette.write_text(json.dumps(good) + "\n" + json.dumps({"digest": "e" * 64, **entry}) + "\n")
+    with pytest.raises(LLMConfigError, match=r"c.jsonl:2: not a cassette entry") as caught:
+        ReplayProvider(cassette).complete(ASK, max_tokens=8)
+    assert any("remove line 2" in step for step in caught.value.next_steps)
+
+
+def test_a_cassette_that_cannot_be_written_is_refused_before_the_model_is_asked(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with ScriptedServer() as server:
+        server.push(chat("never asked"))
+        inner = OpenAIProvider("m", api_key="k", base_url=server.url, retry=NO_WAIT)
+        with pytest.raises(LLMConfigError, match=r"cannot record to .*file/c.jsonl"):
+            Recorder(inner, tmp_path / "file" / "c.jsonl")
+        assert server.requests == []

@@ -96,7 +96,7 @@ class ReplayMiss(LLMError):
         super().__init__(
             f"no recorded answer for request {digest} in cassette {cassette}",
             [f"record it: AIDLC_LLM_RECORD={cassette} with a live provider, then replay again",
-             "a changed prompt, schema or context changes the digest: re-record the cassette"],
+             f"a changed prompt, schema or context changes the digest: delete {cassette} and record it again"],
         )
         self.digest = digest
         self.cassette = cassette

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,12 @@ class Recorder:
         self.inner = inner
         self.path = Path(path)
         self.redactor = redactor or Redactor()
+        try:  # refuse an unwritable cassette now, before a model is asked (and paid for)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
+        except OSError as exc:
+            raise LLMConfigError(f"cannot record to {self.path} ({exc.strerror or exc})",
+                                 ["point AIDLC_LLM_RECORD / --record at a file you can write"]) from None
 
     @property
     def key(self) -> str:
@@ -95,7 +102,7 @@ class ReplayProvider:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._entries: dict[str, list[dict[str, Any]]] | None = None
+        self._entries: dict[str, list[Recorded]] | None = None
         self._served: dict[str, int] = {}
 
     @property
@@ -111,22 +118,30 @@ class ReplayProvider:
             raise ReplayMiss(digest, str(self.path))
         index = min(self._served.get(digest, 0), len(recorded) - 1)
         self._served[digest] = index + 1
-        entry = recorded[index]
-        if "error" in entry:
-            error = entry["error"]
-            raise _RECORDED_ERRORS.get(error.get("kind"), LLMRejected)(error.get("message", ""), error.get("status"))
-        answer = Completion.from_dict(entry["response"])
-        return Completion(text=answer.text, tool_calls=answer.tool_calls, usage=answer.usage, model=answer.model,
-                          finish_reason=answer.finish_reason, latency_s=0.0, degraded=answer.degraded,
-                          target=answer.target)
+        answer = recorded[index]
+        if isinstance(answer, Refusal):
+            raise answer.kind(answer.message, answer.status)
+        return replace(answer, latency_s=0.0)
 
-    def _load(self) -> dict[str, list[dict[str, Any]]]:
+    def _load(self) -> dict[str, list[Recorded]]:
         if self._entries is None:
             self._entries = load_cassette(self.path)
         return self._entries
 
 
-def load_cassette(path: Path) -> dict[str, list[dict[str, Any]]]:
+@dataclass(frozen=True)
+class Refusal:
+    """A recorded refusal: replayed as the same error."""
+
+    kind: type[LLMRejected]
+    message: str
+    status: int | None
+
+
+Recorded = Completion | Refusal
+
+
+def load_cassette(path: Path) -> dict[str, list[Recorded]]:
     """digest -> its recordings in file order. A broken line is a configuration error naming the line."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -134,19 +149,29 @@ def load_cassette(path: Path) -> dict[str, list[dict[str, Any]]]:
         raise LLMConfigError(f"replay cassette {path} does not exist",
                              [f"record one: AIDLC_LLM_RECORD={path} aidlc llm check",
                               "or point AIDLC_LLM_REPLAY / --replay at an existing cassette"]) from None
-    except OSError as exc:
-        raise LLMConfigError(f"replay cassette {path} cannot be read ({exc.strerror})") from None
-    entries: dict[str, list[dict[str, Any]]] = {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LLMConfigError(f"replay cassette {path} cannot be read ({getattr(exc, 'strerror', None) or exc})") \
+            from None
+    entries: dict[str, list[Recorded]] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             entry = json.loads(line)
-            digest = entry["digest"]
-            if "response" not in entry and "error" not in entry:
-                raise KeyError("response")
-        except (ValueError, KeyError, TypeError) as exc:
+            entries.setdefault(str(entry["digest"]), []).append(_recorded(entry))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise LLMConfigError(f"{path}:{number}: not a cassette entry ({type(exc).__name__}: {exc})",
-                                 [f"re-record the cassette: AIDLC_LLM_RECORD={path}"]) from None
-        entries.setdefault(digest, []).append(entry)
+                                 [f"remove line {number} of {path}, or delete the file and record again: "
+                                  f"AIDLC_LLM_RECORD={path} aidlc ..."]) from None
     return entries
+
+
+def _recorded(entry: dict[str, Any]) -> Recorded:
+    """The answer or refusal of a cassette entry; any other shape raises (the caller names the line)."""
+    if "error" in entry:
+        error = entry["error"]
+        message, status = error["message"], error.get("status")
+        if not isinstance(message, str) or not (status is None or isinstance(status, int)):
+            raise TypeError("error.message must be text and error.status a number")
+        return Refusal(_RECORDED_ERRORS.get(error.get("kind"), LLMRejected), message, status)
+    return Completion.from_dict(entry["response"])
