@@ -83,6 +83,21 @@ def test_a_proposal_never_fixed_writes_nothing(repo: Path, server: ScriptedServe
     assert sorted(p.as_posix() for p in (repo / MB).rglob("*")) == before
 
 
+def test_a_proposal_that_cannot_be_written_whole_writes_nothing_and_is_sent_back(
+    repo: Path, server: ScriptedServer
+) -> None:
+    """The second unit's title makes no file name: the first unit must not be written alone."""
+    build_chain(repo)
+    before = {p: p.read_bytes() for p in (repo / MB).rglob("*") if p.is_file()}
+    nameless = {**RECEIPTS, "title": "支付网关"}
+    server.push(*[chat(units_answer(REFUNDS, nameless))] * 3)
+    proc = run(repo, "draft", "units", INTENT, "--base-url", server.url)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "has no letters or digits" in proc.stderr
+    assert {p: p.read_bytes() for p in (repo / MB).rglob("*") if p.is_file()} == before
+    assert "has no letters or digits" in server.bodies()[1]["messages"][-1]["content"]  # fed back to the model
+
+
 def test_dry_run_shows_the_files_and_writes_nothing(repo: Path, server: ScriptedServer) -> None:
     build_chain(repo)
     before = {p: p.read_bytes() for p in (repo / MB).rglob("*") if p.is_file()}

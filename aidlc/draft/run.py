@@ -21,7 +21,7 @@ from typing import Any
 from aidlc.bank.items import Intent, MemoryBank
 from aidlc.draft.apply import Written, problems, write
 from aidlc.draft.proposals import GATE_OF, PROPOSALS, Level
-from aidlc.errors import UsageError
+from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.llm.base import Message, Provider, Usage
 from aidlc.llm.context import ContextPiece, fit_context
@@ -83,7 +83,12 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
         usage = usage + answer.usage
         found = problems(creator, intent, answer.value)
         if not found:
-            break
+            try:  # the whole write, into a copy of the bank first: the real one is written all or nothing
+                preview = _preview(creator, intent, answer.value)
+            except AidlcError as exc:  # e.g. a title that makes no file name: the model can fix that too
+                found = [exc.message]
+            else:
+                break
         conversation = [*conversation, Message("assistant", answer.raw),
                         Message("user", render_prompt("draft_fix.md.j2", problems=found, level=level))]
     else:
@@ -94,7 +99,7 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
                          rounds=used, usage=usage, prompt_sha256=digest,
                          gate_command=f"aidlc gate approve {intent.id} --stage {GATE_OF[level]}")
     if dry_run:
-        result.written, result.previews = _preview(creator, intent, answer.value)
+        result.written, result.previews = preview
         return result
     result.written = write(creator, intent, answer.value)
     result.event = _record(creator.bank, result)
