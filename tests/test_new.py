@@ -73,12 +73,31 @@ def test_numbers_increase_and_slugs_are_ascii(repo: Path) -> None:
 )
 def test_dangling_links_are_refused_and_nothing_is_written(repo: Path, args: list[str], message: str) -> None:
     build_chain(repo)
-    before = sorted(p.as_posix() for p in repo.rglob("*") if ".git" not in p.parts)
+    before = contents(repo)
     result = CliRunner().invoke(cli, ["--repo", str(repo), *args])
     assert result.exit_code == 2
     assert message in result.stderr
     assert "Next steps:" in result.stderr
-    assert sorted(p.as_posix() for p in repo.rglob("*") if ".git" not in p.parts) == before
+    assert contents(repo) == before
+
+
+def contents(repo: Path) -> dict[str, bytes]:
+    """Every file outside .git with its bytes: 'nothing written' means no file added, removed or changed."""
+    return {p.relative_to(repo).as_posix(): p.read_bytes() for p in repo.rglob("*")
+            if p.is_file() and ".git" not in p.parts}
+
+
+def test_a_bolt_whose_story_cannot_take_it_writes_nothing(repo: Path) -> None:
+    build_chain(repo)
+    assert aidlc(repo, "new", "story", "Refund", "--unit", "checkout-api")[0] == 0
+    second = next((repo / "memory-bank" / "intents").glob("*/units/*/stories/002-*.md"))
+    second.write_text(second.read_text().replace("status: draft", "status: [draft"))  # front matter that won't parse
+    before = contents(repo)
+    result = CliRunner().invoke(cli, ["--repo", str(repo), "new", "bolt", "--unit", "checkout-api",
+                                      "--stories", "001-pay-by-card,002-refund"])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"cannot update {second.relative_to(repo).as_posix()}" in result.output
+    assert contents(repo) == before  # no bolt folder, and 001 did not get assigned_bolt
 
 
 def test_requirement_keeps_the_persons_prose_and_unknown_keys(repo: Path) -> None:

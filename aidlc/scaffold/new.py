@@ -9,7 +9,7 @@ from pathlib import Path
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
-from aidlc.bank.write import atomic_write, read_text, set_front_matter, update_front_matter
+from aidlc.bank.write import atomic_write, read_text, set_front_matter
 from aidlc.errors import UsageError
 from aidlc.model.types import BoltType, Priority, Risk
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
@@ -140,12 +140,12 @@ class Creator:
         path = self.bank_dir / "intents" / intent.id / "units" / folder / "unit-brief.md"
         text = render("artifacts/unit-brief.md.j2", unit_id=folder, intent_id=intent.id, title=title,
                       requirements=requirements, purpose=purpose, now=now())
-        result = Created(id=folder, created=[self._write(path, text)])
         units_md = self.bank_dir / "intents" / intent.id / "units.md"
-        if units_md.exists():
+        table = read_text(units_md, self.repo) if units_md.exists() else None  # read before anything is written
+        result = Created(id=folder, created=[self._write(path, text)])
+        if table is not None:
             row = f"| {folder} | {', '.join(requirements) or '—'} |\n"
-            current = read_text(units_md, self.repo)
-            atomic_write(units_md, current + ("" if current.endswith("\n") else "\n") + row, self.repo)
+            atomic_write(units_md, table + ("" if table.endswith("\n") else "\n") + row, self.repo)
             result.updated.append(self._rel(units_md))
         result.next_steps = [f"aidlc new story \"TITLE\" --intent {intent.id} --unit {folder}"
                              + (f" --requirements {requirements[0]}" if requirements else "")]
@@ -182,10 +182,13 @@ class Creator:
         text = render("artifacts/bolt.md.j2", bolt_id=folder, unit_id=unit.id, intent_id=unit.intent.id,
                       bolt_type=bolt_type.value, stories=[s.stem for s in chosen], requires=requires,
                       risk=risk.value, scope=scope, objective=objective, now=now())
+        # Every story's new text first: one that cannot take `assigned_bolt` stops the command before any write.
+        assigned = {story.rel: set_front_matter(read_text(self.repo / story.rel, self.repo),
+                                                {"assigned_bolt": folder}, story.rel) for story in chosen}
         result = Created(id=folder, created=[self._write(path, text)])
-        for story in chosen:
-            update_front_matter(self.repo / story.rel, {"assigned_bolt": folder}, self.repo)
-            result.updated.append(story.rel)
+        for rel, story_text in assigned.items():
+            atomic_write(self.repo / rel, story_text, self.repo)
+            result.updated.append(rel)
         result.updated.append(self.refresh_story_index())
         result.next_steps = ["aidlc validate", "aidlc status"]
         return result
