@@ -128,10 +128,26 @@ def test_an_unknown_ref_is_a_usage_error_without_traceback(committed: Path, ref:
     assert json.loads(proc.stdout)["error"]["exit_code"] == 2
 
 
-def test_verify_without_a_ledger_is_a_usage_error(committed: Path) -> None:
+def test_a_committed_ledger_that_is_gone_is_restored_from_git_never_started_over(committed: Path) -> None:
+    recorded = (committed / LEDGER).read_bytes()
     (committed / LEDGER).unlink()
-    proc = cli(committed, "log", "verify")
-    assert proc.returncode == 2 and "no ledger" in proc.stderr and "Traceback" not in proc.stderr
+    restore = f"git restore --source=HEAD --staged --worktree -- {LEDGER}"
+    for command in (("log", "verify"), ("log", "show"), ("init", str(committed)),
+                    ("gate", "approve", "001-checkout-api", "--stage", "plan", "--as", "Ada <ada@example.org>")):
+        proc = cli(committed, *command)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, (command, proc.stderr)
+        assert "is missing, but HEAD has it" in proc.stderr and restore in proc.stderr, command
+        assert not (committed / LEDGER).exists()  # init did not start a new history
+    subprocess.run(restore.split(), cwd=committed, check=True)  # the next step, as printed, works
+    assert (committed / LEDGER).read_bytes() == recorded
+    assert cli(committed, "log", "verify").returncode == 0
+
+
+def test_a_ledger_never_committed_is_created_by_init(repo: Path) -> None:
+    (repo / LEDGER).unlink()
+    proc = cli(repo, "log", "verify")
+    assert proc.returncode == 2 and "no ledger" in proc.stderr and "aidlc init" in proc.stderr
+    assert cli(repo, "init", str(repo)).returncode == 0 and cli(repo, "log", "verify").returncode == 0
 
 
 def test_verify_outside_a_memory_bank_is_a_usage_error(tmp_path: Path) -> None:
@@ -210,3 +226,9 @@ def test_show_skips_a_damaged_line_says_so_and_verify_reports_it(decided: Path, 
         assert "Traceback" not in other.stderr and other.returncode in (0, 1), other.stderr
     verify = json.loads(cli(decided, "log", "verify", "--format", "json").stdout)
     assert verify["problem"]["line"] == 3 and verify["problem"]["kind"] == "invalid"
+
+
+def test_the_merge_driver_names_a_file_that_is_not_there(tmp_path: Path) -> None:
+    proc = cli(tmp_path, "log", "merge", str(tmp_path / "base"), str(tmp_path / "ours"), str(tmp_path / "theirs"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"'{tmp_path / 'base'}' does not exist" in proc.stderr

@@ -12,7 +12,7 @@ from aidlc.bank.config import load_config
 from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
-from aidlc.events.ledger import LEDGER_FILE, Ledger
+from aidlc.events.ledger import LEDGER_FILE, Ledger, no_ledger
 from aidlc.events.merge import merge_files
 from aidlc.events.verify import split_lines, verify_lines
 
@@ -39,6 +39,8 @@ def ledger_at(root: Path) -> Ledger:
 def show_cmd(app: App, subject: str | None, event_type: str | None) -> None:
     """List ledger events, oldest first."""
     ledger = ledger_at(app.root())
+    if not ledger.exists():
+        raise no_ledger(ledger)
     damaged: list[int] = []
     events = [e for e in ledger.events(damaged)
               if (subject is None or (e.get("subject") or {}).get("id") == subject)
@@ -71,7 +73,7 @@ def verify_cmd(app: App, ref: str | None) -> None:
     """Check the hash chain; exit 1 at the first problem, naming its line and seq."""
     ledger = ledger_at(app.root())
     if not ledger.exists():
-        raise UsageError(f"no ledger at {ledger.rel}", ["aidlc init    # creates it"])
+        raise no_ledger(ledger)
     against = None
     if ref is not None:  # an empty --against (an unset CI variable) must not silently skip the check
         old = _file_at(ledger.repo_root, ref, ledger.rel)
@@ -103,9 +105,9 @@ def _file_at(repo: Path, ref: str, rel: str) -> bytes | None:
 
 
 @log_group.command("merge")
-@click.argument("base", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("ours", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("theirs", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("base", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("ours", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("theirs", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def merge_cmd(base: Path, ours: Path, theirs: Path) -> None:
     """Git merge driver (%O %A %B): keep ours, append theirs that we lack."""
     ok, message = merge_files(base, ours, theirs)

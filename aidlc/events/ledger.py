@@ -29,7 +29,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aidlc.errors import AidlcError
+from aidlc import vcs
+from aidlc.errors import AidlcError, UsageError
 from aidlc.events.canonical import event_hash, line_of
 from aidlc.events.verify import Chain, key_of, raw_key
 from aidlc.model.events import GENESIS, Actor, Event, EventType
@@ -277,6 +278,16 @@ class Ledger:
                 yield event
             elif damaged is not None:
                 damaged.append(number)
+
+
+def no_ledger(ledger: Ledger) -> UsageError:
+    """The error for a ledger that is not there: restore it from git if it was committed, else create it.
+    (`aidlc init` over a lost ledger would start its history over: it refuses, and says this.)"""
+    if vcs.committed(ledger.repo_root, ledger.rel):
+        return UsageError(f"the ledger {ledger.rel} is missing, but HEAD has it; a new one would start its "
+                          "history over",
+                          [f"git restore --source=HEAD --staged --worktree -- {ledger.rel}", "aidlc log verify"])
+    return UsageError(f"no ledger at {ledger.rel}", [f"aidlc init {ledger.repo_root}    # creates it"])
 
 
 def event_of(line: bytes) -> dict[str, Any] | None:

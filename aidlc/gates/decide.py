@@ -20,7 +20,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.write import atomic_write, set_front_matter, update_front_matter, yaml_scalar
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.ledger import Ledger, new_event_id, utc_now
+from aidlc.events.ledger import Ledger, new_event_id, no_ledger, utc_now
 from aidlc.events.verify import ProblemKind, verify_lines
 from aidlc.gates.catalogue import (
     INTENT_STAGES,
@@ -91,7 +91,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     repo = Path(bank.repo_root)
     ledger = ledger_for(bank)
     if not ledger.exists():
-        raise UsageError(f"no ledger at {ledger.rel}", [f"aidlc init {repo}    # creates it"])
+        raise no_ledger(ledger)
     if actor.kind != ActorKind.human:
         raise GateRefused(f"{stage} is a human checkpoint; actor {actor.name} is {actor.kind}. "
                           "AI proposes, a human decides.",
