@@ -124,6 +124,7 @@ def test_questions_only_at_a_terminal(tmp_path: Path) -> None:
     """At a TTY (and CI unset) init asks for name and type; the answers land in project.yaml."""
     import os
     import pty
+    import select
     import sys
     import time
 
@@ -133,11 +134,17 @@ def test_questions_only_at_a_terminal(tmp_path: Path) -> None:
                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
     os.close(slave)
     output = b""
+
+    def read() -> bytes:  # a child that died or hangs fails the test instead of blocking it forever
+        ready, _, _ = select.select([master], [], [], 30)
+        assert ready, f"no output from aidlc init for 30 s; so far: {output!r}"
+        return os.read(master, 1024)
+
     for answer in (b"Tea Shop\n", b"web-app\n"):
         while b"]: " not in output.rsplit(b"\n", 1)[-1]:
-            output += os.read(master, 1024)
+            output += read()
         os.write(master, answer)
-        output += os.read(master, 1024)
+        output += read()
         time.sleep(0.05)  # let the echo of the answer arrive before looking for the next prompt
     assert proc.wait(timeout=60) == 0
     os.close(master)

@@ -382,6 +382,12 @@ def test_every_code_a_finding_names_is_explained_by_rules(bank: Bank) -> None:
 
 
 def test_module_entry_point_matches_console_script() -> None:
-    assert Path(sys.executable).exists()
-    version = run_cli("--version")
-    assert version.returncode == 0 and version.stdout.startswith("aidlc, version ")
+    import shutil
+    import subprocess
+
+    script = Path(sys.executable).with_name("aidlc")
+    script = script if script.exists() else Path(shutil.which("aidlc") or "aidlc")
+    by_script = subprocess.run([str(script), "--version"], capture_output=True, text=True)
+    by_module = run_cli("--version")  # python -m aidlc
+    assert by_module.returncode == by_script.returncode == 0
+    assert by_module.stdout == by_script.stdout and by_script.stdout.startswith("aidlc, version ")
