@@ -269,8 +269,12 @@ def test_process_no_memory_bank_json(tmp_path: Path) -> None:
      ("version: 7\n", ("aidlc.yaml:1", "version")),
      ("- memory_bank\n", ("aidlc.yaml:1", "mapping")),
      ("version: 1\nunknown_key: x\n", ("aidlc.yaml:2", "unknown_key")),
-     ("version: 1\nmemory_bank: elsewhere\n", ("no memory bank",))],
-    ids=["bad-yaml", "bad-version", "not-a-mapping", "unknown-key", "bank-elsewhere"],
+     ("version: 1\nmemory_bank: elsewhere\n", ("no memory bank",)),
+     ("version: 1\nmemory_bank: /etc\n", ("aidlc.yaml:2", "memory_bank", "inside the repository")),
+     ("version: 1\nmemory_bank: ../other-repo/memory-bank\n", ("aidlc.yaml:2", "inside the repository")),
+     ("version: 1\nmemory_bank: .git\n", ("aidlc.yaml:2", "not in .git"))],
+    ids=["bad-yaml", "bad-version", "not-a-mapping", "unknown-key", "bank-elsewhere", "bank-absolute",
+         "bank-outside", "bank-in-git"],
 )
 def test_malformed_config(bank: Bank, config: str, words: tuple[str, ...]) -> None:
     bank.write("aidlc.yaml", config)

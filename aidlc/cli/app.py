@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import click
 
+from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK
 from aidlc.errors import AidlcError
 from aidlc.report.style import Style
 
@@ -85,8 +86,9 @@ def output_options(command: F) -> F:
 
 
 def discover_root(start: Path) -> Path:
+    """The nearest folder up from `start` with aidlc.yaml, a memory bank or a .git: the repo to work on."""
     for folder in (start, *start.parents):
-        if (folder / "aidlc.yaml").exists() or (folder / "memory-bank").is_dir() or (folder / ".git").exists():
+        if (folder / CONFIG_FILE).exists() or (folder / DEFAULT_BANK).is_dir() or (folder / ".git").exists():
             return folder
     return start
 

@@ -38,7 +38,7 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
     config = load_config(root)
     llm = provider_from_config(config.llm, provider=provider, model=model, base_url=base_url, record=record,
                                replay=replay, root=root,
-                               on_degrade=lambda d: app.note(f"degraded: {d}"))
+                               on_degrade=lambda d: app.note(f"{d.failed} failed ({d.reason}); trying {d.next}"))
     app.note(f"drafting the {level} of {intent} ...")
     result = draft(root, level, intent, llm, dry_run=dry_run, budget_tokens=budget_tokens,  # type: ignore[arg-type]
                    max_tokens=max_tokens)
@@ -48,8 +48,7 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
             "created": result.written.created, "updated": result.written.updated,
             "previews": [{"path": p.path, "action": p.action, "text": p.text} for p in result.previews],
             "model": result.model, "target": result.target, "mode": result.mode, "rounds": result.rounds,
-            "usage": {"prompt_tokens": result.usage.prompt_tokens,
-                      "completion_tokens": result.usage.completion_tokens},
+            "usage": result.usage.to_dict(),
             "prompt_sha256": result.prompt_sha256, "event": result.event, "errors_after": result.errors_after,
             "next_steps": [result.gate_command],
         })

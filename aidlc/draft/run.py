@@ -181,8 +181,7 @@ def _record(bank: MemoryBank, result: DraftResult) -> dict[str, Any]:
     actor = Actor(kind=ActorKind.agent, name=f"aidlc draft ({result.model or result.target or 'model'})")
     data = {"level": result.level, "model": result.model, "target": result.target, "mode": result.mode,
             "rounds": result.rounds, "prompt_sha256": result.prompt_sha256,
-            "usage": {"prompt_tokens": result.usage.prompt_tokens,
-                      "completion_tokens": result.usage.completion_tokens},
+            "usage": result.usage.to_dict(),
             "created": result.written.created, "updated": result.written.updated}
     return ledger.append(EventType.draft_proposed, actor, subject=Subject(kind="intent", id=result.intent),
                          data=data).event

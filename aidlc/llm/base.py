@@ -64,6 +64,11 @@ class Usage:
     def total(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    def to_dict(self) -> dict[str, Any]:
+        """As JSON output and ledger events show it."""
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "total_tokens": self.total, "estimated": self.estimated}
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
                      self.estimated or other.estimated)

@@ -80,16 +80,12 @@ def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None 
     report.structured = {"ok": True, "mode": result.mode, "refused_modes": list(result.refused),
                          "attempts": result.attempts,
                          "value": result.value.model_dump(), **_facts(result.completion),
-                         "usage": _usage(result.usage)}
+                         "usage": result.usage.to_dict()}
     report.ok = True
     return report
 
 
 def _facts(answer: Completion) -> dict[str, Any]:
     return {"answered_by": answer.target, "server_model": answer.model, "degraded": answer.degraded,
-            "finish_reason": answer.finish_reason, "latency_s": answer.latency_s, "usage": _usage(answer.usage)}
+            "finish_reason": answer.finish_reason, "latency_s": answer.latency_s, "usage": answer.usage.to_dict()}
 
-
-def _usage(usage: Any) -> dict[str, Any]:
-    return {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-            "total_tokens": usage.total, "estimated": usage.estimated}

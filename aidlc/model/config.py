@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from aidlc.model.types import Risk
 
@@ -46,8 +47,17 @@ class Governance(_Section):
 
 class Config(_Section):
     version: Literal[1] = 1
-    memory_bank: str = "memory-bank"
+    memory_bank: str = Field(default="memory-bank", description="the memory bank folder, relative to the repo")
     llm: LLMConfig = Field(default_factory=LLMConfig)
     verify: list[VerifyCommand] = Field(default_factory=list)
     policy: Policy = Field(default_factory=Policy)
     governance: Governance = Field(default_factory=Governance)
+
+    @field_validator("memory_bank")
+    @classmethod
+    def _inside_the_repo(cls, value: str) -> str:
+        parts = PurePosixPath(value.replace("\\", "/")).parts
+        if not value.strip() or PurePosixPath(value).is_absolute() or ".." in parts or ".git" in parts:
+            raise ValueError("must be a folder inside the repository, e.g. memory-bank (not absolute, no '..', "
+                             "not in .git)")
+        return value
