@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -43,6 +43,21 @@ Timestamp = Annotated[
     PlainValidator(_timestamp),
     WithJsonSchema({"type": "string", "anyOf": [{"format": "date-time"}, {"format": "date"}]}),
 ]
+
+
+def instant(value: object) -> datetime | None:
+    """A timestamp (datetime, bare date or ISO 8601 text) as an aware datetime, to compare; a date
+    is its midnight UTC and a time without a zone is read as UTC. None for anything else."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    return None
 
 
 class StoryStatus(StrEnum):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from aidlc.gates.catalogue import INTENT_STAGES, GateTarget, fingerprint, judged
 from aidlc.gates.decide import resolve
 from aidlc.gates.history import GateHistory
 from aidlc.model.events import ActorKind, FileDigest
-from aidlc.model.types import BoltStatus, Severity, StoryStatus
+from aidlc.model.types import BoltStatus, Severity, StoryStatus, instant
 from aidlc.rules.catalogue import Hit, rule
 
 E, W = Severity.error, Severity.warning
@@ -38,7 +38,7 @@ class LedgerView:
 
     @property
     def created(self) -> datetime | None:
-        return _instant(self.history.created_ts)
+        return instant(self.history.created_ts)
 
 
 # The rules of one run share one view. Keyed by the file's bytes, not its mtime: an edit within the
@@ -69,22 +69,9 @@ def _build_view(ledger: Ledger, data: bytes) -> LedgerView:
                       GateHistory.from_events(e for _, e in events), events)
 
 
-def _instant(value: object) -> datetime | None:
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            return None
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    return None
-
-
 def _before_ledger(led: LedgerView, when: object) -> bool:
     """True when `when` predates the ledger: that completion could not have been recorded."""
-    created, moment = led.created, _instant(when)
+    created, moment = led.created, instant(when)
     # Status timestamps are written to the second; the ledger's to the microsecond. A bolt started in the
     # second the ledger was created does not predate it.
     return created is not None and moment is not None and moment < created.replace(microsecond=0)
@@ -128,7 +115,7 @@ def _past_inception(index: BankIndex, intent: Intent) -> tuple[bool, object]:
     """(past inception?, when construction started if known)."""
     bolts = [b for b in index.bank.bolts if b.meta and index.intent(b.meta.intent) is intent
              and b.meta.status in (BoltStatus.in_progress, BoltStatus.complete)]
-    starts = sorted(m for b in bolts if (m := _instant(b.meta.started if b.meta else None)) is not None)
+    starts = sorted(m for b in bolts if (m := instant(b.meta.started if b.meta else None)) is not None)
     phase = intent.requirements_meta.phase if intent.requirements_meta else None
     return bool(bolts) or phase == "construction", starts[0] if starts else None
 

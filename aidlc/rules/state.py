@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, date, datetime
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem
-from aidlc.model.types import BoltStatus, Severity, StoryStatus
+from aidlc.model.types import BoltStatus, Severity, StoryStatus, instant
 from aidlc.rules.catalogue import Hit, rule
 
 E, W = Severity.error, Severity.warning
@@ -52,21 +51,13 @@ def complete_bolt_stories(index: BankIndex) -> Iterator[Hit]:
                           f"bolt {bolt.id} is complete but its story {story.id} is {story.meta.status}")
 
 
-def _instant(value: object) -> datetime | None:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, date):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    return None
-
-
 @rule("AIDLC-STATE-004", E, "state", "a bolt's `started` is after its `completed`",
       "correct the timestamps: a bolt completes after it starts")
 def started_before_completed(index: BankIndex) -> Iterator[Hit]:
     for bolt in index.bank.bolts:
         if bolt.meta is None:
             continue
-        started, completed = _instant(bolt.meta.started), _instant(bolt.meta.completed)
+        started, completed = instant(bolt.meta.started), instant(bolt.meta.completed)
         if started and completed and started > completed:
             yield Hit(bolt.rel, bolt.doc.line_of("completed"),
                       f"bolt {bolt.id} started {started.isoformat()} after it completed {completed.isoformat()}")
