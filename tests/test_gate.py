@@ -615,3 +615,15 @@ def test_decide_is_callable_as_a_library_with_an_explicit_actor(chain: Path) -> 
     assert recorded.event["seq"] == 2 and recorded.changed == []
     with pytest.raises(decide_module.GateRefused):
         decide_module.decide(bank, INTENT_ID, "units", Decision.approve, None, Actor(kind=ActorKind.agent, name="bot"))
+
+
+def test_a_torn_last_line_moved_aside_by_a_decision_is_reported(chain: Path) -> None:
+    torn = b'{"v":1,"seq":99,"type":"gate.dec'  # an append interrupted before its newline
+    with open(chain / LEDGER, "ab") as ledger:
+        ledger.write(torn)
+    result = gate(chain, "approve", INTENT_ID, "requirements")
+    assert result.exit_code == 0, result.stderr
+    moved = sorted((chain / LEDGER).parent.glob("events.jsonl.torn-*"))
+    assert len(moved) == 1 and moved[0].read_bytes() == torn
+    assert f"moved to {moved[0].relative_to(chain).as_posix()}" in result.stderr
+    assert [e["type"] for e in events(chain)][-2:] == ["ledger.tail_recovered", "gate.decided"]

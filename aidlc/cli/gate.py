@@ -36,8 +36,11 @@ def _decision_command(decision: Decision) -> click.Command:
         actor = actor_from(Path(bank.repo_root), as_actor)
         recorded = decide(bank, subject, stage, decision, reason, actor)
         event = recorded.event
+        if recorded.recovered:
+            app.note(f"the ledger's last line was torn (an interrupted write); it was moved to {recorded.recovered} "
+                     "and a ledger.tail_recovered event records its sha256")
         if app.json:
-            app.emit_json({"event": event, "changed": recorded.changed})
+            app.emit_json({"event": event, "changed": recorded.changed, "recovered": recorded.recovered})
             return
         app.out(f"recorded: {event['subject']['kind']} {event['subject']['id']} {stage} -> {decision.value} "
                 f"by {actor.name} (seq {event['seq']}, {event['fingerprint']['path']} "

@@ -46,6 +46,7 @@ class GateRefused(AidlcError):
 class Recorded:
     event: dict[str, Any]
     changed: list[str] = field(default_factory=list)
+    recovered: str | None = None  # a torn last line found on the way, moved aside to this file (repo-relative)
 
 
 def ledger_for(bank: MemoryBank) -> Ledger:
@@ -121,7 +122,8 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         stage=stage, decision=decision, reason=reason, fingerprint=digest, commit=vcs.head_commit(repo),
         data=data or None,
     )
-    return Recorded(appended.event, apply_effects(repo, appended.event))
+    recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
+    return Recorded(appended.event, apply_effects(repo, appended.event), recovered)
 
 
 def _check_intact(ledger: Ledger) -> None:
