@@ -7,7 +7,16 @@ from aidlc.bank.items import MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
 from aidlc.perf import gc_paused
-from aidlc.rules import coverage, files, identity, ledger, references, state, structure  # noqa: F401 - registers
+from aidlc.rules import (  # noqa: F401 - registers
+    claims,
+    coverage,
+    files,
+    identity,
+    ledger,
+    references,
+    state,
+    structure,
+)
 from aidlc.rules.catalogue import CATALOGUE, Rule
 
 __all__ = ["CATALOGUE", "Rule", "run_rules", "validate"]
