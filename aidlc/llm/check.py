@@ -19,6 +19,7 @@ from aidlc.llm.base import Completion, Message
 from aidlc.llm.errors import LLMConfigError, LLMError
 from aidlc.llm.factory import provider_from_config, resolve_target
 from aidlc.llm.prompts import render_prompt, system_message
+from aidlc.llm.redact import without_password
 from aidlc.llm.structured import complete_structured
 from aidlc.model.config import LLMConfig
 
@@ -57,7 +58,7 @@ def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None 
                             env=env)
     stack = provider_from_config(llm, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
                                  record=record, replay=replay, timeout_s=timeout_s, root=root, env=env)
-    report = CheckReport(target.provider, target.model, target.base_url,
+    report = CheckReport(target.provider, target.model, target.base_url and without_password(target.base_url),
                          [f"{f.provider}:{f.model}" for f in llm.fallback])
     try:
         system = system_message("answer connection checks exactly as asked")

@@ -58,11 +58,21 @@ def provider_from_config(llm: LLMConfig, *, provider: str | None = None, model: 
     """The provider stack for `llm`, the repository's settings (see the module docstring).
     Raises LLMConfigError when it cannot work, or may not."""
     env = os.environ if env is None else env
+    redactor = Redactor(env)
+    try:
+        return _stack(llm, _flags(provider, model, base_url, api_key_env), record, replay, timeout_s, root, env,
+                      redactor, retry, on_degrade)
+    except LLMConfigError as exc:  # it may quote a URL with a password, or a value that was a secret
+        raise LLMConfigError(redactor(exc.message), [redactor(step) for step in exc.next_steps]) from None
+
+
+def _stack(llm: LLMConfig, flags: dict[str, str | None], record: str | Path | None, replay: str | Path | None,
+           timeout_s: float | None, root: Path | None, env: Mapping[str, str], redactor: Redactor,
+           retry: RetryPolicy | None, on_degrade: Callable[[Degradation], None] | None) -> Provider:
     settings = read_env(env)
     user = load_user_config(env)
-    redactor = Redactor(env)
     timeout = check_timeout(timeout_s, "--timeout") if timeout_s is not None else settings.timeout_s
-    targets = _targets(llm, _flags(provider, model, base_url, api_key_env), env, user)
+    targets = _targets(llm, flags, env, user)
     cassette = replay or settings.replay
     if cassette:
         inner: Provider = ReplayProvider(Path(cassette))
