@@ -81,7 +81,7 @@ def trust_cmd(app: App, url: str | None, revoke: bool) -> None:
     for kept in change.kept:
         app.out(f"already trusted: the key in {kept.key_env} to {kept.endpoint}")
     if records:
-        app.note(f"recorded in {change.config}")
+        app.note(f"your user config file: {change.config}")
     elif not change.kept:
         app.out("nothing to revoke" if revoke else
                 "nothing to trust: aidlc.yaml sends no key to a server or from a variable you did not choose")

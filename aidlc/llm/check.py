@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from aidlc.llm.base import Completion, Message
 from aidlc.llm.errors import LLMConfigError, LLMError
-from aidlc.llm.factory import provider_from_config, resolve_target
+from aidlc.llm.factory import provider_from_config, resolve_targets
 from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.redact import without_password
 from aidlc.llm.structured import complete_structured
@@ -54,12 +54,12 @@ def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None 
               replay: str | Path | None = None, timeout_s: float | None = None, root: Path | None = None,
               env: Mapping[str, str] | None = None) -> CheckReport:
     """Raises LLMConfigError when the configuration cannot work (exit 2); any other failure is in the report."""
-    target = resolve_target(llm, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
-                            env=env)
+    target, *fallback = resolve_targets(llm, provider=provider, model=model, base_url=base_url,
+                                        api_key_env=api_key_env, env=env)
     stack = provider_from_config(llm, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
                                  record=record, replay=replay, timeout_s=timeout_s, root=root, env=env)
     report = CheckReport(target.provider, target.model, target.base_url and without_password(target.base_url),
-                         [f"{f.provider}:{f.model}" for f in llm.fallback])
+                         [f"{f.provider}:{f.model}" for f in fallback])
     try:
         system = system_message("answer connection checks exactly as asked")
         answer = stack.complete([system, Message("user", render_prompt("check_plain.md.j2"))],

@@ -26,6 +26,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from aidlc.llm.base import DEFAULT_TIMEOUT_S, Provider
@@ -41,12 +42,17 @@ from aidlc.llm.userconfig import UserFile, load_user_config
 from aidlc.model.config import LLMConfig, LLMTarget
 
 
-def resolve_target(llm: LLMConfig, *, provider: str | None = None, model: str | None = None,
-                   base_url: str | None = None, api_key_env: str | None = None,
-                   env: Mapping[str, str] | None = None) -> LLMTarget:
-    """The primary target after flags, environment and the user config file are applied."""
+def resolve_targets(llm: LLMConfig, *, provider: str | None = None, model: str | None = None,
+                    base_url: str | None = None, api_key_env: str | None = None,
+                    env: Mapping[str, str] | None = None) -> list[LLMTarget]:
+    """The primary target, then the fallback targets, after flags, environment and the user config file."""
     env = os.environ if env is None else env
-    return _targets(llm, _flags(provider, model, base_url, api_key_env), env, load_user_config(env))[0].spec
+    return [t.spec for t in _targets(llm, _flags(provider, model, base_url, api_key_env), env, load_user_config(env))]
+
+
+def resolve_target(llm: LLMConfig, **options: Any) -> LLMTarget:
+    """The primary target (the options of `resolve_targets`)."""
+    return resolve_targets(llm, **options)[0]
 
 
 def provider_from_config(llm: LLMConfig, *, provider: str | None = None, model: str | None = None,
