@@ -94,3 +94,15 @@ def set_config(path: Path, section: str, option: str, value: str) -> bool:
     with repo.config_writer("repository") as writer:
         writer.set_value(section, option, value)
     return True
+
+
+def root_commit(path: Path) -> str | None:
+    """The first commit of HEAD's history (the smallest sha if merged histories have several roots);
+    None outside a repository or in one without commits."""
+    git = _git()
+    try:
+        repo = git.Repo(path, search_parent_directories=True)
+        roots = repo.git.rev_list("--max-parents=0", "HEAD").split()
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError):
+        return None
+    return min(roots) if roots else None

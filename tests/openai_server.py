@@ -6,9 +6,11 @@
         server.requests  # the JSON bodies it received, in order
 
 POST /v1/chat/completions (and any other POST, e.g. Anthropic's /v1/messages) answers with the next
-scripted Reply; an unscripted request gets HTTP 500 "no scripted response", so a test that asks
+scripted Reply (as an HTTP proxy, HTTP_PROXY, it also answers requests meant for any other host);
+an unscripted request gets HTTP 500 "no scripted response", so a test that asks
 more than it expects fails loudly. GET /v1/models lists one model. A Reply with `delay_s` holds
-the answer that long (a hang past the client's timeout); closing the server releases it.
+the answer that long (a hang past the client's timeout); closing the server releases it. As an HTTPS
+proxy (HTTPS_PROXY) it records each CONNECT (where the request was going) and refuses the tunnel.
 """
 
 from __future__ import annotations
@@ -159,6 +161,12 @@ class ScriptedServer:
                     self._send(Reply(body={"object": "list", "data": [{"id": "test-model", "object": "model"}]}))
                 else:
                     self._send(error(404, "not found"))
+
+            def do_CONNECT(self) -> None:
+                received = Received(f"CONNECT {self.path}", {k.lower(): v for k, v in self.headers.items()}, None)
+                with server._lock:
+                    server.requests.append(received)
+                self._send(error(403, "no tunnels here"))
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

@@ -49,8 +49,9 @@ def test_messages_are_translated_to_alternating_turns_with_blocks() -> None:
 
 def provider(server: ScriptedServer):  # type: ignore[no-untyped-def]
     pytest.importorskip("anthropic")
-    llm = LLMConfig.model_validate({"provider": "anthropic", "model": "claude-test", "base_url": server.root})
-    return provider_from_config(llm, env={"ANTHROPIC_API_KEY": "ant-key-for-tests"},
+    llm = LLMConfig.model_validate({"provider": "anthropic", "model": "claude-test"})
+    # The user names the server (a flag): a server only the repository named would get no key.
+    return provider_from_config(llm, base_url=server.root, env={"ANTHROPIC_API_KEY": "ant-key-for-tests"},
                                 retry=RetryPolicy(sleep=lambda _s: None, rng=random.Random(2)))
 
 

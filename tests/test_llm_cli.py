@@ -20,7 +20,8 @@ LLAMA_CPP_REFUSAL = "1 validation error: ('body', 'response_format', 'type') Inp
 
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AIDLC_", "OPENAI_", "ANTHROPIC_"))}
-    return {**env, "CI": "true", "NO_COLOR": "1", **extra}
+    # No user config file of whoever runs the tests: XDG_CONFIG_HOME points where there is none.
+    return {**env, "CI": "true", "NO_COLOR": "1", "XDG_CONFIG_HOME": "/nonexistent/aidlc-tests", **extra}
 
 
 def invoke(args: list[str], repo: Path, **env: str):  # type: ignore[no-untyped-def]
@@ -84,7 +85,7 @@ def test_unusable_structured_output_fails_with_the_reason(server: ScriptedServer
 
 def test_a_missing_key_fails_naming_the_variable(tmp_path: Path) -> None:
     result = invoke(["--model", "gpt-4.1-mini"], tmp_path)
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a configuration error
     assert "OPENAI_API_KEY is not set" in result.stderr and "export OPENAI_API_KEY=" in result.stderr
     assert "Traceback" not in result.output
 

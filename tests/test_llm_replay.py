@@ -73,7 +73,7 @@ def test_a_replay_miss_names_the_digest_and_the_cassette(tmp_path: Path) -> None
     with ScriptedServer() as server:
         server.push(chat("one"))
         provider_from_config(config(server.url), record=cassette, env={}).complete(ASK, max_tokens=8)
-    replay = provider_from_config(config("unused"), replay=cassette, env={})
+    replay = provider_from_config(config("http://unused.example/v1"), replay=cassette, env={})
     changed = [*ASK[:1], Message("user", "draft the stories of unit refunds")]
     with pytest.raises(ReplayMiss) as caught:
         replay.complete(changed, max_tokens=8)
@@ -106,7 +106,7 @@ def test_replay_is_selected_by_environment_and_by_provider_setting(tmp_path: Pat
     with ScriptedServer() as server:
         server.push(chat("recorded"))
         provider_from_config(config(server.url), env={"AIDLC_LLM_RECORD": str(cassette)}).complete(ASK, max_tokens=8)
-    by_env = provider_from_config(config("unused"), env={"AIDLC_LLM_REPLAY": str(cassette)})
+    by_env = provider_from_config(config("http://unused.example/v1"), env={"AIDLC_LLM_REPLAY": str(cassette)})
     assert by_env.complete(ASK, max_tokens=8).text == "recorded"
     by_setting = provider_from_config(LLMConfig(provider="replay", base_url="c.jsonl"), root=tmp_path, env={})
     assert by_setting.complete(ASK, max_tokens=8).text == "recorded"

@@ -36,7 +36,7 @@ class Summary(BaseModel):
 
 def test_secrets_never_reach_the_server_nor_the_cassette(server: ScriptedServer, tmp_path: Path) -> None:
     cassette = tmp_path / "c.jsonl"
-    repo_text = f"config.py:\nOPENAI_KEY = '{REPO_KEY}'\n# deploy token: {ENV_SECRET}\n"
+    repo_text = f"config.py:\nOPENAI_KEY = '{REPO_KEY}'\n# deploy with {ENV_SECRET}\n"
     messages = [system_message("summarise the file"),
                 Message("user", "Summarise:\n" + untrusted("config.py", repo_text))]
     # The model echoes the secret it was (never) given, and the error path quotes the request.

@@ -11,7 +11,7 @@ from aidlc.bank.walk import CONFIG_FILE
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
-__all__ = ["CONFIG_FILE", "ConfigError", "load_config"]
+__all__ = ["CONFIG_FILE", "ConfigError", "key_line", "load_config"]
 
 
 class ConfigError(UsageError):
@@ -40,11 +40,11 @@ def load_config(repo_root: Path) -> Config:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         key = ".".join(str(part) for part in first["loc"])
-        line = _line_of(text or "", [str(part) for part in first["loc"] if isinstance(part, str)])
+        line = key_line(text or "", [str(part) for part in first["loc"] if isinstance(part, str)])
         raise ConfigError(f"{CONFIG_FILE}:{line}: '{key}': {first['msg']}") from None
 
 
-def _line_of(text: str, keys: list[str]) -> int:
+def key_line(text: str, keys: list[str]) -> int:
     """Line of a nested key: each key is looked for below the line of its parent."""
     lines = text.splitlines()
     found, start = 1, 0

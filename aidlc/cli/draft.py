@@ -16,6 +16,7 @@ from aidlc.cli.app import App, output_options
               help="Override llm.provider (also AIDLC_LLM_PROVIDER).")
 @click.option("--model", help="Override llm.model (also AIDLC_LLM_MODEL).")
 @click.option("--base-url", help="Override llm.base_url (also AIDLC_LLM_BASE_URL).")
+@click.option("--api-key-env", metavar="NAME", help="The variable that holds the key (also AIDLC_LLM_API_KEY_ENV).")
 @click.option("--record", type=click.Path(dir_okay=False), help="Append the answers to this cassette.")
 @click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only (no network).")
 @click.option("--budget", "budget_tokens", type=click.IntRange(min=1000), default=12_000, show_default=True,
@@ -25,8 +26,8 @@ from aidlc.cli.app import App, output_options
 @output_options
 @click.pass_obj
 def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | None, model: str | None,
-              base_url: str | None, record: str | None, replay: str | None, budget_tokens: int,
-              max_tokens: int) -> None:
+              base_url: str | None, api_key_env: str | None, record: str | None, replay: str | None,
+              budget_tokens: int, max_tokens: int) -> None:
     """Ask the model for the next LEVEL of INTENT and write it as draft artifacts.
 
     Nothing is approved: the command prints the gate a person runs to accept the draft.
@@ -36,8 +37,8 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
 
     root = app.root()
     config = load_config(root)
-    llm = provider_from_config(config.llm, provider=provider, model=model, base_url=base_url, record=record,
-                               replay=replay, root=root,
+    llm = provider_from_config(config.llm, provider=provider, model=model, base_url=base_url,
+                               api_key_env=api_key_env, record=record, replay=replay, root=root,
                                on_degrade=lambda d: app.note(f"{d.failed} failed ({d.reason}); trying {d.next}"))
     app.note(f"drafting the {level} of {intent} ...")
     result = draft(root, level, intent, llm, dry_run=dry_run, budget_tokens=budget_tokens,  # type: ignore[arg-type]

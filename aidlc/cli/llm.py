@@ -1,4 +1,4 @@
-"""aidlc llm check: call the configured provider and report whether it (and structured output) works."""
+"""aidlc llm check|trust: does the configured provider (and structured output) work; which servers may get a key."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ def llm_group() -> None:
               help="Override llm.provider (also AIDLC_LLM_PROVIDER).")
 @click.option("--model", help="Override llm.model (also AIDLC_LLM_MODEL).")
 @click.option("--base-url", help="Override llm.base_url, e.g. http://localhost:11434/v1 (also AIDLC_LLM_BASE_URL).")
+@click.option("--api-key-env", metavar="NAME", help="The variable that holds the key (also AIDLC_LLM_API_KEY_ENV).")
 @click.option("--record", type=click.Path(dir_okay=False), help="Append the answers to this cassette "
               "(also AIDLC_LLM_RECORD).")
 @click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only "
@@ -28,16 +29,16 @@ def llm_group() -> None:
               "(default 120; also AIDLC_LLM_TIMEOUT).")
 @output_options
 @click.pass_obj
-def check_cmd(app: App, provider: str | None, model: str | None, base_url: str | None, record: str | None,
-              replay: str | None, timeout_s: float | None) -> None:
+def check_cmd(app: App, provider: str | None, model: str | None, base_url: str | None, api_key_env: str | None,
+              record: str | None, replay: str | None, timeout_s: float | None) -> None:
     """Send a tiny prompt and a tiny structured request; exit 1 with the reason if either fails."""
     from aidlc.llm.check import run_check  # the LLM layer loads only for this command
 
     root = app.root()
     config = load_config(root)
     app.note(f"checking {provider or config.llm.provider} ...")
-    report = run_check(config.llm, provider=provider, model=model, base_url=base_url, record=record, replay=replay,
-                       timeout_s=timeout_s, root=root)
+    report = run_check(config.llm, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
+                       record=record, replay=replay, timeout_s=timeout_s, root=root)
     if app.json:
         app.emit_json(report.to_dict())
     else:
@@ -46,6 +47,44 @@ def check_cmd(app: App, provider: str | None, model: str | None, base_url: str |
             report_error(report.error, report.next_steps, 1, wants_json=False)
     if not report.ok:
         raise click.exceptions.Exit(1)
+
+
+@llm_group.command("trust")
+@click.argument("url", required=False)
+@click.option("--revoke", is_flag=True, help="Withdraw this repository's trust (for URL only, if given).")
+@output_options
+@click.pass_obj
+def trust_cmd(app: App, url: str | None, revoke: bool) -> None:
+    """Let this repository's aidlc.yaml send your key to the server it names (URL, or every one it names).
+
+    A repository chooses neither where your keys go nor which of them is sent: a base_url or
+    api_key_env that only aidlc.yaml sets is refused until you trust it here, once, for this
+    repository (its path and first commit). The record goes to your user config file.
+    """
+    import os
+
+    from aidlc.llm.trust import revoke as revoke_trust
+    from aidlc.llm.trust import trust
+
+    root = app.root()
+    change = revoke_trust(root, os.environ, url) if revoke else trust(load_config(root).llm, root, os.environ, url)
+    records = [{"base_url": r.base_url, "api_key_env": r.api_key_env} for r in change.changed]
+    if app.json:
+        app.emit_json({"repository": change.repository, "root_commit": change.root_commit, "config": change.config,
+                       "revoked" if revoke else "trusted": records,
+                       "already_trusted": [{"base_url": r.endpoint, "api_key_env": r.key_env} for r in change.kept]})
+        return
+    commit = f"first commit {change.root_commit[:12]}" if change.root_commit else "no git history"
+    verb = "no longer sends" if revoke else "may send"
+    for record in records:
+        app.out(f"{change.repository} ({commit}) {verb} the key in {record['api_key_env']} to {record['base_url']}")
+    for kept in change.kept:
+        app.out(f"already trusted: the key in {kept.key_env} to {kept.endpoint}")
+    if records:
+        app.note(f"your user config file: {change.config}")
+    elif not change.kept:
+        app.out("nothing to revoke" if revoke else
+                "nothing to trust: aidlc.yaml sends no key to a server or from a variable you did not choose")
 
 
 def _render(app: App, report: dict[str, Any]) -> None:

@@ -21,7 +21,11 @@ Modules, one job each:
     openai_provider, anthropic_provider   the SDK-backed providers (SDKs imported lazily)
     replay        cassettes: Recorder (record any provider) and ReplayProvider (answer exactly or ReplayMiss)
     chain         FallbackChain: next target once one is exhausted, answers marked degraded
-    factory       provider_from_config: aidlc.yaml + env + flags -> Redacting(Recorder(FallbackChain(...)))
+    settings      flags > AIDLC_LLM_* > user config > aidlc.yaml, each checked, each remembering who set it
+    userconfig    the user-level config file ($XDG_CONFIG_HOME/aidlc/config.yaml): read, written
+    trust         which key may go to which server: never where only a repository said
+    factory       provider_from_config: settings + keys -> Redacting(Recorder(FallbackChain(...)))
+    files         cassettes and the user config are regular files (a FIFO is an error, never a hang)
     redact        secrets out of everything sent, recorded or logged
     context       untrusted-data delimiters, token estimate (chars/4), fit_context within a budget
     jsonparse     the JSON inside a model's answer (fences, prose, trailing commas, comments)

@@ -19,7 +19,7 @@ from typing import Any
 from aidlc.llm.base import Completion, Message, ToolCall, Usage
 from aidlc.llm.errors import LLMConfigError, LLMFormatRejected, LLMUnavailable
 from aidlc.llm.httperrors import sdk_errors
-from aidlc.llm.remote import RemoteProvider
+from aidlc.llm.remote import NO_KEY, RemoteProvider
 from aidlc.llm.retry import with_retries
 
 INSTALL_HINT = "pip install 'aidlc[anthropic]'"
@@ -38,6 +38,7 @@ def require_sdk() -> Any:
 
 class AnthropicProvider(RemoteProvider):
     name = "anthropic"
+    auth_headers = ("X-Api-Key", "Authorization")  # SDK versions differ in which one carries the key
 
     def __init__(self, model: str, **options: Any) -> None:
         """The options of `RemoteProvider`."""
@@ -69,13 +70,14 @@ class AnthropicProvider(RemoteProvider):
         started = self._clock()
         with sdk_errors(sdk, where=self._where(), model=self.model, timeout=timeout,
                         asked_format="extra_body" in request, answer="a message"):
-            response = client.messages.create(**request, timeout=timeout)
+            response = client.messages.create(**request, timeout=timeout,
+                                              extra_headers=self._extra_headers(sdk.Omit()))
         latency = self._clock() - started
         return from_anthropic_response(response, latency, self.key)
 
     def _sdk_client(self) -> Any:
         if self._client is None:
-            self._client = self._sdk.Anthropic(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+            self._client = self._sdk.Anthropic(api_key=self._api_key or NO_KEY, base_url=self.base_url, max_retries=0,
                                                timeout=self.timeout_s)
         return self._client
 

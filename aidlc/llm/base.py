@@ -117,4 +117,7 @@ class Provider(Protocol):
 
 
 def target_key(provider: str, model: str, base_url: str | None) -> str:
-    return f"{provider}:{model}@{base_url or 'default'}"
+    """Shown, recorded in cassettes and in the ledger: a password in the URL is redacted."""
+    from aidlc.llm.redact import without_password
+
+    return f"{provider}:{model}@{without_password(base_url) if base_url else 'default'}"

@@ -16,9 +16,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from aidlc.llm.base import Completion, Message
-from aidlc.llm.errors import LLMError
-from aidlc.llm.factory import provider_from_config, resolve_target
+from aidlc.llm.errors import LLMConfigError, LLMError
+from aidlc.llm.factory import provider_from_config, resolve_targets
 from aidlc.llm.prompts import render_prompt, system_message
+from aidlc.llm.redact import without_password
 from aidlc.llm.structured import complete_structured
 from aidlc.model.config import LLMConfig
 
@@ -49,19 +50,17 @@ class CheckReport:
 
 
 def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None = None,
-              base_url: str | None = None, record: str | Path | None = None, replay: str | Path | None = None,
-              timeout_s: float | None = None, root: Path | None = None,
+              base_url: str | None = None, api_key_env: str | None = None, record: str | Path | None = None,
+              replay: str | Path | None = None, timeout_s: float | None = None, root: Path | None = None,
               env: Mapping[str, str] | None = None) -> CheckReport:
+    """Raises LLMConfigError when the configuration cannot work (exit 2); any other failure is in the report."""
+    target, *fallback = resolve_targets(llm, provider=provider, model=model, base_url=base_url,
+                                        api_key_env=api_key_env, env=env)
+    stack = provider_from_config(llm, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
+                                 record=record, replay=replay, timeout_s=timeout_s, root=root, env=env)
+    report = CheckReport(target.provider, target.model, target.base_url and without_password(target.base_url),
+                         [f"{f.provider}:{f.model}" for f in fallback])
     try:
-        target = resolve_target(llm, provider=provider, model=model, base_url=base_url, env=env)
-    except LLMError as exc:
-        return CheckReport(provider or llm.provider, model or llm.model, base_url or llm.base_url, [],
-                           error=exc.message, next_steps=exc.next_steps)
-    report = CheckReport(target.provider, target.model, target.base_url,
-                         [f"{f.provider}:{f.model}" for f in llm.fallback])
-    try:
-        stack = provider_from_config(llm, provider=provider, model=model, base_url=base_url, record=record,
-                                     replay=replay, timeout_s=timeout_s, root=root, env=env)
         system = system_message("answer connection checks exactly as asked")
         answer = stack.complete([system, Message("user", render_prompt("check_plain.md.j2"))],
                                 max_tokens=PLAIN_MAX_TOKENS)
@@ -69,6 +68,8 @@ def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None 
         result = complete_structured(stack, [system, Message("user", render_prompt("check_structured.md.j2"))],
                                      CheckReply, max_tokens=STRUCTURED_MAX_TOKENS,
                                      max_tokens_limit=STRUCTURED_MAX_TOKENS_LIMIT)
+    except LLMConfigError:
+        raise  # found only once asked (a broken cassette): a configuration error all the same
     except LLMError as exc:
         report.error, report.next_steps = exc.message, exc.next_steps
         failed = {"ok": False, "error": exc.message, "kind": type(exc).__name__, "raw": getattr(exc, "raw", None)}

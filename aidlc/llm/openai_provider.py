@@ -19,7 +19,7 @@ from aidlc.llm.base import Completion, Message, ToolCall, Usage
 from aidlc.llm.context import estimate_tokens
 from aidlc.llm.errors import LLMRejected, LLMUnavailable
 from aidlc.llm.httperrors import sdk_errors
-from aidlc.llm.remote import RemoteProvider
+from aidlc.llm.remote import NO_KEY, RemoteProvider
 from aidlc.llm.retry import with_retries
 
 _MAX_COMPLETION_TOKENS = re.compile(r"max_completion_tokens", re.IGNORECASE)
@@ -29,6 +29,7 @@ class OpenAIProvider(RemoteProvider):
     """One OpenAI-compatible target."""
 
     name = "openai"
+    auth_headers = ("Authorization",)
     # OpenAI's reasoning models refuse `max_tokens`; most other servers only know it. Learned (per
     # instance) on refusal.
     _token_param = "max_tokens"
@@ -64,7 +65,8 @@ class OpenAIProvider(RemoteProvider):
 
         with sdk_errors(openai, where=self._where(), model=self.model, timeout=timeout,
                         asked_format="response_format" in request, answer="a chat completion"):
-            return client.chat.completions.create(**request, **{self._token_param: max_tokens}, timeout=timeout)
+            return client.chat.completions.create(**request, **{self._token_param: max_tokens}, timeout=timeout,
+                                                  extra_headers=self._extra_headers(openai.Omit()))
 
     def _completion(self, response: Any, latency: float, messages: list[Message]) -> Completion:
         try:
@@ -89,7 +91,7 @@ class OpenAIProvider(RemoteProvider):
         if self._client is None:
             import openai  # lazily: `aidlc --version` must not pay for it
 
-            self._client = openai.OpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=0,
+            self._client = openai.OpenAI(api_key=self._api_key or NO_KEY, base_url=self.base_url, max_retries=0,
                                          timeout=self.timeout_s)
         return self._client
 

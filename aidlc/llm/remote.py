@@ -9,14 +9,18 @@ from typing import Any
 from aidlc.llm.base import DEFAULT_TIMEOUT_S, target_key
 from aidlc.llm.retry import RetryPolicy
 
+NO_KEY = "no-key"  # the SDKs insist on a key at construction; its header is then left out of every request
+
 
 class RemoteProvider:
     """One model at one server: its identity, timeout and retries, and an SDK client made on first use.
-    `api_key` is the key itself (the factory reads it from the environment)."""
+    `api_key` is the key itself (the factory reads it from the environment), or None to send no key at all:
+    no Authorization (nor X-Api-Key) header, not even one the SDK would take from the environment."""
 
     name = ""
+    auth_headers: tuple[str, ...] = ()  # the headers that carry a key, left out when there is none
 
-    def __init__(self, model: str, *, api_key: str, base_url: str | None = None,
+    def __init__(self, model: str, *, api_key: str | None, base_url: str | None = None,
                  timeout_s: float = DEFAULT_TIMEOUT_S, retry: RetryPolicy | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.model = model
@@ -30,3 +34,7 @@ class RemoteProvider:
     @property
     def key(self) -> str:
         return target_key(self.name, self.model, self.base_url)
+
+    def _extra_headers(self, omit: object) -> dict[str, object] | None:
+        """Per-request headers: without a key, the SDK's `omit` marker for each header that would carry one."""
+        return None if self._api_key is not None else {name: omit for name in self.auth_headers}

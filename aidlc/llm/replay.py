@@ -29,8 +29,10 @@ from typing import Any
 
 from aidlc.llm.base import Completion, Message, Provider
 from aidlc.llm.errors import LLMConfigError, LLMFormatRejected, LLMRejected, ReplayMiss
+from aidlc.llm.files import open_regular, read_regular
 from aidlc.llm.redact import Redactor
 
+_RECORD_FIX = "point AIDLC_LLM_RECORD / --record at a file you can write"
 _RECORDED_ERRORS: dict[str, type[LLMRejected]] = {"LLMRejected": LLMRejected, "LLMFormatRejected": LLMFormatRejected}
 
 
@@ -51,12 +53,11 @@ class Recorder:
         self.inner = inner
         self.path = Path(path)
         self.redactor = redactor or Redactor()
-        try:  # refuse an unwritable cassette now, before a model is asked (and paid for)
+        try:  # refuse an unwritable cassette (or a FIFO, a folder) now, before a model is asked (and paid for)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            os.close(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
+            os.close(self._open())
         except OSError as exc:
-            raise LLMConfigError(f"cannot record to {self.path} ({exc.strerror or exc})",
-                                 ["point AIDLC_LLM_RECORD / --record at a file you can write"]) from None
+            raise LLMConfigError(f"cannot record to {self.path} ({exc.strerror or exc})", [_RECORD_FIX]) from None
 
     @property
     def key(self) -> str:
@@ -88,11 +89,15 @@ class Recorder:
     def _append(self, entry: dict[str, Any]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         line = (canonical(entry) + "\n").encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = self._open()
         try:
             os.write(fd, line)  # one write on O_APPEND: concurrent recorders never interleave a line
         finally:
             os.close(fd)
+
+
+    def _open(self) -> int:
+        return open_regular(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, "the cassette to record", _RECORD_FIX)
 
 
 class ReplayProvider:
@@ -102,7 +107,7 @@ class ReplayProvider:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self._entries: dict[str, list[Recorded]] | None = None
+        self._entries = load_cassette(self.path)  # a missing or broken cassette fails now, not at the first question
         self._served: dict[str, int] = {}
 
     @property
@@ -113,7 +118,7 @@ class ReplayProvider:
                  response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
                  timeout_s: float | None = None) -> Completion:
         digest = request_digest(messages, response_format, tools)
-        recorded = self._load().get(digest)
+        recorded = self._entries.get(digest)
         if not recorded:
             raise ReplayMiss(digest, str(self.path))
         index = min(self._served.get(digest, 0), len(recorded) - 1)
@@ -122,11 +127,6 @@ class ReplayProvider:
         if isinstance(answer, Refusal):
             raise answer.kind(answer.message, answer.status)
         return replace(answer, latency_s=0.0)
-
-    def _load(self) -> dict[str, list[Recorded]]:
-        if self._entries is None:
-            self._entries = load_cassette(self.path)
-        return self._entries
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ Recorded = Completion | Refusal
 def load_cassette(path: Path) -> dict[str, list[Recorded]]:
     """digest -> its recordings in file order. A broken line is a configuration error naming the line."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular(path, "replay cassette", "point AIDLC_LLM_REPLAY / --replay at a cassette file").decode()
     except FileNotFoundError:
         raise LLMConfigError(f"replay cassette {path} does not exist",
                              [f"record one: AIDLC_LLM_RECORD={path} aidlc llm check",

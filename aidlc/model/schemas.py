@@ -11,6 +11,7 @@ from aidlc.model.artifacts import FRONT_MATTER_MODELS
 from aidlc.model.config import Config
 from aidlc.model.events import Event
 from aidlc.model.findings import ValidationReport
+from aidlc.model.user_config import UserConfig
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -20,6 +21,7 @@ def _models() -> dict[str, type[BaseModel]]:
 
     models: dict[str, type[BaseModel]] = {name: model for name, model in FRONT_MATTER_MODELS.items()}
     models["config"] = Config
+    models["user-config"] = UserConfig
     models["event"] = Event
     models["validate-report"] = ValidationReport
     models["status-report"] = StatusReport
