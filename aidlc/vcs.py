@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -79,13 +81,6 @@ def show_file(path: Path, ref: str, rel: str) -> bytes | None:
         raise UsageError(f"unknown git ref {ref!r}", ["git branch -a    # the refs that exist"]) from None
 
 
-def committed(path: Path, rel: str) -> bool:
-    """True when HEAD holds `rel` (False in a repository with no commit yet, or outside one)."""
-    if repo_root(path) is None or head_commit(path) is None:
-        return False
-    return show_file(path, "HEAD", rel) is not None
-
-
 def set_config(path: Path, section: str, option: str, value: str) -> bool:
     """Set a repository-level git config value; returns False when it already had that value."""
     repo = _repo(path)
@@ -94,3 +89,127 @@ def set_config(path: Path, section: str, option: str, value: str) -> bool:
     with repo.config_writer("repository") as writer:
         writer.set_value(section, option, value)
     return True
+
+
+# -- history: what earlier commits show, as evidence for the rules -------------------------------------------------
+# History runs git itself (argument lists, never a shell): importing GitPython costs more than the few commands a
+# rule needs, and `git cat-file --batch` reads any number of files in one process.
+
+MAX_READ = 4 * 1024 * 1024  # a file from history larger than this is not evidence of anything we read
+
+
+class History:
+    """HEAD's history, with paths relative to `project` (the folder of aidlc.yaml), as the bank names them."""
+
+    def __init__(self, top: Path, project: Path, head: str | None, shallow: bool) -> None:
+        self.top = top
+        self.project = project
+        self.head = head  # None in a repository without commits
+        self.shallow = shallow  # a shallow clone lacks the commits before its boundary: no search is complete
+
+    def _run(self, *args: str, stdin: bytes | None = None) -> bytes:
+        return _run_git(self.top, args, stdin)
+
+    def _tree(self, rel: str) -> str:
+        return (self.project / rel).relative_to(self.top).as_posix()
+
+    def _rel(self, tree_path: str) -> str:
+        return Path(os.path.relpath(self.top / tree_path, self.project)).as_posix()
+
+    def added(self, rel: str) -> tuple[str, str] | None:
+        """(commit, path then) of the oldest commit that added `rel`, following renames; None if none did."""
+        out = self._run("-c", "core.quotePath=false", "log", "--follow", "--diff-filter=A", "--format=%x00%H",
+                        "--name-only", "--", self._tree(rel)).decode("utf-8", "replace")
+        found = [entry.split("\n", 1) for entry in out.split("\x00") if entry.strip()]
+        if not found:
+            return None
+        commit, names = found[-1]
+        path = next((name for name in names.splitlines() if name), None)
+        return commit, self._rel(path) if path else rel
+
+    def last_holding(self, rel: str) -> str | None:
+        """The newest commit of HEAD's history whose tree holds `rel` ("HEAD" when HEAD does); None if none does."""
+        tree_path = self._tree(rel)
+        if self._holds("HEAD", tree_path):
+            return "HEAD"
+        latest = self._run("log", "-1", "--full-history", "--format=%H", "--", tree_path).decode().strip()
+        if not latest:
+            return None
+        # No later commit touched it and HEAD lacks it: `latest` removed it, and a parent of it still has it.
+        for commit in (latest, *self.parents(latest)):
+            if self._holds(commit, tree_path):
+                return commit
+        return None
+
+    def touching(self, rel: str) -> list[str]:
+        """The commits of HEAD's history that changed `rel`, newest first."""
+        return self._run("log", "--full-history", "--format=%H", "--", self._tree(rel)).decode().split()
+
+    def parents(self, commit: str) -> list[str]:
+        return self._run("log", "-1", "--format=%P", commit, "--").decode().split()
+
+    def read(self, commit: str, rels: Iterable[str]) -> dict[str, bytes | None]:
+        """The bytes of each file at `commit`; None where it is not a file there (or too large to be evidence).
+        Two processes for any number of files: the sizes first, then the contents of those small enough."""
+        names = {rel: f"{commit}:{self._tree(rel)}" for rel in rels}
+        asked = [rel for rel, name in names.items() if "\n" not in name]  # a request is one line
+        found: dict[str, bytes | None] = dict.fromkeys(names)
+        if not asked:
+            return found
+        checked = self._run("cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)",
+                            stdin="".join(f"{names[rel]}\n" for rel in asked).encode()).decode().splitlines()
+        blobs = {}
+        for rel, line in zip(asked, checked, strict=True):
+            parts = line.split(" ")
+            # A missing object echoes the request back ("NAME missing"): only a hash, `blob`, a size is a file.
+            if len(parts) == 3 and len(parts[0]) >= 40 and parts[1] == "blob" and parts[2].isdigit() \
+                    and int(parts[2]) <= MAX_READ:
+                blobs[rel] = parts[0]
+        if blobs:
+            out = self._run("cat-file", "--batch", stdin="".join(f"{sha}\n" for sha in blobs.values()).encode())
+            at = 0
+            for rel in blobs:
+                header_end = out.index(b"\n", at)
+                size = int(out[at:header_end].split(b" ")[2])
+                found[rel] = out[header_end + 1:header_end + 1 + size]
+                at = header_end + 1 + size + 1  # the content, then a line feed
+        return found
+
+    def _holds(self, commit: str, tree_path: str) -> bool:
+        out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{tree_path}\n".encode())
+        return out.strip() == b"blob"
+
+
+def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None) -> bytes:
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", "-C", str(where), *args], input=stdin, capture_output=True, check=False,
+                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    except OSError as exc:
+        raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
+    if proc.returncode != 0:
+        raise UsageError(f"git {args[0]} failed in {where}: {proc.stderr.decode(errors='replace').strip()}",
+                         ["git status    # is the repository healthy?"])
+    return proc.stdout
+
+
+def history(project: Path) -> History | None:
+    """The history of the repository that holds `project`; None outside one (or where git refuses it)."""
+    import subprocess
+
+    project = project.resolve()
+    try:
+        proc = subprocess.run(["git", "-C", str(project), "rev-parse", "--show-toplevel",
+                               "--is-shallow-repository", "--verify", "-q", "HEAD"], capture_output=True, check=False,
+                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    except OSError as exc:
+        raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    if proc.returncode not in (0, 1) or len(lines) < 2:  # 128: not a repository
+        return None
+    top = Path(lines[0]).resolve()
+    if not project.is_relative_to(top):
+        return None
+    head = lines[2] if proc.returncode == 0 and len(lines) > 2 else None
+    return History(top, project, head, lines[1] == "true")

@@ -281,13 +281,43 @@ class Ledger:
 
 
 def no_ledger(ledger: Ledger) -> UsageError:
-    """The error for a ledger that is not there: restore it from git if it was committed, else create it.
+    """The error for a ledger that is not there: restore it from git if history holds it, else create it.
     (`aidlc init` over a lost ledger would start its history over: it refuses, and says this.)"""
-    if vcs.committed(ledger.repo_root, ledger.rel):
-        return UsageError(f"the ledger {ledger.rel} is missing, but HEAD has it; a new one would start its "
-                          "history over",
-                          [f"git restore --source=HEAD --staged --worktree -- {ledger.rel}", "aidlc log verify"])
-    return UsageError(f"no ledger at {ledger.rel}", [f"aidlc init {ledger.repo_root}    # creates it"])
+    return lost_ledger(ledger) or UsageError(f"no ledger at {ledger.rel}",
+                                             [f"aidlc init {ledger.repo_root}    # creates it"])
+
+
+class LostLedger(UsageError):
+    """The work tree lacks the ledger while git history holds it, or (`shallow`) may hold it."""
+
+    def __init__(self, message: str, next_steps: list[str], shallow: bool) -> None:
+        super().__init__(message, next_steps)
+        self.shallow = shallow
+
+
+def lost_ledger(ledger: Ledger) -> LostLedger | None:
+    """The error for a ledger the work tree lacks while git history holds it (at HEAD, or before a commit that
+    removed it), naming the commit to restore it from. A shallow clone cannot show that no earlier commit held
+    one: then the error says to fetch the history. None when git shows no ledger ever stood there."""
+    history = vcs.history(ledger.repo_root)
+    if history is None or history.head is None:
+        return None
+    try:
+        source = history.last_holding(ledger.rel)
+    except ValueError:  # a ledger outside the repository has no history in it
+        return None
+    shallow = source is None and history.shallow
+    if source is not None:
+        held = "HEAD has it" if source == "HEAD" else f"commit {source[:12]} has it (a later commit removed it)"
+        return LostLedger(f"the ledger {ledger.rel} is missing, but {held}; a new one would start its history over",
+                          [f"git restore --source={source} --staged --worktree -- {ledger.rel}", "aidlc log verify"],
+                          shallow=False)
+    if shallow:
+        return LostLedger(f"no ledger at {ledger.rel}, and this clone is shallow: a commit before it may hold one, "
+                          "which a new one would start over",
+                          ["git fetch --unshallow    # then rerun: the whole history shows whether a ledger existed"],
+                          shallow=True)
+    return None
 
 
 def event_of(line: bytes) -> dict[str, Any] | None:
