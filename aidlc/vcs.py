@@ -180,7 +180,7 @@ class History:
         return out.strip() == b"blob"
 
 
-def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None) -> bytes:
+def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
     import subprocess
 
     try:
@@ -188,7 +188,7 @@ def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None) -> 
                               env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
     except OSError as exc:
         raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
-    if proc.returncode != 0:
+    if proc.returncode not in ok:
         raise UsageError(f"git {args[0]} failed in {where}: {proc.stderr.decode(errors='replace').strip()}",
                          ["git status    # is the repository healthy?"])
     return proc.stdout
@@ -213,3 +213,15 @@ def history(project: Path) -> History | None:
         return None
     head = lines[2] if proc.returncode == 0 and len(lines) > 2 else None
     return History(top, project, head, lines[1] == "true")
+
+
+def signing_config(project: Path) -> dict[str, str]:
+    """gpg.format, user.signingkey and gpg.ssh.program as git itself reads them (every config level, includes,
+    GIT_CONFIG_* variables), keyed by their lower-case names; absent keys are left out."""
+    out = _run_git(project, ("config", "--get-regexp", r"^(gpg\.format|user\.signingkey|gpg\.ssh\.program)$"),
+                   ok=(0, 1))  # 1: none of them is set
+    values: dict[str, str] = {}
+    for line in out.decode("utf-8", "replace").splitlines():
+        name, _, value = line.partition(" ")
+        values[name.lower()] = value  # the last one wins, as in git
+    return values

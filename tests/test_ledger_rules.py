@@ -247,9 +247,9 @@ def test_007_clean_with_a_ledger(bank: Bank) -> None:
 
 
 def test_every_ledger_rule_has_tests_here() -> None:
-    from tests import test_claims  # completion evidence and a lost ledger: AIDLC-LEDGER-008, 013
+    from tests import test_approvals, test_claims  # evidence and a lost ledger (008, 013); deciders, keys (014-017)
 
     ledger_rules = {code for code, rule in CATALOGUE.items() if rule.family == "ledger"}
-    names = [*globals(), *vars(test_claims)]
+    names = [*globals(), *vars(test_claims), *vars(test_approvals)]
     tested = {f"AIDLC-LEDGER-{name[5:8]}" for name in names if re.match(r"test_\d{3}_", name)}
     assert ledger_rules == tested

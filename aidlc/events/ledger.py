@@ -22,7 +22,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,6 +38,9 @@ from aidlc.model.events import GENESIS, Actor, Event, EventType
 LEDGER_FILE = "events.jsonl"
 LOCK_FILE = Path(".aidlc") / "locks" / "ledger.lock"
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+Signer = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class LedgerError(AidlcError):
@@ -99,8 +102,9 @@ class Ledger:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def append(self, event_type: EventType, actor: Actor, *, key: str | None = None,
-               **fields: Any) -> Appended:
-        """Append one event (and a recovery event first, if the tail was torn)."""
+               sign: Signer | None = None, **fields: Any) -> Appended:
+        """Append one event (and a recovery event first, if the tail was torn). `sign`, given the event as it
+        will stand but for `hash`, returns its `signature` (or raises, and nothing is written)."""
         with self.locked():
             fd = self._open()
             try:
@@ -108,7 +112,7 @@ class Ledger:
                 recovered = self._recover_torn_tail(fd, checked, actor) if checked.torn is not None else None
                 if key is not None and (offset := checked.keys.get(raw_key(key))) is not None:
                     return Appended(self._event_at(fd, offset), recorded=False, recovered=recovered)
-                event = self._write(fd, checked, event_type, actor, key=key, **fields)
+                event = self._write(fd, checked, event_type, actor, key=key, sign=sign, **fields)
                 return Appended(event, recorded=True, recovered=recovered)
             except BaseException:
                 self._checked = None  # whatever happened, the next append looks at the file afresh
@@ -175,7 +179,7 @@ class Ledger:
         checked.size += len(line)
         checked.last_line = line
 
-    def _write(self, fd: int, checked: _Checked, event_type: EventType, actor: Actor,
+    def _write(self, fd: int, checked: _Checked, event_type: EventType, actor: Actor, sign: Signer | None = None,
                **fields: Any) -> dict[str, Any]:
         last = checked.chain.last
         event: dict[str, Any] = {
@@ -188,6 +192,8 @@ class Ledger:
             "prev": last[0].decode() if last else GENESIS,
         }
         event.update({name: _plain(value) for name, value in fields.items() if value is not None})
+        if sign is not None:  # under the lock: the signature covers `prev` and `seq`, which only the lock fixes
+            event["signature"] = sign(event)
         try:
             event["hash"] = event_hash(event)
             data = line_of(event)
