@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -106,26 +107,47 @@ class History:
         self.project = project
         self.head = head  # None in a repository without commits
         self.shallow = shallow  # a shallow clone lacks the commits before its boundary: no search is complete
+        self._prefix = project.relative_to(top).as_posix()  # "." when the project is the top
 
     def _run(self, *args: str, stdin: bytes | None = None) -> bytes:
         return _run_git(self.top, args, stdin)
 
     def _tree(self, rel: str) -> str:
-        return (self.project / rel).relative_to(self.top).as_posix()
+        """`rel` as a path from the top of the work tree (raises ValueError for a path outside it)."""
+        path = posixpath.normpath(posixpath.join(self._prefix, rel))
+        if path == ".." or path.startswith("../") or posixpath.isabs(path):
+            raise ValueError(f"{rel} is outside the repository")
+        return path
 
     def _rel(self, tree_path: str) -> str:
         return Path(os.path.relpath(self.top / tree_path, self.project)).as_posix()
 
     def added(self, rel: str) -> tuple[str, str] | None:
-        """(commit, path then) of the oldest commit that added `rel`, following renames; None if none did."""
-        out = self._run("-c", "core.quotePath=false", "log", "--follow", "--diff-filter=A", "--format=%x00%H",
-                        "--name-only", "--", self._tree(rel)).decode("utf-8", "replace")
-        found = [entry.split("\n", 1) for entry in out.split("\x00") if entry.strip()]
-        if not found:
+        """(commit, path then) of the oldest commit that added `rel`, following moves that kept its bytes
+        (`git mv`); None if no commit did."""
+        path, rev, found = self._tree(rel), "HEAD", None
+        for _ in range(100):  # each round follows one move further back
+            commits = self._run("log", rev, "--diff-filter=A", "--format=%H", "--", path).decode().split()
+            if not commits:
+                break
+            found = commits[-1], self._rel(path)
+            moved = self._moved_into(commits[-1], path)
+            if moved is None:
+                break
+            path, rev = moved
+        return found
+
+    def _moved_into(self, commit: str, path: str) -> tuple[str, str] | None:
+        """(path before, parent) when `commit` moved an unchanged file to `path` (exact renames only: cheap)."""
+        parents = self.parents(commit)
+        if not parents:
             return None
-        commit, names = found[-1]
-        path = next((name for name in names.splitlines() if name), None)
-        return commit, self._rel(path) if path else rel
+        out = self._run("diff-tree", "-r", "-z", "-M100%", "--diff-filter=R", parents[0], commit).split(b"\0")
+        # -z: ":modes shas R100", old path, new path, one after another
+        for at in range(0, len(out) - 2, 3):
+            if out[at + 2].decode("utf-8", "surrogateescape") == path:
+                return out[at + 1].decode("utf-8", "surrogateescape"), parents[0]
+        return None
 
     def last_holding(self, rel: str) -> str | None:
         """The newest commit of HEAD's history whose tree holds `rel` ("HEAD" when HEAD does); None if none does."""
@@ -150,30 +172,32 @@ class History:
 
     def read(self, commit: str, rels: Iterable[str]) -> dict[str, bytes | None]:
         """The bytes of each file at `commit`; None where it is not a file there (or too large to be evidence).
-        Two processes for any number of files: the sizes first, then the contents of those small enough."""
-        names = {rel: f"{commit}:{self._tree(rel)}" for rel in rels}
-        asked = [rel for rel, name in names.items() if "\n" not in name]  # a request is one line
+        Two processes for any number of files: one listing of the folder that holds them all (asking git for
+        each path by name would search the folder's tree once per file), then the contents in one batch."""
+        names = {rel: self._tree(rel) for rel in rels}
         found: dict[str, bytes | None] = dict.fromkeys(names)
-        if not asked:
+        if not names:
             return found
-        checked = self._run("cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)",
-                            stdin="".join(f"{names[rel]}\n" for rel in asked).encode()).decode().splitlines()
-        blobs = {}
-        for rel, line in zip(asked, checked, strict=True):
-            parts = line.split(" ")
-            # A missing object echoes the request back ("NAME missing"): only a hash, `blob`, a size is a file.
-            if len(parts) == 3 and len(parts[0]) >= 40 and parts[1] == "blob" and parts[2].isdigit() \
-                    and int(parts[2]) <= MAX_READ:
-                blobs[rel] = parts[0]
-        if blobs:
-            out = self._run("cat-file", "--batch", stdin="".join(f"{sha}\n" for sha in blobs.values()).encode())
-            at = 0
-            for rel in blobs:
-                header_end = out.index(b"\n", at)
-                size = int(out[at:header_end].split(b" ")[2])
-                found[rel] = out[header_end + 1:header_end + 1 + size]
-                at = header_end + 1 + size + 1  # the content, then a line feed
-        return found
+        folder = posixpath.commonpath([posixpath.dirname(name) for name in names.values()])
+        listing = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", folder or ".")
+        blobs: dict[str, str] = {}  # path -> sha of a blob small enough
+        for entry in listing.split(b"\0"):
+            info, _, name = entry.partition(b"\t")
+            fields = info.split()  # mode, type, sha, size
+            if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit() and int(fields[3]) <= MAX_READ:
+                blobs[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
+        wanted = {rel: blobs[name] for rel, name in names.items() if name in blobs}
+        if not wanted:
+            return found
+        shas = list(dict.fromkeys(wanted.values()))
+        out = self._run("cat-file", "--batch", "--buffer", stdin="".join(f"{sha}\n" for sha in shas).encode())
+        contents, at = {}, 0
+        for sha in shas:  # each: "<sha> blob <size>\n", the bytes, "\n"
+            header_end = out.index(b"\n", at)
+            size = int(out[at:header_end].split(b" ")[2])
+            contents[sha] = out[header_end + 1:header_end + 1 + size]
+            at = header_end + 1 + size + 1
+        return {**found, **{rel: contents[sha] for rel, sha in wanted.items()}}
 
     def _holds(self, commit: str, tree_path: str) -> bool:
         out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{tree_path}\n".encode())

@@ -8,7 +8,7 @@ gate decision could have recorded. Everything else needs its decisions.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,7 +56,7 @@ def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable
     return Birth(commit=commit, files={rel: _front(data.get(old), rel) for rel, old in wanted.items()})
 
 
-def _mover(ledger_now: str, ledger_then: str):  # type: ignore[no-untyped-def]
+def _mover(ledger_now: str, ledger_then: str) -> Callable[[str], str]:
     """Paths now -> paths then, when the bank folder was moved since the ledger was created."""
     now, then = posixpath.dirname(ledger_now), posixpath.dirname(ledger_then)
     if now == then:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from aidlc.gates.catalogue import GateTarget, fingerprint, judged_digests
 from aidlc.gates.decide import resolve
 from aidlc.gates.history import GateHistory
 from aidlc.model.events import FileDigest
-from aidlc.model.types import Severity, instant
+from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
 E = Severity.error
@@ -31,10 +30,6 @@ class LedgerView:
     verification: Verification
     history: GateHistory
     events: list[tuple[int, dict[str, Any]]]  # (line in the file, event): damaged lines are left out
-
-    @property
-    def created(self) -> datetime | None:
-        return instant(self.history.created_ts)
 
 
 # The rules of one run share one view. Keyed by the file's bytes, not its mtime: an edit within the
