@@ -97,6 +97,8 @@ def set_config(path: Path, section: str, option: str, value: str) -> bool:
 # rule needs, and `git cat-file --batch` reads any number of files in one process.
 
 MAX_READ = 4 * 1024 * 1024  # a file from history larger than this is not evidence of anything we read
+# No prompts, untranslated messages, and paths taken as written (a file named `*.md` is not a pattern).
+_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
 
 
 class History:
@@ -172,14 +174,16 @@ class History:
 
     def read(self, commit: str, rels: Iterable[str]) -> dict[str, bytes | None]:
         """The bytes of each file at `commit`; None where it is not a file there (or too large to be evidence).
-        Two processes for any number of files: one listing of the folder that holds them all (asking git for
-        each path by name would search the folder's tree once per file), then the contents in one batch."""
+        Two processes for any number of files: one listing of their blobs (`cat-file` asked for COMMIT:PATH
+        would search the folder's tree once per file), then the contents in one batch."""
         names = {rel: self._tree(rel) for rel in rels}
         found: dict[str, bytes | None] = dict.fromkeys(names)
         if not names:
             return found
-        folder = posixpath.commonpath([posixpath.dirname(name) for name in names.values()])
-        listing = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", folder or ".")
+        # A few files by name; many through the folder that holds them (git matches each name against each entry).
+        specs = list(names.values()) if len(names) <= 64 else \
+            [posixpath.commonpath([posixpath.dirname(name) for name in names.values()]) or "."]
+        listing = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *specs)
         blobs: dict[str, str] = {}  # path -> sha of a blob small enough
         for entry in listing.split(b"\0"):
             info, _, name = entry.partition(b"\t")
@@ -209,7 +213,7 @@ def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None, ok:
 
     try:
         proc = subprocess.run(["git", "-C", str(where), *args], input=stdin, capture_output=True, check=False,
-                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+                              env={**os.environ, **_GIT_ENV})
     except OSError as exc:
         raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
     if proc.returncode not in ok:
@@ -226,7 +230,7 @@ def history(project: Path) -> History | None:
     try:
         proc = subprocess.run(["git", "-C", str(project), "rev-parse", "--show-toplevel",
                                "--is-shallow-repository", "--verify", "-q", "HEAD"], capture_output=True, check=False,
-                              env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+                              env={**os.environ, **_GIT_ENV})
     except OSError as exc:
         raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
     lines = proc.stdout.decode("utf-8", "replace").splitlines()

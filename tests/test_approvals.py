@@ -361,3 +361,15 @@ def test_014_bot_emails_of_the_configuration_count(chain: Path) -> None:
     assert ledger_hits(chain, "AIDLC-LEDGER-014") == []
     write(chain, "aidlc.yaml", read(chain, "aidlc.yaml").replace("bot_emails: []", "bot_emails: [release@x.org]"))
     assert "release@x.org is listed in governance.bot_emails" in ledger_hits(chain, "AIDLC-LEDGER-014")[0].message
+
+
+def test_init_says_how_to_turn_signing_on(tmp_path: Path) -> None:
+    proc = run_cli("init", "--git", str(tmp_path / "p"))
+    assert proc.returncode == 0, proc.stderr
+    assert "signed approvals (optional): set governance.require_signed_approvals in aidlc.yaml" in proc.stdout
+    config = (tmp_path / "p" / "aidlc.yaml").read_text()
+    assert "git config gpg.format ssh" in config and "git config user.signingkey ~/.ssh/id_ed25519.pub" in config
+    assert "memory-bank/allowed_signers" in config
+    from aidlc.bank.config import load_config
+
+    assert load_config(tmp_path / "p").governance.require_signed_approvals is False

@@ -205,12 +205,12 @@ def test_008_a_shallow_clone_cannot_show_history_until_it_is_fetched(bank: Bank,
 
 
 def test_008_one_git_walk_per_validate_run(bank: Bank, monkeypatch: pytest.MonkeyPatch) -> None:
-    for n in range(3, 23):  # twenty more complete stories in bolt 001: many claims, one question to git
+    for n in range(3, 73):  # seventy more complete stories in bolt 001: many claims, one question to git
         rel = f"{helpers.UNIT_DIR}/stories/{n:03}-more.md"
         bank.write(rel, bank.read(STORY1).replace("id: 001-pay-by-card", f"id: {n:03}-more"))
         bank.replace(BOLT1, "  - 001-pay-by-card\n", f"  - 001-pay-by-card\n  - {n:03}-more\n")
     complete_first_bolt(bank)
-    for n in range(3, 23):
+    for n in range(3, 73):
         bank.replace(f"{helpers.UNIT_DIR}/stories/{n:03}-more.md", "status: in-progress", "status: complete")
     commit(bank.root, "history")
     start_ledger(bank.root)
@@ -219,7 +219,7 @@ def test_008_one_git_walk_per_validate_run(bank: Bank, monkeypatch: pytest.Monke
     for name in ("added", "read"):  # the creation commit, then the files as it holds them
         original = getattr(vcs.History, name)
         monkeypatch.setattr(vcs.History, name, lambda self, *a, _o=original, _n=name: calls.append(_n) or _o(self, *a))
-    assert len(claims(bank)["AIDLC-LEDGER-008"]) == 23
+    assert len(claims(bank)["AIDLC-LEDGER-008"]) == 73
     assert calls == ["added", "read"]
 
 
