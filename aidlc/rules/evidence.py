@@ -27,7 +27,7 @@ class Birth:
     fetch: str | None = None  # the command that gets that evidence
 
     def meta(self, rel: str) -> dict[str, Any] | None:
-        """The front matter `rel` had in that commit; None when it did not exist then (or cannot be read)."""
+        """The front matter `rel` had in that commit; None when it did not exist then."""
         return self.files.get(rel)
 
     @property
@@ -65,7 +65,8 @@ def _mover(ledger_now: str, ledger_then: str) -> Callable[[str], str]:
 
 
 def _front(data: bytes | None, rel: str) -> dict[str, Any] | None:
+    """None for a file that did not exist; {} for one whose front matter cannot be read (it showed nothing)."""
     if data is None:
         return None
     text, _problem = frontmatter.decode(data, rel)
-    return frontmatter.split(text, rel).meta if text is not None else None
+    return (frontmatter.split(text, rel).meta if text is not None else None) or {}
