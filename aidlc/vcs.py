@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import posixpath
+from collections.abc import Iterable
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -79,13 +82,6 @@ def show_file(path: Path, ref: str, rel: str) -> bytes | None:
         raise UsageError(f"unknown git ref {ref!r}", ["git branch -a    # the refs that exist"]) from None
 
 
-def committed(path: Path, rel: str) -> bool:
-    """True when HEAD holds `rel` (False in a repository with no commit yet, or outside one)."""
-    if repo_root(path) is None or head_commit(path) is None:
-        return False
-    return show_file(path, "HEAD", rel) is not None
-
-
 def set_config(path: Path, section: str, option: str, value: str) -> bool:
     """Set a repository-level git config value; returns False when it already had that value."""
     repo = _repo(path)
@@ -106,3 +102,166 @@ def root_commit(path: Path) -> str | None:
     except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError):
         return None
     return min(roots) if roots else None
+
+
+# -- history: what earlier commits show, as evidence for the rules -------------------------------------------------
+# History runs git itself (argument lists, never a shell): importing GitPython costs more than the few commands a
+# rule needs, and `git cat-file --batch` reads any number of files in one process.
+
+MAX_READ = 4 * 1024 * 1024  # a file from history larger than this is not evidence of anything we read
+# No prompts, untranslated messages, and paths taken as written (a file named `*.md` is not a pattern).
+_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
+
+
+class History:
+    """HEAD's history, with paths relative to `project` (the folder of aidlc.yaml), as the bank names them."""
+
+    def __init__(self, top: Path, project: Path, head: str | None, shallow: bool) -> None:
+        self.top = top
+        self.project = project
+        self.head = head  # None in a repository without commits
+        self.shallow = shallow  # a shallow clone lacks the commits before its boundary: no search is complete
+        self._prefix = project.relative_to(top).as_posix()  # "." when the project is the top
+
+    def _run(self, *args: str, stdin: bytes | None = None) -> bytes:
+        return _run_git(self.top, args, stdin)
+
+    def _tree(self, rel: str) -> str:
+        """`rel` as a path from the top of the work tree (raises ValueError for a path outside it)."""
+        path = posixpath.normpath(posixpath.join(self._prefix, rel))
+        if path == ".." or path.startswith("../") or posixpath.isabs(path):
+            raise ValueError(f"{rel} is outside the repository")
+        return path
+
+    def _rel(self, tree_path: str) -> str:
+        return Path(os.path.relpath(self.top / tree_path, self.project)).as_posix()
+
+    def added(self, rel: str) -> tuple[str, str] | None:
+        """(commit, path then) of the oldest commit that added `rel`, following moves that kept its bytes
+        (`git mv`); None if no commit did."""
+        path, rev, found = self._tree(rel), "HEAD", None
+        for _ in range(100):  # each round follows one move further back
+            commits = self._run("log", rev, "--diff-filter=A", "--format=%H", "--", path).decode().split()
+            if not commits:
+                break
+            found = commits[-1], self._rel(path)
+            moved = self._moved_into(commits[-1], path)
+            if moved is None:
+                break
+            path, rev = moved
+        return found
+
+    def _moved_into(self, commit: str, path: str) -> tuple[str, str] | None:
+        """(path before, parent) when `commit` moved an unchanged file to `path` (exact renames only: cheap)."""
+        parents = self.parents(commit)
+        if not parents:
+            return None
+        out = self._run("diff-tree", "-r", "-z", "-M100%", "--diff-filter=R", parents[0], commit).split(b"\0")
+        # -z: ":modes shas R100", old path, new path, one after another
+        for at in range(0, len(out) - 2, 3):
+            if out[at + 2].decode("utf-8", "surrogateescape") == path:
+                return out[at + 1].decode("utf-8", "surrogateescape"), parents[0]
+        return None
+
+    def last_holding(self, rel: str) -> str | None:
+        """The newest commit of HEAD's history whose tree holds `rel` ("HEAD" when HEAD does); None if none does."""
+        tree_path = self._tree(rel)
+        if self._holds("HEAD", tree_path):
+            return "HEAD"
+        latest = self._run("log", "-1", "--full-history", "--format=%H", "--", tree_path).decode().strip()
+        if not latest:
+            return None
+        # No later commit touched it and HEAD lacks it: `latest` removed it, and a parent of it still has it.
+        for commit in (latest, *self.parents(latest)):
+            if self._holds(commit, tree_path):
+                return commit
+        return None
+
+    def touching(self, rel: str) -> list[str]:
+        """The commits of HEAD's history that changed `rel`, newest first."""
+        return self._run("log", "--full-history", "--format=%H", "--", self._tree(rel)).decode().split()
+
+    def parents(self, commit: str) -> list[str]:
+        return self._run("log", "-1", "--format=%P", commit, "--").decode().split()
+
+    def read(self, commit: str, rels: Iterable[str]) -> dict[str, bytes | None]:
+        """The bytes of each file at `commit`; None where it is not a file there (or too large to be evidence).
+        Two processes for any number of files: one listing of their blobs (`cat-file` asked for COMMIT:PATH
+        would search the folder's tree once per file), then the contents in one batch."""
+        names = {rel: self._tree(rel) for rel in rels}
+        found: dict[str, bytes | None] = dict.fromkeys(names)
+        if not names:
+            return found
+        # A few files by name; many through the folder that holds them (git matches each name against each entry).
+        specs = list(names.values()) if len(names) <= 64 else \
+            [posixpath.commonpath([posixpath.dirname(name) for name in names.values()]) or "."]
+        listing = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *specs)
+        blobs: dict[str, str] = {}  # path -> sha of a blob small enough
+        for entry in listing.split(b"\0"):
+            info, _, name = entry.partition(b"\t")
+            fields = info.split()  # mode, type, sha, size
+            if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit() and int(fields[3]) <= MAX_READ:
+                blobs[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
+        wanted = {rel: blobs[name] for rel, name in names.items() if name in blobs}
+        if not wanted:
+            return found
+        shas = list(dict.fromkeys(wanted.values()))
+        out = self._run("cat-file", "--batch", "--buffer", stdin="".join(f"{sha}\n" for sha in shas).encode())
+        contents, at = {}, 0
+        for sha in shas:  # each: "<sha> blob <size>\n", the bytes, "\n"
+            header_end = out.index(b"\n", at)
+            size = int(out[at:header_end].split(b" ")[2])
+            contents[sha] = out[header_end + 1:header_end + 1 + size]
+            at = header_end + 1 + size + 1
+        return {**found, **{rel: contents[sha] for rel, sha in wanted.items()}}
+
+    def _holds(self, commit: str, tree_path: str) -> bool:
+        out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{tree_path}\n".encode())
+        return out.strip() == b"blob"
+
+
+def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", "-C", str(where), *args], input=stdin, capture_output=True, check=False,
+                              env={**os.environ, **_GIT_ENV})
+    except OSError as exc:
+        raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
+    if proc.returncode not in ok:
+        raise UsageError(f"git {args[0]} failed in {where}: {proc.stderr.decode(errors='replace').strip()}",
+                         ["git status    # is the repository healthy?"])
+    return proc.stdout
+
+
+def history(project: Path) -> History | None:
+    """The history of the repository that holds `project`; None outside one (or where git refuses it)."""
+    import subprocess
+
+    project = project.resolve()
+    try:
+        proc = subprocess.run(["git", "-C", str(project), "rev-parse", "--show-toplevel",
+                               "--is-shallow-repository", "--verify", "-q", "HEAD"], capture_output=True, check=False,
+                              env={**os.environ, **_GIT_ENV})
+    except OSError as exc:
+        raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    if proc.returncode not in (0, 1) or len(lines) < 2:  # 128: not a repository
+        return None
+    top = Path(lines[0]).resolve()
+    if not project.is_relative_to(top):
+        return None
+    head = lines[2] if proc.returncode == 0 and len(lines) > 2 else None
+    return History(top, project, head, lines[1] == "true")
+
+
+def signing_config(project: Path) -> dict[str, str]:
+    """gpg.format, user.signingkey and gpg.ssh.program as git itself reads them (every config level, includes,
+    GIT_CONFIG_* variables), keyed by their lower-case names; absent keys are left out."""
+    out = _run_git(project, ("config", "--get-regexp", r"^(gpg\.format|user\.signingkey|gpg\.ssh\.program)$"),
+                   ok=(0, 1))  # 1: none of them is set
+    values: dict[str, str] = {}
+    for line in out.decode("utf-8", "replace").splitlines():
+        name, _, value = line.partition(" ")
+        values[name.lower()] = value  # the last one wins, as in git
+    return values

@@ -1,4 +1,5 @@
-"""The ledger rules of `aidlc validate` (AIDLC-LEDGER-001..008): each with a broken and a clean fixture.
+"""The ledger rules of `aidlc validate` (AIDLC-LEDGER-001..007): each with a broken and a clean fixture.
+(Completion evidence and a lost ledger are in test_claims.py.)
 
 The ledgers are real: started by `aidlc init`, filled by `aidlc gate`, or appended through
 aidlc.events.ledger.Ledger where a test needs an event no command would write.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import datetime
+import re
 from pathlib import Path
 
 from aidlc.events.ledger import Ledger
@@ -16,7 +17,6 @@ from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import CATALOGUE
-from tests import helpers
 from tests.helpers import Bank, complete_first_bolt
 from tests.test_gate import (
     BOLT,
@@ -246,49 +246,10 @@ def test_007_clean_with_a_ledger(bank: Bank) -> None:
     assert hits(bank.root, "AIDLC-LEDGER-007") == []
 
 
-# -- AIDLC-LEDGER-008: history from before the ledger -------------------------------------------------------------
-def _adopt(bank: Bank, completed: str | None = None) -> str:
-    """Start a ledger in a bank with history; complete bolt 001 at `completed` (default: long before)."""
-    complete_first_bolt(bank)
-    ledger = Ledger(bank.root / LEDGER, bank.root)
-    created = ledger.append(EventType.ledger_created, Actor(kind=ActorKind.human, name="Ada")).event["ts"]
-    when = completed or "2020-01-02T00:00:00Z"
-    bank.set_key(helpers.BOLT1, "started", "2020-01-01T00:00:00Z" if completed is None else when)
-    bank.set_key(helpers.BOLT1, "completed", when)
-    return created
-
-
-def test_008_a_completion_before_the_ledger_is_a_warning_not_an_error(bank: Bank) -> None:
-    _adopt(bank)
-    found = hits(bank.root, "AIDLC-LEDGER-008")
-    assert sorted(where(found)) == sorted([(helpers.BOLT1, bank.line(helpers.BOLT1, "status:")),
-                                           (helpers.STORY1, bank.line(helpers.STORY1, "status:")),
-                                           (helpers.REQUIREMENTS, bank.line(helpers.REQUIREMENTS, "phase:"))])
-    assert all(f.severity == Severity.warning and f.message.startswith("unattested") for f in found)
-    assert [f for f in findings(bank.root) if f.severity == Severity.error] == []
-
-
-def test_008_a_completion_after_the_ledger_is_an_error(bank: Bank) -> None:
-    created = _adopt(bank, "2030-01-01T00:00:00Z")
-    assert created < "2030"
-    assert hits(bank.root, "AIDLC-LEDGER-008") == []
-    assert where(hits(bank.root, "AIDLC-LEDGER-002")) == [(helpers.BOLT1, bank.line(helpers.BOLT1, "status:"))]
-    assert where(hits(bank.root, "AIDLC-LEDGER-003")) == [(helpers.STORY1, bank.line(helpers.STORY1, "status:"))]
-
-
-def test_008_a_completion_in_the_second_the_ledger_was_created_does_not_predate_it(bank: Bank) -> None:
-    # Status timestamps are written to the second, the ledger's to the microsecond.
-    complete_first_bolt(bank)
-    ledger = Ledger(bank.root / LEDGER, bank.root)
-    created = ledger.append(EventType.ledger_created, Actor(kind=ActorKind.human, name="Ada")).event["ts"]
-    second = datetime.fromisoformat(created.replace("Z", "+00:00")).strftime("%Y-%m-%dT%H:%M:%SZ")
-    bank.set_key(helpers.BOLT1, "started", second)
-    bank.set_key(helpers.BOLT1, "completed", second)
-    assert hits(bank.root, "AIDLC-LEDGER-008") == []
-    assert where(hits(bank.root, "AIDLC-LEDGER-002")) == [(helpers.BOLT1, bank.line(helpers.BOLT1, "status:"))]
-
-
 def test_every_ledger_rule_has_tests_here() -> None:
+    from tests import test_approvals, test_claims  # evidence and a lost ledger (008, 013); deciders, keys (014-017)
+
     ledger_rules = {code for code, rule in CATALOGUE.items() if rule.family == "ledger"}
-    tested = {f"AIDLC-LEDGER-{name[5:8]}" for name in globals() if name.startswith("test_00")}
-    assert ledger_rules == tested == {f"AIDLC-LEDGER-00{n}" for n in range(1, 9)}
+    names = [*globals(), *vars(test_claims), *vars(test_approvals)]
+    tested = {f"AIDLC-LEDGER-{name[5:8]}" for name in names if re.match(r"test_\d{3}_", name)}
+    assert ledger_rules == tested

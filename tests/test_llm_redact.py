@@ -72,6 +72,8 @@ SHAPES = [
     ("api-key", "OPENAI_API_KEY=sk-proj-Zk3r9PqLmT8vWx2YbN5cHs7Jd1", "sk-proj-Zk3r9PqLmT8vWx2YbN5cHs7Jd1",
      "a risk-assessment-for-payments story and the disk-encryption-at-rest NFR"),
     ("api-key", "x-api-key: sk-ant-api03-Zk3r9PqLmT8vWx2YbN5c", "sk-ant-api03-Zk3r9PqLmT8vWx2YbN5c", "sk-short"),
+    ("api-key", "key = sk-Zk3r9PqLmT8vWx2YbN5cHs7Jd1", "sk-Zk3r9PqLmT8vWx2YbN5cHs7Jd1",
+     "key type sk-ecdsa-sha2-nistp256@openssh.com"),
     ("github-token", "token ghp_R2d2C3poBb8Ll4Hh6Yy9Qq1Ww3Ee5Tt7Uu0Z", "ghp_R2d2C3poBb8Ll4Hh6Yy9Qq1Ww3Ee5Tt7Uu0Z",
      "ghp_ tokens are classic personal access tokens"),
     ("github-token", "github_pat_11AB2CD3E0Zk3r9PqLmT8v_Wx2YbN5cHs7Jd1Fg", "github_pat_11AB2CD3E0Zk3r9PqLmT8v",

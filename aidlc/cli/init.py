@@ -53,4 +53,6 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
     kept = result.count(Action.kept)
     app.out(f"aidlc init: {changed} files written, {kept} kept as they were, "
             f"{result.count(Action.unchanged)} already up to date")
-    app.out("\nNext steps:\n  aidlc new intent \"TITLE\"\n  aidlc validate\n  aidlc status")
+    app.out("\nNext steps:\n  aidlc new intent \"TITLE\"\n  aidlc validate\n  aidlc status\n"
+            "  signed approvals (optional): set governance.require_signed_approvals in aidlc.yaml; its comment and "
+            "the README section 'Signed approvals' give the three set-up commands")

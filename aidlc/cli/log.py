@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -15,6 +16,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger, no_ledger
 from aidlc.events.merge import merge_files
 from aidlc.events.verify import split_lines, verify_lines
+from aidlc.gates import signatures
 
 
 @click.group("log")
@@ -80,11 +82,15 @@ def verify_cmd(app: App, ref: str | None) -> None:
         against = split_lines(old) if old else []
     result = verify_lines(ledger.lines, against=against, stop_at_first=True)
     problem = result.problems[0] if result.problems else None
+    signed = signatures.ledger_problems(ledger) if problem is None else []  # an intact chain: are its signatures?
     if app.json:
-        app.emit_json({"path": ledger.rel, "ok": result.ok, "events": result.events, "against": ref,
+        app.emit_json({"path": ledger.rel, "ok": result.ok and not signed, "events": result.events, "against": ref,
                        "problem": None if problem is None else {"line": problem.line, "seq": problem.seq,
                                                                 "kind": str(problem.kind),
-                                                                "message": problem.message}})
+                                                                "message": problem.message},
+                       "signatures": [asdict(p) for p in signed]})
+    elif signed:
+        _print_signature_problems(signed)
     elif problem is None:
         click.echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
                                                                                 else ""))
@@ -94,8 +100,14 @@ def verify_cmd(app: App, ref: str | None) -> None:
         click.echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
         click.echo("Next steps:\n  git log -p -- " + ledger.rel + "    # who changed the ledger, and how\n"
                    "  restore the file from the last good commit; the ledger is append-only")
-    if problem is not None:
+    if problem is not None or signed:
         raise click.exceptions.Exit(1)
+
+
+def _print_signature_problems(problems: list[signatures.Problem]) -> None:
+    for found in problems:
+        click.echo(f"✗ {found.path}{f':{found.line}' if found.line else ''}: {found.message}")
+    click.echo(f"Next steps:\n  {problems[0].fix}")
 
 
 def _file_at(repo: Path, ref: str, rel: str) -> bytes | None:

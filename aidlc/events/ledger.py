@@ -22,7 +22,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -38,6 +38,9 @@ from aidlc.model.events import GENESIS, Actor, Event, EventType
 LEDGER_FILE = "events.jsonl"
 LOCK_FILE = Path(".aidlc") / "locks" / "ledger.lock"
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+Signer = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class LedgerError(AidlcError):
@@ -99,8 +102,9 @@ class Ledger:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
     def append(self, event_type: EventType, actor: Actor, *, key: str | None = None,
-               **fields: Any) -> Appended:
-        """Append one event (and a recovery event first, if the tail was torn)."""
+               sign: Signer | None = None, **fields: Any) -> Appended:
+        """Append one event (and a recovery event first, if the tail was torn). `sign`, given the event as it
+        will stand but for `hash`, returns its `signature` (or raises, and nothing is written)."""
         with self.locked():
             fd = self._open()
             try:
@@ -108,7 +112,7 @@ class Ledger:
                 recovered = self._recover_torn_tail(fd, checked, actor) if checked.torn is not None else None
                 if key is not None and (offset := checked.keys.get(raw_key(key))) is not None:
                     return Appended(self._event_at(fd, offset), recorded=False, recovered=recovered)
-                event = self._write(fd, checked, event_type, actor, key=key, **fields)
+                event = self._write(fd, checked, event_type, actor, key=key, sign=sign, **fields)
                 return Appended(event, recorded=True, recovered=recovered)
             except BaseException:
                 self._checked = None  # whatever happened, the next append looks at the file afresh
@@ -175,7 +179,7 @@ class Ledger:
         checked.size += len(line)
         checked.last_line = line
 
-    def _write(self, fd: int, checked: _Checked, event_type: EventType, actor: Actor,
+    def _write(self, fd: int, checked: _Checked, event_type: EventType, actor: Actor, sign: Signer | None = None,
                **fields: Any) -> dict[str, Any]:
         last = checked.chain.last
         event: dict[str, Any] = {
@@ -188,6 +192,8 @@ class Ledger:
             "prev": last[0].decode() if last else GENESIS,
         }
         event.update({name: _plain(value) for name, value in fields.items() if value is not None})
+        if sign is not None:  # under the lock: the signature covers `prev` and `seq`, which only the lock fixes
+            event["signature"] = sign(event)
         try:
             event["hash"] = event_hash(event)
             data = line_of(event)
@@ -281,13 +287,43 @@ class Ledger:
 
 
 def no_ledger(ledger: Ledger) -> UsageError:
-    """The error for a ledger that is not there: restore it from git if it was committed, else create it.
+    """The error for a ledger that is not there: restore it from git if history holds it, else create it.
     (`aidlc init` over a lost ledger would start its history over: it refuses, and says this.)"""
-    if vcs.committed(ledger.repo_root, ledger.rel):
-        return UsageError(f"the ledger {ledger.rel} is missing, but HEAD has it; a new one would start its "
-                          "history over",
-                          [f"git restore --source=HEAD --staged --worktree -- {ledger.rel}", "aidlc log verify"])
-    return UsageError(f"no ledger at {ledger.rel}", [f"aidlc init {ledger.repo_root}    # creates it"])
+    return lost_ledger(ledger) or UsageError(f"no ledger at {ledger.rel}",
+                                             [f"aidlc init {ledger.repo_root}    # creates it"])
+
+
+class LostLedger(UsageError):
+    """The work tree lacks the ledger while git history holds it, or (`shallow`) may hold it."""
+
+    def __init__(self, message: str, next_steps: list[str], shallow: bool) -> None:
+        super().__init__(message, next_steps)
+        self.shallow = shallow
+
+
+def lost_ledger(ledger: Ledger) -> LostLedger | None:
+    """The error for a ledger the work tree lacks while git history holds it (at HEAD, or before a commit that
+    removed it), naming the commit to restore it from. A shallow clone cannot show that no earlier commit held
+    one: then the error says to fetch the history. None when git shows no ledger ever stood there."""
+    history = vcs.history(ledger.repo_root)
+    if history is None or history.head is None:
+        return None
+    try:
+        source = history.last_holding(ledger.rel)
+    except ValueError:  # a ledger outside the repository has no history in it
+        return None
+    shallow = source is None and history.shallow
+    if source is not None:
+        held = "HEAD has it" if source == "HEAD" else f"commit {source[:12]} has it (a later commit removed it)"
+        return LostLedger(f"the ledger {ledger.rel} is missing, but {held}; a new one would start its history over",
+                          [f"git restore --source={source} --staged --worktree -- {ledger.rel}", "aidlc log verify"],
+                          shallow=False)
+    if shallow:
+        return LostLedger(f"no ledger at {ledger.rel}, and this clone is shallow: a commit before it may hold one, "
+                          "which a new one would start over",
+                          ["git fetch --unshallow    # then rerun: the whole history shows whether a ledger existed"],
+                          shallow=True)
+    return None
 
 
 def event_of(line: bytes) -> dict[str, Any] | None:

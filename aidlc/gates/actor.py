@@ -38,6 +38,31 @@ def _parse_as(as_actor: str) -> tuple[str, str | None]:
     return match.group(1), match.group(2) or None
 
 
+# What counts as a bot, never a person (names and emails compared without case):
+# * an email listed in governance.bot_emails;
+# * a name ending in "[bot]" (GitHub Apps: dependabot[bot], github-actions[bot], renovate[bot]);
+# * an email whose local part ends in "[bot]" (their no-reply address: 49699333+dependabot[bot]@users.noreply...);
+# * noreply@github.com (the identity of commits GitHub itself makes from its web interface);
+# * an email whose local part is "bot" or ends in "-bot" or "_bot" (renovate-bot@..., ci_bot@...);
+# * GitLab's bot users: project_NNN_bot... and group_NNN_bot... (project and group access tokens).
+_BOT_LOCAL = re.compile(r"(.*\[bot\]|bot|.*[-_]bot|(project|group)_\d+_bot(_\w+)?)", re.IGNORECASE)
+
+
+def bot_identity(name: str | None, email: str | None, bot_emails: list[str]) -> str | None:
+    """Why an identity belongs to a bot (see the list above); None for what may be a person."""
+    address = (email or "").strip().lower()
+    if address and address in {listed.strip().lower() for listed in bot_emails}:
+        return f"{email} is listed in governance.bot_emails"
+    if (name or "").strip().lower().endswith("[bot]"):
+        return f"the name {name!r} ends in [bot]"
+    if address == "noreply@github.com":
+        return "noreply@github.com is GitHub's own identity"
+    local = address.rpartition("@")[0]
+    if local and any(_BOT_LOCAL.fullmatch(part) for part in local.split("+")):  # NNN+name[bot], name+tag
+        return f"{email} is a bot's address"
+    return None
+
+
 def recorder(repo: Path) -> Actor:
     """The actor of a record that needs no decision (e.g. ledger.created): never fails."""
     try:

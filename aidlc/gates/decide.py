@@ -20,8 +20,9 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.write import atomic_write, set_front_matter, update_front_matter, yaml_scalar
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.ledger import Ledger, new_event_id, no_ledger, utc_now
+from aidlc.events.ledger import Ledger, Signer, new_event_id, no_ledger, utc_now
 from aidlc.events.verify import ProblemKind, verify_lines
+from aidlc.gates.actor import bot_identity
 from aidlc.gates.catalogue import (
     INTENT_STAGES,
     RELEASE_STAGES,
@@ -97,6 +98,8 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         raise GateRefused(f"{stage} is a human checkpoint; actor {actor.name} is {actor.kind}. "
                           "AI proposes, a human decides.",
                           ["a person runs this command from their own shell (AIDLC_ACTOR_KIND unset)"])
+    _refuse_bot(bank, stage, actor)
+    sign = _signer(bank, actor)
     index = BankIndex(bank)
     target = resolve(bank, index, subject, stage)
     if stage not in target.stages:
@@ -120,10 +123,29 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         EventType.gate_decided, actor, key=key,
         subject=Subject(kind=target.kind, id=target.id),  # type: ignore[arg-type]
         stage=stage, decision=decision, reason=reason, fingerprint=digest, commit=vcs.head_commit(repo),
-        data=data or None,
+        data=data or None, sign=sign,
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
     return Recorded(appended.event, apply_effects(repo, appended.event), recovered)
+
+
+def _refuse_bot(bank: MemoryBank, stage: str, actor: Actor) -> None:
+    """A human decision names a person: a bot's identity is an agent's, also when given through --as."""
+    why = bot_identity(actor.name, actor.email, bank.config.governance.bot_emails)
+    if why is not None:
+        raise GateRefused(f"{stage} is a human checkpoint, and {actor.name} <{actor.email or ''}> is a bot ({why}). "
+                          "A bot proposes, a person decides.",
+                          ["a person decides with their own identity: git config user.name \"Your Name\" && "
+                           "git config user.email you@example.org", 'or: --as "Your Name <you@example.org>"'])
+
+
+def _signer(bank: MemoryBank, actor: Actor) -> Signer | None:
+    """With governance.require_signed_approvals, what signs the decision (refused now if it cannot be signed)."""
+    if not bank.config.governance.require_signed_approvals:
+        return None
+    from aidlc.gates.signing import signer_for  # subprocess and friends: only where decisions are signed
+
+    return signer_for(Path(bank.repo_root), bank.rel_root, actor.email)
 
 
 def _check_intact(ledger: Ledger) -> None:

@@ -15,7 +15,6 @@ from aidlc.model.events import EventType
 @dataclass
 class GateHistory:
     decisions: dict[tuple[str, str, str], list[dict[str, Any]]] = field(default_factory=dict)
-    created_ts: str | None = None  # when the ledger was created (for banks adopted from elsewhere)
 
     @classmethod
     def read(cls, ledger: Ledger) -> GateHistory:
@@ -25,10 +24,7 @@ class GateHistory:
     def from_events(cls, events: Any) -> GateHistory:
         history = cls()
         for event in events:
-            kind = event.get("type")
-            if kind == EventType.ledger_created and history.created_ts is None:
-                history.created_ts = event.get("ts")
-            elif kind == EventType.gate_decided and isinstance(event.get("subject"), dict):
+            if event.get("type") == EventType.gate_decided and isinstance(event.get("subject"), dict):
                 subject = event["subject"]
                 key = (str(subject.get("kind")), str(subject.get("id")), str(event.get("stage")))
                 history.decisions.setdefault(key, []).append(event)

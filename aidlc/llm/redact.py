@@ -111,7 +111,9 @@ def shapes() -> list[Shape]:
         Shape("google-oauth", c(r"ya29\.[0-9A-Za-z_-]{20,}")),
         Shape("stripe-key", c(r"[sr]k_(?:live|test)_[0-9A-Za-z]{10,}"), anchor=c(r"_(?:live|test)_"), back=2),
         Shape("stripe-key", c(r"whsec_[0-9A-Za-z]{20,}")),
-        Shape("api-key", c(r"sk-(?<![A-Za-z0-9_]sk-)(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}")),
+        # `{16,}+` takes the whole run, so `(?!@)` sees its real end: OpenSSH's security-key type names
+        # (`sk-ecdsa-sha2-nistp256@openssh.com`) are names, not keys.
+        Shape("api-key", c(r"sk-(?<![A-Za-z0-9_]sk-)(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}+(?!@)")),
         Shape("github-token", c(r"gh[pousr]_[A-Za-z0-9]{20,}")),
         Shape("github-token", c(r"github_pat_[A-Za-z0-9_]{20,}")),
         Shape("gitlab-token", c(r"gl(?:pat|dt|rt|ptt)-[0-9A-Za-z_-]{20,}")),

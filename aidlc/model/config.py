@@ -42,7 +42,10 @@ class Policy(_Section):
 
 class Governance(_Section):
     paths: list[str] = Field(default_factory=lambda: ["src/**"])
-    bot_emails: list[str] = Field(default_factory=list)
+    bot_emails: list[str] = Field(default_factory=list, description="commit and decision identities that are "
+                                  "agents, never people (compared without case)")
+    require_signed_approvals: bool = Field(default=False, description="every human gate decision carries an SSH "
+                                           "signature by a key memory-bank/allowed_signers lists for its email")
 
 
 class Config(_Section):

@@ -57,6 +57,16 @@ class FileDigest(_Strict):
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
 
+class Signature(_Strict):
+    """An SSH signature of a human decision (`ssh-keygen -Y sign -n aidlc`) over the event's canonical bytes
+    without `hash` and without `signature` itself; checked against memory-bank/allowed_signers."""
+
+    format: Literal["ssh"] = "ssh"
+    namespace: Literal["aidlc"] = "aidlc"
+    sig: str = Field(pattern=r"^[A-Za-z0-9+/]+={0,2}$",
+                     description="the SSHSIG blob in base64: the armored signature without its BEGIN/END lines")
+
+
 class Event(_Strict):
     """Fields are omitted from the line when None; `hash` covers every other field."""
 
@@ -76,5 +86,6 @@ class Event(_Strict):
     run: str | None = None
     key: str | None = None
     data: dict[str, Any] | None = Field(default=None, description="type-specific details, e.g. a check's result")
+    signature: Signature | None = None
     prev: str = Field(pattern=r"^[0-9a-f]{64}$")
     hash: str = Field(pattern=r"^[0-9a-f]{64}$")

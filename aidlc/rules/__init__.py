@@ -8,6 +8,7 @@ from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
 from aidlc.perf import gc_paused
 from aidlc.rules import (  # noqa: F401 - registers
+    approvals,
     claims,
     coverage,
     files,

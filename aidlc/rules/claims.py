@@ -1,74 +1,101 @@
 """Completion claims: every completion or phase change is backed by the gate decisions it needs.
 
-A bank adopted from elsewhere has history from before its ledger: completions dated
-before the `ledger.created` event are reported as unattested warnings, later ones as errors.
+A bank adopted from elsewhere has history from before its ledger, and git, not the bank's own dates,
+says which: a completion that git shows already there in the commit that created the ledger is an
+unattested warning (AIDLC-LEDGER-008); any other completion without its decisions is an error, which
+says what would show it as history where git cannot (no repository, a ledger never committed, a
+shallow clone). A bank that never had a ledger gets one warning (AIDLC-LEDGER-007); a ledger that git
+holds but the work tree lacks is an error (AIDLC-LEDGER-013).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import BoltItem, Intent
-from aidlc.events.ledger import LEDGER_FILE
+from aidlc.bank.items import BoltItem, Intent, StoryItem
+from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
 from aidlc.gates.catalogue import INTENT_STAGES, stages_for
-from aidlc.model.types import BoltStatus, Severity, StoryStatus, instant
+from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.rules.catalogue import Hit, rule
+from aidlc.rules.evidence import Birth, ledger_birth
 from aidlc.rules.ledger import LedgerView, view
 
 E, W = Severity.error, Severity.warning
+_STARTED = (BoltStatus.in_progress.value, BoltStatus.complete.value)
 
 
-def _before_ledger(led: LedgerView, when: object) -> bool:
-    """True when `when` predates the ledger: that completion could not have been recorded."""
-    created, moment = led.created, instant(when)
-    # Status timestamps are written to the second; the ledger's to the microsecond. A bolt started in the
-    # second the ledger was created does not predate it.
-    return created is not None and moment is not None and moment < created.replace(microsecond=0)
+@dataclass(frozen=True)
+class Claim:
+    """A status that claims gates were passed, which the ledger lacks, and how to tell whether git shows the
+    same status in the commit that created the ledger (adopted history)."""
+
+    code: str
+    hit: Hit
+    paths: tuple[str, ...]  # the files that test reads; the first is the claim's own
+    held_then: Callable[[Birth], bool]
+    not_then: str  # what the claim's file was not in that commit: "complete", "in construction"
 
 
 def _missing_bolt_gates(led: LedgerView, bolt: BoltItem) -> list[str]:
     return [stage for stage in stages_for(bolt) if not led.history.approved("bolt", bolt.id, stage)]
 
 
-def _bolts_of_stories(index: BankIndex) -> dict[int, BoltItem]:
-    """The first bolt that includes each story (by id() of the story), built once per run of the claims."""
-    found: dict[int, BoltItem] = {}
-    for bolt in index.bank.bolts:
-        if bolt.meta and isinstance(bolt.meta.stories, list):
-            unit = index.unit(bolt.meta.unit)
-            for name in bolt.meta.stories:
-                story = index.story(name, unit)
-                if story is not None:
-                    found.setdefault(id(story), bolt)
-    return found
+def _status_then(rel: str, *statuses: str) -> Callable[[Birth], bool]:
+    return lambda birth: (birth.meta(rel) or {}).get("status") in statuses
 
 
-def _bolt_of(index: BankIndex, story: Any, bolts_of: dict[int, BoltItem]) -> BoltItem | None:
-    if id(story) in bolts_of:
-        return bolts_of[id(story)]
-    assigned = story.meta.assigned_bolt if story.meta else None
-    return index.bolt(assigned) if isinstance(assigned, str) else None
+def _covering(index: BankIndex, story: StoryItem) -> list[BoltItem]:
+    """The bolts whose approved walkthrough may cover a story: they list it and belong to its intent.
+    (`assigned_bolt` alone grants nothing: a bolt's walkthrough judged the stories it lists.)"""
+    intent = story.unit.intent if story.unit else None
+    return [bolt for bolt in index.bolts_of(story)
+            if bolt.meta is not None and intent is not None and index.intent(bolt.meta.intent) is intent]
 
 
-def _past_inception(index: BankIndex, intent: Intent) -> tuple[bool, object]:
-    """(past inception?, when construction started if known)."""
-    bolts = [b for b in index.bank.bolts if b.meta and index.intent(b.meta.intent) is intent
-             and b.meta.status in (BoltStatus.in_progress, BoltStatus.complete)]
-    starts = sorted(m for b in bolts if (m := instant(b.meta.started if b.meta else None)) is not None)
+def _story_claim(index: BankIndex, led: LedgerView, story: StoryItem) -> Claim | None:
+    bolts = _covering(index, story)
+    if any(led.history.approved("bolt", bolt.id, "walkthrough") for bolt in bolts):
+        return None
+    if bolts:
+        target, fix = f"its bolt {bolts[0].id}", f"aidlc gate approve {bolts[0].id} --stage walkthrough"
+    else:
+        assigned = index.bolt(story.meta.assigned_bolt) if story.meta else None
+        target = "it (no bolt of its intent lists it" + (
+            f"; its assigned_bolt {assigned.id} does not)" if assigned is not None else ")")
+        fix = (f"add {story.stem} to the `stories:` of bolt {assigned.id}, then a person approves its walkthrough"
+               if assigned is not None else
+               f"aidlc new bolt --unit {story.unit.id if story.unit else 'UNIT'} --stories {story.stem}")
+    return Claim("AIDLC-LEDGER-003", Hit(
+        story.rel, story.doc.line_of("status"),
+        f"story {story.id} is complete but no approved walkthrough covers {target}", fix),
+        (story.rel,), _status_then(story.rel, StoryStatus.complete.value), "complete")
+
+
+def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | None:
+    bolts = [b for b in index.bank.bolts if b.meta and index.intent(b.meta.intent) is intent]
     phase = intent.requirements_meta.phase if intent.requirements_meta else None
-    return bool(bolts) or phase == "construction", starts[0] if starts else None
+    past = phase == "construction" or any(b.meta.status in _STARTED for b in bolts if b.meta)
+    missing = [s for s in INTENT_STAGES if not led.history.approved("intent", intent.id, s)] if past else []
+    if not missing:
+        return None
+    doc = intent.requirements_doc
+    own = doc.rel if doc else intent.rel
 
+    def held_then(birth: Birth) -> bool:
+        if (birth.meta(own) or {}).get("phase") == "construction":
+            return True
+        return any((then := birth.meta(b.rel)) is not None and then.get("status") in _STARTED
+                   and index.intent(then.get("intent")) is intent for b in bolts)
 
-@dataclass(frozen=True)
-class Claim:
-    """A status that claims gates were passed, and the gates the ledger lacks for it."""
-
-    code: str  # the error code when the claim postdates the ledger
-    hit: Hit
-    before_ledger: bool
+    return Claim("AIDLC-LEDGER-004", Hit(
+        own, doc.line_of("phase") if doc else None,
+        f"intent {intent.id} is in construction but the ledger has no approved {', '.join(missing)} gate",
+        f"aidlc gate approve {intent.id} --stage {missing[0]}"), (own, *(b.rel for b in bolts)), held_then,
+        "in construction")
 
 
 def _claims(index: BankIndex, led: LedgerView) -> Iterator[Claim]:
@@ -80,41 +107,68 @@ def _claims(index: BankIndex, led: LedgerView) -> Iterator[Claim]:
             yield Claim("AIDLC-LEDGER-002", Hit(
                 bolt.rel, bolt.doc.line_of("status"),
                 f"bolt {bolt.id} is complete but the ledger has no approved {', '.join(missing)} gate",
-                f"aidlc gate approve {bolt.id} --stage {missing[0]}"), _before_ledger(led, bolt.meta.completed))
-    bolts_of = _bolts_of_stories(index)
+                f"aidlc gate approve {bolt.id} --stage {missing[0]}"),
+                (bolt.rel,), _status_then(bolt.rel, BoltStatus.complete.value), "complete")
     for story in index.bank.stories:
-        if story.meta is None or story.meta.status != StoryStatus.complete:
-            continue
-        bolt = _bolt_of(index, story, bolts_of)
-        if bolt is not None and led.history.approved("bolt", bolt.id, "walkthrough"):
-            continue
-        when = bolt.meta.completed if bolt is not None and bolt.meta else None
-        target = f"its bolt {bolt.id}" if bolt else "it (it is in no bolt)"
-        fix = (f"aidlc gate approve {bolt.id} --stage walkthrough" if bolt else
-               f"aidlc new bolt --unit {story.unit.id if story.unit else 'UNIT'} --stories {story.stem}")
-        yield Claim("AIDLC-LEDGER-003", Hit(
-            story.rel, story.doc.line_of("status"),
-            f"story {story.id} is complete but no approved walkthrough covers {target}", fix),
-            _before_ledger(led, when))
+        complete = story.meta is not None and story.meta.status == StoryStatus.complete
+        if complete and (claim := _story_claim(index, led, story)) is not None:
+            yield claim
     for intent in index.bank.intents:
-        past, since = _past_inception(index, intent)
-        missing = [s for s in INTENT_STAGES if not led.history.approved("intent", intent.id, s)] if past else []
-        if missing:
-            doc = intent.requirements_doc
-            yield Claim("AIDLC-LEDGER-004", Hit(
-                doc.rel if doc else intent.rel, doc.line_of("phase") if doc else None,
-                f"intent {intent.id} is in construction but the ledger has no approved {', '.join(missing)} gate",
-                f"aidlc gate approve {intent.id} --stage {missing[0]}"), _before_ledger(led, since))
+        if (claim := _intent_claim(index, led, intent)) is not None:
+            yield claim
 
 
-def _unbacked(index: BankIndex, code: str | None) -> Iterator[Hit]:
-    """Claims for one error code made after the ledger existed, or (code None) unattested older ones."""
+@dataclass(frozen=True)
+class Judged:
+    code: str
+    hit: Hit
+    adopted: bool  # git shows it in the commit that created the ledger
+
+
+# The four rules of one run judge the claims once: one git walk per validate run, not one per rule.
+_JUDGED: WeakKeyDictionary[BankIndex, tuple[LedgerView, list[Judged]]] = WeakKeyDictionary()
+
+
+def _judged(index: BankIndex) -> list[Judged]:
     led = view(index)
     if led is None:
-        return
-    for claim in _claims(index, led):
-        if (code is None and claim.before_ledger) or (claim.code == code and not claim.before_ledger):
-            yield claim.hit
+        return []
+    cached = _JUDGED.get(index)
+    if cached is not None and cached[0] is led:
+        return cached[1]
+    claims = list(_claims(index, led))
+    judged = _judge(index, led, claims) if claims else []
+    _JUDGED[index] = (led, judged)
+    return judged
+
+
+def _judge(index: BankIndex, led: LedgerView, claims: list[Claim]) -> list[Judged]:
+    bank = index.bank
+    birth = ledger_birth(Path(bank.repo_root), bank.rel_root, led.ledger.rel,
+                         {path for claim in claims for path in claim.paths})
+    judged = []
+    for claim in claims:
+        hit = claim.hit
+        if birth.commit is not None and claim.held_then(birth):
+            judged.append(Judged(claim.code, Hit(
+                hit.path, hit.line, f"unattested (already so in commit {birth.short}, which created the ledger): "
+                f"{hit.message}", "history before the ledger cannot be attested; nothing to fix"), True))
+        elif birth.commit is not None:
+            then = "did not exist" if birth.meta(claim.paths[0]) is None else f"was not {claim.not_then}"
+            judged.append(Judged(claim.code, Hit(
+                hit.path, hit.line, f"{hit.message} (it {then} in commit {birth.short}, which created the ledger)",
+                hit.fix), False))
+        else:  # the fix stays the decision; the message says what git would need to show it as history
+            judged.append(Judged(claim.code, Hit(
+                hit.path, hit.line, f"{hit.message}; no commit shows it was so when the ledger was created: "
+                f"{birth.gap} (`{birth.fetch}` gives git that evidence)", hit.fix), False))
+    return judged
+
+
+def _unbacked(index: BankIndex, code: str) -> Iterator[Hit]:
+    for judged in _judged(index):
+        if judged.code == code and not judged.adopted:
+            yield judged.hit
 
 
 @rule("AIDLC-LEDGER-002", E, "ledger", "a bolt is marked complete without approved gate decisions",
@@ -123,7 +177,8 @@ def complete_bolt_attested(index: BankIndex) -> Iterator[Hit]:
     yield from _unbacked(index, "AIDLC-LEDGER-002")
 
 
-@rule("AIDLC-LEDGER-003", E, "ledger", "a story is marked complete but its bolt's walkthrough is not approved",
+@rule("AIDLC-LEDGER-003", E, "ledger", "a story is marked complete but no approved walkthrough of a bolt that lists "
+      "it (in its intent) covers it",
       "a person reviews the walkthrough: `aidlc gate approve BOLT --stage walkthrough`")
 def complete_story_attested(index: BankIndex) -> Iterator[Hit]:
     yield from _unbacked(index, "AIDLC-LEDGER-003")
@@ -135,24 +190,61 @@ def inception_gates(index: BankIndex) -> Iterator[Hit]:
     yield from _unbacked(index, "AIDLC-LEDGER-004")
 
 
-@rule("AIDLC-LEDGER-008", W, "ledger", "a completion predates the ledger, so no gate decision could record it "
-      "(a bank adopted from elsewhere)",
+@rule("AIDLC-LEDGER-008", W, "ledger", "a completion without gate decisions that git shows already there in the "
+      "commit that created the ledger (history of a bank adopted from elsewhere)",
       "nothing to do for history; from now on completions need gate decisions")
 def unattested_history(index: BankIndex) -> Iterator[Hit]:
-    for hit in _unbacked(index, None):
-        yield Hit(hit.path, hit.line, f"unattested (before the ledger was created): {hit.message}",
-                  "history before the ledger cannot be attested; nothing to fix")
+    for judged in _judged(index):
+        if judged.adopted:
+            yield judged.hit
 
 
-@rule("AIDLC-LEDGER-007", W, "ledger", "no ledger: completions and phase changes are unattested",
+def _completions(index: BankIndex) -> tuple[int, int]:
+    bank = index.bank
+    return (sum(1 for b in bank.bolts if b.meta and b.meta.status == BoltStatus.complete),
+            sum(1 for s in bank.stories if s.meta and s.meta.status == StoryStatus.complete))
+
+
+def _lost(index: BankIndex) -> Hit | None:
+    """The lost-ledger finding, once per run (it asks git): None when there is a ledger or git shows none ever."""
+    bank = index.bank
+    ledger = Ledger(Path(bank.repo_root) / bank.rel_root / LEDGER_FILE, Path(bank.repo_root))
+    if ledger.path.exists():
+        return None
+    lost = lost_ledger(ledger)
+    # A shallow clone cannot show that a ledger never existed: that matters where there are completions to attest.
+    if lost is None or (lost.shallow and _completions(index) == (0, 0)):
+        return None
+    return Hit(ledger.rel, None, lost.message, "; ".join(lost.next_steps))
+
+
+_LOST: WeakKeyDictionary[BankIndex, Hit | None] = WeakKeyDictionary()
+
+
+def _lost_once(index: BankIndex) -> Hit | None:
+    if index not in _LOST:
+        _LOST[index] = _lost(index)
+    return _LOST[index]
+
+
+@rule("AIDLC-LEDGER-007", W, "ledger", "no ledger, and none in git history: completions and phase changes are "
+      "unattested",
       "run `aidlc init` to start the ledger; later completions then need gate decisions")
 def ledger_exists(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
-    if view(index) is not None:
+    if view(index) is not None or (Path(bank.repo_root) / bank.rel_root / LEDGER_FILE).exists():
         return
-    done = [s for s in bank.stories if s.meta and s.meta.status == StoryStatus.complete]
-    bolts = [b for b in bank.bolts if b.meta and b.meta.status == BoltStatus.complete]
-    if done or bolts:
+    bolts, stories = _completions(index)
+    if (bolts or stories) and _lost_once(index) is None:
         yield Hit(f"{bank.rel_root}/{LEDGER_FILE}", None,
-                  f"no ledger: {len(bolts)} complete bolts and {len(done)} complete stories have no recorded "
+                  f"no ledger: {bolts} complete bolts and {stories} complete stories have no recorded "
                   "gate decisions")
+
+
+@rule("AIDLC-LEDGER-013", E, "ledger", "the ledger is missing from the work tree, but git history holds it (or, "
+      "in a shallow clone with completions to attest, may hold it)",
+      "restore it with the `git restore --source=COMMIT ...` command the message gives; never start a new one")
+def ledger_not_lost(index: BankIndex) -> Iterator[Hit]:
+    hit = _lost_once(index)
+    if hit is not None:
+        yield hit

@@ -1,13 +1,12 @@
-"""Ledger rules: the chain is intact, and gate decisions were made by a person, on bytes that
-have not changed since. The view of the ledger the rules of one run share is built here.
-(Whether completions are backed by decisions: `claims`.)"""
+"""Ledger rules: the chain is intact, and gate decisions judged bytes that have not changed since. The view
+of the ledger the rules of one run share is built here. (Whether completions are backed by decisions:
+`claims`; who decided, and with which key: `approvals`.)"""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,8 @@ from aidlc.events.verify import Verification, verify_lines
 from aidlc.gates.catalogue import GateTarget, fingerprint, judged_digests
 from aidlc.gates.decide import resolve
 from aidlc.gates.history import GateHistory
-from aidlc.model.events import ActorKind, FileDigest
-from aidlc.model.types import Severity, instant
+from aidlc.model.events import FileDigest
+from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
 E = Severity.error
@@ -31,10 +30,6 @@ class LedgerView:
     verification: Verification
     history: GateHistory
     events: list[tuple[int, dict[str, Any]]]  # (line in the file, event): damaged lines are left out
-
-    @property
-    def created(self) -> datetime | None:
-        return instant(self.history.created_ts)
 
 
 # The rules of one run share one view. Keyed by the file's bytes, not its mtime: an edit within the
@@ -121,17 +116,3 @@ def _what_changed(index: BankIndex, target: GateTarget, stage: str, last: dict[s
     if current is None:
         return str((last.get("fingerprint") or {}).get("path")), "was removed"
     return current.path, "changed"
-
-
-@rule("AIDLC-LEDGER-006", E, "ledger", "a human checkpoint was decided by an agent or CI actor",
-      "a person decides the gate again from their own shell; agent decisions do not count")
-def human_deciders(index: BankIndex) -> Iterator[Hit]:
-    led = view(index)
-    if led is None:
-        return
-    for line, event in led.events:
-        actor = event.get("actor") or {}
-        if event.get("type") == "gate.decided" and actor.get("kind") != ActorKind.human:
-            subject = event.get("subject") or {}
-            yield Hit(led.ledger.rel, line, f"seq {event.get('seq')}: {subject.get('kind')} {subject.get('id')} "
-                      f"{event.get('stage')} was decided by {actor.get('kind')} {actor.get('name')}")

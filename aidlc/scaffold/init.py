@@ -17,7 +17,7 @@ from aidlc.bank.config import CONFIG_FILE, load_config
 from aidlc.bank.loader import load_bank
 from aidlc.bank.write import atomic_write, read_text
 from aidlc.errors import UsageError
-from aidlc.events.ledger import LEDGER_FILE, Ledger, no_ledger
+from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
 from aidlc.gates.actor import recorder
 from aidlc.model.events import EventType
 from aidlc.scaffold.new import slugify
@@ -130,8 +130,8 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     config = load_config(root)
     bank_rel = config.memory_bank
     ledger = Ledger(root / bank_rel / LEDGER_FILE, root)
-    if not ledger.exists() and vcs.committed(root, ledger.rel):
-        raise no_ledger(ledger)  # before anything is written
+    if not ledger.exists() and (lost := lost_ledger(ledger)) is not None:
+        raise lost  # before anything is written: history holds a ledger, and a new genesis would start it over
     writer = _Writer(root=root, force=force, result=result)
     name = name or root.name
     context = {"name": name, "project_type": project_type, "now": now(), "version": __version__}

@@ -1,0 +1,156 @@
+"""Which human decisions of a ledger are signed as they must be: shared by `aidlc validate` and `aidlc log verify`.
+
+* A signature, wherever there is one, verifies against memory-bank/allowed_signers for the decider's email.
+* With governance.require_signed_approvals, a human decision recorded while signing was required carries one.
+  Git says when that was: decisions already in the ledger before the commit that turned the setting on (the
+  oldest of the newest run of aidlc.yaml versions that require it; the work tree when it is not committed)
+  were recorded without the requirement. Where git cannot show that (no repository, a shallow clone), every
+  unsigned human decision counts as recorded while required.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.bank import frontmatter
+from aidlc.bank.walk import CONFIG_FILE
+from aidlc.events.ledger import Ledger, event_of
+from aidlc.model.config import Config
+from aidlc.model.events import ActorKind, EventType
+
+INVALID, UNSIGNED, SIGNERS = "invalid", "unsigned", "signers"
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: str  # INVALID: a signature fails; UNSIGNED: none where one is required; SIGNERS: allowed_signers unusable
+    line: int | None  # the ledger line (for SIGNERS: the allowed_signers line, if one is to blame)
+    path: str
+    message: str
+    fix: str
+
+
+def human_decisions(events: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
+    return [(line, event) for line, event in events if event.get("type") == EventType.gate_decided
+            and (event.get("actor") or {}).get("kind") == ActorKind.human]
+
+
+def about(event: dict[str, Any]) -> str:
+    """`seq 7: bolt 001-x walkthrough (approve) by Ada <ada@x.org>`, for messages."""
+    subject, actor = event.get("subject") or {}, event.get("actor") or {}
+    return (f"seq {event.get('seq')}: {subject.get('kind')} {subject.get('id')} {event.get('stage')} "
+            f"({event.get('decision')}) by {actor.get('name')} <{actor.get('email') or ''}>")
+
+
+def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
+          events: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
+    """Every problem with the signatures of the human decisions among `events` ((line, event) pairs)."""
+    from aidlc.gates.signing import load_allowed, setup_steps, verify  # subprocess: only where there is work
+
+    decisions = human_decisions(events)
+    signed = [(line, event) for line, event in decisions if event.get("signature")]
+    required = config.governance.require_signed_approvals
+    if not signed and not required:
+        return []
+    problems: list[Problem] = []
+    allowed = load_allowed(project, bank_rel)
+    if not allowed.usable():
+        problems.append(Problem(SIGNERS, allowed.line, allowed.rel, f"{allowed.problem}; the signatures of "
+                                f"{len(signed)} decisions cannot be checked",
+                                "list who may decide, one line per key: " + setup_steps(None)[2]))
+    else:
+        for (line, event), why in zip(signed, verify(allowed, [event for _, event in signed]), strict=True):
+            if why is not None:
+                problems.append(Problem(INVALID, line, ledger_rel, f"{about(event)}: {why}",
+                                        _decide_again(event)))
+    unsigned = [(line, event) for line, event in decisions if not event.get("signature")]
+    if required and unsigned:
+        since = signing_since(project, ledger_rel)
+        for line, event in unsigned:
+            if event.get("hash") not in since.before:
+                problems.append(Problem(UNSIGNED, line, ledger_rel, f"{about(event)} carries no signature, "
+                                        f"and {since.why}", _decide_again(event)))
+    return problems
+
+
+def _decide_again(event: dict[str, Any]) -> str:
+    subject = event.get("subject") or {}
+    return (f"a person decides again, signing with their own key: aidlc gate {event.get('decision')} "
+            f"{subject.get('id')} --stage {event.get('stage')}")
+
+
+@dataclass
+class Since:
+    """The events recorded before signing was required, and how git shows it (or why it cannot)."""
+
+    before: set[str] = field(default_factory=set)  # their hashes
+    why: str = ""  # why an unsigned decision outside `before` counts as recorded while required
+
+
+def signing_since(project: Path, ledger_rel: str) -> Since:
+    history = vcs.history(project)
+    if history is None or history.head is None:
+        where = "this bank is not in a git repository" if history is None else "nothing is committed yet"
+        return Since(why=f"signing is required, and no commit shows it was recorded before that ({where})")
+    versions = history.touching(CONFIG_FILE)
+    off = next((n for n, commit in enumerate(versions) if not _requires(history.read(commit, [CONFIG_FILE])
+                                                                        [CONFIG_FILE])), None)
+    if off == 0 or not versions:  # the committed aidlc.yaml does not require it yet: the work tree turned it on
+        return Since(_hashes(history, ["HEAD"], ledger_rel),
+                     f"signing is required since {CONFIG_FILE} turned it on in the work tree (not committed yet)")
+    if off is None and history.shallow:
+        return Since(why="signing is required, and this shallow clone cannot show when that began "
+                     "(`git fetch --unshallow` gives git that evidence)")
+    turned_on = versions[-1] if off is None else versions[off - 1]
+    return Since(_hashes(history, history.parents(turned_on), ledger_rel),
+                 f"it was recorded after commit {turned_on[:12]} made {CONFIG_FILE} require signed approvals")
+
+
+def _requires(data: bytes | None) -> bool:
+    """Whether one version of aidlc.yaml requires signed approvals (a missing or unreadable one does not)."""
+    if data is None:
+        return False
+    text, _problem = frontmatter.decode(data, CONFIG_FILE)
+    meta = frontmatter.parse_mapping(text)[0] if text is not None else None
+    governance = (meta or {}).get("governance")
+    return isinstance(governance, dict) and governance.get("require_signed_approvals") is True
+
+
+def _hashes(history: vcs.History, commits: list[str], ledger_rel: str) -> set[str]:
+    """The event hashes of the ledger at each commit: a canonical line's top-level `hash` is its last one."""
+    found: set[str] = set()
+    for commit in commits:
+        data = history.read(commit, [ledger_rel])[ledger_rel] or b""
+        for line in data.splitlines():
+            at = line.rfind(b'"hash":"')
+            if at != -1:
+                found.add(line[at + 8:at + 72].decode("ascii", "replace"))
+    return found
+
+
+def ledger_problems(ledger: Ledger) -> list[Problem]:
+    """`check` for a ledger file on its own (`aidlc log verify`): only its gate decisions are parsed."""
+    from aidlc.bank.config import load_config
+
+    config = load_config(ledger.repo_root)
+    if not config.governance.require_signed_approvals and not _holds(ledger.path, b'"signature":{'):
+        return []  # nothing to check: no pass over the lines in Python
+    decisions = [(number, event) for number, line in enumerate(ledger.lines(), start=1)
+                 if b'"type":"gate.decided"' in line and (event := event_of(line)) is not None]
+    bank_rel = ledger.path.parent.relative_to(ledger.repo_root).as_posix()
+    return check(ledger.repo_root, bank_rel, config, ledger.rel, decisions)
+
+
+def _holds(path: Path, needle: bytes) -> bool:
+    """A byte search over the file in C, in constant memory."""
+    import mmap
+
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            return False
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            return mapped.find(needle) != -1

@@ -1,0 +1,355 @@
+"""Signed approvals: a human decision carries an SSH signature by a key that memory-bank/allowed_signers
+lists for the decider's email (git's allowed-signers format).
+
+* Signed bytes: the event's canonical JSON (sorted keys, no spaces, UTF-8, as the ledger line) without
+  `hash` and without `signature`. Every other field is covered, `prev`, `seq`, `ts` and `id` included, so a
+  signature binds the decision to its place in the chain: moving or re-chaining it breaks the signature.
+* Signing: `ssh-keygen -Y sign -n aidlc -f KEY FILE` with the key git signs commits with (`gpg.format=ssh`;
+  `user.signingkey` a private key file, a public key file whose private key is in ssh-agent or beside it,
+  or `key::ssh-... ` / a bare `ssh-...` literal in ssh-agent; `gpg.ssh.program` instead of ssh-keygen when
+  set). Not handled: an unset `user.signingkey` (git's `gpg.ssh.defaultKeyCommand` is not run).
+* Checking: `ssh-keygen -Y verify -f allowed_signers -I EMAIL -n aidlc -s SIGFILE` with the signed bytes on
+  standard input, always with the system's ssh-keygen.
+
+Every program runs from an argument list, never through a shell.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import stat
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.errors import AidlcError, UsageError
+from aidlc.events.canonical import canonical
+from aidlc.events.ledger import Signer
+
+NAMESPACE = "aidlc"
+ALLOWED_SIGNERS = "allowed_signers"
+SIGN_TIMEOUT_S = 300  # a person may have to type a passphrase or touch a security key
+VERIFY_TIMEOUT_S = 30
+_LINE = 70  # ssh-keygen wraps the armored signature at 70 characters
+_KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+              "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com")
+
+
+class SigningError(AidlcError):
+    """A decision that must be signed cannot be; nothing was recorded (exit 1)."""
+
+
+def signed_bytes(event: dict[str, Any]) -> bytes:
+    """What a signature covers: the canonical event without `hash` and `signature`."""
+    return canonical({k: v for k, v in event.items() if k not in ("hash", "signature")})
+
+
+def setup_steps(email: str | None) -> list[str]:
+    """The commands that set signing up, as the README gives them."""
+    who = email or "you@example.org"
+    return ["git config gpg.format ssh",
+            "git config user.signingkey ~/.ssh/id_ed25519.pub    # the key you sign commits with",
+            f"echo \"{who} namespaces=\\\"{NAMESPACE}\\\" $(cut -d' ' -f1,2 ~/.ssh/id_ed25519.pub)\" "
+            f">> memory-bank/{ALLOWED_SIGNERS}    # then commit it, reviewed like code"]
+
+
+# -- allowed_signers ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Entry:
+    line: int
+    principals: list[str]
+    namespaces: list[str] | None  # None: every namespace
+    key: bytes  # the public key blob
+
+
+@dataclass
+class AllowedSigners:
+    rel: str
+    data: bytes | None = None
+    problem: str | None = None  # why it cannot be used: missing, unreadable, malformed (with the line)
+    line: int | None = None
+    entries: list[Entry] = field(default_factory=list)
+
+    def usable(self) -> bool:
+        return self.problem is None and self.data is not None
+
+
+def load_allowed(repo_root: Path, bank_rel: str) -> AllowedSigners:
+    """Read memory-bank/allowed_signers: a regular file (never through a symlink, never a FIFO), well formed."""
+    rel = f"{bank_rel}/{ALLOWED_SIGNERS}"
+    path = Path(repo_root) / rel
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return AllowedSigners(rel, problem=f"{rel} does not exist: no key may sign decisions")
+    except OSError as exc:
+        return AllowedSigners(rel, problem=f"{rel} cannot be read: {exc.strerror} (it must be a regular file, "
+                              "not a symbolic link)")
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return AllowedSigners(rel, problem=f"{rel} is not a regular file")
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read(1024 * 1024 + 1)
+    finally:
+        os.close(fd)
+    if len(data) > 1024 * 1024:
+        return AllowedSigners(rel, problem=f"{rel} is larger than 1 MiB")
+    allowed = AllowedSigners(rel, data)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        allowed.problem = f"{rel} is not UTF-8 text"
+        return allowed
+    for number, raw in enumerate(text.splitlines(), start=1):
+        entry = raw.strip()
+        if not entry or entry.startswith("#"):
+            continue
+        parsed = _entry(number, entry)
+        if isinstance(parsed, str):
+            allowed.problem, allowed.line = f"{rel}:{number}: {parsed}", number
+            return allowed
+        allowed.entries.append(parsed)
+    return allowed
+
+
+def _entry(number: int, text: str) -> Entry | str:
+    """One line `PRINCIPALS [OPTIONS] KEYTYPE BASE64 [COMMENT]`; a string says what is wrong with it."""
+    fields = _fields(text)
+    at = next((i for i, word in enumerate(fields[:3]) if word in _KEY_TYPES or word.endswith("-cert-v01@openssh.com")),
+              None)
+    if at is None or at == 0 or at + 1 >= len(fields):
+        return ("expected `EMAIL[,EMAIL...] [namespaces=\"aidlc\"] KEYTYPE BASE64-KEY`, e.g. "
+                f"`ada@example.org namespaces=\"{NAMESPACE}\" ssh-ed25519 AAAA...`")
+    try:
+        blob = base64.b64decode(fields[at + 1], validate=True)
+    except ValueError:
+        return f"the key after {fields[at]} is not base64"
+    if _string(blob, 0)[0] != fields[at].encode():
+        return f"the key after {fields[at]} is not a {fields[at]} key"
+    namespaces = None
+    for option in (fields[1].split(",") if at == 2 else []):
+        name, _, value = option.partition("=")
+        if name.lower() == "namespaces":
+            namespaces = [n.strip() for n in value.strip('"').split(",")]
+    return Entry(number, fields[0].split(","), namespaces, blob)
+
+
+def _fields(text: str) -> list[str]:
+    """Split at blanks outside double quotes (options such as namespaces="a,b" may hold blanks)."""
+    fields, current, quoted = [], [], False
+    for char in text:
+        if char == '"':
+            quoted = not quoted
+        if char in " \t" and not quoted:
+            if current:
+                fields.append("".join(current))
+                current = []
+            continue
+        current.append(char)
+    if current:
+        fields.append("".join(current))
+    return fields
+
+
+def _string(data: bytes, at: int) -> tuple[bytes, int]:
+    """An SSH wire-format string at `at`: (its bytes, the offset after it); (b"", len) when cut short."""
+    if at + 4 > len(data):
+        return b"", len(data)
+    size = int.from_bytes(data[at:at + 4], "big")
+    return data[at + 4:at + 4 + size], at + 4 + size
+
+
+def fingerprint(key: bytes) -> str:
+    return "SHA256:" + base64.b64encode(hashlib.sha256(key).digest()).decode().rstrip("=")
+
+
+def _signing_key(sig: str) -> tuple[bytes, bytes]:
+    """(public key blob, namespace) inside an SSHSIG blob; empty values when it is not one."""
+    try:
+        blob = base64.b64decode(sig, validate=True)
+    except ValueError:
+        return b"", b""
+    if not blob.startswith(b"SSHSIG"):
+        return b"", b""
+    key, at = _string(blob, 10)  # magic (6 bytes) and version (4)
+    namespace, _ = _string(blob, at)
+    return key, namespace
+
+
+# -- signing at the gate --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class GitKey:
+    """The key git signs with, as `user.signingkey` gives it."""
+
+    program: str
+    path: str | None = None  # a key file (private, or public with the private key in ssh-agent)
+    literal: str | None = None  # a public key given inline; its private key is in ssh-agent
+
+
+def git_key(project: Path, email: str | None) -> GitKey:
+    config = vcs.signing_config(project)
+    steps = setup_steps(email)
+    if config.get("gpg.format") != "ssh":
+        raise SigningError("governance.require_signed_approvals is on, and git does not sign with SSH "
+                           f"(gpg.format is {config.get('gpg.format', 'unset')!r}); decisions are signed with the "
+                           "SSH key git signs commits with", steps)
+    key = config.get("user.signingkey", "").strip()
+    if not key:
+        raise SigningError("governance.require_signed_approvals is on, and git has no user.signingkey "
+                           "(aidlc does not run gpg.ssh.defaultKeyCommand)", steps[1:])
+    program = config.get("gpg.ssh.program") or "ssh-keygen"
+    if key.startswith("key::") or key.startswith("ssh-"):
+        return GitKey(program, literal=key.removeprefix("key::").strip())
+    path = Path(os.path.expanduser(key))
+    path = path if path.is_absolute() else project / path
+    if not path.is_file():
+        raise SigningError(f"user.signingkey names {key}, which is not a file", steps[1:])
+    return GitKey(program, path=str(path))
+
+
+def sign(key: GitKey, data: bytes) -> str:
+    """The base64 SSHSIG blob of `data`, made by ssh-keygen (or gpg.ssh.program) with the key git uses."""
+    with tempfile.TemporaryDirectory(prefix="aidlc-sign-") as tmp:
+        message = Path(tmp) / "event"
+        message.write_bytes(data)
+        keyfile = key.path
+        if key.literal is not None:
+            keyfile = str(Path(tmp) / "key.pub")
+            Path(keyfile).write_text(key.literal + "\n", encoding="utf-8")
+        try:  # stdin closed: without a terminal a passphrase prompt fails instead of reading our bytes
+            proc = subprocess.run([key.program, "-Y", "sign", "-n", NAMESPACE, "-f", str(keyfile), str(message)],
+                                  stdin=subprocess.DEVNULL, capture_output=True, timeout=SIGN_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise SigningError(f"cannot run {key.program} to sign the decision: {exc}",
+                               ["install OpenSSH (ssh-keygen), or set gpg.ssh.program"]) from None
+        armored = Path(f"{message}.sig")
+        if proc.returncode != 0 or not armored.is_file():
+            said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise SigningError(f"{key.program} could not sign the decision with {key.path or 'the key in ssh-agent'}"
+                               f": {said[-1] if said else f'exit {proc.returncode}'}",
+                               ["ssh-add ~/.ssh/id_ed25519    # a key in ssh-agent signs without a prompt",
+                                "git config user.signingkey    # the key aidlc signs with"])
+        lines = armored.read_text(encoding="ascii").splitlines()
+    return "".join(line for line in lines if not line.startswith("-----"))
+
+
+# -- checking ----------------------------------------------------------------------------------------------------
+def armor(sig: str) -> str:
+    body = "\n".join(sig[i:i + _LINE] for i in range(0, len(sig), _LINE))
+    return f"-----BEGIN SSH SIGNATURE-----\n{body}\n-----END SSH SIGNATURE-----\n"
+
+
+def verify(allowed: AllowedSigners, events: Iterable[dict[str, Any]]) -> list[str | None]:
+    """For each signed event: None when its signature verifies for its actor's email, else what is wrong.
+    One ssh-keygen per signature, a few at a time (each is a process start, not computing)."""
+    import shutil
+    from concurrent.futures import ThreadPoolExecutor
+
+    todo = list(events)
+    if not todo:
+        return []
+    if not allowed.usable():
+        raise ValueError("verify needs a usable allowed_signers")
+    program = shutil.which("ssh-keygen")
+    if program is None:
+        raise UsageError("ssh-keygen is not available, so signed decisions cannot be checked",
+                         ["install OpenSSH (the openssh-client package), then rerun"])
+    with tempfile.TemporaryDirectory(prefix="aidlc-verify-") as tmp:
+        signers = Path(tmp) / ALLOWED_SIGNERS
+        signers.write_bytes(allowed.data or b"")
+
+        def check(numbered: tuple[int, dict[str, Any]]) -> str | None:
+            number, event = numbered
+            return _verify_one(program, signers, Path(tmp) / f"{number}.sig", allowed, event)
+
+        with ThreadPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 2)) as pool:
+            return list(pool.map(check, enumerate(todo)))
+
+
+def _verify_one(program: str, signers: Path, sigfile: Path, allowed: AllowedSigners,
+                event: dict[str, Any]) -> str | None:
+    sig = (event.get("signature") or {}).get("sig", "")
+    email = (event.get("actor") or {}).get("email")
+    if not email:
+        return "the decision names no email, so no allowed signer can be looked up"
+    key, namespace = _signing_key(sig)
+    if not key:
+        return "the signature is not an SSH signature (SSHSIG)"
+    if namespace != NAMESPACE.encode():
+        return f"the signature is for namespace {namespace.decode(errors='replace')!r}, not {NAMESPACE!r}"
+    sigfile.write_text(armor(sig), encoding="ascii")
+    try:
+        proc = subprocess.run([program, "-Y", "verify", "-f", str(signers), "-I", email, "-n", NAMESPACE,
+                               "-s", str(sigfile)], input=signed_bytes(event), capture_output=True,
+                              timeout=VERIFY_TIMEOUT_S, check=False)
+    except subprocess.TimeoutExpired:
+        return "ssh-keygen did not answer in time"
+    if proc.returncode == 0:
+        return None
+    return _why_not(allowed, key, email, proc.stderr.decode("utf-8", "replace").strip())
+
+
+def _why_not(allowed: AllowedSigners, key: bytes, email: str, said: str) -> str:
+    """A readable reason for a failed check (ssh-keygen itself only says that it failed)."""
+    listed = [entry for entry in allowed.entries if entry.key == key]
+    print_ = fingerprint(key)
+    if not listed:
+        return f"it is signed by key {print_}, which {allowed.rel} does not list"
+    mine = [e for e in listed if _matches(e.principals, email)]
+    if not mine:
+        others = ", ".join(p for e in listed for p in e.principals)
+        return f"it is signed by key {print_}, which {allowed.rel} lists for {others}, not for {email}"
+    if all(e.namespaces is not None and NAMESPACE not in e.namespaces for e in mine):
+        return f"{allowed.rel} does not allow key {print_} the namespace {NAMESPACE!r}"
+    return (f"the signature by key {print_} does not match the event: it was changed after it was signed"
+            + (f" ({said.splitlines()[-1]})" if said else ""))
+
+
+def _matches(patterns: list[str], email: str) -> bool:
+    """An ssh pattern-list: `*` and `?` wildcards, `!` negates (for the message; ssh-keygen gives the verdict)."""
+    import fnmatch
+
+    matched = False
+    for pattern in patterns:
+        negated = pattern.startswith("!")
+        if fnmatch.fnmatchcase(email, pattern.lstrip("!")):
+            if negated:
+                return False
+            matched = True
+    return matched
+
+
+def allowed_line(email: str, key: bytes) -> str:
+    """The allowed_signers line that lets `key` sign aidlc decisions for `email`."""
+    kind = _string(key, 0)[0].decode("ascii", "replace")
+    return f'{email} namespaces="{NAMESPACE}" {kind} {base64.b64encode(key).decode()}'
+
+
+def signer_for(project: Path, bank_rel: str, email: str | None) -> Signer:
+    """What signs a decision by `email`, checked before anything is recorded: allowed_signers is usable and git
+    names a key. The signer signs, then verifies as validation will, and refuses what would not pass."""
+    if not email:
+        raise SigningError("governance.require_signed_approvals is on, and the decider has no email to sign as",
+                           ['git config user.email you@example.org    # or --as "Your Name <you@example.org>"'])
+    allowed = load_allowed(project, bank_rel)
+    if not allowed.usable():
+        raise SigningError(f"governance.require_signed_approvals is on, and {allowed.problem}", setup_steps(email))
+    key = git_key(project, email)
+
+    def signer(event: dict[str, Any]) -> dict[str, Any]:
+        signature = {"format": "ssh", "namespace": NAMESPACE, "sig": sign(key, signed_bytes(event))}
+        problem = verify(allowed, [{**event, "signature": signature}])[0]
+        if problem is not None:
+            public, _ = _signing_key(signature["sig"])
+            raise SigningError(f"the signature would not be accepted: {problem}; nothing was recorded",
+                               [f"add this line to {allowed.rel} (and have it reviewed): {allowed_line(email, public)}"
+                                if public else "git config user.signingkey    # the key aidlc signs with"])
+        return signature
+
+    return signer

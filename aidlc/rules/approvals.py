@@ -1,0 +1,86 @@
+"""Who decided, and with which key: a human checkpoint is decided by a person (not an agent, CI or a bot),
+and its signature, where there is one or one is required, verifies against memory-bank/allowed_signers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from weakref import WeakKeyDictionary
+
+from aidlc.bank.index import BankIndex
+from aidlc.gates import signatures
+from aidlc.gates.actor import bot_identity
+from aidlc.model.events import ActorKind
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import Hit, rule
+from aidlc.rules.ledger import LedgerView, view
+
+E = Severity.error
+
+
+@rule("AIDLC-LEDGER-006", E, "ledger", "a human checkpoint was decided by an agent or CI actor",
+      "a person decides the gate again from their own shell; agent decisions do not count")
+def human_deciders(index: BankIndex) -> Iterator[Hit]:
+    led = view(index)
+    if led is None:
+        return
+    for line, event in led.events:
+        actor = event.get("actor") or {}
+        if event.get("type") == "gate.decided" and actor.get("kind") != ActorKind.human:
+            subject = event.get("subject") or {}
+            yield Hit(led.ledger.rel, line, f"seq {event.get('seq')}: {subject.get('kind')} {subject.get('id')} "
+                      f"{event.get('stage')} was decided by {actor.get('kind')} {actor.get('name')}")
+
+
+@rule("AIDLC-LEDGER-014", E, "ledger", "a human checkpoint was decided under a bot's identity (governance.bot_emails, "
+      "a [bot] name or a bot's no-reply address)",
+      "a person decides the gate again under their own name and email; a bot's decision does not count")
+def no_bot_deciders(index: BankIndex) -> Iterator[Hit]:
+    led = view(index)
+    if led is None:
+        return
+    bots = index.bank.config.governance.bot_emails
+    for line, event in signatures.human_decisions(led.events):
+        actor = event.get("actor") or {}
+        why = bot_identity(actor.get("name"), actor.get("email"), bots)
+        if why is not None:
+            yield Hit(led.ledger.rel, line, f"{signatures.about(event)}: a bot, not a person ({why})")
+
+
+# The three signature rules of one run share one check: one ssh-keygen per signature, not three.
+_CHECKED: WeakKeyDictionary[BankIndex, tuple[LedgerView, list[signatures.Problem]]] = WeakKeyDictionary()
+
+
+def _problems(index: BankIndex, kind: str) -> Iterator[Hit]:
+    led = view(index)
+    if led is None:
+        return
+    cached = _CHECKED.get(index)
+    if cached is None or cached[0] is not led:
+        bank = index.bank
+        cached = led, signatures.check(Path(bank.repo_root), bank.rel_root, bank.config, led.ledger.rel, led.events)
+        _CHECKED[index] = cached
+    for problem in cached[1]:
+        if problem.kind == kind:
+            yield Hit(problem.path, problem.line, problem.message, problem.fix)
+
+
+@rule("AIDLC-LEDGER-015", E, "ledger", "a human decision carries no signature, though it was recorded while "
+      "governance.require_signed_approvals was on",
+      "a person decides the gate again with git's SSH signing key set up (README: Signed approvals)")
+def signed_when_required(index: BankIndex) -> Iterator[Hit]:
+    yield from _problems(index, signatures.UNSIGNED)
+
+
+@rule("AIDLC-LEDGER-016", E, "ledger", "a decision's signature does not verify: a key memory-bank/allowed_signers "
+      "does not list for the decider's email, or an event changed after it was signed",
+      "a person decides the gate again with a key listed for their email in memory-bank/allowed_signers")
+def signatures_verify(index: BankIndex) -> Iterator[Hit]:
+    yield from _problems(index, signatures.INVALID)
+
+
+@rule("AIDLC-LEDGER-017", E, "ledger", "memory-bank/allowed_signers is missing, unreadable or malformed where "
+      "decisions are signed or signatures are required",
+      "write one `EMAIL namespaces=\"aidlc\" KEYTYPE KEY` line per person who may decide (README: Signed approvals)")
+def allowed_signers_usable(index: BankIndex) -> Iterator[Hit]:
+    yield from _problems(index, signatures.SIGNERS)
