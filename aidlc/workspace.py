@@ -11,11 +11,12 @@ from aidlc.bank.stories import StoryHelper
 from aidlc.errors import UsageError
 
 
-def open_bank(root: Path, early: StoryHelper | None = None) -> MemoryBank:
+def open_bank(root: Path, early: StoryHelper | None = None, as_found: bool = False) -> MemoryBank:
     """Load the bank under `root` (with `early`, see `load_bank`); no bank at all is a usage error
-    with the command to create one."""
+    with the command to create one, and so is a bank leading outside the repository. `as_found`
+    takes the bank as it is instead: for `aidlc validate`, where a bank leading outside is a finding."""
     config = load_config(root)
-    bank = load_bank(root, config, early)
+    bank = load_bank(root, config, early, report_outside=as_found)
     if not bank.exists:
         raise UsageError(
             f"no memory bank at {root / config.memory_bank}",

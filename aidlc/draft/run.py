@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc.bank.items import Intent, MemoryBank
+from aidlc.bank.walk import read_inside
 from aidlc.draft.apply import Written, problems, write
 from aidlc.draft.proposals import GATE_OF, PROPOSALS, Level
 from aidlc.errors import AidlcError, UsageError
@@ -139,9 +140,15 @@ def context_pieces(bank: MemoryBank, intent: Intent, level: str) -> list[Context
 
     def piece(rel: str, priority: int, required: bool = False) -> ContextPiece | None:
         path = repo / rel
-        if not path.is_file():
+        if not path.exists() and not path.is_symlink():
             return None
-        return ContextPiece(rel, path.read_text(encoding="utf-8", errors="replace"), priority, required)
+        try:  # never a file through a link leading outside the repository, never a FIFO
+            text = read_inside(path, repo).decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise UsageError(f"{rel}: cannot be read ({exc.strerror or exc}); aidlc sends a model only the "
+                             "repository's own regular files", [f"aidlc validate    # what is wrong with {rel}"]) \
+                from None
+        return ContextPiece(rel, text, priority, required)
 
     wanted: list[ContextPiece | None] = [
         piece(f"{intent.rel}/requirements.md", 100, required=True),
