@@ -12,6 +12,7 @@ from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
 from aidlc.bank.write import atomic_write, read_text, set_front_matter
 from aidlc.errors import UsageError
 from aidlc.model.types import BoltType, Priority, Risk
+from aidlc.scaffold import fields
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
 from aidlc.scaffold.templates import now, now_utc, render
 from aidlc.workspace import open_bank
@@ -100,6 +101,7 @@ class Creator:
 
     # -- creators ------------------------------------------------------------------------------
     def new_intent(self, title: str, statement: str | None) -> Created:
+        title, statement = fields.line("title", title), fields.paragraphs("statement", statement)
         folder = f"{next_number([i.id for i in self.bank.intents])}-{slugify(title)}"
         base = self.bank_dir / "intents" / folder
         context = {"intent_id": folder, "title": title, "statement": statement, "now": now()}
@@ -111,6 +113,8 @@ class Creator:
 
     def new_requirement(self, title: str, intent_ref: str | None, kind: str, priority: Priority,
                         criteria: list[str], description: str | None) -> Created:
+        title, description = fields.line("title", title), fields.paragraphs("description", description)
+        criteria = [fields.line("criterion", criterion) for criterion in criteria]
         intent = self.intent(intent_ref)
         if intent.requirements_doc is None:
             raise UsageError(f"intent {intent.id} has no requirements.md",
@@ -134,6 +138,7 @@ class Creator:
         return result
 
     def new_unit(self, title: str, intent_ref: str | None, requirements: list[str], purpose: str | None) -> Created:
+        title, purpose = fields.line("title", title), fields.paragraphs("purpose", purpose)
         intent = self.intent(intent_ref)
         self.requirements(intent, requirements)
         folder = f"{next_number([u.id for u in intent.units])}-{slugify(title)}"
@@ -153,6 +158,8 @@ class Creator:
 
     def new_story(self, title: str, intent_ref: str | None, unit_ref: str, requirements: list[str],
                   priority: Priority, criteria: list[str], as_a: str | None, so_that: str | None) -> Created:
+        title, as_a, so_that = fields.line("title", title), fields.line("as-a", as_a), fields.line("so-that", so_that)
+        criteria = [fields.line("criterion", criterion) for criterion in criteria]
         unit = self.unit(unit_ref, intent_ref)
         assert unit.intent is not None
         self.requirements(unit.intent, requirements)
@@ -168,6 +175,7 @@ class Creator:
 
     def new_bolt(self, intent_ref: str | None, unit_ref: str, stories: list[str], bolt_type: BoltType, risk: Risk,
                  requires: list[str], scope: list[str], objective: str | None) -> Created:
+        objective = fields.paragraphs("objective", objective)
         unit = self.unit(unit_ref, intent_ref)
         assert unit.intent is not None
         if not stories:
