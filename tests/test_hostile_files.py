@@ -275,3 +275,18 @@ def test_draft_never_sends_a_file_outside_the_repository(repo: Path, outside: Pa
         assert proc.returncode == 2 and "aidlc sends a model only the repository's own regular files" in proc.stderr
         assert len(server.bodies()) == 1  # refused before any request
 
+
+def test_a_write_through_a_link_is_refused_and_undone(repo: Path, outside: Path) -> None:
+    """`aidlc new story` writes the story, then the story index: a link there stops it, and the story goes too."""
+    from tests.test_new import build_chain
+
+    build_chain(repo)
+    index = repo / MB / "story-index.md"
+    index.unlink()
+    index.symlink_to(outside / "secret.md")
+    before = snapshot(outside)
+    proc = aidlc(repo, "new", "story", "Refund", "--unit", "001-checkout-api")
+    assert proc.returncode == 1 and "it is a symbolic link" in proc.stderr, proc.stderr
+    assert snapshot(outside) == before
+    stories = repo / MB / "intents" / "001-checkout-payments" / "units" / "001-checkout-api" / "stories"
+    assert sorted(p.name for p in stories.iterdir()) == ["001-pay-by-card.md"]
