@@ -179,15 +179,16 @@ def _load_pyyaml(text: str) -> Any:
         raise LoadError(f"the character U+{ord(separator.group()):04X} (a line separator) is not allowed; "
                         "use a plain line break", text.count("\n", 0, separator.start()) + 1)
 
-    loader = _loader_class("!" in text)(text)
+    documents = []
     try:
-        documents = []
-        while loader.check_data():
-            documents.append(loader.get_data())
+        loader = _loader_class("!" in text)(text)  # its reader refuses characters YAML does not allow, here
+        try:
+            while loader.check_data():
+                documents.append(loader.get_data())
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         raise YAMLError(_summary(exc), _line(exc, text)) from None
-    finally:
-        loader.dispose()
     data = documents[0] if len(documents) == 1 else documents or None  # as yaml-rs: several are a list
     if "*" in text and _expanded_size(data) > MAX_EXPANDED:
         raise LoadError(f"aliases expand to more than {MAX_EXPANDED:,} values")
