@@ -10,6 +10,7 @@ before the journal is removed. The next aidlc command must find the bank as it w
 
 from __future__ import annotations
 
+import base64
 import difflib
 import json
 import os
@@ -160,6 +161,21 @@ def test_a_hostile_journal_is_refused_and_changes_nothing(shop: Path) -> None:
     assert proc.returncode == 1
     assert "names a path outside the memory bank: 'README.md'" in proc.stderr and "Traceback" not in proc.stderr
     assert (shop / "README.md").read_text() == "mine\n"
+    assert bank_files(shop) == before
+
+
+def test_a_committed_journal_is_refused(shop: Path) -> None:
+    """A journal that came with the repository was left by no interrupted command here: it is never applied."""
+    story = shop / MB / "intents" / INTENT / "units" / UNIT / "stories" / f"{STORIES[0]}.md"
+    journal = shop / ".aidlc" / "journal.jsonl"
+    journal.parent.mkdir(exist_ok=True)
+    journal.write_text('{"bank": "memory-bank", "key": "", "v": 1}\n' + json.dumps(
+        {"path": story.relative_to(shop).as_posix(), "old": base64.b64encode(b"planted\n").decode()}) + "\n")
+    subprocess.run(["git", "add", "-f", ".aidlc/journal.jsonl"], cwd=shop, check=True)
+    subprocess.run(["git", "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "j"], cwd=shop, check=True)
+    before = bank_files(shop)
+    proc = aidlc(shop, "status")
+    assert proc.returncode == 1 and "is committed to the repository" in proc.stderr
     assert bank_files(shop) == before
 
 

@@ -150,6 +150,10 @@ def recover_locked(repo: Path) -> list[str]:
 def _read(repo: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The journal's header and records; a torn last record (a crash while appending it) is dropped:
     its file was not touched yet."""
+    from aidlc import vcs  # only when a journal is left: rare
+
+    if vcs.committed(repo, JOURNAL.as_posix()):  # .aidlc/ is git-ignored: no interrupted aidlc left this one
+        raise _unusable("is committed to the repository")
     try:
         data = read_inside(repo / JOURNAL, repo)
     except OSError as exc:
