@@ -177,6 +177,19 @@ def test_no_command_decides_reads_or_writes_through_a_bank_leading_outside(linke
     assert snapshot(outside) == before
 
 
+def test_a_bank_linked_inside_the_repository_is_used(repo: Path) -> None:
+    from tests.test_new import build_chain
+
+    build_chain(repo)
+    (repo / "docs").mkdir()
+    shutil.move(repo / MB, repo / "docs" / "bank")
+    (repo / MB).symlink_to(Path("docs") / "bank")
+    assert aidlc(repo, "validate").returncode == 0
+    proc = aidlc(repo, "new", "story", "Refund", "--unit", "001-checkout-api")
+    assert proc.returncode == 0, proc.stderr
+    assert (repo / "docs/bank/intents/001-checkout-payments/units/001-checkout-api/stories/002-refund.md").is_file()
+
+
 # --- folders that cannot be listed ---------------------------------------------------------------
 
 

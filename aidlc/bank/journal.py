@@ -24,7 +24,6 @@ import fcntl
 import json
 import os
 import re
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -98,8 +97,10 @@ class Journal:
         os.fsync(self._fd)
 
     def _rel(self, path: Path) -> str:
-        rel = path.parent.resolve().joinpath(path.name).relative_to(self.repo.resolve()).as_posix()
-        if not _in_bank(rel, self.bank):
+        # As written, not resolved: a bank linked elsewhere inside the repository is still the bank
+        # (ensure_inside has checked where the path really leads).
+        rel = Path(os.path.relpath(path, self.repo)).as_posix()
+        if not (_in_bank(rel, self.bank) and _safe(rel)):
             raise AidlcError(f"refusing to write {rel}: a multi-file write stays inside {self.bank}/")
         return rel
 
@@ -119,7 +120,7 @@ def writing(repo: Path, bank: str, key: str | None = None) -> Iterator[Journal]:
 
 
 def new_key() -> str:
-    return f"write-{secrets.token_hex(8)}"
+    return f"write-{os.urandom(8).hex()}"
 
 
 def recover(repo: Path) -> list[str]:
