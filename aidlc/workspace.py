@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aidlc.bank import journal
 from aidlc.bank.config import load_config
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
@@ -22,8 +21,11 @@ def open_bank(root: Path, early: StoryHelper | None = None, as_found: bool = Fal
     re-reading the bank it is writing."""
     config = load_config(root)
     bank = load_bank(root, config, early, report_outside=as_found)
-    if not as_found and bank.exists and journal.recover(Path(bank.repo_root)):
-        bank = load_bank(root, config)
+    if not as_found and bank.exists:
+        from aidlc.bank import journal  # not for validate, which loads as fast as it can
+
+        if journal.recover(Path(bank.repo_root)):
+            bank = load_bank(root, config)
     if not bank.exists:
         raise UsageError(
             f"no memory bank at {root / config.memory_bank}",

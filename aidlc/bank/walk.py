@@ -18,8 +18,7 @@ import errno
 import os
 import re
 import stat
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc.bank import frontmatter
@@ -85,7 +84,7 @@ class Relative:
         return Path(os.path.relpath(text, self.root)).as_posix()
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")  # in a name: a byte that was not UTF-8 (os's surrogate escapes)
+_SURROGATE = "[\ud800-\udfff]"  # in a name: a byte that was not UTF-8 (os's surrogate escapes)
 
 
 def shown(text: str) -> str:
@@ -93,7 +92,7 @@ def shown(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub(lambda m: _escape(m.group(), "\\"), text)
+        return re.sub(_SURROGATE, lambda m: _escape(m.group(), "\\"), text)
     return text
 
 
@@ -119,7 +118,7 @@ def shown_json(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub(lambda m: _escape(m.group(), "\\\\"), text)
+        return re.sub(_SURROGATE, lambda m: _escape(m.group(), "\\\\"), text)
     return text
 
 
@@ -132,24 +131,24 @@ def _outside(target: str, root: str) -> bool:
     return not (target == root or target.startswith(root.rstrip(os.sep) + os.sep))
 
 
-@dataclass
 class Walker:
     """Lists folders of a bank, keeping the entries it refuses (`refused`) for the file rules."""
 
-    rel: Relative  # its root is the repository: a symbolic link may lead anywhere inside it
-    refused: list[Document] = field(default_factory=list)
+    def __init__(self, rel: Relative) -> None:
+        self.rel = rel  # its root is the repository: a symbolic link may lead anywhere inside it
+        self.refused: list[Document] = []
 
     def dirs(self, path: str) -> list[Entry]:
         """The folders in `path` (dot-folders skipped), by name; other files there are not aidlc's."""
-        return self._entries(path, "", stat.S_ISDIR)
+        return self._entries(path, "", folders=True)
 
     def files(self, path: str, suffix: str) -> list[Entry]:
         """The regular files in `path` whose name ends with `suffix` (dot-files skipped), by name."""
-        return self._entries(path, suffix, stat.S_ISREG)
+        return self._entries(path, suffix, folders=False)
 
     def names(self, path: str) -> set[str]:
         """The names of every regular file in `path`, a folder this walker listed (to look files up by name)."""
-        return {entry.name for entry in self._entries(path, "", stat.S_ISREG, listed=True)}
+        return {entry.name for entry in self._entries(path, "", folders=False, listed=True)}
 
     def problem_of(self, path: str) -> ReadProblem | None:
         """Why the file `path` (looked up by name) is not to be read: missing, refused; None to read it."""
@@ -167,36 +166,14 @@ class Walker:
             return ReadProblem(ProblemKind.unreadable, None, "a folder, not a file")
         return None if stat.S_ISREG(mode) else ReadProblem(ProblemKind.not_regular, None, _not_regular(mode))
 
-    def _entries(self, path: str, suffix: str, wanted: Callable[[int], bool], listed: bool = False) -> list[Entry]:
-        """`listed`: `path` came from a listing of this walker, so it is already known to stay inside."""
+    def _entries(self, path: str, suffix: str, folders: bool, listed: bool = False) -> list[Entry]:
+        """The folders (or regular files) in `path`; `listed`: `path` came from a listing of this
+        walker, so it is known to stay inside the repository."""
         if not listed and os.path.islink(path):  # a fixed name (stories, units, ...): it may be a link
             problem, _target_mode = self._follow(path)
             if problem is not None:
                 self._refuse(path, problem)
                 return []
-        found = []
-        for entry in self._scan(path):
-            if not entry.name.endswith(suffix):
-                continue
-            if entry.is_dir(follow_symlinks=False):  # the type from the listing: no system call
-                mode = stat.S_IFDIR
-            elif entry.is_file(follow_symlinks=False):
-                mode = stat.S_IFREG
-            elif entry.is_symlink():
-                problem, mode = self._follow(entry.path)
-                if problem is not None:
-                    self._refuse(entry.path, problem)
-                    continue
-            else:  # a FIFO, socket or device: its mode tells which (one system call, for a rare entry)
-                self._refuse(entry.path, ReadProblem(ProblemKind.not_regular, None, _not_regular(_entry_mode(entry))))
-                continue
-            if wanted(mode):
-                found.append(entry)
-            elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):  # a link to a FIFO, socket or device
-                self._refuse(entry.path, ReadProblem(ProblemKind.not_regular, None, _not_regular(mode)))
-        return sorted(found, key=lambda e: e.name)
-
-    def _scan(self, path: str) -> list[Entry]:
         try:
             with os.scandir(path) as listing:
                 entries = list(listing)
@@ -206,16 +183,32 @@ class Walker:
             self._refuse(path, ReadProblem(ProblemKind.unlisted, None,
                                            f"the folder cannot be listed ({exc.strerror or exc})"))
             return []
-        kept = []
-        for entry in entries:
-            if entry.name.startswith("."):
+        found = []
+        for entry in entries:  # the type of each comes with the listing: no system call (but for a link)
+            name = entry.name
+            if not name.endswith(suffix) or name.startswith("."):
                 continue
-            if shown(entry.name) != entry.name:  # not UTF-8: its path could not be shown, nor written to JSON
+            if not name.isascii() and shown(name) != name:  # not UTF-8: unshowable, in JSON too
                 self._refuse(entry.path, ReadProblem(ProblemKind.bad_name, None,
                                                      "the name is not UTF-8; aidlc does not open it"))
-                continue
-            kept.append(entry)
-        return kept
+            elif entry.is_file(follow_symlinks=False):
+                if not folders:
+                    found.append(entry)
+            elif entry.is_dir(follow_symlinks=False):
+                if folders:
+                    found.append(entry)
+            elif entry.is_symlink():
+                problem, mode = self._follow(entry.path)
+                if problem is None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                    problem = ReadProblem(ProblemKind.not_regular, None, _not_regular(mode))  # a link to a FIFO
+                if problem is not None:
+                    self._refuse(entry.path, problem)
+                elif stat.S_ISDIR(mode) == folders:
+                    found.append(entry)
+            else:  # a FIFO, socket or device: its mode tells which (one system call, for a rare entry)
+                self._refuse(entry.path, ReadProblem(ProblemKind.not_regular, None, _not_regular(_entry_mode(entry))))
+        found.sort(key=lambda e: e.name)
+        return found
 
     def _follow(self, path: str) -> tuple[ReadProblem | None, int]:
         """(why not to follow, mode of the target) for a symbolic link: it must stay inside the repository."""

@@ -87,14 +87,22 @@ def load(text: str) -> Any:
 # yaml-rs reads a text alone only when it holds no '!' (a tag, perhaps: only PyYAML knows) and
 # no character YAML forbids (yaml-rs takes control characters, and cuts a value at a NUL).
 _ASCII_PLAIN = bytes(range(0x20, 0x7F)).replace(b"!", b"") + b"\t\n\r"
-_SPECIAL = re.compile("[!\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
-_SEPARATORS = re.compile("[\x85\u2028\u2029]")  # line breaks to YAML 1.1 (PyYAML), text to YAML 1.2
+_SPECIAL = "[!\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]"
 
 
 def _plain_text(text: str) -> bool:
     if text.isascii():  # nearly always: one pass in C, about 1 us for a story's front matter
         return not text.encode("ascii").translate(None, _ASCII_PLAIN)
-    return _SPECIAL.search(text) is None
+    return _pattern(_SPECIAL).search(text) is None
+
+
+@cache
+def _pattern(expression: str) -> re.Pattern[str]:
+    """A regex compiled when first needed: these serve rare texts, and start-up time matters."""
+    return re.compile(expression)
+
+
+_SEPARATORS = "[\x85\u2028\u2029]"  # line breaks to YAML 1.1 (PyYAML), text to YAML 1.2
 
 
 def error_line(exc: YAMLError, text: str = "") -> int | None:
@@ -174,7 +182,7 @@ MAX_EXPANDED = 1_000_000  # values aliases may expand to: yaml-rs's own limit (a
 def _load_pyyaml(text: str) -> Any:
     import yaml
 
-    separator = _SEPARATORS.search(text)
+    separator = _pattern(_SEPARATORS).search(text)
     if separator:  # the two YAML versions disagree on what they are: neither meaning is safe to pick
         raise LoadError(f"the character U+{ord(separator.group()):04X} (a line separator) is not allowed; "
                         "use a plain line break", text.count("\n", 0, separator.start()) + 1)
