@@ -39,6 +39,25 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.test_new import build_chain
+
+    root = tmp_path_factory.mktemp("template") / "shop"
+    subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True, check=True,
+                   env={**os.environ, "CI": "true"})
+    build_chain(root)
+    return root
+
+
+@pytest.fixture
+def chain(template: Path, tmp_path: Path) -> Path:
+    """An intent -> requirement -> unit -> story -> bolt chain (aidlc init, aidlc new), built once and copied."""
+    root = tmp_path / "shop"
+    shutil.copytree(template, root, symlinks=True)
+    return root
+
+
 @pytest.fixture
 def outside(tmp_path: Path) -> Iterator[Path]:
     """A folder beside the repository, holding a file no aidlc command may read or write."""
@@ -51,17 +70,19 @@ def outside(tmp_path: Path) -> Iterator[Path]:
 # --- only regular files are opened ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("rel", [f"{UNIT_DIR}/stories/003-pipe.md", UNIT_BRIEF, BOLT2, REQUIREMENTS, PROJECT,
-                                 f"{MB}/operations/runbooks/pipe.md", f"{MB}/intents/pipe"],
-                         ids=["story", "unit-brief", "bolt", "requirements", "project-yaml", "runbook", "in-intents"])
-def test_a_fifo_is_a_finding_never_opened(bank: Bank, rel: str) -> None:
-    path = bank.path(rel)
-    if path.exists():
-        path.unlink()
-    os.mkfifo(path)  # opening it for reading would wait for a writer for ever
+FIFOS = [f"{UNIT_DIR}/stories/003-pipe.md", UNIT_BRIEF, BOLT2, REQUIREMENTS, PROJECT,
+         f"{MB}/operations/runbooks/pipe.md", f"{MB}/intents/pipe"]  # a story, by-name files, a runbook, a folder
+
+
+def test_a_fifo_is_a_finding_never_opened(bank: Bank) -> None:
+    for rel in FIFOS:
+        path = bank.path(rel)
+        if path.exists():
+            path.unlink()
+        os.mkfifo(path)  # opening one for reading would wait for a writer for ever
     proc = aidlc(bank.root, "validate", "--format", "json")
     assert proc.returncode == 1
-    assert ("AIDLC-FILE-007", rel) in findings(proc)
+    assert sorted(path for code, path in findings(proc) if code == "AIDLC-FILE-007") == sorted(FIFOS)
 
 
 def test_a_socket_is_a_finding(bank: Bank, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,17 +103,14 @@ def test_a_fifo_aidlc_yaml_is_a_configuration_error(bank: Bank) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_aidlc_new_never_opens_a_fifo(repo: Path) -> None:
-    from tests.test_new import build_chain
-
-    build_chain(repo)
-    units = repo / "memory-bank/intents/001-checkout-payments/units.md"
+def test_aidlc_new_never_opens_a_fifo(chain: Path) -> None:
+    units = chain / "memory-bank/intents/001-checkout-payments/units.md"
     units.unlink()
     os.mkfifo(units)
-    proc = aidlc(repo, "new", "unit", "Refunds", "--requirements", "FR-1")
+    proc = aidlc(chain, "new", "unit", "Refunds", "--requirements", "FR-1")
     assert proc.returncode == 1, proc.stderr
     assert "units.md: cannot be read (not a regular file)" in proc.stderr
-    assert not (repo / "memory-bank/intents/001-checkout-payments/units/002-refunds").exists()
+    assert not (chain / "memory-bank/intents/001-checkout-payments/units/002-refunds").exists()
 
 
 # --- symbolic links ------------------------------------------------------------------------------
@@ -123,20 +141,17 @@ def test_a_fixed_folder_linked_outside_is_never_listed(bank: Bank, outside: Path
     assert SECRET not in proc.stdout + proc.stderr
 
 
-def test_aidlc_new_never_reads_or_writes_through_a_link_outside(repo: Path, outside: Path) -> None:
-    from tests.test_new import build_chain
-
-    build_chain(repo)
-    units = repo / "memory-bank/intents/001-checkout-payments/units.md"
+def test_aidlc_new_never_reads_or_writes_through_a_link_outside(chain: Path, outside: Path) -> None:
+    units = chain / "memory-bank/intents/001-checkout-payments/units.md"
     units.unlink()
     units.symlink_to(outside / "secret.md")
     before = snapshot(outside)
-    proc = aidlc(repo, "new", "unit", "Refunds", "--requirements", "FR-1")
+    proc = aidlc(chain, "new", "unit", "Refunds", "--requirements", "FR-1")
     assert proc.returncode == 1
     assert "units.md: cannot be read (a symbolic link to" in proc.stderr and "outside the repository" in proc.stderr
     assert SECRET not in proc.stdout + proc.stderr
     assert snapshot(outside) == before
-    assert not (repo / "memory-bank/intents/001-checkout-payments/units/002-refunds").exists()
+    assert not (chain / "memory-bank/intents/001-checkout-payments/units/002-refunds").exists()
 
 
 # --- a bank that is itself a link leading outside ------------------------------------------------
@@ -177,17 +192,14 @@ def test_no_command_decides_reads_or_writes_through_a_bank_leading_outside(linke
     assert snapshot(outside) == before
 
 
-def test_a_bank_linked_inside_the_repository_is_used(repo: Path) -> None:
-    from tests.test_new import build_chain
-
-    build_chain(repo)
-    (repo / "docs").mkdir()
-    shutil.move(repo / MB, repo / "docs" / "bank")
-    (repo / MB).symlink_to(Path("docs") / "bank")
-    assert aidlc(repo, "validate").returncode == 0
-    proc = aidlc(repo, "new", "story", "Refund", "--unit", "001-checkout-api")
+def test_a_bank_linked_inside_the_repository_is_used(chain: Path) -> None:
+    (chain / "docs").mkdir()
+    shutil.move(chain / MB, chain / "docs" / "bank")
+    (chain / MB).symlink_to(Path("docs") / "bank")
+    assert aidlc(chain, "validate").returncode == 0
+    proc = aidlc(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
     assert proc.returncode == 0, proc.stderr
-    assert (repo / "docs/bank/intents/001-checkout-payments/units/001-checkout-api/stories/002-refund.md").is_file()
+    assert (chain / "docs/bank/intents/001-checkout-payments/units/001-checkout-api/stories/002-refund.md").is_file()
 
 
 # --- folders that cannot be listed ---------------------------------------------------------------
@@ -266,40 +278,35 @@ def test_a_repository_path_that_is_not_utf8_keeps_json_valid(tmp_path: Path) -> 
 # --- nothing outside reaches a model, nothing is written through a link ---------------------------
 
 
-def test_draft_never_sends_a_file_outside_the_repository(repo: Path, outside: Path) -> None:
+def test_draft_never_sends_a_file_outside_the_repository(chain: Path, outside: Path) -> None:
     from tests.openai_server import ScriptedServer, chat
-    from tests.test_new import build_chain
 
-    build_chain(repo)
-    intent = repo / MB / "intents" / "001-checkout-payments"
+    intent = chain / MB / "intents" / "001-checkout-payments"
     stories = intent / "units" / "001-checkout-api" / "stories"
     (stories / "002-elsewhere.md").symlink_to(outside / "secret.md")
-    (repo / MB / "standards" / "secret.md").symlink_to(outside / "secret.md")
+    (chain / MB / "standards" / "secret.md").symlink_to(outside / "secret.md")
     bolts = json.dumps({"bolts": [{"unit": "001-checkout-api", "stories": ["001-pay-by-card"], "risk": "low",
                                    "objective": "Take card payments end to end."}]})
     with ScriptedServer() as server:
         server.push(chat(bolts))
-        proc = aidlc(repo, "draft", "bolts", "001", "--base-url", server.url, "--dry-run")
+        proc = aidlc(chain, "draft", "bolts", "001", "--base-url", server.url, "--dry-run")
         assert proc.returncode == 0, proc.stderr
         assert SECRET not in json.dumps(server.bodies())  # neither the story nor the standard went out
         (intent / "units.md").unlink()
         (intent / "units.md").symlink_to(outside / "secret.md")
-        proc = aidlc(repo, "draft", "bolts", "001", "--base-url", server.url)
+        proc = aidlc(chain, "draft", "bolts", "001", "--base-url", server.url)
         assert proc.returncode == 2 and "aidlc sends a model only the repository's own regular files" in proc.stderr
         assert len(server.bodies()) == 1  # refused before any request
 
 
-def test_a_write_through_a_link_is_refused_and_undone(repo: Path, outside: Path) -> None:
+def test_a_write_through_a_link_is_refused_and_undone(chain: Path, outside: Path) -> None:
     """`aidlc new story` writes the story, then the story index: a link there stops it, and the story goes too."""
-    from tests.test_new import build_chain
-
-    build_chain(repo)
-    index = repo / MB / "story-index.md"
+    index = chain / MB / "story-index.md"
     index.unlink()
     index.symlink_to(outside / "secret.md")
     before = snapshot(outside)
-    proc = aidlc(repo, "new", "story", "Refund", "--unit", "001-checkout-api")
+    proc = aidlc(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
     assert proc.returncode == 1 and "it is a symbolic link" in proc.stderr, proc.stderr
     assert snapshot(outside) == before
-    stories = repo / MB / "intents" / "001-checkout-payments" / "units" / "001-checkout-api" / "stories"
+    stories = chain / MB / "intents" / "001-checkout-payments" / "units" / "001-checkout-api" / "stories"
     assert sorted(p.name for p in stories.iterdir()) == ["001-pay-by-card.md"]

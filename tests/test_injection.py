@@ -9,24 +9,52 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from aidlc.bank import markdown
+from aidlc.cli import cli
 from aidlc.scaffold import fields
 from tests.openai_server import ScriptedServer, chat
+from tests.test_new import build_chain
 
 MB = "memory-bank"
 INTENT = "001-checkout-payments"
 GIVEN = "**Given** a cart, **When** I pay, **Then** an order exists"
 
 
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("template") / "shop"
+    subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True, check=True,
+                   env={**os.environ, "CI": "true"})
+    build_chain(root)
+    return root
+
+
+@pytest.fixture
+def chain(template: Path, tmp_path: Path) -> Path:
+    """An intent -> requirement -> unit -> story -> bolt chain, built once per module and copied."""
+    root = tmp_path / "shop"
+    shutil.copytree(template, root, symlinks=True)
+    return root
+
+
 def aidlc(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """A real process: what a person or an agent runs."""
     return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
                           text=True, env={**os.environ, "NO_COLOR": "1", "CI": "true"})
+
+
+def in_process(root: Path, *args: str) -> tuple[int, str]:
+    """The same command in this process (the many refusal cases need no interpreter start each)."""
+    result = CliRunner().invoke(cli, ["--repo", str(root), *args], env={"CI": "true", "NO_COLOR": "1"})
+    return result.exit_code, result.stderr
 
 
 def bank_files(root: Path) -> dict[str, bytes]:
@@ -69,10 +97,15 @@ def test_the_reader_would_take_injected_lines_as_structure() -> None:
         "title-line-separator", "as-a-control", "objective-heading"])
 def test_aidlc_new_refuses_structure_and_writes_nothing(chain: Path, args: list[str], words: str) -> None:
     before = bank_files(chain)
-    proc = aidlc(chain, *args)
-    assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert words in proc.stderr and "Traceback" not in proc.stderr
+    code, stderr = in_process(chain, *args)
+    assert code == 2, stderr
+    assert words in stderr and "Next steps:" in stderr
     assert bank_files(chain) == before
+
+
+def test_a_real_process_refuses_a_title_with_a_line_break(chain: Path) -> None:
+    proc = aidlc(chain, "new", "requirement", "Pay\n### FR-9: Free money", "--intent", "1")
+    assert proc.returncode == 2 and "title must be one line" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_plain_paragraphs_are_written_as_given(chain: Path) -> None:

@@ -78,7 +78,8 @@ class _Loader:
             return
         project_path = os.path.join(root, "project.yaml")
         problem = self.walker.problem_of(project_path)
-        if problem is None or problem.kind != ProblemKind.missing:
+        # Missing, or refused already by the listing of the bank folder (a FIFO, a link leading outside).
+        if problem is None or not (problem.kind == ProblemKind.missing or self.walker.refused_as(project_path)):
             doc = self._read_yaml(project_path) if problem is None else Document(rel=self.rel(project_path),
                                                                                  problem=problem)
             bank.project_doc = doc

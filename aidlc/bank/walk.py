@@ -150,6 +150,11 @@ class Walker:
         """The names of every regular file in `path`, a folder this walker listed (to look files up by name)."""
         return {entry.name for entry in self._entries(path, "", folders=False, listed=True)}
 
+    def refused_as(self, path: str) -> bool:
+        """True if `path` was refused already, listing its folder."""
+        rel = shown(self.rel(path))
+        return any(document.rel == rel for document in self.refused)
+
     def problem_of(self, path: str) -> ReadProblem | None:
         """Why the file `path` (looked up by name) is not to be read: missing, refused; None to read it."""
         try:
