@@ -11,6 +11,7 @@ import pytest
 
 from aidlc.bank import frontmatter, yamlio
 from aidlc.bank.frontmatter import ProblemKind
+from aidlc.model.artifacts import Story
 
 STORY = "---\nid: 001-a\nstatus: draft\nrequirements:\n  - FR-1\n  - NFR-2\nunit: [u-1, u-2]\n---\n\n# Title\nbody\n"
 
@@ -176,11 +177,12 @@ def test_tabs_inside_values_are_fine() -> None:
     assert doc.meta == {"id": "a\tb", "note": "a\tb"}
 
 
-def test_timestamps_come_back_as_datetimes() -> None:
+def test_timestamps_stay_text_for_the_models_to_read() -> None:
+    """YAML 1.2 has no timestamp type: both parsers hand back the text, the models parse it."""
     doc = split("---\ncreated: 2026-11-30T08:00:00Z\nbare: 2026-11-30\n---\n")
-    assert doc.meta is not None
-    assert doc.meta["created"] == datetime(2026, 11, 30, 8, tzinfo=UTC)
-    assert str(doc.meta["bare"]) == "2026-11-30"
+    assert doc.meta == {"created": "2026-11-30T08:00:00Z", "bare": "2026-11-30"}
+    assert Story.model_validate({"id": "s", "unit": "u", "intent": "i", "status": "draft", "priority": "must",
+                                 "created": doc.meta["created"]}).created == datetime(2026, 11, 30, 8, tzinfo=UTC)
 
 
 # --- line numbers --------------------------------------------------------------------------------

@@ -167,6 +167,43 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
     b.remove(REQUIREMENTS)
 
 
+@case("fifo-story", "AIDLC-FILE-007", f"{UNIT_DIR}/stories/003-fifo.md", "a FIFO (named pipe)")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    os.mkfifo(b.path(f"{UNIT_DIR}/stories/003-fifo.md"))  # opened for reading, it would wait for ever
+
+
+@case("name-not-utf8", "AIDLC-FILE-007", f"{UNIT_DIR}/stories/caf\\xe9.md", "the name is not UTF-8")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    folder = os.fsencode(b.path(f"{UNIT_DIR}/stories"))
+    with open(os.path.join(folder, b"caf\xe9.md"), "wb") as handle:
+        handle.write(b.path(STORY2).read_bytes())
+
+
+@case("link-outside", "AIDLC-FILE-008", f"{UNIT_DIR}/stories/003-elsewhere.md", "outside the repository")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    outside = b.root.parent / "elsewhere.md"
+    outside.write_text(b.read(STORY2).replace("002-refund-order", "003-elsewhere"))
+    b.path(f"{UNIT_DIR}/stories/003-elsewhere.md").symlink_to(outside)
+
+
+@case("folder-unlisted", "AIDLC-FILE-009", f"{MB}/standards", "the folder cannot be listed")
+def _(b: Bank, m: pytest.MonkeyPatch) -> None:
+    locked = b.path(f"{MB}/standards")
+    if os.geteuid() != 0:
+        locked.chmod(0)
+        return
+    # Root lists a chmod 000 folder anyway: refuse it where folders are listed (the CLI test of
+    # tests/test_hostile_files.py drops root's capabilities to show the real thing).
+    real = os.scandir
+
+    def refuse(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(path) == str(locked):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, *args, **kwargs)
+
+    m.setattr(os, "scandir", refuse)
+
+
 # --- schema --------------------------------------------------------------------------------------
 
 

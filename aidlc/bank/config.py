@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from aidlc.bank import frontmatter
-from aidlc.bank.walk import CONFIG_FILE
+from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
@@ -24,10 +24,10 @@ class ConfigError(UsageError):
 
 def load_config(repo_root: Path) -> Config:
     path = repo_root / CONFIG_FILE
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return Config()
     try:
-        data = path.read_bytes()
+        data = read_inside(path, repo_root)
     except OSError as exc:
         raise ConfigError(f"{CONFIG_FILE}: cannot be read ({exc.strerror})") from None
     text, problem = frontmatter.decode(data, CONFIG_FILE)

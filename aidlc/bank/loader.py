@@ -19,16 +19,29 @@ from aidlc.bank.items import (
     validate_many,
 )
 from aidlc.bank.stories import StoryHelper, StoryRead, read_story
-from aidlc.bank.walk import Entry, files, find_bank, list_bank, relative_to
+from aidlc.bank.walk import BankOutside, Entry, Walker, find_bank, list_bank, relative_to, shown
 from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 from aidlc.perf import gc_paused
 
 
-def load_bank(repo_root: Path, config: Config, early: StoryHelper | None = None) -> MemoryBank:
+def load_bank(repo_root: Path, config: Config, early: StoryHelper | None = None,
+              report_outside: bool = False) -> MemoryBank:
     """The bank under `repo_root`. `early`: a helper already reading its share of the stories
-    (`stories.start_early`); used if it lists the same stories, else stopped."""
-    repo_root, bank_dir = find_bank(repo_root.resolve(), config.memory_bank)
+    (`stories.start_early`); used if it lists the same stories, else stopped. A bank leading
+    outside the repository is refused (BankOutside), or with `report_outside` read as empty, with
+    that one problem for the file rules to report."""
+    try:
+        repo_root, bank_dir = find_bank(repo_root.resolve(), config.memory_bank)
+    except BankOutside as exc:
+        if early:
+            early.stop()
+        if not report_outside:
+            raise
+        bank = MemoryBank(repo_root=str(repo_root.resolve()), rel_root=config.memory_bank, config=config)
+        bank.unreadable = [Document(rel=shown(config.memory_bank), problem=ReadProblem(
+            ProblemKind.outside, None, exc.message))]
+        return bank
     loader = _Loader(repo_root, bank_dir)
     bank = MemoryBank(repo_root=str(repo_root), rel_root=loader.rel(bank_dir), config=config)
     try:
@@ -49,6 +62,7 @@ class _Loader:
         self.bank_dir = bank_dir
         self.files_read = 0
         self.rel = relative_to(repo_root)
+        self.walker = Walker(self.rel)
         self._stories: list[tuple[Unit, str, str]] = []  # (unit, path, stem), in listing order
 
     def read(self, path: str) -> Document:
@@ -57,13 +71,20 @@ class _Loader:
 
     def load_into(self, bank: MemoryBank, early: StoryHelper | None) -> None:
         root = str(self.bank_dir)
+        listing = list_bank(self.bank_dir, self.rel)
+        self.walker = listing.walker
+        if not listing.listed:
+            bank.unreadable = listing.walker.refused
+            return
         project_path = os.path.join(root, "project.yaml")
-        if os.path.exists(project_path):
-            doc = self._read_yaml(project_path)
+        problem = self.walker.problem_of(project_path)
+        # Missing, or refused already by the listing of the bank folder (a FIFO, a link leading outside).
+        if problem is None or not (problem.kind == ProblemKind.missing or self.walker.refused_as(project_path)):
+            doc = self._read_yaml(project_path) if problem is None else Document(rel=self.rel(project_path),
+                                                                                 problem=problem)
             bank.project_doc = doc
             if doc.meta is not None:
                 bank.project, bank.project_problems = validate_front_matter(Project, doc.meta)
-        listing = list_bank(self.bank_dir, self.rel)
         layout, bolts, jobs = listing.intents, listing.bolts, listing.stories
         # A helper (where it pays) reads stories from the first while this process reads the rest.
         helper = early if early and early.serves(listing) else StoryHelper.start(listing)
@@ -72,11 +93,11 @@ class _Loader:
                 bank.intents.append(self._intent(entry, units))
             for entry in bolts:
                 bank.bolts.append(self._bolt(entry))
-            for entry in files(os.path.join(root, "operations", "runbooks"), ".md"):
+            for entry in self.walker.files(os.path.join(root, "operations", "runbooks"), ".md"):
                 doc = self.read(entry.path)
                 lines = list(markdown.prose_lines(doc.body, doc.body_start))
                 bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
-            bank.standards = [self.rel(e.path) for e in files(os.path.join(root, "standards"), ".md")]
+            bank.standards = [self.rel(e.path) for e in self.walker.files(os.path.join(root, "standards"), ".md")]
             reads = helper.read_all() if helper else [read_story(path, rel) for path, rel in jobs]
         finally:
             if helper:
@@ -84,7 +105,7 @@ class _Loader:
         self.files_read += len(jobs)
         self._add_stories(reads)
         bank.files_read = self.files_read
-        bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None]
+        bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None] + self.walker.refused
 
     def _read_yaml(self, path: str) -> Document:
         self.files_read += 1
@@ -92,7 +113,7 @@ class _Loader:
 
     def _intent(self, entry: Entry, units: list[tuple[Entry, list[Entry]]]) -> Intent:
         intent = Intent(id=entry.name, rel=self.rel(entry.path))
-        intent.files = {e.name for e in os.scandir(entry.path) if e.is_file()}
+        intent.files = self.walker.names(entry.path)
         if "requirements.md" in intent.files:
             doc = self.read(os.path.join(entry.path, "requirements.md"))
             intent.requirements_doc = doc
@@ -106,12 +127,13 @@ class _Loader:
 
     def _unit(self, entry: Entry, intent: Intent, story_files: list[Entry]) -> Unit:
         brief = os.path.join(entry.path, "unit-brief.md")
-        if os.path.exists(brief):
+        problem = self.walker.problem_of(brief)
+        if problem is None:
             doc = self.read(brief)
         else:
-            doc = Document(
-                rel=self.rel(brief), problem=ReadProblem(ProblemKind.missing, None, "unit-brief.md is missing")
-            )
+            if problem.kind == ProblemKind.missing:
+                problem = ReadProblem(ProblemKind.missing, None, "unit-brief.md is missing")
+            doc = Document(rel=self.rel(brief), problem=problem)
         unit = Unit(doc=doc, id=entry.name, intent=intent, folder=self.rel(entry.path))
         if doc.meta is not None:
             unit.meta, unit.problems = validate_front_matter(UnitBrief, doc.meta)
@@ -133,7 +155,7 @@ class _Loader:
             story.meta, story.problems = meta, problems
 
     def _bolt(self, entry: Entry) -> BoltItem:
-        files = {e.name for e in os.scandir(entry.path) if e.is_file()}
+        files = self.walker.names(entry.path)
         path = os.path.join(entry.path, "bolt.md")
         if "bolt.md" in files:
             doc = self.read(path)

@@ -69,7 +69,7 @@ def start_early(repo_root: Path) -> StoryHelper | None:
         if not bank_dir.is_dir():
             return None
         return StoryHelper.start(walk.list_bank(bank_dir, walk.relative_to(repo)))
-    except OSError:
+    except (OSError, walk.BankOutside):  # the loader reports it
         return None
 
 

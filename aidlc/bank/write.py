@@ -12,22 +12,23 @@ from pathlib import Path
 from typing import Any
 
 from aidlc.bank import frontmatter
+from aidlc.bank.walk import read_inside
 from aidlc.errors import AidlcError
 
 
-def atomic_write(path: Path, text: str, root: Path) -> None:
+def atomic_write(path: Path, data: str | bytes, root: Path) -> None:
     """Write via a temp file, fsync and rename, so a crash leaves the old or the new file, never half.
 
-    The file keeps its permissions (a new one gets what the umask allows, as open() would give it);
-    a file-system refusal is an AidlcError naming the file."""
+    `data`: text (written as UTF-8) or bytes. The file keeps its permissions (a new one gets what the
+    umask allows, as open() would give it); a file-system refusal is an AidlcError naming the file."""
     ensure_inside(path, root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o666 & ~_umask()
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-                handle.write(text)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data.encode("utf-8") if isinstance(data, str) else data)
                 handle.flush()
                 os.fchmod(handle.fileno(), mode)  # mkstemp makes 0600 files
                 os.fsync(handle.fileno())
@@ -35,20 +36,25 @@ def atomic_write(path: Path, text: str, root: Path) -> None:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        fsync_folder(path.parent)
     except OSError as exc:
         raise AidlcError(f"{_shown(path, root)}: cannot be written ({exc.strerror or exc})",
                          [f"make {_shown(path.parent, root)}/ writable for you, then rerun the command"]) from None
 
 
+def fsync_folder(folder: Path) -> None:
+    """Make a rename or removal in `folder` durable."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def read_text(path: Path, root: Path) -> str:
     """A text file aidlc is about to change; unreadable or not UTF-8 is an AidlcError naming it (and the line)."""
     try:
-        data = path.read_bytes()
+        data = read_inside(path, root)
     except OSError as exc:
         raise AidlcError(f"{_shown(path, root)}: cannot be read ({exc.strerror or exc})",
                          [f"check {_shown(path, root)} exists and is readable, then rerun the command"]) from None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+import io
 import itertools
 import json
 import os
@@ -13,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK
+from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, shown, shown_json
 from aidlc.errors import AidlcError
 from aidlc.report.style import Style
 
@@ -45,7 +47,8 @@ class App:
         return discover_root(Path.cwd())
 
     def emit_json(self, document: dict[str, Any]) -> None:
-        click.echo(json.dumps({"version": JSON_VERSION, **document}, ensure_ascii=False, indent=2, default=str))
+        click.echo(shown_json(json.dumps({"version": JSON_VERSION, **document}, ensure_ascii=False, indent=2,
+                                         default=str)))
 
     def out(self, text: str) -> None:
         """Text results: stdout in text mode, stderr in JSON mode (stdout holds only the document)."""
@@ -96,6 +99,11 @@ def discover_root(start: Path) -> Path:
 def run_safely(command: click.Command) -> None:
     """Run the click command; user errors print a message and next steps, never a traceback."""
     wants_json = "--format=json" in sys.argv or _pair(sys.argv, "--format", "json")
+    # A path holding bytes that are not UTF-8 (a folder name) is shown with \xNN, never a crash.
+    codecs.register_error("aidlc-shown", lambda exc: (shown(exc.object[exc.start:exc.end]), exc.end))
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="aidlc-shown")
     try:
         # Without standalone mode click returns the code of an Exit instead of raising it.
         code = command.main(standalone_mode=False, prog_name="aidlc")
@@ -138,8 +146,8 @@ def _pair(argv: list[str], flag: str, value: str) -> bool:
 def report_error(message: str, next_steps: list[str], code: int, wants_json: bool) -> None:
     """The message and next steps on stderr; with --format json, also the error document on stdout."""
     if wants_json:
-        click.echo(json.dumps({"version": JSON_VERSION, "error": {"message": message, "exit_code": code,
-                                                                    "next_steps": next_steps}}, indent=2))
+        click.echo(shown_json(json.dumps({"version": JSON_VERSION, "error": {
+            "message": message, "exit_code": code, "next_steps": next_steps}}, ensure_ascii=False, indent=2)))
     color = sys.stderr.isatty() and "NO_COLOR" not in os.environ and "--no-color" not in sys.argv
     click.echo(Style(color)("error: ", "red") + message, err=True)
     if next_steps:

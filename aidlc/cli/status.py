@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import click
 
+from aidlc.bank.walk import shown_json
 from aidlc.cli.app import App, output_options
 from aidlc.report.status import build_status, render_text
 from aidlc.workspace import open_bank
@@ -17,6 +20,6 @@ def status_cmd(app: App, path: str | None) -> None:
     """Show each intent, unit, story and bolt, and what to do next."""
     report = build_status(open_bank(app.root(path)))
     if app.json:
-        click.echo(report.model_dump_json(indent=2))
+        click.echo(shown_json(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2)))
     else:
         click.echo(render_text(report, app.style))

@@ -31,7 +31,7 @@ def validate_cmd(app: App, path: str | None, strict: bool) -> None:
         from aidlc.workspace import open_bank
 
         with gc_paused():  # a short-lived process over a large acyclic heap: collecting would find nothing
-            bank = open_bank(root, early)
+            bank = open_bank(root, early, as_found=True)
             if app.verbosity > 0:
                 app.note(f"validating {bank.rel_root}/ ...")
             report = validate(bank)

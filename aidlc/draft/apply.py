@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from aidlc.bank.items import Intent
 from aidlc.draft.proposals import BoltsProposal, RequirementsProposal, StoriesProposal, UnitsProposal
 from aidlc.errors import UsageError
+from aidlc.scaffold import fields
 from aidlc.scaffold.new import Creator
 
 
@@ -43,6 +44,7 @@ def problems(creator: Creator, intent: Intent, proposal: BaseModel) -> list[str]
             hint = f" ({exc.next_steps[0]})" if exc.next_steps else ""
             found.append(f"{where}: {exc.message}{hint}")
 
+    found += _text_problems(proposal)
     if isinstance(proposal, UnitsProposal):
         for n, unit in enumerate(proposal.units, start=1):
             check(f"units[{n}]", lambda u=unit: creator.requirements(intent, u.requirements))
@@ -61,6 +63,27 @@ def problems(creator: Creator, intent: Intent, proposal: BaseModel) -> list[str]
                 elif creator.index.bolt(ref) is None:
                     found.append(f"bolts[{n}].requires: no bolt {ref!r} exists")
     return found
+
+
+# The text fields of each proposal, one line or paragraphs: the model may not add Markdown structure either.
+_LINES = {"title", "as_a", "so_that", "acceptance_criteria"}
+_PARAGRAPHS = {"description", "purpose", "objective"}
+
+
+def _text_problems(proposal: BaseModel) -> list[str]:
+    found = []
+    for level, items in proposal:
+        for n, item in enumerate(items, start=1):
+            for name, value in item:
+                where = f"{level}[{n}].{name}"
+                values = value if isinstance(value, list) else [value]
+                for number, text in enumerate(values, start=1):
+                    shown = f"{where}[{number}]" if isinstance(value, list) else where
+                    if name in _LINES and isinstance(text, str):
+                        found.append(fields.check_line(shown, text))
+                    elif name in _PARAGRAPHS and isinstance(text, str):
+                        found.append(fields.check_paragraphs(shown, text))
+    return [problem for problem in found if problem]
 
 
 def write(creator: Creator, intent: Intent, proposal: BaseModel) -> Written:

@@ -5,6 +5,11 @@ requirement), the run records a `draft.proposed` event by an *agent* actor (mode
 digest, files; never prompt text), and the result names the gate command a person runs to
 accept the level. A proposal the bank would refuse is sent back to the model with the reasons,
 at most `rounds` times, and is never written half-way.
+
+The draft is first written whole into a copy of the bank (`Plan`): what it shows (a dry run's
+preview, the files it reports) is exactly what it then writes, byte for byte, through a journal
+(bank/journal.py) whose commit is the ledger event: kill -9 at any point leaves the bank as it
+was or as drafted, never between. The ledger must exist and verify before any of it starts.
 """
 
 from __future__ import annotations
@@ -12,17 +17,21 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import shutil
+import os
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aidlc.bank import journal
 from aidlc.bank.items import Intent, MemoryBank
+from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.draft.apply import Written, problems, write
 from aidlc.draft.proposals import GATE_OF, PROPOSALS, Level
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.ledger import Ledger
+from aidlc.events.ledger import LEDGER_FILE, Ledger, no_ledger
+from aidlc.events.verify import verify_lines
 from aidlc.llm.base import Message, Provider, Usage
 from aidlc.llm.context import ContextPiece, fit_context
 from aidlc.llm.errors import LLMBadOutput
@@ -45,6 +54,23 @@ class Preview:
     path: str
     action: str  # created | updated
     text: str  # the new file, or a unified diff for an updated one
+
+
+@dataclass
+class Plan:
+    """A draft written whole into a copy of the bank: each file it creates or changes, as it will be."""
+
+    written: Written
+    texts: dict[str, str]  # path relative to the repo -> the whole new text
+    before: dict[str, bytes | None]  # the file as the draft was computed from (None: it did not exist)
+
+    def previews(self) -> list[Preview]:
+        shown = [Preview(rel, "created", self.texts[rel]) for rel in self.written.created]
+        for rel in self.written.updated:
+            old = (self.before[rel] or b"").decode("utf-8").splitlines(keepends=True)
+            new = self.texts[rel].splitlines(keepends=True)
+            shown.append(Preview(rel, "updated", "".join(difflib.unified_diff(old, new, rel, rel))))
+        return shown
 
 
 @dataclass
@@ -74,6 +100,7 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
     creator = Creator(root)
     intent = creator.intent(intent_ref)
     _require_previous_level(intent, level)
+    ledger = None if dry_run else _verified_ledger(creator.bank)  # before a token is spent or a byte written
     schema = PROPOSALS[level]
     conversation = build_messages(creator.bank, intent, level, budget_tokens)
     digest = hashlib.sha256(json.dumps([m.to_dict() for m in conversation], sort_keys=True).encode()).hexdigest()
@@ -84,7 +111,7 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
         found = problems(creator, intent, answer.value)
         if not found:
             try:  # the whole write, into a copy of the bank first: the real one is written all or nothing
-                preview = _preview(creator, intent, answer.value)
+                plan = _plan(creator, intent, answer.value)
             except AidlcError as exc:  # e.g. a title that makes no file name: the model can fix that too
                 found = [exc.message]
             else:
@@ -94,19 +121,33 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
     else:
         raise DraftRejected(f"after {rounds} rounds the model still proposed {level} the memory bank refuses: "
                             f"{found[0]}", raw=answer.raw, errors=found)
-    result = DraftResult(level=level, intent=intent.id, written=Written(), dry_run=dry_run,
+    result = DraftResult(level=level, intent=intent.id, written=plan.written, dry_run=dry_run,
                          model=answer.completion.model, target=answer.completion.target, mode=answer.mode,
                          rounds=used, usage=usage, prompt_sha256=digest,
-                         gate_command=f"aidlc gate approve {intent.id} --stage {GATE_OF[level]}")
-    if dry_run:
-        result.written, result.previews = preview
+                         gate_command=f"aidlc gate approve {intent.id} --stage {GATE_OF[level]}",
+                         previews=plan.previews())
+    if ledger is None:
         return result
-    result.written = write(creator, intent, answer.value)
-    result.event = _record(creator.bank, result)
-    written = set(result.written.created + result.written.updated)
+    result.event = _apply(creator.bank, plan, ledger, result)
+    creator.refresh()
+    written = set(plan.texts)
     report = validate(creator.bank)
     result.errors_after = sum(1 for f in report.findings if f.severity == "error" and f.path in written)
     return result
+
+
+def _verified_ledger(bank: MemoryBank) -> Ledger:
+    """The bank's ledger, which records the draft: it must be there and its chain intact."""
+    repo = Path(bank.repo_root)
+    ledger = Ledger(repo / bank.rel_root / LEDGER_FILE, repo)
+    if not ledger.exists():
+        raise no_ledger(ledger)
+    problem = next(iter(verify_lines(ledger.lines, stop_at_first=True).problems), None)
+    if problem is not None:
+        raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; aidlc draft records "
+                         "its proposal there and writes nothing while the ledger does not verify",
+                         ["aidlc log verify    # the first problem, in full", f"git log -p -- {ledger.rel}"])
+    return ledger
 
 
 def _require_previous_level(intent: Intent, level: str) -> None:
@@ -139,9 +180,15 @@ def context_pieces(bank: MemoryBank, intent: Intent, level: str) -> list[Context
 
     def piece(rel: str, priority: int, required: bool = False) -> ContextPiece | None:
         path = repo / rel
-        if not path.is_file():
+        if not path.exists() and not path.is_symlink():
             return None
-        return ContextPiece(rel, path.read_text(encoding="utf-8", errors="replace"), priority, required)
+        try:  # never a file through a link leading outside the repository, never a FIFO
+            text = read_inside(path, repo).decode("utf-8", errors="replace")
+        except OSError as exc:
+            raise UsageError(f"{rel}: cannot be read ({exc.strerror or exc}); aidlc sends a model only the "
+                             "repository's own regular files", [f"aidlc validate    # what is wrong with {rel}"]) \
+                from None
+        return ContextPiece(rel, text, priority, required)
 
     wanted: list[ContextPiece | None] = [
         piece(f"{intent.rel}/requirements.md", 100, required=True),
@@ -156,32 +203,57 @@ def context_pieces(bank: MemoryBank, intent: Intent, level: str) -> list[Context
     return [p for p in wanted if p is not None]
 
 
-def _preview(creator: Creator, intent: Intent, proposal: Any) -> tuple[Written, list[Preview]]:
-    """Write into a copy of the bank and show what would change: the real files stay untouched."""
+def _plan(creator: Creator, intent: Intent, proposal: Any) -> Plan:
+    """Write the proposal into a copy of the bank, and keep what it wrote: the real files stay untouched."""
     repo = Path(creator.bank.repo_root)
     with tempfile.TemporaryDirectory(prefix="aidlc-draft-") as scratch:
         copy = Path(scratch) / "repo"
-        shutil.copytree(repo / creator.bank.rel_root, copy / creator.bank.rel_root)
-        if (repo / "aidlc.yaml").is_file():
-            shutil.copy2(repo / "aidlc.yaml", copy / "aidlc.yaml")
+        _copy_regular_files(repo, creator.bank.rel_root, copy)
         written = write(Creator(copy), intent, proposal)
-        previews = [Preview(rel, "created", (copy / rel).read_text(encoding="utf-8")) for rel in written.created]
-        for rel in written.updated:
-            before = (repo / rel).read_text(encoding="utf-8").splitlines(keepends=True)
-            after = (copy / rel).read_text(encoding="utf-8").splitlines(keepends=True)
-            previews.append(Preview(rel, "updated", "".join(difflib.unified_diff(before, after, rel, rel))))
-    return written, previews
+        texts = {rel: (copy / rel).read_text(encoding="utf-8") for rel in written.created + written.updated}
+    before = {rel: None if rel in written.created else read_inside(repo / rel, repo) for rel in texts}
+    return Plan(written, texts, before)
 
 
-def _record(bank: MemoryBank, result: DraftResult) -> dict[str, Any]:
+def _copy_regular_files(repo: Path, bank: str, copy: Path) -> None:
+    """aidlc.yaml and the bank's regular files and folders, as the loader reads them: a link is copied
+    as what it leads to inside the repository; a link leading outside, a FIFO or a device is left out."""
+    for rel in (CONFIG_FILE, *_bank_files(repo, bank)):
+        try:
+            data = read_inside(repo / rel, repo)
+        except OSError:
+            continue
+        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (copy / rel).write_bytes(data)
+    (copy / bank).mkdir(parents=True, exist_ok=True)
+
+
+def _bank_files(repo: Path, bank: str) -> list[str]:
+    found = []
+    for folder, dirs, files in os.walk(repo / bank):  # does not follow linked folders
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files:
+            path = Path(folder) / name
+            if stat.S_ISREG(path.lstat().st_mode) or path.is_symlink():
+                found.append(path.relative_to(repo).as_posix())
+    return found
+
+
+def _apply(bank: MemoryBank, plan: Plan, ledger: Ledger, result: DraftResult) -> dict[str, Any]:
+    """Write the plan, all or nothing; the ledger event that records it is the journal's commit."""
     repo = Path(bank.repo_root)
-    ledger = Ledger(repo / bank.rel_root / "events.jsonl", repo)
-    if not ledger.exists():
-        return {}
-    actor = Actor(kind=ActorKind.agent, name=f"aidlc draft ({result.model or result.target or 'model'})")
-    data = {"level": result.level, "model": result.model, "target": result.target, "mode": result.mode,
-            "rounds": result.rounds, "prompt_sha256": result.prompt_sha256,
-            "usage": result.usage.to_dict(),
-            "created": result.written.created, "updated": result.written.updated}
-    return ledger.append(EventType.draft_proposed, actor, subject=Subject(kind="intent", id=result.intent),
-                         data=data).event
+    key = journal.new_key()
+    with journal.writing(repo, bank.rel_root, key) as writes:
+        for rel, text in plan.texts.items():
+            path = repo / rel
+            now = read_inside(path, repo) if path.exists() or path.is_symlink() else None
+            if now != plan.before[rel]:
+                raise AidlcError(f"{rel} changed while the draft was being made; nothing was written",
+                                 ["rerun the aidlc draft command"])
+            writes.write(path, text)
+        actor = Actor(kind=ActorKind.agent, name=f"aidlc draft ({result.model or result.target or 'model'})")
+        data = {"level": result.level, "model": result.model, "target": result.target, "mode": result.mode,
+                "rounds": result.rounds, "prompt_sha256": result.prompt_sha256, "usage": result.usage.to_dict(),
+                "created": plan.written.created, "updated": plan.written.updated}
+        return ledger.append(EventType.draft_proposed, actor, subject=Subject(kind="intent", id=result.intent),
+                             data=data, key=key).event

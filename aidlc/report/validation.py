@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from itertools import groupby
 
+from aidlc.bank.walk import shown_json
 from aidlc.model.findings import Finding, ValidationReport
 from aidlc.model.types import Severity
 from aidlc.report.style import Style
@@ -13,7 +14,7 @@ _MARK = {Severity.error: ("✗", "red"), Severity.warning: ("!", "yellow"), Seve
 
 
 def render_json(report: ValidationReport) -> str:
-    return json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2)
+    return shown_json(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
 
 
 def render_text(report: ValidationReport, style: Style, strict: bool = False, quiet: bool = False) -> str:

@@ -63,6 +63,26 @@ def intent_without_requirements(index: BankIndex) -> Iterator[Hit]:
             yield Hit(f"{intent.rel}/requirements.md", None, f"intent {intent.id} has no requirements.md")
 
 
+@rule("AIDLC-FILE-007", E, "file",
+      "an entry aidlc will not open: a FIFO, socket or device, or a name that is not UTF-8",
+      "replace it with a regular file (or folder) whose name is UTF-8 (e.g. `convmv -f latin1 -t utf-8`), "
+      "or remove it")
+def not_a_regular_file(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.not_regular, ProblemKind.bad_name)
+
+
+@rule("AIDLC-FILE-008", E, "file", "a symbolic link (or the bank folder) leads outside the repository",
+      "replace the link with the file or folder it points to, inside the repository")
+def link_outside(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.outside)
+
+
+@rule("AIDLC-FILE-009", E, "file", "a folder of the bank cannot be listed",
+      "make the folder readable and searchable for you (`chmod u+rx FOLDER`), then rerun")
+def folder_unlisted(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.unlisted)
+
+
 def _front_matters(index: BankIndex) -> Iterator[tuple[Document, FrontMatter | None, list[SchemaProblem]]]:
     bank = index.bank
     if bank.project_doc is not None:

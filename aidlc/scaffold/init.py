@@ -15,6 +15,7 @@ from pathlib import Path
 from aidlc import __version__, vcs
 from aidlc.bank.config import CONFIG_FILE, load_config
 from aidlc.bank.loader import load_bank
+from aidlc.bank.walk import find_bank, read_inside, shown
 from aidlc.bank.write import atomic_write, read_text
 from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
@@ -79,7 +80,11 @@ class _Writer:
             atomic_write(path, text, self.root)
             self.result.outcomes.append(Outcome(rel, Action.created))
             return
-        current = path.read_bytes()
+        try:
+            current = read_inside(path, self.root)  # never through a link leading outside, never a FIFO
+        except OSError as exc:
+            raise UsageError(f"{rel}: cannot be read ({exc.strerror or exc})",
+                             [f"replace {rel} with a regular file (or remove it), then rerun aidlc init"]) from None
         if current == text.encode("utf-8"):
             self.result.outcomes.append(Outcome(rel, Action.unchanged))
             return
@@ -129,11 +134,12 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
         result.git_created = True
     config = load_config(root)
     bank_rel = config.memory_bank
+    find_bank(root, bank_rel)  # a bank leading outside the repository: refused before anything is written
     ledger = Ledger(root / bank_rel / LEDGER_FILE, root)
     if not ledger.exists() and (lost := lost_ledger(ledger)) is not None:
         raise lost  # before anything is written: history holds a ledger, and a new genesis would start it over
     writer = _Writer(root=root, force=force, result=result)
-    name = name or root.name
+    name = name or shown(root.name)  # a folder name that is not UTF-8 is written with \xNN
     context = {"name": name, "project_type": project_type, "now": now(), "version": __version__}
 
     writer.person_file(CONFIG_FILE, render("scaffold/aidlc.yaml.j2", **context))

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from aidlc.bank import journal
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
-from aidlc.bank.write import atomic_write, read_text, set_front_matter
+from aidlc.bank.write import read_text, set_front_matter
 from aidlc.errors import UsageError
 from aidlc.model.types import BoltType, Priority, Risk
+from aidlc.scaffold import fields
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
 from aidlc.scaffold.templates import now, now_utc, render
 from aidlc.workspace import open_bank
@@ -37,6 +43,15 @@ def slugify(title: str, limit: int = 48) -> str:
     return slug
 
 
+def _journalled(method: Callable[..., Created]) -> Callable[..., Created]:
+    """A creator whose writes all happen, or none (see `Creator.writes`)."""
+    @functools.wraps(method)
+    def create(self: Creator, *args: Any, **kwargs: Any) -> Created:
+        with self.writes():
+            return method(self, *args, **kwargs)
+    return create
+
+
 def next_number(names: list[str]) -> str:
     numbers = [int(m.group(1)) for name in names if (m := _NUMBERED.match(name))]
     return f"{max(numbers, default=0) + 1:03d}"
@@ -51,6 +66,7 @@ class Creator:
         self.repo = Path(self.bank.repo_root)
         self.bank_dir = self.repo / self.bank.rel_root
         self.index = BankIndex(self.bank)
+        self._journal: journal.Journal | None = None
 
     # -- lookups that refuse dangling links -------------------------------------------------
     def intent(self, ref: str | None) -> Intent:
@@ -99,7 +115,9 @@ class Creator:
         return [f"existing: {shown}", "aidlc status    # the whole chain"]
 
     # -- creators ------------------------------------------------------------------------------
+    @_journalled
     def new_intent(self, title: str, statement: str | None) -> Created:
+        title, statement = fields.line("title", title), fields.paragraphs("statement", statement)
         folder = f"{next_number([i.id for i in self.bank.intents])}-{slugify(title)}"
         base = self.bank_dir / "intents" / folder
         context = {"intent_id": folder, "title": title, "statement": statement, "now": now()}
@@ -109,8 +127,11 @@ class Creator:
         created.next_steps = [f"aidlc new requirement \"TITLE\" --intent {folder} --priority must"]
         return created
 
+    @_journalled
     def new_requirement(self, title: str, intent_ref: str | None, kind: str, priority: Priority,
                         criteria: list[str], description: str | None) -> Created:
+        title, description = fields.line("title", title), fields.paragraphs("description", description)
+        criteria = [fields.line("criterion", criterion) for criterion in criteria]
         intent = self.intent(intent_ref)
         if intent.requirements_doc is None:
             raise UsageError(f"intent {intent.id} has no requirements.md",
@@ -123,7 +144,7 @@ class Creator:
         text = _insert_requirement(read_text(path, self.repo), kind, block)
         if intent.requirements_meta is not None:
             text = set_front_matter(text, {"updated": now_utc()}, intent.requirements_doc.rel)
-        atomic_write(path, text, self.repo)  # one write: the block and the date land together or not at all
+        self._put(path, text)  # one write: the block and the date land together or not at all
         result = Created(id=f"{intent.id}/{requirement_id}", updated=[intent.requirements_doc.rel])
         first_unit = intent.units[0].id if intent.units else None
         result.next_steps = [
@@ -133,7 +154,9 @@ class Creator:
         ]
         return result
 
+    @_journalled
     def new_unit(self, title: str, intent_ref: str | None, requirements: list[str], purpose: str | None) -> Created:
+        title, purpose = fields.line("title", title), fields.paragraphs("purpose", purpose)
         intent = self.intent(intent_ref)
         self.requirements(intent, requirements)
         folder = f"{next_number([u.id for u in intent.units])}-{slugify(title)}"
@@ -145,14 +168,17 @@ class Creator:
         result = Created(id=folder, created=[self._write(path, text)])
         if table is not None:
             row = f"| {folder} | {', '.join(requirements) or '—'} |\n"
-            atomic_write(units_md, table + ("" if table.endswith("\n") else "\n") + row, self.repo)
+            self._put(units_md, table + ("" if table.endswith("\n") else "\n") + row)
             result.updated.append(self._rel(units_md))
         result.next_steps = [f"aidlc new story \"TITLE\" --intent {intent.id} --unit {folder}"
                              + (f" --requirements {requirements[0]}" if requirements else "")]
         return result
 
+    @_journalled
     def new_story(self, title: str, intent_ref: str | None, unit_ref: str, requirements: list[str],
                   priority: Priority, criteria: list[str], as_a: str | None, so_that: str | None) -> Created:
+        title, as_a, so_that = fields.line("title", title), fields.line("as-a", as_a), fields.line("so-that", so_that)
+        criteria = [fields.line("criterion", criterion) for criterion in criteria]
         unit = self.unit(unit_ref, intent_ref)
         assert unit.intent is not None
         self.requirements(unit.intent, requirements)
@@ -166,8 +192,10 @@ class Creator:
         result.next_steps = [f"aidlc new bolt --intent {unit.intent.id} --unit {unit.id} --stories {stem}"]
         return result
 
+    @_journalled
     def new_bolt(self, intent_ref: str | None, unit_ref: str, stories: list[str], bolt_type: BoltType, risk: Risk,
                  requires: list[str], scope: list[str], objective: str | None) -> Created:
+        objective = fields.paragraphs("objective", objective)
         unit = self.unit(unit_ref, intent_ref)
         assert unit.intent is not None
         if not stories:
@@ -187,7 +215,7 @@ class Creator:
                                                 {"assigned_bolt": folder}, story.rel) for story in chosen}
         result = Created(id=folder, created=[self._write(path, text)])
         for rel, story_text in assigned.items():
-            atomic_write(self.repo / rel, story_text, self.repo)
+            self._put(self.repo / rel, story_text)
             result.updated.append(rel)
         result.updated.append(self.refresh_story_index())
         result.next_steps = ["aidlc validate", "aidlc status"]
@@ -196,21 +224,38 @@ class Creator:
     # -- helpers -------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Re-read the bank after a change, so the next creation numbers and links against it."""
-        self.bank = open_bank(self.root)
+        self.bank = open_bank(self.root, as_found=True)  # as it is: this very command is writing it
         self.index = BankIndex(self.bank)
+
+    @contextmanager
+    def writes(self, key: str | None = None) -> Iterator[journal.Journal]:
+        """One journal for every write of a command, all or nothing (nested calls share it).
+        `key`: the command records a ledger event with it last (bank/journal.py)."""
+        if self._journal is not None:
+            yield self._journal
+            return
+        with journal.writing(self.repo, self.bank.rel_root, key) as self._journal:
+            try:
+                yield self._journal
+            finally:
+                self._journal = None
+
+    def _put(self, path: Path, text: str) -> None:
+        assert self._journal is not None, "every write of the creator goes through its journal"
+        self._journal.write(path, text)
 
     def refresh_story_index(self) -> str:
         """Re-read the bank (it just changed) and rewrite the generated story index."""
         self.refresh()
         path = self.bank_dir / STORY_INDEX
-        atomic_write(path, render_story_index(self.bank), self.repo)
+        self._put(path, render_story_index(self.bank))
         return self._rel(path)
 
     def _write(self, path: Path, text: str) -> str:
         if path.exists():
             raise UsageError(f"{self._rel(path)} already exists; aidlc new never overwrites a file",
                              ["choose another title"])
-        atomic_write(path, text, self.repo)
+        self._put(path, text)
         return self._rel(path)
 
     def _rel(self, path: Path) -> str:

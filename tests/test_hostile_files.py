@@ -1,0 +1,312 @@
+"""Hostile files: a FIFO, a socket, a link leading outside, a bank that is such a link, a folder
+that cannot be listed, a name that is not UTF-8. Each is a finding or a clear error, never a
+hang, a traceback, a read of what lies outside or a write through it. Real processes throughout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import BOLT2, MB, PROJECT, REQUIREMENTS, STORY1, UNIT_BRIEF, UNIT_DIR, Bank, git_init
+
+# Bounds the wait for a process that must not hang; a hang makes the test fail instead of stalling the suite.
+HANG = 120
+SECRET = "SECRET-OUTSIDE-THE-REPO-7f3a"
+
+
+def aidlc(root: Path, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    env.pop("CI", None)
+    return subprocess.run([*prefix, sys.executable, "-m", "aidlc", *args], cwd=root, env=env, capture_output=True,
+                          text=True, encoding="utf-8", errors="strict", timeout=HANG)
+
+
+def findings(proc: subprocess.CompletedProcess[str]) -> list[tuple[str, str]]:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return [(f["code"], f["path"]) for f in json.loads(proc.stdout)["findings"]]
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.test_new import build_chain
+
+    root = tmp_path_factory.mktemp("template") / "shop"
+    subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True, check=True,
+                   env={**os.environ, "CI": "true"})
+    build_chain(root)
+    return root
+
+
+@pytest.fixture
+def chain(template: Path, tmp_path: Path) -> Path:
+    """An intent -> requirement -> unit -> story -> bolt chain (aidlc init, aidlc new), built once and copied."""
+    root = tmp_path / "shop"
+    shutil.copytree(template, root, symlinks=True)
+    return root
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Iterator[Path]:
+    """A folder beside the repository, holding a file no aidlc command may read or write."""
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.md").write_text(f"---\nid: x\n---\n{SECRET}\n")
+    yield folder
+
+
+# --- only regular files are opened ---------------------------------------------------------------
+
+
+FIFOS = [f"{UNIT_DIR}/stories/003-pipe.md", UNIT_BRIEF, BOLT2, REQUIREMENTS, PROJECT,
+         f"{MB}/operations/runbooks/pipe.md", f"{MB}/intents/pipe"]  # a story, by-name files, a runbook, a folder
+
+
+def test_a_fifo_is_a_finding_never_opened(bank: Bank) -> None:
+    for rel in FIFOS:
+        path = bank.path(rel)
+        if path.exists():
+            path.unlink()
+        os.mkfifo(path)  # opening one for reading would wait for a writer for ever
+    proc = aidlc(bank.root, "validate", "--format", "json")
+    assert proc.returncode == 1
+    assert sorted(path for code, path in findings(proc) if code == "AIDLC-FILE-007") == sorted(FIFOS)
+
+
+def test_a_socket_is_a_finding(bank: Bank, monkeypatch: pytest.MonkeyPatch) -> None:
+    rel = f"{UNIT_DIR}/stories/003-socket.md"
+    monkeypatch.chdir(bank.path(f"{UNIT_DIR}/stories"))  # a socket path must be short: bind to the bare name
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind("003-socket.md")
+        proc = aidlc(bank.root, "validate", "--format", "json")
+    assert ("AIDLC-FILE-007", rel) in findings(proc)
+    assert "a socket, not a regular file" in proc.stdout
+
+
+def test_a_fifo_aidlc_yaml_is_a_configuration_error(bank: Bank) -> None:
+    os.mkfifo(bank.path("aidlc.yaml"))
+    proc = aidlc(bank.root, "validate")
+    assert proc.returncode == 2
+    assert "aidlc.yaml: cannot be read (not a regular file)" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_aidlc_new_never_opens_a_fifo(chain: Path) -> None:
+    units = chain / "memory-bank/intents/001-checkout-payments/units.md"
+    units.unlink()
+    os.mkfifo(units)
+    proc = aidlc(chain, "new", "unit", "Refunds", "--requirements", "FR-1")
+    assert proc.returncode == 1, proc.stderr
+    assert "units.md: cannot be read (not a regular file)" in proc.stderr
+    assert not (chain / "memory-bank/intents/001-checkout-payments/units/002-refunds").exists()
+
+
+# --- symbolic links ------------------------------------------------------------------------------
+
+
+def test_a_link_outside_is_a_finding_and_never_read(bank: Bank, outside: Path) -> None:
+    rel = f"{UNIT_DIR}/stories/003-elsewhere.md"
+    bank.path(rel).symlink_to(outside / "secret.md")
+    proc = aidlc(bank.root, "validate", "--format", "json")
+    assert ("AIDLC-FILE-008", rel) in findings(proc)
+    assert SECRET not in proc.stdout + proc.stderr
+
+
+def test_a_link_inside_the_repository_is_read(bank: Bank) -> None:
+    shutil.move(bank.path(STORY1), bank.root / "story-one.md")
+    bank.path(STORY1).symlink_to(bank.root / "story-one.md")
+    proc = aidlc(bank.root, "validate", "--format", "json")
+    assert findings(proc) == []
+
+
+def test_a_fixed_folder_linked_outside_is_never_listed(bank: Bank, outside: Path) -> None:
+    """`stories` is looked up by name, not listed: it is checked all the same."""
+    stories = bank.path(f"{UNIT_DIR}/stories")
+    shutil.rmtree(stories)
+    stories.symlink_to(outside)
+    proc = aidlc(bank.root, "validate", "--format", "json")
+    assert ("AIDLC-FILE-008", f"{UNIT_DIR}/stories") in findings(proc)
+    assert SECRET not in proc.stdout + proc.stderr
+
+
+def test_aidlc_new_never_reads_or_writes_through_a_link_outside(chain: Path, outside: Path) -> None:
+    units = chain / "memory-bank/intents/001-checkout-payments/units.md"
+    units.unlink()
+    units.symlink_to(outside / "secret.md")
+    before = snapshot(outside)
+    proc = aidlc(chain, "new", "unit", "Refunds", "--requirements", "FR-1")
+    assert proc.returncode == 1
+    assert "units.md: cannot be read (a symbolic link to" in proc.stderr and "outside the repository" in proc.stderr
+    assert SECRET not in proc.stdout + proc.stderr
+    assert snapshot(outside) == before
+    assert not (chain / "memory-bank/intents/001-checkout-payments/units/002-refunds").exists()
+
+
+# --- a bank that is itself a link leading outside ------------------------------------------------
+
+
+@pytest.fixture
+def linked_bank(bank: Bank, outside: Path) -> Bank:
+    """The clean bank moved outside the repository, and `memory-bank` a link to it."""
+    shutil.move(bank.path(MB), outside / "bank")
+    (outside / "bank" / "intents" / "pipe.md").write_text(SECRET)
+    bank.path(MB).symlink_to(outside / "bank")
+    return bank
+
+
+def test_validate_reports_a_bank_leading_outside_and_reads_nothing(linked_bank: Bank) -> None:
+    proc = aidlc(linked_bank.root, "validate", "--format", "json")
+    assert proc.returncode == 1
+    assert findings(proc) == [("AIDLC-FILE-008", MB)]
+    assert json.loads(proc.stdout)["summary"]["files"] == 0
+    assert SECRET not in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ("gate", "approve", "001-checkout", "--stage", "requirements", "--as", "Ada <ada@x.org>"),
+    ("new", "intent", "Refunds"),
+    ("new", "story", "Refund", "--unit", "001-checkout-api"),
+    ("status",),
+    ("init",),
+    ("log", "show"),
+], ids=["gate", "new-intent", "new-story", "status", "init", "log"])
+def test_no_command_decides_reads_or_writes_through_a_bank_leading_outside(linked_bank: Bank, outside: Path,
+                                                                              args: tuple[str, ...]) -> None:
+    before = snapshot(outside)
+    proc = aidlc(linked_bank.root, *args)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "outside the repository" in proc.stderr and "Traceback" not in proc.stderr
+    assert SECRET not in proc.stdout + proc.stderr
+    assert snapshot(outside) == before
+
+
+def test_a_bank_linked_inside_the_repository_is_used(chain: Path) -> None:
+    (chain / "docs").mkdir()
+    shutil.move(chain / MB, chain / "docs" / "bank")
+    (chain / MB).symlink_to(Path("docs") / "bank")
+    assert aidlc(chain, "validate").returncode == 0
+    proc = aidlc(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
+    assert proc.returncode == 0, proc.stderr
+    assert (chain / "docs/bank/intents/001-checkout-payments/units/001-checkout-api/stories/002-refund.md").is_file()
+
+
+# --- folders that cannot be listed ---------------------------------------------------------------
+
+
+def _without_root_powers() -> tuple[str, ...]:
+    """A prefix that runs a command without the powers that let root read a chmod 000 folder anyway."""
+    if os.geteuid() != 0:
+        return ()
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("running as root without setpriv: a chmod 000 folder cannot be shown unreadable")
+    return (setpriv, "--bounding-set", "-dac_override,-dac_read_search")
+
+
+@pytest.mark.parametrize("rel", [f"{MB}/intents", UNIT_DIR], ids=["intents", "unit"])
+def test_an_unreadable_folder_is_a_finding(bank: Bank, rel: str) -> None:
+    prefix = _without_root_powers()
+    folder = bank.path(rel)
+    folder.chmod(0)
+    try:
+        proc = aidlc(bank.root, "validate", "--format", "json", prefix=prefix)
+    finally:
+        folder.chmod(0o755)
+    assert proc.returncode == 1
+    listed = f"{rel}/stories" if rel == UNIT_DIR else rel  # a unit is read through its stories folder
+    assert ("AIDLC-FILE-009", listed) in findings(proc)
+    assert "the folder cannot be listed (Permission denied)" in proc.stdout
+
+
+def test_a_bank_that_cannot_be_listed_is_one_finding(bank: Bank) -> None:
+    prefix = _without_root_powers()
+    code = ("import json, pathlib; from aidlc.bank.config import load_config; from aidlc.bank.loader import load_bank;"
+            "root = pathlib.Path('.'); bank = load_bank(root, load_config(root));"
+            "print(json.dumps([(d.rel, d.problem.kind) for d in bank.unreadable]))")
+    bank.path(MB).chmod(0)
+    try:
+        proc = subprocess.run([*prefix, sys.executable, "-c", code], cwd=bank.root, capture_output=True, text=True,
+                              timeout=HANG)
+    finally:
+        bank.path(MB).chmod(0o755)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == [[MB, "unlisted"]]
+
+
+# --- names that are not UTF-8 --------------------------------------------------------------------
+
+
+def test_a_name_that_is_not_utf8_is_shown_escaped_in_valid_json(bank: Bank) -> None:
+    stories = os.fsencode(bank.path(f"{UNIT_DIR}/stories"))
+    with open(os.path.join(stories, b"caf\xe9.md"), "wb") as handle:
+        handle.write(bank.path(STORY1).read_bytes())
+    proc = subprocess.run([sys.executable, "-m", "aidlc", "validate", "--format", "json"], cwd=bank.root,
+                          capture_output=True, timeout=HANG)
+    document = json.loads(proc.stdout.decode("utf-8"))  # strict: the whole output is UTF-8
+    assert [(f["code"], f["path"]) for f in document["findings"]] == [
+        ("AIDLC-FILE-007", f"{UNIT_DIR}/stories/caf\\xe9.md")]
+    text = subprocess.run([sys.executable, "-m", "aidlc", "validate"], cwd=bank.root, capture_output=True,
+                          timeout=HANG)
+    assert f"{UNIT_DIR}/stories/caf\\xe9.md AIDLC-FILE-007".encode() in text.stdout
+    assert b"Traceback" not in text.stderr
+
+
+def test_a_repository_path_that_is_not_utf8_keeps_json_valid(tmp_path: Path) -> None:
+    root = Path(os.fsdecode(os.path.join(os.fsencode(tmp_path), b"d\xe9p\xf4t")))
+    git_init(root)
+    assert subprocess.run([sys.executable, "-m", "aidlc", "init"], cwd=root, capture_output=True, timeout=HANG,
+                          env={**os.environ, "CI": "true"}).returncode == 0
+    for command in ("validate", "status"):
+        proc = subprocess.run([sys.executable, "-m", "aidlc", command, "--format", "json"], cwd=root,
+                              capture_output=True, timeout=HANG)
+        assert proc.returncode == 0 and b"Traceback" not in proc.stderr, proc.stderr
+        assert json.loads(proc.stdout.decode("utf-8"))["root"].endswith("/d\\xe9p\\xf4t")
+
+
+# --- nothing outside reaches a model, nothing is written through a link ---------------------------
+
+
+def test_draft_never_sends_a_file_outside_the_repository(chain: Path, outside: Path) -> None:
+    from tests.openai_server import ScriptedServer, chat
+
+    intent = chain / MB / "intents" / "001-checkout-payments"
+    stories = intent / "units" / "001-checkout-api" / "stories"
+    (stories / "002-elsewhere.md").symlink_to(outside / "secret.md")
+    (chain / MB / "standards" / "secret.md").symlink_to(outside / "secret.md")
+    bolts = json.dumps({"bolts": [{"unit": "001-checkout-api", "stories": ["001-pay-by-card"], "risk": "low",
+                                   "objective": "Take card payments end to end."}]})
+    with ScriptedServer() as server:
+        server.push(chat(bolts))
+        proc = aidlc(chain, "draft", "bolts", "001", "--base-url", server.url, "--dry-run")
+        assert proc.returncode == 0, proc.stderr
+        assert SECRET not in json.dumps(server.bodies())  # neither the story nor the standard went out
+        (intent / "units.md").unlink()
+        (intent / "units.md").symlink_to(outside / "secret.md")
+        proc = aidlc(chain, "draft", "bolts", "001", "--base-url", server.url)
+        assert proc.returncode == 2 and "aidlc sends a model only the repository's own regular files" in proc.stderr
+        assert len(server.bodies()) == 1  # refused before any request
+
+
+def test_a_write_through_a_link_is_refused_and_undone(chain: Path, outside: Path) -> None:
+    """`aidlc new story` writes the story, then the story index: a link there stops it, and the story goes too."""
+    index = chain / MB / "story-index.md"
+    index.unlink()
+    index.symlink_to(outside / "secret.md")
+    before = snapshot(outside)
+    proc = aidlc(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
+    assert proc.returncode == 1 and "it is a symbolic link" in proc.stderr, proc.stderr
+    assert snapshot(outside) == before
+    stories = chain / MB / "intents" / "001-checkout-payments" / "units" / "001-checkout-api" / "stories"
+    assert sorted(p.name for p in stories.iterdir()) == ["001-pay-by-card.md"]
