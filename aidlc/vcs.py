@@ -82,6 +82,13 @@ def show_file(path: Path, ref: str, rel: str) -> bytes | None:
         raise UsageError(f"unknown git ref {ref!r}", ["git branch -a    # the refs that exist"]) from None
 
 
+def committed(path: Path, rel: str) -> bool:
+    """True when HEAD holds `rel` (False in a repository with no commit yet, or outside one)."""
+    if repo_root(path) is None or head_commit(path) is None:
+        return False
+    return show_file(path, "HEAD", rel) is not None
+
+
 def set_config(path: Path, section: str, option: str, value: str) -> bool:
     """Set a repository-level git config value; returns False when it already had that value."""
     repo = _repo(path)

@@ -214,8 +214,6 @@ def test_a_cassette_the_repository_names_outside_itself_is_never_read(tmp_path: 
         assert "outside the repository" in result.stderr and "private notes" not in result.output
 
 
-@pytest.mark.xfail(strict=True, reason="the draft domain still reads a bank file that links outside the repository "
-                                      "(issue 8, item 8); drop this mark when that lands")
 def test_an_outside_file_never_reaches_the_server_through_a_draft(repo: Path, home: Path,
                                                                  server: ScriptedServer, tmp_path: Path) -> None:
     from tests.test_new import build_chain
