@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -94,3 +95,31 @@ def set_config(path: Path, section: str, option: str, value: str) -> bool:
     with repo.config_writer("repository") as writer:
         writer.set_value(section, option, value)
     return True
+
+
+# -- commits named by ledger events ------------------------------------------------------------------------
+def missing_commits(path: Path, commits: list[str]) -> tuple[set[str], bool] | None:
+    """Of these full commit ids, those the repository at `path` does not hold as commits, looked up in one
+    `git cat-file --batch-check` for all of them, and whether the repository is a shallow clone (which
+    lacks history it could fetch). None outside a repository, or when git cannot answer."""
+    if not commits:
+        return set(), False
+    try:
+        done = subprocess.run(["git", "-C", str(path), "cat-file", "--batch-check"], input="\n".join(commits) + "\n",
+                              capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    answers = done.stdout.splitlines()
+    if done.returncode != 0 or len(answers) != len(commits):
+        return None
+    missing = {commit for commit, answer in zip(commits, answers, strict=True) if answer.split()[1:2] != ["commit"]}
+    return missing, bool(missing) and is_shallow(path)
+
+
+def is_shallow(path: Path) -> bool:
+    try:
+        done = subprocess.run(["git", "-C", str(path), "rev-parse", "--is-shallow-repository"], capture_output=True,
+                              text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and done.stdout.strip() == "true"

@@ -174,8 +174,7 @@ def _preview(creator: Creator, intent: Intent, proposal: Any) -> tuple[Written, 
 
 
 def _record(bank: MemoryBank, result: DraftResult) -> dict[str, Any]:
-    repo = Path(bank.repo_root)
-    ledger = Ledger(repo / bank.rel_root / "events.jsonl", repo)
+    ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
     if not ledger.exists():
         return {}
     actor = Actor(kind=ActorKind.agent, name=f"aidlc draft ({result.model or result.target or 'model'})")
