@@ -211,6 +211,14 @@ def test_a_last_line_without_its_newline_is_completed_not_moved_aside(repo: Path
     assert appended.event["seq"] == 3 and verify_lines(ledger.lines).ok
 
 
+def test_an_older_version_whose_last_line_lacked_its_newline_keeps_that_event() -> None:
+    lines = forge.chain([event(1), event(2)])
+    older = [lines[0], lines[1][:-1]]  # committed while its last line lacked the newline
+    assert verify_lines(lambda: iter(lines), against=older).ok
+    (problem,) = verify_lines(lambda: iter(lines[:1]), against=older).problems
+    assert (problem.kind, problem.line) == ("missing", 2)
+
+
 def test_an_incomplete_last_line_is_still_torn(repo: Path) -> None:
     path = repo / LEDGER
     last = json.loads(path.read_bytes())

@@ -33,8 +33,10 @@ What an edit can do to a trusted prefix, and why it is caught:
   verify` always reads the whole file (and never uses the checkpoint), as does every fresh clone and
   every CI run; an edit made here is caught there.
 
-A checkpoint is written only for a ledger without errors, atomically (temporary file and rename) and
-never through a symbolic link or outside the repository; failing to write one only costs time later.
+A checkpoint is written only for a ledger without errors, by aidlc's own appends (and the gate command's
+full check), under the ledger's lock, never by a command that only reads (`validate`, `status`); it is
+renamed into place (a reader sees the old document or the new), never written through a symbolic link or
+outside the repository. Failing to write one only costs time.
 """
 
 from __future__ import annotations
@@ -43,7 +45,6 @@ import hashlib
 import json
 import os
 import stat as stat_module
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -103,14 +104,16 @@ def save(repo_root: Path, rel: str, fd: int, state: LedgerState) -> None:
         if os.path.commonpath([os.path.realpath(path.parent), top]) != top:
             return  # .aidlc/ leads out of the repository: keep nothing there
         path.parent.mkdir(parents=True, exist_ok=True)
-        folder = os.path.realpath(path.parent)
-        temp_fd, temp = tempfile.mkstemp(prefix=".checkpoint.", suffix=".tmp", dir=folder)
+        # A temporary file renamed over the checkpoint: a reader sees the old document or the new one, never
+        # a mix. No fsync: after a crash a lost or cut document does not parse, and is ignored.
+        temp = path.with_name(f".{path.name}.tmp")  # one name: whoever writes holds the ledger's lock
+        if os.path.lexists(temp):
+            os.unlink(temp)  # left by a crash; never written through (it could be a link)
+        out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         try:
-            with os.fdopen(temp_fd, "w", encoding="utf-8") as out:
-                json.dump(document, out, separators=(",", ":"))
-            os.replace(temp, os.path.join(folder, path.name))  # a link at the name is replaced, never followed
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+            os.write(out, json.dumps(document, separators=(",", ":")).encode())  # dumps: the C encoder
+        finally:
+            os.close(out)
+        os.replace(temp, path)  # a link at the name is replaced, never followed
     except OSError:
         return  # a cache: without it the next command checks the whole file

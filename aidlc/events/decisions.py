@@ -22,6 +22,7 @@ question walks from run to run towards the start, so it costs one step per fork 
 from __future__ import annotations
 
 import bisect
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,14 +63,14 @@ class DecisionIndex:
     parents: dict[int, int] = field(default_factory=dict)  # run start -> line its first event follows (0: none)
     heads: dict[GateKey, list[Decided]] = field(default_factory=dict)
     named: dict[GateKey, set[str]] = field(default_factory=dict, repr=False)  # superseded by name, while building
+    _text: str | None = field(default=None, repr=False)  # the JSON form, kept until the index changes
 
     # -- the tree -------------------------------------------------------------------------------------------
     def fork(self, line: int, parent: int) -> None:
         """Line `line` follows line `parent` (0: no line), not the line that joined before it: a run starts."""
-        if line == self.starts[-1]:
-            self.parents[line] = parent
-            return
-        self.starts.append(line)
+        self._text = None
+        if line != self.starts[-1]:
+            self.starts.append(line)
         self.parents[line] = parent
 
     def is_ancestor(self, ancestor: int, line: int) -> bool:
@@ -86,6 +87,7 @@ class DecisionIndex:
     # -- decisions ------------------------------------------------------------------------------------------
     def add(self, key: GateKey, decided: Decided) -> None:
         """A decision, in file order: it removes the heads it supersedes and becomes one."""
+        self._text = None
         named = self.named.setdefault(key, set())
         named.update(decided.supersedes)
         heads = [head for head in self.heads.get(key, [])
@@ -111,12 +113,18 @@ class DecisionIndex:
             if (found := self.conflict(key)) is not None:
                 yield key, found
 
-    def to_json(self) -> dict[str, Any]:
-        return {"starts": self.starts, "parents": [[start, parent] for start, parent in self.parents.items()],
-                "heads": [[list(key), [d.to_json() for d in heads]] for key, heads in self.heads.items()]}
+    def to_json(self) -> str:
+        """As JSON text, kept until the index changes: most appends (a checkpoint each) decide nothing."""
+        if self._text is None:
+            self._text = json.dumps({
+                "starts": self.starts, "parents": [[start, parent] for start, parent in self.parents.items()],
+                "heads": [[list(key), [d.to_json() for d in heads]] for key, heads in self.heads.items()]},
+                separators=(",", ":"))
+        return self._text
 
     @classmethod
-    def from_json(cls, value: dict[str, Any]) -> DecisionIndex:
+    def from_json(cls, text: str) -> DecisionIndex:
+        value = json.loads(text)
         index = cls([int(s) for s in value["starts"]], {int(s): int(p) for s, p in value["parents"]})
         if not index.starts or index.starts[0] != 1 or index.starts != sorted(set(index.starts)) \
                 or any(parent >= start for start, parent in index.parents.items()):

@@ -29,6 +29,7 @@ class KeyFilter:
 
     def __init__(self, bits: bytearray | None = None) -> None:
         self.bits = bits if bits is not None else bytearray(1 << (self.BITS - 3))
+        self._text: str | None = None  # its JSON form, kept until a key is added (a checkpoint per append)
 
     def _slots(self, raw: bytes) -> tuple[int, int, int]:
         value = int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "big")
@@ -36,6 +37,7 @@ class KeyFilter:
         return value & mask, (value >> self.BITS) & mask, (value >> (2 * self.BITS)) & mask
 
     def add(self, raw: bytes) -> None:
+        self._text = None
         for slot in self._slots(raw):
             self.bits[slot >> 3] |= 1 << (slot & 7)
 
@@ -43,7 +45,9 @@ class KeyFilter:
         return all(self.bits[slot >> 3] & (1 << (slot & 7)) for slot in self._slots(raw))
 
     def to_json(self) -> str:
-        return base64.b64encode(self.bits).decode("ascii")
+        if self._text is None:
+            self._text = base64.b64encode(self.bits).decode("ascii")
+        return self._text
 
     @classmethod
     def from_json(cls, value: str) -> KeyFilter:

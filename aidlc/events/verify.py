@@ -135,7 +135,9 @@ _RFC3339 = re.compile(rb"\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(?:\.\d+)?(?:[Zz]|[+-]
 _WRITTEN_TS = re.compile(rb'"ts":"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))T(?:[01]\d|2[0-3]):[0-5]\d:'
                          rb'[0-5]\d\.\d{6}Z"')
 _COMMIT_ID = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")  # sha-1 or sha-256, in full
-_ID_SLOTS = 24  # 2**24 one-byte slots (16 MiB), two per id: ~1 id in 7,000 noted at 100,000 events, ~1 in 80 at 1M
+# Ids already seen: 2**24 one-byte slots (16 MiB), three per id. A second pass to confirm a possible reuse is
+# needed at 100,000 events about one time in seven; at 1,000,000 events for about one id in 200.
+_ID_SLOTS = 24
 
 Fields = tuple[bytes, bytes, int, bytes]  # hash, prev, seq, id
 
@@ -419,34 +421,29 @@ class Verifier:
 
     # -- pass one -------------------------------------------------------------------------------------------
     def first_pass(self, lines: Iterable[bytes]) -> None:
+        """Check every line with what is at hand (see the module docstring). This loop runs once per event:
+        its state stays in local variables, and what is rare (a problem, a line the fast path cannot read, a
+        fork) leaves it for a method."""
         checks, on_event, report = self.checks, self.on_event, self._report
         seen, mask = self.id_slots, (1 << _ID_SLOTS) - 1
         written_ts = _WRITTEN_TS.match
         latest, dates = (checks.latest, checks.dates) if checks is not None else (b"", set())
-        number, offset = self.lines, self.offset
-        tip_hash, tip_seq = (self.tip[0], self.tip[2]) if self.tip else (None, 0)
+        number, offset, good_size = self.lines, self.offset, self.good_size
+        tip, tip_line, tip_ts, tip_written = self.tip, self.tip_line, self.tip_ts, self.tip_written
+        tip_hash, tip_seq = (tip[0], tip[2]) if tip else (None, 0)
         for line in lines:
             number += 1
             size = len(line)
-            if size > MAX_LINE:
-                size = line.size if isinstance(line, LongLine) else size
-                self.lines, self.offset = number, offset + size
-                self.unjoined.add(number)
-                report(self._long(number, size, line.endswith(b"\n")))
-                offset += size
-                if self.stopped_at is not None:
-                    break
-                continue
-            fields = chain_fields(line) if line[-1:] == b"\n" else None
+            fields = chain_fields(line) if line[-1] == 10 and size <= MAX_LINE else None
             ts: bytes | str | None = None
             slow = fields is None
             if slow:
-                self.lines = number
+                self.tip, self.lines = tip, number  # a torn line is named by the seq after the tip
                 found = self._slow_fields(line)
                 if isinstance(found, Problem):
                     self.unjoined.add(number)
                     report(found)
-                    offset += size
+                    offset += line.size if isinstance(line, LongLine) else size
                     if self.stopped_at is not None:
                         break
                     continue
@@ -467,29 +464,29 @@ class Verifier:
                 self.links.setdefault(prev, []).append(link)
                 self.copies.setdefault(digest, []).append(number)
             slot = hash(event_id)
-            low, high = slot & mask, (slot >> _ID_SLOTS) & mask
-            if seen[low] and seen[high]:
+            one, two, three = slot & mask, (slot >> 20) & mask, (slot >> 40) & mask  # of a 64-bit hash
+            if seen[one] and seen[two] and seen[three]:
                 self.id_candidates.setdefault(event_id, []).append((number, seq))
             else:
-                seen[low] = seen[high] = 1
+                seen[one] = seen[two] = seen[three] = 1
             if checks is not None:
                 at = -1 if slow else line.rfind(_TS_KEY)
                 match = written_ts(line, at) if at != -1 else None
-                after = self.tip_ts if link is None else None
+                after = tip_ts if link is None else None
                 written = match is not None and (match[1] in dates or checks.valid_date(match[1]))
-                if written and (after is None or (self.tip_written and after <= line[at + 6:at + 33])):
-                    ts = line[at + 6:at + 33]
+                if written and (after is None or (tip_written and after <= line[at + 6:at + 33])):
+                    ts = line[at + 6:at + 33]  # the form aidlc writes, not before the event it follows
                     usable = ts <= latest
-                    problem = None if usable else checks.time(number, seq, ts, after, self.tip_line)[1]
+                    problem = None if usable else checks.time(number, seq, ts, after, tip_line)[1]
                 else:  # another form, or earlier than the event before: compared as instants
                     if not slow:
                         ts = ts_of(line)
-                    usable, problem = checks.time(number, seq, ts, after, self.tip_line)
+                    usable, problem = checks.time(number, seq, ts, after, tip_line)
                 if problem is not None:
                     report(problem)
                 if link is not None and usable:
                     link.ts = ts
-                self.tip_ts, self.tip_written = (ts if usable else None), written
+                tip_ts, tip_written = (ts if usable else None), written
                 if _COMMIT_KEY in line:
                     commit = self._slow_commit(line) if slow else commit_of(line)
                     if commit is not None and (problem := checks.commit(number, seq, commit)) is not None:
@@ -497,29 +494,23 @@ class Verifier:
                     if len(checks.pending) >= COMMIT_BATCH:
                         for problem in checks.flush():
                             report(problem)
-            if line[-1:] != b"\n":
+            if line[-1] != 10:
                 self.unterminated = True
                 report(Problem(number, seq, ProblemKind.unterminated,
                                "the last line lacks its newline; it is complete and its hash recomputes, so it is "
                                "kept: the next append adds the newline"))
             if on_event is not None:
                 on_event(number, offset, line, fields)  # type: ignore[arg-type]
-            self.tip, self.tip_line = fields, number
-            tip_hash, tip_seq = digest, seq
+            tip, tip_line, tip_hash, tip_seq = fields, number, digest, seq
             offset += size
-            self.good_size = offset
+            good_size = offset
             if self.stopped_at is not None:
                 break
-        self.lines, self.offset = number, offset
+        self.lines, self.offset, self.good_size = number, offset, good_size
+        self.tip, self.tip_line, self.tip_ts, self.tip_written = tip, tip_line, tip_ts, tip_written
         if checks is not None:
             for problem in checks.flush():
                 report(problem)
-
-    def _long(self, number: int, size: int, ended: bool) -> Problem:
-        if not ended:
-            return self._torn(number)
-        return Problem(number, None, ProblemKind.invalid, f"the line is {size:,} bytes long; an event is at most "
-                       f"{MAX_LINE:,} bytes")
 
     def _torn(self, number: int) -> Problem:
         seq = self.tip[2] + 1 if self.tip else 1  # the seq an append after the last good line would give
@@ -530,6 +521,12 @@ class Verifier:
         """Parse a line the fast path could not read, to say what is wrong with it (or read it anyway).
         Returns its fields and its `ts` (as parsed), or its problem."""
         number = self.lines
+        if len(line) > MAX_LINE:
+            if not line.endswith(b"\n"):
+                return self._torn(number)
+            size = line.size if isinstance(line, LongLine) else len(line)
+            return Problem(number, None, ProblemKind.invalid, f"the line is {size:,} bytes long; an event is at "
+                           f"most {MAX_LINE:,} bytes")
         complete = line if line.endswith(b"\n") else line + b"\n"
         fields = chain_fields(complete) if complete is not line else None
         if fields is not None:  # a canonical last line that only lacks its newline
@@ -640,8 +637,11 @@ class Verifier:
         with the same hash has the same bytes (both hash to it; the old line's own hash is recomputed too,
         so a damaged old line counts as missing, never as present)."""
         for number, old in enumerate(older, start=1):
-            if not old.endswith(b"\n"):
-                continue  # a torn tail in the old version was never an event
+            if not old.endswith(b"\n"):  # an intact last line without its newline is an event; a torn one never was
+                old += b"\n"
+                unterminated = _fields_of(_parsed(old))
+                if unterminated is None or line_hash(old) != unterminated[0]:
+                    continue
             fast = chain_fields(old)
             fields = fast or _fields_of(_parsed(old))
             intact = fast is not None or (fields is not None and line_hash(old) == fields[0])
@@ -656,7 +656,7 @@ class Verifier:
         """The problems in line order, the older version's missing events after them (they name its lines);
         stopping at the first error, only what stands before it and the error itself."""
         problems = sorted([*self.problems.values(), *self.checked], key=lambda p: (p.line, _RANK[p.kind]))
-        if not any(p.is_error for p in problems):
+        if not self.stop_at_first or not any(p.is_error for p in problems):
             problems += self.missing
         events = self.lines
         if self.stop_at_first:
