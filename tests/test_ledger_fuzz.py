@@ -5,6 +5,7 @@ valid ledger is reported. The only exception a reader raises is LedgerError, for
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -138,9 +139,11 @@ def test_a_checkpoint_of_any_shape_is_ignored_or_used_never_raises(tmp_path_fact
     ledger = Ledger(path, root)
     saved = root / checkpoint.CHECKPOINT
     ledger.state(keep=True)  # writes a genuine checkpoint
-    document = json.loads(saved.read_bytes())
+    _, header, _, keys = saved.read_bytes().split(b"\n", 3)
+    document = json.loads(header)
     document["state"] = value if not isinstance(value, dict) else {**document["state"], **value}
-    saved.write_text(json.dumps(document), encoding="utf-8")
+    rest = b"\n".join([json.dumps(document).encode(), json.dumps(value).encode(), keys])
+    saved.write_bytes(hashlib.sha256(rest).hexdigest().encode() + b"\n" + rest)  # passes its digest: parsed
     fd = os.open(path, os.O_RDONLY)
     try:
         checkpoint.load(root, ledger.rel, fd)

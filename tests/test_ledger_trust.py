@@ -8,6 +8,7 @@ boundary matters; validate runs in-process on the clean bank of tests/helpers.py
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -407,17 +408,40 @@ def test_a_broken_checkpoint_is_ignored(chain: Path, content: bytes | None, scan
     assert len(scans) == 1  # checked in full, and decided
 
 
+def test_a_checkpoint_cut_or_read_half_written_is_ignored(chain: Path, scans: list[int]) -> None:
+    """A checkpoint is written in place; whatever a crash or a concurrent write leaves fails its digest."""
+    gate(chain, "001-checkout-payments", "--stage", "requirements")
+    path = chain / checkpoint.CHECKPOINT
+    genuine = path.read_bytes()
+    for changed in (genuine[:-1] + bytes([genuine[-1] ^ 1]), genuine[: len(genuine) // 2]):
+        path.write_bytes(changed)
+        fd = os.open(chain / LEDGER, os.O_RDONLY)
+        try:
+            assert checkpoint.load(chain, LEDGER, fd) is None
+        finally:
+            os.close(fd)
+    path.write_bytes(genuine)
+    scans.clear()
+    gate(chain, "001-checkout-payments", "--stage", "units")
+    assert scans == []  # the genuine one is used
+
+
 def test_a_forged_checkpoint_never_fools_log_verify(chain: Path) -> None:
     """Whoever can write .aidlc/ can make this clone's own commands trust a file (the checkpoint is a cache of
     this clone's checks); `aidlc log verify` never reads it, so the edit is caught there, as in CI."""
     gate(chain, "001-checkout-payments", "--stage", "requirements")
     path, saved = chain / LEDGER, chain / checkpoint.CHECKPOINT
-    document = json.loads(saved.read_bytes())
+    _, header, rest = saved.read_bytes().split(b"\n", 2)
+    document = json.loads(header)
     _edit_in_place(path, b'"decision":"approve"', b'"decision":"approvE"')
     with open(path, "rb") as handle:
         document["identity"] = checkpoint.identity(os.fstat(handle.fileno()))
         document["tail"] = checkpoint.tail(handle.fileno(), path.stat().st_size)
-    saved.write_text(json.dumps(document), encoding="utf-8")
+    forged = json.dumps(document).encode() + b"\n" + rest
+    saved.write_bytes(hashlib.sha256(forged).hexdigest().encode() + b"\n" + forged)
+    # Even here the edit does not pass: a decision read back from the file must have the hash it was checked with.
+    validated = aidlc(chain, "validate")
+    assert validated.returncode == 1 and "changed while it was being read (line 2" in validated.stderr
     proc = aidlc(chain, "log", "verify")
     assert proc.returncode == 1 and f"✗ {LEDGER}:2 seq 2: edited" in proc.stdout
 

@@ -32,11 +32,14 @@ What an edit can do to a trusted prefix, and why it is caught:
   the working copy. Trust in a ledger comes from a full check where no such cache exists: `aidlc log
   verify` always reads the whole file (and never uses the checkpoint), as does every fresh clone and
   every CI run; an edit made here is caught there.
+* even a trusted state does not hand out unchecked bytes: a gate decision is read back from the file
+  where the state says it stands, and must hash to what was checked (`Ledger.read_event`), so an edited
+  decision is refused even under a forged checkpoint.
 
 A checkpoint is written only for a ledger without errors, by aidlc's own appends (and the gate command's
-full check), under the ledger's lock, never by a command that only reads (`validate`, `status`); it is
-renamed into place (a reader sees the old document or the new), never written through a symbolic link or
-outside the repository. Failing to write one only costs time.
+full check), under the ledger's lock, never by a command that only reads (`validate`, `status`), never
+through a symbolic link or outside the repository. It starts with the sha256 of the rest: one cut by a
+crash or read half written does not match, and is ignored. Failing to write one only costs time.
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from aidlc import __version__
 from aidlc.events.state import LedgerState
 
 FORMAT = 1
-CHECKPOINT = Path(".aidlc") / "ledger" / "checkpoint.json"
+CHECKPOINT = Path(".aidlc") / "ledger" / "checkpoint"
 TAIL = 4096  # bytes at the end of the file checked by content
 _MAX_CHECKPOINT = 64 << 20  # a checkpoint larger than this was not written by aidlc: ignored
 
@@ -79,12 +82,16 @@ def load(repo_root: Path, rel: str, fd: int) -> LedgerState | None:
         if not stat_module.S_ISREG(own.st_mode) or own.st_size > _MAX_CHECKPOINT:
             return None
         with os.fdopen(handle, "rb", closefd=False) as stream:
-            document: Any = json.loads(stream.read())
-        if not isinstance(document, dict) or document.get("format") != FORMAT \
-                or document.get("aidlc") != __version__ or document.get("ledger") != rel \
-                or document.get("identity") != identity(info) or document.get("tail") != tail(fd, info.st_size):
+            digest, rest = stream.read().split(b"\n", 1)
+        if hashlib.sha256(rest).hexdigest().encode() != digest:
+            return None  # cut by a crash, or read while it was being written
+        header_line, decisions, keys = rest.split(b"\n", 2)
+        header: Any = json.loads(header_line)
+        if not isinstance(header, dict) or header.get("format") != FORMAT \
+                or header.get("aidlc") != __version__ or header.get("ledger") != rel \
+                or header.get("identity") != identity(info) or header.get("tail") != tail(fd, info.st_size):
             return None
-        return LedgerState.from_json(document["state"])
+        return LedgerState.restore(header["state"], decisions, keys)
     except (OSError, ValueError, KeyError, TypeError, IndexError, RecursionError):  # not one aidlc wrote
         return None
     finally:
@@ -92,28 +99,33 @@ def load(repo_root: Path, rel: str, fd: int) -> LedgerState | None:
 
 
 def save(repo_root: Path, rel: str, fd: int, state: LedgerState) -> None:
-    """Record `state` as what the file open at `fd` holds now (the caller holds the ledger's lock)."""
+    """Record `state` as what the file open at `fd` holds now (the caller holds the ledger's lock).
+
+    The sha256 of the rest, then three parts: a line of JSON (identity and the small part of the state), a
+    line of JSON (the decisions, kept serialised until they change: most appends decide nothing), and the key
+    filter's bytes. It is written over the old one in place (a rename or a truncation would make the file
+    system flush it to disk, costing an append as much as its fsync): a reader that meets it half written,
+    or a crash midway, finds a digest that does not match, and ignores it."""
     if not state.ok:
         return
     path = repo_root / CHECKPOINT
     info = os.fstat(fd)
-    document = {"format": FORMAT, "aidlc": __version__, "ledger": rel, "identity": identity(info),
-                "tail": tail(fd, info.st_size), "state": state.to_json()}
+    header = {"format": FORMAT, "aidlc": __version__, "ledger": rel, "identity": identity(info),
+              "tail": tail(fd, info.st_size), "state": state.summary()}
+    rest = b"\n".join([json.dumps(header, separators=(",", ":")).encode(), state.decisions.to_json(),
+                       bytes(state.keys.bits)])
+    document = hashlib.sha256(rest).hexdigest().encode() + b"\n" + rest
     try:
         top = os.path.realpath(repo_root)
         if os.path.commonpath([os.path.realpath(path.parent), top]) != top:
             return  # .aidlc/ leads out of the repository: keep nothing there
         path.parent.mkdir(parents=True, exist_ok=True)
-        # A temporary file renamed over the checkpoint: a reader sees the old document or the new one, never
-        # a mix. No fsync: after a crash a lost or cut document does not parse, and is ignored.
-        temp = path.with_name(f".{path.name}.tmp")  # one name: whoever writes holds the ledger's lock
-        if os.path.lexists(temp):
-            os.unlink(temp)  # left by a crash; never written through (it could be a link)
-        out = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
         try:
-            os.write(out, json.dumps(document, separators=(",", ":")).encode())  # dumps: the C encoder
+            if stat_module.S_ISREG(os.fstat(out).st_mode):  # a FIFO or a device there is left alone
+                os.pwrite(out, document, 0)
+                os.ftruncate(out, len(document))
         finally:
             os.close(out)
-        os.replace(temp, path)  # a link at the name is replaced, never followed
     except OSError:
         return  # a cache: without it the next command checks the whole file

@@ -63,7 +63,7 @@ class DecisionIndex:
     parents: dict[int, int] = field(default_factory=dict)  # run start -> line its first event follows (0: none)
     heads: dict[GateKey, list[Decided]] = field(default_factory=dict)
     named: dict[GateKey, set[str]] = field(default_factory=dict, repr=False)  # superseded by name, while building
-    _text: str | None = field(default=None, repr=False)  # the JSON form, kept until the index changes
+    _text: bytes | None = field(default=None, repr=False)  # the JSON form, kept until the index changes
 
     # -- the tree -------------------------------------------------------------------------------------------
     def fork(self, line: int, parent: int) -> None:
@@ -113,17 +113,17 @@ class DecisionIndex:
             if (found := self.conflict(key)) is not None:
                 yield key, found
 
-    def to_json(self) -> str:
-        """As JSON text, kept until the index changes: most appends (a checkpoint each) decide nothing."""
+    def to_json(self) -> bytes:
+        """As JSON text (one line), kept until the index changes: most appends (a checkpoint each) decide nothing."""
         if self._text is None:
             self._text = json.dumps({
                 "starts": self.starts, "parents": [[start, parent] for start, parent in self.parents.items()],
                 "heads": [[list(key), [d.to_json() for d in heads]] for key, heads in self.heads.items()]},
-                separators=(",", ":"))
+                separators=(",", ":")).encode()
         return self._text
 
     @classmethod
-    def from_json(cls, text: str) -> DecisionIndex:
+    def from_json(cls, text: bytes) -> DecisionIndex:
         value = json.loads(text)
         index = cls([int(s) for s in value["starts"]], {int(s): int(p) for s, p in value["parents"]})
         if not index.starts or index.starts[0] != 1 or index.starts != sorted(set(index.starts)) \

@@ -5,7 +5,6 @@ filter of its idempotency keys. `scan` builds it; `checkpoint` keeps it between 
 
 from __future__ import annotations
 
-import base64
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ class KeyFilter:
 
     def __init__(self, bits: bytearray | None = None) -> None:
         self.bits = bits if bits is not None else bytearray(1 << (self.BITS - 3))
-        self._text: str | None = None  # its JSON form, kept until a key is added (a checkpoint per append)
 
     def _slots(self, raw: bytes) -> tuple[int, int, int]:
         value = int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "big")
@@ -37,24 +35,17 @@ class KeyFilter:
         return value & mask, (value >> self.BITS) & mask, (value >> (2 * self.BITS)) & mask
 
     def add(self, raw: bytes) -> None:
-        self._text = None
         for slot in self._slots(raw):
             self.bits[slot >> 3] |= 1 << (slot & 7)
 
     def may_hold(self, raw: bytes) -> bool:
         return all(self.bits[slot >> 3] & (1 << (slot & 7)) for slot in self._slots(raw))
 
-    def to_json(self) -> str:
-        if self._text is None:
-            self._text = base64.b64encode(self.bits).decode("ascii")
-        return self._text
-
     @classmethod
-    def from_json(cls, value: str) -> KeyFilter:
-        bits = bytearray(base64.b64decode(value, validate=True))
-        if len(bits) != 1 << (cls.BITS - 3):
+    def from_bytes(cls, data: bytes) -> KeyFilter:
+        if len(data) != 1 << (cls.BITS - 3):
             raise ValueError("key filter of the wrong size")
-        return cls(bits)
+        return cls(bytearray(data))
 
 
 @dataclass
@@ -93,21 +84,21 @@ class LedgerState:
         elif (decided := decided_of(self.lines, offset, line, event)) is not None:
             self.decisions.add(*decided)
 
-    def to_json(self) -> dict[str, Any]:
+    def summary(self) -> dict[str, Any]:
+        """Everything but the decisions and the key filter, which are kept apart (see `checkpoint`)."""
         return {"size": self.size, "good_size": self.good_size, "lines": self.lines, "terminated": self.terminated,
                 "tip": list(self.tip) if self.tip else None, "tip_line": self.tip_line, "created": self.created,
-                "problems": [[p.line, p.seq, str(p.kind), p.message] for p in self.problems],
-                "decisions": self.decisions.to_json(), "keys": self.keys.to_json()}
+                "problems": [[p.line, p.seq, str(p.kind), p.message] for p in self.problems]}
 
     @classmethod
-    def from_json(cls, value: dict[str, Any]) -> LedgerState:
-        tip = value["tip"]
-        return cls(int(value["size"]), int(value["good_size"]), int(value["lines"]), bool(value["terminated"]),
-                   (str(tip[0]), int(tip[1])) if tip else None, int(value["tip_line"]),
+    def restore(cls, summary: dict[str, Any], decisions: bytes, keys: bytes) -> LedgerState:
+        tip = summary["tip"]
+        return cls(int(summary["size"]), int(summary["good_size"]), int(summary["lines"]), bool(summary["terminated"]),
+                   (str(tip[0]), int(tip[1])) if tip else None, int(summary["tip_line"]),
                    [Problem(int(line), None if seq is None else int(seq), ProblemKind(kind), str(message))
-                    for line, seq, kind, message in value["problems"]],
-                   None if value["created"] is None else str(value["created"]),
-                   DecisionIndex.from_json(value["decisions"]), KeyFilter.from_json(value["keys"]))
+                    for line, seq, kind, message in summary["problems"]],
+                   None if summary["created"] is None else str(summary["created"]),
+                   DecisionIndex.from_json(decisions), KeyFilter.from_bytes(keys))
 
 
 def decided_of(number: int, offset: int, line: bytes, event: dict[str, Any]) -> tuple[GateKey, Decided] | None:
