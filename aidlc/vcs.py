@@ -272,3 +272,28 @@ def signing_config(project: Path) -> dict[str, str]:
         name, _, value = line.partition(" ")
         values[name.lower()] = value  # the last one wins, as in git
     return values
+
+
+# -- commits named by ledger events ------------------------------------------------------------------------
+def missing_commits(path: Path, commits: list[str]) -> tuple[set[str], bool] | None:
+    """Of these full commit ids, those the repository at `path` does not hold as commits, looked up in one
+    `git cat-file --batch-check` for all of them, and whether the repository is a shallow clone (which
+    lacks history it could fetch). None outside a repository, or when git cannot answer."""
+    if not commits:
+        return set(), False
+    try:
+        out = _run_git(path, ("cat-file", "--batch-check"), ("\n".join(commits) + "\n").encode())
+    except UsageError:
+        return None
+    answers = out.decode("utf-8", "replace").splitlines()
+    if len(answers) != len(commits):
+        return None
+    missing = {commit for commit, answer in zip(commits, answers, strict=True) if answer.split()[1:2] != ["commit"]}
+    return missing, bool(missing) and is_shallow(path)
+
+
+def is_shallow(path: Path) -> bool:
+    try:
+        return _run_git(path, ("rev-parse", "--is-shallow-repository")).strip() == b"true"
+    except UsageError:
+        return False

@@ -1,23 +1,27 @@
-"""Benchmark the ledger (memory-bank/events.jsonl): verification and appends, against raw baselines.
+"""Benchmark the ledger (memory-bank/events.jsonl): verification, appends and gate decisions, against baselines
+measured in the same run.
 
 Usage::
 
-    python benchmarks/ledger.py [--sizes 100000,1000000] [--runs 3] [--appends 2000] [--json] [--profile]
-                                [--workdir DIR]
+    python benchmarks/ledger.py [--sizes 100000,1000000] [--runs 3] [--appends 2000] [--gate N] [--gate-runs 7]
+                                [--json] [--profile] [--workdir DIR]
 
 What it does
 ------------
 1. Generates one ledger of the largest size in a temporary folder (deterministic: a counter, no clock, no
    randomness), with the mix a busy repository records: ``check.recorded`` events from agents and CI with a
    check result in ``data`` (some with an idempotency key), ``gate.decided`` events from people with a
-   fingerprint, evidence digests and a commit, ``run.started``/``run.finished``. Lines are built directly
-   with ``aidlc.events.canonical`` (canonical JSON, sha256 of the event without ``hash``), not through
-   ``Ledger.append``: worker processes serialise the events, this process chains them in order; the first
-   lines are checked against ``line_of``/``event_hash`` so the shortcut cannot drift. Each smaller size is a
-   prefix of it, which is itself a valid ledger.
+   fingerprint, evidence digests and a commit, ``run.started``/``run.finished``. Event n happened n seconds
+   after 2025-01-01 (in order, in the past), and the decisions name 101 real commits of a git repository
+   every measured folder is a copy of, so the checks beyond the hash meet real times and real objects.
+   Lines are built directly with ``aidlc.events.canonical`` (canonical JSON, sha256 of the event without
+   ``hash``), not through ``Ledger.append``: worker processes serialise the events, this process chains
+   them in order; the first lines are checked against ``line_of``/``event_hash`` so the shortcut cannot
+   drift. Each smaller size is a prefix of it, which is itself a valid ledger.
 2. For each size, median / min / max over ``--runs`` runs (every run reads the file from the page cache):
 
-   * verify in-process: ``verify_lines(ledger.lines)``, the work of ``aidlc log verify`` without start-up.
+   * verify in-process: what ``aidlc log verify`` does without start-up (the chain, each event's time, and
+     its commit looked up with git).
    * verify as ``aidlc log verify`` in a subprocess of the installed console script (start-up included).
    * the baseline: ``json.loads`` of every line, read the same way, and nothing else.
 
@@ -25,14 +29,20 @@ What it does
    of a child starts at its parent's peak on Linux); for in-process verification, of a fresh interpreter
    doing that work once (this process keeps freed memory, so its own high-water mark would say little).
 3. Appends, on a copy of the smallest ledger restored before every run: ``--appends`` events through
-   ``Ledger.append`` (lock, check of what was added, one write, fsync) without a key and with a unique
-   idempotency key each, by a fresh ``Ledger`` (so the first append checks the whole file: its latency and
-   the rate of the appends after it are reported too). The baseline writes the same lines with ``os.write`` +
-   ``os.fsync`` on an O_APPEND descriptor, without lock, hash or check.
-4. Prints a table with events/s and the ratio to the baseline, and the goals: verify >= 200,000 events/s
-   (in-process, every size) and append >= 500 events/s with fsync, each PASS or MISS. The goals are
-   informational: exit code 0. ``--json`` prints one JSON document instead. ``--profile`` adds a cProfile of
-   the in-process verification of the largest ledger.
+   ``Ledger.append`` (lock, state, one write, fsync, checkpoint) without a key and with a unique idempotency
+   key each, by a fresh ``Ledger`` (its first append reads the whole file, having no checkpoint: its latency
+   and the rate of the appends after it are reported too). The baseline writes the same lines with
+   ``os.write`` + ``os.fsync`` on an O_APPEND descriptor, without lock, hash or check.
+4. Gate decisions end to end: ``aidlc gate approve`` (a subprocess of the console script) in a repository
+   made by ``aidlc init`` with one intent, whose ledger is the first 10, or the first ``--gate`` (default
+   100,000) events of the generated one; ``--gate-runs`` decisions on each, interleaved, each appending one
+   more event. The first decision after the ledger was put in place (which reads it whole) is reported
+   apart: the timed ones find the ledger as the previous decision left it.
+5. Prints a table with events/s and the ratio to the baseline, and the goals, each PASS or MISS: verify
+   >= 200,000 events/s (in-process, every size), log verify's peak memory at the largest size within 1.25x
+   of the smallest (constant memory), a gate decision on the large ledger within 1.5x of one on 10 events,
+   and append >= 500 events/s with fsync. The goals are informational: exit code 0. ``--json`` prints one
+   JSON document instead. ``--profile`` adds a cProfile of the in-process verification of the largest ledger.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ import argparse
 import cProfile
 import hashlib
 import io
+import itertools
 import json
 import multiprocessing
 import os
@@ -54,6 +65,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -62,13 +74,17 @@ from measure import Stat, aidlc_executable, probed_env  # sibling module: benchm
 from aidlc.events.canonical import canonical, event_hash, line_of
 from aidlc.events.ledger import LEDGER_FILE, Ledger
 from aidlc.events.verify import verify_lines
+from aidlc.events.view import event_checks
 from aidlc.model.events import GENESIS, Actor, ActorKind, EventType
 
 GOAL_VERIFY_EPS = 200_000
 GOAL_APPEND_EPS = 500
+GOAL_GATE_RATIO = 1.5  # a decision on 100,000 events costs at most this much more than on 10
+GOAL_PEAK_RATIO = 1.25  # log verify's peak memory at the largest size, relative to the smallest
 BANK = "memory-bank"
 DIGESTS = [hashlib.sha256(str(n).encode()).hexdigest() for n in range(997)]  # a prime: no lock-step patterns
-COMMITS = [hashlib.sha1(str(n).encode()).hexdigest() for n in range(101)]  # fake git commit shas
+COMMIT_COUNT = 101  # distinct commits the decisions name: real commits of each generated repository
+EPOCH = datetime(2025, 1, 1, tzinfo=UTC)  # event n happened n seconds after this: in the past, in order
 PEOPLE = [("Ada Lovelace", "ada@example.org"), ("Grace Hopper", "grace@example.org"),
           ("Edsger Dijkstra", "edsger@example.org")]
 CHECKS = [("pytest", "pytest -q"), ("ruff", "ruff check ."), ("mypy", "mypy aidlc"), ("build", "python -m build")]
@@ -79,14 +95,14 @@ STAGES = ["plan", "design", "walkthrough"]
 # --------------------------------------------------------------------------------------------------
 
 
-def synthetic_event(n: int) -> dict[str, Any]:
+def synthetic_event(n: int, commits: list[str]) -> dict[str, Any]:
     """Event n (1-based) without seq, prev and hash: 1 run.started, 14 checks, 4 gate decisions, 1 run.finished
-    in every 20, so about three quarters are checks."""
+    in every 20, so about three quarters are checks. Decisions name one of `commits` (real ones)."""
     bolt = f"{(n // 200) % 400:03d}-checkout-api"
     run = f"run_{n // 20:08x}"
+    when = EPOCH + timedelta(seconds=n, microseconds=n % 1_000_000)
     base: dict[str, Any] = {"v": 1, "id": f"evt_{0x18e000000000000 + n * 7919:x}{n % 65536:04x}",
-                            "ts": f"2026-{1 + n // 2_600_000 % 12:02d}-{1 + n // 100_000 % 28:02d}T"
-                                  f"{n // 3600 % 24:02d}:{n // 60 % 60:02d}:{n % 60:02d}.{n % 1_000_000:06d}Z",
+                            "ts": when.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
                             "subject": {"kind": "bolt", "id": bolt}}
     phase = n % 20
     if phase == 0:
@@ -104,7 +120,7 @@ def synthetic_event(n: int) -> dict[str, Any]:
                 "fingerprint": {"path": f"{BANK}/bolts/{bolt}/{stage}.md", "sha256": DIGESTS[n % 997]},
                 "evidence": [{"path": f".aidlc/runs/{run}/pytest.log", "sha256": DIGESTS[(n + 1) % 997]},
                              {"path": f".aidlc/runs/{run}/coverage.xml", "sha256": DIGESTS[(n + 2) % 997]}],
-                "commit": COMMITS[n % 101]}
+                "commit": commits[n % len(commits)]}
     check, command = CHECKS[n % len(CHECKS)]
     event = {**base, "type": "check.recorded", "actor": {"kind": "ci" if n % 3 else "agent", "name": "ci"},
              "run": run, "data": {"check": check, "command": command, "exit": 0 if n % 11 else 1,
@@ -120,21 +136,22 @@ _PREV_FIELD = b'"prev":"' + PREV_MARK.encode()
 CHUNK = 20_000
 
 
-def bodies(span: tuple[int, int]) -> list[bytes]:
+def bodies(span: tuple[int, int, list[str]]) -> list[bytes]:
     """Canonical events [start, end) with the placeholder prev: the costly part, run in worker processes."""
+    start, end, commits = span
     out = []
-    for n in range(*span):
-        event = synthetic_event(n)
+    for n in range(start, end):
+        event = synthetic_event(n, commits)
         event["seq"], event["prev"] = n, PREV_MARK
         out.append(canonical(event))
     return out
 
 
-def chain_lines(count: int) -> Iterator[bytes]:
+def chain_lines(count: int, commits: list[str]) -> Iterator[bytes]:
     """Canonical lines of a valid chain. The chain pass (one process, in order) puts each `prev` in place,
     takes the sha256 of the canonical event without `hash` and inserts `hash` where it sorts (right before
     `id`): exactly `line_of` of the event with its `event_hash`, which the first lines are checked against."""
-    spans = [(start, min(start + CHUNK, count + 1)) for start in range(1, count + 1, CHUNK)]
+    spans = [(start, min(start + CHUNK, count + 1), commits) for start in range(1, count + 1, CHUNK)]
     prev = GENESIS.encode()
     n = 0
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
@@ -147,23 +164,48 @@ def chain_lines(count: int) -> Iterator[bytes]:
                 cut = body.index(b'"id":"evt_')
                 line = body[:cut] + b'"hash":"' + digest + b'",' + body[cut:] + b"\n"
                 if n <= 200:  # the shortcut must equal the real thing
-                    event = {**synthetic_event(n), "seq": n, "prev": prev.decode()}
+                    event = {**synthetic_event(n, commits), "seq": n, "prev": prev.decode()}
                     assert digest.decode() == event_hash(event), n
                     assert line == line_of({**event, "hash": digest.decode()}), n
                 prev = digest
                 yield line
 
 
+def git(root: Path, *args: str) -> str:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org", "GIT_COMMITTER_NAME": "Ada",
+           "GIT_COMMITTER_EMAIL": "ada@example.org", "GIT_AUTHOR_DATE": "2025-01-01T00:00:00Z",
+           "GIT_COMMITTER_DATE": "2025-01-01T00:00:00Z"}
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark: git {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+def history(workdir: Path) -> tuple[Path, list[str]]:
+    """A git repository with COMMIT_COUNT commits, for the decisions to name: every repository the benchmark
+    measures starts as a copy of it, so `commit` checks meet real objects."""
+    origin = workdir / "history"
+    origin.mkdir()
+    git(origin, "init", "-q")
+    for n in range(COMMIT_COUNT):
+        git(origin, "commit", "-q", "--allow-empty", "-m", f"commit {n}")
+    return origin, git(origin, "rev-list", "--reverse", "HEAD").split()
+
+
 def generate(workdir: Path, sizes: list[int]) -> dict[int, Path]:
-    """One ledger per size (each a prefix of the largest), written in one pass. Returns size -> repo root."""
+    """One ledger per size (each a prefix of the largest), written in one pass, each in a git repository whose
+    commits the decisions name. Returns size -> repo root."""
+    origin, commits = history(workdir)
     roots = {size: workdir / f"ledger-{size}" for size in sizes}
     handles = {}
     for size, root in roots.items():
+        shutil.copytree(origin, root, symlinks=True)
         (root / BANK).mkdir(parents=True)
         (root / "aidlc.yaml").write_text(f"version: 1\nmemory_bank: {BANK}\n", encoding="utf-8")
         handles[size] = open(root / BANK / LEDGER_FILE, "wb", buffering=1 << 20)  # noqa: SIM115
     try:
-        for n, line in enumerate(chain_lines(max(sizes)), start=1):
+        for n, line in enumerate(chain_lines(max(sizes), commits), start=1):
             for size, handle in handles.items():
                 if n <= size:
                     handle.write(line)
@@ -219,8 +261,10 @@ import sys
 from pathlib import Path
 from aidlc.events.ledger import Ledger
 from aidlc.events.verify import verify_lines
+from aidlc.events.view import event_checks
 root = Path(sys.argv[1])
-assert verify_lines(Ledger(root / "memory-bank" / "events.jsonl", root).lines).ok
+ledger = Ledger(root / "memory-bank" / "events.jsonl", root)
+assert verify_lines(ledger.lines, stop_at_first=True, checks=event_checks(root)).ok
 """
 
 
@@ -231,7 +275,8 @@ def baseline_loads(ledger: Ledger) -> None:
 
 
 def verify_in_process(ledger: Ledger) -> None:
-    result = verify_lines(ledger.lines)
+    """What `aidlc log verify` does, without start-up: the chain, and each event's time and commit."""
+    result = verify_lines(ledger.lines, stop_at_first=True, checks=event_checks(ledger.repo_root))
     if not result.ok:
         raise SystemExit(f"benchmark: the generated ledger does not verify: {result.problems[0]}")
 
@@ -336,6 +381,77 @@ def _raw_appends(path: Path, lines: list[bytes]) -> float:
     return time.perf_counter() - start
 
 
+@dataclass
+class GateResult:
+    """`aidlc gate approve` end to end (a subprocess of the console script) on a small and a large ledger."""
+
+    small_events: int
+    large_events: int
+    small: Stat  # decisions when the ledger is as the previous command left it
+    large: Stat
+    small_first_s: float  # the first decision after the ledger was replaced (nothing known about it yet)
+    large_first_s: float
+
+    @property
+    def ratio(self) -> float:
+        return self.large.median / self.small.median
+
+
+def gate_repo(workdir: Path, origin: Path, ledger: Path, events: int) -> Path:
+    """`aidlc init` in a copy of the history repository, one intent committed, and the first `events` events
+    of the generated ledger as its ledger (their commits exist here)."""
+    root = workdir / f"gate-{events}"
+    shutil.copytree(origin, root, symlinks=True)
+    cli = [aidlc_executable(), "--repo", str(root)]
+    for argv in (["init", str(root)], ["new", "intent", "Checkout"]):
+        done = subprocess.run(cli + argv if argv[0] != "init" else [aidlc_executable(), *argv], capture_output=True,
+                              text=True, env=human_env(os.environ))
+        if done.returncode != 0:
+            raise SystemExit(f"benchmark: aidlc {' '.join(argv)} failed: {done.stderr}")
+    git(root, "config", "user.name", "Ada")
+    git(root, "config", "user.email", "ada@example.org")
+    with open(ledger, "rb") as source, open(root / BANK / LEDGER_FILE, "wb") as target:
+        for line in itertools.islice(source, events):
+            target.write(line)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "a bank with a ledger")
+    return root
+
+
+def human_env(env: dict[str, str]) -> dict[str, str]:
+    """The environment of a person deciding (a CI runner's CI=true would make the actor `ci`)."""
+    return {name: value for name, value in env.items() if name not in ("CI", "AIDLC_ACTOR_KIND")}
+
+
+GATE_SMALL = 10
+
+
+def measure_gate(probe: PeakProbe, workdir: Path, source: Path, large: int, runs: int) -> GateResult:
+    """Interleaved decisions on a 10-event and a `large`-event ledger; each appends one more event."""
+    origin = workdir / "history"
+    ledger = source / BANK / LEDGER_FILE
+    roots = {size: gate_repo(workdir, origin, ledger, size) for size in (GATE_SMALL, large)}
+    env = human_env(probe.env)
+
+    def decide(root: Path) -> float:
+        argv = [aidlc_executable(), "--repo", str(root), "gate", "approve", "001-checkout", "--stage",
+                "requirements", "--reason", "benchmark"]
+        start = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
+        seconds = time.perf_counter() - start
+        if done.returncode != 0:
+            raise SystemExit(f"benchmark: {' '.join(argv)} exited {done.returncode}:\n{done.stderr[-2000:]}")
+        return seconds
+
+    firsts = {size: decide(root) for size, root in roots.items()}
+    samples: dict[int, list[float]] = {size: [] for size in roots}
+    for _ in range(runs):
+        for size, root in roots.items():
+            samples[size].append(decide(root))
+    return GateResult(GATE_SMALL, large, Stat.of(samples[GATE_SMALL]), Stat.of(samples[large]),
+                      firsts[GATE_SMALL], firsts[large])
+
+
 # --------------------------------------------------------------------------------------------------
 # Reporting
 # --------------------------------------------------------------------------------------------------
@@ -349,11 +465,21 @@ class Goal:
     met: bool
 
 
-def goals(sizes: list[SizeResult], appends: AppendResult | None) -> list[Goal]:
+def goals(sizes: list[SizeResult], appends: AppendResult | None, gate: GateResult | None = None) -> list[Goal]:
     slowest = min(sizes, key=lambda r: r.verify.eps)
     found = [Goal("verify in-process, every size", f">= {GOAL_VERIFY_EPS:,} events/s",
                   f"{slowest.verify.eps:,.0f} events/s (slowest, {slowest.events:,} events)",
                   slowest.verify.eps >= GOAL_VERIFY_EPS)]
+    peaks = [(r.events, r.verify_cli.peak_mib) for r in sizes if r.verify_cli.peak_mib is not None]
+    if len(peaks) > 1:
+        (small, small_mib), (large, large_mib) = peaks[0], peaks[-1]
+        found.append(Goal("aidlc log verify in constant memory", f"peak at {large:,} <= {GOAL_PEAK_RATIO}x "
+                          f"peak at {small:,} events", f"{large_mib:.0f} MiB vs {small_mib:.0f} MiB "
+                          f"({large_mib / small_mib:.2f}x)", large_mib <= GOAL_PEAK_RATIO * small_mib))
+    if gate is not None:
+        found.append(Goal(f"gate decision, {gate.large_events:,} vs {gate.small_events} events",
+                          f"<= {GOAL_GATE_RATIO}x", f"{gate.large.median:.3f} s vs {gate.small.median:.3f} s "
+                          f"({gate.ratio:.2f}x)", gate.ratio <= GOAL_GATE_RATIO))
     if appends is not None:
         worst = min(appends.plain.eps, appends.keyed.eps)
         found.append(Goal("append with fsync (with and without key)", f">= {GOAL_APPEND_EPS} events/s",
@@ -361,7 +487,8 @@ def goals(sizes: list[SizeResult], appends: AppendResult | None) -> list[Goal]:
     return found
 
 
-def render_table(sizes: list[SizeResult], appends: AppendResult | None, goal_list: list[Goal]) -> str:
+def render_table(sizes: list[SizeResult], appends: AppendResult | None, goal_list: list[Goal],
+                 gate: GateResult | None = None) -> str:
     head = f"{'ledger':>10}  {'measure':<34}{'median s':>9}{'min s':>8}{'max s':>8}{'events/s':>12}" \
            f"{'x base':>8}{'peak MiB':>10}"
     rows = [head, "-" * len(head)]
@@ -381,8 +508,15 @@ def render_table(sizes: list[SizeResult], appends: AppendResult | None, goal_lis
         rows.append(_row(label, "baseline: write + fsync", appends.baseline, base))
         rows.append(f"{'':>10}  first append of a fresh Ledger (checks the whole file): "
                     f"{appends.first_append_s * 1000:,.0f} ms (median)")
+    if gate is not None:
+        for events, stat, first in ((gate.small_events, gate.small, gate.small_first_s),
+                                    (gate.large_events, gate.large, gate.large_first_s)):
+            rows.append(f"{events:>10,}  {'aidlc gate approve (subprocess)':<34}{stat.median:9.3f}{stat.min:8.3f}"
+                        f"{stat.max:8.3f}{'':>12}{stat.median / gate.small.median:8.2f}{'-':>10}")
+            rows.append(f"{'':>10}  the first decision after the ledger was replaced: {first * 1000:,.0f} ms")
     rows.append("")
-    rows.append("x base: events/s divided by the baseline's events/s (higher is faster). peak MiB: peak RSS of a\n"
+    rows.append("x base: events/s divided by the baseline's events/s (higher is faster); for the gate decisions,\n"
+                "seconds divided by the seconds of the decision on the small ledger. peak MiB: peak RSS of a\n"
                 "fresh process doing that work alone (interpreter and imports included).")
     for goal in goal_list:
         rows.append(f"{'PASS' if goal.met else 'MISS'}  {goal.name}: {goal.target}; measured {goal.measured}")
@@ -398,7 +532,7 @@ def _row(label: str, name: str, stat: Throughput, base_eps: float) -> str:
 def profile_verify(root: Path, top: int = 15) -> str:
     ledger = Ledger(root / BANK / LEDGER_FILE, root)
     profiler = cProfile.Profile()
-    profiler.runcall(verify_lines, ledger.lines)
+    profiler.runcall(verify_in_process, ledger)
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
     return out.getvalue()
@@ -414,6 +548,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--sizes", default="100000,1000000", help="ledger sizes in events, comma-separated")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per measurement (median reported)")
     parser.add_argument("--appends", type=int, default=2000, help="events appended per append run (0: skip)")
+    parser.add_argument("--gate", type=int, default=None, help="events of the large ledger a gate decision is "
+                        f"timed on, against {GATE_SMALL} events (default: 100,000 or the largest size if smaller; "
+                        "0: skip)")
+    parser.add_argument("--gate-runs", type=int, default=7, help="timed decisions per ledger (median reported)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     parser.add_argument("--profile", action="store_true", help="cProfile the verification of the largest ledger")
     parser.add_argument("--workdir", type=Path, help="where to write the ledgers (default: a temporary folder)")
@@ -421,6 +559,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.size_list = sorted({int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()})
     if not args.size_list or min(args.size_list) < 1 or args.runs < 1 or args.appends < 0:
         parser.error("--sizes needs positive integers; --runs >= 1; --appends >= 0")
+    if args.gate is None:
+        args.gate = min(100_000, max(args.size_list)) if max(args.size_list) > GATE_SMALL else 0
+    if (args.gate and not GATE_SMALL < args.gate <= max(args.size_list)) or args.gate_runs < 1:
+        parser.error(f"--gate needs {GATE_SMALL} < N <= the largest --sizes, or 0; --gate-runs >= 1")
     return args
 
 
@@ -444,7 +586,11 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         smallest = args.size_list[0]
         note(f"appending {args.appends:,} events to {smallest:,}, {args.runs} runs per mode ...")
         appends = measure_appends(workdir, roots[smallest], smallest, args.appends, args.runs)
-    goal_list = goals(sizes, appends)
+    gate = None
+    if args.gate:
+        note(f"deciding a gate on {GATE_SMALL} and {args.gate:,} events ...")
+        gate = measure_gate(probe, workdir, roots[max(args.size_list)], args.gate, args.gate_runs)
+    goal_list = goals(sizes, appends, gate)
     return {
         "sizes": [asdict(r) | {"verify_eps": r.verify.eps, "verify_cli_eps": r.verify_cli.eps,
                                "baseline_eps": r.baseline.eps} for r in sizes],
@@ -452,12 +598,13 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
             "plain_eps": appends.plain.eps, "keyed_eps": appends.keyed.eps,
             "plain_steady_eps": appends.plain_steady.eps, "keyed_steady_eps": appends.keyed_steady.eps,
             "baseline_eps": appends.baseline.eps},
+        "gate": None if gate is None else asdict(gate) | {"ratio": gate.ratio},
         "goals": [asdict(g) for g in goal_list],
         "profile": profile_verify(roots[args.size_list[-1]]) if args.profile else None,
         "environment": {"python": platform.python_version(), "machine": platform.machine(),
                         "cpus": os.cpu_count(), "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg")
                         else None, "generate_s": generated, "total_s": time.perf_counter() - started},
-        "_objects": (sizes, appends, goal_list),
+        "_objects": (sizes, appends, goal_list, gate),
     }
 
 
@@ -472,14 +619,14 @@ def main(argv: list[str] | None = None) -> int:
         report = run(args, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    sizes, appends, goal_list = report.pop("_objects")
+    sizes, appends, goal_list, gate = report.pop("_objects")
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
     env = report["environment"]
     print(f"aidlc ledger benchmark: Python {env['python']}, {env['cpus']} CPUs, load {env['load_average']:.2f}, "
           f"median of {args.runs} runs; generated in {env['generate_s']:.1f} s, total {env['total_s']:.0f} s\n")
-    print(render_table(sizes, appends, goal_list))
+    print(render_table(sizes, appends, goal_list, gate))
     if report["profile"]:
         print("\ncProfile of verify_lines on the largest ledger (by own time):\n" + report["profile"])
     return 0

@@ -31,8 +31,13 @@ def test_the_validate_benchmark_measures_a_clean_generated_bank(tmp_path: Path) 
     assert {goal["passed"] for goal in report["goals"][:2]} == {None}  # 10,000 stories were not measured
 
 
-def test_the_ledger_benchmark_verifies_and_appends(tmp_path: Path) -> None:
-    report = run("ledger.py", "--sizes", "200", "--appends", "20", "--workdir", str(tmp_path))
-    (size,) = report["sizes"]
+def test_the_ledger_benchmark_verifies_appends_and_decides(tmp_path: Path) -> None:
+    report = run("ledger.py", "--sizes", "50,200", "--appends", "20", "--gate", "200", "--gate-runs", "1",
+                 "--workdir", str(tmp_path))
+    _, size = report["sizes"]
     assert size["events"] == 200 and size["verify"]["events"] == 200 and size["verify_eps"] > 0
     assert report["appends"]
+    gate = report["gate"]
+    assert (gate["small_events"], gate["large_events"]) == (10, 200) and gate["ratio"] > 0
+    assert {goal["name"] for goal in report["goals"]} >= {"aidlc log verify in constant memory",
+                                                          "gate decision, 200 vs 10 events"}

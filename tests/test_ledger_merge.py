@@ -1,5 +1,6 @@
 """The ledger merge driver: real `git merge` of two branches that both recorded events, in a repo
-scaffolded by `aidlc init` (which registers `aidlc log merge %O %A %B` for the ledger)."""
+scaffolded by `aidlc init` (which registers `aidlc log merge %O %A %B` for the ledger).
+(Direction and branches that decided a gate differently: test_ledger_forks.py.)"""
 
 from __future__ import annotations
 
@@ -81,9 +82,8 @@ def test_two_branches_that_decided_gates_merge_without_conflict(project: Path) -
     assert "CONFLICT" not in merge.stdout and "aidlc: merged ledger: 6 events" in merge.stderr
     assert run(project, "git", "ls-files", "-u").stdout == ""  # nothing left unmerged
     merged = lines(project)
-    assert merged[: len(ours)] == ours  # our lines untouched
-    assert merged[len(ours):] == theirs[len(base):]  # theirs appended, in their order
-    assert set(merged) == set(ours) | set(theirs)
+    # The lines both had, then the side whose first new event is older (the feature decided first), then ours.
+    assert merged == base + theirs[len(base):] + ours[len(base):]
     assert aidlc(project, "log", "verify", "--against", "feature").returncode == 0
     assert aidlc(project, "log", "verify", "--against", "main~1").returncode == 0
     decided = [e for e in map(json.loads, merged) if e["type"] == "gate.decided"]
@@ -169,15 +169,16 @@ def _forks(tmp_path: Path) -> tuple[bytes, bytes, bytes]:
     return base, ours, ledger.path.read_bytes()
 
 
-def test_merging_forks_keeps_ours_then_appends_theirs(tmp_path: Path) -> None:
+def test_merging_forks_keeps_the_shared_lines_then_each_sides_new_ones(tmp_path: Path) -> None:
     base, ours, theirs = _forks(tmp_path)
     merged = merge_ledgers(ours, theirs)
-    assert merged == ours + theirs[len(base):]
+    assert merged == ours + theirs[len(base):]  # ours appended first: its new event is the older
+    assert merge_ledgers(theirs, ours) == merged  # the same bytes whichever side merges
     assert merge_ledgers(merged, theirs) == merged  # nothing twice
     assert merge_ledgers(ours, ours) == ours
     result = verify_lines(lambda: iter(merged.splitlines(keepends=True)))
     assert result.ok and result.events == 6
-    assert sorted(result.hashes.values()) == [1, 2, 3, 4, 4, 5]  # the forks share seq 4
+    assert sorted(json.loads(line)["seq"] for line in merged.splitlines()) == [1, 2, 3, 4, 4, 5]  # forks share 4
 
 
 def test_the_driver_writes_the_merge_into_ours(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 from aidlc.events.ledger import Ledger
@@ -17,6 +19,7 @@ from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import CATALOGUE
+from tests import forge
 from tests.helpers import Bank, complete_first_bolt
 from tests.test_gate import (
     BOLT,
@@ -32,6 +35,7 @@ from tests.test_gate import (
     edit,
     findings,
     front,
+    git,
     read,
     run,
     through_inception,
@@ -246,10 +250,62 @@ def test_007_clean_with_a_ledger(bank: Bank) -> None:
     assert hits(bank.root, "AIDLC-LEDGER-007") == []
 
 
+# -- AIDLC-LEDGER-009..012: beyond the hash (the details: test_ledger_trust.py, test_ledger_forks.py) ---------------
+def test_009_an_event_dated_before_the_one_it_follows(chain: Path) -> None:
+    approve(chain, INTENT_ID, "requirements")
+    assert hits(chain, "AIDLC-LEDGER-009") == []
+    line = len(read(chain, LEDGER).splitlines()) + 1
+    forge.append_events(chain / LEDGER, [forge.event(line, ts="2020-01-01T00:00:00Z")])
+    found = hits(chain, "AIDLC-LEDGER-009")
+    assert where(found) == [(LEDGER, line)] and "before the event it follows" in found[0].message
+    assert found[0].severity == Severity.error and hits(chain, "AIDLC-LEDGER-001") == []
+
+
+def test_010_an_event_naming_a_commit_that_does_not_exist(chain: Path) -> None:
+    git(chain, "add", "-A")
+    git(chain, "commit", "-qm", "chain")
+    approve(chain, INTENT_ID, "requirements")  # names HEAD, which exists
+    assert hits(chain, "AIDLC-LEDGER-010") == []
+    line = len(read(chain, LEDGER).splitlines()) + 1
+    forge.append_events(chain / LEDGER, [forge.event(line, commit="0123456789" * 4, ts=forge.stamp(datetime.now(UTC)))])
+    found = hits(chain, "AIDLC-LEDGER-010")
+    assert where(found) == [(LEDGER, line)] and "does not exist in this repository" in found[0].message
+
+
+def test_011_in_a_shallow_clone_an_unknown_commit_is_a_warning(chain: Path, tmp_path: Path) -> None:
+    git(chain, "add", "-A")
+    git(chain, "commit", "-qm", "chain")
+    approve(chain, INTENT_ID, "requirements")
+    git(chain, "add", "-A")
+    git(chain, "commit", "-qm", "decided")
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{chain}", str(clone)], check=True)
+    found = hits(clone, "AIDLC-LEDGER-011")
+    assert where(found) == [(LEDGER, 2)] and found[0].severity == Severity.warning
+    assert "git fetch --unshallow" in found[0].message and hits(clone, "AIDLC-LEDGER-010") == []
+    assert hits(chain, "AIDLC-LEDGER-011") == []
+
+
+def test_012_two_branches_that_decided_a_gate_differently(chain: Path) -> None:
+    lines = read(chain, LEDGER).encode().splitlines(keepends=True)
+    tip = json.loads(lines[-1])
+    approved = forge.decision(2, f"intent:{INTENT_ID}", "requirements", "approve")
+    rejected = forge.decision(3, f"intent:{INTENT_ID}", "requirements", "reject")
+    sides = [forge.chain([e], tip["hash"], tip["seq"])[0] for e in (approved, rejected)]
+    write(chain, LEDGER, b"".join([*lines, *sides]).decode())  # two forks of the same line, as a merge leaves them
+    found = hits(chain, "AIDLC-LEDGER-012")
+    assert where(found) == [(LEDGER, 3)] and found[0].severity == Severity.error
+    assert f"intent {INTENT_ID} requirements: decided 'approve' (seq 2 by Ada) and 'reject' (seq 2 by Ada)" \
+        in found[0].message
+    assert hits(chain, "AIDLC-LEDGER-001") == []
+    approve(chain, INTENT_ID, "requirements")  # a person decides again, after both
+    assert hits(chain, "AIDLC-LEDGER-012") == []
+
+
 def test_every_ledger_rule_has_tests_here() -> None:
     from tests import test_approvals, test_claims  # evidence and a lost ledger (008, 013); deciders, keys (014-017)
 
     ledger_rules = {code for code, rule in CATALOGUE.items() if rule.family == "ledger"}
     names = [*globals(), *vars(test_claims), *vars(test_approvals)]
-    tested = {f"AIDLC-LEDGER-{name[5:8]}" for name in names if re.match(r"test_\d{3}_", name)}
+    tested = {f"AIDLC-LEDGER-{match[1]}" for name in names if (match := re.match(r"test_(\d{3})_", name))}
     assert ledger_rules == tested

@@ -219,9 +219,9 @@ def _clean_temporary_files(repo: Path, records: list[dict[str, Any]]) -> None:
 
 
 def _recorded(repo: Path, bank: str, key: str) -> bool:
-    from aidlc.events.ledger import LEDGER_FILE, Ledger  # only when a journal is left: rare
+    from aidlc.events.ledger import Ledger  # only when a journal is left: rare
 
-    ledger = Ledger(repo / bank / LEDGER_FILE, repo)
+    ledger = Ledger.of_bank(repo, bank)
     return ledger.exists() and ledger.find_key(key) is not None
 
 

@@ -36,6 +36,8 @@ def _decision_command(decision: Decision) -> click.Command:
         actor = actor_from(Path(bank.repo_root), as_actor)
         recorded = decide(bank, subject, stage, decision, reason, actor)
         event = recorded.event
+        if recorded.completed:
+            app.note("the ledger's last line lacked its newline (it was complete and intact); the newline was added")
         if recorded.recovered:
             app.note(f"the ledger's last line was torn (an interrupted write); it was moved to {recorded.recovered} "
                      "and a ledger.tail_recovered event records its sha256")

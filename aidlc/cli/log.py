@@ -13,9 +13,10 @@ from aidlc.bank.config import load_config
 from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
-from aidlc.events.ledger import LEDGER_FILE, Ledger, no_ledger
+from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files
-from aidlc.events.verify import split_lines, verify_lines
+from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, split_lines, verify_lines
+from aidlc.events.view import event_checks
 from aidlc.gates import signatures
 
 
@@ -30,7 +31,7 @@ def ledger_at(root: Path) -> Ledger:
     if not bank_dir.is_dir():
         raise UsageError(f"no memory bank at {bank_dir}",
                          [f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/"])
-    return Ledger(bank_dir / LEDGER_FILE, repo_root)
+    return Ledger.of_bank(repo_root, bank_dir.relative_to(repo_root).as_posix())
 
 
 @log_group.command("show")
@@ -72,7 +73,7 @@ def show_cmd(app: App, subject: str | None, event_type: str | None) -> None:
 @output_options
 @click.pass_obj
 def verify_cmd(app: App, ref: str | None) -> None:
-    """Check the hash chain; exit 1 at the first problem, naming its line and seq."""
+    """Check the hash chain and every event's time and commit; exit 1 at the first problem, naming its line."""
     ledger = ledger_at(app.root())
     if not ledger.exists():
         raise no_ledger(ledger)
@@ -80,26 +81,29 @@ def verify_cmd(app: App, ref: str | None) -> None:
     if ref is not None:  # an empty --against (an unset CI variable) must not silently skip the check
         old = _file_at(ledger.repo_root, ref, ledger.rel)
         against = split_lines(old) if old else []
-    result = verify_lines(ledger.lines, against=against, stop_at_first=True)
-    problem = result.problems[0] if result.problems else None
+    result = verify_lines(ledger.lines, against=against, stop_at_first=True, checks=event_checks(ledger.repo_root))
+    problem = result.first_error
+    notices = [p for p in result.problems if not p.is_error]
     signed = signatures.ledger_problems(ledger) if problem is None else []  # an intact chain: are its signatures?
     if app.json:
         app.emit_json({"path": ledger.rel, "ok": result.ok and not signed, "events": result.events, "against": ref,
-                       "problem": None if problem is None else {"line": problem.line, "seq": problem.seq,
-                                                                "kind": str(problem.kind),
-                                                                "message": problem.message},
+                       "problem": None if problem is None else _problem_json(problem),
+                       "notices": [_problem_json(p) | {"severity": p.severity} for p in notices],
                        "signatures": [asdict(p) for p in signed]})
-    elif signed:
-        _print_signature_problems(signed)
-    elif problem is None:
-        click.echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
-                                                                                else ""))
     else:
-        where = f"{ledger.rel}:{problem.line}" if problem.kind != "missing" else f"{ledger.rel} at {ref}"
-        seq = "?" if problem.seq is None else problem.seq  # an unreadable line has no seq to name
-        click.echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
-        click.echo("Next steps:\n  git log -p -- " + ledger.rel + "    # who changed the ledger, and how\n"
-                   "  restore the file from the last good commit; the ledger is append-only")
+        for notice in notices:
+            click.echo(f"{notice.severity}: {ledger.rel}:{notice.line} seq {notice.seq}: {notice.kind}: "
+                       f"{notice.message}")
+        if signed:
+            _print_signature_problems(signed)
+        elif problem is None:
+            click.echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
+                                                                                    else ""))
+        else:
+            where = f"{ledger.rel}:{problem.line}" if problem.kind != "missing" else f"{ledger.rel} at {ref}"
+            seq = "?" if problem.seq is None else problem.seq  # an unreadable line has no seq to name
+            click.echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
+            click.echo("Next steps:\n" + "\n".join(f"  {step}" for step in _next_steps(problem, ledger.rel)))
     if problem is not None or signed:
         raise click.exceptions.Exit(1)
 
@@ -108,6 +112,20 @@ def _print_signature_problems(problems: list[signatures.Problem]) -> None:
     for found in problems:
         click.echo(f"✗ {found.path}{f':{found.line}' if found.line else ''}: {found.message}")
     click.echo(f"Next steps:\n  {problems[0].fix}")
+
+
+def _problem_json(problem: Problem) -> dict[str, object]:
+    return {"line": problem.line, "seq": problem.seq, "kind": str(problem.kind), "message": problem.message}
+
+
+def _next_steps(problem: Problem, rel: str) -> list[str]:
+    who = f"git log -p -- {rel}    # who changed the ledger, and how"
+    if problem.kind in CHAIN_KINDS:
+        return [who, "restore the file from the last good commit; the ledger is append-only"]
+    if problem.kind in TIME_KINDS:
+        return [who, "an event's time is part of its hash: restore the file from the last good commit, and check "
+                "the clock of the machine that wrote the line"]
+    return ["git fetch --all    # the commit may be on a branch this clone has not fetched", who]
 
 
 def _file_at(repo: Path, ref: str, rel: str) -> bytes | None:
@@ -121,7 +139,7 @@ def _file_at(repo: Path, ref: str, rel: str) -> bytes | None:
 @click.argument("ours", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.argument("theirs", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def merge_cmd(base: Path, ours: Path, theirs: Path) -> None:
-    """Git merge driver (%O %A %B): keep ours, append theirs that we lack."""
+    """Git merge driver (%O %A %B): the shared lines, then each side's new ones (the same either way)."""
     ok, message = merge_files(base, ours, theirs)
     click.echo(f"aidlc: {message}", err=True)
     sys.exit(0 if ok else 1)

@@ -30,8 +30,8 @@ from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.draft.apply import Written, problems, write
 from aidlc.draft.proposals import GATE_OF, PROPOSALS, Level
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.ledger import LEDGER_FILE, Ledger, no_ledger
-from aidlc.events.verify import verify_lines
+from aidlc.events.ledger import Ledger, no_ledger
+from aidlc.events.view import open_view
 from aidlc.llm.base import Message, Provider, Usage
 from aidlc.llm.context import ContextPiece, fit_context
 from aidlc.llm.errors import LLMBadOutput
@@ -138,11 +138,10 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
 
 def _verified_ledger(bank: MemoryBank) -> Ledger:
     """The bank's ledger, which records the draft: it must be there and its chain intact."""
-    repo = Path(bank.repo_root)
-    ledger = Ledger(repo / bank.rel_root / LEDGER_FILE, repo)
+    ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
     if not ledger.exists():
         raise no_ledger(ledger)
-    problem = next(iter(verify_lines(ledger.lines, stop_at_first=True).problems), None)
+    problem = open_view(ledger).first_error
     if problem is not None:
         raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; aidlc draft records "
                          "its proposal there and writes nothing while the ledger does not verify",

@@ -20,3 +20,16 @@ def event_hash(event: dict[str, Any]) -> str:
 
 def line_of(event: dict[str, Any]) -> bytes:
     return canonical(event) + b"\n"
+
+
+def event_of(line: bytes) -> dict[str, Any] | None:
+    """The event a ledger line holds, or None if it is not one (garbage, JSON of another shape, nesting too
+    deep to parse): everything that reads events can then trust their fields."""
+    from aidlc.model.events import Event  # pydantic: imported when an event is first read
+
+    try:
+        event = json.loads(line)
+        Event.model_validate(event)
+    except (ValueError, TypeError, RecursionError):  # pydantic's ValidationError is a ValueError
+        return None
+    return event  # type: ignore[no-any-return]

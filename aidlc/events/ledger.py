@@ -1,16 +1,19 @@
-"""Appending to and reading the ledger.
+"""Appending to and reading the ledger: the one owner of memory-bank/events.jsonl.
 
-Appends hold an exclusive flock on a lock file in .aidlc/ (never in the bank), check the
-chain, write the whole line with one write() on an O_APPEND descriptor, and fsync. A crash
-can therefore only leave a torn *last* line; the next append moves that fragment aside and
-records a `ledger.tail_recovered` event. Damage anywhere else makes append refuse: a new
-event is never chained onto a ledger that does not verify.
+`Ledger.of_bank` is the one way to find it. Reading opens only a regular file, never through a
+symbolic link, and a file that is not one (a folder, a FIFO, a device) or cannot be read is a
+LedgerError that says so. `Ledger.state` is what a full check of the file establishes: served from
+the verified-prefix checkpoint when that vouches for the file as it is (see `checkpoint`), else
+built by reading the file once (`state.scan`), which then writes a new checkpoint.
 
-Checking the whole chain on every append would make appends O(ledger size), so a Ledger
-remembers what it checked (the file's identity, size and mtime, the chain, the keys). The next
-append under the lock checks only the lines added since, when the file merely grew (other
-writers append too); a file that was replaced, shrunk or rewritten is checked again in full.
-An in-place edit that keeps size and mtime is not seen here: that is `aidlc log verify`'s job.
+Appends hold an exclusive flock on a lock file in .aidlc/ (never in the bank), take the state
+(the one this object left, if the file is as it left it; else the checkpoint's; else a full
+check), refuse a ledger with errors (a new event is never chained onto a ledger that does not
+verify), write the whole line with one write() on an O_APPEND descriptor, fsync, and extend the
+state and the checkpoint by that line. A crash can therefore only leave an incomplete *last*
+line: the next append moves that fragment aside and records a `ledger.tail_recovered` event. A
+last line that is complete and intact but lacks its newline (a write cut just before it) is not
+damage: the next append writes the newline before its own line.
 """
 
 from __future__ import annotations
@@ -18,33 +21,42 @@ from __future__ import annotations
 import errno
 import fcntl
 import hashlib
-import json
+import mmap
 import os
 import secrets
+import stat as stat_module
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.canonical import event_hash, line_of
-from aidlc.events.verify import Chain, key_of, raw_key
+from aidlc.events import checkpoint
+from aidlc.events.canonical import event_hash, event_of, line_of
+from aidlc.events.decisions import Decided
+from aidlc.events.state import LedgerState, scan
+from aidlc.events.verify import MAX_LINE, ProblemKind, key_of, line_hash, raw_key, read_lines
 from aidlc.model.events import GENESIS, Actor, Event, EventType
+
+__all__ = ["LEDGER_FILE", "Appended", "Ledger", "LedgerError", "event_of", "no_ledger", "utc_now"]
 
 LEDGER_FILE = "events.jsonl"
 LOCK_FILE = Path(".aidlc") / "locks" / "ledger.lock"
-_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO must not hang open()
+_KINDS = {stat_module.S_IFDIR: "a folder", stat_module.S_IFIFO: "a FIFO (named pipe)", stat_module.S_IFSOCK: "a socket",
+          stat_module.S_IFCHR: "a character device", stat_module.S_IFBLK: "a block device"}
 
 
 Signer = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class LedgerError(AidlcError):
-    """The ledger cannot be appended to as it is; nothing was written."""
+    """The ledger cannot be read or appended to as it is; nothing was written."""
 
 
 @dataclass
@@ -52,18 +64,7 @@ class Appended:
     event: dict[str, Any]
     recorded: bool  # False when an event with the same idempotency key already existed
     recovered: Path | None = None  # where a torn tail was moved, if one was found
-
-
-@dataclass
-class _Checked:
-    """What the last check of the file found, valid while the file is as it was then."""
-
-    chain: Chain
-    size: int = 0  # bytes of complete, checked lines
-    stamp: tuple[int, int, int, int] | None = None  # (dev, ino, size, mtime_ns) right after the check
-    last_line: bytes = b""  # to tell a file that grew from one that was rewritten
-    keys: dict[bytes, int] = field(default_factory=dict)  # raw key -> offset of the first line with it
-    torn: int | None = None  # offset of an incomplete last line
+    completed: bool = False  # the last line lacked its newline, and got it
 
 
 def utc_now() -> str:
@@ -79,7 +80,13 @@ class Ledger:
         self.path = path
         self.repo_root = repo_root
         self.lock_path = repo_root / LOCK_FILE
-        self._checked: _Checked | None = None
+        self._mine: tuple[list[int], str, LedgerState] | None = None  # (identity, tail, state) as we last saw them
+
+    @classmethod
+    def of_bank(cls, repo_root: Path | str, bank_rel: str) -> Ledger:
+        """The ledger of the memory bank at `bank_rel` (relative to the repository root `repo_root`)."""
+        root = Path(repo_root)
+        return cls(root / bank_rel / LEDGER_FILE, root)
 
     @property
     def rel(self) -> str:
@@ -89,7 +96,8 @@ class Ledger:
             return self.path.as_posix()
 
     def exists(self) -> bool:
-        return self.path.exists()
+        """Something is there (a symbolic link or a folder too: reading it then says what is wrong)."""
+        return os.path.lexists(self.path)
 
     @contextmanager
     def locked(self) -> Iterator[None]:
@@ -101,105 +109,188 @@ class Ledger:
             finally:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
 
+    # -- reading -------------------------------------------------------------------------------------------
+    def open_fd(self) -> int:
+        """A read-only descriptor of the ledger, which must be a regular file; else a LedgerError saying why."""
+        try:
+            fd = os.open(self.path, _READ_FLAGS)
+        except OSError as exc:
+            raise self._unreadable(exc) from None
+        kind = stat_module.S_IFMT(os.fstat(fd).st_mode)
+        if kind != stat_module.S_IFREG:
+            os.close(fd)
+            raise LedgerError(f"{self.rel} is {_KINDS.get(kind, 'not a regular file')}, not the ledger file",
+                              [f"ls -la {self.rel}    # what is there",
+                               f"git restore --source=HEAD -- {self.rel}    # the committed ledger"])
+        return fd
+
+    def _unreadable(self, exc: OSError) -> LedgerError:
+        if exc.errno == errno.ELOOP:
+            return LedgerError(f"{self.rel} is a symbolic link; the ledger is read and written only as a file",
+                               [f"replace the link with the ledger file itself: {self.rel}"])
+        return LedgerError(f"{self.rel} cannot be read: {exc.strerror or exc}",
+                           [f"ls -la {self.rel}    # its owner and permissions",
+                            f"chmod u+rw {self.rel}    # if it is yours"])
+
+    def lines(self) -> Iterator[bytes]:
+        """Every line, read as the verifier reads them (see `read_lines`); none when there is no ledger."""
+        if not self.exists():
+            return
+        fd = self.open_fd()
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                yield from read_lines(handle)
+        finally:
+            os.close(fd)
+
+    def events(self, damaged: list[int] | None = None) -> Iterator[dict[str, Any]]:
+        """Every well-formed event, in file order. Other lines are skipped (`verify` reports them);
+        their numbers are added to `damaged` when it is given."""
+        for number, line in enumerate(self.lines(), start=1):
+            event = event_of(line)
+            if event is not None:
+                yield event
+            elif damaged is not None:
+                damaged.append(number)
+
+    def state(self, keep: bool = False) -> LedgerState:
+        """What a full check of the ledger establishes: the checkpoint's when it vouches for the file, else
+        from reading the whole file once. With `keep` (commands that write anyway; never `validate`), a
+        state read in full is recorded as the new checkpoint."""
+        fd = self.open_fd()
+        try:
+            before = checkpoint.identity(os.fstat(fd))
+            state = checkpoint.load(self.repo_root, self.rel, fd)
+            if state is None:
+                state = _scan_fd(fd, before[2])
+                if keep:
+                    self._keep(fd, state, before)
+            # An append by this object starts from it, if the file is still so.
+            self._mine = (before, checkpoint.tail(fd, before[2]), state)
+            return state
+        finally:
+            os.close(fd)
+
+    def _keep(self, fd: int, state: LedgerState, before: list[int]) -> None:
+        """Save the checkpoint of a state read without the lock, if the file did not change meanwhile."""
+        if not state.ok:
+            return
+        try:
+            with self.locked():  # appenders write under it: what is checked now stays true until it is saved
+                now = os.stat(self.path, follow_symlinks=False)
+                if checkpoint.identity(os.fstat(fd)) == before and now.st_ino == before[1]:
+                    checkpoint.save(self.repo_root, self.rel, fd, state)
+        except OSError:
+            pass  # a read-only checkout: the next command checks the whole file again
+
+    def read_event(self, decided: Decided) -> dict[str, Any]:
+        """The event of a recorded decision, read where the state says it stands and checked against its hash."""
+        fd = self.open_fd()
+        try:
+            line = os.pread(fd, decided.length, decided.offset)
+        finally:
+            os.close(fd)
+        complete = line if line.endswith(b"\n") else line + b"\n"
+        event = event_of(complete) if line_hash(complete).decode() == decided.hash else None
+        if event is None:
+            raise LedgerError(f"{self.rel} changed while it was being read (line {decided.line} is not what it was)",
+                              ["run the command again", "aidlc log verify    # if it happens again"])
+        return event
+
+    def find_key(self, key: str) -> dict[str, Any] | None:
+        """The first event recorded under an idempotency key (canonical lines make this a byte search)."""
+        if not self.exists():
+            return None
+        fd = self.open_fd()
+        try:
+            return _search_key(fd, raw_key(key), os.fstat(fd).st_size)
+        finally:
+            os.close(fd)
+
+    # -- appending ------------------------------------------------------------------------------------------
     def append(self, event_type: EventType, actor: Actor, *, key: str | None = None,
                sign: Signer | None = None, **fields: Any) -> Appended:
         """Append one event (and a recovery event first, if the tail was torn). `sign`, given the event as it
         will stand but for `hash`, returns its `signature` (or raises, and nothing is written)."""
         with self.locked():
-            fd = self._open()
+            fd = self._open_for_append()
             try:
-                checked = self._check(fd)
-                recovered = self._recover_torn_tail(fd, checked, actor) if checked.torn is not None else None
-                if key is not None and (offset := checked.keys.get(raw_key(key))) is not None:
-                    return Appended(self._event_at(fd, offset), recorded=False, recovered=recovered)
-                event = self._write(fd, checked, event_type, actor, key=key, sign=sign, **fields)
-                return Appended(event, recorded=True, recovered=recovered)
+                state = self._state_of(fd)
+                if not state.ok and not state.torn:
+                    raise self._damaged(state)
+                recovered = self._recover_torn_tail(fd, state, actor) if state.torn else None
+                completed = not state.terminated
+                if key is not None and state.keys.may_hold(wanted := raw_key(key)):
+                    existing = _search_key(fd, wanted, state.size)
+                    if existing is not None:
+                        return Appended(existing, recorded=False, recovered=recovered)
+                event = self._write(fd, state, event_type, actor, key=key, sign=sign, **fields)
+                return Appended(event, recorded=True, recovered=recovered, completed=completed)
             except BaseException:
-                self._checked = None  # whatever happened, the next append looks at the file afresh
+                self._mine = None  # whatever happened, the next append looks at the file afresh
                 raise
             finally:
                 os.close(fd)
 
-    # -- internals (called with the lock held) ------------------------------------------------
-    def _open(self) -> int:
+    def _open_for_append(self) -> int:
         if self.path.is_symlink():
             raise LedgerError(f"{self.rel} is a symbolic link; refusing to write through it",
                               [f"replace the link with the ledger file itself: {self.rel}"])
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             # O_NOFOLLOW closes the race between the check above and the open.
-            return os.open(self.path, _OPEN_FLAGS, 0o644)
+            fd = os.open(self.path, _APPEND_FLAGS | os.O_NONBLOCK, 0o644)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise LedgerError(f"{self.rel} is a symbolic link; refusing to write through it") from None
             raise LedgerError(f"cannot open {self.rel}: {exc.strerror}") from None
+        kind = stat_module.S_IFMT(os.fstat(fd).st_mode)
+        if kind != stat_module.S_IFREG:
+            os.close(fd)
+            raise LedgerError(f"{self.rel} is {_KINDS.get(kind, 'not a regular file')}; refusing to write to it",
+                              [f"ls -la {self.rel}    # what is there"])
+        return fd
 
-    def _check(self, fd: int) -> _Checked:
-        """Verify the lines added since the last check (all of them, the first time); refuse damage."""
-        stat = os.fstat(fd)
-        stamp = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
-        checked = self._checked
-        if checked is not None and checked.stamp == stamp:
-            return checked
-        if checked is None or not self._grew(fd, checked, stamp):
-            checked = _Checked(Chain(self.lines))
-        self._checked = None
-        with open(fd, "rb", closefd=False) as handle:
-            handle.seek(checked.size)
-            for line in handle:
-                self._take(checked, line)
-        checked.stamp = stamp
-        self._checked = checked
-        return checked
+    def _state_of(self, fd: int) -> LedgerState:
+        """The state of the file under the lock: ours if nothing changed since our last append."""
+        info = os.fstat(fd)
+        if self._mine is not None and self._mine[0] == checkpoint.identity(info) \
+                and self._mine[1] == checkpoint.tail(fd, info.st_size):
+            return self._mine[2]
+        return checkpoint.load(self.repo_root, self.rel, fd) or _scan_fd(fd, info.st_size)
 
-    @staticmethod
-    def _grew(fd: int, checked: _Checked, stamp: tuple[int, int, int, int]) -> bool:
-        """The same file, longer, with the last line we checked still where it was: appends only."""
-        if checked.stamp is None or stamp[:2] != checked.stamp[:2] or stamp[2] <= checked.size:
-            return False
-        end = checked.size
-        return os.pread(fd, len(checked.last_line), end - len(checked.last_line)) == checked.last_line
+    def _damaged(self, state: LedgerState) -> LedgerError:
+        problem = next(p for p in state.problems if p.is_error)
+        return LedgerError(
+            f"{self.rel}:{problem.line} seq {problem.seq}: {problem.kind}: {problem.message}; "
+            "refusing to append to a damaged ledger",
+            ["aidlc log verify    # shows the damage",
+             f"git log -p -- {self.rel}    # restore the file from the last good commit"])
 
-    def _take(self, checked: _Checked, line: bytes) -> None:
-        """Add one line to the check: a good one to the chain and the keys, else refuse (a torn tail is noted)."""
-        problem = checked.chain.feed(line)
-        if problem is not None and problem.kind == "torn":
-            checked.torn = checked.size
-            checked.chain.lines -= 1  # the fragment will be moved aside: it is not a line of the ledger
-            return
-        if problem is not None:
-            raise LedgerError(
-                f"{self.rel}:{problem.line} seq {problem.seq}: {problem.kind}: {problem.message}; "
-                "refusing to append to a damaged ledger",
-                ["aidlc log verify    # shows the damage",
-                 f"git log -p -- {self.rel}    # restore the file from the last good commit"])
-        key = key_of(line)
-        if key is not None:
-            checked.keys.setdefault(key, checked.size)
-        checked.size += len(line)
-        checked.last_line = line
-
-    def _write(self, fd: int, checked: _Checked, event_type: EventType, actor: Actor, sign: Signer | None = None,
+    def _write(self, fd: int, state: LedgerState, event_type: EventType, actor: Actor, sign: Signer | None = None,
                **fields: Any) -> dict[str, Any]:
-        last = checked.chain.last
+        last = state.tip
         event: dict[str, Any] = {
             "v": 1,
-            "seq": (last[2] + 1) if last else 1,
+            "seq": (last[1] + 1) if last else 1,
             "id": new_event_id(),
             "ts": utc_now(),
             "type": str(event_type),
             "actor": actor.model_dump(mode="json", exclude_none=True),
-            "prev": last[0].decode() if last else GENESIS,
+            "prev": last[0] if last else GENESIS,
         }
         event.update({name: _plain(value) for name, value in fields.items() if value is not None})
         if sign is not None:  # under the lock: the signature covers `prev` and `seq`, which only the lock fixes
             event["signature"] = sign(event)
         try:
             event["hash"] = event_hash(event)
-            data = line_of(event)
+            line = line_of(event)
         except UnicodeEncodeError:  # e.g. undecodable bytes of a command-line argument (surrogate escapes)
             raise LedgerError("the event holds text that is not valid Unicode; nothing was written") from None
+        if len(line) > MAX_LINE:
+            raise LedgerError(f"the event would be {len(line):,} bytes; a ledger line holds at most {MAX_LINE:,}")
         Event.model_validate(event)  # the model is the contract: never write a line it rejects
+        data = line if state.terminated else b"\n" + line  # complete an intact last line first (same write)
         try:
             written = os.write(fd, data)
             if written == len(data):
@@ -210,30 +301,35 @@ class Ledger:
         if written != len(data):  # a short write on a regular file means a full disk
             raise LedgerError(f"short write to {self.rel} ({written} of {len(data)} bytes); disk full?",
                               ["free disk space, then rerun: the next append moves the fragment aside"])
-        self._take(checked, data)  # our own line joins the chain (and is checked like any other)
-        stat = os.fstat(fd)
-        checked.stamp = (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        state.take(line, state.size + len(data) - len(line), event)
+        state.problems = [p for p in state.problems if p.kind != ProblemKind.unterminated]
+        checkpoint.save(self.repo_root, self.rel, fd, state)
+        info = os.fstat(fd)
+        self._mine = (checkpoint.identity(info), checkpoint.tail(fd, info.st_size), state)
         return event
 
-    def _recover_torn_tail(self, fd: int, checked: _Checked, actor: Actor) -> Path:
+    def _recover_torn_tail(self, fd: int, state: LedgerState, actor: Actor) -> Path:
         """Move the incomplete last line aside (durably, before cutting it off), then record that."""
-        assert checked.torn is not None
         size = os.fstat(fd).st_size
-        fragment = os.pread(fd, size - checked.torn, checked.torn)
+        fragment = size - state.good_size
         aside = self._aside_path()
+        digest = hashlib.sha256()
         out = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
         try:
-            os.write(out, fragment)
+            for start in range(state.good_size, size, 1 << 20):  # in pieces: a fragment may be huge
+                piece = os.pread(fd, min(1 << 20, size - start), start)
+                digest.update(piece)
+                os.write(out, piece)
             os.fsync(out)
         finally:
             os.close(out)
         _fsync_dir(aside.parent)
-        os.ftruncate(fd, checked.torn)
+        os.ftruncate(fd, state.good_size)
         os.fsync(fd)
-        checked.torn = None
-        self._write(fd, checked, EventType.ledger_tail_recovered, actor,
-                    data={"fragment": self._rel(aside), "bytes": len(fragment),
-                          "sha256": hashlib.sha256(fragment).hexdigest()})
+        state.size, state.lines = state.good_size, state.lines - 1
+        state.problems = [p for p in state.problems if p.kind != ProblemKind.torn]
+        self._write(fd, state, EventType.ledger_tail_recovered, actor,
+                    data={"fragment": self._rel(aside), "bytes": fragment, "sha256": digest.hexdigest()})
         return aside
 
     def _aside_path(self) -> Path:
@@ -251,39 +347,36 @@ class Ledger:
         except ValueError:
             return path.as_posix()
 
-    @staticmethod
-    def _event_at(fd: int, offset: int) -> dict[str, Any]:
-        with open(fd, "rb", closefd=False) as handle:
-            handle.seek(offset)
-            return json.loads(handle.readline())  # type: ignore[no-any-return]
 
-    # -- reading (no lock: appends are whole lines, readers see a prefix) --------------------
-    def find_key(self, key: str) -> dict[str, Any] | None:
-        """The first event recorded under an idempotency key (canonical lines make this a byte search)."""
-        wanted = raw_key(key)
-        for line in self.lines():
-            if key_of(line) == wanted and line.endswith(b"\n"):
-                try:
-                    return json.loads(line)  # type: ignore[no-any-return]
-                except ValueError:
-                    continue
+def _scan_fd(fd: int, size: int) -> LedgerState:
+    """A full check of the open file, as it was when its size was taken."""
+    handle = os.fdopen(fd, "rb", closefd=False)
+
+    def lines() -> Iterator[bytes]:
+        handle.seek(0)
+        return read_lines(handle, size)
+
+    try:
+        return scan(lines)
+    finally:
+        handle.close()
+
+
+def _search_key(fd: int, raw: bytes, size: int) -> dict[str, Any] | None:
+    """The first event with this raw key in the first `size` bytes, found with a byte search."""
+    if size == 0:
         return None
-
-    def lines(self) -> Iterator[bytes]:
-        if not self.path.exists():
-            return
-        with open(self.path, "rb") as handle:
-            yield from handle
-
-    def events(self, damaged: list[int] | None = None) -> Iterator[dict[str, Any]]:
-        """Every well-formed event, in file order. Other lines are skipped (`verify` reports them);
-        their numbers are added to `damaged` when it is given."""
-        for number, line in enumerate(self.lines(), start=1):
-            event = event_of(line)
-            if event is not None:
-                yield event
-            elif damaged is not None:
-                damaged.append(number)
+    needle = b'"key":"' + raw + b'","prev":"'
+    with mmap.mmap(fd, size, access=mmap.ACCESS_READ) as data:
+        at = data.find(needle)
+        while at != -1:
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            line = data[start:end + 1 if end != -1 else size]
+            if key_of(line) == raw and (event := event_of(line)) is not None:
+                return event
+            at = data.find(needle, at + 1)
+    return None
 
 
 def no_ledger(ledger: Ledger) -> UsageError:
@@ -324,17 +417,6 @@ def lost_ledger(ledger: Ledger) -> LostLedger | None:
                           ["git fetch --unshallow    # then rerun: the whole history shows whether a ledger existed"],
                           shallow=True)
     return None
-
-
-def event_of(line: bytes) -> dict[str, Any] | None:
-    """The event a ledger line holds, or None if it is not one (garbage, or JSON of another shape):
-    everything that reads events can then trust their fields."""
-    try:
-        event = json.loads(line)
-        Event.model_validate(event)
-    except (ValueError, TypeError):  # pydantic's ValidationError is a ValueError
-        return None
-    return event  # type: ignore[no-any-return]
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -21,7 +21,8 @@ from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.write import atomic_write, set_front_matter, update_front_matter, yaml_scalar
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Ledger, Signer, new_event_id, no_ledger, utc_now
-from aidlc.events.verify import ProblemKind, verify_lines
+from aidlc.events.verify import ProblemKind
+from aidlc.events.view import GateHistory, LedgerView, open_view
 from aidlc.gates.actor import bot_identity
 from aidlc.gates.catalogue import (
     INTENT_STAGES,
@@ -32,7 +33,7 @@ from aidlc.gates.catalogue import (
     judged_files,
     stages_for,
 )
-from aidlc.gates.history import GateHistory
+from aidlc.gates.history import standing
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
 from aidlc.model.types import StoryStatus
 
@@ -48,11 +49,7 @@ class Recorded:
     event: dict[str, Any]
     changed: list[str] = field(default_factory=list)
     recovered: str | None = None  # a torn last line found on the way, moved aside to this file (repo-relative)
-
-
-def ledger_for(bank: MemoryBank) -> Ledger:
-    repo = Path(bank.repo_root)
-    return Ledger(repo / bank.rel_root / "events.jsonl", repo)
+    completed: bool = False  # the ledger's last line lacked its newline, and got it
 
 
 def resolve(bank: MemoryBank, index: BankIndex, subject: str, stage: str | None = None) -> GateTarget:
@@ -91,7 +88,7 @@ def _release(bank: MemoryBank, name: str) -> GateTarget:
 def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reason: str | None,
            actor: Actor) -> Recorded:
     repo = Path(bank.repo_root)
-    ledger = ledger_for(bank)
+    ledger = Ledger.of_bank(repo, bank.rel_root)
     if not ledger.exists():
         raise no_ledger(ledger)
     if actor.kind != ActorKind.human:
@@ -104,8 +101,9 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     target = resolve(bank, index, subject, stage)
     if stage not in target.stages:
         raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are {', '.join(target.stages)}")
-    _check_intact(ledger)
-    _check_order(bank, GateHistory.read(ledger), index, target, stage)
+    led = open_view(ledger, keep=True)  # a decision writes anyway: what it reads in full is kept for the next
+    _check_intact(led)
+    _check_order(bank, led.history, index, target, stage)
     label, _ = judged_files(bank, index, target, stage)
     judged = judged_digests(bank, index, target, stage)
     digest = combine(label, judged)
@@ -117,6 +115,8 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     data: dict[str, Any] = {"effects": effects} if effects else {}
     if len(judged) > 1:
         data["judged"] = [d.model_dump() for d in judged]
+    if unseen := _decided_on_other_branches(led, target, stage):
+        data["supersedes"] = unseen
     key = f"gate:{new_event_id()}"
     atomic_write(repo / PENDING_NOTE, key + "\n", repo)
     appended = ledger.append(
@@ -126,7 +126,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         data=data or None, sign=sign,
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
-    return Recorded(appended.event, apply_effects(repo, appended.event), recovered)
+    return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed)
 
 
 def _refuse_bot(bank: MemoryBank, stage: str, actor: Actor) -> None:
@@ -148,18 +148,25 @@ def _signer(bank: MemoryBank, actor: Actor) -> Signer | None:
     return signer_for(Path(bank.repo_root), bank.rel_root, actor.email)
 
 
-def _check_intact(ledger: Ledger) -> None:
+def _check_intact(led: LedgerView) -> None:
     """The order check trusts the recorded decisions, so they must be the ones the chain vouches for.
 
     A torn last line is no reason to refuse: the append moves it aside (DESIGN section 3).
     """
-    result = verify_lines(ledger.lines, stop_at_first=True)
-    if result.problems and result.problems[0].kind != ProblemKind.torn:
-        problem = result.problems[0]
+    problem, ledger = led.first_error, led.ledger
+    if problem is not None and problem.kind != ProblemKind.torn:
         raise GateRefused(f"the ledger is damaged at {ledger.rel}:{problem.line} ({problem.kind}: {problem.message}); "
                           "no decision is chained onto it",
                           ["aidlc log verify    # names the first bad line",
                            f"restore {ledger.rel} from the last good commit, then decide again"])
+
+
+def _decided_on_other_branches(led: LedgerView, target: GateTarget, stage: str) -> list[str]:
+    """The standing decisions of this gate the new one would not follow on its `prev` chain: made on a branch
+    merged since. This person sees them (and `aidlc status` shows them) and decides after all of them."""
+    tip = led.state.tip_line
+    return [head.hash for head in led.history.heads(target.kind, target.id, stage)
+            if not led.state.decisions.is_ancestor(head.line, tip)]
 
 
 def _check_order(bank: MemoryBank, history: GateHistory, index: BankIndex, target: GateTarget, stage: str) -> None:
@@ -176,7 +183,7 @@ def _check_order(bank: MemoryBank, history: GateHistory, index: BankIndex, targe
 
 def _require_current(bank: MemoryBank, history: GateHistory, index: BankIndex, target: GateTarget, stage: str,
                      why: str) -> None:
-    state = history.standing(bank, index, target, stage)
+    state = standing(history, bank, index, target, stage)
     if state is not None:
         raise GateRefused(f"{target.kind} {target.id}: the {stage} gate {state}; {why}",
                           [f"aidlc gate approve {target.id} --stage {stage}"])
@@ -261,7 +268,7 @@ def reconcile(bank: MemoryBank) -> list[str]:
     if not note.is_file():
         return []
     key = note.read_text(encoding="utf-8").strip()
-    event = ledger_for(bank).find_key(key) if key else None
+    event = Ledger.of_bank(repo, bank.rel_root).find_key(key) if key else None
     if event is None:  # the crash came before the append: nothing was decided
         note.unlink(missing_ok=True)
         return []

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.gates.catalogue import INTENT_STAGES, GateTarget, fingerprint, stages_for
-from aidlc.model.events import EventType
+from aidlc.gates.history import standing
 from aidlc.model.findings import Finding
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.report.style import Style
@@ -131,16 +131,11 @@ def gate_statuses(bank: MemoryBank, index: BankIndex) -> list[GateStatus]:
     led = view(index)
     if led is None:
         return []
-    latest: dict[tuple[str, str], dict] = {}  # the last decision per subject, in file order (seqs of forks tie)
-    for _, event in led.events:
-        subject = event.get("subject")
-        if event.get("type") == EventType.gate_decided and isinstance(subject, dict):
-            latest[(str(subject.get("kind")), str(subject.get("id")))] = event
     result = []
     for target in _targets(bank, index):
-        last = latest.get((target.kind, target.id))
+        last = led.history.last_of(target.kind, target.id)
         # A stale approval judged other bytes: the gate waits for a person again (as AIDLC-LEDGER-005 says).
-        pending = next((s for s in target.stages if led.history.standing(bank, index, target, s) is not None), None)
+        pending = next((s for s in target.stages if standing(led.history, bank, index, target, s) is not None), None)
         result.append(GateStatus(kind=target.kind, id=target.id, pending=pending, last=None if last is None else
                                  LastDecision(stage=str(last.get("stage")), decision=str(last.get("decision")),
                                               by=str((last.get("actor") or {}).get("name")), at=str(last.get("ts")))))

@@ -208,7 +208,7 @@ def _completions(index: BankIndex) -> tuple[int, int]:
 def _lost(index: BankIndex) -> Hit | None:
     """The lost-ledger finding, once per run (it asks git): None when there is a ledger or git shows none ever."""
     bank = index.bank
-    ledger = Ledger(Path(bank.repo_root) / bank.rel_root / LEDGER_FILE, Path(bank.repo_root))
+    ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
     if ledger.path.exists():
         return None
     lost = lost_ledger(ledger)
@@ -232,7 +232,7 @@ def _lost_once(index: BankIndex) -> Hit | None:
       "run `aidlc init` to start the ledger; later completions then need gate decisions")
 def ledger_exists(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
-    if view(index) is not None or (Path(bank.repo_root) / bank.rel_root / LEDGER_FILE).exists():
+    if view(index) is not None or Ledger.of_bank(bank.repo_root, bank.rel_root).exists():
         return
     bolts, stories = _completions(index)
     if (bolts or stories) and _lost_once(index) is None:

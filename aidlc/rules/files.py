@@ -46,7 +46,10 @@ def bad_front_matter(index: BankIndex) -> Iterator[Hit]:
 @rule("AIDLC-FILE-004", E, "file", "file cannot be read",
       "check the file's permissions and that it is a regular file")
 def unreadable(index: BankIndex) -> Iterator[Hit]:
+    from aidlc.rules import ledger  # here, not at the top: the file rules stay first in the catalogue
+
     yield from _read_problems(index, ProblemKind.unreadable)
+    yield from ledger.unreadable(index)
 
 
 @rule("AIDLC-FILE-005", E, "file", "a unit folder has no unit-brief.md or a bolt folder has no bolt.md",

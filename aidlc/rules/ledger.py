@@ -1,63 +1,50 @@
-"""Ledger rules: the chain is intact, and gate decisions judged bytes that have not changed since. The view
-of the ledger the rules of one run share is built here. (Whether completions are backed by decisions:
-`claims`; who decided, and with which key: `approvals`.)"""
+"""Ledger rules: the chain is intact, every event is plausible beyond its hash, gate decisions judged
+bytes that have not changed since, and branches did not decide a gate differently. The view of the
+ledger the rules of one run share is built here, once per run. (Whether completions are backed by
+decisions: `claims`; who decided, and with which key: `approvals`.)"""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
 from aidlc.errors import UsageError
-from aidlc.events.ledger import LEDGER_FILE, Ledger, event_of
-from aidlc.events.verify import Verification, verify_lines
+from aidlc.events.ledger import Ledger, LedgerError
+from aidlc.events.verify import TIME_KINDS, ProblemKind
+from aidlc.events.view import LedgerView, describe_conflict, open_view
 from aidlc.gates.catalogue import GateTarget, fingerprint, judged_digests
 from aidlc.gates.decide import resolve
-from aidlc.gates.history import GateHistory
 from aidlc.model.events import FileDigest
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
-E = Severity.error
+__all__ = ["LedgerView", "view"]
 
+E, W = Severity.error, Severity.warning
 
-@dataclass
-class LedgerView:
-    ledger: Ledger
-    verification: Verification
-    history: GateHistory
-    events: list[tuple[int, dict[str, Any]]]  # (line in the file, event): damaged lines are left out
-
-
-# The rules of one run share one view. Keyed by the file's bytes, not its mtime: an edit within the
-# file system's clock tick that keeps the size would otherwise be served the old view.
-_VIEWS: dict[tuple[str, str, str], LedgerView] = {}
+# One view per run of the rules (a run has one BankIndex): the ledger is read and checked once.
+_VIEWS: WeakKeyDictionary[BankIndex, LedgerView | None] = WeakKeyDictionary()
 
 
 def view(index: BankIndex) -> LedgerView | None:
-    bank = index.bank
-    path = Path(bank.repo_root) / bank.rel_root / LEDGER_FILE
-    if not path.is_file():
-        return None
-    data = path.read_bytes()
-    key = (str(path), bank.repo_root, hashlib.sha256(data).hexdigest())
-    if key not in _VIEWS:
-        _VIEWS.clear()
-        _VIEWS[key] = _build_view(Ledger(path, Path(bank.repo_root)), data)
-    return _VIEWS[key]
+    """The bank's ledger as this run sees it; None when the bank has none. One that cannot be read (a folder,
+    no permission) is a view with its `error` and nothing in it (AIDLC-FILE-004 reports it)."""
+    if index not in _VIEWS:
+        ledger = Ledger.of_bank(index.bank.repo_root, index.bank.rel_root)
+        try:
+            _VIEWS[index] = open_view(ledger) if ledger.exists() else None
+        except LedgerError as exc:
+            _VIEWS[index] = LedgerView(ledger, error=exc)
+    return _VIEWS[index]
 
 
-def _build_view(ledger: Ledger, data: bytes) -> LedgerView:
-    lines = [line + b"\n" for line in data.split(b"\n")]  # split as the file reads: at b"\n" only
-    lines[-1] = lines[-1][:-1]
-    if not lines[-1]:
-        lines.pop()
-    events = [(number, event) for number, line in enumerate(lines, start=1) if (event := event_of(line)) is not None]
-    return LedgerView(ledger, verify_lines(lambda: iter(lines), stop_at_first=True),
-                      GateHistory.from_events(e for _, e in events), events)
+def unreadable(index: BankIndex) -> Iterator[Hit]:
+    """The ledger, when it exists but cannot be read as a file (for AIDLC-FILE-004)."""
+    led = view(index)
+    if led is not None and led.error is not None:
+        yield Hit(led.ledger.rel, None, led.error.message, "; ".join(led.error.next_steps) or None)
 
 
 @rule("AIDLC-LEDGER-001", E, "ledger", "the ledger's hash chain is broken (edited, removed, reordered, "
@@ -65,8 +52,8 @@ def _build_view(ledger: Ledger, data: bytes) -> LedgerView:
       "restore memory-bank/events.jsonl from the last good commit; `aidlc log verify` names the first bad line")
 def chain_intact(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
-    if led is not None and led.verification.problems:
-        problem = led.verification.problems[0]
+    problem = led.first_error if led is not None else None
+    if led is not None and problem is not None:
         yield Hit(led.ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}")
 
 
@@ -76,10 +63,10 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
     if led is None:
         return
-    for (kind, subject_id, stage), decisions in led.history.decisions.items():
-        last = decisions[-1]
-        recorded = (last.get("fingerprint") or {}).get("sha256")
-        if last.get("decision") != "approve" or not recorded or kind == "release":
+    for kind, subject_id, stage in led.history.gates():
+        last = led.history.latest(kind, subject_id, stage)  # a gate in conflict has none: AIDLC-LEDGER-012
+        recorded = (last.get("fingerprint") or {}).get("sha256") if last is not None else None
+        if last is None or last.get("decision") != "approve" or not recorded or kind == "release":
             continue
         try:
             target = resolve(index.bank, index, f"{kind}:{subject_id}")
@@ -116,3 +103,56 @@ def _what_changed(index: BankIndex, target: GateTarget, stage: str, last: dict[s
     if current is None:
         return str((last.get("fingerprint") or {}).get("path")), "was removed"
     return current.path, "changed"
+
+
+def _audited(index: BankIndex, *kinds: ProblemKind) -> Iterator[Hit]:
+    led = view(index)
+    if led is None or led.error is not None:
+        return
+    for problem in led.audit.problems:
+        if problem.kind in kinds:
+            yield Hit(led.ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}")
+
+
+@rule("AIDLC-LEDGER-009", E, "ledger", "an event's time is not an RFC 3339 time with a zone, or it lies before the "
+      "event it follows or in the future by more than the clock skew allowed (5 minutes)",
+      "an event's time is part of its hash: restore the ledger from the last good commit (`git log -p -- "
+      "memory-bank/events.jsonl` shows who wrote the line); check the clock of the machine that wrote it")
+def event_times(index: BankIndex) -> Iterator[Hit]:
+    yield from _audited(index, *TIME_KINDS)
+
+
+@rule("AIDLC-LEDGER-010", E, "ledger", "an event names a commit this repository does not have",
+      "fetch the branch that has it (`git fetch --all`); a commit that exists nowhere means the event was made "
+      "up or its history rewritten: restore the ledger from the last good commit")
+def event_commits(index: BankIndex) -> Iterator[Hit]:
+    yield from _audited(index, ProblemKind.unknown_commit)
+
+
+@rule("AIDLC-LEDGER-011", W, "ledger", "an event names a commit a shallow clone does not have, so it cannot be "
+      "checked", "fetch the history, then validate again: `git fetch --unshallow`")
+def event_commits_unfetched(index: BankIndex) -> Iterator[Hit]:
+    yield from _audited(index, ProblemKind.unfetched_commit)
+
+
+@rule("AIDLC-LEDGER-012", E, "ledger", "two branches decided the same gate differently, neither aware of the "
+      "other: the gate counts as undecided", "a person looks at both and decides the gate again: "
+      "`aidlc gate approve|reject SUBJECT --stage STAGE`")
+def fork_conflicts(index: BankIndex) -> Iterator[Hit]:
+    led = view(index)
+    if led is None:
+        return
+    for (kind, subject_id, stage), decided in led.history.conflicts():
+        yield Hit(led.ledger.rel, _line(led, decided[-1]),
+                  f"{kind} {subject_id} {stage}: {describe_conflict(decided)}; the gate counts as undecided",
+                  f"a person decides again: aidlc gate approve|reject {subject_id} --stage {stage}")
+
+
+def _line(led: LedgerView, event: dict[str, Any]) -> int | None:
+    found = [d.line for d in led.history.heads(*_key(event)) if d.hash == event.get("hash")]
+    return found[0] if found else None
+
+
+def _key(event: dict[str, Any]) -> tuple[str, str, str]:
+    subject = event.get("subject") or {}
+    return str(subject.get("kind")), str(subject.get("id")), str(event.get("stage"))

@@ -135,7 +135,7 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     config = load_config(root)
     bank_rel = config.memory_bank
     find_bank(root, bank_rel)  # a bank leading outside the repository: refused before anything is written
-    ledger = Ledger(root / bank_rel / LEDGER_FILE, root)
+    ledger = Ledger.of_bank(root, bank_rel)
     if not ledger.exists() and (lost := lost_ledger(ledger)) is not None:
         raise lost  # before anything is written: history holds a ledger, and a new genesis would start it over
     writer = _Writer(root=root, force=force, result=result)
@@ -173,7 +173,7 @@ def _workflow(root: Path, writer: _Writer) -> None:
 
 def _ledger(root: Path, bank_rel: str, writer: _Writer) -> None:
     """The ledger with its first event, and the merge driver that keeps it branch-safe."""
-    ledger = Ledger(root / bank_rel / LEDGER_FILE, root)
+    ledger = Ledger.of_bank(root, bank_rel)
     if ledger.exists():
         writer.result.outcomes.append(Outcome(ledger.rel, Action.unchanged))
     else:
@@ -183,7 +183,7 @@ def _ledger(root: Path, bank_rel: str, writer: _Writer) -> None:
     writer.ensure_line(".gitattributes", f"{bank_rel}/{LEDGER_FILE} merge={MERGE_DRIVER} -text",
                        replaces=f"{bank_rel}/{LEDGER_FILE} ")
     section = f'merge "{MERGE_DRIVER}"'
-    changed = vcs.set_config(root, section, "name", "aidlc ledger: keep ours, append theirs")
+    changed = vcs.set_config(root, section, "name", "aidlc ledger: shared lines, then each side's new ones")
     changed = vcs.set_config(root, section, "driver", "aidlc log merge %O %A %B") or changed
     writer.result.outcomes.append(Outcome(".git/config", Action.updated if changed else Action.unchanged,
                                           f"merge driver {MERGE_DRIVER}" if changed else ""))

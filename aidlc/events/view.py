@@ -1,0 +1,144 @@
+"""The one view of the ledger a command works with, built once: the chain's state (from the checkpoint
+when it vouches for the file, see `checkpoint`), the gate history it implies, and, only for the
+commands that look at every event, the events themselves and the checks beyond the hash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.events.canonical import event_of
+from aidlc.events.decisions import Decided, DecisionIndex, GateKey
+from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError
+from aidlc.events.state import LedgerState, scan
+from aidlc.events.verify import EventChecks, Problem, Verification, split_lines, verify_lines
+from aidlc.model.types import instant
+
+
+class GateHistory:
+    """The standing decisions of every gate, read from the ledger as they are asked for."""
+
+    def __init__(self, index: DecisionIndex, read: Callable[[Decided], dict[str, Any]],
+                 created_ts: str | None = None) -> None:
+        self.index = index
+        self.created_ts = created_ts  # when the ledger was created (for banks adopted from elsewhere)
+        self._read = read
+        self._events: dict[int, dict[str, Any]] = {}
+
+    def event(self, decided: Decided) -> dict[str, Any]:
+        if decided.line not in self._events:
+            self._events[decided.line] = self._read(decided)
+        return self._events[decided.line]
+
+    def gates(self) -> Iterator[GateKey]:
+        return iter(list(self.index.heads))
+
+    def heads(self, kind: str, subject_id: str, stage: str) -> list[Decided]:
+        return list(self.index.heads.get((kind, subject_id, stage), []))
+
+    def latest(self, kind: str, subject_id: str, stage: str) -> dict[str, Any] | None:
+        """The gate's decision; None when it has none, or when branches decided it differently."""
+        standing = self.index.standing((kind, subject_id, stage))
+        return self.event(standing) if standing is not None else None
+
+    def conflict(self, kind: str, subject_id: str, stage: str) -> list[dict[str, Any]] | None:
+        """The disagreeing decisions of branches that did not know of each other, or None."""
+        found = self.index.conflict((kind, subject_id, stage))
+        return [self.event(d) for d in found] if found is not None else None
+
+    def conflicts(self) -> Iterator[tuple[GateKey, list[dict[str, Any]]]]:
+        for key, found in self.index.conflicts():
+            yield key, [self.event(d) for d in found]
+
+    def approved(self, kind: str, subject_id: str, stage: str) -> bool:
+        last = self.latest(kind, subject_id, stage)
+        return last is not None and last.get("decision") == "approve"
+
+    def last_of(self, kind: str, subject_id: str) -> dict[str, Any] | None:
+        """The decision of the subject (any stage) that stands last in the file."""
+        heads = [d for (k, s, _), found in self.index.heads.items() if (k, s) == (kind, subject_id) for d in found]
+        return self.event(max(heads, key=lambda d: d.line)) if heads else None
+
+
+def describe_conflict(decided: list[dict[str, Any]]) -> str:
+    """How branches decided a gate: "decided 'approve' (seq 7 by Ada) and 'reject' (seq 7 by Bob) on ..."."""
+    sides = " and ".join(f"'{e.get('decision')}' (seq {e.get('seq')} by {(e.get('actor') or {}).get('name')})"
+                         for e in decided)
+    return f"decided {sides} on branches that did not know of each other"
+
+
+class LedgerView:
+    """A ledger as one command sees it. `error` says why it cannot be read (then nothing is in it)."""
+
+    def __init__(self, ledger: Ledger, state: LedgerState | None = None, error: LedgerError | None = None,
+                 data: bytes | None = None) -> None:
+        self.ledger = ledger
+        self.state = state or LedgerState()
+        self.error = error
+        self._data = data  # a ledger held in memory (the merge driver's sides), read from there
+
+    @property
+    def problems(self) -> list[Problem]:
+        """What the check of the chain found (errors, and a note for a last line without its newline)."""
+        return self.state.problems
+
+    @property
+    def first_error(self) -> Problem | None:
+        return next((problem for problem in self.state.problems if problem.is_error), None)
+
+    @cached_property
+    def history(self) -> GateHistory:
+        return GateHistory(self.state.decisions, self._read, self.state.created)
+
+    @property
+    def created(self) -> datetime | None:
+        return instant(self.state.created)
+
+    def tip_line(self) -> int:
+        return self.state.tip_line
+
+    def _read(self, decided: Decided) -> dict[str, Any]:
+        if self._data is None:
+            return self.ledger.read_event(decided)
+        event = event_of(self._data[decided.offset:decided.offset + decided.length])
+        assert event is not None, "a decision the scan read from these bytes"
+        return event
+
+    def _lines(self) -> Iterator[bytes]:
+        if self._data is not None:
+            return iter(split_lines(self._data))
+        return self.ledger.lines() if self.error is None else iter(())
+
+    @cached_property
+    def events(self) -> list[tuple[int, dict[str, Any]]]:
+        """Every well-formed event with its line (damaged lines are left out): for rules about each event."""
+        return [(number, event) for number, line in enumerate(self._lines(), start=1)
+                if (event := event_of(line)) is not None]
+
+    @cached_property
+    def audit(self) -> Verification:
+        """Every problem of every line, the checks beyond the hash included (time and commit)."""
+        if self.error is not None:
+            return Verification()
+        return verify_lines(self._lines, checks=event_checks(self.ledger.repo_root))
+
+
+def event_checks(repo_root: Path, now: datetime | None = None) -> EventChecks:
+    """The checks beyond the hash, with the repository's commits to look `commit` up in."""
+    return EventChecks(now or datetime.now(UTC), lambda commits: vcs.missing_commits(repo_root, commits))
+
+
+def open_view(ledger: Ledger, keep: bool = False) -> LedgerView:
+    """The view of a ledger that exists; a LedgerError if it cannot be read. `keep`: see `Ledger.state`."""
+    return LedgerView(ledger, ledger.state(keep))
+
+
+def view_of_bytes(data: bytes) -> LedgerView:
+    """The view of a ledger held in memory (the merge driver's)."""
+    lines = split_lines(data)
+    return LedgerView(Ledger(Path(LEDGER_FILE), Path()), scan(lambda: iter(lines)), data=data)
