@@ -230,19 +230,17 @@ def test_an_unreadable_folder_is_a_finding(bank: Bank, rel: str) -> None:
     assert "the folder cannot be listed (Permission denied)" in proc.stdout
 
 
-def test_a_bank_that_cannot_be_listed_is_one_finding(bank: Bank) -> None:
+def test_a_bank_that_cannot_be_listed_is_reported_not_a_traceback(bank: Bank) -> None:
     prefix = _without_root_powers()
-    code = ("import json, pathlib; from aidlc.bank.config import load_config; from aidlc.bank.loader import load_bank;"
-            "root = pathlib.Path('.'); bank = load_bank(root, load_config(root));"
-            "print(json.dumps([(d.rel, d.problem.kind) for d in bank.unreadable]))")
     bank.path(MB).chmod(0)
     try:
-        proc = subprocess.run([*prefix, sys.executable, "-c", code], cwd=bank.root, capture_output=True, text=True,
-                              timeout=HANG)
+        proc = aidlc(bank.root, "validate", "--format", "json", prefix=prefix)
+        shown = aidlc(bank.root, "log", "show", prefix=prefix)
     finally:
         bank.path(MB).chmod(0o755)
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == [[MB, "unlisted"]]
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert ("AIDLC-FILE-009", MB) in findings(proc)
+    assert shown.returncode == 1 and "cannot be read: Permission denied" in shown.stderr, shown.stderr
 
 
 # --- names that are not UTF-8 --------------------------------------------------------------------

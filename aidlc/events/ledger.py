@@ -96,8 +96,15 @@ class Ledger:
             return self.path.as_posix()
 
     def exists(self) -> bool:
-        """Something is there (a symbolic link or a folder too: reading it then says what is wrong)."""
-        return os.path.lexists(self.path)
+        """Something is there (a symbolic link or a folder too: reading it then says what is wrong). A path
+        that cannot even be looked at (a folder without permission) counts as there: reading it says why."""
+        try:
+            os.lstat(self.path)
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        except OSError:
+            return True
+        return True
 
     @contextmanager
     def locked(self) -> Iterator[None]:

@@ -209,7 +209,7 @@ def _lost(index: BankIndex) -> Hit | None:
     """The lost-ledger finding, once per run (it asks git): None when there is a ledger or git shows none ever."""
     bank = index.bank
     ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
-    if ledger.path.exists():
+    if ledger.exists():
         return None
     lost = lost_ledger(ledger)
     # A shallow clone cannot show that a ledger never existed: that matters where there are completions to attest.
