@@ -308,3 +308,18 @@ def test_a_write_through_a_link_is_refused_and_undone(chain: Path, outside: Path
     assert snapshot(outside) == before
     stories = chain / MB / "intents" / "001-checkout-payments" / "units" / "001-checkout-api" / "stories"
     assert sorted(p.name for p in stories.iterdir()) == ["001-pay-by-card.md"]
+
+
+def test_a_gate_never_judges_a_file_leading_outside(chain: Path, outside: Path) -> None:
+    from tests.test_gate import set_identity
+
+    set_identity(chain)
+    requirements = chain / "memory-bank/intents/001-checkout-payments/requirements.md"
+    (outside / "secret.md").write_bytes(requirements.read_bytes())
+    requirements.unlink()
+    requirements.symlink_to(outside / "secret.md")
+    ledger = (chain / "memory-bank/events.jsonl").read_bytes()
+    proc = aidlc(chain, "gate", "approve", "001-checkout-payments", "--stage", "requirements")
+    assert proc.returncode == 1, proc.stderr
+    assert "judges files aidlc does not read" in proc.stderr and "outside the repository" in proc.stderr
+    assert (chain / "memory-bank/events.jsonl").read_bytes() == ledger

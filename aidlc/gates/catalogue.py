@@ -14,8 +14,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from aidlc.bank.frontmatter import NotRegularFile
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, MemoryBank
+from aidlc.bank.walk import LinkOutside, read_inside
 from aidlc.model.events import FileDigest
 from aidlc.model.types import BoltType
 
@@ -79,9 +81,29 @@ def content_digest(data: bytes) -> str:
 
 
 def file_digests(repo: Path, files: list[Path]) -> list[FileDigest]:
-    """The content digest of each existing file, sorted by path."""
-    return [FileDigest(path=f.relative_to(repo).as_posix(), sha256=content_digest(f.read_bytes()))
-            for f in sorted(f for f in files if f.is_file())]
+    """The content digest of each judged file, sorted by path. Only regular files inside the repository are
+    read: a link leading outside (AIDLC-FILE-008) or a FIFO is not what a person judged (`refused` names it)."""
+    digests = []
+    for path in sorted(files):
+        try:
+            data = read_inside(path, repo)
+        except OSError:
+            continue
+        digests.append(FileDigest(path=path.relative_to(repo).as_posix(), sha256=content_digest(data)))
+    return digests
+
+
+def refused(repo: Path, files: list[Path]) -> list[str]:
+    """Why judged files that exist are not read ("PATH: a symbolic link to ..., outside the repository")."""
+    found = []
+    for path in sorted(files):
+        try:
+            read_inside(path, repo)
+        except (LinkOutside, NotRegularFile) as exc:
+            found.append(f"{path.relative_to(repo).as_posix()}: {exc.strerror}")
+        except OSError:
+            continue  # missing or unreadable: the gate says there is nothing to judge, validate says why
+    return found
 
 
 def combine(label: str, digests: list[FileDigest]) -> FileDigest | None:

@@ -31,6 +31,7 @@ from aidlc.gates.catalogue import (
     combine,
     judged_digests,
     judged_files,
+    refused,
     stages_for,
 )
 from aidlc.gates.history import standing
@@ -104,7 +105,11 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     led = open_view(ledger, keep=True)  # a decision writes anyway: what it reads in full is kept for the next
     _check_intact(led)
     _check_order(bank, led.history, index, target, stage)
-    label, _ = judged_files(bank, index, target, stage)
+    label, files = judged_files(bank, index, target, stage)
+    if not_read := refused(repo, files):
+        raise GateRefused(f"the {stage} gate judges files aidlc does not read: {'; '.join(not_read)}",
+                          ["replace each with the file itself, inside the repository, then decide",
+                           "aidlc validate    # AIDLC-FILE-007/008 name them too"])
     judged = judged_digests(bank, index, target, stage)
     digest = combine(label, judged)
     if digest is None:
