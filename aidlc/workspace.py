@@ -7,15 +7,13 @@ from pathlib import Path
 from aidlc.bank.config import load_config
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
-from aidlc.bank.stories import StoryHelper
 from aidlc.errors import UsageError
 
 
-def open_bank(root: Path, early: StoryHelper | None = None) -> MemoryBank:
-    """Load the bank under `root` (with `early`, see `load_bank`); no bank at all is a usage error
-    with the command to create one."""
+def open_bank(root: Path) -> MemoryBank:
+    """Load the bank under `root`; no bank at all is a usage error with the command to create one."""
     config = load_config(root)
-    bank = load_bank(root, config, early)
+    bank = load_bank(root, config)
     if not bank.exists:
         raise UsageError(
             f"no memory bank at {root / config.memory_bank}",
