@@ -5,6 +5,7 @@ Subcommands are imported only when invoked, so `aidlc --version` and `aidlc --he
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -85,4 +86,12 @@ def cli(ctx: click.Context, repo: str | None, output_format: str, no_color: bool
 
 
 def main() -> None:
-    run_safely(cli)
+    """The console script: the command line, run safely; then the process ends."""
+    try:
+        run_safely(cli)
+    finally:
+        # At exit Python would walk every object still alive to find cycles, then free them one by one:
+        # after validating 10,000 stories that is a tenth of the run. The operating system takes the
+        # memory back whole; frozen objects are skipped by that last collection. Nothing else changes:
+        # atexit handlers run and the streams are flushed and closed as usual.
+        gc.freeze()
