@@ -12,8 +12,9 @@ from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
 from aidlc.bank.write import atomic_write, read_text, set_front_matter
 from aidlc.errors import UsageError
 from aidlc.model.types import BoltType, Priority, Risk
+from aidlc.scaffold.clock import now, now_utc
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
-from aidlc.scaffold.templates import now, now_utc, render
+from aidlc.templating import render
 from aidlc.workspace import open_bank
 
 _NUMBERED = re.compile(r"^(\d+)[-_]")
