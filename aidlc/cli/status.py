@@ -5,7 +5,8 @@ from __future__ import annotations
 import click
 
 from aidlc.cli.app import App, output_options
-from aidlc.report.status import build_status, render_text
+from aidlc.report.status import render_text
+from aidlc.status.build import build_status
 from aidlc.workspace import open_bank
 
 
