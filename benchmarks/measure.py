@@ -32,15 +32,6 @@ def _aidlc_bench_peak():
 
 
 atexit.register(_aidlc_bench_peak)
-_os_exit = os._exit
-
-
-def _exit_after_probe(code):  # aidlc leaves with os._exit (no teardown), which skips atexit
-    _aidlc_bench_peak()
-    _os_exit(code)
-
-
-os._exit = _exit_after_probe
 sys.path[:] = [entry for entry in sys.path if entry != os.environ.get("AIDLC_BENCH_PROBE_DIR")]
 """
 

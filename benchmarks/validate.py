@@ -22,25 +22,24 @@ What it does
      ``RUSAGE_CHILDREN`` deltas (a running maximum) nor the child's own ``ru_maxrss`` can give it on
      Linux: exec carries the parent's high-water mark into the child, so every child of a 300 MiB
      parent would report at least 300 MiB.
-   * the same command with ``AIDLC_STORY_HELPER=0``: every story read in the one process, without the
-     forked helper that shares the reading (see ``aidlc/bank/stories.py``); its report must be
-     identical. The helper's own peak memory is not in the peak column (it ends with ``os._exit``,
-     past the probe).
    * the same work in-process (``open_bank`` + ``validate`` + ``render_json``), imports already
      done, split into load / rules / render: the cost of the work without start-up.
    * the floor: a fresh ``python -c`` subprocess that walks the bank, reads every file, and parses
      each front matter (and ``project.yaml``) with yaml-rs, the parser ``aidlc.bank.yamlio`` uses,
      and nothing else. The PyYAML ``CSafeLoader`` floor is measured too, for comparison. The child
      also reports its own work time (without start-up), to set beside the in-process numbers.
-   * ``aidlc --version`` start-up, with ``python -c pass`` as its baseline (at least 10 runs).
+   * start-up: ``aidlc --version`` and ``aidlc --help`` (which lists the commands without importing
+     them), with ``python -c pass`` as their baseline (at least 10 runs).
 
    Every subprocess runs once untimed first; the timed runs of one size are interleaved (validate,
    floor, floor, validate, ...) so drift of the machine hits all of them alike. The page cache is warm
    (the bank was just written), and children use a private, warmed bytecode cache (PYTHONPYCACHEPREFIX)
    so that no run pays for compiling stale or missing .pyc files, as after a wheel install.
-3. Prints a table (size, median seconds, ratio to the yaml-rs floor, peak MiB) and the goals:
-   10,000 stories validated (CLI, end to end) in under 1 s and within 3x the floor, and
-   ``aidlc --version`` under 100 ms, each PASS or MISS. The goals are informational: exit code 0.
+3. Prints a table (size, median and fastest seconds, ratio to the yaml-rs floor of the same run, peak
+   MiB) and the goals, each PASS or MISS: 10,000 stories validated (CLI, end to end) within 2.5x the
+   floor and in under 1 s, 1,000 stories within 3x the floor, ``aidlc --help`` in under 2x the time of
+   ``aidlc --version``, and ``aidlc --version`` under 100 ms. The ratios are what to compare across
+   machines; the seconds depend on the machine and its load. The goals are informational: exit code 0.
    ``--json`` prints one JSON document instead. ``--profile`` adds a cProfile of the in-process
    validation of the largest bank and a ``-X importtime`` breakdown of ``import aidlc.cli``
    (what ``aidlc --version`` loads) and ``import aidlc.cli.validate``.
@@ -78,7 +77,10 @@ UNITS_PER_INTENT = 10
 STORIES_PER_BOLT = 5
 GOAL_STORIES = 10_000
 GOAL_SECONDS = 1.0
-GOAL_FLOOR_RATIO = 3.0
+GOAL_FLOOR_RATIO = 2.5
+GOAL_SMALL_STORIES = 1_000
+GOAL_SMALL_FLOOR_RATIO = 3.0
+GOAL_HELP_RATIO = 2.0  # `aidlc --help` against `aidlc --version`
 GOAL_VERSION_SECONDS = 0.100
 MIN_STARTUP_RUNS = 10
 # ru_maxrss is KiB on Linux, bytes on macOS.
@@ -415,14 +417,12 @@ class Runner:
         self.env, self.peak_file, self.probe = probed_env(workdir)
         self.peak_source = "VmHWM (/proc/self/status at exit)" if self.probe else "ru_maxrss (os.wait4)"
 
-    def run(self, argv: list[str], ok: tuple[int, ...] = (0,), env: dict[str, str] | None = None) -> ChildRun:
-        """Run one command (with `env` added to the environment): wall time from spawn to reap, its output
-        and its peak RSS."""
+    def run(self, argv: list[str], ok: tuple[int, ...] = (0,)) -> ChildRun:
+        """Run one command: wall time from spawn to reap, its output and its peak RSS."""
         self.peak_file.unlink(missing_ok=True)
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             start = time.perf_counter()
-            proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                    env={**self.env, **(env or {})})
+            proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=self.env)
             _pid, status, usage = os.wait4(proc.pid, 0)
             seconds = time.perf_counter() - start
             proc.returncode = os.waitstatus_to_exitcode(status)
@@ -447,7 +447,6 @@ class SizeResult:
     summary: dict[str, int]
     finding_codes: dict[str, int]
     cli: Stat
-    cli_serial: Stat
     in_process: Stat
     in_process_split: dict[str, float]
     floor_yaml_rs: Stat
@@ -458,20 +457,16 @@ class SizeResult:
 
 def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> SizeResult:
     """Interleaved subprocess runs (CLI, both floors) after one warm-up each, then the in-process runs."""
-    cli_argv = [aidlc_executable(), "validate", str(repo), "--format", "json"]
     floors = {name: [sys.executable, "-c", FLOOR_CODE, str(repo / "memory-bank"), name]
               for name in ("yaml-rs", "pyyaml")}
-    commands = {"cli": cli_argv, "cli-serial": cli_argv, **floors}
-    envs = {"cli-serial": {"AIDLC_STORY_HELPER": "0"}}  # every story read in this process, no helper
-    ok = {"cli": (0, 1), "cli-serial": (0, 1)}  # 1: the bank has errors, still a complete run
+    commands = {"cli": [aidlc_executable(), "validate", str(repo), "--format", "json"], **floors}
+    ok = {"cli": (0, 1)}  # 1: the bank has errors, still a complete run
     samples: dict[str, list[ChildRun]] = {name: [] for name in commands}
     for name, argv in commands.items():
-        runner.run(argv, ok.get(name, (0,)), envs.get(name))  # warm-up: bytecode cache, page cache
+        runner.run(argv, ok.get(name, (0,)))  # warm-up: bytecode cache, page cache
     for _ in range(runs):
         for name, argv in commands.items():
-            samples[name].append(runner.run(argv, ok.get(name, (0,)), envs.get(name)))
-    if samples["cli-serial"][0].stdout != samples["cli"][0].stdout:
-        raise SystemExit("benchmark: validate reported differently with the story helper off")
+            samples[name].append(runner.run(argv, ok.get(name, (0,))))
     report = json.loads(samples["cli"][0].stdout)
     codes: dict[str, int] = {}
     for finding in report["findings"]:
@@ -480,7 +475,7 @@ def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> Siz
     in_process, split = measure_in_process(repo, runs)
     return SizeResult(
         stories=shape.stories, shape=shape, summary=report["summary"], finding_codes=codes,
-        cli=_child_stat(samples["cli"]), cli_serial=_child_stat(samples["cli-serial"]),
+        cli=_child_stat(samples["cli"]),
         in_process=in_process, in_process_split=split,
         floor_yaml_rs=_child_stat(samples["yaml-rs"]), floor_pyyaml=_child_stat(samples["pyyaml"]),
         floor_work={name: statistics.median(r["work_s"] for r in reports) for name, reports in floor_reports.items()},
@@ -521,7 +516,8 @@ def measure_in_process(repo: Path, runs: int) -> tuple[Stat, dict[str, float]]:
 
 
 def measure_startup(runner: Runner, runs: int) -> dict[str, Stat]:
-    commands = {"aidlc --version": [aidlc_executable(), "--version"], "python -c pass": [sys.executable, "-c", "pass"]}
+    commands = {"aidlc --version": [aidlc_executable(), "--version"], "aidlc --help": [aidlc_executable(), "--help"],
+                "python -c pass": [sys.executable, "-c", "pass"]}
     samples: dict[str, list[ChildRun]] = {name: [] for name in commands}
     for argv in commands.values():
         runner.run(argv)  # warm-up
@@ -544,38 +540,49 @@ class Goal:
 
 
 def goals(results: list[SizeResult], startup: dict[str, Stat]) -> list[Goal]:
+    found = [_floor_goal(results, GOAL_STORIES, GOAL_FLOOR_RATIO),
+             _floor_goal(results, GOAL_SMALL_STORIES, GOAL_SMALL_FLOOR_RATIO)]
     big = next((r for r in results if r.stories == GOAL_STORIES), None)
-    version = startup["aidlc --version"].median
-    found: list[Goal] = []
-    if big is None:
-        found.append(Goal(f"{GOAL_STORIES:,} stories validated in under {GOAL_SECONDS:g} s", "not measured", None))
-        found.append(Goal(f"{GOAL_STORIES:,} stories within {GOAL_FLOOR_RATIO:g}x the floor", "not measured", None))
-    else:
-        ratio = big.cli.median / big.floor_yaml_rs.median
-        found.append(Goal(f"{GOAL_STORIES:,} stories validated in under {GOAL_SECONDS:g} s",
-                          f"{big.cli.median:.3f} s (CLI, end to end; fastest run {big.cli.min:.3f} s)",
-                          big.cli.median < GOAL_SECONDS))
-        found.append(Goal(f"{GOAL_STORIES:,} stories within {GOAL_FLOOR_RATIO:g}x the floor",
-                          f"{ratio:.2f}x the yaml-rs floor ({big.floor_yaml_rs.median:.3f} s; fastest runs "
-                          f"{big.cli.min / big.floor_yaml_rs.min:.2f}x)", ratio <= GOAL_FLOOR_RATIO))
-    found.append(Goal(f"aidlc --version under {GOAL_VERSION_SECONDS * 1000:g} ms", f"{version * 1000:.1f} ms",
-                      version < GOAL_VERSION_SECONDS))
+    name = f"{GOAL_STORIES:,} stories validated in under {GOAL_SECONDS:g} s"
+    found.append(Goal(name, "not measured", None) if big is None else Goal(
+        name, f"{big.cli.median:.3f} s (CLI, end to end; fastest run {big.cli.min:.3f} s; depends on the machine)",
+        big.cli.median < GOAL_SECONDS))
+    version, help_ = startup["aidlc --version"], startup["aidlc --help"]
+    found.append(Goal(f"aidlc --help under {GOAL_HELP_RATIO:g}x aidlc --version",
+                      f"{help_.median / version.median:.2f}x ({help_.median * 1000:.1f} ms against "
+                      f"{version.median * 1000:.1f} ms; fastest runs {help_.min / version.min:.2f}x)",
+                      help_.median < GOAL_HELP_RATIO * version.median))
+    found.append(Goal(f"aidlc --version under {GOAL_VERSION_SECONDS * 1000:g} ms",
+                      f"{version.median * 1000:.1f} ms (depends on the machine)",
+                      version.median < GOAL_VERSION_SECONDS))
     return found
 
 
+def _floor_goal(results: list[SizeResult], stories: int, limit: float) -> Goal:
+    """CLI end to end against the yaml-rs floor of the same run, median against median."""
+    name = f"{stories:,} stories within {limit:g}x the floor"
+    result = next((r for r in results if r.stories == stories), None)
+    if result is None:
+        return Goal(name, "not measured", None)
+    cli, floor = result.cli, result.floor_yaml_rs
+    ratio = cli.median / floor.median
+    return Goal(name, f"{ratio:.2f}x the yaml-rs floor ({cli.median:.3f} s against {floor.median:.3f} s; "
+                      f"fastest runs {cli.min / floor.min:.2f}x)", ratio <= limit)
+
+
 def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list: list[Goal], peak_source: str) -> str:
-    head = f"{'size':>7}  {'measurement':<34} {'median s':>9} {'min s':>8} {'max s':>8} {'x floor':>8} {'peak MiB':>9}"
+    head = (f"{'size':>7}  {'measurement':<34} {'median s':>9} {'min s':>8} {'max s':>8} {'x floor':>8} "
+            f"{'min x':>7} {'peak MiB':>9}")
     lines = [head, "-" * len(head)]
     for result in results:
         floor = result.floor_yaml_rs.median
         rows = [("aidlc validate (CLI subprocess)", result.cli),
-                ("  the same, story helper off", result.cli_serial),
                 ("validate in-process (no start-up)", result.in_process),
                 ("floor: read + yaml-rs (subprocess)", result.floor_yaml_rs),
                 ("floor: read + PyYAML CSafeLoader", result.floor_pyyaml)]
         for index, (name, stat) in enumerate(rows):
             size = f"{result.stories:,}" if index == 0 else ""
-            lines.append(_row(size, name, stat, stat.median / floor))
+            lines.append(_row(size, name, stat, (stat.median / floor, stat.min / result.floor_yaml_rs.min)))
         split = ", ".join(f"{name} {seconds:.3f}" for name, seconds in result.in_process_split.items())
         work = ", ".join(f"{name} {seconds:.3f}" for name, seconds in result.floor_work.items())
         s = result.summary
@@ -587,6 +594,7 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
                   f"{s.get('infos', 0)} notes" + (f"  {result.finding_codes}" if result.finding_codes else ""), ""]
     for index, (name, stat) in enumerate(startup.items()):
         lines.append(_row("startup" if index == 0 else "", name, stat, None))
+    lines.append(f"{'':9}x floor: median against the floor's median; min x: fastest run against the floor's fastest")
     lines += [f"{'':9}peak MiB: max over the runs, from {peak_source}", "", "Goals (informational):"]
     for goal in goal_list:
         verdict = "n/a " if goal.passed is None else "PASS" if goal.passed else "MISS"
@@ -594,11 +602,11 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
     return "\n".join(lines)
 
 
-def _row(size: str, name: str, stat: Stat, ratio: float | None) -> str:
-    ratio_text = f"{ratio:.2f}x" if ratio is not None else "-"
+def _row(size: str, name: str, stat: Stat, ratios: tuple[float, float] | None) -> str:
+    ratio_text = f"{ratios[0]:.2f}x {ratios[1]:>6.2f}x" if ratios is not None else f"{'-':>8} {'-':>7}"
     peak = f"{stat.peak_mib:.1f}" if stat.peak_mib is not None else "-"
     return (f"{size:>7}  {name:<34} {stat.median:>9.3f} {stat.min:>8.3f} {stat.max:>8.3f} "
-            f"{ratio_text:>8} {peak:>9}")
+            f"{ratio_text:>16} {peak:>9}")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,7 +1,11 @@
-"""Shared fixtures: a clean memory bank in a real git repo, and a repo scaffolded by `aidlc init`."""
+"""Shared fixtures: a clean memory bank in a real git repo, and a repo scaffolded by `aidlc init`.
+
+The scaffolded repos are built once per session and copied for each test that asks for one.
+"""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,13 +24,25 @@ def bank(tmp_path: Path) -> Bank:
     return build_clean_bank(tmp_path / "repo")
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A repo scaffolded by a real `aidlc init --git` subprocess (empty bank, ledger started)."""
-    root = tmp_path / "shop"
+@pytest.fixture(scope="session")
+def _initialised(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repo scaffolded by a real `aidlc init --git` subprocess, once per session: tests get copies."""
+    root = tmp_path_factory.mktemp("init") / "shop"
     proc = subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True,
                           text=True, env={"PATH": "/usr/bin:/bin", "CI": "true"})
     assert proc.returncode == 0, proc.stderr
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path, _initialised: Path) -> Path:
+    """A repo scaffolded by `aidlc init --git` (empty bank, ledger started): a copy of the session's, still a
+    real git repository (its .git is copied whole)."""
+    return _copy(_initialised, tmp_path / "shop")
+
+
+def _copy(template: Path, root: Path) -> Path:
+    shutil.copytree(template, root, symlinks=True)
     return root
 
 
@@ -46,12 +62,19 @@ def _fresh_modes() -> Iterator[None]:
     forget_modes()
 
 
-@pytest.fixture
-def chain(repo: Path) -> Path:
-    """The scaffolded repo with an intent -> requirement -> unit -> story -> bolt chain and a git identity."""
+@pytest.fixture(scope="session")
+def _chained(tmp_path_factory: pytest.TempPathFactory, _initialised: Path) -> Path:
+    """The scaffolded repo with a chain built by `aidlc new`, once per session: tests get copies."""
     from tests.test_gate import set_identity
     from tests.test_new import build_chain
 
-    build_chain(repo)
-    set_identity(repo)
-    return repo
+    root = _copy(_initialised, tmp_path_factory.mktemp("chain") / "shop")
+    build_chain(root)
+    set_identity(root)
+    return root
+
+
+@pytest.fixture
+def chain(tmp_path: Path, _chained: Path) -> Path:
+    """The scaffolded repo with an intent -> requirement -> unit -> story -> bolt chain and a git identity."""
+    return _copy(_chained, tmp_path / "shop")

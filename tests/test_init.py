@@ -134,18 +134,23 @@ def test_questions_only_at_a_terminal(tmp_path: Path) -> None:
                             stdin=slave, stdout=slave, stderr=slave, close_fds=True)
     os.close(slave)
     output = b""
+    deadline = time.monotonic() + 60
 
-    def read() -> bytes:  # a child that died or hangs fails the test instead of blocking it forever
-        ready, _, _ = select.select([master], [], [], 30)
-        assert ready, f"no output from aidlc init for 30 s; so far: {output!r}"
-        return os.read(master, 1024)
+    def read_until(text: bytes, start: int) -> int:
+        """Read until `text` appears after `start`; where it ends. A child that died, hangs or talks
+        forever fails the test instead of blocking it."""
+        nonlocal output
+        while text not in output[start:]:
+            ready, _, _ = select.select([master], [], [], max(deadline - time.monotonic(), 0))
+            assert ready, f"no {text!r} from aidlc init in time; so far: {output!r}"
+            output += os.read(master, 1024)
+        return output.index(text, start) + len(text)
 
-    for answer in (b"Tea Shop\n", b"web-app\n"):
-        while b"]: " not in output.rsplit(b"\n", 1)[-1]:
-            output += read()
-        os.write(master, answer)
-        output += read()
-        time.sleep(0.05)  # let the echo of the answer arrive before looking for the next prompt
+    answered = 0  # the output up to here holds the prompts already answered and the echoes of the answers
+    for answer in (b"Tea Shop", b"web-app"):
+        read_until(b"]: ", answered)
+        os.write(master, answer + b"\n")
+        answered = read_until(answer, len(output))  # its echo: the next prompt comes after it
     assert proc.wait(timeout=60) == 0
     os.close(master)
     project = (tmp_path / "tty/memory-bank/project.yaml").read_text()

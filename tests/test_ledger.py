@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -267,9 +268,7 @@ LOOPER = textwrap.dedent("""
     from aidlc.model.events import Actor, EventType
     root = Path(sys.argv[1])
     ledger = Ledger(root / "memory-bank" / "events.jsonl", root)
-    n = 0
-    while True:
-        n += 1
+    for n in range(1, 100_000):  # killed long before; the bound only keeps a stray child from filling the disk
         ledger.append(EventType.check_recorded, Actor(kind="agent", name="looper"), key=f"k{n}",
                       data={"n": n, "output": "x" * 2000})
 """)
@@ -278,10 +277,14 @@ LOOPER = textwrap.dedent("""
 def test_a_process_killed_mid_append_leaves_a_ledger_that_verifies_and_takes_appends(repo: Path) -> None:
     proc = subprocess.Popen([sys.executable, "-c", LOOPER, str(repo)], stderr=subprocess.PIPE)
     path = repo / LEDGER
-    while path.read_bytes().count(b"\n") < 40 and proc.poll() is None:
-        os.sched_yield()
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=HANG_GUARD)
+    deadline = time.monotonic() + HANG_GUARD
+    try:
+        while path.read_bytes().count(b"\n") < 40 and proc.poll() is None:
+            assert time.monotonic() < deadline, "the appending process wrote fewer than 40 events in time"
+            os.sched_yield()
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=HANG_GUARD)
     assert proc.returncode == -signal.SIGKILL, proc.stderr.read() if proc.stderr else ""
     before = lines(repo)
     assert len(before) >= 40 and verify_lines(ledger_of(repo).lines).ok

@@ -211,10 +211,13 @@ FRAGMENTS = [
     "## Title ##", "#NoSpace", "Ünïcode ✓", "> quote",
     "#", "# ", "#\tTabbed title", "## Acceptance Criteria ##", "####### seven", "   ```", "    ```",
     "~~~~ info", "```` ", "  ~~~", "- [ ]", "2) second", "+ [x] plus", "**Related Requirements**: FR-9",
+    "**Related Requirements**", "**RELATED REQUIREMENT** : nfr-2, FR-3", "text ``` inline",
+    "## Acceptance\u00a0criteria", "# acceptance criteria and more", "-", "1. ", "    - [x] deep box",
+    "##Acceptance Criteria",
 ]
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(60))
 def test_story_parts_agrees_with_the_general_readers_on_random_bodies(seed: int) -> None:
     import random
 

@@ -9,7 +9,7 @@ import jsonschema
 from click.testing import CliRunner
 
 from aidlc.cli import cli
-from aidlc.model.schemas import all_schemas, dump
+from aidlc.formats import all_schemas, dump
 
 SHIPPED = Path(__file__).resolve().parent.parent / "aidlc" / "schemas"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jsonschema
 
-from aidlc.report.status import StatusReport
+from aidlc.model.status import StatusReport
 from tests.helpers import run_cli
 from tests.test_gate import (
     BOLT_ID,

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from aidlc.cli import cli, main
+from aidlc.cli import cli
+from aidlc.cli.app import run_safely
 from aidlc.rules import CATALOGUE
 from tests.helpers import BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, git_init, run_cli, summary_line
 
@@ -302,12 +303,12 @@ def test_process_config_not_utf8(bank: Bank) -> None:
          "bad-format-after-command"],
 )
 def test_bad_options(bank: Bank, args: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
-    # Through main(), as the console script runs it: click's own usage errors are rendered there.
+    # Through run_safely, as the console script runs it: click's own usage errors are rendered there.
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(bank.root)
         patch.setattr(sys, "argv", ["aidlc", *args])
         with pytest.raises(SystemExit) as stopped:
-            main()
+            run_safely(cli)
     assert stopped.value.code == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Next steps:" in err and "Traceback" not in err

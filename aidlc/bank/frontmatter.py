@@ -50,7 +50,7 @@ class Document:
     front_matter_line: int = 2  # file line of the first front-matter line: 2 after '---', 1 in a YAML file
     problem: ReadProblem | None = None
     _key_lines: dict[str, int] | None = field(default=None, repr=False)
-    _item_lines: dict[str, dict[str, int]] = field(default_factory=dict, repr=False)
+    _item_lines: dict[str, dict[str, int]] | None = field(default=None, repr=False)
 
     def line_of(self, key: str | None) -> int | None:
         """Line of a top-level front-matter key (computed only when a finding needs it)."""
@@ -68,6 +68,8 @@ class Document:
     def line_of_item(self, key: str, value: str) -> int | None:
         """Line of `value` in the value of `key`: a block list puts each item on a line of its own."""
         start = self.line_of(key) or 1
+        if self._item_lines is None:  # made when first needed: most documents never need it
+            self._item_lines = {}
         if key not in self._item_lines:
             self._item_lines[key] = self._items_under(key, start)
         return self._item_lines[key].get(value, start)
@@ -108,7 +110,7 @@ def split(text: str, rel: str) -> Document:
     """Split text into front matter and body; parse the front matter as YAML."""
     front, body, body_start = cut(text)
     if front is None:
-        if text.partition("\n")[0].rstrip() == _FENCE:
+        if _opens(text):
             return Document(rel=rel, body=text, problem=ReadProblem(
                 ProblemKind.unclosed, 1, "front matter opened with '---' is never closed"))
         return Document(rel=rel, body=text, body_start=1)
@@ -120,7 +122,7 @@ def split(text: str, rel: str) -> Document:
 def cut(text: str) -> tuple[str | None, str, int]:
     """(front matter text, body, line of the body's first line); no front matter (or one never
     closed) gives (None, text, 1)."""
-    if text.partition("\n")[0].rstrip() != _FENCE:  # '--- ' opens too, as it closes
+    if not _opens(text):
         return None, text, 1
     close = _find_closing_fence(text)
     if close is None:
@@ -149,6 +151,12 @@ def parse_mapping(text: str, first_line: int = 1) -> tuple[dict[str, Any] | None
             ProblemKind.not_mapping, first_line, f"expected a mapping of keys, found {type(data).__name__}"
         )
     return data, None
+
+
+def _opens(text: str) -> bool:
+    """True when the first line is '---' ('--- ' opens too, as it closes)."""
+    end = text.find("\n")
+    return (text if end == -1 else text[:end]).rstrip() == _FENCE  # not partition(): it copies the rest
 
 
 def _find_closing_fence(text: str) -> int | None:

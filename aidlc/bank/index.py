@@ -11,7 +11,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from functools import cached_property
 
-from aidlc.bank.items import BoltItem, Intent, MemoryBank, StoryItem, Unit, strip_number
+from aidlc.bank.frontmatter import Document
+from aidlc.bank.items import BoltItem, Intent, MemoryBank, SchemaProblem, StoryItem, Unit, strip_number
 
 
 class BankIndex:
@@ -77,6 +78,11 @@ class BankIndex:
     def bolts_of(self, story: StoryItem) -> Sequence[BoltItem]:
         """The bolts whose `stories:` list this story, in bank order."""
         return self._story_bolts.get(id(story), ())
+
+    @cached_property
+    def schema_problems(self) -> list[tuple[Document, SchemaProblem]]:
+        """Every front-matter problem with its document (one walk for the rules that report them)."""
+        return [(doc, problem) for doc, _model, problems in self.bank.front_matters() for problem in problems]
 
     @cached_property
     def _listed(self) -> dict[int, list[tuple[str, StoryItem | None]]]:

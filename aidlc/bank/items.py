@@ -8,6 +8,7 @@ is then built leniently so the other rules can still run.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache, cached_property, lru_cache
 from typing import Any, TypeVar
@@ -273,3 +274,17 @@ class MemoryBank:
     @property
     def requirements(self) -> list[Requirement]:
         return [req for intent in self.intents for req in intent.requirements]
+
+    def front_matters(self) -> Iterator[tuple[Document, FrontMatter | None, list[SchemaProblem]]]:
+        """Each file with a front-matter model: its document, its model (None: unreadable) and its problems."""
+        if self.project_doc is not None:
+            yield self.project_doc, self.project, self.project_problems
+        for intent in self.intents:
+            if intent.requirements_doc is not None:
+                yield intent.requirements_doc, intent.requirements_meta, intent.problems
+            for unit in intent.units:
+                yield unit.doc, unit.meta, unit.problems
+                for story in unit.stories:
+                    yield story.doc, story.meta, story.problems
+        for bolt in self.bolts:
+            yield bolt.doc, bolt.meta, bolt.problems

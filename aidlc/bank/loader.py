@@ -18,24 +18,18 @@ from aidlc.bank.items import (
     validate_front_matter,
     validate_many,
 )
-from aidlc.bank.stories import StoryHelper, StoryRead, read_story
 from aidlc.bank.walk import BankOutside, Entry, Walker, find_bank, list_bank, relative_to, shown
 from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 from aidlc.perf import gc_paused
 
 
-def load_bank(repo_root: Path, config: Config, early: StoryHelper | None = None,
-              report_outside: bool = False) -> MemoryBank:
-    """The bank under `repo_root`. `early`: a helper already reading its share of the stories
-    (`stories.start_early`); used if it lists the same stories, else stopped. A bank leading
-    outside the repository is refused (BankOutside), or with `report_outside` read as empty, with
-    that one problem for the file rules to report."""
+def load_bank(repo_root: Path, config: Config, report_outside: bool = False) -> MemoryBank:
+    """The bank under `repo_root`. A bank leading outside the repository is refused (BankOutside),
+    or with `report_outside` read as empty, with that one problem for the file rules to report."""
     try:
         repo_root, bank_dir = find_bank(repo_root.resolve(), config.memory_bank)
     except BankOutside as exc:
-        if early:
-            early.stop()
         if not report_outside:
             raise
         bank = MemoryBank(repo_root=str(repo_root.resolve()), rel_root=config.memory_bank, config=config)
@@ -44,15 +38,11 @@ def load_bank(repo_root: Path, config: Config, early: StoryHelper | None = None,
         return bank
     loader = _Loader(repo_root, bank_dir)
     bank = MemoryBank(repo_root=str(repo_root), rel_root=loader.rel(bank_dir), config=config)
-    try:
-        if not bank_dir.is_dir():
-            bank.exists = False
-            return bank
-        with gc_paused():
-            loader.load_into(bank, early)
-    finally:
-        if early:
-            early.stop()
+    if not bank_dir.is_dir():
+        bank.exists = False
+        return bank
+    with gc_paused():
+        loader.load_into(bank)
     return bank
 
 
@@ -63,13 +53,13 @@ class _Loader:
         self.files_read = 0
         self.rel = relative_to(repo_root)
         self.walker = Walker(self.rel)
-        self._stories: list[tuple[Unit, str, str]] = []  # (unit, path, stem), in listing order
+        self._stories: list[StoryItem] = []  # in listing order
 
     def read(self, path: str) -> Document:
         self.files_read += 1
         return frontmatter.read(path, self.rel(path))
 
-    def load_into(self, bank: MemoryBank, early: StoryHelper | None) -> None:
+    def load_into(self, bank: MemoryBank) -> None:
         root = str(self.bank_dir)
         listing = list_bank(self.bank_dir, self.rel)
         self.walker = listing.walker
@@ -85,25 +75,16 @@ class _Loader:
             bank.project_doc = doc
             if doc.meta is not None:
                 bank.project, bank.project_problems = validate_front_matter(Project, doc.meta)
-        layout, bolts, jobs = listing.intents, listing.bolts, listing.stories
-        # A helper (where it pays) reads stories from the first while this process reads the rest.
-        helper = early if early and early.serves(listing) else StoryHelper.start(listing)
-        try:
-            for entry, units in layout:
-                bank.intents.append(self._intent(entry, units))
-            for entry in bolts:
-                bank.bolts.append(self._bolt(entry))
-            for entry in self.walker.files(os.path.join(root, "operations", "runbooks"), ".md"):
-                doc = self.read(entry.path)
-                lines = list(markdown.prose_lines(doc.body, doc.body_start))
-                bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
-            bank.standards = [self.rel(e.path) for e in self.walker.files(os.path.join(root, "standards"), ".md")]
-            reads = helper.read_all() if helper else [read_story(path, rel) for path, rel in jobs]
-        finally:
-            if helper:
-                helper.stop()
-        self.files_read += len(jobs)
-        self._add_stories(reads)
+        for entry, units in listing.intents:
+            bank.intents.append(self._intent(entry, units))
+        for entry in listing.bolts:
+            bank.bolts.append(self._bolt(entry))
+        for entry in self.walker.files(os.path.join(root, "operations", "runbooks"), ".md"):
+            doc = self.read(entry.path)
+            lines = list(markdown.prose_lines(doc.body, doc.body_start))
+            bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
+        bank.standards = [self.rel(e.path) for e in self.walker.files(os.path.join(root, "standards"), ".md")]
+        self._validate_stories()
         bank.files_read = self.files_read
         bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None] + self.walker.refused
 
@@ -137,20 +118,24 @@ class _Loader:
         unit = Unit(doc=doc, id=entry.name, intent=intent, folder=self.rel(entry.path))
         if doc.meta is not None:
             unit.meta, unit.problems = validate_front_matter(UnitBrief, doc.meta)
-        self._stories += [(unit, e.path, e.name[:-3]) for e in story_files]
+        unit.stories = [self._story(entry, unit) for entry in story_files]
+        self._stories += unit.stories
         return unit
 
-    def _add_stories(self, reads: list[StoryRead]) -> None:
-        """An item per story read (in listing order) in its unit, its front matter validated."""
-        items: list[StoryItem] = []
-        for (unit, _path, stem), (doc, parts) in zip(self._stories, reads, strict=True):
-            story = StoryItem(doc=doc, stem=stem, unit=unit)
-            story.criteria_line, story.criteria = parts.criteria_line, parts.criteria
-            story.related_line, story.related = parts.related_line, parts.related
-            story.opinion_hint = parts.opinion_hint
-            unit.stories.append(story)
-            items.append(story)
-        readable = [story for story in items if story.doc.meta is not None]
+    def _story(self, entry: Entry, unit: Unit) -> StoryItem:
+        """A story's document (its body dropped once read) and the parts of its body the rules need."""
+        doc = self.read(entry.path)
+        if doc.problem is None and doc.meta is None:
+            doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
+        parts = markdown.story_parts(doc.body, doc.body_start)
+        doc.body = ""  # 10,000 story bodies would be most of the memory
+        return StoryItem(doc=doc, stem=entry.name[:-3], unit=unit, criteria_line=parts.criteria_line,
+                         criteria=parts.criteria, related_line=parts.related_line, related=parts.related,
+                         opinion_hint=parts.opinion_hint)
+
+    def _validate_stories(self) -> None:
+        """Every story's front matter, in one batch (cheaper than one by one)."""
+        readable = [story for story in self._stories if story.doc.meta is not None]
         for story, (meta, problems) in zip(readable, validate_many(Story, [s.doc.meta for s in readable]), strict=True):
             story.meta, story.problems = meta, problems
 

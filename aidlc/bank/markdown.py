@@ -101,16 +101,18 @@ def sections(lines: list[Line]) -> list[Section]:
 
 
 def criteria_in(lines: list[Line]) -> list[Criterion]:
-    found: list[Criterion] = []
-    for line in lines:
-        box = _CHECKBOX.match(line.text)
-        if box:
-            found.append(Criterion(line.number, box.group(2).strip(), box.group(1) != " ", True))
-            continue
-        bullet = _BULLET.match(line.text)
-        if bullet and not line.text.startswith((" " * 4, "\t")):
-            found.append(Criterion(line.number, bullet.group(1).strip(), False, False))
-    return found
+    return [found for line in lines if (found := criterion(line.number, line.text)) is not None]
+
+
+def criterion(number: int, text: str) -> Criterion | None:
+    """The criterion a line states: a checkbox, or a plain bullet or numbered item (not an indented one)."""
+    box = _CHECKBOX.match(text)
+    if box:
+        return Criterion(number, box.group(2).strip(), box.group(1) != " ", True)
+    bullet = _BULLET.match(text)
+    if bullet and not text.startswith((" " * 4, "\t")):
+        return Criterion(number, bullet.group(1).strip(), False, False)
+    return None
 
 
 def acceptance_criteria(lines: list[Line]) -> tuple[int | None, list[Criterion]]:
@@ -149,9 +151,6 @@ def related_requirements(lines: list[Line]) -> tuple[int | None, list[str]]:
     return None, []
 
 
-_RELATED_ONE_LINE = re.compile(r"\*\*Related Requirements?\*\*[^\S\n]*:?[^\S\n]*([^\n]+)", re.IGNORECASE)
-
-
 @dataclass(slots=True)
 class StoryParts:
     criteria_line: int | None
@@ -165,89 +164,76 @@ def story_parts(body: str, first_line: int) -> StoryParts:
     """The acceptance criteria and related requirements of a story body, and whether a criterion
     may hold an opinion word."""
     parts = _story_parts(body, first_line)
-    parts.opinion_hint = may_hold_opinion("\n".join(criterion.text for criterion in parts.criteria))
+    parts.opinion_hint = may_hold_opinion("\n".join([criterion.text for criterion in parts.criteria]))
     return parts
 
 
 def _story_parts(body: str, first_line: int) -> StoryParts:
-    """Same result as `acceptance_criteria` and `related_requirements` over `prose_lines`
-    (tests hold them equal). Stories are the bulk of a large bank, so only the few structure
-    lines (headings, fences) are visited, found by one regex over the whole text, instead of
-    every line; a body with unusual line breaks (where line numbers would differ) takes the
-    line-by-line way.
-    """
-    if _odd_breaks(body):
+    """Same result as `acceptance_criteria` and `related_requirements` over `prose_lines` (tests
+    hold them equal), usually found without reading the body line by line: stories are the bulk
+    of a large bank. A body with unusual line breaks (where line numbers would differ) is read
+    line by line."""
+    parts = None if _odd_breaks(body) else _jump_to_parts(body, first_line)
+    if parts is None:
         lines = list(prose_lines(body, first_line))
-        return StoryParts(*acceptance_criteria(lines), *related_requirements(lines))
-    related_found = _RELATED_ONE_LINE.search(body)
-    fences: list[tuple[int, int]] = []  # spans of fenced code, fence lines included
-    fence: str | None = None
-    opened = 0
-    level: int | None = None
-    heading_at = start = end = len(body)
-    for match in _STRUCTURE.finditer("\n" + body):  # offsets in the match are one past the body's
-        marker = match.group(3)
-        if marker is not None:
-            if fence is None:
-                fence, opened = marker, match.start()
-            elif marker[0] == fence[0] and len(marker) >= len(fence) and not match.group(4).strip():
-                fences.append((opened, match.end() - 1))
-                fence = None
-        elif fence is None and end == len(body):
-            depth = len(match.group(1))
-            if level is None:
-                if _ACCEPTANCE.search(match.group(2) or ""):
-                    level, heading_at, start = depth, match.start(), match.end() - 1
-            elif depth <= level:
-                end = match.start()
-                if related_found is None:
-                    break  # the rest of the body matters only to tell whether that line is fenced code
-    if fence is not None:
-        fences.append((opened, len(body)))
-    related_line, related = _related_outside(body, related_found, fences, first_line)
-    if level is None:  # the rare "**Acceptance Criteria**:" label form, read the general way
-        heading_line, criteria = _labelled_criteria(list(prose_lines(body, first_line)))
-        return StoryParts(heading_line, criteria, related_line, related)
-    heading_line = first_line + body.count("\n", 0, heading_at)
-    section = body[start:end].split("\n")  # [0] is the end of the heading line itself
-    inside = [span for span in fences if span[0] < end and span[1] > start]
-    if inside:  # fenced code in the section: blank its lines
-        offset = start
-        for number, text in enumerate(section):
-            if any(a <= offset < b for a, b in inside):
-                section[number] = ""
-            offset += len(text) + 1
-    # Only list items can be criteria.
-    lines = [Line(heading_line + number, text.rstrip("\r")) for number, text in enumerate(section) if number
-             and (text[:1] in _ITEM_STARTS or text.lstrip()[:1] in _ITEM_STARTS)]
-    return StoryParts(heading_line, criteria_in(lines), related_line, related)
+        parts = StoryParts(*acceptance_criteria(lines), *related_requirements(lines))
+    return parts
 
 
-# The structure lines of a body: an ATX heading (hashes, title) or a fence line (marker, rest).
-# Searched from the "\n" before each line, not with ^ and MULTILINE: the regex engine then jumps
-# from line to line instead of trying every character (three times faster on story bodies).
-_STRUCTURE = re.compile(r"\n(?:(#{1,6})(?:[^\S\n]+([^\n]*))?| {0,3}(`{3,}|~{3,})([^\n]*))(?![^\n])")
-_ITEM_STARTS = frozenset("-*+0123456789")
+def _jump_to_parts(body: str, first_line: int) -> StoryParts | None:
+    """The parts found by jumping to the few lines that hold them: the acceptance heading, the next
+    heading that ends its section, the related-requirements line. None where fenced code comes
+    before any of them (it could hide one), or where there is no acceptance heading."""
+    text = "\n" + body  # a line is found from the "\n" before it: offsets are one past the body's
+    heading = _ACCEPTANCE_HEADING.search(text)
+    if heading is None:
+        return None  # perhaps the "**Acceptance Criteria**:" label form
+    related = _RELATED_ONE_LINE.search(text)
+    start = text.find("\n", heading.end())  # the end of the heading line
+    if start == -1:  # the heading is the last line
+        start = len(text)
+    end = _section_end(text, start, len(heading.group(1)))
+    read_to = max(end, related.end() if related else 0)
+    if text.find("```", 0, read_to) != -1 or text.find("~~~", 0, read_to) != -1:
+        return None
+    criteria_line = first_line + text.count("\n", 1, heading.start() + 1)
+    # Only a list item can be a criterion: the cheap test first.
+    criteria = [found for number, line in enumerate(text[start + 1 : end].split("\n"), criteria_line + 1)
+                if (line[:1] in _ITEM_STARTS or line.lstrip()[:1] in _ITEM_STARTS)
+                and (found := criterion(number, line.rstrip("\r"))) is not None]
+    if related is None:
+        return StoryParts(criteria_line, criteria, None, [])
+    return StoryParts(criteria_line, criteria, first_line + text.count("\n", 1, related.start()),
+                      REQUIREMENT_ID.findall(related.group(1)))
 
 
-def _related_outside(
-    body: str, found: re.Match[str] | None, fences: list[tuple[int, int]], first_line: int
-) -> tuple[int | None, list[str]]:
-    """The first ``**Related Requirements**`` line that is not fenced code (`found`: the first one)."""
-    while found is not None and any(a <= found.start() < b for a, b in fences):
-        found = _RELATED_ONE_LINE.search(body, found.end())
-    if found is None:
-        return None, []
-    return first_line + body.count("\n", 0, found.start()), REQUIREMENT_ID.findall(found.group(1))
+# Searched from the "\n" before a line, with a literal start ("\n#", "**") where the regex engine skips
+# to: not with ^ and MULTILINE, which tries every character. Without odd breaks a "\r" can only end a
+# line, so the whitespace within a line (\s in the general readers' patterns) is [^\S\n] or [^\S\r\n].
+_ACCEPTANCE_HEADING = re.compile(r"\n#(#{0,5})[^\S\n]+[^\n]*?acceptance[^\S\n]+criteria", re.IGNORECASE)
+_HEADING_START = re.compile(r"\n#(#{0,5})(?=\s|\Z)")  # an ATX heading's hashes after the first
+_RELATED_ONE_LINE = re.compile(r"\*\*Related Requirements?\*\*[^\S\r\n]*:?[^\S\r\n]*([^\r\n][^\n]*)",
+                               re.IGNORECASE)
+_ITEM_STARTS = frozenset("-*+0123456789")  # a list item starts so, after optional blanks
+
+
+def _section_end(text: str, start: int, level: int) -> int:
+    """Where the section whose heading ends at `start` ends: the next heading with no more hashes
+    (`level`: its hashes after the first)."""
+    for heading in _HEADING_START.finditer(text, start):
+        if len(heading.group(1)) <= level:
+            return heading.start()
+    return len(text)
 
 
 def _odd_breaks(body: str) -> bool:
     """Line breaks that splitlines() honours besides \\n (and \\r\\n): line numbers would differ."""
     if "\r" in body and body.count("\r") != body.count("\r\n"):
         return True
-    if any(char in body for char in "\x0b\x0c\x1c\x1d\x1e"):
+    # Written out, not any() over a generator: this runs for every story.
+    if "\x0b" in body or "\x0c" in body or "\x1c" in body or "\x1d" in body or "\x1e" in body:
         return True
-    return not body.isascii() and any(char in body for char in "\x85\u2028\u2029")
+    return not body.isascii() and ("\x85" in body or "\u2028" in body or "\u2029" in body)
 
 
 @dataclass

@@ -7,9 +7,6 @@ with a reason (a `Document` whose problem the file rules report) and never opene
 repository; a name that is not UTF-8; a folder that cannot be listed. The type of each entry
 comes from the directory listing itself (`DirEntry`), so this costs nothing per file; only a
 symbolic link, rare, is resolved.
-
-Light on purpose (no models, no pydantic): `aidlc validate` lists the stories with it before
-it imports the rest of aidlc, so that a helper can start reading them (see `stories`).
 """
 
 from __future__ import annotations
@@ -52,17 +49,6 @@ def find_bank(repo_root: Path, memory_bank: str) -> tuple[Path, Path]:
                 [f"replace the link {memory_bank} with the folder itself (or a link inside the repository)",
                  "aidlc validate    # then check the bank"])
     return repo_root, bank
-
-
-def configured_bank(repo_root: Path) -> str:
-    """The `memory_bank` aidlc.yaml names, read without validating it (loading the config does that)."""
-    try:
-        text, _problem = frontmatter.decode(read_inside(repo_root / CONFIG_FILE, repo_root), CONFIG_FILE)
-    except OSError:
-        return DEFAULT_BANK
-    meta = frontmatter.parse_mapping(text)[0] if text is not None else None
-    value = meta.get("memory_bank") if meta else None
-    return value if isinstance(value, str) and value else DEFAULT_BANK
 
 
 def relative_to(repo_root: Path) -> Relative:
@@ -249,17 +235,10 @@ def _not_regular(mode: int) -> str:
 class Listing:
     """The intents (with their units and story files) and bolt folders of a bank, sorted by name."""
 
-    bank_dir: Path
     intents: list[tuple[Entry, list[tuple[Entry, list[Entry]]]]]
     bolts: list[Entry]
-    stories: list[tuple[str, str]]  # every story file: (path, path relative to the repo root)
     walker: Walker  # lists the bank's other folders; holds every entry refused so far
     listed: bool = True  # False: the bank folder itself cannot be listed (and nothing in it is read)
-
-    @property
-    def other_files(self) -> int:
-        """The files read besides stories: a requirements.md per intent, a brief per unit, a bolt.md per bolt."""
-        return len(self.bolts) + sum(1 + len(units) for _intent, units in self.intents)
 
 
 def list_bank(bank_dir: Path, rel: Relative) -> Listing:
@@ -267,10 +246,8 @@ def list_bank(bank_dir: Path, rel: Relative) -> Listing:
     walker = Walker(rel)
     walker.dirs(root)  # a bank that cannot be listed is one finding, not one per folder below it
     if walker.refused and walker.refused[-1].rel == shown(rel(root)):
-        return Listing(bank_dir, [], [], [], walker, listed=False)
+        return Listing([], [], walker, listed=False)
     intents = [(entry, [(unit, walker.files(os.path.join(unit.path, "stories"), ".md"))
                         for unit in walker.dirs(os.path.join(entry.path, "units"))])
                for entry in walker.dirs(os.path.join(root, "intents"))]
-    stories = [(story.path, rel(story.path)) for _intent, units in intents for _unit, found in units
-               for story in found]
-    return Listing(bank_dir, intents, walker.dirs(os.path.join(root, "bolts")), stories, walker)
+    return Listing(intents, walker.dirs(os.path.join(root, "bolts")), walker)

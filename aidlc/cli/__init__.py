@@ -1,13 +1,15 @@
 """The `aidlc` command line: parses arguments, calls the domain, renders results.
 
-Subcommands are imported only when invoked, so `aidlc --version` stays fast.
+Subcommands are imported only when invoked, so `aidlc --version` and `aidlc --help` stay fast.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
+from typing import NamedTuple
 
 import click
 
@@ -15,18 +17,24 @@ from aidlc import __version__
 from aidlc.cli.app import App, report_error, run_safely
 from aidlc.errors import AidlcError
 
-# command name -> "module:attribute" under aidlc.cli
+
+class Entry(NamedTuple):
+    target: str  # "module:attribute" under aidlc.cli
+    help: str  # the command's short help, listed by `aidlc --help` without importing it (a test keeps it true)
+
+
 COMMANDS = {
-    "init": "init:init_cmd",
-    "new": "new:new_group",
-    "validate": "validate:validate_cmd",
-    "rules": "rules:rules_cmd",
-    "status": "status:status_cmd",
-    "schema": "schema:schema_group",
-    "gate": "gate:gate_group",
-    "log": "log:log_group",
-    "draft": "draft:draft_cmd",
-    "llm": "llm:llm_group",
+    "init": Entry("init:init_cmd", "Scaffold aidlc in a Git repo."),
+    "new": Entry("new:new_group", "Create an intent, requirement, unit, story or bolt with the next free number."),
+    "validate": Entry("validate:validate_cmd",
+                      "Validate the Intent -> Requirements -> Units -> Stories -> Bolts chain."),
+    "rules": Entry("rules:rules_cmd", "List the validation rules, or explain one (aidlc rules AIDLC-REF-001)."),
+    "status": Entry("status:status_cmd", "Show each intent, unit, story and bolt, and what to do next."),
+    "schema": Entry("schema:schema_group", "JSON Schemas of aidlc's file formats (generated from its models)."),
+    "gate": Entry("gate:gate_group", "Record a human decision at a gate, bound to the bytes it judged."),
+    "log": Entry("log:log_group", "The ledger: memory-bank/events.jsonl."),
+    "draft": Entry("draft:draft_cmd", "Ask the model for the next LEVEL of INTENT and write it as draft artifacts."),
+    "llm": Entry("llm:llm_group", "The LLM layer: providers, structured output, record/replay."),
 }
 
 
@@ -35,12 +43,21 @@ class LazyGroup(click.Group):
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        target = COMMANDS.get(cmd_name)
-        if target is None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
             return None
-        module_name, attribute = target.split(":")
+        module_name, attribute = entry.target.split(":")
         module = importlib.import_module(f"aidlc.cli.{module_name}")
         return getattr(module, attribute)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list from the table, as click would write it, without importing every command."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(map(len, names))
+        with formatter.section("Commands"):
+            # A bare Command shortens the help to the limit exactly as the real one would.
+            formatter.write_dl([(name, click.Command(name, help=COMMANDS[name].help).get_short_help_str(limit))
+                                for name in names])
 
     def invoke(self, ctx: click.Context) -> object:
         # Handled here, not only in main(), so every entry point (tests included) renders user errors the same.
@@ -69,4 +86,12 @@ def cli(ctx: click.Context, repo: str | None, output_format: str, no_color: bool
 
 
 def main() -> None:
-    run_safely(cli)
+    """The console script: the command line, run safely; then the process ends."""
+    try:
+        run_safely(cli)
+    finally:
+        # At exit Python would walk every object still alive to find cycles, then free them one by one:
+        # after validating 10,000 stories that is a tenth of the run. The operating system takes the
+        # memory back whole; frozen objects are skipped by that last collection. Nothing else changes:
+        # atexit handlers run and the streams are flushed and closed as usual.
+        gc.freeze()

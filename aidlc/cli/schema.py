@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from aidlc.cli.app import App, output_options
-from aidlc.model.schemas import all_schemas, dump
+from aidlc.formats import all_schemas, dump
 
 
 @click.group("schema")

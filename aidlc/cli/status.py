@@ -8,7 +8,8 @@ import click
 
 from aidlc.bank.walk import shown_json
 from aidlc.cli.app import App, output_options
-from aidlc.report.status import build_status, render_text
+from aidlc.report.status import render_text
+from aidlc.status.build import build_status
 from aidlc.workspace import open_bank
 
 

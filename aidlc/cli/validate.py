@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
-from aidlc.bank.stories import start_early
 from aidlc.cli.app import App, output_options
-from aidlc.perf import gc_paused
+from aidlc.model.types import Severity
+from aidlc.report import validation as render
+from aidlc.rules import validate
+from aidlc.workspace import open_bank
 
 
 @click.command("validate")
@@ -20,24 +22,10 @@ def validate_cmd(app: App, path: str | None, strict: bool) -> None:
     Exit 0 when there are no errors (warnings allowed), 1 when there are
     (or warnings with --strict), 2 on a usage or configuration error.
     """
-    root = app.root(path)
-    # A large bank's stories start being read on a second core now, while the rest of aidlc
-    # (pydantic, the models, the rules) is imported: the reason for the imports below.
-    early = start_early(root)
-    try:
-        from aidlc.model.types import Severity
-        from aidlc.report import validation as render
-        from aidlc.rules import validate
-        from aidlc.workspace import open_bank
-
-        with gc_paused():  # a short-lived process over a large acyclic heap: collecting would find nothing
-            bank = open_bank(root, early, as_found=True)
-            if app.verbosity > 0:
-                app.note(f"validating {bank.rel_root}/ ...")
-            report = validate(bank)
-    finally:
-        if early:
-            early.stop()
+    bank = open_bank(app.root(path), as_found=True)
+    if app.verbosity > 0:
+        app.note(f"validating {bank.rel_root}/ ...")
+    report = validate(bank)
     if app.json:
         click.echo(render.render_json(report))
     else:

@@ -3,7 +3,7 @@
     render_prompt("system.md.j2", task="propose the units of intent 001-checkout")
     system_message(task)  -> Message("system", ...)
 
-Templates are rendered with StrictUndefined (aidlc.scaffold.templates): a missing variable is a
+Templates are rendered with StrictUndefined (aidlc.templating): a missing variable is a
 bug caught by the tests, not an empty hole in a prompt. Surrounding whitespace is stripped so a
 prompt's digest (aidlc.llm.replay) does not depend on a template's trailing newline.
 """
@@ -18,7 +18,7 @@ PROMPTS_DIR = "prompts"
 
 
 def render_prompt(template: str, /, **context: Any) -> str:
-    from aidlc.scaffold.templates import render  # jinja2 only when a prompt is built
+    from aidlc.templating import render  # jinja2 only when a prompt is built
 
     return render(f"{PROMPTS_DIR}/{template}", **context).strip()
 

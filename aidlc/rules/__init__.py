@@ -18,7 +18,7 @@ from aidlc.rules import (  # noqa: F401 - registers
     state,
     structure,
 )
-from aidlc.rules.catalogue import CATALOGUE, Rule
+from aidlc.rules.catalogue import CATALOGUE, Hit, Rule
 
 __all__ = ["CATALOGUE", "Rule", "run_rules", "validate"]
 
@@ -34,15 +34,20 @@ def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
 
 
 def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]:
-    findings: list[Finding] = []
+    index = index or BankIndex(bank)
+    found: list[tuple[Rule, Hit]] = []
     with gc_paused():
-        index = index or BankIndex(bank)
+        story_rules = [(spec, spec.story_check) for spec in CATALOGUE.values() if spec.story_check]
+        for story in bank.stories:  # one pass: each story is visited once, by every story rule
+            for spec, check in story_rules:
+                for hit in check(index, story):
+                    found.append((spec, hit))
         for spec in CATALOGUE.values():
-            for hit in spec.check(index):
-                findings.append(
-                    Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
-                            message=shorten(hit.message), fix=shorten(hit.fix or spec.fix))
-                )
+            if spec.story_check is None:
+                found.extend((spec, hit) for hit in spec.check(index))
+        findings = [Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
+                            message=shorten(hit.message), fix=shorten(hit.fix or spec.fix)) for spec, hit in found]
+    # Stable: the hits of one rule at one place keep the order the rule gave them.
     findings.sort(key=Finding.sort_key)
     return findings
 

@@ -1,8 +1,9 @@
 """The rule catalogue: every finding aidlc can report, with a stable code.
 
-A rule is a small function over the parsed bank that yields ``Hit``s; the
-catalogue entry gives the hit its code, severity and default fix. Codes never
-change meaning once released.
+A rule is a small function that yields ``Hit``s: over the parsed bank, or (a
+story rule) over one story, so that validation visits each story once for all
+story rules. The catalogue entry gives the hit its code, severity and default
+fix. Codes never change meaning once released.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from aidlc.bank.index import BankIndex
+from aidlc.bank.items import StoryItem
 from aidlc.model.types import Severity
 
 
@@ -25,6 +27,7 @@ class Hit:
 
 
 Check = Callable[[BankIndex], Iterator[Hit]]
+StoryCheck = Callable[[BankIndex, StoryItem], Iterator[Hit]]
 
 
 @dataclass(frozen=True)
@@ -34,7 +37,8 @@ class Rule:
     family: str
     summary: str
     fix: str
-    check: Check
+    check: Check  # every hit in the bank
+    story_check: StoryCheck | None = None  # a story rule's check of one story (`check` runs it over all)
 
 
 CATALOGUE: dict[str, Rule] = {}
@@ -43,14 +47,33 @@ FAMILIES = ("file", "schema", "identity", "references", "coverage", "structure",
 
 
 def rule(code: str, severity: Severity, family: str, summary: str, fix: str) -> Callable[[Check], Check]:
-    """Register a check under a stable code."""
-    if family not in FAMILIES:
-        raise ValueError(f"unknown rule family {family}")
+    """Register a check over the whole bank under a stable code."""
 
     def register(check: Check) -> Check:
-        if code in CATALOGUE:
-            raise ValueError(f"duplicate rule code {code}")
-        CATALOGUE[code] = Rule(code, severity, family, summary, fix, check)
+        _add(Rule(code, severity, family, summary, fix, check))
         return check
 
     return register
+
+
+def story_rule(code: str, severity: Severity, family: str, summary: str,
+               fix: str) -> Callable[[StoryCheck], StoryCheck]:
+    """Register a check of one story under a stable code (validation runs it as it visits each story)."""
+
+    def register(check: StoryCheck) -> StoryCheck:
+        def over_bank(index: BankIndex) -> Iterator[Hit]:
+            for story in index.bank.stories:
+                yield from check(index, story)
+
+        _add(Rule(code, severity, family, summary, fix, over_bank, check))
+        return check
+
+    return register
+
+
+def _add(entry: Rule) -> None:
+    if entry.family not in FAMILIES:
+        raise ValueError(f"unknown rule family {entry.family}")
+    if entry.code in CATALOGUE:
+        raise ValueError(f"duplicate rule code {entry.code}")
+    CATALOGUE[entry.code] = entry

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aidlc.bank.index import BankIndex
+from aidlc.bank.items import StoryItem
 from aidlc.model.types import Priority, Severity, StoryStatus
-from aidlc.rules.catalogue import Hit, rule
+from aidlc.rules.catalogue import Hit, rule, story_rule
 
 W = Severity.warning
 
@@ -38,17 +39,18 @@ def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
                           f"Must requirement {requirement.qualified_id} has no story", fix)
 
 
-@rule("AIDLC-COV-002", W, "coverage", "a ready (or later) story is in no bolt",
-      "plan it into a bolt: `aidlc new bolt --unit UNIT --stories STORY`")
-def started_story_has_bolt(index: BankIndex) -> Iterator[Hit]:
-    needs_bolt = (StoryStatus.ready, StoryStatus.in_progress, StoryStatus.complete)
-    for story in index.bank.stories:
-        if story.meta is None or story.meta.status not in needs_bolt or index.bolts_of(story):
-            continue
-        assigned = story.meta.assigned_bolt
-        if isinstance(assigned, str) and index.bolt(assigned) is not None:
-            continue
-        assert story.unit is not None and story.unit.intent is not None
-        yield Hit(story.rel, story.doc.line_of("status"),
-                  f"story {story.id} is {story.meta.status} but no bolt includes it",
-                  f"aidlc new bolt --intent {story.unit.intent.id} --unit {story.unit.id} --stories {story.stem}")
+_NEEDS_BOLT = (StoryStatus.ready, StoryStatus.in_progress, StoryStatus.complete)
+
+
+@story_rule("AIDLC-COV-002", W, "coverage", "a ready (or later) story is in no bolt",
+            "plan it into a bolt: `aidlc new bolt --unit UNIT --stories STORY`")
+def started_story_has_bolt(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+    if story.meta is None or story.meta.status not in _NEEDS_BOLT or index.bolts_of(story):
+        return
+    assigned = story.meta.assigned_bolt
+    if isinstance(assigned, str) and index.bolt(assigned) is not None:
+        return
+    assert story.unit is not None and story.unit.intent is not None
+    yield Hit(story.rel, story.doc.line_of("status"),
+              f"story {story.id} is {story.meta.status} but no bolt includes it",
+              f"aidlc new bolt --intent {story.unit.intent.id} --unit {story.unit.id} --stories {story.stem}")

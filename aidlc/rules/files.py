@@ -8,9 +8,8 @@ from functools import cache
 from types import UnionType
 from typing import Annotated, Any, TypeGuard, Union, get_args, get_origin
 
-from aidlc.bank.frontmatter import Document, ProblemKind
+from aidlc.bank.frontmatter import ProblemKind
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import SchemaProblem
 from aidlc.model.artifacts import Bolt, FrontMatter
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
@@ -86,26 +85,10 @@ def folder_unlisted(index: BankIndex) -> Iterator[Hit]:
     yield from _read_problems(index, ProblemKind.unlisted)
 
 
-def _front_matters(index: BankIndex) -> Iterator[tuple[Document, FrontMatter | None, list[SchemaProblem]]]:
-    bank = index.bank
-    if bank.project_doc is not None:
-        yield bank.project_doc, bank.project, bank.project_problems
-    for intent in bank.intents:
-        if intent.requirements_doc is not None:
-            yield intent.requirements_doc, intent.requirements_meta, intent.problems
-        for unit in intent.units:
-            yield unit.doc, unit.meta, unit.problems
-            for story in unit.stories:
-                yield story.doc, story.meta, story.problems
-    for bolt in bank.bolts:
-        yield bolt.doc, bolt.meta, bolt.problems
-
-
 def _schema(index: BankIndex, *kinds: str) -> Iterator[Hit]:
-    for doc, _meta, problems in _front_matters(index):
-        for problem in problems:
-            if problem.kind in kinds:
-                yield Hit(doc.rel, doc.line_of(problem.key), problem.message)
+    for doc, problem in index.schema_problems:
+        if problem.kind in kinds:
+            yield Hit(doc.rel, doc.line_of(problem.key), problem.message)
 
 
 @rule("AIDLC-SCHEMA-001", E, "schema", "a required front-matter field is missing",
@@ -135,7 +118,7 @@ def timestamp_without_zone(index: BankIndex) -> Iterator[Hit]:
 @rule("AIDLC-SCHEMA-005", W, "schema", "a timestamp is a bare date, without time and zone",
       "write the time and zone too, e.g. `2026-11-30T08:00:00Z`")
 def date_without_time(index: BankIndex) -> Iterator[Hit]:
-    for doc, meta, _problems in _front_matters(index):
+    for doc, meta, _problems in index.bank.front_matters():
         if meta is None or doc.meta is None:
             continue
         raw = doc.meta

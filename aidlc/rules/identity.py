@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import strip_number
+from aidlc.bank.items import StoryItem, strip_number
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
@@ -22,15 +22,17 @@ def _same_name(value: object, folder: str) -> bool:
       "give one of them a new number (`aidlc new` picks the next free one) and update links to it")
 def duplicate_ids(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
-    stories = defaultdict(list)
-    for story in bank.stories:
+    for unit in bank.units:
         # Story numbers restart in every unit (specs.md banks), and links to a story resolve
         # within the bolt's unit first: an id need only be unique inside its unit.
-        stories[(id(story.unit), story.id)].append(story)
-    for (_unit, story_id), same in stories.items():
-        for story in same[1:]:
-            yield Hit(story.rel, story.doc.line_of("id"),
-                      f"story id '{story_id}' is also used by {same[0].rel} in the same unit")
+        first: dict[str, StoryItem] = {}
+        for story in unit.stories:
+            story_id = story.id
+            if story_id in first:
+                yield Hit(story.rel, story.doc.line_of("id"),
+                          f"story id '{story_id}' is also used by {first[story_id].rel} in the same unit")
+            else:
+                first[story_id] = story
     bolts = defaultdict(list)
     for bolt in bank.bolts:
         bolts[bolt.id].append(bolt)

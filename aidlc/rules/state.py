@@ -5,36 +5,34 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import BoltItem
+from aidlc.bank.items import BoltItem, StoryItem
 from aidlc.model.types import BoltStatus, Severity, StoryStatus, instant
-from aidlc.rules.catalogue import Hit, rule
+from aidlc.rules.catalogue import Hit, rule, story_rule
 
 E, W = Severity.error, Severity.warning
 
 
-@rule("AIDLC-STATE-001", E, "state", "a story is complete but acceptance boxes are unchecked",
-      "check each box the evidence supports (`- [x]`), or set the story back to in-progress")
-def complete_story_checked(index: BankIndex) -> Iterator[Hit]:
-    for story in index.bank.stories:
-        if story.meta is None or story.meta.status != StoryStatus.complete:
-            continue
-        open_boxes = [c for c in story.criteria if c.checkbox and not c.checked]
-        if open_boxes:
-            yield Hit(story.rel, open_boxes[0].line,
-                      f"story {story.id} is complete but {len(open_boxes)} of "
-                      f"{sum(c.checkbox for c in story.criteria)} acceptance boxes are unchecked")
+@story_rule("AIDLC-STATE-001", E, "state", "a story is complete but acceptance boxes are unchecked",
+            "check each box the evidence supports (`- [x]`), or set the story back to in-progress")
+def complete_story_checked(_index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+    if story.meta is None or story.meta.status != StoryStatus.complete:
+        return
+    open_boxes = [c for c in story.criteria if c.checkbox and not c.checked]
+    if open_boxes:
+        yield Hit(story.rel, open_boxes[0].line,
+                  f"story {story.id} is complete but {len(open_boxes)} of "
+                  f"{sum(c.checkbox for c in story.criteria)} acceptance boxes are unchecked")
 
 
-@rule("AIDLC-STATE-002", E, "state", "a story is complete but `implemented` is not true",
-      "set `implemented: true` once the code is merged, or set the story back to in-progress")
-def complete_story_implemented(index: BankIndex) -> Iterator[Hit]:
-    for story in index.bank.stories:
-        if story.meta is not None and story.meta.status == StoryStatus.complete \
-                and story.meta.implemented is not True and not story.bad("implemented"):
-            yield Hit(story.rel, story.doc.line_of("implemented" if "implemented" in (story.doc.meta or {})
-                                                   else "status"),
-                      f"story {story.id} is complete but `implemented` is "
-                      + ("false" if story.meta.implemented is False else "missing"))
+@story_rule("AIDLC-STATE-002", E, "state", "a story is complete but `implemented` is not true",
+            "set `implemented: true` once the code is merged, or set the story back to in-progress")
+def complete_story_implemented(_index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+    if story.meta is not None and story.meta.status == StoryStatus.complete \
+            and story.meta.implemented is not True and not story.bad("implemented"):
+        yield Hit(story.rel, story.doc.line_of("implemented" if "implemented" in (story.doc.meta or {})
+                                               else "status"),
+                  f"story {story.id} is complete but `implemented` is "
+                  + ("false" if story.meta.implemented is False else "missing"))
 
 
 @rule("AIDLC-STATE-003", E, "state", "a bolt is complete but some of its stories are not",

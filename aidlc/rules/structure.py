@@ -6,11 +6,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from aidlc.bank.index import BankIndex
+from aidlc.bank.items import StoryItem
 from aidlc.bank.markdown import Criterion
 from aidlc.bank.wording import opinion_word
 from aidlc.model.artifacts import StageRecord
 from aidlc.model.types import BoltStatus, BoltType, Severity
-from aidlc.rules.catalogue import Hit, rule
+from aidlc.rules.catalogue import Hit, rule, story_rule
 
 E, W, INFO = Severity.error, Severity.warning, Severity.info
 
@@ -19,29 +20,27 @@ def is_binary(criterion: Criterion) -> bool:
     return criterion.checkbox and bool(criterion.text) and not opinion_word(criterion.text)
 
 
-@rule("AIDLC-STRUCT-001", W, "structure", "a story has no acceptance criteria",
-      "add an '## Acceptance Criteria' list: `- [ ] **Given** ..., **When** ..., **Then** ...`")
-def story_has_criteria(index: BankIndex) -> Iterator[Hit]:
-    for story in index.bank.stories:
-        if story.doc.problem is None and not story.criteria:
-            where = story.criteria_line or story.doc.body_start
-            yield Hit(story.rel, where, f"story {story.id} has no acceptance criteria")
+@story_rule("AIDLC-STRUCT-001", W, "structure", "a story has no acceptance criteria",
+            "add an '## Acceptance Criteria' list: `- [ ] **Given** ..., **When** ..., **Then** ...`")
+def story_has_criteria(_index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+    if story.doc.problem is None and not story.criteria:
+        where = story.criteria_line or story.doc.body_start
+        yield Hit(story.rel, where, f"story {story.id} has no acceptance criteria")
 
 
-@rule("AIDLC-STRUCT-002", W, "structure", "acceptance criteria are not binary checkboxes",
-      "write each criterion as one checkbox with one observable outcome, "
-      "`- [ ] **Given** ..., **When** ..., **Then** ...`, without words like 'fast' or 'appropriate'")
-def criteria_are_binary(index: BankIndex) -> Iterator[Hit]:
-    for story in index.bank.stories:
-        # Most stories hold no hint of an opinion word at all: the reader noted that once per story.
-        loose = [c for c in story.criteria
-                 if not c.checkbox or not c.text or (story.opinion_hint and opinion_word(c.text))]
-        if loose:
-            first = loose[0]
-            why = _why_not_binary(first)
-            yield Hit(story.rel, first.line,
-                      f"{len(loose)} of {len(story.criteria)} acceptance criteria are not binary; "
-                      f"line {first.line} {why}: {first.text[:80]!r}")
+@story_rule("AIDLC-STRUCT-002", W, "structure", "acceptance criteria are not binary checkboxes",
+            "write each criterion as one checkbox with one observable outcome, "
+            "`- [ ] **Given** ..., **When** ..., **Then** ...`, without words like 'fast' or 'appropriate'")
+def criteria_are_binary(_index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+    # Most stories hold no hint of an opinion word at all: the reader noted that once per story.
+    loose = [c for c in story.criteria
+             if not c.checkbox or not c.text or (story.opinion_hint and opinion_word(c.text))]
+    if loose:
+        first = loose[0]
+        why = _why_not_binary(first)
+        yield Hit(story.rel, first.line,
+                  f"{len(loose)} of {len(story.criteria)} acceptance criteria are not binary; "
+                  f"line {first.line} {why}: {first.text[:80]!r}")
 
 
 def _why_not_binary(criterion: Criterion) -> str:

@@ -21,9 +21,10 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
 from aidlc.gates.actor import recorder
 from aidlc.model.events import EventType
+from aidlc.scaffold.clock import now
 from aidlc.scaffold.new import slugify
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
-from aidlc.scaffold.templates import now, render
+from aidlc.templating import render
 
 STANDARDS = ("coding-standards.md", "tech-stack.md", "glossary.md", "definition-of-done.md")
 BANK_FOLDERS = ("intents", "bolts", "operations", "decisions")

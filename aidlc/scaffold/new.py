@@ -18,8 +18,9 @@ from aidlc.bank.write import read_text, set_front_matter
 from aidlc.errors import UsageError
 from aidlc.model.types import BoltType, Priority, Risk
 from aidlc.scaffold import fields
+from aidlc.scaffold.clock import now, now_utc
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
-from aidlc.scaffold.templates import now, now_utc, render
+from aidlc.templating import render
 from aidlc.workspace import open_bank
 
 _NUMBERED = re.compile(r"^(\d+)[-_]")

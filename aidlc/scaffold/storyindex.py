@@ -7,7 +7,7 @@ from pathlib import Path
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
-from aidlc.scaffold.templates import render
+from aidlc.templating import render
 
 STORY_INDEX = "story-index.md"
 

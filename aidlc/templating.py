@@ -1,14 +1,16 @@
-"""The jinja2 environment over the shipped templates/ folder."""
+"""The jinja2 environment over the shipped templates/ folder: every file and prompt aidlc writes
+from a template is rendered here, with the same settings."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aidlc
-from aidlc.bank.write import yaml_scalar
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 def templates_dir() -> Path:
@@ -21,28 +23,23 @@ def templates_dir() -> Path:
 
 
 @cache
-def _environment():  # type: ignore[no-untyped-def]
-    import jinja2  # imported here: only commands that write files need it
+def environment() -> jinja2.Environment:
+    import jinja2  # imported here: only commands that write files or build prompts need it
+
+    from aidlc.bank.write import yaml_scalar
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,  # Markdown and YAML, not HTML
+        undefined=jinja2.StrictUndefined,  # a missing variable is a bug the tests catch, not an empty hole
+        autoescape=False,  # Markdown, YAML and prompts, not HTML
     )
     env.filters["yaml_flow"] = yaml_scalar
     return env
 
 
 def render(template: str, **context: Any) -> str:
-    return _environment().get_template(template).render(**context)
-
-
-def now() -> str:
-    return yaml_scalar(now_utc())
-
-
-def now_utc() -> datetime:
-    return datetime.now(UTC).replace(microsecond=0)
+    """Render `template` (a path under templates/)."""
+    return environment().get_template(template).render(**context)

@@ -1,4 +1,8 @@
-"""JSON Schemas generated from the pydantic models (never written by hand)."""
+"""The formats of the files and documents aidlc reads and writes, and their JSON Schemas.
+
+The schemas are generated from the pydantic models (never written by hand). This registry sits
+above every module it lists, so the models themselves point at nothing above them.
+"""
 
 from __future__ import annotations
 
@@ -7,27 +11,25 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from aidlc.draft.proposals import PROPOSALS
 from aidlc.model.artifacts import FRONT_MATTER_MODELS
 from aidlc.model.config import Config
 from aidlc.model.events import Event
 from aidlc.model.findings import ValidationReport
+from aidlc.model.status import StatusReport
 from aidlc.model.user_config import UserConfig
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 
 def _models() -> dict[str, type[BaseModel]]:
-    from aidlc.report.status import StatusReport  # the status document is a model too
-
     models: dict[str, type[BaseModel]] = {name: model for name, model in FRONT_MATTER_MODELS.items()}
     models["config"] = Config
     models["user-config"] = UserConfig
     models["event"] = Event
     models["validate-report"] = ValidationReport
     models["status-report"] = StatusReport
-    from aidlc.draft.proposals import PROPOSALS  # what `aidlc draft` holds a model's answer to
-
-    models.update({f"draft-{level}": proposal for level, proposal in PROPOSALS.items()})
+    models.update({f"draft-{level}": proposal for level, proposal in PROPOSALS.items()})  # a model's answers
     return models
 
 

@@ -1,0 +1,63 @@
+"""The document `aidlc status --format json` prints: where the chain stands and what to do next."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Action(BaseModel):
+    reason: str
+    command: str | None = None
+
+
+class UnitStatus(BaseModel):
+    id: str
+    status: str | None
+    stories: dict[str, int]
+
+
+class IntentStatus(BaseModel):
+    id: str
+    status: str | None
+    requirements: int
+    units: list[UnitStatus]
+    stories: dict[str, int]
+
+
+class BoltLine(BaseModel):
+    id: str
+    status: str | None
+    unit: str | None
+    stories: int
+    risk: str | None
+    current_stage: str | None
+
+
+class LastDecision(BaseModel):
+    stage: str
+    decision: str
+    by: str
+    at: str
+
+
+class GateStatus(BaseModel):
+    kind: str
+    id: str
+    pending: str | None = Field(description="the first gate, in order, without a current (non-stale) approval; "
+                                "None when all passed")
+    last: LastDecision | None = None
+
+
+class StatusReport(BaseModel):
+    version: int = 1
+    root: str
+    counts: dict[str, int]
+    stories: dict[str, int] = Field(description="stories by status")
+    bolts_by_status: dict[str, int]
+    intents: list[IntentStatus]
+    bolts: list[BoltLine]
+    gates: list[GateStatus]
+    ledger: bool = Field(description="whether the bank has a ledger")
+    errors: int
+    warnings: int
+    next_actions: list[Action]

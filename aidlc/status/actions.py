@@ -1,0 +1,99 @@
+"""The next safe actions, in the order the method takes them: fix, finish, plan, decompose, start.
+
+Each kind of action is found by a function of its own; `next_actions` lists them in that order.
+"""
+
+from __future__ import annotations
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import MemoryBank
+from aidlc.gates.catalogue import fingerprint
+from aidlc.model.findings import Finding
+from aidlc.model.status import Action, GateStatus
+from aidlc.model.types import BoltStatus, Severity, StoryStatus
+from aidlc.status.gates import gate_targets
+
+
+def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding], gates: list[GateStatus]) -> list[Action]:
+    return [*fix_errors(findings), *finish_bolts_in_progress(bank), *plan_stories_into_bolts(findings),
+            *cover_must_requirements(findings), *decide_gates(bank, index, gates), *decompose_intents(bank),
+            *review_draft_stories(bank), *start_bolts(bank, index), *write_a_first_intent(bank)]
+
+
+def fix_errors(findings: list[Finding]) -> list[Action]:
+    errors = [f for f in findings if f.severity == Severity.error]
+    if not errors:
+        return []
+    first = errors[0]
+    return [Action(reason=f"{len(errors)} validation errors; the first: {first.path}:{first.line or 1} "
+                          f"{first.code} {first.message}", command="aidlc validate")]
+
+
+def finish_bolts_in_progress(bank: MemoryBank) -> list[Action]:
+    actions = []
+    for bolt in bank.bolts:
+        if bolt.meta and bolt.meta.status == BoltStatus.in_progress:
+            stage = f" (stage {bolt.meta.current_stage})" if bolt.meta.current_stage else ""
+            actions.append(Action(reason=f"bolt {bolt.id} is in progress{stage}: finish it before starting another"))
+    return actions
+
+
+def plan_stories_into_bolts(findings: list[Finding]) -> list[Action]:
+    """A ready (or later) story in no bolt (AIDLC-COV-002)."""
+    return [Action(reason=f.message.replace("but no bolt includes it", "but is in no bolt"), command=f.fix)
+            for f in findings if f.code == "AIDLC-COV-002"]
+
+
+def cover_must_requirements(findings: list[Finding]) -> list[Action]:
+    """A Must requirement without a story (AIDLC-COV-001)."""
+    return [Action(reason=f.message, command=f.fix) for f in findings if f.code == "AIDLC-COV-001"]
+
+
+def decide_gates(bank: MemoryBank, index: BankIndex, gates: list[GateStatus]) -> list[Action]:
+    """A gate waiting for a person, whose artifact exists to be judged."""
+    targets = {(t.kind, t.id): t for t in gate_targets(bank)}
+    actions = []
+    for gate in gates:
+        if gate.pending and fingerprint(bank, index, targets[(gate.kind, gate.id)], gate.pending) is not None:
+            actions.append(Action(reason=f"{gate.kind} {gate.id}: the {gate.pending} gate waits for a person's "
+                                         "decision", command=f"aidlc gate approve {gate.id} --stage {gate.pending}"))
+    return actions
+
+
+def decompose_intents(bank: MemoryBank) -> list[Action]:
+    """An intent without requirements yet, or with requirements but no units."""
+    actions = []
+    for intent in bank.intents:
+        if intent.requirements_doc is not None and not intent.requirements:
+            actions.append(Action(reason=f"intent {intent.id} has no requirements yet",
+                                  command=f"aidlc new requirement \"TITLE\" --intent {intent.id}"))
+        elif intent.requirements and not intent.units:
+            actions.append(Action(reason=f"intent {intent.id} has requirements but no units",
+                                  command=f"aidlc new unit \"TITLE\" --intent {intent.id} --requirements "
+                                          f"{intent.requirements[0].id}"))
+    return actions
+
+
+def review_draft_stories(bank: MemoryBank) -> list[Action]:
+    return [Action(reason=f"story {story.id} is a draft: review it, then set `status: ready` in {story.rel}")
+            for story in bank.stories if story.meta and story.meta.status == StoryStatus.draft]
+
+
+def start_bolts(bank: MemoryBank, index: BankIndex) -> list[Action]:
+    """A planned bolt whose stories are ready and whose required bolts are complete."""
+    actions = []
+    for bolt in bank.bolts:
+        if not bolt.meta or bolt.meta.status != BoltStatus.planned:
+            continue
+        blockers = [name for name in bolt.meta.requires_bolts or []
+                    if (b := index.bolt(name)) is None or not b.meta or b.meta.status != BoltStatus.complete]
+        unready = [name for name in bolt.meta.stories or []
+                   if (s := index.story(name)) is None or not s.meta or s.meta.status == StoryStatus.draft]
+        if not blockers and not unready:
+            actions.append(Action(reason=f"bolt {bolt.id} is planned, its stories are ready and no bolt "
+                                         "blocks it: it can start"))
+    return actions
+
+
+def write_a_first_intent(bank: MemoryBank) -> list[Action]:
+    return [] if bank.intents else [Action(reason="no intents yet", command="aidlc new intent \"TITLE\"")]

@@ -1,0 +1,59 @@
+"""The status report: counts and state of every intent, unit, story and bolt, the gates, and the
+next safe actions."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import Intent, MemoryBank
+from aidlc.model.status import BoltLine, IntentStatus, StatusReport, UnitStatus
+from aidlc.model.types import Severity
+from aidlc.rules import run_rules
+from aidlc.rules.ledger import view
+from aidlc.status.actions import next_actions
+from aidlc.status.gates import gate_statuses
+
+
+def build_status(bank: MemoryBank) -> StatusReport:
+    index = BankIndex(bank)
+    findings = run_rules(bank, index)
+    bolts = bolt_lines(bank)
+    gates = gate_statuses(bank, index)
+    return StatusReport(
+        root=bank.repo_root,
+        counts={"intents": len(bank.intents), "requirements": len(bank.requirements), "units": len(bank.units),
+                "stories": len(bank.stories), "bolts": len(bank.bolts)},
+        stories=_by_status([s.meta.status if s.meta else None for s in bank.stories]),
+        bolts_by_status=_by_status([b.status for b in bolts]),
+        intents=[intent_status(intent) for intent in bank.intents],
+        bolts=bolts,
+        gates=gates,
+        ledger=view(index) is not None,
+        errors=sum(f.severity == Severity.error for f in findings),
+        warnings=sum(f.severity == Severity.warning for f in findings),
+        next_actions=next_actions(bank, index, findings, gates),
+    )
+
+
+def intent_status(intent: Intent) -> IntentStatus:
+    units = [UnitStatus(id=unit.id, status=unit.meta.status if unit.meta else None,
+                        stories=_by_status([s.meta.status if s.meta else None for s in unit.stories]))
+             for unit in intent.units]
+    return IntentStatus(id=intent.id, status=intent.requirements_meta.status if intent.requirements_meta else None,
+                        requirements=len(intent.requirements), units=units,
+                        stories=_by_status([s.meta.status if s.meta else None
+                                            for unit in intent.units for s in unit.stories]))
+
+
+def bolt_lines(bank: MemoryBank) -> list[BoltLine]:
+    return [BoltLine(id=b.id, status=str(b.meta.status) if b.meta and b.meta.status else None,
+                     unit=b.meta.unit if b.meta else None,
+                     stories=len(b.meta.stories) if b.meta and isinstance(b.meta.stories, list) else 0,
+                     risk=str(b.meta.risk) if b.meta and b.meta.risk else None,
+                     current_stage=b.meta.current_stage if b.meta else None)
+            for b in bank.bolts]
+
+
+def _by_status(statuses: list[object]) -> dict[str, int]:
+    return dict(sorted(Counter(str(s) if s else "unknown" for s in statuses).items()))
