@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import jsonschema
@@ -108,4 +109,20 @@ def test_without_a_ledger_status_says_so(chain: Path) -> None:
     (chain / "memory-bank/events.jsonl").unlink()
     document = status_json(chain)
     assert document["gates"] == [] and document["ledger"] is False
-    assert "no ledger: gate decisions are not recorded" in status_text(chain)
+    text = status_text(chain)
+    assert "no ledger at memory-bank/events.jsonl: gate decisions cannot be recorded" in text
+    assert f"aidlc init {chain.resolve()}" in text
+    assert document["no_ledger"]["command"].startswith("aidlc init")
+
+
+def test_a_ledger_git_holds_is_restored_not_recreated(chain: Path) -> None:
+    subprocess.run(["git", "add", "-A"], cwd=chain, check=True)
+    subprocess.run(["git", "commit", "-qm", "the chain and its ledger"], cwd=chain, check=True)
+    (chain / "memory-bank/events.jsonl").unlink()
+    result = run(chain, "--format", "json", "status")
+    document = json.loads(result.stdout)
+    assert document["ledger"] is False and document["errors"] >= 1  # AIDLC-LEDGER-013
+    assert document["no_ledger"]["command"] == ("git restore --source=HEAD --staged --worktree -- "
+                                                "memory-bank/events.jsonl")
+    text = run(chain, "status").stdout
+    assert "aidlc init" not in text and "git restore --source=HEAD" in text

@@ -58,6 +58,8 @@ class StatusReport(BaseModel):
     bolts: list[BoltLine]
     gates: list[GateStatus]
     ledger: bool = Field(description="whether the bank has a ledger")
+    no_ledger: Action | None = Field(default=None, description="without a ledger: why, and the command that "
+                                     "brings one back from git history or, where it never had one, creates it")
     errors: int
     warnings: int
     next_actions: list[Action]

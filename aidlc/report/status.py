@@ -32,8 +32,10 @@ def render_text(report: StatusReport, style: Style, limit: int = 8) -> str:
                     if gate.last else "no decisions yet")
             pending = f"pending gate: {gate.pending}" if gate.pending else "all gates approved"
             lines.append(f"gates {gate.kind} {gate.id}: {pending}; {last}")
-    elif not report.ledger:
-        lines.extend(["", "no ledger: gate decisions are not recorded (aidlc init creates one)"])
+    elif report.no_ledger is not None:
+        lines.extend(["", f"{report.no_ledger.reason}: gate decisions cannot be recorded"])
+        if report.no_ledger.command:
+            lines.append(f"  {report.no_ledger.command}")
     lines.append("")
     if report.next_actions:
         first, *rest = report.next_actions

@@ -7,7 +7,8 @@ from collections import Counter
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import Intent, MemoryBank
-from aidlc.model.status import BoltLine, IntentStatus, StatusReport, UnitStatus
+from aidlc.events.ledger import Ledger, no_ledger
+from aidlc.model.status import Action, BoltLine, IntentStatus, StatusReport, UnitStatus
 from aidlc.model.types import Severity
 from aidlc.rules import run_rules
 from aidlc.rules.ledger import view
@@ -20,6 +21,7 @@ def build_status(bank: MemoryBank) -> StatusReport:
     findings = run_rules(bank, index)
     bolts = bolt_lines(bank)
     gates = gate_statuses(bank, index)
+    has_ledger = view(index) is not None
     return StatusReport(
         root=bank.repo_root,
         counts={"intents": len(bank.intents), "requirements": len(bank.requirements), "units": len(bank.units),
@@ -29,11 +31,18 @@ def build_status(bank: MemoryBank) -> StatusReport:
         intents=[intent_status(intent) for intent in bank.intents],
         bolts=bolts,
         gates=gates,
-        ledger=view(index) is not None,
+        ledger=has_ledger,
+        no_ledger=None if has_ledger else _without_ledger(bank),
         errors=sum(f.severity == Severity.error for f in findings),
         warnings=sum(f.severity == Severity.warning for f in findings),
         next_actions=next_actions(bank, index, findings, gates),
     )
+
+
+def _without_ledger(bank: MemoryBank) -> Action:
+    """Why there is no ledger and what brings one: git restore where history holds one, else aidlc init."""
+    missing = no_ledger(Ledger.of_bank(bank.repo_root, bank.rel_root))
+    return Action(reason=missing.message, command=missing.next_steps[0] if missing.next_steps else None)
 
 
 def intent_status(intent: Intent) -> IntentStatus:
