@@ -22,7 +22,6 @@ from pathlib import Path
 import pytest
 
 from tests.openai_server import ScriptedServer, chat
-from tests.test_new import build_chain
 
 MB = "memory-bank"
 INTENT = "001-checkout-payments"
@@ -60,13 +59,10 @@ def killer(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def three_stories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def three_stories(tmp_path_factory: pytest.TempPathFactory, _chained: Path) -> Path:
     """An intent with one unit and three stories, no bolt yet: built once, copied per test."""
     root = tmp_path_factory.mktemp("template") / "shop"
-    proc = subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True,
-                          text=True, env={**os.environ, "CI": "true"}, timeout=HANG)
-    assert proc.returncode == 0, proc.stderr
-    build_chain(root)
+    shutil.copytree(_chained, root, symlinks=True)
     shutil.rmtree(root / MB / "bolts" / "001-checkout-api")
     story = root / MB / "intents" / INTENT / "units" / UNIT / "stories" / f"{STORIES[0]}.md"
     story.write_text(story.read_text().replace("assigned_bolt: 001-checkout-api", "assigned_bolt: null"))

@@ -39,25 +39,6 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tests.test_new import build_chain
-
-    root = tmp_path_factory.mktemp("template") / "shop"
-    subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True, check=True,
-                   env={**os.environ, "CI": "true"})
-    build_chain(root)
-    return root
-
-
-@pytest.fixture
-def chain(template: Path, tmp_path: Path) -> Path:
-    """An intent -> requirement -> unit -> story -> bolt chain (aidlc init, aidlc new), built once and copied."""
-    root = tmp_path / "shop"
-    shutil.copytree(template, root, symlinks=True)
-    return root
-
-
 @pytest.fixture
 def outside(tmp_path: Path) -> Iterator[Path]:
     """A folder beside the repository, holding a file no aidlc command may read or write."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,28 +20,10 @@ from aidlc.bank import markdown
 from aidlc.cli import cli
 from aidlc.scaffold import fields
 from tests.openai_server import ScriptedServer, chat
-from tests.test_new import build_chain
 
 MB = "memory-bank"
 INTENT = "001-checkout-payments"
 GIVEN = "**Given** a cart, **When** I pay, **Then** an order exists"
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("template") / "shop"
-    subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True, check=True,
-                   env={**os.environ, "CI": "true"})
-    build_chain(root)
-    return root
-
-
-@pytest.fixture
-def chain(template: Path, tmp_path: Path) -> Path:
-    """An intent -> requirement -> unit -> story -> bolt chain, built once per module and copied."""
-    root = tmp_path / "shop"
-    shutil.copytree(template, root, symlinks=True)
-    return root
 
 
 def aidlc(root: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.bank.write import fsync_folder
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events import checkpoint
 from aidlc.events.canonical import event_hash, event_of, line_of
@@ -330,7 +331,7 @@ class Ledger:
             os.fsync(out)
         finally:
             os.close(out)
-        _fsync_dir(aside.parent)
+        fsync_folder(aside.parent)
         os.ftruncate(fd, state.good_size)
         os.fsync(fd)
         state.size, state.lines = state.good_size, state.lines - 1
@@ -424,15 +425,6 @@ def lost_ledger(ledger: Ledger) -> LostLedger | None:
                           ["git fetch --unshallow    # then rerun: the whole history shows whether a ledger existed"],
                           shallow=True)
     return None
-
-
-def _fsync_dir(folder: Path) -> None:
-    """Make a new directory entry durable (the fragment's name must survive a crash too)."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _plain(value: Any) -> Any:
