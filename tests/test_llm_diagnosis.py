@@ -74,6 +74,21 @@ def test_a_server_that_dies_on_the_request_stopped_it_did_not_go_unreachable(ser
     assert error.next_steps[-1].startswith("aidlc llm check")
 
 
+def test_the_digest_is_the_one_a_recording_of_the_request_holds(server: ScriptedServer, tmp_path: Path) -> None:
+    cassette = tmp_path / "run.jsonl"
+    server.push(chat("pong"), hang_up("close"))  # answered once (and recorded), then the server dies on it
+    stack = provider_from_config(LLMConfig(model="test-model", base_url=server.url),
+                                 env={"OPENAI_API_KEY": "sk-test-secret-00000000000000000000"}, record=cassette,
+                                 retry=RetryPolicy(attempts=2, sleep=lambda _s: None))
+    secret = [Message("user", "deploy with sk-test-secret-00000000000000000000")]  # redacted before it is sent
+    stack.complete(secret, max_tokens=8)
+    with pytest.raises(LLMServerStopped) as caught:
+        stack.complete(secret, max_tokens=8)
+    (recorded,) = [json.loads(line) for line in cassette.read_text().splitlines()]
+    assert f"digest {recorded['digest']} " in caught.value.message
+    assert "the 1 attempt since found nothing listening" in caught.value.message
+
+
 def test_a_connection_dropped_once_is_retried_and_the_answer_used(server: ScriptedServer) -> None:
     server.push(hang_up("reset", stop_listening=False), chat("pong"))
     assert make(server).complete(HI, max_tokens=8).text == "pong"
