@@ -8,9 +8,13 @@
 POST /v1/chat/completions (and any other POST, e.g. Anthropic's /v1/messages) answers with the next
 scripted Reply (as an HTTP proxy, HTTP_PROXY, it also answers requests meant for any other host);
 an unscripted request gets HTTP 500 "no scripted response", so a test that asks
-more than it expects fails loudly. GET /v1/models lists one model. A Reply with `delay_s` holds
-the answer that long (a hang past the client's timeout); closing the server releases it. As an HTTPS
-proxy (HTTPS_PROXY) it records each CONNECT (where the request was going) and refuses the tunnel.
+more than it expects fails loudly. GET /v1/models lists one model (or `server.models`, the whole
+body), GET /props answers `server.props` when set (llama-server's shape), else 404. A Reply with
+`delay_s` holds the answer that long (a hang past the client's timeout); closing the server releases
+it. A Reply from `hang_up()` answers nothing: it closes or resets the connection, before or in the
+middle of the answer, and (by default) stops listening first, so every later connection is refused,
+as when a server crashes on a request. As an HTTPS proxy (HTTPS_PROXY) it records each CONNECT (where
+the request was going) and refuses the tunnel.
 """
 
 from __future__ import annotations
@@ -18,11 +22,14 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import struct
 import threading
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Literal
+
+Cut = Literal["close", "reset", "mid-answer"]
 
 
 @dataclass
@@ -31,6 +38,8 @@ class Reply:
     body: Any = None  # dict -> JSON; str/bytes sent as is (malformed bodies)
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    cut: Cut | None = None  # hang up instead of answering (see hang_up)
+    stop_listening: bool = False  # ... after refusing every new connection
 
 
 @dataclass
@@ -60,6 +69,12 @@ def error(status: int, message: str = "error", headers: dict[str, str] | None = 
                  headers=headers or {})
 
 
+def hang_up(how: Cut = "close", *, stop_listening: bool = True) -> Reply:
+    """No answer: "close" ends the connection cleanly (FIN) before a byte of the answer, "reset" aborts it
+    (RST), "mid-answer" sends the status line, headers and half of a chat completion, then resets."""
+    return Reply(body=chat("pong").body, cut=how, stop_listening=stop_listening)
+
+
 def anthropic_message(text: str, *, stop_reason: str = "end_turn", model: str = "claude-test",
                       tool_use: dict[str, Any] | None = None) -> Reply:
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
@@ -74,6 +89,8 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
         self.requests: list[Received] = []
+        self.models: Any = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
+        self.props: Any = None  # GET /props (llama-server); None: 404
         self._lock = threading.Lock()
         self._closing = threading.Event()
         # Open keep-alive connections and their handler threads: closing the server ends them too, so no
@@ -103,7 +120,7 @@ class ScriptedServer:
 
     def bodies(self) -> list[Any]:
         """The JSON bodies of the POSTs received, in order."""
-        return [r.body for r in self.requests if r.path != "/v1/models"]
+        return [r.body for r in self.requests if r.path not in ("/v1/models", "/props")]
 
     def start(self) -> ScriptedServer:
         self._thread.start()
@@ -120,6 +137,12 @@ class ScriptedServer:
             with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
             handler.join(timeout=5)
+
+    def stop_listening(self) -> None:
+        """Close the listening socket: connections made from now on are refused (open ones go on)."""
+        if self._thread.is_alive():
+            self._httpd.shutdown()
+        self._httpd.server_close()
 
     def __enter__(self) -> ScriptedServer:
         return self.start()
@@ -156,9 +179,15 @@ class ScriptedServer:
                         server._connections.pop(self.connection, None)
 
             def do_GET(self) -> None:
-                if self.path.rstrip("/").endswith("/models"):
-                    server.requests.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, None))
-                    self._send(Reply(body={"object": "list", "data": [{"id": "test-model", "object": "model"}]}))
+                path = self.path.rstrip("/")
+                if path.endswith("/models") or path == "/props":
+                    with server._lock:
+                        server.requests.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()},
+                                                        None))
+                if path.endswith("/models"):
+                    self._send(Reply(body=server.models))
+                elif path == "/props" and server.props is not None:
+                    self._send(Reply(body=server.props))
                 else:
                     self._send(error(404, "not found"))
 
@@ -178,7 +207,26 @@ class ScriptedServer:
                 reply = server._next(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 if reply.delay_s and server._closing.wait(reply.delay_s):
                     return
+                if reply.cut is not None:
+                    self._hang_up(reply)
+                    return
                 self._send(reply)
+
+            def _hang_up(self, reply: Reply) -> None:
+                if reply.stop_listening:
+                    server.stop_listening()  # first: the client's retries must find nothing listening
+                self.close_connection = True
+                if reply.cut == "mid-answer":
+                    payload = json.dumps(reply.body).encode()
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload[: len(payload) // 2])
+                    self.wfile.flush()
+                if reply.cut in ("reset", "mid-answer"):  # SO_LINGER 0: close() sends RST, not FIN
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.connection.close()
 
             def _send(self, reply: Reply) -> None:
                 if isinstance(reply.body, dict | list):

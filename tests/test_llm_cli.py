@@ -121,7 +121,7 @@ def test_subprocess_against_a_dead_port_exits_1_with_a_clear_message(tmp_path: P
     assert proc.returncode == 1
     assert f"error: cannot reach {url}" in proc.stderr and "aidlc llm check" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
-    assert "plain       failed  LLMUnavailable" in proc.stdout and "structured  not run" in proc.stdout
+    assert "plain       failed  LLMUnreachable" in proc.stdout and "structured  not run" in proc.stdout
     assert "start the server" in proc.stderr
 
 
@@ -130,7 +130,7 @@ def test_dead_port_in_json_mode_is_still_one_document(tmp_path: Path) -> None:
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert doc["ok"] is False and doc["structured"] is None and "cannot reach" in doc["error"]
-    assert doc["plain"]["ok"] is False and doc["plain"]["kind"] == "LLMUnavailable"
+    assert doc["plain"]["ok"] is False and doc["plain"]["kind"] == "LLMUnreachable"
     assert "Traceback" not in proc.stderr
 
 

@@ -18,6 +18,8 @@ Modules, one job each:
     errors        LLMError and its typed subclasses (what is retried, what falls back, what is final)
     retry         backoff with jitter, Retry-After, bounded attempts (injectable sleep for tests)
     httperrors    SDK HTTP failures -> typed errors
+    diagnosis     what a failure was: a server that stopped on the request, which limit cut an answer
+    window        a server's context window, from its /models or /props answer
     openai_provider, anthropic_provider   the SDK-backed providers (SDKs imported lazily)
     replay        cassettes: Recorder (record any provider) and ReplayProvider (answer exactly or ReplayMiss)
     chain         FallbackChain: next target once one is exhausted, answers marked degraded
@@ -43,14 +45,17 @@ from aidlc.llm.errors import (
     LLMBadOutput,
     LLMBudgetExceeded,
     LLMConfigError,
+    LLMContextExceeded,
     LLMError,
     LLMFormatRejected,
     LLMRateLimited,
     LLMRejected,
+    LLMServerStopped,
     LLMTimeout,
     LLMTransient,
     LLMTruncated,
     LLMUnavailable,
+    LLMUnreachable,
     ReplayMiss,
 )
 from aidlc.llm.factory import provider_from_config, resolve_target
@@ -61,8 +66,9 @@ from aidlc.llm.structured import Structured, complete_structured
 
 __all__ = [
     "Completion", "ContextPiece", "Degradation", "FallbackChain", "Fitted", "LLMBadOutput", "LLMBudgetExceeded",
-    "LLMConfigError", "LLMError", "LLMFormatRejected", "LLMRateLimited", "LLMRejected", "LLMTimeout",
-    "LLMTransient", "LLMTruncated", "LLMUnavailable", "Message", "Provider", "Redactor", "ReplayMiss",
-    "Structured", "ToolCall", "Usage", "check_budget", "complete_structured", "estimate_tokens", "fit_context",
-    "provider_from_config", "render_prompt", "request_digest", "resolve_target", "system_message", "untrusted",
+    "LLMConfigError", "LLMContextExceeded", "LLMError", "LLMFormatRejected", "LLMRateLimited", "LLMRejected",
+    "LLMServerStopped", "LLMTimeout", "LLMTransient", "LLMTruncated", "LLMUnavailable", "LLMUnreachable", "Message",
+    "Provider", "Redactor", "ReplayMiss", "Structured", "ToolCall", "Usage", "check_budget", "complete_structured",
+    "estimate_tokens", "fit_context", "provider_from_config", "render_prompt", "request_digest", "resolve_target",
+    "system_message", "untrusted",
 ]

@@ -24,7 +24,7 @@ from aidlc.llm.retry import with_retries
 
 INSTALL_HINT = "pip install 'aidlc[anthropic]'"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
-           "refusal": "content_filter"}
+           "refusal": "content_filter", "model_context_window_exceeded": "length"}
 
 
 def require_sdk() -> Any:
@@ -62,14 +62,16 @@ class AnthropicProvider(RemoteProvider):
             schema = response_format.get("json_schema", {}).get("schema", {})
             request["extra_body"] = {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
         timeout = timeout_s if timeout_s is not None else self.timeout_s
-        return with_retries(lambda: self._call(request, timeout), self.retry)
+        return with_retries(lambda: self._call(request, timeout, messages, response_format, tools), self.retry)
 
-    def _call(self, request: dict[str, Any], timeout: float) -> Completion:
+    def _call(self, request: dict[str, Any], timeout: float, messages: list[Message],
+              response_format: dict[str, Any] | None, tools: list[dict[str, Any]] | None) -> Completion:
         sdk = self._sdk
         client = self._sdk_client()
         started = self._clock()
         with sdk_errors(sdk, where=self._where(), model=self.model, timeout=timeout,
-                        asked_format="extra_body" in request, answer="a message"):
+                        asked_format="extra_body" in request, answer="a message", messages=messages,
+                        response_format=response_format, tools=tools):
             response = client.messages.create(**request, timeout=timeout,
                                               extra_headers=self._extra_headers(sdk.Omit()))
         latency = self._clock() - started

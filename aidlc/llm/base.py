@@ -75,6 +75,18 @@ class Usage:
 
 
 @dataclass(frozen=True)
+class ContextWindow:
+    """What a server said about its context window (aidlc.llm.window), asked only after a truncated answer."""
+
+    tokens: int
+    source: str  # where it was read, e.g. "GET /props default_generation_settings.n_ctx"
+    trained: bool = False  # the model's trained context (n_ctx_train): the server may run with a smaller one
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class Completion:
     text: str
     tool_calls: tuple[ToolCall, ...] = ()
@@ -84,6 +96,7 @@ class Completion:
     latency_s: float = 0.0
     degraded: bool = False  # answered by a fallback target, not the primary
     target: str = ""  # the key of the target that answered (see Provider.key)
+    context_window: ContextWindow | None = None  # asked of the server when the answer was cut short of max_tokens
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -97,7 +110,8 @@ class Completion:
                    tool_calls=tuple(ToolCall(**call) for call in data.get("tool_calls") or ()),
                    usage=Usage(**usage), model=data.get("model", ""),
                    finish_reason=data.get("finish_reason", "stop"), latency_s=data.get("latency_s", 0.0),
-                   degraded=data.get("degraded", False), target=data.get("target", ""))
+                   degraded=data.get("degraded", False), target=data.get("target", ""),
+                   context_window=ContextWindow(**window) if (window := data.get("context_window")) else None)
 
 
 @runtime_checkable

@@ -5,10 +5,13 @@
      +- LLMTransient         worth retrying, then worth a fallback target
      |   +- LLMTimeout
      |   +- LLMRateLimited   (retry_after_s as the server asked)
-     |   +- LLMUnavailable   connection refused/reset, 5xx
+     |   +- LLMUnavailable   5xx, an answer that is not one, a connection that failed
+     |       +- LLMUnreachable    nothing accepted the connection (refused, unknown host): no server runs there
+     |       +- LLMServerStopped  the connection died while the server answered (it may have crashed on it)
      +- LLMRejected          the server refused this request (4xx): retrying the same request cannot help
      |   +- LLMFormatRejected  ... because of its response_format (structured output steps down a mode)
-     +- LLMTruncated         finish_reason == "length": the answer hit max_tokens
+     |   +- LLMContextExceeded ... because the prompt does not fit the server's context window
+     +- LLMTruncated         finish_reason == "length": max_tokens, or the server's context window, was reached
      +- LLMBadOutput         the answer never matched the schema; `raw` keeps it for the trace
      +- LLMBudgetExceeded    the prompt does not fit the per-call token budget
      +- ReplayMiss           a replayed request has no recording; names the digest and the cassette
@@ -54,6 +57,26 @@ class LLMUnavailable(LLMTransient):
         self.status = status
 
 
+class LLMUnreachable(LLMUnavailable):
+    """The connection was never made (refused, unknown host, TLS): the server is not running there."""
+
+
+class LLMServerStopped(LLMUnavailable):
+    """The connection was closed or reset while the server was answering our request. `request` describes
+    it (digest, size); `refused_after` counts the attempts since that found nothing listening."""
+
+    def __init__(self, where: str, how: str, request: str, next_steps: list[str], refused_after: int = 0) -> None:
+        since = (f"; the {refused_after} attempt{'s' if refused_after > 1 else ''} since found nothing listening"
+                 if refused_after else "")
+        super().__init__(f"the server at {where} stopped while answering this request (it may have crashed on "
+                         f"it): {how}{since}. The request: {request}", None, next_steps)
+        self.where, self.how, self.request, self.refused_after = where, how, request, refused_after
+
+    def refused_since(self, attempts: int) -> LLMServerStopped:
+        """The same diagnosis, once later attempts were refused: the server is gone, not merely busy."""
+        return LLMServerStopped(self.where, self.how, self.request, self.next_steps, attempts)
+
+
 class LLMRejected(LLMError):
     """A 4xx (other than 408/409/429): the same request would be refused again."""
 
@@ -66,11 +89,30 @@ class LLMFormatRejected(LLMRejected):
     """The server does not accept the requested response_format (llama.cpp answers 500 to json_schema)."""
 
 
-class LLMTruncated(LLMError):
-    """The model stopped at max_tokens; `raw` is the partial answer."""
+CONTEXT_STEPS = ["raise the server's context size, e.g. to {size}: llama-server -c {size}, llama-cpp-python "
+                 "--n_ctx {size}, Ollama num_ctx {size} (PARAMETER num_ctx in a Modelfile, or options.num_ctx)",
+                 "or send less: aidlc draft --budget N (fewer tokens of the bank's context in the prompt)", CHECK]
+BUDGET_STEPS = [CHECK, "raise the token budget (aidlc draft --max-tokens N) or use a larger model (--model)"]
 
-    def __init__(self, message: str, raw: str = "", max_tokens: int | None = None) -> None:
-        super().__init__(message, [CHECK, "raise the token budget or use a larger model (--model)"])
+
+def context_steps(size: int = 4096) -> list[str]:
+    return [step.format(size=size) for step in CONTEXT_STEPS]
+
+
+class LLMContextExceeded(LLMRejected):
+    """The server refused the prompt: it does not fit its context window (llama.cpp, vLLM, OpenAI answer 400)."""
+
+    def __init__(self, message: str, status: int | None = None, next_steps: list[str] | None = None) -> None:
+        super().__init__(message, status, next_steps if next_steps is not None else context_steps())
+
+
+class LLMTruncated(LLMError):
+    """The answer was cut (finish_reason "length"); `raw` is the partial answer. What cut it, max_tokens or
+    the server's context window, is in the message and the next steps (aidlc.llm.diagnosis)."""
+
+    def __init__(self, message: str, raw: str = "", max_tokens: int | None = None,
+                 next_steps: list[str] | None = None) -> None:
+        super().__init__(message, next_steps if next_steps is not None else BUDGET_STEPS)
         self.raw = raw
         self.max_tokens = max_tokens
 

@@ -2,6 +2,8 @@
 
 Both SDKs (openai, anthropic) raise the same shapes: a timeout, a connection error, or a
 status error carrying status code, headers and body. One table decides what is retried.
+A connection error is told apart by its cause (aidlc.llm.diagnosis): never connected, or dropped
+while the server answered; a refused over-long prompt is told apart by the server's words.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from aidlc.llm.base import Message
+from aidlc.llm.diagnosis import connection_failure, context_refusal
 from aidlc.llm.errors import (
-    UNREACHABLE,
     LLMError,
     LLMFormatRejected,
     LLMRateLimited,
@@ -31,6 +34,8 @@ def status_error(status: int, body: str, headers: dict[str, str], *, where: str,
     detail = f"{where} answered HTTP {status}: {body[:300]}"
     if status == 429:
         return LLMRateLimited(detail, parse_retry_after(headers))
+    if status >= 400 and (refusal := context_refusal(status, body, where=where)) is not None:
+        return refusal
     if asked_format and status in (400, 422, 500, 501) and FORMAT_WORDS.search(body):
         return LLMFormatRejected(detail, status)
     if status in (408, 409) or status >= 500:
@@ -66,15 +71,19 @@ def cause_text(exc: BaseException) -> str:
 
 
 @contextmanager
-def sdk_errors(sdk: Any, *, where: str, model: str, timeout: float, asked_format: bool,
-               answer: str) -> Iterator[None]:
-    """Translate one SDK call's failures (openai and anthropic raise the same classes) to our errors."""
+def sdk_errors(sdk: Any, *, where: str, model: str, timeout: float, asked_format: bool, answer: str,
+               messages: list[Message] | None = None, response_format: dict[str, Any] | None = None,
+               tools: list[dict[str, Any]] | None = None) -> Iterator[None]:
+    """Translate one SDK call's failures (openai and anthropic raise the same classes) to our errors.
+    `messages`, `response_format` and `tools` are what was asked, as the caller got them: a server that
+    stops while answering is reported with that request's digest and size."""
     try:
         yield
     except sdk.APITimeoutError:
         raise LLMTimeout(f"{where} did not answer within {timeout:g}s") from None
     except sdk.APIConnectionError as exc:
-        raise LLMUnavailable(f"cannot reach {where}: {cause_text(exc)}", None, UNREACHABLE) from None
+        raise connection_failure(exc, cause_text(exc), where=where, messages=messages,
+                                 response_format=response_format, tools=tools) from None
     except sdk.APIStatusError as exc:
         raise status_error(exc.status_code, body_text(exc), dict(exc.response.headers), where=where, model=model,
                            asked_format=asked_format) from None

@@ -6,16 +6,24 @@ Its own retries are off (max_retries=0): aidlc.llm.retry decides, with Retry-Aft
 
 Errors are translated to aidlc.llm.errors so callers never see an SDK exception:
 timeouts -> LLMTimeout, 429 -> LLMRateLimited, connection errors and 5xx -> LLMUnavailable
-(all retried), a refused response_format -> LLMFormatRejected (aidlc.llm.structured steps
-down to a simpler JSON mode), other 4xx -> LLMRejected.
+(all retried; a refused connection is LLMUnreachable, one dropped while the server answered
+LLMServerStopped), a refused response_format -> LLMFormatRejected (aidlc.llm.structured steps
+down to a simpler JSON mode), a prompt longer than the server's context -> LLMContextExceeded,
+other 4xx -> LLMRejected.
+
+An answer cut by finish_reason "length" short of max_tokens was cut by a limit of the server's:
+the server is then asked, once per target, what its context window is (aidlc.llm.window), and
+the answer carries it (Completion.context_window) for the diagnosis (aidlc.llm.diagnosis).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
-from aidlc.llm.base import Completion, Message, ToolCall, Usage
+from aidlc.llm import window
+from aidlc.llm.base import Completion, ContextWindow, Message, ToolCall, Usage
 from aidlc.llm.context import estimate_tokens
 from aidlc.llm.errors import LLMRejected, LLMUnavailable
 from aidlc.llm.httperrors import sdk_errors
@@ -33,6 +41,8 @@ class OpenAIProvider(RemoteProvider):
     # OpenAI's reasoning models refuse `max_tokens`; most other servers only know it. Learned (per
     # instance) on refusal.
     _token_param = "max_tokens"
+    _window: ContextWindow | None = None
+    _window_asked = False
 
     def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
                  response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
@@ -45,26 +55,31 @@ class OpenAIProvider(RemoteProvider):
         if tools:
             request["tools"] = tools
         timeout = timeout_s if timeout_s is not None else self.timeout_s
-        return with_retries(lambda: self._call(request, max_tokens, timeout, messages), self.retry)
+        answer = with_retries(lambda: self._call(request, max_tokens, timeout, messages), self.retry)
+        cut_short = answer.usage.estimated or answer.usage.completion_tokens < max_tokens
+        if answer.finish_reason == "length" and cut_short:
+            answer = replace(answer, context_window=self._context_window())
+        return answer
 
     def _call(self, request: dict[str, Any], max_tokens: int, timeout: float, messages: list[Message]) -> Completion:
         started = self._clock()
         try:
-            response = self._send(request, max_tokens, timeout)
+            response = self._send(request, max_tokens, timeout, messages)
         except LLMRejected as exc:
             if self._token_param == "max_tokens" and _MAX_COMPLETION_TOKENS.search(exc.message):
                 self._token_param = "max_completion_tokens"
-                response = self._send(request, max_tokens, timeout)
+                response = self._send(request, max_tokens, timeout, messages)
             else:
                 raise
         return self._completion(response, self._clock() - started, messages)
 
-    def _send(self, request: dict[str, Any], max_tokens: int, timeout: float) -> Any:
+    def _send(self, request: dict[str, Any], max_tokens: int, timeout: float, messages: list[Message]) -> Any:
         client = self._sdk_client()
         import openai
 
         with sdk_errors(openai, where=self._where(), model=self.model, timeout=timeout,
-                        asked_format="response_format" in request, answer="a chat completion"):
+                        asked_format="response_format" in request, answer="a chat completion", messages=messages,
+                        response_format=request.get("response_format"), tools=request.get("tools")):
             return client.chat.completions.create(**request, **{self._token_param: max_tokens}, timeout=timeout,
                                                   extra_headers=self._extra_headers(openai.Omit()))
 
@@ -86,6 +101,28 @@ class OpenAIProvider(RemoteProvider):
             counted = Usage(sum(estimate_tokens(m.content) for m in messages), estimate_tokens(text), estimated=True)
         return Completion(text=text, tool_calls=calls, usage=counted, model=getattr(response, "model", "") or "",
                           finish_reason=finish, latency_s=round(latency, 3), target=self.key)
+
+    def _context_window(self) -> ContextWindow | None:
+        """The server's context window, asked once per target (and only of a configured server: the OpenAI
+        API says nothing of it): its /models, then llama-server's /props, both on the host of base_url."""
+        if not self._window_asked and self.base_url:
+            self._window_asked = True
+            listed = window.from_models(self._get("models"), self.model)
+            if listed is None or listed.trained:
+                listed = window.best(window.from_props(self._get(window.props_url(self.base_url))), listed)
+            self._window = listed
+        return self._window
+
+    def _get(self, path: str) -> str | None:
+        """A GET through the SDK's client (its key, its proxies), short and never retried; None on any failure."""
+        import openai
+
+        try:
+            return str(self._sdk_client().get(path, cast_to=str, options={
+                "timeout": window.PROBE_TIMEOUT_S, "max_retries": 0, "follow_redirects": False,
+                "headers": self._extra_headers(openai.Omit()) or {}}))
+        except openai.OpenAIError:
+            return None
 
     def _sdk_client(self) -> Any:
         if self._client is None:

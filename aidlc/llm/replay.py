@@ -28,12 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from aidlc.llm.base import Completion, Message, Provider
-from aidlc.llm.errors import LLMConfigError, LLMFormatRejected, LLMRejected, ReplayMiss
+from aidlc.llm.errors import LLMConfigError, LLMContextExceeded, LLMFormatRejected, LLMRejected, ReplayMiss
 from aidlc.llm.files import open_regular, read_regular
 from aidlc.llm.redact import Redactor
 
 _RECORD_FIX = "point AIDLC_LLM_RECORD / --record at a file you can write"
-_RECORDED_ERRORS: dict[str, type[LLMRejected]] = {"LLMRejected": LLMRejected, "LLMFormatRejected": LLMFormatRejected}
+_RECORDED_ERRORS: dict[str, type[LLMRejected]] = {"LLMRejected": LLMRejected, "LLMFormatRejected": LLMFormatRejected,
+                                                  "LLMContextExceeded": LLMContextExceeded}
 
 
 def canonical(value: Any) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from aidlc.llm.errors import LLMRateLimited, LLMTransient
+from aidlc.llm.errors import LLMRateLimited, LLMServerStopped, LLMTransient, LLMUnreachable
 
 T = TypeVar("T")
 
@@ -35,12 +35,25 @@ class RetryPolicy:
 
 def with_retries(call: Callable[[], T], policy: RetryPolicy,
                  on_retry: Callable[[LLMTransient, float], None] | None = None) -> T:
-    """Run `call`; on an LLMTransient wait and try again, at most `policy.attempts` calls in all."""
+    """Run `call`; on an LLMTransient wait and try again, at most `policy.attempts` calls in all.
+
+    A server that stopped while answering (LLMServerStopped) and then refused every retry is reported as
+    having stopped, not as unreachable: the first failure is the diagnosis, the refusals confirm it."""
+    stopped: LLMServerStopped | None = None
+    refused = 0
     for retry in range(policy.attempts):
         try:
             return call()
         except LLMTransient as exc:
+            if isinstance(exc, LLMServerStopped):
+                stopped, refused = exc, 0
+            elif isinstance(exc, LLMUnreachable) and stopped is not None:
+                refused += 1
+            else:
+                stopped = None
             if retry + 1 >= policy.attempts:
+                if stopped is not None and refused:
+                    raise stopped.refused_since(refused) from None
                 raise
             wait = policy.backoff(retry)
             if isinstance(exc, LLMRateLimited) and exc.retry_after_s is not None:

@@ -35,7 +35,8 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from aidlc.llm.base import Completion, Message, Provider, Usage
-from aidlc.llm.errors import LLMBadOutput, LLMFormatRejected, LLMTruncated
+from aidlc.llm.diagnosis import truncated
+from aidlc.llm.errors import LLMBadOutput, LLMFormatRejected
 from aidlc.llm.jsonparse import JSONAnswerError, parse_json_answer
 from aidlc.llm.prompts import render_prompt
 
@@ -98,8 +99,8 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
             if not grown and limit > tokens:
                 tokens, grown = limit, True
                 continue  # the same question with room to finish; not a format failure
-            raise LLMTruncated(f"the model stopped at max_tokens={tokens} before finishing its {name} JSON "
-                               f"({answer.target or provider.key})", raw=answer.text, max_tokens=tokens)
+            raise truncated(answer, max_tokens=tokens, unfinished=f"its {name} JSON",
+                            target=answer.target or provider.key)
         errors.append("\n".join(details))
         if len(errors) >= attempts:
             raise LLMBadOutput(f"the model's answer did not match {name} after {attempts} attempts "
