@@ -13,12 +13,15 @@ Modes, tried in this order and remembered per provider key (provider + model + s
    (OpenAI, vLLM, recent Ollama). `strict` only when the schema allows it (all fields required).
 2. `json_object`: {"type": "json_object", "schema": ...} (llama.cpp's server answers HTTP 500 to
    json_schema but constrains output with this one).
-3. `prompt`: no response_format; the schema is in the prompt only.
+3. `prompt`: no response_format; the shape in the prompt only.
 A server refusing a mode (LLMFormatRejected) moves to the next one; that costs no attempt.
 
-Whatever the mode, the schema is also stated in the prompt and the answer is parsed robustly
-(aidlc.llm.jsonparse) and validated. A failure is fed back word for word (validation errors, or
-why the JSON could not be read), with an instruction that gets stricter each time
+The server is sent the model's JSON Schema relaxed for grammar engines (aidlc.llm.serverschema: no
+pattern, no long length bounds, no nested unions); the prompt states the answer's shape with every
+constraint as a note (aidlc.llm.schemashape), not the raw schema, whose class titles and keywords a
+small model copies into its answer. Whatever the mode, the answer is parsed robustly
+(aidlc.llm.jsonparse) and validated against the full pydantic model. A failure is fed back word for
+word (validation errors, or why the JSON could not be read), with an instruction that gets stricter each time
 (templates/prompts/structured_retry.md.j2); after `attempts` answers, LLMBadOutput keeps the raw
 answer. An answer cut at max_tokens (finish_reason "length") that does not parse is LLMTruncated:
 asked once more with max_tokens raised to `max_tokens_limit` (default: double), then raised.
@@ -38,6 +41,8 @@ from aidlc.llm.base import Completion, Message, Provider, Usage
 from aidlc.llm.errors import LLMBadOutput, LLMFormatRejected, LLMTruncated
 from aidlc.llm.jsonparse import JSONAnswerError, parse_json_answer
 from aidlc.llm.prompts import render_prompt
+from aidlc.llm.schemashape import shape
+from aidlc.llm.serverschema import server_schema
 
 T = TypeVar("T", bound=BaseModel)
 Mode = Literal["json_schema", "json_object", "prompt"]
@@ -64,8 +69,9 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
     """Ask for a `schema` instance; see the module docstring for modes, retries and errors."""
     name = schema_name(schema)
     json_schema, strict = strict_schema(schema)
-    schema_json = json.dumps(json_schema, indent=2, ensure_ascii=False)
-    conversation = _with_instruction(messages, render_prompt("structured.md.j2", name=name, schema_json=schema_json))
+    sent = server_schema(json_schema)
+    answer_shape = shape(json_schema)
+    conversation = _with_instruction(messages, render_prompt("structured.md.j2", shape=answer_shape))
     mode_index = MODES.index(_working_mode.get(provider.key, MODES[0]))
     limit = max_tokens_limit if max_tokens_limit is not None else max_tokens * 2
     tokens, grown = max_tokens, False
@@ -74,7 +80,7 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
         mode = MODES[mode_index]
         try:
             answer = provider.complete(conversation, max_tokens=tokens, temperature=temperature,
-                                       response_format=response_format(mode, name, json_schema, strict),
+                                       response_format=response_format(mode, name, sent, strict),
                                        timeout_s=timeout_s)
         except LLMFormatRejected:
             if mode_index + 1 >= len(MODES):
@@ -91,7 +97,7 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
         except JSONAnswerError as exc:
             problem, details = "It is not readable JSON", [f"- {exc}"]
         except ValidationError as exc:
-            problem, details = f"It does not match the schema {name}", describe_validation(exc)
+            problem, details = "It does not have the shape asked for", describe_validation(exc)
         else:
             return Structured(value, answer, mode, asked, usage, answer.text, tuple(refused))
         if answer.finish_reason == "length":
@@ -106,7 +112,7 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
                                f"({answer.target or provider.key}): {details[0].lstrip('- ')}",
                                raw=answer.text, errors=errors)
         retry = render_prompt("structured_retry.md.j2", level=len(errors), problem=problem, errors=details,
-                              name=name, schema_json=schema_json)
+                              shape=answer_shape)
         echoed = answer.text if len(answer.text) <= MAX_ECHO_CHARS else answer.text[:MAX_ECHO_CHARS] + " [cut]"
         conversation = [*conversation, Message("assistant", echoed), Message("user", retry)]
 
