@@ -64,10 +64,13 @@ def schema_words(schema: dict[str, Any]) -> frozenset[str]:
     return frozenset(_normal(word) for word in found)
 
 
-def is_schema_word(text: str, words: frozenset[str]) -> bool:
-    """Whether `text` is a word of the schema, or made only of such words ("$defs/UnitDraft", "units[0].title")."""
+def is_schema_word(text: str, words: frozenset[str], *, whole: bool = False) -> bool:
+    """Whether `text` is a word of the schema or, unless `whole`, made only of such words
+    ("$defs/UnitDraft", "units[0].title"; "FR-1" is not: "FR" is no word of a schema)."""
+    if _normal(text) in words:
+        return True
     parts = re.findall(r"[A-Za-z_]+", text)
-    return _normal(text) in words or (bool(parts) and all(_normal(part) in words for part in parts))
+    return not whole and bool(parts) and all(_normal(part) in words for part in parts)
 
 
 def _normal(word: str) -> str:
