@@ -15,7 +15,7 @@ from tests.openai_server import ScriptedServer, chat
 from tests.test_draft import INTENT, MB, REFUNDS, run, units_answer
 from tests.test_new import aidlc, build_chain
 
-ECHO = "is a key or type name of the JSON shape asked for"
+ECHO = "is a key, type name or note of the JSON shape asked for"
 IDS = f"use the requirement ids intent {INTENT} defines: FR-1, NFR-1"
 
 
@@ -34,7 +34,7 @@ def test_a_model_that_echoes_the_schema_every_round_is_told_so_and_nothing_is_wr
     proc = run(repo, "draft", "units", INTENT, "--base-url", server.url)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "after 3 rounds the model still proposed units the memory bank refuses: units[1].title: 'UnitDraft' " \
-           f"{ECHO}, not a title" in proc.stderr
+           f"{ECHO}: write your own title for this item of units" in proc.stderr
     assert "Next steps:" in proc.stderr and "larger model" in proc.stderr
     assert bank_files(repo) == before  # nothing written, no ledger event
     bodies = server.bodies()
@@ -98,10 +98,13 @@ BOLT = {"unit": "001-checkout-api", "stories": ["001-pay-by-card"], "risk": "low
      "or #N for the N-th bolt of this proposal"),
     (RequirementsProposal(requirements=[{"kind": "FR", "title": "Description", "priority": "must",
                                          "acceptance_criteria": ["**Given** a, **When** b, **Then** c"]}]),
-     f"requirements[1].title: 'Description' {ECHO}, not a title: write a title of your own that says what "
-     "this item of requirements is"),
+     f"requirements[1].title: 'Description' {ECHO}: write your own title for this item of requirements"),
+    (RequirementsProposal(requirements=[{"kind": "FR", "title": "Refunds", "priority": "must",
+                                         "acceptance_criteria": ["1 to 20 items"]}]),  # seen from SmolLM2-135M
+     f"requirements[1].acceptance_criteria[1]: '1 to 20 items' {ECHO}: write your own criterion for this item "
+     "of requirements"),
 ], ids=["unit-echo", "unit-unknown", "requirement-echo", "story-echo", "unit-without-stories", "bolt-echo",
-        "title-echo"])
+        "title-echo", "note-echo"])
 def test_each_reference_the_bank_refuses_names_what_to_use(chain: Creator, proposal: object, expected: str) -> None:
     assert found(chain, proposal) == [expected]
 

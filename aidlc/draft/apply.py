@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from aidlc.bank.items import Intent, Unit
 from aidlc.draft.proposals import BoltsProposal, RequirementsProposal, StoriesProposal, UnitsProposal
 from aidlc.errors import UsageError
-from aidlc.llm.schemashape import is_schema_word, schema_words
+from aidlc.llm.schemashape import is_schema_word, schema_words, shape_notes
 from aidlc.scaffold import fields
 from aidlc.scaffold.new import Creator
 
@@ -36,9 +36,10 @@ class Written:
 def problems(creator: Creator, intent: Intent, proposal: BaseModel) -> list[str]:
     """Everything in `proposal` that `write` would refuse, one sentence each, in words the model can act on:
     what to use instead, never an artifact to create (the model drafts one level, from the levels above)."""
-    words = schema_words(type(proposal).model_json_schema())
+    schema = type(proposal).model_json_schema()
+    words = schema_words(schema)
     refs = _References(creator, intent, words)
-    found = _text_problems(proposal, words)
+    found = _text_problems(proposal, words | shape_notes(schema))
     if isinstance(proposal, UnitsProposal):
         for n, unit in enumerate(proposal.units, start=1):
             found += refs.requirements(f"units[{n}].requirements", unit.requirements)
@@ -110,7 +111,7 @@ class _References:
         return f"{where}: {missing}: {use}"
 
 
-_ECHO = "a key or type name of the JSON shape asked for"
+_ECHO = "a key, type name or note of the JSON shape asked for"
 
 
 def _listed(names: list[str]) -> str:
@@ -122,22 +123,24 @@ def _listed(names: list[str]) -> str:
 # The text fields of each proposal, one line or paragraphs: the model may not add Markdown structure either.
 _LINES = {"title", "as_a", "so_that", "acceptance_criteria"}
 _PARAGRAPHS = {"description", "purpose", "objective"}
+_LABELS = {"acceptance_criteria": "criterion", "as_a": "user role", "so_that": "benefit"}
 
 
-def _text_problems(proposal: BaseModel, words: frozenset[str]) -> list[str]:
+def _text_problems(proposal: BaseModel, shape_text: frozenset[str]) -> list[str]:
+    """Text that breaks the file it goes into, or that is only a word or note copied from the shape asked for."""
     found = []
     for level, items in proposal:
         for n, item in enumerate(items, start=1):
             for name, value in item:
                 where = f"{level}[{n}].{name}"
-                if name == "title" and is_schema_word(value, words, whole=True):
-                    found.append(f"{where}: {value!r} is {_ECHO}, not a title: write a title of your own that "
-                                 f"says what this item of {level} is")
-                    continue
                 values = value if isinstance(value, list) else [value]
                 for number, text in enumerate(values, start=1):
                     shown = f"{where}[{number}]" if isinstance(value, list) else where
-                    if name in _LINES and isinstance(text, str):
+                    if (name in _LINES or name in _PARAGRAPHS) and isinstance(text, str) \
+                            and is_schema_word(text, shape_text, whole=True):
+                        found.append(f"{shown}: {text!r} is {_ECHO}: write your own {_LABELS.get(name, name)} "
+                                     f"for this item of {level}")
+                    elif name in _LINES and isinstance(text, str):
                         found.append(fields.check_line(shown, text))
                     elif name in _PARAGRAPHS and isinstance(text, str):
                         found.append(fields.check_paragraphs(shown, text))

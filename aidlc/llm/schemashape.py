@@ -43,6 +43,13 @@ def shape(schema: dict[str, Any]) -> str:
     return "\n".join(f"{text}  // {note}" if note else text for text, note in lines)
 
 
+def shape_notes(schema: dict[str, Any]) -> frozenset[str]:
+    """Each `//` note of `shape(schema)` ("1 to 20 items"), normalised as `schema_words` are: text a model
+    copied from the shape into a value."""
+    lines = _value(schema, schema.get("$defs", {}), ())
+    return frozenset(_normal(part) for _text, note in lines for part in note.split("; ") if _normal(part))
+
+
 def schema_words(schema: dict[str, Any]) -> frozenset[str]:
     """Every property name, definition name and title in `schema`, and JSON Schema's keywords: normalised
     (`words_of`), so "UnitDraft", "unit_draft" and "unit-draft" are the same word."""
