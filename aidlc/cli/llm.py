@@ -31,7 +31,11 @@ def llm_group() -> None:
 @click.pass_obj
 def check_cmd(app: App, provider: str | None, model: str | None, base_url: str | None, api_key_env: str | None,
               record: str | None, replay: str | None, timeout_s: float | None) -> None:
-    """Send a tiny prompt and a tiny structured request; exit 1 with the reason if either fails."""
+    """Send a tiny prompt and a tiny structured request; exit 1 with the reason if either fails.
+
+    A model that answers but ignores what it was asked (another word than "pong") is a warning:
+    the exit code stays 0.
+    """
     from aidlc.llm.check import run_check  # the LLM layer loads only for this command
 
     root = app.root()
@@ -114,4 +118,8 @@ def _render(app: App, report: dict[str, Any]) -> None:
                 line += f"  (refused: {', '.join(part['refused_modes'])})"
         if part.get("degraded"):
             line += "  " + style(f"degraded: answered by {part['answered_by']}", "yellow")
+        if part.get("instruction_followed") is False:
+            line += "  " + style("instruction not followed", "yellow")
         app.out(line)
+    for warning in report["warnings"]:
+        app.out(style("warning: ", "yellow") + warning)

@@ -1,21 +1,21 @@
 """Checking a proposal against the bank, and writing it through the creator of `aidlc new`.
 
 `problems()` says, in words the model can act on, what in a proposal does not fit the bank
-(a requirement the intent does not define, a unit or story that does not exist); the drafting
-loop feeds them back. `write()` then creates every artifact with `aidlc new`'s own code, so
+(a requirement the intent does not define, a unit or story that does not exist) and what to use
+instead; the drafting loop feeds them back. `write()` then creates every artifact with `aidlc new`'s own code, so
 numbering, templates, links and the story index are exactly what a person would get.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from aidlc.bank.items import Intent
+from aidlc.bank.items import Intent, Unit
 from aidlc.draft.proposals import BoltsProposal, RequirementsProposal, StoriesProposal, UnitsProposal
 from aidlc.errors import UsageError
+from aidlc.llm.schemashape import is_schema_word, schema_words, shape_notes
 from aidlc.scaffold import fields
 from aidlc.scaffold.new import Creator
 
@@ -34,43 +34,100 @@ class Written:
 
 
 def problems(creator: Creator, intent: Intent, proposal: BaseModel) -> list[str]:
-    """Everything in `proposal` that `write` would refuse, one sentence each."""
-    found: list[str] = []
-
-    def check(where: str, attempt: Callable[[], object]) -> None:
-        try:
-            attempt()
-        except UsageError as exc:
-            hint = f" ({exc.next_steps[0]})" if exc.next_steps else ""
-            found.append(f"{where}: {exc.message}{hint}")
-
-    found += _text_problems(proposal)
+    """Everything in `proposal` that `write` would refuse, one sentence each, in words the model can act on:
+    what to use instead, never an artifact to create (the model drafts one level, from the levels above)."""
+    schema = type(proposal).model_json_schema()
+    words = schema_words(schema)
+    refs = _References(creator, intent, words)
+    found = _text_problems(proposal, words | shape_notes(schema))
     if isinstance(proposal, UnitsProposal):
         for n, unit in enumerate(proposal.units, start=1):
-            check(f"units[{n}]", lambda u=unit: creator.requirements(intent, u.requirements))
+            found += refs.requirements(f"units[{n}].requirements", unit.requirements)
     elif isinstance(proposal, StoriesProposal):
         for n, story in enumerate(proposal.stories, start=1):
-            check(f"stories[{n}].unit", lambda s=story: creator.unit(s.unit, intent.id))
-            check(f"stories[{n}].requirements", lambda s=story: creator.requirements(intent, s.requirements))
+            found += refs.unit(f"stories[{n}].unit", story.unit)
+            found += refs.requirements(f"stories[{n}].requirements", story.requirements)
     elif isinstance(proposal, BoltsProposal):
         for n, bolt in enumerate(proposal.bolts, start=1):
-            check(f"bolts[{n}]", lambda b=bolt: [creator.story(s, creator.unit(b.unit, intent.id)) for s in b.stories])
+            unit_problems = refs.unit(f"bolts[{n}].unit", bolt.unit)
+            found += unit_problems or refs.stories(f"bolts[{n}].stories", creator.unit(bolt.unit, intent.id),
+                                                   bolt.stories)
             for ref in bolt.requires:
                 if ref.startswith("#"):
                     if not (ref[1:].isdigit() and 1 <= int(ref[1:]) < n):
                         found.append(f"bolts[{n}].requires: {ref} must name an earlier bolt of this proposal "
                                      f"(#1..#{n - 1})")
                 elif creator.index.bolt(ref) is None:
-                    found.append(f"bolts[{n}].requires: no bolt {ref!r} exists")
+                    found.append(refs.unknown(f"bolts[{n}].requires", ref, "bolt id", f"no bolt {ref!r} exists",
+                                              "existing bolt ids", [b.id for b in creator.bank.bolts],
+                                              "or #N for the N-th bolt of this proposal"))
     return found
+
+
+@dataclass
+class _References:
+    """What a proposal names (requirement ids, units, stories) checked against the intent, with the
+    names to use instead. A name the answer's schema uses ("description", "UnitDraft") is an echo of
+    the schema, and said so: the model copied the shape it was shown, it did not mistype an id."""
+
+    creator: Creator
+    intent: Intent
+    words: frozenset[str]
+
+    def requirements(self, where: str, refs: list[str]) -> list[str]:
+        defined = sorted(self.intent.requirement_ids)
+        return [self.unknown(where, ref, "requirement id", f"intent {self.intent.id} does not define {ref}",
+                             f"the requirement ids intent {self.intent.id} defines", defined)
+                for ref in refs if not self.intent.defines(ref)]
+
+    def unit(self, where: str, ref: str) -> list[str]:
+        try:
+            self.creator.unit(ref, self.intent.id)
+        except UsageError:
+            return [self.unknown(where, ref, "unit", f"intent {self.intent.id} has no unit {ref!r}",
+                                 f"the units of intent {self.intent.id}", [u.id for u in self.intent.units])]
+        return []
+
+    def stories(self, where: str, unit: Unit, refs: list[str]) -> list[str]:
+        names = [s.stem for s in unit.stories]
+        if not names:
+            with_stories = [u.id for u in self.intent.units if u.stories]
+            return [f"{where}: unit {unit.id} has no stories: plan bolts only for units with stories: "
+                    f"{_listed(with_stories)}"]
+        found = []
+        for ref in refs:
+            try:
+                self.creator.story(ref, unit)
+            except UsageError:
+                found.append(self.unknown(where, ref, "story", f"unit {unit.id} has no story {ref!r}",
+                                          f"the stories of unit {unit.id}", names))
+        return found
+
+    def unknown(self, where: str, ref: str, kind: str, missing: str, choices: str, names: list[str],
+                alternative: str = "") -> str:
+        use = f"use {choices}: {_listed(names)}" + (f", {alternative}" if alternative else "")
+        if is_schema_word(ref, self.words):
+            return f"{where}: {ref!r} is {_ECHO}, not a {kind}: {use}"
+        return f"{where}: {missing}: {use}"
+
+
+_ECHO = "a key, type name or note of the JSON shape asked for"
+
+
+def _listed(names: list[str]) -> str:
+    if not names:
+        return "(none)"
+    return ", ".join(names[:12]) + (" ..." if len(names) > 12 else "")
 
 
 # The text fields of each proposal, one line or paragraphs: the model may not add Markdown structure either.
 _LINES = {"title", "as_a", "so_that", "acceptance_criteria"}
 _PARAGRAPHS = {"description", "purpose", "objective"}
+_LABELS = {"acceptance_criteria": "criterion", "as_a": "user role", "so_that": "benefit"}
 
 
-def _text_problems(proposal: BaseModel) -> list[str]:
+def _text_problems(proposal: BaseModel, shape_text: frozenset[str]) -> list[str]:
+    """Text that breaks the file it goes into, or that is only a word or note copied from the shape asked for."""
     found = []
     for level, items in proposal:
         for n, item in enumerate(items, start=1):
@@ -79,7 +136,11 @@ def _text_problems(proposal: BaseModel) -> list[str]:
                 values = value if isinstance(value, list) else [value]
                 for number, text in enumerate(values, start=1):
                     shown = f"{where}[{number}]" if isinstance(value, list) else where
-                    if name in _LINES and isinstance(text, str):
+                    if (name in _LINES or name in _PARAGRAPHS) and isinstance(text, str) \
+                            and is_schema_word(text, shape_text, whole=True):
+                        found.append(f"{shown}: {text!r} is {_ECHO}: write your own {_LABELS.get(name, name)} "
+                                     f"for this item of {level}")
+                    elif name in _LINES and isinstance(text, str):
                         found.append(fields.check_line(shown, text))
                     elif name in _PARAGRAPHS and isinstance(text, str):
                         found.append(fields.check_paragraphs(shown, text))

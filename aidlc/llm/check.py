@@ -4,10 +4,17 @@ Two tiny calls through the same stack every command uses (aidlc.llm.factory): a 
 (templates/prompts/check_plain.md.j2) and a structured one (check_structured.md.j2 into
 `CheckReply`). The report says who answered, latency, token usage and which JSON mode the
 server accepted; any LLMError becomes `ok: false` with its reason and next steps.
+
+Each part also says whether the model did what it was asked (`instruction_followed`, with what was
+asked and what came back): a server that answers is not yet a model that follows instructions ("I'm
+sorry for any confusion" for "pong"). That is a warning, not a failure: the connection works, and
+whether the model is good enough is the user's call.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,6 +33,8 @@ from aidlc.model.config import LLMConfig
 PLAIN_MAX_TOKENS = 16
 STRUCTURED_MAX_TOKENS = 128
 STRUCTURED_MAX_TOKENS_LIMIT = 512  # small local models ramble; one retry may use this much
+PLAIN_WORD = "pong"  # what check_plain.md.j2 asks for
+STRUCTURED_VALUE = {"answer": "pong", "number": 42}  # what check_structured.md.j2 asks for
 
 
 class CheckReply(BaseModel):
@@ -44,6 +53,7 @@ class CheckReport:
     structured: dict[str, Any] | None = None
     error: str | None = None
     next_steps: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,12 +72,19 @@ def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None 
                          [f"{f.provider}:{f.model}" for f in fallback])
     try:
         system = system_message("answer connection checks exactly as asked")
-        answer = stack.complete([system, Message("user", render_prompt("check_plain.md.j2"))],
+        answer = stack.complete([system, Message("user", render_prompt("check_plain.md.j2", word=PLAIN_WORD))],
                                 max_tokens=PLAIN_MAX_TOKENS)
-        report.plain = {"ok": True, "text": answer.text.strip()[:200], **_facts(answer)}
-        result = complete_structured(stack, [system, Message("user", render_prompt("check_structured.md.j2"))],
-                                     CheckReply, max_tokens=STRUCTURED_MAX_TOKENS,
-                                     max_tokens_limit=STRUCTURED_MAX_TOKENS_LIMIT)
+        text = answer.text.strip()[:200]
+        followed = re.search(rf"\b{PLAIN_WORD}\b", answer.text, re.IGNORECASE) is not None
+        report.plain = {"ok": True, "text": text, "instruction_followed": followed, "asked": PLAIN_WORD,
+                        **_facts(answer)}
+        if not followed:
+            report.warnings.append(f"the model did not follow a trivial instruction: asked to reply with the single "
+                                   f"word {PLAIN_WORD!r}, it answered {text[:80]!r}; it may be too small to follow "
+                                   "the instructions of aidlc draft")
+        structured_ask = render_prompt("check_structured.md.j2", **STRUCTURED_VALUE)
+        result = complete_structured(stack, [system, Message("user", structured_ask)], CheckReply,
+                                     max_tokens=STRUCTURED_MAX_TOKENS, max_tokens_limit=STRUCTURED_MAX_TOKENS_LIMIT)
     except LLMConfigError:
         raise  # found only once asked (a broken cassette): a configuration error all the same
     except LLMError as exc:
@@ -78,10 +95,15 @@ def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None 
         else:
             report.structured = failed
         return report
+    value = result.value.model_dump()
+    followed = value["answer"].strip().lower() == STRUCTURED_VALUE["answer"] \
+        and value["number"] == STRUCTURED_VALUE["number"]
     report.structured = {"ok": True, "mode": result.mode, "refused_modes": list(result.refused),
-                         "attempts": result.attempts,
-                         "value": result.value.model_dump(), **_facts(result.completion),
-                         "usage": result.usage.to_dict()}
+                         "attempts": result.attempts, "value": value, "instruction_followed": followed,
+                         "asked": STRUCTURED_VALUE, **_facts(result.completion), "usage": result.usage.to_dict()}
+    if not followed:
+        report.warnings.append(f"the model's JSON had the right shape but not the values asked for: asked for "
+                               f"{json.dumps(STRUCTURED_VALUE)}, it gave {json.dumps(value, ensure_ascii=False)[:120]}")
     report.ok = True
     return report
 

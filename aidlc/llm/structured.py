@@ -13,12 +13,15 @@ Modes, tried in this order and remembered per provider key (provider + model + s
    (OpenAI, vLLM, recent Ollama). `strict` only when the schema allows it (all fields required).
 2. `json_object`: {"type": "json_object", "schema": ...} (llama.cpp's server answers HTTP 500 to
    json_schema but constrains output with this one).
-3. `prompt`: no response_format; the schema is in the prompt only.
+3. `prompt`: no response_format; the shape in the prompt only.
 A server refusing a mode (LLMFormatRejected) moves to the next one; that costs no attempt.
 
-Whatever the mode, the schema is also stated in the prompt and the answer is parsed robustly
-(aidlc.llm.jsonparse) and validated. A failure is fed back word for word (validation errors, or
-why the JSON could not be read), with an instruction that gets stricter each time
+The server is sent the model's JSON Schema relaxed for grammar engines (aidlc.llm.serverschema: no
+pattern, no long length bounds, no nested unions); the prompt states the answer's shape with every
+constraint as a note (aidlc.llm.schemashape), not the raw schema, whose class titles and keywords a
+small model copies into its answer. Whatever the mode, the answer is parsed robustly
+(aidlc.llm.jsonparse) and validated against the full pydantic model. A failure is fed back word for
+word (validation errors, or why the JSON could not be read), with an instruction that gets stricter each time
 (templates/prompts/structured_retry.md.j2); after `attempts` answers, LLMBadOutput keeps the raw
 answer. An answer cut at max_tokens (finish_reason "length") that does not parse is LLMTruncated:
 asked once more with max_tokens raised to `max_tokens_limit` (default: double), then raised.
@@ -39,6 +42,8 @@ from aidlc.llm.diagnosis import truncated
 from aidlc.llm.errors import LLMBadOutput, LLMFormatRejected
 from aidlc.llm.jsonparse import JSONAnswerError, parse_json_answer
 from aidlc.llm.prompts import render_prompt
+from aidlc.llm.schemashape import shape
+from aidlc.llm.serverschema import server_schema
 
 T = TypeVar("T", bound=BaseModel)
 Mode = Literal["json_schema", "json_object", "prompt"]
@@ -65,8 +70,9 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
     """Ask for a `schema` instance; see the module docstring for modes, retries and errors."""
     name = schema_name(schema)
     json_schema, strict = strict_schema(schema)
-    schema_json = json.dumps(json_schema, indent=2, ensure_ascii=False)
-    conversation = _with_instruction(messages, render_prompt("structured.md.j2", name=name, schema_json=schema_json))
+    sent = server_schema(json_schema)
+    answer_shape = shape(json_schema)
+    conversation = _with_instruction(messages, render_prompt("structured.md.j2", shape=answer_shape))
     mode_index = MODES.index(_working_mode.get(provider.key, MODES[0]))
     limit = max_tokens_limit if max_tokens_limit is not None else max_tokens * 2
     tokens, grown = max_tokens, False
@@ -75,7 +81,7 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
         mode = MODES[mode_index]
         try:
             answer = provider.complete(conversation, max_tokens=tokens, temperature=temperature,
-                                       response_format=response_format(mode, name, json_schema, strict),
+                                       response_format=response_format(mode, name, sent, strict),
                                        timeout_s=timeout_s)
         except LLMFormatRejected:
             if mode_index + 1 >= len(MODES):
@@ -92,11 +98,14 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
         except JSONAnswerError as exc:
             problem, details = "It is not readable JSON", [f"- {exc}"]
         except ValidationError as exc:
-            problem, details = f"It does not match the schema {name}", describe_validation(exc)
+            problem, details = "It does not have the shape asked for", describe_validation(exc)
         else:
             return Structured(value, answer, mode, asked, usage, answer.text, tuple(refused))
         if answer.finish_reason == "length":
-            if not grown and limit > tokens:
+            # Cut by our budget: ask again with room. Cut by the server (its context window) with fewer
+            # tokens than asked: a larger budget cannot help, so say so now.
+            cut_by_budget = answer.usage.estimated or answer.usage.completion_tokens >= tokens
+            if cut_by_budget and not grown and limit > tokens:
                 tokens, grown = limit, True
                 continue  # the same question with room to finish; not a format failure
             raise truncated(answer, max_tokens=tokens, unfinished=f"its {name} JSON",
@@ -107,7 +116,7 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
                                f"({answer.target or provider.key}): {details[0].lstrip('- ')}",
                                raw=answer.text, errors=errors)
         retry = render_prompt("structured_retry.md.j2", level=len(errors), problem=problem, errors=details,
-                              name=name, schema_json=schema_json)
+                              shape=answer_shape)
         echoed = answer.text if len(answer.text) <= MAX_ECHO_CHARS else answer.text[:MAX_ECHO_CHARS] + " [cut]"
         conversation = [*conversation, Message("assistant", echoed), Message("user", retry)]
 
