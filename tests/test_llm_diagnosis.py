@@ -357,11 +357,11 @@ def test_draft_through_the_cli_says_to_raise_the_context_and_writes_nothing(serv
     assert aidlc(repo, "new", "intent", "Checkout & Payments!")[0] == 0
     before = snapshot(repo)
     server.props = {"default_generation_settings": {"n_ctx": 2048}}
-    server.push(cut(2012, 36), cut(2012, 36))  # the same window cuts the retry with a larger budget
+    server.push(cut(2012, 36))  # one call: a larger budget cannot help, so none is asked for
     proc = cli(repo, "draft", "requirements", "1", "--base-url", server.url, "--model", "tiny")
     assert proc.returncode == 1
     assert ("error: the server's context window is full: 2,048 tokens (GET /props default_generation_settings.n_ctx); "
-            "the prompt took 2,012 of them, so the model generated only 36 of the max_tokens=8192 asked, before "
+            "the prompt took 2,012 of them, so the model generated only 36 of the max_tokens=4096 asked, before "
             "finishing its RequirementsProposal JSON") in proc.stderr
     assert "llama-server -c 4096" in proc.stderr and "--max-tokens" not in proc.stderr
     assert snapshot(repo) == before

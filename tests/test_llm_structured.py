@@ -97,7 +97,7 @@ def test_the_third_instruction_is_the_strictest(server: ScriptedServer) -> None:
 
 
 def test_truncation_is_retried_once_with_a_larger_budget(server: ScriptedServer) -> None:
-    server.push(chat('{"name": "checkout-a', finish_reason="length"), chat(GOOD))
+    server.push(chat('{"name": "checkout-a', finish_reason="length", completion_tokens=50), chat(GOOD))
     result = complete_structured(make(server), ASK, Unit, max_tokens=50, max_tokens_limit=400)
     assert result.value.count == 2
     first, second = server.bodies()
@@ -105,9 +105,16 @@ def test_truncation_is_retried_once_with_a_larger_budget(server: ScriptedServer)
     assert second["messages"] == first["messages"]  # the same question, with room to finish
 
 
+def test_an_answer_the_server_cut_short_is_not_asked_again_with_more_room(server: ScriptedServer) -> None:
+    server.push(chat('{"name": "checkout-a', finish_reason="length", prompt_tokens=2012, completion_tokens=36))
+    with pytest.raises(LLMTruncated, match="context window"):
+        complete_structured(make(server), ASK, Unit, max_tokens=50, max_tokens_limit=400)
+    assert [body["max_tokens"] for body in server.bodies()] == [50]  # a larger budget cannot help
+
+
 def test_truncated_twice_is_its_own_error(server: ScriptedServer) -> None:
-    server.push(chat('{"name": "ch', finish_reason="length"), chat('{"name": "checkout-api", "cou',
-                                                                   finish_reason="length"))
+    server.push(chat('{"name": "ch', finish_reason="length", completion_tokens=100),
+                chat('{"name": "checkout-api", "cou', finish_reason="length", completion_tokens=200))
     with pytest.raises(LLMTruncated, match="max_tokens=200") as caught:
         complete_structured(make(server), ASK, Unit, max_tokens=100)
     assert caught.value.raw == '{"name": "checkout-api", "cou' and caught.value.max_tokens == 200
