@@ -382,3 +382,9 @@ def restore_paths(project: Path, commit: str, paths: list[str]) -> None:
 
 def diff_stat(project: Path, base: str, head: str) -> str:
     return _run_git(project, ("diff", "--stat", base, head, "--")).decode("utf-8", "replace")
+
+
+def tracked_files(project: Path) -> list[str]:
+    """The files git tracks under `project`, relative to it."""
+    out = _run_git(project, ("ls-files", "-z", "--", "."))
+    return [name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name]

@@ -1,0 +1,147 @@
+"""aidlc bolt: the governed loop on a tiny project with a failing test, in a real git repo, against a real
+OpenAI-protocol server on 127.0.0.1 playing the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.bolt_sample import (
+    BOLT,
+    BOLT_DIR,
+    BUGGY,
+    CALC,
+    FIXED,
+    build_sample,
+    copy,
+    edit_answer,
+    events,
+    git,
+    plan_answer,
+    run,
+    set_config,
+)
+from tests.openai_server import ScriptedServer, error
+
+
+@pytest.fixture(scope="session")
+def _sample(tmp_path_factory: pytest.TempPathFactory, _initialised: Path) -> Path:
+    root = copy(_initialised, tmp_path_factory.mktemp("bolt") / "shop")
+    build_sample(root)
+    return root
+
+
+@pytest.fixture
+def shop(_sample: Path, tmp_path: Path) -> Path:
+    return copy(_sample, tmp_path / "shop")
+
+
+def start(root: Path, server: ScriptedServer, *args: str, **extra: str):  # type: ignore[no-untyped-def]
+    return run(root, "bolt", "start", BOLT, "--base-url", server.url, "--model", "test-model", *args,
+               extra_env=extra or None)
+
+
+def resume(root: Path, server: ScriptedServer, *args: str, **extra: str):  # type: ignore[no-untyped-def]
+    return run(root, "bolt", "resume", BOLT, "--base-url", server.url, *args, extra_env=extra or None)
+
+
+def state(root: Path) -> dict:
+    (folder,) = (root / ".aidlc/runs").iterdir()
+    return json.loads((folder / "state.json").read_text())
+
+
+def test_happy_path_pauses_at_the_plan_gate_then_at_the_walkthrough_gate(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    proc = start(shop, server)
+    assert proc.returncode == 3, proc.stderr
+    assert f"aidlc gate approve {BOLT} --stage plan" in proc.stdout and "--approve" in proc.stdout
+    plan = (shop / BOLT_DIR / "implementation-plan.md").read_text()
+    assert "Make total() add the prices" in plan and f"`{CALC}`" in plan
+    assert git(shop, "branch", "--show-current").strip() == f"aidlc/{BOLT}"
+    assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL"
+
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve", "--reason", "looks right")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert (shop / CALC).read_text() == FIXED
+    assert state(shop)["status"] == "AWAIT_ACCEPTANCE"
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "PASS `tests`" in walkthrough
+    trailers = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "-3").split()
+    assert trailers == ["walkthrough", "execute"]
+    body = git(shop, "log", "--format=%an <%ae>%n%B", "-1", "HEAD~1")
+    assert "Ada Lovelace <ada@example.org>" in body and f"Aidlc-Bolt: {BOLT}" in body
+    assert "Aidlc-Model: test-model" in body and "Aidlc-Run: run-" in body
+    kinds = [(e["type"], e["actor"]["kind"]) for e in events(shop)]
+    assert ("gate.decided", "human") in kinds and ("check.recorded", "agent") in kinds
+    assert ("plan.proposed", "agent") in kinds and ("walkthrough.proposed", "agent") in kinds
+    assert run(shop, "log", "verify").returncode == 0
+    trace = run(shop, "bolt", "trace", BOLT)
+    assert trace.returncode == 0 and "EXECUTING -> VERIFYING" in trace.stdout and "check   tests passed" in trace.stdout
+
+
+def test_a_wrong_first_edit_is_repaired(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    # Each edit changes the file's size: Python's bytecode cache trusts size and mtime (to the second).
+    server.push(edit_answer("        result -= price\n", "        result = price\n"),
+                edit_answer("        result = price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert (shop / CALC).read_text() == FIXED
+    repair = server.bodies()[-1]["messages"][-1]["content"]
+    assert "AssertionError: 3 != 6" in repair and "result = price" in repair  # the failing output and the touched file
+    stages = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "-4").split()
+    assert stages == ["walkthrough", "repair-1", "execute"]
+    assert sum(e["type"] == "check.recorded" for e in events(shop)) == 2
+
+
+def test_repairs_exhausted_fail_with_a_partial_walkthrough(shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "max_repairs: 3", "max_repairs: 1")
+    git(shop, "commit", "-qam", "one repair only")
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    server.push(edit_answer("        result -= price\n", "        result = price\n"),
+                edit_answer("        result = price\n", "        result *= price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert state(shop)["status"] == "FAILED" and "max_repairs" in state(shop)["outcome"]
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "partial" in walkthrough and "FAIL `tests`" in walkthrough
+    assert events(shop)[-1]["type"] == "run.finished"
+    assert run(shop, "log", "verify").returncode == 0
+
+
+def test_a_dirty_tree_is_refused_before_anything_is_touched(shop: Path, server: ScriptedServer) -> None:
+    (shop / "notes.txt").write_text("mine\n")
+    before = (shop / "memory-bank/events.jsonl").read_bytes()
+    proc = start(shop, server)
+    assert proc.returncode == 2 and "notes.txt" in proc.stderr and "Next steps:" in proc.stderr
+    assert server.requests == [] and (shop / "memory-bank/events.jsonl").read_bytes() == before
+    assert git(shop, "branch", "--show-current").strip() != f"aidlc/{BOLT}"
+
+
+def test_head_moved_under_a_paused_run_is_refused(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    git(shop, "add", "-A")
+    git(shop, "commit", "-qm", "someone else's commit")
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 2 and "HEAD moved" in proc.stderr, proc.stderr
+    assert (shop / CALC).read_text() == BUGGY
+
+
+def test_provider_down_pauses_and_resume_continues(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    server.push(*[error(503, "down")] * 4)  # every attempt of the one configured target
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert state(shop)["pause"]["kind"] == "provider"
+    server.replies.clear()
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server)
+    assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr
+    assert run(shop, "log", "verify").returncode == 0
