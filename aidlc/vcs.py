@@ -388,3 +388,7 @@ def tracked_files(project: Path) -> list[str]:
     """The files git tracks under `project`, relative to it."""
     out = _run_git(project, ("ls-files", "-z", "--", "."))
     return [name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name]
+
+
+def parents(project: Path, commit: str) -> list[str]:
+    return _run_git(project, ("log", "-1", "--format=%P", commit, "--")).decode().split()

@@ -145,3 +145,72 @@ def test_provider_down_pauses_and_resume_continues(shop: Path, server: ScriptedS
     proc = resume(shop, server)
     assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr
     assert run(shop, "log", "verify").returncode == 0
+
+
+# -- SIGKILL at real points of a run, then resume ----------------------------------------------------------------
+# A sitecustomize on the PYTHONPATH of the killed process only (the code under test has no test switch) sends
+# SIGKILL to its own process at the N-th atomic rename under the repository (state.json, the plan, the
+# walkthrough) or just before the N-th `git commit` starts.
+KILLER = '''
+import os, signal, sys
+_root, _at = os.environ["AIDLC_TEST_ROOT"], os.environ["AIDLC_TEST_KILL_AT"]
+_seen = {"rename": 0, "commit": 0}
+
+
+def _kill(event, args):
+    if event == "os.rename" and os.fsdecode(args[1]).startswith(_root):
+        _seen["rename"] += 1
+        if _at == f"rename:{_seen['rename']}":
+            os.kill(os.getpid(), signal.SIGKILL)
+    elif event == "subprocess.Popen" and "commit" in [os.fsdecode(a) for a in (args[1] or [])]:
+        _seen["commit"] += 1
+        if _at == f"commit:{_seen['commit']}":
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+sys.addaudithook(_kill)
+'''
+
+
+class Model(ScriptedServer):
+    """Answers by what is asked, so a resumed run may ask again what a killed one asked: a plan when a JSON
+    schema is requested, else the fixing edit."""
+
+    def _next(self, received):  # type: ignore[no-untyped-def]
+        self.requests.append(received)
+        body = received.body if isinstance(received.body, dict) else {}
+        if body.get("response_format") or "JSON" in json.dumps(body.get("messages", []))[-2000:]:
+            return plan_answer()
+        return edit_answer("        result -= price\n", "        result += price\n")
+
+
+@pytest.fixture(scope="module")
+def killer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("killer")
+    (folder / "sitecustomize.py").write_text(KILLER)
+    return folder
+
+
+@pytest.mark.parametrize("at", ["rename:2", "rename:5", "rename:9", "rename:14", "commit:1", "commit:2"])
+def test_sigkill_then_resume_makes_no_duplicate_commit_or_event(shop: Path, killer: Path, at: str) -> None:
+    set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")  # all in one process
+    git(shop, "commit", "-qam", "low-risk plans approve themselves")
+    with Model() as model:
+        killed = run(shop, "bolt", "start", BOLT, "--base-url", model.url,
+                     extra_env={"PYTHONPATH": str(killer), "AIDLC_TEST_ROOT": str(shop), "AIDLC_TEST_KILL_AT": at})
+        assert killed.returncode == -9, (at, killed.stderr, killed.stdout)
+        for _ in range(3):  # a kill before the state existed leaves nothing to resume: start again
+            proc = run(shop, "bolt", "resume", BOLT, "--base-url", model.url) if (shop / ".aidlc/runs").is_dir() \
+                and any((shop / ".aidlc/runs").iterdir()) else run(shop, "bolt", "start", BOLT, "--base-url", model.url)
+            if proc.returncode != 3 or state(shop)["status"] == "AWAIT_ACCEPTANCE":
+                break
+        assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", (at, proc.stderr, proc.stdout)
+    assert (shop / CALC).read_text() == FIXED
+    stages = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "HEAD").split()
+    assert stages == ["walkthrough", "execute"], at
+    keys = [e["key"] for e in events(shop) if e.get("key")]
+    assert len(keys) == len(set(keys)), at
+    assert sum(e["type"] == "check.recorded" for e in events(shop)) == 1
+    assert sum(e["type"] == "gate.decided" and e["actor"]["kind"] == "policy" for e in events(shop)) == 1
+    assert run(shop, "log", "verify").returncode == 0
+    assert run(shop, "validate").returncode in (0, 1)

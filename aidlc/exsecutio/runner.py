@@ -30,6 +30,7 @@ from aidlc.exsecutio.loop import LoopStop, after_call, before_call
 from aidlc.exsecutio.machine import transition
 from aidlc.exsecutio.store import RunStore, all_runs, new_run_id
 from aidlc.exsecutio.walkthrough import render_walkthrough
+from aidlc.gates.decide import reconcile
 from aidlc.llm.base import Message, Provider
 from aidlc.llm.context import ContextPiece, fit_context
 from aidlc.llm.errors import LLMBadOutput, LLMError, LLMTransient, LLMTruncated
@@ -125,6 +126,8 @@ def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision
                          "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
     bank = open_bank(repo)
     bolt = _bolt(bank, state.bolt)
+    if reconcile(bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
+        bank = open_bank(repo)
     runner = Runner(Path(bank.repo_root), bank, bolt, run, state, provider)
     runner.check_unchanged()
     if decision is not None:
@@ -316,14 +319,6 @@ class Runner:
                    data={"plan_sha256": state.plan_hash, "files": [f.path for f in state.plan.files],
                          "risk": str(risk) if risk else None, "model": state.model})
         self.move(S.await_plan_approval, f"plan {state.plan_rounds} written to {path.relative_to(self.repo)}")
-        allowed = self.config.policy.auto_approve_plan
-        if risk is not None and risk in allowed and risk in (plans.Risk.low, plans.Risk.medium):
-            from aidlc.gates.decide import decide
-
-            policy = Actor(kind=ActorKind.policy, name="policy.auto_approve_plan")
-            decide(self.reload(), state.bolt, "plan", Decision.approve, f"risk {risk} is in policy.auto_approve_plan",
-                   policy, policy_risk=risk)
-            self.span("decision", "plan approved by policy", data={"risk": str(risk)})
 
     def propose_plan(self) -> Plan:
         scope = self.bolt.meta.scope if self.bolt.meta else []
@@ -380,6 +375,15 @@ class Runner:
 
     def await_plan(self) -> None:
         verdict, reason = self.gate("plan")
+        risk = self.policy_risk()
+        if verdict == "waiting" and risk is not None:
+            from aidlc.gates.decide import decide
+
+            policy = Actor(kind=ActorKind.policy, name="policy.auto_approve_plan")
+            decide(self.reload(), self.state.bolt, "plan", Decision.approve,
+                   f"risk {risk} is in policy.auto_approve_plan", policy, policy_risk=risk)
+            self.span("decision", "plan approved by policy", data={"reason": f"risk {risk}"})
+            verdict = "approved"
         if verdict == "approved":
             self.move(S.executing, "the plan gate is approved")
             return
@@ -396,6 +400,13 @@ class Runner:
                      [f"aidlc gate approve {bolt} --stage plan && aidlc bolt resume {bolt}",
                       f"or: aidlc bolt resume {bolt} --approve",
                       f"or: aidlc bolt resume {bolt} --reject --reason '...'    # the model plans again"])
+
+    def policy_risk(self) -> plans.Risk | None:
+        """The plan's risk when policy.auto_approve_plan lets it through (low or medium only), else None."""
+        assert self.state.plan is not None
+        risk = plans.plan_risk(self.state.plan, self.bolt.meta.risk if self.bolt.meta else None)
+        allowed = self.config.policy.auto_approve_plan
+        return risk if risk in allowed and risk in (plans.Risk.low, plans.Risk.medium) else None
 
     def await_acceptance(self) -> None:
         verdict, reason = self.gate("walkthrough")
@@ -435,16 +446,16 @@ class Runner:
 
         state = self.state
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
-        if state.pending is None or state.pending.stage != stage:
-            messages = self.edit_messages(stage, [])
-            answer = self.call(messages, stage, "edit")
-            state.pending = Pending(stage=stage, answer_file=f"{stage}.answer.txt", whole_file=state.whole_file)
-            self.store.write_text(state.pending.answer_file, answer)
-            self.save()
-        else:
-            messages = self.edit_messages(stage, [])
         committed = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
         if committed is None:
+            if state.pending is None or state.pending.stage != stage:
+                messages = self.edit_messages(stage, [])
+                answer = self.call(messages, stage, "edit")
+                state.pending = Pending(stage=stage, answer_file=f"{stage}.answer.txt", whole_file=state.whole_file)
+                self.store.write_text(state.pending.answer_file, answer)
+                self.save()
+            else:
+                messages = self.edit_messages(stage, [])
             planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
             vcs.restore_paths(self.repo, state.last_commit, [p for p in planned
                                                               if p in vcs.changed_paths(self.repo)])
@@ -598,10 +609,11 @@ class Runner:
 
         state = self.state
         rel = f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}"
-        atomic_write(self.repo / rel, render_walkthrough(state, partial), self.repo)
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": "walkthrough"}
-        if vcs.commit_with_trailers(self.repo, state.base_commit, trailers) is None and \
-                vcs.current_branch(self.repo) == state.branch:
+        done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
+        if done is None:  # once: the file a person judges is the one committed
+            atomic_write(self.repo / rel, render_walkthrough(state, partial), self.repo)
+        if done is None and vcs.current_branch(self.repo) == state.branch:
             own = [p for p in vcs.changed_paths(self.repo) if p in self.own_files()]
             message = (f"aidlc walkthrough: bolt {state.bolt}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: walkthrough\n"
@@ -624,10 +636,13 @@ class Runner:
             raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
                              f"{branch or 'a detached HEAD'} is checked out",
                              [f"git checkout {state.branch}", f"aidlc bolt resume {state.bolt}"])
-        if head != state.last_commit:
-            adopted = state.pending and vcs.commit_with_trailers(
-                self.repo, state.base_commit, {"Aidlc-Run": state.run_id, "Aidlc-Stage": state.pending.stage})
-            if not adopted or adopted != head:
+        if head != state.last_commit and head is not None:
+            # A kill between a step's commit and the state that names it: the commit is the run's own.
+            adopted = vcs.commit_with_trailers(self.repo, state.last_commit, {"Aidlc-Run": state.run_id})
+            if adopted == head and vcs.parents(self.repo, head) == [state.last_commit]:
+                state.last_commit = head
+                self.save()
+            else:
                 raise UsageError(f"HEAD moved under run {state.run_id}: it left HEAD at {state.last_commit[:12]}, "
                                  f"HEAD is now {(head or 'nothing')[:12]}; resuming would build on work it did not "
                                  "check", [f"git checkout {state.branch} && git reset --keep {state.last_commit[:12]}"
