@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from difflib import SequenceMatcher
 
-_NEAREST_MAX_LINES = 20_000  # beyond this, looking for the nearest lines costs more than it helps
+_NEAREST_MAX_LINES = 5_000  # beyond this, looking for the nearest lines costs more than it helps
 _NEAREST_RATIO = 0.6
 
 
@@ -148,10 +148,11 @@ def _nearest(bodies: list[str], part: list[str]) -> str:
         return ""
     size = min(len(part), len(bodies))
     best, best_start = 0.0, 0
+    stripped = [line.strip() for line in bodies]
     matcher = SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(part)
+    matcher.set_seq2("\n".join(line.strip() for line in part))  # characters: one word off still counts
     for start in _windows(bodies, size):
-        matcher.set_seq1(bodies[start:start + size])
+        matcher.set_seq1("\n".join(stripped[start:start + size]))
         if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best and (ratio := matcher.ratio()) > best:
             best, best_start = ratio, start
     if best < _NEAREST_RATIO:
