@@ -519,7 +519,7 @@ class Runner:
                                  edit_format=self.edit_format(), context=context)
         else:
             failing = next(r for r in state.checks[-1]["results"] if not r["passed"])
-            output = (failing.get("head") or "") + "\n...\n" + (failing.get("tail") or "")
+            output = _excerpt(failing)
             pieces = [ContextPiece(f"output of {failing['name']}", output[-OUTPUT_CHARS:], 100, required=True),
                       *self.file_pieces(state.touched or [f.path for f in state.plan.files], 90)]
             context = fit_context(pieces, CONTEXT_TOKENS).render()
@@ -726,11 +726,17 @@ def _counts(results: list[dict[str, Any]]) -> Any:
     return None
 
 
+def _excerpt(result: dict[str, Any]) -> str:
+    from aidlc.exsecutio.checks import CheckResult
+
+    return CheckResult.model_validate(result).excerpt()
+
+
 # What differs between two runs of the same failure: durations, object addresses.
 _NOISE = re.compile(r"\b\d+(\.\d+)?\s*(s|ms|sec|secs|seconds)\b|0x[0-9a-f]+")
 
 
 def _signature(result: dict[str, Any]) -> str:
     """A failure without its timings: the same failure twice has the same signature."""
-    text = _NOISE.sub("#", f"{result['name']}|{result.get('exit_code')}|{result.get('tail', '')}")
+    text = _NOISE.sub("#", f"{result['name']}|{result.get('exit_code')}|{_excerpt(result)}")
     return _digest(text)
