@@ -367,8 +367,12 @@ def commit_with_trailers(project: Path, since: str, trailers: dict[str, str]) ->
     return None
 
 
-def tree_of(project: Path, commit: str) -> str:
-    return _run_git(project, ("rev-parse", f"{commit}^{{tree}}")).decode().strip()
+def files_digest(project: Path, commit: str, paths: list[str]) -> str:
+    """A digest of what `commit` holds at `paths` (blob ids; a missing file counts as missing)."""
+    import hashlib
+
+    listing = _run_git(project, ("ls-tree", "-r", "-z", commit, "--", *paths)) if paths else b""
+    return hashlib.sha256(listing).hexdigest()
 
 
 def restore_paths(project: Path, commit: str, paths: list[str]) -> None:

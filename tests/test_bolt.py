@@ -23,7 +23,7 @@ from tests.bolt_sample import (
     run,
     set_config,
 )
-from tests.openai_server import ScriptedServer, error
+from tests.openai_server import ScriptedServer, chat, error
 
 
 @pytest.fixture(scope="session")
@@ -214,3 +214,124 @@ def test_sigkill_then_resume_makes_no_duplicate_commit_or_event(shop: Path, kill
     assert sum(e["type"] == "gate.decided" and e["actor"]["kind"] == "policy" for e in events(shop)) == 1
     assert run(shop, "log", "verify").returncode == 0
     assert run(shop, "validate").returncode in (0, 1)
+
+
+# -- what the model is told, and what is refused -----------------------------------------------------------------
+def approved(shop: Path, server: ScriptedServer) -> None:
+    """A run paused at the plan gate with the sample's plan."""
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+
+
+def test_an_edit_outside_the_plan_is_refused_told_to_the_model_and_nothing_is_written(
+        shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    test_file = (shop / "tests/test_calc.py").read_bytes()
+    server.push(edit_answer("        self.assertEqual(total([1, 2, 3]), 6)\n",
+                            "        self.assertEqual(total([1, 2, 3]), -6)\n", path="tests/test_calc.py"),
+                edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    told = server.bodies()[-1]["messages"][-1]["content"]
+    assert "tests/test_calc.py" in told and "plan" in told
+    assert (shop / "tests/test_calc.py").read_bytes() == test_file
+    trace = run(shop, "bolt", "trace", BOLT).stdout
+    assert "edit    execute refused: tests/test_calc.py" in trace
+
+
+def test_a_search_that_matches_nothing_is_told_to_the_model(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("        result -= prices\n", "        result += price\n"),
+                edit_answer("        result -= price\n", "        result += price\n"))
+    assert resume(shop, server, "--approve").returncode == 3
+    told = server.bodies()[-1]["messages"][-1]["content"]
+    assert "src/pay/calc.py" in told and "SEARCH" in told
+    assert (shop / CALC).read_text() == FIXED
+
+
+def test_two_malformed_answers_switch_to_whole_file_blocks(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(chat("I would change the minus to a plus."), chat("Sure! Change -= to +=."),
+                chat(f"{CALC}\n```python\n{FIXED}```\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert "Answer with whole files" in server.bodies()[-1]["messages"][-1]["content"]
+    assert (shop / CALC).read_text() == FIXED and state(shop)["whole_file"] is True
+
+
+def test_a_plan_naming_forbidden_paths_is_sent_back(shop: Path, server: ScriptedServer) -> None:
+    bad = [{"path": ".github/workflows/ci.yml", "action": "create", "reason": "run tests"},
+           {"path": "../outside.py", "action": "create", "reason": "helper"},
+           {"path": "memory-bank/events.jsonl", "action": "modify", "reason": "log"},
+           {"path": "src/pay/nothere.py", "action": "modify", "reason": "x"}]
+    server.push(plan_answer(files=bad), plan_answer())
+    assert start(shop, server).returncode == 3
+    told = server.bodies()[1]["messages"][-1]["content"]
+    for path in (".github/workflows/ci.yml", "../outside.py", "memory-bank/events.jsonl", "src/pay/nothere.py"):
+        assert path in told
+    assert not (shop.parent / "outside.py").exists()
+    assert state(shop)["plan"]["files"][0]["path"] == CALC
+
+
+def test_a_rejected_plan_is_made_again_with_the_reason(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(plan_answer(summary="Add the prices; an empty cart totals 0."))
+    proc = resume(shop, server, "--reject", "--reason", "say what an empty cart costs")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert "say what an empty cart costs" in json.dumps(server.bodies()[-1]["messages"])
+    assert "an empty cart totals 0" in (shop / BOLT_DIR / "implementation-plan.md").read_text()
+    decided = [e for e in events(shop) if e["type"] == "gate.decided" and e["subject"]["kind"] == "bolt"]
+    assert [(e["decision"], e["actor"]["kind"]) for e in decided] == [("reject", "human")]
+
+
+def test_under_ci_resume_cannot_decide_a_gate(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    proc = resume(shop, server, "--approve", CI="true")
+    assert proc.returncode == 1 and "human checkpoint" in proc.stderr, proc.stderr
+    assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL"
+    assert not [e for e in events(shop) if e["type"] == "gate.decided" and e["subject"]["kind"] == "bolt"]
+
+
+def test_the_budget_warns_at_70_percent_and_stops_at_100_with_a_partial_walkthrough(
+        shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "max_tokens: 120000", "max_tokens: 25")  # each scripted answer costs 18 tokens
+    git(shop, "commit", "-qam", "a tiny budget")
+    approved(shop, server)
+    server.push(edit_answer("        result -= price\n", "        result = price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "Budget warning" in server.bodies()[-1]["messages"][-1]["content"]
+    final = state(shop)
+    assert final["status"] == "FAILED" and "budget spent: tokens" in final["outcome"]
+    assert "partial" in (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert len(server.requests) == 2  # no call past the budget
+
+
+def test_a_repair_that_brings_the_tree_back_stops_the_loop(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("        result -= price\n", "        result = price\n"),
+                edit_answer("        result = price\n", "        result *= price\n"),
+                edit_answer("        result *= price\n", "        result = price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "earlier state" in state(shop)["outcome"]
+
+
+def test_abort_ends_the_run_cancelled_and_keeps_the_branch(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    proc = run(shop, "bolt", "abort", BOLT, "--reason", "not now")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(run(shop, "--format", "json", "bolt", "status", BOLT).stdout)
+    assert doc["runs"][0]["status"] == "CANCELLED"
+    assert git(shop, "branch", "--list", f"aidlc/{BOLT}").strip()
+    assert events(shop)[-1]["type"] == "run.finished" and events(shop)[-1]["data"]["status"] == "CANCELLED"
+    assert resume(shop, server).returncode == 2
+
+
+def test_json_output_of_start_is_one_document(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    proc = run(shop, "--format", "json", "bolt", "start", BOLT, "--base-url", server.url)
+    assert proc.returncode == 3
+    doc = json.loads(proc.stdout)
+    assert doc["run"]["status"] == "AWAIT_PLAN_APPROVAL" and doc["exit_code"] == 3
+    assert doc["run"]["pause"]["kind"] == "plan_gate" and doc["next_steps"]

@@ -497,7 +497,8 @@ class Runner:
         state.last_commit = committed
         if not any(c["stage"] == stage for c in state.commits):
             state.commits.append({"stage": stage, "commit": committed})
-            state.trees.append(vcs.tree_of(self.repo, committed))
+            planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
+            state.trees.append(vcs.files_digest(self.repo, committed, planned))  # the code, not aidlc's own files
         state.pending = None
         self.save()
         self.event(EventType.edits_committed, f"commit:{stage}", commit=committed,

@@ -131,7 +131,7 @@ class RunState(_Strict):
     checks: list[dict[str, Any]] = Field(default_factory=list, description="each verify round: stage, commit, "
                                          "results (checks.CheckResult as JSON)")
     failures: list[str] = Field(default_factory=list, description="signature of each failing verify round")
-    trees: list[str] = Field(default_factory=list, description="the tree of each step's commit")
+    trees: list[str] = Field(default_factory=list, description="digest of the planned files at each step's commit")
     commits: list[dict[str, str]] = Field(default_factory=list, description="stage, commit, for each step")
     touched: list[str] = Field(default_factory=list, description="files the run's edits wrote")
     risks: list[str] = Field(default_factory=list, description="what the run flagged for a person")
