@@ -14,6 +14,7 @@ from tests.bolt_sample import (
     BUGGY,
     CALC,
     FIXED,
+    STORY,
     build_sample,
     copy,
     edit_answer,
@@ -335,3 +336,18 @@ def test_json_output_of_start_is_one_document(shop: Path, server: ScriptedServer
     doc = json.loads(proc.stdout)
     assert doc["run"]["status"] == "AWAIT_PLAN_APPROVAL" and doc["exit_code"] == 3
     assert doc["run"]["pause"]["kind"] == "plan_gate" and doc["next_steps"]
+
+
+def test_an_accepted_walkthrough_completes_the_bolt(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    assert resume(shop, server, "--approve").returncode == 3
+    story = shop / STORY
+    story.write_text(story.read_text().replace("- [ ] **Given**", "- [x] **Given**"))
+    proc = resume(shop, server, "--approve", "--reason", "the test passes on the branch")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert state(shop)["status"] == "COMPLETED"
+    assert "status: complete" in (shop / BOLT_DIR / "bolt.md").read_text()
+    assert run(shop, "log", "verify").returncode == 0
+    report = run(shop, "--format", "json", "validate")
+    assert [f for f in json.loads(report.stdout)["findings"] if f["severity"] == "error"] == [], report.stdout
