@@ -324,6 +324,12 @@ def changed_paths(project: Path) -> list[str]:
     return paths
 
 
+def head_sha(project: Path) -> str | None:
+    """HEAD's commit, or None before the first commit (one git process; no GitPython import)."""
+    out = _run_git(project, ("rev-parse", "-q", "--verify", "HEAD^{commit}"), ok=(0, 1))
+    return out.decode().strip() or None
+
+
 def current_branch(project: Path) -> str | None:
     """The branch checked out; None with a detached HEAD."""
     out = _run_git(project, ("symbolic-ref", "-q", "--short", "HEAD"), ok=(0, 1))

@@ -192,7 +192,8 @@ def killer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("at", ["rename:2", "rename:5", "rename:9", "rename:14", "commit:1", "commit:2"])
+@pytest.mark.parametrize("at", ["rename:2", "rename:5", "rename:7", "rename:9", "rename:12", "rename:14",
+                                "commit:1", "commit:2"])
 def test_sigkill_then_resume_makes_no_duplicate_commit_or_event(shop: Path, killer: Path, at: str) -> None:
     set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")  # all in one process
     git(shop, "commit", "-qam", "low-risk plans approve themselves")

@@ -82,7 +82,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
         if earlier.bolt == bolt.id and not earlier.terminal:
             raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value})",
                              [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
-    head = vcs.head_commit(repo)
+    head = vcs.head_sha(repo)
     if head is None:
         raise UsageError(f"{repo} has no commit yet; a run branches from HEAD",
                          ["git add -A && git commit -m 'initial commit'"])
@@ -125,9 +125,9 @@ def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision
         raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
                          "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
     bank = open_bank(repo)
-    bolt = _bolt(bank, state.bolt)
     if reconcile(bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
         bank = open_bank(repo)
+    bolt = _bolt(bank, state.bolt)
     runner = Runner(Path(bank.repo_root), bank, bolt, run, state, provider)
     runner.check_unchanged()
     if decision is not None:
@@ -176,16 +176,20 @@ class Runner:
 
     # -- bookkeeping ---------------------------------------------------------------------------------------
     def save(self) -> None:
+        self.tick()
+        self.store.save(self.state)
+
+    def tick(self) -> None:
+        """Count the seconds of work since the last tick (a pause between processes is not counted)."""
         now = time.monotonic()
         self.state.budget.elapsed_s += now - self._tick
         self._tick = now
-        self.store.save(self.state)
 
     def span(self, kind: str, name: str, **fields: Any) -> None:
         self.store.trace(Span(ts=utc_now(), kind=kind, name=name, **fields))  # type: ignore[arg-type]
 
     def move(self, to: RunStatus, why: str) -> None:
-        self.save()
+        self.tick()
         transition(self.state, to, self.store, why)
 
     def actor(self) -> Actor:
@@ -290,7 +294,6 @@ class Runner:
         self.state.budget.tokens += tokens
         self.span("llm_call", step.stage, status="error" if error else "ok", duration_s=step.elapsed_s,
                   tokens=tokens, data={"model": model, "calls": calls, **({"error": error} if error else {})})
-        self.save()
 
     # -- INIT (a crash before the branch existed) ----------------------------------------------------------
     def init(self) -> None:
@@ -632,7 +635,7 @@ class Runner:
     def check_unchanged(self) -> None:
         """HEAD, the branch and the plan must be as the run left them; else nothing is touched (exit 2)."""
         state = self.state
-        branch, head = vcs.current_branch(self.repo), vcs.head_commit(self.repo)
+        branch, head = vcs.current_branch(self.repo), vcs.head_sha(self.repo)
         if branch != state.branch and state.status != S.init:
             raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
                              f"{branch or 'a detached HEAD'} is checked out",
@@ -657,9 +660,15 @@ class Runner:
                                  "the approved plan is no longer what the run follows",
                                  [f"git checkout -- {self.bolt_dir}/{plans.PLAN_FILE}    # restore it",
                                   f"aidlc bolt abort {state.bolt}    # or end the run and start again"])
-        allowed = self.own_files() | ({p for f in state.plan.files if (p := plans.normal(f.path))}
-                                      if state.pending and state.plan else set())
-        dirty = [p for p in vcs.changed_paths(self.repo) if p not in allowed and not p.startswith(".aidlc/")]
+        own = self.own_files()
+        allowed = own | ({p for f in state.plan.files if (p := plans.normal(f.path))}
+                         if state.pending and state.plan else set())
+        dirty = []
+        for rel in vcs.changed_paths(self.repo):
+            if _leftover(rel, own):
+                (self.repo / rel).unlink(missing_ok=True)  # a kill mid-write of a file aidlc rewrites anyway
+            elif rel not in allowed and not rel.startswith(".aidlc/"):
+                dirty.append(rel)
         if dirty:
             raise UsageError(f"uncommitted changes to files the run did not make: {', '.join(dirty[:5])}",
                              ["git stash -u    # or commit them elsewhere", f"aidlc bolt resume {state.bolt}"])
@@ -695,7 +704,15 @@ def _own_files(bank: MemoryBank, bolt: BoltItem) -> set[str]:
 
 def _dirty(repo: Path, bank: MemoryBank, bolt: BoltItem) -> list[str]:
     own = _own_files(bank, bolt)
-    return [p for p in vcs.changed_paths(repo) if p not in own and not p.startswith(".aidlc/")]
+    return [p for p in vcs.changed_paths(repo) if p not in own and not p.startswith(".aidlc/")
+            and not _leftover(p, own)]
+
+
+def _leftover(rel: str, own: set[str]) -> bool:
+    """The temporary file of an atomic write of one of aidlc's own files that a kill left behind."""
+    folder, _, name = rel.rpartition("/")
+    return name.startswith(".") and name.endswith(".tmp") and any(
+        o.rpartition("/")[0] == folder and name.startswith(f".{o.rpartition('/')[2]}.") for o in own)
 
 
 def _verified_ledger(bank: MemoryBank) -> Ledger:
