@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -402,3 +403,30 @@ def tracked_files(project: Path) -> list[str]:
 
 def parents(project: Path, commit: str) -> list[str]:
     return _run_git(project, ("log", "-1", "--format=%P", commit, "--")).decode().split()
+
+
+# -- what a change did to files ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FileChange:
+    status: str  # A added, M modified, D deleted, R renamed, C copied, T type changed (git's letters)
+    path: str  # relative to the folder asked about; for D the path at `base`
+    old_path: str | None = None  # R and C: the path at `base`
+
+
+def changed_files_between(path: Path, base: str, head: str) -> list[FileChange]:
+    """The files that differ between commits `base` and `head` under the folder `path`, relative to it, with
+    renames found (git's default similarity); UsageError for a ref git does not know."""
+    out = _run_git(path, ("diff", "--no-ext-diff", "--no-textconv", "--relative", "--name-status", "-z", "-M",
+                          base, head, "--"))
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    changes: list[FileChange] = []
+    at = 0
+    while at < len(fields) - 1:  # -z: the status, then one path (two for R and C), each ended by NUL
+        status = fields[at][:1]
+        if status in ("R", "C"):
+            changes.append(FileChange(status, fields[at + 2], fields[at + 1]))
+            at += 3
+        else:
+            changes.append(FileChange(status, fields[at + 1]))
+            at += 2
+    return changes

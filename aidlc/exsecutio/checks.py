@@ -24,6 +24,7 @@ state and, trimmed, back to the model; the ledger gets digests only (`check_even
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -32,7 +33,7 @@ import signal
 import stat
 import subprocess
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -150,13 +151,16 @@ def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None 
         notes.append(f"`{check.run}` runs without a shell: `|`, `&&`, `>`, `$VAR` reach {argv[0]} as plain "
                      "arguments; put the pipeline in a script and run that")
     junit_before = _junit_identity(repo_root, check.junit) if check.junit else None
-    try:
-        proc = subprocess.Popen(argv, cwd=repo_root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
-    except OSError as exc:
-        return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], exc)], env)
+    with _interrupt_held() as interrupted:
+        try:
+            proc = subprocess.Popen(argv, cwd=repo_root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+        except OSError as exc:
+            return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], exc)], env)
     assert proc.stdout is not None
     try:
+        if interrupted:
+            signal.raise_signal(signal.SIGINT)  # now that the check's group is known and gets ended below
         timed_out = _collect(proc, output, time.monotonic() + check.timeout_s)
         _end_group(proc)
         _drain(proc.stdout.fileno(), output)
@@ -196,6 +200,24 @@ def check_event(result: CheckResult, commit: str, run_id: str | None, bolt: str)
 
 
 # -- running ------------------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _interrupt_held() -> Iterator[list[int]]:
+    """Hold back SIGINT (Ctrl-C) while the check starts: raised inside Popen, it would lose the child's pid and
+    leave the check's group running in its own session. The list it yields is not empty when one came."""
+    import threading
+
+    # Signal handlers belong to the main thread; a handler installed outside Python (None) is left alone.
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield []
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: caught.append(number))
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
 
 class _Output:
     """The first HEAD_BYTES and the last TAIL_BYTES of a stream, its size and its sha256."""
