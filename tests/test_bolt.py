@@ -352,3 +352,25 @@ def test_an_accepted_walkthrough_completes_the_bolt(shop: Path, server: Scripted
     assert run(shop, "log", "verify").returncode == 0
     report = run(shop, "--format", "json", "validate")
     assert [f for f in json.loads(report.stdout)["findings"] if f["severity"] == "error"] == [], report.stdout
+
+
+def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: ScriptedServer) -> None:
+    bolt = shop / BOLT_DIR / "bolt.md"
+    bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', 'scope: ["src/pay/**", "tests/**"]'))
+    assert run(shop, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
+    git(shop, "commit", "-qam", "the bolt may change its tests")
+    server.push(plan_answer(files=[{"path": CALC, "action": "modify", "reason": "the sign"},
+                                   {"path": "tests/test_calc.py", "action": "modify", "reason": "the test"}]))
+    assert start(shop, server).returncode == 3
+    skipped = "    @unittest.skip('later')\n    def test_adds_prices(self):\n"
+    server.push(edit_answer("    def test_adds_prices(self):\n", skipped, path="tests/test_calc.py"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    paused = state(shop)
+    assert paused["status"] == "VERIFYING" and paused["pause"]["kind"] == "risk"
+    assert "tests/test_calc.py" in paused["pause"]["reason"]
+    proc = resume(shop, server)  # a person looked and accepts the risk
+    assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr + proc.stdout
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "accepted by a person when the run paused" in walkthrough and "tests/test_calc.py" in walkthrough
+    assert sum(e["type"] == "check.recorded" for e in events(shop)) == 1  # the checks did not run twice
