@@ -374,3 +374,22 @@ def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: Scripted
     walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
     assert "accepted by a person when the run paused" in walkthrough and "tests/test_calc.py" in walkthrough
     assert sum(e["type"] == "check.recorded" for e in events(shop)) == 1  # the checks did not run twice
+
+
+def test_a_plan_changed_under_a_paused_run_is_refused(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    plan = shop / BOLT_DIR / "implementation-plan.md"
+    plan.write_text(plan.read_text() + "\nAlso rewrite the payment provider.\n")
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 2 and "implementation-plan.md changed" in proc.stderr, proc.stderr
+    assert not [e for e in events(shop) if e["type"] == "gate.decided" and e["subject"]["kind"] == "bolt"]
+
+
+def test_dry_run_checks_and_touches_nothing(shop: Path, server: ScriptedServer) -> None:
+    before = git(shop, "status", "--porcelain")
+    proc = run(shop, "--format", "json", "bolt", "start", BOLT, "--dry-run", "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["dry_run"] is True and doc["branch"] == f"aidlc/{BOLT}" and doc["verify"] == ["tests"]
+    assert server.requests == [] and git(shop, "status", "--porcelain") == before
+    assert not (shop / ".aidlc/runs").exists()
