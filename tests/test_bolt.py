@@ -393,3 +393,15 @@ def test_dry_run_checks_and_touches_nothing(shop: Path, server: ScriptedServer) 
     assert doc["dry_run"] is True and doc["branch"] == f"aidlc/{BOLT}" and doc["verify"] == ["tests"]
     assert server.requests == [] and git(shop, "status", "--porcelain") == before
     assert not (shop / ".aidlc/runs").exists()
+
+
+def test_a_fallback_model_answers_when_the_primary_is_down_and_the_trail_says_so(
+        shop: Path, server: ScriptedServer) -> None:
+    backup = f"  fallback:\n    - {{provider: openai, model: backup, base_url: '{server.url}'}}"
+    set_config(shop, "  fallback: []", backup)
+    git(shop, "commit", "-qam", "a fallback model")
+    server.push(*[error(503, "down")] * 4, plan_answer())  # the primary's four attempts, then the fallback
+    proc = start(shop, server)
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert server.bodies()[-1]["model"] == "backup"
+    assert "degradation" in run(shop, "bolt", "trace", BOLT).stdout

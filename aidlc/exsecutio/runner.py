@@ -260,11 +260,11 @@ class Runner:
             if schema is not None:
                 result = complete_structured(self.provider, messages, schema, max_tokens=ANSWER_TOKENS)
                 value, text, tokens, model = result.value, result.raw, result.usage.total, result.completion.model
-                calls = result.attempts
+                calls, degraded = result.attempts, result.completion
             else:
                 answer = self.provider.complete(messages, max_tokens=ANSWER_TOKENS)
                 value = text = answer.text
-                tokens, model, calls = answer.usage.total, answer.model, 1
+                tokens, model, calls, degraded = answer.usage.total, answer.model, 1, answer
                 if answer.finish_reason == "length":
                     raise LLMTruncated(f"the answer stopped at max_tokens={ANSWER_TOKENS}", raw=text)
         except LLMTransient as exc:
@@ -280,6 +280,8 @@ class Runner:
         except LLMError as exc:
             self._record(step, began, 0, "", 1, error=exc.message)
             raise Failed(f"the model call failed at {stage}: {exc.message}") from None
+        if degraded.degraded:  # a fallback target answered: the trail says which
+            self.span("degradation", stage, data={"target": degraded.target, "model": model})
         self.state.model = self.state.model or model
         step.model, step.answer_sha256 = model, _digest(text)
         self._record(step, began, tokens, model, calls)
