@@ -16,8 +16,8 @@ PLAN_FILE = "implementation-plan.md"
 WALKTHROUGH_FILE = "implementation-walkthrough.md"
 
 
-def forbidden(rel: str, bank: str) -> str | None:
-    """Why a path may never be planned or edited by a run (None: it may)."""
+def forbidden(rel: str, ledger: str) -> str | None:
+    """Why a path may never be planned or edited by a run (None: it may). `ledger`: the ledger's path."""
     parts = rel.split("/")
     if ".git" in parts:
         return "is inside .git/"
@@ -25,7 +25,7 @@ def forbidden(rel: str, bank: str) -> str | None:
         return "is a CI workflow (.github/workflows/): a person changes those"
     if parts[0] == ".aidlc":
         return "is aidlc's own state (.aidlc/)"
-    if rel == f"{bank}/events.jsonl":
+    if rel == ledger:
         return "is the ledger: only aidlc appends to it"
     return None
 
@@ -42,7 +42,7 @@ def in_scope(rel: str, scope: list[str]) -> bool:
     return not scope or any(fnmatch.fnmatchcase(rel, glob) for glob in scope)
 
 
-def check_plan(repo: Path, plan: Plan, scope: list[str], bank: str) -> list[str]:
+def check_plan(repo: Path, plan: Plan, scope: list[str], ledger: str) -> list[str]:
     """Each reason the plan cannot go to a person as it is, phrased for the model."""
     problems = []
     seen: set[str] = set()
@@ -54,7 +54,7 @@ def check_plan(repo: Path, plan: Plan, scope: list[str], bank: str) -> list[str]
         if rel in seen:
             problems.append(f"{rel}: listed twice")
         seen.add(rel)
-        why = forbidden(rel, bank)
+        why = forbidden(rel, ledger)
         if why:
             problems.append(f"{rel}: {why}; leave it out of the plan")
             continue

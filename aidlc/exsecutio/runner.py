@@ -333,7 +333,7 @@ class Runner:
         messages = [system_message(f"plan bolt {self.state.bolt}"), Message("user", user)]
         for round_ in range(1, MAX_PLAN_ROUNDS + 1):
             plan = self.call(messages, f"plan-{self.state.plan_rounds + 1}.{round_}", "plan", schema=Plan)
-            problems = plans.check_plan(self.repo, plan, scope, self.bank.rel_root)
+            problems = plans.check_plan(self.repo, plan, scope, self.ledger.rel)
             self.span("tool_call", "plan checks", status="ok" if not problems else "refused",
                       data={"problems": problems})
             if not problems:
@@ -700,7 +700,7 @@ def _own_files(bank: MemoryBank, bolt: BoltItem) -> set[str]:
     """What aidlc itself changes during a run (and a person's gate decision while it waits): never dirty."""
     folder = Path(bolt.rel).parent.as_posix()
     stories = [s.rel for s in BankIndex(bank).stories_of(bolt)]
-    return {f"{bank.rel_root}/events.jsonl", bolt.rel, f"{folder}/{plans.PLAN_FILE}",
+    return {Ledger.of_bank(bank.repo_root, bank.rel_root).rel, bolt.rel, f"{folder}/{plans.PLAN_FILE}",
             f"{folder}/{plans.WALKTHROUGH_FILE}", *stories}
 
 
