@@ -42,12 +42,13 @@ def _repo(path: Path):  # type: ignore[no-untyped-def]
 
 
 def head_commit(path: Path) -> str | None:
-    """The sha of HEAD, or None in a repository without commits."""
-    repo = _repo(path)
+    """The sha of HEAD, or None in a repository without commits (one git process: no GitPython import)."""
     try:
-        return repo.head.commit.hexsha
-    except ValueError:
-        return None
+        out = _run_git(path, ("rev-parse", "-q", "--verify", "HEAD^{commit}"), ok=(0, 1))
+    except UsageError:
+        _repo(path)  # outside a repository: say so, as every command does
+        raise
+    return out.decode().strip() or None
 
 
 def identity(path: Path) -> tuple[str | None, str | None]:
@@ -323,12 +324,6 @@ def changed_paths(project: Path) -> list[str]:
             at += 1
         paths.append(name[len(prefix):] if name.startswith(prefix) else name)
     return paths
-
-
-def head_sha(project: Path) -> str | None:
-    """HEAD's commit, or None before the first commit (one git process; no GitPython import)."""
-    out = _run_git(project, ("rev-parse", "-q", "--verify", "HEAD^{commit}"), ok=(0, 1))
-    return out.decode().strip() or None
 
 
 def current_branch(project: Path) -> str | None:

@@ -82,7 +82,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
         if earlier.bolt == bolt.id and not earlier.terminal:
             raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value})",
                              [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
-    head = vcs.head_sha(repo)
+    head = vcs.head_commit(repo)
     if head is None:
         raise UsageError(f"{repo} has no commit yet; a run branches from HEAD",
                          ["git add -A && git commit -m 'initial commit'"])
@@ -637,7 +637,7 @@ class Runner:
     def check_unchanged(self) -> None:
         """HEAD, the branch and the plan must be as the run left them; else nothing is touched (exit 2)."""
         state = self.state
-        branch, head = vcs.current_branch(self.repo), vcs.head_sha(self.repo)
+        branch, head = vcs.current_branch(self.repo), vcs.head_commit(self.repo)
         if branch != state.branch and state.status != S.init:
             raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
                              f"{branch or 'a detached HEAD'} is checked out",
