@@ -439,3 +439,11 @@ def test_a_kill_during_apply_is_rolled_back_by_the_next_command(root: Path, tmp_
     assert journal.recover(root) == ["src/app.py", "src/pkg/new.py", "src/third.py"][:killed_at]
     after = {rel: data for rel, data in snapshot(root).items() if not rel.startswith(".aidlc")}
     assert after == before  # no half edit, no new folder, no temporary file left
+
+
+def test_a_left_journal_of_edits_never_restores_into_git(root: Path) -> None:
+    (root / ".aidlc").mkdir()
+    (root / journal.JOURNAL).write_text('{"bank": "", "key": "", "v": 1}\n{"old": null, "path": ".git/config"}\n')
+    with pytest.raises(journal.AidlcError, match="names a path outside the memory bank"):
+        journal.recover(root)
+    assert (root / ".git/config").exists()
