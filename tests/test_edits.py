@@ -444,6 +444,6 @@ def test_a_kill_during_apply_is_rolled_back_by_the_next_command(root: Path, tmp_
 def test_a_left_journal_of_edits_never_restores_into_git(root: Path) -> None:
     (root / ".aidlc").mkdir()
     (root / journal.JOURNAL).write_text('{"bank": "", "key": "", "v": 1}\n{"old": null, "path": ".git/config"}\n')
-    with pytest.raises(journal.AidlcError, match="names a path outside the memory bank"):
+    with pytest.raises(journal.AidlcError, match=r"names a path outside what aidlc writes: '\.git/config'"):
         journal.recover(root)
     assert (root / ".git/config").exists()
