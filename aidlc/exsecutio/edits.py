@@ -244,7 +244,7 @@ def _whole(file: _File, content: str) -> str | None:
                        if _ELIDED.search(line) and line.strip() not in before), None)
         if elided is not None:
             return f"the new content leaves code out (`{elided}`); send the complete file, every line of it"
-        if newline_of(split_lines(file.text)) == "\r\n":
+        if newline_of(file.text) == "\r\n":
             content = content.replace("\r\n", "\n").replace("\n", "\r\n")
     file.text = content
     return None
