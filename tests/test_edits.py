@@ -186,6 +186,28 @@ def test_a_search_that_matches_nowhere_shows_the_nearest_lines(root: Path) -> No
     assert "    1 | def greet(name):\n    2 |     return 'hello ' + name" in problems[0]
 
 
+def test_the_nearest_lines_of_a_large_file_compare_few_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Comparing SEARCH with every window of a large file took minutes: only windows around a few close
+    lines are compared (counted, not timed)."""
+    from aidlc.exsecutio import edit_match
+
+    windows: list[str] = []
+
+    class Counting(edit_match.SequenceMatcher):
+        def ratio(self) -> float:
+            if "\n" in self.a:
+                windows.append(self.a)
+            return super().ratio()
+
+    monkeypatch.setattr(edit_match, "SequenceMatcher", Counting)
+    text = "".join(f"value_{i} = compute({i}, {i % 7})\n" for i in range(3000))
+    search = "".join(f"value_{i} = compute({i}, {i % 5})\n" for i in range(1200, 1230))
+    with pytest.raises(edit_match.MatchProblem) as caught:
+        edit_match.replace_once(text, search, "x\n")
+    assert len(windows) <= 9
+    assert " 1201 | value_1200 = compute(1200, 3)" in str(caught.value)
+
+
 def test_a_change_already_made_is_pointed_out(root: Path) -> None:
     problems = refused(root, block("src/app.py", "    return 'hi ' + name\n", "    return 'hello ' + name\n"))
     assert "The REPLACE lines are in the file already" in problems[0]
@@ -439,3 +461,11 @@ def test_a_kill_during_apply_is_rolled_back_by_the_next_command(root: Path, tmp_
     assert journal.recover(root) == ["src/app.py", "src/pkg/new.py", "src/third.py"][:killed_at]
     after = {rel: data for rel, data in snapshot(root).items() if not rel.startswith(".aidlc")}
     assert after == before  # no half edit, no new folder, no temporary file left
+
+
+def test_a_left_journal_of_edits_never_restores_into_git(root: Path) -> None:
+    (root / ".aidlc").mkdir()
+    (root / journal.JOURNAL).write_text('{"bank": "", "key": "", "v": 1}\n{"old": null, "path": ".git/config"}\n')
+    with pytest.raises(journal.AidlcError, match=r"names a path outside what aidlc writes: '\.git/config'"):
+        journal.recover(root)
+    assert (root / ".git/config").exists()

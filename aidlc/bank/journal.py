@@ -16,7 +16,8 @@ exclusive lock on `.aidlc/locks/journal.lock` tells it from one still running): 
 rolls it back, file by file, unless its ledger event was recorded (then it is finished: every
 file was written before the event), and removes the temporary files `atomic_write` may have
 left beside the files. The journal is untrusted input like any file in the repository: a record
-outside the memory bank, or one that cannot be read, stops the recovery before it touches anything.
+outside the memory bank (the repository, for code edits; never .git/), or one that cannot be read,
+stops the recovery before it touches anything.
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ def _read(repo: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     for record in records:
         rel = record.get("path", record.get("dir")) if isinstance(record, dict) else None
         if not isinstance(rel, str) or not _in_bank(rel, bank) or not _safe(rel):
-            raise _unusable(f"names a path outside the memory bank: {rel!r}")
+            raise _unusable(f"names a path outside {'the memory bank' if bank else 'what aidlc writes'}: {rel!r}")
         old = record.get("old")
         if "path" in record and old is not None and not isinstance(old, str):
             raise _unusable(f"holds a record aidlc does not know: {record!r}")

@@ -16,6 +16,8 @@ from difflib import SequenceMatcher
 
 _NEAREST_MAX_LINES = 5_000  # beyond this, looking for the nearest lines costs more than it helps
 _NEAREST_RATIO = 0.6
+_NEAREST_MAX_WINDOW = 40  # lines of SEARCH compared, at most
+_NEAREST_LINE_CHARS = 200  # characters of a line compared, at most (a minified line is not read whole)
 
 
 class MatchProblem(ValueError):
@@ -25,7 +27,7 @@ class MatchProblem(ValueError):
 def replace_once(text: str, search: str, replace: str) -> str:
     """`text` with the one place matching `search` replaced by `replace` (MatchProblem if not one)."""
     lines = split_lines(text)
-    bodies = [_body(line) for line in lines]
+    bodies = [_body(line) for line in lines] if "\r" in text else text.split("\n")[:len(lines)]
     part, new = _model_lines(search), _model_lines(replace)
     for variant in _variants(part):
         for way in _WAYS:
@@ -36,7 +38,7 @@ def replace_once(text: str, search: str, replace: str) -> str:
                                    "change so that it matches one place only")
             if found:
                 (start, replacement), = found
-                return _spliced(lines, start, len(variant), replacement)
+                return _spliced(lines, start, len(variant), replacement, newline_of(text))
     raise MatchProblem(_no_match(bodies, part, new))
 
 
@@ -49,10 +51,10 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-def newline_of(lines: list[str]) -> str:
-    """The ending most lines of a file have: '\\r\\n' or '\\n'."""
-    crlf = sum(line.endswith("\r\n") for line in lines)
-    return "\r\n" if crlf > sum(line.endswith("\n") for line in lines) - crlf else "\n"
+def newline_of(text: str) -> str:
+    """The ending most lines of a text have: '\\r\\n' or '\\n'."""
+    crlf = text.count("\r\n")
+    return "\r\n" if crlf > text.count("\n") - crlf else "\n"
 
 
 def _body(line: str) -> str:
@@ -80,13 +82,16 @@ def _windows(bodies: list[str], size: int) -> range:
 
 
 def _exact(bodies: list[str], part: list[str], new: list[str]) -> Found:
-    return [(start, new) for start in _windows(bodies, len(part)) if bodies[start:start + len(part)] == part]
+    first = part[0]
+    return [(start, new) for start in _windows(bodies, len(part))
+            if bodies[start] == first and bodies[start:start + len(part)] == part]
 
 
 def _trailing_space(bodies: list[str], part: list[str], new: list[str]) -> Found:
     wanted = [line.rstrip() for line in part]
+    have = [line.rstrip() for line in bodies]
     return [(start, new) for start in _windows(bodies, len(part))
-            if [line.rstrip() for line in bodies[start:start + len(part)]] == wanted]
+            if have[start] == wanted[0] and have[start:start + len(part)] == wanted]
 
 
 def _indentation(bodies: list[str], part: list[str], new: list[str]) -> Found:
@@ -123,8 +128,7 @@ def _common_prefix(window: list[str], part: list[str]) -> str | None:
 _WAYS: tuple[Callable[[list[str], list[str], list[str]], Found], ...] = (_exact, _trailing_space, _indentation)
 
 
-def _spliced(lines: list[str], start: int, size: int, replacement: list[str]) -> str:
-    newline = newline_of(lines)
+def _spliced(lines: list[str], start: int, size: int, replacement: list[str], newline: str) -> str:
     new = [line + newline for line in replacement]
     end = start + size
     if new and end == len(lines) and not lines[-1].endswith("\n"):
@@ -143,19 +147,39 @@ def _no_match(bodies: list[str], part: list[str], new: list[str]) -> str:
 
 
 def _nearest(bodies: list[str], part: list[str]) -> str:
-    """The lines of the file most like SEARCH, with a little context and their numbers."""
-    if not part or len(bodies) > _NEAREST_MAX_LINES:
+    """The lines of the file most like SEARCH, with a little context and their numbers.
+
+    Whole windows are compared only where one of a few SEARCH lines (first, middle, last) has a
+    close line in the file: a window per line of a large file would cost seconds."""
+    size = min(len(part), len(bodies), _NEAREST_MAX_WINDOW)
+    if not size or len(bodies) > _NEAREST_MAX_LINES:
         return ""
-    size = min(len(part), len(bodies))
-    best, best_start = 0.0, 0
-    stripped = [line.strip() for line in bodies]
+    stripped = [line.strip()[:_NEAREST_LINE_CHARS] for line in bodies]
+    wanted = [line.strip()[:_NEAREST_LINE_CHARS] for line in part[:size]]
+    starts = {min(max(0, index - offset), len(bodies) - size)
+              for offset in sorted({0, size // 2, size - 1}) if wanted[offset]
+              for index in _close_lines(wanted[offset], stripped)}
     matcher = SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2("\n".join(line.strip() for line in part))  # characters: one word off still counts
-    for start in _windows(bodies, size):
+    matcher.set_seq2("\n".join(wanted))  # characters: one word off still counts
+    best, best_start = _NEAREST_RATIO, None
+    for start in sorted(starts):
         matcher.set_seq1("\n".join(stripped[start:start + size]))
-        if matcher.real_quick_ratio() > best and matcher.quick_ratio() > best and (ratio := matcher.ratio()) > best:
-            best, best_start = ratio, start
-    if best < _NEAREST_RATIO:
+        if matcher.quick_ratio() >= best and (ratio := matcher.ratio()) >= best:
+            best, best_start = ratio + 1e-9, start  # a tie keeps the first place
+    if best_start is None:
         return ""
     first, last = max(0, best_start - 2), min(len(bodies), best_start + size + 2)
     return "\n".join(f"{number + 1:>5} | {bodies[number]}" for number in range(first, last))
+
+
+def _close_lines(wanted: str, lines: list[str], keep: int = 3) -> list[int]:
+    """The indexes of the (at most `keep`) lines most like `wanted`."""
+    matcher = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(wanted)
+    scored = []
+    for index, line in enumerate(lines):
+        matcher.set_seq1(line)
+        if matcher.real_quick_ratio() >= _NEAREST_RATIO and matcher.quick_ratio() >= _NEAREST_RATIO \
+                and (ratio := matcher.ratio()) >= _NEAREST_RATIO:
+            scored.append((-ratio, index))
+    return [index for _, index in sorted(scored)[:keep]]

@@ -146,16 +146,18 @@ def _checked_path(root: Path, written: str, bank: str,
 
 
 def _protected(parts: list[str], bank: str) -> str | None:
-    ledger = [part.casefold() for part in PurePosixPath(bank).parts]
+    from aidlc.events.ledger import LEDGER_FILE
+
+    bank_parts = [part.casefold() for part in PurePosixPath(bank).parts]
     if ".git" in parts:
         return "inside .git/, which aidlc never writes"
     if parts[0] == ".aidlc":
         return "inside .aidlc/, aidlc's own run state, which a model never changes"
     if parts[:2] == [".github", "workflows"]:
         return "a CI workflow (.github/workflows/); what CI runs is never changed by a model"
-    if parts == [*ledger, "events.jsonl"]:
+    if parts == [*bank_parts, LEDGER_FILE]:
         return "the ledger, which only aidlc appends to"
-    if parts == ["aidlc.yaml"] or parts == [*ledger, "allowed_signers"]:
+    if parts == ["aidlc.yaml"] or parts == [*bank_parts, "allowed_signers"]:
         return "part of the rules this run is checked by (checks, policy, who may approve); a person changes it"
     return None
 
@@ -244,7 +246,7 @@ def _whole(file: _File, content: str) -> str | None:
                        if _ELIDED.search(line) and line.strip() not in before), None)
         if elided is not None:
             return f"the new content leaves code out (`{elided}`); send the complete file, every line of it"
-        if newline_of(split_lines(file.text)) == "\r\n":
+        if newline_of(file.text) == "\r\n":
             content = content.replace("\r\n", "\n").replace("\n", "\r\n")
     file.text = content
     return None
