@@ -16,6 +16,7 @@ from aidlc.model.artifacts import FRONT_MATTER_MODELS
 from aidlc.model.config import Config
 from aidlc.model.events import Event
 from aidlc.model.findings import ValidationReport
+from aidlc.model.run import Plan, RunState, Span
 from aidlc.model.status import StatusReport
 from aidlc.model.user_config import UserConfig
 
@@ -29,6 +30,9 @@ def _models() -> dict[str, type[BaseModel]]:
     models["event"] = Event
     models["validate-report"] = ValidationReport
     models["status-report"] = StatusReport
+    models["run-state"] = RunState  # .aidlc/runs/<run-id>/state.json
+    models["run-trace-span"] = Span  # one line of .aidlc/runs/<run-id>/trace.jsonl
+    models["bolt-plan"] = Plan  # a model's answer at a bolt run's PLANNING
     models.update({f"draft-{level}": proposal for level, proposal in PROPOSALS.items()})  # a model's answers
     return models
 

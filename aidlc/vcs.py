@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -41,12 +42,13 @@ def _repo(path: Path):  # type: ignore[no-untyped-def]
 
 
 def head_commit(path: Path) -> str | None:
-    """The sha of HEAD, or None in a repository without commits."""
-    repo = _repo(path)
+    """The sha of HEAD, or None in a repository without commits (one git process: no GitPython import)."""
     try:
-        return repo.head.commit.hexsha
-    except ValueError:
-        return None
+        out = _run_git(path, ("rev-parse", "-q", "--verify", "HEAD^{commit}"), ok=(0, 1))
+    except UsageError:
+        _repo(path)  # outside a repository: say so, as every command does
+        raise
+    return out.decode().strip() or None
 
 
 def identity(path: Path) -> tuple[str | None, str | None]:
@@ -297,3 +299,129 @@ def is_shallow(path: Path) -> bool:
         return _run_git(path, ("rev-parse", "--is-shallow-repository")).strip() == b"true"
     except UsageError:
         return False
+
+
+# -- a bolt run's branch and commits (aidlc bolt) --------------------------------------------------------------
+def _prefix(project: Path) -> str:
+    """The project's folder inside the work tree ("" at the top): git status names paths from the top."""
+    return _run_git(project, ("rev-parse", "--show-prefix")).decode("utf-8", "surrogateescape").strip()
+
+
+def changed_paths(project: Path) -> list[str]:
+    """Files with uncommitted changes or untracked (ignored ones left out), relative to `project`."""
+    prefix = _prefix(project)
+    out = _run_git(project, ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."))
+    entries, paths = out.split(b"\0"), []
+    at = 0
+    while at < len(entries):
+        entry = entries[at]
+        at += 1
+        if len(entry) < 4:
+            continue
+        code, name = entry[:2], entry[3:].decode("utf-8", "surrogateescape")
+        if code[:1] in (b"R", b"C"):  # a rename names its source next
+            paths.append(entries[at].decode("utf-8", "surrogateescape")[len(prefix):])
+            at += 1
+        paths.append(name[len(prefix):] if name.startswith(prefix) else name)
+    return paths
+
+
+def current_branch(project: Path) -> str | None:
+    """The branch checked out; None with a detached HEAD."""
+    out = _run_git(project, ("symbolic-ref", "-q", "--short", "HEAD"), ok=(0, 1))
+    return out.decode().strip() or None
+
+
+def branch_commit(project: Path, branch: str) -> str | None:
+    out = _run_git(project, ("rev-parse", "-q", "--verify", f"refs/heads/{branch}^{{commit}}"), ok=(0, 1))
+    return out.decode().strip() or None
+
+
+def create_branch(project: Path, branch: str, start: str) -> None:
+    """Create `branch` at `start` and check it out (the working tree keeps its files)."""
+    _run_git(project, ("checkout", "-q", "-b", branch, start))
+
+
+def checkout(project: Path, branch: str) -> None:
+    _run_git(project, ("checkout", "-q", branch))
+
+
+def commit_step(project: Path, paths: list[str], message: str) -> str:
+    """Stage exactly `paths` (changes, new files, removals) and commit them as the person in git config.
+    An empty step still gets its commit: each step is one commit, found again by its trailers."""
+    if paths:
+        _run_git(project, ("add", "-A", "--", *paths))
+    _run_git(project, ("commit", "-q", "--allow-empty", "--no-verify", "-m", message))
+    return _run_git(project, ("rev-parse", "HEAD")).decode().strip()
+
+
+def commit_with_trailers(project: Path, since: str, trailers: dict[str, str]) -> str | None:
+    """The newest commit after `since` on HEAD whose trailers hold all of `trailers`."""
+    out = _run_git(project, ("log", "--format=%H%x1f%(trailers:only,unfold)%x1e", f"{since}..HEAD", "--"))
+    for record in out.decode("utf-8", "replace").split("\x1e"):
+        sha, _, block = record.strip().partition("\x1f")
+        found = {}
+        for line in block.splitlines():
+            key, _, value = line.partition(":")
+            found[key.strip()] = value.strip()
+        if sha and all(found.get(k) == v for k, v in trailers.items()):
+            return sha
+    return None
+
+
+def files_digest(project: Path, commit: str, paths: list[str]) -> str:
+    """A digest of what `commit` holds at `paths` (blob ids; a missing file counts as missing)."""
+    import hashlib
+
+    listing = _run_git(project, ("ls-tree", "-r", "-z", commit, "--", *paths)) if paths else b""
+    return hashlib.sha256(listing).hexdigest()
+
+
+def restore_paths(project: Path, commit: str, paths: list[str]) -> None:
+    """Put each file back as `commit` holds it; a file `commit` lacks is removed."""
+    held = {p for p in paths if show_file(project, commit, (Path(_prefix(project)) / p).as_posix()) is not None}
+    if held:
+        _run_git(project, ("checkout", commit, "--", *sorted(held)))
+    for rel in set(paths) - held:
+        (project / rel).unlink(missing_ok=True)
+
+
+def diff_stat(project: Path, base: str, head: str) -> str:
+    return _run_git(project, ("diff", "--stat", base, head, "--")).decode("utf-8", "replace")
+
+
+def tracked_files(project: Path) -> list[str]:
+    """The files git tracks under `project`, relative to it."""
+    out = _run_git(project, ("ls-files", "-z", "--", "."))
+    return [name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name]
+
+
+def parents(project: Path, commit: str) -> list[str]:
+    return _run_git(project, ("log", "-1", "--format=%P", commit, "--")).decode().split()
+
+
+# -- what a change did to files ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FileChange:
+    status: str  # A added, M modified, D deleted, R renamed, C copied, T type changed (git's letters)
+    path: str  # relative to the folder asked about; for D the path at `base`
+    old_path: str | None = None  # R and C: the path at `base`
+
+
+def changed_files_between(path: Path, base: str, head: str) -> list[FileChange]:
+    """The files that differ between commits `base` and `head` under the folder `path`, relative to it, with
+    renames found (git's default similarity); UsageError for a ref git does not know."""
+    out = _run_git(path, ("diff", "--no-ext-diff", "--no-textconv", "--relative", "--name-status", "-z", "-M",
+                          base, head, "--"))
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    changes: list[FileChange] = []
+    at = 0
+    while at < len(fields) - 1:  # -z: the status, then one path (two for R and C), each ended by NUL
+        status = fields[at][:1]
+        if status in ("R", "C"):
+            changes.append(FileChange(status, fields[at + 2], fields[at + 1]))
+            at += 3
+        else:
+            changes.append(FileChange(status, fields[at + 1]))
+            at += 2
+    return changes

@@ -7,14 +7,17 @@ file is first touched, its old bytes (or the fact that it did not exist, and eac
 to be created) are appended to `.aidlc/journal.jsonl` and fsynced; only then is the file
 replaced. When the command ends, the journal is removed; that is its commit. A command that
 also records a ledger event names the event's idempotency key in the journal and appends the
-event before removing it: the event is then the commit.
+event before removing it: the event is then the commit. A model's edits to the code of a bolt
+(aidlc/exsecutio/edits.py) go through a journal too, one confined to the repository rather than
+to the bank (`bank` ""), so a kill -9 between two files is rolled back the same way.
 
 A journal still there when a command starts belongs to a command that was interrupted (the
 exclusive lock on `.aidlc/locks/journal.lock` tells it from one still running): `recover`
 rolls it back, file by file, unless its ledger event was recorded (then it is finished: every
 file was written before the event), and removes the temporary files `atomic_write` may have
 left beside the files. The journal is untrusted input like any file in the repository: a record
-outside the memory bank, or one that cannot be read, stops the recovery before it touches anything.
+outside the memory bank (the repository, for code edits; never .git/), or one that cannot be read,
+stops the recovery before it touches anything.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ class Journal:
     its first write: a command refused before it writes anything leaves nothing behind."""
 
     repo: Path
-    bank: str  # the bank folder, relative to the repository: every path written is inside it
+    bank: str  # the folder every path written is inside, relative to the repository ("": the repository)
     key: str  # the idempotency key of the ledger event that commits it, if the command records one
     _fd: int = -1  # the journal file, once started
     _lock: int = -1
@@ -53,6 +56,17 @@ class Journal:
 
     def write(self, path: Path, text: str) -> None:
         """Replace (or create) `path` with `text`, its old state journalled first."""
+        self._journalled(path)
+        atomic_write(path, text, self.repo)
+
+    def remove(self, path: Path) -> None:
+        """Delete the file `path`, its old bytes journalled first."""
+        self._journalled(path)
+        path.unlink()
+        fsync_folder(path.parent)
+
+    def _journalled(self, path: Path) -> None:
+        """Record `path`'s old state (and each folder about to be created for it) once, before it changes."""
         ensure_inside(path, self.repo)
         rel = self._rel(path)
         if self._fd < 0:
@@ -62,7 +76,6 @@ class Journal:
             for folder in reversed([p for p in path.parents if not p.exists() and p.is_relative_to(self.repo)]):
                 self._record({"dir": self._rel(folder)})
             self._record({"path": rel, "old": _old(path, self.repo)})
-        atomic_write(path, text, self.repo)
 
     def _start(self) -> None:
         self._lock = _lock(self.repo)
@@ -101,7 +114,7 @@ class Journal:
         # (ensure_inside has checked where the path really leads).
         rel = Path(os.path.relpath(path, self.repo)).as_posix()
         if not (_in_bank(rel, self.bank) and _safe(rel)):
-            raise AidlcError(f"refusing to write {rel}: a multi-file write stays inside {self.bank}/")
+            raise AidlcError(f"refusing to write {rel}: a multi-file write stays inside {self.bank or '.'}/")
         return rel
 
 
@@ -168,12 +181,12 @@ def _read(repo: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         raise _unusable("has no header aidlc knows")
     header, records = parsed[0], parsed[1:]
     bank = header.get("bank")
-    if not isinstance(bank, str) or not isinstance(header.get("key"), str) or not _safe(bank):
+    if not isinstance(bank, str) or not isinstance(header.get("key"), str) or (bank and not _safe(bank)):
         raise _unusable("names no memory bank folder")
     for record in records:
         rel = record.get("path", record.get("dir")) if isinstance(record, dict) else None
         if not isinstance(rel, str) or not _in_bank(rel, bank) or not _safe(rel):
-            raise _unusable(f"names a path outside the memory bank: {rel!r}")
+            raise _unusable(f"names a path outside {'the memory bank' if bank else 'what aidlc writes'}: {rel!r}")
         old = record.get("old")
         if "path" in record and old is not None and not isinstance(old, str):
             raise _unusable(f"holds a record aidlc does not know: {record!r}")

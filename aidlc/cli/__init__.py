@@ -35,6 +35,8 @@ COMMANDS = {
     "log": Entry("log:log_group", "The ledger: memory-bank/events.jsonl."),
     "draft": Entry("draft:draft_cmd", "Ask the model for the next LEVEL of INTENT and write it as draft artifacts."),
     "llm": Entry("llm:llm_group", "The LLM layer: providers, structured output, record/replay."),
+    "bolt": Entry("bolt:bolt_group", "Run a bolt: the model plans, a person approves, the model edits, checks "
+                  "verify, a person accepts."),
 }
 
 

@@ -14,7 +14,7 @@ from aidlc.model.events import Actor, ActorKind
 def actor_from(repo: Path, as_actor: str | None) -> Actor:
     """--as "Name <email>" or git config; AIDLC_ACTOR_KIND marks agents (and CI runs are ci)."""
     kind = os.environ.get("AIDLC_ACTOR_KIND") or ("ci" if os.environ.get("CI") else "human")
-    if kind not in {k.value for k in ActorKind}:
+    if kind not in {k.value for k in ActorKind} - {ActorKind.policy.value}:
         raise UsageError(f"AIDLC_ACTOR_KIND={kind!r} is not one of human, agent, ci")
     if as_actor:
         name, email = _parse_as(as_actor)

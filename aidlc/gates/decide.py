@@ -36,7 +36,7 @@ from aidlc.gates.catalogue import (
 )
 from aidlc.gates.history import standing
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
-from aidlc.model.types import StoryStatus
+from aidlc.model.types import Risk, StoryStatus
 
 PENDING_NOTE = Path(".aidlc") / "gate-pending"
 
@@ -87,17 +87,23 @@ def _release(bank: MemoryBank, name: str) -> GateTarget:
 
 
 def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reason: str | None,
-           actor: Actor) -> Recorded:
+           actor: Actor, *, policy_risk: Risk | None = None) -> Recorded:
+    """Record a person's decision; or, with a `policy` actor, a plan approval policy.auto_approve_plan allows
+    for `policy_risk` (low or medium only)."""
     repo = Path(bank.repo_root)
     ledger = Ledger.of_bank(repo, bank.rel_root)
     if not ledger.exists():
         raise no_ledger(ledger)
-    if actor.kind != ActorKind.human:
+    if actor.kind == ActorKind.policy:
+        _check_policy(bank, stage, decision, policy_risk)
+        sign = None
+    elif actor.kind != ActorKind.human:
         raise GateRefused(f"{stage} is a human checkpoint; actor {actor.name} is {actor.kind}. "
                           "AI proposes, a human decides.",
                           ["a person runs this command from their own shell (AIDLC_ACTOR_KIND unset)"])
-    _refuse_bot(bank, stage, actor)
-    sign = _signer(bank, actor)
+    else:
+        _refuse_bot(bank, stage, actor)
+        sign = _signer(bank, actor)
     index = BankIndex(bank)
     target = resolve(bank, index, subject, stage)
     if stage not in target.stages:
@@ -118,6 +124,8 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     effects = _effects(bank, index, target, stage, decision)
     _check_writable(repo, effects)
     data: dict[str, Any] = {"effects": effects} if effects else {}
+    if actor.kind == ActorKind.policy:
+        data["risk"] = str(policy_risk)
     if len(judged) > 1:
         data["judged"] = [d.model_dump() for d in judged]
     if unseen := _decided_on_other_branches(led, target, stage):
@@ -132,6 +140,14 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
     return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed)
+
+
+def _check_policy(bank: MemoryBank, stage: str, decision: Decision, risk: Risk | None) -> None:
+    allowed = bank.config.policy.auto_approve_plan
+    if stage != "plan" or decision != Decision.approve or risk not in (Risk.low, Risk.medium) or risk not in allowed:
+        raise GateRefused(f"policy.auto_approve_plan ({', '.join(allowed) or 'empty'}) cannot decide the {stage} "
+                          f"gate ({decision.value}, risk {risk or 'unknown'}): only plan approvals of low or medium "
+                          "risk it lists", ["a person decides: aidlc gate approve BOLT --stage plan"])
 
 
 def _refuse_bot(bank: MemoryBank, stage: str, actor: Actor) -> None:

@@ -22,6 +22,9 @@ class EventType(StrEnum):
     degraded = "degraded"
     ledger_tail_recovered = "ledger.tail_recovered"
     draft_proposed = "draft.proposed"
+    plan_proposed = "plan.proposed"
+    edits_committed = "edits.committed"
+    walkthrough_proposed = "walkthrough.proposed"
 
 
 class Decision(StrEnum):
@@ -35,6 +38,7 @@ class ActorKind(StrEnum):
     human = "human"
     agent = "agent"
     ci = "ci"
+    policy = "policy"  # a rule of aidlc.yaml deciding for people (policy.auto_approve_plan), never a person
 
 
 class _Strict(BaseModel):

@@ -11,7 +11,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.gates import signatures
 from aidlc.gates.actor import bot_identity
 from aidlc.model.events import ActorKind
-from aidlc.model.types import Severity
+from aidlc.model.types import Risk, Severity
 from aidlc.rules.catalogue import Hit, rule
 from aidlc.rules.ledger import LedgerView, view
 
@@ -26,7 +26,8 @@ def human_deciders(index: BankIndex) -> Iterator[Hit]:
         return
     for line, event in led.events:
         actor = event.get("actor") or {}
-        if event.get("type") == "gate.decided" and actor.get("kind") != ActorKind.human:
+        if event.get("type") == "gate.decided" and actor.get("kind") != ActorKind.human \
+                and not _by_policy(event, index.bank.config.policy.auto_approve_plan):
             subject = event.get("subject") or {}
             yield Hit(led.ledger.rel, line, f"seq {event.get('seq')}: {subject.get('kind')} {subject.get('id')} "
                       f"{event.get('stage')} was decided by {actor.get('kind')} {actor.get('name')}")
@@ -45,6 +46,14 @@ def no_bot_deciders(index: BankIndex) -> Iterator[Hit]:
         why = bot_identity(actor.get("name"), actor.get("email"), bots)
         if why is not None:
             yield Hit(led.ledger.rel, line, f"{signatures.about(event)}: a bot, not a person ({why})")
+
+
+def _by_policy(event: dict, allowed: list[Risk]) -> bool:
+    """A plan approval aidlc.yaml's policy.auto_approve_plan allows (low or medium risk only), recorded as such."""
+    risk = (event.get("data") or {}).get("risk")
+    return ((event.get("actor") or {}).get("kind") == ActorKind.policy and event.get("stage") == "plan"
+            and (event.get("subject") or {}).get("kind") == "bolt" and event.get("decision") == "approve"
+            and risk in (Risk.low, Risk.medium) and risk in allowed)
 
 
 # The three signature rules of one run share one check: one ssh-keygen per signature, not three.

@@ -1,0 +1,175 @@
+"""aidlc bolt start|resume|status|abort|trace: the governed Plan -> Execute -> Verify -> Repair -> Walkthrough loop.
+
+Exit codes: 0 done, 1 the run failed, 2 usage/config, 3 paused waiting for a person, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from aidlc.cli.app import App, output_options
+
+
+@click.group("bolt")
+def bolt_group() -> None:
+    """Run a bolt: the model plans, a person approves, the model edits, checks verify, a person accepts."""
+
+
+def _provider(app: App, root: Path, provider: str | None, model: str | None, base_url: str | None,
+              record: str | None, replay: str | None):  # type: ignore[no-untyped-def]
+    """The provider, built only when the run first asks the model (resuming at a gate needs none)."""
+
+    def build():  # type: ignore[no-untyped-def]
+        from aidlc.bank.config import load_config
+        from aidlc.llm.factory import provider_from_config
+
+        config = load_config(root)
+        return provider_from_config(config.llm, provider=provider, model=model, base_url=base_url, record=record,
+                                    replay=replay, root=root,
+                                    on_degrade=lambda notice: app.note(f"degraded: {notice.reason}"))
+    return build
+
+
+def _llm_options(command):  # type: ignore[no-untyped-def]
+    for option in reversed([
+        click.option("--model", help="The model (default: llm.model of aidlc.yaml)."),
+        click.option("--base-url", help="An OpenAI-compatible server, e.g. http://localhost:11434/v1."),
+        click.option("--provider", type=click.Choice(["openai", "anthropic", "replay"]), help="The provider."),
+        click.option("--record", type=click.Path(dir_okay=False), help="Record the model's answers to this cassette."),
+        click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only."),
+    ]):
+        command = option(command)
+    return command
+
+
+def _report(app: App, outcome) -> None:  # type: ignore[no-untyped-def]
+    state = outcome.state
+    if app.json:
+        app.emit_json({"run": _summary(state), "exit_code": outcome.exit_code, "message": outcome.message,
+                       "next_steps": outcome.next_steps})
+    else:
+        app.out(f"{state.bolt}: {state.status.value} (run {state.run_id}, branch {state.branch})")
+        app.out(outcome.message)
+        if outcome.next_steps:
+            app.out("Next steps:")
+            for step in outcome.next_steps:
+                app.out(f"  {step}")
+    raise click.exceptions.Exit(outcome.exit_code)
+
+
+def _summary(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    return {"run_id": state.run_id, "bolt": state.bolt, "status": state.status.value, "branch": state.branch,
+            "base_commit": state.base_commit, "last_commit": state.last_commit, "model": state.model,
+            "pause": state.pause.model_dump() if state.pause else None, "outcome": state.outcome,
+            "repairs": state.repairs, "budget": state.budget.model_dump(), "commits": state.commits,
+            "updated": state.updated}
+
+
+@bolt_group.command("start")
+@click.argument("bolt")
+@_llm_options
+@click.option("--dry-run", is_flag=True, help="Check that the run could start; touch nothing, ask no model.")
+@output_options
+@click.pass_obj
+def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, provider: str | None,
+              record: str | None, replay: str | None, dry_run: bool) -> None:
+    """Start a run of BOLT on branch aidlc/BOLT: plan, then pause at the plan gate (exit 3)."""
+    from aidlc.exsecutio import runner
+
+    if record and replay:
+        raise click.UsageError("--record and --replay exclude each other")
+    root = app.root()
+    if dry_run:
+        found = {k: v for k, v in runner.preflight(root, bolt).items() if not k.startswith("_")}
+        if app.json:
+            app.emit_json({"dry_run": True, **found})
+        else:
+            app.out(f"bolt {found['bolt']} can start: branch {found['branch']} from {found['base'][:12]}, "
+                    f"{len(found['verify'])} verify command(s)")
+        return
+    _report(app, runner.start(root, bolt, _provider(app, root, provider, model, base_url, record, replay),
+                              model=model or ""))
+
+
+@bolt_group.command("resume")
+@click.argument("ref", metavar="BOLT|RUN")
+@click.option("--approve", "verdict", flag_value="approve", help="Approve the gate the run waits at, then go on.")
+@click.option("--reject", "verdict", flag_value="reject", help="Reject it (the plan is made again; a walkthrough "
+              "rejected ends the run).")
+@click.option("--reason", help="Why; recorded in the ledger.")
+@_llm_options
+@output_options
+@click.pass_obj
+def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, model: str | None,
+               base_url: str | None, provider: str | None, record: str | None, replay: str | None) -> None:
+    """Continue a paused or interrupted run; --approve/--reject first record the pending gate decision."""
+    from aidlc.exsecutio import runner
+    from aidlc.exsecutio.store import find_run
+    from aidlc.model.events import Decision
+
+    root = app.root()
+    decision = Decision(verdict) if verdict else None
+    _report(app, runner.resume(root, find_run(root, ref), _provider(app, root, provider, model, base_url, record,
+                                                                    replay), decision, reason))
+
+
+@bolt_group.command("status")
+@click.argument("bolt", required=False)
+@output_options
+@click.pass_obj
+def status_cmd(app: App, bolt: str | None) -> None:
+    """The runs (of BOLT), where each stands and what to do next."""
+    from aidlc.exsecutio.store import all_runs
+
+    runs = [r for r in all_runs(app.root()) if bolt is None or r.bolt == bolt or r.bolt.split("-")[0] == bolt]
+    if app.json:
+        app.emit_json({"runs": [_summary(r) for r in runs]})
+        return
+    if not runs:
+        app.out("no runs" + (f" of bolt {bolt}" if bolt else "") + "; start one: aidlc bolt start BOLT")
+        return
+    for run in runs:
+        line = f"{run.bolt}  {run.status.value:<19} {run.run_id}  {run.budget.steps} calls, {run.budget.tokens} tokens"
+        if run.pause:
+            line += f"\n    paused ({run.pause.kind}): {run.pause.reason}"
+        elif run.outcome:
+            line += f"\n    {run.outcome}"
+        app.out(line)
+
+
+@bolt_group.command("abort")
+@click.argument("ref", metavar="BOLT|RUN")
+@click.option("--reason", help="Why; recorded in the ledger.")
+@output_options
+@click.pass_obj
+def abort_cmd(app: App, ref: str, reason: str | None) -> None:
+    """End the run CANCELLED; its branch, commits and trail stay."""
+    from aidlc.exsecutio import runner
+    from aidlc.exsecutio.store import find_run
+
+    root = app.root()
+    state = runner.abort(root, find_run(root, ref), reason)
+    if app.json:
+        app.emit_json({"run": _summary(state)})
+    else:
+        app.out(f"run {state.run_id} of bolt {state.bolt} is CANCELLED; branch {state.branch} is kept")
+
+
+@bolt_group.command("trace")
+@click.argument("ref", metavar="BOLT|RUN")
+@output_options
+@click.pass_obj
+def trace_cmd(app: App, ref: str) -> None:
+    """The decision trail of a run: transitions, model calls, edits, checks, and why."""
+    from aidlc.exsecutio.store import find_run
+    from aidlc.exsecutio.trail import render_trail
+
+    run = find_run(app.root(), ref)
+    state, spans = run.load(), run.spans()
+    if app.json:
+        app.emit_json({"run": _summary(state), "spans": [s.model_dump(exclude_none=True) for s in spans]})
+        return
+    app.out(render_trail(state, spans))

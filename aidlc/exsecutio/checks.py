@@ -1,0 +1,521 @@
+"""The verify runner: the `verify` commands of aidlc.yaml, run one after another in the repository root
+(DESIGN section 4, Verify), each result a `check.recorded` ledger event.
+
+How a command runs:
+* Without a shell. `run` is split like a shell would split words (shlex) and executed directly: the string
+  comes from a repository file, and a run executes it after a model edited the repository. Pipes,
+  redirections, `&&`, globs and `$VARIABLES` are therefore not interpreted; a check that needs them is a
+  script in the repository (`run: ./scripts/check.sh`). A command that looks as if it expected a shell gets
+  a note saying so.
+* In its own session and process group, stdin from /dev/null, stdout and stderr merged into one pipe that
+  is read as it comes (a check printing gigabytes neither deadlocks nor fills memory): the first and last
+  4 KiB (at most 60 lines each) are kept, the whole output is hashed (sha256).
+* At its timeout, or when aidlc is interrupted, the whole group gets SIGTERM, then SIGKILL after a short
+  grace: grandchildren die with it. Processes a check leaves behind when it exits are ended the same way.
+* With the environment aidlc runs in, minus aidlc's own model settings and API keys (`check_environment`):
+  code a model wrote runs inside the check, and nothing of ours needs to reach it. This is no sandbox: the
+  check runs as the user, with the user's files and every other variable, as it does in the user's terminal.
+* A command that cannot start (not found, not executable, unbalanced quotes) is a failed check whose note
+  says why, never an exception.
+
+What is kept: `head`/`tail` (control characters dropped, secrets redacted as in prompts) go into the run's
+state and, trimmed, back to the model; the ledger gets digests only (`check_event`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shlex
+import signal
+import stat
+import subprocess
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from aidlc.errors import UsageError
+from aidlc.model.config import VerifyCommand
+from aidlc.model.events import Subject
+
+HEAD_BYTES = TAIL_BYTES = 4096
+HEAD_LINES = TAIL_LINES = 60
+GRACE_S = 2.0  # between SIGTERM and SIGKILL
+DRAIN_S = 2.0  # after the check exited, how long output still held open by an escaped process is read
+_POLL_S = 0.05  # how often a quiet check is looked at while its output stays open
+_READ = 65536
+MAX_JUNIT_BYTES = 64 * 1024 * 1024
+
+# Variables aidlc itself reads to reach a model; the caller adds the key variables its configuration names.
+LLM_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+_LLM_SETTINGS_PREFIX = "AIDLC_LLM_"
+_SHELL_WORDS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1", "2>", "|&"}
+
+
+class TestCounts(BaseModel):
+    __test__: ClassVar[bool] = False  # a model, not a pytest test class
+
+    total: int
+    failures: int
+    errors: int
+    skipped: int
+
+
+class CheckResult(BaseModel):
+    name: str
+    command: str
+    exit_code: int | None  # None: it never started, or it was killed at its timeout
+    passed: bool
+    timed_out: bool
+    duration_s: float
+    head: str
+    tail: str  # empty when `head` holds the whole output
+    output_sha256: str  # of every byte the check printed
+    output_bytes: int
+    omitted_bytes: int  # between head and tail
+    tests: TestCounts | None  # from JUnit XML when the check sets `junit`
+    notes: list[str] = []  # why it did not start, why its JUnit report was not read, ...
+
+    def excerpt(self) -> str:
+        """Head and tail with what lies between them counted: the output as a model or a person sees it."""
+        if not self.omitted_bytes:
+            return self.head + self.tail
+        return f"{self.head}\n[... {self.omitted_bytes:,} bytes of output omitted ...]\n{self.tail}"
+
+    def summary(self) -> str:
+        """One line: `tests: failed (exit 1) in 2.31 s; 12 tests, 1 failure, 0 errors, 0 skipped`."""
+        if self.timed_out:
+            verdict = "timed out"
+        elif self.exit_code is None:
+            verdict = "did not start"
+        else:
+            verdict = f"{'passed' if self.passed else 'failed'} (exit {self.exit_code})"
+        line = f"{self.name}: {verdict} in {self.duration_s:.2f} s"
+        if self.tests is not None:
+            t = self.tests
+            line += f"; {t.total} tests, {t.failures} failures, {t.errors} errors, {t.skipped} skipped"
+        return line
+
+
+def check_environment(base: Mapping[str, str] | None = None, withheld: Iterable[str] = ()) -> dict[str, str]:
+    """The environment a check runs with: `base` (default: this process's) without the AIDLC_LLM_* settings,
+    the well-known model API keys and the variables in `withheld` (the `api_key_env` of each configured
+    model target)."""
+    source = os.environ if base is None else base
+    dropped = {*LLM_KEY_VARIABLES, *withheld}
+    return {name: value for name, value in source.items()
+            if name not in dropped and not name.startswith(_LLM_SETTINGS_PREFIX)}
+
+
+def command_argv(check: VerifyCommand) -> list[str]:
+    """The argument list of a check's `run`, split as a shell splits words; UsageError when it cannot be."""
+    try:
+        argv = shlex.split(check.run)
+    except ValueError as exc:
+        raise UsageError(f"aidlc.yaml: verify '{check.name}': cannot split {check.run!r} into words: {exc}",
+                         ["fix the quoting of `run` in aidlc.yaml"]) from None
+    if not argv:
+        raise UsageError(f"aidlc.yaml: verify '{check.name}': `run` is empty",
+                         ["give the check a command in aidlc.yaml, or remove it"])
+    return argv
+
+
+def run_checks(repo_root: Path, checks: list[VerifyCommand], stop_on_failure: bool = False,
+               env: dict[str, str] | None = None) -> list[CheckResult]:
+    """Each check in order (the cheapest first, as aidlc.yaml lists them); after the first failure, none more
+    when `stop_on_failure`."""
+    results: list[CheckResult] = []
+    for check in checks:
+        results.append(run_check(repo_root, check, env))
+        if stop_on_failure and not results[-1].passed:
+            break
+    return results
+
+
+def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None = None) -> CheckResult:
+    """Run one check in `repo_root` (see the module's docstring); `env` defaults to `check_environment()`."""
+    env = check_environment() if env is None else env
+    notes: list[str] = []
+    started = time.perf_counter()
+    output = _Output()
+    try:
+        argv = command_argv(check)
+    except UsageError as exc:
+        return _result(check, None, False, started, output, None, [exc.message], env)
+    if any(word in _SHELL_WORDS for word in argv) or any(word.startswith("$") for word in argv):
+        notes.append(f"`{check.run}` runs without a shell: `|`, `&&`, `>`, `$VAR` reach {argv[0]} as plain "
+                     "arguments; put the pipeline in a script and run that")
+    junit_before = _junit_identity(repo_root, check.junit) if check.junit else None
+    with _interrupt_held() as interrupted:
+        try:
+            proc = subprocess.Popen(argv, cwd=repo_root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+        except OSError as exc:
+            return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], exc)], env)
+    assert proc.stdout is not None
+    try:
+        if interrupted:
+            signal.raise_signal(signal.SIGINT)  # now that the check's group is known and gets ended below
+        timed_out = _collect(proc, output, time.monotonic() + check.timeout_s)
+        _end_group(proc)
+        _drain(proc.stdout.fileno(), output)
+    except BaseException:  # interrupted (Ctrl-C): nothing of the check outlives us
+        _end_group(proc)
+        raise
+    finally:
+        proc.stdout.close()
+    code = None if timed_out else proc.returncode
+    if timed_out:
+        notes.append(f"timed out after {check.timeout_s} s: its process group was killed")
+    elif code is not None and code < 0:
+        notes.append(f"killed by signal {_signal_name(-code)}")
+    tests = None
+    if check.junit:
+        tests, problem = read_junit(repo_root, check.junit, junit_before)
+        notes += [problem] if problem else []
+    passed = code == 0
+    if passed and tests is not None and tests.failures + tests.errors:
+        passed = False
+        notes.append(f"exit code 0, but its JUnit report counts {tests.failures} failures and {tests.errors} errors")
+    return _result(check, code, passed, started, output, tests, notes, env, timed_out)
+
+
+def check_event(result: CheckResult, commit: str, run_id: str | None, bolt: str) -> dict[str, Any]:
+    """The fields of the `check.recorded` event for `result` (`Ledger.append(EventType.check_recorded, actor,
+    key=..., **check_event(...))`): digests and counts, no output text (DESIGN section 3). The duration is in
+    whole milliseconds: the ledger's canonical JSON holds integers, not floats."""
+    from aidlc.llm.redact import Redactor
+
+    tests = result.tests.model_dump() if result.tests is not None else None
+    return {"subject": Subject(kind="bolt", id=bolt), "commit": commit, "run": run_id,
+            "data": {"name": result.name, "command": Redactor()(result.command), "exit_code": result.exit_code,
+                     "passed": result.passed, "timed_out": result.timed_out,
+                     "duration_ms": round(result.duration_s * 1000), "tests": tests,
+                     "output_sha256": result.output_sha256, "output_bytes": result.output_bytes}}
+
+
+# -- running ------------------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _interrupt_held() -> Iterator[list[int]]:
+    """Hold back SIGINT (Ctrl-C) while the check starts: raised inside Popen, it would lose the child's pid and
+    leave the check's group running in its own session. The list it yields is not empty when one came."""
+    import threading
+
+    # Signal handlers belong to the main thread; a handler installed outside Python (None) is left alone.
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield []
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: caught.append(number))
+    try:
+        yield caught
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+class _Output:
+    """The first HEAD_BYTES and the last TAIL_BYTES of a stream, its size and its sha256."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.head = bytearray()
+        self.tail = bytearray()
+
+    def add(self, chunk: bytes) -> None:
+        self.digest.update(chunk)
+        self.size += len(chunk)
+        room = HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            del self.tail[:-TAIL_BYTES]
+
+
+def _collect(proc: subprocess.Popen[bytes], output: _Output, deadline: float) -> bool:
+    """Read the check's output until it exits; True when the deadline came first."""
+    import selectors
+
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while proc.poll() is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return True
+            if not selector.select(min(remaining, _POLL_S)):
+                continue
+            chunk = _read(fd)
+            if chunk:
+                output.add(chunk)
+            elif chunk is not None:  # end of output: the check closed it and may still run
+                try:
+                    proc.wait(max(deadline - time.monotonic(), 0))
+                except subprocess.TimeoutExpired:
+                    return True
+    return False
+
+
+def _read(fd: int) -> bytes | None:
+    """A chunk, b"" at the end of the stream, None when nothing is there yet."""
+    try:
+        return os.read(fd, _READ)
+    except BlockingIOError:
+        return None
+
+
+def _drain(fd: int, output: _Output) -> None:
+    """What is still in the pipe once the group is gone; a process that escaped the group (its own session)
+    may hold the pipe open: it is read for DRAIN_S at most."""
+    import selectors
+
+    deadline = time.monotonic() + DRAIN_S
+    with selectors.DefaultSelector() as selector:
+        selector.register(fd, selectors.EVENT_READ)
+        while (remaining := deadline - time.monotonic()) > 0:
+            if not selector.select(remaining):
+                return
+            chunk = _read(fd)
+            if chunk == b"":
+                return
+            if chunk:
+                output.add(chunk)
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to every process of the check's group, SIGKILL to those still there after GRACE_S. The group's
+    id is the check's pid (start_new_session); Linux gives no new process that id while the group exists."""
+    group = proc.pid
+    if not _signal_group(group, signal.SIGTERM):
+        proc.wait()
+        return
+    deadline = time.monotonic() + GRACE_S
+    while time.monotonic() < deadline:
+        proc.poll()  # reap the check itself: a zombie still counts as a member
+        if not _signal_group(group, 0):
+            proc.wait()
+            return
+        time.sleep(0.02)
+    _signal_group(group, signal.SIGKILL)
+    proc.wait()
+
+
+def _signal_group(group: int, sig: int) -> bool:
+    """Send `sig` to the group; False when no process of it is left."""
+    try:
+        os.killpg(group, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member became another user (setuid): it is there, and not ours to end
+        return True
+    return True
+
+
+def _not_started(program: str, exc: OSError) -> str:
+    if isinstance(exc, FileNotFoundError):
+        return (f"{program}: command not found (neither on PATH nor a file relative to the repository root); "
+                "install it, or fix `run` in aidlc.yaml")
+    if isinstance(exc, PermissionError):
+        return f"{program}: not executable (chmod +x {program}, or run it through its interpreter)"
+    return f"{program}: cannot start: {exc.strerror or exc}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _result(check: VerifyCommand, code: int | None, passed: bool, started: float, output: _Output,
+            tests: TestCounts | None, notes: list[str], env: Mapping[str, str], timed_out: bool = False) -> CheckResult:
+    from aidlc.llm.redact import Redactor
+
+    head, tail = _excerpts(output)
+    redact = Redactor({**os.environ, **env})
+    return CheckResult(name=check.name, command=check.run, exit_code=code, passed=passed, timed_out=timed_out,
+                       duration_s=round(time.perf_counter() - started, 3), head=redact(_printable(head)),
+                       tail=redact(_printable(tail)), output_sha256=output.digest.hexdigest(),
+                       output_bytes=output.size, omitted_bytes=output.size - len(head) - len(tail), tests=tests,
+                       notes=notes)
+
+
+def _excerpts(output: _Output) -> tuple[bytes, bytes]:
+    """The head (at most HEAD_LINES whole lines where it can) and the tail (at most TAIL_LINES, starting at a
+    line when it was cut); when all the output fits in the head's bytes, the tail is its last lines."""
+    head = b"".join(bytes(output.head).splitlines(keepends=True)[:HEAD_LINES])
+    if output.size <= HEAD_BYTES:
+        tail = bytes(output.head[len(head):])
+    else:
+        tail = bytes(output.tail)
+        newline = tail.find(b"\n")
+        if output.size > HEAD_BYTES + len(tail) and 0 <= newline < len(tail) - 1:
+            tail = tail[newline + 1:]
+    return head, b"".join(tail.splitlines(keepends=True)[-TAIL_LINES:])
+
+
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def _printable(data: bytes) -> str:
+    """Text a terminal and a model can take: UTF-8 (bad bytes replaced), no escape sequences or controls."""
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+# -- JUnit XML ----------------------------------------------------------------------------------------------------
+
+def _junit_path(repo_root: Path, junit: str) -> Path | None:
+    """The report's real path when it lies inside the repository (symbolic links resolved), else None."""
+    root = repo_root.resolve()
+    path = (root / junit).resolve()
+    return path if path.is_relative_to(root) and path != root else None
+
+
+def _junit_identity(repo_root: Path, junit: str) -> tuple[int, int, int, int] | None:
+    """What tells a report written by this run from one left by an earlier run."""
+    path = _junit_path(repo_root, junit)
+    try:
+        info = os.stat(path) if path is not None else None
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size) if info is not None else None
+
+
+def read_junit(repo_root: Path, junit: str,
+               before: tuple[int, int, int, int] | None = None) -> tuple[TestCounts | None, str | None]:
+    """The counts of a JUnit XML report (`testsuites` or `testsuite` root), or None and the reason. The file is
+    untrusted: it must be a regular file inside the repository, at most MAX_JUNIT_BYTES, without DTD or entity
+    declarations; `before` (its identity before the check ran) refuses a stale report."""
+    path = _junit_path(repo_root, junit)
+    if path is None:
+        return None, f"JUnit report {junit}: outside the repository; not read"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None, f"JUnit report {junit}: the check wrote none"
+    except OSError as exc:
+        return None, f"JUnit report {junit}: cannot be read ({exc.strerror})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, f"JUnit report {junit}: not a regular file; not read"
+        if before == (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size):
+            return None, f"JUnit report {junit}: unchanged since before the check ran (a stale report); not read"
+        if info.st_size > MAX_JUNIT_BYTES:
+            return None, f"JUnit report {junit}: {info.st_size:,} bytes, more than {MAX_JUNIT_BYTES:,}; not read"
+        return _parse_junit(fd, junit)
+    finally:
+        os.close(fd)
+
+
+class _Refused(Exception):
+    pass
+
+
+class _JunitCounter:
+    """Counts from the attributes of the root `testsuites`, else of each top-level `testsuite`, else from the
+    `testcase` elements of a top-level suite without them (each with a failure, error or skipped child, or none)."""
+
+    def __init__(self) -> None:
+        self.root = ""
+        self.depth = 0
+        self.counts: dict[str, int] | None = None  # from the root's attributes
+        self.suites = _zero()
+        self.suite: dict[str, int] | None = None  # the top-level suite being read
+        self.from_cases = False  # the suite has no counts of its own: its test cases are counted
+        self.case: dict[str, int] | None = None
+
+    def _top_suite(self) -> bool:
+        return self.depth == (1 if self.root == "testsuite" else 2)
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        self.depth += 1
+        if self.depth == 1:
+            if tag not in ("testsuites", "testsuite"):
+                raise _Refused(f"its root element is <{tag}>, not <testsuites> or <testsuite>")
+            self.root = tag
+            if tag == "testsuites" and "tests" in attrs:
+                self.counts = _attribute_counts(attrs)
+        if tag == "testsuite" and self._top_suite():
+            self.from_cases = "tests" not in attrs
+            self.suite = _zero() if self.from_cases else _attribute_counts(attrs)
+        elif tag == "testcase" and self.suite is not None and self.from_cases:
+            self.case = {**_zero(), "total": 1}
+        elif tag in _CASE_RESULTS and self.case is not None:
+            self.case[_CASE_RESULTS[tag]] = 1
+
+    def end(self, tag: str) -> None:
+        if tag == "testcase" and self.case is not None and self.suite is not None:
+            if self.case["failures"] or self.case["errors"]:
+                self.case["skipped"] = 0
+            for key, value in self.case.items():
+                self.suite[key] += value
+            self.case = None
+        elif tag == "testsuite" and self.suite is not None and self._top_suite():
+            for key, value in self.suite.items():
+                self.suites[key] += value
+            self.suite = None
+        self.depth -= 1
+
+    def result(self) -> TestCounts:
+        return TestCounts(**(self.counts if self.counts is not None else self.suites))
+
+
+_CASE_RESULTS = {"failure": "failures", "error": "errors", "skipped": "skipped"}
+
+
+def _zero() -> dict[str, int]:
+    return {"total": 0, "failures": 0, "errors": 0, "skipped": 0}
+
+
+def _attribute_counts(attrs: dict[str, str]) -> dict[str, int]:
+    counts = {"total": attrs.get("tests", "0"), **{kind: attrs.get(kind, "0") for kind in _CASE_RESULTS.values()}}
+    if "skipped" not in attrs and "skips" in attrs:
+        counts["skipped"] = attrs["skips"]
+    numbers: dict[str, int] = {}
+    for key, value in counts.items():
+        if not value.strip().isdigit() or len(value.strip()) > 12:
+            raise _Refused(f"{'tests' if key == 'total' else key}={value[:40]!r} is not a count")
+        numbers[key] = int(value)
+    return numbers
+
+
+def _parse_junit(fd: int, junit: str) -> tuple[TestCounts | None, str | None]:
+    from xml.parsers import expat
+
+    counter = _JunitCounter()
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+
+    def refuse(*_: object) -> None:
+        raise _Refused("it declares a DTD or entities, which a test report never needs")
+
+    parser.StartDoctypeDeclHandler = refuse
+    parser.EntityDeclHandler = refuse
+    parser.UnparsedEntityDeclHandler = refuse
+    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
+    parser.StartElementHandler = counter.start
+    parser.EndElementHandler = counter.end
+    try:
+        while chunk := os.read(fd, 1 << 20):
+            parser.Parse(chunk, False)
+        parser.Parse(b"", True)
+        return counter.result(), None
+    except _Refused as exc:
+        return None, f"JUnit report {junit}: {exc}; not read"
+    except expat.ExpatError as exc:
+        return None, f"JUnit report {junit}:{exc.lineno}: not well-formed XML ({expat.ErrorString(exc.code)})"
+    except (OSError, RecursionError) as exc:
+        return None, f"JUnit report {junit}: cannot be read ({exc})"

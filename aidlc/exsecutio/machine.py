@@ -1,0 +1,41 @@
+"""The state machine of a bolt run (DESIGN section 4). Only the transitions listed here exist: the model
+fills states, the code moves between them, and every move is saved and traced before anything else happens."""
+
+from __future__ import annotations
+
+from aidlc.errors import AidlcError
+from aidlc.events.ledger import utc_now
+from aidlc.exsecutio.store import RunStore
+from aidlc.model.run import RunState, RunStatus, Span
+
+S = RunStatus
+_ENDS = {S.failed, S.cancelled}
+ALLOWED: dict[RunStatus, frozenset[RunStatus]] = {
+    S.init: frozenset({S.planning, *_ENDS}),
+    S.planning: frozenset({S.await_plan_approval, S.walkthrough, *_ENDS}),
+    S.await_plan_approval: frozenset({S.executing, S.planning, *_ENDS}),
+    S.executing: frozenset({S.verifying, S.walkthrough, *_ENDS}),
+    S.verifying: frozenset({S.repairing, S.walkthrough, *_ENDS}),
+    S.repairing: frozenset({S.verifying, S.walkthrough, *_ENDS}),
+    S.walkthrough: frozenset({S.await_acceptance, *_ENDS}),
+    S.await_acceptance: frozenset({S.completed, *_ENDS}),
+    S.completed: frozenset(),
+    S.failed: frozenset(),
+    S.cancelled: frozenset(),
+}
+
+
+class IllegalTransition(AidlcError):
+    """A bug or a tampered state file: the machine never moves where its table does not allow."""
+
+
+def transition(state: RunState, to: RunStatus, store: RunStore, why: str) -> None:
+    """Move `state` to `to`, save it atomically, trace why."""
+    if to not in ALLOWED[state.status]:
+        raise IllegalTransition(f"run {state.run_id}: no transition {state.status.value} -> {to.value}",
+                                ["aidlc bolt status    # where the run stands", f"aidlc bolt abort {state.bolt}"])
+    before = state.status
+    state.status = to
+    store.save(state)
+    store.trace(Span(ts=utc_now(), kind="state_transition", name=f"{before.value} -> {to.value}",
+                     status=to.value, data={"why": why}))

@@ -1,0 +1,762 @@
+"""A bolt run: Plan -> Execute -> Verify -> Repair -> Walkthrough, driven by the state machine.
+
+The model fills states; this code decides every transition (aidlc.exsecutio.machine). Each step is
+idempotent, so `resume` after a pause, a crash or SIGKILL repeats nothing that already happened:
+* a model answer is saved in the run's folder before it is used, and never asked for again;
+* a step's commit is found again by its trailers (Aidlc-Run, Aidlc-Stage) before one is made;
+* every ledger event carries an idempotency key (`run:<run-id>:<milestone>`), so it is appended once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bank.walk import read_inside
+from aidlc.errors import AidlcError, UsageError
+from aidlc.events.ledger import Ledger, no_ledger, utc_now
+from aidlc.events.view import open_view
+from aidlc.exsecutio import plan as plans
+from aidlc.exsecutio.loop import LoopStop, after_call, before_call
+from aidlc.exsecutio.machine import transition
+from aidlc.exsecutio.store import RunStore, all_runs, new_run_id
+from aidlc.exsecutio.walkthrough import render_walkthrough
+from aidlc.gates.decide import reconcile
+from aidlc.llm.base import Message, Provider
+from aidlc.llm.context import ContextPiece, fit_context
+from aidlc.llm.errors import LLMBadOutput, LLMError, LLMTransient, LLMTruncated
+from aidlc.llm.prompts import render_prompt, system_message
+from aidlc.llm.structured import complete_structured
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
+from aidlc.model.run import Pause, Pending, Plan, RunState, RunStatus, Span, Step
+from aidlc.workspace import open_bank
+
+S = RunStatus
+MAX_PLAN_ROUNDS = 3  # answers the plan checks refuse, fed back to the model, before the run fails
+MAX_REJECTIONS = 3  # plans a person rejects before the run fails
+MAX_EDIT_ATTEMPTS = 3  # answers per Execute/Repair step that cannot be applied
+WEAK_AFTER = 2  # malformed edit answers before whole-file blocks are asked for
+CONTEXT_TOKENS = 12_000
+ANSWER_TOKENS = 4096
+OUTPUT_CHARS = 3000  # of a failing check's output, sent back to the model
+
+
+@dataclass
+class Outcome:
+    state: RunState
+    exit_code: int  # 0 done, 1 failed, 3 waiting for a person
+    message: str
+    next_steps: list[str] = field(default_factory=list)
+
+
+class Paused(Exception):
+    def __init__(self, kind: str, reason: str, next_steps: list[str]) -> None:
+        super().__init__(reason)
+        self.kind, self.reason, self.next_steps = kind, reason, next_steps
+
+
+class Failed(Exception):
+    """The run cannot reach its goal: it ends FAILED with a partial walkthrough."""
+
+
+# -- starting and resuming ---------------------------------------------------------------------------------------
+def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
+    """Everything `start` checks before it touches anything (what `--dry-run` reports)."""
+    bank = open_bank(repo)
+    repo = Path(bank.repo_root)
+    bolt = _bolt(bank, bolt_ref)
+    _verified_ledger(bank)
+    if not bank.config.verify:
+        raise UsageError("aidlc.yaml has no verify commands: a run could not check its own work",
+                         ["add one under verify: in aidlc.yaml, e.g. `- {name: tests, run: python -m pytest -q}`"])
+    for earlier in all_runs(repo):
+        if earlier.bolt == bolt.id and not earlier.terminal:
+            raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value})",
+                             [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
+    head = vcs.head_commit(repo)
+    if head is None:
+        raise UsageError(f"{repo} has no commit yet; a run branches from HEAD",
+                         ["git add -A && git commit -m 'initial commit'"])
+    dirty = _dirty(repo, bank, bolt)
+    if dirty:
+        raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
+                         f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
+                         ["git stash -u    # or commit them", f"aidlc bolt start {bolt.id}"])
+    branch = f"aidlc/{bolt.id}"
+    if vcs.branch_commit(repo, branch) is not None:
+        raise UsageError(f"branch {branch} exists already (an earlier run?)",
+                         [f"git branch -m {branch} {branch}-old    # keep it under another name",
+                          f"git branch -D {branch}    # or drop it, then start again"])
+    return {"bolt": bolt.id, "branch": branch, "base": head, "verify": [v.name for v in bank.config.verify],
+            "_bank": bank, "_bolt": bolt}
+
+
+def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "") -> Outcome:
+    found = preflight(repo, bolt_ref)
+    bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
+    repo = Path(bank.repo_root)
+    now = utc_now()
+    run_id = new_run_id()
+    goal = _goal(bolt)
+    state = RunState(run_id=run_id, bolt=bolt.id, goal=goal, created=now, updated=now, branch=branch,
+                     start_branch=vcs.current_branch(repo), base_commit=head, last_commit=head, model=model)
+    store = RunStore(repo, run_id)
+    store.save(state)
+    runner = Runner(repo, bank, bolt, store, state, provider)
+    runner.event(EventType.run_started, "started", data={"branch": branch, "base": head, "goal": goal})
+    vcs.create_branch(repo, branch, head)
+    transition(state, S.planning, store, "the run started on a clean tree")
+    return runner.drive()
+
+
+def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision: Decision | None = None,
+           reason: str | None = None) -> Outcome:
+    state = run.load()
+    if state.terminal:
+        raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
+                         "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
+    bank = open_bank(repo)
+    if reconcile(bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
+        bank = open_bank(repo)
+    bolt = _bolt(bank, state.bolt)
+    runner = Runner(Path(bank.repo_root), bank, bolt, run, state, provider)
+    runner.check_unchanged()
+    if decision is not None:
+        runner.decide(decision, reason)
+    if state.pause is not None:
+        if state.pause.kind == "risk":
+            state.accepted_risks.extend(r for r in state.risks if r not in state.accepted_risks)
+        runner.event(EventType.run_resumed, f"resumed:{state.pauses}", data={"after": state.pause.kind})
+        state.pause = None
+        run.save(state)
+    return runner.drive()
+
+
+def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
+    state = run.load()
+    if state.terminal:
+        raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
+                         [f"aidlc bolt trace {state.run_id}"])
+    bank = open_bank(repo)
+    runner = Runner(Path(bank.repo_root), bank, _bolt(bank, state.bolt), run, state, lambda: None)  # type: ignore
+    state.outcome = f"cancelled: {reason or 'no reason given'}"
+    state.pause = None
+    transition(state, S.cancelled, run, state.outcome)
+    runner.event(EventType.run_finished, "finished", data={"status": "CANCELLED", "outcome": state.outcome},
+                 reason=reason)
+    return state
+
+
+# -- the run -----------------------------------------------------------------------------------------------------
+class Runner:
+    def __init__(self, repo: Path, bank: MemoryBank, bolt: BoltItem, store: RunStore, state: RunState,
+                 provider: Callable[[], Provider]) -> None:
+        self.repo, self.bank, self.bolt, self.store, self.state = repo, bank, bolt, store, state
+        self.config = bank.config
+        self._provider_factory = provider
+        self._provider: Provider | None = None
+        self.ledger = Ledger.of_bank(repo, bank.rel_root)
+        self.bolt_dir = Path(bolt.rel).parent.as_posix()
+        self._tick = time.monotonic()
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = self._provider_factory()
+        return self._provider
+
+    # -- bookkeeping ---------------------------------------------------------------------------------------
+    def save(self) -> None:
+        self.tick()
+        self.store.save(self.state)
+
+    def tick(self) -> None:
+        """Count the seconds of work since the last tick (a pause between processes is not counted)."""
+        now = time.monotonic()
+        self.state.budget.elapsed_s += now - self._tick
+        self._tick = now
+
+    def span(self, kind: str, name: str, **fields: Any) -> None:
+        self.store.trace(Span(ts=utc_now(), kind=kind, name=name, **fields))  # type: ignore[arg-type]
+
+    def move(self, to: RunStatus, why: str) -> None:
+        self.tick()
+        transition(self.state, to, self.store, why)
+
+    def actor(self) -> Actor:
+        return Actor(kind=ActorKind.agent, name=f"aidlc bolt ({self.state.model or 'model'})")
+
+    def event(self, event_type: EventType, milestone: str, **fields: Any) -> dict[str, Any]:
+        return self.ledger.append(event_type, self.actor(), key=f"run:{self.state.run_id}:{milestone}",
+                                  subject=Subject(kind="bolt", id=self.state.bolt), run=self.state.run_id,
+                                  **fields).event
+
+    def own_files(self) -> set[str]:
+        return _own_files(self.bank, self.bolt)
+
+    # -- the loop ------------------------------------------------------------------------------------------
+    def drive(self) -> Outcome:
+        handlers = {S.init: self.init, S.planning: self.planning, S.await_plan_approval: self.await_plan,
+                    S.executing: self.executing, S.verifying: self.verifying, S.repairing: self.repairing,
+                    S.walkthrough: self.walkthrough, S.await_acceptance: self.await_acceptance}
+        try:
+            while not self.state.terminal:
+                handlers[self.state.status]()
+        except Paused as pause:
+            return self.pause(pause)
+        except (Failed, LoopStop) as exc:
+            return self.fail(exc.message if isinstance(exc, AidlcError) else str(exc))
+        if self.state.status == S.completed:
+            return Outcome(self.state, 0, f"bolt {self.state.bolt} is complete: the walkthrough was accepted")
+        return Outcome(self.state, 1, f"run {self.state.run_id} ended {self.state.status.value}: "
+                       f"{self.state.outcome}", [f"aidlc bolt trace {self.state.run_id}"])
+
+    def pause(self, pause: Paused) -> Outcome:
+        state = self.state
+        state.pause = Pause(kind=pause.kind, reason=pause.reason)  # type: ignore[arg-type]
+        state.pauses += 1
+        self.save()
+        self.span("decision", "paused", status=pause.kind, data={"reason": pause.reason})
+        self.event(EventType.run_paused, f"paused:{state.pauses}", reason=pause.reason,
+                   data={"kind": pause.kind, "state": state.status.value})
+        return Outcome(state, 3, pause.reason, pause.next_steps)
+
+    def fail(self, reason: str) -> Outcome:
+        state = self.state
+        state.outcome = f"failed: {reason}"
+        self.span("error", "stopped", data={"reason": reason})
+        if state.status not in (S.walkthrough, S.await_plan_approval, S.init):
+            self.move(S.walkthrough, reason)
+        if state.status == S.walkthrough:
+            self.write_walkthrough(partial=True)
+        self.move(S.failed, reason)
+        self.event(EventType.run_finished, "finished", data={"status": "FAILED", "outcome": state.outcome})
+        walkthrough = f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}"
+        return Outcome(state, 1, f"run {state.run_id} FAILED: {reason}",
+                       [f"aidlc bolt trace {state.run_id}    # why the loop went where it went",
+                        f"read {walkthrough} (partial); the work so far is on branch {state.branch}"])
+
+    # -- model calls ---------------------------------------------------------------------------------------
+    def call(self, messages: list[Message], stage: str, kind: str, schema: type[Plan] | None = None) -> Any:
+        """One model call under loop control; returns the text (or the validated `schema` instance)."""
+        warning = before_call(self.state, self.config.policy)
+        if warning:
+            self.state.warnings.append(warning)
+            self.span("warning", "budget", data={"message": warning})
+            messages = [*messages[:-1], Message("user", f"{messages[-1].content}\n\nBudget warning: {warning}")]
+        request = _digest(json.dumps([m.to_dict() for m in messages], sort_keys=True))
+        step = Step(index=len(self.state.steps) + 1, stage=stage, kind=kind, request_sha256=request)  # type: ignore
+        began = time.monotonic()
+        try:
+            if schema is not None:
+                result = complete_structured(self.provider, messages, schema, max_tokens=ANSWER_TOKENS)
+                value, text, tokens, model = result.value, result.raw, result.usage.total, result.completion.model
+                calls, degraded = result.attempts, result.completion
+            else:
+                answer = self.provider.complete(messages, max_tokens=ANSWER_TOKENS)
+                value = text = answer.text
+                tokens, model, calls, degraded = answer.usage.total, answer.model, 1, answer
+                if answer.finish_reason == "length":
+                    raise LLMTruncated(f"the answer stopped at max_tokens={ANSWER_TOKENS}", raw=text)
+        except LLMTransient as exc:
+            self._record(step, began, 0, "", 1, error=exc.message)
+            self.span("degradation", "provider down", data={"error": exc.message})
+            raise Paused("provider", f"every configured model failed: {exc.message}",
+                         ["aidlc llm check    # is the server up?",
+                          f"aidlc bolt resume {self.state.bolt}    # continues where the run stopped"]) from None
+        except (LLMBadOutput, LLMTruncated) as exc:
+            self._record(step, began, 0, "", 3 if isinstance(exc, LLMBadOutput) else 1, error=exc.message)
+            after_call(self.state, request, None, exc.message)
+            raise Failed(f"the model's answer could not be used at {stage}: {exc.message}") from None
+        except LLMError as exc:
+            self._record(step, began, 0, "", 1, error=exc.message)
+            raise Failed(f"the model call failed at {stage}: {exc.message}") from None
+        if degraded.degraded:  # a fallback target answered: the trail says which
+            self.span("degradation", stage, data={"target": degraded.target, "model": model})
+        self.state.model = self.state.model or model
+        step.model, step.answer_sha256 = model, _digest(text)
+        self._record(step, began, tokens, model, calls)
+        after_call(self.state, request, step.answer_sha256, None)
+        self.save()
+        return value
+
+    def _record(self, step: Step, began: float, tokens: int, model: str, calls: int, error: str | None = None) -> None:
+        step.elapsed_s, step.tokens, step.error = round(time.monotonic() - began, 4), tokens, error
+        self.state.steps.append(step)
+        self.state.budget.steps += calls
+        self.state.budget.tokens += tokens
+        self.span("llm_call", step.stage, status="error" if error else "ok", duration_s=step.elapsed_s,
+                  tokens=tokens, data={"model": model, "calls": calls, **({"error": error} if error else {})})
+
+    # -- INIT (a crash before the branch existed) ----------------------------------------------------------
+    def init(self) -> None:
+        if vcs.branch_commit(self.repo, self.state.branch) is None:
+            vcs.create_branch(self.repo, self.state.branch, self.state.base_commit)
+        elif vcs.current_branch(self.repo) != self.state.branch:
+            vcs.checkout(self.repo, self.state.branch)
+        self.move(S.planning, "the run's branch is checked out")
+
+    # -- PLANNING ------------------------------------------------------------------------------------------
+    def planning(self) -> None:
+        state = self.state
+        if state.plan is None:
+            state.plan = self.propose_plan()
+            state.plan_rounds += 1
+            self.save()
+        text = plans.render_plan(state)
+        path = self.repo / self.bolt_dir / plans.PLAN_FILE
+        from aidlc.bank.write import atomic_write
+
+        atomic_write(path, text, self.repo)
+        state.plan_hash = plans.digest(text)
+        self.save()
+        risk = plans.plan_risk(state.plan, self.bolt.meta.risk if self.bolt.meta else None)
+        self.event(EventType.plan_proposed, f"plan:{state.plan_rounds}",
+                   data={"plan_sha256": state.plan_hash, "files": [f.path for f in state.plan.files],
+                         "risk": str(risk) if risk else None, "model": state.model})
+        self.move(S.await_plan_approval, f"plan {state.plan_rounds} written to {path.relative_to(self.repo)}")
+
+    def propose_plan(self) -> Plan:
+        scope = self.bolt.meta.scope if self.bolt.meta else []
+        context = fit_context(self.bolt_pieces(), CONTEXT_TOKENS).render()
+        user = render_prompt("bolt_plan.md.j2", bolt=self.state.bolt, goal=self.state.goal, scope=scope,
+                             rejections=self.state.rejections, tree=_tracked(self.repo), context=context)
+        messages = [system_message(f"plan bolt {self.state.bolt}"), Message("user", user)]
+        for round_ in range(1, MAX_PLAN_ROUNDS + 1):
+            plan = self.call(messages, f"plan-{self.state.plan_rounds + 1}.{round_}", "plan", schema=Plan)
+            problems = plans.check_plan(self.repo, plan, scope, self.ledger.rel)
+            self.span("tool_call", "plan checks", status="ok" if not problems else "refused",
+                      data={"problems": problems})
+            if not problems:
+                return plan
+            messages = [*messages, Message("assistant", plan.model_dump_json()),
+                        Message("user", render_prompt("bolt_plan_fix.md.j2", problems=problems))]
+        raise Failed(f"the plan still had problems after {MAX_PLAN_ROUNDS} rounds: {problems[0]}")
+
+    # -- the gates -----------------------------------------------------------------------------------------
+    def reload(self) -> MemoryBank:
+        self.bank = open_bank(self.repo)
+        self.bolt = _bolt(self.bank, self.state.bolt)
+        return self.bank
+
+    def decide(self, decision: Decision, reason: str | None) -> None:
+        """Record a person's decision on the gate the run waits at, exactly as `aidlc gate` does."""
+        from aidlc.gates.actor import actor_from
+        from aidlc.gates.decide import decide
+
+        stage = {S.await_plan_approval: "plan", S.await_acceptance: "walkthrough"}.get(self.state.status)
+        if stage is None:
+            raise UsageError(f"run {self.state.run_id} is at {self.state.status.value}, not waiting at a gate; "
+                             "--approve/--reject decide a gate", [f"aidlc bolt resume {self.state.bolt}"])
+        decide(self.reload(), self.state.bolt, stage, decision, reason, actor_from(self.repo, None))
+
+    def gate(self, stage: str) -> tuple[str, str | None]:
+        """("approved" | "rejected" | "waiting", reason) for the gate, as the ledger holds it for the file now."""
+        from aidlc.gates.catalogue import fingerprint
+        from aidlc.gates.decide import resolve
+        from aidlc.gates.history import standing
+
+        bank = self.reload()
+        index = BankIndex(bank)
+        target = resolve(bank, index, self.state.bolt, stage)
+        history = open_view(self.ledger).history
+        if standing(history, bank, index, target, stage) is None:
+            return "approved", None
+        latest = history.latest(target.kind, target.id, stage)
+        now = fingerprint(bank, index, target, stage)
+        if latest and latest.get("decision") == "reject" and now is not None \
+                and (latest.get("fingerprint") or {}).get("sha256") == now.sha256:
+            return "rejected", latest.get("reason") or "no reason given"
+        return "waiting", None
+
+    def await_plan(self) -> None:
+        verdict, reason = self.gate("plan")
+        risk = self.policy_risk()
+        if verdict == "waiting" and risk is not None:
+            from aidlc.gates.decide import decide
+
+            policy = Actor(kind=ActorKind.policy, name="policy.auto_approve_plan")
+            decide(self.reload(), self.state.bolt, "plan", Decision.approve,
+                   f"risk {risk} is in policy.auto_approve_plan", policy, policy_risk=risk)
+            self.span("decision", "plan approved by policy", data={"reason": f"risk {risk}"})
+            verdict = "approved"
+        if verdict == "approved":
+            self.move(S.executing, "the plan gate is approved")
+            return
+        if verdict == "rejected":
+            self.state.rejections.append(reason or "")
+            if len(self.state.rejections) > MAX_REJECTIONS:
+                raise Failed(f"a person rejected {len(self.state.rejections)} plans; the last reason: {reason}")
+            self.state.plan = None
+            self.move(S.planning, f"the plan was rejected: {reason}")
+            return
+        bolt = self.state.bolt
+        raise Paused("plan_gate", f"the plan of bolt {bolt} waits for a person: "
+                     f"{self.bolt_dir}/{plans.PLAN_FILE}",
+                     [f"aidlc gate approve {bolt} --stage plan && aidlc bolt resume {bolt}",
+                      f"or: aidlc bolt resume {bolt} --approve",
+                      f"or: aidlc bolt resume {bolt} --reject --reason '...'    # the model plans again"])
+
+    def policy_risk(self) -> plans.Risk | None:
+        """The plan's risk when policy.auto_approve_plan lets it through (low or medium only), else None."""
+        assert self.state.plan is not None
+        risk = plans.plan_risk(self.state.plan, self.bolt.meta.risk if self.bolt.meta else None)
+        allowed = self.config.policy.auto_approve_plan
+        return risk if risk in allowed and risk in (plans.Risk.low, plans.Risk.medium) else None
+
+    def await_acceptance(self) -> None:
+        verdict, reason = self.gate("walkthrough")
+        if verdict == "approved":
+            self.state.outcome = "completed: the walkthrough was accepted"
+            self.move(S.completed, self.state.outcome)
+            self.event(EventType.run_finished, "finished", data={"status": "COMPLETED"})
+            return
+        if verdict == "rejected":
+            raise Failed(f"a person rejected the walkthrough: {reason}")
+        bolt = self.state.bolt
+        raise Paused("walkthrough_gate", f"the walkthrough of bolt {bolt} waits for a person: "
+                     f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE} (branch {self.state.branch})",
+                     [f"aidlc gate approve {bolt} --stage walkthrough && aidlc bolt resume {bolt}",
+                      f"or: aidlc bolt resume {bolt} --approve",
+                      f"or: aidlc bolt resume {bolt} --reject --reason '...'    # the run ends FAILED"])
+
+    # -- EXECUTING and REPAIRING ---------------------------------------------------------------------------
+    def executing(self) -> None:
+        self.edit_step("execute")
+        self.move(S.verifying, "the execute step is committed")
+
+    def repairing(self) -> None:
+        stage = f"repair-{self.state.repairs}"
+        self.edit_step(stage)
+        tree = self.state.trees[-1]
+        if tree in self.state.trees[:-1]:
+            raise Failed(f"{stage} brought the tree back to an earlier state; the repairs go in circles")
+        self.move(S.verifying, f"{stage} is committed")
+
+    def allowed(self, rel: str) -> bool:
+        return self.state.plan is not None and any(plans.normal(f.path) == rel for f in self.state.plan.files)
+
+    def edit_step(self, stage: str) -> None:
+        """Ask for edits (unless an answer is saved), apply them all or none, commit; each part done once."""
+        from aidlc.exsecutio import edits
+
+        state = self.state
+        trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
+        committed = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
+        if committed is None:
+            if state.pending is None or state.pending.stage != stage:
+                messages = self.edit_messages(stage, [])
+                answer = self.call(messages, stage, "edit")
+                state.pending = Pending(stage=stage, answer_file=f"{stage}.answer.txt", whole_file=state.whole_file)
+                self.store.write_text(state.pending.answer_file, answer)
+                self.save()
+            else:
+                messages = self.edit_messages(stage, [])
+            planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
+            vcs.restore_paths(self.repo, state.last_commit, [p for p in planned
+                                                              if p in vcs.changed_paths(self.repo)])
+            written = None
+            for attempt in range(1, MAX_EDIT_ATTEMPTS + 1):
+                answer = self.store.read_text(state.pending.answer_file)
+                try:
+                    blocks = edits.parse_edit_blocks(answer, whole_file=state.pending.whole_file)
+                    prepared = edits.prepare_edits(self.repo, blocks, self.allowed)
+                    written = prepared.apply()
+                    break
+                except edits.EditFormatError as exc:
+                    state.format_failures += 1
+                    problems = [exc.message]
+                except edits.EditRefused as exc:
+                    problems = list(exc.problems)
+                self.span("edit", stage, status="refused", data={"problems": problems})
+                if attempt == MAX_EDIT_ATTEMPTS:
+                    raise Failed(f"{stage}: no answer could be applied in {MAX_EDIT_ATTEMPTS} tries: {problems[0]}")
+                if state.format_failures >= WEAK_AFTER:
+                    state.whole_file = True
+                retry = render_prompt("bolt_edit_retry.md.j2", problems=problems, whole_file=state.whole_file,
+                                      edit_format=self.edit_format())
+                messages = [*messages, Message("assistant", answer), Message("user", retry)]
+                answer = self.call(messages, stage, "edit")
+                state.pending = Pending(stage=stage, answer_file=state.pending.answer_file,
+                                        whole_file=state.whole_file)
+                self.store.write_text(state.pending.answer_file, answer)
+                self.save()
+            assert written is not None
+            self.span("edit", stage, status="applied", data={"files": written})
+            state.touched.extend(p for p in written if p not in state.touched)
+            self.save()
+            own = [p for p in vcs.changed_paths(self.repo) if p in self.own_files()]
+            message = (f"aidlc {stage}: bolt {state.bolt}\n\n{(state.plan.summary if state.plan else '')[:500]}\n\n"
+                       f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: {stage}\n"
+                       f"Aidlc-Model: {state.model or 'unknown'}\n")
+            committed = vcs.commit_step(self.repo, sorted(set(written) | set(own)), message)
+        state.last_commit = committed
+        if not any(c["stage"] == stage for c in state.commits):
+            state.commits.append({"stage": stage, "commit": committed})
+            planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
+            state.trees.append(vcs.files_digest(self.repo, committed, planned))  # the code, not aidlc's own files
+        state.pending = None
+        self.save()
+        self.event(EventType.edits_committed, f"commit:{stage}", commit=committed,
+                   data={"stage": stage, "files": state.touched})
+
+    def edit_format(self) -> str:
+        from aidlc.exsecutio import edits
+
+        return edits.edit_format_prompt(whole_file=self.state.whole_file)
+
+    def edit_messages(self, stage: str, problems: list[str]) -> list[Message]:
+        state = self.state
+        assert state.plan is not None
+        if stage == "execute":
+            pieces = self.file_pieces([f.path for f in state.plan.files if f.action != "create"], 100)
+            context = fit_context([*pieces, *self.bolt_pieces()], CONTEXT_TOKENS).render()
+            user = render_prompt("bolt_execute.md.j2", bolt=state.bolt, summary=state.plan.summary,
+                                 files=state.plan.files, tests=state.plan.tests, warning=None,
+                                 edit_format=self.edit_format(), context=context)
+        else:
+            failing = next(r for r in state.checks[-1]["results"] if not r["passed"])
+            output = _excerpt(failing)
+            pieces = [ContextPiece(f"output of {failing['name']}", output[-OUTPUT_CHARS:], 100, required=True),
+                      *self.file_pieces(state.touched or [f.path for f in state.plan.files], 90)]
+            context = fit_context(pieces, CONTEXT_TOKENS).render()
+            user = render_prompt("bolt_repair.md.j2", check=failing, bolt=state.bolt, round=state.repairs,
+                                 max_repairs=self.config.policy.max_repairs, problems=problems, warning=None,
+                                 allowed=[f.path for f in state.plan.files], edit_format=self.edit_format(),
+                                 context=context)
+        return [system_message(f"implement bolt {state.bolt}"), Message("user", user)]
+
+    def file_pieces(self, paths: list[str], priority: int) -> list[ContextPiece]:
+        found = []
+        for rel in paths:
+            path = self.repo / rel
+            try:
+                text = read_inside(path, self.repo).decode("utf-8", errors="replace")
+            except OSError:
+                continue
+            found.append(ContextPiece(rel, text, priority))
+        return found
+
+    def bolt_pieces(self) -> list[ContextPiece]:
+        index = BankIndex(self.bank)
+        rels = [(self.bolt.rel, 80)] + [(s.rel, 70) for s in index.stories_of(self.bolt)] + \
+               [(rel, 20) for rel in self.bank.standards]
+        return [p for rel, priority in rels for p in self.file_pieces([rel], priority)]
+
+    # -- VERIFYING -----------------------------------------------------------------------------------------
+    def verifying(self) -> None:
+        from aidlc.exsecutio.checks import run_checks
+        from aidlc.exsecutio.weakening import weakened_tests
+
+        state = self.state
+        stage = state.commits[-1]["stage"]
+        if state.checks and state.checks[-1]["commit"] == state.last_commit:
+            results = state.checks[-1]["results"]  # recorded before a pause or a crash: not run again
+        else:
+            began = time.monotonic()
+            checked = run_checks(self.repo, self.config.verify)
+            results = [r.model_dump(mode="json") for r in checked]
+            state.checks.append({"stage": stage, "commit": state.last_commit, "results": results})
+            self.save()
+            for result in checked:
+                self.span("check", result.name, status="passed" if result.passed else "failed",
+                          duration_s=result.duration_s, data={"exit_code": result.exit_code})
+            self.span("tool_call", "verify", duration_s=round(time.monotonic() - began, 4))
+        self.record_checks(stage, results)
+        before = _counts(state.checks[-2]["results"]) if len(state.checks) > 1 else None
+        flags = weakened_tests(self.repo, state.base_commit, state.last_commit, before, _counts(results))
+        fresh = [f for f in flags if f not in state.accepted_risks]
+        if fresh:
+            state.risks.extend(f for f in fresh if f not in state.risks)
+            self.save()
+            raise Paused("risk", f"the edits of {stage} may weaken the tests: {'; '.join(fresh)}",
+                         [f"git show {state.last_commit[:12]}    # look at the change",
+                          f"aidlc bolt resume {state.bolt}    # accept the risk and go on (it is named in the "
+                          "walkthrough)", f"aidlc bolt abort {state.bolt} --reason '...'"])
+        failing = [r for r in results if not r["passed"]]
+        if not failing:
+            self.move(S.walkthrough, f"every check passed at {stage}")
+            return
+        signature = _signature(failing[0])
+        if state.failures and state.failures[-1] == signature:
+            raise Failed(f"the same failure twice in a row ({failing[0]['name']}): the repair did not help")
+        state.failures.append(signature)
+        if state.repairs >= self.config.policy.max_repairs:
+            raise Failed(f"checks still fail after {state.repairs} repair round(s) (policy.max_repairs): "
+                         f"{failing[0]['name']} exit {failing[0]['exit_code']}")
+        state.repairs += 1
+        self.move(S.repairing, f"{failing[0]['name']} failed; repair round {state.repairs}")
+
+    def record_checks(self, stage: str, results: list[dict[str, Any]]) -> None:
+        from aidlc.exsecutio.checks import CheckResult, check_event
+
+        for position, result in enumerate(results):
+            fields = check_event(CheckResult.model_validate(result), self.state.last_commit, self.state.run_id,
+                                 self.state.bolt)
+            fields.pop("type", None)
+            fields.pop("key", None)
+            fields.setdefault("subject", Subject(kind="bolt", id=self.state.bolt))
+            fields.setdefault("run", self.state.run_id)
+            self.ledger.append(EventType.check_recorded, self.actor(),
+                               key=f"run:{self.state.run_id}:check:{stage}:{position}", **fields)
+
+    # -- WALKTHROUGH ---------------------------------------------------------------------------------------
+    def write_walkthrough(self, partial: bool) -> None:
+        from aidlc.bank.write import atomic_write
+
+        state = self.state
+        rel = f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}"
+        trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": "walkthrough"}
+        done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
+        if done is None:  # once: the file a person judges is the one committed
+            atomic_write(self.repo / rel, render_walkthrough(state, partial), self.repo)
+        if done is None and vcs.current_branch(self.repo) == state.branch:
+            own = [p for p in vcs.changed_paths(self.repo) if p in self.own_files()]
+            message = (f"aidlc walkthrough: bolt {state.bolt}\n\n"
+                       f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: walkthrough\n"
+                       f"Aidlc-Model: {state.model or 'unknown'}\n")
+            state.last_commit = vcs.commit_step(self.repo, sorted(set(own) | {rel}), message)
+            self.save()
+        self.event(EventType.walkthrough_proposed, "walkthrough", commit=state.last_commit,
+                   data={"partial": partial, "path": rel, "sha256": plans.digest((self.repo / rel).read_bytes())})
+
+    def walkthrough(self) -> None:
+        self.write_walkthrough(partial=False)
+        self.move(S.await_acceptance, "the walkthrough is written")
+
+    # -- guards on resume ----------------------------------------------------------------------------------
+    def check_unchanged(self) -> None:
+        """HEAD, the branch and the plan must be as the run left them; else nothing is touched (exit 2)."""
+        state = self.state
+        branch, head = vcs.current_branch(self.repo), vcs.head_commit(self.repo)
+        if branch != state.branch and state.status != S.init:
+            raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
+                             f"{branch or 'a detached HEAD'} is checked out",
+                             [f"git checkout {state.branch}", f"aidlc bolt resume {state.bolt}"])
+        if head != state.last_commit and head is not None:
+            # A kill between a step's commit and the state that names it: the commit is the run's own.
+            adopted = vcs.commit_with_trailers(self.repo, state.last_commit, {"Aidlc-Run": state.run_id})
+            if adopted == head and vcs.parents(self.repo, head) == [state.last_commit]:
+                state.last_commit = head
+                self.save()
+            else:
+                raise UsageError(f"HEAD moved under run {state.run_id}: it left HEAD at {state.last_commit[:12]}, "
+                                 f"HEAD is now {(head or 'nothing')[:12]}; resuming would build on work it did not "
+                                 "check", [f"git checkout {state.branch} && git reset --keep {state.last_commit[:12]}"
+                                           "    # back to where the run stopped (keeps your commits reachable by sha)",
+                                           f"aidlc bolt abort {state.bolt} --reason 'HEAD moved'    # or end it"])
+        if state.plan_hash and state.status != S.planning:
+            path = self.repo / self.bolt_dir / plans.PLAN_FILE
+            now = plans.digest(path.read_bytes()) if path.is_file() else None
+            if now != state.plan_hash:
+                raise UsageError(f"{self.bolt_dir}/{plans.PLAN_FILE} changed under run {state.run_id}: "
+                                 "the approved plan is no longer what the run follows",
+                                 [f"git checkout -- {self.bolt_dir}/{plans.PLAN_FILE}    # restore it",
+                                  f"aidlc bolt abort {state.bolt}    # or end the run and start again"])
+        own = self.own_files()
+        allowed = own | ({p for f in state.plan.files if (p := plans.normal(f.path))}
+                         if state.pending and state.plan else set())
+        dirty = []
+        for rel in vcs.changed_paths(self.repo):
+            if _leftover(rel, own):
+                (self.repo / rel).unlink(missing_ok=True)  # a kill mid-write of a file aidlc rewrites anyway
+            elif rel not in allowed and not rel.startswith(".aidlc/"):
+                dirty.append(rel)
+        if dirty:
+            raise UsageError(f"uncommitted changes to files the run did not make: {', '.join(dirty[:5])}",
+                             ["git stash -u    # or commit them elsewhere", f"aidlc bolt resume {state.bolt}"])
+
+
+# -- helpers -----------------------------------------------------------------------------------------------------
+def _bolt(bank: MemoryBank, ref: str) -> BoltItem:
+    bolt = BankIndex(bank).bolt(ref)
+    if bolt is None:
+        raise UsageError(f"no bolt named {ref!r} in {bank.rel_root}/bolts/", ["aidlc status    # the bolts that exist"])
+    return bolt
+
+
+def _goal(bolt: BoltItem) -> str:
+    body = bolt.doc.body.split("## Objective", 1)[-1] if "## Objective" in bolt.doc.body else ""
+    lines = [line.strip() for line in body.strip().splitlines()]
+    paragraph = []
+    for line in lines:
+        if line.startswith("#"):
+            break
+        if line:
+            paragraph.append(line)
+    return " ".join(paragraph)[:500] or f"deliver the stories of bolt {bolt.id}"
+
+
+def _own_files(bank: MemoryBank, bolt: BoltItem) -> set[str]:
+    """What aidlc itself changes during a run (and a person's gate decision while it waits): never dirty."""
+    folder = Path(bolt.rel).parent.as_posix()
+    stories = [s.rel for s in BankIndex(bank).stories_of(bolt)]
+    return {Ledger.of_bank(bank.repo_root, bank.rel_root).rel, bolt.rel, f"{folder}/{plans.PLAN_FILE}",
+            f"{folder}/{plans.WALKTHROUGH_FILE}", *stories}
+
+
+def _dirty(repo: Path, bank: MemoryBank, bolt: BoltItem) -> list[str]:
+    own = _own_files(bank, bolt)
+    return [p for p in vcs.changed_paths(repo) if p not in own and not p.startswith(".aidlc/")
+            and not _leftover(p, own)]
+
+
+def _leftover(rel: str, own: set[str]) -> bool:
+    """The temporary file of an atomic write of one of aidlc's own files that a kill left behind."""
+    folder, _, name = rel.rpartition("/")
+    return name.startswith(".") and name.endswith(".tmp") and any(
+        o.rpartition("/")[0] == folder and name.startswith(f".{o.rpartition('/')[2]}.") for o in own)
+
+
+def _verified_ledger(bank: MemoryBank) -> Ledger:
+    ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
+    if not ledger.exists():
+        raise no_ledger(ledger)
+    problem = open_view(ledger).first_error
+    if problem is not None:
+        raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; a bolt run records its "
+                         "milestones there and starts nothing while the ledger does not verify",
+                         ["aidlc log verify    # the first problem, in full"])
+    return ledger
+
+
+def _tracked(repo: Path) -> list[str]:
+    return vcs.tracked_files(repo)[:300]  # the layout, not the whole of a large repository
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _counts(results: list[dict[str, Any]]) -> Any:
+    from aidlc.exsecutio.checks import TestCounts
+
+    for result in results:
+        if result.get("tests"):
+            return TestCounts.model_validate(result["tests"])
+    return None
+
+
+def _excerpt(result: dict[str, Any]) -> str:
+    from aidlc.exsecutio.checks import CheckResult
+
+    return CheckResult.model_validate(result).excerpt()
+
+
+# What differs between two runs of the same failure: durations, object addresses.
+_NOISE = re.compile(r"\b\d+(\.\d+)?\s*(s|ms|sec|secs|seconds)\b|0x[0-9a-f]+")
+
+
+def _signature(result: dict[str, Any]) -> str:
+    """A failure without its timings: the same failure twice has the same signature."""
+    text = _NOISE.sub("#", f"{result['name']}|{result.get('exit_code')}|{_excerpt(result)}")
+    return _digest(text)

@@ -1,0 +1,106 @@
+"""Where a run lives: `.aidlc/runs/<run-id>/` with state.json (rewritten atomically) and trace.jsonl (appended)."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from aidlc.bank.write import atomic_write
+from aidlc.errors import UsageError
+from aidlc.events.ledger import utc_now
+from aidlc.model.run import RunState, Span
+
+RUNS = Path(".aidlc") / "runs"
+
+
+def new_run_id() -> str:
+    return time.strftime("run-%Y%m%dT%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+class RunStore:
+    def __init__(self, repo: Path, run_id: str) -> None:
+        self.repo = repo
+        self.run_id = run_id
+        self.folder = repo / RUNS / run_id
+
+    @property
+    def state_file(self) -> Path:
+        return self.folder / "state.json"
+
+    @property
+    def trace_file(self) -> Path:
+        return self.folder / "trace.jsonl"
+
+    def save(self, state: RunState) -> None:
+        state.updated = utc_now()
+        atomic_write(self.state_file, state.model_dump_json(indent=2, exclude_none=True) + "\n", self.repo)
+
+    def load(self) -> RunState:
+        shown = self.state_file.relative_to(self.repo).as_posix()
+        try:
+            return RunState.model_validate_json(self.state_file.read_bytes())
+        except OSError as exc:
+            raise UsageError(f"{shown}: cannot be read ({exc.strerror or exc})",
+                             ["aidlc bolt status    # the runs that exist"]) from None
+        except ValidationError as exc:
+            raise UsageError(f"{shown}: not a run state aidlc wrote ({exc.errors()[0]['msg']})",
+                             ["aidlc bolt abort BOLT    # end the run, keep its branch",
+                              "aidlc bolt start BOLT    # a new run"]) from None
+
+    def trace(self, span: Span) -> None:
+        """Append one span; a torn last line (a kill mid-write) is skipped by `spans`."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.trace_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        try:
+            os.write(fd, (span.model_dump_json(exclude_none=True) + "\n").encode())
+        finally:
+            os.close(fd)
+
+    def spans(self) -> list[Span]:
+        if not self.trace_file.is_file():
+            return []
+        found = []
+        for line in self.trace_file.read_bytes().splitlines():
+            try:
+                found.append(Span.model_validate(json.loads(line)))
+            except (ValueError, ValidationError):
+                continue
+        return found
+
+    def write_text(self, name: str, text: str) -> Path:
+        path = self.folder / name
+        atomic_write(path, text, self.repo)
+        return path
+
+    def read_text(self, name: str) -> str:
+        return (self.folder / name).read_text(encoding="utf-8")
+
+
+def all_runs(repo: Path) -> list[RunState]:
+    """Every readable run of the repository, oldest first."""
+    folder = repo / RUNS
+    runs = []
+    if folder.is_dir():
+        for entry in sorted(folder.iterdir()):
+            if (entry / "state.json").is_file():
+                try:
+                    runs.append(RunStore(repo, entry.name).load())
+                except UsageError:
+                    continue
+    return sorted(runs, key=lambda r: r.created)
+
+
+def find_run(repo: Path, ref: str) -> RunStore:
+    """A run by its id, or the newest run of a bolt."""
+    if ref.startswith("run-") and (repo / RUNS / ref / "state.json").is_file() and "/" not in ref:
+        return RunStore(repo, ref)
+    matching = [r for r in all_runs(repo) if r.bolt == ref or r.bolt.split("-")[0] == ref]
+    if not matching:
+        raise UsageError(f"no run of bolt {ref!r} (and no run with that id) in {RUNS.as_posix()}/",
+                         [f"aidlc bolt start {ref}", "aidlc bolt status    # the runs that exist"])
+    return RunStore(repo, matching[-1].run_id)

@@ -1,0 +1,37 @@
+"""`aidlc bolt trace`: a run's spans as the decision trail a person reads."""
+
+from __future__ import annotations
+
+from aidlc.model.run import RunState, Span
+
+
+def _line(span: Span) -> str:
+    time = span.ts[11:19]
+    data = span.data
+    if span.kind == "state_transition":
+        return f"{time}  state   {span.name}: {data.get('why', '')}"
+    if span.kind == "llm_call":
+        what = f"{span.tokens or 0} tokens, {span.duration_s or 0:.2f} s, {data.get('model') or '?'}"
+        error = f"; error: {data['error']}" if data.get("error") else ""
+        return f"{time}  model   {span.name}: {what}{error}"
+    if span.kind == "edit":
+        detail = ", ".join(data.get("files") or data.get("problems") or [])
+        return f"{time}  edit    {span.name} {span.status}: {detail}"
+    if span.kind == "check":
+        return f"{time}  check   {span.name} {span.status} (exit {data.get('exit_code')}, {span.duration_s or 0:.2f} s)"
+    if span.kind in ("warning", "error", "degradation", "decision"):
+        detail = data.get("reason") or data.get("message") or data.get("error") or ""
+        return f"{time}  {span.kind:<7} {span.name}: {detail}".rstrip(": ")
+    problems = data.get("problems")
+    return f"{time}  {span.kind:<7} {span.name} {span.status or ''}" + (f": {'; '.join(problems)}" if problems else "")
+
+
+def render_trail(state: RunState, spans: list[Span]) -> str:
+    head = [f"run {state.run_id} of bolt {state.bolt}: {state.status.value}",
+            f"branch {state.branch} from {state.base_commit[:12]}; {state.budget.steps} model calls, "
+            f"{state.budget.tokens} tokens, {state.budget.elapsed_s:.1f} s"]
+    if state.pause:
+        head.append(f"paused ({state.pause.kind}): {state.pause.reason}")
+    if state.outcome:
+        head.append(state.outcome)
+    return "\n".join([*head, "", *(_line(span) for span in spans)])

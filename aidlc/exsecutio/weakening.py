@@ -1,0 +1,212 @@
+"""Edits that delete or weaken tests: a check that passes because its tests were removed, skipped or emptied
+proves nothing, so a run that sees one pauses for a person (DESIGN section 4, Repair).
+
+`weakened_tests` compares two commits and says, one sentence per finding, naming the file and the line:
+* a test file deleted, or renamed to a name test runners do not collect;
+* a skip added (`@pytest.mark.skip`/`skipif`/`xfail`, `pytest.skip()`, `unittest.skip`, `skipTest`,
+  `it.skip`/`describe.skip`/`test.todo`, `xit`/`xdescribe`, `@Disabled`/`@Ignore`, `t.Skip`, `#[ignore]`), or
+  a focus (`it.only`, `fit`) that stops the other tests from running;
+* tests excluded by configuration (`--deselect`, `--ignore`, `collect_ignore`, `testPathIgnorePatterns`);
+* fewer assertions, or fewer test definitions, in a test file than before (each removed line is named);
+* the `verify` commands of aidlc.yaml changed, or a file they run (`./scripts/check.sh`) changed;
+* from the JUnit counts before and after: fewer tests ran, or more were skipped.
+
+Lines are compared by their text without indentation, so a test moved or re-indented is not a removal. The
+patterns are deliberately simple (a line-level look, no parser per language): a finding is a question for a
+person, never a verdict.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.exsecutio.checks import TestCounts
+
+MAX_FLAGS_PER_KIND = 10  # per file: beyond this, one sentence counts the rest
+
+_TEST_FOLDERS = {"test", "tests", "__tests__", "spec", "specs", "testing"}
+_TEST_NAMES = re.compile(
+    r"^(?:test_.*\.py|.*_test\.py|conftest\.py|.*\.(?:test|spec)\.[cm]?[jt]sx?|.*_test\.go"
+    r"|.*(?:Test|Tests|IT)\.(?:java|kt|scala|cs)|.*_(?:spec|test)\.rb|test_.*\.rb|.*_test\.rs|.*Tests?\.swift)$")
+_CODE = re.compile(r"\.(?:py|[cm]?[jt]sx?|go|java|kt|scala|cs|rb|rs|swift|php)$")
+_TEST_CONFIGS = re.compile(r"^(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|package\.json|\.mocharc\..*"
+                           r"|(?:jest|vitest|karma)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?)$")
+
+_SKIPS = [(re.compile(pattern), what) for pattern, what in [
+    (r"@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(", "a test is skipped"),
+    (r"@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\.skipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b",
+     "a test is skipped"),
+    (r"\b(?:it|test|describe|context|suite|specify)\.(?:skip|todo)\s*\(|(?<![\w.$])x(?:it|test|describe|context)\s*\(",
+     "a test is skipped"),
+    (r"\b(?:it|test|describe|context|suite)\.only\s*\(|(?<![\w.$])f(?:it|describe)\s*\(",
+     "a test is focused, so the others stop running"),
+    (r"@(?:Disabled|Ignore)\b|\[Ignore\b|\bSkip\s*=\s*\"", "a test is disabled"),
+    (r"\b[tb]\.(?:Skip|SkipNow|Skipf)\s*\(", "a test is skipped"),
+    (r"#\[ignore\b", "a test is ignored"),
+    (r"^\s*(?:skip|pending)(?:\s*\(|\s+[\"']|\s*$)", "a test is skipped"),
+]]
+_EXCLUSIONS = re.compile(r"--deselect\b|--ignore(?:-glob)?\b|\bcollect_ignore(?:_glob)?\b|testPathIgnorePatterns"
+                         r"|\bmodulePathIgnorePatterns\b")
+_ASSERTION = re.compile(
+    r"^\s*(?:assert\b|assert_\w*!|(?:self\.)?assert\w*\s*\(|(?:await\s+)?expect\s*\(|assert\.\w+\s*\(|"
+    r"(?:Assert|Assertions)\.\w+\s*\(|t\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\b|require\.\w+\s*\(|"
+    r"(?:async\s+)?with\s+(?:pytest\.raises|self\.assert\w+)\b|\w+\.should\b)")
+_DEFINITION = re.compile(r"^\s*(?:(?:async\s+)?def\s+test\w*\s*\(|x?(?:it|test|specify)(?:\.\w+)?\s*\("
+                         r"|func\s+Test\w*\s*\(|@(?:Test|ParameterizedTest)\b|#\[test\]|\[(?:Fact|Test|Theory)\b)")
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def is_test_file(rel: str) -> bool:
+    """Whether `rel` (POSIX, relative to the repository) is a test: a test runner's file name, or a code file
+    under a test folder."""
+    folder, name = posixpath.split(rel)
+    if _TEST_NAMES.match(name):
+        return True
+    return bool(_CODE.search(name)) and any(part in _TEST_FOLDERS for part in folder.split("/"))
+
+
+def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | None,
+                   after: TestCounts | None) -> list[str]:
+    """The findings between commits `base` and `head` of the repository at `repo_root` (see the module)."""
+    from aidlc.bank.walk import CONFIG_FILE
+
+    changes = vcs.changed_files_between(repo_root, base, head)
+    flags: list[str] = []
+    pairs: list[tuple[str | None, str]] = []  # (path at base, path at head) of the files to compare
+    for change in changes:
+        if change.status == "D" and is_test_file(change.path):
+            flags.append(f"{change.path}: test file deleted")
+        elif change.status == "R" and change.old_path and is_test_file(change.old_path) \
+                and not is_test_file(change.path):
+            flags.append(f"{change.old_path}: test file renamed to {change.path}, a name test runners do not collect")
+        elif change.status != "D" and (is_test_file(change.path) or _is_test_config(change.path)):
+            pairs.append((change.old_path or (None if change.status == "A" else change.path), change.path))
+    history = vcs.history(repo_root)
+    if history is None:
+        return flags
+    changed = {change.path for change in changes} | {change.old_path for change in changes if change.old_path}
+    old = history.read(base, [o for o, _ in pairs if o] + ([CONFIG_FILE] if CONFIG_FILE in changed else []))
+    new = history.read(head, [n for _, n in pairs] + [CONFIG_FILE])
+    for old_path, new_path in pairs:
+        flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new.get(new_path)),
+                          base)
+    flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new.get(CONFIG_FILE), changed)
+    flags += _count_changes(before, after)
+    return flags
+
+
+def _is_test_config(rel: str) -> bool:
+    return bool(_TEST_CONFIGS.match(posixpath.basename(rel)))
+
+
+def _text(data: bytes | None) -> str:
+    return data.decode("utf-8", "replace") if data is not None else ""
+
+
+def _snippet(line: str) -> str:
+    text = _CONTROLS.sub("", line.strip())
+    return f"`{text[:100]}{'...' if len(text) > 100 else ''}`"
+
+
+def _compare(path: str, old: str, new: str, base: str) -> list[str]:
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    removed: list[tuple[int, str]] = []  # (line number at base, text)
+    added: list[tuple[int, str]] = []  # (line number at head, text)
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "delete"):
+            removed += [(n + 1, old_lines[n]) for n in range(i1, i2)]
+        if tag in ("replace", "insert"):
+            added += [(n + 1, new_lines[n]) for n in range(j1, j2)]
+    # A line that left one place and came back in another (moved, re-indented) is neither removed nor added.
+    removed_texts = Counter(text.strip() for _, text in removed)
+    added_texts = Counter(text.strip() for _, text in added)
+    gone = [(n, text) for n, text in removed if added_texts[text.strip()] < removed_texts[text.strip()]]
+    came = [(n, text) for n, text in added if removed_texts[text.strip()] < added_texts[text.strip()]]
+    flags: list[str] = []
+    test_code = is_test_file(path)
+    for n, text in came:
+        if test_code:
+            what = next((what for pattern, what in _SKIPS if pattern.search(text)), None)
+            if what:
+                flags.append(f"{path}:{n}: {what}: {_snippet(text)}")
+                continue
+        if _EXCLUSIONS.search(text):
+            flags.append(f"{path}:{n}: tests are excluded from the run: {_snippet(text)}")
+    if test_code:
+        short = base[:12]
+        for pattern, kind in ((_ASSERTION, "assertion"), (_DEFINITION, "test")):
+            if _matching(new_lines, pattern) < _matching(old_lines, pattern):
+                flags += _limited(path, kind, [f"{path}: {kind} removed (line {n} at {short}): {_snippet(text)}"
+                                               for n, text in gone if pattern.search(text)])
+    return flags
+
+
+def _matching(lines: Iterable[str], pattern: re.Pattern[str]) -> int:
+    return sum(1 for line in lines if pattern.search(line))
+
+
+def _limited(path: str, kind: str, flags: list[str]) -> list[str]:
+    if len(flags) <= MAX_FLAGS_PER_KIND:
+        return flags
+    rest = len(flags) - MAX_FLAGS_PER_KIND
+    return [*flags[:MAX_FLAGS_PER_KIND], f"{path}: {rest} more {kind} lines removed"]
+
+
+def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: set[str]) -> list[str]:
+    """aidlc.yaml's verify commands, and the files they name, changed by the edit."""
+    old_verify, new_verify = _verify_of(old), _verify_of(new)
+    flags = []
+    if config in changed and old_verify != new_verify:
+        from aidlc.bank.config import key_line
+
+        where = f"{config}:{key_line(_text(new), ['verify'])}" if new is not None else config
+        flags.append(f"{where}: the verify commands changed, and they decide whether the edit passes")
+    for check in new_verify if isinstance(new_verify, list) else []:
+        if not isinstance(check, dict):
+            continue
+        for path in {posixpath.normpath(word) for word in _words(check)} & (changed - {config}):
+            flags.append(f"{path}: changed, and the verify command '{check.get('name', '?')}' names it")
+    return flags
+
+
+def _verify_of(data: bytes | None) -> Any:
+    """The `verify` value of an aidlc.yaml (what a check runs), or the text itself when it does not parse."""
+    from aidlc.bank import frontmatter
+
+    if data is None:
+        return None
+    text = _text(data)
+    mapping, problem = frontmatter.parse_mapping(text)
+    if problem is not None or mapping is None:
+        return text
+    return mapping.get("verify")
+
+
+def _words(check: dict[str, Any]) -> list[str]:
+    import shlex
+
+    run = check.get("run")
+    try:
+        return shlex.split(run) if isinstance(run, str) else []
+    except ValueError:
+        return []
+
+
+def _count_changes(before: TestCounts | None, after: TestCounts | None) -> list[str]:
+    if before is None or after is None:
+        return []
+    flags = []
+    if after.total < before.total:
+        flags.append(f"fewer tests ran: the test report counts {after.total}, {before.total} before the edit")
+    if after.skipped > before.skipped:
+        flags.append(f"more tests were skipped: the test report counts {after.skipped}, "
+                     f"{before.skipped} before the edit")
+    return flags

@@ -1,0 +1,162 @@
+"""A bolt run (`aidlc bolt`): its plan, its state and the records of its steps (DESIGN section 4).
+
+`.aidlc/runs/<run-id>/state.json` holds one `RunState`, rewritten atomically after every
+transition; `trace.jsonl` beside it holds one `Span` a line. A plan is what the model proposes
+at PLANNING (through the structured-output layer) and a person approves at the plan gate.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from aidlc.model.types import Risk
+
+
+class RunStatus(StrEnum):
+    init = "INIT"
+    planning = "PLANNING"
+    await_plan_approval = "AWAIT_PLAN_APPROVAL"
+    executing = "EXECUTING"
+    verifying = "VERIFYING"
+    repairing = "REPAIRING"
+    walkthrough = "WALKTHROUGH"
+    await_acceptance = "AWAIT_ACCEPTANCE"
+    completed = "COMPLETED"
+    failed = "FAILED"
+    cancelled = "CANCELLED"
+
+
+TERMINAL = frozenset({RunStatus.completed, RunStatus.failed, RunStatus.cancelled})
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- the plan: what the model answers at PLANNING ------------------------------------------------------------------
+class PlannedFile(_Strict):
+    path: str = Field(description="relative to the repository root, POSIX separators")
+    action: Literal["create", "modify", "delete"]
+    reason: str
+
+
+class PlannedTest(_Strict):
+    command: str | None = Field(default=None, description="a command that runs tests")
+    path: str | None = Field(default=None, description="a test file to add or run")
+    purpose: str
+
+    @model_validator(mode="after")
+    def _command_or_path(self) -> PlannedTest:
+        if not (self.command or self.path):
+            raise ValueError("a test needs a command or a path")
+        return self
+
+
+class Plan(_Strict):
+    """An implementation plan: the files to change and why, the tests, the risks and the way back."""
+
+    summary: str
+    files: list[PlannedFile] = Field(min_length=1)
+    tests: list[PlannedTest]
+    risks: list[str]
+    rollback: str
+    risk_level: Risk | None = Field(default=None, description="the model's estimate of the change's risk")
+
+
+# -- the run ---------------------------------------------------------------------------------------------------------
+class Budget(_Strict):
+    """What the run has used: model calls, tokens, and seconds of work (time paused for a person not counted)."""
+
+    steps: int = 0
+    tokens: int = 0
+    elapsed_s: float = 0.0
+    warned: bool = False  # the 70% warning was given
+
+
+class Step(_Strict):
+    """One model call and what came of it."""
+
+    index: int
+    stage: str  # plan-1, execute, repair-1, ...
+    kind: Literal["plan", "edit"]
+    model: str = ""
+    tokens: int = 0
+    elapsed_s: float = 0.0
+    request_sha256: str = ""
+    answer_sha256: str = ""
+    error: str | None = None
+    result: str | None = None  # what the code did with the answer: "committed abc123", "refused: ..."
+
+
+class Pending(_Strict):
+    """An Execute/Repair step whose answer is saved but whose commit may not exist yet: resume redoes it
+    from the saved answer (never asking the model again) unless the commit is found by its trailers."""
+
+    stage: str
+    answer_file: str  # in the run's folder
+    whole_file: bool = False
+
+
+class Pause(_Strict):
+    kind: Literal["plan_gate", "walkthrough_gate", "risk", "provider", "interrupted"]
+    reason: str
+
+
+class RunState(_Strict):
+    v: Literal[1] = 1
+    run_id: str
+    bolt: str
+    goal: str
+    status: RunStatus = RunStatus.init
+    created: str
+    updated: str
+    branch: str
+    start_branch: str | None = None  # what was checked out when the run started
+    base_commit: str
+    last_commit: str
+    model: str = ""
+    plan: Plan | None = None
+    plan_hash: str | None = Field(default=None, description="sha256 of implementation-plan.md as rendered")
+    plan_rounds: int = 0
+    rejections: list[str] = Field(default_factory=list, description="reasons the plan gate gave, in order")
+    steps: list[Step] = Field(default_factory=list)
+    budget: Budget = Field(default_factory=Budget)
+    pending: Pending | None = None
+    repairs: int = 0
+    format_failures: int = 0
+    whole_file: bool = False
+    checks: list[dict[str, Any]] = Field(default_factory=list, description="each verify round: stage, commit, "
+                                         "results (checks.CheckResult as JSON)")
+    failures: list[str] = Field(default_factory=list, description="signature of each failing verify round")
+    trees: list[str] = Field(default_factory=list, description="digest of the planned files at each step's commit")
+    commits: list[dict[str, str]] = Field(default_factory=list, description="stage, commit, for each step")
+    touched: list[str] = Field(default_factory=list, description="files the run's edits wrote")
+    risks: list[str] = Field(default_factory=list, description="what the run flagged for a person")
+    accepted_risks: list[str] = Field(default_factory=list)
+    pause: Pause | None = None
+    pauses: int = 0
+    outcome: str | None = Field(default=None, description="why the run ended as it did")
+    warnings: list[str] = Field(default_factory=list)
+    calls: list[str] = Field(default_factory=list, description="request digests, for the loop detector")
+    answers: list[str] = Field(default_factory=list, description="answer digests, for the loop detector")
+    errors_in_row: int = 0
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+
+class Span(_Strict):
+    """One line of trace.jsonl."""
+
+    ts: str
+    kind: Literal["llm_call", "tool_call", "edit", "check", "state_transition", "error", "degradation", "warning",
+                  "decision"]
+    name: str
+    status: str | None = None
+    duration_s: float | None = None
+    tokens: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)

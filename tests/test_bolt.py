@@ -1,0 +1,407 @@
+"""aidlc bolt: the governed loop on a tiny project with a failing test, in a real git repo, against a real
+OpenAI-protocol server on 127.0.0.1 playing the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.bolt_sample import (
+    BOLT,
+    BOLT_DIR,
+    BUGGY,
+    CALC,
+    FIXED,
+    STORY,
+    build_sample,
+    copy,
+    edit_answer,
+    events,
+    git,
+    plan_answer,
+    run,
+    set_config,
+)
+from tests.openai_server import ScriptedServer, chat, error
+
+
+@pytest.fixture(scope="session")
+def _sample(tmp_path_factory: pytest.TempPathFactory, _initialised: Path) -> Path:
+    root = copy(_initialised, tmp_path_factory.mktemp("bolt") / "shop")
+    build_sample(root)
+    return root
+
+
+@pytest.fixture
+def shop(_sample: Path, tmp_path: Path) -> Path:
+    return copy(_sample, tmp_path / "shop")
+
+
+def start(root: Path, server: ScriptedServer, *args: str, **extra: str):  # type: ignore[no-untyped-def]
+    return run(root, "bolt", "start", BOLT, "--base-url", server.url, "--model", "test-model", *args,
+               extra_env=extra or None)
+
+
+def resume(root: Path, server: ScriptedServer, *args: str, **extra: str):  # type: ignore[no-untyped-def]
+    return run(root, "bolt", "resume", BOLT, "--base-url", server.url, *args, extra_env=extra or None)
+
+
+def state(root: Path) -> dict:
+    (folder,) = (root / ".aidlc/runs").iterdir()
+    return json.loads((folder / "state.json").read_text())
+
+
+def test_happy_path_pauses_at_the_plan_gate_then_at_the_walkthrough_gate(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    proc = start(shop, server)
+    assert proc.returncode == 3, proc.stderr
+    assert f"aidlc gate approve {BOLT} --stage plan" in proc.stdout and "--approve" in proc.stdout
+    plan = (shop / BOLT_DIR / "implementation-plan.md").read_text()
+    assert "Make total() add the prices" in plan and f"`{CALC}`" in plan
+    assert git(shop, "branch", "--show-current").strip() == f"aidlc/{BOLT}"
+    assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL"
+
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve", "--reason", "looks right")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert (shop / CALC).read_text() == FIXED
+    assert state(shop)["status"] == "AWAIT_ACCEPTANCE"
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "PASS `tests`" in walkthrough
+    trailers = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "-3").split()
+    assert trailers == ["walkthrough", "execute"]
+    body = git(shop, "log", "--format=%an <%ae>%n%B", "-1", "HEAD~1")
+    assert "Ada Lovelace <ada@example.org>" in body and f"Aidlc-Bolt: {BOLT}" in body
+    assert "Aidlc-Model: test-model" in body and "Aidlc-Run: run-" in body
+    kinds = [(e["type"], e["actor"]["kind"]) for e in events(shop)]
+    assert ("gate.decided", "human") in kinds and ("check.recorded", "agent") in kinds
+    assert ("plan.proposed", "agent") in kinds and ("walkthrough.proposed", "agent") in kinds
+    assert run(shop, "log", "verify").returncode == 0
+    trace = run(shop, "bolt", "trace", BOLT)
+    assert trace.returncode == 0 and "EXECUTING -> VERIFYING" in trace.stdout and "check   tests passed" in trace.stdout
+
+
+def test_a_wrong_first_edit_is_repaired(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    # Each edit changes the file's size: Python's bytecode cache trusts size and mtime (to the second).
+    server.push(edit_answer("        result -= price\n", "        result = price\n"),
+                edit_answer("        result = price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert (shop / CALC).read_text() == FIXED
+    repair = server.bodies()[-1]["messages"][-1]["content"]
+    assert "AssertionError: 3 != 6" in repair and "result = price" in repair  # the failing output and the touched file
+    stages = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "-4").split()
+    assert stages == ["walkthrough", "repair-1", "execute"]
+    assert sum(e["type"] == "check.recorded" for e in events(shop)) == 2
+
+
+def test_repairs_exhausted_fail_with_a_partial_walkthrough(shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "max_repairs: 3", "max_repairs: 1")
+    git(shop, "commit", "-qam", "one repair only")
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    server.push(edit_answer("        result -= price\n", "        result = price\n"),
+                edit_answer("        result = price\n", "        result *= price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert state(shop)["status"] == "FAILED" and "max_repairs" in state(shop)["outcome"]
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "partial" in walkthrough and "FAIL `tests`" in walkthrough
+    assert events(shop)[-1]["type"] == "run.finished"
+    assert run(shop, "log", "verify").returncode == 0
+
+
+def test_a_dirty_tree_is_refused_before_anything_is_touched(shop: Path, server: ScriptedServer) -> None:
+    (shop / "notes.txt").write_text("mine\n")
+    before = (shop / "memory-bank/events.jsonl").read_bytes()
+    proc = start(shop, server)
+    assert proc.returncode == 2 and "notes.txt" in proc.stderr and "Next steps:" in proc.stderr
+    assert server.requests == [] and (shop / "memory-bank/events.jsonl").read_bytes() == before
+    assert git(shop, "branch", "--show-current").strip() != f"aidlc/{BOLT}"
+
+
+def test_head_moved_under_a_paused_run_is_refused(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    git(shop, "add", "-A")
+    git(shop, "commit", "-qm", "someone else's commit")
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 2 and "HEAD moved" in proc.stderr, proc.stderr
+    assert (shop / CALC).read_text() == BUGGY
+
+
+def test_provider_down_pauses_and_resume_continues(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    server.push(*[error(503, "down")] * 4)  # every attempt of the one configured target
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert state(shop)["pause"]["kind"] == "provider"
+    server.replies.clear()
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server)
+    assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr
+    assert run(shop, "log", "verify").returncode == 0
+
+
+# -- SIGKILL at real points of a run, then resume ----------------------------------------------------------------
+# A sitecustomize on the PYTHONPATH of the killed process only (the code under test has no test switch) sends
+# SIGKILL to its own process at the N-th atomic rename under the repository (state.json, the plan, the
+# walkthrough) or just before the N-th `git commit` starts.
+KILLER = '''
+import os, signal, sys
+_root, _at = os.environ["AIDLC_TEST_ROOT"], os.environ["AIDLC_TEST_KILL_AT"]
+_seen = {"rename": 0, "commit": 0}
+
+
+def _kill(event, args):
+    if event == "os.rename" and os.fsdecode(args[1]).startswith(_root):
+        _seen["rename"] += 1
+        if _at == f"rename:{_seen['rename']}":
+            os.kill(os.getpid(), signal.SIGKILL)
+    elif event == "subprocess.Popen" and "commit" in [os.fsdecode(a) for a in (args[1] or [])]:
+        _seen["commit"] += 1
+        if _at == f"commit:{_seen['commit']}":
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+sys.addaudithook(_kill)
+'''
+
+
+class Model(ScriptedServer):
+    """Answers by what is asked, so a resumed run may ask again what a killed one asked: a plan when a JSON
+    schema is requested, else the fixing edit."""
+
+    def _next(self, received):  # type: ignore[no-untyped-def]
+        self.requests.append(received)
+        body = received.body if isinstance(received.body, dict) else {}
+        if body.get("response_format") or "JSON" in json.dumps(body.get("messages", []))[-2000:]:
+            return plan_answer()
+        return edit_answer("        result -= price\n", "        result += price\n")
+
+
+@pytest.fixture(scope="module")
+def killer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("killer")
+    (folder / "sitecustomize.py").write_text(KILLER)
+    return folder
+
+
+@pytest.mark.parametrize("at", ["rename:2", "rename:5", "rename:7", "rename:9", "rename:12", "rename:14",
+                                "commit:1", "commit:2"])
+def test_sigkill_then_resume_makes_no_duplicate_commit_or_event(shop: Path, killer: Path, at: str) -> None:
+    set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")  # all in one process
+    git(shop, "commit", "-qam", "low-risk plans approve themselves")
+    with Model() as model:
+        killed = run(shop, "bolt", "start", BOLT, "--base-url", model.url,
+                     extra_env={"PYTHONPATH": str(killer), "AIDLC_TEST_ROOT": str(shop), "AIDLC_TEST_KILL_AT": at})
+        assert killed.returncode == -9, (at, killed.stderr, killed.stdout)
+        for _ in range(3):  # a kill before the state existed leaves nothing to resume: start again
+            proc = run(shop, "bolt", "resume", BOLT, "--base-url", model.url) if (shop / ".aidlc/runs").is_dir() \
+                and any((shop / ".aidlc/runs").iterdir()) else run(shop, "bolt", "start", BOLT, "--base-url", model.url)
+            if proc.returncode != 3 or state(shop)["status"] == "AWAIT_ACCEPTANCE":
+                break
+        assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", (at, proc.stderr, proc.stdout)
+    assert (shop / CALC).read_text() == FIXED
+    stages = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "HEAD").split()
+    assert stages == ["walkthrough", "execute"], at
+    keys = [e["key"] for e in events(shop) if e.get("key")]
+    assert len(keys) == len(set(keys)), at
+    assert sum(e["type"] == "check.recorded" for e in events(shop)) == 1
+    assert sum(e["type"] == "gate.decided" and e["actor"]["kind"] == "policy" for e in events(shop)) == 1
+    assert run(shop, "log", "verify").returncode == 0
+    assert run(shop, "validate").returncode in (0, 1)
+
+
+# -- what the model is told, and what is refused -----------------------------------------------------------------
+def approved(shop: Path, server: ScriptedServer) -> None:
+    """A run paused at the plan gate with the sample's plan."""
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+
+
+def test_an_edit_outside_the_plan_is_refused_told_to_the_model_and_nothing_is_written(
+        shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    test_file = (shop / "tests/test_calc.py").read_bytes()
+    server.push(edit_answer("        self.assertEqual(total([1, 2, 3]), 6)\n",
+                            "        self.assertEqual(total([1, 2, 3]), -6)\n", path="tests/test_calc.py"),
+                edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    told = server.bodies()[-1]["messages"][-1]["content"]
+    assert "tests/test_calc.py" in told and "plan" in told
+    assert (shop / "tests/test_calc.py").read_bytes() == test_file
+    trace = run(shop, "bolt", "trace", BOLT).stdout
+    assert "edit    execute refused: tests/test_calc.py" in trace
+
+
+def test_a_search_that_matches_nothing_is_told_to_the_model(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("        result -= prices\n", "        result += price\n"),
+                edit_answer("        result -= price\n", "        result += price\n"))
+    assert resume(shop, server, "--approve").returncode == 3
+    told = server.bodies()[-1]["messages"][-1]["content"]
+    assert "src/pay/calc.py" in told and "SEARCH" in told
+    assert (shop / CALC).read_text() == FIXED
+
+
+def test_two_malformed_answers_switch_to_whole_file_blocks(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(chat("I would change the minus to a plus."), chat("Sure! Change -= to +=."),
+                chat(f"{CALC}\n```python\n{FIXED}```\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert "Answer with whole files" in server.bodies()[-1]["messages"][-1]["content"]
+    assert (shop / CALC).read_text() == FIXED and state(shop)["whole_file"] is True
+
+
+def test_a_plan_naming_forbidden_paths_is_sent_back(shop: Path, server: ScriptedServer) -> None:
+    bad = [{"path": ".github/workflows/ci.yml", "action": "create", "reason": "run tests"},
+           {"path": "../outside.py", "action": "create", "reason": "helper"},
+           {"path": "memory-bank/events.jsonl", "action": "modify", "reason": "log"},
+           {"path": "src/pay/nothere.py", "action": "modify", "reason": "x"}]
+    server.push(plan_answer(files=bad), plan_answer())
+    assert start(shop, server).returncode == 3
+    told = server.bodies()[1]["messages"][-1]["content"]
+    for path in (".github/workflows/ci.yml", "../outside.py", "memory-bank/events.jsonl", "src/pay/nothere.py"):
+        assert path in told
+    assert not (shop.parent / "outside.py").exists()
+    assert state(shop)["plan"]["files"][0]["path"] == CALC
+
+
+def test_a_rejected_plan_is_made_again_with_the_reason(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(plan_answer(summary="Add the prices; an empty cart totals 0."))
+    proc = resume(shop, server, "--reject", "--reason", "say what an empty cart costs")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert "say what an empty cart costs" in json.dumps(server.bodies()[-1]["messages"])
+    assert "an empty cart totals 0" in (shop / BOLT_DIR / "implementation-plan.md").read_text()
+    decided = [e for e in events(shop) if e["type"] == "gate.decided" and e["subject"]["kind"] == "bolt"]
+    assert [(e["decision"], e["actor"]["kind"]) for e in decided] == [("reject", "human")]
+
+
+def test_under_ci_resume_cannot_decide_a_gate(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    proc = resume(shop, server, "--approve", CI="true")
+    assert proc.returncode == 1 and "human checkpoint" in proc.stderr, proc.stderr
+    assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL"
+    assert not [e for e in events(shop) if e["type"] == "gate.decided" and e["subject"]["kind"] == "bolt"]
+
+
+def test_the_budget_warns_at_70_percent_and_stops_at_100_with_a_partial_walkthrough(
+        shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "max_tokens: 120000", "max_tokens: 25")  # each scripted answer costs 18 tokens
+    git(shop, "commit", "-qam", "a tiny budget")
+    approved(shop, server)
+    server.push(edit_answer("        result -= price\n", "        result = price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "Budget warning" in server.bodies()[-1]["messages"][-1]["content"]
+    final = state(shop)
+    assert final["status"] == "FAILED" and "budget spent: tokens" in final["outcome"]
+    assert "partial" in (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert len(server.requests) == 2  # no call past the budget
+
+
+def test_a_repair_that_brings_the_tree_back_stops_the_loop(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("        result -= price\n", "        result = price\n"),
+                edit_answer("        result = price\n", "        result *= price\n"),
+                edit_answer("        result *= price\n", "        result = price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "earlier state" in state(shop)["outcome"]
+
+
+def test_abort_ends_the_run_cancelled_and_keeps_the_branch(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    proc = run(shop, "bolt", "abort", BOLT, "--reason", "not now")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(run(shop, "--format", "json", "bolt", "status", BOLT).stdout)
+    assert doc["runs"][0]["status"] == "CANCELLED"
+    assert git(shop, "branch", "--list", f"aidlc/{BOLT}").strip()
+    assert events(shop)[-1]["type"] == "run.finished" and events(shop)[-1]["data"]["status"] == "CANCELLED"
+    assert resume(shop, server).returncode == 2
+
+
+def test_json_output_of_start_is_one_document(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    proc = run(shop, "--format", "json", "bolt", "start", BOLT, "--base-url", server.url)
+    assert proc.returncode == 3
+    doc = json.loads(proc.stdout)
+    assert doc["run"]["status"] == "AWAIT_PLAN_APPROVAL" and doc["exit_code"] == 3
+    assert doc["run"]["pause"]["kind"] == "plan_gate" and doc["next_steps"]
+
+
+def test_an_accepted_walkthrough_completes_the_bolt(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    assert resume(shop, server, "--approve").returncode == 3
+    story = shop / STORY
+    story.write_text(story.read_text().replace("- [ ] **Given**", "- [x] **Given**"))
+    proc = resume(shop, server, "--approve", "--reason", "the test passes on the branch")
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert state(shop)["status"] == "COMPLETED"
+    assert "status: complete" in (shop / BOLT_DIR / "bolt.md").read_text()
+    assert run(shop, "log", "verify").returncode == 0
+    report = run(shop, "--format", "json", "validate")
+    assert [f for f in json.loads(report.stdout)["findings"] if f["severity"] == "error"] == [], report.stdout
+
+
+def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: ScriptedServer) -> None:
+    bolt = shop / BOLT_DIR / "bolt.md"
+    bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', 'scope: ["src/pay/**", "tests/**"]'))
+    assert run(shop, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
+    git(shop, "commit", "-qam", "the bolt may change its tests")
+    server.push(plan_answer(files=[{"path": CALC, "action": "modify", "reason": "the sign"},
+                                   {"path": "tests/test_calc.py", "action": "modify", "reason": "the test"}]))
+    assert start(shop, server).returncode == 3
+    skipped = "    @unittest.skip('later')\n    def test_adds_prices(self):\n"
+    server.push(edit_answer("    def test_adds_prices(self):\n", skipped, path="tests/test_calc.py"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    paused = state(shop)
+    assert paused["status"] == "VERIFYING" and paused["pause"]["kind"] == "risk"
+    assert "tests/test_calc.py" in paused["pause"]["reason"]
+    proc = resume(shop, server)  # a person looked and accepts the risk
+    assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr + proc.stdout
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "accepted by a person when the run paused" in walkthrough and "tests/test_calc.py" in walkthrough
+    assert sum(e["type"] == "check.recorded" for e in events(shop)) == 1  # the checks did not run twice
+
+
+def test_a_plan_changed_under_a_paused_run_is_refused(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    plan = shop / BOLT_DIR / "implementation-plan.md"
+    plan.write_text(plan.read_text() + "\nAlso rewrite the payment provider.\n")
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 2 and "implementation-plan.md changed" in proc.stderr, proc.stderr
+    assert not [e for e in events(shop) if e["type"] == "gate.decided" and e["subject"]["kind"] == "bolt"]
+
+
+def test_dry_run_checks_and_touches_nothing(shop: Path, server: ScriptedServer) -> None:
+    before = git(shop, "status", "--porcelain")
+    proc = run(shop, "--format", "json", "bolt", "start", BOLT, "--dry-run", "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["dry_run"] is True and doc["branch"] == f"aidlc/{BOLT}" and doc["verify"] == ["tests"]
+    assert server.requests == [] and git(shop, "status", "--porcelain") == before
+    assert not (shop / ".aidlc/runs").exists()
+
+
+def test_a_fallback_model_answers_when_the_primary_is_down_and_the_trail_says_so(
+        shop: Path, server: ScriptedServer) -> None:
+    backup = f"  fallback:\n    - {{provider: openai, model: backup, base_url: '{server.url}'}}"
+    set_config(shop, "  fallback: []", backup)
+    git(shop, "commit", "-qam", "a fallback model")
+    server.push(*[error(503, "down")] * 4, plan_answer())  # the primary's four attempts, then the fallback
+    proc = start(shop, server)
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert server.bodies()[-1]["model"] == "backup"
+    assert "degradation" in run(shop, "bolt", "trace", BOLT).stdout

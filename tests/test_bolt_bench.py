@@ -1,0 +1,22 @@
+"""benchmarks/bolt.py runs end to end at one run: it stays runnable and reports what the issue asks for.
+No timing is asserted (numbers depend on the machine)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCHMARK = Path(__file__).resolve().parent.parent / "benchmarks" / "bolt.py"
+
+
+def test_the_bolt_benchmark_runs_a_whole_bolt_and_a_bare_loop(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARK), "--runs", "1", "--json", "--workdir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["harness"]["steps"] == 3 and report["harness"]["tokens"] == 54
+    assert report["harness"]["checks_s"] > 0 and report["bare"]["per_step_ms"] > 0 and report["ratio"] > 0
+    assert [goal["name"] for goal in report["goals"]] == ["harness overhead per step <= 50 ms",
+                                                          "bolt start to the walkthrough gate <= 2 s beyond the checks"]

@@ -1,0 +1,253 @@
+"""Edits that delete or weaken tests, found between two commits of a real git repository."""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from aidlc.errors import UsageError
+from aidlc.exsecutio.checks import TestCounts
+from aidlc.exsecutio.weakening import is_test_file, weakened_tests
+
+SAMPLE_TEST = textwrap.dedent("""\
+    from shop.cart import total
+
+
+    def test_empty():
+        assert total([]) == 0
+
+
+    def test_two_items():
+        items = [1, 2]
+        assert total(items) == 3
+        assert items == [1, 2]
+""")
+
+
+class Repo:
+    """A git repository in a temporary folder; `commit` writes files (None deletes) and returns the sha."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True)
+        self.git("init", "-q")
+
+    def git(self, *args: str) -> str:
+        return subprocess.run(["git", "-C", str(self.root), "-c", "user.name=Ada", "-c", "user.email=ada@x.org",
+                               *args], check=True, capture_output=True, text=True).stdout.strip()
+
+    def commit(self, files: dict[str, str | None]) -> str:
+        for rel, text in files.items():
+            path = self.root / rel
+            if text is None:
+                path.unlink()
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", "step")
+        return self.git("rev-parse", "HEAD")
+
+    def flags(self, base: str, head: str, before: TestCounts | None = None,
+              after: TestCounts | None = None) -> list[str]:
+        return weakened_tests(self.root, base, head, before, after)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def sample(repo: Repo) -> tuple[Repo, str]:
+    """A repository with code and a test file; the second item is the base commit."""
+    base = repo.commit({"src/shop/cart.py": "def total(items):\n    return sum(items)\n",
+                        "tests/test_cart.py": SAMPLE_TEST,
+                        "aidlc.yaml": "version: 1\nverify:\n  - {name: tests, run: ./scripts/check.sh}\n"
+                                      "policy:\n  max_repairs: 3\n",
+                        "scripts/check.sh": "#!/bin/sh\npytest -q\n",
+                        "README.md": "# shop\n"})
+    return repo, base
+
+
+def test_an_honest_edit_raises_no_flag(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    head = repo.commit({"src/shop/cart.py": "def total(items):\n    return sum(items) if items else 0\n",
+                        "tests/test_cart.py": SAMPLE_TEST + "\n\ndef test_one():\n    assert total([5]) == 5\n",
+                        "README.md": "# shop\n\nExample: `it.skip(` is how jest skips; assert nothing.\n"})
+    assert repo.flags(base, head) == []
+
+
+def test_a_deleted_test_file_is_flagged(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    head = repo.commit({"tests/test_cart.py": None})
+    assert repo.flags(base, head) == ["tests/test_cart.py: test file deleted"]
+
+
+def test_a_rename_out_of_the_collected_names_is_flagged_a_plain_rename_is_not(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    repo.git("mv", "tests/test_cart.py", "tests/test_basket.py")
+    moved = repo.commit({})
+    assert repo.flags(base, moved) == []
+    repo.git("mv", "tests/test_basket.py", "cart_checks.py")
+    hidden = repo.commit({})
+    assert repo.flags(moved, hidden) == ["tests/test_basket.py: test file renamed to cart_checks.py, a name test "
+                                         "runners do not collect"]
+
+
+def test_a_skip_marker_added_is_flagged_with_its_line(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    text = SAMPLE_TEST.replace("def test_two_items", "@pytest.mark.skip(reason='flaky')\ndef test_two_items")
+    head = repo.commit({"tests/test_cart.py": "import pytest\n" + text})
+    assert repo.flags(base, head) == ["tests/test_cart.py:9: a test is skipped: `@pytest.mark.skip(reason='flaky')`"]
+
+
+@pytest.mark.parametrize(("rel", "before", "after", "flag"), [
+    ("tests/test_x.py", "def test_a():\n    assert f()\n", "def test_a():\n    pytest.xfail('later')\n    assert f()\n",
+     "tests/test_x.py:2: a test is skipped: `pytest.xfail('later')`"),
+    ("tests/test_x.py", "class T:\n    def test_a(self):\n        self.assertTrue(f())\n",
+     "class T:\n    @unittest.skip('no')\n    def test_a(self):\n        self.assertTrue(f())\n",
+     "tests/test_x.py:2: a test is skipped: `@unittest.skip('no')`"),
+    ("web/cart.test.ts", "it('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
+     "it.skip('adds', () => {\n  expect(add(1, 2)).toBe(3);\n});\n",
+     "web/cart.test.ts:1: a test is skipped: `it.skip('adds', () => {`"),
+    ("web/cart.spec.js", "describe('cart', () => {\n  it('adds', () => {});\n});\n",
+     "describe('cart', () => {\n  xit('adds', () => {});\n});\n", "web/cart.spec.js:2: a test is skipped: "
+     "`xit('adds', () => {});`"),
+    ("web/cart.spec.js", "describe('cart', () => {\n  it('adds', () => {});\n});\n",
+     "describe.only('cart', () => {\n  it('adds', () => {});\n});\n",
+     "web/cart.spec.js:1: a test is focused, so the others stop running: `describe.only('cart', () => {`"),
+    ("src/test/java/CartTest.java", "class CartTest {\n  @Test\n  void adds() {}\n}\n",
+     "class CartTest {\n  @Disabled\n  @Test\n  void adds() {}\n}\n",
+     "src/test/java/CartTest.java:2: a test is disabled: `@Disabled`"),
+    ("cart_test.go", "func TestAdd(t *testing.T) {\n\tif add(1, 2) != 3 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+     "func TestAdd(t *testing.T) {\n\tt.Skip(\"later\")\n\tif add(1, 2) != 3 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+     "cart_test.go:2: a test is skipped: `t.Skip(\"later\")`"),
+    ("tests/cart.rs", "#[test]\nfn adds() {}\n", "#[test]\n#[ignore]\nfn adds() {}\n",
+     "tests/cart.rs:2: a test is ignored: `#[ignore]`"),
+    ("tests/conftest.py", "import pytest\n", "import pytest\ncollect_ignore = ['test_cart.py']\n",
+     "tests/conftest.py:2: tests are excluded from the run: `collect_ignore = ['test_cart.py']`"),
+    ("pyproject.toml", "[tool.pytest.ini_options]\naddopts = \"-q\"\n",
+     "[tool.pytest.ini_options]\naddopts = \"-q --deselect tests/test_cart.py::test_two_items\"\n",
+     "pyproject.toml:2: tests are excluded from the run: `addopts = \"-q --deselect tests/test_cart.py::"
+     "test_two_items\"`"),
+])
+def test_skips_focus_and_exclusions_in_many_languages(repo: Repo, rel: str, before: str, after: str,
+                                                      flag: str) -> None:
+    base = repo.commit({rel: before})
+    head = repo.commit({rel: after})
+    assert repo.flags(base, head) == [flag]
+
+
+def test_a_skip_in_a_new_test_file_is_flagged(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    head = repo.commit({"tests/test_new.py": "import pytest\n\n\n@pytest.mark.skip\ndef test_new():\n    pass\n"})
+    assert repo.flags(base, head) == ["tests/test_new.py:4: a test is skipped: `@pytest.mark.skip`"]
+
+
+def test_removed_and_commented_out_assertions_are_flagged_with_their_old_lines(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    text = SAMPLE_TEST.replace("    assert total(items) == 3\n", "    # assert total(items) == 3\n") \
+                      .replace("    assert items == [1, 2]\n", "")
+    head = repo.commit({"tests/test_cart.py": text})
+    short = base[:12]
+    assert repo.flags(base, head) == [f"tests/test_cart.py: assertion removed (line 10 at {short}): "
+                                      "`assert total(items) == 3`",
+                                      f"tests/test_cart.py: assertion removed (line 11 at {short}): "
+                                      "`assert items == [1, 2]`"]
+
+
+def test_moved_reindented_or_rewritten_assertions_are_not_removals(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    text = textwrap.dedent("""\
+        from shop.cart import total
+
+
+        class TestCart:
+            def test_two_items(self):
+                items = [1, 2]
+                assert items == [1, 2]
+                assert total(items) == 3, "the sum of the items"
+
+            def test_empty(self):
+                assert total([]) == 0
+    """)
+    head = repo.commit({"tests/test_cart.py": text})
+    assert repo.flags(base, head) == []
+
+
+def test_a_removed_test_function_is_flagged(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    head = repo.commit({"tests/test_cart.py": SAMPLE_TEST.split("\n\ndef test_two_items")[0] + "\n"})
+    short = base[:12]
+    assert repo.flags(base, head) == [
+        f"tests/test_cart.py: assertion removed (line 10 at {short}): `assert total(items) == 3`",
+        f"tests/test_cart.py: assertion removed (line 11 at {short}): `assert items == [1, 2]`",
+        f"tests/test_cart.py: test removed (line 8 at {short}): `def test_two_items():`"]
+
+
+def test_many_removals_are_counted_beyond_the_first_ten(repo: Repo) -> None:
+    base = repo.commit({"test_big.py": "def test_all():\n" + "".join(f"    assert f({n})\n" for n in range(25))})
+    head = repo.commit({"test_big.py": "def test_all():\n    pass\n"})
+    flags = repo.flags(base, head)
+    assert len(flags) == 11 and flags[0].endswith("(line 2 at " + base[:12] + "): `assert f(0)`")
+    assert flags[-1] == "test_big.py: 15 more assertion lines removed"
+
+
+def test_changed_verify_commands_and_the_scripts_they_run_are_flagged(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    script = repo.commit({"scripts/check.sh": "#!/bin/sh\nexit 0\n"})
+    assert repo.flags(base, script) == ["scripts/check.sh: changed, and the verify command 'tests' names it"]
+    policy_only = repo.commit({"aidlc.yaml": "version: 1\nverify:\n  - {name: tests, run: ./scripts/check.sh}\n"
+                                             "policy:\n  max_repairs: 5\n"})
+    assert repo.flags(script, policy_only) == []
+    emptied = repo.commit({"aidlc.yaml": "version: 1\npolicy:\n  max_repairs: 5\nverify:\n  - {name: tests, run: "
+                                         "'true'}\n"})
+    assert repo.flags(policy_only, emptied) == ["aidlc.yaml:4: the verify commands changed, and they decide "
+                                                "whether the edit passes"]
+    gone = repo.commit({"aidlc.yaml": None})
+    assert repo.flags(emptied, gone) == ["aidlc.yaml: the verify commands changed, and they decide whether the "
+                                         "edit passes"]
+
+
+def test_fewer_tests_collected_or_more_skipped_is_flagged(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    head = repo.commit({"src/shop/cart.py": "def total(items):\n    return sum(items)  # same\n"})
+    twelve = TestCounts(total=12, failures=1, errors=0, skipped=0)
+    assert repo.flags(base, head, twelve, TestCounts(total=10, failures=0, errors=0, skipped=2)) == [
+        "fewer tests ran: the test report counts 10, 12 before the edit",
+        "more tests were skipped: the test report counts 2, 0 before the edit"]
+    assert repo.flags(base, head, twelve, TestCounts(total=13, failures=0, errors=0, skipped=0)) == []
+    assert repo.flags(base, head, None, twelve) == []
+
+
+def test_unusual_names_are_reported_as_they_are(repo: Repo) -> None:
+    base = repo.commit({"tests/test cart ü.py": "def test_a():\n    assert True\n"})
+    head = repo.commit({"tests/test cart ü.py": None})
+    assert repo.flags(base, head) == ["tests/test cart ü.py: test file deleted"]
+
+
+def test_control_characters_in_a_test_line_do_not_reach_the_flag(repo: Repo) -> None:
+    base = repo.commit({"test_x.py": "def test_a():\n    assert f()\n"})
+    head = repo.commit({"test_x.py": "def test_a():\n    pytest.skip('\x1b[2Jgone')\n    assert f()\n"})
+    assert repo.flags(base, head) == ["test_x.py:2: a test is skipped: `pytest.skip('[2Jgone')`"]
+
+
+def test_an_unknown_commit_is_a_usage_error(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    with pytest.raises(UsageError, match="git diff failed"):
+        repo.flags(base, "0" * 40)
+
+
+@pytest.mark.parametrize(("rel", "test"), [
+    ("tests/test_cart.py", True), ("test_cart.py", True), ("cart_test.py", True), ("tests/helpers.py", True),
+    ("tests/conftest.py", True), ("web/cart.test.tsx", True), ("web/cart.spec.js", True), ("cart_test.go", True),
+    ("src/test/java/shop/CartTest.java", True), ("spec/cart_spec.rb", True), ("src/__tests__/cart.js", True),
+    ("src/shop/cart.py", False), ("tests/data/cart.json", False), ("docs/testing.md", False),
+    ("src/contest.py", False), ("src/latest_prices.py", False),
+])
+def test_which_files_are_tests(rel: str, test: bool) -> None:
+    assert is_test_file(rel) is test
