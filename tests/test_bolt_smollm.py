@@ -1,5 +1,5 @@
 """Optional: `aidlc bolt start` against SmolLM2-135M-Instruct on llama-cpp-python's server (set-up commands:
-tests/test_llm_smollm.py). Skipped unless AIDLC_SMOLLM_URL is set; never part of CI. Whatever a 135M model
+tests/test_llm_smollm.py). Skipped unless AIDLC_SMOLLM_URL is set; .ci/smollm runs it. Whatever a 135M model
 manages, the run ends in a clear state (paused, failed with a partial walkthrough, or done), never a
 traceback, and `aidlc bolt trace` explains it."""
 
@@ -28,6 +28,7 @@ def test_a_bolt_against_a_tiny_real_model_ends_in_a_clear_state(tmp_path: Path, 
         assert "Next steps:" in proc.stderr
         return
     doc = json.loads(proc.stdout)
+    print(f"bolt start: exit {proc.returncode}, {doc['run']['status']}, pause: {doc['run']['pause']}")
     assert doc["run"]["status"] in ("AWAIT_PLAN_APPROVAL", "AWAIT_ACCEPTANCE", "FAILED", "COMPLETED") \
         or doc["run"]["pause"] is not None
     if doc["run"]["status"] == "FAILED" and doc["run"]["commits"]:

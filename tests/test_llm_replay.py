@@ -54,7 +54,8 @@ def test_record_then_replay_without_the_server_gives_identical_results(tmp_path:
         # The server refuses json_schema (as llama.cpp does), truncates once, then answers.
         server.push(chat("Hello there", model="served-1"),
                     error(500, "response_format: Input should be 'text' or 'json_object'"),
-                    chat('{"title": "Chec', finish_reason="length"), chat(ANSWER, model="served-1"))
+                    chat('{"title": "Chec', finish_reason="length", completion_tokens=64),
+                    chat(ANSWER, model="served-1"))
         recorded = run_session(provider_from_config(config(server.url), record=cassette, env={}, retry=NO_WAIT))
         assert len(server.bodies()) == 4
     forget_modes()  # a new process knows nothing about the server
