@@ -30,8 +30,8 @@ from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.draft.apply import Written, problems, write
 from aidlc.draft.proposals import GATE_OF, PROPOSALS, Level
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.ledger import Ledger, no_ledger
-from aidlc.events.view import open_view
+from aidlc.events.ledger import Ledger
+from aidlc.events.view import verified_ledger
 from aidlc.llm.base import Message, Provider, Usage
 from aidlc.llm.context import ContextPiece, fit_context
 from aidlc.llm.errors import LLMBadOutput
@@ -100,7 +100,10 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
     creator = Creator(root)
     intent = creator.intent(intent_ref)
     _require_previous_level(intent, level)
-    ledger = None if dry_run else _verified_ledger(creator.bank)  # before a token is spent or a byte written
+    # Before a token is spent or a byte written.
+    ledger = None if dry_run else verified_ledger(
+        creator.bank.repo_root, creator.bank.rel_root, "aidlc draft records its proposal there and writes nothing",
+        [f"git log -p -- {creator.bank.rel_root}/events.jsonl"])
     schema = PROPOSALS[level]
     conversation = build_messages(creator.bank, intent, level, budget_tokens)
     digest = hashlib.sha256(json.dumps([m.to_dict() for m in conversation], sort_keys=True).encode()).hexdigest()
@@ -134,19 +137,6 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
     report = validate(creator.bank)
     result.errors_after = sum(1 for f in report.findings if f.severity == "error" and f.path in written)
     return result
-
-
-def _verified_ledger(bank: MemoryBank) -> Ledger:
-    """The bank's ledger, which records the draft: it must be there and its chain intact."""
-    ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
-    if not ledger.exists():
-        raise no_ledger(ledger)
-    problem = open_view(ledger).first_error
-    if problem is not None:
-        raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; aidlc draft records "
-                         "its proposal there and writes nothing while the ledger does not verify",
-                         ["aidlc log verify    # the first problem, in full", f"git log -p -- {ledger.rel}"])
-    return ledger
 
 
 def _require_previous_level(intent: Intent, level: str) -> None:

@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.errors import AidlcError
 from aidlc.events.canonical import event_of
 from aidlc.events.decisions import Decided, DecisionIndex, GateKey
-from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError
+from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError, no_ledger
 from aidlc.events.state import LedgerState, scan
 from aidlc.events.verify import EventChecks, Problem, Verification, split_lines, verify_lines
 from aidlc.model.types import instant
@@ -142,3 +143,17 @@ def view_of_bytes(data: bytes) -> LedgerView:
     """The view of a ledger held in memory (the merge driver's)."""
     lines = split_lines(data)
     return LedgerView(Ledger(Path(LEDGER_FILE), Path()), scan(lambda: iter(lines)), data=data)
+
+
+def verified_ledger(repo_root: str, bank_root: str, records: str, next_steps: list[str] | None = None) -> Ledger:
+    """The bank's ledger, for a command that is about to record in it (`records`: what and why, as the
+    error says it): it must be there and its chain intact, else nothing is started."""
+    ledger = Ledger.of_bank(repo_root, bank_root)
+    if not ledger.exists():
+        raise no_ledger(ledger)
+    problem = open_view(ledger).first_error
+    if problem is not None:
+        raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; {records} while the "
+                         "ledger does not verify", ["aidlc log verify    # the first problem, in full",
+                                                     *(next_steps or [])])
+    return ledger

@@ -23,8 +23,8 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import read_inside
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.ledger import Ledger, no_ledger, utc_now
-from aidlc.events.view import open_view
+from aidlc.events.ledger import Ledger, utc_now
+from aidlc.events.view import open_view, verified_ledger
 from aidlc.exsecutio import plan as plans
 from aidlc.exsecutio.loop import LoopStop, after_call, before_call
 from aidlc.exsecutio.machine import transition
@@ -74,7 +74,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
     bank = open_bank(repo)
     repo = Path(bank.repo_root)
     bolt = _bolt(bank, bolt_ref)
-    _verified_ledger(bank)
+    verified_ledger(bank.repo_root, bank.rel_root, "a bolt run records its milestones there and starts nothing")
     if not bank.config.verify:
         raise UsageError("aidlc.yaml has no verify commands: a run could not check its own work",
                          ["add one under verify: in aidlc.yaml, e.g. `- {name: tests, run: python -m pytest -q}`"])
@@ -715,18 +715,6 @@ def _leftover(rel: str, own: set[str]) -> bool:
     folder, _, name = rel.rpartition("/")
     return name.startswith(".") and name.endswith(".tmp") and any(
         o.rpartition("/")[0] == folder and name.startswith(f".{o.rpartition('/')[2]}.") for o in own)
-
-
-def _verified_ledger(bank: MemoryBank) -> Ledger:
-    ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
-    if not ledger.exists():
-        raise no_ledger(ledger)
-    problem = open_view(ledger).first_error
-    if problem is not None:
-        raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; a bolt run records its "
-                         "milestones there and starts nothing while the ledger does not verify",
-                         ["aidlc log verify    # the first problem, in full"])
-    return ledger
 
 
 def _tracked(repo: Path) -> list[str]:
