@@ -22,7 +22,10 @@ def test_a_bolt_against_a_tiny_real_model_ends_in_a_clear_state(tmp_path: Path, 
     build_sample(shop)
     set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")
     git(shop, "commit", "-qam", "low and medium risk plans approve themselves")
-    proc = run(shop, "--format", "json", "bolt", "start", BOLT, "--base-url", URL, "--model", "smollm2")
+    # At about 20 tokens/s a long plan takes minutes: a 30 s call limit makes a slow model a provider pause
+    # (exit 3), one of the clear states, instead of minutes of waiting.
+    proc = run(shop, "--format", "json", "bolt", "start", BOLT, "--base-url", URL, "--model", "smollm2",
+               extra_env={"AIDLC_LLM_TIMEOUT": "30"})
     assert proc.returncode in (0, 1, 2, 3) and "Traceback" not in proc.stderr, proc.stderr
     if proc.returncode == 2:  # refused before it started: said why
         assert "Next steps:" in proc.stderr
