@@ -124,6 +124,19 @@ def test_a_dirty_tree_is_refused_before_anything_is_touched(shop: Path, server: 
     assert git(shop, "branch", "--show-current").strip() != f"aidlc/{BOLT}"
 
 
+def test_a_ledger_that_does_not_verify_starts_nothing(shop: Path, server: ScriptedServer) -> None:
+    ledger = shop / "memory-bank/events.jsonl"
+    lines = ledger.read_bytes().splitlines(keepends=True)
+    lines[0] = lines[0].replace(b'"ledger.created"', b'"ledger.creatEd"')  # an edited line: its hash fails
+    ledger.write_bytes(b"".join(lines))
+    proc = start(shop, server)
+    assert proc.returncode == 1, proc.stderr
+    assert "memory-bank/events.jsonl:1:" in proc.stderr and "starts nothing while the ledger does not verify" in \
+        proc.stderr and "git log -p -- memory-bank/events.jsonl" in proc.stderr
+    assert server.requests == [] and not (shop / ".aidlc/runs").exists()
+    assert git(shop, "branch", "--show-current").strip() != f"aidlc/{BOLT}"
+
+
 def test_head_moved_under_a_paused_run_is_refused(shop: Path, server: ScriptedServer) -> None:
     server.push(plan_answer())
     assert start(shop, server).returncode == 3

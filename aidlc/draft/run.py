@@ -102,8 +102,7 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
     _require_previous_level(intent, level)
     # Before a token is spent or a byte written.
     ledger = None if dry_run else verified_ledger(
-        creator.bank.repo_root, creator.bank.rel_root, "aidlc draft records its proposal there and writes nothing",
-        [f"git log -p -- {creator.bank.rel_root}/events.jsonl"])
+        creator.bank.repo_root, creator.bank.rel_root, "aidlc draft records its proposal there and writes nothing")
     schema = PROPOSALS[level]
     conversation = build_messages(creator.bank, intent, level, budget_tokens)
     digest = hashlib.sha256(json.dumps([m.to_dict() for m in conversation], sort_keys=True).encode()).hexdigest()

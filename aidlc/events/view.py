@@ -145,15 +145,15 @@ def view_of_bytes(data: bytes) -> LedgerView:
     return LedgerView(Ledger(Path(LEDGER_FILE), Path()), scan(lambda: iter(lines)), data=data)
 
 
-def verified_ledger(repo_root: str, bank_root: str, records: str, next_steps: list[str] | None = None) -> Ledger:
-    """The bank's ledger, for a command that is about to record in it (`records`: what and why, as the
-    error says it): it must be there and its chain intact, else nothing is started."""
+def verified_ledger(repo_root: str, bank_root: str, records: str) -> Ledger:
+    """The bank's ledger, for a command about to record in it (`records`: what it records and what it holds
+    back, as the error says it): it must be there and its chain intact, else nothing is started."""
     ledger = Ledger.of_bank(repo_root, bank_root)
     if not ledger.exists():
         raise no_ledger(ledger)
     problem = open_view(ledger).first_error
     if problem is not None:
         raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; {records} while the "
-                         "ledger does not verify", ["aidlc log verify    # the first problem, in full",
-                                                     *(next_steps or [])])
+                         "ledger does not verify",
+                         ["aidlc log verify    # the first problem, in full", f"git log -p -- {ledger.rel}"])
     return ledger
