@@ -399,12 +399,15 @@ class Runner:
             self.state.plan = None
             self.move(S.planning, f"the plan was rejected: {reason}")
             return
+        raise self.waiting_at("plan", f"{self.bolt_dir}/{plans.PLAN_FILE}", "the model plans again")
+
+    def waiting_at(self, stage: str, judged: str, after_reject: str) -> Paused:
+        """The pause at a gate of the bolt, with the two ways on (and what a rejection does)."""
         bolt = self.state.bolt
-        raise Paused("plan_gate", f"the plan of bolt {bolt} waits for a person: "
-                     f"{self.bolt_dir}/{plans.PLAN_FILE}",
-                     [f"aidlc gate approve {bolt} --stage plan && aidlc bolt resume {bolt}",
-                      f"or: aidlc bolt resume {bolt} --approve",
-                      f"or: aidlc bolt resume {bolt} --reject --reason '...'    # the model plans again"])
+        return Paused(f"{stage}_gate", f"the {stage} of bolt {bolt} waits for a person: {judged}",
+                      [f"aidlc gate approve {bolt} --stage {stage} && aidlc bolt resume {bolt}",
+                       f"or: aidlc bolt resume {bolt} --approve",
+                       f"or: aidlc bolt resume {bolt} --reject --reason '...'    # {after_reject}"])
 
     def policy_risk(self) -> plans.Risk | None:
         """The plan's risk when policy.auto_approve_plan lets it through (low or medium only), else None."""
@@ -422,12 +425,8 @@ class Runner:
             return
         if verdict == "rejected":
             raise Failed(f"a person rejected the walkthrough: {reason}")
-        bolt = self.state.bolt
-        raise Paused("walkthrough_gate", f"the walkthrough of bolt {bolt} waits for a person: "
-                     f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE} (branch {self.state.branch})",
-                     [f"aidlc gate approve {bolt} --stage walkthrough && aidlc bolt resume {bolt}",
-                      f"or: aidlc bolt resume {bolt} --approve",
-                      f"or: aidlc bolt resume {bolt} --reject --reason '...'    # the run ends FAILED"])
+        raise self.waiting_at("walkthrough", f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE} (branch {self.state.branch})",
+                              "the run ends FAILED")
 
     # -- EXECUTING and REPAIRING ---------------------------------------------------------------------------
     def executing(self) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 # JSON Schema's own words, which a model may copy from a schema it was shown elsewhere.
@@ -50,24 +51,26 @@ def shape_notes(schema: dict[str, Any]) -> frozenset[str]:
     return frozenset(_normal(part) for _text, note in lines for part in note.split("; ") if _normal(part))
 
 
+def schema_objects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object of a JSON Schema document, each before its children (a caller may change it as it goes)."""
+    if isinstance(node, dict):
+        yield node
+        for child in list(node.values()):
+            yield from schema_objects(child)
+    elif isinstance(node, list):
+        for child in node:
+            yield from schema_objects(child)
+
+
 def schema_words(schema: dict[str, Any]) -> frozenset[str]:
     """Every property name, definition name and title in `schema`, and JSON Schema's keywords: normalised
     (`words_of`), so "UnitDraft", "unit_draft" and "unit-draft" are the same word."""
     found: set[str] = set(SCHEMA_KEYWORDS)
-
-    def visit(node: Any) -> None:
-        if isinstance(node, dict):
-            for key in ("properties", "$defs"):
-                found.update(node.get(key) or {})
-            if isinstance(node.get("title"), str):
-                found.add(node["title"])
-            for child in node.values():
-                visit(child)
-        elif isinstance(node, list):
-            for child in node:
-                visit(child)
-
-    visit(schema)
+    for node in schema_objects(schema):
+        for key in ("properties", "$defs"):
+            found.update(node.get(key) or {})
+        if isinstance(node.get("title"), str):
+            found.add(node["title"])
     return frozenset(_normal(word) for word in found)
 
 

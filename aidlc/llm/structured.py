@@ -42,7 +42,7 @@ from aidlc.llm.diagnosis import truncated
 from aidlc.llm.errors import LLMBadOutput, LLMFormatRejected
 from aidlc.llm.jsonparse import JSONAnswerError, parse_json_answer
 from aidlc.llm.prompts import render_prompt
-from aidlc.llm.schemashape import shape
+from aidlc.llm.schemashape import schema_objects, shape
 from aidlc.llm.serverschema import server_schema
 
 T = TypeVar("T", bound=BaseModel)
@@ -142,26 +142,17 @@ def strict_schema(schema: type[BaseModel]) -> tuple[dict[str, Any], bool]:
     document = copy.deepcopy(schema.model_json_schema())
     strict = True
 
-    def visit(node: Any) -> None:
-        nonlocal strict
-        if isinstance(node, dict):
-            if "properties" in node:
-                if node.get("additionalProperties") not in (None, False):
-                    strict = False
-                node["additionalProperties"] = False
-                if set(node.get("required", [])) != set(node["properties"]):
-                    strict = False
-            elif node.get("type") == "object" and node.get("additionalProperties") not in (None, False):
-                strict = False  # dict[str, X]: a free-form map
-            if "default" in node:
+    for node in schema_objects(document):
+        if "properties" in node:
+            if node.get("additionalProperties") not in (None, False):
                 strict = False
-            for child in node.values():
-                visit(child)
-        elif isinstance(node, list):
-            for child in node:
-                visit(child)
-
-    visit(document)
+            node["additionalProperties"] = False
+            if set(node.get("required", [])) != set(node["properties"]):
+                strict = False
+        elif node.get("type") == "object" and node.get("additionalProperties") not in (None, False):
+            strict = False  # dict[str, X]: a free-form map
+        if "default" in node:
+            strict = False
     return document, strict
 
 
