@@ -308,6 +308,11 @@ def _end_group(proc: subprocess.Popen[bytes]) -> None:
         time.sleep(0.02)
     _signal_group(group, signal.SIGKILL)
     proc.wait()
+    # SIGKILL is delivered, not done, when killpg returns: a grandchild may still run for a moment. The check
+    # ends when its group does (bounded: a member killed but not yet reaped by init counts until it is).
+    deadline = time.monotonic() + GRACE_S
+    while _signal_group(group, 0) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def _signal_group(group: int, sig: int) -> bool:
