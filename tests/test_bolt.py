@@ -338,6 +338,8 @@ def test_abort_ends_the_run_cancelled_and_keeps_the_branch(shop: Path, server: S
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(run(shop, "--format", "json", "bolt", "status", BOLT).stdout)
     assert doc["runs"][0]["status"] == "CANCELLED"
+    assert json.loads(run(shop, "--format", "json", "bolt", "status", "001").stdout) == doc  # by its number too
+    assert json.loads(run(shop, "--format", "json", "bolt", "status", "002").stdout)["runs"] == []
     assert git(shop, "branch", "--list", f"aidlc/{BOLT}").strip()
     assert events(shop)[-1]["type"] == "run.finished" and events(shop)[-1]["data"]["status"] == "CANCELLED"
     assert resume(shop, server).returncode == 2

@@ -122,9 +122,9 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 @click.pass_obj
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
-    from aidlc.exsecutio.store import all_runs
+    from aidlc.exsecutio.store import runs_of
 
-    runs = [r for r in all_runs(app.root()) if bolt is None or r.bolt == bolt or r.bolt.split("-")[0] == bolt]
+    runs = runs_of(app.root(), bolt)
     if app.json:
         app.emit_json({"runs": [_summary(r) for r in runs]})
         return

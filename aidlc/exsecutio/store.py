@@ -95,11 +95,16 @@ def all_runs(repo: Path) -> list[RunState]:
     return sorted(runs, key=lambda r: r.created)
 
 
+def runs_of(repo: Path, bolt: str | None) -> list[RunState]:
+    """The runs of `bolt` (its folder name or its number), oldest first; every run when `bolt` is None."""
+    return [r for r in all_runs(repo) if bolt is None or r.bolt == bolt or r.bolt.split("-")[0] == bolt]
+
+
 def find_run(repo: Path, ref: str) -> RunStore:
     """A run by its id, or the newest run of a bolt."""
     if ref.startswith("run-") and (repo / RUNS / ref / "state.json").is_file() and "/" not in ref:
         return RunStore(repo, ref)
-    matching = [r for r in all_runs(repo) if r.bolt == ref or r.bolt.split("-")[0] == ref]
+    matching = runs_of(repo, ref)
     if not matching:
         raise UsageError(f"no run of bolt {ref!r} (and no run with that id) in {RUNS.as_posix()}/",
                          [f"aidlc bolt start {ref}", "aidlc bolt status    # the runs that exist"])
