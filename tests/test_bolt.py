@@ -99,6 +99,19 @@ def test_a_wrong_first_edit_is_repaired(shop: Path, server: ScriptedServer) -> N
     assert sum(e["type"] == "check.recorded" for e in events(shop)) == 2
 
 
+def test_the_same_failure_twice_in_a_row_stops_the_repairs(shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer())
+    assert start(shop, server).returncode == 3
+    # Two different trees that fail the same way (3 != 6): a third answer would not help either.
+    server.push(edit_answer("        result -= price\n", "        result = price\n"),
+                edit_answer("        result = price\n", "        result = 0 + price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "the same failure twice in a row (tests)" in state(shop)["outcome"]
+    assert sum(e["type"] == "check.recorded" for e in events(shop)) == 2
+    assert len(server.requests) == 3  # the plan, the edit, one repair: no call after the repeat
+
+
 def test_repairs_exhausted_fail_with_a_partial_walkthrough(shop: Path, server: ScriptedServer) -> None:
     set_config(shop, "max_repairs: 3", "max_repairs: 1")
     git(shop, "commit", "-qam", "one repair only")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from aidlc.exsecutio.loop import LoopStop, after_call, before_call
+from aidlc.exsecutio.machine import IllegalTransition, transition
+from aidlc.exsecutio.store import RunStore
 from aidlc.model.config import Policy
-from aidlc.model.run import RunState
+from aidlc.model.run import RunState, RunStatus
 
 
 def fresh() -> RunState:
@@ -59,3 +63,14 @@ def test_the_deadline_counts_seconds_of_work() -> None:
     state.budget.elapsed_s = 100.5
     with pytest.raises(LoopStop, match="deadline_s"):
         before_call(state, policy)
+
+
+def test_the_machine_refuses_a_move_its_table_does_not_list(tmp_path: Path) -> None:
+    store = RunStore(tmp_path, "run-1")
+    state = fresh()
+    state.status = RunStatus.executing
+    store.save(state)
+    saved = store.state_file.read_bytes()
+    with pytest.raises(IllegalTransition, match="no transition EXECUTING -> COMPLETED"):
+        transition(state, RunStatus.completed, store, "the model said it was done")
+    assert store.state_file.read_bytes() == saved
