@@ -31,8 +31,10 @@ expect() {
     exit 1
   fi
 }
-run_field() {
-  aidlc bolt status "$bolt_id" --format json | python3 -c "import json,sys; r=json.load(sys.stdin)['runs']; print(r[0]$1 if r else '-')"
+# The bolt's run as `aidlc bolt status` reports it, through a Python format string, e.g. '{status}'.
+run_info() {
+  aidlc bolt status "$bolt_id" --format json \
+    | python3 -c 'import json,sys; r=json.load(sys.stdin)["runs"]; print(sys.argv[1].format(**r[0]) if r else "no run")' "$1"
 }
 
 say "1. Scaffold a new Git repo at $demo"
@@ -119,6 +121,7 @@ NOTE
 else
   echo "Live model: ${AIDLC_LLM_MODEL:-llm.model of aidlc.yaml} at $AIDLC_LLM_BASE_URL"
 fi
+base=$(git rev-parse HEAD)
 run aidlc bolt start "$bolt_id" ${llm[@]+"${llm[@]}"} && code=0 || code=$?
 echo "(aidlc bolt start exited $code; 3 = paused for a person)"
 expect "$code" 3
@@ -136,9 +139,9 @@ run aidlc bolt trace "$bolt_id"
 [ -f "$bolt_dir/implementation-walkthrough.md" ] && head -30 "$bolt_dir/implementation-walkthrough.md"
 run aidlc log verify
 echo "- the run's commits (one per step, authored by Ada, with the run's trailers), and what they did to the code:"
-run git log --reverse --format='%h %s%n%(trailers:only,unfold)' -p "$(run_field "['base_commit']")..HEAD" -- src
+run git log --reverse --format='%h %s%n%(trailers:only,unfold)' -p "$base..HEAD" -- src
 
-if [ "$(run_field "['status']")" = AWAIT_ACCEPTANCE ]; then
+if [ "$(run_info '{status}')" = AWAIT_ACCEPTANCE ]; then
   say "6. Ada reads the walkthrough and accepts it; an agent may not"
   echo "- an agent tries to approve the walkthrough itself:"
   AIDLC_ACTOR_KIND=agent run aidlc gate approve "$bolt_id" --stage walkthrough || true
@@ -178,9 +181,7 @@ printf 'The same findings as one JSON document, summarised:\n'
 run aidlc validate --format json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(json.dumps(d["summary"]))' || true
 
 say "Done. The sample repo is at $demo"
-printf 'The bolt: %s model calls, %s tokens, %s repair round(s), ended %s.\n' \
-  "$(run_field "['budget']['steps']")" "$(run_field "['budget']['tokens']")" "$(run_field "['repairs']")" \
-  "$(run_field "['status']")"
+run_info 'The bolt: {budget[steps]} model calls, {budget[tokens]} tokens, {repairs} repair round(s), ended {status}.'
 if [ ${#llm[@]} -gt 0 ]; then
   echo "Its answers were replayed from examples/demo/cassette.jsonl: answers written for this demo, standing"
   echo "in for a live model, not a model's output; their token counts are aidlc's estimate (4 characters a token)."

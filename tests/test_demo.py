@@ -21,10 +21,13 @@ BOLT = "001-checkout-api"
 
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
-    """One run of the demo, as the README's first command runs it: no model server, no key, no network."""
+    """One run of the demo, as the README's first command runs it on a fresh machine: no model server, no key,
+    no network, no git identity or user configuration (an empty HOME)."""
     shop = tmp_path_factory.mktemp("demo") / "shop"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AIDLC_LLM_") and not k.endswith("_API_KEY")}
-    env.update({"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "CI": "true"})
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("AIDLC_", "GIT_", "XDG_")) and not k.endswith("_API_KEY")}
+    env.update({"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "CI": "true",
+                "HOME": str(tmp_path_factory.mktemp("home"))})
     proc = subprocess.run(["bash", str(DEMO), str(shop)], env=env, capture_output=True, text=True)
     return proc, shop
 
