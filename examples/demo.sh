@@ -125,6 +125,7 @@ base=$(git rev-parse HEAD)
 run aidlc bolt start "$bolt_id" ${llm[@]+"${llm[@]}"} && code=0 || code=$?
 echo "(aidlc bolt start exited $code; 3 = paused for a person)"
 expect "$code" 3
+echo "- the plan the model proposed, as aidlc wrote it for Ada:"
 [ -f "$bolt_dir/implementation-plan.md" ] && cat "$bolt_dir/implementation-plan.md"
 run aidlc gate approve "$bolt_id" --stage plan --as "$ada" --reason "small change, covered by the cart check" \
   && code=0 || code=$?
@@ -136,6 +137,14 @@ run aidlc bolt resume "$bolt_id" ${llm[@]+"${llm[@]}"} && code=0 || code=$?
 echo "(aidlc bolt resume exited $code; 3 = paused for a person)"
 expect "$code" 3
 run aidlc bolt trace "$bolt_id"
+echo "- what the check printed after the first edit (the output the repair round was sent; from the run's state.json):"
+python3 - <<'PY'
+import glob, json
+for path in glob.glob(".aidlc/runs/*/state.json"):
+    for result in (r for c in json.load(open(path))["checks"][:1] for r in c["results"] if not r["passed"]):
+        print("  " + result["head"].rstrip().replace("\n", "\n  "))
+PY
+echo "- the walkthrough the run wrote for Ada (its head):"
 [ -f "$bolt_dir/implementation-walkthrough.md" ] && head -30 "$bolt_dir/implementation-walkthrough.md"
 run aidlc log verify
 echo "- the run's commits (one per step, authored by Ada, with the run's trailers), and what they did to the code:"

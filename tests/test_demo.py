@@ -80,6 +80,7 @@ def test_the_bolt_plans_pauses_fails_a_check_repairs_and_stops_at_the_walkthroug
     assert "# Implementation walkthrough: 001-checkout-api" in trace
     assert "ledger verified: memory-bank/events.jsonl" in trace  # aidlc log verify, at the walkthrough gate
     assert "-        result -= price\n+        result += prices" in trace  # the slip the check catches
+    assert "FAIL total([250]) == 250, got \"TypeError: unsupported operand" in trace
     assert "-        result += prices\n+        result += price" in trace  # the repair
     state = run_state(shop)  # after section 6: Ada accepted the walkthrough
     assert state["status"] == "COMPLETED" and state["repairs"] == 1
