@@ -133,10 +133,29 @@ def _show(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else f"{text[: limit - 4]}...{text[-1]}"
 
 
+# Keys real banks write in place of a canonical one, per model: read as the canonical key when that
+# one is absent (and reported as a note, AIDLC-SCHEMA-006).
+KEY_ALIASES: dict[type[FrontMatter], dict[str, str]] = {Story: {"story": "id"}, UnitBrief: {"id": "unit"}}
+
+
+def resolve_aliases(model: type[FrontMatter], meta: dict[Any, Any]) -> tuple[dict[Any, Any], list[tuple[str, str]]]:
+    """`meta` with each alias key's value also under its canonical key, and the (alias, canonical)
+    pairs used. The mapping is copied only when an alias is used; the file's own keys stay as written."""
+    used = [(alias, canonical) for alias, canonical in KEY_ALIASES.get(model, {}).items()
+            if alias in meta and canonical not in meta]
+    if not used:
+        return meta, used
+    resolved = dict(meta)
+    for alias, canonical in used:
+        resolved[canonical] = meta[alias]
+    return resolved, used
+
+
 @dataclass
 class Artifact:
     doc: Document
     problems: list[SchemaProblem] = field(default_factory=list)
+    aliases: list[tuple[str, str]] = field(default_factory=list)  # (key as written, canonical key) read as it
 
     @property
     def rel(self) -> str:
@@ -202,6 +221,8 @@ class Unit(Artifact):
     meta: UnitBrief | None = None
     folder: str = ""
     stories: list[StoryItem] = field(default_factory=list)
+    # Requirements a table maps to this unit: in its brief (`| FR-1 | ... |`) or in the intent's units.md.
+    mapped_requirements: set[str] = field(default_factory=set)
 
 
 @dataclass
