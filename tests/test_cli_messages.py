@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import STORY1, STORY2, Bank, run_cli
 from tests.test_gate import BOLT_ID, INTENT_ID, LEDGER, PLAN, approve, decisions, gate, read, run, write
 
 NEXT = "Next steps:\n"
@@ -118,3 +118,36 @@ def test_the_requirements_gate_refuses_an_intent_with_no_requirement(repo: Path)
             "`### NFR-n:` heading)") in result.stderr
     # Rejecting an empty intent is a person's decision like any other.
     assert gate(repo, "reject", "returns", "requirements", "--reason", "empty").exit_code == 0
+
+
+# -- findings grouped under real files ---------------------------------------------------------------------
+
+def test_a_stale_approval_of_a_set_of_files_is_grouped_under_its_ledger_line(chain: Path) -> None:
+    for stage in ("requirements", "units", "stories", "bolt-plan"):
+        approve(chain, INTENT_ID, stage)
+    # A second bolt joins the set the bolt-plan approval judged (one file then): the approval is stale.
+    assert run(chain, "new", "bolt", "--unit", "checkout-api", "--stories", "001-pay-by-card").exit_code == 0
+    result = run(chain, "validate")
+    (stale,) = [line for line in result.stdout.splitlines() if "[ERROR]" in line]
+    line = next(n for n, text in enumerate(read(chain, LEDGER).splitlines(), 1) if '"stage":"bolt-plan"' in text)
+    assert f" {LEDGER}:{line} AIDLC-LEDGER-005 the bolt-plan approval of intent {INTENT_ID} (seq 5) is stale: " \
+           f"memory-bank/bolts (intent {INTENT_ID}) changed since" in stale
+    groups = [text for text in result.stdout.splitlines() if text and not text.startswith((" ", "validation", "Next"))]
+    assert all((chain / group).exists() for group in groups), groups
+
+
+def test_next_steps_name_the_rule_of_an_error_before_any_warning(bank_root: Path) -> None:
+    # AIDLC-COV-001 (a warning) sorts before AIDLC-REF-001 (an error): the error comes first all the same.
+    proc = run_cli("validate", str(bank_root))
+    assert proc.returncode == 1
+    assert "validation failed: 8 files, 1 error, 1 warning, 0 notes" in proc.stdout
+    assert proc.stdout.split(NEXT, 1)[1].splitlines()[0] == \
+        "  aidlc rules AIDLC-REF-001    # what the rule checks and how to fix it"
+
+
+@pytest.fixture
+def bank_root(bank: Bank) -> Path:
+    """The clean bank with a warning (a Must requirement left without a story) and an error (a dangling link)."""
+    bank.set_key(STORY1, "requirements", "[FR-1, FR-9]")
+    bank.replace(STORY2, "FR-2 / NFR-1", "FR-2")
+    return bank.root
