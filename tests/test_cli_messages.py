@@ -3,12 +3,13 @@ right yet. Real git repos scaffolded by `aidlc init --git`, real subprocesses wh
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import STORY1, STORY2, Bank, run_cli
+from tests.helpers import STORY1, STORY2, Bank, corpus_dir, needs_corpus, run_cli
 from tests.test_gate import BOLT_ID, INTENT_ID, LEDGER, PLAN, approve, decisions, gate, read, run, write
 
 NEXT = "Next steps:\n"
@@ -151,3 +152,31 @@ def bank_root(bank: Bank) -> Path:
     bank.set_key(STORY1, "requirements", "[FR-1, FR-9]")
     bank.replace(STORY2, "FR-2 / NFR-1", "FR-2")
     return bank.root
+
+
+# -- init says what the bank in front of it needs ----------------------------------------------------------
+
+def test_init_of_an_empty_repo_suggests_a_first_intent(tmp_path: Path) -> None:
+    proc = run_cli("init", "--git", str(tmp_path / "shop"), env={"CI": "true"})
+    assert proc.returncode == 0, proc.stderr
+    assert steps(proc.stdout)[:3] == ['aidlc new intent "TITLE"', "aidlc validate", "aidlc status"]
+
+
+@needs_corpus
+def test_init_of_an_existing_bank_suggests_what_it_needs(tmp_path: Path) -> None:
+    root = tmp_path / "specsmd"
+    shutil.copytree(corpus_dir(), root)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    proc = run_cli("init", str(root))
+    assert proc.returncode == 0, proc.stderr
+    assert steps(proc.stdout)[:2] == [
+        f'git -C {root} add -A && git -C {root} commit -m "Adopt aidlc"    # the commit that creates the ledger '
+        "shows what was complete before it", "aidlc validate    # then: what the bank needs fixing"]
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=A", "-c", "user.email=a@x.org", "commit", "-qm", "adopt"],
+                   check=True)
+    again = steps(run_cli("init", str(root)).stdout)
+    assert again[0].startswith("aidlc validate    # the bank as it is: 83 errors, ")
+    assert again[1] == ("aidlc new bolt --intent 007-installer-analytics --unit 002-privacy-documentation --stories "
+                        "002-add-readme-section    # story 007-privacy-story-2 is ready but is in no bolt")
+    assert not any(step.startswith("aidlc new intent") for step in again)
