@@ -180,3 +180,18 @@ def test_init_of_an_existing_bank_suggests_what_it_needs(tmp_path: Path) -> None
     assert again[1] == ("aidlc new bolt --intent 007-installer-analytics --unit 002-privacy-documentation --stories "
                         "002-add-readme-section    # story 007-privacy-story-2 is ready but is in no bolt")
     assert not any(step.startswith("aidlc new intent") for step in again)
+
+
+def test_gate_help_describes_each_decision() -> None:
+    proc = run_cli("gate", "--help")
+    assert proc.returncode == 0
+    listed = proc.stdout.split("Commands:\n", 1)[1].splitlines()
+    assert [" ".join(line.split()) for line in listed] == [
+        "approve The gate passes: the artifact is right as it is.",
+        "defer Not decided now: the gate waits.",
+        "escalate Someone else must decide: the gate waits.",
+        "reject The artifact is not right: the gate waits for its rework."]
+    assert "SUBJECT: an intent or a bolt, named as `aidlc new` names them (001, checkout," in proc.stdout
+    reject = " ".join(run_cli("gate", "reject", "--help").stdout.split())
+    assert ("The artifact is not right: recorded with the reason, nothing changes, and the gate waits for a new "
+            "decision once the artifact is reworked.") in reject
