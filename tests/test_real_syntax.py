@@ -127,3 +127,9 @@ def test_a_map_does_not_cover_for_stories_that_name_their_requirements(bank: Ban
     bank.set_key(STORY1, "requirements", "[FR-1]")
     bank.replace(STORY2, "FR-2 / NFR-1", "FR-2")
     assert [f.code for f in bank.findings()] == ["AIDLC-COV-001"]
+
+
+def test_full_width_commas_in_a_front_matter_list(bank: Bank) -> None:
+    bank.set_key(STORY1, "requirements", "[FR-1，NFR-1]")
+    assert story(bank, "001-pay-by-card").requirement_links == ["FR-1", "NFR-1"]
+    assert bank.findings() == []

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from aidlc.bank.frontmatter import Document, ProblemKind
-from aidlc.bank.markdown import Criterion, RequirementBlock
+from aidlc.bank.markdown import Criterion, RequirementBlock, halfwidth
 from aidlc.model.artifacts import Bolt, FrontMatter, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 
@@ -249,6 +249,8 @@ class StoryItem(Artifact):
     def requirement_links(self) -> list[str]:
         """Front-matter `requirements:` plus the older body line `**Related Requirements**`."""
         links = [str(x) for x in (self.meta.requirements if self.meta else None) or []]
+        if not all(link.isascii() for link in links):  # `[FR-1，FR-2]`: YAML splits at ASCII commas only
+            links = [part.strip() for link in links for part in halfwidth(link).split(",") if part.strip()]
         return links + [r for r in self.related if r not in links] if self.related else links
 
 
