@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from aidlc.cli.app import App, output_options
+from aidlc.events.ledger import LEDGER_FILE
 from aidlc.plural import plural
 from aidlc.scaffold.init import Action, init_project
 
@@ -54,7 +55,7 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
     kept = result.count(Action.kept)
     app.out(f"aidlc init: {changed} files written, {kept} kept as they were, "
             f"{result.count(Action.unchanged)} already up to date")
-    ledger_started = any(o.path.endswith("/events.jsonl") and o.action == Action.created for o in result.outcomes)
+    ledger_started = any(o.path.endswith(f"/{LEDGER_FILE}") and o.action == Action.created for o in result.outcomes)
     steps = "\n".join(f"  {step}" for step in _next_steps(result.root, ledger_started))
     app.out(f"\nNext steps:\n{steps}\n"
             "  signed approvals (optional): set governance.require_signed_approvals in aidlc.yaml; its comment and "

@@ -113,8 +113,6 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     target = resolve(bank, index, subject, stage)
     if stage not in target.stages:
         raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are {', '.join(target.stages)}")
-    if target.intent is not None and stage == "requirements" and decision == Decision.approve:
-        _check_requirements_written(target.intent)
     led = open_view(ledger, keep=True)  # a decision writes anyway: what it reads in full is kept for the next
     _check_intact(led)
     _check_order(bank, led.history, index, target, stage)
@@ -123,6 +121,8 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         raise GateRefused(f"the {stage} gate judges files aidlc does not read: {'; '.join(not_read)}",
                           ["replace each with the file itself, inside the repository, then decide",
                            "aidlc validate    # AIDLC-FILE-007/008 name them too"])
+    if target.intent is not None and stage == "requirements" and decision == Decision.approve:
+        _check_requirements_written(target.intent)
     judged = judged_digests(bank, index, target, stage)
     digest = combine(label, judged)
     if digest is None:
