@@ -26,9 +26,11 @@ def open_bank(root: Path, as_found: bool = False) -> MemoryBank:
         if journal.recover(Path(bank.repo_root)):
             bank = load_bank(root, config)
     if not bank.exists:
-        raise UsageError(
-            f"no memory bank at {root / config.memory_bank}",
-            [f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/",
-             "aidlc validate PATH    # or point at a repo that has one"],
-        )
+        from aidlc import vcs  # only on this error path: it imports GitPython
+
+        # `aidlc init` refuses a folder outside Git unless told to make it a repository.
+        init = (f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/" if vcs.repo_root(root) is not None
+                else f"aidlc init --git {root}    # not a Git repository yet: git init, then scaffold")
+        raise UsageError(f"no memory bank at {root / config.memory_bank}",
+                         [init, "aidlc validate PATH    # or point at a repo that has one"])
     return bank

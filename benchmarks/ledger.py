@@ -398,12 +398,13 @@ class GateResult:
 
 
 def gate_repo(workdir: Path, origin: Path, ledger: Path, events: int) -> Path:
-    """`aidlc init` in a copy of the history repository, one intent committed, and the first `events` events
-    of the generated ledger as its ledger (their commits exist here)."""
+    """`aidlc init` in a copy of the history repository, one intent (with a requirement) committed, and the
+    first `events` events of the generated ledger as its ledger (their commits exist here)."""
     root = workdir / f"gate-{events}"
     shutil.copytree(origin, root, symlinks=True)
     cli = [aidlc_executable(), "--repo", str(root)]
-    for argv in (["init", str(root)], ["new", "intent", "Checkout"]):
+    # One requirement: the requirements gate is refused while there is nothing to judge.
+    for argv in (["init", str(root)], ["new", "intent", "Checkout"], ["new", "requirement", "Pay", "--intent", "001"]):
         done = subprocess.run(cli + argv if argv[0] != "init" else [aidlc_executable(), *argv], capture_output=True,
                               text=True, env=human_env(os.environ))
         if done.returncode != 0:

@@ -66,20 +66,46 @@ def test_complete_stories_with_unchecked_boxes_are_reported(corpus: Path, report
     assert codes(report)["AIDLC-STATE-001"] > 10
 
 
-def test_story_ids_that_do_not_match_their_file_are_reported(report: ValidationReport) -> None:
-    path = f"{STORIES}/artifact-parser/stories/004-frontmatter-parser.md"
-    (finding,) = [f for f in report.findings if f.code == "AIDLC-ID-002" and f.path == path]
-    assert finding.line == 2
-    assert finding.message == ("story id 'vscode-extension-story-ap-004' does not match its file name "
-                               "'004-frontmatter-parser.md'")
-    assert codes(report)["AIDLC-ID-002"] > 10
+# The corpus's errors before aidlc read real-world syntax: 146, of which 63 were about conventions the
+# bank keeps consistently (45 AIDLC-ID-002: story ids of its own scheme, `vscode-extension-story-ap-004`
+# in 004-frontmatter-parser.md, unique and used by its bolts; 18 AIDLC-SCHEMA-001: `story:` written for
+# `id:` in 17 stories, `id:` for `unit:` in one unit brief). These are its true defects, every one an error.
+TRUE_DEFECTS = Counter({
+    "AIDLC-STATE-001": 48,  # complete stories with unchecked acceptance boxes
+    "AIDLC-STATE-003": 10,  # complete bolts whose stories are draft or in progress
+    "AIDLC-STATE-002": 5,  # complete stories without `implemented: true`
+    "AIDLC-STATE-004": 4,  # bolts that started after they completed (time travel)
+    "AIDLC-REF-004": 11,  # a bolt listing stories that do not exist
+    "AIDLC-REF-006": 1,  # a bolt enabling a bolt that does not exist
+    "AIDLC-REF-008": 2,  # stories assigned to a bolt that does not exist
+    "AIDLC-SCHEMA-002": 1,  # `status: done`
+    "AIDLC-SCHEMA-003": 1,  # `implemented: partial`
+})
 
 
-def test_real_drift_of_several_kinds_is_reported(report: ValidationReport) -> None:
-    found = codes(report)
-    for code in ("AIDLC-STATE-001", "AIDLC-ID-002", "AIDLC-STATE-003", "AIDLC-STATE-004", "AIDLC-REF-004",
-                 "AIDLC-SCHEMA-001", "AIDLC-SCHEMA-005", "AIDLC-STRUCT-006"):
-        assert found[code] > 0, code
+def test_errors_are_the_true_defects_and_nothing_about_conventions(report: ValidationReport) -> None:
+    errors = Counter(f.code for f in report.findings if f.severity == Severity.error)
+    assert errors == TRUE_DEFECTS
+    assert sum(errors.values()) == 83
+
+
+def test_conventions_are_notes_naming_the_canonical_key(report: ValidationReport) -> None:
+    notes = [f for f in report.findings if f.code == "AIDLC-SCHEMA-006"]
+    assert len(notes) == 18 and all(f.severity == Severity.info for f in notes)
+    unit = "memory-bank/intents/011-vscode-extension/units/webview-lit-migration/unit-brief.md"
+    assert [(f.line, f.message) for f in notes if f.path == unit] == [
+        (2, "`id:` is read as `unit:`, the canonical key")]
+
+
+def test_story_ids_of_the_banks_own_scheme_resolve_without_errors(report: ValidationReport) -> None:
+    assert not [f for f in report.findings if f.code == "AIDLC-ID-002"]
+    assert not [f for f in report.findings if f.code == "AIDLC-REF-004"
+                and f.path == "memory-bank/bolts/bolt-artifact-parser-1/bolt.md"]
+
+
+def test_requirements_mapped_in_unit_briefs_are_covered(report: ValidationReport) -> None:
+    # intent 012's stories name no requirement; its unit briefs map FR-1..FR-5 in tables.
+    assert not [f for f in report.findings if f.code == "AIDLC-COV-001"]
 
 
 def test_bolt_started_after_it_completed(report: ValidationReport) -> None:
@@ -106,7 +132,7 @@ def test_process_json(corpus: Path) -> None:
     doc = json.loads(proc.stdout)
     assert set(doc) == {"version", "root", "findings", "summary"}
     assert doc["summary"]["errors"] > 0
-    assert {f["code"] for f in doc["findings"]} >= {"AIDLC-STATE-001", "AIDLC-ID-002"}
+    assert {f["code"] for f in doc["findings"]} >= {"AIDLC-STATE-001", "AIDLC-REF-004"}
 
 
 def test_process_text_from_inside_the_bank(corpus: Path) -> None:

@@ -369,7 +369,14 @@ def test_an_agent_or_ci_actor_is_refused_at_every_human_checkpoint(chain: Path, 
         before = read(chain, LEDGER), read(chain, BOLT)
         result = gate(chain, "approve", subject, stage, "--as", ADA, env=env)
         assert result.exit_code == 1, (subject, stage, result.stderr)
-        assert f"{stage} is a human checkpoint; actor Ada Lovelace is {kind}" in result.stderr
+        assert f"{stage} is a human checkpoint, and " in result.stderr and "Ada Lovelace" not in result.stderr
+        said = ("CI cannot decide one: this run is CI (CI is set)" if kind == "ci"
+                else "this command runs as an agent, whatever name git gives: its actor kind (AIDLC_ACTOR_KIND) "
+                "is agent. AI proposes, a human decides.")
+        assert said in result.stderr
+        # The advice: a person runs the same decision; never "unset AIDLC_ACTOR_KIND" under CI.
+        assert f"  aidlc gate approve {subject} --stage {stage}    # a person, from their own shell" in result.stderr
+        assert "AIDLC_ACTOR_KIND unset" not in result.stderr
         assert (read(chain, LEDGER), read(chain, BOLT)) == before
         approve(chain, subject, stage)  # a person passes it, so the agent meets the next one in order
     assert len(decisions(chain)) == 10 and front(chain, BOLT)["status"] == "complete"
@@ -380,7 +387,8 @@ def test_an_agent_is_refused_in_a_real_process(chain: Path) -> None:
     proc = run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
                    env={"AIDLC_ACTOR_KIND": "agent"})
     assert proc.returncode == 1
-    assert "actor Ada Lovelace is agent. AI proposes, a human decides." in proc.stderr
+    assert "its actor kind (AIDLC_ACTOR_KIND) is agent. AI proposes, a human decides." in proc.stderr
+    assert "Ada Lovelace" not in proc.stderr  # shown as the agent, not under the person's git name
     assert "Traceback" not in proc.stderr
     assert read(chain, LEDGER) == before
 

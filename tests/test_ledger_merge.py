@@ -58,6 +58,8 @@ def project(tmp_path: Path) -> Path:
     run(root, "git", "checkout", "-q", "-b", "main")
     aidlc(root, "new", "intent", "Checkout")
     aidlc(root, "new", "intent", "Refunds")
+    for intent in ("001", "002"):  # a requirements gate needs a requirement to judge
+        aidlc(root, "new", "requirement", "Pay", "--intent", intent)
     run(root, "git", "add", "-A")
     run(root, "git", "commit", "-qm", "two intents")
     return root

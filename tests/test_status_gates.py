@@ -34,7 +34,7 @@ def status_json(root: Path) -> dict:
 
 
 def status_text(root: Path) -> str:
-    result = run(root, "--no-color", "status")
+    result = run(root, "--no-color", "status", "--all")  # each gate with its last decision
     assert result.exit_code == 0, result.stderr
     return result.stdout
 
@@ -99,7 +99,7 @@ def test_after_the_whole_chain_nothing_is_pending(chain: Path) -> None:
     assert gates[("bolt", BOLT_ID)]["pending"] is None
     assert gates[("bolt", BOLT_ID)]["last"]["stage"] == "walkthrough"
     assert document["errors"] == 0 and not any("gate" in (a["command"] or "") for a in document["next_actions"])
-    proc = run_cli("--repo", str(chain), "status")  # the real process, as a person reads it
+    proc = run_cli("--repo", str(chain), "status", "--all")  # the real process, as a person reads it
     assert proc.returncode == 0, proc.stderr
     assert f"gates intent {INTENT_ID}: all gates approved; last: bolt-plan approve by Ada Lovelace" in proc.stdout
     assert f"gates bolt {BOLT_ID}: all gates approved; last: walkthrough approve by Ada Lovelace" in proc.stdout

@@ -60,7 +60,7 @@ def test_error_finding_line_fix_next_steps_and_summary(bank: Bank) -> None:
     assert out[0] == STORY1
     assert out[1] == head
     assert out[2] == "      fix: " + CATALOGUE["AIDLC-SCHEMA-002"].fix
-    assert summary_line(result.stdout) == "validation failed: 8 files, 1 errors, 0 warnings, 0 notes"
+    assert summary_line(result.stdout) == "validation failed: 8 files, 1 error, 0 warnings, 0 notes"
     steps = out[out.index("Next steps:") + 1 :]
     assert steps[0].startswith("  aidlc rules AIDLC-SCHEMA-002")
     assert any(step.startswith("  aidlc validate --format json") for step in steps)
@@ -77,7 +77,7 @@ def test_warnings_only_exit_zero(bank: Bank) -> None:
     result = invoke("--repo", str(bank.root), "validate")
     assert result.exit_code == 0
     assert f"  ! [WARNING] {UNIT_BRIEF}:{line} AIDLC-SCHEMA-005 'updated' is the bare date 2026-12-01" in result.stdout
-    assert summary_line(result.stdout) == "validation passed: 8 files, 0 errors, 1 warnings, 0 notes"
+    assert summary_line(result.stdout) == "validation passed: 8 files, 0 errors, 1 warning, 0 notes"
 
 
 def test_strict_makes_warnings_fail(bank: Bank) -> None:
@@ -85,7 +85,7 @@ def test_strict_makes_warnings_fail(bank: Bank) -> None:
     result = invoke("--repo", str(bank.root), "validate", "--strict")
     assert result.exit_code == 1
     assert summary_line(result.stdout) == (
-        "validation failed: 8 files, 0 errors, 1 warnings, 0 notes (--strict: warnings fail)")
+        "validation failed: 8 files, 0 errors, 1 warning, 0 notes (--strict: warnings fail)")
     assert "Next steps:" in result.stdout
 
 
@@ -96,7 +96,7 @@ def test_notes_never_fail_even_with_strict(bank: Bank) -> None:
     assert "  i [INFO] " in result.stdout and "AIDLC-STRUCT-006" in result.stdout
     quiet = invoke("-q", "--repo", str(bank.root), "validate")
     assert "AIDLC-STRUCT-006" not in quiet.stdout
-    assert summary_line(quiet.stdout) == "validation passed: 8 files, 0 errors, 0 warnings, 1 notes"
+    assert summary_line(quiet.stdout) == "validation passed: 8 files, 0 errors, 0 warnings, 1 note"
 
 
 def test_text_output_has_no_colour_without_a_terminal(bank: Bank) -> None:

@@ -58,6 +58,17 @@ class BankIndex:
     def bolt(self, ref: object) -> BoltItem | None:
         return _only(self._bolts.get(str(ref).strip())) if ref else None
 
+    def intent_named(self, ref: str) -> Intent | None:
+        """An intent as a person names it on the command line: `001` (or `1`), `checkout`, `001-checkout`."""
+        return self.intent(_by_number(ref, [intent.id for intent in self.bank.intents]))
+
+    def bolt_named(self, ref: str) -> BoltItem | None:
+        """A bolt as a person names it: `001` (or `1`), its id, its folder (with or without its number)."""
+        found = self.bolt(_by_number(ref, [bolt.folder for bolt in self.bank.bolts]))
+        if found is None and ref:
+            found = _only([bolt for bolt in self.bank.bolts if strip_number(bolt.folder) == ref.strip()])
+        return found
+
     def requirement(self, link: str, intent: Intent | None) -> tuple[Intent | None, str]:
         """(intent, requirement id) a link names: `FR-1` is in `intent`, `001-checkout/FR-1` in that intent."""
         name, slash, requirement = link.strip().rpartition("/")
@@ -121,6 +132,14 @@ def names(value: object) -> list[str]:
     if isinstance(value, list):
         return [str(item) for item in value if isinstance(item, str | int)]
     return []
+
+
+def _by_number(ref: str, names: list[str]) -> str:
+    """The name numbered `ref` (`1` or `001` for 001-checkout) when `ref` is a number, else `ref`."""
+    ref = ref.strip()
+    if not ref.isdigit():
+        return ref
+    return next((name for name in names if name.split("-")[0].isdigit() and int(name.split("-")[0]) == int(ref)), ref)
 
 
 def _add(table: dict[str, list], item: object, *names: str) -> None:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from aidlc.bank.frontmatter import Document, ProblemKind
-from aidlc.bank.markdown import Criterion, RequirementBlock
+from aidlc.bank.markdown import Criterion, RequirementBlock, halfwidth
 from aidlc.model.artifacts import Bolt, FrontMatter, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 
@@ -133,10 +133,29 @@ def _show(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else f"{text[: limit - 4]}...{text[-1]}"
 
 
+# Keys real banks write in place of a canonical one, per model: read as the canonical key when that
+# one is absent (and reported as a note, AIDLC-SCHEMA-006).
+KEY_ALIASES: dict[type[FrontMatter], dict[str, str]] = {Story: {"story": "id"}, UnitBrief: {"id": "unit"}}
+
+
+def resolve_aliases(model: type[FrontMatter], meta: dict[Any, Any]) -> tuple[dict[Any, Any], list[tuple[str, str]]]:
+    """`meta` with each alias key's value also under its canonical key, and the (alias, canonical)
+    pairs used. The mapping is copied only when an alias is used; the file's own keys stay as written."""
+    used = [(alias, canonical) for alias, canonical in KEY_ALIASES.get(model, {}).items()
+            if alias in meta and canonical not in meta]
+    if not used:
+        return meta, used
+    resolved = dict(meta)
+    for alias, canonical in used:
+        resolved[canonical] = meta[alias]
+    return resolved, used
+
+
 @dataclass
 class Artifact:
     doc: Document
     problems: list[SchemaProblem] = field(default_factory=list)
+    aliases: list[tuple[str, str]] = field(default_factory=list)  # (key as written, canonical key) read as it
 
     @property
     def rel(self) -> str:
@@ -202,6 +221,8 @@ class Unit(Artifact):
     meta: UnitBrief | None = None
     folder: str = ""
     stories: list[StoryItem] = field(default_factory=list)
+    # Requirements a table maps to this unit: in its brief (`| FR-1 | ... |`) or in the intent's units.md.
+    mapped_requirements: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -228,6 +249,8 @@ class StoryItem(Artifact):
     def requirement_links(self) -> list[str]:
         """Front-matter `requirements:` plus the older body line `**Related Requirements**`."""
         links = [str(x) for x in (self.meta.requirements if self.meta else None) or []]
+        if not all(link.isascii() for link in links):  # `[FR-1，FR-2]`: YAML splits at ASCII commas only
+            links = [part.strip() for link in links for part in halfwidth(link).split(",") if part.strip()]
         return links + [r for r in self.related if r not in links] if self.related else links
 
 

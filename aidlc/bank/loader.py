@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from aidlc.bank import frontmatter, markdown
@@ -15,6 +16,8 @@ from aidlc.bank.items import (
     Runbook,
     StoryItem,
     Unit,
+    resolve_aliases,
+    strip_number,
     validate_front_matter,
     validate_many,
 )
@@ -22,6 +25,8 @@ from aidlc.bank.walk import BankOutside, Entry, Walker, find_bank, list_bank, re
 from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 from aidlc.perf import gc_paused
+
+_UNIT_CELL = re.compile(r"[`*]|\[|\]\(.*?\)|\]")  # a unit named as `code`, **bold** or a [link](path)
 
 
 def load_bank(repo_root: Path, config: Config, report_outside: bool = False) -> MemoryBank:
@@ -104,7 +109,26 @@ class _Loader:
             intent.requirements = [Requirement(intent, b) for b in markdown.requirement_blocks(lines)]
         for unit_entry, story_files in units:
             intent.units.append(self._unit(unit_entry, intent, story_files))
+        if "units.md" in intent.files and intent.units:
+            # Read for its map only (no rule checks the file itself): not counted among the files checked.
+            path = os.path.join(entry.path, "units.md")
+            self._map_units(frontmatter.read(path, self.rel(path)), intent.units)
         return intent
+
+    @staticmethod
+    def _map_units(doc: Document, units: list[Unit]) -> None:
+        """Requirements mapped to units by the rows of units.md's tables: a row naming a unit (by
+        folder name, with or without its number) maps the requirement ids it holds to that unit."""
+        if "|" not in doc.body:
+            return
+        names = {name: unit for unit in units for name in (unit.id, strip_number(unit.id))}
+        for _line, cells in markdown.table_rows(list(markdown.prose_lines(doc.body, doc.body_start))):
+            ids = markdown.REQUIREMENT_ID.findall(" ".join(cells))
+            for cell in cells:
+                unit = names.get(_UNIT_CELL.sub("", cell).strip())
+                if unit is not None and ids:
+                    unit.mapped_requirements.update(ids)
+                    break
 
     def _unit(self, entry: Entry, intent: Intent, story_files: list[Entry]) -> Unit:
         brief = os.path.join(entry.path, "unit-brief.md")
@@ -117,7 +141,12 @@ class _Loader:
             doc = Document(rel=self.rel(brief), problem=problem)
         unit = Unit(doc=doc, id=entry.name, intent=intent, folder=self.rel(entry.path))
         if doc.meta is not None:
-            unit.meta, unit.problems = validate_front_matter(UnitBrief, doc.meta)
+            meta, unit.aliases = resolve_aliases(UnitBrief, doc.meta)
+            unit.meta, unit.problems = validate_front_matter(UnitBrief, meta)
+        if "|" in doc.body:  # a brief's own requirement table maps them to this unit
+            rows = markdown.table_rows(list(markdown.prose_lines(doc.body, doc.body_start)))
+            unit.mapped_requirements.update(found for _line, cells in rows
+                                            for found in markdown.REQUIREMENT_ID.findall(" ".join(cells)))
         unit.stories = [self._story(entry, unit) for entry in story_files]
         self._stories += unit.stories
         return unit
@@ -136,8 +165,12 @@ class _Loader:
     def _validate_stories(self) -> None:
         """Every story's front matter, in one batch (cheaper than one by one)."""
         readable = [story for story in self._stories if story.doc.meta is not None]
-        for story, (meta, problems) in zip(readable, validate_many(Story, [s.doc.meta for s in readable]), strict=True):
-            story.meta, story.problems = meta, problems
+        metas = []
+        for story in readable:
+            meta, story.aliases = resolve_aliases(Story, story.doc.meta)  # type: ignore[arg-type]
+            metas.append(meta)
+        for story, (model, problems) in zip(readable, validate_many(Story, metas), strict=True):
+            story.meta, story.problems = model, problems
 
     def _bolt(self, entry: Entry) -> BoltItem:
         files = self.walker.names(entry.path)

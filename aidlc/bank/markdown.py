@@ -26,6 +26,17 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _ACCEPTANCE_LABEL = re.compile(r"^\s*\**\s*acceptance\s+criteria\s*:?\s*\**\s*:?\s*$", re.IGNORECASE)
 REQUIREMENT_ID = re.compile(r"\b(?:FR|NFR)-\d+(?:\.\d+)*\b")
 
+# People typing in Chinese, Japanese or Korean input modes write the markers with full-width forms
+# (`**Priority**：Must`, `FR－3`, `［x］`, `FR-1，FR-2`): read as their ASCII forms, one character
+# for one, so line numbers and offsets stay. U+FF01-FF5E are ASCII 0x21-0x7E shifted by 0xFEE0.
+_HALFWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {
+    0x3000: " ", 0x3001: ",", 0x3010: "[", 0x3011: "]"}
+
+
+def halfwidth(text: str) -> str:
+    """`text` with full-width punctuation, letters and digits as ASCII (only non-ASCII text pays)."""
+    return text if text.isascii() else text.translate(_HALFWIDTH)
+
 
 @dataclass(slots=True)
 class Line:
@@ -40,7 +51,7 @@ def prose_lines(body: str, first_line: int) -> Iterator[Line]:
     and nothing after: a ``` line inside a ```` block is content.
     """
     fence: str | None = None
-    for offset, text in enumerate(body.splitlines()):
+    for offset, text in enumerate(halfwidth(body).splitlines()):
         # Only a line starting (after up to 3 spaces) with ` or ~ can be a fence: skip the regex otherwise.
         match = _FENCE.match(text) if text[:4].lstrip(" ")[:1] in ("`", "~") else None
         if match and fence is None:
@@ -163,7 +174,7 @@ class StoryParts:
 def story_parts(body: str, first_line: int) -> StoryParts:
     """The acceptance criteria and related requirements of a story body, and whether a criterion
     may hold an opinion word."""
-    parts = _story_parts(body, first_line)
+    parts = _story_parts(halfwidth(body), first_line)
     parts.opinion_hint = may_hold_opinion("\n".join([criterion.text for criterion in parts.criteria]))
     return parts
 
@@ -288,6 +299,19 @@ def requirement_blocks(lines: list[Line]) -> list[RequirementBlock]:
                 criteria.extend(criteria_in([line]))
         blocks.append(RequirementBlock(match.group(1), name, part.line, priority, criteria, sub_ids))
     return blocks
+
+
+_TABLE_RULE = frozenset("-: ")
+
+
+def table_rows(lines: list[Line]) -> Iterator[tuple[int, list[str]]]:
+    """The rows of the pipe tables in `lines` (line number, cells), without the |---| rules."""
+    for line in lines:
+        text = line.text.strip()
+        if text.startswith("|"):
+            cells = [cell.strip() for cell in text.strip("|").split("|")]
+            if not all(_TABLE_RULE.issuperset(cell) for cell in cells):
+                yield line.number, cells
 
 
 def heading_titles(lines: list[Line]) -> list[tuple[int, str]]:

@@ -29,7 +29,7 @@ COMMANDS = {
     "validate": Entry("validate:validate_cmd",
                       "Validate the Intent -> Requirements -> Units -> Stories -> Bolts chain."),
     "rules": Entry("rules:rules_cmd", "List the validation rules, or explain one (aidlc rules AIDLC-REF-001)."),
-    "status": Entry("status:status_cmd", "Show each intent, unit, story and bolt, and what to do next."),
+    "status": Entry("status:status_cmd", "Show where the chain stands and the next safe actions."),
     "schema": Entry("schema:schema_group", "JSON Schemas of aidlc's file formats (generated from its models)."),
     "gate": Entry("gate:gate_group", "Record a human decision at a gate, bound to the bytes it judged."),
     "log": Entry("log:log_group", "The ledger: memory-bank/events.jsonl."),

@@ -72,8 +72,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def output_options(command: F) -> F:
-    """The global output flags, also accepted after the command name (`aidlc validate --format json`)."""
+    """The global options, also accepted after the command name (`aidlc validate --repo X --format json`)."""
     options = [
+        click.option("--repo", metavar="PATH", expose_value=False, callback=_set("repo", str),
+                     help="Repository root (default: the nearest folder up with a memory bank or .git)."),
         click.option("--format", "output_format", type=click.Choice(["text", "json"]), expose_value=False,
                      callback=_set("output_format", str), help="json: exactly one JSON document on stdout."),
         click.option("--no-color", is_flag=True, expose_value=False, callback=_set("color", lambda _v: False),

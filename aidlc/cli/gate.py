@@ -12,14 +12,42 @@ from aidlc.gates.decide import decide, reconcile
 from aidlc.model.events import Decision
 from aidlc.workspace import open_bank
 
+# What each decision means, for `aidlc gate --help` and each decision's own help.
+SHORT = {
+    Decision.approve: "The gate passes: the artifact is right as it is.",
+    Decision.reject: "The artifact is not right: the gate waits for its rework.",
+    Decision.escalate: "Someone else must decide: the gate waits.",
+    Decision.defer: "Not decided now: the gate waits.",
+}
+MEANING = {
+    Decision.approve: "The artifact is right as it is: the gate passes and the next one opens. Approving a bolt "
+                      "plan starts the bolt, its walkthrough completes the bolt and its stories, an intent's "
+                      "bolt-plan moves it to construction. Goes stale if what it judged changes.",
+    Decision.reject: "The artifact is not right: recorded with the reason, nothing changes, and the gate waits "
+                     "for a new decision once the artifact is reworked.",
+    Decision.escalate: "Someone else must decide (a lead, an owner, compliance): recorded with the reason, "
+                       "nothing changes, and the gate waits.",
+    Decision.defer: "Not decided now: recorded with the reason (why, until when), nothing changes, and the gate "
+                    "waits.",
+}
+
 
 @click.group("gate")
 def gate_group() -> None:
-    """Record a human decision at a gate, bound to the bytes it judged."""
+    """Record a human decision at a gate, bound to the bytes it judged.
+
+    \b
+    SUBJECT: an intent or a bolt, named as `aidlc new` names them (001, checkout,
+    001-checkout; intent:ID or bolt:ID when a name is both), or release:ID.
+    Only the first gate still waiting for a person can be decided; only a person
+    decides (an agent or a CI run is refused, and nothing is recorded).
+    Only an approve passes a gate; the other decisions keep it waiting.
+    """
 
 
 def _decision_command(decision: Decision) -> click.Command:
-    @click.command(decision.value)
+    @click.command(decision.value, help=f"{MEANING[decision]}\n\nRecords '{decision.value}' for SUBJECT (an intent, "
+                   "a bolt, or release:ID) at --stage.", short_help=SHORT[decision])
     @click.argument("subject")
     @click.option("--stage", required=True, help="intent: requirements|units|stories|bolt-plan; "
                   "bolt: plan|walkthrough (DDD: plan|model|design|adr|walkthrough); release: deploy.")
@@ -50,7 +78,6 @@ def _decision_command(decision: Decision) -> click.Command:
         for path in recorded.changed:
             app.out(f"  ~ {path}")
 
-    command.__doc__ = f"Record '{decision.value}' for SUBJECT (an intent, a bolt, or release:ID) at --stage."
     return command
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from aidlc.cli.app import App, output_options
+from aidlc.events.ledger import LEDGER_FILE
+from aidlc.plural import plural
 from aidlc.scaffold.init import Action, init_project
 
 _MARK = {Action.created: "+", Action.updated: "~", Action.replaced: "!", Action.unchanged: "=", Action.kept: "="}
@@ -53,6 +55,32 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
     kept = result.count(Action.kept)
     app.out(f"aidlc init: {changed} files written, {kept} kept as they were, "
             f"{result.count(Action.unchanged)} already up to date")
-    app.out("\nNext steps:\n  aidlc new intent \"TITLE\"\n  aidlc validate\n  aidlc status\n"
+    ledger_started = any(o.path.endswith(f"/{LEDGER_FILE}") and o.action == Action.created for o in result.outcomes)
+    steps = "\n".join(f"  {step}" for step in _next_steps(result.root, ledger_started))
+    app.out(f"\nNext steps:\n{steps}\n"
             "  signed approvals (optional): set governance.require_signed_approvals in aidlc.yaml; its comment and "
             "the README section 'Signed approvals' give the three set-up commands")
+
+
+def _next_steps(root: Path, ledger_started: bool, limit: int = 3) -> list[str]:
+    """For a new bank, its first intent; for an existing one, what it needs: the commit that makes its past
+    completions history (where this run started its ledger), its validation errors, then the next safe
+    actions `aidlc status` would give."""
+    from aidlc.status.build import build_status
+    from aidlc.workspace import open_bank
+
+    bank = open_bank(root)
+    if not bank.intents:
+        return ['aidlc new intent "TITLE"', "aidlc validate", "aidlc status"]
+    if ledger_started:  # until then, every completion in the bank lacks the gate decisions it needs
+        return [f'git -C {root} add -A && git -C {root} commit -m "Adopt aidlc"    # the commit that creates the '
+                "ledger shows what was complete before it", "aidlc validate    # then: what the bank needs fixing",
+                "aidlc status"]
+    report = build_status(bank)
+    steps = []
+    if report.errors or report.warnings:
+        steps.append(f"aidlc validate    # the bank as it is: {plural(report.errors, 'error')}, "
+                     f"{plural(report.warnings, 'warning')}")
+    for action in [a for a in report.next_actions if a.command != "aidlc validate"][:limit]:
+        steps.append(f"{action.command}    # {action.reason}" if action.command else f"# {action.reason}")
+    return [*steps, "aidlc status    # where everything stands"]

@@ -17,7 +17,7 @@ from typing import Any
 from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bank.items import BoltItem, Intent, MemoryBank
 from aidlc.bank.write import atomic_write, set_front_matter, update_front_matter, yaml_scalar
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Ledger, Signer, new_event_id, no_ledger, utc_now
@@ -37,6 +37,7 @@ from aidlc.gates.catalogue import (
 from aidlc.gates.history import standing
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
 from aidlc.model.types import Risk, StoryStatus
+from aidlc.scaffold import STATEMENT_PLACEHOLDER
 
 PENDING_NOTE = Path(".aidlc") / "gate-pending"
 
@@ -59,14 +60,20 @@ def resolve(bank: MemoryBank, index: BankIndex, subject: str, stage: str | None 
     if kind == "release":
         return _release(bank, name)
     candidates = []
-    if kind in ("", "bolt") and (bolt := index.bolt(name)) is not None:
+    # Named as `aidlc new` names them: `001`, the slug or the full name.
+    if kind in ("", "bolt") and (bolt := index.bolt_named(name)) is not None:
         candidates.append(GateTarget("bolt", bolt.id, stages_for(bolt), bolt=bolt))
-    if kind in ("", "intent") and (intent := index.intent(name)) is not None:
+    if kind in ("", "intent") and (intent := index.intent_named(name)) is not None:
         candidates.append(GateTarget("intent", intent.id, INTENT_STAGES, intent=intent))
     if not candidates:
-        raise UsageError(f"no intent or bolt named {subject!r}",
+        kinds = {"bolt": "bolt", "intent": "intent"}.get(kind, "intent or bolt")
+        existing = [f"intent {i.id}" for i in bank.intents if kind in ("", "intent")] + \
+                   [f"bolt {b.id}" for b in bank.bolts if kind in ("", "bolt")]
+        raise UsageError(f"no {kinds} named {subject!r}; there are: {', '.join(existing[:12]) or 'none'}"
+                         + (f" and {len(existing) - 12} more" if len(existing) > 12 else ""),
                          ["aidlc status    # the intents and bolts that exist",
-                          "prefix the kind when a name is ambiguous: bolt:ID, intent:ID, release:ID"])
+                          "name one by its number (001), its name (checkout) or its folder (001-checkout); "
+                          "prefix the kind when a name is both: bolt:ID, intent:ID, release:ID"])
     fitting = [t for t in candidates if stage is None or stage in t.stages]
     if len(candidates) > 1 and not fitting:
         gates = "; ".join(f"{t.kind} {t.id}: {', '.join(t.stages)}" for t in candidates)
@@ -98,9 +105,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         _check_policy(bank, stage, decision, policy_risk)
         sign = None
     elif actor.kind != ActorKind.human:
-        raise GateRefused(f"{stage} is a human checkpoint; actor {actor.name} is {actor.kind}. "
-                          "AI proposes, a human decides.",
-                          ["a person runs this command from their own shell (AIDLC_ACTOR_KIND unset)"])
+        raise _not_a_person(subject, stage, decision, actor)
     else:
         _refuse_bot(bank, stage, actor)
         sign = _signer(bank, actor)
@@ -116,11 +121,15 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         raise GateRefused(f"the {stage} gate judges files aidlc does not read: {'; '.join(not_read)}",
                           ["replace each with the file itself, inside the repository, then decide",
                            "aidlc validate    # AIDLC-FILE-007/008 name them too"])
+    if target.intent is not None and stage == "requirements" and decision == Decision.approve:
+        _check_requirements_written(target.intent)
     judged = judged_digests(bank, index, target, stage)
     digest = combine(label, judged)
     if digest is None:
-        raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist",
-                          [f"write {label}, then decide"])
+        steps = [f"write {label}, then: aidlc gate {decision.value} {subject} --stage {stage}"]
+        if target.kind == "bolt" and stage == "plan":
+            steps.insert(0, f"aidlc bolt start {target.id}    # the model writes the plan, then waits for a person")
+        raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist", steps)
     effects = _effects(bank, index, target, stage, decision)
     _check_writable(repo, effects)
     data: dict[str, Any] = {"effects": effects} if effects else {}
@@ -148,6 +157,34 @@ def _check_policy(bank: MemoryBank, stage: str, decision: Decision, risk: Risk |
         raise GateRefused(f"policy.auto_approve_plan ({', '.join(allowed) or 'empty'}) cannot decide the {stage} "
                           f"gate ({decision.value}, risk {risk or 'unknown'}): only plan approvals of low or medium "
                           "risk it lists", ["a person decides: aidlc gate approve BOLT --stage plan"])
+
+
+def _check_requirements_written(intent: Intent) -> None:
+    """An approval of requirements needs a requirement to approve (a file still as `aidlc new intent` wrote
+    it, placeholder statement and no requirement, has none)."""
+    if intent.requirements:
+        return
+    doc = intent.requirements_doc
+    rel = doc.rel if doc is not None else f"{intent.rel}/requirements.md"
+    what = ("is still the template: its statement is the placeholder and it defines no requirement"
+            if doc is not None and STATEMENT_PLACEHOLDER in doc.body
+            else "defines no requirement (no `### FR-n:` or `### NFR-n:` heading)")
+    raise GateRefused(f"intent {intent.id} has nothing to approve at its requirements gate: {rel} {what}",
+                      [f'aidlc new requirement "TITLE" --intent {intent.id} --priority must --criterion '
+                       '"**Given** ..., **When** ..., **Then** ..."',
+                       f"aidlc draft requirements {intent.id}    # or have the model propose them"])
+
+
+def _not_a_person(subject: str, stage: str, decision: Decision, actor: Actor) -> GateRefused:
+    """The refusal of an agent or a CI run, shown as what it is (not under the git name it runs with)."""
+    command = f"aidlc gate {decision.value} {subject} --stage {stage}"
+    if actor.kind == ActorKind.ci:
+        return GateRefused(f"{stage} is a human checkpoint, and CI cannot decide one: this run is CI (CI is set). "
+                           "A person decides; CI then checks the decision.",
+                           [f"{command}    # a person, from their own shell, then push the ledger"])
+    return GateRefused(f"{stage} is a human checkpoint, and this command runs as an agent, whatever name git "
+                       f"gives: its actor kind (AIDLC_ACTOR_KIND) is {actor.kind}. AI proposes, a human decides.",
+                       [f"{command}    # a person, from their own shell"])
 
 
 def _refuse_bot(bank: MemoryBank, stage: str, actor: Actor) -> None:

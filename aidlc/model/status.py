@@ -10,10 +10,15 @@ class Action(BaseModel):
     command: str | None = None
 
 
+DERIVED = ("the status to show: the file's, or, where the file says nothing or draft, the one its stories "
+           "imply (complete when all are, in-progress when any is started)")
+
+
 class UnitStatus(BaseModel):
     id: str
     status: str | None
     stories: dict[str, int]
+    derived_status: str | None = Field(default=None, description=DERIVED)
 
 
 class IntentStatus(BaseModel):
@@ -22,6 +27,7 @@ class IntentStatus(BaseModel):
     requirements: int
     units: list[UnitStatus]
     stories: dict[str, int]
+    derived_status: str | None = Field(default=None, description=DERIVED)
 
 
 class BoltLine(BaseModel):
@@ -31,6 +37,9 @@ class BoltLine(BaseModel):
     stories: int
     risk: str | None
     current_stage: str | None
+    intent: str | None = None
+    story_ids: list[str] = Field(default_factory=list, description="the stories the bolt lists, as written")
+    requires_bolts: list[str] = Field(default_factory=list)
 
 
 class LastDecision(BaseModel):
@@ -63,3 +72,5 @@ class StatusReport(BaseModel):
     errors: int
     warnings: int
     next_actions: list[Action]
+    waiting: list[Action] = Field(default_factory=list, description="the gates waiting for a person's decision, "
+                                  "with something to judge (also among next_actions)")

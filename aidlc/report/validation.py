@@ -8,6 +8,7 @@ from itertools import groupby
 from aidlc.bank.walk import shown_json
 from aidlc.model.findings import Finding, ValidationReport
 from aidlc.model.types import Severity
+from aidlc.plural import plural
 from aidlc.report.style import Style
 
 _MARK = {Severity.error: ("✗", "red"), Severity.warning: ("!", "yellow"), Severity.info: ("i", "blue")}
@@ -30,7 +31,8 @@ def render_text(report: ValidationReport, style: Style, strict: bool = False, qu
     colour = "red" if verdict == "failed" else "green"
     lines.append(
         style(f"validation {verdict}", colour)
-        + f": {s.files} files, {s.errors} errors, {s.warnings} warnings, {s.infos} notes"
+        + f": {plural(s.files, 'file')}, {plural(s.errors, 'error')}, {plural(s.warnings, 'warning')}, "
+          f"{plural(s.infos, 'note')}"
         + (" (--strict: warnings fail)" if strict and s.warnings and not s.errors else "")
     )
     if verdict == "failed":
@@ -46,8 +48,10 @@ def _finding_lines(finding: Finding, style: Style) -> list[str]:
 
 
 def next_steps(report: ValidationReport) -> list[str]:
-    codes = sorted({f.code for f in report.findings if f.severity != Severity.info})
-    steps = [f"aidlc rules {codes[0]}    # what the rule checks and how to fix it"] if codes else []
+    # The rule of the first error (errors come before warnings: they fail the run), else of the first warning.
+    first = next((f for f in report.findings if f.severity == Severity.error), None) or \
+        next((f for f in report.findings if f.severity == Severity.warning), None)
+    steps = [f"aidlc rules {first.code}    # what the rule checks and how to fix it"] if first else []
     steps += [
         "aidlc validate --format json    # the findings as one JSON document",
         "aidlc validate    # rerun after fixing",

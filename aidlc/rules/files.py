@@ -14,7 +14,7 @@ from aidlc.model.artifacts import Bolt, FrontMatter
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
-E, W = Severity.error, Severity.warning
+E, W, INFO = Severity.error, Severity.warning, Severity.info
 
 
 def _read_problems(index: BankIndex, *kinds: ProblemKind) -> Iterator[Hit]:
@@ -133,6 +133,18 @@ def date_without_time(index: BankIndex) -> Iterator[Hit]:
             if _bare(completed):
                 yield Hit(doc.rel, doc.line_of_item("stages_completed", completed.isoformat()),
                           f"'stages_completed.{number}.completed' is the bare date {completed.isoformat()}")
+
+
+@rule("AIDLC-SCHEMA-006", INFO, "schema", "a front-matter key is a variant aidlc reads as the canonical key "
+      "(a story's `story:` as `id:`, a unit brief's `id:` as `unit:`)",
+      "rename the key to the canonical one the message names; nothing else changes")
+def key_alias(index: BankIndex) -> Iterator[Hit]:
+    for unit in index.bank.units:
+        for item in (unit, *unit.stories):
+            for alias, canonical in item.aliases:
+                yield Hit(item.rel, item.doc.line_of(alias),
+                          f"`{alias}:` is read as `{canonical}:`, the canonical key",
+                          f"rename `{alias}:` to `{canonical}:` in {item.rel}")
 
 
 @cache

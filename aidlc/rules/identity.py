@@ -6,7 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import StoryItem, strip_number
+from aidlc.bank.items import Artifact, StoryItem, strip_number
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
@@ -29,7 +29,7 @@ def duplicate_ids(index: BankIndex) -> Iterator[Hit]:
         for story in unit.stories:
             story_id = story.id
             if story_id in first:
-                yield Hit(story.rel, story.doc.line_of("id"),
+                yield Hit(story.rel, story.doc.line_of(_key(story, "id")),
                           f"story id '{story_id}' is also used by {first[story_id].rel} in the same unit")
             else:
                 first[story_id] = story
@@ -51,16 +51,24 @@ def duplicate_ids(index: BankIndex) -> Iterator[Hit]:
                 seen[requirement.id] = requirement.block.line
 
 
-@rule("AIDLC-ID-002", E, "identity", "an ID does not match the file or folder name that holds it",
+@rule("AIDLC-ID-002", E, "identity", "an ID does not match the file or folder name that holds it (a story's "
+      "id only where it is the file name of another story of its unit)",
       "make the `id` (or `unit`/`intent` name) equal to the file or folder name, or rename the file")
 def id_matches_name(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
-    for story in bank.stories:
-        value = story.meta.id if story.meta else None
-        if isinstance(value, str) and value != story.stem:
-            yield Hit(story.rel, story.doc.line_of("id"),
-                      f"story id '{value}' does not match its file name '{story.stem}.md'",
-                      f"set `id: {story.stem}` or rename the file to {value}.md (and update links to it)")
+    for unit in bank.units:
+        # Banks name stories by an id of their own scheme (`vscode-extension-story-ap-001` in
+        # 001-memory-bank-schema.md); links resolve by either name. Only an id that is another story's
+        # name in the unit breaks a link: that name would then mean two stories.
+        stems = {story.stem: story for story in unit.stories}
+        for story in unit.stories:
+            value = story.meta.id if story.meta else None
+            other = stems.get(value.strip()) if isinstance(value, str) and value != story.stem else None
+            if other is not None:
+                yield Hit(story.rel, story.doc.line_of(_key(story, "id")),
+                          f"story id '{value}' is the file name of another story of the unit, {other.rel}: "
+                          "a link by that name could mean either",
+                          f"set `id: {story.stem}` (or another id no story of the unit is named by)")
     for bolt in bank.bolts:
         value = bolt.meta.id if bolt.meta else None
         if isinstance(value, str) and value != bolt.folder:
@@ -70,7 +78,7 @@ def id_matches_name(index: BankIndex) -> Iterator[Hit]:
     for unit in bank.units:
         value = unit.meta.unit if unit.meta else None
         if isinstance(value, str) and not _same_name(value, unit.id):
-            yield Hit(unit.rel, unit.doc.line_of("unit"),
+            yield Hit(unit.rel, unit.doc.line_of(_key(unit, "unit")),
                       f"unit brief names unit '{value}' but lives in folder '{unit.id}'",
                       f"set `unit: {unit.id}`")
     for intent in bank.intents:
@@ -80,6 +88,11 @@ def id_matches_name(index: BankIndex) -> Iterator[Hit]:
             yield Hit(doc.rel, doc.line_of("intent"),
                       f"requirements.md names intent '{value}' but lives in folder '{intent.id}'",
                       f"set `intent: {intent.id}`")
+
+
+def _key(item: Artifact, canonical: str) -> str:
+    """The key `canonical` is written under in the item's file (an alias such as `story:` for `id:`)."""
+    return next((alias for alias, key in item.aliases if key == canonical), canonical)
 
 
 @rule("AIDLC-ID-003", W, "identity", "two intents, units or bolts carry the same number",

@@ -77,8 +77,12 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
         current = fingerprint(index.bank, index, target, stage)
         if current is None or current.sha256 != recorded:
             path, change = _what_changed(index, target, stage, last, current)
-            yield Hit(path, None, f"the {stage} approval of {kind} {subject_id} (seq {last.get('seq')}) is stale: "
-                      f"{path} {change} since", f"aidlc gate approve {subject_id} --stage {stage}")
+            message = (f"the {stage} approval of {kind} {subject_id} (seq {last.get('seq')}) is stale: "
+                       f"{path} {change} since")
+            if "*" in path or " (" in path:  # the label of a set of files: grouped under the approval's line
+                yield Hit(led.ledger.rel, _line(led, last), message, f"aidlc gate approve {subject_id} --stage {stage}")
+            else:
+                yield Hit(path, None, message, f"aidlc gate approve {subject_id} --stage {stage}")
 
 
 def _what_changed(index: BankIndex, target: GateTarget, stage: str, last: dict[str, Any],

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, StoryItem
 from aidlc.model.types import BoltStatus, Severity, StoryStatus, instant
+from aidlc.plural import plural
 from aidlc.rules.catalogue import Hit, rule, story_rule
 
 E, W = Severity.error, Severity.warning
@@ -21,7 +22,8 @@ def complete_story_checked(_index: BankIndex, story: StoryItem) -> Iterator[Hit]
     if open_boxes:
         yield Hit(story.rel, open_boxes[0].line,
                   f"story {story.id} is complete but {len(open_boxes)} of "
-                  f"{sum(c.checkbox for c in story.criteria)} acceptance boxes are unchecked")
+                  f"{plural(sum(c.checkbox for c in story.criteria), 'acceptance box')} "
+                  f"{'is' if len(open_boxes) == 1 else 'are'} unchecked")
 
 
 @story_rule("AIDLC-STATE-002", E, "state", "a story is complete but `implemented` is not true",
@@ -82,9 +84,11 @@ def dependency_cycles(index: BankIndex) -> Iterator[Hit]:
                 state[id(path.pop())] = 2
                 cursors.pop()
             elif state.get(id(nxt)) == 1:
-                cycle = [*path[path.index(nxt):], nxt]
-                yield Hit(nxt.rel, nxt.doc.line_of_item("requires_bolts", cycle[1].folder),
-                          "dependency cycle: " + " -> ".join(b.id for b in cycle))
+                ring = path[path.index(nxt):]  # each requires the next, the last the first
+                for at, bolt in enumerate(ring):  # on every bolt of the cycle: each can break it
+                    cycle = [*ring[at:], *ring[:at], bolt]
+                    yield Hit(bolt.rel, bolt.doc.line_of_item("requires_bolts", cycle[1].folder),
+                              "dependency cycle: " + " -> ".join(b.id for b in cycle))
             elif not state.get(id(nxt)):
                 state[id(nxt)] = 1
                 path.append(nxt)

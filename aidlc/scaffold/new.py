@@ -17,7 +17,7 @@ from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
 from aidlc.bank.write import read_text, set_front_matter
 from aidlc.errors import UsageError
 from aidlc.model.types import BoltType, Priority, Risk
-from aidlc.scaffold import fields
+from aidlc.scaffold import STATEMENT_PLACEHOLDER, fields
 from aidlc.scaffold.clock import now, now_utc
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
 from aidlc.templating import render
@@ -71,13 +71,11 @@ class Creator:
 
     # -- lookups that refuse dangling links -------------------------------------------------
     def intent(self, ref: str | None) -> Intent:
-        if ref and ref.isdigit():  # `--intent 1` or `--intent 001`: the intent with that number
-            ref = next((i.id for i in self.bank.intents if i.id.split("-")[0].lstrip("0") == ref.lstrip("0")), ref)
         if not ref:
             if len(self.bank.intents) == 1:
                 return self.bank.intents[0]
             raise UsageError("which intent? pass --intent", self._choices("intent", [i.id for i in self.bank.intents]))
-        intent = self.index.intent(ref)
+        intent = self.index.intent_named(ref)  # `--intent 1`, `001`, `checkout` or `001-checkout`
         if intent is None:
             raise UsageError(f"no intent {ref!r}", self._choices("intent", [i.id for i in self.bank.intents]))
         return intent
@@ -121,7 +119,8 @@ class Creator:
         title, statement = fields.line("title", title), fields.paragraphs("statement", statement)
         folder = f"{next_number([i.id for i in self.bank.intents])}-{slugify(title)}"
         base = self.bank_dir / "intents" / folder
-        context = {"intent_id": folder, "title": title, "statement": statement, "now": now()}
+        context = {"intent_id": folder, "title": title, "statement": statement, "now": now(),
+                   "placeholder": STATEMENT_PLACEHOLDER}
         created = Created(id=folder)
         for name in ("requirements.md", "system-context.md", "units.md"):
             created.created.append(self._write(base / name, render(f"artifacts/{name}.j2", **context)))

@@ -11,12 +11,16 @@ from aidlc.gates.catalogue import fingerprint
 from aidlc.model.findings import Finding
 from aidlc.model.status import Action, GateStatus
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
+from aidlc.plural import plural
 from aidlc.status.gates import gate_targets
 
 
-def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding], gates: list[GateStatus]) -> list[Action]:
+def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding], gates: list[GateStatus],
+                 waiting: list[Action] | None = None) -> list[Action]:
+    """`waiting`: the gate decisions `decide_gates` found already (computed once, it reads files)."""
+    decisions = decide_gates(bank, index, gates) if waiting is None else waiting
     return [*fix_errors(findings), *finish_bolts_in_progress(bank), *plan_stories_into_bolts(findings),
-            *cover_must_requirements(findings), *decide_gates(bank, index, gates), *decompose_intents(bank),
+            *cover_must_requirements(findings), *decisions, *decompose_intents(bank),
             *review_draft_stories(bank), *start_bolts(bank, index), *write_a_first_intent(bank)]
 
 
@@ -25,7 +29,7 @@ def fix_errors(findings: list[Finding]) -> list[Action]:
     if not errors:
         return []
     first = errors[0]
-    return [Action(reason=f"{len(errors)} validation errors; the first: {first.path}:{first.line or 1} "
+    return [Action(reason=f"{plural(len(errors), 'validation error')}; the first: {first.path}:{first.line or 1} "
                           f"{first.code} {first.message}", command="aidlc validate")]
 
 

@@ -1,0 +1,60 @@
+"""The part of a status report one subject needs: an intent, a bolt, or what waits for a person."""
+
+from __future__ import annotations
+
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import MemoryBank, strip_number
+from aidlc.errors import UsageError
+from aidlc.model.status import Action, StatusReport
+
+
+def find_intent(bank: MemoryBank, ref: str) -> str:
+    """The id of the intent `ref` names (`001`, `checkout`, `001-checkout`); a usage error listing them if none."""
+    intent = BankIndex(bank).intent_named(ref)
+    if intent is None:
+        raise UsageError(f"no intent {ref!r}; there are: {_some([i.id for i in bank.intents])}",
+                         ["aidlc status    # the summary", "aidlc status --all    # every intent and bolt"])
+    return intent.id
+
+
+def find_bolt(bank: MemoryBank, ref: str) -> str:
+    """The id of the bolt `ref` names (`001`, its id or folder); a usage error listing some if none."""
+    bolt = BankIndex(bank).bolt_named(ref)
+    if bolt is None:
+        raise UsageError(f"no bolt {ref!r}; there are: {_some([b.id for b in bank.bolts])}",
+                         ["aidlc status --all    # every bolt"])
+    return bolt.id
+
+
+def _some(names: list[str], limit: int = 10) -> str:
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return (", ".join(names[:limit]) or "none") + more
+
+
+def on_intent(report: StatusReport, intent_id: str) -> StatusReport:
+    """The intent, its bolts, their gates and the actions that name any of them."""
+    bolts = [b for b in report.bolts if b.intent and strip_number(b.intent) == strip_number(intent_id)]
+    subjects = {intent_id, *(b.id for b in bolts)}
+    return _narrowed(report, [i for i in report.intents if i.id == intent_id], bolts, subjects)
+
+
+def on_bolt(report: StatusReport, bolt_id: str) -> StatusReport:
+    return _narrowed(report, [], [b for b in report.bolts if b.id == bolt_id], {bolt_id})
+
+
+def on_waiting(report: StatusReport) -> StatusReport:
+    """What waits for a person: every gate with something to judge."""
+    pending = {(a.command or "") for a in report.waiting}
+    gates = [g for g in report.gates if g.pending and f"aidlc gate approve {g.id} --stage {g.pending}" in pending]
+    return report.model_copy(update={"intents": [], "bolts": [], "gates": gates, "next_actions": report.waiting})
+
+
+def _narrowed(report: StatusReport, intents: list, bolts: list, subjects: set[str]) -> StatusReport:
+    def names(action: Action) -> bool:
+        words = set(f"{action.reason} {action.command or ''}".replace(":", " ").replace(",", " ").split())
+        return not subjects.isdisjoint(words)
+
+    return report.model_copy(update={
+        "intents": intents, "bolts": bolts, "gates": [g for g in report.gates if g.id in subjects],
+        "next_actions": [a for a in report.next_actions if names(a)],
+        "waiting": [a for a in report.waiting if names(a)]})

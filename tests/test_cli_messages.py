@@ -1,0 +1,197 @@
+"""The CLI says what it means: the exact advice of each message a person meets when something is not
+right yet. Real git repos scaffolded by `aidlc init --git`, real subprocesses where the process matters."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import STORY1, STORY2, Bank, corpus_dir, needs_corpus, run_cli
+from tests.test_gate import BOLT_ID, INTENT_ID, LEDGER, PLAN, approve, decisions, gate, read, run, write
+
+NEXT = "Next steps:\n"
+
+
+def steps(stderr: str) -> list[str]:
+    """The lines under `Next steps:`, without their indentation."""
+    assert NEXT in stderr, stderr
+    return [line.strip() for line in stderr.split(NEXT, 1)[1].splitlines() if line.startswith("  ")]
+
+
+# -- global options after the command name ---------------------------------------------------------------
+
+def test_repo_is_accepted_after_the_command_name(chain: Path, tmp_path: Path) -> None:
+    proc = run_cli("validate", "--repo", str(chain), "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert '"errors": 0' in proc.stdout
+    proc = run_cli("gate", "approve", "001", "--repo", str(chain), "--stage", "requirements", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+
+
+# -- gate subjects named as `aidlc new` names them --------------------------------------------------------
+
+@pytest.mark.parametrize("subject", ["001", "1", "checkout-payments", INTENT_ID, f"intent:{INTENT_ID}", "intent:001"])
+def test_an_intent_gate_subject_by_number_slug_or_name(chain: Path, subject: str) -> None:
+    approve(chain, subject, "requirements")
+    assert [(d["subject"]["kind"], d["subject"]["id"]) for d in decisions(chain)] == [("intent", INTENT_ID)]
+
+
+@pytest.mark.parametrize("subject", ["001", "checkout-api", BOLT_ID, "bolt:001"])
+def test_a_bolt_gate_subject_by_number_slug_or_name(chain: Path, subject: str) -> None:
+    for stage in ("requirements", "units", "stories", "bolt-plan"):
+        approve(chain, INTENT_ID, stage)
+    write(chain, PLAN, "# Plan\n\nAdd the payment endpoint.\n")
+    approve(chain, subject, "plan")  # `001` names the intent too: only the bolt has a plan gate
+    assert (decisions(chain)[-1]["subject"], decisions(chain)[-1]["stage"]) == ({"kind": "bolt", "id": BOLT_ID}, "plan")
+
+
+def test_an_unknown_subject_lists_what_exists(chain: Path) -> None:
+    result = gate(chain, "approve", "042", "requirements")
+    assert result.exit_code == 2
+    assert f"no intent or bolt named '042'; there are: intent {INTENT_ID}, bolt {BOLT_ID}" in result.stderr
+    assert steps(result.stderr) == [
+        "aidlc status    # the intents and bolts that exist",
+        "name one by its number (001), its name (checkout) or its folder (001-checkout); prefix the kind when a "
+        "name is both: bolt:ID, intent:ID, release:ID"]
+
+
+# -- next steps right for the situation --------------------------------------------------------------------
+
+def test_an_empty_folder_outside_git_is_told_to_init_with_git(tmp_path: Path) -> None:
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    proc = run_cli("status", cwd=folder)
+    assert proc.returncode == 2
+    assert steps(proc.stderr)[0] == f"aidlc init --git {folder}    # not a Git repository yet: git init, then scaffold"
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    in_git = steps(run_cli("status", cwd=folder).stderr)[0]
+    assert in_git == f"aidlc init {folder}    # scaffold aidlc.yaml and memory-bank/"
+
+
+def test_ci_is_told_that_ci_cannot_decide_a_human_gate(chain: Path) -> None:
+    before = read(chain, LEDGER)
+    result = gate(chain, "approve", "001", "requirements", env={"CI": "true"})
+    assert result.exit_code == 1
+    assert "requirements is a human checkpoint, and CI cannot decide one" in result.stderr
+    assert steps(result.stderr) == [
+        "aidlc gate approve 001 --stage requirements    # a person, from their own shell, then push the ledger"]
+    assert "AIDLC_ACTOR_KIND" not in result.stderr and read(chain, LEDGER) == before
+
+
+def test_a_bolt_without_a_plan_says_how_to_get_one(chain: Path) -> None:
+    for stage in ("requirements", "units", "stories", "bolt-plan"):
+        approve(chain, INTENT_ID, stage)
+    result = gate(chain, "approve", BOLT_ID, "plan")
+    assert result.exit_code == 1
+    assert f"nothing to judge for the plan gate: {PLAN} does not exist" in result.stderr
+    assert steps(result.stderr) == [
+        f"aidlc bolt start {BOLT_ID}    # the model writes the plan, then waits for a person",
+        f"write {PLAN}, then: aidlc gate approve {BOLT_ID} --stage plan"]
+
+
+# -- the requirements gate needs requirements ---------------------------------------------------------------
+
+def test_the_requirements_gate_refuses_an_intent_that_is_still_the_template(repo: Path) -> None:
+    subprocess.run(["git", "-C", str(repo), "config", "user.name", "Ada Lovelace"], check=True)
+    assert run(repo, "new", "intent", "Returns").exit_code == 0
+    before = read(repo, LEDGER)
+    result = gate(repo, "approve", "001", "requirements")
+    assert result.exit_code == 1
+    assert ("intent 001-returns has nothing to approve at its requirements gate: "
+            "memory-bank/intents/001-returns/requirements.md is still the template: its statement is the "
+            "placeholder and it defines no requirement") in result.stderr
+    assert steps(result.stderr) == [
+        'aidlc new requirement "TITLE" --intent 001-returns --priority must --criterion '
+        '"**Given** ..., **When** ..., **Then** ..."',
+        "aidlc draft requirements 001-returns    # or have the model propose them"]
+    assert read(repo, LEDGER) == before
+
+
+def test_the_requirements_gate_refuses_an_intent_with_no_requirement(repo: Path) -> None:
+    subprocess.run(["git", "-C", str(repo), "config", "user.name", "Ada Lovelace"], check=True)
+    assert run(repo, "new", "intent", "Returns", "--statement", "Buyers send goods back.").exit_code == 0
+    result = gate(repo, "approve", "returns", "requirements")
+    assert result.exit_code == 1
+    assert ("memory-bank/intents/001-returns/requirements.md defines no requirement (no `### FR-n:` or "
+            "`### NFR-n:` heading)") in result.stderr
+    # Rejecting an empty intent is a person's decision like any other.
+    assert gate(repo, "reject", "returns", "requirements", "--reason", "empty").exit_code == 0
+
+
+# -- findings grouped under real files ---------------------------------------------------------------------
+
+def test_a_stale_approval_of_a_set_of_files_is_grouped_under_its_ledger_line(chain: Path) -> None:
+    for stage in ("requirements", "units", "stories", "bolt-plan"):
+        approve(chain, INTENT_ID, stage)
+    # A second bolt joins the set the bolt-plan approval judged (one file then): the approval is stale.
+    assert run(chain, "new", "bolt", "--unit", "checkout-api", "--stories", "001-pay-by-card").exit_code == 0
+    result = run(chain, "validate")
+    (stale,) = [line for line in result.stdout.splitlines() if "[ERROR]" in line]
+    line = next(n for n, text in enumerate(read(chain, LEDGER).splitlines(), 1) if '"stage":"bolt-plan"' in text)
+    assert f" {LEDGER}:{line} AIDLC-LEDGER-005 the bolt-plan approval of intent {INTENT_ID} (seq 5) is stale: " \
+           f"memory-bank/bolts (intent {INTENT_ID}) changed since" in stale
+    groups = [text for text in result.stdout.splitlines() if text and not text.startswith((" ", "validation", "Next"))]
+    assert all((chain / group).exists() for group in groups), groups
+
+
+def test_next_steps_name_the_rule_of_an_error_before_any_warning(bank_root: Path) -> None:
+    # AIDLC-COV-001 (a warning) sorts before AIDLC-REF-001 (an error): the error comes first all the same.
+    proc = run_cli("validate", str(bank_root))
+    assert proc.returncode == 1
+    assert "validation failed: 8 files, 1 error, 1 warning, 0 notes" in proc.stdout
+    assert proc.stdout.split(NEXT, 1)[1].splitlines()[0] == \
+        "  aidlc rules AIDLC-REF-001    # what the rule checks and how to fix it"
+
+
+@pytest.fixture
+def bank_root(bank: Bank) -> Path:
+    """The clean bank with a warning (a Must requirement left without a story) and an error (a dangling link)."""
+    bank.set_key(STORY1, "requirements", "[FR-1, FR-9]")
+    bank.replace(STORY2, "FR-2 / NFR-1", "FR-2")
+    return bank.root
+
+
+# -- init says what the bank in front of it needs ----------------------------------------------------------
+
+def test_init_of_an_empty_repo_suggests_a_first_intent(tmp_path: Path) -> None:
+    proc = run_cli("init", "--git", str(tmp_path / "shop"), env={"CI": "true"})
+    assert proc.returncode == 0, proc.stderr
+    assert steps(proc.stdout)[:3] == ['aidlc new intent "TITLE"', "aidlc validate", "aidlc status"]
+
+
+@needs_corpus
+def test_init_of_an_existing_bank_suggests_what_it_needs(tmp_path: Path) -> None:
+    root = tmp_path / "specsmd"
+    shutil.copytree(corpus_dir(), root)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    proc = run_cli("init", str(root))
+    assert proc.returncode == 0, proc.stderr
+    assert steps(proc.stdout)[:2] == [
+        f'git -C {root} add -A && git -C {root} commit -m "Adopt aidlc"    # the commit that creates the ledger '
+        "shows what was complete before it", "aidlc validate    # then: what the bank needs fixing"]
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "-c", "user.name=A", "-c", "user.email=a@x.org", "commit", "-qm", "adopt"],
+                   check=True)
+    again = steps(run_cli("init", str(root)).stdout)
+    assert again[0].startswith("aidlc validate    # the bank as it is: 83 errors, ")
+    assert again[1] == ("aidlc new bolt --intent 007-installer-analytics --unit 002-privacy-documentation --stories "
+                        "002-add-readme-section    # story 007-privacy-story-2 is ready but is in no bolt")
+    assert not any(step.startswith("aidlc new intent") for step in again)
+
+
+def test_gate_help_describes_each_decision() -> None:
+    proc = run_cli("gate", "--help")
+    assert proc.returncode == 0
+    listed = proc.stdout.split("Commands:\n", 1)[1].splitlines()
+    assert [" ".join(line.split()) for line in listed] == [
+        "approve The gate passes: the artifact is right as it is.",
+        "defer Not decided now: the gate waits.",
+        "escalate Someone else must decide: the gate waits.",
+        "reject The artifact is not right: the gate waits for its rework."]
+    assert "SUBJECT: an intent or a bolt, named as `aidlc new` names them (001, checkout," in proc.stdout
+    reject = " ".join(run_cli("gate", "reject", "--help").stdout.split())
+    assert ("The artifact is not right: recorded with the reason, nothing changes, and the gate waits for a new "
+            "decision once the artifact is reworked.") in reject

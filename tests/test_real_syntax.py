@@ -1,0 +1,135 @@
+"""Memory banks as teams write them: full-width punctuation, key variants, ids of a bank's own
+scheme and requirement maps in unit briefs are read, not reported as defects."""
+
+from __future__ import annotations
+
+import pytest
+
+from aidlc.bank.config import load_config
+from aidlc.bank.loader import load_bank
+from tests.helpers import REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank
+
+
+def story(bank: Bank, stem: str):  # type: ignore[no-untyped-def]
+    (found,) = [s for s in load_bank(bank.root, load_config(bank.root)).stories if s.stem == stem]
+    return found
+
+
+def requirements(bank: Bank):  # type: ignore[no-untyped-def]
+    (intent,) = load_bank(bank.root, load_config(bank.root)).intents
+    return {r.id: r.block for r in intent.requirements}
+
+
+# Each marker the parser reads, written with the full-width forms of a CJK input mode.
+@pytest.mark.parametrize("written", ["**Priority**：Must", "**Priority**： Must", "**Ｐｒｉｏｒｉｔｙ**：Ｍｕｓｔ",
+                                     "- **Priority**：Must", "| Priority ｜ Must |"])
+def test_full_width_priority_is_read(bank: Bank, written: str) -> None:
+    bank.replace(REQUIREMENTS, "### NFR-1: Payment latency\n\n**Priority**: Must",
+                 f"### NFR-1: Payment latency\n\n{written}")
+    assert requirements(bank)["NFR-1"].priority == "must"
+    assert bank.findings() == []
+
+
+def test_full_width_priority_makes_an_uncovered_must_requirement_reported(bank: Bank) -> None:
+    # Before: the full-width colon hid the priority, so a Must requirement with no story was a mere
+    # "no priority" note. Now it is the coverage warning it should be.
+    bank.replace(REQUIREMENTS, "### NFR-1: Payment latency\n\n**Priority**: Must",
+                 "### NFR-1: Payment latency\n\n**Priority**：Must")
+    bank.set_key(STORY1, "requirements", "[FR-1]")
+    bank.replace(STORY2, "FR-2 / NFR-1", "FR-2")
+    assert [(f.code, f.line) for f in bank.findings()] == [("AIDLC-COV-001", bank.line(REQUIREMENTS, "### NFR-1"))]
+
+
+def test_full_width_requirement_heading_and_priority_tag(bank: Bank) -> None:
+    bank.replace(REQUIREMENTS, "### FR-2: Refund an order\n\n**Priority**: Should",
+                 "### ＦＲ－２：Refund an order（Should）")
+    block = requirements(bank)["FR-2"]
+    assert (block.title, block.priority) == ("Refund an order", "should")
+    assert bank.findings() == []
+
+
+def test_full_width_acceptance_label_and_checkboxes_in_requirements(bank: Bank) -> None:
+    bank.replace(REQUIREMENTS, "**Acceptance Criteria**:\n- [ ] **Given** a cart",
+                 "**Acceptance Criteria**：\n- ［ ］ **Given** a cart")
+    (criterion,) = requirements(bank)["FR-1"].criteria
+    assert criterion.checkbox and not criterion.checked
+
+
+def test_full_width_related_requirements_with_full_width_commas(bank: Bank) -> None:
+    bank.replace(STORY2, "**Related Requirements**: FR-2 / NFR-1", "**Related Requirements**：FR-2，NFR-1")
+    assert story(bank, "002-refund-order").requirement_links == ["FR-2", "NFR-1"]
+    bank.replace(STORY2, "FR-2，NFR-1", "【FR-2】、ＮＦＲ－１")
+    assert story(bank, "002-refund-order").requirement_links == ["FR-2", "NFR-1"]
+    assert bank.findings() == []
+
+
+def test_full_width_checkboxes_in_a_story(bank: Bank) -> None:
+    bank.replace(STORY1, "- [x] **Given** a cart", "- ［ｘ］ **Given** a cart")
+    bank.replace(STORY1, "- [ ] **Given** a declined", "-　［　］ **Given** a declined")  # ideographic spaces
+    found = story(bank, "001-pay-by-card")
+    assert [(c.checked, c.checkbox) for c in found.criteria] == [(True, True), (False, True)]
+    assert found.criteria[0].line == bank.line(STORY1, "［ｘ］")
+    bank.set_key(STORY1, "status", "complete")
+    assert "1 of 2" in next(f.message for f in bank.findings("AIDLC-STATE-001"))
+
+
+def test_story_key_stands_for_id(bank: Bank) -> None:
+    bank.replace(STORY1, "id: 001-pay-by-card", "story: 001-pay-by-card")
+    assert story(bank, "001-pay-by-card").meta.id == "001-pay-by-card"
+    assert [(f.code, f.severity, f.line) for f in bank.findings()] == [
+        ("AIDLC-SCHEMA-006", "info", bank.line(STORY1, "story: 001-pay-by-card"))]
+
+
+def test_both_keys_written_the_canonical_one_counts(bank: Bank) -> None:
+    bank.add_key(STORY1, "story", "something-else")
+    assert story(bank, "001-pay-by-card").meta.id == "001-pay-by-card"
+    assert bank.findings() == []
+
+
+def test_unit_brief_id_stands_for_unit(bank: Bank) -> None:
+    bank.replace(UNIT_BRIEF, "unit: 001-checkout-api", "id: 002-wrong")
+    # Read as the unit's name: a wrong one is still the identity error, at the line it is written on.
+    hits = [(f.code, f.line) for f in bank.findings()]
+    assert hits == [("AIDLC-ID-002", bank.line(UNIT_BRIEF, "id: 002-wrong")),
+                    ("AIDLC-SCHEMA-006", bank.line(UNIT_BRIEF, "id: 002-wrong"))]
+
+
+def test_story_ids_of_the_banks_own_scheme_are_not_errors(bank: Bank) -> None:
+    bank.set_key(STORY1, "id", "checkout-story-ap-001")
+    bank.set_key(STORY2, "id", "checkout-story-ap-002")
+    assert bank.findings() == []
+
+
+def test_a_unit_brief_table_maps_requirements_for_coverage(bank: Bank) -> None:
+    # Stories that name no requirement: the unit brief's table is the map.
+    bank.set_key(STORY1, "requirements", None)
+    bank.replace(STORY2, "**Related Requirements**: FR-2 / NFR-1\n", "")
+    bank.write("memory-bank/intents/001-checkout/units.md", "# Units\n")
+    assert sorted(f.message for f in bank.findings("AIDLC-COV-001")) == [
+        "Must requirement 001-checkout/FR-1 has no story", "Must requirement 001-checkout/NFR-1 has no story"]
+    bank.write(UNIT_BRIEF, bank.read(UNIT_BRIEF) + "\n## Requirements\n\n| FR | Requirement | Priority |\n"
+               "|----|-------------|----------|\n| FR-1 | Pay by card | Must |\n| NFR-1.1 | Latency | Must |\n")
+    assert bank.findings("AIDLC-COV-001") == []
+
+
+def test_units_md_maps_requirements_for_coverage(bank: Bank) -> None:
+    bank.set_key(STORY1, "requirements", None)
+    bank.replace(STORY2, "**Related Requirements**: FR-2 / NFR-1\n", "")
+    # The clean bank's units.md maps FR-1, FR-2 and NFR-1 to the unit, by folder name.
+    assert bank.findings("AIDLC-COV-001") == []
+    bank.write("memory-bank/intents/001-checkout/units.md",
+               "| Unit | Requirements |\n|---|---|\n| [`checkout-api`](units/001-checkout-api/) | FR-1 |\n")
+    assert [f.message for f in bank.findings("AIDLC-COV-001")] == ["Must requirement 001-checkout/NFR-1 has no story"]
+
+
+def test_a_map_does_not_cover_for_stories_that_name_their_requirements(bank: Bank) -> None:
+    # Every story of the unit names its requirements: they, not the map, say what is covered.
+    bank.set_key(STORY1, "requirements", "[FR-1]")
+    bank.replace(STORY2, "FR-2 / NFR-1", "FR-2")
+    assert [f.code for f in bank.findings()] == ["AIDLC-COV-001"]
+
+
+def test_full_width_commas_in_a_front_matter_list(bank: Bank) -> None:
+    bank.set_key(STORY1, "requirements", "[FR-1，NFR-1]")
+    assert story(bank, "001-pay-by-card").requirement_links == ["FR-1", "NFR-1"]
+    assert bank.findings() == []
