@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -95,8 +96,9 @@ def hand(_hand: Path, tmp_path: Path) -> Path:
 
 def walkthrough(root: Path, *args: str, **extra: str) -> dict:
     proc = run(root, "walkthrough", BOLT, "--format", "json", *args, extra_env=extra or None)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    report = json.loads(proc.stdout)
+    assert proc.returncode == (0 if report["verification"]["satisfied"] else 1), proc.stderr
+    return report
 
 
 def set_risk(root: Path, risk: str) -> None:
@@ -239,6 +241,19 @@ def test_a_test_a_person_changed_between_the_bolts_commits_is_independent(hand: 
     report = walkthrough(hand)
     assert "tests/test_calc.py" in [c["path"] for c in report["changes"]]  # changed within the bolt's range
     assert report["verification"]["independent_tests"] == ["tests/test_calc.py"]
+    assert report["verification"]["satisfied"]
+
+
+def test_with_junit_xml_the_independent_cases_that_ran_are_named(hand: Path) -> None:
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        f"run: {sys.executable} -m pytest -q -p no:cacheprovider tests --junitxml=.junit.xml\n    junit: .junit.xml"))
+    (hand / ".gitignore").write_text((hand / ".gitignore").read_text() + ".junit.xml\n")
+    bolt_commit(hand, BOLT, "ci: JUnit XML from the tests")
+    report = walkthrough(hand)
+    assert report["checks"][0]["tests"] == {"total": 1, "failures": 0, "errors": 0, "skipped": 0}
+    assert report["verification"]["independent_tests"] == ["tests/test_calc.py::test_adds_prices"]
     assert report["verification"]["satisfied"]
 
 

@@ -26,7 +26,9 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
     """Write the evidence report of BOLT into its implementation-walkthrough.md.
 
     Traceability, changes, deviations from the plan, checks, the verification its risk requires, rollback,
-    cost and the decision needed, from git and the ledger. Notes outside the generated block survive."""
+    cost and the decision needed, from git and the ledger. Notes outside the generated block survive.
+    Exit 0: the evidence the bolt's risk requires before the gate is complete; 1: the report is written, and
+    the walkthrough gate would refuse an approval."""
     from aidlc.exsecutio.walkthrough import write_walkthrough
     from aidlc.workspace import open_bank
 
@@ -43,9 +45,10 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
         from aidlc.report.attest import write_statement
 
         write_statement(root, report, written.digest, attest_file)
+    code = 0 if report.verification.satisfied else 1  # written either way; 1: the gate would refuse it
     if app.json:
         app.emit_json(report.model_dump(mode="json"))
-        return
+        raise click.exceptions.Exit(code)
     verification = report.verification
     app.out(f"{report.bolt}: evidence report written to {written.rel} (digest {written.digest[:12]})")
     app.out(f"  head {report.head[:12]}, base {report.base[:12]}, risk {report.risk or 'not set'}, "
@@ -60,3 +63,4 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
         app.out(f"Evidence complete. Next: {report.decision.command}")
     else:
         app.out("Evidence incomplete: the walkthrough gate refuses an approval until each NO above is met.")
+    raise click.exceptions.Exit(code)

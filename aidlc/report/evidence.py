@@ -21,6 +21,7 @@ from typing import Any
 from aidlc import vcs
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bank.walk import read_inside
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view
@@ -87,16 +88,26 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
 _PATH = re.compile(r"`([^`\s]+)`")
 
 
+def plan_text(facts: Facts) -> str | None:
+    """implementation-plan.md when it is a regular file inside the repository (not through a link leading out)."""
+    rel = f"{Path(facts.bolt.rel).parent.as_posix()}/{PLAN_FILE}"
+    try:
+        return read_inside(facts.repo / rel, facts.repo).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        facts.notes.append(f"{rel} is not read ({exc.strerror or exc})")
+        return None
+
+
 def planned_files(facts: Facts) -> dict[str, str] | None:
     """Path -> the plan's reason: the run's approved plan, else the Files section of implementation-plan.md.
     None when the bolt has no plan."""
     run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
     if run is not None and run.plan is not None:
         return {f.path.lstrip("./"): f.reason for f in run.plan.files}
-    path = facts.repo / Path(facts.bolt.rel).parent / PLAN_FILE
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = plan_text(facts)
+    if text is None:
         return None
     planned: dict[str, str] = {}
     in_files = False
@@ -115,10 +126,8 @@ def plan_risks(facts: Facts) -> list[str]:
     run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
     if run is not None and run.plan is not None:
         return list(run.plan.risks)
-    path = facts.repo / Path(facts.bolt.rel).parent / PLAN_FILE
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    text = plan_text(facts)
+    if text is None:
         return []
     risks, inside = [], False
     for line in text.splitlines():
@@ -325,7 +334,7 @@ def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
         traceability=traceability(facts, found_checks), changes=changed, deviations=deviations(changed, planned),
         checks=found_checks, commits=commits(facts), verification=verified, risks=flagged_risks(facts),
         rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts),
-        decision=decision(facts, risk), notes=facts.notes)
+        decision=decision(facts, risk), notes=list(dict.fromkeys(facts.notes)))
 
 
 def digest(report: ev.EvidenceReport) -> str:

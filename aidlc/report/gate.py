@@ -8,6 +8,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bank.walk import read_inside
 from aidlc.errors import UsageError
 from aidlc.model.types import Risk
 
@@ -28,9 +29,9 @@ def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem) -> Evidence:
     repo = Path(bank.repo_root)
     rel = f"{Path(bolt.rel).parent.as_posix()}/{WALKTHROUGH_FILE}"
     try:
-        text = (repo / rel).read_text(encoding="utf-8", errors="replace")
+        text = read_inside(repo / rel, repo).decode("utf-8", errors="replace")
     except OSError:
-        text = ""
+        text = ""  # missing or not a file aidlc reads: the gate's own check names it first
     found = marker(text)
     if found is None:
         return Evidence([f"{rel} holds no evidence report (aidlc walkthrough {bolt.id} writes one)"])

@@ -47,6 +47,9 @@ def verification(facts: Facts, risk: Risk | None, checks: list[ev.Check], curren
     level = RISK_LEVEL.get(risk, 1)  # unknown risk asks at least what low risk asks
     items = [_checks_item(checks)]
     independent, own = independent_tests(facts)
+    cases = junit_cases(facts, checks, independent)
+    if cases is not None:
+        independent = cases  # with JUnit XML, the cases that ran, not only the files
     if level >= 2:
         items.append(_independent_item(independent, own, items[0].satisfied))
     review = None
@@ -119,10 +122,65 @@ def independent_tests(facts: Facts) -> tuple[list[str], list[str]]:
     return independent, own
 
 
+def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) -> list[str] | None:
+    """The passing test cases, named `FILE::NAME`, of the independent test files, from the JUnit XML reports of
+    the checks that passed at the head; None when no such report is at hand. A report counts only when it was
+    written while its check ran (its modification time within the run recorded in the ledger)."""
+    from aidlc.exsecutio.checks import junit_cases as read_cases
+
+    passed = {c.name: c for c in checks if c.current and c.passed}
+    found: list[str] | None = None
+    for command in facts.bank.config.verify:
+        event = _latest_check_event(facts, command.name)
+        if not command.junit or command.name not in passed or event is None:
+            continue
+        report, _ = read_cases(facts.repo, command.junit)
+        if report is None or not _written_during(report.modified_ns, event):
+            continue
+        found = found or []
+        for file, classname, name in report.cases:
+            owner = _owner(file, classname, independent)
+            if owner is not None and f"{owner}::{name}" not in found:
+                found.append(f"{owner}::{name}")
+    return found
+
+
+def _latest_check_event(facts: Facts, name: str) -> dict[str, Any] | None:
+    return next((e for e in reversed(facts.events)
+                 if e.get("type") == "check.recorded" and (e.get("data") or {}).get("name") == name), None)
+
+
+def _written_during(modified_ns: int, event: dict[str, Any]) -> bool:
+    from datetime import datetime
+
+    try:
+        ended = datetime.fromisoformat(str(event.get("ts")).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return False
+    took = ((event.get("data") or {}).get("duration_ms") or 0) / 1000
+    return ended - took - SLACK_S <= modified_ns / 1e9 <= ended + SLACK_S
+
+
+SLACK_S = 60.0  # between a check's end and its ledger event, and clocks that round
+
+
+def _owner(file: str, classname: str, independent: list[str]) -> str | None:
+    """The independent test file a case belongs to: by its `file` attribute, else by its dotted classname
+    (Python: tests.test_calc.TotalTest lives in tests/test_calc.py)."""
+    file = file.removeprefix("./")
+    if file:
+        return file if file in independent else None
+    for path in independent:
+        module = path.removesuffix(".py").replace("/", ".")
+        if path.endswith(".py") and (classname == module or classname.startswith(module + ".")):
+            return path
+    return None
+
+
 def _independent_item(independent: list[str], own: list[str], checks_pass: bool) -> ev.VerificationItem:
     requirement = "independent tests (existing before the bolt, or written by a person) ran and passed"
     if not independent:
-        detail = "no independent test file" + (f"; the bolt itself wrote {', '.join(own)}" if own else "")
+        detail = "no independent test ran" + (f"; the bolt itself wrote {', '.join(own)}" if own else "")
         return ev.VerificationItem(id="independent-tests", requirement=requirement, satisfied=False, detail=detail)
     if not checks_pass:
         return ev.VerificationItem(id="independent-tests", requirement=requirement, satisfied=False,
