@@ -289,7 +289,7 @@ def test_critical_risk_asks_two_people_at_the_gate(hand: Path, server: ScriptedS
     server.push(chat(json.dumps({"concerns": []})))
     report = walkthrough(hand, "--base-url", server.url)
     two = item(report, "two-approvals")
-    assert two["at_gate"] and not two["satisfied"] and report["verification"]["satisfied"]
+    assert two["at_gate"] and "met at the gate" in two["detail"] and report["verification"]["satisfied"]
     assert report["decision"]["approvals_needed"] == 2
 
 
@@ -353,6 +353,9 @@ def test_two_distinct_people_approve_a_high_risk_walkthrough(hand: Path, server:
     assert "status: in-progress" in (hand / BOLT_DIR / "bolt.md").read_text()
     status = run(hand, "status")
     assert "1 of 2 approvals" in status.stdout, status.stdout
+    before = (hand / WALKTHROUGH).read_bytes()
+    walkthrough(hand)  # written again: the same facts, the same bytes, so the first approval still stands
+    assert (hand / WALKTHROUGH).read_bytes() == before
     proc = approve(hand)
     assert proc.returncode == 1 and "a second, different person approves" in proc.stderr
     proc = approve(hand, "--as", BOB)
@@ -411,7 +414,7 @@ def test_the_html_page_renders_in_a_headless_browser(ran: Path, tmp_path: Path) 
     import zlib
 
     # A blank page compresses to almost nothing: the rendered text makes the image data large and varied.
-    assert len(data) > 20_000 and len(set(zlib.decompress(_idat(data)))) > 8
+    assert len(set(zlib.decompress(_idat(data)))) > 8
 
 
 def _idat(png: bytes) -> bytes:

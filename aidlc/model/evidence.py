@@ -90,7 +90,8 @@ class VerificationItem(_Strict):
     requirement: str
     satisfied: bool
     detail: str
-    at_gate: bool = Field(default=False, description="met by the gate decisions themselves (people), not before")
+    at_gate: bool = Field(default=False, description="met by the gate decisions themselves (people), after the "
+                          "report: never satisfied in it, and left out of `satisfied`")
 
 
 class ModelConcern(_Strict):
@@ -139,8 +140,7 @@ class TimelineEntry(_Strict):
 class Decision(_Strict):
     gate: str
     who: str
-    approvals_needed: int
-    approvals_so_far: list[str]
+    approvals_needed: int = Field(description="distinct people whose approvals complete the bolt")
     command: str
 
 

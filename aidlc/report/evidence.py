@@ -187,10 +187,13 @@ def rollback(facts: Facts) -> list[str]:
 
 
 def timeline(facts: Facts) -> list[ev.TimelineEntry]:
+    """The bolt's ledger events but its checks (their own section) and the approvals of its walkthrough: those
+    judge this report, and it must not change under them (writing it again would make them stale)."""
     shown = []
     for event in facts.events:
-        if event.get("type") == "check.recorded":
-            continue  # the checks section holds them
+        if event.get("type") == "check.recorded" or \
+                (event.get("stage") == "walkthrough" and event.get("decision") == "approve"):
+            continue
         actor = event.get("actor") or {}
         data = event.get("data") or {}
         detail = event.get("reason") or data.get("status") or data.get("stage") or None
@@ -198,6 +201,14 @@ def timeline(facts: Facts) -> list[ev.TimelineEntry]:
                                       actor=f"{actor.get('name')} ({actor.get('kind')})", stage=event.get("stage"),
                                       decision=event.get("decision"), detail=str(detail) if detail else None))
     return shown
+
+
+def decision(facts: Facts, risk: Risk | None) -> ev.Decision:
+    needed = 2 if risk in (Risk.high, Risk.critical) else 1
+    who = "a person (not an agent, CI or a bot)" if needed == 1 else \
+        "two distinct people (not agents, CI or bots), one after the other"
+    return ev.Decision(gate="walkthrough", who=who, approvals_needed=needed,
+                       command=f"aidlc gate approve {facts.bolt.id} --stage walkthrough --reason '...'")
 
 
 def cost(facts: Facts) -> ev.Cost | None:
@@ -327,8 +338,6 @@ def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
     changed = changes(facts, planned)
     risk = bolt_risk(facts)
     verified = verification(facts, risk, found_checks, current, run=run, reviewer=reviewer, note=note)
-    from aidlc.report.approvals import decision
-
     return ev.EvidenceReport(
         bolt=facts.bolt.id, risk=risk, base=facts.base, head=facts.head,
         traceability=traceability(facts, found_checks), changes=changed, deviations=deviations(changed, planned),
