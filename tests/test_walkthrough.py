@@ -208,6 +208,27 @@ def test_a_bolt_without_commits_is_a_clear_error(_sample: Path, tmp_path: Path) 
     assert proc.returncode == 2 and "Aidlc-Bolt: 001-checkout-api" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_an_unknown_bolt_is_a_usage_error_in_json_too(hand: Path) -> None:
+    proc = run(hand, "walkthrough", "999-nope", "--format", "json")
+    assert proc.returncode == 2 and json.loads(proc.stdout)["error"]["exit_code"] == 2
+    assert "no bolt named '999-nope'" in proc.stderr and "Next steps:" in proc.stderr
+
+
+def test_links_leading_out_of_the_repository_are_neither_read_nor_written(hand: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.md"
+    outside.write_text("## Files\n- `etc/secret.py`: read through a link\n")
+    (hand / PLAN).unlink()
+    (hand / PLAN).symlink_to(outside)
+    (hand / WALKTHROUGH).symlink_to(outside)
+    proc = run(hand, "walkthrough", BOLT)
+    assert proc.returncode == 2 and "not rewritten" in proc.stderr and "Traceback" not in proc.stderr
+    assert outside.read_text().startswith("## Files")  # untouched
+    (hand / WALKTHROUGH).unlink()
+    report = walkthrough(hand)
+    assert f"{PLAN} is not read" in " ".join(report["notes"])
+    assert report["deviations"] == [{"path": CALC, "kind": "unplanned"}]  # no plan read: every change unplanned
+
+
 # -- verification strength by risk -----------------------------------------------------------------------------------
 def test_low_risk_needs_passing_checks(hand: Path) -> None:
     set_risk(hand, "low")
