@@ -229,6 +229,15 @@ def test_links_leading_out_of_the_repository_are_neither_read_nor_written(hand: 
     assert report["deviations"] == [{"path": CALC, "kind": "unplanned"}]  # no plan read: every change unplanned
 
 
+def test_an_edited_ledger_gives_no_evidence_and_records_nothing(hand: Path) -> None:
+    ledger = hand / "memory-bank/events.jsonl"
+    ledger.write_text(ledger.read_text().replace('"decision":"approve"', '"decision":"approv"', 1))
+    before = ledger.read_bytes()
+    proc = run(hand, "walkthrough", BOLT)
+    assert proc.returncode == 1 and "while the ledger does not verify" in proc.stderr
+    assert ledger.read_bytes() == before and not (hand / WALKTHROUGH).exists()
+
+
 # -- verification strength by risk -----------------------------------------------------------------------------------
 def test_low_risk_needs_passing_checks(hand: Path) -> None:
     set_risk(hand, "low")
@@ -377,8 +386,9 @@ def test_two_distinct_people_approve_a_high_risk_walkthrough(hand: Path, server:
     before = (hand / WALKTHROUGH).read_bytes()
     walkthrough(hand)  # written again: the same facts, the same bytes, so the first approval still stands
     assert (hand / WALKTHROUGH).read_bytes() == before
-    proc = approve(hand)
-    assert proc.returncode == 1 and "a second, different person approves" in proc.stderr
+    for same in ([], ["--as", "Ada L. <ADA@example.org>"]):  # the same person, under another name too
+        proc = approve(hand, *same)
+        assert proc.returncode == 1 and "a second, different person approves" in proc.stderr
     proc = approve(hand, "--as", BOB)
     assert proc.returncode == 0, proc.stderr
     assert "status: complete" in (hand / BOLT_DIR / "bolt.md").read_text()

@@ -171,10 +171,9 @@ def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTa
     first = history.latest(target.kind, target.id, "walkthrough")
     pending = first is not None and first.get("decision") == "approve" \
         and (first.get("fingerprint") or {}).get("sha256") == judged \
-        and (first.get("data") or {}).get("approvals") == 1
+        and isinstance(first.get("data"), dict) and first["data"].get("approvals") == 1
     if pending and first is not None:
-        earlier = first.get("actor") or {}
-        if (earlier.get("email") or earlier.get("name")) == (actor.email or actor.name):
+        if _same_person(first.get("actor") or {}, actor):
             raise GateRefused(f"bolt {target.id} is {evidence.risk} risk: {actor.name} approved its walkthrough "
                               "already; a second, different person approves",
                               [f"another person: aidlc gate approve {target.id} --stage walkthrough"])
@@ -184,6 +183,14 @@ def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTa
     data["approvals"] = 1
     return (f"bolt {target.id} is {evidence.risk} risk: this first approval is recorded; the bolt completes when a "
             "second person approves the same walkthrough")
+
+
+def _same_person(earlier: dict[str, Any], actor: Actor) -> bool:
+    """The same name or the same email (compared without case): two approvals need two people."""
+    def same(a: object, b: str | None) -> bool:
+        return bool(a) and bool(b) and str(a).strip().lower() == (b or "").strip().lower()
+
+    return same(earlier.get("name"), actor.name) or same(earlier.get("email"), actor.email)
 
 
 def _check_policy(bank: MemoryBank, stage: str, decision: Decision, risk: Risk | None) -> None:

@@ -24,7 +24,7 @@ from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import read_inside
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
-from aidlc.events.view import open_view
+from aidlc.events.view import open_view, verified_ledger
 from aidlc.exsecutio.plan import PLAN_FILE, RISK_ORDER
 from aidlc.model import evidence as ev
 from aidlc.model.run import RunState
@@ -76,11 +76,10 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
                          f"{bolt.id} has no run: there is nothing to report on",
                          [f'git commit --trailer "{TRAILER}: {bolt.id}" ...    # mark the bolt\'s commits',
                           f"aidlc bolt start {bolt.id}    # or let a run make them"])
-    ledger = Ledger.of_bank(repo, bank.rel_root)
-    events = []
-    if ledger.exists():
-        events = [e for _, e in open_view(ledger).events
-                  if (e.get("subject") or {}).get("kind") == "bolt" and (e.get("subject") or {}).get("id") == bolt.id]
+    # Evidence is read from the ledger, and checks and reviews are recorded there: only from an intact chain.
+    ledger = verified_ledger(bank.repo_root, bank.rel_root, "no evidence is read from it or recorded in it")
+    events = [e for _, e in open_view(ledger).events
+              if (e.get("subject") or {}).get("kind") == "bolt" and (e.get("subject") or {}).get("id") == bolt.id]
     return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, notes)
 
 

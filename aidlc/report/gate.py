@@ -9,7 +9,7 @@ from pathlib import Path
 from aidlc import vcs
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import read_inside
-from aidlc.errors import UsageError
+from aidlc.errors import AidlcError, UsageError
 from aidlc.model.types import Risk
 
 
@@ -38,7 +38,7 @@ def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem) -> Evidence:
     evidence = Evidence(head=found[0], digest=found[1])
     try:
         report = build(repo, bank, bolt.id, run=False)
-    except UsageError as exc:
+    except AidlcError as exc:  # no commit of the bolt, a ledger that does not verify
         evidence.missing.append(exc.message)
         return evidence
     evidence.risk = report.risk
