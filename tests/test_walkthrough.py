@@ -477,6 +477,13 @@ def test_the_in_toto_statement_names_the_changed_files_with_their_digests(hand: 
     assert document["predicate"]["checks"][0]["name"] == "tests"
 
 
+def test_a_statement_without_subject_is_refused(hand: Path, tmp_path: Path) -> None:
+    git(hand, "revert", "--no-commit", "HEAD")
+    bolt_commit(hand, BOLT, "pay: nothing after all")  # the bolt's commits now change nothing
+    proc = run(hand, "walkthrough", BOLT, "--attest", str(tmp_path / "s.json"))
+    assert proc.returncode == 2 and "no subject" in proc.stderr and not (tmp_path / "s.json").exists()
+
+
 def test_the_json_report_matches_its_published_schema(hand: Path) -> None:
     from aidlc.model.evidence import EvidenceReport
 

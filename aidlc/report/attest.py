@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.errors import UsageError
 from aidlc.model.evidence import EvidenceReport
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
@@ -38,4 +39,9 @@ def statement(repo: Path, report: EvidenceReport, digest: str) -> dict[str, Any]
 
 
 def write_statement(repo: Path, report: EvidenceReport, digest: str, target: Path) -> None:
-    target.write_text(json.dumps(statement(repo, report, digest), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    document = statement(repo, report, digest)
+    if not document["subject"]:  # the spec asks for at least one
+        raise UsageError(f"--attest: bolt {report.bolt} changed no file its head holds, so a statement would have "
+                         "no subject; nothing was written to " + str(target),
+                         [f"aidlc walkthrough {report.bolt}    # the report alone"])
+    target.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
