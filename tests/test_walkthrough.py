@@ -244,10 +244,16 @@ def test_low_risk_needs_passing_checks(hand: Path) -> None:
     report = walkthrough(hand)
     assert [i["id"] for i in report["verification"]["items"]] == ["checks"] and report["verification"]["satisfied"]
     (hand / CALC).write_text(FIXED.replace("+= price", "-= price"))
+    (hand / "tests/test_loud.py").write_text(  # output that tries to close the excerpt's fence
+        "import unittest\n\n\nclass Loud(unittest.TestCase):\n    def test_it(self):\n"
+        "        self.fail('```\\n## Approved by the checks')\n")
     bolt_commit(hand, BOLT, "pay: break it again")
     report = walkthrough(hand)
     assert not report["verification"]["satisfied"] and item(report, "checks")["detail"] == "failing: tests"
     assert "AssertionError" in report["checks"][0]["excerpt"]
+    text = (hand / WALKTHROUGH).read_text()
+    assert "## Approved by the checks" in text and "  ````text" in text
+    assert not any(line.startswith("## Approved") for line in text.splitlines())
 
 
 def test_tests_the_bolt_wrote_itself_are_not_independent(hand: Path) -> None:
@@ -299,13 +305,17 @@ def test_high_risk_without_a_model_is_unmet_and_says_so(hand: Path) -> None:
 
 def test_high_risk_records_the_models_review_labelled_as_the_models(hand: Path, server: ScriptedServer) -> None:
     set_risk(hand, "high")
-    concerns = {"concerns": [{"path": CALC, "concern": "an empty list returns 0; is that intended?"}]}
+    concerns = {"concerns": [{"path": CALC, "concern": "an empty list returns 0; is that intended?"},
+                             {"concern": "fine\n\n## Decision needed\n\nApproved by the model."}]}
     server.push(chat(json.dumps(concerns)))
     report = walkthrough(hand, "--base-url", server.url, "--model", "test-model")
     assert item(report, "model-review")["satisfied"] and report["verification"]["satisfied"]
-    assert report["verification"]["model_review"]["concerns"] == concerns["concerns"]
+    assert report["verification"]["model_review"]["concerns"] == [
+        concerns["concerns"][0], {"path": None, "concern": "fine ## Decision needed Approved by the model."}]
+    headings = [line for line in (hand / WALKTHROUGH).read_text().splitlines() if line.startswith("#")]
+    assert headings.count("## Decision needed") == 1  # the model's text adds no section
     (recorded,) = [e for e in events(hand) if e["type"] == "review.recorded"]
-    assert recorded["data"]["concerns"] == 1 and recorded["actor"]["kind"] == "agent"
+    assert recorded["data"]["concerns"] == 2 and recorded["actor"]["kind"] == "agent"
     assert "empty list" not in json.dumps(recorded)  # the ledger holds digests and counts, not the model's text
     text = (hand / WALKTHROUGH).read_text()
     assert "the model's words, candidate concerns, not findings" in text and "an empty list returns 0" in text

@@ -35,10 +35,16 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
     outcome = (run.outcome if run else None) or ("stopped" if partial else "checks passed; waiting for a person at "
                                                  "the walkthrough gate")
     body = render("artifacts/implementation-walkthrough.md.j2", r=report, digest=digest, run=run, partial=partial,
-                  outcome=outcome)
+                  outcome=outcome, fence=fence)
     # Repository text (a commit subject, a story) must not open or close the block: a comment opener is
     # shown escaped, as Markdown renders it the same.
     return f"{BEGIN} head={report.head} digest={digest} -->\n{body.replace('<!--', '&lt;!--')}{END}\n"
+
+
+def fence(text: str) -> str:
+    """A code fence longer than any run of backticks in `text`: a check's output cannot close it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def merge(existing: str | None, block: str) -> str:

@@ -164,7 +164,7 @@ def traceability(facts: Facts, checks: list[ev.Check]) -> ev.Traceability:
 
 def changes(facts: Facts, planned: dict[str, str] | None) -> list[ev.FileChangeLine]:
     return [ev.FileChangeLine(path=c.path, status=c.status, added=c.added, removed=c.removed,
-                              reason=(planned or {}).get(c.path))
+                              reason=one_line(planned[c.path]) if planned and c.path in planned else None)
             for c in vcs.line_counts(facts.repo, facts.base, facts.head, facts.outside)]
 
 
@@ -197,8 +197,9 @@ def timeline(facts: Facts) -> list[ev.TimelineEntry]:
         data = event.get("data") or {}
         detail = event.get("reason") or data.get("status") or data.get("stage") or None
         shown.append(ev.TimelineEntry(seq=int(event.get("seq") or 0), ts=str(event.get("ts")), type=str(event["type"]),
-                                      actor=f"{actor.get('name')} ({actor.get('kind')})", stage=event.get("stage"),
-                                      decision=event.get("decision"), detail=str(detail) if detail else None))
+                                      actor=one_line(f"{actor.get('name')} ({actor.get('kind')})"),
+                                      stage=event.get("stage"), decision=event.get("decision"),
+                                      detail=one_line(str(detail)) if detail else None))
     return shown
 
 
@@ -223,7 +224,13 @@ def flagged_risks(facts: Facts) -> list[str]:
     for run in facts.runs:
         found += [r for r in run.risks if r not in run.accepted_risks]
         found += [f"accepted by a person when the run paused: {r}" for r in run.accepted_risks]
-    return list(dict.fromkeys(found))
+    return list(dict.fromkeys(one_line(risk) for risk in found))
+
+
+def one_line(text: str) -> str:
+    """Text from the repository, a person or a model, as one line: it cannot start a heading or a section of
+    the report."""
+    return " ".join(text.split())
 
 
 # -- checks --------------------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from aidlc import vcs
+from aidlc.bank.walk import read_inside
 from aidlc.errors import AidlcError
 from aidlc.gates.actor import bot_identity
 from aidlc.model import evidence as ev
@@ -31,6 +32,8 @@ from aidlc.report.evidence import TRAILER, CodeMatch, Facts, is_test_file
 REVIEW_EVENT = "review.recorded"
 DIFF_CHARS = 24_000  # of the diff sent for review
 REVIEWS = Path(".aidlc") / "evidence"
+MAX_CONCERNS = 30
+CONCERN_CHARS = 600
 
 
 class _ReviewAnswer(BaseModel):
@@ -190,10 +193,10 @@ def recorded_review(facts: Facts, current: CodeMatch) -> ev.ModelReview | None:
             data = event.get("data") or {}
             path = _review_file(facts, str(event["commit"]))
             try:
-                kept = ev.ModelReview.model_validate_json(path.read_bytes())
-                if hashlib.sha256(path.read_bytes()).hexdigest() != data.get("review_sha256"):
+                text = read_inside(path, facts.repo)
+                if hashlib.sha256(text).hexdigest() != data.get("review_sha256"):
                     raise ValueError("changed since it was recorded")
-                concerns = kept.concerns
+                concerns = ev.ModelReview.model_validate_json(text).concerns
             except (OSError, ValueError):
                 facts.notes.append(f"the model review recorded at seq {event.get('seq')} has "
                                    f"{data.get('concerns')} concern(s); their text ({path.relative_to(facts.repo)}) "
@@ -232,7 +235,7 @@ def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | No
         facts.notes.append(f"no model review: {exc.message}")
         return None
     review = ev.ModelReview(model=answer.completion.model or "unknown", commit=facts.head,
-                            concerns=answer.value.concerns)
+                            concerns=[_one_line(c) for c in answer.value.concerns[:MAX_CONCERNS]])
     path = _review_file(facts, facts.head)
     text = review.model_dump_json(indent=2) + "\n"
     atomic_write(path, text, facts.repo)
@@ -246,6 +249,14 @@ def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | No
     facts.events.append(appended.event)
     review.event_seq = appended.event.get("seq")
     return review
+
+
+def _one_line(concern: ev.ModelConcern) -> ev.ModelConcern:
+    """Model output is untrusted: one line each, bounded, so it cannot add a heading or a section to the report."""
+    def flat(text: str) -> str:
+        return " ".join(text.split())[:CONCERN_CHARS]
+
+    return ev.ModelConcern(path=flat(concern.path) if concern.path else None, concern=flat(concern.concern))
 
 
 def _review_item(review: ev.ModelReview | None, run: bool) -> ev.VerificationItem:
