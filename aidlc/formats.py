@@ -15,6 +15,7 @@ from aidlc.draft.proposals import PROPOSALS
 from aidlc.model.artifacts import FRONT_MATTER_MODELS
 from aidlc.model.config import Config
 from aidlc.model.events import Event
+from aidlc.model.evidence import EvidenceReport
 from aidlc.model.findings import ValidationReport
 from aidlc.model.run import Plan, RunState, Span
 from aidlc.model.status import StatusReport
@@ -33,6 +34,7 @@ def _models() -> dict[str, type[BaseModel]]:
     models["run-state"] = RunState  # .aidlc/runs/<run-id>/state.json
     models["run-trace-span"] = Span  # one line of .aidlc/runs/<run-id>/trace.jsonl
     models["bolt-plan"] = Plan  # a model's answer at a bolt run's PLANNING
+    models["evidence-report"] = EvidenceReport  # aidlc walkthrough BOLT --format json
     models.update({f"draft-{level}": proposal for level, proposal in PROPOSALS.items()})  # a model's answers
     return models
 

@@ -425,3 +425,108 @@ def changed_files_between(path: Path, base: str, head: str) -> list[FileChange]:
             changes.append(FileChange(status, fields[at + 1]))
             at += 2
     return changes
+
+
+# -- a bolt's commits and what they changed (aidlc walkthrough) ---------------------------------------------
+EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # what a root commit's changes are measured against
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    email: str
+    date: str
+    subject: str
+    trailers: dict[str, str]
+
+
+_LOG_FORMAT = "%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:only,unfold)%x1e"
+
+
+def _commits(out: bytes) -> list[CommitInfo]:
+    found = []
+    for record in out.decode("utf-8", "replace").split("\x1e"):
+        fields = record.strip("\n").split("\x1f")
+        if len(fields) < 7 or not fields[0].strip():
+            continue
+        trailers = {}
+        for line in fields[6].splitlines():
+            key, _, value = line.partition(":")
+            if key.strip():
+                trailers[key.strip()] = value.strip()
+        found.append(CommitInfo(fields[0].strip(), tuple(fields[1].split()), fields[2], fields[3], fields[4],
+                                fields[5], trailers))
+    return found
+
+
+def is_outside(path: str, folders: tuple[str, ...]) -> bool:
+    return not any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
+
+
+def commits_with_trailer(project: Path, key: str, value: str, ref: str = "HEAD") -> list[CommitInfo]:
+    """The commits in `ref`'s history whose trailer `key` is exactly `value`, oldest first."""
+    out = _run_git(project, ("log", "--reverse", f"--format={_LOG_FORMAT}", "-F", f"--grep={key}: {value}", ref,
+                             "--"))
+    return [c for c in _commits(out) if c.trailers.get(key) == value]
+
+
+def changed_by(project: Path, commit: CommitInfo) -> list[str]:
+    """The files `commit` changed (against its first parent; a root commit: all its files), relative to
+    `project`."""
+    parent = commit.parents[0] if commit.parents else EMPTY_TREE
+    return [c.path for c in changed_files_between(project, parent, commit.sha)]
+
+
+def last_commit_of(project: Path, rel: str, ref: str = "HEAD") -> CommitInfo | None:
+    """The newest commit in `ref`'s history that changed the file `rel` (relative to `project`)."""
+    found = _commits(_run_git(project, ("log", "-1", f"--format={_LOG_FORMAT}", ref, "--", rel)))
+    return found[0] if found else None
+
+
+@dataclass(frozen=True)
+class LineCounts:
+    path: str
+    status: str  # git's letter, as in FileChange
+    added: int | None  # None: a binary file
+    removed: int | None
+
+
+def line_counts(project: Path, base: str, head: str, outside: tuple[str, ...] = ()) -> list[LineCounts]:
+    """Per file changed between `base` and `head` under `project`, except in the folders `outside`: git's
+    status letter and the lines added and removed."""
+    statuses = {c.path: c.status for c in changed_files_between(project, base, head)}
+    out = _run_git(project, ("diff", "--no-ext-diff", "--no-textconv", "--relative", "--numstat", "-z", "-M",
+                             base, head, "--"))
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
+    counts, at = [], 0
+    while at < len(fields) and fields[at]:
+        added, removed, path = fields[at].split("\t", 2)
+        if not path:  # a rename: the old path, then the new one, follow
+            path, at = fields[at + 2], at + 3
+        else:
+            at += 1
+        if is_outside(path, outside):
+            counts.append(LineCounts(path, statuses.get(path, "M"), int(added) if added != "-" else None,
+                                     int(removed) if removed != "-" else None))
+    return counts
+
+
+def diff_text(project: Path, base: str, head: str, paths: list[str]) -> str:
+    """The unified diff of `paths` between the two commits."""
+    if not paths:
+        return ""
+    return _run_git(project, ("diff", "--no-ext-diff", "--no-textconv", "--relative", "-M", base, head, "--",
+                              *paths)).decode("utf-8", "replace")
+
+
+def same_code(project: Path, first: str, second: str, outside: tuple[str, ...] = ()) -> bool:
+    """True when the two commits hold the same files under `project`, the folders `outside` aside."""
+    return all(not is_outside(c.path, outside) for c in changed_files_between(project, first, second))
+
+
+def files_at(project: Path, ref: str) -> list[str]:
+    """The files `ref` holds under `project`, relative to it."""
+    out = _run_git(project, ("ls-tree", "-r", "-z", "--name-only", ref, "--"))
+    return [n.decode("utf-8", "surrogateescape") for n in out.split(b"\0") if n]

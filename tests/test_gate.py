@@ -24,6 +24,7 @@ from aidlc.gates.catalogue import content_digest
 from aidlc.model.events import Actor, ActorKind, Decision, EventType
 from aidlc.model.findings import Finding
 from aidlc.rules import validate
+from tests.evidence_sample import give_evidence
 from tests.helpers import run_cli
 
 MB = "memory-bank"
@@ -126,6 +127,7 @@ def through_walkthrough(root: Path) -> None:
     through_plan(root)
     write(root, WALKTHROUGH, "# Walkthrough\n\nPOST /orders works; tests pass.\n")
     check_boxes(root)
+    give_evidence(root, BOLT_ID, run)
     approve(root, BOLT_ID, "walkthrough")
 
 
@@ -378,6 +380,8 @@ def test_an_agent_or_ci_actor_is_refused_at_every_human_checkpoint(chain: Path, 
         assert f"  aidlc gate approve {subject} --stage {stage}    # a person, from their own shell" in result.stderr
         assert "AIDLC_ACTOR_KIND unset" not in result.stderr
         assert (read(chain, LEDGER), read(chain, BOLT)) == before
+        if stage == "walkthrough":
+            give_evidence(chain, BOLT_ID, run)
         approve(chain, subject, stage)  # a person passes it, so the agent meets the next one in order
     assert len(decisions(chain)) == 10 and front(chain, BOLT)["status"] == "complete"
 
@@ -499,6 +503,7 @@ def _crash_on_walkthrough(root: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     through_plan(root)
     write(root, WALKTHROUGH, "# Walkthrough\n")
     check_boxes(root)
+    give_evidence(root, BOLT_ID, run)
 
     def crash(repo: Path, event: dict) -> list[str]:
         raise SystemExit("killed between the ledger append and the file update")
@@ -598,12 +603,14 @@ def test_end_to_end_a_chain_through_every_gate_validates_clean(tmp_path: Path) -
     cli_ok(root, "new", "bolt", "--unit", "001-checkout-api", "--stories", "001-pay-by-card")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "inception")
+    inception = git(root, "rev-parse", "HEAD")
     for stage in INTENT_STAGES:
         cli_ok(root, "gate", "approve", INTENT_ID, "--stage", stage, "--reason", "reviewed")
     write(root, PLAN, "# Implementation plan\n\n- POST /orders\n")
     cli_ok(root, "gate", "approve", BOLT_ID, "--stage", "plan")
     write(root, WALKTHROUGH, "# Walkthrough\n\nPOST /orders answers 201.\n")
     check_boxes(root)
+    give_evidence(root, BOLT_ID, lambda where, *args: run_cli("--repo", str(where), *args))
     cli_ok(root, "gate", "approve", BOLT_ID, "--stage", "walkthrough")
     proc = cli_ok(root, "--format", "json", "validate")
     summary = json.loads(proc.stdout)["summary"]
@@ -612,7 +619,8 @@ def test_end_to_end_a_chain_through_every_gate_validates_clean(tmp_path: Path) -
     assert [(e["subject"]["id"], e["stage"], e["actor"]["name"]) for e in decisions(root)] == [
         *((INTENT_ID, s, "Grace Hopper") for s in INTENT_STAGES), (BOLT_ID, "plan", "Grace Hopper"),
         (BOLT_ID, "walkthrough", "Grace Hopper")]
-    assert {e["commit"] for e in decisions(root)} == {git(root, "rev-parse", "HEAD")}
+    assert {e["commit"] for e in decisions(root)[:-1]} == {inception}  # the bolt's commits came after
+    assert decisions(root)[-1]["commit"] == git(root, "rev-parse", "HEAD")
     assert front(root, BOLT)["status"] == "complete" and front(root, REQUIREMENTS)["phase"] == "construction"
 
 

@@ -46,8 +46,9 @@ def gates_of(document: dict) -> dict[tuple[str, str], dict]:
 def test_before_any_decision_each_subject_waits_at_its_first_gate(chain: Path) -> None:
     gates = gates_of(status_json(chain))
     assert gates == {
-        ("intent", INTENT_ID): {"kind": "intent", "id": INTENT_ID, "pending": "requirements", "last": None},
-        ("bolt", BOLT_ID): {"kind": "bolt", "id": BOLT_ID, "pending": "plan", "last": None}}
+        ("intent", INTENT_ID): {"kind": "intent", "id": INTENT_ID, "pending": "requirements", "last": None,
+                                  "evidence": None},
+        ("bolt", BOLT_ID): {"kind": "bolt", "id": BOLT_ID, "pending": "plan", "last": None, "evidence": None}}
     text = status_text(chain)
     assert f"gates intent {INTENT_ID}: pending gate: requirements; no decisions yet" in text
     assert f"gates bolt {BOLT_ID}: pending gate: plan; no decisions yet" in text

@@ -37,6 +37,8 @@ COMMANDS = {
     "llm": Entry("llm:llm_group", "The LLM layer: providers, structured output, record/replay."),
     "bolt": Entry("bolt:bolt_group", "Run a bolt: the model plans, a person approves, the model edits, checks "
                   "verify, a person accepts."),
+    "walkthrough": Entry("walkthrough:walkthrough_cmd", "Write the evidence report of BOLT into its "
+                         "implementation-walkthrough.md."),
 }
 
 

@@ -70,13 +70,17 @@ def _decision_command(decision: Decision) -> click.Command:
             app.note(f"the ledger's last line was torn (an interrupted write); it was moved to {recorded.recovered} "
                      "and a ledger.tail_recovered event records its sha256")
         if app.json:
-            app.emit_json({"event": event, "changed": recorded.changed, "recovered": recorded.recovered})
-            return
+            app.emit_json({"event": event, "changed": recorded.changed, "recovered": recorded.recovered,
+                           "waiting": recorded.waiting})
+            raise click.exceptions.Exit(3 if recorded.waiting else 0)
         app.out(f"recorded: {event['subject']['kind']} {event['subject']['id']} {stage} -> {decision.value} "
                 f"by {actor.name} (seq {event['seq']}, {event['fingerprint']['path']} "
                 f"sha256 {event['fingerprint']['sha256'][:12]})")
         for path in recorded.changed:
             app.out(f"  ~ {path}")
+        if recorded.waiting:
+            app.out(f"{recorded.waiting}: aidlc gate approve {event['subject']['id']} --stage {stage}")
+            raise click.exceptions.Exit(3)
 
     return command
 

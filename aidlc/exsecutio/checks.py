@@ -403,6 +403,22 @@ def read_junit(repo_root: Path, junit: str,
     """The counts of a JUnit XML report (`testsuites` or `testsuite` root), or None and the reason. The file is
     untrusted: it must be a regular file inside the repository, at most MAX_JUNIT_BYTES, without DTD or entity
     declarations; `before` (its identity before the check ran) refuses a stale report."""
+    return _read_report(repo_root, junit, before, _JunitCounter())
+
+
+def junit_cases(repo_root: Path, junit: str) -> tuple[JunitCases | None, str | None]:
+    """The test cases a JUnit XML report names, read as `read_junit` reads it, or None and the reason."""
+    return _read_report(repo_root, junit, None, _CaseLister())
+
+
+class JunitCases(BaseModel):
+    __test__: ClassVar[bool] = False
+
+    modified_ns: int  # the report's modification time: which check run wrote it
+    cases: list[tuple[str, str, str]]  # (file or "", classname, name) of each test case that did not fail or skip
+
+
+def _read_report(repo_root: Path, junit: str, before: tuple[int, int, int, int] | None, reader: Any) -> Any:
     path = _junit_path(repo_root, junit)
     if path is None:
         return None, f"JUnit report {junit}: outside the repository; not read"
@@ -420,7 +436,9 @@ def read_junit(repo_root: Path, junit: str,
             return None, f"JUnit report {junit}: unchanged since before the check ran (a stale report); not read"
         if info.st_size > MAX_JUNIT_BYTES:
             return None, f"JUnit report {junit}: {info.st_size:,} bytes, more than {MAX_JUNIT_BYTES:,}; not read"
-        return _parse_junit(fd, junit)
+        if isinstance(reader, _CaseLister):
+            reader.modified_ns = info.st_mtime_ns
+        return _parse_junit(fd, junit, reader)
     finally:
         os.close(fd)
 
@@ -497,10 +515,32 @@ def _attribute_counts(attrs: dict[str, str]) -> dict[str, int]:
     return numbers
 
 
-def _parse_junit(fd: int, junit: str) -> tuple[TestCounts | None, str | None]:
+class _CaseLister:
+    """Each `testcase` element, with its `file`, `classname` and `name`; failing or skipped ones left out."""
+
+    def __init__(self) -> None:
+        self.modified_ns = 0
+        self.cases: list[tuple[str, str, str]] = []
+        self.case: tuple[str, str, str] | None = None
+
+    def start(self, tag: str, attrs: dict[str, str]) -> None:
+        if tag == "testcase":
+            self.case = (attrs.get("file", ""), attrs.get("classname", ""), attrs.get("name", ""))
+        elif tag in _CASE_RESULTS:
+            self.case = None
+
+    def end(self, tag: str) -> None:
+        if tag == "testcase" and self.case is not None:
+            self.cases.append(self.case)
+            self.case = None
+
+    def result(self) -> JunitCases:
+        return JunitCases(modified_ns=self.modified_ns, cases=self.cases)
+
+
+def _parse_junit(fd: int, junit: str, counter: Any) -> tuple[Any, str | None]:
     from xml.parsers import expat
 
-    counter = _JunitCounter()
     parser = expat.ParserCreate()
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
 

@@ -29,7 +29,7 @@ from aidlc.exsecutio import plan as plans
 from aidlc.exsecutio.loop import LoopStop, after_call, before_call
 from aidlc.exsecutio.machine import transition
 from aidlc.exsecutio.store import RunStore, all_runs, new_run_id
-from aidlc.exsecutio.walkthrough import render_walkthrough
+from aidlc.exsecutio.walkthrough import write_walkthrough
 from aidlc.gates.decide import reconcile
 from aidlc.llm.base import Message, Provider
 from aidlc.llm.context import ContextPiece, fit_context
@@ -610,14 +610,12 @@ class Runner:
 
     # -- WALKTHROUGH ---------------------------------------------------------------------------------------
     def write_walkthrough(self, partial: bool) -> None:
-        from aidlc.bank.write import atomic_write
-
         state = self.state
         rel = f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}"
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": "walkthrough"}
         done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
         if done is None:  # once: the file a person judges is the one committed
-            atomic_write(self.repo / rel, render_walkthrough(state, partial), self.repo)
+            write_walkthrough(self.repo, self.reload(), state.bolt, run_state=state, partial=partial, run=False)
         if done is None and vcs.current_branch(self.repo) == state.branch:
             own = [p for p in vcs.changed_paths(self.repo) if p in self.own_files()]
             message = (f"aidlc walkthrough: bolt {state.bolt}\n\n"

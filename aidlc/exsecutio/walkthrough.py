@@ -1,31 +1,97 @@
-"""The implementation walkthrough: one renderer for the whole file, partial or not (the evidence report
-extends it, never copies it)."""
+"""The implementation walkthrough: one renderer for the whole file, written by a run (partial or not) and by
+`aidlc walkthrough`. What it holds is the evidence report (aidlc.report.evidence), inside a generated block
+between two markers; whatever a person writes outside the block survives a refresh.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aidlc.bank.items import MemoryBank
+from aidlc.model.evidence import EvidenceReport
 from aidlc.model.run import RunState
 
-
-def deviations(state: RunState) -> list[str]:
-    planned = {f.path for f in state.plan.files} if state.plan else set()
-    found = [f"{path}: changed, but not in the plan" for path in state.touched if path not in planned]
-    if state.repairs:
-        found.append(f"{state.repairs} repair round(s) after the first checks")
-    return found + [f"accepted by a person when the run paused: {risk}" for risk in state.accepted_risks]
+BEGIN = "<!-- aidlc:evidence begin"
+END = "<!-- aidlc:evidence end -->"
+_MARKER = re.compile(r"<!-- aidlc:evidence begin head=([0-9a-f]{40}) digest=([0-9a-f]{64}) -->")
 
 
-def render_walkthrough(state: RunState, partial: bool) -> str:
+@dataclass(frozen=True)
+class Written:
+    report: EvidenceReport
+    digest: str
+    rel: str  # the walkthrough file, relative to the repository
+
+
+def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None = None,
+                       partial: bool = False) -> str:
+    """The generated block, markers included."""
     from aidlc.templating import render
 
-    plan = state.plan
-    outcome_line = state.outcome or ("checks passed; waiting for a person at the walkthrough gate" if not partial
-                                     else "stopped")
-    risks = [*(plan.risks if plan else []), *state.risks]
-    return render("artifacts/implementation-walkthrough.md.j2", bolt=state.bolt, run_id=state.run_id,
-                  branch=state.branch, base_commit=state.base_commit, model=state.model, partial=partial,
-                  outcome_line=outcome_line, summary=plan.summary if plan else "No plan was approved.",
-                  commits=state.commits, files=plan.files if plan else [], touched=state.touched,
-                  checks=state.checks, deviations=deviations(state), risks=risks,
-                  rollback=(plan.rollback if plan else "Nothing to roll back.") +
-                  f"\n\nThe whole run: `git checkout {state.start_branch or 'main'} && git branch -D {state.branch}`.",
-                  budget=state.budget)
+    outcome = (run.outcome if run else None) or ("stopped" if partial else "checks passed; waiting for a person at "
+                                                 "the walkthrough gate")
+    body = render("artifacts/implementation-walkthrough.md.j2", r=report, digest=digest, run=run, partial=partial,
+                  outcome=outcome, fence=fence)
+    # Repository text (a commit subject, a story) must not open or close the block: a comment opener is
+    # shown escaped, as Markdown renders it the same.
+    return f"{BEGIN} head={report.head} digest={digest} -->\n{body.replace('<!--', '&lt;!--')}{END}\n"
+
+
+def fence(text: str) -> str:
+    """A code fence longer than any run of backticks in `text`: a check's output cannot close it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+def merge(existing: str | None, block: str) -> str:
+    """`block` in place of the generated block of `existing`; a person's text around it is kept. A file
+    without a block keeps all its text after the new block."""
+    if not existing or not existing.strip():
+        return block
+    start, stop = existing.find(BEGIN), existing.find(END)
+    if start >= 0 and stop > start:
+        return existing[:start] + block.rstrip("\n") + existing[stop + len(END):]
+    return block + "\n" + existing
+
+
+def marker(text: str) -> tuple[str, str] | None:
+    """(head, digest) named by the generated block of a walkthrough file; None without one."""
+    found = _MARKER.search(text)
+    return (found.group(1), found.group(2)) if found else None
+
+
+def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state: RunState | None = None,
+                      partial: bool = False, run: bool = True, reviewer: Callable[[], Any] | None = None,
+                      note: Callable[[str], None] = lambda _: None) -> Written:
+    """Build the bolt's evidence report and write it into its implementation-walkthrough.md."""
+    from aidlc.bank.walk import read_inside
+    from aidlc.bank.write import atomic_write
+    from aidlc.exsecutio.plan import WALKTHROUGH_FILE
+    from aidlc.report.evidence import build, digest
+
+    report = build(repo, bank, bolt_ref, run=run, reviewer=reviewer, note=note)
+    found = digest(report)
+    bolt_folder = next(Path(b.rel).parent for b in bank.bolts if b.id == report.bolt)
+    path = repo / bolt_folder / WALKTHROUGH_FILE
+    try:
+        existing = read_inside(path, repo).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        existing = None
+    except OSError as exc:  # a link out of the repository, a FIFO: not a file aidlc rewrites
+        from aidlc.errors import UsageError
+
+        raise UsageError(f"{path.relative_to(repo).as_posix()}: not rewritten ({exc.strerror or exc})",
+                         [f"replace it with a regular file, then run aidlc walkthrough {report.bolt}"]) from None
+    run_state = run_state or next((r for r in reversed(_runs(repo, report.bolt))), None)
+    atomic_write(path, merge(existing, render_walkthrough(report, found, run_state, partial)), repo)
+    return Written(report, found, path.relative_to(repo).as_posix())
+
+
+def _runs(repo: Path, bolt: str) -> list[RunState]:
+    from aidlc.exsecutio.store import runs_of
+
+    return runs_of(repo, bolt)

@@ -52,6 +52,7 @@ class Recorded:
     changed: list[str] = field(default_factory=list)
     recovered: str | None = None  # a torn last line found on the way, moved aside to this file (repo-relative)
     completed: bool = False  # the ledger's last line lacked its newline, and got it
+    waiting: str | None = None  # recorded, but the gate waits for another person (two-person rule)
 
 
 def resolve(bank: MemoryBank, index: BankIndex, subject: str, stage: str | None = None) -> GateTarget:
@@ -132,7 +133,14 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist", steps)
     effects = _effects(bank, index, target, stage, decision)
     _check_writable(repo, effects)
-    data: dict[str, Any] = {"effects": effects} if effects else {}
+    data: dict[str, Any] = {}
+    waiting = None
+    if target.kind == "bolt" and stage == "walkthrough" and decision == Decision.approve \
+            and actor.kind == ActorKind.human and target.bolt is not None:
+        waiting = _walkthrough_evidence(bank, led.history, target, actor, digest.sha256, data)
+        effects = [] if waiting else effects
+    if effects:
+        data["effects"] = effects
     if actor.kind == ActorKind.policy:
         data["risk"] = str(policy_risk)
     if len(judged) > 1:
@@ -148,7 +156,50 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         data=data or None, sign=sign,
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
-    return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed)
+    return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed, waiting)
+
+
+def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTarget, actor: Actor, judged: str,
+                          data: dict[str, Any]) -> str | None:
+    """Refuse the approval while the evidence report is missing, older than the bolt's head or its verification
+    unmet; bind it to the report's digest. High and critical risk need two distinct people: the first approval
+    is recorded and the gate waits (returned: why)."""
+    from aidlc.report.gate import walkthrough_evidence
+
+    assert target.bolt is not None
+    evidence = walkthrough_evidence(bank, target.bolt)
+    if evidence.missing:
+        raise GateRefused(f"bolt {target.id}: the walkthrough's evidence is not complete: "
+                          + "; ".join(evidence.missing),
+                          [f"aidlc walkthrough {target.id}    # writes the report again, runs the checks it lacks",
+                           "meet each missing item, then approve"])
+    data["report"] = {"head": evidence.head, "sha256": evidence.digest}
+    if evidence.risk not in (Risk.high, Risk.critical):
+        return None
+    data["approvals_required"] = 2
+    first = history.latest(target.kind, target.id, "walkthrough")
+    pending = first is not None and first.get("decision") == "approve" \
+        and (first.get("fingerprint") or {}).get("sha256") == judged \
+        and isinstance(first.get("data"), dict) and first["data"].get("approvals") == 1
+    if pending and first is not None:
+        if _same_person(first.get("actor") or {}, actor):
+            raise GateRefused(f"bolt {target.id} is {evidence.risk} risk: {actor.name} approved its walkthrough "
+                              "already; a second, different person approves",
+                              [f"another person: aidlc gate approve {target.id} --stage walkthrough"])
+        data["approvals"] = 2
+        data["with"] = first.get("hash")
+        return None
+    data["approvals"] = 1
+    return (f"bolt {target.id} is {evidence.risk} risk: this first approval is recorded; the bolt completes when a "
+            "second person approves the same walkthrough")
+
+
+def _same_person(earlier: dict[str, Any], actor: Actor) -> bool:
+    """The same name or the same email (compared without case): two approvals need two people."""
+    def same(a: object, b: str | None) -> bool:
+        return bool(a) and bool(b) and str(a).strip().lower() == (b or "").strip().lower()
+
+    return same(earlier.get("name"), actor.name) or same(earlier.get("email"), actor.email)
 
 
 def _check_policy(bank: MemoryBank, stage: str, decision: Decision, risk: Risk | None) -> None:

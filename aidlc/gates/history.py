@@ -27,4 +27,9 @@ def standing(history: GateHistory, bank: MemoryBank, index: BankIndex, target: G
     current = fingerprint(bank, index, target, stage)
     if current is None or current.sha256 != (last.get("fingerprint") or {}).get("sha256"):
         return f"is stale (approved at seq {last.get('seq')}; what it judged changed since)"
+    data = last.get("data") if isinstance(last.get("data"), dict) else {}
+    given, required = data.get("approvals"), data.get("approvals_required")
+    if isinstance(required, int) and (not isinstance(given, int) or given < required):
+        who = (last.get("actor") or {}).get("name")
+        return f"has {given} of {required} approvals (by {who}); a second person approves"  # the two-person rule
     return None

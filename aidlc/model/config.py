@@ -48,6 +48,16 @@ class Governance(_Section):
                                            "signature by a key memory-bank/allowed_signers lists for its email")
 
 
+class Evidence(_Section):
+    """What `aidlc walkthrough` counts as evidence."""
+
+    test_patterns: list[str] = Field(
+        default_factory=lambda: ["test_*.py", "*_test.py", "tests/**", "test/**", "*.test.ts", "*.test.js",
+                                 "*.spec.ts", "*.spec.js", "*_test.go", "*Test.java"],
+        description="globs of test files: a pattern without '/' matches a file name anywhere, one with '/' the "
+                    "path from the repository root")
+
+
 class Config(_Section):
     version: Literal[1] = 1
     memory_bank: str = Field(default="memory-bank", description="the memory bank folder, relative to the repo")
@@ -55,6 +65,7 @@ class Config(_Section):
     verify: list[VerifyCommand] = Field(default_factory=list)
     policy: Policy = Field(default_factory=Policy)
     governance: Governance = Field(default_factory=Governance)
+    evidence: Evidence = Field(default_factory=Evidence)
 
     @field_validator("memory_bank")
     @classmethod

@@ -25,6 +25,7 @@ class EventType(StrEnum):
     plan_proposed = "plan.proposed"
     edits_committed = "edits.committed"
     walkthrough_proposed = "walkthrough.proposed"
+    review_recorded = "review.recorded"  # a model's candidate concerns about a bolt's diff (digests, counts)
 
 
 class Decision(StrEnum):

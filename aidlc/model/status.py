@@ -49,12 +49,21 @@ class LastDecision(BaseModel):
     at: str
 
 
+class WalkthroughEvidence(BaseModel):
+    """For a bolt waiting at its walkthrough gate: whether the gate would take an approval now."""
+
+    complete: bool = Field(description="the evidence report is current and its verification met")
+    missing: list[str] = Field(description="what the gate would name when refusing an approval")
+    waiting: str | None = Field(default=None, description="why the gate still waits, e.g. one of two approvals")
+
+
 class GateStatus(BaseModel):
     kind: str
     id: str
     pending: str | None = Field(description="the first gate, in order, without a current (non-stale) approval; "
                                 "None when all passed")
     last: LastDecision | None = None
+    evidence: WalkthroughEvidence | None = Field(default=None, description="bolts waiting at the walkthrough gate")
 
 
 class StatusReport(BaseModel):

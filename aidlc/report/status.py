@@ -65,6 +65,10 @@ def render_detail(report: StatusReport, style: Style, one_bolt: bool = False) ->
                     if gate.last else "no decisions yet")
             pending = f"pending gate: {gate.pending}" if gate.pending else "all gates approved"
             lines.append(f"gates {gate.kind} {gate.id}: {pending}; {last}")
+            if gate.evidence is not None:
+                e = gate.evidence
+                lines.append("  evidence " + ("complete" if e.complete else "incomplete: " + "; ".join(e.missing))
+                             + (f"; the gate {e.waiting}" if e.waiting else ""))
     elif report.no_ledger is not None:
         lines.extend(["", f"{report.no_ledger.reason}: gate decisions cannot be recorded"])
         if report.no_ledger.command:

@@ -8,7 +8,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.gates.catalogue import INTENT_STAGES, GateTarget, stages_for
 from aidlc.gates.history import standing
-from aidlc.model.status import GateStatus, LastDecision
+from aidlc.model.status import GateStatus, LastDecision, WalkthroughEvidence
 from aidlc.rules.ledger import view
 
 
@@ -28,9 +28,21 @@ def gate_statuses(bank: MemoryBank, index: BankIndex) -> list[GateStatus]:
         # A stale approval judged other bytes: the gate waits for a person again (as AIDLC-LEDGER-005 says).
         pending = next((s for s in target.stages if standing(led.history, bank, index, target, s) is not None), None)
         last = led.history.last_of(target.kind, target.id)
+        evidence = None
+        if target.kind == "bolt" and pending == "walkthrough" and target.bolt is not None:
+            evidence = _evidence(bank, target, standing(led.history, bank, index, target, pending))
         result.append(GateStatus(kind=target.kind, id=target.id, pending=pending,
-                                 last=None if last is None else _decision(last)))
+                                 last=None if last is None else _decision(last), evidence=evidence))
     return result
+
+
+def _evidence(bank: MemoryBank, target: GateTarget, why: str | None) -> WalkthroughEvidence:
+    from aidlc.report.gate import walkthrough_evidence
+
+    assert target.bolt is not None
+    missing = walkthrough_evidence(bank, target.bolt).missing
+    return WalkthroughEvidence(complete=not missing, missing=missing,
+                               waiting=why if why is not None and why.startswith("has ") else None)
 
 
 def _decision(event: dict[str, Any]) -> LastDecision:

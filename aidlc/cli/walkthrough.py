@@ -1,0 +1,66 @@
+"""aidlc walkthrough BOLT: write the bolt's evidence report into its implementation-walkthrough.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from aidlc.cli.app import App, output_options
+from aidlc.cli.bolt import _llm_options, _provider
+
+
+@click.command("walkthrough")
+@click.argument("bolt")
+@click.option("--no-run", is_flag=True, help="Run no check and ask no model: report what is recorded.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the report as one self-contained HTML page.")
+@click.option("--attest", "attest_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write an in-toto Statement v1 (changed files at the head, with the report's digest).")
+@_llm_options
+@output_options
+@click.pass_obj
+def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, attest_file: Path | None,
+                    model: str | None, base_url: str | None, provider: str | None, record: str | None,
+                    replay: str | None) -> None:
+    """Write the evidence report of BOLT into its implementation-walkthrough.md.
+
+    Traceability, changes, deviations from the plan, checks, the verification its risk requires, rollback,
+    cost and the decision needed, from git and the ledger. Notes outside the generated block survive.
+    Exit 0: the evidence the bolt's risk requires before the gate is complete; 1: the report is written, and
+    the walkthrough gate would refuse an approval."""
+    from aidlc.exsecutio.walkthrough import write_walkthrough
+    from aidlc.workspace import open_bank
+
+    bank = open_bank(app.root())
+    root = Path(bank.repo_root)
+    reviewer = None if no_run else _provider(app, root, provider, model, base_url, record, replay)
+    written = write_walkthrough(root, bank, bolt, run=not no_run, reviewer=reviewer, note=app.note)
+    report = written.report
+    if html_file is not None:
+        from aidlc.report.pages import write_html
+
+        write_html(report, written.digest, html_file)
+    if attest_file is not None:
+        from aidlc.report.attest import write_statement
+
+        write_statement(root, report, written.digest, attest_file)
+    code = 0 if report.verification.satisfied else 1  # written either way; 1: the gate would refuse it
+    if app.json:
+        app.emit_json(report.model_dump(mode="json"))
+        raise click.exceptions.Exit(code)
+    verification = report.verification
+    app.out(f"{report.bolt}: evidence report written to {written.rel} (digest {written.digest[:12]})")
+    app.out(f"  head {report.head[:12]}, base {report.base[:12]}, risk {report.risk or 'not set'}, "
+            f"{len(report.commits)} commit(s), {len(report.changes)} file(s) changed, "
+            f"{len(report.deviations)} deviation(s) from the plan")
+    for item in verification.items:
+        mark = "ok " if item.satisfied else ("..." if item.at_gate else "NO ")
+        app.out(f"  {mark} {item.requirement}: {item.detail}")
+    for line in report.notes:
+        app.out(f"  note: {line}")
+    if verification.satisfied:
+        app.out(f"Evidence complete. Next: {report.decision.command}")
+    else:
+        app.out("Evidence incomplete: the walkthrough gate refuses an approval until each NO above is met.")
+    raise click.exceptions.Exit(code)

@@ -1,0 +1,164 @@
+"""The evidence report of a bolt (`aidlc walkthrough BOLT --format json`): what a person approves at the
+walkthrough gate, every field from a fact of the repository (git, the ledger, check results), none from a
+model's say-so. The one model-written part, the review of a high-risk change, is labelled as the model's.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from aidlc.model.types import Risk
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Criterion(_Strict):
+    text: str
+    checked: bool
+
+
+class StoryTrace(_Strict):
+    id: str
+    path: str
+    requirements: list[str]
+    criteria: list[Criterion]
+
+
+class RequirementTrace(_Strict):
+    id: str
+    title: str
+
+
+class Traceability(_Strict):
+    intent: str | None
+    requirements: list[RequirementTrace]
+    stories: list[StoryTrace]
+    bolt: str
+    commits: list[str] = Field(description="short sha of each of the bolt's commits, oldest first")
+    checks: list[str] = Field(description="the names of the checks recorded for the bolt")
+
+
+class Commit(_Strict):
+    sha: str
+    short: str
+    subject: str
+    author: str
+    email: str
+    date: str
+    trailers: dict[str, str]
+
+
+class FileChangeLine(_Strict):
+    path: str
+    status: str = Field(description="git's letter: A added, M modified, D deleted, R renamed")
+    added: int | None = Field(description="lines added; None for a binary file")
+    removed: int | None
+    reason: str | None = Field(description="the plan's reason for this file; None when the plan does not name it")
+
+
+class Deviation(_Strict):
+    path: str
+    kind: Literal["unplanned", "untouched"] = Field(description="unplanned: changed, not in the approved plan; "
+                                                    "untouched: in the plan, never changed")
+
+
+class CheckRun(_Strict):
+    commit: str
+    passed: bool
+    exit_code: int | None
+    duration_ms: int | None
+    seq: int | None = Field(description="the check.recorded event's seq")
+
+
+class Check(_Strict):
+    name: str
+    command: str
+    current: bool = Field(description="its latest result was recorded for the code at the report's head")
+    passed: bool
+    exit_code: int | None
+    tests: dict[str, int] | None
+    excerpt: str | None = Field(description="the head and tail of a failing check's output, where known")
+    history: list[CheckRun]
+
+
+class VerificationItem(_Strict):
+    id: Literal["checks", "independent-tests", "model-review", "second-reviewer", "two-approvals"]
+    requirement: str
+    satisfied: bool
+    detail: str
+    at_gate: bool = Field(default=False, description="met by the gate decisions themselves (people), after the "
+                          "report: never satisfied in it, and left out of `satisfied`")
+
+
+class ModelConcern(_Strict):
+    path: str | None = None
+    concern: str
+
+
+class ModelReview(_Strict):
+    """Candidate concerns a model listed about the diff: the model's words, not findings of fact."""
+
+    model: str
+    commit: str
+    concerns: list[ModelConcern]
+    event_seq: int | None = None
+
+
+class Verification(_Strict):
+    risk: Risk | None
+    required: list[str]
+    achieved: list[str]
+    satisfied: bool = Field(description="every item that can be met before the gate is met")
+    items: list[VerificationItem]
+    independent_tests: list[str] = Field(description="test files (or JUnit cases) that count as independent")
+    bolt_tests: list[str] = Field(description="test files the bolt's own commits wrote last: not independent")
+    model_review: ModelReview | None = None
+
+
+class Cost(_Strict):
+    runs: list[str]
+    model_calls: int
+    tokens: int
+    repairs: int
+    wall_time_s: float
+
+
+class TimelineEntry(_Strict):
+    seq: int
+    ts: str
+    type: str
+    actor: str
+    stage: str | None = None
+    decision: str | None = None
+    detail: str | None = None
+
+
+class Decision(_Strict):
+    gate: str
+    who: str
+    approvals_needed: int = Field(description="distinct people whose approvals complete the bolt")
+    command: str
+
+
+class EvidenceReport(_Strict):
+    version: Literal[1] = 1
+    bolt: str
+    risk: Risk | None
+    base: str = Field(description="the parent of the bolt's first commit")
+    head: str = Field(description="the bolt's newest commit that changed files outside the memory bank")
+    traceability: Traceability
+    changes: list[FileChangeLine]
+    deviations: list[Deviation]
+    checks: list[Check]
+    commits: list[Commit]
+    verification: Verification
+    risks: list[str]
+    rollback: list[str] = Field(description="git revert commands, newest commit first")
+    timeline: list[TimelineEntry]
+    cost: Cost | None
+    decision: Decision
+    notes: list[str] = Field(default_factory=list, description="what could not be established, and why")

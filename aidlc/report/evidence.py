@@ -1,0 +1,370 @@
+"""The evidence report of a bolt, built from facts: git (the commits carrying `Aidlc-Bolt: <B>`, their diff),
+the ledger (check results, gate decisions, the model review), the bank (intent, requirements, stories) and the
+runs of `aidlc bolt` when there are any. The same report describes a bolt a run made and one made by hand.
+
+A bolt's base is the parent of its first commit; its head is its newest commit that changed something outside
+the memory bank (the run's walkthrough commit, a person's checked boxes and the ledger are records of the bolt,
+not its code).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bank.walk import read_inside
+from aidlc.errors import UsageError
+from aidlc.events.ledger import Ledger
+from aidlc.events.view import open_view, verified_ledger
+from aidlc.exsecutio.plan import PLAN_FILE, RISK_ORDER
+from aidlc.model import evidence as ev
+from aidlc.model.run import RunState
+from aidlc.model.types import Risk
+
+TRAILER = "Aidlc-Bolt"
+EXCERPT_CHARS = 2000
+
+
+@dataclass
+class Facts:
+    """What the report is built from, gathered once."""
+
+    repo: Path
+    bank: MemoryBank
+    bolt: BoltItem
+    commits: list[vcs.CommitInfo]
+    base: str
+    head: str
+    outside: tuple[str, ...]
+    runs: list[RunState]
+    events: list[dict[str, Any]]  # the ledger's events about this bolt, in file order
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def run(self) -> RunState | None:
+        return self.runs[-1] if self.runs else None
+
+
+def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
+    from aidlc.exsecutio.store import runs_of
+
+    bolt = BankIndex(bank).bolt(bolt_ref)
+    if bolt is None:
+        raise UsageError(f"no bolt named {bolt_ref!r} in {bank.rel_root}/bolts/", ["aidlc status    # the bolts"])
+    outside = (bank.rel_root, ".aidlc")
+    runs = runs_of(repo, bolt.id)
+    commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id)
+    notes: list[str] = []
+    if commits:
+        base = commits[0].parents[0] if commits[0].parents else vcs.EMPTY_TREE
+        code = [c for c in commits if any(vcs.is_outside(p, outside) for p in vcs.changed_by(repo, c))]
+        head = (code or commits)[-1].sha
+    elif runs:
+        base, head = runs[-1].base_commit, runs[-1].last_commit
+        notes.append(f"no commit carries `{TRAILER}: {bolt.id}` yet: the run's base and last commit are used")
+    else:
+        raise UsageError(f"no commit in the history of HEAD carries the trailer `{TRAILER}: {bolt.id}`, and bolt "
+                         f"{bolt.id} has no run: there is nothing to report on",
+                         [f'git commit --trailer "{TRAILER}: {bolt.id}" ...    # mark the bolt\'s commits',
+                          f"aidlc bolt start {bolt.id}    # or let a run make them"])
+    # Evidence is read from the ledger, and checks and reviews are recorded there: only from an intact chain.
+    ledger = verified_ledger(bank.repo_root, bank.rel_root, "no evidence is read from it or recorded in it")
+    events = [e for _, e in open_view(ledger).events
+              if (e.get("subject") or {}).get("kind") == "bolt" and (e.get("subject") or {}).get("id") == bolt.id]
+    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, notes)
+
+
+# -- the plan ------------------------------------------------------------------------------------------------------
+_PATH = re.compile(r"`([^`\s]+)`")
+
+
+def plan_text(facts: Facts) -> str | None:
+    """implementation-plan.md when it is a regular file inside the repository (not through a link leading out)."""
+    rel = f"{Path(facts.bolt.rel).parent.as_posix()}/{PLAN_FILE}"
+    try:
+        return read_inside(facts.repo / rel, facts.repo).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        facts.notes.append(f"{rel} is not read ({exc.strerror or exc})")
+        return None
+
+
+def planned_files(facts: Facts) -> dict[str, str] | None:
+    """Path -> the plan's reason: the run's approved plan, else the Files section of implementation-plan.md.
+    None when the bolt has no plan."""
+    run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
+    if run is not None and run.plan is not None:
+        return {f.path.lstrip("./"): f.reason for f in run.plan.files}
+    text = plan_text(facts)
+    if text is None:
+        return None
+    planned: dict[str, str] = {}
+    in_files = False
+    for line in text.splitlines():
+        if line.startswith("#"):
+            in_files = "file" in line.lower()
+            continue
+        match = _PATH.search(line) if in_files and line.lstrip().startswith(("-", "*", "|")) else None
+        if match:
+            rest = line[match.end():].strip(" |:-—")
+            planned[match.group(1).lstrip("./")] = rest.split("|")[-1].strip() or rest
+    return planned
+
+
+def plan_risks(facts: Facts) -> list[str]:
+    run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
+    if run is not None and run.plan is not None:
+        return list(run.plan.risks)
+    text = plan_text(facts)
+    if text is None:
+        return []
+    risks, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("#"):
+            inside = "risk" in line.lower()
+        elif inside and line.lstrip().startswith(("- ", "* ")):
+            risks.append(line.strip()[2:].strip())
+    return risks
+
+
+def bolt_risk(facts: Facts) -> Risk | None:
+    """The higher of the bolt's `risk` and the run plan's estimate."""
+    known = [facts.bolt.meta.risk] if facts.bolt.meta and facts.bolt.meta.risk else []
+    known += [r.plan.risk_level for r in facts.runs if r.plan is not None and r.plan.risk_level is not None]
+    return max(known, key=RISK_ORDER.index) if known else None
+
+
+# -- sections ------------------------------------------------------------------------------------------------------
+def traceability(facts: Facts, checks: list[ev.Check]) -> ev.Traceability:
+    index = BankIndex(facts.bank)
+    meta = facts.bolt.meta
+    intent = index.intent(meta.intent) if meta else None
+    stories = index.stories_of(facts.bolt)
+    wanted = {link for story in stories for link in story.requirement_links}
+    requirements = [ev.RequirementTrace(id=r.id, title=r.block.title) for r in (intent.requirements if intent else [])
+                    if r.id in wanted or any(link.startswith(r.id + ".") for link in wanted)]
+    return ev.Traceability(
+        intent=intent.id if intent else (meta.intent if meta else None),
+        requirements=requirements,
+        stories=[ev.StoryTrace(id=s.id, path=s.rel, requirements=list(s.requirement_links),
+                               criteria=[ev.Criterion(text=c.text, checked=c.checked) for c in s.criteria])
+                 for s in stories],
+        bolt=facts.bolt.id, commits=[c.sha[:12] for c in facts.commits], checks=[c.name for c in checks])
+
+
+def changes(facts: Facts, planned: dict[str, str] | None) -> list[ev.FileChangeLine]:
+    return [ev.FileChangeLine(path=c.path, status=c.status, added=c.added, removed=c.removed,
+                              reason=one_line(planned[c.path]) if planned and c.path in planned else None)
+            for c in vcs.line_counts(facts.repo, facts.base, facts.head, facts.outside)]
+
+
+def deviations(changed: list[ev.FileChangeLine], planned: dict[str, str] | None) -> list[ev.Deviation]:
+    if planned is None:
+        return [ev.Deviation(path=c.path, kind="unplanned") for c in changed]
+    paths = {c.path for c in changed}
+    return [*(ev.Deviation(path=c.path, kind="unplanned") for c in changed if c.path not in planned),
+            *(ev.Deviation(path=p, kind="untouched") for p in sorted(planned) if p not in paths)]
+
+
+def commits(facts: Facts) -> list[ev.Commit]:
+    return [ev.Commit(sha=c.sha, short=c.sha[:12], subject=c.subject, author=c.author, email=c.email, date=c.date,
+                      trailers=c.trailers) for c in facts.commits]
+
+
+def rollback(facts: Facts) -> list[str]:
+    return [f"git revert --no-edit {c.sha[:12]}    # {c.subject[:60]}" for c in reversed(facts.commits)]
+
+
+def timeline(facts: Facts) -> list[ev.TimelineEntry]:
+    """The bolt's ledger events but its checks (their own section) and the approvals of its walkthrough: those
+    judge this report, and it must not change under them (writing it again would make them stale)."""
+    shown = []
+    for event in facts.events:
+        if event.get("type") == "check.recorded" or \
+                (event.get("stage") == "walkthrough" and event.get("decision") == "approve"):
+            continue
+        actor = event.get("actor") or {}
+        data = event.get("data") or {}
+        detail = event.get("reason") or data.get("status") or data.get("stage") or None
+        shown.append(ev.TimelineEntry(seq=int(event.get("seq") or 0), ts=str(event.get("ts")), type=str(event["type"]),
+                                      actor=one_line(f"{actor.get('name')} ({actor.get('kind')})"),
+                                      stage=event.get("stage"), decision=event.get("decision"),
+                                      detail=one_line(str(detail)) if detail else None))
+    return shown
+
+
+def decision(facts: Facts, risk: Risk | None) -> ev.Decision:
+    needed = 2 if risk in (Risk.high, Risk.critical) else 1
+    who = "a person (not an agent, CI or a bot)" if needed == 1 else \
+        "two distinct people (not agents, CI or bots), one after the other"
+    return ev.Decision(gate="walkthrough", who=who, approvals_needed=needed,
+                       command=f"aidlc gate approve {facts.bolt.id} --stage walkthrough --reason '...'")
+
+
+def cost(facts: Facts) -> ev.Cost | None:
+    if not facts.runs:
+        return None
+    return ev.Cost(runs=[r.run_id for r in facts.runs], model_calls=sum(r.budget.steps for r in facts.runs),
+                   tokens=sum(r.budget.tokens for r in facts.runs), repairs=sum(r.repairs for r in facts.runs),
+                   wall_time_s=round(sum(r.budget.elapsed_s for r in facts.runs), 1))
+
+
+def flagged_risks(facts: Facts) -> list[str]:
+    found = plan_risks(facts)
+    for run in facts.runs:
+        found += [r for r in run.risks if r not in run.accepted_risks]
+        found += [f"accepted by a person when the run paused: {r}" for r in run.accepted_risks]
+    return list(dict.fromkeys(one_line(risk) for risk in found))
+
+
+def one_line(text: str) -> str:
+    """Text from the repository, a person or a model, as one line: it cannot start a heading or a section of
+    the report."""
+    return " ".join(text.split())
+
+
+# -- checks --------------------------------------------------------------------------------------------------------
+class CodeMatch:
+    """Whether a commit holds the same code as the report's head (cached: one git call per commit)."""
+
+    def __init__(self, facts: Facts) -> None:
+        self.facts = facts
+        self._known: dict[str, bool] = {facts.head: True}
+
+    def __call__(self, commit: str | None) -> bool:
+        if not commit:
+            return False
+        if commit not in self._known:
+            try:
+                self._known[commit] = vcs.same_code(self.facts.repo, commit, self.facts.head, self.facts.outside)
+            except UsageError:
+                self._known[commit] = False  # a commit this clone does not hold
+        return self._known[commit]
+
+
+def check_events(facts: Facts) -> list[dict[str, Any]]:
+    return [e for e in facts.events if e.get("type") == "check.recorded"]
+
+
+def checks(facts: Facts, current: CodeMatch, excerpts: dict[tuple[str, str], str]) -> list[ev.Check]:
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for event in check_events(facts):
+        by_name.setdefault(str((event.get("data") or {}).get("name")), []).append(event)
+    found = []
+    for name, events in by_name.items():
+        latest = events[-1]
+        data = latest.get("data") or {}
+        passed = bool(data.get("passed"))
+        found.append(ev.Check(
+            name=name, command=str(data.get("command") or ""), current=current(latest.get("commit")), passed=passed,
+            exit_code=data.get("exit_code"), tests=data.get("tests"),
+            excerpt=None if passed else excerpts.get((str(latest.get("commit")), name)),
+            history=[ev.CheckRun(commit=str(e.get("commit") or ""), passed=bool((e.get("data") or {}).get("passed")),
+                                 exit_code=(e.get("data") or {}).get("exit_code"),
+                                 duration_ms=(e.get("data") or {}).get("duration_ms"), seq=e.get("seq"))
+                     for e in events]))
+    return found
+
+
+def run_excerpts(facts: Facts) -> dict[tuple[str, str], str]:
+    """(commit, check name) -> the failing output a run kept in its state."""
+    found = {}
+    for run in facts.runs:
+        for round_ in run.checks:
+            for result in round_.get("results", []):
+                if not result.get("passed"):
+                    text = (result.get("head") or "") + (result.get("tail") or "")
+                    found[(str(round_.get("commit")), str(result.get("name")))] = text[-EXCERPT_CHARS:]
+    return found
+
+
+def run_checks_now(facts: Facts, note: Callable[[str], None]) -> dict[tuple[str, str], str]:
+    """Run the verify commands at HEAD (the same runner as `aidlc bolt`) and record each result; the failing
+    outputs are returned. Nothing runs when HEAD does not hold the head's code, or files are uncommitted."""
+    from aidlc.exsecutio.checks import check_event, run_checks
+    from aidlc.model.events import Actor, ActorKind, EventType
+
+    repo, bank = facts.repo, facts.bank
+    head_now = vcs.head_commit(repo)
+    if not bank.config.verify:
+        facts.notes.append("aidlc.yaml has no verify commands: no check could run")
+        return {}
+    if head_now is None or not CodeMatch(facts)(head_now):
+        facts.notes.append(f"checks not run: the work tree's HEAD does not hold the bolt's head {facts.head[:12]} "
+                           f"(check it out, then run aidlc walkthrough {facts.bolt.id})")
+        return {}
+    dirty = [p for p in vcs.changed_paths(repo) if vcs.is_outside(p, facts.outside)]
+    if dirty:
+        facts.notes.append(f"checks not run: uncommitted changes to {', '.join(dirty[:3])} would be checked instead "
+                           "of the commit")
+        return {}
+    note(f"running {len(bank.config.verify)} verify command(s) at {head_now[:12]} ...")
+    results = run_checks(repo, bank.config.verify)
+    ledger = Ledger.of_bank(repo, bank.rel_root)
+    actor = Actor(kind=ActorKind.agent, name="aidlc walkthrough")
+    found = {}
+    for result in results:
+        fields = check_event(result, head_now, None, facts.bolt.id)
+        fields = {k: v for k, v in fields.items() if v is not None}
+        appended = ledger.append(EventType.check_recorded, actor, **fields)
+        facts.events.append(appended.event)
+        if not result.passed:
+            found[(head_now, result.name)] = result.excerpt()[-EXCERPT_CHARS:]
+        note(f"  {result.summary()}")
+    return found
+
+
+# -- the report ------------------------------------------------------------------------------------------------------
+def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
+          reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None
+          ) -> ev.EvidenceReport:
+    """The report of `bolt_ref`. With `run`, checks run (and are recorded) when none was recorded for the head's
+    code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded."""
+    from aidlc.report.verification import verification
+
+    facts = gather(repo, bank, bolt_ref)
+    current = CodeMatch(facts)
+    excerpts = run_excerpts(facts)
+    if run and not any(current(e.get("commit")) for e in check_events(facts)):
+        excerpts.update(run_checks_now(facts, note))
+    found_checks = checks(facts, current, excerpts)
+    planned = planned_files(facts)
+    if planned is None:
+        facts.notes.append(f"no implementation plan ({PLAN_FILE}): every changed file counts as unplanned")
+    changed = changes(facts, planned)
+    risk = bolt_risk(facts)
+    verified = verification(facts, risk, found_checks, current, run=run, reviewer=reviewer, note=note)
+    return ev.EvidenceReport(
+        bolt=facts.bolt.id, risk=risk, base=facts.base, head=facts.head,
+        traceability=traceability(facts, found_checks), changes=changed, deviations=deviations(changed, planned),
+        checks=found_checks, commits=commits(facts), verification=verified, risks=flagged_risks(facts),
+        rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts),
+        decision=decision(facts, risk), notes=list(dict.fromkeys(facts.notes)))
+
+
+def digest(report: ev.EvidenceReport) -> str:
+    """sha256 of the report's canonical JSON (sorted keys, no spaces): what an approval binds to."""
+    text = json.dumps(report.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def is_test_file(path: str, patterns: list[str]) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        if "/" in pattern:
+            if fnmatch.fnmatchcase(path, pattern) or (pattern.endswith("/**") and
+                                                      (path + "/").startswith(pattern[:-2])):
+                return True
+        elif fnmatch.fnmatchcase(name, pattern):
+            return True
+    return False

@@ -1,0 +1,269 @@
+"""Verification strength by risk (DESIGN 3.1): what a bolt's risk requires before its walkthrough is approved,
+and what the repository shows is achieved.
+
+| risk | minimum |
+|---|---|
+| low | deterministic checks pass |
+| medium | + independent tests (that existed at the bolt's base, or were last changed by a person) pass |
+| high | + a model review recorded, and a second person approves |
+| critical | + two distinct people approve |
+
+Independent tests are judged from git: a test file the bolt's own commits wrote last is not independent, even
+when it passes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from aidlc import vcs
+from aidlc.bank.walk import read_inside
+from aidlc.errors import AidlcError
+from aidlc.gates.actor import bot_identity
+from aidlc.model import evidence as ev
+from aidlc.model.types import Risk
+from aidlc.report.evidence import TRAILER, CodeMatch, Facts, is_test_file
+
+REVIEW_EVENT = "review.recorded"
+DIFF_CHARS = 24_000  # of the diff sent for review
+REVIEWS = Path(".aidlc") / "evidence"
+MAX_CONCERNS = 30
+CONCERN_CHARS = 600
+
+
+class _ReviewAnswer(BaseModel):
+    """What the model answers: candidate concerns, each with the file it is about where there is one."""
+
+    model_config = ConfigDict(extra="forbid")
+    concerns: list[ev.ModelConcern]
+
+
+def verification(facts: Facts, risk: Risk | None, checks: list[ev.Check], current: CodeMatch, *, run: bool,
+                 reviewer: Callable[[], Any] | None, note: Callable[[str], None]) -> ev.Verification:
+    level = RISK_LEVEL.get(risk, 1)  # unknown risk asks at least what low risk asks
+    items = [_checks_item(checks)]
+    independent, own = independent_tests(facts)
+    cases = junit_cases(facts, checks, independent)
+    if cases is not None:
+        independent = cases  # with JUnit XML, the cases that ran, not only the files
+    if level >= 2:
+        items.append(_independent_item(independent, own, items[0].satisfied))
+    review = None
+    if level >= 3:
+        review = recorded_review(facts, current)
+        if review is None and run:
+            review = ask_review(facts, risk, reviewer, note)
+        items.append(_review_item(review, run))
+        people = "a second person approves the walkthrough" if level == 3 else \
+            "two distinct people approve explicitly; nothing is approved automatically"
+        items.append(ev.VerificationItem(
+            id="second-reviewer" if level == 3 else "two-approvals", at_gate=True, satisfied=False,
+            requirement=people, detail="met at the gate by the approvals themselves: the first is recorded and the "
+                                       "bolt waits for another person (aidlc status shows how many stand)"))
+    return ev.Verification(
+        risk=risk, required=[i.requirement for i in items], achieved=[i.requirement for i in items if i.satisfied],
+        satisfied=all(i.satisfied for i in items if not i.at_gate), items=items,
+        independent_tests=independent, bolt_tests=own, model_review=review)
+
+
+RISK_LEVEL = {Risk.low: 1, Risk.medium: 2, Risk.high: 3, Risk.critical: 4}
+
+
+def _checks_item(checks: list[ev.Check]) -> ev.VerificationItem:
+    requirement = "deterministic checks pass at the bolt's head"
+    current = [c for c in checks if c.current]
+    if not current:
+        return ev.VerificationItem(id="checks", requirement=requirement, satisfied=False,
+                                   detail="no check was recorded for the code at the head")
+    failing = [c.name for c in current if not c.passed]
+    if failing:
+        return ev.VerificationItem(id="checks", requirement=requirement, satisfied=False,
+                                   detail=f"failing: {', '.join(failing)}")
+    return ev.VerificationItem(id="checks", requirement=requirement, satisfied=True,
+                               detail=f"passed: {', '.join(c.name for c in current)}")
+
+
+def independent_tests(facts: Facts) -> tuple[list[str], list[str]]:
+    """(independent test files, test files the bolt's own commits wrote last). A test file at the head is
+    independent when the bolt did not change it and it existed at the base, or when the last commit that changed
+    it is a person's: no `Aidlc-Bolt` trailer and not a bot's identity."""
+    repo = facts.repo
+    patterns = facts.bank.config.evidence.test_patterns
+    bots = facts.bank.config.governance.bot_emails
+    tests = [p for p in vcs.files_at(repo, facts.head) if is_test_file(p, patterns)
+             and vcs.is_outside(p, facts.outside) and not p.endswith("__init__.py")]
+    changed = {c.path for c in vcs.changed_files_between(repo, facts.base, facts.head)} \
+        if facts.base != vcs.EMPTY_TREE else set(tests)
+    independent, own = [], []
+    for path in tests:
+        if path not in changed:
+            independent.append(path)
+            continue
+        last = vcs.last_commit_of(repo, path, facts.head)
+        if last is not None and TRAILER not in last.trailers and bot_identity(last.author, last.email, bots) is None:
+            independent.append(path)
+        else:
+            own.append(path)
+    return independent, own
+
+
+def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) -> list[str] | None:
+    """The passing test cases, named `FILE::NAME`, of the independent test files, from the JUnit XML reports of
+    the checks that passed at the head; None when no such report is at hand. A report counts only when it was
+    written while its check ran (its modification time within the run recorded in the ledger)."""
+    from aidlc.exsecutio.checks import junit_cases as read_cases
+
+    passed = {c.name: c for c in checks if c.current and c.passed}
+    found: list[str] | None = None
+    for command in facts.bank.config.verify:
+        event = _latest_check_event(facts, command.name)
+        if not command.junit or command.name not in passed or event is None:
+            continue
+        report, _ = read_cases(facts.repo, command.junit)
+        if report is None or not _written_during(report.modified_ns, event):
+            continue
+        found = found or []
+        for file, classname, name in report.cases:
+            owner = _owner(file, classname, independent)
+            if owner is not None and f"{owner}::{name}" not in found:
+                found.append(f"{owner}::{name}")
+    return found
+
+
+def _latest_check_event(facts: Facts, name: str) -> dict[str, Any] | None:
+    return next((e for e in reversed(facts.events)
+                 if e.get("type") == "check.recorded" and (e.get("data") or {}).get("name") == name), None)
+
+
+def _written_during(modified_ns: int, event: dict[str, Any]) -> bool:
+    from datetime import datetime
+
+    try:
+        ended = datetime.fromisoformat(str(event.get("ts")).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return False
+    took = ((event.get("data") or {}).get("duration_ms") or 0) / 1000
+    return ended - took - SLACK_S <= modified_ns / 1e9 <= ended + SLACK_S
+
+
+SLACK_S = 60.0  # between a check's end and its ledger event, and clocks that round
+
+
+def _owner(file: str, classname: str, independent: list[str]) -> str | None:
+    """The independent test file a case belongs to: by its `file` attribute, else by its dotted classname
+    (Python: tests.test_calc.TotalTest lives in tests/test_calc.py)."""
+    file = file.removeprefix("./")
+    if file:
+        return file if file in independent else None
+    for path in independent:
+        module = path.removesuffix(".py").replace("/", ".")
+        if path.endswith(".py") and (classname == module or classname.startswith(module + ".")):
+            return path
+    return None
+
+
+def _independent_item(independent: list[str], own: list[str], checks_pass: bool) -> ev.VerificationItem:
+    requirement = "independent tests (existing before the bolt, or written by a person) ran and passed"
+    if not independent:
+        detail = "no independent test ran" + (f"; the bolt itself wrote {', '.join(own)}" if own else "")
+        return ev.VerificationItem(id="independent-tests", requirement=requirement, satisfied=False, detail=detail)
+    if not checks_pass:
+        return ev.VerificationItem(id="independent-tests", requirement=requirement, satisfied=False,
+                                   detail=f"{len(independent)} independent test file(s), but the checks at the head "
+                                          "did not all pass")
+    return ev.VerificationItem(id="independent-tests", requirement=requirement, satisfied=True,
+                               detail=f"passed with the checks: {', '.join(independent[:10])}"
+                                      + (" ..." if len(independent) > 10 else ""))
+
+
+# -- the model review ------------------------------------------------------------------------------------------------
+def _review_file(facts: Facts, head: str) -> Path:
+    return facts.repo / REVIEWS / facts.bolt.id / f"review-{head[:12]}.json"
+
+
+def recorded_review(facts: Facts, current: CodeMatch) -> ev.ModelReview | None:
+    """The newest review recorded for the head's code, with the concerns kept beside the ledger's record."""
+    for event in reversed(facts.events):
+        if event.get("type") == REVIEW_EVENT and current(event.get("commit")):
+            data = event.get("data") or {}
+            path = _review_file(facts, str(event["commit"]))
+            try:
+                text = read_inside(path, facts.repo)
+                if hashlib.sha256(text).hexdigest() != data.get("review_sha256"):
+                    raise ValueError("changed since it was recorded")
+                concerns = ev.ModelReview.model_validate_json(text).concerns
+            except (OSError, ValueError):
+                facts.notes.append(f"the model review recorded at seq {event.get('seq')} has "
+                                   f"{data.get('concerns')} concern(s); their text ({path.relative_to(facts.repo)}) "
+                                   "is missing here or changed")
+                concerns = []
+            return ev.ModelReview(model=str(data.get("model")), commit=str(event["commit"]), concerns=concerns,
+                                  event_seq=event.get("seq"))
+    return None
+
+
+def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | None,
+               note: Callable[[str], None]) -> ev.ModelReview | None:
+    """One model call listing candidate concerns about the diff, recorded as a `review.recorded` event (digests
+    and counts; the concerns themselves in .aidlc/evidence/<bolt>/). None, with a note, when no model answers."""
+    from aidlc.bank.write import atomic_write
+    from aidlc.events.ledger import Ledger
+    from aidlc.llm.base import Message
+    from aidlc.llm.prompts import render_prompt, system_message
+    from aidlc.llm.structured import complete_structured
+    from aidlc.model.events import Actor, ActorKind, EventType, Subject
+
+    if reviewer is None:
+        facts.notes.append("no model review: no model is configured")
+        return None
+    paths = [c.path for c in vcs.line_counts(facts.repo, facts.base, facts.head, facts.outside)]
+    diff = vcs.diff_text(facts.repo, facts.base, facts.head, paths)
+    cut = max(0, len(diff) - DIFF_CHARS)
+    user = render_prompt("evidence_review.md.j2", bolt=facts.bolt.id, risk=risk or "unknown", diff=diff[:DIFF_CHARS],
+                         cut=cut)
+    note("asking the model for a review of the diff ...")
+    try:
+        provider = reviewer()
+        answer = complete_structured(provider, [system_message(f"review bolt {facts.bolt.id}"), Message("user", user)],
+                                     _ReviewAnswer, max_tokens=1024, attempts=1)
+    except AidlcError as exc:
+        facts.notes.append(f"no model review: {exc.message}")
+        return None
+    review = ev.ModelReview(model=answer.completion.model or "unknown", commit=facts.head,
+                            concerns=[_one_line(c) for c in answer.value.concerns[:MAX_CONCERNS]])
+    path = _review_file(facts, facts.head)
+    text = review.model_dump_json(indent=2) + "\n"
+    atomic_write(path, text, facts.repo)
+    ledger = Ledger.of_bank(facts.repo, facts.bank.rel_root)
+    appended = ledger.append(
+        EventType.review_recorded, Actor(kind=ActorKind.agent, name=f"aidlc walkthrough ({review.model})"),
+        subject=Subject(kind="bolt", id=facts.bolt.id), commit=facts.head,
+        data={"model": review.model, "concerns": len(review.concerns), "tokens": answer.usage.total,
+              "diff_sha256": hashlib.sha256(diff.encode()).hexdigest(),
+              "review_sha256": hashlib.sha256(text.encode()).hexdigest()})
+    facts.events.append(appended.event)
+    review.event_seq = appended.event.get("seq")
+    return review
+
+
+def _one_line(concern: ev.ModelConcern) -> ev.ModelConcern:
+    """Model output is untrusted: one line each, bounded, so it cannot add a heading or a section to the report."""
+    def flat(text: str) -> str:
+        return " ".join(text.split())[:CONCERN_CHARS]
+
+    return ev.ModelConcern(path=flat(concern.path) if concern.path else None, concern=flat(concern.concern))
+
+
+def _review_item(review: ev.ModelReview | None, run: bool) -> ev.VerificationItem:
+    requirement = "a model review of the diff is recorded (candidate concerns, the model's words)"
+    if review is None:
+        why = "none recorded for the head's code (--no-run asks no model)" if not run else \
+            "none recorded: no model answered (see the notes)"
+        return ev.VerificationItem(id="model-review", requirement=requirement, satisfied=False, detail=why)
+    return ev.VerificationItem(id="model-review", requirement=requirement, satisfied=True,
+                               detail=f"{len(review.concerns)} concern(s) by {review.model} at seq {review.event_seq}")
