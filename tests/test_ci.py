@@ -36,7 +36,7 @@ def commit(root: Path, message: str, who: tuple[str, str] = ADA, paths: tuple[st
 
 def ci(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     clean = {"GITHUB_ACTIONS": "", "GITHUB_STEP_SUMMARY": "", **(env or {})}
-    return run_cli("--repo", str(root), "ci", *args, env=clean)
+    return run_cli("--repo", str(root), "ci", *args, env=clean, cwd=root)
 
 
 def document(root: Path, *args: str) -> dict:

@@ -14,6 +14,7 @@ from pathlib import Path
 from aidlc import vcs
 from aidlc.bank.items import MemoryBank
 from aidlc.ci.paths import matcher
+from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
 from aidlc.events.state import scan
 from aidlc.events.verify import ProblemKind, split_lines, verify_lines
@@ -40,6 +41,7 @@ class PullRequest:
     ledger: Ledger
     commits: list[vcs.Commit] = field(default_factory=list)
     _ledgers: dict[str, bytes | None] = field(default_factory=dict)
+    _decisions: dict[str, DecisionIndex | None] = field(default_factory=dict)
 
     @classmethod
     def open(cls, bank: MemoryBank, base_ref: str) -> PullRequest:
@@ -58,6 +60,17 @@ class PullRequest:
         if commit not in self._ledgers:
             self._ledgers[commit] = self.history.read(commit, [self.ledger.rel])[self.ledger.rel]
         return self._ledgers[commit]
+
+    def standing(self, commit: str, bolt_id: str, stage: str) -> str | None:
+        """The decision that stands at a bolt's gate in the ledger `commit` holds (None: undecided, or branches
+        that disagree)."""
+        if commit not in self._decisions:
+            data = self.ledger_at(commit)
+            lines = split_lines(data) if data else []
+            self._decisions[commit] = scan(lambda: lines).decisions if lines else None
+        index = self._decisions[commit]
+        decided = index.standing(("bolt", bolt_id, stage)) if index is not None else None
+        return None if decided is None else decided.decision
 
 
 def check(pr: PullRequest) -> list[Finding]:
@@ -155,7 +168,7 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
             if bolt_id not in bolts:
                 problems.append(finding(ci.UNKNOWN_BOLT, changed[0], None, f"{subject} names bolt {bolt_id!r}, "
                                         f"which the memory bank does not have (it changes {', '.join(changed)})"))
-            elif _standing(pr.ledger_at(commit.sha), bolt_id, "plan") != "approve":
+            elif pr.standing(commit.sha, bolt_id, "plan") != "approve":
                 problems.append(finding(ci.PLAN_NOT_APPROVED, changed[0], None, f"{subject} changes "
                                         f"{', '.join(changed)} for bolt {bolt_id}, whose plan the ledger of that "
                                         "commit does not hold as approved",
@@ -165,20 +178,11 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
                 named.add(bolt_id)
         if len(problems) == len(commit.bolts):  # one bolt it names is approved: the change is traced
             yield from problems
-    head = pr.ledger_at("HEAD")
     for bolt_id in sorted(named):
         bolt = bolts[bolt_id]
         if bolt.meta is not None and bolt.meta.status == "complete" \
-                and _standing(head, bolt_id, "walkthrough") != "approve":
+                and pr.standing("HEAD", bolt_id, "walkthrough") != "approve":
             yield finding(ci.WALKTHROUGH_MISSING, bolt.rel, None, f"bolt {bolt_id} is marked complete, and its "
                           "walkthrough is not approved in the ledger", f"a person reviews the walkthrough: "
                           f"`aidlc gate approve {bolt_id} --stage walkthrough`")
 
-
-def _standing(ledger: bytes | None, bolt_id: str, stage: str) -> str | None:
-    """The decision that stands at a bolt's gate in these ledger bytes (None: undecided, or branches disagree)."""
-    if not ledger:
-        return None
-    lines = split_lines(ledger)
-    decided = scan(lambda: lines).decisions.standing(("bolt", bolt_id, stage))
-    return None if decided is None else decided.decision
