@@ -48,6 +48,19 @@ class Governance(_Section):
                                            "signature by a key memory-bank/allowed_signers lists for its email")
 
 
+# `OWNER/REPO@REF` or `OWNER/REPO/PATH@REF` (a GitHub Action reference); nothing that could end the YAML value.
+_ACTION = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_./-]+$"
+
+
+class CiSettings(_Section):
+    """How the workflow `aidlc init` writes installs aidlc: set one (README: CI)."""
+
+    action: str | None = Field(default=None, pattern=_ACTION, description="the aidlc GitHub Action to run, pinned "
+                               "to a tag or commit, e.g. OWNER/aidlc@v0.1.0")
+    install: str | None = Field(default=None, pattern=r"^[^\r\n]+$", description="a pip requirement to install "
+                                "aidlc from, e.g. git+https://github.com/OWNER/aidlc@v0.1.0")
+
+
 class Config(_Section):
     version: Literal[1] = 1
     memory_bank: str = Field(default="memory-bank", description="the memory bank folder, relative to the repo")
@@ -55,6 +68,7 @@ class Config(_Section):
     verify: list[VerifyCommand] = Field(default_factory=list)
     policy: Policy = Field(default_factory=Policy)
     governance: Governance = Field(default_factory=Governance)
+    ci: CiSettings = Field(default_factory=CiSettings)
 
     @field_validator("memory_bank")
     @classmethod
