@@ -95,6 +95,10 @@ def test_without_a_base_the_history_is_not_judged(pr: Path) -> None:
     code_change(pr, trailer=None)
     doc = document(pr)
     assert doc["passed"] and doc["base"] is None and doc["checks"] == ["validate"] and codes(doc) == []
+    # Gates waiting for a person are reported, never a failure: only a person decides them.
+    assert {(g["kind"], g["id"], g["pending"]) for g in doc["waiting"]} == {
+        ("intent", "001-checkout-payments", "requirements"), ("bolt", BOLT_ID, "plan")}
+    assert "waiting for a person (2; this does not fail CI)" in ci(pr).stdout
 
 
 def test_a_trailer_needs_an_existing_bolt_whose_plan_the_commit_holds_as_approved(pr: Path) -> None:

@@ -88,6 +88,9 @@ def step_summary(report: CiReport, left_out: dict[Severity, int]) -> str:
             where = f"{f.path}:{f.line}" if f.line else f.path
             lines.append(f"| {f.severity} | {f.code} | {_cell(where)} | {_cell(f.message)} |")
         lines.append("")
+    if report.waiting:
+        lines += [f"Waiting for a person ({len(report.waiting)}, not a failure): "
+                  + ", ".join(f"{gate.kind} {_cell(gate.id)} {gate.pending}" for gate in report.waiting), ""]
     if report.fixed:
         lines += [f"Fixed since the baseline: {len(report.fixed)} (remove them with `aidlc ci --write-baseline`)", ""]
     return "\n".join(lines) + "\n"

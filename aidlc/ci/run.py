@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.ci import baseline as baselines
 from aidlc.ci.checks import PullRequest, check
 from aidlc.model.ci import Baseline, CiReport, CiSummary
 from aidlc.model.types import Severity
-from aidlc.rules import validate
+from aidlc.rules import run_rules
+from aidlc.status.gates import gate_statuses
 
 VALIDATE, AGAINST_BASE, AUTHORSHIP, SCOPE = "validate", "ledger-against-base", "approval-authorship", \
     "pull-request-scope"
@@ -18,8 +20,9 @@ VALIDATE, AGAINST_BASE, AUTHORSHIP, SCOPE = "validate", "ledger-against-base", "
 
 def run_ci(bank: MemoryBank, base_ref: str | None, baseline: Baseline | None = None,
            baseline_rel: str | None = None, strict: bool = False) -> CiReport:
-    report = validate(bank)
-    findings = list(report.findings)
+    index = BankIndex(bank)
+    findings = run_rules(bank, index)
+    waiting = [gate for gate in gate_statuses(bank, index) if gate.pending is not None]
     checks, base = [VALIDATE], None
     if base_ref is not None:
         pr = PullRequest.open(bank, base_ref)
@@ -35,7 +38,7 @@ def run_ci(bank: MemoryBank, base_ref: str | None, baseline: Baseline | None = N
     count = {severity: sum(f.severity == severity for f in new) for severity in Severity}
     passed = count[Severity.error] == 0 and not (strict and count[Severity.warning])
     return CiReport(root=str(Path(bank.repo_root)), base=base, checks=checks, baseline=baseline_rel,
-                    passed=passed, findings=marked, fixed=fixed,
-                    summary=CiSummary(files=report.summary.files, errors=count[Severity.error],
+                    passed=passed, findings=marked, fixed=fixed, waiting=waiting,
+                    summary=CiSummary(files=bank.files_read, errors=count[Severity.error],
                                       warnings=count[Severity.warning], infos=count[Severity.info],
                                       known=len(marked) - len(new), fixed=len(fixed)))

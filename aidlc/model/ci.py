@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from aidlc.model.findings import Finding
+from aidlc.model.status import GateStatus
 from aidlc.model.types import Severity
 
 
@@ -54,4 +55,6 @@ class CiReport(BaseModel):
     passed: bool
     findings: list[CiFinding]
     fixed: list[BaselineEntry] = Field(default_factory=list)
+    waiting: list[GateStatus] = Field(default_factory=list, description="subjects whose next gate waits for a "
+                                      "person's decision: reported, never a failure (only a person decides)")
     summary: CiSummary

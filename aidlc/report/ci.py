@@ -27,6 +27,10 @@ def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
         lines.append(f"  fixed since the baseline: {entry.path} {entry.code} {entry.message}")
     if report.fixed:
         lines.append("")
+    if report.waiting:
+        lines.append(f"waiting for a person ({len(report.waiting)}; this does not fail CI):")
+        lines += [f"  {gate.kind} {gate.id}: {gate.pending}" for gate in report.waiting]
+        lines.append("")
     s = report.summary
     verdict = "passed" if report.passed else "failed"
     scope = f"against base {report.base[:12]}" if report.base else "no base: validate rules only"
