@@ -262,3 +262,30 @@ def test_only_governed_paths_need_a_bolt(pr: Path) -> None:
     write(pr, "memory-bank/notes.md", "# notes\n")
     commit(pr, "notes")
     assert codes(document(pr, "--base", "main")) == []
+
+
+@pytest.mark.parametrize(("path", "governed"), [
+    ("src/a.py", True), ("src/x/y/z.c", True), ("srcx/a.py", False), ("lib/a.py", True), ("lib/b/a.py", False),
+    ("app/main.go", True), ("apps/main.go", False), ("memory-bank/x.md", False), ("x/src/a.py", False),
+])
+def test_governance_paths_are_globs_relative_to_the_project(path: str, governed: bool) -> None:
+    from aidlc.ci.paths import matcher
+
+    assert matcher(["src/**", "lib/*.py", "app"])(path) is governed
+
+
+def test_a_project_in_a_subfolder_judges_its_own_paths(tmp_path: Path) -> None:
+    top = tmp_path / "mono"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(top)], check=True)
+    project = top / "services" / "pay"
+    project.mkdir(parents=True)
+    proc = run_cli("init", cwd=project, env={"CI": "true"})
+    assert proc.returncode == 0, proc.stderr
+    commit(top, "scaffold")
+    subprocess.run(["git", "-C", str(top), "checkout", "-q", "-b", "feature"], check=True)
+    write(top, "services/pay/src/pay.py", "x = 1\n")
+    write(top, "services/other/src/other.py", "y = 1\n")
+    commit(top, "two services, no bolt", BOB)
+    doc = json.loads(run_cli("--format", "json", "ci", "--base", "main", str(project), cwd=top).stdout)
+    assert [(f["code"], f["path"]) for f in doc["findings"] if f["code"].startswith("AIDLC-CI")] == [
+        ("AIDLC-CI-005", "src/pay.py")]

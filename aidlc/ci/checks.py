@@ -10,10 +10,12 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from aidlc import vcs
 from aidlc.bank.items import MemoryBank
 from aidlc.ci.paths import matcher
+from aidlc.errors import UsageError
 from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
 from aidlc.events.state import scan
@@ -48,8 +50,6 @@ class PullRequest:
         project = Path(bank.repo_root)
         history = vcs.history(project)
         if history is None or history.head is None:
-            from aidlc.errors import UsageError
-
             raise UsageError(f"--base {base_ref}: {project} is not a Git repository with commits",
                              ["aidlc ci    # without --base: the checks that need no history"])
         base = vcs.resolve_commit(project, base_ref)
@@ -139,7 +139,7 @@ def approval_authors(pr: PullRequest) -> Iterator[Finding]:
                           f"{about(event)} was committed by someone else: commit {commit.sha[:12]} by {author}")
 
 
-def _event(line: bytes) -> dict | None:
+def _event(line: bytes) -> dict[str, Any] | None:
     try:
         event = json.loads(line)
     except ValueError:  # a broken line: AIDLC-LEDGER-001 reports it
