@@ -199,3 +199,13 @@ def test_sarif_marks_baseline_state(pr: Path, tmp_path: Path) -> None:  # noqa: 
     ci(pr, "--base", "main", "--sarif", str(out))
     results = json.loads(out.read_text())["runs"][0]["results"]
     assert sorted(r["baselineState"] for r in results) == ["new", "unchanged"]
+
+
+def test_sarif_is_never_written_through_a_symbolic_link(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    """A pull request may commit `aidlc.sarif` as a link to a file of the runner: the write is refused."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    (pr / "aidlc.sarif").symlink_to(outside)
+    proc = ci(pr, "--sarif", "aidlc.sarif")
+    assert proc.returncode == 1 and "symbolic link" in proc.stderr and "Traceback" not in proc.stderr
+    assert outside.read_text() == "keep me\n"
