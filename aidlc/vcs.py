@@ -438,6 +438,14 @@ class Commit:
     paths: tuple[str, ...]  # the files it changed under the project, relative to it (none listed for a merge)
 
 
+def project_prefix(project: Path) -> str:
+    """The project's folder inside its Git work tree, ending in "/" ("" at the top, or outside a repository)."""
+    try:
+        return _prefix(project)
+    except UsageError:
+        return ""
+
+
 def resolve_commit(project: Path, ref: str) -> str:
     """The full sha of the commit `ref` names; a UsageError saying how to get it when this clone lacks it."""
     if not ref.strip() or ref.startswith("-"):

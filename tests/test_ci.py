@@ -289,3 +289,9 @@ def test_a_project_in_a_subfolder_judges_its_own_paths(tmp_path: Path) -> None:
     doc = json.loads(run_cli("--format", "json", "ci", "--base", "main", str(project), cwd=top).stdout)
     assert [(f["code"], f["path"]) for f in doc["findings"] if f["code"].startswith("AIDLC-CI")] == [
         ("AIDLC-CI-005", "src/pay.py")]
+    # GitHub and code scanning place findings by paths from the top of the repository.
+    proc = run_cli("ci", "--base", "main", "--sarif", str(tmp_path / "pay.sarif"), str(project), cwd=top,
+                   env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": ""})
+    assert "\n::error file=services/pay/src/pay.py,title=AIDLC-CI-005::" in "\n" + proc.stdout
+    location = json.loads((tmp_path / "pay.sarif").read_text())["runs"][0]["results"][0]["locations"][0]
+    assert location["physicalLocation"]["artifactLocation"]["uri"] == "services/pay/src/pay.py"

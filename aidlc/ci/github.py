@@ -26,8 +26,9 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(finding: CiFinding) -> str:
-    props = [f"file={escape_property(finding.path)}"]
+def annotation(finding: CiFinding, prefix: str = "") -> str:
+    """`prefix`: the project's folder in the repository (GitHub places annotations by paths from its top)."""
+    props = [f"file={escape_property(prefix + finding.path)}"]
     if finding.line:
         props.append(f"line={finding.line}")
     props.append(f"title={escape_property(finding.code)}")
@@ -45,7 +46,7 @@ def annotations(report: CiReport) -> tuple[list[str], dict[Severity, int]]:
             continue
         if per_level[finding.severity] < MAX_PER_LEVEL:
             per_level[finding.severity] += 1
-            shown.append(annotation(finding))
+            shown.append(annotation(finding, report.prefix))
         else:
             left_out[finding.severity] += 1
     return shown, left_out
@@ -85,7 +86,7 @@ def step_summary(report: CiReport, left_out: dict[Severity, int]) -> str:
     if rows:
         lines += ["| severity | code | where | message |", "|---|---|---|---|"]
         for f in rows:
-            where = f"{f.path}:{f.line}" if f.line else f.path
+            where = report.prefix + (f"{f.path}:{f.line}" if f.line else f.path)
             lines.append(f"| {f.severity} | {f.code} | {_cell(where)} | {_cell(f.message)} |")
         lines.append("")
     if report.waiting:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aidlc import vcs
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.ci import baseline as baselines
@@ -37,7 +38,8 @@ def run_ci(bank: MemoryBank, base_ref: str | None, baseline: Baseline | None = N
     new = [f for f in marked if f.baseline == "new"]
     count = {severity: sum(f.severity == severity for f in new) for severity in Severity}
     passed = count[Severity.error] == 0 and not (strict and count[Severity.warning])
-    return CiReport(root=str(Path(bank.repo_root)), base=base, checks=checks, baseline=baseline_rel,
+    root = Path(bank.repo_root)
+    return CiReport(root=str(root), prefix=vcs.project_prefix(root), base=base, checks=checks, baseline=baseline_rel,
                     passed=passed, findings=marked, fixed=fixed, waiting=waiting,
                     summary=CiSummary(files=bank.files_read, errors=count[Severity.error],
                                       warnings=count[Severity.warning], infos=count[Severity.info],

@@ -25,11 +25,12 @@ def document(report: CiReport) -> dict[str, Any]:
     results = []
     for finding in report.findings:
         region = {"region": {"startLine": finding.line}} if finding.line else {}
+        uri = quote(report.prefix + finding.path, safe="/")  # from the top of the repository, as code scanning reads it
         results.append({
             "ruleId": finding.code, "ruleIndex": codes.index(finding.code), "level": _LEVEL[finding.severity],
             "message": {"text": f"{finding.message}\nfix: {finding.fix}"},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": quote(finding.path, safe="/"), "uriBaseId": "%SRCROOT%"}, **region}}],
+                "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}, **region}}],
             "partialFingerprints": {"aidlcFinding/v1": finding.fingerprint},
             **({"baselineState": "unchanged" if finding.baseline == "known" else "new"} if report.baseline else {}),
         })

@@ -52,6 +52,8 @@ class CiReport(BaseModel):
     checks: list[str] = Field(description="what ran: validate, ledger-against-base, approval-authorship, "
                               "pull-request-scope")
     baseline: str | None = Field(default=None, description="the baseline file applied, relative to the root")
+    prefix: str = Field(default="", description="the project's folder in the Git repository, ending in '/' ('' at "
+                        "its top): GitHub annotations and SARIF locations, relative to the repository, start with it")
     passed: bool
     findings: list[CiFinding]
     fixed: list[BaselineEntry] = Field(default_factory=list)
