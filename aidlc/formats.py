@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from aidlc.draft.proposals import PROPOSALS
 from aidlc.model.artifacts import FRONT_MATTER_MODELS
+from aidlc.model.ci import Baseline, CiReport
 from aidlc.model.config import Config
 from aidlc.model.events import Event
 from aidlc.model.evidence import EvidenceReport
@@ -31,6 +32,8 @@ def _models() -> dict[str, type[BaseModel]]:
     models["event"] = Event
     models["validate-report"] = ValidationReport
     models["status-report"] = StatusReport
+    models["ci-report"] = CiReport
+    models["ci-baseline"] = Baseline  # .aidlc-baseline.json
     models["run-state"] = RunState  # .aidlc/runs/<run-id>/state.json
     models["run-trace-span"] = Span  # one line of .aidlc/runs/<run-id>/trace.jsonl
     models["bolt-plan"] = Plan  # a model's answer at a bolt run's PLANNING

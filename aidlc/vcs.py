@@ -530,3 +530,48 @@ def files_at(project: Path, ref: str) -> list[str]:
     """The files `ref` holds under `project`, relative to it."""
     out = _run_git(project, ("ls-tree", "-r", "-z", "--name-only", ref, "--"))
     return [n.decode("utf-8", "surrogateescape") for n in out.split(b"\0") if n]
+# -- a pull request's commits (aidlc ci) -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    author_name: str
+    author_email: str
+    parents: tuple[str, ...]
+    bolts: tuple[str, ...]  # the values of its `Aidlc-Bolt:` trailers
+    paths: tuple[str, ...]  # the files it changed under the project, relative to it (none listed for a merge)
+
+
+def project_prefix(project: Path) -> str:
+    """The project's folder inside its Git work tree, ending in "/" ("" at the top, or outside a repository)."""
+    try:
+        return _prefix(project)
+    except UsageError:
+        return ""
+
+
+def resolve_commit(project: Path, ref: str) -> str:
+    """The full sha of the commit `ref` names; a UsageError saying how to get it when this clone lacks it."""
+    if not ref.strip() or ref.startswith("-"):
+        raise UsageError(f"{ref!r} is not a git ref", ["git branch -a    # the refs that exist"])
+    sha = _run_git(project, ("rev-parse", "-q", "--verify", "--end-of-options", f"{ref}^{{commit}}"),
+                   ok=(0, 1)).decode().strip()
+    if not sha:
+        raise UsageError(f"this clone has no commit {ref!r}",
+                         ["git fetch --unshallow    # a shallow clone lacks the base (checkout: fetch-depth: 0)",
+                          "git branch -a    # the refs that exist"])
+    return sha
+
+
+def commits_between(project: Path, base: str, head: str = "HEAD") -> list[Commit]:
+    """The commits of `base..head`, oldest first, with their authors, Aidlc-Bolt trailers and changed paths."""
+    out = _run_git(project, ("log", "--reverse", "-z", "--no-renames", "--name-only", "--relative",
+                             "--format=%x1e%H%x1f%an%x1f%ae%x1f%P%x1f%(trailers:key=Aidlc-Bolt,valueonly,"
+                             "separator=%x1d)", f"{base}..{head}", "--"))
+    commits = []
+    for record in out.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
+        header, _, names = record.partition("\0")
+        sha, name, email, parents, bolts = header.split("\x1f", 4)
+        commits.append(Commit(sha, name, email, tuple(parents.split()),
+                              tuple(b.strip() for b in bolts.split("\x1d") if b.strip()),
+                              tuple(p for p in names.lstrip("\n").split("\0") if p)))
+    return commits

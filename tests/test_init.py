@@ -38,7 +38,7 @@ def test_init_scaffolds_a_new_git_repo(tmp_path: Path) -> None:
     assert b"project_type: web-app" in files["memory-bank/project.yaml"]
     assert b'name: "Shop"' in files["memory-bank/project.yaml"]
     assert b".aidlc/" in files[".gitignore"]
-    assert b"aidlc validate" in files[".github/workflows/aidlc.yml"]
+    assert b"aidlc ci" in files[".github/workflows/aidlc.yml"]
     assert aidlc("validate", cwd=root).returncode == 0
 
 
@@ -79,7 +79,7 @@ def test_person_edits_survive_even_force(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (root / "aidlc.yaml").read_text().endswith("# mine\n")
     assert (root / "memory-bank/standards/tech-stack.md").read_text() == "# Our stack\nRust.\n"
-    assert "aidlc validate" in (root / ".github/workflows/aidlc.yml").read_text()
+    assert "aidlc ci" in (root / ".github/workflows/aidlc.yml").read_text()
     backups = list((root / ".github/workflows").glob("aidlc.yml.bak-*"))
     assert len(backups) == 1 and backups[0].read_text() == "name: custom\n"
 
@@ -121,7 +121,8 @@ def test_bad_aidlc_yaml_is_a_configuration_error(tmp_path: Path) -> None:
 
 
 def test_questions_only_at_a_terminal(tmp_path: Path) -> None:
-    """At a TTY (and CI unset) init asks for name and type; the answers land in project.yaml."""
+    """At a TTY (and CI unset) init asks for name, type and the CI action; the answers land in project.yaml,
+    aidlc.yaml and the workflow."""
     import os
     import pty
     import select
@@ -147,14 +148,16 @@ def test_questions_only_at_a_terminal(tmp_path: Path) -> None:
         return output.index(text, start) + len(text)
 
     answered = 0  # the output up to here holds the prompts already answered and the echoes of the answers
-    for answer in (b"Tea Shop", b"web-app"):
-        read_until(b"]: ", answered)
+    for prompt, answer in ((b"]: ", b"Tea Shop"), (b"]: ", b"web-app"), (b"later): ", b"acme/aidlc@v0.1.0")):
+        read_until(prompt, answered)
         os.write(master, answer + b"\n")
         answered = read_until(answer, len(output))  # its echo: the next prompt comes after it
     assert proc.wait(timeout=60) == 0
     os.close(master)
     project = (tmp_path / "tty/memory-bank/project.yaml").read_text()
     assert 'name: "Tea Shop"' in project and "project_type: web-app" in project
+    assert "action: acme/aidlc@v0.1.0" in (tmp_path / "tty/aidlc.yaml").read_text()
+    assert "uses: acme/aidlc@v0.1.0" in (tmp_path / "tty/.github/workflows/aidlc.yml").read_text()
 
 
 def test_rerunning_init_updates_an_older_ledger_attribute_line(tmp_path: Path) -> None:
@@ -176,7 +179,7 @@ def test_a_project_in_a_subfolder_gets_a_workflow_at_the_repository_top(tmp_path
     project.mkdir(parents=True)
     assert aidlc("init", cwd=project).returncode == 0
     workflow = tmp_path / ".github/workflows/aidlc-services-pay.yml"
-    assert "aidlc validate services/pay" in workflow.read_text()
+    assert 'PROJECT: "services/pay"' in workflow.read_text()
     assert not (project / ".github").exists()  # GitHub would never read it there
     again = aidlc("--format", "json", "init", cwd=project)
     actions = {f["path"]: f["action"] for f in json.loads(again.stdout)["files"]}

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from aidlc.bank.config import CONFIG_FILE
 from aidlc.cli.app import App, output_options
 from aidlc.events.ledger import LEDGER_FILE
 from aidlc.plural import plural
@@ -29,20 +30,27 @@ def can_prompt() -> bool:
 @click.option("--git", "create_git", is_flag=True, help="Run `git init` first if PATH is not a Git repository.")
 @click.option("--force", is_flag=True, help="Replace files aidlc owns (story index, CI workflow), after a backup. "
               "Files you own are never replaced.")
+@click.option("--ci-action", metavar="OWNER/REPO@REF", help="The aidlc GitHub Action the CI workflow runs "
+              "(ci.action in a new aidlc.yaml), e.g. OWNER/aidlc@v0.1.0.")
 @output_options
 @click.pass_obj
 def init_cmd(app: App, path: str | None, name: str | None, project_type: str | None, create_git: bool,
-             force: bool) -> None:
+             force: bool, ci_action: str | None) -> None:
     """Scaffold aidlc in a Git repo. Safe to rerun: it never overwrites your edits."""
     root = Path(path or app.repo or ".").resolve()
     if can_prompt() and not app.json:
         name = name or click.prompt("Project name", default=root.name)
         project_type = project_type or click.prompt("Project type", default="application")
-    result = init_project(root, name, project_type or "application", force=force, create_git=create_git)
+        if ci_action is None and not (root / CONFIG_FILE).exists():
+            ci_action = click.prompt("GitHub Action for CI, e.g. OWNER/aidlc@v0.1.0 (empty: set ci.action or "
+                                     "ci.install in aidlc.yaml later)", default="", show_default=False) or None
+    result = init_project(root, name, project_type or "application", force=force, create_git=create_git,
+                          ci_action=ci_action)
     if app.json:
         app.emit_json({
             "root": str(result.root),
             "git_created": result.git_created,
+            "ci_unset": result.ci_unset,
             "files": [{"path": o.path, "action": str(o.action), "detail": o.detail} for o in result.outcomes],
         })
         return
@@ -59,7 +67,9 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
     steps = "\n".join(f"  {step}" for step in _next_steps(result.root, ledger_started))
     app.out(f"\nNext steps:\n{steps}\n"
             "  signed approvals (optional): set governance.require_signed_approvals in aidlc.yaml; its comment and "
-            "the README section 'Signed approvals' give the three set-up commands")
+            "the README section 'Signed approvals' give the three set-up commands"
+            + ("\n  CI: set ci.action (or ci.install) in aidlc.yaml, then `aidlc init --force` writes the workflow "
+               "that installs aidlc from it (README: CI)" if result.ci_unset else ""))
 
 
 def _next_steps(root: Path, ledger_started: bool, limit: int = 3) -> list[str]:

@@ -56,6 +56,17 @@ class Evidence(_Section):
                                  "*.spec.ts", "*.spec.js", "*_test.go", "*Test.java"],
         description="globs of test files: a pattern without '/' matches a file name anywhere, one with '/' the "
                     "path from the repository root")
+# `OWNER/REPO@REF` or `OWNER/REPO/PATH@REF` (a GitHub Action reference); nothing that could end the YAML value.
+_ACTION = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_./-]+$"
+
+
+class CiSettings(_Section):
+    """How the workflow `aidlc init` writes installs aidlc: set one (README: CI)."""
+
+    action: str | None = Field(default=None, pattern=_ACTION, description="the aidlc GitHub Action to run, pinned "
+                               "to a tag or commit, e.g. OWNER/aidlc@v0.1.0")
+    install: str | None = Field(default=None, pattern=r"^[^\r\n]+$", description="a pip requirement to install "
+                                "aidlc from, e.g. git+https://github.com/OWNER/aidlc@v0.1.0")
 
 
 class Config(_Section):
@@ -66,6 +77,7 @@ class Config(_Section):
     policy: Policy = Field(default_factory=Policy)
     governance: Governance = Field(default_factory=Governance)
     evidence: Evidence = Field(default_factory=Evidence)
+    ci: CiSettings = Field(default_factory=CiSettings)
 
     @field_validator("memory_bank")
     @classmethod

@@ -24,7 +24,7 @@ def render_text(report: ValidationReport, style: Style, strict: bool = False, qu
     for path, group in groupby(shown, key=lambda f: f.path):
         lines.append(style(path, "bold"))
         for finding in group:
-            lines.extend(_finding_lines(finding, style))
+            lines.extend(finding_lines(finding, style))
         lines.append("")
     s = report.summary
     verdict = "failed" if s.errors or (strict and s.warnings) else "passed"
@@ -40,7 +40,7 @@ def render_text(report: ValidationReport, style: Style, strict: bool = False, qu
     return "\n".join(lines)
 
 
-def _finding_lines(finding: Finding, style: Style) -> list[str]:
+def finding_lines(finding: Finding, style: Style) -> list[str]:
     mark, colour = _MARK[finding.severity]
     where = f"{finding.path}:{finding.line}" if finding.line else finding.path
     head = f"  {style(mark, colour)} [{finding.severity.upper()}] {where} {finding.code} {finding.message}"

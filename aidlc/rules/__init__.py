@@ -9,6 +9,7 @@ from aidlc.model.types import Severity
 from aidlc.perf import gc_paused
 from aidlc.rules import (  # noqa: F401 - registers
     approvals,
+    ci,
     claims,
     coverage,
     files,
@@ -43,7 +44,7 @@ def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]
                 for hit in check(index, story):
                     found.append((spec, hit))
         for spec in CATALOGUE.values():
-            if spec.story_check is None:
+            if spec.story_check is None and spec.check is not None:
                 found.extend((spec, hit) for hit in spec.check(index))
         findings = [Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
                             message=shorten(hit.message), fix=shorten(hit.fix or spec.fix)) for spec, hit in found]

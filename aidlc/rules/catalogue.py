@@ -37,13 +37,13 @@ class Rule:
     family: str
     summary: str
     fix: str
-    check: Check  # every hit in the bank
+    check: Check | None  # every hit in the bank; None for a rule `aidlc ci` checks against git history
     story_check: StoryCheck | None = None  # a story rule's check of one story (`check` runs it over all)
 
 
 CATALOGUE: dict[str, Rule] = {}
 
-FAMILIES = ("file", "schema", "identity", "references", "coverage", "structure", "state", "ledger")
+FAMILIES = ("file", "schema", "identity", "references", "coverage", "structure", "state", "ledger", "ci")
 
 
 def rule(code: str, severity: Severity, family: str, summary: str, fix: str) -> Callable[[Check], Check]:
@@ -69,6 +69,13 @@ def story_rule(code: str, severity: Severity, family: str, summary: str,
         return check
 
     return register
+
+
+def ci_rule(code: str, severity: Severity, summary: str, fix: str) -> Rule:
+    """Register a rule `aidlc ci` checks (it needs a pull request's commits, not only the bank)."""
+    entry = Rule(code, severity, "ci", summary, fix, None)
+    _add(entry)
+    return entry
 
 
 def _add(entry: Rule) -> None:

@@ -52,6 +52,7 @@ class Outcome:
 class InitResult:
     root: Path
     git_created: bool = False
+    ci_unset: bool = False  # aidlc.yaml says neither how CI installs aidlc (ci.action) nor from where (ci.install)
     outcomes: list[Outcome] = field(default_factory=list)
 
     def count(self, action: Action) -> int:
@@ -74,7 +75,8 @@ class _Writer:
         atomic_write(path, text, self.root)
         self.result.outcomes.append(Outcome(rel, Action.created))
 
-    def owned_file(self, rel: str, text: str) -> None:
+    def owned_file(self, rel: str, text: str, kept: str = "differs from what aidlc would write; --force replaces "
+                   "it after a backup") -> None:
         """aidlc's own file: replaced only with --force, and then after a backup."""
         path = self.root / rel
         if not path.exists():
@@ -90,9 +92,7 @@ class _Writer:
             self.result.outcomes.append(Outcome(rel, Action.unchanged))
             return
         if not self.force:
-            self.result.outcomes.append(
-                Outcome(rel, Action.kept, "differs from what aidlc would write; --force replaces it after a backup")
-            )
+            self.result.outcomes.append(Outcome(rel, Action.kept, kept))
             return
         backup = path.with_name(f"{path.name}.bak-{self.stamp}")
         shutil.copy2(path, backup)
@@ -118,8 +118,13 @@ class _Writer:
         self.result.outcomes.append(Outcome(rel, Action.updated if text else Action.created, f"added {line}"))
 
 
-def init_project(root: Path, name: str | None, project_type: str, force: bool, create_git: bool) -> InitResult:
+def init_project(root: Path, name: str | None, project_type: str, force: bool, create_git: bool,
+                 ci_action: str | None = None) -> InitResult:
+    """`ci_action` (OWNER/aidlc@REF) goes into a new aidlc.yaml's `ci.action`; an existing aidlc.yaml is the
+    person's and keeps what it says."""
     root = root.resolve()
+    if ci_action is not None:
+        _check_action(ci_action)
     if not root.exists():
         if not create_git:
             raise UsageError(f"{root} does not exist", [f"aidlc init --git {root}    # create it as a Git repo"])
@@ -141,7 +146,8 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
         raise lost  # before anything is written: history holds a ledger, and a new genesis would start it over
     writer = _Writer(root=root, force=force, result=result)
     name = name or shown(root.name)  # a folder name that is not UTF-8 is written with \xNN
-    context = {"name": name, "project_type": project_type, "now": now(), "version": __version__}
+    context = {"name": name, "project_type": project_type, "now": now(), "version": __version__,
+               "ci_action": ci_action}
 
     writer.person_file(CONFIG_FILE, render("scaffold/aidlc.yaml.j2", **context))
     writer.person_file(f"{bank_rel}/project.yaml", render("scaffold/memory-bank/project.yaml.j2", **context))
@@ -162,14 +168,30 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     return result
 
 
+def _check_action(action: str) -> None:
+    from pydantic import ValidationError
+
+    from aidlc.model.config import CiSettings
+
+    try:
+        CiSettings(action=action)
+    except ValidationError:
+        raise UsageError(f"--ci-action {action!r}: expected a GitHub Action reference pinned to a tag or commit, "
+                         "OWNER/REPO@REF", ["aidlc init --ci-action OWNER/aidlc@v0.1.0"]) from None
+
+
 def _workflow(root: Path, writer: _Writer) -> None:
     """GitHub reads workflows only at the top of the repository: a project in a sub-folder
     (a monorepo) gets its own workflow file there, validating its folder."""
     top = vcs.repo_root(root) or root
     folder = root.relative_to(top).as_posix() if root != top and root.is_relative_to(top) else "."
     name = WORKFLOW if folder == "." else WORKFLOW.replace("aidlc.yml", f"aidlc-{slugify(folder)}.yml")
-    text = render("scaffold/github/aidlc.yml.j2", install_spec=f'"aidlc=={__version__}"', folder=folder)
-    _Writer(root=top, force=writer.force, result=writer.result, stamp=writer.stamp).owned_file(name, text)
+    settings = load_config(root).ci
+    writer.result.ci_unset = not (settings.action or settings.install)
+    text = render("scaffold/github/aidlc.yml.j2", action=settings.action, install=settings.install, folder=folder)
+    older = ("differs from the workflow this aidlc writes from aidlc.yaml's ci settings (an older one ran `aidlc "
+             "validate`; this one runs `aidlc ci`): --force replaces it after a backup")
+    _Writer(root=top, force=writer.force, result=writer.result, stamp=writer.stamp).owned_file(name, text, older)
 
 
 def _ledger(root: Path, bank_rel: str, writer: _Writer) -> None:

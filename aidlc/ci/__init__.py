@@ -1,0 +1,1 @@
+"""`aidlc ci`: the checks a pull request cannot merge without, and the outputs CI systems read."""

@@ -1,0 +1,188 @@
+"""What `aidlc ci` checks beyond `aidlc validate`: the branch against its base, who committed each human
+decision, and that every change to governed code traces to a bolt whose plan a person approved.
+
+Git is the evidence: the ledger and the commits as `base..HEAD` holds them (aidlc/vcs.py asks). Every check
+yields findings of the `ci` rules (aidlc/rules/ci.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.bank.items import MemoryBank
+from aidlc.ci.paths import matcher
+from aidlc.errors import UsageError
+from aidlc.events.decisions import DecisionIndex
+from aidlc.events.ledger import Ledger
+from aidlc.events.state import scan
+from aidlc.events.verify import ProblemKind, split_lines, verify_lines
+from aidlc.gates.actor import bot_identity
+from aidlc.gates.signatures import about
+from aidlc.model.events import ActorKind, EventType
+from aidlc.model.findings import Finding
+from aidlc.rules import ci, shorten
+from aidlc.rules.catalogue import Rule
+
+
+def finding(spec: Rule, path: str, line: int | None, message: str, fix: str | None = None) -> Finding:
+    return Finding(code=spec.code, severity=spec.severity, path=path, line=line, message=shorten(message),
+                   fix=shorten(fix or spec.fix))
+
+
+@dataclass
+class PullRequest:
+    """The branch as git holds it: the bank at HEAD, its ledger, the base commit and the commits since it."""
+
+    bank: MemoryBank
+    base: str  # a full commit sha
+    history: vcs.History
+    ledger: Ledger
+    commits: list[vcs.Commit] = field(default_factory=list)
+    _ledgers: dict[str, bytes | None] = field(default_factory=dict)
+    _decisions: dict[str, DecisionIndex | None] = field(default_factory=dict)
+
+    @classmethod
+    def open(cls, bank: MemoryBank, base_ref: str) -> PullRequest:
+        project = Path(bank.repo_root)
+        history = vcs.history(project)
+        if history is None or history.head is None:
+            raise UsageError(f"--base {base_ref}: {project} is not a Git repository with commits",
+                             ["aidlc ci    # without --base: the checks that need no history"])
+        base = vcs.resolve_commit(project, base_ref)
+        return cls(bank, base, history, Ledger.of_bank(project, bank.rel_root),
+                   vcs.commits_between(project, base, "HEAD"))
+
+    def ledger_at(self, commit: str) -> bytes | None:
+        if commit not in self._ledgers:
+            self._ledgers[commit] = self.history.read(commit, [self.ledger.rel])[self.ledger.rel]
+        return self._ledgers[commit]
+
+    def standing(self, commit: str, bolt_id: str, stage: str) -> str | None:
+        """The decision that stands at a bolt's gate in the ledger `commit` holds (None: undecided, or branches
+        that disagree)."""
+        if commit not in self._decisions:
+            data = self.ledger_at(commit)
+            lines = split_lines(data) if data else []
+            self._decisions[commit] = scan(lambda: lines).decisions if lines else None
+        index = self._decisions[commit]
+        decided = index.standing(("bolt", bolt_id, stage)) if index is not None else None
+        return None if decided is None else decided.decision
+
+
+def check(pr: PullRequest) -> list[Finding]:
+    return [*ledger_against_base(pr), *approval_authors(pr), *scope(pr)]
+
+
+def ledger_against_base(pr: PullRequest) -> Iterator[Finding]:
+    """`aidlc log verify --against BASE`: every event of the base's ledger is still there, byte for byte."""
+    old = pr.ledger_at(pr.base)
+    if old is None:
+        return
+    rel = pr.ledger.rel
+    if not pr.ledger.exists():
+        yield finding(ci.LEDGER_DELETED, rel, None, f"the base {pr.base[:12]} holds {rel} ({len(split_lines(old))} "
+                      "events); this branch deleted it",
+                      f"git restore --source={pr.base} --staged --worktree -- {rel}    # never start a new ledger")
+        return
+    result = verify_lines(pr.ledger.lines, against=split_lines(old))
+    for problem in result.problems:
+        if problem.kind == ProblemKind.missing:
+            yield finding(ci.BASE_EVENT_MISSING, rel, None, f"{problem.message} (base {pr.base[:12]})",
+                          f"git show {pr.base}:{rel}    # the base's ledger; restore its lines, then append again")
+
+
+def _introductions(pr: PullRequest) -> dict[bytes, vcs.Commit]:
+    """For each ledger line HEAD holds and the base did not: the commit that introduced it (that has it while
+    none of its parents did: the commit on a side branch, not the merge that brought it in)."""
+    introduced: dict[bytes, vcs.Commit] = {}
+    for commit in pr.commits:  # oldest first
+        if len(commit.parents) < 2 and pr.ledger.rel not in commit.paths:
+            continue
+        now = set(split_lines(pr.ledger_at(commit.sha) or b""))
+        before: set[bytes] = set()
+        for parent in commit.parents:
+            before.update(split_lines(pr.ledger_at(parent) or b""))
+        for line in now - before:
+            introduced.setdefault(line, commit)
+    return introduced
+
+
+def approval_authors(pr: PullRequest) -> Iterator[Finding]:
+    """Each human decision the branch adds was committed by the person it names, and not by a bot."""
+    head = pr.ledger_at("HEAD")
+    if head is None:
+        return
+    base = set(split_lines(pr.ledger_at(pr.base) or b""))
+    introduced = _introductions(pr)
+    bots = pr.bank.config.governance.bot_emails
+    for number, line in enumerate(split_lines(head), start=1):
+        if line in base:
+            continue
+        event = _event(line)
+        if event is None or event.get("type") != EventType.gate_decided \
+                or (event.get("actor") or {}).get("kind") != ActorKind.human:
+            continue
+        commit = introduced.get(line)
+        if commit is None:
+            continue
+        author = f"{commit.author_name} <{commit.author_email}>"
+        email = str((event.get("actor") or {}).get("email") or "")
+        if (why := bot_identity(commit.author_name, commit.author_email, bots)) is not None:
+            yield finding(ci.APPROVAL_BOT, pr.ledger.rel, number,
+                          f"{about(event)} was committed by a bot: commit {commit.sha[:12]} by {author} ({why})")
+        elif email.strip().lower() != commit.author_email.strip().lower():
+            yield finding(ci.APPROVAL_AUTHOR, pr.ledger.rel, number,
+                          f"{about(event)} was committed by someone else: commit {commit.sha[:12]} by {author}")
+
+
+def _event(line: bytes) -> dict[str, Any] | None:
+    try:
+        event = json.loads(line)
+    except ValueError:  # a broken line: AIDLC-LEDGER-001 reports it
+        return None
+    return event if isinstance(event, dict) else None
+
+
+def scope(pr: PullRequest) -> Iterator[Finding]:
+    """Every commit that changes governed code names a bolt (`Aidlc-Bolt:`) whose plan the ledger of that commit
+    holds as approved; a bolt so named and marked complete has its walkthrough approved."""
+    governed = matcher(pr.bank.config.governance.paths)
+    bolts = {bolt.id: bolt for bolt in pr.bank.bolts}
+    named: set[str] = set()
+    for commit in pr.commits:
+        changed = [path for path in commit.paths if governed(path)]
+        if not changed:
+            continue
+        subject = f"commit {commit.sha[:12]} by {commit.author_name} <{commit.author_email}>"
+        if not commit.bolts:
+            for path in changed:
+                yield finding(ci.UNTRACED, path, None, f"{subject} changes governed code ({path}) and names no "
+                              "bolt (no `Aidlc-Bolt:` trailer)")
+            continue
+        problems: list[Finding] = []
+        for bolt_id in commit.bolts:
+            if bolt_id not in bolts:
+                problems.append(finding(ci.UNKNOWN_BOLT, changed[0], None, f"{subject} names bolt {bolt_id!r}, "
+                                        f"which the memory bank does not have (it changes {', '.join(changed)})"))
+            elif pr.standing(commit.sha, bolt_id, "plan") != "approve":
+                problems.append(finding(ci.PLAN_NOT_APPROVED, changed[0], None, f"{subject} changes "
+                                        f"{', '.join(changed)} for bolt {bolt_id}, whose plan the ledger of that "
+                                        "commit does not hold as approved",
+                                        f"a person approves the plan (`aidlc gate approve {bolt_id} --stage plan`), "
+                                        "then the code is committed after it"))
+            else:
+                named.add(bolt_id)
+        if len(problems) == len(commit.bolts):  # one bolt it names is approved: the change is traced
+            yield from problems
+    for bolt_id in sorted(named):
+        bolt = bolts[bolt_id]
+        if bolt.meta is not None and bolt.meta.status == "complete" \
+                and pr.standing("HEAD", bolt_id, "walkthrough") != "approve":
+            yield finding(ci.WALKTHROUGH_MISSING, bolt.rel, None, f"bolt {bolt_id} is marked complete, and its "
+                          "walkthrough is not approved in the ledger", f"a person reviews the walkthrough: "
+                          f"`aidlc gate approve {bolt_id} --stage walkthrough`")
+

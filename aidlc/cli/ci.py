@@ -1,0 +1,80 @@
+"""aidlc ci: the checks a pull request cannot merge without (validate, the ledger against the base, who
+committed each approval, every governed change traced to an approved bolt), with CI outputs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from aidlc.bank.write import atomic_write
+from aidlc.cli.app import App, output_options
+from aidlc.errors import UsageError
+from aidlc.workspace import open_bank
+
+
+@click.command("ci")
+@click.argument("path", required=False, type=click.Path(file_okay=False))
+@click.option("--base", "base_ref", metavar="REF", help="The pull request's base commit (e.g. origin/main): also "
+              "check the ledger against it, who committed each approval, and that every commit since it that "
+              "changes governed code names an approved bolt.")
+@click.option("--sarif", "sarif_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Also write the findings as SARIF 2.1.0 (for code scanning).")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="The baseline file (default: .aidlc-baseline.json at the root, used when it exists).")
+@click.option("--write-baseline", is_flag=True, help="Write today's findings as the baseline, then exit 0.")
+@click.option("--strict", is_flag=True, help="New warnings fail too (exit 1).")
+@output_options
+@click.pass_obj
+def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | None, baseline_file: Path | None,
+           write_baseline: bool, strict: bool) -> None:
+    """The CI gate: validate, plus (with --base) the pull request's history.
+
+    Exit 0 when nothing new fails, 1 when it does, 2 on a usage or configuration error.
+    """
+    from aidlc.ci import baseline as baselines
+    from aidlc.ci import github, sarif
+    from aidlc.ci.run import run_ci
+    from aidlc.report import ci as render
+
+    if base_ref is not None and not base_ref.strip():  # an unset CI variable must not silently skip the checks
+        raise UsageError("--base needs a git ref, e.g. origin/main", ["git branch -a    # the refs that exist"])
+    bank = open_bank(app.root(path), as_found=True)
+    root = Path(bank.repo_root)
+    explicit = baseline_file is not None
+    baseline_path = (baseline_file or root / baselines.BASELINE_FILE).absolute()
+    shown = _shown(baseline_path, root)
+    if write_baseline:
+        report = run_ci(bank, base_ref, strict=strict)
+        atomic_write(baseline_path, baselines.render(baselines.of(report.findings)), baseline_path.parent)
+        if app.json:
+            app.emit_json({"baseline": shown, "findings": len(report.findings)})
+        else:
+            app.out(f"wrote {shown}: {len(report.findings)} findings are known from now on; new ones fail")
+        return
+    baseline = None
+    if explicit or baseline_path.exists():
+        baseline = baselines.load(baseline_path, shown)
+    report = run_ci(bank, base_ref, baseline, shown if baseline else None, strict)
+    if sarif_file is not None:
+        atomic_write(sarif_file.absolute(), sarif.render(report), sarif_file.absolute().parent)
+    text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        commands, left_out = github.annotations(report)
+        # Annotations outside the guarded block; in JSON mode on stderr, which the runner reads as well.
+        for line in commands:
+            click.echo(line, err=app.json)
+        if not app.json:
+            text = "\n".join(github.guarded(text))
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            with open(summary, "a", encoding="utf-8") as handle:
+                handle.write(github.step_summary(report, left_out))
+    click.echo(text)
+    if not report.passed:
+        raise SystemExit(1)
+
+
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)

@@ -1,0 +1,46 @@
+"""The `aidlc ci` report as text (grouped by file, as validate's) or as one JSON document."""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+
+from aidlc.bank.walk import shown_json
+from aidlc.model.ci import CiReport
+from aidlc.report.style import Style
+from aidlc.report.validation import finding_lines
+
+
+def render_json(report: CiReport) -> str:
+    return shown_json(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
+
+
+def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
+    lines: list[str] = []
+    for path, group in groupby(report.findings, key=lambda f: f.path):
+        lines.append(style(path, "bold"))
+        for finding in group:
+            head, fix = finding_lines(finding, style)
+            lines += [head + (style("  (known: in the baseline)", "dim") if finding.baseline == "known" else ""), fix]
+        lines.append("")
+    for entry in report.fixed:
+        lines.append(f"  fixed since the baseline: {entry.path} {entry.code} {entry.message}")
+    if report.fixed:
+        lines.append("")
+    if report.waiting:
+        lines.append(f"waiting for a person ({len(report.waiting)}; this does not fail CI):")
+        lines += [f"  {gate.kind} {gate.id}: {gate.pending}" for gate in report.waiting]
+        lines.append("")
+    s = report.summary
+    verdict = "passed" if report.passed else "failed"
+    scope = f"against base {report.base[:12]}" if report.base else "no base: validate rules only"
+    lines.append(style(f"aidlc ci {verdict}", "green" if report.passed else "red")
+                 + f" ({scope}): {s.files} files, {s.errors} errors, {s.warnings} warnings, {s.infos} notes"
+                 + (f", {s.known} known and {s.fixed} fixed (baseline {report.baseline})" if report.baseline else "")
+                 + (" (--strict: warnings fail)" if strict and s.warnings and not s.errors else ""))
+    if not report.passed:
+        codes = sorted({f.code for f in report.findings if f.baseline == "new"})
+        lines += ["", "Next steps:", f"  aidlc rules {codes[0]}    # what the rule checks and how to fix it",
+                  "  aidlc ci --format json    # the findings as one JSON document",
+                  "  aidlc ci --write-baseline    # only to accept today's findings of a bank adopted as it is"]
+    return "\n".join(lines)

@@ -1,0 +1,44 @@
+"""The rules `aidlc ci` checks against a pull request's base and commits (aidlc/ci/checks.py finds their hits).
+
+They stand in the catalogue with every other rule, so `aidlc rules`, the README table and SARIF's rule list
+name them; `aidlc validate` has no base and no commits to judge, and never reports them.
+"""
+
+from __future__ import annotations
+
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import ci_rule
+
+E = Severity.error
+
+LEDGER_DELETED = ci_rule(
+    "AIDLC-CI-001", E, "the base of the pull request holds the ledger, and the branch deleted it",
+    "restore it from the base: `git restore --source=BASE --staged --worktree -- memory-bank/events.jsonl`; "
+    "the ledger is never removed")
+BASE_EVENT_MISSING = ci_rule(
+    "AIDLC-CI-002", E, "an event of the base's ledger is missing or changed on the branch",
+    "restore the ledger from the base and append again: the ledger is append-only "
+    "(`aidlc log verify --against BASE` names the event)")
+APPROVAL_AUTHOR = ci_rule(
+    "AIDLC-CI-003", E, "a human decision added by the pull request was committed by someone other than the person "
+    "it names", "the person who decided commits their own decision (git config user.email must be the email the "
+    "decision names); a decision committed for someone else does not count")
+APPROVAL_BOT = ci_rule(
+    "AIDLC-CI-004", E, "a human decision added by the pull request was committed by a bot (governance.bot_emails, a "
+    "[bot] name or a bot's address)", "the person who decided commits their own decision from their own account; "
+    "a bot may not carry a person's approval into the ledger")
+UNTRACED = ci_rule(
+    "AIDLC-CI-005", E, "a commit changes governed code (governance.paths) without an `Aidlc-Bolt:` trailer",
+    "name the approved bolt the change belongs to in the commit message (`Aidlc-Bolt: BOLT` as its last "
+    "paragraph, e.g. `git commit --amend` or an interactive rebase), or plan one: `aidlc new bolt`")
+UNKNOWN_BOLT = ci_rule(
+    "AIDLC-CI-006", E, "a commit's `Aidlc-Bolt:` trailer names a bolt the memory bank does not have",
+    "correct the trailer to an existing bolt id (`aidlc status` lists them), or plan the bolt: `aidlc new bolt`")
+PLAN_NOT_APPROVED = ci_rule(
+    "AIDLC-CI-007", E, "a commit changes governed code for a bolt whose plan was not approved in the ledger that "
+    "commit holds", "a person approves the plan first (`aidlc gate approve BOLT --stage plan`), and the code is "
+    "committed after it")
+WALKTHROUGH_MISSING = ci_rule(
+    "AIDLC-CI-008", E, "a bolt the pull request's commits name is marked complete without an approved walkthrough",
+    "a person reviews the walkthrough: `aidlc gate approve BOLT --stage walkthrough`, or set the bolt back to "
+    "in-progress")

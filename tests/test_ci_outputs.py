@@ -1,0 +1,211 @@
+"""aidlc ci's outputs: baselines for brownfield banks, GitHub workflow commands and job summary, SARIF 2.1.0.
+
+The SARIF document is checked against the official OASIS schema (tests/data/sarif/, licence in NOTICE.md);
+the workflow-command tests read the output as the runner does: a line starting with `::` is a command, and
+`::stop-commands::TOKEN` silences every command until `::TOKEN::`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from aidlc.ci.github import annotation, escape_data, escape_property
+from aidlc.model.ci import CiFinding
+from aidlc.rules import CATALOGUE
+from tests.test_ci import BOB, CODE, approved_plan, ci, code_change, commit, document, pr  # noqa: F401 - fixture
+from tests.test_gate import STORY, edit, read, write
+
+SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
+
+
+def _broken_link(root: Path, extra: str = "FR-9") -> None:
+    """AIDLC-REF-001 on the story's `requirements:` line, a finding with a line."""
+    edit(root, STORY, "requirements: [FR-1]", f"requirements: [FR-1, {extra}]")
+
+
+# -- baselines ---------------------------------------------------------------------------------------------
+def test_a_baseline_passes_old_findings_fails_a_new_one_and_reports_the_fixed(pr: Path) -> None:  # noqa: F811
+    _broken_link(pr)
+    code_change(pr, trailer=None)
+    assert ci(pr, "--base", "main").returncode == 1
+    written = ci(pr, "--base", "main", "--write-baseline")
+    assert written.returncode == 0 and "wrote .aidlc-baseline.json: 2 findings" in written.stdout
+    baseline = json.loads(read(pr, ".aidlc-baseline.json"))
+    assert sorted(f["code"] for f in baseline["findings"]) == ["AIDLC-CI-005", "AIDLC-REF-001"]
+    commit(pr, "baseline", paths=(".aidlc-baseline.json",))
+
+    doc = document(pr, "--base", "main")
+    assert doc["passed"] and doc["baseline"] == ".aidlc-baseline.json"
+    assert [f["baseline"] for f in doc["findings"]] == ["known", "known"] and doc["summary"]["known"] == 2
+
+    # The finding moves down two lines: still the same finding.
+    text = read(pr, STORY)
+    lines = text.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("requirements:"))
+    moved = lines[:1] + [lines[at]] + [line for i, line in enumerate(lines[1:], 1) if i != at]
+    write(pr, STORY, "\n".join(moved))
+    doc = document(pr, "--base", "main")
+    ref = next(f for f in doc["findings"] if f["code"] == "AIDLC-REF-001")
+    assert ref["line"] == 2 and ref["baseline"] == "known" and doc["passed"]
+
+    code_change(pr, trailer=None, path="src/new.py")
+    proc = ci(pr, "--base", "main", "--format", "json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 1
+    assert [(f["path"], f["baseline"]) for f in doc["findings"] if f["baseline"] == "new"] == [("src/new.py", "new")]
+
+    edit(pr, STORY, "requirements: [FR-1, FR-9]", "requirements: [FR-1]")
+    doc = document(pr, "--base", "main")
+    assert [f["code"] for f in doc["fixed"]] == ["AIDLC-REF-001"] and doc["summary"]["fixed"] == 1
+    assert "fixed since the baseline" in ci(pr, "--base", "main").stdout
+
+
+def test_a_known_finding_counts_once(pr: Path) -> None:  # noqa: F811
+    code_change(pr, trailer=None)
+    ci(pr, "--base", "main", "--write-baseline", "--baseline", "ci/known.json")
+    write(pr, CODE, "print('again')\n")
+    commit(pr, "the same file again, another commit: a second finding, new", paths=(CODE,))
+    doc = document(pr, "--base", "main", "--baseline", "ci/known.json")
+    assert [f["baseline"] for f in doc["findings"]] == ["known", "new"] and not doc["passed"]
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (b'{"version": 1,\n "findings": [}', ".aidlc-baseline.json:2: not JSON"),
+    (b'{"version": 1, "findings": [{"code": "X"}]}', ".aidlc-baseline.json: findings.0.severity: Field required"),
+    (b"\xff\xfe", "is not UTF-8"),
+])
+def test_a_broken_baseline_is_a_usage_error_naming_the_file(pr: Path, content: bytes,  # noqa: F811
+                                                            expected: str) -> None:
+    (pr / ".aidlc-baseline.json").write_bytes(content)
+    proc = ci(pr)
+    assert proc.returncode == 2 and expected in proc.stderr and "aidlc ci --write-baseline" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_baseline_named_but_missing_is_a_usage_error(pr: Path) -> None:  # noqa: F811
+    proc = ci(pr, "--baseline", "nope.json")
+    assert proc.returncode == 2 and "nope.json: cannot be read" in proc.stderr
+
+
+# -- GitHub workflow commands --------------------------------------------------------------------------------
+def test_values_are_escaped_as_github_requires() -> None:
+    assert escape_data("100% done\r\nnext: a, b") == "100%25 done%0D%0Anext: a, b"
+    assert escape_property("a:b,c%\nd") == "a%3Ab%2Cc%25%0Ad"
+    finding = CiFinding(code="AIDLC-REF-001", severity="error", path="x,y:z%.md", line=3, message="50%\nnew:line",
+                        fix="a, b", fingerprint="0" * 32)
+    assert annotation(finding) == ("::error file=x%2Cy%3Az%25.md,line=3,title=AIDLC-REF-001::50%25%0Anew:line%0A"
+                                   "fix: a, b")
+
+
+def runner_commands(output: str) -> list[tuple[str, str]]:
+    """(command, rest) for each line the runner would execute, honouring stop-commands."""
+    executed, stopped = [], None
+    for line in output.splitlines():
+        if not line.startswith("::"):
+            continue
+        name, _, rest = line[2:].partition("::")
+        if stopped is not None:
+            if line == f"::{stopped}::":
+                stopped = None
+            continue
+        if name == "stop-commands":
+            stopped = rest
+            continue
+        executed.append((name.split(" ")[0], rest))
+    assert stopped is None, "stop-commands never resumed"
+    return executed
+
+
+HOSTILE = '"FR-9\\n::add-mask::hunter2\\n::set-env name=EVIL::1"'
+
+
+def test_hostile_text_from_a_story_cannot_inject_a_workflow_command(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    _broken_link(pr, HOSTILE)
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    proc = ci(pr, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert proc.returncode == 1
+    assert "\n::add-mask::hunter2" in proc.stdout  # the text is there, a line of its own, but silenced
+    executed = runner_commands(proc.stdout)
+    assert [name for name, _ in executed] == ["error"]
+    assert "%0A::add-mask::hunter2%0A::set-env name=EVIL::1" in executed[0][1]
+    table = summary.read_text()
+    assert table.startswith("earlier step\n### aidlc ci failed")
+    row = next(line for line in table.splitlines() if "AIDLC-REF-001" in line)
+    assert "::add-mask::hunter2 ::set-env name=EVIL::1" in row and row.count(" | ") == 3
+
+
+def test_at_most_ten_annotations_per_level_and_the_rest_counted(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    for n in range(12):
+        write(pr, f"src/m{n:02}.py", "x = 1\n")
+    commit(pr, "twelve modules, no bolt", BOB)
+    summary = tmp_path / "summary.md"
+    proc = ci(pr, "--base", "main", env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    errors = [name for name, _ in runner_commands(proc.stdout) if name == "error"]
+    assert len(errors) == 10
+    text = summary.read_text()
+    assert "2 more not annotated (GitHub shows 10 of each level): 2 errors" in text
+    assert text.count("| error | AIDLC-CI-005 |") == 12
+
+
+def test_json_under_github_actions_keeps_stdout_one_document(pr: Path) -> None:  # noqa: F811
+    code_change(pr, trailer=None)
+    proc = ci(pr, "--base", "main", "--format", "json", env={"GITHUB_ACTIONS": "true"})
+    assert json.loads(proc.stdout)["summary"]["errors"] == 1
+    assert proc.stderr.startswith(f"::error file={CODE},title=AIDLC-CI-005::")
+
+
+# -- SARIF -----------------------------------------------------------------------------------------------------
+def test_sarif_validates_against_the_official_schema(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    _broken_link(pr)
+    code_change(pr, trailer=None, path="src/with space,comma.py")
+    out = tmp_path / "out" / "aidlc.sarif"
+    out.parent.mkdir()
+    proc = ci(pr, "--base", "main", "--sarif", str(out))
+    assert proc.returncode == 1
+    sarif = json.loads(out.read_text())
+    schema = json.loads(SCHEMA.read_text())
+    jsonschema.Draft4Validator.check_schema(schema)
+    jsonschema.Draft4Validator(schema).validate(sarif)
+    run = sarif["runs"][0]
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == list(CATALOGUE)
+    assert all(rule["help"]["text"] and rule["shortDescription"]["text"] for rule in run["tool"]["driver"]["rules"])
+    results = {r["ruleId"]: r for r in run["results"]}
+    ref = results["AIDLC-REF-001"]["locations"][0]["physicalLocation"]
+    assert ref["artifactLocation"] == {"uri": STORY, "uriBaseId": "%SRCROOT%"} and ref["region"]["startLine"] > 1
+    untraced = results["AIDLC-CI-005"]
+    assert untraced["level"] == "error" and run["tool"]["driver"]["rules"][untraced["ruleIndex"]]["id"] == \
+        "AIDLC-CI-005"
+    assert untraced["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/with%20space%2Ccomma.py"
+    assert "region" not in untraced["locations"][0]["physicalLocation"]
+
+
+def test_a_schema_violation_is_caught(tmp_path: Path) -> None:
+    """The check above can fail: a result without its message is not SARIF."""
+    schema = json.loads(SCHEMA.read_text())
+    broken = {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "aidlc"}}, "results": [{"ruleId": "X"}]}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft4Validator(schema).validate(broken)
+
+
+def test_sarif_marks_baseline_state(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    code_change(pr, trailer=None)
+    ci(pr, "--base", "main", "--write-baseline")
+    code_change(pr, trailer=None, path="src/b.py")
+    out = tmp_path / "a.sarif"
+    ci(pr, "--base", "main", "--sarif", str(out))
+    results = json.loads(out.read_text())["runs"][0]["results"]
+    assert sorted(r["baselineState"] for r in results) == ["new", "unchanged"]
+
+
+def test_sarif_is_never_written_through_a_symbolic_link(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    """A pull request may commit `aidlc.sarif` as a link to a file of the runner: the write is refused."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    (pr / "aidlc.sarif").symlink_to(outside)
+    proc = ci(pr, "--sarif", "aidlc.sarif")
+    assert proc.returncode == 1 and "symbolic link" in proc.stderr and "Traceback" not in proc.stderr
+    assert outside.read_text() == "keep me\n"
