@@ -58,6 +58,29 @@ class Outcome:
     next_steps: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class GateQuestion:
+    """What a person at a terminal is shown at a gate: the file to judge and the gist of it."""
+
+    stage: str  # plan | walkthrough
+    bolt: str
+    path: str  # the file the gate judges, relative to the repository
+    summary: str
+    files: list[str]
+    risks: list[str]
+    after_reject: str  # what a rejection does
+
+
+@dataclass(frozen=True)
+class GateAnswer:
+    decision: Decision
+    reason: str | None = None
+
+
+# Asks a person at the gate (the CLI supplies it at a terminal); None: no decision now, the run pauses.
+Ask = Callable[[GateQuestion], GateAnswer | None]
+
+
 class Paused(Exception):
     def __init__(self, kind: str, reason: str, next_steps: list[str]) -> None:
         super().__init__(reason)
@@ -100,7 +123,8 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
             "_bank": bank, "_bolt": bolt}
 
 
-def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "") -> Outcome:
+def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
+          ask: Ask | None = None) -> Outcome:
     found = preflight(repo, bolt_ref)
     bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
     repo = Path(bank.repo_root)
@@ -111,7 +135,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
                      start_branch=vcs.current_branch(repo), base_commit=head, last_commit=head, model=model)
     store = RunStore(repo, run_id)
     store.save(state)
-    runner = Runner(repo, bank, bolt, store, state, provider)
+    runner = Runner(repo, bank, bolt, store, state, provider, ask)
     runner.event(EventType.run_started, "started", data={"branch": branch, "base": head, "goal": goal})
     vcs.create_branch(repo, branch, head)
     transition(state, S.planning, store, "the run started on a clean tree")
@@ -119,7 +143,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
 
 
 def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision: Decision | None = None,
-           reason: str | None = None) -> Outcome:
+           reason: str | None = None, ask: Ask | None = None) -> Outcome:
     state = run.load()
     if state.terminal:
         raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
@@ -128,7 +152,7 @@ def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision
     if reconcile(bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
         bank = open_bank(repo)
     bolt = _bolt(bank, state.bolt)
-    runner = Runner(Path(bank.repo_root), bank, bolt, run, state, provider)
+    runner = Runner(Path(bank.repo_root), bank, bolt, run, state, provider, ask)
     runner.check_unchanged()
     if decision is not None:
         runner.decide(decision, reason)
@@ -159,8 +183,9 @@ def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
 # -- the run -----------------------------------------------------------------------------------------------------
 class Runner:
     def __init__(self, repo: Path, bank: MemoryBank, bolt: BoltItem, store: RunStore, state: RunState,
-                 provider: Callable[[], Provider]) -> None:
+                 provider: Callable[[], Provider], ask: Ask | None = None) -> None:
         self.repo, self.bank, self.bolt, self.store, self.state = repo, bank, bolt, store, state
+        self.ask = ask
         self.config = bank.config
         self._provider_factory = provider
         self._provider: Provider | None = None
@@ -210,9 +235,12 @@ class Runner:
                     S.walkthrough: self.walkthrough, S.await_acceptance: self.await_acceptance}
         try:
             while not self.state.terminal:
-                handlers[self.state.status]()
-        except Paused as pause:
-            return self.pause(pause)
+                try:
+                    handlers[self.state.status]()
+                except Paused as pause:
+                    waiting = self.ask_at_gate(pause)
+                    if waiting is not None:
+                        return self.pause(waiting)
         except (Failed, LoopStop) as exc:
             return self.fail(exc.message if isinstance(exc, AidlcError) else str(exc))
         if self.state.status == S.completed:
@@ -408,6 +436,49 @@ class Runner:
                       [f"aidlc gate approve {bolt} --stage {stage} && aidlc bolt resume {bolt}",
                        f"or: aidlc bolt resume {bolt} --approve",
                        f"or: aidlc bolt resume {bolt} --reject --reason '...'    # {after_reject}"])
+
+    def ask_at_gate(self, pause: Paused) -> Paused | None:
+        """A person at the terminal decides the gate now (None: decided, the loop goes on); else the pause."""
+        stage = {"plan_gate": "plan", "walkthrough_gate": "walkthrough"}.get(pause.kind)
+        if self.ask is None or stage is None:
+            return pause
+        from aidlc.gates.actor import actor_from
+
+        try:
+            actor = actor_from(self.repo, None)
+        except AidlcError as exc:
+            return Paused(pause.kind, f"{pause.reason}; not asked: {exc.message}", [*exc.next_steps, *pause.next_steps])
+        if actor.kind != ActorKind.human:  # as `aidlc gate` refuses it: AI proposes, a human decides
+            return Paused(pause.kind, f"{pause.reason}; not asked: the {stage} gate is a human checkpoint and actor "
+                          f"{actor.name} is {actor.kind.value}", pause.next_steps)
+        self.tick()
+        answer = self.ask(self.question(stage))
+        self._tick = time.monotonic()  # the time a person took to answer is not the run's work
+        if answer is None:
+            return pause
+        try:
+            self.decide(answer.decision, answer.reason)
+        except AidlcError as exc:  # refused as `aidlc gate` would refuse it (a bot, no signature, unchecked boxes)
+            return Paused(pause.kind, f"{pause.reason}; the decision was refused: {exc.message}",
+                          [*exc.next_steps, *pause.next_steps])
+        self.span("decision", f"{stage} gate {answer.decision.value}", status=answer.decision.value,
+                  data={"reason": f"decided at the terminal: {answer.reason or 'no reason given'}"})
+        return None
+
+    def question(self, stage: str) -> GateQuestion:
+        state = self.state
+        plan = state.plan
+        risks = [*(plan.risks if plan else []), *state.risks]
+        if stage == "plan":
+            assert plan is not None
+            return GateQuestion("plan", state.bolt, f"{self.bolt_dir}/{plans.PLAN_FILE}", plan.summary,
+                                [f"{f.action} {f.path}: {f.reason}" for f in plan.files], risks,
+                                "the model plans again")
+        rounds = [f"{c['stage']}: " + ", ".join(f"{r['name']} {'passed' if r['passed'] else 'FAILED'}"
+                                              for r in c["results"]) for c in state.checks]
+        summary = "; ".join([plan.summary if plan else state.goal, *rounds[-1:]])
+        return GateQuestion("walkthrough", state.bolt, f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}", summary,
+                            list(state.touched), risks, "the run ends FAILED")
 
     def policy_risk(self) -> plans.Risk | None:
         """The plan's risk when policy.auto_approve_plan lets it through (low or medium only), else None."""
