@@ -48,6 +48,7 @@ WEAK_AFTER = 2  # malformed edit answers before whole-file blocks are asked for
 CONTEXT_TOKENS = 12_000
 ANSWER_TOKENS = 4096
 OUTPUT_CHARS = 3000  # of a failing check's output, sent back to the model
+RUN_VARIABLE = "AIDLC_RUN_ID"  # in the checks' environment: a check a killed aidlc left is known by it
 
 
 @dataclass
@@ -145,6 +146,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
 def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision: Decision | None = None,
            reason: str | None = None, ask: Ask | None = None) -> Outcome:
     state = run.load()
+    end_leftover_check(run, state)
     if state.terminal:
         raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
                          "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
@@ -167,6 +169,7 @@ def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision
 
 def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
     state = run.load()
+    end_leftover_check(run, state)
     if state.terminal:
         raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
                          [f"aidlc bolt trace {state.run_id}"])
@@ -178,6 +181,20 @@ def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
     runner.event(EventType.run_finished, "finished", data={"status": "CANCELLED", "outcome": state.outcome},
                  reason=reason)
     return state
+
+
+def end_leftover_check(run: RunStore, state: RunState) -> None:
+    """A check an aidlc killed with SIGKILL left running would overlap the next one: end its group first."""
+    if state.check_group is None:
+        return
+    from aidlc.exsecutio.checks import GRACE_S, end_leftover_group
+
+    group, state.check_group = state.check_group, None
+    if end_leftover_group(group, _run_marker(state.run_id)):
+        run.trace(Span(ts=utc_now(), kind="warning", name="leftover check", data={
+            "message": f"a check (process group {group}) was still running, left by an aidlc that was killed: "
+                       f"ended it (SIGTERM, then SIGKILL after {GRACE_S:g} s)"}))
+    run.save(state)
 
 
 # -- the run -----------------------------------------------------------------------------------------------------
@@ -633,9 +650,10 @@ class Runner:
             results = state.checks[-1]["results"]  # recorded before a pause or a crash: not run again
         else:
             began = time.monotonic()
-            checked = run_checks(self.repo, self.config.verify)
+            checked = run_checks(self.repo, self.config.verify, env=self.check_env(), on_start=self.check_started)
             results = [r.model_dump(mode="json") for r in checked]
             state.checks.append({"stage": stage, "commit": state.last_commit, "results": results})
+            state.check_group = None
             self.save()
             for result in checked:
                 self.span("check", result.name, status="passed" if result.passed else "failed",
@@ -665,6 +683,19 @@ class Runner:
                          f"{failing[0]['name']} exit {failing[0]['exit_code']}")
         state.repairs += 1
         self.move(S.repairing, f"{failing[0]['name']} failed; repair round {state.repairs}")
+
+    def check_env(self) -> dict[str, str]:
+        """The checks' environment: no model keys, and the run's id, by which a leftover check is known."""
+        from aidlc.exsecutio.checks import check_environment
+
+        llm = self.config.llm
+        return {**check_environment(withheld=[llm.api_key_env, *(t.api_key_env for t in llm.fallback)]),
+                RUN_VARIABLE: self.state.run_id}
+
+    def check_started(self, group: int) -> None:
+        """Saved before aidlc waits on the check: if aidlc is killed, resume or abort ends the group."""
+        self.state.check_group = group
+        self.save()
 
     def record_checks(self, stage: str, results: list[dict[str, Any]]) -> None:
         from aidlc.exsecutio.checks import CheckResult, check_event
@@ -789,6 +820,11 @@ def _leftover(rel: str, own: set[str]) -> bool:
 
 def _tracked(repo: Path) -> list[str]:
     return vcs.tracked_files(repo)[:300]  # the layout, not the whole of a large repository
+
+
+def _run_marker(run_id: str) -> str:
+    """What the environment of the run's checks holds (see Runner.check_env)."""
+    return f"{RUN_VARIABLE}={run_id}"
 
 
 def _digest(text: str) -> str:
