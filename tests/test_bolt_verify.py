@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.bolt_sample import BOLT, env, git, run, set_config
+from aidlc.exsecutio.checks import run_check
+from aidlc.exsecutio.edits import parse_edit_blocks, prepare_edits
+from aidlc.model.config import VerifyCommand
+from tests.bolt_sample import BOLT, CALC, FIXED, edit_answer, env, git, plan_answer, run, set_config
+from tests.openai_server import ScriptedServer
 from tests.test_bolt import Model, _sample, shop, state  # noqa: F401  (fixtures)
 
 TESTS_RUN = "run: python -m unittest discover -s tests -t . -q"
@@ -99,3 +103,29 @@ def test_a_check_started_by_someone_else_in_a_reused_group_is_not_touched(shop: 
     finally:
         other.kill()
         other.wait()
+
+
+# -- stale bytecode ------------------------------------------------------------------------------------------------
+def test_a_same_size_edit_within_the_second_is_what_a_python_check_runs(tmp_path: Path) -> None:
+    (tmp_path / "value.py").write_text("VALUE = 1\n")
+    (tmp_path / "show.py").write_text("from value import VALUE\nprint('value is', VALUE)\n")
+    check = VerifyCommand(name="show", run=f"{sys.executable} -m show")
+    assert "value is 1" in run_check(tmp_path, check).excerpt()  # compiles value.py into __pycache__
+    answer = "value.py\n<<<<<<< SEARCH\nVALUE = 1\n=======\nVALUE = 2\n>>>>>>> REPLACE\n"
+    before = (tmp_path / "value.py").stat().st_mtime
+    prepare_edits(tmp_path, parse_edit_blocks(answer), lambda rel: True, memory_bank="memory-bank").apply()
+    assert int((tmp_path / "value.py").stat().st_mtime) != int(before)
+    assert "value is 2" in run_check(tmp_path, check).excerpt()
+
+
+def test_a_same_size_repair_is_what_the_run_checks(shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+    """`-=` -> `*=` -> `+=`: each edit keeps the file's size, the repair comes well within a second of the check
+    that compiled the first edit."""
+    server.push(plan_answer())
+    assert run(shop, "bolt", "start", BOLT, "--base-url", server.url).returncode == 3
+    server.push(edit_answer("        result -= price\n", "        result *= price\n"),
+                edit_answer("        result *= price\n", "        result += price\n"))
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+    assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr + proc.stdout
+    assert (shop / CALC).read_text() == FIXED
+    assert [r["passed"] for c in state(shop)["checks"] for r in c["results"]] == [False, True]

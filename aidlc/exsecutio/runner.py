@@ -549,8 +549,10 @@ class Runner:
             else:
                 messages = self.edit_messages(stage, [])
             planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
-            vcs.restore_paths(self.repo, state.last_commit, [p for p in planned
-                                                              if p in vcs.changed_paths(self.repo)])
+            dirty = set(vcs.changed_paths(self.repo))
+            changed = [p for p in planned if p in dirty]
+            with edits.fresh_mtimes(self.repo, changed):  # git writes them: same second, maybe same size
+                vcs.restore_paths(self.repo, state.last_commit, changed)
             written = None
             for attempt in range(1, MAX_EDIT_ATTEMPTS + 1):
                 answer = self.store.read_text(state.pending.answer_file)
