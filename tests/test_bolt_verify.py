@@ -129,3 +129,86 @@ def test_a_same_size_repair_is_what_the_run_checks(shop: Path, server: ScriptedS
     assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr + proc.stdout
     assert (shop / CALC).read_text() == FIXED
     assert [r["passed"] for c in state(shop)["checks"] for r in c["results"]] == [False, True]
+
+
+# -- the test-count baseline ---------------------------------------------------------------------------------------
+# Parametrized tests whose cases live in the code the bolt may change: dropping a case changes no test file, only
+# the number of tests the JUnit report counts shows it.
+CASES = "src/pay/cases.py"
+PARAMETRIZED = """\
+import pytest
+
+from src.pay.calc import total
+from src.pay.cases import CASES
+
+
+@pytest.mark.parametrize("prices, expected", CASES)
+def test_total(prices, expected):
+    assert total(prices) == expected
+"""
+PYTEST_RUN = "run: python -m pytest -q -p no:cacheprovider --junitxml=build/junit.xml tests\n    junit: build/junit.xml"
+
+
+def counted_sample(root: Path) -> str:
+    """The sample with three parametrized cases and a JUnit report; the commit it makes."""
+    (root / CASES).write_text("CASES = [([1, 2, 3], 6), ([], 0), ([5], 5)]\n")
+    (root / "tests/test_calc.py").write_text(PARAMETRIZED)
+    (root / ".gitignore").write_text("__pycache__/\n.aidlc/\nbuild/\n")
+    set_config(root, TESTS_RUN, PYTEST_RUN)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "parametrized tests, counted")
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def blocks(*edits: tuple[str, str, str]) -> object:
+    from tests.openai_server import chat
+
+    return chat("".join(f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n\n"
+                        for path, search, replace in edits))
+
+
+BOTH_FILES = [{"path": CALC, "action": "modify", "reason": "the sign"},
+              {"path": CASES, "action": "modify", "reason": "the cases"}]
+FIX = (CALC, "        result -= price\n", "        result += price\n")
+DROP_A_CASE = (CASES, "CASES = [([1, 2, 3], 6), ([], 0), ([5], 5)]\n", "CASES = [([1, 2, 3], 6), ([], 0)]\n")
+
+
+def test_fewer_tests_than_the_ledger_counted_at_the_base_commit_pause_the_first_round(
+        shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+    from aidlc.bank.config import load_config
+    from aidlc.events.ledger import Ledger
+    from aidlc.exsecutio.checks import check_event
+    from aidlc.model.events import Actor, ActorKind, EventType
+
+    base = counted_sample(shop)
+    ci = run_check(shop, load_config(shop).verify[0], env=env())  # a person's CI checks the base commit
+    assert ci.tests is not None and (ci.tests.total, ci.tests.failures) == (3, 2)
+    Ledger.of_bank(shop, "memory-bank").append(EventType.check_recorded, Actor(kind=ActorKind.ci, name="CI"),
+                                               **check_event(ci, base, None, BOLT))
+    server.push(plan_answer(files=BOTH_FILES))
+    assert run(shop, "bolt", "start", BOLT, "--base-url", server.url).returncode == 3
+    server.push(blocks(FIX, DROP_A_CASE))
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    paused = state(shop)
+    assert paused["pause"]["kind"] == "risk" and len(paused["checks"]) == 1, paused["pause"]
+    assert f"fewer tests ran: the test report counts 2, 3 at the base commit {base[:12]}" in paused["pause"]["reason"]
+    trace = run(shop, "bolt", "trace", BOLT).stdout
+    assert f"test count baseline: tests: 3 tests, 0 skipped at the base commit {base[:12]} (check.recorded by CI)" \
+        in trace
+
+
+def test_without_a_count_at_the_base_commit_the_first_round_is_the_baseline(
+        shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+    counted_sample(shop)
+    server.push(plan_answer(files=BOTH_FILES))
+    assert run(shop, "bolt", "start", BOLT, "--base-url", server.url).returncode == 3
+    server.push(blocks((CALC, "        result -= price\n", "        result = price\n")),  # 3 cases, one fails
+                blocks((CALC, "        result = price\n", "        result += price\n"), DROP_A_CASE))
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    paused = state(shop)
+    assert paused["pause"]["kind"] == "risk" and len(paused["checks"]) == 2, paused["pause"]
+    assert "fewer tests ran: the test report counts 2, 3 in the run's first check round" in paused["pause"]["reason"]
+    assert "test count baseline: tests: 3 tests, 0 skipped in the run's first check round" in \
+        run(shop, "bolt", "trace", BOLT).stdout

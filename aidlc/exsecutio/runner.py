@@ -662,8 +662,8 @@ class Runner:
                           duration_s=result.duration_s, data={"exit_code": result.exit_code})
             self.span("tool_call", "verify", duration_s=round(time.monotonic() - began, 4))
         self.record_checks(stage, results)
-        before = _counts(state.checks[-2]["results"]) if len(state.checks) > 1 else None
-        flags = weakened_tests(self.repo, state.base_commit, state.last_commit, before, _counts(results))
+        before, baseline = self.test_baseline(results)
+        flags = weakened_tests(self.repo, state.base_commit, state.last_commit, before, _counts(results), baseline)
         fresh = [f for f in flags if f not in state.accepted_risks]
         if fresh:
             state.risks.extend(f for f in fresh if f not in state.risks)
@@ -685,6 +685,34 @@ class Runner:
                          f"{failing[0]['name']} exit {failing[0]['exit_code']}")
         state.repairs += 1
         self.move(S.repairing, f"{failing[0]['name']} failed; repair round {state.repairs}")
+
+    def test_baseline(self, results: list[dict[str, Any]]) -> tuple[Any, str]:
+        """The test counts "fewer tests than before" compares with, and where they come from: the latest
+        check.recorded of the same check at the run's base commit in the ledger (a person's CI, an earlier run),
+        else the run's first check round."""
+        from aidlc.exsecutio.checks import TestCounts
+
+        state = self.state
+        name = next((r["name"] for r in results if r.get("tests")), None)
+        if name is None:
+            return None, ""
+        recorded = None
+        for event in self.ledger.events():
+            data = event.get("data") or {}
+            if event.get("type") == EventType.check_recorded.value and event.get("commit") == state.base_commit \
+                    and data.get("name") == name and data.get("tests"):
+                recorded = event
+        if recorded is not None:
+            counts, where = TestCounts.model_validate(recorded["data"]["tests"]), \
+                f"at the base commit {state.base_commit[:12]} (check.recorded by {recorded['actor']['name']})"
+        else:
+            first = [r for r in state.checks[0]["results"] if r["name"] == name and r.get("tests")]
+            if len(state.checks) < 2 or not first:
+                return None, ""
+            counts, where = TestCounts.model_validate(first[0]["tests"]), "in the run's first check round"
+        self.span("decision", "test count baseline",
+                  data={"reason": f"{name}: {counts.total} tests, {counts.skipped} skipped {where}"})
+        return counts, where
 
     def check_env(self) -> dict[str, str]:
         """The checks' environment: no model keys, and the run's id, by which a leftover check is known."""

@@ -73,8 +73,9 @@ def is_test_file(rel: str) -> bool:
 
 
 def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | None,
-                   after: TestCounts | None) -> list[str]:
-    """The findings between commits `base` and `head` of the repository at `repo_root` (see the module)."""
+                   after: TestCounts | None, baseline: str = "before the edit") -> list[str]:
+    """The findings between commits `base` and `head` of the repository at `repo_root` (see the module);
+    `baseline` says where the counts `before` come from."""
     from aidlc.bank.walk import CONFIG_FILE
 
     changes = vcs.changed_files_between(repo_root, base, head)
@@ -98,7 +99,7 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
         flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new.get(new_path)),
                           base)
     flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new.get(CONFIG_FILE), changed)
-    flags += _count_changes(before, after)
+    flags += _count_changes(before, after, baseline)
     return flags
 
 
@@ -200,13 +201,13 @@ def _words(check: dict[str, Any]) -> list[str]:
         return []
 
 
-def _count_changes(before: TestCounts | None, after: TestCounts | None) -> list[str]:
+def _count_changes(before: TestCounts | None, after: TestCounts | None, baseline: str) -> list[str]:
     if before is None or after is None:
         return []
     flags = []
     if after.total < before.total:
-        flags.append(f"fewer tests ran: the test report counts {after.total}, {before.total} before the edit")
+        flags.append(f"fewer tests ran: the test report counts {after.total}, {before.total} {baseline}")
     if after.skipped > before.skipped:
         flags.append(f"more tests were skipped: the test report counts {after.skipped}, "
-                     f"{before.skipped} before the edit")
+                     f"{before.skipped} {baseline}")
     return flags
