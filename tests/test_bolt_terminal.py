@@ -124,3 +124,18 @@ def test_a_person_at_a_terminal_resumes_and_accepts_the_walkthrough(shop: Path, 
     assert code == 0, shown
     assert state(shop)["status"] == "COMPLETED"
     assert decided(shop) == [("plan", "approve", "human", None), ("walkthrough", "approve", "human", None)]
+
+
+def test_a_walkthrough_rejected_at_the_terminal_ends_the_run_failed(shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+    server.push(plan_answer(), edit_answer("        result -= price\n", "        result += price\n"))
+    code, shown = at_terminal(shop, server, "start", BOLT, answers=[
+        (APPROVE_PROMPT, b"a\n"), (APPROVE_PROMPT, b"reject\n"), (REASON_PROMPT, b"the empty cart is untested\n")])
+    assert code == 1, shown
+    assert state(shop)["status"] == "FAILED" and "the empty cart is untested" in state(shop)["outcome"]
+    assert decided(shop) == [("plan", "approve", "human", None),
+                             ("walkthrough", "reject", "human", "the empty cart is untested")]
+    stages = [line for line in subprocess.run(
+        ["git", "-C", str(shop), "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)"], capture_output=True,
+        text=True, check=True).stdout.split() if line]
+    assert stages == ["walkthrough", "execute"]  # the walkthrough a person rejected is the one committed, once
+    assert run(shop, "log", "verify").returncode == 0

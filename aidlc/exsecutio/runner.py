@@ -279,7 +279,8 @@ class Runner:
         state = self.state
         state.outcome = f"failed: {reason}"
         self.span("error", "stopped", data={"reason": reason})
-        if state.status not in (S.walkthrough, S.await_plan_approval, S.init):
+        # At AWAIT_ACCEPTANCE (a rejected walkthrough) the walkthrough is written and committed already.
+        if state.status not in (S.walkthrough, S.await_plan_approval, S.init, S.await_acceptance):
             self.move(S.walkthrough, reason)
         if state.status == S.walkthrough:
             self.write_walkthrough(partial=True)
