@@ -209,6 +209,10 @@ class Runner:
         self.ledger = Ledger.of_bank(repo, bank.rel_root)
         self.bolt_dir = Path(bolt.rel).parent.as_posix()
         self._tick = time.monotonic()
+        self._own: set[str] | None = None
+        # The step in progress when this process took the run over may be partly done (a kill, a pause): its
+        # commit is looked for by its trailers. Each later step starts from a state this process saved.
+        self.continuing = True
 
     @property
     def provider(self) -> Provider:
@@ -217,9 +221,9 @@ class Runner:
         return self._provider
 
     # -- bookkeeping ---------------------------------------------------------------------------------------
-    def save(self) -> None:
+    def save(self, durable: bool = False) -> None:
         self.tick()
-        self.store.save(self.state)
+        self.store.save(self.state, durable)
 
     def tick(self) -> None:
         """Count the seconds of work since the last tick (a pause between processes is not counted)."""
@@ -243,7 +247,9 @@ class Runner:
                                   **fields).event
 
     def own_files(self) -> set[str]:
-        return _own_files(self.bank, self.bolt)
+        if self._own is None:
+            self._own = _own_files(self.bank, self.bolt)
+        return self._own
 
     # -- the loop ------------------------------------------------------------------------------------------
     def drive(self) -> Outcome:
@@ -258,6 +264,7 @@ class Runner:
                     waiting = self.ask_at_gate(pause)
                     if waiting is not None:
                         return self.pause(waiting)
+                self.continuing = False
         except (Failed, LoopStop) as exc:
             return self.fail(exc.message if isinstance(exc, AidlcError) else str(exc))
         if self.state.status == S.completed:
@@ -269,7 +276,7 @@ class Runner:
         state = self.state
         state.pause = Pause(kind=pause.kind, reason=pause.reason)  # type: ignore[arg-type]
         state.pauses += 1
-        self.save()
+        self.save(durable=True)
         self.span("decision", "paused", status=pause.kind, data={"reason": pause.reason})
         self.event(EventType.run_paused, f"paused:{state.pauses}", reason=pause.reason,
                    data={"kind": pause.kind, "state": state.status.value})
@@ -332,8 +339,7 @@ class Runner:
         step.model, step.answer_sha256 = model, _digest(text)
         self._record(step, began, tokens, model, calls)
         after_call(self.state, request, step.answer_sha256, None)
-        self.save()
-        return value
+        return value  # saved by the caller with what it made of the answer
 
     def _record(self, step: Step, began: float, tokens: int, model: str, calls: int, error: str | None = None) -> None:
         step.elapsed_s, step.tokens, step.error = round(time.monotonic() - began, 4), tokens, error
@@ -364,7 +370,6 @@ class Runner:
 
         atomic_write(path, text, self.repo)
         state.plan_hash = plans.digest(text)
-        self.save()
         risk = plans.plan_risk(state.plan, self.bolt.meta.risk if self.bolt.meta else None)
         self.event(EventType.plan_proposed, f"plan:{state.plan_rounds}",
                    data={"plan_sha256": state.plan_hash, "files": [f.path for f in state.plan.files],
@@ -384,6 +389,7 @@ class Runner:
                       data={"problems": problems})
             if not problems:
                 return plan
+            self.save()  # the refused answer's step and tokens
             messages = [*messages, Message("assistant", plan.model_dump_json()),
                         Message("user", render_prompt("bolt_plan_fix.md.j2", problems=problems))]
         raise Failed(f"the plan still had problems after {MAX_PLAN_ROUNDS} rounds: {problems[0]}")
@@ -539,24 +545,23 @@ class Runner:
 
         state = self.state
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
-        committed = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
+        committed = vcs.commit_with_trailers(self.repo, state.base_commit, trailers) if self.continuing else None
         if committed is None:
+            messages = self.edit_messages(stage, [])
             if state.pending is None or state.pending.stage != stage:
-                messages = self.edit_messages(stage, [])
                 answer = self.call(messages, stage, "edit")
                 state.pending = Pending(stage=stage, answer_file=f"{stage}.answer.txt", whole_file=state.whole_file)
                 self.store.write_text(state.pending.answer_file, answer)
                 self.save()
-            else:
-                messages = self.edit_messages(stage, [])
-            planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
-            dirty = set(vcs.changed_paths(self.repo))
-            changed = [p for p in planned if p in dirty]
-            with edits.fresh_mtimes(self.repo, changed):  # git writes them: same second, maybe same size
-                vcs.restore_paths(self.repo, state.last_commit, changed)
+            else:  # a saved answer an earlier process may have half applied: its files back as committed first
+                answer = self.store.read_text(state.pending.answer_file)
+                planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
+                dirty = set(vcs.changed_paths(self.repo))
+                changed = [p for p in planned if p in dirty]
+                with edits.fresh_mtimes(self.repo, changed):  # git writes them: same second, maybe same size
+                    vcs.restore_paths(self.repo, state.last_commit, changed)
             written = None
             for attempt in range(1, MAX_EDIT_ATTEMPTS + 1):
-                answer = self.store.read_text(state.pending.answer_file)
                 try:
                     blocks = edits.parse_edit_blocks(answer, whole_file=state.pending.whole_file)
                     prepared = edits.prepare_edits(self.repo, blocks, self.allowed)
@@ -583,8 +588,8 @@ class Runner:
             assert written is not None
             self.span("edit", stage, status="applied", data={"files": written})
             state.touched.extend(p for p in written if p not in state.touched)
-            self.save()
-            own = [p for p in vcs.changed_paths(self.repo) if p in self.own_files()]
+            own_files = self.own_files()
+            own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc {stage}: bolt {state.bolt}\n\n{(state.plan.summary if state.plan else '')[:500]}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: {stage}\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
@@ -593,9 +598,8 @@ class Runner:
         if not any(c["stage"] == stage for c in state.commits):
             state.commits.append({"stage": stage, "commit": committed})
             planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
-            state.trees.append(vcs.files_digest(self.repo, committed, planned))  # the code, not aidlc's own files
-        state.pending = None
-        self.save()
+            state.trees.append(_files_digest(self.repo, planned))  # the code, not aidlc's own files
+        state.pending = None  # saved by the transition that follows (a kill before it: the commit is found again)
         self.event(EventType.edits_committed, f"commit:{stage}", commit=committed,
                    data={"stage": stage, "files": state.touched})
 
@@ -664,7 +668,10 @@ class Runner:
             self.span("tool_call", "verify", duration_s=round(time.monotonic() - began, 4))
         self.record_checks(stage, results)
         before, baseline = self.test_baseline(results)
-        flags = weakened_tests(self.repo, state.base_commit, state.last_commit, before, _counts(results), baseline)
+        # The run's aidlc.yaml is the base commit's (the tree was clean; a change to it shows in the diff).
+        verify = [v.model_dump() for v in self.config.verify]
+        flags = weakened_tests(self.repo, state.base_commit, state.last_commit, before, _counts(results), baseline,
+                               verify)
         fresh = [f for f in flags if f not in state.accepted_risks]
         if fresh:
             state.risks.extend(f for f in fresh if f not in state.risks)
@@ -748,18 +755,23 @@ class Runner:
         state = self.state
         rel = f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}"
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": "walkthrough"}
-        done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
+        done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers) if self.continuing else None
         if done is None:  # once: the file a person judges is the one committed
-            atomic_write(self.repo / rel, render_walkthrough(state, partial), self.repo)
-        if done is None and vcs.current_branch(self.repo) == state.branch:
-            own = [p for p in vcs.changed_paths(self.repo) if p in self.own_files()]
+            text = render_walkthrough(state, partial)
+            atomic_write(self.repo / rel, text, self.repo)
+            sha256 = plans.digest(text)
+        else:
+            sha256 = plans.digest((self.repo / rel).read_bytes())
+        # A run that failed before its branch was checked out (resumed at INIT) has no branch to commit on.
+        if done is None and (not self.continuing or vcs.current_branch(self.repo) == state.branch):
+            own_files = self.own_files()
+            own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc walkthrough: bolt {state.bolt}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: walkthrough\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
-            state.last_commit = vcs.commit_step(self.repo, sorted(set(own) | {rel}), message)
-            self.save()
+            state.last_commit = vcs.commit_step(self.repo, sorted(set(own) | {rel}), message)  # saved by the move
         self.event(EventType.walkthrough_proposed, "walkthrough", commit=state.last_commit,
-                   data={"partial": partial, "path": rel, "sha256": plans.digest((self.repo / rel).read_bytes())})
+                   data={"partial": partial, "path": rel, "sha256": sha256})
 
     def walkthrough(self) -> None:
         self.write_walkthrough(partial=False)
@@ -851,6 +863,18 @@ def _leftover(rel: str, own: set[str]) -> bool:
 
 def _tracked(repo: Path) -> list[str]:
     return vcs.tracked_files(repo)[:300]  # the layout, not the whole of a large repository
+
+
+def _files_digest(repo: Path, paths: list[str]) -> str:
+    """The planned files as the step's commit holds them, read from the work tree it was made from (a missing
+    file counts as missing): the same code twice, the same digest."""
+    listing = []
+    for rel in sorted(paths):
+        try:
+            listing.append(f"{rel}\0{hashlib.sha256(read_inside(repo / rel, repo)).hexdigest()}")
+        except OSError:
+            listing.append(f"{rel}\0missing")
+    return _digest("\n".join(listing))
 
 
 def _run_marker(run_id: str) -> str:
