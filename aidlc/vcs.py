@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from collections.abc import Iterable
@@ -304,7 +305,12 @@ def is_shallow(path: Path) -> bool:
 # -- a bolt run's branch and commits (aidlc bolt) --------------------------------------------------------------
 def _prefix(project: Path) -> str:
     """The project's folder inside the work tree ("" at the top): git status names paths from the top."""
-    return _run_git(project, ("rev-parse", "--show-prefix")).decode("utf-8", "surrogateescape").strip()
+    return _prefix_of(str(project))
+
+
+@functools.cache  # a folder's place in its work tree does not change while aidlc runs
+def _prefix_of(project: str) -> str:
+    return _run_git(Path(project), ("rev-parse", "--show-prefix")).decode("utf-8", "surrogateescape").strip()
 
 
 def changed_paths(project: Path) -> list[str]:
@@ -367,14 +373,6 @@ def commit_with_trailers(project: Path, since: str, trailers: dict[str, str]) ->
         if sha and all(found.get(k) == v for k, v in trailers.items()):
             return sha
     return None
-
-
-def files_digest(project: Path, commit: str, paths: list[str]) -> str:
-    """A digest of what `commit` holds at `paths` (blob ids; a missing file counts as missing)."""
-    import hashlib
-
-    listing = _run_git(project, ("ls-tree", "-r", "-z", commit, "--", *paths)) if paths else b""
-    return hashlib.sha256(listing).hexdigest()
 
 
 def restore_paths(project: Path, commit: str, paths: list[str]) -> None:

@@ -213,6 +213,21 @@ def test_changed_verify_commands_and_the_scripts_they_run_are_flagged(sample: tu
                                          "edit passes"]
 
 
+def test_verify_commands_the_caller_holds_give_the_same_findings(sample: tuple[Repo, str]) -> None:
+    """A run passes its aidlc.yaml's verify commands (as of the base commit): the same findings, without reading
+    history unless the edit changed aidlc.yaml or a test file."""
+    repo, base = sample
+    verify = [{"name": "tests", "run": "./scripts/check.sh"}]
+    script = repo.commit({"scripts/check.sh": "#!/bin/sh\nexit 0\n"})
+    assert weakened_tests(repo.root, base, script, None, None, verify=verify) == repo.flags(base, script) == \
+        ["scripts/check.sh: changed, and the verify command 'tests' names it"]
+    code = repo.commit({"src/shop/cart.py": "def total(items):\n    return 0\n"})
+    assert weakened_tests(repo.root, script, code, None, None, verify=verify) == []
+    emptied = repo.commit({"aidlc.yaml": "version: 1\nverify:\n  - {name: tests, run: 'true'}\n"})
+    assert weakened_tests(repo.root, code, emptied, None, None, verify=verify) == repo.flags(code, emptied)
+    assert "the verify commands changed" in repo.flags(code, emptied)[0]
+
+
 def test_fewer_tests_collected_or_more_skipped_is_flagged(sample: tuple[Repo, str]) -> None:
     repo, base = sample
     head = repo.commit({"src/shop/cart.py": "def total(items):\n    return sum(items)  # same\n"})

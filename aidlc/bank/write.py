@@ -16,11 +16,13 @@ from aidlc.bank.walk import read_inside
 from aidlc.errors import AidlcError
 
 
-def atomic_write(path: Path, data: str | bytes, root: Path) -> None:
+def atomic_write(path: Path, data: str | bytes, root: Path, durable: bool = True) -> None:
     """Write via a temp file, fsync and rename, so a crash leaves the old or the new file, never half.
 
     `data`: text (written as UTF-8) or bytes. The file keeps its permissions (a new one gets what the
-    umask allows, as open() would give it); a file-system refusal is an AidlcError naming the file."""
+    umask allows, as open() would give it); a file-system refusal is an AidlcError naming the file.
+    Not `durable`: the rename is not flushed (no fsync of the folder), so after an OS crash the file may
+    be the old one; it is never empty or half written."""
     ensure_inside(path, root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -36,7 +38,8 @@ def atomic_write(path: Path, data: str | bytes, root: Path) -> None:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        fsync_folder(path.parent)
+        if durable:
+            fsync_folder(path.parent)
     except OSError as exc:
         raise AidlcError(f"{_shown(path, root)}: cannot be written ({exc.strerror or exc})",
                          [f"make {_shown(path.parent, root)}/ writable for you, then rerun the command"]) from None

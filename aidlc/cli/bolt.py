@@ -33,6 +33,42 @@ def _provider(app: App, root: Path, provider: str | None, model: str | None, bas
     return build
 
 
+def _asker(app: App, no_input: bool):  # type: ignore[no-untyped-def]
+    """Asking at the gates: only for a person at a terminal (stdin and stdout), not under CI, not for JSON."""
+    from aidlc.cli.init import can_prompt
+
+    return None if no_input or app.json or not can_prompt() else _ask_at_terminal
+
+
+def _ask_at_terminal(question):  # type: ignore[no-untyped-def]
+    """Show what the gate judges; approve, reject (with a reason) or pause. End of input (Ctrl-D) pauses."""
+    from aidlc.exsecutio.runner import GateAnswer
+    from aidlc.model.events import Decision
+
+    click.echo(f"\nThe {question.stage} of bolt {question.bolt} waits for your decision: {question.path}")
+    click.echo(f"  {question.summary}")
+    for label, items in (("files", question.files), ("risks", question.risks)):
+        if items:
+            click.echo(f"  {label}:")
+            for item in items:
+                click.echo(f"    - {item}")
+    try:
+        while True:
+            word = input(f"approve, reject ({question.after_reject}) or pause? [a/r/p] ").strip().lower()
+            if word in ("a", "approve"):
+                return GateAnswer(Decision.approve)
+            if word in ("p", "pause"):
+                return None
+            if word in ("r", "reject"):
+                reason = ""
+                while not reason:
+                    reason = input("why (recorded in the ledger)? ").strip()
+                return GateAnswer(Decision.reject, reason)
+    except EOFError:
+        click.echo()
+        return None
+
+
 def _llm_options(command):  # type: ignore[no-untyped-def]
     for option in reversed([
         click.option("--model", help="The model (default: llm.model of aidlc.yaml)."),
@@ -40,6 +76,7 @@ def _llm_options(command):  # type: ignore[no-untyped-def]
         click.option("--provider", type=click.Choice(["openai", "anthropic", "replay"]), help="The provider."),
         click.option("--record", type=click.Path(dir_okay=False), help="Record the model's answers to this cassette."),
         click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only."),
+        click.option("--no-input", is_flag=True, help="Never ask at a gate; pause there (exit 3) as in CI."),
     ]):
         command = option(command)
     return command
@@ -75,7 +112,7 @@ def _summary(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 @output_options
 @click.pass_obj
 def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, provider: str | None,
-              record: str | None, replay: str | None, dry_run: bool) -> None:
+              record: str | None, replay: str | None, no_input: bool, dry_run: bool) -> None:
     """Start a run of BOLT on branch aidlc/BOLT: plan, then pause at the plan gate (exit 3)."""
     from aidlc.exsecutio import runner
 
@@ -91,7 +128,7 @@ def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, prov
                     f"{len(found['verify'])} verify command(s)")
         return
     _report(app, runner.start(root, bolt, _provider(app, root, provider, model, base_url, record, replay),
-                              model=model or ""))
+                              model=model or "", ask=_asker(app, no_input)))
 
 
 @bolt_group.command("resume")
@@ -104,7 +141,8 @@ def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, prov
 @output_options
 @click.pass_obj
 def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, model: str | None,
-               base_url: str | None, provider: str | None, record: str | None, replay: str | None) -> None:
+               base_url: str | None, provider: str | None, record: str | None, replay: str | None,
+               no_input: bool) -> None:
     """Continue a paused or interrupted run; --approve/--reject first record the pending gate decision."""
     from aidlc.exsecutio import runner
     from aidlc.exsecutio.store import find_run
@@ -113,7 +151,7 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
     root = app.root()
     decision = Decision(verdict) if verdict else None
     _report(app, runner.resume(root, find_run(root, ref), _provider(app, root, provider, model, base_url, record,
-                                                                    replay), decision, reason))
+                                                                    replay), decision, reason, _asker(app, no_input)))
 
 
 @bolt_group.command("status")

@@ -17,6 +17,9 @@ How a command runs:
   check runs as the user, with the user's files and every other variable, as it does in the user's terminal.
 * A command that cannot start (not found, not executable, unbalanced quotes) is a failed check whose note
   says why, never an exception.
+* Its process group id goes to `on_start` before aidlc waits on it: a run saves it, so that when aidlc itself
+  is killed (SIGKILL ends no child), the next `resume` or `abort` ends what is left (`end_leftover_group`)
+  before it runs the checks again.
 
 What is kept: `head`/`tail` (control characters dropped, secrets redacted as in prompts) go into the run's
 state and, trimmed, back to the model; the ledger gets digests only (`check_event`).
@@ -33,7 +36,7 @@ import signal
 import stat
 import subprocess
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -126,19 +129,21 @@ def command_argv(check: VerifyCommand) -> list[str]:
 
 
 def run_checks(repo_root: Path, checks: list[VerifyCommand], stop_on_failure: bool = False,
-               env: dict[str, str] | None = None) -> list[CheckResult]:
+               env: dict[str, str] | None = None, on_start: Callable[[int], None] | None = None) -> list[CheckResult]:
     """Each check in order (the cheapest first, as aidlc.yaml lists them); after the first failure, none more
     when `stop_on_failure`."""
     results: list[CheckResult] = []
     for check in checks:
-        results.append(run_check(repo_root, check, env))
+        results.append(run_check(repo_root, check, env, on_start))
         if stop_on_failure and not results[-1].passed:
             break
     return results
 
 
-def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None = None) -> CheckResult:
-    """Run one check in `repo_root` (see the module's docstring); `env` defaults to `check_environment()`."""
+def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None = None,
+              on_start: Callable[[int], None] | None = None) -> CheckResult:
+    """Run one check in `repo_root` (see the module's docstring); `env` defaults to `check_environment()`;
+    `on_start` gets the check's process group id before it is waited on."""
     env = check_environment() if env is None else env
     notes: list[str] = []
     started = time.perf_counter()
@@ -161,6 +166,8 @@ def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None 
     try:
         if interrupted:
             signal.raise_signal(signal.SIGINT)  # now that the check's group is known and gets ended below
+        if on_start is not None:
+            on_start(proc.pid)
         timed_out = _collect(proc, output, time.monotonic() + check.timeout_s)
         _end_group(proc)
         _drain(proc.stdout.fileno(), output)
@@ -313,6 +320,51 @@ def _end_group(proc: subprocess.Popen[bytes]) -> None:
     deadline = time.monotonic() + GRACE_S
     while _signal_group(group, 0) and time.monotonic() < deadline:
         time.sleep(0.02)
+
+
+def end_leftover_group(group: int, marker: str) -> bool:
+    """End what is left of a check's process group that an aidlc killed with SIGKILL left running: SIGTERM,
+    then SIGKILL after GRACE_S, each wait bounded. True when there was something to end.
+
+    The group counts as the check's only while a live member carries `marker` (NAME=value) in its environment:
+    once the group is gone its id may be reused, and a process that is not the run's is never signalled. Where
+    /proc cannot tell (not Linux), the group must still be led by its session leader, as a check's is."""
+    if not _leftover_members(group, marker):
+        return False
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        _signal_group(group, sig)
+        deadline = time.monotonic() + GRACE_S
+        while time.monotonic() < deadline:
+            if not _leftover_members(group, marker):
+                return True
+            time.sleep(0.02)
+    return True
+
+
+def _leftover_members(group: int, marker: str) -> list[int]:
+    """The live (not zombie) processes of `group` whose environment holds `marker`. Not our children, so they
+    cannot be reaped here: a zombie waits for its new parent and counts as gone."""
+    proc = Path("/proc")
+    if not (proc / "self/stat").is_file():
+        try:
+            return [group] if os.getsid(group) == group and _signal_group(group, 0) else []
+        except OSError:
+            return []
+    wanted, found = marker.encode(), []
+    for entry in os.scandir(proc):
+        if not entry.name.isdigit():
+            continue
+        try:
+            line = (proc / entry.name / "stat").read_bytes()
+            state, _parent, pgrp = line[line.rindex(b")") + 2:].split()[:3]
+            if int(pgrp) != group or state in (b"Z", b"X"):
+                continue
+            environ = (proc / entry.name / "environ").read_bytes()
+        except (OSError, ValueError):
+            continue  # gone meanwhile, or not ours to read
+        if wanted in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
 
 
 def _signal_group(group: int, sig: int) -> bool:

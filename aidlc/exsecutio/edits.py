@@ -18,14 +18,20 @@ replaced atomically (temp file in its folder, then rename), its old bytes journa
 error rolls every file back at once; a kill -9 leaves the journal, and the next aidlc command
 that opens the bank (workspace.open_bank) rolls the half-applied edits back, so a resumed run
 finds the tree as its last step left it.
+
+Every file rewritten gets an mtime at least one second past its old one (`fresh_mtimes`): Python's
+bytecode cache (as make) takes a source whose size and mtime, to the second, are unchanged for the one
+it compiled, so a same-size edit within that second would have the checks run the old code.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import stat
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -33,8 +39,9 @@ from aidlc.errors import AidlcError
 from aidlc.exsecutio.edit_format import EditBlock, EditFormatError, edit_format_prompt, parse_edit_blocks
 from aidlc.exsecutio.edit_match import MatchProblem, newline_of, replace_once, split_lines
 
-__all__ = ["EditBlock", "EditFormatError", "EditRefused", "PreparedEdits", "edit_format_prompt",
+__all__ = ["EditBlock", "EditFormatError", "EditRefused", "PreparedEdits", "edit_format_prompt", "fresh_mtimes",
            "parse_edit_blocks", "prepare_edits"]
+_SECOND_NS = 1_000_000_000
 
 _BOM = "\ufeff"
 _ELIDED = re.compile(r"(\.\.\.|…).*\b(rest|unchanged|remaining|existing|omitted|same)\b"
@@ -73,13 +80,32 @@ class PreparedEdits:
             raise EditRefused(problems)
         from aidlc.bank import journal
 
-        with journal.writing(self.root, bank="") as edits:
+        rewritten = [rel for rel, text in self.changes.items() if text is not None]
+        with fresh_mtimes(self.root, rewritten), journal.writing(self.root, bank="") as edits:
             for rel, text in self.changes.items():
                 if text is None:
                     edits.remove(self.root / rel)
                 else:
                     edits.write(self.root / rel, text)
         return list(self.changes)
+
+
+@contextlib.contextmanager
+def fresh_mtimes(root: Path, rels: Iterable[str]) -> Iterator[None]:
+    """Each regular file of `rels` that existed before the block gets, after it, the mtime max(old + 1 s, now):
+    never the second (Python's bytecode cache compares whole seconds) of the version it replaced."""
+    before: dict[str, int] = {}
+    for rel in rels:
+        with contextlib.suppress(OSError):
+            before[rel] = os.stat(root / rel, follow_symlinks=False).st_mtime_ns
+    yield
+    now = time.time_ns()
+    for rel, old in before.items():
+        path = root / rel
+        with contextlib.suppress(OSError):
+            now_stat = os.stat(path, follow_symlinks=False)
+            if stat.S_ISREG(now_stat.st_mode):
+                os.utime(path, ns=(now_stat.st_atime_ns, max(old + _SECOND_NS, now)), follow_symlinks=False)
 
 
 def prepare_edits(repo_root: Path, blocks: list[EditBlock], allowed: Callable[[str], bool],

@@ -48,6 +48,7 @@ WEAK_AFTER = 2  # malformed edit answers before whole-file blocks are asked for
 CONTEXT_TOKENS = 12_000
 ANSWER_TOKENS = 4096
 OUTPUT_CHARS = 3000  # of a failing check's output, sent back to the model
+RUN_VARIABLE = "AIDLC_RUN_ID"  # in the checks' environment: a check a killed aidlc left is known by it
 
 
 @dataclass
@@ -56,6 +57,29 @@ class Outcome:
     exit_code: int  # 0 done, 1 failed, 3 waiting for a person
     message: str
     next_steps: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GateQuestion:
+    """What a person at a terminal is shown at a gate: the file to judge and the gist of it."""
+
+    stage: str  # plan | walkthrough
+    bolt: str
+    path: str  # the file the gate judges, relative to the repository
+    summary: str
+    files: list[str]
+    risks: list[str]
+    after_reject: str  # what a rejection does
+
+
+@dataclass(frozen=True)
+class GateAnswer:
+    decision: Decision
+    reason: str | None = None
+
+
+# Asks a person at the gate (the CLI supplies it at a terminal); None: no decision now, the run pauses.
+Ask = Callable[[GateQuestion], GateAnswer | None]
 
 
 class Paused(Exception):
@@ -100,7 +124,8 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
             "_bank": bank, "_bolt": bolt}
 
 
-def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "") -> Outcome:
+def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
+          ask: Ask | None = None) -> Outcome:
     found = preflight(repo, bolt_ref)
     bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
     repo = Path(bank.repo_root)
@@ -111,7 +136,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
                      start_branch=vcs.current_branch(repo), base_commit=head, last_commit=head, model=model)
     store = RunStore(repo, run_id)
     store.save(state)
-    runner = Runner(repo, bank, bolt, store, state, provider)
+    runner = Runner(repo, bank, bolt, store, state, provider, ask)
     runner.event(EventType.run_started, "started", data={"branch": branch, "base": head, "goal": goal})
     vcs.create_branch(repo, branch, head)
     transition(state, S.planning, store, "the run started on a clean tree")
@@ -119,8 +144,9 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
 
 
 def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision: Decision | None = None,
-           reason: str | None = None) -> Outcome:
+           reason: str | None = None, ask: Ask | None = None) -> Outcome:
     state = run.load()
+    end_leftover_check(run, state)
     if state.terminal:
         raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
                          "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
@@ -128,7 +154,7 @@ def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision
     if reconcile(bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
         bank = open_bank(repo)
     bolt = _bolt(bank, state.bolt)
-    runner = Runner(Path(bank.repo_root), bank, bolt, run, state, provider)
+    runner = Runner(Path(bank.repo_root), bank, bolt, run, state, provider, ask)
     runner.check_unchanged()
     if decision is not None:
         runner.decide(decision, reason)
@@ -143,6 +169,7 @@ def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision
 
 def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
     state = run.load()
+    end_leftover_check(run, state)
     if state.terminal:
         raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
                          [f"aidlc bolt trace {state.run_id}"])
@@ -156,17 +183,36 @@ def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
     return state
 
 
+def end_leftover_check(run: RunStore, state: RunState) -> None:
+    """A check an aidlc killed with SIGKILL left running would overlap the next one: end its group first."""
+    if state.check_group is None:
+        return
+    from aidlc.exsecutio.checks import GRACE_S, end_leftover_group
+
+    group, state.check_group = state.check_group, None
+    if end_leftover_group(group, _run_marker(state.run_id)):
+        run.trace(Span(ts=utc_now(), kind="warning", name="leftover check", data={
+            "message": f"a check (process group {group}) was still running, left by an aidlc that was killed: "
+                       f"ended it (SIGTERM, then SIGKILL after {GRACE_S:g} s)"}))
+    run.save(state)
+
+
 # -- the run -----------------------------------------------------------------------------------------------------
 class Runner:
     def __init__(self, repo: Path, bank: MemoryBank, bolt: BoltItem, store: RunStore, state: RunState,
-                 provider: Callable[[], Provider]) -> None:
+                 provider: Callable[[], Provider], ask: Ask | None = None) -> None:
         self.repo, self.bank, self.bolt, self.store, self.state = repo, bank, bolt, store, state
+        self.ask = ask
         self.config = bank.config
         self._provider_factory = provider
         self._provider: Provider | None = None
         self.ledger = Ledger.of_bank(repo, bank.rel_root)
         self.bolt_dir = Path(bolt.rel).parent.as_posix()
         self._tick = time.monotonic()
+        self._own: set[str] | None = None
+        # The step in progress when this process took the run over may be partly done (a kill, a pause): its
+        # commit is looked for by its trailers. Each later step starts from a state this process saved.
+        self.continuing = True
 
     @property
     def provider(self) -> Provider:
@@ -175,9 +221,9 @@ class Runner:
         return self._provider
 
     # -- bookkeeping ---------------------------------------------------------------------------------------
-    def save(self) -> None:
+    def save(self, durable: bool = False) -> None:
         self.tick()
-        self.store.save(self.state)
+        self.store.save(self.state, durable)
 
     def tick(self) -> None:
         """Count the seconds of work since the last tick (a pause between processes is not counted)."""
@@ -201,7 +247,9 @@ class Runner:
                                   **fields).event
 
     def own_files(self) -> set[str]:
-        return _own_files(self.bank, self.bolt)
+        if self._own is None:
+            self._own = _own_files(self.bank, self.bolt)
+        return self._own
 
     # -- the loop ------------------------------------------------------------------------------------------
     def drive(self) -> Outcome:
@@ -210,9 +258,13 @@ class Runner:
                     S.walkthrough: self.walkthrough, S.await_acceptance: self.await_acceptance}
         try:
             while not self.state.terminal:
-                handlers[self.state.status]()
-        except Paused as pause:
-            return self.pause(pause)
+                try:
+                    handlers[self.state.status]()
+                except Paused as pause:
+                    waiting = self.ask_at_gate(pause)
+                    if waiting is not None:
+                        return self.pause(waiting)
+                self.continuing = False
         except (Failed, LoopStop) as exc:
             return self.fail(exc.message if isinstance(exc, AidlcError) else str(exc))
         if self.state.status == S.completed:
@@ -224,7 +276,7 @@ class Runner:
         state = self.state
         state.pause = Pause(kind=pause.kind, reason=pause.reason)  # type: ignore[arg-type]
         state.pauses += 1
-        self.save()
+        self.save(durable=True)
         self.span("decision", "paused", status=pause.kind, data={"reason": pause.reason})
         self.event(EventType.run_paused, f"paused:{state.pauses}", reason=pause.reason,
                    data={"kind": pause.kind, "state": state.status.value})
@@ -234,7 +286,8 @@ class Runner:
         state = self.state
         state.outcome = f"failed: {reason}"
         self.span("error", "stopped", data={"reason": reason})
-        if state.status not in (S.walkthrough, S.await_plan_approval, S.init):
+        # At AWAIT_ACCEPTANCE (a rejected walkthrough) the walkthrough is written and committed already.
+        if state.status not in (S.walkthrough, S.await_plan_approval, S.init, S.await_acceptance):
             self.move(S.walkthrough, reason)
         if state.status == S.walkthrough:
             self.write_walkthrough(partial=True)
@@ -286,8 +339,7 @@ class Runner:
         step.model, step.answer_sha256 = model, _digest(text)
         self._record(step, began, tokens, model, calls)
         after_call(self.state, request, step.answer_sha256, None)
-        self.save()
-        return value
+        return value  # saved by the caller with what it made of the answer
 
     def _record(self, step: Step, began: float, tokens: int, model: str, calls: int, error: str | None = None) -> None:
         step.elapsed_s, step.tokens, step.error = round(time.monotonic() - began, 4), tokens, error
@@ -318,7 +370,6 @@ class Runner:
 
         atomic_write(path, text, self.repo)
         state.plan_hash = plans.digest(text)
-        self.save()
         risk = plans.plan_risk(state.plan, self.bolt.meta.risk if self.bolt.meta else None)
         self.event(EventType.plan_proposed, f"plan:{state.plan_rounds}",
                    data={"plan_sha256": state.plan_hash, "files": [f.path for f in state.plan.files],
@@ -338,6 +389,7 @@ class Runner:
                       data={"problems": problems})
             if not problems:
                 return plan
+            self.save()  # the refused answer's step and tokens
             messages = [*messages, Message("assistant", plan.model_dump_json()),
                         Message("user", render_prompt("bolt_plan_fix.md.j2", problems=problems))]
         raise Failed(f"the plan still had problems after {MAX_PLAN_ROUNDS} rounds: {problems[0]}")
@@ -409,6 +461,49 @@ class Runner:
                        f"or: aidlc bolt resume {bolt} --approve",
                        f"or: aidlc bolt resume {bolt} --reject --reason '...'    # {after_reject}"])
 
+    def ask_at_gate(self, pause: Paused) -> Paused | None:
+        """A person at the terminal decides the gate now (None: decided, the loop goes on); else the pause."""
+        stage = {"plan_gate": "plan", "walkthrough_gate": "walkthrough"}.get(pause.kind)
+        if self.ask is None or stage is None:
+            return pause
+        from aidlc.gates.actor import actor_from
+
+        try:
+            actor = actor_from(self.repo, None)
+        except AidlcError as exc:
+            return Paused(pause.kind, f"{pause.reason}; not asked: {exc.message}", [*exc.next_steps, *pause.next_steps])
+        if actor.kind != ActorKind.human:  # as `aidlc gate` refuses it: AI proposes, a human decides
+            return Paused(pause.kind, f"{pause.reason}; not asked: the {stage} gate is a human checkpoint and actor "
+                          f"{actor.name} is {actor.kind.value}", pause.next_steps)
+        self.tick()
+        answer = self.ask(self.question(stage))
+        self._tick = time.monotonic()  # the time a person took to answer is not the run's work
+        if answer is None:
+            return pause
+        try:
+            self.decide(answer.decision, answer.reason)
+        except AidlcError as exc:  # refused as `aidlc gate` would refuse it (a bot, no signature, unchecked boxes)
+            return Paused(pause.kind, f"{pause.reason}; the decision was refused: {exc.message}",
+                          [*exc.next_steps, *pause.next_steps])
+        self.span("decision", f"{stage} gate {answer.decision.value}", status=answer.decision.value,
+                  data={"reason": f"decided at the terminal: {answer.reason or 'no reason given'}"})
+        return None
+
+    def question(self, stage: str) -> GateQuestion:
+        state = self.state
+        plan = state.plan
+        risks = [*(plan.risks if plan else []), *state.risks]
+        if stage == "plan":
+            assert plan is not None
+            return GateQuestion("plan", state.bolt, f"{self.bolt_dir}/{plans.PLAN_FILE}", plan.summary,
+                                [f"{f.action} {f.path}: {f.reason}" for f in plan.files], risks,
+                                "the model plans again")
+        rounds = [f"{c['stage']}: " + ", ".join(f"{r['name']} {'passed' if r['passed'] else 'FAILED'}"
+                                              for r in c["results"]) for c in state.checks]
+        summary = "; ".join([plan.summary if plan else state.goal, *rounds[-1:]])
+        return GateQuestion("walkthrough", state.bolt, f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}", summary,
+                            list(state.touched), risks, "the run ends FAILED")
+
     def policy_risk(self) -> plans.Risk | None:
         """The plan's risk when policy.auto_approve_plan lets it through (low or medium only), else None."""
         assert self.state.plan is not None
@@ -450,22 +545,23 @@ class Runner:
 
         state = self.state
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
-        committed = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
+        committed = vcs.commit_with_trailers(self.repo, state.base_commit, trailers) if self.continuing else None
         if committed is None:
+            messages = self.edit_messages(stage, [])
             if state.pending is None or state.pending.stage != stage:
-                messages = self.edit_messages(stage, [])
                 answer = self.call(messages, stage, "edit")
                 state.pending = Pending(stage=stage, answer_file=f"{stage}.answer.txt", whole_file=state.whole_file)
                 self.store.write_text(state.pending.answer_file, answer)
                 self.save()
-            else:
-                messages = self.edit_messages(stage, [])
-            planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
-            vcs.restore_paths(self.repo, state.last_commit, [p for p in planned
-                                                              if p in vcs.changed_paths(self.repo)])
+            else:  # a saved answer an earlier process may have half applied: its files back as committed first
+                answer = self.store.read_text(state.pending.answer_file)
+                planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
+                dirty = set(vcs.changed_paths(self.repo))
+                changed = [p for p in planned if p in dirty]
+                with edits.fresh_mtimes(self.repo, changed):  # git writes them: same second, maybe same size
+                    vcs.restore_paths(self.repo, state.last_commit, changed)
             written = None
             for attempt in range(1, MAX_EDIT_ATTEMPTS + 1):
-                answer = self.store.read_text(state.pending.answer_file)
                 try:
                     blocks = edits.parse_edit_blocks(answer, whole_file=state.pending.whole_file)
                     prepared = edits.prepare_edits(self.repo, blocks, self.allowed)
@@ -492,8 +588,8 @@ class Runner:
             assert written is not None
             self.span("edit", stage, status="applied", data={"files": written})
             state.touched.extend(p for p in written if p not in state.touched)
-            self.save()
-            own = [p for p in vcs.changed_paths(self.repo) if p in self.own_files()]
+            own_files = self.own_files()
+            own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc {stage}: bolt {state.bolt}\n\n{(state.plan.summary if state.plan else '')[:500]}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: {stage}\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
@@ -502,9 +598,8 @@ class Runner:
         if not any(c["stage"] == stage for c in state.commits):
             state.commits.append({"stage": stage, "commit": committed})
             planned = [p for f in state.plan.files if (p := plans.normal(f.path))] if state.plan else []
-            state.trees.append(vcs.files_digest(self.repo, committed, planned))  # the code, not aidlc's own files
-        state.pending = None
-        self.save()
+            state.trees.append(_files_digest(self.repo, planned))  # the code, not aidlc's own files
+        state.pending = None  # saved by the transition that follows (a kill before it: the commit is found again)
         self.event(EventType.edits_committed, f"commit:{stage}", commit=committed,
                    data={"stage": stage, "files": state.touched})
 
@@ -562,17 +657,21 @@ class Runner:
             results = state.checks[-1]["results"]  # recorded before a pause or a crash: not run again
         else:
             began = time.monotonic()
-            checked = run_checks(self.repo, self.config.verify)
+            checked = run_checks(self.repo, self.config.verify, env=self.check_env(), on_start=self.check_started)
             results = [r.model_dump(mode="json") for r in checked]
             state.checks.append({"stage": stage, "commit": state.last_commit, "results": results})
+            state.check_group = None
             self.save()
             for result in checked:
                 self.span("check", result.name, status="passed" if result.passed else "failed",
                           duration_s=result.duration_s, data={"exit_code": result.exit_code})
             self.span("tool_call", "verify", duration_s=round(time.monotonic() - began, 4))
         self.record_checks(stage, results)
-        before = _counts(state.checks[-2]["results"]) if len(state.checks) > 1 else None
-        flags = weakened_tests(self.repo, state.base_commit, state.last_commit, before, _counts(results))
+        before, baseline = self.test_baseline(results)
+        # The run's aidlc.yaml is the base commit's (the tree was clean; a change to it shows in the diff).
+        verify = [v.model_dump() for v in self.config.verify]
+        flags = weakened_tests(self.repo, state.base_commit, state.last_commit, before, _counts(results), baseline,
+                               verify)
         fresh = [f for f in flags if f not in state.accepted_risks]
         if fresh:
             state.risks.extend(f for f in fresh if f not in state.risks)
@@ -595,6 +694,47 @@ class Runner:
         state.repairs += 1
         self.move(S.repairing, f"{failing[0]['name']} failed; repair round {state.repairs}")
 
+    def test_baseline(self, results: list[dict[str, Any]]) -> tuple[Any, str]:
+        """The test counts "fewer tests than before" compares with, and where they come from: the latest
+        check.recorded of the same check at the run's base commit in the ledger (a person's CI, an earlier run),
+        else the run's first check round."""
+        from aidlc.exsecutio.checks import TestCounts
+
+        state = self.state
+        name = next((r["name"] for r in results if r.get("tests")), None)
+        if name is None:
+            return None, ""
+        recorded = None
+        for event in self.ledger.events():
+            data = event.get("data") or {}
+            if event.get("type") == EventType.check_recorded.value and event.get("commit") == state.base_commit \
+                    and data.get("name") == name and data.get("tests"):
+                recorded = event
+        if recorded is not None:
+            counts, where = TestCounts.model_validate(recorded["data"]["tests"]), \
+                f"at the base commit {state.base_commit[:12]} (check.recorded by {recorded['actor']['name']})"
+        else:
+            first = [r for r in state.checks[0]["results"] if r["name"] == name and r.get("tests")]
+            if len(state.checks) < 2 or not first:
+                return None, ""
+            counts, where = TestCounts.model_validate(first[0]["tests"]), "in the run's first check round"
+        self.span("decision", "test count baseline",
+                  data={"reason": f"{name}: {counts.total} tests, {counts.skipped} skipped {where}"})
+        return counts, where
+
+    def check_env(self) -> dict[str, str]:
+        """The checks' environment: no model keys, and the run's id, by which a leftover check is known."""
+        from aidlc.exsecutio.checks import check_environment
+
+        llm = self.config.llm
+        return {**check_environment(withheld=[llm.api_key_env, *(t.api_key_env for t in llm.fallback)]),
+                RUN_VARIABLE: self.state.run_id}
+
+    def check_started(self, group: int) -> None:
+        """Saved before aidlc waits on the check: if aidlc is killed, resume or abort ends the group."""
+        self.state.check_group = group
+        self.save()
+
     def record_checks(self, stage: str, results: list[dict[str, Any]]) -> None:
         from aidlc.exsecutio.checks import CheckResult, check_event
 
@@ -613,18 +753,20 @@ class Runner:
         state = self.state
         rel = f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}"
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": "walkthrough"}
-        done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers)
+        done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers) if self.continuing else None
         if done is None:  # once: the file a person judges is the one committed
             write_walkthrough(self.repo, self.reload(), state.bolt, run_state=state, partial=partial, run=False)
-        if done is None and vcs.current_branch(self.repo) == state.branch:
-            own = [p for p in vcs.changed_paths(self.repo) if p in self.own_files()]
+        sha256 = plans.digest((self.repo / rel).read_bytes())
+        # A run that failed before its branch was checked out (resumed at INIT) has no branch to commit on.
+        if done is None and (not self.continuing or vcs.current_branch(self.repo) == state.branch):
+            own_files = self.own_files()
+            own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc walkthrough: bolt {state.bolt}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: walkthrough\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
-            state.last_commit = vcs.commit_step(self.repo, sorted(set(own) | {rel}), message)
-            self.save()
+            state.last_commit = vcs.commit_step(self.repo, sorted(set(own) | {rel}), message)  # saved by the move
         self.event(EventType.walkthrough_proposed, "walkthrough", commit=state.last_commit,
-                   data={"partial": partial, "path": rel, "sha256": plans.digest((self.repo / rel).read_bytes())})
+                   data={"partial": partial, "path": rel, "sha256": sha256})
 
     def walkthrough(self) -> None:
         self.write_walkthrough(partial=False)
@@ -716,6 +858,23 @@ def _leftover(rel: str, own: set[str]) -> bool:
 
 def _tracked(repo: Path) -> list[str]:
     return vcs.tracked_files(repo)[:300]  # the layout, not the whole of a large repository
+
+
+def _files_digest(repo: Path, paths: list[str]) -> str:
+    """The planned files as the step's commit holds them, read from the work tree it was made from (a missing
+    file counts as missing): the same code twice, the same digest."""
+    listing = []
+    for rel in sorted(paths):
+        try:
+            listing.append(f"{rel}\0{hashlib.sha256(read_inside(repo / rel, repo)).hexdigest()}")
+        except OSError:
+            listing.append(f"{rel}\0missing")
+    return _digest("\n".join(listing))
+
+
+def _run_marker(run_id: str) -> str:
+    """What the environment of the run's checks holds (see Runner.check_env)."""
+    return f"{RUN_VARIABLE}={run_id}"
 
 
 def _digest(text: str) -> str:

@@ -36,9 +36,13 @@ class RunStore:
     def trace_file(self) -> Path:
         return self.folder / "trace.jsonl"
 
-    def save(self, state: RunState) -> None:
+    def save(self, state: RunState, durable: bool = True) -> None:
+        """Atomically. `durable` (a transition, a pause): flushed to disk, folder too. Between transitions the
+        rename is not flushed: a kill (SIGKILL keeps the page cache) loses nothing, an OS crash at worst the
+        saves since the last transition, from which every step is redone idempotently."""
         state.updated = utc_now()
-        atomic_write(self.state_file, state.model_dump_json(indent=2, exclude_none=True) + "\n", self.repo)
+        atomic_write(self.state_file, state.model_dump_json(indent=2, exclude_none=True) + "\n", self.repo,
+                     durable=durable)
 
     def load(self) -> RunState:
         shown = self.state_file.relative_to(self.repo).as_posix()

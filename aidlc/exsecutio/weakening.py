@@ -73,8 +73,12 @@ def is_test_file(rel: str) -> bool:
 
 
 def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | None,
-                   after: TestCounts | None) -> list[str]:
-    """The findings between commits `base` and `head` of the repository at `repo_root` (see the module)."""
+                   after: TestCounts | None, baseline: str = "before the edit",
+                   verify: list[dict[str, Any]] | None = None) -> list[str]:
+    """The findings between commits `base` and `head` of the repository at `repo_root` (see the module);
+    `baseline` says where the counts `before` come from. `verify`: aidlc.yaml's verify commands when the caller
+    holds them as of `base` (the run's configuration): unless the edit changed aidlc.yaml or a test file,
+    nothing then needs reading from history."""
     from aidlc.bank.walk import CONFIG_FILE
 
     changes = vcs.changed_files_between(repo_root, base, head)
@@ -88,17 +92,19 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
             flags.append(f"{change.old_path}: test file renamed to {change.path}, a name test runners do not collect")
         elif change.status != "D" and (is_test_file(change.path) or _is_test_config(change.path)):
             pairs.append((change.old_path or (None if change.status == "A" else change.path), change.path))
+    changed = {change.path for change in changes} | {change.old_path for change in changes if change.old_path}
+    if verify is not None and not pairs and CONFIG_FILE not in changed:
+        return flags + _named_by_verify(verify, changed - {CONFIG_FILE}) + _count_changes(before, after, baseline)
     history = vcs.history(repo_root)
     if history is None:
         return flags
-    changed = {change.path for change in changes} | {change.old_path for change in changes if change.old_path}
     old = history.read(base, [o for o, _ in pairs if o] + ([CONFIG_FILE] if CONFIG_FILE in changed else []))
     new = history.read(head, [n for _, n in pairs] + [CONFIG_FILE])
     for old_path, new_path in pairs:
         flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new.get(new_path)),
                           base)
     flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new.get(CONFIG_FILE), changed)
-    flags += _count_changes(before, after)
+    flags += _count_changes(before, after, baseline)
     return flags
 
 
@@ -169,10 +175,15 @@ def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: 
 
         where = f"{config}:{key_line(_text(new), ['verify'])}" if new is not None else config
         flags.append(f"{where}: the verify commands changed, and they decide whether the edit passes")
-    for check in new_verify if isinstance(new_verify, list) else []:
+    return flags + _named_by_verify(new_verify if isinstance(new_verify, list) else [], changed - {config})
+
+
+def _named_by_verify(verify: list[Any], changed: set[str]) -> list[str]:
+    flags = []
+    for check in verify:
         if not isinstance(check, dict):
             continue
-        for path in {posixpath.normpath(word) for word in _words(check)} & (changed - {config}):
+        for path in {posixpath.normpath(word) for word in _words(check)} & changed:
             flags.append(f"{path}: changed, and the verify command '{check.get('name', '?')}' names it")
     return flags
 
@@ -200,13 +211,13 @@ def _words(check: dict[str, Any]) -> list[str]:
         return []
 
 
-def _count_changes(before: TestCounts | None, after: TestCounts | None) -> list[str]:
+def _count_changes(before: TestCounts | None, after: TestCounts | None, baseline: str) -> list[str]:
     if before is None or after is None:
         return []
     flags = []
     if after.total < before.total:
-        flags.append(f"fewer tests ran: the test report counts {after.total}, {before.total} before the edit")
+        flags.append(f"fewer tests ran: the test report counts {after.total}, {before.total} {baseline}")
     if after.skipped > before.skipped:
         flags.append(f"more tests were skipped: the test report counts {after.skipped}, "
-                     f"{before.skipped} before the edit")
+                     f"{before.skipped} {baseline}")
     return flags

@@ -64,9 +64,10 @@ class Fitted:
     dropped: list[str] = field(default_factory=list)  # names, lowest priority first
     truncated: dict[str, int] = field(default_factory=dict)  # name -> characters cut
     tokens: int = 0
+    redactor: Redactor | None = field(default=None, repr=False)  # the one that redacted the pieces
 
     def render(self) -> str:
-        return "\n\n".join(_render(p) for p in self.pieces)
+        return "\n\n".join(_render(p, self.redactor) for p in self.pieces)
 
 
 def fit_context(pieces: list[ContextPiece], budget_tokens: int, redactor: Redactor | None = None) -> Fitted:
@@ -77,7 +78,7 @@ def fit_context(pieces: list[ContextPiece], budget_tokens: int, redactor: Redact
     """
     redactor = redactor or Redactor()
     kept = [replace(p, text=redactor(p.text)) for p in pieces]
-    overhead = {id(p): len(_render(replace(p, text=""))) for p in kept}
+    overhead = {id(p): len(_render(replace(p, text=""), redactor)) for p in kept}
     keep_chars = {id(p): len(p.text) for p in kept}  # how much of each text survives
     dropped: list[str] = []
 
@@ -115,7 +116,7 @@ def fit_context(pieces: list[ContextPiece], budget_tokens: int, redactor: Redact
             truncated[p.name] = cut
             p = replace(p, text=p.text[:keep_chars[id(p)]] + _marker(cut))
         result.append(p)
-    return Fitted(result, dropped, truncated, sum(estimate_tokens(_render(p)) for p in result))
+    return Fitted(result, dropped, truncated, sum(estimate_tokens(_render(p, redactor)) for p in result), redactor)
 
 
 def _marker(cut: int) -> str:
@@ -131,5 +132,5 @@ def check_budget(messages: list[Message], max_tokens: int, budget_tokens: int) -
     return prompt
 
 
-def _render(piece: ContextPiece) -> str:
-    return f"## {piece.name}\n{piece.text}" if piece.trusted else untrusted(piece.name, piece.text)
+def _render(piece: ContextPiece, redactor: Redactor | None) -> str:
+    return f"## {piece.name}\n{piece.text}" if piece.trusted else untrusted(piece.name, piece.text, redactor)

@@ -125,6 +125,8 @@ class RunState(_Strict):
     steps: list[Step] = Field(default_factory=list)
     budget: Budget = Field(default_factory=Budget)
     pending: Pending | None = None
+    check_group: int | None = Field(default=None, description="process group of the check last started; a resume "
+                                    "or abort ends it if a killed aidlc left it running")
     repairs: int = 0
     format_failures: int = 0
     whole_file: bool = False

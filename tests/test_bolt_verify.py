@@ -1,0 +1,214 @@
+"""The Verify step of `aidlc bolt` against what happens around it: a check left running by an aidlc killed with
+SIGKILL, a same-size edit within the second Python compiled the old version, the test-count baseline."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from aidlc.exsecutio.checks import run_check
+from aidlc.exsecutio.edits import parse_edit_blocks, prepare_edits
+from aidlc.model.config import VerifyCommand
+from tests.bolt_sample import BOLT, CALC, FIXED, edit_answer, env, git, plan_answer, run, set_config
+from tests.openai_server import ScriptedServer
+from tests.test_bolt import Model, _sample, shop, state  # noqa: F401  (fixtures)
+
+TESTS_RUN = "run: python -m unittest discover -s tests -t . -q"
+
+
+def live(pid: int) -> bool:
+    """The process exists and is not a zombie (a killed aidlc's children are reaped by their new parent, if ever)."""
+    try:
+        line = Path(f"/proc/{pid}/stat").read_bytes()
+    except FileNotFoundError:
+        return False
+    return line[line.rindex(b")") + 2:].split()[0] not in (b"Z", b"X")
+
+
+# -- a check a killed aidlc left running ---------------------------------------------------------------------------
+SLOW_CHECK = '''\
+import pathlib, subprocess, sys, time
+flag = pathlib.Path({flag!r})
+if not flag.exists():  # the first round: a check with a grandchild, both far longer than the test
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    flag.write_text(f"{{__import__('os').getpid()}} {{child.pid}}")
+    time.sleep(600)
+'''
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc to see the processes")
+@pytest.mark.parametrize("then", ["resume", "abort"])
+def test_a_check_left_running_by_a_killed_aidlc_is_ended_first(shop: Path, tmp_path: Path,  # noqa: F811
+                                                                then: str) -> None:
+    flag = tmp_path / "check-started"
+    (shop / "scripts").mkdir()
+    (shop / "scripts/slow_check.py").write_text(SLOW_CHECK.format(flag=str(flag)))
+    set_config(shop, TESTS_RUN, "run: python scripts/slow_check.py")
+    set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")
+    git(shop, "add", "-A")
+    git(shop, "commit", "-qm", "a slow check")
+    left: list[int] = []
+    with Model() as model:
+        aidlc = subprocess.Popen([sys.executable, "-m", "aidlc", "--repo", str(shop), "bolt", "start", BOLT,
+                                  "--base-url", model.url], env=env(), cwd=shop, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(2400):  # bounded: the run gets to its check, or exits
+                if (flag.is_file() and len(flag.read_text().split()) == 2) or aidlc.poll() is not None:
+                    break
+                time.sleep(0.05)
+            assert aidlc.poll() is None, f"aidlc ended ({aidlc.returncode}) before its check started"
+            left = [int(pid) for pid in flag.read_text().split()]
+            assert state(shop)["check_group"] == left[0]  # saved before aidlc waited on the check
+            aidlc.send_signal(signal.SIGKILL)
+            aidlc.wait()
+            assert all(live(pid) for pid in left)  # SIGKILL ends aidlc, not its check: the hole
+            proc = run(shop, "bolt", then, BOLT, *(["--base-url", model.url] if then == "resume" else []))
+        finally:
+            for pid in left:
+                if live(pid):
+                    os.kill(pid, signal.SIGKILL)
+    assert not any(live(pid) for pid in left), "the leftover check still runs"
+    trace = run(shop, "bolt", "trace", BOLT).stdout
+    assert f"leftover check: a check (process group {left[0]}) was still running" in trace, trace
+    if then == "resume":  # the checks ran again, alone, and passed
+        assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr + proc.stdout
+        assert trace.index("leftover check") < trace.index("check   tests passed")
+    else:
+        assert proc.returncode == 0 and state(shop)["status"] == "CANCELLED", proc.stderr
+    assert state(shop).get("check_group") is None
+
+
+def test_a_check_started_by_someone_else_in_a_reused_group_is_not_touched(shop: Path) -> None:  # noqa: F811
+    """A recorded group whose processes do not carry the run's id (the id was reused) is left alone."""
+    import json
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"], start_new_session=True)
+    try:
+        with Model() as model:
+            set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")
+            git(shop, "commit", "-qam", "low-risk plans approve themselves")
+            assert run(shop, "bolt", "start", BOLT, "--base-url", model.url).returncode == 3
+        (folder,) = (shop / ".aidlc/runs").iterdir()
+        saved = json.loads((folder / "state.json").read_text())
+        (folder / "state.json").write_text(json.dumps({**saved, "check_group": other.pid}))
+        assert run(shop, "bolt", "abort", BOLT).returncode == 0
+        assert live(other.pid) and "leftover check" not in run(shop, "bolt", "trace", BOLT).stdout
+    finally:
+        other.kill()
+        other.wait()
+
+
+# -- stale bytecode ------------------------------------------------------------------------------------------------
+def test_a_same_size_edit_within_the_second_is_what_a_python_check_runs(tmp_path: Path) -> None:
+    (tmp_path / "value.py").write_text("VALUE = 1\n")
+    (tmp_path / "show.py").write_text("from value import VALUE\nprint('value is', VALUE)\n")
+    check = VerifyCommand(name="show", run=f"{sys.executable} -m show")
+    assert "value is 1" in run_check(tmp_path, check).excerpt()  # compiles value.py into __pycache__
+    answer = "value.py\n<<<<<<< SEARCH\nVALUE = 1\n=======\nVALUE = 2\n>>>>>>> REPLACE\n"
+    before = (tmp_path / "value.py").stat().st_mtime
+    prepare_edits(tmp_path, parse_edit_blocks(answer), lambda rel: True, memory_bank="memory-bank").apply()
+    assert int((tmp_path / "value.py").stat().st_mtime) != int(before)
+    assert "value is 2" in run_check(tmp_path, check).excerpt()
+
+
+def test_a_same_size_repair_is_what_the_run_checks(shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+    """`-=` -> `*=` -> `+=`: each edit keeps the file's size, the repair comes well within a second of the check
+    that compiled the first edit."""
+    server.push(plan_answer())
+    assert run(shop, "bolt", "start", BOLT, "--base-url", server.url).returncode == 3
+    server.push(edit_answer("        result -= price\n", "        result *= price\n"),
+                edit_answer("        result *= price\n", "        result += price\n"))
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+    assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr + proc.stdout
+    assert (shop / CALC).read_text() == FIXED
+    assert [r["passed"] for c in state(shop)["checks"] for r in c["results"]] == [False, True]
+
+
+# -- the test-count baseline ---------------------------------------------------------------------------------------
+# Parametrized tests whose cases live in the code the bolt may change: dropping a case changes no test file, only
+# the number of tests the JUnit report counts shows it.
+CASES = "src/pay/cases.py"
+PARAMETRIZED = """\
+import pytest
+
+from src.pay.calc import total
+from src.pay.cases import CASES
+
+
+@pytest.mark.parametrize("prices, expected", CASES)
+def test_total(prices, expected):
+    assert total(prices) == expected
+"""
+PYTEST_RUN = "run: python -m pytest -q -p no:cacheprovider --junitxml=build/junit.xml tests\n    junit: build/junit.xml"
+
+
+def counted_sample(root: Path) -> str:
+    """The sample with three parametrized cases and a JUnit report; the commit it makes."""
+    (root / CASES).write_text("CASES = [([1, 2, 3], 6), ([], 0), ([5], 5)]\n")
+    (root / "tests/test_calc.py").write_text(PARAMETRIZED)
+    (root / ".gitignore").write_text("__pycache__/\n.aidlc/\nbuild/\n")
+    set_config(root, TESTS_RUN, PYTEST_RUN)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "parametrized tests, counted")
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def blocks(*edits: tuple[str, str, str]) -> object:
+    from tests.openai_server import chat
+
+    return chat("".join(f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n\n"
+                        for path, search, replace in edits))
+
+
+BOTH_FILES = [{"path": CALC, "action": "modify", "reason": "the sign"},
+              {"path": CASES, "action": "modify", "reason": "the cases"}]
+FIX = (CALC, "        result -= price\n", "        result += price\n")
+DROP_A_CASE = (CASES, "CASES = [([1, 2, 3], 6), ([], 0), ([5], 5)]\n", "CASES = [([1, 2, 3], 6), ([], 0)]\n")
+
+
+def test_fewer_tests_than_the_ledger_counted_at_the_base_commit_pause_the_first_round(
+        shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+    from aidlc.bank.config import load_config
+    from aidlc.events.ledger import Ledger
+    from aidlc.exsecutio.checks import check_event
+    from aidlc.model.events import Actor, ActorKind, EventType
+
+    base = counted_sample(shop)
+    ci = run_check(shop, load_config(shop).verify[0], env=env())  # a person's CI checks the base commit
+    assert ci.tests is not None and (ci.tests.total, ci.tests.failures) == (3, 2)
+    Ledger.of_bank(shop, "memory-bank").append(EventType.check_recorded, Actor(kind=ActorKind.ci, name="CI"),
+                                               **check_event(ci, base, None, BOLT))
+    server.push(plan_answer(files=BOTH_FILES))
+    assert run(shop, "bolt", "start", BOLT, "--base-url", server.url).returncode == 3
+    server.push(blocks(FIX, DROP_A_CASE))
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    paused = state(shop)
+    assert paused["pause"]["kind"] == "risk" and len(paused["checks"]) == 1, paused["pause"]
+    assert f"fewer tests ran: the test report counts 2, 3 at the base commit {base[:12]}" in paused["pause"]["reason"]
+    trace = run(shop, "bolt", "trace", BOLT).stdout
+    assert f"test count baseline: tests: 3 tests, 0 skipped at the base commit {base[:12]} (check.recorded by CI)" \
+        in trace
+
+
+def test_without_a_count_at_the_base_commit_the_first_round_is_the_baseline(
+        shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+    counted_sample(shop)
+    server.push(plan_answer(files=BOTH_FILES))
+    assert run(shop, "bolt", "start", BOLT, "--base-url", server.url).returncode == 3
+    server.push(blocks((CALC, "        result -= price\n", "        result = price\n")),  # 3 cases, one fails
+                blocks((CALC, "        result = price\n", "        result += price\n"), DROP_A_CASE))
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    paused = state(shop)
+    assert paused["pause"]["kind"] == "risk" and len(paused["checks"]) == 2, paused["pause"]
+    assert "fewer tests ran: the test report counts 2, 3 in the run's first check round" in paused["pause"]["reason"]
+    assert "test count baseline: tests: 3 tests, 0 skipped in the run's first check round" in \
+        run(shop, "bolt", "trace", BOLT).stdout
