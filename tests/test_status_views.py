@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import run_cli
+from tests.evidence_sample import give_evidence
 from tests.test_gate import BOLT_ID, INTENT_ID, PLAN, STORY, approve, check_boxes, read, run, write
 
 SCREEN = 40  # lines: a terminal's height, with room to spare
@@ -119,6 +120,7 @@ def test_an_intent_and_unit_whose_stories_are_complete_are_not_shown_as_draft(ch
     approve(chain, BOLT_ID, "plan")
     check_boxes(chain)
     write(chain, f"{PLAN.rsplit('/', 1)[0]}/implementation-walkthrough.md", "# Walkthrough\n\nDone.\n")
+    give_evidence(chain, BOLT_ID, run)
     approve(chain, BOLT_ID, "walkthrough")
     assert "status: complete" in read(chain, STORY)
     out = text(chain, "--all")

@@ -96,6 +96,7 @@ def hand(_hand: Path, tmp_path: Path) -> Path:
 
 def walkthrough(root: Path, *args: str, **extra: str) -> dict:
     proc = run(root, "walkthrough", BOLT, "--format", "json", *args, extra_env=extra or None)
+    assert proc.stdout, proc.stderr
     report = json.loads(proc.stdout)
     assert proc.returncode == (0 if report["verification"]["satisfied"] else 1), proc.stderr
     return report

@@ -18,7 +18,7 @@ def bolt_group() -> None:
     """Run a bolt: the model plans, a person approves, the model edits, checks verify, a person accepts."""
 
 
-def _provider(app: App, root: Path, provider: str | None, model: str | None, base_url: str | None,
+def provider_from_flags(app: App, root: Path, provider: str | None, model: str | None, base_url: str | None,
               record: str | None, replay: str | None):  # type: ignore[no-untyped-def]
     """The provider, built only when the run first asks the model (resuming at a gate needs none)."""
 
@@ -69,17 +69,19 @@ def _ask_at_terminal(question):  # type: ignore[no-untyped-def]
         return None
 
 
-def _llm_options(command):  # type: ignore[no-untyped-def]
+def llm_options(command):  # type: ignore[no-untyped-def]
     for option in reversed([
         click.option("--model", help="The model (default: llm.model of aidlc.yaml)."),
         click.option("--base-url", help="An OpenAI-compatible server, e.g. http://localhost:11434/v1."),
         click.option("--provider", type=click.Choice(["openai", "anthropic", "replay"]), help="The provider."),
         click.option("--record", type=click.Path(dir_okay=False), help="Record the model's answers to this cassette."),
         click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only."),
-        click.option("--no-input", is_flag=True, help="Never ask at a gate; pause there (exit 3) as in CI."),
     ]):
         command = option(command)
     return command
+
+
+_no_input = click.option("--no-input", is_flag=True, help="Never ask at a gate; pause there (exit 3) as in CI.")
 
 
 def _report(app: App, outcome) -> None:  # type: ignore[no-untyped-def]
@@ -107,7 +109,8 @@ def _summary(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 @bolt_group.command("start")
 @click.argument("bolt")
-@_llm_options
+@llm_options
+@_no_input
 @click.option("--dry-run", is_flag=True, help="Check that the run could start; touch nothing, ask no model.")
 @output_options
 @click.pass_obj
@@ -127,7 +130,7 @@ def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, prov
             app.out(f"bolt {found['bolt']} can start: branch {found['branch']} from {found['base'][:12]}, "
                     f"{len(found['verify'])} verify command(s)")
         return
-    _report(app, runner.start(root, bolt, _provider(app, root, provider, model, base_url, record, replay),
+    _report(app, runner.start(root, bolt, provider_from_flags(app, root, provider, model, base_url, record, replay),
                               model=model or "", ask=_asker(app, no_input)))
 
 
@@ -137,7 +140,8 @@ def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, prov
 @click.option("--reject", "verdict", flag_value="reject", help="Reject it (the plan is made again; a walkthrough "
               "rejected ends the run).")
 @click.option("--reason", help="Why; recorded in the ledger.")
-@_llm_options
+@llm_options
+@_no_input
 @output_options
 @click.pass_obj
 def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, model: str | None,
@@ -150,8 +154,8 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 
     root = app.root()
     decision = Decision(verdict) if verdict else None
-    _report(app, runner.resume(root, find_run(root, ref), _provider(app, root, provider, model, base_url, record,
-                                                                    replay), decision, reason, _asker(app, no_input)))
+    build = provider_from_flags(app, root, provider, model, base_url, record, replay)
+    _report(app, runner.resume(root, find_run(root, ref), build, decision, reason, _asker(app, no_input)))
 
 
 @bolt_group.command("status")

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from aidlc.cli.app import App, output_options
-from aidlc.cli.bolt import _llm_options, _provider
+from aidlc.cli.bolt import llm_options, provider_from_flags
 
 
 @click.command("walkthrough")
@@ -17,7 +17,7 @@ from aidlc.cli.bolt import _llm_options, _provider
               help="Also write the report as one self-contained HTML page.")
 @click.option("--attest", "attest_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an in-toto Statement v1 (changed files at the head, with the report's digest).")
-@_llm_options
+@llm_options
 @output_options
 @click.pass_obj
 def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, attest_file: Path | None,
@@ -34,7 +34,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
 
     bank = open_bank(app.root())
     root = Path(bank.repo_root)
-    reviewer = None if no_run else _provider(app, root, provider, model, base_url, record, replay)
+    reviewer = None if no_run else provider_from_flags(app, root, provider, model, base_url, record, replay)
     written = write_walkthrough(root, bank, bolt, run=not no_run, reviewer=reviewer, note=app.note)
     report = written.report
     if html_file is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aidlc.model.status import Action, BoltLine, IntentStatus, StatusReport
+from aidlc.model.status import Action, BoltLine, IntentStatus, StatusReport, WalkthroughEvidence
 from aidlc.plural import plural, plural_of
 from aidlc.report.style import Style
 
@@ -66,9 +66,7 @@ def render_detail(report: StatusReport, style: Style, one_bolt: bool = False) ->
             pending = f"pending gate: {gate.pending}" if gate.pending else "all gates approved"
             lines.append(f"gates {gate.kind} {gate.id}: {pending}; {last}")
             if gate.evidence is not None:
-                e = gate.evidence
-                lines.append("  evidence " + ("complete" if e.complete else "incomplete: " + "; ".join(e.missing))
-                             + (f"; the gate {e.waiting}" if e.waiting else ""))
+                lines.append(_evidence_line(gate.evidence))
     elif report.no_ledger is not None:
         lines.extend(["", f"{report.no_ledger.reason}: gate decisions cannot be recorded"])
         if report.no_ledger.command:
@@ -97,6 +95,12 @@ def _shown(derived: str | None, written: str | None) -> str:
     return f"{derived}, from its stories; the file says {written or 'nothing'}"
 
 
+def _evidence_line(evidence: WalkthroughEvidence) -> str:
+    """Whether a bolt at its walkthrough gate has the evidence the gate asks for (aidlc walkthrough)."""
+    return ("  evidence " + ("complete" if evidence.complete else "incomplete: " + "; ".join(evidence.missing))
+            + (f"; the gate {evidence.waiting}" if evidence.waiting else ""))
+
+
 def _waiting(report: StatusReport, style: Style) -> list[str]:
     if not report.gates and report.no_ledger is not None:
         lines = [f"{report.no_ledger.reason}: gate decisions cannot be recorded"]
@@ -104,8 +108,11 @@ def _waiting(report: StatusReport, style: Style) -> list[str]:
     if not report.waiting:
         return []
     lines = [style(f"Waiting for a person ({plural(len(report.waiting), 'gate')}):", "bold")]
-    lines += [f"  {action.command}" if action.command else f"  {action.reason}"
-              for action in report.waiting[:SUMMARY_WAITING]]
+    evidence = {f"aidlc gate approve {g.id} --stage walkthrough": g.evidence for g in report.gates if g.evidence}
+    for action in report.waiting[:SUMMARY_WAITING]:
+        lines.append(f"  {action.command}" if action.command else f"  {action.reason}")
+        if action.command in evidence:
+            lines.append(f"  {_evidence_line(evidence[action.command])}")
     return lines + _more(len(report.waiting) - SUMMARY_WAITING, "gate", "aidlc status --pending") + [""]
 
 
