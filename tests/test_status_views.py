@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
 from tests.evidence_sample import give_evidence
+from tests.helpers import run_cli
 from tests.test_gate import BOLT_ID, INTENT_ID, PLAN, STORY, approve, check_boxes, read, run, write
 
 SCREEN = 40  # lines: a terminal's height, with room to spare
