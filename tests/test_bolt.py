@@ -68,6 +68,8 @@ def test_happy_path_pauses_at_the_plan_gate_then_at_the_walkthrough_gate(shop: P
     assert proc.returncode == 3, proc.stderr + proc.stdout
     assert (shop / CALC).read_text() == FIXED
     assert state(shop)["status"] == "AWAIT_ACCEPTANCE"
+    assert "started: " in (shop / BOLT_DIR / "bolt.md").read_text()  # the plan's approval stamped it ...
+    assert "started: " not in json.dumps(server.bodies()[-1]["messages"])  # ... but prompts stay the same
     walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
     assert "PASS `tests`" in walkthrough
     trailers = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "-3").split()

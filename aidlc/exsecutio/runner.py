@@ -14,7 +14,7 @@ import json
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -644,7 +644,8 @@ class Runner:
         index = BankIndex(self.bank)
         rels = [(self.bolt.rel, 80)] + [(s.rel, 70) for s in index.stories_of(self.bolt)] + \
                [(rel, 20) for rel in self.bank.standards]
-        return [p for rel, priority in rels for p in self.file_pieces([rel], priority)]
+        return [replace(p, text=_without_progress_dates(p.text))
+                for rel, priority in rels for p in self.file_pieces([rel], priority)]
 
     # -- VERIFYING -----------------------------------------------------------------------------------------
     def verifying(self) -> None:
@@ -904,3 +905,19 @@ def _signature(result: dict[str, Any]) -> str:
     """A failure without its timings: the same failure twice has the same signature."""
     text = _NOISE.sub("#", f"{result['name']}|{result.get('exit_code')}|{_excerpt(result)}")
     return _digest(text)
+
+
+# When a gate was passed says nothing about the work; left in, it would make each prompt differ from run to run
+# (a recorded cassette could never be replayed).
+_PROGRESS_DATE = re.compile(r"^(started|completed|updated):[^\n]*\n", re.M)
+
+
+def _without_progress_dates(text: str) -> str:
+    """The file with the progress dates of its front matter left out (the rest as written)."""
+    if not text.startswith("---"):
+        return text
+    end = text.find("\n---", 3)
+    if end < 0:
+        return text
+    return _PROGRESS_DATE.sub("", text[:end + 1]) + text[end + 1:]
+
