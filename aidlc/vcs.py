@@ -430,32 +430,40 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # what a root commit's 
 
 
 @dataclass(frozen=True)
-class CommitInfo:
+class Commit:
+    """One commit as `git log` tells it: who, when, what it says of itself (its trailers) and, where asked for,
+    the files it changed."""
+
     sha: str
     parents: tuple[str, ...]
     author: str
     email: str
     date: str
     subject: str
-    trailers: dict[str, str]
+    trailers: dict[str, str]  # the last value of each key
+    bolts: tuple[str, ...]  # every `Aidlc-Bolt:` value (a commit may name more than one bolt)
+    paths: tuple[str, ...] = ()  # with `--name-only`: the files it changed under the project (none for a merge)
 
 
-_LOG_FORMAT = "%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:only,unfold)%x1e"
+# Each record starts with a separator, so the names `--name-only -z` prints after a record stay with it.
+_LOG_FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%aI%x1f%s%x1f%(trailers:only,unfold)"
 
 
-def _commits(out: bytes) -> list[CommitInfo]:
+def _commits(out: bytes) -> list[Commit]:
     found = []
-    for record in out.decode("utf-8", "replace").split("\x1e"):
-        fields = record.strip("\n").split("\x1f")
-        if len(fields) < 7 or not fields[0].strip():
-            continue
-        trailers = {}
-        for line in fields[6].splitlines():
-            key, _, value = line.partition(":")
-            if key.strip():
-                trailers[key.strip()] = value.strip()
-        found.append(CommitInfo(fields[0].strip(), tuple(fields[1].split()), fields[2], fields[3], fields[4],
-                                fields[5], trailers))
+    for record in out.split(b"\x1e")[1:]:
+        header, _, names = record.partition(b"\0")
+        sha, parents, author, email, date, subject, lines = header.decode("utf-8", "replace").split("\x1f", 6)
+        trailers, bolts = {}, []
+        for line in lines.splitlines():
+            key, _, value = (part.strip() for part in line.partition(":"))
+            if key:
+                trailers[key] = value
+                if key == "Aidlc-Bolt" and value:
+                    bolts.append(value)
+        paths = tuple(n.decode("utf-8", "surrogateescape") for n in names.lstrip(b"\n").split(b"\0") if n)
+        found.append(Commit(sha.strip(), tuple(parents.split()), author, email, date, subject, trailers,
+                            tuple(bolts), paths))
     return found
 
 
@@ -463,21 +471,21 @@ def is_outside(path: str, folders: tuple[str, ...]) -> bool:
     return not any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
 
 
-def commits_with_trailer(project: Path, key: str, value: str, ref: str = "HEAD") -> list[CommitInfo]:
+def commits_with_trailer(project: Path, key: str, value: str, ref: str = "HEAD") -> list[Commit]:
     """The commits in `ref`'s history whose trailer `key` is exactly `value`, oldest first."""
     out = _run_git(project, ("log", "--reverse", f"--format={_LOG_FORMAT}", "-F", f"--grep={key}: {value}", ref,
                              "--"))
     return [c for c in _commits(out) if c.trailers.get(key) == value]
 
 
-def changed_by(project: Path, commit: CommitInfo) -> list[str]:
+def changed_by(project: Path, commit: Commit) -> list[str]:
     """The files `commit` changed (against its first parent; a root commit: all its files), relative to
     `project`."""
     parent = commit.parents[0] if commit.parents else EMPTY_TREE
     return [c.path for c in changed_files_between(project, parent, commit.sha)]
 
 
-def last_commit_of(project: Path, rel: str, ref: str = "HEAD") -> CommitInfo | None:
+def last_commit_of(project: Path, rel: str, ref: str = "HEAD") -> Commit | None:
     """The newest commit in `ref`'s history that changed the file `rel` (relative to `project`)."""
     found = _commits(_run_git(project, ("log", "-1", f"--format={_LOG_FORMAT}", ref, "--", rel)))
     return found[0] if found else None
@@ -529,16 +537,6 @@ def files_at(project: Path, ref: str) -> list[str]:
     out = _run_git(project, ("ls-tree", "-r", "-z", "--name-only", ref, "--"))
     return [n.decode("utf-8", "surrogateescape") for n in out.split(b"\0") if n]
 # -- a pull request's commits (aidlc ci) -----------------------------------------------------------------------
-@dataclass(frozen=True)
-class Commit:
-    sha: str
-    author_name: str
-    author_email: str
-    parents: tuple[str, ...]
-    bolts: tuple[str, ...]  # the values of its `Aidlc-Bolt:` trailers
-    paths: tuple[str, ...]  # the files it changed under the project, relative to it (none listed for a merge)
-
-
 def project_prefix(project: Path) -> str:
     """The project's folder inside its Git work tree, ending in "/" ("" at the top, or outside a repository)."""
     try:
@@ -561,15 +559,6 @@ def resolve_commit(project: Path, ref: str) -> str:
 
 
 def commits_between(project: Path, base: str, head: str = "HEAD") -> list[Commit]:
-    """The commits of `base..head`, oldest first, with their authors, Aidlc-Bolt trailers and changed paths."""
-    out = _run_git(project, ("log", "--reverse", "-z", "--no-renames", "--name-only", "--relative",
-                             "--format=%x1e%H%x1f%an%x1f%ae%x1f%P%x1f%(trailers:key=Aidlc-Bolt,valueonly,"
-                             "separator=%x1d)", f"{base}..{head}", "--"))
-    commits = []
-    for record in out.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
-        header, _, names = record.partition("\0")
-        sha, name, email, parents, bolts = header.split("\x1f", 4)
-        commits.append(Commit(sha, name, email, tuple(parents.split()),
-                              tuple(b.strip() for b in bolts.split("\x1d") if b.strip()),
-                              tuple(p for p in names.lstrip("\n").split("\0") if p)))
-    return commits
+    """The commits of `base..head`, oldest first, with the files each changed under the project."""
+    return _commits(_run_git(project, ("log", "--reverse", "-z", "--no-renames", "--name-only", "--relative",
+                                       f"--format={_LOG_FORMAT}", f"{base}..{head}", "--")))

@@ -129,12 +129,12 @@ def approval_authors(pr: PullRequest) -> Iterator[Finding]:
         commit = introduced.get(line)
         if commit is None:
             continue
-        author = f"{commit.author_name} <{commit.author_email}>"
+        author = f"{commit.author} <{commit.email}>"
         email = str((event.get("actor") or {}).get("email") or "")
-        if (why := bot_identity(commit.author_name, commit.author_email, bots)) is not None:
+        if (why := bot_identity(commit.author, commit.email, bots)) is not None:
             yield finding(ci.APPROVAL_BOT, pr.ledger.rel, number,
                           f"{about(event)} was committed by a bot: commit {commit.sha[:12]} by {author} ({why})")
-        elif email.strip().lower() != commit.author_email.strip().lower():
+        elif email.strip().lower() != commit.email.strip().lower():
             yield finding(ci.APPROVAL_AUTHOR, pr.ledger.rel, number,
                           f"{about(event)} was committed by someone else: commit {commit.sha[:12]} by {author}")
 
@@ -157,7 +157,7 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
         changed = [path for path in commit.paths if governed(path)]
         if not changed:
             continue
-        subject = f"commit {commit.sha[:12]} by {commit.author_name} <{commit.author_email}>"
+        subject = f"commit {commit.sha[:12]} by {commit.author} <{commit.email}>"
         if not commit.bolts:
             for path in changed:
                 yield finding(ci.UNTRACED, path, None, f"{subject} changes governed code ({path}) and names no "

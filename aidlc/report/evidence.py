@@ -41,7 +41,7 @@ class Facts:
     repo: Path
     bank: MemoryBank
     bolt: BoltItem
-    commits: list[vcs.CommitInfo]
+    commits: list[vcs.Commit]
     base: str
     head: str
     outside: tuple[str, ...]
