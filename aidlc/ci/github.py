@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from aidlc.model.ci import CiFinding, CiReport
 from aidlc.model.types import Severity
+from aidlc.report.validation import counts
 
 MAX_PER_LEVEL = 10  # GitHub shows at most 10 annotations of each level per step; the summary counts the rest
 _LEVEL = {Severity.error: "error", Severity.warning: "warning", Severity.info: "notice"}
@@ -74,7 +75,7 @@ def step_summary(report: CiReport, left_out: dict[Severity, int]) -> str:
     s = report.summary
     verdict = "passed" if report.passed else "failed"
     lines = [f"### aidlc ci {verdict}", "",
-             f"{s.errors} errors, {s.warnings} warnings, {s.infos} notes"
+             counts(s)
              + (f"; {s.known} known from the baseline" if report.baseline else "")
              + (f"; {s.fixed} baseline findings fixed" if s.fixed else "")
              + (f" (base {report.base[:12]})" if report.base else " (no base: the checks that need no history)"), ""]

@@ -7,8 +7,9 @@ from itertools import groupby
 
 from aidlc.bank.walk import shown_json
 from aidlc.model.ci import CiReport
+from aidlc.plural import plural
 from aidlc.report.style import Style
-from aidlc.report.validation import finding_lines
+from aidlc.report.validation import counts, finding_lines
 
 
 def render_json(report: CiReport) -> str:
@@ -35,7 +36,7 @@ def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
     verdict = "passed" if report.passed else "failed"
     scope = f"against base {report.base[:12]}" if report.base else "no base: validate rules only"
     lines.append(style(f"aidlc ci {verdict}", "green" if report.passed else "red")
-                 + f" ({scope}): {s.files} files, {s.errors} errors, {s.warnings} warnings, {s.infos} notes"
+                 + f" ({scope}): {plural(s.files, 'file')}, {counts(s)}"
                  + (f", {s.known} known and {s.fixed} fixed (baseline {report.baseline})" if report.baseline else "")
                  + (" (--strict: warnings fail)" if strict and s.warnings and not s.errors else ""))
     if not report.passed:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from aidlc.bank.walk import shown_json
-from aidlc.model.findings import Finding, ValidationReport
+from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
 from aidlc.plural import plural
 from aidlc.report.style import Style
+
+if TYPE_CHECKING:
+    from aidlc.model.ci import CiSummary
 
 _MARK = {Severity.error: ("✗", "red"), Severity.warning: ("!", "yellow"), Severity.info: ("i", "blue")}
 
@@ -31,8 +35,7 @@ def render_text(report: ValidationReport, style: Style, strict: bool = False, qu
     colour = "red" if verdict == "failed" else "green"
     lines.append(
         style(f"validation {verdict}", colour)
-        + f": {plural(s.files, 'file')}, {plural(s.errors, 'error')}, {plural(s.warnings, 'warning')}, "
-          f"{plural(s.infos, 'note')}"
+        + f": {plural(s.files, 'file')}, {counts(s)}"
         + (" (--strict: warnings fail)" if strict and s.warnings and not s.errors else "")
     )
     if verdict == "failed":
@@ -57,3 +60,10 @@ def next_steps(report: ValidationReport) -> list[str]:
         "aidlc validate    # rerun after fixing",
     ]
     return steps
+
+
+def counts(summary: Summary | CiSummary) -> str:
+    """"1 error, 2 warnings, 0 notes": a summary's findings by severity."""
+    return (f"{plural(summary.errors, 'error')}, {plural(summary.warnings, 'warning')}, "
+            f"{plural(summary.infos, 'note')}")
+
