@@ -46,6 +46,21 @@ def _copy(template: Path, root: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="session")
+def _sample(tmp_path_factory: pytest.TempPathFactory, _initialised: Path) -> Path:
+    """The bolt sample of tests/bolt_sample.py (a shop with a failing test), built once per session."""
+    from tests.bolt_sample import build_sample
+
+    root = _copy(_initialised, tmp_path_factory.mktemp("bolt") / "shop")
+    build_sample(root)
+    return root
+
+
+@pytest.fixture
+def shop(_sample: Path, tmp_path: Path) -> Path:
+    """A copy of the bolt sample for one test."""
+    return _copy(_sample, tmp_path / "shop")
+
 
 @pytest.fixture
 def server() -> Iterator[ScriptedServer]:

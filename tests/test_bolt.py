@@ -15,8 +15,6 @@ from tests.bolt_sample import (
     CALC,
     FIXED,
     STORY,
-    build_sample,
-    copy,
     edit_answer,
     events,
     git,
@@ -25,18 +23,6 @@ from tests.bolt_sample import (
     set_config,
 )
 from tests.openai_server import ScriptedServer, chat, error
-
-
-@pytest.fixture(scope="session")
-def _sample(tmp_path_factory: pytest.TempPathFactory, _initialised: Path) -> Path:
-    root = copy(_initialised, tmp_path_factory.mktemp("bolt") / "shop")
-    build_sample(root)
-    return root
-
-
-@pytest.fixture
-def shop(_sample: Path, tmp_path: Path) -> Path:
-    return copy(_sample, tmp_path / "shop")
 
 
 def start(root: Path, server: ScriptedServer, *args: str, **extra: str):  # type: ignore[no-untyped-def]

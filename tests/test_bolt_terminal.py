@@ -15,7 +15,7 @@ import pytest
 
 from tests.bolt_sample import BOLT, BOLT_DIR, CALC, FIXED, edit_answer, env, events, plan_answer, run
 from tests.openai_server import ScriptedServer
-from tests.test_bolt import _sample, shop, state  # noqa: F401  (fixtures)
+from tests.test_bolt import state
 
 APPROVE_PROMPT = b"[a/r/p] "
 REASON_PROMPT = b"why (recorded in the ledger)? "
@@ -60,7 +60,7 @@ def decided(root: Path) -> list[tuple[str, str, str, str | None]]:
 
 
 def test_a_person_at_a_terminal_approves_the_plan_and_pauses_at_the_walkthrough_with_ctrl_d(
-        shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+        shop: Path, server: ScriptedServer) -> None:
     server.push(plan_answer(), edit_answer("        result -= price\n", "        result += price\n"))
     code, shown = at_terminal(shop, server, "start", BOLT, answers=[(APPROVE_PROMPT, b"a\n"), (APPROVE_PROMPT, EOF)])
     assert code == 3, shown
@@ -78,7 +78,7 @@ def test_a_person_at_a_terminal_approves_the_plan_and_pauses_at_the_walkthrough_
 
 
 def test_a_rejection_at_the_terminal_asks_why_and_the_model_plans_again(
-        shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+        shop: Path, server: ScriptedServer) -> None:
     server.push(plan_answer(), plan_answer(summary="Add the prices; an empty cart totals 0."))
     code, shown = at_terminal(shop, server, "start", BOLT, answers=[
         (APPROVE_PROMPT, b"r\n"), (REASON_PROMPT, b"\n"), (REASON_PROMPT, b"say what an empty cart costs\n"),
@@ -90,7 +90,7 @@ def test_a_rejection_at_the_terminal_asks_why_and_the_model_plans_again(
     assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL" and state(shop)["pause"]["kind"] == "plan_gate"
 
 
-def test_ctrl_d_at_the_first_question_pauses_and_records_nothing(shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+def test_ctrl_d_at_the_first_question_pauses_and_records_nothing(shop: Path, server: ScriptedServer) -> None:
     server.push(plan_answer())
     code, shown = at_terminal(shop, server, "start", BOLT, answers=[(APPROVE_PROMPT, EOF)])
     assert code == 3, shown
@@ -99,7 +99,7 @@ def test_ctrl_d_at_the_first_question_pauses_and_records_nothing(shop: Path, ser
 
 
 @pytest.mark.parametrize("how", ["agent", "ci", "no-input"])
-def test_no_question_for_an_agent_under_ci_or_with_no_input(shop: Path, server: ScriptedServer,  # noqa: F811
+def test_no_question_for_an_agent_under_ci_or_with_no_input(shop: Path, server: ScriptedServer,
                                                             how: str) -> None:
     server.push(plan_answer())
     extra = {"agent": {"AIDLC_ACTOR_KIND": "agent"}, "ci": {"CI": "true"}, "no-input": {}}[how]
@@ -112,7 +112,7 @@ def test_no_question_for_an_agent_under_ci_or_with_no_input(shop: Path, server: 
         assert "human checkpoint" in shown and "is agent" in shown
 
 
-def test_a_person_at_a_terminal_resumes_and_accepts_the_walkthrough(shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+def test_a_person_at_a_terminal_resumes_and_accepts_the_walkthrough(shop: Path, server: ScriptedServer) -> None:
     server.push(plan_answer(), edit_answer("        result -= price\n", "        result += price\n"))
     code, shown = at_terminal(shop, server, "start", BOLT, answers=[(APPROVE_PROMPT, b"a\n"), (APPROVE_PROMPT, b"p\n")])
     assert code == 3, shown
@@ -126,7 +126,7 @@ def test_a_person_at_a_terminal_resumes_and_accepts_the_walkthrough(shop: Path, 
     assert decided(shop) == [("plan", "approve", "human", None), ("walkthrough", "approve", "human", None)]
 
 
-def test_a_walkthrough_rejected_at_the_terminal_ends_the_run_failed(shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+def test_a_walkthrough_rejected_at_the_terminal_ends_the_run_failed(shop: Path, server: ScriptedServer) -> None:
     server.push(plan_answer(), edit_answer("        result -= price\n", "        result += price\n"))
     code, shown = at_terminal(shop, server, "start", BOLT, answers=[
         (APPROVE_PROMPT, b"a\n"), (APPROVE_PROMPT, b"reject\n"), (REASON_PROMPT, b"the empty cart is untested\n")])

@@ -17,7 +17,7 @@ from aidlc.exsecutio.edits import parse_edit_blocks, prepare_edits
 from aidlc.model.config import VerifyCommand
 from tests.bolt_sample import BOLT, CALC, FIXED, edit_answer, env, git, plan_answer, run, set_config
 from tests.openai_server import ScriptedServer
-from tests.test_bolt import Model, _sample, shop, state  # noqa: F401  (fixtures)
+from tests.test_bolt import Model, state
 
 TESTS_RUN = "run: python -m unittest discover -s tests -t . -q"
 
@@ -44,7 +44,7 @@ if not flag.exists():  # the first round: a check with a grandchild, both far lo
 
 @pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads /proc to see the processes")
 @pytest.mark.parametrize("then", ["resume", "abort"])
-def test_a_check_left_running_by_a_killed_aidlc_is_ended_first(shop: Path, tmp_path: Path,  # noqa: F811
+def test_a_check_left_running_by_a_killed_aidlc_is_ended_first(shop: Path, tmp_path: Path,
                                                                 then: str) -> None:
     flag = tmp_path / "check-started"
     (shop / "scripts").mkdir()
@@ -85,7 +85,7 @@ def test_a_check_left_running_by_a_killed_aidlc_is_ended_first(shop: Path, tmp_p
     assert state(shop).get("check_group") is None
 
 
-def test_a_check_started_by_someone_else_in_a_reused_group_is_not_touched(shop: Path) -> None:  # noqa: F811
+def test_a_check_started_by_someone_else_in_a_reused_group_is_not_touched(shop: Path) -> None:
     """A recorded group whose processes do not carry the run's id (the id was reused) is left alone."""
     import json
 
@@ -118,7 +118,7 @@ def test_a_same_size_edit_within_the_second_is_what_a_python_check_runs(tmp_path
     assert "value is 2" in run_check(tmp_path, check).excerpt()
 
 
-def test_a_same_size_repair_is_what_the_run_checks(shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+def test_a_same_size_repair_is_what_the_run_checks(shop: Path, server: ScriptedServer) -> None:
     """`-=` -> `*=` -> `+=`: each edit keeps the file's size, the repair comes well within a second of the check
     that compiled the first edit."""
     server.push(plan_answer())
@@ -174,7 +174,7 @@ DROP_A_CASE = (CASES, "CASES = [([1, 2, 3], 6), ([], 0), ([5], 5)]\n", "CASES = 
 
 
 def test_fewer_tests_than_the_ledger_counted_at_the_base_commit_pause_the_first_round(
-        shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+        shop: Path, server: ScriptedServer) -> None:
     from aidlc.bank.config import load_config
     from aidlc.events.ledger import Ledger
     from aidlc.exsecutio.checks import check_event
@@ -199,7 +199,7 @@ def test_fewer_tests_than_the_ledger_counted_at_the_base_commit_pause_the_first_
 
 
 def test_without_a_count_at_the_base_commit_the_first_round_is_the_baseline(
-        shop: Path, server: ScriptedServer) -> None:  # noqa: F811
+        shop: Path, server: ScriptedServer) -> None:
     counted_sample(shop)
     server.push(plan_answer(files=BOTH_FILES))
     assert run(shop, "bolt", "start", BOLT, "--base-url", server.url).returncode == 3

@@ -23,7 +23,6 @@ from tests.bolt_sample import (
     FIXED,
     STORY,
     TEST,
-    build_sample,
     copy,
     edit_answer,
     events,
@@ -50,13 +49,6 @@ HAND_PLAN = f"""# Implementation plan: {BOLT}
 
 - callers that relied on the wrong sign
 """
-
-
-@pytest.fixture(scope="module")
-def _sample(tmp_path_factory: pytest.TempPathFactory, _initialised: Path) -> Path:
-    root = copy(_initialised, tmp_path_factory.mktemp("walk") / "shop")
-    build_sample(root)
-    return root
 
 
 @pytest.fixture(scope="module")
