@@ -16,7 +16,7 @@ What it does
    from the run's own trace), divided by the model calls (steps).
 3. The bare loop, the same work without the harness: write each edit, ``git commit -a``, run the check with
    ``subprocess.run``. Its overhead is its wall time minus its check time, per step.
-4. Median over ``--runs``; the goals of the issue: harness overhead per step <= 50 ms, and the whole bolt
+4. Median over ``--runs``; the goals: harness overhead per step <= 50 ms, and the whole bolt
    <= 2 s beyond the check commands' own time. Tokens per bolt are the scripted usage (11 + 7 per call).
 """
 

@@ -1,4 +1,4 @@
-"""benchmarks/bolt.py runs end to end at one run: it stays runnable and reports what the issue asks for.
+"""benchmarks/bolt.py runs end to end at one run: it stays runnable and reports what it promises.
 No timing is asserted (numbers depend on the machine)."""
 
 from __future__ import annotations
