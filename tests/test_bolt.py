@@ -370,6 +370,59 @@ def test_an_accepted_walkthrough_completes_the_bolt(shop: Path, server: Scripted
     assert [f for f in json.loads(report.stdout)["findings"] if f["severity"] == "error"] == [], report.stdout
 
 
+def test_a_rejected_walkthrough_sends_the_work_back_to_a_new_plan(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    assert resume(shop, server, "--approve").returncode == 3
+    server.push(plan_answer(summary="Say what an empty cart totals."))
+    proc = resume(shop, server, "--reject", "--reason", "the empty cart is untested")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL" and state(shop)["reworks"] == ["the empty cart is untested"]
+    asked = server.bodies()[-1]["messages"][-1]["content"]
+    assert "rejected the walkthrough" in asked and "the empty cart is untested" in asked
+    assert "result += price" in asked  # the work so far, which the new plan builds on
+    assert "Say what an empty cart totals" in (shop / BOLT_DIR / "implementation-plan.md").read_text()
+
+    server.push(edit_answer("    return result\n", "    return result  # an empty cart totals 0\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert "reworks a walkthrough a person rejected: the empty cart is untested" in \
+        server.bodies()[-1]["messages"][-1]["content"]
+    stages = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "-6").split()
+    assert stages == ["rework-1.walkthrough", "rework-1.execute", "walkthrough", "execute"]
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert 'Rework round 1: a person rejected a walkthrough of this run' in walkthrough
+    assert '"the empty cart is untested"' in walkthrough and "PASS `tests`" in walkthrough
+    keys = [e["key"] for e in events(shop) if e.get("key")]
+    assert len(keys) == len(set(keys))
+    decided = [(e["stage"], e["decision"]) for e in events(shop) if e["type"] == "gate.decided"
+               and e["subject"]["kind"] == "bolt"]
+    assert decided == [("plan", "approve"), ("walkthrough", "reject"), ("plan", "approve")]
+
+    story = shop / STORY
+    story.write_text(story.read_text().replace("- [ ] **Given**", "- [x] **Given**"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 0 and state(shop)["status"] == "COMPLETED", proc.stderr + proc.stdout
+    assert run(shop, "log", "verify").returncode == 0
+
+
+def test_rejected_walkthroughs_are_bounded(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    assert resume(shop, server, "--approve").returncode == 3
+    (folder,) = (shop / ".aidlc/runs").iterdir()
+    saved = json.loads((folder / "state.json").read_text())
+    saved["reworks"] = ["first", "second", "third"]  # as after three rework rounds
+    (folder / "state.json").write_text(json.dumps(saved))
+    requests = len(server.requests)
+    proc = resume(shop, server, "--reject", "--reason", "still untested")
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert state(shop)["status"] == "FAILED"
+    assert "a person rejected 4 walkthroughs; the last reason: still untested" in state(shop)["outcome"]
+    assert len(server.requests) == requests  # no new plan asked for
+    assert events(shop)[-1]["type"] == "run.finished"
+
+
 def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: ScriptedServer) -> None:
     bolt = shop / BOLT_DIR / "bolt.md"
     bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', 'scope: ["src/pay/**", "tests/**"]'))

@@ -126,12 +126,16 @@ def test_a_person_at_a_terminal_resumes_and_accepts_the_walkthrough(shop: Path, 
     assert decided(shop) == [("plan", "approve", "human", None), ("walkthrough", "approve", "human", None)]
 
 
-def test_a_walkthrough_rejected_at_the_terminal_ends_the_run_failed(shop: Path, server: ScriptedServer) -> None:
-    server.push(plan_answer(), edit_answer("        result -= price\n", "        result += price\n"))
+def test_a_walkthrough_rejected_at_the_terminal_sends_the_work_back_to_a_new_plan(
+        shop: Path, server: ScriptedServer) -> None:
+    server.push(plan_answer(), edit_answer("        result -= price\n", "        result += price\n"),
+                plan_answer(summary="Say what an empty cart totals."))
     code, shown = at_terminal(shop, server, "start", BOLT, answers=[
-        (APPROVE_PROMPT, b"a\n"), (APPROVE_PROMPT, b"reject\n"), (REASON_PROMPT, b"the empty cart is untested\n")])
-    assert code == 1, shown
-    assert state(shop)["status"] == "FAILED" and "the empty cart is untested" in state(shop)["outcome"]
+        (APPROVE_PROMPT, b"a\n"), (APPROVE_PROMPT, b"reject\n"), (REASON_PROMPT, b"the empty cart is untested\n"),
+        (APPROVE_PROMPT, b"p\n")])
+    assert code == 3, shown
+    assert "the model plans the rework with your reason" in shown
+    assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL" and state(shop)["reworks"] == ["the empty cart is untested"]
     assert decided(shop) == [("plan", "approve", "human", None),
                              ("walkthrough", "reject", "human", "the empty cart is untested")]
     stages = [line for line in subprocess.run(

@@ -18,7 +18,7 @@ ALLOWED: dict[RunStatus, frozenset[RunStatus]] = {
     S.verifying: frozenset({S.repairing, S.walkthrough, *_ENDS}),
     S.repairing: frozenset({S.verifying, S.walkthrough, *_ENDS}),
     S.walkthrough: frozenset({S.await_acceptance, *_ENDS}),
-    S.await_acceptance: frozenset({S.completed, *_ENDS}),
+    S.await_acceptance: frozenset({S.completed, S.planning, *_ENDS}),  # planning: a rejected walkthrough
     S.completed: frozenset(),
     S.failed: frozenset(),
     S.cancelled: frozenset(),

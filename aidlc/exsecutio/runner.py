@@ -43,7 +43,9 @@ from aidlc.workspace import open_bank
 S = RunStatus
 MAX_PLAN_ROUNDS = 3  # answers the plan checks refuse, fed back to the model, before the run fails
 MAX_REJECTIONS = 3  # plans a person rejects before the run fails
+MAX_REWORKS = 3  # walkthroughs a person rejects (each sends the work back to a new plan) before the run fails
 MAX_EDIT_ATTEMPTS = 3  # answers per Execute/Repair step that cannot be applied
+AFTER_WALKTHROUGH_REJECT = "the model plans the rework with your reason"
 WEAK_AFTER = 2  # malformed edit answers before whole-file blocks are asked for
 CONTEXT_TOKENS = 12_000
 ANSWER_TOKENS = 4096
@@ -246,6 +248,12 @@ class Runner:
                                   subject=Subject(kind="bolt", id=self.state.bolt), run=self.state.run_id,
                                   **fields).event
 
+    def stage(self, name: str) -> str:
+        """A step's name in its commit's trailers, its ledger keys and its files: unique within the run, so a
+        rework round (after a rejected walkthrough) carries its number: execute, rework-1.execute, ..."""
+        reworks = len(self.state.reworks)
+        return f"rework-{reworks}.{name}" if reworks else name
+
     def own_files(self) -> set[str]:
         if self._own is None:
             self._own = _own_files(self.bank, self.bolt)
@@ -378,9 +386,12 @@ class Runner:
 
     def propose_plan(self) -> Plan:
         scope = self.bolt.meta.scope if self.bolt.meta else []
-        context = fit_context(self.bolt_pieces(), CONTEXT_TOKENS).render()
+        # After a rejected walkthrough the work so far stays on the branch: the new plan builds on it.
+        pieces = self.file_pieces(self.state.touched, 90) if self.state.reworks else []
+        context = fit_context([*pieces, *self.bolt_pieces()], CONTEXT_TOKENS).render()
         user = render_prompt("bolt_plan.md.j2", bolt=self.state.bolt, goal=self.state.goal, scope=scope,
-                             rejections=self.state.rejections, tree=_tracked(self.repo), context=context)
+                             rejections=self.state.rejections, reworks=self.state.reworks,
+                             touched=self.state.touched, tree=_tracked(self.repo), context=context)
         messages = [system_message(f"plan bolt {self.state.bolt}"), Message("user", user)]
         for round_ in range(1, MAX_PLAN_ROUNDS + 1):
             plan = self.call(messages, f"plan-{self.state.plan_rounds + 1}.{round_}", "plan", schema=Plan)
@@ -502,7 +513,7 @@ class Runner:
                                               for r in c["results"]) for c in state.checks]
         summary = "; ".join([plan.summary if plan else state.goal, *rounds[-1:]])
         return GateQuestion("walkthrough", state.bolt, f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}", summary,
-                            list(state.touched), risks, "the run ends FAILED")
+                            list(state.touched), risks, AFTER_WALKTHROUGH_REJECT)
 
     def policy_risk(self) -> plans.Risk | None:
         """The plan's risk when policy.auto_approve_plan lets it through (low or medium only), else None."""
@@ -519,17 +530,31 @@ class Runner:
             self.event(EventType.run_finished, "finished", data={"status": "COMPLETED"})
             return
         if verdict == "rejected":
-            raise Failed(f"a person rejected the walkthrough: {reason}")
+            self.rework(reason or "no reason given")
+            return
         raise self.waiting_at("walkthrough", f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE} (branch {self.state.branch})",
-                              "the run ends FAILED")
+                              AFTER_WALKTHROUGH_REJECT)
+
+    def rework(self, reason: str) -> None:
+        """A rejected walkthrough sends the work back (DESIGN 3.1): the model plans again with the reviewer's
+        reason, on top of the work so far, and the new plan waits for a person like the first."""
+        state = self.state
+        if len(state.reworks) >= MAX_REWORKS:
+            raise Failed(f"a person rejected {len(state.reworks) + 1} walkthroughs; the last reason: {reason}")
+        state.reworks.append(reason)
+        state.plan = None
+        state.repairs = 0  # each plan gets policy.max_repairs rounds of its own
+        state.failures = []
+        self.move(S.planning, f"the walkthrough was rejected: {reason}; rework round {len(state.reworks)} of at "
+                              f"most {MAX_REWORKS} plans again")
 
     # -- EXECUTING and REPAIRING ---------------------------------------------------------------------------
     def executing(self) -> None:
-        self.edit_step("execute")
+        self.edit_step(self.stage("execute"))
         self.move(S.verifying, "the execute step is committed")
 
     def repairing(self) -> None:
-        stage = f"repair-{self.state.repairs}"
+        stage = self.stage(f"repair-{self.state.repairs}")
         self.edit_step(stage)
         tree = self.state.trees[-1]
         if tree in self.state.trees[:-1]:
@@ -611,11 +636,12 @@ class Runner:
     def edit_messages(self, stage: str, problems: list[str]) -> list[Message]:
         state = self.state
         assert state.plan is not None
-        if stage == "execute":
+        if stage == self.stage("execute"):
             pieces = self.file_pieces([f.path for f in state.plan.files if f.action != "create"], 100)
             context = fit_context([*pieces, *self.bolt_pieces()], CONTEXT_TOKENS).render()
             user = render_prompt("bolt_execute.md.j2", bolt=state.bolt, summary=state.plan.summary,
                                  files=state.plan.files, tests=state.plan.tests, warning=None,
+                                 rework=state.reworks[-1] if state.reworks else None,
                                  edit_format=self.edit_format(), context=context)
         else:
             failing = next(r for r in state.checks[-1]["results"] if not r["passed"])
@@ -753,7 +779,8 @@ class Runner:
     def write_walkthrough(self, partial: bool) -> None:
         state = self.state
         rel = f"{self.bolt_dir}/{plans.WALKTHROUGH_FILE}"
-        trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": "walkthrough"}
+        stage = self.stage("walkthrough")
+        trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
         done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers) if self.continuing else None
         if done is None:  # once: the file a person judges is the one committed
             write_walkthrough(self.repo, self.reload(), state.bolt, run_state=state, partial=partial, run=False)
@@ -763,10 +790,10 @@ class Runner:
             own_files = self.own_files()
             own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc walkthrough: bolt {state.bolt}\n\n"
-                       f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: walkthrough\n"
+                       f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: {stage}\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
             state.last_commit = vcs.commit_step(self.repo, sorted(set(own) | {rel}), message)  # saved by the move
-        self.event(EventType.walkthrough_proposed, "walkthrough", commit=state.last_commit,
+        self.event(EventType.walkthrough_proposed, stage, commit=state.last_commit,
                    data={"partial": partial, "path": rel, "sha256": sha256})
 
     def walkthrough(self) -> None:

@@ -80,7 +80,7 @@ class Step(_Strict):
     """One model call and what came of it."""
 
     index: int
-    stage: str  # plan-1, execute, repair-1, ...
+    stage: str  # plan-1.1, execute, repair-1, walkthrough; in a rework round rework-1.execute, ...
     kind: Literal["plan", "edit"]
     model: str = ""
     tokens: int = 0
@@ -122,6 +122,8 @@ class RunState(_Strict):
     plan_hash: str | None = Field(default=None, description="sha256 of implementation-plan.md as rendered")
     plan_rounds: int = 0
     rejections: list[str] = Field(default_factory=list, description="reasons the plan gate gave, in order")
+    reworks: list[str] = Field(default_factory=list, description="reasons the walkthrough gate gave, in order: each "
+                               "sent the work back to a new plan (a rework round)")
     steps: list[Step] = Field(default_factory=list)
     budget: Budget = Field(default_factory=Budget)
     pending: Pending | None = None
