@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bolt_sample import BOLT, BOLT_DIR, CALC, FIXED, edit_answer, env, events, plan_answer, run
+from tests.bolt_sample import BOLT, BOLT_DIR, CALC, FIXED, edit_answer, env, events, git, plan_answer, run, set_config
 from tests.openai_server import ScriptedServer
 from tests.test_bolt import state
 
@@ -142,4 +142,40 @@ def test_a_walkthrough_rejected_at_the_terminal_sends_the_work_back_to_a_new_pla
         ["git", "-C", str(shop), "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)"], capture_output=True,
         text=True, check=True).stdout.split() if line]
     assert stages == ["walkthrough", "execute"]  # the walkthrough a person rejected is the one committed, once
+    assert run(shop, "log", "verify").returncode == 0
+
+
+def test_a_bot_identity_at_the_terminal_is_refused_and_the_run_pauses(shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "bot_emails: []", "bot_emails: [release-bot@example.org]")
+    git(shop, "commit", "-qam", "the release bot is a bot")
+    git(shop, "config", "user.email", "release-bot@example.org")
+    server.push(plan_answer())
+    code, shown = at_terminal(shop, server, "start", BOLT, answers=[(APPROVE_PROMPT, b"a\n")])
+    assert code == 3, shown
+    assert "the decision was refused" in shown and "release-bot@example.org" in shown, shown
+    assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL" and state(shop)["pause"]["kind"] == "plan_gate"
+    assert decided(shop) == []
+
+
+def test_a_required_signature_is_made_at_the_terminal_or_the_decision_waits(
+        shop: Path, server: ScriptedServer, tmp_path: Path) -> None:
+    key = tmp_path / "ada"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ada", "-f", str(key)], check=True)
+    public = " ".join(Path(f"{key}.pub").read_text().split()[:2])
+    (shop / "memory-bank/allowed_signers").write_text(f'ada@example.org namespaces="aidlc" {public}\n')
+    set_config(shop, "require_signed_approvals: false", "require_signed_approvals: true")
+    git(shop, "add", "-A")
+    git(shop, "commit", "-qm", "approvals are signed")
+    server.push(plan_answer())
+    code, shown = at_terminal(shop, server, "start", BOLT, answers=[(APPROVE_PROMPT, b"a\n")])
+    assert code == 3 and "the decision was refused" in shown and "signingkey" in shown, shown  # no key: nothing
+    assert decided(shop) == []
+
+    git(shop, "config", "gpg.format", "ssh")
+    git(shop, "config", "user.signingkey", str(key))
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    code, shown = at_terminal(shop, server, "resume", BOLT, answers=[(APPROVE_PROMPT, b"a\n"), (APPROVE_PROMPT, EOF)])
+    assert code == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", shown
+    (approval,) = [e for e in events(shop) if e["type"] == "gate.decided" and e["subject"]["kind"] == "bolt"]
+    assert approval["stage"] == "plan" and approval["signature"]["format"] == "ssh"
     assert run(shop, "log", "verify").returncode == 0
