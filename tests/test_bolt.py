@@ -232,6 +232,36 @@ def test_sigkill_then_resume_makes_no_duplicate_commit_or_event(shop: Path, kill
     assert run(shop, "validate").returncode in (0, 1)
 
 
+class ReworkModel(Model):
+    """As Model; a step that reworks a rejected walkthrough gets the edit that answers the reviewer."""
+
+    def _next(self, received):  # type: ignore[no-untyped-def]
+        body = received.body if isinstance(received.body, dict) else {}
+        if "reworks a walkthrough" in json.dumps(body.get("messages", [])):
+            self.requests.append(received)
+            return edit_answer("    return result\n", "    return result  # an empty cart totals 0\n")
+        return super()._next(received)
+
+
+@pytest.mark.parametrize("at", ["rename:3", "commit:1", "commit:2"])
+def test_sigkill_in_a_rework_round_then_resume_makes_no_duplicate(shop: Path, killer: Path, at: str) -> None:
+    set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")
+    git(shop, "commit", "-qam", "low-risk plans approve themselves")
+    with ReworkModel() as model:
+        assert run(shop, "bolt", "start", BOLT, "--base-url", model.url).returncode == 3
+        killed = run(shop, "bolt", "resume", BOLT, "--base-url", model.url, "--reject", "--reason", "empty cart?",
+                     extra_env={"PYTHONPATH": str(killer), "AIDLC_TEST_ROOT": str(shop), "AIDLC_TEST_KILL_AT": at})
+        assert killed.returncode == -9, (at, killed.stderr, killed.stdout)
+        proc = run(shop, "bolt", "resume", BOLT, "--base-url", model.url)
+        assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", (at, proc.stderr, proc.stdout)
+    assert (shop / CALC).read_text().endswith("return result  # an empty cart totals 0\n")
+    stages = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "HEAD").split()
+    assert stages == ["rework-1.walkthrough", "rework-1.execute", "walkthrough", "execute"], at
+    keys = [e["key"] for e in events(shop) if e.get("key")]
+    assert len(keys) == len(set(keys)), at
+    assert run(shop, "log", "verify").returncode == 0
+
+
 # -- what the model is told, and what is refused -----------------------------------------------------------------
 def approved(shop: Path, server: ScriptedServer) -> None:
     """A run paused at the plan gate with the sample's plan."""
