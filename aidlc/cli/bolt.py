@@ -103,8 +103,8 @@ def _summary(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     return {"run_id": state.run_id, "bolt": state.bolt, "status": state.status.value, "branch": state.branch,
             "base_commit": state.base_commit, "last_commit": state.last_commit, "model": state.model,
             "pause": state.pause.model_dump() if state.pause else None, "outcome": state.outcome,
-            "repairs": state.repairs, "budget": state.budget.model_dump(), "commits": state.commits,
-            "updated": state.updated}
+            "repairs": state.repairs, "reworks": state.reworks, "budget": state.budget.model_dump(),
+            "commits": state.commits, "updated": state.updated}
 
 
 @bolt_group.command("start")
@@ -137,8 +137,8 @@ def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, prov
 @bolt_group.command("resume")
 @click.argument("ref", metavar="BOLT|RUN")
 @click.option("--approve", "verdict", flag_value="approve", help="Approve the gate the run waits at, then go on.")
-@click.option("--reject", "verdict", flag_value="reject", help="Reject it (the plan is made again; a walkthrough "
-              "rejected ends the run).")
+@click.option("--reject", "verdict", flag_value="reject", help="Reject it, with --reason: the model plans again "
+              "(after a walkthrough, a rework on top of the work so far).")
 @click.option("--reason", help="Why; recorded in the ledger.")
 @llm_options
 @_no_input
