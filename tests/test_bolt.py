@@ -155,6 +155,8 @@ def test_provider_down_pauses_and_resume_continues(shop: Path, server: ScriptedS
     proc = resume(shop, server, "--approve")
     assert proc.returncode == 3, proc.stderr + proc.stdout
     assert state(shop)["pause"]["kind"] == "provider"
+    (degraded,) = [e for e in events(shop) if e["type"] == "degraded"]
+    assert degraded["actor"]["kind"] == "agent" and degraded["data"] == {"stage": "execute", "outcome": "paused"}
     server.replies.clear()
     server.push(edit_answer("        result -= price\n", "        result += price\n"))
     proc = resume(shop, server)
@@ -504,3 +506,5 @@ def test_a_fallback_model_answers_when_the_primary_is_down_and_the_trail_says_so
     assert proc.returncode == 3, proc.stderr + proc.stdout
     assert server.bodies()[-1]["model"] == "backup"
     assert "degradation" in run(shop, "bolt", "trace", BOLT).stdout
+    (degraded,) = [e for e in events(shop) if e["type"] == "degraded"]
+    assert degraded["data"]["outcome"] == "fallback answered" and degraded["data"]["target"].startswith("openai:")

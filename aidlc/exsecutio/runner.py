@@ -331,6 +331,8 @@ class Runner:
         except LLMTransient as exc:
             self._record(step, began, 0, "", 1, error=exc.message)
             self.span("degradation", "provider down", data={"error": exc.message})
+            # The ledger holds the fact only: the provider's message stays in the trace (it may quote a request).
+            self.event(EventType.degraded, f"degraded:{step.index}", data={"stage": stage, "outcome": "paused"})
             raise Paused("provider", f"every configured model failed: {exc.message}",
                          ["aidlc llm check    # is the server up?",
                           f"aidlc bolt resume {self.state.bolt}    # continues where the run stopped"]) from None
@@ -343,6 +345,8 @@ class Runner:
             raise Failed(f"the model call failed at {stage}: {exc.message}") from None
         if degraded.degraded:  # a fallback target answered: the trail says which
             self.span("degradation", stage, data={"target": degraded.target, "model": model})
+            self.event(EventType.degraded, f"degraded:{step.index}",
+                       data={"stage": stage, "outcome": "fallback answered", "target": degraded.target})
         self.state.model = self.state.model or model
         step.model, step.answer_sha256 = model, _digest(text)
         self._record(step, began, tokens, model, calls)
