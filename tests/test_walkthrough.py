@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.events.ledger import Ledger
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from tests.bolt_sample import (
     BOLT,
     BOLT_DIR,
@@ -398,6 +400,54 @@ def test_two_distinct_people_approve_a_high_risk_walkthrough(hand: Path, server:
     last = [e for e in events(hand) if e["type"] == "gate.decided"][-1]
     assert last["data"]["approvals"] == 2 and last["actor"]["name"] == "Bob Builder"
     assert run(hand, "log", "verify").returncode == 0
+
+
+# -- aidlc ci re-derives what the gate checks -------------------------------------------------------------------------
+ADA = Actor(kind=ActorKind.human, name="Ada Lovelace", email="ada@example.org")
+
+
+def written_around_the_gate(root: Path, **data: object) -> dict:
+    """A person's walkthrough approval appended straight into the ledger: what `aidlc gate` would have refused."""
+    return Ledger.of_bank(root, "memory-bank").append(
+        EventType.gate_decided, ADA, subject=Subject(kind="bolt", id=BOLT), stage="walkthrough",
+        decision=Decision.approve, fingerprint=FileDigest(path=WALKTHROUGH, sha256="0" * 64), data=data or None).event
+
+
+def ci_codes(root: Path, base: str) -> dict[str, str]:
+    proc = run(root, "--format", "json", "ci", "--base", base)
+    assert proc.returncode in (0, 1), proc.stderr
+    return {f["code"]: f["message"] for f in json.loads(proc.stdout)["findings"] if f["code"].startswith("AIDLC-CI")}
+
+
+def test_ci_refuses_an_approval_without_evidence_and_passes_one_made_at_the_gate(hand: Path) -> None:
+    base = git(hand, "rev-parse", "HEAD").strip()
+    check_boxes(hand)
+    written_around_the_gate(hand)
+    bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
+    found = ci_codes(hand, base)
+    assert "holds no evidence report" in found["AIDLC-CI-009"], found
+
+    git(hand, "reset", "-q", "--hard", base)
+    check_boxes(hand)
+    walkthrough(hand)
+    assert approve(hand).returncode == 0
+    bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
+    assert "AIDLC-CI-009" not in ci_codes(hand, base)
+
+
+def test_ci_refuses_a_second_approval_by_the_same_person(hand: Path, server: ScriptedServer) -> None:
+    set_risk(hand, "high")
+    bolt_commit(hand, BOLT, "memory-bank: the bolt is high risk")
+    base = git(hand, "rev-parse", "HEAD").strip()
+    check_boxes(hand)
+    server.push(chat(json.dumps({"concerns": []})))
+    walkthrough(hand, "--base-url", server.url)
+    assert approve(hand).returncode == 3  # the first of two
+    first = [e for e in events(hand) if e["type"] == "gate.decided"][-1]
+    written_around_the_gate(hand, approvals=2, approvals_required=2, **{"with": first["hash"]})
+    bolt_commit(hand, BOLT, "memory-bank: walkthrough approved twice")
+    found = ci_codes(hand, base)
+    assert "two distinct people's approvals of the same walkthrough" in found["AIDLC-CI-009"], found
 
 
 # -- html and in-toto -------------------------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ from aidlc.gates.actor import bot_identity
 from aidlc.gates.signatures import about
 from aidlc.model.events import ActorKind, EventType
 from aidlc.model.findings import Finding
+from aidlc.model.types import Risk
 from aidlc.rules import ci, shorten
 from aidlc.rules.catalogue import Rule
 
@@ -74,7 +75,7 @@ class PullRequest:
 
 
 def check(pr: PullRequest) -> list[Finding]:
-    return [*ledger_against_base(pr), *approval_authors(pr), *scope(pr)]
+    return [*ledger_against_base(pr), *approval_authors(pr), *scope(pr), *walkthrough_evidence(pr)]
 
 
 def ledger_against_base(pr: PullRequest) -> Iterator[Finding]:
@@ -186,3 +187,57 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
                           "walkthrough is not approved in the ledger", f"a person reviews the walkthrough: "
                           f"`aidlc gate approve {bolt_id} --stage walkthrough`")
 
+
+
+def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
+    """Each walkthrough approval the branch adds, where it stands now, rests on the evidence the bolt's risk
+    requires: re-derived from git and the ledger as `aidlc gate` does before recording one, so an approval
+    written into the ledger around the gate is caught. High and critical risk: the approval that completes the
+    gate names an earlier one (`data.with`) by a different person for the same walkthrough."""
+    from aidlc.report.gate import walkthrough_evidence as evidence_of
+
+    head = pr.ledger_at("HEAD")
+    if head is None:
+        return
+    base = set(split_lines(pr.ledger_at(pr.base) or b""))
+    bolts = {bolt.id: bolt for bolt in pr.bank.bolts}
+    lines = split_lines(head)
+    events = [_event(line) for line in lines]
+    by_hash = {str(event.get("hash")): event for event in events if event is not None}
+    judged: set[str] = set()
+    numbered = list(enumerate(zip(lines, events, strict=True), start=1))
+    for number, (line, event) in reversed(numbered):  # the newest approval of a bolt is the one that stands
+        if line in base or event is None or event.get("type") != EventType.gate_decided \
+                or event.get("stage") != "walkthrough" or event.get("decision") != "approve" \
+                or (event.get("actor") or {}).get("kind") != ActorKind.human:
+            continue
+        bolt_id = str((event.get("subject") or {}).get("id") or "")
+        if bolt_id not in bolts or bolt_id in judged or pr.standing("HEAD", bolt_id, "walkthrough") != "approve":
+            continue
+        judged.add(bolt_id)
+        evidence = evidence_of(pr.bank, bolts[bolt_id])
+        missing = list(evidence.missing)
+        if evidence.risk in (Risk.high, Risk.critical):
+            missing += _second_person(event, by_hash, evidence.risk)
+        if missing:
+            yield finding(ci.WALKTHROUGH_EVIDENCE, pr.ledger.rel, number,
+                          f"{about(event)} stands without the evidence bolt {bolt_id} needs: {'; '.join(missing)}")
+
+
+def _second_person(event: dict[str, Any], by_hash: dict[str, dict[str, Any]], risk: Risk) -> list[str]:
+    """Why the two-person rule is not met by `event` and the approval it names (empty: it is)."""
+    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    if data.get("approvals") == 1 and data.get("approvals_required") == 2:
+        return []  # the first of two: the gate waits for a second person (not a failure; status lists it)
+    first = by_hash.get(str(data.get("with") or ""))
+    if data.get("approvals") != 2 or first is None:
+        return [f"{risk} risk needs two people's approvals, and this one names no earlier approval"]
+    same_walkthrough = (first.get("fingerprint") or {}).get("sha256") == (event.get("fingerprint") or {}).get("sha256")
+    one, two = first.get("actor") or {}, event.get("actor") or {}
+    same_person = any(str(one.get(k) or "").strip().lower() == str(two.get(k) or "").strip().lower() != ""
+                      for k in ("name", "email"))
+    if first.get("decision") != "approve" or (first.get("actor") or {}).get("kind") != ActorKind.human \
+            or not same_walkthrough or same_person:
+        return [f"{risk} risk needs two distinct people's approvals of the same walkthrough; the earlier approval "
+                f"it names (seq {first.get('seq')}) is not one"]
+    return []

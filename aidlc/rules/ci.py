@@ -42,3 +42,9 @@ WALKTHROUGH_MISSING = ci_rule(
     "AIDLC-CI-008", E, "a bolt the pull request's commits name is marked complete without an approved walkthrough",
     "a person reviews the walkthrough: `aidlc gate approve BOLT --stage walkthrough`, or set the bolt back to "
     "in-progress")
+WALKTHROUGH_EVIDENCE = ci_rule(
+    "AIDLC-CI-009", E, "a walkthrough approval the pull request adds stands without the evidence its bolt's risk "
+    "requires (re-derived from git and the ledger, as the gate does), or without two distinct people where the "
+    "risk asks for them", "a person writes the report and meets each missing item (`aidlc walkthrough BOLT`), then "
+    "approves through the gate: `aidlc gate approve BOLT --stage walkthrough` (an approval written around the gate "
+    "does not count)")
