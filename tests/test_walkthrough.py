@@ -435,6 +435,20 @@ def test_ci_refuses_an_approval_without_evidence_and_passes_one_made_at_the_gate
     assert "AIDLC-CI-009" not in ci_codes(hand, base)
 
 
+def test_ci_names_the_independent_tests_a_medium_risk_approval_lacks(hand: Path) -> None:
+    base = git(hand, "rev-parse", "HEAD").strip()
+    git(hand, "rm", "-q", "tests/test_calc.py")
+    git(hand, "commit", "-q", "-m", "a person removes the old test")
+    (hand / "tests/test_total.py").write_text(TEST.replace("TotalTest", "TotalOfItsOwn"))
+    bolt_commit(hand, BOLT, "pay: a test of its own")
+    check_boxes(hand)
+    assert not walkthrough(hand)["verification"]["satisfied"]  # the checks pass; the only test is the bolt's own
+    written_around_the_gate(hand)
+    bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
+    found = ci_codes(hand, base)
+    assert "independent tests" in found["AIDLC-CI-009"] and "tests/test_total.py" in found["AIDLC-CI-009"], found
+
+
 def test_ci_refuses_a_second_approval_by_the_same_person(hand: Path, server: ScriptedServer) -> None:
     set_risk(hand, "high")
     bolt_commit(hand, BOLT, "memory-bank: the bolt is high risk")
