@@ -22,7 +22,7 @@ from tests.test_gate import BOLT, BOLT_ID, LEDGER, edit, read, through_plan, wri
 ADA = ("Ada Lovelace", "ada@x.org")
 BOB = ("Bob Builder", "bob@x.org")
 BOT = ("dependabot[bot]", "49699333+dependabot[bot]@users.noreply.github.com")
-CODE = "src/checkout/api.py"
+CODE = "src/pay/api.py"  # inside the bolt's scope (src/pay/**)
 
 
 def commit(root: Path, message: str, who: tuple[str, str] = ADA, paths: tuple[str, ...] = (".",)) -> str:
@@ -106,11 +106,22 @@ def test_a_trailer_needs_an_existing_bolt_whose_plan_the_commit_holds_as_approve
     early = code_change(pr)  # before any approval
     unknown = code_change(pr, trailer="042-nope", path="src/other.py")
     approved_plan(pr)
-    code_change(pr, path="src/later.py")  # after the approval: traced
+    code_change(pr, path="src/pay/later.py")  # after the approval: traced
     doc = document(pr, "--base", "main")
     found = {(f["code"], f["path"]): f["message"] for f in doc["findings"] if f["code"].startswith("AIDLC-CI")}
     assert set(found) == {("AIDLC-CI-007", CODE), ("AIDLC-CI-006", "src/other.py")}
     assert early[:12] in found[("AIDLC-CI-007", CODE)] and unknown[:12] in found[("AIDLC-CI-006", "src/other.py")]
+    assert not doc["passed"]
+
+
+def test_a_change_outside_the_scope_of_the_approved_bolt_it_names_fails(pr: Path) -> None:
+    approved_plan(pr)
+    sha = code_change(pr, path="src/checkout/api.py")  # the bolt's scope is src/pay/**
+    code_change(pr, path="src/pay/deep/er.py")
+    doc = document(pr, "--base", "main")
+    found = [(f["code"], f["path"], f["message"]) for f in doc["findings"] if f["code"].startswith("AIDLC-CI")]
+    assert [(code, path) for code, path, _ in found] == [("AIDLC-CI-010", "src/checkout/api.py")]
+    assert sha[:12] in found[0][2] and "outside their scope (src/pay/**)" in found[0][2]
     assert not doc["passed"]
 
 
@@ -241,6 +252,7 @@ BROKEN_FIXTURES = {
     "AIDLC-CI-006": test_a_trailer_needs_an_existing_bolt_whose_plan_the_commit_holds_as_approved,
     "AIDLC-CI-007": test_a_trailer_needs_an_existing_bolt_whose_plan_the_commit_holds_as_approved,
     "AIDLC-CI-008": test_a_named_bolt_marked_complete_needs_its_walkthrough_approved,
+    "AIDLC-CI-010": test_a_change_outside_the_scope_of_the_approved_bolt_it_names_fails,
     "AIDLC-CI-009": test_walkthrough.test_ci_refuses_an_approval_without_evidence_and_passes_one_made_at_the_gate,
 }
 
@@ -271,7 +283,7 @@ def test_only_governed_paths_need_a_bolt(pr: Path) -> None:
     ("app/main.go", True), ("apps/main.go", False), ("memory-bank/x.md", False), ("x/src/a.py", False),
 ])
 def test_governance_paths_are_globs_relative_to_the_project(path: str, governed: bool) -> None:
-    from aidlc.ci.paths import matcher
+    from aidlc.globs import matcher
 
     assert matcher(["src/**", "lib/*.py", "app"])(path) is governed
 

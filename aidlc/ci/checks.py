@@ -14,7 +14,6 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.bank.items import MemoryBank
-from aidlc.ci.paths import matcher
 from aidlc.errors import UsageError
 from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
@@ -22,6 +21,7 @@ from aidlc.events.state import scan
 from aidlc.events.verify import ProblemKind, split_lines, verify_lines
 from aidlc.gates.actor import bot_identity
 from aidlc.gates.signatures import about
+from aidlc.globs import matcher
 from aidlc.model.events import ActorKind, EventType
 from aidlc.model.findings import Finding
 from aidlc.model.types import Risk
@@ -165,6 +165,7 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
                               "bolt (no `Aidlc-Bolt:` trailer)")
             continue
         problems: list[Finding] = []
+        approved: list[str] = []
         for bolt_id in commit.bolts:
             if bolt_id not in bolts:
                 problems.append(finding(ci.UNKNOWN_BOLT, changed[0], None, f"{subject} names bolt {bolt_id!r}, "
@@ -177,8 +178,18 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
                                         "then the code is committed after it"))
             else:
                 named.add(bolt_id)
+                approved.append(bolt_id)
         if len(problems) == len(commit.bolts):  # one bolt it names is approved: the change is traced
             yield from problems
+            continue
+        scopes = [bolts[b].meta.scope if bolts[b].meta else [] for b in approved]
+        if all(scopes):  # a bolt without a scope may change any governed file
+            globs = sorted({glob for scope in scopes for glob in scope})
+            covered = matcher(globs)
+            for path in changed:
+                if not covered(path):
+                    yield finding(ci.OUTSIDE_SCOPE, path, None, f"{subject} changes {path} for bolt(s) "
+                                  f"{', '.join(approved)}, outside their scope ({', '.join(globs)})")
     for bolt_id in sorted(named):
         bolt = bolts[bolt_id]
         if bolt.meta is not None and bolt.meta.status == "complete" \

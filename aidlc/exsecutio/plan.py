@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import posixpath
 import stat
@@ -39,7 +38,10 @@ def normal(path: str) -> str | None:
 
 
 def in_scope(rel: str, scope: list[str]) -> bool:
-    return not scope or any(fnmatch.fnmatchcase(rel, glob) for glob in scope)
+    """No scope: anywhere (the plan's other checks still hold). The globs mean what governance.paths' do."""
+    from aidlc.globs import matcher
+
+    return not scope or matcher(scope)(rel)
 
 
 def check_plan(repo: Path, plan: Plan, scope: list[str], ledger: str) -> list[str]:

@@ -48,3 +48,7 @@ WALKTHROUGH_EVIDENCE = ci_rule(
     "risk asks for them", "a person writes the report and meets each missing item (`aidlc walkthrough BOLT`), then "
     "approves through the gate: `aidlc gate approve BOLT --stage walkthrough` (an approval written around the gate "
     "does not count)")
+OUTSIDE_SCOPE = ci_rule(
+    "AIDLC-CI-010", E, "a commit changes governed code outside the `scope` of every approved bolt it names",
+    "move the change to a commit for a bolt whose scope covers the file, or widen the bolt's scope and have its plan "
+    "approved again (`aidlc gate approve BOLT --stage plan`)")

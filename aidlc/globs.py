@@ -1,5 +1,6 @@
-"""governance.paths: gitignore-like globs over paths relative to the project (`*` within one folder name, `**` any
-number of folders, `?` one character)."""
+"""The path globs of aidlc.yaml's governance.paths and a bolt's scope, one meaning for both: gitignore-like globs
+over POSIX paths relative to the project (`*` within one folder name, `**` any number of folders, `?` one
+character; a glob naming a folder covers the files under it)."""
 
 from __future__ import annotations
 
