@@ -106,11 +106,12 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
         if earlier.bolt == bolt.id and not earlier.terminal:
             raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value})",
                              [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
-    head = vcs.head_commit(repo)
+    tree = vcs.work_tree(repo)
+    head = tree.head
     if head is None:
         raise UsageError(f"{repo} has no commit yet; a run branches from HEAD",
                          ["git add -A && git commit -m 'initial commit'"])
-    dirty = _dirty(repo, bank, bolt)
+    dirty = _dirty(tree.changed, bank, bolt)
     if dirty:
         raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
                          f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
@@ -121,7 +122,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
                          [f"git branch -m {branch} {branch}-old    # keep it under another name",
                           f"git branch -D {branch}    # or drop it, then start again"])
     return {"bolt": bolt.id, "branch": branch, "base": head, "verify": [v.name for v in bank.config.verify],
-            "_bank": bank, "_bolt": bolt}
+            "_bank": bank, "_bolt": bolt, "_start_branch": tree.branch}
 
 
 def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
@@ -133,7 +134,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
     run_id = new_run_id()
     goal = _goal(bolt)
     state = RunState(run_id=run_id, bolt=bolt.id, goal=goal, created=now, updated=now, branch=branch,
-                     start_branch=vcs.current_branch(repo), base_commit=head, last_commit=head, model=model)
+                     start_branch=found["_start_branch"], base_commit=head, last_commit=head, model=model)
     store = RunStore(repo, run_id)
     store.save(state)
     runner = Runner(repo, bank, bolt, store, state, provider, ask)
@@ -250,6 +251,11 @@ class Runner:
         if self._own is None:
             self._own = _own_files(self.bank, self.bolt)
         return self._own
+
+    def own_existing(self) -> set[str]:
+        """aidlc's own files a step commits with its edits: those that exist (git adds an unchanged one as a no-op;
+        a person's removal of one is theirs to commit)."""
+        return {rel for rel in self.own_files() if (self.repo / rel).exists() or (self.repo / rel).is_symlink()}
 
     # -- the loop ------------------------------------------------------------------------------------------
     def drive(self) -> Outcome:
@@ -588,12 +594,11 @@ class Runner:
             assert written is not None
             self.span("edit", stage, status="applied", data={"files": written})
             state.touched.extend(p for p in written if p not in state.touched)
-            own_files = self.own_files()
-            own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc {stage}: bolt {state.bolt}\n\n{(state.plan.summary if state.plan else '')[:500]}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: {stage}\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
-            committed = vcs.commit_step(self.repo, sorted(set(written) | set(own)), message)
+            committed = vcs.commit_step(self.repo, sorted(set(written) | self.own_existing()), message,
+                                        state.last_commit)
         state.last_commit = committed
         if not any(c["stage"] == stage for c in state.commits):
             state.commits.append({"stage": stage, "commit": committed})
@@ -760,12 +765,11 @@ class Runner:
         sha256 = plans.digest((self.repo / rel).read_bytes())
         # A run that failed before its branch was checked out (resumed at INIT) has no branch to commit on.
         if done is None and (not self.continuing or vcs.current_branch(self.repo) == state.branch):
-            own_files = self.own_files()
-            own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc walkthrough: bolt {state.bolt}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: walkthrough\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
-            state.last_commit = vcs.commit_step(self.repo, sorted(set(own) | {rel}), message)  # saved by the move
+            state.last_commit = vcs.commit_step(self.repo, sorted(self.own_existing() | {rel}), message,
+                                                state.last_commit)  # saved by the move
         self.event(EventType.walkthrough_proposed, "walkthrough", commit=state.last_commit,
                    data={"partial": partial, "path": rel, "sha256": sha256})
 
@@ -777,7 +781,8 @@ class Runner:
     def check_unchanged(self) -> None:
         """HEAD, the branch and the plan must be as the run left them; else nothing is touched (exit 2)."""
         state = self.state
-        branch, head = vcs.current_branch(self.repo), vcs.head_commit(self.repo)
+        tree = vcs.work_tree(self.repo)
+        branch, head = tree.branch, tree.head
         if branch != state.branch and state.status != S.init:
             raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
                              f"{branch or 'a detached HEAD'} is checked out",
@@ -806,7 +811,7 @@ class Runner:
         allowed = own | ({p for f in state.plan.files if (p := plans.normal(f.path))}
                          if state.pending and state.plan else set())
         dirty = []
-        for rel in vcs.changed_paths(self.repo):
+        for rel in tree.changed:
             if _leftover(rel, own):
                 (self.repo / rel).unlink(missing_ok=True)  # a kill mid-write of a file aidlc rewrites anyway
             elif rel not in allowed and not rel.startswith(".aidlc/"):
@@ -844,9 +849,9 @@ def _own_files(bank: MemoryBank, bolt: BoltItem) -> set[str]:
             f"{folder}/{plans.WALKTHROUGH_FILE}", *stories}
 
 
-def _dirty(repo: Path, bank: MemoryBank, bolt: BoltItem) -> list[str]:
+def _dirty(changed: list[str], bank: MemoryBank, bolt: BoltItem) -> list[str]:
     own = _own_files(bank, bolt)
-    return [p for p in vcs.changed_paths(repo) if p not in own and not p.startswith(".aidlc/")
+    return [p for p in changed if p not in own and not p.startswith(".aidlc/")
             and not _leftover(p, own)]
 
 
