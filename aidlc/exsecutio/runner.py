@@ -211,6 +211,9 @@ class Runner:
         self.bolt_dir = Path(bolt.rel).parent.as_posix()
         self._tick = time.monotonic()
         self._own: set[str] | None = None
+        # False once a person may have changed the bank since it was read: time passed (a model call, the checks,
+        # a question) or a gate decision wrote its effects. `current_bank` reads it again then.
+        self._bank_current = True
         # The step in progress when this process took the run over may be partly done (a kill, a pause): its
         # commit is looked for by its trailers. Each later step starts from a state this process saved.
         self.continuing = True
@@ -313,6 +316,7 @@ class Runner:
             self.span("warning", "budget", data={"message": warning})
             messages = [*messages[:-1], Message("user", f"{messages[-1].content}\n\nBudget warning: {warning}")]
         request = _digest(json.dumps([m.to_dict() for m in messages], sort_keys=True))
+        self._bank_current = False  # a person may edit it while the model answers
         step = Step(index=len(self.state.steps) + 1, stage=stage, kind=kind, request_sha256=request)  # type: ignore
         began = time.monotonic()
         try:
@@ -402,9 +406,15 @@ class Runner:
 
     # -- the gates -----------------------------------------------------------------------------------------
     def reload(self) -> MemoryBank:
+        """The bank as it is on disk now."""
         self.bank = open_bank(self.repo)
         self.bolt = _bolt(self.bank, self.state.bolt)
+        self._bank_current = True
         return self.bank
+
+    def current_bank(self) -> MemoryBank:
+        """The bank as it is on disk: read again unless nothing could have changed it since it was read."""
+        return self.bank if self._bank_current else self.reload()
 
     def decide(self, decision: Decision, reason: str | None) -> None:
         """Record a person's decision on the gate the run waits at, exactly as `aidlc gate` does."""
@@ -415,7 +425,8 @@ class Runner:
         if stage is None:
             raise UsageError(f"run {self.state.run_id} is at {self.state.status.value}, not waiting at a gate; "
                              "--approve/--reject decide a gate", [f"aidlc bolt resume {self.state.bolt}"])
-        decide(self.reload(), self.state.bolt, stage, decision, reason, actor_from(self.repo, None))
+        decide(self.current_bank(), self.state.bolt, stage, decision, reason, actor_from(self.repo, None))
+        self._bank_current = False  # the decision's effects changed it
 
     def gate(self, stage: str) -> tuple[str, str | None]:
         """("approved" | "rejected" | "waiting", reason) for the gate, as the ledger holds it for the file now."""
@@ -423,7 +434,7 @@ class Runner:
         from aidlc.gates.decide import resolve
         from aidlc.gates.history import standing
 
-        bank = self.reload()
+        bank = self.current_bank()
         index = BankIndex(bank)
         target = resolve(bank, index, self.state.bolt, stage)
         history = open_view(self.ledger).history
@@ -443,8 +454,9 @@ class Runner:
             from aidlc.gates.decide import decide
 
             policy = Actor(kind=ActorKind.policy, name="policy.auto_approve_plan")
-            decide(self.reload(), self.state.bolt, "plan", Decision.approve,
+            decide(self.current_bank(), self.state.bolt, "plan", Decision.approve,
                    f"risk {risk} is in policy.auto_approve_plan", policy, policy_risk=risk)
+            self._bank_current = False  # the decision's effects changed it
             self.span("decision", "plan approved by policy", data={"reason": f"risk {risk}"})
             verdict = "approved"
         if verdict == "approved":
@@ -482,6 +494,7 @@ class Runner:
             return Paused(pause.kind, f"{pause.reason}; not asked: the {stage} gate is a human checkpoint and actor "
                           f"{actor.name} is {actor.kind.value}", pause.next_steps)
         self.tick()
+        self._bank_current = False  # a person may edit it before answering
         answer = self.ask(self.question(stage))
         self._tick = time.monotonic()  # the time a person took to answer is not the run's work
         if answer is None:
@@ -663,6 +676,7 @@ class Runner:
             results = state.checks[-1]["results"]  # recorded before a pause or a crash: not run again
         else:
             began = time.monotonic()
+            self._bank_current = False  # a person may edit it while the checks run
             checked = run_checks(self.repo, self.config.verify, env=self.check_env(), on_start=self.check_started)
             results = [r.model_dump(mode="json") for r in checked]
             state.checks.append({"stage": stage, "commit": state.last_commit, "results": results})
@@ -761,7 +775,7 @@ class Runner:
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": "walkthrough"}
         done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers) if self.continuing else None
         if done is None:  # once: the file a person judges is the one committed
-            write_walkthrough(self.repo, self.reload(), state.bolt, run_state=state, partial=partial, run=False)
+            write_walkthrough(self.repo, self.current_bank(), state.bolt, run_state=state, partial=partial, run=False)
         sha256 = plans.digest((self.repo / rel).read_bytes())
         # A run that failed before its branch was checked out (resumed at INIT) has no branch to commit on.
         if done is None and (not self.continuing or vcs.current_branch(self.repo) == state.branch):
