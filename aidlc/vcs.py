@@ -338,7 +338,7 @@ _STATUS_FIELDS = {b"1": 8, b"2": 9, b"u": 10, b"?": 1}
 
 def work_tree(project: Path) -> WorkTree:
     """HEAD, the branch and the changed files under `project`, from one git process."""
-    prefix = _prefix(project)
+    prefix = _prefix(project)  # with -z, git names paths from the top of the work tree, whatever the config says
     out = _run_git(project, ("status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z",
                              "--untracked-files=all", "--", "."))
     head = branch = None

@@ -45,6 +45,8 @@ def test_the_work_tree_in_one_status(repo: Path) -> None:
     git(repo, "checkout", "-qb", "aidlc/001-we]ird")
     write(repo, "app/b.py", "changed\n")
     write(repo, "app/new/deep.py", "new\n")
+    write(repo, "app/app/inner.py", "named like the project folder\n")
+    git(repo, "config", "status.relativePaths", "false")  # a person's setting: the paths are still the project's
     write(repo, "top.txt", "changed\n")  # outside the project folder: not listed
     (repo / "app/gone.py").unlink()
     git(repo, "mv", "app/a.py", "app/moved.py")
@@ -53,7 +55,7 @@ def test_the_work_tree_in_one_status(repo: Path) -> None:
 
     assert tree.head == git(repo, "rev-parse", "HEAD").strip()
     assert tree.branch == "aidlc/001-we]ird"
-    assert sorted(tree.changed) == ["a.py", "b.py", "gone.py", "moved.py", "new/deep.py"]
+    assert sorted(tree.changed) == ["a.py", "app/inner.py", "b.py", "gone.py", "moved.py", "new/deep.py"]
     assert vcs.changed_paths(repo) == vcs.work_tree(repo).changed
 
 
