@@ -5,8 +5,9 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -231,17 +232,26 @@ class History:
 
 
 def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None, ok: tuple[int, ...] = (0,)) -> bytes:
+    proc = _git_process(where, args, stdin)
+    if proc.returncode not in ok:
+        raise _git_failed(where, args, proc.stderr)
+    return proc.stdout
+
+
+def _git_process(where: Path, args: tuple[str, ...], stdin: bytes | None = None):  # type: ignore[no-untyped-def]
     import subprocess
 
     try:
-        proc = subprocess.run(["git", "-C", str(where), *args], input=stdin, capture_output=True, check=False,
+        return subprocess.run(["git", "-C", str(where), *args], input=stdin, capture_output=True, check=False,
                               env={**os.environ, **_GIT_ENV})
     except OSError as exc:
         raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
-    if proc.returncode not in ok:
-        raise UsageError(f"git {args[0]} failed in {where}: {proc.stderr.decode(errors='replace').strip()}",
-                         ["git status    # is the repository healthy?"])
-    return proc.stdout
+
+
+def _git_failed(where: Path, args: tuple[str, ...], stderr: bytes) -> UsageError:
+    command = next(a for a in args if not a.startswith("-") and "=" not in a)  # after any `-c key=value`
+    return UsageError(f"git {command} failed in {where}: {stderr.decode(errors='replace').strip()}",
+                      ["git status    # is the repository healthy?"])
 
 
 def history(project: Path) -> History | None:
@@ -313,23 +323,45 @@ def _prefix_of(project: str) -> str:
     return _run_git(Path(project), ("rev-parse", "--show-prefix")).decode("utf-8", "surrogateescape").strip()
 
 
+@dataclass(frozen=True)
+class WorkTree:
+    """What one `git status` says of the work tree."""
+
+    head: str | None  # the sha of HEAD; None before the first commit
+    branch: str | None  # the branch checked out; None with a detached HEAD
+    changed: list[str]  # files with uncommitted changes or untracked (ignored ones left out), relative to the project
+
+
+# `git status --porcelain=v2 -z` entries: how many space-separated fields come before the path.
+_STATUS_FIELDS = {b"1": 8, b"2": 9, b"u": 10, b"?": 1}
+
+
+def work_tree(project: Path) -> WorkTree:
+    """HEAD, the branch and the changed files under `project`, from one git process."""
+    prefix = _prefix(project)  # with -z, git names paths from the top of the work tree, whatever the config says
+    out = _run_git(project, ("status", "--porcelain=v2", "--branch", "--no-ahead-behind", "-z",
+                             "--untracked-files=all", "--", "."))
+    head = branch = None
+    paths: list[str] = []
+    entries = iter(out.split(b"\0"))
+    for entry in entries:
+        if entry.startswith(b"# branch.oid "):
+            head = None if entry.endswith(b"(initial)") else entry[13:].decode()
+        elif entry.startswith(b"# branch.head "):
+            branch = None if entry.endswith(b"(detached)") else entry[14:].decode("utf-8", "surrogateescape")
+        elif (fields := _STATUS_FIELDS.get(entry[:1])) is not None:
+            names = [entry.split(b" ", fields)[fields]]
+            if entry[:1] == b"2":  # a rename or a copy names its source next
+                names.append(next(entries))
+            for raw in reversed(names):
+                name = raw.decode("utf-8", "surrogateescape")
+                paths.append(name[len(prefix):] if name.startswith(prefix) else name)
+    return WorkTree(head, branch, paths)
+
+
 def changed_paths(project: Path) -> list[str]:
     """Files with uncommitted changes or untracked (ignored ones left out), relative to `project`."""
-    prefix = _prefix(project)
-    out = _run_git(project, ("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", "."))
-    entries, paths = out.split(b"\0"), []
-    at = 0
-    while at < len(entries):
-        entry = entries[at]
-        at += 1
-        if len(entry) < 4:
-            continue
-        code, name = entry[:2], entry[3:].decode("utf-8", "surrogateescape")
-        if code[:1] in (b"R", b"C"):  # a rename names its source next
-            paths.append(entries[at].decode("utf-8", "surrogateescape")[len(prefix):])
-            at += 1
-        paths.append(name[len(prefix):] if name.startswith(prefix) else name)
-    return paths
+    return work_tree(project).changed
 
 
 def current_branch(project: Path) -> str | None:
@@ -352,12 +384,30 @@ def checkout(project: Path, branch: str) -> None:
     _run_git(project, ("checkout", "-q", branch))
 
 
-def commit_step(project: Path, paths: list[str], message: str) -> str:
-    """Stage exactly `paths` (changes, new files, removals) and commit them as the person in git config.
-    An empty step still gets its commit: each step is one commit, found again by its trailers."""
+# The run's own commits skip git's automatic maintenance (gc, repack), which costs each commit milliseconds: the
+# person's next git command runs it. Their hooks run as they set them.
+_NO_MAINTENANCE = ("-c", "maintenance.auto=false", "-c", "gc.auto=0")
+# "[<branch> <sha>] <subject>"; a root commit says "(root-commit)" before the sha, a detached HEAD "[detached HEAD".
+# A branch name holds no space, so the first " <sha>] " is the sha.
+_SUMMARY = re.compile(rb"\[[^\n]*? ([0-9a-f]+)\] ")
+_IGNORED = b"paths are ignored by one of your .gitignore files"
+
+
+def commit_step(project: Path, paths: list[str], message: str, parent: str) -> str:
+    """Stage `paths` (changes, new files, removals; a path .gitignore excludes is left out, as `git status` leaves
+    it out) and commit them on HEAD (`parent`) as the person in git config; returns the new commit's sha. An empty
+    step still gets its commit: each step is one commit, found again by its trailers."""
     if paths:
-        _run_git(project, ("add", "-A", "--", *paths))
-    _run_git(project, ("commit", "-q", "--allow-empty", "--no-verify", "-m", message))
+        added = _git_process(project, ("add", "-A", "--", *paths))
+        if added.returncode != 0 and not (added.returncode == 1 and _IGNORED in added.stderr):  # the rest is added
+            raise _git_failed(project, ("add",), added.stderr)
+    # The summary line names the new commit, "abbreviated" to the length of a full sha (SHA-1 or SHA-256).
+    full = len(parent) if len(parent) in (40, 64) else 40
+    out = _run_git(project, (*_NO_MAINTENANCE, "-c", f"core.abbrev={full}", "commit", "--allow-empty", "--no-verify",
+                             "-m", message))
+    summary = _SUMMARY.match(out)  # hooks print to stderr: the summary is the first line
+    if summary and len(summary.group(1)) == full == len(parent):
+        return summary.group(1).decode()
     return _run_git(project, ("rev-parse", "HEAD")).decode().strip()
 
 
@@ -471,11 +521,15 @@ def is_outside(path: str, folders: tuple[str, ...]) -> bool:
     return not any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
 
 
-def commits_with_trailer(project: Path, key: str, value: str, ref: str = "HEAD") -> list[Commit]:
-    """The commits in `ref`'s history whose trailer `key` is exactly `value`, oldest first."""
-    out = _run_git(project, ("log", "--reverse", f"--format={_LOG_FORMAT}", "-F", f"--grep={key}: {value}", ref,
-                             "--"))
-    return [c for c in _commits(out) if c.trailers.get(key) == value]
+def commits_with_trailer(project: Path, key: str, value: str, ref: str = "HEAD", files: bool = False) -> list[Commit]:
+    """The commits in `ref`'s history whose trailer `key` is exactly `value`, oldest first; with `files`, each with
+    the files it changed under the project (as `changed_by` finds them)."""
+    names = ("-z", "--name-only", "-M", "--root", "--relative") if files else ()
+    out = _run_git(project, ("log", "--reverse", *names, f"--format={_LOG_FORMAT}", "-F", f"--grep={key}: {value}",
+                             ref, "--"))
+    found = [c for c in _commits(out) if c.trailers.get(key) == value]
+    # git log shows no files for a merge: its changes against its first parent, as for the others.
+    return [replace(c, paths=tuple(changed_by(project, c))) if files and len(c.parents) > 1 else c for c in found]
 
 
 def changed_by(project: Path, commit: Commit) -> list[str]:
@@ -501,13 +555,19 @@ class LineCounts:
 
 def line_counts(project: Path, base: str, head: str, outside: tuple[str, ...] = ()) -> list[LineCounts]:
     """Per file changed between `base` and `head` under `project`, except in the folders `outside`: git's
-    status letter and the lines added and removed."""
-    statuses = {c.path: c.status for c in changed_files_between(project, base, head)}
-    out = _run_git(project, ("diff", "--no-ext-diff", "--no-textconv", "--relative", "--numstat", "-z", "-M",
+    status letter and the lines added and removed (one git process: `--raw` gives the letters, `--numstat` the
+    lines, in that order)."""
+    out = _run_git(project, ("diff", "--no-ext-diff", "--no-textconv", "--relative", "--raw", "--numstat", "-z", "-M",
                              base, head, "--"))
     fields = out.decode("utf-8", "surrogateescape").split("\0")
+    statuses: dict[str, str] = {}
     counts, at = [], 0
     while at < len(fields) and fields[at]:
+        if fields[at].startswith(":"):  # ":modes shas STATUS", then the path (two for R and C: old, new)
+            status = fields[at].rsplit(" ", 1)[-1][:1]
+            at += 3 if status in ("R", "C") else 2
+            statuses[fields[at - 1]] = status
+            continue
         added, removed, path = fields[at].split("\t", 2)
         if not path:  # a rename: the old path, then the new one, follow
             path, at = fields[at + 2], at + 3

@@ -108,11 +108,12 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
         if earlier.bolt == bolt.id and not earlier.terminal:
             raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value})",
                              [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
-    head = vcs.head_commit(repo)
+    tree = vcs.work_tree(repo)
+    head = tree.head
     if head is None:
         raise UsageError(f"{repo} has no commit yet; a run branches from HEAD",
                          ["git add -A && git commit -m 'initial commit'"])
-    dirty = _dirty(repo, bank, bolt)
+    dirty = _dirty(tree.changed, bank, bolt)
     if dirty:
         raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
                          f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
@@ -123,7 +124,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
                          [f"git branch -m {branch} {branch}-old    # keep it under another name",
                           f"git branch -D {branch}    # or drop it, then start again"])
     return {"bolt": bolt.id, "branch": branch, "base": head, "verify": [v.name for v in bank.config.verify],
-            "_bank": bank, "_bolt": bolt}
+            "_bank": bank, "_bolt": bolt, "_start_branch": tree.branch}
 
 
 def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
@@ -135,7 +136,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
     run_id = new_run_id()
     goal = _goal(bolt)
     state = RunState(run_id=run_id, bolt=bolt.id, goal=goal, created=now, updated=now, branch=branch,
-                     start_branch=vcs.current_branch(repo), base_commit=head, last_commit=head, model=model)
+                     start_branch=found["_start_branch"], base_commit=head, last_commit=head, model=model)
     store = RunStore(repo, run_id)
     store.save(state)
     runner = Runner(repo, bank, bolt, store, state, provider, ask)
@@ -212,6 +213,9 @@ class Runner:
         self.bolt_dir = Path(bolt.rel).parent.as_posix()
         self._tick = time.monotonic()
         self._own: set[str] | None = None
+        # False once a person may have changed the bank since it was read: time passed (a model call, the checks,
+        # a question) or a gate decision wrote its effects. `current_bank` reads it again then.
+        self._bank_current = True
         # The step in progress when this process took the run over may be partly done (a kill, a pause): its
         # commit is looked for by its trailers. Each later step starts from a state this process saved.
         self.continuing = True
@@ -258,6 +262,11 @@ class Runner:
         if self._own is None:
             self._own = _own_files(self.bank, self.bolt)
         return self._own
+
+    def own_existing(self) -> set[str]:
+        """aidlc's own files a step commits with its edits: those that exist (git adds an unchanged one as a no-op;
+        a person's removal of one is theirs to commit)."""
+        return {rel for rel in self.own_files() if (self.repo / rel).exists() or (self.repo / rel).is_symlink()}
 
     # -- the loop ------------------------------------------------------------------------------------------
     def drive(self) -> Outcome:
@@ -315,6 +324,7 @@ class Runner:
             self.span("warning", "budget", data={"message": warning})
             messages = [*messages[:-1], Message("user", f"{messages[-1].content}\n\nBudget warning: {warning}")]
         request = _digest(json.dumps([m.to_dict() for m in messages], sort_keys=True))
+        self._bank_current = False  # a person may edit it while the model answers
         step = Step(index=len(self.state.steps) + 1, stage=stage, kind=kind, request_sha256=request)  # type: ignore
         began = time.monotonic()
         try:
@@ -411,9 +421,15 @@ class Runner:
 
     # -- the gates -----------------------------------------------------------------------------------------
     def reload(self) -> MemoryBank:
+        """The bank as it is on disk now."""
         self.bank = open_bank(self.repo)
         self.bolt = _bolt(self.bank, self.state.bolt)
+        self._bank_current = True
         return self.bank
+
+    def current_bank(self) -> MemoryBank:
+        """The bank as it is on disk: read again unless nothing could have changed it since it was read."""
+        return self.bank if self._bank_current else self.reload()
 
     def decide(self, decision: Decision, reason: str | None) -> None:
         """Record a person's decision on the gate the run waits at, exactly as `aidlc gate` does."""
@@ -424,7 +440,8 @@ class Runner:
         if stage is None:
             raise UsageError(f"run {self.state.run_id} is at {self.state.status.value}, not waiting at a gate; "
                              "--approve/--reject decide a gate", [f"aidlc bolt resume {self.state.bolt}"])
-        decide(self.reload(), self.state.bolt, stage, decision, reason, actor_from(self.repo, None))
+        decide(self.current_bank(), self.state.bolt, stage, decision, reason, actor_from(self.repo, None))
+        self._bank_current = False  # the decision's effects changed it
 
     def gate(self, stage: str) -> tuple[str, str | None]:
         """("approved" | "rejected" | "waiting", reason) for the gate, as the ledger holds it for the file now."""
@@ -432,7 +449,7 @@ class Runner:
         from aidlc.gates.decide import resolve
         from aidlc.gates.history import standing
 
-        bank = self.reload()
+        bank = self.current_bank()
         index = BankIndex(bank)
         target = resolve(bank, index, self.state.bolt, stage)
         history = open_view(self.ledger).history
@@ -452,8 +469,9 @@ class Runner:
             from aidlc.gates.decide import decide
 
             policy = Actor(kind=ActorKind.policy, name="policy.auto_approve_plan")
-            decide(self.reload(), self.state.bolt, "plan", Decision.approve,
+            decide(self.current_bank(), self.state.bolt, "plan", Decision.approve,
                    f"risk {risk} is in policy.auto_approve_plan", policy, policy_risk=risk)
+            self._bank_current = False  # the decision's effects changed it
             self.span("decision", "plan approved by policy", data={"reason": f"risk {risk}"})
             verdict = "approved"
         if verdict == "approved":
@@ -491,6 +509,7 @@ class Runner:
             return Paused(pause.kind, f"{pause.reason}; not asked: the {stage} gate is a human checkpoint and actor "
                           f"{actor.name} is {actor.kind.value}", pause.next_steps)
         self.tick()
+        self._bank_current = False  # a person may edit it before answering
         answer = self.ask(self.question(stage))
         self._tick = time.monotonic()  # the time a person took to answer is not the run's work
         if answer is None:
@@ -617,12 +636,11 @@ class Runner:
             assert written is not None
             self.span("edit", stage, status="applied", data={"files": written})
             state.touched.extend(p for p in written if p not in state.touched)
-            own_files = self.own_files()
-            own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc {stage}: bolt {state.bolt}\n\n{(state.plan.summary if state.plan else '')[:500]}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: {stage}\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
-            committed = vcs.commit_step(self.repo, sorted(set(written) | set(own)), message)
+            committed = vcs.commit_step(self.repo, sorted(set(written) | self.own_existing()), message,
+                                        state.last_commit)
         state.last_commit = committed
         if not any(c["stage"] == stage for c in state.commits):
             state.commits.append({"stage": stage, "commit": committed})
@@ -688,6 +706,7 @@ class Runner:
             results = state.checks[-1]["results"]  # recorded before a pause or a crash: not run again
         else:
             began = time.monotonic()
+            self._bank_current = False  # a person may edit it while the checks run
             checked = run_checks(self.repo, self.config.verify, env=self.check_env(), on_start=self.check_started)
             results = [r.model_dump(mode="json") for r in checked]
             state.checks.append({"stage": stage, "commit": state.last_commit, "results": results})
@@ -787,16 +806,15 @@ class Runner:
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
         done = vcs.commit_with_trailers(self.repo, state.base_commit, trailers) if self.continuing else None
         if done is None:  # once: the file a person judges is the one committed
-            write_walkthrough(self.repo, self.reload(), state.bolt, run_state=state, partial=partial, run=False)
+            write_walkthrough(self.repo, self.current_bank(), state.bolt, run_state=state, partial=partial, run=False)
         sha256 = plans.digest((self.repo / rel).read_bytes())
         # A run that failed before its branch was checked out (resumed at INIT) has no branch to commit on.
         if done is None and (not self.continuing or vcs.current_branch(self.repo) == state.branch):
-            own_files = self.own_files()
-            own = [p for p in vcs.changed_paths(self.repo) if p in own_files]
             message = (f"aidlc walkthrough: bolt {state.bolt}\n\n"
                        f"Aidlc-Bolt: {state.bolt}\nAidlc-Run: {state.run_id}\nAidlc-Stage: {stage}\n"
                        f"Aidlc-Model: {state.model or 'unknown'}\n")
-            state.last_commit = vcs.commit_step(self.repo, sorted(set(own) | {rel}), message)  # saved by the move
+            state.last_commit = vcs.commit_step(self.repo, sorted(self.own_existing() | {rel}), message,
+                                                state.last_commit)  # saved by the move
         self.event(EventType.walkthrough_proposed, stage, commit=state.last_commit,
                    data={"partial": partial, "path": rel, "sha256": sha256})
 
@@ -808,7 +826,8 @@ class Runner:
     def check_unchanged(self) -> None:
         """HEAD, the branch and the plan must be as the run left them; else nothing is touched (exit 2)."""
         state = self.state
-        branch, head = vcs.current_branch(self.repo), vcs.head_commit(self.repo)
+        tree = vcs.work_tree(self.repo)
+        branch, head = tree.branch, tree.head
         if branch != state.branch and state.status != S.init:
             raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
                              f"{branch or 'a detached HEAD'} is checked out",
@@ -837,7 +856,7 @@ class Runner:
         allowed = own | ({p for f in state.plan.files if (p := plans.normal(f.path))}
                          if state.pending and state.plan else set())
         dirty = []
-        for rel in vcs.changed_paths(self.repo):
+        for rel in tree.changed:
             if _leftover(rel, own):
                 (self.repo / rel).unlink(missing_ok=True)  # a kill mid-write of a file aidlc rewrites anyway
             elif rel not in allowed and not rel.startswith(".aidlc/"):
@@ -875,9 +894,9 @@ def _own_files(bank: MemoryBank, bolt: BoltItem) -> set[str]:
             f"{folder}/{plans.WALKTHROUGH_FILE}", *stories}
 
 
-def _dirty(repo: Path, bank: MemoryBank, bolt: BoltItem) -> list[str]:
+def _dirty(changed: list[str], bank: MemoryBank, bolt: BoltItem) -> list[str]:
     own = _own_files(bank, bolt)
-    return [p for p in vcs.changed_paths(repo) if p not in own and not p.startswith(".aidlc/")
+    return [p for p in changed if p not in own and not p.startswith(".aidlc/")
             and not _leftover(p, own)]
 
 

@@ -77,8 +77,9 @@ class RunStore:
         return found
 
     def write_text(self, name: str, text: str) -> Path:
+        """Atomically, not flushed: as a save between transitions (the next transition flushes the folder)."""
         path = self.folder / name
-        atomic_write(path, text, self.repo)
+        atomic_write(path, text, self.repo, durable=False)
         return path
 
     def read_text(self, name: str) -> str:

@@ -10,6 +10,7 @@ not its code).
 from __future__ import annotations
 
 import fnmatch
+import functools
 import hashlib
 import json
 import re
@@ -53,6 +54,11 @@ class Facts:
     def run(self) -> RunState | None:
         return self.runs[-1] if self.runs else None
 
+    @functools.cached_property
+    def line_counts(self) -> list[vcs.LineCounts]:
+        """The files changed from base to head outside the bank, with their lines (asked of git once)."""
+        return vcs.line_counts(self.repo, self.base, self.head, self.outside)
+
 
 def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
     from aidlc.exsecutio.store import runs_of
@@ -62,11 +68,11 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
         raise UsageError(f"no bolt named {bolt_ref!r} in {bank.rel_root}/bolts/", ["aidlc status    # the bolts"])
     outside = (bank.rel_root, ".aidlc")
     runs = runs_of(repo, bolt.id)
-    commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id)
+    commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id, files=True)
     notes: list[str] = []
     if commits:
         base = commits[0].parents[0] if commits[0].parents else vcs.EMPTY_TREE
-        code = [c for c in commits if any(vcs.is_outside(p, outside) for p in vcs.changed_by(repo, c))]
+        code = [c for c in commits if any(vcs.is_outside(p, outside) for p in c.paths)]
         head = (code or commits)[-1].sha
     elif runs:
         base, head = runs[-1].base_commit, runs[-1].last_commit
@@ -165,7 +171,7 @@ def traceability(facts: Facts, checks: list[ev.Check]) -> ev.Traceability:
 def changes(facts: Facts, planned: dict[str, str] | None) -> list[ev.FileChangeLine]:
     return [ev.FileChangeLine(path=c.path, status=c.status, added=c.added, removed=c.removed,
                               reason=one_line(planned[c.path]) if planned and c.path in planned else None)
-            for c in vcs.line_counts(facts.repo, facts.base, facts.head, facts.outside)]
+            for c in facts.line_counts]
 
 
 def deviations(changed: list[ev.FileChangeLine], planned: dict[str, str] | None) -> list[ev.Deviation]:

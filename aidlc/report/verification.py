@@ -97,8 +97,8 @@ def independent_tests(facts: Facts) -> tuple[list[str], list[str]]:
     bots = facts.bank.config.governance.bot_emails
     tests = [p for p in vcs.files_at(repo, facts.head) if is_test_file(p, patterns)
              and vcs.is_outside(p, facts.outside) and not p.endswith("__init__.py")]
-    changed = {c.path for c in vcs.changed_files_between(repo, facts.base, facts.head)} \
-        if facts.base != vcs.EMPTY_TREE else set(tests)
+    # The tests are outside the bank, as the files the bolt changed that line_counts lists.
+    changed = {c.path for c in facts.line_counts} if facts.base != vcs.EMPTY_TREE else set(tests)
     independent, own = [], []
     for path in tests:
         if path not in changed:
@@ -221,7 +221,7 @@ def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | No
     if reviewer is None:
         facts.notes.append("no model review: no model is configured")
         return None
-    paths = [c.path for c in vcs.line_counts(facts.repo, facts.base, facts.head, facts.outside)]
+    paths = [c.path for c in facts.line_counts]
     diff = vcs.diff_text(facts.repo, facts.base, facts.head, paths)
     cut = max(0, len(diff) - DIFF_CHARS)
     user = render_prompt("evidence_review.md.j2", bolt=facts.bolt.id, risk=risk or "unknown", diff=diff[:DIFF_CHARS],
