@@ -14,7 +14,8 @@ file (a FIFO, a device), or when the approved plan does not name it. One refused
 all: nothing is written.
 
 `apply` writes through the journal of bank/journal.py, confined to the repository: each file is
-replaced atomically (temp file in its folder, then rename), its old bytes journalled first. An
+replaced atomically (temp file in its folder, then rename), its old bytes journalled first (one file
+in a folder that exists needs no journal: its own atomic replace is all or nothing). An
 error rolls every file back at once; a kill -9 leaves the journal, and the next aidlc command
 that opens the bank (workspace.open_bank) rolls the half-applied edits back, so a resumed run
 finds the tree as its last step left it.
@@ -79,8 +80,15 @@ class PreparedEdits:
         if problems:
             raise EditRefused(problems)
         from aidlc.bank import journal
+        from aidlc.bank.write import atomic_write
 
         rewritten = [rel for rel, text in self.changes.items() if text is not None]
+        (first, text), *others = self.changes.items()
+        if not others and text is not None and (self.root / first).parent.is_dir():
+            # One file in an existing folder needs no journal: its atomic replace is all or nothing by itself.
+            with fresh_mtimes(self.root, rewritten):
+                atomic_write(self.root / first, text, self.root)
+            return [first]
         with fresh_mtimes(self.root, rewritten), journal.writing(self.root, bank="") as edits:
             for rel, text in self.changes.items():
                 if text is None:
