@@ -321,6 +321,20 @@ def test_a_plan_naming_forbidden_paths_is_sent_back(shop: Path, server: Scripted
     assert state(shop)["plan"]["files"][0]["path"] == CALC
 
 
+def test_what_the_budget_leaves_out_of_the_context_is_traced(shop: Path, server: ScriptedServer) -> None:
+    standards = shop / "memory-bank/standards/coding-standards.md"
+    standards.parent.mkdir(exist_ok=True)
+    standards.write_text("# Coding standards\n\n" + "Prefer plain code over clever code.\n" * 1500)  # ~13k tokens
+    git(shop, "add", "-A")
+    git(shop, "commit", "-qm", "long standards")
+    approved(shop, server)
+    assert "Prefer plain code" not in json.dumps(server.bodies()[-1]["messages"])
+    trace = run(shop, "bolt", "trace", BOLT).stdout
+    line = next(line for line in trace.splitlines() if "warning context" in line)
+    assert "plan: the context exceeded 12000 tokens: left out " in line, trace
+    assert "memory-bank/standards/coding-standards.md" in line
+
+
 def test_a_rejected_plan_is_made_again_with_the_reason(shop: Path, server: ScriptedServer) -> None:
     approved(shop, server)
     server.push(plan_answer(summary="Add the prices; an empty cart totals 0."))

@@ -72,6 +72,20 @@ def test_a_proposal_the_bank_refuses_is_sent_back_with_the_reasons(repo: Path, s
     assert "FR-7" in retry and "does not define" in retry
 
 
+def test_what_the_budget_leaves_out_of_the_context_is_said(repo: Path, server: ScriptedServer) -> None:
+    build_chain(repo)
+    standards = repo / MB / "standards" / "coding-standards.md"
+    standards.parent.mkdir(exist_ok=True)
+    standards.write_text("# Coding standards\n\n" + "Prefer plain code over clever code.\n" * 400)
+    server.push(chat(units_answer(REFUNDS)))
+    proc = run(repo, "--format", "json", "draft", "units", INTENT, "--budget", "1000", "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    trimmed = json.loads(proc.stdout)["context_trimmed"]
+    assert trimmed.startswith("left out ") and f"{MB}/standards/coding-standards.md" in trimmed, trimmed
+    assert "the context exceeded the budget of 1000 tokens: left out" in proc.stderr
+    assert "Prefer plain code" not in json.dumps(server.bodies()[-1]["messages"])
+
+
 def test_a_proposal_never_fixed_writes_nothing(repo: Path, server: ScriptedServer) -> None:
     build_chain(repo)
     before = sorted(p.as_posix() for p in (repo / MB).rglob("*"))

@@ -43,6 +43,8 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
     app.note(f"drafting the {level} of {intent} ...")
     result = draft(root, level, intent, llm, dry_run=dry_run, budget_tokens=budget_tokens,  # type: ignore[arg-type]
                    max_tokens=max_tokens)
+    if result.context_trimmed:
+        app.note(f"the context exceeded the budget of {budget_tokens} tokens: {result.context_trimmed}")
     if app.json:
         app.emit_json({
             "level": result.level, "intent": result.intent, "dry_run": result.dry_run, "ids": result.written.ids,
@@ -50,7 +52,8 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
             "previews": [{"path": p.path, "action": p.action, "text": p.text} for p in result.previews],
             "model": result.model, "target": result.target, "mode": result.mode, "rounds": result.rounds,
             "usage": result.usage.to_dict(),
-            "prompt_sha256": result.prompt_sha256, "event": result.event, "errors_after": result.errors_after,
+            "prompt_sha256": result.prompt_sha256, "context_trimmed": result.context_trimmed,
+            "event": result.event, "errors_after": result.errors_after,
             "next_steps": [result.gate_command],
         })
         return

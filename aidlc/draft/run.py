@@ -33,7 +33,7 @@ from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import verified_ledger
 from aidlc.llm.base import Message, Provider, Usage
-from aidlc.llm.context import ContextPiece, fit_context
+from aidlc.llm.context import ContextPiece, Fitted, fit_context
 from aidlc.llm.errors import LLMBadOutput
 from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.structured import complete_structured
@@ -89,6 +89,7 @@ class DraftResult:
     previews: list[Preview] = field(default_factory=list)
     event: dict[str, Any] | None = None
     errors_after: int = 0
+    context_trimmed: str | None = None  # what the model did not see of the context (None: it saw all of it)
 
 
 class DraftRejected(LLMBadOutput):
@@ -104,7 +105,7 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
     ledger = None if dry_run else verified_ledger(
         creator.bank.repo_root, creator.bank.rel_root, "aidlc draft records its proposal there and writes nothing")
     schema = PROPOSALS[level]
-    conversation = build_messages(creator.bank, intent, level, budget_tokens)
+    conversation, fitted = build_messages(creator.bank, intent, level, budget_tokens)
     digest = hashlib.sha256(json.dumps([m.to_dict() for m in conversation], sort_keys=True).encode()).hexdigest()
     usage, found, used = Usage(), [], 0
     for used in range(1, rounds + 1):  # noqa: B007 - `used` is read after the loop
@@ -127,7 +128,7 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
                          model=answer.completion.model, target=answer.completion.target, mode=answer.mode,
                          rounds=used, usage=usage, prompt_sha256=digest,
                          gate_command=f"aidlc gate approve {intent.id} --stage {GATE_OF[level]}",
-                         previews=plan.previews())
+                         previews=plan.previews(), context_trimmed=fitted.trimmed())
     if ledger is None:
         return result
     result.event = _apply(creator.bank, plan, ledger, result)
@@ -152,15 +153,16 @@ def _require_previous_level(intent: Intent, level: str) -> None:
                          [command.format(intent=intent.id)])
 
 
-def build_messages(bank: MemoryBank, intent: Intent, level: str, budget_tokens: int) -> list[Message]:
-    """The system rules, then the task with the intent's files as untrusted data, fitted to the budget."""
+def build_messages(bank: MemoryBank, intent: Intent, level: str, budget_tokens: int) -> tuple[list[Message], Fitted]:
+    """The system rules, then the task with the intent's files as untrusted data, fitted to the budget (and
+    what the fitting left out or cut)."""
     fitted = fit_context(context_pieces(bank, intent, level), budget_tokens)
     task = f"propose the {level} of intent {intent.id}"
     user = render_prompt("draft.md.j2", level=level, intent=intent.id, context=fitted.render(),
                          units=[u.id for u in intent.units],
                          requirements=sorted(intent.requirement_ids),
                          stories={u.id: [s.stem for s in u.stories] for u in intent.units})
-    return [system_message(task), Message("user", user)]
+    return [system_message(task), Message("user", user)], fitted
 
 
 def context_pieces(bank: MemoryBank, intent: Intent, level: str) -> list[ContextPiece]:

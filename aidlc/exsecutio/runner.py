@@ -402,7 +402,7 @@ class Runner:
         scope = self.bolt.meta.scope if self.bolt.meta else []
         # After a rejected walkthrough the work so far stays on the branch: the new plan builds on it.
         pieces = self.file_pieces(self.state.touched, 90) if self.state.reworks else []
-        context = fit_context([*pieces, *self.bolt_pieces()], CONTEXT_TOKENS).render()
+        context = self.fit([*pieces, *self.bolt_pieces()], "plan")
         user = render_prompt("bolt_plan.md.j2", bolt=self.state.bolt, goal=self.state.goal, scope=scope,
                              rejections=self.state.rejections, reworks=self.state.reworks,
                              touched=self.state.touched, tree=_tracked(self.repo), context=context)
@@ -660,7 +660,7 @@ class Runner:
         assert state.plan is not None
         if stage == self.stage("execute"):
             pieces = self.file_pieces([f.path for f in state.plan.files if f.action != "create"], 100)
-            context = fit_context([*pieces, *self.bolt_pieces()], CONTEXT_TOKENS).render()
+            context = self.fit([*pieces, *self.bolt_pieces()], stage)
             user = render_prompt("bolt_execute.md.j2", bolt=state.bolt, summary=state.plan.summary,
                                  files=state.plan.files, tests=state.plan.tests, warning=None,
                                  rework=state.reworks[-1] if state.reworks else None,
@@ -670,12 +670,20 @@ class Runner:
             output = _excerpt(failing)
             pieces = [ContextPiece(f"output of {failing['name']}", output[-OUTPUT_CHARS:], 100, required=True),
                       *self.file_pieces(state.touched or [f.path for f in state.plan.files], 90)]
-            context = fit_context(pieces, CONTEXT_TOKENS).render()
+            context = self.fit(pieces, stage)
             user = render_prompt("bolt_repair.md.j2", check=failing, bolt=state.bolt, round=state.repairs,
                                  max_repairs=self.config.policy.max_repairs, problems=problems, warning=None,
                                  allowed=[f.path for f in state.plan.files], edit_format=self.edit_format(),
                                  context=context)
         return [system_message(f"implement bolt {state.bolt}"), Message("user", user)]
+
+    def fit(self, pieces: list[ContextPiece], stage: str) -> str:
+        """The context within the token budget; what had to be left out or cut is traced."""
+        fitted = fit_context(pieces, CONTEXT_TOKENS)
+        if (trimmed := fitted.trimmed()) is not None:
+            self.span("warning", "context", data={"message": f"{stage}: the context exceeded {CONTEXT_TOKENS} "
+                                                             f"tokens: {trimmed}"})
+        return fitted.render()
 
     def file_pieces(self, paths: list[str], priority: int) -> list[ContextPiece]:
         found = []

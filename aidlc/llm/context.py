@@ -69,6 +69,13 @@ class Fitted:
     def render(self) -> str:
         return "\n\n".join(_render(p, self.redactor) for p in self.pieces)
 
+    def trimmed(self) -> str | None:
+        """What the model will not see of the context, in words (None: it sees all of it)."""
+        parts = ([f"left out {', '.join(self.dropped)}"] if self.dropped else []) + \
+            ([f"cut {', '.join(f'{name} by {chars} characters' for name, chars in self.truncated.items())}"]
+             if self.truncated else [])
+        return "; ".join(parts) or None
+
 
 def fit_context(pieces: list[ContextPiece], budget_tokens: int, redactor: Redactor | None = None) -> Fitted:
     """Keep `pieces` within `budget_tokens` (as rendered): drop by priority, then truncate the longest.
