@@ -131,6 +131,16 @@ def test_fit_context_drops_lowest_priority_first_then_truncates_the_longest() ->
     assert "<untrusted-data" not in tighter.render()  # our own intent text is not wrapped as untrusted
 
 
+def test_among_equal_priorities_one_long_piece_goes_before_several_short_ones() -> None:
+    pieces = [ContextPiece("intent", "I" * 400, priority=10, required=True),
+              ContextPiece("standards/long.md", "L" * 8000, priority=2),
+              ContextPiece("standards/a.md", "A" * 400, priority=2),
+              ContextPiece("standards/b.md", "B" * 400, priority=2)]
+    fitted = fit_context(pieces, budget_tokens=900)
+    assert fitted.dropped == ["standards/long.md"] and fitted.truncated == {}
+    assert [p.name for p in fitted.pieces] == ["intent", "standards/a.md", "standards/b.md"]
+
+
 def test_fit_context_truncates_required_pieces_rather_than_failing() -> None:
     pieces = [ContextPiece("a.md", "a" * 4000, required=True), ContextPiece("b.md", "b" * 1000, required=True)]
     fitted = fit_context(pieces, budget_tokens=600)

@@ -100,8 +100,9 @@ def fit_context(pieces: list[ContextPiece], budget_tokens: int, redactor: Redact
         droppable = [p for p in kept if not p.required]
         if not droppable:
             break
-        # Lowest priority goes first; among equals the later piece (usually the least central) goes first.
-        victim = min(droppable, key=lambda p: (p.priority, -kept.index(p)))
+        # Lowest priority goes first; among equals the largest (one long file must not cost several short ones),
+        # then the later piece (usually the least central).
+        victim = min(droppable, key=lambda p: (p.priority, -keep_chars[id(p)], -kept.index(p)))
         kept.remove(victim)
         dropped.append(victim.name)
     for _ in range(64):  # each round removes at least the excess; the bound only guards against a logic slip
