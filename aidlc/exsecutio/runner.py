@@ -440,7 +440,8 @@ class Runner:
         if stage is None:
             raise UsageError(f"run {self.state.run_id} is at {self.state.status.value}, not waiting at a gate; "
                              "--approve/--reject decide a gate", [f"aidlc bolt resume {self.state.bolt}"])
-        decide(self.current_bank(), self.state.bolt, stage, decision, reason, actor_from(self.repo, None))
+        decide(self.current_bank(), self.state.bolt, stage, decision, reason, actor_from(self.repo, None),
+               head=self.state.last_commit)
         self._bank_current = False  # the decision's effects changed it
 
     def gate(self, stage: str) -> tuple[str, str | None]:
@@ -470,7 +471,7 @@ class Runner:
 
             policy = Actor(kind=ActorKind.policy, name="policy.auto_approve_plan")
             decide(self.current_bank(), self.state.bolt, "plan", Decision.approve,
-                   f"risk {risk} is in policy.auto_approve_plan", policy, policy_risk=risk)
+                   f"risk {risk} is in policy.auto_approve_plan", policy, policy_risk=risk, head=self.state.last_commit)
             self._bank_current = False  # the decision's effects changed it
             self.span("decision", "plan approved by policy", data={"reason": f"risk {risk}"})
             verdict = "approved"

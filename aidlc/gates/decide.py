@@ -95,9 +95,10 @@ def _release(bank: MemoryBank, name: str) -> GateTarget:
 
 
 def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reason: str | None,
-           actor: Actor, *, policy_risk: Risk | None = None) -> Recorded:
+           actor: Actor, *, policy_risk: Risk | None = None, head: str | None = None) -> Recorded:
     """Record a person's decision; or, with a `policy` actor, a plan approval policy.auto_approve_plan allows
-    for `policy_risk` (low or medium only)."""
+    for `policy_risk` (low or medium only). `head`: HEAD's commit when the caller knows it (a bolt run checks
+    it before every step), else it is asked of git."""
     repo = Path(bank.repo_root)
     ledger = Ledger.of_bank(repo, bank.rel_root)
     if not ledger.exists():
@@ -152,7 +153,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     appended = ledger.append(
         EventType.gate_decided, actor, key=key,
         subject=Subject(kind=target.kind, id=target.id),  # type: ignore[arg-type]
-        stage=stage, decision=decision, reason=reason, fingerprint=digest, commit=vcs.head_commit(repo),
+        stage=stage, decision=decision, reason=reason, fingerprint=digest, commit=head or vcs.head_commit(repo),
         data=data or None, sign=sign,
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
