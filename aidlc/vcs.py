@@ -618,6 +618,24 @@ def resolve_commit(project: Path, ref: str) -> str:
     return sha
 
 
+def unsigned(project: Path, shas: list[str]) -> list[str]:
+    """Those of `shas` whose commit object carries no signature (no `gpgsig` header: GPG, SSH or X.509), in order.
+    Whether a signature verifies is not asked here: that needs the signers' keys, which CI may lack."""
+    if not shas:
+        return []
+    out = _run_git(project, ("cat-file", "--batch"), stdin="".join(f"{sha}\n" for sha in shas).encode())
+    found, at = [], 0
+    for sha in shas:
+        line_end = out.index(b"\n", at)
+        size = int(out[at:line_end].split()[2])  # "<sha> commit <size>"
+        body = out[line_end + 1:line_end + 1 + size]
+        at = line_end + 1 + size + 1  # the object, then a newline
+        headers = body.split(b"\n\n", 1)[0]
+        if not any(line.startswith((b"gpgsig ", b"gpgsig-sha256 ")) for line in headers.split(b"\n")):
+            found.append(sha)
+    return found
+
+
 def commits_between(project: Path, base: str, head: str = "HEAD") -> list[Commit]:
     """The commits of `base..head`, oldest first, with the files each changed under the project."""
     return _commits(_run_git(project, ("log", "--reverse", "-z", "--no-renames", "--name-only", "--relative",

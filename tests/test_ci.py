@@ -134,6 +134,25 @@ def test_a_named_bolt_marked_complete_needs_its_walkthrough_approved(pr: Path) -
     assert [(f["code"], f["path"]) for f in doc["findings"] if f["code"] == "AIDLC-CI-008"] == [("AIDLC-CI-008", BOLT)]
 
 
+def test_with_signed_commits_required_an_unsigned_commit_fails(pr: Path, tmp_path: Path) -> None:
+    key = tmp_path / "signing"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    edit(pr, "aidlc.yaml", "require_signed_commits: false", "require_signed_commits: true")
+    commit(pr, "require signed commits")  # unsigned
+    approved_plan(pr)  # unsigned
+    write(pr, CODE, "print('signed')\n")
+    subprocess.run(["git", "-C", str(pr), "add", CODE], check=True)
+    subprocess.run(["git", "-C", str(pr), "-c", "gpg.format=ssh", "-c", f"user.signingkey={key}", "commit", "-q",
+                    "-S", "-m", f"checkout: signed\n\nAidlc-Bolt: {BOLT_ID}"], check=True)
+    doc = document(pr, "--base", "main")
+    unsigned = [f["message"] for f in doc["findings"] if f["code"] == "AIDLC-CI-011"]
+    assert len(unsigned) == 2 and all("carries no signature" in m for m in unsigned), doc["findings"]
+    assert any("require signed commits" in m for m in unsigned) and not any("checkout: signed" in m for m in unsigned)
+    edit(pr, "aidlc.yaml", "require_signed_commits: true", "require_signed_commits: false")
+    commit(pr, "signing no longer required")
+    assert codes(document(pr, "--base", "main")) == []
+
+
 # -- approval authorship -----------------------------------------------------------------------------------
 def _decision_lines(root: Path) -> dict[int, dict]:
     lines = read(root, LEDGER).splitlines()
@@ -253,6 +272,7 @@ BROKEN_FIXTURES = {
     "AIDLC-CI-007": test_a_trailer_needs_an_existing_bolt_whose_plan_the_commit_holds_as_approved,
     "AIDLC-CI-008": test_a_named_bolt_marked_complete_needs_its_walkthrough_approved,
     "AIDLC-CI-010": test_a_change_outside_the_scope_of_the_approved_bolt_it_names_fails,
+    "AIDLC-CI-011": test_with_signed_commits_required_an_unsigned_commit_fails,
     "AIDLC-CI-009": test_walkthrough.test_ci_refuses_an_approval_without_evidence_and_passes_one_made_at_the_gate,
 }
 

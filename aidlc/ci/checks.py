@@ -14,6 +14,7 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.bank.items import MemoryBank
+from aidlc.bank.walk import CONFIG_FILE
 from aidlc.errors import UsageError
 from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
@@ -75,7 +76,8 @@ class PullRequest:
 
 
 def check(pr: PullRequest) -> list[Finding]:
-    return [*ledger_against_base(pr), *approval_authors(pr), *scope(pr), *walkthrough_evidence(pr)]
+    return [*ledger_against_base(pr), *approval_authors(pr), *scope(pr), *walkthrough_evidence(pr),
+            *unsigned_commits(pr)]
 
 
 def ledger_against_base(pr: PullRequest) -> Iterator[Finding]:
@@ -252,3 +254,15 @@ def _second_person(event: dict[str, Any], by_hash: dict[str, dict[str, Any]], ri
         return [f"{risk} risk needs two distinct people's approvals of the same walkthrough; the earlier approval "
                 f"it names (seq {first.get('seq')}) is not one"]
     return []
+
+
+def unsigned_commits(pr: PullRequest) -> Iterator[Finding]:
+    """With governance.require_signed_commits: each commit the branch adds carries a signature."""
+    if not pr.bank.config.governance.require_signed_commits:
+        return
+    commits = {commit.sha: commit for commit in pr.commits}
+    for sha in vcs.unsigned(Path(pr.bank.repo_root), list(commits)):
+        commit = commits[sha]
+        yield finding(ci.UNSIGNED_COMMIT, CONFIG_FILE, None,
+                      f"commit {sha[:12]} by {commit.author} <{commit.email}> ({commit.subject}) carries no signature, "
+                      "and governance.require_signed_commits is on")

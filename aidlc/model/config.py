@@ -46,6 +46,8 @@ class Governance(_Section):
                                   "agents, never people (compared without case)")
     require_signed_approvals: bool = Field(default=False, description="every human gate decision carries an SSH "
                                            "signature by a key memory-bank/allowed_signers lists for its email")
+    require_signed_commits: bool = Field(default=False, description="every commit a pull request adds carries a "
+                                         "signature (GPG, SSH or X.509): `aidlc ci --base` reports those that do not")
 
 
 class Evidence(_Section):

@@ -52,3 +52,7 @@ OUTSIDE_SCOPE = ci_rule(
     "AIDLC-CI-010", E, "a commit changes governed code outside the `scope` of every approved bolt it names",
     "move the change to a commit for a bolt whose scope covers the file, or widen the bolt's scope and have its plan "
     "approved again (`aidlc gate approve BOLT --stage plan`)")
+UNSIGNED_COMMIT = ci_rule(
+    "AIDLC-CI-011", E, "governance.require_signed_commits is on and a commit the pull request adds carries no "
+    "signature", "sign the commit (`git commit --amend -S`, or `git rebase --exec 'git commit --amend --no-edit -S' "
+    "BASE` for several) with the key git is set up to sign with (`user.signingkey`)")
