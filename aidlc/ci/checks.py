@@ -20,7 +20,7 @@ from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
 from aidlc.events.state import scan
 from aidlc.events.verify import ProblemKind, split_lines, verify_lines
-from aidlc.gates.actor import bot_identity
+from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.signatures import about
 from aidlc.globs import matcher
 from aidlc.model.events import ActorKind, EventType
@@ -247,10 +247,8 @@ def _second_person(event: dict[str, Any], by_hash: dict[str, dict[str, Any]], ri
         return [f"{risk} risk needs two people's approvals, and this one names no earlier approval"]
     same_walkthrough = (first.get("fingerprint") or {}).get("sha256") == (event.get("fingerprint") or {}).get("sha256")
     one, two = first.get("actor") or {}, event.get("actor") or {}
-    same_person = any(str(one.get(k) or "").strip().lower() == str(two.get(k) or "").strip().lower() != ""
-                      for k in ("name", "email"))
-    if first.get("decision") != "approve" or (first.get("actor") or {}).get("kind") != ActorKind.human \
-            or not same_walkthrough or same_person:
+    if first.get("decision") != "approve" or one.get("kind") != ActorKind.human or not same_walkthrough \
+            or same_person(one, two):
         return [f"{risk} risk needs two distinct people's approvals of the same walkthrough; the earlier approval "
                 f"it names (seq {first.get('seq')}) is not one"]
     return []

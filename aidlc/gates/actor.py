@@ -48,6 +48,16 @@ def _parse_as(as_actor: str) -> tuple[str, str | None]:
 _BOT_LOCAL = re.compile(r"(.*\[bot\]|bot|.*[-_]bot|(project|group)_\d+_bot(_\w+)?)", re.IGNORECASE)
 
 
+def same_person(one: dict[str, object], two: dict[str, object]) -> bool:
+    """Two actors (as events hold them) are one person when their names or their emails are the same, compared
+    without case: two approvals need two people."""
+    def same(key: str) -> bool:
+        a, b = str(one.get(key) or "").strip().lower(), str(two.get(key) or "").strip().lower()
+        return bool(a) and a == b
+
+    return same("name") or same("email")
+
+
 def bot_identity(name: str | None, email: str | None, bot_emails: list[str]) -> str | None:
     """Why an identity belongs to a bot (see the list above); None for what may be a person."""
     address = (email or "").strip().lower()

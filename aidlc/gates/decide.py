@@ -23,7 +23,7 @@ from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Ledger, Signer, new_event_id, no_ledger, utc_now
 from aidlc.events.verify import ProblemKind
 from aidlc.events.view import GateHistory, LedgerView, open_view
-from aidlc.gates.actor import bot_identity
+from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.catalogue import (
     INTENT_STAGES,
     RELEASE_STAGES,
@@ -183,7 +183,7 @@ def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTa
         and (first.get("fingerprint") or {}).get("sha256") == judged \
         and isinstance(first.get("data"), dict) and first["data"].get("approvals") == 1
     if pending and first is not None:
-        if _same_person(first.get("actor") or {}, actor):
+        if same_person(first.get("actor") or {}, {"name": actor.name, "email": actor.email}):
             raise GateRefused(f"bolt {target.id} is {evidence.risk} risk: {actor.name} approved its walkthrough "
                               "already; a second, different person approves",
                               [f"another person: aidlc gate approve {target.id} --stage walkthrough"])
@@ -193,14 +193,6 @@ def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTa
     data["approvals"] = 1
     return (f"bolt {target.id} is {evidence.risk} risk: this first approval is recorded; the bolt completes when a "
             "second person approves the same walkthrough")
-
-
-def _same_person(earlier: dict[str, Any], actor: Actor) -> bool:
-    """The same name or the same email (compared without case): two approvals need two people."""
-    def same(a: object, b: str | None) -> bool:
-        return bool(a) and bool(b) and str(a).strip().lower() == (b or "").strip().lower()
-
-    return same(earlier.get("name"), actor.name) or same(earlier.get("email"), actor.email)
 
 
 def _check_policy(bank: MemoryBank, stage: str, decision: Decision, risk: Risk | None) -> None:
