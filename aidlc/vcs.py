@@ -627,7 +627,11 @@ def unsigned(project: Path, shas: list[str]) -> list[str]:
     found, at = [], 0
     for sha in shas:
         line_end = out.index(b"\n", at)
-        size = int(out[at:line_end].split()[2])  # "<sha> commit <size>"
+        header = out[at:line_end].split()  # "<sha> commit <size>", or "<sha> missing" (not in this clone)
+        if len(header) != 3:
+            at = line_end + 1
+            continue
+        size = int(header[2])
         body = out[line_end + 1:line_end + 1 + size]
         at = line_end + 1 + size + 1  # the object, then a newline
         headers = body.split(b"\n\n", 1)[0]

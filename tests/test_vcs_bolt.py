@@ -159,3 +159,15 @@ def test_a_bolts_commits_with_their_files_in_one_log(repo: Path) -> None:
     assert [list(c.paths) for c in found] == [vcs.changed_by(repo, c) for c in found]
     assert [list(c.paths) for c in found] == [["app/b.py"], ["memory-bank/bolts/001-x/bolt.md"], ["app/side.py"]]
     assert all(not c.paths for c in vcs.commits_with_trailer(repo, "Aidlc-Bolt", "001-x"))
+
+
+def test_unsigned_commits_are_read_from_the_objects_and_a_missing_one_is_not_guessed(repo: Path,
+                                                                                    tmp_path: Path) -> None:
+    key = tmp_path / "signing"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    unsigned = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, "top.txt", "signed\n")
+    git(repo, "-c", "gpg.format=ssh", "-c", f"user.signingkey={key}", "commit", "-qam", "signed", "-S")
+    signed = git(repo, "rev-parse", "HEAD").strip()
+    assert vcs.unsigned(repo, [unsigned, "0" * 40, signed]) == [unsigned]
+    assert vcs.unsigned(repo, []) == []
