@@ -419,11 +419,15 @@ def test_a_rejected_walkthrough_sends_the_work_back_to_a_new_plan(shop: Path, se
     approved(shop, server)
     server.push(edit_answer("        result -= price\n", "        result += price\n"))
     assert resume(shop, server, "--approve").returncode == 3
-    server.push(plan_answer(summary="Say what an empty cart totals."))
+    other = [{"path": "src/pay/empty.py", "action": "create", "reason": "what an empty cart totals"}]
+    server.push(plan_answer(summary="Add an empty-cart helper.", files=other),  # leaves out the file changed so far
+                plan_answer(summary="Say what an empty cart totals."))
     proc = resume(shop, server, "--reject", "--reason", "the empty cart is untested")
     assert proc.returncode == 3, proc.stderr + proc.stdout
+    told = server.bodies()[-1]["messages"][-1]["content"]
+    assert f"{CALC}: changed by an earlier round of this bolt; list it in the plan too" in told
     assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL" and state(shop)["reworks"] == ["the empty cart is untested"]
-    asked = server.bodies()[-1]["messages"][-1]["content"]
+    asked = server.bodies()[-2]["messages"][1]["content"]
     assert "rejected the walkthrough" in asked and "the empty cart is untested" in asked
     assert "result += price" in asked  # the work so far, which the new plan builds on
     assert "Say what an empty cart totals" in (shop / BOLT_DIR / "implementation-plan.md").read_text()

@@ -409,7 +409,7 @@ class Runner:
         messages = [system_message(f"plan bolt {self.state.bolt}"), Message("user", user)]
         for round_ in range(1, MAX_PLAN_ROUNDS + 1):
             plan = self.call(messages, f"plan-{self.state.plan_rounds + 1}.{round_}", "plan", schema=Plan)
-            problems = plans.check_plan(self.repo, plan, scope, self.ledger.rel)
+            problems = plans.check_plan(self.repo, plan, scope, self.ledger.rel) + self.rework_gaps(plan)
             self.span("tool_call", "plan checks", status="ok" if not problems else "refused",
                       data={"problems": problems})
             if not problems:
@@ -418,6 +418,15 @@ class Runner:
             messages = [*messages, Message("assistant", plan.model_dump_json()),
                         Message("user", render_prompt("bolt_plan_fix.md.j2", problems=problems))]
         raise Failed(f"the plan still had problems after {MAX_PLAN_ROUNDS} rounds: {problems[0]}")
+
+    def rework_gaps(self, plan: Plan) -> list[str]:
+        """A rework plan covers the whole bolt: each file the earlier rounds changed, and that still exists, is in
+        it (else the walkthrough would call that change unplanned)."""
+        if not self.state.reworks:
+            return []
+        planned = {plans.normal(f.path) for f in plan.files}
+        return [f"{rel}: changed by an earlier round of this bolt; list it in the plan too (action modify, with why)"
+                for rel in self.state.touched if rel not in planned and (self.repo / rel).exists()]
 
     # -- the gates -----------------------------------------------------------------------------------------
     def reload(self) -> MemoryBank:
