@@ -216,14 +216,7 @@ class History:
         wanted = {rel: blobs[name] for rel, name in names.items() if name in blobs}
         if not wanted:
             return found
-        shas = list(dict.fromkeys(wanted.values()))
-        out = self._run("cat-file", "--batch", "--buffer", stdin="".join(f"{sha}\n" for sha in shas).encode())
-        contents, at = {}, 0
-        for sha in shas:  # each: "<sha> blob <size>\n", the bytes, "\n"
-            header_end = out.index(b"\n", at)
-            size = int(out[at:header_end].split(b" ")[2])
-            contents[sha] = out[header_end + 1:header_end + 1 + size]
-            at = header_end + 1 + size + 1
+        contents = objects(self.top, list(dict.fromkeys(wanted.values())))
         return {**found, **{rel: contents[sha] for rel, sha in wanted.items()}}
 
     def _holds(self, commit: str, tree_path: str) -> bool:
@@ -618,24 +611,33 @@ def resolve_commit(project: Path, ref: str) -> str:
     return sha
 
 
-def unsigned(project: Path, shas: list[str]) -> list[str]:
-    """Those of `shas` whose commit object carries no signature (no `gpgsig` header: GPG, SSH or X.509), in order.
-    Whether a signature verifies is not asked here: that needs the signers' keys, which CI may lack."""
+def objects(where: Path, shas: list[str]) -> dict[str, bytes | None]:
+    """The raw bytes of each object in `shas`, read in one `git cat-file --batch`; None for one this clone lacks."""
+    found: dict[str, bytes | None] = dict.fromkeys(shas)
     if not shas:
-        return []
-    out = _run_git(project, ("cat-file", "--batch"), stdin="".join(f"{sha}\n" for sha in shas).encode())
-    found, at = [], 0
-    for sha in shas:
-        line_end = out.index(b"\n", at)
-        header = out[at:line_end].split()  # "<sha> commit <size>", or "<sha> missing" (not in this clone)
+        return found
+    out = _run_git(where, ("cat-file", "--batch", "--buffer"), stdin="".join(f"{sha}\n" for sha in shas).encode())
+    at = 0
+    for sha in shas:  # each: "<sha> <type> <size>\n", the bytes, "\n"; or "<sha> missing\n"
+        header_end = out.index(b"\n", at)
+        header = out[at:header_end].split(b" ")
         if len(header) != 3:
-            at = line_end + 1
+            at = header_end + 1
             continue
         size = int(header[2])
-        body = out[line_end + 1:line_end + 1 + size]
-        at = line_end + 1 + size + 1  # the object, then a newline
-        headers = body.split(b"\n\n", 1)[0]
-        if not any(line.startswith((b"gpgsig ", b"gpgsig-sha256 ")) for line in headers.split(b"\n")):
+        found[sha] = out[header_end + 1:header_end + 1 + size]
+        at = header_end + 1 + size + 1
+    return found
+
+
+def unsigned(project: Path, shas: list[str]) -> list[str]:
+    """Those of `shas` whose commit object carries no signature (no `gpgsig` header: GPG, SSH or X.509), in order;
+    a commit this clone lacks is not judged. Whether a signature verifies is not asked here: that needs the
+    signers' keys, which CI may lack."""
+    found = []
+    for sha, body in objects(project, shas).items():
+        headers = (body or b"").split(b"\n\n", 1)[0].split(b"\n")
+        if body is not None and not any(line.startswith((b"gpgsig ", b"gpgsig-sha256 ")) for line in headers):
             found.append(sha)
     return found
 
