@@ -125,6 +125,13 @@ def test_a_change_outside_the_scope_of_the_approved_bolt_it_names_fails(pr: Path
     assert not doc["passed"]
 
 
+def test_a_bolt_without_a_scope_covers_any_governed_file(pr: Path) -> None:
+    edit(pr, BOLT, 'scope: ["src/pay/**"]', "scope: []")
+    approved_plan(pr)
+    code_change(pr, path="src/checkout/api.py")
+    assert codes(document(pr, "--base", "main")) == []
+
+
 def test_a_named_bolt_marked_complete_needs_its_walkthrough_approved(pr: Path) -> None:
     approved_plan(pr)
     code_change(pr)

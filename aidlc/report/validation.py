@@ -66,4 +66,3 @@ def counts(summary: Summary | CiSummary) -> str:
     """"1 error, 2 warnings, 0 notes": a summary's findings by severity."""
     return (f"{plural(summary.errors, 'error')}, {plural(summary.warnings, 'warning')}, "
             f"{plural(summary.infos, 'note')}")
-
