@@ -54,3 +54,14 @@ def test_errors_come_first_and_text_output_names_them(repo: Path) -> None:
     assert "AIDLC-SCHEMA-002" in doc["next_actions"][0]["reason"]
     result = CliRunner().invoke(cli, ["--repo", str(repo), "status"])
     assert "Next safe action:" in result.stdout and "aidlc validate" in result.stdout
+
+
+def test_an_intents_line_shows_its_phase_and_counts(repo: Path) -> None:
+    build_chain(repo)
+    requirements = repo / "memory-bank/intents/001-checkout-payments/requirements.md"
+    assert "phase: inception" in requirements.read_text()
+    assert status(repo)["intents"][0]["phase"] == "inception"
+    requirements.write_text(requirements.read_text().replace("phase: inception", "phase: construction"))
+    result = CliRunner().invoke(cli, ["--repo", str(repo), "status", "--all"])
+    line = next(line for line in result.stdout.splitlines() if "001-checkout-payments  [" in line)
+    assert "construction phase, 2 requirements, 1 unit, stories: 1 draft" in line

@@ -75,12 +75,12 @@ def text(root: Path, *args: str) -> str:
 
 def test_counts_are_in_the_singular_where_there_is_one(chain: Path) -> None:
     assert text(chain, "-q").splitlines()[0] == "1 intent, 2 requirements, 1 unit, 1 story, 1 bolt"
-    assert f"  {INTENT_ID}  [draft]  2 requirements, 1 unit, stories: 1 draft" in text(chain)
+    assert f"  {INTENT_ID}  [draft]  inception phase, 2 requirements, 1 unit, stories: 1 draft" in text(chain)
 
 
 def test_intent_view(chain: Path) -> None:
     out = text(chain, "--intent", "001")
-    assert f"intent {INTENT_ID}  [draft]  2 requirements, 1 unit, stories: 1 draft" in out
+    assert f"intent {INTENT_ID}  [draft]  inception phase, 2 requirements, 1 unit, stories: 1 draft" in out
     assert "  unit 001-checkout-api  [draft]  stories: 1 draft" in out
     assert f"bolt {BOLT_ID}  [planned]  unit 001-checkout-api, 1 story, risk medium" in out
     assert f"gates intent {INTENT_ID}: pending gate: requirements; no decisions yet" in out
@@ -124,8 +124,8 @@ def test_an_intent_and_unit_whose_stories_are_complete_are_not_shown_as_draft(ch
     approve(chain, BOLT_ID, "walkthrough")
     assert "status: complete" in read(chain, STORY)
     out = text(chain, "--all")
-    assert (f"intent {INTENT_ID}  [complete, from its stories; the file says draft]  2 requirements, 1 unit, "
-            "stories: 1 complete") in out
+    assert (f"intent {INTENT_ID}  [complete, from its stories; the file says draft]  construction phase, "
+            "2 requirements, 1 unit, stories: 1 complete") in out
     assert "  unit 001-checkout-api  [complete, from its stories; the file says draft]  stories: 1 complete" in out
     document = json.loads(run(chain, "--format", "json", "status").stdout)
     (intent,) = document["intents"]

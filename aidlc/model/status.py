@@ -24,6 +24,8 @@ class UnitStatus(BaseModel):
 class IntentStatus(BaseModel):
     id: str
     status: str | None
+    phase: str | None = Field(default=None, description="the intent's phase (inception, construction, operation), "
+                              "from its requirements.md front matter")
     requirements: int
     units: list[UnitStatus]
     stories: dict[str, int]

@@ -78,8 +78,10 @@ def render_detail(report: StatusReport, style: Style, one_bolt: bool = False) ->
 
 def _intent_line(intent: IntentStatus, with_id: bool = True) -> str:
     head = f"{intent.id}  " if with_id else ""
-    return (f"{head}[{_shown(intent.derived_status, intent.status)}]  {plural(intent.requirements, 'requirement')}, "
-            f"{plural(len(intent.units), 'unit')}, stories: {_fmt(intent.stories)}")
+    phase = f"{intent.phase} phase, " if intent.phase else ""
+    return (f"{head}[{_shown(intent.derived_status, intent.status)}]  {phase}"
+            f"{plural(intent.requirements, 'requirement')}, {plural(len(intent.units), 'unit')}, "
+            f"stories: {_fmt(intent.stories)}")
 
 
 def _bolt_line(bolt: BoltLine) -> str:

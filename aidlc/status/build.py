@@ -57,7 +57,8 @@ def intent_status(intent: Intent) -> IntentStatus:
     stories = _by_status([s.meta.status if s.meta else None for unit in intent.units for s in unit.stories])
     meta = intent.requirements_meta
     status = str(meta.status) if meta and meta.status else None
-    return IntentStatus(id=intent.id, status=status, requirements=len(intent.requirements), units=units,
+    phase = str(meta.phase) if meta and meta.phase else None
+    return IntentStatus(id=intent.id, status=status, phase=phase, requirements=len(intent.requirements), units=units,
                         stories=stories, derived_status=derived_status(status, stories))
 
 
