@@ -1,4 +1,4 @@
-"""Benchmark redaction (aidlc.llm.redact) against the detect-secrets plugins, on a realistic prompt.
+"""Benchmark redaction (aidlc.redaction) against the detect-secrets plugins, on a realistic prompt.
 
 Usage::
 
@@ -23,7 +23,7 @@ What it does
    ``aidlc`` (the baseline of the same run: ratios survive a busy machine, absolute times do not).
 3. Start-up cost, median over ``--runs`` fresh interpreters that import what an LLM command imports
    (``aidlc.llm.factory``, redaction included) and then the detect-secrets modules a redactor would need,
-   read from ``-X importtime``: the self time of ``aidlc.llm.redact``, and everything importing detect-secrets
+   read from ``-X importtime``: the self time of ``aidlc.redaction``, and everything importing detect-secrets
    adds (its own modules and what they bring, ``requests`` among them); and, in this process, the time the
    first redaction spends compiling the shapes.
 
@@ -140,7 +140,7 @@ def detect_secrets_rows(prompt: str, runs: int, workdir: Path) -> dict[str, dict
 def import_cost(runs: int) -> dict[str, float | None]:
     """Start-up cost, median of `runs` fresh interpreters that load what an LLM command loads (aidlc.llm.factory,
     redaction included) and then the detect-secrets modules a redactor would need, read from -X importtime (the
-    time spent importing, without the noise of starting processes): the self time of aidlc.llm.redact, and all
+    time spent importing, without the noise of starting processes): the self time of aidlc.redaction, and all
     that importing detect-secrets adds (its modules and what they bring: requests, urllib3, ...)."""
     ours, theirs = [], []
     for _ in range(runs):
@@ -148,7 +148,7 @@ def import_cost(runs: int) -> dict[str, float | None]:
                                "import detect_secrets.core.scan, detect_secrets.core.plugins.util, "
                                "detect_secrets.settings"], capture_output=True, text=True, cwd=ROOT)
         rows = [line.split("|") for line in done.stderr.splitlines() if line.startswith("import time:")][1:]
-        ours.append(sum(int(r[0].split(":")[1]) for r in rows if r[2].strip() == "aidlc.llm.redact") / 1e6)
+        ours.append(sum(int(r[0].split(":")[1]) for r in rows if r[2].strip() == "aidlc.redaction") / 1e6)
         if done.returncode == 0:  # top-level imports only: their cumulative time holds what they imported
             theirs.append(sum(int(r[1]) for r in rows if r[2].startswith(" detect_secrets")) / 1e6)
     return {"aidlc_redact_s": statistics.median(ours),
@@ -162,7 +162,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
-    from aidlc.llm.redact import Redactor, shapes
+    from aidlc.redaction import Redactor, shapes
 
     prompt = build_prompt(args.size)
     re.purge()
@@ -191,7 +191,7 @@ def main() -> None:
     if len(report["rows"]) == 1:
         print("detect-secrets: not installed, not measured (pip install detect-secrets)")
     imports = report["imports"]
-    print(f"start-up: importing aidlc.llm.redact takes {imports['aidlc_redact_s'] * 1000:.1f} ms, its first "
+    print(f"start-up: importing aidlc.redaction takes {imports['aidlc_redact_s'] * 1000:.1f} ms, its first "
           f"redaction {imports['aidlc_first_use_s'] * 1000:.1f} ms more (compiling the shapes)")
     extra = imports["detect_secrets_s"]
     print("importing detect-secrets: " + ("not installed" if extra is None else f"{extra * 1000:.0f} ms"))

@@ -85,6 +85,11 @@ def test_a_wrong_first_edit_is_repaired(shop: Path, server: ScriptedServer) -> N
     stages = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "-4").split()
     assert stages == ["walkthrough", "repair-1", "execute"]
     assert sum(e["type"] == "check.recorded" for e in events(shop)) == 2
+    # The ledger is shared and append-only: no line of any prompt, nor of the check's output, ever lands in it.
+    ledger = (shop / "memory-bank/events.jsonl").read_text()
+    sent = {line.strip() for body in server.bodies() for message in body["messages"]
+            for line in str(message["content"]).splitlines() if len(line.strip()) >= 20}
+    assert len(sent) > 20 and [line for line in sent if line in ledger] == []
 
 
 def test_the_same_failure_twice_in_a_row_stops_the_repairs(shop: Path, server: ScriptedServer) -> None:

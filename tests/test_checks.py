@@ -393,14 +393,17 @@ def test_a_check_result_appends_as_a_verifiable_event_without_output_text(repo: 
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
 
-def test_a_secret_in_the_command_is_redacted_in_the_event(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_secret_in_the_command_is_redacted_in_the_event(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DEPLOY_TOKEN", "tok-1234567890abcdef")
     result = CheckResult(name="smoke", command="smoke --token tok-1234567890abcdef", exit_code=0, passed=True,
                          timed_out=False, duration_s=0.5, head="", tail="", output_sha256="0" * 64, output_bytes=0,
                          omitted_bytes=0, tests=TestCounts(total=1, failures=0, errors=0, skipped=0))
-    data = check_event(result, "a" * 40, None, "001-x")["data"]
-    assert data["command"] == "smoke --token [REDACTED:DEPLOY_TOKEN]" and data["duration_ms"] == 500
-    assert data["tests"] == {"total": 1, "failures": 0, "errors": 0, "skipped": 0}
+    ledger = Ledger.of_bank(repo, "memory-bank")
+    event = ledger.append(EventType.check_recorded, Actor(kind=ActorKind.agent, name="aidlc"),
+                          **check_event(result, "a" * 40, None, "001-x")).event
+    assert event["data"]["command"] == "smoke --token [REDACTED:DEPLOY_TOKEN]" and event["data"]["duration_ms"] == 500
+    assert event["data"]["tests"] == {"total": 1, "failures": 0, "errors": 0, "skipped": 0}
+    assert "tok-1234567890abcdef" not in (repo / "memory-bank" / "events.jsonl").read_text()
 
 
 def test_the_benchmark_runs_and_reports_a_ratio() -> None:

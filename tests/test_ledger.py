@@ -460,3 +460,22 @@ def test_append_refuses_to_write_through_a_symlink(repo: Path) -> None:
     with pytest.raises(LedgerError, match="symbolic link"):
         ledger_of(repo).append(EventType.check_recorded, CI, data={"ok": True})
     assert elsewhere.read_bytes() == before and path.is_symlink()
+
+
+def test_secrets_in_a_reason_or_data_are_redacted_before_the_event_is_hashed(repo: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    token = "ghp_" + "a1B2c3D4e5" * 3 + "f6G7h8"  # a GitHub token's shape, no environment variable holds it
+    monkeypatch.setenv("PAYMENTS_API_KEY", "pk-live-0123456789")
+    ledger = ledger_of(repo)
+    ledger.append(EventType.gate_decided, ADA, subject=Subject(kind="bolt", id="001-api"), stage="plan",
+                  decision="approve", reason="ok; deploy with pk-live-0123456789",
+                  data={"note": [f"pushed with {token}"], "commit": "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"})
+    written = lines(repo)[-1].decode()
+    assert "pk-live-0123456789" not in written and token not in written
+    event = json.loads(written)
+    assert event["reason"] == "ok; deploy with [REDACTED:PAYMENTS_API_KEY]"
+    assert event["data"] == {"note": ["pushed with [REDACTED:github-token]"],
+                             "commit": "9f8e7d6c5b4a39281706f5e4d3c2b1a098765432"}  # a commit id is no secret
+    assert event["hash"] == event_hash(event)  # hashed as written: the ledger still verifies
+    verified = cli(repo, "log", "verify")
+    assert verified.returncode == 0, verified.stdout + verified.stderr

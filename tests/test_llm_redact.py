@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from aidlc.llm import LLMConfigError, Message, Redactor, provider_from_config
-from aidlc.llm.redact import find_secrets, without_password
 from aidlc.model.config import LLMConfig
+from aidlc.redaction import find_secrets, without_password
 from tests.openai_server import ScriptedServer, chat, error
 
 ROOT = Path(__file__).resolve().parent.parent

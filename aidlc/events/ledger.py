@@ -10,7 +10,8 @@ Appends hold an exclusive flock on a lock file in .aidlc/ (never in the bank), t
 (the one this object left, if the file is as it left it; else the checkpoint's; else a full
 check), refuse a ledger with errors (a new event is never chained onto a ledger that does not
 verify), write the whole line with one write() on an O_APPEND descriptor, fsync, and extend the
-state and the checkpoint by that line. A crash can therefore only leave an incomplete *last*
+state and the checkpoint by that line. Secrets in an event's free text (`reason`, `data`) are redacted
+before it is signed and hashed (aidlc.redaction). A crash can therefore only leave an incomplete *last*
 line: the next append moves that fragment aside and records a `ledger.tail_recovered` event. A
 last line that is complete and intact but lacks its newline (a write cut just before it) is not
 damage: the next append writes the newline before its own line.
@@ -42,6 +43,13 @@ from aidlc.events.decisions import Decided
 from aidlc.events.state import LedgerState, scan
 from aidlc.events.verify import MAX_LINE, ProblemKind, key_of, line_hash, raw_key, read_lines
 from aidlc.model.events import GENESIS, Actor, Event, EventType
+from aidlc.redaction import Redactor
+
+# The fields that hold free text (a person's reason; a check's command, a run's failure): a secret typed,
+# pasted or configured into them is replaced before the event is signed, hashed and written, so the shared,
+# append-only ledger never holds one (the same redaction as every prompt; secret-named environment variables
+# are read at each append, so one set since the last is known).
+REDACTED_FIELDS = frozenset({"reason", "data"})
 
 __all__ = ["LEDGER_FILE", "Appended", "Ledger", "LedgerError", "event_of", "no_ledger", "utc_now"]
 
@@ -288,6 +296,8 @@ class Ledger:
             "prev": last[0] if last else GENESIS,
         }
         event.update({name: _plain(value) for name, value in fields.items() if value is not None})
+        for name in REDACTED_FIELDS & event.keys():
+            event[name] = Redactor().value(event[name])
         if sign is not None:  # under the lock: the signature covers `prev` and `seq`, which only the lock fixes
             event["signature"] = sign(event)
         try:

@@ -194,13 +194,12 @@ def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None 
 
 def check_event(result: CheckResult, commit: str, run_id: str | None, bolt: str) -> dict[str, Any]:
     """The fields of the `check.recorded` event for `result` (`Ledger.append(EventType.check_recorded, actor,
-    key=..., **check_event(...))`): digests and counts, no output text (DESIGN section 3). The duration is in
-    whole milliseconds: the ledger's canonical JSON holds integers, not floats."""
-    from aidlc.llm.redact import Redactor
-
+    key=..., **check_event(...))`): digests and counts, no output text (DESIGN section 3); the ledger redacts a
+    secret in the command. The duration is in whole milliseconds: the ledger's canonical JSON holds integers,
+    not floats."""
     tests = result.tests.model_dump() if result.tests is not None else None
     return {"subject": Subject(kind="bolt", id=bolt), "commit": commit, "run": run_id,
-            "data": {"name": result.name, "command": Redactor()(result.command), "exit_code": result.exit_code,
+            "data": {"name": result.name, "command": result.command, "exit_code": result.exit_code,
                      "passed": result.passed, "timed_out": result.timed_out,
                      "duration_ms": round(result.duration_s * 1000), "tests": tests,
                      "output_sha256": result.output_sha256, "output_bytes": result.output_bytes}}
@@ -396,7 +395,7 @@ def _signal_name(number: int) -> str:
 
 def _result(check: VerifyCommand, code: int | None, passed: bool, started: float, output: _Output,
             tests: TestCounts | None, notes: list[str], env: Mapping[str, str], timed_out: bool = False) -> CheckResult:
-    from aidlc.llm.redact import Redactor
+    from aidlc.redaction import Redactor
 
     head, tail = _excerpts(output)
     redact = Redactor({**os.environ, **env})

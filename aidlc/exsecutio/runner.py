@@ -140,7 +140,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
     store = RunStore(repo, run_id)
     store.save(state)
     runner = Runner(repo, bank, bolt, store, state, provider, ask)
-    runner.event(EventType.run_started, "started", data={"branch": branch, "base": head, "goal": goal})
+    runner.event(EventType.run_started, "started", data={"branch": branch, "base": head})
     vcs.create_branch(repo, branch, head)
     transition(state, S.planning, store, "the run started on a clean tree")
     return runner.drive()

@@ -60,9 +60,9 @@ from aidlc.llm.errors import (
 )
 from aidlc.llm.factory import provider_from_config, resolve_target
 from aidlc.llm.prompts import render_prompt, system_message
-from aidlc.llm.redact import Redactor
 from aidlc.llm.replay import request_digest
 from aidlc.llm.structured import Structured, complete_structured
+from aidlc.redaction import Redactor
 
 __all__ = [
     "Completion", "ContextPiece", "Degradation", "FallbackChain", "Fitted", "LLMBadOutput", "LLMBudgetExceeded",

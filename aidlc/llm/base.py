@@ -132,6 +132,6 @@ class Provider(Protocol):
 
 def target_key(provider: str, model: str, base_url: str | None) -> str:
     """Shown, recorded in cassettes and in the ledger: a password in the URL is redacted."""
-    from aidlc.llm.redact import without_password
+    from aidlc.redaction import without_password
 
     return f"{provider}:{model}@{without_password(base_url) if base_url else 'default'}"

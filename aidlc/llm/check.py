@@ -26,9 +26,9 @@ from aidlc.llm.base import Completion, Message
 from aidlc.llm.errors import LLMConfigError, LLMError
 from aidlc.llm.factory import provider_from_config, resolve_targets
 from aidlc.llm.prompts import render_prompt, system_message
-from aidlc.llm.redact import without_password
 from aidlc.llm.structured import complete_structured
 from aidlc.model.config import LLMConfig
+from aidlc.redaction import without_password
 
 PLAIN_MAX_TOKENS = 16
 STRUCTURED_MAX_TOKENS = 128

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from aidlc.llm.base import Message
 from aidlc.llm.errors import LLMBudgetExceeded
-from aidlc.llm.redact import Redactor
+from aidlc.redaction import Redactor
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD_TOKENS = 4  # role and separators the chat template adds per message

@@ -33,13 +33,14 @@ from aidlc.llm.base import DEFAULT_TIMEOUT_S, Provider
 from aidlc.llm.chain import Degradation, FallbackChain
 from aidlc.llm.errors import LLMConfigError
 from aidlc.llm.files import inside
-from aidlc.llm.redact import Redacting, Redactor
+from aidlc.llm.redact import Redacting
 from aidlc.llm.replay import Recorder, ReplayProvider
 from aidlc.llm.retry import RetryPolicy
 from aidlc.llm.settings import Target, check_timeout, read_env, resolve
 from aidlc.llm.trust import Trust, is_loopback, route
 from aidlc.llm.userconfig import UserFile, load_user_config
 from aidlc.model.config import LLMConfig, LLMTarget
+from aidlc.redaction import Redactor
 
 
 def resolve_targets(llm: LLMConfig, *, provider: str | None = None, model: str | None = None,

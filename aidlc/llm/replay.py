@@ -14,7 +14,7 @@ A cassette is JSONL, one canonical JSON object per line (sorted keys, UTF-8):
 * Refusals that are properties of the server (LLMRejected, e.g. llama.cpp refusing json_schema)
   are recorded too, so replay walks the same structured-output steps as the recording did.
   Transient failures are not recorded: the recorder sits outside the retry loop and the fallback chain.
-* Everything written is redacted (aidlc.llm.redact) even when the caller forgot to.
+* Everything written is redacted (aidlc.redaction) even when the caller forgot to.
 * Replay never invents an answer: an unknown digest raises ReplayMiss naming digest and cassette.
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 from aidlc.llm.base import Completion, Message, Provider
 from aidlc.llm.errors import LLMConfigError, LLMContextExceeded, LLMFormatRejected, LLMRejected, ReplayMiss
 from aidlc.llm.files import open_regular, read_regular
-from aidlc.llm.redact import Redactor
+from aidlc.redaction import Redactor
 
 _RECORD_FIX = "point AIDLC_LLM_RECORD / --record at a file you can write"
 _RECORDED_ERRORS: dict[str, type[LLMRejected]] = {"LLMRejected": LLMRejected, "LLMFormatRejected": LLMFormatRejected,
