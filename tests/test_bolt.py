@@ -326,6 +326,25 @@ def test_a_plan_naming_forbidden_paths_is_sent_back(shop: Path, server: Scripted
     assert state(shop)["plan"]["files"][0]["path"] == CALC
 
 
+def test_a_plan_naming_a_story_not_of_the_bolt_is_sent_back_and_the_walkthrough_traces_the_story_it_names(
+        shop: Path, server: ScriptedServer) -> None:
+    fix = {"path": CALC, "action": "modify", "reason": "total() subtracts each price"}
+    server.push(plan_answer(files=[{**fix, "stories": ["009-refunds"]}]),
+                plan_answer(files=[{**fix, "stories": ["001-pay-by-card"]}]))
+    assert start(shop, server).returncode == 3
+    asked = server.bodies()[0]["messages"][-1]["content"]
+    assert "The bolt's stories: 001-pay-by-card." in asked
+    told = server.bodies()[1]["messages"][-1]["content"]
+    assert f"{CALC}: story '009-refunds' is not one of the bolt's stories (001-pay-by-card)" in told
+    assert state(shop)["plan"]["files"][0]["stories"] == ["001-pay-by-card"]
+    assert f"| modify | `{CALC}` | 001-pay-by-card | total() subtracts" in (shop / BOLT_DIR / "implementation-plan.md"
+                                                                           ).read_text()
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    assert resume(shop, server, "--approve").returncode == 3
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert f"| `{CALC}` | M | 1 | 1 | total() subtracts each price | 001-pay-by-card (FR-1) |" in walkthrough
+
+
 def test_what_the_budget_leaves_out_of_the_context_is_traced(shop: Path, server: ScriptedServer) -> None:
     standards = shop / "memory-bank/standards/coding-standards.md"
     standards.parent.mkdir(exist_ok=True)

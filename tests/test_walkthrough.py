@@ -14,6 +14,7 @@ import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from aidlc.events.ledger import Ledger
@@ -189,6 +190,48 @@ def test_an_unplanned_file_and_a_planned_untouched_file_are_deviations(hand: Pat
     text = (hand / WALKTHROUGH).read_text()
     assert "`src/pay/extra.py`: changed, but not in the plan" in text
     assert "`src/pay/refund.py`: in the plan, never changed" in text
+
+
+def test_each_changed_file_has_the_stories_the_plan_names_else_all_of_the_bolts(hand: Path, tmp_path: Path) -> None:
+    (hand / PLAN).write_text(HAND_PLAN.replace("| Action | Path | Why |\n|---|---|---|",
+                                               "| Action | Path | Stories | Why |\n|---|---|---|---|")
+                             .replace("| `src/pay/calc.py` | total() subtracts each price |\n",
+                                      "| `src/pay/calc.py` | 001-pay-by-card | total() subtracts each price |\n"
+                                      "| create | `src/pay/refund.py` | all of the bolt's | refunds |\n"
+                                      "| create | `src/pay/fee.py` | 009-fees | a card fee |\n"))
+    (hand / "src/pay/refund.py").write_text("R = 1\n")
+    (hand / "src/pay/fee.py").write_text("F = 1\n")
+    (hand / "src/pay/extra.py").write_text("X = 1\n")
+    bolt_commit(hand, BOLT, "pay: refunds, fees and an extra file")
+    page = tmp_path / "report.html"
+    report = walkthrough(hand, "--no-run", "--html", str(page))
+    served = {c["path"]: (c["stories"], c["stories_from"], c["requirements"]) for c in report["changes"]}
+    assert served == {CALC: (["001-pay-by-card"], "plan", ["FR-1"]),
+                      "src/pay/refund.py": (["001-pay-by-card"], "bolt", ["FR-1"]),
+                      "src/pay/fee.py": ([], "plan", []),
+                      "src/pay/extra.py": (["001-pay-by-card"], "bolt", ["FR-1"])}
+    assert f"the plan names story '009-fees' for src/pay/fee.py, which is not one of bolt {BOLT}'s stories" in \
+        report["notes"]
+    text = (hand / WALKTHROUGH).read_text()
+    assert "| The plan's reason | Stories (requirements) |" in text
+    assert f"| `{CALC}` | M | 1 | 1 | total() subtracts each price | 001-pay-by-card (FR-1) |" in text
+    assert "| refunds | all of the bolt's stories: 001-pay-by-card (FR-1) |" in text
+    assert "| a card fee | none of the bolt's (see Notes) |" in text
+    assert "| (not in the plan) | all of the bolt's stories: 001-pay-by-card (FR-1) |" in text
+    html = page.read_text()
+    assert "<th>Stories (requirements)</th>" in html
+    assert "<td>refunds</td><td>all of the bolt&#39;s stories: 001-pay-by-card (FR-1)</td>" in html
+
+
+def test_a_run_plan_recorded_before_files_named_stories_still_loads(ran: Path) -> None:
+    (path,) = (ran / ".aidlc/runs").glob("*/state.json")
+    recorded = json.loads(path.read_text())
+    for entry in recorded["plan"]["files"]:
+        del entry["stories"]
+    path.write_text(json.dumps(recorded))
+    (change,) = walkthrough(ran, "--no-run")["changes"]
+    assert (change["reason"], change["stories"], change["stories_from"]) == (
+        "total() subtracts each price", ["001-pay-by-card"], "bolt")
 
 
 def test_no_run_runs_nothing_and_says_the_checks_are_missing(hand: Path) -> None:
@@ -556,4 +599,7 @@ def test_the_json_report_matches_its_published_schema(hand: Path) -> None:
 
     schema = json.loads((Path(__file__).parent.parent / "aidlc/schemas/evidence-report.schema.json").read_text())
     assert schema["$id"] == "aidlc:evidence-report"
-    EvidenceReport.model_validate(walkthrough(hand))
+    report = walkthrough(hand)
+    EvidenceReport.model_validate(report)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(report)

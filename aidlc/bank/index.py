@@ -78,6 +78,12 @@ class BankIndex:
         """The existing stories a bolt lists (names resolved within its unit first)."""
         return self._bolt_stories[id(bolt)]
 
+    def story_of(self, bolt: BoltItem, ref: str) -> StoryItem | None:
+        """The story of the bolt's that `ref` names (its id or file name, resolved as the bolt's `stories:` are);
+        None when it names none of them."""
+        found = self.story(ref, self.unit(bolt.meta.unit) if bolt.meta else None)
+        return found if any(found is story for story in self.stories_of(bolt)) else None
+
     def listed(self, bolt: BoltItem) -> list[tuple[str, StoryItem | None]]:
         """Each name in a bolt's `stories:` with the story it resolves to (None: no such story)."""
         return self._listed[id(bolt)]

@@ -7,12 +7,15 @@ import posixpath
 import stat
 from pathlib import Path
 
+from aidlc.bank.index import BankIndex
+from aidlc.bank.items import BoltItem
 from aidlc.model.run import Plan, RunState
 from aidlc.model.types import Risk
 
 RISK_ORDER = [Risk.low, Risk.medium, Risk.high, Risk.critical]
 PLAN_FILE = "implementation-plan.md"
 WALKTHROUGH_FILE = "implementation-walkthrough.md"
+ALL_STORIES = "all of the bolt's"  # a file's Stories cell in the plan's Markdown when it names none
 
 
 def forbidden(rel: str, ledger: str) -> str | None:
@@ -44,11 +47,16 @@ def in_scope(rel: str, scope: list[str]) -> bool:
     return not scope or matcher(scope)(rel)
 
 
-def check_plan(repo: Path, plan: Plan, scope: list[str], ledger: str) -> list[str]:
+def check_plan(repo: Path, plan: Plan, scope: list[str], ledger: str, index: BankIndex, bolt: BoltItem
+               ) -> list[str]:
     """Each reason the plan cannot go to a person as it is, phrased for the model."""
     problems = []
     seen: set[str] = set()
+    ids = ", ".join(story.id for story in index.stories_of(bolt)) or "none"
     for entry in plan.files:
+        problems.extend(f"{entry.path}: story {ref!r} is not one of the bolt's stories ({ids}); name only those, or "
+                        "leave `stories` empty when the file serves all of them"
+                        for ref in entry.stories if index.story_of(bolt, ref) is None)
         rel = normal(entry.path)
         if rel is None:
             problems.append(f"{entry.path}: not a path inside the repository (relative, '/' separators, no '..')")
@@ -95,7 +103,7 @@ def render_plan(state: RunState) -> str:
     from aidlc.templating import render
 
     return render(f"artifacts/{PLAN_FILE}.j2", bolt=state.bolt, plan=state.plan, model=state.model or "the model",
-                  run_id=state.run_id, created=state.created)
+                  run_id=state.run_id, created=state.created, all_stories=ALL_STORIES)
 
 
 def digest(text: str | bytes) -> str:

@@ -403,13 +403,16 @@ class Runner:
         # After a rejected walkthrough the work so far stays on the branch: the new plan builds on it.
         pieces = self.file_pieces(self.state.touched, 90) if self.state.reworks else []
         context = self.fit([*pieces, *self.bolt_pieces()], "plan")
+        index = BankIndex(self.bank)
         user = render_prompt("bolt_plan.md.j2", bolt=self.state.bolt, goal=self.state.goal, scope=scope,
+                             stories=[story.id for story in index.stories_of(self.bolt)],
                              rejections=self.state.rejections, reworks=self.state.reworks,
                              touched=self.state.touched, tree=_tracked(self.repo), context=context)
         messages = [system_message(f"plan bolt {self.state.bolt}"), Message("user", user)]
         for round_ in range(1, MAX_PLAN_ROUNDS + 1):
             plan = self.call(messages, f"plan-{self.state.plan_rounds + 1}.{round_}", "plan", schema=Plan)
-            problems = plans.check_plan(self.repo, plan, scope, self.ledger.rel) + self.rework_gaps(plan)
+            problems = plans.check_plan(self.repo, plan, scope, self.ledger.rel, index, self.bolt) + \
+                self.rework_gaps(plan)
             self.span("tool_call", "plan checks", status="ok" if not problems else "refused",
                       data={"problems": problems})
             if not problems:

@@ -58,6 +58,11 @@ class FileChangeLine(_Strict):
     added: int | None = Field(description="lines added; None for a binary file")
     removed: int | None
     reason: str | None = Field(description="the plan's reason for this file; None when the plan does not name it")
+    stories: list[str] = Field(description="ids of the bolt's stories the file serves")
+    stories_from: Literal["plan", "bolt"] = Field(description="plan: the plan names the file's stories; bolt: all "
+                                                  "of the bolt's stories (the plan names none for the file, or does "
+                                                  "not name the file)")
+    requirements: list[str] = Field(description="the requirements those stories link to, in order, once each")
 
 
 class Deviation(_Strict):

@@ -41,6 +41,8 @@ class PlannedFile(_Strict):
     path: str = Field(description="relative to the repository root, POSIX separators")
     action: Literal["create", "modify", "delete"]
     reason: str
+    stories: list[str] = Field(default_factory=list, description="ids of the bolt's stories this file serves; "
+                               "empty: all of them (as in plans recorded before the field existed)")
 
 
 class PlannedTest(_Strict):

@@ -21,12 +21,12 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bank.items import BoltItem, MemoryBank, StoryItem
 from aidlc.bank.walk import read_inside
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
-from aidlc.exsecutio.plan import PLAN_FILE, RISK_ORDER
+from aidlc.exsecutio.plan import ALL_STORIES, PLAN_FILE, RISK_ORDER
 from aidlc.model import evidence as ev
 from aidlc.model.run import RunState
 from aidlc.model.types import Risk
@@ -53,6 +53,10 @@ class Facts:
     @property
     def run(self) -> RunState | None:
         return self.runs[-1] if self.runs else None
+
+    @functools.cached_property
+    def index(self) -> BankIndex:
+        return BankIndex(self.bank)
 
     @functools.cached_property
     def line_counts(self) -> list[vcs.LineCounts]:
@@ -93,6 +97,14 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
 _PATH = re.compile(r"`([^`\s]+)`")
 
 
+@dataclass(frozen=True)
+class Planned:
+    """What the plan says of one file: why, and the stories it serves as the plan names them (none: all)."""
+
+    reason: str
+    stories: tuple[str, ...] = ()
+
+
 def plan_text(facts: Facts) -> str | None:
     """implementation-plan.md when it is a regular file inside the repository (not through a link leading out)."""
     rel = f"{Path(facts.bolt.rel).parent.as_posix()}/{PLAN_FILE}"
@@ -105,25 +117,31 @@ def plan_text(facts: Facts) -> str | None:
         return None
 
 
-def planned_files(facts: Facts) -> dict[str, str] | None:
-    """Path -> the plan's reason: the run's approved plan, else the Files section of implementation-plan.md.
-    None when the bolt has no plan."""
+def planned_files(facts: Facts) -> dict[str, Planned] | None:
+    """Path -> what the plan says of it: the run's approved plan, else the Files section of implementation-plan.md
+    (its stories from a table's Stories column, as the plan's template writes it). None when the bolt has no plan."""
     run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
     if run is not None and run.plan is not None:
-        return {f.path.lstrip("./"): f.reason for f in run.plan.files}
+        return {f.path.lstrip("./"): Planned(f.reason, tuple(f.stories)) for f in run.plan.files}
     text = plan_text(facts)
     if text is None:
         return None
-    planned: dict[str, str] = {}
-    in_files = False
+    planned: dict[str, Planned] = {}
+    in_files, stories_at = False, None
     for line in text.splitlines():
         if line.startswith("#"):
-            in_files = "file" in line.lower()
+            in_files, stories_at = "file" in line.lower(), None
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if in_files and "stories" in (lowered := [cell.lower() for cell in cells]):  # a table's header row
+            stories_at = lowered.index("stories")
             continue
         match = _PATH.search(line) if in_files and line.lstrip().startswith(("-", "*", "|")) else None
         if match:
             rest = line[match.end():].strip(" |:-—")
-            planned[match.group(1).lstrip("./")] = rest.split("|")[-1].strip() or rest
+            named = cells[stories_at] if stories_at is not None and stories_at < len(cells) else ALL_STORIES
+            stories = () if named == ALL_STORIES else tuple(n.strip() for n in named.split(",") if n.strip())
+            planned[match.group(1).lstrip("./")] = Planned(rest.split("|")[-1].strip() or rest, stories)
     return planned
 
 
@@ -152,7 +170,7 @@ def bolt_risk(facts: Facts) -> Risk | None:
 
 # -- sections ------------------------------------------------------------------------------------------------------
 def traceability(facts: Facts, checks: list[ev.Check]) -> ev.Traceability:
-    index = BankIndex(facts.bank)
+    index = facts.index
     meta = facts.bolt.meta
     intent = index.intent(meta.intent) if meta else None
     stories = index.stories_of(facts.bolt)
@@ -168,13 +186,37 @@ def traceability(facts: Facts, checks: list[ev.Check]) -> ev.Traceability:
         bolt=facts.bolt.id, commits=[c.sha[:12] for c in facts.commits], checks=[c.name for c in checks])
 
 
-def changes(facts: Facts, planned: dict[str, str] | None) -> list[ev.FileChangeLine]:
-    return [ev.FileChangeLine(path=c.path, status=c.status, added=c.added, removed=c.removed,
-                              reason=one_line(planned[c.path]) if planned and c.path in planned else None)
-            for c in facts.line_counts]
+def changes(facts: Facts, planned: dict[str, Planned] | None) -> list[ev.FileChangeLine]:
+    """Each changed file with the plan's reason and the stories it serves: those the plan names for it, else
+    (a file the plan names no story for, or does not name) all of the bolt's."""
+    lines = []
+    for c in facts.line_counts:
+        entry = planned.get(c.path) if planned else None
+        named = entry.stories if entry else ()
+        stories = named_stories(facts, c.path, named) if named else facts.index.stories_of(facts.bolt)
+        lines.append(ev.FileChangeLine(
+            path=c.path, status=c.status, added=c.added, removed=c.removed,
+            reason=one_line(entry.reason) if entry else None, stories=[s.id for s in stories],
+            stories_from="plan" if named else "bolt",
+            requirements=list(dict.fromkeys(link for s in stories for link in s.requirement_links))))
+    return lines
 
 
-def deviations(changed: list[ev.FileChangeLine], planned: dict[str, str] | None) -> list[ev.Deviation]:
+def named_stories(facts: Facts, path: str, refs: tuple[str, ...]) -> list[StoryItem]:
+    """The bolt's stories `refs` name, once each; a name that is not one of them (the bank changed after the plan
+    was checked, or a person wrote it) is noted, not guessed at."""
+    found: dict[str, StoryItem] = {}
+    for ref in refs:
+        story = facts.index.story_of(facts.bolt, ref)
+        if story is None:
+            facts.notes.append(f"the plan names story {one_line(ref)!r} for {path}, which is not one of bolt "
+                               f"{facts.bolt.id}'s stories")
+        else:
+            found.setdefault(story.id, story)
+    return list(found.values())
+
+
+def deviations(changed: list[ev.FileChangeLine], planned: dict[str, Planned] | None) -> list[ev.Deviation]:
     if planned is None:
         return [ev.Deviation(path=c.path, kind="unplanned") for c in changed]
     paths = {c.path for c in changed}
