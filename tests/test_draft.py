@@ -52,7 +52,7 @@ def test_draft_units_writes_drafts_that_validate_and_records_the_proposal(repo: 
     assert f"{MB}/intents/{INTENT}/units/003-receipts/unit-brief.md" in proposed["data"]["created"]
     # Digests, paths and counts only: no prompt text and no answer text in the ledger.
     assert set(proposed["data"]) == {"level", "model", "target", "mode", "rounds", "prompt_sha256", "usage",
-                                     "created", "updated"}
+                                     "created", "updated", "kept"}
     assert "Pays money back" not in (repo / MB / "events.jsonl").read_text()
     (request,) = server.bodies()
     prompt = json.dumps(request["messages"])
@@ -147,6 +147,46 @@ def test_requirements_stories_and_bolts_levels(repo: Path, server: ScriptedServe
     bolt = (repo / MB / "bolts" / "002-checkout-api" / "bolt.md").read_text()
     assert "status: planned" in bolt and "risk: high" in bolt and "requires_bolts: [001-checkout-api]" in bolt
     assert run(repo, "validate").returncode == 0
+
+
+def test_a_re_draft_keeps_what_the_bank_has_and_a_persons_edits(repo: Path, server: ScriptedServer) -> None:
+    build_chain(repo)
+    server.push(chat(units_answer(REFUNDS)))
+    assert run(repo, "draft", "units", INTENT, "--base-url", server.url).returncode == 0
+    brief = repo / MB / "intents" / INTENT / "units" / "002-refunds-api" / "unit-brief.md"
+    brief.write_text(brief.read_text() + "\nA person's note: refunds go through the gateway's API only.\n")
+    edited = brief.read_bytes()
+    # The model proposes the same unit again (its title written another way) and a new one.
+    server.push(chat(units_answer({**REFUNDS, "title": "refunds  API", "purpose": "Another purpose."}, RECEIPTS)))
+    proc = run(repo, "draft", "units", INTENT, "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert brief.read_bytes() == edited
+    units = sorted(p.name for p in (repo / MB / "intents" / INTENT / "units").iterdir())
+    assert units == ["001-checkout-api", "002-refunds-api", "003-receipts"]
+    assert "drafted 1 new units" in proc.stdout
+    rel = brief.relative_to(repo).as_posix()
+    assert f"  = {rel}    (002-refunds-api exists: kept as it is, a re-draft never rewrites it)" in proc.stdout
+    event = json.loads((repo / MB / "events.jsonl").read_text().splitlines()[-1])
+    assert event["data"]["kept"] == ["002-refunds-api"] and rel not in event["data"]["created"]
+
+    # A requirement of the same title and a bolt of the same unit and stories are kept too: nothing changes.
+    before = {p: p.read_bytes() for p in (repo / MB).rglob("*.md")}
+    server.push(chat(json.dumps({"requirements": [
+        {"kind": "FR", "title": "pay by Card", "priority": "must", "description": "",
+         "acceptance_criteria": ["**Given** a cart, **When** I pay, **Then** it is paid"]}]})))
+    proc = run(repo, "--format", "json", "draft", "requirements", INTENT, "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["created"] == [] and document["updated"] == []
+    assert document["kept"] == [{"id": f"{INTENT}/FR-1", "path": f"{MB}/intents/{INTENT}/requirements.md"}]
+    server.push(chat(json.dumps({"bolts": [
+        {"unit": "001-checkout-api", "stories": ["001-pay-by-card"], "type": "simple-construction-bolt",
+         "risk": "low", "objective": "Take card payments again.", "scope": [], "requires": []}]})))
+    proc = run(repo, "draft", "bolts", INTENT, "--dry-run", "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert f"--- kept as it is: {MB}/bolts/001-checkout-api/bolt.md (001-checkout-api exists)" in proc.stdout
+    assert {p: p.read_bytes() for p in (repo / MB).rglob("*.md")} == before
+    assert run(repo, "validate").returncode == 0 and run(repo, "log", "verify").returncode == 0
 
 
 def test_levels_need_the_level_before(repo: Path) -> None:

@@ -49,6 +49,7 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
         app.emit_json({
             "level": result.level, "intent": result.intent, "dry_run": result.dry_run, "ids": result.written.ids,
             "created": result.written.created, "updated": result.written.updated,
+            "kept": [{"id": id_, "path": rel} for id_, rel in result.written.kept.items()],
             "previews": [{"path": p.path, "action": p.action, "text": p.text} for p in result.previews],
             "model": result.model, "target": result.target, "mode": result.mode, "rounds": result.rounds,
             "usage": result.usage.to_dict(),
@@ -61,15 +62,19 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
         for preview in result.previews:
             app.out(app.style(f"--- would be {preview.action}: {preview.path}", "bold"))
             app.out(preview.text.rstrip("\n"))
+        for id_, path in result.written.kept.items():
+            app.out(app.style(f"--- kept as it is: {path} ({id_} exists)", "bold"))
         app.out(f"\n(dry run: nothing written; {len(result.previews)} files)")
         return
-    app.out(f"drafted {len(result.written.ids)} {level} for intent {result.intent} "
+    app.out(f"drafted {len(result.written.ids) - len(result.written.kept)} new {level} for intent {result.intent} "
             f"(model {result.model or result.target}, {result.mode}, {result.rounds} round(s), "
             f"{result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens)")
     for path in result.written.created:
         app.out(f"  + {path}")
     for path in result.written.updated:
         app.out(f"  ~ {path}")
+    for id_, path in result.written.kept.items():
+        app.out(f"  = {path}    ({id_} exists: kept as it is, a re-draft never rewrites it)")
     if result.errors_after:
         app.out(app.style(f"{result.errors_after} validation errors in the written files: aidlc validate", "red"))
     app.out("\nNothing is approved yet. Review the drafts, edit them as you see fit, then:")

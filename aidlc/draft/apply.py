@@ -3,7 +3,9 @@
 `problems()` says, in words the model can act on, what in a proposal does not fit the bank
 (a requirement the intent does not define, a unit or story that does not exist) and what to use
 instead; the drafting loop feeds them back. `write()` then creates every artifact with `aidlc new`'s own code, so
-numbering, templates, links and the story index are exactly what a person would get.
+numbering, templates, links and the story index are exactly what a person would get. A proposed artifact the
+bank already has (a requirement of the same title, a unit or story of the same name, a bolt of the same unit
+and stories) is kept as it is, never written again: a re-draft leaves a person's edits alone.
 """
 
 from __future__ import annotations
@@ -12,12 +14,12 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from aidlc.bank.items import Intent, Unit
+from aidlc.bank.items import Intent, StoryItem, Unit, strip_number
 from aidlc.draft.proposals import BoltsProposal, RequirementsProposal, StoriesProposal, UnitsProposal
 from aidlc.errors import UsageError
 from aidlc.llm.schemashape import is_schema_word, schema_words, shape_notes
 from aidlc.scaffold import fields
-from aidlc.scaffold.new import Creator
+from aidlc.scaffold.new import Creator, slugify
 
 
 @dataclass
@@ -25,12 +27,18 @@ class Written:
     ids: list[str] = field(default_factory=list)
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
+    kept: dict[str, str] = field(default_factory=dict)  # id -> file of a proposed artifact the bank already has
 
     def add(self, id_: str, created: list[str], updated: list[str]) -> None:
         """Record one creation (the creator is refreshed by the caller before the next one)."""
         self.ids.append(id_)
         self.created += [p for p in created if p not in self.created]
         self.updated += [p for p in updated if p not in self.updated and p not in self.created]
+
+    def keep(self, id_: str, rel: str) -> None:
+        """Record a proposed artifact the bank already has (its id still counts for `#N` references)."""
+        self.ids.append(id_)
+        self.kept[id_] = rel
 
 
 def problems(creator: Creator, intent: Intent, proposal: BaseModel) -> list[str]:
@@ -148,30 +156,59 @@ def _text_problems(proposal: BaseModel, shape_text: frozenset[str]) -> list[str]
 
 
 def write(creator: Creator, intent: Intent, proposal: BaseModel) -> Written:
-    """Create every proposed artifact as a draft; links were checked by `problems` first."""
+    """Create every proposed artifact as a draft, or keep the one the bank already has; links were checked by
+    `problems` first."""
     written = Written()
     if isinstance(proposal, RequirementsProposal):
         for req in proposal.requirements:
+            same = next((r for r in intent.requirements if _words(r.block.title) == _words(req.title)), None)
+            if same is not None and intent.requirements_doc is not None:
+                written.keep(same.qualified_id, intent.requirements_doc.rel)
+                continue
             made = creator.new_requirement(req.title, intent.id, req.kind, req.priority, req.acceptance_criteria,
                                            req.description or None)
             written.add(made.id, made.created, made.updated)
             creator.refresh()  # the next item numbers (and may link) against what was just written
     elif isinstance(proposal, UnitsProposal):
         for unit in proposal.units:
+            if (existing := _named(intent.units, unit.title)) is not None:
+                written.keep(existing.id, existing.rel)
+                continue
             made = creator.new_unit(unit.title, intent.id, unit.requirements, unit.purpose)
             written.add(made.id, made.created, made.updated)
-            creator.refresh()  # the next item numbers (and may link) against what was just written
+            creator.refresh()
     elif isinstance(proposal, StoriesProposal):
         for story in proposal.stories:
+            home = creator.unit(story.unit, intent.id)
+            if (existing := _named(home.stories, story.title)) is not None:
+                written.keep(existing.id, existing.rel)
+                continue
             made = creator.new_story(story.title, intent.id, story.unit, story.requirements, story.priority,
                                      story.acceptance_criteria, story.as_a, story.so_that)
             written.add(made.id, made.created, made.updated)
-            creator.refresh()  # the next item numbers (and may link) against what was just written
+            creator.refresh()
     elif isinstance(proposal, BoltsProposal):
         for bolt in proposal.bolts:
+            home = creator.unit(bolt.unit, intent.id)
+            stories = {creator.story(ref, home).id for ref in bolt.stories}
+            same = next((b for b in creator.bank.bolts if b.meta and strip_number(b.meta.unit) == strip_number(home.id)
+                         and {s.id for s in creator.index.stories_of(b)} == stories), None)
+            if same is not None:
+                written.keep(same.id, same.rel)
+                continue
             requires = [written.ids[int(ref[1:]) - 1] if ref.startswith("#") else ref for ref in bolt.requires]
             made = creator.new_bolt(intent.id, bolt.unit, bolt.stories, bolt.type, bolt.risk, requires,
                                     bolt.scope, bolt.objective)
             written.add(made.id, made.created, made.updated)
-            creator.refresh()  # the next item numbers (and may link) against what was just written
+            creator.refresh()
     return written
+
+
+def _words(title: str) -> str:
+    return " ".join(title.casefold().split())
+
+
+def _named(items: list[Unit] | list[StoryItem], title: str) -> Unit | StoryItem | None:
+    """The unit or story whose name (without its number) is what `aidlc new` would name one titled `title`."""
+    slug = slugify(title)
+    return next((item for item in items if strip_number(item.id) == slug), None)

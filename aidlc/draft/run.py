@@ -244,6 +244,6 @@ def _apply(bank: MemoryBank, plan: Plan, ledger: Ledger, result: DraftResult) ->
         actor = Actor(kind=ActorKind.agent, name=f"aidlc draft ({result.model or result.target or 'model'})")
         data = {"level": result.level, "model": result.model, "target": result.target, "mode": result.mode,
                 "rounds": result.rounds, "prompt_sha256": result.prompt_sha256, "usage": result.usage.to_dict(),
-                "created": plan.written.created, "updated": plan.written.updated}
+                "created": plan.written.created, "updated": plan.written.updated, "kept": sorted(plan.written.kept)}
         return ledger.append(EventType.draft_proposed, actor, subject=Subject(kind="intent", id=result.intent),
                              data=data, key=key).event
