@@ -312,6 +312,28 @@ def test_two_malformed_answers_switch_to_whole_file_blocks(shop: Path, server: S
     assert (shop / CALC).read_text() == FIXED and state(shop)["whole_file"] is True
 
 
+def test_answers_that_never_validate_fail_the_run_and_the_trace_keeps_each_one(shop: Path,
+                                                                                server: ScriptedServer) -> None:
+    garbage = ["I will make a plan soon.", '{"summary": 2}', "```json\n{\"files\": []}\n```"]
+    server.push(*(chat(text) for text in garbage))
+    proc = start(shop, server)
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert len(server.requests) == 3 and "did not match Plan after 3 attempts" in state(shop)["outcome"]
+    trace = run(shop, "bolt", "trace", BOLT).stdout
+    (line,) = [line for line in trace.splitlines() if "model   plan-1.1" in line]
+    files = line.split("answers it could not use: ")[1].split(", ")
+    assert [(shop / f).read_text() for f in files] == garbage  # each raw answer, in order, as it came
+
+
+def test_a_plan_valid_at_the_second_answer_keeps_the_first_in_the_trace(shop: Path, server: ScriptedServer) -> None:
+    server.push(chat("Here is my plan: change calc.py."), plan_answer())
+    assert start(shop, server).returncode == 3
+    trace = run(shop, "bolt", "trace", BOLT).stdout
+    assert "plan-1.1.rejected-1.txt" in trace and "plan-1.1.rejected-2.txt" not in trace
+    (folder,) = (shop / ".aidlc/runs").iterdir()
+    assert (folder / "plan-1.1.rejected-1.txt").read_text() == "Here is my plan: change calc.py."
+
+
 def test_a_plan_naming_forbidden_paths_is_sent_back(shop: Path, server: ScriptedServer) -> None:
     bad = [{"path": ".github/workflows/ci.yml", "action": "create", "reason": "run tests"},
            {"path": "../outside.py", "action": "create", "reason": "helper"},

@@ -60,6 +60,7 @@ def test_malformed_json_is_fed_back_and_fixed(server: ScriptedServer) -> None:
     server.push(chat('{"name": "a" "count": 3}'), chat(GOOD))
     result = complete_structured(make(server), ASK, Unit)
     assert result.value.count == 2 and result.attempts == 2
+    assert result.rejected == ('{"name": "a" "count": 3}',)
     retry = server.bodies()[1]["messages"]
     assert retry[-2] == {"role": "assistant", "content": '{"name": "a" "count": 3}'}
     assert "not readable JSON" in retry[-1]["content"] and "Expecting ',' delimiter" in retry[-1]["content"]
@@ -81,6 +82,7 @@ def test_one_never_fixed_fails_after_three_attempts_keeping_the_raw_answer(serve
     with pytest.raises(LLMBadOutput, match="did not match Unit after 3 attempts") as caught:
         complete_structured(make(server), ASK, Unit)
     assert caught.value.raw == '{"name": "c"}'
+    assert caught.value.answers == ['{"name": "a"}', '{"name": "b"}', '{"name": "c"}']  # every one, for a trace
     assert len(caught.value.errors) == 3 and "count: Field required" in caught.value.errors[0]
     bodies = server.bodies()
     assert len(bodies) == 3  # the fourth scripted answer was never asked for

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -327,11 +327,13 @@ class Runner:
         self._bank_current = False  # a person may edit it while the model answers
         step = Step(index=len(self.state.steps) + 1, stage=stage, kind=kind, request_sha256=request)  # type: ignore
         began = time.monotonic()
+        rejected: list[str] = []  # files holding the answers that did not validate, for `aidlc bolt trace`
         try:
             if schema is not None:
                 result = complete_structured(self.provider, messages, schema, max_tokens=ANSWER_TOKENS)
                 value, text, tokens, model = result.value, result.raw, result.usage.total, result.completion.model
                 calls, degraded = result.attempts, result.completion
+                rejected = self.keep_rejected(stage, result.rejected)
             else:
                 answer = self.provider.complete(messages, max_tokens=ANSWER_TOKENS)
                 value = text = answer.text
@@ -347,7 +349,9 @@ class Runner:
                          ["aidlc llm check    # is the server up?",
                           f"aidlc bolt resume {self.state.bolt}    # continues where the run stopped"]) from None
         except (LLMBadOutput, LLMTruncated) as exc:
-            self._record(step, began, 0, "", 3 if isinstance(exc, LLMBadOutput) else 1, error=exc.message)
+            rejected = self.keep_rejected(stage, exc.answers if isinstance(exc, LLMBadOutput) else [exc.raw])
+            self._record(step, began, 0, "", 3 if isinstance(exc, LLMBadOutput) else 1, error=exc.message,
+                         rejected=rejected)
             after_call(self.state, request, None, exc.message)
             raise Failed(f"the model's answer could not be used at {stage}: {exc.message}") from None
         except LLMError as exc:
@@ -359,17 +363,25 @@ class Runner:
                        data={"stage": stage, "outcome": "fallback answered", "target": degraded.target})
         self.state.model = self.state.model or model
         step.model, step.answer_sha256 = model, _digest(text)
-        self._record(step, began, tokens, model, calls)
+        self._record(step, began, tokens, model, calls, rejected=rejected)
         after_call(self.state, request, step.answer_sha256, None)
         return value  # saved by the caller with what it made of the answer
 
-    def _record(self, step: Step, began: float, tokens: int, model: str, calls: int, error: str | None = None) -> None:
+    def _record(self, step: Step, began: float, tokens: int, model: str, calls: int, error: str | None = None,
+                rejected: list[str] | None = None) -> None:
         step.elapsed_s, step.tokens, step.error = round(time.monotonic() - began, 4), tokens, error
         self.state.steps.append(step)
         self.state.budget.steps += calls
         self.state.budget.tokens += tokens
         self.span("llm_call", step.stage, status="error" if error else "ok", duration_s=step.elapsed_s,
-                  tokens=tokens, data={"model": model, "calls": calls, **({"error": error} if error else {})})
+                  tokens=tokens, data={"model": model, "calls": calls, **({"error": error} if error else {}),
+                                       **({"rejected": rejected} if rejected else {})})
+
+    def keep_rejected(self, stage: str, answers: Sequence[str]) -> list[str]:
+        """Each answer the model gave that could not be used, as it came (redacted), in the run's folder: the
+        trace names the files, so a person sees what the model said, not only what was wrong with it."""
+        return [self.store.write_text(f"{stage}.rejected-{n}.txt", answer).relative_to(self.repo).as_posix()
+                for n, answer in enumerate(answers, start=1)]
 
     # -- INIT (a crash before the branch existed) ----------------------------------------------------------
     def init(self) -> None:

@@ -13,7 +13,8 @@ def _line(span: Span) -> str:
     if span.kind == "llm_call":
         what = f"{span.tokens or 0} tokens, {span.duration_s or 0:.2f} s, {data.get('model') or '?'}"
         error = f"; error: {data['error']}" if data.get("error") else ""
-        return f"{time}  model   {span.name}: {what}{error}"
+        rejected = f"; answers it could not use: {', '.join(data['rejected'])}" if data.get("rejected") else ""
+        return f"{time}  model   {span.name}: {what}{error}{rejected}"
     if span.kind == "edit":
         detail = ", ".join(data.get("files") or data.get("problems") or [])
         return f"{time}  edit    {span.name} {span.status}: {detail}"

@@ -118,12 +118,15 @@ class LLMTruncated(LLMError):
 
 
 class LLMBadOutput(LLMError):
-    """The answer could not be parsed or validated after the allowed attempts; `raw` is the last answer."""
+    """The answer could not be parsed or validated after the allowed attempts; `raw` is the last answer,
+    `answers` every answer given (oldest first), `errors` what was wrong with each."""
 
-    def __init__(self, message: str, raw: str = "", errors: list[str] | None = None) -> None:
+    def __init__(self, message: str, raw: str = "", errors: list[str] | None = None,
+                 answers: list[str] | None = None) -> None:
         super().__init__(message, [CHECK, "try a larger model (--model) or the fallback chain in aidlc.yaml"])
         self.raw = raw
         self.errors = errors or []
+        self.answers = answers if answers is not None else [raw]
 
 
 class LLMBudgetExceeded(LLMError):

@@ -22,8 +22,9 @@ constraint as a note (aidlc.llm.schemashape), not the raw schema, whose class ti
 small model copies into its answer. Whatever the mode, the answer is parsed robustly
 (aidlc.llm.jsonparse) and validated against the full pydantic model. A failure is fed back word for
 word (validation errors, or why the JSON could not be read), with an instruction that gets stricter each time
-(templates/prompts/structured_retry.md.j2); after `attempts` answers, LLMBadOutput keeps the raw
-answer. An answer cut at max_tokens (finish_reason "length") that does not parse is LLMTruncated:
+(templates/prompts/structured_retry.md.j2); after `attempts` answers, LLMBadOutput keeps every raw
+answer (`answers`), and a result that validated late keeps those before it (`rejected`). An answer cut
+at max_tokens (finish_reason "length") that does not parse is LLMTruncated:
 asked once more with max_tokens raised to `max_tokens_limit` (default: double), then raised.
 """
 
@@ -62,6 +63,7 @@ class Structured(Generic[T]):
     usage: Usage  # all calls together
     raw: str  # the text that validated
     refused: tuple[Mode, ...] = ()  # modes the server refused on the way (this call only)
+    rejected: tuple[str, ...] = ()  # the answers before it that did not validate, oldest first
 
 
 def complete_structured(provider: Provider, messages: list[Message], schema: type[T], *, max_tokens: int = 1024,
@@ -76,7 +78,7 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
     mode_index = MODES.index(_working_mode.get(provider.key, MODES[0]))
     limit = max_tokens_limit if max_tokens_limit is not None else max_tokens * 2
     tokens, grown = max_tokens, False
-    usage, asked, errors, refused = Usage(), 0, [], []
+    usage, asked, errors, refused, rejected = Usage(), 0, [], [], []
     while True:
         mode = MODES[mode_index]
         try:
@@ -100,7 +102,7 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
         except ValidationError as exc:
             problem, details = "It does not have the shape asked for", describe_validation(exc)
         else:
-            return Structured(value, answer, mode, asked, usage, answer.text, tuple(refused))
+            return Structured(value, answer, mode, asked, usage, answer.text, tuple(refused), tuple(rejected))
         if answer.finish_reason == "length":
             # Cut by our budget: ask again with room. Cut by the server (its context window) with fewer
             # tokens than asked: a larger budget cannot help, so say so now.
@@ -111,10 +113,11 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
             raise truncated(answer, max_tokens=tokens, unfinished=f"its {name} JSON",
                             target=answer.target or provider.key)
         errors.append("\n".join(details))
+        rejected.append(answer.text)
         if len(errors) >= attempts:
             raise LLMBadOutput(f"the model's answer did not match {name} after {attempts} attempts "
                                f"({answer.target or provider.key}): {details[0].lstrip('- ')}",
-                               raw=answer.text, errors=errors)
+                               raw=answer.text, errors=errors, answers=rejected)
         retry = render_prompt("structured_retry.md.j2", level=len(errors), problem=problem, errors=details,
                               shape=answer_shape)
         echoed = answer.text if len(answer.text) <= MAX_ECHO_CHARS else answer.text[:MAX_ECHO_CHARS] + " [cut]"
