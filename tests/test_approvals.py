@@ -373,3 +373,18 @@ def test_init_says_how_to_turn_signing_on(tmp_path: Path) -> None:
     from aidlc.bank.config import load_config
 
     assert load_config(tmp_path / "p").governance.require_signed_approvals is False
+
+
+@pytest.mark.parametrize("at", [0, 5, 6, 7, 11, 16])
+def test_the_signature_search_finds_a_needle_across_chunks_reading_a_chunk_at_a_time(tmp_path: Path,
+                                                                                     at: int) -> None:
+    from aidlc.gates.signatures import _holds
+
+    needle = b'"signature":{'
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(b"x" * at + needle + b"y" * 20)
+    assert _holds(path, needle, chunk=8)  # every placement across 8-byte chunks
+    path.write_bytes(b"x" * at + needle[:-1] + b"y" * 20)
+    assert not _holds(path, needle, chunk=8)
+    path.write_bytes(b"")
+    assert not _holds(path, needle, chunk=8)

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,12 +144,15 @@ def ledger_problems(ledger: Ledger) -> list[Problem]:
     return check(ledger.repo_root, bank_rel, config, ledger.rel, decisions)
 
 
-def _holds(path: Path, needle: bytes) -> bool:
-    """A byte search over the file in C, in constant memory."""
-    import mmap
-
+def _holds(path: Path, needle: bytes, chunk: int = 1 << 20) -> bool:
+    """A byte search over the file in C, a chunk at a time: constant memory, where a mapped file would count
+    every page searched in the process's resident memory (a 1M-event ledger: 650 MiB)."""
+    keep = len(needle) - 1  # a needle across two chunks: the end of one is searched again with the next
     with open(path, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size == 0:
-            return False
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            return mapped.find(needle) != -1
+        tail = b""
+        while block := handle.read(chunk):
+            window = tail + block
+            if needle in window:
+                return True
+            tail = window[-keep:] if keep else b""
+    return False
