@@ -24,7 +24,8 @@ def _line(span: Span) -> str:
         detail = data.get("reason") or data.get("message") or data.get("error") or ""
         return f"{time}  {span.kind:<7} {span.name}: {detail}".rstrip(": ")
     problems = data.get("problems")
-    return f"{time}  {span.kind:<7} {span.name} {span.status or ''}" + (f": {'; '.join(problems)}" if problems else "")
+    head = f"{time}  {span.kind:<7} {span.name} {span.status or ''}".rstrip()
+    return head + (f": {'; '.join(problems)}" if problems else "")
 
 
 def render_trail(state: RunState, spans: list[Span]) -> str:
