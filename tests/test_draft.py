@@ -157,7 +157,8 @@ def test_a_re_draft_keeps_what_the_bank_has_and_a_persons_edits(repo: Path, serv
     brief.write_text(brief.read_text() + "\nA person's note: refunds go through the gateway's API only.\n")
     edited = brief.read_bytes()
     # The model proposes the same unit again (its title written another way) and a new one.
-    server.push(chat(units_answer({**REFUNDS, "title": "refunds  API", "purpose": "Another purpose."}, RECEIPTS)))
+    server.push(chat(units_answer({**REFUNDS, "title": "refunds  API", "purpose": "Another purpose."}, RECEIPTS,
+                                  RECEIPTS)))  # the new one twice: written once
     proc = run(repo, "draft", "units", INTENT, "--base-url", server.url)
     assert proc.returncode == 0, proc.stderr
     assert brief.read_bytes() == edited

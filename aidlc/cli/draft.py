@@ -66,7 +66,7 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
             app.out(app.style(f"--- kept as it is: {path} ({id_} exists)", "bold"))
         app.out(f"\n(dry run: nothing written; {len(result.previews)} files)")
         return
-    app.out(f"drafted {len(result.written.ids) - len(result.written.kept)} new {level} for intent {result.intent} "
+    app.out(f"drafted {result.written.new_count()} new {level} for intent {result.intent} "
             f"(model {result.model or result.target}, {result.mode}, {result.rounds} round(s), "
             f"{result.usage.prompt_tokens}+{result.usage.completion_tokens} tokens)")
     for path in result.written.created:

@@ -36,9 +36,15 @@ class Written:
         self.updated += [p for p in updated if p not in self.updated and p not in self.created]
 
     def keep(self, id_: str, rel: str) -> None:
-        """Record a proposed artifact the bank already has (its id still counts for `#N` references)."""
+        """Record a proposed artifact the bank already has (its id still counts for `#N` references); one this
+        draft itself created (the proposal named it twice) is no kept file."""
         self.ids.append(id_)
-        self.kept[id_] = rel
+        if rel not in self.created:
+            self.kept[id_] = rel
+
+    def new_count(self) -> int:
+        """The artifacts this draft creates."""
+        return len(set(self.ids) - set(self.kept))
 
 
 def problems(creator: Creator, intent: Intent, proposal: BaseModel) -> list[str]:
@@ -161,9 +167,10 @@ def write(creator: Creator, intent: Intent, proposal: BaseModel) -> Written:
     written = Written()
     if isinstance(proposal, RequirementsProposal):
         for req in proposal.requirements:
-            same = next((r for r in intent.requirements if _words(r.block.title) == _words(req.title)), None)
-            if same is not None and intent.requirements_doc is not None:
-                written.keep(same.qualified_id, intent.requirements_doc.rel)
+            current = creator.intent(intent.id)  # as written so far: a title proposed twice is kept the 2nd time
+            same = next((r for r in current.requirements if _words(r.block.title) == _words(req.title)), None)
+            if same is not None and current.requirements_doc is not None:
+                written.keep(same.qualified_id, current.requirements_doc.rel)
                 continue
             made = creator.new_requirement(req.title, intent.id, req.kind, req.priority, req.acceptance_criteria,
                                            req.description or None)
@@ -171,7 +178,7 @@ def write(creator: Creator, intent: Intent, proposal: BaseModel) -> Written:
             creator.refresh()  # the next item numbers (and may link) against what was just written
     elif isinstance(proposal, UnitsProposal):
         for unit in proposal.units:
-            if (existing := _named(intent.units, unit.title)) is not None:
+            if (existing := _named(creator.intent(intent.id).units, unit.title)) is not None:
                 written.keep(existing.id, existing.rel)
                 continue
             made = creator.new_unit(unit.title, intent.id, unit.requirements, unit.purpose)
