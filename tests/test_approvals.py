@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from aidlc.events.ledger import Ledger
 from aidlc.gates import signing
@@ -373,6 +375,19 @@ def test_init_says_how_to_turn_signing_on(tmp_path: Path) -> None:
     from aidlc.bank.config import load_config
 
     assert load_config(tmp_path / "p").governance.require_signed_approvals is False
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=st.binary(max_size=40), after=st.binary(max_size=40), needle=st.binary(min_size=1, max_size=9),
+       planted=st.booleans(), chunk=st.integers(1, 12))
+def test_the_chunked_signature_search_agrees_with_a_search_of_the_whole_file(
+        tmp_path: Path, before: bytes, after: bytes, needle: bytes, planted: bool, chunk: int) -> None:
+    from aidlc.gates.signatures import _holds
+
+    data = before + (needle if planted else b"") + after
+    path = tmp_path / "events.jsonl"
+    path.write_bytes(data)
+    assert _holds(path, needle, chunk=chunk) == (needle in data)
 
 
 @pytest.mark.parametrize("at", [0, 5, 6, 7, 11, 16])
