@@ -186,6 +186,13 @@ def test_a_re_draft_keeps_what_the_bank_has_and_a_persons_edits(repo: Path, serv
     proc = run(repo, "draft", "bolts", INTENT, "--dry-run", "--base-url", server.url)
     assert proc.returncode == 0, proc.stderr
     assert f"--- kept as it is: {MB}/bolts/001-checkout-api/bolt.md (001-checkout-api exists)" in proc.stdout
+    server.push(chat(json.dumps({"requirements": [
+        {"kind": "FR", "title": "Pay by card", "priority": "must", "description": "",
+         "acceptance_criteria": ["**Given** a cart, **When** I pay, **Then** it is paid"]}]})))
+    proc = run(repo, "draft", "requirements", INTENT, "--base-url", server.url)
+    assert proc.returncode == 0, proc.stderr
+    assert "drafted 0 new requirements" in proc.stdout and "aidlc gate approve" not in proc.stdout
+    assert "Nothing new was written: the bank already has all the requirements the model proposed" in proc.stdout
     assert {p: p.read_bytes() for p in (repo / MB).rglob("*.md")} == before
     assert run(repo, "validate").returncode == 0 and run(repo, "log", "verify").returncode == 0
 

@@ -77,5 +77,9 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | 
         app.out(f"  = {path}    ({id_} exists: kept as it is, a re-draft never rewrites it)")
     if result.errors_after:
         app.out(app.style(f"{result.errors_after} validation errors in the written files: aidlc validate", "red"))
+    if not result.written.new_count():
+        app.out(f"\nNothing new was written: the bank already has all the {level} the model proposed. Where it stands:")
+        app.out("  aidlc status")
+        return
     app.out("\nNothing is approved yet. Review the drafts, edit them as you see fit, then:")
     app.out(f"  {result.gate_command}")

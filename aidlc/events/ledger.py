@@ -296,8 +296,9 @@ class Ledger:
             "prev": last[0] if last else GENESIS,
         }
         event.update({name: _plain(value) for name, value in fields.items() if value is not None})
+        redact = Redactor()
         for name in REDACTED_FIELDS & event.keys():
-            event[name] = Redactor().value(event[name])
+            event[name] = redact.value(event[name])
         if sign is not None:  # under the lock: the signature covers `prev` and `seq`, which only the lock fixes
             event["signature"] = sign(event)
         try:
