@@ -47,6 +47,8 @@ def run_action(workspace: Path, bin_dir: Path, inputs: dict[str, str]) -> list[t
     def evaluate(text: str) -> str:
         return EXPRESSION.sub(lambda m: values[m.group(1)], text)  # an unknown expression: KeyError
 
+    # pip reads PIP_NO_BUILD_ISOLATION=0 as --no-build-isolation (its "no-" options take a false value so): the
+    # build backend comes from the environment, and PIP_NO_INDEX makes any download attempt fail the test.
     base_env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(workspace.parent), "GITHUB_ACTIONS": "true",
                 "GITHUB_WORKSPACE": str(workspace), "CI": "true", "PIP_NO_INDEX": "1", "PIP_NO_DEPS": "1",
                 "PIP_NO_BUILD_ISOLATION": "0", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
