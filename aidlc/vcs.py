@@ -219,6 +219,13 @@ class History:
         contents = objects(self.top, list(dict.fromkeys(wanted.values())))
         return {**found, **{rel: contents[sha] for rel, sha in wanted.items()}}
 
+    def names(self, commit: str, folder: str) -> list[str]:
+        """The names of the files directly in `folder` (relative to the project) at `commit`."""
+        tree_path = self._tree(folder)
+        out = self._run("ls-tree", "-z", "--full-tree", commit, "--", f"{tree_path}/")
+        return [entry.partition(b"\t")[2].decode("utf-8", "surrogateescape").rsplit("/", 1)[-1]
+                for entry in out.split(b"\0") if b" blob " in entry.partition(b"\t")[0]]
+
     def _holds(self, commit: str, tree_path: str) -> bool:
         out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{tree_path}\n".encode())
         return out.strip() == b"blob"
@@ -643,6 +650,15 @@ def unsigned(project: Path, shas: list[str]) -> list[str]:
 
 
 def commits_between(project: Path, base: str, head: str = "HEAD") -> list[Commit]:
-    """The commits of `base..head`, oldest first, with the files each changed under the project."""
-    return _commits(_run_git(project, ("log", "--reverse", "-z", "--no-renames", "--name-only", "--relative",
+    """The commits of `base..head`, oldest first, with the files each changed under the project; for a merge,
+    the files it changed against every parent (`-c`: what the merge itself brought, beyond either side)."""
+    return _commits(_run_git(project, ("log", "--reverse", "-z", "-c", "--no-renames", "--name-only", "--relative",
                                        f"--format={_LOG_FORMAT}", f"{base}..{head}", "--")))
+
+
+def changed_since_fork(project: Path, base: str, head: str = "HEAD") -> list[str]:
+    """The files under the project that differ between the fork point of `base` and `head` and `head`
+    (`git diff base...head`): what a pull request changes, whichever commits did it."""
+    out = _run_git(project, ("diff", "--no-ext-diff", "--no-textconv", "--relative", "--no-renames", "--name-only",
+                             "-z", f"{base}...{head}", "--"))
+    return [name.decode("utf-8", "surrogateescape") for name in out.split(b"\0") if name]

@@ -8,17 +8,19 @@ from aidlc.bank.config import load_config
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.errors import UsageError
+from aidlc.model.config import Config
 
 
-def open_bank(root: Path, as_found: bool = False) -> MemoryBank:
+def open_bank(root: Path, as_found: bool = False, config: Config | None = None) -> MemoryBank:
     """Load the bank under `root`; no bank at all is a usage error with the command to create one,
     and so is a bank leading outside the repository.
 
     First, a multi-file write that was interrupted (kill -9) is finished or rolled back, so no
     command sees a half-written bank. `as_found` takes the bank as it is instead: for `aidlc
     validate`, which never writes (a bank leading outside is a finding there), and for a command
-    re-reading the bank it is writing."""
-    config = load_config(root)
+    re-reading the bank it is writing. `config`: read the bank with these settings instead of aidlc.yaml's
+    (`aidlc ci --base`: the rules that judge a pull request)."""
+    config = config or load_config(root)
     bank = load_bank(root, config, report_outside=as_found)
     if not as_found and bank.exists:
         from aidlc.bank import journal  # not for validate, which loads as fast as it can

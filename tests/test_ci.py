@@ -59,6 +59,26 @@ def pr(chain: Path) -> Path:
     return chain
 
 
+def on_base(root: Path, rel: str, old: str, new: str, message: str) -> None:
+    """Change a file on `main` (the base) before the branch has commits of its own, and bring it to the branch."""
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "main"], check=True)
+    edit(root, rel, old, new)
+    commit(root, message)
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "-B", "feature", "main"], check=True)
+
+
+def to_base(root: Path, rel: str) -> None:
+    """Move a file just written on the branch to `main` (the base), then merge the base into the branch: what the
+    rules read from the base must be on the base."""
+    data = (root / rel).read_bytes()
+    (root / rel).unlink()
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "main"], check=True)
+    write(root, rel, data.decode("utf-8"))
+    commit(root, f"{rel} on the base", paths=(rel,))
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "feature"], check=True)
+    subprocess.run(["git", "-C", str(root), "merge", "-q", "--no-edit", "main"], check=True, capture_output=True)
+
+
 def approved_plan(root: Path, who: tuple[str, str] = ADA) -> None:
     through_plan(root)
     commit(root, "memory-bank: plan of bolt 001 approved", who)
@@ -144,8 +164,9 @@ def test_a_named_bolt_marked_complete_needs_its_walkthrough_approved(pr: Path) -
 def test_with_signed_commits_required_an_unsigned_commit_fails(pr: Path, tmp_path: Path) -> None:
     key = tmp_path / "signing"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
-    edit(pr, "aidlc.yaml", "require_signed_commits: false", "require_signed_commits: true")
-    commit(pr, "require signed commits")  # unsigned
+    on_base(pr, "aidlc.yaml", "require_signed_commits: false", "require_signed_commits: true",
+            "require signed commits")  # the rule is the base's
+    commit(pr, "an empty unsigned commit")  # unsigned
     approved_plan(pr)  # unsigned
     write(pr, CODE, "print('signed')\n")
     subprocess.run(["git", "-C", str(pr), "add", CODE], check=True)
@@ -154,10 +175,11 @@ def test_with_signed_commits_required_an_unsigned_commit_fails(pr: Path, tmp_pat
     doc = document(pr, "--base", "main")
     unsigned = [f["message"] for f in doc["findings"] if f["code"] == "AIDLC-CI-011"]
     assert len(unsigned) == 2 and all("carries no signature" in m for m in unsigned), doc["findings"]
-    assert any("require signed commits" in m for m in unsigned) and not any("checkout: signed" in m for m in unsigned)
+    assert any("an empty unsigned commit" in m for m in unsigned) and not any("checkout: signed" in m for m in unsigned)
+    # The pull request cannot turn the rule off for itself: the base's rule still judges it.
     edit(pr, "aidlc.yaml", "require_signed_commits: true", "require_signed_commits: false")
     commit(pr, "signing no longer required")
-    assert codes(document(pr, "--base", "main")) == []
+    assert sorted(set(codes(document(pr, "--base", "main")))) == ["AIDLC-CI-011", "AIDLC-CI-012"]
 
 
 # -- approval authorship -----------------------------------------------------------------------------------
@@ -178,8 +200,7 @@ def test_a_human_approval_committed_by_a_bot_fails(pr: Path) -> None:
 
 
 def test_a_bot_listed_in_governance_bot_emails_is_a_bot(pr: Path) -> None:
-    edit(pr, "aidlc.yaml", "bot_emails: []", "bot_emails: [ci-helper@x.org]")
-    commit(pr, "config")
+    on_base(pr, "aidlc.yaml", "bot_emails: []", "bot_emails: [ci-helper@x.org]", "config")
     approved_plan(pr, who=("CI Helper", "CI-Helper@x.org"))
     doc = document(pr, "--base", "main")
     assert "governance.bot_emails" in next(f for f in doc["findings"] if f["code"] == "AIDLC-CI-004")["message"]
@@ -263,7 +284,8 @@ def test_json_is_one_document_with_a_version(pr: Path) -> None:
     code_change(pr, trailer=None)
     proc = ci(pr, "--base", "main", "--format", "json")
     doc = json.loads(proc.stdout)
-    assert doc["version"] == 1 and doc["checks"] == ["validate", "ledger-against-base", "approval-authorship",
+    assert doc["version"] == 1 and doc["checks"] == ["validate", "rules-from-base", "ledger-against-base",
+                                                     "approval-authorship",
                                                      "pull-request-scope"]
     assert doc["summary"]["errors"] == 1 and re.fullmatch(r"[0-9a-f]{32}", doc["findings"][0]["fingerprint"])
 
@@ -285,7 +307,15 @@ BROKEN_FIXTURES = {
 
 
 def test_every_ci_rule_has_a_broken_fixture() -> None:
-    assert set(BROKEN_FIXTURES) == {code for code, rule in CATALOGUE.items() if rule.family == "ci"}
+    from tests import test_ci_rulebook as rulebook
+
+    fixtures = {
+        **BROKEN_FIXTURES,
+        "AIDLC-CI-012": rulebook.test_narrowing_governance_paths_does_not_let_untraced_code_pass,
+        "AIDLC-CI-013": rulebook.test_a_change_of_the_rules_approved_by_another_person_passes_and_its_rules_judge,
+        "AIDLC-CI-014": rulebook.test_a_commit_after_the_walkthrough_was_approved_does_not_ride_on_the_closed_bolt,
+        "AIDLC-CI-015": rulebook.test_a_plan_approval_forged_as_policy_is_judged_by_the_base_policy}
+    assert set(fixtures) == {code for code, rule in CATALOGUE.items() if rule.family == "ci"}
 
 
 def test_validate_never_reports_a_ci_rule(pr: Path) -> None:

@@ -15,7 +15,17 @@ import pytest
 from aidlc.ci.github import annotation, escape_data, escape_property
 from aidlc.model.ci import CiFinding
 from aidlc.rules import CATALOGUE
-from tests.test_ci import BOB, CODE, approved_plan, ci, code_change, commit, document, pr  # noqa: F401 - fixture
+from tests.test_ci import (  # noqa: F401 - pr is a fixture
+    BOB,
+    CODE,
+    approved_plan,
+    ci,
+    code_change,
+    commit,
+    document,
+    pr,
+    to_base,
+)
 from tests.test_gate import STORY, edit, read, write
 
 SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
@@ -35,7 +45,7 @@ def test_a_baseline_passes_old_findings_fails_a_new_one_and_reports_the_fixed(pr
     assert written.returncode == 0 and "wrote .aidlc-baseline.json: 2 findings" in written.stdout
     baseline = json.loads(read(pr, ".aidlc-baseline.json"))
     assert sorted(f["code"] for f in baseline["findings"]) == ["AIDLC-CI-005", "AIDLC-REF-001"]
-    commit(pr, "baseline", paths=(".aidlc-baseline.json",))
+    to_base(pr, ".aidlc-baseline.json")  # a pull request is judged by its base's baseline
 
     doc = document(pr, "--base", "main")
     assert doc["passed"] and doc["baseline"] == ".aidlc-baseline.json"
@@ -66,6 +76,7 @@ def test_a_baseline_passes_old_findings_fails_a_new_one_and_reports_the_fixed(pr
 def test_a_known_finding_counts_once(pr: Path) -> None:  # noqa: F811
     code_change(pr, trailer=None)
     ci(pr, "--base", "main", "--write-baseline", "--baseline", "ci/known.json")
+    to_base(pr, "ci/known.json")
     write(pr, CODE, "print('again')\n")
     commit(pr, "the same file again, another commit: a second finding, new", paths=(CODE,))
     doc = document(pr, "--base", "main", "--baseline", "ci/known.json")
@@ -194,6 +205,7 @@ def test_a_schema_violation_is_caught(tmp_path: Path) -> None:
 def test_sarif_marks_baseline_state(pr: Path, tmp_path: Path) -> None:  # noqa: F811
     code_change(pr, trailer=None)
     ci(pr, "--base", "main", "--write-baseline")
+    to_base(pr, ".aidlc-baseline.json")
     code_change(pr, trailer=None, path="src/b.py")
     out = tmp_path / "a.sarif"
     ci(pr, "--base", "main", "--sarif", str(out))

@@ -11,7 +11,7 @@ from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
-__all__ = ["CONFIG_FILE", "ConfigError", "key_line", "load_config"]
+__all__ = ["CONFIG_FILE", "ConfigError", "key_line", "load_config", "parse_config"]
 
 
 class ConfigError(UsageError):
@@ -30,18 +30,24 @@ def load_config(repo_root: Path) -> Config:
         data = read_inside(path, repo_root)
     except OSError as exc:
         raise ConfigError(f"{CONFIG_FILE}: cannot be read ({exc.strerror})") from None
-    text, problem = frontmatter.decode(data, CONFIG_FILE)
+    return parse_config(data)
+
+
+def parse_config(data: bytes, label: str = CONFIG_FILE) -> Config:
+    """aidlc.yaml's bytes as a Config; `label` names where they came from in messages (`aidlc ci` reads the base's
+    copy from git)."""
+    text, problem = frontmatter.decode(data, label)
     if problem is None and text is not None:
         meta, problem = frontmatter.parse_mapping(text)
     if problem is not None:
-        raise ConfigError(f"{CONFIG_FILE}:{problem.line or 1}: {problem.message}")
+        raise ConfigError(f"{label}:{problem.line or 1}: {problem.message}")
     try:
         return Config.model_validate(meta)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         key = ".".join(str(part) for part in first["loc"])
         line = key_line(text or "", [str(part) for part in first["loc"] if isinstance(part, str)])
-        raise ConfigError(f"{CONFIG_FILE}:{line}: '{key}': {first['msg']}") from None
+        raise ConfigError(f"{label}:{line}: '{key}': {first['msg']}") from None
 
 
 def key_line(text: str, keys: list[str]) -> int:

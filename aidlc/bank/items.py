@@ -270,6 +270,15 @@ class Runbook(Artifact):
     headings: list[tuple[int, str]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class PinnedFile:
+    """A file the rules read from a source the work tree cannot change (`aidlc ci --base`: the base commit)."""
+
+    rel: str
+    data: bytes | None  # None: the source has no such file
+    source: str  # for messages, e.g. "at the base 1a2b3c4d5e6f"
+
+
 @dataclass
 class MemoryBank:
     repo_root: str  # absolute path, for messages
@@ -285,6 +294,7 @@ class MemoryBank:
     standards: list[str] = field(default_factory=list)
     unreadable: list[Document] = field(default_factory=list)  # documents that failed to read
     files_read: int = 0
+    pinned_signers: PinnedFile | None = None  # allowed_signers as the rules must read it, when not the work tree's
 
     @property
     def units(self) -> list[Unit]:

@@ -23,6 +23,7 @@ from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
 from aidlc.errors import UsageError
 
 CONFIG_FILE = "aidlc.yaml"
+LEDGER_FILE = "events.jsonl"  # in the memory bank folder
 DEFAULT_BANK = "memory-bank"  # the `memory_bank` of aidlc.yaml when it says nothing
 
 Entry = os.DirEntry[str]

@@ -17,7 +17,6 @@ from aidlc.errors import UsageError
 from aidlc.model.ci import Baseline, BaselineEntry, CiFinding
 from aidlc.model.findings import Finding
 
-BASELINE_FILE = ".aidlc-baseline.json"
 # `line 12`, `lines 3, 7 and 9`, `file.md:12`: where a finding is, not what it is.
 _LINES = re.compile(r"\b(lines?)\s+\d+(?:\s*(?:,|and|-)\s*\d+)*")
 _PATH_LINE = re.compile(r"(\S):\d+\b")
@@ -62,22 +61,33 @@ def render(baseline: Baseline) -> str:
 
 def load(path: Path, shown: str) -> Baseline:
     """The baseline in `path`; anything else is a usage error naming the file, the line and the fix."""
-    rewrite = f"aidlc ci --write-baseline --baseline {shown}    # write it again from the current findings"
     try:
-        text = path.read_bytes().decode("utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{shown}: cannot be read ({exc.strerror or exc})",
-                         [rewrite, "aidlc ci    # without a baseline: every finding counts"]) from None
+                         [_rewrite(shown), "aidlc ci    # without a baseline: every finding counts"]) from None
+    return parse(data, shown)
+
+
+def _rewrite(shown: str) -> str:
+    return f"aidlc ci --write-baseline --baseline {shown}    # write it again from the current findings"
+
+
+def parse(data: bytes, shown: str) -> Baseline:
+    """A baseline's bytes (from the work tree, or from the base commit: `shown` says which)."""
+    rewrite = _rewrite(shown)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"{shown}: byte {exc.start} is not UTF-8; expected the JSON aidlc ci writes",
                          [rewrite]) from None
     try:
-        data = json.loads(text)
+        parsed = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{shown}:{exc.lineno}: not JSON ({exc.msg}); expected the JSON aidlc ci writes",
                          [rewrite]) from None
     try:
-        return Baseline.model_validate(data)
+        return Baseline.model_validate(parsed)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "the document"

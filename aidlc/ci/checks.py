@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.bank.items import MemoryBank
+from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import CONFIG_FILE
+from aidlc.ci.rulebook import Rulebook, judge
 from aidlc.errors import UsageError
 from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
@@ -28,6 +29,7 @@ from aidlc.model.findings import Finding
 from aidlc.model.types import Risk
 from aidlc.rules import ci, shorten
 from aidlc.rules.catalogue import Rule
+from aidlc.workspace import open_bank
 
 
 def finding(spec: Rule, path: str, line: int | None, message: str, fix: str | None = None) -> Finding:
@@ -37,52 +39,67 @@ def finding(spec: Rule, path: str, line: int | None, message: str, fix: str | No
 
 @dataclass
 class PullRequest:
-    """The branch as git holds it: the bank at HEAD, its ledger, the base commit and the commits since it."""
+    """The branch as git holds it: the bank at HEAD (read with the rules that judge it), its ledger, the base
+    commit, the commits since it, and the rules' verdict on any change of them."""
 
     bank: MemoryBank
     base: str  # a full commit sha
     history: vcs.History
     ledger: Ledger
+    rulebook: Rulebook
+    base_ledger: str  # the ledger's path as the base's rules name it
     commits: list[vcs.Commit] = field(default_factory=list)
-    _ledgers: dict[str, bytes | None] = field(default_factory=dict)
-    _decisions: dict[str, DecisionIndex | None] = field(default_factory=dict)
+    _ledgers: dict[tuple[str, str], bytes | None] = field(default_factory=dict)
+    _decisions: dict[str, tuple[list[bytes], DecisionIndex] | None] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, bank: MemoryBank, base_ref: str) -> PullRequest:
-        project = Path(bank.repo_root)
-        history = vcs.history(project)
+    def open(cls, root: Path, base_ref: str, baseline: str) -> PullRequest:
+        """The pull request from `base_ref` to the work tree; its bank is read with the rules that judge it
+        (aidlc/ci/rulebook.py: the base's, unless a change of them was approved)."""
+        history = vcs.history(root)
         if history is None or history.head is None:
-            raise UsageError(f"--base {base_ref}: {project} is not a Git repository with commits",
+            raise UsageError(f"--base {base_ref}: {root} is not a Git repository with commits",
                              ["aidlc ci    # without --base: the checks that need no history"])
-        base = vcs.resolve_commit(project, base_ref)
-        return cls(bank, base, history, Ledger.of_bank(project, bank.rel_root),
-                   vcs.commits_between(project, base, "HEAD"))
+        base = vcs.resolve_commit(root, base_ref)
+        commits = vcs.commits_between(root, base, "HEAD")
+        rulebook = judge(root, history, base, commits, baseline)
+        bank = open_bank(root, as_found=True, config=rulebook.rules.config)
+        bank.pinned_signers = rulebook.signers
+        project = Path(bank.repo_root)
+        return cls(bank, base, history, Ledger.of_bank(project, bank.rel_root), rulebook,
+                   rulebook.base_rules.ledger_rel, commits)
 
-    def ledger_at(self, commit: str) -> bytes | None:
-        if commit not in self._ledgers:
-            self._ledgers[commit] = self.history.read(commit, [self.ledger.rel])[self.ledger.rel]
-        return self._ledgers[commit]
+    def ledger_at(self, commit: str, rel: str | None = None) -> bytes | None:
+        """The ledger (or the file `rel`) as `commit` holds it."""
+        key = (commit, rel or self.ledger.rel)
+        if key not in self._ledgers:
+            self._ledgers[key] = self.history.read(commit, [key[1]])[key[1]]
+        return self._ledgers[key]
 
-    def standing(self, commit: str, bolt_id: str, stage: str) -> str | None:
-        """The decision that stands at a bolt's gate in the ledger `commit` holds (None: undecided, or branches
-        that disagree)."""
+    def standing(self, commit: str, bolt_id: str, stage: str) -> dict[str, Any] | None:
+        """The decision event that stands at a bolt's gate in the ledger `commit` holds (None: undecided, or
+        branches that disagree)."""
         if commit not in self._decisions:
             data = self.ledger_at(commit)
             lines = split_lines(data) if data else []
-            self._decisions[commit] = scan(lambda: lines).decisions if lines else None
-        index = self._decisions[commit]
-        decided = index.standing(("bolt", bolt_id, stage)) if index is not None else None
-        return None if decided is None else decided.decision
+            self._decisions[commit] = (lines, scan(lambda: lines).decisions) if lines else None
+        found = self._decisions[commit]
+        decided = found[1].standing(("bolt", bolt_id, stage)) if found is not None else None
+        return None if found is None or decided is None else _event(found[0][decided.line - 1])
+
+
+def _decision(event: dict[str, Any] | None) -> str | None:
+    return str(event.get("decision")) if event is not None else None
 
 
 def check(pr: PullRequest) -> list[Finding]:
-    return [*ledger_against_base(pr), *approval_authors(pr), *scope(pr), *walkthrough_evidence(pr),
-            *unsigned_commits(pr)]
+    return [*pr.rulebook.findings, *ledger_against_base(pr), *approval_authors(pr), *scope(pr),
+            *walkthrough_evidence(pr), *unsigned_commits(pr)]
 
 
 def ledger_against_base(pr: PullRequest) -> Iterator[Finding]:
     """`aidlc log verify --against BASE`: every event of the base's ledger is still there, byte for byte."""
-    old = pr.ledger_at(pr.base)
+    old = pr.ledger_at(pr.base, pr.base_ledger)
     if old is None:
         return
     rel = pr.ledger.rel
@@ -119,7 +136,7 @@ def approval_authors(pr: PullRequest) -> Iterator[Finding]:
     head = pr.ledger_at("HEAD")
     if head is None:
         return
-    base = set(split_lines(pr.ledger_at(pr.base) or b""))
+    base = set(split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""))
     introduced = _introductions(pr)
     bots = pr.bank.config.governance.bot_emails
     for number, line in enumerate(split_lines(head), start=1):
@@ -151,13 +168,18 @@ def _event(line: bytes) -> dict[str, Any] | None:
 
 
 def scope(pr: PullRequest) -> Iterator[Finding]:
-    """Every commit that changes governed code names a bolt (`Aidlc-Bolt:`) whose plan the ledger of that commit
-    holds as approved; a bolt so named and marked complete has its walkthrough approved."""
+    """Every commit that changes governed code (a merge: what it changed against every parent) names a bolt
+    (`Aidlc-Bolt:`) whose plan the ledger of that commit holds as approved by a person, or by the judging policy
+    for the bolt's risk, and whose walkthrough that ledger does not hold as approved yet (a closed bolt covers
+    no new change); a bolt so named and marked complete has its walkthrough approved. A governed file that
+    differs between the base and the head and that no commit changed is untraced too."""
     governed = matcher(pr.bank.config.governance.paths)
     bolts = {bolt.id: bolt for bolt in pr.bank.bolts}
     named: set[str] = set()
+    explained: set[str] = set()
     for commit in pr.commits:
         changed = [path for path in commit.paths if governed(path)]
+        explained.update(changed)
         if not changed:
             continue
         subject = f"commit {commit.sha[:12]} by {commit.author} <{commit.email}>"
@@ -169,15 +191,9 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
         problems: list[Finding] = []
         approved: list[str] = []
         for bolt_id in commit.bolts:
-            if bolt_id not in bolts:
-                problems.append(finding(ci.UNKNOWN_BOLT, changed[0], None, f"{subject} names bolt {bolt_id!r}, "
-                                        f"which the memory bank does not have (it changes {', '.join(changed)})"))
-            elif pr.standing(commit.sha, bolt_id, "plan") != "approve":
-                problems.append(finding(ci.PLAN_NOT_APPROVED, changed[0], None, f"{subject} changes "
-                                        f"{', '.join(changed)} for bolt {bolt_id}, whose plan the ledger of that "
-                                        "commit does not hold as approved",
-                                        f"a person approves the plan (`aidlc gate approve {bolt_id} --stage plan`), "
-                                        "then the code is committed after it"))
+            problem = _bolt_problem(pr, commit, bolts.get(bolt_id), bolt_id, subject, changed)
+            if problem is not None:
+                problems.append(problem)
             else:
                 named.add(bolt_id)
                 approved.append(bolt_id)
@@ -192,14 +208,57 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
                 if not covered(path):
                     yield finding(ci.OUTSIDE_SCOPE, path, None, f"{subject} changes {path} for bolt(s) "
                                   f"{', '.join(approved)}, outside their scope ({', '.join(globs)})")
+    for path in vcs.changed_since_fork(Path(pr.bank.repo_root), pr.base):
+        if governed(path) and path not in explained:
+            yield finding(ci.UNTRACED, path, None, f"{path} differs between the base {pr.base[:12]} and the head, "
+                          "and no commit of the pull request shows the change")
     for bolt_id in sorted(named):
         bolt = bolts[bolt_id]
         if bolt.meta is not None and bolt.meta.status == "complete" \
-                and pr.standing("HEAD", bolt_id, "walkthrough") != "approve":
+                and _decision(pr.standing("HEAD", bolt_id, "walkthrough")) != "approve":
             yield finding(ci.WALKTHROUGH_MISSING, bolt.rel, None, f"bolt {bolt_id} is marked complete, and its "
                           "walkthrough is not approved in the ledger", f"a person reviews the walkthrough: "
                           f"`aidlc gate approve {bolt_id} --stage walkthrough`")
 
+
+def _bolt_problem(pr: PullRequest, commit: vcs.Commit, bolt: BoltItem | None, bolt_id: str, subject: str,
+                  changed: list[str]) -> Finding | None:
+    """Why `commit` cannot change `changed` for the bolt it names (None: it can)."""
+    files = ", ".join(changed)
+    if bolt is None:
+        return finding(ci.UNKNOWN_BOLT, changed[0], None, f"{subject} names bolt {bolt_id!r}, which the memory bank "
+                       f"does not have (it changes {files})")
+    plan = pr.standing(commit.sha, bolt_id, "plan")
+    if _decision(plan) != "approve":
+        return finding(ci.PLAN_NOT_APPROVED, changed[0], None, f"{subject} changes {files} for bolt {bolt_id}, whose "
+                       "plan the ledger of that commit does not hold as approved",
+                       f"a person approves the plan (`aidlc gate approve {bolt_id} --stage plan`), then the code is "
+                       "committed after it")
+    if plan is not None and (plan.get("actor") or {}).get("kind") == ActorKind.policy \
+            and (why := _policy_refuses(pr, bolt, plan)) is not None:
+        return finding(ci.POLICY_NOT_ALLOWED, changed[0], None, f"{subject} changes {files} for bolt {bolt_id}, whose "
+                       f"plan approval (seq {plan.get('seq')}) was recorded by policy: {why}")
+    closed = pr.standing(commit.sha, bolt_id, "walkthrough")
+    if _decision(closed) == "approve" and closed is not None:
+        return finding(ci.BOLT_CLOSED, changed[0], None, f"{subject} changes {files} for bolt {bolt_id}, whose "
+                       f"walkthrough was approved already (seq {closed.get('seq')})")
+    return None
+
+
+def _policy_refuses(pr: PullRequest, bolt: BoltItem, plan: dict[str, Any]) -> str | None:
+    """Why the judging policy would not approve this plan (None: it would). The risk is the higher of the one
+    the decision recorded and the bolt's own: lowering it afterwards does not widen what policy may approve."""
+    allowed = pr.bank.config.policy.auto_approve_plan
+    order = list(Risk)  # lowest first
+    data = plan.get("data") if isinstance(plan.get("data"), dict) else {}
+    risks = [r for r in ((data or {}).get("risk"), bolt.meta.risk if bolt.meta else None) if r in order]
+    if not risks:
+        return "the bolt's risk is unknown"
+    risk = max(risks, key=order.index)
+    if risk not in (Risk.low, Risk.medium) or risk not in allowed:
+        return (f"policy.auto_approve_plan, as the rules that judge this pull request say "
+                f"({', '.join(allowed) or 'empty'}), does not allow {risk} risk")
+    return None
 
 
 def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
@@ -212,7 +271,7 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
     head = pr.ledger_at("HEAD")
     if head is None:
         return
-    base = set(split_lines(pr.ledger_at(pr.base) or b""))
+    base = set(split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""))
     bolts = {bolt.id: bolt for bolt in pr.bank.bolts}
     lines = split_lines(head)
     events = [_event(line) for line in lines]
@@ -225,7 +284,8 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
                 or (event.get("actor") or {}).get("kind") != ActorKind.human:
             continue
         bolt_id = str((event.get("subject") or {}).get("id") or "")
-        if bolt_id not in bolts or bolt_id in judged or pr.standing("HEAD", bolt_id, "walkthrough") != "approve":
+        if bolt_id not in bolts or bolt_id in judged \
+                or _decision(pr.standing("HEAD", bolt_id, "walkthrough")) != "approve":
             continue
         judged.add(bolt_id)
         evidence = evidence_of(pr.bank, bolts[bolt_id])

@@ -8,29 +8,39 @@ from pathlib import Path
 from aidlc import vcs
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
+from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
 from aidlc.ci.checks import PullRequest, check
 from aidlc.model.ci import Baseline, CiReport, CiSummary
 from aidlc.model.types import Severity
 from aidlc.rules import run_rules
 from aidlc.status.gates import gate_statuses
+from aidlc.workspace import open_bank
 
-VALIDATE, AGAINST_BASE, AUTHORSHIP, SCOPE = "validate", "ledger-against-base", "approval-authorship", \
-    "pull-request-scope"
+VALIDATE, RULES, AGAINST_BASE, AUTHORSHIP, SCOPE = "validate", "rules-from-base", "ledger-against-base", \
+    "approval-authorship", "pull-request-scope"
 
 
-def run_ci(bank: MemoryBank, base_ref: str | None, baseline: Baseline | None = None,
+def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> tuple[MemoryBank, PullRequest | None]:
+    """The bank `aidlc ci` judges, and with a base the pull request: its bank is then read with the rules that
+    judge it (the base's, unless a change of them was approved; `baseline` is the baseline's path)."""
+    if base_ref is None:
+        return open_bank(root, as_found=True), None
+    pr = PullRequest.open(root, base_ref, baseline)
+    return pr.bank, pr
+
+
+def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None = None,
            baseline_rel: str | None = None, strict: bool = False) -> CiReport:
     index = BankIndex(bank)
     findings = run_rules(bank, index)
     waiting = [gate for gate in gate_statuses(bank, index) if gate.pending is not None]
     checks, base = [VALIDATE], None
-    if base_ref is not None:
-        pr = PullRequest.open(bank, base_ref)
+    if pr is not None:
         base = pr.base
         findings.extend(check(pr))
         findings.sort(key=lambda f: f.sort_key())
-        checks += [AGAINST_BASE, AUTHORSHIP, SCOPE]
+        checks += [RULES, AGAINST_BASE, AUTHORSHIP, SCOPE]
     marked = [baselines.with_fingerprint(f) for f in findings]
     fixed = []
     if baseline is not None:

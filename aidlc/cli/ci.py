@@ -11,7 +11,6 @@ import click
 from aidlc.bank.write import atomic_write
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
-from aidlc.workspace import open_bank
 
 
 @click.command("ci")
@@ -33,20 +32,22 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
 
     Exit 0 when nothing new fails, 1 when it does, 2 on a usage or configuration error.
     """
+    from aidlc.bank.rulefiles import BASELINE_FILE
     from aidlc.ci import baseline as baselines
     from aidlc.ci import github, sarif
-    from aidlc.ci.run import run_ci
+    from aidlc.ci.run import open_ci, run_ci
     from aidlc.report import ci as render
 
     if base_ref is not None and not base_ref.strip():  # an unset CI variable must not silently skip the checks
         raise UsageError("--base needs a git ref, e.g. origin/main", ["git branch -a    # the refs that exist"])
-    bank = open_bank(app.root(path), as_found=True)
-    root = Path(bank.repo_root)
+    root = app.root(path)
     explicit = baseline_file is not None
-    baseline_path = (baseline_file or root / baselines.BASELINE_FILE).absolute()
+    baseline_path = (baseline_file or root / BASELINE_FILE).absolute()
     shown = _shown(baseline_path, root)
+    inside = baseline_path.is_relative_to(root.absolute())
+    bank, pr = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
     if write_baseline:
-        report = run_ci(bank, base_ref, strict=strict)
+        report = run_ci(bank, pr, strict=strict)
         atomic_write(baseline_path, baselines.render(baselines.of(report.findings)), baseline_path.parent)
         if app.json:
             app.emit_json({"baseline": shown, "findings": len(report.findings)})
@@ -54,9 +55,13 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
             app.out(f"wrote {shown}: {len(report.findings)} findings are known from now on; new ones fail")
         return
     baseline = None
-    if explicit or baseline_path.exists():
+    if pr is not None and inside:  # a pull request does not choose its own baseline: the judging rules' one counts
+        data = pr.rulebook.rules.files.get(shown)
+        source = "" if not pr.rulebook.from_base else f" (at the base {pr.base[:12]})"
+        baseline = baselines.parse(data, shown + source) if data is not None else None
+    elif explicit or baseline_path.exists():
         baseline = baselines.load(baseline_path, shown)
-    report = run_ci(bank, base_ref, baseline, shown if baseline else None, strict)
+    report = run_ci(bank, pr, baseline, shown if baseline else None, strict)
     if sarif_file is not None:
         atomic_write(sarif_file.absolute(), sarif.render(report), sarif_file.absolute().parent)
     text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)

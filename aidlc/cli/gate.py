@@ -38,7 +38,8 @@ def gate_group() -> None:
 
     \b
     SUBJECT: an intent or a bolt, named as `aidlc new` names them (001, checkout,
-    001-checkout; intent:ID or bolt:ID when a name is both), or release:ID.
+    001-checkout; intent:ID or bolt:ID when a name is both), release:ID, or
+    policy (a change of the rules pull requests are judged by: --stage change).
     Only the first gate still waiting for a person can be decided; only a person
     decides (an agent or a CI run is refused, and nothing is recorded).
     Only an approve passes a gate; the other decisions keep it waiting.
@@ -47,10 +48,10 @@ def gate_group() -> None:
 
 def _decision_command(decision: Decision) -> click.Command:
     @click.command(decision.value, help=f"{MEANING[decision]}\n\nRecords '{decision.value}' for SUBJECT (an intent, "
-                   "a bolt, or release:ID) at --stage.", short_help=SHORT[decision])
+                   "a bolt, release:ID or policy) at --stage.", short_help=SHORT[decision])
     @click.argument("subject")
     @click.option("--stage", required=True, help="intent: requirements|units|stories|bolt-plan; "
-                  "bolt: plan|walkthrough (DDD: plan|model|design|adr|walkthrough); release: deploy.")
+                  "bolt: plan|walkthrough (DDD: plan|model|design|adr|walkthrough); release: deploy; policy: change.")
     @click.option("--reason", help="Why; recorded in the ledger.")
     @click.option("--as", "as_actor", metavar='"NAME <EMAIL>"', help="Decide as this person (default: git config).")
     @output_options

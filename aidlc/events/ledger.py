@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.bank.walk import LEDGER_FILE
 from aidlc.bank.write import fsync_folder
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events import checkpoint
@@ -53,7 +54,6 @@ REDACTED_FIELDS = frozenset({"reason", "data"})
 
 __all__ = ["LEDGER_FILE", "Appended", "Ledger", "LedgerError", "event_of", "no_ledger", "utc_now"]
 
-LEDGER_FILE = "events.jsonl"
 LOCK_FILE = Path(".aidlc") / "locks" / "ledger.lock"
 _APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO must not hang open()

@@ -25,6 +25,7 @@ INTENT_STAGES = ("requirements", "units", "stories", "bolt-plan")
 BOLT_STAGES = ("plan", "walkthrough")
 DDD_BOLT_STAGES = ("plan", "model", "design", "adr", "walkthrough")
 RELEASE_STAGES = ("deploy",)
+POLICY_STAGES = ("change",)  # a change of the rules a pull request is judged by (aidlc/bank/rulefiles.py)
 
 # What each bolt stage judges, inside the bolt folder.
 BOLT_ARTIFACTS = {
@@ -40,7 +41,7 @@ BOLT_ARTIFACTS = {
 class GateTarget:
     """A subject resolved in the bank, with its stages in order."""
 
-    kind: str  # intent | bolt | release
+    kind: str  # intent | bolt | release | policy
     id: str
     stages: tuple[str, ...]
     intent: Intent | None = None

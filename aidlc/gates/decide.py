@@ -26,6 +26,7 @@ from aidlc.events.view import GateHistory, LedgerView, open_view
 from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.catalogue import (
     INTENT_STAGES,
+    POLICY_STAGES,
     RELEASE_STAGES,
     GateTarget,
     combine,
@@ -35,7 +36,7 @@ from aidlc.gates.catalogue import (
     stages_for,
 )
 from aidlc.gates.history import standing
-from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.types import Risk, StoryStatus
 from aidlc.scaffold import STATEMENT_PLACEHOLDER
 
@@ -60,6 +61,8 @@ def resolve(bank: MemoryBank, index: BankIndex, subject: str, stage: str | None 
     kind, _, name = subject.partition(":") if ":" in subject else ("", "", subject)
     if kind == "release":
         return _release(bank, name)
+    if subject in ("policy", "policy:rules"):
+        return GateTarget("policy", "rules", POLICY_STAGES)
     candidates = []
     # Named as `aidlc new` names them: `001`, the slug or the full name.
     if kind in ("", "bolt") and (bolt := index.bolt_named(name)) is not None:
@@ -118,15 +121,18 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     led = open_view(ledger, keep=True)  # a decision writes anyway: what it reads in full is kept for the next
     _check_intact(led)
     _check_order(bank, led.history, index, target, stage)
-    label, files = judged_files(bank, index, target, stage)
-    if not_read := refused(repo, files):
-        raise GateRefused(f"the {stage} gate judges files aidlc does not read: {'; '.join(not_read)}",
-                          ["replace each with the file itself, inside the repository, then decide",
-                           "aidlc validate    # AIDLC-FILE-007/008 name them too"])
-    if target.intent is not None and stage == "requirements" and decision == Decision.approve:
-        _check_requirements_written(target.intent)
-    judged = judged_digests(bank, index, target, stage)
-    digest = combine(label, judged)
+    if target.kind == "policy":
+        digest, judged = _rules_digest(repo), []
+    else:
+        label, files = judged_files(bank, index, target, stage)
+        if not_read := refused(repo, files):
+            raise GateRefused(f"the {stage} gate judges files aidlc does not read: {'; '.join(not_read)}",
+                              ["replace each with the file itself, inside the repository, then decide",
+                               "aidlc validate    # AIDLC-FILE-007/008 name them too"])
+        if target.intent is not None and stage == "requirements" and decision == Decision.approve:
+            _check_requirements_written(target.intent)
+        judged = judged_digests(bank, index, target, stage)
+        digest = combine(label, judged)
     if digest is None:
         steps = [f"write {label}, then: aidlc gate {decision.value} {subject} --stage {stage}"]
         if target.kind == "bolt" and stage == "plan":
@@ -158,6 +164,14 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
     return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed, waiting)
+
+
+def _rules_digest(repo: Path) -> FileDigest:
+    """The rule files as the work tree holds them: what an approval of a change of the rules binds to."""
+    from aidlc.bank import rulefiles
+
+    top = vcs.repo_root(repo) or repo
+    return FileDigest(path="rules", sha256=rulefiles.fingerprint(rulefiles.work_tree(repo, top)))
 
 
 def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTarget, actor: Actor, judged: str,

@@ -16,6 +16,7 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.bank import frontmatter
+from aidlc.bank.items import PinnedFile
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.events.ledger import Ledger, event_of
 from aidlc.model.config import Config
@@ -46,8 +47,9 @@ def about(event: dict[str, Any]) -> str:
 
 
 def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
-          events: list[tuple[int, dict[str, Any]]]) -> list[Problem]:
-    """Every problem with the signatures of the human decisions among `events` ((line, event) pairs)."""
+          events: list[tuple[int, dict[str, Any]]], pinned: PinnedFile | None = None) -> list[Problem]:
+    """Every problem with the signatures of the human decisions among `events` ((line, event) pairs), checked
+    against allowed_signers as the work tree holds it, or as `pinned` gives it."""
     from aidlc.gates.signing import load_allowed, setup_steps, verify  # subprocess: only where there is work
 
     decisions = human_decisions(events)
@@ -56,7 +58,7 @@ def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
     if not signed and not required:
         return []
     problems: list[Problem] = []
-    allowed = load_allowed(project, bank_rel)
+    allowed = load_allowed(project, bank_rel, pinned)
     if not allowed.usable():
         problems.append(Problem(SIGNERS, allowed.line, allowed.rel, f"{allowed.problem}; the signatures of "
                                 f"{len(signed)} decisions cannot be checked",

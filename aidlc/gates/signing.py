@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.bank.items import PinnedFile
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events.canonical import canonical
 from aidlc.events.ledger import Signer
@@ -36,6 +37,7 @@ NAMESPACE = "aidlc"
 ALLOWED_SIGNERS = "allowed_signers"
 SIGN_TIMEOUT_S = 300  # a person may have to type a passphrase or touch a security key
 VERIFY_TIMEOUT_S = 30
+MAX_SIGNERS = 1024 * 1024
 _LINE = 70  # ssh-keygen wraps the armored signature at 70 characters
 _KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
               "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com")
@@ -80,9 +82,15 @@ class AllowedSigners:
         return self.problem is None and self.data is not None
 
 
-def load_allowed(repo_root: Path, bank_rel: str) -> AllowedSigners:
-    """Read memory-bank/allowed_signers: a regular file (never through a symlink, never a FIFO), well formed."""
+def load_allowed(repo_root: Path, bank_rel: str, pinned: PinnedFile | None = None) -> AllowedSigners:
+    """Read memory-bank/allowed_signers: a regular file (never through a symlink, never a FIFO), well formed.
+    `pinned`: the file as another source holds it (`aidlc ci --base`: the base's), instead of the work tree's."""
     rel = f"{bank_rel}/{ALLOWED_SIGNERS}"
+    if pinned is not None:
+        if pinned.data is None:
+            return AllowedSigners(pinned.rel, problem=f"{pinned.rel} does not exist {pinned.source}: no key may "
+                                  "sign decisions")
+        return _parse_allowed(pinned.rel, pinned.data)
     path = Path(repo_root) / rel
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -95,10 +103,14 @@ def load_allowed(repo_root: Path, bank_rel: str) -> AllowedSigners:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return AllowedSigners(rel, problem=f"{rel} is not a regular file")
         with open(fd, "rb", closefd=False) as handle:
-            data = handle.read(1024 * 1024 + 1)
+            data = handle.read(MAX_SIGNERS + 1)
     finally:
         os.close(fd)
-    if len(data) > 1024 * 1024:
+    return _parse_allowed(rel, data)
+
+
+def _parse_allowed(rel: str, data: bytes) -> AllowedSigners:
+    if len(data) > MAX_SIGNERS:
         return AllowedSigners(rel, problem=f"{rel} is larger than 1 MiB")
     allowed = AllowedSigners(rel, data)
     try:
@@ -116,6 +128,11 @@ def load_allowed(repo_root: Path, bank_rel: str) -> AllowedSigners:
             return allowed
         allowed.entries.append(parsed)
     return allowed
+
+
+def lists(allowed: AllowedSigners, email: str) -> bool:
+    """Whether an entry of `allowed` names `email` among its principals (ssh's patterns)."""
+    return any(_matches(entry.principals, email) for entry in allowed.entries)
 
 
 def _entry(number: int, text: str) -> Entry | str:

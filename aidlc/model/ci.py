@@ -49,8 +49,8 @@ class CiReport(BaseModel):
     version: int = 1
     root: str
     base: str | None = Field(description="the base commit; null: the checks that need no base only")
-    checks: list[str] = Field(description="what ran: validate, ledger-against-base, approval-authorship, "
-                              "pull-request-scope")
+    checks: list[str] = Field(description="what ran: validate, rules-from-base, ledger-against-base, "
+                              "approval-authorship, pull-request-scope")
     baseline: str | None = Field(default=None, description="the baseline file applied, relative to the root")
     prefix: str = Field(default="", description="the project's folder in the Git repository, ending in '/' ('' at "
                         "its top): GitHub annotations and SARIF locations, relative to the repository, start with it")

@@ -53,7 +53,7 @@ class Actor(_Strict):
 
 
 class Subject(_Strict):
-    kind: Literal["intent", "bolt", "release", "ledger"]
+    kind: Literal["intent", "bolt", "release", "ledger", "policy"]
     id: str
 
 

@@ -67,7 +67,8 @@ def _problems(index: BankIndex, kind: str) -> Iterator[Hit]:
     cached = _CHECKED.get(index)
     if cached is None or cached[0] is not led:
         bank = index.bank
-        cached = led, signatures.check(Path(bank.repo_root), bank.rel_root, bank.config, led.ledger.rel, led.events)
+        cached = led, signatures.check(Path(bank.repo_root), bank.rel_root, bank.config, led.ledger.rel, led.events,
+                                          bank.pinned_signers)
         _CHECKED[index] = cached
     for problem in cached[1]:
         if problem.kind == kind:

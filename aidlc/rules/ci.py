@@ -56,3 +56,21 @@ UNSIGNED_COMMIT = ci_rule(
     "AIDLC-CI-011", E, "governance.require_signed_commits is on and a commit the pull request adds carries no "
     "signature", "sign the commit (`git commit --amend -S`, or `git rebase --exec 'git commit --amend --no-edit -S' "
     "BASE` for several) with the key git is set up to sign with (`user.signingkey`)")
+RULES_CHANGED = ci_rule(
+    "AIDLC-CI-012", E, "the pull request changes the rules it is judged by (aidlc.yaml's memory_bank, verify, "
+    "policy, governance or evidence; the bank's allowed_signers; the CI baseline; the ledger's .gitattributes "
+    "lines; an aidlc workflow) without a valid approval of that change: it is judged by the base's rules",
+    "a person other than the change's authors (listed in the base's allowed_signers, signing when the base "
+    "requires it) reviews the change and approves it: `aidlc gate approve policy --stage change`, then commits the "
+    "ledger (README: Changing the rules)")
+RULES_CHANGE_APPROVED = ci_rule(
+    "AIDLC-CI-013", Severity.info, "the pull request changes the rules it is judged by, and a person other than its "
+    "authors approved that change: it is judged by its own rules", "nothing to do: the approval is recorded")
+BOLT_CLOSED = ci_rule(
+    "AIDLC-CI-014", E, "a commit changes governed code for a bolt whose walkthrough was already approved: a closed "
+    "bolt covers no new change", "plan a new bolt for the change (`aidlc new bolt`), have its plan approved, and "
+    "name it in the commit's `Aidlc-Bolt:` trailer")
+POLICY_NOT_ALLOWED = ci_rule(
+    "AIDLC-CI-015", E, "a plan approval recorded by policy (policy.auto_approve_plan) is one the base's policy does "
+    "not allow for the bolt's risk", "a person approves the plan: `aidlc gate approve BOLT --stage plan` (the "
+    "policy that counts is the base's, and only for low or medium risk it lists)")

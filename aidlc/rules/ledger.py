@@ -66,7 +66,7 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
     for kind, subject_id, stage in led.history.gates():
         last = led.history.latest(kind, subject_id, stage)  # a gate in conflict has none: AIDLC-LEDGER-012
         recorded = (last.get("fingerprint") or {}).get("sha256") if last is not None else None
-        if last is None or last.get("decision") != "approve" or not recorded or kind == "release":
+        if last is None or last.get("decision") != "approve" or not recorded or kind in ("release", "policy"):
             continue
         try:
             target = resolve(index.bank, index, f"{kind}:{subject_id}")

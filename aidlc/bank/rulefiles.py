@@ -1,0 +1,138 @@
+"""The files that hold the rules a pull request is judged by, as one source holds them: the work tree, or a commit.
+
+`aidlc ci --base` reads them from the base, so a pull request cannot rewrite the rules it is judged by
+(README: "Changing the rules"); `aidlc gate approve policy --stage change` binds a person's approval of a change
+to them (their fingerprint). They are:
+
+* aidlc.yaml's judging sections (RULE_KEYS): which code is governed, the checks, the policy, signing, evidence;
+* the bank's allowed_signers (who may sign decisions, and who may approve a change of the rules);
+* the CI baseline (the findings that do not fail);
+* the `.gitattributes` lines that apply to the ledger (its merge driver);
+* the aidlc workflows (`.github/workflows/aidlc*.yml` at the top of the repository: what runs `aidlc ci`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aidlc.bank.config import parse_config
+from aidlc.bank.walk import CONFIG_FILE, LEDGER_FILE, read_inside
+from aidlc.globs import matcher
+from aidlc.model.config import Config
+
+RULE_KEYS = ("memory_bank", "verify", "policy", "governance", "evidence")
+ALLOWED_SIGNERS = "allowed_signers"
+BASELINE_FILE = ".aidlc-baseline.json"
+ATTRIBUTES = ".gitattributes"
+WORKFLOWS = ".github/workflows"
+
+
+@dataclass(frozen=True)
+class RuleFiles:
+    """The rule-bearing files of one source; paths relative to the project (the folder of aidlc.yaml), so a
+    workflow of a project in a sub-folder is `../.github/workflows/...`."""
+
+    source: str  # for messages: "the work tree", "the base 1a2b3c4d5e6f"
+    config: Config
+    files: dict[str, bytes | None]  # path -> bytes (None: the source lacks it), aidlc.yaml first
+    attributes: tuple[str, ...]  # the .gitattributes lines that apply to the ledger, in order
+
+    @property
+    def signers_rel(self) -> str:
+        return f"{self.config.memory_bank}/{ALLOWED_SIGNERS}"
+
+    @property
+    def ledger_rel(self) -> str:
+        return f"{self.config.memory_bank}/{LEDGER_FILE}"
+
+
+def paths(config: Config, baseline: str, workflows: list[str]) -> list[str]:
+    """The rule-bearing files' paths, for a source whose aidlc.yaml says `config`."""
+    return [CONFIG_FILE, f"{config.memory_bank}/{ALLOWED_SIGNERS}", baseline, ATTRIBUTES, *sorted(workflows)]
+
+
+def is_workflow(name: str) -> bool:
+    return name.startswith("aidlc") and name.endswith((".yml", ".yaml"))
+
+
+def read(source: str, read_files: Callable[[list[str]], dict[str, bytes | None]], workflows: list[str],
+         baseline: str = BASELINE_FILE) -> RuleFiles:
+    """The rule files through `read_files` (paths -> bytes or None); aidlc.yaml first, since it names the bank.
+    A broken aidlc.yaml is a ConfigError naming the source."""
+    data = read_files([CONFIG_FILE])[CONFIG_FILE]
+    config = Config() if data is None else parse_config(data, f"{CONFIG_FILE} in {source}")
+    rels = paths(config, baseline, workflows)
+    files = {CONFIG_FILE: data, **read_files(rels[1:])}
+    attributes = ledger_attributes(files.get(ATTRIBUTES), f"{config.memory_bank}/{LEDGER_FILE}")
+    return RuleFiles(source, config, files, attributes)
+
+
+def work_tree(project: Path, top: Path, baseline: str = BASELINE_FILE) -> RuleFiles:
+    """The rule files as the work tree holds them (a file that is not regular, or leads outside the repository,
+    counts as missing: the rules never read it)."""
+    folder = project / os.path.relpath(top / WORKFLOWS, project)
+    workflows = sorted(posixpath.join(os.path.relpath(top / WORKFLOWS, project).replace(os.sep, "/"), entry.name)
+                       for entry in (folder.iterdir() if folder.is_dir() else []) if is_workflow(entry.name))
+
+    def read_files(rels: list[str]) -> dict[str, bytes | None]:
+        found: dict[str, bytes | None] = {}
+        for rel in rels:
+            try:
+                found[rel] = read_inside(project / rel, top)
+            except OSError:
+                found[rel] = None
+        return found
+
+    return read("the work tree", read_files, workflows, baseline)
+
+
+def ledger_attributes(data: bytes | None, ledger_rel: str) -> tuple[str, ...]:
+    """The lines of a .gitattributes that apply to the ledger: a pattern without a slash matches a name at any
+    depth, one with a slash the path from the file's folder (as git reads them)."""
+    if not data:
+        return ()
+    lines = []
+    for raw in data.decode("utf-8", "replace").splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        pattern = line.split()[0].strip('"')
+        glob = pattern.lstrip("/") if "/" in pattern.rstrip("/") else f"**/{pattern}"
+        if matcher([glob])(ledger_rel) or matcher([pattern.lstrip("/")])(ledger_rel):
+            lines.append(" ".join(line.split()))
+    return tuple(lines)
+
+
+def changes(base: RuleFiles, head: RuleFiles) -> list[tuple[str, str]]:
+    """What `head` changes of `base`'s rules: (path, what) pairs, the path as `head` names it."""
+    found = []
+    old, new = base.config.model_dump(mode="json"), head.config.model_dump(mode="json")
+    for key in RULE_KEYS:
+        if old[key] != new[key]:
+            found.append((CONFIG_FILE, f"its `{key}` section"))
+    pairs = [(base.signers_rel, head.signers_rel)]
+    pairs += [(rel, rel) for rel in sorted(set(base.files) | set(head.files))
+              if rel not in (CONFIG_FILE, ATTRIBUTES, base.signers_rel, head.signers_rel)]
+    for was, now in pairs:
+        before, after = base.files.get(was), head.files.get(now)
+        if before != after:
+            what = "adds it" if before is None else "deletes it" if after is None else "changes it"
+            found.append((now if after is not None else was, what))
+    if base.attributes != head.attributes:
+        found.append((ATTRIBUTES, f"changes the lines that apply to {head.ledger_rel}"))
+    return found
+
+
+def fingerprint(rules: RuleFiles) -> str:
+    """sha256 over each rule file's path and bytes (sorted by path; a missing file counts as missing): what an
+    approval of a change of the rules binds to."""
+    digest = hashlib.sha256()
+    for rel in sorted(rules.files):
+        data = rules.files[rel]
+        digest.update(f"{rel}\0{'-' if data is None else hashlib.sha256(data).hexdigest()}\n".encode())
+    return digest.hexdigest()

@@ -1,0 +1,134 @@
+"""Which rules judge a pull request: the base's, unless a person other than the change's authors approved the
+change of the rules in the ledger (README: "Changing the rules"; the files are named in aidlc/bank/rulefiles.py).
+
+An approval of a change counts when it is the standing human approval of the `policy` gate's `change` stage in the
+head's ledger, binds the head's rule files exactly (their fingerprint), names a person who authored none of the
+commits that change a rule file, is listed in the base's allowed_signers when the base has one, and carries a
+signature that verifies against the base's allowed_signers when the base requires signed approvals. Who committed
+the approval's line is checked with every other decision (AIDLC-CI-003/004).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.bank import rulefiles
+from aidlc.bank.items import PinnedFile
+from aidlc.bank.rulefiles import RuleFiles
+from aidlc.events.canonical import event_of
+from aidlc.events.state import scan
+from aidlc.events.verify import split_lines
+from aidlc.gates.actor import same_person
+from aidlc.gates.signatures import about
+from aidlc.model.events import ActorKind
+from aidlc.model.findings import Finding
+from aidlc.rules import ci, shorten
+from aidlc.rules.catalogue import Rule
+
+POLICY_GATE = ("policy", "rules", "change")  # (subject kind, subject id, stage) of `aidlc gate approve policy`
+
+
+@dataclass
+class Rulebook:
+    base: str  # the base commit
+    base_rules: RuleFiles  # the rules as the base holds them
+    rules: RuleFiles  # the rules that judge the pull request
+    from_base: bool  # True: the base's rules (the work tree's rule files are not read)
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def signers(self) -> PinnedFile | None:
+        """allowed_signers as the rules must read it (None: the work tree's, an approved change)."""
+        if not self.from_base:
+            return None
+        rel = self.rules.signers_rel
+        return PinnedFile(rel, self.rules.files.get(rel), f"at the base {self.base[:12]}")
+
+
+def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Commit],
+          baseline: str = rulefiles.BASELINE_FILE) -> Rulebook:
+    """The rules that judge the pull request from `base` to the work tree, with the findings about a change of
+    them. A base without a ledger has not adopted aidlc yet: the pull request that adopts it brings the rules."""
+    workflows = [f"{_workflows(project, history)}/{name}" for name in
+                 history.names(base, _workflows(project, history)) if rulefiles.is_workflow(name)]
+    old = rulefiles.read(f"the base {base[:12]}", lambda rels: history.read(base, rels), workflows, baseline)
+    new = rulefiles.work_tree(project, history.top, baseline)
+    changed = rulefiles.changes(old, new)
+    if not changed:
+        return Rulebook(base, old, old, from_base=True)
+    if history.read(base, [old.ledger_rel])[old.ledger_rel] is None:
+        return Rulebook(base, old, new, from_base=False)
+    authors = [commit for commit in commits if set(commit.paths) & (set(old.files) | set(new.files))]
+    approval, why_not = _approval(project, old, new, authors)
+    if approval is not None:
+        return Rulebook(base, old, new, False, [_found(ci.RULES_CHANGE_APPROVED, path, f"{what}; {about(approval)} "
+                                                  "approved the change") for path, what in changed])
+    reason = why_not or f"no person approved it (no `policy` change decision in {new.ledger_rel})"
+    return Rulebook(base, old, old, True, [
+        _found(ci.RULES_CHANGED, path, f"{what}, and {reason}: the base's rules judge this pull request")
+        for path, what in changed])
+
+
+def _workflows(project: Path, history: vcs.History) -> str:
+    return Path(os.path.relpath(history.top / rulefiles.WORKFLOWS, project)).as_posix()
+
+
+def _found(rule: Rule, path: str, message: str) -> Finding:
+    return Finding(code=rule.code, severity=rule.severity, path=path, line=None,
+                   message=shorten(f"this pull request {message}"), fix=shorten(rule.fix))
+
+
+def _approval(project: Path, old: RuleFiles, new: RuleFiles,
+              authors: list[vcs.Commit]) -> tuple[dict[str, Any] | None, str | None]:
+    """The standing approval of the change, or why none counts (None, reason)."""
+    try:
+        data = (project / new.ledger_rel).read_bytes()
+    except OSError:
+        return None, None
+    lines = split_lines(data)
+    standing = scan(lambda: lines).decisions.standing(POLICY_GATE)
+    if standing is None:
+        return None, None
+    event = event_of(lines[standing.line - 1])
+    if event is None or standing.decision != "approve":
+        return None, f"the `policy` change decision that stands is not an approval (seq {standing.seq})"
+    actor = event.get("actor") or {}
+    said = about(event)
+    if actor.get("kind") != ActorKind.human:
+        return None, f"{said} is not a person's"
+    if (event.get("fingerprint") or {}).get("sha256") != rulefiles.fingerprint(new):
+        return None, f"{said} approved other rule files than these (they changed since)"
+    for commit in authors:
+        if same_person(actor, {"name": commit.author, "email": commit.email}):
+            return None, (f"{said} is by an author of the change (commit {commit.sha[:12]}); another person "
+                          "approves it")
+    return _signed_by_base(project, old, event, said)
+
+
+def _signed_by_base(project: Path, old: RuleFiles, event: dict[str, Any],
+                    said: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The base's allowed_signers, when it has one, must list the approver; the base's signing rule applies."""
+    data = old.files.get(old.signers_rel)
+    if data is None:
+        if old.config.governance.require_signed_approvals:
+            return None, f"{said} cannot be checked: the base requires signed approvals and has no {old.signers_rel}"
+        return event, None
+    from aidlc.gates.signing import lists, load_allowed, verify  # ssh-keygen: only where a signature is checked
+
+    allowed = load_allowed(project, old.config.memory_bank, PinnedFile(old.signers_rel, data, old.source))
+    email = str((event.get("actor") or {}).get("email") or "")
+    if not allowed.usable():
+        return None, f"{said} cannot be checked: {allowed.problem}"
+    if not lists(allowed, email):
+        return None, f"{said} names {email or 'no email'}, whom the base's {old.signers_rel} does not list"
+    if event.get("signature"):
+        why = verify(allowed, [event])[0]
+        if why is not None:
+            return None, f"{said}: {why}"
+    elif old.config.governance.require_signed_approvals:
+        return None, f"{said} carries no signature, and the base requires signed approvals"
+    return event, None
