@@ -22,6 +22,7 @@ from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest
 from tests.bolt_sample import (
     BOLT,
     BOLT_DIR,
+    BUGGY,
     CALC,
     FIXED,
     STORY,
@@ -476,6 +477,26 @@ def test_ci_refuses_an_approval_without_evidence_and_passes_one_made_at_the_gate
     assert approve(hand).returncode == 0
     bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
     assert "AIDLC-CI-009" not in ci_codes(hand, base)
+
+
+def test_ci_runs_the_checks_itself_and_a_forged_passing_check_does_not_count(hand: Path) -> None:
+    """A `check.recorded` line saying the tests passed, appended around aidlc for code whose tests fail: the
+    walkthrough and the gate believe the ledger, CI runs the base's verify command at the head and does not."""
+    base = git(hand, "rev-parse", "HEAD").strip()
+    (hand / CALC).write_text(BUGGY)
+    bolt_commit(hand, BOLT, "pay: total() as it was")
+    head = git(hand, "rev-parse", "HEAD").strip()
+    Ledger.of_bank(hand, "memory-bank").append(
+        EventType.check_recorded, Actor(kind=ActorKind.agent, name="aidlc bolt"), subject=Subject(kind="bolt", id=BOLT),
+        commit=head, data={"name": "tests", "command": "python -m unittest discover -s tests -t . -q", "exit_code": 0,
+                           "passed": True, "timed_out": False, "duration_ms": 5, "tests": None,
+                           "output_sha256": "0" * 64, "output_bytes": 0})
+    check_boxes(hand)
+    assert walkthrough(hand)["verification"]["satisfied"]  # the report reads the ledger's claim
+    assert approve(hand).returncode == 0  # and so does the gate
+    bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
+    found = ci_codes(hand, base)
+    assert "AIDLC-CI-009" in found and "tests" in found["AIDLC-CI-009"], found
 
 
 def test_ci_names_the_independent_tests_a_medium_risk_approval_lacks(hand: Path) -> None:

@@ -264,8 +264,10 @@ def _policy_refuses(pr: PullRequest, bolt: BoltItem, plan: dict[str, Any]) -> st
 def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
     """Each walkthrough approval the branch adds, where it stands now, rests on the evidence the bolt's risk
     requires: re-derived from git and the ledger as `aidlc gate` does before recording one, so an approval
-    written into the ledger around the gate is caught. High and critical risk: the approval that completes the
-    gate names an earlier one (`data.with`) by a different person for the same walkthrough."""
+    written into the ledger around the gate is caught. The checks are CI's own: the judging rules' verify
+    commands run at the head (the pull request's `check.recorded` lines are history). High and critical risk:
+    the approval that completes the gate names an earlier one (`data.with`) by a different person for the same
+    walkthrough."""
     from aidlc.report.gate import walkthrough_evidence as evidence_of
 
     head = pr.ledger_at("HEAD")
@@ -277,6 +279,7 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
     events = [_event(line) for line in lines]
     by_hash = {str(event.get("hash")): event for event in events if event is not None}
     judged: set[str] = set()
+    observed: list[dict[str, Any]] | None = None  # the checks as CI ran them: only when there is an approval to judge
     numbered = list(enumerate(zip(lines, events, strict=True), start=1))
     for number, (line, event) in reversed(numbered):  # the newest approval of a bolt is the one that stands
         if line in base or event is None or event.get("type") != EventType.gate_decided \
@@ -288,13 +291,30 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
                 or _decision(pr.standing("HEAD", bolt_id, "walkthrough")) != "approve":
             continue
         judged.add(bolt_id)
-        evidence = evidence_of(pr.bank, bolts[bolt_id])
+        if observed is None:
+            observed = _run_checks(pr)
+        evidence = evidence_of(pr.bank, bolts[bolt_id], observed)
         missing = list(evidence.missing)
         if evidence.risk in (Risk.high, Risk.critical):
             missing += _second_person(event, by_hash, evidence.risk)
         if missing:
             yield finding(ci.WALKTHROUGH_EVIDENCE, pr.ledger.rel, number,
                           f"{about(event)} stands without the evidence bolt {bolt_id} needs: {'; '.join(missing)}")
+
+
+def _run_checks(pr: PullRequest) -> list[dict[str, Any]]:
+    """The judging rules' verify commands, run by CI at the head: the evidence a walkthrough approval rests on, in
+    place of the `check.recorded` lines the pull request brings (which count as history only)."""
+    from aidlc.exsecutio.checks import check_event, run_checks
+
+    project = Path(pr.bank.repo_root)
+    head = vcs.head_commit(project) or "HEAD"
+    observed = []
+    for result in run_checks(project, pr.bank.config.verify):
+        fields = check_event(result, head, None, "")
+        observed.append({"type": EventType.check_recorded, "commit": head, "data": fields["data"],
+                         "actor": {"kind": ActorKind.ci, "name": "aidlc ci"}})
+    return observed
 
 
 def _second_person(event: dict[str, Any], by_hash: dict[str, dict[str, Any]], risk: Risk) -> list[str]:

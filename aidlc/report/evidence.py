@@ -374,13 +374,17 @@ def run_checks_now(facts: Facts, note: Callable[[str], None]) -> dict[tuple[str,
 
 # -- the report ------------------------------------------------------------------------------------------------------
 def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
-          reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None
-          ) -> ev.EvidenceReport:
+          reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None,
+          observed: list[dict[str, Any]] | None = None) -> ev.EvidenceReport:
     """The report of `bolt_ref`. With `run`, checks run (and are recorded) when none was recorded for the head's
-    code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded."""
+    code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded.
+    `observed`: `check.recorded` events the caller made itself just now (aidlc ci runs the checks): they replace
+    the ledger's, which then count as history only."""
     from aidlc.report.verification import verification
 
     facts = gather(repo, bank, bolt_ref)
+    if observed is not None:
+        facts.events = [e for e in facts.events if e.get("type") != "check.recorded"] + observed
     current = CodeMatch(facts)
     excerpts = run_excerpts(facts)
     if run and not any(current(e.get("commit")) for e in check_events(facts)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from aidlc import vcs
 from aidlc.bank.items import BoltItem, MemoryBank
@@ -21,7 +22,9 @@ class Evidence:
     risk: Risk | None = None
 
 
-def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem) -> Evidence:
+def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[dict[str, Any]] | None = None) -> Evidence:
+    """What a walkthrough approval of `bolt` rests on, and what is missing; `observed`: the checks as the caller ran
+    them itself (aidlc ci), instead of the ledger's claims."""
     from aidlc.exsecutio.plan import WALKTHROUGH_FILE
     from aidlc.exsecutio.walkthrough import marker
     from aidlc.report.evidence import build
@@ -37,7 +40,7 @@ def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem) -> Evidence:
         return Evidence([f"{rel} holds no evidence report (aidlc walkthrough {bolt.id} writes one)"])
     evidence = Evidence(head=found[0], digest=found[1])
     try:
-        report = build(repo, bank, bolt.id, run=False)
+        report = build(repo, bank, bolt.id, run=False, observed=observed)
     except AidlcError as exc:  # no commit of the bolt, a ledger that does not verify
         evidence.missing.append(exc.message)
         return evidence
