@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -38,6 +39,7 @@ from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.structured import complete_structured
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
 from aidlc.model.run import Pause, Pending, Plan, RunState, RunStatus, Span, Step
+from aidlc.processes import RUN_VARIABLE
 from aidlc.workspace import open_bank
 
 S = RunStatus
@@ -50,7 +52,6 @@ WEAK_AFTER = 2  # malformed edit answers before whole-file blocks are asked for
 CONTEXT_TOKENS = 12_000
 ANSWER_TOKENS = 4096
 OUTPUT_CHARS = 3000  # of a failing check's output, sent back to the model
-RUN_VARIABLE = "AIDLC_RUN_ID"  # in the checks' environment: a check a killed aidlc left is known by it
 
 
 @dataclass
@@ -806,12 +807,9 @@ class Runner:
         return counts, where
 
     def check_env(self) -> dict[str, str]:
-        """The checks' environment: no model keys, and the run's id, by which a leftover check is known."""
-        from aidlc.exsecutio.checks import check_environment
-
-        llm = self.config.llm
-        return {**check_environment(withheld=[llm.api_key_env, *(t.api_key_env for t in llm.fallback)]),
-                RUN_VARIABLE: self.state.run_id}
+        """What the checks' environment is chosen from: this process's, and the run's id, by which a leftover check
+        is known and a gate decision from below a check refused."""
+        return {**os.environ, RUN_VARIABLE: self.state.run_id}
 
     def check_started(self, group: int) -> None:
         """Saved before aidlc waits on the check: if aidlc is killed, resume or abort ends the group."""
