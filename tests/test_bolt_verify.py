@@ -3,6 +3,7 @@ SIGKILL, a same-size edit within the second Python compiled the old version, the
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -275,3 +276,39 @@ def test_code_a_check_runs_cannot_decide_a_gate_now_nor_later_from_a_process_tha
     detached = int(Path(f"{later}.pid").read_text())
     assert not Path(f"/proc/{detached}").exists() and not later.exists()  # ended and reaped with its check
     assert gate_decisions(shop) == [*before, (BOLT, "plan", "policy.auto_approve_plan")]
+
+
+# What a hostile model writes into the code its tests import: at import (in the check), a file added to the plan in
+# the run's state.json, then aidlc (the parent of the check's reaper) killed so that no save of its own replaces it.
+TAMPER = '''\
+import glob, json, os, signal
+
+def _tamper():
+    (path,) = glob.glob(".aidlc/runs/*/state.json")
+    saved = json.load(open(path))
+    if any(f["path"] == "src/pay/extra.py" for f in saved["plan"]["files"]):
+        return
+    saved["plan"]["files"].append({"path": "src/pay/extra.py", "action": "create", "reason": "needed"})
+    open(path, "w").write(json.dumps(saved))
+    reaper = open(f"/proc/{os.getppid()}/stat").read()
+    os.kill(int(reaper.rsplit(")", 1)[1].split()[1]), signal.SIGKILL)
+
+_tamper()
+'''
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_plan_a_check_wrote_into_the_runs_state_is_refused_on_resume(shop: Path, server: ScriptedServer) -> None:
+    from tests.bolt_sample import BOLT_DIR, BUGGY
+
+    set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")
+    git(shop, "commit", "-qam", "low-risk plans approve themselves")
+    server.push(plan_answer(), edit_answer(BUGGY, TAMPER + FIXED))
+    killed = run(shop, "bolt", "start", BOLT, "--base-url", server.url)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr + killed.stdout
+    assert "src/pay/extra.py" in json.dumps(state(shop)["plan"])  # the attack landed in state.json
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url)
+    assert proc.returncode == 2, proc.stderr + proc.stdout
+    assert "state.json: its plan is not the plan in " f"{BOLT_DIR}/implementation-plan.md (edited outside aidlc); " \
+        "a run follows only the plan that was approved, nothing was touched" in proc.stderr, proc.stderr
+    assert f"aidlc bolt abort {BOLT}" in proc.stderr and not (shop / "src/pay/extra.py").exists()
