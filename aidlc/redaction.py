@@ -3,7 +3,8 @@
 Two sources of secrets:
 * values of environment variables whose *name* looks secret (KEY, TOKEN, SECRET, PASSWORD,
   CREDENTIAL, PRIVATE, AUTH, ...) and whose value has at least 8 characters (shorter values such
-  as "1" or "true" would blank out ordinary words);
+  as "1" or "true" would blank out ordinary words), also encoded as code that means to smuggle one
+  out would print it (`encoded_forms`: reversed, base64, hex, URL-encoded);
 * well-known secret shapes anywhere in the text (`shapes()`): private keys (PEM, also inside a
   GCP service-account JSON), cloud keys (AWS key ids and secret access keys, Azure account and
   shared-access keys, SAS signatures and client secrets, Google API keys and OAuth secrets), URLs
@@ -168,16 +169,41 @@ def _at(shape: Shape, text: str, anchor_start: int) -> re.Match[str] | None:
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
+_URL_SAFE = str.maketrans("+/", "-_")
+
+
+def encoded_forms(value: str) -> set[str]:
+    """`value` as code that means to get a secret past a redactor prints it: reversed; base64 (standard and
+    URL-safe), hex (either case) and URL-encoded, of the value and of it reversed; and each of those reversed.
+    Inside a longer base64 text a secret's encoding depends on where it starts (one of 3 byte alignments):
+    for each, only the characters the secret alone decides. Forms shorter than MIN_SECRET_CHARS are left out."""
+    import base64  # here, not at the top: only a process that has secret values to redact pays for it
+    from urllib.parse import quote
+
+    forms = {value[::-1]}
+    for text in (value, value[::-1]):
+        data = text.encode()
+        forms |= {quote(text, safe=""), data.hex(), data.hex().upper()}
+        for before, skip in ((0, 0), (1, 2), (2, 3)):  # bytes of other text before it; characters they touch
+            encoded = base64.b64encode(b"\0" * before + data).decode()
+            core = encoded[skip:(before + len(data)) * 8 // 6]  # the last characters may take bits of what follows
+            forms |= {core, core.translate(_URL_SAFE)}
+    forms |= {form[::-1] for form in forms}
+    return {form for form in forms if len(form) >= MIN_SECRET_CHARS and form != value}
+
+
 class Redactor:
-    """Replaces known secret values and secret shapes in text."""
+    """Replaces known secret values (and their encoded forms) and secret shapes in text."""
 
     def __init__(self, env: Mapping[str, str] | None = None, extra_values: Mapping[str, str] | None = None) -> None:
         source = os.environ if env is None else env
         values = {name: value for name, value in source.items()
                   if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_CHARS}
         values.update(extra_values or {})
+        forms = {form: name for name, value in values.items() for form in encoded_forms(value)}
+        forms.update({value: name for name, value in values.items()})
         # Longest first, so a secret that contains another is replaced whole.
-        self._values = sorted(((v, n) for n, v in values.items()), key=lambda pair: -len(pair[0]))
+        self._values = sorted(((v, n) for v, n in forms.items()), key=lambda pair: -len(pair[0]))
 
     def __call__(self, text: str) -> str:
         for value, name in self._values:

@@ -114,13 +114,13 @@ def test_escape_sequences_and_controls_are_dropped_from_the_excerpt(tmp_path: Pa
 def test_a_timeout_kills_the_whole_group_even_a_grandchild_that_ignores_sigterm(tmp_path: Path) -> None:
     # sh ignores SIGTERM and so does the sleep it starts (an ignored signal stays ignored across exec):
     # only the SIGKILL that follows the grace period ends them.
-    run = "sh -c " + shlex.quote("trap '' TERM; sleep 600 & echo $$ $! > pids; wait")
+    run = "sh -c " + shlex.quote("trap '' TERM; sleep 600 & echo $$ $! $(cut -d' ' -f5 /proc/$$/stat) > pids; wait")
     result = run_check(tmp_path, check(run, timeout_s=1))
     assert result.timed_out and not result.passed and result.exit_code is None
     assert "timed out after 1 s" in result.notes[0]
-    shell, grandchild = (int(pid) for pid in (tmp_path / "pids").read_text().split())
+    shell, grandchild, group = (int(pid) for pid in (tmp_path / "pids").read_text().split())
     assert not alive(shell) and not alive(grandchild)
-    assert live_members(shell) == []  # the group the check ran in (its id is the shell's pid) is gone
+    assert group != shell and live_members(group) == []  # the group the check ran in (the reaper's) is gone
     assert result.summary().startswith("tests: timed out in ")
 
 
@@ -144,18 +144,49 @@ def test_processes_a_check_leaves_behind_are_ended_and_do_not_hold_the_run(tmp_p
     assert not alive(int((tmp_path / "pid").read_text()))
 
 
-def test_a_process_that_escaped_the_group_and_holds_the_output_does_not_hang_the_run(tmp_path: Path) -> None:
+def test_a_process_that_escaped_the_group_and_holds_the_output_is_ended_with_the_check(tmp_path: Path) -> None:
     run = python("""
         import subprocess
         escaped = subprocess.Popen(['sleep', '600'], start_new_session=True)
         open('pid', 'w').write(str(escaped.pid))
         print('started', flush=True)
     """)
+    result = run_check(tmp_path, check(run))
+    escaped = int((tmp_path / "pid").read_text())
     try:
-        result = run_check(tmp_path, check(run))
         assert result.passed and result.head == "started\n"
+        assert not Path(f"/proc/{escaped}").exists()  # killed and reaped
     finally:
-        os.kill(int((tmp_path / "pid").read_text()), signal.SIGKILL)  # ours: the test started it
+        if alive(escaped):
+            os.kill(escaped, signal.SIGKILL)  # ours: the test started it
+
+
+DETACHED = """
+    import os, sys, time
+    if os.fork() == 0:  # the classic daemon: a child in a new session forks again and leaves
+        os.setsid()
+        grandchild = os.fork()
+        if grandchild == 0:
+            sys.stdout.close()
+            os.close(1)
+            time.sleep(600)
+        open('pid', 'w').write(str(grandchild))
+        os._exit(0)
+    os.wait()
+    print('detached', flush=True)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper is Linux's")
+def test_a_double_forked_process_in_its_own_session_is_ended_and_reaped_when_its_check_ends(tmp_path: Path) -> None:
+    result = run_check(tmp_path, check(python(DETACHED)))
+    detached = int((tmp_path / "pid").read_text())
+    try:
+        assert result.passed and result.head == "detached\n"
+        assert not Path(f"/proc/{detached}").exists()  # neither running nor a zombie left for init
+    finally:
+        if alive(detached):
+            os.kill(detached, signal.SIGKILL)
 
 
 def test_an_interrupted_run_ends_the_check_group(tmp_path: Path) -> None:
@@ -223,22 +254,35 @@ def test_unsplittable_or_empty_commands(tmp_path: Path) -> None:
         command_argv(check("   "))
 
 
-def test_the_check_gets_no_model_settings_or_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_check_gets_the_listed_variables_only_and_never_a_model_key(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-000000000000000000000000")
     monkeypatch.setenv("AIDLC_LLM_MODEL", "some-model")
-    monkeypatch.setenv("TEAM_MODEL_KEY", "k" * 20)
-    monkeypatch.setenv("ORDINARY_SETTING", "kept")
-    show = python("import os; print(sorted(k for k in os.environ if k in "
-                  "{'OPENAI_API_KEY', 'AIDLC_LLM_MODEL', 'TEAM_MODEL_KEY', 'ORDINARY_SETTING'}))")
-    assert run_check(tmp_path, check(show)).head == "['ORDINARY_SETTING', 'TEAM_MODEL_KEY']\n"
-    env = check_environment(withheld=["TEAM_MODEL_KEY"])
-    assert run_check(tmp_path, check(show), env).head == "['ORDINARY_SETTING']\n"
+    monkeypatch.setenv("DEPLOY_TOKEN", "d" * 20)
+    monkeypatch.setenv("SSH_AUTH_SOCK", "/run/user/1000/agent.sock")
+    monkeypatch.setenv("ORDINARY_SETTING", "not listed")
+    monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    show = python("import os; print(sorted(k for k in os.environ if k not in ('LC_CTYPE', 'PWD')))")
+    allowed = sorted(name for name in os.environ if name in checks.CHECK_VARIABLES or name.startswith("LC_"))
+    assert run_check(tmp_path, check(show)).head == f"{allowed}\n"
+    named = check(show, env=["DEPLOY_TOKEN", "ORDINARY_SETTING", "OPENAI_API_KEY", "AIDLC_LLM_MODEL"])
+    assert run_check(tmp_path, named).head == f"{sorted([*allowed, 'DEPLOY_TOKEN', 'ORDINARY_SETTING'])}\n"
+    assert "PATH" in allowed and "SSH_AUTH_SOCK" not in allowed
+
+
+def test_a_check_named_in_aidlc_yaml_gets_its_env(tmp_path: Path) -> None:
+    from aidlc.model.config import Config
+
+    config = Config.model_validate({"verify": [{"name": "db", "run": "pytest", "env": ["DATABASE_URL"]}]})
+    assert check_environment(config.verify[0], {"DATABASE_URL": "postgres://x", "AWS_SECRET_ACCESS_KEY": "y" * 40,
+                                                "PATH": "/bin"}) == {"DATABASE_URL": "postgres://x", "PATH": "/bin"}
 
 
 def test_secrets_the_check_prints_are_redacted_but_the_digest_covers_the_bytes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DATABASE_PASSWORD", "hunter2-but-longer")
-    result = run_check(tmp_path, check(python("import os; print('pw', os.environ['DATABASE_PASSWORD'])")))
+    result = run_check(tmp_path, check(python("import os; print('pw', os.environ['DATABASE_PASSWORD'])"),
+                                       env=["DATABASE_PASSWORD"]))
     assert result.head == "pw [REDACTED:DATABASE_PASSWORD]\n"
     assert result.output_sha256 == hashlib.sha256(b"pw hunter2-but-longer\n").hexdigest()
 

@@ -156,6 +156,31 @@ def test_secret_looking_environment_names() -> None:
     assert redact(kept) == kept
 
 
+def smuggled(secret: str) -> list[str]:
+    """The secret as code that wants it past a redactor prints it, each inside other text it was encoded with."""
+    import base64
+    from urllib.parse import quote
+
+    found = [secret[::-1], secret.encode().hex(), secret.encode().hex().upper(), quote(secret, safe="")]
+    for before in ("", "x", "xy", "xyz", "user:"):
+        for after in ("", "!", "!?"):
+            plain = f"{before}{secret}{after}".encode()
+            for encode in (base64.b64encode, base64.urlsafe_b64encode):
+                found += [encode(plain).decode(), encode(plain).decode()[::-1],
+                          encode(f"{before}{secret[::-1]}{after}".encode()).decode()]
+    return found
+
+
+@pytest.mark.parametrize("secret", ["hunter2-but/longer?+", "AbCdEfGh", "s3cr3t-t0k3n-\u00e9t\u00e9-99"])
+def test_a_secret_value_is_redacted_reversed_base64_hex_and_url_encoded(secret: str) -> None:
+    redact = Redactor(env={"DEPLOY_TOKEN": secret})
+    for form in smuggled(secret):
+        text = f"AssertionError: {form} != 'expected'"
+        assert "[REDACTED:DEPLOY_TOKEN]" in redact(text), form
+    ordinary = "AssertionError: 6 != -6; sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    assert redact(ordinary) == ordinary
+
+
 def test_a_url_password_never_reaches_a_key_a_cassette_or_a_message(tmp_path: Path, server: ScriptedServer) -> None:
     url = server.url.replace("http://", "http://ada:Pa55w0rdXyZ@")
     assert without_password(url) == server.url.replace("http://", "http://ada:[REDACTED:url-password]@")

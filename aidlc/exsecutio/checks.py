@@ -10,11 +10,15 @@ How a command runs:
 * In its own session and process group, stdin from /dev/null, stdout and stderr merged into one pipe that
   is read as it comes (a check printing gigabytes neither deadlocks nor fills memory): the first and last
   4 KiB (at most 60 lines each) are kept, the whole output is hashed (sha256).
+* Under a reaper (aidlc.processes): when the check exits, the reaper ends every process it left behind and reaps
+  it, on Linux also those that left the group (setsid, a double fork), as a child subreaper gets them back.
 * At its timeout, or when aidlc is interrupted, the whole group gets SIGTERM, then SIGKILL after a short
-  grace: grandchildren die with it. Processes a check leaves behind when it exits are ended the same way.
-* With the environment aidlc runs in, minus aidlc's own model settings and API keys (`check_environment`):
-  code a model wrote runs inside the check, and nothing of ours needs to reach it. This is no sandbox: the
-  check runs as the user, with the user's files and every other variable, as it does in the user's terminal.
+  grace: grandchildren die with it, and the reaper ends those outside the group.
+* With a few variables of the environment aidlc runs in (`check_environment`): CHECK_VARIABLES (where programs,
+  the home folder, the language and temporary files are; what says CI) and those the check's `env:` names, never
+  aidlc's own model settings and API keys. Code a model wrote runs inside the check: a token, a cloud key or an
+  agent's socket in the user's environment would be its to use or print. This is no sandbox: the check runs as
+  the user, with the user's files, as it does in the user's terminal.
 * A command that cannot start (not found, not executable, unbalanced quotes) is a failed check whose note
   says why, never an exception.
 * Its process group id goes to `on_start` before aidlc waits on it: a run saves it, so that when aidlc itself
@@ -36,7 +40,7 @@ import signal
 import stat
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -45,6 +49,7 @@ from pydantic import BaseModel
 from aidlc.errors import UsageError
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Subject
+from aidlc.processes import RUN_VARIABLE, reaper_argv
 
 HEAD_BYTES = TAIL_BYTES = 4096
 HEAD_LINES = TAIL_LINES = 60
@@ -54,7 +59,15 @@ _POLL_S = 0.05  # how often a quiet check is looked at while its output stays op
 _READ = 65536
 MAX_JUNIT_BYTES = 64 * 1024 * 1024
 
-# Variables aidlc itself reads to reach a model; the caller adds the key variables its configuration names.
+# What every check gets of aidlc's environment (besides LC_*); a check's `env:` adds names.
+CHECK_VARIABLES = frozenset({
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "NO_COLOR", "FORCE_COLOR",
+    "TMPDIR", "TMP", "TEMP", "CI", RUN_VARIABLE,
+    "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONPATH", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+    "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONWARNINGS",
+    "JAVA_HOME", "GOPATH", "GOROOT", "GOCACHE", "CARGO_HOME", "RUSTUP_HOME",
+})
+# Variables aidlc itself reads to reach a model: never a check's, even when its `env:` names them.
 LLM_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 _LLM_SETTINGS_PREFIX = "AIDLC_LLM_"
 _SHELL_WORDS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1", "2>", "|&"}
@@ -105,14 +118,14 @@ class CheckResult(BaseModel):
         return line
 
 
-def check_environment(base: Mapping[str, str] | None = None, withheld: Iterable[str] = ()) -> dict[str, str]:
-    """The environment a check runs with: `base` (default: this process's) without the AIDLC_LLM_* settings,
-    the well-known model API keys and the variables in `withheld` (the `api_key_env` of each configured
-    model target)."""
+def check_environment(check: VerifyCommand, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment `check` runs with: of `base` (default: this process's), the variables CHECK_VARIABLES lists,
+    LC_* and those the check's `env:` names; never the AIDLC_LLM_* settings or the well-known model API keys."""
     source = os.environ if base is None else base
-    dropped = {*LLM_KEY_VARIABLES, *withheld}
+    named = set(check.env)
     return {name: value for name, value in source.items()
-            if name not in dropped and not name.startswith(_LLM_SETTINGS_PREFIX)}
+            if (name in CHECK_VARIABLES or name.startswith("LC_") or name in named)
+            and name not in LLM_KEY_VARIABLES and not name.startswith(_LLM_SETTINGS_PREFIX)}
 
 
 def command_argv(check: VerifyCommand) -> list[str]:
@@ -129,9 +142,10 @@ def command_argv(check: VerifyCommand) -> list[str]:
 
 
 def run_checks(repo_root: Path, checks: list[VerifyCommand], stop_on_failure: bool = False,
-               env: dict[str, str] | None = None, on_start: Callable[[int], None] | None = None) -> list[CheckResult]:
+               env: Mapping[str, str] | None = None,
+               on_start: Callable[[int], None] | None = None) -> list[CheckResult]:
     """Each check in order (the cheapest first, as aidlc.yaml lists them); after the first failure, none more
-    when `stop_on_failure`."""
+    when `stop_on_failure`. `env`: what each check's environment is chosen from (`check_environment`)."""
     results: list[CheckResult] = []
     for check in checks:
         results.append(run_check(repo_root, check, env, on_start))
@@ -140,11 +154,11 @@ def run_checks(repo_root: Path, checks: list[VerifyCommand], stop_on_failure: bo
     return results
 
 
-def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None = None,
+def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | None = None,
               on_start: Callable[[int], None] | None = None) -> CheckResult:
-    """Run one check in `repo_root` (see the module's docstring); `env` defaults to `check_environment()`;
-    `on_start` gets the check's process group id before it is waited on."""
-    env = check_environment() if env is None else env
+    """Run one check in `repo_root` (see the module's docstring) with `check_environment(check, env)`; `on_start`
+    gets the check's process group id before it is waited on."""
+    env = check_environment(check, env)
     notes: list[str] = []
     started = time.perf_counter()
     output = _Output()
@@ -156,12 +170,17 @@ def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None 
         notes.append(f"`{check.run}` runs without a shell: `|`, `&&`, `>`, `$VAR` reach {argv[0]} as plain "
                      "arguments; put the pipeline in a script and run that")
     junit_before = _junit_identity(repo_root, check.junit) if check.junit else None
+    status_read, status_write = os.pipe()  # the reaper writes there why the check could not start
     with _interrupt_held() as interrupted:
         try:
-            proc = subprocess.Popen(argv, cwd=repo_root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, start_new_session=True, close_fds=True)
+            proc = subprocess.Popen(reaper_argv(status_write, argv), cwd=repo_root, env=env, stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                    close_fds=True, pass_fds=(status_write,))
         except OSError as exc:
+            os.close(status_read)
             return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], exc)], env)
+        finally:
+            os.close(status_write)
     assert proc.stdout is not None
     try:
         if interrupted:
@@ -176,6 +195,9 @@ def run_check(repo_root: Path, check: VerifyCommand, env: dict[str, str] | None 
         raise
     finally:
         proc.stdout.close()
+        not_started = _start_failure(status_read)
+    if not_started is not None:
+        return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], not_started)], env)
     code = None if timed_out else proc.returncode
     if timed_out:
         notes.append(f"timed out after {check.timeout_s} s: its process group was killed")
@@ -375,6 +397,16 @@ def _signal_group(group: int, sig: int) -> bool:
     except PermissionError:  # a member became another user (setuid): it is there, and not ours to end
         return True
     return True
+
+
+def _start_failure(status_read: int) -> OSError | None:
+    """Why the reaper could not start the check ("errno strerror" in its status pipe), once the reaper is gone."""
+    with os.fdopen(status_read, "rb") as status:
+        written = status.read().decode(errors="replace")
+    if not written:
+        return None
+    number, _, message = written.partition(" ")
+    return OSError(int(number), message) if number.isdigit() else OSError(message)
 
 
 def _not_started(program: str, exc: OSError) -> str:

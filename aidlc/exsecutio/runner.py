@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -38,6 +39,7 @@ from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.structured import complete_structured
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
 from aidlc.model.run import Pause, Pending, Plan, RunState, RunStatus, Span, Step
+from aidlc.processes import RUN_VARIABLE
 from aidlc.workspace import open_bank
 
 S = RunStatus
@@ -50,7 +52,6 @@ WEAK_AFTER = 2  # malformed edit answers before whole-file blocks are asked for
 CONTEXT_TOKENS = 12_000
 ANSWER_TOKENS = 4096
 OUTPUT_CHARS = 3000  # of a failing check's output, sent back to the model
-RUN_VARIABLE = "AIDLC_RUN_ID"  # in the checks' environment: a check a killed aidlc left is known by it
 
 
 @dataclass
@@ -806,12 +807,9 @@ class Runner:
         return counts, where
 
     def check_env(self) -> dict[str, str]:
-        """The checks' environment: no model keys, and the run's id, by which a leftover check is known."""
-        from aidlc.exsecutio.checks import check_environment
-
-        llm = self.config.llm
-        return {**check_environment(withheld=[llm.api_key_env, *(t.api_key_env for t in llm.fallback)]),
-                RUN_VARIABLE: self.state.run_id}
+        """What the checks' environment is chosen from: this process's, and the run's id, by which a leftover check
+        is known and a gate decision from below a check refused."""
+        return {**os.environ, RUN_VARIABLE: self.state.run_id}
 
     def check_started(self, group: int) -> None:
         """Saved before aidlc waits on the check: if aidlc is killed, resume or abort ends the group."""
@@ -878,13 +876,7 @@ class Runner:
                                            "    # back to where the run stopped (keeps your commits reachable by sha)",
                                            f"aidlc bolt abort {state.bolt} --reason 'HEAD moved'    # or end it"])
         if state.plan_hash and state.status != S.planning:
-            path = self.repo / self.bolt_dir / plans.PLAN_FILE
-            now = plans.digest(path.read_bytes()) if path.is_file() else None
-            if now != state.plan_hash:
-                raise UsageError(f"{self.bolt_dir}/{plans.PLAN_FILE} changed under run {state.run_id}: "
-                                 "the approved plan is no longer what the run follows",
-                                 [f"git checkout -- {self.bolt_dir}/{plans.PLAN_FILE}    # restore it",
-                                  f"aidlc bolt abort {state.bolt}    # or end the run and start again"])
+            self.check_plan()
         own = self.own_files()
         allowed = own | ({p for f in state.plan.files if (p := plans.normal(f.path))}
                          if state.pending and state.plan else set())
@@ -897,6 +889,26 @@ class Runner:
         if dirty:
             raise UsageError(f"uncommitted changes to files the run did not make: {', '.join(dirty[:5])}",
                              ["git stash -u    # or commit them elsewhere", f"aidlc bolt resume {state.bolt}"])
+
+    def check_plan(self) -> None:
+        """The plan the run follows is the plan file a person (or the policy) approved. state.json is the run's
+        notebook, and any process of the user's (code a check ran) may have written it: its plan must render to
+        the plan file byte for byte, and past the plan gate that file must be the one the ledger's approval judged."""
+        state = self.state
+        rel = f"{self.bolt_dir}/{plans.PLAN_FILE}"
+        path = self.repo / rel
+        now = plans.digest(path.read_bytes()) if path.is_file() else None
+        start_again = [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run, a new plan"]
+        if now != state.plan_hash:
+            raise UsageError(f"{rel} changed under run {state.run_id}: the approved plan is no longer what the run "
+                             "follows", [f"git checkout -- {rel}    # restore it", *start_again])
+        state_file = self.store.state_file.relative_to(self.repo).as_posix()
+        if state.plan is None or plans.digest(plans.render_plan(state)) != now:
+            raise UsageError(f"{state_file}: its plan is not the plan in {rel} (edited outside aidlc); a run follows "
+                             "only the plan that was approved, nothing was touched", start_again)
+        if state.status != S.await_plan_approval and self.gate("plan")[0] != "approved":
+            raise UsageError(f"{rel} is not the plan the ledger's plan approval judged; a run follows only the plan "
+                             "that was approved, nothing was touched", start_again)
 
 
 # -- helpers -----------------------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from aidlc.gates.catalogue import (
 from aidlc.gates.history import standing
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.types import Risk, StoryStatus
+from aidlc.processes import run_ancestor
 from aidlc.scaffold import STATEMENT_PLACEHOLDER
 
 PENDING_NOTE = Path(".aidlc") / "gate-pending"
@@ -102,6 +103,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     """Record a person's decision; or, with a `policy` actor, a plan approval policy.auto_approve_plan allows
     for `policy_risk` (low or medium only). `head`: HEAD's commit when the caller knows it (a bolt run checks
     it before every step), else it is asked of git."""
+    _refuse_below_a_check(subject, stage, decision)
     repo = Path(bank.repo_root)
     ledger = Ledger.of_bank(repo, bank.rel_root)
     if not ledger.exists():
@@ -243,6 +245,17 @@ def _not_a_person(subject: str, stage: str, decision: Decision, actor: Actor) ->
     return GateRefused(f"{stage} is a human checkpoint, and this command runs as an agent, whatever name git "
                        f"gives: its actor kind (AIDLC_ACTOR_KIND) is {actor.kind}. AI proposes, a human decides.",
                        [f"{command}    # a person, from their own shell"])
+
+
+def _refuse_below_a_check(subject: str, stage: str, decision: Decision) -> None:
+    """Code a bolt run's checks execute (the tests a model wrote) runs as the person, with their git identity:
+    a decision from a process started below a check, however it left the check, is that code's, not theirs."""
+    why = run_ancestor()
+    if why is not None:
+        raise GateRefused(f"{stage} is a human checkpoint, and this command was started by code a bolt run's check "
+                          f"executes ({why}): a check cannot decide a gate, nothing was recorded",
+                          [f"aidlc gate {decision.value} {subject} --stage {stage}    # typed by you, in your own "
+                           "terminal"])
 
 
 def _refuse_bot(bank: MemoryBank, stage: str, actor: Actor) -> None:

@@ -30,6 +30,9 @@ class VerifyCommand(_Section):
     run: str
     timeout_s: int = Field(default=600, gt=0)
     junit: str | None = None
+    env: list[str] = Field(default_factory=list, description="names of environment variables this check gets "
+                           "besides the few every check gets (PATH, HOME, LANG, LC_*, TMPDIR, CI, VIRTUAL_ENV, ...): "
+                           "a check runs code a model wrote, so a secret reaches it only when named here")
 
 
 class Policy(_Section):
