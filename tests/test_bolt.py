@@ -14,6 +14,7 @@ from tests.bolt_sample import (
     BUGGY,
     CALC,
     FIXED,
+    MB,
     STORY,
     edit_answer,
     events,
@@ -557,6 +558,22 @@ def test_dry_run_checks_and_touches_nothing(shop: Path, server: ScriptedServer) 
     assert doc["dry_run"] is True and doc["branch"] == f"aidlc/{BOLT}" and doc["verify"] == ["tests"]
     assert server.requests == [] and git(shop, "status", "--porcelain") == before
     assert not (shop / ".aidlc/runs").exists()
+
+
+def test_a_start_without_an_api_key_is_refused_before_it_touches_git(shop: Path) -> None:
+    """A new user's first run: aidlc.yaml names the OpenAI API, OPENAI_API_KEY is not set. The refusal comes
+    before the branch, the run, its ledger line or a commit exist, so the suggested start works once the key is
+    there."""
+    head, branch = git(shop, "rev-parse", "HEAD"), git(shop, "branch", "--show-current")
+    ledger = (shop / MB / "events.jsonl").read_text()
+    for args in ((), ("--dry-run",)):
+        proc = run(shop, "bolt", "start", BOLT, *args)
+        assert proc.returncode == 2, proc.stderr + proc.stdout
+        assert "no API key" in proc.stderr and "OPENAI_API_KEY" in proc.stderr and "Traceback" not in proc.stderr
+        assert git(shop, "branch", "--list", f"aidlc/{BOLT}") == ""
+        assert git(shop, "branch", "--show-current") == branch
+        assert git(shop, "rev-parse", "HEAD") == head and git(shop, "status", "--porcelain") == ""
+        assert (shop / MB / "events.jsonl").read_text() == ledger and not (shop / ".aidlc/runs").exists()
 
 
 def test_a_fallback_model_answers_when_the_primary_is_down_and_the_trail_says_so(

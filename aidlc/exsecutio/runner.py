@@ -130,6 +130,9 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
 def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
           ask: Ask | None = None) -> Outcome:
     found = preflight(repo, bolt_ref)
+    # The run asks the model first: a provider that cannot be built (no key, bad settings) is refused here,
+    # before the run, its branch or its ledger line exist, as `aidlc draft` refuses it.
+    model_provider = provider()
     bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
     repo = Path(bank.repo_root)
     now = utc_now()
@@ -139,7 +142,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
                      start_branch=found["_start_branch"], base_commit=head, last_commit=head, model=model)
     store = RunStore(repo, run_id)
     store.save(state)
-    runner = Runner(repo, bank, bolt, store, state, provider, ask)
+    runner = Runner(repo, bank, bolt, store, state, lambda: model_provider, ask)
     runner.event(EventType.run_started, "started", data={"branch": branch, "base": head})
     vcs.create_branch(repo, branch, head)
     transition(state, S.planning, store, "the run started on a clean tree")
