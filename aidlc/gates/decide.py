@@ -34,7 +34,7 @@ from aidlc.gates.catalogue import (
     refused,
     stages_for,
 )
-from aidlc.gates.history import standing
+from aidlc.gates.history import approvals_short, standing
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
 from aidlc.model.types import Risk, StoryStatus
 from aidlc.scaffold import STATEMENT_PLACEHOLDER
@@ -117,6 +117,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are {', '.join(target.stages)}")
     led = open_view(ledger, keep=True)  # a decision writes anyway: what it reads in full is kept for the next
     _check_intact(led)
+    _check_open(led.history, target)
     _check_order(bank, led.history, index, target, stage)
     label, files = judged_files(bank, index, target, stage)
     if not_read := refused(repo, files):
@@ -269,6 +270,25 @@ def _decided_on_other_branches(led: LedgerView, target: GateTarget, stage: str) 
     tip = led.state.tip_line
     return [head.hash for head in led.history.heads(target.kind, target.id, stage)
             if not led.state.decisions.is_ancestor(head.line, tip)]
+
+
+def _check_open(history: GateHistory, target: GateTarget) -> None:
+    """A bolt whose walkthrough approval completed it is closed: a second decision of any of its gates would
+    contradict the completion the ledger and its files record. (A high-risk bolt waiting for its second
+    approver is not complete yet.)"""
+    if target.kind != "bolt":
+        return
+    last = history.latest("bolt", target.id, "walkthrough")
+    if last is None or last.get("decision") != "approve":
+        return
+    if approvals_short(last):
+        return
+    who = (last.get("actor") or {}).get("name") or "a person"
+    unit = target.bolt.meta.unit if target.bolt is not None and target.bolt.meta is not None else "UNIT"
+    raise GateRefused(f"bolt {target.id} is complete: {who} approved its walkthrough (ledger seq {last.get('seq')}, "
+                      f"{str(last.get('ts') or '')[:10]}); the gates of a completed bolt take no second decision",
+                      [f"aidlc new bolt --unit {unit} --stories STORIES    # further work is a new bolt",
+                       "aidlc status    # what is open"])
 
 
 def _check_order(bank: MemoryBank, history: GateHistory, index: BankIndex, target: GateTarget, stage: str) -> None:
