@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -117,7 +118,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
     if dirty:
         raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
                          f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
-                         ["git stash -u    # or commit them", f"aidlc bolt start {bolt.id}"])
+                         [set_aside(dirty, bank.rel_root), f"aidlc bolt start {bolt.id}"])
     branch = f"aidlc/{bolt.id}"
     if vcs.branch_commit(repo, branch) is not None:
         raise UsageError(f"branch {branch} exists already (an earlier run?)",
@@ -875,11 +876,15 @@ class Runner:
                 state.last_commit = head
                 self.save()
             else:
+                back = [f"git checkout {state.branch} && git reset --keep {state.last_commit[:12]}"
+                        "    # back to where the run stopped (keeps your commits reachable by sha)"]
+                if any(_aidlc_file(c.path, self.bank.rel_root)
+                       for c in vcs.changed_files_between(self.repo, state.last_commit, head)):
+                    back = []  # going back would take the ledger (its approvals) or the bank with it
                 raise UsageError(f"HEAD moved under run {state.run_id}: it left HEAD at {state.last_commit[:12]}, "
                                  f"HEAD is now {(head or 'nothing')[:12]}; resuming would build on work it did not "
-                                 "check", [f"git checkout {state.branch} && git reset --keep {state.last_commit[:12]}"
-                                           "    # back to where the run stopped (keeps your commits reachable by sha)",
-                                           f"aidlc bolt abort {state.bolt} --reason 'HEAD moved'    # or end it"])
+                                 "check", [*back, f"aidlc bolt abort {state.bolt} --reason 'HEAD moved'    # "
+                                           + ("or end it" if back else "end it; its branch and commits stay")])
         if state.plan_hash and state.status != S.planning:
             path = self.repo / self.bolt_dir / plans.PLAN_FILE
             now = plans.digest(path.read_bytes()) if path.is_file() else None
@@ -899,7 +904,7 @@ class Runner:
                 dirty.append(rel)
         if dirty:
             raise UsageError(f"uncommitted changes to files the run did not make: {', '.join(dirty[:5])}",
-                             ["git stash -u    # or commit them elsewhere", f"aidlc bolt resume {state.bolt}"])
+                             [set_aside(dirty, self.bank.rel_root), f"aidlc bolt resume {state.bolt}"])
 
 
 # -- helpers -----------------------------------------------------------------------------------------------------
@@ -934,6 +939,19 @@ def _dirty(changed: list[str], bank: MemoryBank, bolt: BoltItem) -> list[str]:
     own = _own_files(bank, bolt)
     return [p for p in changed if p not in own and not p.startswith(".aidlc/")
             and not _leftover(p, own)]
+
+
+def set_aside(dirty: list[str], bank_root: str) -> str:
+    """How to put a person's uncommitted changes aside without taking aidlc's own files (the ledger with its
+    approvals, the bank, .aidlc/) along: a stash of exactly those files, else of everything outside aidlc's."""
+    if len(dirty) <= 10:
+        return f"git stash push --include-untracked -- {' '.join(shlex.quote(p) for p in dirty)}    # or commit them"
+    return (f"git stash push --include-untracked -- . {shlex.quote(f':(exclude){bank_root}')} "
+            "':(exclude).aidlc'    # or commit them; aidlc's own files stay")
+
+
+def _aidlc_file(rel: str, bank_root: str) -> bool:
+    return rel.startswith((f"{bank_root}/", ".aidlc/"))
 
 
 def _leftover(rel: str, own: set[str]) -> bool:
