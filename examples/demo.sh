@@ -37,6 +37,28 @@ run_info() {
     | python3 -c 'import json,sys; r=json.load(sys.stdin)["runs"]; print(sys.argv[1].format(**r[0]) if r else "no run")' "$1"
 }
 
+# A live model that cannot be reached, or whose answers cannot be used, ends the demo with exit 1: what
+# follows needs its work. (The run pauses for the provider, or fails; with no run, bolt start refused.)
+live_model_ok() {
+  [ ${#llm[@]} -gt 0 ] && return 0
+  local why
+  why=$(aidlc bolt status "$bolt_id" --format json | python3 -c '
+import json, sys
+runs = json.load(sys.stdin)["runs"]
+run = runs[0] if runs else None
+if run is None:
+    print("aidlc bolt start started no run (its message is above)")
+elif run["status"] == "FAILED":
+    print(run["outcome"])
+elif run["pause"] and run["pause"]["kind"] == "provider":
+    print(run["pause"]["reason"])')
+  if [ -n "$why" ]; then
+    echo "demo: the live model at $AIDLC_LLM_BASE_URL failed: $why" >&2
+    echo "  aidlc llm check --base-url $AIDLC_LLM_BASE_URL    # is the server up, and does it answer?" >&2
+    exit 1
+  fi
+}
+
 say "1. Scaffold a new Git repo at $demo"
 run aidlc init --git "$demo" --name "Shop" --type web-app
 cd "$demo"
@@ -125,6 +147,7 @@ base=$(git rev-parse HEAD)
 run aidlc bolt start "$bolt_id" ${llm[@]+"${llm[@]}"} && code=0 || code=$?
 echo "(aidlc bolt start exited $code; 3 = paused for a person)"
 expect "$code" 3
+live_model_ok
 echo "- the plan the model proposed, as aidlc wrote it for Ada:"
 [ -f "$bolt_dir/implementation-plan.md" ] && cat "$bolt_dir/implementation-plan.md"
 run aidlc gate approve "$bolt_id" --stage plan --as "$ada" --reason "small change, covered by the cart check" \
@@ -133,6 +156,7 @@ expect "$code" 0
 run aidlc bolt resume "$bolt_id" ${llm[@]+"${llm[@]}"} && code=0 || code=$?
 echo "(aidlc bolt resume exited $code; 3 = paused for a person)"
 expect "$code" 3
+live_model_ok
 run aidlc bolt trace "$bolt_id"
 echo "- what the check printed after the first edit (the output the repair round was sent; from the run's state.json):"
 python3 - <<'PY'

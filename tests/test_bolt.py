@@ -4,6 +4,7 @@ OpenAI-protocol server on 127.0.0.1 playing the model."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from tests.bolt_sample import (
     BUGGY,
     CALC,
     FIXED,
+    MB,
     STORY,
     edit_answer,
     events,
@@ -146,11 +148,35 @@ def test_a_ledger_that_does_not_verify_starts_nothing(shop: Path, server: Script
 def test_head_moved_under_a_paused_run_is_refused(shop: Path, server: ScriptedServer) -> None:
     server.push(plan_answer())
     assert start(shop, server).returncode == 3
-    git(shop, "add", "-A")
+    (shop / "NOTES.md").write_text("a note\n")
+    git(shop, "add", "NOTES.md")
     git(shop, "commit", "-qm", "someone else's commit")
     proc = resume(shop, server, "--approve")
     assert proc.returncode == 2 and "HEAD moved" in proc.stderr, proc.stderr
+    assert "git reset --keep" in proc.stderr  # that commit changed no file of aidlc's: going back loses nothing
+    git(shop, "add", "-A")
+    git(shop, "commit", "-qm", "someone else's commit of the ledger")
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 2 and "HEAD moved" in proc.stderr, proc.stderr
+    assert "reset" not in proc.stderr and f"aidlc bolt abort {BOLT}" in proc.stderr  # it would take the ledger back
     assert (shop / CALC).read_text() == BUGGY
+
+
+def test_the_advice_for_uncommitted_changes_never_sets_the_ledger_aside(shop: Path, server: ScriptedServer) -> None:
+    """A person's gate decision not yet committed (the ledger is dirty), plus edits of their own: following the
+    advice of the refusal to the letter sets their edits aside and keeps the decision."""
+    assert run(shop, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
+    ledger = (shop / MB / "events.jsonl").read_text()
+    (shop / CALC).write_text(BUGGY + "# mine\n")
+    (shop / "my notes.txt").write_text("untracked\n")
+    proc = start(shop, server, "--dry-run")
+    assert proc.returncode == 2 and "uncommitted changes to 2 file(s)" in proc.stderr, proc.stderr
+    (advice,) = [line.strip() for line in proc.stderr.splitlines() if "git stash" in line]
+    assert "memory-bank" not in advice and ".aidlc" not in advice
+    subprocess.run(["sh", "-c", advice.split("    #")[0]], cwd=shop, check=True, capture_output=True)
+    assert (shop / MB / "events.jsonl").read_text() == ledger and not (shop / "my notes.txt").exists()
+    assert (shop / CALC).read_text() == BUGGY
+    assert start(shop, server, "--dry-run").returncode == 0
 
 
 def test_provider_down_pauses_and_resume_continues(shop: Path, server: ScriptedServer) -> None:
@@ -557,6 +583,22 @@ def test_dry_run_checks_and_touches_nothing(shop: Path, server: ScriptedServer) 
     assert doc["dry_run"] is True and doc["branch"] == f"aidlc/{BOLT}" and doc["verify"] == ["tests"]
     assert server.requests == [] and git(shop, "status", "--porcelain") == before
     assert not (shop / ".aidlc/runs").exists()
+
+
+def test_a_start_without_an_api_key_is_refused_before_it_touches_git(shop: Path) -> None:
+    """A new user's first run: aidlc.yaml names the OpenAI API, OPENAI_API_KEY is not set. The refusal comes
+    before the branch, the run, its ledger line or a commit exist, so the suggested start works once the key is
+    there."""
+    head, branch = git(shop, "rev-parse", "HEAD"), git(shop, "branch", "--show-current")
+    ledger = (shop / MB / "events.jsonl").read_text()
+    for args in ((), ("--dry-run",)):
+        proc = run(shop, "bolt", "start", BOLT, *args)
+        assert proc.returncode == 2, proc.stderr + proc.stdout
+        assert "no API key" in proc.stderr and "OPENAI_API_KEY" in proc.stderr and "Traceback" not in proc.stderr
+        assert git(shop, "branch", "--list", f"aidlc/{BOLT}") == ""
+        assert git(shop, "branch", "--show-current") == branch
+        assert git(shop, "rev-parse", "HEAD") == head and git(shop, "status", "--porcelain") == ""
+        assert (shop / MB / "events.jsonl").read_text() == ledger and not (shop / ".aidlc/runs").exists()
 
 
 def test_a_fallback_model_answers_when_the_primary_is_down_and_the_trail_says_so(

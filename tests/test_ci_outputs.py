@@ -101,6 +101,17 @@ def test_a_baseline_named_but_missing_is_a_usage_error(pr: Path) -> None:  # noq
     assert proc.returncode == 2 and "nope.json: cannot be read" in proc.stderr
 
 
+@pytest.mark.parametrize("args", [("--sarif",), ("--write-baseline", "--baseline")])
+def test_an_output_path_under_a_file_is_a_usage_error_naming_it(pr: Path, tmp_path: Path,  # noqa: F811
+                                                                 args: tuple[str, ...]) -> None:
+    (tmp_path / "a-file").write_text("in the way\n")
+    blocked = tmp_path / "a-file" / "out.json"
+    proc = ci(pr, *args, str(blocked))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{args[-1]} {blocked}: cannot be written ({tmp_path / 'a-file'} is a file, not a folder)" in proc.stderr
+    assert f"{args[-1]} PATH    # a path in a folder you can write" in proc.stderr
+
+
 # -- GitHub workflow commands --------------------------------------------------------------------------------
 def test_values_are_escaped_as_github_requires() -> None:
     assert escape_data("100% done\r\nnext: a, b") == "100%25 done%0D%0Anext: a, b"
@@ -219,5 +230,5 @@ def test_sarif_is_never_written_through_a_symbolic_link(pr: Path, tmp_path: Path
     outside.write_text("keep me\n")
     (pr / "aidlc.sarif").symlink_to(outside)
     proc = ci(pr, "--sarif", "aidlc.sarif")
-    assert proc.returncode == 1 and "symbolic link" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr and "Traceback" not in proc.stderr
     assert outside.read_text() == "keep me\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -30,6 +31,23 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Completed
                 "HOME": str(tmp_path_factory.mktemp("home"))})
     proc = subprocess.run(["bash", str(DEMO), str(shop)], env=env, capture_output=True, text=True)
     return proc, shop
+
+
+def test_the_live_demo_fails_when_its_model_server_is_down(tmp_path: Path) -> None:
+    """AIDLC_LLM_BASE_URL names a port where nothing listens: the demo stops at the bolt with exit 1 and says
+    which server failed, instead of going on to "Done"."""
+    with socket.socket() as probe:  # a free port, closed again: nothing answers there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("AIDLC_", "GIT_", "XDG_")) and not k.endswith("_API_KEY")}
+    env.update({"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "CI": "true",
+                "HOME": str(tmp_path / "home"), "AIDLC_LLM_BASE_URL": f"http://127.0.0.1:{port}/v1",
+                "AIDLC_LLM_MODEL": "any"})
+    proc = subprocess.run(["bash", str(DEMO), str(tmp_path / "shop")], env=env, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert f"demo: the live model at http://127.0.0.1:{port}/v1 failed: " in proc.stderr
+    assert "aidlc llm check --base-url" in proc.stderr and "Done." not in proc.stdout
 
 
 def section(stdout: str, number: int) -> str:

@@ -459,6 +459,19 @@ def test_approving_the_walkthrough_completes_the_bolt_and_its_stories(chain: Pat
     assert ledger_findings(chain) == []
 
 
+@pytest.mark.parametrize(("decision", "stage"), [("approve", "walkthrough"), ("reject", "walkthrough"),
+                                                  ("reject", "plan"), ("approve", "plan")])
+def test_the_gates_of_a_completed_bolt_refuse_a_second_decision(chain: Path, decision: str, stage: str) -> None:
+    through_walkthrough(chain)
+    before = read(chain, LEDGER), read(chain, BOLT), read(chain, STORY)
+    result = gate(chain, decision, BOLT_ID, stage, "--reason", "second thoughts")
+    assert result.exit_code == 1, result.output
+    assert f"bolt {BOLT_ID} is complete: Ada Lovelace approved its walkthrough" in result.stderr
+    assert "take no second decision" in result.stderr and "aidlc new bolt --unit 001-checkout-api" in result.stderr
+    assert (read(chain, LEDGER), read(chain, BOLT), read(chain, STORY)) == before
+    assert ledger_findings(chain) == []
+
+
 def test_the_walkthrough_is_refused_while_a_story_has_unchecked_boxes(chain: Path) -> None:
     through_plan(chain)
     write(chain, WALKTHROUGH, "# Walkthrough\n")

@@ -184,3 +184,23 @@ def test_a_project_in_a_subfolder_gets_a_workflow_at_the_repository_top(tmp_path
     again = aidlc("--format", "json", "init", cwd=project)
     actions = {f["path"]: f["action"] for f in json.loads(again.stdout)["files"]}
     assert actions[".github/workflows/aidlc-services-pay.yml"] == "unchanged"
+
+
+def test_init_inside_another_project_is_refused_without_force(tmp_path: Path) -> None:
+    """A sub-folder of a project (or a repository nested in its tree) would get a second bank, apart from the
+    project's ledger: init names the project it found and asks for --force."""
+    assert aidlc("init", "--git", "shop", cwd=tmp_path).returncode == 0
+    root = tmp_path / "shop"
+    inner = root / "src" / "pay"
+    inner.mkdir(parents=True)
+    before = snapshot(root)
+    for args in (("init",), ("init", "--git", "nested")):
+        proc = aidlc(*args, cwd=inner)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert f"is inside the aidlc project at {root} (aidlc.yaml there)" in proc.stderr
+        assert f"cd {root} && aidlc status" in proc.stderr and "aidlc init --force" in proc.stderr
+        assert snapshot(root) == before and not (inner / "nested").exists()
+    assert aidlc("init", cwd=root).returncode == 0  # the project itself: rerunning init is safe as ever
+    proc = aidlc("init", "--force", cwd=inner)
+    assert proc.returncode == 0, proc.stderr
+    assert (inner / "aidlc.yaml").is_file() and (inner / "memory-bank").is_dir()

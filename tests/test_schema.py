@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from aidlc.cli import cli
 from aidlc.formats import all_schemas, dump
+from tests.helpers import run_cli
 
 SHIPPED = Path(__file__).resolve().parent.parent / "aidlc" / "schemas"
 
@@ -35,3 +36,12 @@ def test_export_writes_valid_schemas(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "out/validate-report.schema.json").read_text())
     assert report["$defs"]["Finding"]["properties"]["severity"] == {"$ref": "#/$defs/Severity"}
     assert report["$defs"]["Severity"]["enum"] == ["error", "warning", "info"]
+
+
+def test_export_to_a_path_that_cannot_be_written_is_a_usage_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("in the way\n")
+    proc = run_cli("schema", "export", str(tmp_path / "a-file" / "schemas"), cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"error: schema export {tmp_path / 'a-file' / 'schemas'}/" in proc.stderr
+    assert f"cannot be written ({tmp_path / 'a-file'} is a file, not a folder)" in proc.stderr
+    assert "aidlc schema export PATH" in proc.stderr

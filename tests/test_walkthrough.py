@@ -421,6 +421,26 @@ def test_a_report_edited_after_approval_is_stale(hand: Path) -> None:
     assert "AIDLC-LEDGER-005" in codes
 
 
+def test_an_approved_walkthrough_is_never_rewritten(hand: Path, tmp_path: Path) -> None:
+    check_boxes(hand)
+    walkthrough(hand)
+    assert approve(hand).returncode == 0
+    approved = (hand / WALKTHROUGH).read_bytes()
+    (hand / CALC).write_text(FIXED + "# later\n")  # a later commit: a fresh report would differ
+    bolt_commit(hand, BOLT, "pay: a later change")
+    proc = run(hand, "walkthrough", BOLT)
+    assert proc.returncode in (0, 1) and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{WALKTHROUGH} is not rewritten: Ada Lovelace approved it" in proc.stderr
+    assert "<!-- aidlc:evidence begin" in proc.stdout and "--output FILE" in proc.stderr  # the report, printed
+    elsewhere = tmp_path / "reports" / "later.md"  # its folder does not exist yet
+    proc = run(hand, "walkthrough", BOLT, "--no-run", "--output", str(elsewhere))
+    assert proc.returncode in (0, 1) and f"evidence report written to {elsewhere}" in proc.stdout, proc.stderr
+    assert elsewhere.read_text().startswith("<!-- aidlc:evidence begin")
+    assert (hand / WALKTHROUGH).read_bytes() == approved
+    proc = run(hand, "--format", "json", "validate")
+    assert "AIDLC-LEDGER-005" not in [f["code"] for f in json.loads(proc.stdout)["findings"]]
+
+
 def test_two_distinct_people_approve_a_high_risk_walkthrough(hand: Path, server: ScriptedServer) -> None:
     set_risk(hand, "high")
     check_boxes(hand)
@@ -606,6 +626,23 @@ def test_the_in_toto_statement_names_the_changed_files_with_their_digests(hand: 
     assert marker is not None and document["predicate"]["report"]["sha256"] == marker[1]
     assert document["predicate"]["verification"]["satisfied"] is True
     assert document["predicate"]["checks"][0]["name"] == "tests"
+
+
+@pytest.mark.parametrize("option", ["--html", "--attest", "--output"])
+def test_an_output_file_gets_its_missing_folders_and_an_unwritable_one_is_a_clear_error(
+        hand: Path, tmp_path: Path, option: str) -> None:
+    assert not (hand / WALKTHROUGH).exists()
+    target = tmp_path / "new" / "folder" / "report.out"
+    proc = run(hand, "walkthrough", BOLT, "--no-run", option, str(target))
+    assert proc.returncode in (0, 1) and target.is_file(), proc.stderr
+    (tmp_path / "a-file").write_text("in the way\n")
+    blocked = tmp_path / "a-file" / "report.out"  # its folder is a file
+    proc = run(hand, "walkthrough", BOLT, "--no-run", option, str(blocked))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"error: {option} {blocked}: cannot be written (" in proc.stderr and "nothing was written there" \
+        in proc.stderr
+    assert f"aidlc walkthrough {BOLT} {option} PATH" in proc.stderr
+    assert (hand / WALKTHROUGH).exists() is (option != "--output")  # --output writes there instead
 
 
 def test_a_statement_without_subject_is_refused(hand: Path, tmp_path: Path) -> None:

@@ -16,6 +16,14 @@ from aidlc.bank.walk import read_inside
 from aidlc.errors import AidlcError
 
 
+class NotWritten(AidlcError):
+    """The file system refused a write; `reason` is its word for why (e.g. Permission denied)."""
+
+    def __init__(self, message: str, next_steps: list[str], reason: str) -> None:
+        super().__init__(message, next_steps)
+        self.reason = reason
+
+
 def atomic_write(path: Path, data: str | bytes, root: Path, durable: bool = True) -> None:
     """Write via a temp file, fsync and rename, so a crash leaves the old or the new file, never half.
 
@@ -41,8 +49,10 @@ def atomic_write(path: Path, data: str | bytes, root: Path, durable: bool = True
         if durable:
             fsync_folder(path.parent)
     except OSError as exc:
-        raise AidlcError(f"{_shown(path, root)}: cannot be written ({exc.strerror or exc})",
-                         [f"make {_shown(path.parent, root)}/ writable for you, then rerun the command"]) from None
+        reason = exc.strerror or str(exc)
+        raise NotWritten(f"{_shown(path, root)}: cannot be written ({reason})",
+                         [f"make {_shown(path.parent, root)}/ writable for you, then rerun the command"],
+                         reason) from None
 
 
 def fsync_folder(folder: Path) -> None:

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import click
 
 from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, shown, shown_json
-from aidlc.errors import AidlcError
+from aidlc.errors import AidlcError, UsageError
 from aidlc.report.style import Style
 
 JSON_VERSION = 1
@@ -88,6 +88,24 @@ def output_options(command: F) -> F:
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def write_output(path: Path, text: str, option: str, command: str) -> None:
+    """Write a file a person named on the command line (`option`, e.g. --html). Missing folders on the way are
+    made: naming the file there asks for them. A path that cannot be written is a usage error (exit 2) naming
+    it, with `command` to run again elsewhere; nothing is half written."""
+    from aidlc.bank.write import NotWritten, atomic_write
+
+    target = path.absolute()
+    try:
+        atomic_write(target, text, target.parent)
+    except AidlcError as exc:
+        in_the_way = next((folder for folder in target.parents if folder.exists() and not folder.is_dir()), None)
+        why = f"cannot be written ({exc.reason})" if isinstance(exc, NotWritten) else exc.message
+        if in_the_way is not None:
+            why = f"cannot be written ({in_the_way} is a file, not a folder)"
+        raise UsageError(f"{option} {path}: {why}; nothing was written there",
+                         [f"{command} {option} PATH    # a path in a folder you can write"]) from None
 
 
 def discover_root(start: Path) -> Path:

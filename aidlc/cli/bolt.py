@@ -122,16 +122,17 @@ def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, prov
     if record and replay:
         raise click.UsageError("--record and --replay exclude each other")
     root = app.root()
+    build = provider_from_flags(app, root, provider, model, base_url, record, replay)
     if dry_run:
         found = {k: v for k, v in runner.preflight(root, bolt).items() if not k.startswith("_")}
+        build()  # the provider's settings and key, as `start` checks them (no model is asked)
         if app.json:
             app.emit_json({"dry_run": True, **found})
         else:
             app.out(f"bolt {found['bolt']} can start: branch {found['branch']} from {found['base'][:12]}, "
                     f"{len(found['verify'])} verify command(s)")
         return
-    _report(app, runner.start(root, bolt, provider_from_flags(app, root, provider, model, base_url, record, replay),
-                              model=model or "", ask=_asker(app, no_input)))
+    _report(app, runner.start(root, bolt, build, model=model or "", ask=_asker(app, no_input)))
 
 
 @bolt_group.command("resume")

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import click
 
-from aidlc.bank.write import atomic_write
-from aidlc.cli.app import App, output_options
+from aidlc.cli.app import App, output_options, write_output
 from aidlc.errors import UsageError
 
 
@@ -48,7 +47,8 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     bank, pr = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
     if write_baseline:
         report = run_ci(bank, pr, strict=strict)
-        atomic_write(baseline_path, baselines.render(baselines.of(report.findings)), baseline_path.parent)
+        write_output(baseline_path, baselines.render(baselines.of(report.findings)),
+                     "--baseline", "aidlc ci --write-baseline")
         if app.json:
             app.emit_json({"baseline": shown, "findings": len(report.findings)})
         else:
@@ -63,7 +63,7 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
         baseline = baselines.load(baseline_path, shown)
     report = run_ci(bank, pr, baseline, shown if baseline else None, strict)
     if sarif_file is not None:
-        atomic_write(sarif_file.absolute(), sarif.render(report), sarif_file.absolute().parent)
+        write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci")
     text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         commands, left_out = github.annotations(report)

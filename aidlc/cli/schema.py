@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from aidlc.cli.app import App, output_options
+from aidlc.cli.app import App, output_options, write_output
 from aidlc.formats import all_schemas, dump
 
 
@@ -20,11 +20,10 @@ def schema_group() -> None:
 @output_options
 @click.pass_obj
 def export_cmd(app: App, directory: Path) -> None:
-    """Write one NAME.schema.json per format into DIRECTORY."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write one NAME.schema.json per format into DIRECTORY (made if missing)."""
     written = []
     for name, schema in all_schemas().items():
-        (directory / name).write_text(dump(schema), encoding="utf-8")
+        write_output(directory / name, dump(schema), "schema export", "aidlc")
         written.append(str(directory / name))
     if app.json:
         app.emit_json({"written": written})

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from aidlc.cli.app import App, output_options
+from aidlc.cli.app import App, output_options, write_output
 from aidlc.cli.bolt import llm_options, provider_from_flags
 
 
@@ -17,40 +17,56 @@ from aidlc.cli.bolt import llm_options, provider_from_flags
               help="Also write the report as one self-contained HTML page.")
 @click.option("--attest", "attest_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an in-toto Statement v1 (changed files at the head, with the report's digest).")
+@click.option("--output", "output_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the report to FILE instead of the bolt's implementation-walkthrough.md.")
 @llm_options
 @output_options
 @click.pass_obj
 def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, attest_file: Path | None,
-                    model: str | None, base_url: str | None, provider: str | None, record: str | None,
-                    replay: str | None) -> None:
+                    output_file: Path | None, model: str | None, base_url: str | None, provider: str | None,
+                    record: str | None, replay: str | None) -> None:
     """Write the evidence report of BOLT into its implementation-walkthrough.md.
 
     Traceability, changes, deviations from the plan, checks, the verification its risk requires, rollback,
     cost and the decision needed, from git and the ledger. Notes outside the generated block survive.
+    A walkthrough a person approved is never rewritten: the report is printed instead (or written to --output).
+    Files named by --html, --attest and --output get their missing folders.
     Exit 0: the evidence the bolt's risk requires before the gate is complete; 1: the report is written, and
     the walkthrough gate would refuse an approval."""
     from aidlc.exsecutio.walkthrough import write_walkthrough
+    from aidlc.report.attest import statement_text
+    from aidlc.report.pages import render_html
     from aidlc.workspace import open_bank
 
     bank = open_bank(app.root())
     root = Path(bank.repo_root)
     reviewer = None if no_run else provider_from_flags(app, root, provider, model, base_url, record, replay)
-    written = write_walkthrough(root, bank, bolt, run=not no_run, reviewer=reviewer, note=app.note)
+    written = write_walkthrough(root, bank, bolt, run=not no_run, reviewer=reviewer, note=app.note,
+                                write=output_file is None)
     report = written.report
+    named: list[tuple[Path, str, str]] = []  # each file made first, then all written: a refusal writes none
+    if output_file is not None:
+        named.append((output_file, "--output", written.block))
     if html_file is not None:
-        from aidlc.report.pages import write_html
-
-        write_html(report, written.digest, html_file)
+        named.append((html_file, "--html", render_html(report, written.digest)))
     if attest_file is not None:
-        from aidlc.report.attest import write_statement
-
-        write_statement(root, report, written.digest, attest_file)
+        named.append((attest_file, "--attest", statement_text(root, report, written.digest)))
+    for path, option, text in named:
+        write_output(path, text, option, f"aidlc walkthrough {report.bolt}")
     code = 0 if report.verification.satisfied else 1  # written either way; 1: the gate would refuse it
+    kept = written.kept if output_file is None else None
     if app.json:
+        if kept:
+            app.note(f"{kept} (--output FILE writes the report to a file)")
         app.emit_json(report.model_dump(mode="json"))
         raise click.exceptions.Exit(code)
+    if kept:
+        click.echo(written.block, nl=False)
+        app.note(f"{kept}; the report above is as of now (--output FILE writes it to a file)")
+        raise click.exceptions.Exit(code)
     verification = report.verification
-    app.out(f"{report.bolt}: evidence report written to {written.rel} (digest {written.digest[:12]})")
+    app.out(f"{report.bolt}: evidence report written to {output_file or written.rel} "
+            f"(digest {written.digest[:12]})")
     app.out(f"  head {report.head[:12]}, base {report.base[:12]}, risk {report.risk or 'not set'}, "
             f"{len(report.commits)} commit(s), {len(report.changes)} file(s) changed, "
             f"{len(report.deviations)} deviation(s) from the plan")

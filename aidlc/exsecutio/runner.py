@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -118,7 +119,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
     if dirty:
         raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
                          f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
-                         ["git stash -u    # or commit them", f"aidlc bolt start {bolt.id}"])
+                         [set_aside(dirty, bank.rel_root), f"aidlc bolt start {bolt.id}"])
     branch = f"aidlc/{bolt.id}"
     if vcs.branch_commit(repo, branch) is not None:
         raise UsageError(f"branch {branch} exists already (an earlier run?)",
@@ -131,6 +132,9 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
 def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
           ask: Ask | None = None) -> Outcome:
     found = preflight(repo, bolt_ref)
+    # The run asks the model first: a provider that cannot be built (no key, bad settings) is refused here,
+    # before the run, its branch or its ledger line exist, as `aidlc draft` refuses it.
+    model_provider = provider()
     bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
     repo = Path(bank.repo_root)
     now = utc_now()
@@ -140,7 +144,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
                      start_branch=found["_start_branch"], base_commit=head, last_commit=head, model=model)
     store = RunStore(repo, run_id)
     store.save(state)
-    runner = Runner(repo, bank, bolt, store, state, provider, ask)
+    runner = Runner(repo, bank, bolt, store, state, lambda: model_provider, ask)
     runner.event(EventType.run_started, "started", data={"branch": branch, "base": head})
     vcs.create_branch(repo, branch, head)
     transition(state, S.planning, store, "the run started on a clean tree")
@@ -870,11 +874,15 @@ class Runner:
                 state.last_commit = head
                 self.save()
             else:
+                back = [f"git checkout {state.branch} && git reset --keep {state.last_commit[:12]}"
+                        "    # back to where the run stopped (keeps your commits reachable by sha)"]
+                if any(_aidlc_file(c.path, self.bank.rel_root)
+                       for c in vcs.changed_files_between(self.repo, state.last_commit, head)):
+                    back = []  # going back would take the ledger (its approvals) or the bank with it
                 raise UsageError(f"HEAD moved under run {state.run_id}: it left HEAD at {state.last_commit[:12]}, "
                                  f"HEAD is now {(head or 'nothing')[:12]}; resuming would build on work it did not "
-                                 "check", [f"git checkout {state.branch} && git reset --keep {state.last_commit[:12]}"
-                                           "    # back to where the run stopped (keeps your commits reachable by sha)",
-                                           f"aidlc bolt abort {state.bolt} --reason 'HEAD moved'    # or end it"])
+                                 "check", [*back, f"aidlc bolt abort {state.bolt} --reason 'HEAD moved'    # "
+                                           + ("or end it" if back else "end it; its branch and commits stay")])
         if state.plan_hash and state.status != S.planning:
             self.check_plan()
         own = self.own_files()
@@ -888,7 +896,7 @@ class Runner:
                 dirty.append(rel)
         if dirty:
             raise UsageError(f"uncommitted changes to files the run did not make: {', '.join(dirty[:5])}",
-                             ["git stash -u    # or commit them elsewhere", f"aidlc bolt resume {state.bolt}"])
+                             [set_aside(dirty, self.bank.rel_root), f"aidlc bolt resume {state.bolt}"])
 
     def check_plan(self) -> None:
         """The plan the run follows is the plan file a person (or the policy) approved. state.json is the run's
@@ -943,6 +951,19 @@ def _dirty(changed: list[str], bank: MemoryBank, bolt: BoltItem) -> list[str]:
     own = _own_files(bank, bolt)
     return [p for p in changed if p not in own and not p.startswith(".aidlc/")
             and not _leftover(p, own)]
+
+
+def set_aside(dirty: list[str], bank_root: str) -> str:
+    """How to put a person's uncommitted changes aside without taking aidlc's own files (the ledger with its
+    approvals, the bank, .aidlc/) along: a stash of exactly those files, else of everything outside aidlc's."""
+    if len(dirty) <= 10:
+        return f"git stash push --include-untracked -- {' '.join(shlex.quote(p) for p in dirty)}    # or commit them"
+    return (f"git stash push --include-untracked -- . {shlex.quote(f':(exclude){bank_root}')} "
+            "':(exclude).aidlc'    # or commit them; aidlc's own files stay")
+
+
+def _aidlc_file(rel: str, bank_root: str) -> bool:
+    return rel.startswith((f"{bank_root}/", ".aidlc/"))
 
 
 def _leftover(rel: str, own: set[str]) -> bool:

@@ -25,6 +25,8 @@ class Written:
     report: EvidenceReport
     digest: str
     rel: str  # the walkthrough file, relative to the repository
+    block: str  # the generated block, as it is (or would be) written
+    kept: str | None = None  # why the file was not written: its walkthrough is approved
 
 
 def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None = None,
@@ -66,8 +68,9 @@ def marker(text: str) -> tuple[str, str] | None:
 
 def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state: RunState | None = None,
                       partial: bool = False, run: bool = True, reviewer: Callable[[], Any] | None = None,
-                      note: Callable[[str], None] = lambda _: None) -> Written:
-    """Build the bolt's evidence report and write it into its implementation-walkthrough.md."""
+                      note: Callable[[str], None] = lambda _: None, write: bool = True) -> Written:
+    """Build the bolt's evidence report and write it into its implementation-walkthrough.md (not with `write`
+    False). A walkthrough a person approved is never rewritten: the approval judged its bytes (`Written.kept`)."""
     from aidlc.bank.walk import read_inside
     from aidlc.bank.write import atomic_write
     from aidlc.exsecutio.plan import WALKTHROUGH_FILE
@@ -87,8 +90,25 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
         raise UsageError(f"{path.relative_to(repo).as_posix()}: not rewritten ({exc.strerror or exc})",
                          [f"replace it with a regular file, then run aidlc walkthrough {report.bolt}"]) from None
     run_state = run_state or next((r for r in reversed(_runs(repo, report.bolt))), None)
-    atomic_write(path, merge(existing, render_walkthrough(report, found, run_state, partial)), repo)
-    return Written(report, found, path.relative_to(repo).as_posix())
+    block = render_walkthrough(report, found, run_state, partial)
+    rel = path.relative_to(repo).as_posix()
+    kept = _approved(bank, report.bolt, rel)
+    if write and kept is None:
+        atomic_write(path, merge(existing, block), repo)
+    return Written(report, found, rel, block, kept)
+
+
+def _approved(bank: MemoryBank, bolt: str, rel: str) -> str | None:
+    """Why the walkthrough file must stay as it is (its gate's decision is an approval), else None."""
+    from aidlc.events.ledger import Ledger
+    from aidlc.events.view import open_view
+
+    last = open_view(Ledger.of_bank(Path(bank.repo_root), bank.rel_root)).history.latest("bolt", bolt, "walkthrough")
+    if last is None or last.get("decision") != "approve":
+        return None
+    who = (last.get("actor") or {}).get("name") or "a person"
+    return (f"{rel} is not rewritten: {who} approved it (ledger seq {last.get('seq')}), and that approval "
+            "judged the file as it is")
 
 
 def _runs(repo: Path, bolt: str) -> list[RunState]:

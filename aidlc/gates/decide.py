@@ -35,7 +35,7 @@ from aidlc.gates.catalogue import (
     refused,
     stages_for,
 )
-from aidlc.gates.history import standing
+from aidlc.gates.history import approvals_short, standing
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.types import Risk, StoryStatus
 from aidlc.processes import run_ancestor
@@ -122,26 +122,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are {', '.join(target.stages)}")
     led = open_view(ledger, keep=True)  # a decision writes anyway: what it reads in full is kept for the next
     _check_intact(led)
-    _check_order(bank, led.history, index, target, stage)
-    if target.kind == "policy":
-        digest, judged = _rules_digest(repo), []
-    else:
-        label, files = judged_files(bank, index, target, stage)
-        if not_read := refused(repo, files):
-            raise GateRefused(f"the {stage} gate judges files aidlc does not read: {'; '.join(not_read)}",
-                              ["replace each with the file itself, inside the repository, then decide",
-                               "aidlc validate    # AIDLC-FILE-007/008 name them too"])
-        if target.intent is not None and stage == "requirements" and decision == Decision.approve:
-            _check_requirements_written(target.intent)
-        judged = judged_digests(bank, index, target, stage)
-        digest = combine(label, judged)
-    if digest is None:
-        steps = [f"write {label}, then: aidlc gate {decision.value} {subject} --stage {stage}"]
-        if target.kind == "bolt" and stage == "plan":
-            steps.insert(0, f"aidlc bolt start {target.id}    # the model writes the plan, then waits for a person")
-        raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist", steps)
-    effects = _effects(bank, index, target, stage, decision)
-    _check_writable(repo, effects)
+    judged, digest, effects = _judge(bank, index, led.history, target, stage, decision, subject)
     data: dict[str, Any] = {}
     waiting = None
     if target.kind == "bolt" and stage == "walkthrough" and decision == Decision.approve \
@@ -166,6 +147,44 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
     return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed, waiting)
+
+
+def refusal(bank: MemoryBank, index: BankIndex, history: GateHistory, target: GateTarget,
+            stage: str) -> GateRefused | None:
+    """Why `aidlc gate approve` of this gate would be refused now, judged by what the gate itself checks of the
+    subject (not of the person deciding, nor the walkthrough's evidence); None when it would be recorded."""
+    try:
+        _judge(bank, index, history, target, stage, Decision.approve, target.id)
+    except GateRefused as exc:
+        return exc
+    return None
+
+
+def _judge(bank: MemoryBank, index: BankIndex, history: GateHistory, target: GateTarget, stage: str,
+           decision: Decision, subject: str) -> tuple[list[FileDigest], FileDigest, list[dict[str, Any]]]:
+    """The checks of the subject a decision passes first; the digests it judges and the changes it implies."""
+    repo = Path(bank.repo_root)
+    _check_open(history, target)
+    _check_order(bank, history, index, target, stage)
+    if target.kind == "policy":
+        return [], _rules_digest(repo), []
+    label, files = judged_files(bank, index, target, stage)
+    if not_read := refused(repo, files):
+        raise GateRefused(f"the {stage} gate judges files aidlc does not read: {'; '.join(not_read)}",
+                          ["replace each with the file itself, inside the repository, then decide",
+                           "aidlc validate    # AIDLC-FILE-007/008 name them too"])
+    if target.intent is not None and stage == "requirements" and decision == Decision.approve:
+        _check_requirements_written(target.intent)
+    judged = judged_digests(bank, index, target, stage)
+    digest = combine(label, judged)
+    if digest is None:
+        steps = [f"write {label}, then: aidlc gate {decision.value} {subject} --stage {stage}"]
+        if target.kind == "bolt" and stage == "plan":
+            steps.insert(0, f"aidlc bolt start {target.id}    # the model writes the plan, then waits for a person")
+        raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist", steps)
+    effects = _effects(bank, index, target, stage, decision)
+    _check_writable(repo, effects)
+    return judged, digest, effects
 
 
 def _rules_digest(repo: Path) -> FileDigest:
@@ -296,6 +315,25 @@ def _decided_on_other_branches(led: LedgerView, target: GateTarget, stage: str) 
     tip = led.state.tip_line
     return [head.hash for head in led.history.heads(target.kind, target.id, stage)
             if not led.state.decisions.is_ancestor(head.line, tip)]
+
+
+def _check_open(history: GateHistory, target: GateTarget) -> None:
+    """A bolt whose walkthrough approval completed it is closed: a second decision of any of its gates would
+    contradict the completion the ledger and its files record. (A high-risk bolt waiting for its second
+    approver is not complete yet.)"""
+    if target.kind != "bolt":
+        return
+    last = history.latest("bolt", target.id, "walkthrough")
+    if last is None or last.get("decision") != "approve":
+        return
+    if approvals_short(last):
+        return
+    who = (last.get("actor") or {}).get("name") or "a person"
+    unit = target.bolt.meta.unit if target.bolt is not None and target.bolt.meta is not None else "UNIT"
+    raise GateRefused(f"bolt {target.id} is complete: {who} approved its walkthrough (ledger seq {last.get('seq')}, "
+                      f"{str(last.get('ts') or '')[:10]}); the gates of a completed bolt take no second decision",
+                      [f"aidlc new bolt --unit {unit} --stories STORIES    # further work is a new bolt",
+                       "aidlc status    # what is open"])
 
 
 def _check_order(bank: MemoryBank, history: GateHistory, index: BankIndex, target: GateTarget, stage: str) -> None:

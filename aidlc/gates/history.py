@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.events.view import GateHistory, describe_conflict
 from aidlc.gates.catalogue import GateTarget, fingerprint
 
-__all__ = ["GateHistory", "standing"]
+__all__ = ["GateHistory", "approvals_short", "standing"]
 
 
 def standing(history: GateHistory, bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> str | None:
@@ -27,9 +29,16 @@ def standing(history: GateHistory, bank: MemoryBank, index: BankIndex, target: G
     current = fingerprint(bank, index, target, stage)
     if current is None or current.sha256 != (last.get("fingerprint") or {}).get("sha256"):
         return f"is stale (approved at seq {last.get('seq')}; what it judged changed since)"
-    data = last.get("data") if isinstance(last.get("data"), dict) else {}
+    if short := approvals_short(last):
+        who = (last.get("actor") or {}).get("name")
+        return f"has {short[0]} of {short[1]} approvals (by {who}); a second person approves"  # the two-person rule
+    return None
+
+
+def approvals_short(decision: dict[str, Any]) -> tuple[Any, int] | None:
+    """(given, required) when an approval under the two-person rule still waits for its second person, else None."""
+    data = decision.get("data") if isinstance(decision.get("data"), dict) else {}
     given, required = data.get("approvals"), data.get("approvals_required")
     if isinstance(required, int) and (not isinstance(given, int) or given < required):
-        who = (last.get("actor") or {}).get("name")
-        return f"has {given} of {required} approvals (by {who}); a second person approves"  # the two-person rule
+        return given, required
     return None

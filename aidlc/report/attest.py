@@ -38,10 +38,11 @@ def statement(repo: Path, report: EvidenceReport, digest: str) -> dict[str, Any]
     }
 
 
-def write_statement(repo: Path, report: EvidenceReport, digest: str, target: Path) -> None:
+def statement_text(repo: Path, report: EvidenceReport, digest: str) -> str:
+    """The statement as JSON text; a UsageError when it would have no subject (the spec asks for one)."""
     document = statement(repo, report, digest)
-    if not document["subject"]:  # the spec asks for at least one
+    if not document["subject"]:
         raise UsageError(f"--attest: bolt {report.bolt} changed no file its head holds, so a statement would have "
-                         "no subject; nothing was written to " + str(target),
+                         "no subject; nothing was written",
                          [f"aidlc walkthrough {report.bolt}    # the report alone"])
-    target.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from aidlc.model.evidence import EvidenceReport
 
 
@@ -11,7 +9,3 @@ def render_html(report: EvidenceReport, digest: str) -> str:
     from aidlc.templating import render
 
     return render("artifacts/evidence-report.html.j2", r=report, digest=digest)
-
-
-def write_html(report: EvidenceReport, digest: str, target: Path) -> None:
-    target.write_text(render_html(report, digest), encoding="utf-8")

@@ -15,7 +15,7 @@ from pathlib import Path
 from aidlc import __version__, vcs
 from aidlc.bank.config import CONFIG_FILE, load_config
 from aidlc.bank.loader import load_bank
-from aidlc.bank.walk import find_bank, read_inside, shown
+from aidlc.bank.walk import DEFAULT_BANK, find_bank, read_inside, shown
 from aidlc.bank.write import atomic_write, read_text
 from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
@@ -118,6 +118,16 @@ class _Writer:
         self.result.outcomes.append(Outcome(rel, Action.updated if text else Action.created, f"added {line}"))
 
 
+def _enclosing_project(root: Path) -> tuple[Path, str] | None:
+    """The nearest folder above `root` holding an aidlc.yaml or a memory bank, and which of them; None without."""
+    for folder in root.parents:
+        if (folder / CONFIG_FILE).is_file():
+            return folder, CONFIG_FILE
+        if (folder / DEFAULT_BANK).is_dir():
+            return folder, f"{DEFAULT_BANK}/"
+    return None
+
+
 def init_project(root: Path, name: str | None, project_type: str, force: bool, create_git: bool,
                  ci_action: str | None = None) -> InitResult:
     """`ci_action` (OWNER/aidlc@REF) goes into a new aidlc.yaml's `ci.action`; an existing aidlc.yaml is the
@@ -125,6 +135,11 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     root = root.resolve()
     if ci_action is not None:
         _check_action(ci_action)
+    if not force and (outer := _enclosing_project(root)) is not None:
+        raise UsageError(f"{root} is inside the aidlc project at {outer[0]} ({outer[1]} there): a second bank here "
+                         "would keep records apart from it; nothing was written",
+                         [f"cd {outer[0]} && aidlc status    # work in that project",
+                          f"aidlc init --force {root}    # a project of its own here after all"])
     if not root.exists():
         if not create_git:
             raise UsageError(f"{root} does not exist", [f"aidlc init --git {root}    # create it as a Git repo"])

@@ -8,10 +8,12 @@ from __future__ import annotations
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.gates.catalogue import fingerprint
+from aidlc.gates.decide import refusal
 from aidlc.model.findings import Finding
 from aidlc.model.status import Action, GateStatus
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.plural import plural
+from aidlc.rules.ledger import view
 from aidlc.status.gates import gate_targets
 
 
@@ -20,8 +22,9 @@ def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding], ga
     """`waiting`: the gate decisions `decide_gates` found already (computed once, it reads files)."""
     decisions = decide_gates(bank, index, gates) if waiting is None else waiting
     return [*fix_errors(findings), *finish_bolts_in_progress(bank), *plan_stories_into_bolts(findings),
-            *cover_must_requirements(findings), *decisions, *decompose_intents(bank),
-            *review_draft_stories(bank), *start_bolts(bank, index), *write_a_first_intent(bank)]
+            *cover_must_requirements(findings), *decisions, *prepare_gates(bank, index, gates),
+            *decompose_intents(bank), *review_draft_stories(bank), *start_bolts(bank, index),
+            *write_a_first_intent(bank)]
 
 
 def fix_errors(findings: list[Finding]) -> list[Action]:
@@ -38,7 +41,8 @@ def finish_bolts_in_progress(bank: MemoryBank) -> list[Action]:
     for bolt in bank.bolts:
         if bolt.meta and bolt.meta.status == BoltStatus.in_progress:
             stage = f" (stage {bolt.meta.current_stage})" if bolt.meta.current_stage else ""
-            actions.append(Action(reason=f"bolt {bolt.id} is in progress{stage}: finish it before starting another"))
+            actions.append(Action(reason=f"bolt {bolt.id} is in progress{stage}: finish it before starting another",
+                                  command=f"aidlc status --bolt {bolt.id}    # its gates and what each waits for"))
     return actions
 
 
@@ -54,14 +58,34 @@ def cover_must_requirements(findings: list[Finding]) -> list[Action]:
 
 
 def decide_gates(bank: MemoryBank, index: BankIndex, gates: list[GateStatus]) -> list[Action]:
-    """A gate waiting for a person, whose artifact exists to be judged."""
+    """A gate waiting for a person, whose approval the gate would record now."""
+    return [action for action, ready in _pending_gates(bank, index, gates) if ready]
+
+
+def prepare_gates(bank: MemoryBank, index: BankIndex, gates: list[GateStatus]) -> list[Action]:
+    """A gate with something to judge that would refuse an approval now: what it needs first, as it says."""
+    return [action for action, ready in _pending_gates(bank, index, gates) if not ready]
+
+
+def _pending_gates(bank: MemoryBank, index: BankIndex, gates: list[GateStatus]) -> list[tuple[Action, bool]]:
+    led = view(index)
+    if led is None:
+        return []
     targets = {(t.kind, t.id): t for t in gate_targets(bank)}
-    actions = []
+    found = []
     for gate in gates:
-        if gate.pending and fingerprint(bank, index, targets[(gate.kind, gate.id)], gate.pending) is not None:
-            actions.append(Action(reason=f"{gate.kind} {gate.id}: the {gate.pending} gate waits for a person's "
-                                         "decision", command=f"aidlc gate approve {gate.id} --stage {gate.pending}"))
-    return actions
+        target = targets[(gate.kind, gate.id)]
+        if not gate.pending or fingerprint(bank, index, target, gate.pending) is None:
+            continue  # nothing to judge yet: the actions that write it come from the bank
+        refused = refusal(bank, index, led.history, target, gate.pending)
+        if refused is None:
+            found.append((Action(reason=f"{gate.kind} {gate.id}: the {gate.pending} gate waits for a person's "
+                                        "decision", command=f"aidlc gate approve {gate.id} --stage {gate.pending}"),
+                          True))
+        else:
+            found.append((Action(reason=refused.message,
+                                 command=refused.next_steps[0] if refused.next_steps else None), False))
+    return found
 
 
 def decompose_intents(bank: MemoryBank) -> list[Action]:
@@ -79,7 +103,10 @@ def decompose_intents(bank: MemoryBank) -> list[Action]:
 
 
 def review_draft_stories(bank: MemoryBank) -> list[Action]:
-    return [Action(reason=f"story {story.id} is a draft: review it, then set `status: ready` in {story.rel}")
+    """A draft story: a person reviews it and marks it ready (no command does that for them)."""
+    return [Action(reason=f"story {story.id} of intent {story.meta.intent} is a draft: review it, then set "
+                          "`status: ready` in its front matter",
+                   command=f"$EDITOR {story.rel}    # then: aidlc validate")
             for story in bank.stories if story.meta and story.meta.status == StoryStatus.draft]
 
 
@@ -93,9 +120,15 @@ def start_bolts(bank: MemoryBank, index: BankIndex) -> list[Action]:
                     if (b := index.bolt(name)) is None or not b.meta or b.meta.status != BoltStatus.complete]
         unready = [name for name in bolt.meta.stories or []
                    if (s := index.story(name)) is None or not s.meta or s.meta.status == StoryStatus.draft]
-        if not blockers and not unready:
+        if blockers or unready:
+            continue
+        if bank.config.verify:
             actions.append(Action(reason=f"bolt {bolt.id} is planned, its stories are ready and no bolt "
-                                         "blocks it: it can start"))
+                                         "blocks it: it can start", command=f"aidlc bolt start {bolt.id}"))
+        else:  # a run checks its work with them: `aidlc bolt start` refuses without
+            actions.append(Action(reason=f"bolt {bolt.id} can start once aidlc.yaml has a verify command, e.g. "
+                                         "`- {name: tests, run: python -m pytest -q}` under verify:",
+                                  command=f"aidlc bolt start {bolt.id} --dry-run    # says what else a run needs"))
     return actions
 
 
