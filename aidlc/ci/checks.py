@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.bank.items import MemoryBank
+from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.errors import UsageError
 from aidlc.events.decisions import DecisionIndex
@@ -230,11 +230,25 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
         judged.add(bolt_id)
         evidence = evidence_of(pr.bank, bolts[bolt_id])
         missing = list(evidence.missing)
-        if evidence.risk in (Risk.high, Risk.critical):
-            missing += _second_person(event, by_hash, evidence.risk)
+        risk = _with_base_risk(pr, bolts[bolt_id], evidence.risk)
+        if risk in (Risk.high, Risk.critical):
+            missing += _second_person(event, by_hash, risk)
         if missing:
             yield finding(ci.WALKTHROUGH_EVIDENCE, pr.ledger.rel, number,
                           f"{about(event)} stands without the evidence bolt {bolt_id} needs: {'; '.join(missing)}")
+
+
+def _with_base_risk(pr: PullRequest, bolt: BoltItem, risk: Risk | None) -> Risk | None:
+    """The higher of `risk` and the bolt's risk in its bolt.md at the base: a branch that lowers a bolt's risk
+    keeps the approvals the base's risk required."""
+    from aidlc.bank import frontmatter
+    from aidlc.exsecutio.plan import RISK_ORDER
+
+    data = pr.history.read(pr.base, [bolt.rel])[bolt.rel]
+    meta = frontmatter.split(data.decode("utf-8", errors="replace"), bolt.rel).meta if data else None
+    named = (meta or {}).get("risk")
+    known = [r for r in (risk, Risk(named) if named in Risk.__members__ else None) if r is not None]
+    return max(known, key=RISK_ORDER.index) if known else None
 
 
 def _second_person(event: dict[str, Any], by_hash: dict[str, dict[str, Any]], risk: Risk) -> list[str]:
