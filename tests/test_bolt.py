@@ -393,6 +393,19 @@ def test_a_plan_creating_a_module_that_shadows_the_test_runner_or_the_standard_l
     assert [f["path"] for f in state(shop)["plan"]["files"]] == ["src/pay/json.py"]
 
 
+def test_while_pytest_runs_the_checks_a_plan_may_not_create_pytest_or_a_conftest(
+        shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "python -m unittest discover -s tests -t . -q", "pytest -q tests")
+    set_scope(shop, "**")
+    hostile = [{"path": "tests/conftest.py", "action": "create", "reason": "mark every test passed"},
+               {"path": "pytest.py", "action": "create", "reason": "print 1 passed"}]
+    server.push(plan_answer(files=hostile), plan_answer())
+    assert start(shop, server).returncode == 3
+    told = server.bodies()[1]["messages"][-1]["content"]
+    assert "tests/conftest.py: is a pytest plugin file (conftest.py)" in told, told
+    assert "pytest.py: would shadow the test runner 'pytest' for code run from the root/" in told
+
+
 def test_an_edit_to_the_bolts_own_definition_is_refused_and_its_risk_stays(shop: Path, server: ScriptedServer) -> None:
     approved(shop, server)
     server.push(edit_answer("risk: medium\n", "risk: low\n", path=f"{BOLT_DIR}/bolt.md"),
