@@ -464,7 +464,8 @@ def test_lowering_a_critical_risk_makes_the_plan_stale_and_one_person_still_cann
                for f in found), found
     proc = approve(hand)
     assert proc.returncode == 1 and "the plan gate is stale" in proc.stderr, proc.stderr
-    assert "plan" in run(hand, "status").stdout and "stale" in run(hand, "status").stdout
+    gates = json.loads(run(hand, "--format", "json", "status").stdout)["gates"]
+    assert next(g for g in gates if g["kind"] == "bolt" and g["id"] == BOLT)["pending"] == "plan", gates
     set_risk(hand, "low", was="low")  # ... approves the bolt plan and the plan again at low ...
     walkthrough(hand, "--base-url", server.url)
     proc = approve(hand)  # ... and is only the first of two
