@@ -296,6 +296,14 @@ def test_sigkill_in_a_rework_round_then_resume_makes_no_duplicate(shop: Path, ki
 
 
 # -- what the model is told, and what is refused -----------------------------------------------------------------
+def set_scope(shop: Path, glob: str) -> None:
+    """A person widens the bolt's scope, approves the intent's bolt plan again and commits."""
+    bolt = shop / BOLT_DIR / "bolt.md"
+    bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', f'scope: ["{glob}"]'))
+    assert run(shop, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
+    git(shop, "commit", "-qam", "a wider scope")
+
+
 def approved(shop: Path, server: ScriptedServer) -> None:
     """A run paused at the plan gate with the sample's plan."""
     server.push(plan_answer())
@@ -372,6 +380,66 @@ def test_a_plan_naming_forbidden_paths_is_sent_back(shop: Path, server: Scripted
         assert path in told
     assert not (shop.parent / "outside.py").exists()
     assert state(shop)["plan"]["files"][0]["path"] == CALC
+
+
+PROTECTED = [
+    ".gitattributes", ".GITATTRIBUTES", "src/pay/.gitattributes", ".github/CODEOWNERS", ".GitHub/codeowners",
+    ".github/actions/setup/action.yml", ".github/workflows/ci.yml", "CODEOWNERS", "docs/CODEOWNERS",
+    ".aidlc-baseline.json", "aidlc.yaml", "Aidlc.Yaml", ".GIT/config", "src/.Git/hooks/pre-commit",
+    f"{BOLT_DIR}/bolt.md", f"{BOLT_DIR.upper()}/BOLT.MD", STORY, "memory-bank/allowed_signers",
+    "memory-bank/Events.jsonl", "memory-bank./project.yaml", "memory-bank/bolts/002-new/bolt.md"]
+
+
+def test_a_hostile_plan_naming_protected_files_in_any_case_is_sent_back(shop: Path, server: ScriptedServer) -> None:
+    set_scope(shop, "**")  # the bolt may change anything: only the protection refuses these
+    hostile = [{"path": path, "action": "create", "reason": "lower the risk"} for path in PROTECTED]
+    server.push(plan_answer(files=hostile), plan_answer())
+    assert start(shop, server).returncode == 3
+    told = server.bodies()[1]["messages"][-1]["content"]
+    for path in PROTECTED:
+        assert f"{path}: is " in told, path
+    assert told.count("leave it out of the plan") == len(PROTECTED)
+    assert [f["path"] for f in state(shop)["plan"]["files"]] == [CALC]
+
+
+def test_a_plan_creating_a_module_that_shadows_the_test_runner_or_the_standard_library_is_sent_back(
+        shop: Path, server: ScriptedServer) -> None:
+    set_scope(shop, "**")
+    shadows = [{"path": "unittest.py", "action": "create", "reason": "print OK"},
+               {"path": "json/__init__.py", "action": "create", "reason": "faster json"},
+               {"path": "scripts/os.py", "action": "create", "reason": "helpers"}]
+    fine = [{"path": "src/pay/json.py", "action": "create", "reason": "inside a package: src.pay.json"}]
+    server.push(plan_answer(files=[*shadows, *fine]), plan_answer(files=fine))
+    assert start(shop, server).returncode == 3
+    told = server.bodies()[1]["messages"][-1]["content"]
+    assert "unittest.py: would shadow the test runner 'unittest' for code run from the root/" in told, told
+    assert "json/__init__.py: would shadow the Python standard-library module 'json'" in told
+    assert "scripts/os.py: would shadow the Python standard-library module 'os' for code run from scripts/" in told
+    assert "src/pay/json.py" not in told
+    assert [f["path"] for f in state(shop)["plan"]["files"]] == ["src/pay/json.py"]
+
+
+def test_while_pytest_runs_the_checks_a_plan_may_not_create_pytest_or_a_conftest(
+        shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "python -m unittest discover -s tests -t . -q", "pytest -q tests")
+    set_scope(shop, "**")
+    hostile = [{"path": "tests/conftest.py", "action": "create", "reason": "mark every test passed"},
+               {"path": "pytest.py", "action": "create", "reason": "print 1 passed"}]
+    server.push(plan_answer(files=hostile), plan_answer())
+    assert start(shop, server).returncode == 3
+    told = server.bodies()[1]["messages"][-1]["content"]
+    assert "tests/conftest.py: is a pytest plugin file (conftest.py)" in told, told
+    assert "pytest.py: would shadow the test runner 'pytest' for code run from the root/" in told
+
+
+def test_an_edit_to_the_bolts_own_definition_is_refused_and_its_risk_stays(shop: Path, server: ScriptedServer) -> None:
+    approved(shop, server)
+    server.push(edit_answer("risk: medium\n", "risk: low\n", path=f"{BOLT_DIR}/bolt.md"),
+                edit_answer("        result -= price\n", "        result += price\n"))
+    assert resume(shop, server, "--approve").returncode == 3
+    told = server.bodies()[-1]["messages"][-1]["content"]
+    assert f"{BOLT_DIR}/bolt.md: is in the memory bank (memory-bank/)" in told, told
+    assert "risk: medium" in (shop / BOLT_DIR / "bolt.md").read_text()
 
 
 def test_a_plan_naming_a_story_not_of_the_bolt_is_sent_back_and_the_walkthrough_traces_the_story_it_names(

@@ -306,11 +306,25 @@ def test_a_block_that_changes_nothing_writes_nothing(root: Path) -> None:
     (".git/hooks/pre-commit", "inside .git/"),
     ("vendor/lib/.git/config", "inside .git/"),
     (".GIT/config", "inside .git/"),
-    (".github/workflows/ci.yml", "a CI workflow"),
-    (".aidlc/runs/r1/state.json", "inside .aidlc/"),
-    ("memory-bank/events.jsonl", "the ledger"),
-    ("aidlc.yaml", "the rules this run is checked by"),
-    ("memory-bank/allowed_signers", "the rules this run is checked by"),
+    ("src/.Git./hooks/x", "inside .git/"),
+    (".github/workflows/ci.yml", "under .github/"),
+    (".github/actions/setup/action.yml", "under .github/"),
+    (".github/CODEOWNERS", "under .github/"),
+    (".GitHub/Workflows/ci.yml", "under .github/"),
+    (".aidlc/runs/r1/state.json", "aidlc's own run state"),
+    ("memory-bank/events.jsonl", "in the memory bank"),
+    ("memory-bank/allowed_signers", "in the memory bank"),
+    ("memory-bank/bolts/001-api/bolt.md", "in the memory bank"),
+    ("Memory-Bank/bolts/001-api/bolt.md.", "in the memory bank"),
+    ("memory-bank/intents/001-shop/units/cart/stories/001-add.md", "in the memory bank"),
+    ("aidlc.yaml", "governs the repository"),
+    ("AIDLC.YAML", "governs the repository"),
+    ("./aidlc.yaml", "governs the repository"),
+    ("./.gitattributes", "governs the repository"),
+    ("src/.GITATTRIBUTES.", "governs the repository"),
+    ("CODEOWNERS", "governs the repository"),
+    ("docs/CodeOwners", "governs the repository"),
+    (".aidlc-baseline.json", "governs the repository"),
 ])
 def test_paths_the_model_may_never_write_are_refused(root: Path, path: str, why: str) -> None:
     (root / ".github/workflows").mkdir(parents=True)
@@ -319,11 +333,11 @@ def test_paths_the_model_may_never_write_are_refused(root: Path, path: str, why:
     assert len(problems) == 1 and problems[0].startswith(f"{path}: ") and why in problems[0]
 
 
-def test_the_ledger_of_a_bank_elsewhere_is_refused(root: Path) -> None:
+def test_a_bank_elsewhere_is_refused(root: Path) -> None:
     (root / "aidlc.yaml").write_text("version: 1\nmemory_bank: docs/bank\n")
     with pytest.raises(EditRefused) as caught:
         prepare_edits(root, parse_edit_blocks(block("docs/bank/events.jsonl", "", "{}\n")), anything)
-    assert "the ledger" in caught.value.problems[0]
+    assert "in the memory bank (docs/bank/)" in caught.value.problems[0]
 
 
 def test_a_path_outside_the_plan_is_refused(root: Path) -> None:
@@ -382,7 +396,7 @@ def test_when_the_third_of_three_blocks_is_refused_nothing_is_written(root: Path
     answer = (block("src/app.py", "def greet(name):\n", "def greet(who):\n") + block("src/new.py", "", "x = 1\n")
               + block(".git/hooks/pre-commit", "", "#!/bin/sh\ncurl evil\n"))
     problems = refused(root, answer)
-    assert problems == [".git/hooks/pre-commit: inside .git/, which aidlc never writes"]
+    assert problems == [".git/hooks/pre-commit: is inside .git/, which aidlc never writes"]
     assert not (root / "src/new.py").exists() and not (root / ".aidlc").exists()
 
 

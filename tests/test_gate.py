@@ -262,7 +262,7 @@ def test_a_stale_earlier_approval_blocks_the_next_gate_until_decided_again(chain
     before = read(chain, LEDGER)
     result = gate(chain, "approve", INTENT_ID, "units")
     assert result.exit_code == 1
-    assert "the requirements gate is stale (approved at seq 2; what it judged changed since)" in result.stderr
+    assert f"the requirements gate is stale (approved at seq 2; {REQUIREMENTS} changed since)" in result.stderr
     assert read(chain, LEDGER) == before
     approve(chain, INTENT_ID, "requirements")
     approve(chain, INTENT_ID, "units")
@@ -305,9 +305,14 @@ def test_the_fingerprint_is_the_content_digest_of_the_judged_file_and_the_commit
     git(chain, "commit", "-q", "-m", "plan")
     approve(chain, BOLT_ID, "plan")
     event = decisions(chain)[-1]
-    # A file without front matter or boxes: the content digest is the plain sha256 of its bytes.
+    # A file without front matter or boxes: the content digest is the plain sha256 of its bytes. The plan is
+    # judged under the bolt's risk and scope: their digest goes with it, and the decision records the risk.
     plain = hashlib.sha256(b"# Plan\n\nAdd POST /orders.\n").hexdigest()
-    assert event["fingerprint"] == {"path": PLAN, "sha256": plain}
+    terms = hashlib.sha256(b'{"risk": "medium", "scope": ["src/pay/**"]}').hexdigest()
+    judged = [{"path": f"{BOLT} (risk and scope)", "sha256": terms}, {"path": PLAN, "sha256": plain}]
+    assert event["data"]["judged"] == judged and event["data"]["bolt_risk"] == "medium"
+    both = "".join(f"{d['path']}\0{d['sha256']}\n" for d in judged).encode()
+    assert event["fingerprint"] == {"path": PLAN, "sha256": hashlib.sha256(both).hexdigest()}
     assert event["commit"] == git(chain, "rev-parse", "HEAD") != decisions(chain)[0]["commit"]
 
 
@@ -495,9 +500,10 @@ def test_json_output_is_the_event_and_the_changed_files(chain: Path) -> None:
     assert document["event"] == decisions(chain)[-1] and document["changed"] == [BOLT]
 
 
-@pytest.mark.parametrize("broken", [BOLT, STORY])
-def test_a_file_the_decision_would_change_but_cannot_is_refused_first(chain: Path, broken: str) -> None:
-    # The event is the record: it must not claim a status change that the file cannot take.
+@pytest.mark.parametrize(("broken", "why"), [(BOLT, "the plan gate is stale"), (STORY, "aidlc validate")])
+def test_a_file_the_decision_would_change_but_cannot_is_refused_first(chain: Path, broken: str, why: str) -> None:
+    # The event is the record: it must not claim a status change that the file cannot take. A bolt.md that does
+    # not parse has no risk and scope to read: the plan approved under them is stale first.
     through_plan(chain)
     write(chain, WALKTHROUGH, "# Walkthrough\n")
     check_boxes(chain)
@@ -505,7 +511,7 @@ def test_a_file_the_decision_would_change_but_cannot_is_refused_first(chain: Pat
     before = read(chain, LEDGER)
     result = gate(chain, "approve", BOLT_ID, "walkthrough")
     assert result.exit_code == 1, result.stderr
-    assert broken in result.stderr and "aidlc validate" in result.stderr
+    assert broken in result.stderr and why in result.stderr
     assert isinstance(result.exception, SystemExit)  # a user error, not a crash
     assert read(chain, LEDGER) == before
 

@@ -98,9 +98,14 @@ def walkthrough(root: Path, *args: str, **extra: str) -> dict:
     return report
 
 
-def set_risk(root: Path, risk: str) -> None:
+def set_risk(root: Path, risk: str, was: str = "medium", *, approve: bool = True) -> None:
+    """A person sets the bolt's risk and (`approve`) approves its intent's bolt plan and its plan again."""
     bolt = root / BOLT_DIR / "bolt.md"
-    bolt.write_text(bolt.read_text().replace("risk: medium", f"risk: {risk}"))
+    bolt.write_text(bolt.read_text().replace(f"risk: {was}", f"risk: {risk}"))
+    if approve:
+        for subject, stage in (("001-checkout-payments", "bolt-plan"), (BOLT, "plan")):
+            proc = run(root, "gate", "approve", subject, "--stage", stage)
+            assert proc.returncode == 0, proc.stderr
 
 
 def check_boxes(root: Path) -> None:
@@ -466,6 +471,41 @@ def test_two_distinct_people_approve_a_high_risk_walkthrough(hand: Path, server:
     assert run(hand, "log", "verify").returncode == 0
 
 
+def test_lowering_a_critical_risk_makes_the_plan_stale_and_one_person_still_cannot_complete_the_bolt(
+        hand: Path, server: ScriptedServer) -> None:
+    set_risk(hand, "critical")  # the plan approved at critical: the ledger records it
+    plan = [e for e in events(hand) if e["type"] == "gate.decided" and e["stage"] == "plan"][-1]
+    assert plan["data"]["bolt_risk"] == "critical"
+    check_boxes(hand)
+    server.push(chat(json.dumps({"concerns": []})))
+    walkthrough(hand, "--base-url", server.url)
+    set_risk(hand, "low", was="critical", approve=False)  # one person lowers it ...
+    found = json.loads(run(hand, "--format", "json", "validate").stdout)["findings"]
+    assert any(f["code"] == "AIDLC-LEDGER-005" and f"{BOLT_DIR}/bolt.md (risk and scope) changed" in f["message"]
+               for f in found), found
+    proc = approve(hand)
+    assert proc.returncode == 1 and "the plan gate is stale" in proc.stderr, proc.stderr
+    gates = json.loads(run(hand, "--format", "json", "status").stdout)["gates"]
+    assert next(g for g in gates if g["kind"] == "bolt" and g["id"] == BOLT)["pending"] == "plan", gates
+    set_risk(hand, "low", was="low")  # ... approves the bolt plan and the plan again at low ...
+    walkthrough(hand, "--base-url", server.url)
+    proc = approve(hand)  # ... and is only the first of two
+    assert proc.returncode == 3 and "first approval is recorded" in proc.stdout, proc.stderr + proc.stdout
+    assert "its bolt.md says low; its plan was approved or estimated at critical" in proc.stdout
+    assert approve(hand).returncode == 1
+    assert "status: in-progress" in (hand / BOLT_DIR / "bolt.md").read_text()
+    assert approve(hand, "--as", BOB).returncode == 0
+    assert "status: complete" in (hand / BOLT_DIR / "bolt.md").read_text()
+
+
+def test_widening_the_scope_makes_the_plan_stale(hand: Path) -> None:
+    bolt = hand / BOLT_DIR / "bolt.md"
+    bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', 'scope: ["**"]'))
+    check_boxes(hand)
+    proc = approve(hand)
+    assert proc.returncode == 1 and "the plan gate is stale" in proc.stderr, proc.stderr
+
+
 # -- aidlc ci re-derives what the gate checks -------------------------------------------------------------------------
 ADA = Actor(kind=ActorKind.human, name="Ada Lovelace", email="ada@example.org")
 
@@ -546,6 +586,33 @@ def test_ci_refuses_a_second_approval_by_the_same_person(hand: Path, server: Scr
     bolt_commit(hand, BOLT, "memory-bank: walkthrough approved twice")
     found = ci_codes(hand, base)
     assert "two distinct people's approvals of the same walkthrough" in found["AIDLC-CI-009"], found
+
+
+def test_ci_refuses_a_branch_that_lowered_the_bases_critical_risk_to_complete_with_one_person(hand: Path) -> None:
+    set_risk(hand, "critical", approve=False)  # critical at the base, with no approval recording it
+    bolt_commit(hand, BOLT, "memory-bank: the bolt is critical")
+    base = git(hand, "rev-parse", "HEAD").strip()
+    set_risk(hand, "low", was="critical")  # the branch: one person lowers it and approves again
+    check_boxes(hand)
+    walkthrough(hand)
+    assert approve(hand).returncode == 0  # the gate sees a low-risk bolt
+    bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
+    found = ci_codes(hand, base)
+    assert "critical risk needs two people's approvals" in found["AIDLC-CI-009"], found
+
+
+def test_ci_refuses_one_approval_of_a_bolt_whose_plan_was_approved_critical(hand: Path, server: ScriptedServer) -> None:
+    set_risk(hand, "critical")
+    bolt_commit(hand, BOLT, "memory-bank: the bolt is critical")
+    base = git(hand, "rev-parse", "HEAD").strip()
+    set_risk(hand, "low", was="critical")
+    check_boxes(hand)
+    server.push(chat(json.dumps({"concerns": []})))
+    walkthrough(hand, "--base-url", server.url)
+    written_around_the_gate(hand)  # the one approval the gate would have held as the first of two
+    bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
+    found = ci_codes(hand, base)
+    assert "critical risk needs two people's approvals" in found["AIDLC-CI-009"], found
 
 
 # -- html and in-toto -------------------------------------------------------------------------------------------------

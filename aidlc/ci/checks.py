@@ -295,8 +295,9 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
             observed = _run_checks(pr)
         evidence = evidence_of(pr.bank, bolts[bolt_id], observed)
         missing = list(evidence.missing)
-        if evidence.risk in (Risk.high, Risk.critical):
-            missing += _second_person(event, by_hash, evidence.risk)
+        risk = _with_base_risk(pr, bolts[bolt_id], evidence.risk)
+        if risk in (Risk.high, Risk.critical):
+            missing += _second_person(event, by_hash, risk)
         if missing:
             yield finding(ci.WALKTHROUGH_EVIDENCE, pr.ledger.rel, number,
                           f"{about(event)} stands without the evidence bolt {bolt_id} needs: {'; '.join(missing)}")
@@ -315,6 +316,19 @@ def _run_checks(pr: PullRequest) -> list[dict[str, Any]]:
         observed.append({"type": EventType.check_recorded, "commit": head, "data": fields["data"],
                          "actor": {"kind": ActorKind.ci, "name": "aidlc ci"}})
     return observed
+
+
+def _with_base_risk(pr: PullRequest, bolt: BoltItem, risk: Risk | None) -> Risk | None:
+    """The higher of `risk` and the bolt's risk in its bolt.md at the base: a branch that lowers a bolt's risk
+    keeps the approvals the base's risk required."""
+    from aidlc.bank import frontmatter
+    from aidlc.exsecutio.plan import RISK_ORDER
+
+    data = pr.history.read(pr.base, [bolt.rel])[bolt.rel]
+    meta = frontmatter.split(data.decode("utf-8", errors="replace"), bolt.rel).meta if data else None
+    named = (meta or {}).get("risk")
+    known = [r for r in (risk, Risk(named) if named in Risk.__members__ else None) if r is not None]
+    return max(known, key=RISK_ORDER.index) if known else None
 
 
 def _second_person(event: dict[str, Any], by_hash: dict[str, dict[str, Any]], risk: Risk) -> list[str]:

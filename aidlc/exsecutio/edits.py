@@ -8,9 +8,9 @@ nothing.
 `prepare_edits` is a dry run: each block is resolved against the current text of its file (or the
 text the blocks before it for the same file produced), and every problem is collected, so the model
 hears of all of them at once. A path the model wrote is untrusted: it is refused outside the
-repository, through a symbolic link (any part of it), in `.git/`, `.github/workflows/`, `.aidlc/`,
-the ledger, the run's own rules (aidlc.yaml, the bank's allowed_signers), when it is not a regular
-file (a FIFO, a device), or when the approved plan does not name it. One refused block refuses them
+repository, through a symbolic link (any part of it), where protected.py says a run never writes
+(`.git/`, `.aidlc/`, the memory bank, the repository's governance files, in any case), when it is not
+a regular file (a FIFO, a device), or when the approved plan does not name it. One refused block refuses them
 all: nothing is written.
 
 `apply` writes through the journal of bank/journal.py, confined to the repository: each file is
@@ -39,6 +39,7 @@ from pathlib import Path, PurePosixPath
 from aidlc.errors import AidlcError
 from aidlc.exsecutio.edit_format import EditBlock, EditFormatError, edit_format_prompt, parse_edit_blocks
 from aidlc.exsecutio.edit_match import MatchProblem, newline_of, replace_once, split_lines
+from aidlc.exsecutio.protected import protected
 
 __all__ = ["EditBlock", "EditFormatError", "EditRefused", "PreparedEdits", "edit_format_prompt", "fresh_mtimes",
            "parse_edit_blocks", "prepare_edits"]
@@ -172,28 +173,11 @@ def _checked_path(root: Path, written: str, bank: str,
     if not path.parts or written.endswith("/"):
         return None, "names a folder, not a file"
     rel = path.as_posix()
-    why = _protected([part.casefold() for part in path.parts], bank)  # casefold: macOS folders ignore case
+    why = protected(rel, bank)
     if why is None and not allowed(rel):
         why = ("not in the approved plan; change only the files the plan names (a file the plan does not "
                "name needs a new plan)")
     return rel, why or _not_writable(root, path.parts)
-
-
-def _protected(parts: list[str], bank: str) -> str | None:
-    from aidlc.events.ledger import LEDGER_FILE
-
-    bank_parts = [part.casefold() for part in PurePosixPath(bank).parts]
-    if ".git" in parts:
-        return "inside .git/, which aidlc never writes"
-    if parts[0] == ".aidlc":
-        return "inside .aidlc/, aidlc's own run state, which a model never changes"
-    if parts[:2] == [".github", "workflows"]:
-        return "a CI workflow (.github/workflows/); what CI runs is never changed by a model"
-    if parts == [*bank_parts, LEDGER_FILE]:
-        return "the ledger, which only aidlc appends to"
-    if parts == ["aidlc.yaml"] or parts == [*bank_parts, "allowed_signers"]:
-        return "part of the rules this run is checked by (checks, policy, who may approve); a person changes it"
-    return None
 
 
 def _not_writable(root: Path, parts: tuple[str, ...]) -> str | None:

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
 import stat
-from pathlib import Path
+import sys
+from pathlib import Path, PurePosixPath
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem
+from aidlc.exsecutio.protected import protected
+from aidlc.model.config import VerifyCommand
 from aidlc.model.run import Plan, RunState
 from aidlc.model.types import Risk
 
@@ -16,20 +20,6 @@ RISK_ORDER = [Risk.low, Risk.medium, Risk.high, Risk.critical]
 PLAN_FILE = "implementation-plan.md"
 WALKTHROUGH_FILE = "implementation-walkthrough.md"
 ALL_STORIES = "all of the bolt's"  # a file's Stories cell in the plan's Markdown when it names none
-
-
-def forbidden(rel: str, ledger: str) -> str | None:
-    """Why a path may never be planned or edited by a run (None: it may). `ledger`: the ledger's path."""
-    parts = rel.split("/")
-    if ".git" in parts:
-        return "is inside .git/"
-    if rel.startswith(".github/workflows/"):
-        return "is a CI workflow (.github/workflows/): a person changes those"
-    if parts[0] == ".aidlc":
-        return "is aidlc's own state (.aidlc/)"
-    if rel == ledger:
-        return "is the ledger: only aidlc appends to it"
-    return None
 
 
 def normal(path: str) -> str | None:
@@ -47,12 +37,13 @@ def in_scope(rel: str, scope: list[str]) -> bool:
     return not scope or matcher(scope)(rel)
 
 
-def check_plan(repo: Path, plan: Plan, scope: list[str], ledger: str, index: BankIndex, bolt: BoltItem
-               ) -> list[str]:
+def check_plan(repo: Path, plan: Plan, scope: list[str], index: BankIndex, bolt: BoltItem) -> list[str]:
     """Each reason the plan cannot go to a person as it is, phrased for the model."""
     problems = []
     seen: set[str] = set()
     ids = ", ".join(story.id for story in index.stories_of(bolt)) or "none"
+    runners = runner_modules(index.bank.config.verify)
+    created = {rel for entry in plan.files if entry.action == "create" and (rel := normal(entry.path))}
     for entry in plan.files:
         problems.extend(f"{entry.path}: story {ref!r} is not one of the bolt's stories ({ids}); name only those, or "
                         "leave `stories` empty when the file serves all of them"
@@ -64,7 +55,9 @@ def check_plan(repo: Path, plan: Plan, scope: list[str], ledger: str, index: Ban
         if rel in seen:
             problems.append(f"{rel}: listed twice")
         seen.add(rel)
-        why = forbidden(rel, ledger)
+        why = protected(rel, index.bank.rel_root)
+        if why is None and entry.action == "create":
+            why = shadows(repo, rel, created, runners)
         if why:
             problems.append(f"{rel}: {why}; leave it out of the plan")
             continue
@@ -73,6 +66,67 @@ def check_plan(repo: Path, plan: Plan, scope: list[str], ledger: str, index: Ban
             continue
         problems.extend(f"{rel}: {p}" for p in _file_problems(repo, rel, entry.action))
     return problems
+
+
+_PYTHON = re.compile(r"(python|pypy)[\d.]*(\.exe)?")
+_WRAPPERS = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye"})  # `uv run pytest`: pytest runs the tests
+
+
+def runner_modules(checks: list[VerifyCommand]) -> set[str]:
+    """The top-level Python module names the verify commands run: `pytest -q` -> pytest, `python -m unittest`
+    -> unittest, `uv run nose2` -> nose2. A file by one of these names would run in the runner's place."""
+    from aidlc.errors import UsageError
+    from aidlc.exsecutio.checks import command_argv
+
+    names: set[str] = set()
+    for check in checks:
+        try:
+            argv = command_argv(check)
+        except UsageError:  # the verify step says so when it runs
+            continue
+        if len(argv) > 2 and PurePosixPath(argv[0]).name in _WRAPPERS and argv[1] == "run":
+            argv = argv[2:]
+        name = PurePosixPath(argv[0].replace("\\", "/")).name
+        name = _module_flag(argv) if _PYTHON.fullmatch(name) else name
+        if name:
+            names.add(name.split(".")[0].replace("-", "_"))
+    return names
+
+
+def _module_flag(argv: list[str]) -> str:
+    """The module of `python -m MODULE ...` ('' without -m)."""
+    for n, word in enumerate(argv[1:], start=1):
+        if word == "-m":
+            return argv[n + 1] if n + 1 < len(argv) else ""
+        if word.startswith("-m"):
+            return word[2:]
+    return ""
+
+
+def shadows(repo: Path, rel: str, created: set[str], runners: set[str]) -> str | None:
+    """Why creating `rel` would put a module in front of a standard-library module or the test runner (None: it
+    would not). A module shadows another where its folder is a place Python imports top-level modules from: the
+    repository's root (the working folder of every check) or a folder that is not a package (pytest puts such a
+    test folder on the path). `conftest.py` is pytest's own plugin file: its hooks decide what is collected and
+    how results are reported, so a run creates none while pytest runs the checks."""
+    path = PurePosixPath(rel)
+    if path.name == "conftest.py" and "pytest" in runners:
+        return ("is a pytest plugin file (conftest.py): its hooks change which tests run and how their results are "
+                "reported, so a person writes it; put fixtures in the test module that uses them")
+    if path.name == "__init__.py" and len(path.parts) > 1:
+        module, folder = path.parent.name, path.parent.parent
+    elif path.suffix == ".py":
+        module, folder = path.stem, path.parent
+    else:
+        return None
+    if module not in runners and module not in sys.stdlib_module_names:
+        return None
+    package = folder / "__init__.py"
+    if folder.parts and ((repo / package).is_file() or package.as_posix() in created):
+        return None  # inside a package: imported as package.module, it shadows nothing
+    what = "the test runner" if module in runners else "the Python standard-library module"
+    return (f"would shadow {what} {module!r} for code run from {folder.as_posix() if folder.parts else 'the root'}/ "
+            "(the checks would import this file instead); give it another name")
 
 
 def _file_problems(repo: Path, rel: str, action: str) -> list[str]:

@@ -428,7 +428,7 @@ class Runner:
         messages = [system_message(f"plan bolt {self.state.bolt}"), Message("user", user)]
         for round_ in range(1, MAX_PLAN_ROUNDS + 1):
             plan = self.call(messages, f"plan-{self.state.plan_rounds + 1}.{round_}", "plan", schema=Plan)
-            problems = plans.check_plan(self.repo, plan, scope, self.ledger.rel, index, self.bolt) + \
+            problems = plans.check_plan(self.repo, plan, scope, index, self.bolt) + \
                 self.rework_gaps(plan)
             self.span("tool_call", "plan checks", status="ok" if not problems else "refused",
                       data={"problems": problems})

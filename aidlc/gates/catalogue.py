@@ -4,12 +4,15 @@ A decision binds to the sha256 of the artifact it judged (its fingerprint). When
 a gate judges several files (all the stories of an intent), the fingerprint is a
 digest of their paths and contents, so any change to any of them makes it stale.
 Progress (status fields, checked boxes) is left out of the digest: moving a
-story to complete must not make the approval of its definition stale.
+story to complete must not make the approval of its definition stale. A bolt's
+plan gate judges its plan under the bolt's risk and scope too (`bolt_terms`):
+lowering the risk or widening the scope after the approval makes it stale.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,8 +120,9 @@ def combine(label: str, digests: list[FileDigest]) -> FileDigest | None:
     return FileDigest(path=label, sha256=combined.hexdigest())
 
 
-def digest_files(repo: Path, label: str, files: list[Path]) -> FileDigest | None:
-    return combine(label, file_digests(repo, files))
+def intent_bolts(bank: MemoryBank, index: BankIndex, intent: Intent) -> list[BoltItem]:
+    """The bolts an intent's bolt-plan gate judges."""
+    return [b for b in bank.bolts if b.meta and index.intent(b.meta.intent) is intent]
 
 
 def judged_files(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> tuple[str, list[Path]]:
@@ -139,17 +143,27 @@ def judged_files(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: 
             return f"{intent.rel}/units", [folder / "units.md", *(repo / u.rel for u in intent.units)]
         if stage == "stories":
             return f"{intent.rel}/units/*/stories", [repo / s.rel for u in intent.units for s in u.stories]
-        bolts = [b for b in bank.bolts if b.meta and index.intent(b.meta.intent) is intent]
-        return f"{bank.rel_root}/bolts (intent {intent.id})", [repo / b.rel for b in bolts]
+        return f"{bank.rel_root}/bolts (intent {intent.id})", [repo / b.rel for b in intent_bolts(bank, index, intent)]
     assert target.release_file is not None
     return target.release_file.relative_to(repo).as_posix(), [target.release_file]
 
 
+def bolt_terms(bolt: BoltItem) -> FileDigest:
+    """The bolt's risk and scope as its plan approval binds them: a digest under the name of bolt.md."""
+    meta = bolt.meta
+    terms = {"risk": str(meta.risk) if meta and meta.risk else None, "scope": sorted(set(meta.scope if meta else []))}
+    return FileDigest(path=f"{bolt.rel} (risk and scope)",
+                      sha256=hashlib.sha256(json.dumps(terms, sort_keys=True).encode()).hexdigest())
+
+
 def fingerprint(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> FileDigest | None:
-    label, files = judged_files(bank, index, target, stage)
-    return digest_files(Path(bank.repo_root), label, files)
+    return combine(judged_files(bank, index, target, stage)[0], judged_digests(bank, index, target, stage))
 
 
 def judged_digests(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> list[FileDigest]:
-    """Each judged file's digest: recorded with a multi-file decision, so a stale finding can name the file."""
-    return file_digests(Path(bank.repo_root), judged_files(bank, index, target, stage)[1])
+    """Each judged file's digest: recorded with a multi-file decision, so a stale finding can name the file. A
+    bolt's plan, once written, is judged with the bolt's risk and scope."""
+    digests = file_digests(Path(bank.repo_root), judged_files(bank, index, target, stage)[1])
+    if digests and target.bolt is not None and stage == "plan":
+        digests = sorted([*digests, bolt_terms(target.bolt)], key=lambda digest: digest.path)
+    return digests

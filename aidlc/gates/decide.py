@@ -30,6 +30,7 @@ from aidlc.gates.catalogue import (
     RELEASE_STAGES,
     GateTarget,
     combine,
+    intent_bolts,
     judged_digests,
     judged_files,
     refused,
@@ -133,6 +134,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         data["effects"] = effects
     if actor.kind == ActorKind.policy:
         data["risk"] = str(policy_risk)
+    data.update(_risks_judged(bank, index, target, stage))
     if len(judged) > 1:
         data["judged"] = [d.model_dump() for d in judged]
     if unseen := _decided_on_other_branches(led, target, stage):
@@ -213,21 +215,37 @@ def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTa
     if evidence.risk not in (Risk.high, Risk.critical):
         return None
     data["approvals_required"] = 2
+    named = target.bolt.meta.risk if target.bolt.meta else None
+    level = f"{evidence.risk} risk" if named == evidence.risk else \
+        (f"{evidence.risk} risk (its bolt.md says {named or 'none'}; its plan was approved or estimated at "
+         f"{evidence.risk}, and a lowered risk keeps the approvals the higher one required)")
     first = history.latest(target.kind, target.id, "walkthrough")
     pending = first is not None and first.get("decision") == "approve" \
         and (first.get("fingerprint") or {}).get("sha256") == judged \
         and isinstance(first.get("data"), dict) and first["data"].get("approvals") == 1
     if pending and first is not None:
         if same_person(first.get("actor") or {}, {"name": actor.name, "email": actor.email}):
-            raise GateRefused(f"bolt {target.id} is {evidence.risk} risk: {actor.name} approved its walkthrough "
+            raise GateRefused(f"bolt {target.id} is {level}: {actor.name} approved its walkthrough "
                               "already; a second, different person approves",
                               [f"another person: aidlc gate approve {target.id} --stage walkthrough"])
         data["approvals"] = 2
         data["with"] = first.get("hash")
         return None
     data["approvals"] = 1
-    return (f"bolt {target.id} is {evidence.risk} risk: this first approval is recorded; the bolt completes when a "
+    return (f"bolt {target.id} is {level}: this first approval is recorded; the bolt completes when a "
             "second person approves the same walkthrough")
+
+
+def _risks_judged(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> dict[str, Any]:
+    """The risk a plan is decided under, kept in the decision so the ledger alone tells a bolt's highest approved
+    risk (`approved_risks`): a bolt's plan gate records the bolt's risk, an intent's bolt-plan gate each bolt's."""
+    if target.bolt is not None and stage == "plan":
+        meta = target.bolt.meta
+        return {"bolt_risk": str(meta.risk) if meta and meta.risk else None}
+    if target.intent is not None and stage == INTENT_STAGES[-1]:
+        return {"bolt_risks": {b.id: str(b.meta.risk) for b in intent_bolts(bank, index, target.intent)
+                               if b.meta and b.meta.risk}}
+    return {}
 
 
 def _check_policy(bank: MemoryBank, stage: str, decision: Decision, risk: Risk | None) -> None:

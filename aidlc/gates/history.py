@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.events.view import GateHistory, describe_conflict
-from aidlc.gates.catalogue import GateTarget, fingerprint
+from aidlc.gates.catalogue import GateTarget, fingerprint, judged_digests
+from aidlc.model.events import EventType, FileDigest
+from aidlc.model.types import Risk
 
-__all__ = ["GateHistory", "approvals_short", "standing"]
+__all__ = ["GateHistory", "approvals_short", "approved_risks", "standing", "what_changed"]
 
 
 def standing(history: GateHistory, bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> str | None:
@@ -28,7 +31,8 @@ def standing(history: GateHistory, bank: MemoryBank, index: BankIndex, target: G
         return f"was decided '{last.get('decision')}'"
     current = fingerprint(bank, index, target, stage)
     if current is None or current.sha256 != (last.get("fingerprint") or {}).get("sha256"):
-        return f"is stale (approved at seq {last.get('seq')}; what it judged changed since)"
+        path, change = what_changed(bank, index, target, stage, last, current)
+        return f"is stale (approved at seq {last.get('seq')}; {path} {change} since)"
     if short := approvals_short(last):
         who = (last.get("actor") or {}).get("name")
         return f"has {short[0]} of {short[1]} approvals (by {who}); a second person approves"  # the two-person rule
@@ -42,3 +46,49 @@ def approvals_short(decision: dict[str, Any]) -> tuple[Any, int] | None:
     if isinstance(required, int) and (not isinstance(given, int) or given < required):
         return given, required
     return None
+
+
+def what_changed(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str, last: dict[str, Any],
+                 current: FileDigest | None) -> tuple[str, str]:
+    """(path, how) of the first judged file that differs from what was approved (the files before the bolt's
+    risk and scope, which go with its plan).
+
+    A decision on several files records each file's digest (`data.judged`); without it, the
+    finding names the whole set (its label) or the one file.
+    """
+    judged = (last.get("data") or {}).get("judged")
+    recorded = {d["path"]: d.get("sha256") for d in judged if isinstance(d, dict) and isinstance(d.get("path"), str)
+                } if isinstance(judged, list) else {}
+    if recorded:
+        now = {d.path: d.sha256 for d in judged_digests(bank, index, target, stage)}
+        for path in sorted(set(recorded) | set(now), key=lambda path: (path.endswith(")"), path)):
+            if path not in now:
+                return path, "was removed"
+            if path not in recorded:
+                return path, "was added"
+            if now[path] != recorded[path]:
+                return path, "changed"
+    if current is None:
+        return str((last.get("fingerprint") or {}).get("path")), "was removed"
+    return current.path, "changed"
+
+
+def approved_risks(events: Iterable[dict[str, Any]], bolt_id: str) -> list[Risk]:
+    """Each risk the ledger records a plan of the bolt approved under: at its own plan gate (`data.bolt_risk`) or
+    its intent's bolt-plan gate (`data.bolt_risks`). Lowering a bolt's risk later keeps what these required."""
+    found = []
+    for event in events:
+        data = event.get("data")
+        if event.get("type") != EventType.gate_decided or event.get("decision") != "approve" \
+                or not isinstance(data, dict):
+            continue
+        subject = event.get("subject") or {}
+        if subject.get("kind") == "bolt" and subject.get("id") == bolt_id and event.get("stage") == "plan":
+            named = data.get("bolt_risk")
+        elif subject.get("kind") == "intent" and isinstance(data.get("bolt_risks"), dict):
+            named = data["bolt_risks"].get(bolt_id)
+        else:
+            continue
+        if named in Risk.__members__:
+            found.append(Risk(named))
+    return found

@@ -27,6 +27,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
 from aidlc.exsecutio.plan import ALL_STORIES, PLAN_FILE, RISK_ORDER
+from aidlc.gates.history import approved_risks
 from aidlc.model import evidence as ev
 from aidlc.model.run import RunState
 from aidlc.model.types import Risk
@@ -49,6 +50,7 @@ class Facts:
     runs: list[RunState]
     events: list[dict[str, Any]]  # the ledger's events about this bolt, in file order
     notes: list[str] = field(default_factory=list)
+    approved_risks: list[Risk] = field(default_factory=list)  # what its plan approvals were made under
 
     @property
     def run(self) -> RunState | None:
@@ -88,9 +90,10 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
                           f"aidlc bolt start {bolt.id}    # or let a run make them"])
     # Evidence is read from the ledger, and checks and reviews are recorded there: only from an intact chain.
     ledger = verified_ledger(bank.repo_root, bank.rel_root, "no evidence is read from it or recorded in it")
-    events = [e for _, e in open_view(ledger).events
+    every = [e for _, e in open_view(ledger).events]
+    events = [e for e in every
               if (e.get("subject") or {}).get("kind") == "bolt" and (e.get("subject") or {}).get("id") == bolt.id]
-    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, notes)
+    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, notes, approved_risks(every, bolt.id))
 
 
 # -- the plan ------------------------------------------------------------------------------------------------------
@@ -162,8 +165,11 @@ def plan_risks(facts: Facts) -> list[str]:
 
 
 def bolt_risk(facts: Facts) -> Risk | None:
-    """The higher of the bolt's `risk` and the run plan's estimate."""
+    """The highest of the bolt's `risk`, the run plan's estimate and a high or critical risk its plan was approved
+    under. Lowering a risk needs the approvals the higher one required: one person may lower medium to low (one
+    person approves a medium bolt), but what high or critical required (two people) stays."""
     known = [facts.bolt.meta.risk] if facts.bolt.meta and facts.bolt.meta.risk else []
+    known += [risk for risk in facts.approved_risks if risk in (Risk.high, Risk.critical)]
     known += [r.plan.risk_level for r in facts.runs if r.plan is not None and r.plan.risk_level is not None]
     return max(known, key=RISK_ORDER.index) if known else None
 

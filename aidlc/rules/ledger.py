@@ -14,9 +14,9 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.verify import TIME_KINDS, ProblemKind
 from aidlc.events.view import LedgerView, describe_conflict, open_view
-from aidlc.gates.catalogue import GateTarget, fingerprint, judged_digests
+from aidlc.gates.catalogue import fingerprint
 from aidlc.gates.decide import resolve
-from aidlc.model.events import FileDigest
+from aidlc.gates.history import what_changed
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
@@ -76,37 +76,13 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
             continue
         current = fingerprint(index.bank, index, target, stage)
         if current is None or current.sha256 != recorded:
-            path, change = _what_changed(index, target, stage, last, current)
+            path, change = what_changed(index.bank, index, target, stage, last, current)
             message = (f"the {stage} approval of {kind} {subject_id} (seq {last.get('seq')}) is stale: "
                        f"{path} {change} since")
             if "*" in path or " (" in path:  # the label of a set of files: grouped under the approval's line
                 yield Hit(led.ledger.rel, _line(led, last), message, f"aidlc gate approve {subject_id} --stage {stage}")
             else:
                 yield Hit(path, None, message, f"aidlc gate approve {subject_id} --stage {stage}")
-
-
-def _what_changed(index: BankIndex, target: GateTarget, stage: str, last: dict[str, Any],
-                  current: FileDigest | None) -> tuple[str, str]:
-    """(path, how) of the first judged file that differs from what was approved.
-
-    A decision on several files records each file's digest (`data.judged`); without it, the
-    finding names the whole set (its label) or the one file.
-    """
-    judged = (last.get("data") or {}).get("judged")
-    recorded = {d["path"]: d.get("sha256") for d in judged if isinstance(d, dict) and isinstance(d.get("path"), str)
-                } if isinstance(judged, list) else {}
-    if recorded:
-        now = {d.path: d.sha256 for d in judged_digests(index.bank, index, target, stage)}
-        for path in sorted(set(recorded) | set(now)):
-            if path not in now:
-                return path, "was removed"
-            if path not in recorded:
-                return path, "was added"
-            if now[path] != recorded[path]:
-                return path, "changed"
-    if current is None:
-        return str((last.get("fingerprint") or {}).get("path")), "was removed"
-    return current.path, "changed"
 
 
 def _audited(index: BankIndex, *kinds: ProblemKind) -> Iterator[Hit]:
