@@ -168,7 +168,7 @@ def _limited(path: str, kind: str, flags: list[str]) -> list[str]:
 
 def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: set[str]) -> list[str]:
     """aidlc.yaml's verify commands, and the files they name, changed by the edit."""
-    old_verify, new_verify = _verify_of(old), _verify_of(new)
+    old_verify, new_verify = verify_of(old), verify_of(new)
     flags = []
     if config in changed and old_verify != new_verify:
         from aidlc.bank.config import key_line
@@ -179,16 +179,22 @@ def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: 
 
 
 def _named_by_verify(verify: list[Any], changed: set[str]) -> list[str]:
-    flags = []
+    return [f"{path}: changed, and the verify command '{name}' names it"
+            for path, name in named_by_verify(verify, changed)]
+
+
+def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str]]:
+    """(path, check name) for each of the `changed` files a verify command names as a word of its `run`."""
+    found = []
     for check in verify:
         if not isinstance(check, dict):
             continue
-        for path in {posixpath.normpath(word) for word in _words(check)} & changed:
-            flags.append(f"{path}: changed, and the verify command '{check.get('name', '?')}' names it")
-    return flags
+        for path in sorted({posixpath.normpath(word) for word in _words(check)} & changed):
+            found.append((path, str(check.get("name", "?"))))
+    return found
 
 
-def _verify_of(data: bytes | None) -> Any:
+def verify_of(data: bytes | None) -> Any:
     """The `verify` value of an aidlc.yaml (what a check runs), or the text itself when it does not parse."""
     from aidlc.bank import frontmatter
 
