@@ -422,10 +422,44 @@ def test_a_bolt_that_replaces_the_verify_command_with_true_is_refused_at_medium_
     assert report["verification"]["satisfied"] and [i["id"] for i in report["verification"]["items"]] == ["checks"]
 
 
+CHECK_SCRIPT = ("import subprocess, sys\n\nsys.exit(subprocess.call([sys.executable, '-m', 'unittest', 'discover', "
+                "'-s', 'tests', '-t', '.', '-q']))\n")
+
+
+def test_a_model_that_empties_the_check_script_gets_no_walkthrough_approval(_sample: Path, tmp_path: Path) -> None:
+    root = copy(_sample, tmp_path / "shop")
+    (root / "scripts").mkdir()
+    (root / "scripts/check.py").write_text(CHECK_SCRIPT)
+    config = root / "aidlc.yaml"
+    config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
+                                                 f"run: {sys.executable} scripts/check.py"))
+    bolt = root / BOLT_DIR / "bolt.md"
+    bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', 'scope: ["src/pay/**", "scripts/**"]'))
+    assert run(root, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
+    person_commit(root, "ci: the checks in a script; the bolt may touch scripts")
+    with ScriptedServer() as server:
+        server.push(plan_answer(files=[{"path": CALC, "action": "modify", "reason": "the sign"},
+                                       {"path": "scripts/check.py", "action": "modify", "reason": "a faster check"}]))
+        assert run(root, "bolt", "start", BOLT, "--base-url", server.url, "--model", "m").returncode == 3
+        server.push(chat("scripts/check.py\n```python\n<<<<<<< SEARCH\n" + CHECK_SCRIPT + "=======\nprint('OK')\n"
+                         ">>>>>>> REPLACE\n```\n"))  # the bug stays; the check it must pass no longer tests
+        proc = run(root, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+        assert proc.returncode == 3 and "scripts/check.py: changed, and the verify command 'tests' names it" in \
+            proc.stdout + proc.stderr, proc.stdout + proc.stderr
+        proc = run(root, "bolt", "resume", BOLT, "--base-url", server.url)  # a person accepts the risk
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert (root / CALC).read_text() == BUGGY
+    check_boxes(root)
+    proc = approve(root)
+    assert proc.returncode == 1 and "the bolt's own commits changed no verify command" in proc.stderr, proc.stderr
+    assert "scripts/check.py: the bolt's own commit(s)" in proc.stderr
+    assert "- `scripts/check.py`: decides whether the bolt passes, and the bolt changed it" in \
+        (root / WALKTHROUGH).read_text()
+
+
 def test_a_bolt_that_empties_the_script_a_check_runs_is_refused(hand: Path) -> None:
     (hand / "scripts").mkdir()
-    (hand / "scripts/check.py").write_text("import subprocess, sys\n\nsys.exit(subprocess.call([sys.executable, "
-                                           "'-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-q']))\n")
+    (hand / "scripts/check.py").write_text(CHECK_SCRIPT)
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
                                                  f"run: {sys.executable} scripts/check.py"))
