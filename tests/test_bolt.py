@@ -612,7 +612,8 @@ def test_rejected_walkthroughs_are_bounded(shop: Path, server: ScriptedServer) -
     assert events(shop)[-1]["type"] == "run.finished"
 
 
-def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: ScriptedServer) -> None:
+def planned_with_its_test(shop: Path, server: ScriptedServer) -> None:
+    """The bolt's scope takes in its tests, and the model's plan (approved) changes calc.py and its test."""
     bolt = shop / BOLT_DIR / "bolt.md"
     bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', 'scope: ["src/pay/**", "tests/**"]'))
     assert run(shop, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
@@ -620,6 +621,10 @@ def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: Scripted
     server.push(plan_answer(files=[{"path": CALC, "action": "modify", "reason": "the sign"},
                                    {"path": "tests/test_calc.py", "action": "modify", "reason": "the test"}]))
     assert start(shop, server).returncode == 3
+
+
+def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: ScriptedServer) -> None:
+    planned_with_its_test(shop, server)
     skipped = "    @unittest.skip('later')\n    def test_adds_prices(self):\n"
     server.push(edit_answer("    def test_adds_prices(self):\n", skipped, path="tests/test_calc.py"))
     proc = resume(shop, server, "--approve")
@@ -632,6 +637,22 @@ def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: Scripted
     walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
     assert "accepted by a person when the run paused" in walkthrough and "tests/test_calc.py" in walkthrough
     assert sum(e["type"] == "check.recorded" for e in events(shop)) == 1  # the checks did not run twice
+
+
+def test_an_assertion_that_cannot_fail_pauses_the_run_for_a_person(shop: Path, server: ScriptedServer) -> None:
+    planned_with_its_test(shop, server)
+    # The model leaves the bug in place and makes its test unable to fail: the check passes.
+    server.push(edit_answer("        self.assertEqual(total([1, 2, 3]), 6)\n", "        self.assertEqual(6, 6)\n",
+                            path="tests/test_calc.py"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    paused = state(shop)
+    assert paused["status"] == "VERIFYING" and paused["pause"]["kind"] == "risk"
+    assert paused["checks"][-1]["results"][0]["passed"]
+    reason = paused["pause"]["reason"]
+    assert "tests/test_calc.py:8: an assertion that cannot fail: `self.assertEqual(6, 6)`" in reason, reason
+    assert "tests/test_calc.py: assertion removed (line 8 at " in reason
+    assert (shop / CALC).read_text() == BUGGY
 
 
 def test_a_plan_changed_under_a_paused_run_is_refused(shop: Path, server: ScriptedServer) -> None:

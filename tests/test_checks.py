@@ -308,6 +308,21 @@ def junit_check(tmp_path: Path, xml: str | bytes, rel: str = "reports/junit.xml"
     return run_check(tmp_path, check(run, junit=rel))
 
 
+EXPECTED = "a report written by this run counting at least one test was expected: the check fails"
+
+
+def expected(rel: str) -> str:
+    return f"; aidlc.yaml's verify 'tests' sets `junit: {rel}`, so {EXPECTED}"
+
+
+@pytest.mark.parametrize("xml", ['<testsuites tests="0"/>', "<testsuites/>", "<testsuite></testsuite>",
+                                 '<testsuite tests="0" failures="0"><testcase name="x"/></testsuite>'])
+def test_a_junit_report_that_counts_no_test_fails_the_check(tmp_path: Path, xml: str) -> None:
+    result = junit_check(tmp_path, xml)
+    assert result.exit_code == 0 and not result.passed and result.tests is not None and result.tests.total == 0
+    assert result.notes == [f"JUnit report reports/junit.xml: counts no test{expected('reports/junit.xml')}"]
+
+
 def test_junit_counts_from_a_real_pytest_run(tmp_path: Path) -> None:
     (tmp_path / "test_sample.py").write_text(textwrap.dedent("""
         import pytest
@@ -368,11 +383,12 @@ def test_a_testsuite_root_counts(tmp_path: Path) -> None:
     (b'\xff\xfe<\x00', "not well-formed XML"),
     ("", "not well-formed XML (no element found)"),
 ])
-def test_hostile_or_broken_junit_gives_no_counts_and_a_note(tmp_path: Path, xml: str | bytes, problem: str) -> None:
+def test_hostile_or_broken_junit_fails_the_check_and_says_why(tmp_path: Path, xml: str | bytes, problem: str) -> None:
     result = junit_check(tmp_path, xml)
-    assert result.tests is None and result.passed  # the exit code decides; the note says why counts are missing
-    assert any(problem in note and note.startswith("JUnit report reports/junit.xml") for note in result.notes), \
-        result.notes
+    assert result.exit_code == 0 and result.tests is None and not result.passed  # exit 0 proves nothing here
+    assert any(problem in note and note.startswith("JUnit report reports/junit.xml") and EXPECTED in note
+               for note in result.notes), result.notes
+    assert "[aidlc] JUnit report reports/junit.xml" in result.excerpt()  # what the model and the report show
 
 
 def test_a_junit_report_larger_than_the_limit_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -394,21 +410,24 @@ def test_a_junit_path_outside_the_repository_is_not_read(tmp_path: Path) -> None
     (repo / "link.xml").symlink_to(tmp_path / "junit.xml")
     for rel in ("../junit.xml", "link.xml", str(tmp_path / "junit.xml")):
         result = run_check(repo, check(python("pass"), junit=rel))
-        assert result.tests is None and result.notes == [f"JUnit report {rel}: outside the repository; not read"]
+        assert result.tests is None and not result.passed
+        assert result.notes == [f"JUnit report {rel}: outside the repository; not read{expected(rel)}"]
 
 
 def test_a_fifo_at_the_junit_path_is_not_opened_for_reading(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "junit.xml")
     result = run_check(tmp_path, check(python("pass"), junit="junit.xml"))
-    assert result.tests is None and result.notes == ["JUnit report junit.xml: not a regular file; not read"]
+    assert result.tests is None and not result.passed
+    assert result.notes == [f"JUnit report junit.xml: not a regular file; not read{expected('junit.xml')}"]
 
 
-def test_a_stale_or_missing_junit_report_is_said(tmp_path: Path) -> None:
+def test_a_stale_or_missing_junit_report_fails_the_check(tmp_path: Path) -> None:
     (tmp_path / "junit.xml").write_text('<testsuite tests="5"/>')
     result = run_check(tmp_path, check(python("pass"), junit="junit.xml"))
     assert result.tests is None and "unchanged since before the check ran (a stale report)" in result.notes[0]
+    assert not result.passed and result.exit_code == 0
     result = run_check(tmp_path, check(python("pass"), junit="none.xml"))
-    assert result.notes == ["JUnit report none.xml: the check wrote none"]
+    assert not result.passed and result.notes == [f"JUnit report none.xml: the check wrote none{expected('none.xml')}"]
     assert read_junit(tmp_path, "junit.xml") == (TestCounts(total=5, failures=0, errors=0, skipped=0), None)
 
 

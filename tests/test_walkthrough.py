@@ -34,7 +34,7 @@ from tests.bolt_sample import (
     plan_answer,
     run,
 )
-from tests.evidence_sample import bolt_commit
+from tests.evidence_sample import bolt_commit, person_commit
 from tests.openai_server import ScriptedServer, chat
 
 WALKTHROUGH = f"{BOLT_DIR}/implementation-walkthrough.md"
@@ -191,8 +191,8 @@ def test_an_unplanned_file_and_a_planned_untouched_file_are_deviations(hand: Pat
     (hand / "src/pay/extra.py").write_text("X = 1\n")
     bolt_commit(hand, BOLT, "pay: an extra file")
     report = walkthrough(hand, "--no-run")
-    assert report["deviations"] == [{"path": "src/pay/extra.py", "kind": "unplanned"},
-                                    {"path": "src/pay/refund.py", "kind": "untouched"}]
+    assert report["deviations"] == [{"path": "src/pay/extra.py", "kind": "unplanned", "detail": None},
+                                    {"path": "src/pay/refund.py", "kind": "untouched", "detail": None}]
     text = (hand / WALKTHROUGH).read_text()
     assert "`src/pay/extra.py`: changed, but not in the plan" in text
     assert "`src/pay/refund.py`: in the plan, never changed" in text
@@ -270,7 +270,8 @@ def test_links_leading_out_of_the_repository_are_neither_read_nor_written(hand: 
     (hand / WALKTHROUGH).unlink()
     report = walkthrough(hand)
     assert f"{PLAN} is not read" in " ".join(report["notes"])
-    assert report["deviations"] == [{"path": CALC, "kind": "unplanned"}]  # no plan read: every change unplanned
+    # no plan read: every change unplanned
+    assert report["deviations"] == [{"path": CALC, "kind": "unplanned", "detail": None}]
 
 
 def test_an_edited_ledger_gives_no_evidence_and_records_nothing(hand: Path) -> None:
@@ -330,11 +331,150 @@ def test_with_junit_xml_the_independent_cases_that_ran_are_named(hand: Path) -> 
         "run: python -m unittest discover -s tests -t . -q",
         f"run: {sys.executable} -m pytest -q -p no:cacheprovider tests --junitxml=.junit.xml\n    junit: .junit.xml"))
     (hand / ".gitignore").write_text((hand / ".gitignore").read_text() + ".junit.xml\n")
-    bolt_commit(hand, BOLT, "ci: JUnit XML from the tests")
+    person_commit(hand, "ci: JUnit XML from the tests")  # a person's change of the checks: not a deviation
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: a last touch")
     report = walkthrough(hand)
     assert report["checks"][0]["tests"] == {"total": 1, "failures": 0, "errors": 0, "skipped": 0}
     assert report["verification"]["independent_tests"] == ["tests/test_calc.py::test_adds_prices"]
-    assert report["verification"]["satisfied"]
+    assert "1 test case(s) the JUnit report names as run and passed" in item(report, "independent-tests")["detail"]
+    assert report["verification"]["satisfied"] and item(report, "verify-unchanged")["satisfied"]
+    assert "verify-changed" not in [d["kind"] for d in report["deviations"]]
+
+
+def use_junit(root: Path, run_: str) -> None:
+    """A person configures the tests check to write a JUnit report, .junit.xml, and commits it."""
+    config = root / "aidlc.yaml"
+    config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
+                                                 f"run: {run_}\n    junit: .junit.xml"))
+    (root / ".gitignore").write_text((root / ".gitignore").read_text() + ".junit.xml\n")
+    person_commit(root, "ci: the tests write JUnit XML")
+    (root / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(root, BOLT, "pay: a last touch")
+
+
+def test_a_configured_junit_report_the_check_does_not_write_fails_it_and_the_gate(hand: Path) -> None:
+    use_junit(hand, f"{sys.executable} -m unittest discover -s tests -t . -q")  # exits 0, writes no report
+    check_boxes(hand)
+    report = walkthrough(hand)
+    (check,) = report["checks"]
+    assert check["exit_code"] == 0 and not check["passed"] and item(report, "checks")["detail"] == "failing: tests"
+    assert "JUnit report .junit.xml: the check wrote none; aidlc.yaml's verify 'tests' sets `junit: .junit.xml`, " \
+           "so a report written by this run counting at least one test was expected: the check fails" in \
+           check["excerpt"]
+    assert "the check wrote none" in (hand / WALKTHROUGH).read_text()
+    proc = approve(hand)
+    assert proc.returncode == 1 and "failing: tests" in proc.stderr
+    assert not [e for e in events(hand) if e["type"] == "gate.decided" and e.get("stage") == "walkthrough"]
+
+
+def test_a_bolt_that_deletes_its_test_gets_no_credit_for_an_unrelated_one(hand: Path) -> None:
+    (hand / "tests/test_other.py").write_text(TEST.replace("TotalTest", "OtherTest").replace(
+        "self.assertEqual(total([1, 2, 3]), 6)", "self.assertEqual(len('abc'), 3)"))
+    person_commit(hand, "an unrelated test")
+    git(hand, "rm", "-q", "tests/test_calc.py")
+    (hand / CALC).write_text(BUGGY)  # the bug is back; the test that showed it is gone
+    bolt_commit(hand, BOLT, "pay: drop a test in the way")
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert item(report, "checks")["satisfied"]  # the unrelated test passes
+    independent = item(report, "independent-tests")
+    assert not independent["satisfied"] and not report["verification"]["satisfied"]
+    assert "the bolt's own commits deleted tests/test_calc.py, test(s) that existed before it" in independent["detail"]
+    assert report["verification"]["removed_tests"] == ["tests/test_calc.py"]
+    assert "Tests of the base the bolt deleted: `tests/test_calc.py`." in (hand / WALKTHROUGH).read_text()
+    proc = approve(hand)
+    assert proc.returncode == 1 and "deleted tests/test_calc.py" in proc.stderr
+
+
+def test_with_junit_an_unrelated_test_counts_only_when_the_report_names_it(hand: Path) -> None:
+    (hand / "tests/test_other.py").write_text(TEST.replace("TotalTest", "OtherTest"))  # never run by the check
+    use_junit(hand, f"{sys.executable} -m pytest -q -p no:cacheprovider tests/test_calc.py --junitxml=.junit.xml")
+    (hand / "tests/test_calc.py").write_text(TEST.replace("[1, 2, 3]), 6", "[2, 2]), 4"))
+    bolt_commit(hand, BOLT, "pay: the bolt's own version of the test")
+    report = walkthrough(hand)
+    assert item(report, "checks")["satisfied"] and report["verification"]["bolt_tests"] == ["tests/test_calc.py"]
+    assert report["verification"]["independent_tests"] == []  # tests/test_other.py is at the base, but never ran
+    assert item(report, "independent-tests")["detail"] == (
+        "no JUnit report names a passing test case of a test file that existed before the bolt; the bolt itself "
+        "wrote tests/test_calc.py")
+    assert not report["verification"]["satisfied"]
+
+
+def test_a_bolt_that_replaces_the_verify_command_with_true_is_refused_at_medium_risk(hand: Path) -> None:
+    (hand / CALC).write_text(BUGGY)
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q", "run: 'true'"))
+    bolt_commit(hand, BOLT, "pay: simpler checks")
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert item(report, "checks")["satisfied"]  # `true` passes
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    shas = [c["short"] for c in report["commits"] if c["subject"] == "pay: simpler checks"]
+    assert deviation == {"path": "aidlc.yaml", "kind": "verify-changed", "detail": (
+        f"the bolt's own commit(s) {shas[0]} changed the verify commands: 'tests' runs `true` (was "
+        "`python -m unittest discover -s tests -t . -q`)")}
+    unchanged = item(report, "verify-unchanged")
+    assert not unchanged["satisfied"] and not report["verification"]["satisfied"]
+    text = (hand / WALKTHROUGH).read_text()
+    assert "- `aidlc.yaml`: decides whether the bolt passes, and the bolt changed it: the bolt's own commit(s)" in text
+    proc = approve(hand)
+    assert proc.returncode == 1 and "'tests' runs `true`" in proc.stderr, proc.stderr
+
+    set_risk(hand, "low")  # low risk: shown as a deviation, not refused
+    report = walkthrough(hand)
+    assert [d["kind"] for d in report["deviations"]].count("verify-changed") == 1
+    assert report["verification"]["satisfied"] and [i["id"] for i in report["verification"]["items"]] == ["checks"]
+
+
+CHECK_SCRIPT = ("import subprocess, sys\n\nsys.exit(subprocess.call([sys.executable, '-m', 'unittest', 'discover', "
+                "'-s', 'tests', '-t', '.', '-q']))\n")
+
+
+def test_a_model_that_empties_the_check_script_gets_no_walkthrough_approval(_sample: Path, tmp_path: Path) -> None:
+    root = copy(_sample, tmp_path / "shop")
+    (root / "scripts").mkdir()
+    (root / "scripts/check.py").write_text(CHECK_SCRIPT)
+    config = root / "aidlc.yaml"
+    config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
+                                                 f"run: {sys.executable} scripts/check.py"))
+    bolt = root / BOLT_DIR / "bolt.md"
+    bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', 'scope: ["src/pay/**", "scripts/**"]'))
+    assert run(root, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
+    person_commit(root, "ci: the checks in a script; the bolt may touch scripts")
+    with ScriptedServer() as server:
+        server.push(plan_answer(files=[{"path": CALC, "action": "modify", "reason": "the sign"},
+                                       {"path": "scripts/check.py", "action": "modify", "reason": "a faster check"}]))
+        assert run(root, "bolt", "start", BOLT, "--base-url", server.url, "--model", "m").returncode == 3
+        server.push(chat("scripts/check.py\n```python\n<<<<<<< SEARCH\n" + CHECK_SCRIPT + "=======\nprint('OK')\n"
+                         ">>>>>>> REPLACE\n```\n"))  # the bug stays; the check it must pass no longer tests
+        proc = run(root, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+        assert proc.returncode == 3 and "scripts/check.py: changed, and the verify command 'tests' names it" in \
+            proc.stdout + proc.stderr, proc.stdout + proc.stderr
+        proc = run(root, "bolt", "resume", BOLT, "--base-url", server.url)  # a person accepts the risk
+        assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert (root / CALC).read_text() == BUGGY
+    check_boxes(root)
+    proc = approve(root)
+    assert proc.returncode == 1 and "the bolt's own commits changed no verify command" in proc.stderr, proc.stderr
+    assert "scripts/check.py: the bolt's own commit(s)" in proc.stderr
+    assert "- `scripts/check.py`: decides whether the bolt passes, and the bolt changed it" in \
+        (root / WALKTHROUGH).read_text()
+
+
+def test_a_bolt_that_empties_the_script_a_check_runs_is_refused(hand: Path) -> None:
+    (hand / "scripts").mkdir()
+    (hand / "scripts/check.py").write_text(CHECK_SCRIPT)
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
+                                                 f"run: {sys.executable} scripts/check.py"))
+    person_commit(hand, "ci: the checks in a script")
+    (hand / "scripts/check.py").write_text("print('OK')\n")
+    bolt_commit(hand, BOLT, "ci: a faster check")
+    report = walkthrough(hand)
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    assert deviation["path"] == "scripts/check.py" and "the verify command 'tests' runs it" in deviation["detail"]
+    assert not item(report, "verify-unchanged")["satisfied"]
 
 
 def test_high_risk_without_a_model_is_unmet_and_says_so(hand: Path) -> None:

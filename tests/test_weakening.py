@@ -10,7 +10,7 @@ import pytest
 
 from aidlc.errors import UsageError
 from aidlc.exsecutio.checks import TestCounts
-from aidlc.exsecutio.weakening import is_test_file, weakened_tests
+from aidlc.exsecutio.weakening import is_tautology, is_test_file, weakened_tests
 
 SAMPLE_TEST = textwrap.dedent("""\
     from shop.cart import total
@@ -195,6 +195,60 @@ def test_many_removals_are_counted_beyond_the_first_ten(repo: Repo) -> None:
     flags = repo.flags(base, head)
     assert len(flags) == 11 and flags[0].endswith("(line 2 at " + base[:12] + "): `assert f(0)`")
     assert flags[-1] == "test_big.py: 15 more assertion lines removed"
+
+
+def test_a_real_assertion_replaced_by_one_that_cannot_fail_is_flagged_twice(sample: tuple[Repo, str]) -> None:
+    repo, base = sample
+    head = repo.commit({"tests/test_cart.py": SAMPLE_TEST.replace("assert total(items) == 3", "assert True")})
+    assert repo.flags(base, head) == [
+        "tests/test_cart.py:10: an assertion that cannot fail: `assert True`",
+        f"tests/test_cart.py: assertion removed (line 10 at {base[:12]}): `assert total(items) == 3`"]
+
+
+@pytest.mark.parametrize(("rel", "line"), [
+    ("tests/test_x.py", "    assert True"),
+    ("tests/test_x.py", "    assert 1, 'always'"),
+    ("tests/test_x.py", "    assert not False"),
+    ("tests/test_x.py", "    assert items == items"),
+    ("tests/test_x.py", "    assert self.cart.total is self.cart.total"),
+    ("tests/test_x.py", "    self.assertTrue(True)"),
+    ("tests/test_x.py", "    self.assertEqual(5, 5)"),
+    ("tests/test_x.py", "    self.assertIs(None, None)"),
+    ("tests/test_x.py", "    self.assertFalse(False)"),
+    ("web/cart.test.ts", "  expect(true).toBe(true);"),
+    ("web/cart.test.ts", "  await expect(total).toEqual(total);"),
+    ("web/cart.test.ts", "  expect(true).toBeTruthy();"),
+    ("web/cart.spec.js", "  expect(cart).to.equal(cart);"),
+    ("web/cart.spec.js", "  expect(true).to.be.true;"),
+    ("web/cart.spec.js", "  assert.ok(true);"),
+    ("web/cart.spec.js", "  assert.strictEqual(a, a);"),
+    ("src/test/java/CartTest.java", "    assertEquals(5, 5);"),
+    ("src/test/java/CartTest.java", "    assertThat(total).isEqualTo(total);"),
+    ("cart_test.go", "\tassert.Equal(t, 5, 5)"),
+    ("tests/cart.rs", "    assert!(true);"),
+    ("tests/cart.rs", "    assert_eq!(v, v);"),
+])
+def test_an_added_assertion_that_cannot_fail_is_flagged_in_any_language(repo: Repo, rel: str, line: str) -> None:
+    base = repo.commit({rel: "// start\n"})
+    head = repo.commit({rel: f"// start\n{line}\n"})
+    assert repo.flags(base, head) == [f"{rel}:2: an assertion that cannot fail: `{line.strip()}`"]
+
+
+@pytest.mark.parametrize("line", [
+    "assert total([1]) == 1", "assert x == y", "assert next(it) == next(it)", "assert x != x", "assert False",
+    "self.assertEqual(total([1, 2]), 3)", "self.assertTrue(cart.empty)", "expect(total(1)).toBe(1);",
+    "expect(f()).toBe(f());", "assert.ok(value);", "assert_eq!(a, b);", "assert.Equal(t, want, got)",
+    "self.assertEqual(", "with pytest.raises(ValueError):",
+])
+def test_assertions_that_can_fail_are_not_taken_for_tautologies(line: str) -> None:
+    assert not is_tautology(line)
+
+
+def test_always_true_assertions_are_counted_beyond_the_first_ten(repo: Repo) -> None:
+    base = repo.commit({"test_big.py": "def test_all():\n    pass\n"})
+    head = repo.commit({"test_big.py": "def test_all():\n" + "    assert True\n" * 12})
+    flags = repo.flags(base, head)
+    assert len(flags) == 11 and flags[-1] == "test_big.py: 2 more assertions that cannot fail added"
 
 
 def test_changed_verify_commands_and_the_scripts_they_run_are_flagged(sample: tuple[Repo, str]) -> None:

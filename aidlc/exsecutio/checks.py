@@ -98,10 +98,11 @@ class CheckResult(BaseModel):
     notes: list[str] = []  # why it did not start, why its JUnit report was not read, ...
 
     def excerpt(self) -> str:
-        """Head and tail with what lies between them counted: the output as a model or a person sees it."""
-        if not self.omitted_bytes:
-            return self.head + self.tail
-        return f"{self.head}\n[... {self.omitted_bytes:,} bytes of output omitted ...]\n{self.tail}"
+        """Head and tail with what lies between them counted, then the notes (why a check that exited 0 failed):
+        the output as a model or a person sees it."""
+        text = self.head + self.tail if not self.omitted_bytes else \
+            f"{self.head}\n[... {self.omitted_bytes:,} bytes of output omitted ...]\n{self.tail}"
+        return text + "".join(f"\n[aidlc] {note}" for note in self.notes)
 
     def summary(self) -> str:
         """One line: `tests: failed (exit 1) in 2.31 s; 12 tests, 1 failure, 0 errors, 0 skipped`."""
@@ -203,11 +204,15 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
         notes.append(f"timed out after {check.timeout_s} s: its process group was killed")
     elif code is not None and code < 0:
         notes.append(f"killed by signal {_signal_name(-code)}")
-    tests = None
+    tests, problem = None, None
     if check.junit:
         tests, problem = read_junit(repo_root, check.junit, junit_before)
-        notes += [problem] if problem else []
-    passed = code == 0
+        if problem is None and tests is not None and tests.total == 0:
+            problem = f"JUnit report {check.junit}: counts no test"
+        if problem:  # a report the check promised and did not give is no evidence that anything ran
+            notes.append(f"{problem}; aidlc.yaml's verify '{check.name}' sets `junit: {check.junit}`, so a report "
+                         "written by this run counting at least one test was expected: the check fails")
+    passed = code == 0 and problem is None
     if passed and tests is not None and tests.failures + tests.errors:
         passed = False
         notes.append(f"exit code 0, but its JUnit report counts {tests.failures} failures and {tests.errors} errors")

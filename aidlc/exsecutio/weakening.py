@@ -7,17 +7,25 @@ proves nothing, so a run that sees one pauses for a person (DESIGN section 4, Re
   `it.skip`/`describe.skip`/`test.todo`, `xit`/`xdescribe`, `@Disabled`/`@Ignore`, `t.Skip`, `#[ignore]`), or
   a focus (`it.only`, `fit`) that stops the other tests from running;
 * tests excluded by configuration (`--deselect`, `--ignore`, `collect_ignore`, `testPathIgnorePatterns`);
-* fewer assertions, or fewer test definitions, in a test file than before (each removed line is named);
+* fewer assertions, or fewer test definitions, in a test file than before (each removed line is named); an
+  assertion that cannot fail does not count as one;
+* an assertion that cannot fail added to a test file, wherever it is added (a new test, or in place of a real
+  assertion): a literal that is always true (`assert True`, `self.assertTrue(1)`, `expect(true).toBeTruthy()`,
+  `assert!(true)`), or one expression compared with itself (`assert x == x`, `self.assertEqual(5, 5)`,
+  `expect(total).toBe(total)`, `assert.strictEqual(a, a)`, `assert_eq!(v, v)`); an expression holding a call is
+  not taken as the same on both sides (`assert next(it) == next(it)` may be a real test);
 * the `verify` commands of aidlc.yaml changed, or a file they run (`./scripts/check.sh`) changed;
 * from the JUnit counts before and after: fewer tests ran, or more were skipped.
 
 Lines are compared by their text without indentation, so a test moved or re-indented is not a removal. The
-patterns are deliberately simple (a line-level look, no parser per language): a finding is a question for a
-person, never a verdict.
+patterns are deliberately simple (a line-level look; an assertion on one line is read with Python's parser, which
+also reads the JavaScript, Java, Go and Rust assertions above): a finding is a question for a person, never a
+verdict.
 """
 
 from __future__ import annotations
 
+import ast
 import difflib
 import posixpath
 import re
@@ -147,28 +155,134 @@ def _compare(path: str, old: str, new: str, base: str) -> list[str]:
         if _EXCLUSIONS.search(text):
             flags.append(f"{path}:{n}: tests are excluded from the run: {_snippet(text)}")
     if test_code:
+        flags += _limited(path, "assertions that cannot fail added", [
+            f"{path}:{n}: an assertion that cannot fail: {_snippet(text)}"
+            for n, text in came if _is_assertion(text, tautologies=True)])
         short = base[:12]
         for pattern, kind in ((_ASSERTION, "assertion"), (_DEFINITION, "test")):
             if _matching(new_lines, pattern) < _matching(old_lines, pattern):
-                flags += _limited(path, kind, [f"{path}: {kind} removed (line {n} at {short}): {_snippet(text)}"
-                                               for n, text in gone if pattern.search(text)])
+                flags += _limited(path, f"{kind} lines removed", [
+                    f"{path}: {kind} removed (line {n} at {short}): {_snippet(text)}"
+                    for n, text in gone if pattern.search(text)])
     return flags
 
 
 def _matching(lines: Iterable[str], pattern: re.Pattern[str]) -> int:
+    if pattern is _ASSERTION:  # an assertion that cannot fail is not one
+        return sum(1 for line in lines if _is_assertion(line))
     return sum(1 for line in lines if pattern.search(line))
 
 
-def _limited(path: str, kind: str, flags: list[str]) -> list[str]:
+def _is_assertion(line: str, tautologies: bool = False) -> bool:
+    """With `tautologies`, whether the line is an assertion that cannot fail; else whether it is one that can."""
+    return bool(_ASSERTION.search(line)) and is_tautology(line) == tautologies
+
+
+_RUST_MACRO = re.compile(r"^(assert\w*)!\(")
+_LITERALS = {"True": True, "true": True, "False": False, "false": False, "None": False, "null": False,
+             "undefined": False, "nil": False}
+_TRUTHY = {"asserttrue", "assert", "ok", "istrue", "truthy", "failunless"}  # name, `assert` and `_` dropped
+_FALSY = {"assertfalse", "isfalse", "assertisnone", "assertnull", "isnull", "falsy", "failif"}
+_SAME = {"equal", "equals", "eq", "is", "same", "strictequal", "deepequal", "deepstrictequal", "listequal",
+         "dictequal", "countequal", "sequenceequal", "setequal", "tupleequal", "multilineequal", "almostequal",
+         "almostequals", "greaterequal", "lessequal", "greaterorequal", "lessorequal", "tobe", "toequal",
+         "tostrictequal", "eql", "isequalto", "issameas", "tobegreaterthanorequal", "tobelessthanorequal"}
+_EXPECT = {"expect", "assertthat"}
+
+
+def is_tautology(line: str) -> bool:
+    """Whether a one-line assertion cannot fail (see the module): a truthy literal asserted, a falsy one asserted
+    false, or one expression compared with itself."""
+    code = _RUST_MACRO.sub(r"\1(", line.strip().rstrip(";"))
+    code = re.sub(r"^assert\.", "_assert.", code)  # Node's assert module: `assert.ok(...)`
+    try:
+        body = ast.parse(code).body
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    if len(body) != 1:
+        return False
+    node = body[0]
+    if isinstance(node, ast.Assert):
+        return _always(node.test) is True or _compares_itself(node.test)
+    value = node.value if isinstance(node, ast.Expr) else None
+    if isinstance(value, ast.Await):
+        value = value.value
+    if isinstance(value, ast.Call):
+        return _call_cannot_fail(value)
+    if isinstance(value, ast.Attribute):  # chai: expect(true).to.be.true
+        subject = _expected(value)
+        return subject is not None and value.attr in ("true", "ok") and _always(subject) is True
+    return False
+
+
+def _always(node: ast.expr) -> bool | None:
+    """The truth of a literal (`True`, `1`, `"x"`, `null`, `not False`); None for anything else."""
+    if isinstance(node, ast.Constant):
+        return bool(node.value)
+    if isinstance(node, ast.Name) and node.id in _LITERALS:
+        return _LITERALS[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _always(node.operand)
+        return None if inner is None else not inner
+    return None
+
+
+def _same(first: ast.expr, second: ast.expr) -> bool:
+    """One expression on both sides, holding no call (a call may give another value the second time)."""
+    return ast.dump(first) == ast.dump(second) and not any(isinstance(n, ast.Call) for n in ast.walk(first))
+
+
+def _compares_itself(node: ast.expr) -> bool:
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 \
+        and isinstance(node.ops[0], (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and _same(node.left, node.comparators[0])
+
+
+def _expected(node: ast.expr) -> ast.expr | None:
+    """The subject of an `expect(X)...` or `assertThat(X)...` chain, else None."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    if isinstance(node, ast.Call) and _name(node.func) in _EXPECT and len(node.args) == 1:
+        return node.args[0]
+    return None
+
+
+def _name(func: ast.expr) -> str:
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name.replace("_", "").lower()
+
+
+def _call_cannot_fail(call: ast.Call) -> bool:
+    name = _name(call.func)
+    args = list(call.args)
+    subject = _expected(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    if subject is not None:  # expect(X).toBe(Y), assertThat(X).isEqualTo(Y), expect(X).toBeTruthy()
+        if args:
+            return name in _SAME and _same(subject, args[0])
+        truth = _always(subject)
+        return (name in ("tobetruthy", "tobedefined") and truth is True) or \
+            (name in ("tobefalsy", "tobenull", "tobeundefined") and truth is False)
+    if args and isinstance(args[0], ast.Name) and args[0].id == "t":  # Go's testify: assert.Equal(t, a, b)
+        args = args[1:]
+    if not args:
+        return False
+    short = name.removeprefix("assert") or name
+    if name in _TRUTHY or short in _TRUTHY:
+        return _always(args[0]) is True
+    if name in _FALSY:
+        return _always(args[0]) is False
+    return short in _SAME and len(args) >= 2 and _same(args[0], args[1])
+
+
+def _limited(path: str, lines: str, flags: list[str]) -> list[str]:
     if len(flags) <= MAX_FLAGS_PER_KIND:
         return flags
     rest = len(flags) - MAX_FLAGS_PER_KIND
-    return [*flags[:MAX_FLAGS_PER_KIND], f"{path}: {rest} more {kind} lines removed"]
+    return [*flags[:MAX_FLAGS_PER_KIND], f"{path}: {rest} more {lines}"]
 
 
 def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: set[str]) -> list[str]:
     """aidlc.yaml's verify commands, and the files they name, changed by the edit."""
-    old_verify, new_verify = _verify_of(old), _verify_of(new)
+    old_verify, new_verify = verify_of(old), verify_of(new)
     flags = []
     if config in changed and old_verify != new_verify:
         from aidlc.bank.config import key_line
@@ -179,16 +293,22 @@ def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: 
 
 
 def _named_by_verify(verify: list[Any], changed: set[str]) -> list[str]:
-    flags = []
+    return [f"{path}: changed, and the verify command '{name}' names it"
+            for path, name in named_by_verify(verify, changed)]
+
+
+def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str]]:
+    """(path, check name) for each of the `changed` files a verify command names as a word of its `run`."""
+    found = []
     for check in verify:
         if not isinstance(check, dict):
             continue
-        for path in {posixpath.normpath(word) for word in _words(check)} & changed:
-            flags.append(f"{path}: changed, and the verify command '{check.get('name', '?')}' names it")
-    return flags
+        for path in sorted({posixpath.normpath(word) for word in _words(check)} & changed):
+            found.append((path, str(check.get("name", "?"))))
+    return found
 
 
-def _verify_of(data: bytes | None) -> Any:
+def verify_of(data: bytes | None) -> Any:
     """The `verify` value of an aidlc.yaml (what a check runs), or the text itself when it does not parse."""
     from aidlc.bank import frontmatter
 

@@ -67,8 +67,11 @@ class FileChangeLine(_Strict):
 
 class Deviation(_Strict):
     path: str
-    kind: Literal["unplanned", "untouched"] = Field(description="unplanned: changed, not in the approved plan; "
-                                                    "untouched: in the plan, never changed")
+    kind: Literal["unplanned", "untouched", "verify-changed"] = Field(
+        description="unplanned: changed, not in the approved plan; untouched: in the plan, never changed; "
+                    "verify-changed: the bolt's own commits changed what decides whether it passes (aidlc.yaml's "
+                    "verify commands, or a file one of them runs)")
+    detail: str | None = Field(default=None, description="verify-changed: the commits and what they changed")
 
 
 class CheckRun(_Strict):
@@ -91,7 +94,8 @@ class Check(_Strict):
 
 
 class VerificationItem(_Strict):
-    id: Literal["checks", "independent-tests", "model-review", "second-reviewer", "two-approvals"]
+    id: Literal["checks", "verify-unchanged", "independent-tests", "model-review", "second-reviewer",
+                "two-approvals"]
     requirement: str
     satisfied: bool
     detail: str
@@ -119,8 +123,12 @@ class Verification(_Strict):
     achieved: list[str]
     satisfied: bool = Field(description="every item that can be met before the gate is met")
     items: list[VerificationItem]
-    independent_tests: list[str] = Field(description="test files (or JUnit cases) that count as independent")
+    independent_tests: list[str] = Field(description="JUnit cases (FILE::NAME) that ran and passed in test files "
+                                         "that count as independent; the files themselves where no check writes a "
+                                         "JUnit report (see the independent-tests item's detail)")
     bolt_tests: list[str] = Field(description="test files the bolt's own commits wrote last: not independent")
+    removed_tests: list[str] = Field(default_factory=list, description="test files at the bolt's base that its own "
+                                     "commits deleted (or moved away): no independent test can stand in for them")
     model_review: ModelReview | None = None
 
 

@@ -230,6 +230,57 @@ def deviations(changed: list[ev.FileChangeLine], planned: dict[str, Planned] | N
             *(ev.Deviation(path=p, kind="untouched") for p in sorted(planned) if p not in paths)]
 
 
+def verify_changes(facts: Facts) -> list[ev.Deviation]:
+    """What decides whether the bolt passes, changed by the bolt's own commits: aidlc.yaml's `verify` commands
+    (when one of its commits changed them and the head's differ from the base's), and each file a verify command
+    of the base or the head names (`./scripts/check.sh`) that one of its commits changed and that differs at the
+    head. A
+    person's commit (without the trailer) changing them is the person's decision, not the bolt's."""
+    from aidlc.bank.walk import CONFIG_FILE
+    from aidlc.exsecutio.weakening import named_by_verify, verify_of
+
+    history = vcs.history(facts.repo)
+    if history is None:
+        return []
+
+    def verify_at(commit: str) -> Any:
+        return verify_of(history.read(commit, [CONFIG_FILE])[CONFIG_FILE])
+
+    before, after = verify_at(facts.base), verify_at(facts.head)
+    found = []
+    if before != after:
+        changing = [c.sha[:12] for c in facts.commits if CONFIG_FILE in c.paths
+                    and verify_at(c.parents[0] if c.parents else vcs.EMPTY_TREE) != verify_at(c.sha)]
+        if changing:
+            found.append(ev.Deviation(path=CONFIG_FILE, kind="verify-changed", detail=one_line(
+                f"the bolt's own commit(s) {', '.join(changing)} changed the verify commands: "
+                f"{_verify_difference(before, after)}")))
+    touched = {p for c in facts.commits for p in c.paths} & {c.path for c in facts.line_counts}
+    named = [c for value in (before, after) if isinstance(value, list) for c in value]
+    for path, name in dict(named_by_verify(named, touched - {CONFIG_FILE})).items():
+        changing = [c.sha[:12] for c in facts.commits if path in c.paths]
+        found.append(ev.Deviation(path=path, kind="verify-changed", detail=one_line(
+            f"the bolt's own commit(s) {', '.join(changing)} changed it, and the verify command '{name}' runs it")))
+    return found
+
+
+def _verify_difference(before: Any, after: Any) -> str:
+    """Which checks were added, removed or given another command, each with its command (cut to 80 characters)."""
+    def runs(value: Any) -> dict[str, str] | None:
+        if not isinstance(value, list):
+            return None
+        return {str(c.get("name")): str(c.get("run"))[:80] for c in value if isinstance(c, dict)}
+
+    old, new = runs(before), runs(after)
+    if old is None or new is None:
+        return "the list of checks is missing or does not parse on one side"
+    said = [f"'{name}' runs `{new[name]}` (was `{old[name]}`)" for name in new
+            if name in old and new[name] != old[name]]
+    said += [f"'{name}' removed (was `{old[name]}`)" for name in old if name not in new]
+    said += [f"'{name}' added (`{new[name]}`)" for name in new if name not in old]
+    return "; ".join(said) or "their other settings (a timeout, a JUnit report)"
+
+
 def commits(facts: Facts) -> list[ev.Commit]:
     return [ev.Commit(sha=c.sha, short=c.sha[:12], subject=c.subject, author=c.author, email=c.email, date=c.date,
                       trailers=c.trailers) for c in facts.commits]
@@ -401,10 +452,13 @@ def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
         facts.notes.append(f"no implementation plan ({PLAN_FILE}): every changed file counts as unplanned")
     changed = changes(facts, planned)
     risk = bolt_risk(facts)
-    verified = verification(facts, risk, found_checks, current, run=run, reviewer=reviewer, note=note)
+    verify_changed = verify_changes(facts)
+    verified = verification(facts, risk, found_checks, current, verify_changed, run=run, reviewer=reviewer,
+                            note=note)
     return ev.EvidenceReport(
         bolt=facts.bolt.id, risk=risk, base=facts.base, head=facts.head,
-        traceability=traceability(facts, found_checks), changes=changed, deviations=deviations(changed, planned),
+        traceability=traceability(facts, found_checks), changes=changed,
+        deviations=[*deviations(changed, planned), *verify_changed],
         checks=found_checks, commits=commits(facts), verification=verified, risks=flagged_risks(facts),
         rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts),
         decision=decision(facts, risk), notes=list(dict.fromkeys(facts.notes)))

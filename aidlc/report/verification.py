@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -43,16 +44,16 @@ class _ReviewAnswer(BaseModel):
     concerns: list[ev.ModelConcern]
 
 
-def verification(facts: Facts, risk: Risk | None, checks: list[ev.Check], current: CodeMatch, *, run: bool,
-                 reviewer: Callable[[], Any] | None, note: Callable[[str], None]) -> ev.Verification:
+def verification(facts: Facts, risk: Risk | None, checks: list[ev.Check], current: CodeMatch,
+                 verify_changed: list[ev.Deviation], *, run: bool, reviewer: Callable[[], Any] | None,
+                 note: Callable[[str], None]) -> ev.Verification:
     level = RISK_LEVEL.get(risk, 1)  # unknown risk asks at least what low risk asks
     items = [_checks_item(checks)]
-    independent, own = independent_tests(facts)
-    cases = junit_cases(facts, checks, independent)
-    if cases is not None:
-        independent = cases  # with JUnit XML, the cases that ran, not only the files
+    tests = test_files(facts)
+    cases = junit_cases(facts, checks, tests.independent)
     if level >= 2:
-        items.append(_independent_item(independent, own, items[0].satisfied))
+        items.append(_verify_item(verify_changed))
+        items.append(_independent_item(tests, cases, items[0].satisfied))
     review = None
     if level >= 3:
         review = recorded_review(facts, current)
@@ -68,7 +69,8 @@ def verification(facts: Facts, risk: Risk | None, checks: list[ev.Check], curren
     return ev.Verification(
         risk=risk, required=[i.requirement for i in items], achieved=[i.requirement for i in items if i.satisfied],
         satisfied=all(i.satisfied for i in items if not i.at_gate), items=items,
-        independent_tests=independent, bolt_tests=own, model_review=review)
+        independent_tests=cases if cases is not None else tests.independent, bolt_tests=tests.own,
+        removed_tests=tests.removed, model_review=review)
 
 
 RISK_LEVEL = {Risk.low: 1, Risk.medium: 2, Risk.high: 3, Risk.critical: 4}
@@ -88,34 +90,59 @@ def _checks_item(checks: list[ev.Check]) -> ev.VerificationItem:
                                detail=f"passed: {', '.join(c.name for c in current)}")
 
 
-def independent_tests(facts: Facts) -> tuple[list[str], list[str]]:
-    """(independent test files, test files the bolt's own commits wrote last). A test file at the head is
-    independent when the bolt did not change it and it existed at the base, or when the last commit that changed
-    it is a person's: no `Aidlc-Bolt` trailer and not a bot's identity."""
+def _verify_item(verify_changed: list[ev.Deviation]) -> ev.VerificationItem:
+    requirement = "the checks are the base's: the bolt's own commits changed no verify command, nor a file one runs"
+    if not verify_changed:
+        return ev.VerificationItem(id="verify-unchanged", requirement=requirement, satisfied=True,
+                                   detail="unchanged since the bolt's base")
+    return ev.VerificationItem(id="verify-unchanged", requirement=requirement, satisfied=False, detail=(
+        "; ".join(f"{d.path}: {d.detail}" for d in verify_changed)
+        + ". A check the bolt rewrote proves nothing about the bolt: revert the change, or have a person make it "
+          "in a commit of their own (without the trailer)"))
+
+
+@dataclass
+class TestFiles:
+    """The test files as the bolt left them, by who wrote them."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class
+
+    independent: list[str]  # at the head; at the base and left alone by the bolt, or last changed by a person
+    own: list[str]  # at the head, last written by the bolt's own commits (or a bot's)
+    removed: list[str]  # at the base, deleted (or moved away) by the bolt's own commits
+
+
+def test_files(facts: Facts) -> TestFiles:
+    """A test file at the head is independent when the bolt did not change it and it existed at the base, or when
+    the last commit that changed it is a person's: no `Aidlc-Bolt` trailer and not a bot's identity. A test file
+    of the base that is gone at the head and whose removal was not a person's is the bolt's removal."""
     repo = facts.repo
     patterns = facts.bank.config.evidence.test_patterns
     bots = facts.bank.config.governance.bot_emails
-    tests = [p for p in vcs.files_at(repo, facts.head) if is_test_file(p, patterns)
-             and vcs.is_outside(p, facts.outside) and not p.endswith("__init__.py")]
-    # The tests are outside the bank, as the files the bolt changed that line_counts lists.
-    changed = {c.path for c in facts.line_counts} if facts.base != vcs.EMPTY_TREE else set(tests)
-    independent, own = [], []
-    for path in tests:
-        if path not in changed:
-            independent.append(path)
-            continue
+
+    def is_test(path: str) -> bool:
+        # The tests are outside the bank, as the files the bolt changed that line_counts lists.
+        return is_test_file(path, patterns) and vcs.is_outside(path, facts.outside) and not path.endswith("__init__.py")
+
+    def persons(path: str) -> bool:
         last = vcs.last_commit_of(repo, path, facts.head)
-        if last is not None and TRAILER not in last.trailers and bot_identity(last.author, last.email, bots) is None:
-            independent.append(path)
-        else:
-            own.append(path)
-    return independent, own
+        return last is not None and TRAILER not in last.trailers and bot_identity(last.author, last.email, bots) is None
+
+    at_head = vcs.files_at(repo, facts.head)
+    tests = [p for p in at_head if is_test(p)]
+    fresh = facts.base == vcs.EMPTY_TREE
+    changed = set(tests) if fresh else {c.path for c in facts.line_counts}
+    independent = [p for p in tests if p not in changed or persons(p)]
+    own = [p for p in tests if p not in independent]
+    gone = [] if fresh else [p for p in vcs.files_at(repo, facts.base) if is_test(p) and p not in set(at_head)]
+    return TestFiles(independent, own, [p for p in gone if not persons(p)])
 
 
 def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) -> list[str] | None:
     """The passing test cases, named `FILE::NAME`, of the independent test files, from the JUnit XML reports of
     the checks that passed at the head; None when no such report is at hand. A report counts only when it was
-    written while its check ran (its modification time within the run recorded in the ledger)."""
+    written while its check ran (its modification time within the run recorded in the ledger); a configured one
+    that does not is noted."""
     from aidlc.exsecutio.checks import junit_cases as read_cases
 
     passed = {c.name: c for c in checks if c.current and c.passed}
@@ -124,8 +151,11 @@ def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) ->
         event = _latest_check_event(facts, command.name)
         if not command.junit or command.name not in passed or event is None:
             continue
-        report, _ = read_cases(facts.repo, command.junit)
+        report, problem = read_cases(facts.repo, command.junit)
         if report is None or not _written_during(report.modified_ns, event):
+            facts.notes.append(f"the JUnit report {command.junit} of check '{command.name}' is not the one its "
+                               f"recorded run wrote ({problem or 'written at another time'}): the test cases that ran "
+                               "are not named; the test files are counted")
             continue
         found = found or []
         for file, classname, name in report.cases:
@@ -167,18 +197,33 @@ def _owner(file: str, classname: str, independent: list[str]) -> str | None:
     return None
 
 
-def _independent_item(independent: list[str], own: list[str], checks_pass: bool) -> ev.VerificationItem:
+def _independent_item(tests: TestFiles, cases: list[str] | None, checks_pass: bool) -> ev.VerificationItem:
     requirement = "independent tests (existing before the bolt, or written by a person) ran and passed"
-    if not independent:
-        detail = "no independent test ran" + (f"; the bolt itself wrote {', '.join(own)}" if own else "")
+
+    def unmet(detail: str) -> ev.VerificationItem:
         return ev.VerificationItem(id="independent-tests", requirement=requirement, satisfied=False, detail=detail)
+
+    if tests.removed:
+        return unmet(f"the bolt's own commits deleted {', '.join(tests.removed)}, test(s) that existed before it: no "
+                     "other test stands in for them (restore them, or have a person delete them in a commit of their "
+                     "own)")
+    own = f"; the bolt itself wrote {', '.join(tests.own)}" if tests.own else ""
+    counted = cases if cases is not None else tests.independent
+    if not counted:
+        if cases is not None:
+            return unmet(f"no JUnit report names a passing test case of a test file that existed before the bolt{own}")
+        return unmet(f"no independent test ran{own}")
     if not checks_pass:
-        return ev.VerificationItem(id="independent-tests", requirement=requirement, satisfied=False,
-                                   detail=f"{len(independent)} independent test file(s), but the checks at the head "
-                                          "did not all pass")
+        return unmet(f"{len(counted)} independent test(s), but the checks at the head did not all pass")
+    named = ", ".join(counted[:10]) + (" ..." if len(counted) > 10 else "")
+    if cases is not None:
+        detail = f"{len(cases)} test case(s) the JUnit report names as run and passed, in test files that existed " \
+                 f"before the bolt or a person wrote: {named}"
+    else:
+        detail = f"{len(counted)} test file(s) that existed before the bolt or a person wrote, counted as files (no " \
+                 f"JUnit report names the cases that ran): {named}"
     return ev.VerificationItem(id="independent-tests", requirement=requirement, satisfied=True,
-                               detail=f"passed with the checks: {', '.join(independent[:10])}"
-                                      + (" ..." if len(independent) > 10 else ""))
+                               detail=f"passed with the checks: {detail}")
 
 
 # -- the model review ------------------------------------------------------------------------------------------------
