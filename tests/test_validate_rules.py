@@ -186,6 +186,12 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
     b.path(f"{UNIT_DIR}/stories/003-elsewhere.md").symlink_to(outside)
 
 
+@case("story-too-large", "AIDLC-FILE-010", STORY2, "over the 1,048,576-byte limit")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    with open(b.path(STORY2), "r+b") as handle:
+        handle.truncate(2 * 1024 * 1024)
+
+
 @case("folder-unlisted", "AIDLC-FILE-009", f"{MB}/standards", "the folder cannot be listed")
 def _(b: Bank, m: pytest.MonkeyPatch) -> None:
     locked = b.path(f"{MB}/standards")
@@ -889,7 +895,7 @@ def test_robust_input_never_raises(bank: Bank, name: str) -> None:
 
 
 def test_huge_value_message_is_shortened_but_keeps_both_ends(bank: Bank) -> None:
-    bank.set_key(STORY2, "assigned_bolt", "x" * 2_000_000)
+    bank.set_key(STORY2, "assigned_bolt", "x" * 1_000_000)  # just under the 1 MiB a bank file may hold
     (finding,) = bank.findings()
     assert finding.code == "AIDLC-REF-008"
     assert finding.message.startswith("story 002-refund-order is assigned to bolt 'xxx")
