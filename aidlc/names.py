@@ -19,11 +19,18 @@ from aidlc.errors import UsageError
 BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
 ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
 _HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(BIDI | ZERO_WIDTH)) + "]")
+_HIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + "".join(sorted(BIDI | ZERO_WIDTH)) + "]")
+
+
+def hides(text: str) -> bool:
+    """True when multi-line `text` holds a hiding character besides tab and line ends (one scan, no list)."""
+    return _HIDDEN_IN_TEXT.search(text) is not None
 
 
 def hidden_character(value: str, allowed: str = "") -> str | None:
     """The first character of `value` that hides or disguises text (besides `allowed`), in words; None if none."""
-    for char in _HIDDEN.findall(value):
+    for match in _HIDDEN.finditer(value):
+        char = match.group()
         if char in allowed:
             continue
         if char in BIDI:
@@ -60,6 +67,6 @@ def path_segment(value: str, what: str, next_steps: list[str] | None = None) -> 
     """`value`, or a UsageError: an id from a file or a model is about to become part of a path."""
     problem = segment_problem(value)
     if problem:
-        raise UsageError(f"{what} {shown(value)!r} {problem}: it cannot name a file or folder",
+        raise UsageError(f"{what} '{shown(value)}' {problem}: it cannot name a file or folder",
                          next_steps or ["aidlc validate    # which file holds it"])
     return value

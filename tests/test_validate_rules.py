@@ -347,6 +347,31 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.set_key(BOLT2, "id", "001-checkout-api")
 
 
+@case("title-right-to-left-override", "AIDLC-ID-004", STORY2,
+      "# Story: Refund \\u202eexe.txt holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    return body_line(b, STORY2, "# Story: Refund an order", "# Story: Refund \u202eexe.txt")
+
+
+@case("id-with-escape-sequence", "AIDLC-ID-004", BOLT2, "the control character U+001B",
+      others=("AIDLC-ID-002",))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    return b.set_key(BOLT2, "id", '"002-checkout-refunds\\e[2J"')
+
+
+@case("zero-width-folder", "AIDLC-ID-004", f"{MB}/bolts/003-check\u200bout/bolt.md",
+      "the name '003-check\\u200bout' holds the zero-width character U+200B", others=("AIDLC-ID-002",))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    b.write(f"{MB}/bolts/003-check\u200bout/bolt.md", b.read(BOLT2).replace("id: 002-checkout-refunds",
+                                                                          "id: 003-checkout"))
+
+
+@case("bolt-id-a-path", "AIDLC-ID-005", BOLT2, "the id '../../src/evil' holds a path separator",
+      others=("AIDLC-ID-002",))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    return b.set_key(BOLT2, "id", "../../src/evil")
+
+
 @case("duplicate-requirement", "AIDLC-ID-001", REQUIREMENTS, "requirement FR-1 is defined twice in intent 001-checkout")
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     b.write(REQUIREMENTS, b.read(REQUIREMENTS) + "\n### FR-1: Pay by card, again\n\n**Priority**: Could\n")

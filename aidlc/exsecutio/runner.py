@@ -38,6 +38,7 @@ from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.structured import complete_structured
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
 from aidlc.model.run import Pause, Pending, Plan, RunState, RunStatus, Span, Step
+from aidlc.names import path_segment
 from aidlc.workspace import open_bank
 
 S = RunStatus
@@ -118,7 +119,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
         raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
                          f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
                          ["git stash -u    # or commit them", f"aidlc bolt start {bolt.id}"])
-    branch = f"aidlc/{bolt.id}"
+    branch = f"aidlc/{path_segment(bolt.id, f'{bolt.rel}: the bolt id')}"
     if vcs.branch_commit(repo, branch) is not None:
         raise UsageError(f"branch {branch} exists already (an earlier run?)",
                          [f"git branch -m {branch} {branch}-old    # keep it under another name",
