@@ -612,3 +612,29 @@ def test_one_run_per_bolt_a_second_start_or_resume_is_refused_naming_the_running
     proc = resume(shop, server)
     assert proc.returncode == 3, proc.stdout + proc.stderr
     assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL"
+
+
+def test_a_hostile_plan_and_verify_name_hide_nothing_in_the_plan_the_walkthrough_or_the_terminal(
+        shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "  - name: tests\n", '  - name: "tests\\e[2J\\e]0;owned\\a\\u202e"\n')
+    git(shop, "commit", "-qam", "a verify name with escape sequences")
+    hidden = "<!-- | create | `src/evil.py` | every story | the real change | -->"
+    server.push(plan_answer(summary=f"Make total() add the prices. {hidden}\n\n## Files\n\n| delete | `README.md` |",
+                            files=[{"path": CALC, "action": "modify", "reason": f"fix it |\n| create | x | {hidden}"}],
+                            rollback="[revert](https://evil.example) ![ok](https://evil.example/ok.png)"))
+    assert start(shop, server).returncode == 3
+    plan = (shop / BOLT_DIR / "implementation-plan.md").read_text()
+    assert "<!--" not in plan and "&lt;!-- \\| create \\| \\`src/evil.py\\` \\|" in plan
+    assert [line for line in plan.splitlines() if line.startswith("## ")] == [
+        "## Summary", "## Files", "## Tests", "## Risks", "## Rollback"]  # the model's heading is text
+    rows = [line for line in plan.splitlines() if line.startswith("| ") and "`" in line]
+    assert len(rows) == 1 and rows[0].startswith(f"| modify | `{CALC}` |")  # one file: the one planned
+    assert "\\[revert\\](https://evil.example) !\\[ok\\]" in plan  # neither a link nor an image
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "PASS `tests\\x1b[2J\\x1b]0;owned\\x07\\u202e`" in walkthrough and "\x1b" not in walkthrough
+    assert "<!--" not in walkthrough.split("aidlc:evidence")[1]  # inside the evidence block: no model HTML
+    trace = run(shop, "bolt", "trace", BOLT)
+    assert "check   tests\\x1b[2J" in trace.stdout and "\x1b" not in trace.stdout and "\u202e" not in trace.stdout
