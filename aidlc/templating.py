@@ -27,6 +27,7 @@ def environment() -> jinja2.Environment:
     import jinja2  # imported here: only commands that write files or build prompts need it
 
     from aidlc.bank.write import yaml_scalar
+    from aidlc.mdtext import code, inline
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
@@ -37,6 +38,8 @@ def environment() -> jinja2.Environment:
         autoescape=False,  # Markdown, YAML and prompts, not HTML
     )
     env.filters["yaml_flow"] = yaml_scalar
+    env.filters["md"] = inline  # model or repository text as literal Markdown: hides nothing, adds no structure
+    env.filters["code"] = code
     return env
 
 

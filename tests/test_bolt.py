@@ -4,7 +4,10 @@ OpenAI-protocol server on 127.0.0.1 playing the model."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -18,13 +21,14 @@ from tests.bolt_sample import (
     MB,
     STORY,
     edit_answer,
+    env,
     events,
     git,
     plan_answer,
     run,
     set_config,
 )
-from tests.openai_server import ScriptedServer, chat, error
+from tests.openai_server import Reply, ScriptedServer, chat, error
 
 
 def start(root: Path, server: ScriptedServer, *args: str, **extra: str):  # type: ignore[no-untyped-def]
@@ -702,3 +706,65 @@ def test_a_fallback_model_answers_when_the_primary_is_down_and_the_trail_says_so
     assert "degradation" in run(shop, "bolt", "trace", BOLT).stdout
     (degraded,) = [e for e in events(shop) if e["type"] == "degraded"]
     assert degraded["data"]["outcome"] == "fallback answered" and degraded["data"]["target"].startswith("openai:")
+
+
+def _waiting_on_the_model(root: Path, server: ScriptedServer, *args: str) -> subprocess.Popen[str]:
+    """A real `aidlc bolt ...` that has asked the model and waits for its answer (the server holds it)."""
+    asked = len(server.bodies())
+    proc = subprocess.Popen([sys.executable, "-m", "aidlc", "--repo", str(root), "bolt", *args, "--base-url",
+                             server.url, "--model", "test-model"], env=env(), cwd=root, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for _ in range(2400):  # bounded: until the model is asked, or the process ends
+        if len(server.bodies()) > asked or proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.communicate()
+    return proc
+
+
+def test_one_run_per_bolt_a_second_start_or_resume_is_refused_naming_the_running_process(
+        shop: Path, server: ScriptedServer) -> None:
+    held = plan_answer()
+    server.push(Reply(body=held.body, delay_s=600))  # the first run waits on its model, holding the bolt
+    first = _waiting_on_the_model(shop, server, "start", BOLT)
+    try:
+        second = start(shop, server)
+        assert second.returncode == 2, second.stdout + second.stderr
+        assert f"bolt {BOLT} is being run by another aidlc (process {first.pid})" in second.stderr
+        assert f"kill {first.pid}" in second.stderr and "Traceback" not in second.stderr
+        again = resume(shop, server)
+        assert again.returncode == 2 and f"process {first.pid}" in again.stderr, again.stderr
+        assert len(list((shop / ".aidlc/runs").iterdir())) == 1  # one run, one branch
+    finally:
+        first.send_signal(signal.SIGKILL)  # the kernel releases the lock of a killed process
+        first.communicate()
+    server.push(plan_answer())
+    proc = resume(shop, server)
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert state(shop)["status"] == "AWAIT_PLAN_APPROVAL"
+
+
+def test_a_hostile_plan_and_verify_name_hide_nothing_in_the_plan_the_walkthrough_or_the_terminal(
+        shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "  - name: tests\n", '  - name: "tests\\e[2J\\e]0;owned\\a\\u202e"\n')
+    git(shop, "commit", "-qam", "a verify name with escape sequences")
+    hidden = "<!-- | create | `src/evil.py` | every story | the real change | -->"
+    server.push(plan_answer(summary=f"Make total() add the prices. {hidden}\n\n## Files\n\n| delete | `README.md` |",
+                            files=[{"path": CALC, "action": "modify", "reason": f"fix it |\n| create | x | {hidden}"}],
+                            rollback="[revert](https://evil.example) ![ok](https://evil.example/ok.png)"))
+    assert start(shop, server).returncode == 3
+    plan = (shop / BOLT_DIR / "implementation-plan.md").read_text()
+    assert "<!--" not in plan and "&lt;!-- \\| create \\| \\`src/evil.py\\` \\|" in plan
+    assert [line for line in plan.splitlines() if line.startswith("## ")] == [
+        "## Summary", "## Files", "## Tests", "## Risks", "## Rollback"]  # the model's heading is text
+    rows = [line for line in plan.splitlines() if line.startswith("| ") and "`" in line]
+    assert len(rows) == 1 and rows[0].startswith(f"| modify | `{CALC}` |")  # one file: the one planned
+    assert "\\[revert\\](https://evil.example) !\\[ok\\]" in plan  # neither a link nor an image
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "PASS `tests\\x1b[2J\\x1b]0;owned\\x07\\u202e`" in walkthrough and "\x1b" not in walkthrough
+    assert "<!--" not in walkthrough.split("aidlc:evidence")[1]  # inside the evidence block: no model HTML
+    trace = run(shop, "bolt", "trace", BOLT)
+    assert "check   tests\\x1b[2J" in trace.stdout and "\x1b" not in trace.stdout and "\u202e" not in trace.stdout

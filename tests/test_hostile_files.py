@@ -66,6 +66,33 @@ def test_a_fifo_is_a_finding_never_opened(bank: Bank) -> None:
     assert sorted(path for code, path in findings(proc) if code == "AIDLC-FILE-007") == sorted(FIFOS)
 
 
+# The peak memory of a child that runs aidlc: ru_maxrss of its children, in KiB on Linux.
+PEAK = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:], capture_output=True); "
+        "sys.stderr.buffer.write(p.stderr); sys.stdout.buffer.write(p.stdout); "
+        "sys.stderr.write(f'\\npeak-kib {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}\\n'); "
+        "sys.exit(p.returncode)")
+
+
+def test_a_300_mb_story_is_a_finding_and_never_read_whole(bank: Bank) -> None:
+    story = bank.path(STORY1)
+    with open(story, "r+b") as handle:  # sparse: 300 MB that cost no disk
+        handle.truncate(300 * 1024 * 1024)
+    proc = aidlc(bank.root, "validate", "--format", "json", prefix=(sys.executable, "-c", PEAK))
+    assert proc.returncode == 1
+    found = json.loads(proc.stdout)["findings"]
+    (large,) = [f for f in found if f["code"] == "AIDLC-FILE-010"]
+    assert large["path"] == STORY1 and "314,572,800 bytes, over the 1,048,576-byte limit" in large["message"]
+    peak_kib = int(proc.stderr.rsplit("peak-kib ", 1)[1])
+    assert peak_kib < 200 * 1024, f"validate took {peak_kib} KiB for a bank with a 300 MB story"  # was 659,212
+
+
+def test_a_file_at_the_limit_is_read(bank: Bank) -> None:
+    text = bank.read(STORY1)
+    bank.write(STORY1, text + "x" * (1024 * 1024 - len(text.encode()) - 1) + "\n")
+    proc = aidlc(bank.root, "validate", "--format", "json")
+    assert "AIDLC-FILE-010" not in [code for code, _path in findings(proc)]
+
+
 def test_a_socket_is_a_finding(bank: Bank, monkeypatch: pytest.MonkeyPatch) -> None:
     rel = f"{UNIT_DIR}/stories/003-socket.md"
     monkeypatch.chdir(bank.path(f"{UNIT_DIR}/stories"))  # a socket path must be short: bind to the bare name

@@ -71,11 +71,15 @@ def test_the_reader_would_take_injected_lines_as_structure() -> None:
     (["new", "story", "Refund\u2028done", "--unit", "001-checkout-api"], "title must be one line"),
     (["new", "story", "Refund", "--unit", "001-checkout-api", "--as-a", "buyer\x1b[2J"],
      "as-a holds the control character U+001B"),
+    (["new", "story", "Invoice \u202eexe.pdf", "--unit", "001-checkout-api"],
+     "title holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+    (["new", "intent", "Check\u200bout"], "title holds the zero-width character U+200B (ZERO WIDTH SPACE)"),
     (["new", "bolt", "--unit", "001-checkout-api", "--stories", "001-pay-by-card", "--objective",
       "Ship.\n## Stories Included\n- 009-free-money"], "line 2 of objective starts a heading"),
 ], ids=["title-heading", "criterion-checkbox", "description-checkbox", "description-fence", "statement-fence",
         "statement-indented-heading", "purpose-html", "so-that-marker", "title-carriage-return",
-        "title-line-separator", "as-a-control", "objective-heading"])
+        "title-line-separator", "as-a-control", "title-right-to-left-override", "title-zero-width",
+        "objective-heading"])
 def test_aidlc_new_refuses_structure_and_writes_nothing(chain: Path, args: list[str], words: str) -> None:
     before = bank_files(chain)
     code, stderr = in_process(chain, *args)
@@ -87,6 +91,17 @@ def test_aidlc_new_refuses_structure_and_writes_nothing(chain: Path, args: list[
 def test_a_real_process_refuses_a_title_with_a_line_break(chain: Path) -> None:
     proc = aidlc(chain, "new", "requirement", "Pay\n### FR-9: Free money", "--intent", "1")
     assert proc.returncode == 2 and "title must be one line" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_right_to_left_override_written_by_hand_is_a_finding_shown_escaped(chain: Path) -> None:
+    story = next((chain / MB).rglob("stories/001-*.md"))
+    text = story.read_text()
+    heading = next(line for line in text.splitlines() if line.startswith("# "))
+    story.write_text(text.replace(heading, "# Story: Invoice \u202eexe.pdf"))
+    proc = aidlc(chain, "validate")
+    assert proc.returncode == 1 and "AIDLC-ID-004" in proc.stdout
+    assert "Invoice \\u202eexe.pdf holds the bidirectional control U+202E" in proc.stdout
+    assert "\u202e" not in proc.stdout + proc.stderr  # escaped, never the character itself
 
 
 def test_plain_paragraphs_are_written_as_given(chain: Path) -> None:

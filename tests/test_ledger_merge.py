@@ -220,3 +220,18 @@ def test_the_driver_exits_non_zero_from_the_command_line(tmp_path: Path) -> None
                           text=True, env={"PATH": "/usr/bin:/bin"})
     assert proc.returncode == 1 and "theirs ledger does not verify at line 1" in proc.stderr
     assert o.read_bytes() == ours
+
+
+@pytest.mark.parametrize("side", ["base", "ours", "theirs"])
+def test_the_driver_refuses_a_fifo_at_once_instead_of_hanging(tmp_path: Path, side: str) -> None:
+    base, ours, theirs = _forks(tmp_path)
+    paths = dict(zip(("base", "ours", "theirs"), _files(tmp_path, base, ours, theirs), strict=True))
+    paths[side].unlink()
+    os.mkfifo(paths[side])  # nobody ever writes to it: a blocking open or read would wait forever
+    proc = subprocess.run([sys.executable, "-m", "aidlc", "log", "merge", *map(str, paths.values())],
+                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert f"aidlc: {paths[side]}: not a regular file; the ledger driver merges regular files only" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    if side != "ours":
+        assert paths["ours"].read_bytes() == ours

@@ -186,6 +186,12 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
     b.path(f"{UNIT_DIR}/stories/003-elsewhere.md").symlink_to(outside)
 
 
+@case("story-too-large", "AIDLC-FILE-010", STORY2, "over the 1,048,576-byte limit")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    with open(b.path(STORY2), "r+b") as handle:
+        handle.truncate(2 * 1024 * 1024)
+
+
 @case("folder-unlisted", "AIDLC-FILE-009", f"{MB}/standards", "the folder cannot be listed")
 def _(b: Bank, m: pytest.MonkeyPatch) -> None:
     locked = b.path(f"{MB}/standards")
@@ -339,6 +345,31 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
       others=("AIDLC-ID-002",))
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.set_key(BOLT2, "id", "001-checkout-api")
+
+
+@case("title-right-to-left-override", "AIDLC-ID-004", STORY2,
+      "# Story: Refund \\u202eexe.txt holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    return body_line(b, STORY2, "# Story: Refund an order", "# Story: Refund \u202eexe.txt")
+
+
+@case("id-with-escape-sequence", "AIDLC-ID-004", BOLT2, "the control character U+001B",
+      others=("AIDLC-ID-002",))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    return b.set_key(BOLT2, "id", '"002-checkout-refunds\\e[2J"')
+
+
+@case("zero-width-folder", "AIDLC-ID-004", f"{MB}/bolts/003-check\u200bout/bolt.md",
+      "the name '003-check\\u200bout' holds the zero-width character U+200B", others=("AIDLC-ID-002",))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    b.write(f"{MB}/bolts/003-check\u200bout/bolt.md", b.read(BOLT2).replace("id: 002-checkout-refunds",
+                                                                          "id: 003-checkout"))
+
+
+@case("bolt-id-a-path", "AIDLC-ID-005", BOLT2, "the id '../../src/evil' holds a path separator",
+      others=("AIDLC-ID-002",))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    return b.set_key(BOLT2, "id", "../../src/evil")
 
 
 @case("duplicate-requirement", "AIDLC-ID-001", REQUIREMENTS, "requirement FR-1 is defined twice in intent 001-checkout")
@@ -889,7 +920,7 @@ def test_robust_input_never_raises(bank: Bank, name: str) -> None:
 
 
 def test_huge_value_message_is_shortened_but_keeps_both_ends(bank: Bank) -> None:
-    bank.set_key(STORY2, "assigned_bolt", "x" * 2_000_000)
+    bank.set_key(STORY2, "assigned_bolt", "x" * 1_000_000)  # just under the 1 MiB a bank file may hold
     (finding,) = bank.findings()
     assert finding.code == "AIDLC-REF-008"
     assert finding.message.startswith("story 002-refund-order is assigned to bolt 'xxx")

@@ -868,3 +868,19 @@ def test_the_json_report_matches_its_published_schema(hand: Path) -> None:
     EvidenceReport.model_validate(report)
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(report)
+
+
+def test_a_bolt_id_that_is_a_path_never_becomes_one(hand: Path, server: ScriptedServer) -> None:
+    """`id: ../../src/evil` in bolt.md would put the review's file in src/evil/, outside the bank."""
+    set_risk(hand, "high")  # a model review is asked for, and written beside the ledger
+    bolt = hand / BOLT_DIR / "bolt.md"
+    bolt.write_text(bolt.read_text().replace(f"id: {BOLT}", "id: ../../src/evil"))
+    bolt_commit(hand, "../../src/evil", "the bolt's work under the id it now claims")
+    server.push(chat(json.dumps({"concerns": []})))
+    proc = run(hand, "walkthrough", BOLT, "--base-url", server.url, "--model", "test-model")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "the bolt id '../../src/evil' holds a path separator" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (hand / "src/evil").exists()
+    started = run(hand, "bolt", "start", BOLT, "--base-url", server.url)
+    assert started.returncode == 2 and "'../../src/evil' holds a path separator" in started.stderr
+    assert not (hand / ".aidlc/locks").exists() or not any((hand / ".aidlc/locks").glob("*evil*"))

@@ -29,6 +29,7 @@ class ProblemKind(StrEnum):
     bad_name = "bad_name"  # a name that is not UTF-8: never opened
     outside = "outside"  # a symbolic link leading outside the repository: never followed
     unlisted = "unlisted"  # a folder that cannot be listed
+    too_large = "too_large"  # over MAX_FILE_BYTES: never read whole
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,19 @@ _CHUNK = 1 << 16
 _OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
+# A bank file is prose a person reviews: the largest seen in real banks are tens of KB. 1 MiB is far above
+# any of them and keeps a hostile file from costing memory: a 300 MB story took over 600 MB to validate.
+MAX_FILE_BYTES = 1 << 20
+
+
+class TooLarge(OSError):
+    """A bank file over MAX_FILE_BYTES: aidlc stops reading it at the limit."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(errno.EFBIG, f"{size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a memory-bank "
+                         "file; aidlc does not read it")
+
+
 class NotRegularFile(OSError):
     """A path aidlc will not read: a FIFO, socket, device or folder."""
 
@@ -207,14 +221,15 @@ class NotRegularFile(OSError):
         super().__init__(errno.EINVAL, "not a regular file", str(path))
 
 
-def read_bytes(path: Path | str) -> bytes:
+def read_bytes(path: Path | str, limit: int | None = None) -> bytes:
     """A whole file through os.read: a third of the cost of open().read() for small files.
 
     For files the listing already knows are regular (`walk`): it checks nothing more, on purpose
-    (an fstat would cost a third as much again). A file looked up by name is read with `read_regular`."""
+    (an fstat would cost a third as much again). A file looked up by name is read with `read_regular`.
+    Over `limit` bytes: TooLarge, having read at most one chunk past the limit (no fstat for a small file)."""
     fd = os.open(path, _OPEN)
     try:
-        return _read_all(fd)
+        return _read_all(fd, limit)
     finally:
         os.close(fd)
 
@@ -230,18 +245,26 @@ def read_regular(path: Path | str) -> bytes:
         os.close(fd)
 
 
-def _read_all(fd: int) -> bytes:
+def _read_all(fd: int, limit: int | None = None) -> bytes:
     chunks = [os.read(fd, _CHUNK)]
+    size = len(chunks[0])
     while len(chunks[-1]) == _CHUNK:  # a larger file: keep reading until a short read
+        if limit is not None and size > limit:
+            raise TooLarge(max(size, os.fstat(fd).st_size))
         chunks.append(os.read(fd, _CHUNK))
+        size += len(chunks[-1])
+    if limit is not None and size > limit:
+        raise TooLarge(size)
     return b"".join(chunks) if len(chunks) > 1 else chunks[0]
 
 
 def _read_text(path: Path | str) -> tuple[str | None, ReadProblem | None]:
     try:
-        data = read_bytes(path)
+        data = read_bytes(path, MAX_FILE_BYTES)
     except FileNotFoundError:
         return None, ReadProblem(ProblemKind.missing, None, "file does not exist")
+    except TooLarge as exc:
+        return None, ReadProblem(ProblemKind.too_large, None, exc.strerror or str(exc))
     except OSError as exc:
         return None, ReadProblem(ProblemKind.unreadable, None, exc.strerror or str(exc))
     return decode(data, str(path))

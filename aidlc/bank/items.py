@@ -23,7 +23,8 @@ from aidlc.model.config import Config
 M = TypeVar("M", bound=FrontMatter)
 
 _NUMBER_PREFIX = re.compile(r"^\d+[-_]")
-UNREAD = frozenset({ProblemKind.not_utf8, ProblemKind.unreadable, ProblemKind.missing})  # no text at all
+# No text at all:
+UNREAD = frozenset({ProblemKind.not_utf8, ProblemKind.unreadable, ProblemKind.missing, ProblemKind.too_large})
 
 
 @lru_cache(maxsize=4096)  # a bank names each unit and intent thousands of times

@@ -24,6 +24,7 @@ from aidlc.bank.items import (
 from aidlc.bank.walk import BankOutside, Entry, Walker, find_bank, list_bank, relative_to, shown
 from aidlc.model.artifacts import Bolt, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
+from aidlc.names import hides
 from aidlc.perf import gc_paused
 
 _UNIT_CELL = re.compile(r"[`*]|\[|\]\(.*?\)|\]")  # a unit named as `code`, **bold** or a [link](path)
@@ -157,7 +158,8 @@ class _Loader:
         if doc.problem is None and doc.meta is None:
             doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
         parts = markdown.story_parts(doc.body, doc.body_start)
-        doc.body = ""  # 10,000 story bodies would be most of the memory
+        if not hides(doc.body):  # kept, rarely, for the rule that names the character hiding text (AIDLC-ID-004)
+            doc.body = ""  # 10,000 story bodies would be most of the memory
         return StoryItem(doc=doc, stem=entry.name[:-3], unit=unit, criteria_line=parts.criteria_line,
                          criteria=parts.criteria, related_line=parts.related_line, related=parts.related,
                          opinion_hint=parts.opinion_hint)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aidlc.bank.frontmatter import read_regular
 from aidlc.events.verify import Verification, instant_of, split_lines, ts_of, verify_lines
 from aidlc.events.view import describe_conflict, view_of_bytes
 
@@ -52,15 +53,22 @@ def _verify(data: bytes, against: bytes | None = None) -> Verification:
 
 
 def merge_files(base: Path, ours: Path, theirs: Path) -> tuple[bool, str]:
-    """Write the merge into `ours` (git's %A). Returns (ok, message); not ok leaves a conflict."""
-    sides = {"ours": ours.read_bytes(), "theirs": theirs.read_bytes()}
+    """Write the merge into `ours` (git's %A). Returns (ok, message); not ok leaves a conflict.
+
+    Regular files only: a FIFO would block the driver, and git with it, forever (read_regular opens without
+    blocking and checks the file's type before it reads)."""
+    try:
+        sides = {"ours": read_regular(ours), "theirs": read_regular(theirs)}
+        ancestor = read_regular(base)
+    except OSError as exc:
+        return False, f"{exc.filename}: {exc.strerror or exc}; the ledger driver merges regular files only, not merged"
     for name, data in sides.items():
         problem = _verify(data).first_error
         if problem is not None:  # merging would either keep the damage or hide it: a person decides
             return False, (f"{name} ledger does not verify at line {problem.line} (seq {problem.seq}): "
                            f"{problem.kind}: {problem.message}; not merged")
     merged = merge_ledgers(sides["ours"], sides["theirs"])
-    result = _verify(merged, against=base.read_bytes())
+    result = _verify(merged, against=ancestor)
     problem = result.first_error
     if problem is not None:
         where = "an event of the common ancestor" if problem.kind == "missing" else f"line {problem.line}"

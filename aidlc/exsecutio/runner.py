@@ -30,7 +30,7 @@ from aidlc.events.view import open_view, verified_ledger
 from aidlc.exsecutio import plan as plans
 from aidlc.exsecutio.loop import LoopStop, after_call, before_call
 from aidlc.exsecutio.machine import transition
-from aidlc.exsecutio.store import RunStore, all_runs, new_run_id
+from aidlc.exsecutio.store import RunStore, all_runs, bolt_lock, new_run_id
 from aidlc.exsecutio.walkthrough import write_walkthrough
 from aidlc.gates.decide import reconcile
 from aidlc.llm.base import Message, Provider
@@ -40,6 +40,7 @@ from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.structured import complete_structured
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
 from aidlc.model.run import Pause, Pending, Plan, RunState, RunStatus, Span, Step
+from aidlc.names import path_segment
 from aidlc.processes import RUN_VARIABLE
 from aidlc.workspace import open_bank
 
@@ -120,7 +121,7 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
         raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
                          f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
                          [set_aside(dirty, bank.rel_root), f"aidlc bolt start {bolt.id}"])
-    branch = f"aidlc/{bolt.id}"
+    branch = f"aidlc/{path_segment(bolt.id, f'{bolt.rel}: the bolt id')}"
     if vcs.branch_commit(repo, branch) is not None:
         raise UsageError(f"branch {branch} exists already (an earlier run?)",
                          [f"git branch -m {branch} {branch}-old    # keep it under another name",
@@ -131,29 +132,38 @@ def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
 
 def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
           ask: Ask | None = None) -> Outcome:
-    found = preflight(repo, bolt_ref)
-    # The run asks the model first: a provider that cannot be built (no key, bad settings) is refused here,
-    # before the run, its branch or its ledger line exist, as `aidlc draft` refuses it.
-    model_provider = provider()
-    bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
-    repo = Path(bank.repo_root)
-    now = utc_now()
-    run_id = new_run_id()
-    goal = _goal(bolt)
-    state = RunState(run_id=run_id, bolt=bolt.id, goal=goal, created=now, updated=now, branch=branch,
-                     start_branch=found["_start_branch"], base_commit=head, last_commit=head, model=model)
-    store = RunStore(repo, run_id)
-    store.save(state)
-    runner = Runner(repo, bank, bolt, store, state, lambda: model_provider, ask)
-    runner.event(EventType.run_started, "started", data={"branch": branch, "base": head})
-    vcs.create_branch(repo, branch, head)
-    transition(state, S.planning, store, "the run started on a clean tree")
-    return runner.drive()
+    bank = open_bank(repo)
+    # The lock first, the checks under it: two starts that both found no unfinished run would make two runs.
+    with bolt_lock(Path(bank.repo_root), _bolt(bank, bolt_ref).id):
+        found = preflight(repo, bolt_ref)
+        # The run asks the model first: a provider that cannot be built (no key, bad settings) is refused here,
+        # before the run, its branch or its ledger line exist, as `aidlc draft` refuses it.
+        model_provider = provider()
+        bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
+        repo = Path(bank.repo_root)
+        now = utc_now()
+        run_id = new_run_id()
+        goal = _goal(bolt)
+        state = RunState(run_id=run_id, bolt=bolt.id, goal=goal, created=now, updated=now, branch=branch,
+                         start_branch=found["_start_branch"], base_commit=head, last_commit=head, model=model)
+        store = RunStore(repo, run_id)
+        store.save(state)
+        runner = Runner(repo, bank, bolt, store, state, lambda: model_provider, ask)
+        runner.event(EventType.run_started, "started", data={"branch": branch, "base": head})
+        vcs.create_branch(repo, branch, head)
+        transition(state, S.planning, store, "the run started on a clean tree")
+        return runner.drive()
 
 
 def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision: Decision | None = None,
            reason: str | None = None, ask: Ask | None = None) -> Outcome:
-    state = run.load()
+    with bolt_lock(run.repo, run.load().bolt):
+        return _resume(repo, run, provider, decision, reason, ask)
+
+
+def _resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision: Decision | None,
+            reason: str | None, ask: Ask | None) -> Outcome:
+    state = run.load()  # again, under the lock: the run another process drove until now may have moved on
     end_leftover_check(run, state)
     if state.terminal:
         raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
@@ -176,6 +186,11 @@ def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision
 
 
 def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
+    with bolt_lock(run.repo, run.load().bolt):
+        return _abort(repo, run, reason)
+
+
+def _abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
     state = run.load()
     end_leftover_check(run, state)
     if state.terminal:

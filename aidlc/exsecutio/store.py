@@ -1,11 +1,15 @@
-"""Where a run lives: `.aidlc/runs/<run-id>/` with state.json (rewritten atomically) and trace.jsonl (appended)."""
+"""Where a run lives: `.aidlc/runs/<run-id>/` with state.json (rewritten atomically) and trace.jsonl (appended);
+`.aidlc/locks/bolt-<bolt>.lock` is held by the one process that drives a run of that bolt."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -14,8 +18,10 @@ from aidlc.bank.write import atomic_write
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.model.run import RunState, Span
+from aidlc.names import path_segment
 
 RUNS = Path(".aidlc") / "runs"
+LOCKS = Path(".aidlc") / "locks"
 
 
 def new_run_id() -> str:
@@ -114,3 +120,30 @@ def find_run(repo: Path, ref: str) -> RunStore:
         raise UsageError(f"no run of bolt {ref!r} (and no run with that id) in {RUNS.as_posix()}/",
                          [f"aidlc bolt start {ref}", "aidlc bolt status    # the runs that exist"])
     return RunStore(repo, matching[-1].run_id)
+
+
+@contextmanager
+def bolt_lock(repo: Path, bolt: str) -> Iterator[None]:
+    """Hold the bolt's lock while this process drives a run of it: a second `bolt start`/`resume` is refused.
+
+    An flock, not a pid file: the kernel releases it when the process ends, however it ends (kill -9 too), so
+    a crashed run never leaves a lock someone must remove by hand. The file holds the pid, for the message.
+    """
+    folder = repo / LOCKS
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"bolt-{path_segment(bolt, 'the bolt id')}.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+            raise UsageError(f"bolt {bolt} is being run by another aidlc (process {holder}); one run of a bolt "
+                             "at a time, so nothing was touched",
+                             [f"wait until it pauses or ends, then: aidlc bolt status {bolt}",
+                              f"or stop it (kill {holder}), then: aidlc bolt resume {bolt}"]) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock

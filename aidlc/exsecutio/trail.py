@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aidlc.model.run import RunState, Span
+from aidlc.names import shown
 
 
 def _line(span: Span) -> str:
@@ -36,4 +37,5 @@ def render_trail(state: RunState, spans: list[Span]) -> str:
         head.append(f"paused ({state.pause.kind}): {state.pause.reason}")
     if state.outcome:
         head.append(state.outcome)
-    return "\n".join([*head, "", *(_line(span) for span in spans)])
+    # Names and reasons come from aidlc.yaml, the bank and the model: escape sequences in them stay visible text.
+    return "\n".join(shown(line) for line in [*head, "", *(_line(span) for span in spans)])

@@ -28,6 +28,7 @@ from aidlc.errors import AidlcError
 from aidlc.gates.actor import bot_identity
 from aidlc.model import evidence as ev
 from aidlc.model.types import Risk
+from aidlc.names import path_segment
 from aidlc.report.evidence import TRAILER, CodeMatch, Facts, is_test_file
 
 REVIEW_EVENT = "review.recorded"
@@ -228,7 +229,9 @@ def _independent_item(tests: TestFiles, cases: list[str] | None, checks_pass: bo
 
 # -- the model review ------------------------------------------------------------------------------------------------
 def _review_file(facts: Facts, head: str) -> Path:
-    return facts.repo / REVIEWS / facts.bolt.id / f"review-{head[:12]}.json"
+    folder = path_segment(facts.bolt.id, f"{facts.bolt.rel}: the bolt id", [f"make `id:` in {facts.bolt.rel} its "
+                          f"folder's name, {Path(facts.bolt.rel).parent.name}", "aidlc validate"])
+    return facts.repo / REVIEWS / folder / f"review-{head[:12]}.json"
 
 
 def recorded_review(facts: Facts, current: CodeMatch) -> ev.ModelReview | None:

@@ -85,6 +85,12 @@ def folder_unlisted(index: BankIndex) -> Iterator[Hit]:
     yield from _read_problems(index, ProblemKind.unlisted)
 
 
+@rule("AIDLC-FILE-010", E, "file", "a memory-bank file is larger than 1 MiB; aidlc does not read it",
+      "split it (one story or requirement set per file) or move the bulk (logs, data) out of the memory bank")
+def too_large(index: BankIndex) -> Iterator[Hit]:
+    yield from _read_problems(index, ProblemKind.too_large)
+
+
 def _schema(index: BankIndex, *kinds: str) -> Iterator[Hit]:
     for doc, problem in index.schema_problems:
         if problem.kind in kinds:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from pathlib import Path
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import Artifact, StoryItem, strip_number
 from aidlc.model.types import Severity
+from aidlc.names import hidden_character, hides, segment_problem, shown
 from aidlc.rules.catalogue import Hit, rule
 
 E, W = Severity.error, Severity.warning
@@ -114,3 +116,41 @@ def duplicate_numbers(index: BankIndex) -> Iterator[Hit]:
                 yield Hit(rel, None, f"{kind} {name} has the number {number}, as {seen[number]} does")
             else:
                 seen[number] = name
+
+
+# The lines that name things: a front-matter key that is an id, a title or a link, and a heading.
+_NAMING_KEYS = ("id", "story", "unit", "intent", "title", "name")
+
+
+@rule("AIDLC-ID-004", E, "identity", "an ID, a name or a title (a heading) holds a control, bidirectional or "
+      "zero-width character, which hides or disguises text (`file.txt` shown as `txt.exe`)",
+      "delete the character (the message names it; `grep -nP '[\\x{202a}-\\x{202e}\\x{2066}-\\x{2069}"
+      "\\x{200b}-\\x{200f}]' FILE` finds it)")
+def hidden_characters(index: BankIndex) -> Iterator[Hit]:
+    bank = index.bank
+    for doc, _meta, _problems in bank.front_matters():
+        raw = doc.meta or {}
+        values = [(key, raw[key]) for key in _NAMING_KEYS if isinstance(raw.get(key), str)]  # YAML escapes read
+        if not (hides(doc.body) or any(hides(value) for _key, value in values)):  # the common case: one scan
+            continue
+        found = [(doc.line_of(key), value) for key, value in values]
+        found += [(doc.body_start + n, line) for n, line in enumerate(doc.body.splitlines()) if line.startswith("#")]
+        for number, text in found:
+            if (hidden := hidden_character(text, allowed="\t")) is not None:
+                yield Hit(doc.rel, number, f"{shown(text.strip(), keep=chr(9))[:200]} holds {hidden}")
+    names = [(i.rel, i.id) for i in bank.intents] + [(u.rel, u.folder) for u in bank.units] + \
+        [(b.rel, b.folder) for b in bank.bolts] + [(s.rel, Path(s.rel).name) for u in bank.units for s in u.stories]
+    for rel, name in names:
+        if (hidden := hidden_character(name)) is not None:
+            yield Hit(rel, None, f"the name '{shown(name)}' holds {hidden}")
+
+
+@rule("AIDLC-ID-005", E, "identity", "a story or bolt id is not one plain name: it holds a path separator or "
+      "'..', or starts with '.' (aidlc would make a path of it)",
+      "set the id to the file's or folder's name")
+def path_like_ids(index: BankIndex) -> Iterator[Hit]:
+    for item in [*index.bank.bolts, *(s for u in index.bank.units for s in u.stories)]:
+        value = item.meta.id if item.meta else None
+        if isinstance(value, str) and not hides(value) and (problem := segment_problem(value)) is not None:
+            yield Hit(item.rel, item.doc.line_of(_key(item, "id")), f"the id {value!r} {problem}",
+                      f"set `id: {item.stem if isinstance(item, StoryItem) else item.folder}`")

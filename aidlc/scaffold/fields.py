@@ -17,10 +17,10 @@ naming the field and the line; the drafting loop feeds the same sentence back to
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import overload
 
 from aidlc.errors import UsageError
+from aidlc.names import hidden_character
 
 # Characters that break a line for Python's splitlines (aidlc's reader) or for Markdown.
 _BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
@@ -96,9 +96,9 @@ def line(field: str, value: str | None) -> str | None:
 
 
 def _common(field: str, value: str) -> str | None:
-    control = next((char for char in value if unicodedata.category(char) == "Cc" and char not in "\t\n"), None)
-    if control is not None:
-        return f"{field} holds the control character U+{ord(control):04X}"
+    hidden = hidden_character(value, allowed="\t\n")
+    if hidden is not None:
+        return f"{field} holds {hidden}, which hides or disguises text"
     if _MARKER.search(value):
         return f"{field} holds '**Related Requirements**', the marker aidlc reads a story's links from"
     return None

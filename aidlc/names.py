@@ -1,0 +1,72 @@
+"""Names read from files or a model (ids, titles, verify command names): what they may hold and how they are shown.
+
+* Control characters (C0, DEL, C1: ESC starts a terminal escape sequence), bidirectional controls
+  (U+202A-202E, U+2066-2069, U+200E/F, U+061C: a right-to-left override shows `txt.exe` as `exe.txt`)
+  and zero-width characters (two names that look the same are different) make a name lie to the person
+  who reads it. aidlc refuses them where it writes a name, reports them where it reads one, and shows
+  them escaped (`\\u202e`) on a terminal or in a report.
+* An id becomes a file or folder name (a run's lock, a review's folder): it must be one plain path
+  segment, never `..`, a separator, an absolute path or a NUL.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from aidlc.errors import UsageError
+
+BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
+_HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(BIDI | ZERO_WIDTH)) + "]")
+_HIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + "".join(sorted(BIDI | ZERO_WIDTH)) + "]")
+
+
+def hides(text: str) -> bool:
+    """True when multi-line `text` holds a hiding character besides tab and line ends (one scan, no list)."""
+    return _HIDDEN_IN_TEXT.search(text) is not None
+
+
+def hidden_character(value: str, allowed: str = "") -> str | None:
+    """The first character of `value` that hides or disguises text (besides `allowed`), in words; None if none."""
+    for match in _HIDDEN.finditer(value):
+        char = match.group()
+        if char in allowed:
+            continue
+        if char in BIDI:
+            return f"the bidirectional control U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
+        if char in ZERO_WIDTH:
+            return f"the zero-width character U+{ord(char):04X} ({unicodedata.name(char, 'unnamed')})"
+        return f"the control character U+{ord(char):04X}"
+    return None
+
+
+def shown(value: str, keep: str = "") -> str:
+    """`value` safe to print or to write into a report: each hiding character (besides `keep`) as an escape."""
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in keep:
+            return char
+        return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    return _HIDDEN.sub(escape, value)
+
+
+def segment_problem(value: str) -> str | None:
+    """Why `value` cannot be one plain file or folder name (an id that becomes a path), or None."""
+    if not value or value in (".", ".."):
+        return "is empty or a relative folder ('.', '..')"
+    if "/" in value or "\\" in value:
+        return "holds a path separator ('/' or '\\')"
+    if value.startswith("."):
+        return "starts with '.'"
+    hidden = hidden_character(value)
+    return f"holds {hidden}" if hidden else None
+
+
+def path_segment(value: str, what: str, next_steps: list[str] | None = None) -> str:
+    """`value`, or a UsageError: an id from a file or a model is about to become part of a path."""
+    problem = segment_problem(value)
+    if problem:
+        raise UsageError(f"{what} '{shown(value)}' {problem}: it cannot name a file or folder",
+                         next_steps or ["aidlc validate    # which file holds it"])
+    return value
