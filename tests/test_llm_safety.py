@@ -30,6 +30,7 @@ from aidlc.llm import (
 from aidlc.llm.openai_provider import OpenAIProvider
 from aidlc.llm.retry import RetryPolicy
 from aidlc.model.config import LLMConfig
+from tests.bolt_sample import BOLT, BOLT_DIR, git, plan_answer, run, set_config
 from tests.openai_server import Reply, ScriptedServer, anthropic_message, chat, error, huge_chat
 
 ENV_SECRET = "tok-9f8e7d6c5b4a39281706"
@@ -260,3 +261,52 @@ def test_the_answer_size_limit_is_a_setting(server: ScriptedServer) -> None:
     with pytest.raises(LLMAnswerTooLarge, match="larger than 2,048 bytes"):
         provider.complete(HI, max_tokens=2000)
 
+
+# -- the same attacks on a bolt: the run stops with the reason, and nothing of the answer is kept -----------------
+def start_bolt(shop: Path, server: ScriptedServer):  # type: ignore[no-untyped-def]
+    return run(shop, "bolt", "start", BOLT, "--base-url", server.url, "--model", "test-model")
+
+
+def trace(shop: Path) -> list[dict]:
+    (folder,) = (shop / ".aidlc/runs").iterdir()
+    return [json.loads(line) for line in (folder / "trace.jsonl").read_text().splitlines()]
+
+
+def test_a_bolt_whose_model_drips_its_plan_stops_at_the_runs_deadline_with_nothing_committed(
+        shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "deadline_s: 900", "deadline_s: 5")
+    git(shop, "commit", "-qam", "a short deadline")
+    reply, drip_takes = dripped(plan_answer(), 0.1)
+    server.push(reply)
+    began = time.monotonic()
+    proc = start_bolt(shop, server)
+    assert time.monotonic() - began < drip_takes
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "stopped at the run's deadline (policy.deadline_s: 5 s)" in proc.stdout
+    assert not (shop / BOLT_DIR / "implementation-plan.md").exists()
+    assert "Make total() add" not in git(shop, "log", "--all", "-p")
+
+
+def test_a_bolt_whose_model_sends_40_mb_as_20_tokens_fails_with_the_limit_and_keeps_none_of_it(
+        shop: Path, server: ScriptedServer) -> None:
+    server.push(huge_chat(40 * 1024 * 1024, completion_tokens=20))
+    proc = start_bolt(shop, server)
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "the model call failed at plan" in proc.stdout and "llm.max_answer_bytes" in proc.stdout
+    assert not (shop / BOLT_DIR / "implementation-plan.md").exists()
+    assert "x" * 1000 not in git(shop, "log", "--all", "-p")
+    assert sum(f.stat().st_size for f in (shop / ".aidlc").rglob("*") if f.is_file()) < 1024 * 1024
+
+
+def test_negative_usage_cannot_defeat_the_token_budget(shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "max_tokens: 120000", "max_tokens: 500")
+    git(shop, "commit", "-qam", "a small token budget")
+    reply = plan_answer()
+    reply.body["usage"] = {"prompt_tokens": -1_000_000, "completion_tokens": -1_000_000}
+    server.push(reply)
+    assert start_bolt(shop, server).returncode == 3  # the plan, at its gate
+    (call,) = [span for span in trace(shop) if span["kind"] == "llm_call"]
+    assert "completion_tokens -1000000 is not a count" in call["data"]["usage_corrected"] and call["tokens"] > 500
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+    assert proc.returncode == 1 and "budget spent: tokens" in proc.stdout, proc.stderr + proc.stdout
+    assert len(server.bodies()) == 1  # no call past the budget
