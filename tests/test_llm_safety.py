@@ -32,6 +32,7 @@ from aidlc.llm.retry import RetryPolicy
 from aidlc.model.config import LLMConfig
 from tests.bolt_sample import BOLT, BOLT_DIR, git, plan_answer, run, set_config
 from tests.openai_server import Reply, ScriptedServer, anthropic_message, chat, error, huge_chat
+from tests.test_new import build_chain
 
 ENV_SECRET = "tok-9f8e7d6c5b4a39281706"
 REPO_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345"
@@ -310,3 +311,17 @@ def test_negative_usage_cannot_defeat_the_token_budget(shop: Path, server: Scrip
     proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
     assert proc.returncode == 1 and "budget spent: tokens" in proc.stdout, proc.stderr + proc.stdout
     assert len(server.bodies()) == 1  # no call past the budget
+
+
+def test_a_corrected_count_is_said_in_the_drafts_ledger_event(repo: Path, server: ScriptedServer) -> None:
+    build_chain(repo)
+    units = {"units": [{"title": "Refunds API", "purpose": "Pays money back.", "requirements": ["FR-1"]}]}
+    reply = chat(json.dumps(units))
+    reply.body["usage"] = {"prompt_tokens": 40, "completion_tokens": -7}
+    server.push(reply)
+    proc = run(repo, "draft", "units", "1", "--base-url", server.url, "--model", "test-model")
+    assert proc.returncode == 0, proc.stderr
+    event = json.loads((repo / "memory-bank/events.jsonl").read_text().splitlines()[-1])
+    assert event["type"] == "draft.proposed"
+    usage = event["data"]["usage"]
+    assert "completion_tokens -7 is not a count" in usage["corrected"] and usage["completion_tokens"] > 0

@@ -108,7 +108,7 @@ def _render(app: App, report: dict[str, Any]) -> None:
             continue
         usage = part["usage"]
         tokens = f"{usage['prompt_tokens']}+{usage['completion_tokens']} tokens" + (
-            f" (estimated: {usage['corrected']})" if usage.get("corrected")
+            f" ({usage['corrected']})" if usage.get("corrected")
             else " (estimated)" if usage["estimated"] else "")
         line = f"{name:<11} " + style("ok", "green") + f"  {part['latency_s']:.2f}s  {tokens}"
         if name == "plain":
