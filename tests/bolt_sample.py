@@ -97,11 +97,17 @@ def plan_answer(**changes: Any) -> Reply:
             "tests": [{"command": "python -m unittest discover -s tests", "purpose": "the existing total test"}],
             "risks": ["callers that relied on the wrong sign"], "rollback": "git revert the run's commits",
             "risk_level": "low", **changes}
-    return chat(json.dumps(plan))
+    return answer(json.dumps(plan))
 
 
 def edit_answer(search: str, replace: str, path: str = CALC) -> Reply:
-    return chat(f"{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
+    return answer(f"{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n")
+
+
+def answer(text: str) -> Reply:
+    """`text` with the count a real server would report (about 4 bytes a token): the client replaces counts that
+    cannot be true."""
+    return chat(text, completion_tokens=len(text) // 4)
 
 
 def events(root: Path) -> list[dict[str, Any]]:

@@ -15,6 +15,11 @@ it. A Reply from `hang_up()` answers nothing: it closes or resets the connection
 middle of the answer, and (by default) stops listening first, so every later connection is refused,
 as when a server crashes on a request. As an HTTPS proxy (HTTPS_PROXY) it records each CONNECT (where
 the request was going) and refuses the tunnel.
+
+Hostile answers: a Reply with `drip_s` sends its body one byte every `drip_s` seconds (with `drip_headers`,
+the status line and headers too), so no single read ever waits long; `huge_chat(size, tokens)` is a chat
+completion of `size` bytes of text that reports `tokens` completion tokens, written in chunks as the client
+reads (never built whole); `server.sent` counts the bytes of its body that went out.
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ class Reply:
     delay_s: float = 0.0
     cut: Cut | None = None  # hang up instead of answering (see hang_up)
     stop_listening: bool = False  # ... after refusing every new connection
+    drip_s: float = 0.0  # send the body one byte at a time, this long apart
+    drip_headers: bool = False  # ... the status line and headers too
+    padding: int = 0  # huge_chat: bytes of text written into the answer's content as the client reads
 
 
 @dataclass
@@ -62,6 +70,13 @@ def chat(content: str | None, *, finish_reason: str = "stop", model: str = "test
         body["usage"] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                          "total_tokens": prompt_tokens + (completion_tokens or 0)}
     return Reply(body=body)
+
+
+def huge_chat(size: int, *, completion_tokens: int) -> Reply:
+    """A chat completion whose content is `size` bytes of "x" and whose usage claims `completion_tokens`."""
+    reply = chat("", completion_tokens=completion_tokens)
+    reply.padding = size
+    return reply
 
 
 def error(status: int, message: str = "error", headers: dict[str, str] | None = None) -> Reply:
@@ -91,6 +106,7 @@ class ScriptedServer:
         self.requests: list[Received] = []
         self.models: Any = {"object": "list", "data": [{"id": "test-model", "object": "model"}]}
         self.props: Any = None  # GET /props (llama-server); None: 404
+        self.sent = 0  # bytes of answer bodies that went out (huge_chat)
         self._lock = threading.Lock()
         self._closing = threading.Event()
         # Open keep-alive connections and their handler threads: closing the server ends them too, so no
@@ -210,7 +226,46 @@ class ScriptedServer:
                 if reply.cut is not None:
                     self._hang_up(reply)
                     return
-                self._send(reply)
+                try:
+                    if reply.drip_s:
+                        self._drip(reply)
+                    elif reply.padding:
+                        self._send_huge(reply)
+                    else:
+                        self._send(reply)
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True  # the client gave up: nothing more to answer
+
+            def _drip(self, reply: Reply) -> None:
+                payload = json.dumps(reply.body).encode()
+                head = (f"HTTP/1.1 {reply.status} OK\r\nContent-Type: application/json\r\n"
+                        f"Content-Length: {len(payload)}\r\n\r\n").encode()
+                dripped = head + payload if reply.drip_headers else payload
+                if not reply.drip_headers:
+                    self.wfile.write(head)
+                    self.wfile.flush()
+                for byte in dripped:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    if server._closing.wait(reply.drip_s):
+                        return
+
+            def _send_huge(self, reply: Reply) -> None:
+                before, after = json.dumps(reply.body).encode().split(b'"content": ""')
+                before += b'"content": "'
+                after = b'"' + after
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(before) + reply.padding + len(after)))
+                self.end_headers()
+                chunk = b"x" * 65536
+                self.wfile.write(before)
+                for start in range(0, reply.padding, len(chunk)):
+                    piece = chunk[: min(len(chunk), reply.padding - start)]
+                    self.wfile.write(piece)
+                    with server._lock:
+                        server.sent += len(piece)
+                self.wfile.write(after)
 
             def _hang_up(self, reply: Reply) -> None:
                 if reply.stop_listening:

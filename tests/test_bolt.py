@@ -499,7 +499,7 @@ def test_under_ci_resume_cannot_decide_a_gate(shop: Path, server: ScriptedServer
 
 def test_the_budget_warns_at_70_percent_and_stops_at_100_with_a_partial_walkthrough(
         shop: Path, server: ScriptedServer) -> None:
-    set_config(shop, "max_tokens: 120000", "max_tokens: 25")  # each scripted answer costs 18 tokens
+    set_config(shop, "max_tokens: 120000", "max_tokens: 140")  # the plan costs 109 tokens, the edit 40
     git(shop, "commit", "-qam", "a tiny budget")
     approved(shop, server)
     server.push(edit_answer("        result -= price\n", "        result = price\n"))

@@ -57,6 +57,16 @@ def test_check_reports_provider_model_latency_usage_and_mode(server: ScriptedSer
     assert [b["model"] for b in server.bodies()] == ["tiny", "tiny"]
 
 
+
+def test_check_says_when_the_servers_token_counts_were_replaced(server: ScriptedServer, tmp_path: Path) -> None:
+    lying = chat("pong " * 200, prompt_tokens=30, completion_tokens=-1)
+    server.push(lying, chat(GOOD), lying, chat(GOOD))
+    doc = json.loads(invoke(["--base-url", server.url, "--format", "json"], tmp_path).stdout)
+    assert doc["plain"]["usage"]["completion_tokens"] == 250
+    assert doc["plain"]["usage"]["corrected"].startswith("completion_tokens -1 is not a count")
+    text = invoke(["--base-url", server.url], tmp_path).stdout
+    assert "30+250 tokens (completion_tokens -1 is not a count: estimated from the text's size instead)" in text
+
 def test_check_in_text_mode(server: ScriptedServer, tmp_path: Path) -> None:
     server.push(chat("pong"), error(500, LLAMA_CPP_REFUSAL), chat(GOOD))
     result = invoke(["--base-url", server.url, "--model", "tiny"], tmp_path)

@@ -1,8 +1,11 @@
-"""Secrets never reach the server or the cassette; repo text is delimited data; context fits its budget."""
+"""Secrets never reach the server or the cassette; repo text is delimited data; context fits its budget; a
+hostile server cannot hold a call past its deadline, send an answer past the size limit, or understate its cost."""
 
 from __future__ import annotations
 
 import json
+import random
+import time
 from pathlib import Path
 
 import pytest
@@ -10,8 +13,10 @@ from pydantic import BaseModel
 
 from aidlc.llm import (
     ContextPiece,
+    LLMAnswerTooLarge,
     LLMBudgetExceeded,
     LLMRejected,
+    LLMTimeout,
     Message,
     Redactor,
     check_budget,
@@ -22,8 +27,12 @@ from aidlc.llm import (
     system_message,
     untrusted,
 )
+from aidlc.llm.openai_provider import OpenAIProvider
+from aidlc.llm.retry import RetryPolicy
 from aidlc.model.config import LLMConfig
-from tests.openai_server import ScriptedServer, chat, error
+from tests.bolt_sample import BOLT, BOLT_DIR, git, plan_answer, run, set_config
+from tests.openai_server import Reply, ScriptedServer, anthropic_message, chat, error, huge_chat
+from tests.test_new import build_chain
 
 ENV_SECRET = "tok-9f8e7d6c5b4a39281706"
 REPO_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345"
@@ -158,3 +167,161 @@ def test_an_impossible_budget_is_an_error_not_a_silent_cut() -> None:
 
 def test_estimate_is_four_characters_per_token_rounded_up() -> None:
     assert [estimate_tokens(t) for t in ("", "a", "abcd", "abcde")] == [0, 1, 1, 2]
+
+
+# -- a hostile server: time, size and usage ----------------------------------------------------------------------
+HI = [Message("user", "hi")]
+
+
+def dripped(reply: Reply, seconds: float, *, headers: bool = False) -> tuple[Reply, float]:
+    """`reply` sent one byte every `seconds`, and how long the whole drip takes."""
+    size = len(json.dumps(reply.body)) + (120 if headers else 0)
+    return Reply(body=reply.body, drip_s=seconds, drip_headers=headers), size * seconds
+
+
+def openai_target(server: ScriptedServer, *, timeout_s: float, attempts: int = 1) -> OpenAIProvider:
+    return OpenAIProvider("test-model", api_key=None, base_url=server.url, timeout_s=timeout_s,
+                          retry=RetryPolicy(attempts=attempts, sleep=lambda _s: None, rng=random.Random(3)))
+
+
+def test_an_answer_dripped_a_byte_at_a_time_ends_at_the_call_timeout_on_every_attempt(server: ScriptedServer) -> None:
+    reply, drip_takes = dripped(chat("pong"), 0.05)  # no single read waits long: a read timeout never fires
+    server.push(reply, reply)
+    began = time.monotonic()
+    with pytest.raises(LLMTimeout, match=r"did not answer within 0\.5s \(the call's timeout; .* connecting to its "
+                                         r"last byte\)"):
+        openai_target(server, timeout_s=0.5, attempts=2).complete(HI, max_tokens=8)
+    assert time.monotonic() - began < drip_takes  # both attempts ended before one drip could
+    assert len(server.bodies()) == 2
+
+
+def test_dripped_headers_are_bounded_too_for_the_anthropic_provider(server: ScriptedServer) -> None:
+    pytest.importorskip("anthropic")
+    reply, drip_takes = dripped(anthropic_message("pong"), 0.05, headers=True)
+    server.push(reply)
+    provider = provider_from_config(LLMConfig(provider="anthropic", model="claude-test"), base_url=server.root,
+                                    timeout_s=0.5, env={"ANTHROPIC_API_KEY": "ant-key-for-tests"},
+                                    retry=RetryPolicy(attempts=1, sleep=lambda _s: None))
+    began = time.monotonic()
+    with pytest.raises(LLMTimeout, match=r"did not answer within 0\.5s"):
+        provider.complete(HI, max_tokens=8)
+    assert time.monotonic() - began < drip_takes
+
+
+def test_the_time_a_caller_allows_bounds_every_attempt_and_retry_together(server: ScriptedServer) -> None:
+    reply, drip_takes = dripped(chat("pong"), 0.05)
+    server.push(reply, reply, reply)
+    provider = openai_target(server, timeout_s=60, attempts=3)  # its own timeout would allow a whole drip
+    began = time.monotonic()
+    with pytest.raises(LLMTimeout, match="what was left of the time allowed for the whole call"):
+        provider.complete(HI, max_tokens=8, timeout_s=0.5)
+    assert time.monotonic() - began < drip_takes
+    assert len(server.bodies()) == 1  # no time was left for a retry: none was sent
+
+
+@pytest.mark.parametrize(("prompt", "completion", "said"), [
+    (-1000, -500, "prompt_tokens -1000 is not a count; completion_tokens -500 is not a count"),
+    (11, 2.5, "completion_tokens 2.5 is not a count"),
+    (11, "7", "completion_tokens '7' is not a count"),
+    (11, True, "completion_tokens True is not a count"),
+    (11, 20, "completion_tokens 20 is fewer than an answer of 4,000 bytes holds (at most 16 bytes a token)"),
+])
+def test_token_counts_that_cannot_be_true_are_replaced_by_the_estimate_and_said(
+        server: ScriptedServer, prompt: object, completion: object, said: str) -> None:
+    reply = chat("x" * 4000)
+    reply.body["usage"] = {"prompt_tokens": prompt, "completion_tokens": completion}
+    server.push(reply)
+    usage = provider_from_config(LLMConfig(base_url=server.url), env={}).complete(
+        [Message("user", "y" * 400)], max_tokens=2000).usage
+    assert said in (usage.corrected or "") and usage.estimated
+    assert usage.completion_tokens == 1000 and usage.prompt_tokens == (100 if prompt == -1000 else 11)
+    assert usage.to_dict()["corrected"] == usage.corrected
+
+
+def test_honest_counts_are_kept(server: ScriptedServer) -> None:
+    server.push(chat("x" * 4000, prompt_tokens=120, completion_tokens=300))  # 13 bytes a token: possible
+    usage = openai_target(server, timeout_s=10).complete(HI, max_tokens=2000).usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.estimated, usage.corrected) == (120, 300, False, None)
+    assert "corrected" not in usage.to_dict()
+
+
+def test_a_40_mb_answer_reported_as_20_tokens_is_refused_while_it_is_read(server: ScriptedServer) -> None:
+    size = 40 * 1024 * 1024
+    server.push(huge_chat(size, completion_tokens=20))
+    with pytest.raises(LLMAnswerTooLarge, match=r"larger than 1,048,576 bytes \(llm\.max_answer_bytes\)") as caught:
+        provider_from_config(LLMConfig(base_url=server.url), env={}).complete(HI, max_tokens=20)
+    assert "raise llm.max_answer_bytes in aidlc.yaml" in caught.value.next_steps[0]
+    assert server.sent < size  # the client stopped reading: the answer never came whole
+    assert len(server.bodies()) == 1  # not retried: the same server would answer the same
+
+
+def test_the_answer_size_limit_is_a_setting(server: ScriptedServer) -> None:
+    server.push(chat("x" * 1500), chat("x" * 3000))
+    provider = provider_from_config(LLMConfig(base_url=server.url, max_answer_bytes=2048), env={})
+    assert provider.complete(HI, max_tokens=2000).text == "x" * 1500
+    with pytest.raises(LLMAnswerTooLarge, match="larger than 2,048 bytes"):
+        provider.complete(HI, max_tokens=2000)
+
+
+# -- the same attacks on a bolt: the run stops with the reason, and nothing of the answer is kept -----------------
+def start_bolt(shop: Path, server: ScriptedServer):  # type: ignore[no-untyped-def]
+    return run(shop, "bolt", "start", BOLT, "--base-url", server.url, "--model", "test-model")
+
+
+def trace(shop: Path) -> list[dict]:
+    (folder,) = (shop / ".aidlc/runs").iterdir()
+    return [json.loads(line) for line in (folder / "trace.jsonl").read_text().splitlines()]
+
+
+def test_a_bolt_whose_model_drips_its_plan_stops_at_the_runs_deadline_with_nothing_committed(
+        shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "deadline_s: 900", "deadline_s: 5")
+    git(shop, "commit", "-qam", "a short deadline")
+    reply, drip_takes = dripped(plan_answer(), 0.1)
+    server.push(reply)
+    began = time.monotonic()
+    proc = start_bolt(shop, server)
+    assert time.monotonic() - began < drip_takes
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "stopped at the run's deadline (policy.deadline_s: 5 s)" in proc.stdout
+    assert not (shop / BOLT_DIR / "implementation-plan.md").exists()
+    assert "Make total() add" not in git(shop, "log", "--all", "-p")
+
+
+def test_a_bolt_whose_model_sends_40_mb_as_20_tokens_fails_with_the_limit_and_keeps_none_of_it(
+        shop: Path, server: ScriptedServer) -> None:
+    server.push(huge_chat(40 * 1024 * 1024, completion_tokens=20))
+    proc = start_bolt(shop, server)
+    assert proc.returncode == 1, proc.stderr + proc.stdout
+    assert "the model call failed at plan" in proc.stdout and "llm.max_answer_bytes" in proc.stdout
+    assert not (shop / BOLT_DIR / "implementation-plan.md").exists()
+    assert "x" * 1000 not in git(shop, "log", "--all", "-p")
+    assert sum(f.stat().st_size for f in (shop / ".aidlc").rglob("*") if f.is_file()) < 1024 * 1024
+
+
+def test_negative_usage_cannot_defeat_the_token_budget(shop: Path, server: ScriptedServer) -> None:
+    set_config(shop, "max_tokens: 120000", "max_tokens: 500")
+    git(shop, "commit", "-qam", "a small token budget")
+    reply = plan_answer()
+    reply.body["usage"] = {"prompt_tokens": -1_000_000, "completion_tokens": -1_000_000}
+    server.push(reply)
+    assert start_bolt(shop, server).returncode == 3  # the plan, at its gate
+    (call,) = [span for span in trace(shop) if span["kind"] == "llm_call"]
+    assert "completion_tokens -1000000 is not a count" in call["data"]["usage_corrected"] and call["tokens"] > 500
+    proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "--approve")
+    assert proc.returncode == 1 and "budget spent: tokens" in proc.stdout, proc.stderr + proc.stdout
+    assert len(server.bodies()) == 1  # no call past the budget
+
+
+def test_a_corrected_count_is_said_in_the_drafts_ledger_event(repo: Path, server: ScriptedServer) -> None:
+    build_chain(repo)
+    units = {"units": [{"title": "Refunds API", "purpose": "Pays money back.", "requirements": ["FR-1"]}]}
+    reply = chat(json.dumps(units))
+    reply.body["usage"] = {"prompt_tokens": 40, "completion_tokens": -7}
+    server.push(reply)
+    proc = run(repo, "draft", "units", "1", "--base-url", server.url, "--model", "test-model")
+    assert proc.returncode == 0, proc.stderr
+    event = json.loads((repo / "memory-bank/events.jsonl").read_text().splitlines()[-1])
+    assert event["type"] == "draft.proposed"
+    usage = event["data"]["usage"]
+    assert "completion_tokens -7 is not a count" in usage["corrected"] and usage["completion_tokens"] > 0

@@ -108,7 +108,8 @@ def _render(app: App, report: dict[str, Any]) -> None:
             continue
         usage = part["usage"]
         tokens = f"{usage['prompt_tokens']}+{usage['completion_tokens']} tokens" + (
-            " (estimated)" if usage["estimated"] else "")
+            f" ({usage['corrected']})" if usage.get("corrected")
+            else " (estimated)" if usage["estimated"] else "")
         line = f"{name:<11} " + style("ok", "green") + f"  {part['latency_s']:.2f}s  {tokens}"
         if name == "plain":
             line += f"  answer: {part['text'][:60]!r}"

@@ -338,6 +338,7 @@ class Runner:
     # -- model calls ---------------------------------------------------------------------------------------
     def call(self, messages: list[Message], stage: str, kind: str, schema: type[Plan] | None = None) -> Any:
         """One model call under loop control; returns the text (or the validated `schema` instance)."""
+        self.tick()
         warning = before_call(self.state, self.config.policy)
         if warning:
             self.state.warnings.append(warning)
@@ -348,20 +349,25 @@ class Runner:
         step = Step(index=len(self.state.steps) + 1, stage=stage, kind=kind, request_sha256=request)  # type: ignore
         began = time.monotonic()
         rejected: list[str] = []  # files holding the answers that did not validate, for `aidlc bolt trace`
+        seconds_left = self.config.policy.deadline_s - self.state.budget.elapsed_s  # the client holds the call to it
         try:
             if schema is not None:
-                result = complete_structured(self.provider, messages, schema, max_tokens=ANSWER_TOKENS)
-                value, text, tokens, model = result.value, result.raw, result.usage.total, result.completion.model
+                result = complete_structured(self.provider, messages, schema, max_tokens=ANSWER_TOKENS,
+                                             timeout_s=seconds_left)
+                value, text, usage, model = result.value, result.raw, result.usage, result.completion.model
                 calls, degraded = result.attempts, result.completion
                 rejected = self.keep_rejected(stage, result.rejected)
             else:
-                answer = self.provider.complete(messages, max_tokens=ANSWER_TOKENS)
+                answer = self.provider.complete(messages, max_tokens=ANSWER_TOKENS, timeout_s=seconds_left)
                 value = text = answer.text
-                tokens, model, calls, degraded = answer.usage.total, answer.model, 1, answer
+                usage, model, calls, degraded = answer.usage, answer.model, 1, answer
                 if answer.finish_reason == "length":
                     raise LLMTruncated(f"the answer stopped at max_tokens={ANSWER_TOKENS}", raw=text)
         except LLMTransient as exc:
             self._record(step, began, 0, "", 1, error=exc.message)
+            if time.monotonic() - began >= seconds_left:  # resuming cannot give the call more time
+                raise LoopStop(f"budget spent: the model call at {stage} was stopped at the run's deadline "
+                               f"(policy.deadline_s: {self.config.policy.deadline_s} s): {exc.message}") from None
             self.span("degradation", "provider down", data={"error": exc.message})
             # The ledger holds the fact only: the provider's message stays in the trace (it may quote a request).
             self.event(EventType.degraded, f"degraded:{step.index}", data={"stage": stage, "outcome": "paused"})
@@ -383,19 +389,20 @@ class Runner:
                        data={"stage": stage, "outcome": "fallback answered", "target": degraded.target})
         self.state.model = self.state.model or model
         step.model, step.answer_sha256 = model, _digest(text)
-        self._record(step, began, tokens, model, calls, rejected=rejected)
+        self._record(step, began, usage.total, model, calls, rejected=rejected, usage_corrected=usage.corrected)
         after_call(self.state, request, step.answer_sha256, None)
         return value  # saved by the caller with what it made of the answer
 
     def _record(self, step: Step, began: float, tokens: int, model: str, calls: int, error: str | None = None,
-                rejected: list[str] | None = None) -> None:
+                rejected: list[str] | None = None, usage_corrected: str | None = None) -> None:
         step.elapsed_s, step.tokens, step.error = round(time.monotonic() - began, 4), tokens, error
         self.state.steps.append(step)
         self.state.budget.steps += calls
         self.state.budget.tokens += tokens
         self.span("llm_call", step.stage, status="error" if error else "ok", duration_s=step.elapsed_s,
                   tokens=tokens, data={"model": model, "calls": calls, **({"error": error} if error else {}),
-                                       **({"rejected": rejected} if rejected else {})})
+                                       **({"rejected": rejected} if rejected else {}),
+                                       **({"usage_corrected": usage_corrected} if usage_corrected else {})})
 
     def keep_rejected(self, stage: str, answers: Sequence[str]) -> list[str]:
         """Each answer the model gave that could not be used, as it came (redacted), in the run's folder: the

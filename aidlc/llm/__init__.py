@@ -17,6 +17,7 @@ Modules, one job each:
     base          Message, ToolCall, Usage, Completion, the Provider protocol
     errors        LLMError and its typed subclasses (what is retried, what falls back, what is final)
     retry         backoff with jitter, Retry-After, bounded attempts (injectable sleep for tests)
+    bounds        what a server can make a call do: a deadline connect to last byte, an answer size limit, sane usage
     httperrors    SDK HTTP failures -> typed errors
     diagnosis     what a failure was: a server that stopped on the request, which limit cut an answer
     window        a server's context window, from its /models or /props answer
@@ -42,6 +43,7 @@ from aidlc.llm.base import Completion, Message, Provider, ToolCall, Usage
 from aidlc.llm.chain import Degradation, FallbackChain
 from aidlc.llm.context import ContextPiece, Fitted, check_budget, estimate_tokens, fit_context, untrusted
 from aidlc.llm.errors import (
+    LLMAnswerTooLarge,
     LLMBadOutput,
     LLMBudgetExceeded,
     LLMConfigError,
@@ -65,7 +67,8 @@ from aidlc.llm.structured import Structured, complete_structured
 from aidlc.redaction import Redactor
 
 __all__ = [
-    "Completion", "ContextPiece", "Degradation", "FallbackChain", "Fitted", "LLMBadOutput", "LLMBudgetExceeded",
+    "Completion", "ContextPiece", "Degradation", "FallbackChain", "Fitted", "LLMAnswerTooLarge", "LLMBadOutput",
+    "LLMBudgetExceeded",
     "LLMConfigError", "LLMContextExceeded", "LLMError", "LLMFormatRejected", "LLMRateLimited", "LLMRejected",
     "LLMServerStopped", "LLMTimeout", "LLMTransient", "LLMTruncated", "LLMUnavailable", "LLMUnreachable", "Message",
     "Provider", "Redactor", "ReplayMiss", "Structured", "ToolCall", "Usage", "check_budget", "complete_structured",

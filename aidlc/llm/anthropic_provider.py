@@ -9,6 +9,8 @@ messages of one role are merged (the API wants user and assistant turns to alter
 Structured output: `json_schema` maps to `output_config.format` (sent as extra body so older SDK
 versions pass it through); `json_object` has no Anthropic equivalent and is refused locally, so
 aidlc.llm.structured goes straight to its prompt-only mode.
+The answer is read through the SDK's streaming-response API within the bounds of aidlc.llm.bounds, as for the
+openai provider.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from aidlc.llm.base import Completion, Message, ToolCall, Usage
+from aidlc.llm.base import Completion, Message, ToolCall
+from aidlc.llm.bounds import Deadline, counted
 from aidlc.llm.errors import LLMConfigError, LLMFormatRejected, LLMUnavailable
-from aidlc.llm.httperrors import sdk_errors
+from aidlc.llm.httperrors import read_body, sdk_errors
 from aidlc.llm.remote import NO_KEY, RemoteProvider
-from aidlc.llm.retry import with_retries
 
 INSTALL_HINT = "pip install 'aidlc[anthropic]'"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
@@ -39,6 +41,7 @@ def require_sdk() -> Any:
 class AnthropicProvider(RemoteProvider):
     name = "anthropic"
     auth_headers = ("X-Api-Key", "Authorization")  # SDK versions differ in which one carries the key
+    default_server = "the Anthropic API"
 
     def __init__(self, model: str, **options: Any) -> None:
         """The options of `RemoteProvider`."""
@@ -61,21 +64,24 @@ class AnthropicProvider(RemoteProvider):
                 raise LLMFormatRejected(f"anthropic has no {response_format.get('type')} mode", None)
             schema = response_format.get("json_schema", {}).get("schema", {})
             request["extra_body"] = {"output_config": {"format": {"type": "json_schema", "schema": schema}}}
-        timeout = timeout_s if timeout_s is not None else self.timeout_s
-        return with_retries(lambda: self._call(request, timeout, messages, response_format, tools), self.retry)
+        return self._attempts(lambda deadline: self._call(request, deadline, messages, response_format, tools),
+                              timeout_s)
 
-    def _call(self, request: dict[str, Any], timeout: float, messages: list[Message],
+    def _call(self, request: dict[str, Any], deadline: Deadline, messages: list[Message],
               response_format: dict[str, Any] | None, tools: list[dict[str, Any]] | None) -> Completion:
         sdk = self._sdk
         client = self._sdk_client()
         started = self._clock()
-        with sdk_errors(sdk, where=self._where(), model=self.model, timeout=timeout,
+        where = self._where()
+        with sdk_errors(sdk, where=where, model=self.model, deadline=deadline,
                         asked_format="extra_body" in request, answer="a message", messages=messages,
                         response_format=response_format, tools=tools):
-            response = client.messages.create(**request, timeout=timeout,
-                                              extra_headers=self._extra_headers(sdk.Omit()))
-        latency = self._clock() - started
-        return from_anthropic_response(response, latency, self.key)
+            with client.messages.with_streaming_response.create(
+                    **request, timeout=max(deadline.left(), 0.001),
+                    extra_headers=self._extra_headers(sdk.Omit())) as response:
+                body = read_body(sdk, response, limit=self.max_answer_bytes, deadline=deadline, where=where)
+            answer = json.loads(body)
+        return from_anthropic_response(answer, self._clock() - started, self.key, messages)
 
     def _sdk_client(self) -> Any:
         if self._client is None:
@@ -88,9 +94,6 @@ class AnthropicProvider(RemoteProvider):
         import inspect
 
         return "temperature" in inspect.signature(self._sdk_client().messages.create).parameters
-
-    def _where(self) -> str:
-        return f"{self.base_url or 'the Anthropic API'} (model {self.model})"
 
 
 def to_anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
@@ -121,19 +124,29 @@ def to_anthropic_tool(tool: dict[str, Any]) -> dict[str, Any]:
             "input_schema": function.get("parameters") or {"type": "object", "properties": {}}}
 
 
-def from_anthropic_response(response: Any, latency: float, key: str) -> Completion:
+def from_anthropic_response(answer: Any, latency: float, key: str, messages: list[Message]) -> Completion:
+    """A Completion from the Messages API's JSON answer (`messages`: what was asked, for the usage check)."""
     try:
-        blocks = list(response.content)
-        text = "".join(b.text for b in blocks if getattr(b, "type", "") == "text")
-        calls = tuple(ToolCall(b.id, b.name, json.dumps(b.input, ensure_ascii=False))
-                      for b in blocks if getattr(b, "type", "") == "tool_use")
-        usage = Usage(response.usage.input_tokens or 0, response.usage.output_tokens or 0)
-    except (AttributeError, TypeError) as exc:
+        blocks = list(answer["content"])
+        text = "".join(_block_text(b) for b in blocks if b.get("type") == "text")
+        calls = tuple(ToolCall(str(b["id"]), str(b["name"]), json.dumps(b.get("input"), ensure_ascii=False))
+                      for b in blocks if b.get("type") == "tool_use")
+        usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
+    except (AttributeError, KeyError, TypeError) as exc:
         raise LLMUnavailable(f"the answer is not an Anthropic message "
                              f"({type(exc).__name__}: {str(exc)[:120]})") from None
-    finish = _FINISH.get(response.stop_reason or "end_turn", response.stop_reason or "stop")
-    return Completion(text=text, tool_calls=calls, usage=usage, model=response.model or "", finish_reason=finish,
-                      latency_s=round(latency, 3), target=key)
+    tokens = counted(usage.get("input_tokens"), usage.get("output_tokens"), messages=messages,
+                     answer=text + "".join(call.name + call.arguments for call in calls))
+    stop = str(answer.get("stop_reason") or "end_turn")
+    return Completion(text=text, tool_calls=calls, usage=tokens, model=str(answer.get("model") or ""),
+                      finish_reason=_FINISH.get(stop, stop), latency_s=round(latency, 3), target=key)
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    text = block.get("text") or ""
+    if not isinstance(text, str):
+        raise TypeError(f"a text block holds {type(text).__name__}, not text")
+    return text
 
 
 def _arguments(text: str) -> Any:

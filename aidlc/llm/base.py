@@ -58,7 +58,8 @@ class Message:
 class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    estimated: bool = False  # the server reported none; counted as chars/4 (aidlc.llm.context.estimate_tokens)
+    estimated: bool = False  # counted from the text's size (aidlc.llm.bounds), not by the server
+    corrected: str | None = None  # why the server's own counts were not believed (aidlc.llm.bounds.counted)
 
     @property
     def total(self) -> int:
@@ -66,12 +67,16 @@ class Usage:
 
     def to_dict(self) -> dict[str, Any]:
         """As JSON output and ledger events show it."""
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "total_tokens": self.total, "estimated": self.estimated}
+        data: dict[str, Any] = {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                                "total_tokens": self.total, "estimated": self.estimated}
+        if self.corrected:
+            data["corrected"] = self.corrected
+        return data
 
     def __add__(self, other: Usage) -> Usage:
+        corrected = "; ".join(reason for reason in (self.corrected, other.corrected) if reason) or None
         return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens,
-                     self.estimated or other.estimated)
+                     self.estimated or other.estimated, corrected)
 
 
 @dataclass(frozen=True)
@@ -126,7 +131,9 @@ class Provider(Protocol):
     def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
                  response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
                  timeout_s: float | None = None) -> Completion:
-        """`response_format` and `tools` use the OpenAI chat-completions shapes; other providers translate."""
+        """`response_format` and `tools` use the OpenAI chat-completions shapes; other providers translate.
+        `timeout_s` is the most the whole call may take, every attempt and wait between them included (e.g. what
+        is left of a run's deadline); each attempt is bounded by the provider's own timeout as well."""
         ...
 
 

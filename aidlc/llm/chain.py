@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from aidlc.llm.base import Completion, Message, Provider
+from aidlc.llm.bounds import ends_after, left
 from aidlc.llm.errors import LLMTransient, LLMUnavailable
 
 
@@ -41,10 +42,11 @@ class FallbackChain:
                  response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
                  timeout_s: float | None = None) -> Completion:
         failures: list[str] = []
+        ends = ends_after(timeout_s)  # `timeout_s` bounds the targets together
         for index, target in enumerate(self.targets):
             try:
                 answer = target.complete(messages, max_tokens=max_tokens, temperature=temperature,
-                                         response_format=response_format, tools=tools, timeout_s=timeout_s)
+                                         response_format=response_format, tools=tools, timeout_s=left(ends))
             except LLMTransient as exc:
                 failures.append(f"{target.key}: {exc.message}")
                 if index + 1 == len(self.targets):

@@ -12,6 +12,7 @@
      |   +- LLMFormatRejected  ... because of its response_format (structured output steps down a mode)
      |   +- LLMContextExceeded ... because the prompt does not fit the server's context window
      +- LLMTruncated         finish_reason == "length": max_tokens, or the server's context window, was reached
+ +- LLMAnswerTooLarge    the answer grew past llm.max_answer_bytes while it was read (it is not kept)
      +- LLMBadOutput         the answer never matched the schema; `raw` keeps it for the trace
      +- LLMBudgetExceeded    the prompt does not fit the per-call token budget
      +- ReplayMiss           a replayed request has no recording; names the digest and the cassette
@@ -115,6 +116,15 @@ class LLMTruncated(LLMError):
         super().__init__(message, next_steps if next_steps is not None else BUDGET_STEPS)
         self.raw = raw
         self.max_tokens = max_tokens
+
+
+class LLMAnswerTooLarge(LLMError):
+    """The server's answer passed the size limit while it was read: refused, and not retried (the same server
+    would answer the same), nor handed to a fallback target (a server answering this is broken or hostile)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ["if answers this large are expected, raise llm.max_answer_bytes in aidlc.yaml",
+                                   CHECK])
 
 
 class LLMBadOutput(LLMError):

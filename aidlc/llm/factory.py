@@ -39,7 +39,7 @@ from aidlc.llm.retry import RetryPolicy
 from aidlc.llm.settings import Target, check_timeout, read_env, resolve
 from aidlc.llm.trust import Trust, is_loopback, route
 from aidlc.llm.userconfig import UserFile, load_user_config
-from aidlc.model.config import LLMConfig, LLMTarget
+from aidlc.model.config import DEFAULT_MAX_ANSWER_BYTES, LLMConfig, LLMTarget
 from aidlc.redaction import Redactor
 
 
@@ -87,8 +87,11 @@ def _stack(llm: LLMConfig, flags: dict[str, str | None], record: str | Path | No
         inner = ReplayProvider(replay_path(targets[0], root))
     else:
         book = Trust(user, root)
+        limit = user.config.llm.max_answer_bytes if "max_answer_bytes" in user.config.llm.model_fields_set \
+            else llm.max_answer_bytes
         inner = FallbackChain([build_target(t, book, env, timeout_s=timeout or DEFAULT_TIMEOUT_S, retry=retry,
-                                            root=root) for t in targets], _redacted(on_degrade, redactor))
+                                            root=root, max_answer_bytes=limit) for t in targets],
+                              _redacted(on_degrade, redactor))
     recording = record or settings.record
     if recording:
         inner = Recorder(inner, Path(recording), redactor)
@@ -96,20 +99,22 @@ def _stack(llm: LLMConfig, flags: dict[str, str | None], record: str | Path | No
 
 
 def build_target(target: Target, trust: Trust, env: Mapping[str, str], *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 retry: RetryPolicy | None = None, root: Path | None = None) -> Provider:
+                 retry: RetryPolicy | None = None, root: Path | None = None,
+                 max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES) -> Provider:
     """One provider for one target, with its own retry loop (no redaction, no recording: see provider_from_config)."""
     spec = target.spec
     if spec.provider == "replay":
         return ReplayProvider(replay_path(target, root))
     key = api_key(target, trust, env)
+    options: dict[str, Any] = {"api_key": key, "base_url": spec.base_url, "timeout_s": timeout_s,
+                               "retry": _fresh(retry), "max_answer_bytes": max_answer_bytes}
     if spec.provider == "anthropic":
         from aidlc.llm.anthropic_provider import AnthropicProvider
 
-        return AnthropicProvider(spec.model, api_key=key, base_url=spec.base_url, timeout_s=timeout_s,
-                                 retry=_fresh(retry))
+        return AnthropicProvider(spec.model, **options)
     from aidlc.llm.openai_provider import OpenAIProvider
 
-    return OpenAIProvider(spec.model, api_key=key, base_url=spec.base_url, timeout_s=timeout_s, retry=_fresh(retry))
+    return OpenAIProvider(spec.model, **options)
 
 
 def api_key(target: Target, trust: Trust, env: Mapping[str, str]) -> str | None:

@@ -14,13 +14,13 @@ from contextlib import contextmanager
 from typing import Any
 
 from aidlc.llm.base import Message
+from aidlc.llm.bounds import Deadline, read_answer
 from aidlc.llm.diagnosis import connection_failure, context_refusal
 from aidlc.llm.errors import (
     LLMError,
     LLMFormatRejected,
     LLMRateLimited,
     LLMRejected,
-    LLMTimeout,
     LLMUnavailable,
 )
 from aidlc.llm.retry import parse_retry_after
@@ -71,7 +71,7 @@ def cause_text(exc: BaseException) -> str:
 
 
 @contextmanager
-def sdk_errors(sdk: Any, *, where: str, model: str, timeout: float, asked_format: bool, answer: str,
+def sdk_errors(sdk: Any, *, where: str, model: str, deadline: Deadline, asked_format: bool, answer: str,
                messages: list[Message] | None = None, response_format: dict[str, Any] | None = None,
                tools: list[dict[str, Any]] | None = None) -> Iterator[None]:
     """Translate one SDK call's failures (openai and anthropic raise the same classes) to our errors.
@@ -80,7 +80,7 @@ def sdk_errors(sdk: Any, *, where: str, model: str, timeout: float, asked_format
     try:
         yield
     except sdk.APITimeoutError:
-        raise LLMTimeout(f"{where} did not answer within {timeout:g}s") from None
+        raise deadline.expired(where) from None
     except sdk.APIConnectionError as exc:
         raise connection_failure(exc, cause_text(exc), where=where, messages=messages,
                                  response_format=response_format, tools=tools) from None
@@ -91,3 +91,18 @@ def sdk_errors(sdk: Any, *, where: str, model: str, timeout: float, asked_format
         # A proxy's HTML error page or a half-written body: worth another try, like a 5xx.
         raise LLMUnavailable(f"{where} answered something that is not {answer} "
                              f"({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def read_body(sdk: Any, response: Any, *, limit: int, deadline: Deadline, where: str) -> bytes:
+    """The body of a response the SDK streams (`with_streaming_response`), read within the bounds of
+    aidlc.llm.bounds. The SDKs translate the HTTP library's failures only until the headers arrive; one while the
+    body is read becomes the SDK's connection error here, as it would be there (sdk_errors then says what it was),
+    and a read that failed once the deadline had passed is the deadline."""
+    try:
+        return read_answer(response.iter_bytes(), limit=limit, deadline=deadline, where=where)
+    except LLMError:
+        raise
+    except Exception as exc:
+        if deadline.left() <= 0:
+            raise deadline.expired(where) from None
+        raise sdk.APIConnectionError(request=response.http_response.request) from exc

@@ -4,6 +4,9 @@ OpenAI, Azure, Ollama, vLLM, the llama.cpp server, LM Studio, OpenRouter all spe
 POST {base_url}/chat/completions. The SDK is imported on first use, never at start-up.
 Its own retries are off (max_retries=0): aidlc.llm.retry decides, with Retry-After honoured.
 
+The answer is read through the SDK's streaming-response API within the bounds of aidlc.llm.bounds (a deadline
+from connecting to the last byte, a size limit) and parsed here; its token counts are checked before they count.
+
 Errors are translated to aidlc.llm.errors so callers never see an SDK exception:
 timeouts -> LLMTimeout, 429 -> LLMRateLimited, connection errors and 5xx -> LLMUnavailable
 (all retried; a refused connection is LLMUnreachable, one dropped while the server answered
@@ -18,17 +21,17 @@ the answer carries it (Completion.context_window) for the diagnosis (aidlc.llm.d
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from typing import Any
 
 from aidlc.llm import window
-from aidlc.llm.base import Completion, ContextWindow, Message, ToolCall, Usage
-from aidlc.llm.context import estimate_tokens
+from aidlc.llm.base import Completion, ContextWindow, Message, ToolCall
+from aidlc.llm.bounds import Deadline, counted
 from aidlc.llm.errors import LLMRejected, LLMUnavailable
-from aidlc.llm.httperrors import sdk_errors
+from aidlc.llm.httperrors import read_body, sdk_errors
 from aidlc.llm.remote import NO_KEY, RemoteProvider
-from aidlc.llm.retry import with_retries
 
 _MAX_COMPLETION_TOKENS = re.compile(r"max_completion_tokens", re.IGNORECASE)
 
@@ -38,6 +41,7 @@ class OpenAIProvider(RemoteProvider):
 
     name = "openai"
     auth_headers = ("Authorization",)
+    default_server = "the OpenAI API"
     # OpenAI's reasoning models refuse `max_tokens`; most other servers only know it. Learned (per
     # instance) on refusal.
     _token_param = "max_tokens"
@@ -54,52 +58,58 @@ class OpenAIProvider(RemoteProvider):
             request["response_format"] = response_format
         if tools:
             request["tools"] = tools
-        timeout = timeout_s if timeout_s is not None else self.timeout_s
-        answer = with_retries(lambda: self._call(request, max_tokens, timeout, messages), self.retry)
+        answer = self._attempts(lambda deadline: self._call(request, max_tokens, deadline, messages), timeout_s)
         cut_short = answer.usage.estimated or answer.usage.completion_tokens < max_tokens
         if answer.finish_reason == "length" and cut_short:
             answer = replace(answer, context_window=self._context_window())
         return answer
 
-    def _call(self, request: dict[str, Any], max_tokens: int, timeout: float, messages: list[Message]) -> Completion:
+    def _call(self, request: dict[str, Any], max_tokens: int, deadline: Deadline,
+              messages: list[Message]) -> Completion:
         started = self._clock()
         try:
-            response = self._send(request, max_tokens, timeout, messages)
+            answer = self._send(request, max_tokens, deadline, messages)
         except LLMRejected as exc:
             if self._token_param == "max_tokens" and _MAX_COMPLETION_TOKENS.search(exc.message):
                 self._token_param = "max_completion_tokens"
-                response = self._send(request, max_tokens, timeout, messages)
+                answer = self._send(request, max_tokens, deadline, messages)
             else:
                 raise
-        return self._completion(response, self._clock() - started, messages)
+        return self._completion(answer, self._clock() - started, messages)
 
-    def _send(self, request: dict[str, Any], max_tokens: int, timeout: float, messages: list[Message]) -> Any:
+    def _send(self, request: dict[str, Any], max_tokens: int, deadline: Deadline, messages: list[Message]) -> Any:
+        """The answer's JSON, read within `deadline` and the size limit."""
         client = self._sdk_client()
         import openai
 
-        with sdk_errors(openai, where=self._where(), model=self.model, timeout=timeout,
+        where = self._where()
+        with sdk_errors(openai, where=where, model=self.model, deadline=deadline,
                         asked_format="response_format" in request, answer="a chat completion", messages=messages,
                         response_format=request.get("response_format"), tools=request.get("tools")):
-            return client.chat.completions.create(**request, **{self._token_param: max_tokens}, timeout=timeout,
-                                                  extra_headers=self._extra_headers(openai.Omit()))
+            with client.chat.completions.with_streaming_response.create(
+                    **request, **{self._token_param: max_tokens}, timeout=max(deadline.left(), 0.001),
+                    extra_headers=self._extra_headers(openai.Omit())) as response:
+                body = read_body(openai, response, limit=self.max_answer_bytes, deadline=deadline, where=where)
+            return json.loads(body)
 
-    def _completion(self, response: Any, latency: float, messages: list[Message]) -> Completion:
+    def _completion(self, answer: Any, latency: float, messages: list[Message]) -> Completion:
         try:
-            choice = response.choices[0]
-            message = choice.message
-            text = message.content or ""
-            calls = tuple(ToolCall(call.id, call.function.name, call.function.arguments or "")
-                          for call in message.tool_calls or ())
-            finish = choice.finish_reason or "stop"
-        except (AttributeError, IndexError, TypeError) as exc:
+            choice = answer["choices"][0]
+            message = choice["message"]
+            text = message.get("content") or ""
+            calls = tuple(ToolCall(str(call["id"]), str(call["function"]["name"]),
+                                   _text(call["function"].get("arguments")))
+                          for call in message.get("tool_calls") or ())
+            finish = str(choice.get("finish_reason") or "stop")
+            if not isinstance(text, str):
+                raise TypeError(f"the message's content is {type(text).__name__}, not text")
+        except (AttributeError, IndexError, KeyError, TypeError) as exc:
             raise LLMUnavailable(f"{self._where()} answered something that is not a chat completion "
                                  f"({type(exc).__name__}: {str(exc)[:120]})") from None
-        usage = getattr(response, "usage", None)
-        if usage is not None and getattr(usage, "prompt_tokens", None) is not None:
-            counted = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0)
-        else:
-            counted = Usage(sum(estimate_tokens(m.content) for m in messages), estimate_tokens(text), estimated=True)
-        return Completion(text=text, tool_calls=calls, usage=counted, model=getattr(response, "model", "") or "",
+        usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
+        tokens = counted(usage.get("prompt_tokens"), usage.get("completion_tokens"), messages=messages,
+                         answer=text + "".join(call.name + call.arguments for call in calls))
+        return Completion(text=text, tool_calls=calls, usage=tokens, model=str(answer.get("model") or ""),
                           finish_reason=finish, latency_s=round(latency, 3), target=self.key)
 
     def _context_window(self) -> ContextWindow | None:
@@ -132,8 +142,14 @@ class OpenAIProvider(RemoteProvider):
                                          timeout=self.timeout_s)
         return self._client
 
-    def _where(self) -> str:
-        return f"{self.base_url or 'the OpenAI API'} (model {self.model})"
+
+def _text(value: object) -> str:
+    """Tool-call arguments as the model wrote them: text, or nothing."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"tool-call arguments are {type(value).__name__}, not text")
+    return value
 
 
 def to_openai_message(message: Message) -> dict[str, Any]:

@@ -34,8 +34,9 @@ class RetryPolicy:
 
 
 def with_retries(call: Callable[[], T], policy: RetryPolicy,
-                 on_retry: Callable[[LLMTransient, float], None] | None = None) -> T:
-    """Run `call`; on an LLMTransient wait and try again, at most `policy.attempts` calls in all.
+                 on_retry: Callable[[LLMTransient, float], None] | None = None, *, ends: float | None = None) -> T:
+    """Run `call`; on an LLMTransient wait and try again, at most `policy.attempts` calls in all, and none that
+    would begin past `ends` (time.monotonic: the time allowed for the whole call).
 
     A server that stopped while answering (LLMServerStopped) and then refused every retry is reported as
     having stopped, not as unreachable: the first failure is the diagnosis, the refusals confirm it."""
@@ -60,6 +61,8 @@ def with_retries(call: Callable[[], T], policy: RetryPolicy,
                 if exc.retry_after_s > policy.max_retry_after_s:
                     raise
                 wait = max(wait, exc.retry_after_s)  # never sooner than the server asked
+            if ends is not None and time.monotonic() + wait >= ends:
+                raise  # no time is left for another attempt
             if on_retry is not None:
                 on_retry(exc, wait)
             policy.sleep(wait)

@@ -39,6 +39,7 @@ from typing import Any, Generic, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from aidlc.llm.base import Completion, Message, Provider, Usage
+from aidlc.llm.bounds import ends_after, left
 from aidlc.llm.diagnosis import truncated
 from aidlc.llm.errors import LLMBadOutput, LLMFormatRejected
 from aidlc.llm.jsonparse import JSONAnswerError, parse_json_answer
@@ -79,12 +80,13 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
     limit = max_tokens_limit if max_tokens_limit is not None else max_tokens * 2
     tokens, grown = max_tokens, False
     usage, asked, errors, refused, rejected = Usage(), 0, [], [], []
+    ends = ends_after(timeout_s)  # `timeout_s` bounds every call this makes together
     while True:
         mode = MODES[mode_index]
         try:
             answer = provider.complete(conversation, max_tokens=tokens, temperature=temperature,
                                        response_format=response_format(mode, name, sent, strict),
-                                       timeout_s=timeout_s)
+                                       timeout_s=left(ends))
         except LLMFormatRejected:
             if mode_index + 1 >= len(MODES):
                 raise

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from aidlc.model.types import Risk
 
+DEFAULT_MAX_ANSWER_BYTES = 1 << 20  # 1 MiB: a 4096-token answer is about 16 KiB
+
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -23,6 +25,9 @@ class LLMTarget(_Section):
 
 class LLMConfig(LLMTarget):
     fallback: list[LLMTarget] = Field(default_factory=list)
+    max_answer_bytes: int = Field(default=DEFAULT_MAX_ANSWER_BYTES, ge=1024, le=1 << 30,
+                                  description="the most bytes a model's answer may hold as it is read (its HTTP "
+                                  "body); a larger answer is refused while it is read, never held whole")
 
 
 class VerifyCommand(_Section):

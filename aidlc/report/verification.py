@@ -292,6 +292,7 @@ def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | No
         EventType.review_recorded, Actor(kind=ActorKind.agent, name=f"aidlc walkthrough ({review.model})"),
         subject=Subject(kind="bolt", id=facts.bolt.id), commit=facts.head,
         data={"model": review.model, "concerns": len(review.concerns), "tokens": answer.usage.total,
+              **({"tokens_corrected": answer.usage.corrected} if answer.usage.corrected else {}),
               "diff_sha256": hashlib.sha256(diff.encode()).hexdigest(),
               "review_sha256": hashlib.sha256(text.encode()).hexdigest()})
     facts.events.append(appended.event)
