@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.bank.walk import CONFIG_FILE
-from aidlc.ci.baseline import BASELINE_FILE
 
 _GOVERNANCE = ("is a file that governs the repository (what CI runs, who owns the code, how git treats files, "
                "the CI baseline, aidlc's rules); a person changes it")

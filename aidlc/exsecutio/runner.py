@@ -98,9 +98,10 @@ class Failed(Exception):
 
 
 # -- starting and resuming ---------------------------------------------------------------------------------------
-def preflight(repo: Path, bolt_ref: str) -> dict[str, Any]:
-    """Everything `start` checks before it touches anything (what `--dry-run` reports)."""
-    bank = open_bank(repo)
+def preflight(repo: Path, bolt_ref: str, bank: MemoryBank | None = None) -> dict[str, Any]:
+    """Everything `start` checks before it touches anything (what `--dry-run` reports); `bank`: as the caller
+    read it already."""
+    bank = bank or open_bank(repo)
     repo = Path(bank.repo_root)
     bolt = _bolt(bank, bolt_ref)
     verified_ledger(bank.repo_root, bank.rel_root, "a bolt run records its milestones there and starts nothing")
@@ -135,7 +136,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
     bank = open_bank(repo)
     # The lock first, the checks under it: two starts that both found no unfinished run would make two runs.
     with bolt_lock(Path(bank.repo_root), _bolt(bank, bolt_ref).id):
-        found = preflight(repo, bolt_ref)
+        found = preflight(repo, bolt_ref, bank)
         # The run asks the model first: a provider that cannot be built (no key, bad settings) is refused here,
         # before the run, its branch or its ledger line exist, as `aidlc draft` refuses it.
         model_provider = provider()
