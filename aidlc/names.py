@@ -51,6 +51,24 @@ def shown(value: str, keep: str = "") -> str:
     return _HIDDEN.sub(escape, value)
 
 
+# aidlc's own colours (aidlc/report/style.py): the only escape sequences printed text may carry.
+_OWN_STYLE = re.compile("\x1b\\[(?:0|1|2|31|32|33|34)m")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` for a terminal: aidlc's own colour codes, line breaks and tabs kept, every other hiding character
+    (an ESC a file or a model wrote too) escaped: a C0 control as `\\x1b`, the rest as `\\u202e`, which keeps a
+    JSON document the same document (JSON's encoder escapes C0 controls itself and leaves the others raw)."""
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in "\n\t":
+            return char
+        return f"\\x{ord(char):02x}" if ord(char) < 0x20 else f"\\u{ord(char):04x}"
+
+    parts, codes = _OWN_STYLE.split(text), _OWN_STYLE.findall(text)
+    return "".join(_HIDDEN.sub(escape, part) + code for part, code in zip(parts, [*codes, ""], strict=True))
+
+
 def segment_problem(value: str) -> str | None:
     """Why `value` cannot be one plain file or folder name (an id that becomes a path), or None."""
     if not value or value in (".", ".."):

@@ -27,6 +27,7 @@ def environment() -> jinja2.Environment:
     import jinja2  # imported here: only commands that write files or build prompts need it
 
     from aidlc.bank.write import yaml_scalar
+    from aidlc.llm.context import untrusted
     from aidlc.mdtext import code, inline
 
     env = jinja2.Environment(
@@ -40,6 +41,7 @@ def environment() -> jinja2.Environment:
     env.filters["yaml_flow"] = yaml_scalar
     env.filters["md"] = inline  # model or repository text as literal Markdown: hides nothing, adds no structure
     env.filters["code"] = code
+    env.filters["untrusted"] = lambda text, name: untrusted(name, str(text))  # repository text in a prompt: data
     return env
 
 

@@ -377,16 +377,19 @@ def branch_commit(project: Path, branch: str) -> str | None:
 
 def create_branch(project: Path, branch: str, start: str) -> None:
     """Create `branch` at `start` and check it out (the working tree keeps its files)."""
-    _run_git(project, ("checkout", "-q", "-b", branch, start))
+    _run_git(project, (*_NO_HOOKS, "checkout", "-q", "-b", branch, start))
 
 
 def checkout(project: Path, branch: str) -> None:
-    _run_git(project, ("checkout", "-q", branch))
+    _run_git(project, (*_NO_HOOKS, "checkout", "-q", branch))
 
 
 # The run's own commits skip git's automatic maintenance (gc, repack), which costs each commit milliseconds: the
-# person's next git command runs it. Their hooks run as they set them.
+# person's next git command runs it.
 _NO_MAINTENANCE = ("-c", "maintenance.auto=false", "-c", "gc.auto=0")
+# The run's own git commands (commits, checkouts) run no hook: a hook is a file in .git/hooks that code a check runs
+# could have written, and it would run outside that check, as the person.
+_NO_HOOKS = ("-c", f"core.hooksPath={os.devnull}")
 # "[<branch> <sha>] <subject>"; a root commit says "(root-commit)" before the sha, a detached HEAD "[detached HEAD".
 # A branch name holds no space, so the first " <sha>] " is the sha.
 _SUMMARY = re.compile(rb"\[[^\n]*? ([0-9a-f]+)\] ")
@@ -403,9 +406,9 @@ def commit_step(project: Path, paths: list[str], message: str, parent: str) -> s
             raise _git_failed(project, ("add",), added.stderr)
     # The summary line names the new commit, "abbreviated" to the length of a full sha (SHA-1 or SHA-256).
     full = len(parent) if len(parent) in (40, 64) else 40
-    out = _run_git(project, (*_NO_MAINTENANCE, "-c", f"core.abbrev={full}", "commit", "--allow-empty", "--no-verify",
+    out = _run_git(project, (*_NO_MAINTENANCE, *_NO_HOOKS, "-c", f"core.abbrev={full}", "commit", "--allow-empty",
                              "-m", message))
-    summary = _SUMMARY.match(out)  # hooks print to stderr: the summary is the first line
+    summary = _SUMMARY.match(out)
     if summary and len(summary.group(1)) == full == len(parent):
         return summary.group(1).decode()
     return _run_git(project, ("rev-parse", "HEAD")).decode().strip()
@@ -429,7 +432,7 @@ def restore_paths(project: Path, commit: str, paths: list[str]) -> None:
     """Put each file back as `commit` holds it; a file `commit` lacks is removed."""
     held = {p for p in paths if show_file(project, commit, (Path(_prefix(project)) / p).as_posix()) is not None}
     if held:
-        _run_git(project, ("checkout", commit, "--", *sorted(held)))
+        _run_git(project, (*_NO_HOOKS, "checkout", commit, "--", *sorted(held)))
     for rel in set(paths) - held:
         (project / rel).unlink(missing_ok=True)
 

@@ -453,7 +453,7 @@ def test_a_plan_naming_a_story_not_of_the_bolt_is_sent_back_and_the_walkthrough_
                 plan_answer(files=[{**fix, "stories": ["001-pay-by-card"]}]))
     assert start(shop, server).returncode == 3
     asked = server.bodies()[0]["messages"][-1]["content"]
-    assert "The bolt's stories: 001-pay-by-card." in asked
+    assert "The bolt's stories: <untrusted-data name=\"the bolt's stories\"" in asked and "\n001-pay-by-card\n" in asked
     told = server.bodies()[1]["messages"][-1]["content"]
     assert f"{CALC}: story '009-refunds' is not one of the bolt's stories (001-pay-by-card)" in told
     assert state(shop)["plan"]["files"][0]["stories"] == ["001-pay-by-card"]
@@ -579,8 +579,9 @@ def test_a_rejected_walkthrough_sends_the_work_back_to_a_new_plan(shop: Path, se
     server.push(edit_answer("    return result\n", "    return result  # an empty cart totals 0\n"))
     proc = resume(shop, server, "--approve")
     assert proc.returncode == 3, proc.stderr + proc.stdout
-    assert "reworks a walkthrough a person rejected: the empty cart is untested" in \
-        server.bodies()[-1]["messages"][-1]["content"]
+    asked = server.bodies()[-1]["messages"][-1]["content"]
+    assert "reworks a walkthrough a person rejected, for this reason:" in asked
+    assert "\nthe empty cart is untested\n</untrusted-data" in asked
     stages = git(shop, "log", "--format=%(trailers:key=Aidlc-Stage,valueonly)", "-6").split()
     assert stages == ["rework-1.walkthrough", "rework-1.execute", "walkthrough", "execute"]
     walkthrough = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()

@@ -67,12 +67,28 @@ def test_the_work_tree_before_the_first_commit_and_detached(tmp_path: Path, repo
     assert vcs.work_tree(repo).branch is None
 
 
+def test_a_runs_git_commands_run_no_hook_code_a_check_could_have_written(repo: Path) -> None:
+    """A check's code can write .git/hooks; the hook would run outside the check, as the person (and could decide
+    a gate): the run's commits and checkouts run none."""
+    marker = repo.parent / "hook-ran"
+    for name in ("pre-commit", "commit-msg", "post-commit", "post-checkout"):
+        hook = repo / ".git/hooks" / name
+        hook.write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+        hook.chmod(0o755)
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    vcs.create_branch(repo, "aidlc/hooks", parent)
+    write(repo, "app/c.py", "step\n")
+    sha = vcs.commit_step(repo, ["app/c.py"], "step\n\nAidlc-Stage: execute\n", parent)
+    vcs.restore_paths(repo, parent, ["app/c.py"])
+    vcs.checkout(repo, "aidlc/hooks")
+    assert sha == git(repo, "rev-parse", "HEAD").strip()
+    assert not marker.exists(), marker.read_text()
+    git(repo, "commit", "-q", "--allow-empty", "-m", "a person's own commit runs their hooks")
+    assert marker.read_text().split() == ["pre-commit", "commit-msg", "post-commit"]
+
+
 def test_a_step_commit_names_its_sha_without_rev_parse(repo: Path) -> None:
     git(repo, "checkout", "-qb", "aidlc/x]y")
-    # A hook's output goes to stderr; one that imitates git's summary line cannot fool the parser.
-    hook = repo / ".git/hooks/post-commit"
-    hook.write_text(f"#!/bin/sh\necho '[aidlc/x]y {'f' * 40}] forged'\n")
-    hook.chmod(0o755)
     write(repo, "app/b.py", "step\n")
     parent = git(repo, "rev-parse", "HEAD").strip()
 

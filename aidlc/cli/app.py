@@ -17,6 +17,7 @@ import click
 
 from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, shown, shown_json
 from aidlc.errors import AidlcError, UsageError
+from aidlc.names import terminal_safe
 from aidlc.report.style import Style
 
 JSON_VERSION = 1
@@ -47,17 +48,17 @@ class App:
         return discover_root(Path.cwd())
 
     def emit_json(self, document: dict[str, Any]) -> None:
-        click.echo(shown_json(json.dumps({"version": JSON_VERSION, **document}, ensure_ascii=False, indent=2,
-                                         default=str)))
+        click.echo(terminal_safe(shown_json(json.dumps({"version": JSON_VERSION, **document}, ensure_ascii=False,
+                                                       indent=2, default=str))))
 
     def out(self, text: str) -> None:
         """Text results: stdout in text mode, stderr in JSON mode (stdout holds only the document)."""
-        click.echo(text, err=self.json)
+        click.echo(terminal_safe(text), err=self.json)
 
     def note(self, text: str) -> None:
         """Progress and prose: always stderr, silenced by -q."""
         if self.verbosity >= 0:
-            click.echo(text, err=True)
+            click.echo(terminal_safe(text), err=True)
 
 
 def _set(attribute: str, convert: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], None]:
@@ -152,14 +153,19 @@ def _pair(argv: list[str], flag: str, value: str) -> bool:
     return any(a == flag and b == value for a, b in itertools.pairwise(argv))
 
 
+def echo(text: str = "", err: bool = False) -> None:
+    """Print a line that may hold repository or model text: shown terminal-safe (aidlc/names.py)."""
+    click.echo(terminal_safe(text), err=err)
+
+
 def report_error(message: str, next_steps: list[str], code: int, wants_json: bool) -> None:
     """The message and next steps on stderr; with --format json, also the error document on stdout."""
     if wants_json:
-        click.echo(shown_json(json.dumps({"version": JSON_VERSION, "error": {
-            "message": message, "exit_code": code, "next_steps": next_steps}}, ensure_ascii=False, indent=2)))
+        click.echo(terminal_safe(shown_json(json.dumps({"version": JSON_VERSION, "error": {
+            "message": message, "exit_code": code, "next_steps": next_steps}}, ensure_ascii=False, indent=2))))
     color = sys.stderr.isatty() and "NO_COLOR" not in os.environ and "--no-color" not in sys.argv
-    click.echo(Style(color)("error: ", "red") + message, err=True)
+    click.echo(Style(color)("error: ", "red") + terminal_safe(message), err=True)
     if next_steps:
         click.echo("Next steps:", err=True)
         for step in next_steps:
-            click.echo(f"  {step}", err=True)
+            click.echo(f"  {terminal_safe(step)}", err=True)

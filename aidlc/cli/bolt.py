@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from aidlc.cli.app import App, output_options
+from aidlc.cli.app import App, echo, output_options
 
 
 @click.group("bolt")
@@ -45,13 +45,13 @@ def _ask_at_terminal(question):  # type: ignore[no-untyped-def]
     from aidlc.exsecutio.runner import GateAnswer
     from aidlc.model.events import Decision
 
-    click.echo(f"\nThe {question.stage} of bolt {question.bolt} waits for your decision: {question.path}")
-    click.echo(f"  {question.summary}")
+    echo(f"\nThe {question.stage} of bolt {question.bolt} waits for your decision: {question.path}")
+    echo(f"  {question.summary}")
     for label, items in (("files", question.files), ("risks", question.risks)):
         if items:
-            click.echo(f"  {label}:")
+            echo(f"  {label}:")
             for item in items:
-                click.echo(f"    - {item}")
+                echo(f"    - {item}")
     try:
         while True:
             word = input(f"approve, reject ({question.after_reject}) or pause? [a/r/p] ").strip().lower()
@@ -65,7 +65,7 @@ def _ask_at_terminal(question):  # type: ignore[no-untyped-def]
                     reason = input("why (recorded in the ledger)? ").strip()
                 return GateAnswer(Decision.reject, reason)
     except EOFError:
-        click.echo()
+        echo()
         return None
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from aidlc.cli.app import App, output_options, write_output
+from aidlc.cli.app import App, echo, output_options, write_output
 from aidlc.errors import UsageError
 
 
@@ -69,14 +69,14 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
         commands, left_out = github.annotations(report)
         # Annotations outside the guarded block; in JSON mode on stderr, which the runner reads as well.
         for line in commands:
-            click.echo(line, err=app.json)
+            echo(line, err=app.json)
         if not app.json:
             text = "\n".join(github.guarded(text))
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
             with open(summary, "a", encoding="utf-8") as handle:
                 handle.write(github.step_summary(report, left_out))
-    click.echo(text)
+    echo(text)
     if not report.passed:
         raise SystemExit(1)
 

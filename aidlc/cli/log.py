@@ -11,7 +11,7 @@ import click
 from aidlc import vcs
 from aidlc.bank.config import load_config
 from aidlc.bank.walk import find_bank
-from aidlc.cli.app import App, output_options
+from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files
@@ -61,7 +61,7 @@ def show_cmd(app: App, subject: str | None, event_type: str | None) -> None:
         about = f" {e['subject']['kind']}:{e['subject']['id']}" if e.get("subject") else ""
         stage = f" {e['stage']}" if e.get("stage") else ""
         decision = f" -> {e['decision']}" if e.get("decision") else ""
-        click.echo(f"{e.get('seq'):>6} {e.get('ts')} {e.get('type'):<16}{about}{stage}{decision}  "
+        echo(f"{e.get('seq'):>6} {e.get('ts')} {e.get('type'):<16}{about}{stage}{decision}  "
                    f"[{who.get('kind')}: {who.get('name')}]" + (f"  {e['reason']}" if e.get("reason") else ""))
     if not events:
         app.note("no matching events")
@@ -92,26 +92,26 @@ def verify_cmd(app: App, ref: str | None) -> None:
                        "signatures": [asdict(p) for p in signed]})
     else:
         for notice in notices:
-            click.echo(f"{notice.severity}: {ledger.rel}:{notice.line} seq {notice.seq}: {notice.kind}: "
+            echo(f"{notice.severity}: {ledger.rel}:{notice.line} seq {notice.seq}: {notice.kind}: "
                        f"{notice.message}")
         if signed:
             _print_signature_problems(signed)
         elif problem is None:
-            click.echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
+            echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
                                                                                     else ""))
         else:
             where = f"{ledger.rel}:{problem.line}" if problem.kind != "missing" else f"{ledger.rel} at {ref}"
             seq = "?" if problem.seq is None else problem.seq  # an unreadable line has no seq to name
-            click.echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
-            click.echo("Next steps:\n" + "\n".join(f"  {step}" for step in _next_steps(problem, ledger.rel)))
+            echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
+            echo("Next steps:\n" + "\n".join(f"  {step}" for step in _next_steps(problem, ledger.rel)))
     if problem is not None or signed:
         raise click.exceptions.Exit(1)
 
 
 def _print_signature_problems(problems: list[signatures.Problem]) -> None:
     for found in problems:
-        click.echo(f"✗ {found.path}{f':{found.line}' if found.line else ''}: {found.message}")
-    click.echo(f"Next steps:\n  {problems[0].fix}")
+        echo(f"✗ {found.path}{f':{found.line}' if found.line else ''}: {found.message}")
+    echo(f"Next steps:\n  {problems[0].fix}")
 
 
 def _problem_json(problem: Problem) -> dict[str, object]:
@@ -141,5 +141,5 @@ def _file_at(repo: Path, ref: str, rel: str) -> bytes | None:
 def merge_cmd(base: Path, ours: Path, theirs: Path) -> None:
     """Git merge driver (%O %A %B): the shared lines, then each side's new ones (the same either way)."""
     ok, message = merge_files(base, ours, theirs)
-    click.echo(f"aidlc: {message}", err=True)
+    echo(f"aidlc: {message}", err=True)
     sys.exit(0 if ok else 1)

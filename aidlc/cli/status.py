@@ -7,7 +7,7 @@ import json
 import click
 
 from aidlc.bank.walk import shown_json
-from aidlc.cli.app import App, output_options
+from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
 from aidlc.report.status import render_counts, render_detail, render_summary
 from aidlc.status.build import build_status
@@ -50,10 +50,10 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
         document = report.model_dump(mode="json")
         if app.verbosity < 0:
             document = {key: document[key] for key in _COUNTS}
-        click.echo(shown_json(json.dumps(document, ensure_ascii=False, indent=2)))
+        echo(shown_json(json.dumps(document, ensure_ascii=False, indent=2)))
     elif app.verbosity < 0:
-        click.echo(render_counts(report))
+        echo(render_counts(report))
     elif everything or intent_ref or bolt_ref or pending:
-        click.echo(render_detail(report, app.style, one_bolt=bool(bolt_ref)))
+        echo(render_detail(report, app.style, one_bolt=bool(bolt_ref)))
     else:
-        click.echo(render_summary(report, app.style))
+        echo(render_summary(report, app.style))
