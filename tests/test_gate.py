@@ -21,7 +21,7 @@ from aidlc.bank.loader import load_bank
 from aidlc.cli import cli
 from aidlc.events.ledger import Ledger
 from aidlc.gates.catalogue import content_digest
-from aidlc.model.events import Actor, ActorKind, Decision, EventType
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.findings import Finding
 from aidlc.rules import validate
 from tests.evidence_sample import give_evidence
@@ -314,6 +314,23 @@ def test_the_fingerprint_is_the_content_digest_of_the_judged_file_and_the_commit
     both = "".join(f"{d['path']}\0{d['sha256']}\n" for d in judged).encode()
     assert event["fingerprint"] == {"path": PLAN, "sha256": hashlib.sha256(both).hexdigest()}
     assert event["commit"] == git(chain, "rev-parse", "HEAD") != decisions(chain)[0]["commit"]
+
+
+def test_a_plan_approval_recorded_before_plans_bound_risk_and_scope_is_not_stale_after_an_upgrade(chain: Path) -> None:
+    """A plan approval an earlier aidlc recorded judged the plan file alone (no `data.bolt_risk`): it stays current,
+    compared with the plan alone; one recorded now binds the risk too."""
+    through_inception(chain)
+    write(chain, PLAN, "# Plan\n\nAdd POST /orders.\n")
+    plain = hashlib.sha256(b"# Plan\n\nAdd POST /orders.\n").hexdigest()
+    Ledger(chain / LEDGER, chain).append(
+        EventType.gate_decided, Actor(kind=ActorKind.human, name="Ada Lovelace", email="ada@x.org"),
+        subject=Subject(kind="bolt", id=BOLT_ID), stage="plan", decision=Decision.approve,
+        fingerprint=FileDigest(path=PLAN, sha256=plain))
+    assert [f.message for f in findings(chain) if f.code == "AIDLC-LEDGER-005"] == []
+    approve(chain, BOLT_ID, "plan")  # a decision made now binds the risk and scope
+    edit(chain, BOLT, "risk: medium", "risk: low")
+    assert any(f"the plan approval of bolt {BOLT_ID}" in f.message for f in findings(chain)
+               if f.code == "AIDLC-LEDGER-005")
 
 
 def test_without_commits_the_event_has_no_commit(chain: Path) -> None:

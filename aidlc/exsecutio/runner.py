@@ -509,7 +509,7 @@ class Runner:
         if standing(history, bank, index, target, stage) is None:
             return "approved", None
         latest = history.latest(target.kind, target.id, stage)
-        now = fingerprint(bank, index, target, stage)
+        now = fingerprint(bank, index, target, stage, latest)
         if latest and latest.get("decision") == "reject" and now is not None \
                 and (latest.get("fingerprint") or {}).get("sha256") == now.sha256:
             return "rejected", latest.get("reason") or "no reason given"

@@ -16,6 +16,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aidlc.bank.frontmatter import NotRegularFile
 from aidlc.bank.index import BankIndex
@@ -156,14 +157,25 @@ def bolt_terms(bolt: BoltItem) -> FileDigest:
                       sha256=hashlib.sha256(json.dumps(terms, sort_keys=True).encode()).hexdigest())
 
 
-def fingerprint(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> FileDigest | None:
-    return combine(judged_files(bank, index, target, stage)[0], judged_digests(bank, index, target, stage))
+def binds_terms(decision: dict[str, Any] | None) -> bool:
+    """Whether a plan decision binds the bolt's risk and scope (None: one about to be made does). One recorded
+    before plan decisions did (no `data.bolt_risk`) judged the plan file alone, and is compared with it alone:
+    upgrading aidlc does not make a bank's earlier approvals stale."""
+    data = decision.get("data") if decision is not None else {"bolt_risk": None}
+    return isinstance(data, dict) and "bolt_risk" in data
 
 
-def judged_digests(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> list[FileDigest]:
+def fingerprint(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str,
+                decision: dict[str, Any] | None = None) -> FileDigest | None:
+    """What a decision on the stage judges now; `decision`: the recorded decision it is compared with."""
+    return combine(judged_files(bank, index, target, stage)[0], judged_digests(bank, index, target, stage, decision))
+
+
+def judged_digests(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str,
+                   decision: dict[str, Any] | None = None) -> list[FileDigest]:
     """Each judged file's digest: recorded with a multi-file decision, so a stale finding can name the file. A
-    bolt's plan, once written, is judged with the bolt's risk and scope."""
+    bolt's plan, once written, is judged with the bolt's risk and scope (see `binds_terms`)."""
     digests = file_digests(Path(bank.repo_root), judged_files(bank, index, target, stage)[1])
-    if digests and target.bolt is not None and stage == "plan":
+    if digests and target.bolt is not None and stage == "plan" and binds_terms(decision):
         digests = sorted([*digests, bolt_terms(target.bolt)], key=lambda digest: digest.path)
     return digests

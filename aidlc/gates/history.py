@@ -29,7 +29,7 @@ def standing(history: GateHistory, bank: MemoryBank, index: BankIndex, target: G
         return "has no decision"
     if last.get("decision") != "approve":
         return f"was decided '{last.get('decision')}'"
-    current = fingerprint(bank, index, target, stage)
+    current = fingerprint(bank, index, target, stage, last)
     if current is None or current.sha256 != (last.get("fingerprint") or {}).get("sha256"):
         path, change = what_changed(bank, index, target, stage, last, current)
         return f"is stale (approved at seq {last.get('seq')}; {path} {change} since)"
@@ -60,7 +60,7 @@ def what_changed(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: 
     recorded = {d["path"]: d.get("sha256") for d in judged if isinstance(d, dict) and isinstance(d.get("path"), str)
                 } if isinstance(judged, list) else {}
     if recorded:
-        now = {d.path: d.sha256 for d in judged_digests(bank, index, target, stage)}
+        now = {d.path: d.sha256 for d in judged_digests(bank, index, target, stage, last)}
         for path in sorted(set(recorded) | set(now), key=lambda path: (path.endswith(")"), path)):
             if path not in now:
                 return path, "was removed"

@@ -74,7 +74,7 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
             continue
         if stage not in target.stages:
             continue
-        current = fingerprint(index.bank, index, target, stage)
+        current = fingerprint(index.bank, index, target, stage, last)
         if current is None or current.sha256 != recorded:
             path, change = what_changed(index.bank, index, target, stage, last, current)
             message = (f"the {stage} approval of {kind} {subject_id} (seq {last.get('seq')}) is stale: "
