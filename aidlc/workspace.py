@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from aidlc.bank.config import load_config
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
+
+if TYPE_CHECKING:
+    from aidlc.aidlc_docs.model import DocsProject
 
 
 def open_bank(root: Path, as_found: bool = False, config: Config | None = None) -> MemoryBank:
@@ -36,3 +40,31 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
         raise UsageError(f"no memory bank at {root / config.memory_bank}",
                          [init, "aidlc validate PATH    # or point at a repo that has one"])
     return bank
+
+
+def layout_of(root: Path, config: Config) -> str:
+    """The layout the project keeps its records in: aidlc.yaml's `layout`, or with `auto` the memory bank when its
+    folder exists, else aidlc-docs when its aidlc-state.md or audit.md (or v2's audit/ folder) does, else the memory
+    bank (which `aidlc init` creates)."""
+    if config.layout != "auto":
+        return config.layout
+    if (root / config.memory_bank).is_dir():
+        return "memory-bank"
+    docs = root / config.aidlc_docs
+    if any((docs / name).exists() for name in ("aidlc-state.md", "audit.md", "audit")):
+        return "aidlc-docs"
+    return "memory-bank"
+
+
+def open_docs(root: Path, config: Config | None = None) -> DocsProject:
+    """The aidlc-docs folder of the project at `root`, read (aidlc/aidlc_docs/reader.py); a folder that is not
+    there is a usage error naming it and the command that adopts the layout."""
+    from aidlc.aidlc_docs.reader import read_project
+
+    config = config or load_config(root)
+    folder = root / config.aidlc_docs
+    if not folder.is_dir():
+        raise UsageError(f"no aidlc-docs folder at {folder}",
+                         [f"aidlc init {root}    # adopt the project's records", "set `aidlc_docs:` in aidlc.yaml "
+                          "to the folder that holds aidlc-state.md and audit.md"])
+    return read_project(root.resolve(), config.aidlc_docs)

@@ -4,7 +4,8 @@
 (README: "Changing the rules"); `aidlc gate approve policy --stage change` binds a person's approval of a change
 to them (their fingerprint). They are:
 
-* aidlc.yaml's judging sections (RULE_KEYS): which code is governed, the checks, the policy, signing, evidence;
+* aidlc.yaml's judging sections (RULE_KEYS): the layout and its folder, which code is governed, the checks, the
+  policy, signing, evidence;
 * the bank's allowed_signers (who may sign decisions, and who may approve a change of the rules);
 * the CI baseline (the findings that do not fail);
 * the `.gitattributes` lines that apply to the ledger (its merge driver);
@@ -25,7 +26,7 @@ from aidlc.bank.walk import CONFIG_FILE, LEDGER_FILE, read_inside
 from aidlc.globs import matcher
 from aidlc.model.config import Config
 
-RULE_KEYS = ("memory_bank", "verify", "policy", "governance", "evidence")
+RULE_KEYS = ("layout", "memory_bank", "aidlc_docs", "verify", "policy", "governance", "evidence")
 ALLOWED_SIGNERS = "allowed_signers"
 BASELINE_FILE = ".aidlc-baseline.json"
 ATTRIBUTES = ".gitattributes"

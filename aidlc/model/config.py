@@ -81,7 +81,12 @@ class CiSettings(_Section):
 
 class Config(_Section):
     version: Literal[1] = 1
+    layout: Literal["auto", "memory-bank", "aidlc-docs"] = Field(
+        default="auto", description="how the project keeps its AI-DLC records: specs.md's memory bank, AWS "
+        "aidlc-workflows' aidlc-docs folder, or auto (the memory bank when its folder exists, else aidlc-docs when "
+        "its aidlc-state.md or audit.md does)")
     memory_bank: str = Field(default="memory-bank", description="the memory bank folder, relative to the repo")
+    aidlc_docs: str = Field(default="aidlc-docs", description="the aidlc-docs folder, relative to the repo")
     llm: LLMConfig = Field(default_factory=LLMConfig)
     verify: list[VerifyCommand] = Field(default_factory=list)
     policy: Policy = Field(default_factory=Policy)
@@ -89,7 +94,7 @@ class Config(_Section):
     evidence: Evidence = Field(default_factory=Evidence)
     ci: CiSettings = Field(default_factory=CiSettings)
 
-    @field_validator("memory_bank")
+    @field_validator("memory_bank", "aidlc_docs")
     @classmethod
     def _inside_the_repo(cls, value: str) -> str:
         parts = PurePosixPath(value.replace("\\", "/")).parts

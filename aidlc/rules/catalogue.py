@@ -43,7 +43,8 @@ class Rule:
 
 CATALOGUE: dict[str, Rule] = {}
 
-FAMILIES = ("file", "schema", "identity", "references", "coverage", "structure", "state", "ledger", "ci")
+FAMILIES = ("file", "schema", "identity", "references", "coverage", "structure", "state", "ledger", "ci",
+            "aidlc-docs")
 
 
 def rule(code: str, severity: Severity, family: str, summary: str, fix: str) -> Callable[[Check], Check]:
@@ -74,6 +75,14 @@ def story_rule(code: str, severity: Severity, family: str, summary: str,
 def ci_rule(code: str, severity: Severity, summary: str, fix: str) -> Rule:
     """Register a rule `aidlc ci` checks (it needs a pull request's commits, not only the bank)."""
     entry = Rule(code, severity, "ci", summary, fix, None)
+    _add(entry)
+    return entry
+
+
+def docs_rule(code: str, severity: Severity, summary: str, fix: str) -> Rule:
+    """Register a rule of the aidlc-docs layout (AWS aidlc-workflows): its checks read that layout's records
+    (aidlc/aidlc_docs/), not a memory bank, and `aidlc validate` runs them on a project in that layout."""
+    entry = Rule(code, severity, "aidlc-docs", summary, fix, None)
     _add(entry)
     return entry
 

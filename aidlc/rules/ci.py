@@ -57,9 +57,10 @@ UNSIGNED_COMMIT = ci_rule(
     "signature", "sign the commit (`git commit --amend -S`, or `git rebase --exec 'git commit --amend --no-edit -S' "
     "BASE` for several) with the key git is set up to sign with (`user.signingkey`)")
 RULES_CHANGED = ci_rule(
-    "AIDLC-CI-012", E, "the pull request changes the rules it is judged by (aidlc.yaml's memory_bank, verify, "
-    "policy, governance or evidence; the bank's allowed_signers; the CI baseline; the ledger's .gitattributes "
-    "lines; an aidlc workflow) without a valid approval of that change: it is judged by the base's rules",
+    "AIDLC-CI-012", E, "the pull request changes the rules it is judged by (aidlc.yaml's layout, memory_bank, "
+    "aidlc_docs, verify, policy, governance or evidence; the bank's allowed_signers; the CI baseline; the ledger's "
+    ".gitattributes lines; an aidlc workflow) without a valid approval of that change: it is judged by the base's "
+    "rules",
     "a person other than the change's authors (listed in the base's allowed_signers, signing when the base "
     "requires it) reviews the change and approves it: `aidlc gate approve policy --stage change`, then commits the "
     "ledger (README: Changing the rules)")

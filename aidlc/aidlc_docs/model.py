@@ -1,0 +1,88 @@
+"""What the aidlc-docs layout's files say, as aidlc reads them (aidlc/aidlc_docs/reader.py): the stage lines of
+aidlc-state.md, the entries of audit.md, the checkboxes of each plan. Every item keeps its file and line."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, Field
+
+
+class Mark(StrEnum):
+    done = "done"  # [x]
+    pending = "pending"  # [ ]
+    in_progress = "in-progress"  # [~], [-] (v2: in progress), [R] revising
+    skipped = "skipped"  # [S]
+    awaiting = "awaiting"  # [?] (v2: the gate is open)
+
+
+class StageLine(BaseModel):
+    """A checkbox line of aidlc-state.md."""
+
+    line: int
+    text: str = Field(description="the line after its checkbox, as written")
+    mark: Mark
+    stage: str | None = Field(description="the stage's slug (aidlc/aidlc_docs/stages.py); None: no known label")
+    unit: str | None = Field(default=None, description="the unit the line is about, as written ('1', 'u2', "
+                             "'api-server'); from the line, its parent line or the heading above it")
+    skipped: bool = Field(default=False, description="the line says the stage was or will be skipped")
+    awaiting: bool = Field(default=False, description="the line says the stage still waits for approval")
+    depth: int = 0  # indentation level (a sub-item of another line: > 0)
+
+
+class StateFile(BaseModel):
+    path: str
+    stages: list[StageLine] = Field(default_factory=list)
+    conflict_lines: list[int] = Field(default_factory=list, description="lines of git merge-conflict markers")
+
+
+class AuditEntry(BaseModel):
+    """One entry of audit.md: a heading (or a `---` separator) and `**Field**: value` lines."""
+
+    line: int
+    end: int = Field(description="the entry's last line")
+    heading: str | None = None
+    fields: dict[str, str] = Field(default_factory=dict, description="canonical field name -> value: timestamp, "
+                                   "user_input, ai_response, ai_prompt, context, status, event, stage, ...; other "
+                                   "fields under their own name, lower case")
+    timestamp: str | None = Field(default=None, description="the timestamp as written")
+    at: datetime | None = Field(default=None, description="the timestamp read as ISO 8601 (None: not one; a value "
+                                "without a zone is read as UTC and `zoned` is false)")
+    zoned: bool = False
+    text: str = Field(description="the entry's lines, line ends normalised, trailing blank lines dropped: what must "
+                      "never change once committed")
+
+
+class AuditLog(BaseModel):
+    path: str
+    entries: list[AuditEntry] = Field(default_factory=list)
+    conflict_lines: list[int] = Field(default_factory=list)
+
+
+class PlanFile(BaseModel):
+    path: str
+    stage: str | None
+    unit: str | None
+    open: list[int] = Field(default_factory=list, description="lines of unchecked boxes")
+    done: int = 0
+
+
+class Unreadable(BaseModel):
+    path: str
+    message: str
+
+
+class DocsProject(BaseModel):
+    """The aidlc-docs folder of a repository, as its work tree holds it."""
+
+    root: str = Field(description="the repository root, absolute")
+    rel: str = Field(description="the docs folder relative to the root, e.g. aidlc-docs")
+    state: StateFile | None = None
+    audits: list[AuditLog] = Field(default_factory=list)
+    plans: list[PlanFile] = Field(default_factory=list)
+    units: list[str] = Field(default_factory=list, description="the folders under construction/ that are units")
+    files: list[str] = Field(default_factory=list, description="every file under the folder, relative to the root")
+    conflicts: dict[str, list[int]] = Field(default_factory=dict, description="other Markdown files with git "
+                                            "merge-conflict markers: path -> lines")
+    unreadable: list[Unreadable] = Field(default_factory=list)

@@ -1,0 +1,90 @@
+"""The stages of AWS aidlc-workflows (`aidlc-rules/aws-aidlc-rules/core-workflow.md`), as one slug each, and the
+labels repositories write them under: the rules' headings and their variants, and the same names in Korean,
+Chinese, Japanese and Portuguese as agents translate them. A label no table knows is reported, never guessed.
+
+The order is the one the rules document (inception, then per unit the design stages before code generation, then
+build and test); the rules also say stages run "in the order that makes sense", so an inversion is a warning.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Stage:
+    slug: str
+    phase: str  # inception | construction | operations
+    per_unit: bool
+    approval: bool  # the rules make the agent wait for a person's explicit approval after it
+    plan: str | None  # the plan file's stage part (`{unit}-<plan>-plan.md`), when it has one
+    labels: tuple[str, ...]  # lower case; the English rule heading first
+
+
+STAGES: tuple[Stage, ...] = (
+    Stage("workspace-detection", "inception", False, False, None,
+          ("workspace detection", "워크스페이스 탐지", "워크스페이스 감지", "工作区检测", "ワークスペース検出",
+           "detecção do espaço de trabalho", "detecção de workspace")),
+    Stage("reverse-engineering", "inception", False, True, None,
+          ("reverse engineering", "리버스 엔지니어링", "역공학", "逆向工程", "リバースエンジニアリング",
+           "engenharia reversa")),
+    Stage("requirements-analysis", "inception", False, True, None,
+          ("requirements analysis", "requirements assessment", "요구사항 분석", "需求分析", "要件分析", "要件定義",
+           "análise de requisitos")),
+    Stage("user-stories", "inception", False, True, "story-generation",
+          ("user stories", "user story", "사용자 스토리", "유저 스토리", "用户故事", "ユーザーストーリー",
+           "histórias de usuário", "histórias de utilizador")),
+    Stage("workflow-planning", "inception", False, True, "execution",
+          ("workflow planning", "execution plan", "워크플로 계획", "워크플로우 계획", "工作流规划", "工作流程规划",
+           "ワークフロー計画", "planejamento do fluxo de trabalho", "planejamento de workflow")),
+    Stage("application-design", "inception", False, True, "application-design",
+          ("application design", "애플리케이션 설계", "应用设计", "应用程序设计", "アプリケーション設計",
+           "design da aplicação", "design de aplicação")),
+    Stage("units-generation", "inception", False, True, "unit-of-work",
+          ("units generation", "units planning", "unit generation", "유닛 생성", "단위 생성", "单元生成",
+           "ユニット生成", "geração de unidades")),
+    Stage("functional-design", "construction", True, True, "functional-design",
+          ("functional design", "기능 설계", "功能设计", "機能設計", "design funcional")),
+    Stage("nfr-requirements", "construction", True, True, "nfr-requirements",
+          ("nfr requirements", "nfr assessment", "nfr 요구사항", "비기능 요구사항", "非功能需求", "非機能要件",
+           "requisitos não funcionais", "requisitos nfr")),
+    Stage("nfr-design", "construction", True, True, "nfr-design",
+          ("nfr design", "nfr 설계", "비기능 설계", "非功能设计", "非機能設計", "design de nfr", "design nfr")),
+    Stage("infrastructure-design", "construction", True, True, "infrastructure-design",
+          ("infrastructure design", "인프라 설계", "인프라스트럭처 설계", "基础设施设计", "インフラ設計",
+           "インフラストラクチャ設計", "design de infraestrutura")),
+    Stage("code-generation", "construction", True, True, "code-generation",
+          ("code generation", "코드 생성", "代码生成", "コード生成", "geração de código")),
+    Stage("build-and-test", "construction", False, True, None,
+          ("build and test", "build & test", "build-and-test", "빌드 및 테스트", "빌드 & 테스트", "빌드와 테스트",
+           "构建和测试", "构建与测试", "ビルドとテスト", "ビルド&テスト", "build e teste", "construção e teste")),
+    Stage("operations", "operations", False, False, None, ("operations", "운영", "运维", "運用", "operações")),
+)
+BY_SLUG = {stage.slug: stage for stage in STAGES}
+ORDER = {stage.slug: number for number, stage in enumerate(STAGES)}
+# Every label, longest first, so "nfr requirements" wins over a shorter label inside it.
+_LABELS = sorted(((label, stage.slug) for stage in STAGES for label in stage.labels), key=lambda p: -len(p[0]))
+_LABEL = re.compile("|".join(re.escape(label) for label, _ in _LABELS), re.IGNORECASE)
+_SLUG_OF = {label: slug for label, slug in _LABELS}
+
+
+def stage_of(text: str) -> str | None:
+    """The slug of the first stage label `text` names (case ignored), or None: never a guess."""
+    match = _LABEL.search(text.replace("_", " "))
+    return _SLUG_OF[match.group().lower()] if match else None
+
+
+def plan_stage(name: str) -> tuple[str | None, str | None]:
+    """(stage slug, unit) a plan file's name says: `unit1-backend-functional-design-plan.md` is the functional
+    design of `unit1-backend`, `execution-plan.md` the workflow planning; a stage part before `-plan` only."""
+    stem = name.removesuffix(".md")
+    for stage in sorted(STAGES, key=lambda s: -len(s.plan or "")):
+        if stage.plan is None:
+            continue
+        at = stem.find(stage.plan)
+        if at == -1 or "plan" not in stem[at + len(stage.plan):]:
+            continue
+        unit = stem[:at].strip("-_ ") or None
+        return stage.slug, unit if stage.per_unit else None
+    return None, None
