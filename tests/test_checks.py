@@ -477,3 +477,18 @@ def test_the_benchmark_runs_and_reports_a_ratio() -> None:
     report = json.loads(done.stdout)
     assert report["runs"] == 3 and report["bare"]["median"] > 0 and report["run_check"]["median"] > 0
     assert report["ratio"] == pytest.approx(report["run_check"]["median"] / report["bare"]["median"])
+
+
+@pytest.mark.parametrize(("output", "counts"), [
+    ("....\n4 passed in 0.12s\n", (4, 0, 0, 0)),
+    ("== 1 failed, 2 passed, 1 skipped, 1 error in 0.30s ==\n", (5, 1, 1, 1)),
+    ("-" * 70 + "\nRan 4 tests in 0.001s\n\nOK (skipped=1)\n", (4, 0, 0, 1)),
+    ("Ran 3 tests in 0.01s\n\nFAILED (failures=1, errors=1)\n", (3, 1, 1, 0)),
+    ("ok   total([]) == 0\n3 passed, 0 failed\n", (3, 0, 0, 0)),
+    ("no runner here\nall good\n", None),
+])
+def test_the_runners_closing_line_gives_the_test_counts(output: str, counts: tuple[int, ...] | None) -> None:
+    from aidlc.exsecutio.checks import runner_counts
+
+    found = runner_counts(output)
+    assert (None if found is None else (found.total, found.failures, found.errors, found.skipped)) == counts

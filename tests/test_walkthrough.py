@@ -689,7 +689,8 @@ def test_ci_runs_the_checks_itself_and_a_forged_passing_check_does_not_count(han
     Ledger.of_bank(hand, "memory-bank").append(
         EventType.check_recorded, Actor(kind=ActorKind.agent, name="aidlc bolt"), subject=Subject(kind="bolt", id=BOLT),
         commit=head, data={"name": "tests", "command": "python -m unittest discover -s tests -t . -q", "exit_code": 0,
-                           "passed": True, "timed_out": False, "duration_ms": 5, "tests": None,
+                           "passed": True, "timed_out": False, "duration_ms": 5,
+                           "tests": {"total": 1, "failures": 0, "errors": 0, "skipped": 0},
                            "output_sha256": "0" * 64, "output_bytes": 0})
     check_boxes(hand)
     assert walkthrough(hand)["verification"]["satisfied"]  # the report reads the ledger's claim
@@ -697,6 +698,26 @@ def test_ci_runs_the_checks_itself_and_a_forged_passing_check_does_not_count(han
     bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
     found = ci_codes(hand, base)
     assert "AIDLC-CI-009" in found and "tests" in found["AIDLC-CI-009"], found
+
+
+def test_without_junit_independent_tests_need_the_runners_own_count(hand: Path) -> None:
+    """A check with no JUnit report that prints no test runner's closing line proves no test ran: the old test file
+    alone does not make the independent-tests item (medium risk); unittest's `Ran 1 test` does."""
+    config = hand / "aidlc.yaml"
+    runner = "python -m unittest discover -s tests -t . -q"
+    config.write_text(config.read_text().replace(runner, "python -c pass"))
+    person_commit(hand, "ci: a check that runs no test")
+    (hand / CALC).write_text(FIXED + "# the bolt's head holds the person's change\n")
+    bolt_commit(hand, BOLT, "pay: a comment")
+    check_boxes(hand)
+    item_of = next(i for i in walkthrough(hand)["verification"]["items"] if i["id"] == "independent-tests")
+    assert not item_of["satisfied"] and "closing line" in item_of["detail"], item_of
+    config.write_text(config.read_text().replace("python -c pass", runner))
+    person_commit(hand, "ci: the tests again")
+    (hand / CALC).write_text(FIXED)
+    bolt_commit(hand, BOLT, "pay: without the comment")
+    item_of = next(i for i in walkthrough(hand)["verification"]["items"] if i["id"] == "independent-tests")
+    assert item_of["satisfied"] and "the test runner counted 1 test(s)" in item_of["detail"], item_of
 
 
 def test_ci_names_the_independent_tests_a_medium_risk_approval_lacks(hand: Path) -> None:

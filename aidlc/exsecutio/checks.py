@@ -94,7 +94,7 @@ class CheckResult(BaseModel):
     output_sha256: str  # of every byte the check printed
     output_bytes: int
     omitted_bytes: int  # between head and tail
-    tests: TestCounts | None  # from JUnit XML when the check sets `junit`
+    tests: TestCounts | None  # from JUnit XML when the check sets `junit`, else from the runner's closing line
     notes: list[str] = []  # why it did not start, why its JUnit report was not read, ...
 
     def excerpt(self) -> str:
@@ -435,12 +435,46 @@ def _result(check: VerifyCommand, code: int | None, passed: bool, started: float
     from aidlc.redaction import Redactor
 
     head, tail = _excerpts(output)
+    if tests is None and not check.junit:  # no report configured: the runner's own closing line, if it printed one
+        tests = runner_counts(_printable(tail or head))
     redact = Redactor({**os.environ, **env})
     return CheckResult(name=check.name, command=check.run, exit_code=code, passed=passed, timed_out=timed_out,
                        duration_s=round(time.perf_counter() - started, 3), head=redact(_printable(head)),
                        tail=redact(_printable(tail)), output_sha256=output.digest.hexdigest(),
                        output_bytes=output.size, omitted_bytes=output.size - len(head) - len(tail), tests=tests,
                        notes=notes)
+
+
+# The closing lines of the test runners aidlc reads a count from when no JUnit report is configured:
+# pytest's "===== 3 passed, 1 skipped in 0.12s =====" (without the rules under -q) and unittest's
+# "Ran 4 tests in 0.001s" then "OK (skipped=1)".
+_PYTEST_CLOSING = re.compile(r"^(?:=+ )?(?P<counts>\d+ [a-z]+(?:, \d+ [a-z]+)*) in [\d.]+s", re.MULTILINE)
+# and a plain "3 passed, 0 failed" (", 1 skipped" may follow) alone on a line, as a hand-written check prints it.
+_PLAIN_CLOSING = re.compile(r"^(?P<passed>\d+) passed, (?P<failed>\d+) failed(?:, (?P<skipped>\d+) skipped)?$",
+                            re.MULTILINE)
+_UNITTEST_RAN = re.compile(r"^Ran (?P<total>\d+) tests? in [\d.]+s\n+(?P<verdict>OK|FAILED)(?: \((?P<detail>[^)]*)\))?",
+                           re.MULTILINE)
+
+
+def runner_counts(output: str) -> TestCounts | None:
+    """The test counts a runner printed in its closing line (pytest, unittest, a plain `N passed, N failed`); None when
+    it printed none. What a check without a JUnit report offers as evidence that tests ran."""
+    found = None
+    for match in _PYTEST_CLOSING.finditer(output):
+        counts = {word: int(number) for number, word in (part.split(" ", 1) for part in match.group("counts")
+                                                          .split(", "))}
+        failures, errors = counts.get("failed", 0), counts.get("errors", counts.get("error", 0))
+        skipped = counts.get("skipped", 0) + counts.get("deselected", 0) + counts.get("xfailed", 0)
+        total = counts.get("passed", 0) + failures + errors + skipped + counts.get("xpassed", 0)
+        found = TestCounts(total=total, failures=failures, errors=errors, skipped=skipped)
+    for match in _PLAIN_CLOSING.finditer(output):
+        passed, failed, skipped = (int(match.group(key) or 0) for key in ("passed", "failed", "skipped"))
+        found = TestCounts(total=passed + failed + skipped, failures=failed, errors=0, skipped=skipped)
+    for match in _UNITTEST_RAN.finditer(output):
+        detail = dict(part.split("=", 1) for part in (match.group("detail") or "").split(", ") if "=" in part)
+        found = TestCounts(total=int(match.group("total")), failures=int(detail.get("failures", 0)),
+                           errors=int(detail.get("errors", 0)), skipped=int(detail.get("skipped", 0)))
+    return found
 
 
 def _excerpts(output: _Output) -> tuple[bytes, bytes]:
