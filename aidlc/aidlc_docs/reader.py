@@ -120,7 +120,20 @@ def _text(root: Path, rel: str, project: DocsProject) -> str | None:
 
 
 def conflict_lines(text: str) -> list[int]:
-    return [number for number, line in enumerate(text.split("\n"), start=1) if _CONFLICT.match(line)]
+    """The lines of git merge-conflict markers. A `=======` right under a line of text outside a conflict is the
+    underline of a Markdown heading, not a marker."""
+    lines = text.split("\n")
+    found: list[int] = []
+    inside = False
+    for index, line in enumerate(lines):
+        if not _CONFLICT.match(line):
+            continue
+        if line.startswith("=") and not inside and index and lines[index - 1].strip() \
+                and not _CONFLICT.match(lines[index - 1]):
+            continue
+        inside = line.startswith("<") or (inside and not line.startswith(">"))
+        found.append(index + 1)
+    return found
 
 
 # -- aidlc-state.md ------------------------------------------------------------------------------------------------
