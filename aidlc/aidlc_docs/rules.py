@@ -214,24 +214,29 @@ class Units:
         return named or unit_of(entry.fields.get("context", ""))
 
 
-def _approves(entry: AuditEntry, stage: str, unit: str | None, units: Units) -> bool:
-    if stage not in approved_stages(entry):
-        return False
-    return unit is None or not BY_SLUG[stage].per_unit or units.of(entry) == unit
-
-
-def approvals(project: DocsProject) -> list[AuditEntry]:
-    return [entry for log in project.audits for entry in log.entries if has_words(entry)]
+def approvals(project: DocsProject) -> dict[tuple[str, str | None], list[AuditEntry]]:
+    """The entries with a person's words, by (stage, unit) they answer for (unit None: the entry names none)."""
+    units = Units(project)
+    found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
+    for log in project.audits:
+        for entry in log.entries:
+            if has_words(entry):
+                for stage in approved_stages(entry):
+                    found[(stage, units.of(entry) if BY_SLUG[stage].per_unit else None)].append(entry)
+    return found
 
 
 @check(NO_APPROVAL)
 def _no_approval(project: DocsProject) -> Iterator[Hit]:
-    given, units = approvals(project), Units(project)
+    given = approvals(project)
     for path, line in ticked(project):
         stage = BY_SLUG[line.stage or ""]
         if not stage.approval:
             continue
-        if any(_approves(entry, stage.slug, line.unit, units) for entry in given):
+        if stage.per_unit and line.unit is not None:
+            if given.get((stage.slug, line.unit)):
+                continue
+        elif any(entries for (slug, _), entries in given.items() if slug == stage.slug):
             continue
         whose = f" of unit {line.unit}" if line.unit and stage.per_unit else ""
         logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
