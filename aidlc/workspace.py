@@ -1,4 +1,4 @@
-"""Opening a repository's memory bank with its configuration."""
+"""Opening a repository's records with its configuration: the memory bank, or the aidlc-docs folder."""
 
 from __future__ import annotations
 
@@ -68,3 +68,19 @@ def open_docs(root: Path, config: Config | None = None) -> DocsProject:
                          [f"aidlc init {root}    # adopt the project's records", "set `aidlc_docs:` in aidlc.yaml "
                           "to the folder that holds aidlc-state.md and audit.md"])
     return read_project(root.resolve(), config.aidlc_docs)
+
+
+def open_records(root: Path) -> MemoryBank | DocsProject:
+    """The project's records in the layout it keeps them (`layout_of`), for the commands that only read them
+    (`aidlc validate`, `aidlc ci` without a base): the memory bank as found, or the aidlc-docs folder read."""
+    config = load_config(root)
+    if layout_of(root, config) == "aidlc-docs":
+        return open_docs(root, config)
+    return open_bank(root, as_found=True, config=config)
+
+
+def records_folder(records: MemoryBank | DocsProject) -> str:
+    """The folder the records live in, relative to the repository root."""
+    from aidlc.aidlc_docs.model import DocsProject
+
+    return records.rel if isinstance(records, DocsProject) else records.rel_root

@@ -29,6 +29,7 @@ class StageLine(BaseModel):
     skipped: bool = Field(default=False, description="the line says the stage was or will be skipped")
     awaiting: bool = Field(default=False, description="the line says the stage still waits for approval")
     depth: int = 0  # indentation level (a sub-item of another line: > 0)
+    parent: int | None = Field(default=None, description="the line of the checkbox line this one is a sub-item of")
 
 
 class StateFile(BaseModel):
@@ -68,6 +69,22 @@ class PlanFile(BaseModel):
     done: int = 0
 
 
+class StoryRef(BaseModel):
+    id: str = Field(description="as written: US-1.1, US-A1, Story 1.3")
+    path: str
+    line: int
+
+
+class StoryIndex(BaseModel):
+    """The story ids a project uses: where user-stories/stories.md defines each (a heading naming it), and where
+    unit-of-work-story-map.md assigns each to a unit (a table row, or a list item led by a unit; a range such as
+    `US-A1..A7` or `US-EV1~9` names every id in it)."""
+
+    defined: list[StoryRef] = Field(default_factory=list)
+    mapped: list[StoryRef] = Field(default_factory=list)
+    maps: list[str] = Field(default_factory=list, description="the story maps read")
+
+
 class Unreadable(BaseModel):
     path: str
     message: str
@@ -85,4 +102,5 @@ class DocsProject(BaseModel):
     files: list[str] = Field(default_factory=list, description="every file under the folder, relative to the root")
     conflicts: dict[str, list[int]] = Field(default_factory=dict, description="other Markdown files with git "
                                             "merge-conflict markers: path -> lines")
+    stories: StoryIndex = Field(default_factory=StoryIndex)
     unreadable: list[Unreadable] = Field(default_factory=list)

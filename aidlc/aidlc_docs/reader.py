@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import (
     AuditEntry,
@@ -21,12 +22,15 @@ from aidlc.aidlc_docs.model import (
     PlanFile,
     StageLine,
     StateFile,
+    StoryRef,
     Unreadable,
 )
 from aidlc.aidlc_docs.stages import plan_stage, stage_of
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
 
 STATE_FILE = "aidlc-state.md"
+STORIES_FILE = "stories.md"
+STORY_MAP_FILE = "unit-of-work-story-map.md"
 AUDIT_FILE = "audit.md"
 AUDIT_FOLDER = "audit"
 NOT_UNITS = frozenset({"plans", "build-and-test", "shared", "shared-infrastructure", "code"})
@@ -38,6 +42,11 @@ _FIELD = re.compile(r"^[ \t]*(?:[-*][ \t]+)?\*\*(?P<key>[^*\n]{1,60}?)\*\*[ \t]*
 _CONFLICT = re.compile(r"^(<{7}( |$)|={7}$|>{7}( |$)|\|{7}( |$))")
 _ISO = re.compile(r"^\s*\"?(?P<date>\d{4}-\d{2}-\d{2})(?:[T ](?P<time>\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)"
                   r"(?P<zone>Z|[+-]\d{2}:?\d{2})?)?")
+_LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage line's name
+_PHASE_PREFIX = re.compile(r"^(?:inception|construction)(?:[ \t]+phase)?[ \t]*[-—–:][ \t]*",
+                           re.IGNORECASE)
+_NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
+_CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _UNIT = re.compile(r"\b(?:unit|유닛|단위)[ \t]*[-#]?[ \t]*(?P<n>\d+)|\b[Uu](?P<u>\d+)\b", re.IGNORECASE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
@@ -79,6 +88,11 @@ def read_project(root: Path, rel: str) -> DocsProject:
         elif inside == AUDIT_FILE or (inside.startswith(f"{AUDIT_FOLDER}/") and inside.count("/") == 1):
             project.audits.append(read_audit(text, path_rel))
         else:
+            if name == STORIES_FILE and "user-stories/" in inside:
+                project.stories.defined += story_headings(text, path_rel)
+            elif name == STORY_MAP_FILE:
+                project.stories.mapped += story_assignments(text, path_rel)
+                project.stories.maps.append(path_rel)
             if name.endswith("plan.md") or "-plan-" in name or "/plans/" in f"/{inside}":
                 plan = read_plan(text, path_rel)
                 if plan is not None:
@@ -106,16 +120,31 @@ def _text(root: Path, rel: str, project: DocsProject) -> str | None:
 
 
 def conflict_lines(text: str) -> list[int]:
-    return [number for number, line in enumerate(text.split("\n"), start=1) if _CONFLICT.match(line)]
+    """The lines of git merge-conflict markers. A `=======` right under a line of text outside a conflict is the
+    underline of a Markdown heading, not a marker."""
+    lines = text.split("\n")
+    found: list[int] = []
+    inside = False
+    for index, line in enumerate(lines):
+        if not _CONFLICT.match(line):
+            continue
+        if line.startswith("=") and not inside and index and lines[index - 1].strip() \
+                and not _CONFLICT.match(lines[index - 1]):
+            continue
+        inside = line.startswith("<") or (inside and not line.startswith(">"))
+        found.append(index + 1)
+    return found
 
 
 # -- aidlc-state.md ------------------------------------------------------------------------------------------------
 def read_state(text: str, rel: str) -> StateFile:
     """Each checkbox line with its stage, unit and what it says; a line's unit may come from its parent line or
-    from the heading (or bold paragraph) above it."""
+    from the heading (or bold paragraph) above it. A line that names a unit but no stage, under a line that names
+    a stage (`- [~] Functional Design (per-unit)` / `  - [x] U1 Chat Core — approved`), is that stage of the
+    unit."""
     state = StateFile(path=rel, conflict_lines=conflict_lines(text))
     context_unit: str | None = None
-    parents: list[tuple[int, str | None]] = []  # (indent, unit) of the open list items above
+    parents: list[_Parent] = []  # the open list items above
     for number, line in enumerate(text.split("\n"), start=1):
         heading = _HEADING.match(line) or _BOLD_HEADING.match(line)
         if heading:
@@ -128,18 +157,51 @@ def read_state(text: str, rel: str) -> StateFile:
         if match is None:
             if plain is not None:  # a list item without a box may name the unit its children are about
                 indent = len(plain.group("indent").expandtabs(2))
-                parents = [p for p in parents if p[0] < indent] + [(indent, unit_of(plain.group("text")))]
+                parents = [p for p in parents if p.indent < indent] + [_Parent(indent, unit_of(plain.group("text")))]
             continue
         indent = len(match.group("indent").expandtabs(2))
-        parents = [p for p in parents if p[0] < indent]
+        parents = [p for p in parents if p.indent < indent]
         body = match.group("text")
-        unit = unit_of(body) or next((u for _, u in reversed(parents) if u), None) or context_unit
+        name, status = split_stage_line(body)
+        own_unit = unit_of(body)
+        unit = own_unit or next((p.unit for p in reversed(parents) if p.unit), None) or context_unit
+        boxed = next((p for p in reversed(parents) if p.line is not None), None)
+        stage = stage_of(name) or _bilingual(name, body)
+        if stage is None and own_unit is not None and boxed is not None:
+            stage = boxed.stage
         state.stages.append(StageLine(
-            line=number, text=body, mark=_mark(match.group("box")), stage=stage_of(body), unit=unit,
-            skipped=bool(_SKIP.search(body)) or match.group("box") == "S", awaiting=bool(_AWAITING.search(body)),
-            depth=len(parents)))
-        parents.append((indent, unit_of(body)))
+            line=number, text=body, mark=_mark(match.group("box")), stage=stage, unit=unit,
+            skipped=bool(_SKIP.search(status)) or match.group("box") == "S", awaiting=bool(_AWAITING.search(body)),
+            depth=len(parents), parent=boxed.line if boxed else None))
+        parents.append(_Parent(indent, own_unit, number, stage))
     return state
+
+
+def _bilingual(name: str, body: str) -> str | None:
+    """The stage a name's parenthesised translation names: `유닛별 설계(Functional Design)`."""
+    after = body[body.find(name) + len(name):] if name else ""
+    match = re.match(r"[ \t]*[(（]([^)）]{1,60})[)）]", after)
+    return stage_of(match.group(1)) if match else None
+
+
+class _Parent(NamedTuple):
+    indent: int
+    unit: str | None
+    line: int | None = None  # a checkbox line's number (None: a list item without a box)
+    stage: str | None = None
+
+
+def split_stage_line(body: str) -> tuple[str, str]:
+    """(the stage's name, what the line says of it) of a checkbox line's text: `INCEPTION - Units Generation
+    (SKIP)` -> ('Units Generation', '(SKIP)'); the name ends at ` - `, ` — `, `(` or `:`, after a phase prefix.
+    What it says is its first clause only: a later sentence may speak of other stages (`... only Reverse
+    Engineering is SKIP`)."""
+    text = _PHASE_PREFIX.sub("", _LEAD.sub("", body))
+    end = _NAME_END.search(text)
+    if end is None:
+        return text.strip(), ""
+    name, rest = text[:end.start()], text[end.start():]
+    return name.strip(), rest[:1] + _CLAUSE_END.split(rest[1:], maxsplit=1)[0]
 
 
 def _mark(box: str) -> Mark:
@@ -223,6 +285,58 @@ def parse_timestamp(value: str) -> tuple[datetime | None, bool]:
     except ValueError:
         return None, False
     return (moment if zone else moment.replace(tzinfo=UTC)), bool(zone)
+
+
+# -- story ids ---------------------------------------------------------------------------------------------------
+_STORY_ID = r"(?:US-[A-Za-z]*\d+(?:\.\d+)*|Story[ \t]+\d+(?:\.\d+)*)"
+_STORY = re.compile(rf"\b{_STORY_ID}\b")
+# `US-A1..A7`, `US-EV1~9`, `US-1..US-14`: the same prefix, a last number after it.
+_STORY_RANGE = re.compile(r"\bUS-(?P<prefix>[A-Za-z]*)(?P<first>\d+)[ \t]*(?:\.\.|~|…|–)[ \t]*(?:US-)?(?P=prefix)?"
+                          r"(?P<last>\d+)\b")
+MAX_RANGE = 200
+
+
+def story_headings(text: str, rel: str) -> list[StoryRef]:
+    """The story each heading of stories.md names first (`### US-1.1: Table login`, `### Story 1.3 — ...`)."""
+    found = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.startswith("#") and _HEADING.match(line):
+            match = _STORY.search(line)
+            if match:
+                found.append(StoryRef(id=_spaced(match.group()), path=rel, line=number))
+    return found
+
+
+def story_assignments(text: str, rel: str) -> list[StoryRef]:
+    """Every story id the map assigns: in a table row, in any line of a section whose heading names a unit, and in
+    a list item whose lead (the text before `:` or a dash) names one. A note in other prose (`the former US-RA1~8
+    were retired`) assigns nothing."""
+    found = []
+    sections: list[tuple[int, bool]] = []  # (level, names a unit) of the headings above
+    for number, line in enumerate(text.split("\n"), start=1):
+        heading = _HEADING.match(line) if line.startswith("#") else None
+        if heading:
+            level = len(heading.group(1))
+            sections = [s for s in sections if s[0] < level] + [(level, unit_of(heading.group(2)) is not None)]
+            continue
+        stripped = line.strip()
+        item = re.match(r"[-*+][ \t]", stripped)
+        lead = re.split(r"[:：]|[ \t][-—–][ \t]", stripped[2:], maxsplit=1)[0] if item else ""
+        if not (stripped.startswith("|") or any(unit for _, unit in sections) or unit_of(lead) is not None):
+            continue
+        ranged = [(m.start(), m.end()) for m in _STORY_RANGE.finditer(line)]
+        for match in _STORY_RANGE.finditer(line):
+            first, last = int(match.group("first")), int(match.group("last"))
+            if first < last <= first + MAX_RANGE:
+                found += [StoryRef(id=f"US-{match.group('prefix')}{n}", path=rel, line=number)
+                          for n in range(first, last + 1)]
+        found += [StoryRef(id=_spaced(m.group()), path=rel, line=number) for m in _STORY.finditer(line)
+                  if not any(start <= m.start() < end for start, end in ranged)]
+    return found
+
+
+def _spaced(story: str) -> str:
+    return re.sub(r"[ \t]+", " ", story)
 
 
 # -- plans ---------------------------------------------------------------------------------------------------------

@@ -21,6 +21,12 @@ class Stage:
     plan: str | None  # the plan file's stage part (`{unit}-<plan>-plan.md`), when it has one
     labels: tuple[str, ...]  # lower case; the English rule heading first
 
+    @property
+    def name(self) -> str:
+        """The English rule heading: `NFR Requirements`, `Build and Test`."""
+        return " ".join(word.upper() if word == "nfr" else word if word == "and" else word.capitalize()
+                        for word in self.labels[0].split())
+
 
 STAGES: tuple[Stage, ...] = (
     Stage("workspace-detection", "inception", False, False, None,
@@ -73,6 +79,12 @@ def stage_of(text: str) -> str | None:
     """The slug of the first stage label `text` names (case ignored), or None: never a guess."""
     match = _LABEL.search(text.replace("_", " "))
     return _SLUG_OF[match.group().lower()] if match else None
+
+
+def stages_named(text: str) -> list[str]:
+    """The slugs of every stage label `text` names, in the order it names them, each once."""
+    found = (_SLUG_OF[match.group().lower()] for match in _LABEL.finditer(text.replace("_", " ")))
+    return list(dict.fromkeys(found))
 
 
 def plan_stage(name: str) -> tuple[str | None, str | None]:

@@ -27,7 +27,8 @@ COMMANDS = {
     "init": Entry("init:init_cmd", "Scaffold aidlc in a Git repo."),
     "new": Entry("new:new_group", "Create an intent, requirement, unit, story or bolt with the next free number."),
     "validate": Entry("validate:validate_cmd",
-                      "Validate the Intent -> Requirements -> Units -> Stories -> Bolts chain."),
+                      "Validate the Intent -> Requirements -> Units -> Stories -> Bolts chain (or aidlc-docs' "
+                      "records)."),
     "ci": Entry("ci:ci_cmd", "The CI gate: validate, plus (with --base) the pull request's history."),
     "rules": Entry("rules:rules_cmd", "List the validation rules, or explain one (aidlc rules AIDLC-REF-001)."),
     "status": Entry("status:status_cmd", "Show where the chain stands and the next safe actions."),

@@ -44,9 +44,9 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     baseline_path = (baseline_file or root / BASELINE_FILE).absolute()
     shown = _shown(baseline_path, root)
     inside = baseline_path.is_relative_to(root.absolute())
-    bank, pr = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
+    records, pr = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
     if write_baseline:
-        report = run_ci(bank, pr, strict=strict)
+        report = run_ci(records, pr, strict=strict)
         write_output(baseline_path, baselines.render(baselines.of(report.findings)),
                      "--baseline", "aidlc ci --write-baseline")
         if app.json:
@@ -61,7 +61,7 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
         baseline = baselines.parse(data, shown + source) if data is not None else None
     elif explicit or baseline_path.exists():
         baseline = baselines.load(baseline_path, shown)
-    report = run_ci(bank, pr, baseline, shown if baseline else None, strict)
+    report = run_ci(records, pr, baseline, shown if baseline else None, strict)
     if sarif_file is not None:
         write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci")
     text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)

@@ -1,4 +1,4 @@
-"""aidlc validate: check the memory bank; never writes anything."""
+"""aidlc validate: check the project's records (a memory bank, or an aidlc-docs folder); never writes anything."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from aidlc.cli.app import App, output_options
 from aidlc.model.types import Severity
 from aidlc.report import validation as render
 from aidlc.rules import validate
-from aidlc.workspace import open_bank
+from aidlc.workspace import open_records, records_folder
 
 
 @click.command("validate")
@@ -17,15 +17,18 @@ from aidlc.workspace import open_bank
 @output_options
 @click.pass_obj
 def validate_cmd(app: App, path: str | None, strict: bool) -> None:
-    """Validate the Intent -> Requirements -> Units -> Stories -> Bolts chain.
+    """Validate the Intent -> Requirements -> Units -> Stories -> Bolts chain (or aidlc-docs' records).
+
+    In the aidlc-docs layout (AWS aidlc-workflows): aidlc-state.md against
+    audit.md and the plans, the audit's timestamps, the story map, the files.
 
     Exit 0 when there are no errors (warnings allowed), 1 when there are
     (or warnings with --strict), 2 on a usage or configuration error.
     """
-    bank = open_bank(app.root(path), as_found=True)
+    records = open_records(app.root(path))
     if app.verbosity > 0:
-        app.note(f"validating {bank.rel_root}/ ...")
-    report = validate(bank)
+        app.note(f"validating {records_folder(records)}/ ...")
+    report = validate(records)
     if app.json:
         click.echo(render.render_json(report))
     else:

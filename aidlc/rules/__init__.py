@@ -1,7 +1,10 @@
-"""Validation: run every rule of the catalogue over a parsed memory bank."""
+"""Validation: run every rule of the catalogue over a project's records, in the layout it keeps them (a parsed
+memory bank, or the aidlc-docs folder read by aidlc/aidlc_docs/reader.py)."""
 
 from __future__ import annotations
 
+from aidlc.aidlc_docs import rules as docs_rules  # registers the aidlc-docs rules
+from aidlc.aidlc_docs.model import DocsProject
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
@@ -21,7 +24,7 @@ from aidlc.rules import (  # noqa: F401 - registers
 )
 from aidlc.rules.catalogue import CATALOGUE, Hit, Rule
 
-__all__ = ["CATALOGUE", "Rule", "run_rules", "validate"]
+__all__ = ["CATALOGUE", "Rule", "run_docs_rules", "run_rules", "validate"]
 
 MAX_MESSAGE = 400  # a message quotes values from the files; a 2 MB value must not become a 2 MB line
 
@@ -46,21 +49,34 @@ def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]
         for spec in CATALOGUE.values():
             if spec.story_check is None and spec.check is not None:
                 found.extend((spec, hit) for hit in spec.check(index))
-        findings = [Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
-                            message=shorten(hit.message), fix=shorten(hit.fix or spec.fix)) for spec, hit in found]
+        return _findings(found)
+
+
+def run_docs_rules(project: DocsProject) -> list[Finding]:
+    """Every aidlc-docs rule over the project's docs folder (aidlc/aidlc_docs/rules.py)."""
+    return _findings([(spec, hit) for spec, finder in docs_rules.CHECKS for hit in finder(project)])
+
+
+def _findings(found: list[tuple[Rule, Hit]]) -> list[Finding]:
+    findings = [Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
+                        message=shorten(hit.message), fix=shorten(hit.fix or spec.fix)) for spec, hit in found]
     # Stable: the hits of one rule at one place keep the order the rule gave them.
     findings.sort(key=Finding.sort_key)
     return findings
 
 
-def validate(bank: MemoryBank) -> ValidationReport:
-    findings = run_rules(bank)
+def validate(records: MemoryBank | DocsProject) -> ValidationReport:
+    """The validation report of a project's records, whichever layout holds them (aidlc.workspace.open_records)."""
+    if isinstance(records, DocsProject):
+        root, files, findings = records.root, len(records.files), run_docs_rules(records)
+    else:
+        root, files, findings = records.repo_root, records.files_read, run_rules(records)
     count = {severity: 0 for severity in Severity}
     for finding in findings:
         count[finding.severity] += 1
     return ValidationReport(
-        root=bank.repo_root,
+        root=root,
         findings=findings,
-        summary=Summary(files=bank.files_read, errors=count[Severity.error],
+        summary=Summary(files=files, errors=count[Severity.error],
                         warnings=count[Severity.warning], infos=count[Severity.info]),
     )

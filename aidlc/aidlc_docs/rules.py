@@ -1,0 +1,392 @@
+"""The rules of the aidlc-docs layout that the work tree proves or suggests (AWS aidlc-workflows,
+`aidlc-rules/aws-aidlc-rules/core-workflow.md` and its rule details): what `aidlc validate` checks on a project in
+that layout. Errors where a file proves the rule broken; warnings where only a pattern suggests it; a note where
+aidlc cannot tell (a stage it does not know), never a guess.
+
+An approval, as these rules read one, is an audit entry whose heading or Context names the stage (and the unit,
+when the ticked line names one) and whose User Input or User Response holds a person's words: not an empty, `N/A`
+or `(pending)` field, not the AI's own approval prompt, not a `Status` of changes requested.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+from pathlib import PurePosixPath
+
+from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
+from aidlc.aidlc_docs.reader import unit_of
+from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import Hit, Rule, docs_rule
+
+DocsCheck = Callable[[DocsProject], Iterator[Hit]]
+CHECKS: list[tuple[Rule, DocsCheck]] = []
+
+E, W, I = Severity.error, Severity.warning, Severity.info  # noqa: E741 - the severities, as in the catalogue
+
+# What counts as application code inside aidlc-docs/: source files by extension (and build files by name).
+# Markdown, text, images, diagrams (.d2, .mmd, .puml, .drawio), documents (.docx, .pdf), data (.json, .yaml,
+# .csv) and generated reports (.html) are documentation, not code.
+CODE_SUFFIXES = frozenset({
+    ".py", ".pyi", ".ipynb", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".vue", ".svelte", ".java", ".kt",
+    ".kts", ".scala", ".groovy", ".go", ".rs", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".fs", ".swift", ".m",
+    ".mm", ".rb", ".php", ".pl", ".lua", ".dart", ".ex", ".exs", ".erl", ".hs", ".clj", ".r", ".sql", ".sh",
+    ".bash", ".zsh", ".fish", ".ps1", ".bat", ".cmd", ".tf", ".hcl",
+})
+CODE_NAMES = frozenset({"dockerfile", "makefile", "jenkinsfile", "package.json", "pyproject.toml", "go.mod",
+                        "cargo.toml", "pom.xml", "build.gradle"})
+SHARED = 3  # this many entries or more on one timestamp is a pattern, not a coincidence
+_MIDNIGHT = re.compile(r"T00:00(?::00(?:\.0+)?)?(?:Z|[+-]\d|\s|$)")
+_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(|없음|해당\s*없음)",
+                       re.IGNORECASE)
+_ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
+                      r"inici", re.IGNORECASE)
+_APPROVAL_WORD = re.compile(r"approv|승인|批准|承認|aprova", re.IGNORECASE)
+_NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청",
+                           re.IGNORECASE)
+
+
+def check(entry: Rule) -> Callable[[DocsCheck], DocsCheck]:
+    """Register the finder of an aidlc-docs rule."""
+
+    def register(finder: DocsCheck) -> DocsCheck:
+        CHECKS.append((entry, finder))
+        return finder
+
+    return register
+
+
+CONFLICT = docs_rule(
+    "AIDLC-DOCS-001", E, "a file of aidlc-docs/ holds git merge-conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`)",
+    "resolve the merge: keep every entry of both sides (audit.md is append-only, so both sides' entries stay, in "
+    "time order), delete the marker lines, and commit")
+CODE = docs_rule(
+    "AIDLC-DOCS-002", E, "application code inside aidlc-docs/ (a source file: .py, .ts, .js, .java, .go, .rs, .sql, "
+    ".sh, .tf, ...; the rules: \"Application code: Workspace root (NEVER in aidlc-docs/)\")",
+    "move the file to the workspace root (where the application's code lives) and describe it in a Markdown "
+    "summary under aidlc-docs/construction/<unit>/code/")
+NO_APPROVAL = docs_rule(
+    "AIDLC-DOCS-003", E, "a stage is ticked in aidlc-state.md and audit.md holds no approval of it: no entry naming "
+    "the stage (and its unit) with the person's words in User Input or User Response",
+    "untick the stage until a person approves it, then log their answer verbatim in audit.md under a heading that "
+    "names the stage: `**User Input**: \"<their exact words>\"`")
+AWAITING = docs_rule(
+    "AIDLC-DOCS-004", E, "a stage is ticked in aidlc-state.md while the same line says it awaits approval",
+    "untick the line (`- [ ]`) until the person approves; then tick it and log the approval in audit.md")
+PLAN_OPEN = docs_rule(
+    "AIDLC-DOCS-005", E, "a stage is ticked in aidlc-state.md while its plan file still has open boxes (the rules: "
+    "all steps in the plan marked [x] before the stage completes)",
+    "finish the open steps and tick them in the plan, or untick the stage in aidlc-state.md")
+BUILD_BEFORE_CODE = docs_rule(
+    "AIDLC-DOCS-006", E, "Build and Test is ticked while a unit's code-generation plan still has open boxes (the "
+    "rules: Build and Test runs after all units complete)",
+    "finish the unit's code generation and tick its plan's steps, or untick Build and Test")
+ORDER_BROKEN = docs_rule(
+    "AIDLC-DOCS-007", W, "a stage was approved after a stage the documented order puts after it (inception: "
+    "reverse engineering, requirements, user stories, workflow planning, application design, units; per unit: "
+    "functional design, NFR requirements, NFR design, infrastructure, code generation)",
+    "approve stages in the documented order; when the order was changed on purpose, log the person's decision to "
+    "change it in audit.md")
+NOT_ISO = docs_rule(
+    "AIDLC-DOCS-008", E, "an audit entry's timestamp is not an ISO 8601 date and time (the rules: "
+    "`YYYY-MM-DDTHH:MM:SSZ`)",
+    "write the time the entry was made, from the clock: `date -u +%Y-%m-%dT%H:%M:%SZ` (or `aidlc audit append`, "
+    "which writes it)")
+OUT_OF_ORDER = docs_rule(
+    "AIDLC-DOCS-009", W, "an audit entry's timestamp is earlier than the entry above it (audit.md is appended to, "
+    "so times only grow)",
+    "append new entries at the end, never above older ones; a timestamp that was invented is left as it is and "
+    "explained in a new entry")
+MIDNIGHT = docs_rule(
+    "AIDLC-DOCS-010", W, "an audit entry's timestamp is exactly midnight (`T00:00:00`): the pattern of a "
+    "placeholder, not a clock",
+    "take timestamps from the clock (`date -u +%Y-%m-%dT%H:%M:%SZ`, or `aidlc audit append`); leave a logged "
+    "placeholder as it is and explain it in a new entry")
+SHARED_TIME = docs_rule(
+    "AIDLC-DOCS-011", W, f"{SHARED} or more audit entries share one timestamp: the pattern of a time written once "
+    "and copied, not read from the clock",
+    "take each entry's time from the clock when it is written (`aidlc audit append` does)")
+UNKNOWN_STAGE = docs_rule(
+    "AIDLC-DOCS-012", I, "a checkbox line of aidlc-state.md names no stage aidlc knows: its approvals and plans are "
+    "not checked",
+    "name the stage as the rules do (`- [x] Requirements Analysis`, `- [ ] Code Generation - unit-1`), or leave "
+    "the line if it is not a stage")
+STORY_UNKNOWN = docs_rule(
+    "AIDLC-DOCS-013", E, "unit-of-work-story-map.md assigns a story id that no heading of stories.md defines",
+    "correct the id in the map, or write the story in user-stories/stories.md")
+STORY_UNMAPPED = docs_rule(
+    "AIDLC-DOCS-014", W, "a story of stories.md is assigned to no unit in unit-of-work-story-map.md (the rules: "
+    "\"Ensure all stories are assigned to units\")",
+    "assign the story to the unit that delivers it in unit-of-work-story-map.md (or retire it in stories.md)")
+UNREADABLE = docs_rule(
+    "AIDLC-DOCS-015", E, "a Markdown file of aidlc-docs/ cannot be read (not UTF-8, too large, or unreadable): its "
+    "rules were not checked",
+    "save the file as UTF-8 text (and under the size limit), or remove it")
+
+
+# -- the files ---------------------------------------------------------------------------------------------------
+@check(CONFLICT)
+def _conflicts(project: DocsProject) -> Iterator[Hit]:
+    marked: dict[str, list[int]] = dict(project.conflicts)
+    if project.state is not None and project.state.conflict_lines:
+        marked[project.state.path] = project.state.conflict_lines
+    for log in project.audits:
+        if log.conflict_lines:
+            marked[log.path] = log.conflict_lines
+    for path, lines in sorted(marked.items()):
+        for line in lines:
+            yield Hit(path, line, f"a merge-conflict marker ({len(lines)} marker lines in the file): the merge "
+                      "was committed unresolved")
+
+
+@check(CODE)
+def _code(project: DocsProject) -> Iterator[Hit]:
+    for path in project.files:
+        name = PurePosixPath(path).name.lower()
+        if PurePosixPath(name).suffix in CODE_SUFFIXES or name in CODE_NAMES:
+            yield Hit(path, None, f"{name} is application code inside {project.rel}/, which holds documentation "
+                      "only")
+
+
+@check(UNREADABLE)
+def _unreadable(project: DocsProject) -> Iterator[Hit]:
+    for item in project.unreadable:
+        yield Hit(item.path, None, f"cannot be read: {item.message}")
+
+
+# -- aidlc-state.md against audit.md and the plans ----------------------------------------------------------------
+def ticked(project: DocsProject) -> Iterator[tuple[str, StageLine]]:
+    """(aidlc-state.md's path, line) of each stage line that claims a stage done: ticked, a stage aidlc knows, not
+    skipped."""
+    if project.state is None:
+        return
+    for line in project.state.stages:
+        if line.mark == Mark.done and line.stage is not None and not line.skipped:
+            yield project.state.path, line
+
+
+def has_words(entry: AuditEntry) -> bool:
+    """Whether the entry holds a person's words (User Input or User Response), and no refusal in its Status."""
+    said = [entry.fields.get(key, "").strip().strip("\"'`“”「」 ") for key in ("user_input", "user_response")]
+    if not any(text and not _NO_WORDS.match(text) for text in said):
+        return False
+    return not _NOT_APPROVED.search(entry.fields.get("status", ""))
+
+
+def approved_stages(entry: AuditEntry) -> list[str]:
+    """The stages an entry with a person's words answers for: those its heading names, else the first its Context
+    names (a Context's `Next: User Stories` is not an approval of User Stories). An entry logging answers to a
+    stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
+    answers, then separately for the approval."""
+    heading = entry.heading or ""
+    if _ANSWERS.search(heading) and not _APPROVAL_WORD.search(heading):
+        return []
+    named = stages_named(heading)
+    if named:
+        return named
+    first = stage_of(entry.fields.get("context", ""))
+    return [first] if first else []
+
+
+class Units:
+    """Which unit an audit entry is about: `Unit 3`, `U3` in its heading (else its Context), or a unit folder its
+    heading names (`(admin-web)`) that another entry ties to a number (heading `(admin-web)`, Context `Unit 3`)."""
+
+    def __init__(self, project: DocsProject) -> None:
+        self.folders = [name for name in project.units if unit_of(name) is None]
+        self.alias: dict[str, str] = {}
+        for log in project.audits:
+            for entry in log.entries:
+                number = unit_of(entry.heading or "") or unit_of(entry.fields.get("context", ""))
+                for folder in self._folders_in(entry.heading or ""):
+                    if number is not None:
+                        self.alias.setdefault(folder, number)
+
+    def _folders_in(self, text: str) -> list[str]:
+        lowered = text.lower()
+        return [name for name in self.folders if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lowered)]
+
+    def of(self, entry: AuditEntry) -> str | None:
+        heading = entry.heading or ""
+        named = unit_of(heading) or next((self.alias[f] for f in self._folders_in(heading) if f in self.alias), None)
+        return named or unit_of(entry.fields.get("context", ""))
+
+
+def approvals(project: DocsProject) -> dict[tuple[str, str | None], list[AuditEntry]]:
+    """The entries with a person's words, by (stage, unit) they answer for (unit None: the entry names none)."""
+    units = Units(project)
+    found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
+    for log in project.audits:
+        for entry in log.entries:
+            if has_words(entry):
+                for stage in approved_stages(entry):
+                    found[(stage, units.of(entry) if BY_SLUG[stage].per_unit else None)].append(entry)
+    return found
+
+
+@check(NO_APPROVAL)
+def _no_approval(project: DocsProject) -> Iterator[Hit]:
+    given = approvals(project)
+    for path, line in ticked(project):
+        stage = BY_SLUG[line.stage or ""]
+        if not stage.approval:
+            continue
+        if stage.per_unit and line.unit is not None:
+            if given.get((stage.slug, line.unit)):
+                continue
+        elif any(entries for (slug, _), entries in given.items() if slug == stage.slug):
+            continue
+        whose = f" of unit {line.unit}" if line.unit and stage.per_unit else ""
+        logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
+        yield Hit(path, line.line, f"{stage.name}{whose} is ticked, and {logs} holds no approval of it by a person")
+
+
+@check(AWAITING)
+def _awaiting(project: DocsProject) -> Iterator[Hit]:
+    if project.state is None:
+        return
+    for line in project.state.stages:
+        if line.mark == Mark.done and line.awaiting:
+            yield Hit(project.state.path, line.line, f"ticked, and the line says it awaits approval: "
+                      f"\"{_cut(line.text)}\"")
+
+
+def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFile]:
+    return [plan for plan in project.plans if plan.stage == stage
+            and (unit is None or not BY_SLUG[stage].per_unit or unit_of(plan.unit or "") == unit)]
+
+
+@check(PLAN_OPEN)
+def _plan_open(project: DocsProject) -> Iterator[Hit]:
+    for path, line in ticked(project):
+        if line.stage == "workflow-planning":  # execution-plan.md's boxes choose stages; they are not steps
+            continue
+        for plan in _plans_of(project, line.stage or "", line.unit):
+            if plan.open:
+                yield Hit(path, line.line, f"ticked while {_open(plan)}")
+
+
+@check(BUILD_BEFORE_CODE)
+def _build_before_code(project: DocsProject) -> Iterator[Hit]:
+    for path, line in ticked(project):
+        if line.stage != "build-and-test":
+            continue
+        for plan in _plans_of(project, "code-generation", line.unit):
+            if plan.open:
+                yield Hit(path, line.line, f"Build and Test is ticked while {_open(plan)}")
+
+
+@check(ORDER_BROKEN)
+def _order(project: DocsProject) -> Iterator[Hit]:
+    # The first approval of each stage (of each unit, for the per-unit ones), by the stage its heading names (else
+    # its Context): compared within inception, and within each unit.
+    first: dict[tuple[str | None, str], tuple[AuditEntry, str]] = {}
+    units = Units(project)
+    for log in project.audits:
+        for entry in log.entries:
+            if entry.at is None or not has_words(entry):
+                continue
+            stages = approved_stages(entry)
+            stage = stages[0] if stages else None
+            if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test":
+                continue
+            scope = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
+            known = first.get((scope, stage))
+            if known is None or entry.at < (known[0].at or entry.at):
+                first[(scope, stage)] = (entry, log.path)
+    for (scope, stage), (entry, path) in sorted(first.items(), key=lambda item: item[1][0].line):
+        before = [(other, later) for (other_scope, later), (other, _) in first.items()
+                  if other_scope == scope and ORDER[later] > ORDER[stage] and other.at and entry.at
+                  and other.at < entry.at]
+        if before:
+            other, later = min(before, key=lambda pair: pair[0].at or entry.at)
+            yield Hit(path, entry.line, f"{BY_SLUG[stage].name} was first approved at "
+                      f"{entry.timestamp}, after {BY_SLUG[later].name} (line {other.line}, "
+                      f"{other.timestamp}): the documented order puts it first")
+
+
+@check(UNKNOWN_STAGE)
+def _unknown(project: DocsProject) -> Iterator[Hit]:
+    if project.state is None:
+        return
+    for line in project.state.stages:
+        if line.stage is None and line.parent is None:  # a sub-item of a stage line is a step, not a stage
+            yield Hit(project.state.path, line.line, f"names no stage aidlc knows: \"{_cut(line.text)}\"")
+
+
+# -- audit timestamps --------------------------------------------------------------------------------------------
+@check(NOT_ISO)
+def _not_iso(project: DocsProject) -> Iterator[Hit]:
+    for log in project.audits:
+        for entry in log.entries:
+            if entry.at is None:
+                shown = f"\"{_cut(entry.timestamp or '')}\"" if entry.timestamp else "empty"
+                yield Hit(log.path, entry.line, f"the timestamp is {shown}, not an ISO 8601 date and time")
+
+
+@check(OUT_OF_ORDER)
+def _out_of_order(project: DocsProject) -> Iterator[Hit]:
+    for log in project.audits:
+        previous: AuditEntry | None = None
+        for entry in log.entries:
+            if entry.at is None:
+                continue
+            if previous is not None and previous.at is not None and entry.at < previous.at:
+                yield Hit(log.path, entry.line, f"{entry.timestamp} is earlier than the entry above it (line "
+                          f"{previous.line}, {previous.timestamp})")
+            previous = entry
+
+
+@check(MIDNIGHT)
+def _midnight(project: DocsProject) -> Iterator[Hit]:
+    for log in project.audits:
+        for entry in log.entries:
+            if entry.at is not None and _MIDNIGHT.search(entry.timestamp or ""):
+                yield Hit(log.path, entry.line, f"{entry.timestamp} is exactly midnight")
+
+
+@check(SHARED_TIME)
+def _shared(project: DocsProject) -> Iterator[Hit]:
+    for log in project.audits:
+        groups: dict[object, list[AuditEntry]] = defaultdict(list)
+        for entry in log.entries:
+            if entry.at is not None:
+                groups[entry.at].append(entry)
+        for group in groups.values():
+            if len(group) >= SHARED:
+                lines = ", ".join(str(entry.line) for entry in group)
+                yield Hit(log.path, group[0].line, f"{len(group)} entries share the timestamp {group[0].timestamp} "
+                          f"(lines {lines})")
+
+
+# -- story ids ---------------------------------------------------------------------------------------------------
+@check(STORY_UNKNOWN)
+def _story_unknown(project: DocsProject) -> Iterator[Hit]:
+    defined = {ref.id for ref in project.stories.defined}
+    if not defined:  # the project writes no story ids aidlc reads: nothing to compare
+        return
+    for ref in project.stories.mapped:
+        if ref.id not in defined:
+            yield Hit(ref.path, ref.line, f"{ref.id} is assigned to a unit, and no heading of stories.md defines it")
+
+
+@check(STORY_UNMAPPED)
+def _story_unmapped(project: DocsProject) -> Iterator[Hit]:
+    mapped = {ref.id for ref in project.stories.mapped}
+    if not mapped:  # no map, or one whose ids aidlc does not read: never a finding for every story
+        return
+    for ref in project.stories.defined:
+        if ref.id not in mapped:
+            maps = ", ".join(project.stories.maps)
+            yield Hit(ref.path, ref.line, f"{ref.id} is assigned to no unit in {maps}")
+
+
+def _open(plan: PlanFile) -> str:
+    return (f"{plan.path} has {len(plan.open)} of {len(plan.open) + plan.done} boxes open (first at line "
+            f"{plan.open[0]})")
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -1,0 +1,244 @@
+"""The aidlc-docs rules (aidlc/aidlc_docs/rules.py): the clean project has no finding at all; each test breaks one
+rule in it, as a repository in the wild does, and asserts the finding, its file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aidlc.aidlc_docs.reader import read_state, split_stage_line
+from aidlc.model.types import Severity
+from aidlc.rules import CATALOGUE
+from tests.aidlc_docs_sample import (
+    AUDIT,
+    CODE_PLAN,
+    DESIGN_PLAN,
+    DOCS,
+    ENTRIES,
+    EXECUTION_PLAN,
+    STATE,
+    STORIES,
+    STORY_MAP,
+    DocsRepo,
+    audit_text,
+    build_docs_repo,
+    iso,
+    stamp,
+)
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> DocsRepo:
+    return build_docs_repo(tmp_path / "shop")
+
+
+def only(docs: DocsRepo, code: str) -> list[tuple[str, int | None]]:
+    """Where `code` was found, and that nothing else was."""
+    found = docs.findings()
+    assert {f.code for f in found} == {code}, [(f.code, f.message) for f in found]
+    return [(f.path, f.line) for f in found]
+
+
+def test_the_clean_project_has_no_finding_of_any_severity(docs: DocsRepo) -> None:
+    report = docs.report()
+    assert report.findings == []
+    assert report.summary.files == 20
+
+
+def test_every_aidlc_docs_rule_has_a_severity_a_summary_and_a_fix() -> None:
+    codes = sorted(code for code, rule in CATALOGUE.items() if rule.family == "aidlc-docs")
+    assert codes == [f"AIDLC-DOCS-{n:03}" for n in range(1, 16)]
+    assert all(CATALOGUE[code].summary and CATALOGUE[code].fix for code in codes)
+
+
+# -- the files -----------------------------------------------------------------------------------------------------
+def test_merge_conflict_markers_in_the_audit_log_are_errors(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, "## User Stories - Approval", "<<<<<<< HEAD\n## User Stories - Approval")
+    docs.replace(AUDIT, "## Workflow Planning - Approval", "=======\n## Workflow Planning - Approval")
+    docs.replace(AUDIT, "## Application Design - Approval", ">>>>>>> feature/web\n## Application Design - Approval")
+    lines = [docs.line(AUDIT, marker) for marker in ("<<<<<<<", "=======", ">>>>>>>")]
+    assert only(docs, "AIDLC-DOCS-001") == [(AUDIT, line) for line in lines]
+    assert CATALOGUE["AIDLC-DOCS-001"].severity == Severity.error
+
+
+def test_a_heading_underlined_with_equals_signs_is_not_a_conflict(docs: DocsRepo) -> None:
+    docs.write(f"{DOCS}/inception/requirements/notes.md", "Notes\n=======\n\nNothing else.\n")
+    assert docs.findings() == []
+
+
+def test_conflict_markers_in_the_state_and_in_a_plan_are_found_too(docs: DocsRepo) -> None:
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", "<<<<<<< Updated upstream\n- [x] Build and Test - EXECUTE\n"
+                 "=======\n- [ ] Build and Test - EXECUTE\n>>>>>>> Stashed changes")
+    docs.replace(DESIGN_PLAN, "## Steps", "## Steps\n<<<<<<< HEAD\n=======\n>>>>>>> main")
+    where = only(docs, "AIDLC-DOCS-001")
+    assert sorted({path for path, _ in where}) == sorted([DESIGN_PLAN, STATE]) and len(where) == 6
+
+
+def test_application_code_inside_aidlc_docs_is_an_error_and_diagrams_are_not(docs: DocsRepo) -> None:
+    docs.write(f"{DOCS}/scripts/sync_stories_to_issues.py", "import sys\n")
+    docs.write(f"{DOCS}/inception/plans/architecture.d2", "a -> b\n")
+    docs.path(f"{DOCS}/inception/plans/architecture.png").write_bytes(b"\x89PNG\r\n")
+    assert only(docs, "AIDLC-DOCS-002") == [(f"{DOCS}/scripts/sync_stories_to_issues.py", None)]
+
+
+def test_a_markdown_file_that_is_not_utf8_is_reported_not_skipped(docs: DocsRepo) -> None:
+    docs.path(f"{DOCS}/inception/requirements/notes.md").write_bytes(b"# Notes\n\xff\xfe broken\n")
+    assert only(docs, "AIDLC-DOCS-015") == [(f"{DOCS}/inception/requirements/notes.md", None)]
+
+
+# -- ticked stages against the audit log ---------------------------------------------------------------------------
+def test_a_stage_ticked_without_an_approval_is_an_error(docs: DocsRepo) -> None:
+    # The agent logged its own prompt and ticked the stage; the person's answer is not there.
+    docs.replace(AUDIT, '**User Input**: "B"\n', "")
+    found = docs.findings("AIDLC-DOCS-003")
+    assert [(f.path, f.line) for f in found] == [(STATE, docs.line(STATE, "(Unit 2: shop-web)"))]
+    assert "Functional Design of unit 2" in found[0].message
+    assert only(docs, "AIDLC-DOCS-003")
+
+
+def test_an_automatic_progression_or_a_pending_answer_is_no_approval(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, '"Approve & Continue"', "N/A (automatic progression)")
+    docs.replace(AUDIT, '"approved"', "(pending)")
+    assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Requirements Analysis")),
+                                            (STATE, docs.line(STATE, "- [x] Build and Test"))]
+
+
+def test_an_approval_of_one_unit_does_not_approve_another(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, "## Code Generation - Unit 2 Approval", "## Code Generation - Unit 1 Approval again")
+    docs.replace(AUDIT, "CONSTRUCTION - Unit 2 shop-web\n\n---\n\n## Build", "CONSTRUCTION - Unit 1\n\n---\n\n## Build")
+    assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Code Generation - EXECUTE (Unit 2"))]
+
+
+def test_answers_to_a_stages_questions_are_not_its_approval(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, "## Application Design - Approval", "## Application Design - User Answers Received")
+    assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Application Design"))]
+
+
+def test_a_next_stage_named_in_the_context_is_not_approved(docs: DocsRepo) -> None:
+    # "Next: Units Generation" in the Application Design approval does not approve Units Generation.
+    docs.replace(AUDIT, "INCEPTION - Application Design approved", "INCEPTION - Application Design approved. Next: "
+                 "Units Generation")
+    docs.replace(AUDIT, '**User Input**: "yes, two units"\n', "")
+    assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Units Generation"))]
+
+
+def test_stages_that_need_no_approval_and_skipped_stages_are_exempt(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, '"Build a small shop: customers order, staff see orders."', "N/A")  # Workspace Detection
+    docs.replace(STATE, "- [ ] NFR Design - SKIP", "- [x] NFR Design - SKIP (no extra NFRs)")
+    assert docs.findings() == []
+
+
+def test_a_ticked_stage_that_says_it_awaits_approval_is_an_error(docs: DocsRepo) -> None:
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", "- [x] Build and Test — Completed (awaiting approval)")
+    assert only(docs, "AIDLC-DOCS-004") == [(STATE, docs.line(STATE, "awaiting approval"))]
+
+
+def test_a_unit_line_under_a_stage_line_is_that_stage_of_the_unit(docs: DocsRepo) -> None:
+    docs.replace(STATE, "- [x] Code Generation - EXECUTE (Unit 2: shop-web)\n",
+                 "- [~] Code Generation (per-unit) — EXECUTE\n  - [x] U2 Shop Web — complete (awaiting approval)\n")
+    line = docs.line(STATE, "U2 Shop Web")
+    assert [(f.code, f.line) for f in docs.findings()] == [("AIDLC-DOCS-004", line)]
+
+
+# -- plans ---------------------------------------------------------------------------------------------------------
+def test_a_stage_ticked_while_its_plan_has_open_boxes_is_an_error(docs: DocsRepo) -> None:
+    docs.replace(DESIGN_PLAN, "- [x] Step 2", "- [ ] Step 2")
+    found = docs.findings("AIDLC-DOCS-005")
+    assert [(f.path, f.line) for f in found] == [(STATE, docs.line(STATE, "Functional Design - EXECUTE (Unit 2"))]
+    assert f"{DESIGN_PLAN} has 1 of 2 boxes open (first at line {docs.line(DESIGN_PLAN, '[ ] Step 2')})" in \
+        found[0].message
+    assert only(docs, "AIDLC-DOCS-005")
+
+
+def test_the_execution_plans_boxes_choose_stages_and_are_never_open_steps(docs: DocsRepo) -> None:
+    docs.replace(EXECUTION_PLAN, "- [x] Requirements Analysis (COMPLETED)", "- [ ] Requirements Analysis")
+    assert docs.findings() == []
+
+
+def test_build_and_test_ticked_while_a_code_generation_plan_is_open_is_an_error(docs: DocsRepo) -> None:
+    docs.replace(CODE_PLAN, "- [x] Step 3", "- [ ] Step 3")
+    docs.replace(STATE, "- [x] Code Generation - EXECUTE (Unit 1: orders-api)",
+                 "- [ ] Code Generation - EXECUTE (Unit 1: orders-api)")
+    found = only(docs, "AIDLC-DOCS-006")
+    assert found == [(STATE, docs.line(STATE, "- [x] Build and Test"))]
+
+
+# -- approvals in order, timestamps --------------------------------------------------------------------------------
+def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRepo) -> None:
+    entries = list(ENTRIES)
+    stories, planning = entries[3], entries[4]
+    assert "User Stories" in stories[0] and "Workflow Planning" in planning[0]
+    entries[3], entries[4] = planning, stories
+    docs.write(AUDIT, audit_text(entries))
+    found = docs.findings("AIDLC-DOCS-007")
+    assert [(f.path, f.line) for f in found] == [(AUDIT, docs.line(AUDIT, "## User Stories - Approval"))]
+    assert "after Workflow Planning" in found[0].message and found[0].severity == Severity.warning
+    assert only(docs, "AIDLC-DOCS-007")
+
+
+def test_a_timestamp_that_is_not_iso_8601_is_an_error(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, iso(stamp(2)), "30/11/2026 08:17")
+    assert only(docs, "AIDLC-DOCS-008") == [(AUDIT, docs.line(AUDIT, "30/11/2026") - 1)]
+
+
+def test_a_timestamp_earlier_than_the_entry_above_is_a_warning(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, iso(stamp(1)), "2026-11-30T07:59:00Z")  # the approval prompt, logged "before" the request
+    assert only(docs, "AIDLC-DOCS-009") == [(AUDIT, docs.line(AUDIT, "## Requirements Analysis - Approval Prompt"))]
+
+
+def test_a_midnight_timestamp_is_a_warning(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, iso(stamp(0)), "2026-11-30T00:00:00Z")
+    assert only(docs, "AIDLC-DOCS-010") == [(AUDIT, docs.line(AUDIT, "## Workspace Detection"))]
+
+
+def test_three_entries_on_one_timestamp_are_a_warning(docs: DocsRepo) -> None:
+    for n in (1, 2):
+        docs.replace(AUDIT, iso(stamp(n)), iso(stamp(0)))
+    found = docs.findings("AIDLC-DOCS-011")
+    assert [(f.path, f.line) for f in found] == [(AUDIT, docs.line(AUDIT, "## Workspace Detection"))]
+    assert "3 entries share the timestamp" in found[0].message
+    assert only(docs, "AIDLC-DOCS-011")
+
+
+def test_a_line_naming_no_known_stage_is_a_note_never_a_guess(docs: DocsRepo) -> None:
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", "- [x] Build and Test - EXECUTE\n  - [x] 7 suites green\n"
+                 "- [x] M1 — Scaffold (solution, Docker) — PR #9")
+    assert only(docs, "AIDLC-DOCS-012") == [(STATE, docs.line(STATE, "M1 — Scaffold"))]
+    assert CATALOGUE["AIDLC-DOCS-012"].severity == Severity.info
+
+
+# -- story ids -----------------------------------------------------------------------------------------------------
+def test_a_map_row_naming_a_story_that_does_not_exist_is_an_error(docs: DocsRepo) -> None:
+    docs.replace(STORY_MAP, "| US-3 |", "| US-3, US-9 |")
+    assert only(docs, "AIDLC-DOCS-013") == [(STORY_MAP, docs.line(STORY_MAP, "US-9"))]
+
+
+def test_a_story_no_unit_covers_is_a_warning(docs: DocsRepo) -> None:
+    docs.replace(STORIES, "### US-3", "### US-4: Refund an order\n\n### US-3")
+    assert only(docs, "AIDLC-DOCS-014") == [(STORIES, docs.line(STORIES, "US-4"))]
+
+
+def test_ranges_in_the_map_cover_every_story_in_them_and_prose_assigns_nothing(docs: DocsRepo) -> None:
+    docs.write(STORIES, "# Stories\n\n" + "".join(f"### US-A{n} — story {n}\n\n" for n in range(1, 8)))
+    docs.write(STORY_MAP, "# Map\n\nThe former US-RA1~8 were retired.\n\n## Unit 1: orders-api\n\n- US-A1..A5\n\n"
+               "| Story | Unit |\n|---|---|\n| US-A6~7 | Unit 2 |\n")
+    assert docs.findings() == []
+
+
+# -- the reader's reading of a stage line --------------------------------------------------------------------------
+@pytest.mark.parametrize(("line", "stage", "skipped"), [
+    ("INCEPTION - Units Generation (SKIP)", "units-generation", True),
+    ("User Stories — skipped: single-user personal tool", "user-stories", True),
+    ("Workflow Planning — `execution-plan.md` approved. Verdict: only Reverse Engineering is SKIP", "workflow-planning",
+     False),
+    ("Application Design - [EXECUTE/SKIP]", "application-design", False),
+    ("요구사항 개정 — 신규 유닛 U7 편입 (2026-06-18)", None, False),
+    ("유닛별 설계(Functional Design) — 완료", "functional-design", False),
+    ("Operations - PLACEHOLDER", "operations", False),
+    ("**Construction — U11 Functional Design 완료·승인 (2026-06-24)**: ...", "functional-design", False),
+])
+def test_a_stage_line_is_named_by_its_name_and_skipped_by_its_first_clause(line: str, stage: str | None,
+                                                                           skipped: bool) -> None:
+    [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
+    assert (read.stage, read.skipped) == (stage, skipped), split_stage_line(line)

@@ -1,0 +1,80 @@
+"""`aidlc validate` and `aidlc ci` (without --base) on a repository in the aidlc-docs layout, through the CLI in a
+real subprocess: the layout is found, its rules run, and the report, JSON, exit codes and next steps are those of
+the memory-bank layout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aidlc.rules import CATALOGUE
+from tests.aidlc_docs_sample import AUDIT, STATE, DocsRepo, build_docs_repo
+from tests.helpers import run_cli, summary_line
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> DocsRepo:
+    return build_docs_repo(tmp_path / "shop")
+
+
+def break_build_and_test(docs: DocsRepo) -> int:
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", "- [x] Build and Test - EXECUTE (awaiting approval)")
+    return docs.line(STATE, "(awaiting approval)")
+
+
+def test_validate_reads_the_aidlc_docs_layout_and_passes_a_clean_project(docs: DocsRepo) -> None:
+    result = run_cli("validate", str(docs.root))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "validation passed: 20 files, 0 errors, 0 warnings, 0 notes"
+
+
+def test_validate_reports_an_error_with_file_line_fix_and_next_steps(docs: DocsRepo) -> None:
+    line = break_build_and_test(docs)
+    result = run_cli("validate", str(docs.root))
+    assert result.returncode == 1
+    out = result.stdout.splitlines()
+    assert out[0] == STATE
+    assert out[1] == (f"  ✗ [ERROR] {STATE}:{line} AIDLC-DOCS-004 ticked, and the line says it awaits approval: "
+                      "\"Build and Test - EXECUTE (awaiting approval)\"")
+    assert out[2] == "      fix: " + CATALOGUE["AIDLC-DOCS-004"].fix
+    assert summary_line(result.stdout) == "validation failed: 20 files, 1 error, 0 warnings, 0 notes"
+    steps = out[out.index("Next steps:") + 1:]
+    assert steps[0].startswith("  aidlc rules AIDLC-DOCS-004")
+
+
+def test_validate_json_and_strict_warnings(docs: DocsRepo) -> None:
+    docs.replace(AUDIT, "2026-11-30T08:03:17Z", "2026-11-30T00:00:00Z")  # a warning only
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    assert result.returncode == 0
+    report = json.loads(result.stdout)
+    assert report["summary"] == {"files": 20, "errors": 0, "warnings": 1, "infos": 0}
+    assert [(f["code"], f["path"], f["line"]) for f in report["findings"]] == [("AIDLC-DOCS-010", AUDIT, 3)]
+    assert run_cli("validate", str(docs.root), "--strict").returncode == 1
+
+
+def test_ci_without_a_base_runs_the_same_rules(docs: DocsRepo) -> None:
+    assert run_cli("ci", str(docs.root)).returncode == 0
+    line = break_build_and_test(docs)
+    result = run_cli("ci", str(docs.root), "--format", "json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["passed"] is False and report["base"] is None and report["checks"] == ["validate"]
+    assert [(f["code"], f["line"]) for f in report["findings"]] == [("AIDLC-DOCS-004", line)]
+    text = run_cli("ci", str(docs.root)).stdout
+    assert "aidlc ci failed (no base: validate rules only): 20 files, 1 error" in text
+    assert "  aidlc rules AIDLC-DOCS-004" in text
+
+
+def test_layout_in_aidlc_yaml_chooses_the_layout(docs: DocsRepo) -> None:
+    docs.write("aidlc.yaml", "version: 1\nlayout: memory-bank\n")
+    result = run_cli("validate", str(docs.root))
+    assert result.returncode == 2
+    assert "no memory bank" in result.stderr
+
+
+def test_a_memory_bank_beside_aidlc_docs_is_what_auto_reads(docs: DocsRepo) -> None:
+    docs.write("memory-bank/project.yaml", "project_type: web-app\n")
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    assert all(not f["code"].startswith("AIDLC-DOCS-") for f in json.loads(result.stdout)["findings"])
