@@ -31,11 +31,14 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
 
     Exit 0 when nothing new fails, 1 when it does, 2 on a usage or configuration error.
     """
+    from aidlc.bank.config import load_config
     from aidlc.bank.rulefiles import BASELINE_FILE
     from aidlc.ci import baseline as baselines
     from aidlc.ci import github, sarif
-    from aidlc.ci.run import open_ci, run_ci
+    from aidlc.ci.run import open_ci, open_docs_ci, run_ci, run_docs_ci
+    from aidlc.model.ci import Baseline, CiReport
     from aidlc.report import ci as render
+    from aidlc.workspace import layout_of
 
     if base_ref is not None and not base_ref.strip():  # an unset CI variable must not silently skip the checks
         raise UsageError("--base needs a git ref, e.g. origin/main", ["git branch -a    # the refs that exist"])
@@ -44,9 +47,20 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     baseline_path = (baseline_file or root / BASELINE_FILE).absolute()
     shown = _shown(baseline_path, root)
     inside = baseline_path.is_relative_to(root.absolute())
-    bank, pr = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
+    if layout_of(root, load_config(root)) == "aidlc-docs":
+        docs = open_docs_ci(root, base_ref, shown if inside else BASELINE_FILE)
+        rulebook = docs.rulebook
+
+        def run(baseline: Baseline | None = None, rel: str | None = None) -> CiReport:
+            return run_docs_ci(docs, baseline, rel, strict)
+    else:
+        bank, pr = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
+        rulebook = pr.rulebook if pr is not None else None
+
+        def run(baseline: Baseline | None = None, rel: str | None = None) -> CiReport:
+            return run_ci(bank, pr, baseline, rel, strict)
     if write_baseline:
-        report = run_ci(bank, pr, strict=strict)
+        report = run()
         write_output(baseline_path, baselines.render(baselines.of(report.findings)),
                      "--baseline", "aidlc ci --write-baseline")
         if app.json:
@@ -55,13 +69,13 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
             app.out(f"wrote {shown}: {len(report.findings)} findings are known from now on; new ones fail")
         return
     baseline = None
-    if pr is not None and inside:  # a pull request does not choose its own baseline: the judging rules' one counts
-        data = pr.rulebook.rules.files.get(shown)
-        source = "" if not pr.rulebook.from_base else f" (at the base {pr.base[:12]})"
+    if rulebook is not None and inside:  # a pull request does not choose its own baseline: the judging rules' counts
+        data = rulebook.rules.files.get(shown)
+        source = "" if not rulebook.from_base else f" (at the base {rulebook.base[:12]})"
         baseline = baselines.parse(data, shown + source) if data is not None else None
     elif explicit or baseline_path.exists():
         baseline = baselines.load(baseline_path, shown)
-    report = run_ci(bank, pr, baseline, shown if baseline else None, strict)
+    report = run(baseline, shown if baseline else None)
     if sarif_file is not None:
         write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci")
     text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)
