@@ -124,6 +124,29 @@ MAX_READ = 4 * 1024 * 1024  # a file from history larger than this is not eviden
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
 
 
+@dataclass(frozen=True)
+class Revision:
+    """A commit that changed some files, with the blob of each as it and as each of its parents hold it."""
+
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    email: str
+    committed: str  # the committer date, ISO 8601
+    subject: str
+    files: dict[str, tuple[str | None, tuple[str | None, ...]]]  # path -> (blob, blob in each parent); None: absent
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A path an ignore rule matches: the file and line of the rule (relative to the project), and the rule."""
+
+    path: str
+    source: str
+    line: int
+    pattern: str
+
+
 class History:
     """HEAD's history, with paths relative to `project` (the folder of aidlc.yaml), as the bank names them."""
 
@@ -226,6 +249,81 @@ class History:
         return [entry.partition(b"\t")[2].decode("utf-8", "surrogateescape").rsplit("/", 1)[-1]
                 for entry in out.split(b"\0") if b" blob " in entry.partition(b"\t")[0]]
 
+    def revisions(self, rels: list[str], since: str | None = None) -> list[Revision]:
+        """The commits of HEAD's history (of `since..HEAD` with `since`) that changed a file under `rels` (files or
+        folders), parents before children, each with the blob of every such file it changed, as it holds it and as
+        each of its parents does. One `git log` in git's full history (a merge is listed when it differs from any of
+        its parents, as `git log -m` compares them) and, for the merges, one `git cat-file --batch-check` that
+        names the file in each parent."""
+        if self.head is None or not rels:
+            return []
+        out = self._run("log", "--full-history", "-m", "--raw", "--no-abbrev", "--no-renames", "-z", "--topo-order",
+                        "--reverse", "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%cI%x1f%s",
+                        f"{since}..HEAD" if since else "HEAD", "--", *(self._tree(rel) for rel in rels))
+        found: dict[str, Revision] = {}  # a merge appears once per parent it differs from: one revision
+        for record in out.split(b"\x1e")[1:]:
+            header, _, raw = record.partition(b"\0")
+            sha, parents, author, email, committed, subject = header.decode("utf-8", "replace").split("\x1f", 5)
+            fields = raw.lstrip(b"\n").split(b"\0")
+            revision = found.setdefault(sha, Revision(sha, tuple(parents.split()), author, email, committed,
+                                                      subject, {}))
+            for at in range(0, len(fields) - 1, 2):  # ":modes old new status", then the path
+                meta, name = fields[at].split(), fields[at + 1].decode("utf-8", "surrogateescape")
+                old, new = (None if set(blob) == {48} else blob.decode() for blob in meta[2:4])  # 0000…: absent
+                revision.files[self._rel(name)] = (new, (old,))
+        merges = [r for r in found.values() if len(r.parents) > 1]
+        blobs = self.blobs([(parent, rel) for r in merges for rel in r.files for parent in r.parents])
+        for merge in merges:  # the old blob git printed was one parent's; name each parent's
+            for rel, (new, _) in merge.files.items():
+                merge.files[rel] = (new, tuple(blobs[(parent, rel)] for parent in merge.parents))
+        return list(found.values())
+
+    def blobs(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
+        """The blob sha of each (commit, file) pair (None where the commit holds no such file), in one
+        `git cat-file --batch-check`."""
+        found: dict[tuple[str, str], str | None] = dict.fromkeys(wanted)
+        pairs = list(found)
+        if not pairs:
+            return found
+        out = self._run("cat-file", "--batch-check=%(objectname) %(objecttype)", "--buffer",
+                        stdin="".join(f"{commit}:{self._tree(rel)}\n" for commit, rel in pairs).encode())
+        for pair, answer in zip(pairs, out.decode("utf-8", "replace").splitlines(), strict=True):
+            sha, _, kind = answer.partition(" ")
+            found[pair] = sha if kind == "blob" else None  # "<name> missing": not there
+        return found
+
+    def merge_base(self, commits: tuple[str, ...]) -> str | None:
+        """The best common ancestor of the commits (None: they share none)."""
+        out = _run_git(self.top, ("merge-base", "--octopus", *commits), ok=(0, 1))
+        return out.decode().strip() or None
+
+    def first_dates(self) -> list[str]:
+        """The author and committer dates (ISO 8601) of the root commits of HEAD's history."""
+        if self.head is None:
+            return []
+        out = self._run("log", "--max-parents=0", "--format=%aI%n%cI", "HEAD", "--")
+        return out.decode().split()
+
+    def ignored(self, rels: list[str]) -> list[Ignored]:
+        """Those of `rels` the work tree's ignore rules (.gitignore files, info/exclude, core.excludesFile) ignore,
+        tracked or not (`git check-ignore --no-index`), each with the rule that does."""
+        if not rels:
+            return []
+        # check-ignore takes paths, and refuses the literal-pathspec setting every other command runs with.
+        proc = _git_process(self.top, ("check-ignore", "--no-index", "--verbose", "-z", "--stdin"),
+                            "".join(f"{self._tree(rel)}\0" for rel in rels).encode(), {"GIT_LITERAL_PATHSPECS": "0"})
+        if proc.returncode not in (0, 1):
+            raise _git_failed(self.top, ("check-ignore",), proc.stderr)
+        out = proc.stdout
+        fields = out.decode("utf-8", "surrogateescape").split("\0")
+        found = []
+        for at in range(0, len(fields) - 3, 4):  # source, line, pattern, path
+            source, line, pattern, name = fields[at:at + 4]
+            if source and not pattern.startswith("!"):
+                top = source if not os.path.isabs(source) else os.path.relpath(source, self.top)
+                found.append(Ignored(self._rel(name), self._rel(top), int(line), pattern))
+        return found
+
     def _holds(self, commit: str, tree_path: str) -> bool:
         out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{tree_path}\n".encode())
         return out.strip() == b"blob"
@@ -238,12 +336,13 @@ def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None, ok:
     return proc.stdout
 
 
-def _git_process(where: Path, args: tuple[str, ...], stdin: bytes | None = None):  # type: ignore[no-untyped-def]
+def _git_process(where: Path, args: tuple[str, ...], stdin: bytes | None = None,  # type: ignore[no-untyped-def]
+                 env: dict[str, str] | None = None):
     import subprocess
 
     try:
         return subprocess.run(["git", "-C", str(where), *args], input=stdin, capture_output=True, check=False,
-                              env={**os.environ, **_GIT_ENV})
+                              env={**os.environ, **_GIT_ENV, **(env or {})})
     except OSError as exc:
         raise UsageError(f"git is not available: {exc.strerror}", ["install git, then rerun the command"]) from None
 

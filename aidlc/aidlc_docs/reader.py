@@ -85,7 +85,7 @@ def read_project(root: Path, rel: str) -> DocsProject:
         inside = path_rel[len(rel) + 1:]
         if inside == STATE_FILE:
             project.state = read_state(text, path_rel)
-        elif inside == AUDIT_FILE or (inside.startswith(f"{AUDIT_FOLDER}/") and inside.count("/") == 1):
+        elif is_audit(inside):
             project.audits.append(read_audit(text, path_rel))
         else:
             if name == STORIES_FILE and "user-stories/" in inside:
@@ -106,6 +106,18 @@ def read_project(root: Path, rel: str) -> DocsProject:
     return project
 
 
+def is_audit(inside: str) -> bool:
+    """Whether the file at `inside` (relative to the docs folder) is an audit log: audit.md, or a file of audit/
+    (v2's per-clone shards, per-branch logs)."""
+    return inside == AUDIT_FILE or (inside.startswith(f"{AUDIT_FOLDER}/") and inside.count("/") == 1
+                                    and inside.endswith(".md"))
+
+
+def one_line_end(text: str) -> str:
+    """The text with CRLF and CR line ends read as LF: a file's line ends never change what it says."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _text(root: Path, rel: str, project: DocsProject) -> str | None:
     try:
         data = read_bytes(root / rel, MAX_FILE_BYTES)
@@ -116,7 +128,7 @@ def _text(root: Path, rel: str, project: DocsProject) -> str | None:
     if problem is not None:
         project.unreadable.append(Unreadable(path=rel, message=f"line {problem.line}: {problem.message}"))
         return None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return one_line_end(text)
 
 
 def conflict_lines(text: str) -> list[int]:

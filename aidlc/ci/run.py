@@ -1,54 +1,96 @@
 """One run of `aidlc ci`: every validate rule, then (with a base) the checks against git history, then the
-baseline."""
+baseline; on either layout (a memory bank, or an aidlc-docs folder)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc import vcs
-from aidlc.aidlc_docs.model import DocsProject
+from aidlc.bank.config import load_config
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
 from aidlc.ci.checks import PullRequest, check
+from aidlc.ci.rulebook import Rulebook, judge
+from aidlc.errors import UsageError
 from aidlc.model.ci import Baseline, CiReport, CiSummary
+from aidlc.model.findings import Finding
+from aidlc.model.status import GateStatus
 from aidlc.model.types import Severity
 from aidlc.rules import run_docs_rules, run_rules
 from aidlc.status.gates import gate_statuses
-from aidlc.workspace import open_records
+from aidlc.workspace import layout_of, open_bank, open_docs
 
 VALIDATE, RULES, AGAINST_BASE, AUTHORSHIP, SCOPE = "validate", "rules-from-base", "ledger-against-base", \
     "approval-authorship", "pull-request-scope"
+DOCS_HISTORY = "aidlc-docs-history"  # the audit log and stage ticks of the pull request's commits
 
 
-def open_ci(root: Path, base_ref: str | None,
-            baseline: str = BASELINE_FILE) -> tuple[MemoryBank | DocsProject, PullRequest | None]:
-    """The records `aidlc ci` judges (a memory bank, or without a base an aidlc-docs folder), and with a base the
-    pull request: its bank is then read with the rules that judge it (the base's, unless a change of them was
-    approved; `baseline` is the baseline's path)."""
+@dataclass
+class Judged:
+    """What `aidlc ci` judges, opened: `report(baseline, baseline_rel, strict)` runs the checks; `rulebook` (with a
+    base) says which rules judge, and so which baseline counts."""
+
+    report: Callable[[Baseline | None, str | None, bool], CiReport]
+    rulebook: Rulebook | None
+    base: str | None
+
+
+def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> Judged:
+    """The project's records as `aidlc ci` judges them: with a base, read with the rules that judge the pull
+    request (the base's, unless a change of them was approved; `baseline` is the baseline's path), so a pull request
+    cannot move its records out of sight."""
+    if layout_of(root, load_config(root)) == "aidlc-docs":
+        return _open_docs(root, base_ref, baseline)
     if base_ref is None:
-        return open_records(root), None
+        bank = open_bank(root, as_found=True)
+        return Judged(lambda known, rel, strict: run_ci(bank, None, known, rel, strict), None, None)
     pr = PullRequest.open(root, base_ref, baseline)
-    return pr.bank, pr
+    return Judged(lambda known, rel, strict: run_ci(pr.bank, pr, known, rel, strict), pr.rulebook, pr.base)
 
 
-def run_ci(records: MemoryBank | DocsProject, pr: PullRequest | None, baseline: Baseline | None = None,
+def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None = None,
            baseline_rel: str | None = None, strict: bool = False) -> CiReport:
-    if isinstance(records, DocsProject):  # this layout's gates are not in the ledger: none waits here
-        findings, waiting = run_docs_rules(records), []
-        root, files = Path(records.root), len(records.files)
-    else:
-        index = BankIndex(records)
-        findings = run_rules(records, index)
-        waiting = [gate for gate in gate_statuses(records, index) if gate.pending is not None]
-        root, files = Path(records.repo_root), records.files_read
+    index = BankIndex(bank)
+    findings = run_rules(bank, index)
+    waiting = [gate for gate in gate_statuses(bank, index) if gate.pending is not None]
     checks, base = [VALIDATE], None
     if pr is not None:
         base = pr.base
         findings.extend(check(pr))
         findings.sort(key=lambda f: f.sort_key())
         checks += [RULES, AGAINST_BASE, AUTHORSHIP, SCOPE]
+    return _report(Path(bank.repo_root), base, checks, findings, bank.files_read, waiting, baseline, baseline_rel,
+                   strict)
+
+
+def _open_docs(root: Path, base_ref: str | None, baseline: str) -> Judged:
+    """An aidlc-docs project: every aidlc-docs rule, the history ones over HEAD's history, or with a base over the
+    pull request's commits only, its docs folder as the judging rules name it."""
+    rulebook = base = None
+    if base_ref is not None:
+        history = vcs.history(root)
+        if history is None or history.head is None:
+            raise UsageError(f"--base {base_ref}: {root} is not a Git repository with commits",
+                             ["aidlc ci    # without --base: the checks that need no history"])
+        base = vcs.resolve_commit(root, base_ref)
+        rulebook = judge(root, history, base, vcs.commits_between(root, base, "HEAD"), baseline)
+    project = open_docs(root, rulebook.rules.config if rulebook else None)
+    checks = [VALIDATE] if base is None else [VALIDATE, RULES, DOCS_HISTORY]
+
+    def report(known: Baseline | None, rel: str | None, strict: bool) -> CiReport:
+        findings = [*(rulebook.findings if rulebook else []), *run_docs_rules(project, since=base)]
+        findings.sort(key=lambda f: f.sort_key())
+        return _report(root, base, checks, findings, len(project.files), [], known, rel, strict)
+
+    return Judged(report, rulebook, base)
+
+
+def _report(root: Path, base: str | None, checks: list[str], findings: list[Finding], files: int,
+            waiting: list[GateStatus], baseline: Baseline | None, baseline_rel: str | None, strict: bool) -> CiReport:
     marked = [baselines.with_fingerprint(f) for f in findings]
     fixed = []
     if baseline is not None:

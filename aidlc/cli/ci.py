@@ -34,7 +34,7 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     from aidlc.bank.rulefiles import BASELINE_FILE
     from aidlc.ci import baseline as baselines
     from aidlc.ci import github, sarif
-    from aidlc.ci.run import open_ci, run_ci
+    from aidlc.ci.run import open_ci
     from aidlc.report import ci as render
 
     if base_ref is not None and not base_ref.strip():  # an unset CI variable must not silently skip the checks
@@ -44,9 +44,9 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     baseline_path = (baseline_file or root / BASELINE_FILE).absolute()
     shown = _shown(baseline_path, root)
     inside = baseline_path.is_relative_to(root.absolute())
-    records, pr = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
+    judged = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
     if write_baseline:
-        report = run_ci(records, pr, strict=strict)
+        report = judged.report(None, None, strict)
         write_output(baseline_path, baselines.render(baselines.of(report.findings)),
                      "--baseline", "aidlc ci --write-baseline")
         if app.json:
@@ -55,13 +55,14 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
             app.out(f"wrote {shown}: {len(report.findings)} findings are known from now on; new ones fail")
         return
     baseline = None
-    if pr is not None and inside:  # a pull request does not choose its own baseline: the judging rules' one counts
-        data = pr.rulebook.rules.files.get(shown)
-        source = "" if not pr.rulebook.from_base else f" (at the base {pr.base[:12]})"
+    rulebook = judged.rulebook
+    if rulebook is not None and inside:  # a pull request does not choose its own baseline: the judging rules' counts
+        data = rulebook.rules.files.get(shown)
+        source = "" if not rulebook.from_base else f" (at the base {rulebook.base[:12]})"
         baseline = baselines.parse(data, shown + source) if data is not None else None
     elif explicit or baseline_path.exists():
         baseline = baselines.load(baseline_path, shown)
-    report = run_ci(records, pr, baseline, shown if baseline else None, strict)
+    report = judged.report(baseline, shown if baseline else None, strict)
     if sarif_file is not None:
         write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci")
     text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)

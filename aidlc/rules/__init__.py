@@ -15,6 +15,7 @@ from aidlc.rules import (  # noqa: F401 - registers
     ci,
     claims,
     coverage,
+    docs_history,
     files,
     identity,
     ledger,
@@ -52,9 +53,16 @@ def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]
         return _findings(found)
 
 
-def run_docs_rules(project: DocsProject) -> list[Finding]:
-    """Every aidlc-docs rule over the project's docs folder (aidlc/aidlc_docs/rules.py)."""
-    return _findings([(spec, hit) for spec, finder in docs_rules.CHECKS for hit in finder(project)])
+def run_docs_rules(project: DocsProject, since: str | None = None) -> list[Finding]:
+    """Every aidlc-docs rule: over the project's docs folder (aidlc/aidlc_docs/rules.py), and over the git history
+    of its audit logs and state file since commit `since` (None: all of HEAD's history; aidlc/aidlc_docs/history.py).
+    """
+    from pathlib import Path
+
+    from aidlc.aidlc_docs.history import history_findings
+
+    found = _findings([(spec, hit) for spec, finder in docs_rules.CHECKS for hit in finder(project)])
+    return sorted([*found, *history_findings(Path(project.root), project.rel, since=since)], key=Finding.sort_key)
 
 
 def _findings(found: list[tuple[Rule, Hit]]) -> list[Finding]:

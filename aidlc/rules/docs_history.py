@@ -1,0 +1,54 @@
+"""The aidlc-docs rules git history decides (aidlc/aidlc_docs/history.py finds their hits): the audit log only
+grows, its timestamps agree with the commits that added them, a stage is ticked only once its approval is logged.
+
+`aidlc validate` judges HEAD's whole history with them, `aidlc ci --base REF` the pull request's commits.
+"""
+
+from __future__ import annotations
+
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import docs_rule
+
+E, W = Severity.error, Severity.warning
+
+ENTRY_DELETED = docs_rule(
+    "AIDLC-DOCS-020", E, "an audit entry that a commit added was deleted by a later commit",
+    "restore the entry as the commit before held it (`git show COMMIT^:aidlc-docs/audit.md`) and commit it; the "
+    "audit log only grows: a correction is a new entry at the end")
+ENTRY_EDITED = docs_rule(
+    "AIDLC-DOCS-021", E, "an audit entry that a commit added was edited by a later commit",
+    "put the entry back as it was committed (`git show COMMIT^:aidlc-docs/audit.md`) and record the correction as "
+    "a new entry at the end of the log")
+ENTRY_REFORMATTED = docs_rule(
+    "AIDLC-DOCS-022", W, "an audit entry was re-formatted by a later commit (whitespace only: "
+    "indentation, spaces, blank lines; line ends alone are not a change)",
+    "keep committed entries as written: leave the audit log out of formatters (e.g. .prettierignore, "
+    ".editorconfig) and restore the entry's committed form")
+ENTRY_INSERTED = docs_rule(
+    "AIDLC-DOCS-023", W, "an audit entry was inserted above entries that earlier commits added, or "
+    "an entry was moved",
+    "append new entries at the end of the audit log, oldest first; never insert above or reorder committed ones")
+LOG_REMOVED = docs_rule(
+    "AIDLC-DOCS-024", E, "an audit log that commits tracked was deleted, emptied or git-ignored",
+    "restore the file from the commit before (`git checkout COMMIT^ -- aidlc-docs/audit.md`), remove the ignore "
+    "rule that matches it, and commit it: the audit log is the record of every approval")
+STAMP_AFTER_COMMIT = docs_rule(
+    "AIDLC-DOCS-025", E, "an audit entry's timestamp is later than the commit that added it (beyond "
+    "5 minutes of clock difference): git proves the time false",
+    "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`), never a planned or guessed "
+    "time; correct a wrong one with a new entry that says so")
+STAMP_BEFORE_REPOSITORY = docs_rule(
+    "AIDLC-DOCS-026", E, "an audit entry's timestamp is more than a day before the repository's first "
+    "commit: a placeholder, not a time",
+    "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`), never a counter or a "
+    "placeholder; correct a wrong one with a new entry that says so")
+STAMP_SHARED = docs_rule(
+    "AIDLC-DOCS-027", W, "entries that different commits added carry one timestamp",
+    "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`): two moments of work are not "
+    "one instant")
+TICKED_UNAPPROVED = docs_rule(
+    "AIDLC-DOCS-028", W, "a commit ticks a stage in aidlc-state.md while the audit log, as that "
+    "commit holds it, has no approval of the stage",
+    "ask the person to approve the stage and log their answer in the audit log (an entry naming the stage, with "
+    "their raw input, saying it is approved) before the stage is ticked; or untick it")
+

@@ -1,0 +1,243 @@
+"""The aidlc-docs history rules (aidlc/aidlc_docs/history.py) on real git histories built here, one broken
+history per rule, and `aidlc ci --base` refusing a pull request that rewrites the audit log."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from aidlc.aidlc_docs.history import history_findings
+from tests.helpers import git_init, run_cli
+
+DOCS = "aidlc-docs"
+AUDIT = f"{DOCS}/audit.md"
+STATE = f"{DOCS}/aidlc-state.md"
+
+
+def entry(heading: str, stamp: str, said: str = "Approve & Continue", context: str = "INCEPTION") -> str:
+    return (f"## {heading}\n**Timestamp**: {stamp}\n**User Input**: \"{said}\"\n**AI Response**: Recorded.\n"
+            f"**Context**: {context}\n\n---\n\n")
+
+
+STATE_OPEN = ("# AI-DLC State\n\n## Stage Progress\n- [x] INCEPTION - Workspace Detection\n"
+              "- [ ] INCEPTION - Requirements Analysis\n- [ ] INCEPTION - User Stories (SKIP)\n")
+TICKED = STATE_OPEN.replace("- [ ] INCEPTION - Requirements", "- [x] INCEPTION - Requirements")
+START = entry("Workspace Detection", "2026-06-01T08:58:00Z", "Build a shop")
+ANSWERS = entry("Requirements Analysis - Answers", "2026-06-01T09:10:00Z", "A, B, C")
+APPROVAL = entry("Requirements Analysis - Approval", "2026-06-01T09:20:00Z", "Approve & Continue",
+                 "INCEPTION - Requirements Analysis approved")
+
+
+class Repo:
+    """A repository in the aidlc-docs layout whose commits carry the dates a test gives them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        git_init(root)
+        self.git("config", "user.name", "Ada")
+        self.git("config", "user.email", "ada@example.com")
+
+    def git(self, *args: str, date: str | None = None) -> str:
+        env = {**os.environ, "GIT_AUTHOR_DATE": date or "2026-06-01T09:00:00Z",
+               "GIT_COMMITTER_DATE": date or "2026-06-01T09:00:00Z"}
+        return subprocess.run(["git", *args], cwd=self.root, env=env, check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    def write(self, rel: str, text: str, newline: str = "\n") -> None:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.replace("\n", newline).encode())
+
+    def commit(self, message: str, date: str, **files: str) -> str:
+        for rel, text in files.items():
+            self.write(rel, text)
+        self.git("add", "-A")
+        self.git("commit", "-q", "--allow-empty", "-m", message, date=date)
+        return self.git("rev-parse", "HEAD")
+
+    def findings(self, since: str | None = None) -> list[tuple[str, str, int | None, str]]:
+        return [(f.code, f.path, f.line, f.message) for f in history_findings(self.root, DOCS, since)]
+
+    def codes(self, since: str | None = None) -> list[str]:
+        return [code for code, *_ in self.findings(since)]
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Repo:
+    """A clean start: the state and the first entry, committed after it was written."""
+    repo = Repo(tmp_path / "shop")
+    repo.commit("start", "2026-06-01T09:00:00Z", **{AUDIT: "# Audit\n\n" + START, STATE: STATE_OPEN})
+    return repo
+
+
+def test_a_history_that_follows_every_rule_has_no_finding(docs: Repo) -> None:
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{
+        AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL,
+        STATE: TICKED})
+    docs.git("checkout", "-q", "-b", "side")
+    side = entry("User Stories - Note", "2026-06-01T09:30:00Z", "skip them")
+    docs.commit("side", "2026-06-01T09:31:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + side})
+    docs.git("checkout", "-q", "master")
+    main = entry("Workflow Planning - Start", "2026-06-01T09:32:00Z", "go")
+    docs.commit("main", "2026-06-01T09:33:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + main})
+    with pytest.raises(subprocess.CalledProcessError):  # both appended: git leaves a conflict a person resolves
+        docs.git("merge", "-q", "side", date="2026-06-01T09:40:00Z")
+    docs.commit("merge side", "2026-06-01T09:40:00Z",
+                **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + side + main})
+    assert docs.findings() == []
+
+
+def test_an_entry_a_later_commit_deletes_is_an_error_naming_the_commit_and_line(docs: Repo) -> None:
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    sha = docs.commit("tidy", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n\n" + ANSWERS})
+    [(code, path, line, message)] = docs.findings()
+    assert (code, path, line) == ("AIDLC-DOCS-020", AUDIT, 3)
+    assert f"commit {sha[:12]} (tidy) deleted the entry `Workspace Detection` (2026-06-01T08:58:00Z)" in message
+
+
+def test_a_merge_that_drops_one_sides_entries_is_charged_and_a_side_deletion_is_not(docs: Repo) -> None:
+    docs.git("checkout", "-q", "-b", "feature")
+    side = entry("Code Generation - Approved", "2026-06-01T09:30:00Z", "yes", "CONSTRUCTION - Code Generation")
+    docs.commit("feature", "2026-06-01T09:31:00Z", **{AUDIT: "# Audit\n\n" + START + side})
+    docs.git("checkout", "-q", "master")
+    docs.commit("main", "2026-06-01T09:35:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    docs.git("merge", "-q", "-s", "ours", "feature", date="2026-06-01T09:40:00Z")  # keeps main's log only
+    merge = docs.git("rev-parse", "HEAD")
+    [(code, path, line, message)] = docs.findings()
+    assert (code, path, line) == ("AIDLC-DOCS-020", AUDIT, 11)
+    assert f"commit {merge[:12]}" in message and "`Code Generation - Approved`" in message
+
+    # A side that deletes an entry of the base is charged once, at its own commit, not again at the merge.
+    docs.git("checkout", "-q", "-b", "cleanup")
+    cleanup = docs.commit("cleanup", "2026-06-01T09:45:00Z", **{AUDIT: "# Audit\n\n" + ANSWERS})
+    docs.git("checkout", "-q", "master")
+    docs.commit("more", "2026-06-01T09:46:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL})
+    docs.git("merge", "-q", "cleanup", date="2026-06-01T09:50:00Z")
+    deleted = [message for code, _, _, message in docs.findings() if code == "AIDLC-DOCS-020"]
+    assert len(deleted) == 2 and f"commit {cleanup[:12]} (cleanup) deleted the entry `Workspace Detection`" in \
+        "".join(deleted)
+
+
+def test_an_edited_timestamp_is_an_error_and_a_reformatted_entry_a_warning(docs: Repo) -> None:
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    edit = docs.commit("fix time", "2026-06-01T09:20:00Z",
+                       **{AUDIT: "# Audit\n\n" + START + ANSWERS.replace("09:10:00Z", "09:05:00Z")})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-021", 11)
+    assert f"commit {edit[:12]} (fix time) edited the entry" in message and "(2026-06-01T09:05:00Z)" in message
+
+    repo = Repo(docs.root.parent / "formatted")
+    repo.commit("start", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    repo.commit("format", "2026-06-01T09:20:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS.replace(
+        "**Context**", "  **Context**")})
+    assert repo.codes() == ["AIDLC-DOCS-022"]
+
+
+def test_line_ends_and_conflict_markers_that_come_and_go_are_not_edits(docs: Repo) -> None:
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    docs.write(AUDIT, "# Audit\n\n" + START + ANSWERS, newline="\r\n")
+    docs.commit("crlf", "2026-06-01T09:20:00Z")
+    marked = ANSWERS.replace("**Context**", "=======\n**Context**")
+    docs.commit("conflict", "2026-06-01T09:21:00Z", **{AUDIT: "# Audit\n\n" + START + marked})
+    docs.commit("resolved", "2026-06-01T09:22:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    assert docs.findings() == []
+
+
+def test_an_entry_inserted_at_the_top_or_moved_is_a_warning(docs: Repo) -> None:
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    top = docs.commit("newest first", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + APPROVAL + START + ANSWERS})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-023", 3)
+    assert f"commit {top[:12]} (newest first) inserted the entry `Requirements Analysis - Approval`" in message
+    docs.commit("reorder", "2026-06-01T09:26:00Z", **{AUDIT: "# Audit\n\n" + APPROVAL + ANSWERS + START})
+    assert "moved the entry" in docs.findings()[-1][3]
+
+
+def test_the_log_deleted_and_git_ignored_is_an_error_at_the_commit_and_at_the_ignore_rule(docs: Repo) -> None:
+    (docs.root / AUDIT).unlink()
+    gone = docs.commit("remove aidlc-docs from version control", "2026-06-01T09:30:00Z",
+                       **{".gitignore": "node_modules/\n/aidlc-docs/\n"})
+    found = docs.findings()
+    assert [(code, path, line) for code, path, line, _ in found] == [
+        ("AIDLC-DOCS-024", ".gitignore", 2), ("AIDLC-DOCS-024", AUDIT, None)]
+    assert f"commit {gone[:12]} (remove aidlc-docs from version control) deleted {AUDIT}, which held 1 entries" in \
+        found[1][3]
+    assert "git-ignored by `/aidlc-docs/`" in found[0][3]
+
+
+def test_an_emptied_log_is_an_error(docs: Repo) -> None:
+    docs.commit("restart", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n"})
+    assert docs.codes() == ["AIDLC-DOCS-024"]
+
+
+def test_a_timestamp_after_its_commit_is_an_error_and_one_within_the_clock_tolerance_is_not(docs: Repo) -> None:
+    late = docs.commit("answers", "2026-06-01T08:40:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    found = docs.findings()  # START (08:58) was committed at 09:00; ANSWERS (09:10) at 08:40
+    assert [(code, line) for code, _, line, _ in found] == [("AIDLC-DOCS-025", 11)]
+    assert f"dated 30 minutes after commit {late[:12]} (answers)" in found[0][3]
+    repo = Repo(docs.root.parent / "close")
+    repo.commit("start", "2026-06-01T09:06:00Z", **{AUDIT: "# Audit\n\n" + ANSWERS})  # 4 minutes ahead: a clock
+    assert repo.findings() == []
+
+
+def test_a_placeholder_clock_before_the_first_commit_is_an_error(tmp_path: Path) -> None:
+    repo = Repo(tmp_path / "placeholder")
+    repo.commit("start", "2026-08-03T10:00:00Z",
+                **{AUDIT: "# Audit\n\n" + entry("Workspace Detection", "2025-01-01T00:00:00Z")})
+    [(code, _, line, message)] = repo.findings()
+    assert (code, line) == ("AIDLC-DOCS-026", 3) and "579 days before the repository's first commit" in message
+
+
+def test_one_timestamp_on_entries_of_different_commits_is_a_warning(docs: Repo) -> None:
+    same = ANSWERS.replace("09:10:00Z", "08:58:00Z")
+    second = docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + same})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-027", 11)
+    assert f"added by commit {second[:12]} (answers), carries the timestamp of the entry at line 3" in message
+    repo = Repo(docs.root.parent / "one-commit")  # one commit writing two entries at one moment: not this rule
+    repo.commit("start", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + same})
+    assert repo.findings() == []
+
+
+def test_a_stage_ticked_without_an_approval_in_the_log_is_a_warning(docs: Repo) -> None:
+    sha = docs.commit("done", "2026-06-01T09:15:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS, STATE: TICKED})
+    [(code, path, line, message)] = docs.findings()
+    assert (code, path, line) == ("AIDLC-DOCS-028", STATE, 5)
+    assert f"commit {sha[:12]} (done) ticks `INCEPTION - Requirements Analysis`" in message
+    repo = Repo(docs.root.parent / "approved")  # the approval in the same commit; a skipped stage needs none
+    repo.commit("start", "2026-06-01T09:30:00Z", **{
+        AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL,
+        STATE: TICKED.replace("- [ ] INCEPTION - User Stories", "- [x] INCEPTION - User Stories")})
+    assert repo.findings() == []
+
+
+def test_a_pending_approval_is_not_an_approval(docs: Repo) -> None:
+    pending = APPROVAL.replace('"Approve & Continue"', "(pending)")
+    docs.commit("done", "2026-06-01T09:25:00Z", **{
+        AUDIT: "# Audit\n\n" + START + pending,
+        STATE: TICKED})
+    assert docs.codes() == ["AIDLC-DOCS-028"]
+
+
+def test_since_judges_only_the_commits_after_it(docs: Repo) -> None:
+    docs.commit("tidy", "2026-06-01T09:10:00Z", **{AUDIT: "# Audit\n\n"})  # before the base: not this range's
+    base = docs.commit("restart", "2026-06-01T09:11:00Z", **{AUDIT: "# Audit\n\n" + ANSWERS})
+    assert docs.codes(base) == []
+    docs.commit("rewrite", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n\n" + APPROVAL})
+    assert docs.codes(base) == ["AIDLC-DOCS-020"]
+
+
+def test_aidlc_ci_base_refuses_a_pull_request_that_rewrites_the_audit_log(docs: Repo) -> None:
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    docs.git("branch", "base")
+    docs.commit("append", "2026-06-01T09:21:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL})
+    clean = run_cli("ci", str(docs.root), "--base", "base")
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    docs.commit("rewrite", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n\n" + START + APPROVAL})
+    done = run_cli("ci", str(docs.root), "--base", "base", "--format", "json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert '"code": "AIDLC-DOCS-020"' in done.stdout and '"aidlc-docs-history"' in done.stdout
