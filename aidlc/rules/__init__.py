@@ -12,6 +12,7 @@ from aidlc.rules import (  # noqa: F401 - registers
     ci,
     claims,
     coverage,
+    docs_gates,
     files,
     identity,
     ledger,
