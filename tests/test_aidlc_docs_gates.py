@@ -10,7 +10,9 @@ the process's).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,7 +35,6 @@ STORIES = f"{DOCS}/inception/user-stories/stories.md"
 UNIT = "unit1-orders-api"
 RULES = f"{DOCS}/construction/{UNIT}/functional-design/business-rules.md"
 CODE_PLAN = f"{DOCS}/construction/plans/{UNIT}-code-generation-plan.md"
-ADA = {"GIT_AUTHOR_NAME": "Ada Lovelace"}  # the person deciding is git config's user (set in each repo)
 
 FILES = {
     STATE: """\
@@ -235,9 +236,9 @@ def test_approvals_audit_md_records_are_history_not_decisions(docs: Path) -> Non
     ({"CI": "true"}, "CI cannot decide one"),
 ])
 def test_an_agent_or_ci_is_refused_and_nothing_is_recorded(docs: Path, env: dict[str, str], why: str) -> None:
-    proc = subprocess.run(["python", "-m", "aidlc", "--repo", str(docs), "gate", "approve", "inception", "--stage",
-                           "requirements-analysis"], capture_output=True, text=True,
-                          env={**__import__("os").environ, "NO_COLOR": "1", **env})
+    proc = subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(docs), "gate", "approve", "inception",
+                           "--stage", "requirements-analysis"], capture_output=True, text=True,
+                          env={**os.environ, "NO_COLOR": "1", **env})  # run_cli drops CI: set here
     assert proc.returncode == 1
     assert "requirements-analysis is a human checkpoint" in proc.stderr and why in proc.stderr
     assert decisions(docs) == []
@@ -339,13 +340,36 @@ def test_an_edited_ledger_line_is_found_and_refuses_the_next_decision(docs: Path
     assert run_cli("--repo", str(docs), "log", "verify").returncode == 1
 
 
-def test_signed_approvals_need_allowed_signers_beside_the_ledger(docs: Path) -> None:
+def test_a_signed_approval_verifies_against_allowed_signers_beside_the_ledger(docs: Path, tmp_path: Path) -> None:
+    """Signatures as on the memory bank: the key git signs with, checked by ssh-keygen against
+    aidlc-docs/allowed_signers; a key it does not list for the decider is refused, nothing recorded."""
     write(docs, "aidlc.yaml", "governance:\n  require_signed_approvals: true\n")
-    refused = gate(docs, "approve", "inception", "requirements-analysis")
-    assert refused.returncode == 1
-    assert f"{DOCS}/allowed_signers" in refused.stderr
+    no_signers = gate(docs, "approve", "inception", "requirements-analysis")
+    assert no_signers.returncode == 1
+    assert f"{DOCS}/allowed_signers" in no_signers.stderr
+    for name in ("ada", "eve"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(tmp_path / name)],
+                       check=True)
+    public = " ".join((tmp_path / "ada.pub").read_text().split()[:2])
+    write(docs, f"{DOCS}/allowed_signers", f'ada@x.org namespaces="aidlc" {public}\n')
+    git(docs, "config", "gpg.format", "ssh")
+    git(docs, "config", "user.signingkey", str(tmp_path / "eve"))
+    isolated = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "SSH_AUTH_SOCK": ""}
+    wrong_key = gate(docs, "approve", "inception", "requirements-analysis", env=isolated)
+    assert wrong_key.returncode == 1
+    assert "the signature would not be accepted" in wrong_key.stderr
     assert decisions(docs) == []
 
+    git(docs, "config", "user.signingkey", str(tmp_path / "ada"))
+    signed = gate(docs, "approve", "inception", "requirements-analysis", env=isolated)
+    assert signed.returncode == 0, signed.stderr
+    assert decisions(docs)[0]["signature"]["format"] == "ssh"
+    verify = run_cli("--repo", str(docs), "log", "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    # the allowed key replaced by another: the recorded signature no longer verifies
+    other = " ".join((tmp_path / "eve.pub").read_text().split()[:2])
+    write(docs, f"{DOCS}/allowed_signers", f'ada@x.org namespaces="aidlc" {other}\n')
+    assert run_cli("--repo", str(docs), "log", "verify").returncode == 1
 
 def test_an_unknown_subject_or_a_stage_of_another_subject_is_a_usage_error(docs: Path) -> None:
     unknown = gate(docs, "approve", "unit9", "functional-design")
