@@ -6,11 +6,12 @@ from pathlib import Path
 
 import click
 
+from aidlc.bank.config import load_config
 from aidlc.cli.app import App, output_options
 from aidlc.gates.actor import actor_from
-from aidlc.gates.decide import decide, reconcile
-from aidlc.model.events import Decision
-from aidlc.workspace import open_bank
+from aidlc.gates.decide import Recorded, decide, decide_docs, reconcile
+from aidlc.model.events import Actor, Decision
+from aidlc.workspace import layout_of, open_bank, open_docs
 
 # What each decision means, for `aidlc gate --help` and each decision's own help.
 SHORT = {
@@ -40,6 +41,8 @@ def gate_group() -> None:
     SUBJECT: an intent or a bolt, named as `aidlc new` names them (001, checkout,
     001-checkout; intent:ID or bolt:ID when a name is both), release:ID, or
     policy (a change of the rules pull requests are judged by: --stage change).
+    In the aidlc-docs layout: inception, a unit's folder under construction/,
+    or construction (build and test), with the stage's slug.
     Only the first gate still waiting for a person can be decided; only a person
     decides (an agent or a CI run is refused, and nothing is recorded).
     Only an approve passes a gate; the other decisions keep it waiting.
@@ -51,19 +54,22 @@ def _decision_command(decision: Decision) -> click.Command:
                    "a bolt, release:ID or policy) at --stage.", short_help=SHORT[decision])
     @click.argument("subject")
     @click.option("--stage", required=True, help="intent: requirements|units|stories|bolt-plan; "
-                  "bolt: plan|walkthrough (DDD: plan|model|design|adr|walkthrough); release: deploy; policy: change.")
+                  "bolt: plan|walkthrough (DDD: plan|model|design|adr|walkthrough); release: deploy; policy: change. "
+                  "aidlc-docs: inception: reverse-engineering|requirements-analysis|user-stories|workflow-planning|"
+                  "application-design|units-generation; a unit: functional-design|nfr-requirements|nfr-design|"
+                  "infrastructure-design|code-generation; construction: build-and-test.")
     @click.option("--reason", help="Why; recorded in the ledger.")
     @click.option("--as", "as_actor", metavar='"NAME <EMAIL>"', help="Decide as this person (default: git config).")
     @output_options
     @click.pass_obj
     def command(app: App, subject: str, stage: str, reason: str | None, as_actor: str | None) -> None:
-        bank = open_bank(app.root())
-        repaired = reconcile(bank)
-        if repaired:
-            app.note(f"applied the status changes of the previous decision: {', '.join(repaired)}")
-            bank = open_bank(app.root())
-        actor = actor_from(Path(bank.repo_root), as_actor)
-        recorded = decide(bank, subject, stage, decision, reason, actor)
+        root = app.root()
+        config = load_config(root)
+        if layout_of(root, config) == "aidlc-docs":
+            actor = actor_from(root, as_actor)
+            recorded = decide_docs(open_docs(root, config), config, subject, stage, decision, reason, actor)
+        else:
+            actor, recorded = _decide_in_bank(app, subject, stage, decision, reason, as_actor)
         event = recorded.event
         if recorded.completed:
             app.note("the ledger's last line lacked its newline (it was complete and intact); the newline was added")
@@ -84,6 +90,17 @@ def _decision_command(decision: Decision) -> click.Command:
             raise click.exceptions.Exit(3)
 
     return command
+
+
+def _decide_in_bank(app: App, subject: str, stage: str, decision: Decision, reason: str | None,
+                    as_actor: str | None) -> tuple[Actor, Recorded]:
+    bank = open_bank(app.root())
+    repaired = reconcile(bank)
+    if repaired:
+        app.note(f"applied the status changes of the previous decision: {', '.join(repaired)}")
+        bank = open_bank(app.root())
+    actor = actor_from(Path(bank.repo_root), as_actor)
+    return actor, decide(bank, subject, stage, decision, reason, actor)
 
 
 for _decision in Decision:

@@ -18,16 +18,21 @@ from aidlc.events.merge import merge_files
 from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, split_lines, verify_lines
 from aidlc.events.view import event_checks
 from aidlc.gates import signatures
+from aidlc.workspace import layout_of
 
 
 @click.group("log")
 def log_group() -> None:
-    """The ledger: memory-bank/events.jsonl."""
+    """The ledger: memory-bank/events.jsonl (aidlc-docs/events.jsonl in the aidlc-docs layout)."""
 
 
 def ledger_at(root: Path) -> Ledger:
-    """The ledger of the bank under `root`, found from aidlc.yaml alone: reading it needs no artifact loaded."""
-    repo_root, bank_dir = find_bank(root.resolve(), load_config(root).memory_bank)
+    """The ledger of the bank under `root` (in the aidlc-docs layout: beside the docs), found from aidlc.yaml
+    alone: reading it needs no artifact loaded."""
+    config = load_config(root)
+    if layout_of(root, config) == "aidlc-docs":
+        return Ledger.of_bank(root.resolve(), config.aidlc_docs)
+    repo_root, bank_dir = find_bank(root.resolve(), config.memory_bank)
     if not bank_dir.is_dir():
         raise UsageError(f"no memory bank at {bank_dir}",
                          [f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/"])

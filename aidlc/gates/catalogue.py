@@ -7,6 +7,10 @@ Progress (status fields, checked boxes) is left out of the digest: moving a
 story to complete must not make the approval of its definition stale. A bolt's
 plan gate judges its plan under the bolt's risk and scope too (`bolt_terms`):
 lowering the risk or widening the scope after the approval makes it stale.
+
+A project in AWS aidlc-workflows' aidlc-docs layout has gates of its own (`docs_target`): the stages of its
+inception, of each unit under construction/, and its build and test, each judging the files the rules have the
+agent write for that stage (`docs_judged_files`).
 """
 
 from __future__ import annotations
@@ -18,10 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aidlc.aidlc_docs.model import DocsProject, Mark
+from aidlc.aidlc_docs.reader import unit_of
+from aidlc.aidlc_docs.stages import STAGES, plan_stage
 from aidlc.bank.frontmatter import NotRegularFile
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, MemoryBank
 from aidlc.bank.walk import LinkOutside, read_inside
+from aidlc.globs import matcher
 from aidlc.model.events import FileDigest
 from aidlc.model.types import BoltType
 
@@ -41,16 +49,95 @@ BOLT_ARTIFACTS = {
 }
 
 
+# The aidlc-docs layout's subjects: its inception and its construction (build and test) are phases, each folder
+# under construction/ a unit; their stages, in the documented order, are those the rules end with a person's approval.
+DOCS_PHASE_STAGES = {phase: tuple(s.slug for s in STAGES if s.phase == phase and s.approval and not s.per_unit)
+                     for phase in ("inception", "construction")}
+DOCS_UNIT_STAGES = tuple(s.slug for s in STAGES if s.per_unit)
+# Stages core-workflow.md runs ALWAYS: an earlier one is waited for even when it has written nothing yet. A
+# conditional stage with no files ran not at all, and is not waited for.
+DOCS_ALWAYS = frozenset({"requirements-analysis", "workflow-planning", "code-generation", "build-and-test"})
+# What each stage judges inside the docs folder, beyond a unit's stage folder and plan (`docs_judged_files`).
+DOCS_STAGE_FILES = {
+    "reverse-engineering": ("inception/reverse-engineering/**",),
+    "requirements-analysis": ("inception/requirements/*.md",),
+    "user-stories": ("inception/user-stories/*.md", "inception/plans/story-generation-plan.md",
+                     "inception/plans/user-stories-assessment.md"),
+    "workflow-planning": ("inception/plans/execution-plan.md",),
+    # unit-of-work*.md sit beside the design but are the units generation's: each judged at its own gate
+    "application-design": ("inception/application-design/*.md", "inception/plans/application-design-plan.md"),
+    "units-generation": ("inception/application-design/unit-of-work*.md", "inception/plans/unit-of-work-plan.md"),
+    "build-and-test": ("construction/build-and-test/**",),
+}
+
+
 @dataclass(frozen=True)
 class GateTarget:
-    """A subject resolved in the bank, with its stages in order."""
+    """A subject resolved in the bank (or the aidlc-docs folder), with its stages in order."""
 
-    kind: str  # intent | bolt | release | policy
+    kind: str  # intent | bolt | release | policy; in the aidlc-docs layout: phase | unit
     id: str
     stages: tuple[str, ...]
     intent: Intent | None = None
     bolt: BoltItem | None = None
     release_file: Path | None = None
+    docs: DocsProject | None = None
+
+
+def docs_targets(project: DocsProject) -> list[GateTarget]:
+    """Every subject of an aidlc-docs project: its inception, each unit, then its construction (build and test)."""
+    units = [GateTarget("unit", unit, DOCS_UNIT_STAGES, docs=project) for unit in project.units]
+    return [GateTarget("phase", "inception", DOCS_PHASE_STAGES["inception"], docs=project), *units,
+            GateTarget("phase", "construction", DOCS_PHASE_STAGES["construction"], docs=project)]
+
+
+def docs_judged_files(target: GateTarget, stage: str) -> tuple[str, list[Path]]:
+    """(label, files) a decision on a stage of an aidlc-docs subject judges: the stage's files (a unit's: its
+    folder construction/<unit>/<stage>/, its code/ for code generation, and its plan in construction/plans/)."""
+    assert target.docs is not None
+    project, root = target.docs, Path(target.docs.root)
+    if target.kind == "unit":
+        base = f"{project.rel}/construction/{target.id}/"
+        folders = (f"{base}{stage}/", f"{base}code/") if stage == "code-generation" else (f"{base}{stage}/",)
+        files = [rel for rel in project.files if rel.startswith(folders)]
+        files += [plan for plan in project.files if _unit_plan(project, plan, stage) == target.id]
+        return f"{base}{stage}", [root / rel for rel in sorted(set(files))]
+    inside = matcher([f"{project.rel}/{glob}" for glob in DOCS_STAGE_FILES[stage]])
+    files = [rel for rel in project.files if inside(rel)]
+    if stage == "application-design":
+        files = [rel for rel in files if not rel.rsplit("/", 1)[-1].startswith("unit-of-work")]
+    label = DOCS_STAGE_FILES[stage][0].removesuffix("/**").removesuffix("/*.md")
+    return f"{project.rel}/{label}", [root / rel for rel in files]
+
+
+def _unit_plan(project: DocsProject, rel: str, stage: str) -> str | None:
+    """The unit whose plan of `stage` the file is: construction/plans/<unit>-<stage>-plan.md names the unit
+    folder as written, or a part of it (`unit-1-...` for unit-1-api-server) or more (`admin-web-tdd-...` for
+    admin-web) when only one folder fits; a plan naming no unit is the only unit's."""
+    folder, _, name = rel.rpartition("/")
+    if folder != f"{project.rel}/construction/plans":
+        return None
+    planned, unit = plan_stage(name)
+    if planned != stage:
+        return None
+    if unit is None:
+        return project.units[0] if len(project.units) == 1 else None
+    if unit in project.units:
+        return unit
+    fitting = [u for u in project.units if u.startswith(f"{unit}-") or unit.startswith(f"{u}-")]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def docs_skipped(target: GateTarget, stage: str) -> bool:
+    """Whether aidlc-state.md marks the stage skipped (for a unit: on a line about that unit or about no unit),
+    and no line about it says it was done."""
+    state = target.docs.state if target.docs is not None else None
+    if state is None:
+        return False
+    lines = [line for line in state.stages if line.stage == stage and (
+        target.kind != "unit" or line.unit is None or line.unit in (target.id, unit_of(target.id)))]
+    return any(line.skipped for line in lines) and \
+        not any(line.mark == Mark.done and not line.skipped for line in lines)
 
 
 def stages_for(bolt: BoltItem) -> tuple[str, ...]:
@@ -126,8 +213,12 @@ def intent_bolts(bank: MemoryBank, index: BankIndex, intent: Intent) -> list[Bol
     return [b for b in bank.bolts if b.meta and index.intent(b.meta.intent) is intent]
 
 
-def judged_files(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> tuple[str, list[Path]]:
-    """(label, files) a decision on this stage judges."""
+def judged_files(bank: MemoryBank | None, index: BankIndex | None, target: GateTarget,
+                 stage: str) -> tuple[str, list[Path]]:
+    """(label, files) a decision on this stage judges (an aidlc-docs subject has no bank: None)."""
+    if target.docs is not None:
+        return docs_judged_files(target, stage)
+    assert bank is not None and index is not None
     repo = Path(bank.repo_root)
     if target.kind == "bolt":
         assert target.bolt is not None
@@ -165,17 +256,18 @@ def binds_terms(decision: dict[str, Any] | None) -> bool:
     return isinstance(data, dict) and "bolt_risk" in data
 
 
-def fingerprint(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str,
+def fingerprint(bank: MemoryBank | None, index: BankIndex | None, target: GateTarget, stage: str,
                 decision: dict[str, Any] | None = None) -> FileDigest | None:
     """What a decision on the stage judges now; `decision`: the recorded decision it is compared with."""
     return combine(judged_files(bank, index, target, stage)[0], judged_digests(bank, index, target, stage, decision))
 
 
-def judged_digests(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str,
+def judged_digests(bank: MemoryBank | None, index: BankIndex | None, target: GateTarget, stage: str,
                    decision: dict[str, Any] | None = None) -> list[FileDigest]:
     """Each judged file's digest: recorded with a multi-file decision, so a stale finding can name the file. A
     bolt's plan, once written, is judged with the bolt's risk and scope (see `binds_terms`)."""
-    digests = file_digests(Path(bank.repo_root), judged_files(bank, index, target, stage)[1])
+    repo = Path(target.docs.root if target.docs is not None else bank.repo_root)  # type: ignore[union-attr]
+    digests = file_digests(repo, judged_files(bank, index, target, stage)[1])
     if digests and target.bolt is not None and stage == "plan" and binds_terms(decision):
         digests = sorted([*digests, bolt_terms(target.bolt)], key=lambda digest: digest.path)
     return digests

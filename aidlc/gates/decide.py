@@ -6,6 +6,9 @@ is removed. The event carries the changes it implies (`data.effects`); if a cras
 falls anywhere in between, the next gate command finds the note and applies the
 recorded event's changes (`reconcile`). Without a note nothing is re-applied, so a
 fresh clone never overwrites a person's later edits with an old decision.
+
+A project in the aidlc-docs layout (`decide_docs`) has the same checks and the same record, and no status
+changes: its files are the agent's to write (aidlc-state.md, audit.md), the ledger is the person's.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.aidlc_docs.model import DocsProject
 from aidlc.bank import frontmatter
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, MemoryBank
@@ -25,11 +29,17 @@ from aidlc.events.verify import ProblemKind
 from aidlc.events.view import GateHistory, LedgerView, open_view
 from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.catalogue import (
+    DOCS_ALWAYS,
+    DOCS_PHASE_STAGES,
+    DOCS_UNIT_STAGES,
     INTENT_STAGES,
     POLICY_STAGES,
     RELEASE_STAGES,
     GateTarget,
     combine,
+    docs_judged_files,
+    docs_skipped,
+    docs_targets,
     intent_bolts,
     judged_digests,
     judged_files,
@@ -37,6 +47,7 @@ from aidlc.gates.catalogue import (
     stages_for,
 )
 from aidlc.gates.history import approvals_short, standing
+from aidlc.model.config import Config
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.types import Risk, StoryStatus
 from aidlc.processes import run_ancestor
@@ -99,6 +110,60 @@ def _release(bank: MemoryBank, name: str) -> GateTarget:
                      ["write the release note there, then decide its deploy gate"])
 
 
+def resolve_docs(project: DocsProject, subject: str, stage: str) -> GateTarget:
+    """The subject of an aidlc-docs project a name means: `inception`, `construction` (build and test) or a unit's
+    folder under construction/; refused with the subjects and stages there are when it has no such gate."""
+    targets = {target.id: target for target in reversed(docs_targets(project))}  # a phase wins over a unit
+    target = targets.get(subject)
+    if target is None:
+        raise UsageError(f"no subject {subject!r} in {project.rel}: the subjects are inception, "
+                         f"{''.join(f'{unit}, ' for unit in project.units)}construction (build and test); a unit is "
+                         f"a folder under {project.rel}/construction/",
+                         [f"aidlc gate approve inception --stage {DOCS_PHASE_STAGES['inception'][1]}",
+                          f"aidlc gate approve UNIT --stage {DOCS_UNIT_STAGES[0]}"])
+    if stage not in target.stages:
+        owner = ("a unit's (SUBJECT: its folder under construction/)" if stage in DOCS_UNIT_STAGES else
+                 next((f"the {phase}'s" for phase, stages in DOCS_PHASE_STAGES.items() if stage in stages), None))
+        known = f"; {stage} is {owner} gate" if owner else ""
+        raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are "
+                         f"{', '.join(target.stages)}{known}",
+                         [f"aidlc gate approve {target.id} --stage {target.stages[0]}"])
+    return target
+
+
+def decide_docs(project: DocsProject, config: Config, subject: str, stage: str, decision: Decision,
+                reason: str | None, actor: Actor, *, head: str | None = None) -> Recorded:
+    """Record a person's decision on a stage of an aidlc-docs project, in the ledger beside its docs: the same
+    checks as `decide` (a person, not a bot, signed where required, the earlier stages first, bound to the bytes
+    judged), nothing else written. Approvals audit.md records stay history: none is read as a decision."""
+    _refuse_below_a_check(subject, stage, decision)
+    repo = Path(project.root)
+    ledger = Ledger.of_bank(repo, project.rel)
+    if not ledger.exists():
+        raise no_ledger(ledger)
+    if actor.kind != ActorKind.human:
+        raise _not_a_person(subject, stage, decision, actor)
+    _refuse_bot(config.governance.bot_emails, stage, actor)
+    sign = _signer(repo, project.rel, config, actor)
+    target = resolve_docs(project, subject, stage)
+    led = open_view(ledger, keep=True)
+    _check_intact(led)
+    judged, digest, _ = _judge(None, None, led.history, target, stage, decision, subject)
+    data: dict[str, Any] = {}
+    if len(judged) > 1:
+        data["judged"] = [d.model_dump() for d in judged]
+    if unseen := _decided_on_other_branches(led, target, stage):
+        data["supersedes"] = unseen
+    appended = ledger.append(
+        EventType.gate_decided, actor, key=f"gate:{new_event_id()}",
+        subject=Subject(kind=target.kind, id=target.id),  # type: ignore[arg-type]
+        stage=stage, decision=decision, reason=reason, fingerprint=digest, commit=head or vcs.head_commit(repo),
+        data=data or None, sign=sign,
+    )
+    recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
+    return Recorded(appended.event, [], recovered, appended.completed)
+
+
 def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reason: str | None,
            actor: Actor, *, policy_risk: Risk | None = None, head: str | None = None) -> Recorded:
     """Record a person's decision; or, with a `policy` actor, a plan approval policy.auto_approve_plan allows
@@ -115,8 +180,8 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     elif actor.kind != ActorKind.human:
         raise _not_a_person(subject, stage, decision, actor)
     else:
-        _refuse_bot(bank, stage, actor)
-        sign = _signer(bank, actor)
+        _refuse_bot(bank.config.governance.bot_emails, stage, actor)
+        sign = _signer(Path(bank.repo_root), bank.rel_root, bank.config, actor)
     index = BankIndex(bank)
     target = resolve(bank, index, subject, stage)
     if stage not in target.stages:
@@ -151,7 +216,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed, waiting)
 
 
-def refusal(bank: MemoryBank, index: BankIndex, history: GateHistory, target: GateTarget,
+def refusal(bank: MemoryBank | None, index: BankIndex | None, history: GateHistory, target: GateTarget,
             stage: str) -> GateRefused | None:
     """Why `aidlc gate approve` of this gate would be refused now, judged by what the gate itself checks of the
     subject (not of the person deciding, nor the walkthrough's evidence); None when it would be recorded."""
@@ -162,12 +227,18 @@ def refusal(bank: MemoryBank, index: BankIndex, history: GateHistory, target: Ga
     return None
 
 
-def _judge(bank: MemoryBank, index: BankIndex, history: GateHistory, target: GateTarget, stage: str,
-           decision: Decision, subject: str) -> tuple[list[FileDigest], FileDigest, list[dict[str, Any]]]:
-    """The checks of the subject a decision passes first; the digests it judges and the changes it implies."""
-    repo = Path(bank.repo_root)
-    _check_open(history, target)
-    _check_order(bank, history, index, target, stage)
+def _judge(bank: MemoryBank | None, index: BankIndex | None, history: GateHistory, target: GateTarget,
+           stage: str, decision: Decision, subject: str) -> tuple[list[FileDigest], FileDigest, list[dict[str, Any]]]:
+    """The checks of the subject a decision passes first; the digests it judges and the changes it implies
+    (an aidlc-docs subject has no bank, and no changes: None)."""
+    if target.docs is not None:
+        repo = Path(target.docs.root)
+        _check_docs_order(history, target, stage)
+    else:
+        assert bank is not None and index is not None
+        repo = Path(bank.repo_root)
+        _check_open(history, target)
+        _check_order(bank, history, index, target, stage)
     if target.kind == "policy":
         return [], _rules_digest(repo), []
     label, files = judged_files(bank, index, target, stage)
@@ -184,7 +255,7 @@ def _judge(bank: MemoryBank, index: BankIndex, history: GateHistory, target: Gat
         if target.kind == "bolt" and stage == "plan":
             steps.insert(0, f"aidlc bolt start {target.id}    # the model writes the plan, then waits for a person")
         raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist", steps)
-    effects = _effects(bank, index, target, stage, decision)
+    effects = _effects(bank, index, target, stage, decision) if bank is not None and index is not None else []
     _check_writable(repo, effects)
     return judged, digest, effects
 
@@ -295,9 +366,9 @@ def _refuse_below_a_check(subject: str, stage: str, decision: Decision) -> None:
                            "terminal"])
 
 
-def _refuse_bot(bank: MemoryBank, stage: str, actor: Actor) -> None:
+def _refuse_bot(bot_emails: list[str], stage: str, actor: Actor) -> None:
     """A human decision names a person: a bot's identity is an agent's, also when given through --as."""
-    why = bot_identity(actor.name, actor.email, bank.config.governance.bot_emails)
+    why = bot_identity(actor.name, actor.email, bot_emails)
     if why is not None:
         raise GateRefused(f"{stage} is a human checkpoint, and {actor.name} <{actor.email or ''}> is a bot ({why}). "
                           "A bot proposes, a person decides.",
@@ -305,13 +376,14 @@ def _refuse_bot(bank: MemoryBank, stage: str, actor: Actor) -> None:
                            "git config user.email you@example.org", 'or: --as "Your Name <you@example.org>"'])
 
 
-def _signer(bank: MemoryBank, actor: Actor) -> Signer | None:
-    """With governance.require_signed_approvals, what signs the decision (refused now if it cannot be signed)."""
-    if not bank.config.governance.require_signed_approvals:
+def _signer(repo: Path, rel: str, config: Config, actor: Actor) -> Signer | None:
+    """With governance.require_signed_approvals, what signs the decision (refused now if it cannot be signed):
+    a key allowed_signers lists, in the folder of the ledger (`rel`: the memory bank or the aidlc-docs folder)."""
+    if not config.governance.require_signed_approvals:
         return None
     from aidlc.gates.signing import signer_for  # subprocess and friends: only where decisions are signed
 
-    return signer_for(Path(bank.repo_root), bank.rel_root, actor.email)
+    return signer_for(repo, rel, actor.email)
 
 
 def _check_intact(led: LedgerView) -> None:
@@ -366,12 +438,33 @@ def _check_order(bank: MemoryBank, history: GateHistory, index: BankIndex, targe
                              f"the {stage} gate of bolt {target.id} comes after it")
 
 
-def _require_current(bank: MemoryBank, history: GateHistory, index: BankIndex, target: GateTarget, stage: str,
-                     why: str) -> None:
+def _require_current(bank: MemoryBank | None, history: GateHistory, index: BankIndex | None, target: GateTarget,
+                     stage: str, why: str) -> None:
     state = standing(history, bank, index, target, stage)
     if state is not None:
-        raise GateRefused(f"{target.kind} {target.id}: the {stage} gate {state}; {why}",
-                          [f"aidlc gate approve {target.id} --stage {stage}"])
+        steps = [f"aidlc gate approve {target.id} --stage {stage}"]
+        if target.docs is not None and target.docs.state is not None and stage not in DOCS_ALWAYS \
+                and history.latest(target.kind, target.id, stage) is None:
+            steps.append(f"or, if the project skips {stage}, mark it SKIP in {target.docs.state.path}")
+        raise GateRefused(f"{target.kind} {target.id}: the {stage} gate {state}; {why}", steps)
+
+
+def _check_docs_order(history: GateHistory, target: GateTarget, stage: str) -> None:
+    """An aidlc-docs stage waits for the earlier stages of its subject; a unit's stages wait for the inception,
+    build and test for every unit's code generation (core-workflow.md's order). A stage aidlc-state.md marks
+    skipped is not waited for, nor a conditional one that has written nothing (it did not run)."""
+    assert target.docs is not None
+    earlier = [(target, before) for before in target.stages[: target.stages.index(stage)]]
+    subjects = docs_targets(target.docs)
+    if target.kind == "unit":
+        earlier = [(subjects[0], before) for before in subjects[0].stages] + earlier
+    elif target.id == "construction":
+        earlier = [(unit, "code-generation") for unit in subjects if unit.kind == "unit"] + earlier
+    for subject, before in earlier:
+        if docs_skipped(subject, before) or (before not in DOCS_ALWAYS and not docs_judged_files(subject, before)[1]):
+            continue
+        where = "" if subject is target else f" of {target.kind} {target.id}"
+        _require_current(None, history, None, subject, before, f"the {stage} gate{where} comes after it")
 
 
 def _effects(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str,

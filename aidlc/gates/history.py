@@ -15,11 +15,12 @@ from aidlc.model.types import Risk
 __all__ = ["GateHistory", "approvals_short", "approved_risks", "standing", "what_changed"]
 
 
-def standing(history: GateHistory, bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str) -> str | None:
+def standing(history: GateHistory, bank: MemoryBank | None, index: BankIndex | None, target: GateTarget,
+             stage: str) -> str | None:
     """None when the stage's decision is an approval of the bytes as they are now; else why not.
 
     A stale approval judged other bytes: what comes after it waits, as for a missing one. So does a gate
-    that branches decided differently: a person decides it again.
+    that branches decided differently: a person decides it again. (An aidlc-docs subject has no bank: None.)
     """
     conflict = history.conflict(target.kind, target.id, stage)
     if conflict is not None:
@@ -48,7 +49,7 @@ def approvals_short(decision: dict[str, Any]) -> tuple[Any, int] | None:
     return None
 
 
-def what_changed(bank: MemoryBank, index: BankIndex, target: GateTarget, stage: str, last: dict[str, Any],
+def what_changed(bank: MemoryBank | None, index: BankIndex | None, target: GateTarget, stage: str, last: dict[str, Any],
                  current: FileDigest | None) -> tuple[str, str]:
     """(path, how) of the first judged file that differs from what was approved (the files before the bolt's
     risk and scope, which go with its plan).

@@ -53,7 +53,8 @@ class Actor(_Strict):
 
 
 class Subject(_Strict):
-    kind: Literal["intent", "bolt", "release", "ledger", "policy"]
+    kind: Literal["intent", "bolt", "release", "ledger", "policy", "phase", "unit"] = Field(
+        description="phase and unit: a subject of the aidlc-docs layout (its inception or construction; a unit folder)")
     id: str
 
 

@@ -15,6 +15,7 @@ from aidlc.rules import (  # noqa: F401 - registers
     ci,
     claims,
     coverage,
+    docs_gates,
     docs_history,
     files,
     identity,

@@ -1,0 +1,105 @@
+"""The ledger's rules on an aidlc-docs project: its chain is intact, its approvals judged bytes that have not
+changed since, and once it holds decisions for the project, each stage aidlc-state.md ticks has an approval in it.
+`ledger_findings` gives them to `aidlc validate` on that layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aidlc.aidlc_docs.model import DocsProject, Mark, StageLine
+from aidlc.aidlc_docs.reader import unit_of
+from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.events.ledger import Ledger, LedgerError
+from aidlc.events.view import GateHistory, LedgerView, open_view
+from aidlc.gates.catalogue import GateTarget, docs_judged_files, docs_targets, fingerprint
+from aidlc.gates.history import what_changed
+from aidlc.model.findings import Finding
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import Rule, docs_rule
+
+E = Severity.error
+
+STALE = docs_rule("AIDLC-DOCS-040", E, "a stage's approval in the ledger is stale: a file it judged changed after "
+                  "it was approved (ticking plan boxes is no change)",
+                  "a person reviews the change and decides again: `aidlc gate approve SUBJECT --stage STAGE`")
+UNDECIDED = docs_rule("AIDLC-DOCS-041", E, "a stage is ticked in aidlc-state.md while the ledger holds gate "
+                      "decisions for the project but no approval of that stage",
+                      "a person approves it (`aidlc gate approve SUBJECT --stage STAGE`), or the tick is undone "
+                      "until then")
+CHAIN = docs_rule("AIDLC-DOCS-042", E, "the ledger beside the docs (aidlc-docs/events.jsonl) does not verify: its "
+                  "hash chain is broken (edited, removed, reordered, duplicated or torn lines) or it cannot be read",
+                  "restore aidlc-docs/events.jsonl from the last good commit; `aidlc log verify` names the first "
+                  "bad line")
+
+
+def ledger_findings(project: DocsProject) -> list[Finding]:
+    """The findings of the ledger of an aidlc-docs project (none when it has no ledger)."""
+    ledger = Ledger.of_bank(Path(project.root), project.rel)
+    if not ledger.exists():
+        return []
+    try:
+        led = open_view(ledger)
+    except LedgerError as exc:
+        return [_finding(CHAIN, ledger.rel, None, exc.message)]
+    if led.first_error is not None:
+        problem = led.first_error
+        return [_finding(CHAIN, ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}")]
+    targets = docs_targets(project)
+    return [*_stale(led, targets), *_undecided(project, led.history, targets)]
+
+
+def _stale(led: LedgerView, targets: list[GateTarget]) -> list[Finding]:
+    found = []
+    for target in targets:
+        for stage in target.stages:
+            last = led.history.latest(target.kind, target.id, stage)
+            recorded = (last.get("fingerprint") or {}).get("sha256") if last is not None else None
+            if last is None or last.get("decision") != "approve" or not recorded:
+                continue
+            current = fingerprint(None, None, target, stage, last)
+            if current is None or current.sha256 != recorded:
+                path, change = what_changed(None, None, target, stage, last, current)
+                # one changed file: the finding is there; a set of files, or one removed: at the approval's line
+                where = (path, None) if (led.ledger.repo_root / path).is_file() \
+                    else (led.ledger.rel, _line(led.history, target, stage, last))
+                found.append(_finding(STALE, *where, f"the {stage} approval of {target.kind} {target.id} (seq "
+                                      f"{last.get('seq')}) is stale: {path} {change} since",
+                                      f"aidlc gate approve {target.id} --stage {stage}"))
+    return found
+
+
+def _undecided(project: DocsProject, history: GateHistory, targets: list[GateTarget]) -> list[Finding]:
+    """Once a person decides gates of the project in the ledger, a tick in aidlc-state.md claims an approval
+    the ledger must hold: for a unit's stage, of the unit the line names, else of every unit with files for it."""
+    if project.state is None or not any(kind in ("phase", "unit") for kind, _, _ in history.gates()):
+        return []
+    found = []
+    for line in project.state.stages:
+        if line.mark != Mark.done or line.skipped or line.stage is None or not BY_SLUG[line.stage].approval:
+            continue
+        for target in _claimed(line, targets):
+            if not history.approved(target.kind, target.id, line.stage):
+                found.append(_finding(UNDECIDED, project.state.path, line.line,
+                                      f"{line.stage} is ticked for {target.kind} {target.id}, and the ledger holds "
+                                      "no approval of it", f"aidlc gate approve {target.id} --stage {line.stage}"))
+    return found
+
+
+def _claimed(line: StageLine, targets: list[GateTarget]) -> list[GateTarget]:
+    """The subjects a ticked stage line is about."""
+    stage = line.stage
+    having = [t for t in targets if stage in t.stages]
+    if not BY_SLUG[str(stage)].per_unit:
+        return having
+    named = [t for t in having if line.unit is not None and line.unit in (t.id, unit_of(t.id))]
+    return named or [t for t in having if docs_judged_files(t, str(stage))[1]]
+
+
+def _line(history: GateHistory, target: GateTarget, stage: str, event: dict[str, object]) -> int | None:
+    found = [d.line for d in history.heads(target.kind, target.id, stage) if d.hash == event.get("hash")]
+    return found[0] if found else None
+
+
+def _finding(rule: Rule, path: str, line: int | None, message: str, fix: str | None = None) -> Finding:
+    return Finding(code=rule.code, severity=rule.severity, path=path, line=line, message=message,
+                   fix=fix or rule.fix)

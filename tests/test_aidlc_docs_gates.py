@@ -1,0 +1,408 @@
+"""aidlc gate on a project in AWS aidlc-workflows' aidlc-docs layout: people decide each stage, in the documented
+order, bound to the stage's files; the ledger lives beside the docs; `ledger_findings` reports what validate must.
+
+Every test builds a real git repository in the layout's shapes (aidlc-state.md, audit.md with the agent's own logged
+approvals, inception/ and construction/<unit>/ files, plans with checkboxes) and a ledger made through the ledger's
+own API, as `aidlc init` makes one. Decisions go through the real CLI in a subprocess (the actor's environment is
+the process's).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aidlc.aidlc_docs.reader import read_project
+from aidlc.events.ledger import Ledger
+from aidlc.gates.actor import recorder
+from aidlc.gates.catalogue import docs_judged_files, docs_targets
+from aidlc.model.events import EventType
+from aidlc.rules.docs_gates import ledger_findings
+from tests.helpers import run_cli
+
+DOCS = "aidlc-docs"
+LEDGER = f"{DOCS}/events.jsonl"
+STATE = f"{DOCS}/aidlc-state.md"
+AUDIT = f"{DOCS}/audit.md"
+REQUIREMENTS = f"{DOCS}/inception/requirements/requirements.md"
+STORY_PLAN = f"{DOCS}/inception/plans/story-generation-plan.md"
+STORIES = f"{DOCS}/inception/user-stories/stories.md"
+UNIT = "unit1-orders-api"
+RULES = f"{DOCS}/construction/{UNIT}/functional-design/business-rules.md"
+CODE_PLAN = f"{DOCS}/construction/plans/{UNIT}-code-generation-plan.md"
+
+FILES = {
+    STATE: """\
+# AI-DLC State Tracking
+
+## Project Information
+- **Project Type**: Greenfield
+- **Start Date**: 2026-03-02T09:00:00Z
+- **Current Stage**: CONSTRUCTION - Code Generation
+
+## Stage Progress
+
+### 🔵 INCEPTION PHASE
+- [x] Workspace Detection
+- [ ] Reverse Engineering - SKIP
+- [x] Requirements Analysis
+- [x] User Stories
+- [x] Workflow Planning
+- [ ] Application Design - SKIP
+- [ ] Units Generation - SKIP
+
+### 🟢 CONSTRUCTION PHASE
+- [x] Functional Design
+- [ ] NFR Requirements - SKIP
+- [ ] NFR Design - SKIP
+- [ ] Infrastructure Design - SKIP
+- [ ] Code Generation - EXECUTE
+- [ ] Build and Test - EXECUTE
+""",
+    AUDIT: """\
+# AI-DLC Audit Log
+
+## Workspace Detection
+**Timestamp**: 2026-03-02T09:00:00Z
+**User Input**: "Build an orders API."
+**AI Response**: "Greenfield project; starting Requirements Analysis."
+**Context**: INCEPTION - Workspace Detection
+
+---
+
+## Requirements Analysis - Approval
+**Timestamp**: 2026-03-02T09:40:00Z
+**User Input**: "Approve & Continue"
+**AI Response**: "Requirements approved; proceeding to User Stories."
+**Context**: INCEPTION - Requirements Analysis approved
+
+---
+""",
+    REQUIREMENTS: "# Requirements\n\n## FR-01 Place an order\nA buyer places an order for items in stock.\n",
+    f"{DOCS}/inception/requirements/requirement-verification-questions.md":
+        "# Questions\n\n## Question 1\nWhich payment methods?\n\nA) Card\nB) Invoice\n\n[Answer]: A\n",
+    STORY_PLAN: "# Story Generation Plan\n\n- [x] Identify personas\n- [ ] Write the stories\n- [ ] Map stories to "
+                "requirements\n",
+    STORIES: "# User Stories\n\n## US-1 Place an order\nAs a buyer I place an order so that I get my items.\n",
+    f"{DOCS}/inception/user-stories/personas.md": "# Personas\n\n## Buyer\nOrders items online.\n",
+    f"{DOCS}/inception/plans/execution-plan.md": "# Execution Plan\n\n## Phases to Execute\n- [x] Requirements "
+                                                 "Analysis (COMPLETED)\n- [ ] Functional Design - EXECUTE\n",
+    f"{DOCS}/construction/plans/{UNIT}-functional-design-plan.md": "# Functional Design Plan\n\n- [ ] Model the "
+                                                                  "order\n- [ ] Write the business rules\n",
+    RULES: "# Business Rules\n\n- An order needs at least one item.\n",
+    CODE_PLAN: "# Code Generation Plan\n\n- [ ] Step 1: order model\n- [ ] Step 2: order endpoint\n",
+    f"{DOCS}/construction/{UNIT}/code/code-summary.md": "# Code Summary\n\nsrc/orders.py: the order endpoint.\n",
+    f"{DOCS}/construction/build-and-test/build-instructions.md": "# Build\n\n`python -m pytest`\n",
+    "src/orders.py": "def place_order(items):\n    return {'items': items}\n",
+}
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+
+def commit(root: Path, message: str) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+
+
+def write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    """A repository in the aidlc-docs layout, with a ledger beside the docs (made as `aidlc init` makes one)."""
+    root = tmp_path / "orders"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Ada Lovelace")
+    git(root, "config", "user.email", "ada@x.org")
+    for rel, text in FILES.items():
+        write(root, rel, text)
+    commit(root, "AI-DLC inception and construction docs")
+    Ledger.of_bank(root, DOCS).append(EventType.ledger_created, recorder(root), key="ledger.created")
+    commit(root, "Adopt aidlc: the ledger")
+    return root
+
+
+def gate(root: Path, decision: str, subject: str, stage: str, *extra: str,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return run_cli("--repo", str(root), "gate", decision, subject, "--stage", stage, *extra, env=env)
+
+
+def decisions(root: Path) -> list[dict]:
+    events = [json.loads(line) for line in (root / LEDGER).read_text(encoding="utf-8").splitlines()]
+    return [e for e in events if e["type"] == "gate.decided"]
+
+
+def findings(root: Path, code: str = "AIDLC-DOCS-") -> list[tuple[str, str, int | None, str]]:
+    """(code, path, line, message) of the ledger's findings whose code starts with `code`."""
+    return [(f.code, f.path, f.line, f.message) for f in ledger_findings(read_project(root.resolve(), DOCS))
+            if f.code.startswith(code)]
+
+
+def approve_inception(root: Path) -> None:
+    for stage in ("requirements-analysis", "user-stories", "workflow-planning"):
+        done = gate(root, "approve", "inception", stage)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_person_approves_every_stage_in_order_and_the_ledger_verifies(docs: Path) -> None:
+    audit_before = (docs / AUDIT).read_bytes()
+    approve_inception(docs)
+    for subject, stage in ((UNIT, "functional-design"), (UNIT, "code-generation"), ("construction", "build-and-test")):
+        done = gate(docs, "approve", subject, stage)
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert "recorded: phase construction build-and-test -> approve by Ada Lovelace" in done.stdout
+
+    made = decisions(docs)
+    assert [(e["subject"]["kind"], e["subject"]["id"], e["stage"]) for e in made] == [
+        ("phase", "inception", "requirements-analysis"), ("phase", "inception", "user-stories"),
+        ("phase", "inception", "workflow-planning"), ("unit", UNIT, "functional-design"),
+        ("unit", UNIT, "code-generation"), ("phase", "construction", "build-and-test")]
+    assert {e["actor"]["kind"] for e in made} == {"human"}
+    # each decision judged its stage's files: the stories with their plan; the unit's code summary with its plan
+    judged = {e["stage"]: sorted(d["path"] for d in e["data"]["judged"]) for e in made if e.get("data")}
+    assert judged["user-stories"] == sorted([STORY_PLAN, STORIES, f"{DOCS}/inception/user-stories/personas.md"])
+    assert judged["code-generation"] == sorted([CODE_PLAN, f"{DOCS}/construction/{UNIT}/code/code-summary.md"])
+    assert made[-1]["fingerprint"]["path"] == f"{DOCS}/construction/build-and-test/build-instructions.md"
+
+    verify = run_cli("--repo", str(docs), "log", "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert f"ledger verified: {LEDGER}, 7 events" in verify.stdout
+    assert (docs / AUDIT).read_bytes() == audit_before  # the gate never writes audit.md
+    assert not (docs / "memory-bank").exists()
+    assert findings(docs) == []
+
+
+def test_a_stage_before_the_earlier_ones_is_refused(docs: Path) -> None:
+    early = gate(docs, "approve", "inception", "user-stories")
+    assert early.returncode == 1
+    assert ("phase inception: the requirements-analysis gate has no decision; the user-stories gate comes after it"
+            in early.stderr)
+    assert "SKIP" not in early.stderr  # requirements analysis always runs
+    unit = gate(docs, "approve", UNIT, "functional-design")
+    assert unit.returncode == 1
+    assert "the functional-design gate of unit unit1-orders-api comes after it" in unit.stderr
+    build = gate(docs, "approve", "construction", "build-and-test")
+    assert build.returncode == 1
+    assert "inception: the requirements-analysis gate has no decision" in build.stderr or \
+        f"unit {UNIT}: the code-generation gate has no decision" in build.stderr
+    assert decisions(docs) == []
+
+
+def test_build_and_test_waits_for_every_units_code_generation(docs: Path) -> None:
+    approve_inception(docs)
+    assert gate(docs, "approve", UNIT, "functional-design").returncode == 0
+    build = gate(docs, "approve", "construction", "build-and-test")
+    assert build.returncode == 1
+    assert (f"unit {UNIT}: the code-generation gate has no decision; the build-and-test gate of phase construction "
+            "comes after it") in build.stderr
+
+
+def test_a_stage_the_state_file_does_not_skip_is_waited_for(docs: Path) -> None:
+    """Application design is skipped in aidlc-state.md, so units wait only for what ran; once the state file no
+    longer skips it and its files exist, the unit's first gate waits for it."""
+    approve_inception(docs)
+    state = (docs / STATE).read_text(encoding="utf-8")
+    write(docs, STATE, state.replace("- [ ] Application Design - SKIP", "- [x] Application Design"))
+    write(docs, f"{DOCS}/inception/application-design/components.md", "# Components\n\n- OrdersService\n")
+    commit(docs, "application design")
+    refused = gate(docs, "approve", UNIT, "functional-design")
+    assert refused.returncode == 1
+    assert "phase inception: the application-design gate has no decision" in refused.stderr
+    assert f"or, if the project skips application-design, mark it SKIP in {STATE}" in refused.stderr
+
+
+def test_approvals_audit_md_records_are_history_not_decisions(docs: Path) -> None:
+    """audit.md logs 'Approve & Continue' for requirements; the ledger holds no decision from it, and the next
+    stage still waits for a person's decision in the ledger."""
+    refused = gate(docs, "approve", "inception", "user-stories")
+    assert refused.returncode == 1
+    events = [json.loads(line)["type"] for line in (docs / LEDGER).read_text(encoding="utf-8").splitlines()]
+    assert events == ["ledger.created"]
+
+
+@pytest.mark.parametrize(("env", "why"), [
+    ({"AIDLC_ACTOR_KIND": "agent"}, "this command runs as an agent"),
+    ({"CI": "true"}, "CI cannot decide one"),
+])
+def test_an_agent_or_ci_is_refused_and_nothing_is_recorded(docs: Path, env: dict[str, str], why: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(docs), "gate", "approve", "inception",
+                           "--stage", "requirements-analysis"], capture_output=True, text=True,
+                          env={**os.environ, "NO_COLOR": "1", **env})  # run_cli drops CI: set here
+    assert proc.returncode == 1
+    assert "requirements-analysis is a human checkpoint" in proc.stderr and why in proc.stderr
+    assert decisions(docs) == []
+
+
+def test_a_bot_identity_is_refused(docs: Path) -> None:
+    proc = gate(docs, "approve", "inception", "requirements-analysis", "--as",
+                "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>")
+    assert proc.returncode == 1
+    assert "is a bot" in proc.stderr
+    assert decisions(docs) == []
+
+
+def test_an_edit_of_an_approved_artifact_makes_the_approval_stale(docs: Path) -> None:
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    write(docs, REQUIREMENTS, FILES[REQUIREMENTS] + "\n## FR-02 Cancel an order\nA buyer cancels an order.\n")
+    commit(docs, "agent: requirements widened after the approval")
+    refused = gate(docs, "approve", "inception", "user-stories")
+    assert refused.returncode == 1
+    assert ("the requirements-analysis gate is stale (approved at seq 2; "
+            f"{REQUIREMENTS} changed since); the user-stories gate comes after it") in refused.stderr
+    assert findings(docs, "AIDLC-DOCS-040") == [
+        ("AIDLC-DOCS-040", REQUIREMENTS, None, "the requirements-analysis approval of phase inception (seq 2) is "
+         f"stale: {REQUIREMENTS} changed since")]
+    # a person reviews the change and approves again: the next stage opens
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    assert gate(docs, "approve", "inception", "user-stories").returncode == 0
+    assert findings(docs, "AIDLC-DOCS-040") == []
+
+
+def test_a_new_file_in_an_approved_stage_makes_it_stale(docs: Path) -> None:
+    approve_inception(docs)
+    write(docs, f"{DOCS}/inception/user-stories/more-stories.md", "# More\n\n## US-2 Cancel\n")
+    assert findings(docs, "AIDLC-DOCS-040") == [
+        ("AIDLC-DOCS-040", f"{DOCS}/inception/user-stories/more-stories.md", None, "the user-stories approval of "
+         f"phase inception (seq 3) is stale: {DOCS}/inception/user-stories/more-stories.md was added since")]
+
+
+def test_ticking_a_plan_box_does_not_make_the_approval_stale(docs: Path) -> None:
+    approve_inception(docs)
+    plan = (docs / STORY_PLAN).read_text(encoding="utf-8")
+    write(docs, STORY_PLAN, plan.replace("- [ ] Write the stories", "- [x] Write the stories"))
+    commit(docs, "agent: story plan step done")
+    assert findings(docs, "AIDLC-DOCS-040") == []
+    assert gate(docs, "approve", UNIT, "functional-design").returncode == 0
+    # a changed step, not a tick, is a change
+    write(docs, STORY_PLAN, plan.replace("Write the stories", "Write half of the stories"))
+    assert [f[0:2] for f in findings(docs, "AIDLC-DOCS-040")] == [("AIDLC-DOCS-040", STORY_PLAN)]
+
+
+def test_reject_and_defer_are_recorded_and_keep_the_next_gate_waiting(docs: Path) -> None:
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    rejected = gate(docs, "reject", "inception", "user-stories", "--reason", "US-1 has no acceptance criteria")
+    assert rejected.returncode == 0, rejected.stderr
+    assert "recorded: phase inception user-stories -> reject by Ada Lovelace" in rejected.stdout
+    waiting = gate(docs, "approve", "inception", "workflow-planning")
+    assert waiting.returncode == 1
+    assert "the user-stories gate was decided 'reject'" in waiting.stderr
+    deferred = gate(docs, "defer", "inception", "user-stories", "--reason", "until the product owner is back")
+    assert deferred.returncode == 0, deferred.stderr
+    made = decisions(docs)
+    assert [(e["stage"], e["decision"], e.get("reason")) for e in made] == [
+        ("requirements-analysis", "approve", None),
+        ("user-stories", "reject", "US-1 has no acceptance criteria"),
+        ("user-stories", "defer", "until the product owner is back")]
+    assert run_cli("--repo", str(docs), "log", "verify").returncode == 0
+
+
+def test_a_ticked_stage_without_a_decision_is_found_once_the_ledger_has_decisions(docs: Path) -> None:
+    """aidlc-state.md ticks requirements, user stories, workflow planning and the unit's functional design: with
+    no decision in the ledger yet they are history; after the first decision each tick needs an approval."""
+    assert findings(docs) == []
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    state = (docs / STATE).read_text(encoding="utf-8").splitlines()
+    line = {text: number for number, text in enumerate(state, start=1)}
+    assert findings(docs) == [
+        ("AIDLC-DOCS-041", STATE, line["- [x] User Stories"], "user-stories is ticked for phase inception, and the "
+         "ledger holds no approval of it"),
+        ("AIDLC-DOCS-041", STATE, line["- [x] Workflow Planning"], "workflow-planning is ticked for phase "
+         "inception, and the ledger holds no approval of it"),
+        ("AIDLC-DOCS-041", STATE, line["- [x] Functional Design"], f"functional-design is ticked for unit {UNIT}, "
+         "and the ledger holds no approval of it")]
+    approve_inception_rest = ("user-stories", "workflow-planning")
+    for stage in approve_inception_rest:
+        assert gate(docs, "approve", "inception", stage).returncode == 0
+    assert gate(docs, "approve", UNIT, "functional-design").returncode == 0
+    assert findings(docs) == []
+
+
+def test_an_edited_ledger_line_is_found_and_refuses_the_next_decision(docs: Path) -> None:
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    ledger = docs / LEDGER
+    ledger.write_text(ledger.read_text(encoding="utf-8").replace('"approve"', '"reject"'), encoding="utf-8")
+    found = findings(docs)
+    assert [(f[0], f[1], f[2]) for f in found] == [("AIDLC-DOCS-042", LEDGER, 2)]
+    refused = gate(docs, "approve", "inception", "user-stories")
+    assert refused.returncode == 1
+    assert f"the ledger is damaged at {LEDGER}:2" in refused.stderr
+    assert run_cli("--repo", str(docs), "log", "verify").returncode == 1
+
+
+def test_a_signed_approval_verifies_against_allowed_signers_beside_the_ledger(docs: Path, tmp_path: Path) -> None:
+    """Signatures as on the memory bank: the key git signs with, checked by ssh-keygen against
+    aidlc-docs/allowed_signers; a key it does not list for the decider is refused, nothing recorded."""
+    write(docs, "aidlc.yaml", "governance:\n  require_signed_approvals: true\n")
+    no_signers = gate(docs, "approve", "inception", "requirements-analysis")
+    assert no_signers.returncode == 1
+    assert f"{DOCS}/allowed_signers" in no_signers.stderr
+    for name in ("ada", "eve"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(tmp_path / name)],
+                       check=True)
+    public = " ".join((tmp_path / "ada.pub").read_text().split()[:2])
+    write(docs, f"{DOCS}/allowed_signers", f'ada@x.org namespaces="aidlc" {public}\n')
+    git(docs, "config", "gpg.format", "ssh")
+    git(docs, "config", "user.signingkey", str(tmp_path / "eve"))
+    isolated = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "SSH_AUTH_SOCK": ""}
+    wrong_key = gate(docs, "approve", "inception", "requirements-analysis", env=isolated)
+    assert wrong_key.returncode == 1
+    assert "the signature would not be accepted" in wrong_key.stderr
+    assert decisions(docs) == []
+
+    git(docs, "config", "user.signingkey", str(tmp_path / "ada"))
+    signed = gate(docs, "approve", "inception", "requirements-analysis", env=isolated)
+    assert signed.returncode == 0, signed.stderr
+    assert decisions(docs)[0]["signature"]["format"] == "ssh"
+    verify = run_cli("--repo", str(docs), "log", "verify")
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    # the allowed key replaced by another: the recorded signature no longer verifies
+    other = " ".join((tmp_path / "eve.pub").read_text().split()[:2])
+    write(docs, f"{DOCS}/allowed_signers", f'ada@x.org namespaces="aidlc" {other}\n')
+    assert run_cli("--repo", str(docs), "log", "verify").returncode == 1
+
+def test_an_unknown_subject_or_a_stage_of_another_subject_is_a_usage_error(docs: Path) -> None:
+    unknown = gate(docs, "approve", "unit9", "functional-design")
+    assert unknown.returncode == 2
+    assert f"no subject 'unit9' in {DOCS}: the subjects are inception, {UNIT}, construction" in unknown.stderr
+    wrong = gate(docs, "approve", "inception", "code-generation")
+    assert wrong.returncode == 2
+    assert "phase inception has no 'code-generation' gate" in wrong.stderr
+    assert "code-generation is a unit's (SUBJECT: its folder under construction/) gate" in wrong.stderr
+
+
+def test_a_units_plan_is_found_under_the_names_repositories_give_it(tmp_path: Path) -> None:
+    """Plans named by the unit folder, by a part of it (`unit-1-` for unit-1-api-server), by more (`admin-web-tdd-`
+    for admin-web), or by no unit in a one-unit project; a plan two folders could own is no one's."""
+    plans = f"{DOCS}/construction/plans"
+    for rel in (f"{DOCS}/construction/unit-1-api-server/functional-design/rules.md",
+                f"{DOCS}/construction/admin-web/code/summary.md", f"{DOCS}/construction/admin-webhooks/code/a.md",
+                f"{plans}/unit-1-functional-design-plan.md", f"{plans}/admin-web-tdd-code-generation-plan.md",
+                f"{plans}/admin-code-generation-plan.md"):
+        write(tmp_path, rel, "- [ ] step\n")
+    project = read_project(tmp_path, DOCS)
+    by_unit = {t.id: t for t in docs_targets(project)}
+    assert docs_judged_files(by_unit["unit-1-api-server"], "functional-design")[1] == [
+        tmp_path / f"{plans}/unit-1-functional-design-plan.md",
+        tmp_path / f"{DOCS}/construction/unit-1-api-server/functional-design/rules.md"]
+    assert docs_judged_files(by_unit["admin-web"], "code-generation")[1] == [
+        tmp_path / f"{DOCS}/construction/admin-web/code/summary.md",
+        tmp_path / f"{plans}/admin-web-tdd-code-generation-plan.md"]
+    assert docs_judged_files(by_unit["admin-webhooks"], "code-generation")[1] == [
+        tmp_path / f"{DOCS}/construction/admin-webhooks/code/a.md"]
+
+    single = tmp_path / "single"
+    write(single, f"{DOCS}/construction/orders/code/summary.md", "# Summary\n")
+    write(single, f"{plans}/code-generation-plan.md", "- [ ] step\n")
+    only = docs_targets(read_project(single, DOCS))[1]
+    assert {p.name for p in docs_judged_files(only, "code-generation")[1]} == {"code-generation-plan.md", "summary.md"}
