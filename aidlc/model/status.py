@@ -100,18 +100,19 @@ class DocsStageLine(BaseModel):
     unit: str | None = None
 
 
+class DocsPlan(BaseModel):
+    path: str
+    stage: str | None
+    done: int = Field(description="boxes ticked")
+    open: int = Field(description="boxes open")
+
+
 class DocsPhase(BaseModel):
     phase: str = Field(description="inception, construction or operations")
     done: int = Field(description="stage lines ticked")
     total: int = Field(description="stage lines, skipped ones included")
     stages: list[DocsStageLine] = Field(description="the phase's lines about no unit in particular")
-
-
-class DocsPlan(BaseModel):
-    path: str
-    stage: str | None
-    done: int
-    open: int
+    plans: list[DocsPlan] = Field(default_factory=list, description="the plans of its stages about no unit")
 
 
 class DocsUnit(BaseModel):

@@ -3,7 +3,7 @@ the next safe actions."""
 
 from __future__ import annotations
 
-from aidlc.model.status import Action, DocsStageLine, DocsStatusReport
+from aidlc.model.status import Action, DocsPlan, DocsStageLine, DocsStatusReport
 from aidlc.plural import plural
 from aidlc.report.style import Style
 
@@ -27,12 +27,12 @@ def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: boo
     if not waiting_only:
         for phase in report.phases:
             lines.append(style(f"{phase.phase.upper()}  {phase.done}/{phase.total} done", "bold"))
-            lines += [_stage(stage) for stage in phase.stages]
+            lines += [_stage(stage) for stage in phase.stages] + _plans(phase.plans)
         for unit in report.units:
             lines.append(style(f"unit {unit.unit}", "bold") + (f"  {unit.done}/{unit.total} done" if unit.total
                                                                else ""))
             lines += [_stage(stage) for stage in unit.stages]
-            lines += [f"  plan {plan.path}: {plan.done}/{plan.done + plan.open} boxes ticked" for plan in unit.plans]
+            lines += _plans(unit.plans)
         if report.phases or report.units:
             lines.append("")
         lines += [f"note: {note}" for note in report.notes] + ([""] if report.notes else [])
@@ -55,6 +55,10 @@ def _stage(stage: DocsStageLine) -> str:
     flags = " (skipped)" if stage.skipped and stage.mark != "skipped" else ""
     flags += " (awaiting approval)" if stage.awaiting else ""
     return f"  [{_BOX[stage.mark]}] {stage.stage:<22} line {stage.line}{flags}"
+
+
+def _plans(plans: list[DocsPlan]) -> list[str]:
+    return [f"  plan {plan.path}: {plan.done}/{plan.done + plan.open} boxes ticked" for plan in plans]
 
 
 def _action(action: Action) -> str:

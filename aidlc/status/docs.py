@@ -3,7 +3,7 @@ the plans, what waits for a person, and the next safe actions."""
 
 from __future__ import annotations
 
-from aidlc.aidlc_docs.model import DocsProject, Mark, StageLine
+from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.model.events import EventType
@@ -16,13 +16,14 @@ def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
     lines = project.state.stages if project.state else []
     state = project.state.path if project.state else None
     placed = [line for line in lines if line.stage is not None]
-    phases = [_phase(phase, [line for line in placed if BY_SLUG[line.stage].phase == phase and line.unit is None])
-              for phase in PHASES]
+    phases = [_phase(phase, [line for line in placed if BY_SLUG[line.stage].phase == phase and line.unit is None],
+                     [plan for plan in project.plans if plan.unit is None and plan.stage is not None
+                      and BY_SLUG[plan.stage].phase == phase]) for phase in PHASES]
     waiting = _waiting(placed, state)
     has_ledger = ledger.exists()
     return DocsStatusReport(
         root=project.root, folder=project.rel, state=state,
-        phases=[phase for phase in phases if phase.total],
+        phases=[phase for phase in phases if phase.total or phase.plans],
         units=_units(project, placed),
         audit_entries=sum(len(log.entries) for log in project.audits),
         recorded_entries=sum(event.get("type") == EventType.audit_appended for event in ledger.events())
@@ -39,9 +40,13 @@ def _line(line: StageLine) -> DocsStageLine:
                          awaiting=line.awaiting or line.mark == Mark.awaiting, unit=line.unit)
 
 
-def _phase(phase: str, lines: list[StageLine]) -> DocsPhase:
+def _phase(phase: str, lines: list[StageLine], plans: list[PlanFile]) -> DocsPhase:
     return DocsPhase(phase=phase, done=sum(line.mark == Mark.done for line in lines), total=len(lines),
-                     stages=[_line(line) for line in lines])
+                     stages=[_line(line) for line in lines], plans=[_plan(plan) for plan in plans])
+
+
+def _plan(plan: PlanFile) -> DocsPlan:
+    return DocsPlan(path=plan.path, stage=plan.stage, done=plan.done, open=len(plan.open))
 
 
 def _units(project: DocsProject, placed: list[StageLine]) -> list[DocsUnit]:
@@ -53,8 +58,7 @@ def _units(project: DocsProject, placed: list[StageLine]) -> list[DocsUnit]:
         lines = [line for line in placed if line.unit == name]
         units.append(DocsUnit(unit=name, done=sum(line.mark == Mark.done for line in lines), total=len(lines),
                               stages=[_line(line) for line in lines],
-                              plans=[DocsPlan(path=plan.path, stage=plan.stage, done=plan.done, open=len(plan.open))
-                                     for plan in project.plans if plan.unit == name]))
+                              plans=[_plan(plan) for plan in project.plans if plan.unit == name]))
     return units
 
 
