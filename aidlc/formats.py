@@ -19,7 +19,7 @@ from aidlc.model.events import Event
 from aidlc.model.evidence import EvidenceReport
 from aidlc.model.findings import ValidationReport
 from aidlc.model.run import Plan, RunState, Span
-from aidlc.model.status import StatusReport
+from aidlc.model.status import DocsStatusReport, StatusReport
 from aidlc.model.user_config import UserConfig
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -32,6 +32,7 @@ def _models() -> dict[str, type[BaseModel]]:
     models["event"] = Event
     models["validate-report"] = ValidationReport
     models["status-report"] = StatusReport
+    models["docs-status-report"] = DocsStatusReport  # aidlc status --format json on the aidlc-docs layout
     models["ci-report"] = CiReport
     models["ci-baseline"] = Baseline  # .aidlc-baseline.json
     models["run-state"] = RunState  # .aidlc/runs/<run-id>/state.json

@@ -56,6 +56,12 @@ def layout_of(root: Path, config: Config) -> str:
     return "memory-bank"
 
 
+def records_folder(root: Path, config: Config) -> str:
+    """The folder that holds the project's records and their ledger (events.jsonl): the memory bank, or on the
+    aidlc-docs layout the docs folder."""
+    return config.aidlc_docs if layout_of(root, config) == "aidlc-docs" else config.memory_bank
+
+
 def open_docs(root: Path, config: Config | None = None) -> DocsProject:
     """The aidlc-docs folder of the project at `root`, read (aidlc/aidlc_docs/reader.py); a folder that is not
     there is a usage error naming it and the command that adopts the layout."""

@@ -100,3 +100,9 @@ def plan_stage(name: str) -> tuple[str | None, str | None]:
         unit = stem[:at].strip("-_ ") or None
         return stage.slug, unit if stage.per_unit else None
     return None, None
+
+
+def title(slug: str) -> str:
+    """The stage's heading as the rules write it: `nfr-design` -> NFR Design, `build-and-test` -> Build and Test."""
+    words = BY_SLUG[slug].labels[0].split()
+    return " ".join(word.upper() if word == "nfr" else word if word == "and" else word.capitalize() for word in words)

@@ -36,6 +36,8 @@ COMMANDS = {
     "gate": Entry("gate:gate_group", "Record a human decision at a gate, bound to the bytes it judged."),
     "log": Entry("log:log_group", "The ledger: memory-bank/events.jsonl (aidlc-docs/events.jsonl in the aidlc-docs "
                  "layout)."),
+    "audit": Entry("audit:audit_group", "The aidlc-docs audit log: append entries with the real time, recorded in "
+                   "the ledger."),
     "draft": Entry("draft:draft_cmd", "Ask the model for the next LEVEL of INTENT and write it as draft artifacts."),
     "llm": Entry("llm:llm_group", "The LLM layer: providers, structured output, record/replay."),
     "bolt": Entry("bolt:bolt_group", "Run a bolt: the model plans, a person approves, the model edits, checks "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -12,7 +13,7 @@ from aidlc.bank.config import CONFIG_FILE
 from aidlc.cli.app import App, output_options
 from aidlc.events.ledger import LEDGER_FILE
 from aidlc.plural import plural
-from aidlc.scaffold.init import Action, init_project
+from aidlc.scaffold.init import Action, Adopted, init_project
 
 _MARK = {Action.created: "+", Action.updated: "~", Action.replaced: "!", Action.unchanged: "=", Action.kept: "="}
 
@@ -52,6 +53,7 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
             "git_created": result.git_created,
             "ci_unset": result.ci_unset,
             "files": [{"path": o.path, "action": str(o.action), "detail": o.detail} for o in result.outcomes],
+            "adopted": asdict(result.adopted) if result.adopted else None,
         })
         return
     if result.git_created:
@@ -63,6 +65,9 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
     kept = result.count(Action.kept)
     app.out(f"aidlc init: {changed} files written, {kept} kept as they were, "
             f"{result.count(Action.unchanged)} already up to date")
+    if result.adopted is not None:
+        _adopted(app, result.adopted)
+        return
     ledger_started = any(o.path.endswith(f"/{LEDGER_FILE}") and o.action == Action.created for o in result.outcomes)
     steps = "\n".join(f"  {step}" for step in _next_steps(result.root, ledger_started))
     app.out(f"\nNext steps:\n{steps}\n"
@@ -70,6 +75,20 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
             "the README section 'Signed approvals' give the three set-up commands"
             + ("\n  CI: set ci.action (or ci.install) in aidlc.yaml, then `aidlc init --force` writes the workflow "
                "that installs aidlc from it (README: CI)" if result.ci_unset else ""))
+
+
+def _adopted(app: App, adopted: Adopted) -> None:
+    """What adopting an aidlc-docs folder kept, and how its records go on."""
+    logs = ", ".join(adopted.audit_logs) or "no audit log yet"
+    app.out(f"adopted {adopted.folder}/ (aidlc-workflows' layout; no memory-bank/ is made): "
+            f"{plural(adopted.audit_entries, 'audit entry')} in {logs} and "
+            f"{plural(adopted.stages_done, 'ticked stage')} are kept as history: they were not attested, and none "
+            "is recorded in the ledger as a decision")
+    app.out("\nNext steps:\n"
+            f'  git add -A && git commit -m "Adopt aidlc"    # the ledger and aidlc.yaml, beside {adopted.folder}/\n'
+            "  aidlc status    # stage progress, what waits for a person, the next safe action\n"
+            '  aidlc audit append --stage STAGE --user-input "..." --ai-response "..."    # each new entry, '
+            "with the real time (README: The aidlc-docs layout)")
 
 
 def _next_steps(root: Path, ledger_started: bool, limit: int = 3) -> list[str]:

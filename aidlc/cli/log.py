@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from aidlc import vcs
+from aidlc.aidlc_docs.audit import check_records
 from aidlc.bank.config import load_config
 from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, echo, output_options
@@ -18,7 +19,7 @@ from aidlc.events.merge import merge_files
 from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, split_lines, verify_lines
 from aidlc.events.view import event_checks
 from aidlc.gates import signatures
-from aidlc.workspace import layout_of
+from aidlc.workspace import records_folder
 
 
 @click.group("log")
@@ -27,15 +28,16 @@ def log_group() -> None:
 
 
 def ledger_at(root: Path) -> Ledger:
-    """The ledger of the bank under `root` (in the aidlc-docs layout: beside the docs), found from aidlc.yaml
-    alone: reading it needs no artifact loaded."""
+    """The ledger of the project under `root` (beside its memory bank, or in its aidlc-docs folder), found from
+    aidlc.yaml alone: reading it needs no artifact loaded."""
     config = load_config(root)
-    if layout_of(root, config) == "aidlc-docs":
-        return Ledger.of_bank(root.resolve(), config.aidlc_docs)
-    repo_root, bank_dir = find_bank(root.resolve(), config.memory_bank)
+    folder = records_folder(root, config)
+    repo_root, bank_dir = find_bank(root.resolve(), folder)
     if not bank_dir.is_dir():
-        raise UsageError(f"no memory bank at {bank_dir}",
-                         [f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/"])
+        bank = folder == config.memory_bank
+        raise UsageError(f"no {'memory bank' if bank else 'aidlc-docs folder'} at {bank_dir}",
+                         [f"aidlc init {root}    # " + ("scaffold aidlc.yaml and memory-bank/" if bank else
+                                                         "adopt the aidlc-docs folder")])
     return Ledger.of_bank(repo_root, bank_dir.relative_to(repo_root).as_posix())
 
 
@@ -90,17 +92,24 @@ def verify_cmd(app: App, ref: str | None) -> None:
     problem = result.first_error
     notices = [p for p in result.problems if not p.is_error]
     signed = signatures.ledger_problems(ledger) if problem is None else []  # an intact chain: are its signatures?
+    # An intact chain vouches for the digests of the audit entries it records: are the entries still as written?
+    audit = check_records(ledger.repo_root, ledger) if problem is None and not signed else []
     if app.json:
-        app.emit_json({"path": ledger.rel, "ok": result.ok and not signed, "events": result.events, "against": ref,
-                       "problem": None if problem is None else _problem_json(problem),
+        app.emit_json({"path": ledger.rel, "ok": result.ok and not signed and not audit, "events": result.events,
+                       "against": ref, "problem": None if problem is None else _problem_json(problem),
                        "notices": [_problem_json(p) | {"severity": p.severity} for p in notices],
-                       "signatures": [asdict(p) for p in signed]})
+                       "signatures": [asdict(p) for p in signed], "audit": [asdict(p) for p in audit]})
     else:
         for notice in notices:
             echo(f"{notice.severity}: {ledger.rel}:{notice.line} seq {notice.seq}: {notice.kind}: "
                        f"{notice.message}")
         if signed:
             _print_signature_problems(signed)
+        elif audit:
+            for found in audit:
+                echo(f"✗ {found.path}:{found.line}: {found.message} (recorded by {ledger.rel} seq {found.seq})")
+            echo(f"Next steps:\n  git log -p -- {audit[0].path}    # who changed the audit log, and how\n"
+                 "  restore the entry as it was written: the audit log is append-only")
         elif problem is None:
             echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
                                                                                     else ""))
@@ -109,7 +118,7 @@ def verify_cmd(app: App, ref: str | None) -> None:
             seq = "?" if problem.seq is None else problem.seq  # an unreadable line has no seq to name
             echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
             echo("Next steps:\n" + "\n".join(f"  {step}" for step in _next_steps(problem, ledger.rel)))
-    if problem is not None or signed:
+    if problem is not None or signed or audit:
         raise click.exceptions.Exit(1)
 
 

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
+from aidlc.bank.config import load_config
 from aidlc.bank.walk import shown_json
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
+from aidlc.events.ledger import Ledger
+from aidlc.report.docs_status import render_docs_counts, render_docs_status
 from aidlc.report.status import render_counts, render_detail, render_summary
 from aidlc.status.build import build_status
+from aidlc.status.docs import build_docs_status
 from aidlc.status.focus import find_bolt, find_intent, on_bolt, on_intent, on_waiting
-from aidlc.workspace import open_bank
+from aidlc.workspace import layout_of, open_bank, open_docs
 
 _COUNTS = ("version", "root", "counts", "stories", "bolts_by_status", "errors", "warnings")
 
@@ -38,7 +43,16 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
     if sum(map(bool, (everything, intent_ref, bolt_ref, pending))) > 1:
         raise UsageError("choose one of --all, --intent, --bolt and --pending",
                          ["aidlc status --intent 001", "aidlc status --bolt 001", "aidlc status --pending"])
-    bank = open_bank(app.root(path))
+    root = app.root(path)
+    config = load_config(root)
+    if layout_of(root, config) == "aidlc-docs":
+        if intent_ref or bolt_ref:
+            raise UsageError(f"{config.aidlc_docs}/ keeps stages and units, not intents and bolts: --intent and "
+                             "--bolt are for a memory bank", ["aidlc status    # every phase and unit",
+                                                             "aidlc status --pending    # what waits for a person"])
+        _docs_status(app, root, config.aidlc_docs, pending)
+        return
+    bank = open_bank(root, config=config)
     report = build_status(bank)
     if intent_ref:
         report = on_intent(report, find_intent(bank, intent_ref))
@@ -57,3 +71,17 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
         echo(render_detail(report, app.style, one_bolt=bool(bolt_ref)))
     else:
         echo(render_summary(report, app.style))
+
+
+def _docs_status(app: App, root: Path, folder: str, pending: bool) -> None:
+    """The aidlc-docs layout's status: its own document (DocsStatusReport), the same options."""
+    report = build_docs_status(open_docs(root), Ledger.of_bank(root.resolve(), folder))
+    if app.json:
+        document = report.model_dump(mode="json")
+        if pending:
+            document = {key: document[key] for key in ("version", "layout", "root", "folder", "waiting")}
+        echo(shown_json(json.dumps(document, ensure_ascii=False, indent=2)))
+    elif app.verbosity < 0:
+        echo(render_docs_counts(report))
+    else:
+        echo(render_docs_status(report, app.style, waiting_only=pending))

@@ -80,3 +80,14 @@ def recorder(repo: Path) -> Actor:
     except UsageError:
         kind = ActorKind.ci if os.environ.get("CI") else ActorKind.human
         return Actor(kind=kind, name="unknown")
+
+
+def writer(repo: Path) -> Actor:
+    """The actor of a record an agent writes as it works (an audit entry, `aidlc audit append`): an agent unless
+    AIDLC_ACTOR_KIND says a person (human) or CI runs it, as on every record of aidlc; named by git config, or
+    `unknown` (the entry is written either way: it decides nothing)."""
+    kind = os.environ.get("AIDLC_ACTOR_KIND") or ("ci" if os.environ.get("CI") else "agent")
+    if kind not in {k.value for k in ActorKind} - {ActorKind.policy.value}:
+        raise UsageError(f"AIDLC_ACTOR_KIND={kind!r} is not one of human, agent, ci")
+    name, email = vcs.identity(repo)
+    return Actor(kind=ActorKind(kind), name=name or "unknown", email=email)

@@ -26,6 +26,7 @@ class EventType(StrEnum):
     edits_committed = "edits.committed"
     walkthrough_proposed = "walkthrough.proposed"
     review_recorded = "review.recorded"  # a model's candidate concerns about a bolt's diff (digests, counts)
+    audit_appended = "audit.appended"  # an entry `aidlc audit append` wrote to aidlc-docs' audit.md (AuditRecord)
 
 
 class Decision(StrEnum):
@@ -95,3 +96,17 @@ class Event(_Strict):
     signature: Signature | None = None
     prev: str = Field(pattern=r"^[0-9a-f]{64}$")
     hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+
+class AuditRecord(_Strict):
+    """The `data` of an `audit.appended` event: where an entry of an aidlc-docs audit log stands and the digest of
+    its exact bytes, so an edit or a deletion is caught even where git history was rewritten."""
+
+    path: str = Field(description="the audit log, relative to the repo root, POSIX separators")
+    line: int = Field(ge=1, description="the entry's first line (its `## ` heading)")
+    offset: int = Field(ge=0, description="the byte offset of that line in the file")
+    bytes: int = Field(ge=1, description="the entry's length in bytes, its final newline included")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$", description="of the entry's exact bytes")
+    heading: str = Field(description="the entry's heading, without `## `")
+    recovered: bool | None = Field(default=None, description="recorded by the next append: the one that wrote the "
+                                   "entry was interrupted before it recorded it")

@@ -85,3 +85,60 @@ class StatusReport(BaseModel):
     next_actions: list[Action]
     waiting: list[Action] = Field(default_factory=list, description="the gates waiting for a person's decision, "
                                   "with something to judge (also among next_actions)")
+
+
+# -- the aidlc-docs layout (AWS aidlc-workflows): its own document, since it has stages, not intents and bolts ---
+class DocsStageLine(BaseModel):
+    """A stage line of aidlc-state.md, as the reader reads it (aidlc/aidlc_docs/reader.py)."""
+
+    line: int
+    text: str = Field(description="the line after its checkbox, as written")
+    stage: str | None = Field(description="the stage's slug; None: a label aidlc does not know (never guessed)")
+    mark: str = Field(description="done, pending, in-progress, skipped or awaiting")
+    skipped: bool
+    awaiting: bool = Field(description="the line says the stage waits for approval")
+    unit: str | None = None
+
+
+class DocsPlan(BaseModel):
+    path: str
+    stage: str | None
+    done: int = Field(description="boxes ticked")
+    open: int = Field(description="boxes open")
+
+
+class DocsPhase(BaseModel):
+    phase: str = Field(description="inception, construction or operations")
+    done: int = Field(description="stage lines ticked")
+    total: int = Field(description="stage lines, skipped ones included")
+    stages: list[DocsStageLine] = Field(description="the phase's lines about no unit in particular")
+    plans: list[DocsPlan] = Field(default_factory=list, description="the plans of its stages about no unit")
+
+
+class DocsUnit(BaseModel):
+    unit: str = Field(description="the unit as the records name it: a stage line's `Unit 1` gives '1', a plan "
+                      "file's name its prefix ('unit1-backend'); the two are not matched up (never guessed)")
+    done: int
+    total: int
+    stages: list[DocsStageLine]
+    plans: list[DocsPlan]
+
+
+class DocsStatusReport(BaseModel):
+    """`aidlc status --format json` on a project in the aidlc-docs layout."""
+
+    version: int = 1
+    layout: str = "aidlc-docs"
+    root: str
+    folder: str = Field(description="the docs folder, relative to the root")
+    state: str | None = Field(description="aidlc-state.md, relative to the root; None when there is none")
+    phases: list[DocsPhase]
+    units: list[DocsUnit]
+    audit_entries: int = Field(description="entries in the audit logs (history and new alike)")
+    recorded_entries: int = Field(description="entries `aidlc audit append` wrote and the ledger records")
+    ledger: bool = Field(description="whether the docs folder has a ledger")
+    notes: list[str] = Field(description="what the reader could not place: unknown stage labels, merge-conflict "
+                             "markers, unreadable files")
+    waiting: list[Action] = Field(description="what waits for a person: a stage awaiting approval, or ticked while "
+                                  "it says so")
+    next_actions: list[Action]

@@ -8,11 +8,14 @@ are replaced only with --force, after a backup.
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 from aidlc import __version__, vcs
+from aidlc.aidlc_docs.model import Mark
+from aidlc.aidlc_docs.reader import read_project
 from aidlc.bank.config import CONFIG_FILE, load_config
 from aidlc.bank.loader import load_bank
 from aidlc.bank.walk import DEFAULT_BANK, find_bank, read_inside, shown
@@ -25,6 +28,7 @@ from aidlc.scaffold.clock import now
 from aidlc.scaffold.new import slugify
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
 from aidlc.templating import render
+from aidlc.workspace import layout_of, records_folder
 
 STANDARDS = ("coding-standards.md", "tech-stack.md", "glossary.md", "definition-of-done.md")
 BANK_FOLDERS = ("intents", "bolts", "operations", "decisions")
@@ -49,11 +53,22 @@ class Outcome:
 
 
 @dataclass
+class Adopted:
+    """An aidlc-docs folder `aidlc init` took on as it is: its audit entries are history, never decisions."""
+
+    folder: str
+    audit_logs: list[str]
+    audit_entries: int
+    stages_done: int  # ticked stage lines of aidlc-state.md
+
+
+@dataclass
 class InitResult:
     root: Path
     git_created: bool = False
     ci_unset: bool = False  # aidlc.yaml says neither how CI installs aidlc (ci.action) nor from where (ci.install)
     outcomes: list[Outcome] = field(default_factory=list)
+    adopted: Adopted | None = None  # the project keeps aidlc-workflows' aidlc-docs records
 
     def count(self, action: Action) -> int:
         return sum(outcome.action == action for outcome in self.outcomes)
@@ -154,17 +169,26 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
         vcs.init_repo(root)
         result.git_created = True
     config = load_config(root)
-    bank_rel = config.memory_bank
-    find_bank(root, bank_rel)  # a bank leading outside the repository: refused before anything is written
-    ledger = Ledger.of_bank(root, bank_rel)
+    docs = layout_of(root, config) == "aidlc-docs"
+    folder = records_folder(root, config)
+    find_bank(root, folder)  # a folder leading outside the repository: refused before anything is written
+    ledger = Ledger.of_bank(root, folder)
     if not ledger.exists() and (lost := lost_ledger(ledger)) is not None:
         raise lost  # before anything is written: history holds a ledger, and a new genesis would start it over
     writer = _Writer(root=root, force=force, result=result)
     name = name or shown(root.name)  # a folder name that is not UTF-8 is written with \xNN
     context = {"name": name, "project_type": project_type, "now": now(), "version": __version__,
-               "ci_action": ci_action}
+               "ci_action": ci_action, "layout": "aidlc-docs" if docs else "memory-bank",
+               "aidlc_docs": config.aidlc_docs}
 
     writer.person_file(CONFIG_FILE, render("scaffold/aidlc.yaml.j2", **context))
+    if docs:  # the project's records stay as they are: no memory bank beside them
+        result.adopted = _adopted(root, folder)
+        _workflow(root, writer)
+        writer.ensure_line(".gitignore", GITIGNORE_LINE)
+        _ledger(root, folder, writer, {"layout": "aidlc-docs", "adopted": asdict(result.adopted)})
+        return result
+    bank_rel = folder
     writer.person_file(f"{bank_rel}/project.yaml", render("scaffold/memory-bank/project.yaml.j2", **context))
     standards = root / bank_rel / "standards"
     if not (standards.is_dir() and any(standards.glob("*.md"))):
@@ -209,13 +233,22 @@ def _workflow(root: Path, writer: _Writer) -> None:
     _Writer(root=top, force=writer.force, result=writer.result, stamp=writer.stamp).owned_file(name, text, older)
 
 
-def _ledger(root: Path, bank_rel: str, writer: _Writer) -> None:
-    """The ledger with its first event, and the merge driver that keeps it branch-safe."""
+def _adopted(root: Path, folder: str) -> Adopted:
+    """What the aidlc-docs folder holds already: counted once, for the init output and the ledger's first event."""
+    project = read_project(root, folder)
+    return Adopted(folder=folder, audit_logs=[log.path for log in project.audits],
+                   audit_entries=sum(len(log.entries) for log in project.audits),
+                   stages_done=sum(line.mark == Mark.done for line in project.state.stages) if project.state else 0)
+
+
+def _ledger(root: Path, bank_rel: str, writer: _Writer, data: dict[str, Any] | None = None) -> None:
+    """The ledger with its first event (`data`: what it found, on an adopted layout), and the merge driver that
+    keeps it branch-safe."""
     ledger = Ledger.of_bank(root, bank_rel)
     if ledger.exists():
         writer.result.outcomes.append(Outcome(ledger.rel, Action.unchanged))
     else:
-        ledger.append(EventType.ledger_created, recorder(root), key="ledger.created")
+        ledger.append(EventType.ledger_created, recorder(root), key="ledger.created", data=data)
         writer.result.outcomes.append(Outcome(ledger.rel, Action.created, "ledger.created"))
     # -text: no line-ending conversion, or a Windows checkout would make every line read as edited.
     writer.ensure_line(".gitattributes", f"{bank_rel}/{LEDGER_FILE} merge={MERGE_DRIVER} -text",

@@ -1,0 +1,86 @@
+"""aidlc audit append: one entry at the end of the aidlc-docs audit log, with the real time, recorded in the ledger."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from aidlc.aidlc_docs.audit import Texts, append_entry
+from aidlc.aidlc_docs.stages import STAGES
+from aidlc.bank.config import load_config
+from aidlc.cli.app import App, output_options
+from aidlc.errors import UsageError
+from aidlc.gates.actor import writer
+from aidlc.workspace import layout_of
+
+_TEXT = "TEXT verbatim, never a summary; @FILE reads it from a UTF-8 file, - from stdin, @@... is a text starting @."
+
+
+@click.group("audit")
+def audit_group() -> None:
+    """The aidlc-docs audit log: append entries with the real time, recorded in the ledger."""
+
+
+@audit_group.command("append")
+@click.option("--stage", required=True, metavar="STAGE", help="A stage slug (" + ", ".join(s.slug for s in STAGES)
+              + "): the heading is its title; or a heading of your own, e.g. 'Requirements Analysis - Approval'.")
+@click.option("--user-input", required=True, metavar="TEXT", help=f"The person's input: {_TEXT}")
+@click.option("--ai-response", required=True, metavar="TEXT", help=f"The agent's response or action: {_TEXT}")
+@click.option("--context", metavar="TEXT", help=f"The stage, action or decision (default: the phase and stage): "
+              f"{_TEXT}")
+@output_options
+@click.pass_obj
+def append_cmd(app: App, stage: str, user_input: str, ai_response: str, context: str | None) -> None:
+    """Append one entry to aidlc-docs/audit.md in the aidlc-workflows format, with the time now (UTC).
+
+    The file is never rewritten: one write at its end, under a lock, then fsync; the ledger records the entry's
+    line and the sha256 of its bytes, so `aidlc log verify` catches a later edit or deletion. A line break in a
+    text is written as the two characters \\n. Agents call this instead of `date` and a file write.
+    """
+    root = app.root()
+    config = load_config(root)
+    if layout_of(root, config) != "aidlc-docs":
+        raise UsageError(f"{root} keeps its records in {config.memory_bank}/, not in an aidlc-docs folder: "
+                         "`aidlc audit append` writes aidlc-docs/audit.md",
+                         ["set `layout: aidlc-docs` (and `aidlc_docs:`) in aidlc.yaml if the project uses it"])
+    given = {"--user-input": user_input, "--ai-response": ai_response, "--context": context}
+    if sum(value == "-" for value in given.values()) > 1:
+        raise UsageError("only one text can come from stdin (-)", ["--user-input - --ai-response @FILE"])
+    texts = {option: None if value is None else _read(option, value) for option, value in given.items()}
+    appended = append_entry(root, config.aidlc_docs, Texts(stage=stage, user_input=texts["--user-input"] or "",
+                                                          ai_response=texts["--ai-response"] or "",
+                                                          context=texts["--context"]), writer(root))
+    record = appended.record
+    if appended.settled:
+        app.note(f"note: {appended.settled}")
+    if app.json:
+        app.emit_json({**record.model_dump(mode="json", exclude_none=True), "stage": appended.stage,
+                       "seq": appended.seq, "settled": appended.settled})
+        return
+    app.out(f"appended to {record.path}:{record.line}: ## {record.heading}  (ledger seq {appended.seq}, "
+            f"sha256 {record.sha256[:12]})")
+
+
+def _read(option: str, value: str) -> str:
+    """The text of an option: as given, from stdin (-) or from a file (@FILE); one final line break of a file or
+    stdin is dropped (files end with one)."""
+    if value.startswith("@@"):
+        return value[1:]
+    if value != "-" and not value.startswith("@"):
+        return value
+    name = "stdin" if value == "-" else value[1:]
+    try:
+        data = sys.stdin.buffer.read() if value == "-" else Path(name).read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{option} {value}: cannot be read ({exc.strerror or exc}); nothing was written",
+                         [f"{option} @FILE    # a file that exists", f"{option} -    # the text from stdin"]) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise UsageError(f"{option} {value}: line {line} is not UTF-8; nothing was written",
+                         [f"iconv -t utf-8 {name if value != '-' else 'FILE'} > text.txt && {option} @text.txt"]
+                         ) from None
+    return text.removesuffix("\n").removesuffix("\r")

@@ -1,0 +1,65 @@
+"""`aidlc status` as text on the aidlc-docs layout: stage progress per phase and unit, what waits for a person,
+the next safe actions."""
+
+from __future__ import annotations
+
+from aidlc.model.status import Action, DocsPlan, DocsStageLine, DocsStatusReport
+from aidlc.plural import plural
+from aidlc.report.style import Style
+
+_BOX = {"done": "x", "pending": " ", "in-progress": "~", "skipped": "S", "awaiting": "?"}
+
+
+def render_docs_counts(report: DocsStatusReport) -> str:
+    """Counts only (`aidlc status -q`)."""
+    phases = ", ".join(f"{phase.phase} {phase.done}/{phase.total}" for phase in report.phases) or "no stage lines"
+    units = ", ".join(f"unit {unit.unit} {unit.done}/{unit.total}" for unit in report.units if unit.total)
+    return "\n".join([
+        f"stages done: {phases}" + (f"; {units}" if units else ""),
+        f"audit: {plural(report.audit_entries, 'entry')}, {report.recorded_entries} recorded in the ledger",
+        f"waiting for a person: {plural(len(report.waiting), 'stage')}",
+    ])
+
+
+def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: bool = False) -> str:
+    lines = [style("aidlc status", "bold") + f"  {report.root}  (aidlc-docs layout: {report.folder}/)",
+             *(f"  {line}" for line in render_docs_counts(report).splitlines()), ""]
+    if not waiting_only:
+        for phase in report.phases:
+            lines.append(style(f"{phase.phase.upper()}  {phase.done}/{phase.total} done", "bold"))
+            lines += [_stage(stage) for stage in phase.stages] + _plans(phase.plans)
+        for unit in report.units:
+            lines.append(style(f"unit {unit.unit}", "bold") + (f"  {unit.done}/{unit.total} done" if unit.total
+                                                               else ""))
+            lines += [_stage(stage) for stage in unit.stages]
+            lines += _plans(unit.plans)
+        if report.phases or report.units:
+            lines.append("")
+        lines += [f"note: {note}" for note in report.notes] + ([""] if report.notes else [])
+    if report.waiting:
+        lines.append(style(f"Waiting for a person ({plural(len(report.waiting), 'stage')}):", "bold"))
+        lines += [_action(action) for action in report.waiting] + [""]
+    elif waiting_only:
+        lines.append("Nothing waits for a person.")
+    if not waiting_only:
+        first, *rest = report.next_actions
+        lines.append(style("Next safe action:", "green") + f" {first.reason}")
+        lines += [f"  {first.command}"] if first.command else []
+        if rest:
+            lines.append("Then:")
+            lines += [_action(action) for action in rest]
+    return "\n".join(lines).rstrip("\n")
+
+
+def _stage(stage: DocsStageLine) -> str:
+    flags = " (skipped)" if stage.skipped and stage.mark != "skipped" else ""
+    flags += " (awaiting approval)" if stage.awaiting else ""
+    return f"  [{_BOX[stage.mark]}] {stage.stage:<22} line {stage.line}{flags}"
+
+
+def _plans(plans: list[DocsPlan]) -> list[str]:
+    return [f"  plan {plan.path}: {plan.done}/{plan.done + plan.open} boxes ticked" for plan in plans]
+
+
+def _action(action: Action) -> str:
+    return f"  - {action.reason}" + (f"\n      {action.command}" if action.command else "")

@@ -1,0 +1,132 @@
+"""The status of a project in the aidlc-docs layout: stage progress per phase and per unit from aidlc-state.md and
+the plans, what waits for a person, and the next safe actions."""
+
+from __future__ import annotations
+
+from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, StageLine
+from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
+from aidlc.events.ledger import Ledger, no_ledger
+from aidlc.model.events import EventType
+from aidlc.model.status import Action, DocsPhase, DocsPlan, DocsStageLine, DocsStatusReport, DocsUnit
+
+PHASES = tuple(dict.fromkeys(stage.phase for stage in STAGES))
+
+
+def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
+    lines = project.state.stages if project.state else []
+    state = project.state.path if project.state else None
+    placed = [line for line in lines if line.stage is not None]
+    phases = [_phase(phase, [line for line in placed if BY_SLUG[line.stage].phase == phase and line.unit is None],
+                     [plan for plan in project.plans if plan.unit is None and plan.stage is not None
+                      and BY_SLUG[plan.stage].phase == phase]) for phase in PHASES]
+    waiting = _waiting(placed, state)
+    has_ledger = ledger.exists()
+    return DocsStatusReport(
+        root=project.root, folder=project.rel, state=state,
+        phases=[phase for phase in phases if phase.total or phase.plans],
+        units=_units(project, placed),
+        audit_entries=sum(len(log.entries) for log in project.audits),
+        recorded_entries=sum(event.get("type") == EventType.audit_appended for event in ledger.events())
+        if has_ledger else 0,
+        ledger=has_ledger,
+        notes=_notes(project, lines, state),
+        waiting=waiting,
+        next_actions=_next_actions(project, placed, waiting, ledger, has_ledger, state),
+    )
+
+
+def _line(line: StageLine) -> DocsStageLine:
+    return DocsStageLine(line=line.line, text=line.text, stage=line.stage, mark=str(line.mark), skipped=line.skipped,
+                         awaiting=line.awaiting or line.mark == Mark.awaiting, unit=line.unit)
+
+
+def _phase(phase: str, lines: list[StageLine], plans: list[PlanFile]) -> DocsPhase:
+    return DocsPhase(phase=phase, done=sum(line.mark == Mark.done for line in lines), total=len(lines),
+                     stages=[_line(line) for line in lines], plans=[_plan(plan) for plan in plans])
+
+
+def _plan(plan: PlanFile) -> DocsPlan:
+    return DocsPlan(path=plan.path, stage=plan.stage, done=plan.done, open=len(plan.open))
+
+
+def _units(project: DocsProject, placed: list[StageLine]) -> list[DocsUnit]:
+    """Each unit as the state's lines or the plans' names give it, in the order first met."""
+    names = list(dict.fromkeys([line.unit for line in placed if line.unit is not None]
+                               + [plan.unit for plan in project.plans if plan.unit is not None]))
+    units = []
+    for name in names:
+        lines = [line for line in placed if line.unit == name]
+        units.append(DocsUnit(unit=name, done=sum(line.mark == Mark.done for line in lines), total=len(lines),
+                              stages=[_line(line) for line in lines],
+                              plans=[_plan(plan) for plan in project.plans if plan.unit == name]))
+    return units
+
+
+def _waiting(placed: list[StageLine], state: str | None) -> list[Action]:
+    waiting = []
+    for line in placed:
+        awaiting = line.awaiting or line.mark == Mark.awaiting
+        if not awaiting:
+            continue
+        name = _name(line)
+        command = (f'aidlc audit append --stage {line.stage} --user-input "<the person\'s words, verbatim>" '
+                   '--ai-response "<what the agent does next>"')
+        if line.mark == Mark.done:
+            waiting.append(Action(reason=f"{name} is ticked yet says it awaits approval ({state}:{line.line}): a "
+                                  "person approves it, or the tick comes off", command=command))
+        else:
+            waiting.append(Action(reason=f"{name} waits for a person's approval ({state}:{line.line})",
+                                  command=command))
+    return waiting
+
+
+def _name(line: StageLine) -> str:
+    assert line.stage is not None
+    return title(line.stage) + (f" of unit {line.unit}" if line.unit else "")
+
+
+def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[Action], ledger: Ledger,
+                  has_ledger: bool, state: str | None) -> list[Action]:
+    actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
+                      "resolve them before anything else is decided", command=f"git log -p -- {path}")
+               for path, lines in _conflicts(project).items()]
+    if not has_ledger:
+        missing = no_ledger(ledger)
+        actions.append(Action(reason=missing.message, command=missing.next_steps[0] if missing.next_steps else None))
+    actions += waiting
+    if waiting:  # the documented order: nothing after a stage that waits for its approval
+        return actions
+    upcoming = sorted((line for line in placed if line.mark not in (Mark.done, Mark.skipped) and not line.skipped),
+                      key=lambda line: (ORDER[line.stage or ""], line.line))
+    if upcoming:
+        line = upcoming[0]
+        actions.append(Action(reason=f"next stage: {_name(line)} ({state}:{line.line}); log each exchange with "
+                              "the person as it happens", command=f'aidlc audit append --stage {line.stage} '
+                              '--user-input "<the person\'s words, verbatim>" --ai-response "<the answer>"'))
+    elif placed:
+        actions.append(Action(reason=f"every stage line of {state} is ticked or skipped"))
+    else:
+        actions.append(Action(reason="aidlc-state.md lists no stage aidlc knows yet: the workflow starts with "
+                              "Workspace Detection", command=None))
+    if has_ledger:
+        actions.append(Action(reason="check the ledger and every audit entry it records", command="aidlc log verify"))
+    return actions
+
+
+def _conflicts(project: DocsProject) -> dict[str, list[int]]:
+    found = dict(project.conflicts)
+    if project.state and project.state.conflict_lines:
+        found[project.state.path] = project.state.conflict_lines
+    for log in project.audits:
+        if log.conflict_lines:
+            found[log.path] = log.conflict_lines
+    return found
+
+
+def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> list[str]:
+    notes = [f"{state}:{line.line}: {line.text!r} names no stage aidlc knows; it is not counted"
+             for line in lines if line.stage is None and line.depth == 0]
+    notes += [f"{item.path}: {item.message}" for item in project.unreadable]
+    if state is None:
+        notes.append(f"no {project.rel}/aidlc-state.md: no stage progress to show")
+    return notes

@@ -1,0 +1,110 @@
+"""`aidlc status` on the aidlc-docs layout, through the CLI on real git repositories (tests/aidlc_docs_sample.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.aidlc_docs_adopted import AUDIT, CODE_PLAN, DOCS, STATE, build_docs_repo, git
+from tests.helpers import run_cli
+
+NEXT = 'aidlc audit append --stage code-generation --user-input "<the person\'s words, verbatim>" ' \
+       '--ai-response "<the answer>"'
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    return build_docs_repo(tmp_path / "shop")
+
+
+def status(root: Path, *args: str) -> dict:
+    proc = run_cli("status", "--format", "json", *args, cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def replace(root: Path, rel: str, old: str, new: str) -> None:
+    text = (root / rel).read_text(encoding="utf-8")
+    assert old in text
+    (root / rel).write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_stage_progress_per_phase_and_unit_and_the_next_stage(docs: Path) -> None:
+    assert run_cli("init", cwd=docs).returncode == 0
+    report = status(docs)
+    assert report["layout"] == "aidlc-docs" and report["state"] == STATE
+    assert [(p["phase"], p["done"], p["total"]) for p in report["phases"]] == [
+        ("inception", 5, 6), ("construction", 0, 1), ("operations", 0, 1)]
+    inception = report["phases"][0]
+    assert [(s["stage"], s["mark"], s["skipped"]) for s in inception["stages"]][1:3] == [
+        ("requirements-analysis", "done", False), ("user-stories", "pending", True)]
+    assert inception["plans"] == [{"path": f"{DOCS}/inception/plans/execution-plan.md", "stage": "workflow-planning",
+                                   "done": 2, "open": 0}]
+    unit, planned = report["units"]  # as the records name them: the state's `Unit 1`, the plan's file name
+    assert (unit["unit"], unit["done"], unit["total"]) == ("1", 1, 2)
+    assert [s["stage"] for s in unit["stages"]] == ["functional-design", "code-generation"]
+    assert (planned["unit"], planned["plans"]) == ("unit1-backend", [
+        {"path": CODE_PLAN, "stage": "code-generation", "done": 1, "open": 2}])
+    assert report["audit_entries"] == 6 and report["recorded_entries"] == 0 and report["ledger"]
+    assert report["waiting"] == []
+    assert report["next_actions"][0] == {"reason": f"next stage: Code Generation of unit 1 ({STATE}:20); log each "
+                                         "exchange with the person as it happens", "command": NEXT}
+    text = run_cli("status", cwd=docs).stdout
+    assert "  stages done: inception 5/6, construction 0/1, operations 0/1; unit 1 1/2" in text
+    assert f"Next safe action: next stage: Code Generation of unit 1 ({STATE}:20)" in text and f"  {NEXT}" in text
+    assert run_cli("status", "-q", cwd=docs).stdout.splitlines()[1] == "audit: 6 entries, 0 recorded in the ledger"
+
+
+def test_entries_appended_through_aidlc_are_counted_apart_from_history(docs: Path) -> None:
+    assert run_cli("init", cwd=docs).returncode == 0
+    assert run_cli("audit", "append", "--stage", "code-generation", "--user-input", "y", "--ai-response", "ok",
+                   cwd=docs).returncode == 0
+    report = status(docs)
+    assert (report["audit_entries"], report["recorded_entries"]) == (7, 1)
+
+
+def test_what_waits_for_a_person_comes_first_and_nothing_after_it(docs: Path) -> None:
+    replace(docs, STATE, "- [ ] Unit 1 Code Generation - EXECUTE", "- [?] Unit 1 Code Generation - EXECUTE")
+    replace(docs, STATE, "- [x] Unit 1 Functional Design - COMPLETE",
+            "- [x] Unit 1 Functional Design (awaiting approval)")
+    report = status(docs)
+    assert [w["reason"] for w in report["waiting"]] == [
+        f"Functional Design of unit 1 is ticked yet says it awaits approval ({STATE}:19): a person approves it, or "
+        "the tick comes off", f"Code Generation of unit 1 waits for a person's approval ({STATE}:20)"]
+    assert report["waiting"][1]["command"].startswith("aidlc audit append --stage code-generation --user-input ")
+    assert not any(a["reason"].startswith("next stage") for a in report["next_actions"])
+    pending = status(docs, "--pending")
+    assert set(pending) == {"version", "layout", "root", "folder", "waiting"} and len(pending["waiting"]) == 2
+    text = run_cli("status", "--pending", cwd=docs).stdout
+    assert "Waiting for a person (2 stages):" in text and "INCEPTION" not in text
+
+
+def test_merge_conflict_markers_and_unknown_labels_are_named(docs: Path) -> None:
+    (docs / AUDIT).write_text((docs / AUDIT).read_text() + "\n<<<<<<< HEAD\n=======\n>>>>>>> feature\n")
+    replace(docs, STATE, "- [ ] Build and Test - EXECUTE", "- [ ] Build and Test - EXECUTE\n- [ ] Security Review")
+    report = status(docs)
+    assert report["next_actions"][0]["reason"].startswith(f"{AUDIT} holds merge-conflict markers (lines ")
+    assert f"{STATE}:22: 'Security Review' names no stage aidlc knows; it is not counted" in report["notes"]
+
+
+def test_without_a_ledger_the_action_is_to_adopt_the_folder(docs: Path) -> None:
+    (docs / "aidlc.yaml").write_text("layout: aidlc-docs\n")
+    report = status(docs)
+    assert not report["ledger"]
+    assert report["next_actions"][0] == {"reason": f"no ledger at {DOCS}/events.jsonl",
+                                         "command": f"aidlc init {docs}    # creates it"}
+
+
+def test_intent_and_bolt_are_refused_on_this_layout(docs: Path) -> None:
+    proc = run_cli("status", "--intent", "001", cwd=docs)
+    assert proc.returncode == 2
+    assert f"error: {DOCS}/ keeps stages and units, not intents and bolts" in proc.stderr
+
+
+def test_a_state_file_in_history_only_is_reported_missing(docs: Path) -> None:
+    git(docs, "rm", "-q", STATE)
+    report = status(docs)
+    assert report["state"] is None and [p["total"] for p in report["phases"]] == [0]  # the plans alone
+    assert f"no {DOCS}/aidlc-state.md: no stage progress to show" in report["notes"]
