@@ -85,8 +85,8 @@ def open_records(root: Path) -> MemoryBank | DocsProject:
     return open_bank(root, as_found=True, config=config)
 
 
-def records_folder(records: MemoryBank | DocsProject) -> str:
-    """The folder the records live in, relative to the repository root."""
+def folder_of(records: MemoryBank | DocsProject) -> str:
+    """The folder opened records live in, relative to the repository root."""
     from aidlc.aidlc_docs.model import DocsProject
 
     return records.rel if isinstance(records, DocsProject) else records.rel_root

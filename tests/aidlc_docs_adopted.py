@@ -1,6 +1,6 @@
-"""A project in AWS aidlc-workflows' aidlc-docs layout as teams adopt it, built as a real git history in the shapes real
-have (written here, not copied from any): the rules' stage template with a unit named in the stage lines,
-an audit log oldest first with `---` separators whose last line lacks its newline, an execution plan and a unit's
+"""A project in AWS aidlc-workflows' aidlc-docs layout as teams adopt it, built as a real git history in the shapes
+real repositories have (written here, not copied from any): the rules' stage template with a unit named in the stage
+lines, an audit log oldest first with `---` separators whose last line lacks its newline, an execution plan and a unit's
 code-generation plan with open boxes, application code at the root."""
 
 from __future__ import annotations

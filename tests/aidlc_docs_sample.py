@@ -8,6 +8,7 @@ no finding of any severity; a test breaks one thing in it and asserts the findin
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -191,9 +192,12 @@ class DocsRepo:
     def findings(self, code: str | None = None) -> list[Finding]:
         return [f for f in self.report().findings if code is None or f.code == code]
 
-    def commit(self, message: str) -> None:
+    def commit(self, message: str, at: datetime | None = None) -> None:
+        """Commit everything; `at`: the commit's date (default: now)."""
+        dated = {"GIT_AUTHOR_DATE": iso(at), "GIT_COMMITTER_DATE": iso(at)} if at is not None else {}
         subprocess.run(["git", "add", "-A"], cwd=self.root, check=True, capture_output=True)
-        subprocess.run(["git", "commit", "-qm", message], cwd=self.root, check=True, capture_output=True)
+        subprocess.run(["git", "commit", "-qm", message], cwd=self.root, check=True, capture_output=True,
+                       env={**os.environ, **dated})
 
 
 def build_docs_repo(root: Path) -> DocsRepo:
@@ -203,5 +207,6 @@ def build_docs_repo(root: Path) -> DocsRepo:
     repo = DocsRepo(root)
     for rel, text in clean_files().items():
         repo.write(rel, text)
-    repo.commit("aidlc-docs: inception and construction of the shop")
+    # Committed as the last entry was written: the history rules hold the log's times against the commit's.
+    repo.commit("aidlc-docs: inception and construction of the shop", stamp(len(ENTRIES)))
     return repo

@@ -25,8 +25,8 @@ from aidlc.aidlc_docs.reader import (
     AUDIT_FILE,
     AUDIT_FOLDER,
     STATE_FILE,
-    conflict_lines,
     is_audit,
+    marker_lines,
     one_line_end,
     read_audit,
     read_state,
@@ -159,7 +159,7 @@ def _described(entry: AuditEntry) -> str:
 
 
 def _unmarked(text: str) -> str:
-    markers = set(conflict_lines(text))
+    markers = set(marker_lines(text))
     return "\n".join(line for number, line in enumerate(text.split("\n"), start=1) if number not in markers)
 
 
@@ -208,7 +208,7 @@ def _judge_log(judge: _Judge, revision: vcs.Revision, path: str, base_blob: str 
                       f"{old.line} in {parent_sha[:12]}){_added_by(judge, text)}", fix)
             continue
         replaced.add(twin.text)
-        if _words(twin.text) == _words(old.text) and (conflict_lines(old.text) or conflict_lines(twin.text)):
+        if _words(twin.text) == _words(old.text) and (marker_lines(old.text) or marker_lines(twin.text)):
             continue  # only merge-conflict marker lines came or went: the conflict-marker rule reports those left
         if _whitespace(twin.text) == _whitespace(old.text):
             judge.add(ENTRY_REFORMATTED, path, twin.line, f"{_short(revision)} re-formatted the entry "

@@ -131,6 +131,12 @@ def _text(root: Path, rel: str, project: DocsProject) -> str | None:
     return one_line_end(text)
 
 
+def marker_lines(text: str) -> list[int]:
+    """Every line shaped as a merge-conflict marker, the `=======` under a heading included: within one entry a
+    conflict's middle marker may stand alone, its other markers in the entries around it."""
+    return [number for number, line in enumerate(text.split("\n"), start=1) if _CONFLICT.match(line)]
+
+
 def conflict_lines(text: str) -> list[int]:
     """The lines of git merge-conflict markers. A `=======` right under a line of text outside a conflict is the
     underline of a Markdown heading, not a marker."""

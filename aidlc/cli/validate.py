@@ -8,7 +8,7 @@ from aidlc.cli.app import App, output_options
 from aidlc.model.types import Severity
 from aidlc.report import validation as render
 from aidlc.rules import validate
-from aidlc.workspace import open_records, records_folder
+from aidlc.workspace import folder_of, open_records
 
 
 @click.command("validate")
@@ -27,7 +27,7 @@ def validate_cmd(app: App, path: str | None, strict: bool) -> None:
     """
     records = open_records(app.root(path))
     if app.verbosity > 0:
-        app.note(f"validating {records_folder(records)}/ ...")
+        app.note(f"validating {folder_of(records)}/ ...")
     report = validate(records)
     if app.json:
         click.echo(render.render_json(report))

@@ -55,14 +55,15 @@ def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]
 
 
 def run_docs_rules(project: DocsProject, since: str | None = None) -> list[Finding]:
-    """Every aidlc-docs rule: over the project's docs folder (aidlc/aidlc_docs/rules.py), and over the git history
-    of its audit logs and state file since commit `since` (None: all of HEAD's history; aidlc/aidlc_docs/history.py).
-    """
+    """Every aidlc-docs rule: over the project's docs folder (aidlc/aidlc_docs/rules.py), over its ledger's gate
+    decisions (aidlc/rules/docs_gates.py), and over the git history of its audit logs and state file since commit
+    `since` (None: all of HEAD's history; aidlc/aidlc_docs/history.py)."""
     from pathlib import Path
 
     from aidlc.aidlc_docs.history import history_findings
 
     found = _findings([(spec, hit) for spec, finder in docs_rules.CHECKS for hit in finder(project)])
+    found += docs_gates.ledger_findings(project)
     return sorted([*found, *history_findings(Path(project.root), project.rel, since=since)], key=Finding.sort_key)
 
 
