@@ -20,6 +20,7 @@ from aidlc.model.evidence import EvidenceReport
 from aidlc.model.findings import ValidationReport
 from aidlc.model.run import Plan, RunState, Span
 from aidlc.model.status import DocsStatusReport, StatusReport
+from aidlc.model.unit_evidence import UnitEvidenceReport
 from aidlc.model.user_config import UserConfig
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -39,6 +40,7 @@ def _models() -> dict[str, type[BaseModel]]:
     models["run-trace-span"] = Span  # one line of .aidlc/runs/<run-id>/trace.jsonl
     models["bolt-plan"] = Plan  # a model's answer at a bolt run's PLANNING
     models["evidence-report"] = EvidenceReport  # aidlc walkthrough BOLT --format json
+    models["unit-evidence-report"] = UnitEvidenceReport  # aidlc walkthrough UNIT on the aidlc-docs layout
     models.update({f"draft-{level}": proposal for level, proposal in PROPOSALS.items()})  # a model's answers
     return models
 

@@ -754,8 +754,13 @@ def unsigned(project: Path, shas: list[str]) -> list[str]:
 def commits_between(project: Path, base: str, head: str = "HEAD") -> list[Commit]:
     """The commits of `base..head`, oldest first, with the files each changed under the project; for a merge,
     the files it changed against every parent (`-c`: what the merge itself brought, beyond either side)."""
+    return commits_in(project, f"{base}..{head}")
+
+
+def commits_in(project: Path, revisions: str = "HEAD") -> list[Commit]:
+    """The commits `revisions` names (a commit: its whole history; `A..B`), as `commits_between` gives them."""
     return _commits(_run_git(project, ("log", "--reverse", "-z", "-c", "--no-renames", "--name-only", "--relative",
-                                       f"--format={_LOG_FORMAT}", f"{base}..{head}", "--")))
+                                       f"--format={_LOG_FORMAT}", revisions, "--")))
 
 
 def changed_since_fork(project: Path, base: str, head: str = "HEAD") -> list[str]:

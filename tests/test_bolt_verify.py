@@ -16,6 +16,7 @@ import pytest
 from aidlc.exsecutio.checks import run_check
 from aidlc.exsecutio.edits import parse_edit_blocks, prepare_edits
 from aidlc.model.config import VerifyCommand
+from aidlc.model.events import Subject
 from tests.bolt_sample import BOLT, CALC, FIXED, edit_answer, env, git, plan_answer, run, set_config
 from tests.openai_server import ScriptedServer
 from tests.test_bolt import Model, state
@@ -185,7 +186,7 @@ def test_fewer_tests_than_the_ledger_counted_at_the_base_commit_pause_the_first_
     ci = run_check(shop, load_config(shop).verify[0], env=env())  # a person's CI checks the base commit
     assert ci.tests is not None and (ci.tests.total, ci.tests.failures) == (3, 2)
     Ledger.of_bank(shop, "memory-bank").append(EventType.check_recorded, Actor(kind=ActorKind.ci, name="CI"),
-                                               **check_event(ci, base, None, BOLT))
+                                               **check_event(ci, base, None, Subject(kind="bolt", id=BOLT)))
     server.push(plan_answer(files=BOTH_FILES))
     assert run(shop, "bolt", "start", BOLT, "--base-url", server.url).returncode == 3
     server.push(blocks(FIX, DROP_A_CASE))

@@ -28,7 +28,7 @@ from aidlc.exsecutio.checks import (
     run_checks,
 )
 from aidlc.model.config import VerifyCommand
-from aidlc.model.events import Actor, ActorKind, EventType
+from aidlc.model.events import Actor, ActorKind, EventType, Subject
 from tests.helpers import run_cli
 
 PY = shlex.quote(sys.executable)
@@ -442,7 +442,8 @@ def test_a_check_result_appends_as_a_verifiable_event_without_output_text(repo: 
     commit = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
     ledger = Ledger.of_bank(repo, "memory-bank")
     appended = ledger.append(EventType.check_recorded, Actor(kind=ActorKind.agent, name="aidlc"),
-                             key="run_1:verify-1:unit", **check_event(result, commit, "run_1", "001-sample"))
+                             key="run_1:verify-1:unit",
+                             **check_event(result, commit, "run_1", Subject(kind="bolt", id="001-sample")))
     assert appended.recorded
     line = (repo / "memory-bank" / "events.jsonl").read_text().splitlines()[-1]
     assert "SECRET OUTPUT TEXT" not in line
@@ -463,7 +464,7 @@ def test_a_secret_in_the_command_is_redacted_in_the_event(repo: Path, monkeypatc
                          omitted_bytes=0, tests=TestCounts(total=1, failures=0, errors=0, skipped=0))
     ledger = Ledger.of_bank(repo, "memory-bank")
     event = ledger.append(EventType.check_recorded, Actor(kind=ActorKind.agent, name="aidlc"),
-                          **check_event(result, "a" * 40, None, "001-x")).event
+                          **check_event(result, "a" * 40, None, Subject(kind="bolt", id="001-x"))).event
     assert event["data"]["command"] == "smoke --token [REDACTED:DEPLOY_TOKEN]" and event["data"]["duration_ms"] == 500
     assert event["data"]["tests"] == {"total": 1, "failures": 0, "errors": 0, "skipped": 0}
     assert "tok-1234567890abcdef" not in (repo / "memory-bank" / "events.jsonl").read_text()

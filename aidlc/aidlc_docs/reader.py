@@ -10,6 +10,7 @@ stage names in other languages (aidlc/aidlc_docs/stages.py); audit entries with 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -362,16 +363,21 @@ def read_plan(text: str, rel: str) -> PlanFile | None:
     """A plan's checkboxes (outside code fences); None for a file that has none."""
     stage, unit = plan_stage(rel.rsplit("/", 1)[-1])
     plan = PlanFile(path=rel, stage=stage, unit=unit)
+    for number, box, _ in plan_boxes(text):
+        if box in "xX":
+            plan.done += 1
+        elif box == " ":
+            plan.open.append(number)
+    return plan if plan.done or plan.open else None
+
+
+def plan_boxes(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line, box character, text after the box) of each checkbox line outside code fences."""
     fence = False
     for number, line in enumerate(text.split("\n"), start=1):
         if line.lstrip().startswith(("```", "~~~")):
             fence = not fence
             continue
         match = None if fence else _BOX.match(line)
-        if match is None:
-            continue
-        if match.group("box") in "xX":
-            plan.done += 1
-        elif match.group("box") == " ":
-            plan.open.append(number)
-    return plan if plan.done or plan.open else None
+        if match is not None:
+            yield number, match.group("box"), match.group("text")

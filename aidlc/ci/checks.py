@@ -24,7 +24,7 @@ from aidlc.events.verify import ProblemKind, split_lines, verify_lines
 from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.signatures import about
 from aidlc.globs import matcher
-from aidlc.model.events import ActorKind, EventType
+from aidlc.model.events import ActorKind, EventType, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Risk
 from aidlc.rules import ci, shorten
@@ -312,7 +312,7 @@ def _run_checks(pr: PullRequest) -> list[dict[str, Any]]:
     head = vcs.head_commit(project) or "HEAD"
     observed = []
     for result in run_checks(project, pr.bank.config.verify):
-        fields = check_event(result, head, None, "")
+        fields = check_event(result, head, None, Subject(kind="bolt", id=""))
         observed.append({"type": EventType.check_recorded, "commit": head, "data": fields["data"],
                          "actor": {"kind": ActorKind.ci, "name": "aidlc ci"}})
     return observed

@@ -8,10 +8,12 @@ import click
 
 from aidlc.cli.app import App, output_options, write_output
 from aidlc.cli.bolt import llm_options, provider_from_flags
+from aidlc.errors import UsageError
+from aidlc.model.config import Config
 
 
 @click.command("walkthrough")
-@click.argument("bolt")
+@click.argument("bolt", metavar="BOLT|UNIT")
 @click.option("--no-run", is_flag=True, help="Run no check and ask no model: report what is recorded.")
 @click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the report as one self-contained HTML page.")
@@ -25,19 +27,29 @@ from aidlc.cli.bolt import llm_options, provider_from_flags
 def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, attest_file: Path | None,
                     output_file: Path | None, model: str | None, base_url: str | None, provider: str | None,
                     record: str | None, replay: str | None) -> None:
-    """Write the evidence report of BOLT into its implementation-walkthrough.md.
+    """Write the evidence report of BOLT into its implementation-walkthrough.md (on the aidlc-docs layout: of
+    UNIT's code generation, a folder under construction/, into its code/walkthrough.md).
 
     Traceability, changes, deviations from the plan, checks, the verification its risk requires, rollback,
     cost and the decision needed, from git and the ledger. Notes outside the generated block survive.
     A walkthrough a person approved is never rewritten: the report is printed instead (or written to --output).
     Files named by --html, --attest and --output get their missing folders.
     Exit 0: the evidence the bolt's risk requires before the gate is complete; 1: the report is written, and
-    the walkthrough gate would refuse an approval."""
+    the walkthrough gate would refuse an approval (aidlc-docs: no passing check at HEAD, or an error finding about
+    the unit)."""
+    from aidlc.bank.config import load_config
     from aidlc.exsecutio.walkthrough import write_walkthrough
     from aidlc.report.attest import statement_text
     from aidlc.report.pages import render_html
-    from aidlc.workspace import open_bank
+    from aidlc.workspace import layout_of, open_bank
 
+    config = load_config(app.root())
+    if layout_of(app.root(), config) == "aidlc-docs":
+        refused = [option for option, value in (("--html", html_file), ("--attest", attest_file)) if value]
+        if refused:
+            raise UsageError(f"{' and '.join(refused)}: a bolt's report only; on the aidlc-docs layout the unit's "
+                             "report is Markdown or JSON", [f"aidlc walkthrough {bolt} --format json"])
+        _unit_walkthrough(app, config, bolt, no_run, output_file)
     bank = open_bank(app.root())
     root = Path(bank.repo_root)
     reviewer = None if no_run else provider_from_flags(app, root, provider, model, base_url, record, replay)
@@ -79,4 +91,36 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
         app.out(f"Evidence complete. Next: {report.decision.command}")
     else:
         app.out("Evidence incomplete: the walkthrough gate refuses an approval until each NO above is met.")
+    raise click.exceptions.Exit(code)
+
+
+def _unit_walkthrough(app: App, config: Config, unit: str, no_run: bool, output_file: Path | None) -> None:
+    from aidlc.report.unit_evidence import write_unit_walkthrough
+    from aidlc.workspace import open_docs
+
+    written = write_unit_walkthrough(open_docs(app.root(), config), config, unit, run=not no_run, note=app.note,
+                                     write=output_file is None)
+    report = written.report
+    if output_file is not None:
+        write_output(output_file, written.block, "--output", f"aidlc walkthrough {unit}")
+    code = 0 if report.satisfied else 1  # written either way; 1: the evidence is not complete
+    if app.json:
+        app.emit_json(report.model_dump(mode="json"))
+        raise click.exceptions.Exit(code)
+    plan = f"plan {report.plan.done} done, {report.plan.open} open" if report.plan else "no plan"
+    app.out(f"{unit}: evidence report written to {output_file or written.rel} (digest {written.digest[:12]})")
+    app.out(f"  head {report.head[:12]}, {plan}, {len(report.commits)} commit(s), {len(report.decisions)} gate "
+            f"decision(s), {len(report.audit_approvals)} approval(s) in audit.md (history), "
+            f"{len(report.findings)} finding(s)")
+    for check in report.checks:
+        mark = "ok " if check.passed and check.current else "NO "
+        app.out(f"  {mark} {check.name}{'' if check.current else ' (recorded for older code)'}")
+    for finding in report.findings:
+        app.out(f"  {finding.severity} {finding.code} {finding.path}:{finding.line or ''} {finding.message}")
+    for line in report.notes:
+        app.out(f"  note: {line}")
+    if report.satisfied:
+        app.out(f"Evidence complete. Next: aidlc gate approve {unit} --stage code-generation --reason '...'")
+    else:
+        app.out("Evidence incomplete: no passing check at HEAD, or an error finding about the unit (above).")
     raise click.exceptions.Exit(code)

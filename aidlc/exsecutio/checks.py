@@ -219,13 +219,13 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
     return _result(check, code, passed, started, output, tests, notes, env, timed_out)
 
 
-def check_event(result: CheckResult, commit: str, run_id: str | None, bolt: str) -> dict[str, Any]:
+def check_event(result: CheckResult, commit: str, run_id: str | None, subject: Subject) -> dict[str, Any]:
     """The fields of the `check.recorded` event for `result` (`Ledger.append(EventType.check_recorded, actor,
     key=..., **check_event(...))`): digests and counts, no output text (DESIGN section 3); the ledger redacts a
     secret in the command. The duration is in whole milliseconds: the ledger's canonical JSON holds integers,
     not floats."""
     tests = result.tests.model_dump() if result.tests is not None else None
-    return {"subject": Subject(kind="bolt", id=bolt), "commit": commit, "run": run_id,
+    return {"subject": subject, "commit": commit, "run": run_id,
             "data": {"name": result.name, "command": result.command, "exit_code": result.exit_code,
                      "passed": result.passed, "timed_out": result.timed_out,
                      "duration_ms": round(result.duration_s * 1000), "tests": tests,

@@ -848,7 +848,7 @@ class Runner:
 
         for position, result in enumerate(results):
             fields = check_event(CheckResult.model_validate(result), self.state.last_commit, self.state.run_id,
-                                 self.state.bolt)
+                                 Subject(kind="bolt", id=self.state.bolt))
             fields.pop("type", None)
             fields.pop("key", None)
             fields.setdefault("subject", Subject(kind="bolt", id=self.state.bolt))

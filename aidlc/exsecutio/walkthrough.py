@@ -38,9 +38,14 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
                                                  "the walkthrough gate")
     body = render("artifacts/implementation-walkthrough.md.j2", r=report, digest=digest, run=run, partial=partial,
                   outcome=outcome, fence=fence)
+    return generated_block(report.head, digest, body)
+
+
+def generated_block(head: str, digest: str, body: str) -> str:
+    """`body` between the markers, which name the report's head and digest."""
     # Repository text (a commit subject, a story) must not open or close the block: a comment opener is
     # shown escaped, as Markdown renders it the same.
-    return f"{BEGIN} head={report.head} digest={digest} -->\n{body.replace('<!--', '&lt;!--')}{END}\n"
+    return f"{BEGIN} head={head} digest={digest} -->\n{body.replace('<!--', '&lt;!--')}{END}\n"
 
 
 def fence(text: str) -> str:

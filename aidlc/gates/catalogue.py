@@ -99,8 +99,11 @@ def docs_judged_files(target: GateTarget, stage: str) -> tuple[str, list[Path]]:
     if target.kind == "unit":
         base = f"{project.rel}/construction/{target.id}/"
         folders = (f"{base}{stage}/", f"{base}code/") if stage == "code-generation" else (f"{base}{stage}/",)
-        files = [rel for rel in project.files if rel.startswith(folders)]
-        files += [plan for plan in project.files if _unit_plan(project, plan, stage) == target.id]
+        # The unit's walkthrough (aidlc walkthrough UNIT) reports on the gate, its decisions among the rest: judged,
+        # writing it again would make the approval it reports stale.
+        walkthrough = f"{base}code/walkthrough.md"
+        files = [rel for rel in project.files if rel.startswith(folders) and rel != walkthrough]
+        files += [plan for plan in project.files if unit_plan(project, plan, stage) == target.id]
         return f"{base}{stage}", [root / rel for rel in sorted(set(files))]
     inside = matcher([f"{project.rel}/{glob}" for glob in DOCS_STAGE_FILES[stage]])
     files = [rel for rel in project.files if inside(rel)]
@@ -110,7 +113,7 @@ def docs_judged_files(target: GateTarget, stage: str) -> tuple[str, list[Path]]:
     return f"{project.rel}/{label}", [root / rel for rel in files]
 
 
-def _unit_plan(project: DocsProject, rel: str, stage: str) -> str | None:
+def unit_plan(project: DocsProject, rel: str, stage: str) -> str | None:
     """The unit whose plan of `stage` the file is: construction/plans/<unit>-<stage>-plan.md names the unit
     folder as written, or a part of it (`unit-1-...` for unit-1-api-server) or more (`admin-web-tdd-...` for
     admin-web) when only one folder fits; a plan naming no unit is the only unit's."""

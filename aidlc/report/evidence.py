@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from aidlc import vcs
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, MemoryBank, StoryItem
@@ -29,6 +31,8 @@ from aidlc.events.view import open_view, verified_ledger
 from aidlc.exsecutio.plan import ALL_STORIES, PLAN_FILE, RISK_ORDER
 from aidlc.gates.history import approved_risks
 from aidlc.model import evidence as ev
+from aidlc.model.config import VerifyCommand
+from aidlc.model.events import Subject
 from aidlc.model.run import RunState
 from aidlc.model.types import Risk
 
@@ -281,9 +285,9 @@ def _verify_difference(before: Any, after: Any) -> str:
     return "; ".join(said) or "their other settings (a timeout, a JUnit report)"
 
 
-def commits(facts: Facts) -> list[ev.Commit]:
+def commits(found: list[vcs.Commit]) -> list[ev.Commit]:
     return [ev.Commit(sha=c.sha, short=c.sha[:12], subject=c.subject, author=c.author, email=c.email, date=c.date,
-                      trailers=c.trailers) for c in facts.commits]
+                      trailers=c.trailers) for c in found]
 
 
 def rollback(facts: Facts) -> list[str]:
@@ -342,16 +346,20 @@ def one_line(text: str) -> str:
 class CodeMatch:
     """Whether a commit holds the same code as the report's head (cached: one git call per commit)."""
 
-    def __init__(self, facts: Facts) -> None:
-        self.facts = facts
-        self._known: dict[str, bool] = {facts.head: True}
+    def __init__(self, repo: Path, head: str, outside: tuple[str, ...]) -> None:
+        self.repo, self.head, self.outside = repo, head, outside
+        self._known: dict[str, bool] = {head: True}
+
+    @classmethod
+    def of(cls, facts: Facts) -> CodeMatch:
+        return cls(facts.repo, facts.head, facts.outside)
 
     def __call__(self, commit: str | None) -> bool:
         if not commit:
             return False
         if commit not in self._known:
             try:
-                self._known[commit] = vcs.same_code(self.facts.repo, commit, self.facts.head, self.facts.outside)
+                self._known[commit] = vcs.same_code(self.repo, commit, self.head, self.outside)
             except UsageError:
                 self._known[commit] = False  # a commit this clone does not hold
         return self._known[commit]
@@ -361,9 +369,10 @@ def check_events(facts: Facts) -> list[dict[str, Any]]:
     return [e for e in facts.events if e.get("type") == "check.recorded"]
 
 
-def checks(facts: Facts, current: CodeMatch, excerpts: dict[tuple[str, str], str]) -> list[ev.Check]:
+def checks(events: list[dict[str, Any]], current: CodeMatch, excerpts: dict[tuple[str, str], str]) -> list[ev.Check]:
+    """The latest result of each check among the `check.recorded` events, with its history."""
     by_name: dict[str, list[dict[str, Any]]] = {}
-    for event in check_events(facts):
+    for event in events:
         by_name.setdefault(str((event.get("data") or {}).get("name")), []).append(event)
     found = []
     for name, events in by_name.items():
@@ -396,37 +405,57 @@ def run_excerpts(facts: Facts) -> dict[tuple[str, str], str]:
 def run_checks_now(facts: Facts, note: Callable[[str], None]) -> dict[tuple[str, str], str]:
     """Run the verify commands at HEAD (the same runner as `aidlc bolt`) and record each result; the failing
     outputs are returned. Nothing runs when HEAD does not hold the head's code, or files are uncommitted."""
+    recorded = record_checks(facts.repo, facts.bank.config.verify, Ledger.of_bank(facts.repo, facts.bank.rel_root),
+                             Subject(kind="bolt", id=facts.bolt.id), CodeMatch.of(facts), note,
+                             f"aidlc walkthrough {facts.bolt.id}")
+    facts.events.extend(recorded.events)
+    facts.notes.extend(recorded.notes)
+    return recorded.excerpts
+
+
+@dataclass
+class RecordedChecks:
+    """What running the verify commands once left: the `check.recorded` events appended, the failing outputs by
+    (commit, check name), and why nothing ran where nothing did."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    excerpts: dict[tuple[str, str], str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subject: Subject, code: CodeMatch,
+                  note: Callable[[str], None], again: str) -> RecordedChecks:
+    """Run `verify` at HEAD (the same runner as `aidlc bolt`) and record each result in `ledger` about `subject`.
+    Nothing runs when HEAD does not hold the code `code` judges against, or files outside `code.outside` are
+    uncommitted; `again`: the command to run once that is fixed."""
     from aidlc.exsecutio.checks import check_event, run_checks
     from aidlc.model.events import Actor, ActorKind, EventType
 
-    repo, bank = facts.repo, facts.bank
+    recorded = RecordedChecks()
     head_now = vcs.head_commit(repo)
-    if not bank.config.verify:
-        facts.notes.append("aidlc.yaml has no verify commands: no check could run")
-        return {}
-    if head_now is None or not CodeMatch(facts)(head_now):
-        facts.notes.append(f"checks not run: the work tree's HEAD does not hold the bolt's head {facts.head[:12]} "
-                           f"(check it out, then run aidlc walkthrough {facts.bolt.id})")
-        return {}
-    dirty = [p for p in vcs.changed_paths(repo) if vcs.is_outside(p, facts.outside)]
+    if not verify:
+        recorded.notes.append("aidlc.yaml has no verify commands: no check could run")
+        return recorded
+    if head_now is None or not code(head_now):
+        recorded.notes.append(f"checks not run: the work tree's HEAD does not hold the head {code.head[:12]} "
+                              f"(check it out, then run {again})")
+        return recorded
+    dirty = [p for p in vcs.changed_paths(repo) if vcs.is_outside(p, code.outside)]
     if dirty:
-        facts.notes.append(f"checks not run: uncommitted changes to {', '.join(dirty[:3])} would be checked instead "
-                           "of the commit")
-        return {}
-    note(f"running {len(bank.config.verify)} verify command(s) at {head_now[:12]} ...")
-    results = run_checks(repo, bank.config.verify)
-    ledger = Ledger.of_bank(repo, bank.rel_root)
+        recorded.notes.append(f"checks not run: uncommitted changes to {', '.join(dirty[:3])} would be checked "
+                              "instead of the commit")
+        return recorded
+    note(f"running {len(verify)} verify command(s) at {head_now[:12]} ...")
+    results = run_checks(repo, verify)
     actor = Actor(kind=ActorKind.agent, name="aidlc walkthrough")
-    found = {}
     for result in results:
-        fields = check_event(result, head_now, None, facts.bolt.id)
+        fields = check_event(result, head_now, None, subject)
         fields = {k: v for k, v in fields.items() if v is not None}
-        appended = ledger.append(EventType.check_recorded, actor, **fields)
-        facts.events.append(appended.event)
+        recorded.events.append(ledger.append(EventType.check_recorded, actor, **fields).event)
         if not result.passed:
-            found[(head_now, result.name)] = result.excerpt()[-EXCERPT_CHARS:]
+            recorded.excerpts[(head_now, result.name)] = result.excerpt()[-EXCERPT_CHARS:]
         note(f"  {result.summary()}")
-    return found
+    return recorded
 
 
 # -- the report ------------------------------------------------------------------------------------------------------
@@ -442,11 +471,11 @@ def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
     facts = gather(repo, bank, bolt_ref)
     if observed is not None:
         facts.events = [e for e in facts.events if e.get("type") != "check.recorded"] + observed
-    current = CodeMatch(facts)
+    current = CodeMatch.of(facts)
     excerpts = run_excerpts(facts)
     if run and not any(current(e.get("commit")) for e in check_events(facts)):
         excerpts.update(run_checks_now(facts, note))
-    found_checks = checks(facts, current, excerpts)
+    found_checks = checks(check_events(facts), current, excerpts)
     planned = planned_files(facts)
     if planned is None:
         facts.notes.append(f"no implementation plan ({PLAN_FILE}): every changed file counts as unplanned")
@@ -459,12 +488,12 @@ def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
         bolt=facts.bolt.id, risk=risk, base=facts.base, head=facts.head,
         traceability=traceability(facts, found_checks), changes=changed,
         deviations=[*deviations(changed, planned), *verify_changed],
-        checks=found_checks, commits=commits(facts), verification=verified, risks=flagged_risks(facts),
+        checks=found_checks, commits=commits(facts.commits), verification=verified, risks=flagged_risks(facts),
         rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts),
         decision=decision(facts, risk), notes=list(dict.fromkeys(facts.notes)))
 
 
-def digest(report: ev.EvidenceReport) -> str:
+def digest(report: BaseModel) -> str:
     """sha256 of the report's canonical JSON (sorted keys, no spaces): what an approval binds to."""
     text = json.dumps(report.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,233 @@
+"""The evidence report of a unit's code generation on the aidlc-docs layout (`aidlc walkthrough UNIT`), as a bolt's
+is on the memory bank: the unit's code-generation plan, the commits that changed its code, the verify commands run
+at HEAD (recorded in the ledger beside the docs), the ledger's gate decisions on its stages, the approvals audit.md
+records for it (history only), and the findings of the layout's rules about it.
+
+Which commits are the unit's is a heuristic, said in the report: a commit changing a path the unit's code summary or
+code-generation plan names (a backticked or slashed path outside the docs that exists at HEAD), or one whose subject
+or `Aidlc-Unit` trailer names the unit's folder. A commit that changed the unit's code under a path neither file
+names, at a path since deleted or renamed, or saying so only in its message body, is not found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.aidlc_docs.model import DocsProject
+from aidlc.aidlc_docs.reader import plan_boxes, unit_of
+from aidlc.aidlc_docs.rules import Units, approvals
+from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.bank.walk import read_inside
+from aidlc.errors import UsageError
+from aidlc.events.ledger import Ledger
+from aidlc.events.view import open_view, verified_ledger
+from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, unit_plan
+from aidlc.model import unit_evidence as uev
+from aidlc.model.config import Config
+from aidlc.model.events import Subject
+from aidlc.model.findings import Finding
+from aidlc.model.types import Severity
+from aidlc.report.evidence import CodeMatch, checks, commits, one_line, record_checks
+
+TRAILER = "Aidlc-Unit"
+STAGE = "code-generation"
+WALKTHROUGH = "walkthrough.md"  # in construction/<unit>/code/; not judged by the code-generation gate
+# A path in a code summary or plan: in backticks, or a word with a slash (`src/orders.py`, src/app/).
+_PATH = re.compile(r"`([^`\s]+)`|(?<![\w/.:-])((?:[\w.-]+/)+[\w.-]*)")
+
+
+def walkthrough_rel(project: DocsProject, unit: str) -> str:
+    return f"{project.rel}/construction/{unit}/code/{WALKTHROUGH}"
+
+
+def build_unit(project: DocsProject, config: Config, unit: str, *, run: bool = True,
+               note: Callable[[str], None] = lambda _: None) -> uev.UnitEvidenceReport:
+    """The report of `unit` (a folder under construction/). With `run`, the verify commands run at HEAD, and are
+    recorded, when no check was recorded for HEAD's code."""
+    from aidlc.rules import validate
+
+    if unit not in project.units:
+        units = ", ".join(project.units) or "none"
+        raise UsageError(f"no unit {unit!r} in {project.rel}/construction/ (the units: {units})",
+                         ["aidlc status    # the units and their stages", "aidlc walkthrough UNIT"])
+    repo = Path(project.root)
+    head = vcs.head_commit(repo)
+    if head is None:
+        raise UsageError(f"{repo}: no commit yet: there is nothing to report on", ["git commit ..."])
+    notes: list[str] = []
+    plan = _plan(project, unit, notes)
+    paths = _code_paths(project, unit, repo, head)
+    found = _commits(repo, project.rel, unit, paths)
+    if not found:
+        notes.append(f"no commit changed a path the unit's code summary or plan names, nor names {unit} in its "
+                     f"subject or an `{TRAILER}: {unit}` trailer")
+    ledger = verified_ledger(project.root, project.rel, "no evidence is read from it or recorded in it")
+    view = open_view(ledger)
+    subject = Subject(kind="unit", id=unit)
+    events = [e for _, e in view.events if (e.get("subject") or {}) == subject.model_dump()]
+    outside = (project.rel, ".aidlc")
+    current = CodeMatch(repo, head, outside)
+    recorded = [e for e in events if e.get("type") == "check.recorded"]
+    excerpts: dict[tuple[str, str], str] = {}
+    if run and not any(current(e.get("commit")) for e in recorded):
+        ran = record_checks(repo, config.verify, Ledger.of_bank(repo, project.rel), subject, current, note,
+                            f"aidlc walkthrough {unit}")
+        recorded += ran.events
+        excerpts, notes = ran.excerpts, notes + ran.notes
+    found_checks = checks(recorded, current, excerpts)
+    at_head = [c for c in found_checks if c.current]
+    passed = bool(at_head) and all(c.passed for c in at_head)
+    findings = unit_findings(project, unit, validate(project).findings)
+    return uev.UnitEvidenceReport(
+        unit=unit, docs=project.rel, head=head, plan=plan, code_paths=paths, commits=found, checks=found_checks,
+        checks_passed=passed, decisions=_decisions(project, unit, events), audit_approvals=_audit(project, unit),
+        findings=findings, satisfied=passed and not any(f.severity == Severity.error for f in findings),
+        notes=list(dict.fromkeys(notes)))
+
+
+def _plan(project: DocsProject, unit: str, notes: list[str]) -> uev.UnitPlan | None:
+    rel = next((rel for rel in project.files if unit_plan(project, rel, STAGE) == unit), None)
+    if rel is None:
+        notes.append(f"no code-generation plan of {unit} in {project.rel}/construction/plans/")
+        return None
+    text = _read(Path(project.root), rel, notes)
+    steps = [uev.PlanStep(line=line, done=box in "xX", text=one_line(said))
+             for line, box, said in plan_boxes(text or "")]
+    done = sum(step.done for step in steps)
+    return uev.UnitPlan(path=rel, steps=steps, done=done, open=len(steps) - done)
+
+
+def _read(repo: Path, rel: str, notes: list[str]) -> str | None:
+    try:
+        return read_inside(repo / rel, repo).decode("utf-8", errors="replace")
+    except OSError as exc:
+        notes.append(f"{rel} is not read ({exc.strerror or exc})")
+        return None
+
+
+def _code_paths(project: DocsProject, unit: str, repo: Path, head: str) -> list[str]:
+    """The paths outside the docs folder that the unit's code summary (construction/<unit>/code/*.md) and
+    code-generation plan name, and HEAD holds (a file, or a folder holding files)."""
+    code = f"{project.rel}/construction/{unit}/code/"
+    sources = [rel for rel in project.files if rel.startswith(code) and rel.endswith(".md")
+               and rel != walkthrough_rel(project, unit)]
+    sources += [rel for rel in project.files if unit_plan(project, rel, STAGE) == unit]
+    named: list[str] = []
+    for rel in sources:
+        for match in _PATH.finditer(_read(repo, rel, []) or ""):
+            path = (match.group(1) or match.group(2)).strip("./").rstrip(".,;:)")
+            if path and vcs.is_outside(path, (project.rel,)) and path not in named:
+                named.append(path)
+    files = vcs.files_at(repo, head)
+    return [path for path in named if any(f == path or f.startswith(path.rstrip("/") + "/") for f in files)]
+
+
+def _commits(repo: Path, docs: str, unit: str, paths: list[str]) -> list[uev.UnitCommit]:
+    named = re.compile(rf"(?<![\w-]){re.escape(unit)}(?![\w-])", re.IGNORECASE)
+    found = []
+    for commit in vcs.commits_in(repo):
+        code = [p for p in commit.paths if vcs.is_outside(p, (docs, ".aidlc"))]
+        how: list[Any] = []
+        if any(p == path or p.startswith(path.rstrip("/") + "/") for p in code for path in paths):
+            how.append("path")
+        if named.search(commit.subject) or commit.trailers.get(TRAILER) == unit:
+            how.append("message")
+        if how:
+            found.append(uev.UnitCommit(commit=commits([commit])[0], found_by=how, paths=code))
+    return found
+
+
+def _decisions(project: DocsProject, unit: str, events: list[dict[str, Any]]) -> list[uev.GateDecision]:
+    target = GateTarget("unit", unit, DOCS_UNIT_STAGES, docs=project)
+    latest: dict[str, int] = {}
+    decided = [e for e in events if e.get("type") == "gate.decided"]
+    for event in decided:
+        latest[str(event.get("stage"))] = int(event.get("seq") or 0)
+    shown = []
+    for event in decided:
+        stage, actor = str(event.get("stage")), event.get("actor") or {}
+        recorded = (event.get("fingerprint") or {}).get("sha256")
+        now = fingerprint(None, None, target, stage, event) if stage in DOCS_UNIT_STAGES else None
+        shown.append(uev.GateDecision(
+            seq=int(event.get("seq") or 0), ts=str(event.get("ts")), stage=stage, decision=str(event.get("decision")),
+            actor=one_line(f"{actor.get('name')} ({actor.get('kind')})"),
+            reason=one_line(str(event["reason"])) if event.get("reason") else None,
+            current=event.get("decision") == "approve" and latest.get(stage) == event.get("seq")
+            and now is not None and now.sha256 == recorded))
+    return shown
+
+
+def _audit(project: DocsProject, unit: str) -> list[uev.AuditApproval]:
+    keys = {unit, unit_of(unit), Units(project).alias.get(unit)} - {None}
+    entries = approvals(project)
+    shown = []
+    for stage in DOCS_UNIT_STAGES:
+        for key in keys:
+            for entry in entries.get((stage, key), []):
+                log = next(log.path for log in project.audits if entry in log.entries)
+                said = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
+                shown.append(uev.AuditApproval(path=log, line=entry.line, stage=stage, timestamp=entry.timestamp,
+                                               heading=entry.heading, user_input=one_line(said).strip("\"“”")))
+    return sorted(shown, key=lambda a: (a.path, a.line))
+
+
+def unit_findings(project: DocsProject, unit: str, findings: list[Finding]) -> list[Finding]:
+    """The findings about the unit: on its folder or its plans, on a line of aidlc-state.md or an entry of an audit
+    log about it, or on the ledger naming it."""
+    folder = f"{project.rel}/construction/{unit}/"
+    plans = {rel for rel in project.files for stage in DOCS_UNIT_STAGES if unit_plan(project, rel, stage) == unit}
+    keys = {unit, unit_of(unit)} - {None}
+    state_lines = {line.line for line in (project.state.stages if project.state else [])
+                   if line.unit in keys and line.stage is not None and BY_SLUG[line.stage].per_unit}
+    units = Units(project)
+    entries = {log.path: [(e.line, e.end) for e in log.entries if units.of(e) in keys] for log in project.audits}
+    ledger = f"{project.rel}/events.jsonl"
+    named = re.compile(rf"(?<![\w-]){re.escape(unit)}(?![\w-])")
+
+    def about(finding: Finding) -> bool:
+        if finding.path.startswith(folder) or finding.path in plans:
+            return True
+        if project.state is not None and finding.path == project.state.path:
+            return finding.line in state_lines
+        if finding.path in entries:
+            return any(first <= (finding.line or 0) <= last for first, last in entries[finding.path])
+        return finding.path == ledger and bool(named.search(finding.message))
+
+    return [finding for finding in findings if about(finding)]
+
+
+@dataclass(frozen=True)
+class UnitWritten:
+    report: uev.UnitEvidenceReport
+    digest: str
+    rel: str  # the walkthrough file, relative to the repository
+    block: str  # the generated block, as it is (or would be) written
+
+
+def write_unit_walkthrough(project: DocsProject, config: Config, unit: str, *, run: bool = True,
+                           note: Callable[[str], None] = lambda _: None, write: bool = True) -> UnitWritten:
+    """Build the unit's report and write it into construction/<unit>/code/walkthrough.md (not with `write` False),
+    inside the generated block: a person's notes around it survive."""
+    from aidlc.bank.write import atomic_write
+    from aidlc.exsecutio.walkthrough import fence, generated_block, merge
+    from aidlc.report.evidence import digest
+    from aidlc.templating import render
+
+    report = build_unit(project, config, unit, run=run, note=note)
+    found = digest(report)
+    body = render("artifacts/unit-walkthrough.md.j2", r=report, fence=fence)
+    block = generated_block(report.head, found, body)
+    repo = Path(project.root)
+    rel = walkthrough_rel(project, unit)
+    if write:
+        existing = _read(repo, rel, []) if (repo / rel).exists() else None
+        if existing is None and (repo / rel).exists():
+            raise UsageError(f"{rel}: not rewritten (not a regular file inside the repository)",
+                             [f"replace it with a regular file, then run aidlc walkthrough {unit}"])
+        atomic_write(repo / rel, merge(existing, block), repo)
+    return UnitWritten(report, found, rel, block)
