@@ -193,3 +193,10 @@ def test_a_migration_that_dropped_an_audit_entry_is_an_error_naming_the_commit(t
     assert f"git show {last_flat[:12]}:aidlc-docs/audit.md" in finding.fix
     done = run_cli("validate", cwd=repo.root)
     assert done.returncode == 1 and "AIDLC-DOCS-067" in done.stdout
+
+
+def test_a_command_that_does_not_read_v2_records_yet_says_so_without_a_traceback(v2: V2Repo) -> None:
+    done = run_cli("status", cwd=v2.root)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "aidlc-workflows v2 intent records" in done.stderr and "aidlc validate" in done.stderr
+    assert "Traceback" not in done.stderr
