@@ -12,7 +12,7 @@ from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
 if TYPE_CHECKING:
-    from aidlc.aidlc_docs.model import DocsProject
+    from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 
 
 def open_bank(root: Path, as_found: bool = False, config: Config | None = None) -> MemoryBank:
@@ -44,14 +44,16 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
 
 def layout_of(root: Path, config: Config) -> str:
     """The layout the project keeps its records in: aidlc.yaml's `layout`, or with `auto` the memory bank when its
-    folder exists, else aidlc-docs when its aidlc-state.md or audit.md (or v2's audit/ folder) does, else the memory
-    bank (which `aidlc init` creates)."""
+    folder exists, else aidlc-docs when its aidlc-state.md or audit.md (or an audit/ folder) does, or when aidlc/ holds
+    aidlc-workflows v2 intent records, else the memory bank (which `aidlc init` creates)."""
+    from aidlc.aidlc_docs.records import record_folders
+
     if config.layout != "auto":
         return config.layout
     if (root / config.memory_bank).is_dir():
         return "memory-bank"
     docs = root / config.aidlc_docs
-    if any((docs / name).exists() for name in ("aidlc-state.md", "audit.md", "audit")):
+    if any((docs / name).exists() for name in ("aidlc-state.md", "audit.md", "audit")) or record_folders(root):
         return "aidlc-docs"
     return "memory-bank"
 
@@ -66,27 +68,36 @@ def open_docs(root: Path, config: Config | None = None) -> DocsProject:
     """The aidlc-docs folder of the project at `root`, read (aidlc/aidlc_docs/reader.py); a folder that is not
     there is a usage error naming it and the command that adopts the layout."""
     from aidlc.aidlc_docs.reader import read_project
+    from aidlc.aidlc_docs.records import record_folders
 
     config = config or load_config(root)
     folder = root / config.aidlc_docs
     if not folder.is_dir():
+        if record_folders(root):
+            raise UsageError(f"no aidlc-docs folder at {folder}: aidlc/ holds aidlc-workflows v2 intent records, "
+                             "which this command does not read yet", [f"aidlc validate {root}    # reads them"])
         raise UsageError(f"no aidlc-docs folder at {folder}",
                          [f"aidlc init {root}    # adopt the project's records", "set `aidlc_docs:` in aidlc.yaml "
                           "to the folder that holds aidlc-state.md and audit.md"])
     return read_project(root.resolve(), config.aidlc_docs)
 
 
-def open_records(root: Path) -> MemoryBank | DocsProject:
+def open_records(root: Path) -> MemoryBank | DocsProject | RecordsWorkspace:
     """The project's records in the layout it keeps them (`layout_of`), for the commands that only read them
-    (`aidlc validate`, `aidlc ci` without a base): the memory bank as found, or the aidlc-docs folder read."""
+    (`aidlc validate`, `aidlc ci` without a base): the memory bank as found, the v2 intent records of aidlc/ where
+    there are any (they supersede a flat aidlc-docs/ that the migration left in place), or the aidlc-docs folder."""
+    from aidlc.aidlc_docs.records import read_workspace, record_folders
+
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
+        if record_folders(root):
+            return read_workspace(root.resolve())
         return open_docs(root, config)
     return open_bank(root, as_found=True, config=config)
 
 
-def folder_of(records: MemoryBank | DocsProject) -> str:
+def folder_of(records: MemoryBank | DocsProject | RecordsWorkspace) -> str:
     """The folder opened records live in, relative to the repository root."""
-    from aidlc.aidlc_docs.model import DocsProject
+    from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 
-    return records.rel if isinstance(records, DocsProject) else records.rel_root
+    return records.rel if isinstance(records, DocsProject | RecordsWorkspace) else records.rel_root

@@ -101,10 +101,12 @@ class _Judge:
         self.contents.update(vcs.objects(self.history.top, wanted))
 
 
-def history_findings(root: Path, rel: str, since: str | None = None) -> list[Finding]:
+def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool = True) -> list[Finding]:
     """The findings of the history rules on the docs folder `rel` of the repository at `root`: over every commit
     of HEAD's history, or with `since` (a commit) over the commits of `since..HEAD` only (`aidlc ci --base`).
-    Nothing outside a Git repository or in one without commits."""
+    `ticks`: judge v1 stage ticks against audit.md's approvals (not on a v2 intent record, whose rows and
+    STAGE_COMPLETED events aidlc/aidlc_docs/record_rules.py judges). Nothing outside a Git repository or in one
+    without commits."""
     history = vcs.history(root)
     if history is None or history.head is None:
         return []
@@ -126,7 +128,8 @@ def history_findings(root: Path, rel: str, since: str | None = None) -> list[Fin
     _judge_stamps(judge, revisions, audits, min(first) if first else None)
     _judge_shared(judge, audits, since)
     _judge_ignored(judge, rel, audits, since)
-    _judge_ticks(judge, revisions, state_rel, rel, audits)
+    if ticks:
+        _judge_ticks(judge, revisions, state_rel, rel, audits)
     return sorted(judge.findings, key=lambda f: f.sort_key())
 
 

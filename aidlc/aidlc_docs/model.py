@@ -90,8 +90,41 @@ class Unreadable(BaseModel):
     message: str
 
 
+class StateRow(BaseModel):
+    """A stage row of a v2 intent record's aidlc-state.md: `- [x] requirements-analysis — EXECUTE`."""
+
+    line: int
+    box: str = Field(description="the marker as written: ' ' pending, '-' in progress, '?' awaiting approval, 'R' "
+                     "revising, 'x' completed, 'S' skipped")
+    mark: Mark
+    slug: str = Field(description="the stage's slug as written; v2 and its plugins add stages aidlc need not know")
+    decision: str = Field(description="what follows the em dash: EXECUTE, SKIP, ...")
+
+
+class RecordEvent(BaseModel):
+    """An audit block of a v2 record's shards, in the record's merged order (timestamp, then place in its shard)."""
+
+    path: str = Field(description="the shard that holds it")
+    entry: AuditEntry
+    event: str = Field(description="the `**Event**:` type, e.g. GATE_APPROVED; '' for a block without one (v1 "
+                       "entries a migration carried over)")
+    tied: bool = Field(default=False, description="a block of another shard carries the same second: the two are "
+                       "causally unordered")
+
+
+class IntentRecord(BaseModel):
+    """What makes a folder a v2 intent record (`aidlc/spaces/<space>/intents/<dir>/aidlc-state.md`)."""
+
+    space: str
+    name: str = Field(description="the record's folder name: <YYMMDD>-<label>")
+    rows: list[StateRow] = Field(default_factory=list)
+    events: list[RecordEvent] = Field(default_factory=list, description="every timestamped block of its shards, "
+                                      "merged; a block whose timestamp cannot be read is left out (AIDLC-DOCS-008 "
+                                      "reports it)")
+
+
 class DocsProject(BaseModel):
-    """The aidlc-docs folder of a repository, as its work tree holds it."""
+    """The aidlc-docs folder of a repository, as its work tree holds it; or one v2 intent record's folder."""
 
     root: str = Field(description="the repository root, absolute")
     rel: str = Field(description="the docs folder relative to the root, e.g. aidlc-docs")
@@ -104,3 +137,18 @@ class DocsProject(BaseModel):
                                             "merge-conflict markers: path -> lines")
     stories: StoryIndex = Field(default_factory=StoryIndex)
     unreadable: list[Unreadable] = Field(default_factory=list)
+    record: IntentRecord | None = Field(default=None, description="set when the folder is a v2 intent record")
+
+
+class RecordsWorkspace(BaseModel):
+    """A v2 workspace (`aidlc/`): its intent records, each read as a docs folder, and the migration marker."""
+
+    root: str = Field(description="the repository root, absolute")
+    rel: str = Field(default="aidlc", description="the workspace folder relative to the root")
+    records: list[DocsProject] = Field(default_factory=list)
+    migrated: str | None = Field(default=None, description="aidlc/.migrated's text, when the flat aidlc-docs/ "
+                                 "was migrated")
+
+    @property
+    def files(self) -> int:
+        return sum(len(record.files) for record in self.records)

@@ -3,8 +3,9 @@ memory bank, or the aidlc-docs folder read by aidlc/aidlc_docs/reader.py)."""
 
 from __future__ import annotations
 
+from aidlc.aidlc_docs import record_rules
 from aidlc.aidlc_docs import rules as docs_rules  # registers the aidlc-docs rules
-from aidlc.aidlc_docs.model import DocsProject
+from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
@@ -26,7 +27,7 @@ from aidlc.rules import (  # noqa: F401 - registers
 )
 from aidlc.rules.catalogue import CATALOGUE, Hit, Rule
 
-__all__ = ["CATALOGUE", "Rule", "run_docs_rules", "run_rules", "validate"]
+__all__ = ["CATALOGUE", "Rule", "run_docs_rules", "run_records_rules", "run_rules", "validate"]
 
 MAX_MESSAGE = 400  # a message quotes values from the files; a 2 MB value must not become a 2 MB line
 
@@ -62,9 +63,20 @@ def run_docs_rules(project: DocsProject, since: str | None = None) -> list[Findi
 
     from aidlc.aidlc_docs.history import history_findings
 
-    found = _findings([(spec, hit) for spec, finder in docs_rules.CHECKS for hit in finder(project)])
+    # A v2 record's rows replace v1's stage lines; a record the migration made keeps v1's until v2 rewrites it.
+    v2 = project.record is not None and bool(project.record.rows)
+    checks = [(spec, finder) for spec, finder in docs_rules.CHECKS if not (v2 and spec in docs_rules.V1_STATE_RULES)]
+    found = _findings([(spec, hit) for spec, finder in checks for hit in finder(project)]
+                      + record_rules.record_findings(project))
     found += docs_gates.ledger_findings(project)
-    return sorted([*found, *history_findings(Path(project.root), project.rel, since=since)], key=Finding.sort_key)
+    history = history_findings(Path(project.root), project.rel, since=since, ticks=not v2)
+    return sorted([*found, *history], key=Finding.sort_key)
+
+
+def run_records_rules(workspace: RecordsWorkspace) -> list[Finding]:
+    """Every aidlc-docs rule on each intent record of a v2 workspace, and the migration check over the workspace."""
+    found = [finding for record in workspace.records for finding in run_docs_rules(record)]
+    return sorted([*found, *record_rules.migration_findings(workspace)], key=Finding.sort_key)
 
 
 def _findings(found: list[tuple[Rule, Hit]]) -> list[Finding]:
@@ -75,9 +87,11 @@ def _findings(found: list[tuple[Rule, Hit]]) -> list[Finding]:
     return findings
 
 
-def validate(records: MemoryBank | DocsProject) -> ValidationReport:
+def validate(records: MemoryBank | DocsProject | RecordsWorkspace) -> ValidationReport:
     """The validation report of a project's records, whichever layout holds them (aidlc.workspace.open_records)."""
-    if isinstance(records, DocsProject):
+    if isinstance(records, RecordsWorkspace):
+        root, files, findings = records.root, records.files, run_records_rules(records)
+    elif isinstance(records, DocsProject):
         root, files, findings = records.root, len(records.files), run_docs_rules(records)
     else:
         root, files, findings = records.repo_root, records.files_read, run_rules(records)

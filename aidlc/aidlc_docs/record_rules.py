@@ -1,0 +1,165 @@
+"""The rules of aidlc-workflows v2 intent records (aidlc/aidlc_docs/records.py reads them): the evidence v2's hooks
+leave in the audit shards, re-checked outside the agent's harness.
+
+v2's `aidlc-state approve` refuses an approval unless a HUMAN_TURN (written by a hook on every prompt the person
+submits) follows the previous gate resolution; a guard switched off or overridden leaves a row; a stage is completed
+with a STAGE_COMPLETED row; the migration from the flat aidlc-docs/ moves audit.md into a shard byte for byte. A
+shard is written by hand as easily as by the hooks, so each of these is checked here again. The shards' append-only
+history is judged by aidlc/aidlc_docs/history.py, as for any audit/*.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from aidlc import vcs
+from aidlc.aidlc_docs.model import DocsProject, Mark, RecordEvent, RecordsWorkspace
+from aidlc.aidlc_docs.records import MIGRATED, before
+from aidlc.model.findings import Finding
+from aidlc.model.types import Severity
+from aidlc.rules.catalogue import Hit, Rule, docs_rule
+
+E, W, I = Severity.error, Severity.warning, Severity.info  # noqa: E741 - the severities, as in the catalogue
+
+RESOLUTIONS = frozenset({"GATE_APPROVED", "GATE_REJECTED", "QUESTION_ANSWERED"})
+FLAT_AUDIT = "aidlc-docs/audit.md"
+WORKSPACE_RECORDS = "aidlc/spaces/*/intents/*/audit/"
+
+NO_HUMAN_TURN = docs_rule(
+    "AIDLC-DOCS-060", E, "a v2 GATE_APPROVED row with no HUMAN_TURN row after the previous gate resolution "
+    "(GATE_APPROVED, GATE_REJECTED, QUESTION_ANSWERED) across the record's shards, in timestamp order",
+    "have the person approve the gate in the session (the human-turn hook records their prompt), then approve it "
+    "again; a row written by hand or with the hook disabled is no person's decision")
+UNORDERED_TURN = docs_rule(
+    "AIDLC-DOCS-061", W, "a v2 GATE_APPROVED row whose only HUMAN_TURN shares its second with the approval or the "
+    "previous resolution in another shard: causally unordered (v2 fails closed on it)",
+    "approve the gate again after a new prompt of the person's, so that the human turn is ordered before it")
+AUTONOMOUS = docs_rule(
+    "AIDLC-DOCS-062", I, "a v2 GATE_APPROVED row without a human turn, in autonomous mode (AUTONOMY_MODE_SET Mode: "
+    "autonomous): the engine approved it, no person",
+    "nothing to fix if autonomous construction was the person's choice; review what was approved")
+GUARD_OFF = docs_rule(
+    "AIDLC-DOCS-063", W, "a v2 GUARD_DISABLED or GUARD_STOOD_ASIDE row: a hook that enforces the workflow (plan "
+    "approval, review freeze, state transition, reviewer scope) was switched off or lowered",
+    "turn the guard back on (unset AIDLC_DISABLE_*_GUARD, `config-change --guard.<fence> on`) and review what was "
+    "done while it was off")
+PLAN_OVERRIDDEN = docs_rule(
+    "AIDLC-DOCS-064", W, "a v2 PLAN_APPROVAL_OVERRIDDEN row: code generation went ahead by break-glass, past failed "
+    "plan approval checks",
+    "have the person approve the code-generation plan (`[Answer]: Approve Plan` with its fingerprint) and review "
+    "the code generated under the override")
+PLAN_BLOCKED = docs_rule(
+    "AIDLC-DOCS-065", I, "a v2 PLAN_APPROVAL_BLOCKED row: the plan-approval guard refused code generation (the "
+    "guard worked; the attempt is on record)",
+    "nothing to fix; approve the code-generation plan before generating code")
+NOT_COMPLETED = docs_rule(
+    "AIDLC-DOCS-066", E, "a v2 stage row is `[x]` (completed) and no STAGE_COMPLETED row of the record's shards names "
+    "the stage",
+    "complete the stage through the engine (`aidlc-orchestrate report --stage <slug> --result completed`), which "
+    "writes the row, or set the row back to `[ ]`")
+MIGRATION_DROPPED = docs_rule(
+    "AIDLC-DOCS-067", E, "aidlc/.migrated says the flat aidlc-docs/ was migrated, and the last committed "
+    "aidlc-docs/audit.md is not a byte prefix of any audit shard of the migrated record: the migration dropped or "
+    "changed audit history",
+    "restore the shard's start from the last committed audit.md (`git show COMMIT:aidlc-docs/audit.md`), keep the "
+    "rows appended since after it, and commit")
+
+# The rows that report a guard, by event: (rule, what the row says happened).
+GUARD_ROWS = {
+    "GUARD_DISABLED": (GUARD_OFF, "disabled"),
+    "GUARD_STOOD_ASIDE": (GUARD_OFF, "stood aside"),
+    "PLAN_APPROVAL_OVERRIDDEN": (PLAN_OVERRIDDEN, "overridden"),
+    "PLAN_APPROVAL_BLOCKED": (PLAN_BLOCKED, "blocked"),
+}
+
+
+def record_findings(project: DocsProject) -> list[tuple[Rule, Hit]]:
+    """The hits of the v2 rules on one intent record (none on a flat aidlc-docs folder)."""
+    if project.record is None:
+        return []
+    return [*_gates(project.record.events), *_guards(project.record.events), *_completed(project)]
+
+
+def _gates(events: list[RecordEvent]) -> Iterator[tuple[Rule, Hit]]:
+    """Each GATE_APPROVED against the HUMAN_TURN rows after the gate resolution before it (v2's
+    humanActedSinceGate): one ordered between them suffices; one only tied with either is causally unordered."""
+    autonomous = False
+    previous: RecordEvent | None = None
+    turns = [event for event in events if event.event == "HUMAN_TURN"]
+    for event in events:
+        if event.event == "AUTONOMY_MODE_SET":
+            autonomous = event.entry.fields.get("mode", "").strip().lower() == "autonomous"
+        if event.event not in RESOLUTIONS:
+            continue
+        if event.event == "GATE_APPROVED":
+            orders = [(True if previous is None else before(previous, turn), before(turn, event)) for turn in turns]
+            if not any(after and ahead for after, ahead in orders):
+                stage = event.entry.fields.get("stage", "?")
+                since = "since the record began" if previous is None else \
+                    f"since the {previous.event} at {previous.path}:{previous.entry.line} ({previous.entry.timestamp})"
+                if any(after is not False and ahead is not False for after, ahead in orders):
+                    yield UNORDERED_TURN, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
+                                              f"({event.entry.timestamp}): its only human turn {since} shares a "
+                                              "second with it across shards, so which came first is unknown")
+                elif autonomous:
+                    yield AUTONOMOUS, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
+                                          f"({event.entry.timestamp}) in autonomous mode: no HUMAN_TURN {since}")
+                else:
+                    yield NO_HUMAN_TURN, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
+                                             f"({event.entry.timestamp}) and no HUMAN_TURN row {since}")
+        previous = event
+
+
+def _guards(events: list[RecordEvent]) -> Iterator[tuple[Rule, Hit]]:
+    for event in events:
+        if event.event in GUARD_ROWS:
+            rule, what = GUARD_ROWS[event.event]
+            fields = event.entry.fields
+            said = "; ".join(f"{key}: {fields[key]}" for key in ("guard", "stage", "unit", "reason", "tool", "target")
+                             if fields.get(key))
+            yield rule, Hit(event.path, event.entry.line, f"{event.event} at {event.entry.timestamp}: a guard was "
+                            f"{what}{f' ({said})' if said else ''}")
+
+
+def _completed(project: DocsProject) -> Iterator[tuple[Rule, Hit]]:
+    record = project.record
+    if record is None or project.state is None:
+        return
+    done = {event.entry.fields.get("stage", "").strip() for event in record.events
+            if event.event == "STAGE_COMPLETED"}
+    for row in record.rows:
+        if row.mark == Mark.done and row.slug not in done:
+            shards = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit/ (none)"
+            yield NOT_COMPLETED, Hit(project.state.path, row.line,
+                                     f"`{row.slug}` is [x] and no STAGE_COMPLETED row of {shards} names it")
+
+
+# -- the migration from the flat aidlc-docs/ ----------------------------------------------------------------------
+def migration_findings(workspace: RecordsWorkspace) -> list[Finding]:
+    """The migration check: with aidlc/.migrated present and aidlc-docs/audit.md once committed, the last committed
+    audit.md must begin some shard of the migrated record, as HEAD holds it, byte for byte."""
+    if workspace.migrated is None:
+        return []
+    history = vcs.history(Path(workspace.root))
+    if history is None or history.head is None:
+        return []
+    last = history.last_holding(FLAT_AUDIT)
+    if last is None:
+        return []  # the flat audit.md was never committed: nothing to carry over
+    flat = history.read(last, [FLAT_AUDIT])[FLAT_AUDIT]
+    if flat is None:
+        return []
+    target = workspace.migrated.rsplit("→", 1)[-1].strip()
+    records = [r for r in workspace.records if r.record is not None and r.record.name == target] or workspace.records
+    shards = [log.path for record in records for log in record.audits]
+    held = history.read("HEAD", shards)
+    if any(data is not None and data.startswith(flat) for data in held.values()):
+        return []
+    commit = "HEAD" if last == "HEAD" else last[:12]
+    where = ", ".join(shards) or f"{WORKSPACE_RECORDS} (no shard committed)"
+    return [Finding(code=MIGRATION_DROPPED.code, severity=MIGRATION_DROPPED.severity, path=MIGRATED, line=None,
+                    message=f"{FLAT_AUDIT} as commit {commit} holds it ({len(flat)} bytes) begins none of the "
+                    f"migrated record's shards at HEAD: {where}",
+                    fix=f"git show {commit}:{FLAT_AUDIT}    # the history the shard must begin with; "
+                    f"{MIGRATION_DROPPED.fix}")]
