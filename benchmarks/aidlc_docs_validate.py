@@ -37,7 +37,6 @@ import argparse
 import cProfile
 import io
 import json
-import os
 import pstats
 import random
 import shutil
@@ -50,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from measure import Stat, aidlc_executable  # sibling module: benchmarks run as scripts
-from validate import Runner, environment, _load_average, _machine_line  # how measured commands are run
+from validate import Runner, _load_average, _machine_line, environment  # how measured commands are run
 
 SEED = 20261201
 GOAL_UNITS, GOAL_ENTRIES, GOAL_COMMITS = 200, 5_000, 2_000

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aidlc.rules import CATALOGUE
-from tests.aidlc_docs_sample import AUDIT, STATE, DocsRepo, build_docs_repo
+from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, stamp
 from tests.helpers import run_cli, summary_line
 
 
@@ -78,3 +78,17 @@ def test_a_memory_bank_beside_aidlc_docs_is_what_auto_reads(docs: DocsRepo) -> N
     docs.write("memory-bank/project.yaml", "project_type: web-app\n")
     result = run_cli("validate", str(docs.root), "--format", "json")
     assert all(not f["code"].startswith("AIDLC-DOCS-") for f in json.loads(result.stdout)["findings"])
+
+
+def test_an_audit_log_over_a_mebibyte_is_read_and_judged(docs: DocsRepo) -> None:
+    # An audit log only grows: a few thousand entries pass the size limit of the other files.
+    first = len(ENTRIES)
+    notes = "".join(entry_text(f"Code Generation - Progress {n}", stamp(first + n), None,
+                               "Wrote the next part of the orders API. " * 6, "CONSTRUCTION - Code Generation")
+                    for n in range(1, 3001))
+    docs.write(AUDIT, docs.read(AUDIT) + notes)
+    assert docs.path(AUDIT).stat().st_size > 1 << 20
+    docs.commit("aidlc-docs: code generation progress", stamp(first + 3000))
+    result = run_cli("validate", str(docs.root))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip() == "validation passed: 20 files, 0 errors, 0 warnings, 0 notes"

@@ -20,15 +20,15 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from aidlc import vcs
-from aidlc.aidlc_docs.model import AuditEntry, AuditLog, Mark, StateFile
+from aidlc.aidlc_docs.model import AuditEntry, Mark, StateFile
 from aidlc.aidlc_docs.reader import (
     AUDIT_FILE,
     AUDIT_FOLDER,
     STATE_FILE,
+    audit_entries,
     is_audit,
     marker_lines,
     one_line_end,
-    read_audit,
     read_state,
     unit_of,
 )
@@ -60,16 +60,35 @@ _NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re
 
 @dataclass
 class _Version:
-    """One version of an audit log: its entries, and their texts counted."""
+    """One version of an audit log: its entries, their texts counted, and where its last entry starts (its line
+    index and the offset of that line in the text), from where a version that only appends to it is read."""
 
-    log: AuditLog
+    entries: list[AuditEntry]
     texts: list[str] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
+    resume: tuple[int, int] = (0, 0)
 
     @classmethod
-    def of(cls, log: AuditLog) -> _Version:
-        texts = [entry.text for entry in log.entries]
-        return cls(log, texts, Counter(texts))
+    def of(cls, text: str, kept: _Version | None = None) -> _Version:
+        """The version whose text is `text`; with `kept`, a version whose text `text` starts with: its entries but
+        the last are kept, and the text is read from where its last entry starts."""
+        line, offset = kept.resume if kept is not None and kept.entries else (0, 0)
+        lines = text[offset:].split("\n")
+        read = audit_entries(lines, line)
+        if kept is not None and kept.entries:
+            entries, texts = kept.entries[:-1] + read, kept.texts[:-1] + [entry.text for entry in read]
+            counts = kept.counts.copy()
+            counts[kept.texts[-1]] -= 1
+            counts.update(texts[len(kept.entries) - 1:])
+            counts += Counter()  # drop the zero count
+        else:
+            entries, texts = read, [entry.text for entry in read]
+            counts = Counter(texts)
+        resume = (line, offset)
+        if read:  # the last entry's first line: its offset is the lengths of the lines before it, with their ends
+            before = read[-1].line - 1 - line
+            resume = (read[-1].line - 1, offset + sum(map(len, lines[:before])) + before)
+        return cls(entries, texts, counts, resume)
 
 
 @dataclass
@@ -79,22 +98,43 @@ class _Judge:
     contents: dict[str, bytes | None] = field(default_factory=dict)  # blob sha -> bytes
     # an entry's words (whitespace and conflict-marker lines aside: _words) -> the commit that added it
     origins: dict[str, vcs.Revision] = field(default_factory=dict)
+    # (commit, path) -> the entries of that log whose words that commit added first
+    added: dict[tuple[str, str], list[AuditEntry]] = field(default_factory=dict)
+    judged: set[str] = field(default_factory=set)  # the blobs judged as a commit's version: their words are known
     _logs: dict[tuple[str, str], _Version] = field(default_factory=dict)
+    _texts: dict[str, str] = field(default_factory=dict)  # the last few texts decoded, oldest first
+    _ticked: dict[str, dict[tuple[str, str | None], tuple[int, str]]] = field(default_factory=dict)
 
     def add(self, rule: Rule, path: str, line: int | None, message: str, fix: str | None = None) -> None:
         self.findings.append(Finding(code=rule.code, severity=rule.severity, path=path, line=line,
                                      message=shorten(message), fix=shorten(fix or rule.fix)))
 
     def text(self, blob: str) -> str:
-        data = self.contents.get(blob) or b""
-        return one_line_end(data.decode("utf-8", "replace").removeprefix("\ufeff"))
+        if blob not in self._texts:
+            data = self.contents.get(blob) or b""
+            self._texts[blob] = one_line_end(data.decode("utf-8", "replace").removeprefix("\ufeff"))
+            if len(self._texts) > 8:  # a version is read again mostly as the parent of the next commit's
+                del self._texts[next(iter(self._texts))]
+        return self._texts[blob]
 
-    def version(self, blob: str | None, path: str) -> _Version | None:
+    def version(self, blob: str | None, path: str, parent: str | None = None) -> _Version | None:
+        """The version of `path` in `blob`; read from where `parent`'s (a blob already read) last entry starts when
+        it only appends to `parent`, as most commits do."""
         if blob is None:
             return None
         if (blob, path) not in self._logs:
-            self._logs[(blob, path)] = _Version.of(read_audit(self.text(blob), path))
+            text = self.text(blob)
+            kept = self._logs.get((parent, path)) if parent is not None else None
+            if kept is not None and not text.startswith(self.text(parent)):
+                kept = None
+            self._logs[(blob, path)] = _Version.of(text, kept)
         return self._logs[(blob, path)]
+
+    def ticked(self, blob: str, path: str) -> dict[tuple[str, str | None], tuple[int, str]]:
+        """The stages the state file in `blob` holds ticked (read once per blob: as a commit's and its child's)."""
+        if blob not in self._ticked:
+            self._ticked[blob] = _ticked(read_state(self.text(blob), path))
+        return self._ticked[blob]
 
     def read(self, blobs: set[str | None]) -> None:
         wanted = sorted(blob for blob in blobs if blob is not None and blob not in self.contents)
@@ -181,11 +221,15 @@ def _judge_log(judge: _Judge, revision: vcs.Revision, path: str, base_blob: str 
     if any(blob is not None and judge.contents.get(blob) is None for blob in (new_blob, *old_blobs)):
         return  # a version this clone lacks (a partial clone): nothing to compare
     parents = [judge.version(blob, path) for blob in old_blobs]
-    child = judge.version(new_blob, path)
+    child = judge.version(new_blob, path, old_blobs[0])
     if child is not None and child.texts:
-        _origins(judge, revision, child, parents)
+        _origins(judge, revision, path, child, parents, old_blobs)
+    if new_blob is not None:
+        judge.judged.add(new_blob)
     if not any(p is not None and p.texts for p in parents):
         return
+    if len(parents) == 1 and parents[0] is not None and child is not None and _appends(parents[0], child):
+        return  # it only appended entries: nothing deleted, edited or moved
     expected = _expected(parents, judge.version(base_blob, path))
     if child is None or not child.texts:
         lost = sum(expected.values())
@@ -198,9 +242,9 @@ def _judge_log(judge: _Judge, revision: vcs.Revision, path: str, base_blob: str 
     added = child.counts - Counter({text: max(p.counts[text] if p else 0 for p in parents) for text in child.counts})
     held: dict[str, tuple[str, AuditEntry]] = {}  # text -> (the parent that held it, its entry there)
     for parent_sha, parent in zip(revision.parents, parents, strict=True):
-        for entry in parent.log.entries if parent else []:
+        for entry in parent.entries if parent else []:
             held.setdefault(entry.text, (parent_sha, entry))
-    candidates = [entry for entry in child.log.entries if added[entry.text] > 0]
+    candidates = [entry for entry in child.entries if added[entry.text] > 0]
     replaced: set[str] = set()
     for text in removed.elements():
         parent_sha, old = held[text]
@@ -252,15 +296,32 @@ def _added_by(judge: _Judge, text: str) -> str:
     return "" if origin is None else f", which commit {origin.sha[:12]} added"
 
 
-def _origins(judge: _Judge, revision: vcs.Revision, child: _Version, parents: list[_Version | None]) -> None:
-    new = [text for text in child.counts if not any(p is not None and text in p.counts for p in parents)]
-    if not new:
-        return
-    before = {_words(text) for p in parents if p is not None for text in p.counts}
-    for text in new:
-        words = _words(text)
-        if words not in judge.origins and words not in before:
+def _appends(parent: _Version, child: _Version) -> bool:
+    """Whether `child` holds `parent`'s entries, in their order, and new ones after them only."""
+    return child.texts[:len(parent.texts)] == parent.texts
+
+
+def _origins(judge: _Judge, revision: vcs.Revision, path: str, child: _Version, parents: list[_Version | None],
+             blobs: tuple[str | None, ...]) -> None:
+    """Record the commit as the origin of each entry whose words no commit before it added and its parents lack."""
+    appended = len(parents) == 1 and parents[0] is not None and _appends(parents[0], child)
+    entries = child.entries[len(parents[0].texts):] if appended and parents[0] is not None else child.entries
+    new = [e for e in entries if not any(p is not None and e.text in p.counts for p in parents)]
+    # The words of parents' entries: known already (in origins) when each parent's version was judged as a commit's
+    # version; read only for a parent before the judged commits (`since`).
+    before: set[str] | None = set() if all(blob is None or blob in judge.judged for blob in blobs) else None
+    mine = judge.added.setdefault((revision.sha, path), [])
+    for entry in new:
+        words = _words(entry.text)
+        if words in judge.origins:
+            if judge.origins[words] is revision:
+                mine.append(entry)
+            continue
+        if before is None:
+            before = {_words(text) for p in parents if p is not None for text in p.counts}
+        if words not in before:
             judge.origins[words] = revision
+            mine.append(entry)
 
 
 def _judge_order(judge: _Judge, revision: vcs.Revision, path: str, parent: _Version, child: _Version,
@@ -271,12 +332,12 @@ def _judge_order(judge: _Judge, revision: vcs.Revision, path: str, parent: _Vers
     matcher = SequenceMatcher(None, parent.texts, child.texts, autojunk=False)
     kept = {index for block in matcher.get_matching_blocks() for index in range(block.b, block.b + block.size)}
     last = max(kept, default=-1)
-    for index, entry in enumerate(child.log.entries):
+    for index, entry in enumerate(child.entries):
         if index in kept:
             continue
         if entry.text in new and index < last:
             judge.add(ENTRY_INSERTED, path, entry.line, f"{_short(revision)} inserted the entry {_described(entry)} "
-                      f"above entries earlier commits added (line {child.log.entries[last].line} is one)")
+                      f"above entries earlier commits added (line {child.entries[last].line} is one)")
         elif entry.text in parent.counts:
             judge.add(ENTRY_INSERTED, path, entry.line, f"{_short(revision)} moved the entry {_described(entry)}: "
                       "committed entries keep their order")
@@ -299,8 +360,7 @@ def _judge_stamps(judge: _Judge, revisions: list[vcs.Revision], audits: list[str
         for path in audits:
             if path not in revision.files:
                 continue
-            child = judge.version(revision.files[path][0], path)
-            for entry in child.log.entries if child else []:
+            for entry in judge.added.get((revision.sha, path), []):
                 words = _words(entry.text)
                 if entry.at is None or words in judged or judge.origins.get(words) is not revision:
                     continue
@@ -324,7 +384,7 @@ def _judge_shared(judge: _Judge, audits: list[str], since: str | None) -> None:
     for path in audits:
         version = judge.version(heads[("HEAD", path)], path)
         seen: dict[datetime, list[AuditEntry]] = {}
-        for entry in version.log.entries if version else []:
+        for entry in version.entries if version else []:
             if entry.at is None:
                 continue
             origin = judge.origins.get(_words(entry.text))
@@ -365,34 +425,35 @@ def _judge_ticks(judge: _Judge, revisions: list[vcs.Revision], state_rel: str, r
     an approval of it in its audit logs: an entry whose heading (or context) names the stage (and the unit, where it
     names one), that carries a person's input and says approved. Skipped stages and stages without an approval
     (workspace detection, operations) need none."""
-    ticks: list[tuple[vcs.Revision, StateFile, list[tuple[str, str | None, int, str]]]] = []
+    ticks: list[tuple[vcs.Revision, list[tuple[str, str | None, int, str]]]] = []
     for revision in revisions:
         if state_rel not in revision.files:
             continue
         new_blob, old_blobs = revision.files[state_rel]
         if new_blob is None:
             continue
-        old_texts = [judge.text(blob) for blob in old_blobs if blob is not None]
-        if not _ticked_lines(judge.text(new_blob)) - {line for text in old_texts for line in _ticked_lines(text)}:
+        old_blobs = tuple(blob for blob in old_blobs if blob is not None)
+        if not _ticked_lines(judge.text(new_blob)) - {line for blob in old_blobs
+                                                       for line in _ticked_lines(judge.text(blob))}:
             continue  # no ticked line that its parents lack: nothing was ticked
-        state = read_state(judge.text(new_blob), state_rel)
         before: set[tuple[str, str | None]] = set()
-        for text in old_texts:
-            before |= set(_ticked(read_state(text, state_rel)))
-        fresh = [(stage, unit, line, text) for (stage, unit), (line, text) in _ticked(state).items()
+        for blob in old_blobs:
+            before |= set(judge.ticked(blob, state_rel))
+        fresh = [(stage, unit, line, text) for (stage, unit), (line, text) in judge.ticked(new_blob, state_rel).items()
                  if (stage, unit) not in before]
         if fresh:
-            ticks.append((revision, state, fresh))
+            ticks.append((revision, fresh))
     if not ticks:
         return
     logs = audits or [f"{rel}/{AUDIT_FILE}"]
-    blobs = judge.history.blobs([(revision.sha, path) for revision, _, _ in ticks for path in logs])
+    blobs = judge.history.blobs([(revision.sha, path) for revision, _ in ticks for path in logs])
     judge.read(set(blobs.values()))
-    for revision, _, fresh in ticks:
+    for revision, fresh in ticks:
         entries = [entry for path in logs for entry in
-                   (lambda v: v.log.entries if v else [])(judge.version(blobs[(revision.sha, path)], path))]
+                   (lambda v: v.entries if v else [])(judge.version(blobs[(revision.sha, path)], path))]
         for stage, unit, line, text in fresh:
-            if not any(approves(entry, stage, unit) for entry in entries):
+            # newest first: an approval is mostly logged just before its stage is ticked
+            if not any(approves(entry, stage, unit) for entry in reversed(entries)):
                 judge.add(TICKED_UNAPPROVED, state_rel, line, f"{_short(revision)} ticks `{text[:80]}` (stage "
                           f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it")
 

@@ -9,6 +9,7 @@ stage names in other languages (aidlc/aidlc_docs/stages.py); audit entries with 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -34,6 +35,8 @@ STORIES_FILE = "stories.md"
 STORY_MAP_FILE = "unit-of-work-story-map.md"
 AUDIT_FILE = "audit.md"
 AUDIT_FOLDER = "audit"
+# An audit log only grows: 5,000 entries of a real log's size are 1-5 MiB, over the limit of other files.
+MAX_AUDIT_BYTES = 64 << 20
 NOT_UNITS = frozenset({"plans", "build-and-test", "shared", "shared-infrastructure", "code"})
 
 _BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~\-SR?])\][ \t]*(?P<text>.*)$")
@@ -80,10 +83,10 @@ def read_project(root: Path, rel: str) -> DocsProject:
         name = path_rel.rsplit("/", 1)[-1]
         if not name.endswith(".md"):
             continue
-        text = _text(root, path_rel, project)
+        inside = path_rel[len(rel) + 1:]
+        text = _text(root, path_rel, project, MAX_AUDIT_BYTES if is_audit(inside) else MAX_FILE_BYTES)
         if text is None:
             continue
-        inside = path_rel[len(rel) + 1:]
         if inside == STATE_FILE:
             project.state = read_state(text, path_rel)
         elif is_audit(inside):
@@ -119,9 +122,9 @@ def one_line_end(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _text(root: Path, rel: str, project: DocsProject) -> str | None:
+def _text(root: Path, rel: str, project: DocsProject, limit: int) -> str | None:
     try:
-        data = read_bytes(root / rel, MAX_FILE_BYTES)
+        data = read_bytes(root / rel, limit)
     except OSError as exc:
         project.unreadable.append(Unreadable(path=rel, message=exc.strerror or str(exc)))
         return None
@@ -240,8 +243,12 @@ def unit_of(text: str) -> str | None:
 def read_audit(text: str, rel: str) -> AuditLog:
     """The entries of an audit log: each starts at a heading, or at a timestamp field after a `---` (an entry
     without a heading); a block without a timestamp field is a preamble or a note, not an entry."""
-    lines = text.split("\n")
-    log = AuditLog(path=rel, conflict_lines=conflict_lines(text))
+    return AuditLog(path=rel, conflict_lines=conflict_lines(text), entries=audit_entries(text.split("\n")))
+
+
+def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
+    """The entries of `lines`, the lines of an audit log from line `offset` + 1 on. Reading from the first line of
+    an entry reads what the whole file would from there: an entry's block ends at the next heading or `---`."""
     blocks: list[tuple[int, int]] = []  # (first, last) line indexes
     start: int | None = None
     for index, line in enumerate(lines):
@@ -254,14 +261,10 @@ def read_audit(text: str, rel: str) -> AuditLog:
             start = index
     if start is not None:
         blocks.append((start, len(lines) - 1))
-    for first, last in blocks:
-        entry = _entry(lines, first, last)
-        if entry is not None:
-            log.entries.append(entry)
-    return log
+    return [entry for first, last in blocks if (entry := _entry(lines, first, last, offset)) is not None]
 
 
-def _entry(lines: list[str], first: int, last: int) -> AuditEntry | None:
+def _entry(lines: list[str], first: int, last: int, offset: int) -> AuditEntry | None:
     while last > first and not lines[last].strip():
         last -= 1
     heading_match = _HEADING.match(lines[first])
@@ -278,11 +281,13 @@ def _entry(lines: list[str], first: int, last: int) -> AuditEntry | None:
         return None
     stamp = fields["timestamp"].splitlines()[0].strip() if fields["timestamp"] else ""
     at, zoned = parse_timestamp(stamp)
-    return AuditEntry(line=first + 1, end=last + 1, heading=heading_match.group(2).strip() if heading_match else None,
-                      fields=fields, timestamp=stamp, at=at, zoned=zoned,
+    return AuditEntry(line=offset + first + 1, end=offset + last + 1,
+                      heading=heading_match.group(2).strip() if heading_match else None, fields=fields,
+                      timestamp=stamp, at=at, zoned=zoned,
                       text="\n".join(line.rstrip() for line in lines[first:last + 1]))
 
 
+@functools.cache  # a log writes the same few names in every entry
 def field_name(written: str) -> str:
     """The canonical name of a field as written: `User Input(원문)`, `사용자 입력(원문)` -> user_input."""
     name = re.sub(r"[（(].*?[)）]", "", written).strip().lower()
