@@ -12,9 +12,9 @@ What it does
    stage, then for each unit its functional design, NFR requirements and code generation, each a plan whose boxes
    are ticked over several commits, the stage's files, the person's approval logged in audit.md and the stage
    ticked in aidlc-state.md. audit.md grows by a few entries in every commit (``--entries`` over ``--commits``),
-   each dated a few minutes before its commit; every tenth unit's work goes through a side branch and a merge. The
-   history is written in one ``git fast-import`` stream. The validator's summary is printed, so that a regression
-   in the generator or in the rules shows (the repository is meant to validate with no finding).
+   each dated a few minutes before its commit (never at a whole minute); every tenth unit's work goes through a
+   side branch and a merge. The history is written in one ``git fast-import`` stream. The validator's summary is
+   printed, so that a regression in the generator or in the rules shows (the repository validates with no finding).
 2. Measures, over ``--runs`` runs (each command once untimed first, then interleaved so the machine's drift hits
    both alike), median / min / max wall time of:
 
@@ -137,7 +137,8 @@ class _Builder:
         notes = [(f"Progress - {context}", None, self.sentence()) for _ in range(due - len(headings))]
         written = notes + headings
         at = self.when() - timedelta(minutes=2 * len(written))
-        return [self.entry(h, at + timedelta(minutes=2 * n), u, r, context) for n, (h, u, r) in enumerate(written)]
+        return [self.entry(h, at + timedelta(minutes=2 * n, seconds=11 + n), u, r, context)
+                for n, (h, u, r) in enumerate(written)]
 
     def state(self) -> str:
         lines = ["# AI-DLC State Tracking", "", "## Project Information", "- **Project Type**: Greenfield",
@@ -159,7 +160,7 @@ class _Builder:
 
     def inception(self) -> tuple[dict[str, str], list[str]]:
         at = self.when() - timedelta(minutes=2 * len(INCEPTION))
-        entries = [self.entry(f"{name} - Approval" if n else name, at + timedelta(minutes=2 * n),
+        entries = [self.entry(f"{name} - Approval" if n else name, at + timedelta(minutes=2 * n, seconds=11 + n),
                               "Approve & Continue" if n else "Build the platform's services.",
                               f"{name} approved." if n else "Greenfield project.", f"INCEPTION - {name}")
                    for n, name in enumerate(INCEPTION)]

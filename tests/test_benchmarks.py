@@ -43,3 +43,17 @@ def test_the_ledger_benchmark_verifies_appends_and_decides(tmp_path: Path) -> No
     assert (gate["small_events"], gate["large_events"]) == (10, 200) and gate["ratio"] > 0
     assert {goal["name"] for goal in report["goals"]} >= {"aidlc log verify in constant memory",
                                                           "gate decision, 200 vs 10 events"}
+
+
+def test_the_aidlc_docs_benchmark_measures_a_clean_generated_history(tmp_path: Path) -> None:
+    report = run("aidlc_docs_validate.py", "--units", "10", "--entries", "250", "--commits", "100",
+                 "--workdir", str(tmp_path))
+    result = report["result"]
+    shape = result["shape"]
+    assert (shape["units"], shape["commits"], shape["merges"]) == (10, 100, 1) and shape["entries"] >= 250
+    summary = result["summary"]  # the generated repository follows every rule, and aidlc read what the floor read
+    assert (summary["errors"], summary["warnings"], summary["infos"]) == (0, 0, 0)
+    assert summary["files"] == result["floor_files"] == shape["files"] and result["log_bytes"] > 0
+    for row in ("cli", "floor"):
+        assert result[row]["runs"] == 1 and result[row]["median"] > 0
+    assert report["goal"]["passed"] is None  # not the goal's size
