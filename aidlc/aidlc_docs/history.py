@@ -48,6 +48,7 @@ from aidlc.rules.docs_history import (
     TICKED_UNAPPROVED,
 )
 
+CHUNK = 64  # commits whose audit log versions are read at once
 CLOCK_TOLERANCE = timedelta(minutes=5)  # a writer's clock may run this far ahead of the committer's
 BEFORE_FIRST_COMMIT = timedelta(days=1)  # work may start a day before the repository does, not earlier
 
@@ -95,7 +96,8 @@ class _Version:
 class _Judge:
     history: vcs.History
     findings: list[Finding] = field(default_factory=list)
-    contents: dict[str, bytes | None] = field(default_factory=dict)  # blob sha -> bytes
+    contents: dict[str, bytes] = field(default_factory=dict)  # blob sha -> bytes, of the commits being judged
+    missing: set[str] = field(default_factory=set)  # blobs this clone lacks (a partial clone)
     # an entry's words (whitespace and conflict-marker lines aside: _words) -> the commit that added it
     origins: dict[str, vcs.Revision] = field(default_factory=dict)
     # (commit, path) -> the entries of that log whose words that commit added first
@@ -111,6 +113,8 @@ class _Judge:
 
     def text(self, blob: str) -> str:
         if blob not in self._texts:
+            if blob not in self.contents:
+                self.read({blob})  # one read more: a version read before, forgotten since
             data = self.contents.get(blob) or b""
             self._texts[blob] = one_line_end(data.decode("utf-8", "replace").removeprefix("\ufeff"))
             if len(self._texts) > 8:  # a version is read again mostly as the parent of the next commit's
@@ -136,9 +140,21 @@ class _Judge:
             self._ticked[blob] = _ticked(read_state(self.text(blob), path))
         return self._ticked[blob]
 
+    def parsed(self, blob: str | None, path: str) -> bool:
+        return blob is None or (blob, path) in self._logs
+
     def read(self, blobs: set[str | None]) -> None:
-        wanted = sorted(blob for blob in blobs if blob is not None and blob not in self.contents)
-        self.contents.update(vcs.objects(self.history.top, wanted))
+        wanted = sorted(blob for blob in blobs if blob is not None and blob not in self.contents
+                        and blob not in self.missing)
+        for blob, data in vcs.objects(self.history.top, wanted).items():
+            if data is None:
+                self.missing.add(blob)
+            else:
+                self.contents[blob] = data
+
+    def forget(self) -> None:
+        """Let go of the bytes read: what was read of them is kept (an audit log's versions add up to gigabytes)."""
+        self.contents.clear()
 
 
 def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool = True) -> list[Finding]:
@@ -157,13 +173,16 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     bases = _merge_bases(history, revisions)
     base_blobs = history.blobs([(base, path) for sha, base in bases.items() for path in audits
                                 if path in _revision(revisions, sha).files])
-    judge.read({blob for r in revisions for new, old in r.files.values() for blob in (new, *old)}
-               | set(base_blobs.values()))
-    for revision in revisions:
-        for path in audits:
-            if path in revision.files:
-                base = bases.get(revision.sha)
-                _judge_log(judge, revision, path, None if base is None else base_blobs[(base, path)])
+    for start in range(0, len(revisions), CHUNK):  # a few versions' bytes at a time
+        chunk = revisions[start:start + CHUNK]
+        judge.read({blob for r in chunk for path in audits if path in r.files
+                    for blob in _versions(r, path, base_blobs.get((bases.get(r.sha, ""), path)))})
+        for revision in chunk:
+            for path in audits:
+                if path in revision.files:
+                    base = bases.get(revision.sha)
+                    _judge_log(judge, revision, path, None if base is None else base_blobs[(base, path)])
+        judge.forget()
     first = [at for at in (_moment(text) for text in history.first_dates()) if at is not None]
     _judge_stamps(judge, revisions, audits, min(first) if first else None)
     _judge_shared(judge, audits, since)
@@ -171,6 +190,12 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     if ticks:
         _judge_ticks(judge, revisions, state_rel, rel, audits)
     return sorted(judge.findings, key=lambda f: f.sort_key())
+
+
+def _versions(revision: vcs.Revision, path: str, base: str | None = None) -> tuple[str | None, ...]:
+    """The blobs of `path` in the commit, in each of its parents and (given) in their merge base."""
+    new, old = revision.files[path]
+    return new, *old, base
 
 
 def _is_audit(rel: str, path: str) -> bool:
@@ -218,7 +243,7 @@ def _words(text: str) -> str:
 
 def _judge_log(judge: _Judge, revision: vcs.Revision, path: str, base_blob: str | None) -> None:
     new_blob, old_blobs = revision.files[path]
-    if any(blob is not None and judge.contents.get(blob) is None for blob in (new_blob, *old_blobs)):
+    if any(blob in judge.missing for blob in (new_blob, *old_blobs)):
         return  # a version this clone lacks (a partial clone): nothing to compare
     parents = [judge.version(blob, path) for blob in old_blobs]
     child = judge.version(new_blob, path, old_blobs[0])
@@ -380,7 +405,7 @@ def _judge_shared(judge: _Judge, audits: list[str], since: str | None) -> None:
     """In each audit log as HEAD holds it: an entry whose moment an earlier entry, added by another commit, has
     too. With `since`, only entries the judged commits added are reported (an older one may be the earlier)."""
     heads = judge.history.blobs([("HEAD", path) for path in audits])
-    judge.read(set(heads.values()))
+    judge.read({blob for (_, path), blob in heads.items() if not judge.parsed(blob, path)})
     for path in audits:
         version = judge.version(heads[("HEAD", path)], path)
         seen: dict[datetime, list[AuditEntry]] = {}
@@ -426,6 +451,7 @@ def _judge_ticks(judge: _Judge, revisions: list[vcs.Revision], state_rel: str, r
     names one), that carries a person's input and says approved. Skipped stages and stages without an approval
     (workspace detection, operations) need none."""
     ticks: list[tuple[vcs.Revision, list[tuple[str, str | None, int, str]]]] = []
+    judge.read({blob for r in revisions if state_rel in r.files for blob in _versions(r, state_rel)})
     for revision in revisions:
         if state_rel not in revision.files:
             continue
@@ -447,7 +473,7 @@ def _judge_ticks(judge: _Judge, revisions: list[vcs.Revision], state_rel: str, r
         return
     logs = audits or [f"{rel}/{AUDIT_FILE}"]
     blobs = judge.history.blobs([(revision.sha, path) for revision, _ in ticks for path in logs])
-    judge.read(set(blobs.values()))
+    judge.read({blob for (_, path), blob in blobs.items() if not judge.parsed(blob, path)})
     for revision, fresh in ticks:
         entries = [entry for path in logs for entry in
                    (lambda v: v.entries if v else [])(judge.version(blobs[(revision.sha, path)], path))]
