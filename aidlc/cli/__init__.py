@@ -43,7 +43,8 @@ COMMANDS = {
     "bolt": Entry("bolt:bolt_group", "Run a bolt: the model plans, a person approves, the model edits, checks "
                   "verify, a person accepts."),
     "walkthrough": Entry("walkthrough:walkthrough_cmd", "Write the evidence report of BOLT into its "
-                         "implementation-walkthrough.md."),
+                         "implementation-walkthrough.md (on the aidlc-docs layout: of UNIT's code generation, a folder "
+                         "under construction/, into its code/walkthrough.md)."),
 }
 
 

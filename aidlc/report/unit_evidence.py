@@ -186,7 +186,7 @@ def unit_findings(project: DocsProject, unit: str, findings: list[Finding]) -> l
                    if line.unit in keys and line.stage is not None and BY_SLUG[line.stage].per_unit}
     units = Units(project)
     entries = {log.path: [(e.line, e.end) for e in log.entries if units.of(e) in keys] for log in project.audits}
-    ledger = f"{project.rel}/events.jsonl"
+    ledger = Ledger.of_bank(project.root, project.rel).rel
     named = re.compile(rf"(?<![\w-]){re.escape(unit)}(?![\w-])")
 
     def about(finding: Finding) -> bool:
