@@ -42,13 +42,12 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from measure import Stat, aidlc_executable  # sibling module: benchmarks run as scripts
+from measure import Stat, aidlc_executable, in_workdir  # sibling module: benchmarks run as scripts
 from validate import Runner, _load_average, _machine_line, environment  # how measured commands are run
 
 SEED = 20261201
@@ -414,12 +413,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.workdir is not None:
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        document = run(args, args.workdir.resolve())
-    else:
-        with tempfile.TemporaryDirectory(prefix="aidlc-docs-bench-") as tmp:
-            document = run(args, Path(tmp).resolve())
+    document = in_workdir(args.workdir, "aidlc-docs-bench-", lambda where: run(args, where))
     if args.json:
         document.pop("table")
         print(json.dumps(document, indent=2, default=str))

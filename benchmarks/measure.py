@@ -8,9 +8,11 @@ import os
 import shutil
 import statistics
 import sys
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 # Put on PYTHONPATH of every measured child as sitecustomize.py. At exit it writes VmHWM, the peak RSS of the
 # program image the child exec'd. ru_maxrss cannot give that on Linux: a child's value starts at the parent's
@@ -82,3 +84,14 @@ def aidlc_executable() -> str:
     if not found:
         raise SystemExit("benchmark: no `aidlc` console script; install the package (pip install -e .)")
     return found
+
+T = TypeVar("T")
+
+
+def in_workdir(workdir: Path | None, prefix: str, run: Callable[[Path], T]) -> T:
+    """`run` in `workdir` (made when missing, kept afterwards), or in a temporary folder removed afterwards."""
+    if workdir is not None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        return run(workdir.resolve())
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        return run(Path(tmp).resolve())

@@ -69,7 +69,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from measure import Stat, aidlc_executable, probed_env  # sibling module: benchmarks run as scripts
+from measure import Stat, aidlc_executable, in_workdir, probed_env  # sibling module: benchmarks run as scripts
 
 SEED = 20261130
 STORIES_PER_UNIT = 20
@@ -828,12 +828,7 @@ def _commit() -> str | None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.workdir is not None:
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        document = run(args, args.workdir.resolve())
-    else:
-        with tempfile.TemporaryDirectory(prefix="aidlc-bench-") as tmp:
-            document = run(args, Path(tmp).resolve())
+    document = in_workdir(args.workdir, "aidlc-bench-", lambda where: run(args, where))
     if args.json:
         document.pop("table")
         document.pop("profile_text", None)
