@@ -200,3 +200,20 @@ def test_a_command_that_does_not_read_v2_records_yet_says_so_without_a_traceback
     assert done.returncode == 2, done.stdout + done.stderr
     assert "aidlc-workflows v2 intent records" in done.stderr and "aidlc validate" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_ci_judges_a_v2_workspace_and_a_pull_request_that_rewrites_a_shard_fails(v2: V2Repo) -> None:
+    """`aidlc ci` reads the v2 records as validate does; with --base it judges the pull request's commits: one
+    that deletes a committed human turn fails with the commit named."""
+    done = run_cli("ci", "--format", "json", cwd=v2.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["summary"]["files"] == 7
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=v2.root, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    v2.replace(SHARD_B, block(*EVENTS_B[2]), "")
+    v2.commit("tidy the shard", at(LAST + 90))
+    done = run_cli("ci", "--base", base, "--format", "json", cwd=v2.root)
+    assert done.returncode == 1, done.stdout + done.stderr
+    document = json.loads(done.stdout)
+    assert "aidlc-docs-history" in document["checks"]
+    assert {f["code"] for f in document["findings"]} >= {"AIDLC-DOCS-020", "AIDLC-DOCS-060"}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc import vcs
+from aidlc.aidlc_docs.records import read_workspace, record_folders
 from aidlc.bank.config import load_config
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
@@ -20,7 +21,7 @@ from aidlc.model.ci import Baseline, CiReport, CiSummary
 from aidlc.model.findings import Finding
 from aidlc.model.status import GateStatus
 from aidlc.model.types import Severity
-from aidlc.rules import run_docs_rules, run_rules
+from aidlc.rules import run_docs_rules, run_records_rules, run_rules
 from aidlc.status.gates import gate_statuses
 from aidlc.workspace import layout_of, open_bank, open_docs
 
@@ -78,13 +79,24 @@ def _open_docs(root: Path, base_ref: str | None, baseline: str) -> Judged:
                              ["aidlc ci    # without --base: the checks that need no history"])
         base = vcs.resolve_commit(root, base_ref)
         rulebook = judge(root, history, base, vcs.commits_between(root, base, "HEAD"), baseline)
-    project = open_docs(root, rulebook.rules.config if rulebook else None)
     checks = [VALIDATE] if base is None else [VALIDATE, RULES, DOCS_HISTORY]
+    if record_folders(root):  # aidlc-workflows v2: the intent records under aidlc/spaces/
+        workspace = read_workspace(root.resolve())
+        files: int = workspace.files
+
+        def found() -> list[Finding]:
+            return run_records_rules(workspace, since=base)
+    else:
+        project = open_docs(root, rulebook.rules.config if rulebook else None)
+        files = len(project.files)
+
+        def found() -> list[Finding]:
+            return run_docs_rules(project, since=base)
 
     def report(known: Baseline | None, rel: str | None, strict: bool) -> CiReport:
-        findings = [*(rulebook.findings if rulebook else []), *run_docs_rules(project, since=base)]
+        findings = [*(rulebook.findings if rulebook else []), *found()]
         findings.sort(key=lambda f: f.sort_key())
-        return _report(root, base, checks, findings, len(project.files), [], known, rel, strict)
+        return _report(root, base, checks, findings, files, [], known, rel, strict)
 
     return Judged(report, rulebook, base)
 

@@ -73,9 +73,10 @@ def run_docs_rules(project: DocsProject, since: str | None = None) -> list[Findi
     return sorted([*found, *history], key=Finding.sort_key)
 
 
-def run_records_rules(workspace: RecordsWorkspace) -> list[Finding]:
-    """Every aidlc-docs rule on each intent record of a v2 workspace, and the migration check over the workspace."""
-    found = [finding for record in workspace.records for finding in run_docs_rules(record)]
+def run_records_rules(workspace: RecordsWorkspace, since: str | None = None) -> list[Finding]:
+    """Every aidlc-docs rule on each intent record of a v2 workspace (the history ones since commit `since`), and
+    the migration check over the workspace."""
+    found = [finding for record in workspace.records for finding in run_docs_rules(record, since)]
     return sorted([*found, *record_rules.migration_findings(workspace)], key=Finding.sort_key)
 
 
