@@ -76,7 +76,8 @@ def open_docs(root: Path, config: Config | None = None) -> DocsProject:
         if record_folders(root):
             raise UsageError(f"no aidlc-docs folder at {folder}: aidlc/ holds aidlc-workflows v2 intent records, "
                              "which this command does not read yet", [f"aidlc validate {root}    # reads them",
-                                                                            f"aidlc ci {root}    # and so does ci"])
+                                                                            f"aidlc ci {root}    # and so does ci",
+                                                                            f"aidlc status {root}    # and status"])
         raise UsageError(f"no aidlc-docs folder at {folder}",
                          [f"aidlc init {root}    # adopt the project's records", "set `aidlc_docs:` in aidlc.yaml "
                           "to the folder that holds aidlc-state.md and audit.md"])

@@ -99,6 +99,9 @@ class StateRow(BaseModel):
     mark: Mark
     slug: str = Field(description="the stage's slug as written; v2 and its plugins add stages aidlc need not know")
     decision: str = Field(description="what follows the em dash: EXECUTE, SKIP, ...")
+    phase: str | None = Field(default=None, description="the `### <PHASE> PHASE` heading the row stands under, "
+                              "lower case (initialization, ideation, inception, construction, operation); None "
+                              "above every such heading")
 
 
 class RecordEvent(BaseModel):

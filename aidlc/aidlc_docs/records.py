@@ -27,6 +27,8 @@ WORKSPACE = "aidlc"
 MIGRATED = f"{WORKSPACE}/.migrated"
 # state-template.md's row, as v2's parseCheckboxes reads it: a marker, the slug, an em dash, the decision.
 _ROW = re.compile(r"^- \[(?P<box>[ xSR?-])\] (?P<slug>\S+)\s*—\s*(?P<decision>.*)$")
+# The heading each row stands under: `### CONSTRUCTION PHASE`.
+_PHASE = re.compile(r"^#{2,4}\s+(?P<phase>[A-Za-z]+)\s+PHASE\s*$", re.IGNORECASE)
 _MARKS = {" ": Mark.pending, "-": Mark.in_progress, "?": Mark.awaiting, "R": Mark.in_progress, "x": Mark.done,
           "S": Mark.skipped}
 
@@ -65,13 +67,18 @@ def read_record(root: Path, rel: str) -> DocsProject:
 
 
 def read_rows(text: str) -> list[StateRow]:
-    """The stage rows of a v2 aidlc-state.md; other lines (`Per unit: [TBD]`, fields, headings) are not rows."""
+    """The stage rows of a v2 aidlc-state.md, each with the phase heading it stands under; other lines
+    (`Per unit: [TBD]`, fields, headings) are not rows."""
     rows = []
+    phase = None
     for number, line in enumerate(text.split("\n"), start=1):
+        heading = _PHASE.match(line)
+        if heading:
+            phase = heading.group("phase").lower()
         match = _ROW.match(line)
         if match:
             rows.append(StateRow(line=number, box=match.group("box"), mark=_MARKS[match.group("box")],
-                                 slug=match.group("slug"), decision=match.group("decision").strip()))
+                                 slug=match.group("slug"), decision=match.group("decision").strip(), phase=phase))
     return rows
 
 

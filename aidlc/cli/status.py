@@ -7,17 +7,24 @@ from pathlib import Path
 
 import click
 
+from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank.config import load_config
 from aidlc.bank.walk import shown_json
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
-from aidlc.report.docs_status import render_docs_counts, render_docs_status
+from aidlc.model.status import DocsStatusReport, RecordsStatusReport
+from aidlc.report.docs_status import (
+    render_docs_counts,
+    render_docs_status,
+    render_records_counts,
+    render_records_status,
+)
 from aidlc.report.status import render_counts, render_detail, render_summary
 from aidlc.status.build import build_status
-from aidlc.status.docs import build_docs_status
+from aidlc.status.docs import build_docs_status, build_records_status
 from aidlc.status.focus import find_bolt, find_intent, on_bolt, on_intent, on_waiting
-from aidlc.workspace import layout_of, open_bank, open_docs
+from aidlc.workspace import layout_of, open_bank, open_records
 
 _COUNTS = ("version", "root", "counts", "stories", "bolts_by_status", "errors", "warnings")
 
@@ -74,13 +81,22 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
 
 
 def _docs_status(app: App, root: Path, folder: str, pending: bool) -> None:
-    """The aidlc-docs layout's status: its own document (DocsStatusReport), the same options."""
-    report = build_docs_status(open_docs(root), Ledger.of_bank(root.resolve(), folder))
+    """The aidlc-docs layout's status: its own document (DocsStatusReport), the same options; where aidlc/ holds
+    v2 intent records (they supersede a flat aidlc-docs/ the migration left), one part per record."""
+    records = open_records(root)
+    if isinstance(records, RecordsWorkspace):
+        report: DocsStatusReport | RecordsStatusReport = build_records_status(records)
+    else:
+        assert isinstance(records, DocsProject)  # open_records on the aidlc-docs layout
+        report = build_docs_status(records, Ledger.of_bank(root.resolve(), folder))
     if app.json:
         document = report.model_dump(mode="json")
         if pending:
             document = {key: document[key] for key in ("version", "layout", "root", "folder", "waiting")}
         echo(shown_json(json.dumps(document, ensure_ascii=False, indent=2)))
+    elif isinstance(report, RecordsStatusReport):
+        echo(render_records_counts(report) if app.verbosity < 0
+             else render_records_status(report, app.style, waiting_only=pending))
     elif app.verbosity < 0:
         echo(render_docs_counts(report))
     else:

@@ -142,3 +142,50 @@ class DocsStatusReport(BaseModel):
     waiting: list[Action] = Field(description="what waits for a person: a stage awaiting approval, or ticked while "
                                   "it says so")
     next_actions: list[Action]
+
+
+# -- aidlc-workflows v2 intent records (aidlc/spaces/<space>/intents/<dir>/): one part per record ---------------
+class RecordRow(BaseModel):
+    """A stage row of a record's aidlc-state.md (`- [?] units-generation — EXECUTE`)."""
+
+    line: int
+    slug: str = Field(description="the stage's slug as written (v2 and its plugins add stages aidlc need not know)")
+    box: str = Field(description="the marker as written: ' ', '-', '?', 'R', 'x' or 'S'")
+    mark: str = Field(description="done, pending, in-progress, skipped or awaiting")
+    decision: str = Field(description="what follows the em dash: EXECUTE, SKIP, ...")
+
+
+class RecordPhase(BaseModel):
+    phase: str = Field(description="the `### <PHASE> PHASE` heading the rows stand under, lower case; '' for rows "
+                       "above every such heading")
+    done: int = Field(description="rows completed ([x])")
+    total: int = Field(description="rows, skipped ones included")
+    rows: list[RecordRow]
+
+
+class RecordStatus(BaseModel):
+    """One intent record: its stage rows per phase, what waits for a person, the next safe actions."""
+
+    folder: str = Field(description="the record's folder, relative to the root")
+    space: str
+    name: str = Field(description="the record's folder name: <YYMMDD>-<label>")
+    state: str | None = Field(description="its aidlc-state.md, relative to the root")
+    phases: list[RecordPhase]
+    audit_events: int = Field(description="timestamped blocks across the record's audit shards")
+    shards: int = Field(description="the record's audit shards (audit/<host>-<clone>.md)")
+    notes: list[str] = Field(description="what the reader could not read or place")
+    waiting: list[Action] = Field(description="the open gates: rows marked [?]")
+    next_actions: list[Action]
+
+
+class RecordsStatusReport(BaseModel):
+    """`aidlc status --format json` on a repository whose aidlc/ folder holds aidlc-workflows v2 intent records."""
+
+    version: int = 1
+    layout: str = "aidlc-workflows-v2"
+    root: str
+    folder: str = Field(default="aidlc", description="the workspace folder, relative to the root")
+    migrated: str | None = Field(default=None, description="aidlc/.migrated's text, when the flat aidlc-docs/ was "
+                                 "migrated into a record")
+    records: list[RecordStatus]
+    waiting: list[Action] = Field(description="every record's open gates, in record order")

@@ -1,9 +1,9 @@
 """`aidlc status` as text on the aidlc-docs layout: stage progress per phase and unit, what waits for a person,
-the next safe actions."""
+the next safe actions; per intent record on aidlc-workflows v2."""
 
 from __future__ import annotations
 
-from aidlc.model.status import Action, DocsPlan, DocsStageLine, DocsStatusReport
+from aidlc.model.status import Action, DocsPlan, DocsStageLine, DocsStatusReport, RecordsStatusReport, RecordStatus
 from aidlc.plural import plural
 from aidlc.report.style import Style
 
@@ -63,3 +63,39 @@ def _plans(plans: list[DocsPlan]) -> list[str]:
 
 def _action(action: Action) -> str:
     return f"  - {action.reason}" + (f"\n      {action.command}" if action.command else "")
+
+
+def render_records_counts(report: RecordsStatusReport) -> str:
+    """Counts only (`aidlc status -q`), one line per record."""
+    return "\n".join(f"{record.name}: {_record_counts(record)}" for record in report.records)
+
+
+def _record_counts(record: RecordStatus) -> str:
+    phases = ", ".join(f"{phase.phase or 'no phase'} {phase.done}/{phase.total}" for phase in record.phases)
+    return (f"{phases or 'no stage rows'}; {plural(record.audit_events, 'audit event')} in "
+            f"{plural(record.shards, 'shard')}; {plural(len(record.waiting), 'open gate')}")
+
+
+def render_records_status(report: RecordsStatusReport, style: Style, waiting_only: bool = False) -> str:
+    lines = [style("aidlc status", "bold") + f"  {report.root}  (aidlc-workflows v2: "
+             f"{plural(len(report.records), 'intent record')} under {report.folder}/)", ""]
+    for record in report.records:
+        if waiting_only:
+            continue
+        lines.append(style(f"{record.name}", "bold") + f"  (space {record.space}, {record.folder}/)")
+        lines.append(f"  {_record_counts(record)}")
+        for phase in record.phases:
+            lines.append(f"  {(phase.phase or 'no phase').upper()}  {phase.done}/{phase.total} done")
+            lines += [f"    [{row.box}] {row.slug:<26} line {row.line}  {row.decision}" for row in phase.rows]
+        lines += [f"  note: {note}" for note in record.notes]
+        first, *rest = record.next_actions
+        lines.append("  " + style("Next safe action:", "green") + f" {first.reason}")
+        lines += [f"    {first.command}"] if first.command else []
+        lines += [f"  {_action(action)}" for action in rest]
+        lines.append("")
+    if report.waiting:
+        lines.append(style(f"Waiting for a person ({plural(len(report.waiting), 'open gate')}):", "bold"))
+        lines += [_action(action) for action in report.waiting]
+    else:
+        lines.append("Nothing waits for a person.")
+    return "\n".join(lines).rstrip("\n")

@@ -1,13 +1,25 @@
 """The status of a project in the aidlc-docs layout: stage progress per phase and per unit from aidlc-state.md and
-the plans, what waits for a person, and the next safe actions."""
+the plans, what waits for a person, and the next safe actions; and of each aidlc-workflows v2 intent record, from
+its stage rows."""
 
 from __future__ import annotations
 
-from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, StageLine
+from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, RecordsWorkspace, StageLine, StateRow
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.model.events import EventType
-from aidlc.model.status import Action, DocsPhase, DocsPlan, DocsStageLine, DocsStatusReport, DocsUnit
+from aidlc.model.status import (
+    Action,
+    DocsPhase,
+    DocsPlan,
+    DocsStageLine,
+    DocsStatusReport,
+    DocsUnit,
+    RecordPhase,
+    RecordRow,
+    RecordsStatusReport,
+    RecordStatus,
+)
 
 PHASES = tuple(dict.fromkeys(stage.phase for stage in STAGES))
 
@@ -130,3 +142,66 @@ def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> l
     if state is None:
         notes.append(f"no {project.rel}/aidlc-state.md: no stage progress to show")
     return notes
+
+
+# -- aidlc-workflows v2 intent records ------------------------------------------------------------------------------
+# v2's engine owns every state transition (aidlc-orchestrate report --stage <slug> --result ...); aidlc only reads
+# the rows, so what it names for a person is the step v2 expects, not a command of its own.
+def build_records_status(workspace: RecordsWorkspace) -> RecordsStatusReport:
+    records = [_record(project) for project in workspace.records]
+    return RecordsStatusReport(root=workspace.root, folder=workspace.rel, migrated=workspace.migrated,
+                               records=records, waiting=[action for record in records for action in record.waiting])
+
+
+def _record(project: DocsProject) -> RecordStatus:
+    assert project.record is not None
+    record = project.record
+    state = project.state.path if project.state else None
+    phases: dict[str, list[StateRow]] = {}
+    for row in record.rows:
+        phases.setdefault(row.phase or "", []).append(row)
+    where = f"record {record.name}"
+    waiting = [Action(reason=f"{where}: the gate of `{row.slug}` is open ({state}:{row.line}): the person approves "
+                      "or rejects it in the agent's session, where v2's human-turn hook records their prompt, and "
+                      f"v2's engine records the decision (`aidlc-orchestrate report --stage {row.slug} --result "
+                      "approved` or `rejected`); then `aidlc validate` checks the approval has its human turn")
+               for row in record.rows if row.mark == Mark.awaiting]
+    notes = [f"{item.path}: {item.message}" for item in project.unreadable]
+    if state is None:
+        notes.append(f"no {project.rel}/aidlc-state.md: no stage rows to show")
+    elif not record.rows:
+        notes.append(f"{state} holds no stage row (`- [ ] <slug> — EXECUTE`)")
+    return RecordStatus(
+        folder=project.rel, space=record.space, name=record.name, state=state,
+        phases=[RecordPhase(phase=phase, done=sum(row.mark == Mark.done for row in rows), total=len(rows),
+                            rows=[_row(row) for row in rows]) for phase, rows in phases.items()],
+        audit_events=len(record.events), shards=len(project.audits), notes=notes, waiting=waiting,
+        next_actions=_record_next(project, waiting, state))
+
+
+def _row(row: StateRow) -> RecordRow:
+    return RecordRow(line=row.line, slug=row.slug, box=row.box, mark=str(row.mark), decision=row.decision)
+
+
+def _record_next(project: DocsProject, waiting: list[Action], state: str | None) -> list[Action]:
+    """Conflicts first, then the open gates; else the first row neither completed nor skipped, in the file's order
+    (v2 writes the rows in the order its engine runs them)."""
+    assert project.record is not None
+    actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
+                      "resolve them before anything else is decided", command=f"git log -p -- {path}")
+               for path, lines in _conflicts(project).items()]
+    actions += waiting
+    if waiting:  # nothing after a stage whose gate is open
+        return actions
+    where = f"record {project.record.name}"
+    upcoming = [row for row in project.record.rows if row.mark not in (Mark.done, Mark.skipped)]
+    if upcoming:
+        row = upcoming[0]
+        doing = "under way" if row.mark == Mark.in_progress else "next"
+        actions.append(Action(reason=f"{where}: `{row.slug}` is {doing} ({state}:{row.line}); v2's engine runs it "
+                              "in the agent's session (`/aidlc`), and its gate waits for the person"))
+    elif project.record.rows:
+        actions.append(Action(reason=f"{where}: every stage row of {state} is completed or skipped"))
+    actions.append(Action(reason="check the record's audit evidence (human turns, completed stages, guards, "
+                          "append-only shards)", command="aidlc validate"))
+    return actions
