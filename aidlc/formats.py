@@ -19,7 +19,7 @@ from aidlc.model.events import Event
 from aidlc.model.evidence import EvidenceReport
 from aidlc.model.findings import ValidationReport
 from aidlc.model.run import Plan, RunState, Span
-from aidlc.model.status import DocsStatusReport, StatusReport
+from aidlc.model.status import DocsStatusReport, RecordsStatusReport, StatusReport
 from aidlc.model.unit_evidence import UnitEvidenceReport
 from aidlc.model.user_config import UserConfig
 
@@ -34,6 +34,7 @@ def _models() -> dict[str, type[BaseModel]]:
     models["validate-report"] = ValidationReport
     models["status-report"] = StatusReport
     models["docs-status-report"] = DocsStatusReport  # aidlc status --format json on the aidlc-docs layout
+    models["records-status-report"] = RecordsStatusReport  # the same on aidlc-workflows v2 intent records
     models["ci-report"] = CiReport
     models["ci-baseline"] = Baseline  # .aidlc-baseline.json
     models["run-state"] = RunState  # .aidlc/runs/<run-id>/state.json

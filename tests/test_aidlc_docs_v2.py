@@ -195,11 +195,48 @@ def test_a_migration_that_dropped_an_audit_entry_is_an_error_naming_the_commit(t
     assert done.returncode == 1 and "AIDLC-DOCS-067" in done.stdout
 
 
-def test_a_command_that_does_not_read_v2_records_yet_says_so_without_a_traceback(v2: V2Repo) -> None:
+def test_status_shows_each_record_s_rows_per_phase_and_its_next_step(v2: V2Repo) -> None:
     done = run_cli("status", cwd=v2.root)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "aidlc-workflows v2 intent records" in done.stderr and "aidlc validate" in done.stderr
-    assert "Traceback" not in done.stderr
+    assert done.returncode == 0, done.stdout + done.stderr
+    out = done.stdout
+    assert "aidlc-workflows v2: 1 intent record under aidlc/" in out and "261130-shop-orders" in out
+    assert "INCEPTION  2/3 done" in out and "CONSTRUCTION  1/2 done" in out
+    assert "[S] user-stories" in out and "[-] build-and-test" in out
+    assert "`build-and-test` is under way" in out and f"{STATE}:29" in out
+    assert "Nothing waits for a person." in out
+    quiet = run_cli("status", "-q", cwd=v2.root)
+    assert quiet.stdout.strip() == ("261130-shop-orders: initialization 2/2, inception 2/3, construction 1/2; "
+                                    "22 audit events in 2 shards; 0 open gates")
+
+
+def test_status_names_an_open_gate_and_what_v2_expects_of_the_person(v2: V2Repo) -> None:
+    """A `[?]` row is an open gate: status lists it as waiting, names the step v2 expects (the person's answer in
+    the session, then the engine's report) and nothing after it; --pending keeps only that part."""
+    v2.replace(STATE, "- [-] build-and-test", "- [?] build-and-test")
+    v2.commit("build-and-test awaits approval", at(LAST + 60))
+    done = run_cli("status", "--format", "json", cwd=v2.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(done.stdout)
+    assert document["layout"] == "aidlc-workflows-v2"
+    [record] = document["records"]
+    assert [phase["phase"] for phase in record["phases"]] == ["initialization", "inception", "construction"]
+    row = record["phases"][2]["rows"][1]
+    assert (row["slug"], row["box"], row["mark"], row["line"]) == ("build-and-test", "?", "awaiting", 29)
+    [gate] = document["waiting"]
+    assert record["waiting"] == [gate] and record["next_actions"] == [gate]
+    assert f"{STATE}:29" in gate["reason"] and gate["command"] is None
+    assert "aidlc-orchestrate report --stage build-and-test --result approved" in gate["reason"]
+    pending = run_cli("status", "--pending", cwd=v2.root)
+    assert pending.returncode == 0 and "Waiting for a person (1 open gate)" in pending.stdout
+    assert "INCEPTION" not in pending.stdout
+    pending_json = json.loads(run_cli("status", "--pending", "--format", "json", cwd=v2.root).stdout)
+    assert set(pending_json) == {"version", "layout", "root", "folder", "waiting"}
+
+
+def test_status_on_v2_refuses_intent_and_bolt_without_a_traceback(v2: V2Repo) -> None:
+    done = run_cli("status", "--intent", "001", cwd=v2.root)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "--intent and --bolt are for a memory bank" in done.stderr
 
 
 def test_ci_judges_a_v2_workspace_and_a_pull_request_that_rewrites_a_shard_fails(v2: V2Repo) -> None:
