@@ -17,6 +17,7 @@ from tests.aidlc_docs_sample import AUDIT, DOCS, START, DocsRepo, build_docs_rep
 from tests.aidlc_v2_sample import (
     EVENTS_A,
     EVENTS_B,
+    INTENTS,
     RECORD,
     SHARD_A,
     SHARD_B,
@@ -152,8 +153,8 @@ MIGRATED_SHARD = f"{MIGRATED_RECORD}/audit/dev-laptop-3f9a1c2b7d4e.md"
 
 def migrate(repo: DocsRepo, audit: str) -> None:
     """What v2's migrateFlatLayout and its caller do: the flat tree copied into a record, audit.md renamed into a
-    shard (its bytes as given here), WORKSPACE_INITIALISED appended to it, aidlc/.migrated written, the flat tree
-    removed with git rm, all in one commit."""
+    shard (its bytes as given here), the record's row added to intents.json, WORKSPACE_INITIALISED appended to the
+    shard, aidlc/.migrated written, the flat tree removed with git rm, all in one commit."""
     moment = START + timedelta(days=1)
     for path in sorted((repo.root / DOCS).rglob("*")):
         if path.is_file():
@@ -163,6 +164,8 @@ def migrate(repo: DocsRepo, audit: str) -> None:
     repo.write(MIGRATED_SHARD, audit + f"\n## Workspace Initialised\n**Timestamp**: {iso(moment)}\n"
                f"**Event**: WORKSPACE_INITIALISED\n**Request**: /aidlc\n**Scope**: default\n"
                f"**Details**: Migrated flat aidlc-docs/ into {MIGRATED_DIR}\n\n---\n")
+    repo.write(INTENTS, f'[\n  {{\n    "uuid": "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",\n    "slug": "default",\n'
+               f'    "dirName": "{MIGRATED_DIR}",\n    "status": "in-flight"\n  }}\n]\n')
     repo.write("aidlc/.migrated", f"migrated {iso(moment)} → {MIGRATED_DIR}\n")
     subprocess.run(["git", "rm", "-rq", DOCS], cwd=repo.root, check=True, capture_output=True)
     repo.commit("migrate aidlc-docs/ to aidlc/", moment)
@@ -193,6 +196,56 @@ def test_a_migration_that_dropped_an_audit_entry_is_an_error_naming_the_commit(t
     assert f"git show {last_flat[:12]}:aidlc-docs/audit.md" in finding.fix
     done = run_cli("validate", cwd=repo.root)
     assert done.returncode == 1 and "AIDLC-DOCS-067" in done.stdout
+
+
+def test_a_record_with_no_row_in_intents_json_is_a_warning(v2: V2Repo) -> None:
+    """A second record committed without its registry row: v2 lists it as "unknown"; the registered one is fine."""
+    other = "aidlc/spaces/default/intents/261201-refunds"
+    v2.write(f"{other}/aidlc-state.md", "# AI-DLC State Tracking\n\n### INCEPTION PHASE\n"
+             "- [ ] requirements-analysis — EXECUTE\n")
+    v2.commit("start refunds by hand", at(LAST + 60))
+    assert codes(v2) == [("AIDLC-DOCS-070", INTENTS, None)]
+    [finding] = v2.findings()
+    assert other in finding.message and '"unknown"' in finding.message and finding.severity == "warning"
+    done = run_cli("validate", cwd=v2.root)
+    assert done.returncode == 0 and "AIDLC-DOCS-070" in done.stdout  # a warning does not fail validate
+    v2.path(INTENTS).unlink()
+    v2.commit("drop the registry", at(LAST + 90))
+    assert codes(v2) == [("AIDLC-DOCS-070", INTENTS, None), ("AIDLC-DOCS-070", INTENTS, None)]
+    assert all("does not exist" in finding.message for finding in v2.findings())
+
+
+@pytest.mark.parametrize(("text", "line", "said"), [
+    ('[\n  {\n    "uuid": "019a",\n    "slug": "shop-orders",\n', 5, "not JSON"),
+    ('{\n  "uuid": "019a",\n  "slug": "shop-orders"\n}\n', 1, "not an array"),
+    ('[\n  {"uuid": "019a", "slug": "a", "dirName": "261130-shop-orders"},\n  "261201-refunds"\n]\n', 3,
+     "not an object"),
+    ('[\n  {"uuid": "019a", "slug": "a", "dirName": "261130-shop-orders"},\n  {\n    "slug": "refunds"\n  }\n]\n', 3,
+     "without `uuid`"),
+])
+def test_an_intents_json_that_is_not_an_array_of_uuid_slug_rows_is_an_error_naming_its_line(
+        v2: V2Repo, text: str, line: int, said: str) -> None:
+    v2.write(INTENTS, text)
+    v2.commit("edit the registry by hand", at(LAST + 60))
+    assert codes(v2) == [("AIDLC-DOCS-071", INTENTS, line)]  # and no 070 judged against a broken registry
+    assert said in v2.findings()[0].message
+    done = run_cli("validate", cwd=v2.root)
+    assert done.returncode == 1 and f"{INTENTS}:{line}" in done.stdout and "AIDLC-DOCS-071" in done.stdout
+
+
+def test_an_older_row_without_dir_name_names_its_record_by_slug_and_uuid(v2: V2Repo) -> None:
+    """Older records are named `<slug>-<the uuid's first 8>` and their rows carry no dirName."""
+    older = "aidlc/spaces/default/intents/refunds-019a2b3c"
+    v2.write(f"{older}/aidlc-state.md", "# AI-DLC State Tracking\n\n### INCEPTION PHASE\n"
+             "- [ ] requirements-analysis — EXECUTE\n")
+    registry = v2.read(INTENTS).rstrip().removesuffix("]")
+    v2.write(INTENTS, registry.rstrip() + ',\n  {\n    "uuid": "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",\n'
+             '    "slug": "refunds"\n  }\n]\n')
+    v2.commit("an older record", at(LAST + 60))
+    assert codes(v2) == []
+    v2.replace(INTENTS, '"slug": "refunds"', '"slug": "refund"')
+    v2.commit("a row that names another folder", at(LAST + 90))
+    assert codes(v2) == [("AIDLC-DOCS-070", INTENTS, None)] and older in v2.findings()[0].message
 
 
 def test_status_shows_each_record_s_rows_per_phase_and_its_next_step(v2: V2Repo) -> None:

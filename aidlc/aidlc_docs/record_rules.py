@@ -10,12 +10,14 @@ history is judged by aidlc/aidlc_docs/history.py, as for any audit/*.md.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject, Mark, RecordEvent, RecordsWorkspace
-from aidlc.aidlc_docs.records import MIGRATED, before
+from aidlc.aidlc_docs.records import MIGRATED, WORKSPACE, before
+from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
@@ -64,6 +66,16 @@ MIGRATION_DROPPED = docs_rule(
     "changed audit history",
     "restore the shard's start from the last committed audit.md (`git show COMMIT:aidlc-docs/audit.md`), keep the "
     "rows appended since after it, and commit")
+UNREGISTERED = docs_rule(
+    "AIDLC-DOCS-070", W, "a v2 intent record's folder has no row in its space's intents/intents.json (v2 lists "
+    "such a record as \"unknown\")",
+    "add the record's row to intents.json (`{\"uuid\": ..., \"slug\": ..., \"dirName\": \"<folder>\", "
+    "\"status\": \"in-flight\"}`), as v2's intent-create writes it, and commit")
+BAD_REGISTRY = docs_rule(
+    "AIDLC-DOCS-071", E, "a v2 space's intents/intents.json is not a JSON array of objects, each with a `uuid` and a "
+    "`slug`",
+    "restore intents.json from git (`git log -p -- <file>`) or fix the named line so that every row is "
+    "`{\"uuid\": ..., \"slug\": ..., ...}`")
 
 # The rows that report a guard, by event: (rule, what the row says happened).
 GUARD_ROWS = {
@@ -133,6 +145,78 @@ def _completed(project: DocsProject) -> Iterator[tuple[Rule, Hit]]:
             shards = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit/ (none)"
             yield NOT_COMPLETED, Hit(project.state.path, row.line,
                                      f"`{row.slug}` is [x] and no STAGE_COMPLETED row of {shards} names it")
+
+
+# -- the intents registry of each space ------------------------------------------------------------------------------
+REGISTRY = "intents/intents.json"
+
+
+def registry_findings(workspace: RecordsWorkspace) -> list[tuple[Rule, Hit]]:
+    """Each space's intents.json read as v2 reads it: a registry that is not an array of `{uuid, slug}` objects is
+    an error; a record folder no row names (by `dirName`, or, for a row without one, the older `<slug>-<uuid's
+    first 8>` naming) a warning. A broken registry's records are not judged against it."""
+    root = Path(workspace.root)
+    found: list[tuple[Rule, Hit]] = []
+    spaces = {project.record.space for project in workspace.records if project.record is not None}
+    spaces |= {path.parent.parent.name for path in (root / WORKSPACE / "spaces").glob(f"*/{REGISTRY}")}
+    for space in sorted(spaces):
+        rel = f"{WORKSPACE}/spaces/{space}/{REGISTRY}"
+        names: set[str] | None = set()
+        if (root / rel).is_file():
+            text = decode(read_bytes(root / rel, MAX_FILE_BYTES), rel)[0]
+            problem = _registry_problem(text)
+            if problem is not None:
+                found.append((BAD_REGISTRY, Hit(rel, problem[0], problem[1])))
+                names = None
+            else:
+                names = {_dir_name(row) for _, row in _rows(text)}
+        if names is None:
+            continue
+        for project in workspace.records:
+            if project.record is not None and project.record.space == space and project.record.name not in names:
+                held = "holds no row for it" if (root / rel).is_file() else "does not exist"
+                found.append((UNREGISTERED, Hit(rel, None, f"intent record {project.rel}/: {rel} {held}, so v2 "
+                                                "lists the record as \"unknown\"")))
+    return found
+
+
+def _registry_problem(text: str) -> tuple[int, str] | None:
+    """Where and why the registry is not an array of `{uuid, slug}` objects; None when it is."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return exc.lineno, f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+    if not isinstance(value, list):
+        return 1, f"a JSON {type(value).__name__}, not an array of intent rows"
+    for line, row in _rows(text):
+        if not isinstance(row, dict):
+            return line, f"a row that is a JSON {type(row).__name__}, not an object"
+        missing = [key for key in ("uuid", "slug") if not (isinstance(row.get(key), str) and row[key].strip())]
+        if missing:
+            return line, f"a row without {' or '.join(f'`{key}`' for key in missing)} (a non-empty string)"
+    return None
+
+
+def _rows(text: str) -> list[tuple[int, object]]:
+    """The rows of a well-formed JSON array, each with the line it begins on."""
+    decoder = json.JSONDecoder()
+    at = text.index("[") + 1
+    rows: list[tuple[int, object]] = []
+    while True:
+        while text[at] in " \t\r\n,":  # whitespace and the comma between rows (json.loads has checked the rest)
+            at += 1
+        if text[at] == "]":
+            return rows
+        row, end = decoder.raw_decode(text, at)
+        rows.append((text.count("\n", 0, at) + 1, row))
+        at = end
+
+
+def _dir_name(row: object) -> str:
+    assert isinstance(row, dict)
+    if isinstance(row.get("dirName"), str):
+        return row["dirName"]
+    return f"{row['slug']}-{row['uuid'][:8]}"
 
 
 # -- the migration from the flat aidlc-docs/ ----------------------------------------------------------------------

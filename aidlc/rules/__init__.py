@@ -75,8 +75,9 @@ def run_docs_rules(project: DocsProject, since: str | None = None) -> list[Findi
 
 def run_records_rules(workspace: RecordsWorkspace, since: str | None = None) -> list[Finding]:
     """Every aidlc-docs rule on each intent record of a v2 workspace (the history ones since commit `since`), and
-    the migration check over the workspace."""
+    the checks over the workspace: each space's intents registry, the migration."""
     found = [finding for record in workspace.records for finding in run_docs_rules(record, since)]
+    found += _findings(record_rules.registry_findings(workspace))
     return sorted([*found, *record_rules.migration_findings(workspace)], key=Finding.sort_key)
 
 
