@@ -233,6 +233,14 @@ def test_an_intents_json_that_is_not_an_array_of_uuid_slug_rows_is_an_error_nami
     assert done.returncode == 1 and f"{INTENTS}:{line}" in done.stdout and "AIDLC-DOCS-071" in done.stdout
 
 
+def test_an_intents_json_that_is_not_utf8_is_an_error_not_a_traceback(v2: V2Repo) -> None:
+    v2.path(INTENTS).write_bytes(b'[\n  {"uuid": "019a", "slug": "caf\xe9"}\n]\n')
+    v2.commit("a registry in Latin-1", at(LAST + 60))
+    done = run_cli("validate", cwd=v2.root)
+    assert done.returncode == 1 and f"{INTENTS}:2" in done.stdout and "not UTF-8" in done.stdout
+    assert "Traceback" not in done.stderr
+
+
 def test_an_older_row_without_dir_name_names_its_record_by_slug_and_uuid(v2: V2Repo) -> None:
     """Older records are named `<slug>-<the uuid's first 8>` and their rows carry no dirName."""
     older = "aidlc/spaces/default/intents/refunds-019a2b3c"

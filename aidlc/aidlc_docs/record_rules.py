@@ -161,40 +161,46 @@ def registry_findings(workspace: RecordsWorkspace) -> list[tuple[Rule, Hit]]:
     spaces |= {path.parent.parent.name for path in (root / WORKSPACE / "spaces").glob(f"*/{REGISTRY}")}
     for space in sorted(spaces):
         rel = f"{WORKSPACE}/spaces/{space}/{REGISTRY}"
-        names: set[str] | None = set()
-        if (root / rel).is_file():
-            text = decode(read_bytes(root / rel, MAX_FILE_BYTES), rel)[0]
-            problem = _registry_problem(text)
+        exists = (root / rel).is_file()
+        names: set[str] = set()
+        if exists:
+            rows, problem = _read_registry(root, rel)
             if problem is not None:
                 found.append((BAD_REGISTRY, Hit(rel, problem[0], problem[1])))
-                names = None
-            else:
-                names = {_dir_name(row) for _, row in _rows(text)}
-        if names is None:
-            continue
+                continue
+            names = {_dir_name(row) for _, row in rows}
         for project in workspace.records:
             if project.record is not None and project.record.space == space and project.record.name not in names:
-                held = "holds no row for it" if (root / rel).is_file() else "does not exist"
+                held = "holds no row for it" if exists else "does not exist"
                 found.append((UNREGISTERED, Hit(rel, None, f"intent record {project.rel}/: {rel} {held}, so v2 "
                                                 "lists the record as \"unknown\"")))
     return found
 
 
-def _registry_problem(text: str) -> tuple[int, str] | None:
-    """Where and why the registry is not an array of `{uuid, slug}` objects; None when it is."""
+def _read_registry(root: Path, rel: str) -> tuple[list[tuple[int, object]], tuple[int, str] | None]:
+    """The registry's rows, each with the line it begins on; or where and why it is not an array of `{uuid, slug}`
+    objects."""
+    try:
+        data = read_bytes(root / rel, MAX_FILE_BYTES)
+    except OSError as exc:  # too large, or gone since listed
+        return [], (1, f"not readable: {exc.strerror or exc}")
+    text, unreadable = decode(data, rel)
+    if text is None:
+        return [], (unreadable.line or 1, unreadable.message) if unreadable else (1, "not text")
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return exc.lineno, f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        return [], (exc.lineno, f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})")
     if not isinstance(value, list):
-        return 1, f"a JSON {type(value).__name__}, not an array of intent rows"
-    for line, row in _rows(text):
+        return [], (1, f"a JSON {type(value).__name__}, not an array of intent rows")
+    rows = _rows(text)
+    for line, row in rows:
         if not isinstance(row, dict):
-            return line, f"a row that is a JSON {type(row).__name__}, not an object"
+            return [], (line, f"a row that is a JSON {type(row).__name__}, not an object")
         missing = [key for key in ("uuid", "slug") if not (isinstance(row.get(key), str) and row[key].strip())]
         if missing:
-            return line, f"a row without {' or '.join(f'`{key}`' for key in missing)} (a non-empty string)"
-    return None
+            return [], (line, f"a row without {' or '.join(f'`{key}`' for key in missing)} (a non-empty string)")
+    return rows, None
 
 
 def _rows(text: str) -> list[tuple[int, object]]:
