@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aidlc.bank.config import load_config
+from aidlc.bank.config import layout, load_config
+from aidlc.bank.config import records_folder as folder_for
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.errors import UsageError
@@ -43,25 +44,21 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
 
 
 def layout_of(root: Path, config: Config) -> str:
-    """The layout the project keeps its records in: aidlc.yaml's `layout`, or with `auto` the memory bank when its
-    folder exists, else aidlc-docs when its aidlc-state.md or audit.md (or an audit/ folder) does, or when aidlc/ holds
-    aidlc-workflows v2 intent records, else the memory bank (which `aidlc init` creates)."""
+    """The layout the project keeps its records in (`aidlc.bank.config.layout` over the work tree), or aidlc-docs
+    when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there."""
     from aidlc.aidlc_docs.records import record_folders
 
-    if config.layout != "auto":
-        return config.layout
-    if (root / config.memory_bank).is_dir():
-        return "memory-bank"
-    docs = root / config.aidlc_docs
-    if any((docs / name).exists() for name in ("aidlc-state.md", "audit.md", "audit")) or record_folders(root):
+    found = layout(config, lambda rel: (root / rel).exists())
+    if config.layout == "auto" and found == "memory-bank" and not (root / config.memory_bank).exists() \
+            and record_folders(root):
         return "aidlc-docs"
-    return "memory-bank"
+    return found
 
 
 def records_folder(root: Path, config: Config) -> str:
     """The folder that holds the project's records and their ledger (events.jsonl): the memory bank, or on the
     aidlc-docs layout the docs folder."""
-    return config.aidlc_docs if layout_of(root, config) == "aidlc-docs" else config.memory_bank
+    return folder_for(config, layout_of(root, config))
 
 
 def open_docs(root: Path, config: Config | None = None) -> DocsProject:

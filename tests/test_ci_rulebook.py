@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 from aidlc.events.ledger import Ledger
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
+from tests.helpers import run_cli
 from tests.test_approvals import ALLOWED, Key, keys  # noqa: F401 - keys is a fixture
 from tests.test_ci import (  # noqa: F401 - pr is a fixture
     ADA,
@@ -205,3 +207,27 @@ def test_a_plan_approval_forged_as_policy_is_judged_by_the_base_policy(pr: Path)
     doc = document(pr, "--base", "main")
     assert [f["code"] for f in doc["findings"] if f["code"] == "AIDLC-CI-015"] == ["AIDLC-CI-015"]
     assert "auto_approve_plan" in json.dumps(doc)
+
+
+def test_on_the_aidlc_docs_layout_the_base_allowed_signers_beside_the_docs_judge(tmp_path: Path) -> None:
+    """The records' folder follows the layout: on aidlc-docs, allowed_signers and the ledger live beside the docs,
+    so a pull request that edits aidlc-docs/allowed_signers changes the rules, and a FIFO put where the ledger is
+    is refused at once (never waited on)."""
+    import os
+
+    from tests.aidlc_docs_sample import build_docs_repo
+
+    repo = build_docs_repo(tmp_path / "docs")
+    assert run_cli("init", cwd=repo.root).returncode == 0
+    repo.commit("adopt the docs with aidlc init")
+    base = git(repo.root, "rev-parse", "HEAD")
+    repo.write("aidlc-docs/allowed_signers", 'eve@x.org namespaces="aidlc" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI\n')
+    repo.commit("signers")
+    doc = document(repo.root, "--base", base)
+    assert ("AIDLC-CI-012", "aidlc-docs/allowed_signers") in found(doc)
+    ledger = repo.root / "aidlc-docs" / "events.jsonl"
+    ledger.unlink()
+    os.mkfifo(ledger)
+    proc = subprocess.run([sys.executable, "-m", "aidlc", "ci", "--base", base, "--format", "json"], cwd=repo.root,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr

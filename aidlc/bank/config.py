@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -11,7 +12,8 @@ from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
-__all__ = ["CONFIG_FILE", "ConfigError", "key_line", "load_config", "parse_config"]
+__all__ = ["CONFIG_FILE", "DOCS_MARKERS", "ConfigError", "key_line", "layout", "load_config", "parse_config",
+           "records_folder"]
 
 
 class ConfigError(UsageError):
@@ -48,6 +50,28 @@ def parse_config(data: bytes, label: str = CONFIG_FILE) -> Config:
         key = ".".join(str(part) for part in first["loc"])
         line = key_line(text or "", [str(part) for part in first["loc"] if isinstance(part, str)])
         raise ConfigError(f"{label}:{line}: '{key}': {first['msg']}") from None
+
+
+# What marks a folder as the aidlc-docs layout's (AWS aidlc-workflows v1): its state file, its audit log or shards.
+DOCS_MARKERS = ("aidlc-state.md", "audit.md", "audit")
+
+
+def layout(config: Config, holds: Callable[[str], bool]) -> str:
+    """The layout a source keeps its records in: aidlc.yaml's `layout`, or with `auto` the memory bank when `holds`
+    its folder, else aidlc-docs when it holds one of the docs folder's markers, else the memory bank. `holds(rel)`:
+    whether the source (the work tree, or a commit) has that file or folder."""
+    if config.layout != "auto":
+        return config.layout
+    if holds(config.memory_bank):
+        return "memory-bank"
+    if any(holds(f"{config.aidlc_docs}/{name}") for name in DOCS_MARKERS):
+        return "aidlc-docs"
+    return "memory-bank"
+
+
+def records_folder(config: Config, found_layout: str) -> str:
+    """The folder that holds the records and their ledger (events.jsonl, allowed_signers) in that layout."""
+    return config.aidlc_docs if found_layout == "aidlc-docs" else config.memory_bank
 
 
 def key_line(text: str, keys: list[str]) -> int:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from aidlc.bank.config import parse_config
+from aidlc.bank.config import layout, parse_config, records_folder
 from aidlc.bank.walk import CONFIG_FILE, LEDGER_FILE, read_inside
 from aidlc.globs import matcher
 from aidlc.model.config import Config
@@ -40,37 +40,40 @@ class RuleFiles:
 
     source: str  # for messages: "the work tree", "the base 1a2b3c4d5e6f"
     config: Config
+    folder: str  # the records' folder in the source's layout: the memory bank, or the aidlc-docs folder
     files: dict[str, bytes | None]  # path -> bytes (None: the source lacks it), aidlc.yaml first
     attributes: tuple[str, ...]  # the .gitattributes lines that apply to the ledger, in order
 
     @property
     def signers_rel(self) -> str:
-        return f"{self.config.memory_bank}/{ALLOWED_SIGNERS}"
+        return f"{self.folder}/{ALLOWED_SIGNERS}"
 
     @property
     def ledger_rel(self) -> str:
-        return f"{self.config.memory_bank}/{LEDGER_FILE}"
+        return f"{self.folder}/{LEDGER_FILE}"
 
 
-def paths(config: Config, baseline: str, workflows: list[str]) -> list[str]:
-    """The rule-bearing files' paths, for a source whose aidlc.yaml says `config`."""
-    return [CONFIG_FILE, f"{config.memory_bank}/{ALLOWED_SIGNERS}", baseline, ATTRIBUTES, *sorted(workflows)]
+def paths(folder: str, baseline: str, workflows: list[str]) -> list[str]:
+    """The rule-bearing files' paths, for a source whose records live in `folder`."""
+    return [CONFIG_FILE, f"{folder}/{ALLOWED_SIGNERS}", baseline, ATTRIBUTES, *sorted(workflows)]
 
 
 def is_workflow(name: str) -> bool:
     return name.startswith("aidlc") and name.endswith((".yml", ".yaml"))
 
 
-def read(source: str, read_files: Callable[[list[str]], dict[str, bytes | None]], workflows: list[str],
-         baseline: str = BASELINE_FILE) -> RuleFiles:
-    """The rule files through `read_files` (paths -> bytes or None); aidlc.yaml first, since it names the bank.
-    A broken aidlc.yaml is a ConfigError naming the source."""
+def read(source: str, read_files: Callable[[list[str]], dict[str, bytes | None]], holds: Callable[[str], bool],
+         workflows: list[str], baseline: str = BASELINE_FILE) -> RuleFiles:
+    """The rule files through `read_files` (paths -> bytes or None); aidlc.yaml first, since it names the records'
+    folder, which `holds` (a file or folder the source has) decides with it (`aidlc.bank.config.layout`). A broken
+    aidlc.yaml is a ConfigError naming the source."""
     data = read_files([CONFIG_FILE])[CONFIG_FILE]
     config = Config() if data is None else parse_config(data, f"{CONFIG_FILE} in {source}")
-    rels = paths(config, baseline, workflows)
+    folder = records_folder(config, layout(config, holds))
+    rels = paths(folder, baseline, workflows)
     files = {CONFIG_FILE: data, **read_files(rels[1:])}
-    attributes = ledger_attributes(files.get(ATTRIBUTES), f"{config.memory_bank}/{LEDGER_FILE}")
-    return RuleFiles(source, config, files, attributes)
+    attributes = ledger_attributes(files.get(ATTRIBUTES), f"{folder}/{LEDGER_FILE}")
+    return RuleFiles(source, config, folder, files, attributes)
 
 
 def work_tree(project: Path, top: Path, baseline: str = BASELINE_FILE) -> RuleFiles:
@@ -89,7 +92,7 @@ def work_tree(project: Path, top: Path, baseline: str = BASELINE_FILE) -> RuleFi
                 found[rel] = None
         return found
 
-    return read("the work tree", read_files, workflows, baseline)
+    return read("the work tree", read_files, lambda rel: (project / rel).exists(), workflows, baseline)
 
 
 def ledger_attributes(data: bytes | None, ledger_rel: str) -> tuple[str, ...]:

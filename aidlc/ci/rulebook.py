@@ -11,6 +11,7 @@ the approval's line is checked with every other decision (AIDLC-CI-003/004).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +21,8 @@ from aidlc.bank import rulefiles
 from aidlc.bank.items import PinnedFile
 from aidlc.bank.rulefiles import RuleFiles
 from aidlc.events.canonical import event_of
+from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.state import scan
-from aidlc.events.verify import split_lines
 from aidlc.gates.actor import same_person
 from aidlc.gates.signatures import about
 from aidlc.model.events import ActorKind
@@ -55,7 +56,8 @@ def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Comm
     them. A base without a ledger has not adopted aidlc yet: the pull request that adopts it brings the rules."""
     workflows = [f"{_workflows(project, history)}/{name}" for name in
                  history.names(base, _workflows(project, history)) if rulefiles.is_workflow(name)]
-    old = rulefiles.read(f"the base {base[:12]}", lambda rels: history.read(base, rels), workflows, baseline)
+    old = rulefiles.read(f"the base {base[:12]}", lambda rels: history.read(base, rels), _holds(history, base),
+                         workflows, baseline)
     new = rulefiles.work_tree(project, history.top, baseline)
     changed = rulefiles.changes(old, new)
     if not changed:
@@ -73,6 +75,14 @@ def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Comm
         for path, what in changed])
 
 
+def _holds(history: vcs.History, commit: str) -> Callable[[str], bool]:
+    """Whether `commit` has a file (by its folder's listing) or a folder holding files."""
+    def holds(rel: str) -> bool:
+        folder, _, name = rel.rpartition("/")
+        return bool(history.names(commit, rel)) or (bool(folder) and name in history.names(commit, folder))
+    return holds
+
+
 def _workflows(project: Path, history: vcs.History) -> str:
     return Path(os.path.relpath(history.top / rulefiles.WORKFLOWS, project)).as_posix()
 
@@ -85,11 +95,11 @@ def _found(rule: Rule, path: str, message: str) -> Finding:
 def _approval(project: Path, old: RuleFiles, new: RuleFiles,
               authors: list[vcs.Commit]) -> tuple[dict[str, Any] | None, str | None]:
     """The standing approval of the change, or why none counts (None, reason)."""
+    ledger = Ledger.of_bank(project, new.folder)
     try:
-        data = (project / new.ledger_rel).read_bytes()
-    except OSError:
-        return None, None
-    lines = split_lines(data)
+        lines = list(ledger.lines())  # a regular file only: a FIFO or a link in its place is refused, never waited on
+    except LedgerError as exc:
+        return None, f"its ledger cannot be read ({exc.message})"
     standing = scan(lambda: lines).decisions.standing(POLICY_GATE)
     if standing is None:
         return None, None
@@ -119,7 +129,7 @@ def _signed_by_base(project: Path, old: RuleFiles, event: dict[str, Any],
         return event, None
     from aidlc.gates.signing import lists, load_allowed, verify  # ssh-keygen: only where a signature is checked
 
-    allowed = load_allowed(project, old.config.memory_bank, PinnedFile(old.signers_rel, data, old.source))
+    allowed = load_allowed(project, old.folder, PinnedFile(old.signers_rel, data, old.source))
     email = str((event.get("actor") or {}).get("email") or "")
     if not allowed.usable():
         return None, f"{said} cannot be checked: {allowed.problem}"
