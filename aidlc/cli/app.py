@@ -153,9 +153,9 @@ def _pair(argv: list[str], flag: str, value: str) -> bool:
     return any(a == flag and b == value for a, b in itertools.pairwise(argv))
 
 
-def echo(text: str = "", err: bool = False) -> None:
+def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
     """Print a line that may hold repository or model text: shown terminal-safe (aidlc/names.py)."""
-    click.echo(terminal_safe(text), err=err)
+    click.echo(terminal_safe(text), err=err, nl=nl)
 
 
 def report_error(message: str, next_steps: list[str], code: int, wants_json: bool) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from aidlc.cli.app import App, output_options
+from aidlc.cli.app import App, echo, output_options
 from aidlc.model.types import Severity
 from aidlc.report import validation as render
 from aidlc.rules import validate
@@ -30,9 +30,9 @@ def validate_cmd(app: App, path: str | None, strict: bool) -> None:
         app.note(f"validating {folder_of(records)}/ ...")
     report = validate(records)
     if app.json:
-        click.echo(render.render_json(report))
+        echo(render.render_json(report))
     else:
-        click.echo(render.render_text(report, app.style, strict=strict, quiet=app.verbosity < 0))
+        echo(render.render_text(report, app.style, strict=strict, quiet=app.verbosity < 0))
     failed = report.summary.errors > 0 or (strict and any(f.severity == Severity.warning for f in report.findings))
     if failed:
         # SystemExit rather than click's Exit: under main(standalone_mode=False) click turns Exit into a

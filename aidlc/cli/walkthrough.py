@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from aidlc.cli.app import App, output_options, write_output
+from aidlc.cli.app import App, echo, output_options, write_output
 from aidlc.cli.bolt import llm_options, provider_from_flags
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
@@ -73,7 +73,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
         app.emit_json(report.model_dump(mode="json"))
         raise click.exceptions.Exit(code)
     if kept:
-        click.echo(written.block, nl=False)
+        echo(written.block, nl=False)
         app.note(f"{kept}; the report above is as of now (--output FILE writes it to a file)")
         raise click.exceptions.Exit(code)
     verification = report.verification
