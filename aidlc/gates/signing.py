@@ -186,6 +186,11 @@ def fingerprint(key: bytes) -> str:
     return "SHA256:" + base64.b64encode(hashlib.sha256(key).digest()).decode().rstrip("=")
 
 
+def public_key(sig: str) -> bytes:
+    """The public key blob inside a base64 SSHSIG blob (b"" when it is not one)."""
+    return _signing_key(sig)[0]
+
+
 def _signing_key(sig: str) -> tuple[bytes, bytes]:
     """(public key blob, namespace) inside an SSHSIG blob; empty values when it is not one."""
     try:
