@@ -149,12 +149,14 @@ ACTIONS = {"tag": "OWNER/aidlc@v0.1.0", "commit": "OWNER/aidlc@" + "a" * 40}
     f"ci: {{action: {ACTIONS['tag']}}}", f"ci: {{action: {ACTIONS['commit']}}}",
     'ci: {install: "git+https://example.org/OWNER/aidlc@v0.1.0"}', "",
 ], ids=["action-tag", "action-commit", "install", "unset"])
-def test_the_workflow_init_writes_passes_zizmor(repo: Path, settings: str) -> None:
+def test_the_workflow_init_writes_passes_zizmor_and_actionlint(repo: Path, settings: str) -> None:
     (repo / "aidlc.yaml").write_text(f"version: 1\n{settings}\n")
     proc = init(repo)
     text = (repo / WORKFLOW).read_text()
     audit = zizmor(repo / WORKFLOW)
     assert audit.returncode == 0 and json.loads(audit.stdout) == [], audit.stdout + audit.stderr + text
+    lint = actionlint(repo / WORKFLOW, cwd=repo)
+    assert lint.returncode == 0, lint.stdout + text
     checkout = steps(yaml.safe_load(text))[0]
     assert checkout["with"]["persist-credentials"] is False
     tagged = f"action: {ACTIONS['tag']}" in settings

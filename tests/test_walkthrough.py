@@ -930,6 +930,16 @@ def test_a_signed_statement_verifies_with_ssh_keygen_against_allowed_signers(han
     assert found.stdout.strip() == "ada@example.org"
     forged = payload.replace(CALC.encode(), b"src/pay/other.py")  # a subject changed after signing
     assert forged != payload and verify(forged).returncode != 0
+    # The README's commands, as a reader runs them beside the envelope.
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    commands = re.search(r"```bash\n(.*?)```", readme[readme.index("**Attestations.**"):], flags=re.S)
+    assert commands is not None
+    shutil.copy(target, hand / "bolt.intoto.json")
+    said = subprocess.run(["bash", "-euo", "pipefail", "-c", commands[1]], cwd=hand, capture_output=True, text=True)
+    assert said.returncode == 0, said.stderr
+    lines = said.stdout.splitlines()
+    assert lines[0] == "ada@example.org" and lines[1].startswith('Good "aidlc" signature for ada@example.org')
+    assert json.loads((hand / "payload.json").read_text()) == json.loads(payload)
 
 
 def test_sign_without_a_key_git_signs_with_is_refused_and_writes_nothing(hand: Path, tmp_path: Path) -> None:
