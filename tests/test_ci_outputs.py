@@ -229,6 +229,10 @@ def test_sarif_tools_reads_every_result(pr: Path, tmp_path: Path) -> None:  # no
     out = tmp_path / "aidlc.sarif"
     ci(pr, "--base", "main", "--sarif", str(out))
     results = json.loads(out.read_text())["runs"][0]["results"]
+    for result in results:  # each region is a line of the file it names
+        located = result["locations"][0]["physicalLocation"]
+        lines = (pr / located["artifactLocation"]["uri"]).read_text().count("\n")
+        assert 1 <= located.get("region", {}).get("startLine", 1) <= lines
     binary = shutil.which("sarif")
     assert binary, "sarif-tools is a test dependency: pip install -e '.[test]'"
     summary = subprocess.run([binary, "summary", str(out)], capture_output=True, text=True, check=True).stdout
