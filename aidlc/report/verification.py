@@ -1,5 +1,5 @@
-"""Verification strength by risk (DESIGN 3.1): what a bolt's risk requires before its walkthrough is approved,
-and what the repository shows is achieved.
+"""Verification strength by risk (docs/design.md, Gates): what a bolt's risk requires before its walkthrough is
+approved, and what the repository shows is achieved.
 
 | risk | minimum |
 |---|---|
