@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import run_cli
+from tests.helpers import console_script, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ".github/workflows/aidlc.yml"
@@ -42,15 +42,13 @@ jobs:
 
 def zizmor(*files: Path) -> subprocess.CompletedProcess:
     """zizmor's audits that need no network (--offline), as its default persona reports them."""
-    binary = shutil.which("zizmor")
-    assert binary, "zizmor is a test dependency: pip install -e '.[test]'"
+    binary = console_script("zizmor")
     return subprocess.run([binary, "--offline", "--no-progress", "--format", "json", *map(str, files)],
                           capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
 
 
 def actionlint(*files: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    binary = shutil.which("actionlint")
-    assert binary, "actionlint is a test dependency: pip install -e '.[test]'"
+    binary = console_script("actionlint")
     return subprocess.run([binary, "-no-color", *map(str, files)], cwd=cwd, capture_output=True, text=True)
 
 
@@ -280,8 +278,7 @@ def test_init_on_an_older_repo_offers_the_new_workflow(repo: Path) -> None:
 
 def test_pre_commit_try_repo_runs_the_hook(repo: Path, tmp_path: Path) -> None:
     """pre-commit installs aidlc from this checkout into its own environment and runs `aidlc validate`."""
-    pre_commit = shutil.which("pre-commit")
-    assert pre_commit, "pre-commit is a test dependency: pip install -e '.[test]'"
+    pre_commit = console_script("pre-commit")
     init(repo)
     story = repo / "memory-bank/intents/001-x/units/001-u/stories/001-s.md"
     story.parent.mkdir(parents=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -18,8 +17,11 @@ import pytest
 
 from aidlc import __version__
 from aidlc.ci.github import annotation, escape_data, escape_property
-from aidlc.model.ci import CiFinding
+from aidlc.ci.sarif import document as sarif_document
+from aidlc.ci.sarif import published_home
+from aidlc.model.ci import CiFinding, CiReport
 from aidlc.rules import CATALOGUE
+from tests.helpers import console_script
 from tests.test_ci import (  # noqa: F401 - pr is a fixture
     BOB,
     CODE,
@@ -210,15 +212,30 @@ def test_sarif_validates_against_the_official_schema(pr: Path, tmp_path: Path) -
     assert untraced["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/with%20space%2Ccomma.py"
     assert "region" not in untraced["locations"][0]["physicalLocation"]
     # What code scanning reads of each rule (GitHub lists fullDescription.text as required).
-    anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', README.read_text(encoding="utf-8")))
     for rule in run["tool"]["driver"]["rules"]:
         assert rule["fullDescription"]["text"].endswith(".")
         assert rule["help"]["markdown"].count("**Fix:** ") == 1
         assert rule["properties"]["precision"] == "very-high" and "aidlc" in rule["properties"]["tags"]
         assert rule["properties"]["problem.severity"] in ("error", "warning", "recommendation")
-        page, _, fragment = rule["helpUri"].partition("#")
-        assert page.endswith(f"/blob/v{__version__}/README.md") and fragment in anchors, rule["helpUri"]
     assert run["tool"]["driver"]["rules"][untraced["ruleIndex"]]["properties"]["problem.severity"] == "error"
+    # A link only where the package names its home; this package names none, so the rules carry none.
+    assert published_home() is None and all("helpUri" not in rule for rule in run["tool"]["driver"]["rules"])
+    assert "informationUri" not in run["tool"]["driver"]
+
+
+def test_sarif_rules_link_to_their_catalogue_row_under_the_packages_home(pr: Path) -> None:  # noqa: F811
+    _broken_link(pr)
+    report = CiReport.model_validate_json(ci(pr, "--base", "main", "--format", "json").stdout)
+    home = "https://code.example.org/aidlc"
+    sarif = sarif_document(report, home)
+    jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(sarif)
+    driver = sarif["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == home
+    anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', README.read_text(encoding="utf-8")))
+    for rule in driver["rules"]:
+        page, _, fragment = rule["helpUri"].partition("#")
+        assert page == f"{home}/blob/v{__version__}/README.md" and fragment in anchors, rule["helpUri"]
+        assert rule["help"]["markdown"].endswith(f"]({rule['helpUri']})")
 
 
 def test_sarif_tools_reads_every_result(pr: Path, tmp_path: Path) -> None:  # noqa: F811
@@ -233,8 +250,7 @@ def test_sarif_tools_reads_every_result(pr: Path, tmp_path: Path) -> None:  # no
         located = result["locations"][0]["physicalLocation"]
         lines = (pr / located["artifactLocation"]["uri"]).read_text().count("\n")
         assert 1 <= located.get("region", {}).get("startLine", 1) <= lines
-    binary = shutil.which("sarif")
-    assert binary, "sarif-tools is a test dependency: pip install -e '.[test]'"
+    binary = console_script("sarif")
     summary = subprocess.run([binary, "summary", str(out)], capture_output=True, text=True, check=True).stdout
     assert f"error: {len(results)}" in summary.splitlines(), summary
     csv_file = tmp_path / "aidlc.csv"

@@ -1,8 +1,12 @@
 """SARIF 2.1.0 (OASIS): the findings for code scanning, with the whole rule catalogue as the tool's rules.
 
 Each rule carries what GitHub code scanning reads: `fullDescription`, `help` (the rule's fix, as text and Markdown),
-`helpUri` (the rule's row in the README's rule catalogue, at this version's tag), `properties.tags`,
-`properties.precision` and `properties.problem.severity`. Every result points at a file that exists.
+`helpUri`, `properties.tags`, `properties.precision` and `properties.problem.severity`. Every result points at a
+file that exists.
+
+`helpUri` is the rule's row in the README's rule catalogue at this version's tag, under the repository the installed
+package names as its home (`[project.urls] Repository` in pyproject.toml). A package that names no home gets no
+`helpUri` and no `informationUri`: a link is written only where it leads somewhere.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from aidlc import REPOSITORY, __version__
+from aidlc import __version__
 from aidlc.model.ci import CiFinding, CiReport
 from aidlc.model.types import Severity
 from aidlc.rules import CATALOGUE
@@ -28,20 +32,34 @@ def anchor(code: str) -> str:
     return code.lower()
 
 
-def help_uri(code: str) -> str:
-    return f"{REPOSITORY}/blob/v{__version__}/README.md#{anchor(code)}"
+def published_home() -> str | None:
+    """The repository the installed aidlc names as its home in its package metadata, if any."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        urls = metadata("aidlc").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return None
+    named = dict(url.split(", ", 1) for url in urls if ", " in url)
+    home = named.get("Repository") or named.get("Homepage")
+    return home.rstrip("/") if home and home.startswith("https://") else None
 
 
-def _rule(rule: Rule) -> dict[str, Any]:
+def help_uri(home: str, code: str) -> str:
+    return f"{home}/blob/v{__version__}/README.md#{anchor(code)}"
+
+
+def _rule(rule: Rule, home: str | None) -> dict[str, Any]:
     described = rule.summary[:1].upper() + rule.summary[1:] + "."
-    uri = help_uri(rule.code)
+    uri = help_uri(home, rule.code) if home else None
+    link = f"\n\n[{rule.code} in the rule catalogue]({uri})" if uri else ""
     return {
         "id": rule.code, "name": rule.code.title().replace("-", ""),
         "shortDescription": {"text": rule.summary},
         "fullDescription": {"text": described},
-        "helpUri": uri,
+        **({"helpUri": uri} if uri else {}),
         "help": {"text": f"{described} Fix: {rule.fix}",
-                 "markdown": f"{described}\n\n**Fix:** {rule.fix}\n\n[{rule.code} in the rule catalogue]({uri})"},
+                 "markdown": f"{described}\n\n**Fix:** {rule.fix}{link}"},
         "defaultConfiguration": {"level": _LEVEL[rule.severity]},
         # Each rule checks a fact of the files or of the history; none is a guess.
         "properties": {"tags": ["aidlc", "governance", rule.family], "precision": "very-high",
@@ -76,7 +94,8 @@ def _physical(uri: str, line: int | None) -> dict[str, Any]:
                                  **region}}
 
 
-def document(report: CiReport) -> dict[str, Any]:
+def document(report: CiReport, home: str | None) -> dict[str, Any]:
+    """The SARIF document of `report`; `home` is the repository rules link to (see the module's docstring)."""
     codes = list(CATALOGUE)
     root = Path(report.root)
     results = []
@@ -92,8 +111,8 @@ def document(report: CiReport) -> dict[str, Any]:
         })
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "aidlc", "version": __version__, "semanticVersion": __version__,
-                            "informationUri": REPOSITORY,
-                            "rules": [_rule(rule) for rule in CATALOGUE.values()]}},
+                            **({"informationUri": home} if home else {}),
+                            "rules": [_rule(rule, home) for rule in CATALOGUE.values()]}},
         "results": results,
         "columnKind": "unicodeCodePoints",
     }
@@ -101,4 +120,4 @@ def document(report: CiReport) -> dict[str, Any]:
 
 
 def render(report: CiReport) -> str:
-    return json.dumps(document(report), ensure_ascii=False, indent=2) + "\n"
+    return json.dumps(document(report, published_home()), ensure_ascii=False, indent=2) + "\n"
