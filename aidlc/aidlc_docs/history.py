@@ -25,11 +25,13 @@ from aidlc.aidlc_docs.reader import (
     AUDIT_FILE,
     AUDIT_FOLDER,
     STATE_FILE,
+    STATE_FOLDER,
     audit_entries,
     is_audit,
     marker_lines,
     one_line_end,
     read_state,
+    state_file,
     unit_of,
 )
 from aidlc.aidlc_docs.stages import BY_SLUG, stage_of
@@ -52,7 +54,7 @@ CHUNK = 64  # commits whose audit log versions are read at once
 CLOCK_TOLERANCE = timedelta(minutes=5)  # a writer's clock may run this far ahead of the committer's
 BEFORE_FIRST_COMMIT = timedelta(days=1)  # work may start a day before the repository does, not earlier
 
-_TICKED = re.compile(r"^[ \t]*[-*+][ \t]+\[[xX]\].*$", re.MULTILINE)
+_TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[[xX]\]|\|).*$", re.MULTILINE)  # a ticked line, or a table row
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 _APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova", re.IGNORECASE)
 # What an agent writes where the person said nothing: not a person's input.
@@ -166,7 +168,9 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     history = vcs.history(root)
     if history is None or history.head is None:
         return []
-    state_rel = f"{rel}/{STATE_FILE}"
+    held = history.names("HEAD", rel) + [f"{STATE_FOLDER}/{name}"
+                                          for name in history.names("HEAD", f"{rel}/{STATE_FOLDER}")]
+    state_rel = f"{rel}/{state_file(held) or STATE_FILE}"
     revisions = history.revisions([f"{rel}/{AUDIT_FILE}", f"{rel}/{AUDIT_FOLDER}", state_rel], since)
     judge = _Judge(history)
     audits = sorted({path for r in revisions for path in r.files if _is_audit(rel, path)})
