@@ -1,6 +1,6 @@
 """Shapes of the aidlc-docs layout beyond the rules' templates, as real repositories write them, through the CLI on
 real git histories built here: a fork of the rules that keeps one state and one audit log per branch
-(`state/main.md`, `audit/main.md`) and writes its stage progress as a table."""
+(`state/main.md`, `audit/main.md`) and writes its stage progress as a table; a plan replaced by a revised one."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.aidlc_docs_sample import DOCS, DocsRepo, entry_text, stamp
+from tests.aidlc_docs_sample import CODE_PLAN, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, plan, stamp
 from tests.helpers import git_init, run_cli
 
 BRANCH_STATE = f"{DOCS}/state/main.md"
@@ -161,3 +161,36 @@ def test_a_stage_table_in_the_flat_state_file_is_read_too(tmp_path: Path) -> Non
     _, found = findings(repo)
     assert ("AIDLC-DOCS-003", flat, repo.line(flat, "| Workflow Planning |")) in found
 
+
+
+# -- a plan replaced by a revised one -------------------------------------------------------------------------------
+@pytest.fixture
+def shop(tmp_path: Path) -> DocsRepo:
+    return build_docs_repo(tmp_path / "shop")
+
+
+def test_a_plan_replaced_by_its_revision_is_a_note_and_the_revision_is_judged(shop: DocsRepo) -> None:
+    revised = CODE_PLAN.replace("-plan.md", "-plan-revised.md")
+    shop.write(revised, shop.read(CODE_PLAN))  # 4 of 4 steps done
+    shop.write(CODE_PLAN, plan("Code Generation Plan (first draft)", 6, 0))  # abandoned: every box open
+    shop.commit("aidlc-docs: the code-generation plan revised", stamp(len(ENTRIES) + 1))
+    code, found = findings(shop)
+    assert code == 0
+    assert found == [("AIDLC-DOCS-016", CODE_PLAN, None)]
+    message = json.loads(run_cli("validate", str(shop.root), "--format", "json").stdout)["findings"][0]["message"]
+    assert message == f"replaced by {revised}: its 6 open of 6 boxes are not judged, the revised plan's are"
+    # The revision's own open box is judged: the stage is ticked while it is open (and Build and Test after it).
+    shop.write(revised, plan("Code Generation Plan (revised)", 4, 3))
+    shop.commit("aidlc-docs: a step reopened", stamp(len(ENTRIES) + 2))
+    _, found = findings(shop)
+    assert {(c, p) for c, p, _ in found} == {("AIDLC-DOCS-016", CODE_PLAN), ("AIDLC-DOCS-005", STATE),
+                                             ("AIDLC-DOCS-006", STATE)}
+
+
+def test_a_plan_repeating_a_stage_under_another_name_is_judged_too(shop: DocsRepo) -> None:
+    # `unit-2-...` beside `unit-2-shop-web-...`: nothing in the names says which one governs, so both are judged.
+    other = f"{DOCS}/construction/plans/unit-2-functional-design-plan.md"
+    shop.write(other, plan("Functional Design Plan", 3, 0))
+    shop.commit("aidlc-docs: a second plan", stamp(len(ENTRIES) + 1))
+    _, found = findings(shop)
+    assert found == [("AIDLC-DOCS-005", STATE, shop.line(STATE, "(Unit 2: shop-web)"))]

@@ -122,6 +122,7 @@ def read_project(root: Path, rel: str) -> DocsProject:
             lines = conflict_lines(text)
             if lines:
                 project.conflicts[path_rel] = lines
+    mark_superseded(project.plans)
     construction = folder / "construction"
     if construction.is_dir():
         project.units = sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS)
@@ -385,6 +386,7 @@ _STORY = re.compile(rf"\b{_STORY_ID}\b")
 _STORY_RANGE = re.compile(r"\bUS-(?P<prefix>[A-Za-z]*)(?P<first>\d+)[ \t]*(?:\.\.|~|…|–)[ \t]*(?:US-)?(?P=prefix)?"
                           r"(?P<last>\d+)\b")
 MAX_RANGE = 200
+_REVISION = re.compile(r"revised|revision|updated|v\d+|rev\d*|\d+", re.IGNORECASE)  # a plan's successor's suffix
 
 
 def story_headings(text: str, rel: str) -> list[StoryRef]:
@@ -441,6 +443,18 @@ def read_plan(text: str, rel: str) -> PlanFile | None:
         elif box == " ":
             plan.open.append(number)
     return plan if plan.done or plan.open else None
+
+
+def mark_superseded(plans: list[PlanFile]) -> None:
+    """Set `superseded_by` on each plan that a revised plan beside it replaces: `X.md` by `X-revised.md`
+    (`-revision`, `-updated`, `-v2`, `-rev2`, `-2`), in the same folder. The name says which one governs; a plan
+    that merely repeats another's stage under another name (`unit-2-...` beside `customer-spa-...`) says nothing
+    of the kind, and both are judged."""
+    stems = {plan.path.removesuffix(".md"): plan for plan in plans}
+    for stem, plan in stems.items():
+        plan.superseded_by = next((other.path for other_stem, other in sorted(stems.items())
+                                   if other_stem.startswith(f"{stem}-")
+                                   and _REVISION.fullmatch(other_stem[len(stem) + 1:])), None)
 
 
 def plan_boxes(text: str) -> Iterator[tuple[int, str, str]]:

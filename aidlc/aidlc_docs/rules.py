@@ -124,6 +124,11 @@ UNREADABLE = docs_rule(
     "AIDLC-DOCS-015", E, "a Markdown file of aidlc-docs/ cannot be read (not UTF-8, too large, or unreadable): its "
     "rules were not checked",
     "save the file as UTF-8 text (and under the size limit), or remove it")
+SUPERSEDED = docs_rule(
+    "AIDLC-DOCS-016", I, "a plan file is replaced by a revised one beside it (`<plan>-revised.md`, `-v2`, "
+    "`-updated`): its boxes are not judged, the revised plan's are",
+    "nothing to fix when the revision replaced it; to say so in the tree, delete the old plan or note at its top "
+    "which file replaces it")
 
 # The rules that read aidlc-state.md's v1 stage lines, audit.md's v1 approvals or one writer's timestamps: a v2 intent
 # record states stages as rows and events as typed blocks (aidlc/aidlc_docs/record_rules.py checks those), and its
@@ -259,7 +264,7 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
 
 
 def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFile]:
-    return [plan for plan in project.plans if plan.stage == stage
+    return [plan for plan in project.plans if plan.stage == stage and plan.superseded_by is None
             and (unit is None or not BY_SLUG[stage].per_unit or unit_of(plan.unit or "") == unit)]
 
 
@@ -271,6 +276,14 @@ def _plan_open(project: DocsProject) -> Iterator[Hit]:
         for plan in _plans_of(project, line.stage or "", line.unit):
             if plan.open:
                 yield Hit(path, line.line, f"ticked while {_open(plan)}")
+
+
+@check(SUPERSEDED)
+def _superseded(project: DocsProject) -> Iterator[Hit]:
+    for plan in project.plans:
+        if plan.superseded_by is not None:
+            yield Hit(plan.path, None, f"replaced by {plan.superseded_by}: its {len(plan.open)} open of "
+                      f"{len(plan.open) + plan.done} boxes are not judged, the revised plan's are")
 
 
 @check(BUILD_BEFORE_CODE)
