@@ -299,6 +299,11 @@ def _mark(box: str) -> Mark:
             }.get(box, Mark.in_progress)
 
 
+def units_of(text: str) -> list[str]:
+    """Every unit a text names by number, in order: `Unit 1 and U3` -> ['1', '3']."""
+    return list(dict.fromkeys(str(int(m.group("n") or m.group("u"))) for m in _UNIT.finditer(text)))
+
+
 def unit_of(text: str) -> str | None:
     """The unit a line names: `Unit 1`, `U2`, `유닛 3` -> '1', '2', '3'; None when it names none."""
     match = _UNIT.search(text)
