@@ -178,6 +178,44 @@ def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRep
     assert only(docs, "AIDLC-DOCS-007")
 
 
+def with_entry_after(after: str, entry: tuple[str, str, str, str],
+                     entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> str:
+    """The clean audit log with `entry` right after the one headed `after`."""
+    found = list(entries)
+    found.insert(next(i for i, e in enumerate(found) if e[0] == after) + 1, entry)
+    return audit_text(found)
+
+
+def test_an_approval_whose_context_starts_the_next_stage_approves_what_came_before(docs: DocsRepo) -> None:
+    # Unit 2's design stages were skipped; its code generation was approved, then unit 2 as a whole, the Context
+    # naming the next unit's first stage as it starts: that is no approval of a functional design.
+    docs.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 2: shop-web)",
+                 "- [ ] Functional Design - SKIP (Unit 2: shop-web)")
+    entries = [e for e in ENTRIES if e[0] != "Functional Design - Unit 2 Approval"]
+    docs.write(AUDIT, with_entry_after("Code Generation - Unit 2 Approval", (
+        "CONSTRUCTION - Unit 2 - Approved / Unit 3 Begins", "approved", "Unit 2 approved. Entering Unit 3.",
+        "CONSTRUCTION - Unit 3 Functional Design starts."), entries))
+    assert docs.findings() == []
+
+
+def test_a_request_whose_context_names_a_stage_is_no_approval_out_of_order(docs: DocsRepo) -> None:
+    docs.write(AUDIT, with_entry_after("Code Generation - Unit 1 Approval", (
+        "U1 Orders API - PR request", "make a PR to develop", "Opening the pull request.",
+        "CONSTRUCTION - Infrastructure Design PR preparation.")))
+    assert docs.findings() == []
+
+
+def test_approvals_of_per_unit_stages_naming_no_unit_are_not_compared(docs: DocsRepo) -> None:
+    # Two approvals naming no unit, of stages in the reverse of the documented order: which units they are about is
+    # unknown, so they are compared with nothing.
+    entries = [*ENTRIES[:-1], ("Code Generation - Approval", "approve", "Code approved.",
+                               "CONSTRUCTION - Code Generation approved"),
+               ("Functional Design - Approval", "approve", "Functional design approved.",
+                "CONSTRUCTION - Functional Design approved"), ENTRIES[-1]]
+    docs.write(AUDIT, audit_text(entries))
+    assert docs.findings() == []
+
+
 def test_a_timestamp_that_is_not_iso_8601_is_an_error(docs: DocsRepo) -> None:
     docs.replace(AUDIT, iso(stamp(2)), "30/11/2026 08:17")
     assert only(docs, "AIDLC-DOCS-008") == [(AUDIT, docs.line(AUDIT, "30/11/2026") - 1)]

@@ -32,9 +32,9 @@ from aidlc.aidlc_docs.reader import (
     one_line_end,
     read_state,
     state_file,
-    unit_of,
 )
-from aidlc.aidlc_docs.stages import BY_SLUG, stage_of
+from aidlc.aidlc_docs.rules import approves
+from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.model.findings import Finding
 from aidlc.rules import shorten
 from aidlc.rules.catalogue import Rule
@@ -55,10 +55,6 @@ CLOCK_TOLERANCE = timedelta(minutes=5)  # a writer's clock may run this far ahea
 BEFORE_FIRST_COMMIT = timedelta(days=1)  # work may start a day before the repository does, not earlier
 
 _TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[[xX]\]|\|).*$", re.MULTILINE)  # a ticked line, or a table row
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
-_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova", re.IGNORECASE)
-# What an agent writes where the person said nothing: not a person's input.
-_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
 
 
 @dataclass
@@ -499,22 +495,3 @@ def _ticked(state: StateFile) -> dict[tuple[str, str | None], tuple[int, str]]:
         if line.mark == Mark.done and line.stage is not None and not line.skipped and BY_SLUG[line.stage].approval:
             found.setdefault((line.stage, line.unit), (line.line, line.text))
     return found
-
-
-def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
-    """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
-    holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
-    names the stage and its heading, status or context says approved, or a sentence of its AI response names the
-    stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
-    if _NO_INPUT.match(person.strip()):
-        return False
-    heading, context = entry.heading or "", entry.fields.get("context", "")
-    said = unit_of(f"{heading} {context}")
-    if unit is not None and said is not None and said != unit:
-        return False
-    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
-    if named == stage and any(_APPROVAL.search(text) for text in (heading, entry.fields.get("status", ""), context)):
-        return True
-    return any(stage_of(sentence) == stage and _APPROVAL.search(sentence)
-               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))

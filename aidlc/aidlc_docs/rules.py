@@ -43,7 +43,11 @@ _NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:use
                        re.IGNORECASE)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
-_APPROVAL_WORD = re.compile(r"approv|승인|批准|承認|aprova", re.IGNORECASE)
+_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova", re.IGNORECASE)
+_STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
+# What an agent writes where the person said nothing: not a person's input.
+_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
 _NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청",
                            re.IGNORECASE)
 
@@ -187,17 +191,40 @@ def has_words(entry: AuditEntry) -> bool:
 
 def approved_stages(entry: AuditEntry) -> list[str]:
     """The stages an entry with a person's words answers for: those its heading names, else the first its Context
-    names (a Context's `Next: User Stories` is not an approval of User Stories). An entry logging answers to a
+    names (a Context's `Next: User Stories` is not an approval of User Stories, nor is `Unit 2 Functional Design
+    starts`, where the heading approved what came before). An entry logging answers to a
     stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
     answers, then separately for the approval."""
     heading = entry.heading or ""
-    if _ANSWERS.search(heading) and not _APPROVAL_WORD.search(heading):
+    if _ANSWERS.search(heading) and not _APPROVAL.search(heading):
         return []
     named = stages_named(heading)
     if named:
         return named
-    first = stage_of(entry.fields.get("context", ""))
+    context = entry.fields.get("context", "")
+    if _STARTS.search(context) and not _APPROVAL.search(context):
+        return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
+    first = stage_of(context)
     return [first] if first else []
+
+
+def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
+    """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
+    holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
+    names the stage and its heading, status or context says approved, or a sentence of its AI response names the
+    stage and says approved ("Requirements Analysis approved; starting User Stories")."""
+    person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
+    if _NO_INPUT.match(person.strip()):
+        return False
+    heading, context = entry.heading or "", entry.fields.get("context", "")
+    said = unit_of(f"{heading} {context}")
+    if unit is not None and said is not None and said != unit:
+        return False
+    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
+    if named == stage and any(_APPROVAL.search(text) for text in (heading, entry.fields.get("status", ""), context)):
+        return True
+    return any(stage_of(sentence) == stage and _APPROVAL.search(sentence)
+               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
 
 
 class Units:
@@ -299,7 +326,9 @@ def _build_before_code(project: DocsProject) -> Iterator[Hit]:
 @check(ORDER_BROKEN)
 def _order(project: DocsProject) -> Iterator[Hit]:
     # The first approval of each stage (of each unit, for the per-unit ones), by the stage its heading names (else
-    # its Context): compared within inception, and within each unit.
+    # its Context), of an entry that says it approves (a person's words alone may be answers or a request):
+    # compared within inception, and within each unit; a per-unit stage's approval naming no unit is compared
+    # with nothing.
     first: dict[tuple[str | None, str], tuple[AuditEntry, str]] = {}
     units = Units(project)
     for log in project.audits:
@@ -308,9 +337,12 @@ def _order(project: DocsProject) -> Iterator[Hit]:
                 continue
             stages = approved_stages(entry)
             stage = stages[0] if stages else None
-            if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test":
+            if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" \
+                    or not approves(entry, stage, None):
                 continue
             scope = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
+            if scope is None:
+                continue
             known = first.get((scope, stage))
             if known is None or entry.at < (known[0].at or entry.at):
                 first[(scope, stage)] = (entry, log.path)
