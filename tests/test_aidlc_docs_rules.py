@@ -24,6 +24,7 @@ from tests.aidlc_docs_sample import (
     audit_text,
     build_docs_repo,
     iso,
+    plan,
     stamp,
 )
 
@@ -150,6 +151,22 @@ def test_a_stage_ticked_while_its_plan_has_open_boxes_is_an_error(docs: DocsRepo
     assert f"{DESIGN_PLAN} has 1 of 2 boxes open (first at line {docs.line(DESIGN_PLAN, '[ ] Step 2')})" in \
         found[0].message
     assert only(docs, "AIDLC-DOCS-005")
+
+
+def test_a_line_naming_its_plan_is_judged_by_that_plan_only(docs: DocsRepo) -> None:
+    # A re-entry of unit 1's functional design names its own plan; the first run's plan is open.
+    first = f"{DOCS}/construction/plans/unit-1-orders-api-functional-design-plan.md"
+    again = f"{DOCS}/construction/plans/unit-1-orders-api-refunds-functional-design-plan.md"
+    docs.replace(first, "- [x] Step 2", "- [ ] Step 2")
+    docs.write(again, plan("Functional Design: refunds", 3, 3))
+    docs.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 2: shop-web)\n",
+                 "- [x] Functional Design - EXECUTE (Unit 2: shop-web)\n- [x] **Functional Design revised - Unit 1 "
+                 "refunds (2026-11-30)**: plan `construction/plans/unit-1-orders-api-refunds-functional-design-plan.md`"
+                 ", all answers A\n")
+    assert only(docs, "AIDLC-DOCS-005") == [(STATE, docs.line(STATE, "Functional Design - EXECUTE (Unit 1"))]
+    # The re-entry's own plan open: its line is judged by it.
+    docs.write(again, plan("Functional Design: refunds", 3, 2))
+    assert (STATE, docs.line(STATE, "Functional Design revised")) in only(docs, "AIDLC-DOCS-005")
 
 
 def test_the_execution_plans_boxes_choose_stages_and_are_never_open_steps(docs: DocsRepo) -> None:

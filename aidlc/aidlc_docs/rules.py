@@ -295,12 +295,19 @@ def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFi
             and (unit is None or not BY_SLUG[stage].per_unit or unit_of(plan.unit or "") == unit)]
 
 
+def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:
+    """The plans of the line's stage that the line names by file name (`계획서 construction/plans/u1-corpus-
+    functional-design-plan.md`): a re-entry's line saying which of a unit's plans is its own."""
+    return [plan for plan in project.plans if plan.stage == line.stage and plan.superseded_by is None
+            and re.search(rf"(?<![\w-]){re.escape(PurePosixPath(plan.path).name)}", line.text)]
+
+
 @check(PLAN_OPEN)
 def _plan_open(project: DocsProject) -> Iterator[Hit]:
     for path, line in ticked(project):
         if line.stage == "workflow-planning":  # execution-plan.md's boxes choose stages; they are not steps
             continue
-        for plan in _plans_of(project, line.stage or "", line.unit):
+        for plan in _plans_named(project, line) or _plans_of(project, line.stage or "", line.unit):
             if plan.open:
                 yield Hit(path, line.line, f"ticked while {_open(plan)}")
 
