@@ -169,6 +169,24 @@ def test_a_line_naming_its_plan_is_judged_by_that_plan_only(docs: DocsRepo) -> N
     assert (STATE, docs.line(STATE, "Functional Design revised")) in only(docs, "AIDLC-DOCS-005")
 
 
+def test_a_unit_named_by_its_folder_in_a_heading_is_judged_as_that_unit(docs: DocsRepo) -> None:
+    # A unit folder without a number, its lines under a bold paragraph naming it; its approval an entry without a
+    # heading whose Context names it in words; a system-wide infrastructure-design/ folder beside it is no unit.
+    docs.write(f"{DOCS}/construction/search-migration/nfr-design/nfr-design-patterns.md", "# Patterns\n")
+    docs.write(f"{DOCS}/construction/infrastructure-design/shared-network.md", "# Network\n")
+    docs.write(f"{DOCS}/construction/plans/search-migration-nfr-design-plan.md", plan("NFR Design", 2, 2))
+    docs.write(f"{DOCS}/construction/plans/unit-1-orders-api-nfr-design-plan.md", plan("NFR Design", 2, 1))
+    docs.replace(STATE, "### 🟡 OPERATIONS PHASE", "**search-migration** (reindex the catalogue):\n"
+                 "- [x] NFR Design — **complete, approved**. `nfr-design-patterns.md`\n\n### 🟡 OPERATIONS PHASE")
+    docs.write(AUDIT, docs.read(AUDIT) + f"**Timestamp**: {iso(stamp(len(ENTRIES)))}\n"
+               "**User Input**: \"continue to the next stage\"\n**AI Response**: \"Proceeding.\"\n"
+               "**Context**: User approved NFR Design for the search migration; Infrastructure Design next.\n\n---\n")
+    assert docs.findings() == []
+    # Unit 1's open NFR design plan is unit 1's: its line is not ticked. The migration's own plan open is found.
+    docs.write(f"{DOCS}/construction/plans/search-migration-nfr-design-plan.md", plan("NFR Design", 2, 1))
+    assert only(docs, "AIDLC-DOCS-005") == [(STATE, docs.line(STATE, "- [x] NFR Design — **complete"))]
+
+
 def test_the_execution_plans_boxes_choose_stages_and_are_never_open_steps(docs: DocsRepo) -> None:
     docs.replace(EXECUTION_PLAN, "- [x] Requirements Analysis (COMPLETED)", "- [ ] Requirements Analysis")
     assert docs.findings() == []

@@ -41,7 +41,10 @@ STATE_FOLDER = "state"
 AUDIT_INDEX = f"{AUDIT_FOLDER}/audit-index.md"  # the per-branch layout's list of its branches' logs
 # An audit log only grows: 5,000 entries of a real log's size are 1-5 MiB, over the limit of other files.
 MAX_AUDIT_BYTES = 64 << 20
-NOT_UNITS = frozenset({"plans", "build-and-test", "shared", "shared-infrastructure", "code"})
+# Folders of construction/ that are no unit: the plans, shared parts, and a stage's folder (a system-wide
+# infrastructure-design/, as units are `construction/<unit>/<stage>/`).
+NOT_UNITS = frozenset({"plans", "build-and-test", "shared", "shared-infrastructure", "code", "functional-design",
+                       "nfr-requirements", "nfr-design", "infrastructure-design", "code-generation"})
 
 _BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~\-SR?])\][ \t]*(?P<text>.*)$")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
@@ -97,6 +100,9 @@ def read_project(root: Path, rel: str) -> DocsProject:
     for path in sorted(p for p in folder.rglob("*") if p.is_file() or p.is_symlink()):
         project.files.append(path.relative_to(root).as_posix())
     state = state_file([path_rel[len(rel) + 1:] for path_rel in project.files])
+    construction = folder / "construction"
+    if construction.is_dir():
+        project.units = sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS)
     for path_rel in project.files:
         name = path_rel.rsplit("/", 1)[-1]
         if not name.endswith(".md"):
@@ -106,7 +112,7 @@ def read_project(root: Path, rel: str) -> DocsProject:
         if text is None:
             continue
         if inside == state:
-            project.state = read_state(text, path_rel)
+            project.state = read_state(text, path_rel, project.units)
         elif is_audit(inside):
             project.audits.append(read_audit(text, path_rel))
         else:
@@ -123,9 +129,6 @@ def read_project(root: Path, rel: str) -> DocsProject:
             if lines:
                 project.conflicts[path_rel] = lines
     mark_superseded(project.plans)
-    construction = folder / "construction"
-    if construction.is_dir():
-        project.units = sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS)
     return project
 
 
@@ -189,12 +192,15 @@ def conflict_lines(text: str) -> list[int]:
 
 
 # -- aidlc-state.md ------------------------------------------------------------------------------------------------
-def read_state(text: str, rel: str) -> StateFile:
+def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile:
     """Each checkbox line with its stage, unit and what it says; a line's unit may come from its parent line or
     from the heading (or bold paragraph) above it. A line that names a unit but no stage, under a line that names
     a stage (`- [~] Functional Design (per-unit)` / `  - [x] U1 Chat Core — approved`), is that stage of the
     unit. A table whose header names a stage column and a status column (`| Stage | Status | Artifacts |`) gives
-    one stage line per row: `| Code Generation | ✅ Complete | ... |` is ticked, `⏭️ Skipped` skipped."""
+    one stage line per row: `| Code Generation | ✅ Complete | ... |` is ticked, `⏭️ Skipped` skipped. A heading
+    naming one of `units` (the unit folders) that has no number (`**v4-migration** (...)`) makes the lines under it
+    that unit's."""
+    named = [unit for unit in units or [] if unit_of(unit) is None]
     state = StateFile(path=rel, conflict_lines=conflict_lines(text))
     context_unit: str | None = None
     parents: list[_Parent] = []  # the open list items above
@@ -214,7 +220,7 @@ def read_state(text: str, rel: str) -> StateFile:
         heading = _HEADING.match(line) or _BOLD_HEADING.match(line)
         if heading:
             title = heading.group(2) if heading.re is _HEADING else heading.group("text")
-            context_unit = unit_of(title) if "phase" not in title.lower() else None
+            context_unit = (unit_of(title) or _folder_in(title, named)) if "phase" not in title.lower() else None
             parents = []
             continue
         match = _BOX.match(line)
@@ -240,6 +246,22 @@ def read_state(text: str, rel: str) -> StateFile:
             depth=len(parents), parent=boxed.line if boxed else None))
         parents.append(_Parent(indent, own_unit, number, stage))
     return state
+
+
+def _folder_in(title: str, folders: list[str]) -> str | None:
+    found = folders_named(title, folders)
+    return found[0] if len(found) == 1 else None
+
+
+def folder_words(folder: str) -> str:
+    """A regex of a folder's name as text writes it: `v4-migration`, `v4 migration`, `V4_Migration` (as a word)."""
+    spelled = re.escape(folder).replace(r"\-", "[-_ ]")
+    return rf"(?<![\w-]){spelled}(?![\w-])"
+
+
+def folders_named(text: str, folders: list[str]) -> list[str]:
+    """The folders of `folders` that `text` names (case ignored)."""
+    return [folder for folder in folders if re.search(folder_words(folder), text, re.IGNORECASE)]
 
 
 def _stage_columns(header: list[str]) -> tuple[int, int] | None:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
-from aidlc.aidlc_docs.reader import unit_of
+from aidlc.aidlc_docs.reader import folders_named, unit_of
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
@@ -242,13 +242,17 @@ class Units:
                         self.alias.setdefault(folder, number)
 
     def _folders_in(self, text: str) -> list[str]:
-        lowered = text.lower()
-        return [name for name in self.folders if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lowered)]
+        return folders_named(text, self.folders)
 
     def of(self, entry: AuditEntry) -> str | None:
-        heading = entry.heading or ""
-        named = unit_of(heading) or next((self.alias[f] for f in self._folders_in(heading) if f in self.alias), None)
-        return named or unit_of(entry.fields.get("context", ""))
+        heading, context = entry.heading or "", entry.fields.get("context", "")
+        folders = self._folders_in(heading)
+        named = unit_of(heading) or next((self.alias[f] for f in folders if f in self.alias), None)
+        if named or unit_of(context):
+            return named or unit_of(context)
+        # a folder no entry ties to a number is the unit as its own name (`v4-migration`, `v4 migration`)
+        folders = folders or self._folders_in(context)
+        return folders[0] if len(folders) == 1 else None
 
 
 def approvals(project: DocsProject) -> dict[tuple[str, str | None], list[AuditEntry]]:
@@ -292,7 +296,7 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
 
 def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFile]:
     return [plan for plan in project.plans if plan.stage == stage and plan.superseded_by is None
-            and (unit is None or not BY_SLUG[stage].per_unit or unit_of(plan.unit or "") == unit)]
+            and (unit is None or not BY_SLUG[stage].per_unit or plan.unit == unit or unit_of(plan.unit or "") == unit)]
 
 
 def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:

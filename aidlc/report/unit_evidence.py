@@ -25,7 +25,7 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject
-from aidlc.aidlc_docs.reader import plan_boxes, unit_of, units_of
+from aidlc.aidlc_docs.reader import folder_words, plan_boxes, unit_of, units_of
 from aidlc.aidlc_docs.rules import Units, approvals
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.bank.walk import read_inside
@@ -152,8 +152,7 @@ def _commits(project: DocsProject, unit: str, paths: list[str]) -> list[uev.Unit
     repo = Path(project.root)
     name = _name(unit)
     # `customer-spa` is also written `Customer SPA` or `customer_spa`
-    words = "|".join(re.escape(word).replace(r"\-", "[-_ ]") for word in dict.fromkeys((unit, name)))
-    named = re.compile(rf"(?<![\w-])(?:{words})(?![\w-])", re.IGNORECASE)
+    named = re.compile("|".join(folder_words(word) for word in dict.fromkeys((unit, name))), re.IGNORECASE)
     scopes = {unit.lower(), name.lower(), name.split("-")[0].lower()}
     number = unit_of(unit) or Units(project).alias.get(unit)
     found = []
