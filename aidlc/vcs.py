@@ -170,24 +170,24 @@ class History:
     def _rel(self, tree_path: str) -> str:
         return Path(os.path.relpath(self.top / tree_path, self.project)).as_posix()
 
-    def added(self, rel: str) -> tuple[str, str] | None:
-        """(commit, path then) of the oldest commit that added `rel`, following moves that kept its bytes
-        (`git mv`); None if no commit did."""
+    def added(self, rel: str) -> tuple[str, str, list[str]] | None:
+        """(commit, path then, its parents) of the oldest commit that added `rel`, following moves that kept its
+        bytes (`git mv`); None if no commit did."""
         path, rev, found = self._tree(rel), "HEAD", None
         for _ in range(100):  # each round follows one move further back
-            commits = self._run("log", rev, "--diff-filter=A", "--format=%H", "--", path).decode().split()
-            if not commits:
+            lines = self._run("log", rev, "--diff-filter=A", "--format=%H %P", "--", path).decode().splitlines()
+            if not lines:
                 break
-            found = commits[-1], self._rel(path)
-            moved = self._moved_into(commits[-1], path)
+            commit, *parents = lines[-1].split()
+            found = commit, self._rel(path), parents
+            moved = self._moved_into(commit, parents, path)
             if moved is None:
                 break
             path, rev = moved
         return found
 
-    def _moved_into(self, commit: str, path: str) -> tuple[str, str] | None:
+    def _moved_into(self, commit: str, parents: list[str], path: str) -> tuple[str, str] | None:
         """(path before, parent) when `commit` moved an unchanged file to `path` (exact renames only: cheap)."""
-        parents = self.parents(commit)
         if not parents:
             return None
         out = self._run("diff-tree", "-r", "-z", "-M100%", "--diff-filter=R", parents[0], commit).split(b"\0")
