@@ -27,6 +27,8 @@ class Summary(BaseModel):
     errors: int
     warnings: int
     infos: int = 0
+    adopted: int = Field(default=0, description="of the warnings, those that are adopted history (the finding's "
+                         "`adopted` names the commit)")
 
 
 class ValidationReport(BaseModel):

@@ -104,6 +104,6 @@ def validate(records: MemoryBank | DocsProject | RecordsWorkspace) -> Validation
     return ValidationReport(
         root=root,
         findings=findings,
-        summary=Summary(files=files, errors=count[Severity.error],
+        summary=Summary(files=files, errors=count[Severity.error], adopted=sum(bool(f.adopted) for f in findings),
                         warnings=count[Severity.warning], infos=count[Severity.info]),
     )
