@@ -292,6 +292,13 @@ class History:
             found[pair] = sha if kind == "blob" else None  # "<name> missing": not there
         return found
 
+    def is_ancestor(self, commit: str, of: str) -> bool:
+        """Whether `commit` is `of` or in its history."""
+        proc = _git_process(self.top, ("merge-base", "--is-ancestor", commit, of))
+        if proc.returncode not in (0, 1):
+            raise _git_failed(self.top, ("merge-base",), proc.stderr)
+        return proc.returncode == 0
+
     def merge_base(self, commits: tuple[str, ...]) -> str | None:
         """The best common ancestor of the commits (None: they share none)."""
         out = _run_git(self.top, ("merge-base", "--octopus", *commits), ok=(0, 1))

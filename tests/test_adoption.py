@@ -158,3 +158,28 @@ def test_init_then_ci_on_an_adopted_bank_passes_and_strict_names_each_adopted_fi
         assert f"[WARNING] {where} {finding['code']} " in strict.stdout, finding
     assert "(--strict: warnings fail)" in strict.stdout
     assert aidlc(root, "validate", "--strict").returncode == 1
+
+
+def test_a_pull_request_that_starts_the_ledger_cannot_adopt_its_own_completions(
+        bank: tuple[Path, dict[str, str]]) -> None:
+    """The attack: complete stories by hand in one commit, start the ledger in the next, and open the pull request.
+    Without a base, git shows those completions before the ledger; judged against the base, they are the pull
+    request's own, and only what the base held is history."""
+    root, commits = bank
+    base = commits["parser"]  # the pull request: bolt 002-server done by hand, then `aidlc init`
+    assert aidlc(root, "init").returncode == 0
+    commit(root, "Adopt aidlc")
+    own = story_rel("002-server", "001", "serve-pages")
+    assert by_code(findings(root), "AIDLC-STATE-001")[own]["adopted"] == commits["server"]
+    proc = aidlc(root, "--format", "json", "ci", "--base", base)
+    assert proc.returncode == 1, proc.stderr
+    found = json.loads(proc.stdout)["findings"]
+    hit = by_code(found, "AIDLC-STATE-001")[own]
+    assert hit["severity"] == "error" and hit["adopted"] is None
+    assert hit["message"].endswith(f"(it was not complete in commit {base[:12]}, the base of this pull request, "
+                                   "which starts the ledger)")
+    assert by_code(found, "AIDLC-LEDGER-002")["memory-bank/bolts/002-server/bolt.md"]["severity"] == "error"
+    history = by_code(found, "AIDLC-STATE-001")[EDITED]  # bolt 001-parser was complete in the base: history
+    assert history["adopted"] == base and history["message"].startswith(
+        f"completed before aidlc governed this bank (so in commit {base[:12]}, the base of this pull request, which "
+        "starts the ledger, and unchanged since)")

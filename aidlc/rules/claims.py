@@ -146,7 +146,7 @@ def _judge(birth: Birth, claim: Claim) -> Judged:
     found = verdict(birth, claim.paths[0], claim.held_then(birth), claim.not_then)
     if found.adopted is not None:
         was = "completed" if claim.not_then == "complete" else claim.not_then
-        return Judged(claim.code, Hit(hit.path, hit.line, f"unattested, {adopted_note(found, was)}: {hit.message}",
+        return Judged(claim.code, Hit(hit.path, hit.line, f"unattested, {adopted_note(birth, was)}: {hit.message}",
                                       "history before the ledger cannot be attested; nothing to fix unless it "
                                       "changes", adopted=found.adopted))
     # The fix stays the decision; the message says what git shows instead.

@@ -32,6 +32,7 @@ class Birth:
     ledger_commit: str | None = None  # the commit that added the ledger; None while the ledger is not committed
     files: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # path now -> front matter then
     kept: set[str] = field(default_factory=set)  # paths whose bytes are still those `before` holds
+    role: str = "the last before the ledger"  # what `before` is, for messages
     gap: str | None = None  # why no commit shows the bank as it was (when `before` is None)
     fetch: str | None = None  # the command that gets that evidence, where there is one
 
@@ -52,10 +53,13 @@ class Verdict:
     why_not: str = ""  # for the message when it is not
 
 
-def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable[str]) -> Birth:
+def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable[str],
+                 base: str | None = None) -> Birth:
     """The front matter of each of `rels` (paths relative to `repo_root`) in the last commit before the ledger:
     the first parent of the commit that first added it, or HEAD while the ledger is not committed (every commit
-    then is older than it). One `git log` finds that commit; `git ls-tree` and `git cat-file` read the files."""
+    then is older than it). With a pull request's `base`, a ledger the base does not hold yet is the pull request's,
+    and the base is that commit: the pull request's own commits before its ledger are not history. One `git log`
+    finds that commit (one more process with a base); `git ls-tree` and `git cat-file` read the files."""
     history = vcs.history(repo_root)
     if history is None:
         return Birth(gap="this bank is not in a git repository", fetch=f"git init && git add {bank_rel} && "
@@ -65,18 +69,23 @@ def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable
     if history.shallow:
         return Birth(gap="this clone is shallow", fetch="git fetch --unshallow")
     added = history.added(ledger_rel)
+    role = "the last before the ledger"
     if added is None:
-        before, ledger_commit, moved = history.head, None, _same
+        before, ledger_commit, moved = base or history.head, None, _same
     else:
         ledger_commit, then, parents = added
-        if not parents:
+        moved = _mover(ledger_rel, then)
+        if base is not None and not history.is_ancestor(ledger_commit, base):
+            before, role = base, "the base of this pull request, which starts the ledger"
+        elif parents:
+            before = parents[0]
+        else:
             return Birth(ledger_commit=ledger_commit, gap=f"the ledger came with the repository's first commit "
                          f"{ledger_commit[:12]}, so no commit is older than it")
-        before, moved = parents[0], _mover(ledger_rel, then)
     wanted = {rel: moved(rel) for rel in rels}
     data = history.read(before, set(wanted.values()))
     then_bytes = {rel: data.get(old) for rel, old in wanted.items()}
-    return Birth(before=before, ledger_commit=ledger_commit,
+    return Birth(before=before, ledger_commit=ledger_commit, role=role,
                  files={rel: _front(then_bytes[rel], rel) for rel in wanted},
                  kept={rel for rel in wanted if _same_bytes(then_bytes[rel], _now(repo_root, rel))})
 
@@ -89,17 +98,16 @@ def verdict(birth: Birth, rel: str, held_then: bool, was: str) -> Verdict:
         return Verdict(None, f"no commit shows it was so before the ledger: {birth.gap}{fetch}")
     if not held_then:
         then = "did not exist" if birth.meta(rel) is None else f"was not {was}"
-        return Verdict(None, f"it {then} in commit {birth.short}, the last before the ledger")
+        return Verdict(None, f"it {then} in commit {birth.short}, {birth.role}")
     if rel not in birth.kept:
-        return Verdict(None, f"it was {was} in commit {birth.short}, the last before the ledger, but its file "
-                       "changed after aidlc governed this bank")
+        return Verdict(None, f"it was {was} in commit {birth.short}, {birth.role}, but its file changed after aidlc "
+                       "governed this bank")
     return Verdict(birth.before)
 
 
-def adopted_note(verdict: Verdict, was: str) -> str:
+def adopted_note(birth: Birth, was: str) -> str:
     """The start of an adopted finding's message, naming the commit that shows it."""
-    return f"{was} before aidlc governed this bank (so in commit {(verdict.adopted or '')[:12]}, the last before " \
-           "the ledger, and unchanged since)"
+    return f"{was} before aidlc governed this bank (so in commit {birth.short}, {birth.role}, and unchanged since)"
 
 
 # Every rule of one run judges against one reading of git: one git walk per validate run, not one per rule.
@@ -118,7 +126,7 @@ def birth_of(index: BankIndex) -> Birth | None:
         rels = [s.rel for s in bank.stories if s.meta is not None and s.meta.status == StoryStatus.complete]
         rels += [b.rel for b in bank.bolts if b.meta is not None and b.meta.status in _STARTED]
         rels += [i.requirements_doc.rel if i.requirements_doc else i.rel for i in bank.intents]
-        birth = ledger_birth(Path(bank.repo_root), bank.rel_root, led.ledger.rel, rels)
+        birth = ledger_birth(Path(bank.repo_root), bank.rel_root, led.ledger.rel, rels, bank.base)
     _BIRTHS[index] = birth
     return birth
 

@@ -33,7 +33,7 @@ def complete_story_checked(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
     held = story.rel in birth.kept or (birth.meta(story.rel) or {}).get("status") == StoryStatus.complete.value
     found = verdict(birth, story.rel, held, "complete")
     if found.adopted is not None:
-        yield Hit(story.rel, open_boxes[0].line, f"{adopted_note(found, 'completed')}: {message}",
+        yield Hit(story.rel, open_boxes[0].line, f"{adopted_note(birth, 'completed')}: {message}",
                   "history before the ledger is not judged again; when the story changes, check each box the "
                   "evidence supports", adopted=found.adopted)
     else:
