@@ -220,12 +220,15 @@ class History:
 
     def read(self, commit: str, rels: Iterable[str]) -> dict[str, bytes | None]:
         """The bytes of each file at `commit`; None where it is not a file there (or too large to be evidence).
-        Two processes for any number of files: one listing of their blobs (`cat-file` asked for COMMIT:PATH
-        would search the folder's tree once per file), then the contents in one batch."""
+        Two processes for any number of files: one listing of their blobs, then the contents in one batch."""
+        return self.contents(self.listed(commit, rels))
+
+    def listed(self, commit: str, rels: Iterable[str]) -> dict[str, str | None]:
+        """The blob of each file at `commit` (None where it is not a file there, or too large to be evidence), from
+        one `git ls-tree` (`cat-file` asked for COMMIT:PATH would search the folder's tree once per file)."""
         names = {rel: self._tree(rel) for rel in rels}
-        found: dict[str, bytes | None] = dict.fromkeys(names)
         if not names:
-            return found
+            return {}
         # A few files by name; many through the folder that holds them (git matches each name against each entry).
         specs = list(names.values()) if len(names) <= 64 else \
             [posixpath.commonpath([posixpath.dirname(name) for name in names.values()]) or "."]
@@ -236,11 +239,32 @@ class History:
             fields = info.split()  # mode, type, sha, size
             if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit() and int(fields[3]) <= MAX_READ:
                 blobs[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
-        wanted = {rel: blobs[name] for rel, name in names.items() if name in blobs}
-        if not wanted:
-            return found
-        contents = objects(self.top, list(dict.fromkeys(wanted.values())))
-        return {**found, **{rel: contents[sha] for rel, sha in wanted.items()}}
+        return {rel: blobs.get(name) for rel, name in names.items()}
+
+    def contents(self, blobs: dict[str, str | None]) -> dict[str, bytes | None]:
+        """The bytes of each listed blob (`listed`), in one `git cat-file --batch`; None where there is none."""
+        shas = list(dict.fromkeys(sha for sha in blobs.values() if sha is not None))
+        found = objects(self.top, shas) if shas else {}
+        return {rel: found.get(sha) if sha is not None else None for rel, sha in blobs.items()}
+
+    def differ(self, commit: str, folders: Iterable[str]) -> set[str]:
+        """The tracked files under `folders` (relative to the project) whose bytes in the work tree are not those
+        `commit` holds at that path or, moved unchanged, at another (changed, added, or deleted since), from one
+        `git diff` against the work tree (git's index tells it which files it need not read again). A file git
+        does not track is not listed."""
+        out = self._run("diff", "--name-status", "-z", "-M100%", "--no-ext-diff", "--no-textconv", commit, "--",
+                        *dict.fromkeys(self._tree(folder) for folder in folders))
+        fields = out.split(b"\0")
+        found: set[str] = set()
+        at = 0
+        while at < len(fields) - 1:
+            status = fields[at]
+            if status.startswith(b"R"):  # a move with its bytes kept (-M100%): the new path is as it was
+                at += 3
+                continue
+            found.add(self._rel(fields[at + 1].decode("utf-8", "surrogateescape")))
+            at += 2
+        return found
 
     def names(self, commit: str, folder: str) -> list[str]:
         """The names of the files directly in `folder` (relative to the project) at `commit`."""

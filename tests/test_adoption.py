@@ -157,6 +157,7 @@ def test_init_then_ci_on_an_adopted_bank_passes_and_strict_names_each_adopted_fi
         where = f"{finding['path']}:{finding['line']}" if finding["line"] else finding["path"]
         assert f"[WARNING] {where} {finding['code']} " in strict.stdout, finding
     assert "(--strict: warnings fail)" in strict.stdout
+    assert f"  aidlc ci    # without --strict, the {ADOPTED} warnings of adopted history do not fail" in strict.stdout
     assert aidlc(root, "validate", "--strict").returncode == 1
 
 

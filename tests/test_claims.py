@@ -264,12 +264,16 @@ def test_008_one_git_walk_per_validate_run(bank: Bank, monkeypatch: pytest.Monke
     for n in range(3, 73):
         bank.replace(f"{helpers.UNIT_DIR}/stories/{n:03}-more.md", "status: in-progress", "status: complete")
     adopt(bank)
+    bank.replace(f"{helpers.UNIT_DIR}/stories/003-more.md", "# Story", "# Story, edited")  # one changed since
     calls: list[str] = []
-    for name in ("added", "read"):  # the creation commit, then the files as it holds them
-        original = getattr(vcs.History, name)
-        monkeypatch.setattr(vcs.History, name, lambda self, *a, _o=original, _n=name: calls.append(_n) or _o(self, *a))
-    assert len(claims(bank)["AIDLC-LEDGER-008"]) == 73
-    assert calls == ["added", "read"]
+    original = vcs._git_process
+    monkeypatch.setattr(vcs, "_git_process", lambda where, args, *a, **k: calls.append(args[0]) or
+                        original(where, args, *a, **k))
+    found = claims(bank)
+    assert len(found["AIDLC-LEDGER-008"]) == 72 and len(found["AIDLC-LEDGER-003"]) == 1
+    # The commit that added the ledger, whether it moved it, the files before it, which of them changed since
+    # (git's index, not a read of each file), and the front matter then of the one that did.
+    assert calls == ["log", "diff-tree", "ls-tree", "diff", "cat-file"]
 
 
 # -- AIDLC-LEDGER-003: no borrowed approvals ------------------------------------------------------------------------

@@ -85,9 +85,9 @@ def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | 
     own = doc.rel if doc else intent.rel
 
     def held_then(birth: Birth) -> bool:
-        if (birth.meta(own) or {}).get("phase") == "construction":
+        if (birth.meta(own, doc.meta if doc else None) or {}).get("phase") == "construction":
             return True
-        return any((then := birth.meta(b.rel)) is not None and then.get("status") in _STARTED
+        return any((then := birth.meta(b.rel, b.doc.meta)) is not None and then.get("status") in _STARTED
                    and index.intent(then.get("intent")) is intent for b in bolts)
 
     return Claim("AIDLC-LEDGER-004", Hit(

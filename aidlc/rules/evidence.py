@@ -19,7 +19,6 @@ from weakref import WeakKeyDictionary
 from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.index import BankIndex
-from aidlc.bank.walk import read_inside
 from aidlc.model.types import BoltStatus, StoryStatus
 from aidlc.rules.ledger import view
 
@@ -30,15 +29,17 @@ class Birth:
 
     before: str | None = None  # the last commit before the ledger's first event (None: git cannot show one)
     ledger_commit: str | None = None  # the commit that added the ledger; None while the ledger is not committed
-    files: dict[str, dict[str, Any] | None] = field(default_factory=dict)  # path now -> front matter then
-    kept: set[str] = field(default_factory=set)  # paths whose bytes are still those `before` holds
     role: str = "the last before the ledger"  # what `before` is, for messages
+    existed: set[str] = field(default_factory=set)  # paths now whose file `before` holds
+    kept: set[str] = field(default_factory=set)  # of those, the ones whose bytes are still as `before` holds them
+    files: dict[str, dict[str, Any]] = field(default_factory=dict)  # path now -> front matter then, where not kept
     gap: str | None = None  # why no commit shows the bank as it was (when `before` is None)
     fetch: str | None = None  # the command that gets that evidence, where there is one
 
-    def meta(self, rel: str) -> dict[str, Any] | None:
-        """The front matter `rel` had before the ledger; None when it did not exist then."""
-        return self.files.get(rel)
+    def meta(self, rel: str, now: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """The front matter `rel` had before the ledger: `now`, what it says now, for a file kept as it was; None
+        for one that did not exist then."""
+        return now if rel in self.kept else self.files.get(rel)
 
     @property
     def short(self) -> str:
@@ -83,11 +84,14 @@ def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable
             return Birth(ledger_commit=ledger_commit, gap=f"the ledger came with the repository's first commit "
                          f"{ledger_commit[:12]}, so no commit is older than it")
     wanted = {rel: moved(rel) for rel in rels}
-    data = history.read(before, set(wanted.values()))
-    then_bytes = {rel: data.get(old) for rel, old in wanted.items()}
-    return Birth(before=before, ledger_commit=ledger_commit, role=role,
-                 files={rel: _front(then_bytes[rel], rel) for rel in wanted},
-                 kept={rel for rel in wanted if _same_bytes(then_bytes[rel], _now(repo_root, rel))})
+    listed = history.listed(before, set(wanted.values()))
+    existed = {rel for rel, old in wanted.items() if listed.get(old) is not None}
+    differ = history.differ(before, {posixpath.dirname(ledger_rel), posixpath.dirname(moved(ledger_rel))})
+    kept = existed - differ
+    changed = {rel: listed[wanted[rel]] for rel in existed - kept}
+    data = history.contents(changed)
+    return Birth(before=before, ledger_commit=ledger_commit, role=role, existed=existed, kept=kept,
+                 files={rel: _front(data[rel], rel) for rel in changed})
 
 
 def verdict(birth: Birth, rel: str, held_then: bool, was: str) -> Verdict:
@@ -97,7 +101,7 @@ def verdict(birth: Birth, rel: str, held_then: bool, was: str) -> Verdict:
         fetch = f" (`{birth.fetch}` gives git that evidence)" if birth.fetch else ""
         return Verdict(None, f"no commit shows it was so before the ledger: {birth.gap}{fetch}")
     if not held_then:
-        then = "did not exist" if birth.meta(rel) is None else f"was not {was}"
+        then = f"was not {was}" if rel in birth.existed else "did not exist"
         return Verdict(None, f"it {then} in commit {birth.short}, {birth.role}")
     if rel not in birth.kept:
         return Verdict(None, f"it was {was} in commit {birth.short}, {birth.role}, but its file changed after aidlc "
@@ -146,23 +150,9 @@ def _mover(ledger_now: str, ledger_then: str) -> Callable[[str], str]:
     return lambda rel: then + rel[len(now):] if rel.startswith(now + "/") else rel
 
 
-def _now(repo_root: Path, rel: str) -> bytes | None:
-    try:
-        return read_inside(repo_root / rel, repo_root)
-    except (OSError, ValueError):  # gone, a folder, a link leading outside: not the file git holds
-        return None
-
-
-def _same_bytes(then: bytes | None, now: bytes | None) -> bool:
-    """The same file, whichever line endings git's checkout gave it."""
-    if then is None or now is None:
-        return then is now
-    return then == now or then.replace(b"\r\n", b"\n") == now.replace(b"\r\n", b"\n")
-
-
-def _front(data: bytes | None, rel: str) -> dict[str, Any] | None:
-    """None for a file that did not exist; {} for one whose front matter cannot be read (it showed nothing)."""
+def _front(data: bytes | None, rel: str) -> dict[str, Any]:
+    """{} for a file whose front matter cannot be read (it showed nothing)."""
     if data is None:
-        return None
+        return {}
     text, _problem = frontmatter.decode(data, rel)
     return (frontmatter.split(text, rel).meta if text is not None else None) or {}
