@@ -123,6 +123,8 @@ def test_init_then_ci_on_an_adopted_bank_passes_and_strict_names_each_adopted_fi
            f"warnings naming the commit that shows it), {LIVE} live defects (errors), 0 other warnings" in proc.stdout
     summary = json.loads(aidlc(root, "--format", "json", "validate").stdout)["summary"]
     assert (summary["adopted"], summary["errors"], summary["warnings"]) == (ADOPTED, LIVE, ADOPTED)
+    again = json.loads(aidlc(root, "--format", "json", "init").stdout)  # rerun: nothing written, the same counts
+    assert again["found"] == {"adopted": ADOPTED, "errors": LIVE, "warnings": 0}
     known = LIVE + summary["infos"]  # the baseline holds the live findings, notes too, never adopted history
 
     baseline = _step(proc.stdout, "aidlc ci --write-baseline")
