@@ -27,7 +27,7 @@ def complete_story_checked(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
                f"{plural(sum(c.checkbox for c in story.criteria), 'acceptance box')} "
                f"{'is' if len(open_boxes) == 1 else 'are'} unchecked")
     birth = birth_of(index)  # None without a ledger: nothing governs the bank yet, and nothing is history
-    if birth is None:
+    if birth is None or story.rel not in birth.existed:  # a story new since the ledger: no history to speak of
         yield Hit(story.rel, open_boxes[0].line, message)
         return
     held = story.rel in birth.kept or (birth.meta(story.rel) or {}).get("status") == StoryStatus.complete.value
