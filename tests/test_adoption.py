@@ -186,3 +186,18 @@ def test_a_pull_request_that_starts_the_ledger_cannot_adopt_its_own_completions(
     assert history["adopted"] == base and history["message"].startswith(
         f"completed before aidlc governed this bank (so in commit {base[:12]}, the base of this pull request, which "
         "starts the ledger, and unchanged since)")
+
+
+def test_a_story_new_since_the_ledger_keeps_the_plain_finding(bank: tuple[Path, dict[str, str]]) -> None:
+    """No history to speak of: a story written after adoption and marked complete is the ordinary error."""
+    root, _commits = bank
+    assert aidlc(root, "init").returncode == 0
+    commit(root, "Adopt aidlc")
+    new = story_rel("003-watcher", "002", "watch-renames")
+    text = (root / story_rel("003-watcher", "001", "watch-changes")).read_text()
+    (root / new).write_text(text.replace("001-watch-changes", "002-watch-renames").replace("status: draft",
+                                                                                          "status: complete"))
+    commit(root, "a new story, complete by hand")
+    hit = by_code(findings(root), "AIDLC-STATE-001")[new]
+    assert hit["severity"] == "error" and hit["adopted"] is None
+    assert hit["message"] == "story 002-watch-renames is complete but 2 of 2 acceptance boxes are unchecked"
