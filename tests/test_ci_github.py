@@ -136,7 +136,8 @@ def test_the_workflow_init_writes_passes_actionlint(repo: Path, settings: str) -
         assert gate["env"]["BASE"] == "${{ github.event.pull_request.base.sha }}"
         assert 'aidlc ci --base "$BASE"' in gate["run"] and "aidlc ci --sarif" in gate["run"]
     else:
-        assert "set ci.action or ci.install in aidlc.yaml" in steps(workflow)[2]["run"]
+        assert [step.get("name") for step in steps(workflow)[1:]] == ["install aidlc"]  # nothing else to run
+        assert "ci.action or ci.install in aidlc.yaml" in steps(workflow)[1]["run"]
         assert "CI: set ci.action (or ci.install) in aidlc.yaml" in proc.stdout
 
 
@@ -253,6 +254,35 @@ def test_init_force_with_another_ci_action_says_what_it_did_not_change(repo: Pat
     assert (repo / "aidlc.yaml").read_text() == config and "uses: acme/aidlc@v0.1.0" in (repo / WORKFLOW).read_text()
     same = init(repo, "--ci-action", "acme/aidlc@v0.1.0")  # what aidlc.yaml says already: nothing to say
     assert "was not written" not in same.stdout
+
+
+def test_a_workflow_that_cannot_install_aidlc_yet_says_so_in_the_job_summary_and_passes(repo: Path,
+                                                                                      tmp_path: Path) -> None:
+    """The step runs as a runner runs it (bash --noprofile --norc -eo pipefail): a notice, the job summary saying
+    why aidlc ci did not run and how to choose, exit 0. Once an install source is chosen, `aidlc init --force`
+    writes the workflow that installs aidlc and runs `aidlc ci`, which fails on findings again."""
+    init(repo)
+    step = steps(yaml.safe_load((repo / WORKFLOW).read_text()))[1]
+    script, summary = tmp_path / "step.sh", tmp_path / "summary.md"
+    script.write_text(step["run"])
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=repo,
+                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin",
+                                                               "GITHUB_STEP_SUMMARY": str(summary)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("::notice title=aidlc::aidlc ci did not run: choose how CI installs aidlc "
+                                  "(ci.action or ci.install in aidlc.yaml), then run: aidlc init --force")
+    text = summary.read_text()
+    assert text.startswith("### aidlc ci did not run\n")
+    for line in ("- `ci.action: OWNER/aidlc@v0.1.0`: the aidlc GitHub Action, pinned to a tag or commit",
+                 "- `ci.install: git+https://github.com/OWNER/aidlc@v0.1.0`: a pip requirement",
+                 "then run `aidlc init --force` and commit the workflow it writes (README: CI):"):
+        assert line in text.splitlines()
+    (repo / "aidlc.yaml").write_text((repo / "aidlc.yaml").read_text().replace(
+        "  install: null", '  install: "git+https://example.org/OWNER/aidlc@v0.1.0"'))
+    init(repo, "--force")
+    chosen = steps(yaml.safe_load((repo / WORKFLOW).read_text()))
+    assert [step.get("name") for step in chosen[2:]] == ["install aidlc", "aidlc ci"]
+    assert "::notice" not in (repo / WORKFLOW).read_text()
 
 
 def test_the_ci_action_is_asked_for_by_flag_into_a_new_aidlc_yaml(repo: Path) -> None:

@@ -116,11 +116,11 @@ def test_json_is_one_document_with_relative_posix_paths(bank: Bank) -> None:
     assert set(doc) == {"version", "root", "findings", "summary"}
     assert doc["version"] == 1
     assert doc["root"] == str(bank.root.resolve())
-    assert doc["summary"] == {"files": 7, "errors": 1, "warnings": 1, "infos": 0}
+    assert doc["summary"] == {"files": 7, "errors": 1, "warnings": 1, "infos": 0, "adopted": 0}
     assert [(f["code"], f["path"], f["line"]) for f in doc["findings"]] == [
         ("AIDLC-FILE-006", REQUIREMENTS, None), ("AIDLC-SCHEMA-002", STORY1, line)]
     for finding in doc["findings"]:
-        assert set(finding) == {"code", "severity", "path", "line", "message", "fix"}
+        assert set(finding) == {"code", "severity", "path", "line", "message", "fix", "adopted"}
         assert not finding["path"].startswith("/") and "\\" not in finding["path"]
         assert (bank.root / finding["path"]).parent.exists()
     assert doc["findings"][1]["severity"] == "error"

@@ -687,7 +687,7 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
 def test_clean_bank_has_zero_findings(bank: Bank) -> None:
     report = bank.report()
     assert report.findings == []
-    assert report.summary.model_dump() == {"files": 8, "errors": 0, "warnings": 0, "infos": 0}
+    assert report.summary.model_dump() == {"files": 8, "errors": 0, "warnings": 0, "infos": 0, "adopted": 0}
 
 
 # The ledger family checks events.jsonl and is tested with the ledger (tests of aidlc gate / aidlc log); the ci

@@ -296,6 +296,9 @@ class MemoryBank:
     unreadable: list[Document] = field(default_factory=list)  # documents that failed to read
     files_read: int = 0
     pinned_signers: PinnedFile | None = None  # allowed_signers as the rules must read it, when not the work tree's
+    # `aidlc ci --base`: the base commit. History a pull request made cannot be adopted history: what the base shows
+    # before the ledger can.
+    base: str | None = None
 
     @property
     def units(self) -> list[Unit]:

@@ -108,6 +108,7 @@ def document(report: CiReport, home: str | None) -> dict[str, Any]:
             "locations": [location],
             "partialFingerprints": {"aidlcFinding/v1": finding.fingerprint},
             **({"baselineState": "unchanged" if finding.baseline == "known" else "new"} if report.baseline else {}),
+            **({"properties": {"adopted": finding.adopted}} if finding.adopted else {}),
         })
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "aidlc", "version": __version__, "semanticVersion": __version__,

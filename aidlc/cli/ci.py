@@ -52,12 +52,15 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     judged = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
     if write_baseline:
         report = judged.report(None, None, strict)
-        write_output(baseline_path, baselines.render(baselines.of(report.findings)),
-                     "--baseline", "aidlc ci --write-baseline")
+        written = baselines.of(report.findings)
+        write_output(baseline_path, baselines.render(written), "--baseline", "aidlc ci --write-baseline")
+        adopted = report.summary.adopted
         if app.json:
-            app.emit_json({"baseline": shown, "findings": len(report.findings)})
+            app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted})
         else:
-            app.out(f"wrote {shown}: {len(report.findings)} findings are known from now on; new ones fail")
+            app.out(f"wrote {shown}: {len(written.findings)} findings are known from now on; new ones fail"
+                    + (f" ({adopted} warnings of adopted history are left out: git keeps them warnings while their "
+                       "files are as they were before the ledger, and --strict fails on them)" if adopted else ""))
         return
     baseline = None
     rulebook = judged.rulebook

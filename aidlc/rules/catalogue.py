@@ -24,6 +24,9 @@ class Hit:
     line: int | None
     message: str
     fix: str | None = None  # overrides the catalogue's fix when the situation needs a precise one
+    # The commit before the ledger that shows this completion already so (aidlc/rules/evidence.py): history from
+    # before aidlc governed the bank, reported as a warning whatever the rule's severity.
+    adopted: str | None = None
 
 
 Check = Callable[[BankIndex], Iterator[Hit]]

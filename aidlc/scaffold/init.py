@@ -18,6 +18,7 @@ from aidlc import __version__, vcs
 from aidlc.aidlc_docs.model import Mark
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.bank.config import CONFIG_FILE, load_config
+from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.bank.walk import DEFAULT_BANK, find_bank, read_inside, shown
 from aidlc.bank.write import atomic_write, read_text
@@ -25,6 +26,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
 from aidlc.gates.actor import recorder
 from aidlc.model.events import EventType
+from aidlc.rules import validate
 from aidlc.scaffold.clock import now
 from aidlc.scaffold.new import slugify
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
@@ -64,12 +66,23 @@ class Adopted:
 
 
 @dataclass
+class Found:
+    """What validation finds in the existing bank `aidlc init` took on: history from before its ledger, apart
+    from what needs fixing now."""
+
+    adopted: int  # warnings of adopted history, each naming the last commit before the ledger
+    errors: int  # live defects
+    warnings: int  # other warnings
+
+
+@dataclass
 class InitResult:
     root: Path
     git_created: bool = False
     ci_unset: bool = False  # aidlc.yaml says neither how CI installs aidlc (ci.action) nor from where (ci.install)
     outcomes: list[Outcome] = field(default_factory=list)
     adopted: Adopted | None = None  # the project keeps aidlc-workflows' aidlc-docs records
+    found: Found | None = None  # an existing memory bank's findings, once aidlc governs it
 
     def count(self, action: Action) -> int:
         return sum(outcome.action == action for outcome in self.outcomes)
@@ -207,6 +220,8 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     _workflow(root, writer)
     writer.ensure_line(".gitignore", GITIGNORE_LINE)
     _ledger(root, bank_rel, writer)
+    if bank.intents or bank.stories or bank.bolts:
+        result.found = _found(load_bank(root, config))
     return result
 
 
@@ -216,6 +231,12 @@ def _action_kept(current: str | None, asked: str) -> str:
         "it sets no ci.action, and the workflow follows its ci settings"
     return (f"exists; yours to edit: --ci-action {asked} was not written there ({runs}); to run {asked}, set "
             f"ci.action: {asked} in {CONFIG_FILE}, then aidlc init --force")
+
+
+def _found(bank: MemoryBank) -> Found:
+    """The bank's findings with its ledger in place (so what git shows from before it is adopted history)."""
+    summary = validate(bank).summary
+    return Found(adopted=summary.adopted, errors=summary.errors, warnings=summary.warnings - summary.adopted)
 
 
 def _check_action(action: str) -> None:
