@@ -1,5 +1,6 @@
 """Memory banks as teams write them: full-width punctuation, key variants, ids of a bank's own
-scheme and requirement maps in unit briefs are read, not reported as defects."""
+scheme, requirement maps in unit briefs, specs.md's status words and names taken from folders are
+read, not reported as defects."""
 
 from __future__ import annotations
 
@@ -7,11 +8,16 @@ import pytest
 
 from aidlc.bank.config import load_config
 from aidlc.bank.loader import load_bank
-from tests.helpers import REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank
+from tests.helpers import BOLT1, BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, complete_first_bolt
 
 
 def story(bank: Bank, stem: str):  # type: ignore[no-untyped-def]
     (found,) = [s for s in load_bank(bank.root, load_config(bank.root)).stories if s.stem == stem]
+    return found
+
+
+def bolt(bank: Bank, folder: str):  # type: ignore[no-untyped-def]
+    (found,) = [b for b in load_bank(bank.root, load_config(bank.root)).bolts if b.folder == folder]
     return found
 
 
@@ -133,3 +139,106 @@ def test_full_width_commas_in_a_front_matter_list(bank: Bank) -> None:
     bank.set_key(STORY1, "requirements", "[FR-1，NFR-1]")
     assert story(bank, "001-pay-by-card").requirement_links == ["FR-1", "NFR-1"]
     assert bank.findings() == []
+
+
+# --- status words: read as specs.md's reader reads them (lower-cased; its synonyms), with a note ---------------
+
+
+@pytest.mark.parametrize(("written", "read"), [
+    ("Ready", "ready"), ("READY", "ready"), ("planned", "draft"), ("pending", "draft"), ("In Progress", "in-progress"),
+    ("in_progress", "in-progress"), ("wip", "in-progress"), ("tested", "in-progress"), ("Draft", "draft"),
+    ("Blocked", "blocked")])
+def test_story_status_words(bank: Bank, written: str, read: str) -> None:
+    line = bank.set_key(STORY2, "status", f'"{written}"' if " " in written else written)
+    assert story(bank, "002-refund-order").meta.status == read
+    found = bank.findings()
+    assert [(f.code, f.severity, f.path, f.line, f.message) for f in found if f.code == "AIDLC-SCHEMA-006"] == [
+        ("AIDLC-SCHEMA-006", "info", STORY2, line, f"`status: {written}` is read as `status: {read}`")]
+    assert [f for f in found if f.severity == "error"] == []
+
+
+@pytest.mark.parametrize("written", ["completed", "done", "Complete", "finished"])
+def test_words_for_complete_make_the_claims_complete_makes(bank: Bank, written: str) -> None:
+    # Read as complete, the story answers for its boxes as any complete story: the true defect stays.
+    bank.set_key(STORY1, "status", written)
+    bank.set_key(STORY1, "implemented", "true")
+    assert story(bank, "001-pay-by-card").meta.status == "complete"
+    assert [f.message for f in bank.findings("AIDLC-STATE-001")] == [
+        "story 001-pay-by-card is complete but 1 of 2 acceptance boxes is unchecked"]
+
+
+def test_bolt_status_words(bank: Bank) -> None:
+    complete_first_bolt(bank)
+    bank.set_key(BOLT1, "status", "completed")
+    bank.set_key(STORY1, "status", "done")
+    line = bank.set_key(BOLT2, "status", "Ready")  # a ready bolt has not started: planned
+    assert (bolt(bank, "001-checkout-api").meta.status, bolt(bank, "002-checkout-refunds").meta.status) == (
+        "complete", "planned")
+    notes = [(f.path, f.message) for f in bank.findings("AIDLC-SCHEMA-006")]
+    assert notes == [(BOLT1, "`status: completed` is read as `status: complete`"),
+                     (BOLT2, "`status: Ready` is read as `status: planned`"),
+                     (STORY1, "`status: done` is read as `status: complete`")]
+    assert bank.findings("AIDLC-SCHEMA-006")[1].line == line
+
+
+def test_a_bolt_completed_in_words_with_a_planned_story_is_still_reported(bank: Bank) -> None:
+    # claude-code-logs' bolt 010: `status: completed` over stories still `planned`. Read, the contradiction shows.
+    complete_first_bolt(bank)
+    bank.set_key(BOLT1, "status", "completed")
+    bank.set_key(STORY1, "status", "planned")
+    assert [f.message for f in bank.findings("AIDLC-STATE-003")] == [
+        "bolt 001-checkout-api is complete but its story 001-pay-by-card is draft"]
+
+
+@pytest.mark.parametrize("written", ["success", "accepted", "implemented: true"])
+def test_a_word_specs_md_does_not_read_stays_an_error(bank: Bank, written: str) -> None:
+    bank.set_key(STORY2, "status", f'"{written}"')
+    assert [f.code for f in bank.findings()] == ["AIDLC-SCHEMA-002"]
+
+
+# --- names from folders: a story's unit and intent, a bolt's `bolt-id:` -----------------------------------
+
+
+def test_a_story_without_unit_and_intent_takes_them_from_its_folder(bank: Bank) -> None:
+    bank.set_key(STORY1, "unit", None)
+    bank.set_key(STORY1, "intent", None)
+    found = story(bank, "001-pay-by-card")
+    assert (found.meta.unit, found.meta.intent) == ("001-checkout-api", "001-checkout")
+    assert bank.findings() == []
+
+
+def test_a_story_body_may_name_its_unit(bank: Bank) -> None:
+    bank.set_key(STORY2, "unit", None)
+    bank.set_key(STORY2, "intent", None)
+    bank.replace(STORY2, "**Related Requirements**", "**Unit:** 001-checkout-api\n\n**Related Requirements**")
+    assert story(bank, "002-refund-order").meta.unit == "001-checkout-api"
+    assert bank.findings() == []
+
+
+def test_a_story_body_naming_another_unit_is_reported_at_that_line(bank: Bank) -> None:
+    bank.set_key(STORY2, "unit", None)
+    bank.replace(STORY2, "**Related Requirements**", "**Unit:** 002-payouts\n\n**Related Requirements**")
+    assert [(f.code, f.line, f.message) for f in bank.findings()] == [
+        ("AIDLC-REF-002", bank.line(STORY2, "**Unit:** 002-payouts"),
+         "story 002-refund-order names unit '002-payouts', which does not exist (its folder is 001-checkout-api)")]
+
+
+def test_a_unit_key_in_front_matter_is_what_counts(bank: Bank) -> None:
+    bank.replace(STORY2, "**Related Requirements**", "**Unit:** 002-payouts\n\n**Related Requirements**")
+    assert bank.findings() == []  # `unit: checkout-api` is written: the body line is prose
+
+
+def test_bolt_id_and_bolt_type_keys(bank: Bank) -> None:
+    bank.replace(BOLT2, "id: 002-checkout-refunds", 'bolt-id: "002-checkout-refunds"')
+    bank.replace(BOLT2, "type: simple-construction-bolt", 'bolt_type: "simple-construction-bolt"')
+    found = bolt(bank, "002-checkout-refunds")
+    assert (found.meta.id, found.meta.type) == ("002-checkout-refunds", "simple-construction-bolt")
+    assert [(f.code, f.line, f.message) for f in bank.findings()] == [
+        ("AIDLC-SCHEMA-006", bank.line(BOLT2, "bolt-id:"), "`bolt-id:` is read as `id:`, the canonical key"),
+        ("AIDLC-SCHEMA-006", bank.line(BOLT2, "bolt_type:"), "`bolt_type:` is read as `type:`, the canonical key")]
+
+
+def test_a_bolt_id_key_naming_another_folder_is_reported_at_its_line(bank: Bank) -> None:
+    bank.replace(BOLT2, "id: 002-checkout-refunds", "bolt-id: 009-other")
+    assert [(f.code, f.line) for f in bank.findings() if f.code == "AIDLC-ID-002"] == [
+        ("AIDLC-ID-002", bank.line(BOLT2, "bolt-id: 009-other"))]

@@ -154,6 +154,20 @@ def _labelled_criteria(lines: list[Line]) -> tuple[int | None, list[Criterion]]:
     return None, []
 
 
+_UNIT_LINE = re.compile(r"^\s*[-*+]?\s*\*\*Unit:?\*\*\s*:?\s*`?([\w.-]+)`?\s*$", re.IGNORECASE)
+
+
+def unit_line(body: str, first_line: int) -> tuple[int, str] | None:
+    """The unit a story body names on a line of its own, `**Unit:** 001-core-local-data` (line, name)."""
+    if "**" not in body:
+        return None
+    for line in prose_lines(body, first_line):
+        match = _UNIT_LINE.match(line.text) if "**" in line.text else None
+        if match:
+            return line.number, match.group(1)
+    return None
+
+
 def related_requirements(lines: list[Line]) -> tuple[int | None, list[str]]:
     for line in lines:
         match = _RELATED.search(line.text) if "**" in line.text else None
