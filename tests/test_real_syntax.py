@@ -242,3 +242,34 @@ def test_a_bolt_id_key_naming_another_folder_is_reported_at_its_line(bank: Bank)
     bank.replace(BOLT2, "id: 002-checkout-refunds", "bolt-id: 009-other")
     assert [(f.code, f.line) for f in bank.findings() if f.code == "AIDLC-ID-002"] == [
         ("AIDLC-ID-002", bank.line(BOLT2, "bolt-id: 009-other"))]
+
+
+# --- a completed stage's artifact: several files, one at the repository root, or none -----------------------
+
+
+def test_a_stage_artifact_may_list_files_in_the_bolt_folder_or_at_the_root(bank: Bank) -> None:
+    bank.replace(BOLT1, "artifact: implementation-plan.md", "artifact: implementation-plan.md, main.go")
+    bank.write("main.go", "package main\n")
+    assert bank.findings() == []
+
+
+def test_a_listed_artifact_that_does_not_exist_is_reported_by_name(bank: Bank) -> None:
+    bank.replace(BOLT1, "artifact: implementation-plan.md", "artifact: implementation-plan.md, server.go, cli.go")
+    bank.write("cli.go", "package main\n")
+    assert [(f.code, f.line, f.message) for f in bank.findings()] == [
+        ("AIDLC-STRUCT-004", bank.line(BOLT1, "server.go"),
+         "bolt 001-checkout-api records a completed stage whose artifact server.go does not exist")]
+
+
+@pytest.mark.parametrize("written", ["none", "None", "null"])
+def test_a_stage_that_wrote_no_file_says_none(bank: Bank, written: str) -> None:
+    bank.replace(BOLT1, "artifact: implementation-plan.md", f"artifact: {written}")
+    assert bank.findings() == []
+
+
+def test_a_root_folder_or_a_link_at_the_root_is_not_the_artifact(bank: Bank) -> None:
+    bank.replace(BOLT1, "artifact: implementation-plan.md", "artifact: src, link.go")
+    bank.path("src").mkdir()
+    (bank.root / "link.go").symlink_to("/etc/hostname")
+    assert [f.message.split(" whose ")[1] for f in bank.findings("AIDLC-STRUCT-004")] == [
+        "artifact src does not exist", "artifact link.go does not exist"]

@@ -341,6 +341,7 @@ class MemoryBank:
     standards: list[str] = field(default_factory=list)
     unreadable: list[Document] = field(default_factory=list)  # documents that failed to read
     files_read: int = 0
+    root_files: set[str] = field(default_factory=set)  # regular files at the repository root, by name
     pinned_signers: PinnedFile | None = None  # allowed_signers as the rules must read it, when not the work tree's
 
     @property

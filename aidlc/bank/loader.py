@@ -93,6 +93,7 @@ class _Loader:
             bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
         bank.standards = [self.rel(e.path) for e in self.walker.files(os.path.join(root, "standards"), ".md")]
         self._validate_stories()
+        bank.root_files = _root_files(self.repo_root)
         bank.files_read = self.files_read
         bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None] + self.walker.refused
 
@@ -208,6 +209,16 @@ class _Loader:
         docs.extend(bolt.doc for bolt in bank.bolts)
         docs.extend(runbook.doc for runbook in bank.runbooks)
         return docs
+
+
+def _root_files(repo_root: Path) -> set[str]:
+    """The names of the regular files at the repository root (a bolt's stage may name one as its artifact);
+    links are not followed."""
+    try:
+        with os.scandir(repo_root) as entries:
+            return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
+    except OSError:
+        return set()
 
 
 def _placed(story: StoryItem, meta: dict[Any, Any]) -> dict[Any, Any]:
