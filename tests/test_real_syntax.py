@@ -273,3 +273,11 @@ def test_a_root_folder_or_a_link_at_the_root_is_not_the_artifact(bank: Bank) -> 
     (bank.root / "link.go").symlink_to("/etc/hostname")
     assert [f.message.split(" whose ")[1] for f in bank.findings("AIDLC-STRUCT-004")] == [
         "artifact src does not exist", "artifact link.go does not exist"]
+
+
+def test_an_nfr_without_priority_is_no_finding(bank: Bank) -> None:
+    # specs.md's requirements template gives NFRs targets, not priorities; an FR without one is still a note.
+    bank.replace(REQUIREMENTS, "### NFR-1: Payment latency\n\n**Priority**: Must\n", "### NFR-1: Payment latency\n")
+    bank.replace(REQUIREMENTS, "### FR-2: Refund an order\n\n**Priority**: Should\n", "### FR-2: Refund an order\n")
+    assert [(f.code, f.message) for f in bank.findings()] == [
+        ("AIDLC-STRUCT-006", "requirement 001-checkout/FR-2 has no priority")]

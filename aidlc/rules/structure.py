@@ -106,11 +106,12 @@ def runbook_questions(index: BankIndex) -> Iterator[Hit]:
             yield Hit(runbook.rel, 1, f"runbook does not answer: {', '.join(missing)}")
 
 
-@rule("AIDLC-STRUCT-006", INFO, "structure", "a requirement has no priority",
+@rule("AIDLC-STRUCT-006", INFO, "structure", "a functional requirement has no priority",
       "add `**Priority**: Must` (or Should / Could) under the requirement heading")
 def requirement_priority(index: BankIndex) -> Iterator[Hit]:
     for requirement in index.bank.requirements:
-        if requirement.block.priority is None:
+        # specs.md's requirements template gives priorities to FRs only: an NFR is a target to meet.
+        if requirement.block.priority is None and not requirement.id.startswith("NFR"):
             doc = requirement.intent.requirements_doc
             assert doc is not None
             yield Hit(doc.rel, requirement.block.line, f"requirement {requirement.qualified_id} has no priority")
