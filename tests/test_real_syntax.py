@@ -281,3 +281,47 @@ def test_an_nfr_without_priority_is_no_finding(bank: Bank) -> None:
     bank.replace(REQUIREMENTS, "### FR-2: Refund an order\n\n**Priority**: Should\n", "### FR-2: Refund an order\n")
     assert [(f.code, f.message) for f in bank.findings()] == [
         ("AIDLC-STRUCT-006", "requirement 001-checkout/FR-2 has no priority")]
+
+
+# --- acceptance criteria: a list's structure, as CommonMark nests it --------------------------------------
+
+
+DETAILED = """\
+- [ ] **Given** a paid order, **When** support refunds it, **Then** the card is credited with the full amount
+- [ ] Frontmatter contains:
+  - `source`: original JSONL filename
+  - `title`: session summary
+    * and its length
+- [ ] A Monthly table and:
+  1. a QoQ table,
+  2. a YoY table,
+  each with period label and total value columns.
+"""
+
+
+def test_bullets_under_a_checkbox_are_detail_of_that_criterion(bank: Bank) -> None:
+    bank.replace(STORY2, "- [ ] **Given** a paid order, **When** support refunds it, **Then** the card is credited "
+                 "with the full amount\n", DETAILED)
+    found = story(bank, "002-refund-order")
+    assert [(c.line, c.text) for c in found.criteria] == [
+        (bank.line(STORY2, "- [ ] **Given** a paid order"), found.criteria[0].text),
+        (bank.line(STORY2, "Frontmatter contains:"), "Frontmatter contains:"),
+        (bank.line(STORY2, "A Monthly table"), "A Monthly table and:")]
+    assert bank.findings() == []
+
+
+def test_a_checkbox_nested_in_a_criterion_is_a_criterion(bank: Bank) -> None:
+    # Each box is a claim someone can check: a complete story answers for the nested one too.
+    bank.replace(STORY1, "- [ ] **Given** a declined card", "  - [ ] **Given** a declined card")
+    bank.set_key(STORY1, "status", "complete")
+    bank.set_key(STORY1, "implemented", "true")
+    assert [(f.line, f.message) for f in bank.findings("AIDLC-STATE-001")] == [
+        (bank.line(STORY1, "  - [ ] **Given** a declined card"),
+         "story 001-pay-by-card is complete but 1 of 2 acceptance boxes is unchecked")]
+
+
+def test_a_list_after_the_criteria_and_a_paragraph_is_a_list_of_its_own(bank: Bank) -> None:
+    # Not nested in any criterion: its bullets are criteria that are not checkboxes (the true defect stays).
+    bank.write(STORY2, bank.read(STORY2) + "\nAlso:\n  - the order shows as refunded\n")
+    assert [(f.code, f.line) for f in bank.findings()] == [
+        ("AIDLC-STRUCT-002", bank.line(STORY2, "  - the order shows as refunded"))]

@@ -7,7 +7,7 @@ blocks and the ``**Related Requirements**`` line. Fenced code is skipped.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from aidlc.bank.wording import may_hold_opinion
@@ -112,7 +112,47 @@ def sections(lines: list[Line]) -> list[Section]:
 
 
 def criteria_in(lines: list[Line]) -> list[Criterion]:
-    return [found for line in lines if (found := criterion(line.number, line.text)) is not None]
+    return listed_criteria((line.number, line.text) for line in lines)
+
+
+def listed_criteria(lines: Iterable[tuple[int, str]]) -> list[Criterion]:
+    """The criteria of a list, by its structure: each item is one, and so is a checkbox nested in one;
+    a plain bullet nested in an item (indented to its text, as CommonMark nests) is detail of that
+    criterion (`- [ ] Frontmatter contains:` over `  - source: original JSONL filename`)."""
+    found: list[Criterion] = []
+    inside: int | None = None  # the text column of the last outer item: a line indented so far is within it
+    after_blank = False
+    for number, text in lines:
+        if not text or text.isspace():
+            after_blank = True
+            continue
+        marker = _LIST_ITEM.match(text) if text.lstrip()[:1] in _ITEM_STARTS else None
+        nested = inside is not None and _indent(text) >= inside
+        if marker is None:
+            if not nested and after_blank:  # a paragraph after the list: it has ended
+                inside = None
+        elif (item := criterion(number, text.rstrip("\r"))) is not None and (not nested or item.checkbox):
+            found.append(item)
+            if not nested:
+                inside = _text_column(marker)
+        after_blank = False
+    return found
+
+
+# A list item's marker and the blanks after it: its text starts one to four columns after the marker.
+_LIST_ITEM = re.compile(r"^([ \t]*)([-*+]|\d+[.)])([ \t]+)")
+
+
+def _indent(text: str) -> int:
+    blanks = text[: len(text) - len(text.lstrip(" \t"))]
+    return len(blanks.expandtabs(4))
+
+
+def _text_column(marker: re.Match[str]) -> int:
+    lead, bullet, gap = marker.groups()
+    start = len(lead.expandtabs(4)) + len(bullet)
+    width = len(gap.expandtabs(4))
+    return start + (width if width <= 4 else 1)
 
 
 def criterion(number: int, text: str) -> Criterion | None:
@@ -222,10 +262,7 @@ def _jump_to_parts(body: str, first_line: int) -> StoryParts | None:
     if text.find("```", 0, read_to) != -1 or text.find("~~~", 0, read_to) != -1:
         return None
     criteria_line = first_line + text.count("\n", 1, heading.start() + 1)
-    # Only a list item can be a criterion: the cheap test first.
-    criteria = [found for number, line in enumerate(text[start + 1 : end].split("\n"), criteria_line + 1)
-                if (line[:1] in _ITEM_STARTS or line.lstrip()[:1] in _ITEM_STARTS)
-                and (found := criterion(number, line.rstrip("\r"))) is not None]
+    criteria = listed_criteria(enumerate(text[start + 1 : end].split("\n"), criteria_line + 1))
     if related is None:
         return StoryParts(criteria_line, criteria, None, [])
     return StoryParts(criteria_line, criteria, first_line + text.count("\n", 1, related.start()),
