@@ -120,39 +120,49 @@ def listed_criteria(lines: Iterable[tuple[int, str]]) -> list[Criterion]:
     a plain bullet nested in an item (indented to its text, as CommonMark nests) is detail of that
     criterion (`- [ ] Frontmatter contains:` over `  - source: original JSONL filename`)."""
     found: list[Criterion] = []
-    inside: int | None = None  # the text column of the last outer item: a line indented so far is within it
+    outer: str | None = None  # the line of the last outer item: a line indented to its text is within it
     after_blank = False
     for number, text in lines:
-        if not text or text.isspace():
+        lead = text[:1]
+        if lead == " " or lead == "\t":  # only an indented line can be nested: the rest skip the arithmetic
+            if text.isspace():
+                after_blank = True
+                continue
+            nested = outer is not None and _indent(text) >= _text_column(outer)
+        elif not lead or lead == "\r":
             after_blank = True
             continue
-        marker = _LIST_ITEM.match(text) if text.lstrip()[:1] in _ITEM_STARTS else None
-        nested = inside is not None and _indent(text) >= inside
-        if marker is None:
-            if not nested and after_blank:  # a paragraph after the list: it has ended
-                inside = None
-        elif (item := criterion(number, text.rstrip("\r"))) is not None and (not nested or item.checkbox):
-            found.append(item)
+        else:
+            nested = False
+        if (lead in _ITEM_STARTS or text.lstrip()[:1] in _ITEM_STARTS) \
+                and (item := criterion(number, text.rstrip("\r"))) is not None:
             if not nested:
-                inside = _text_column(marker)
+                found.append(item)
+                outer = text
+            elif item.checkbox:
+                found.append(item)
+        elif after_blank and not nested:  # a paragraph after the list: it has ended
+            outer = None
         after_blank = False
     return found
 
 
 # A list item's marker and the blanks after it: its text starts one to four columns after the marker.
-_LIST_ITEM = re.compile(r"^([ \t]*)([-*+]|\d+[.)])([ \t]+)")
+_LIST_ITEM = re.compile(r"([ \t]*)([-*+]|\d+[.)])([ \t]+)")
 
 
 def _indent(text: str) -> int:
-    blanks = text[: len(text) - len(text.lstrip(" \t"))]
-    return len(blanks.expandtabs(4))
+    return len(text[: len(text) - len(text.lstrip(" \t"))].expandtabs(4))
 
 
-def _text_column(marker: re.Match[str]) -> int:
+def _text_column(item: str) -> int:
+    """The column an item's text starts at (`- [ ] x`: 2; `10.  x`: 5)."""
+    marker = _LIST_ITEM.match(item)
+    if marker is None:  # a checkbox written with full-width blanks, read through halfwidth
+        return _indent(item) + 2
     lead, bullet, gap = marker.groups()
-    start = len(lead.expandtabs(4)) + len(bullet)
     width = len(gap.expandtabs(4))
-    return start + (width if width <= 4 else 1)
+    return len(lead.expandtabs(4)) + len(bullet) + (width if width <= 4 else 1)
 
 
 def criterion(number: int, text: str) -> Criterion | None:
