@@ -4,11 +4,16 @@ read, not reported as defects."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from aidlc.bank.config import load_config
 from aidlc.bank.loader import load_bank
-from tests.helpers import BOLT1, BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, complete_first_bolt
+from tests import specsmd_sample as sample
+from tests.helpers import BOLT1, BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, complete_first_bolt, run_cli
+from tests.specsmd_sample import build_specsmd_bank
 
 
 def story(bank: Bank, stem: str):  # type: ignore[no-untyped-def]
@@ -325,3 +330,71 @@ def test_a_list_after_the_criteria_and_a_paragraph_is_a_list_of_its_own(bank: Ba
     bank.write(STORY2, bank.read(STORY2) + "\nAlso:\n  - the order shows as refunded\n")
     assert [(f.code, f.line) for f in bank.findings()] == [
         ("AIDLC-STRUCT-002", bank.line(STORY2, "  - the order shows as refunded"))]
+
+
+def test_a_story_without_id_is_named_by_its_file(bank: Bank) -> None:
+    bank.set_key(STORY2, "id", None)
+    assert story(bank, "002-refund-order").meta.id == "002-refund-order"
+    assert bank.findings() == []
+
+
+# --- a bank in the shapes specs.md banks take, committed to git, through the CLI ----------------------------
+
+
+@pytest.fixture
+def specsmd(tmp_path: Path) -> Bank:
+    return build_specsmd_bank(tmp_path / "session-logs")
+
+
+def test_a_specs_md_bank_validates_with_notes_and_the_ledger_warning_only(specsmd: Bank) -> None:
+    proc = run_cli("validate", str(specsmd.root), "--format", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    found = [(f["code"], f["path"], f["line"]) for f in json.loads(proc.stdout)["findings"]]
+    assert found == [
+        ("AIDLC-SCHEMA-006", sample.BOLT, 2), ("AIDLC-SCHEMA-006", sample.BOLT, 3),
+        ("AIDLC-SCHEMA-006", sample.BOLT, 6), ("AIDLC-LEDGER-007", f"{sample.MB}/events.jsonl", None),
+        ("AIDLC-SCHEMA-006", sample.SESSION, 5), ("AIDLC-SCHEMA-006", sample.INDEX, 2),
+        ("AIDLC-SCHEMA-006", sample.MTIME, 2), ("AIDLC-SCHEMA-006", sample.ORPHANS, 5)]
+
+
+# Each true defect in that bank's shapes stays an error.
+def _started_late(b: Bank) -> str:
+    b.set_key(sample.BOLT, "started", "2026-01-17T19:00:00Z")
+    return "AIDLC-STATE-004"
+
+
+def _listed_artifact_gone(b: Bank) -> str:
+    b.remove("frontmatter.go")
+    return "AIDLC-STRUCT-004"
+
+
+def _done_with_an_open_box(b: Bank) -> str:
+    b.replace(sample.INDEX, "- [x] Per-project", "- [ ] Per-project")
+    return "AIDLC-STATE-001"
+
+
+def _completed_bolt_over_a_planned_story(b: Bank) -> str:
+    b.replace(sample.BOLT, '  - "002-index-markdown"\n', '  - "002-index-markdown"\n  - 003-mtime-skip\n')
+    b.set_key(sample.NEXT_BOLT, "stories", "[004-orphan-preserve]")
+    return "AIDLC-STATE-003"
+
+
+def _a_word_no_reader_knows(b: Bank) -> str:
+    b.set_key(sample.ORPHANS, "status", "accepted")
+    return "AIDLC-SCHEMA-002"
+
+
+def _unit_line_naming_another_unit(b: Bank) -> str:
+    b.replace(sample.INDEX, "**Unit:** 001-markdown-generator", "**Unit:** 002-core-local-data")
+    return "AIDLC-REF-002"
+
+
+@pytest.mark.parametrize("defect", [_started_late, _listed_artifact_gone, _done_with_an_open_box,
+                                    _completed_bolt_over_a_planned_story, _a_word_no_reader_knows,
+                                    _unit_line_naming_another_unit])
+def test_true_defects_in_a_specs_md_bank_stay_errors(specsmd: Bank, defect) -> None:  # type: ignore[no-untyped-def]
+    code = defect(specsmd)
+    proc = run_cli("validate", str(specsmd.root), "--format", "json")
+    assert proc.returncode == 1
+    errors = [f["code"] for f in json.loads(proc.stdout)["findings"] if f["severity"] == "error"]
+    assert errors == [code]

@@ -222,12 +222,13 @@ def _root_files(repo_root: Path) -> set[str]:
 
 
 def _placed(story: StoryItem, meta: dict[Any, Any]) -> dict[Any, Any]:
-    """`meta` with the unit and intent the story's place says, where its front matter names neither
-    (as specs.md reads a story: from `intents/<intent>/units/<unit>/stories/`); a body line
-    `**Unit:** 001-core` names the unit. Copied only when a key is added."""
-    if ("unit" in meta and "intent" in meta) or story.unit is None or story.unit.intent is None:
+    """`meta` with the id, unit and intent the story's place says where its front matter lacks them,
+    as specs.md reads a story: its file name, and `intents/<intent>/units/<unit>/stories/` (or a body
+    line `**Unit:** 001-core` for the unit). Copied only when a key is added."""
+    if ("id" in meta and "unit" in meta and "intent" in meta) or story.unit is None or story.unit.intent is None:
         return meta
     placed = dict(meta)
+    placed.setdefault("id", story.stem)
     placed.setdefault("unit", story.body_unit[1] if story.body_unit else story.unit.id)
     placed.setdefault("intent", story.unit.intent.id)
     return placed
