@@ -123,6 +123,18 @@ def test_008_a_bank_that_came_with_its_ledger_has_no_history(bank: Bank) -> None
         f"{first[:12]}, so no commit is older than it)")
 
 
+def test_008_completions_in_specs_md_status_words_are_adopted_history(bank: Bank) -> None:
+    # specs.md's own words for complete: what git shows at the ledger's creation is read as the bank reads it.
+    complete_first_bolt(bank)
+    bank.set_key(BOLT1, "status", "completed")
+    bank.set_key(STORY1, "status", "Done")
+    commit(bank.root, "a specs.md bank with history")
+    start_ledger(bank.root)
+    commit(bank.root, "aidlc: start the ledger")
+    assert where(claims(bank)["AIDLC-LEDGER-008"]) == completed_where(bank)
+    assert errors(bank) == []
+
+
 def test_008_a_backdated_hand_completion_after_the_ledger_is_an_error(bank: Bank) -> None:
     # The hole: `completed:` written before the ledger's creation time made this an unattested warning.
     before = adopt(bank)

@@ -26,7 +26,7 @@ def invoke(*args: str) -> Result:
 
 
 def break_with_one_error(bank: Bank) -> int:
-    return bank.set_key(STORY1, "status", "done")
+    return bank.set_key(STORY1, "status", "shipped")
 
 
 def break_with_one_warning(bank: Bank) -> int:
@@ -55,7 +55,7 @@ def test_error_finding_line_fix_next_steps_and_summary(bank: Bank) -> None:
     result = invoke("--repo", str(bank.root), "validate")
     assert result.exit_code == 1
     out = result.stdout.splitlines()
-    head = (f"  ✗ [ERROR] {STORY1}:{line} AIDLC-SCHEMA-002 'status' is 'done', expected one of 'draft', 'ready', "
+    head = (f"  ✗ [ERROR] {STORY1}:{line} AIDLC-SCHEMA-002 'status' is 'shipped', expected one of 'draft', 'ready', "
             "'in-progress', 'complete' or 'blocked'")
     assert out[0] == STORY1
     assert out[1] == head

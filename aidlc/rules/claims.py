@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import BoltItem, Intent, StoryItem
+from aidlc.bank.items import BoltItem, Intent, StoryItem, status_word
 from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
 from aidlc.gates.catalogue import INTENT_STAGES, stages_for
+from aidlc.model.artifacts import Bolt, FrontMatter, Story
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.rules.catalogue import Hit, rule
 from aidlc.rules.evidence import Birth, adopted_note, birth_of, verdict
@@ -42,9 +43,9 @@ def _missing_bolt_gates(led: LedgerView, bolt: BoltItem) -> list[str]:
     return [stage for stage in stages_for(bolt) if not led.history.approved("bolt", bolt.id, stage)]
 
 
-def _status_then(rel: str, *statuses: str) -> Callable[[Birth], bool]:
-    # A file as it was then says then what it says now, however its status is spelled.
-    return lambda birth: rel in birth.kept or (birth.meta(rel) or {}).get("status") in statuses
+def _status_then(model: type[FrontMatter], rel: str, status: str) -> Callable[[Birth], bool]:
+    # A file kept as it was then says then what it says now; else its status then, however it is spelled.
+    return lambda birth: rel in birth.kept or status_word(model, (birth.meta(rel) or {}).get("status")) == status
 
 
 def _covering(index: BankIndex, story: StoryItem) -> list[BoltItem]:
@@ -71,7 +72,7 @@ def _story_claim(index: BankIndex, led: LedgerView, story: StoryItem) -> Claim |
     return Claim("AIDLC-LEDGER-003", Hit(
         story.rel, story.doc.line_of("status"),
         f"story {story.id} is complete but no approved walkthrough covers {target}", fix),
-        (story.rel,), _status_then(story.rel, StoryStatus.complete.value), "complete")
+        (story.rel,), _status_then(Story, story.rel, StoryStatus.complete.value), "complete")
 
 
 def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | None:
@@ -87,7 +88,8 @@ def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | 
     def held_then(birth: Birth) -> bool:
         if (birth.meta(own, doc.meta if doc else None) or {}).get("phase") == "construction":
             return True
-        return any((then := birth.meta(b.rel, b.doc.meta)) is not None and then.get("status") in _STARTED
+        return any((then := birth.meta(b.rel, b.doc.meta)) is not None
+                   and status_word(Bolt, then.get("status")) in _STARTED
                    and index.intent(then.get("intent")) is intent for b in bolts)
 
     return Claim("AIDLC-LEDGER-004", Hit(
@@ -107,7 +109,7 @@ def _claims(index: BankIndex, led: LedgerView) -> Iterator[Claim]:
                 bolt.rel, bolt.doc.line_of("status"),
                 f"bolt {bolt.id} is complete but the ledger has no approved {', '.join(missing)} gate",
                 f"aidlc gate approve {bolt.id} --stage {missing[0]}"),
-                (bolt.rel,), _status_then(bolt.rel, BoltStatus.complete.value), "complete")
+                (bolt.rel,), _status_then(Bolt, bolt.rel, BoltStatus.complete.value), "complete")
     for story in index.bank.stories:
         complete = story.meta is not None and story.meta.status == StoryStatus.complete
         if complete and (claim := _story_claim(index, led, story)) is not None:

@@ -74,7 +74,7 @@ def id_matches_name(index: BankIndex) -> Iterator[Hit]:
     for bolt in bank.bolts:
         value = bolt.meta.id if bolt.meta else None
         if isinstance(value, str) and value != bolt.folder:
-            yield Hit(bolt.rel, bolt.doc.line_of("id"),
+            yield Hit(bolt.rel, bolt.doc.line_of(_key(bolt, "id")),
                       f"bolt id '{value}' does not match its folder name '{bolt.folder}'",
                       f"set `id: {bolt.folder}` or rename the folder to {value}")
     for unit in bank.units:
