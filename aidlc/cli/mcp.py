@@ -13,10 +13,10 @@ from aidlc.errors import UsageError
               "aidlc.yaml or .git).")
 @click.pass_obj
 def mcp_cmd(app: App, repo: str | None) -> None:
-    """Serve aidlc's tools to a coding agent over stdio (MCP): status, validate, next actions, rules, show, bolt
-    runs, walkthrough, log; new, audit entries and checks recorded as the agent's. No tool decides a gate.
+    """Serve aidlc's tools to a coding agent over stdio (Model Context Protocol); no tool decides a gate.
 
-    Started by the agent (see `aidlc init --agent`); stdout carries the protocol only."""
+    Read: status, validate, next_actions, rules, show, bolt_status, bolt_trace, walkthrough, log. Written as the
+    agent (mcp:<client name>): new, audit_append, check. Started by the agent (see `aidlc init --agent`); stdout carries the protocol only."""
     try:
         from aidlc.mcp.server import serve
     except ModuleNotFoundError as exc:
