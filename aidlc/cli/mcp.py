@@ -16,7 +16,8 @@ def mcp_cmd(app: App, repo: str | None) -> None:
     """Serve aidlc's tools to a coding agent over stdio (Model Context Protocol); no tool decides a gate.
 
     Read: status, validate, next_actions, rules, show, bolt_status, bolt_trace, walkthrough, log. Written as the
-    agent (mcp:<client name>): new, audit_append, check. Started by the agent (see `aidlc init --agent`); stdout carries the protocol only."""
+    agent (mcp:<client name>): new, audit_append, check. Started by the coding agent from its MCP configuration;
+    stdout carries the protocol only."""
     try:
         from aidlc.mcp.server import serve
     except ModuleNotFoundError as exc:
