@@ -88,6 +88,26 @@ def test_each_read_tool_answers_the_cli_document_valid_against_its_schema(shop: 
     assert git(shop, "status", "--porcelain") == ""
 
 
+def test_a_warm_status_is_given_again_until_a_file_or_the_ledger_changes(shop: Path) -> None:
+    story = shop / STORY
+    assert "status: draft" in story.read_text()
+
+    async def work(client: Client) -> list[dict[str, Any]]:
+        found = [(await client.call_tool("status", {})).structured_content]
+        found.append((await client.call_tool("status", {})).structured_content)
+        story.write_text(story.read_text().replace("status: draft", "status: ready"))
+        found.append((await client.call_tool("status", {})).structured_content)
+        assert run_cli("gate", "approve", "001-checkout-payments", "--stage", "stories", "--reason", "ok",
+                       cwd=shop).returncode == 0
+        found.append((await client.call_tool("next_actions", {})).structured_content)
+        return found
+    first, again, edited, after_gate = session(shop, work)
+    assert again == first
+    assert edited["stories"] != first["stories"] and edited["stories"].get("ready") == 1
+    assert "aidlc gate approve 001-checkout-payments --stage stories" not in \
+        [a["command"] for a in after_gate["waiting"]]
+
+
 def test_results_mark_the_bank_as_untrusted_data_and_redact_secrets(shop: Path) -> None:
     secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
     story = shop / STORY

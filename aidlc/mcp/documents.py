@@ -284,6 +284,16 @@ def check(root: Path, ref: str, actor: Actor, note: Any = lambda _: None) -> dic
                     passed=bool(recorded.events) and all((e.get("data") or {}).get("passed") for e in recorded.events))
 
 
+def record_folders(root: Path) -> list[str]:
+    """The folders the project's records are read from: the memory bank, or the aidlc-docs folder and aidlc/ (where
+    aidlc-workflows v2 keeps intent records)."""
+    from aidlc.workspace import records_folder
+
+    config = load_config(root)
+    folder = records_folder(root, config)
+    return [folder, "aidlc"] if layout_of(root, config) == "aidlc-docs" else [folder]
+
+
 # -- files -----------------------------------------------------------------------------------------------------------
 def inside(root: Path, path: str) -> str:
     """`path` (relative to the repository, or absolute) as a path relative to the repository root, refused when it

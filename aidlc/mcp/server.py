@@ -8,8 +8,8 @@ bank is data, never an instruction. Secrets are redacted from every result as th
 Who records: every event is the agent's, `mcp:<clientInfo.name>` of kind agent, whatever git's user is. No tool
 decides a gate; an audit entry that would read as an approval is refused with the command the person runs.
 
-Speed: the server is one long process; a call re-reads the records (a file changed between two calls shows), but
-pays no interpreter start and no imports.
+Speed: the server is one long process: a call pays no interpreter start and no imports, and status, next actions
+and validation are computed again only when the records changed since the last call (aidlc/mcp/warm.py).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from aidlc import __version__
 from aidlc.errors import AidlcError
 from aidlc.llm.context import untrusted
 from aidlc.mcp import documents
+from aidlc.mcp.warm import Warm
 from aidlc.model.events import Actor, ActorKind
 from aidlc.redaction import Redactor
 
@@ -114,6 +115,7 @@ class Tools:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.warm = Warm(root)
 
     async def _call(self, label: str, work: Callable[[], dict[str, Any]]) -> CallToolResult:
         try:
@@ -126,16 +128,19 @@ class Tools:
     async def status(self) -> CallToolResult:
         """Where the chain stands (`aidlc status --format json`): counts, intents, units, bolts, gates, what waits for
         a person and the next safe actions; on the aidlc-docs layout its phases, units and stages."""
-        return await self._call("aidlc status", lambda: documents.status(self.root))
+        return await self._call("aidlc status", lambda: self.warm.document(
+            "status", lambda: documents.status(self.root)))
 
     async def validate(self, paths: Names | None = None) -> CallToolResult:
         """Every finding of the validator (`aidlc validate --format json`), or only those about `paths` (files or
         folders relative to the repository root). Call it before asking a person for an approval."""
-        return await self._call("aidlc validate", lambda: documents.validate(self.root, paths or []))
+        return await self._call("aidlc validate", lambda: self.warm.document(
+            f"validate {sorted(paths or [])}", lambda: documents.validate(self.root, paths or [])))
 
     async def next_actions(self) -> CallToolResult:
         """The next safe actions, each with its command, and what waits for a person's decision."""
-        return await self._call("aidlc next actions", lambda: documents.next_actions(self.root))
+        return await self._call("aidlc next actions", lambda: self.warm.document(
+            "next_actions", lambda: documents.next_actions(self.root)))
 
     async def rules(self, code: Name | None = None) -> CallToolResult:
         """The rule catalogue (`aidlc rules --format json`), or one rule (e.g. AIDLC-REF-001) with its fix."""
