@@ -57,3 +57,15 @@ def test_the_aidlc_docs_benchmark_measures_a_clean_generated_history(tmp_path: P
     for row in ("cli", "floor"):
         assert result[row]["runs"] == 1 and result[row]["median"] > 0
     assert report["goal"]["passed"] is None  # not the goal's size
+
+
+def test_the_mcp_benchmark_compares_a_warm_status_with_a_fresh_process(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "mcp_status.py"), "--stories", "60", "--runs", "1",
+                           "--json", "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["stories"] == 60 and report["same_document"] is True
+    assert report["fresh"]["runs"] == report["warm"]["runs"] == 1
+    changed = report["after_change"]
+    assert changed["reflected"] is True and changed["stories_after"] != changed["stories_before"]
+    assert report["ratio"] == report["warm"]["median"] / report["fresh"]["median"]
