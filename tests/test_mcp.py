@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -216,3 +218,20 @@ def test_prompts_plan_a_bolt_and_prepare_a_walkthrough(shop: Path) -> None:
     text = plan.messages[0].content.text
     assert "<untrusted-data" in text and "aidlc gate approve BOLT --stage plan" in text
     assert "`check`" in review.messages[0].content.text
+
+
+def test_aidlc_help_does_not_import_the_sdk() -> None:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "aidlc", "--help"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and "mcp " in done.stdout  # the command is listed
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line]
+    assert "aidlc" in imported and not [name for name in imported if name.split(".")[0] in ("mcp", "mcp_types")]
+
+
+def test_without_the_extra_aidlc_mcp_says_how_to_install_it(repo: Path) -> None:
+    # The SDK made unimportable, as where `pip install aidlc` left the extra out.
+    code = "import sys; sys.modules['mcp'] = None; from aidlc.cli import main; sys.argv = ['aidlc', 'mcp']; main()"
+    done = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "aidlc mcp needs the MCP SDK" in done.stderr and 'pip install "aidlc[mcp]"' in done.stderr
+    assert "Traceback" not in done.stderr
