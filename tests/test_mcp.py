@@ -191,20 +191,24 @@ def test_resources_serve_the_rules_and_bank_files_read_only_and_refuse_the_rest(
         templates = await client.list_resource_templates()
         rules = await client.read_resource("aidlc://rules")
         story = await client.read_resource(f"aidlc://file/{STORY}")
+        config = await client.read_resource("aidlc://file/aidlc.yaml")
         refused = []
-        for path in (f"{MB}/leak.md", f"{MB}/pipe.md", "../secret.md"):
+        for path in (f"{MB}/leak.md", f"{MB}/pipe.md", "../secret.md", "src/pay/calc.py"):
             try:
                 await client.read_resource(f"aidlc://file/{path}")
                 refused.append(None)
             except Exception as exc:  # the SDK raises the server's error
                 refused.append(str(exc))
-        return listed, templates, rules, story, refused
-    listed, templates, rules, story, refused = session(shop, work)
+        return listed, templates, rules, story, config, refused
+    listed, templates, rules, story, config, refused = session(shop, work)
+    assert "verify:" in config.contents[0].text
     assert [str(r.uri) for r in listed.resources] == ["aidlc://rules"]
     assert [t.uri_template for t in templates.resource_templates] == ["aidlc://file/{+path}"]
     assert json.loads(rules.contents[0].text)["rules"]
     assert story.contents[0].text.startswith(f'<untrusted-data name="{STORY}"')
     assert all(refused), refused
+    assert "leads outside the repository" in refused[0] and "not a regular file" in refused[1]
+    assert "not a file of the records" in refused[3]
 
 
 def test_prompts_plan_a_bolt_and_prepare_a_walkthrough(shop: Path) -> None:

@@ -313,11 +313,17 @@ def inside(root: Path, path: str) -> str:
 
 
 def read_file(root: Path, path: str) -> str:
-    """A bank file's text, read as the bank reader reads one: a regular file inside the repository (a symbolic link
-    out of it, a FIFO or a device is refused), at most its size limit."""
+    """A file of the records (`record_folders`) or aidlc.yaml, read as the bank reader reads one: a regular file
+    inside the repository (a symbolic link out of it, a FIFO or a device is refused). Other files of the repository
+    (the code, a .env) are not served."""
+    from aidlc.bank.config import CONFIG_FILE
     from aidlc.bank.walk import read_inside
 
     rel = inside(root, path)
+    folders = record_folders(root)
+    if rel != CONFIG_FILE and not any(rel.startswith(f"{folder}/") for folder in folders):
+        raise UsageError(f"{path}: not a file of the records ({', '.join(f'{f}/' for f in folders)}) or "
+                         f"{CONFIG_FILE}; nothing was read", [f"aidlc://file/{folders[0]}/..."])
     try:
         data = read_inside(os.path.join(os.path.realpath(root), rel), root)
     except OSError as exc:

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.prompts.base import UserMessage
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -228,13 +228,13 @@ def _resources(server: MCPServer, root: Path) -> None:
         return json.dumps(documents.rules(None), ensure_ascii=False, indent=1)
 
     @server.resource("aidlc://file/{+path}", name="file", mime_type="text/markdown",
-                     description="A file of the repository (e.g. memory-bank/intents/001-x/requirements.md), "
-                                 "read-only, as untrusted data; paths leading outside, links out and FIFOs refused.")
+                     description="A file of the records or aidlc.yaml (e.g. memory-bank/intents/001-x/requirements.md),"
+                                 " read-only, as untrusted data; paths leading outside, links out and FIFOs refused.")
     def bank_file(path: str) -> str:
         try:
             return untrusted(path, documents.read_file(root, path))
         except AidlcError as exc:
-            raise ValueError(exc.message) from None
+            raise ResourceError(exc.message) from None
 
 
 def _prompts(server: MCPServer, root: Path) -> None:
