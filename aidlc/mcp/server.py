@@ -117,30 +117,32 @@ class Tools:
         self.root = root
         self.warm = Warm(root)
 
-    async def _call(self, label: str, work: Callable[[], dict[str, Any]]) -> CallToolResult:
+    async def _call(self, label: str, work: Callable[[], dict[str, Any]], warm: str | None = None) -> CallToolResult:
+        """`work()`'s document as the tool's result; with `warm`, the result kept under that name while the records
+        stay as they were (aidlc/mcp/warm.py)."""
+        def produce() -> CallToolResult:
+            return result(label, work())
+
         try:
-            found = await anyio.to_thread.run_sync(work)
+            return await anyio.to_thread.run_sync(lambda: self.warm.kept(warm, produce) if warm else produce())
         except AidlcError as exc:
             steps = "".join(f"\n  {step}" for step in exc.next_steps)
             raise ToolError(Redactor()(exc.message + (f"\nNext steps:{steps}" if steps else ""))) from None
-        return result(label, found)
 
     async def status(self) -> CallToolResult:
         """Where the chain stands (`aidlc status --format json`): counts, intents, units, bolts, gates, what waits for
         a person and the next safe actions; on the aidlc-docs layout its phases, units and stages."""
-        return await self._call("aidlc status", lambda: self.warm.document(
-            "status", lambda: documents.status(self.root)))
+        return await self._call("aidlc status", lambda: documents.status(self.root), warm="status")
 
     async def validate(self, paths: Names | None = None) -> CallToolResult:
         """Every finding of the validator (`aidlc validate --format json`), or only those about `paths` (files or
         folders relative to the repository root). Call it before asking a person for an approval."""
-        return await self._call("aidlc validate", lambda: self.warm.document(
-            f"validate {sorted(paths or [])}", lambda: documents.validate(self.root, paths or [])))
+        return await self._call("aidlc validate", lambda: documents.validate(self.root, paths or []),
+                                warm=f"validate {sorted(paths or [])}")
 
     async def next_actions(self) -> CallToolResult:
         """The next safe actions, each with its command, and what waits for a person's decision."""
-        return await self._call("aidlc next actions", lambda: self.warm.document(
-            "next_actions", lambda: documents.next_actions(self.root)))
+        return await self._call("aidlc next actions", lambda: documents.next_actions(self.root), warm="next_actions")
 
     async def rules(self, code: Name | None = None) -> CallToolResult:
         """The rule catalogue (`aidlc rules --format json`), or one rule (e.g. AIDLC-REF-001) with its fix."""

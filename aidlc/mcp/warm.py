@@ -1,5 +1,5 @@
-"""What keeps `aidlc mcp` warm: a document computed from the whole records (status, validation) is kept with a
-fingerprint of what it was computed from, and given again while the fingerprint holds.
+"""What keeps `aidlc mcp` warm: a result computed from the whole records (status, validation: the document, redacted
+and marked) is kept with a fingerprint of what it was computed from, and given again while the fingerprint holds.
 
 The fingerprint is the stat (inode, size, modification and change times in nanoseconds) of every entry under the
 records folder (the ledger included), of aidlc.yaml, and of git's HEAD, index and refs: a file edited, added, removed
@@ -15,8 +15,9 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 GIT_FILES = (".git/HEAD", ".git/index", ".git/packed-refs")
 
 
@@ -49,15 +50,15 @@ def _walk(folder: Path) -> Iterator[tuple[Any, ...]]:
 
 
 class Warm:
-    """Documents kept by name with the fingerprint they were computed at; safe to use from worker threads."""
+    """Results kept by name with the fingerprint they were computed at; safe to use from worker threads."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._kept: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._kept: dict[str, tuple[int, Any]] = {}
         self._lock = threading.Lock()
 
-    def document(self, name: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """`compute()`'s document, or the one kept under `name` if the project's records did not change."""
+    def kept(self, name: str, compute: Callable[[], T]) -> T:
+        """`compute()`'s result, or the one kept under `name` if the project's records did not change."""
         from aidlc.mcp.documents import record_folders
 
         now = fingerprint(self.root, record_folders(self.root))
