@@ -173,6 +173,20 @@ def test_new_records_the_item_and_check_records_the_agent_never_the_git_user(sho
     assert run_cli("log", "verify", cwd=shop).returncode == 0
 
 
+def test_a_check_that_outlives_its_timeout_is_killed_and_recorded_as_failed(shop: Path) -> None:
+    config = shop / "aidlc.yaml"
+    text = config.read_text()
+    assert "timeout_s: 60" in text
+    config.write_text(text.replace("run: python -m unittest discover -s tests -t . -q",
+                                   "run: python -c \"import time; time.sleep(600)\"").replace("timeout_s: 60",
+                                                                                              "timeout_s: 1"))
+    git(shop, "commit", "-qam", "a check that hangs")
+    [check] = calls(shop, ("check", {"ref": BOLT}))
+    [event] = check.structured_content["events"]
+    assert event["data"]["timed_out"] is True and event["data"]["passed"] is False
+    assert check.structured_content["passed"] is False
+
+
 def test_an_agent_actor_is_named_from_any_client_name(shop: Path) -> None:
     async def work(client: Client) -> CallToolResult:
         return await client.call_tool("check", {"ref": BOLT})

@@ -166,6 +166,7 @@ def test_a_client_gone_in_the_middle_of_a_check_leaves_the_ledger_whole(shop: Pa
     config = shop / "aidlc.yaml"
     config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
                                                  "run: python -c \"import time; time.sleep(1)\""))
+    subprocess.run(["git", "-C", str(shop), "commit", "-qam", "a slow check"], check=True)
     proc = _start(shop)
     assert "result" in _exchange(proc, _INITIALIZE)
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")  # type: ignore[union-attr]
@@ -177,3 +178,6 @@ def test_a_client_gone_in_the_middle_of_a_check_leaves_the_ledger_whole(shop: Pa
     assert "Traceback" not in proc.stderr.read()  # type: ignore[union-attr]
     verified = run_cli("log", "verify", cwd=shop)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+    # The call in flight was finished and recorded whole before the server ended: the client's going cut no write.
+    last = events(shop)[-1]
+    assert (last["type"], last["data"]["passed"], last["actor"]["name"]) == ("check.recorded", True, "mcp:raw-client")
