@@ -153,7 +153,8 @@ def test_bad_calls_get_errors_and_the_server_keeps_serving(shop: Path) -> None:
     unknown, bad_kind, missing, huge, no_bolt, no_rule, status = session(shop, work)
     for refused in (unknown, bad_kind, missing, huge, no_bolt, no_rule):
         assert refused.is_error
-    assert "approve" in unknown.content[0].text
+    assert "no tool 'approve': a gate decision is a person's" in unknown.content[0].text
+    assert "aidlc gate approve SUBJECT --stage STAGE" in unknown.content[0].text
     assert "no bolt '999'" in no_bolt.content[0].text and "aidlc status --all" in no_bolt.content[0].text
     assert "no rule NOPE-1" in no_rule.content[0].text
     assert not status.is_error and status.structured_content["counts"]["bolts"] == 1

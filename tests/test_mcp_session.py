@@ -68,7 +68,7 @@ def test_an_agent_works_a_memory_bank_and_waits_for_the_person(shop: Path) -> No
     # The new story changed what the intent's stories gate judged: it waits for the person again.
     waiting = [a["command"] for a in ok(actions)["waiting"]]
     assert waiting == ["aidlc gate approve 001-checkout-payments --stage stories"], waiting
-    assert refused.is_error and "Unknown tool" in refused.content[0].text
+    assert refused.is_error and "aidlc gate approve SUBJECT --stage STAGE" in refused.content[0].text
     before = [e for e in events(shop) if e["type"] == "gate.decided"]
     assert all(e["actor"]["kind"] == "human" for e in before)  # the sample's, by the person
     proc = person_runs(shop, waiting[0])

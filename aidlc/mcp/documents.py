@@ -252,7 +252,7 @@ def _approval_in(texts: Texts) -> str | None:
     return next((stage.slug for stage in STAGES if approves(entry, stage.slug, None)), None)
 
 
-def check(root: Path, ref: str, actor: Actor, note: Any = lambda _: None) -> dict[str, Any]:
+def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:
     """Run the verify commands of aidlc.yaml at HEAD (the runner of `aidlc bolt` and `aidlc walkthrough`: their
     timeouts, their environment) and record each result in the ledger (under its lock) about the bolt (memory bank)
     or the unit (aidlc-docs), by `actor`."""
@@ -279,7 +279,8 @@ def check(root: Path, ref: str, actor: Actor, note: Any = lambda _: None) -> dic
     if head is None:
         raise UsageError(f"{repo}: no commit yet: there is nothing to check", ["git commit ..."])
     recorded = record_checks(repo, config.verify, Ledger.of_bank(repo, folder), subject,
-                             CodeMatch(repo, head, (folder, ".aidlc")), note, f"the check tool on {ref}", actor)
+                             CodeMatch(repo, head, (folder, ".aidlc")), lambda _: None, f"the check tool on {ref}",
+                             actor)
     return document(subject=subject.model_dump(), commit=head, events=recorded.events, notes=recorded.notes,
                     passed=bool(recorded.events) and all((e.get("data") or {}).get("passed") for e in recorded.events))
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import anyio.to_thread
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.server.mcpserver.prompts.base import UserMessage
@@ -87,7 +88,7 @@ def build_server(root: Path) -> MCPServer:
         _tool(tools.check, Document, write),
     ]
     server = MCPServer("aidlc", version=__version__, instructions=INSTRUCTIONS, tools=registered,
-                       log_level="WARNING")
+                       log_level="WARNING", middleware=[refuse_gate_decisions])
     _resources(server, root)
     _prompts(server, root)
     return server
@@ -101,6 +102,24 @@ def _tool(method: Callable[..., Awaitable[CallToolResult]], output: Any, annotat
     tool.fn_metadata.output_schema = {"type": "object", **schema}
     tool.fn_metadata.output_model = output
     return tool
+
+
+_GATE_WORDS = re.compile(r"gate|approv|reject|defer|escalat", re.IGNORECASE)
+
+
+async def refuse_gate_decisions(ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> HandlerResult:
+    """A call of a tool that would decide a gate (the server has none): refused with the command the person runs,
+    rather than only "unknown tool"."""
+    name = ctx.params.get("name") if ctx.method == "tools/call" and isinstance(ctx.params, dict) else None
+    if isinstance(name, str) and _GATE_WORDS.search(name):
+        refusal = documents.gate_refusal(f"no tool {name[:MAX_NAME]!r}")
+        return CallToolResult(content=[TextContent(type="text", text=_message(refusal))], is_error=True)
+    return await call_next(ctx)
+
+
+def _message(error: AidlcError) -> str:
+    steps = "".join(f"\n  {step}" for step in error.next_steps)
+    return Redactor()(error.message + (f"\nNext steps:{steps}" if steps else ""))
 
 
 def actor_of(ctx: Context) -> Actor:
@@ -126,8 +145,7 @@ class Tools:
         try:
             return await anyio.to_thread.run_sync(lambda: self.warm.kept(warm, produce) if warm else produce())
         except AidlcError as exc:
-            steps = "".join(f"\n  {step}" for step in exc.next_steps)
-            raise ToolError(Redactor()(exc.message + (f"\nNext steps:{steps}" if steps else ""))) from None
+            raise ToolError(_message(exc)) from None
 
     async def status(self) -> CallToolResult:
         """Where the chain stands (`aidlc status --format json`): counts, intents, units, bolts, gates, what waits for
@@ -172,7 +190,7 @@ class Tools:
         `subject` (an intent, bolt or unit id) and of `type` (e.g. gate.decided)."""
         return await self._call("aidlc log", lambda: documents.log(self.root, subject, type, limit))
 
-    async def new(self, kind: Literal["intent", "requirement", "unit", "story", "bolt"], ctx: Context,
+    async def new(self, kind: Literal["intent", "requirement", "unit", "story", "bolt"],
                   title: Name | None = None, intent: Name | None = None, unit: Name | None = None,
                   statement: Text | None = None, description: Text | None = None, purpose: Text | None = None,
                   requirement_kind: Literal["FR", "NFR"] = "FR",
