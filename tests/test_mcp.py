@@ -70,10 +70,11 @@ def test_each_read_tool_answers_the_cli_document_valid_against_its_schema(shop: 
     published = schemas(shop)
     results = calls(shop, ("status", {}), ("validate", {}), ("next_actions", {}), ("rules", {"code": "aidlc-ref-001"}),
                     ("show", {"kind": "bolt", "ref": BOLT}), ("show", {"kind": "story", "ref": "001-pay-by-card"}),
-                    ("show", {"kind": "intent", "ref": "001"}), ("bolt_status", {}),
+                    ("show", {"kind": "intent", "ref": "001"}), ("show", {"kind": "requirement", "ref": "FR-1"}),
+                    ("bolt_status", {}),
                     ("walkthrough", {"ref": BOLT}), ("log", {"type": "gate.decided", "limit": 2}))
-    names = ["status", "validate", "next_actions", "rules", "show", "show", "show", "bolt_status", "walkthrough",
-             "log"]
+    names = ["status", "validate", "next_actions", "rules", "show", "show", "show", "show", "bolt_status",
+             "walkthrough", "log"]
     found = [valid(result, published[name]) for result, name in zip(results, names, strict=True)]
     cli = json.loads(run_cli("status", "--format", "json", cwd=shop).stdout)
     assert found[0] == cli  # the same document as `aidlc status --format json`
@@ -82,9 +83,11 @@ def test_each_read_tool_answers_the_cli_document_valid_against_its_schema(shop: 
     assert [b["id"] for b in found[4]["bolts"]] == [BOLT]
     assert found[5]["path"] == STORY and found[5]["unit"] == "001-checkout-api"
     assert [i["id"] for i in found[6]["intents"]] == ["001-checkout-payments"]
-    assert found[7] == {"version": 1, "runs": []}
-    assert found[8]["bolt"] == BOLT
-    assert [e["stage"] for e in found[9]["events"]] == ["stories", "bolt-plan"]
+    assert found[7]["id"] == "001-checkout-payments/FR-1" and found[7]["stories"] == ["001-pay-by-card"]
+    assert found[7]["units"] == ["001-checkout-api"] and found[7]["title"]
+    assert found[8] == {"version": 1, "runs": []}
+    assert found[9]["bolt"] == BOLT
+    assert [e["stage"] for e in found[10]["events"]] == ["stories", "bolt-plan"]
     # The walkthrough ran no check and wrote nothing.
     assert not any(e["type"] == "check.recorded" for e in events(shop))
     assert git(shop, "status", "--porcelain") == ""

@@ -21,6 +21,7 @@ from aidlc.workspace import layout_of, open_bank, open_docs, open_records
 
 if TYPE_CHECKING:
     from aidlc.aidlc_docs.audit import Texts
+    from aidlc.bank.items import MemoryBank
 
 VERSION = 1
 GATE_COMMAND = "aidlc gate approve SUBJECT --stage STAGE --reason '...'"
@@ -87,7 +88,7 @@ def rules(code: str | None) -> dict[str, Any]:
 
 def show(root: Path, kind: str, ref: str) -> dict[str, Any]:
     """One item with its links and state. Memory bank: an intent or a bolt (the part of the status report about it,
-    as `aidlc status --intent/--bolt --format json`), a unit or a story (its front matter, file and links). The
+    as `aidlc status --intent/--bolt --format json`), a requirement, a unit or a story (its file and links). The
     aidlc-docs layout: a stage (its lines in aidlc-state.md, every unit's) or a unit (its stages)."""
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
@@ -117,7 +118,32 @@ def show(root: Path, kind: str, ref: str) -> dict[str, Any]:
         return document(kind="story", id=story.id, path=story.rel, unit=story.unit.id if story.unit else None,
                         story=story.meta.model_dump(mode="json") if story.meta else None,
                         requirements=story.requirement_links, criteria=[c.text for c in story.criteria])
-    raise UsageError(f"show: no kind {kind!r} in a memory bank", ["kind: intent, unit, story or bolt"])
+    if kind == "requirement":
+        return _show_requirement(bank, ref)
+    raise UsageError(f"show: no kind {kind!r} in a memory bank", ["kind: intent, requirement, unit, story or bolt"])
+
+
+def _show_requirement(bank: MemoryBank, ref: str) -> dict[str, Any]:
+    """A requirement (`FR-1`, or `INTENT/FR-1` where intents share ids): its block, the units mapping it and the
+    stories linking it."""
+    from aidlc.status.focus import find_intent
+
+    intent_ref, _, wanted = ref.rpartition("/")
+    intent_id = find_intent(bank, intent_ref) if intent_ref else None
+    found = [r for intent in bank.intents for r in intent.requirements
+             if r.id == wanted and intent_id in (None, intent.id)]
+    if len(found) != 1:
+        named = ", ".join(r.qualified_id for intent in bank.intents for r in intent.requirements if r.id == wanted)
+        raise UsageError(f"no requirement {ref!r}" if not found else f"{ref!r} names {named}: say which intent's",
+                         ["show requirement INTENT/FR-n    # e.g. 001/FR-1"])
+    requirement = found[0]
+    units = requirement.intent.units
+    return document(kind="requirement", id=requirement.qualified_id, title=requirement.block.title,
+                    path=requirement.intent.requirements_doc.rel if requirement.intent.requirements_doc else None,
+                    line=requirement.block.line, priority=requirement.block.priority,
+                    criteria=[c.text for c in requirement.block.criteria],
+                    units=[u.id for u in units if requirement.id in u.mapped_requirements],
+                    stories=[s.id for u in units for s in u.stories if requirement.id in s.requirement_links])
 
 
 def _show_docs(root: Path, folder: str, kind: str, ref: str) -> dict[str, Any]:

@@ -166,9 +166,11 @@ class Tools:
         """The rule catalogue (`aidlc rules --format json`), or one rule (e.g. AIDLC-REF-001) with its fix."""
         return await self._call("aidlc rules", lambda: documents.rules(code))
 
-    async def show(self, kind: Literal["intent", "unit", "story", "bolt", "stage"], ref: Name) -> CallToolResult:
+    async def show(self, kind: Literal["intent", "requirement", "unit", "story", "bolt", "stage"],
+                   ref: Name) -> CallToolResult:
         """One item with its links and state: an intent, unit, story or bolt of the memory bank (001, its name or
-        folder), or a stage (its slug, e.g. requirements-analysis) or unit of the aidlc-docs layout."""
+        folder), a requirement (FR-1, or INTENT/FR-1), or a stage (its slug, e.g. requirements-analysis) or unit of
+        the aidlc-docs layout."""
         return await self._call(f"aidlc show {kind}", lambda: documents.show(self.root, kind, ref))
 
     async def bolt_status(self, bolt: Name | None = None) -> CallToolResult:
