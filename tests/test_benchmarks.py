@@ -87,3 +87,15 @@ def test_the_house_benchmark_finds_every_cycle_and_only_cycles() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"f"}, "f": {"e"}, "g": {"g", "a"}}
     assert sorted(house.strongly_connected(graph)) == [["a", "b", "c"], ["e", "f"]]
     assert house.strongly_connected({"x": {"y"}, "y": set()}) == []
+
+
+def test_the_mcp_benchmark_compares_a_warm_status_with_a_fresh_process(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "mcp_status.py"), "--stories", "60", "--runs", "1",
+                           "--json", "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["stories"] == 60 and report["same_document"] is True
+    assert report["fresh"]["runs"] == report["warm"]["runs"] == report["warm_validated"]["runs"] == 1
+    changed = report["after_change"]
+    assert changed["reflected"] is True and changed["stories_after"] != changed["stories_before"]
+    assert report["ratio"] == report["warm"]["median"] / report["fresh"]["median"]

@@ -34,10 +34,12 @@ def can_prompt() -> bool:
               "Files you own are never replaced.")
 @click.option("--ci-action", metavar="OWNER/REPO@REF", help="The aidlc GitHub Action the CI workflow runs "
               "(ci.action in a new aidlc.yaml), e.g. OWNER/aidlc@v0.1.0.")
+@click.option("--agent", type=click.Choice(["claude", "kiro", "cursor", "vscode", "q"]),
+              help="Also set up this coding agent: its MCP configuration runs `aidlc mcp`, and a short rules file.")
 @output_options
 @click.pass_obj
 def init_cmd(app: App, path: str | None, name: str | None, project_type: str | None, create_git: bool,
-             force: bool, ci_action: str | None) -> None:
+             force: bool, ci_action: str | None, agent: str | None) -> None:
     """Scaffold aidlc in a Git repo. Safe to rerun: it never overwrites your edits."""
     root = Path(path or app.repo or ".").resolve()
     if can_prompt() and not app.json:
@@ -48,6 +50,10 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
                                      "ci.install in aidlc.yaml later)", default="", show_default=False) or None
     result = init_project(root, name, project_type or "application", force=force, create_git=create_git,
                           ci_action=ci_action)
+    if agent:
+        from aidlc.scaffold.agents import configure_agent
+
+        result.outcomes.extend(configure_agent(result.root, agent))
     if app.json:
         app.emit_json({
             "root": str(result.root),

@@ -43,6 +43,11 @@ class Rule:
     check: Check | None  # every hit in the bank; None for a rule `aidlc ci` checks against git history
     story_check: StoryCheck | None = None  # a story rule's check of one story (`check` runs it over all)
 
+    def described(self) -> dict[str, str]:
+        """The rule as `aidlc rules --format json` lists it."""
+        return {"code": self.code, "severity": str(self.severity), "family": self.family, "checks": self.summary,
+                "fix": self.fix}
+
 
 CATALOGUE: dict[str, Rule] = {}
 
