@@ -9,9 +9,10 @@ from pathlib import Path
 from aidlc.aidlc_docs.model import DocsProject, Mark, StageLine
 from aidlc.aidlc_docs.reader import unit_of
 from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.bank.config import load_config, records_folder
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.view import GateHistory, LedgerView, open_view
-from aidlc.gates.catalogue import GateTarget, docs_judged_files, docs_targets, fingerprint
+from aidlc.gates.catalogue import GateTarget, docs_judged_files, docs_targets, fingerprint, record_targets
 from aidlc.gates.history import what_changed
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
@@ -33,8 +34,11 @@ CHAIN = docs_rule("AIDLC-DOCS-042", E, "the ledger beside the docs (aidlc-docs/e
 
 
 def ledger_findings(project: DocsProject) -> list[Finding]:
-    """The findings of the ledger of an aidlc-docs project (none when it has no ledger)."""
-    ledger = Ledger.of_bank(Path(project.root), project.rel)
+    """The findings of the ledger of an aidlc-docs project (none when it has no ledger); a v2 intent record's is the
+    workspace's, in the records folder aidlc.yaml names (`aidlc_docs:`)."""
+    root = Path(project.root)
+    folder = project.rel if project.record is None else records_folder(load_config(root), "aidlc-docs")
+    ledger = Ledger.of_bank(root, folder)
     if not ledger.exists():
         return []
     try:
@@ -44,6 +48,8 @@ def ledger_findings(project: DocsProject) -> list[Finding]:
     if led.first_error is not None:
         problem = led.first_error
         return [_finding(CHAIN, ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}")]
+    if project.record is not None:
+        return _stale(led, record_targets(project))
     targets = docs_targets(project)
     return [*_stale(led, targets), *_undecided(project, led.history, targets)]
 

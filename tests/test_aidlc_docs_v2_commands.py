@@ -1,0 +1,113 @@
+"""The commands that write on aidlc-workflows v2 intent records (`aidlc/spaces/<space>/intents/<dir>/`), driven
+through the CLI on real git histories (tests/aidlc_v2_sample.py): `aidlc gate` on the stages of an intent and of
+its units, `aidlc audit append` to this clone's shard, `aidlc walkthrough UNIT`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.aidlc_v2_sample import EVENTS_B, RECORD, V2Repo, at, build_v2_repo
+from tests.helpers import run_cli
+
+LEDGER = "aidlc-docs/events.jsonl"  # the records folder's (aidlc.yaml `aidlc_docs:`), as `aidlc init` makes it
+INTENT = "261130-shop-orders"
+UNIT = f"{INTENT}/orders-api"
+REQUIREMENTS = f"{RECORD}/inception/requirements-analysis/requirements.md"
+PERSON = "Ann Lee <ann@example.com>"
+LAST = EVENTS_B[-1][0]
+
+
+@pytest.fixture
+def v2(tmp_path: Path) -> V2Repo:
+    repo = build_v2_repo(tmp_path / "shop")
+    done = run_cli("init", str(repo.root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    repo.commit("adopt aidlc", at(LAST + 60))
+    return repo
+
+
+def gate(repo: V2Repo, decision: str, subject: str, stage: str, *extra: str,
+         env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return run_cli("--repo", str(repo.root), "gate", decision, subject, "--stage", stage, "--as", PERSON, *extra,
+                   env=env)
+
+
+def decisions(repo: V2Repo) -> list[dict]:  # type: ignore[type-arg]
+    events = [json.loads(line) for line in repo.read(LEDGER).splitlines()]
+    return [e for e in events if e["type"] == "gate.decided"]
+
+
+def test_gates_of_an_intent_and_its_unit_are_decided_in_the_order_of_its_state_rows(v2: V2Repo) -> None:
+    """requirements-analysis, then units-generation (user-stories is [S]: not waited for), then the unit's code
+    generation; each decision binds the digest of its stage folder's files, in the ledger of the records folder."""
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    assert gate(v2, "approve", f"default/{INTENT}", "units-generation").returncode == 0
+    done = gate(v2, "approve", UNIT, "code-generation")
+    assert done.returncode == 0, done.stderr
+    assert f"unit default/{UNIT} code-generation -> approve by Ann Lee" in done.stdout
+    made = decisions(v2)
+    assert [(d["subject"]["kind"], d["subject"]["id"], d["stage"]) for d in made] == [
+        ("intent", f"default/{INTENT}", "requirements-analysis"), ("intent", f"default/{INTENT}", "units-generation"),
+        ("unit", f"default/{UNIT}", "code-generation")]
+    assert made[0]["fingerprint"]["path"] == REQUIREMENTS
+    assert made[2]["fingerprint"]["path"] == f"{RECORD}/construction/orders-api/code-generation"
+    assert {d["path"] for d in made[2]["data"]["judged"]} == {
+        f"{RECORD}/construction/orders-api/code-generation/code-generation-plan.md",
+        f"{RECORD}/construction/orders-api/code-generation/code-summary.md"}
+    assert run_cli("validate", cwd=v2.root).returncode == 0
+
+
+def test_a_unit_gate_before_the_intent_rows_before_it_is_refused_and_nothing_recorded(v2: V2Repo) -> None:
+    refused = gate(v2, "approve", UNIT, "code-generation")
+    assert refused.returncode == 1
+    assert (f"intent default/{INTENT}: the requirements-analysis gate has no decision; the code-generation gate of "
+            f"unit default/{UNIT} comes after it") in refused.stderr
+    assert decisions(v2) == []
+
+
+def test_an_edit_after_the_approval_makes_it_stale_for_validate_and_for_the_next_gate(v2: V2Repo) -> None:
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    v2.write(REQUIREMENTS, v2.read(REQUIREMENTS) + "\n## FR-2: Cancel an order\n")
+    v2.commit("agent: requirements widened after the approval", at(LAST + 120))
+    report = run_cli("validate", "--format", "json", cwd=v2.root)
+    assert report.returncode == 1
+    stale = [f for f in json.loads(report.stdout)["findings"] if f["code"] == "AIDLC-DOCS-040"]
+    assert [(f["path"], f["severity"]) for f in stale] == [(REQUIREMENTS, "error")]
+    assert f"aidlc gate approve default/{INTENT} --stage requirements-analysis" in stale[0]["fix"]
+    refused = gate(v2, "approve", INTENT, "units-generation")
+    assert refused.returncode == 1 and "requirements-analysis gate is stale" in refused.stderr
+    assert len(decisions(v2)) == 1
+
+
+def test_an_agent_is_refused_at_a_v2_gate(v2: V2Repo) -> None:
+    refused = gate(v2, "approve", INTENT, "requirements-analysis", env={"AIDLC_ACTOR_KIND": "agent"})
+    assert refused.returncode == 1 and "human checkpoint" in refused.stderr
+    assert decisions(v2) == []
+
+
+@pytest.mark.parametrize(("subject", "stage", "says"), [
+    ("shop", "requirements-analysis", "no subject 'shop' in aidlc/: the subjects are an intent record"),
+    (INTENT, "code-generation", f"intent default/{INTENT} has no 'code-generation' gate; its gates are "
+                                "requirements-analysis, user-stories, units-generation, build-and-test"),
+    (UNIT, "requirements-analysis", f"unit default/{UNIT} has no 'requirements-analysis' gate; its gates are "
+                                    "code-generation"),
+])
+def test_a_subject_or_stage_the_record_has_not_is_a_usage_error_naming_those_it_has(
+        v2: V2Repo, subject: str, stage: str, says: str) -> None:
+    refused = gate(v2, "approve", subject, stage)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert says in refused.stderr
+    assert decisions(v2) == []
+
+
+def test_a_stage_that_wrote_nothing_has_nothing_to_judge(v2: V2Repo) -> None:
+    for stage, subject in (("requirements-analysis", INTENT), ("units-generation", INTENT),
+                           ("code-generation", UNIT)):
+        assert gate(v2, "approve", subject, stage).returncode == 0
+    refused = gate(v2, "approve", INTENT, "build-and-test")
+    assert refused.returncode == 1
+    assert f"nothing to judge for the build-and-test gate: {RECORD}/construction/build-and-test does not exist" \
+        in refused.stderr
