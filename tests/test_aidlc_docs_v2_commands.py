@@ -4,12 +4,18 @@ its units, `aidlc audit append` to this clone's shard, `aidlc walkthrough UNIT`.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+import socket
+import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
-from tests.aidlc_v2_sample import EVENTS_B, RECORD, V2Repo, at, build_v2_repo
+from aidlc.aidlc_docs.records import read_workspace
+from tests.aidlc_v2_sample import EVENTS_B, RECORD, SHARD_A, SHARD_B, STATE, V2Repo, at, build_v2_repo
 from tests.helpers import run_cli
 
 LEDGER = "aidlc-docs/events.jsonl"  # the records folder's (aidlc.yaml `aidlc_docs:`), as `aidlc init` makes it
@@ -111,3 +117,92 @@ def test_a_stage_that_wrote_nothing_has_nothing_to_judge(v2: V2Repo) -> None:
     assert refused.returncode == 1
     assert f"nothing to judge for the build-and-test gate: {RECORD}/construction/build-and-test does not exist" \
         in refused.stderr
+
+
+# -- aidlc audit append on v2 -----------------------------------------------------------------------------------------
+AUDIT_DIR = f"{RECORD}/audit"
+CLONE_ID = "aidlc/.aidlc-clone-id"
+
+
+def append(repo: V2Repo, *args: str) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+    return run_cli("--repo", str(repo.root), "audit", "append", *args)
+
+
+def ours(repo: V2Repo) -> str:
+    """This clone's shard: the one the sample's two clones did not write."""
+    theirs = (Path(SHARD_A).name, Path(SHARD_B).name)
+    shards = [p.name for p in repo.path(AUDIT_DIR).iterdir() if p.name not in theirs]
+    assert len(shards) == 1, shards
+    return f"{AUDIT_DIR}/{shards[0]}"
+
+
+def test_append_writes_a_v2_block_to_this_clone_s_shard_with_the_time_now(v2: V2Repo) -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
+    done = append(v2, "--stage", "code-generation", "--user-input", "Approve Plan\nas written",
+                  "--ai-response", "Plan approved; generating", "--format", "json")
+    after = datetime.now(UTC)
+    assert done.returncode == 0, done.stderr
+    clone = v2.read(CLONE_ID)
+    assert re.fullmatch(r"[0-9a-f]{12}\n", clone)  # minted as v2 mints it
+    shard = ours(v2)
+    assert re.fullmatch(rf"[a-z0-9-]{{1,48}}-{clone.strip()}\.md", Path(shard).name)
+    text = v2.read(shard)
+    stamp = re.search(r"\*\*Timestamp\*\*: (\S+)", text).group(1)  # type: ignore[union-attr]
+    assert before <= datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) <= after
+    block = (f"## Decision Recorded\n**Timestamp**: {stamp}\n**Event**: DECISION_RECORDED\n"
+             "**Stage**: code-generation\n**User Input**: Approve Plan\\nas written\n"
+             "**AI Response**: Plan approved; generating\n**Context**: CONSTRUCTION - Code Generation\n\n---\n")
+    assert text == f"# AI-DLC Audit Log\n\n{block}"  # v2's renderAuditBlock: "\n## ..." after the header
+    record = json.loads(done.stdout)
+    assert (record["path"], record["line"], record["offset"]) == (shard, 3, len("# AI-DLC Audit Log\n\n"))
+    assert record["sha256"] == hashlib.sha256(block.encode()).hexdigest()
+    assert append(v2, "--stage", "build-and-test", "--user-input", "run them", "--ai-response", "ok").returncode == 0
+    assert v2.read(shard).startswith(text + "\n## Decision Recorded\n")  # appended, never rewritten
+    events = [json.loads(line) for line in v2.read(LEDGER).splitlines()]
+    assert [(e["type"], e["data"]["path"]) for e in events[1:]] == [("audit.appended", shard)] * 2
+    record = read_workspace(v2.root).records[0].record
+    assert [e.event for e in record.events if e.path == shard] == ["DECISION_RECORDED"] * 2  # type: ignore[union-attr]
+    assert run_cli("validate", cwd=v2.root).returncode == 0
+
+
+def test_an_edit_of_an_appended_block_is_caught_by_log_verify(v2: V2Repo) -> None:
+    assert append(v2, "--stage", "code-generation", "--user-input", "Approve Plan", "--ai-response", "ok"
+                  ).returncode == 0
+    shard = ours(v2)
+    v2.write(shard, v2.read(shard).replace("Approve Plan", "Approve Plan and skip the tests"))
+    found = run_cli("log", "verify", cwd=v2.root)
+    assert found.returncode == 1
+    assert f"✗ {shard}:3: the entry 'Decision Recorded' was edited or deleted" in found.stdout
+
+
+def test_an_existing_clone_id_names_the_shard_and_a_shard_linking_out_is_refused(v2: V2Repo, tmp_path: Path) -> None:
+    v2.write(CLONE_ID, "3f9a1c2b7d4e\n")
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# AI-DLC Audit Log\n")
+    host = re.sub(r"[^a-z0-9-]+", "-", socket.gethostname().lower()).strip("-")[:48] or "host"
+    link = v2.path(f"{AUDIT_DIR}/{host}-3f9a1c2b7d4e.md")
+    link.symlink_to(outside)
+    refused = append(v2, "--stage", "code-generation", "--user-input", "x", "--ai-response", "y")
+    assert refused.returncode == 2 and "is a symbolic link" in refused.stderr
+    assert outside.read_text() == "# AI-DLC Audit Log\n"
+    link.unlink()
+    assert append(v2, "--stage", "code-generation", "--user-input", "x", "--ai-response", "y").returncode == 0
+    assert link.is_file() and not outside.read_text().count("Decision")
+
+
+def test_with_two_records_the_cursor_or_intent_names_the_one_that_takes_the_entry(v2: V2Repo) -> None:
+    other = "aidlc/spaces/default/intents/261201-returns"
+    v2.write(f"{other}/aidlc-state.md", v2.read(STATE))
+    refused = append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y")
+    assert refused.returncode == 2
+    assert "2 intent records and no active-intent cursor naming one" in refused.stderr
+    assert "default/261130-shop-orders, default/261201-returns" in refused.stderr
+    assert append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y",
+                  "--intent", "261201-returns").returncode == 0
+    assert len(list(v2.path(f"{other}/audit").iterdir())) == 1
+    v2.write("aidlc/spaces/default/intents/active-intent", "261130-shop-orders\n")
+    assert append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y").returncode == 0
+    assert ours(v2)
+    wrong = append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y",
+                   "--intent", "elsewhere/261130-shop-orders")
+    assert wrong.returncode == 2 and "names no intent record" in wrong.stderr
