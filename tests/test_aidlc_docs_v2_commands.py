@@ -206,3 +206,51 @@ def test_with_two_records_the_cursor_or_intent_names_the_one_that_takes_the_entr
     wrong = append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y",
                    "--intent", "elsewhere/261130-shop-orders")
     assert wrong.returncode == 2 and "names no intent record" in wrong.stderr
+
+
+# -- aidlc walkthrough UNIT on v2 -------------------------------------------------------------------------------------
+WALKTHROUGH = f"{RECORD}/construction/orders-api/walkthrough.md"
+
+
+def with_verify(repo: V2Repo, command: str) -> None:
+    repo.replace("aidlc.yaml", "verify: []", f'verify:\n  - {{name: tests, run: "{command}", timeout_s: 60}}')
+    repo.commit("verify command", at(LAST + 90))
+
+
+def test_walkthrough_of_a_v2_unit_reports_its_plan_commits_checks_and_approvals(v2: V2Repo) -> None:
+    with_verify(v2, "python3 -c 'pass'")
+    for stage, subject in (("requirements-analysis", INTENT), ("units-generation", INTENT),
+                           ("code-generation", UNIT)):
+        assert gate(v2, "approve", subject, stage).returncode == 0
+    done = run_cli("walkthrough", "orders-api", "--format", "json", cwd=v2.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["unit"] == f"default/{UNIT}" and report["docs"] == RECORD
+    assert report["plan"]["path"] == f"{RECORD}/construction/orders-api/code-generation/code-generation-plan.md"
+    assert (report["plan"]["done"], report["plan"]["open"]) == (2, 0)
+    assert report["code_paths"] == ["src/orders"]  # named by the code summary, held by HEAD
+    assert [c["commit"]["subject"] for c in report["commits"]] == ["aidlc: shop-orders inception"]
+    assert [(c["name"], c["passed"], c["current"]) for c in report["checks"]] == [("tests", True, True)]
+    assert [(d["stage"], d["decision"], d["current"]) for d in report["decisions"]] == [
+        ("code-generation", "approve", True)]
+    assert [(a["stage"], a["user_input"]) for a in report["audit_approvals"]] == [
+        ("code-generation", "Continue to Next Stage")]
+    assert report["satisfied"] and report["findings"] == []
+    checks = [json.loads(line) for line in v2.read(LEDGER).splitlines() if '"check.recorded"' in line]
+    assert [e["subject"] for e in checks] == [{"kind": "unit", "id": f"default/{UNIT}"}]
+    assert "aidlc gate approve default/261130-shop-orders/orders-api --stage code-generation" in v2.read(WALKTHROUGH)
+    # the report is written beside the stage folders: the approval it reports does not go stale
+    assert run_cli("validate", cwd=v2.root).returncode == 0
+    again = run_cli("walkthrough", UNIT, cwd=v2.root)
+    assert again.returncode == 0 and "Evidence complete" in again.stdout
+
+
+def test_walkthrough_of_a_v2_unit_with_a_failing_check_is_incomplete_and_an_unknown_unit_refused(
+        v2: V2Repo) -> None:
+    with_verify(v2, "python3 -c 'import sys; sys.exit(3)'")
+    done = run_cli("walkthrough", "orders-api", cwd=v2.root)
+    assert done.returncode == 1
+    assert "NO  tests" in done.stdout and "Evidence incomplete" in done.stdout
+    refused = run_cli("walkthrough", "payments", cwd=v2.root)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert f"no unit 'payments' in aidlc/spaces/ (the units, SPACE/INTENT/UNIT: default/{UNIT})" in refused.stderr
