@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.aidlc_docs.fingerprint import approval_fingerprint, contract_hash, js_stringify, plan_approval_content
 from aidlc.aidlc_docs.model import Mark, RecordsWorkspace
 from aidlc.bank.config import load_config
 from aidlc.workspace import layout_of, open_records
@@ -19,6 +20,7 @@ from tests.aidlc_v2_sample import (
     EVENTS_B,
     INTENTS,
     RECORD,
+    SESSION_B,
     SHARD_A,
     SHARD_B,
     STATE,
@@ -315,3 +317,85 @@ def test_ci_judges_a_v2_workspace_and_a_pull_request_that_rewrites_a_shard_fails
     document = json.loads(done.stdout)
     assert "aidlc-docs-history" in document["checks"]
     assert {f["code"] for f in document["findings"]} >= {"AIDLC-DOCS-020", "AIDLC-DOCS-060"}
+
+
+# -- the plan approval fingerprint ---------------------------------------------------------------------------------
+UNIT_FOLDER = f"{RECORD}/construction/orders-api/code-generation"
+PLAN = f"{UNIT_FOLDER}/code-generation-plan.md"
+INSTRUCTIONS = f"{UNIT_FOLDER}/unit-test-instructions.md"
+PLAN_TEXT = ("# Code Generation Plan\r\n\r\n## Steps\r\n- [ ] Step 1: model the order  \r\n1. [ ] Step 2: handlers"
+             "\r\n\r\n\r\n```text\r\n- [x] fenced, kept verbatim\r\n```\r\n\r\n## Testing Contract\r\n"
+             "- [ ] pytest tests/orders\r\n")
+INTENT, RUN_FLOOR = "019a1f2e-3b4c-7d5e-8f60-718293a4b5c6", "STAGE_STARTED:2026-11-30T08:36:37Z#1"
+
+
+def approve_plan(repo: V2Repo, fingerprint: str | None = None) -> int:
+    """Commit a plan and its instructions, then a PLAN_APPROVAL_RECORDED row as v2's `aidlc-log answer` writes it.
+    The fingerprint is computed by aidlc's own reading of v2's published formula: the test shows that the rule
+    keeps to the formula's properties, not that it matches v2's code byte for byte. The row's line."""
+    repo.write(PLAN, PLAN_TEXT)
+    repo.write(INSTRUCTIONS, "# Unit test instructions\r\nRun `pytest tests/orders`.\r\n")
+    target = "unit:orders-api"
+    if fingerprint is None:
+        fingerprint = approval_fingerprint(PLAN_TEXT, repo.read(INSTRUCTIONS), target, INTENT, RUN_FLOOR)
+    line = repo.append(SHARD_B, LAST + 20, "PLAN_APPROVAL_RECORDED", {
+        "Stage": "code-generation", "Checkpoint": "Code Generation Plan Approval", "Plan Target": target,
+        "Intent": INTENT, "Run floor": RUN_FLOOR, "Approval Fingerprint": fingerprint, "Session": SESSION_B})
+    repo.commit("aidlc: orders-api plan approved", at(LAST + 60))
+    return line
+
+
+def test_the_plan_projection_drops_ticks_trailing_space_blank_runs_and_a_review_appendix_but_not_fences() -> None:
+    plan = "\ufeff# Plan\r\n\r\n\r\n- [x] Step 1\t \r\n* [-] Step 2\r\n```\r\n- [x] in a fence  \r\n```\r\n\r\n" \
+           "## Review\r\nlooks fine\r\n"
+    assert plan_approval_content(plan) == "# Plan\n\n- [ ] Step 1\n* [ ] Step 2\n```\n- [x] in a fence  \n```"
+    assert js_stringify({"b": "ü\u2028\n\x01", "a": 1}) == '{"a":1,"b":"ü\u2028\\n\\u0001"}'
+    assert contract_hash(PLAN_TEXT) == contract_hash(PLAN_TEXT.replace("- [ ] pytest", "- [x] pytest"))
+    assert contract_hash(PLAN_TEXT) != contract_hash(PLAN_TEXT.replace("tests/orders", "tests"))
+
+
+def test_an_approved_plan_stays_approved_when_its_boxes_are_ticked(v2: V2Repo) -> None:
+    approve_plan(v2)
+    assert v2.findings() == []
+    v2.write(PLAN, PLAN_TEXT.replace("- [ ] Step 1", "- [x] Step 1").replace("1. [ ] Step 2", "1. [X] Step 2")
+             .replace("handlers\r\n", "handlers   \r\n"))
+    v2.commit("orders-api: steps 1 and 2 done", at(LAST + 120))
+    assert v2.findings() == []
+
+
+def test_a_plan_edited_after_its_approval_is_an_error_naming_the_row(v2: V2Repo) -> None:
+    line = approve_plan(v2)
+    v2.write(PLAN, PLAN_TEXT.replace("Step 2: handlers", "Step 2: handlers and a payments client"))
+    v2.commit("orders-api: one more step", at(LAST + 120))
+    [finding] = v2.findings()
+    assert (finding.code, finding.severity, finding.path, finding.line) == ("AIDLC-DOCS-068", "error", SHARD_B, line)
+    assert PLAN.removeprefix(f"{RECORD}/") in finding.message and "changed after its approval" in finding.message
+    done = run_cli("validate", cwd=v2.root)
+    assert done.returncode == 1 and "AIDLC-DOCS-068" in done.stdout
+
+
+def test_an_edit_inside_a_fence_or_to_the_instructions_breaks_the_approval(v2: V2Repo) -> None:
+    approve_plan(v2)
+    v2.write(PLAN, PLAN_TEXT.replace("- [x] fenced", "- [ ] fenced"))
+    v2.commit("untick in a fence", at(LAST + 120))
+    assert [f.code for f in v2.findings()] == ["AIDLC-DOCS-068"]
+    v2.write(PLAN, PLAN_TEXT)
+    v2.write(INSTRUCTIONS, "# Unit test instructions\nRun `pytest`.\n")
+    v2.commit("shorter instructions", at(LAST + 180))
+    assert [f.code for f in v2.findings()] == ["AIDLC-DOCS-068"]
+
+
+def test_a_deleted_plan_or_an_unreadable_target_is_an_error(v2: V2Repo) -> None:
+    approve_plan(v2, fingerprint="sha256:v3:" + "0" * 64)
+    assert [f.code for f in v2.findings()] == ["AIDLC-DOCS-068"]
+    v2.path(INSTRUCTIONS).unlink()
+    v2.commit("drop the instructions", at(LAST + 120))
+    [finding] = v2.findings()
+    assert finding.code == "AIDLC-DOCS-068" and f"HEAD holds no {INSTRUCTIONS}" in finding.message
+
+
+def test_an_older_fingerprint_format_is_a_warning_to_approve_again(v2: V2Repo) -> None:
+    line = approve_plan(v2, fingerprint="sha256:v2:" + "ab" * 32)
+    [finding] = v2.findings()
+    assert (finding.code, finding.severity, finding.line) == ("AIDLC-DOCS-069", "warning", line)
+    assert "approve again" in finding.message
