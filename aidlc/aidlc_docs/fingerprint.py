@@ -1,113 +1,221 @@
 """aidlc-workflows v2's plan approval fingerprint, recomputed outside the agent's harness.
 
-v2 writes `sha256:v3:<hex>` into a PLAN_APPROVAL_RECORDED row: the SHA-256 of
-`JSON.stringify(canonicalize({plan, instructions, testing_contract, target, intent, run_floor}))`, where `plan` is
-the code-generation plan projected onto what a person approves (a ticked box is a claim about execution, not a change
-to the plan), `instructions` the unit test instructions, and the last three come from the row itself.
+v2 (core/tools/aidlc-testing-posture.ts, `approvalFingerprint`) records `sha256:v3:<hex>` in a
+PLAN_APPROVAL_RECORDED row: the SHA-256 of `JSON.stringify(canonicalize({plan, instructions, testing_contract,
+target, intent, run_floor}))`, where
+* `plan` is the code-generation plan projected onto what a person approves (`plan_approval_content`: a ticked box is
+  a claim about execution, not a change to the plan);
+* `instructions` is unit-test-instructions.md with its line endings as LF, nothing else changed;
+* `testing_contract` is the `contract_sha256` of the JSON block under the plan's `## Testing Contract` heading, which
+  v2 accepts only when it is version 1 and hashes its own body (`read_testing_contract`);
+* `target`, `intent` and `run_floor` are the row's Plan Target, Intent and Run floor.
+Each step follows v2's code, JavaScript's semantics included (its regular expressions' `.`, `\\d` and `/i`, the key
+order and number format of JSON.stringify); tests/test_aidlc_docs_v2.py checks it against fingerprints v2's own code
+computed for the same files.
 
-Written from the published description of v2's formula, not from its code; where that description is silent the
-choice made here is named in a comment (the Testing Contract's extraction, the fences, the last line's newline).
+One step is not reproduced: v2 first drops a terminal `## Review` appendix with a locator of its own. A plan with a
+Review heading is not recomputed (`has_review`), rather than guessed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 
 V3 = "sha256:v3:"
 # The formats v2 itself reads as "approve again": `sha256:v2:<hex>` and a bare `sha256:<hex>`.
 OLDER = re.compile(r"^sha256:(?:v2:)?[0-9a-f]{64}$")
 
-# A list item's task marker ticked or in progress, as v2 resets it: `- [x] `, `1. [X] `, `* [-]` -> `[ ]`.
-_TASK = re.compile(r"^([ \t]*(?:[-*+]|\d+[.)])[ \t]+)\[[xX-]\](?=[ \t]|$)")
-# A code fence's opening or closing line (CommonMark: up to three spaces, then ``` or ~~~ three or more times).
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_REVIEW = re.compile(r"^## Review[ \t]*$")
-_HEADING = re.compile(r"^#{1,2}[ \t]")
-_CONTRACT = re.compile(r"^## Testing Contract[ \t]*$")
+# JavaScript's `.` matches no line terminator, its `\d` only ASCII digits: spelled out for Python.
+_DOT = r"[^\n\r\u2028\u2029]"
+_FENCE_OPEN = re.compile(rf" {{0,3}}(`{{3,}}|~{{3,}})({_DOT}*)")
+_FENCE_CLOSE = re.compile(r" {0,3}([`~]+)[ \t]*")
+_COMMENT_OPEN = re.compile(r" {0,3}<!--")
+_TASK = re.compile(r"^([ \t]*(?:[-*+]|[0-9]+[.)])[ \t]+)\[[xX-]\](?=[ \t]|\Z)")
+_CONTRACT_JSON = re.compile(r"```[jJ][sS][oO][nN][ \t]*\r?\n([\s\S]*?)\r?\n```")
+_CONTRACT_HASH = re.compile(r"sha256:[0-9a-f]{64}")
+_REVIEW = re.compile(r"^[ \t]*#{1,6}[ \t]*review\b", re.IGNORECASE | re.MULTILINE)
+_REPR = re.compile(r"([0-9]+)(?:\.([0-9]*))?(?:e([+-][0-9]+))?")
+CONTRACT_HEADING = "## Testing Contract"
+# String.prototype.trimEnd's whitespace (WhiteSpace and LineTerminator), which is not Python's str.rstrip()'s.
+_JS_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+            "\u2028\u2029\u202f\u205f\u3000\ufeff"
 
 
 def to_lf(text: str) -> str:
-    """CRLF and lone CR to LF: v2's projectInstructionsContent, and the first step of the plan's projection."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    """CRLF and lone CR to LF: v2's projectInstructionsContent."""
+    return re.sub(r"\r\n?", "\n", text)
 
 
-def _fenced(lines: list[str]) -> list[bool]:
-    """Whether each line lies in a fenced block (its fence lines included). A fence closes on a line of the same
-    character at least as long; an unclosed fence runs to the end."""
-    inside: list[bool] = []
-    opener: str | None = None
-    for line in lines:
-        match = _FENCE.match(line)
-        if opener is None:
-            if match:
-                opener = match.group(1)
-            inside.append(opener is not None)
-            continue
-        inside.append(True)
-        if match and match.group(1)[0] == opener[0] and len(match.group(1)) >= len(opener) \
-                and not line[match.end():].strip():
-            opener = None
-    return inside
+def has_review(plan: str) -> bool:
+    """Whether the plan has a Review heading, whose appendix v2 would drop by a rule not reproduced here."""
+    return _REVIEW.search(plan) is not None
+
+
+def _fence(line: str) -> tuple[str, int] | None:
+    """A fence a line opens: (marker, length); a backtick fence whose info string holds a backtick is none."""
+    opening = _FENCE_OPEN.fullmatch(line)
+    if opening is None or (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+        return None
+    return opening.group(1)[0], len(opening.group(1))
+
+
+def _closes(line: str, fence: tuple[str, int]) -> bool:
+    closing = _FENCE_CLOSE.fullmatch(line)
+    return closing is not None and set(closing.group(1)) == {fence[0]} and len(closing.group(1)) >= fence[1]
 
 
 def plan_approval_content(text: str) -> str:
-    """v2's projectPlanApprovalContent: what of a code-generation plan its approval covers."""
-    lines = to_lf(text.removeprefix("\ufeff")).split("\n")
-    fenced = _fenced(lines)
-    # A terminal `## Review` appendix (the last level-2 heading outside fences, to the end) is the reviewer's,
-    # not the plan's.
-    headings = [n for n, line in enumerate(lines) if not fenced[n] and line.startswith("## ")]
-    if headings and _REVIEW.match(lines[headings[-1]]):
-        lines, fenced = lines[:headings[-1]], fenced[:headings[-1]]
-    kept: list[str] = []
-    for line, inside in zip(lines, fenced, strict=True):
-        if inside:
-            kept.append(line)
+    """v2's projectPlanApprovalContent (for a plan without a Review heading, see `has_review`): LF line endings;
+    outside fences and HTML comments, trailing spaces and tabs dropped, runs of blank lines as one, task markers
+    `[x]`, `[X]`, `[-]` as `[ ]`; fenced lines verbatim; trailing blank lines dropped."""
+    projected: list[str] = []
+    fence: tuple[str, int] | None = None
+    in_comment = previous_blank = False
+    for raw in to_lf(text.removeprefix("\ufeff")).split("\n"):
+        line = raw.rstrip(" \t")
+        if fence is not None:
+            projected.append(raw)
+            previous_blank = False
+            if _closes(line, fence):
+                fence = None
             continue
-        line = _TASK.sub(r"\1[ ]", line.rstrip(" \t"))
-        if line == "" and kept and kept[-1] == "":
-            continue  # one blank line stands for a run of them (a fence's closing line is never blank)
-        kept.append(line)
-    while kept and kept[-1] == "":
-        kept.pop()
-    # Joined with LF and no final newline: the description does not say whether one is kept (an assumption).
-    return "\n".join(kept)
+        if in_comment:
+            projected.append(line)
+            previous_blank = False
+            in_comment = "-->" not in line
+            continue
+        opening = _fence(line)
+        if opening is not None:
+            fence = opening
+            projected.append(line)
+            previous_blank = False
+            continue
+        if _COMMENT_OPEN.match(line) and "-->" not in line:
+            in_comment = True
+            projected.append(line)
+            previous_blank = False
+            continue
+        blank = not line
+        if blank and previous_blank:
+            continue
+        previous_blank = blank
+        projected.append(_TASK.sub(r"\1[ ]", line, count=1))
+    while projected and projected[-1] == "":
+        projected.pop()
+    return "\n".join(projected)
 
 
-def contract_hash(plan: str) -> str:
-    """`sha256:<hex>` of the plan's `## Testing Contract` section.
-
-    Assumed, as v2's extraction was not read: the section's lines after its heading, up to the next level-1 or
-    level-2 heading outside fences (or the end), taken from the projected plan (so a ticked box in the contract
-    changes nothing, as for the rest of the plan), with leading and trailing blank lines dropped, joined by LF,
-    hashed as UTF-8. A plan with no such section hashes the empty text."""
-    lines = plan_approval_content(plan).split("\n")
-    fenced = _fenced(lines)
+def _contract_section(plan: str) -> str:
+    """v2's rawMarkdownSection(plan, "## Testing Contract"): the lines after the heading up to the next `## `
+    line, ``` lines toggling a fence in which headings do not count."""
     body: list[str] = []
-    start = next((n for n, line in enumerate(lines) if not fenced[n] and _CONTRACT.match(line)), None)
-    if start is not None:
-        for n in range(start + 1, len(lines)):
-            if not fenced[n] and _HEADING.match(lines[n]):
-                break
-            body.append(lines[n])
-    section = "\n".join(body).strip("\n")
-    return "sha256:" + hashlib.sha256(section.encode("utf-8")).hexdigest()
+    found = in_fence = False
+    for line in plan.replace("\r\n", "\n").split("\n"):
+        if line.startswith("```"):
+            if found:
+                body.append(line)
+            in_fence = not in_fence
+            continue
+        if not in_fence and line.rstrip(_JS_SPACE) == CONTRACT_HEADING:
+            found = True
+            continue
+        if found and not in_fence and line.startswith("## "):
+            break
+        if found:
+            body.append(line)
+    return "\n".join(body) if found else ""
+
+
+def read_testing_contract(plan: str) -> tuple[str | None, str]:
+    """(the contract's `contract_sha256`, "") as v2's readTestingContract accepts it; (None, why) when v2 would not:
+    no ```json block under `## Testing Contract`, not JSON, or not version 1 hashing its own body."""
+    match = _CONTRACT_JSON.search(_contract_section(plan))
+    if match is None:
+        return None, f"no ```json block under its `{CONTRACT_HEADING}` heading"
+    try:
+        parsed = json.loads(match.group(1), parse_int=float, parse_constant=_not_json)
+    except ValueError as exc:
+        return None, f"its Testing Contract is not JSON ({exc})"
+    recorded = parsed.get("contract_sha256") if isinstance(parsed, dict) else None
+    version = parsed.get("version") if isinstance(parsed, dict) else None
+    if isinstance(version, bool) or version != 1 or not isinstance(recorded, str) \
+            or not _CONTRACT_HASH.fullmatch(recorded):
+        return None, "its Testing Contract is not version 1 with a contract_sha256"
+    body = {key: value for key, value in parsed.items() if key != "contract_sha256"}
+    if hash_object(body) != recorded:
+        return None, "its Testing Contract's contract_sha256 is not the hash of its body"
+    return recorded, ""
+
+
+def _not_json(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def hash_object(value: object) -> str:
+    """v2's hashObject: `sha256:` and the hex SHA-256 of JSON.stringify(canonicalize(value)) in UTF-8."""
+    return "sha256:" + hashlib.sha256(js_stringify(value).encode("utf-8")).hexdigest()
 
 
 def js_stringify(value: object) -> str:
-    """JSON.stringify of canonicalize(value): keys sorted recursively, no spaces. json.dumps with ensure_ascii off
-    writes strings as JavaScript does: `"` and `\\` escaped, \\b \\f \\n \\r \\t by name, other controls as
-    lowercase \\u00xx, and everything else (non-ASCII, U+2028/U+2029, DEL) as itself. The one difference, a lone
-    surrogate, cannot come from a file decoded as UTF-8. Keys sort by UTF-16 code units in JavaScript and by code
-    points here; the keys are the six fixed ASCII names."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """JSON.stringify(canonicalize(value)) for values read by JSON.parse (numbers as floats): keys sorted by UTF-16
+    code units, except that a JavaScript object lists its array-index keys ("0", "17") first, in numeric order;
+    numbers as Number#toString writes them; strings escaped as JSON.stringify escapes them."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return _js_number(float(value))
+    if isinstance(value, str):
+        return _js_string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(js_stringify(item) for item in value) + "]"
+    assert isinstance(value, dict)
+    keys = sorted(value, key=lambda key: key.encode("utf-16-be", "surrogatepass"))
+    indexes = sorted((key for key in keys if _array_index(key)), key=int)
+    ordered = indexes + [key for key in keys if not _array_index(key)]
+    return "{" + ",".join(f"{_js_string(key)}:{js_stringify(value[key])}" for key in ordered) + "}"
 
 
-def approval_fingerprint(plan: str, instructions: str, target: str, intent: str, run_floor: str) -> str:
-    """`sha256:v3:<hex>` of a plan and its unit test instructions, approved for `target` (`unit:<u>` or
-    `stage:code-generation`) of intent `intent` at `run_floor`, as the PLAN_APPROVAL_RECORDED row names them."""
+def _array_index(key: str) -> bool:
+    return key.isascii() and key.isdigit() and (key == "0" or not key.startswith("0")) and int(key) < 2**32 - 1
+
+
+def _js_string(text: str) -> str:
+    escaped = json.dumps(text, ensure_ascii=False)
+    return re.sub("[\ud800-\udfff]", lambda m: f"\\u{ord(m.group()):04x}", escaped)  # a lone surrogate
+
+
+def _js_number(number: float) -> str:
+    """Number.prototype.toString: the shortest digits that read back (repr's), laid out by ECMAScript's rule."""
+    if not math.isfinite(number):
+        return "null"
+    if number == 0:
+        return "0"
+    whole, fraction, exponent = _REPR.fullmatch(repr(abs(number))).groups()  # type: ignore[union-attr]
+    digits, n = whole + (fraction or ""), len(whole) + int(exponent or 0)  # value: 0.<digits> * 10**n
+    stripped = digits.lstrip("0")
+    n -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    k, sign = len(digits), "-" if number < 0 else ""
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = n - 1
+    return sign + digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") + str(abs(e))
+
+
+def approval_fingerprint(plan: str, instructions: str, contract: str, target: str, intent: str,
+                         run_floor: str) -> str:
+    """`sha256:v3:<hex>` of a plan (without a Review heading) and its unit test instructions under the Testing
+    Contract hash `contract`, approved for `target` (`unit:<u>` or `stage:code-generation`) of intent `intent` at
+    `run_floor`, as the PLAN_APPROVAL_RECORDED row names them."""
     content = {"plan": plan_approval_content(plan), "instructions": to_lf(instructions),
-               "testing_contract": contract_hash(plan), "target": target, "intent": intent, "run_floor": run_floor}
-    return V3 + hashlib.sha256(js_stringify(content).encode("utf-8")).hexdigest()
+               "testing_contract": contract, "target": target, "intent": intent, "run_floor": run_floor}
+    return V3 + hash_object(content).removeprefix("sha256:")

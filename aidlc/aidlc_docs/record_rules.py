@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from aidlc import vcs
-from aidlc.aidlc_docs.fingerprint import OLDER, V3, approval_fingerprint
+from aidlc.aidlc_docs.fingerprint import OLDER, V3, approval_fingerprint, has_review, read_testing_contract
 from aidlc.aidlc_docs.model import DocsProject, Mark, RecordEvent, RecordsWorkspace
 from aidlc.aidlc_docs.records import MIGRATED, WORKSPACE, before
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
@@ -69,14 +69,21 @@ MIGRATION_DROPPED = docs_rule(
     "rows appended since after it, and commit")
 STALE_APPROVAL = docs_rule(
     "AIDLC-DOCS-068", E, "a v2 PLAN_APPROVAL_RECORDED row whose Approval Fingerprint (sha256:v3) differs from the "
-    "one recomputed over the code-generation plan and unit-test-instructions.md as HEAD holds them: the plan "
-    "changed after its approval (ticked boxes and whitespace are no change), or the row cannot be checked",
+    "one recomputed over the code-generation plan, its Testing Contract and unit-test-instructions.md as HEAD holds "
+    "them: the plan changed after its approval (ticked boxes and whitespace are no change), its contract is not one "
+    "v2 accepts, or the row cannot be checked",
     "have the person review the plan as it stands and approve it again (`[Answer]: Approve Plan`), which records "
     "a new fingerprint; or restore the plan they approved")
 OLD_FINGERPRINT = docs_rule(
     "AIDLC-DOCS-069", W, "a v2 PLAN_APPROVAL_RECORDED row with a `sha256:v2:` or bare `sha256:` fingerprint: v2 "
     "reads these as \"approve again\", and they cannot be recomputed",
     "have the person approve the code-generation plan again, which records a sha256:v3 fingerprint")
+NOT_RECOMPUTED = docs_rule(
+    "AIDLC-DOCS-072", I, "a v2 PLAN_APPROVAL_RECORDED row whose code-generation plan has a Review heading: v2 leaves "
+    "a terminal `## Review` appendix out of the fingerprint by a rule aidlc does not reproduce, so the fingerprint is "
+    "not recomputed",
+    "nothing to fix; review the plan against its approval by hand, or move the review out of the plan (v2 keeps "
+    "reviews in review records now) and have the person approve it again")
 UNREGISTERED = docs_rule(
     "AIDLC-DOCS-070", W, "a v2 intent record's folder has no row in its space's intents/intents.json (v2 lists "
     "such a record as \"unknown\")",
@@ -190,10 +197,19 @@ def _approvals(project: DocsProject) -> Iterator[tuple[Rule, Hit]]:
                                       "the approved plan is not committed")
             continue
         texts = [held[rel].decode("utf-8", errors="replace") for rel in (plan, instructions)]  # type: ignore[union-attr]
-        recomputed = approval_fingerprint(texts[0], texts[1], target, fields.get("intent", "").strip(),
+        named = plan.removeprefix(f"{project.rel}/")
+        if has_review(texts[0]):
+            yield NOT_RECOMPUTED, Hit(event.path, event.entry.line, f"{where}: {named} has a Review heading; its "
+                                      "fingerprint is not recomputed")
+            continue
+        contract, why = read_testing_contract(texts[0])
+        if contract is None:
+            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: {named} as HEAD holds it has {why}, "
+                                      "so v2 itself would not take the approval as current")
+            continue
+        recomputed = approval_fingerprint(texts[0], texts[1], contract, target, fields.get("intent", "").strip(),
                                           fields.get("run floor", "").strip())
         if recomputed != written:
-            named = plan.removeprefix(f"{project.rel}/")
             yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: recorded {written[:22]}..., "
                                       f"recomputed over {named} and its unit-test-instructions.md at HEAD "
                                       f"{recomputed[:22]}...: the plan changed after its approval")
