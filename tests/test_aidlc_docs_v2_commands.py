@@ -254,3 +254,20 @@ def test_walkthrough_of_a_v2_unit_with_a_failing_check_is_incomplete_and_an_unkn
     refused = run_cli("walkthrough", "payments", cwd=v2.root)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert f"no unit 'payments' in aidlc/spaces/ (the units, SPACE/INTENT/UNIT: default/{UNIT})" in refused.stderr
+
+
+def test_a_shard_folder_linking_out_of_the_repository_or_an_intent_outside_the_records_is_refused(
+        v2: V2Repo, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = "aidlc/spaces/default/intents/261201-returns"
+    v2.write(f"{other}/aidlc-state.md", v2.read(STATE))
+    v2.path(f"{other}/audit").symlink_to(elsewhere)
+    refused = append(v2, "--stage", "code-generation", "--user-input", "x", "--ai-response", "y",
+                     "--intent", "261201-returns")
+    assert refused.returncode == 2 and "outside the repository; nothing was written" in refused.stderr
+    assert list(elsewhere.iterdir()) == []
+    sneaky = append(v2, "--stage", "code-generation", "--user-input", "x", "--ai-response", "y",
+                    "--intent", "../../../../../elsewhere")
+    assert sneaky.returncode == 2 and "names no intent record" in sneaky.stderr
+    assert list(elsewhere.iterdir()) == []
