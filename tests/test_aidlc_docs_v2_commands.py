@@ -88,6 +88,19 @@ def test_an_edit_after_the_approval_makes_it_stale_for_validate_and_for_the_next
     assert len(decisions(v2)) == 1
 
 
+def test_once_a_person_decides_a_gate_each_completed_row_needs_its_approval_in_the_ledger(v2: V2Repo) -> None:
+    """Before any decision the ledger claims nothing (the shards' approvals are history); after one, each [x] row
+    past initialization without an approval is AIDLC-DOCS-041, on its line of aidlc-state.md."""
+    assert run_cli("validate", cwd=v2.root).returncode == 0
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    report = run_cli("validate", "--format", "json", cwd=v2.root)
+    assert report.returncode == 1
+    found = [(f["code"], f["path"], f["line"]) for f in json.loads(report.stdout)["findings"]]
+    assert found == [("AIDLC-DOCS-041", STATE, v2.line(STATE, "- [x] units-generation")),
+                     ("AIDLC-DOCS-041", STATE, v2.line(STATE, "- [x] code-generation"))]
+    assert f"aidlc gate approve default/{UNIT} --stage code-generation" in report.stdout
+
+
 def test_an_agent_is_refused_at_a_v2_gate(v2: V2Repo) -> None:
     refused = gate(v2, "approve", INTENT, "requirements-analysis", env={"AIDLC_ACTOR_KIND": "agent"})
     assert refused.returncode == 1 and "human checkpoint" in refused.stderr

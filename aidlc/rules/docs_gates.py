@@ -12,7 +12,15 @@ from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.bank.config import load_config, records_folder
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.view import GateHistory, LedgerView, open_view
-from aidlc.gates.catalogue import GateTarget, docs_judged_files, docs_targets, fingerprint, record_targets
+from aidlc.gates.catalogue import (
+    GateTarget,
+    docs_judged_files,
+    docs_targets,
+    fingerprint,
+    record_judged_files,
+    record_rows,
+    record_targets,
+)
 from aidlc.gates.history import what_changed
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
@@ -49,7 +57,8 @@ def ledger_findings(project: DocsProject) -> list[Finding]:
         problem = led.first_error
         return [_finding(CHAIN, ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}")]
     if project.record is not None:
-        return _stale(led, record_targets(project))
+        targets = record_targets(project)
+        return [*_stale(led, targets), *_undecided_rows(project, led.history, targets)]
     targets = docs_targets(project)
     return [*_stale(led, targets), *_undecided(project, led.history, targets)]
 
@@ -88,6 +97,27 @@ def _undecided(project: DocsProject, history: GateHistory, targets: list[GateTar
                 found.append(_finding(UNDECIDED, project.state.path, line.line,
                                       f"{line.stage} is ticked for {target.kind} {target.id}, and the ledger holds "
                                       "no approval of it", f"aidlc gate approve {target.id} --stage {line.stage}"))
+    return found
+
+
+def _undecided_rows(project: DocsProject, history: GateHistory, targets: list[GateTarget]) -> list[Finding]:
+    """On a v2 record, once a person decides any of its gates in the ledger: each `[x]` row past initialization
+    claims an approval of its stage, of the intent's or, for a per-unit row, of every unit with files for it."""
+    ids = {target.id for target in targets}
+    if project.state is None or project.record is None or \
+            not any(subject in ids for _, subject, _ in history.gates()):
+        return []
+    found = []
+    for row in record_rows(project):
+        if row.mark != Mark.done:
+            continue
+        having = [t for t in targets if row.slug in t.stages]
+        claimed = having if len(having) <= 1 else [t for t in having if record_judged_files(t, row.slug)[1]]
+        for target in claimed:
+            if not history.approved(target.kind, target.id, row.slug):
+                found.append(_finding(UNDECIDED, project.state.path, row.line,
+                                      f"{row.slug} is [x] for {target.kind} {target.id}, and the ledger holds no "
+                                      "approval of it", f"aidlc gate approve {target.id} --stage {row.slug}"))
     return found
 
 
