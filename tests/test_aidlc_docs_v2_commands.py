@@ -284,3 +284,13 @@ def test_a_shard_folder_linking_out_of_the_repository_or_an_intent_outside_the_r
                     "--intent", "../../../../../elsewhere")
     assert sneaky.returncode == 2 and "names no intent record" in sneaky.stderr
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_rewritten_ledger_is_one_finding_however_many_records_there_are(v2: V2Repo) -> None:
+    other = "aidlc/spaces/default/intents/261201-returns"
+    v2.write(f"{other}/aidlc-state.md", v2.read(STATE))
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    v2.replace(LEDGER, '"decision":"approve"', '"decision":"reject"')
+    report = run_cli("validate", "--format", "json", cwd=v2.root)
+    assert report.returncode == 1
+    assert [f["path"] for f in json.loads(report.stdout)["findings"] if f["code"] == "AIDLC-DOCS-042"] == [LEDGER]
