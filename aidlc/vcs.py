@@ -469,6 +469,20 @@ def current_branch(project: Path) -> str | None:
     return out.decode().strip() or None
 
 
+def default_branch(project: Path) -> str | None:
+    """The repository's default branch: the one origin's HEAD names (as `git clone` sets it); without it, the
+    first of init.defaultBranch, main and master that exists; else the branch checked out (in a new repository,
+    the one git init made). None on a detached HEAD with none of these."""
+    remote = _run_git(project, ("symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"), ok=(0, 1, 128))
+    if remote.strip():
+        return remote.decode().strip().removeprefix("origin/")
+    configured = _run_git(project, ("config", "--get", "init.defaultBranch"), ok=(0, 1)).decode().strip()
+    for name in (configured, "main", "master"):
+        if name and branch_commit(project, name):
+            return name
+    return current_branch(project)
+
+
 def branch_commit(project: Path, branch: str) -> str | None:
     out = _run_git(project, ("rev-parse", "-q", "--verify", f"refs/heads/{branch}^{{commit}}"), ok=(0, 1))
     return out.decode().strip() or None

@@ -283,12 +283,12 @@ def requirement_blocks(lines: list[Line]) -> list[RequirementBlock]:
         in_acceptance = False
         for line in body:
             if priority is None:
-                found = _PRIORITY.search(line.text)
-                if found:
-                    priority = found.group(1).lower()
-            sub = _SUB_REQ.match(line.text)
-            if sub:
-                sub_ids.append(sub.group(1))
+                said = _PRIORITY.search(line.text)
+                if said:
+                    priority = said.group(1).lower()
+            sub_id = _SUB_REQ.match(line.text)
+            if sub_id:
+                sub_ids.append(sub_id.group(1))
             if _ACCEPTANCE.search(line.text) and not _CHECKBOX.match(line.text):
                 in_acceptance = True
                 continue

@@ -100,15 +100,17 @@ def resolve(llm: LLMConfig, *, flags: Mapping[str, str | None], env: EnvSettings
     The fallback list comes whole from the user config if it has one, else from aidlc.yaml; a fallback of
     the primary's provider that names no base_url / api_key_env inherits the primary's (and who set it).
     """
-    layers = [({k: v for k, v in flags.items() if v}, _FLAG_OF), (env.targets, _ENV_OF),
-              (_written(user), user_origin), (_written(llm), REPOSITORY)]
+    # Each layer: what it says, and who says it (one name per key, or one name for all its keys).
+    layers: list[tuple[Mapping[str, object], Mapping[str, str] | str]] = [
+        ({k: v for k, v in flags.items() if v}, _FLAG_OF), (env.targets, _ENV_OF),
+        (_written(user), user_origin), (_written(llm), REPOSITORY)]
     values: dict[str, object] = {}
     origin: dict[str, str] = {}
     for written, names in layers:
         for key, value in written.items():
             if key not in values:
                 values[key] = value
-                origin[key] = names[key] if isinstance(names, dict) else names
+                origin[key] = names if isinstance(names, str) else names[key]
     primary = _checked(Target(LLMTarget.model_validate(values), origin))
     if "fallback" in user.model_fields_set:
         fallback, fallback_origin = user.fallback, user_origin
@@ -133,9 +135,11 @@ def _inherit(primary: Target, fallback: Target) -> Target:
             and (key == "base_url" or key in primary.spec.model_fields_set)]
     if not keys:
         return fallback
-    spec = LLMTarget.model_validate({**fallback.spec.model_dump(exclude_unset=True),
-                                     **{key: getattr(primary.spec, key) for key in keys}})
-    origin = {**fallback.origin, **{key: primary.origin[key] for key in keys if key in primary.origin}}
+    written: dict[str, object] = fallback.spec.model_dump(exclude_unset=True)
+    written.update({key: getattr(primary.spec, key) for key in keys})
+    spec = LLMTarget.model_validate(written)
+    origin = dict(fallback.origin)
+    origin.update({key: primary.origin[key] for key in keys if key in primary.origin})
     return Target(spec, origin, fallback.where)
 
 

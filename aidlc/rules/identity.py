@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import Artifact, StoryItem, strip_number
+from aidlc.bank.items import Artifact, BoltItem, StoryItem, strip_number
 from aidlc.model.types import Severity
 from aidlc.names import hidden_character, hides, segment_problem, shown
 from aidlc.rules.catalogue import Hit, rule
@@ -149,7 +149,8 @@ def hidden_characters(index: BankIndex) -> Iterator[Hit]:
       "'..', or starts with '.' (aidlc would make a path of it)",
       "set the id to the file's or folder's name")
 def path_like_ids(index: BankIndex) -> Iterator[Hit]:
-    for item in [*index.bank.bolts, *(s for u in index.bank.units for s in u.stories)]:
+    items: list[BoltItem | StoryItem] = [*index.bank.bolts, *(s for u in index.bank.units for s in u.stories)]
+    for item in items:
         value = item.meta.id if item.meta else None
         if isinstance(value, str) and not hides(value) and (problem := segment_problem(value)) is not None:
             yield Hit(item.rel, item.doc.line_of(_key(item, "id")), f"the id {value!r} {problem}",

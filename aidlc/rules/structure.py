@@ -50,7 +50,7 @@ def _why_not_binary(criterion: Criterion) -> str:
     return f"is vague ('{vague.group(0)}')" if vague else "is an empty checkbox"
 
 
-# DDD bolts write a file per design stage before code: DESIGN section 2.
+# DDD bolts write a file per design stage before code (docs/design.md, Gates).
 DDD_STAGE_FILES = (("ddd-01-", "domain model"), ("ddd-02-", "technical design"))
 
 

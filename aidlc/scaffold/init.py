@@ -7,6 +7,7 @@ are replaced only with --force, after a backup.
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -182,6 +183,8 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
                "aidlc_docs": config.aidlc_docs}
 
     writer.person_file(CONFIG_FILE, render("scaffold/aidlc.yaml.j2", **context))
+    if ci_action is not None and writer.result.outcomes[-1].action == Action.kept and config.ci.action != ci_action:
+        writer.result.outcomes[-1].detail = _action_kept(config.ci.action, ci_action)
     if docs:  # the project's records stay as they are: no memory bank beside them
         result.adopted = _adopted(root, folder)
         _workflow(root, writer)
@@ -207,6 +210,14 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     return result
 
 
+def _action_kept(current: str | None, asked: str) -> str:
+    """What --ci-action did not change: aidlc.yaml is the person's, and the workflow follows what it says."""
+    runs = f"its ci.action {current} stays, and the workflow runs it" if current else \
+        "it sets no ci.action, and the workflow follows its ci settings"
+    return (f"exists; yours to edit: --ci-action {asked} was not written there ({runs}); to run {asked}, set "
+            f"ci.action: {asked} in {CONFIG_FILE}, then aidlc init --force")
+
+
 def _check_action(action: str) -> None:
     from pydantic import ValidationError
 
@@ -224,13 +235,26 @@ def _workflow(root: Path, writer: _Writer) -> None:
     (a monorepo) gets its own workflow file there, validating its folder."""
     top = vcs.repo_root(root) or root
     folder = root.relative_to(top).as_posix() if root != top and root.is_relative_to(top) else "."
-    name = WORKFLOW if folder == "." else WORKFLOW.replace("aidlc.yml", f"aidlc-{slugify(folder)}.yml")
+    title = "aidlc" if folder == "." else f"aidlc-{slugify(folder)}"  # each project's workflow its own name
+    name = WORKFLOW.replace("aidlc.yml", f"{title}.yml")
     settings = load_config(root).ci
     writer.result.ci_unset = not (settings.action or settings.install)
-    text = render("scaffold/github/aidlc.yml.j2", action=settings.action, install=settings.install, folder=folder)
+    pinned = settings.action is None or re.fullmatch(r"[0-9a-f]{40}", settings.action.rpartition("@")[2]) is not None
+    text = render("scaffold/github/aidlc.yml.j2", name=title, branch=_branch_pattern(vcs.default_branch(top)),
+                  action=settings.action, action_pinned=pinned, install=settings.install, folder=folder)
     older = ("differs from the workflow this aidlc writes from aidlc.yaml's ci settings (an older one ran `aidlc "
              "validate`; this one runs `aidlc ci`): --force replaces it after a backup")
     _Writer(root=top, force=writer.force, result=writer.result, stamp=writer.stamp).owned_file(name, text, older)
+    if not pinned:
+        outcome = writer.result.outcomes[-1]
+        outcome.detail = "; ".join(filter(None, [outcome.detail, f"ci.action {settings.action} names a tag, which "
+                                                 "can be moved: pin its commit (OWNER/REPO@COMMIT-SHA)"]))
+
+
+def _branch_pattern(branch: str | None) -> str:
+    """The default branch as a GitHub branch filter: its pattern characters taken literally (git allows + and !
+    in a branch name). A repository with no branch yet: main."""
+    return re.sub(r"([*?+!\[\]\\])", r"\\\1", branch or "main")
 
 
 def _adopted(root: Path, folder: str) -> Adopted:
