@@ -69,6 +69,7 @@ HEADINGS = {
     "GUARD_DISABLED": "Guard Disabled", "GUARD_STOOD_ASIDE": "Guard Stood Aside",
     "PLAN_APPROVAL_BLOCKED": "Plan Approval Blocked", "PLAN_APPROVAL_OVERRIDDEN": "Plan Approval Overridden",
     "AUTONOMY_MODE_SET": "Autonomy Mode Set", "GATE_REJECTED": "Gate Rejected",
+    "PLAN_APPROVAL_RECORDED": "Plan Approval Recorded",
 }
 
 # (seconds after START, event, fields): the events of one shard, in the order the engine appended them.

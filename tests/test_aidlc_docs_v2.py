@@ -10,15 +10,23 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.aidlc_docs.fingerprint import (
+    approval_fingerprint,
+    js_stringify,
+    plan_approval_content,
+    read_testing_contract,
+)
 from aidlc.aidlc_docs.model import Mark, RecordsWorkspace
 from aidlc.bank.config import load_config
 from aidlc.workspace import layout_of, open_records
+from tests import aidlc_v2_fingerprints as vectors
 from tests.aidlc_docs_sample import AUDIT, DOCS, START, DocsRepo, build_docs_repo, iso
 from tests.aidlc_v2_sample import (
     EVENTS_A,
     EVENTS_B,
     INTENTS,
     RECORD,
+    SESSION_B,
     SHARD_A,
     SHARD_B,
     STATE,
@@ -315,3 +323,103 @@ def test_ci_judges_a_v2_workspace_and_a_pull_request_that_rewrites_a_shard_fails
     document = json.loads(done.stdout)
     assert "aidlc-docs-history" in document["checks"]
     assert {f["code"] for f in document["findings"]} >= {"AIDLC-DOCS-020", "AIDLC-DOCS-060"}
+
+
+# -- the plan approval fingerprint ---------------------------------------------------------------------------------
+UNIT_FOLDER = f"{RECORD}/construction/orders-api/code-generation"
+PLAN = f"{UNIT_FOLDER}/code-generation-plan.md"
+INSTRUCTIONS = f"{UNIT_FOLDER}/unit-test-instructions.md"
+
+
+def approve_plan(repo: V2Repo, fingerprint: str = vectors.FINGERPRINT, plan: str = vectors.PLAN) -> int:
+    """Commit the plan and instructions of a verified vector (tests/aidlc_v2_fingerprints.py: the fingerprint v2's
+    own code computed for these bytes), then a PLAN_APPROVAL_RECORDED row as v2's `aidlc-log answer` writes it.
+    The row's line."""
+    repo.write(PLAN, plan)
+    repo.path(INSTRUCTIONS).write_bytes(vectors.INSTRUCTIONS.encode())
+    line = repo.append(SHARD_B, LAST + 20, "PLAN_APPROVAL_RECORDED", {
+        "Stage": "code-generation", "Checkpoint": "Code Generation Plan Approval", "Plan Target": vectors.TARGET,
+        "Intent": vectors.INTENT, "Run floor": vectors.RUN_FLOOR, "Approval Fingerprint": fingerprint,
+        "Session": SESSION_B})
+    repo.commit("aidlc: orders-api plan approved", at(LAST + 60))
+    return line
+
+
+def test_the_fingerprint_is_the_one_v2_s_own_code_computes() -> None:
+    """The vectors were computed by running v2's approvalFingerprint on these exact texts."""
+    assert read_testing_contract(vectors.PLAN) == (vectors.CONTRACT, "")
+    assert plan_approval_content(vectors.PLAN) == vectors.PROJECTED
+    for plan in (vectors.PLAN, vectors.PLAN_TICKED):
+        assert approval_fingerprint(plan, vectors.INSTRUCTIONS, vectors.CONTRACT, vectors.TARGET, vectors.INTENT,
+                                    vectors.RUN_FLOOR) == vectors.FINGERPRINT
+    assert approval_fingerprint(vectors.STAGE_PLAN, vectors.STAGE_INSTRUCTIONS, vectors.CONTRACT,
+                                vectors.STAGE_TARGET, vectors.INTENT, vectors.RUN_FLOOR) == vectors.STAGE_FINGERPRINT
+    contract, why = read_testing_contract(vectors.PLAN_EDITED_CONTRACT)
+    assert contract is None and "not the hash of its body" in why
+
+
+def test_numbers_and_keys_are_written_as_javascript_writes_them() -> None:
+    assert js_stringify({"b": 1.0, "10": 1e21, "9": 1e-7, "a": 0.000001, "02": 12345678901234567890.0,
+                         "é": "\u2028\n\x01", "Z": [True, None]}) == \
+        '{"9":1e-7,"10":1e+21,"02":12345678901234567000,"Z":[true,null],"a":0.000001,"b":1,"é":"\u2028\\n\\u0001"}'
+
+
+def test_an_approved_plan_stays_approved_when_its_boxes_are_ticked(v2: V2Repo) -> None:
+    approve_plan(v2)
+    assert v2.findings() == []
+    v2.write(PLAN, vectors.PLAN_TICKED)
+    v2.commit("orders-api: steps done", at(LAST + 120))
+    assert v2.findings() == []
+
+
+def test_a_plan_edited_after_its_approval_is_an_error_naming_the_row(v2: V2Repo) -> None:
+    line = approve_plan(v2)
+    v2.write(PLAN, vectors.PLAN.replace("Step 2: handlers", "Step 2: handlers and a payments client"))
+    v2.commit("orders-api: one more step", at(LAST + 120))
+    [finding] = v2.findings()
+    assert (finding.code, finding.severity, finding.path, finding.line) == ("AIDLC-DOCS-068", "error", SHARD_B, line)
+    assert PLAN.removeprefix(f"{RECORD}/") in finding.message and "changed after its approval" in finding.message
+    done = run_cli("validate", cwd=v2.root)
+    assert done.returncode == 1 and "AIDLC-DOCS-068" in done.stdout
+
+
+def test_an_edit_inside_a_fence_or_to_the_instructions_breaks_the_approval(v2: V2Repo) -> None:
+    approve_plan(v2)
+    v2.write(PLAN, vectors.PLAN.replace("- [x] inside a fence", "- [ ] inside a fence"))
+    v2.commit("untick in a fence", at(LAST + 120))
+    assert [f.code for f in v2.findings()] == ["AIDLC-DOCS-068"]
+    v2.write(PLAN, vectors.PLAN)
+    v2.write(INSTRUCTIONS, "# Unit test instructions\nRun `pytest`.\n")
+    v2.commit("shorter instructions", at(LAST + 180))
+    assert [f.code for f in v2.findings()] == ["AIDLC-DOCS-068"]
+
+
+def test_a_contract_edited_after_the_approval_is_an_error_v2_would_refuse_too(v2: V2Repo) -> None:
+    approve_plan(v2)
+    v2.write(PLAN, vectors.PLAN_EDITED_CONTRACT)
+    v2.commit("orders-api: jest instead", at(LAST + 120))
+    [finding] = v2.findings()
+    assert finding.code == "AIDLC-DOCS-068" and "contract_sha256 is not the hash of its body" in finding.message
+
+
+def test_a_deleted_plan_or_an_unreadable_target_is_an_error(v2: V2Repo) -> None:
+    approve_plan(v2, fingerprint="sha256:v3:" + "0" * 64)
+    assert [f.code for f in v2.findings()] == ["AIDLC-DOCS-068"]
+    v2.path(INSTRUCTIONS).unlink()
+    v2.commit("drop the instructions", at(LAST + 120))
+    [finding] = v2.findings()
+    assert finding.code == "AIDLC-DOCS-068" and f"HEAD holds no {INSTRUCTIONS}" in finding.message
+
+
+def test_an_older_fingerprint_format_is_a_warning_to_approve_again(v2: V2Repo) -> None:
+    line = approve_plan(v2, fingerprint="sha256:v2:" + "ab" * 32)
+    [finding] = v2.findings()
+    assert (finding.code, finding.severity, finding.line) == ("AIDLC-DOCS-069", "warning", line)
+    assert "approve again" in finding.message
+
+
+def test_a_plan_with_a_review_heading_is_not_recomputed_but_noted(v2: V2Repo) -> None:
+    line = approve_plan(v2, fingerprint="sha256:v3:" + "0" * 64, plan=vectors.PLAN + "\r\n## Review\r\nLooks fine.\r\n")
+    [finding] = v2.findings()
+    assert (finding.code, finding.severity, finding.line) == ("AIDLC-DOCS-072", "info", line)
+    assert "Review heading" in finding.message

@@ -2,10 +2,11 @@
 still there, byte for byte.
 
 An entry is written in the rules' format (core-workflow.md "Prompts Logging Requirements") with the real time, at
-the end of the file, which is never rewritten. Under an exclusive lock (.aidlc/locks/audit.lock; the ledger's
-own lock is taken inside it, never the other way round):
+the end of the file, which is never rewritten; on aidlc-workflows v2 intent records, a block in the format of v2's
+audit tool at the end of this clone's shard (`append_event`). Under an exclusive lock (.aidlc/locks/audit.lock; the
+ledger's own lock is taken inside it, never the other way round):
 1. an append a crash interrupted is settled first (`_settle`);
-2. audit.md must be a regular file inside the repository, never a symbolic link;
+2. audit.md (the shard) must be a regular file inside the repository, never a symbolic link;
 3. the bytes about to be written and where they go are saved to .aidlc/audit-pending.json (fsync);
 4. the entry, after a newline if the file's last line lacks one, goes out in one write() on an O_APPEND
    descriptor, then fsync;
@@ -24,8 +25,10 @@ import hashlib
 import json
 import os
 import re
+import socket
 import stat
-from collections.abc import Iterator
+import uuid
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,6 +38,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from aidlc.aidlc_docs.reader import AUDIT_FILE
+from aidlc.aidlc_docs.records import WORKSPACE
 from aidlc.aidlc_docs.stages import BY_SLUG, stage_of, title
 from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write, fsync_folder
@@ -44,6 +48,11 @@ from aidlc.events.ledger import Ledger, LedgerError, no_ledger
 from aidlc.model.events import Actor, AuditRecord, EventType
 
 LOCK = Path(".aidlc") / "locks" / "audit.lock"
+# v2 (core/tools/aidlc-audit.ts, aidlc-lib.ts): a shard's first line, the event appended, its heading, the clone id.
+V2_HEADER = "# AI-DLC Audit Log"
+V2_EVENT, V2_HEADING = "DECISION_RECORDED", "Decision Recorded"
+CLONE_ID = f"{WORKSPACE}/.aidlc-clone-id"
+_CLONE = re.compile(r"[a-z0-9]{1,32}")
 PENDING = Path(".aidlc") / "audit-pending.json"
 MAX_TEXT = 256 * 1024  # bytes of one text; the reader reads audit logs up to 1 MiB
 _FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -75,19 +84,63 @@ def append_entry(root: Path, folder: str, texts: Texts, actor: Actor) -> Appende
     fields = [f'**User Input**: "{_text("--user-input", texts.user_input)}"',
               f'**AI Response**: "{_text("--ai-response", texts.ai_response)}"',
               f"**Context**: {_text('--context', texts.context or _context(heading, slug))}", "", "---", ""]
+    path = _audit_path(root, f"{folder}/{AUDIT_FILE}")
+    return _append(root, folder, path, heading, slug, _separator,
+                   lambda: "\n".join([f"## {heading}", f"**Timestamp**: {_now()}", *fields]).encode("utf-8"), actor)
+
+
+def append_event(root: Path, folder: str, record: str, texts: Texts, actor: Actor) -> Appended:
+    """Append one block to this clone's shard of the v2 intent record `record` (audit/<host>-<clone>.md, as v2
+    names it: `shard_name`), as v2's audit tool renders a block, and record it in `folder`'s ledger.
+
+    The block is a DECISION_RECORDED event (Stage, User Input, AI Response, Context): the events v2's gates read as
+    authority (HUMAN_TURN, GATE_APPROVED, STAGE_COMPLETED, ...) are its hooks' and engine's to write, and its own
+    audit CLI refuses them too. A new shard starts with v2's header line."""
+    _, slug = heading_of(texts.stage)
+    stage = slug or texts.stage.strip()
+    fields = [("Stage", stage), ("User Input", _text("--user-input", texts.user_input)),
+              ("AI Response", _text("--ai-response", texts.ai_response)),
+              ("Context", _text("--context", texts.context or _context(title(slug) if slug else stage, slug)))]
+    body = "".join(f"**{key}**: {value}\n" for key, value in fields)
+    path = _audit_path(root, f"{record}/audit/{shard_name(root)}")
+    return _append(root, folder, path, V2_HEADING, slug, _block_lead, lambda: (
+        f"## {V2_HEADING}\n**Timestamp**: {_now()}\n**Event**: {V2_EVENT}\n{body}\n---\n").encode(), actor)
+
+
+def shard_name(root: Path) -> str:
+    """This clone's shard file name as v2's auditShardName makes it: the host name, lower case, runs of other
+    characters than [a-z0-9-] as one `-`, trimmed of `-`, at most 48 characters (else `host`), `-`, the clone id of
+    aidlc/.aidlc-clone-id; minted there as v2 mints it (12 hex characters and a newline) when there is none."""
+    host = re.sub(r"[^a-z0-9-]+", "-", socket.gethostname().lower()).strip("-")[:48] or "host"
+    path = root / CLONE_ID
+    try:
+        clone = read_inside(path, root).decode("utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        clone = ""
+    if not _CLONE.fullmatch(clone):
+        clone = uuid.uuid4().hex[:12]
+        atomic_write(path, clone + "\n", root)
+    return f"{host}-{clone}.md"
+
+
+def _append(root: Path, folder: str, path: Path, heading: str, slug: str | None, lead: Callable[[int, int], bytes],
+            entry_of: Callable[[], bytes], actor: Actor) -> Appended:
+    """One entry at the end of the audit file at `path`, under the lock, recorded in `folder`'s ledger (the
+    module's steps): `lead` gives what goes before it from the file's descriptor and size, `entry_of` its bytes,
+    from its heading on, with the time now."""
     ledger = Ledger.of_bank(root, folder)
     if not ledger.exists():
         raise no_ledger(ledger)
-    path = _audit_path(root, folder)
-    rel = f"{folder}/{AUDIT_FILE}"
+    rel = path.relative_to(root).as_posix()
     with _locked(root):
         settled = _settle(root, ledger, actor)
         _check_ledger(ledger)
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd = _open(path, rel)
         try:
             size = os.fstat(fd).st_size
-            separator = _separator(fd, size)
-            entry = "\n".join([f"## {heading}", f"**Timestamp**: {_now()}", *fields]).encode("utf-8")
+            separator = lead(fd, size)
+            entry = entry_of()
             record = AuditRecord(path=rel, line=_count_lines(fd, size) + separator.count(b"\n") + 1,
                                  offset=size + len(separator), bytes=len(entry),
                                  sha256=hashlib.sha256(entry).hexdigest(), heading=heading)
@@ -141,20 +194,23 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _audit_path(root: Path, folder: str) -> Path:
-    """The audit log, refused when the docs folder leads outside the repository or the log is a symbolic link."""
-    docs = root / folder
-    if not docs.is_dir():
-        raise UsageError(f"no {folder}/ folder in {root}", [f"aidlc init {root}    # adopt the project's records"])
-    real, top = os.path.realpath(docs), os.path.realpath(root)
+def _audit_path(root: Path, rel: str) -> Path:
+    """The audit file at `rel`, refused when its folder leads outside the repository or the file is a symbolic
+    link."""
+    folder = rel.rsplit("/", 1)[0]
+    top = os.path.realpath(root)
+    real = os.path.realpath(root / folder)
+    if not (root / rel.split("/", 1)[0]).is_dir():
+        raise UsageError(f"no {rel.split('/', 1)[0]}/ folder in {root}",
+                         [f"aidlc init {root}    # adopt the project's records"])
     if not real.startswith(top.rstrip(os.sep) + os.sep):
         raise UsageError(f"{folder}/ leads to {real}, outside the repository; nothing was written",
                          [f"replace the link {folder} with the folder itself"])
-    path = docs / AUDIT_FILE
+    path = root / rel
     if path.is_symlink():
-        raise UsageError(f"{folder}/{AUDIT_FILE} is a symbolic link; entries are appended only to the file itself, "
-                         "nothing was written", [f"ls -la {folder}/{AUDIT_FILE}    # where it leads",
-                                                 f"replace the link with the audit log itself: {folder}/{AUDIT_FILE}"])
+        raise UsageError(f"{rel} is a symbolic link; entries are appended only to the file itself, "
+                         "nothing was written", [f"ls -la {rel}    # where it leads",
+                                                 f"replace the link with the audit log itself: {rel}"])
     return path
 
 
@@ -191,6 +247,14 @@ def _open(path: Path, rel: str) -> int:
         os.close(fd)
         raise UsageError(f"{rel} is not a regular file; nothing was written", [f"ls -la {rel}    # what is there"])
     return fd
+
+
+def _block_lead(fd: int, size: int) -> bytes:
+    """What goes before a v2 block's heading: v2's header line in a new shard, a newline to end a last line that
+    lacks one, and the blank line each block begins with."""
+    if size == 0:
+        return f"{V2_HEADER}\n\n".encode()
+    return b"\n" if os.pread(fd, 1, size - 1) == b"\n" else b"\n\n"
 
 
 def _separator(fd: int, size: int) -> bytes:
@@ -255,7 +319,7 @@ def _settle(root: Path, ledger: Ledger, actor: Actor) -> str | None:
         raise AidlcError(f"{PENDING} (an interrupted `aidlc audit append`) cannot be read; nothing was written",
                          [f"cat {PENDING}    # compare it with the end of the audit log",
                           f"rm {PENDING}    # once the audit log is as it should be"]) from None
-    fd = _open(_audit_path(root, record.path.rsplit("/", 1)[0]), record.path)
+    fd = _open(_audit_path(root, record.path), record.path)
     try:
         now = os.fstat(fd).st_size
         written = os.pread(fd, min(max(now - size, 0), len(data)), size)

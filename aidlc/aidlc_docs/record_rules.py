@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from aidlc import vcs
+from aidlc.aidlc_docs.fingerprint import OLDER, V3, approval_fingerprint, has_review, read_testing_contract
 from aidlc.aidlc_docs.model import DocsProject, Mark, RecordEvent, RecordsWorkspace
 from aidlc.aidlc_docs.records import MIGRATED, WORKSPACE, before
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
@@ -66,6 +67,23 @@ MIGRATION_DROPPED = docs_rule(
     "changed audit history",
     "restore the shard's start from the last committed audit.md (`git show COMMIT:aidlc-docs/audit.md`), keep the "
     "rows appended since after it, and commit")
+STALE_APPROVAL = docs_rule(
+    "AIDLC-DOCS-068", E, "a v2 PLAN_APPROVAL_RECORDED row whose Approval Fingerprint (sha256:v3) differs from the "
+    "one recomputed over the code-generation plan, its Testing Contract and unit-test-instructions.md as HEAD holds "
+    "them: the plan changed after its approval (ticked boxes and whitespace are no change), its contract is not one "
+    "v2 accepts, or the row cannot be checked",
+    "have the person review the plan as it stands and approve it again (`[Answer]: Approve Plan`), which records "
+    "a new fingerprint; or restore the plan they approved")
+OLD_FINGERPRINT = docs_rule(
+    "AIDLC-DOCS-069", W, "a v2 PLAN_APPROVAL_RECORDED row with a `sha256:v2:` or bare `sha256:` fingerprint: v2 "
+    "reads these as \"approve again\", and they cannot be recomputed",
+    "have the person approve the code-generation plan again, which records a sha256:v3 fingerprint")
+NOT_RECOMPUTED = docs_rule(
+    "AIDLC-DOCS-072", I, "a v2 PLAN_APPROVAL_RECORDED row whose code-generation plan has a Review heading: v2 leaves "
+    "a terminal `## Review` appendix out of the fingerprint by a rule aidlc does not reproduce, so the fingerprint is "
+    "not recomputed",
+    "nothing to fix; review the plan against its approval by hand, or move the review out of the plan (v2 keeps "
+    "reviews in review records now) and have the person approve it again")
 UNREGISTERED = docs_rule(
     "AIDLC-DOCS-070", W, "a v2 intent record's folder has no row in its space's intents/intents.json (v2 lists "
     "such a record as \"unknown\")",
@@ -90,7 +108,8 @@ def record_findings(project: DocsProject) -> list[tuple[Rule, Hit]]:
     """The hits of the v2 rules on one intent record (none on a flat aidlc-docs folder)."""
     if project.record is None:
         return []
-    return [*_gates(project.record.events), *_guards(project.record.events), *_completed(project)]
+    return [*_gates(project.record.events), *_guards(project.record.events), *_completed(project),
+            *_approvals(project)]
 
 
 def _gates(events: list[RecordEvent]) -> Iterator[tuple[Rule, Hit]]:
@@ -145,6 +164,66 @@ def _completed(project: DocsProject) -> Iterator[tuple[Rule, Hit]]:
             shards = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit/ (none)"
             yield NOT_COMPLETED, Hit(project.state.path, row.line,
                                      f"`{row.slug}` is [x] and no STAGE_COMPLETED row of {shards} names it")
+
+
+def _approvals(project: DocsProject) -> Iterator[tuple[Rule, Hit]]:
+    """Each PLAN_APPROVAL_RECORDED row's fingerprint against the one recomputed over the plan it names, as HEAD
+    holds it (aidlc/aidlc_docs/fingerprint.py)."""
+    rows = [event for event in project.record.events if event.event == "PLAN_APPROVAL_RECORDED"] \
+        if project.record is not None else []
+    history = vcs.history(Path(project.root)) if rows else None
+    if history is None or history.head is None:
+        return
+    for event in rows:
+        fields = event.entry.fields
+        written = fields.get("approval fingerprint", "").strip().strip("`")
+        target = fields.get("plan target", "").strip().strip("`")
+        where = f"PLAN_APPROVAL_RECORDED at {event.entry.timestamp} (Plan Target: {target or '?'})"
+        if OLDER.match(written):
+            yield OLD_FINGERPRINT, Hit(event.path, event.entry.line, f"{where}: fingerprint {written[:16]}... is "
+                                       "of an older format that v2 reads as \"approve again\"")
+            continue
+        folder = _plan_folder(project.rel, target)
+        if folder is None or not written.startswith(V3):
+            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: cannot be checked: expected Plan "
+                                      "Target `unit:<unit>` or `stage:code-generation` and Approval Fingerprint "
+                                      f"`{V3}<64 hex>`, found {written or 'no fingerprint'}")
+            continue
+        plan, instructions = f"{folder}/code-generation-plan.md", f"{folder}/unit-test-instructions.md"
+        held = history.read("HEAD", [plan, instructions])
+        missing = [rel for rel in (plan, instructions) if held[rel] is None]
+        if missing:
+            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: HEAD holds no {', '.join(missing)}: "
+                                      "the approved plan is not committed")
+            continue
+        texts = [held[rel].decode("utf-8", errors="replace") for rel in (plan, instructions)]  # type: ignore[union-attr]
+        named = plan.removeprefix(f"{project.rel}/")
+        if has_review(texts[0]):
+            yield NOT_RECOMPUTED, Hit(event.path, event.entry.line, f"{where}: {named} has a Review heading; its "
+                                      "fingerprint is not recomputed")
+            continue
+        contract, why = read_testing_contract(texts[0])
+        if contract is None:
+            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: {named} as HEAD holds it has {why}, "
+                                      "so v2 itself would not take the approval as current")
+            continue
+        recomputed = approval_fingerprint(texts[0], texts[1], contract, target, fields.get("intent", "").strip(),
+                                          fields.get("run floor", "").strip())
+        if recomputed != written:
+            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: recorded {written[:22]}..., "
+                                      f"recomputed over {named} and its unit-test-instructions.md at HEAD "
+                                      f"{recomputed[:22]}...: the plan changed after its approval")
+
+
+def _plan_folder(rel: str, target: str) -> str | None:
+    """The folder of the plan a Plan Target names: `unit:<u>` -> construction/<u>/code-generation, the zero-unit
+    `stage:code-generation` -> construction/code-generation; None for anything else (a unit must be one folder)."""
+    if target == "stage:code-generation":
+        return f"{rel}/construction/code-generation"
+    unit = target.removeprefix("unit:")
+    if target.startswith("unit:") and unit and "/" not in unit and "\\" not in unit and unit not in (".", ".."):
+        return f"{rel}/construction/{unit}/code-generation"
+    return None
 
 
 # -- the intents registry of each space ------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from aidlc.aidlc_docs.model import (
 )
 from aidlc.aidlc_docs.reader import STATE_FILE, one_line_end, read_project
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
+from aidlc.bank.walk import read_inside
 
 WORKSPACE = "aidlc"
 MIGRATED = f"{WORKSPACE}/.migrated"
@@ -41,6 +42,21 @@ def record_folders(root: Path) -> list[str]:
         return []
     return sorted(state.parent.relative_to(root).as_posix()
                   for state in spaces.glob(f"*/intents/*/{STATE_FILE}") if state.is_file())
+
+
+def active_record(root: Path, records: list[str]) -> str | None:
+    """The record v2's cursors point at, if it is one of `records`: aidlc/active-space (else the space `default`),
+    then that space's intents/active-intent (a record's folder name)."""
+    def cursor(rel: str) -> str | None:  # a regular file inside the repository, else none
+        try:
+            return read_inside(root / rel, root)[:4096].decode("utf-8").strip() or None
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    space = cursor(f"{WORKSPACE}/active-space") or "default"
+    name = cursor(f"{WORKSPACE}/spaces/{space}/intents/active-intent")
+    rel = f"{WORKSPACE}/spaces/{space}/intents/{name}"
+    return rel if name and rel in records else None
 
 
 def read_workspace(root: Path) -> RecordsWorkspace:

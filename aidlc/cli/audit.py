@@ -7,13 +7,14 @@ from pathlib import Path
 
 import click
 
-from aidlc.aidlc_docs.audit import Texts, append_entry
+from aidlc.aidlc_docs.audit import Texts, append_entry, append_event
+from aidlc.aidlc_docs.records import active_record, record_folders
 from aidlc.aidlc_docs.stages import STAGES
 from aidlc.bank.config import load_config
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
 from aidlc.gates.actor import writer
-from aidlc.workspace import layout_of
+from aidlc.workspace import layout_of, records_folder
 
 _TEXT = "TEXT verbatim, never a summary; @FILE reads it from a UTF-8 file, - from stdin, @@... is a text starting @."
 
@@ -30,11 +31,16 @@ def audit_group() -> None:
 @click.option("--ai-response", required=True, metavar="TEXT", help=f"The agent's response or action: {_TEXT}")
 @click.option("--context", metavar="TEXT", help=f"The stage, action or decision (default: the phase and stage): "
               f"{_TEXT}")
+@click.option("--intent", "intent", metavar="[SPACE/]INTENT", help="aidlc-workflows v2 records: the intent record "
+              "whose shard takes the entry (default: the one v2's active-intent cursor names, or the only one).")
 @output_options
 @click.pass_obj
-def append_cmd(app: App, stage: str, user_input: str, ai_response: str, context: str | None) -> None:
+def append_cmd(app: App, stage: str, user_input: str, ai_response: str, context: str | None,
+               intent: str | None) -> None:
     """Append one entry to aidlc-docs/audit.md in the aidlc-workflows format, with the time now (UTC).
 
+    On aidlc-workflows v2 records (aidlc/spaces/SPACE/intents/INTENT/), one DECISION_RECORDED block (Stage, User
+    Input, AI Response, Context) at the end of this clone's shard, audit/<host>-<clone>.md, as v2 writes them.
     The file is never rewritten: one write at its end, under a lock, then fsync; the ledger records the entry's
     line and the sha256 of its bytes, so `aidlc log verify` catches a later edit or deletion. A line break in a
     text is written as the two characters \\n. Agents call this instead of `date` and a file write.
@@ -48,10 +54,17 @@ def append_cmd(app: App, stage: str, user_input: str, ai_response: str, context:
     given = {"--user-input": user_input, "--ai-response": ai_response, "--context": context}
     if sum(value == "-" for value in given.values()) > 1:
         raise UsageError("only one text can come from stdin (-)", ["--user-input - --ai-response @FILE"])
+    records = record_folders(root)
+    if intent is not None and not records:
+        raise UsageError(f"--intent is for aidlc-workflows v2 records, and {root} has none under aidlc/spaces/",
+                         ["aidlc audit append --stage STAGE ...    # to aidlc-docs/audit.md"])
+    record = _record(root, records, intent) if records else None
     texts = {option: None if value is None else _read(option, value) for option, value in given.items()}
-    appended = append_entry(root, config.aidlc_docs, Texts(stage=stage, user_input=texts["--user-input"] or "",
-                                                          ai_response=texts["--ai-response"] or "",
-                                                          context=texts["--context"]), writer(root))
+    said = Texts(stage=stage, user_input=texts["--user-input"] or "", ai_response=texts["--ai-response"] or "",
+                 context=texts["--context"])
+    folder = records_folder(root, config)
+    appended = append_event(root, folder, record, said, writer(root)) if record is not None \
+        else append_entry(root, folder, said, writer(root))
     record = appended.record
     if appended.settled:
         app.note(f"note: {appended.settled}")
@@ -61,6 +74,26 @@ def append_cmd(app: App, stage: str, user_input: str, ai_response: str, context:
         return
     app.out(f"appended to {record.path}:{record.line}: ## {record.heading}  (ledger seq {appended.seq}, "
             f"sha256 {record.sha256[:12]})")
+
+
+def _record(root: Path, records: list[str], intent: str | None) -> str:
+    """The intent record an entry goes to: the one --intent names (INTENT or SPACE/INTENT), else the one v2's
+    cursors name, else the only one."""
+    named = {rel: f"{rel.split('/')[2]}/{rel.split('/')[4]}" for rel in records}  # aidlc/spaces/S/intents/I
+    listed = ", ".join(named.values())
+    if intent is not None:
+        found = [rel for rel, name in named.items() if intent in (name, name.split("/")[1])]
+        if len(found) == 1:
+            return found[0]
+        raise UsageError(f"--intent {intent}: names {'more than one' if found else 'no'} intent record of "
+                         f"aidlc/spaces/ (they are: {listed})", ["aidlc audit append --intent SPACE/INTENT ..."])
+    active = active_record(root, records)
+    if active is not None:
+        return active
+    if len(records) == 1:
+        return records[0]
+    raise UsageError(f"{len(records)} intent records and no active-intent cursor naming one: say which ({listed})",
+                     [f"aidlc audit append --intent {next(iter(named.values()))} ..."])
 
 
 def _read(option: str, value: str) -> str:

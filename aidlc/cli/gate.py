@@ -6,12 +6,13 @@ from pathlib import Path
 
 import click
 
+from aidlc.aidlc_docs.model import RecordsWorkspace
 from aidlc.bank.config import load_config
 from aidlc.cli.app import App, output_options
 from aidlc.gates.actor import actor_from
-from aidlc.gates.decide import Recorded, decide, decide_docs, reconcile
+from aidlc.gates.decide import Recorded, decide, decide_docs, reconcile, resolve_docs, resolve_record
 from aidlc.model.events import Actor, Decision
-from aidlc.workspace import layout_of, open_bank, open_docs
+from aidlc.workspace import layout_of, open_bank, open_docs, open_records, records_folder
 
 # What each decision means, for `aidlc gate --help` and each decision's own help.
 SHORT = {
@@ -42,7 +43,10 @@ def gate_group() -> None:
     001-checkout; intent:ID or bolt:ID when a name is both), release:ID, or
     policy (a change of the rules pull requests are judged by: --stage change).
     In the aidlc-docs layout: inception, a unit's folder under construction/,
-    or construction (build and test), with the stage's slug.
+    or construction (build and test), with the stage's slug. On aidlc-workflows
+    v2 records (aidlc/spaces/SPACE/intents/INTENT/): [SPACE/]INTENT for the
+    stages of its aidlc-state.md, [SPACE/]INTENT/UNIT for a unit's (a folder
+    under its construction/), in the order of its state rows.
     Only the first gate still waiting for a person can be decided; only a person
     decides (an agent or a CI run is refused, and nothing is recorded).
     Only an approve passes a gate; the other decisions keep it waiting.
@@ -57,7 +61,8 @@ def _decision_command(decision: Decision) -> click.Command:
                   "bolt: plan|walkthrough (DDD: plan|model|design|adr|walkthrough); release: deploy; policy: change. "
                   "aidlc-docs: inception: reverse-engineering|requirements-analysis|user-stories|workflow-planning|"
                   "application-design|units-generation; a unit: functional-design|nfr-requirements|nfr-design|"
-                  "infrastructure-design|code-generation; construction: build-and-test.")
+                  "infrastructure-design|code-generation; construction: build-and-test. v2 records: a slug of a "
+                  "row of the intent's aidlc-state.md (a unit: its per-unit rows).")
     @click.option("--reason", help="Why; recorded in the ledger.")
     @click.option("--as", "as_actor", metavar='"NAME <EMAIL>"', help="Decide as this person (default: git config).")
     @output_options
@@ -67,7 +72,11 @@ def _decision_command(decision: Decision) -> click.Command:
         config = load_config(root)
         if layout_of(root, config) == "aidlc-docs":
             actor = actor_from(root, as_actor)
-            recorded = decide_docs(open_docs(root, config), config, subject, stage, decision, reason, actor)
+            records = open_records(root)
+            target = resolve_record(records, subject, stage) if isinstance(records, RecordsWorkspace) \
+                else resolve_docs(open_docs(root, config), subject, stage)
+            recorded = decide_docs(target, records_folder(root, config), config, subject, stage, decision, reason,
+                                   actor)
         else:
             actor, recorded = _decide_in_bank(app, subject, stage, decision, reason, as_actor)
         event = recorded.event

@@ -106,12 +106,21 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
 
 
 def _unit_walkthrough(app: App, config: Config, unit: str, no_run: bool, output_file: Path | None) -> None:
-    from aidlc.report.unit_evidence import write_unit_walkthrough
-    from aidlc.workspace import open_docs
+    from aidlc.aidlc_docs.model import RecordsWorkspace
+    from aidlc.report.unit_evidence import record_unit, write_unit_walkthrough
+    from aidlc.workspace import open_docs, open_records
 
-    written = write_unit_walkthrough(open_docs(app.root(), config), config, unit, run=not no_run, note=app.note,
-                                     write=output_file is None)
+    records = open_records(app.root())
+    if isinstance(records, RecordsWorkspace):  # v2: the unit of one of its intent records
+        target = record_unit(records, unit)
+        assert target.docs is not None
+        written = write_unit_walkthrough(target.docs, config, unit, run=not no_run, note=app.note,
+                                         write=output_file is None, target=target)
+    else:
+        written = write_unit_walkthrough(open_docs(app.root(), config), config, unit, run=not no_run,
+                                         note=app.note, write=output_file is None)
     report = written.report
+    unit = report.unit
     if output_file is not None:
         write_output(output_file, written.block, "--output", f"aidlc walkthrough {unit}")
     code = 0 if report.satisfied else 1  # written either way; 1: the evidence is not complete
@@ -121,7 +130,7 @@ def _unit_walkthrough(app: App, config: Config, unit: str, no_run: bool, output_
     plan = f"plan {report.plan.done} done, {report.plan.open} open" if report.plan else "no plan"
     app.out(f"{unit}: evidence report written to {output_file or written.rel} (digest {written.digest[:12]})")
     app.out(f"  head {report.head[:12]}, {plan}, {len(report.commits)} commit(s), {len(report.decisions)} gate "
-            f"decision(s), {len(report.audit_approvals)} approval(s) in audit.md (history), "
+            f"decision(s), {len(report.audit_approvals)} approval(s) in the audit log (history), "
             f"{len(report.findings)} finding(s)")
     for check in report.checks:
         mark = "ok " if check.passed and check.current else "NO "

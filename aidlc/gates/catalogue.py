@@ -10,7 +10,9 @@ lowering the risk or widening the scope after the approval makes it stale.
 
 A project in AWS aidlc-workflows' aidlc-docs layout has gates of its own (`docs_target`): the stages of its
 inception, of each unit under construction/, and its build and test, each judging the files the rules have the
-agent write for that stage (`docs_judged_files`).
+agent write for that stage (`docs_judged_files`). An aidlc-workflows v2 intent record (`aidlc/spaces/<space>/intents/
+<dir>/`) has its own (`record_targets`): the intent, whose stages are the rows of its aidlc-state.md in their order, and
+each unit folder under its construction/, whose stages are the per-unit ones; each judges its stage folder.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aidlc.aidlc_docs.model import DocsProject, Mark
+from aidlc.aidlc_docs.model import DocsProject, Mark, StateRow
 from aidlc.aidlc_docs.reader import unit_of
-from aidlc.aidlc_docs.stages import STAGES, plan_stage
+from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, plan_stage
 from aidlc.bank.frontmatter import NotRegularFile
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, MemoryBank
@@ -75,7 +77,7 @@ DOCS_STAGE_FILES = {
 class GateTarget:
     """A subject resolved in the bank (or the aidlc-docs folder), with its stages in order."""
 
-    kind: str  # intent | bolt | release | policy; in the aidlc-docs layout: phase | unit
+    kind: str  # intent | bolt | release | policy; in the aidlc-docs layout: phase | unit (v2 records: intent | unit)
     id: str
     stages: tuple[str, ...]
     intent: Intent | None = None
@@ -96,6 +98,8 @@ def docs_judged_files(target: GateTarget, stage: str) -> tuple[str, list[Path]]:
     folder construction/<unit>/<stage>/, its code/ for code generation, and its plan in construction/plans/)."""
     assert target.docs is not None
     project, root = target.docs, Path(target.docs.root)
+    if project.record is not None:
+        return record_judged_files(target, stage)
     if target.kind == "unit":
         base = f"{project.rel}/construction/{target.id}/"
         folders = (f"{base}{stage}/", f"{base}code/") if stage == "code-generation" else (f"{base}{stage}/",)
@@ -111,6 +115,76 @@ def docs_judged_files(target: GateTarget, stage: str) -> tuple[str, list[Path]]:
         files = [rel for rel in files if not rel.rsplit("/", 1)[-1].startswith("unit-of-work")]
     label = DOCS_STAGE_FILES[stage][0].removesuffix("/**").removesuffix("/*.md")
     return f"{project.rel}/{label}", [root / rel for rel in files]
+
+
+# -- v2 intent records ----------------------------------------------------------------------------------------------
+def record_units(project: DocsProject) -> list[str]:
+    """The unit folders of a v2 intent record: those under construction/ not named after a stage (v2's zero-unit
+    code generation writes construction/code-generation/)."""
+    assert project.record is not None
+    slugs = {row.slug for row in project.record.rows} | set(BY_SLUG)
+    return [unit for unit in project.units if unit not in slugs]
+
+
+def record_targets(project: DocsProject) -> list[GateTarget]:
+    """The subjects of a v2 intent record: the intent (`<space>/<dir>`), whose stages are its aidlc-state.md's rows
+    past initialization (informational: no person approves it), in their order; then each unit
+    (`<space>/<dir>/<unit>`), whose stages are the per-unit rows (v2's KNOWN_PER_UNIT_STAGES), which the intent
+    keeps only when it has no unit (the zero-unit target)."""
+    assert project.record is not None
+    record = project.record
+    units = record_units(project)
+    rows = [row.slug for row in record_rows(project)]
+    own = tuple(slug for slug in dict.fromkeys(rows) if not (units and slug in DOCS_UNIT_STAGES))
+    per_unit = tuple(slug for slug in dict.fromkeys(rows) if slug in DOCS_UNIT_STAGES) or DOCS_UNIT_STAGES
+    intent = f"{record.space}/{record.name}"
+    return [GateTarget("intent", intent, own, docs=project),
+            *(GateTarget("unit", f"{intent}/{unit}", per_unit, docs=project) for unit in units)]
+
+
+def record_rows(project: DocsProject) -> list[StateRow]:
+    """The rows of a v2 record's gates: every row but the initialization phase's."""
+    assert project.record is not None
+    return [row for row in project.record.rows if row.phase != "initialization"]
+
+
+def record_judged_files(target: GateTarget, stage: str) -> tuple[str, list[Path]]:
+    """(label, files) a decision on a stage of a v2 record judges: every file of the stage's folder, a unit's
+    construction/<unit>/<stage>/, the intent's <phase>/<stage>/ (construction/code-generation/ for zero units)."""
+    assert target.docs is not None
+    project, root = target.docs, Path(target.docs.root)
+    if target.kind == "unit":
+        folder = f"{project.rel}/construction/{target.id.rsplit('/', 1)[1]}/{stage}/"
+        files = [rel for rel in project.files if rel.startswith(folder)]
+        return folder.rstrip("/"), [root / rel for rel in files]
+    inside = matcher([f"{project.rel}/*/{stage}/**"])
+    files = [rel for rel in project.files if inside(rel)]
+    phase = next((row.phase for row in project.record.rows if row.slug == stage and row.phase), "*")  # type: ignore[union-attr]
+    return f"{project.rel}/{phase}/{stage}", [root / rel for rel in files]
+
+
+def record_earlier(target: GateTarget, stage: str) -> list[tuple[GateTarget, str]]:
+    """The gates a stage of a v2 record waits for: the rows before its own in aidlc-state.md (a per-unit row: the
+    unit's own stage, or for the intent every unit's), none the state marks skipped ([S], SKIP). A unit's stage
+    with no row of its own comes after the rows before construction."""
+    assert target.docs is not None
+    targets = record_targets(target.docs)
+    intent, units = targets[0], targets[1:]
+    rows = record_rows(target.docs)
+    slugs = [row.slug for row in rows]
+    upto = slugs.index(stage) if stage in slugs else next(
+        (n for n, row in enumerate(rows) if row.phase in ("construction", "operation")), len(rows))
+    earlier: list[tuple[GateTarget, str]] = []
+    for row in rows[:upto]:
+        if row.mark == Mark.skipped or row.decision.upper().startswith("SKIP"):
+            continue
+        if units and row.slug in DOCS_UNIT_STAGES:
+            earlier += [(target, row.slug)] if target.kind == "unit" else [(unit, row.slug) for unit in units]
+        else:
+            earlier.append((intent, row.slug))
+    if target.kind == "unit" and stage not in slugs:
+        earlier += [(target, before) for before in target.stages[:target.stages.index(stage)]]
+    return earlier
 
 
 def unit_plan(project: DocsProject, rel: str, stage: str) -> str | None:

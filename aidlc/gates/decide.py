@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.aidlc_docs.model import DocsProject
+from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank import frontmatter
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, MemoryBank
@@ -43,6 +43,9 @@ from aidlc.gates.catalogue import (
     intent_bolts,
     judged_digests,
     judged_files,
+    record_earlier,
+    record_judged_files,
+    record_targets,
     refused,
     stages_for,
 )
@@ -131,21 +134,45 @@ def resolve_docs(project: DocsProject, subject: str, stage: str) -> GateTarget:
     return target
 
 
-def decide_docs(project: DocsProject, config: Config, subject: str, stage: str, decision: Decision,
+def resolve_record(workspace: RecordsWorkspace, subject: str, stage: str) -> GateTarget:
+    """The subject of a v2 workspace a name means: `[SPACE/]INTENT` (an intent record's folder name) or
+    `[SPACE/]INTENT/UNIT` (a unit folder under its construction/); refused with the subjects there are when it names
+    none, or more than one, or has no such gate."""
+    targets = [target for record in workspace.records if record.record is not None
+               for target in record_targets(record)]
+    found = [t for t in targets if t.id == subject or t.id.split("/", 1)[1] == subject]
+    listed = ", ".join(t.id for t in targets) or "none"
+    if len(found) != 1:
+        problem = f"{subject!r} names {len(found)} of them" if found else f"no subject {subject!r}"
+        raise UsageError(f"{problem} in {workspace.rel}/: the subjects are an intent record, [SPACE/]INTENT, or one "
+                         f"of its units, [SPACE/]INTENT/UNIT: {listed}",
+                         [f"aidlc gate approve {targets[0].id} --stage {targets[0].stages[0]}" if targets and
+                          targets[0].stages else "aidlc status    # the records, their stages and units"])
+    target = found[0]
+    if stage not in target.stages:
+        raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are "
+                         f"{', '.join(target.stages) or 'none (no stage row past initialization)'}",
+                         [f"aidlc gate approve {target.id} --stage {target.stages[0]}" if target.stages else
+                          "aidlc status    # the record's stage rows"])
+    return target
+
+
+def decide_docs(target: GateTarget, folder: str, config: Config, subject: str, stage: str, decision: Decision,
                 reason: str | None, actor: Actor, *, head: str | None = None) -> Recorded:
-    """Record a person's decision on a stage of an aidlc-docs project, in the ledger beside its docs: the same
-    checks as `decide` (a person, not a bot, signed where required, the earlier stages first, bound to the bytes
-    judged), nothing else written. Approvals audit.md records stay history: none is read as a decision."""
+    """Record a person's decision on a stage of an aidlc-docs subject (`resolve_docs`, or on v2 records
+    `resolve_record`), in the ledger of `folder` (aidlc.workspace.records_folder): the same checks as `decide` (a
+    person, not a bot, signed where required, the earlier stages first, bound to the bytes judged), nothing else
+    written. Approvals audit.md or v2's shards record stay history: none is read as a decision."""
     _refuse_below_a_check(subject, stage, decision)
-    repo = Path(project.root)
-    ledger = Ledger.of_bank(repo, project.rel)
+    assert target.docs is not None
+    repo = Path(target.docs.root)
+    ledger = Ledger.of_bank(repo, folder)
     if not ledger.exists():
         raise no_ledger(ledger)
     if actor.kind != ActorKind.human:
         raise _not_a_person(subject, stage, decision, actor)
     _refuse_bot(config.governance.bot_emails, stage, actor)
-    sign = _signer(repo, project.rel, config, actor)
-    target = resolve_docs(project, subject, stage)
+    sign = _signer(repo, folder, config, actor)
     led = open_view(ledger, keep=True)
     _check_intact(led)
     judged, digest, _ = _judge(None, None, led.history, target, stage, decision, subject)
@@ -454,6 +481,12 @@ def _check_docs_order(history: GateHistory, target: GateTarget, stage: str) -> N
     build and test for every unit's code generation (core-workflow.md's order). A stage aidlc-state.md marks
     skipped is not waited for, nor a conditional one that has written nothing (it did not run)."""
     assert target.docs is not None
+    if target.docs.record is not None:  # v2: the order of its state rows; a stage that wrote nothing did not run
+        for subject, before in record_earlier(target, stage):
+            if record_judged_files(subject, before)[1]:
+                where = "" if subject is target else f" of {target.kind} {target.id}"
+                _require_current(None, history, None, subject, before, f"the {stage} gate{where} comes after it")
+        return
     earlier = [(target, before) for before in target.stages[: target.stages.index(stage)]]
     subjects = docs_targets(target.docs)
     if target.kind == "unit":

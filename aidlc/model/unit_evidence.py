@@ -62,8 +62,8 @@ class AuditApproval(_Strict):
 
 class UnitEvidenceReport(_Strict):
     version: Literal[1] = 1
-    unit: str = Field(description="the unit's folder under construction/")
-    docs: str = Field(description="the docs folder, e.g. aidlc-docs")
+    unit: str = Field(description="the unit's folder under construction/; of a v2 intent record, SPACE/INTENT/UNIT")
+    docs: str = Field(description="the docs folder, e.g. aidlc-docs; or the v2 intent record's folder")
     head: str = Field(description="HEAD's commit when the report was made")
     plan: UnitPlan | None
     code_paths: list[str] = Field(description="the paths outside the docs the unit's code summary or plan names "

@@ -24,15 +24,17 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.aidlc_docs.model import DocsProject
+from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.aidlc_docs.reader import folder_words, plan_boxes, unit_of, units_of
+from aidlc.aidlc_docs.records import WORKSPACE
 from aidlc.aidlc_docs.rules import Units, approvals
 from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.bank.config import load_config, records_folder
 from aidlc.bank.walk import read_inside
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
-from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, unit_plan
+from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, record_targets, unit_plan
 from aidlc.model import unit_evidence as uev
 from aidlc.model.config import Config
 from aidlc.model.events import Subject
@@ -49,58 +51,85 @@ _SCOPE = re.compile(r"^\w+\(([^)]{1,40})\)!?:")  # a conventional commit's scope
 
 
 def walkthrough_rel(project: DocsProject, unit: str) -> str:
+    """The unit's walkthrough file: in its code/ folder; on a v2 record beside its stage folders (in none, so no
+    gate judges it)."""
+    if project.record is not None:
+        return f"{project.rel}/construction/{unit}/{WALKTHROUGH}"
     return f"{project.rel}/construction/{unit}/code/{WALKTHROUGH}"
 
 
+def record_unit(workspace: RecordsWorkspace, name: str) -> GateTarget:
+    """The unit of a v2 workspace that `name` means: UNIT, INTENT/UNIT or SPACE/INTENT/UNIT (a folder under an intent
+    record's construction/); refused with the units there are when it names none, or several."""
+    units = [target for record in workspace.records if record.record is not None
+             for target in record_targets(record)[1:]]
+    found = [t for t in units if name in (t.id, t.id.split("/", 1)[1], t.id.rsplit("/", 1)[1])]
+    if len(found) != 1:
+        listed = ", ".join(t.id for t in units) or "none"
+        raise UsageError(f"{'more than one unit' if found else 'no unit'} {name!r} in {workspace.rel}/spaces/ (the "
+                         f"units, SPACE/INTENT/UNIT: {listed})", ["aidlc status    # the records and their stages",
+                                                                 "aidlc walkthrough INTENT/UNIT"])
+    return found[0]
+
+
 def build_unit(project: DocsProject, config: Config, unit: str, *, run: bool = True,
-               note: Callable[[str], None] = lambda _: None) -> uev.UnitEvidenceReport:
-    """The report of `unit` (a folder under construction/). With `run`, the verify commands run at HEAD, and are
-    recorded, when no check was recorded for HEAD's code."""
+               note: Callable[[str], None] = lambda _: None, target: GateTarget | None = None
+               ) -> uev.UnitEvidenceReport:
+    """The report of `unit` (a folder under construction/; of a v2 record: `target`, from `record_unit`). With
+    `run`, the verify commands run at HEAD, and are recorded, when no check was recorded for HEAD's code."""
     from aidlc.rules import validate
 
-    if unit not in project.units:
-        units = ", ".join(project.units) or "none"
-        raise UsageError(f"no unit {unit!r} in {project.rel}/construction/ (the units: {units})",
-                         ["aidlc status    # the units and their stages", "aidlc walkthrough UNIT"])
+    if target is None:
+        if unit not in project.units:
+            units = ", ".join(project.units) or "none"
+            raise UsageError(f"no unit {unit!r} in {project.rel}/construction/ (the units: {units})",
+                             ["aidlc status    # the units and their stages", "aidlc walkthrough UNIT"])
+        target = GateTarget("unit", unit, DOCS_UNIT_STAGES, docs=project)
+    unit = target.id.rsplit("/", 1)[-1]
+    v2 = project.record is not None
+    # a v2 record's ledger is the records folder's; its code is outside the whole workspace
+    folder = records_folder(load_config(Path(project.root)), "aidlc-docs") if v2 else project.rel
+    docs = WORKSPACE if v2 else project.rel
     repo = Path(project.root)
     head = vcs.head_commit(repo)
     if head is None:
         raise UsageError(f"{repo}: no commit yet: there is nothing to report on", ["git commit ..."])
     notes: list[str] = []
     plan = _plan(project, unit, notes)
-    paths = _code_paths(project, unit, repo, head)
-    found = _commits(project, unit, paths)
+    outside = tuple(dict.fromkeys((docs, folder, ".aidlc")))  # the records, their ledger, aidlc's own
+    paths = _code_paths(project, unit, repo, head, docs)
+    found = _commits(project, unit, paths, outside)
     if not found:
         notes.append(f"no commit changed a path the unit's code summary or plan names, nor changed code naming "
                      f"{unit} (its name, number or scope) in its subject or an `{TRAILER}: {unit}` trailer")
-    ledger = verified_ledger(project.root, project.rel, "no evidence is read from it or recorded in it")
+    ledger = verified_ledger(project.root, folder, "no evidence is read from it or recorded in it")
     view = open_view(ledger)
-    subject = Subject(kind="unit", id=unit)
+    subject = Subject(kind="unit", id=target.id)
     events = [e for _, e in view.events if (e.get("subject") or {}) == subject.model_dump()]
-    outside = (project.rel, ".aidlc")
     current = CodeMatch(repo, head, outside)
     recorded = [e for e in events if e.get("type") == "check.recorded"]
     excerpts: dict[tuple[str, str], str] = {}
     if run and not any(current(e.get("commit")) for e in recorded):
-        ran = record_checks(repo, config.verify, Ledger.of_bank(repo, project.rel), subject, current, note,
-                            f"aidlc walkthrough {unit}")
+        ran = record_checks(repo, config.verify, Ledger.of_bank(repo, folder), subject, current, note,
+                            f"aidlc walkthrough {target.id}")
         recorded += ran.events
         excerpts, notes = ran.excerpts, notes + ran.notes
     found_checks = checks(recorded, current, excerpts)
     at_head = [c for c in found_checks if c.current]
     passed = bool(at_head) and all(c.passed for c in at_head)
-    findings = unit_findings(project, unit, validate(project).findings)
+    findings = unit_findings(project, unit, validate(project).findings, folder)
     return uev.UnitEvidenceReport(
-        unit=unit, docs=project.rel, head=head, plan=plan, code_paths=paths, commits=found, checks=found_checks,
-        checks_passed=passed, decisions=_decisions(project, unit, events), audit_approvals=_audit(project, unit),
+        unit=target.id, docs=project.rel, head=head, plan=plan, code_paths=paths, commits=found, checks=found_checks,
+        checks_passed=passed, decisions=_decisions(target, events), audit_approvals=_audit(project, unit),
         findings=findings, satisfied=passed and not any(f.severity == Severity.error for f in findings),
         notes=list(dict.fromkeys(notes)))
 
 
 def _plan(project: DocsProject, unit: str, notes: list[str]) -> uev.UnitPlan | None:
-    rel = next((rel for rel in project.files if unit_plan(project, rel, STAGE) == unit), None)
+    rel = next((rel for rel in project.files if _is_plan(project, rel, unit)), None)
     if rel is None:
-        notes.append(f"no code-generation plan of {unit} in {project.rel}/construction/plans/")
+        where = f"{unit}/{STAGE}" if project.record is not None else "plans"
+        notes.append(f"no code-generation plan of {unit} in {project.rel}/construction/{where}/")
         return None
     text = _read(Path(project.root), rel, notes)
     steps = [uev.PlanStep(line=line, done=box in "xX", text=one_line(said))
@@ -117,11 +146,19 @@ def _read(repo: Path, rel: str, notes: list[str]) -> str | None:
         return None
 
 
-def _code_paths(project: DocsProject, unit: str, repo: Path, head: str) -> list[str]:
-    """The paths outside the docs folder that the unit's code summary (construction/<unit>/code/*.md) and
-    code-generation plan name, and HEAD holds (a file, or a folder holding files); a path another unit's files name
-    too only when it spells the unit's name."""
-    named = {name: _named_paths(project, name, repo) for name in project.units}
+def _is_plan(project: DocsProject, rel: str, unit: str) -> bool:
+    """Whether `rel` is the unit's code-generation plan: construction/plans/<unit>-code-generation-plan.md, or on a
+    v2 record construction/<unit>/code-generation/code-generation-plan.md."""
+    if project.record is not None:
+        return rel == f"{project.rel}/construction/{unit}/{STAGE}/{STAGE}-plan.md"
+    return unit_plan(project, rel, STAGE) == unit
+
+
+def _code_paths(project: DocsProject, unit: str, repo: Path, head: str, docs: str) -> list[str]:
+    """The paths outside `docs` that the unit's code summary (construction/<unit>/code/*.md; on a v2 record the
+    Markdown of construction/<unit>/code-generation/) and code-generation plan name, and HEAD holds (a file, or a
+    folder holding files); a path another unit's files name too only when it spells the unit's name."""
+    named = {name: _named_paths(project, name, repo, docs) for name in dict.fromkeys([*project.units, unit])}
     shared = {path for other, paths in named.items() if other != unit for path in paths}
     spelled = _name(unit).lower()
     files = vcs.files_at(repo, head)
@@ -129,16 +166,16 @@ def _code_paths(project: DocsProject, unit: str, repo: Path, head: str) -> list[
             and any(f == path or f.startswith(path.rstrip("/") + "/") for f in files)]
 
 
-def _named_paths(project: DocsProject, unit: str, repo: Path) -> list[str]:
-    code = f"{project.rel}/construction/{unit}/code/"
+def _named_paths(project: DocsProject, unit: str, repo: Path, docs: str) -> list[str]:
+    code = f"{project.rel}/construction/{unit}/{STAGE if project.record is not None else 'code'}/"
     sources = [rel for rel in project.files if rel.startswith(code) and rel.endswith(".md")
                and rel != walkthrough_rel(project, unit)]
-    sources += [rel for rel in project.files if unit_plan(project, rel, STAGE) == unit]
+    sources += [rel for rel in project.files if _is_plan(project, rel, unit) and rel not in sources]
     named: list[str] = []
     for rel in sources:
         for match in _PATH.finditer(_read(repo, rel, []) or ""):
             path = (match.group(1) or match.group(2)).strip("./").rstrip(".,;:)")
-            if path and vcs.is_outside(path, (project.rel,)) and path not in named:
+            if path and vcs.is_outside(path, (docs,)) and path not in named:
                 named.append(path)
     return named
 
@@ -148,7 +185,8 @@ def _name(unit: str) -> str:
     return re.sub(r"^(?:unit|u)[-_ ]?\d+[-_ ]?", "", unit, flags=re.IGNORECASE) or unit
 
 
-def _commits(project: DocsProject, unit: str, paths: list[str]) -> list[uev.UnitCommit]:
+def _commits(project: DocsProject, unit: str, paths: list[str], outside: tuple[str, ...]) -> list[uev.UnitCommit]:
+    """The unit's commits; `outside`: the folders whose files are no code (the records, their ledger, .aidlc)."""
     repo = Path(project.root)
     name = _name(unit)
     # `customer-spa` is also written `Customer SPA` or `customer_spa`
@@ -157,7 +195,7 @@ def _commits(project: DocsProject, unit: str, paths: list[str]) -> list[uev.Unit
     number = unit_of(unit) or Units(project).alias.get(unit)
     found = []
     for commit in vcs.commits_in(repo):
-        code = [p for p in commit.paths if vcs.is_outside(p, (project.rel, ".aidlc"))]
+        code = [p for p in commit.paths if vcs.is_outside(p, outside)]
         how: list[Any] = []
         if any(p == path or p.startswith(path.rstrip("/") + "/") for p in code for path in paths):
             how.append("path")
@@ -171,8 +209,7 @@ def _commits(project: DocsProject, unit: str, paths: list[str]) -> list[uev.Unit
     return found
 
 
-def _decisions(project: DocsProject, unit: str, events: list[dict[str, Any]]) -> list[uev.GateDecision]:
-    target = GateTarget("unit", unit, DOCS_UNIT_STAGES, docs=project)
+def _decisions(target: GateTarget, events: list[dict[str, Any]]) -> list[uev.GateDecision]:
     latest: dict[str, int] = {}
     decided = [e for e in events if e.get("type") == "gate.decided"]
     for event in decided:
@@ -181,7 +218,7 @@ def _decisions(project: DocsProject, unit: str, events: list[dict[str, Any]]) ->
     for event in decided:
         stage, actor = str(event.get("stage")), event.get("actor") or {}
         recorded = (event.get("fingerprint") or {}).get("sha256")
-        now = fingerprint(None, None, target, stage, event) if stage in DOCS_UNIT_STAGES else None
+        now = fingerprint(None, None, target, stage, event) if stage in target.stages else None
         shown.append(uev.GateDecision(
             seq=int(event.get("seq") or 0), ts=str(event.get("ts")), stage=stage, decision=str(event.get("decision")),
             actor=one_line(f"{actor.get('name')} ({actor.get('kind')})"),
@@ -192,6 +229,12 @@ def _decisions(project: DocsProject, unit: str, events: list[dict[str, Any]]) ->
 
 
 def _audit(project: DocsProject, unit: str) -> list[uev.AuditApproval]:
+    if project.record is not None:  # v2: the shards' GATE_APPROVED rows naming the unit
+        return [uev.AuditApproval(path=e.path, line=e.entry.line, stage=e.entry.fields.get("stage", "").strip(),
+                                  timestamp=e.entry.timestamp, heading=e.entry.heading,
+                                  user_input=one_line(e.entry.fields.get("user_input", "")))
+                for e in project.record.events
+                if e.event == "GATE_APPROVED" and e.entry.fields.get("unit", "").strip() == unit]
     keys = {unit, unit_of(unit), Units(project).alias.get(unit)} - {None}
     entries = approvals(project)
     shown = []
@@ -205,17 +248,20 @@ def _audit(project: DocsProject, unit: str) -> list[uev.AuditApproval]:
     return sorted(shown, key=lambda a: (a.path, a.line))
 
 
-def unit_findings(project: DocsProject, unit: str, findings: list[Finding]) -> list[Finding]:
+def unit_findings(project: DocsProject, unit: str, findings: list[Finding], ledger_folder: str | None = None
+                  ) -> list[Finding]:
     """The findings about the unit: on its folder or its plans, on a line of aidlc-state.md or an entry of an audit
-    log about it, or on the ledger naming it."""
+    log about it (a v2 block whose Unit is the unit), or on the ledger (of `ledger_folder`, default the docs
+    folder's) naming it."""
     folder = f"{project.rel}/construction/{unit}/"
     plans = {rel for rel in project.files for stage in DOCS_UNIT_STAGES if unit_plan(project, rel, stage) == unit}
     keys = {unit, unit_of(unit)} - {None}
     state_lines = {line.line for line in (project.state.stages if project.state else [])
                    if line.unit in keys and line.stage is not None and BY_SLUG[line.stage].per_unit}
     units = Units(project)
-    entries = {log.path: [(e.line, e.end) for e in log.entries if units.of(e) in keys] for log in project.audits}
-    ledger = Ledger.of_bank(project.root, project.rel).rel
+    entries = {log.path: [(e.line, e.end) for e in log.entries if units.of(e) in keys
+                          or e.fields.get("unit", "").strip() == unit] for log in project.audits}
+    ledger = Ledger.of_bank(project.root, ledger_folder or project.rel).rel
     named = re.compile(rf"(?<![\w-]){re.escape(unit)}(?![\w-])")
 
     def about(finding: Finding) -> bool:
@@ -239,15 +285,18 @@ class UnitWritten:
 
 
 def write_unit_walkthrough(project: DocsProject, config: Config, unit: str, *, run: bool = True,
-                           note: Callable[[str], None] = lambda _: None, write: bool = True) -> UnitWritten:
-    """Build the unit's report and write it into construction/<unit>/code/walkthrough.md (not with `write` False),
-    inside the generated block: a person's notes around it survive."""
+                           note: Callable[[str], None] = lambda _: None, write: bool = True,
+                           target: GateTarget | None = None) -> UnitWritten:
+    """Build the unit's report and write it into construction/<unit>/code/walkthrough.md (on a v2 record, of
+    `target`: construction/<unit>/walkthrough.md; not with `write` False), inside the generated block: a person's
+    notes around it survive."""
     from aidlc.bank.write import atomic_write
     from aidlc.exsecutio.walkthrough import fence, generated_block, merge
     from aidlc.report.evidence import digest
     from aidlc.templating import render
 
-    report = build_unit(project, config, unit, run=run, note=note)
+    report = build_unit(project, config, unit, run=run, note=note, target=target)
+    unit = report.unit.rsplit("/", 1)[-1]
     found = digest(report)
     body = render("artifacts/unit-walkthrough.md.j2", r=report, fence=fence)
     block = generated_block(report.head, found, body)
@@ -257,6 +306,6 @@ def write_unit_walkthrough(project: DocsProject, config: Config, unit: str, *, r
         existing = _read(repo, rel, []) if (repo / rel).exists() else None
         if existing is None and (repo / rel).exists():
             raise UsageError(f"{rel}: not rewritten (not a regular file inside the repository)",
-                             [f"replace it with a regular file, then run aidlc walkthrough {unit}"])
+                             [f"replace it with a regular file, then run aidlc walkthrough {report.unit}"])
         atomic_write(repo / rel, merge(existing, block), repo)
     return UnitWritten(report, found, rel, block)

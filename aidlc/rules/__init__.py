@@ -77,6 +77,7 @@ def run_records_rules(workspace: RecordsWorkspace, since: str | None = None) -> 
     """Every aidlc-docs rule on each intent record of a v2 workspace (the history ones since commit `since`), and
     the checks over the workspace: each space's intents registry, the migration."""
     found = [finding for record in workspace.records for finding in run_docs_rules(record, since)]
+    found = list({(f.code, f.path, f.line, f.message): f for f in found}.values())  # the one ledger's, once
     found += _findings(record_rules.registry_findings(workspace))
     return sorted([*found, *record_rules.migration_findings(workspace)], key=Finding.sort_key)
 

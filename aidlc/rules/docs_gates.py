@@ -9,9 +9,18 @@ from pathlib import Path
 from aidlc.aidlc_docs.model import DocsProject, Mark, StageLine
 from aidlc.aidlc_docs.reader import unit_of
 from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.bank.config import load_config, records_folder
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.view import GateHistory, LedgerView, open_view
-from aidlc.gates.catalogue import GateTarget, docs_judged_files, docs_targets, fingerprint
+from aidlc.gates.catalogue import (
+    GateTarget,
+    docs_judged_files,
+    docs_targets,
+    fingerprint,
+    record_judged_files,
+    record_rows,
+    record_targets,
+)
 from aidlc.gates.history import what_changed
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
@@ -33,8 +42,11 @@ CHAIN = docs_rule("AIDLC-DOCS-042", E, "the ledger beside the docs (aidlc-docs/e
 
 
 def ledger_findings(project: DocsProject) -> list[Finding]:
-    """The findings of the ledger of an aidlc-docs project (none when it has no ledger)."""
-    ledger = Ledger.of_bank(Path(project.root), project.rel)
+    """The findings of the ledger of an aidlc-docs project (none when it has no ledger); a v2 intent record's is the
+    workspace's, in the records folder aidlc.yaml names (`aidlc_docs:`)."""
+    root = Path(project.root)
+    folder = project.rel if project.record is None else records_folder(load_config(root), "aidlc-docs")
+    ledger = Ledger.of_bank(root, folder)
     if not ledger.exists():
         return []
     try:
@@ -44,6 +56,9 @@ def ledger_findings(project: DocsProject) -> list[Finding]:
     if led.first_error is not None:
         problem = led.first_error
         return [_finding(CHAIN, ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}")]
+    if project.record is not None:
+        targets = record_targets(project)
+        return [*_stale(led, targets), *_undecided_rows(project, led.history, targets)]
     targets = docs_targets(project)
     return [*_stale(led, targets), *_undecided(project, led.history, targets)]
 
@@ -82,6 +97,27 @@ def _undecided(project: DocsProject, history: GateHistory, targets: list[GateTar
                 found.append(_finding(UNDECIDED, project.state.path, line.line,
                                       f"{line.stage} is ticked for {target.kind} {target.id}, and the ledger holds "
                                       "no approval of it", f"aidlc gate approve {target.id} --stage {line.stage}"))
+    return found
+
+
+def _undecided_rows(project: DocsProject, history: GateHistory, targets: list[GateTarget]) -> list[Finding]:
+    """On a v2 record, once a person decides any of its gates in the ledger: each `[x]` row past initialization
+    claims an approval of its stage, of the intent's or, for a per-unit row, of every unit with files for it."""
+    ids = {target.id for target in targets}
+    if project.state is None or project.record is None or \
+            not any(subject in ids for _, subject, _ in history.gates()):
+        return []
+    found = []
+    for row in record_rows(project):
+        if row.mark != Mark.done:
+            continue
+        having = [t for t in targets if row.slug in t.stages]
+        claimed = having if len(having) <= 1 else [t for t in having if record_judged_files(t, row.slug)[1]]
+        for target in claimed:
+            if not history.approved(target.kind, target.id, row.slug):
+                found.append(_finding(UNDECIDED, project.state.path, row.line,
+                                      f"{row.slug} is [x] for {target.kind} {target.id}, and the ledger holds no "
+                                      "approval of it", f"aidlc gate approve {target.id} --stage {row.slug}"))
     return found
 
 

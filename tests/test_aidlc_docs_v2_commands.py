@@ -1,0 +1,296 @@
+"""The commands that write on aidlc-workflows v2 intent records (`aidlc/spaces/<space>/intents/<dir>/`), driven
+through the CLI on real git histories (tests/aidlc_v2_sample.py): `aidlc gate` on the stages of an intent and of
+its units, `aidlc audit append` to this clone's shard, `aidlc walkthrough UNIT`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import socket
+import subprocess
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from aidlc.aidlc_docs.records import read_workspace
+from tests.aidlc_v2_sample import EVENTS_B, RECORD, SHARD_A, SHARD_B, STATE, V2Repo, at, build_v2_repo
+from tests.helpers import run_cli
+
+LEDGER = "aidlc-docs/events.jsonl"  # the records folder's (aidlc.yaml `aidlc_docs:`), as `aidlc init` makes it
+INTENT = "261130-shop-orders"
+UNIT = f"{INTENT}/orders-api"
+REQUIREMENTS = f"{RECORD}/inception/requirements-analysis/requirements.md"
+PERSON = "Ann Lee <ann@example.com>"
+LAST = EVENTS_B[-1][0]
+
+
+@pytest.fixture
+def v2(tmp_path: Path) -> V2Repo:
+    repo = build_v2_repo(tmp_path / "shop")
+    done = run_cli("init", str(repo.root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    repo.commit("adopt aidlc", at(LAST + 60))
+    return repo
+
+
+def gate(repo: V2Repo, decision: str, subject: str, stage: str, *extra: str,
+         env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return run_cli("--repo", str(repo.root), "gate", decision, subject, "--stage", stage, "--as", PERSON, *extra,
+                   env=env)
+
+
+def decisions(repo: V2Repo) -> list[dict]:  # type: ignore[type-arg]
+    events = [json.loads(line) for line in repo.read(LEDGER).splitlines()]
+    return [e for e in events if e["type"] == "gate.decided"]
+
+
+def test_gates_of_an_intent_and_its_unit_are_decided_in_the_order_of_its_state_rows(v2: V2Repo) -> None:
+    """requirements-analysis, then units-generation (user-stories is [S]: not waited for), then the unit's code
+    generation; each decision binds the digest of its stage folder's files, in the ledger of the records folder."""
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    assert gate(v2, "approve", f"default/{INTENT}", "units-generation").returncode == 0
+    done = gate(v2, "approve", UNIT, "code-generation")
+    assert done.returncode == 0, done.stderr
+    assert f"unit default/{UNIT} code-generation -> approve by Ann Lee" in done.stdout
+    made = decisions(v2)
+    assert [(d["subject"]["kind"], d["subject"]["id"], d["stage"]) for d in made] == [
+        ("intent", f"default/{INTENT}", "requirements-analysis"), ("intent", f"default/{INTENT}", "units-generation"),
+        ("unit", f"default/{UNIT}", "code-generation")]
+    assert made[0]["fingerprint"]["path"] == REQUIREMENTS
+    assert made[2]["fingerprint"]["path"] == f"{RECORD}/construction/orders-api/code-generation"
+    assert {d["path"] for d in made[2]["data"]["judged"]} == {
+        f"{RECORD}/construction/orders-api/code-generation/code-generation-plan.md",
+        f"{RECORD}/construction/orders-api/code-generation/code-summary.md"}
+    assert run_cli("validate", cwd=v2.root).returncode == 0
+
+
+def test_a_unit_gate_before_the_intent_rows_before_it_is_refused_and_nothing_recorded(v2: V2Repo) -> None:
+    refused = gate(v2, "approve", UNIT, "code-generation")
+    assert refused.returncode == 1
+    assert (f"intent default/{INTENT}: the requirements-analysis gate has no decision; the code-generation gate of "
+            f"unit default/{UNIT} comes after it") in refused.stderr
+    assert decisions(v2) == []
+
+
+def test_an_edit_after_the_approval_makes_it_stale_for_validate_and_for_the_next_gate(v2: V2Repo) -> None:
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    v2.write(REQUIREMENTS, v2.read(REQUIREMENTS) + "\n## FR-2: Cancel an order\n")
+    v2.commit("agent: requirements widened after the approval", at(LAST + 120))
+    report = run_cli("validate", "--format", "json", cwd=v2.root)
+    assert report.returncode == 1
+    stale = [f for f in json.loads(report.stdout)["findings"] if f["code"] == "AIDLC-DOCS-040"]
+    assert [(f["path"], f["severity"]) for f in stale] == [(REQUIREMENTS, "error")]
+    assert f"aidlc gate approve default/{INTENT} --stage requirements-analysis" in stale[0]["fix"]
+    refused = gate(v2, "approve", INTENT, "units-generation")
+    assert refused.returncode == 1 and "requirements-analysis gate is stale" in refused.stderr
+    assert len(decisions(v2)) == 1
+
+
+def test_once_a_person_decides_a_gate_each_completed_row_needs_its_approval_in_the_ledger(v2: V2Repo) -> None:
+    """Before any decision the ledger claims nothing (the shards' approvals are history); after one, each [x] row
+    past initialization without an approval is AIDLC-DOCS-041, on its line of aidlc-state.md."""
+    assert run_cli("validate", cwd=v2.root).returncode == 0
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    report = run_cli("validate", "--format", "json", cwd=v2.root)
+    assert report.returncode == 1
+    found = [(f["code"], f["path"], f["line"]) for f in json.loads(report.stdout)["findings"]]
+    assert found == [("AIDLC-DOCS-041", STATE, v2.line(STATE, "- [x] units-generation")),
+                     ("AIDLC-DOCS-041", STATE, v2.line(STATE, "- [x] code-generation"))]
+    assert f"aidlc gate approve default/{UNIT} --stage code-generation" in report.stdout
+
+
+def test_an_agent_is_refused_at_a_v2_gate(v2: V2Repo) -> None:
+    refused = gate(v2, "approve", INTENT, "requirements-analysis", env={"AIDLC_ACTOR_KIND": "agent"})
+    assert refused.returncode == 1 and "human checkpoint" in refused.stderr
+    assert decisions(v2) == []
+
+
+@pytest.mark.parametrize(("subject", "stage", "says"), [
+    ("shop", "requirements-analysis", "no subject 'shop' in aidlc/: the subjects are an intent record"),
+    (INTENT, "code-generation", f"intent default/{INTENT} has no 'code-generation' gate; its gates are "
+                                "requirements-analysis, user-stories, units-generation, build-and-test"),
+    (UNIT, "requirements-analysis", f"unit default/{UNIT} has no 'requirements-analysis' gate; its gates are "
+                                    "code-generation"),
+])
+def test_a_subject_or_stage_the_record_has_not_is_a_usage_error_naming_those_it_has(
+        v2: V2Repo, subject: str, stage: str, says: str) -> None:
+    refused = gate(v2, "approve", subject, stage)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert says in refused.stderr
+    assert decisions(v2) == []
+
+
+def test_a_stage_that_wrote_nothing_has_nothing_to_judge(v2: V2Repo) -> None:
+    for stage, subject in (("requirements-analysis", INTENT), ("units-generation", INTENT),
+                           ("code-generation", UNIT)):
+        assert gate(v2, "approve", subject, stage).returncode == 0
+    refused = gate(v2, "approve", INTENT, "build-and-test")
+    assert refused.returncode == 1
+    assert f"nothing to judge for the build-and-test gate: {RECORD}/construction/build-and-test does not exist" \
+        in refused.stderr
+
+
+# -- aidlc audit append on v2 -----------------------------------------------------------------------------------------
+AUDIT_DIR = f"{RECORD}/audit"
+CLONE_ID = "aidlc/.aidlc-clone-id"
+
+
+def append(repo: V2Repo, *args: str) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+    return run_cli("--repo", str(repo.root), "audit", "append", *args)
+
+
+def ours(repo: V2Repo) -> str:
+    """This clone's shard: the one the sample's two clones did not write."""
+    theirs = (Path(SHARD_A).name, Path(SHARD_B).name)
+    shards = [p.name for p in repo.path(AUDIT_DIR).iterdir() if p.name not in theirs]
+    assert len(shards) == 1, shards
+    return f"{AUDIT_DIR}/{shards[0]}"
+
+
+def test_append_writes_a_v2_block_to_this_clone_s_shard_with_the_time_now(v2: V2Repo) -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
+    done = append(v2, "--stage", "code-generation", "--user-input", "Approve Plan\nas written",
+                  "--ai-response", "Plan approved; generating", "--format", "json")
+    after = datetime.now(UTC)
+    assert done.returncode == 0, done.stderr
+    clone = v2.read(CLONE_ID)
+    assert re.fullmatch(r"[0-9a-f]{12}\n", clone)  # minted as v2 mints it
+    shard = ours(v2)
+    assert re.fullmatch(rf"[a-z0-9-]{{1,48}}-{clone.strip()}\.md", Path(shard).name)
+    text = v2.read(shard)
+    stamp = re.search(r"\*\*Timestamp\*\*: (\S+)", text).group(1)  # type: ignore[union-attr]
+    assert before <= datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) <= after
+    block = (f"## Decision Recorded\n**Timestamp**: {stamp}\n**Event**: DECISION_RECORDED\n"
+             "**Stage**: code-generation\n**User Input**: Approve Plan\\nas written\n"
+             "**AI Response**: Plan approved; generating\n**Context**: CONSTRUCTION - Code Generation\n\n---\n")
+    assert text == f"# AI-DLC Audit Log\n\n{block}"  # v2's renderAuditBlock: "\n## ..." after the header
+    record = json.loads(done.stdout)
+    assert (record["path"], record["line"], record["offset"]) == (shard, 3, len("# AI-DLC Audit Log\n\n"))
+    assert record["sha256"] == hashlib.sha256(block.encode()).hexdigest()
+    assert append(v2, "--stage", "build-and-test", "--user-input", "run them", "--ai-response", "ok").returncode == 0
+    assert v2.read(shard).startswith(text + "\n## Decision Recorded\n")  # appended, never rewritten
+    events = [json.loads(line) for line in v2.read(LEDGER).splitlines()]
+    assert [(e["type"], e["data"]["path"]) for e in events[1:]] == [("audit.appended", shard)] * 2
+    record = read_workspace(v2.root).records[0].record
+    assert [e.event for e in record.events if e.path == shard] == ["DECISION_RECORDED"] * 2  # type: ignore[union-attr]
+    assert run_cli("validate", cwd=v2.root).returncode == 0
+
+
+def test_an_edit_of_an_appended_block_is_caught_by_log_verify(v2: V2Repo) -> None:
+    assert append(v2, "--stage", "code-generation", "--user-input", "Approve Plan", "--ai-response", "ok"
+                  ).returncode == 0
+    shard = ours(v2)
+    v2.write(shard, v2.read(shard).replace("Approve Plan", "Approve Plan and skip the tests"))
+    found = run_cli("log", "verify", cwd=v2.root)
+    assert found.returncode == 1
+    assert f"✗ {shard}:3: the entry 'Decision Recorded' was edited or deleted" in found.stdout
+
+
+def test_an_existing_clone_id_names_the_shard_and_a_shard_linking_out_is_refused(v2: V2Repo, tmp_path: Path) -> None:
+    v2.write(CLONE_ID, "3f9a1c2b7d4e\n")
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# AI-DLC Audit Log\n")
+    host = re.sub(r"[^a-z0-9-]+", "-", socket.gethostname().lower()).strip("-")[:48] or "host"
+    link = v2.path(f"{AUDIT_DIR}/{host}-3f9a1c2b7d4e.md")
+    link.symlink_to(outside)
+    refused = append(v2, "--stage", "code-generation", "--user-input", "x", "--ai-response", "y")
+    assert refused.returncode == 2 and "is a symbolic link" in refused.stderr
+    assert outside.read_text() == "# AI-DLC Audit Log\n"
+    link.unlink()
+    assert append(v2, "--stage", "code-generation", "--user-input", "x", "--ai-response", "y").returncode == 0
+    assert link.is_file() and not outside.read_text().count("Decision")
+
+
+def test_with_two_records_the_cursor_or_intent_names_the_one_that_takes_the_entry(v2: V2Repo) -> None:
+    other = "aidlc/spaces/default/intents/261201-returns"
+    v2.write(f"{other}/aidlc-state.md", v2.read(STATE))
+    refused = append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y")
+    assert refused.returncode == 2
+    assert "2 intent records and no active-intent cursor naming one" in refused.stderr
+    assert "default/261130-shop-orders, default/261201-returns" in refused.stderr
+    assert append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y",
+                  "--intent", "261201-returns").returncode == 0
+    assert len(list(v2.path(f"{other}/audit").iterdir())) == 1
+    v2.write("aidlc/spaces/default/intents/active-intent", "261130-shop-orders\n")
+    assert append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y").returncode == 0
+    assert ours(v2)
+    wrong = append(v2, "--stage", "requirements-analysis", "--user-input", "x", "--ai-response", "y",
+                   "--intent", "elsewhere/261130-shop-orders")
+    assert wrong.returncode == 2 and "names no intent record" in wrong.stderr
+
+
+# -- aidlc walkthrough UNIT on v2 -------------------------------------------------------------------------------------
+WALKTHROUGH = f"{RECORD}/construction/orders-api/walkthrough.md"
+
+
+def with_verify(repo: V2Repo, command: str) -> None:
+    repo.replace("aidlc.yaml", "verify: []", f'verify:\n  - {{name: tests, run: "{command}", timeout_s: 60}}')
+    repo.commit("verify command", at(LAST + 90))
+
+
+def test_walkthrough_of_a_v2_unit_reports_its_plan_commits_checks_and_approvals(v2: V2Repo) -> None:
+    with_verify(v2, "python3 -c 'pass'")
+    for stage, subject in (("requirements-analysis", INTENT), ("units-generation", INTENT),
+                           ("code-generation", UNIT)):
+        assert gate(v2, "approve", subject, stage).returncode == 0
+    done = run_cli("walkthrough", "orders-api", "--format", "json", cwd=v2.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)
+    assert report["unit"] == f"default/{UNIT}" and report["docs"] == RECORD
+    assert report["plan"]["path"] == f"{RECORD}/construction/orders-api/code-generation/code-generation-plan.md"
+    assert (report["plan"]["done"], report["plan"]["open"]) == (2, 0)
+    assert report["code_paths"] == ["src/orders"]  # named by the code summary, held by HEAD
+    assert [c["commit"]["subject"] for c in report["commits"]] == ["aidlc: shop-orders inception"]
+    assert [(c["name"], c["passed"], c["current"]) for c in report["checks"]] == [("tests", True, True)]
+    assert [(d["stage"], d["decision"], d["current"]) for d in report["decisions"]] == [
+        ("code-generation", "approve", True)]
+    assert [(a["stage"], a["user_input"]) for a in report["audit_approvals"]] == [
+        ("code-generation", "Continue to Next Stage")]
+    assert report["satisfied"] and report["findings"] == []
+    checks = [json.loads(line) for line in v2.read(LEDGER).splitlines() if '"check.recorded"' in line]
+    assert [e["subject"] for e in checks] == [{"kind": "unit", "id": f"default/{UNIT}"}]
+    assert "aidlc gate approve default/261130-shop-orders/orders-api --stage code-generation" in v2.read(WALKTHROUGH)
+    # the report is written beside the stage folders: the approval it reports does not go stale
+    assert run_cli("validate", cwd=v2.root).returncode == 0
+    again = run_cli("walkthrough", UNIT, cwd=v2.root)
+    assert again.returncode == 0 and "Evidence complete" in again.stdout
+
+
+def test_walkthrough_of_a_v2_unit_with_a_failing_check_is_incomplete_and_an_unknown_unit_refused(
+        v2: V2Repo) -> None:
+    with_verify(v2, "python3 -c 'import sys; sys.exit(3)'")
+    done = run_cli("walkthrough", "orders-api", cwd=v2.root)
+    assert done.returncode == 1
+    assert "NO  tests" in done.stdout and "Evidence incomplete" in done.stdout
+    refused = run_cli("walkthrough", "payments", cwd=v2.root)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert f"no unit 'payments' in aidlc/spaces/ (the units, SPACE/INTENT/UNIT: default/{UNIT})" in refused.stderr
+
+
+def test_a_shard_folder_linking_out_of_the_repository_or_an_intent_outside_the_records_is_refused(
+        v2: V2Repo, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = "aidlc/spaces/default/intents/261201-returns"
+    v2.write(f"{other}/aidlc-state.md", v2.read(STATE))
+    v2.path(f"{other}/audit").symlink_to(elsewhere)
+    refused = append(v2, "--stage", "code-generation", "--user-input", "x", "--ai-response", "y",
+                     "--intent", "261201-returns")
+    assert refused.returncode == 2 and "outside the repository; nothing was written" in refused.stderr
+    assert list(elsewhere.iterdir()) == []
+    sneaky = append(v2, "--stage", "code-generation", "--user-input", "x", "--ai-response", "y",
+                    "--intent", "../../../../../elsewhere")
+    assert sneaky.returncode == 2 and "names no intent record" in sneaky.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_rewritten_ledger_is_one_finding_however_many_records_there_are(v2: V2Repo) -> None:
+    other = "aidlc/spaces/default/intents/261201-returns"
+    v2.write(f"{other}/aidlc-state.md", v2.read(STATE))
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    v2.replace(LEDGER, '"decision":"approve"', '"decision":"reject"')
+    report = run_cli("validate", "--format", "json", cwd=v2.root)
+    assert report.returncode == 1
+    assert [f["path"] for f in json.loads(report.stdout)["findings"] if f["code"] == "AIDLC-DOCS-042"] == [LEDGER]
