@@ -3,6 +3,8 @@ right yet. Real git repos scaffolded by `aidlc init --git`, real subprocesses wh
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -169,16 +171,24 @@ def test_init_of_an_existing_bank_suggests_what_it_needs(tmp_path: Path) -> None
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     proc = run_cli("init", str(root))
     assert proc.returncode == 0, proc.stderr
-    assert steps(proc.stdout)[:2] == [
-        f'git -C {root} add -A && git -C {root} commit -m "Adopt aidlc"    # the commit that creates the ledger '
-        "shows what was complete before it", "aidlc validate    # then: what the bank needs fixing"]
+    # Nothing committed yet: adoption is what git shows before the ledger, so the bank is committed first, alone.
+    first, second = steps(proc.stdout)[:2]
+    assert first.startswith(f"git -C {root} add -A -- . ':(exclude)memory-bank/events.jsonl' && git -C {root} "
+                            'commit -m "The bank before aidlc"    # nothing is committed yet')
+    assert second.startswith(f"aidlc validate {root}    # then: what that commit shows complete is adopted history")
+    subprocess.run(first.split("    #")[0], shell=True, check=True, env={**os.environ, "GIT_AUTHOR_NAME": "A",
+                   "GIT_AUTHOR_EMAIL": "a@x.org", "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@x.org"})
+    assert subprocess.run(["git", "-C", str(root), "ls-files", "memory-bank/events.jsonl"], capture_output=True,
+                          text=True, check=True).stdout == ""
+    adopted = json.loads(run_cli("validate", str(root), "--format", "json").stdout)["summary"]
+    assert adopted["adopted"] > 0
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(root), "-c", "user.name=A", "-c", "user.email=a@x.org", "commit", "-qm", "adopt"],
                    check=True)
     again = steps(run_cli("init", str(root)).stdout)
-    assert again[0].startswith("aidlc validate    # the bank as it is: 83 errors, ")
+    assert again[0].startswith("aidlc validate    # the bank as it is: ")
     assert again[1] == ("aidlc new bolt --intent 007-installer-analytics --unit 002-privacy-documentation --stories "
-                        "002-add-readme-section    # story 007-privacy-story-2 is ready but is in no bolt")
+                        "001-create-privacy-md    # story 007-privacy-story-1 is complete but is in no bolt")
     assert not any(step.startswith("aidlc new intent") for step in again)
 
 

@@ -15,6 +15,7 @@ from aidlc.cli.app import App, output_options
 from aidlc.events.ledger import LEDGER_FILE
 from aidlc.plural import plural
 from aidlc.scaffold.init import Action, Adopted, Found, init_project
+from aidlc.vcs import head_commit
 
 _MARK = {Action.created: "+", Action.updated: "~", Action.replaced: "!", Action.unchanged: "=", Action.kept: "="}
 
@@ -117,7 +118,18 @@ def _next_steps(root: Path, ledger_started: bool, found: Found | None, limit: in
         return ['aidlc new intent "TITLE"', "aidlc validate", "aidlc status"]
     if ledger_started and found is not None:
         here = "" if root == Path.cwd().resolve() else f" {shlex.quote(str(root))}"
-        steps = [f"aidlc validate{here}    # the {plural(found.errors, 'live defect')}: fix them, or accept them below"]
+        steps = []
+        if not found.adopted and head_commit(root) is None:
+            # Adoption is what git shows before the ledger: a bank never committed has no history to show yet.
+            ledger = f"{bank.rel_root}/{LEDGER_FILE}".removeprefix("./")
+            steps.append(f"git -C {root} add -A -- . ':(exclude){ledger}' && git -C {root} commit -m \"The bank "
+                         "before aidlc\"    # nothing is committed yet: commit the bank without the ledger first, so "
+                         "git shows what it held before aidlc governed it (its completions become adopted history)")
+            steps.append(f"aidlc validate{here}    # then: what that commit shows complete is adopted history, "
+                         "the rest live defects: fix them, or accept them below")
+        else:
+            steps.append(f"aidlc validate{here}    # the {plural(found.errors, 'live defect')}: fix them, or accept "
+                         "them below")
         if found.errors or found.warnings:
             steps.append(f"aidlc ci --write-baseline{here}    # accept today's live findings (.aidlc-baseline.json): "
                          "CI then fails only on new ones")
