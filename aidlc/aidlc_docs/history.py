@@ -127,7 +127,7 @@ class _Judge:
         if (blob, path) not in self._logs:
             text = self.text(blob)
             kept = self._logs.get((parent, path)) if parent is not None else None
-            if kept is not None and not text.startswith(self.text(parent)):
+            if kept is not None and parent is not None and not text.startswith(self.text(parent)):
                 kept = None
             self._logs[(blob, path)] = _Version.of(text, kept)
         return self._logs[(blob, path)]
@@ -455,10 +455,10 @@ def _judge_ticks(judge: _Judge, revisions: list[vcs.Revision], state_rel: str, r
     for revision in revisions:
         if state_rel not in revision.files:
             continue
-        new_blob, old_blobs = revision.files[state_rel]
+        new_blob, parent_blobs = revision.files[state_rel]
         if new_blob is None:
             continue
-        old_blobs = tuple(blob for blob in old_blobs if blob is not None)
+        old_blobs = [blob for blob in parent_blobs if blob is not None]
         if not _ticked_lines(judge.text(new_blob)) - {line for blob in old_blobs
                                                        for line in _ticked_lines(judge.text(blob))}:
             continue  # no ticked line that its parents lack: nothing was ticked

@@ -165,7 +165,7 @@ def _text(root: Path, rel: str, project: DocsProject, limit: int) -> str | None:
     if problem is not None:
         project.unreadable.append(Unreadable(path=rel, message=f"line {problem.line}: {problem.message}"))
         return None
-    return one_line_end(text)
+    return one_line_end(text) if text is not None else None
 
 
 def marker_lines(text: str) -> list[int]:

@@ -77,7 +77,8 @@ def read_record(root: Path, rel: str) -> DocsProject:
     state_path = root / rel / STATE_FILE
     if project.state is not None:
         text, _ = decode(read_bytes(state_path, MAX_FILE_BYTES), project.state.path)
-        record.rows = read_rows(one_line_end(text))
+        if text is not None:  # a state file that is not UTF-8 is reported where the project is read
+            record.rows = read_rows(one_line_end(text))
     project.record = record
     return project
 

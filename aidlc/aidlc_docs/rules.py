@@ -358,11 +358,11 @@ def _order(project: DocsProject) -> Iterator[Hit]:
             if known is None or entry.at < (known[0].at or entry.at):
                 first[(scope, stage)] = (entry, log.path)
     for (scope, stage), (entry, path) in sorted(first.items(), key=lambda item: item[1][0].line):
-        before = [(other, later) for (other_scope, later), (other, _) in first.items()
+        before = [(other.at, other, later) for (other_scope, later), (other, _) in first.items()
                   if other_scope == scope and ORDER[later] > ORDER[stage] and other.at and entry.at
                   and other.at < entry.at]
         if before:
-            other, later = min(before, key=lambda pair: pair[0].at or entry.at)
+            _, other, later = min(before, key=lambda found: found[0])
             yield Hit(path, entry.line, f"{BY_SLUG[stage].name} was first approved at "
                       f"{entry.timestamp}, after {BY_SLUG[later].name} (line {other.line}, "
                       f"{other.timestamp}): the documented order puts it first")

@@ -52,7 +52,8 @@ def validate_many(model: type[M], metas: list[dict[Any, Any]]) -> list[tuple[M, 
         try:
             return [(valid, []) for valid in adapter.validate_python(metas)]
         except ValidationError as exc:
-            failed = {error["loc"][0] for error in exc.errors(include_url=False) if error["loc"]}
+            failed = {error["loc"][0] for error in exc.errors(include_url=False)
+                      if error["loc"] and isinstance(error["loc"][0], int)}  # the index in the list
     try:
         passed = iter(adapter.validate_python([meta for n, meta in enumerate(metas) if n not in failed]))
     except ValidationError:  # failures besides the keys found first: every one on its own

@@ -201,7 +201,7 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
         if len(problems) == len(commit.bolts):  # one bolt it names is approved: the change is traced
             yield from problems
             continue
-        scopes = [bolts[b].meta.scope if bolts[b].meta else [] for b in approved]
+        scopes = [meta.scope if (meta := bolts[b].meta) else [] for b in approved]
         if all(scopes):  # a bolt without a scope may change any governed file
             globs = sorted({glob for scope in scopes for glob in scope})
             covered = matcher(globs)
@@ -328,13 +328,15 @@ def _with_base_risk(pr: PullRequest, bolt: BoltItem, risk: Risk | None) -> Risk 
     data = pr.history.read(pr.base, [bolt.rel])[bolt.rel]
     meta = frontmatter.split(data.decode("utf-8", errors="replace"), bolt.rel).meta if data else None
     named = (meta or {}).get("risk")
-    known = [r for r in (risk, Risk(named) if named in Risk.__members__ else None) if r is not None]
+    known = [r for r in (risk, Risk(named) if isinstance(named, str) and named in Risk.__members__ else None)
+             if r is not None]
     return max(known, key=RISK_ORDER.index) if known else None
 
 
 def _second_person(event: dict[str, Any], by_hash: dict[str, dict[str, Any]], risk: Risk) -> list[str]:
     """Why the two-person rule is not met by `event` and the approval it names (empty: it is)."""
-    data = event.get("data") if isinstance(event.get("data"), dict) else {}
+    data = event.get("data")
+    data = data if isinstance(data, dict) else {}
     if data.get("approvals") == 1 and data.get("approvals_required") == 2:
         return []  # the first of two: the gate waits for a second person (not a failure; status lists it)
     first = by_hash.get(str(data.get("with") or ""))

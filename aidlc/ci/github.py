@@ -37,7 +37,7 @@ def annotation(finding: CiFinding, prefix: str = "") -> str:
     return f"::{_LEVEL[finding.severity]} {','.join(props)}::{escape_data(message)}"
 
 
-def annotations(report: CiReport) -> tuple[list[str], dict[Severity, int]]:
+def annotation_commands(report: CiReport) -> tuple[list[str], dict[Severity, int]]:
     """The commands for the new findings (at most MAX_PER_LEVEL of each level), and how many were left out."""
     shown: list[str] = []
     left_out = dict.fromkeys(Severity, 0)

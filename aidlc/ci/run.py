@@ -17,7 +17,7 @@ from aidlc.ci import baseline as baselines
 from aidlc.ci.checks import PullRequest, check
 from aidlc.ci.rulebook import Rulebook, judge
 from aidlc.errors import UsageError
-from aidlc.model.ci import Baseline, CiReport, CiSummary
+from aidlc.model.ci import Baseline, BaselineEntry, CiReport, CiSummary
 from aidlc.model.findings import Finding
 from aidlc.model.status import GateStatus
 from aidlc.model.types import Severity
@@ -104,7 +104,7 @@ def _open_docs(root: Path, base_ref: str | None, baseline: str) -> Judged:
 def _report(root: Path, base: str | None, checks: list[str], findings: list[Finding], files: int,
             waiting: list[GateStatus], baseline: Baseline | None, baseline_rel: str | None, strict: bool) -> CiReport:
     marked = [baselines.with_fingerprint(f) for f in findings]
-    fixed = []
+    fixed: list[BaselineEntry] = []
     if baseline is not None:
         marked, fixed = baselines.apply(marked, baseline)
     new = [f for f in marked if f.baseline == "new"]

@@ -77,7 +77,7 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
         write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci")
     text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        commands, left_out = github.annotations(report)
+        commands, left_out = github.annotation_commands(report)
         # Annotations outside the guarded block; in JSON mode on stderr, which the runner reads as well.
         for line in commands:
             echo(line, err=app.json or to_stdout)

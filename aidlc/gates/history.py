@@ -42,7 +42,8 @@ def standing(history: GateHistory, bank: MemoryBank | None, index: BankIndex | N
 
 def approvals_short(decision: dict[str, Any]) -> tuple[Any, int] | None:
     """(given, required) when an approval under the two-person rule still waits for its second person, else None."""
-    data = decision.get("data") if isinstance(decision.get("data"), dict) else {}
+    data = decision.get("data")
+    data = data if isinstance(data, dict) else {}
     given, required = data.get("approvals"), data.get("approvals_required")
     if isinstance(required, int) and (not isinstance(given, int) or given < required):
         return given, required
@@ -90,6 +91,6 @@ def approved_risks(events: Iterable[dict[str, Any]], bolt_id: str) -> list[Risk]
             named = data["bolt_risks"].get(bolt_id)
         else:
             continue
-        if named in Risk.__members__:
+        if isinstance(named, str) and named in Risk.__members__:
             found.append(Risk(named))
     return found

@@ -159,7 +159,9 @@ def _entry(number: int, text: str) -> Entry | str:
 
 def _fields(text: str) -> list[str]:
     """Split at blanks outside double quotes (options such as namespaces="a,b" may hold blanks)."""
-    fields, current, quoted = [], [], False
+    fields: list[str] = []
+    current: list[str] = []
+    quoted = False
     for char in text:
         if char == '"':
             quoted = not quoted

@@ -71,6 +71,7 @@ def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable
         return Birth(gap="this clone is shallow", fetch="git fetch --unshallow")
     added = history.added(ledger_rel)
     role = "the last before the ledger"
+    moved: Callable[[str], str]
     if added is None:
         before, ledger_commit, moved = base or history.head, None, _same
     else:

@@ -28,7 +28,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
     lines = project.state.stages if project.state else []
     state = project.state.path if project.state else None
     placed = [line for line in lines if line.stage is not None]
-    phases = [_phase(phase, [line for line in placed if BY_SLUG[line.stage].phase == phase and line.unit is None],
+    phases = [_phase(phase, [line for line in placed if _phase_of(line) == phase and line.unit is None],
                      [plan for plan in project.plans if plan.unit is None and plan.stage is not None
                       and BY_SLUG[plan.stage].phase == phase]) for phase in PHASES]
     waiting = _waiting(placed, state)
@@ -45,6 +45,10 @@ def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
         waiting=waiting,
         next_actions=_next_actions(project, placed, waiting, ledger, has_ledger, state),
     )
+
+
+def _phase_of(line: StageLine) -> str | None:
+    return BY_SLUG[line.stage].phase if line.stage is not None else None
 
 
 def _line(line: StageLine) -> DocsStageLine:
