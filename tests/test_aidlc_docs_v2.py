@@ -423,3 +423,13 @@ def test_a_plan_with_a_review_heading_is_not_recomputed_but_noted(v2: V2Repo) ->
     [finding] = v2.findings()
     assert (finding.code, finding.severity, finding.line) == ("AIDLC-DOCS-072", "info", line)
     assert "Review heading" in finding.message
+
+
+def test_a_state_file_that_is_not_utf8_is_a_finding_not_a_crash(v2: V2Repo) -> None:
+    (v2.root / STATE).write_bytes((v2.root / STATE).read_bytes() + b"\n- [x] Build \xff Test\n")
+    for command in (("validate",), ("status",), ("ci",)):
+        done = run_cli(*command, cwd=v2.root)
+        assert "Traceback" not in done.stderr and done.returncode in (0, 1), (command, done.stderr[-800:])
+    done = run_cli("validate", "--format", "json", cwd=v2.root)
+    found = [f for f in json.loads(done.stdout)["findings"] if f["path"] == STATE]
+    assert found and "not UTF-8" in " ".join(f["message"] for f in found), found
