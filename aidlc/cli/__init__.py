@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import gc
 import importlib
-import os
 import sys
 from typing import NamedTuple
 
 import click
 
 from aidlc import __version__
-from aidlc.cli.app import App, report_error, run_safely
+from aidlc.cli.app import App, report_error, run_safely, wants_color
 from aidlc.errors import AidlcError
 
 
@@ -85,13 +84,14 @@ class LazyGroup(click.Group):
               help="Repository root (default: the current directory).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               help="json: exactly one JSON document on stdout.")
-@click.option("--no-color", is_flag=True, help="No ANSI colour (also NO_COLOR).")
+@click.option("--no-color", is_flag=True, help="No ANSI colour (also NO_COLOR, TERM=dumb; FORCE_COLOR forces it).")
 @click.option("-q", "--quiet", count=True, help="Less output.")
 @click.option("-v", "--verbose", count=True, help="More output.")
 @click.pass_context
 def cli(ctx: click.Context, repo: str | None, output_format: str, no_color: bool, quiet: int, verbose: int) -> None:
     """AI-DLC delivery governance: the Intent -> Bolt chain, validated, in your Git repo."""
-    color = not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    color = wants_color(sys.stdout, no_color)
+    ctx.color = color  # click keeps the escapes it would strip from a pipe when colour is forced
     ctx.obj = App(repo=repo, output_format=output_format, color=color, verbosity=verbose - quiet)
 
 

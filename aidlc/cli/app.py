@@ -8,7 +8,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -109,6 +109,19 @@ def write_output(path: Path, text: str, option: str, command: str) -> None:
                          [f"{command} {option} PATH    # a path in a folder you can write"]) from None
 
 
+def wants_color(stream: Any, no_color_flag: bool = False, env: Mapping[str, str] | None = None) -> bool:
+    """Colour for `stream`: --no-color, then NO_COLOR (when not empty, no-color.org), then FORCE_COLOR or
+    CLICOLOR_FORCE (when not empty; CLICOLOR_FORCE=0 forces nothing), then TERM=dumb; else only on a terminal."""
+    env = os.environ if env is None else env
+    if no_color_flag or env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR") or env.get("CLICOLOR_FORCE", "0") != "0":
+        return True
+    if env.get("TERM") == "dumb":
+        return False
+    return bool(stream.isatty())
+
+
 def discover_root(start: Path) -> Path:
     """The nearest folder up from `start` with aidlc.yaml, a memory bank or a .git: the repo to work on."""
     for folder in (start, *start.parents):
@@ -163,8 +176,8 @@ def report_error(message: str, next_steps: list[str], code: int, wants_json: boo
     if wants_json:
         click.echo(terminal_safe(shown_json(json.dumps({"version": JSON_VERSION, "error": {
             "message": message, "exit_code": code, "next_steps": next_steps}}, ensure_ascii=False, indent=2))))
-    color = sys.stderr.isatty() and "NO_COLOR" not in os.environ and "--no-color" not in sys.argv
-    click.echo(Style(color)("error: ", "red") + terminal_safe(message), err=True)
+    color = wants_color(sys.stderr, "--no-color" in sys.argv)
+    click.echo(Style(color)("error: ", "red") + terminal_safe(message), err=True, color=color)
     if next_steps:
         click.echo("Next steps:", err=True)
         for step in next_steps:
