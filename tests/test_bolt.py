@@ -535,6 +535,27 @@ def test_abort_ends_the_run_cancelled_and_keeps_the_branch(shop: Path, server: S
     assert resume(shop, server).returncode == 2
 
 
+def test_every_command_takes_the_bolt_as_aidlc_new_names_it(shop: Path, server: ScriptedServer) -> None:
+    """`001`, `1` and the name without its number name the bolt for start, resume, status, trace, abort and
+    walkthrough as they do for gate; a name no bolt has is refused listing the bolts."""
+    assert run(shop, "bolt", "start", "001", "--dry-run", "--base-url", server.url).returncode == 0
+    server.push(plan_answer())
+    proc = run(shop, "bolt", "start", "1", "--base-url", server.url, "--model", "test-model")
+    assert proc.returncode == 3, proc.stderr
+    assert state(shop)["bolt"] == BOLT
+    for ref in ("001", "1", "checkout-api", BOLT):
+        doc = json.loads(run(shop, "--format", "json", "bolt", "status", ref).stdout)
+        assert [r["bolt"] for r in doc["runs"]] == [BOLT], ref
+        assert run(shop, "bolt", "trace", ref).returncode == 0
+    walked = run(shop, "walkthrough", "001", "--no-run")
+    assert walked.stdout.startswith(f"{BOLT}: evidence report written"), walked.stderr
+    assert run(shop, "bolt", "abort", "001", "--reason", "not now").returncode == 0
+    assert state(shop)["status"] == "CANCELLED"
+    for command in (["walkthrough", "009", "--no-run"], ["bolt", "start", "009", "--dry-run"]):
+        proc = run(shop, *command)
+        assert proc.returncode == 2 and f"no bolt '009' in {MB}/bolts/; there are: {BOLT}" in proc.stderr
+
+
 def test_json_output_of_start_is_one_document(shop: Path, server: ScriptedServer) -> None:
     server.push(plan_answer())
     proc = run(shop, "--format", "json", "bolt", "start", BOLT, "--base-url", server.url)

@@ -255,7 +255,7 @@ def test_a_bolt_without_commits_is_a_clear_error(_sample: Path, tmp_path: Path) 
 def test_an_unknown_bolt_is_a_usage_error_in_json_too(hand: Path) -> None:
     proc = run(hand, "walkthrough", "999-nope", "--format", "json")
     assert proc.returncode == 2 and json.loads(proc.stdout)["error"]["exit_code"] == 2
-    assert "no bolt named '999-nope'" in proc.stderr and "Next steps:" in proc.stderr
+    assert "no bolt '999-nope' in memory-bank/bolts/; there are:" in proc.stderr and "Next steps:" in proc.stderr
 
 
 def test_links_leading_out_of_the_repository_are_neither_read_nor_written(hand: Path, tmp_path: Path) -> None:

@@ -165,9 +165,10 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 @click.pass_obj
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
-    from aidlc.exsecutio.store import runs_of
+    from aidlc.exsecutio.store import bolt_id, runs_of
 
-    runs = runs_of(app.root(), bolt)
+    root = app.root()
+    runs = runs_of(root, bolt_id(root, bolt) if bolt else None)
     if app.json:
         app.emit_json({"runs": [_summary(r) for r in runs]})
         return

@@ -9,6 +9,7 @@ import click
 
 from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank.config import load_config
+from aidlc.bank.index import find_bolt, find_intent
 from aidlc.bank.walk import shown_json
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
@@ -23,7 +24,7 @@ from aidlc.report.docs_status import (
 from aidlc.report.status import render_counts, render_detail, render_summary
 from aidlc.status.build import build_status
 from aidlc.status.docs import build_docs_status, build_records_status
-from aidlc.status.focus import find_bolt, find_intent, on_bolt, on_intent, on_waiting
+from aidlc.status.focus import on_bolt, on_intent, on_waiting
 from aidlc.workspace import layout_of, open_bank, open_records
 
 _COUNTS = ("version", "root", "counts", "stories", "bolts_by_status", "errors", "warnings")
@@ -62,9 +63,9 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
     bank = open_bank(root, config=config)
     report = build_status(bank)
     if intent_ref:
-        report = on_intent(report, find_intent(bank, intent_ref))
+        report = on_intent(report, find_intent(bank, intent_ref).id)
     elif bolt_ref:
-        report = on_bolt(report, find_bolt(bank, bolt_ref))
+        report = on_bolt(report, find_bolt(bank, bolt_ref).id)
     elif pending:
         report = on_waiting(report)
     if app.json:

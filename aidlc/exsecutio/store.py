@@ -107,15 +107,28 @@ def all_runs(repo: Path) -> list[RunState]:
 
 
 def runs_of(repo: Path, bolt: str | None) -> list[RunState]:
-    """The runs of `bolt` (its folder name or its number), oldest first; every run when `bolt` is None."""
-    return [r for r in all_runs(repo) if bolt is None or r.bolt == bolt or r.bolt.split("-")[0] == bolt]
+    """The runs of the bolt whose id is `bolt` (bolt_id names it as a person does), oldest first; every run
+    when `bolt` is None."""
+    return [r for r in all_runs(repo) if bolt is None or r.bolt == bolt]
+
+
+def bolt_id(repo: Path, ref: str) -> str:
+    """The id of the bolt `ref` names, as every command resolves it (aidlc.bank.index.find_bolt); `ref` itself
+    when the bank names no such bolt (a run of a bolt since removed is still found by its id)."""
+    from aidlc.bank.index import find_bolt
+    from aidlc.workspace import open_bank
+
+    try:
+        return find_bolt(open_bank(repo), ref).id
+    except UsageError:
+        return ref
 
 
 def find_run(repo: Path, ref: str) -> RunStore:
     """A run by its id, or the newest run of a bolt."""
     if ref.startswith("run-") and (repo / RUNS / ref / "state.json").is_file() and "/" not in ref:
         return RunStore(repo, ref)
-    matching = runs_of(repo, ref)
+    matching = runs_of(repo, bolt_id(repo, ref))
     if not matching:
         raise UsageError(f"no run of bolt {ref!r} (and no run with that id) in {RUNS.as_posix()}/",
                          [f"aidlc bolt start {ref}", "aidlc bolt status    # the runs that exist"])

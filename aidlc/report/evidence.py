@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from aidlc import vcs
-from aidlc.bank.index import BankIndex
+from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank, StoryItem
 from aidlc.bank.walk import read_inside
 from aidlc.errors import UsageError
@@ -73,9 +73,7 @@ class Facts:
 def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
     from aidlc.exsecutio.store import runs_of
 
-    bolt = BankIndex(bank).bolt(bolt_ref)
-    if bolt is None:
-        raise UsageError(f"no bolt named {bolt_ref!r} in {bank.rel_root}/bolts/", ["aidlc status    # the bolts"])
+    bolt = find_bolt(bank, bolt_ref)
     outside = (bank.rel_root, ".aidlc")
     runs = runs_of(repo, bolt.id)
     commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id, files=True)
