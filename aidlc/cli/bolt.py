@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options
 
 
@@ -108,7 +109,7 @@ def _summary(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 
 @bolt_group.command("start")
-@click.argument("bolt")
+@click.argument("bolt", shell_complete=complete.bolts)
 @llm_options
 @_no_input
 @click.option("--dry-run", is_flag=True, help="Check that the run could start; touch nothing, ask no model.")
@@ -136,7 +137,7 @@ def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, prov
 
 
 @bolt_group.command("resume")
-@click.argument("ref", metavar="BOLT|RUN")
+@click.argument("ref", metavar="BOLT|RUN", shell_complete=complete.bolts)
 @click.option("--approve", "verdict", flag_value="approve", help="Approve the gate the run waits at, then go on.")
 @click.option("--reject", "verdict", flag_value="reject", help="Reject it, with --reason: the model plans again "
               "(after a walkthrough, a rework on top of the work so far).")
@@ -160,7 +161,7 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 
 
 @bolt_group.command("status")
-@click.argument("bolt", required=False)
+@click.argument("bolt", required=False, shell_complete=complete.bolts)
 @output_options
 @click.pass_obj
 def status_cmd(app: App, bolt: str | None) -> None:
@@ -185,7 +186,7 @@ def status_cmd(app: App, bolt: str | None) -> None:
 
 
 @bolt_group.command("abort")
-@click.argument("ref", metavar="BOLT|RUN")
+@click.argument("ref", metavar="BOLT|RUN", shell_complete=complete.bolts)
 @click.option("--reason", help="Why; recorded in the ledger.")
 @output_options
 @click.pass_obj
@@ -203,7 +204,7 @@ def abort_cmd(app: App, ref: str, reason: str | None) -> None:
 
 
 @bolt_group.command("trace")
-@click.argument("ref", metavar="BOLT|RUN")
+@click.argument("ref", metavar="BOLT|RUN", shell_complete=complete.bolts)
 @output_options
 @click.pass_obj
 def trace_cmd(app: App, ref: str) -> None:

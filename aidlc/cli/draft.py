@@ -5,12 +5,13 @@ from __future__ import annotations
 import click
 
 from aidlc.bank.config import load_config
+from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 
 
 @click.command("draft")
 @click.argument("level", type=click.Choice(["requirements", "units", "stories", "bolts"]))
-@click.argument("intent")
+@click.argument("intent", shell_complete=complete.intents)
 @click.option("--dry-run", is_flag=True, help="Print the files it would write; write nothing.")
 @click.option("--provider", type=click.Choice(["openai", "anthropic", "replay"]),
               help="Override llm.provider (also AIDLC_LLM_PROVIDER).")

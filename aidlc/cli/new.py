@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.model.types import BoltType, Priority, Risk
 from aidlc.scaffold.new import Created, Creator
@@ -31,7 +32,8 @@ def _report(app: App, kind: str, result: Created) -> None:
 
 _priority = click.option("--priority", type=click.Choice([p.value for p in Priority]), default="must",
                          show_default=True)
-_intent = click.option("--intent", "intent_ref", help="Intent folder name (with or without its number).")
+_intent = click.option("--intent", "intent_ref", shell_complete=complete.intents,
+                       help="Intent folder name (with or without its number).")
 _requirements = click.option("--requirements", help="Comma-separated requirement IDs, e.g. FR-1,NFR-2.")
 _criterion = click.option("--criterion", "criteria", multiple=True,
                           help="An acceptance criterion (repeatable): '**Given** ..., **When** ..., **Then** ...'.")
@@ -85,7 +87,8 @@ def new_unit(app: App, title: str, intent_ref: str | None, requirements: str | N
 @new_group.command("story")
 @click.argument("title")
 @_intent
-@click.option("--unit", "unit_ref", required=True, help="Unit folder name (with or without its number).")
+@click.option("--unit", "unit_ref", required=True, shell_complete=complete.units,
+              help="Unit folder name (with or without its number).")
 @_requirements
 @_priority
 @_criterion
@@ -103,13 +106,14 @@ def new_story(app: App, title: str, intent_ref: str | None, unit_ref: str, requi
 
 @new_group.command("bolt")
 @_intent
-@click.option("--unit", "unit_ref", required=True, help="The unit the bolt builds.")
-@click.option("--stories", required=True, help="Comma-separated story names (file names or ids) of that unit.")
+@click.option("--unit", "unit_ref", required=True, shell_complete=complete.units, help="The unit the bolt builds.")
+@click.option("--stories", required=True, shell_complete=complete.stories,
+              help="Comma-separated story names (file names or ids) of that unit.")
 @click.option("--type", "bolt_type", type=click.Choice([t.value for t in BoltType]),
               default=BoltType.simple.value, show_default=True)
 @click.option("--risk", type=click.Choice([r.value for r in Risk]), default="low", show_default=True,
               help="Sets the evidence a walkthrough approval needs.")
-@click.option("--requires", help="Comma-separated bolt ids this bolt depends on.")
+@click.option("--requires", shell_complete=complete.bolts, help="Comma-separated bolt ids this bolt depends on.")
 @click.option("--scope", help="Comma-separated globs of files the bolt may change, e.g. 'src/pay/**'.")
 @click.option("--objective", help="One paragraph: what the bolt delivers.")
 @output_options

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
+from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
 from aidlc.rules import CATALOGUE
 
 
 @click.command("rules")
-@click.argument("code", required=False)
+@click.argument("code", required=False, shell_complete=complete.rule_codes)
 @output_options
 @click.pass_obj
 def rules_cmd(app: App, code: str | None) -> None:

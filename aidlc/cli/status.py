@@ -11,6 +11,7 @@ from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank.config import load_config
 from aidlc.bank.index import find_bolt, find_intent
 from aidlc.bank.walk import shown_json
+from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
@@ -33,9 +34,11 @@ _COUNTS = ("version", "root", "counts", "stories", "bolts_by_status", "errors", 
 @click.command("status")
 @click.argument("path", required=False, type=click.Path(file_okay=False))
 @click.option("--all", "everything", is_flag=True, help="Every intent, unit, bolt, gate and next action.")
-@click.option("--intent", "intent_ref", metavar="INTENT", help="One intent (001, its name or folder): its units, "
+@click.option("--intent", "intent_ref", metavar="INTENT", shell_complete=complete.intents,
+              help="One intent (001, its name or folder): its units, "
               "bolts, gates and next actions.")
-@click.option("--bolt", "bolt_ref", metavar="BOLT", help="One bolt (001, its id or folder): its stories, "
+@click.option("--bolt", "bolt_ref", metavar="BOLT", shell_complete=complete.bolts,
+              help="One bolt (001, its id or folder): its stories, "
               "dependencies, gates and next actions.")
 @click.option("--pending", is_flag=True, help="Every gate waiting for a person's decision.")
 @output_options

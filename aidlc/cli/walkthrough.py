@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options, write_output
 from aidlc.cli.bolt import llm_options, provider_from_flags
 from aidlc.errors import UsageError
@@ -13,7 +14,7 @@ from aidlc.model.config import Config
 
 
 @click.command("walkthrough")
-@click.argument("bolt", metavar="BOLT|UNIT")
+@click.argument("bolt", metavar="BOLT|UNIT", shell_complete=complete.bolts)
 @click.option("--no-run", is_flag=True, help="Run no check and ask no model: report what is recorded.")
 @click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the report as one self-contained HTML page.")
