@@ -199,6 +199,20 @@ def test_provider_down_pauses_and_resume_continues(shop: Path, server: ScriptedS
     assert run(shop, "log", "verify").returncode == 0
 
 
+def test_bolt_start_and_resume_take_the_model_options_of_draft(shop: Path, server: ScriptedServer) -> None:
+    """--api-key-env names the variable whose key is sent; --timeout bounds each call (a server that never
+    answers pauses the run, naming the time out)."""
+    server.push(plan_answer())
+    proc = start(shop, server, "--api-key-env", "MY_MODEL_KEY", MY_MODEL_KEY="k-123")
+    assert proc.returncode == 3, proc.stderr
+    assert server.requests[-1].headers["authorization"] == "Bearer k-123"
+    server.push(*[Reply(body=None, delay_s=30)] * 4)  # every attempt of the one target hangs
+    proc = resume(shop, server, "--approve", "--timeout", "0.5")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert state(shop)["pause"]["kind"] == "provider"
+    assert "0.5" in state(shop)["pause"]["reason"] and "time" in state(shop)["pause"]["reason"]
+
+
 # -- SIGKILL at real points of a run, then resume ----------------------------------------------------------------
 # A sitecustomize on the PYTHONPATH of the killed process only (the code under test has no test switch) sends
 # SIGKILL to its own process at the N-th atomic rename under the repository (state.json, the plan, the

@@ -55,3 +55,20 @@ def test_an_unknown_command_is_told_the_nearest(words: list[str], nearest: str) 
     assert done.returncode == 2
     assert f"No such command '{words[-1]}'. Did you mean '{nearest}'?" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+MODEL_COMMANDS = [["draft"], ["llm", "check"], ["bolt", "start"], ["bolt", "resume"], ["walkthrough"]]
+
+
+def test_every_command_that_asks_a_model_takes_the_same_model_options() -> None:
+    def options(words: list[str]) -> list[tuple[str, ...]]:
+        command: click.Command = cli
+        for word in words:
+            command = command.get_command(click.Context(command), word)  # type: ignore[attr-defined]
+        return [(*p.opts, p.help or "") for p in command.params if isinstance(p, click.Option)
+                and p.opts[0] in ("--provider", "--model", "--base-url", "--api-key-env", "--timeout", "--record",
+                                  "--replay")]
+
+    first = options(MODEL_COMMANDS[0])
+    assert len(first) == 7
+    assert all(options(words) == first for words in MODEL_COMMANDS[1:])

@@ -8,7 +8,7 @@ import click
 
 from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options, write_output
-from aidlc.cli.bolt import llm_options, provider_from_flags
+from aidlc.cli.modelflags import ModelFlags, model_options
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
@@ -22,12 +22,11 @@ from aidlc.model.config import Config
               help="Also write an in-toto Statement v1 (changed files at the head, with the report's digest).")
 @click.option("--output", "output_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the report to FILE instead of the bolt's implementation-walkthrough.md.")
-@llm_options
+@model_options
 @output_options
 @click.pass_obj
 def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, attest_file: Path | None,
-                    output_file: Path | None, model: str | None, base_url: str | None, provider: str | None,
-                    record: str | None, replay: str | None) -> None:
+                    output_file: Path | None, model_flags: ModelFlags) -> None:
     """Write the evidence report of BOLT into its implementation-walkthrough.md (on the aidlc-docs layout: of
     UNIT's code generation, a folder under construction/, into its code/walkthrough.md).
 
@@ -53,7 +52,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
         _unit_walkthrough(app, config, bolt, no_run, output_file)
     bank = open_bank(app.root())
     root = Path(bank.repo_root)
-    reviewer = None if no_run else provider_from_flags(app, root, provider, model, base_url, record, replay)
+    reviewer = None if no_run else model_flags.builder(app, root)
     written = write_walkthrough(root, bank, bolt, run=not no_run, reviewer=reviewer, note=app.note,
                                 write=output_file is None)
     report = written.report
