@@ -138,6 +138,7 @@ def run_safely(command: click.Command) -> None:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="aidlc-shown")
+    sys.stdout = ReaderMayLeave(sys.stdout)  # type: ignore[assignment]
     try:
         # Without standalone mode click returns the code of an Exit instead of raising it.
         code = command.main(standalone_mode=False, prog_name="aidlc")
@@ -160,6 +161,35 @@ def run_safely(command: click.Command) -> None:
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(1)
+
+
+class ReaderMayLeave:
+    """stdout whose reader may stop reading (`aidlc rules | head -1`): once the pipe is closed, the rest goes to
+    /dev/null, so the command runs to its end and exits with its own code, never a BrokenPipeError."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            self._reader_left()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())  # what is still buffered is flushed there, quietly
+        os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def _pair(argv: list[str], flag: str, value: str) -> bool:

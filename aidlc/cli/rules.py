@@ -18,7 +18,8 @@ def rules_cmd(app: App, code: str | None) -> None:
     """List the validation rules, or explain one (aidlc rules AIDLC-REF-001)."""
     rules = list(CATALOGUE.values())
     if code:
-        rules = [r for r in rules if r.code == code.upper()]
+        wanted = code.strip().upper()
+        rules = [r for r in rules if r.code in (wanted, f"AIDLC-{wanted}")]  # REF-001 is AIDLC-REF-001
         if not rules:
             raise UsageError(f"no rule {code}", ["aidlc rules    # the whole catalogue"])
     if app.json:
