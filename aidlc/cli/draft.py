@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from aidlc.bank.config import load_config
 from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.cli.modelflags import ModelFlags, model_options
@@ -28,12 +27,10 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, model_flags: Mod
     Nothing is approved: the command prints the gate a person runs to accept the draft.
     """
     from aidlc.draft.run import draft  # the LLM layer loads only for this command
-    from aidlc.llm.factory import provider_from_config
 
     root = app.root()
-    config = load_config(root)
-    llm = provider_from_config(config.llm, **model_flags.settings(), root=root,
-                               on_degrade=lambda d: app.note(f"{d.failed} failed ({d.reason}); trying {d.next}"))
+    llm = model_flags.build(app, root,
+                            on_degrade=lambda d: app.note(f"{d.failed} failed ({d.reason}); trying {d.next}"))
     app.note(f"drafting the {level} of {intent} ...")
     result = draft(root, level, intent, llm, dry_run=dry_run, budget_tokens=budget_tokens,  # type: ignore[arg-type]
                    max_tokens=max_tokens)

@@ -26,12 +26,14 @@ def check_cmd(app: App, model_flags: ModelFlags) -> None:
     A model that answers but ignores what it was asked (another word than "pong") is a warning:
     the exit code stays 0.
     """
+    from aidlc.cli.waiting import shows_waiting
     from aidlc.llm.check import run_check  # the LLM layer loads only for this command
 
     root = app.root()
     config = load_config(root)
     app.note(f"checking {model_flags.provider or config.llm.provider} ...")
-    report = run_check(config.llm, **model_flags.settings(), root=root)
+    report = run_check(config.llm, **model_flags.settings(), root=root,
+                       wrap=lambda provider: shows_waiting(app, provider))
     if app.json:
         app.emit_json(report.to_dict())
     else:

@@ -32,16 +32,20 @@ class ModelFlags:
         """The keyword arguments of aidlc.llm.factory.provider_from_config (and aidlc.llm.check.run_check)."""
         return asdict(self)
 
+    def build(self, app: App, root: Path, on_degrade: Callable[[Any], None] | None = None) -> Any:
+        """The provider of the repository at `root` with these flags; a call that waits long says so on a
+        terminal (aidlc.cli.waiting)."""
+        from aidlc.bank.config import load_config
+        from aidlc.cli.waiting import shows_waiting
+        from aidlc.llm.factory import provider_from_config
+
+        return shows_waiting(app, provider_from_config(
+            load_config(root).llm, **self.settings(), root=root,
+            on_degrade=on_degrade or (lambda notice: app.note(f"degraded: {notice.reason}"))))
+
     def builder(self, app: App, root: Path) -> Callable[[], Any]:
         """The provider, built only when a run first asks the model (resuming at a gate needs none)."""
-
-        def build():  # type: ignore[no-untyped-def]
-            from aidlc.bank.config import load_config
-            from aidlc.llm.factory import provider_from_config
-
-            return provider_from_config(load_config(root).llm, **self.settings(), root=root,
-                                        on_degrade=lambda notice: app.note(f"degraded: {notice.reason}"))
-        return build
+        return lambda: self.build(app, root)
 
 
 _OPTIONS = [

@@ -44,6 +44,7 @@ class RemoteProvider:
     def _attempts(self, attempt: Callable[[Deadline], Completion], timeout_s: float | None) -> Completion:
         """One call: `attempt` retried (self.retry), each attempt in a worker bounded by its deadline, the provider's
         timeout or what is left of `timeout_s` for the whole call, whichever comes first."""
+        self._sdk_client()  # the SDK loaded and its client made before the clock starts: the time is the server's
         ends = ends_after(timeout_s)
 
         def bounded() -> Completion:
@@ -51,6 +52,10 @@ class RemoteProvider:
             return within(deadline, lambda: attempt(deadline), self._where())
 
         return with_retries(bounded, self.retry, ends=ends)
+
+    def _sdk_client(self) -> Any:
+        """The vendor SDK's client, made on first use (each provider makes its own)."""
+        raise NotImplementedError
 
     def _where(self) -> str:
         return f"{self.base_url or self.default_server} (model {self.model})"
