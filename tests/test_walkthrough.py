@@ -342,6 +342,27 @@ def test_with_junit_xml_the_independent_cases_that_ran_are_named(hand: Path) -> 
     assert "verify-changed" not in [d["kind"] for d in report["deviations"]]
 
 
+def test_hundreds_of_test_cases_are_counted_in_the_report_and_named_in_the_json(hand: Path) -> None:
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        f"run: {sys.executable} -m pytest -q -p no:cacheprovider tests --junitxml=.junit.xml\n    junit: .junit.xml"))
+    (hand / ".gitignore").write_text((hand / ".gitignore").read_text() + ".junit.xml\n")
+    (hand / "tests/test_many.py").write_text("import pytest\n\n\n@pytest.mark.parametrize('n', range(300))\n"
+                                              "def test_case(n):\n    assert n >= 0\n")
+    person_commit(hand, "tests: many cases, and JUnit XML from the tests")  # a person's: independent
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: a last touch")
+    report = walkthrough(hand)
+    assert len(report["verification"]["independent_tests"]) == 301  # every case by name, in the JSON
+    text = (hand / WALKTHROUGH).read_text()
+    assert "Independent tests: 301 in 2 file(s): `tests/test_many.py` 300, `tests/test_calc.py` 1. Each by name: " \
+           f"`aidlc walkthrough {BOLT} --format json` (`verification.independent_tests`)." in text
+    assert text.count("tests/test_many.py::") <= 10  # the evidence table's line names ten at most, no paragraph
+    shown = run(hand, "walkthrough", BOLT)
+    assert shown.stdout.count("tests/test_many.py::") <= 10, shown.stdout  # so does the command's summary
+
+
 def use_junit(root: Path, run_: str) -> None:
     """A person configures the tests check to write a JUnit report, .junit.xml, and commits it."""
     config = root / "aidlc.yaml"
