@@ -80,6 +80,30 @@ def _hand(tmp_path_factory: pytest.TempPathFactory, _sample: Path) -> Path:
     return root
 
 
+def test_a_persons_plan_from_its_template_is_read_its_risks_and_estimate_too(_sample: Path, tmp_path: Path) -> None:
+    root = copy(_sample, tmp_path / "shop")
+    made = run(root, "new", "plan", "001")
+    assert made.returncode == 0 and f"+ {PLAN}" in made.stdout, made.stderr
+    again = run(root, "new", "plan", BOLT)
+    assert again.returncode == 2 and f"{PLAN} exists already" in again.stderr and f"edit {PLAN}" in again.stderr
+    template = (root / PLAN).read_text()
+    assert "## Files" in template and "Estimated risk: medium" in template and "- (none named)" in template
+    (root / PLAN).write_text(template.replace("| modify | `path/to/file` |", f"| modify | `{CALC}` |")
+                             .replace("Estimated risk: medium", "Estimated risk: high")
+                             .replace("- (none named)", "- callers that relied on the wrong sign"))
+    assert run(root, "gate", "approve", BOLT, "--stage", "plan").returncode == 0
+    (root / CALC).write_text(FIXED)
+    bolt_commit(root, BOLT, "pay: total() adds the prices")
+    report = walkthrough(root, "--no-run")
+    assert report["risk"] == "high"  # the plan's estimate over the bolt's medium
+    assert report["risks"] == ["callers that relied on the wrong sign"]
+    assert "unplanned" not in [d["kind"] for d in report["deviations"]]
+    (root / PLAN).write_text(template.replace("Estimated risk: medium", "Estimated risk: huge"))
+    report = walkthrough(root, "--no-run")
+    assert report["risk"] == "medium" and report["risks"] == []  # (none named) names no risk
+    assert any("'Estimated risk: huge' is no risk level" in note for note in report["notes"])
+
+
 @pytest.fixture
 def ran(_ran: Path, tmp_path: Path) -> Path:
     return copy(_ran, tmp_path / "shop")

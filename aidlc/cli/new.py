@@ -104,6 +104,16 @@ def new_story(app: App, title: str, intent_ref: str | None, unit_ref: str, requi
                                             list(criteria), as_a, so_that))
 
 
+@new_group.command("plan")
+@click.argument("bolt", shell_complete=complete.bolts)
+@output_options
+@click.pass_obj
+def new_plan(app: App, bolt: str) -> None:
+    """Write the template of BOLT's implementation-plan.md, for a person who plans the bolt (a run of the
+    bolt has the model write it instead)."""
+    _report(app, "plan", Creator(app.root()).new_plan(bolt))
+
+
 @new_group.command("bolt")
 @_intent
 @click.option("--unit", "unit_ref", required=True, shell_complete=complete.units, help="The unit the bolt builds.")

@@ -221,6 +221,27 @@ class Creator:
         result.next_steps = ["aidlc validate", "aidlc status"]
         return result
 
+    @_journalled
+    def new_plan(self, bolt_ref: str) -> Created:
+        """The template of the bolt's implementation-plan.md, for a person who plans the bolt themselves."""
+        from aidlc.bank.index import find_bolt
+        from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
+
+        bolt = find_bolt(self.bank, bolt_ref)
+        meta = bolt.meta
+        verify = self.bank.config.verify
+        text = render("artifacts/implementation-plan-template.md.j2", bolt_id=bolt.id, all_stories=ALL_STORIES,
+                      no_risks=NO_RISKS, scope=meta.scope if meta else [],
+                      risk=meta.risk.value if meta and meta.risk else "low",
+                      test_command=verify[-1].run if verify else "the command that runs the tests")
+        path = self.repo / Path(bolt.rel).parent / PLAN_FILE
+        if path.exists() or path.is_symlink():
+            raise UsageError(f"{self._rel(path)} exists already; aidlc new never overwrites a file",
+                             [f"edit {self._rel(path)}", f"aidlc gate approve {bolt.id} --stage plan    # when done"])
+        result = Created(id=bolt.id, created=[self._write(path, text)])
+        result.next_steps = [f"edit {result.created[0]}", f"aidlc gate approve {bolt.id} --stage plan"]
+        return result
+
     # -- helpers -------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Re-read the bank after a change, so the next creation numbers and links against it."""
