@@ -93,15 +93,16 @@ def new_unit(app: App, title: str, intent_ref: str | None, requirements: str | N
 @_priority
 @_criterion
 @click.option("--as-a", help="The user role of the user story.")
+@click.option("--i-want", help="What the user wants (default: the title).")
 @click.option("--so-that", help="The benefit of the user story.")
 @output_options
 @click.pass_obj
 def new_story(app: App, title: str, intent_ref: str | None, unit_ref: str, requirements: str | None, priority: str,
-              criteria: tuple[str, ...], as_a: str | None, so_that: str | None) -> None:
+              criteria: tuple[str, ...], as_a: str | None, i_want: str | None, so_that: str | None) -> None:
     """Create stories/NNN-slug.md in the unit and refresh story-index.md."""
     creator = Creator(app.root())
     _report(app, "story", creator.new_story(title, intent_ref, unit_ref, _csv(requirements), Priority(priority),
-                                            list(criteria), as_a, so_that))
+                                            list(criteria), as_a, so_that, i_want))
 
 
 @new_group.command("plan")
