@@ -38,6 +38,27 @@ def test_commands_that_ask_no_model_run_without_the_sdks(shop: Path, sdk: str) -
         assert "Traceback" not in done.stderr
 
 
+READ_ONLY = [args for args in WITHOUT_A_MODEL if args[0] != "gate"]
+
+
+def test_read_only_commands_run_without_fcntl_and_import_no_lock(shop: Path) -> None:
+    """Where fcntl does not exist (Windows): the commands that only read import neither it nor filelock."""
+    for args in READ_ONLY:
+        done = without(["fcntl", "filelock"], shop, *args)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+
+
+def test_a_writing_command_takes_its_lock_through_filelock(shop: Path) -> None:
+    """A gate decision appends to the ledger under a lock: with filelock blocked it cannot, and says nothing
+    was recorded rather than writing unlocked."""
+    ledger = (shop / "memory-bank/events.jsonl").read_bytes()
+    done = without(["filelock"], shop, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan")
+    assert done.returncode != 0 and "filelock" in done.stderr
+    assert (shop / "memory-bank/events.jsonl").read_bytes() == ledger
+    assert without([], shop, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
+
+
 def test_a_command_that_asks_a_model_names_the_extra_to_install(shop: Path) -> None:
     done = without(["openai"], shop, "llm", "check", "--base-url", "http://127.0.0.1:9/v1")
     assert done.returncode == 2, done.stderr

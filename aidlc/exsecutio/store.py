@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import secrets
@@ -124,6 +123,15 @@ def bolt_id(repo: Path, ref: str) -> str:
         return ref
 
 
+def _write_pid(path: Path) -> None:
+    """This process's id, for the message a second run gets (written in place: nothing depends on it whole)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, f"{os.getpid()}\n".encode())
+    finally:
+        os.close(fd)
+
+
 def find_run(repo: Path, ref: str) -> RunStore:
     """A run by its id, or the newest run of a bolt."""
     if ref.startswith("run-") and (repo / RUNS / ref / "state.json").is_file() and "/" not in ref:
@@ -139,24 +147,24 @@ def find_run(repo: Path, ref: str) -> RunStore:
 def bolt_lock(repo: Path, bolt: str) -> Iterator[None]:
     """Hold the bolt's lock while this process drives a run of it: a second `bolt start`/`resume` is refused.
 
-    An flock, not a pid file: the kernel releases it when the process ends, however it ends (kill -9 too), so
-    a crashed run never leaves a lock someone must remove by hand. The file holds the pid, for the message.
+    A lock the operating system holds (aidlc.locking), not a pid file: it is let go when the process ends, however
+    it ends (kill -9 too), so a crashed run never leaves a lock someone must remove by hand. The pid is written
+    beside it, for the message.
     """
-    folder = repo / LOCKS
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"bolt-{path_segment(bolt, 'the bolt id')}.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    from aidlc.locking import Busy, exclusive
+
+    name = f"bolt-{path_segment(bolt, 'the bolt id')}"
+    holder_file = repo / LOCKS / f"{name}.pid"
     try:
+        with exclusive(repo / LOCKS / f"{name}.lock", wait=False):
+            _write_pid(holder_file)
+            yield
+    except Busy:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
-            raise UsageError(f"bolt {bolt} is being run by another aidlc (process {holder}); one run of a bolt "
-                             "at a time, so nothing was touched",
-                             [f"wait until it pauses or ends, then: aidlc bolt status {bolt}",
-                              f"or stop it (kill {holder}), then: aidlc bolt resume {bolt}"]) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        yield
-    finally:
-        os.close(fd)  # closing the last descriptor releases the lock
+            holder = holder_file.read_text(encoding="ascii", errors="replace").strip()[:32] or "unknown"
+        except OSError:
+            holder = "unknown"
+        raise UsageError(f"bolt {bolt} is being run by another aidlc (process {holder}); one run of a bolt "
+                         "at a time, so nothing was touched",
+                         [f"wait until it pauses or ends, then: aidlc bolt status {bolt}",
+                          f"or stop it (kill {holder}), then: aidlc bolt resume {bolt}"]) from None
