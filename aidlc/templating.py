@@ -42,7 +42,20 @@ def environment() -> jinja2.Environment:
     env.filters["md"] = inline  # model or repository text as literal Markdown: hides nothing, adds no structure
     env.filters["code"] = code
     env.filters["untrusted"] = lambda text, name: untrusted(name, str(text))  # repository text in a prompt: data
+    env.filters["workflow_text"] = workflow_text
     return env
+
+
+def workflow_text(text: str) -> str:
+    """`text` as a YAML value a GitHub workflow reads as exactly that text. GitHub evaluates `${{ ... }}` in a
+    value as an expression: text holding `${{` is written as the expression fromJSON('"..."') with its braces
+    escaped (\\u007b, \\u007d), so no part of it is ever evaluated."""
+    import json
+
+    if "${{" not in text:
+        return json.dumps(text, ensure_ascii=False)
+    literal = json.dumps(text, ensure_ascii=False).replace("{", "\\u007b").replace("}", "\\u007d")
+    return json.dumps("${{ fromJSON('" + literal.replace("'", "''") + "') }}", ensure_ascii=False)
 
 
 def render(template: str, **context: Any) -> str:

@@ -170,24 +170,24 @@ class History:
     def _rel(self, tree_path: str) -> str:
         return Path(os.path.relpath(self.top / tree_path, self.project)).as_posix()
 
-    def added(self, rel: str) -> tuple[str, str] | None:
-        """(commit, path then) of the oldest commit that added `rel`, following moves that kept its bytes
-        (`git mv`); None if no commit did."""
+    def added(self, rel: str) -> tuple[str, str, list[str]] | None:
+        """(commit, path then, its parents) of the oldest commit that added `rel`, following moves that kept its
+        bytes (`git mv`); None if no commit did."""
         path, rev, found = self._tree(rel), "HEAD", None
         for _ in range(100):  # each round follows one move further back
-            commits = self._run("log", rev, "--diff-filter=A", "--format=%H", "--", path).decode().split()
-            if not commits:
+            lines = self._run("log", rev, "--diff-filter=A", "--format=%H %P", "--", path).decode().splitlines()
+            if not lines:
                 break
-            found = commits[-1], self._rel(path)
-            moved = self._moved_into(commits[-1], path)
+            commit, *parents = lines[-1].split()
+            found = commit, self._rel(path), parents
+            moved = self._moved_into(commit, parents, path)
             if moved is None:
                 break
             path, rev = moved
         return found
 
-    def _moved_into(self, commit: str, path: str) -> tuple[str, str] | None:
+    def _moved_into(self, commit: str, parents: list[str], path: str) -> tuple[str, str] | None:
         """(path before, parent) when `commit` moved an unchanged file to `path` (exact renames only: cheap)."""
-        parents = self.parents(commit)
         if not parents:
             return None
         out = self._run("diff-tree", "-r", "-z", "-M100%", "--diff-filter=R", parents[0], commit).split(b"\0")
@@ -220,12 +220,15 @@ class History:
 
     def read(self, commit: str, rels: Iterable[str]) -> dict[str, bytes | None]:
         """The bytes of each file at `commit`; None where it is not a file there (or too large to be evidence).
-        Two processes for any number of files: one listing of their blobs (`cat-file` asked for COMMIT:PATH
-        would search the folder's tree once per file), then the contents in one batch."""
+        Two processes for any number of files: one listing of their blobs, then the contents in one batch."""
+        return self.contents(self.listed(commit, rels))
+
+    def listed(self, commit: str, rels: Iterable[str]) -> dict[str, str | None]:
+        """The blob of each file at `commit` (None where it is not a file there, or too large to be evidence), from
+        one `git ls-tree` (`cat-file` asked for COMMIT:PATH would search the folder's tree once per file)."""
         names = {rel: self._tree(rel) for rel in rels}
-        found: dict[str, bytes | None] = dict.fromkeys(names)
         if not names:
-            return found
+            return {}
         # A few files by name; many through the folder that holds them (git matches each name against each entry).
         specs = list(names.values()) if len(names) <= 64 else \
             [posixpath.commonpath([posixpath.dirname(name) for name in names.values()]) or "."]
@@ -236,11 +239,32 @@ class History:
             fields = info.split()  # mode, type, sha, size
             if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit() and int(fields[3]) <= MAX_READ:
                 blobs[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
-        wanted = {rel: blobs[name] for rel, name in names.items() if name in blobs}
-        if not wanted:
-            return found
-        contents = objects(self.top, list(dict.fromkeys(wanted.values())))
-        return {**found, **{rel: contents[sha] for rel, sha in wanted.items()}}
+        return {rel: blobs.get(name) for rel, name in names.items()}
+
+    def contents(self, blobs: dict[str, str | None]) -> dict[str, bytes | None]:
+        """The bytes of each listed blob (`listed`), in one `git cat-file --batch`; None where there is none."""
+        shas = list(dict.fromkeys(sha for sha in blobs.values() if sha is not None))
+        found = objects(self.top, shas) if shas else {}
+        return {rel: found.get(sha) if sha is not None else None for rel, sha in blobs.items()}
+
+    def differ(self, commit: str, folders: Iterable[str]) -> set[str]:
+        """The tracked files under `folders` (relative to the project) whose bytes in the work tree are not those
+        `commit` holds at that path or, moved unchanged, at another (changed, added, or deleted since), from one
+        `git diff` against the work tree (git's index tells it which files it need not read again). A file git
+        does not track is not listed."""
+        out = self._run("diff", "--name-status", "-z", "-M100%", "--no-ext-diff", "--no-textconv", commit, "--",
+                        *dict.fromkeys(self._tree(folder) for folder in folders))
+        fields = out.split(b"\0")
+        found: set[str] = set()
+        at = 0
+        while at < len(fields) - 1:
+            status = fields[at]
+            if status.startswith(b"R"):  # a move with its bytes kept (-M100%): the new path is as it was
+                at += 3
+                continue
+            found.add(self._rel(fields[at + 1].decode("utf-8", "surrogateescape")))
+            at += 2
+        return found
 
     def names(self, commit: str, folder: str) -> list[str]:
         """The names of the files directly in `folder` (relative to the project) at `commit`."""
@@ -291,6 +315,13 @@ class History:
             sha, _, kind = answer.partition(" ")
             found[pair] = sha if kind == "blob" else None  # "<name> missing": not there
         return found
+
+    def is_ancestor(self, commit: str, of: str) -> bool:
+        """Whether `commit` is `of` or in its history."""
+        proc = _git_process(self.top, ("merge-base", "--is-ancestor", commit, of))
+        if proc.returncode not in (0, 1):
+            raise _git_failed(self.top, ("merge-base",), proc.stderr)
+        return proc.returncode == 0
 
     def merge_base(self, commits: tuple[str, ...]) -> str | None:
         """The best common ancestor of the commits (None: they share none)."""
@@ -467,6 +498,20 @@ def current_branch(project: Path) -> str | None:
     """The branch checked out; None with a detached HEAD."""
     out = _run_git(project, ("symbolic-ref", "-q", "--short", "HEAD"), ok=(0, 1))
     return out.decode().strip() or None
+
+
+def default_branch(project: Path) -> str | None:
+    """The repository's default branch: the one origin's HEAD names (as `git clone` sets it); without it, the
+    first of init.defaultBranch, main and master that exists; else the branch checked out (in a new repository,
+    the one git init made). None on a detached HEAD with none of these."""
+    remote = _run_git(project, ("symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"), ok=(0, 1, 128))
+    if remote.strip():
+        return remote.decode().strip().removeprefix("origin/")
+    configured = _run_git(project, ("config", "--get", "init.defaultBranch"), ok=(0, 1)).decode().strip()
+    for name in (configured, "main", "master"):
+        if name and branch_commit(project, name):
+            return name
+    return current_branch(project)
 
 
 def branch_commit(project: Path, branch: str) -> str | None:

@@ -1,9 +1,10 @@
 """Run `aidlc validate` over real repositories in the aidlc-docs layout (AWS aidlc-workflows), for development.
 
-Each repository is a bare git mirror at MIRRORS/<owner>+<name>/repo (absent ones are skipped). Its aidlc-docs/
-folder is taken from the default branch, or where that has none, from the newest branch that has one, written to a
-temporary folder (a blob the mirror lacks is left out and counted), and validated in this process. Prints the
-findings per repository and rule, and with --show the findings themselves.
+Each repository is a bare git mirror at MIRRORS/<owner>+<name>/repo (absent ones are skipped). It is cloned into a
+temporary folder (sharing the mirror's objects) at its default branch, or where that has no aidlc-docs/, at the
+newest branch that has one, and validated in this process: the work-tree rules and the history rules over that
+branch's history (a blob the mirror lacks is left out of the checkout and counted). Prints the findings per
+repository and rule, and with --show the findings themselves.
 
     python benchmarks/aidlc_docs_repos.py [--mirrors /work/.mirror] [--show CODE_OR_REPO ...]
 """
@@ -42,23 +43,15 @@ def docs_ref(gitdir: Path) -> str | None:
     return None
 
 
-def export(gitdir: Path, ref: str, into: Path) -> int:
-    """Write the files of aidlc-docs/ at `ref` under `into`; the number of blobs the mirror lacks."""
-    listing = git(gitdir, "ls-tree", "-r", "-z", ref, "--", DOCS).stdout.decode().split("\0")
-    missing = 0
-    for row in filter(None, listing):
-        meta, path = row.split("\t", 1)
-        mode, kind, sha = meta.split()
-        if kind != "blob" or mode == "120000":
-            continue
-        blob = git(gitdir, "cat-file", "blob", sha)
-        if blob.returncode != 0:
-            missing += 1
-            continue
-        target = into / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(blob.stdout)
-    return missing
+def checkout(gitdir: Path, ref: str, into: Path) -> int:
+    """Clone the mirror into `into` at `ref` (its objects shared, not copied); the number of files whose blob the
+    mirror lacks (left out of the work tree)."""
+    subprocess.run(["git", "clone", "--quiet", "--shared", "--no-checkout", str(gitdir), str(into)], check=True,
+                   capture_output=True)
+    target = "HEAD" if ref == "HEAD" else f"origin/{ref}"
+    done = subprocess.run(["git", "-C", str(into), "checkout", "--quiet", "--force", "--detach", target],
+                          capture_output=True, check=False)
+    return sum("unable to read" in line for line in done.stderr.decode(errors="replace").splitlines())
 
 
 def main() -> int:
@@ -77,8 +70,8 @@ def main() -> int:
             print(f"{repo}: no {DOCS}/ on any branch, skipped")
             continue
         with tempfile.TemporaryDirectory() as folder:
-            root = Path(folder)
-            missing = export(gitdir, ref, root)
+            root = Path(folder) / "repo"
+            missing = checkout(gitdir, ref, root)
             started = time.perf_counter()
             report = validate(open_records(root))
             took = time.perf_counter() - started
@@ -86,7 +79,7 @@ def main() -> int:
         counts = Counter(f.code for f in report.findings)
         total.update(counts)
         print(f"{repo} @ {ref}: {s.files} files, {s.errors} errors, {s.warnings} warnings, {s.infos} notes "
-              f"({took:.2f} s" + (f"; {missing} blobs missing from the mirror" if missing else "") + ")")
+              f"({took:.2f} s" + (f"; {missing} files missing from the mirror" if missing else "") + ")")
         for code, count in sorted(counts.items()):
             print(f"    {code}  {count}")
         for finding in report.findings:

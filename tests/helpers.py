@@ -9,6 +9,7 @@ finding (AIDLC-LEDGER-007), so tests that need one call `complete_first_bolt`.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -342,3 +343,12 @@ def needs_corpus(test):  # type: ignore[no-untyped-def]
 
     return pytest.mark.skipif(not (corpus_dir() / "memory-bank").is_dir(),
                               reason=f"the specs.md corpus is not at {corpus_dir()} (set AIDLC_CORPUS)")(test)
+
+
+def console_script(name: str) -> str:
+    """The path of a console script of the test extra: beside this Python first (a virtual environment used
+    without activating it), then on PATH."""
+    beside = Path(sys.executable).parent / name
+    found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else shutil.which(name)
+    assert found, f"{name} is a test dependency: pip install -e '.[test]'"
+    return found

@@ -24,6 +24,7 @@ from tests.aidlc_docs_sample import (
     audit_text,
     build_docs_repo,
     iso,
+    plan,
     stamp,
 )
 
@@ -49,7 +50,7 @@ def test_the_clean_project_has_no_finding_of_any_severity(docs: DocsRepo) -> Non
 def test_every_aidlc_docs_rule_has_a_severity_a_summary_and_a_fix() -> None:
     codes = sorted(code for code, rule in CATALOGUE.items() if rule.family == "aidlc-docs")
     assert codes == [f"AIDLC-DOCS-{n:03}"
-                     for n in (*range(1, 16), *range(20, 29), *range(40, 43), *range(60, 68), 70, 71)]
+                     for n in (*range(1, 17), *range(20, 29), *range(40, 43), *range(60, 68), 70, 71)]
     assert all(CATALOGUE[code].summary and CATALOGUE[code].fix for code in codes)
 
 
@@ -152,6 +153,40 @@ def test_a_stage_ticked_while_its_plan_has_open_boxes_is_an_error(docs: DocsRepo
     assert only(docs, "AIDLC-DOCS-005")
 
 
+def test_a_line_naming_its_plan_is_judged_by_that_plan_only(docs: DocsRepo) -> None:
+    # A re-entry of unit 1's functional design names its own plan; the first run's plan is open.
+    first = f"{DOCS}/construction/plans/unit-1-orders-api-functional-design-plan.md"
+    again = f"{DOCS}/construction/plans/unit-1-orders-api-refunds-functional-design-plan.md"
+    docs.replace(first, "- [x] Step 2", "- [ ] Step 2")
+    docs.write(again, plan("Functional Design: refunds", 3, 3))
+    docs.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 2: shop-web)\n",
+                 "- [x] Functional Design - EXECUTE (Unit 2: shop-web)\n- [x] **Functional Design revised - Unit 1 "
+                 "refunds (2026-11-30)**: plan `construction/plans/unit-1-orders-api-refunds-functional-design-plan.md`"
+                 ", all answers A\n")
+    assert only(docs, "AIDLC-DOCS-005") == [(STATE, docs.line(STATE, "Functional Design - EXECUTE (Unit 1"))]
+    # The re-entry's own plan open: its line is judged by it.
+    docs.write(again, plan("Functional Design: refunds", 3, 2))
+    assert (STATE, docs.line(STATE, "Functional Design revised")) in only(docs, "AIDLC-DOCS-005")
+
+
+def test_a_unit_named_by_its_folder_in_a_heading_is_judged_as_that_unit(docs: DocsRepo) -> None:
+    # A unit folder without a number, its lines under a bold paragraph naming it; its approval an entry without a
+    # heading whose Context names it in words; a system-wide infrastructure-design/ folder beside it is no unit.
+    docs.write(f"{DOCS}/construction/search-migration/nfr-design/nfr-design-patterns.md", "# Patterns\n")
+    docs.write(f"{DOCS}/construction/infrastructure-design/shared-network.md", "# Network\n")
+    docs.write(f"{DOCS}/construction/plans/search-migration-nfr-design-plan.md", plan("NFR Design", 2, 2))
+    docs.write(f"{DOCS}/construction/plans/unit-1-orders-api-nfr-design-plan.md", plan("NFR Design", 2, 1))
+    docs.replace(STATE, "### 🟡 OPERATIONS PHASE", "**search-migration** (reindex the catalogue):\n"
+                 "- [x] NFR Design — **complete, approved**. `nfr-design-patterns.md`\n\n### 🟡 OPERATIONS PHASE")
+    docs.write(AUDIT, docs.read(AUDIT) + f"**Timestamp**: {iso(stamp(len(ENTRIES)))}\n"
+               "**User Input**: \"continue to the next stage\"\n**AI Response**: \"Proceeding.\"\n"
+               "**Context**: User approved NFR Design for the search migration; Infrastructure Design next.\n\n---\n")
+    assert docs.findings() == []
+    # Unit 1's open NFR design plan is unit 1's: its line is not ticked. The migration's own plan open is found.
+    docs.write(f"{DOCS}/construction/plans/search-migration-nfr-design-plan.md", plan("NFR Design", 2, 1))
+    assert only(docs, "AIDLC-DOCS-005") == [(STATE, docs.line(STATE, "- [x] NFR Design — **complete"))]
+
+
 def test_the_execution_plans_boxes_choose_stages_and_are_never_open_steps(docs: DocsRepo) -> None:
     docs.replace(EXECUTION_PLAN, "- [x] Requirements Analysis (COMPLETED)", "- [ ] Requirements Analysis")
     assert docs.findings() == []
@@ -176,6 +211,44 @@ def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRep
     assert [(f.path, f.line) for f in found] == [(AUDIT, docs.line(AUDIT, "## User Stories - Approval"))]
     assert "after Workflow Planning" in found[0].message and found[0].severity == Severity.warning
     assert only(docs, "AIDLC-DOCS-007")
+
+
+def with_entry_after(after: str, entry: tuple[str, str, str, str],
+                     entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> str:
+    """The clean audit log with `entry` right after the one headed `after`."""
+    found = list(entries)
+    found.insert(next(i for i, e in enumerate(found) if e[0] == after) + 1, entry)
+    return audit_text(found)
+
+
+def test_an_approval_whose_context_starts_the_next_stage_approves_what_came_before(docs: DocsRepo) -> None:
+    # Unit 2's design stages were skipped; its code generation was approved, then unit 2 as a whole, the Context
+    # naming the next unit's first stage as it starts: that is no approval of a functional design.
+    docs.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 2: shop-web)",
+                 "- [ ] Functional Design - SKIP (Unit 2: shop-web)")
+    entries = [e for e in ENTRIES if e[0] != "Functional Design - Unit 2 Approval"]
+    docs.write(AUDIT, with_entry_after("Code Generation - Unit 2 Approval", (
+        "CONSTRUCTION - Unit 2 - Approved / Unit 3 Begins", "approved", "Unit 2 approved. Entering Unit 3.",
+        "CONSTRUCTION - Unit 3 Functional Design starts."), entries))
+    assert docs.findings() == []
+
+
+def test_a_request_whose_context_names_a_stage_is_no_approval_out_of_order(docs: DocsRepo) -> None:
+    docs.write(AUDIT, with_entry_after("Code Generation - Unit 1 Approval", (
+        "U1 Orders API - PR request", "make a PR to develop", "Opening the pull request.",
+        "CONSTRUCTION - Infrastructure Design PR preparation.")))
+    assert docs.findings() == []
+
+
+def test_approvals_of_per_unit_stages_naming_no_unit_are_not_compared(docs: DocsRepo) -> None:
+    # Two approvals naming no unit, of stages in the reverse of the documented order: which units they are about is
+    # unknown, so they are compared with nothing.
+    entries = [*ENTRIES[:-1], ("Code Generation - Approval", "approve", "Code approved.",
+                               "CONSTRUCTION - Code Generation approved"),
+               ("Functional Design - Approval", "approve", "Functional design approved.",
+                "CONSTRUCTION - Functional Design approved"), ENTRIES[-1]]
+    docs.write(AUDIT, audit_text(entries))
+    assert docs.findings() == []
 
 
 def test_a_timestamp_that_is_not_iso_8601_is_an_error(docs: DocsRepo) -> None:

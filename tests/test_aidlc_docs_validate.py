@@ -49,7 +49,7 @@ def test_validate_json_and_strict_warnings(docs: DocsRepo) -> None:
     result = run_cli("validate", str(docs.root), "--format", "json")
     assert result.returncode == 0
     report = json.loads(result.stdout)
-    assert report["summary"] == {"files": 20, "errors": 0, "warnings": 1, "infos": 0}
+    assert report["summary"] == {"files": 20, "errors": 0, "warnings": 1, "infos": 0, "adopted": 0}
     assert [(f["code"], f["path"], f["line"]) for f in report["findings"]] == [("AIDLC-DOCS-010", AUDIT, 3)]
     assert run_cli("validate", str(docs.root), "--strict").returncode == 1
 

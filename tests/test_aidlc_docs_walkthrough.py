@@ -136,3 +136,43 @@ def test_an_unknown_unit_and_bolt_only_options_are_refused(docs: DocsRepo) -> No
     proc = run_cli("walkthrough", UNIT, "--html", "x.html", cwd=docs.root)
     assert proc.returncode == 2 and "--html: a bolt's report only" in proc.stderr
     assert not docs.path(WALKTHROUGH).exists()
+
+
+def test_commits_are_found_by_the_units_name_number_and_scope_and_shared_paths_are_nobodys(docs: DocsRepo) -> None:
+    # Both units' code summaries name the root package.json and the orders-api module; only unit 1's spells its name.
+    docs.write(SUMMARY, "# Code summary\n\n- `src/shop/orders.py`\n- `orders-api/` (the module)\n- `package.json`\n")
+    docs.write(f"{DOCS}/construction/{UNITS[1]}/code/code-summary.md",
+               "# Code summary\n\nUses `orders-api/` and `package.json`; its code is in `web/`.\n")
+    docs.write("package.json", "{}\n")
+    docs.write("orders-api/handler.py", "HANDLER = 1\n")
+    docs.write("web/app.js", "export {}\n")
+    docs.commit("docs: code summaries")
+    for rel, subject in [("orders-api/handler.py", "fix: handler"),            # a path only unit 1 spells
+                         ("package.json", "chore: bump the dependencies"),     # shared: nobody's
+                         ("src/shop/cart.py", "feat(orders): the cart"),       # scope: the name's first word
+                         ("src/shop/tax.py", "Unit 1 tax rules"),              # its number
+                         ("src/shop/refund.py", "Orders API refunds"),         # its name, in words
+                         ("web/page.js", "feat(web): a page")]:                # another unit's
+        docs.write(rel, f"# {subject}\n")
+        docs.commit(subject)
+    docs.write(CODE_PLAN, docs.read(CODE_PLAN) + "\nNotes for unit 1.\n")
+    docs.commit("docs: unit 1 code generation plan notes")  # names unit 1, changes no code
+    _, report = walkthrough(docs, UNIT, "--no-run")
+    found = {c.commit.subject: c.found_by for c in report.commits}
+    assert "orders-api" in report.code_paths and "package.json" not in report.code_paths
+    assert found == {"aidlc-docs: inception and construction of the shop": ["path"],
+                     f"{UNIT}: order totals": ["message"], "docs: code summaries": ["path"], "fix: handler": ["path"],
+                     "feat(orders): the cart": ["message"], "Unit 1 tax rules": ["message"],
+                     "Orders API refunds": ["message"]}
+    _, other = walkthrough(docs, UNITS[1], "--no-run")
+    assert {c.commit.subject for c in other.commits} == {"docs: code summaries", "feat(web): a page"}
+
+
+def test_the_tdd_variant_of_the_plan_named_by_the_units_number_is_the_units_plan(docs: DocsRepo) -> None:
+    # The rules' TDD variant, named by the unit's number only: unit-1-tdd-code-generation-plan.md.
+    tdd = f"{DOCS}/construction/plans/unit-1-tdd-code-generation-plan.md"
+    docs.write(tdd, docs.read(CODE_PLAN).replace("- [x] Step 4", "- [ ] Step 4"))
+    (docs.root / CODE_PLAN).unlink()
+    docs.commit("aidlc-docs: the TDD plan")
+    _, report = walkthrough(docs, UNIT, "--no-run")
+    assert report.plan is not None and (report.plan.path, report.plan.open) == (tdd, 1)

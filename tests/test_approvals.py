@@ -234,7 +234,7 @@ def test_016_a_signed_event_changed_and_rechained_no_longer_verifies(chain: Path
     assert ledger_hits(chain, "AIDLC-LEDGER-001") == []
     found = ledger_hits(chain, "AIDLC-LEDGER-016")
     assert [f.line for f in found] == [len(forged)]
-    assert "does not match the event: it was changed after it was signed" in found[0].message
+    assert "does not match what it signs: it was changed after it was signed" in found[0].message
     document = json.loads(run_cli("--repo", str(chain), "--format", "json", "log", "verify").stdout)
     assert document["ok"] is False and document["signatures"][0]["line"] == len(forged)
 

@@ -5,6 +5,7 @@ No timing is asserted (numbers depend on the machine); the structure and the val
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -57,3 +58,44 @@ def test_the_aidlc_docs_benchmark_measures_a_clean_generated_history(tmp_path: P
     for row in ("cli", "floor"):
         assert result[row]["runs"] == 1 and result[row]["median"] > 0
     assert report["goal"]["passed"] is None  # not the goal's size
+
+
+def test_the_house_benchmark_measures_the_package_against_its_goals() -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "house.py"), "--json", "--no-mypy"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    code = report["code"]
+    assert code["files"] > 100 and code["lines"] > 10_000
+    largest_path, largest_lines = code["largest_files"][0]
+    assert (Path(__file__).resolve().parent.parent / largest_path).read_text(encoding="utf-8").count("\n") == \
+        largest_lines
+    assert code["files_over_400"] == sum(1 for _, lines in code["largest_files"] if lines > 400) or \
+        code["files_over_400"] > len(code["largest_files"])
+    for cycle in code["module_cycles"]:
+        assert len(cycle) > 1 and all(name.startswith("aidlc") for name in cycle)
+    names = [goal["name"] for goal in report["goals"]]
+    assert "no upward import" in names and "mypy reports no error" in names
+    assert report["mypy_errors"] is None and report["suite_seconds"] is None  # neither asked for
+
+
+def test_the_house_benchmark_finds_every_cycle_and_only_cycles() -> None:
+    spec = importlib.util.spec_from_file_location("house", BENCHMARKS / "house.py")
+    assert spec is not None and spec.loader is not None
+    house = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(house)
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"f"}, "f": {"e"}, "g": {"g", "a"}}
+    assert sorted(house.strongly_connected(graph)) == [["a", "b", "c"], ["e", "f"]]
+    assert house.strongly_connected({"x": {"y"}, "y": set()}) == []
+
+
+def test_the_mcp_benchmark_compares_a_warm_status_with_a_fresh_process(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "mcp_status.py"), "--stories", "60", "--runs", "1",
+                           "--json", "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["stories"] == 60 and report["same_document"] is True
+    assert report["fresh"]["runs"] == report["warm"]["runs"] == report["warm_validated"]["runs"] == 1
+    changed = report["after_change"]
+    assert changed["reflected"] is True and changed["stories_after"] != changed["stories_before"]
+    assert report["ratio"] == report["warm"]["median"] / report["fresh"]["median"]

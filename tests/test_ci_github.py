@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import run_cli
+from tests.helpers import console_script, run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = ".github/workflows/aidlc.yml"
@@ -40,9 +40,15 @@ jobs:
 """
 
 
+def zizmor(*files: Path) -> subprocess.CompletedProcess:
+    """zizmor's audits that need no network (--offline), as its default persona reports them."""
+    binary = console_script("zizmor")
+    return subprocess.run([binary, "--offline", "--no-progress", "--format", "json", *map(str, files)],
+                          capture_output=True, text=True, env={**os.environ, "NO_COLOR": "1"})
+
+
 def actionlint(*files: Path, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    binary = shutil.which("actionlint")
-    assert binary, "actionlint is a test dependency: pip install -e '.[test]'"
+    binary = console_script("actionlint")
     return subprocess.run([binary, "-no-color", *map(str, files)], cwd=cwd, capture_output=True, text=True)
 
 
@@ -123,15 +129,160 @@ def test_the_workflow_init_writes_passes_actionlint(repo: Path, settings: str) -
         gate = steps(workflow)[1]
         assert gate["uses"] == "OWNER/aidlc@v0.1.0"
         assert gate["with"]["base"] == "${{ github.event.pull_request.base.sha }}"
-        assert "ci.action" not in proc.stdout
+        assert "CI: set ci.action" not in proc.stdout
     elif "install" in settings:
         install, gate = steps(workflow)[2:4]
         assert install["env"]["AIDLC_INSTALL"] == "git+https://example.org/OWNER/aidlc@v0.1.0"
         assert gate["env"]["BASE"] == "${{ github.event.pull_request.base.sha }}"
         assert 'aidlc ci --base "$BASE"' in gate["run"] and "aidlc ci --sarif" in gate["run"]
     else:
-        assert "set ci.action or ci.install in aidlc.yaml" in steps(workflow)[2]["run"]
+        assert [step.get("name") for step in steps(workflow)[1:]] == ["install aidlc"]  # nothing else to run
+        assert "ci.action or ci.install in aidlc.yaml" in steps(workflow)[1]["run"]
         assert "CI: set ci.action (or ci.install) in aidlc.yaml" in proc.stdout
+
+
+ACTIONS = {"tag": "OWNER/aidlc@v0.1.0", "commit": "OWNER/aidlc@" + "a" * 40}
+
+
+@pytest.mark.parametrize("settings", [
+    f"ci: {{action: {ACTIONS['tag']}}}", f"ci: {{action: {ACTIONS['commit']}}}",
+    'ci: {install: "git+https://example.org/OWNER/aidlc@v0.1.0"}', "",
+], ids=["action-tag", "action-commit", "install", "unset"])
+def test_the_workflow_init_writes_passes_zizmor_and_actionlint(repo: Path, settings: str) -> None:
+    (repo / "aidlc.yaml").write_text(f"version: 1\n{settings}\n")
+    proc = init(repo)
+    text = (repo / WORKFLOW).read_text()
+    audit = zizmor(repo / WORKFLOW)
+    assert audit.returncode == 0 and json.loads(audit.stdout) == [], audit.stdout + audit.stderr + text
+    lint = actionlint(repo / WORKFLOW, cwd=repo)
+    assert lint.returncode == 0, lint.stdout + text
+    checkout = steps(yaml.safe_load(text))[0]
+    assert checkout["with"]["persist-credentials"] is False
+    tagged = f"action: {ACTIONS['tag']}" in settings
+    assert ("pin its commit" in proc.stdout) is tagged and ("pin its commit instead" in text) is tagged
+    assert ("zizmor: ignore[unpinned-uses]" in text) is tagged  # the note stands where the finding would
+
+
+def test_zizmor_fails_on_what_it_should(repo: Path) -> None:
+    """The audit above can fail: a checkout that keeps its credentials, and an action pinned to a tag."""
+    bad = repo / ".github/workflows/bad.yml"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("name: bad\non: push\npermissions: {}\njobs:\n  x:\n    runs-on: ubuntu-latest\n    steps:\n"
+                   "      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683\n"
+                   "      - uses: OWNER/aidlc@v0.1.0\n")
+    audit = zizmor(bad)
+    assert audit.returncode != 0
+    assert {finding["ident"] for finding in json.loads(audit.stdout)} >= {"artipacked", "unpinned-uses"}
+
+
+EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}")
+
+
+def test_a_folder_name_holding_an_expression_never_becomes_one(repo: Path) -> None:
+    """A project folder (and ci.install) named `${{ secrets.X }}` would hand the secret to the job if written as
+    it is: GitHub evaluates expressions in env and with values. Each is written as a fromJSON literal instead."""
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "first"], check=True)
+    folder = "svc/it's ${{ secrets.DEPLOY_KEY }}"
+    project = repo / folder
+    project.mkdir(parents=True)
+    install = "aidlc==0.1.0 ${{ github.token }}"
+    (project / "aidlc.yaml").write_text(f"version: 1\nci: {{install: {json.dumps(install)}}}\n")
+    init(project)
+    path = next((repo / ".github/workflows").glob("aidlc-*.yml"))
+    text = path.read_text()
+    values = _strings(yaml.safe_load(text))  # what GitHub reads: YAML first, then ${{ }} in each value
+    found = {expression.strip() for value in values for expression in EXPRESSION.findall(value)}
+    literals = {e for e in found if e.startswith("fromJSON('")}
+    assert found - literals == {"github.workflow", "github.ref", "github.event.pull_request.base.sha"}, found
+    decoded = {json.loads(e.removeprefix("fromJSON('").removesuffix("')").replace("''", "'")) for e in literals}
+    assert decoded == {folder, install}
+    env = {key: value for step in steps(yaml.safe_load(text)) for key, value in step.get("env", {}).items()}
+    assert env["PROJECT"].startswith("${{ fromJSON(") and env["AIDLC_INSTALL"].startswith("${{ fromJSON(")
+    lint = actionlint(path, cwd=repo)
+    assert lint.returncode == 0, lint.stdout + text
+    audit = zizmor(path)
+    assert audit.returncode == 0 and json.loads(audit.stdout) == [], audit.stdout
+
+
+def _strings(node: object) -> list[str]:
+    if isinstance(node, dict):
+        return [text for key, value in node.items() for text in _strings(key) + _strings(value)]
+    if isinstance(node, list):
+        return [text for item in node for text in _strings(item)]
+    return [node] if isinstance(node, str) else []
+
+
+def test_the_workflow_triggers_on_the_default_branch(tmp_path: Path) -> None:
+    """The branch a clone's origin names as its HEAD (here `trunk`), not a hard-coded main."""
+    upstream = tmp_path / "upstream.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "trunk", str(upstream)], check=True)
+    seed = tmp_path / "seed"
+    subprocess.run(["git", "clone", "-q", str(upstream), str(seed)], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(seed), "commit", "-q", "--allow-empty", "-m", "first"], check=True)
+    subprocess.run(["git", "-C", str(seed), "push", "-q", "origin", "HEAD:trunk"], check=True, capture_output=True)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(upstream), str(clone)], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", "-b", "adopt-aidlc"], check=True)
+    init(clone)
+    assert yaml.safe_load((clone / WORKFLOW).read_text())[True]["push"]["branches"] == ["trunk"]
+    fresh = tmp_path / "fresh"  # no remote, no commit: the branch git init made
+    subprocess.run(["git", "-c", "init.defaultBranch=develop", "init", "-q", str(fresh)], check=True)
+    init(fresh)
+    assert yaml.safe_load((fresh / WORKFLOW).read_text())[True]["push"]["branches"] == ["develop"]
+
+
+def test_each_sub_folder_project_gets_a_workflow_of_its_own_name(repo: Path) -> None:
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "--allow-empty", "-m", "first"], check=True)
+    for folder in ("services/pay", "services/ship"):
+        (repo / folder).mkdir(parents=True)
+        init(repo / folder, "--force")
+    names = {path.name: yaml.safe_load(path.read_text())["name"]
+             for path in (repo / ".github/workflows").glob("aidlc-*.yml")}
+    assert names == {"aidlc-services-pay.yml": "aidlc-services-pay", "aidlc-services-ship.yml": "aidlc-services-ship"}
+    lint = actionlint(*(repo / ".github/workflows").glob("aidlc-*.yml"), cwd=repo)
+    assert lint.returncode == 0, lint.stdout
+
+
+def test_init_force_with_another_ci_action_says_what_it_did_not_change(repo: Path) -> None:
+    init(repo, "--ci-action", "acme/aidlc@v0.1.0")
+    config = (repo / "aidlc.yaml").read_text()
+    proc = init(repo, "--force", "--ci-action", "acme/aidlc@v0.2.0")
+    line = next(line for line in proc.stdout.splitlines() if line.endswith(")") and " aidlc.yaml " in line)
+    assert "kept" in line and "--ci-action acme/aidlc@v0.2.0 was not written there" in line
+    assert "its ci.action acme/aidlc@v0.1.0 stays, and the workflow runs it" in line
+    assert "set ci.action: acme/aidlc@v0.2.0 in aidlc.yaml, then aidlc init --force" in line
+    assert (repo / "aidlc.yaml").read_text() == config and "uses: acme/aidlc@v0.1.0" in (repo / WORKFLOW).read_text()
+    same = init(repo, "--ci-action", "acme/aidlc@v0.1.0")  # what aidlc.yaml says already: nothing to say
+    assert "was not written" not in same.stdout
+
+
+def test_a_workflow_that_cannot_install_aidlc_yet_says_so_in_the_job_summary_and_passes(repo: Path,
+                                                                                      tmp_path: Path) -> None:
+    """The step runs as a runner runs it (bash --noprofile --norc -eo pipefail): a notice, the job summary saying
+    why aidlc ci did not run and how to choose, exit 0. Once an install source is chosen, `aidlc init --force`
+    writes the workflow that installs aidlc and runs `aidlc ci`, which fails on findings again."""
+    init(repo)
+    step = steps(yaml.safe_load((repo / WORKFLOW).read_text()))[1]
+    script, summary = tmp_path / "step.sh", tmp_path / "summary.md"
+    script.write_text(step["run"])
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=repo,
+                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin",
+                                                               "GITHUB_STEP_SUMMARY": str(summary)})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("::notice title=aidlc::aidlc ci did not run: choose how CI installs aidlc "
+                                  "(ci.action or ci.install in aidlc.yaml), then run: aidlc init --force")
+    text = summary.read_text()
+    assert text.startswith("### aidlc ci did not run\n")
+    for line in ("- `ci.action: OWNER/aidlc@v0.1.0`: the aidlc GitHub Action, pinned to a tag or commit",
+                 "- `ci.install: git+https://github.com/OWNER/aidlc@v0.1.0`: a pip requirement",
+                 "then run `aidlc init --force` and commit the workflow it writes (README: CI):"):
+        assert line in text.splitlines()
+    (repo / "aidlc.yaml").write_text((repo / "aidlc.yaml").read_text().replace(
+        "  install: null", '  install: "git+https://example.org/OWNER/aidlc@v0.1.0"'))
+    init(repo, "--force")
+    chosen = steps(yaml.safe_load((repo / WORKFLOW).read_text()))
+    assert [step.get("name") for step in chosen[2:]] == ["install aidlc", "aidlc ci"]
+    assert "::notice" not in (repo / WORKFLOW).read_text()
 
 
 def test_the_ci_action_is_asked_for_by_flag_into_a_new_aidlc_yaml(repo: Path) -> None:
@@ -157,8 +308,7 @@ def test_init_on_an_older_repo_offers_the_new_workflow(repo: Path) -> None:
 
 def test_pre_commit_try_repo_runs_the_hook(repo: Path, tmp_path: Path) -> None:
     """pre-commit installs aidlc from this checkout into its own environment and runs `aidlc validate`."""
-    pre_commit = shutil.which("pre-commit")
-    assert pre_commit, "pre-commit is a test dependency: pip install -e '.[test]'"
+    pre_commit = console_script("pre-commit")
     init(repo)
     story = repo / "memory-bank/intents/001-x/units/001-u/stories/001-s.md"
     story.parent.mkdir(parents=True)

@@ -6,15 +6,22 @@ the workflow-command tests read the output as the runner does: a line starting w
 
 from __future__ import annotations
 
+import csv
 import json
+import re
+import subprocess
 from pathlib import Path
 
 import jsonschema
 import pytest
 
+from aidlc import __version__
 from aidlc.ci.github import annotation, escape_data, escape_property
-from aidlc.model.ci import CiFinding
+from aidlc.ci.sarif import document as sarif_document
+from aidlc.ci.sarif import published_home
+from aidlc.model.ci import CiFinding, CiReport
 from aidlc.rules import CATALOGUE
+from tests.helpers import console_script
 from tests.test_ci import (  # noqa: F401 - pr is a fixture
     BOB,
     CODE,
@@ -26,9 +33,10 @@ from tests.test_ci import (  # noqa: F401 - pr is a fixture
     pr,
     to_base,
 )
-from tests.test_gate import STORY, edit, read, write
+from tests.test_gate import REQUIREMENTS, STORY, edit, read, write
 
 SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
+README = Path(__file__).parent.parent / "README.md"
 
 
 def _broken_link(root: Path, extra: str = "FR-9") -> None:
@@ -203,6 +211,80 @@ def test_sarif_validates_against_the_official_schema(pr: Path, tmp_path: Path) -
         "AIDLC-CI-005"
     assert untraced["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "src/with%20space%2Ccomma.py"
     assert "region" not in untraced["locations"][0]["physicalLocation"]
+    # What code scanning reads of each rule (GitHub lists fullDescription.text as required).
+    for rule in run["tool"]["driver"]["rules"]:
+        assert rule["fullDescription"]["text"].endswith(".")
+        assert rule["help"]["markdown"].count("**Fix:** ") == 1
+        assert rule["properties"]["precision"] == "very-high" and "aidlc" in rule["properties"]["tags"]
+        assert rule["properties"]["problem.severity"] in ("error", "warning", "recommendation")
+    assert run["tool"]["driver"]["rules"][untraced["ruleIndex"]]["properties"]["problem.severity"] == "error"
+    # A link only where the package names its home; this package names none, so the rules carry none.
+    assert published_home() is None and all("helpUri" not in rule for rule in run["tool"]["driver"]["rules"])
+    assert "informationUri" not in run["tool"]["driver"]
+
+
+def test_sarif_rules_link_to_their_catalogue_row_under_the_packages_home(pr: Path) -> None:  # noqa: F811
+    _broken_link(pr)
+    report = CiReport.model_validate_json(ci(pr, "--base", "main", "--format", "json").stdout)
+    home = "https://code.example.org/aidlc"
+    sarif = sarif_document(report, home)
+    jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(sarif)
+    driver = sarif["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"] == home
+    anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', README.read_text(encoding="utf-8")))
+    for rule in driver["rules"]:
+        page, _, fragment = rule["helpUri"].partition("#")
+        assert page == f"{home}/blob/v{__version__}/README.md" and fragment in anchors, rule["helpUri"]
+        assert rule["help"]["markdown"].endswith(f"]({rule['helpUri']})")
+
+
+def test_sarif_tools_reads_every_result(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    """sarif-tools (the `sarif` command) reads the document as a SARIF consumer does: every result, with its
+    rule, level and location."""
+    _broken_link(pr)
+    code_change(pr, trailer=None)
+    out = tmp_path / "aidlc.sarif"
+    ci(pr, "--base", "main", "--sarif", str(out))
+    results = json.loads(out.read_text())["runs"][0]["results"]
+    for result in results:  # each region is a line of the file it names
+        located = result["locations"][0]["physicalLocation"]
+        lines = (pr / located["artifactLocation"]["uri"]).read_text().count("\n")
+        assert 1 <= located.get("region", {}).get("startLine", 1) <= lines
+    binary = console_script("sarif")
+    summary = subprocess.run([binary, "summary", str(out)], capture_output=True, text=True, check=True).stdout
+    assert f"error: {len(results)}" in summary.splitlines(), summary
+    csv_file = tmp_path / "aidlc.csv"
+    subprocess.run([binary, "csv", "--output", str(csv_file), str(out)], capture_output=True, text=True, check=True)
+    rows = list(csv.DictReader(csv_file.read_text().splitlines()))
+    assert sorted(row["Code"] for row in rows) == ["AIDLC-CI-005", "AIDLC-REF-001"]
+    assert {row["Location"] for row in rows} == {STORY, CODE}
+    assert int(next(row["Line"] for row in rows if row["Location"] == STORY)) > 1
+    failing = subprocess.run([binary, "--check", "error", "summary", str(out)], capture_output=True, text=True)
+    assert failing.returncode != 0  # its own gate sees the errors
+
+
+def test_a_missing_requirements_file_is_shown_at_a_file_that_exists(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    """AIDLC-FILE-006 is about a file that is not there: code scanning needs a file that is."""
+    (pr / REQUIREMENTS).unlink()
+    out = tmp_path / "aidlc.sarif"
+    ci(pr, "--sarif", str(out))
+    result = next(r for r in json.loads(out.read_text())["runs"][0]["results"] if r["ruleId"] == "AIDLC-FILE-006")
+    located = result["locations"][0]["physicalLocation"]
+    uri = located["artifactLocation"]["uri"]
+    assert uri.startswith(REQUIREMENTS.rsplit("/", 1)[0] + "/") and (pr / uri).is_file()
+    assert "region" not in located and f"{REQUIREMENTS} does not exist" in result["message"]["text"]
+
+
+def test_sarif_to_stdout_holds_only_the_document(pr: Path) -> None:  # noqa: F811
+    code_change(pr, trailer=None)
+    proc = ci(pr, "--base", "main", "--sarif", "-")
+    assert proc.returncode == 1  # the verdict is the same
+    sarif = json.loads(proc.stdout)
+    jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(sarif)
+    assert [r["ruleId"] for r in sarif["runs"][0]["results"]] == ["AIDLC-CI-005"]
+    assert "AIDLC-CI-005" in proc.stderr  # the report, for the person reading the log
+    both = ci(pr, "--base", "main", "--sarif", "-", "--format", "json")
+    assert both.returncode == 2 and "both write to stdout" in both.stderr
 
 
 def test_a_schema_violation_is_caught(tmp_path: Path) -> None:

@@ -1,8 +1,8 @@
 """Completion claims and where the ledger is: git's word, never the bank's own dates.
 
 * AIDLC-LEDGER-008: a completion without gate decisions is adopted history (a warning) only when git
-  shows it already so in the commit that created the ledger; otherwise it is an error (002/003/004),
-  which says what evidence is missing where git cannot show it.
+  shows it already so in the last commit before the ledger, its file unchanged since; otherwise it is an
+  error (002/003/004), which says what git shows instead, or what evidence is missing where git cannot.
 * AIDLC-LEDGER-003: a story's completion is covered only by an approved walkthrough of a bolt of its
   intent that lists it (`assigned_bolt` alone grants nothing).
 * AIDLC-LEDGER-013: a ledger that git holds but the work tree lacks is an error, with the restore command;
@@ -70,31 +70,74 @@ def errors(bank: Bank) -> list[Finding]:
     return [f for f in bank.findings() if f.severity == Severity.error]
 
 
-# -- AIDLC-LEDGER-008: adopted history is what git shows in the commit that created the ledger ---------------------
+# -- AIDLC-LEDGER-008: adopted history is what git shows in the last commit before the ledger ----------------------
+def adopted_note(before: str, was: str = "completed") -> str:
+    return f"unattested, {was} before aidlc governed this bank (so in commit {before[:12]}, the last before the " \
+        "ledger, and unchanged since): "
+
+
+def adopt(bank: Bank) -> str:
+    """The bank committed as it is, then the ledger started in a commit of its own: the commit before it."""
+    before = commit(bank.root, "a specs.md bank with history")
+    start_ledger(bank.root)
+    commit(bank.root, "aidlc: start the ledger")
+    return before
+
+
 def test_008_completions_committed_before_the_ledger_are_adopted_history(bank: Bank) -> None:
     complete_first_bolt(bank)
-    commit(bank.root, "a specs.md bank with history")
-    start_ledger(bank.root)
-    created = commit(bank.root, "aidlc: start the ledger")
+    before = adopt(bank)
     found = claims(bank)
     assert where(found["AIDLC-LEDGER-008"]) == completed_where(bank)
-    assert all(f.severity == Severity.warning and f.message.startswith(f"unattested (already so in commit "
-               f"{created[:12]}, which created the ledger)") for f in found["AIDLC-LEDGER-008"])
+    assert all(f.severity == Severity.warning and f.adopted == before for f in found["AIDLC-LEDGER-008"])
+    story = next(f for f in found["AIDLC-LEDGER-008"] if f.path == STORY1)
+    assert story.message.startswith(adopted_note(before) + "story 001-pay-by-card is complete")
+    intent = next(f for f in found["AIDLC-LEDGER-008"] if f.path == REQUIREMENTS)
+    assert intent.message.startswith(adopted_note(before, "in construction"))
     assert errors(bank) == []
 
 
-def test_008_completions_committed_with_the_ledger_are_adopted_too(bank: Bank) -> None:
+def test_008_completions_committed_with_the_ledger_are_not_history(bank: Bank) -> None:
+    """The ledger's own commit is not before it: a completion it brings is judged like any later one."""
+    before = commit(bank.root, "a specs.md bank, in progress")
     complete_first_bolt(bank)
     start_ledger(bank.root)
-    commit(bank.root, "adopt aidlc")
+    commit(bank.root, "adopt aidlc, and finish bolt 001 on the way")
+    found = claims(bank)
+    assert where(found["AIDLC-LEDGER-002"]) == [(BOLT1, bank.line(BOLT1, "status:"))]
+    assert found["AIDLC-LEDGER-002"][0].message.endswith(
+        f"(it was not complete in commit {before[:12]}, the last before the ledger)")
+    assert where(found["AIDLC-LEDGER-008"]) == [(REQUIREMENTS, bank.line(REQUIREMENTS, "phase:"))]
+
+
+def test_008_a_bank_that_came_with_its_ledger_has_no_history(bank: Bank) -> None:
+    complete_first_bolt(bank)
+    start_ledger(bank.root)
+    first = commit(bank.root, "a bank and its ledger, at once")
+    found = claims(bank)
+    assert found["AIDLC-LEDGER-008"] == []
+    assert where(found["AIDLC-LEDGER-002"] + found["AIDLC-LEDGER-003"] + found["AIDLC-LEDGER-004"]) \
+        == completed_where(bank)
+    assert found["AIDLC-LEDGER-002"][0].message.endswith(
+        f"(no commit shows it was so before the ledger: the ledger came with the repository's first commit "
+        f"{first[:12]}, so no commit is older than it)")
+
+
+def test_008_completions_in_specs_md_status_words_are_adopted_history(bank: Bank) -> None:
+    # specs.md's own words for complete: what git shows at the ledger's creation is read as the bank reads it.
+    complete_first_bolt(bank)
+    bank.set_key(BOLT1, "status", "completed")
+    bank.set_key(STORY1, "status", "Done")
+    commit(bank.root, "a specs.md bank with history")
+    start_ledger(bank.root)
+    commit(bank.root, "aidlc: start the ledger")
     assert where(claims(bank)["AIDLC-LEDGER-008"]) == completed_where(bank)
     assert errors(bank) == []
 
 
 def test_008_a_backdated_hand_completion_after_the_ledger_is_an_error(bank: Bank) -> None:
     # The hole: `completed:` written before the ledger's creation time made this an unattested warning.
-    start_ledger(bank.root)
-    created = commit(bank.root, "aidlc: start the ledger")
+    before = adopt(bank)
     complete_first_bolt(bank)
     bank.set_key(BOLT1, "started", "2020-01-01T00:00:00Z")
     bank.set_key(BOLT1, "completed", "2020-01-02T00:00:00Z")
@@ -103,44 +146,57 @@ def test_008_a_backdated_hand_completion_after_the_ledger_is_an_error(bank: Bank
     assert where(found["AIDLC-LEDGER-002"]) == [(BOLT1, bank.line(BOLT1, "status:"))]
     assert where(found["AIDLC-LEDGER-003"]) == [(STORY1, bank.line(STORY1, "status:"))]
     bolt, story = found["AIDLC-LEDGER-002"][0], found["AIDLC-LEDGER-003"][0]
-    assert bolt.message.endswith(f"(it was not complete in commit {created[:12]}, which created the ledger)")
+    assert bolt.message.endswith(f"(it was not complete in commit {before[:12]}, the last before the ledger)")
     assert bolt.fix == "aidlc gate approve 001-checkout-api --stage plan"
-    assert f"was not complete in commit {created[:12]}" in story.message
-    # The intent was in construction before the ledger (bolt 001 was in progress): that part is history.
+    assert f"was not complete in commit {before[:12]}" in story.message
+    # The intent was in construction before the ledger (bolt 001 was in progress), and requirements.md is as it
+    # was: that part is history.
     assert where(found["AIDLC-LEDGER-008"]) == [(REQUIREMENTS, bank.line(REQUIREMENTS, "phase:"))]
     assert found["AIDLC-LEDGER-004"] == []
+
+
+def test_008_a_completion_edited_after_the_ledger_is_an_error_again(bank: Bank) -> None:
+    complete_first_bolt(bank)
+    before = adopt(bank)
+    assert errors(bank) == []
+    bank.replace(STORY1, "# Story", "# Story (reworded)")
+    commit(bank.root, "touch up an old story")
+    found = claims(bank)
+    assert where(found["AIDLC-LEDGER-003"]) == [(STORY1, bank.line(STORY1, "status:"))]
+    assert found["AIDLC-LEDGER-003"][0].severity == Severity.error
+    assert found["AIDLC-LEDGER-003"][0].message.endswith(
+        f"(it was complete in commit {before[:12]}, the last before the ledger, but its file changed after aidlc "
+        "governed this bank)")
+    assert len(found["AIDLC-LEDGER-008"]) == 2  # the bolt and the intent, untouched, stay history
 
 
 def test_008_an_intent_moved_to_construction_by_hand_after_the_ledger_is_an_error(bank: Bank) -> None:
     bank.set_key(BOLT1, "status", "planned")
     bank.set_key(BOLT1, "started", "null")
-    start_ledger(bank.root)
-    created = commit(bank.root, "aidlc: start the ledger")
+    before = adopt(bank)
     bank.set_key(REQUIREMENTS, "phase", "construction")
     bank.set_key(REQUIREMENTS, "updated", "2020-01-01T00:00:00Z")
     found = claims(bank)
     assert where(found["AIDLC-LEDGER-004"]) == [(REQUIREMENTS, bank.line(REQUIREMENTS, "phase:"))]
     assert found["AIDLC-LEDGER-004"][0].message.endswith(
-        f"(it was not in construction in commit {created[:12]}, which created the ledger)")
+        f"(it was not in construction in commit {before[:12]}, the last before the ledger)")
 
 
-def test_008_a_story_that_did_not_exist_when_the_ledger_was_created_is_not_history(bank: Bank) -> None:
+def test_008_a_story_that_did_not_exist_before_the_ledger_is_not_history(bank: Bank) -> None:
     story = helpers.STORY1
     text = bank.read(story)
     bank.remove(story)
-    start_ledger(bank.root)
-    created = commit(bank.root, "aidlc: start the ledger")
+    before = adopt(bank)
     bank.write(story, text)
     complete_first_bolt(bank)
     commit(bank.root, "the story, done")
     found = claims(bank)["AIDLC-LEDGER-003"]
     assert where(found) == [(story, bank.line(story, "status:"))]
-    assert found[0].message.endswith(f"(it did not exist in commit {created[:12]}, which created the ledger)")
+    assert found[0].message.endswith(f"(it did not exist in commit {before[:12]}, the last before the ledger)")
 
 
 def test_008_a_new_genesis_does_not_move_the_creation_commit(bank: Bank) -> None:
-    start_ledger(bank.root)
-    first = commit(bank.root, "aidlc: start the ledger")
+    before = adopt(bank)
     bank.remove(LEDGER)
     commit(bank.root, "drop the ledger")
     complete_first_bolt(bank)
@@ -148,13 +204,12 @@ def test_008_a_new_genesis_does_not_move_the_creation_commit(bank: Bank) -> None
     commit(bank.root, "a new ledger")
     found = claims(bank)
     assert where(found["AIDLC-LEDGER-008"]) == [(REQUIREMENTS, bank.line(REQUIREMENTS, "phase:"))]
-    assert f"was not complete in commit {first[:12]}" in found["AIDLC-LEDGER-002"][0].message
+    assert f"was not complete in commit {before[:12]}" in found["AIDLC-LEDGER-002"][0].message
 
 
 def test_008_history_follows_a_moved_bank(bank: Bank) -> None:
     complete_first_bolt(bank)
-    start_ledger(bank.root)
-    commit(bank.root, "adopt aidlc")
+    adopt(bank)
     git(bank.root, "mv", MB, "docs")
     bank.write("aidlc.yaml", "version: 1\nmemory_bank: docs\n")
     commit(bank.root, "the bank moves to docs/")
@@ -162,11 +217,26 @@ def test_008_history_follows_a_moved_bank(bank: Bank) -> None:
     assert len(found["AIDLC-LEDGER-008"]) == 3 and errors(bank) == []
 
 
-@pytest.mark.parametrize("setting", ["ledger not committed", "nothing committed", "no repository"])
+def test_008_while_the_ledger_is_not_committed_head_is_before_it(bank: Bank) -> None:
+    """`aidlc init` has just started the ledger: every commit is older than it, and what HEAD holds complete is
+    history; a completion not committed yet is not."""
+    complete_first_bolt(bank)
+    head = commit(bank.root, "a specs.md bank with history")
+    start_ledger(bank.root)
+    found = claims(bank)
+    assert where(found["AIDLC-LEDGER-008"]) == completed_where(bank) and errors(bank) == []
+    assert {f.adopted for f in found["AIDLC-LEDGER-008"]} == {head}
+    bank.set_key(helpers.BOLT2, "status", "complete")  # done in the work tree only
+    bank.set_key(helpers.BOLT2, "completed", "2020-01-02T00:00:00Z")
+    found = claims(bank)
+    assert where(found["AIDLC-LEDGER-002"]) == [(helpers.BOLT2, bank.line(helpers.BOLT2, "status:"))]
+    assert found["AIDLC-LEDGER-002"][0].message.endswith(
+        f"(it was not complete in commit {head[:12]}, the last before the ledger)")
+
+
+@pytest.mark.parametrize("setting", ["nothing committed", "no repository"])
 def test_008_without_a_commit_to_show_it_a_completion_is_an_error_that_says_why(bank: Bank, setting: str) -> None:
     complete_first_bolt(bank)
-    if setting == "ledger not committed":
-        commit(bank.root, "a specs.md bank with history")
     start_ledger(bank.root)
     if setting == "no repository":
         subprocess.run(["rm", "-rf", str(bank.root / ".git")], check=True)
@@ -174,23 +244,16 @@ def test_008_without_a_commit_to_show_it_a_completion_is_an_error_that_says_why(
     assert found["AIDLC-LEDGER-008"] == []
     assert where(found["AIDLC-LEDGER-002"] + found["AIDLC-LEDGER-003"] + found["AIDLC-LEDGER-004"]) \
         == completed_where(bank)
-    gap, fetch = {"ledger not committed": ("the ledger is not committed yet", f"git add {MB} && git commit"),
-                  "nothing committed": ("nothing is committed yet", f"git add {MB} && git commit"),
+    gap, fetch = {"nothing committed": ("nothing is committed yet", f"git add {MB} && git commit"),
                   "no repository": ("this bank is not in a git repository", f"git init && git add {MB} && git commit"),
                   }[setting]
     message = found["AIDLC-LEDGER-002"][0].message
-    assert f"no commit shows it was so when the ledger was created: {gap} (`{fetch}` gives git that evidence)" \
-        in message
-    if setting == "ledger not committed":  # the evidence, as the message says to get it
-        commit(bank.root, "aidlc: start the ledger")
-        assert len(claims(bank)["AIDLC-LEDGER-008"]) == 3 and errors(bank) == []
+    assert f"no commit shows it was so before the ledger: {gap} (`{fetch}` gives git that evidence)" in message
 
 
 def test_008_a_shallow_clone_cannot_show_history_until_it_is_fetched(bank: Bank, tmp_path: Path) -> None:
     complete_first_bolt(bank)
-    commit(bank.root, "a specs.md bank with history")
-    start_ledger(bank.root)
-    commit(bank.root, "aidlc: start the ledger")
+    adopt(bank)
     bank.write("README.md", "later work\n")
     commit(bank.root, "later")
     clone = tmp_path / "clone"
@@ -212,15 +275,17 @@ def test_008_one_git_walk_per_validate_run(bank: Bank, monkeypatch: pytest.Monke
     complete_first_bolt(bank)
     for n in range(3, 73):
         bank.replace(f"{helpers.UNIT_DIR}/stories/{n:03}-more.md", "status: in-progress", "status: complete")
-    commit(bank.root, "history")
-    start_ledger(bank.root)
-    commit(bank.root, "aidlc: start the ledger")
+    adopt(bank)
+    bank.replace(f"{helpers.UNIT_DIR}/stories/003-more.md", "# Story", "# Story, edited")  # one changed since
     calls: list[str] = []
-    for name in ("added", "read"):  # the creation commit, then the files as it holds them
-        original = getattr(vcs.History, name)
-        monkeypatch.setattr(vcs.History, name, lambda self, *a, _o=original, _n=name: calls.append(_n) or _o(self, *a))
-    assert len(claims(bank)["AIDLC-LEDGER-008"]) == 73
-    assert calls == ["added", "read"]
+    original = vcs._git_process
+    monkeypatch.setattr(vcs, "_git_process", lambda where, args, *a, **k: calls.append(args[0]) or
+                        original(where, args, *a, **k))
+    found = claims(bank)
+    assert len(found["AIDLC-LEDGER-008"]) == 72 and len(found["AIDLC-LEDGER-003"]) == 1
+    # The commit that added the ledger, whether it moved it, the files before it, which of them changed since
+    # (git's index, not a read of each file), and the front matter then of the one that did.
+    assert calls == ["log", "diff-tree", "ls-tree", "diff", "cat-file"]
 
 
 # -- AIDLC-LEDGER-003: no borrowed approvals ------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from tests.helpers import STORY1, Bank
 
 
 def test_the_process_exits_normally_and_leaves_its_objects_frozen(bank: Bank) -> None:
-    bank.set_key(STORY1, "status", "done")  # one error: exit code 1
+    bank.set_key(STORY1, "status", "shipped")  # one error: exit code 1
     probe = ("import atexit, gc, sys\n"
              "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0, file=sys.stderr))\n"
              "from aidlc.cli import main\n"

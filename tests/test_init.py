@@ -177,6 +177,7 @@ def test_a_project_in_a_subfolder_gets_a_workflow_at_the_repository_top(tmp_path
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     project = tmp_path / "services" / "pay"
     project.mkdir(parents=True)
+    (project / "aidlc.yaml").write_text('version: 1\nci: {install: "git+https://example.org/OWNER/aidlc@v0.1.0"}\n')
     assert aidlc("init", cwd=project).returncode == 0
     workflow = tmp_path / ".github/workflows/aidlc-services-pay.yml"
     assert 'PROJECT: "services/pay"' in workflow.read_text()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "aidlc"
-DOMAIN = ("model", "bank", "rules", "events", "gates", "draft", "llm", "report", "status", "scaffold")
+DOMAIN = ("model", "bank", "rules", "events", "gates", "draft", "llm", "report", "status", "scaffold", "mcp")
 
 
 def imported(path: Path) -> set[str]:

@@ -1,4 +1,4 @@
-"""The ledger (DESIGN section 3): tamper detection, concurrent appends, crash recovery,
+"""The ledger (docs/design.md, The ledger): tamper detection, concurrent appends, crash recovery,
 idempotency keys, no unknown fields, no writing through a symlink.
 
 Real files, real `aidlc log verify` subprocesses, real concurrent processes.

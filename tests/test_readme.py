@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from aidlc.ci.sarif import anchor
 from aidlc.rules import CATALOGUE
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
@@ -19,4 +20,5 @@ def test_readme_starts_with_the_two_setup_commands() -> None:
 
 def test_every_rule_is_in_the_catalogue_table() -> None:
     for code, rule in CATALOGUE.items():
-        assert f"| `{code}` | {rule.severity} |" in README, f"{code} missing from README's rule catalogue"
+        row = f'| <a id="{anchor(code)}"></a>`{code}` | {rule.severity} |'  # the anchor SARIF's helpUri names
+        assert row in README, f"{code} missing from README's rule catalogue"

@@ -50,7 +50,7 @@ def test_ready_story_without_bolt_is_the_next_action(repo: Path) -> None:
 def test_errors_come_first_and_text_output_names_them(repo: Path) -> None:
     build_chain(repo)
     bolt = repo / "memory-bank/bolts/001-checkout-api/bolt.md"
-    bolt.write_text(bolt.read_text().replace("status: planned", "status: finished"))
+    bolt.write_text(bolt.read_text().replace("status: planned", "status: shipped"))
     doc = status(repo)
     assert doc["errors"] == 1
     assert "AIDLC-SCHEMA-002" in doc["next_actions"][0]["reason"]

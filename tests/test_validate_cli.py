@@ -26,7 +26,7 @@ def invoke(*args: str) -> Result:
 
 
 def break_with_one_error(bank: Bank) -> int:
-    return bank.set_key(STORY1, "status", "done")
+    return bank.set_key(STORY1, "status", "shipped")
 
 
 def break_with_one_warning(bank: Bank) -> int:
@@ -55,7 +55,7 @@ def test_error_finding_line_fix_next_steps_and_summary(bank: Bank) -> None:
     result = invoke("--repo", str(bank.root), "validate")
     assert result.exit_code == 1
     out = result.stdout.splitlines()
-    head = (f"  ✗ [ERROR] {STORY1}:{line} AIDLC-SCHEMA-002 'status' is 'done', expected one of 'draft', 'ready', "
+    head = (f"  ✗ [ERROR] {STORY1}:{line} AIDLC-SCHEMA-002 'status' is 'shipped', expected one of 'draft', 'ready', "
             "'in-progress', 'complete' or 'blocked'")
     assert out[0] == STORY1
     assert out[1] == head
@@ -116,11 +116,11 @@ def test_json_is_one_document_with_relative_posix_paths(bank: Bank) -> None:
     assert set(doc) == {"version", "root", "findings", "summary"}
     assert doc["version"] == 1
     assert doc["root"] == str(bank.root.resolve())
-    assert doc["summary"] == {"files": 7, "errors": 1, "warnings": 1, "infos": 0}
+    assert doc["summary"] == {"files": 7, "errors": 1, "warnings": 1, "infos": 0, "adopted": 0}
     assert [(f["code"], f["path"], f["line"]) for f in doc["findings"]] == [
         ("AIDLC-FILE-006", REQUIREMENTS, None), ("AIDLC-SCHEMA-002", STORY1, line)]
     for finding in doc["findings"]:
-        assert set(finding) == {"code", "severity", "path", "line", "message", "fix"}
+        assert set(finding) == {"code", "severity", "path", "line", "message", "fix", "adopted"}
         assert not finding["path"].startswith("/") and "\\" not in finding["path"]
         assert (bank.root / finding["path"]).parent.exists()
     assert doc["findings"][1]["severity"] == "error"

@@ -250,9 +250,9 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
 
 
 @case("story-status-enum", "AIDLC-SCHEMA-002", STORY2,
-      "'status' is 'done', expected one of 'draft', 'ready', 'in-progress', 'complete' or 'blocked'")
+      "'status' is 'shipped', expected one of 'draft', 'ready', 'in-progress', 'complete' or 'blocked'")
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
-    return b.set_key(STORY2, "status", "done")
+    return b.set_key(STORY2, "status", "shipped")
 
 
 @case("story-priority-enum", "AIDLC-SCHEMA-002", STORY2, "'priority' is 'urgent'")
@@ -265,9 +265,9 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.set_key(BOLT2, "type", "big-bolt")
 
 
-@case("bolt-status-enum", "AIDLC-SCHEMA-002", BOLT2, "'status' is 'started'")
+@case("bolt-status-enum", "AIDLC-SCHEMA-002", BOLT2, "'status' is 'shipped'")
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
-    return b.set_key(BOLT2, "status", "started")
+    return b.set_key(BOLT2, "status", "shipped")
 
 
 @case("bolt-risk-enum", "AIDLC-SCHEMA-002", BOLT2, "'risk' is 'extreme', expected one of 'low', 'medium'")
@@ -687,7 +687,7 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
 def test_clean_bank_has_zero_findings(bank: Bank) -> None:
     report = bank.report()
     assert report.findings == []
-    assert report.summary.model_dump() == {"files": 8, "errors": 0, "warnings": 0, "infos": 0}
+    assert report.summary.model_dump() == {"files": 8, "errors": 0, "warnings": 0, "infos": 0, "adopted": 0}
 
 
 # The ledger family checks events.jsonl and is tested with the ledger (tests of aidlc gate / aidlc log); the ci
@@ -836,7 +836,7 @@ def test_an_unreadable_story_does_not_make_requirements_uncovered(bank: Bank) ->
 
 
 def test_story_with_invalid_status_gives_only_the_schema_finding(bank: Bank) -> None:
-    bank.set_key(STORY1, "status", "done")
+    bank.set_key(STORY1, "status", "shipped")
     assert [f.code for f in bank.findings()] == ["AIDLC-SCHEMA-002"]
 
 
@@ -930,7 +930,7 @@ def test_huge_value_message_is_shortened_but_keeps_both_ends(bank: Bank) -> None
 
 
 def test_bom_and_crlf_change_no_finding_and_no_line(bank: Bank) -> None:
-    bank.set_key(STORY1, "status", "done")
+    bank.set_key(STORY1, "status", "shipped")
     before = [(f.code, f.path, f.line) for f in bank.findings()]
     for rel in (STORY1, STORY2, BOLT1, BOLT2, REQUIREMENTS, UNIT_BRIEF, PROJECT, RUNBOOK):
         bank.write_bytes(rel, b"\xef\xbb\xbf" + bank.path(rel).read_bytes().replace(b"\n", b"\r\n"))
@@ -938,7 +938,7 @@ def test_bom_and_crlf_change_no_finding_and_no_line(bank: Bank) -> None:
 
 
 def test_errors_and_warnings_are_counted(bank: Bank) -> None:
-    bank.set_key(STORY2, "status", "done")  # error
+    bank.set_key(STORY2, "status", "shipped")  # error
     bank.set_key(UNIT_BRIEF, "updated", "2026-12-01")  # warning
     bank.replace(REQUIREMENTS, "**Priority**: Should\n", "")  # note
     summary = bank.report().summary
@@ -947,7 +947,7 @@ def test_errors_and_warnings_are_counted(bank: Bank) -> None:
 
 
 def test_findings_are_sorted_by_path_line_code(bank: Bank) -> None:
-    bank.set_key(STORY2, "status", "done")
+    bank.set_key(STORY2, "status", "shipped")
     bank.set_key(STORY2, "created", "2026-11-30T08:00:00")
     bank.set_key(BOLT2, "risk", "extreme")
     keys = [f.sort_key() for f in bank.findings()]

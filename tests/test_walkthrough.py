@@ -901,6 +901,101 @@ def test_the_in_toto_statement_names_the_changed_files_with_their_digests(hand: 
     assert document["predicate"]["checks"][0]["name"] == "tests"
 
 
+def _validated(document: dict) -> None:
+    """The in-toto-attestation package's own check of a Statement v1."""
+    from google.protobuf import json_format
+    from in_toto_attestation.v1 import statement_pb2
+    from in_toto_attestation.v1.statement import Statement
+
+    Statement.copy_from_pb(json_format.ParseDict(document, statement_pb2.Statement())).validate()
+
+
+def _with_a_persons_commit_between(root: Path) -> str:
+    """After the bolt's first commit, a person's unrelated commit, then a second commit of the bolt: the person's
+    commit lies between the bolt's base and head. Returns its sha."""
+    (root / "docs").mkdir()
+    (root / "docs/notes.md").write_text("a person's notes\n")
+    person_commit(root, "docs: notes")
+    sha = git(root, "rev-parse", "HEAD").strip()
+    (root / "src/pay/rounding.py").write_text("DIGITS = 2\n")
+    bolt_commit(root, BOLT, "pay: rounding")
+    return sha
+
+
+def test_a_persons_commit_between_base_and_head_is_a_deviation_not_a_subject(hand: Path, tmp_path: Path) -> None:
+    persons = _with_a_persons_commit_between(hand)
+    target = tmp_path / "bolt.intoto.json"
+    proc = run(hand, "walkthrough", BOLT, "--attest", str(target))
+    assert proc.returncode in (0, 1), proc.stderr
+    document = json.loads(target.read_text())
+    _validated(document)
+    assert [s["name"] for s in document["subject"]] == [CALC, "src/pay/rounding.py"]  # not docs/notes.md
+    report = walkthrough(hand, "--no-run")
+    assert "docs/notes.md" in [c["path"] for c in report["changes"]]  # the report's diff from base to head has it
+    [deviation] = document["predicate"]["deviations"]
+    assert deviation["commit"] == persons and deviation["paths"] == ["docs/notes.md"]
+    assert deviation["author"] == "Ada Lovelace <ada@example.org>" and deviation["bolts"] == []
+    assert len(document["predicate"]["commits"]) == 2 and persons not in document["predicate"]["commits"]
+    assert f"--attest: commit {persons[:12]} by Ada Lovelace" in proc.stderr and "not attested" in proc.stderr
+
+
+def test_a_signed_statement_verifies_with_ssh_keygen_against_allowed_signers(hand: Path, tmp_path: Path) -> None:
+    import base64
+
+    from aidlc.gates.signing import armor
+
+    key = tmp_path / "ada"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ada", "-f", str(key)], check=True)
+    public = " ".join(Path(f"{key}.pub").read_text().split()[:2])
+    signers = hand / "memory-bank/allowed_signers"
+    signers.write_text(f'ada@example.org namespaces="aidlc" {public}\n')
+    git(hand, "config", "gpg.format", "ssh")
+    git(hand, "config", "user.signingkey", str(key))
+    target = tmp_path / "bolt.intoto.json"
+    proc = run(hand, "walkthrough", BOLT, "--attest", str(target), "--sign")
+    assert proc.returncode == 0, proc.stderr
+    envelope = json.loads(target.read_text())
+    assert envelope["payloadType"] == "application/vnd.in-toto+json"
+    payload = base64.b64decode(envelope["payload"])
+    _validated(json.loads(payload))
+    [signature] = envelope["signatures"]
+    assert signature["keyid"].startswith("SHA256:")
+    sigfile = tmp_path / "statement.sig"
+    sigfile.write_text(armor(signature["sig"]))
+
+    def verify(data: bytes) -> subprocess.CompletedProcess:  # as a reader does, with DSSE's PAE
+        kind = envelope["payloadType"].encode()
+        pae = b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(data), data)
+        return subprocess.run(["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", "ada@example.org",
+                               "-n", "aidlc", "-s", str(sigfile)], input=pae, capture_output=True)
+
+    assert verify(payload).returncode == 0, verify(payload).stderr
+    found = subprocess.run(["ssh-keygen", "-Y", "find-principals", "-f", str(signers), "-s", str(sigfile)],
+                           capture_output=True, text=True)
+    assert found.stdout.strip() == "ada@example.org"
+    forged = payload.replace(CALC.encode(), b"src/pay/other.py")  # a subject changed after signing
+    assert forged != payload and verify(forged).returncode != 0
+    # The README's commands, as a reader runs them beside the envelope.
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    commands = re.search(r"```bash\n(.*?)```", readme[readme.index("**Attestations.**"):], flags=re.S)
+    assert commands is not None
+    shutil.copy(target, hand / "bolt.intoto.json")
+    said = subprocess.run(["bash", "-euo", "pipefail", "-c", commands[1]], cwd=hand, capture_output=True, text=True)
+    assert said.returncode == 0, said.stderr
+    lines = said.stdout.splitlines()
+    assert lines[0] == "ada@example.org" and lines[1].startswith('Good "aidlc" signature for ada@example.org')
+    assert json.loads((hand / "payload.json").read_text()) == json.loads(payload)
+
+
+def test_sign_without_a_key_git_signs_with_is_refused_and_writes_nothing(hand: Path, tmp_path: Path) -> None:
+    target = tmp_path / "bolt.intoto.json"
+    proc = run(hand, "walkthrough", BOLT, "--attest", str(target), "--sign")
+    assert proc.returncode != 0 and "--sign, and" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert not target.exists()
+    alone = run(hand, "walkthrough", BOLT, "--sign")
+    assert alone.returncode == 2 and "--sign signs the statement --attest writes" in alone.stderr
+
+
 @pytest.mark.parametrize("option", ["--html", "--attest", "--output"])
 def test_an_output_file_gets_its_missing_folders_and_an_unwritable_one_is_a_clear_error(
         hand: Path, tmp_path: Path, option: str) -> None:

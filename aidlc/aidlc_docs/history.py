@@ -25,14 +25,16 @@ from aidlc.aidlc_docs.reader import (
     AUDIT_FILE,
     AUDIT_FOLDER,
     STATE_FILE,
+    STATE_FOLDER,
     audit_entries,
     is_audit,
     marker_lines,
     one_line_end,
     read_state,
-    unit_of,
+    state_file,
 )
-from aidlc.aidlc_docs.stages import BY_SLUG, stage_of
+from aidlc.aidlc_docs.rules import approves
+from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.model.findings import Finding
 from aidlc.rules import shorten
 from aidlc.rules.catalogue import Rule
@@ -52,11 +54,7 @@ CHUNK = 64  # commits whose audit log versions are read at once
 CLOCK_TOLERANCE = timedelta(minutes=5)  # a writer's clock may run this far ahead of the committer's
 BEFORE_FIRST_COMMIT = timedelta(days=1)  # work may start a day before the repository does, not earlier
 
-_TICKED = re.compile(r"^[ \t]*[-*+][ \t]+\[[xX]\].*$", re.MULTILINE)
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
-_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova", re.IGNORECASE)
-# What an agent writes where the person said nothing: not a person's input.
-_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
+_TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[[xX]\]|\|).*$", re.MULTILINE)  # a ticked line, or a table row
 
 
 @dataclass
@@ -166,7 +164,9 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     history = vcs.history(root)
     if history is None or history.head is None:
         return []
-    state_rel = f"{rel}/{STATE_FILE}"
+    held = history.names("HEAD", rel) + [f"{STATE_FOLDER}/{name}"
+                                          for name in history.names("HEAD", f"{rel}/{STATE_FOLDER}")]
+    state_rel = f"{rel}/{state_file(held) or STATE_FILE}"
     revisions = history.revisions([f"{rel}/{AUDIT_FILE}", f"{rel}/{AUDIT_FOLDER}", state_rel], since)
     judge = _Judge(history)
     audits = sorted({path for r in revisions for path in r.files if _is_audit(rel, path)})
@@ -495,22 +495,3 @@ def _ticked(state: StateFile) -> dict[tuple[str, str | None], tuple[int, str]]:
         if line.mark == Mark.done and line.stage is not None and not line.skipped and BY_SLUG[line.stage].approval:
             found.setdefault((line.stage, line.unit), (line.line, line.text))
     return found
-
-
-def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
-    """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
-    holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
-    names the stage and its heading, status or context says approved, or a sentence of its AI response names the
-    stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
-    if _NO_INPUT.match(person.strip()):
-        return False
-    heading, context = entry.heading or "", entry.fields.get("context", "")
-    said = unit_of(f"{heading} {context}")
-    if unit is not None and said is not None and said != unit:
-        return False
-    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
-    if named == stage and any(_APPROVAL.search(text) for text in (heading, entry.fields.get("status", ""), context)):
-        return True
-    return any(stage_of(sentence) == stage and _APPROVAL.search(sentence)
-               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))

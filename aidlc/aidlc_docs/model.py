@@ -67,6 +67,8 @@ class PlanFile(BaseModel):
     unit: str | None
     open: list[int] = Field(default_factory=list, description="lines of unchecked boxes")
     done: int = 0
+    superseded_by: str | None = Field(default=None, description="the revised plan beside it that replaces it "
+                                      "(`<name>-revised.md`, `-v2`, `-updated`), relative to the root")
 
 
 class StoryRef(BaseModel):

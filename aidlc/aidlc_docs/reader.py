@@ -4,7 +4,9 @@ It reads what repositories hold, not only the rules' templates: stage lines with
 (`INCEPTION - `), with `— COMPLETE`, `(COMPLETED - <ts>)`, `(SKIPPED)`, `- SKIP`, with `[~]`, `[-]`, `[S]`, `[?]`,
 stage names in other languages (aidlc/aidlc_docs/stages.py); audit entries with English, localised or older
 (`AI Prompt`/`User Response`/`Status`) fields, with or without a heading or a `---`, oldest or newest first, in one
-`audit.md` or several (`audit/*.md`, v2's shards); CRLF line ends; plan files named per unit or not.
+`audit.md` or several (`audit/*.md`, v2's shards); CRLF line ends; plan files named per unit or not. A state file
+may write its stages as a table (`| Stage | Status |` rows, `| Code Generation | ✅ Complete |`) and stand at
+`state/<branch>.md` (a per-branch fork of the rules keeps one state and one audit log per branch).
 """
 
 from __future__ import annotations
@@ -35,13 +37,31 @@ STORIES_FILE = "stories.md"
 STORY_MAP_FILE = "unit-of-work-story-map.md"
 AUDIT_FILE = "audit.md"
 AUDIT_FOLDER = "audit"
+STATE_FOLDER = "state"
+AUDIT_INDEX = f"{AUDIT_FOLDER}/audit-index.md"  # the per-branch layout's list of its branches' logs
 # An audit log only grows: 5,000 entries of a real log's size are 1-5 MiB, over the limit of other files.
 MAX_AUDIT_BYTES = 64 << 20
-NOT_UNITS = frozenset({"plans", "build-and-test", "shared", "shared-infrastructure", "code"})
+# Folders of construction/ that are no unit: the plans, shared parts, and a stage's folder (a system-wide
+# infrastructure-design/, as units are `construction/<unit>/<stage>/`).
+NOT_UNITS = frozenset({"plans", "build-and-test", "shared", "shared-infrastructure", "code", "functional-design",
+                       "nfr-requirements", "nfr-design", "infrastructure-design", "code-generation"})
 
 _BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~\-SR?])\][ \t]*(?P<text>.*)$")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
+_ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$")
+_RULE_ROW = re.compile(r"^[ \t|:-]+$")  # a table's |---|:---:| line
+_STAGE_COLUMN = re.compile(r"^(?:stage|stage name|단계|스테이지|阶段|ステージ|段階|etapa|fase)$", re.IGNORECASE)
+_STATUS_COLUMN = re.compile(r"^(?:status|state|상태|진행 상태|状态|ステータス|状態|estado|status da etapa|situação)$",
+                            re.IGNORECASE)
+# What a stage table's status cell says, read in this order: skipped, awaiting a person, in progress, done, else
+# pending (a cell aidlc cannot read claims nothing).
+_CELL_SKIP = re.compile(r"⏭|(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
+                        re.IGNORECASE)
+_CELL_PROGRESS = re.compile(r"🔄|⏳|🚧|in[ -]progress|진행[ \t]*중|进行中|進行中|em andamento|em progresso",
+                            re.IGNORECASE)
+_CELL_DONE = re.compile(r"✅|✔|☑|(?<!not )(?<!not yet )\b(?:complete|completed|done|approved|finished)\b|완료|승인됨|"
+                        r"完成|完了|conclu[íi]d[oa]", re.IGNORECASE)
 _FIELD = re.compile(r"^[ \t]*(?:[-*][ \t]+)?\*\*(?P<key>[^*\n]{1,60}?)\*\*[ \t]*[:：][ \t]*(?P<value>.*)$")
 _CONFLICT = re.compile(r"^(<{7}( |$)|={7}$|>{7}( |$)|\|{7}( |$))")
 _ISO = re.compile(r"^\s*\"?(?P<date>\d{4}-\d{2}-\d{2})(?:[T ](?P<time>\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)"
@@ -79,6 +99,10 @@ def read_project(root: Path, rel: str) -> DocsProject:
     project = DocsProject(root=str(root), rel=rel)
     for path in sorted(p for p in folder.rglob("*") if p.is_file() or p.is_symlink()):
         project.files.append(path.relative_to(root).as_posix())
+    state = state_file([path_rel[len(rel) + 1:] for path_rel in project.files])
+    construction = folder / "construction"
+    if construction.is_dir():
+        project.units = sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS)
     for path_rel in project.files:
         name = path_rel.rsplit("/", 1)[-1]
         if not name.endswith(".md"):
@@ -87,8 +111,8 @@ def read_project(root: Path, rel: str) -> DocsProject:
         text = _text(root, path_rel, project, MAX_AUDIT_BYTES if is_audit(inside) else MAX_FILE_BYTES)
         if text is None:
             continue
-        if inside == STATE_FILE:
-            project.state = read_state(text, path_rel)
+        if inside == state:
+            project.state = read_state(text, path_rel, project.units)
         elif is_audit(inside):
             project.audits.append(read_audit(text, path_rel))
         else:
@@ -104,17 +128,26 @@ def read_project(root: Path, rel: str) -> DocsProject:
             lines = conflict_lines(text)
             if lines:
                 project.conflicts[path_rel] = lines
-    construction = folder / "construction"
-    if construction.is_dir():
-        project.units = sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS)
+    mark_superseded(project.plans)
     return project
 
 
 def is_audit(inside: str) -> bool:
     """Whether the file at `inside` (relative to the docs folder) is an audit log: audit.md, or a file of audit/
-    (v2's per-clone shards, per-branch logs)."""
+    (v2's per-clone shards, per-branch logs) other than the per-branch layout's index of its logs."""
     return inside == AUDIT_FILE or (inside.startswith(f"{AUDIT_FOLDER}/") and inside.count("/") == 1
-                                    and inside.endswith(".md"))
+                                    and inside.endswith(".md") and inside != AUDIT_INDEX)
+
+
+def state_file(inside: list[str]) -> str | None:
+    """Which file (relative to the docs folder, of those `inside` lists) is the state file: aidlc-state.md, else
+    the one branch file of state/ (`state/main.md`; `state/state-index.md` lists the branches). Several branch
+    files are several projects' states, and none is read as the project's: aidlc does not choose one."""
+    if STATE_FILE in inside:
+        return STATE_FILE
+    branches = [name for name in inside if name.startswith(f"{STATE_FOLDER}/") and name.count("/") == 1
+                and name.endswith(".md") and not name.endswith("-index.md")]
+    return branches[0] if len(branches) == 1 else None
 
 
 def one_line_end(text: str) -> str:
@@ -159,19 +192,35 @@ def conflict_lines(text: str) -> list[int]:
 
 
 # -- aidlc-state.md ------------------------------------------------------------------------------------------------
-def read_state(text: str, rel: str) -> StateFile:
+def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile:
     """Each checkbox line with its stage, unit and what it says; a line's unit may come from its parent line or
     from the heading (or bold paragraph) above it. A line that names a unit but no stage, under a line that names
     a stage (`- [~] Functional Design (per-unit)` / `  - [x] U1 Chat Core — approved`), is that stage of the
-    unit."""
+    unit. A table whose header names a stage column and a status column (`| Stage | Status | Artifacts |`) gives
+    one stage line per row: `| Code Generation | ✅ Complete | ... |` is ticked, `⏭️ Skipped` skipped. A heading
+    naming one of `units` (the unit folders) that has no number (`**v4-migration** (...)`) makes the lines under it
+    that unit's."""
+    named = [unit for unit in units or [] if unit_of(unit) is None]
     state = StateFile(path=rel, conflict_lines=conflict_lines(text))
     context_unit: str | None = None
     parents: list[_Parent] = []  # the open list items above
+    table = False  # the line is in a table
+    columns: tuple[int, int] | None = None  # (stage, status) of that table, when its header names them
     for number, line in enumerate(text.split("\n"), start=1):
+        row = _ROW.match(line)
+        if row is None:
+            table, columns = False, None
+        else:
+            cells = [cell.strip() for cell in row.group("cells").split("|")]
+            if not table:
+                table, columns = True, _stage_columns(cells)
+            elif columns is not None and not _RULE_ROW.match(line) and max(columns) < len(cells):
+                state.stages.append(_table_line(number, cells, columns, context_unit))
+            continue
         heading = _HEADING.match(line) or _BOLD_HEADING.match(line)
         if heading:
             title = heading.group(2) if heading.re is _HEADING else heading.group("text")
-            context_unit = unit_of(title) if "phase" not in title.lower() else None
+            context_unit = (unit_of(title) or _folder_in(title, named)) if "phase" not in title.lower() else None
             parents = []
             continue
         match = _BOX.match(line)
@@ -197,6 +246,47 @@ def read_state(text: str, rel: str) -> StateFile:
             depth=len(parents), parent=boxed.line if boxed else None))
         parents.append(_Parent(indent, own_unit, number, stage))
     return state
+
+
+def _folder_in(title: str, folders: list[str]) -> str | None:
+    found = folders_named(title, folders)
+    return found[0] if len(found) == 1 else None
+
+
+def folder_words(folder: str) -> str:
+    """A regex of a folder's name as text writes it: `v4-migration`, `v4 migration`, `V4_Migration` (as a word)."""
+    spelled = re.escape(folder).replace(r"\-", "[-_ ]")
+    return rf"(?<![\w-]){spelled}(?![\w-])"
+
+
+def folders_named(text: str, folders: list[str]) -> list[str]:
+    """The folders of `folders` that `text` names (case ignored)."""
+    return [folder for folder in folders if re.search(folder_words(folder), text, re.IGNORECASE)]
+
+
+def _stage_columns(header: list[str]) -> tuple[int, int] | None:
+    """(the stage column, the status column) of a table's header row; None when it is not a stage table."""
+    names = [cell.strip("*_ ") for cell in header]
+    stage = next((i for i, name in enumerate(names) if _STAGE_COLUMN.match(name)), None)
+    status = next((i for i, name in enumerate(names) if _STATUS_COLUMN.match(name)), None)
+    return None if stage is None or status is None else (stage, status)
+
+
+def _table_line(number: int, cells: list[str], columns: tuple[int, int], context_unit: str | None) -> StageLine:
+    name, said = cells[columns[0]].strip("*_ "), cells[columns[1]]
+    awaiting = bool(_AWAITING.search(said))
+    if _CELL_SKIP.search(said):
+        mark = Mark.skipped
+    elif _CELL_DONE.search(said) and not _CELL_PROGRESS.search(said):
+        mark = Mark.done
+    elif awaiting:
+        mark = Mark.awaiting
+    elif _CELL_PROGRESS.search(said):
+        mark = Mark.in_progress
+    else:
+        mark = Mark.pending
+    return StageLine(line=number, text=" | ".join(cells), mark=mark, stage=stage_of(name),
+                     unit=unit_of(name) or context_unit, skipped=mark == Mark.skipped, awaiting=awaiting)
 
 
 def _bilingual(name: str, body: str) -> str | None:
@@ -229,6 +319,11 @@ def split_stage_line(body: str) -> tuple[str, str]:
 def _mark(box: str) -> Mark:
     return {"x": Mark.done, "X": Mark.done, " ": Mark.pending, "S": Mark.skipped, "?": Mark.awaiting
             }.get(box, Mark.in_progress)
+
+
+def units_of(text: str) -> list[str]:
+    """Every unit a text names by number, in order: `Unit 1 and U3` -> ['1', '3']."""
+    return list(dict.fromkeys(str(int(m.group("n") or m.group("u"))) for m in _UNIT.finditer(text)))
 
 
 def unit_of(text: str) -> str | None:
@@ -318,6 +413,7 @@ _STORY = re.compile(rf"\b{_STORY_ID}\b")
 _STORY_RANGE = re.compile(r"\bUS-(?P<prefix>[A-Za-z]*)(?P<first>\d+)[ \t]*(?:\.\.|~|…|–)[ \t]*(?:US-)?(?P=prefix)?"
                           r"(?P<last>\d+)\b")
 MAX_RANGE = 200
+_REVISION = re.compile(r"revised|revision|updated|v\d+|rev\d*|\d+", re.IGNORECASE)  # a plan's successor's suffix
 
 
 def story_headings(text: str, rel: str) -> list[StoryRef]:
@@ -374,6 +470,18 @@ def read_plan(text: str, rel: str) -> PlanFile | None:
         elif box == " ":
             plan.open.append(number)
     return plan if plan.done or plan.open else None
+
+
+def mark_superseded(plans: list[PlanFile]) -> None:
+    """Set `superseded_by` on each plan that a revised plan beside it replaces: `X.md` by `X-revised.md`
+    (`-revision`, `-updated`, `-v2`, `-rev2`, `-2`), in the same folder. The name says which one governs; a plan
+    that merely repeats another's stage under another name (`unit-2-...` beside `customer-spa-...`) says nothing
+    of the kind, and both are judged."""
+    stems = {plan.path.removesuffix(".md"): plan for plan in plans}
+    for stem, plan in stems.items():
+        plan.superseded_by = next((other.path for other_stem, other in sorted(stems.items())
+                                   if other_stem.startswith(f"{stem}-")
+                                   and _REVISION.fullmatch(other_stem[len(stem) + 1:])), None)
 
 
 def plan_boxes(text: str) -> Iterator[tuple[int, str, str]]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
-from aidlc.aidlc_docs.reader import unit_of
+from aidlc.aidlc_docs.reader import folders_named, unit_of
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
@@ -43,7 +43,11 @@ _NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:use
                        re.IGNORECASE)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
-_APPROVAL_WORD = re.compile(r"approv|승인|批准|承認|aprova", re.IGNORECASE)
+_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova", re.IGNORECASE)
+_STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
+# What an agent writes where the person said nothing: not a person's input.
+_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
 _NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청",
                            re.IGNORECASE)
 
@@ -124,6 +128,11 @@ UNREADABLE = docs_rule(
     "AIDLC-DOCS-015", E, "a Markdown file of aidlc-docs/ cannot be read (not UTF-8, too large, or unreadable): its "
     "rules were not checked",
     "save the file as UTF-8 text (and under the size limit), or remove it")
+SUPERSEDED = docs_rule(
+    "AIDLC-DOCS-016", I, "a plan file is replaced by a revised one beside it (`<plan>-revised.md`, `-v2`, "
+    "`-updated`): its boxes are not judged, the revised plan's are",
+    "nothing to fix when the revision replaced it; to say so in the tree, delete the old plan or note at its top "
+    "which file replaces it")
 
 # The rules that read aidlc-state.md's v1 stage lines, audit.md's v1 approvals or one writer's timestamps: a v2 intent
 # record states stages as rows and events as typed blocks (aidlc/aidlc_docs/record_rules.py checks those), and its
@@ -182,17 +191,40 @@ def has_words(entry: AuditEntry) -> bool:
 
 def approved_stages(entry: AuditEntry) -> list[str]:
     """The stages an entry with a person's words answers for: those its heading names, else the first its Context
-    names (a Context's `Next: User Stories` is not an approval of User Stories). An entry logging answers to a
+    names (a Context's `Next: User Stories` is not an approval of User Stories, nor is `Unit 2 Functional Design
+    starts`, where the heading approved what came before). An entry logging answers to a
     stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
     answers, then separately for the approval."""
     heading = entry.heading or ""
-    if _ANSWERS.search(heading) and not _APPROVAL_WORD.search(heading):
+    if _ANSWERS.search(heading) and not _APPROVAL.search(heading):
         return []
     named = stages_named(heading)
     if named:
         return named
-    first = stage_of(entry.fields.get("context", ""))
+    context = entry.fields.get("context", "")
+    if _STARTS.search(context) and not _APPROVAL.search(context):
+        return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
+    first = stage_of(context)
     return [first] if first else []
+
+
+def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
+    """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
+    holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
+    names the stage and its heading, status or context says approved, or a sentence of its AI response names the
+    stage and says approved ("Requirements Analysis approved; starting User Stories")."""
+    person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
+    if _NO_INPUT.match(person.strip()):
+        return False
+    heading, context = entry.heading or "", entry.fields.get("context", "")
+    said = unit_of(f"{heading} {context}")
+    if unit is not None and said is not None and said != unit:
+        return False
+    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
+    if named == stage and any(_APPROVAL.search(text) for text in (heading, entry.fields.get("status", ""), context)):
+        return True
+    return any(stage_of(sentence) == stage and _APPROVAL.search(sentence)
+               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
 
 
 class Units:
@@ -210,13 +242,17 @@ class Units:
                         self.alias.setdefault(folder, number)
 
     def _folders_in(self, text: str) -> list[str]:
-        lowered = text.lower()
-        return [name for name in self.folders if re.search(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])", lowered)]
+        return folders_named(text, self.folders)
 
     def of(self, entry: AuditEntry) -> str | None:
-        heading = entry.heading or ""
-        named = unit_of(heading) or next((self.alias[f] for f in self._folders_in(heading) if f in self.alias), None)
-        return named or unit_of(entry.fields.get("context", ""))
+        heading, context = entry.heading or "", entry.fields.get("context", "")
+        folders = self._folders_in(heading)
+        named = unit_of(heading) or next((self.alias[f] for f in folders if f in self.alias), None)
+        if named or unit_of(context):
+            return named or unit_of(context)
+        # a folder no entry ties to a number is the unit as its own name (`v4-migration`, `v4 migration`)
+        folders = folders or self._folders_in(context)
+        return folders[0] if len(folders) == 1 else None
 
 
 def approvals(project: DocsProject) -> dict[tuple[str, str | None], list[AuditEntry]]:
@@ -259,8 +295,15 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
 
 
 def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFile]:
-    return [plan for plan in project.plans if plan.stage == stage
-            and (unit is None or not BY_SLUG[stage].per_unit or unit_of(plan.unit or "") == unit)]
+    return [plan for plan in project.plans if plan.stage == stage and plan.superseded_by is None
+            and (unit is None or not BY_SLUG[stage].per_unit or plan.unit == unit or unit_of(plan.unit or "") == unit)]
+
+
+def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:
+    """The plans of the line's stage that the line names by file name (`계획서 construction/plans/u1-corpus-
+    functional-design-plan.md`): a re-entry's line saying which of a unit's plans is its own."""
+    return [plan for plan in project.plans if plan.stage == line.stage and plan.superseded_by is None
+            and re.search(rf"(?<![\w-]){re.escape(PurePosixPath(plan.path).name)}", line.text)]
 
 
 @check(PLAN_OPEN)
@@ -268,9 +311,17 @@ def _plan_open(project: DocsProject) -> Iterator[Hit]:
     for path, line in ticked(project):
         if line.stage == "workflow-planning":  # execution-plan.md's boxes choose stages; they are not steps
             continue
-        for plan in _plans_of(project, line.stage or "", line.unit):
+        for plan in _plans_named(project, line) or _plans_of(project, line.stage or "", line.unit):
             if plan.open:
                 yield Hit(path, line.line, f"ticked while {_open(plan)}")
+
+
+@check(SUPERSEDED)
+def _superseded(project: DocsProject) -> Iterator[Hit]:
+    for plan in project.plans:
+        if plan.superseded_by is not None:
+            yield Hit(plan.path, None, f"replaced by {plan.superseded_by}: its {len(plan.open)} open of "
+                      f"{len(plan.open) + plan.done} boxes are not judged, the revised plan's are")
 
 
 @check(BUILD_BEFORE_CODE)
@@ -286,7 +337,9 @@ def _build_before_code(project: DocsProject) -> Iterator[Hit]:
 @check(ORDER_BROKEN)
 def _order(project: DocsProject) -> Iterator[Hit]:
     # The first approval of each stage (of each unit, for the per-unit ones), by the stage its heading names (else
-    # its Context): compared within inception, and within each unit.
+    # its Context), of an entry that says it approves (a person's words alone may be answers or a request):
+    # compared within inception, and within each unit; a per-unit stage's approval naming no unit is compared
+    # with nothing.
     first: dict[tuple[str | None, str], tuple[AuditEntry, str]] = {}
     units = Units(project)
     for log in project.audits:
@@ -295,9 +348,12 @@ def _order(project: DocsProject) -> Iterator[Hit]:
                 continue
             stages = approved_stages(entry)
             stage = stages[0] if stages else None
-            if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test":
+            if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" \
+                    or not approves(entry, stage, None):
                 continue
             scope = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
+            if scope is None:
+                continue
             known = first.get((scope, stage))
             if known is None or entry.at < (known[0].at or entry.at):
                 first[(scope, stage)] = (entry, log.path)

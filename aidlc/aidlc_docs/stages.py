@@ -89,7 +89,8 @@ def stages_named(text: str) -> list[str]:
 
 def plan_stage(name: str) -> tuple[str | None, str | None]:
     """(stage slug, unit) a plan file's name says: `unit1-backend-functional-design-plan.md` is the functional
-    design of `unit1-backend`, `execution-plan.md` the workflow planning; a stage part before `-plan` only."""
+    design of `unit1-backend`, `execution-plan.md` the workflow planning, `unit-1-tdd-code-generation-plan.md` (the
+    rules' TDD variant) the code generation of `unit-1`; a stage part before `-plan` only."""
     stem = name.removesuffix(".md")
     for stage in sorted(STAGES, key=lambda s: -len(s.plan or "")):
         if stage.plan is None:
@@ -97,7 +98,7 @@ def plan_stage(name: str) -> tuple[str | None, str | None]:
         at = stem.find(stage.plan)
         if at == -1 or "plan" not in stem[at + len(stage.plan):]:
             continue
-        unit = stem[:at].strip("-_ ") or None
+        unit = re.sub(r"(?:^|[-_])tdd$", "", stem[:at].strip("-_ "), flags=re.IGNORECASE) or None  # the TDD variant
         return stage.slug, unit if stage.per_unit else None
     return None, None
 

@@ -136,7 +136,43 @@ def _show(value: Any, limit: int = 80) -> str:
 
 # Keys real banks write in place of a canonical one, per model: read as the canonical key when that
 # one is absent (and reported as a note, AIDLC-SCHEMA-006).
-KEY_ALIASES: dict[type[FrontMatter], dict[str, str]] = {Story: {"story": "id"}, UnitBrief: {"id": "unit"}}
+KEY_ALIASES: dict[type[FrontMatter], dict[str, str]] = {
+    Story: {"story": "id"}, UnitBrief: {"id": "unit"}, Bolt: {"bolt-id": "id", "bolt_type": "type"}}
+
+# Status words as specs.md reads them (its reader's normalizeStatus: lower-cased, trimmed, synonyms),
+# each mapped to the model's own status: read so, with a note (AIDLC-SCHEMA-006). Two choices of
+# aidlc's: `ready` stays a story's own status (specs.md shows it as in progress) and a ready bolt has
+# not started (planned); the story template's `implemented` and `tested` come before `done`.
+_DRAFT = ("draft", "pending", "planned", "todo", "new")
+_STARTED = ("in-progress", "in_progress", "inprogress", "in progress", "active", "started", "wip", "working",
+            "construction")
+_DONE = ("complete", "completed", "done", "finished", "closed", "resolved")
+STATUS_WORDS: dict[type[FrontMatter], dict[str, str]] = {
+    Story: dict.fromkeys(_DRAFT, "draft") | dict.fromkeys((*_STARTED, "implemented", "tested"), "in-progress")
+    | dict.fromkeys(_DONE, "complete") | {"ready": "ready", "blocked": "blocked"},
+    Bolt: dict.fromkeys((*_DRAFT, "ready"), "planned") | dict.fromkeys(_STARTED, "in-progress")
+    | dict.fromkeys(_DONE, "complete") | {"blocked": "blocked"},
+}
+
+
+def status_word(model: type[FrontMatter], value: object) -> str | None:
+    """The model's status a status word stands for (`Completed` -> `complete`), None for a word it
+    does not know: what aidlc compares wherever a file's status is read."""
+    if not isinstance(value, str):
+        return None
+    words = STATUS_WORDS[model]
+    return words.get(value) or words.get(value.strip().lower())
+
+
+def read_status(model: type[FrontMatter], meta: dict[Any, Any]) -> tuple[dict[Any, Any], str | None]:
+    """`meta` with its status word read as the model's status, and the word as written when it was
+    another (None: written as the model's own, or a word aidlc does not know, for the schema rule).
+    The mapping is copied only when a word is read."""
+    written = meta.get("status")
+    status = status_word(model, written)
+    if status is None or status == written:
+        return meta, None
+    return {**meta, "status": status}, written
 
 
 def resolve_aliases(model: type[FrontMatter], meta: dict[Any, Any]) -> tuple[dict[Any, Any], list[tuple[str, str]]]:
@@ -157,6 +193,7 @@ class Artifact:
     doc: Document
     problems: list[SchemaProblem] = field(default_factory=list)
     aliases: list[tuple[str, str]] = field(default_factory=list)  # (key as written, canonical key) read as it
+    status_written: str | None = None  # the status word as written, when read as another (`completed`)
 
     @property
     def rel(self) -> str:
@@ -236,6 +273,15 @@ class StoryItem(Artifact):
     related_line: int | None = None
     related: list[str] = field(default_factory=list)
     opinion_hint: bool = True  # False: no acceptance criterion can hold an opinion word
+    # (line, name) of a body line `**Unit:** 001-core` naming the unit, where the front matter has no `unit:`
+    body_unit: tuple[int, str] | None = None
+
+    @property
+    def unit_line(self) -> int | None:
+        """The line the story names its unit on: its `unit:` key, else its `**Unit:**` line."""
+        if self.body_unit is not None and "unit" not in (self.doc.meta or {}):
+            return self.body_unit[0]
+        return self.doc.line_of("unit")
 
     @property
     def id(self) -> str:
@@ -295,7 +341,11 @@ class MemoryBank:
     standards: list[str] = field(default_factory=list)
     unreadable: list[Document] = field(default_factory=list)  # documents that failed to read
     files_read: int = 0
+    root_files: set[str] = field(default_factory=set)  # regular files at the repository root, by name
     pinned_signers: PinnedFile | None = None  # allowed_signers as the rules must read it, when not the work tree's
+    # `aidlc ci --base`: the base commit. History a pull request made cannot be adopted history: what the base shows
+    # before the ledger can.
+    base: str | None = None
 
     @property
     def units(self) -> list[Unit]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from aidlc.bank import frontmatter, markdown
 from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
@@ -16,6 +17,7 @@ from aidlc.bank.items import (
     Runbook,
     StoryItem,
     Unit,
+    read_status,
     resolve_aliases,
     strip_number,
     validate_front_matter,
@@ -91,6 +93,7 @@ class _Loader:
             bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
         bank.standards = [self.rel(e.path) for e in self.walker.files(os.path.join(root, "standards"), ".md")]
         self._validate_stories()
+        bank.root_files = _root_files(self.repo_root)
         bank.files_read = self.files_read
         bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None] + self.walker.refused
 
@@ -158,11 +161,12 @@ class _Loader:
         if doc.problem is None and doc.meta is None:
             doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
         parts = markdown.story_parts(doc.body, doc.body_start)
+        body_unit = markdown.unit_line(doc.body, doc.body_start) if doc.meta and "unit" not in doc.meta else None
         if not hides(doc.body):  # kept, rarely, for the rule that names the character hiding text (AIDLC-ID-004)
             doc.body = ""  # 10,000 story bodies would be most of the memory
         return StoryItem(doc=doc, stem=entry.name[:-3], unit=unit, criteria_line=parts.criteria_line,
                          criteria=parts.criteria, related_line=parts.related_line, related=parts.related,
-                         opinion_hint=parts.opinion_hint)
+                         opinion_hint=parts.opinion_hint, body_unit=body_unit)
 
     def _validate_stories(self) -> None:
         """Every story's front matter, in one batch (cheaper than one by one)."""
@@ -170,6 +174,7 @@ class _Loader:
         metas = []
         for story in readable:
             meta, story.aliases = resolve_aliases(Story, story.doc.meta)  # type: ignore[arg-type]
+            meta, story.status_written = read_status(Story, _placed(story, meta))
             metas.append(meta)
         for story, (model, problems) in zip(readable, validate_many(Story, metas), strict=True):
             story.meta, story.problems = model, problems
@@ -187,7 +192,9 @@ class _Loader:
             doc = Document(rel=self.rel(path), problem=ReadProblem(ProblemKind.missing, None, "bolt.md is missing"))
         bolt = BoltItem(doc=doc, folder=entry.name, files=files)
         if doc.meta is not None:
-            bolt.meta, bolt.problems = validate_front_matter(Bolt, doc.meta)
+            meta, bolt.aliases = resolve_aliases(Bolt, doc.meta)
+            meta, bolt.status_written = read_status(Bolt, meta)
+            bolt.meta, bolt.problems = validate_front_matter(Bolt, meta)
         return bolt
 
     @staticmethod
@@ -202,3 +209,26 @@ class _Loader:
         docs.extend(bolt.doc for bolt in bank.bolts)
         docs.extend(runbook.doc for runbook in bank.runbooks)
         return docs
+
+
+def _root_files(repo_root: Path) -> set[str]:
+    """The names of the regular files at the repository root (a bolt's stage may name one as its artifact);
+    links are not followed."""
+    try:
+        with os.scandir(repo_root) as entries:
+            return {entry.name for entry in entries if entry.is_file(follow_symlinks=False)}
+    except OSError:
+        return set()
+
+
+def _placed(story: StoryItem, meta: dict[Any, Any]) -> dict[Any, Any]:
+    """`meta` with the id, unit and intent the story's place says where its front matter lacks them,
+    as specs.md reads a story: its file name, and `intents/<intent>/units/<unit>/stories/` (or a body
+    line `**Unit:** 001-core` for the unit). Copied only when a key is added."""
+    if ("id" in meta and "unit" in meta and "intent" in meta) or story.unit is None or story.unit.intent is None:
+        return meta
+    placed = dict(meta)
+    placed.setdefault("id", story.stem)
+    placed.setdefault("unit", story.body_unit[1] if story.body_unit else story.unit.id)
+    placed.setdefault("intent", story.unit.intent.id)
+    return placed

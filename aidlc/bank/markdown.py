@@ -7,7 +7,7 @@ blocks and the ``**Related Requirements**`` line. Fenced code is skipped.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from aidlc.bank.wording import may_hold_opinion
@@ -112,7 +112,57 @@ def sections(lines: list[Line]) -> list[Section]:
 
 
 def criteria_in(lines: list[Line]) -> list[Criterion]:
-    return [found for line in lines if (found := criterion(line.number, line.text)) is not None]
+    return listed_criteria((line.number, line.text) for line in lines)
+
+
+def listed_criteria(lines: Iterable[tuple[int, str]]) -> list[Criterion]:
+    """The criteria of a list, by its structure: each item is one, and so is a checkbox nested in one;
+    a plain bullet nested in an item (indented to its text, as CommonMark nests) is detail of that
+    criterion (`- [ ] Frontmatter contains:` over `  - source: original JSONL filename`)."""
+    found: list[Criterion] = []
+    outer: str | None = None  # the line of the last outer item: a line indented to its text is within it
+    after_blank = False
+    for number, text in lines:
+        lead = text[:1]
+        if lead == " " or lead == "\t":  # only an indented line can be nested: the rest skip the arithmetic
+            if text.isspace():
+                after_blank = True
+                continue
+            nested = outer is not None and _indent(text) >= _text_column(outer)
+        elif not lead or lead == "\r":
+            after_blank = True
+            continue
+        else:
+            nested = False
+        if (lead in _ITEM_STARTS or text.lstrip()[:1] in _ITEM_STARTS) \
+                and (item := criterion(number, text.rstrip("\r"))) is not None:
+            if not nested:
+                found.append(item)
+                outer = text
+            elif item.checkbox:
+                found.append(item)
+        elif after_blank and not nested:  # a paragraph after the list: it has ended
+            outer = None
+        after_blank = False
+    return found
+
+
+# A list item's marker and the blanks after it: its text starts one to four columns after the marker.
+_LIST_ITEM = re.compile(r"([ \t]*)([-*+]|\d+[.)])([ \t]+)")
+
+
+def _indent(text: str) -> int:
+    return len(text[: len(text) - len(text.lstrip(" \t"))].expandtabs(4))
+
+
+def _text_column(item: str) -> int:
+    """The column an item's text starts at (`- [ ] x`: 2; `10.  x`: 5)."""
+    marker = _LIST_ITEM.match(item)
+    if marker is None:  # a checkbox written with full-width blanks, read through halfwidth
+        return _indent(item) + 2
+    lead, bullet, gap = marker.groups()
+    width = len(gap.expandtabs(4))
+    return len(lead.expandtabs(4)) + len(bullet) + (width if width <= 4 else 1)
 
 
 def criterion(number: int, text: str) -> Criterion | None:
@@ -152,6 +202,20 @@ def _labelled_criteria(lines: list[Line]) -> tuple[int | None, list[Criterion]]:
                 body.append(item)
             return line.number, criteria_in(body)
     return None, []
+
+
+_UNIT_LINE = re.compile(r"^\s*[-*+]?\s*\*\*Unit:?\*\*\s*:?\s*`?([\w.-]+)`?\s*$", re.IGNORECASE)
+
+
+def unit_line(body: str, first_line: int) -> tuple[int, str] | None:
+    """The unit a story body names on a line of its own, `**Unit:** 001-core-local-data` (line, name)."""
+    if "**" not in body:
+        return None
+    for line in prose_lines(body, first_line):
+        match = _UNIT_LINE.match(line.text) if "**" in line.text else None
+        if match:
+            return line.number, match.group(1)
+    return None
 
 
 def related_requirements(lines: list[Line]) -> tuple[int | None, list[str]]:
@@ -208,10 +272,7 @@ def _jump_to_parts(body: str, first_line: int) -> StoryParts | None:
     if text.find("```", 0, read_to) != -1 or text.find("~~~", 0, read_to) != -1:
         return None
     criteria_line = first_line + text.count("\n", 1, heading.start() + 1)
-    # Only a list item can be a criterion: the cheap test first.
-    criteria = [found for number, line in enumerate(text[start + 1 : end].split("\n"), criteria_line + 1)
-                if (line[:1] in _ITEM_STARTS or line.lstrip()[:1] in _ITEM_STARTS)
-                and (found := criterion(number, line.rstrip("\r"))) is not None]
+    criteria = listed_criteria(enumerate(text[start + 1 : end].split("\n"), criteria_line + 1))
     if related is None:
         return StoryParts(criteria_line, criteria, None, [])
     return StoryParts(criteria_line, criteria, first_line + text.count("\n", 1, related.start()),
@@ -283,12 +344,12 @@ def requirement_blocks(lines: list[Line]) -> list[RequirementBlock]:
         in_acceptance = False
         for line in body:
             if priority is None:
-                found = _PRIORITY.search(line.text)
-                if found:
-                    priority = found.group(1).lower()
-            sub = _SUB_REQ.match(line.text)
-            if sub:
-                sub_ids.append(sub.group(1))
+                said = _PRIORITY.search(line.text)
+                if said:
+                    priority = said.group(1).lower()
+            sub_id = _SUB_REQ.match(line.text)
+            if sub_id:
+                sub_ids.append(sub_id.group(1))
             if _ACCEPTANCE.search(line.text) and not _CHECKBOX.match(line.text):
                 in_acceptance = True
                 continue

@@ -65,6 +65,7 @@ class PullRequest:
         rulebook = judge(root, history, base, commits, baseline)
         bank = open_bank(root, as_found=True, config=rulebook.rules.config)
         bank.pinned_signers = rulebook.signers
+        bank.base = base
         project = Path(bank.repo_root)
         return cls(bank, base, history, Ledger.of_bank(project, bank.rel_root), rulebook,
                    rulebook.base_rules.ledger_rel, commits)

@@ -113,5 +113,6 @@ def _report(root: Path, base: str | None, checks: list[str], findings: list[Find
     return CiReport(root=str(root), prefix=vcs.project_prefix(root), base=base, checks=checks, baseline=baseline_rel,
                     passed=passed, findings=marked, fixed=fixed, waiting=waiting,
                     summary=CiSummary(files=files, errors=count[Severity.error],
+                                      adopted=sum(bool(f.adopted) for f in new),
                                       warnings=count[Severity.warning], infos=count[Severity.info],
                                       known=len(marked) - len(new), fixed=len(fixed)))

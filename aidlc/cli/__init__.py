@@ -33,6 +33,8 @@ COMMANDS = {
     "status": Entry("status:status_cmd", "Show where the chain stands and the next safe actions."),
     "schema": Entry("schema:schema_group", "JSON Schemas of aidlc's file formats (generated from its models)."),
     "gate": Entry("gate:gate_group", "Record a human decision at a gate, bound to the bytes it judged."),
+    "mcp": Entry("mcp:mcp_cmd", "Serve aidlc's tools to a coding agent over stdio (Model Context Protocol); no "
+                 "tool decides a gate."),
     "log": Entry("log:log_group", "The ledger: memory-bank/events.jsonl (aidlc-docs/events.jsonl in the aidlc-docs "
                  "layout)."),
     "audit": Entry("audit:audit_group", "The aidlc-docs audit log: append entries with the real time, recorded in "

@@ -5,8 +5,6 @@ Exit codes: 0 done, 1 the run failed, 2 usage/config, 3 paused waiting for a per
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from aidlc.cli import complete
@@ -59,9 +57,11 @@ _no_input = click.option("--no-input", is_flag=True, help="Never ask at a gate; 
 
 
 def _report(app: App, outcome) -> None:  # type: ignore[no-untyped-def]
+    from aidlc.exsecutio.store import run_summary
+
     state = outcome.state
     if app.json:
-        app.emit_json({"run": _summary(state), "exit_code": outcome.exit_code, "message": outcome.message,
+        app.emit_json({"run": run_summary(state), "exit_code": outcome.exit_code, "message": outcome.message,
                        "next_steps": outcome.next_steps})
     else:
         app.out(f"{state.bolt}: {state.status.value} (run {state.run_id}, branch {state.branch})")
@@ -71,14 +71,6 @@ def _report(app: App, outcome) -> None:  # type: ignore[no-untyped-def]
             for step in outcome.next_steps:
                 app.out(f"  {step}")
     raise click.exceptions.Exit(outcome.exit_code)
-
-
-def _summary(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    return {"run_id": state.run_id, "bolt": state.bolt, "status": state.status.value, "branch": state.branch,
-            "base_commit": state.base_commit, "last_commit": state.last_commit, "model": state.model,
-            "pause": state.pause.model_dump() if state.pause else None, "outcome": state.outcome,
-            "repairs": state.repairs, "reworks": state.reworks, "budget": state.budget.model_dump(),
-            "commits": state.commits, "updated": state.updated}
 
 
 @bolt_group.command("start")
@@ -135,12 +127,12 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 @click.pass_obj
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
-    from aidlc.exsecutio.store import bolt_id, runs_of
+    from aidlc.exsecutio.store import bolt_id, run_summary, runs_of
 
     root = app.root()
     runs = runs_of(root, bolt_id(root, bolt) if bolt else None)
     if app.json:
-        app.emit_json({"runs": [_summary(r) for r in runs]})
+        app.emit_json({"runs": [run_summary(r) for r in runs]})
         return
     if not runs:
         app.out("no runs" + (f" of bolt {bolt}" if bolt else "") + "; start one: aidlc bolt start BOLT")
@@ -162,12 +154,12 @@ def status_cmd(app: App, bolt: str | None) -> None:
 def abort_cmd(app: App, ref: str, reason: str | None) -> None:
     """End the run CANCELLED; its branch, commits and trail stay."""
     from aidlc.exsecutio import runner
-    from aidlc.exsecutio.store import find_run
+    from aidlc.exsecutio.store import find_run, run_summary
 
     root = app.root()
     state = runner.abort(root, find_run(root, ref), reason)
     if app.json:
-        app.emit_json({"run": _summary(state)})
+        app.emit_json({"run": run_summary(state)})
     else:
         app.out(f"run {state.run_id} of bolt {state.bolt} is CANCELLED; branch {state.branch} is kept")
 
@@ -178,12 +170,12 @@ def abort_cmd(app: App, ref: str, reason: str | None) -> None:
 @click.pass_obj
 def trace_cmd(app: App, ref: str) -> None:
     """The decision trail of a run: transitions, model calls, edits, checks, and why."""
-    from aidlc.exsecutio.store import find_run
+    from aidlc.exsecutio.store import find_run, run_summary
     from aidlc.exsecutio.trail import render_trail
 
     run = find_run(app.root(), ref)
     state, spans = run.load(), run.spans()
     if app.json:
-        app.emit_json({"run": _summary(state), "spans": [s.model_dump(exclude_none=True) for s in spans]})
+        app.emit_json({"run": run_summary(state), "spans": [s.model_dump(exclude_none=True) for s in spans]})
         return
     app.out(render_trail(state, spans))

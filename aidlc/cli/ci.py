@@ -17,8 +17,9 @@ from aidlc.errors import UsageError
 @click.option("--base", "base_ref", metavar="REF", help="The pull request's base commit (e.g. origin/main): also "
               "check the ledger against it, who committed each approval, and that every commit since it that "
               "changes governed code names an approved bolt.")
-@click.option("--sarif", "sarif_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Also write the findings as SARIF 2.1.0 (for code scanning).")
+@click.option("--sarif", "sarif_file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              metavar="FILE", help="Also write the findings as SARIF 2.1.0 (for code scanning); `-`: to stdout, "
+              "and the report to stderr.")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="The baseline file (default: .aidlc-baseline.json at the root, used when it exists).")
 @click.option("--write-baseline", is_flag=True, help="Write today's findings as the baseline, then exit 0.")
@@ -39,6 +40,10 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
 
     if base_ref is not None and not base_ref.strip():  # an unset CI variable must not silently skip the checks
         raise UsageError("--base needs a git ref, e.g. origin/main", ["git branch -a    # the refs that exist"])
+    to_stdout = str(sarif_file) == "-"
+    if to_stdout and app.json:
+        raise UsageError("--sarif - and --format json both write to stdout: choose one, or name a file",
+                         ["aidlc ci --format json --sarif aidlc.sarif"])
     root = app.root(path)
     explicit = baseline_file is not None
     baseline_path = (baseline_file or root / BASELINE_FILE).absolute()
@@ -47,12 +52,15 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     judged = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
     if write_baseline:
         report = judged.report(None, None, strict)
-        write_output(baseline_path, baselines.render(baselines.of(report.findings)),
-                     "--baseline", "aidlc ci --write-baseline")
+        written = baselines.of(report.findings)
+        write_output(baseline_path, baselines.render(written), "--baseline", "aidlc ci --write-baseline")
+        adopted = report.summary.adopted
         if app.json:
-            app.emit_json({"baseline": shown, "findings": len(report.findings)})
+            app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted})
         else:
-            app.out(f"wrote {shown}: {len(report.findings)} findings are known from now on; new ones fail")
+            app.out(f"wrote {shown}: {len(written.findings)} findings are known from now on; new ones fail"
+                    + (f" ({adopted} warnings of adopted history are left out: git keeps them warnings while their "
+                       "files are as they were before the ledger, and --strict fails on them)" if adopted else ""))
         return
     baseline = None
     rulebook = judged.rulebook
@@ -63,21 +71,23 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     elif explicit or baseline_path.exists():
         baseline = baselines.load(baseline_path, shown)
     report = judged.report(baseline, shown if baseline else None, strict)
-    if sarif_file is not None:
+    if to_stdout:
+        echo(sarif.render(report), nl=False)
+    elif sarif_file is not None:
         write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci")
     text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         commands, left_out = github.annotations(report)
         # Annotations outside the guarded block; in JSON mode on stderr, which the runner reads as well.
         for line in commands:
-            echo(line, err=app.json)
+            echo(line, err=app.json or to_stdout)
         if not app.json:
             text = "\n".join(github.guarded(text))
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
             with open(summary, "a", encoding="utf-8") as handle:
                 handle.write(github.step_summary(report, left_out))
-    echo(text)
+    echo(text, err=to_stdout)  # stdout holds only the SARIF document then
     if not report.passed:
         raise SystemExit(1)
 

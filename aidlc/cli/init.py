@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -13,7 +14,7 @@ from aidlc.bank.config import CONFIG_FILE
 from aidlc.cli.app import App, output_options
 from aidlc.events.ledger import LEDGER_FILE
 from aidlc.plural import plural
-from aidlc.scaffold.init import Action, Adopted, init_project
+from aidlc.scaffold.init import Action, Adopted, Found, init_project
 
 _MARK = {Action.created: "+", Action.updated: "~", Action.replaced: "!", Action.unchanged: "=", Action.kept: "="}
 
@@ -33,10 +34,12 @@ def can_prompt() -> bool:
               "Files you own are never replaced.")
 @click.option("--ci-action", metavar="OWNER/REPO@REF", help="The aidlc GitHub Action the CI workflow runs "
               "(ci.action in a new aidlc.yaml), e.g. OWNER/aidlc@v0.1.0.")
+@click.option("--agent", type=click.Choice(["claude", "kiro", "cursor", "vscode", "q"]),
+              help="Also set up this coding agent: its MCP configuration runs `aidlc mcp`, and a short rules file.")
 @output_options
 @click.pass_obj
 def init_cmd(app: App, path: str | None, name: str | None, project_type: str | None, create_git: bool,
-             force: bool, ci_action: str | None) -> None:
+             force: bool, ci_action: str | None, agent: str | None) -> None:
     """Scaffold aidlc in a Git repo. Safe to rerun: it never overwrites your edits."""
     root = Path(path or app.repo or ".").resolve()
     if can_prompt() and not app.json:
@@ -47,6 +50,10 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
                                      "ci.install in aidlc.yaml later)", default="", show_default=False) or None
     result = init_project(root, name, project_type or "application", force=force, create_git=create_git,
                           ci_action=ci_action)
+    if agent:
+        from aidlc.scaffold.agents import configure_agent
+
+        result.outcomes.extend(configure_agent(result.root, agent))
     if app.json:
         app.emit_json({
             "root": str(result.root),
@@ -54,6 +61,7 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
             "ci_unset": result.ci_unset,
             "files": [{"path": o.path, "action": str(o.action), "detail": o.detail} for o in result.outcomes],
             "adopted": asdict(result.adopted) if result.adopted else None,
+            "found": asdict(result.found) if result.found else None,
         })
         return
     if result.git_created:
@@ -69,12 +77,18 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
         _adopted(app, result.adopted)
         return
     ledger_started = any(o.path.endswith(f"/{LEDGER_FILE}") and o.action == Action.created for o in result.outcomes)
-    steps = "\n".join(f"  {step}" for step in _next_steps(result.root, ledger_started))
+    if result.found is not None:
+        found = result.found
+        app.out(f"\nthe bank as it is: {plural(found.adopted, 'finding')} of adopted history (completed before aidlc "
+                f"governed this bank: warnings naming the commit that shows it), "
+                f"{plural(found.errors, 'live defect')} (errors), {plural(found.warnings, 'other warning')}")
+    steps = "\n".join(f"  {step}" for step in _next_steps(result.root, ledger_started, result.found))
     app.out(f"\nNext steps:\n{steps}\n"
             "  signed approvals (optional): set governance.require_signed_approvals in aidlc.yaml; its comment and "
             "the README section 'Signed approvals' give the three set-up commands"
             + ("\n  CI: set ci.action (or ci.install) in aidlc.yaml, then `aidlc init --force` writes the workflow "
-               "that installs aidlc from it (README: CI)" if result.ci_unset else ""))
+               "that installs aidlc from it (README: CI); until then the workflow passes with a notice in the job "
+               "summary" if result.ci_unset else ""))
 
 
 def _adopted(app: App, adopted: Adopted) -> None:
@@ -91,20 +105,24 @@ def _adopted(app: App, adopted: Adopted) -> None:
             "with the real time (README: The aidlc-docs layout)")
 
 
-def _next_steps(root: Path, ledger_started: bool, limit: int = 3) -> list[str]:
-    """For a new bank, its first intent; for an existing one, what it needs: the commit that makes its past
-    completions history (where this run started its ledger), its validation errors, then the next safe
-    actions `aidlc status` would give."""
+def _next_steps(root: Path, ledger_started: bool, found: Found | None, limit: int = 3) -> list[str]:
+    """For a new bank, its first intent; for an existing one, what it needs: where this run started its ledger,
+    the commit of it (alone: what HEAD holds stays history), its live defects and the baseline that accepts them;
+    otherwise its validation errors, then the next safe actions `aidlc status` would give."""
     from aidlc.status.build import build_status
     from aidlc.workspace import open_bank
 
     bank = open_bank(root)
     if not bank.intents:
         return ['aidlc new intent "TITLE"', "aidlc validate", "aidlc status"]
-    if ledger_started:  # until then, every completion in the bank lacks the gate decisions it needs
-        return [f'git -C {root} add -A && git -C {root} commit -m "Adopt aidlc"    # the commit that creates the '
-                "ledger shows what was complete before it", "aidlc validate    # then: what the bank needs fixing",
-                "aidlc status"]
+    if ledger_started and found is not None:
+        here = "" if root == Path.cwd().resolve() else f" {shlex.quote(str(root))}"
+        steps = [f"aidlc validate{here}    # the {plural(found.errors, 'live defect')}: fix them, or accept them below"]
+        if found.errors or found.warnings:
+            steps.append(f"aidlc ci --write-baseline{here}    # accept today's live findings (.aidlc-baseline.json): "
+                         "CI then fails only on new ones")
+        return [*steps, f'git -C {root} add -A && git -C {root} commit -m "Adopt aidlc"    # the ledger in a '
+                "commit of its own: what was committed before it stays adopted history", "aidlc status"]
     report = build_status(bank)
     steps = []
     if report.errors or report.warnings:

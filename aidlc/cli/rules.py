@@ -23,8 +23,7 @@ def rules_cmd(app: App, code: str | None) -> None:
         if not rules:
             raise UsageError(f"no rule {code}", ["aidlc rules    # the whole catalogue"])
     if app.json:
-        app.emit_json({"rules": [{"code": r.code, "severity": str(r.severity), "family": r.family,
-                                  "checks": r.summary, "fix": r.fix} for r in rules]})
+        app.emit_json({"rules": [r.described() for r in rules]})
         return
     for r in rules:
         click.echo(f"{r.code:18} {r.severity:8} {r.family:11} {r.summary}")

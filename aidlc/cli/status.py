@@ -7,15 +7,13 @@ from pathlib import Path
 
 import click
 
-from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank.config import load_config
 from aidlc.bank.index import find_bolt, find_intent
 from aidlc.bank.walk import shown_json
 from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
-from aidlc.events.ledger import Ledger
-from aidlc.model.status import DocsStatusReport, RecordsStatusReport
+from aidlc.model.status import RecordsStatusReport
 from aidlc.report.docs_status import (
     render_docs_counts,
     render_docs_status,
@@ -24,9 +22,9 @@ from aidlc.report.docs_status import (
 )
 from aidlc.report.status import render_counts, render_detail, render_summary
 from aidlc.status.build import build_status
-from aidlc.status.docs import build_docs_status, build_records_status
 from aidlc.status.focus import on_bolt, on_intent, on_waiting
-from aidlc.workspace import layout_of, open_bank, open_records
+from aidlc.status.project import docs_status
+from aidlc.workspace import layout_of, open_bank
 
 _COUNTS = ("version", "root", "counts", "stories", "bolts_by_status", "errors", "warnings")
 
@@ -85,14 +83,8 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
 
 
 def _docs_status(app: App, root: Path, folder: str, pending: bool) -> None:
-    """The aidlc-docs layout's status: its own document (DocsStatusReport), the same options; where aidlc/ holds
-    v2 intent records (they supersede a flat aidlc-docs/ the migration left), one part per record."""
-    records = open_records(root)
-    if isinstance(records, RecordsWorkspace):
-        report: DocsStatusReport | RecordsStatusReport = build_records_status(records)
-    else:
-        assert isinstance(records, DocsProject)  # open_records on the aidlc-docs layout
-        report = build_docs_status(records, Ledger.of_bank(root.resolve(), folder))
+    """The aidlc-docs layout's status (aidlc.status.project.docs_status), the same options."""
+    report = docs_status(root, folder)
     if app.json:
         document = report.model_dump(mode="json")
         if pending:

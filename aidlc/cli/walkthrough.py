@@ -19,13 +19,17 @@ from aidlc.model.config import Config
 @click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the report as one self-contained HTML page.")
 @click.option("--attest", "attest_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write an in-toto Statement v1 (changed files at the head, with the report's digest).")
+              help="Also write an in-toto Statement v1: the files the bolt's own commits changed, as the head holds "
+              "them, with the report's digest; other commits between base and head named as deviations.")
+@click.option("--sign", is_flag=True, help="With --attest: wrap the Statement in a DSSE envelope signed with the "
+              "SSH key git signs with, as signed approvals are (verifiable with ssh-keygen -Y verify against "
+              "allowed_signers).")
 @click.option("--output", "output_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the report to FILE instead of the bolt's implementation-walkthrough.md.")
 @model_options
 @output_options
 @click.pass_obj
-def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, attest_file: Path | None,
+def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, attest_file: Path | None, sign: bool,
                     output_file: Path | None, model_flags: ModelFlags) -> None:
     """Write the evidence report of BOLT into its implementation-walkthrough.md (on the aidlc-docs layout: of
     UNIT's code generation, a folder under construction/, into its code/walkthrough.md).
@@ -39,10 +43,13 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
     the unit)."""
     from aidlc.bank.config import load_config
     from aidlc.exsecutio.walkthrough import write_walkthrough
-    from aidlc.report.attest import statement_text
+    from aidlc.report.attest import attestation
     from aidlc.report.pages import render_html
     from aidlc.workspace import layout_of, open_bank
 
+    if sign and attest_file is None:
+        raise UsageError("--sign signs the statement --attest writes: name its file",
+                         [f"aidlc walkthrough {bolt} --attest {bolt}.intoto.json --sign"])
     config = load_config(app.root())
     if layout_of(app.root(), config) == "aidlc-docs":
         refused = [option for option, value in (("--html", html_file), ("--attest", attest_file)) if value]
@@ -62,7 +69,11 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
     if html_file is not None:
         named.append((html_file, "--html", render_html(report, written.digest)))
     if attest_file is not None:
-        named.append((attest_file, "--attest", statement_text(root, report, written.digest)))
+        attested = attestation(root, report, written.digest, bank.rel_root if sign else None)
+        named.append((attest_file, "--attest", attested.text))
+        for line in attested.deviations:
+            app.note(f"--attest: commit {line} lies between the bolt's base and head and is not the bolt's: not "
+                     "attested as its work, named as a deviation in the statement")
     for path, option, text in named:
         write_output(path, text, option, f"aidlc walkthrough {report.bolt}")
     code = 0 if report.verification.satisfied else 1  # written either way; 1: the gate would refuse it

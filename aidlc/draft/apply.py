@@ -142,7 +142,7 @@ _LABELS = {"acceptance_criteria": "criterion", "as_a": "user role", "so_that": "
 
 def _text_problems(proposal: BaseModel, shape_text: frozenset[str]) -> list[str]:
     """Text that breaks the file it goes into, or that is only a word or note copied from the shape asked for."""
-    found = []
+    found: list[str | None] = []
     for level, items in proposal:
         for n, item in enumerate(items, start=1):
             for name, value in item:
@@ -168,9 +168,9 @@ def write(creator: Creator, intent: Intent, proposal: BaseModel) -> Written:
     if isinstance(proposal, RequirementsProposal):
         for req in proposal.requirements:
             current = creator.intent(intent.id)  # as written so far: a title proposed twice is kept the 2nd time
-            same = next((r for r in current.requirements if _words(r.block.title) == _words(req.title)), None)
-            if same is not None and current.requirements_doc is not None:
-                written.keep(same.qualified_id, current.requirements_doc.rel)
+            twin = next((r for r in current.requirements if _words(r.block.title) == _words(req.title)), None)
+            if twin is not None and current.requirements_doc is not None:
+                written.keep(twin.qualified_id, current.requirements_doc.rel)
                 continue
             made = creator.new_requirement(req.title, intent.id, req.kind, req.priority, req.acceptance_criteria,
                                            req.description or None)

@@ -15,7 +15,7 @@ from aidlc.model.types import BoltType, Priority, Risk
 
 Level = Literal["requirements", "units", "stories", "bolts"]
 
-# The gate a person decides to accept each level (DESIGN section 3.1).
+# The gate a person decides to accept each level (docs/design.md, Gates).
 GATE_OF: dict[str, str] = {"requirements": "requirements", "units": "units", "stories": "stories",
                            "bolts": "bolt-plan"}
 

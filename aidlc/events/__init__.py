@@ -1,1 +1,1 @@
-"""The gate ledger: append-only, hash-chained, branch-safe (DESIGN section 3)."""
+"""The gate ledger: append-only, hash-chained, branch-safe (docs/design.md, The ledger)."""

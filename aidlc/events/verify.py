@@ -474,7 +474,8 @@ class Verifier:
                 match = written_ts(line, at) if at != -1 else None
                 after = tip_ts if link is None else None
                 written = match is not None and (match[1] in dates or checks.valid_date(match[1]))
-                if written and (after is None or (tip_written and after <= line[at + 6:at + 33])):
+                if written and (after is None or (tip_written and isinstance(after, bytes)
+                                                  and after <= line[at + 6:at + 33])):
                     ts = line[at + 6:at + 33]  # the form aidlc writes, not before the event it follows
                     usable = ts <= latest
                     problem = None if usable else checks.time(number, seq, ts, after, tip_line)[1]
@@ -681,7 +682,8 @@ def _fields_of(event: Any) -> Fields | None:
     if not isinstance(event, dict):
         return None
     seq, prev, digest, event_id = (event.get(key) for key in ("seq", "prev", "hash", "id"))
-    if type(seq) is not int or not all(isinstance(value, str) for value in (prev, digest, event_id)):
+    if type(seq) is not int or not isinstance(prev, str) or not isinstance(digest, str) \
+            or not isinstance(event_id, str):
         return None
     try:
         return digest.encode(), prev.encode(), seq, event_id.encode()

@@ -1,5 +1,5 @@
 """The verify runner: the `verify` commands of aidlc.yaml, run one after another in the repository root
-(DESIGN section 4, Verify), each result a `check.recorded` ledger event.
+(docs/design.md, The bolt), each result a `check.recorded` ledger event.
 
 How a command runs:
 * Without a shell. `run` is split like a shell would split words (shlex) and executed directly: the string
@@ -221,9 +221,9 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
 
 def check_event(result: CheckResult, commit: str, run_id: str | None, subject: Subject) -> dict[str, Any]:
     """The fields of the `check.recorded` event for `result` (`Ledger.append(EventType.check_recorded, actor,
-    key=..., **check_event(...))`): digests and counts, no output text (DESIGN section 3); the ledger redacts a
-    secret in the command. The duration is in whole milliseconds: the ledger's canonical JSON holds integers,
-    not floats."""
+    key=..., **check_event(...))`): digests and counts, no output text (docs/design.md, The ledger); the
+    ledger redacts a secret in the command. The duration is in whole milliseconds: the ledger's canonical JSON
+    holds integers, not floats."""
     tests = result.tests.model_dump() if result.tests is not None else None
     return {"subject": subject, "commit": commit, "run": run_id,
             "data": {"name": result.name, "command": result.command, "exit_code": result.exit_code,

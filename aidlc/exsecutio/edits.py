@@ -154,8 +154,8 @@ def prepare_edits(repo_root: Path, blocks: list[EditBlock], allowed: Callable[[s
         raise EditRefused(problems)
     changes = {rel: None if file.text is None else file.bom + file.text
                for rel, file in files.items() if file.text != file.old}
-    return PreparedEdits(changes, root, {rel: files[rel].old if files[rel].old is None
-                                          else files[rel].bom + files[rel].old for rel in changes})
+    return PreparedEdits(changes, root, {rel: None if (old := files[rel].old) is None else files[rel].bom + old
+                                         for rel in changes})
 
 
 def _checked_path(root: Path, written: str, bank: str,

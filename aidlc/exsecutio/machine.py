@@ -1,4 +1,4 @@
-"""The state machine of a bolt run (DESIGN section 4). Only the transitions listed here exist: the model
+"""The state machine of a bolt run (docs/design.md, The bolt). Only the transitions listed here exist: the model
 fills states, the code moves between them, and every move is saved and traced before anything else happens."""
 
 from __future__ import annotations

@@ -612,7 +612,7 @@ class Runner:
                               AFTER_WALKTHROUGH_REJECT)
 
     def rework(self, reason: str) -> None:
-        """A rejected walkthrough sends the work back (DESIGN 3.1): the model plans again with the reviewer's
+        """A rejected walkthrough sends the work back (docs/design.md, Gates): the model plans again with the reviewer's
         reason, on top of the work so far, and the new plan waits for a person like the first."""
         state = self.state
         if len(state.reworks) >= MAX_REWORKS:

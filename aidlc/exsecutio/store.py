@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -103,6 +104,15 @@ def all_runs(repo: Path) -> list[RunState]:
                 except UsageError:
                     continue
     return sorted(runs, key=lambda r: r.created)
+
+
+def run_summary(state: RunState) -> dict[str, Any]:
+    """A run as `aidlc bolt status --format json` shows it."""
+    return {"run_id": state.run_id, "bolt": state.bolt, "status": state.status.value, "branch": state.branch,
+            "base_commit": state.base_commit, "last_commit": state.last_commit, "model": state.model,
+            "pause": state.pause.model_dump() if state.pause else None, "outcome": state.outcome,
+            "repairs": state.repairs, "reworks": state.reworks, "budget": state.budget.model_dump(),
+            "commits": state.commits, "updated": state.updated}
 
 
 def runs_of(repo: Path, bolt: str | None) -> list[RunState]:

@@ -1,5 +1,5 @@
 """Edits that delete or weaken tests: a check that passes because its tests were removed, skipped or emptied
-proves nothing, so a run that sees one pauses for a person (DESIGN section 4, Repair).
+proves nothing, so a run that sees one pauses for a person (docs/design.md, The bolt).
 
 `weakened_tests` compares two commits and says, one sentence per finding, naming the file and the line:
 * a test file deleted, or renamed to a name test runners do not collect;

@@ -390,7 +390,7 @@ def _signer(repo: Path, rel: str, config: Config, actor: Actor) -> Signer | None
 def _check_intact(led: LedgerView) -> None:
     """The order check trusts the recorded decisions, so they must be the ones the chain vouches for.
 
-    A torn last line is no reason to refuse: the append moves it aside (DESIGN section 3).
+    A torn last line is no reason to refuse: the append moves it aside (docs/design.md, The ledger).
     """
     problem, ledger = led.first_error, led.ledger
     if problem is not None and problem.kind != ProblemKind.torn:

@@ -186,6 +186,11 @@ def fingerprint(key: bytes) -> str:
     return "SHA256:" + base64.b64encode(hashlib.sha256(key).digest()).decode().rstrip("=")
 
 
+def public_key(sig: str) -> bytes:
+    """The public key blob inside a base64 SSHSIG blob (b"" when it is not one)."""
+    return _signing_key(sig)[0]
+
+
 def _signing_key(sig: str) -> tuple[bytes, bytes]:
     """(public key blob, namespace) inside an SSHSIG blob; empty values when it is not one."""
     try:
@@ -209,16 +214,20 @@ class GitKey:
     literal: str | None = None  # a public key given inline; its private key is in ssh-agent
 
 
-def git_key(project: Path, email: str | None) -> GitKey:
+REQUIRED = "governance.require_signed_approvals is on"
+
+
+def git_key(project: Path, email: str | None, reason: str = REQUIRED) -> GitKey:
+    """`reason`: why a signature is made, for the messages (the setting, or --sign)."""
     config = vcs.signing_config(project)
     steps = setup_steps(email)
     if config.get("gpg.format") != "ssh":
-        raise SigningError("governance.require_signed_approvals is on, and git does not sign with SSH "
-                           f"(gpg.format is {config.get('gpg.format', 'unset')!r}); decisions are signed with the "
+        raise SigningError(f"{reason}, and git does not sign with SSH "
+                           f"(gpg.format is {config.get('gpg.format', 'unset')!r}); aidlc signs with the "
                            "SSH key git signs commits with", steps)
     key = config.get("user.signingkey", "").strip()
     if not key:
-        raise SigningError("governance.require_signed_approvals is on, and git has no user.signingkey "
+        raise SigningError(f"{reason}, and git has no user.signingkey "
                            "(aidlc does not run gpg.ssh.defaultKeyCommand)", steps[1:])
     program = config.get("gpg.ssh.program") or "ssh-keygen"
     if key.startswith("key::") or key.startswith("ssh-"):
@@ -230,8 +239,9 @@ def git_key(project: Path, email: str | None) -> GitKey:
     return GitKey(program, path=str(path))
 
 
-def sign(key: GitKey, data: bytes) -> str:
-    """The base64 SSHSIG blob of `data`, made by ssh-keygen (or gpg.ssh.program) with the key git uses."""
+def sign(key: GitKey, data: bytes, what: str = "the decision") -> str:
+    """The base64 SSHSIG blob of `data` (`what`, for the messages), made by ssh-keygen (or gpg.ssh.program) with
+    the key git uses."""
     with tempfile.TemporaryDirectory(prefix="aidlc-sign-") as tmp:
         message = Path(tmp) / "event"
         message.write_bytes(data)
@@ -243,12 +253,12 @@ def sign(key: GitKey, data: bytes) -> str:
             proc = subprocess.run([key.program, "-Y", "sign", "-n", NAMESPACE, "-f", str(keyfile), str(message)],
                                   stdin=subprocess.DEVNULL, capture_output=True, timeout=SIGN_TIMEOUT_S, check=False)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            raise SigningError(f"cannot run {key.program} to sign the decision: {exc}",
+            raise SigningError(f"cannot run {key.program} to sign {what}: {exc}",
                                ["install OpenSSH (ssh-keygen), or set gpg.ssh.program"]) from None
         armored = Path(f"{message}.sig")
         if proc.returncode != 0 or not armored.is_file():
             said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise SigningError(f"{key.program} could not sign the decision with {key.path or 'the key in ssh-agent'}"
+            raise SigningError(f"{key.program} could not sign {what} with {key.path or 'the key in ssh-agent'}"
                                f": {said[-1] if said else f'exit {proc.returncode}'}",
                                ["ssh-add ~/.ssh/id_ed25519    # a key in ssh-agent signs without a prompt",
                                 "git config user.signingkey    # the key aidlc signs with"])
@@ -262,39 +272,52 @@ def armor(sig: str) -> str:
     return f"-----BEGIN SSH SIGNATURE-----\n{body}\n-----END SSH SIGNATURE-----\n"
 
 
+@dataclass(frozen=True)
+class Signed:
+    """A signature to check: `sig` (base64 SSHSIG) over `data`, by a key allowed_signers lists for `email`."""
+
+    email: str | None
+    sig: str
+    data: bytes
+
+
 def verify(allowed: AllowedSigners, events: Iterable[dict[str, Any]]) -> list[str | None]:
-    """For each signed event: None when its signature verifies for its actor's email, else what is wrong.
-    One ssh-keygen per signature, a few at a time (each is a process start, not computing)."""
+    """For each signed event: None when its signature verifies for its actor's email, else what is wrong."""
+    return verify_signed(allowed, [Signed((event.get("actor") or {}).get("email"),
+                                          (event.get("signature") or {}).get("sig", ""), signed_bytes(event))
+                                   for event in events])
+
+
+def verify_signed(allowed: AllowedSigners, todo: list[Signed]) -> list[str | None]:
+    """For each signature: None when it verifies, else what is wrong. One ssh-keygen per signature, a few at a
+    time (each is a process start, not computing)."""
     import shutil
     from concurrent.futures import ThreadPoolExecutor
 
-    todo = list(events)
     if not todo:
         return []
     if not allowed.usable():
         raise ValueError("verify needs a usable allowed_signers")
     program = shutil.which("ssh-keygen")
     if program is None:
-        raise UsageError("ssh-keygen is not available, so signed decisions cannot be checked",
+        raise UsageError("ssh-keygen is not available, so signatures cannot be checked",
                          ["install OpenSSH (the openssh-client package), then rerun"])
     with tempfile.TemporaryDirectory(prefix="aidlc-verify-") as tmp:
         signers = Path(tmp) / ALLOWED_SIGNERS
         signers.write_bytes(allowed.data or b"")
 
-        def check(numbered: tuple[int, dict[str, Any]]) -> str | None:
-            number, event = numbered
-            return _verify_one(program, signers, Path(tmp) / f"{number}.sig", allowed, event)
+        def check(numbered: tuple[int, Signed]) -> str | None:
+            number, signed = numbered
+            if not signed.email:
+                return "the decision names no email, so no allowed signer can be looked up"
+            return _check(program, signers, Path(tmp) / f"{number}.sig", allowed, signed)
 
         with ThreadPoolExecutor(max_workers=min(len(todo), os.cpu_count() or 2)) as pool:
             return list(pool.map(check, enumerate(todo)))
 
 
-def _verify_one(program: str, signers: Path, sigfile: Path, allowed: AllowedSigners,
-                event: dict[str, Any]) -> str | None:
-    sig = (event.get("signature") or {}).get("sig", "")
-    email = (event.get("actor") or {}).get("email")
-    if not email:
-        return "the decision names no email, so no allowed signer can be looked up"
+def _check(program: str, signers: Path, sigfile: Path, allowed: AllowedSigners, signed: Signed) -> str | None:
+    email, sig = str(signed.email), signed.sig
     key, namespace = _signing_key(sig)
     if not key:
         return "the signature is not an SSH signature (SSHSIG)"
@@ -303,7 +326,7 @@ def _verify_one(program: str, signers: Path, sigfile: Path, allowed: AllowedSign
     sigfile.write_text(armor(sig), encoding="ascii")
     try:
         proc = subprocess.run([program, "-Y", "verify", "-f", str(signers), "-I", email, "-n", NAMESPACE,
-                               "-s", str(sigfile)], input=signed_bytes(event), capture_output=True,
+                               "-s", str(sigfile)], input=signed.data, capture_output=True,
                               timeout=VERIFY_TIMEOUT_S, check=False)
     except subprocess.TimeoutExpired:
         return "ssh-keygen did not answer in time"
@@ -324,7 +347,7 @@ def _why_not(allowed: AllowedSigners, key: bytes, email: str, said: str) -> str:
         return f"it is signed by key {print_}, which {allowed.rel} lists for {others}, not for {email}"
     if all(e.namespaces is not None and NAMESPACE not in e.namespaces for e in mine):
         return f"{allowed.rel} does not allow key {print_} the namespace {NAMESPACE!r}"
-    return (f"the signature by key {print_} does not match the event: it was changed after it was signed"
+    return (f"the signature by key {print_} does not match what it signs: it was changed after it was signed"
             + (f" ({said.splitlines()[-1]})" if said else ""))
 
 
@@ -351,22 +374,40 @@ def allowed_line(email: str, key: bytes) -> str:
 def signer_for(project: Path, bank_rel: str, email: str | None) -> Signer:
     """What signs a decision by `email`, checked before anything is recorded: allowed_signers is usable and git
     names a key. The signer signs, then verifies as validation will, and refuses what would not pass."""
+    key, allowed = _ready(project, bank_rel, email, REQUIRED)
+
+    def signer(event: dict[str, Any]) -> dict[str, Any]:
+        sig = _signed(key, allowed, Signed(email, "", signed_bytes(event)), "the decision", "recorded")
+        return {"format": "ssh", "namespace": NAMESPACE, "sig": sig}
+
+    return signer
+
+
+def sign_as(project: Path, bank_rel: str, email: str | None, data: bytes, reason: str, what: str) -> str:
+    """`data` (`what`) signed as a decision is, with the key git signs with, for `email`, and verified against
+    the records' allowed_signers before it is given out (`reason`: why it is signed, for the messages)."""
+    key, allowed = _ready(project, bank_rel, email, reason)
+    return _signed(key, allowed, Signed(email, "", data), what, "written")
+
+
+def _ready(project: Path, bank_rel: str, email: str | None, reason: str) -> tuple[GitKey, AllowedSigners]:
     if not email:
-        raise SigningError("governance.require_signed_approvals is on, and the decider has no email to sign as",
+        raise SigningError(f"{reason}, and the signer has no email to sign as",
                            ['git config user.email you@example.org    # or --as "Your Name <you@example.org>"'])
     allowed = load_allowed(project, bank_rel)
     if not allowed.usable():
-        raise SigningError(f"governance.require_signed_approvals is on, and {allowed.problem}", setup_steps(email))
-    key = git_key(project, email)
+        raise SigningError(f"{reason}, and {allowed.problem}", setup_steps(email))
+    return git_key(project, email, reason), allowed
 
-    def signer(event: dict[str, Any]) -> dict[str, Any]:
-        signature = {"format": "ssh", "namespace": NAMESPACE, "sig": sign(key, signed_bytes(event))}
-        problem = verify(allowed, [{**event, "signature": signature}])[0]
-        if problem is not None:
-            public, _ = _signing_key(signature["sig"])
-            raise SigningError(f"the signature would not be accepted: {problem}; nothing was recorded",
-                               [f"add this line to {allowed.rel} (and have it reviewed): {allowed_line(email, public)}"
-                                if public else "git config user.signingkey    # the key aidlc signs with"])
-        return signature
 
-    return signer
+def _signed(key: GitKey, allowed: AllowedSigners, unsigned: Signed, what: str, done: str) -> str:
+    """The signature of `unsigned.data`, made and then checked as a reader will; refused when it would not pass."""
+    sig = sign(key, unsigned.data, what)
+    problem = verify_signed(allowed, [Signed(unsigned.email, sig, unsigned.data)])[0]
+    if problem is not None:
+        public, _ = _signing_key(sig)
+        raise SigningError(f"the signature would not be accepted: {problem}; nothing was {done}",
+                           [f"add this line to {allowed.rel} (and have it reviewed): "
+                            f"{allowed_line(str(unsigned.email), public)}"
+                            if public else "git config user.signingkey    # the key aidlc signs with"])
+    return sig

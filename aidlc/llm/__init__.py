@@ -1,4 +1,4 @@
-"""The LLM layer: the one place aidlc talks to a model (DESIGN section 5).
+"""The LLM layer: the one place aidlc talks to a model (docs/design.md, The layers).
 
 What a command needs, in the order it uses it:
 

@@ -101,15 +101,16 @@ def resolve(llm: LLMConfig, *, flags: Mapping[str, str | None], env: EnvSettings
     the primary's provider that names no base_url / api_key_env inherits the primary's (and who set it).
     """
     flags_set = {k: v for k, v in flags.items() if v}
-    layers = [(flags_set, _FLAG_OF), (env.targets, _ENV_OF),
-              (_written(user), user_origin), (_written(llm), REPOSITORY)]
+    # Each layer: what it says, and who says it (one name per key, or one name for all its keys).
+    layers: list[tuple[Mapping[str, object], Mapping[str, str] | str]] = [
+        (flags_set, _FLAG_OF), (env.targets, _ENV_OF), (_written(user), user_origin), (_written(llm), REPOSITORY)]
     values: dict[str, object] = {}
     origin: dict[str, str] = {}
     for written, names in layers:
         for key, value in written.items():
             if key not in values:
                 values[key] = value
-                origin[key] = names[key] if isinstance(names, dict) else names
+                origin[key] = names if isinstance(names, str) else names[key]
     if origin.get("base_url") == _FLAG_OF["base_url"] and "provider" not in flags_set and values.get("provider") == \
             "replay" and urlsplit(str(values["base_url"])).scheme in ("http", "https"):
         # A server named on the command line is asked, even where the configuration replays a cassette.
@@ -138,9 +139,11 @@ def _inherit(primary: Target, fallback: Target) -> Target:
             and (key == "base_url" or key in primary.spec.model_fields_set)]
     if not keys:
         return fallback
-    spec = LLMTarget.model_validate({**fallback.spec.model_dump(exclude_unset=True),
-                                     **{key: getattr(primary.spec, key) for key in keys}})
-    origin = {**fallback.origin, **{key: primary.origin[key] for key in keys if key in primary.origin}}
+    written: dict[str, object] = fallback.spec.model_dump(exclude_unset=True)
+    written.update({key: getattr(primary.spec, key) for key in keys})
+    spec = LLMTarget.model_validate(written)
+    origin = dict(fallback.origin)
+    origin.update({key: primary.origin[key] for key in keys if key in primary.origin})
     return Target(spec, origin, fallback.where)
 
 

@@ -79,7 +79,10 @@ def complete_structured(provider: Provider, messages: list[Message], schema: typ
     mode_index = MODES.index(_working_mode.get(provider.key, MODES[0]))
     limit = max_tokens_limit if max_tokens_limit is not None else max_tokens * 2
     tokens, grown = max_tokens, False
-    usage, asked, errors, refused, rejected = Usage(), 0, [], [], []
+    usage, asked = Usage(), 0
+    errors: list[str] = []
+    refused: list[Mode] = []
+    rejected: list[str] = []
     ends = ends_after(timeout_s)  # `timeout_s` bounds every call this makes together
     while True:
         mode = MODES[mode_index]

@@ -166,7 +166,8 @@ def trust(llm: LLMConfig, root: Path, env: Mapping[str, str], url: str | None = 
     book = Trust(user, root)
     path, commit = book.identity
     now = datetime.now(UTC).replace(microsecond=0)
-    added, kept = [], []
+    added: list[TrustedServer] = []
+    kept: list[Route] = []
     for ask in asks:
         if book.trusts(ask) or any(same_url(r.base_url, ask.endpoint) and r.api_key_env == ask.key_env
                                    for r in added):

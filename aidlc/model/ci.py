@@ -41,6 +41,8 @@ class CiSummary(BaseModel):
     errors: int = Field(description="errors not in the baseline")
     warnings: int = Field(description="warnings not in the baseline")
     infos: int = 0
+    adopted: int = Field(default=0, description="of the warnings not in the baseline, those that are adopted history "
+                         "(the finding's `adopted` names the commit)")
     known: int = Field(default=0, description="findings the baseline holds (they do not fail)")
     fixed: int = Field(default=0, description="baseline findings no longer found")
 

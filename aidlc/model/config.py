@@ -1,4 +1,4 @@
-"""aidlc.yaml: the tool configuration (DESIGN section 2.3). Every field has a default."""
+"""aidlc.yaml: the tool configuration. Every field has a default."""
 
 from __future__ import annotations
 

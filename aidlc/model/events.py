@@ -1,4 +1,4 @@
-"""The ledger event: one line of memory-bank/events.jsonl (DESIGN section 3)."""
+"""The ledger event: one line of memory-bank/events.jsonl (docs/design.md, The ledger)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,9 @@ class Finding(BaseModel):
     line: int | None = Field(default=None, ge=1)
     message: str
     fix: str
+    adopted: str | None = Field(default=None, description="adopted history: the last commit before the ledger's "
+                                "first event, which already shows this completion, its file unchanged since; such a "
+                                "finding is a warning (which fails under --strict) until the file changes")
 
     def sort_key(self) -> tuple[str, int, str]:
         return (self.path, self.line or 0, self.code)
@@ -24,6 +27,8 @@ class Summary(BaseModel):
     errors: int
     warnings: int
     infos: int = 0
+    adopted: int = Field(default=0, description="of the warnings, those that are adopted history (the finding's "
+                         "`adopted` names the commit)")
 
 
 class ValidationReport(BaseModel):

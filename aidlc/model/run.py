@@ -1,4 +1,4 @@
-"""A bolt run (`aidlc bolt`): its plan, its state and the records of its steps (DESIGN section 4).
+"""A bolt run (`aidlc bolt`): its plan, its state and the records of its steps (docs/design.md, The bolt).
 
 `.aidlc/runs/<run-id>/state.json` holds one `RunState`, rewritten atomically after every
 transition; `trace.jsonl` beside it holds one `Span` a line. A plan is what the model proposes

@@ -32,7 +32,7 @@ from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
 from aidlc.gates.history import approved_risks
 from aidlc.model import evidence as ev
 from aidlc.model.config import VerifyCommand
-from aidlc.model.events import Subject
+from aidlc.model.events import Actor, Subject
 from aidlc.model.run import RunState
 from aidlc.model.types import Risk
 
@@ -445,12 +445,12 @@ class RecordedChecks:
 
 
 def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subject: Subject, code: CodeMatch,
-                  note: Callable[[str], None], again: str) -> RecordedChecks:
-    """Run `verify` at HEAD (the same runner as `aidlc bolt`) and record each result in `ledger` about `subject`.
-    Nothing runs when HEAD does not hold the code `code` judges against, or files outside `code.outside` are
-    uncommitted; `again`: the command to run once that is fixed."""
+                  note: Callable[[str], None], again: str, actor: Actor | None = None) -> RecordedChecks:
+    """Run `verify` at HEAD (the same runner as `aidlc bolt`) and record each result in `ledger` about `subject`,
+    by `actor` (default: the agent `aidlc walkthrough`). Nothing runs when HEAD does not hold the code `code` judges
+    against, or files outside `code.outside` are uncommitted; `again`: the command to run once that is fixed."""
     from aidlc.exsecutio.checks import check_event, run_checks
-    from aidlc.model.events import Actor, ActorKind, EventType
+    from aidlc.model.events import ActorKind, EventType
 
     recorded = RecordedChecks()
     head_now = vcs.head_commit(repo)
@@ -468,7 +468,7 @@ def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subje
         return recorded
     note(f"running {len(verify)} verify command(s) at {head_now[:12]} ...")
     results = run_checks(repo, verify)
-    actor = Actor(kind=ActorKind.agent, name="aidlc walkthrough")
+    actor = actor or Actor(kind=ActorKind.agent, name="aidlc walkthrough")
     for result in results:
         fields = check_event(result, head_now, None, subject)
         fields = {k: v for k, v in fields.items() if v is not None}

@@ -3,10 +3,16 @@ is on the memory bank: the unit's code-generation plan, the commits that changed
 at HEAD (recorded in the ledger beside the docs), the ledger's gate decisions on its stages, the approvals audit.md
 records for it (history only), and the findings of the layout's rules about it.
 
-Which commits are the unit's is a heuristic, said in the report: a commit changing a path the unit's code summary or
-code-generation plan names (a backticked or slashed path outside the docs that exists at HEAD), or one whose subject
-or `Aidlc-Unit` trailer names the unit's folder. A commit that changed the unit's code under a path neither file
-names, at a path since deleted or renamed, or saying so only in its message body, is not found.
+Which commits are the unit's is a heuristic, said in the report. A commit is the unit's when it changes a path the
+unit's code summary or code-generation plan names (a backticked or slashed path outside the docs that exists at
+HEAD), or when it changes a file outside the docs and its subject or `Aidlc-Unit` trailer names the unit: its folder
+(`customer-spa`, also written `Customer SPA`), the folder's name without its number (`api-server` of
+`unit-1-api-server`), its number (`Unit 1`, `unit1`, `U1`: from the folder's name, or for a folder without one,
+from the audit log's entries naming both), or a conventional-commit scope that is the name or its first word
+(`feat(customer): ...`). A path another unit's files name too (a root `pom.xml`, a module every unit depends on) is
+shared, and counts only for the unit whose name it spells (`plsql2java-discovery` for `unit1-discovery`). A commit
+that changed the unit's code under a path no file names, at a path since deleted or renamed, or saying so only in
+its message body, is not found.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject
-from aidlc.aidlc_docs.reader import plan_boxes, unit_of
+from aidlc.aidlc_docs.reader import folder_words, plan_boxes, unit_of, units_of
 from aidlc.aidlc_docs.rules import Units, approvals
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.bank.walk import read_inside
@@ -39,6 +45,7 @@ STAGE = "code-generation"
 WALKTHROUGH = "walkthrough.md"  # in construction/<unit>/code/; not judged by the code-generation gate
 # A path in a code summary or plan: in backticks, or a word with a slash (`src/orders.py`, src/app/).
 _PATH = re.compile(r"`([^`\s]+)`|(?<![\w/.:-])((?:[\w.-]+/)+[\w.-]*)")
+_SCOPE = re.compile(r"^\w+\(([^)]{1,40})\)!?:")  # a conventional commit's scope: feat(customer): ...
 
 
 def walkthrough_rel(project: DocsProject, unit: str) -> str:
@@ -62,10 +69,10 @@ def build_unit(project: DocsProject, config: Config, unit: str, *, run: bool = T
     notes: list[str] = []
     plan = _plan(project, unit, notes)
     paths = _code_paths(project, unit, repo, head)
-    found = _commits(repo, project.rel, unit, paths)
+    found = _commits(project, unit, paths)
     if not found:
-        notes.append(f"no commit changed a path the unit's code summary or plan names, nor names {unit} in its "
-                     f"subject or an `{TRAILER}: {unit}` trailer")
+        notes.append(f"no commit changed a path the unit's code summary or plan names, nor changed code naming "
+                     f"{unit} (its name, number or scope) in its subject or an `{TRAILER}: {unit}` trailer")
     ledger = verified_ledger(project.root, project.rel, "no evidence is read from it or recorded in it")
     view = open_view(ledger)
     subject = Subject(kind="unit", id=unit)
@@ -112,7 +119,17 @@ def _read(repo: Path, rel: str, notes: list[str]) -> str | None:
 
 def _code_paths(project: DocsProject, unit: str, repo: Path, head: str) -> list[str]:
     """The paths outside the docs folder that the unit's code summary (construction/<unit>/code/*.md) and
-    code-generation plan name, and HEAD holds (a file, or a folder holding files)."""
+    code-generation plan name, and HEAD holds (a file, or a folder holding files); a path another unit's files name
+    too only when it spells the unit's name."""
+    named = {name: _named_paths(project, name, repo) for name in project.units}
+    shared = {path for other, paths in named.items() if other != unit for path in paths}
+    spelled = _name(unit).lower()
+    files = vcs.files_at(repo, head)
+    return [path for path in named[unit] if (path not in shared or spelled in path.lower())
+            and any(f == path or f.startswith(path.rstrip("/") + "/") for f in files)]
+
+
+def _named_paths(project: DocsProject, unit: str, repo: Path) -> list[str]:
     code = f"{project.rel}/construction/{unit}/code/"
     sources = [rel for rel in project.files if rel.startswith(code) and rel.endswith(".md")
                and rel != walkthrough_rel(project, unit)]
@@ -123,19 +140,31 @@ def _code_paths(project: DocsProject, unit: str, repo: Path, head: str) -> list[
             path = (match.group(1) or match.group(2)).strip("./").rstrip(".,;:)")
             if path and vcs.is_outside(path, (project.rel,)) and path not in named:
                 named.append(path)
-    files = vcs.files_at(repo, head)
-    return [path for path in named if any(f == path or f.startswith(path.rstrip("/") + "/") for f in files)]
+    return named
 
 
-def _commits(repo: Path, docs: str, unit: str, paths: list[str]) -> list[uev.UnitCommit]:
-    named = re.compile(rf"(?<![\w-]){re.escape(unit)}(?![\w-])", re.IGNORECASE)
+def _name(unit: str) -> str:
+    """The unit folder's name without its number: `unit-1-api-server` -> api-server, `u2-chat` -> chat."""
+    return re.sub(r"^(?:unit|u)[-_ ]?\d+[-_ ]?", "", unit, flags=re.IGNORECASE) or unit
+
+
+def _commits(project: DocsProject, unit: str, paths: list[str]) -> list[uev.UnitCommit]:
+    repo = Path(project.root)
+    name = _name(unit)
+    # `customer-spa` is also written `Customer SPA` or `customer_spa`
+    named = re.compile("|".join(folder_words(word) for word in dict.fromkeys((unit, name))), re.IGNORECASE)
+    scopes = {unit.lower(), name.lower(), name.split("-")[0].lower()}
+    number = unit_of(unit) or Units(project).alias.get(unit)
     found = []
     for commit in vcs.commits_in(repo):
-        code = [p for p in commit.paths if vcs.is_outside(p, (docs, ".aidlc"))]
+        code = [p for p in commit.paths if vcs.is_outside(p, (project.rel, ".aidlc"))]
         how: list[Any] = []
         if any(p == path or p.startswith(path.rstrip("/") + "/") for p in code for path in paths):
             how.append("path")
-        if named.search(commit.subject) or commit.trailers.get(TRAILER) == unit:
+        scope = _SCOPE.match(commit.subject)
+        if code and (named.search(commit.subject) or commit.trailers.get(TRAILER) == unit
+                or (scope is not None and scope.group(1).strip().lower() in scopes)
+                or (number is not None and number in units_of(commit.subject))):
             how.append("message")
         if how:
             found.append(uev.UnitCommit(commit=commits([commit])[0], found_by=how, paths=code))

@@ -63,6 +63,7 @@ def next_steps(report: ValidationReport) -> list[str]:
 
 
 def counts(summary: Summary | CiSummary) -> str:
-    """"1 error, 2 warnings, 0 notes": a summary's findings by severity."""
-    return (f"{plural(summary.errors, 'error')}, {plural(summary.warnings, 'warning')}, "
+    """"1 error, 2 warnings (1 adopted history), 0 notes": a summary's findings by severity."""
+    adopted = f" ({summary.adopted} adopted history)" if summary.adopted else ""
+    return (f"{plural(summary.errors, 'error')}, {plural(summary.warnings, 'warning')}{adopted}, "
             f"{plural(summary.infos, 'note')}")

@@ -1,5 +1,5 @@
-"""Verification strength by risk (DESIGN 3.1): what a bolt's risk requires before its walkthrough is approved,
-and what the repository shows is achieved.
+"""Verification strength by risk (docs/design.md, Gates): what a bolt's risk requires before its walkthrough is
+approved, and what the repository shows is achieved.
 
 | risk | minimum |
 |---|---|
@@ -48,7 +48,7 @@ class _ReviewAnswer(BaseModel):
 def verification(facts: Facts, risk: Risk | None, checks: list[ev.Check], current: CodeMatch,
                  verify_changed: list[ev.Deviation], *, run: bool, reviewer: Callable[[], Any] | None,
                  note: Callable[[str], None]) -> ev.Verification:
-    level = RISK_LEVEL.get(risk, 1)  # unknown risk asks at least what low risk asks
+    level = RISK_LEVEL.get(risk, 1) if risk is not None else 1  # unknown risk asks at least what low risk asks
     items = [_checks_item(checks)]
     tests = test_files(facts)
     cases = junit_cases(facts, checks, tests.independent)

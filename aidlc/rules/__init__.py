@@ -82,8 +82,9 @@ def run_records_rules(workspace: RecordsWorkspace, since: str | None = None) -> 
 
 
 def _findings(found: list[tuple[Rule, Hit]]) -> list[Finding]:
-    findings = [Finding(code=spec.code, severity=spec.severity, path=hit.path, line=hit.line,
-                        message=shorten(hit.message), fix=shorten(hit.fix or spec.fix)) for spec, hit in found]
+    findings = [Finding(code=spec.code, severity=Severity.warning if hit.adopted else spec.severity, path=hit.path,
+                        line=hit.line, message=shorten(hit.message), fix=shorten(hit.fix or spec.fix),
+                        adopted=hit.adopted) for spec, hit in found]
     # Stable: the hits of one rule at one place keep the order the rule gave them.
     findings.sort(key=Finding.sort_key)
     return findings
@@ -103,6 +104,6 @@ def validate(records: MemoryBank | DocsProject | RecordsWorkspace) -> Validation
     return ValidationReport(
         root=root,
         findings=findings,
-        summary=Summary(files=files, errors=count[Severity.error],
+        summary=Summary(files=files, errors=count[Severity.error], adopted=sum(bool(f.adopted) for f in findings),
                         warnings=count[Severity.warning], infos=count[Severity.info]),
     )

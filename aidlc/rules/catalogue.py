@@ -24,6 +24,9 @@ class Hit:
     line: int | None
     message: str
     fix: str | None = None  # overrides the catalogue's fix when the situation needs a precise one
+    # The commit before the ledger that shows this completion already so (aidlc/rules/evidence.py): history from
+    # before aidlc governed the bank, reported as a warning whatever the rule's severity.
+    adopted: str | None = None
 
 
 Check = Callable[[BankIndex], Iterator[Hit]]
@@ -39,6 +42,11 @@ class Rule:
     fix: str
     check: Check | None  # every hit in the bank; None for a rule `aidlc ci` checks against git history
     story_check: StoryCheck | None = None  # a story rule's check of one story (`check` runs it over all)
+
+    def described(self) -> dict[str, str]:
+        """The rule as `aidlc rules --format json` lists it."""
+        return {"code": self.code, "severity": str(self.severity), "family": self.family, "checks": self.summary,
+                "fix": self.fix}
 
 
 CATALOGUE: dict[str, Rule] = {}

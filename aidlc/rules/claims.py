@@ -1,27 +1,26 @@
 """Completion claims: every completion or phase change is backed by the gate decisions it needs.
 
 A bank adopted from elsewhere has history from before its ledger, and git, not the bank's own dates,
-says which: a completion that git shows already there in the commit that created the ledger is an
-unattested warning (AIDLC-LEDGER-008); any other completion without its decisions is an error, which
-says what would show it as history where git cannot (no repository, a ledger never committed, a
-shallow clone). A bank that never had a ledger gets one warning (AIDLC-LEDGER-007); a ledger that git
-holds but the work tree lacks is an error (AIDLC-LEDGER-013).
+says which: a completion that the last commit before the ledger already shows, in a file unchanged since,
+is an unattested warning (AIDLC-LEDGER-008); any other completion without its decisions is an error, which
+says what git shows instead (aidlc/rules/evidence.py). A bank that never had a ledger gets one warning
+(AIDLC-LEDGER-007); a ledger that git holds but the work tree lacks is an error (AIDLC-LEDGER-013).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import BoltItem, Intent, StoryItem
+from aidlc.bank.items import BoltItem, Intent, StoryItem, status_word
 from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
 from aidlc.gates.catalogue import INTENT_STAGES, stages_for
+from aidlc.model.artifacts import Bolt, FrontMatter, Story
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.rules.catalogue import Hit, rule
-from aidlc.rules.evidence import Birth, ledger_birth
+from aidlc.rules.evidence import Birth, adopted_note, birth_of, verdict
 from aidlc.rules.ledger import LedgerView, view
 
 E, W = Severity.error, Severity.warning
@@ -31,7 +30,7 @@ _STARTED = (BoltStatus.in_progress.value, BoltStatus.complete.value)
 @dataclass(frozen=True)
 class Claim:
     """A status that claims gates were passed, which the ledger lacks, and how to tell whether git shows the
-    same status in the commit that created the ledger (adopted history)."""
+    same status in the last commit before the ledger (adopted history)."""
 
     code: str
     hit: Hit
@@ -44,8 +43,9 @@ def _missing_bolt_gates(led: LedgerView, bolt: BoltItem) -> list[str]:
     return [stage for stage in stages_for(bolt) if not led.history.approved("bolt", bolt.id, stage)]
 
 
-def _status_then(rel: str, *statuses: str) -> Callable[[Birth], bool]:
-    return lambda birth: (birth.meta(rel) or {}).get("status") in statuses
+def _status_then(model: type[FrontMatter], rel: str, status: str) -> Callable[[Birth], bool]:
+    # A file kept as it was then says then what it says now; else its status then, however it is spelled.
+    return lambda birth: rel in birth.kept or status_word(model, (birth.meta(rel) or {}).get("status")) == status
 
 
 def _covering(index: BankIndex, story: StoryItem) -> list[BoltItem]:
@@ -72,7 +72,7 @@ def _story_claim(index: BankIndex, led: LedgerView, story: StoryItem) -> Claim |
     return Claim("AIDLC-LEDGER-003", Hit(
         story.rel, story.doc.line_of("status"),
         f"story {story.id} is complete but no approved walkthrough covers {target}", fix),
-        (story.rel,), _status_then(story.rel, StoryStatus.complete.value), "complete")
+        (story.rel,), _status_then(Story, story.rel, StoryStatus.complete.value), "complete")
 
 
 def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | None:
@@ -86,9 +86,10 @@ def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | 
     own = doc.rel if doc else intent.rel
 
     def held_then(birth: Birth) -> bool:
-        if (birth.meta(own) or {}).get("phase") == "construction":
+        if (birth.meta(own, doc.meta if doc else None) or {}).get("phase") == "construction":
             return True
-        return any((then := birth.meta(b.rel)) is not None and then.get("status") in _STARTED
+        return any((then := birth.meta(b.rel, b.doc.meta)) is not None
+                   and status_word(Bolt, then.get("status")) in _STARTED
                    and index.intent(then.get("intent")) is intent for b in bolts)
 
     return Claim("AIDLC-LEDGER-004", Hit(
@@ -108,7 +109,7 @@ def _claims(index: BankIndex, led: LedgerView) -> Iterator[Claim]:
                 bolt.rel, bolt.doc.line_of("status"),
                 f"bolt {bolt.id} is complete but the ledger has no approved {', '.join(missing)} gate",
                 f"aidlc gate approve {bolt.id} --stage {missing[0]}"),
-                (bolt.rel,), _status_then(bolt.rel, BoltStatus.complete.value), "complete")
+                (bolt.rel,), _status_then(Bolt, bolt.rel, BoltStatus.complete.value), "complete")
     for story in index.bank.stories:
         complete = story.meta is not None and story.meta.status == StoryStatus.complete
         if complete and (claim := _story_claim(index, led, story)) is not None:
@@ -121,11 +122,10 @@ def _claims(index: BankIndex, led: LedgerView) -> Iterator[Claim]:
 @dataclass(frozen=True)
 class Judged:
     code: str
-    hit: Hit
-    adopted: bool  # git shows it in the commit that created the ledger
+    hit: Hit  # adopted history when its `adopted` names a commit
 
 
-# The four rules of one run judge the claims once: one git walk per validate run, not one per rule.
+# The four rules of one run judge the claims once.
 _JUDGED: WeakKeyDictionary[BankIndex, tuple[LedgerView, list[Judged]]] = WeakKeyDictionary()
 
 
@@ -137,37 +137,27 @@ def _judged(index: BankIndex) -> list[Judged]:
     if cached is not None and cached[0] is led:
         return cached[1]
     claims = list(_claims(index, led))
-    judged = _judge(index, led, claims) if claims else []
+    birth = birth_of(index) if claims else None
+    judged = [_judge(birth, claim) for claim in claims] if birth is not None else []
     _JUDGED[index] = (led, judged)
     return judged
 
 
-def _judge(index: BankIndex, led: LedgerView, claims: list[Claim]) -> list[Judged]:
-    bank = index.bank
-    birth = ledger_birth(Path(bank.repo_root), bank.rel_root, led.ledger.rel,
-                         {path for claim in claims for path in claim.paths})
-    judged = []
-    for claim in claims:
-        hit = claim.hit
-        if birth.commit is not None and claim.held_then(birth):
-            judged.append(Judged(claim.code, Hit(
-                hit.path, hit.line, f"unattested (already so in commit {birth.short}, which created the ledger): "
-                f"{hit.message}", "history before the ledger cannot be attested; nothing to fix"), True))
-        elif birth.commit is not None:
-            then = "did not exist" if birth.meta(claim.paths[0]) is None else f"was not {claim.not_then}"
-            judged.append(Judged(claim.code, Hit(
-                hit.path, hit.line, f"{hit.message} (it {then} in commit {birth.short}, which created the ledger)",
-                hit.fix), False))
-        else:  # the fix stays the decision; the message says what git would need to show it as history
-            judged.append(Judged(claim.code, Hit(
-                hit.path, hit.line, f"{hit.message}; no commit shows it was so when the ledger was created: "
-                f"{birth.gap} (`{birth.fetch}` gives git that evidence)", hit.fix), False))
-    return judged
+def _judge(birth: Birth, claim: Claim) -> Judged:
+    hit = claim.hit
+    found = verdict(birth, claim.paths[0], claim.held_then(birth), claim.not_then)
+    if found.adopted is not None:
+        was = "completed" if claim.not_then == "complete" else claim.not_then
+        return Judged(claim.code, Hit(hit.path, hit.line, f"unattested, {adopted_note(birth, was)}: {hit.message}",
+                                      "history before the ledger cannot be attested; nothing to fix unless it "
+                                      "changes", adopted=found.adopted))
+    # The fix stays the decision; the message says what git shows instead.
+    return Judged(claim.code, Hit(hit.path, hit.line, f"{hit.message} ({found.why_not})", hit.fix))
 
 
 def _unbacked(index: BankIndex, code: str) -> Iterator[Hit]:
     for judged in _judged(index):
-        if judged.code == code and not judged.adopted:
+        if judged.code == code and judged.hit.adopted is None:
             yield judged.hit
 
 
@@ -191,11 +181,11 @@ def inception_gates(index: BankIndex) -> Iterator[Hit]:
 
 
 @rule("AIDLC-LEDGER-008", W, "ledger", "a completion without gate decisions that git shows already there in the "
-      "commit that created the ledger (history of a bank adopted from elsewhere)",
+      "last commit before the ledger, in a file unchanged since (history of a bank adopted from elsewhere)",
       "nothing to do for history; from now on completions need gate decisions")
 def unattested_history(index: BankIndex) -> Iterator[Hit]:
     for judged in _judged(index):
-        if judged.adopted:
+        if judged.hit.adopted is not None:
             yield judged.hit
 
 

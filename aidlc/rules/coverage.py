@@ -17,19 +17,19 @@ W = Severity.warning
 def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
     covered: set[tuple[int, str]] = set()  # (intent, requirement id); FR-1.2 covers FR-1 too
     for story in index.bank.stories:
-        for _link, target, requirement in index.requirement_links(story):
-            if "." not in requirement:
-                covered.add((id(target), requirement))
+        for _link, target, linked in index.requirement_links(story):
+            if "." not in linked:
+                covered.add((id(target), linked))
                 continue
-            parts = requirement.split(".")
+            parts = linked.split(".")
             covered.update((id(target), ".".join(parts[:n])) for n in range(1, len(parts) + 1))
     # A requirement a table maps to a unit is covered by that unit's stories where they name no
     # requirement themselves (the map is then the only link there is).
     for unit in index.bank.units:
         if unit.mapped_requirements and any(story.links_known and not story.requirement_links
                                             for story in unit.stories):
-            for requirement in unit.mapped_requirements:
-                parts = requirement.split(".")
+            for mapped in unit.mapped_requirements:
+                parts = mapped.split(".")
                 covered.update((id(unit.intent), ".".join(parts[:n])) for n in range(1, len(parts) + 1))
     # A story whose front matter cannot be read may cover anything in its intent: say nothing there.
     unknown = {id(story.unit.intent) for story in index.bank.stories if not story.links_known and story.unit}

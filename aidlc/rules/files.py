@@ -10,6 +10,7 @@ from typing import Annotated, Any, TypeGuard, Union, get_args, get_origin
 
 from aidlc.bank.frontmatter import ProblemKind
 from aidlc.bank.index import BankIndex
+from aidlc.bank.items import BoltItem, StoryItem, Unit
 from aidlc.model.artifacts import Bolt, FrontMatter
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
@@ -141,16 +142,28 @@ def date_without_time(index: BankIndex) -> Iterator[Hit]:
                           f"'stages_completed.{number}.completed' is the bare date {completed.isoformat()}")
 
 
-@rule("AIDLC-SCHEMA-006", INFO, "schema", "a front-matter key is a variant aidlc reads as the canonical key "
-      "(a story's `story:` as `id:`, a unit brief's `id:` as `unit:`)",
-      "rename the key to the canonical one the message names; nothing else changes")
+@rule("AIDLC-SCHEMA-006", INFO, "schema", "a front-matter key or status word is a variant aidlc reads as the "
+      "canonical one (a story's `story:` as `id:`, a unit brief's `id:` as `unit:`, a bolt's `bolt-id:` as `id:`; "
+      "`status: completed` or `done` as `complete`, `planned` as a story's `draft`)",
+      "write the canonical key or status the message names; nothing else changes")
 def key_alias(index: BankIndex) -> Iterator[Hit]:
+    for item in _variant_holders(index):
+        for alias, canonical in item.aliases:
+            yield Hit(item.rel, item.doc.line_of(alias),
+                      f"`{alias}:` is read as `{canonical}:`, the canonical key",
+                      f"rename `{alias}:` to `{canonical}:` in {item.rel}")
+        if item.status_written is not None and item.meta is not None:
+            status = item.meta.status  # type: ignore[attr-defined]
+            yield Hit(item.rel, item.doc.line_of("status"),
+                      f"`status: {item.status_written.strip()}` is read as `status: {status}`",
+                      f"write `status: {status}` in {item.rel}")
+
+
+def _variant_holders(index: BankIndex) -> Iterator[Unit | StoryItem | BoltItem]:
     for unit in index.bank.units:
-        for item in (unit, *unit.stories):
-            for alias, canonical in item.aliases:
-                yield Hit(item.rel, item.doc.line_of(alias),
-                          f"`{alias}:` is read as `{canonical}:`, the canonical key",
-                          f"rename `{alias}:` to `{canonical}:` in {item.rel}")
+        yield unit
+        yield from unit.stories
+    yield from index.bank.bolts
 
 
 @cache

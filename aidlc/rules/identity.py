@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import Artifact, StoryItem, strip_number
+from aidlc.bank.items import Artifact, BoltItem, StoryItem, strip_number
 from aidlc.model.types import Severity
 from aidlc.names import hidden_character, hides, segment_problem, shown
 from aidlc.rules.catalogue import Hit, rule
@@ -74,7 +74,7 @@ def id_matches_name(index: BankIndex) -> Iterator[Hit]:
     for bolt in bank.bolts:
         value = bolt.meta.id if bolt.meta else None
         if isinstance(value, str) and value != bolt.folder:
-            yield Hit(bolt.rel, bolt.doc.line_of("id"),
+            yield Hit(bolt.rel, bolt.doc.line_of(_key(bolt, "id")),
                       f"bolt id '{value}' does not match its folder name '{bolt.folder}'",
                       f"set `id: {bolt.folder}` or rename the folder to {value}")
     for unit in bank.units:
@@ -149,7 +149,8 @@ def hidden_characters(index: BankIndex) -> Iterator[Hit]:
       "'..', or starts with '.' (aidlc would make a path of it)",
       "set the id to the file's or folder's name")
 def path_like_ids(index: BankIndex) -> Iterator[Hit]:
-    for item in [*index.bank.bolts, *(s for u in index.bank.units for s in u.stories)]:
+    items: list[BoltItem | StoryItem] = [*index.bank.bolts, *(s for u in index.bank.units for s in u.stories)]
+    for item in items:
         value = item.meta.id if item.meta else None
         if isinstance(value, str) and not hides(value) and (problem := segment_problem(value)) is not None:
             yield Hit(item.rel, item.doc.line_of(_key(item, "id")), f"the id {value!r} {problem}",

@@ -41,7 +41,7 @@ def story_unit(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
     if value not in (story.unit.id, strip_number(story.unit.id)):
         exists = index.unit(value) is not None
         what = "lives in another unit's folder" if exists else "does not exist"
-        yield Hit(story.rel, story.doc.line_of("unit"),
+        yield Hit(story.rel, story.unit_line,
                   f"story {story.id} names unit '{value}', which {what} (its folder is {story.unit.id})",
                   f"set `unit: {story.unit.id}` or move the file into {value}/stories/")
 

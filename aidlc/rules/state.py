@@ -9,21 +9,35 @@ from aidlc.bank.items import BoltItem, StoryItem
 from aidlc.model.types import BoltStatus, Severity, StoryStatus, instant
 from aidlc.plural import plural
 from aidlc.rules.catalogue import Hit, rule, story_rule
+from aidlc.rules.evidence import adopted_note, birth_of, verdict
 
 E, W = Severity.error, Severity.warning
 
 
-@story_rule("AIDLC-STATE-001", E, "state", "a story is complete but acceptance boxes are unchecked",
+@story_rule("AIDLC-STATE-001", E, "state", "a story is complete but acceptance boxes are unchecked (a warning "
+            "for a completion git shows from before the ledger, its file unchanged since)",
             "check each box the evidence supports (`- [x]`), or set the story back to in-progress")
-def complete_story_checked(_index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+def complete_story_checked(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
     if story.meta is None or story.meta.status != StoryStatus.complete:
         return
     open_boxes = [c for c in story.criteria if c.checkbox and not c.checked]
-    if open_boxes:
-        yield Hit(story.rel, open_boxes[0].line,
-                  f"story {story.id} is complete but {len(open_boxes)} of "
-                  f"{plural(sum(c.checkbox for c in story.criteria), 'acceptance box')} "
-                  f"{'is' if len(open_boxes) == 1 else 'are'} unchecked")
+    if not open_boxes:
+        return
+    message = (f"story {story.id} is complete but {len(open_boxes)} of "
+               f"{plural(sum(c.checkbox for c in story.criteria), 'acceptance box')} "
+               f"{'is' if len(open_boxes) == 1 else 'are'} unchecked")
+    birth = birth_of(index)  # None without a ledger: nothing governs the bank yet, and nothing is history
+    if birth is None or story.rel not in birth.existed:  # a story new since the ledger: no history to speak of
+        yield Hit(story.rel, open_boxes[0].line, message)
+        return
+    held = story.rel in birth.kept or (birth.meta(story.rel) or {}).get("status") == StoryStatus.complete.value
+    found = verdict(birth, story.rel, held, "complete")
+    if found.adopted is not None:
+        yield Hit(story.rel, open_boxes[0].line, f"{adopted_note(birth, 'completed')}: {message}",
+                  "history before the ledger is not judged again; when the story changes, check each box the "
+                  "evidence supports", adopted=found.adopted)
+    else:
+        yield Hit(story.rel, open_boxes[0].line, f"{message} ({found.why_not})")
 
 
 @story_rule("AIDLC-STATE-002", E, "state", "a story is complete but `implemented` is not true",

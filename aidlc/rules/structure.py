@@ -50,7 +50,7 @@ def _why_not_binary(criterion: Criterion) -> str:
     return f"is vague ('{vague.group(0)}')" if vague else "is an empty checkbox"
 
 
-# DDD bolts write a file per design stage before code: DESIGN section 2.
+# DDD bolts write a file per design stage before code (docs/design.md, Gates).
 DDD_STAGE_FILES = (("ddd-01-", "domain model"), ("ddd-02-", "technical design"))
 
 
@@ -68,8 +68,10 @@ def ddd_stage_files(index: BankIndex) -> Iterator[Hit]:
 
 
 @rule("AIDLC-STRUCT-004", E, "structure", "a completed stage names an artifact file that does not exist",
-      "write the artifact in the bolt folder or correct `stages_completed[].artifact`")
+      "write the artifact in the bolt folder (or name a file at the repository root), or correct "
+      "`stages_completed[].artifact` (several files: `a.go, b.go`; no file: `none`)")
 def stage_artifacts_exist(index: BankIndex) -> Iterator[Hit]:
+    root_files = index.bank.root_files
     for bolt in index.bank.bolts:
         if bolt.meta is None or not isinstance(bolt.meta.stages_completed, list):
             continue
@@ -77,9 +79,18 @@ def stage_artifacts_exist(index: BankIndex) -> Iterator[Hit]:
             artifact = stage.artifact if isinstance(stage, StageRecord) else None
             if artifact is None and isinstance(stage, dict):
                 artifact = stage.get("artifact")
-            if isinstance(artifact, str) and "/" not in artifact and artifact not in bolt.files:
-                yield Hit(bolt.rel, bolt.doc.line_of_item("stages_completed", artifact),
-                          f"bolt {bolt.id} records a completed stage whose artifact {artifact} does not exist")
+            for name in _artifact_names(artifact):
+                if "/" not in name and name not in bolt.files and name not in root_files:
+                    yield Hit(bolt.rel, bolt.doc.line_of_item("stages_completed", name),
+                              f"bolt {bolt.id} records a completed stage whose artifact {name} does not exist")
+
+
+def _artifact_names(artifact: object) -> list[str]:
+    """The files a stage's `artifact:` names, as specs.md banks write it: one name, a comma-separated
+    list (`markdown_generator.go, frontmatter.go`), or `none` for a stage that writes no file."""
+    if not isinstance(artifact, str) or artifact.strip().lower() == "none":
+        return []
+    return [name for part in artifact.split(",") if (name := part.strip())]
 
 
 RUNBOOK_QUESTIONS = ("Trigger", "Owner", "Scope", "Steps", "Verification", "Communication")
@@ -95,11 +106,12 @@ def runbook_questions(index: BankIndex) -> Iterator[Hit]:
             yield Hit(runbook.rel, 1, f"runbook does not answer: {', '.join(missing)}")
 
 
-@rule("AIDLC-STRUCT-006", INFO, "structure", "a requirement has no priority",
+@rule("AIDLC-STRUCT-006", INFO, "structure", "a functional requirement has no priority",
       "add `**Priority**: Must` (or Should / Could) under the requirement heading")
 def requirement_priority(index: BankIndex) -> Iterator[Hit]:
     for requirement in index.bank.requirements:
-        if requirement.block.priority is None:
+        # specs.md's requirements template gives priorities to FRs only: an NFR is a target to meet.
+        if requirement.block.priority is None and not requirement.id.startswith("NFR"):
             doc = requirement.intent.requirements_doc
             assert doc is not None
             yield Hit(doc.rel, requirement.block.line, f"requirement {requirement.qualified_id} has no priority")

@@ -7,6 +7,7 @@ are replaced only with --force, after a backup.
 
 from __future__ import annotations
 
+import re
 import shutil
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -17,6 +18,7 @@ from aidlc import __version__, vcs
 from aidlc.aidlc_docs.model import Mark
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.bank.config import CONFIG_FILE, load_config
+from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.bank.walk import DEFAULT_BANK, find_bank, read_inside, shown
 from aidlc.bank.write import atomic_write, read_text
@@ -24,6 +26,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
 from aidlc.gates.actor import recorder
 from aidlc.model.events import EventType
+from aidlc.rules import validate
 from aidlc.scaffold.clock import now
 from aidlc.scaffold.new import slugify
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
@@ -63,12 +66,23 @@ class Adopted:
 
 
 @dataclass
+class Found:
+    """What validation finds in the existing bank `aidlc init` took on: history from before its ledger, apart
+    from what needs fixing now."""
+
+    adopted: int  # warnings of adopted history, each naming the last commit before the ledger
+    errors: int  # live defects
+    warnings: int  # other warnings
+
+
+@dataclass
 class InitResult:
     root: Path
     git_created: bool = False
     ci_unset: bool = False  # aidlc.yaml says neither how CI installs aidlc (ci.action) nor from where (ci.install)
     outcomes: list[Outcome] = field(default_factory=list)
     adopted: Adopted | None = None  # the project keeps aidlc-workflows' aidlc-docs records
+    found: Found | None = None  # an existing memory bank's findings, once aidlc governs it
 
     def count(self, action: Action) -> int:
         return sum(outcome.action == action for outcome in self.outcomes)
@@ -182,6 +196,8 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
                "aidlc_docs": config.aidlc_docs}
 
     writer.person_file(CONFIG_FILE, render("scaffold/aidlc.yaml.j2", **context))
+    if ci_action is not None and writer.result.outcomes[-1].action == Action.kept and config.ci.action != ci_action:
+        writer.result.outcomes[-1].detail = _action_kept(config.ci.action, ci_action)
     if docs:  # the project's records stay as they are: no memory bank beside them
         result.adopted = _adopted(root, folder)
         _workflow(root, writer)
@@ -204,7 +220,23 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     _workflow(root, writer)
     writer.ensure_line(".gitignore", GITIGNORE_LINE)
     _ledger(root, bank_rel, writer)
+    if bank.intents or bank.stories or bank.bolts:
+        result.found = _found(load_bank(root, config))
     return result
+
+
+def _action_kept(current: str | None, asked: str) -> str:
+    """What --ci-action did not change: aidlc.yaml is the person's, and the workflow follows what it says."""
+    runs = f"its ci.action {current} stays, and the workflow runs it" if current else \
+        "it sets no ci.action, and the workflow follows its ci settings"
+    return (f"exists; yours to edit: --ci-action {asked} was not written there ({runs}); to run {asked}, set "
+            f"ci.action: {asked} in {CONFIG_FILE}, then aidlc init --force")
+
+
+def _found(bank: MemoryBank) -> Found:
+    """The bank's findings with its ledger in place (so what git shows from before it is adopted history)."""
+    summary = validate(bank).summary
+    return Found(adopted=summary.adopted, errors=summary.errors, warnings=summary.warnings - summary.adopted)
 
 
 def _check_action(action: str) -> None:
@@ -224,13 +256,26 @@ def _workflow(root: Path, writer: _Writer) -> None:
     (a monorepo) gets its own workflow file there, validating its folder."""
     top = vcs.repo_root(root) or root
     folder = root.relative_to(top).as_posix() if root != top and root.is_relative_to(top) else "."
-    name = WORKFLOW if folder == "." else WORKFLOW.replace("aidlc.yml", f"aidlc-{slugify(folder)}.yml")
+    title = "aidlc" if folder == "." else f"aidlc-{slugify(folder)}"  # each project's workflow its own name
+    name = WORKFLOW.replace("aidlc.yml", f"{title}.yml")
     settings = load_config(root).ci
     writer.result.ci_unset = not (settings.action or settings.install)
-    text = render("scaffold/github/aidlc.yml.j2", action=settings.action, install=settings.install, folder=folder)
+    pinned = settings.action is None or re.fullmatch(r"[0-9a-f]{40}", settings.action.rpartition("@")[2]) is not None
+    text = render("scaffold/github/aidlc.yml.j2", name=title, branch=_branch_pattern(vcs.default_branch(top)),
+                  action=settings.action, action_pinned=pinned, install=settings.install, folder=folder)
     older = ("differs from the workflow this aidlc writes from aidlc.yaml's ci settings (an older one ran `aidlc "
              "validate`; this one runs `aidlc ci`): --force replaces it after a backup")
     _Writer(root=top, force=writer.force, result=writer.result, stamp=writer.stamp).owned_file(name, text, older)
+    if not pinned:
+        outcome = writer.result.outcomes[-1]
+        outcome.detail = "; ".join(filter(None, [outcome.detail, f"ci.action {settings.action} names a tag, which "
+                                                 "can be moved: pin its commit (OWNER/REPO@COMMIT-SHA)"]))
+
+
+def _branch_pattern(branch: str | None) -> str:
+    """The default branch as a GitHub branch filter: its pattern characters taken literally (git allows + and !
+    in a branch name). A repository with no branch yet: main."""
+    return re.sub(r"([*?+!\[\]\\])", r"\\\1", branch or "main")
 
 
 def _adopted(root: Path, folder: str) -> Adopted:

@@ -1,0 +1,279 @@
+"""Measure the shape of the package against its goals: file sizes, complexity, maintainability, import cycles,
+upward imports, imports inside functions, mypy errors and (optionally) the test suite's time.
+
+Usage::
+
+    python benchmarks/house.py [--json] [--no-mypy] [--suite]
+
+What it measures
+----------------
+* **Lines per file** of ``aidlc/**/*.py``: goal, no file over 400 lines.
+* **Cyclomatic complexity** of every function (radon): goal, none over 30 across the package, none over 15 in
+  the bolt loop's package (``aidlc/bolt``, or ``aidlc/exsecutio`` while it has that name).
+* **Maintainability index** of every module (radon): goal, none under 20.
+* **Import cycles** between modules (every ``import aidlc...`` at any depth of a file, so a cycle hidden inside a
+  function counts): goal, none.
+* **Upward imports**: a module importing from a higher floor of ``FLOORS`` (docs/design.md, The layers): goal,
+  none.
+* **Imports inside functions**: counted and listed; each should exist for start-up time and say so.
+* **mypy errors** on ``aidlc`` (skipped with ``--no-mypy``) and the ``type: ignore`` comments: goal, no error.
+* **The suite's time** (``--suite``): one ``python -m pytest -q`` on this machine, wall clock, with the number of
+  cores; goal, under 5 minutes.
+
+Each row prints its value, its goal and whether it is met. Informational: exit code 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from radon.complexity import cc_visit
+from radon.metrics import mi_visit
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "aidlc"
+
+# The floors of docs/design.md, The layers, lowest first. A module may import its own floor and the floors below.
+FLOORS: tuple[frozenset[str], ...] = (
+    frozenset({"errors", "names", "globs", "plural", "perf", "mdtext", "processes", "redaction", "templating",
+               "vcs", "__init__"}),
+    frozenset({"model"}),
+    frozenset({"llm"}),
+    frozenset({"bank", "aidlc_docs"}),
+    frozenset({"events", "workspace"}),
+    frozenset({"gates", "rules"}),
+    frozenset({"scaffold", "bolt", "exsecutio", "draft"}),
+    frozenset({"report", "status", "ci", "formats"}),
+    frozenset({"cli", "mcp", "__main__"}),
+)
+FLOOR_OF = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def room(module: str) -> str:
+    """The top-level part of the package a module belongs to: `aidlc.bank.index` -> `bank`."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def imports(tree: ast.Module, module: str, is_package: bool) -> tuple[set[str], int]:
+    """The aidlc modules `tree` imports (at any depth), and how many import statements sit inside a function."""
+    found: set[str] = set()
+    inside = 0
+    functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    nested = {id(child) for fn in functions for child in ast.walk(fn)
+              if isinstance(child, (ast.Import, ast.ImportFrom))}
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolve against this module's package
+                anchor = module.split(".") if is_package else module.split(".")[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            names = [base]
+        names = [name for name in names if name == "aidlc" or name.startswith("aidlc.")]
+        if names and id(node) in nested:
+            inside += 1
+        found.update(names)
+    return found, inside
+
+
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iteratively: the components of more than one module are the import cycles."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in graph:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        components.append(sorted(component))
+    return components
+
+
+def resolve(name: str, modules: set[str]) -> str | None:
+    """`from aidlc.bank.index import X` names the module aidlc.bank.index; `from aidlc.bank import index` too
+    resolves to the package's module, which is as far as an import statement says."""
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def measure_code() -> dict:
+    sources = sorted(PACKAGE.rglob("*.py"))
+    modules = {module_name(path): path for path in sources}
+    graph: dict[str, set[str]] = {}
+    lines: dict[str, int] = {}
+    complexity: list[dict] = []
+    maintainability: dict[str, float] = {}
+    inside_total = 0
+    inside_by_module: dict[str, int] = {}
+    ignores = 0
+    for module, path in modules.items():
+        text = path.read_text(encoding="utf-8")
+        rel = str(path.relative_to(ROOT))
+        lines[rel] = text.count("\n")
+        ignores += len(re.findall(r"#\s*type:\s*ignore", text))
+        tree = ast.parse(text)
+        found, inside = imports(tree, module, path.name == "__init__.py")
+        graph[module] = {target for name in found if (target := resolve(name, set(modules))) and target != module}
+        if inside:
+            inside_total += inside
+            inside_by_module[rel] = inside
+        for block in cc_visit(text):
+            complexity.append({"file": rel, "function": block.fullname, "line": block.lineno,
+                               "complexity": block.complexity})
+        maintainability[rel] = round(mi_visit(text, multi=True), 1)
+    upward = sorted(f"{source} -> {target}" for source, targets in graph.items() for target in targets
+                    if FLOOR_OF.get(room(target), 0) > FLOOR_OF.get(room(source), 0))
+    rooms: dict[str, set[str]] = defaultdict(set)
+    for source, targets in graph.items():
+        rooms[room(source)].update(room(target) for target in targets if room(target) != room(source))
+    bolt_package = "aidlc/bolt/" if (PACKAGE / "bolt").is_dir() else "aidlc/exsecutio/"
+    complexity.sort(key=lambda row: -row["complexity"])
+    return {
+        "files": len(sources),
+        "lines": sum(lines.values()),
+        "largest_files": sorted(lines.items(), key=lambda item: -item[1])[:10],
+        "files_over_400": sum(1 for count in lines.values() if count > 400),
+        "most_complex": complexity[:10],
+        "functions_over_30": sum(1 for row in complexity if row["complexity"] > 30),
+        "bolt_package": bolt_package,
+        "bolt_functions_over_15": sum(1 for row in complexity
+                                      if row["file"].startswith(bolt_package) and row["complexity"] > 15),
+        "least_maintainable": sorted(maintainability.items(), key=lambda item: item[1])[:10],
+        "modules_under_20": sum(1 for value in maintainability.values() if value < 20),
+        "module_cycles": strongly_connected(graph),
+        "room_cycles": strongly_connected({name: set(targets) for name, targets in rooms.items()}),
+        "upward_imports": upward,
+        "imports_inside_functions": inside_total,
+        "imports_inside_functions_by_file": dict(sorted(inside_by_module.items(), key=lambda item: -item[1])),
+        "type_ignores": ignores,
+    }
+
+
+def mypy_errors() -> int | None:
+    """The number of mypy errors on the package, or None where mypy is not installed."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "mypy", "aidlc"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=1800)
+    except subprocess.TimeoutExpired:
+        return None
+    if "No module named mypy" in done.stderr:
+        return None
+    return sum(1 for line in done.stdout.splitlines() if ": error:" in line)
+
+
+def suite_seconds() -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=ROOT, capture_output=True, timeout=5400)
+    return round(time.perf_counter() - start, 1)
+
+
+def goals(code: dict, mypy: int | None, suite: float | None) -> list[dict]:
+    def goal(name: str, value: object, passed: bool | None) -> dict:
+        return {"name": name, "value": value, "passed": passed}
+
+    return [
+        goal("no file over 400 lines", code["files_over_400"], code["files_over_400"] == 0),
+        goal("no function over complexity 30", code["functions_over_30"], code["functions_over_30"] == 0),
+        goal(f"no function over complexity 15 in {code['bolt_package']}", code["bolt_functions_over_15"],
+             code["bolt_functions_over_15"] == 0),
+        goal("no module's maintainability index under 20", code["modules_under_20"], code["modules_under_20"] == 0),
+        goal("no import cycle between modules", len(code["module_cycles"]), not code["module_cycles"]),
+        goal("no upward import", len(code["upward_imports"]), not code["upward_imports"]),
+        goal("mypy reports no error", mypy, None if mypy is None else mypy == 0),
+        goal("the suite under 5 minutes", suite, None if suite is None else suite < 300),
+    ]
+
+
+def render(report: dict) -> str:
+    code = report["code"]
+    out = [f"aidlc/: {code['files']} files, {code['lines']} lines, {code['type_ignores']} `type: ignore`, "
+           f"{code['imports_inside_functions']} imports inside functions; {report['cores']} cores", ""]
+    for row in report["goals"]:
+        verdict = {True: "met", False: "MISSED", None: "not measured"}[row["passed"]]
+        out.append(f"  {verdict:<12} {row['name']}: {row['value']}")
+    out += ["", "largest files:"] + [f"  {count:>5}  {path}" for path, count in code["largest_files"][:5]]
+    out += ["", "most complex functions:"] + [
+        f"  {row['complexity']:>5}  {row['file']}:{row['line']} {row['function']}" for row in code["most_complex"][:5]]
+    out += ["", "least maintainable modules:"] + [f"  {value:>5}  {path}" for path, value in
+                                                    code["least_maintainable"][:5]]
+    if code["room_cycles"]:
+        out += ["", "cycles between parts of the package:"] + ["  " + " <-> ".join(c) for c in code["room_cycles"]]
+    if code["upward_imports"]:
+        out += ["", "upward imports:"] + [f"  {arrow}" for arrow in code["upward_imports"][:20]]
+        if len(code["upward_imports"]) > 20:
+            out.append(f"  ... and {len(code['upward_imports']) - 20} more (--json lists them all)")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    parser.add_argument("--no-mypy", action="store_true", help="skip mypy (it takes a minute or two)")
+    parser.add_argument("--suite", action="store_true", help="also time one run of the whole test suite")
+    options = parser.parse_args(argv)
+    code = measure_code()
+    mypy = None if options.no_mypy else mypy_errors()
+    suite = suite_seconds() if options.suite else None
+    report = {"version": 1, "cores": os.cpu_count(), "code": code, "mypy_errors": mypy, "suite_seconds": suite,
+              "goals": goals(code, mypy, suite)}
+    print(json.dumps(report, indent=2) if options.json else render(report))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

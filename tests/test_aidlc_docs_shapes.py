@@ -1,0 +1,196 @@
+"""Shapes of the aidlc-docs layout beyond the rules' templates, as real repositories write them, through the CLI on
+real git histories built here: a fork of the rules that keeps one state and one audit log per branch
+(`state/main.md`, `audit/main.md`) and writes its stage progress as a table; a plan replaced by a revised one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.aidlc_docs_sample import CODE_PLAN, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, plan, stamp
+from tests.helpers import git_init, run_cli
+
+BRANCH_STATE = f"{DOCS}/state/main.md"
+BRANCH_AUDIT = f"{DOCS}/audit/main.md"
+
+TABLE_STATE = """\
+# AIDLC State - Branch: main
+
+**Project**: Support Desk
+**Branch**: main
+**Last Updated**: 2026-11-30T09:00:00Z
+
+---
+
+## Stage Progress
+
+### 🔵 INCEPTION PHASE
+
+| Stage | Status | Artifacts |
+|-------|--------|-----------|
+| Workspace Detection | ✅ Complete | - |
+| Requirements Analysis | ✅ Complete | requirements/requirements.md |
+| User Stories | ⏭️ Skipped | Fast-track mode |
+| Workflow Planning | ✅ Complete | plans/workflow-plan.md |
+
+### 🟢 CONSTRUCTION PHASE
+
+| Stage | Status | Artifacts |
+|-------|--------|-----------|
+| Functional Design | ⏭️ Skipped | Fast-track |
+| Code Generation | ✅ Complete | All units generated |
+| Build and Test | 🔄 In Progress | - |
+
+### 🟡 OPERATIONS PHASE
+
+| Stage | Status | Artifacts |
+|-------|--------|-----------|
+| Operations | ⬜ Placeholder | - |
+
+## Extensions
+
+| Extension | Enabled | Decided At |
+|---|---|---|
+| Security Baseline | Yes | Requirements Analysis |
+"""
+
+APPROVALS = [
+    ("Workspace Detection - Initial Request", "Build a support desk", "Greenfield detected", "INCEPTION"),
+    ("Requirements Analysis - Approval", "approve", "Requirements approved", "INCEPTION - Requirements Analysis"),
+    ("Workflow Planning - Approval", "continue", "Plan approved", "INCEPTION - Workflow Planning"),
+    ("Code Generation - Approval", "ok, approved", "Code approved", "CONSTRUCTION - Code Generation"),
+]
+
+
+def branch_files(entries: list[tuple[str, str, str, str]] = APPROVALS) -> dict[str, str]:
+    return {
+        BRANCH_STATE: TABLE_STATE,
+        f"{DOCS}/state/state-index.md": "# AIDLC State Index\n\n| Branch | Current Stage | Last Updated |\n"
+                                        "|---|---|---|\n| main | ✅ COMPLETE | 2026-11-30 |\n",
+        BRANCH_AUDIT: "# AI-DLC Audit Log - Branch: main\n\n" + "".join(
+            entry_text(heading, stamp(n), said, response, context)
+            for n, (heading, said, response, context) in enumerate(entries)),
+        f"{DOCS}/audit/audit-index.md": "# AIDLC Audit Index\n\n| Branch | Status |\n|---|---|\n| main | Active |\n",
+        f"{DOCS}/branches/main/inception/requirements/requirements.md": "# Requirements\n\n## FR-1: Open a ticket\n",
+        "src/desk.py": "def open_ticket():\n    return 1\n",
+    }
+
+
+def build_branch_repo(root: Path, entries: list[tuple[str, str, str, str]] = APPROVALS) -> DocsRepo:
+    root.mkdir(parents=True)
+    git_init(root)
+    repo = DocsRepo(root)
+    for rel, text in branch_files(entries).items():
+        repo.write(rel, text)
+    repo.commit("aidlc-docs: the support desk through code generation", stamp(len(entries)))
+    return repo
+
+
+def findings(repo: DocsRepo) -> tuple[int, list[tuple[str, str, int | None]]]:
+    result = run_cli("validate", str(repo.root), "--format", "json")
+    report = json.loads(result.stdout)
+    return result.returncode, [(f["code"], f["path"], f["line"]) for f in report["findings"]]
+
+
+@pytest.fixture
+def branch(tmp_path: Path) -> DocsRepo:
+    return build_branch_repo(tmp_path / "desk")
+
+
+def test_a_table_state_of_a_per_branch_layout_is_read_and_a_clean_one_passes(branch: DocsRepo) -> None:
+    result = run_cli("validate", str(branch.root))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.strip().endswith("0 errors, 0 warnings, 0 notes")
+    status = json.loads(run_cli("status", str(branch.root), "--format", "json").stdout)
+    assert status["state"] == BRANCH_STATE
+    rows = {(s["stage"], s["mark"], s["skipped"]) for phase in status["phases"] for s in phase["stages"]}
+    assert rows == {("workspace-detection", "done", False), ("requirements-analysis", "done", False),
+                    ("user-stories", "skipped", True), ("workflow-planning", "done", False),
+                    ("functional-design", "skipped", True), ("code-generation", "done", False),
+                    ("build-and-test", "in-progress", False), ("operations", "pending", False)}
+
+
+def test_a_table_row_ticked_without_an_approval_is_found_on_its_line(tmp_path: Path) -> None:
+    repo = build_branch_repo(tmp_path / "desk", [e for e in APPROVALS if not e[0].startswith("Code Generation")])
+    code, found = findings(repo)
+    line = repo.line(BRANCH_STATE, "| Code Generation |")
+    assert code == 1
+    # The work tree's rule, and the history's: the commit ticked it with no approval in the log it held.
+    assert ("AIDLC-DOCS-003", BRANCH_STATE, line) in found
+    assert ("AIDLC-DOCS-028", BRANCH_STATE, line) in found
+    # Skipped rows, the in-progress row, the placeholder and the extension table claim nothing.
+    claimed = [f for f in found if f[0] in ("AIDLC-DOCS-003", "AIDLC-DOCS-012")]
+    assert claimed == [("AIDLC-DOCS-003", BRANCH_STATE, line)]
+
+
+def test_a_ticked_row_awaiting_approval_and_one_with_an_open_plan_are_errors(branch: DocsRepo) -> None:
+    branch.replace(BRANCH_STATE, "| Workflow Planning | ✅ Complete |", "| Workflow Planning | ✅ Complete (awaiting "
+                   "approval) |")
+    branch.write(f"{DOCS}/branches/main/construction/plans/code-generation-plan.md",
+                 "# Code Generation Plan\n\n- [x] Step 1: models\n- [ ] Step 2: handlers\n")
+    branch.commit("aidlc-docs: progress", stamp(len(APPROVALS) + 1))
+    code, found = findings(branch)
+    assert code == 1
+    assert ("AIDLC-DOCS-004", BRANCH_STATE, branch.line(BRANCH_STATE, "| Workflow Planning |")) in found
+    assert ("AIDLC-DOCS-005", BRANCH_STATE, branch.line(BRANCH_STATE, "| Code Generation |")) in found
+
+
+def test_the_audit_index_is_not_read_as_an_audit_log(branch: DocsRepo) -> None:
+    branch.write(f"{DOCS}/audit/audit-index.md", "# AIDLC Audit Index\n\n**Timestamp**: not a time\n")
+    branch.commit("index", stamp(len(APPROVALS) + 1))
+    assert findings(branch) == (0, [])
+
+
+def test_several_branch_states_are_not_merged_into_one(branch: DocsRepo) -> None:
+    # Two branches' states are two projects' progress: aidlc reads neither as the project's, never one at random.
+    branch.write(f"{DOCS}/state/feature-x.md", TABLE_STATE.replace("| Code Generation | ✅ Complete |",
+                                                                   "| Code Generation | ✅ Done |"))
+    branch.commit("feature-x state", stamp(len(APPROVALS) + 1))
+    status = json.loads(run_cli("status", str(branch.root), "--format", "json").stdout)
+    assert status["state"] is None
+
+
+def test_a_stage_table_in_the_flat_state_file_is_read_too(tmp_path: Path) -> None:
+    repo = build_branch_repo(tmp_path / "desk", [e for e in APPROVALS if not e[0].startswith("Workflow")])
+    flat = f"{DOCS}/aidlc-state.md"
+    repo.write(flat, repo.read(BRANCH_STATE).replace("| Stage | Status |", "| 단계 | 상태 |"))
+    (repo.root / BRANCH_STATE).unlink()
+    repo.commit("flat state", stamp(len(APPROVALS)))
+    _, found = findings(repo)
+    assert ("AIDLC-DOCS-003", flat, repo.line(flat, "| Workflow Planning |")) in found
+
+
+
+# -- a plan replaced by a revised one -------------------------------------------------------------------------------
+@pytest.fixture
+def shop(tmp_path: Path) -> DocsRepo:
+    return build_docs_repo(tmp_path / "shop")
+
+
+def test_a_plan_replaced_by_its_revision_is_a_note_and_the_revision_is_judged(shop: DocsRepo) -> None:
+    revised = CODE_PLAN.replace("-plan.md", "-plan-revised.md")
+    shop.write(revised, shop.read(CODE_PLAN))  # 4 of 4 steps done
+    shop.write(CODE_PLAN, plan("Code Generation Plan (first draft)", 6, 0))  # abandoned: every box open
+    shop.commit("aidlc-docs: the code-generation plan revised", stamp(len(ENTRIES) + 1))
+    code, found = findings(shop)
+    assert code == 0
+    assert found == [("AIDLC-DOCS-016", CODE_PLAN, None)]
+    message = json.loads(run_cli("validate", str(shop.root), "--format", "json").stdout)["findings"][0]["message"]
+    assert message == f"replaced by {revised}: its 6 open of 6 boxes are not judged, the revised plan's are"
+    # The revision's own open box is judged: the stage is ticked while it is open (and Build and Test after it).
+    shop.write(revised, plan("Code Generation Plan (revised)", 4, 3))
+    shop.commit("aidlc-docs: a step reopened", stamp(len(ENTRIES) + 2))
+    _, found = findings(shop)
+    assert {(c, p) for c, p, _ in found} == {("AIDLC-DOCS-016", CODE_PLAN), ("AIDLC-DOCS-005", STATE),
+                                             ("AIDLC-DOCS-006", STATE)}
+
+
+def test_a_plan_repeating_a_stage_under_another_name_is_judged_too(shop: DocsRepo) -> None:
+    # `unit-2-...` beside `unit-2-shop-web-...`: nothing in the names says which one governs, so both are judged.
+    other = f"{DOCS}/construction/plans/unit-2-functional-design-plan.md"
+    shop.write(other, plan("Functional Design Plan", 3, 0))
+    shop.commit("aidlc-docs: a second plan", stamp(len(ENTRIES) + 1))
+    _, found = findings(shop)
+    assert found == [("AIDLC-DOCS-005", STATE, shop.line(STATE, "(Unit 2: shop-web)"))]
