@@ -199,6 +199,20 @@ def test_provider_down_pauses_and_resume_continues(shop: Path, server: ScriptedS
     assert run(shop, "log", "verify").returncode == 0
 
 
+def test_bolt_start_and_resume_take_the_model_options_of_draft(shop: Path, server: ScriptedServer) -> None:
+    """--api-key-env names the variable whose key is sent; --timeout bounds each call (a server that never
+    answers pauses the run, naming the time out)."""
+    server.push(plan_answer())
+    proc = start(shop, server, "--api-key-env", "MY_MODEL_KEY", MY_MODEL_KEY="k-123")
+    assert proc.returncode == 3, proc.stderr
+    assert server.requests[-1].headers["authorization"] == "Bearer k-123"
+    server.push(*[Reply(body=None, delay_s=30)] * 4)  # every attempt of the one target hangs
+    proc = resume(shop, server, "--approve", "--timeout", "0.5")
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    assert state(shop)["pause"]["kind"] == "provider"
+    assert "0.5" in state(shop)["pause"]["reason"] and "time" in state(shop)["pause"]["reason"]
+
+
 # -- SIGKILL at real points of a run, then resume ----------------------------------------------------------------
 # A sitecustomize on the PYTHONPATH of the killed process only (the code under test has no test switch) sends
 # SIGKILL to its own process at the N-th atomic rename under the repository (state.json, the plan, the
@@ -533,6 +547,27 @@ def test_abort_ends_the_run_cancelled_and_keeps_the_branch(shop: Path, server: S
     assert git(shop, "branch", "--list", f"aidlc/{BOLT}").strip()
     assert events(shop)[-1]["type"] == "run.finished" and events(shop)[-1]["data"]["status"] == "CANCELLED"
     assert resume(shop, server).returncode == 2
+
+
+def test_every_command_takes_the_bolt_as_aidlc_new_names_it(shop: Path, server: ScriptedServer) -> None:
+    """`001`, `1` and the name without its number name the bolt for start, resume, status, trace, abort and
+    walkthrough as they do for gate; a name no bolt has is refused listing the bolts."""
+    assert run(shop, "bolt", "start", "001", "--dry-run", "--base-url", server.url).returncode == 0
+    server.push(plan_answer())
+    proc = run(shop, "bolt", "start", "1", "--base-url", server.url, "--model", "test-model")
+    assert proc.returncode == 3, proc.stderr
+    assert state(shop)["bolt"] == BOLT
+    for ref in ("001", "1", "checkout-api", BOLT):
+        doc = json.loads(run(shop, "--format", "json", "bolt", "status", ref).stdout)
+        assert [r["bolt"] for r in doc["runs"]] == [BOLT], ref
+        assert run(shop, "bolt", "trace", ref).returncode == 0
+    walked = run(shop, "walkthrough", "001", "--no-run")
+    assert walked.stdout.startswith(f"{BOLT}: evidence report written"), walked.stderr
+    assert run(shop, "bolt", "abort", "001", "--reason", "not now").returncode == 0
+    assert state(shop)["status"] == "CANCELLED"
+    for command in (["walkthrough", "009", "--no-run"], ["bolt", "start", "009", "--dry-run"]):
+        proc = run(shop, *command)
+        assert proc.returncode == 2 and f"no bolt '009' in {MB}/bolts/; there are: {BOLT}" in proc.stderr
 
 
 def test_json_output_of_start_is_one_document(shop: Path, server: ScriptedServer) -> None:

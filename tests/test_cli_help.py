@@ -9,6 +9,7 @@ import click
 import pytest
 
 from aidlc.cli import COMMANDS, cli
+from tests.helpers import run_cli
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -29,3 +30,45 @@ def test_help_lists_every_command_and_imports_none_of_them() -> None:
     for name, entry in COMMANDS.items():
         assert f"  {name} " in listing and entry.help.split()[0] in listing
     assert done.stdout.splitlines()[-1] == "LOADED 0 ['aidlc.cli.app']"  # the shared CLI plumbing only
+
+
+def test_a_bare_aidlc_prints_the_help_and_succeeds() -> None:
+    done = run_cli()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Usage: aidlc [OPTIONS] [COMMAND] [ARGS]...")
+    assert "Commands:" in done.stdout and done.stderr == ""
+
+
+@pytest.mark.parametrize("words", [[], ["validate"], ["gate", "approve"]])
+def test_help_command_prints_what_dash_dash_help_prints(words: list[str]) -> None:
+    asked = run_cli("help", *words)
+    flag = run_cli(*words, "--help")
+    assert asked.returncode == flag.returncode == 0, asked.stderr
+    assert asked.stdout == flag.stdout
+
+
+@pytest.mark.parametrize(("words", "nearest"), [(["stauts"], "status"), (["walkthrogh"], "walkthrough"),
+                                                (["gate", "aprove"], "approve"), (["help", "stauts"], "status"),
+                                                (["help", "gate", "aprove"], "approve")])
+def test_an_unknown_command_is_told_the_nearest(words: list[str], nearest: str) -> None:
+    done = run_cli(*words)
+    assert done.returncode == 2
+    assert f"No such command '{words[-1]}'. Did you mean '{nearest}'?" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+MODEL_COMMANDS = [["draft"], ["llm", "check"], ["bolt", "start"], ["bolt", "resume"], ["walkthrough"]]
+
+
+def test_every_command_that_asks_a_model_takes_the_same_model_options() -> None:
+    def options(words: list[str]) -> list[tuple[str, ...]]:
+        command: click.Command = cli
+        for word in words:
+            command = command.get_command(click.Context(command), word)  # type: ignore[attr-defined]
+        return [(*p.opts, p.help or "") for p in command.params if isinstance(p, click.Option)
+                and p.opts[0] in ("--provider", "--model", "--base-url", "--api-key-env", "--timeout", "--record",
+                                  "--replay")]
+
+    first = options(MODEL_COMMANDS[0])
+    assert len(first) == 7
+    assert all(options(words) == first for words in MODEL_COMMANDS[1:])

@@ -91,6 +91,7 @@ def test_a_bolt_without_a_plan_says_how_to_get_one(chain: Path) -> None:
     assert f"nothing to judge for the plan gate: {PLAN} does not exist" in result.stderr
     assert steps(result.stderr) == [
         f"aidlc bolt start {BOLT_ID}    # the model writes the plan, then waits for a person",
+        f"aidlc new plan {BOLT_ID}    # or its template, for you to write",
         f"write {PLAN}, then: aidlc gate approve {BOLT_ID} --stage plan"]
 
 

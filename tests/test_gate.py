@@ -357,14 +357,19 @@ def test_the_actor_comes_from_git_config_or_as(chain: Path) -> None:
                       {"kind": "human", "name": "Grace Hopper", "email": "grace@navy.mil"}]
 
 
-@pytest.mark.parametrize(("value", "name", "email"), [
-    ("Ada", "Ada", None),
-    ("  Ada Lovelace   <ada@x.org> ", "Ada Lovelace", "ada@x.org"),
-    ("Ada <>", "Ada", None),
-])
-def test_as_accepts_a_name_with_or_without_an_email(chain: Path, value: str, name: str, email: str | None) -> None:
-    approve(chain, INTENT_ID, "requirements", "--as", value)
-    assert decisions(chain)[-1]["actor"] == {"kind": "human", "name": name, **({"email": email} if email else {})}
+def test_as_takes_a_name_and_an_email(chain: Path) -> None:
+    approve(chain, INTENT_ID, "requirements", "--as", "  Ada Lovelace   <ada@x.org> ")
+    assert decisions(chain)[-1]["actor"] == {"kind": "human", "name": "Ada Lovelace", "email": "ada@x.org"}
+
+
+@pytest.mark.parametrize("value", ["Bob", "Ada <>", "Bob Smith"])
+def test_as_without_an_email_is_refused_for_a_persons_decision(chain: Path, value: str) -> None:
+    result = gate(chain, "approve", INTENT_ID, "requirements", "--as", value)
+    assert result.exit_code == 2, result.stderr
+    assert f"--as {value!r} names no email: a person's decision is recorded with their name and email" \
+        in result.stderr
+    assert '--as "' in result.stderr and "@example.org>" in result.stderr  # the form to type
+    assert decisions(chain) == []
 
 
 @pytest.mark.parametrize("value", ["<nobody@x.org>", "Ada <ada@x.org> and Bob", "Ada <ada@x.org", "Ada <a b@x.org>",

@@ -73,6 +73,8 @@ def test_the_reader_would_take_injected_lines_as_structure() -> None:
     (["new", "story", "Refund\u2028done", "--unit", "001-checkout-api"], "title must be one line"),
     (["new", "story", "Refund", "--unit", "001-checkout-api", "--as-a", "buyer\x1b[2J"],
      "as-a holds the control character U+001B"),
+    (["new", "story", "Refund", "--unit", "001-checkout-api", "--i-want", "money back\n- [x] approved"],
+     "i-want must be one line"),
     (["new", "story", "Invoice \u202eexe.pdf", "--unit", "001-checkout-api"],
      "title holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)"),
     (["new", "intent", "Check\u200bout"], "title holds the zero-width character U+200B (ZERO WIDTH SPACE)"),
@@ -80,7 +82,7 @@ def test_the_reader_would_take_injected_lines_as_structure() -> None:
       "Ship.\n## Stories Included\n- 009-free-money"], "line 2 of objective starts a heading"),
 ], ids=["title-heading", "criterion-checkbox", "description-checkbox", "description-fence", "statement-fence",
         "statement-indented-heading", "purpose-html", "so-that-marker", "title-carriage-return",
-        "title-line-separator", "as-a-control", "title-right-to-left-override", "title-zero-width",
+        "title-line-separator", "as-a-control", "i-want-two-lines", "title-right-to-left-override", "title-zero-width",
         "objective-heading"])
 def test_aidlc_new_refuses_structure_and_writes_nothing(chain: Path, args: list[str], words: str) -> None:
     before = bank_files(chain)

@@ -479,3 +479,16 @@ def test_secrets_in_a_reason_or_data_are_redacted_before_the_event_is_hashed(rep
     assert event["hash"] == event_hash(event)  # hashed as written: the ledger still verifies
     verified = cli(repo, "log", "verify")
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_canonical_json_is_what_its_module_says_not_rfc_8785() -> None:
+    """Sorted by code point (RFC 8785 sorts by UTF-16 unit: U+10000 before U+FFFF there), Python's float form
+    (RFC 8785: ECMAScript's), no spaces, UTF-8 unescaped, NaN refused. The hashes of every ledger are over these
+    bytes: a change here would break every chain written so far."""
+    from aidlc.events.canonical import canonical
+
+    assert canonical({"\U00010000": 1, "\uffff": 2, "b": [True, None], "a": "é"}) == \
+        '{"a":"é","b":[true,null],"\uffff":2,"\U00010000":1}'.encode()
+    assert canonical({"x": 1e16}) == b'{"x":1e+16}'
+    with pytest.raises(ValueError):
+        canonical({"x": float("nan")})

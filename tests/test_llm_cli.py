@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from aidlc.cli import cli
 from aidlc.llm.structured import forget_modes
-from tests.openai_server import ScriptedServer, chat, error
+from tests.openai_server import Reply, ScriptedServer, chat, error
 
 GOOD = '{"answer": "pong", "number": 42}'
 LLAMA_CPP_REFUSAL = "1 validation error: ('body', 'response_format', 'type') Input should be 'text' or 'json_object'"
@@ -156,3 +156,66 @@ def test_version_does_not_import_the_sdks() -> None:
 def test_llm_appears_in_the_help() -> None:
     result = CliRunner().invoke(cli, ["llm", "--help"])
     assert result.exit_code == 0 and "check" in result.output
+
+
+def _on_terminal(args: list[str], repo: Path) -> str:
+    """`aidlc llm check ARGS` with stdout and stderr on a pseudo-terminal: what a person at a terminal sees."""
+    import pty
+
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in clean_env().items() if k != "CI"}
+    with subprocess.Popen([sys.executable, "-m", "aidlc", "--repo", str(repo), "llm", "check", *args],
+                          stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env) as process:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closes when the process ends
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        process.wait()
+    os.close(leader)
+    return b"".join(chunks).decode()
+
+
+def test_a_slow_answer_shows_how_long_it_has_waited_on_a_terminal(server: ScriptedServer, tmp_path: Path) -> None:
+    server.push(Reply(body=chat("pong").body, delay_s=4.5), chat(GOOD))
+    seen = _on_terminal(["--base-url", server.url, "--model", "tiny", "--timeout", "60"], tmp_path)
+    assert f"\rwaiting for openai:tiny@{server.url}: 3s" in seen, seen
+    assert "structured  ok" in seen  # the line is wiped, the report follows
+
+
+def test_a_slow_answer_adds_nothing_when_not_on_a_terminal(server: ScriptedServer, tmp_path: Path) -> None:
+    server.push(Reply(body=chat("pong").body, delay_s=4.5), chat(GOOD))
+    proc = run(["--base-url", server.url, "--model", "tiny", "--timeout", "60"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "waiting" not in proc.stderr + proc.stdout and "\r" not in proc.stderr + proc.stdout
+
+
+def test_a_server_that_never_answers_is_reported_at_the_timeout_once(server: ScriptedServer, tmp_path: Path) -> None:
+    server.push(*[Reply(body=chat("pong").body, delay_s=120)] * 4)
+    proc = run(["--base-url", server.url, "--format", "json", "--timeout", "1"], tmp_path)
+    assert proc.returncode == 1
+    doc = json.loads(proc.stdout)
+    assert doc["plain"]["kind"] == "LLMTimeout" and "did not answer within 1s" in doc["error"]
+    assert len(server.bodies()) == 1  # asked once: not retried into minutes of waiting
+
+
+def test_check_asks_the_server_named_on_the_command_line(server: ScriptedServer, tmp_path: Path) -> None:
+    """Not the cassette aidlc.yaml names, not a fallback that would answer for it."""
+    cassette = tmp_path / "cassette.jsonl"
+    (tmp_path / "aidlc.yaml").write_text("version: 1\nllm:\n  provider: replay\n  model: m\n"
+                                         f"  base_url: {cassette.name}\n")
+    server.push(chat("pong"), chat(GOOD))
+    proc = run(["--base-url", server.url, "--format", "json"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert (doc["provider"], doc["base_url"]) == ("openai", server.url) and len(server.bodies()) == 2
+    (tmp_path / "aidlc.yaml").write_text(f"version: 1\nllm:\n  model: m\n  base_url: {dead_url()}\n  fallback:\n"
+                                         f"    - {{provider: openai, model: m, base_url: {server.url}}}\n")
+    proc = run(["--base-url", dead_url(), "--format", "json"], tmp_path)
+    assert proc.returncode == 1 and json.loads(proc.stdout)["plain"]["kind"] == "LLMUnreachable"
+    assert json.loads(proc.stdout)["fallback"] == [] and len(server.bodies()) == 2  # the fallback was not asked

@@ -175,7 +175,8 @@ def test_a_local_server_the_user_names_without_a_key_gets_none(tmp_path: Path, h
 
 def test_fallback_targets_follow_the_same_rules(tmp_path: Path, home: Path, server: ScriptedServer) -> None:
     repo = make_repo(tmp_path / "shop", f"version: 1\nllm:\n  fallback:\n    - model: small\n      base_url: {EVIL}\n")
-    result = aidlc(repo, user_env(home, server), "llm", "check", "--base-url", "http://mine.example/v1")
+    # the server the user names through the variable (checking --base-url asks that server alone, no fallback)
+    result = aidlc(repo, user_env(home, server, AIDLC_LLM_BASE_URL="http://mine.example/v1"), "llm", "check")
     assert result.exit_code == 2, result.output
     assert "llm.fallback[0]" in result.stderr and "evil.example" in result.stderr
     assert server.requests == []

@@ -113,6 +113,16 @@ def test_requirement_keeps_the_persons_prose_and_unknown_keys(repo: Path) -> Non
     assert after.index("### FR-1: Refunds") < after.index("## Non-Functional Requirements")
 
 
+def test_a_story_says_what_the_user_wants_in_their_words(repo: Path) -> None:
+    build_chain(repo)
+    code, doc = aidlc(repo, "new", "story", "Refund order", "--unit", "checkout-api", "--as-a", "shopper",
+                      "--i-want", "my money back when I return an order", "--so-that", "I trust the shop")
+    assert code == 0, doc
+    text = (repo / doc["created"][0]).read_text()
+    assert "**As a** shopper\n**I want** my money back when I return an order\n**So that** I trust the shop" in text
+    assert validate(load_bank(repo, load_config(repo))).summary.errors == 0
+
+
 def test_story_in_unit_with_existing_stories_gets_next_number(repo: Path) -> None:
     build_chain(repo)
     code, doc = aidlc(repo, "new", "story", "Refund order", "--unit", "checkout-api")

@@ -108,7 +108,7 @@ def test_a_view_of_what_does_not_exist_lists_what_does(chain: Path) -> None:
     result = run(chain, "status", "--intent", "042")
     assert result.exit_code == 2 and f"no intent '042'; there are: {INTENT_ID}" in result.stderr
     result = run(chain, "status", "--bolt", "042")
-    assert result.exit_code == 2 and f"no bolt '042'; there are: {BOLT_ID}" in result.stderr
+    assert result.exit_code == 2 and f"no bolt '042' in memory-bank/bolts/; there are: {BOLT_ID}" in result.stderr
     result = run(chain, "status", "--all", "--pending")
     assert result.exit_code == 2 and "choose one of --all, --intent, --bolt and --pending" in result.stderr
 

@@ -80,6 +80,30 @@ def _hand(tmp_path_factory: pytest.TempPathFactory, _sample: Path) -> Path:
     return root
 
 
+def test_a_persons_plan_from_its_template_is_read_its_risks_and_estimate_too(_sample: Path, tmp_path: Path) -> None:
+    root = copy(_sample, tmp_path / "shop")
+    made = run(root, "new", "plan", "001")
+    assert made.returncode == 0 and f"+ {PLAN}" in made.stdout, made.stderr
+    again = run(root, "new", "plan", BOLT)
+    assert again.returncode == 2 and f"{PLAN} exists already" in again.stderr and f"edit {PLAN}" in again.stderr
+    template = (root / PLAN).read_text()
+    assert "## Files" in template and "Estimated risk: medium" in template and "- (none named)" in template
+    (root / PLAN).write_text(template.replace("| modify | `path/to/file` |", f"| modify | `{CALC}` |")
+                             .replace("Estimated risk: medium", "Estimated risk: high")
+                             .replace("- (none named)", "- callers that relied on the wrong sign"))
+    assert run(root, "gate", "approve", BOLT, "--stage", "plan").returncode == 0
+    (root / CALC).write_text(FIXED)
+    bolt_commit(root, BOLT, "pay: total() adds the prices")
+    report = walkthrough(root, "--no-run")
+    assert report["risk"] == "high"  # the plan's estimate over the bolt's medium
+    assert report["risks"] == ["callers that relied on the wrong sign"]
+    assert "unplanned" not in [d["kind"] for d in report["deviations"]]
+    (root / PLAN).write_text(template.replace("Estimated risk: medium", "Estimated risk: huge"))
+    report = walkthrough(root, "--no-run")
+    assert report["risk"] == "medium" and report["risks"] == []  # (none named) names no risk
+    assert any("'Estimated risk: huge' is no risk level" in note for note in report["notes"])
+
+
 @pytest.fixture
 def ran(_ran: Path, tmp_path: Path) -> Path:
     return copy(_ran, tmp_path / "shop")
@@ -255,7 +279,7 @@ def test_a_bolt_without_commits_is_a_clear_error(_sample: Path, tmp_path: Path) 
 def test_an_unknown_bolt_is_a_usage_error_in_json_too(hand: Path) -> None:
     proc = run(hand, "walkthrough", "999-nope", "--format", "json")
     assert proc.returncode == 2 and json.loads(proc.stdout)["error"]["exit_code"] == 2
-    assert "no bolt named '999-nope'" in proc.stderr and "Next steps:" in proc.stderr
+    assert "no bolt '999-nope' in memory-bank/bolts/; there are:" in proc.stderr and "Next steps:" in proc.stderr
 
 
 def test_links_leading_out_of_the_repository_are_neither_read_nor_written(hand: Path, tmp_path: Path) -> None:
@@ -340,6 +364,27 @@ def test_with_junit_xml_the_independent_cases_that_ran_are_named(hand: Path) -> 
     assert "1 test case(s) the JUnit report names as run and passed" in item(report, "independent-tests")["detail"]
     assert report["verification"]["satisfied"] and item(report, "verify-unchanged")["satisfied"]
     assert "verify-changed" not in [d["kind"] for d in report["deviations"]]
+
+
+def test_hundreds_of_test_cases_are_counted_in_the_report_and_named_in_the_json(hand: Path) -> None:
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        f"run: {sys.executable} -m pytest -q -p no:cacheprovider tests --junitxml=.junit.xml\n    junit: .junit.xml"))
+    (hand / ".gitignore").write_text((hand / ".gitignore").read_text() + ".junit.xml\n")
+    (hand / "tests/test_many.py").write_text("import pytest\n\n\n@pytest.mark.parametrize('n', range(300))\n"
+                                              "def test_case(n):\n    assert n >= 0\n")
+    person_commit(hand, "tests: many cases, and JUnit XML from the tests")  # a person's: independent
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: a last touch")
+    report = walkthrough(hand)
+    assert len(report["verification"]["independent_tests"]) == 301  # every case by name, in the JSON
+    text = (hand / WALKTHROUGH).read_text()
+    assert "Independent tests: 301 in 2 file(s): `tests/test_many.py` 300, `tests/test_calc.py` 1. Each by name: " \
+           f"`aidlc walkthrough {BOLT} --format json` (`verification.independent_tests`)." in text
+    assert text.count("tests/test_many.py::") <= 10  # the evidence table's line names ten at most, no paragraph
+    shown = run(hand, "walkthrough", BOLT)
+    assert shown.stdout.count("tests/test_many.py::") <= 10, shown.stdout  # so does the command's summary
 
 
 def use_junit(root: Path, run_: str) -> None:

@@ -20,7 +20,6 @@ for a reader to take for a whole one), or not written at all.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -216,14 +215,10 @@ def _audit_path(root: Path, rel: str) -> Path:
 
 @contextmanager
 def _locked(root: Path) -> Iterator[None]:
-    lock = root / LOCK
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a+b") as handle:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    from aidlc.locking import exclusive  # appending only: reading the audit log takes no lock
+
+    with exclusive(root / LOCK):
+        yield
 
 
 def _check_ledger(ledger: Ledger) -> None:

@@ -13,6 +13,7 @@ from functools import cached_property
 
 from aidlc.bank.frontmatter import Document
 from aidlc.bank.items import BoltItem, Intent, MemoryBank, SchemaProblem, StoryItem, Unit, strip_number
+from aidlc.errors import UsageError
 
 
 class BankIndex:
@@ -138,6 +139,32 @@ def names(value: object) -> list[str]:
     if isinstance(value, list):
         return [str(item) for item in value if isinstance(item, str | int)]
     return []
+
+
+def find_intent(bank: MemoryBank, ref: str) -> Intent:
+    """The intent a person names on the command line (`001`, `checkout`, `001-checkout`); a usage error listing
+    some if none."""
+    intent = BankIndex(bank).intent_named(ref)
+    if intent is None:
+        raise UsageError(f"no intent {ref!r}; there are: {_some([i.id for i in bank.intents])}",
+                         ["aidlc status    # the summary", "aidlc status --all    # every intent and bolt"])
+    return intent
+
+
+def find_bolt(bank: MemoryBank, ref: str) -> BoltItem:
+    """The bolt a person names on the command line, as `aidlc new` names it (`001` or `1`, its id, its folder
+    with or without its number): every command resolves a bolt here. A usage error listing some if none."""
+    bolt = BankIndex(bank).bolt_named(ref)
+    if bolt is None:
+        raise UsageError(f"no bolt {ref!r} in {bank.rel_root}/bolts/; there are: {_some([b.id for b in bank.bolts])}",
+                         ["aidlc status --all    # every bolt",
+                          "name one by its number (001), its name or its folder (001-checkout)"])
+    return bolt
+
+
+def _some(names: list[str], limit: int = 10) -> str:
+    more = f" and {len(names) - limit} more" if len(names) > limit else ""
+    return (", ".join(names[:limit]) or "none") + more
 
 
 def _by_number(ref: str, names: list[str]) -> str:

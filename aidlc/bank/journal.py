@@ -23,7 +23,6 @@ stops the recovery before it touches anything.
 from __future__ import annotations
 
 import base64
-import fcntl
 import json
 import os
 import re
@@ -51,7 +50,7 @@ class Journal:
     bank: str  # the folder every path written is inside, relative to the repository ("": the repository)
     key: str  # the idempotency key of the ledger event that commits it, if the command records one
     _fd: int = -1  # the journal file, once started
-    _lock: int = -1
+    _lock: Any = None  # the lock of journalled writes, once started
     _seen: set[str] = field(default_factory=set)
 
     def write(self, path: Path, text: str) -> None:
@@ -98,10 +97,11 @@ class Journal:
                     _roll_back(self.repo, _read(self.repo))
                 _remove(self.repo)
         finally:
-            for fd in (self._fd, self._lock):
-                if fd >= 0:
-                    os.close(fd)
-            self._fd = self._lock = -1
+            if self._fd >= 0:
+                os.close(self._fd)
+            if self._lock is not None:
+                self._lock.release()
+            self._fd, self._lock = -1, None
 
     def _record(self, record: dict[str, Any]) -> None:
         data = (json.dumps(record, sort_keys=True) + "\n").encode()
@@ -144,7 +144,7 @@ def recover(repo: Path) -> list[str]:
     try:
         return recover_locked(repo)
     finally:
-        os.close(lock)
+        lock.release()
 
 
 def recover_locked(repo: Path) -> list[str]:
@@ -253,18 +253,14 @@ def _remove(repo: Path) -> None:
     fsync_folder((repo / JOURNAL).parent)
 
 
-def _lock(repo: Path) -> int:
-    """The exclusive lock of journalled writes, held until its descriptor is closed (or the process dies)."""
+def _lock(repo: Path) -> Any:
+    """The exclusive lock of journalled writes, held until its release() (or the process dies). Another aidlc
+    writing now: wait for it, never roll its write back."""
+    from aidlc.locking import acquire
+
     lock = repo / LOCK
     ensure_inside(lock, repo)
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)  # another aidlc writing now: wait for it, never roll it back
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+    return acquire(lock)
 
 
 def _in_bank(rel: str, bank: str) -> bool:

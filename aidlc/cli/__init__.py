@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import gc
 import importlib
-import os
 import sys
 from typing import NamedTuple
 
 import click
 
 from aidlc import __version__
-from aidlc.cli.app import App, report_error, run_safely
+from aidlc.cli.app import App, report_error, run_safely, wants_color
 from aidlc.errors import AidlcError
 
 
@@ -44,6 +43,7 @@ COMMANDS = {
     "llm": Entry("llm:llm_group", "The LLM layer: providers, structured output, record/replay."),
     "bolt": Entry("bolt:bolt_group", "Run a bolt: the model plans, a person approves, the model edits, checks "
                   "verify, a person accepts."),
+    "help": Entry("help:help_cmd", "Show the help of aidlc, or of a command (aidlc help gate approve)."),
     "walkthrough": Entry("walkthrough:walkthrough_cmd", "Write the evidence report of BOLT into its "
                          "implementation-walkthrough.md (on the aidlc-docs layout: of UNIT's code generation, a folder "
                          "under construction/, into its code/walkthrough.md)."),
@@ -61,6 +61,15 @@ class LazyGroup(click.Group):
         module_name, attribute = entry.target.split(":")
         module = importlib.import_module(f"aidlc.cli.{module_name}")
         return getattr(module, attribute)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None,
+                                                                            list[str]]:
+        """As click's, but an unknown name is told the nearest of the table's (click suggests from the
+        commands it has loaded, and this group loads none until asked)."""
+        name = args[0]
+        if name not in COMMANDS and not name.startswith("-") and not ctx.resilient_parsing:
+            raise click.exceptions.NoSuchCommand(name, possibilities=list(COMMANDS), ctx=ctx)
+        return super().resolve_command(ctx, args)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the table, as click would write it, without importing every command."""
@@ -81,19 +90,23 @@ class LazyGroup(click.Group):
             raise click.exceptions.Exit(exc.exit_code) from None
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="aidlc")
 @click.option("--repo", type=click.Path(file_okay=False, path_type=str), default=None,
               help="Repository root (default: the current directory).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
               help="json: exactly one JSON document on stdout.")
-@click.option("--no-color", is_flag=True, help="No ANSI colour (also NO_COLOR).")
+@click.option("--no-color", is_flag=True, help="No ANSI colour (also NO_COLOR, TERM=dumb; FORCE_COLOR forces it).")
 @click.option("-q", "--quiet", count=True, help="Less output.")
 @click.option("-v", "--verbose", count=True, help="More output.")
 @click.pass_context
 def cli(ctx: click.Context, repo: str | None, output_format: str, no_color: bool, quiet: int, verbose: int) -> None:
     """AI-DLC delivery governance: the Intent -> Bolt chain, validated, in your Git repo."""
-    color = not no_color and "NO_COLOR" not in os.environ and sys.stdout.isatty()
+    if ctx.invoked_subcommand is None:  # a bare `aidlc` asks what there is: the help, and success
+        click.echo(ctx.get_help())
+        return
+    color = wants_color(sys.stdout, no_color)
+    ctx.color = color  # click keeps the escapes it would strip from a pipe when colour is forced
     ctx.obj = App(repo=repo, output_format=output_format, color=color, verbosity=verbose - quiet)
 
 

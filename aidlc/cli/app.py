@@ -8,7 +8,7 @@ import itertools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -109,6 +109,19 @@ def write_output(path: Path, text: str, option: str, command: str) -> None:
                          [f"{command} {option} PATH    # a path in a folder you can write"]) from None
 
 
+def wants_color(stream: Any, no_color_flag: bool = False, env: Mapping[str, str] | None = None) -> bool:
+    """Colour for `stream`: --no-color, then NO_COLOR (when not empty, no-color.org), then FORCE_COLOR or
+    CLICOLOR_FORCE (when not empty; CLICOLOR_FORCE=0 forces nothing), then TERM=dumb; else only on a terminal."""
+    env = os.environ if env is None else env
+    if no_color_flag or env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR") or env.get("CLICOLOR_FORCE", "0") != "0":
+        return True
+    if env.get("TERM") == "dumb":
+        return False
+    return bool(stream.isatty())
+
+
 def discover_root(start: Path) -> Path:
     """The nearest folder up from `start` with aidlc.yaml, a memory bank or a .git: the repo to work on."""
     for folder in (start, *start.parents):
@@ -125,6 +138,7 @@ def run_safely(command: click.Command) -> None:
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="aidlc-shown")
+    sys.stdout = ReaderMayLeave(sys.stdout)  # type: ignore[assignment]
     try:
         # Without standalone mode click returns the code of an Exit instead of raising it.
         code = command.main(standalone_mode=False, prog_name="aidlc")
@@ -149,6 +163,35 @@ def run_safely(command: click.Command) -> None:
         sys.exit(1)
 
 
+class ReaderMayLeave:
+    """stdout whose reader may stop reading (`aidlc rules | head -1`): once the pipe is closed, the rest goes to
+    /dev/null, so the command runs to its end and exits with its own code, never a BrokenPipeError."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return int(self._stream.write(text))
+        except BrokenPipeError:
+            self._reader_left()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_left()
+
+    def _reader_left(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self._stream.fileno())  # what is still buffered is flushed there, quietly
+        os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def _pair(argv: list[str], flag: str, value: str) -> bool:
     return any(a == flag and b == value for a, b in itertools.pairwise(argv))
 
@@ -163,8 +206,8 @@ def report_error(message: str, next_steps: list[str], code: int, wants_json: boo
     if wants_json:
         click.echo(terminal_safe(shown_json(json.dumps({"version": JSON_VERSION, "error": {
             "message": message, "exit_code": code, "next_steps": next_steps}}, ensure_ascii=False, indent=2))))
-    color = sys.stderr.isatty() and "NO_COLOR" not in os.environ and "--no-color" not in sys.argv
-    click.echo(Style(color)("error: ", "red") + terminal_safe(message), err=True)
+    color = wants_color(sys.stderr, "--no-color" in sys.argv)
+    click.echo(Style(color)("error: ", "red") + terminal_safe(message), err=True, color=color)
     if next_steps:
         click.echo("Next steps:", err=True)
         for step in next_steps:

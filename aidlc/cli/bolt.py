@@ -5,31 +5,16 @@ Exit codes: 0 done, 1 the run failed, 2 usage/config, 3 paused waiting for a per
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
+from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options
+from aidlc.cli.modelflags import ModelFlags, model_options
 
 
 @click.group("bolt")
 def bolt_group() -> None:
     """Run a bolt: the model plans, a person approves, the model edits, checks verify, a person accepts."""
-
-
-def provider_from_flags(app: App, root: Path, provider: str | None, model: str | None, base_url: str | None,
-              record: str | None, replay: str | None):  # type: ignore[no-untyped-def]
-    """The provider, built only when the run first asks the model (resuming at a gate needs none)."""
-
-    def build():  # type: ignore[no-untyped-def]
-        from aidlc.bank.config import load_config
-        from aidlc.llm.factory import provider_from_config
-
-        config = load_config(root)
-        return provider_from_config(config.llm, provider=provider, model=model, base_url=base_url, record=record,
-                                    replay=replay, root=root,
-                                    on_degrade=lambda notice: app.note(f"degraded: {notice.reason}"))
-    return build
 
 
 def _asker(app: App, no_input: bool):  # type: ignore[no-untyped-def]
@@ -68,18 +53,6 @@ def _ask_at_terminal(question):  # type: ignore[no-untyped-def]
         return None
 
 
-def llm_options(command):  # type: ignore[no-untyped-def]
-    for option in reversed([
-        click.option("--model", help="The model (default: llm.model of aidlc.yaml)."),
-        click.option("--base-url", help="An OpenAI-compatible server, e.g. http://localhost:11434/v1."),
-        click.option("--provider", type=click.Choice(["openai", "anthropic", "replay"]), help="The provider."),
-        click.option("--record", type=click.Path(dir_okay=False), help="Record the model's answers to this cassette."),
-        click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only."),
-    ]):
-        command = option(command)
-    return command
-
-
 _no_input = click.option("--no-input", is_flag=True, help="Never ask at a gate; pause there (exit 3) as in CI.")
 
 
@@ -101,21 +74,18 @@ def _report(app: App, outcome) -> None:  # type: ignore[no-untyped-def]
 
 
 @bolt_group.command("start")
-@click.argument("bolt")
-@llm_options
+@click.argument("bolt", shell_complete=complete.bolts)
+@model_options
 @_no_input
 @click.option("--dry-run", is_flag=True, help="Check that the run could start; touch nothing, ask no model.")
 @output_options
 @click.pass_obj
-def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, provider: str | None,
-              record: str | None, replay: str | None, no_input: bool, dry_run: bool) -> None:
+def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_run: bool) -> None:
     """Start a run of BOLT on branch aidlc/BOLT: plan, then pause at the plan gate (exit 3)."""
     from aidlc.exsecutio import runner
 
-    if record and replay:
-        raise click.UsageError("--record and --replay exclude each other")
     root = app.root()
-    build = provider_from_flags(app, root, provider, model, base_url, record, replay)
+    build = model_flags.builder(app, root)
     if dry_run:
         found = {k: v for k, v in runner.preflight(root, bolt).items() if not k.startswith("_")}
         build()  # the provider's settings and key, as `start` checks them (no model is asked)
@@ -125,21 +95,20 @@ def start_cmd(app: App, bolt: str, model: str | None, base_url: str | None, prov
             app.out(f"bolt {found['bolt']} can start: branch {found['branch']} from {found['base'][:12]}, "
                     f"{len(found['verify'])} verify command(s)")
         return
-    _report(app, runner.start(root, bolt, build, model=model or "", ask=_asker(app, no_input)))
+    _report(app, runner.start(root, bolt, build, model=model_flags.model or "", ask=_asker(app, no_input)))
 
 
 @bolt_group.command("resume")
-@click.argument("ref", metavar="BOLT|RUN")
+@click.argument("ref", metavar="BOLT|RUN", shell_complete=complete.bolts)
 @click.option("--approve", "verdict", flag_value="approve", help="Approve the gate the run waits at, then go on.")
 @click.option("--reject", "verdict", flag_value="reject", help="Reject it, with --reason: the model plans again "
               "(after a walkthrough, a rework on top of the work so far).")
 @click.option("--reason", help="Why; recorded in the ledger.")
-@llm_options
+@model_options
 @_no_input
 @output_options
 @click.pass_obj
-def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, model: str | None,
-               base_url: str | None, provider: str | None, record: str | None, replay: str | None,
+def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, model_flags: ModelFlags,
                no_input: bool) -> None:
     """Continue a paused or interrupted run; --approve/--reject first record the pending gate decision."""
     from aidlc.exsecutio import runner
@@ -148,19 +117,20 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 
     root = app.root()
     decision = Decision(verdict) if verdict else None
-    build = provider_from_flags(app, root, provider, model, base_url, record, replay)
+    build = model_flags.builder(app, root)
     _report(app, runner.resume(root, find_run(root, ref), build, decision, reason, _asker(app, no_input)))
 
 
 @bolt_group.command("status")
-@click.argument("bolt", required=False)
+@click.argument("bolt", required=False, shell_complete=complete.bolts)
 @output_options
 @click.pass_obj
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
-    from aidlc.exsecutio.store import run_summary, runs_of
+    from aidlc.exsecutio.store import bolt_id, run_summary, runs_of
 
-    runs = runs_of(app.root(), bolt)
+    root = app.root()
+    runs = runs_of(root, bolt_id(root, bolt) if bolt else None)
     if app.json:
         app.emit_json({"runs": [run_summary(r) for r in runs]})
         return
@@ -177,7 +147,7 @@ def status_cmd(app: App, bolt: str | None) -> None:
 
 
 @bolt_group.command("abort")
-@click.argument("ref", metavar="BOLT|RUN")
+@click.argument("ref", metavar="BOLT|RUN", shell_complete=complete.bolts)
 @click.option("--reason", help="Why; recorded in the ledger.")
 @output_options
 @click.pass_obj
@@ -195,7 +165,7 @@ def abort_cmd(app: App, ref: str, reason: str | None) -> None:
 
 
 @bolt_group.command("trace")
-@click.argument("ref", metavar="BOLT|RUN")
+@click.argument("ref", metavar="BOLT|RUN", shell_complete=complete.bolts)
 @output_options
 @click.pass_obj
 def trace_cmd(app: App, ref: str) -> None:

@@ -4,42 +4,33 @@ from __future__ import annotations
 
 import click
 
-from aidlc.bank.config import load_config
+from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
+from aidlc.cli.modelflags import ModelFlags, model_options
 
 
 @click.command("draft")
 @click.argument("level", type=click.Choice(["requirements", "units", "stories", "bolts"]))
-@click.argument("intent")
+@click.argument("intent", shell_complete=complete.intents)
 @click.option("--dry-run", is_flag=True, help="Print the files it would write; write nothing.")
-@click.option("--provider", type=click.Choice(["openai", "anthropic", "replay"]),
-              help="Override llm.provider (also AIDLC_LLM_PROVIDER).")
-@click.option("--model", help="Override llm.model (also AIDLC_LLM_MODEL).")
-@click.option("--base-url", help="Override llm.base_url (also AIDLC_LLM_BASE_URL).")
-@click.option("--api-key-env", metavar="NAME", help="The variable that holds the key (also AIDLC_LLM_API_KEY_ENV).")
-@click.option("--record", type=click.Path(dir_okay=False), help="Append the answers to this cassette.")
-@click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only (no network).")
+@model_options
 @click.option("--budget", "budget_tokens", type=click.IntRange(min=1000), default=12_000, show_default=True,
               help="Tokens of context (the intent's files, standards) the prompt may hold.")
 @click.option("--max-tokens", type=click.IntRange(min=64), default=4096, show_default=True,
               help="Tokens the answer may use.")
 @output_options
 @click.pass_obj
-def draft_cmd(app: App, level: str, intent: str, dry_run: bool, provider: str | None, model: str | None,
-              base_url: str | None, api_key_env: str | None, record: str | None, replay: str | None,
-              budget_tokens: int, max_tokens: int) -> None:
+def draft_cmd(app: App, level: str, intent: str, dry_run: bool, model_flags: ModelFlags, budget_tokens: int,
+              max_tokens: int) -> None:
     """Ask the model for the next LEVEL of INTENT and write it as draft artifacts.
 
     Nothing is approved: the command prints the gate a person runs to accept the draft.
     """
     from aidlc.draft.run import draft  # the LLM layer loads only for this command
-    from aidlc.llm.factory import provider_from_config
 
     root = app.root()
-    config = load_config(root)
-    llm = provider_from_config(config.llm, provider=provider, model=model, base_url=base_url,
-                               api_key_env=api_key_env, record=record, replay=replay, root=root,
-                               on_degrade=lambda d: app.note(f"{d.failed} failed ({d.reason}); trying {d.next}"))
+    llm = model_flags.build(app, root,
+                            on_degrade=lambda d: app.note(f"{d.failed} failed ({d.reason}); trying {d.next}"))
     app.note(f"drafting the {level} of {intent} ...")
     result = draft(root, level, intent, llm, dry_run=dry_run, budget_tokens=budget_tokens,  # type: ignore[arg-type]
                    max_tokens=max_tokens)

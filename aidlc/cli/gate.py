@@ -8,6 +8,7 @@ import click
 
 from aidlc.aidlc_docs.model import RecordsWorkspace
 from aidlc.bank.config import load_config
+from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.gates.actor import actor_from
 from aidlc.gates.decide import Recorded, decide, decide_docs, reconcile, resolve_docs, resolve_record
@@ -56,8 +57,9 @@ def gate_group() -> None:
 def _decision_command(decision: Decision) -> click.Command:
     @click.command(decision.value, help=f"{MEANING[decision]}\n\nRecords '{decision.value}' for SUBJECT (an intent, "
                    "a bolt, release:ID or policy) at --stage.", short_help=SHORT[decision])
-    @click.argument("subject")
-    @click.option("--stage", required=True, help="intent: requirements|units|stories|bolt-plan; "
+    @click.argument("subject", shell_complete=complete.subjects)
+    @click.option("--stage", required=True, shell_complete=complete.stages,
+                  help="intent: requirements|units|stories|bolt-plan; "
                   "bolt: plan|walkthrough (DDD: plan|model|design|adr|walkthrough); release: deploy; policy: change. "
                   "aidlc-docs: inception: reverse-engineering|requirements-analysis|user-stories|workflow-planning|"
                   "application-design|units-generation; a unit: functional-design|nfr-requirements|nfr-design|"

@@ -8,6 +8,7 @@ import click
 
 from aidlc.bank.config import load_config
 from aidlc.cli.app import App, output_options, report_error
+from aidlc.cli.modelflags import ModelFlags, model_options
 
 
 @click.group("llm")
@@ -16,33 +17,23 @@ def llm_group() -> None:
 
 
 @llm_group.command("check")
-@click.option("--provider", type=click.Choice(["openai", "anthropic", "replay"]),
-              help="Override llm.provider (also AIDLC_LLM_PROVIDER).")
-@click.option("--model", help="Override llm.model (also AIDLC_LLM_MODEL).")
-@click.option("--base-url", help="Override llm.base_url, e.g. http://localhost:11434/v1 (also AIDLC_LLM_BASE_URL).")
-@click.option("--api-key-env", metavar="NAME", help="The variable that holds the key (also AIDLC_LLM_API_KEY_ENV).")
-@click.option("--record", type=click.Path(dir_okay=False), help="Append the answers to this cassette "
-              "(also AIDLC_LLM_RECORD).")
-@click.option("--replay", type=click.Path(dir_okay=False), help="Answer from this cassette only "
-              "(also AIDLC_LLM_REPLAY).")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), help="Seconds per call "
-              "(default 120; also AIDLC_LLM_TIMEOUT).")
+@model_options
 @output_options
 @click.pass_obj
-def check_cmd(app: App, provider: str | None, model: str | None, base_url: str | None, api_key_env: str | None,
-              record: str | None, replay: str | None, timeout_s: float | None) -> None:
+def check_cmd(app: App, model_flags: ModelFlags) -> None:
     """Send a tiny prompt and a tiny structured request; exit 1 with the reason if either fails.
 
     A model that answers but ignores what it was asked (another word than "pong") is a warning:
     the exit code stays 0.
     """
+    from aidlc.cli.waiting import shows_waiting
     from aidlc.llm.check import run_check  # the LLM layer loads only for this command
 
     root = app.root()
     config = load_config(root)
-    app.note(f"checking {provider or config.llm.provider} ...")
-    report = run_check(config.llm, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
-                       record=record, replay=replay, timeout_s=timeout_s, root=root)
+    app.note(f"checking {model_flags.provider or config.llm.provider} ...")
+    report = run_check(config.llm, **model_flags.settings(), root=root,
+                       wrap=lambda provider: shows_waiting(app, provider))
     if app.json:
         app.emit_json(report.to_dict())
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.model.types import BoltType, Priority, Risk
 from aidlc.scaffold.new import Created, Creator
@@ -31,7 +32,8 @@ def _report(app: App, kind: str, result: Created) -> None:
 
 _priority = click.option("--priority", type=click.Choice([p.value for p in Priority]), default="must",
                          show_default=True)
-_intent = click.option("--intent", "intent_ref", help="Intent folder name (with or without its number).")
+_intent = click.option("--intent", "intent_ref", shell_complete=complete.intents,
+                       help="Intent folder name (with or without its number).")
 _requirements = click.option("--requirements", help="Comma-separated requirement IDs, e.g. FR-1,NFR-2.")
 _criterion = click.option("--criterion", "criteria", multiple=True,
                           help="An acceptance criterion (repeatable): '**Given** ..., **When** ..., **Then** ...'.")
@@ -85,31 +87,44 @@ def new_unit(app: App, title: str, intent_ref: str | None, requirements: str | N
 @new_group.command("story")
 @click.argument("title")
 @_intent
-@click.option("--unit", "unit_ref", required=True, help="Unit folder name (with or without its number).")
+@click.option("--unit", "unit_ref", required=True, shell_complete=complete.units,
+              help="Unit folder name (with or without its number).")
 @_requirements
 @_priority
 @_criterion
 @click.option("--as-a", help="The user role of the user story.")
+@click.option("--i-want", help="What the user wants (default: the title).")
 @click.option("--so-that", help="The benefit of the user story.")
 @output_options
 @click.pass_obj
 def new_story(app: App, title: str, intent_ref: str | None, unit_ref: str, requirements: str | None, priority: str,
-              criteria: tuple[str, ...], as_a: str | None, so_that: str | None) -> None:
+              criteria: tuple[str, ...], as_a: str | None, i_want: str | None, so_that: str | None) -> None:
     """Create stories/NNN-slug.md in the unit and refresh story-index.md."""
     creator = Creator(app.root())
     _report(app, "story", creator.new_story(title, intent_ref, unit_ref, _csv(requirements), Priority(priority),
-                                            list(criteria), as_a, so_that))
+                                            list(criteria), as_a, so_that, i_want))
+
+
+@new_group.command("plan")
+@click.argument("bolt", shell_complete=complete.bolts)
+@output_options
+@click.pass_obj
+def new_plan(app: App, bolt: str) -> None:
+    """Write the template of BOLT's implementation-plan.md, for a person who plans the bolt (a run of the
+    bolt has the model write it instead)."""
+    _report(app, "plan", Creator(app.root()).new_plan(bolt))
 
 
 @new_group.command("bolt")
 @_intent
-@click.option("--unit", "unit_ref", required=True, help="The unit the bolt builds.")
-@click.option("--stories", required=True, help="Comma-separated story names (file names or ids) of that unit.")
+@click.option("--unit", "unit_ref", required=True, shell_complete=complete.units, help="The unit the bolt builds.")
+@click.option("--stories", required=True, shell_complete=complete.stories,
+              help="Comma-separated story names (file names or ids) of that unit.")
 @click.option("--type", "bolt_type", type=click.Choice([t.value for t in BoltType]),
               default=BoltType.simple.value, show_default=True)
 @click.option("--risk", type=click.Choice([r.value for r in Risk]), default="low", show_default=True,
               help="Sets the evidence a walkthrough approval needs.")
-@click.option("--requires", help="Comma-separated bolt ids this bolt depends on.")
+@click.option("--requires", shell_complete=complete.bolts, help="Comma-separated bolt ids this bolt depends on.")
 @click.option("--scope", help="Comma-separated globs of files the bolt may change, e.g. 'src/pay/**'.")
 @click.option("--objective", help="One paragraph: what the bolt delivers.")
 @output_options

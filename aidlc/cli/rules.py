@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import click
 
+from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
 from aidlc.rules import CATALOGUE
 
 
 @click.command("rules")
-@click.argument("code", required=False)
+@click.argument("code", required=False, shell_complete=complete.rule_codes)
 @output_options
 @click.pass_obj
 def rules_cmd(app: App, code: str | None) -> None:
     """List the validation rules, or explain one (aidlc rules AIDLC-REF-001)."""
     rules = list(CATALOGUE.values())
     if code:
-        rules = [r for r in rules if r.code == code.upper()]
+        wanted = code.strip().upper()
+        rules = [r for r in rules if r.code in (wanted, f"AIDLC-{wanted}")]  # REF-001 is AIDLC-REF-001
         if not rules:
             raise UsageError(f"no rule {code}", ["aidlc rules    # the whole catalogue"])
     if app.json:

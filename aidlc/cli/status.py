@@ -8,7 +8,9 @@ from pathlib import Path
 import click
 
 from aidlc.bank.config import load_config
+from aidlc.bank.index import find_bolt, find_intent
 from aidlc.bank.walk import shown_json
+from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
 from aidlc.model.status import RecordsStatusReport
@@ -20,7 +22,7 @@ from aidlc.report.docs_status import (
 )
 from aidlc.report.status import render_counts, render_detail, render_summary
 from aidlc.status.build import build_status
-from aidlc.status.focus import find_bolt, find_intent, on_bolt, on_intent, on_waiting
+from aidlc.status.focus import on_bolt, on_intent, on_waiting
 from aidlc.status.project import docs_status
 from aidlc.workspace import layout_of, open_bank
 
@@ -30,9 +32,11 @@ _COUNTS = ("version", "root", "counts", "stories", "bolts_by_status", "errors", 
 @click.command("status")
 @click.argument("path", required=False, type=click.Path(file_okay=False))
 @click.option("--all", "everything", is_flag=True, help="Every intent, unit, bolt, gate and next action.")
-@click.option("--intent", "intent_ref", metavar="INTENT", help="One intent (001, its name or folder): its units, "
+@click.option("--intent", "intent_ref", metavar="INTENT", shell_complete=complete.intents,
+              help="One intent (001, its name or folder): its units, "
               "bolts, gates and next actions.")
-@click.option("--bolt", "bolt_ref", metavar="BOLT", help="One bolt (001, its id or folder): its stories, "
+@click.option("--bolt", "bolt_ref", metavar="BOLT", shell_complete=complete.bolts,
+              help="One bolt (001, its id or folder): its stories, "
               "dependencies, gates and next actions.")
 @click.option("--pending", is_flag=True, help="Every gate waiting for a person's decision.")
 @output_options
@@ -60,9 +64,9 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
     bank = open_bank(root, config=config)
     report = build_status(bank)
     if intent_ref:
-        report = on_intent(report, find_intent(bank, intent_ref))
+        report = on_intent(report, find_intent(bank, intent_ref).id)
     elif bolt_ref:
-        report = on_bolt(report, find_bolt(bank, bolt_ref))
+        report = on_bolt(report, find_bolt(bank, bolt_ref).id)
     elif pending:
         report = on_waiting(report)
     if app.json:

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import click
 
+from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options, write_output
-from aidlc.cli.bolt import llm_options, provider_from_flags
+from aidlc.cli.modelflags import ModelFlags, model_options
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
 
 @click.command("walkthrough")
-@click.argument("bolt", metavar="BOLT|UNIT")
+@click.argument("bolt", metavar="BOLT|UNIT", shell_complete=complete.bolts)
 @click.option("--no-run", is_flag=True, help="Run no check and ask no model: report what is recorded.")
 @click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the report as one self-contained HTML page.")
@@ -25,12 +26,11 @@ from aidlc.model.config import Config
               "allowed_signers).")
 @click.option("--output", "output_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="Write the report to FILE instead of the bolt's implementation-walkthrough.md.")
-@llm_options
+@model_options
 @output_options
 @click.pass_obj
 def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, attest_file: Path | None, sign: bool,
-                    output_file: Path | None, model: str | None, base_url: str | None, provider: str | None,
-                    record: str | None, replay: str | None) -> None:
+                    output_file: Path | None, model_flags: ModelFlags) -> None:
     """Write the evidence report of BOLT into its implementation-walkthrough.md (on the aidlc-docs layout: of
     UNIT's code generation, a folder under construction/, into its code/walkthrough.md).
 
@@ -59,7 +59,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
         _unit_walkthrough(app, config, bolt, no_run, output_file)
     bank = open_bank(app.root())
     root = Path(bank.repo_root)
-    reviewer = None if no_run else provider_from_flags(app, root, provider, model, base_url, record, replay)
+    reviewer = None if no_run else model_flags.builder(app, root)
     written = write_walkthrough(root, bank, bolt, run=not no_run, reviewer=reviewer, note=app.note,
                                 write=output_file is None)
     report = written.report

@@ -1,4 +1,11 @@
-"""Canonical JSON (sorted keys, no spaces, UTF-8) and the event hash."""
+"""Canonical JSON (sorted keys, no spaces, UTF-8) and the event hash.
+
+This is not RFC 8785 (JCS), and it cannot become it without a new ledger version: the hashes of every ledger
+written so far are over these bytes. It agrees with RFC 8785 for what events hold in practice (ASCII keys,
+integers, strings, booleans, lists, objects) and differs in two places: keys are sorted by Unicode code point,
+where RFC 8785 sorts by UTF-16 code unit (keys beyond U+FFFF order differently), and a float is written as
+Python writes it (`1e+16`), not in the ECMAScript form (`10000000000000000`). NaN and infinities are refused.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,7 @@ from typing import Any
 
 
 def canonical(value: dict[str, Any]) -> bytes:
-    """RFC 8785 style for the values events hold (strings, integers, booleans, lists, objects)."""
+    """The one byte form of `value` (see the module docstring: what it is, and how it differs from RFC 8785)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       allow_nan=False).encode("utf-8")
 

@@ -20,7 +20,6 @@ damage: the next append writes the newline before its own line.
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import mmap
 import os
@@ -117,13 +116,10 @@ class Ledger:
 
     @contextmanager
     def locked(self) -> Iterator[None]:
-        self.lock_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.lock_path, "a+b") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        from aidlc.locking import exclusive  # appending only: reading the ledger takes no lock
+
+        with exclusive(self.lock_path):
+            yield
 
     # -- reading -------------------------------------------------------------------------------------------
     def open_fd(self) -> int:

@@ -20,6 +20,7 @@ RISK_ORDER = [Risk.low, Risk.medium, Risk.high, Risk.critical]
 PLAN_FILE = "implementation-plan.md"
 WALKTHROUGH_FILE = "implementation-walkthrough.md"
 ALL_STORIES = "all of the bolt's"  # a file's Stories cell in the plan's Markdown when it names none
+NO_RISKS = "(none named)"  # the Risks section's one bullet when the plan names none
 
 
 def normal(path: str) -> str | None:
@@ -157,7 +158,8 @@ def render_plan(state: RunState) -> str:
     from aidlc.templating import render
 
     return render(f"artifacts/{PLAN_FILE}.j2", bolt=state.bolt, plan=state.plan, model=state.model or "the model",
-                  run_id=state.run_id, created=state.created, all_stories=ALL_STORIES)
+                  run_id=state.run_id, created=state.created, all_stories=ALL_STORIES,
+                  no_risks=NO_RISKS)
 
 
 def digest(text: str | bytes) -> str:

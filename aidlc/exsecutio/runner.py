@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.bank.index import BankIndex
+from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import read_inside
 from aidlc.errors import AidlcError, UsageError
@@ -103,7 +103,7 @@ def preflight(repo: Path, bolt_ref: str, bank: MemoryBank | None = None) -> dict
     read it already."""
     bank = bank or open_bank(repo)
     repo = Path(bank.repo_root)
-    bolt = _bolt(bank, bolt_ref)
+    bolt = find_bolt(bank, bolt_ref)
     verified_ledger(bank.repo_root, bank.rel_root, "a bolt run records its milestones there and starts nothing")
     if not bank.config.verify:
         raise UsageError("aidlc.yaml has no verify commands: a run could not check its own work",
@@ -135,7 +135,7 @@ def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: st
           ask: Ask | None = None) -> Outcome:
     bank = open_bank(repo)
     # The lock first, the checks under it: two starts that both found no unfinished run would make two runs.
-    with bolt_lock(Path(bank.repo_root), _bolt(bank, bolt_ref).id):
+    with bolt_lock(Path(bank.repo_root), find_bolt(bank, bolt_ref).id):
         found = preflight(repo, bolt_ref, bank)
         # The run asks the model first: a provider that cannot be built (no key, bad settings) is refused here,
         # before the run, its branch or its ledger line exist, as `aidlc draft` refuses it.
@@ -172,7 +172,7 @@ def _resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decisio
     bank = open_bank(repo)
     if reconcile(bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
         bank = open_bank(repo)
-    bolt = _bolt(bank, state.bolt)
+    bolt = find_bolt(bank, state.bolt)
     runner = Runner(Path(bank.repo_root), bank, bolt, run, state, provider, ask)
     runner.check_unchanged()
     if decision is not None:
@@ -198,7 +198,7 @@ def _abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
         raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
                          [f"aidlc bolt trace {state.run_id}"])
     bank = open_bank(repo)
-    runner = Runner(Path(bank.repo_root), bank, _bolt(bank, state.bolt), run, state, lambda: None)  # type: ignore
+    runner = Runner(Path(bank.repo_root), bank, find_bolt(bank, state.bolt), run, state, lambda: None)  # type: ignore
     state.outcome = f"cancelled: {reason or 'no reason given'}"
     state.pause = None
     transition(state, S.cancelled, run, state.outcome)
@@ -475,7 +475,7 @@ class Runner:
     def reload(self) -> MemoryBank:
         """The bank as it is on disk now."""
         self.bank = open_bank(self.repo)
-        self.bolt = _bolt(self.bank, self.state.bolt)
+        self.bolt = find_bolt(self.bank, self.state.bolt)
         self._bank_current = True
         return self.bank
 
@@ -943,13 +943,6 @@ class Runner:
 
 
 # -- helpers -----------------------------------------------------------------------------------------------------
-def _bolt(bank: MemoryBank, ref: str) -> BoltItem:
-    bolt = BankIndex(bank).bolt(ref)
-    if bolt is None:
-        raise UsageError(f"no bolt named {ref!r} in {bank.rel_root}/bolts/", ["aidlc status    # the bolts that exist"])
-    return bolt
-
-
 def _goal(bolt: BoltItem) -> str:
     body = bolt.doc.body.split("## Objective", 1)[-1] if "## Objective" in bolt.doc.body else ""
     lines = [line.strip() for line in body.strip().splitlines()]

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import secrets
@@ -117,15 +116,37 @@ def run_summary(state: RunState) -> dict[str, Any]:
 
 
 def runs_of(repo: Path, bolt: str | None) -> list[RunState]:
-    """The runs of `bolt` (its folder name or its number), oldest first; every run when `bolt` is None."""
-    return [r for r in all_runs(repo) if bolt is None or r.bolt == bolt or r.bolt.split("-")[0] == bolt]
+    """The runs of the bolt whose id is `bolt` (bolt_id names it as a person does), oldest first; every run
+    when `bolt` is None."""
+    return [r for r in all_runs(repo) if bolt is None or r.bolt == bolt]
+
+
+def bolt_id(repo: Path, ref: str) -> str:
+    """The id of the bolt `ref` names, as every command resolves it (aidlc.bank.index.find_bolt); `ref` itself
+    when the bank names no such bolt (a run of a bolt since removed is still found by its id)."""
+    from aidlc.bank.index import find_bolt
+    from aidlc.workspace import open_bank
+
+    try:
+        return find_bolt(open_bank(repo), ref).id
+    except UsageError:
+        return ref
+
+
+def _write_pid(path: Path) -> None:
+    """This process's id, for the message a second run gets (written in place: nothing depends on it whole)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        os.write(fd, f"{os.getpid()}\n".encode())
+    finally:
+        os.close(fd)
 
 
 def find_run(repo: Path, ref: str) -> RunStore:
     """A run by its id, or the newest run of a bolt."""
     if ref.startswith("run-") and (repo / RUNS / ref / "state.json").is_file() and "/" not in ref:
         return RunStore(repo, ref)
-    matching = runs_of(repo, ref)
+    matching = runs_of(repo, bolt_id(repo, ref))
     if not matching:
         raise UsageError(f"no run of bolt {ref!r} (and no run with that id) in {RUNS.as_posix()}/",
                          [f"aidlc bolt start {ref}", "aidlc bolt status    # the runs that exist"])
@@ -136,24 +157,24 @@ def find_run(repo: Path, ref: str) -> RunStore:
 def bolt_lock(repo: Path, bolt: str) -> Iterator[None]:
     """Hold the bolt's lock while this process drives a run of it: a second `bolt start`/`resume` is refused.
 
-    An flock, not a pid file: the kernel releases it when the process ends, however it ends (kill -9 too), so
-    a crashed run never leaves a lock someone must remove by hand. The file holds the pid, for the message.
+    A lock the operating system holds (aidlc.locking), not a pid file: it is let go when the process ends, however
+    it ends (kill -9 too), so a crashed run never leaves a lock someone must remove by hand. The pid is written
+    beside it, for the message.
     """
-    folder = repo / LOCKS
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"bolt-{path_segment(bolt, 'the bolt id')}.lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    from aidlc.locking import Busy, exclusive
+
+    name = f"bolt-{path_segment(bolt, 'the bolt id')}"
+    holder_file = repo / LOCKS / f"{name}.pid"
     try:
+        with exclusive(repo / LOCKS / f"{name}.lock", wait=False):
+            _write_pid(holder_file)
+            yield
+    except Busy:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
-            raise UsageError(f"bolt {bolt} is being run by another aidlc (process {holder}); one run of a bolt "
-                             "at a time, so nothing was touched",
-                             [f"wait until it pauses or ends, then: aidlc bolt status {bolt}",
-                              f"or stop it (kill {holder}), then: aidlc bolt resume {bolt}"]) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        yield
-    finally:
-        os.close(fd)  # closing the last descriptor releases the lock
+            holder = holder_file.read_text(encoding="ascii", errors="replace").strip()[:32] or "unknown"
+        except OSError:
+            holder = "unknown"
+        raise UsageError(f"bolt {bolt} is being run by another aidlc (process {holder}); one run of a bolt "
+                         "at a time, so nothing was touched",
+                         [f"wait until it pauses or ends, then: aidlc bolt status {bolt}",
+                          f"or stop it (kill {holder}), then: aidlc bolt resume {bolt}"]) from None

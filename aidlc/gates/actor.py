@@ -18,6 +18,13 @@ def actor_from(repo: Path, as_actor: str | None) -> Actor:
         raise UsageError(f"AIDLC_ACTOR_KIND={kind!r} is not one of human, agent, ci")
     if as_actor:
         name, email = _parse_as(as_actor)
+        if email is None and kind == ActorKind.human.value:
+            # A person's decision names them as git names an author: a bare name could be anyone's, and two
+            # approvals are told apart (and matched to signers) by their email too.
+            raise UsageError(f"--as {as_actor!r} names no email: a person's decision is recorded with their name "
+                             "and email; nothing was recorded",
+                             [f'--as "{name} <{name.split()[0].lower()}@example.org>"    # your own email',
+                              "or leave out --as: git config user.name and user.email say who you are"])
         return Actor(kind=ActorKind(kind), name=name, email=email)
     name, email = vcs.identity(repo)
     if not name:

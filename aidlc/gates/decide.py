@@ -280,7 +280,8 @@ def _judge(bank: MemoryBank | None, index: BankIndex | None, history: GateHistor
     if digest is None:
         steps = [f"write {label}, then: aidlc gate {decision.value} {subject} --stage {stage}"]
         if target.kind == "bolt" and stage == "plan":
-            steps.insert(0, f"aidlc bolt start {target.id}    # the model writes the plan, then waits for a person")
+            steps[:0] = [f"aidlc bolt start {target.id}    # the model writes the plan, then waits for a person",
+                         f"aidlc new plan {target.id}    # or its template, for you to write"]
         raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist", steps)
     effects = _effects(bank, index, target, stage, decision) if bank is not None and index is not None else []
     _check_writable(repo, effects)

@@ -20,22 +20,12 @@ from typing import Any
 
 from aidlc.llm.base import Completion, Message, ToolCall
 from aidlc.llm.bounds import Deadline, counted
-from aidlc.llm.errors import LLMConfigError, LLMFormatRejected, LLMUnavailable
+from aidlc.llm.errors import LLMFormatRejected, LLMUnavailable
 from aidlc.llm.httperrors import read_body, sdk_errors
-from aidlc.llm.remote import NO_KEY, RemoteProvider
+from aidlc.llm.remote import NO_KEY, RemoteProvider, require_sdk
 
-INSTALL_HINT = "pip install 'aidlc[anthropic]'"
 _FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
            "refusal": "content_filter", "model_context_window_exceeded": "length"}
-
-
-def require_sdk() -> Any:
-    try:
-        import anthropic
-    except ImportError:
-        raise LLMConfigError("the anthropic provider needs the anthropic package, which is not installed",
-                             [INSTALL_HINT, "or set llm.provider: openai in aidlc.yaml"]) from None
-    return anthropic
 
 
 class AnthropicProvider(RemoteProvider):
@@ -45,7 +35,7 @@ class AnthropicProvider(RemoteProvider):
 
     def __init__(self, model: str, **options: Any) -> None:
         """The options of `RemoteProvider`."""
-        self._sdk = require_sdk()  # fail at configuration time, not at the first call
+        self._sdk = require_sdk("anthropic")  # fail at configuration time, not at the first call
         super().__init__(model, **options)
 
     def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from aidlc.llm.base import Completion, Message
+from aidlc.llm.base import Completion, Message, Provider
 from aidlc.llm.errors import LLMConfigError, LLMError
 from aidlc.llm.factory import provider_from_config, resolve_targets
 from aidlc.llm.prompts import render_prompt, system_message
@@ -62,12 +62,17 @@ class CheckReport:
 def run_check(llm: LLMConfig, *, provider: str | None = None, model: str | None = None,
               base_url: str | None = None, api_key_env: str | None = None, record: str | Path | None = None,
               replay: str | Path | None = None, timeout_s: float | None = None, root: Path | None = None,
-              env: Mapping[str, str] | None = None) -> CheckReport:
-    """Raises LLMConfigError when the configuration cannot work (exit 2); any other failure is in the report."""
+              env: Mapping[str, str] | None = None,
+              wrap: Callable[[Provider], Provider] = lambda provider: provider) -> CheckReport:
+    """Raises LLMConfigError when the configuration cannot work (exit 2); any other failure is in the report.
+    A `base_url` given is the server checked, alone: no fallback answers for it. `wrap`: around the provider
+    (the command line shows there how long a call has been waiting)."""
+    with_fallback = base_url is None
     target, *fallback = resolve_targets(llm, provider=provider, model=model, base_url=base_url,
-                                        api_key_env=api_key_env, env=env)
-    stack = provider_from_config(llm, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
-                                 record=record, replay=replay, timeout_s=timeout_s, root=root, env=env)
+                                        api_key_env=api_key_env, env=env, fallback=with_fallback)
+    stack = wrap(provider_from_config(llm, provider=provider, model=model, base_url=base_url, api_key_env=api_key_env,
+                                      record=record, replay=replay, timeout_s=timeout_s, root=root, env=env,
+                                      fallback=with_fallback))
     report = CheckReport(target.provider, target.model, target.base_url and without_password(target.base_url),
                          [f"{f.provider}:{f.model}" for f in fallback])
     try:

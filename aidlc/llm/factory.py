@@ -45,10 +45,12 @@ from aidlc.redaction import Redactor
 
 def resolve_targets(llm: LLMConfig, *, provider: str | None = None, model: str | None = None,
                     base_url: str | None = None, api_key_env: str | None = None,
-                    env: Mapping[str, str] | None = None) -> list[LLMTarget]:
-    """The primary target, then the fallback targets, after flags, environment and the user config file."""
+                    env: Mapping[str, str] | None = None, fallback: bool = True) -> list[LLMTarget]:
+    """The primary target, then (with `fallback`) the fallback targets, after flags, environment and the user
+    config file."""
     env = os.environ if env is None else env
-    return [t.spec for t in _targets(llm, _flags(provider, model, base_url, api_key_env), env, load_user_config(env))]
+    return [t.spec for t in _targets(llm, _flags(provider, model, base_url, api_key_env), env, load_user_config(env),
+                                     fallback)]
 
 
 def resolve_target(llm: LLMConfig, **options: Any) -> LLMTarget:
@@ -61,25 +63,27 @@ def provider_from_config(llm: LLMConfig, *, provider: str | None = None, model: 
                          record: str | Path | None = None, replay: str | Path | None = None,
                          timeout_s: float | None = None, root: Path | None = None,
                          env: Mapping[str, str] | None = None, retry: RetryPolicy | None = None,
-                         on_degrade: Callable[[Degradation], None] | None = None) -> Provider:
-    """The provider stack for `llm`, the repository's settings (see the module docstring).
-    Raises LLMConfigError when it cannot work, or may not."""
+                         on_degrade: Callable[[Degradation], None] | None = None,
+                         fallback: bool = True) -> Provider:
+    """The provider stack for `llm`, the repository's settings (see the module docstring); without `fallback`,
+    the primary target alone. Raises LLMConfigError when it cannot work, or may not."""
     env = os.environ if env is None else env
     redactor = Redactor(env)
     try:
         return _stack(llm, _flags(provider, model, base_url, api_key_env), record, replay, timeout_s, root, env,
-                      redactor, retry, on_degrade)
+                      redactor, retry, on_degrade, fallback)
     except LLMConfigError as exc:  # it may quote a URL with a password, or a value that was a secret
         raise LLMConfigError(redactor(exc.message), [redactor(step) for step in exc.next_steps]) from None
 
 
 def _stack(llm: LLMConfig, flags: dict[str, str | None], record: str | Path | None, replay: str | Path | None,
            timeout_s: float | None, root: Path | None, env: Mapping[str, str], redactor: Redactor,
-           retry: RetryPolicy | None, on_degrade: Callable[[Degradation], None] | None) -> Provider:
+           retry: RetryPolicy | None, on_degrade: Callable[[Degradation], None] | None,
+           fallback: bool) -> Provider:
     settings = read_env(env)
     user = load_user_config(env)
     timeout = check_timeout(timeout_s, "--timeout") if timeout_s is not None else settings.timeout_s
-    targets = _targets(llm, flags, env, user)
+    targets = _targets(llm, flags, env, user, fallback)
     cassette = replay or settings.replay
     if cassette:
         inner: Provider = ReplayProvider(Path(cassette))
@@ -166,8 +170,10 @@ def _flags(provider: str | None, model: str | None, base_url: str | None,
     return {"provider": provider, "model": model, "base_url": base_url, "api_key_env": api_key_env}
 
 
-def _targets(llm: LLMConfig, flags: dict[str, str | None], env: Mapping[str, str], user: UserFile) -> list[Target]:
-    return resolve(llm, flags=flags, env=read_env(env), user=user.config.llm, user_origin=user.shown)
+def _targets(llm: LLMConfig, flags: dict[str, str | None], env: Mapping[str, str], user: UserFile,
+             fallback: bool = True) -> list[Target]:
+    targets = resolve(llm, flags=flags, env=read_env(env), user=user.config.llm, user_origin=user.shown)
+    return targets if fallback else targets[:1]
 
 
 def _redacted(on_degrade: Callable[[Degradation], None] | None,

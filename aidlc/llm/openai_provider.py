@@ -1,7 +1,8 @@
 """The `openai` provider: the official SDK against any OpenAI-compatible server.
 
 OpenAI, Azure, Ollama, vLLM, the llama.cpp server, LM Studio, OpenRouter all speak
-POST {base_url}/chat/completions. The SDK is imported on first use, never at start-up.
+POST {base_url}/chat/completions. The SDK (the `openai` extra: `pip install 'aidlc[openai]'`) is imported on first
+use, never at start-up; without it, the call is an LLMConfigError naming the extra.
 Its own retries are off (max_retries=0): aidlc.llm.retry decides, with Retry-After honoured.
 
 The answer is read through the SDK's streaming-response API within the bounds of aidlc.llm.bounds (a deadline
@@ -31,7 +32,7 @@ from aidlc.llm.base import Completion, ContextWindow, Message, ToolCall
 from aidlc.llm.bounds import Deadline, counted
 from aidlc.llm.errors import LLMRejected, LLMUnavailable
 from aidlc.llm.httperrors import read_body, sdk_errors
-from aidlc.llm.remote import NO_KEY, RemoteProvider
+from aidlc.llm.remote import NO_KEY, RemoteProvider, require_sdk
 
 _MAX_COMPLETION_TOKENS = re.compile(r"max_completion_tokens", re.IGNORECASE)
 
@@ -80,7 +81,7 @@ class OpenAIProvider(RemoteProvider):
     def _send(self, request: dict[str, Any], max_tokens: int, deadline: Deadline, messages: list[Message]) -> Any:
         """The answer's JSON, read within `deadline` and the size limit."""
         client = self._sdk_client()
-        import openai
+        openai = require_sdk("openai")
 
         where = self._where()
         with sdk_errors(openai, where=where, model=self.model, deadline=deadline,
@@ -125,7 +126,7 @@ class OpenAIProvider(RemoteProvider):
 
     def _get(self, path: str) -> str | None:
         """A GET through the SDK's client (its key, its proxies), short and never retried; None on any failure."""
-        import openai
+        openai = require_sdk("openai")
 
         try:
             return str(self._sdk_client().get(path, cast_to=str, options={
@@ -136,8 +137,7 @@ class OpenAIProvider(RemoteProvider):
 
     def _sdk_client(self) -> Any:
         if self._client is None:
-            import openai  # lazily: `aidlc --version` must not pay for it
-
+            openai = require_sdk("openai")  # lazily, and an optional extra: `aidlc[openai]`
             self._client = openai.OpenAI(api_key=self._api_key or NO_KEY, base_url=self.base_url, max_retries=0,
                                          timeout=self.timeout_s)
         return self._client

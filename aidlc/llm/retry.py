@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from aidlc.llm.errors import LLMRateLimited, LLMServerStopped, LLMTransient, LLMUnreachable
+from aidlc.llm.errors import LLMRateLimited, LLMServerStopped, LLMTimeout, LLMTransient, LLMUnreachable
 
 T = TypeVar("T")
 
@@ -39,13 +39,17 @@ def with_retries(call: Callable[[], T], policy: RetryPolicy,
     would begin past `ends` (time.monotonic: the time allowed for the whole call).
 
     A server that stopped while answering (LLMServerStopped) and then refused every retry is reported as
-    having stopped, not as unreachable: the first failure is the diagnosis, the refusals confirm it."""
+    having stopped, not as unreachable: the first failure is the diagnosis, the refusals confirm it.
+    A server that did not answer in the time allowed (LLMTimeout) is reported then, not retried: another wait
+    as long would only report it minutes later."""
     stopped: LLMServerStopped | None = None
     refused = 0
     for retry in range(policy.attempts):
         try:
             return call()
         except LLMTransient as exc:
+            if isinstance(exc, LLMTimeout):
+                raise
             if isinstance(exc, LLMServerStopped):
                 stopped, refused = exc, 0
             elif isinstance(exc, LLMUnreachable) and stopped is not None:

@@ -100,10 +100,10 @@ def resolve(llm: LLMConfig, *, flags: Mapping[str, str | None], env: EnvSettings
     The fallback list comes whole from the user config if it has one, else from aidlc.yaml; a fallback of
     the primary's provider that names no base_url / api_key_env inherits the primary's (and who set it).
     """
+    flags_set = {k: v for k, v in flags.items() if v}
     # Each layer: what it says, and who says it (one name per key, or one name for all its keys).
     layers: list[tuple[Mapping[str, object], Mapping[str, str] | str]] = [
-        ({k: v for k, v in flags.items() if v}, _FLAG_OF), (env.targets, _ENV_OF),
-        (_written(user), user_origin), (_written(llm), REPOSITORY)]
+        (flags_set, _FLAG_OF), (env.targets, _ENV_OF), (_written(user), user_origin), (_written(llm), REPOSITORY)]
     values: dict[str, object] = {}
     origin: dict[str, str] = {}
     for written, names in layers:
@@ -111,6 +111,10 @@ def resolve(llm: LLMConfig, *, flags: Mapping[str, str | None], env: EnvSettings
             if key not in values:
                 values[key] = value
                 origin[key] = names if isinstance(names, str) else names[key]
+    if origin.get("base_url") == _FLAG_OF["base_url"] and "provider" not in flags_set and values.get("provider") == \
+            "replay" and urlsplit(str(values["base_url"])).scheme in ("http", "https"):
+        # A server named on the command line is asked, even where the configuration replays a cassette.
+        values["provider"], origin["provider"] = "openai", _FLAG_OF["base_url"]
     primary = _checked(Target(LLMTarget.model_validate(values), origin))
     if "fallback" in user.model_fields_set:
         fallback, fallback_origin = user.fallback, user_origin

@@ -93,15 +93,15 @@ def show(root: Path, kind: str, ref: str) -> dict[str, Any]:
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
         return _show_docs(root, config.aidlc_docs, kind, ref)
-    from aidlc.bank.index import BankIndex
+    from aidlc.bank.index import BankIndex, find_bolt, find_intent
     from aidlc.status.build import build_status
-    from aidlc.status.focus import find_bolt, find_intent, on_bolt, on_intent
+    from aidlc.status.focus import on_bolt, on_intent
 
     bank = open_bank(root, config=config)
     if kind in ("intent", "bolt"):
         report = build_status(bank)
-        narrowed = on_intent(report, find_intent(bank, ref)) if kind == "intent" else on_bolt(report,
-                                                                                            find_bolt(bank, ref))
+        narrowed = on_intent(report, find_intent(bank, ref).id) if kind == "intent" else on_bolt(report,
+                                                                                               find_bolt(bank, ref).id)
         return narrowed.model_dump(mode="json")
     index = BankIndex(bank)
     if kind == "unit":
@@ -126,10 +126,10 @@ def show(root: Path, kind: str, ref: str) -> dict[str, Any]:
 def _show_requirement(bank: MemoryBank, ref: str) -> dict[str, Any]:
     """A requirement (`FR-1`, or `INTENT/FR-1` where intents share ids): its block, the units mapping it and the
     stories linking it."""
-    from aidlc.status.focus import find_intent
+    from aidlc.bank.index import find_intent
 
     intent_ref, _, wanted = ref.rpartition("/")
-    intent_id = find_intent(bank, intent_ref) if intent_ref else None
+    intent_id = find_intent(bank, intent_ref).id if intent_ref else None
     found = [r for intent in bank.intents for r in intent.requirements
              if r.id == wanted and intent_id in (None, intent.id)]
     if len(found) != 1:

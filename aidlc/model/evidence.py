@@ -5,6 +5,7 @@ model's say-so. The one model-written part, the review of a high-risk change, is
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -130,6 +131,12 @@ class Verification(_Strict):
     removed_tests: list[str] = Field(default_factory=list, description="test files at the bolt's base that its own "
                                      "commits deleted (or moved away): no independent test can stand in for them")
     model_review: ModelReview | None = None
+
+    def tests_by_file(self) -> list[tuple[str, int]]:
+        """The independent tests counted per test file, most first: what a report shows in place of every case
+        (hundreds of names are no reading; the JSON keeps each one)."""
+        counts = Counter(name.split("::", 1)[0] for name in self.independent_tests)
+        return sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
 
 
 class Cost(_Strict):

@@ -22,13 +22,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from aidlc import vcs
-from aidlc.bank.index import BankIndex
+from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank, StoryItem
 from aidlc.bank.walk import read_inside
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
-from aidlc.exsecutio.plan import ALL_STORIES, PLAN_FILE, RISK_ORDER
+from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
 from aidlc.gates.history import approved_risks
 from aidlc.model import evidence as ev
 from aidlc.model.config import VerifyCommand
@@ -73,9 +73,7 @@ class Facts:
 def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
     from aidlc.exsecutio.store import runs_of
 
-    bolt = BankIndex(bank).bolt(bolt_ref)
-    if bolt is None:
-        raise UsageError(f"no bolt named {bolt_ref!r} in {bank.rel_root}/bolts/", ["aidlc status    # the bolts"])
+    bolt = find_bolt(bank, bolt_ref)
     outside = (bank.rel_root, ".aidlc")
     runs = runs_of(repo, bolt.id)
     commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id, files=True)
@@ -152,20 +150,41 @@ def planned_files(facts: Facts) -> dict[str, Planned] | None:
     return planned
 
 
-def plan_risks(facts: Facts) -> list[str]:
+_ESTIMATE = re.compile(r"estimated risk:\s*(\S+?)\.?\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class PlanRisks:
+    """The Risks section of a plan: the risk it estimates (`Estimated risk: high`) and the risks it names."""
+
+    estimate: Risk | None
+    named: list[str]
+
+
+def plan_risks(facts: Facts) -> PlanRisks:
+    """The run's approved plan's risks, else those of the Risks section of implementation-plan.md (a person's
+    plan: `aidlc new plan BOLT` writes its template). Its bullets are the risks, `(none named)` none; an
+    `Estimated risk:` that is no risk level is noted."""
     run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
     if run is not None and run.plan is not None:
-        return list(run.plan.risks)
+        return PlanRisks(run.plan.risk_level, list(run.plan.risks))
     text = plan_text(facts)
-    if text is None:
-        return []
-    risks, inside = [], False
-    for line in text.splitlines():
+    estimate, risks, inside = None, [], False
+    for line in (text or "").splitlines():
         if line.startswith("#"):
             inside = "risk" in line.lower()
-        elif inside and line.lstrip().startswith(("- ", "* ")):
+        elif inside and (said := _ESTIMATE.match(line.strip())):
+            level = said.group(1).strip("*_`").lower()
+            if level in {r.value for r in Risk}:
+                estimate = Risk(level)
+            elif level not in ("not", "none"):
+                note = (f"{PLAN_FILE}: 'Estimated risk: {one_line(said.group(1))}' is no risk level (low, "
+                        "medium, high or critical): the plan's estimate is not counted")
+                if note not in facts.notes:  # the section is read for the risk and for the risks
+                    facts.notes.append(note)
+        elif inside and line.lstrip().startswith(("- ", "* ")) and line.strip()[2:].strip() != NO_RISKS:
             risks.append(line.strip()[2:].strip())
-    return risks
+    return PlanRisks(estimate, risks)
 
 
 def bolt_risk(facts: Facts) -> Risk | None:
@@ -175,6 +194,8 @@ def bolt_risk(facts: Facts) -> Risk | None:
     known = [facts.bolt.meta.risk] if facts.bolt.meta and facts.bolt.meta.risk else []
     known += [risk for risk in facts.approved_risks if risk in (Risk.high, Risk.critical)]
     known += [r.plan.risk_level for r in facts.runs if r.plan is not None and r.plan.risk_level is not None]
+    if not facts.runs and (estimate := plan_risks(facts).estimate) is not None:  # a person's plan
+        known.append(estimate)
     return max(known, key=RISK_ORDER.index) if known else None
 
 
@@ -329,7 +350,7 @@ def cost(facts: Facts) -> ev.Cost | None:
 
 
 def flagged_risks(facts: Facts) -> list[str]:
-    found = plan_risks(facts)
+    found = plan_risks(facts).named
     for run in facts.runs:
         found += [r for r in run.risks if r not in run.accepted_risks]
         found += [f"accepted by a person when the run paused: {r}" for r in run.accepted_risks]

@@ -176,8 +176,10 @@ class Creator:
 
     @_journalled
     def new_story(self, title: str, intent_ref: str | None, unit_ref: str, requirements: list[str],
-                  priority: Priority, criteria: list[str], as_a: str | None, so_that: str | None) -> Created:
+                  priority: Priority, criteria: list[str], as_a: str | None, so_that: str | None,
+                  i_want: str | None = None) -> Created:
         title, as_a, so_that = fields.line("title", title), fields.line("as-a", as_a), fields.line("so-that", so_that)
+        i_want = fields.line("i-want", i_want)
         criteria = [fields.line("criterion", criterion) for criterion in criteria]
         unit = self.unit(unit_ref, intent_ref)
         assert unit.intent is not None
@@ -186,7 +188,7 @@ class Creator:
         path = self.bank_dir / "intents" / unit.intent.id / "units" / unit.id / "stories" / f"{stem}.md"
         text = render("artifacts/story.md.j2", story_id=stem, unit_id=unit.id, intent_id=unit.intent.id,
                       title=title, requirements=requirements, priority=priority.value, criteria=criteria,
-                      as_a=as_a, i_want=None, so_that=so_that, now=now())
+                      as_a=as_a, i_want=i_want, so_that=so_that, now=now())
         result = Created(id=stem, created=[self._write(path, text)])
         result.updated.append(self.refresh_story_index())
         result.next_steps = [f"aidlc new bolt --intent {unit.intent.id} --unit {unit.id} --stories {stem}"]
@@ -219,6 +221,27 @@ class Creator:
             result.updated.append(rel)
         result.updated.append(self.refresh_story_index())
         result.next_steps = ["aidlc validate", "aidlc status"]
+        return result
+
+    @_journalled
+    def new_plan(self, bolt_ref: str) -> Created:
+        """The template of the bolt's implementation-plan.md, for a person who plans the bolt themselves."""
+        from aidlc.bank.index import find_bolt
+        from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
+
+        bolt = find_bolt(self.bank, bolt_ref)
+        meta = bolt.meta
+        verify = self.bank.config.verify
+        text = render("artifacts/implementation-plan-template.md.j2", bolt_id=bolt.id, all_stories=ALL_STORIES,
+                      no_risks=NO_RISKS, scope=meta.scope if meta else [],
+                      risk=meta.risk.value if meta and meta.risk else "low",
+                      test_command=verify[-1].run if verify else "the command that runs the tests")
+        path = self.repo / Path(bolt.rel).parent / PLAN_FILE
+        if path.exists() or path.is_symlink():
+            raise UsageError(f"{self._rel(path)} exists already; aidlc new never overwrites a file",
+                             [f"edit {self._rel(path)}", f"aidlc gate approve {bolt.id} --stage plan    # when done"])
+        result = Created(id=bolt.id, created=[self._write(path, text)])
+        result.next_steps = [f"edit {result.created[0]}", f"aidlc gate approve {bolt.id} --stage plan"]
         return result
 
     # -- helpers -------------------------------------------------------------------------------

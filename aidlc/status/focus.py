@@ -2,33 +2,8 @@
 
 from __future__ import annotations
 
-from aidlc.bank.index import BankIndex
-from aidlc.bank.items import MemoryBank, strip_number
-from aidlc.errors import UsageError
+from aidlc.bank.items import strip_number
 from aidlc.model.status import Action, StatusReport
-
-
-def find_intent(bank: MemoryBank, ref: str) -> str:
-    """The id of the intent `ref` names (`001`, `checkout`, `001-checkout`); a usage error listing them if none."""
-    intent = BankIndex(bank).intent_named(ref)
-    if intent is None:
-        raise UsageError(f"no intent {ref!r}; there are: {_some([i.id for i in bank.intents])}",
-                         ["aidlc status    # the summary", "aidlc status --all    # every intent and bolt"])
-    return intent.id
-
-
-def find_bolt(bank: MemoryBank, ref: str) -> str:
-    """The id of the bolt `ref` names (`001`, its id or folder); a usage error listing some if none."""
-    bolt = BankIndex(bank).bolt_named(ref)
-    if bolt is None:
-        raise UsageError(f"no bolt {ref!r}; there are: {_some([b.id for b in bank.bolts])}",
-                         ["aidlc status --all    # every bolt"])
-    return bolt.id
-
-
-def _some(names: list[str], limit: int = 10) -> str:
-    more = f" and {len(names) - limit} more" if len(names) > limit else ""
-    return (", ".join(names[:limit]) or "none") + more
 
 
 def on_intent(report: StatusReport, intent_id: str) -> StatusReport:
