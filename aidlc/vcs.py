@@ -13,7 +13,7 @@ from pathlib import Path
 from aidlc.errors import UsageError
 
 
-def _git():  # type: ignore[no-untyped-def]
+def _git():
     try:
         import git
     except ImportError as exc:  # GitPython imports but finds no git executable
@@ -35,7 +35,7 @@ def init_repo(path: Path) -> None:
     _git().Repo.init(path)
 
 
-def _repo(path: Path):  # type: ignore[no-untyped-def]
+def _repo(path: Path):
     git = _git()
     try:
         return git.Repo(path, search_parent_directories=True)
@@ -59,7 +59,7 @@ def identity(path: Path) -> tuple[str | None, str | None]:
     return _config_value(reader, "user", "name"), _config_value(reader, "user", "email")
 
 
-def _config_value(reader, section: str, option: str) -> str | None:  # type: ignore[no-untyped-def]
+def _config_value(reader, section: str, option: str) -> str | None:
     import configparser
 
     try:
@@ -367,7 +367,7 @@ def _run_git(where: Path, args: tuple[str, ...], stdin: bytes | None = None, ok:
     return proc.stdout
 
 
-def _git_process(where: Path, args: tuple[str, ...], stdin: bytes | None = None,  # type: ignore[no-untyped-def]
+def _git_process(where: Path, args: tuple[str, ...], stdin: bytes | None = None,
                  env: dict[str, str] | None = None):
     import subprocess
 

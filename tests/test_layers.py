@@ -4,6 +4,7 @@ nothing above them (report/, draft/, status/, cli/)."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -42,3 +43,10 @@ def test_the_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from aidlc.cli.app import App\n", encoding="utf-8")
     assert "aidlc.cli.app" in imported(module)
+
+
+def test_every_type_ignore_says_why() -> None:
+    said = re.compile(r"# type: ignore(\[[\w, -]+\])?\s*#\s*\S")
+    assert [f"{path.relative_to(PACKAGE.parent)}:{number}" for path in sorted(PACKAGE.rglob("*.py"))
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+            if "# type: ignore" in line and not said.search(line)] == []

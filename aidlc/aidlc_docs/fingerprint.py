@@ -195,7 +195,7 @@ def _js_number(number: float) -> str:
         return "null"
     if number == 0:
         return "0"
-    whole, fraction, exponent = _REPR.fullmatch(repr(abs(number))).groups()  # type: ignore[union-attr]
+    whole, fraction, exponent = _REPR.fullmatch(repr(abs(number))).groups()  # type: ignore[union-attr]  # repr of a finite float always matches
     digits, n = whole + (fraction or ""), len(whole) + int(exponent or 0)  # value: 0.<digits> * 10**n
     stripped = digits.lstrip("0")
     n -= len(digits) - len(stripped)

@@ -196,7 +196,7 @@ def _approvals(project: DocsProject) -> Iterator[tuple[Rule, Hit]]:
             yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: HEAD holds no {', '.join(missing)}: "
                                       "the approved plan is not committed")
             continue
-        texts = [held[rel].decode("utf-8", errors="replace") for rel in (plan, instructions)]  # type: ignore[union-attr]
+        texts = [held[rel].decode("utf-8", errors="replace") for rel in (plan, instructions)]  # type: ignore[union-attr]  # None was ruled out just above
         named = plan.removeprefix(f"{project.rel}/")
         if has_review(texts[0]):
             yield NOT_RECOMPUTED, Hit(event.path, event.entry.line, f"{where}: {named} has a Review heading; its "

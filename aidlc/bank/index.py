@@ -184,6 +184,6 @@ def _add(table: dict[str, list], item: object, *names: str) -> None:
             entries.append(item)
 
 
-def _only(items: list | None):  # type: ignore[no-untyped-def]
+def _only(items: list | None):
     # An ambiguous name resolves to the first item; the identity rules report the duplicate.
     return items[0] if items else None

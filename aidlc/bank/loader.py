@@ -173,7 +173,7 @@ class _Loader:
         readable = [story for story in self._stories if story.doc.meta is not None]
         metas = []
         for story in readable:
-            meta, story.aliases = resolve_aliases(Story, story.doc.meta)  # type: ignore[arg-type]
+            meta, story.aliases = resolve_aliases(Story, story.doc.meta)  # type: ignore[arg-type]  # readable stories have front matter
             meta, story.status_written = read_status(Story, _placed(story, meta))
             metas.append(meta)
         for story, (model, problems) in zip(readable, validate_many(Story, metas), strict=True):

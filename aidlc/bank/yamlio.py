@@ -341,7 +341,7 @@ def _loader_class(tagged: bool) -> type:
 
     base = yaml.SafeLoader if tagged or not hasattr(yaml, "CSafeLoader") else yaml.CSafeLoader
 
-    class Loader(base):  # type: ignore[misc, valid-type]
+    class Loader(base):  # type: ignore[misc, valid-type]  # the base class is chosen at run time
         yaml_constructors: dict[Any, Any] = {}  # noqa: RUF012 - PyYAML's registry, per class
 
         def resolve(self, kind: type, value: Any, implicit: Any) -> str:

@@ -130,15 +130,22 @@ def discover_root(start: Path) -> Path:
     return start
 
 
+def _shown_bytes(exc: UnicodeError) -> tuple[str, int]:
+    """The streams' error handler: what cannot be written (a lone surrogate from a non-UTF-8 name) as \\xNN."""
+    if not isinstance(exc, UnicodeEncodeError):  # output streams only ever encode
+        raise exc
+    return shown(exc.object[exc.start:exc.end]), exc.end
+
+
 def run_safely(command: click.Command) -> None:
     """Run the click command; user errors print a message and next steps, never a traceback."""
     wants_json = "--format=json" in sys.argv or _pair(sys.argv, "--format", "json")
     # A path holding bytes that are not UTF-8 (a folder name) is shown with \xNN, never a crash.
-    codecs.register_error("aidlc-shown", lambda exc: (shown(exc.object[exc.start:exc.end]), exc.end))
+    codecs.register_error("aidlc-shown", _shown_bytes)
     for stream in (sys.stdout, sys.stderr):
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="aidlc-shown")
-    sys.stdout = ReaderMayLeave(sys.stdout)  # type: ignore[assignment]
+    sys.stdout = ReaderMayLeave(sys.stdout)
     try:
         # Without standalone mode click returns the code of an Exit instead of raising it.
         code = command.main(standalone_mode=False, prog_name="aidlc")

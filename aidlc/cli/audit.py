@@ -58,12 +58,12 @@ def append_cmd(app: App, stage: str, user_input: str, ai_response: str, context:
     if intent is not None and not records:
         raise UsageError(f"--intent is for aidlc-workflows v2 records, and {root} has none under aidlc/spaces/",
                          ["aidlc audit append --stage STAGE ...    # to aidlc-docs/audit.md"])
-    record = _record(root, records, intent) if records else None
+    target = _record(root, records, intent) if records else None
     texts = {option: None if value is None else _read(option, value) for option, value in given.items()}
     said = Texts(stage=stage, user_input=texts["--user-input"] or "", ai_response=texts["--ai-response"] or "",
                  context=texts["--context"])
     folder = records_folder(root, config)
-    appended = append_event(root, folder, record, said, writer(root)) if record is not None \
+    appended = append_event(root, folder, target, said, writer(root)) if target is not None \
         else append_entry(root, folder, said, writer(root))
     record = appended.record
     if appended.settled:

@@ -17,14 +17,14 @@ def bolt_group() -> None:
     """Run a bolt: the model plans, a person approves, the model edits, checks verify, a person accepts."""
 
 
-def _asker(app: App, no_input: bool):  # type: ignore[no-untyped-def]
+def _asker(app: App, no_input: bool):
     """Asking at the gates: only for a person at a terminal (stdin and stdout), not under CI, not for JSON."""
     from aidlc.cli.init import can_prompt
 
     return None if no_input or app.json or not can_prompt() else _ask_at_terminal
 
 
-def _ask_at_terminal(question):  # type: ignore[no-untyped-def]
+def _ask_at_terminal(question):
     """Show what the gate judges; approve, reject (with a reason) or pause. End of input (Ctrl-D) pauses."""
     from aidlc.exsecutio.runner import GateAnswer
     from aidlc.model.events import Decision
@@ -56,7 +56,7 @@ def _ask_at_terminal(question):  # type: ignore[no-untyped-def]
 _no_input = click.option("--no-input", is_flag=True, help="Never ask at a gate; pause there (exit 3) as in CI.")
 
 
-def _report(app: App, outcome) -> None:  # type: ignore[no-untyped-def]
+def _report(app: App, outcome) -> None:
     from aidlc.exsecutio.store import run_summary
 
     state = outcome.state

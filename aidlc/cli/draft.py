@@ -32,7 +32,7 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, model_flags: Mod
     llm = model_flags.build(app, root,
                             on_degrade=lambda d: app.note(f"{d.failed} failed ({d.reason}); trying {d.next}"))
     app.note(f"drafting the {level} of {intent} ...")
-    result = draft(root, level, intent, llm, dry_run=dry_run, budget_tokens=budget_tokens,  # type: ignore[arg-type]
+    result = draft(root, level, intent, llm, dry_run=dry_run, budget_tokens=budget_tokens,  # type: ignore[arg-type]  # click's choice is one of the levels
                    max_tokens=max_tokens)
     if result.context_trimmed:
         app.note(f"the context exceeded the budget of {budget_tokens} tokens: {result.context_trimmed}")

@@ -76,4 +76,4 @@ def model_options(command: F) -> F:
 
     for option in reversed(_OPTIONS):
         taking_flags = option(taking_flags)
-    return taking_flags  # type: ignore[return-value]
+    return taking_flags  # type: ignore[return-value]  # click's decorators keep the signature

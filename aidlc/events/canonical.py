@@ -39,4 +39,4 @@ def event_of(line: bytes) -> dict[str, Any] | None:
         Event.model_validate(event)
     except (ValueError, TypeError, RecursionError):  # pydantic's ValidationError is a ValueError
         return None
-    return event  # type: ignore[no-any-return]
+    return event

@@ -449,7 +449,7 @@ class Verifier:
                     continue
                 fields, ts = found
                 self.slow.add(number)
-            digest, prev, seq, event_id = fields  # type: ignore[misc]
+            digest, prev, seq, event_id = fields  # type: ignore[misc]  # the slow path's fields are the same four
             link = None
             if prev == tip_hash:  # the line above: everything needed is at hand
                 if seq != tip_seq + 1:
@@ -501,7 +501,7 @@ class Verifier:
                                "the last line lacks its newline; it is complete and its hash recomputes, so it is "
                                "kept: the next append adds the newline"))
             if on_event is not None:
-                on_event(number, offset, line, fields)  # type: ignore[arg-type]
+                on_event(number, offset, line, fields)  # type: ignore[arg-type]  # fields is set for every event line
             tip, tip_line, tip_hash, tip_seq = fields, number, digest, seq
             offset += size
             good_size = offset

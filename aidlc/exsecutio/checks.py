@@ -672,7 +672,7 @@ def _parse_junit(fd: int, junit: str, counter: Any) -> tuple[Any, str | None]:
     parser.StartDoctypeDeclHandler = refuse
     parser.EntityDeclHandler = refuse
     parser.UnparsedEntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]
+    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]  # expat's handler slot takes any callable
     parser.StartElementHandler = counter.start
     parser.EndElementHandler = counter.end
     try:

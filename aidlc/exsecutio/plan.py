@@ -40,7 +40,7 @@ def in_scope(rel: str, scope: list[str]) -> bool:
 
 def check_plan(repo: Path, plan: Plan, scope: list[str], index: BankIndex, bolt: BoltItem) -> list[str]:
     """Each reason the plan cannot go to a person as it is, phrased for the model."""
-    problems = []
+    problems: list[str] = []
     seen: set[str] = set()
     ids = ", ".join(story.id for story in index.stories_of(bolt)) or "none"
     runners = runner_modules(index.bank.config.verify)

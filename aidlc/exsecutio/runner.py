@@ -198,7 +198,7 @@ def _abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
         raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
                          [f"aidlc bolt trace {state.run_id}"])
     bank = open_bank(repo)
-    runner = Runner(Path(bank.repo_root), bank, find_bolt(bank, state.bolt), run, state, lambda: None)  # type: ignore
+    runner = Runner(Path(bank.repo_root), bank, find_bolt(bank, state.bolt), run, state, lambda: None)  # type: ignore  # the bolt of a saved run exists
     state.outcome = f"cancelled: {reason or 'no reason given'}"
     state.pause = None
     transition(state, S.cancelled, run, state.outcome)
@@ -259,7 +259,7 @@ class Runner:
         self._tick = now
 
     def span(self, kind: str, name: str, **fields: Any) -> None:
-        self.store.trace(Span(ts=utc_now(), kind=kind, name=name, **fields))  # type: ignore[arg-type]
+        self.store.trace(Span(ts=utc_now(), kind=kind, name=name, **fields))  # type: ignore[arg-type]  # span kinds are the Literal's words
 
     def move(self, to: RunStatus, why: str) -> None:
         self.tick()
@@ -312,7 +312,7 @@ class Runner:
 
     def pause(self, pause: Paused) -> Outcome:
         state = self.state
-        state.pause = Pause(kind=pause.kind, reason=pause.reason)  # type: ignore[arg-type]
+        state.pause = Pause(kind=pause.kind, reason=pause.reason)  # type: ignore[arg-type]  # pause kinds are the Literal's words
         state.pauses += 1
         self.save(durable=True)
         self.span("decision", "paused", status=pause.kind, data={"reason": pause.reason})
@@ -347,9 +347,10 @@ class Runner:
             messages = [*messages[:-1], Message("user", f"{messages[-1].content}\n\nBudget warning: {warning}")]
         request = _digest(json.dumps([m.to_dict() for m in messages], sort_keys=True))
         self._bank_current = False  # a person may edit it while the model answers
-        step = Step(index=len(self.state.steps) + 1, stage=stage, kind=kind, request_sha256=request)  # type: ignore
+        step = Step(index=len(self.state.steps) + 1, stage=stage, kind=kind, request_sha256=request)  # type: ignore  # stage and kind are the Literal's words
         began = time.monotonic()
         rejected: list[str] = []  # files holding the answers that did not validate, for `aidlc bolt trace`
+        value: Plan | str
         seconds_left = self.config.policy.deadline_s - self.state.budget.elapsed_s  # the client holds the call to it
         try:
             if schema is not None:

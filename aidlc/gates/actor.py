@@ -26,12 +26,12 @@ def actor_from(repo: Path, as_actor: str | None) -> Actor:
                              [f'--as "{name} <{name.split()[0].lower()}@example.org>"    # your own email',
                               "or leave out --as: git config user.name and user.email say who you are"])
         return Actor(kind=ActorKind(kind), name=name, email=email)
-    name, email = vcs.identity(repo)
-    if not name:
+    git_name, git_email = vcs.identity(repo)
+    if not git_name:
         raise UsageError("who is deciding? git config has no user.name",
                          ['git config user.name "Your Name" && git config user.email you@example.org',
                           'or pass --as "Your Name <you@example.org>"'])
-    return Actor(kind=ActorKind(kind), name=name, email=email)
+    return Actor(kind=ActorKind(kind), name=git_name, email=git_email)
 
 
 # "Name <email>" or "Name": the name without angle brackets, the email one token inside them.

@@ -159,7 +159,7 @@ def record_judged_files(target: GateTarget, stage: str) -> tuple[str, list[Path]
         return folder.rstrip("/"), [root / rel for rel in files]
     inside = matcher([f"{project.rel}/*/{stage}/**"])
     files = [rel for rel in project.files if inside(rel)]
-    phase = next((row.phase for row in project.record.rows if row.slug == stage and row.phase), "*")  # type: ignore[union-attr]
+    phase = next((row.phase for row in project.record.rows if row.slug == stage and row.phase), "*")  # type: ignore[union-attr]  # a v2 target always has its record
     return f"{project.rel}/{phase}/{stage}", [root / rel for rel in files]
 
 
@@ -343,7 +343,7 @@ def judged_digests(bank: MemoryBank | None, index: BankIndex | None, target: Gat
                    decision: dict[str, Any] | None = None) -> list[FileDigest]:
     """Each judged file's digest: recorded with a multi-file decision, so a stale finding can name the file. A
     bolt's plan, once written, is judged with the bolt's risk and scope (see `binds_terms`)."""
-    repo = Path(target.docs.root if target.docs is not None else bank.repo_root)  # type: ignore[union-attr]
+    repo = Path(target.docs.root if target.docs is not None else bank.repo_root)  # type: ignore[union-attr]  # a bank target always has its bank
     digests = file_digests(repo, judged_files(bank, index, target, stage)[1])
     if digests and target.bolt is not None and stage == "plan" and binds_terms(decision):
         digests = sorted([*digests, bolt_terms(target.bolt)], key=lambda digest: digest.path)

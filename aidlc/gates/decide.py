@@ -183,7 +183,7 @@ def decide_docs(target: GateTarget, folder: str, config: Config, subject: str, s
         data["supersedes"] = unseen
     appended = ledger.append(
         EventType.gate_decided, actor, key=f"gate:{new_event_id()}",
-        subject=Subject(kind=target.kind, id=target.id),  # type: ignore[arg-type]
+        subject=Subject(kind=target.kind, id=target.id),  # type: ignore[arg-type]  # target.kind is one of Subject's kinds
         stage=stage, decision=decision, reason=reason, fingerprint=digest, commit=head or vcs.head_commit(repo),
         data=data or None, sign=sign,
     )
@@ -235,7 +235,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     atomic_write(repo / PENDING_NOTE, key + "\n", repo)
     appended = ledger.append(
         EventType.gate_decided, actor, key=key,
-        subject=Subject(kind=target.kind, id=target.id),  # type: ignore[arg-type]
+        subject=Subject(kind=target.kind, id=target.id),  # type: ignore[arg-type]  # target.kind is one of Subject's kinds
         stage=stage, decision=decision, reason=reason, fingerprint=digest, commit=head or vcs.head_commit(repo),
         data=data or None, sign=sign,
     )

@@ -127,13 +127,13 @@ def counted(prompt: object, completion: object, *, messages: list[Message], answ
     if not _is_count(completion):
         reasons.append(f"completion_tokens {completion!r} is not a count")
         completion = answer_estimate
-    elif completion * MAX_BYTES_PER_TOKEN < answer_bytes:  # type: ignore[operator]
+    elif completion * MAX_BYTES_PER_TOKEN < answer_bytes:  # type: ignore[operator]  # _is_count narrowed it to an int
         reasons.append(f"completion_tokens {completion} is fewer than an answer of {answer_bytes:,} bytes holds "
                        f"(at most {MAX_BYTES_PER_TOKEN} bytes a token)")
         completion = answer_estimate
     if not reasons:
-        return Usage(prompt, completion)  # type: ignore[arg-type]
-    return Usage(prompt, completion, estimated=True,  # type: ignore[arg-type]
+        return Usage(prompt, completion)  # type: ignore[arg-type]  # both are counts here
+    return Usage(prompt, completion, estimated=True,  # type: ignore[arg-type]  # both are counts here
                  corrected="; ".join(reasons) + ": estimated from the text's size instead")
 
 

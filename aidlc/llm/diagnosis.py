@@ -77,7 +77,7 @@ def server_stopped(where: str, how: str, messages: list[Message], response_forma
     described = (f"digest {request_digest(messages, response_format, tools)} (as a cassette recorded with "
                  f"AIDLC_LLM_RECORD names it), {size:,} bytes: {len(messages)} messages of ~{tokens:,} tokens")
     if schema:
-        described += f", and a {schema:,}-byte response_format ({response_format.get('type')})"  # type: ignore[union-attr]
+        described += f", and a {schema:,}-byte response_format ({response_format.get('type')})"  # type: ignore[union-attr]  # schema > 0 only when response_format is given
     if tools:
         described += f", and {len(tools)} tool definitions"
     steps = ["read the server's log for why it stopped (a crash, out of memory, a killed process), then restart it"]

@@ -38,6 +38,6 @@ class Redacting:
             exc.args = (exc.message,)
             exc.next_steps = [self.redactor(step) for step in exc.next_steps]
             if isinstance(getattr(exc, "raw", None), str):
-                exc.raw = self.redactor(exc.raw)  # type: ignore[attr-defined]
+                exc.raw = self.redactor(exc.raw)  # type: ignore[attr-defined]  # only some provider errors carry raw
             raise
         return self.redactor.completion(answer)

@@ -153,7 +153,7 @@ def key_alias(index: BankIndex) -> Iterator[Hit]:
                       f"`{alias}:` is read as `{canonical}:`, the canonical key",
                       f"rename `{alias}:` to `{canonical}:` in {item.rel}")
         if item.status_written is not None and item.meta is not None:
-            status = item.meta.status  # type: ignore[attr-defined]
+            status = item.meta.status
             yield Hit(item.rel, item.doc.line_of("status"),
                       f"`status: {item.status_written.strip()}` is read as `status: {status}`",
                       f"write `status: {status}` in {item.rel}")
