@@ -10,6 +10,7 @@ import click
 
 from aidlc.cli.app import App, echo, output_options, write_output
 from aidlc.errors import UsageError
+from aidlc.plural import plural
 
 
 @click.command("ci")
@@ -58,9 +59,12 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
         if app.json:
             app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted})
         else:
-            app.out(f"wrote {shown}: {len(written.findings)} findings are known from now on; new ones fail"
-                    + (f" ({adopted} warnings of adopted history are left out: git keeps them warnings while their "
-                       "files are as they were before the ledger, and --strict fails on them)" if adopted else ""))
+            verb = "is" if len(written.findings) == 1 else "are"
+            left_out = (f" ({plural(adopted, 'warning')} of adopted history {'is' if adopted == 1 else 'are'} left "
+                        "out: git keeps them warnings while their files are as they were before the ledger, and "
+                        "--strict fails on them)") if adopted else ""
+            app.out(f"wrote {shown}: {plural(len(written.findings), 'finding')} {verb} known from now on; new ones "
+                    f"fail{left_out}")
         return
     baseline = None
     rulebook = judged.rulebook
