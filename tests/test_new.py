@@ -187,3 +187,13 @@ def test_a_folder_aidlc_cannot_write_to_is_named_and_nothing_is_lost(repo: Path)
         assert "Next steps:" in result.output and sorted(p.name for p in stories.iterdir()) == before
     finally:
         subprocess.run(["chattr", "-i", str(stories)], check=True)
+
+
+def test_a_unit_is_named_by_its_number_within_its_intent_as_the_intent_is(repo: Path) -> None:
+    build_chain(repo)
+    assert aidlc(repo, "new", "unit", "Refunds", "--intent", "1")[0] == 0
+    code, doc = aidlc(repo, "new", "story", "Refund order", "--intent", "001", "--unit", "2")
+    assert code == 0, doc
+    assert doc["created"][0].startswith("memory-bank/intents/001-checkout-payments/units/002-refunds/stories/")
+    code, doc = aidlc(repo, "new", "story", "Nowhere", "--intent", "001", "--unit", "3")
+    assert code == 2 and "no unit '3' in intent 001-checkout-payments" in json.dumps(doc)

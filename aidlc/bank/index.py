@@ -63,6 +63,13 @@ class BankIndex:
         """An intent as a person names it on the command line: `001` (or `1`), `checkout`, `001-checkout`."""
         return self.intent(_by_number(ref, [intent.id for intent in self.bank.intents]))
 
+    def unit_named(self, ref: str, intent: Intent | None) -> Unit | None:
+        """A unit as a person names it: its name, or within `intent` its number (`001` or `1`)."""
+        found = self.unit(ref, intent)
+        if found is None and intent is not None:
+            found = self.unit(_by_number(ref, [unit.id for unit in intent.units]), intent)
+        return found
+
     def bolt_named(self, ref: str) -> BoltItem | None:
         """A bolt as a person names it: `001` (or `1`), its id, its folder (with or without its number)."""
         found = self.bolt(_by_number(ref, [bolt.folder for bolt in self.bank.bolts]))

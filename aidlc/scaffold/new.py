@@ -82,7 +82,7 @@ class Creator:
 
     def unit(self, ref: str, intent_ref: str | None) -> Unit:
         intent = self.intent(intent_ref) if intent_ref else None
-        unit = self.index.unit(ref, intent)
+        unit = self.index.unit_named(ref, intent)  # `--unit 001` within the intent, as `--intent 001` is named
         if unit is None or (intent is not None and unit.intent is not intent):
             names = [u.id for u in (intent.units if intent else self.bank.units)]
             raise UsageError(f"no unit {ref!r}" + (f" in intent {intent.id}" if intent else ""),
