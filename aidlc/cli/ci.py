@@ -60,11 +60,11 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
             app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted})
         else:
             verb = "is" if len(written.findings) == 1 else "are"
-            left_out = (f" ({plural(adopted, 'warning')} of adopted history {'is' if adopted == 1 else 'are'} left "
-                        "out: git keeps them warnings while their files are as they were before the ledger, and "
-                        "--strict fails on them)") if adopted else ""
+            adopted_note = (f" ({plural(adopted, 'warning')} of adopted history {'is' if adopted == 1 else 'are'} left "
+                            "out: git keeps them warnings while their files are as they were before the ledger, and "
+                            "--strict fails on them)") if adopted else ""
             app.out(f"wrote {shown}: {plural(len(written.findings), 'finding')} {verb} known from now on; new ones "
-                    f"fail{left_out}")
+                    f"fail{adopted_note}")
         return
     baseline = None
     rulebook = judged.rulebook
