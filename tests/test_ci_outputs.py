@@ -36,7 +36,7 @@ from tests.test_ci import (  # noqa: F401 - pr is a fixture
 from tests.test_gate import REQUIREMENTS, STORY, edit, read, write
 
 SCHEMA = Path(__file__).parent / "data" / "sarif" / "sarif-schema-2.1.0.json"
-README = Path(__file__).parent.parent / "README.md"
+CATALOGUE_PAGE = Path(__file__).parent.parent / "docs" / "rules.md"
 
 
 def _broken_link(root: Path, extra: str = "FR-9") -> None:
@@ -231,10 +231,10 @@ def test_sarif_rules_link_to_their_catalogue_row_under_the_packages_home(pr: Pat
     jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(sarif)
     driver = sarif["runs"][0]["tool"]["driver"]
     assert driver["informationUri"] == home
-    anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', README.read_text(encoding="utf-8")))
+    anchors = set(re.findall(r'<a id="([a-z0-9-]+)"></a>', CATALOGUE_PAGE.read_text(encoding="utf-8")))
     for rule in driver["rules"]:
         page, _, fragment = rule["helpUri"].partition("#")
-        assert page == f"{home}/blob/v{__version__}/README.md" and fragment in anchors, rule["helpUri"]
+        assert page == f"{home}/blob/v{__version__}/docs/rules.md" and fragment in anchors, rule["helpUri"]
         assert rule["help"]["markdown"].endswith(f"]({rule['helpUri']})")
 
 

@@ -4,9 +4,9 @@ Each rule carries what GitHub code scanning reads: `fullDescription`, `help` (th
 `helpUri`, `properties.tags`, `properties.precision` and `properties.problem.severity`. Every result points at a
 file that exists.
 
-`helpUri` is the rule's row in the README's rule catalogue at this version's tag, under the repository the installed
-package names as its home (`[project.urls] Repository` in pyproject.toml). A package that names no home gets no
-`helpUri` and no `informationUri`: a link is written only where it leads somewhere.
+`helpUri` is the rule's row in the rule catalogue (docs/rules.md) at this version's tag, under the repository the
+installed package names as its home (`[project.urls] Repository` in pyproject.toml). A package that names no home gets
+no `helpUri` and no `informationUri`: a link is written only where it leads somewhere.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _PROBLEM = {Severity.error: "error", Severity.warning: "warning", Severity.info:
 
 
 def anchor(code: str) -> str:
-    """The id of the rule's row in the README's rule catalogue (`<a id="...">`)."""
+    """The id of the rule's row in the rule catalogue, docs/rules.md (`<a id="...">`)."""
     return code.lower()
 
 
@@ -46,7 +46,7 @@ def published_home() -> str | None:
 
 
 def help_uri(home: str, code: str) -> str:
-    return f"{home}/blob/v{__version__}/README.md#{anchor(code)}"
+    return f"{home}/blob/v{__version__}/docs/rules.md#{anchor(code)}"
 
 
 def _rule(rule: Rule, home: str | None) -> dict[str, Any]:
