@@ -275,7 +275,7 @@ def test_a_workflow_that_cannot_install_aidlc_yet_says_so_in_the_job_summary_and
     assert text.startswith("### aidlc ci did not run\n")
     for line in ("- `ci.action: OWNER/aidlc@v0.1.0`: the aidlc GitHub Action, pinned to a tag or commit",
                  "- `ci.install: git+https://github.com/OWNER/aidlc@v0.1.0`: a pip requirement",
-                 "then run `aidlc init --force` and commit the workflow it writes (README: CI):"):
+                 "then run `aidlc init --force` and commit the workflow it writes (aidlc docs/ci.md):"):
         assert line in text.splitlines()
     (repo / "aidlc.yaml").write_text((repo / "aidlc.yaml").read_text().replace(
         "  install: null", '  install: "git+https://example.org/OWNER/aidlc@v0.1.0"'))

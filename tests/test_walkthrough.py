@@ -975,9 +975,9 @@ def test_a_signed_statement_verifies_with_ssh_keygen_against_allowed_signers(han
     assert found.stdout.strip() == "ada@example.org"
     forged = payload.replace(CALC.encode(), b"src/pay/other.py")  # a subject changed after signing
     assert forged != payload and verify(forged).returncode != 0
-    # The README's commands, as a reader runs them beside the envelope.
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    commands = re.search(r"```bash\n(.*?)```", readme[readme.index("**Attestations.**"):], flags=re.S)
+    # The commands docs/ci.md gives, as a reader runs them beside the envelope.
+    page = (Path(__file__).parent.parent / "docs" / "ci.md").read_text(encoding="utf-8")
+    commands = re.search(r"```bash\n(.*?)```", page[page.index("**Attestations.**"):], flags=re.S)
     assert commands is not None
     shutil.copy(target, hand / "bolt.intoto.json")
     said = subprocess.run(["bash", "-euo", "pipefail", "-c", commands[1]], cwd=hand, capture_output=True, text=True)

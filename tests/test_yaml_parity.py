@@ -1,7 +1,7 @@
 """One meaning for YAML: yaml-rs and the PyYAML fallback read every fixture the same way.
 
-The table is the meaning aidlc documents (README, "What YAML means in aidlc's files"): the
-core schema of YAML 1.2, timestamps as text, and every tag refused. Each row runs against both
+The table is the meaning aidlc documents (docs/configuration.md, "What YAML means in aidlc's files"):
+the core schema of YAML 1.2, timestamps as text, and every tag refused. Each row runs against both
 parsers in this process, switched with `yamlio.use` (the fallback is the real code path of
 platforms without a yaml-rs wheel, and of `AIDLC_YAML=pyyaml`).
 """

@@ -1,7 +1,7 @@
 """The files that hold the rules a pull request is judged by, as one source holds them: the work tree, or a commit.
 
 `aidlc ci --base` reads them from the base, so a pull request cannot rewrite the rules it is judged by
-(README: "Changing the rules"); `aidlc gate approve policy --stage change` binds a person's approval of a change
+(docs/ci.md, "Changing the rules"); `aidlc gate approve policy --stage change` binds a person's approval of a change
 to them (their fingerprint). They are:
 
 * aidlc.yaml's judging sections (RULE_KEYS): the layout and its folder, which code is governed, the checks, the

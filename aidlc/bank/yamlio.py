@@ -1,6 +1,6 @@
 """The one place YAML is parsed, with one meaning whichever parser reads it.
 
-aidlc reads YAML with the core schema of YAML 1.2 (README, "What YAML means in aidlc's files"):
+aidlc reads YAML with the core schema of YAML 1.2 (docs/configuration.md, "What YAML means in aidlc's files"):
 `true`/`false` are the only booleans (`yes`, `no`, `on`, `off` are text), `null`/`~`/nothing is
 null, `010` is the decimal 10 and `0o10` the octal 8, numbers may hold `_` separators and `0b`
 binary; timestamps stay text (the models read ISO 8601 text: quoted or not, `2026-11-30` means

@@ -1,5 +1,5 @@
 """Which rules judge a pull request: the base's, unless a person other than the change's authors approved the
-change of the rules in the ledger (README: "Changing the rules"; the files are named in aidlc/bank/rulefiles.py).
+change of the rules in the ledger (docs/ci.md, "Changing the rules"; the files are named in aidlc/bank/rulefiles.py).
 
 An approval of a change counts when it is the standing human approval of the `policy` gate's `change` stage in the
 head's ledger, binds the head's rule files exactly (their fingerprint), names a person who authored none of the

@@ -86,10 +86,10 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
     steps = "\n".join(f"  {step}" for step in _next_steps(result.root, ledger_started, result.found))
     app.out(f"\nNext steps:\n{steps}\n"
             "  signed approvals (optional): set governance.require_signed_approvals in aidlc.yaml; its comment and "
-            "the README section 'Signed approvals' give the three set-up commands"
+            "aidlc docs/gates.md, 'Signed approvals', give the three set-up commands"
             + ("\n  CI: set ci.action (or ci.install) in aidlc.yaml, then `aidlc init --force` writes the workflow "
-               "that installs aidlc from it (README: CI); until then the workflow passes with a notice in the job "
-               "summary" if result.ci_unset else ""))
+               "that installs aidlc from it (aidlc docs/ci.md); until then the workflow passes with a notice in the "
+               "job summary" if result.ci_unset else ""))
 
 
 def _adopted(app: App, adopted: Adopted) -> None:
@@ -103,7 +103,7 @@ def _adopted(app: App, adopted: Adopted) -> None:
             f'  git add -A && git commit -m "Adopt aidlc"    # the ledger and aidlc.yaml, beside {adopted.folder}/\n'
             "  aidlc status    # stage progress, what waits for a person, the next safe action\n"
             '  aidlc audit append --stage STAGE --user-input "..." --ai-response "..."    # each new entry, '
-            "with the real time (README: The aidlc-docs layout)")
+            "with the real time (aidlc docs/aidlc-docs.md)")
 
 
 def _next_steps(root: Path, ledger_started: bool, found: Found | None, limit: int = 3) -> list[str]:

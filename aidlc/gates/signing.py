@@ -53,7 +53,7 @@ def signed_bytes(event: dict[str, Any]) -> bytes:
 
 
 def setup_steps(email: str | None) -> list[str]:
-    """The commands that set signing up, as the README gives them."""
+    """The commands that set signing up, as docs/gates.md gives them."""
     who = email or "you@example.org"
     return ["git config gpg.format ssh",
             "git config user.signingkey ~/.ssh/id_ed25519.pub    # the key you sign commits with",

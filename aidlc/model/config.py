@@ -71,7 +71,7 @@ _ACTION = r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[A-Za-z0-9_./-]
 
 
 class CiSettings(_Section):
-    """How the workflow `aidlc init` writes installs aidlc: set one (README: CI)."""
+    """How the workflow `aidlc init` writes installs aidlc: set one (aidlc docs/ci.md)."""
 
     action: str | None = Field(default=None, pattern=_ACTION, description="the aidlc GitHub Action to run, pinned "
                                "to a tag or commit, e.g. OWNER/aidlc@v0.1.0")

@@ -77,7 +77,7 @@ def _problems(index: BankIndex, kind: str) -> Iterator[Hit]:
 
 @rule("AIDLC-LEDGER-015", E, "ledger", "a human decision carries no signature, though it was recorded while "
       "governance.require_signed_approvals was on",
-      "a person decides the gate again with git's SSH signing key set up (README: Signed approvals)")
+      "a person decides the gate again with git's SSH signing key set up (aidlc docs/gates.md, Signed approvals)")
 def signed_when_required(index: BankIndex) -> Iterator[Hit]:
     yield from _problems(index, signatures.UNSIGNED)
 
@@ -91,6 +91,7 @@ def signatures_verify(index: BankIndex) -> Iterator[Hit]:
 
 @rule("AIDLC-LEDGER-017", E, "ledger", "memory-bank/allowed_signers is missing, unreadable or malformed where "
       "decisions are signed or signatures are required",
-      "write one `EMAIL namespaces=\"aidlc\" KEYTYPE KEY` line per person who may decide (README: Signed approvals)")
+      "write one `EMAIL namespaces=\"aidlc\" KEYTYPE KEY` line per person who may decide "
+      "(aidlc docs/gates.md, Signed approvals)")
 def allowed_signers_usable(index: BankIndex) -> Iterator[Hit]:
     yield from _problems(index, signatures.SIGNERS)

@@ -1,7 +1,7 @@
 """The rules `aidlc ci` checks against a pull request's base and commits (aidlc/ci/checks.py finds their hits).
 
-They stand in the catalogue with every other rule, so `aidlc rules`, the README table and SARIF's rule list
-name them; `aidlc validate` has no base and no commits to judge, and never reports them.
+They stand in the catalogue with every other rule, so `aidlc rules`, the catalogue in docs/rules.md and SARIF's rule
+list name them; `aidlc validate` has no base and no commits to judge, and never reports them.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ RULES_CHANGED = ci_rule(
     "rules",
     "a person other than the change's authors (listed in the base's allowed_signers, signing when the base "
     "requires it) reviews the change and approves it: `aidlc gate approve policy --stage change`, then commits the "
-    "ledger (README: Changing the rules)")
+    "ledger (aidlc docs/ci.md, Changing the rules)")
 RULES_CHANGE_APPROVED = ci_rule(
     "AIDLC-CI-013", Severity.info, "the pull request changes the rules it is judged by, and a person other than its "
     "authors approved that change: it is judged by its own rules", "nothing to do: the approval is recorded")
