@@ -4,13 +4,16 @@ pages lands on a file and an anchor that exist."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from aidlc.ci.sarif import anchor
 from aidlc.rules import CATALOGUE
+from tests.helpers import console_script
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -46,6 +49,21 @@ def test_readme_starts_with_the_two_setup_commands() -> None:
     assert "bash examples/demo.sh" in blocks[0]
     assert "pytest -q" in blocks[1]
     assert README.index(blocks[1]) < README.index("---")
+
+
+def test_the_tours_chain_of_your_own_runs_as_written(tmp_path: Path) -> None:
+    """The tour's second step, every line after its `pip install` (this environment has installed aidlc so)."""
+    block = re.search(r"```bash\n(pip install -e \..*?)```", README, flags=re.S)
+    assert block is not None and README.index("## A five-minute tour") < block.start()
+    script = block[1].split("\n", 1)[1]
+    env = {**os.environ, "PATH": f"{Path(console_script('aidlc')).parent}{os.pathsep}{os.environ['PATH']}",
+           "NO_COLOR": "1"}
+    env.pop("CI", None)
+    ran = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env, capture_output=True,
+                         text=True)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "validation passed: 5 files, 0 errors, 0 warnings, 0 notes" in ran.stdout
+    assert "aidlc gate approve 001-checkout --stage requirements" in ran.stdout  # the next safe action: a person's
 
 
 def test_every_rule_is_in_the_catalogue_table() -> None:
