@@ -28,7 +28,7 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
     config = config or load_config(root)
     bank = load_bank(root, config, report_outside=as_found)
     if not as_found and bank.exists:
-        from aidlc.bank import journal  # not for validate, which loads as fast as it can
+        from aidlc.events import journal  # not for validate, which loads as fast as it can
 
         if journal.recover(Path(bank.repo_root)):
             bank = load_bank(root, config)

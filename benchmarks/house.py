@@ -81,7 +81,7 @@ class Import(NamedTuple):
 
 
 def imports(tree: ast.Module, module: str, is_package: bool) -> tuple[set[str], list[int]]:
-    """The aidlc names `tree` imports (at any depth; `from aidlc.bank import journal` names aidlc.bank.journal,
+    """The aidlc names `tree` imports (at any depth; `from aidlc.events import journal` names aidlc.events.journal,
     which `resolve` maps to the module or, for a plain name, its package), and the lines of the import statements
     inside a function."""
     found: set[str] = set()

@@ -4,7 +4,7 @@ documents into tool results; an AidlcError raised here becomes the tool's error,
 
 Every record a tool writes is the agent's (`actor`): an `Actor` of kind agent that the server names from its client.
 No function here records a gate decision, and `audit_append` refuses an entry that would read as a person's
-approval (aidlc.aidlc_docs.history.approves): that is for `aidlc gate approve`, run by the person.
+approval (aidlc.rules.docs_history_scan.approves): that is for `aidlc gate approve`, run by the person.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from aidlc.model.events import Actor, Subject
 from aidlc.workspace import layout_of, open_bank, open_docs, open_records
 
 if TYPE_CHECKING:
-    from aidlc.aidlc_docs.audit import Texts
     from aidlc.bank.items import MemoryBank
+    from aidlc.events.audit import Texts
 
 VERSION = 1
 GATE_COMMAND = "aidlc gate approve SUBJECT --stage STAGE --reason '...'"
@@ -249,7 +249,7 @@ def audit_append(root: Path, stage: str, user_input: str, ai_response: str, cont
                  actor: Actor) -> dict[str, Any]:
     """`aidlc audit append --format json`, by `actor`. An entry that would read as a person's approval of a stage
     is refused: the approval is the person's `aidlc gate approve`."""
-    from aidlc.aidlc_docs.audit import Texts, append_entry
+    from aidlc.events.audit import Texts, append_entry
 
     config = load_config(root)
     if layout_of(root, config) != "aidlc-docs":
@@ -267,10 +267,10 @@ def audit_append(root: Path, stage: str, user_input: str, ai_response: str, cont
 
 def _approval_in(texts: Texts) -> str | None:
     """The stage an entry made of `texts` would approve in aidlc's reading of audit.md, if any."""
-    from aidlc.aidlc_docs.audit import heading_of
-    from aidlc.aidlc_docs.history import approves
     from aidlc.aidlc_docs.model import AuditEntry
     from aidlc.aidlc_docs.stages import STAGES
+    from aidlc.events.audit import heading_of
+    from aidlc.rules.docs_history_scan import approves
 
     heading, _ = heading_of(texts.stage)
     fields = {"user_input": texts.user_input, "ai_response": texts.ai_response, "context": texts.context or heading}

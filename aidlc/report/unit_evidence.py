@@ -27,7 +27,6 @@ from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.aidlc_docs.reader import folder_words, plan_boxes, unit_of, units_of
 from aidlc.aidlc_docs.records import WORKSPACE
-from aidlc.aidlc_docs.rules import Units, approvals
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.bank.config import load_config, records_folder
 from aidlc.bank.walk import read_inside
@@ -41,6 +40,7 @@ from aidlc.model.events import Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.report.evidence import CodeMatch, checks, commits, one_line, record_checks
+from aidlc.rules.docs_layout import Units, approvals
 
 TRAILER = "Aidlc-Unit"
 STAGE = "code-generation"

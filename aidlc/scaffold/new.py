@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aidlc.bank import journal
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
 from aidlc.bank.write import read_text, set_front_matter
 from aidlc.errors import UsageError
+from aidlc.events import journal
 from aidlc.model.types import BoltType, Priority, Risk
 from aidlc.scaffold import STATEMENT_PLACEHOLDER, fields
 from aidlc.scaffold.clock import now, now_utc
@@ -253,7 +253,7 @@ class Creator:
     @contextmanager
     def writes(self, key: str | None = None) -> Iterator[journal.Journal]:
         """One journal for every write of a command, all or nothing (nested calls share it).
-        `key`: the command records a ledger event with it last (bank/journal.py)."""
+        `key`: the command records a ledger event with it last (events/journal.py)."""
         if self._journal is not None:
             yield self._journal
             return
