@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import aidlc
+from aidlc.bank.write import yaml_scalar
+from aidlc.mdtext import code, inline
 
 if TYPE_CHECKING:
     import jinja2
@@ -26,9 +28,8 @@ def templates_dir() -> Path:
 def environment() -> jinja2.Environment:
     import jinja2  # imported here: only commands that write files or build prompts need it
 
-    from aidlc.bank.write import yaml_scalar
+    # Importing aidlc.llm.context loads the llm package: only where a template is rendered.
     from aidlc.llm.context import untrusted
-    from aidlc.mdtext import code, inline
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),

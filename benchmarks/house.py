@@ -44,6 +44,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "aidlc"
 
 # The floors of docs/design.md, The layers, lowest first. A module may import its own floor and the floors below.
+# A floor names parts of the package (`bank`) or single modules (`exsecutio.checks`); the longest name that holds a
+# module decides its floor.
 FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "names", "globs", "plural", "perf", "mdtext", "processes", "redaction", "locking", "vcs",
                "__init__"}),
@@ -51,6 +53,10 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"bank", "aidlc_docs"}),
     frozenset({"llm", "templating"}),
     frozenset({"events", "workspace"}),
+    # The bolt's records below the gates that judge them: its plan file, its run state, the checks it runs and what
+    # weakens them (they import nothing above events/; gates, ci and scaffold read them). The loop stays above gates.
+    frozenset({f"{package}.{module}" for package in ("exsecutio", "bolt")
+               for module in ("plan", "protected", "checks", "store", "weakening")}),
     frozenset({"gates", "rules"}),
     frozenset({"scaffold", "bolt", "exsecutio", "draft"}),
     frozenset({"report", "status", "ci", "formats"}),
@@ -67,9 +73,13 @@ def module_name(path: Path) -> str:
 
 
 def room(module: str) -> str:
-    """The top-level part of the package a module belongs to: `aidlc.bank.index` -> `bank`."""
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else "__init__"
+    """The part of the package a module belongs to, as FLOORS names it: `aidlc.bank.index` -> `bank`,
+    `aidlc.exsecutio.checks` -> `exsecutio.checks`; a part FLOORS does not name, by its top-level name."""
+    parts = module.split(".")[1:]
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in FLOOR_OF:
+            return ".".join(parts[:end])
+    return parts[0] if parts else "__init__"
 
 
 class Import(NamedTuple):

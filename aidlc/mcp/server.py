@@ -35,7 +35,11 @@ from aidlc.llm.context import untrusted
 from aidlc.mcp import documents
 from aidlc.mcp.warm import Warm
 from aidlc.model.events import Actor, ActorKind
+from aidlc.model.evidence import EvidenceReport
+from aidlc.model.findings import ValidationReport
+from aidlc.model.unit_evidence import UnitEvidenceReport
 from aidlc.redaction import Redactor
+from aidlc.status.project import ProjectStatus
 
 MAX_TEXT = 256 * 1024  # characters of one text argument (an audit entry's text holds as many bytes at most)
 MAX_NAME = 200  # characters of a name, a reference or a path argument
@@ -64,10 +68,6 @@ class Document(BaseModel):
 
 def build_server(root: Path) -> MCPServer:
     """The server of the project at `root` (either layout)."""
-    from aidlc.model.evidence import EvidenceReport
-    from aidlc.model.findings import ValidationReport
-    from aidlc.model.unit_evidence import UnitEvidenceReport
-    from aidlc.status.project import ProjectStatus
 
     tools = Tools(root)
     read = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
