@@ -44,7 +44,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
     # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bank.config import load_config
     from aidlc.exsecutio.walkthrough import write_walkthrough
-    from aidlc.report.attest import attestation
+    from aidlc.gates.attest import attestation
     from aidlc.report.pages import render_html
     from aidlc.workspace import layout_of, open_bank
 
