@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import aidlc
 from aidlc.bank.write import yaml_scalar
 from aidlc.mdtext import code, inline
+from aidlc.untrusted import untrusted
 
 if TYPE_CHECKING:
     import jinja2
@@ -27,9 +28,6 @@ def templates_dir() -> Path:
 @cache
 def environment() -> jinja2.Environment:
     import jinja2  # imported here: only commands that write files or build prompts need it
-
-    # Importing aidlc.llm.context loads the llm package: only where a template is rendered.
-    from aidlc.llm.context import untrusted
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),

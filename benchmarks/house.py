@@ -47,8 +47,8 @@ PACKAGE = ROOT / "aidlc"
 # A floor names parts of the package (`bank`) or single modules (`exsecutio.checks`); the longest name that holds a
 # module decides its floor.
 FLOORS: tuple[frozenset[str], ...] = (
-    frozenset({"errors", "names", "globs", "plural", "perf", "mdtext", "processes", "redaction", "locking", "vcs",
-               "__init__"}),
+    frozenset({"errors", "names", "globs", "plural", "perf", "mdtext", "processes", "redaction", "untrusted", "locking",
+               "vcs", "__init__"}),
     frozenset({"model"}),
     frozenset({"bank", "aidlc_docs"}),
     frozenset({"llm", "templating"}),
