@@ -40,11 +40,8 @@ import functools
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from aidlc.llm.base import Completion, Message
+from dataclasses import dataclass
+from typing import Any
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|PRIVATE|CONNECTION_STRING|COOKIE"
                          r"|SIGNATURE|(?:^|_)(?:AUTH|SAS|PAT)(?:_|$)|_PWD$", re.IGNORECASE)
@@ -214,14 +211,6 @@ class Redactor:
             pieces += [text[done:start], f"[REDACTED:{kind}]"]
             done = end
         return "".join(pieces) + text[done:] if pieces else text
-
-    def message(self, message: Message) -> Message:
-        calls = tuple(replace(c, arguments=self(c.arguments)) for c in message.tool_calls)
-        return replace(message, content=self(message.content), tool_calls=calls)
-
-    def completion(self, completion: Completion) -> Completion:
-        calls = tuple(replace(c, arguments=self(c.arguments)) for c in completion.tool_calls)
-        return replace(completion, text=self(completion.text), tool_calls=calls)
 
     def value(self, data: Any) -> Any:
         """Any JSON-like value, strings redacted wherever they are (tool definitions, schemas)."""

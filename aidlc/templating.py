@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import aidlc
+from aidlc.bank.write import yaml_scalar
+from aidlc.mdtext import code, inline
+from aidlc.untrusted import untrusted
 
 if TYPE_CHECKING:
     import jinja2
@@ -25,10 +28,6 @@ def templates_dir() -> Path:
 @cache
 def environment() -> jinja2.Environment:
     import jinja2  # imported here: only commands that write files or build prompts need it
-
-    from aidlc.bank.write import yaml_scalar
-    from aidlc.llm.context import untrusted
-    from aidlc.mdtext import code, inline
 
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),

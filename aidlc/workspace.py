@@ -28,7 +28,7 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
     config = config or load_config(root)
     bank = load_bank(root, config, report_outside=as_found)
     if not as_found and bank.exists:
-        from aidlc.bank import journal  # not for validate, which loads as fast as it can
+        from aidlc.events import journal  # not for validate, which loads as fast as it can
 
         if journal.recover(Path(bank.repo_root)):
             bank = load_bank(root, config)
@@ -46,6 +46,7 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
 def layout_of(root: Path, config: Config) -> str:
     """The layout the project keeps its records in (`aidlc.bank.config.layout` over the work tree), or aidlc-docs
     when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there."""
+    # The aidlc-docs modules load only where a command asks for the layout, never for open_bank.
     from aidlc.aidlc_docs.records import record_folders
 
     found = layout(config, lambda rel: (root / rel).exists())
@@ -64,6 +65,7 @@ def records_folder(root: Path, config: Config) -> str:
 def open_docs(root: Path, config: Config | None = None) -> DocsProject:
     """The aidlc-docs folder of the project at `root`, read (aidlc/aidlc_docs/reader.py); a folder that is not
     there is a usage error naming it and the command that adopts the layout."""
+    # The aidlc-docs reader only for a project in that layout.
     from aidlc.aidlc_docs.reader import read_project
     from aidlc.aidlc_docs.records import record_folders
 
@@ -85,6 +87,7 @@ def open_records(root: Path) -> MemoryBank | DocsProject | RecordsWorkspace:
     """The project's records in the layout it keeps them (`layout_of`), for the commands that only read them
     (`aidlc validate`, `aidlc ci` without a base): the memory bank as found, the v2 intent records of aidlc/ where
     there are any (they supersede a flat aidlc-docs/ that the migration left in place), or the aidlc-docs folder."""
+    # The aidlc-docs modules load only where a command asks for the layout, never for open_bank.
     from aidlc.aidlc_docs.records import read_workspace, record_folders
 
     config = load_config(root)
@@ -97,6 +100,7 @@ def open_records(root: Path) -> MemoryBank | DocsProject | RecordsWorkspace:
 
 def folder_of(records: MemoryBank | DocsProject | RecordsWorkspace) -> str:
     """The folder opened records live in, relative to the repository root."""
+    # The aidlc-docs modules load only where a command asks for the layout, never for open_bank.
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 
     return records.rel if isinstance(records, DocsProject | RecordsWorkspace) else records.rel_root

@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from aidlc.aidlc_docs.history import history_findings
+from aidlc.rules.docs_history_scan import history_findings
 
 # (mirror, ref, the codes whose findings are printed): the violations these repositories are known for.
 CASES = (

@@ -283,7 +283,7 @@ def test_a_kill_mid_write_leaves_no_half_entry_after_the_next_append(docs: Path,
 WRITER = '''
 import sys
 from pathlib import Path
-from aidlc.aidlc_docs.audit import Texts, append_entry
+from aidlc.events.audit import Texts, append_entry
 from aidlc.model.events import Actor
 root, name = Path(sys.argv[1]), sys.argv[2]
 for n in range(25):

@@ -1,4 +1,4 @@
-"""The aidlc-docs history rules (aidlc/aidlc_docs/history.py) on real git histories built here, one broken
+"""The aidlc-docs history rules (aidlc/rules/docs_history_scan.py) on real git histories built here, one broken
 history per rule, and `aidlc ci --base` refusing a pull request that rewrites the audit log."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.aidlc_docs.history import history_findings
+from aidlc.rules.docs_history_scan import history_findings
 from tests.helpers import git_init, run_cli
 
 DOCS = "aidlc-docs"

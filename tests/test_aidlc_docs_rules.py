@@ -1,4 +1,4 @@
-"""The aidlc-docs rules (aidlc/aidlc_docs/rules.py): the clean project has no finding at all; each test breaks one
+"""The aidlc-docs rules (aidlc/rules/docs_layout.py): the clean project has no finding at all; each test breaks one
 rule in it, as a repository in the wild does, and asserts the finding, its file and line."""
 
 from __future__ import annotations

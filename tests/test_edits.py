@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.bank import journal
+from aidlc.events import journal
 from aidlc.exsecutio.edits import (
     EditBlock,
     EditFormatError,
@@ -444,7 +444,7 @@ def test_a_write_that_fails_half_way_is_rolled_back(root: Path, monkeypatch: pyt
 KILLED_APPLY = """
 import os, signal, sys
 from pathlib import Path
-from aidlc.bank import journal
+from aidlc.events import journal
 from aidlc.exsecutio.edits import parse_edit_blocks, prepare_edits
 
 writes = 0

@@ -218,6 +218,9 @@ class Requirement:
     def qualified_id(self) -> str:
         return f"{self.intent.id}/{self.block.id}"
 
+# The intent statement `aidlc new intent` writes when none is given: a requirements gate refuses it.
+STATEMENT_PLACEHOLDER = "Why this intent exists, for whom, and what success looks like."
+
 
 @dataclass
 class Intent:

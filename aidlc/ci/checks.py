@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.bank import frontmatter
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.ci.rulebook import Rulebook, judge
@@ -21,6 +22,8 @@ from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
 from aidlc.events.state import scan
 from aidlc.events.verify import ProblemKind, split_lines, verify_lines
+from aidlc.exsecutio.checks import check_event, run_checks
+from aidlc.exsecutio.plan import RISK_ORDER
 from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.signatures import about
 from aidlc.globs import matcher
@@ -269,7 +272,8 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
     commands run at the head (the pull request's `check.recorded` lines are history). High and critical risk:
     the approval that completes the gate names an earlier one (`data.with`) by a different person for the same
     walkthrough."""
-    from aidlc.report.gate import walkthrough_evidence as evidence_of
+    # The evidence builder loads only where CI judges a walkthrough approval.
+    from aidlc.gates.walkthrough import walkthrough_evidence as evidence_of
 
     head = pr.ledger_at("HEAD")
     if head is None:
@@ -307,7 +311,6 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
 def _run_checks(pr: PullRequest) -> list[dict[str, Any]]:
     """The judging rules' verify commands, run by CI at the head: the evidence a walkthrough approval rests on, in
     place of the `check.recorded` lines the pull request brings (which count as history only)."""
-    from aidlc.exsecutio.checks import check_event, run_checks
 
     project = Path(pr.bank.repo_root)
     head = vcs.head_commit(project) or "HEAD"
@@ -322,8 +325,6 @@ def _run_checks(pr: PullRequest) -> list[dict[str, Any]]:
 def _with_base_risk(pr: PullRequest, bolt: BoltItem, risk: Risk | None) -> Risk | None:
     """The higher of `risk` and the bolt's risk in its bolt.md at the base: a branch that lowers a bolt's risk
     keeps the approvals the base's risk required."""
-    from aidlc.bank import frontmatter
-    from aidlc.exsecutio.plan import RISK_ORDER
 
     data = pr.history.read(pr.base, [bolt.rel])[bolt.rel]
     meta = frontmatter.split(data.decode("utf-8", errors="replace"), bolt.rel).meta if data else None

@@ -95,6 +95,7 @@ def write_output(path: Path, text: str, option: str, command: str) -> None:
     """Write a file a person named on the command line (`option`, e.g. --html). Missing folders on the way are
     made: naming the file there asks for them. A path that cannot be written is a usage error (exit 2) naming
     it, with `command` to run again elsewhere; nothing is half written."""
+    # Every command imports this file; only the ones writing a file a person named need the writer.
     from aidlc.bank.write import NotWritten, atomic_write
 
     target = path.absolute()
@@ -219,3 +220,8 @@ def report_error(message: str, next_steps: list[str], code: int, wants_json: boo
         click.echo("Next steps:", err=True)
         for step in next_steps:
             click.echo(f"  {terminal_safe(step)}", err=True)
+
+
+def can_prompt() -> bool:
+    """Questions only for a person at a terminal, never in CI."""
+    return sys.stdin.isatty() and sys.stdout.isatty() and not os.environ.get("CI")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from aidlc.aidlc_docs.audit import Texts, append_entry, append_event
 from aidlc.aidlc_docs.records import active_record, record_folders
 from aidlc.aidlc_docs.stages import STAGES
 from aidlc.bank.config import load_config
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
+from aidlc.events.audit import Texts, append_entry, append_event
 from aidlc.gates.actor import writer
 from aidlc.workspace import layout_of, records_folder
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from aidlc.cli import complete
-from aidlc.cli.app import App, echo, output_options
+from aidlc.cli.app import App, can_prompt, echo, output_options
 from aidlc.cli.modelflags import ModelFlags, model_options
 
 
@@ -19,13 +19,12 @@ def bolt_group() -> None:
 
 def _asker(app: App, no_input: bool):
     """Asking at the gates: only for a person at a terminal (stdin and stdout), not under CI, not for JSON."""
-    from aidlc.cli.init import can_prompt
-
     return None if no_input or app.json or not can_prompt() else _ask_at_terminal
 
 
 def _ask_at_terminal(question):
     """Show what the gate judges; approve, reject (with a reason) or pause. End of input (Ctrl-D) pauses."""
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.exsecutio.runner import GateAnswer
     from aidlc.model.events import Decision
 
@@ -57,6 +56,7 @@ _no_input = click.option("--no-input", is_flag=True, help="Never ask at a gate; 
 
 
 def _report(app: App, outcome) -> None:
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.exsecutio.store import run_summary
 
     state = outcome.state
@@ -82,6 +82,7 @@ def _report(app: App, outcome) -> None:
 @click.pass_obj
 def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_run: bool) -> None:
     """Start a run of BOLT on branch aidlc/BOLT: plan, then pause at the plan gate (exit 3)."""
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.exsecutio import runner
 
     root = app.root()
@@ -111,6 +112,7 @@ def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_
 def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, model_flags: ModelFlags,
                no_input: bool) -> None:
     """Continue a paused or interrupted run; --approve/--reject first record the pending gate decision."""
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.exsecutio import runner
     from aidlc.exsecutio.store import find_run
     from aidlc.model.events import Decision
@@ -127,6 +129,7 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 @click.pass_obj
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.exsecutio.store import bolt_id, run_summary, runs_of
 
     root = app.root()
@@ -153,6 +156,7 @@ def status_cmd(app: App, bolt: str | None) -> None:
 @click.pass_obj
 def abort_cmd(app: App, ref: str, reason: str | None) -> None:
     """End the run CANCELLED; its branch, commits and trail stay."""
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.exsecutio import runner
     from aidlc.exsecutio.store import find_run, run_summary
 
@@ -170,6 +174,7 @@ def abort_cmd(app: App, ref: str, reason: str | None) -> None:
 @click.pass_obj
 def trace_cmd(app: App, ref: str) -> None:
     """The decision trail of a run: transitions, model calls, edits, checks, and why."""
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.exsecutio.store import find_run, run_summary
     from aidlc.exsecutio.trail import render_trail
 

@@ -33,6 +33,7 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
 
     Exit 0 when nothing new fails, 1 when it does, 2 on a usage or configuration error.
     """
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bank.rulefiles import BASELINE_FILE
     from aidlc.ci import baseline as baselines
     from aidlc.ci import github, sarif

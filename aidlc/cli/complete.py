@@ -22,6 +22,7 @@ Completer = Callable[[click.Context, click.Parameter, str], list[CompletionItem]
 
 
 def _bank(ctx: click.Context) -> MemoryBank:
+    # Completion runs on every TAB: only what this completer needs loads.
     from aidlc.cli.app import discover_root
     from aidlc.workspace import open_bank
 
@@ -49,6 +50,7 @@ subjects = _from_bank(lambda bank: [*(intent.id for intent in bank.intents), *(b
 
 def stages(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Every gate stage of either layout (the one the subject has is checked when the decision is made)."""
+    # Completion runs on every TAB: only what this completer needs loads.
     from aidlc.gates import catalogue
 
     names = {*catalogue.INTENT_STAGES, *catalogue.DDD_BOLT_STAGES, *catalogue.RELEASE_STAGES,
@@ -59,6 +61,7 @@ def stages(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> lis
 
 def rule_codes(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Rule codes, also from their short form (REF completes AIDLC-REF-001 ...)."""
+    # Completion runs on every TAB: only what this completer needs loads.
     from aidlc.rules import CATALOGUE
 
     wanted = incomplete.upper()

@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import shlex
-import sys
 from dataclasses import asdict
 from pathlib import Path
 
 import click
 
 from aidlc.bank.config import CONFIG_FILE
-from aidlc.cli.app import App, output_options
+from aidlc.cli.app import App, can_prompt, output_options
 from aidlc.events.ledger import LEDGER_FILE
 from aidlc.plural import plural
 from aidlc.scaffold.init import Action, Adopted, Found, init_project
 from aidlc.vcs import head_commit
 
 _MARK = {Action.created: "+", Action.updated: "~", Action.replaced: "!", Action.unchanged: "=", Action.kept: "="}
-
-
-def can_prompt() -> bool:
-    """Questions only for a person at a terminal, never in CI."""
-    return sys.stdin.isatty() and sys.stdout.isatty() and not os.environ.get("CI")
 
 
 @click.command("init")
@@ -52,6 +45,7 @@ def init_cmd(app: App, path: str | None, name: str | None, project_type: str | N
     result = init_project(root, name, project_type or "application", force=force, create_git=create_git,
                           ci_action=ci_action)
     if agent:
+        # Only with --agent.
         from aidlc.scaffold.agents import configure_agent
 
         result.outcomes.extend(configure_agent(result.root, agent))
@@ -110,6 +104,7 @@ def _next_steps(root: Path, ledger_started: bool, found: Found | None, limit: in
     """For a new bank, its first intent; for an existing one, what it needs: where this run started its ledger,
     the commit of it (alone: what HEAD holds stays history), its live defects and the baseline that accepts them;
     otherwise its validation errors, then the next safe actions `aidlc status` would give."""
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.status.build import build_status
     from aidlc.workspace import open_bank
 

@@ -26,6 +26,7 @@ def check_cmd(app: App, model_flags: ModelFlags) -> None:
     A model that answers but ignores what it was asked (another word than "pong") is a warning:
     the exit code stays 0.
     """
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.cli.waiting import shows_waiting
     from aidlc.llm.check import run_check  # the LLM layer loads only for this command
 
@@ -58,6 +59,7 @@ def trust_cmd(app: App, url: str | None, revoke: bool) -> None:
     """
     import os
 
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.llm.trust import revoke as revoke_trust
     from aidlc.llm.trust import trust
 

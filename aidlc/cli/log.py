@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 
 from aidlc import vcs
-from aidlc.aidlc_docs.audit import check_records
 from aidlc.bank.config import load_config
 from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
+from aidlc.events.audit import check_records
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files
 from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, split_lines, verify_lines

@@ -19,6 +19,7 @@ def mcp_cmd(app: App, repo: str | None) -> None:
     agent (mcp:<client name>): new, audit_append, check. Started by the coding agent from its MCP configuration;
     stdout carries the protocol only."""
     try:
+        # The mcp extra may be missing: that is a usage error below, not a failed start of every command.
         from aidlc.mcp.server import serve
     except ModuleNotFoundError as exc:
         if exc.name is None or not exc.name.startswith("mcp"):

@@ -35,6 +35,7 @@ class ModelFlags:
     def build(self, app: App, root: Path, on_degrade: Callable[[Any], None] | None = None) -> Any:
         """The provider of the repository at `root` with these flags; a call that waits long says so on a
         terminal (aidlc.cli.waiting)."""
+        # Loaded when the command runs: --help and shell completion import this file too.
         from aidlc.bank.config import load_config
         from aidlc.cli.waiting import shows_waiting
         from aidlc.llm.factory import provider_from_config

@@ -41,9 +41,10 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
     Exit 0: the evidence the bolt's risk requires before the gate is complete; 1: the report is written, and
     the walkthrough gate would refuse an approval (aidlc-docs: no passing check at HEAD, or an error finding about
     the unit)."""
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bank.config import load_config
     from aidlc.exsecutio.walkthrough import write_walkthrough
-    from aidlc.report.attest import attestation
+    from aidlc.gates.attest import attestation
     from aidlc.report.pages import render_html
     from aidlc.workspace import layout_of, open_bank
 
@@ -106,6 +107,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
 
 
 def _unit_walkthrough(app: App, config: Config, unit: str, no_run: bool, output_file: Path | None) -> None:
+    # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.aidlc_docs.model import RecordsWorkspace
     from aidlc.report.unit_evidence import record_unit, write_unit_walkthrough
     from aidlc.workspace import open_docs, open_records

@@ -8,7 +8,7 @@ at most `rounds` times, and is never written half-way.
 
 The draft is first written whole into a copy of the bank (`Plan`): what it shows (a dry run's
 preview, the files it reports) is exactly what it then writes, byte for byte, through a journal
-(bank/journal.py) whose commit is the ledger event: kill -9 at any point leaves the bank as it
+(events/journal.py) whose commit is the ledger event: kill -9 at any point leaves the bank as it
 was or as drafted, never between. The ledger must exist and verify before any of it starts.
 """
 
@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aidlc.bank import journal
 from aidlc.bank.items import Intent, MemoryBank
 from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.draft.apply import Written, problems, write
 from aidlc.draft.proposals import GATE_OF, PROPOSALS, Level
 from aidlc.errors import AidlcError, UsageError
+from aidlc.events import journal
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import verified_ledger
 from aidlc.llm.base import Message, Provider, Usage

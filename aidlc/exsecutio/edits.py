@@ -80,8 +80,8 @@ class PreparedEdits:
         problems = [f"{rel}: {why}" for rel in self.changes if (why := _changed_since(self.root, rel, self._old[rel]))]
         if problems:
             raise EditRefused(problems)
-        from aidlc.bank import journal
         from aidlc.bank.write import atomic_write
+        from aidlc.events import journal
 
         rewritten = [rel for rel, text in self.changes.items() if text is not None]
         (first, text), *others = self.changes.items()

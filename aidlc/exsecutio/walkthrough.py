@@ -79,7 +79,7 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
     from aidlc.bank.walk import read_inside
     from aidlc.bank.write import atomic_write
     from aidlc.exsecutio.plan import WALKTHROUGH_FILE
-    from aidlc.report.evidence import build, digest
+    from aidlc.gates.evidence_report import build, digest
 
     report = build(repo, bank, bolt_ref, run=run, reviewer=reviewer, note=note)
     found = digest(report)

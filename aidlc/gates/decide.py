@@ -21,7 +21,7 @@ from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank import frontmatter
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import BoltItem, Intent, MemoryBank
+from aidlc.bank.items import STATEMENT_PLACEHOLDER, BoltItem, Intent, MemoryBank
 from aidlc.bank.write import atomic_write, set_front_matter, update_front_matter, yaml_scalar
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Ledger, Signer, new_event_id, no_ledger, utc_now
@@ -54,7 +54,6 @@ from aidlc.model.config import Config
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.types import Risk, StoryStatus
 from aidlc.processes import run_ancestor
-from aidlc.scaffold import STATEMENT_PLACEHOLDER
 
 PENDING_NOTE = Path(".aidlc") / "gate-pending"
 
@@ -290,6 +289,7 @@ def _judge(bank: MemoryBank | None, index: BankIndex | None, history: GateHistor
 
 def _rules_digest(repo: Path) -> FileDigest:
     """The rule files as the work tree holds them: what an approval of a change of the rules binds to."""
+    # Only a decision on the rules' change reads the rule files.
     from aidlc.bank import rulefiles
 
     top = vcs.repo_root(repo) or repo
@@ -301,7 +301,8 @@ def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTa
     """Refuse the approval while the evidence report is missing, older than the bolt's head or its verification
     unmet; bind it to the report's digest. High and critical risk need two distinct people: the first approval
     is recorded and the gate waits (returned: why)."""
-    from aidlc.report.gate import walkthrough_evidence
+    # validate imports this module (rules/ledger.py): the evidence builder loads only for a walkthrough.
+    from aidlc.gates.walkthrough import walkthrough_evidence
 
     assert target.bolt is not None
     evidence = walkthrough_evidence(bank, target.bolt)

@@ -16,6 +16,7 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.bank import frontmatter
+from aidlc.bank.config import load_config
 from aidlc.bank.items import PinnedFile
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.events.ledger import Ledger, event_of
@@ -135,7 +136,6 @@ def _hashes(history: vcs.History, commits: list[str], ledger_rel: str) -> set[st
 
 def ledger_problems(ledger: Ledger) -> list[Problem]:
     """`check` for a ledger file on its own (`aidlc log verify`): only its gate decisions are parsed."""
-    from aidlc.bank.config import load_config
 
     config = load_config(ledger.repo_root)
     if not config.governance.require_signed_approvals and not _holds(ledger.path, b'"signature":{'):

@@ -30,7 +30,7 @@ Modules, one job each:
     factory       provider_from_config: settings + keys -> Redacting(Recorder(FallbackChain(...)))
     files         cassettes and the user config are regular files (a FIFO is an error, never a hang)
     redact        secrets out of everything sent, recorded or logged
-    context       untrusted-data delimiters, token estimate (chars/4), fit_context within a budget
+    context       token estimate (chars/4), fit_context within a budget (untrusted: aidlc/untrusted.py)
     jsonparse     the JSON inside a model's answer (fences, prose, trailing commas, comments)
     structured    complete_structured: schema modes, validation, corrective retries, truncation
     prompts       templates/prompts/*.md.j2 rendered with jinja2
@@ -41,7 +41,7 @@ No module here imports openai or anthropic at import time.
 
 from aidlc.llm.base import Completion, Message, Provider, ToolCall, Usage
 from aidlc.llm.chain import Degradation, FallbackChain
-from aidlc.llm.context import ContextPiece, Fitted, check_budget, estimate_tokens, fit_context, untrusted
+from aidlc.llm.context import ContextPiece, Fitted, check_budget, estimate_tokens, fit_context
 from aidlc.llm.errors import (
     LLMAnswerTooLarge,
     LLMBadOutput,
@@ -65,6 +65,7 @@ from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.replay import request_digest
 from aidlc.llm.structured import Structured, complete_structured
 from aidlc.redaction import Redactor
+from aidlc.untrusted import untrusted
 
 __all__ = [
     "Completion", "ContextPiece", "Degradation", "FallbackChain", "Fitted", "LLMAnswerTooLarge", "LLMBadOutput",

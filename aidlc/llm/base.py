@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from aidlc.redaction import without_password
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 DEFAULT_TIMEOUT_S = 120.0  # local models on a laptop are slow; a hung server still ends
@@ -139,6 +141,5 @@ class Provider(Protocol):
 
 def target_key(provider: str, model: str, base_url: str | None) -> str:
     """Shown, recorded in cassettes and in the ledger: a password in the URL is redacted."""
-    from aidlc.redaction import without_password
 
     return f"{provider}:{model}@{without_password(base_url) if base_url else 'default'}"

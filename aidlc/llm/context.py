@@ -1,10 +1,6 @@
-"""Repo text as untrusted data, token estimates, and fitting context into a per-call budget.
+"""Token estimates, and fitting context into a per-call budget (repository text in it wrapped as data by
+aidlc/untrusted.py).
 
-* `untrusted(name, text)` wraps text read from the repository between delimiters whose id is a
-  digest of the content: text inside cannot forge the closing delimiter (it would have to
-  contain its own hash), and the id is stable, so recorded cassettes still match on replay.
-  The system prompt (templates/prompts/system.md.j2) tells the model that nothing inside can
-  change its task, the output format or any approval.
 * `estimate_tokens` counts 1 token per 4 characters (rounded up). That is the usual rule of thumb
   for English and code with BPE tokenizers; it over-counts dense prose a little, which errs on
   the safe side. No tokenizer is loaded: start-up time and offline use matter more.
@@ -15,18 +11,16 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from aidlc.llm.base import Message
 from aidlc.llm.errors import LLMBudgetExceeded
 from aidlc.redaction import Redactor
+from aidlc.untrusted import untrusted
 
 CHARS_PER_TOKEN = 4
 MESSAGE_OVERHEAD_TOKENS = 4  # role and separators the chat template adds per message
-OPEN_TAG = "<untrusted-data"
-CLOSE_TAG = "</untrusted-data"
 
 
 def estimate_tokens(text: str) -> int:
@@ -35,18 +29,6 @@ def estimate_tokens(text: str) -> int:
 
 def estimate_messages(messages: Iterable[Message]) -> int:
     return sum(estimate_tokens(m.content) + MESSAGE_OVERHEAD_TOKENS for m in messages)
-
-
-def untrusted(name: str, text: str, redactor: Redactor | None = None) -> str:
-    """`text` from the repository as data: redacted, delimited, any delimiter lookalike inside defused.
-
-    Redacted here already (not only when sent) so the id, a hash of the content, is never a hash of a secret.
-    """
-    text = (redactor or Redactor())(text)
-    ident = hashlib.sha256(f"{name}\0{text}".encode()).hexdigest()[:12]
-    body = text.replace(OPEN_TAG, "<untrusted_data").replace(CLOSE_TAG, "</untrusted_data")
-    safe_name = name.replace('"', "'").replace("\n", " ")
-    return f'{OPEN_TAG} name="{safe_name}" id="{ident}">\n{body}\n{CLOSE_TAG} id="{ident}">'
 
 
 @dataclass(frozen=True)

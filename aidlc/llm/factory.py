@@ -113,9 +113,11 @@ def build_target(target: Target, trust: Trust, env: Mapping[str, str], *, timeou
     options: dict[str, Any] = {"api_key": key, "base_url": spec.base_url, "timeout_s": timeout_s,
                                "retry": _fresh(retry), "max_answer_bytes": max_answer_bytes}
     if spec.provider == "anthropic":
+        # Only the chosen provider's module loads.
         from aidlc.llm.anthropic_provider import AnthropicProvider
 
         return AnthropicProvider(spec.model, **options)
+    # Only the chosen provider's module loads.
     from aidlc.llm.openai_provider import OpenAIProvider
 
     return OpenAIProvider(spec.model, **options)

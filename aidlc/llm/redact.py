@@ -6,11 +6,24 @@ the recorder inside it) sees them, to the answer, and to error messages on the w
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from aidlc.llm.base import Completion, Message, Provider
 from aidlc.llm.errors import LLMError
 from aidlc.redaction import Redactor
+
+
+def redacted_message(redactor: Redactor, message: Message) -> Message:
+    """`message` with its text and its tool calls' arguments redacted."""
+    calls = tuple(replace(c, arguments=redactor(c.arguments)) for c in message.tool_calls)
+    return replace(message, content=redactor(message.content), tool_calls=calls)
+
+
+def redacted_completion(redactor: Redactor, completion: Completion) -> Completion:
+    """`completion` with its text and its tool calls' arguments redacted."""
+    calls = tuple(replace(c, arguments=redactor(c.arguments)) for c in completion.tool_calls)
+    return replace(completion, text=redactor(completion.text), tool_calls=calls)
 
 
 class Redacting:
@@ -27,7 +40,7 @@ class Redacting:
     def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
                  response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
                  timeout_s: float | None = None) -> Completion:
-        clean = [self.redactor.message(m) for m in messages]
+        clean = [redacted_message(self.redactor, m) for m in messages]
         try:
             answer = self.inner.complete(clean, max_tokens=max_tokens, temperature=temperature,
                                          response_format=self.redactor.value(response_format),
@@ -40,4 +53,4 @@ class Redacting:
             if isinstance(getattr(exc, "raw", None), str):
                 exc.raw = self.redactor(exc.raw)  # type: ignore[attr-defined]  # only some provider errors carry raw
             raise
-        return self.redactor.completion(answer)
+        return redacted_completion(self.redactor, answer)

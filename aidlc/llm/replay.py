@@ -30,6 +30,7 @@ from typing import Any
 from aidlc.llm.base import Completion, Message, Provider
 from aidlc.llm.errors import LLMConfigError, LLMContextExceeded, LLMFormatRejected, LLMRejected, ReplayMiss
 from aidlc.llm.files import open_regular, read_regular
+from aidlc.llm.redact import redacted_completion, redacted_message
 from aidlc.redaction import Redactor
 
 _RECORD_FIX = "point AIDLC_LLM_RECORD / --record at a file you can write"
@@ -67,7 +68,7 @@ class Recorder:
     def complete(self, messages: list[Message], *, max_tokens: int, temperature: float | None = 0.0,
                  response_format: dict[str, Any] | None = None, tools: list[dict[str, Any]] | None = None,
                  timeout_s: float | None = None) -> Completion:
-        messages = [self.redactor.message(m) for m in messages]
+        messages = [redacted_message(self.redactor, m) for m in messages]
         response_format, tools = self.redactor.value(response_format), self.redactor.value(tools)
         entry: dict[str, Any] = {
             "digest": request_digest(messages, response_format, tools),
@@ -83,7 +84,7 @@ class Recorder:
                               "message": self.redactor(exc.message), "status": exc.status}
             self._append(entry)
             raise
-        entry["response"] = self.redactor.completion(answer).to_dict()
+        entry["response"] = redacted_completion(self.redactor, answer).to_dict()
         self._append(entry)
         return answer
 

@@ -32,6 +32,7 @@ from aidlc.llm.settings import EnvSettings, Target, resolve
 from aidlc.llm.userconfig import UserFile, load_user_config, save_user_config
 from aidlc.model.config import LLMConfig, LLMTarget
 from aidlc.model.user_config import TrustedServer
+from aidlc.vcs import root_commit
 
 DEFAULT_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 DEFAULT_KEY_ENVS = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
@@ -104,7 +105,6 @@ class Trust:
     def identity(self) -> tuple[str, str | None]:
         """(absolute path, root commit), computed once and only when a record must be looked up."""
         if self._identity is None:
-            from aidlc.vcs import root_commit
 
             assert self.root is not None
             self._identity = (str(self.root.resolve()), root_commit(self.root))

@@ -4,7 +4,7 @@ documents into tool results; an AidlcError raised here becomes the tool's error,
 
 Every record a tool writes is the agent's (`actor`): an `Actor` of kind agent that the server names from its client.
 No function here records a gate decision, and `audit_append` refuses an entry that would read as a person's
-approval (aidlc.aidlc_docs.history.approves): that is for `aidlc gate approve`, run by the person.
+approval (aidlc.rules.docs_history_scan.approves): that is for `aidlc gate approve`, run by the person.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from aidlc.model.events import Actor, Subject
 from aidlc.workspace import layout_of, open_bank, open_docs, open_records
 
 if TYPE_CHECKING:
-    from aidlc.aidlc_docs.audit import Texts
     from aidlc.bank.items import MemoryBank
+    from aidlc.events.audit import Texts
 
 VERSION = 1
 GATE_COMMAND = "aidlc gate approve SUBJECT --stage STAGE --reason '...'"
@@ -40,6 +40,7 @@ def gate_refusal(what: str) -> UsageError:
 
 # -- reading ---------------------------------------------------------------------------------------------------------
 def status(root: Path) -> dict[str, Any]:
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.status.project import project_status
 
     return project_status(root).model_dump(mode="json")
@@ -47,6 +48,7 @@ def status(root: Path) -> dict[str, Any]:
 
 def next_actions(root: Path) -> dict[str, Any]:
     """The next safe actions and what waits for a person, from the status report."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.status.project import project_status
 
     report = project_status(root)
@@ -60,6 +62,7 @@ def next_actions(root: Path) -> dict[str, Any]:
 def validate(root: Path, paths: list[str]) -> dict[str, Any]:
     """`aidlc validate --format json`; with `paths`, only the findings about those files or folders (each inside the
     repository, refused as the CLI refuses a path leading out of it)."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.rules import validate as run_rules
 
     report = run_rules(open_records(root))
@@ -76,6 +79,7 @@ def validate(root: Path, paths: list[str]) -> dict[str, Any]:
 
 def rules(code: str | None) -> dict[str, Any]:
     """`aidlc rules [CODE] --format json`: the catalogue, or one rule with its fix."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.rules import CATALOGUE
 
     found = list(CATALOGUE.values())
@@ -93,6 +97,7 @@ def show(root: Path, kind: str, ref: str) -> dict[str, Any]:
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
         return _show_docs(root, config.aidlc_docs, kind, ref)
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.bank.index import BankIndex, find_bolt, find_intent
     from aidlc.status.build import build_status
     from aidlc.status.focus import on_bolt, on_intent
@@ -126,6 +131,7 @@ def show(root: Path, kind: str, ref: str) -> dict[str, Any]:
 def _show_requirement(bank: MemoryBank, ref: str) -> dict[str, Any]:
     """A requirement (`FR-1`, or `INTENT/FR-1` where intents share ids): its block, the units mapping it and the
     stories linking it."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.bank.index import find_intent
 
     intent_ref, _, wanted = ref.rpartition("/")
@@ -147,6 +153,7 @@ def _show_requirement(bank: MemoryBank, ref: str) -> dict[str, Any]:
 
 
 def _show_docs(root: Path, folder: str, kind: str, ref: str) -> dict[str, Any]:
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.model.status import DocsStatusReport
     from aidlc.status.project import docs_status
 
@@ -173,6 +180,7 @@ def _show_docs(root: Path, folder: str, kind: str, ref: str) -> dict[str, Any]:
 
 def bolt_status(root: Path, bolt: str | None) -> dict[str, Any]:
     """`aidlc bolt status [BOLT] --format json`."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.exsecutio.store import run_summary, runs_of
 
     return document(runs=[run_summary(run) for run in runs_of(root, bolt)])
@@ -180,6 +188,7 @@ def bolt_status(root: Path, bolt: str | None) -> dict[str, Any]:
 
 def bolt_trace(root: Path, ref: str) -> dict[str, Any]:
     """`aidlc bolt trace BOLT|RUN --format json`."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.exsecutio.store import find_run, run_summary
 
     run = find_run(root, ref)
@@ -191,10 +200,12 @@ def walkthrough(root: Path, ref: str) -> dict[str, Any]:
     and no model is asked (the `check` tool runs the checks)."""
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
+        # Each tool loads its part of aidlc when first called: the server starts without all of them.
         from aidlc.report.unit_evidence import write_unit_walkthrough
 
         return write_unit_walkthrough(open_docs(root, config), config, ref, run=False,
                                       write=False).report.model_dump(mode="json")
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.exsecutio.walkthrough import write_walkthrough
 
     bank = open_bank(root, config=config)
@@ -203,6 +214,7 @@ def walkthrough(root: Path, ref: str) -> dict[str, Any]:
 
 def log(root: Path, subject: str | None, event_type: str | None, limit: int) -> dict[str, Any]:
     """`aidlc log show --format json` (the `limit` latest of the matching events)."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.events.ledger import Ledger, no_ledger
     from aidlc.workspace import records_folder
 
@@ -218,6 +230,7 @@ def log(root: Path, subject: str | None, event_type: str | None, limit: int) -> 
 # -- writing, as the agent ------------------------------------------------------------------------------------------
 def new(root: Path, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
     """`aidlc new KIND --format json`: the same creator, the same checks of every link."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.model.types import BoltType, Priority, Risk
     from aidlc.scaffold.new import Creator
 
@@ -249,7 +262,8 @@ def audit_append(root: Path, stage: str, user_input: str, ai_response: str, cont
                  actor: Actor) -> dict[str, Any]:
     """`aidlc audit append --format json`, by `actor`. An entry that would read as a person's approval of a stage
     is refused: the approval is the person's `aidlc gate approve`."""
-    from aidlc.aidlc_docs.audit import Texts, append_entry
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
+    from aidlc.events.audit import Texts, append_entry
 
     config = load_config(root)
     if layout_of(root, config) != "aidlc-docs":
@@ -267,10 +281,11 @@ def audit_append(root: Path, stage: str, user_input: str, ai_response: str, cont
 
 def _approval_in(texts: Texts) -> str | None:
     """The stage an entry made of `texts` would approve in aidlc's reading of audit.md, if any."""
-    from aidlc.aidlc_docs.audit import heading_of
-    from aidlc.aidlc_docs.history import approves
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.aidlc_docs.model import AuditEntry
     from aidlc.aidlc_docs.stages import STAGES
+    from aidlc.events.audit import heading_of
+    from aidlc.rules.docs_history_scan import approves
 
     heading, _ = heading_of(texts.stage)
     fields = {"user_input": texts.user_input, "ai_response": texts.ai_response, "context": texts.context or heading}
@@ -282,9 +297,10 @@ def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:
     """Run the verify commands of aidlc.yaml at HEAD (the runner of `aidlc bolt` and `aidlc walkthrough`: their
     timeouts, their environment) and record each result in the ledger (under its lock) about the bolt (memory bank)
     or the unit (aidlc-docs), by `actor`."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc import vcs
     from aidlc.events.ledger import Ledger
-    from aidlc.report.evidence import CodeMatch, record_checks
+    from aidlc.gates.evidence import CodeMatch, record_checks
 
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
@@ -294,6 +310,7 @@ def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:
                              f"{', '.join(project.units) or 'none'})", ["the status tool    # the units"])
         repo, folder, subject = Path(project.root), project.rel, Subject(kind="unit", id=ref)
     else:
+        # Each tool loads its part of aidlc when first called: the server starts without all of them.
         from aidlc.bank.index import BankIndex
 
         bank = open_bank(root, config=config)
@@ -314,6 +331,7 @@ def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:
 def record_folders(root: Path) -> list[str]:
     """The folders the project's records are read from: the memory bank, or the aidlc-docs folder and aidlc/ (where
     aidlc-workflows v2 keeps intent records)."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.workspace import records_folder
 
     config = load_config(root)
@@ -343,6 +361,7 @@ def read_file(root: Path, path: str) -> str:
     """A file of the records (`record_folders`) or aidlc.yaml, read as the bank reader reads one: a regular file
     inside the repository (a symbolic link out of it, a FIFO or a device is refused). Other files of the repository
     (the code, a .env) are not served."""
+    # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.bank.config import CONFIG_FILE
     from aidlc.bank.walk import read_inside
 

@@ -2,7 +2,7 @@
 
 On the official MCP Python SDK (`pip install "aidlc[mcp]"`). Each tool takes a JSON-Schema input and returns the
 document `--format json` prints (aidlc/mcp/documents.py) as structured content, with the same document as text
-between untrusted-data delimiters (aidlc.llm.context.untrusted, as prompts mark repository text): the text of the
+between untrusted-data delimiters (aidlc.untrusted.untrusted, as prompts mark repository text): the text of the
 bank is data, never an instruction. Secrets are redacted from every result as the ledger redacts its events.
 
 Who records: every event is the agent's, `mcp:<clientInfo.name>` of kind agent, whatever git's user is. No tool
@@ -31,11 +31,15 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from aidlc import __version__
 from aidlc.errors import AidlcError
-from aidlc.llm.context import untrusted
 from aidlc.mcp import documents
 from aidlc.mcp.warm import Warm
 from aidlc.model.events import Actor, ActorKind
+from aidlc.model.evidence import EvidenceReport
+from aidlc.model.findings import ValidationReport
+from aidlc.model.unit_evidence import UnitEvidenceReport
 from aidlc.redaction import Redactor
+from aidlc.status.project import ProjectStatus
+from aidlc.untrusted import untrusted
 
 MAX_TEXT = 256 * 1024  # characters of one text argument (an audit entry's text holds as many bytes at most)
 MAX_NAME = 200  # characters of a name, a reference or a path argument
@@ -64,10 +68,6 @@ class Document(BaseModel):
 
 def build_server(root: Path) -> MCPServer:
     """The server of the project at `root` (either layout)."""
-    from aidlc.model.evidence import EvidenceReport
-    from aidlc.model.findings import ValidationReport
-    from aidlc.model.unit_evidence import UnitEvidenceReport
-    from aidlc.status.project import ProjectStatus
 
     tools = Tools(root)
     read = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)

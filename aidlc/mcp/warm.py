@@ -17,6 +17,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from aidlc.mcp.documents import record_folders
+
 T = TypeVar("T")
 GIT_FILES = (".git/HEAD", ".git/index", ".git/packed-refs")
 
@@ -59,7 +61,6 @@ class Warm:
 
     def kept(self, name: str, compute: Callable[[], T]) -> T:
         """`compute()`'s result, or the one kept under `name` if the project's records did not change."""
-        from aidlc.mcp.documents import record_folders
 
         now = fingerprint(self.root, record_folders(self.root))
         with self._lock:

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from aidlc.model.evidence import EvidenceReport
+from aidlc.templating import render
 
 
 def render_html(report: EvidenceReport, digest: str) -> str:
-    from aidlc.templating import render
-
     return render("artifacts/evidence-report.html.j2", r=report, digest=digest)

@@ -27,20 +27,25 @@ from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.aidlc_docs.reader import folder_words, plan_boxes, unit_of, units_of
 from aidlc.aidlc_docs.records import WORKSPACE
-from aidlc.aidlc_docs.rules import Units, approvals
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.bank.config import load_config, records_folder
 from aidlc.bank.walk import read_inside
+from aidlc.bank.write import atomic_write
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
+from aidlc.exsecutio.walkthrough import fence, generated_block, merge
 from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, record_targets, unit_plan
+from aidlc.gates.evidence import CodeMatch, checks, commits, one_line, record_checks
+from aidlc.gates.evidence_report import digest
 from aidlc.model import unit_evidence as uev
 from aidlc.model.config import Config
 from aidlc.model.events import Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
-from aidlc.report.evidence import CodeMatch, checks, commits, one_line, record_checks
+from aidlc.rules import validate
+from aidlc.rules.docs_layout import Units, approvals
+from aidlc.templating import render
 
 TRAILER = "Aidlc-Unit"
 STAGE = "code-generation"
@@ -77,7 +82,6 @@ def build_unit(project: DocsProject, config: Config, unit: str, *, run: bool = T
                ) -> uev.UnitEvidenceReport:
     """The report of `unit` (a folder under construction/; of a v2 record: `target`, from `record_unit`). With
     `run`, the verify commands run at HEAD, and are recorded, when no check was recorded for HEAD's code."""
-    from aidlc.rules import validate
 
     if target is None:
         if unit not in project.units:
@@ -290,10 +294,6 @@ def write_unit_walkthrough(project: DocsProject, config: Config, unit: str, *, r
     """Build the unit's report and write it into construction/<unit>/code/walkthrough.md (on a v2 record, of
     `target`: construction/<unit>/walkthrough.md; not with `write` False), inside the generated block: a person's
     notes around it survive."""
-    from aidlc.bank.write import atomic_write
-    from aidlc.exsecutio.walkthrough import fence, generated_block, merge
-    from aidlc.report.evidence import digest
-    from aidlc.templating import render
 
     report = build_unit(project, config, unit, run=run, note=note, target=target)
     unit = report.unit.rsplit("/", 1)[-1]

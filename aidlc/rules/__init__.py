@@ -3,14 +3,19 @@ memory bank, or the aidlc-docs folder read by aidlc/aidlc_docs/reader.py)."""
 
 from __future__ import annotations
 
-from aidlc.aidlc_docs import record_rules
-from aidlc.aidlc_docs import rules as docs_rules  # registers the aidlc-docs rules
+from pathlib import Path
+
 from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
 from aidlc.perf import gc_paused
+
+# isort: off
+# The aidlc-docs rules register first: the catalogue keeps registration order (SARIF's rule list, `aidlc rules`).
+from aidlc.rules import docs_records, docs_layout
+# isort: on
 from aidlc.rules import (  # noqa: F401 - registers
     approvals,
     ci,
@@ -25,19 +30,10 @@ from aidlc.rules import (  # noqa: F401 - registers
     state,
     structure,
 )
-from aidlc.rules.catalogue import CATALOGUE, Hit, Rule
+from aidlc.rules.catalogue import CATALOGUE, Hit, Rule, shorten
+from aidlc.rules.docs_history_scan import history_findings
 
-__all__ = ["CATALOGUE", "Rule", "run_docs_rules", "run_records_rules", "run_rules", "validate"]
-
-MAX_MESSAGE = 400  # a message quotes values from the files; a 2 MB value must not become a 2 MB line
-
-
-def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
-    """Cut the middle out of a long message, keeping its start (what) and its end (why)."""
-    if len(text) <= limit:
-        return text
-    keep = (limit - 5) // 2
-    return f"{text[:keep]} ... {text[-keep:]}"
+__all__ = ["CATALOGUE", "Rule", "run_docs_rules", "run_records_rules", "run_rules", "shorten", "validate"]
 
 
 def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]:
@@ -56,18 +52,14 @@ def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]
 
 
 def run_docs_rules(project: DocsProject, since: str | None = None) -> list[Finding]:
-    """Every aidlc-docs rule: over the project's docs folder (aidlc/aidlc_docs/rules.py), over its ledger's gate
+    """Every aidlc-docs rule: over the project's docs folder (aidlc/rules/docs_layout.py), over its ledger's gate
     decisions (aidlc/rules/docs_gates.py), and over the git history of its audit logs and state file since commit
-    `since` (None: all of HEAD's history; aidlc/aidlc_docs/history.py)."""
-    from pathlib import Path
-
-    from aidlc.aidlc_docs.history import history_findings
-
+    `since` (None: all of HEAD's history; aidlc/rules/docs_history_scan.py)."""
     # A v2 record's rows replace v1's stage lines; a record the migration made keeps v1's until v2 rewrites it.
     v2 = project.record is not None and bool(project.record.rows)
-    checks = [(spec, finder) for spec, finder in docs_rules.CHECKS if not (v2 and spec in docs_rules.V1_STATE_RULES)]
+    checks = [(spec, finder) for spec, finder in docs_layout.CHECKS if not (v2 and spec in docs_layout.V1_STATE_RULES)]
     found = _findings([(spec, hit) for spec, finder in checks for hit in finder(project)]
-                      + record_rules.record_findings(project))
+                      + docs_records.record_findings(project))
     found += docs_gates.ledger_findings(project)
     history = history_findings(Path(project.root), project.rel, since=since, ticks=not v2)
     return sorted([*found, *history], key=Finding.sort_key)
@@ -78,8 +70,8 @@ def run_records_rules(workspace: RecordsWorkspace, since: str | None = None) -> 
     the checks over the workspace: each space's intents registry, the migration."""
     found = [finding for record in workspace.records for finding in run_docs_rules(record, since)]
     found = list({(f.code, f.path, f.line, f.message): f for f in found}.values())  # the one ledger's, once
-    found += _findings(record_rules.registry_findings(workspace))
-    return sorted([*found, *record_rules.migration_findings(workspace)], key=Finding.sort_key)
+    found += _findings(docs_records.registry_findings(workspace))
+    return sorted([*found, *docs_records.migration_findings(workspace)], key=Finding.sort_key)
 
 
 def _findings(found: list[tuple[Rule, Hit]]) -> list[Finding]:

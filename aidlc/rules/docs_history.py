@@ -1,4 +1,4 @@
-"""The aidlc-docs rules git history decides (aidlc/aidlc_docs/history.py finds their hits): the audit log only
+"""The aidlc-docs rules git history decides (aidlc/rules/docs_history_scan.py finds their hits): the audit log only
 grows, its timestamps agree with the commits that added them, a stage is ticked only once its approval is logged.
 
 `aidlc validate` judges HEAD's whole history with them, `aidlc ci --base REF` the pull request's commits.

@@ -25,6 +25,7 @@ from aidlc.bank.write import atomic_write, read_text
 from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
 from aidlc.gates.actor import recorder
+from aidlc.model.config import CiSettings
 from aidlc.model.events import EventType
 from aidlc.rules import validate
 from aidlc.scaffold.clock import now
@@ -242,7 +243,6 @@ def _found(bank: MemoryBank) -> Found:
 def _check_action(action: str) -> None:
     from pydantic import ValidationError
 
-    from aidlc.model.config import CiSettings
 
     try:
         CiSettings(action=action)

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aidlc.bank import journal
-from aidlc.bank.index import BankIndex
-from aidlc.bank.items import Intent, MemoryBank, StoryItem, Unit, strip_number
+from aidlc.bank.index import BankIndex, find_bolt
+from aidlc.bank.items import STATEMENT_PLACEHOLDER, Intent, MemoryBank, StoryItem, Unit, strip_number
 from aidlc.bank.write import read_text, set_front_matter
 from aidlc.errors import UsageError
+from aidlc.events import journal
+from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
 from aidlc.model.types import BoltType, Priority, Risk
-from aidlc.scaffold import STATEMENT_PLACEHOLDER, fields
+from aidlc.scaffold import fields
 from aidlc.scaffold.clock import now, now_utc
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
 from aidlc.templating import render
@@ -226,8 +227,6 @@ class Creator:
     @_journalled
     def new_plan(self, bolt_ref: str) -> Created:
         """The template of the bolt's implementation-plan.md, for a person who plans the bolt themselves."""
-        from aidlc.bank.index import find_bolt
-        from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
 
         bolt = find_bolt(self.bank, bolt_ref)
         meta = bolt.meta
@@ -253,7 +252,7 @@ class Creator:
     @contextmanager
     def writes(self, key: str | None = None) -> Iterator[journal.Journal]:
         """One journal for every write of a command, all or nothing (nested calls share it).
-        `key`: the command records a ledger event with it last (bank/journal.py)."""
+        `key`: the command records a ledger event with it last (events/journal.py)."""
         if self._journal is not None:
             yield self._journal
             return

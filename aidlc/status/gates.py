@@ -37,7 +37,8 @@ def gate_statuses(bank: MemoryBank, index: BankIndex) -> list[GateStatus]:
 
 
 def _evidence(bank: MemoryBank, target: GateTarget, why: str | None) -> WalkthroughEvidence:
-    from aidlc.report.gate import walkthrough_evidence
+    # `aidlc status` builds evidence only for a bolt at its walkthrough: the builder loads then.
+    from aidlc.gates.walkthrough import walkthrough_evidence
 
     assert target.bolt is not None
     missing = walkthrough_evidence(bank, target.bolt).missing

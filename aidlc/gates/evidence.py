@@ -11,28 +11,27 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import hashlib
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
 from aidlc import vcs
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank, StoryItem
-from aidlc.bank.walk import read_inside
+from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
+from aidlc.exsecutio.checks import check_event, run_checks
 from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
+from aidlc.exsecutio.store import runs_of
+from aidlc.exsecutio.weakening import named_by_verify, verify_of
 from aidlc.gates.history import approved_risks
 from aidlc.model import evidence as ev
 from aidlc.model.config import VerifyCommand
-from aidlc.model.events import Actor, Subject
+from aidlc.model.events import Actor, ActorKind, EventType, Subject
 from aidlc.model.run import RunState
 from aidlc.model.types import Risk
 
@@ -71,7 +70,6 @@ class Facts:
 
 
 def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
-    from aidlc.exsecutio.store import runs_of
 
     bolt = find_bolt(bank, bolt_ref)
     outside = (bank.rel_root, ".aidlc")
@@ -261,8 +259,6 @@ def verify_changes(facts: Facts) -> list[ev.Deviation]:
     of the base or the head names (`./scripts/check.sh`) that one of its commits changed and that differs at the
     head. A
     person's commit (without the trailer) changing them is the person's decision, not the bolt's."""
-    from aidlc.bank.walk import CONFIG_FILE
-    from aidlc.exsecutio.weakening import named_by_verify, verify_of
 
     history = vcs.history(facts.repo)
     if history is None:
@@ -449,8 +445,6 @@ def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subje
     """Run `verify` at HEAD (the same runner as `aidlc bolt`) and record each result in `ledger` about `subject`,
     by `actor` (default: the agent `aidlc walkthrough`). Nothing runs when HEAD does not hold the code `code` judges
     against, or files outside `code.outside` are uncommitted; `again`: the command to run once that is fixed."""
-    from aidlc.exsecutio.checks import check_event, run_checks
-    from aidlc.model.events import ActorKind, EventType
 
     recorded = RecordedChecks()
     head_now = vcs.head_commit(repo)
@@ -477,47 +471,6 @@ def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subje
             recorded.excerpts[(head_now, result.name)] = result.excerpt()[-EXCERPT_CHARS:]
         note(f"  {result.summary()}")
     return recorded
-
-
-# -- the report ------------------------------------------------------------------------------------------------------
-def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
-          reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None,
-          observed: list[dict[str, Any]] | None = None) -> ev.EvidenceReport:
-    """The report of `bolt_ref`. With `run`, checks run (and are recorded) when none was recorded for the head's
-    code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded.
-    `observed`: `check.recorded` events the caller made itself just now (aidlc ci runs the checks): they replace
-    the ledger's, which then count as history only."""
-    from aidlc.report.verification import verification
-
-    facts = gather(repo, bank, bolt_ref)
-    if observed is not None:
-        facts.events = [e for e in facts.events if e.get("type") != "check.recorded"] + observed
-    current = CodeMatch.of(facts)
-    excerpts = run_excerpts(facts)
-    if run and not any(current(e.get("commit")) for e in check_events(facts)):
-        excerpts.update(run_checks_now(facts, note))
-    found_checks = checks(check_events(facts), current, excerpts)
-    planned = planned_files(facts)
-    if planned is None:
-        facts.notes.append(f"no implementation plan ({PLAN_FILE}): every changed file counts as unplanned")
-    changed = changes(facts, planned)
-    risk = bolt_risk(facts)
-    verify_changed = verify_changes(facts)
-    verified = verification(facts, risk, found_checks, current, verify_changed, run=run, reviewer=reviewer,
-                            note=note)
-    return ev.EvidenceReport(
-        bolt=facts.bolt.id, risk=risk, base=facts.base, head=facts.head,
-        traceability=traceability(facts, found_checks), changes=changed,
-        deviations=[*deviations(changed, planned), *verify_changed],
-        checks=found_checks, commits=commits(facts.commits), verification=verified, risks=flagged_risks(facts),
-        rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts),
-        decision=decision(facts, risk), notes=list(dict.fromkeys(facts.notes)))
-
-
-def digest(report: BaseModel) -> str:
-    """sha256 of the report's canonical JSON (sorted keys, no spaces): what an approval binds to."""
-    text = json.dumps(report.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def is_test_file(path: str, patterns: list[str]) -> bool:

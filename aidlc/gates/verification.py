@@ -25,11 +25,12 @@ from pydantic import BaseModel, ConfigDict
 from aidlc import vcs
 from aidlc.bank.walk import read_inside
 from aidlc.errors import AidlcError
+from aidlc.exsecutio.checks import junit_cases as read_cases
 from aidlc.gates.actor import bot_identity
+from aidlc.gates.evidence import TRAILER, CodeMatch, Facts, is_test_file
 from aidlc.model import evidence as ev
 from aidlc.model.types import Risk
 from aidlc.names import path_segment
-from aidlc.report.evidence import TRAILER, CodeMatch, Facts, is_test_file
 
 REVIEW_EVENT = "review.recorded"
 DIFF_CHARS = 24_000  # of the diff sent for review
@@ -146,7 +147,6 @@ def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) ->
     the checks that passed at the head; None when no such report is at hand. A report counts only when it was
     written while its check ran (its modification time within the run recorded in the ledger); a configured one
     that does not is noted."""
-    from aidlc.exsecutio.checks import junit_cases as read_cases
 
     passed = {c.name: c for c in checks if c.current and c.passed}
     found: list[str] | None = None
@@ -267,6 +267,7 @@ def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | No
                note: Callable[[str], None]) -> ev.ModelReview | None:
     """One model call listing candidate concerns about the diff, recorded as a `review.recorded` event (digests
     and counts; the concerns themselves in .aidlc/evidence/<bolt>/). None, with a note, when no model answers."""
+    # The model stack and the writers only when a review is asked: a report without one never loads them.
     from aidlc.bank.write import atomic_write
     from aidlc.events.ledger import Ledger
     from aidlc.llm.base import Message

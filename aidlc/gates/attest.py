@@ -20,8 +20,8 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.errors import UsageError
+from aidlc.gates.evidence import TRAILER
 from aidlc.model.evidence import EvidenceReport
-from aidlc.report.evidence import TRAILER
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://aidlc.dev/evidence-report/v1"

@@ -11,6 +11,9 @@ from aidlc import vcs
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import read_inside
 from aidlc.errors import AidlcError, UsageError
+from aidlc.exsecutio.plan import WALKTHROUGH_FILE
+from aidlc.exsecutio.walkthrough import marker
+from aidlc.gates.evidence_report import build
 from aidlc.model.types import Risk
 
 
@@ -25,10 +28,6 @@ class Evidence:
 def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[dict[str, Any]] | None = None) -> Evidence:
     """What a walkthrough approval of `bolt` rests on, and what is missing; `observed`: the checks as the caller ran
     them itself (aidlc ci), instead of the ledger's claims."""
-    from aidlc.exsecutio.plan import WALKTHROUGH_FILE
-    from aidlc.exsecutio.walkthrough import marker
-    from aidlc.report.evidence import build
-
     repo = Path(bank.repo_root)
     rel = f"{Path(bolt.rel).parent.as_posix()}/{WALKTHROUGH_FILE}"
     try:

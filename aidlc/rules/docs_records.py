@@ -5,7 +5,7 @@ v2's `aidlc-state approve` refuses an approval unless a HUMAN_TURN (written by a
 submits) follows the previous gate resolution; a guard switched off or overridden leaves a row; a stage is completed
 with a STAGE_COMPLETED row; the migration from the flat aidlc-docs/ moves audit.md into a shard byte for byte. A
 shard is written by hand as easily as by the hooks, so each of these is checked here again. The shards' append-only
-history is judged by aidlc/aidlc_docs/history.py, as for any audit/*.md.
+history is judged by aidlc/rules/docs_history_scan.py, as for any audit/*.md.
 """
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ SUPERSEDED = docs_rule(
     "which file replaces it")
 
 # The rules that read aidlc-state.md's v1 stage lines, audit.md's v1 approvals or one writer's timestamps: a v2 intent
-# record states stages as rows and events as typed blocks (aidlc/aidlc_docs/record_rules.py checks those), and its
+# record states stages as rows and events as typed blocks (aidlc/rules/docs_records.py checks those), and its
 # engine writes several blocks in one second by design.
 V1_STATE_RULES = (NO_APPROVAL, AWAITING, PLAN_OPEN, BUILD_BEFORE_CODE, ORDER_BROKEN, UNKNOWN_STAGE, SHARED_TIME)
 

@@ -33,11 +33,9 @@ from aidlc.aidlc_docs.reader import (
     read_state,
     state_file,
 )
-from aidlc.aidlc_docs.rules import approves
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.model.findings import Finding
-from aidlc.rules import shorten
-from aidlc.rules.catalogue import Rule
+from aidlc.rules.catalogue import Rule, shorten
 from aidlc.rules.docs_history import (
     ENTRY_DELETED,
     ENTRY_EDITED,
@@ -49,6 +47,7 @@ from aidlc.rules.docs_history import (
     STAMP_SHARED,
     TICKED_UNAPPROVED,
 )
+from aidlc.rules.docs_layout import approves
 
 CHUNK = 64  # commits whose audit log versions are read at once
 CLOCK_TOLERANCE = timedelta(minutes=5)  # a writer's clock may run this far ahead of the committer's
@@ -159,7 +158,7 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     """The findings of the history rules on the docs folder `rel` of the repository at `root`: over every commit
     of HEAD's history, or with `since` (a commit) over the commits of `since..HEAD` only (`aidlc ci --base`).
     `ticks`: judge v1 stage ticks against audit.md's approvals (not on a v2 intent record, whose rows and
-    STAGE_COMPLETED events aidlc/aidlc_docs/record_rules.py judges). Nothing outside a Git repository or in one
+    STAGE_COMPLETED events aidlc/rules/docs_records.py judges). Nothing outside a Git repository or in one
     without commits."""
     history = vcs.history(root)
     if history is None or history.head is None:

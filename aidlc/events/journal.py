@@ -256,6 +256,7 @@ def _remove(repo: Path) -> None:
 def _lock(repo: Path) -> Any:
     """The exclusive lock of journalled writes, held until its release() (or the process dies). Another aidlc
     writing now: wait for it, never roll its write back."""
+    # Only commands that write import locking (and fcntl); see aidlc/locking.py.
     from aidlc.locking import acquire
 
     lock = repo / LOCK

@@ -1,0 +1,75 @@
+"""The evidence report of a bolt, put together: aidlc/gates/evidence.py gathers its facts and builds its parts,
+aidlc/gates/verification.py decides what its risk requires; `digest` is what a walkthrough approval binds to."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from aidlc.bank.items import MemoryBank
+from aidlc.exsecutio.plan import PLAN_FILE
+from aidlc.gates.evidence import (
+    CodeMatch,
+    bolt_risk,
+    changes,
+    check_events,
+    checks,
+    commits,
+    cost,
+    decision,
+    deviations,
+    flagged_risks,
+    gather,
+    planned_files,
+    rollback,
+    run_checks_now,
+    run_excerpts,
+    timeline,
+    traceability,
+    verify_changes,
+)
+from aidlc.gates.verification import verification
+from aidlc.model import evidence as ev
+
+
+def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
+          reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None,
+          observed: list[dict[str, Any]] | None = None) -> ev.EvidenceReport:
+    """The report of `bolt_ref`. With `run`, checks run (and are recorded) when none was recorded for the head's
+    code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded.
+    `observed`: `check.recorded` events the caller made itself just now (aidlc ci runs the checks): they replace
+    the ledger's, which then count as history only."""
+    facts = gather(repo, bank, bolt_ref)
+    if observed is not None:
+        facts.events = [e for e in facts.events if e.get("type") != "check.recorded"] + observed
+    current = CodeMatch.of(facts)
+    excerpts = run_excerpts(facts)
+    if run and not any(current(e.get("commit")) for e in check_events(facts)):
+        excerpts.update(run_checks_now(facts, note))
+    found_checks = checks(check_events(facts), current, excerpts)
+    planned = planned_files(facts)
+    if planned is None:
+        facts.notes.append(f"no implementation plan ({PLAN_FILE}): every changed file counts as unplanned")
+    changed = changes(facts, planned)
+    risk = bolt_risk(facts)
+    verify_changed = verify_changes(facts)
+    verified = verification(facts, risk, found_checks, current, verify_changed, run=run, reviewer=reviewer,
+                            note=note)
+    return ev.EvidenceReport(
+        bolt=facts.bolt.id, risk=risk, base=facts.base, head=facts.head,
+        traceability=traceability(facts, found_checks), changes=changed,
+        deviations=[*deviations(changed, planned), *verify_changed],
+        checks=found_checks, commits=commits(facts.commits), verification=verified, risks=flagged_risks(facts),
+        rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts),
+        decision=decision(facts, risk), notes=list(dict.fromkeys(facts.notes)))
+
+
+def digest(report: BaseModel) -> str:
+    """sha256 of the report's canonical JSON (sorted keys, no spaces): what an approval binds to."""
+    text = json.dumps(report.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
