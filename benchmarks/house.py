@@ -9,7 +9,7 @@ What it measures
 ----------------
 * **Lines per file** of ``aidlc/**/*.py``: goal, no file over 400 lines.
 * **Cyclomatic complexity** of every function (radon): goal, none over 30 across the package, none over 15 in
-  the bolt loop's package (``aidlc/bolt``, or ``aidlc/exsecutio`` while it has that name).
+  the bolt loop's package (``aidlc/bolt``).
 * **Maintainability index** of every module (radon): goal, none under 20.
 * **Import cycles** between modules (every ``import aidlc...`` at any depth of a file, so a cycle hidden inside a
   function counts): goal, none.
@@ -51,7 +51,7 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"bank", "aidlc_docs"}),
     frozenset({"events", "workspace"}),
     frozenset({"gates", "rules"}),
-    frozenset({"scaffold", "bolt", "exsecutio", "draft"}),
+    frozenset({"scaffold", "bolt", "draft"}),
     frozenset({"report", "status", "ci", "formats"}),
     frozenset({"cli", "mcp", "__main__"}),
 )
@@ -181,7 +181,7 @@ def measure_code() -> dict:
     rooms: dict[str, set[str]] = defaultdict(set)
     for source, targets in graph.items():
         rooms[room(source)].update(room(target) for target in targets if room(target) != room(source))
-    bolt_package = "aidlc/bolt/" if (PACKAGE / "bolt").is_dir() else "aidlc/exsecutio/"
+    bolt_package = "aidlc/bolt/"
     complexity.sort(key=lambda row: -row["complexity"])
     return {
         "files": len(sources),

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aidlc import workspace
-from aidlc.exsecutio import runner
+from aidlc.bolt import runner
 from aidlc.llm.base import Completion, Usage
 from tests.bolt_sample import BOLT, BOLT_DIR, BUGGY, CALC, FIXED, git, set_config
 

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.events.ledger import Ledger
-from aidlc.exsecutio import checks
-from aidlc.exsecutio.checks import (
+from aidlc.bolt import checks
+from aidlc.bolt.checks import (
     CheckResult,
     TestCounts,
     check_environment,
@@ -27,6 +26,7 @@ from aidlc.exsecutio.checks import (
     run_check,
     run_checks,
 )
+from aidlc.events.ledger import Ledger
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Actor, ActorKind, EventType, Subject
 from tests.helpers import run_cli
@@ -194,7 +194,7 @@ def test_an_interrupted_run_ends_the_check_group(tmp_path: Path) -> None:
     script.write_text(textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from aidlc.exsecutio.checks import run_check
+        from aidlc.bolt.checks import run_check
         from aidlc.model.config import VerifyCommand
         run = "sh -c " + {shlex.quote("sleep 600 & echo $! > pid; echo ready; wait")!r}
         try:
@@ -489,7 +489,7 @@ def test_the_benchmark_runs_and_reports_a_ratio() -> None:
     ("no runner here\nall good\n", None),
 ])
 def test_the_runners_closing_line_gives_the_test_counts(output: str, counts: tuple[int, ...] | None) -> None:
-    from aidlc.exsecutio.checks import runner_counts
+    from aidlc.bolt.checks import runner_counts
 
     found = runner_counts(output)
     assert (None if found is None else (found.total, found.failures, found.errors, found.skipped)) == counts

@@ -307,7 +307,7 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
 def _run_checks(pr: PullRequest) -> list[dict[str, Any]]:
     """The judging rules' verify commands, run by CI at the head: the evidence a walkthrough approval rests on, in
     place of the `check.recorded` lines the pull request brings (which count as history only)."""
-    from aidlc.exsecutio.checks import check_event, run_checks
+    from aidlc.bolt.checks import check_event, run_checks
 
     project = Path(pr.bank.repo_root)
     head = vcs.head_commit(project) or "HEAD"
@@ -323,7 +323,7 @@ def _with_base_risk(pr: PullRequest, bolt: BoltItem, risk: Risk | None) -> Risk 
     """The higher of `risk` and the bolt's risk in its bolt.md at the base: a branch that lowers a bolt's risk
     keeps the approvals the base's risk required."""
     from aidlc.bank import frontmatter
-    from aidlc.exsecutio.plan import RISK_ORDER
+    from aidlc.bolt.plan import RISK_ORDER
 
     data = pr.history.read(pr.base, [bolt.rel])[bolt.rel]
     meta = frontmatter.split(data.decode("utf-8", errors="replace"), bolt.rel).meta if data else None

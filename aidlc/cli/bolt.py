@@ -26,7 +26,7 @@ def _asker(app: App, no_input: bool):
 
 def _ask_at_terminal(question):
     """Show what the gate judges; approve, reject (with a reason) or pause. End of input (Ctrl-D) pauses."""
-    from aidlc.exsecutio.runner import GateAnswer
+    from aidlc.bolt.runner import GateAnswer
     from aidlc.model.events import Decision
 
     echo(f"\nThe {question.stage} of bolt {question.bolt} waits for your decision: {question.path}")
@@ -57,7 +57,7 @@ _no_input = click.option("--no-input", is_flag=True, help="Never ask at a gate; 
 
 
 def _report(app: App, outcome) -> None:
-    from aidlc.exsecutio.store import run_summary
+    from aidlc.bolt.store import run_summary
 
     state = outcome.state
     if app.json:
@@ -82,7 +82,7 @@ def _report(app: App, outcome) -> None:
 @click.pass_obj
 def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_run: bool) -> None:
     """Start a run of BOLT on branch aidlc/BOLT: plan, then pause at the plan gate (exit 3)."""
-    from aidlc.exsecutio import runner
+    from aidlc.bolt import runner
 
     root = app.root()
     build = model_flags.builder(app, root)
@@ -111,8 +111,8 @@ def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_
 def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, model_flags: ModelFlags,
                no_input: bool) -> None:
     """Continue a paused or interrupted run; --approve/--reject first record the pending gate decision."""
-    from aidlc.exsecutio import runner
-    from aidlc.exsecutio.store import find_run
+    from aidlc.bolt import runner
+    from aidlc.bolt.store import find_run
     from aidlc.model.events import Decision
 
     root = app.root()
@@ -127,7 +127,7 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 @click.pass_obj
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
-    from aidlc.exsecutio.store import bolt_id, run_summary, runs_of
+    from aidlc.bolt.store import bolt_id, run_summary, runs_of
 
     root = app.root()
     runs = runs_of(root, bolt_id(root, bolt) if bolt else None)
@@ -153,8 +153,8 @@ def status_cmd(app: App, bolt: str | None) -> None:
 @click.pass_obj
 def abort_cmd(app: App, ref: str, reason: str | None) -> None:
     """End the run CANCELLED; its branch, commits and trail stay."""
-    from aidlc.exsecutio import runner
-    from aidlc.exsecutio.store import find_run, run_summary
+    from aidlc.bolt import runner
+    from aidlc.bolt.store import find_run, run_summary
 
     root = app.root()
     state = runner.abort(root, find_run(root, ref), reason)
@@ -170,8 +170,8 @@ def abort_cmd(app: App, ref: str, reason: str | None) -> None:
 @click.pass_obj
 def trace_cmd(app: App, ref: str) -> None:
     """The decision trail of a run: transitions, model calls, edits, checks, and why."""
-    from aidlc.exsecutio.store import find_run, run_summary
-    from aidlc.exsecutio.trail import render_trail
+    from aidlc.bolt.store import find_run, run_summary
+    from aidlc.bolt.trail import render_trail
 
     run = find_run(app.root(), ref)
     state, spans = run.load(), run.spans()

@@ -42,7 +42,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
     the walkthrough gate would refuse an approval (aidlc-docs: no passing check at HEAD, or an error finding about
     the unit)."""
     from aidlc.bank.config import load_config
-    from aidlc.exsecutio.walkthrough import write_walkthrough
+    from aidlc.bolt.walkthrough import write_walkthrough
     from aidlc.report.attest import attestation
     from aidlc.report.pages import render_html
     from aidlc.workspace import layout_of, open_bank

@@ -25,10 +25,10 @@ from aidlc import vcs
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank, StoryItem
 from aidlc.bank.walk import read_inside
+from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
-from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
 from aidlc.gates.history import approved_risks
 from aidlc.model import evidence as ev
 from aidlc.model.config import VerifyCommand
@@ -71,7 +71,7 @@ class Facts:
 
 
 def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
-    from aidlc.exsecutio.store import runs_of
+    from aidlc.bolt.store import runs_of
 
     bolt = find_bolt(bank, bolt_ref)
     outside = (bank.rel_root, ".aidlc")
@@ -262,7 +262,7 @@ def verify_changes(facts: Facts) -> list[ev.Deviation]:
     head. A
     person's commit (without the trailer) changing them is the person's decision, not the bolt's."""
     from aidlc.bank.walk import CONFIG_FILE
-    from aidlc.exsecutio.weakening import named_by_verify, verify_of
+    from aidlc.bolt.weakening import named_by_verify, verify_of
 
     history = vcs.history(facts.repo)
     if history is None:
@@ -449,7 +449,7 @@ def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subje
     """Run `verify` at HEAD (the same runner as `aidlc bolt`) and record each result in `ledger` about `subject`,
     by `actor` (default: the agent `aidlc walkthrough`). Nothing runs when HEAD does not hold the code `code` judges
     against, or files outside `code.outside` are uncommitted; `again`: the command to run once that is fixed."""
-    from aidlc.exsecutio.checks import check_event, run_checks
+    from aidlc.bolt.checks import check_event, run_checks
     from aidlc.model.events import ActorKind, EventType
 
     recorded = RecordedChecks()

@@ -25,8 +25,8 @@ class Evidence:
 def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[dict[str, Any]] | None = None) -> Evidence:
     """What a walkthrough approval of `bolt` rests on, and what is missing; `observed`: the checks as the caller ran
     them itself (aidlc ci), instead of the ledger's claims."""
-    from aidlc.exsecutio.plan import WALKTHROUGH_FILE
-    from aidlc.exsecutio.walkthrough import marker
+    from aidlc.bolt.plan import WALKTHROUGH_FILE
+    from aidlc.bolt.walkthrough import marker
     from aidlc.report.evidence import build
 
     repo = Path(bank.repo_root)

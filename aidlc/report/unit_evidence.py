@@ -291,7 +291,7 @@ def write_unit_walkthrough(project: DocsProject, config: Config, unit: str, *, r
     `target`: construction/<unit>/walkthrough.md; not with `write` False), inside the generated block: a person's
     notes around it survive."""
     from aidlc.bank.write import atomic_write
-    from aidlc.exsecutio.walkthrough import fence, generated_block, merge
+    from aidlc.bolt.walkthrough import fence, generated_block, merge
     from aidlc.report.evidence import digest
     from aidlc.templating import render
 

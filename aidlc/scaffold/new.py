@@ -227,7 +227,7 @@ class Creator:
     def new_plan(self, bolt_ref: str) -> Created:
         """The template of the bolt's implementation-plan.md, for a person who plans the bolt themselves."""
         from aidlc.bank.index import find_bolt
-        from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
+        from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
 
         bolt = find_bolt(self.bank, bolt_ref)
         meta = bolt.meta

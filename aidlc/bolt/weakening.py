@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.exsecutio.checks import TestCounts
+from aidlc.bolt.checks import TestCounts
 
 MAX_FLAGS_PER_KIND = 10  # per file: beyond this, one sentence counts the rest
 

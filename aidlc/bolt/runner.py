@@ -1,6 +1,6 @@
 """A bolt run: Plan -> Execute -> Verify -> Repair -> Walkthrough, driven by the state machine.
 
-The model fills states; this code decides every transition (aidlc.exsecutio.machine). Each step is
+The model fills states; this code decides every transition (aidlc.bolt.machine). Each step is
 idempotent, so `resume` after a pause, a crash or SIGKILL repeats nothing that already happened:
 * a model answer is saved in the run's folder before it is used, and never asked for again;
 * a step's commit is found again by its trailers (Aidlc-Run, Aidlc-Stage) before one is made;
@@ -24,14 +24,14 @@ from aidlc import vcs
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import read_inside
+from aidlc.bolt import plan as plans
+from aidlc.bolt.loop import LoopStop, after_call, before_call
+from aidlc.bolt.machine import transition
+from aidlc.bolt.store import RunStore, all_runs, bolt_lock, new_run_id
+from aidlc.bolt.walkthrough import write_walkthrough
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Ledger, utc_now
 from aidlc.events.view import open_view, verified_ledger
-from aidlc.exsecutio import plan as plans
-from aidlc.exsecutio.loop import LoopStop, after_call, before_call
-from aidlc.exsecutio.machine import transition
-from aidlc.exsecutio.store import RunStore, all_runs, bolt_lock, new_run_id
-from aidlc.exsecutio.walkthrough import write_walkthrough
 from aidlc.gates.decide import reconcile
 from aidlc.llm.base import Message, Provider
 from aidlc.llm.context import ContextPiece, fit_context
@@ -211,7 +211,7 @@ def end_leftover_check(run: RunStore, state: RunState) -> None:
     """A check an aidlc killed with SIGKILL left running would overlap the next one: end its group first."""
     if state.check_group is None:
         return
-    from aidlc.exsecutio.checks import GRACE_S, end_leftover_group
+    from aidlc.bolt.checks import GRACE_S, end_leftover_group
 
     group, state.check_group = state.check_group, None
     if end_leftover_group(group, _run_marker(state.run_id)):
@@ -643,7 +643,7 @@ class Runner:
 
     def edit_step(self, stage: str) -> None:
         """Ask for edits (unless an answer is saved), apply them all or none, commit; each part done once."""
-        from aidlc.exsecutio import edits
+        from aidlc.bolt import edits
 
         state = self.state
         trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
@@ -705,7 +705,7 @@ class Runner:
                    data={"stage": stage, "files": state.touched})
 
     def edit_format(self) -> str:
-        from aidlc.exsecutio import edits
+        from aidlc.bolt import edits
 
         return edits.edit_format_prompt(whole_file=self.state.whole_file)
 
@@ -759,8 +759,8 @@ class Runner:
 
     # -- VERIFYING -----------------------------------------------------------------------------------------
     def verifying(self) -> None:
-        from aidlc.exsecutio.checks import run_checks
-        from aidlc.exsecutio.weakening import weakened_tests
+        from aidlc.bolt.checks import run_checks
+        from aidlc.bolt.weakening import weakened_tests
 
         state = self.state
         stage = state.commits[-1]["stage"]
@@ -810,7 +810,7 @@ class Runner:
         """The test counts "fewer tests than before" compares with, and where they come from: the latest
         check.recorded of the same check at the run's base commit in the ledger (a person's CI, an earlier run),
         else the run's first check round."""
-        from aidlc.exsecutio.checks import TestCounts
+        from aidlc.bolt.checks import TestCounts
 
         state = self.state
         name = next((r["name"] for r in results if r.get("tests")), None)
@@ -845,7 +845,7 @@ class Runner:
         self.save()
 
     def record_checks(self, stage: str, results: list[dict[str, Any]]) -> None:
-        from aidlc.exsecutio.checks import CheckResult, check_event
+        from aidlc.bolt.checks import CheckResult, check_event
 
         for position, result in enumerate(results):
             fields = check_event(CheckResult.model_validate(result), self.state.last_commit, self.state.run_id,
@@ -1016,7 +1016,7 @@ def _digest(text: str) -> str:
 
 
 def _counts(results: list[dict[str, Any]]) -> Any:
-    from aidlc.exsecutio.checks import TestCounts
+    from aidlc.bolt.checks import TestCounts
 
     for result in results:
         if result.get("tests"):
@@ -1025,7 +1025,7 @@ def _counts(results: list[dict[str, Any]]) -> Any:
 
 
 def _excerpt(result: dict[str, Any]) -> str:
-    from aidlc.exsecutio.checks import CheckResult
+    from aidlc.bolt.checks import CheckResult
 
     return CheckResult.model_validate(result).excerpt()
 

@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem
-from aidlc.exsecutio.protected import protected
+from aidlc.bolt.protected import protected
 from aidlc.model.config import VerifyCommand
 from aidlc.model.run import Plan, RunState
 from aidlc.model.types import Risk
@@ -76,8 +76,8 @@ _WRAPPERS = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye"})  # `uv 
 def runner_modules(checks: list[VerifyCommand]) -> set[str]:
     """The top-level Python module names the verify commands run: `pytest -q` -> pytest, `python -m unittest`
     -> unittest, `uv run nose2` -> nose2. A file by one of these names would run in the runner's place."""
+    from aidlc.bolt.checks import command_argv
     from aidlc.errors import UsageError
-    from aidlc.exsecutio.checks import command_argv
 
     names: set[str] = set()
     for check in checks:

@@ -36,10 +36,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from aidlc.bolt.edit_format import EditBlock, EditFormatError, edit_format_prompt, parse_edit_blocks
+from aidlc.bolt.edit_match import MatchProblem, newline_of, replace_once, split_lines
+from aidlc.bolt.protected import protected
 from aidlc.errors import AidlcError
-from aidlc.exsecutio.edit_format import EditBlock, EditFormatError, edit_format_prompt, parse_edit_blocks
-from aidlc.exsecutio.edit_match import MatchProblem, newline_of, replace_once, split_lines
-from aidlc.exsecutio.protected import protected
 
 __all__ = ["EditBlock", "EditFormatError", "EditRefused", "PreparedEdits", "edit_format_prompt", "fresh_mtimes",
            "parse_edit_blocks", "prepare_edits"]
