@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.bolt.checks import TestCounts
+from aidlc.bolt.counts import TestCounts
 from aidlc.bolt.weakening import is_tautology, is_test_file, weakened_tests
 from aidlc.errors import UsageError
 

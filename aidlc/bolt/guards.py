@@ -61,7 +61,7 @@ def end_leftover_check(run: RunStore, state: RunState) -> None:
     """A check an aidlc killed with SIGKILL left running would overlap the next one: end its group first."""
     if state.check_group is None:
         return
-    from aidlc.bolt.checks import GRACE_S, end_leftover_group
+    from aidlc.bolt.groups import GRACE_S, end_leftover_group
 
     group, state.check_group = state.check_group, None
     if end_leftover_group(group, run_marker(state.run_id)):

@@ -145,9 +145,10 @@ def verifying(run: RunSession) -> None:
     if not failing:
         run.move(S.walkthrough, f"every check passed at {stage}")
         return
-    if state.failures and state.failures[-1] == signature(failing[0]):
+    failure = signature(failing[0])
+    if state.failures and state.failures[-1] == failure:
         raise Failed(f"the same failure twice in a row ({failing[0]['name']}): the repair did not help")
-    state.failures.append(signature(failing[0]))
+    state.failures.append(failure)
     if state.repairs >= run.config.policy.max_repairs:
         raise Failed(f"checks still fail after {state.repairs} repair round(s) (policy.max_repairs): "
                      f"{failing[0]['name']} exit {failing[0]['exit_code']}")

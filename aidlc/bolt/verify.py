@@ -10,7 +10,8 @@ import time
 from typing import Any
 
 from aidlc.bolt.calls import digest
-from aidlc.bolt.checks import CheckResult, TestCounts, check_event, run_checks
+from aidlc.bolt.checks import CheckResult, check_event, run_checks
+from aidlc.bolt.counts import TestCounts
 from aidlc.bolt.session import RunSession
 from aidlc.bolt.weakening import weakened_tests
 from aidlc.model.events import EventType, Subject

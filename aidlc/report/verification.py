@@ -146,7 +146,7 @@ def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) ->
     the checks that passed at the head; None when no such report is at hand. A report counts only when it was
     written while its check ran (its modification time within the run recorded in the ledger); a configured one
     that does not is noted."""
-    from aidlc.bolt.checks import junit_cases as read_cases
+    from aidlc.bolt.counts import junit_cases as read_cases
 
     passed = {c.name: c for c in checks if c.current and c.passed}
     found: list[str] | None = None
