@@ -12,6 +12,7 @@ from aidlc import vcs
 from aidlc.bank.index import find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bolt import plan as plans
+from aidlc.bolt.groups import GRACE_S, end_leftover_group
 from aidlc.bolt.session import RunSession, S, leftover, own_files
 from aidlc.bolt.standing import gate
 from aidlc.bolt.store import RunStore, all_runs
@@ -57,18 +58,16 @@ def preflight(repo: Path, bolt_ref: str, bank: MemoryBank | None = None) -> dict
             "_bank": bank, "_bolt": bolt, "_start_branch": tree.branch}
 
 
-def end_leftover_check(run: RunStore, state: RunState) -> None:
+def end_leftover_check(store: RunStore, state: RunState) -> None:
     """A check an aidlc killed with SIGKILL left running would overlap the next one: end its group first."""
     if state.check_group is None:
         return
-    from aidlc.bolt.groups import GRACE_S, end_leftover_group
-
     group, state.check_group = state.check_group, None
     if end_leftover_group(group, run_marker(state.run_id)):
-        run.trace(Span(ts=utc_now(), kind="warning", name="leftover check", data={
+        store.trace(Span(ts=utc_now(), kind="warning", name="leftover check", data={
             "message": f"a check (process group {group}) was still running, left by an aidlc that was killed: "
                        f"ended it (SIGTERM, then SIGKILL after {GRACE_S:g} s)"}))
-    run.save(state)
+    store.save(state)
 
 
 def run_marker(run_id: str) -> str:
