@@ -10,7 +10,7 @@ What it does
 1. Builds a sample once (``aidlc init --git``, an intent -> unit -> story -> bolt chain, the inception gates
    approved by a person, ``src/pay/calc.py`` with a bug and a unittest that fails on it,
    ``policy.auto_approve_plan: [low, medium]`` so the whole loop runs in one call). Each run works on a copy.
-2. The harness: ``aidlc.exsecutio.runner.start`` in-process, from a clean tree to the walkthrough gate, with a
+2. The harness: ``aidlc.bolt.start.start`` in-process, from a clean tree to the walkthrough gate, with a
    provider that answers at once (a plan; a wrong first edit; the fixing repair): 3 model calls, 2 check
    rounds. Its overhead is the wall time minus the model's time and the check commands' time (both read
    from the run's own trace), shown with two denominators:
@@ -150,12 +150,12 @@ class Counted:
 
 
 def harness(root: Path, rounds: int = 2) -> dict[str, float]:
-    from aidlc.exsecutio import runner
-    from aidlc.exsecutio.store import find_run
+    from aidlc.bolt.start import start
+    from aidlc.bolt.store import find_run
 
     with Counted() as counted:
         began = time.perf_counter()
-        outcome = runner.start(root, BOLT, lambda: ZeroLatencyModel(rounds))
+        outcome = start(root, BOLT, lambda: ZeroLatencyModel(rounds))
         wall = time.perf_counter() - began
     if outcome.state.status.value != "AWAIT_ACCEPTANCE":
         raise SystemExit(f"the harness ended {outcome.state.status.value}: {outcome.message}")

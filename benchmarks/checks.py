@@ -8,7 +8,7 @@ Runs the same trivial command (default ``true``) ``--runs`` times each way, inte
 a shared machine falls on both alike:
 
 * bare: ``subprocess.run(argv, capture_output=True)``, the least a runner can do;
-* run_check: ``aidlc.exsecutio.checks.run_check`` (shlex split, own process group, streamed output with
+* run_check: ``aidlc.bolt.checks.run_check`` (shlex split, own process group, streamed output with
   head, tail and sha256, the group's end checked, secrets redacted, a CheckResult built).
 
 Prints the median, min and max wall time of each, the median overhead in milliseconds and the ratio of the
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aidlc.exsecutio.checks import run_check
+from aidlc.bolt.checks import run_check
 from aidlc.model.config import VerifyCommand
 
 

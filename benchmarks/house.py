@@ -9,7 +9,7 @@ What it measures
 ----------------
 * **Lines per file** of ``aidlc/**/*.py``: goal, no file over 400 lines.
 * **Cyclomatic complexity** of every function (radon): goal, none over 30 across the package, none over 15 in
-  the bolt loop's package (``aidlc/bolt``, or ``aidlc/exsecutio`` while it has that name).
+  the bolt loop's package (``aidlc/bolt``).
 * **Maintainability index** of every module (radon): goal, none under 20.
 * **Import cycles** between modules (every ``import aidlc...`` at any depth of a file, so a cycle hidden inside a
   function counts): goal, none.
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "aidlc"
 
 # The floors of docs/design.md, The layers, lowest first. A module may import its own floor and the floors below.
-# A floor names parts of the package (`bank`) or single modules (`exsecutio.checks`); the longest name that holds a
+# A floor names parts of the package (`bank`) or single modules (`bolt.checks`); the longest name that holds a
 # module decides its floor.
 FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"errors", "names", "globs", "plural", "perf", "mdtext", "processes", "redaction", "untrusted", "locking",
@@ -55,10 +55,10 @@ FLOORS: tuple[frozenset[str], ...] = (
     frozenset({"events", "workspace"}),
     # The bolt's records below the gates that judge them: its plan file, its run state, the checks it runs and what
     # weakens them (they import nothing above events/; gates, ci and scaffold read them). The loop stays above gates.
-    frozenset({f"{package}.{module}" for package in ("exsecutio", "bolt")
-               for module in ("plan", "protected", "checks", "store", "weakening")}),
+    frozenset({f"bolt.{module}" for module in ("plan", "protected", "checks", "counts", "groups", "store",
+                                               "weakening")}),
     frozenset({"gates", "rules"}),
-    frozenset({"scaffold", "bolt", "exsecutio", "draft"}),
+    frozenset({"scaffold", "bolt", "draft"}),
     frozenset({"report", "status", "ci", "formats"}),
     frozenset({"cli", "mcp", "__main__"}),
 )
@@ -74,7 +74,7 @@ def module_name(path: Path) -> str:
 
 def room(module: str) -> str:
     """The part of the package a module belongs to, as FLOORS names it: `aidlc.bank.index` -> `bank`,
-    `aidlc.exsecutio.checks` -> `exsecutio.checks`; a part FLOORS does not name, by its top-level name."""
+    `aidlc.bolt.checks` -> `bolt.checks`; a part FLOORS does not name, by its top-level name."""
     parts = module.split(".")[1:]
     for end in range(len(parts), 0, -1):
         if ".".join(parts[:end]) in FLOOR_OF:
@@ -229,7 +229,7 @@ def measure_code() -> dict:
     rooms: dict[str, set[str]] = defaultdict(set)
     for source, targets in graph.items():
         rooms[room(source)].update(room(target) for target in targets if room(target) != room(source))
-    bolt_package = "aidlc/bolt/" if (PACKAGE / "bolt").is_dir() else "aidlc/exsecutio/"
+    bolt_package = "aidlc/bolt/"
     complexity.sort(key=lambda row: -row["complexity"])
     return {
         "files": len(sources),

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.exsecutio.loop import LoopStop, after_call, before_call
-from aidlc.exsecutio.machine import IllegalTransition, transition
-from aidlc.exsecutio.store import RunStore
+from aidlc.bolt.loop import LoopStop, after_call, before_call
+from aidlc.bolt.machine import IllegalTransition, transition
+from aidlc.bolt.store import RunStore
 from aidlc.model.config import Policy
 from aidlc.model.run import RunState, RunStatus
 

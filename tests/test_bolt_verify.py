@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.exsecutio.checks import run_check
-from aidlc.exsecutio.edits import parse_edit_blocks, prepare_edits
+from aidlc.bolt.checks import run_check
+from aidlc.bolt.edits import parse_edit_blocks, prepare_edits
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Subject
 from tests.bolt_sample import BOLT, CALC, FIXED, edit_answer, env, git, plan_answer, run, set_config
@@ -178,8 +178,8 @@ DROP_A_CASE = (CASES, "CASES = [([1, 2, 3], 6), ([], 0), ([5], 5)]\n", "CASES = 
 def test_fewer_tests_than_the_ledger_counted_at_the_base_commit_pause_the_first_round(
         shop: Path, server: ScriptedServer) -> None:
     from aidlc.bank.config import load_config
+    from aidlc.bolt.checks import check_event
     from aidlc.events.ledger import Ledger
-    from aidlc.exsecutio.checks import check_event
     from aidlc.model.events import Actor, ActorKind, EventType
 
     base = counted_sample(shop)

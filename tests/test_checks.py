@@ -15,18 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.bolt import checks, counts
+from aidlc.bolt.checks import CheckResult, check_environment, check_event, command_argv, run_check, run_checks
+from aidlc.bolt.counts import TestCounts, read_junit
 from aidlc.events.ledger import Ledger
-from aidlc.exsecutio import checks
-from aidlc.exsecutio.checks import (
-    CheckResult,
-    TestCounts,
-    check_environment,
-    check_event,
-    command_argv,
-    read_junit,
-    run_check,
-    run_checks,
-)
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Actor, ActorKind, EventType, Subject
 from tests.helpers import run_cli
@@ -194,7 +186,7 @@ def test_an_interrupted_run_ends_the_check_group(tmp_path: Path) -> None:
     script.write_text(textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from aidlc.exsecutio.checks import run_check
+        from aidlc.bolt.checks import run_check
         from aidlc.model.config import VerifyCommand
         run = "sh -c " + {shlex.quote("sleep 600 & echo $! > pid; echo ready; wait")!r}
         try:
@@ -392,7 +384,7 @@ def test_hostile_or_broken_junit_fails_the_check_and_says_why(tmp_path: Path, xm
 
 
 def test_a_junit_report_larger_than_the_limit_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(checks, "MAX_JUNIT_BYTES", 10_000)
+    monkeypatch.setattr(counts, "MAX_JUNIT_BYTES", 10_000)
     xml = "<testsuite>" + "<testcase/>" * 2_000 + "</testsuite>"
     result = junit_check(tmp_path, xml)
     assert result.tests is None and "22,023 bytes, more than 10,000; not read" in result.notes[0]
@@ -489,7 +481,7 @@ def test_the_benchmark_runs_and_reports_a_ratio() -> None:
     ("no runner here\nall good\n", None),
 ])
 def test_the_runners_closing_line_gives_the_test_counts(output: str, counts: tuple[int, ...] | None) -> None:
-    from aidlc.exsecutio.checks import runner_counts
+    from aidlc.bolt.counts import runner_counts
 
     found = runner_counts(output)
     assert (None if found is None else (found.total, found.failures, found.errors, found.skipped)) == counts

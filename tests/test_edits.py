@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.events import journal
-from aidlc.exsecutio.edits import (
+from aidlc.bolt.edits import (
     EditBlock,
     EditFormatError,
     EditRefused,
@@ -22,6 +21,7 @@ from aidlc.exsecutio.edits import (
     parse_edit_blocks,
     prepare_edits,
 )
+from aidlc.events import journal
 from tests.helpers import git_init
 
 APP = "def greet(name):\n    return 'hello ' + name\n\n\ndef shout(name):\n    return greet(name).upper()\n"
@@ -189,7 +189,7 @@ def test_a_search_that_matches_nowhere_shows_the_nearest_lines(root: Path) -> No
 def test_the_nearest_lines_of_a_large_file_compare_few_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     """Comparing SEARCH with every window of a large file took minutes: only windows around a few close
     lines are compared (counted, not timed)."""
-    from aidlc.exsecutio import edit_match
+    from aidlc.bolt import edit_match
 
     windows: list[str] = []
 
@@ -445,7 +445,7 @@ KILLED_APPLY = """
 import os, signal, sys
 from pathlib import Path
 from aidlc.events import journal
-from aidlc.exsecutio.edits import parse_edit_blocks, prepare_edits
+from aidlc.bolt.edits import parse_edit_blocks, prepare_edits
 
 writes = 0
 real = journal.atomic_write

@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from aidlc.exsecutio.edit_format import EditBlock, EditFormatError, parse_edit_blocks
-from aidlc.exsecutio.edit_match import MatchProblem, replace_once
+from aidlc.bolt.edit_format import EditBlock, EditFormatError, parse_edit_blocks
+from aidlc.bolt.edit_match import MatchProblem, replace_once
 
 FUZZ = settings(deadline=None, max_examples=300, database=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -17,12 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "aidlc"
 DOMAIN = ("model", "bank", "rules", "events", "gates", "draft", "llm", "report", "status", "scaffold", "mcp")
 
-# Arrows the bolt package's rework (aidlc/exsecutio/ -> aidlc/bolt/) removes; nothing else may be added here.
-# The walkthrough gate reads the report's marker from exsecutio/walkthrough.py, which also writes the walkthrough
+# Arrows the bolt package's rework removes; nothing else may be added here.
+# The walkthrough gate reads the report's marker from bolt/walkthrough.py, which also writes the walkthrough
 # (with the evidence report of gates/): the file's format moves below the gates when that module is split.
-UPWARD_LEFT = {"aidlc.gates.walkthrough -> aidlc.exsecutio.walkthrough"}
+UPWARD_LEFT = {"aidlc.gates.walkthrough -> aidlc.bolt.walkthrough"}
 # Imports inside functions in the package being reworked; their comments come with the rework.
-UNEXPLAINED_LEFT_IN = "aidlc/exsecutio/"
+UNEXPLAINED_LEFT_IN = "aidlc/bolt/"
 
 
 def load_house() -> ModuleType:
@@ -63,10 +63,10 @@ def test_every_import_inside_a_function_says_why(graph: tuple[dict[str, set[str]
 
 def test_the_floor_check_sees_an_upward_import_and_a_cycle(house: ModuleType) -> None:
     made_up = {"aidlc.bank.items": {"aidlc.cli.app"}, "aidlc.cli.app": {"aidlc.bank.items"},
-               "aidlc.exsecutio.checks": {"aidlc.gates.decide"}, "aidlc.gates.decide": {"aidlc.exsecutio.runner"}}
+               "aidlc.bolt.checks": {"aidlc.gates.decide"}, "aidlc.gates.decide": {"aidlc.bolt.runner"}}
     assert house.upward_imports(made_up) == ["aidlc.bank.items -> aidlc.cli.app",
-                                             "aidlc.exsecutio.checks -> aidlc.gates.decide",
-                                             "aidlc.gates.decide -> aidlc.exsecutio.runner"]
+                                             "aidlc.bolt.checks -> aidlc.gates.decide",
+                                             "aidlc.gates.decide -> aidlc.bolt.runner"]
     assert house.strongly_connected(made_up) == [["aidlc.bank.items", "aidlc.cli.app"]]
 
 

@@ -16,14 +16,14 @@ from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import CONFIG_FILE
+from aidlc.bolt.checks import check_event, run_checks
+from aidlc.bolt.plan import RISK_ORDER
 from aidlc.ci.rulebook import Rulebook, judge
 from aidlc.errors import UsageError
 from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
 from aidlc.events.state import scan
 from aidlc.events.verify import ProblemKind, split_lines, verify_lines
-from aidlc.exsecutio.checks import check_event, run_checks
-from aidlc.exsecutio.plan import RISK_ORDER
 from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.signatures import about
 from aidlc.globs import matcher

@@ -25,7 +25,7 @@ def _asker(app: App, no_input: bool):
 def _ask_at_terminal(question):
     """Show what the gate judges; approve, reject (with a reason) or pause. End of input (Ctrl-D) pauses."""
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.exsecutio.runner import GateAnswer
+    from aidlc.bolt.session import GateAnswer
     from aidlc.model.events import Decision
 
     echo(f"\nThe {question.stage} of bolt {question.bolt} waits for your decision: {question.path}")
@@ -57,7 +57,7 @@ _no_input = click.option("--no-input", is_flag=True, help="Never ask at a gate; 
 
 def _report(app: App, outcome) -> None:
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.exsecutio.store import run_summary
+    from aidlc.bolt.store import run_summary
 
     state = outcome.state
     if app.json:
@@ -83,12 +83,13 @@ def _report(app: App, outcome) -> None:
 def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_run: bool) -> None:
     """Start a run of BOLT on branch aidlc/BOLT: plan, then pause at the plan gate (exit 3)."""
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.exsecutio import runner
+    from aidlc.bolt.guards import preflight
+    from aidlc.bolt.start import start
 
     root = app.root()
     build = model_flags.builder(app, root)
     if dry_run:
-        found = {k: v for k, v in runner.preflight(root, bolt).items() if not k.startswith("_")}
+        found = {k: v for k, v in preflight(root, bolt).items() if not k.startswith("_")}
         build()  # the provider's settings and key, as `start` checks them (no model is asked)
         if app.json:
             app.emit_json({"dry_run": True, **found})
@@ -96,7 +97,7 @@ def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_
             app.out(f"bolt {found['bolt']} can start: branch {found['branch']} from {found['base'][:12]}, "
                     f"{len(found['verify'])} verify command(s)")
         return
-    _report(app, runner.start(root, bolt, build, model=model_flags.model or "", ask=_asker(app, no_input)))
+    _report(app, start(root, bolt, build, model=model_flags.model or "", ask=_asker(app, no_input)))
 
 
 @bolt_group.command("resume")
@@ -113,14 +114,14 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
                no_input: bool) -> None:
     """Continue a paused or interrupted run; --approve/--reject first record the pending gate decision."""
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.exsecutio import runner
-    from aidlc.exsecutio.store import find_run
+    from aidlc.bolt.start import resume
+    from aidlc.bolt.store import find_run
     from aidlc.model.events import Decision
 
     root = app.root()
     decision = Decision(verdict) if verdict else None
     build = model_flags.builder(app, root)
-    _report(app, runner.resume(root, find_run(root, ref), build, decision, reason, _asker(app, no_input)))
+    _report(app, resume(root, find_run(root, ref), build, decision, reason, _asker(app, no_input)))
 
 
 @bolt_group.command("status")
@@ -130,7 +131,7 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.exsecutio.store import bolt_id, run_summary, runs_of
+    from aidlc.bolt.store import bolt_id, run_summary, runs_of
 
     root = app.root()
     runs = runs_of(root, bolt_id(root, bolt) if bolt else None)
@@ -157,11 +158,11 @@ def status_cmd(app: App, bolt: str | None) -> None:
 def abort_cmd(app: App, ref: str, reason: str | None) -> None:
     """End the run CANCELLED; its branch, commits and trail stay."""
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.exsecutio import runner
-    from aidlc.exsecutio.store import find_run, run_summary
+    from aidlc.bolt.start import abort
+    from aidlc.bolt.store import find_run, run_summary
 
     root = app.root()
-    state = runner.abort(root, find_run(root, ref), reason)
+    state = abort(root, find_run(root, ref), reason)
     if app.json:
         app.emit_json({"run": run_summary(state)})
     else:
@@ -175,8 +176,8 @@ def abort_cmd(app: App, ref: str, reason: str | None) -> None:
 def trace_cmd(app: App, ref: str) -> None:
     """The decision trail of a run: transitions, model calls, edits, checks, and why."""
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.exsecutio.store import find_run, run_summary
-    from aidlc.exsecutio.trail import render_trail
+    from aidlc.bolt.store import find_run, run_summary
+    from aidlc.bolt.trail import render_trail
 
     run = find_run(app.root(), ref)
     state, spans = run.load(), run.spans()

@@ -43,7 +43,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
     the unit)."""
     # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bank.config import load_config
-    from aidlc.exsecutio.walkthrough import write_walkthrough
+    from aidlc.bolt.walkthrough import write_walkthrough
     from aidlc.gates.attest import attestation
     from aidlc.report.pages import render_html
     from aidlc.workspace import layout_of, open_bank

@@ -8,7 +8,7 @@ to be created) are appended to `.aidlc/journal.jsonl` and fsynced; only then is 
 replaced. When the command ends, the journal is removed; that is its commit. A command that
 also records a ledger event names the event's idempotency key in the journal and appends the
 event before removing it: the event is then the commit. A model's edits to the code of a bolt
-(aidlc/exsecutio/edits.py) go through a journal too, one confined to the repository rather than
+(aidlc/bolt/edits.py) go through a journal too, one confined to the repository rather than
 to the bank (`bank` ""), so a kill -9 between two files is rolled back the same way.
 
 A journal still there when a command starts belongs to a command that was interrupted (the

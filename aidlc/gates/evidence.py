@@ -21,13 +21,13 @@ from aidlc import vcs
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank, StoryItem
 from aidlc.bank.walk import CONFIG_FILE, read_inside
+from aidlc.bolt.checks import check_event, run_checks
+from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
+from aidlc.bolt.store import runs_of
+from aidlc.bolt.weakening import named_by_verify, verify_of
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
-from aidlc.exsecutio.checks import check_event, run_checks
-from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
-from aidlc.exsecutio.store import runs_of
-from aidlc.exsecutio.weakening import named_by_verify, verify_of
 from aidlc.gates.history import approved_risks
 from aidlc.model import evidence as ev
 from aidlc.model.config import VerifyCommand

@@ -12,7 +12,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from aidlc.bank.items import MemoryBank
-from aidlc.exsecutio.plan import PLAN_FILE
+from aidlc.bolt.plan import PLAN_FILE
 from aidlc.gates.evidence import (
     CodeMatch,
     bolt_risk,

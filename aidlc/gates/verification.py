@@ -24,8 +24,8 @@ from pydantic import BaseModel, ConfigDict
 
 from aidlc import vcs
 from aidlc.bank.walk import read_inside
+from aidlc.bolt.counts import junit_cases as read_cases
 from aidlc.errors import AidlcError
-from aidlc.exsecutio.checks import junit_cases as read_cases
 from aidlc.gates.actor import bot_identity
 from aidlc.gates.evidence import TRAILER, CodeMatch, Facts, is_test_file
 from aidlc.model import evidence as ev

@@ -181,7 +181,7 @@ def _show_docs(root: Path, folder: str, kind: str, ref: str) -> dict[str, Any]:
 def bolt_status(root: Path, bolt: str | None) -> dict[str, Any]:
     """`aidlc bolt status [BOLT] --format json`."""
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
-    from aidlc.exsecutio.store import run_summary, runs_of
+    from aidlc.bolt.store import run_summary, runs_of
 
     return document(runs=[run_summary(run) for run in runs_of(root, bolt)])
 
@@ -189,7 +189,7 @@ def bolt_status(root: Path, bolt: str | None) -> dict[str, Any]:
 def bolt_trace(root: Path, ref: str) -> dict[str, Any]:
     """`aidlc bolt trace BOLT|RUN --format json`."""
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
-    from aidlc.exsecutio.store import find_run, run_summary
+    from aidlc.bolt.store import find_run, run_summary
 
     run = find_run(root, ref)
     return document(run=run_summary(run.load()), spans=[span.model_dump(exclude_none=True) for span in run.spans()])
@@ -206,7 +206,7 @@ def walkthrough(root: Path, ref: str) -> dict[str, Any]:
         return write_unit_walkthrough(open_docs(root, config), config, ref, run=False,
                                       write=False).report.model_dump(mode="json")
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
-    from aidlc.exsecutio.walkthrough import write_walkthrough
+    from aidlc.bolt.walkthrough import write_walkthrough
 
     bank = open_bank(root, config=config)
     return write_walkthrough(Path(bank.repo_root), bank, ref, run=False, write=False).report.model_dump(mode="json")

@@ -31,10 +31,10 @@ from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.bank.config import load_config, records_folder
 from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write
+from aidlc.bolt.walkthrough import fence, generated_block, merge
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
-from aidlc.exsecutio.walkthrough import fence, generated_block, merge
 from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, record_targets, unit_plan
 from aidlc.gates.evidence import CodeMatch, checks, commits, one_line, record_checks
 from aidlc.gates.evidence_report import digest

@@ -14,9 +14,9 @@ from typing import Any
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import STATEMENT_PLACEHOLDER, Intent, MemoryBank, StoryItem, Unit, strip_number
 from aidlc.bank.write import read_text, set_front_matter
+from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
 from aidlc.errors import UsageError
 from aidlc.events import journal
-from aidlc.exsecutio.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
 from aidlc.model.types import BoltType, Priority, Risk
 from aidlc.scaffold import fields
 from aidlc.scaffold.clock import now, now_utc

@@ -37,15 +37,16 @@ import os
 import re
 import shlex
 import signal
-import stat
 import subprocess
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from pydantic import BaseModel
 
+from aidlc.bolt.counts import TestCounts, junit_identity, read_junit, runner_counts
+from aidlc.bolt.groups import end_group
 from aidlc.errors import UsageError
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Subject
@@ -53,11 +54,9 @@ from aidlc.processes import RUN_VARIABLE, reaper_argv
 
 HEAD_BYTES = TAIL_BYTES = 4096
 HEAD_LINES = TAIL_LINES = 60
-GRACE_S = 2.0  # between SIGTERM and SIGKILL
 DRAIN_S = 2.0  # after the check exited, how long output still held open by an escaped process is read
 _POLL_S = 0.05  # how often a quiet check is looked at while its output stays open
 _READ = 65536
-MAX_JUNIT_BYTES = 64 * 1024 * 1024
 
 # What every check gets of aidlc's environment (besides LC_*); a check's `env:` adds names.
 CHECK_VARIABLES = frozenset({
@@ -71,15 +70,6 @@ CHECK_VARIABLES = frozenset({
 LLM_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 _LLM_SETTINGS_PREFIX = "AIDLC_LLM_"
 _SHELL_WORDS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1", "2>", "|&"}
-
-
-class TestCounts(BaseModel):
-    __test__: ClassVar[bool] = False  # a model, not a pytest test class
-
-    total: int
-    failures: int
-    errors: int
-    skipped: int
 
 
 class CheckResult(BaseModel):
@@ -160,17 +150,17 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
     """Run one check in `repo_root` (see the module's docstring) with `check_environment(check, env)`; `on_start`
     gets the check's process group id before it is waited on."""
     env = check_environment(check, env)
-    notes: list[str] = []
     started = time.perf_counter()
     output = _Output()
     try:
         argv = command_argv(check)
     except UsageError as exc:
         return _result(check, None, False, started, output, None, [exc.message], env)
+    notes: list[str] = []
     if any(word in _SHELL_WORDS for word in argv) or any(word.startswith("$") for word in argv):
         notes.append(f"`{check.run}` runs without a shell: `|`, `&&`, `>`, `$VAR` reach {argv[0]} as plain "
                      "arguments; put the pipeline in a script and run that")
-    junit_before = _junit_identity(repo_root, check.junit) if check.junit else None
+    junit_before = junit_identity(repo_root, check.junit) if check.junit else None
     status_read, status_write = os.pipe()  # the reaper writes there why the check could not start
     with _interrupt_held() as interrupted:
         try:
@@ -182,21 +172,7 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
             return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], exc)], env)
         finally:
             os.close(status_write)
-    assert proc.stdout is not None
-    try:
-        if interrupted:
-            signal.raise_signal(signal.SIGINT)  # now that the check's group is known and gets ended below
-        if on_start is not None:
-            on_start(proc.pid)
-        timed_out = _collect(proc, output, time.monotonic() + check.timeout_s)
-        _end_group(proc)
-        _drain(proc.stdout.fileno(), output)
-    except BaseException:  # interrupted (Ctrl-C): nothing of the check outlives us
-        _end_group(proc)
-        raise
-    finally:
-        proc.stdout.close()
-        not_started = _start_failure(status_read)
+    timed_out, not_started = _wait(proc, output, check.timeout_s, bool(interrupted), on_start, status_read)
     if not_started is not None:
         return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], not_started)], env)
     code = None if timed_out else proc.returncode
@@ -204,6 +180,36 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
         notes.append(f"timed out after {check.timeout_s} s: its process group was killed")
     elif code is not None and code < 0:
         notes.append(f"killed by signal {_signal_name(-code)}")
+    passed, tests = _verdict(repo_root, check, code, junit_before, notes)
+    return _result(check, code, passed, started, output, tests, notes, env, timed_out)
+
+
+def _wait(proc: subprocess.Popen[bytes], output: _Output, timeout_s: float, interrupted: bool,
+          on_start: Callable[[int], None] | None, status_read: int) -> tuple[bool, OSError | None]:
+    """Wait for the started check (to its timeout), end its group and read what is left of its output: whether it
+    timed out, and why the reaper could not start it (None: it started)."""
+    assert proc.stdout is not None
+    try:
+        if interrupted:
+            signal.raise_signal(signal.SIGINT)  # now that the check's group is known and gets ended below
+        if on_start is not None:
+            on_start(proc.pid)
+        timed_out = _collect(proc, output, time.monotonic() + timeout_s)
+        end_group(proc)
+        _drain(proc.stdout.fileno(), output)
+    except BaseException:  # interrupted (Ctrl-C): nothing of the check outlives us
+        end_group(proc)
+        raise
+    finally:
+        proc.stdout.close()
+        not_started = _start_failure(status_read)
+    return timed_out, not_started
+
+
+def _verdict(repo_root: Path, check: VerifyCommand, code: int | None,
+             junit_before: tuple[int, int, int, int] | None, notes: list[str]) -> tuple[bool, TestCounts | None]:
+    """Whether the check passed, and its JUnit counts: exit code 0 and, when it sets `junit`, a report written by
+    this run that counts at least one test and no failure or error. Why not goes to `notes`."""
     tests, problem = None, None
     if check.junit:
         tests, problem = read_junit(repo_root, check.junit, junit_before)
@@ -216,7 +222,7 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
     if passed and tests is not None and tests.failures + tests.errors:
         passed = False
         notes.append(f"exit code 0, but its JUnit report counts {tests.failures} failures and {tests.errors} errors")
-    return _result(check, code, passed, started, output, tests, notes, env, timed_out)
+    return passed, tests
 
 
 def check_event(result: CheckResult, commit: str, run_id: str | None, subject: Subject) -> dict[str, Any]:
@@ -325,85 +331,6 @@ def _drain(fd: int, output: _Output) -> None:
                 output.add(chunk)
 
 
-def _end_group(proc: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to every process of the check's group, SIGKILL to those still there after GRACE_S. The group's
-    id is the check's pid (start_new_session); Linux gives no new process that id while the group exists."""
-    group = proc.pid
-    if not _signal_group(group, signal.SIGTERM):
-        proc.wait()
-        return
-    deadline = time.monotonic() + GRACE_S
-    while time.monotonic() < deadline:
-        proc.poll()  # reap the check itself: a zombie still counts as a member
-        if not _signal_group(group, 0):
-            proc.wait()
-            return
-        time.sleep(0.02)
-    _signal_group(group, signal.SIGKILL)
-    proc.wait()
-    # SIGKILL is delivered, not done, when killpg returns: a grandchild may still run for a moment. The check
-    # ends when its group does (bounded: a member killed but not yet reaped by init counts until it is).
-    deadline = time.monotonic() + GRACE_S
-    while _signal_group(group, 0) and time.monotonic() < deadline:
-        time.sleep(0.02)
-
-
-def end_leftover_group(group: int, marker: str) -> bool:
-    """End what is left of a check's process group that an aidlc killed with SIGKILL left running: SIGTERM,
-    then SIGKILL after GRACE_S, each wait bounded. True when there was something to end.
-
-    The group counts as the check's only while a live member carries `marker` (NAME=value) in its environment:
-    once the group is gone its id may be reused, and a process that is not the run's is never signalled. Where
-    /proc cannot tell (not Linux), the group must still be led by its session leader, as a check's is."""
-    if not _leftover_members(group, marker):
-        return False
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        _signal_group(group, sig)
-        deadline = time.monotonic() + GRACE_S
-        while time.monotonic() < deadline:
-            if not _leftover_members(group, marker):
-                return True
-            time.sleep(0.02)
-    return True
-
-
-def _leftover_members(group: int, marker: str) -> list[int]:
-    """The live (not zombie) processes of `group` whose environment holds `marker`. Not our children, so they
-    cannot be reaped here: a zombie waits for its new parent and counts as gone."""
-    proc = Path("/proc")
-    if not (proc / "self/stat").is_file():
-        try:
-            return [group] if os.getsid(group) == group and _signal_group(group, 0) else []
-        except OSError:
-            return []
-    wanted, found = marker.encode(), []
-    for entry in os.scandir(proc):
-        if not entry.name.isdigit():
-            continue
-        try:
-            line = (proc / entry.name / "stat").read_bytes()
-            state, _parent, pgrp = line[line.rindex(b")") + 2:].split()[:3]
-            if int(pgrp) != group or state in (b"Z", b"X"):
-                continue
-            environ = (proc / entry.name / "environ").read_bytes()
-        except (OSError, ValueError):
-            continue  # gone meanwhile, or not ours to read
-        if wanted in environ.split(b"\0"):
-            found.append(int(entry.name))
-    return found
-
-
-def _signal_group(group: int, sig: int) -> bool:
-    """Send `sig` to the group; False when no process of it is left."""
-    try:
-        os.killpg(group, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # a member became another user (setuid): it is there, and not ours to end
-        return True
-    return True
-
-
 def _start_failure(status_read: int) -> OSError | None:
     """Why the reaper could not start the check ("errno strerror" in its status pipe), once the reaper is gone."""
     with os.fdopen(status_read, "rb") as status:
@@ -445,38 +372,6 @@ def _result(check: VerifyCommand, code: int | None, passed: bool, started: float
                        notes=notes)
 
 
-# The closing lines of the test runners aidlc reads a count from when no JUnit report is configured:
-# pytest's "===== 3 passed, 1 skipped in 0.12s =====" (without the rules under -q) and unittest's
-# "Ran 4 tests in 0.001s" then "OK (skipped=1)".
-_PYTEST_CLOSING = re.compile(r"^(?:=+ )?(?P<counts>\d+ [a-z]+(?:, \d+ [a-z]+)*) in [\d.]+s", re.MULTILINE)
-# and a plain "3 passed, 0 failed" (", 1 skipped" may follow) alone on a line, as a hand-written check prints it.
-_PLAIN_CLOSING = re.compile(r"^(?P<passed>\d+) passed, (?P<failed>\d+) failed(?:, (?P<skipped>\d+) skipped)?$",
-                            re.MULTILINE)
-_UNITTEST_RAN = re.compile(r"^Ran (?P<total>\d+) tests? in [\d.]+s\n+(?P<verdict>OK|FAILED)(?: \((?P<detail>[^)]*)\))?",
-                           re.MULTILINE)
-
-
-def runner_counts(output: str) -> TestCounts | None:
-    """The test counts a runner printed in its closing line (pytest, unittest, a plain `N passed, N failed`); None when
-    it printed none. What a check without a JUnit report offers as evidence that tests ran."""
-    found = None
-    for match in _PYTEST_CLOSING.finditer(output):
-        counts = {word: int(number) for number, word in (part.split(" ", 1) for part in match.group("counts")
-                                                          .split(", "))}
-        failures, errors = counts.get("failed", 0), counts.get("errors", counts.get("error", 0))
-        skipped = counts.get("skipped", 0) + counts.get("deselected", 0) + counts.get("xfailed", 0)
-        total = counts.get("passed", 0) + failures + errors + skipped + counts.get("xpassed", 0)
-        found = TestCounts(total=total, failures=failures, errors=errors, skipped=skipped)
-    for match in _PLAIN_CLOSING.finditer(output):
-        passed, failed, skipped = (int(match.group(key) or 0) for key in ("passed", "failed", "skipped"))
-        found = TestCounts(total=passed + failed + skipped, failures=failed, errors=0, skipped=skipped)
-    for match in _UNITTEST_RAN.finditer(output):
-        detail = dict(part.split("=", 1) for part in (match.group("detail") or "").split(", ") if "=" in part)
-        found = TestCounts(total=int(match.group("total")), failures=int(detail.get("failures", 0)),
-                           errors=int(detail.get("errors", 0)), skipped=int(detail.get("skipped", 0)))
-    return found
-
-
 def _excerpts(output: _Output) -> tuple[bytes, bytes]:
     """The head (at most HEAD_LINES whole lines where it can) and the tail (at most TAIL_LINES, starting at a
     line when it was cut); when all the output fits in the head's bytes, the tail is its last lines."""
@@ -499,190 +394,3 @@ def _printable(data: bytes) -> str:
     """Text a terminal and a model can take: UTF-8 (bad bytes replaced), no escape sequences or controls."""
     text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
     return _CONTROLS.sub("", _ESCAPES.sub("", text))
-
-
-# -- JUnit XML ----------------------------------------------------------------------------------------------------
-
-def _junit_path(repo_root: Path, junit: str) -> Path | None:
-    """The report's real path when it lies inside the repository (symbolic links resolved), else None."""
-    root = repo_root.resolve()
-    path = (root / junit).resolve()
-    return path if path.is_relative_to(root) and path != root else None
-
-
-def _junit_identity(repo_root: Path, junit: str) -> tuple[int, int, int, int] | None:
-    """What tells a report written by this run from one left by an earlier run."""
-    path = _junit_path(repo_root, junit)
-    try:
-        info = os.stat(path) if path is not None else None
-    except OSError:
-        return None
-    return (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size) if info is not None else None
-
-
-def read_junit(repo_root: Path, junit: str,
-               before: tuple[int, int, int, int] | None = None) -> tuple[TestCounts | None, str | None]:
-    """The counts of a JUnit XML report (`testsuites` or `testsuite` root), or None and the reason. The file is
-    untrusted: it must be a regular file inside the repository, at most MAX_JUNIT_BYTES, without DTD or entity
-    declarations; `before` (its identity before the check ran) refuses a stale report."""
-    return _read_report(repo_root, junit, before, _JunitCounter())
-
-
-def junit_cases(repo_root: Path, junit: str) -> tuple[JunitCases | None, str | None]:
-    """The test cases a JUnit XML report names, read as `read_junit` reads it, or None and the reason."""
-    return _read_report(repo_root, junit, None, _CaseLister())
-
-
-class JunitCases(BaseModel):
-    __test__: ClassVar[bool] = False
-
-    modified_ns: int  # the report's modification time: which check run wrote it
-    cases: list[tuple[str, str, str]]  # (file or "", classname, name) of each test case that did not fail or skip
-
-
-def _read_report(repo_root: Path, junit: str, before: tuple[int, int, int, int] | None, reader: Any) -> Any:
-    path = _junit_path(repo_root, junit)
-    if path is None:
-        return None, f"JUnit report {junit}: outside the repository; not read"
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None, f"JUnit report {junit}: the check wrote none"
-    except OSError as exc:
-        return None, f"JUnit report {junit}: cannot be read ({exc.strerror})"
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, f"JUnit report {junit}: not a regular file; not read"
-        if before == (info.st_dev, info.st_ino, info.st_mtime_ns, info.st_size):
-            return None, f"JUnit report {junit}: unchanged since before the check ran (a stale report); not read"
-        if info.st_size > MAX_JUNIT_BYTES:
-            return None, f"JUnit report {junit}: {info.st_size:,} bytes, more than {MAX_JUNIT_BYTES:,}; not read"
-        if isinstance(reader, _CaseLister):
-            reader.modified_ns = info.st_mtime_ns
-        return _parse_junit(fd, junit, reader)
-    finally:
-        os.close(fd)
-
-
-class _Refused(Exception):
-    pass
-
-
-class _JunitCounter:
-    """Counts from the attributes of the root `testsuites`, else of each top-level `testsuite`, else from the
-    `testcase` elements of a top-level suite without them (each with a failure, error or skipped child, or none)."""
-
-    def __init__(self) -> None:
-        self.root = ""
-        self.depth = 0
-        self.counts: dict[str, int] | None = None  # from the root's attributes
-        self.suites = _zero()
-        self.suite: dict[str, int] | None = None  # the top-level suite being read
-        self.from_cases = False  # the suite has no counts of its own: its test cases are counted
-        self.case: dict[str, int] | None = None
-
-    def _top_suite(self) -> bool:
-        return self.depth == (1 if self.root == "testsuite" else 2)
-
-    def start(self, tag: str, attrs: dict[str, str]) -> None:
-        self.depth += 1
-        if self.depth == 1:
-            if tag not in ("testsuites", "testsuite"):
-                raise _Refused(f"its root element is <{tag}>, not <testsuites> or <testsuite>")
-            self.root = tag
-            if tag == "testsuites" and "tests" in attrs:
-                self.counts = _attribute_counts(attrs)
-        if tag == "testsuite" and self._top_suite():
-            self.from_cases = "tests" not in attrs
-            self.suite = _zero() if self.from_cases else _attribute_counts(attrs)
-        elif tag == "testcase" and self.suite is not None and self.from_cases:
-            self.case = {**_zero(), "total": 1}
-        elif tag in _CASE_RESULTS and self.case is not None:
-            self.case[_CASE_RESULTS[tag]] = 1
-
-    def end(self, tag: str) -> None:
-        if tag == "testcase" and self.case is not None and self.suite is not None:
-            if self.case["failures"] or self.case["errors"]:
-                self.case["skipped"] = 0
-            for key, value in self.case.items():
-                self.suite[key] += value
-            self.case = None
-        elif tag == "testsuite" and self.suite is not None and self._top_suite():
-            for key, value in self.suite.items():
-                self.suites[key] += value
-            self.suite = None
-        self.depth -= 1
-
-    def result(self) -> TestCounts:
-        return TestCounts(**(self.counts if self.counts is not None else self.suites))
-
-
-_CASE_RESULTS = {"failure": "failures", "error": "errors", "skipped": "skipped"}
-
-
-def _zero() -> dict[str, int]:
-    return {"total": 0, "failures": 0, "errors": 0, "skipped": 0}
-
-
-def _attribute_counts(attrs: dict[str, str]) -> dict[str, int]:
-    counts = {"total": attrs.get("tests", "0"), **{kind: attrs.get(kind, "0") for kind in _CASE_RESULTS.values()}}
-    if "skipped" not in attrs and "skips" in attrs:
-        counts["skipped"] = attrs["skips"]
-    numbers: dict[str, int] = {}
-    for key, value in counts.items():
-        if not value.strip().isdigit() or len(value.strip()) > 12:
-            raise _Refused(f"{'tests' if key == 'total' else key}={value[:40]!r} is not a count")
-        numbers[key] = int(value)
-    return numbers
-
-
-class _CaseLister:
-    """Each `testcase` element, with its `file`, `classname` and `name`; failing or skipped ones left out."""
-
-    def __init__(self) -> None:
-        self.modified_ns = 0
-        self.cases: list[tuple[str, str, str]] = []
-        self.case: tuple[str, str, str] | None = None
-
-    def start(self, tag: str, attrs: dict[str, str]) -> None:
-        if tag == "testcase":
-            self.case = (attrs.get("file", ""), attrs.get("classname", ""), attrs.get("name", ""))
-        elif tag in _CASE_RESULTS:
-            self.case = None
-
-    def end(self, tag: str) -> None:
-        if tag == "testcase" and self.case is not None:
-            self.cases.append(self.case)
-            self.case = None
-
-    def result(self) -> JunitCases:
-        return JunitCases(modified_ns=self.modified_ns, cases=self.cases)
-
-
-def _parse_junit(fd: int, junit: str, counter: Any) -> tuple[Any, str | None]:
-    from xml.parsers import expat
-
-    parser = expat.ParserCreate()
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-
-    def refuse(*_: object) -> None:
-        raise _Refused("it declares a DTD or entities, which a test report never needs")
-
-    parser.StartDoctypeDeclHandler = refuse
-    parser.EntityDeclHandler = refuse
-    parser.UnparsedEntityDeclHandler = refuse
-    parser.ExternalEntityRefHandler = refuse  # type: ignore[assignment]  # expat's handler slot takes any callable
-    parser.StartElementHandler = counter.start
-    parser.EndElementHandler = counter.end
-    try:
-        while chunk := os.read(fd, 1 << 20):
-            parser.Parse(chunk, False)
-        parser.Parse(b"", True)
-        return counter.result(), None
-    except _Refused as exc:
-        return None, f"JUnit report {junit}: {exc}; not read"
-    except expat.ExpatError as exc:
-        return None, f"JUnit report {junit}:{exc.lineno}: not well-formed XML ({expat.ErrorString(exc.code)})"
-    except (OSError, RecursionError) as exc:
-        return None, f"JUnit report {junit}: cannot be read ({exc})"

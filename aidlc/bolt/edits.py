@@ -36,10 +36,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from aidlc.bolt.edit_format import EditBlock, EditFormatError, edit_format_prompt, parse_edit_blocks
+from aidlc.bolt.edit_match import MatchProblem, newline_of, replace_once, split_lines
+from aidlc.bolt.protected import protected
 from aidlc.errors import AidlcError
-from aidlc.exsecutio.edit_format import EditBlock, EditFormatError, edit_format_prompt, parse_edit_blocks
-from aidlc.exsecutio.edit_match import MatchProblem, newline_of, replace_once, split_lines
-from aidlc.exsecutio.protected import protected
 
 __all__ = ["EditBlock", "EditFormatError", "EditRefused", "PreparedEdits", "edit_format_prompt", "fresh_mtimes",
            "parse_edit_blocks", "prepare_edits"]
@@ -135,18 +135,11 @@ def prepare_edits(repo_root: Path, blocks: list[EditBlock], allowed: Callable[[s
         where = f"{block.path} (block {number} of {len(blocks)})" if len(blocks) > 1 else block.path
         if block.path in refused:
             continue
-        rel, why = _checked_path(root, block.path, memory_bank, allowed)
-        if rel is None or why is not None:
+        rel, why = _file_of(root, block.path, memory_bank, allowed, files)
+        if rel is None:
             refused[block.path] = why or ""
             problems.append(f"{block.path}: {why}")
             continue
-        if rel not in files:
-            loaded, why = _load(root, rel)
-            if loaded is None:
-                refused[block.path] = why or ""
-                problems.append(f"{block.path}: {why}")
-                continue
-            files[rel] = loaded
         why = _apply_block(files[rel], block)
         if why is not None:
             problems.append(f"{where}: {why}")
@@ -156,6 +149,21 @@ def prepare_edits(repo_root: Path, blocks: list[EditBlock], allowed: Callable[[s
                for rel, file in files.items() if file.text != file.old}
     return PreparedEdits(changes, root, {rel: None if (old := files[rel].old) is None else files[rel].bom + old
                                          for rel in changes})
+
+
+def _file_of(root: Path, written: str, bank: str, allowed: Callable[[str], bool],
+             files: dict[str, _File]) -> tuple[str | None, str | None]:
+    """(the path relative to the repository, None) with its file loaded into `files` (once), or (None, why the
+    model may not write it or it cannot be read)."""
+    rel, why = _checked_path(root, written, bank, allowed)
+    if rel is None or why is not None:
+        return None, why
+    if rel not in files:
+        loaded, why = _load(root, rel)
+        if loaded is None:
+            return None, why
+        files[rel] = loaded
+    return rel, None
 
 
 def _checked_path(root: Path, written: str, bank: str,

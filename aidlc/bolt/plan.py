@@ -11,7 +11,7 @@ from pathlib import Path, PurePosixPath
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem
-from aidlc.exsecutio.protected import protected
+from aidlc.bolt.protected import protected
 from aidlc.model.config import VerifyCommand
 from aidlc.model.run import Plan, RunState
 from aidlc.model.types import Risk
@@ -56,17 +56,22 @@ def check_plan(repo: Path, plan: Plan, scope: list[str], index: BankIndex, bolt:
         if rel in seen:
             problems.append(f"{rel}: listed twice")
         seen.add(rel)
-        why = protected(rel, index.bank.rel_root)
-        if why is None and entry.action == "create":
-            why = shadows(repo, rel, created, runners)
-        if why:
-            problems.append(f"{rel}: {why}; leave it out of the plan")
-            continue
-        if not in_scope(rel, scope):
-            problems.append(f"{rel}: outside the bolt's scope ({', '.join(scope)})")
-            continue
-        problems.extend(f"{rel}: {p}" for p in _file_problems(repo, rel, entry.action))
+        problems.extend(_entry_problems(repo, rel, entry.action, scope, index.bank.rel_root, created, runners))
     return problems
+
+
+def _entry_problems(repo: Path, rel: str, action: str, scope: list[str], bank_root: str, created: set[str],
+                    runners: set[str]) -> list[str]:
+    """Why the model may not touch the planned file `rel` as it says: protected, shadowing a test runner, outside
+    the bolt's scope, or an action the file as it is does not allow."""
+    why = protected(rel, bank_root)
+    if why is None and action == "create":
+        why = shadows(repo, rel, created, runners)
+    if why:
+        return [f"{rel}: {why}; leave it out of the plan"]
+    if not in_scope(rel, scope):
+        return [f"{rel}: outside the bolt's scope ({', '.join(scope)})"]
+    return [f"{rel}: {p}" for p in _file_problems(repo, rel, action)]
 
 
 _PYTHON = re.compile(r"(python|pypy)[\d.]*(\.exe)?")
@@ -76,8 +81,8 @@ _WRAPPERS = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye"})  # `uv 
 def runner_modules(checks: list[VerifyCommand]) -> set[str]:
     """The top-level Python module names the verify commands run: `pytest -q` -> pytest, `python -m unittest`
     -> unittest, `uv run nose2` -> nose2. A file by one of these names would run in the runner's place."""
+    from aidlc.bolt.checks import command_argv
     from aidlc.errors import UsageError
-    from aidlc.exsecutio.checks import command_argv
 
     names: set[str] = set()
     for check in checks:

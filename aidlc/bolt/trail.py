@@ -12,10 +12,7 @@ def _line(span: Span) -> str:
     if span.kind == "state_transition":
         return f"{time}  state   {span.name}: {data.get('why', '')}"
     if span.kind == "llm_call":
-        what = f"{span.tokens or 0} tokens, {span.duration_s or 0:.2f} s, {data.get('model') or '?'}"
-        error = f"; error: {data['error']}" if data.get("error") else ""
-        rejected = f"; answers it could not use: {', '.join(data['rejected'])}" if data.get("rejected") else ""
-        return f"{time}  model   {span.name}: {what}{error}{rejected}"
+        return f"{time}  model   {span.name}: {_call(span)}"
     if span.kind == "edit":
         detail = ", ".join(data.get("files") or data.get("problems") or [])
         return f"{time}  edit    {span.name} {span.status}: {detail}"
@@ -27,6 +24,15 @@ def _line(span: Span) -> str:
     problems = data.get("problems")
     head = f"{time}  {span.kind:<7} {span.name} {span.status or ''}".rstrip()
     return head + (f": {'; '.join(problems)}" if problems else "")
+
+
+def _call(span: Span) -> str:
+    """A model call: its tokens, time and model, and what went wrong."""
+    data = span.data
+    what = f"{span.tokens or 0} tokens, {span.duration_s or 0:.2f} s, {data.get('model') or '?'}"
+    error = f"; error: {data['error']}" if data.get("error") else ""
+    rejected = f"; answers it could not use: {', '.join(data['rejected'])}" if data.get("rejected") else ""
+    return f"{what}{error}{rejected}"
 
 
 def render_trail(state: RunState, spans: list[Span]) -> str:

@@ -1,5 +1,5 @@
 """The implementation walkthrough: one renderer for the whole file, written by a run (partial or not) and by
-`aidlc walkthrough`. What it holds is the evidence report (aidlc.report.evidence), inside a generated block
+`aidlc walkthrough`. What it holds is the evidence report (aidlc.gates.evidence), inside a generated block
 between two markers; whatever a person writes outside the block survives a refresh.
 """
 
@@ -78,7 +78,7 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
     False). A walkthrough a person approved is never rewritten: the approval judged its bytes (`Written.kept`)."""
     from aidlc.bank.walk import read_inside
     from aidlc.bank.write import atomic_write
-    from aidlc.exsecutio.plan import WALKTHROUGH_FILE
+    from aidlc.bolt.plan import WALKTHROUGH_FILE
     from aidlc.gates.evidence_report import build, digest
 
     report = build(repo, bank, bolt_ref, run=run, reviewer=reviewer, note=note)
@@ -117,6 +117,6 @@ def _approved(bank: MemoryBank, bolt: str, rel: str) -> str | None:
 
 
 def _runs(repo: Path, bolt: str) -> list[RunState]:
-    from aidlc.exsecutio.store import runs_of
+    from aidlc.bolt.store import runs_of
 
     return runs_of(repo, bolt)

@@ -3,9 +3,9 @@ fills states, the code moves between them, and every move is saved and traced be
 
 from __future__ import annotations
 
+from aidlc.bolt.store import RunStore
 from aidlc.errors import AidlcError
 from aidlc.events.ledger import utc_now
-from aidlc.exsecutio.store import RunStore
 from aidlc.model.run import RunState, RunStatus, Span
 
 S = RunStatus

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.exsecutio.checks import TestCounts
+from aidlc.bolt.counts import TestCounts
 
 MAX_FLAGS_PER_KIND = 10  # per file: beyond this, one sentence counts the rest
 
@@ -90,16 +90,7 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     from aidlc.bank.walk import CONFIG_FILE
 
     changes = vcs.changed_files_between(repo_root, base, head)
-    flags: list[str] = []
-    pairs: list[tuple[str | None, str]] = []  # (path at base, path at head) of the files to compare
-    for change in changes:
-        if change.status == "D" and is_test_file(change.path):
-            flags.append(f"{change.path}: test file deleted")
-        elif change.status == "R" and change.old_path and is_test_file(change.old_path) \
-                and not is_test_file(change.path):
-            flags.append(f"{change.old_path}: test file renamed to {change.path}, a name test runners do not collect")
-        elif change.status != "D" and (is_test_file(change.path) or _is_test_config(change.path)):
-            pairs.append((change.old_path or (None if change.status == "A" else change.path), change.path))
+    flags, pairs = _test_changes(changes)
     changed = {change.path for change in changes} | {change.old_path for change in changes if change.old_path}
     if verify is not None and not pairs and CONFIG_FILE not in changed:
         return flags + _named_by_verify(verify, changed - {CONFIG_FILE}) + _count_changes(before, after, baseline)
@@ -114,6 +105,22 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new.get(CONFIG_FILE), changed)
     flags += _count_changes(before, after, baseline)
     return flags
+
+
+def _test_changes(changes: list[vcs.FileChange]) -> tuple[list[str], list[tuple[str | None, str]]]:
+    """The test files the edit deleted or renamed out of the runners' sight (findings), and the pairs (path at
+    base, path at head) of the test and test-configuration files to compare."""
+    flags: list[str] = []
+    pairs: list[tuple[str | None, str]] = []
+    for change in changes:
+        if change.status == "D" and is_test_file(change.path):
+            flags.append(f"{change.path}: test file deleted")
+        elif change.status == "R" and change.old_path and is_test_file(change.old_path) \
+                and not is_test_file(change.path):
+            flags.append(f"{change.old_path}: test file renamed to {change.path}, a name test runners do not collect")
+        elif change.status != "D" and (is_test_file(change.path) or _is_test_config(change.path)):
+            pairs.append((change.old_path or (None if change.status == "A" else change.path), change.path))
+    return flags, pairs
 
 
 def _is_test_config(rel: str) -> bool:
@@ -131,21 +138,41 @@ def _snippet(line: str) -> str:
 
 def _compare(path: str, old: str, new: str, base: str) -> list[str]:
     old_lines, new_lines = old.splitlines(), new.splitlines()
-    removed: list[tuple[int, str]] = []  # (line number at base, text)
-    added: list[tuple[int, str]] = []  # (line number at head, text)
+    gone, came = _moved_out(old_lines, new_lines)
+    test_code = is_test_file(path)
+    flags = _added(path, came, test_code)
+    if test_code:
+        short = base[:12]
+        for pattern, kind in ((_ASSERTION, "assertion"), (_DEFINITION, "test")):
+            if _matching(new_lines, pattern) < _matching(old_lines, pattern):
+                flags += _limited(path, f"{kind} lines removed", [
+                    f"{path}: {kind} removed (line {n} at {short}): {_snippet(text)}"
+                    for n, text in gone if pattern.search(text)])
+    return flags
+
+
+def _moved_out(old_lines: list[str], new_lines: list[str]) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """The lines removed (numbered at base) and added (numbered at head). A line that left one place and came back
+    in another (moved, re-indented) is neither removed nor added."""
+    removed: list[tuple[int, str]] = []
+    added: list[tuple[int, str]] = []
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag in ("replace", "delete"):
             removed += [(n + 1, old_lines[n]) for n in range(i1, i2)]
         if tag in ("replace", "insert"):
             added += [(n + 1, new_lines[n]) for n in range(j1, j2)]
-    # A line that left one place and came back in another (moved, re-indented) is neither removed nor added.
     removed_texts = Counter(text.strip() for _, text in removed)
     added_texts = Counter(text.strip() for _, text in added)
     gone = [(n, text) for n, text in removed if added_texts[text.strip()] < removed_texts[text.strip()]]
     came = [(n, text) for n, text in added if removed_texts[text.strip()] < added_texts[text.strip()]]
+    return gone, came
+
+
+def _added(path: str, came: list[tuple[int, str]], test_code: bool) -> list[str]:
+    """The findings in the lines the edit added: skips and exclusions, and in test code assertions that cannot
+    fail."""
     flags: list[str] = []
-    test_code = is_test_file(path)
     for n, text in came:
         if test_code:
             what = next((what for pattern, what in _SKIPS if pattern.search(text)), None)
@@ -158,12 +185,6 @@ def _compare(path: str, old: str, new: str, base: str) -> list[str]:
         flags += _limited(path, "assertions that cannot fail added", [
             f"{path}:{n}: an assertion that cannot fail: {_snippet(text)}"
             for n, text in came if _is_assertion(text, tautologies=True)])
-        short = base[:12]
-        for pattern, kind in ((_ASSERTION, "assertion"), (_DEFINITION, "test")):
-            if _matching(new_lines, pattern) < _matching(old_lines, pattern):
-                flags += _limited(path, f"{kind} lines removed", [
-                    f"{path}: {kind} removed (line {n} at {short}): {_snippet(text)}"
-                    for n, text in gone if pattern.search(text)])
     return flags
 
 
@@ -256,11 +277,7 @@ def _call_cannot_fail(call: ast.Call) -> bool:
     args = list(call.args)
     subject = _expected(call.func.value) if isinstance(call.func, ast.Attribute) else None
     if subject is not None:  # expect(X).toBe(Y), assertThat(X).isEqualTo(Y), expect(X).toBeTruthy()
-        if args:
-            return name in _SAME and _same(subject, args[0])
-        truth = _always(subject)
-        return (name in ("tobetruthy", "tobedefined") and truth is True) or \
-            (name in ("tobefalsy", "tobenull", "tobeundefined") and truth is False)
+        return _expectation_cannot_fail(name, subject, args)
     if args and isinstance(args[0], ast.Name) and args[0].id == "t":  # Go's testify: assert.Equal(t, a, b)
         args = args[1:]
     if not args:
@@ -271,6 +288,16 @@ def _call_cannot_fail(call: ast.Call) -> bool:
     if name in _FALSY:
         return _always(args[0]) is False
     return short in _SAME and len(args) >= 2 and _same(args[0], args[1])
+
+
+def _expectation_cannot_fail(name: str, subject: ast.expr, args: list[ast.expr]) -> bool:
+    """`expect(subject).name(args)` (or assertThat): the same thing compared with itself, or a literal whose truth
+    is what the matcher expects."""
+    if args:
+        return name in _SAME and _same(subject, args[0])
+    truth = _always(subject)
+    return (name in ("tobetruthy", "tobedefined") and truth is True) or \
+        (name in ("tobefalsy", "tobenull", "tobeundefined") and truth is False)
 
 
 def _limited(path: str, lines: str, flags: list[str]) -> list[str]:

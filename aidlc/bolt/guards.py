@@ -1,0 +1,159 @@
+"""What must hold before a run starts or goes on, else nothing is touched (exit 2): a clean tree, no other
+unfinished run, and on resume HEAD, the branch and the approved plan as the run left them (docs/design.md, The
+bolt: State is a file)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+from aidlc import vcs
+from aidlc.bank.index import find_bolt
+from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bolt import plan as plans
+from aidlc.bolt.groups import GRACE_S, end_leftover_group
+from aidlc.bolt.session import RunSession, S, leftover, own_files
+from aidlc.bolt.standing import gate
+from aidlc.bolt.store import RunStore, all_runs
+from aidlc.errors import UsageError
+from aidlc.events.ledger import utc_now
+from aidlc.events.view import verified_ledger
+from aidlc.model.run import RunState, Span
+from aidlc.names import path_segment
+from aidlc.processes import RUN_VARIABLE
+from aidlc.workspace import open_bank
+
+
+def preflight(repo: Path, bolt_ref: str, bank: MemoryBank | None = None) -> dict[str, Any]:
+    """Everything `start` checks before it touches anything (what `--dry-run` reports); `bank`: as the caller
+    read it already."""
+    bank = bank or open_bank(repo)
+    repo = Path(bank.repo_root)
+    bolt = find_bolt(bank, bolt_ref)
+    verified_ledger(bank.repo_root, bank.rel_root, "a bolt run records its milestones there and starts nothing")
+    if not bank.config.verify:
+        raise UsageError("aidlc.yaml has no verify commands: a run could not check its own work",
+                         ["add one under verify: in aidlc.yaml, e.g. `- {name: tests, run: python -m pytest -q}`"])
+    for earlier in all_runs(repo):
+        if earlier.bolt == bolt.id and not earlier.terminal:
+            raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value})",
+                             [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
+    tree = vcs.work_tree(repo)
+    head = tree.head
+    if head is None:
+        raise UsageError(f"{repo} has no commit yet; a run branches from HEAD",
+                         ["git add -A && git commit -m 'initial commit'"])
+    dirty = _dirty(tree.changed, bank, bolt)
+    if dirty:
+        raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
+                         f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
+                         [set_aside(dirty, bank.rel_root), f"aidlc bolt start {bolt.id}"])
+    branch = f"aidlc/{path_segment(bolt.id, f'{bolt.rel}: the bolt id')}"
+    if vcs.branch_commit(repo, branch) is not None:
+        raise UsageError(f"branch {branch} exists already (an earlier run?)",
+                         [f"git branch -m {branch} {branch}-old    # keep it under another name",
+                          f"git branch -D {branch}    # or drop it, then start again"])
+    return {"bolt": bolt.id, "branch": branch, "base": head, "verify": [v.name for v in bank.config.verify],
+            "_bank": bank, "_bolt": bolt, "_start_branch": tree.branch}
+
+
+def end_leftover_check(store: RunStore, state: RunState) -> None:
+    """A check an aidlc killed with SIGKILL left running would overlap the next one: end its group first."""
+    if state.check_group is None:
+        return
+    group, state.check_group = state.check_group, None
+    if end_leftover_group(group, run_marker(state.run_id)):
+        store.trace(Span(ts=utc_now(), kind="warning", name="leftover check", data={
+            "message": f"a check (process group {group}) was still running, left by an aidlc that was killed: "
+                       f"ended it (SIGTERM, then SIGKILL after {GRACE_S:g} s)"}))
+    store.save(state)
+
+
+def run_marker(run_id: str) -> str:
+    """What the environment of the run's checks holds (see aidlc.bolt.verify.check_env)."""
+    return f"{RUN_VARIABLE}={run_id}"
+
+
+def check_unchanged(run: RunSession) -> None:
+    """HEAD, the branch and the plan must be as the run left them; else nothing is touched (exit 2)."""
+    state = run.state
+    tree = vcs.work_tree(run.repo)
+    if tree.branch != state.branch and state.status != S.init:
+        raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
+                         f"{tree.branch or 'a detached HEAD'} is checked out",
+                         [f"git checkout {state.branch}", f"aidlc bolt resume {state.bolt}"])
+    if tree.head != state.last_commit and tree.head is not None:
+        _adopt_or_refuse(run, tree.head)
+    if state.plan_hash and state.status != S.planning:
+        check_plan(run)
+    own = run.own_files()
+    allowed = own | (set(run.planned()) if state.pending else set())
+    dirty = []
+    for rel in tree.changed:
+        if leftover(rel, own):
+            (run.repo / rel).unlink(missing_ok=True)  # a kill mid-write of a file aidlc rewrites anyway
+        elif rel not in allowed and not rel.startswith(".aidlc/"):
+            dirty.append(rel)
+    if dirty:
+        raise UsageError(f"uncommitted changes to files the run did not make: {', '.join(dirty[:5])}",
+                         [set_aside(dirty, run.bank.rel_root), f"aidlc bolt resume {state.bolt}"])
+
+
+def _adopt_or_refuse(run: RunSession, head: str) -> None:
+    """HEAD is not where the run left it. A kill between a step's commit and the state that names it: the commit
+    is the run's own, and the run takes it. Anything else was not checked by the run: refused."""
+    state = run.state
+    adopted = vcs.commit_with_trailers(run.repo, state.last_commit, {"Aidlc-Run": state.run_id})
+    if adopted == head and vcs.parents(run.repo, head) == [state.last_commit]:
+        state.last_commit = head
+        run.save()
+        return
+    back = [f"git checkout {state.branch} && git reset --keep {state.last_commit[:12]}"
+            "    # back to where the run stopped (keeps your commits reachable by sha)"]
+    if any(_aidlc_file(c.path, run.bank.rel_root)
+           for c in vcs.changed_files_between(run.repo, state.last_commit, head)):
+        back = []  # going back would take the ledger (its approvals) or the bank with it
+    raise UsageError(f"HEAD moved under run {state.run_id}: it left HEAD at {state.last_commit[:12]}, "
+                     f"HEAD is now {head[:12]}; resuming would build on work it did not check",
+                     [*back, f"aidlc bolt abort {state.bolt} --reason 'HEAD moved'    # "
+                      + ("or end it" if back else "end it; its branch and commits stay")])
+
+
+def check_plan(run: RunSession) -> None:
+    """The plan the run follows is the plan file a person (or the policy) approved. state.json is the run's
+    notebook, and any process of the user's (code a check ran) may have written it: its plan must render to the
+    plan file byte for byte, and past the plan gate that file must be the one the ledger's approval judged."""
+    state = run.state
+    rel = f"{run.bolt_dir}/{plans.PLAN_FILE}"
+    path = run.repo / rel
+    now = plans.digest(path.read_bytes()) if path.is_file() else None
+    start_again = [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run, a new plan"]
+    if now != state.plan_hash:
+        raise UsageError(f"{rel} changed under run {state.run_id}: the approved plan is no longer what the run "
+                         "follows", [f"git checkout -- {rel}    # restore it", *start_again])
+    state_file = run.store.state_file.relative_to(run.repo).as_posix()
+    if state.plan is None or plans.digest(plans.render_plan(state)) != now:
+        raise UsageError(f"{state_file}: its plan is not the plan in {rel} (edited outside aidlc); a run follows "
+                         "only the plan that was approved, nothing was touched", start_again)
+    if state.status != S.await_plan_approval and gate(run, "plan")[0] != "approved":
+        raise UsageError(f"{rel} is not the plan the ledger's plan approval judged; a run follows only the plan "
+                         "that was approved, nothing was touched", start_again)
+
+
+def _dirty(changed: list[str], bank: MemoryBank, bolt: BoltItem) -> list[str]:
+    own = own_files(bank, bolt)
+    return [p for p in changed if p not in own and not p.startswith(".aidlc/") and not leftover(p, own)]
+
+
+def set_aside(dirty: list[str], bank_root: str) -> str:
+    """How to put a person's uncommitted changes aside without taking aidlc's own files (the ledger with its
+    approvals, the bank, .aidlc/) along: a stash of exactly those files, else of everything outside aidlc's."""
+    if len(dirty) <= 10:
+        return f"git stash push --include-untracked -- {' '.join(shlex.quote(p) for p in dirty)}    # or commit them"
+    return (f"git stash push --include-untracked -- . {shlex.quote(f':(exclude){bank_root}')} "
+            "':(exclude).aidlc'    # or commit them; aidlc's own files stay")
+
+
+def _aidlc_file(rel: str, bank_root: str) -> bool:
+    return rel.startswith((f"{bank_root}/", ".aidlc/"))

@@ -1,0 +1,159 @@
+"""One run as this process drives it: the run's state and store, the bank it reads, and the bookkeeping every
+step shares (save, trace, move, ledger events). The loop (aidlc.bolt.run) and the modules it calls take it."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aidlc.bank.index import BankIndex, find_bolt
+from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bolt import plan as plans
+from aidlc.bolt.machine import transition
+from aidlc.bolt.store import RunStore
+from aidlc.events.ledger import Ledger, utc_now
+from aidlc.llm.base import Provider
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
+from aidlc.model.run import RunState, RunStatus, Span
+from aidlc.workspace import open_bank
+
+S = RunStatus
+
+
+@dataclass
+class Outcome:
+    state: RunState
+    exit_code: int  # 0 done, 1 failed, 3 waiting for a person
+    message: str
+    next_steps: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GateQuestion:
+    """What a person at a terminal is shown at a gate: the file to judge and the gist of it."""
+
+    stage: str  # plan | walkthrough
+    bolt: str
+    path: str  # the file the gate judges, relative to the repository
+    summary: str
+    files: list[str]
+    risks: list[str]
+    after_reject: str  # what a rejection does
+
+
+@dataclass(frozen=True)
+class GateAnswer:
+    decision: Decision
+    reason: str | None = None
+
+
+# Asks a person at the gate (the CLI supplies it at a terminal); None: no decision now, the run pauses.
+Ask = Callable[[GateQuestion], GateAnswer | None]
+
+
+class Paused(Exception):
+    def __init__(self, kind: str, reason: str, next_steps: list[str]) -> None:
+        super().__init__(reason)
+        self.kind, self.reason, self.next_steps = kind, reason, next_steps
+
+
+class Failed(Exception):
+    """The run cannot reach its goal: it ends FAILED with a partial walkthrough."""
+
+
+class RunSession:
+    def __init__(self, repo: Path, bank: MemoryBank, bolt: BoltItem, store: RunStore, state: RunState,
+                 provider: Callable[[], Provider], ask: Ask | None = None) -> None:
+        self.repo, self.bank, self.bolt, self.store, self.state = repo, bank, bolt, store, state
+        self.ask = ask
+        self.config = bank.config
+        self._provider_factory = provider
+        self._provider: Provider | None = None
+        self.ledger = Ledger.of_bank(repo, bank.rel_root)
+        self.bolt_dir = Path(bolt.rel).parent.as_posix()
+        self._tick = time.monotonic()
+        self._own: set[str] | None = None
+        # The step in progress when this process took the run over may be partly done (a kill, a pause): its
+        # commit is looked for by its trailers. Each later step starts from a state this process saved.
+        self.continuing = True
+
+    @property
+    def provider(self) -> Provider:
+        if self._provider is None:
+            self._provider = self._provider_factory()
+        return self._provider
+
+    def reread_bank(self) -> MemoryBank:
+        """The bank as it is on disk now: called where a person (while the model answered, the checks ran or a
+        question waited) or a gate decision may have changed it since it was read."""
+        self.bank = open_bank(self.repo)
+        self.bolt = find_bolt(self.bank, self.state.bolt)
+        return self.bank
+
+    def save(self, durable: bool = False) -> None:
+        self.tick()
+        self.store.save(self.state, durable)
+
+    def tick(self) -> None:
+        """Count the seconds of work since the last tick (a pause between processes is not counted)."""
+        now = time.monotonic()
+        self.state.budget.elapsed_s += now - self._tick
+        self._tick = now
+
+    def restart_clock(self) -> None:
+        """The time since the last tick (a person answering a question) is not the run's work."""
+        self._tick = time.monotonic()
+
+    def span(self, kind: str, name: str, **fields: Any) -> None:
+        self.store.trace(Span(ts=utc_now(), kind=kind, name=name, **fields))  # type: ignore[arg-type]  # span kinds are the Literal's words
+
+    def move(self, to: RunStatus, why: str) -> None:
+        self.tick()
+        transition(self.state, to, self.store, why)
+
+    def actor(self) -> Actor:
+        return Actor(kind=ActorKind.agent, name=f"aidlc bolt ({self.state.model or 'model'})")
+
+    def event(self, event_type: EventType, milestone: str, **fields: Any) -> dict[str, Any]:
+        return self.ledger.append(event_type, self.actor(), key=f"run:{self.state.run_id}:{milestone}",
+                                  subject=Subject(kind="bolt", id=self.state.bolt), run=self.state.run_id,
+                                  **fields).event
+
+    def stage(self, name: str) -> str:
+        """A step's name in its commit's trailers, its ledger keys and its files: unique within the run, so a
+        rework round (after a rejected walkthrough) carries its number: execute, rework-1.execute, ..."""
+        reworks = len(self.state.reworks)
+        return f"rework-{reworks}.{name}" if reworks else name
+
+    def own_files(self) -> set[str]:
+        if self._own is None:
+            self._own = own_files(self.bank, self.bolt)
+        return self._own
+
+    def own_existing(self) -> set[str]:
+        """aidlc's own files a step commits with its edits: those that exist (git adds an unchanged one as a no-op;
+        a person's removal of one is theirs to commit)."""
+        return {rel for rel in self.own_files() if (self.repo / rel).exists() or (self.repo / rel).is_symlink()}
+
+    def planned(self) -> list[str]:
+        """The files of the plan, as paths relative to the repository."""
+        plan = self.state.plan
+        return [p for f in plan.files if (p := plans.normal(f.path))] if plan else []
+
+
+def own_files(bank: MemoryBank, bolt: BoltItem) -> set[str]:
+    """What aidlc itself changes during a run (and a person's gate decision while it waits): never dirty."""
+    folder = Path(bolt.rel).parent.as_posix()
+    stories = [s.rel for s in BankIndex(bank).stories_of(bolt)]
+    return {Ledger.of_bank(bank.repo_root, bank.rel_root).rel, bolt.rel, f"{folder}/{plans.PLAN_FILE}",
+            f"{folder}/{plans.WALKTHROUGH_FILE}", *stories}
+
+
+def leftover(rel: str, own: set[str]) -> bool:
+    """The temporary file of an atomic write of one of aidlc's own files that a kill left behind."""
+    folder, _, name = rel.rpartition("/")
+    return name.startswith(".") and name.endswith(".tmp") and any(
+        o.rpartition("/")[0] == folder and name.startswith(f".{o.rpartition('/')[2]}.") for o in own)

@@ -1,0 +1,109 @@
+"""The ways into a run: start one, resume it (after a pause, a crash or a person's decision), abort it. Each
+holds the bolt's lock, checks what must hold (aidlc.bolt.guards), and hands the run to the loop (aidlc.bolt.run)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from aidlc import vcs
+from aidlc.bank.index import find_bolt
+from aidlc.bank.items import BoltItem
+from aidlc.bolt.guards import check_unchanged, end_leftover_check, preflight
+from aidlc.bolt.machine import transition
+from aidlc.bolt.run import drive
+from aidlc.bolt.session import Ask, Outcome, RunSession, S
+from aidlc.bolt.standing import decide
+from aidlc.bolt.store import RunStore, bolt_lock, new_run_id
+from aidlc.errors import UsageError
+from aidlc.events.ledger import utc_now
+from aidlc.gates.decide import reconcile
+from aidlc.llm.base import Provider
+from aidlc.model.events import Decision, EventType
+from aidlc.model.run import RunState
+from aidlc.workspace import open_bank
+
+
+def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
+          ask: Ask | None = None) -> Outcome:
+    bank = open_bank(repo)
+    # The lock first, the checks under it: two starts that both found no unfinished run would make two runs.
+    with bolt_lock(Path(bank.repo_root), find_bolt(bank, bolt_ref).id):
+        found = preflight(repo, bolt_ref, bank)
+        # The run asks the model first: a provider that cannot be built (no key, bad settings) is refused here,
+        # before the run, its branch or its ledger line exist, as `aidlc draft` refuses it.
+        model_provider = provider()
+        bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
+        repo = Path(bank.repo_root)
+        now = utc_now()
+        run_id = new_run_id()
+        state = RunState(run_id=run_id, bolt=bolt.id, goal=_goal(bolt), created=now, updated=now, branch=branch,
+                         start_branch=found["_start_branch"], base_commit=head, last_commit=head, model=model)
+        store = RunStore(repo, run_id)
+        store.save(state)
+        run = RunSession(repo, bank, bolt, store, state, lambda: model_provider, ask)
+        run.event(EventType.run_started, "started", data={"branch": branch, "base": head})
+        vcs.create_branch(repo, branch, head)
+        transition(state, S.planning, store, "the run started on a clean tree")
+        return drive(run)
+
+
+def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision: Decision | None = None,
+           reason: str | None = None, ask: Ask | None = None) -> Outcome:
+    with bolt_lock(run.repo, run.load().bolt):
+        return _resume(repo, run, provider, decision, reason, ask)
+
+
+def _resume(repo: Path, store: RunStore, provider: Callable[[], Provider], decision: Decision | None,
+            reason: str | None, ask: Ask | None) -> Outcome:
+    state = store.load()  # again, under the lock: the run another process drove until now may have moved on
+    end_leftover_check(store, state)
+    if state.terminal:
+        raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
+                         "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
+    bank = open_bank(repo)
+    if reconcile(bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
+        bank = open_bank(repo)
+    run = RunSession(Path(bank.repo_root), bank, find_bolt(bank, state.bolt), store, state, provider, ask)
+    check_unchanged(run)
+    if decision is not None:
+        decide(run, decision, reason)
+    if state.pause is not None:
+        if state.pause.kind == "risk":
+            state.accepted_risks.extend(r for r in state.risks if r not in state.accepted_risks)
+        run.event(EventType.run_resumed, f"resumed:{state.pauses}", data={"after": state.pause.kind})
+        state.pause = None
+        store.save(state)
+    return drive(run)
+
+
+def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
+    with bolt_lock(run.repo, run.load().bolt):
+        return _abort(repo, run, reason)
+
+
+def _abort(repo: Path, store: RunStore, reason: str | None) -> RunState:
+    state = store.load()
+    end_leftover_check(store, state)
+    if state.terminal:
+        raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
+                         [f"aidlc bolt trace {state.run_id}"])
+    bank = open_bank(repo)
+    run = RunSession(Path(bank.repo_root), bank, find_bolt(bank, state.bolt), store, state, lambda: None)  # type: ignore  # the bolt of a saved run exists
+    state.outcome = f"cancelled: {reason or 'no reason given'}"
+    state.pause = None
+    transition(state, S.cancelled, store, state.outcome)
+    run.event(EventType.run_finished, "finished", data={"status": "CANCELLED", "outcome": state.outcome},
+              reason=reason)
+    return state
+
+
+def _goal(bolt: BoltItem) -> str:
+    body = bolt.doc.body.split("## Objective", 1)[-1] if "## Objective" in bolt.doc.body else ""
+    paragraph = []
+    for line in (line.strip() for line in body.strip().splitlines()):
+        if line.startswith("#"):
+            break
+        if line:
+            paragraph.append(line)
+    return " ".join(paragraph)[:500] or f"deliver the stories of bolt {bolt.id}"

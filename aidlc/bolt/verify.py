@@ -1,0 +1,128 @@
+"""The run's checks (docs/design.md, The bolt: Checks are aidlc's, not the model's): the verify commands run
+once per commit, their results recorded in the ledger, the edits judged for weakened tests against a baseline
+count, and a failure known again by its signature."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from typing import Any
+
+from aidlc.bolt.calls import digest
+from aidlc.bolt.checks import CheckResult, check_event, run_checks
+from aidlc.bolt.counts import TestCounts
+from aidlc.bolt.session import RunSession
+from aidlc.bolt.weakening import weakened_tests
+from aidlc.model.events import EventType, Subject
+from aidlc.processes import RUN_VARIABLE
+
+
+def results_of(run: RunSession, stage: str) -> list[dict[str, Any]]:
+    """The check results of the run's last commit: run now, or as recorded before a pause or a crash (not run
+    again); recorded in the ledger once either way."""
+    state = run.state
+    if state.checks and state.checks[-1]["commit"] == state.last_commit:
+        results: list[dict[str, Any]] = state.checks[-1]["results"]
+    else:
+        began = time.monotonic()
+        checked = run_checks(run.repo, run.config.verify, env=check_env(run),
+                             on_start=lambda group: check_started(run, group))
+        results = [r.model_dump(mode="json") for r in checked]
+        state.checks.append({"stage": stage, "commit": state.last_commit, "results": results})
+        state.check_group = None
+        run.save()
+        for result in checked:
+            run.span("check", result.name, status="passed" if result.passed else "failed",
+                     duration_s=result.duration_s, data={"exit_code": result.exit_code})
+        run.span("tool_call", "verify", duration_s=round(time.monotonic() - began, 4))
+    record_checks(run, stage, results)
+    return results
+
+
+def weakening(run: RunSession, results: list[dict[str, Any]]) -> list[str]:
+    """What in the edits since the base commit may weaken the tests, that the run has not accepted yet."""
+    state = run.state
+    before, baseline = test_baseline(run, results)
+    # The run's aidlc.yaml is the base commit's (the tree was clean; a change to it shows in the diff).
+    verify = [v.model_dump() for v in run.config.verify]
+    flags = weakened_tests(run.repo, state.base_commit, state.last_commit, before, counts(results), baseline, verify)
+    return [f for f in flags if f not in state.accepted_risks]
+
+
+def check_env(run: RunSession) -> dict[str, str]:
+    """What the checks' environment is chosen from: this process's, and the run's id, by which a leftover check is
+    known and a gate decision from below a check refused."""
+    return {**os.environ, RUN_VARIABLE: run.state.run_id}
+
+
+def check_started(run: RunSession, group: int) -> None:
+    """Saved before aidlc waits on the check: if aidlc is killed, resume or abort ends the group."""
+    run.state.check_group = group
+    run.save()
+
+
+def record_checks(run: RunSession, stage: str, results: list[dict[str, Any]]) -> None:
+    state = run.state
+    for position, result in enumerate(results):
+        fields = check_event(CheckResult.model_validate(result), state.last_commit, state.run_id,
+                             Subject(kind="bolt", id=state.bolt))
+        fields.pop("type", None)
+        fields.pop("key", None)
+        fields.setdefault("subject", Subject(kind="bolt", id=state.bolt))
+        fields.setdefault("run", state.run_id)
+        run.ledger.append(EventType.check_recorded, run.actor(), key=f"run:{state.run_id}:check:{stage}:{position}",
+                          **fields)
+
+
+def test_baseline(run: RunSession, results: list[dict[str, Any]]) -> tuple[TestCounts | None, str]:
+    """The test counts "fewer tests than before" compares with, and where they come from: the latest
+    check.recorded of the same check at the run's base commit in the ledger (a person's CI, an earlier run), else
+    the run's first check round."""
+    state = run.state
+    name = next((r["name"] for r in results if r.get("tests")), None)
+    if name is None:
+        return None, ""
+    recorded = _recorded_at_base(run, name)
+    if recorded is not None:
+        counts, where = TestCounts.model_validate(recorded["data"]["tests"]), \
+            f"at the base commit {state.base_commit[:12]} (check.recorded by {recorded['actor']['name']})"
+    else:
+        first = [r for r in state.checks[0]["results"] if r["name"] == name and r.get("tests")]
+        if len(state.checks) < 2 or not first:
+            return None, ""
+        counts, where = TestCounts.model_validate(first[0]["tests"]), "in the run's first check round"
+    run.span("decision", "test count baseline",
+             data={"reason": f"{name}: {counts.total} tests, {counts.skipped} skipped {where}"})
+    return counts, where
+
+
+def _recorded_at_base(run: RunSession, name: str) -> dict[str, Any] | None:
+    """The latest check.recorded of check `name`, with test counts, at the run's base commit."""
+    recorded = None
+    for event in run.ledger.events():
+        data = event.get("data") or {}
+        if event.get("type") == EventType.check_recorded.value and event.get("commit") == run.state.base_commit \
+                and data.get("name") == name and data.get("tests"):
+            recorded = event
+    return recorded
+
+
+def counts(results: list[dict[str, Any]]) -> TestCounts | None:
+    for result in results:
+        if result.get("tests"):
+            return TestCounts.model_validate(result["tests"])
+    return None
+
+
+def excerpt(result: dict[str, Any]) -> str:
+    return CheckResult.model_validate(result).excerpt()
+
+
+# What differs between two runs of the same failure: durations, object addresses.
+_NOISE = re.compile(r"\b\d+(\.\d+)?\s*(s|ms|sec|secs|seconds)\b|0x[0-9a-f]+")
+
+
+def signature(result: dict[str, Any]) -> str:
+    """A failure without its timings: the same failure twice has the same signature."""
+    return digest(_NOISE.sub("#", f"{result['name']}|{result.get('exit_code')}|{excerpt(result)}"))
