@@ -56,7 +56,7 @@ FLOORS: tuple[frozenset[str], ...] = (
     # The bolt's records below the gates that judge them: its plan file, its run state, the checks it runs and what
     # weakens them (they import nothing above events/; gates, ci and scaffold read them). The loop stays above gates.
     frozenset({f"bolt.{module}" for module in ("plan", "protected", "checks", "counts", "groups", "store",
-                                               "weakening")}),
+                                               "weakening", "walkthrough_file")}),
     frozenset({"gates", "rules"}),
     frozenset({"scaffold", "bolt", "draft"}),
     frozenset({"report", "status", "ci", "formats"}),

@@ -17,12 +17,6 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "aidlc"
 DOMAIN = ("model", "bank", "rules", "events", "gates", "draft", "llm", "report", "status", "scaffold", "mcp")
 
-# Arrows the bolt package's rework removes; nothing else may be added here.
-# The walkthrough gate reads the report's marker from bolt/walkthrough.py, which also writes the walkthrough
-# (with the evidence report of gates/): the file's format moves below the gates when that module is split.
-UPWARD_LEFT = {"aidlc.gates.walkthrough -> aidlc.bolt.walkthrough"}
-# Imports inside functions in the package being reworked; their comments come with the rework.
-UNEXPLAINED_LEFT_IN = "aidlc/bolt/"
 
 
 def load_house() -> ModuleType:
@@ -48,7 +42,7 @@ def test_no_two_modules_import_each_other(house: ModuleType, graph: tuple[dict[s
 
 
 def test_imports_run_down_the_floors_only(house: ModuleType, graph: tuple[dict[str, set[str]], list]) -> None:
-    assert set(house.upward_imports(graph[0])) == UPWARD_LEFT
+    assert house.upward_imports(graph[0]) == []
 
 
 def test_every_part_of_the_package_stands_on_a_floor(house: ModuleType,
@@ -58,7 +52,7 @@ def test_every_part_of_the_package_stands_on_a_floor(house: ModuleType,
 
 def test_every_import_inside_a_function_says_why(graph: tuple[dict[str, set[str]], list]) -> None:
     assert [f"{item.file}:{item.line}" for item in graph[1]
-            if not item.reason and not item.file.startswith(UNEXPLAINED_LEFT_IN)] == []
+            if not item.reason] == []
 
 
 def test_the_floor_check_sees_an_upward_import_and_a_cycle(house: ModuleType) -> None:

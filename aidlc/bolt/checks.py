@@ -51,6 +51,7 @@ from aidlc.errors import UsageError
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Subject
 from aidlc.processes import RUN_VARIABLE, reaper_argv
+from aidlc.redaction import Redactor
 
 HEAD_BYTES = TAIL_BYTES = 4096
 HEAD_LINES = TAIL_LINES = 60
@@ -359,7 +360,6 @@ def _signal_name(number: int) -> str:
 
 def _result(check: VerifyCommand, code: int | None, passed: bool, started: float, output: _Output,
             tests: TestCounts | None, notes: list[str], env: Mapping[str, str], timed_out: bool = False) -> CheckResult:
-    from aidlc.redaction import Redactor
 
     head, tail = _excerpts(output)
     if tests is None and not check.junit:  # no report configured: the runner's own closing line, if it printed one

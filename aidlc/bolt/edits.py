@@ -36,10 +36,14 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from aidlc.bank.config import load_config
+from aidlc.bank.walk import read_inside
+from aidlc.bank.write import atomic_write
 from aidlc.bolt.edit_format import EditBlock, EditFormatError, edit_format_prompt, parse_edit_blocks
 from aidlc.bolt.edit_match import MatchProblem, newline_of, replace_once, split_lines
 from aidlc.bolt.protected import protected
 from aidlc.errors import AidlcError
+from aidlc.events import journal
 
 __all__ = ["EditBlock", "EditFormatError", "EditRefused", "PreparedEdits", "edit_format_prompt", "fresh_mtimes",
            "parse_edit_blocks", "prepare_edits"]
@@ -80,8 +84,6 @@ class PreparedEdits:
         problems = [f"{rel}: {why}" for rel in self.changes if (why := _changed_since(self.root, rel, self._old[rel]))]
         if problems:
             raise EditRefused(problems)
-        from aidlc.bank.write import atomic_write
-        from aidlc.events import journal
 
         rewritten = [rel for rel, text in self.changes.items() if text is not None]
         (first, text), *others = self.changes.items()
@@ -125,7 +127,6 @@ def prepare_edits(repo_root: Path, blocks: list[EditBlock], allowed: Callable[[s
     of aidlc.yaml (read from it when not given), whose ledger is refused."""
     root = repo_root.resolve()
     if memory_bank is None:
-        from aidlc.bank.config import load_config
 
         memory_bank = load_config(root).memory_bank
     files: dict[str, _File] = {}
@@ -219,8 +220,6 @@ def _kind(mode: int) -> str:
 
 
 def _load(root: Path, rel: str) -> tuple[_File | None, str | None]:
-    from aidlc.bank.walk import read_inside
-
     path = root / rel
     if not path.exists():
         return _File(None, None), None

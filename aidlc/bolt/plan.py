@@ -11,10 +11,14 @@ from pathlib import Path, PurePosixPath
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem
+from aidlc.bolt.checks import command_argv
 from aidlc.bolt.protected import protected
+from aidlc.errors import UsageError
+from aidlc.globs import matcher
 from aidlc.model.config import VerifyCommand
 from aidlc.model.run import Plan, RunState
 from aidlc.model.types import Risk
+from aidlc.templating import render
 
 RISK_ORDER = [Risk.low, Risk.medium, Risk.high, Risk.critical]
 PLAN_FILE = "implementation-plan.md"
@@ -33,7 +37,6 @@ def normal(path: str) -> str | None:
 
 def in_scope(rel: str, scope: list[str]) -> bool:
     """No scope: anywhere (the plan's other checks still hold). The globs mean what governance.paths' do."""
-    from aidlc.globs import matcher
 
     return not scope or matcher(scope)(rel)
 
@@ -81,8 +84,6 @@ _WRAPPERS = frozenset({"uv", "poetry", "pipenv", "hatch", "pdm", "rye"})  # `uv 
 def runner_modules(checks: list[VerifyCommand]) -> set[str]:
     """The top-level Python module names the verify commands run: `pytest -q` -> pytest, `python -m unittest`
     -> unittest, `uv run nose2` -> nose2. A file by one of these names would run in the runner's place."""
-    from aidlc.bolt.checks import command_argv
-    from aidlc.errors import UsageError
 
     names: set[str] = set()
     for check in checks:
@@ -160,8 +161,6 @@ def plan_risk(plan: Plan, bolt_risk: Risk | None) -> Risk | None:
 
 
 def render_plan(state: RunState) -> str:
-    from aidlc.templating import render
-
     return render(f"artifacts/{PLAN_FILE}.j2", bolt=state.bolt, plan=state.plan, model=state.model or "the model",
                   run_id=state.run_id, created=state.created, all_stories=ALL_STORIES,
                   no_risks=NO_RISKS)

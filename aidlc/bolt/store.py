@@ -14,11 +14,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from aidlc.bank.index import find_bolt
 from aidlc.bank.write import atomic_write
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.model.run import RunState, Span
 from aidlc.names import path_segment
+from aidlc.workspace import open_bank
 
 RUNS = Path(".aidlc") / "runs"
 LOCKS = Path(".aidlc") / "locks"
@@ -124,8 +126,6 @@ def runs_of(repo: Path, bolt: str | None) -> list[RunState]:
 def bolt_id(repo: Path, ref: str) -> str:
     """The id of the bolt `ref` names, as every command resolves it (aidlc.bank.index.find_bolt); `ref` itself
     when the bank names no such bolt (a run of a bolt since removed is still found by its id)."""
-    from aidlc.bank.index import find_bolt
-    from aidlc.workspace import open_bank
 
     try:
         return find_bolt(open_bank(repo), ref).id
@@ -161,7 +161,7 @@ def bolt_lock(repo: Path, bolt: str) -> Iterator[None]:
     it ends (kill -9 too), so a crashed run never leaves a lock someone must remove by hand. The pid is written
     beside it, for the message.
     """
-    from aidlc.locking import Busy, exclusive
+    from aidlc.locking import Busy, exclusive  # only a run takes the lock: reading runs needs no locking module
 
     name = f"bolt-{path_segment(bolt, 'the bolt id')}"
     holder_file = repo / LOCKS / f"{name}.pid"

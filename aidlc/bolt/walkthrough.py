@@ -5,19 +5,24 @@ between two markers; whatever a person writes outside the block survives a refre
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aidlc.bank.items import MemoryBank
+from aidlc.bank.walk import read_inside
+from aidlc.bank.write import atomic_write
+from aidlc.bolt.plan import WALKTHROUGH_FILE
+from aidlc.bolt.store import runs_of
+from aidlc.bolt.walkthrough_file import fence, generated_block, merge
+from aidlc.errors import UsageError
+from aidlc.events.ledger import Ledger
+from aidlc.events.view import open_view
+from aidlc.gates.evidence_report import build, digest
 from aidlc.model.evidence import EvidenceReport
 from aidlc.model.run import RunState
-
-BEGIN = "<!-- aidlc:evidence begin"
-END = "<!-- aidlc:evidence end -->"
-_MARKER = re.compile(r"<!-- aidlc:evidence begin head=([0-9a-f]{40}) digest=([0-9a-f]{64}) -->")
+from aidlc.templating import render
 
 
 @dataclass(frozen=True)
@@ -32,7 +37,6 @@ class Written:
 def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None = None,
                        partial: bool = False) -> str:
     """The generated block, markers included."""
-    from aidlc.templating import render
 
     outcome = (run.outcome if run else None) or ("stopped" if partial else "checks passed; waiting for a person at "
                                                  "the walkthrough gate")
@@ -41,45 +45,11 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
     return generated_block(report.head, digest, body)
 
 
-def generated_block(head: str, digest: str, body: str) -> str:
-    """`body` between the markers, which name the report's head and digest."""
-    # Repository text (a commit subject, a story) must not open or close the block: a comment opener is
-    # shown escaped, as Markdown renders it the same.
-    return f"{BEGIN} head={head} digest={digest} -->\n{body.replace('<!--', '&lt;!--')}{END}\n"
-
-
-def fence(text: str) -> str:
-    """A code fence longer than any run of backticks in `text`: a check's output cannot close it."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    return "`" * max(3, longest + 1)
-
-
-def merge(existing: str | None, block: str) -> str:
-    """`block` in place of the generated block of `existing`; a person's text around it is kept. A file
-    without a block keeps all its text after the new block."""
-    if not existing or not existing.strip():
-        return block
-    start, stop = existing.find(BEGIN), existing.find(END)
-    if start >= 0 and stop > start:
-        return existing[:start] + block.rstrip("\n") + existing[stop + len(END):]
-    return block + "\n" + existing
-
-
-def marker(text: str) -> tuple[str, str] | None:
-    """(head, digest) named by the generated block of a walkthrough file; None without one."""
-    found = _MARKER.search(text)
-    return (found.group(1), found.group(2)) if found else None
-
-
 def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state: RunState | None = None,
                       partial: bool = False, run: bool = True, reviewer: Callable[[], Any] | None = None,
                       note: Callable[[str], None] = lambda _: None, write: bool = True) -> Written:
     """Build the bolt's evidence report and write it into its implementation-walkthrough.md (not with `write`
     False). A walkthrough a person approved is never rewritten: the approval judged its bytes (`Written.kept`)."""
-    from aidlc.bank.walk import read_inside
-    from aidlc.bank.write import atomic_write
-    from aidlc.bolt.plan import WALKTHROUGH_FILE
-    from aidlc.gates.evidence_report import build, digest
 
     report = build(repo, bank, bolt_ref, run=run, reviewer=reviewer, note=note)
     found = digest(report)
@@ -90,7 +60,6 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
     except FileNotFoundError:
         existing = None
     except OSError as exc:  # a link out of the repository, a FIFO: not a file aidlc rewrites
-        from aidlc.errors import UsageError
 
         raise UsageError(f"{path.relative_to(repo).as_posix()}: not rewritten ({exc.strerror or exc})",
                          [f"replace it with a regular file, then run aidlc walkthrough {report.bolt}"]) from None
@@ -105,8 +74,6 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
 
 def _approved(bank: MemoryBank, bolt: str, rel: str) -> str | None:
     """Why the walkthrough file must stay as it is (its gate's decision is an approval), else None."""
-    from aidlc.events.ledger import Ledger
-    from aidlc.events.view import open_view
 
     last = open_view(Ledger.of_bank(Path(bank.repo_root), bank.rel_root)).history.latest("bolt", bolt, "walkthrough")
     if last is None or last.get("decision") != "approve":
@@ -117,6 +84,4 @@ def _approved(bank: MemoryBank, bolt: str, rel: str) -> str | None:
 
 
 def _runs(repo: Path, bolt: str) -> list[RunState]:
-    from aidlc.bolt.store import runs_of
-
     return runs_of(repo, bolt)

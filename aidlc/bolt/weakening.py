@@ -35,6 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.bank import frontmatter
+from aidlc.bank.config import key_line
+from aidlc.bank.walk import CONFIG_FILE
 from aidlc.bolt.counts import TestCounts
 
 MAX_FLAGS_PER_KIND = 10  # per file: beyond this, one sentence counts the rest
@@ -87,7 +90,6 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     `baseline` says where the counts `before` come from. `verify`: aidlc.yaml's verify commands when the caller
     holds them as of `base` (the run's configuration): unless the edit changed aidlc.yaml or a test file,
     nothing then needs reading from history."""
-    from aidlc.bank.walk import CONFIG_FILE
 
     changes = vcs.changed_files_between(repo_root, base, head)
     flags, pairs = _test_changes(changes)
@@ -312,7 +314,6 @@ def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: 
     old_verify, new_verify = verify_of(old), verify_of(new)
     flags = []
     if config in changed and old_verify != new_verify:
-        from aidlc.bank.config import key_line
 
         where = f"{config}:{key_line(_text(new), ['verify'])}" if new is not None else config
         flags.append(f"{where}: the verify commands changed, and they decide whether the edit passes")
@@ -337,7 +338,6 @@ def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str
 
 def verify_of(data: bytes | None) -> Any:
     """The `verify` value of an aidlc.yaml (what a check runs), or the text itself when it does not parse."""
-    from aidlc.bank import frontmatter
 
     if data is None:
         return None

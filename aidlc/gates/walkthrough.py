@@ -11,7 +11,7 @@ from aidlc import vcs
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import read_inside
 from aidlc.bolt.plan import WALKTHROUGH_FILE
-from aidlc.bolt.walkthrough import marker
+from aidlc.bolt.walkthrough_file import marker
 from aidlc.errors import AidlcError, UsageError
 from aidlc.gates.evidence_report import build
 from aidlc.model.types import Risk

@@ -31,7 +31,7 @@ from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.bank.config import load_config, records_folder
 from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write
-from aidlc.bolt.walkthrough import fence, generated_block, merge
+from aidlc.bolt.walkthrough_file import fence, generated_block, merge
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
