@@ -23,6 +23,8 @@ import yaml
 
 from tests.test_ci import approved_plan, code_change, pr  # noqa: F401 - `pr` is a fixture
 
+pytestmark = pytest.mark.slow  # whole-program runs: .ci/run runs them with -m slow
+
 ROOT = Path(__file__).resolve().parent.parent
 EXPRESSION = re.compile(r"\$\{\{\s*([^}]*?)\s*\}\}")
 

@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # whole-program runs: .ci/run runs them with -m slow
+
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 

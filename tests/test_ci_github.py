@@ -306,6 +306,7 @@ def test_init_on_an_older_repo_offers_the_new_workflow(repo: Path) -> None:
     assert backup.read_text() == OLDER_WORKFLOW
 
 
+@pytest.mark.slow
 def test_pre_commit_try_repo_runs_the_hook(repo: Path, tmp_path: Path) -> None:
     """pre-commit installs aidlc from this checkout into its own environment and runs `aidlc validate`."""
     pre_commit = console_script("pre-commit")

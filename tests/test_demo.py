@@ -17,6 +17,8 @@ from aidlc.llm.base import Message
 from aidlc.llm.replay import load_cassette, request_digest
 from tests.demo_cassette import ANSWERS, CASSETTE, DEMO, MODEL
 
+pytestmark = pytest.mark.slow  # whole-program runs: .ci/run runs them with -m slow
+
 BOLT = "001-checkout-api"
 
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from aidlc.cli import cli
@@ -181,6 +182,7 @@ def _on_terminal(args: list[str], repo: Path) -> str:
     return b"".join(chunks).decode()
 
 
+@pytest.mark.slow
 def test_a_slow_answer_shows_how_long_it_has_waited_on_a_terminal(server: ScriptedServer, tmp_path: Path) -> None:
     server.push(Reply(body=chat("pong").body, delay_s=4.5), chat(GOOD))
     seen = _on_terminal(["--base-url", server.url, "--model", "tiny", "--timeout", "60"], tmp_path)
@@ -188,6 +190,7 @@ def test_a_slow_answer_shows_how_long_it_has_waited_on_a_terminal(server: Script
     assert "structured  ok" in seen  # the line is wiped, the report follows
 
 
+@pytest.mark.slow
 def test_a_slow_answer_adds_nothing_when_not_on_a_terminal(server: ScriptedServer, tmp_path: Path) -> None:
     server.push(Reply(body=chat("pong").body, delay_s=4.5), chat(GOOD))
     proc = run(["--base-url", server.url, "--model", "tiny", "--timeout", "60"], tmp_path)
