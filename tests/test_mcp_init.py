@@ -71,3 +71,25 @@ def test_a_configuration_that_is_not_json_is_refused_and_nothing_is_written(repo
     assert ".cursor/mcp.json: not readable as JSON" in proc.stderr and "nothing was written" in proc.stderr
     assert (repo / ".cursor/mcp.json").read_text() == "{ not json"
     assert not (repo / ".cursor/rules").exists()
+
+
+def test_a_rules_file_linked_outside_the_repository_is_never_copied_into_it(repo: Path, tmp_path: Path) -> None:
+    """A hostile repository links CLAUDE.md to a secret of the person who runs init: it is refused, and nothing
+    of the secret lands in a file aidlc writes."""
+    secret = tmp_path / "id_ed25519"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n")
+    (repo / "CLAUDE.md").symlink_to(secret)
+    proc = run_cli("init", str(repo), "--agent", "claude")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "CLAUDE.md: cannot be read" in proc.stderr and "outside the repository" in proc.stderr
+    assert "nothing was written" in proc.stderr
+    assert (repo / "CLAUDE.md").is_symlink() and secret.read_text().endswith("secret\n")
+    assert not any("PRIVATE KEY" in path.read_text(errors="replace") for path in repo.rglob("*")
+                   if path.is_file() and not path.is_symlink() and ".git" not in path.parts)
+
+
+def test_a_rules_file_that_is_not_utf8_is_a_clear_error(repo: Path) -> None:
+    (repo / "CLAUDE.md").write_bytes(b"# R\xe8gles\n")
+    proc = run_cli("init", str(repo), "--agent", "claude")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "CLAUDE.md: cannot be read" in proc.stderr and (repo / "CLAUDE.md").read_bytes() == b"# R\xe8gles\n"

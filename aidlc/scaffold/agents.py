@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write
 from aidlc.errors import UsageError
 from aidlc.scaffold.init import Action, Outcome
@@ -72,13 +73,27 @@ def server_entry(agent: Agent) -> dict[str, object]:
     return {**({"type": "stdio"} if agent.entry_type else {}), "command": "aidlc", "args": ["mcp"]}
 
 
+def _existing(root: Path, rel: str) -> str | None:
+    """The text of `rel` if it is there; read as every repository file is (a regular file inside the repository,
+    UTF-8), so a link to a file outside (a key, say) is never copied into a file aidlc writes."""
+    path = root / rel
+    if not path.is_symlink() and not path.exists():
+        return None
+    try:
+        return read_inside(path, root).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"{rel}: cannot be read ({reason}); nothing was written",
+                         [f"fix or move {rel}, then run aidlc init --agent again"]) from None
+
+
 def _config_text(root: Path, agent: Agent) -> str:
-    path = root / agent.config
+    existing = _existing(root, agent.config)
     document: dict[str, object] = {}
-    if path.exists():
+    if existing is not None:
         try:
-            found = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            found = json.loads(existing or "{}")
+        except ValueError as exc:
             raise UsageError(f"{agent.config}: not readable as JSON ({exc}); nothing was written",
                              [f"fix or move {agent.config}, then run aidlc init --agent again"]) from None
         servers = found.get(agent.servers_key, {}) if isinstance(found, dict) else None
@@ -95,8 +110,7 @@ def _rules_text(root: Path, agent: Agent, name: str) -> str:
     body = RULES if name != "cursor" else f"---\ndescription: aidlc governance\nalwaysApply: true\n---\n{RULES}"
     if not agent.shared:
         return body
-    path = root / agent.rules
-    existing = path.read_text(encoding="utf-8") if path.exists() else ""
+    existing = _existing(root, agent.rules) or ""
     if BEGIN in existing:
         return existing
     return (existing.rstrip("\n") + "\n\n" if existing.strip() else "") + f"{BEGIN}\n{body}{END}\n"
@@ -105,11 +119,12 @@ def _rules_text(root: Path, agent: Agent, name: str) -> str:
 def _write(root: Path, rel: str, text: str, keep_edits: bool = False) -> Outcome:
     """Write `text` to `rel`; with `keep_edits`, a file that is there already is kept as the person left it."""
     path = root / rel
-    if path.exists() and path.read_text(encoding="utf-8") == text:
+    existing = _existing(root, rel)
+    if existing == text:
         return Outcome(rel, Action.unchanged)
-    if path.exists() and keep_edits:
+    if existing is not None and keep_edits:
         return Outcome(rel, Action.kept, "edited; yours now")
-    action = Action.updated if path.exists() else Action.created
+    action = Action.updated if existing is not None else Action.created
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text, root)
     return Outcome(rel, action)
