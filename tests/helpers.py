@@ -352,3 +352,26 @@ def console_script(name: str) -> str:
     found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else shutil.which(name)
     assert found, f"{name} is a test dependency: pip install -e '.[test]'"
     return found
+
+
+def on_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """`python -m aidlc ARGS` with stdout and stderr on a pseudo-terminal: its exit code, and what a person at a
+    terminal sees."""
+    import pty
+
+    leader, follower = pty.openpty()
+    with subprocess.Popen([sys.executable, "-m", "aidlc", *args], stdin=subprocess.DEVNULL, stdout=follower,
+                          stderr=follower, env=env) as process:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closes when the process ends
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        code = process.wait()
+    os.close(leader)
+    return code, b"".join(chunks).decode()

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import Bank
+from tests.helpers import Bank, on_terminal
 
 GREEN = "\x1b[32m"
 COLOUR_VARIABLES = ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "TERM", "CI")
@@ -31,22 +30,9 @@ def _piped(root: Path, **variables: str) -> str:
 
 def _on_terminal(root: Path, **variables: str) -> str:
     """validate's stdout and stderr on a pseudo-terminal, as a person at a terminal sees them."""
-    leader, follower = pty.openpty()
-    with subprocess.Popen([sys.executable, "-m", "aidlc", "--repo", str(root), "validate"], stdout=follower,
-                          stderr=follower, stdin=subprocess.DEVNULL, env=_env(**variables)) as process:
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:  # the terminal closes when the process ends
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        assert process.wait() == 0
-    os.close(leader)
-    return b"".join(chunks).decode()
+    code, seen = on_terminal(["--repo", str(root), "validate"], _env(**variables))
+    assert code == 0
+    return seen
 
 
 @pytest.mark.parametrize(("variables", "coloured"), [

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from aidlc.cli import cli
 from aidlc.llm.structured import forget_modes
+from tests.helpers import on_terminal
 from tests.openai_server import Reply, ScriptedServer, chat, error
 
 GOOD = '{"answer": "pong", "number": 42}'
@@ -161,25 +162,8 @@ def test_llm_appears_in_the_help() -> None:
 
 def _on_terminal(args: list[str], repo: Path) -> str:
     """`aidlc llm check ARGS` with stdout and stderr on a pseudo-terminal: what a person at a terminal sees."""
-    import pty
-
-    leader, follower = pty.openpty()
-    env = {k: v for k, v in clean_env().items() if k != "CI"}
-    with subprocess.Popen([sys.executable, "-m", "aidlc", "--repo", str(repo), "llm", "check", *args],
-                          stdin=subprocess.DEVNULL, stdout=follower, stderr=follower, env=env) as process:
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:  # the terminal closes when the process ends
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-        process.wait()
-    os.close(leader)
-    return b"".join(chunks).decode()
+    return on_terminal(["--repo", str(repo), "llm", "check", *args],
+                       {k: v for k, v in clean_env().items() if k != "CI"})[1]
 
 
 @pytest.mark.slow
