@@ -217,8 +217,7 @@ if [ ${#llm[@]} -gt 0 ]; then
   echo "in for a live model, not a model's output; their token counts are aidlc's estimate (4 characters a token)."
 fi
 cat <<'LIVE'
-Run the same bolt live against any OpenAI-compatible server (Ollama, llama.cpp, vLLM, OpenAI), with the
-OpenAI SDK installed (pip install -e ".[openai]"):
+Run the same bolt live (pip install -e ".[openai]") on any OpenAI-compatible server (Ollama, llama.cpp, vLLM):
   AIDLC_LLM_BASE_URL=http://localhost:11434/v1 AIDLC_LLM_MODEL=qwen2.5-coder bash examples/demo.sh
 or, in a repository of your own: aidlc bolt start BOLT --base-url URL --model MODEL
 (a server that wants a key reads it from OPENAI_API_KEY, or the variable llm.api_key_env names).
