@@ -20,20 +20,12 @@ from difflib import SequenceMatcher
 from pathlib import Path
 
 from aidlc import vcs
+from aidlc.aidlc_docs.audit import audit_entries
+from aidlc.aidlc_docs.markdown import marker_lines, one_line_end
 from aidlc.aidlc_docs.model import AuditEntry, Mark, StateFile
-from aidlc.aidlc_docs.reader import (
-    AUDIT_FILE,
-    AUDIT_FOLDER,
-    STATE_FILE,
-    STATE_FOLDER,
-    audit_entries,
-    is_audit,
-    marker_lines,
-    one_line_end,
-    read_state,
-    state_file,
-)
+from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, STATE_FOLDER, is_audit, state_file
 from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.aidlc_docs.state import read_state
 from aidlc.model.findings import Finding
 from aidlc.rules.catalogue import Rule, shorten
 from aidlc.rules.docs_history import (

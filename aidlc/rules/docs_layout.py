@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
-from aidlc.aidlc_docs.reader import folders_named, unit_of
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
+from aidlc.aidlc_docs.units import folders_named, unit_of
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 
