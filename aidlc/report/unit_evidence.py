@@ -45,7 +45,7 @@ from aidlc.model.events import Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules import validate
-from aidlc.rules.docs_layout import Units, approvals
+from aidlc.rules.docs_approvals import Units, approvals
 from aidlc.templating import render
 
 TRAILER = "Aidlc-Unit"

@@ -28,6 +28,7 @@ from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.state import read_state
 from aidlc.model.findings import Finding
 from aidlc.rules.catalogue import Rule, shorten
+from aidlc.rules.docs_approvals import approves
 from aidlc.rules.docs_history import (
     ENTRY_DELETED,
     ENTRY_EDITED,
@@ -39,7 +40,6 @@ from aidlc.rules.docs_history import (
     STAMP_SHARED,
     TICKED_UNAPPROVED,
 )
-from aidlc.rules.docs_layout import approves
 
 CHUNK = 64  # commits whose audit log versions are read at once
 CLOCK_TOLERANCE = timedelta(minutes=5)  # a writer's clock may run this far ahead of the committer's
