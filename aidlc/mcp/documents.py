@@ -4,7 +4,7 @@ documents into tool results; an AidlcError raised here becomes the tool's error,
 
 Every record a tool writes is the agent's (`actor`): an `Actor` of kind agent that the server names from its client.
 No function here records a gate decision, and `audit_append` refuses an entry that would read as a person's
-approval (aidlc.rules.docs_history_scan.approves): that is for `aidlc gate approve`, run by the person.
+approval (aidlc.rules.docs_approvals.approves): that is for `aidlc gate approve`, run by the person.
 """
 
 from __future__ import annotations
@@ -285,7 +285,7 @@ def _approval_in(texts: Texts) -> str | None:
     from aidlc.aidlc_docs.model import AuditEntry
     from aidlc.aidlc_docs.stages import STAGES
     from aidlc.events.audit import heading_of
-    from aidlc.rules.docs_history_scan import approves
+    from aidlc.rules.docs_approvals import approves
 
     heading, _ = heading_of(texts.stage)
     fields = {"user_input": texts.user_input, "ai_response": texts.ai_response, "context": texts.context or heading}
