@@ -83,7 +83,7 @@ def file_pieces(run: RunSession, paths: list[str], priority: int) -> list[Contex
 
 
 def bolt_pieces(run: RunSession) -> list[ContextPiece]:
-    index = BankIndex(run.bank)
+    index = run.workspace.index
     rels = [(run.bolt.rel, 80)] + [(s.rel, 70) for s in index.stories_of(run.bolt)] + \
            [(rel, 20) for rel in run.bank.standards]
     return [replace(p, text=_without_progress_dates(p.text))

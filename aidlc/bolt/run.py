@@ -96,7 +96,7 @@ def planning(run: RunSession) -> None:
         state.plan = propose_plan(run)
         state.plan_rounds += 1
         run.save()
-        run.reread_bank()  # a person may have changed it while the model answered
+        run.refresh()  # a person may have changed the bank while the model answered
     text = plans.render_plan(state)
     path = run.repo / run.bolt_dir / plans.PLAN_FILE
     atomic_write(path, text, run.repo)

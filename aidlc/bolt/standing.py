@@ -4,11 +4,9 @@ person asked at the terminal."""
 
 from __future__ import annotations
 
-from aidlc.bank.index import BankIndex
 from aidlc.bolt import plan as plans
 from aidlc.bolt.session import GateQuestion, Paused, RunSession, S
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.view import open_view
 from aidlc.gates.actor import actor_from
 from aidlc.gates.catalogue import fingerprint
 from aidlc.gates.decide import decide as decide_gate
@@ -22,10 +20,9 @@ AFTER_WALKTHROUGH_REJECT = "the model plans the rework with your reason"
 
 def gate(run: RunSession, stage: str) -> tuple[str, str | None]:
     """("approved" | "rejected" | "waiting", reason) for the gate, as the ledger holds it for the file now."""
-    bank = run.bank
-    index = BankIndex(bank)
+    bank, index = run.bank, run.workspace.index
     target = resolve(bank, index, run.state.bolt, stage)
-    history = open_view(run.ledger).history
+    history = run.workspace.view.history
     if standing(history, bank, index, target, stage) is None:
         return "approved", None
     latest = history.latest(target.kind, target.id, stage)
@@ -45,7 +42,7 @@ def decide(run: RunSession, decision: Decision, reason: str | None) -> None:
                          "--approve/--reject decide a gate", [f"aidlc bolt resume {run.state.bolt}"])
     decide_gate(run.bank, run.state.bolt, stage, decision, reason, actor_from(run.repo, None),
                 head=run.state.last_commit)
-    run.reread_bank()
+    run.refresh()
 
 
 def approve_by_policy(run: RunSession) -> bool:
@@ -89,7 +86,7 @@ def ask_at_gate(run: RunSession, pause: Paused) -> Paused | None:
     run.restart_clock()  # the time a person took to answer is not the run's work
     if answer is None:
         return pause
-    run.reread_bank()  # the person may have edited it before answering
+    run.refresh()  # the person may have edited it before answering
     try:
         decide(run, answer.decision, answer.reason)
     except AidlcError as exc:  # refused as `aidlc gate` would refuse it (a bot, no signature, unchecked boxes)
