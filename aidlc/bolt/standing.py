@@ -105,8 +105,8 @@ def question(run: RunSession, stage: str) -> GateQuestion:
         assert plan is not None
         return GateQuestion("plan", state.bolt, f"{run.bolt_dir}/{plans.PLAN_FILE}", plan.summary,
                             [f"{f.action} {f.path}: {f.reason}" for f in plan.files], risks, AFTER_PLAN_REJECT)
-    rounds = [f"{c['stage']}: " + ", ".join(f"{r['name']} {'passed' if r['passed'] else 'FAILED'}"
-                                          for r in c["results"]) for c in state.checks]
+    rounds = [f"{c.stage}: " + ", ".join(f"{r.name} {'passed' if r.passed else 'FAILED'}" for r in c.results)
+              for c in state.checks]
     summary = "; ".join([plan.summary if plan else state.goal, *rounds[-1:]])
     return GateQuestion("walkthrough", state.bolt, f"{run.bolt_dir}/{plans.WALKTHROUGH_FILE}", summary,
                         list(state.touched), risks, AFTER_WALKTHROUGH_REJECT)
