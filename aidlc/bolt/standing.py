@@ -41,7 +41,7 @@ def decide(run: RunSession, decision: Decision, reason: str | None) -> None:
         raise UsageError(f"run {run.state.run_id} is at {run.state.status.value}, not waiting at a gate; "
                          "--approve/--reject decide a gate", [f"aidlc bolt resume {run.state.bolt}"])
     decide_gate(run.bank, run.state.bolt, stage, decision, reason, actor_from(run.repo, None),
-                head=run.state.last_commit)
+                head=run.state.last_commit, index=run.workspace.index)
     run.refresh()
 
 
@@ -55,7 +55,7 @@ def approve_by_policy(run: RunSession) -> bool:
         return False
     policy = Actor(kind=ActorKind.policy, name="policy.auto_approve_plan")
     decide_gate(run.bank, run.state.bolt, "plan", Decision.approve, f"risk {risk} is in policy.auto_approve_plan",
-                policy, policy_risk=risk, head=run.state.last_commit)
+                policy, policy_risk=risk, head=run.state.last_commit, index=run.workspace.index)
     run.span("decision", "plan approved by policy", data={"reason": f"risk {risk}"})
     return True
 

@@ -119,7 +119,9 @@ def commit_walkthrough(run: RunSession, partial: bool) -> None:
     trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
     done = vcs.commit_with_trailers(run.repo, state.base_commit, trailers) if run.continuing else None
     if done is None:
-        write_walkthrough(run.repo, run.refresh().bank, state.bolt, run_state=state, partial=partial, run=False)
+        workspace = run.refresh()
+        write_walkthrough(run.repo, workspace.bank, state.bolt, run_state=state, partial=partial, run=False,
+                          index=workspace.index)
     sha256 = plans.digest((run.repo / rel).read_bytes())
     # A run that failed before its branch was checked out (resumed at INIT) has no branch to commit on.
     if done is None and (not run.continuing or vcs.current_branch(run.repo) == state.branch):
