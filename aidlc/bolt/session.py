@@ -74,7 +74,7 @@ class RunSession:
         self._provider: Provider | None = None
         self.bolt_dir = Path(self.bolt.rel).parent.as_posix()
         self._tick = time.monotonic()
-        # aidlc's own files as the run began: a person's later change to the bolt's stories is not the run's.
+        # aidlc's own files (the bolt's stories among them) as this process found them when it took the run over.
         self.own_files = own_files(workspace, self.bolt)
         # The step in progress when this process took the run over may be partly done (a kill, a pause): its
         # commit is looked for by its trailers. Each later step starts from a state this process saved.
