@@ -52,6 +52,7 @@ class Facts:
     outside: tuple[str, ...]
     runs: list[RunState]
     events: list[dict[str, Any]]  # the ledger's events about this bolt, in file order
+    index: BankIndex
     notes: list[str] = field(default_factory=list)
     approved_risks: list[Risk] = field(default_factory=list)  # what its plan approvals were made under
 
@@ -60,18 +61,15 @@ class Facts:
         return self.runs[-1] if self.runs else None
 
     @functools.cached_property
-    def index(self) -> BankIndex:
-        return BankIndex(self.bank)
-
-    @functools.cached_property
     def line_counts(self) -> list[vcs.LineCounts]:
         """The files changed from base to head outside the bank, with their lines (asked of git once)."""
         return vcs.line_counts(self.repo, self.base, self.head, self.outside)
 
 
-def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
-
-    bolt = find_bolt(bank, bolt_ref)
+def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None = None) -> Facts:
+    """`index`: the bank's, when the caller holds it."""
+    index = index or BankIndex(bank)
+    bolt = find_bolt(bank, bolt_ref, index)
     outside = (bank.rel_root, ".aidlc")
     runs = runs_of(repo, bolt.id)
     commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id, files=True)
@@ -93,7 +91,8 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
     every = [e for _, e in open_view(ledger).events]
     events = [e for e in every
               if (e.get("subject") or {}).get("kind") == "bolt" and (e.get("subject") or {}).get("id") == bolt.id]
-    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, notes, approved_risks(every, bolt.id))
+    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, index, notes,
+                 approved_risks(every, bolt.id))
 
 
 # -- the plan ------------------------------------------------------------------------------------------------------
@@ -412,10 +411,8 @@ def run_excerpts(facts: Facts) -> dict[tuple[str, str], str]:
     found = {}
     for run in facts.runs:
         for round_ in run.checks:
-            for result in round_.get("results", []):
-                if not result.get("passed"):
-                    text = (result.get("head") or "") + (result.get("tail") or "")
-                    found[(str(round_.get("commit")), str(result.get("name")))] = text[-EXCERPT_CHARS:]
+            for result in round_.failing():
+                found[(round_.commit, result.name)] = (result.head + result.tail)[-EXCERPT_CHARS:]
     return found
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bolt.plan import PLAN_FILE
 from aidlc.gates.evidence import (
@@ -39,12 +40,12 @@ from aidlc.model import evidence as ev
 
 def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
           reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None,
-          observed: list[dict[str, Any]] | None = None) -> ev.EvidenceReport:
+          observed: list[dict[str, Any]] | None = None, index: BankIndex | None = None) -> ev.EvidenceReport:
     """The report of `bolt_ref`. With `run`, checks run (and are recorded) when none was recorded for the head's
     code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded.
     `observed`: `check.recorded` events the caller made itself just now (aidlc ci runs the checks): they replace
-    the ledger's, which then count as history only."""
-    facts = gather(repo, bank, bolt_ref)
+    the ledger's, which then count as history only. `index`: the bank's, when the caller holds it."""
+    facts = gather(repo, bank, bolt_ref, index)
     if observed is not None:
         facts.events = [e for e in facts.events if e.get("type") != "check.recorded"] + observed
     current = CodeMatch.of(facts)

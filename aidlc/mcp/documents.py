@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from aidlc.bank.config import load_config
 from aidlc.errors import UsageError
 from aidlc.model.events import Actor, Subject
-from aidlc.workspace import layout_of, open_bank, open_docs, open_records
+from aidlc.workspace import Workspace, layout_of, open_bank, open_docs, open_records
 
 if TYPE_CHECKING:
     from aidlc.bank.items import MemoryBank
@@ -191,7 +191,7 @@ def bolt_trace(root: Path, ref: str) -> dict[str, Any]:
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.bolt.store import find_run, run_summary
 
-    run = find_run(root, ref)
+    run = find_run(Workspace.open(root), ref)
     return document(run=run_summary(run.load()), spans=[span.model_dump(exclude_none=True) for span in run.spans()])
 
 
