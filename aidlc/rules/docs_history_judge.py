@@ -1,7 +1,7 @@
 """What the history rules (aidlc/rules/docs_history_scan.py) keep while they walk the commits: the versions of each
 audit log read so far, the commit that first added each entry's words, and the findings.
 
-Git is read through aidlc/vcs.py, a few versions' bytes at a time: an audit log's versions add up to gigabytes,
+Git is read through aidlc/vcs/, a few versions' bytes at a time: an audit log's versions add up to gigabytes,
 so what was read of a version (its entries) is kept and its bytes let go.
 """
 

@@ -3,7 +3,7 @@ timestamps agree with the commits that added the entries, and a stage is ticked 
 audit log holds its approval.
 
 Git is the evidence: every commit that changed the audit logs or the state file, on HEAD's history (or a pull
-request's commits), each compared with its parents (aidlc/vcs.py reads them). Entries are matched across
+request's commits), each compared with its parents (aidlc/vcs/ reads them). Entries are matched across
 versions by their text (AuditEntry.text): what a parent holds and the commit does not was deleted or edited by that
 commit. A merge is charged only with what no side explains: an entry one side added and the merge dropped, or one
 every side kept; an entry one side deleted since the merge base is that side's commit's deletion, not the merge's.
