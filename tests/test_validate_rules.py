@@ -366,6 +366,21 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
                                                                           "id: 003-checkout"))
 
 
+@case("story-file-name-right-to-left-override", "AIDLC-ID-004", f"{UNIT_DIR}/stories/003-refund\u202edm.exe.md",
+      "the name '003-refund\\u202edm.exe.md' holds the bidirectional control U+202E",
+      others=("AIDLC-ID-002", "AIDLC-REF-009"))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    # Only the file's name hides text: its front matter, title and every other name are plain.
+    b.write(f"{UNIT_DIR}/stories/003-refund\u202edm.exe.md", b.read(STORY2).replace("id: 002-refund-order",
+                                                                                  "id: 003-refund"))
+
+
+@case("intent-title-zero-width", "AIDLC-ID-004", REQUIREMENTS, "the zero-width character U+200B")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    # One heading of a long file hides a character: found however many other files come before it.
+    return body_line(b, REQUIREMENTS, "# Intent: Checkout", "# Intent: Check\u200bout")
+
+
 @case("bolt-id-a-path", "AIDLC-ID-005", BOLT2, "the id '../../src/evil' holds a path separator",
       others=("AIDLC-ID-002",))
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
