@@ -35,6 +35,8 @@ def hides(text: str) -> bool:
 
 def hidden_character(value: str, allowed: str = "") -> str | None:
     """The first character of `value` that hides or disguises text (besides `allowed`), in words; None if none."""
+    if value.isascii() and value.isprintable():  # the usual name: no control character, nothing else to find
+        return None
     for match in _HIDDEN.finditer(value):
         char = match.group()
         if char in allowed:
