@@ -129,10 +129,11 @@ _NAMING_KEYS = ("id", "story", "unit", "intent", "title", "name")
       "\\x{200b}-\\x{200f}]' FILE` finds it)")
 def hidden_characters(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
-    docs = [(doc, _naming_values(doc)) for doc, _meta, _problems in bank.front_matters()]
+    docs = [doc for doc, _meta, _problems in bank.front_matters()]
     # One scan of all the text first, as most banks hide nothing: `hides` passes line ends, so the text joined by
     # them hides a character exactly where one of its parts does.
-    if hides("\n".join([part for doc, values in docs for part in (doc.body, *(value for _key, value in values))])):
+    values = [value for doc in docs if doc.meta for key in _NAMING_KEYS if isinstance(value := doc.meta.get(key), str)]
+    if hides("\n".join([doc.body for doc in docs] + values)):
         yield from _hidden_in_files(docs)
     # Likewise the names: no character `hidden_character` names is '/', and a story's path holds its name.
     others = [(i.rel, i.id) for i in bank.intents] + [(u.rel, u.folder) for u in bank.units] + \
@@ -145,14 +146,10 @@ def hidden_characters(index: BankIndex) -> Iterator[Hit]:
             yield Hit(rel, None, f"the name '{shown(name)}' holds {hidden}")
 
 
-def _naming_values(doc: Document) -> list[tuple[str, str]]:
-    """The naming keys' values of a file's front matter (as YAML reads them, escapes and all)."""
-    raw = doc.meta or {}
-    return [(key, raw[key]) for key in _NAMING_KEYS if isinstance(raw.get(key), str)]
-
-
-def _hidden_in_files(docs: list[tuple[Document, list[tuple[str, str]]]]) -> Iterator[Hit]:
-    for doc, values in docs:
+def _hidden_in_files(docs: list[Document]) -> Iterator[Hit]:
+    for doc in docs:
+        raw = doc.meta or {}
+        values = [(key, raw[key]) for key in _NAMING_KEYS if isinstance(raw.get(key), str)]  # YAML escapes read
         if not (hides(doc.body) or any(hides(value) for _key, value in values)):
             continue
         found = [(doc.line_of(key), value) for key, value in values]
