@@ -22,13 +22,21 @@ _HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(BIDI | ZERO_WIDTH)) 
 _HIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + "".join(sorted(BIDI | ZERO_WIDTH)) + "]")
 
 
+# What ASCII text may hold without hiding anything: the printable characters, tab and line ends.
+_ASCII_SHOWN = bytes(range(0x20, 0x7F)) + b"\t\n\r"
+
+
 def hides(text: str) -> bool:
     """True when multi-line `text` holds a hiding character besides tab and line ends (one scan, no list)."""
+    if text.isascii():  # nearly always: deleting the shown bytes in C is five times faster than the regex
+        return bool(text.encode("ascii").translate(None, _ASCII_SHOWN))
     return _HIDDEN_IN_TEXT.search(text) is not None
 
 
 def hidden_character(value: str, allowed: str = "") -> str | None:
     """The first character of `value` that hides or disguises text (besides `allowed`), in words; None if none."""
+    if value.isascii() and value.isprintable():  # the usual name: no control character, nothing else to find
+        return None
     for match in _HIDDEN.finditer(value):
         char = match.group()
         if char in allowed:

@@ -33,6 +33,7 @@ def test_the_validate_benchmark_measures_a_clean_generated_bank(tmp_path: Path) 
     assert shape["stories"] + shape["units"] + shape["bolts"] <= size["summary"]["files"] <= size["floor_files"]
     for row in ("cli", "in_process", "floor_yaml_rs", "floor_pyyaml"):
         assert size[row]["runs"] == 1 and size[row]["median"] > 0
+    assert size["cpu"]["cli"] > 0 and size["cpu"]["yaml-rs"] > 0  # the children's own CPU time, beside wall time
     assert {goal["passed"] for goal in report["goals"][:3]} == {None}  # neither 10,000 nor 1,000 stories measured
     assert set(report["startup"]) == {"aidlc --version", "aidlc --help", "python -c pass"}
     assert "aidlc --help under 2x aidlc --version" in [goal["name"] for goal in report["goals"]]

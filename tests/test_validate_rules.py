@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -364,6 +365,21 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
 def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
     b.write(f"{MB}/bolts/003-check\u200bout/bolt.md", b.read(BOLT2).replace("id: 002-checkout-refunds",
                                                                           "id: 003-checkout"))
+
+
+@case("story-file-name-right-to-left-override", "AIDLC-ID-004", f"{UNIT_DIR}/stories/003-refund\u202edm.exe.md",
+      "the name '003-refund\\u202edm.exe.md' holds the bidirectional control U+202E",
+      others=("AIDLC-ID-002", "AIDLC-REF-009"))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> None:
+    # Only the file's name hides text: its front matter, title and every other name are plain.
+    b.write(f"{UNIT_DIR}/stories/003-refund\u202edm.exe.md", b.read(STORY2).replace("id: 002-refund-order",
+                                                                                  "id: 003-refund"))
+
+
+@case("intent-title-zero-width", "AIDLC-ID-004", REQUIREMENTS, "the zero-width character U+200B")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    # One heading of a long file hides a character: found however many other files come before it.
+    return body_line(b, REQUIREMENTS, "# Intent: Checkout", "# Intent: Check\u200bout")
 
 
 @case("bolt-id-a-path", "AIDLC-ID-005", BOLT2, "the id '../../src/evil' holds a path separator",
@@ -969,12 +985,25 @@ def test_every_code_names_its_family() -> None:
 CLEAN_STORY_META = {"id": "001-x", "unit": "001-u", "intent": "001-i", "status": "draft", "requirements": ["FR-1"]}
 
 
-@pytest.mark.parametrize("metas", [
-    [], [CLEAN_STORY_META], [CLEAN_STORY_META, {**CLEAN_STORY_META, 1: "a key that is not text"}],
-    [CLEAN_STORY_META, {"id": "no-unit"}], [{**CLEAN_STORY_META, None: 1}, {"status": "bogus"}, CLEAN_STORY_META],
-])
-def test_validating_many_front_matters_at_once_equals_one_by_one(metas: list[dict]) -> None:
-    from aidlc.bank.items import validate_front_matter, validate_many
-    from aidlc.model.artifacts import Story
+CLEAN_BOLT_META = {"id": "001-b", "unit": "001-u", "intent": "001-i", "type": "simple-construction-bolt",
+                   "status": "in-progress", "stories": ["001-x"], "created": "2026-11-30T08:00:00Z",
+                   "stages_completed": [{"name": "plan", "completed": "2026-11-30T10:00:00Z"}]}
 
-    assert validate_many(Story, metas) == [validate_front_matter(Story, meta) for meta in metas]
+
+@pytest.mark.parametrize(("model_name", "metas"), [
+    ("Story", []), ("Story", [CLEAN_STORY_META]),
+    ("Story", [CLEAN_STORY_META, {**CLEAN_STORY_META, 1: "a key that is not text"}]),
+    ("Story", [CLEAN_STORY_META, {"id": "no-unit"}]),
+    ("Story", [{**CLEAN_STORY_META, None: 1}, {"status": "bogus"}, CLEAN_STORY_META]),
+    # Bolts are validated in one batch too (aidlc/bank/loader.py): the same models and problems as one by one.
+    ("Bolt", [CLEAN_BOLT_META, {**CLEAN_BOLT_META, "stages_completed": 7}, CLEAN_BOLT_META]),
+    ("Bolt", [{**CLEAN_BOLT_META, "created": "2026-11-30T08:00:00"}, {**CLEAN_BOLT_META, "status": "bogus"}]),
+    ("Bolt", [{**CLEAN_BOLT_META, "created": datetime.date(2026, 11, 30)}, {**CLEAN_BOLT_META, 2: "x"},
+              {"id": "only-an-id"}, CLEAN_BOLT_META]),
+])
+def test_validating_many_front_matters_at_once_equals_one_by_one(model_name: str, metas: list[dict]) -> None:
+    from aidlc.bank.items import validate_front_matter, validate_many
+    from aidlc.model import artifacts
+
+    model = getattr(artifacts, model_name)
+    assert validate_many(model, metas) == [validate_front_matter(model, meta) for meta in metas]

@@ -62,6 +62,7 @@ class _Loader:
         self.rel = relative_to(repo_root)
         self.walker = Walker(self.rel)
         self._stories: list[StoryItem] = []  # in listing order
+        self._bolt_metas: list[tuple[BoltItem, dict[Any, Any]]] = []  # front matter to validate, in one batch
 
     def read(self, path: str) -> Document:
         self.files_read += 1
@@ -93,6 +94,7 @@ class _Loader:
             bank.runbooks.append(Runbook(doc=doc, headings=markdown.heading_titles(lines)))
         bank.standards = [self.rel(e.path) for e in self.walker.files(os.path.join(root, "standards"), ".md")]
         self._validate_stories()
+        self._validate_bolts()
         bank.root_files = _root_files(self.repo_root)
         bank.files_read = self.files_read
         bank.unreadable = [doc for doc in self._all_docs(bank) if doc.problem is not None] + self.walker.refused
@@ -194,8 +196,14 @@ class _Loader:
         if doc.meta is not None:
             meta, bolt.aliases = resolve_aliases(Bolt, doc.meta)
             meta, bolt.status_written = read_status(Bolt, meta)
-            bolt.meta, bolt.problems = validate_front_matter(Bolt, meta)
+            self._bolt_metas.append((bolt, meta))
         return bolt
+
+    def _validate_bolts(self) -> None:
+        """Every bolt's front matter, in one batch as the stories'."""
+        validated = validate_many(Bolt, [meta for _bolt, meta in self._bolt_metas])
+        for (bolt, _meta), (model, problems) in zip(self._bolt_metas, validated, strict=True):
+            bolt.meta, bolt.problems = model, problems
 
     @staticmethod
     def _all_docs(bank: MemoryBank) -> list[Document]:

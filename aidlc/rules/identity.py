@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+from aidlc.bank.frontmatter import Document
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import Artifact, BoltItem, StoryItem, strip_number
 from aidlc.model.types import Severity
@@ -128,21 +129,34 @@ _NAMING_KEYS = ("id", "story", "unit", "intent", "title", "name")
       "\\x{200b}-\\x{200f}]' FILE` finds it)")
 def hidden_characters(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
-    for doc, _meta, _problems in bank.front_matters():
+    docs = [doc for doc, _meta, _problems in bank.front_matters()]
+    # One scan of all the text first, as most banks hide nothing: `hides` passes line ends, so the text joined by
+    # them hides a character exactly where one of its parts does.
+    values = [value for doc in docs if doc.meta for key in _NAMING_KEYS if isinstance(value := doc.meta.get(key), str)]
+    if hides("\n".join([doc.body for doc in docs] + values)):
+        yield from _hidden_in_files(docs)
+    # Likewise the names: no character `hidden_character` names is '/', and a story's path holds its name.
+    others = [(i.rel, i.id) for i in bank.intents] + [(u.rel, u.folder) for u in bank.units] + \
+        [(b.rel, b.folder) for b in bank.bolts]
+    stories = [s for u in bank.units for s in u.stories]
+    if hidden_character("/".join([name for _rel, name in others] + [s.rel for s in stories])) is None:
+        return
+    for rel, name in others + [(s.rel, Path(s.rel).name) for s in stories]:
+        if (hidden := hidden_character(name)) is not None:
+            yield Hit(rel, None, f"the name '{shown(name)}' holds {hidden}")
+
+
+def _hidden_in_files(docs: list[Document]) -> Iterator[Hit]:
+    for doc in docs:
         raw = doc.meta or {}
         values = [(key, raw[key]) for key in _NAMING_KEYS if isinstance(raw.get(key), str)]  # YAML escapes read
-        if not (hides(doc.body) or any(hides(value) for _key, value in values)):  # the common case: one scan
+        if not (hides(doc.body) or any(hides(value) for _key, value in values)):
             continue
         found = [(doc.line_of(key), value) for key, value in values]
         found += [(doc.body_start + n, line) for n, line in enumerate(doc.body.splitlines()) if line.startswith("#")]
         for number, text in found:
             if (hidden := hidden_character(text, allowed="\t")) is not None:
                 yield Hit(doc.rel, number, f"{shown(text.strip(), keep=chr(9))[:200]} holds {hidden}")
-    names = [(i.rel, i.id) for i in bank.intents] + [(u.rel, u.folder) for u in bank.units] + \
-        [(b.rel, b.folder) for b in bank.bolts] + [(s.rel, Path(s.rel).name) for u in bank.units for s in u.stories]
-    for rel, name in names:
-        if (hidden := hidden_character(name)) is not None:
-            yield Hit(rel, None, f"the name '{shown(name)}' holds {hidden}")
 
 
 @rule("AIDLC-ID-005", E, "identity", "a story or bolt id is not one plain name: it holds a path separator or "

@@ -1,0 +1,40 @@
+"""What names may hold: `hides` and `hidden_character` read ASCII text without their regex, and must answer exactly as
+the regex does."""
+
+from __future__ import annotations
+
+import random
+
+from aidlc.names import _HIDDEN, _HIDDEN_IN_TEXT, BIDI, ZERO_WIDTH, hidden_character, hides
+
+# Every ASCII character, the C1 controls and Latin-1, the characters that hide text, and their neighbours.
+CHARACTERS = [chr(code) for code in range(0x300)] + sorted(BIDI | ZERO_WIDTH) + ["\u2028", "\u2029", "\u202f",
+                                                                                   "\u2065", "\u206a", "\ufffd"]
+
+
+def test_hides_answers_as_the_regex_for_each_character() -> None:
+    texts = [text for char in CHARACTERS for text in (char, f"# Story: Refund{char}an order\n", f"a\tb\r\n{char}")]
+    assert [hides(text) for text in texts] == [_HIDDEN_IN_TEXT.search(text) is not None for text in texts]
+
+
+def test_hides_answers_as_the_regex_for_mixed_text() -> None:
+    rng = random.Random(23)
+    plain = [chr(code) for code in range(0x20, 0x7F)] + ["\t", "\n", "\r"]
+    texts = ["", "\n\n", "plain text\twith a tab\r\n"]
+    for _ in range(2000):
+        text = [rng.choice(plain) for _ in range(rng.randint(0, 40))]
+        if rng.random() < 0.5:  # one character of any kind somewhere
+            text.insert(rng.randint(0, len(text)), rng.choice(CHARACTERS))
+        texts.append("".join(text))
+    assert [hides(text) for text in texts] == [_HIDDEN_IN_TEXT.search(text) is not None for text in texts]
+    assert any(hides(text) for text in texts) and not all(hides(text) for text in texts)
+
+
+def test_hidden_character_finds_what_the_regex_finds() -> None:
+    for char in CHARACTERS:
+        for text in (char, f"001-check{char}out", f"\t{char}"):
+            found = [match.group() for match in _HIDDEN.finditer(text) if match.group() != "\t"]
+            said = hidden_character(text, allowed="\t")
+            assert (said is None) == (not found), repr(text)
+            assert said is None or f"U+{ord(found[0]):04X}" in said, (text, said)
+            assert (hidden_character(text) is None) == (_HIDDEN.search(text) is None), repr(text)
