@@ -9,7 +9,7 @@ import pytest
 
 from aidlc.aidlc_docs.state import read_state, split_stage_line
 from aidlc.model.types import Severity
-from aidlc.rules import CATALOGUE
+from aidlc.rules import every_rule
 from tests.aidlc_docs_sample import (
     AUDIT,
     CODE_PLAN,
@@ -48,10 +48,10 @@ def test_the_clean_project_has_no_finding_of_any_severity(docs: DocsRepo) -> Non
 
 
 def test_every_aidlc_docs_rule_has_a_severity_a_summary_and_a_fix() -> None:
-    codes = sorted(code for code, rule in CATALOGUE.items() if rule.family == "aidlc-docs")
+    codes = sorted(code for code, rule in every_rule().items() if rule.family == "aidlc-docs")
     assert codes == [f"AIDLC-DOCS-{n:03}"
                      for n in (*range(1, 17), *range(20, 29), *range(40, 43), *range(60, 73))]
-    assert all(CATALOGUE[code].summary and CATALOGUE[code].fix for code in codes)
+    assert all(every_rule()[code].summary and every_rule()[code].fix for code in codes)
 
 
 # -- the files -----------------------------------------------------------------------------------------------------
@@ -61,7 +61,7 @@ def test_merge_conflict_markers_in_the_audit_log_are_errors(docs: DocsRepo) -> N
     docs.replace(AUDIT, "## Application Design - Approval", ">>>>>>> feature/web\n## Application Design - Approval")
     lines = [docs.line(AUDIT, marker) for marker in ("<<<<<<<", "=======", ">>>>>>>")]
     assert only(docs, "AIDLC-DOCS-001") == [(AUDIT, line) for line in lines]
-    assert CATALOGUE["AIDLC-DOCS-001"].severity == Severity.error
+    assert every_rule()["AIDLC-DOCS-001"].severity == Severity.error
 
 
 def test_a_heading_underlined_with_equals_signs_is_not_a_conflict(docs: DocsRepo) -> None:
@@ -279,7 +279,7 @@ def test_a_line_naming_no_known_stage_is_a_note_never_a_guess(docs: DocsRepo) ->
     docs.replace(STATE, "- [x] Build and Test - EXECUTE", "- [x] Build and Test - EXECUTE\n  - [x] 7 suites green\n"
                  "- [x] M1 — Scaffold (solution, Docker) — PR #9")
     assert only(docs, "AIDLC-DOCS-012") == [(STATE, docs.line(STATE, "M1 — Scaffold"))]
-    assert CATALOGUE["AIDLC-DOCS-012"].severity == Severity.info
+    assert every_rule()["AIDLC-DOCS-012"].severity == Severity.info
 
 
 # -- story ids -----------------------------------------------------------------------------------------------------

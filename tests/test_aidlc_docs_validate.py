@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.rules import CATALOGUE
+from aidlc.rules import every_rule
 from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, stamp
 from tests.helpers import run_cli, summary_line
 
@@ -38,7 +38,7 @@ def test_validate_reports_an_error_with_file_line_fix_and_next_steps(docs: DocsR
     assert out[0] == STATE
     assert out[1] == (f"  ✗ [ERROR] {STATE}:{line} AIDLC-DOCS-004 ticked, and the line says it awaits approval: "
                       "\"Build and Test - EXECUTE (awaiting approval)\"")
-    assert out[2] == "      fix: " + CATALOGUE["AIDLC-DOCS-004"].fix
+    assert out[2] == "      fix: " + every_rule()["AIDLC-DOCS-004"].fix
     assert summary_line(result.stdout) == "validation failed: 20 files, 1 error, 0 warnings, 0 notes"
     steps = out[out.index("Next steps:") + 1:]
     assert steps[0].startswith("  aidlc rules AIDLC-DOCS-004")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.rules import CATALOGUE
+from aidlc.rules import every_rule
 from tests import test_walkthrough
 from tests.helpers import run_cli
 from tests.test_gate import BOLT, BOLT_ID, LEDGER, edit, read, through_plan, write
@@ -315,7 +315,7 @@ def test_every_ci_rule_has_a_broken_fixture() -> None:
         "AIDLC-CI-013": rulebook.test_a_change_of_the_rules_approved_by_another_person_passes_and_its_rules_judge,
         "AIDLC-CI-014": rulebook.test_a_commit_after_the_walkthrough_was_approved_does_not_ride_on_the_closed_bolt,
         "AIDLC-CI-015": rulebook.test_a_plan_approval_forged_as_policy_is_judged_by_the_base_policy}
-    assert set(fixtures) == {code for code, rule in CATALOGUE.items() if rule.family == "ci"}
+    assert set(fixtures) == {code for code, rule in every_rule().items() if rule.family == "ci"}
 
 
 def test_validate_never_reports_a_ci_rule(pr: Path) -> None:

@@ -20,7 +20,7 @@ from aidlc.ci.github import annotation, escape_data, escape_property
 from aidlc.ci.sarif import document as sarif_document
 from aidlc.ci.sarif import published_home
 from aidlc.model.ci import CiFinding, CiReport
-from aidlc.rules import CATALOGUE
+from aidlc.rules import every_rule
 from tests.helpers import console_script
 from tests.test_ci import (  # noqa: F401 - pr is a fixture
     BOB,
@@ -201,7 +201,7 @@ def test_sarif_validates_against_the_official_schema(pr: Path, tmp_path: Path) -
     jsonschema.Draft4Validator.check_schema(schema)
     jsonschema.Draft4Validator(schema).validate(sarif)
     run = sarif["runs"][0]
-    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == list(CATALOGUE)
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == list(every_rule())
     assert all(rule["help"]["text"] and rule["shortDescription"]["text"] for rule in run["tool"]["driver"]["rules"])
     results = {r["ruleId"]: r for r in run["results"]}
     ref = results["AIDLC-REF-001"]["locations"][0]["physicalLocation"]

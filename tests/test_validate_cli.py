@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from click.testing import CliRunner, Result
 
 from aidlc.cli import cli
 from aidlc.cli.app import run_safely
-from aidlc.rules import CATALOGUE
+from aidlc.rules import every_rule
 from tests.helpers import BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, git_init, run_cli, summary_line
 
 ANSI = re.compile(r"\x1b\[")
@@ -59,7 +60,7 @@ def test_error_finding_line_fix_next_steps_and_summary(bank: Bank) -> None:
             "'in-progress', 'complete' or 'blocked'")
     assert out[0] == STORY1
     assert out[1] == head
-    assert out[2] == "      fix: " + CATALOGUE["AIDLC-SCHEMA-002"].fix
+    assert out[2] == "      fix: " + every_rule()["AIDLC-SCHEMA-002"].fix
     assert summary_line(result.stdout) == "validation failed: 8 files, 1 error, 0 warnings, 0 notes"
     steps = out[out.index("Next steps:") + 1 :]
     assert steps[0].startswith("  aidlc rules AIDLC-SCHEMA-002")
@@ -338,16 +339,16 @@ def test_rules_lists_the_whole_catalogue() -> None:
     result = invoke("rules")
     assert result.exit_code == 0
     rows = [line.split(None, 3) for line in result.stdout.splitlines()]
-    assert [row[0] for row in rows] == list(CATALOGUE)
+    assert [row[0] for row in rows] == list(every_rule())
     for code, severity, family, summary in rows:
-        rule = CATALOGUE[code]
+        rule = every_rule()[code]
         assert (severity, family, summary) == (rule.severity.value, rule.family, rule.summary)
 
 
 def test_rules_verbose_shows_fixes() -> None:
     lines = invoke("-v", "rules").stdout.splitlines()
-    assert len(lines) == 2 * len(CATALOGUE)
-    assert lines[1].strip() == "fix: " + next(iter(CATALOGUE.values())).fix
+    assert len(lines) == 2 * len(every_rule())
+    assert lines[1].strip() == "fix: " + next(iter(every_rule().values())).fix
 
 
 @pytest.mark.parametrize("code", ["AIDLC-REF-001", "aidlc-ref-001"])
@@ -355,24 +356,61 @@ def test_rules_explains_one_code(code: str) -> None:
     result = invoke("rules", code)
     assert result.exit_code == 0
     first, second = result.stdout.splitlines()
-    assert first.split(None, 3) == ["AIDLC-REF-001", "error", "references", CATALOGUE["AIDLC-REF-001"].summary]
-    assert second.strip() == "fix: " + CATALOGUE["AIDLC-REF-001"].fix
+    assert first.split(None, 3) == ["AIDLC-REF-001", "error", "references", every_rule()["AIDLC-REF-001"].summary]
+    assert second.strip() == "fix: " + every_rule()["AIDLC-REF-001"].fix
 
 
 def test_rules_json() -> None:
     result = invoke("--format", "json", "rules")
     doc = json.loads(result.stdout)
     assert doc["version"] == 1
-    assert [r["code"] for r in doc["rules"]] == list(CATALOGUE)
+    assert [r["code"] for r in doc["rules"]] == list(every_rule())
     assert set(doc["rules"][0]) == {"code", "severity", "family", "checks", "fix"}
     one = json.loads(invoke("--format", "json", "rules", "AIDLC-STATE-005").stdout)
+    rule = every_rule()["AIDLC-STATE-005"]
     assert one["rules"] == [{"code": "AIDLC-STATE-005", "severity": "error", "family": "state",
-                             "checks": CATALOGUE["AIDLC-STATE-005"].summary, "fix": CATALOGUE["AIDLC-STATE-005"].fix}]
+                             "checks": rule.summary, "fix": rule.fix}]
+
+
+# A process that imports the given rule modules first, then prints the catalogue's codes (and whether a memory
+# bank's validation, when asked, imported any aidlc-docs rule).
+CATALOGUE_PROBE = """
+import importlib, sys
+from pathlib import Path
+for name in sys.argv[2:]:
+    importlib.import_module("aidlc.rules." + name)
+if sys.argv[1] != "-":
+    from aidlc.rules import validate
+    from aidlc.workspace import open_records
+    validate(open_records(Path(sys.argv[1])))
+    print(sorted(name for name in sys.modules if name.startswith("aidlc.rules.docs")))
+from aidlc.rules import every_rule
+print(" ".join(every_rule()))
+"""
+
+
+def probe_catalogue(*args: str) -> list[str]:
+    proc = subprocess.run([sys.executable, "-c", CATALOGUE_PROBE, *args], capture_output=True, text=True, check=True)
+    return proc.stdout.splitlines()
+
+
+def test_the_catalogue_keeps_its_order_whichever_rule_modules_load_first() -> None:
+    listed = [line.split(None, 1)[0] for line in run_cli("rules").stdout.splitlines()]
+    assert probe_catalogue("-") == [" ".join(listed)]
+    # The aidlc-docs rules, which load only where that layout is validated, imported first and backwards.
+    assert probe_catalogue("-", "docs_history", "docs_gates", "docs_layout", "docs_records") == [" ".join(listed)]
+    assert probe_catalogue("-", "structure", "docs_history", "files") == [" ".join(listed)]
+
+
+def test_a_memory_banks_validation_imports_no_aidlc_docs_rule(bank: Bank) -> None:
+    imported, codes = probe_catalogue(str(bank.root))
+    assert imported == "[]"
+    assert codes.split() == list(every_rule())
 
 
 def test_rules_process_text_json_and_unknown_code(tmp_path: Path) -> None:
     text = run_cli("rules", cwd=tmp_path)
-    assert text.returncode == 0 and len(text.stdout.splitlines()) == len(CATALOGUE)
+    assert text.returncode == 0 and len(text.stdout.splitlines()) == len(every_rule())
     doc = run_cli("--format", "json", "rules", "AIDLC-REF-001", cwd=tmp_path)
     assert doc.returncode == 0 and json.loads(doc.stdout)["rules"][0]["code"] == "AIDLC-REF-001"
     unknown = run_cli("rules", "AIDLC-NOPE-001", cwd=tmp_path)
@@ -388,7 +426,6 @@ def test_every_code_a_finding_names_is_explained_by_rules(bank: Bank) -> None:
 
 def test_module_entry_point_matches_console_script() -> None:
     import shutil
-    import subprocess
 
     script = Path(sys.executable).with_name("aidlc")
     script = script if script.exists() else Path(shutil.which("aidlc") or "aidlc")

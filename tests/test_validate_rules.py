@@ -13,7 +13,7 @@ from aidlc.bank.config import load_config
 from aidlc.bank.index import BankIndex
 from aidlc.bank.loader import load_bank
 from aidlc.model.types import Severity
-from aidlc.rules import CATALOGUE
+from aidlc.rules import every_rule
 from tests.helpers import (
     BOLT1,
     BOLT1_DIR,
@@ -709,7 +709,8 @@ def test_clean_bank_has_zero_findings(bank: Bank) -> None:
 # The ledger family checks events.jsonl and is tested with the ledger (tests of aidlc gate / aidlc log); the ci
 # family needs a pull request's history and is tested in test_ci.py.
 # The memory-bank layout's rules (the aidlc-docs layout's have their fixtures in tests/test_aidlc_docs_*.py).
-VALIDATOR_RULES = {code: rule for code, rule in CATALOGUE.items() if rule.family not in ("ledger", "ci", "aidlc-docs")}
+VALIDATOR_RULES = {code: rule for code, rule in every_rule().items()
+                   if rule.family not in ("ledger", "ci", "aidlc-docs")}
 
 
 def test_every_rule_in_the_catalogue_has_a_broken_fixture() -> None:
@@ -724,7 +725,7 @@ def test_broken_fixture(bank: Bank, monkeypatch: pytest.MonkeyPatch, broken: Cas
     hits = [f for f in findings if f.code == broken.code]
     assert [(f.path, f.line) for f in hits] == [(broken.path, line)] * broken.count, findings
     assert all(broken.message in f.message for f in hits), hits[0].message
-    assert all(f.severity == CATALOGUE[broken.code].severity for f in hits)
+    assert all(f.severity == every_rule()[broken.code].severity for f in hits)
     assert all(f.fix for f in hits)
     unexpected = {f.code for f in findings} - {broken.code} - broken.others
     assert not unexpected, [f for f in findings if f.code in unexpected]
@@ -933,7 +934,7 @@ def test_robust_input_never_raises(bank: Bank, name: str) -> None:
         assert finding.path and not finding.path.startswith("/") and "\\" not in finding.path
         assert finding.line is None or finding.line >= 1
         assert len(finding.message) <= 400
-        assert finding.code in CATALOGUE
+        assert finding.code in every_rule()
 
 
 def test_huge_value_message_is_shortened_but_keeps_both_ends(bank: Bank) -> None:

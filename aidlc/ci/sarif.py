@@ -19,7 +19,7 @@ from urllib.parse import quote
 from aidlc import __version__
 from aidlc.model.ci import CiFinding, CiReport
 from aidlc.model.types import Severity
-from aidlc.rules import CATALOGUE
+from aidlc.rules import every_rule
 from aidlc.rules.catalogue import Rule
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -96,7 +96,8 @@ def _physical(uri: str, line: int | None) -> dict[str, Any]:
 
 def document(report: CiReport, home: str | None) -> dict[str, Any]:
     """The SARIF document of `report`; `home` is the repository rules link to (see the module's docstring)."""
-    codes = list(CATALOGUE)
+    rules = every_rule()
+    codes = list(rules)
     root = Path(report.root)
     results = []
     for finding in report.findings:
@@ -113,7 +114,7 @@ def document(report: CiReport, home: str | None) -> dict[str, Any]:
     run: dict[str, Any] = {
         "tool": {"driver": {"name": "aidlc", "version": __version__, "semanticVersion": __version__,
                             **({"informationUri": home} if home else {}),
-                            "rules": [_rule(rule, home) for rule in CATALOGUE.values()]}},
+                            "rules": [_rule(rule, home) for rule in rules.values()]}},
         "results": results,
         "columnKind": "unicodeCodePoints",
     }

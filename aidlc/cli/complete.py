@@ -62,8 +62,8 @@ def stages(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> lis
 def rule_codes(_ctx: click.Context, _param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Rule codes, also from their short form (REF completes AIDLC-REF-001 ...)."""
     # Completion runs on every TAB: only what this completer needs loads.
-    from aidlc.rules import CATALOGUE
+    from aidlc.rules import every_rule
 
     wanted = incomplete.upper()
-    return [CompletionItem(code) for code in sorted(CATALOGUE)
+    return [CompletionItem(code) for code in sorted(every_rule())
             if code.startswith(wanted) or code.removeprefix("AIDLC-").startswith(wanted)]

@@ -7,7 +7,7 @@ import click
 from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
-from aidlc.rules import CATALOGUE
+from aidlc.rules import every_rule
 
 
 @click.command("rules")
@@ -16,7 +16,7 @@ from aidlc.rules import CATALOGUE
 @click.pass_obj
 def rules_cmd(app: App, code: str | None) -> None:
     """List the validation rules, or explain one (aidlc rules AIDLC-REF-001)."""
-    rules = list(CATALOGUE.values())
+    rules = list(every_rule().values())
     if code:
         wanted = code.strip().upper()
         rules = [r for r in rules if r.code in (wanted, f"AIDLC-{wanted}")]  # REF-001 is AIDLC-REF-001

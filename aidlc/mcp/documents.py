@@ -80,9 +80,9 @@ def validate(root: Path, paths: list[str]) -> dict[str, Any]:
 def rules(code: str | None) -> dict[str, Any]:
     """`aidlc rules [CODE] --format json`: the catalogue, or one rule with its fix."""
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
-    from aidlc.rules import CATALOGUE
+    from aidlc.rules import every_rule
 
-    found = list(CATALOGUE.values())
+    found = list(every_rule().values())
     if code:
         found = [rule for rule in found if rule.code == code.strip().upper()]
         if not found:

@@ -12,17 +12,13 @@ from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
 from aidlc.perf import gc_paused
 
-# isort: off
-# The aidlc-docs rules register first: the catalogue keeps registration order (SARIF's rule list, `aidlc rules`).
-from aidlc.rules import docs_records, docs_layout
-# isort: on
+# A memory bank's rules; the aidlc-docs layout's load where its records are validated (run_docs_rules), and every
+# rule where the whole catalogue is listed (every_rule keeps its order whichever loaded first).
 from aidlc.rules import (  # noqa: F401 - registers
     approvals,
     ci,
     claims,
     coverage,
-    docs_gates,
-    docs_history,
     files,
     identity,
     ledger,
@@ -30,10 +26,9 @@ from aidlc.rules import (  # noqa: F401 - registers
     state,
     structure,
 )
-from aidlc.rules.catalogue import CATALOGUE, Hit, Rule, shorten
-from aidlc.rules.docs_history_scan import history_findings
+from aidlc.rules.catalogue import CATALOGUE, Hit, Rule, every_rule, shorten
 
-__all__ = ["CATALOGUE", "Rule", "run_docs_rules", "run_records_rules", "run_rules", "shorten", "validate"]
+__all__ = ["Rule", "every_rule", "run_docs_rules", "run_records_rules", "run_rules", "shorten", "validate"]
 
 
 def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]:
@@ -55,6 +50,10 @@ def run_docs_rules(project: DocsProject, since: str | None = None) -> list[Findi
     """Every aidlc-docs rule: over the project's docs folder (aidlc/rules/docs_layout.py), over its ledger's gate
     decisions (aidlc/rules/docs_gates.py), and over the git history of its audit logs and state file since commit
     `since` (None: all of HEAD's history; aidlc/rules/docs_history_scan.py)."""
+    # Here, not at the top: a memory bank's validation never imports the aidlc-docs rules.
+    from aidlc.rules import docs_gates, docs_layout, docs_records
+    from aidlc.rules.docs_history_scan import history_findings
+
     # A v2 record's rows replace v1's stage lines; a record the migration made keeps v1's until v2 rewrites it.
     v2 = project.record is not None and bool(project.record.rows)
     checks = [(spec, finder) for spec, finder in docs_layout.CHECKS if not (v2 and spec in docs_layout.V1_STATE_RULES)]
@@ -70,6 +69,8 @@ def run_records_rules(workspace: RecordsWorkspace, since: str | None = None) -> 
     the checks over the workspace: each space's intents registry, the migration."""
     found = [finding for record in workspace.records for finding in run_docs_rules(record, since)]
     found = list({(f.code, f.path, f.line, f.message): f for f in found}.values())  # the one ledger's, once
+    from aidlc.rules import docs_records  # here, not at the top: as in run_docs_rules
+
     found += _findings(docs_records.registry_findings(workspace))
     return sorted([*found, *docs_records.migration_findings(workspace)], key=Finding.sort_key)
 

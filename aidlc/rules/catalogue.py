@@ -8,6 +8,8 @@ fix. Codes never change meaning once released.
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -52,6 +54,7 @@ class Rule:
     fix: str
     check: Check | None  # every hit in the bank; None for a rule `aidlc ci` checks against git history
     story_check: StoryCheck | None = None  # a story rule's check of one story (`check` runs it over all)
+    module: str = ""  # the module that registers it: its place in the catalogue (MODULES)
 
     def described(self) -> dict[str, str]:
         """The rule as `aidlc rules --format json` lists it."""
@@ -59,7 +62,21 @@ class Rule:
                 "fix": self.fix}
 
 
+# The rules registered so far (a memory bank's validation imports its own rule modules only: aidlc/rules/__init__.py).
 CATALOGUE: dict[str, Rule] = {}
+
+# The modules that register rules, in the catalogue's order (`aidlc rules`, docs/rules.md, SARIF's rule list).
+MODULES = ("docs_records", "docs_layout", "ledger", "approvals", "ci", "claims", "coverage", "docs_gates",
+           "docs_history", "files", "identity", "references", "state", "structure")
+
+
+def every_rule() -> dict[str, Rule]:
+    """Every rule by code, in the catalogue's order whichever rule modules were imported first."""
+    for name in MODULES:
+        importlib.import_module(f"aidlc.rules.{name}")  # registers its rules, once
+    place = {f"aidlc.rules.{name}": number for number, name in enumerate(MODULES)}
+    # Stable: one module's rules keep the order it registers them in.
+    return {entry.code: entry for entry in sorted(CATALOGUE.values(), key=lambda entry: place[entry.module])}
 
 FAMILIES = ("file", "schema", "identity", "references", "coverage", "structure", "state", "ledger", "ci",
             "aidlc-docs")
@@ -69,7 +86,7 @@ def rule(code: str, severity: Severity, family: str, summary: str, fix: str) -> 
     """Register a check over the whole bank under a stable code."""
 
     def register(check: Check) -> Check:
-        _add(Rule(code, severity, family, summary, fix, check))
+        _add(Rule(code, severity, family, summary, fix, check, module=check.__module__))
         return check
 
     return register
@@ -84,7 +101,7 @@ def story_rule(code: str, severity: Severity, family: str, summary: str,
             for story in index.bank.stories:
                 yield from check(index, story)
 
-        _add(Rule(code, severity, family, summary, fix, over_bank, check))
+        _add(Rule(code, severity, family, summary, fix, over_bank, check, module=check.__module__))
         return check
 
     return register
@@ -92,7 +109,7 @@ def story_rule(code: str, severity: Severity, family: str, summary: str,
 
 def ci_rule(code: str, severity: Severity, summary: str, fix: str) -> Rule:
     """Register a rule `aidlc ci` checks (it needs a pull request's commits, not only the bank)."""
-    entry = Rule(code, severity, "ci", summary, fix, None)
+    entry = Rule(code, severity, "ci", summary, fix, None, module=_caller_module())
     _add(entry)
     return entry
 
@@ -100,9 +117,14 @@ def ci_rule(code: str, severity: Severity, summary: str, fix: str) -> Rule:
 def docs_rule(code: str, severity: Severity, summary: str, fix: str) -> Rule:
     """Register a rule of the aidlc-docs layout (AWS aidlc-workflows): its checks read that layout's records
     (aidlc/aidlc_docs/), not a memory bank, and `aidlc validate` runs them on a project in that layout."""
-    entry = Rule(code, severity, "aidlc-docs", summary, fix, None)
+    entry = Rule(code, severity, "aidlc-docs", summary, fix, None, module=_caller_module())
     _add(entry)
     return entry
+
+
+def _caller_module() -> str:
+    """The module calling the registering function (as collections.namedtuple finds the module defining a type)."""
+    return str(sys._getframe(2).f_globals["__name__"])
 
 
 def _add(entry: Rule) -> None:
