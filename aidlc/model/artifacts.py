@@ -14,7 +14,9 @@ from aidlc.model.types import BoltStatus, BoltType, Priority, Risk, StoryStatus,
 
 
 class FrontMatter(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=False)
+    # defer_build: each model's validator is built at its first use, not at import: `aidlc validate` checks stories
+    # and bolts through list adapters (aidlc/bank/items.py), which build their own, so theirs would go unused.
+    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=False, defer_build=True)
 
 
 class Project(FrontMatter):
