@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import StoryItem
@@ -54,7 +54,8 @@ class Rule:
     fix: str
     check: Check | None  # every hit in the bank; None for a rule `aidlc ci` checks against git history
     story_check: StoryCheck | None = None  # a story rule's check of one story (`check` runs it over all)
-    module: str = ""  # the module that registers it: its place in the catalogue (MODULES)
+    _: KW_ONLY
+    module: str  # the module that registers it: its place in the catalogue (MODULES)
 
     def described(self) -> dict[str, str]:
         """The rule as `aidlc rules --format json` lists it."""
