@@ -14,9 +14,7 @@ from aidlc.model.types import BoltStatus, BoltType, Priority, Risk, StoryStatus,
 
 
 class FrontMatter(BaseModel):
-    # defer_build: each model's validator is built at its first use, not at import: `aidlc validate` checks stories
-    # and bolts through list adapters (aidlc/bank/items.py), which build their own, so theirs would go unused.
-    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=False, defer_build=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, use_enum_values=False)
 
 
 class Project(FrontMatter):

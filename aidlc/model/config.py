@@ -13,9 +13,7 @@ DEFAULT_MAX_ANSWER_BYTES = 1 << 20  # 1 MiB: a 4096-token answer is about 16 KiB
 
 
 class _Section(BaseModel):
-    # defer_build: built at first use; a section (LLMTarget, VerifyCommand) is validated inside the Config that
-    # holds it, whose validator includes it, so its own would go unused when aidlc.yaml is read.
-    model_config = ConfigDict(extra="forbid", defer_build=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class LLMTarget(_Section):
