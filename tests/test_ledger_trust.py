@@ -209,7 +209,7 @@ def test_a_last_line_without_its_newline_is_completed_not_moved_aside(repo: Path
     assert not list(path.parent.glob("events.jsonl.torn-*"))
     assert [json.loads(line)["type"] for line in after.splitlines()] == ["ledger.created", "check.recorded",
                                                                          "check.recorded"]
-    assert appended.event["seq"] == 3 and verify_lines(ledger.lines).ok
+    assert appended.event.seq == 3 and verify_lines(ledger.lines).ok
 
 
 def test_an_older_version_whose_last_line_lacked_its_newline_keeps_that_event() -> None:

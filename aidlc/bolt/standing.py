@@ -30,9 +30,9 @@ def gate(run: RunSession, stage: str) -> tuple[str, str | None]:
         return "approved", None
     latest = history.latest(target.kind, target.id, stage)
     now = fingerprint(bank, index, target, stage, latest)
-    if latest and latest.get("decision") == "reject" and now is not None \
-            and (latest.get("fingerprint") or {}).get("sha256") == now.sha256:
-        return "rejected", latest.get("reason") or "no reason given"
+    if latest and latest.decision == Decision.reject and now is not None and latest.fingerprint is not None \
+            and latest.fingerprint.sha256 == now.sha256:
+        return "rejected", latest.reason or "no reason given"
     return "waiting", None
 
 

@@ -38,7 +38,7 @@ from aidlc.bank.walk import LEDGER_FILE
 from aidlc.bank.write import fsync_folder
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events import checkpoint
-from aidlc.events.canonical import event_hash, event_of, line_of
+from aidlc.events.canonical import event_hash, line_of, parse_event
 from aidlc.events.decisions import Decided
 from aidlc.events.state import LedgerState, scan
 from aidlc.events.verify import MAX_LINE, ProblemKind, key_of, line_hash, raw_key, read_lines
@@ -51,7 +51,7 @@ from aidlc.redaction import Redactor
 # are read at each append, so one set since the last is known).
 REDACTED_FIELDS = frozenset({"reason", "data"})
 
-__all__ = ["LEDGER_FILE", "Appended", "Ledger", "LedgerError", "event_of", "no_ledger", "utc_now"]
+__all__ = ["LEDGER_FILE", "Appended", "Ledger", "LedgerError", "no_ledger", "utc_now"]
 
 LOCK_FILE = Path(".aidlc") / "locks" / "ledger.lock"
 _APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -69,7 +69,7 @@ class LedgerError(AidlcError):
 
 @dataclass
 class Appended:
-    event: dict[str, Any]
+    event: Event
     recorded: bool  # False when an event with the same idempotency key already existed
     recovered: Path | None = None  # where a torn tail was moved, if one was found
     completed: bool = False  # the last line lacked its newline, and got it
@@ -155,11 +155,11 @@ class Ledger:
         finally:
             os.close(fd)
 
-    def events(self, damaged: list[int] | None = None) -> Iterator[dict[str, Any]]:
+    def events(self, damaged: list[int] | None = None) -> Iterator[Event]:
         """Every well-formed event, in file order. Other lines are skipped (`verify` reports them);
         their numbers are added to `damaged` when it is given."""
         for number, line in enumerate(self.lines(), start=1):
-            event = event_of(line)
+            event = parse_event(line)
             if event is not None:
                 yield event
             elif damaged is not None:
@@ -195,7 +195,7 @@ class Ledger:
         except OSError:
             pass  # a read-only checkout: the next command checks the whole file again
 
-    def read_event(self, decided: Decided) -> dict[str, Any]:
+    def read_event(self, decided: Decided) -> Event:
         """The event of a recorded decision, read where the state says it stands and checked against its hash."""
         fd = self.open_fd()
         try:
@@ -203,13 +203,13 @@ class Ledger:
         finally:
             os.close(fd)
         complete = line if line.endswith(b"\n") else line + b"\n"
-        event = event_of(complete) if line_hash(complete).decode() == decided.hash else None
+        event = parse_event(complete) if line_hash(complete).decode() == decided.hash else None
         if event is None:
             raise LedgerError(f"{self.rel} changed while it was being read (line {decided.line} is not what it was)",
                               ["run the command again", "aidlc log verify    # if it happens again"])
         return event
 
-    def find_key(self, key: str) -> dict[str, Any] | None:
+    def find_key(self, key: str) -> Event | None:
         """The first event recorded under an idempotency key (canonical lines make this a byte search)."""
         if not self.exists():
             return None
@@ -280,7 +280,7 @@ class Ledger:
              f"git log -p -- {self.rel}    # restore the file from the last good commit"])
 
     def _write(self, fd: int, state: LedgerState, event_type: EventType, actor: Actor, sign: Signer | None = None,
-               **fields: Any) -> dict[str, Any]:
+               **fields: Any) -> Event:
         last = state.tip
         event: dict[str, Any] = {
             "v": 1,
@@ -304,7 +304,7 @@ class Ledger:
             raise LedgerError("the event holds text that is not valid Unicode; nothing was written") from None
         if len(line) > MAX_LINE:
             raise LedgerError(f"the event would be {len(line):,} bytes; a ledger line holds at most {MAX_LINE:,}")
-        Event.model_validate(event)  # the model is the contract: never write a line it rejects
+        checked = Event.model_validate(event)  # the model is the contract: never write a line it rejects
         data = line if state.terminated else b"\n" + line  # complete an intact last line first (same write)
         try:
             written = os.write(fd, data)
@@ -321,7 +321,7 @@ class Ledger:
         checkpoint.save(self.repo_root, self.rel, fd, state)
         info = os.fstat(fd)
         self._mine = (checkpoint.identity(info), checkpoint.tail(fd, info.st_size), state)
-        return event
+        return checked
 
     def _recover_torn_tail(self, fd: int, state: LedgerState, actor: Actor) -> Path:
         """Move the incomplete last line aside (durably, before cutting it off), then record that."""
@@ -377,7 +377,7 @@ def _scan_fd(fd: int, size: int) -> LedgerState:
         handle.close()
 
 
-def _search_key(fd: int, raw: bytes, size: int) -> dict[str, Any] | None:
+def _search_key(fd: int, raw: bytes, size: int) -> Event | None:
     """The first event with this raw key in the first `size` bytes, found with a byte search."""
     if size == 0:
         return None
@@ -388,7 +388,7 @@ def _search_key(fd: int, raw: bytes, size: int) -> dict[str, Any] | None:
             start = data.rfind(b"\n", 0, at) + 1
             end = data.find(b"\n", at)
             line = data[start:end + 1 if end != -1 else size]
-            if key_of(line) == raw and (event := event_of(line)) is not None:
+            if key_of(line) == raw and (event := parse_event(line)) is not None:
                 return event
             at = data.find(needle, at + 1)
     return None

@@ -51,7 +51,7 @@ from aidlc.gates.catalogue import (
 )
 from aidlc.gates.history import approvals_short, standing
 from aidlc.model.config import Config
-from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
+from aidlc.model.events import Actor, ActorKind, Decision, Event, EventType, FileDigest, Subject
 from aidlc.model.types import Risk, StoryStatus
 from aidlc.processes import run_ancestor
 
@@ -64,7 +64,7 @@ class GateRefused(AidlcError):
 
 @dataclass
 class Recorded:
-    event: dict[str, Any]
+    event: Event
     changed: list[str] = field(default_factory=list)
     recovered: str | None = None  # a torn last line found on the way, moved aside to this file (repo-relative)
     completed: bool = False  # the ledger's last line lacked its newline, and got it
@@ -320,16 +320,15 @@ def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTa
         (f"{evidence.risk} risk (its bolt.md says {named or 'none'}; its plan was approved or estimated at "
          f"{evidence.risk}, and a lowered risk keeps the approvals the higher one required)")
     first = history.latest(target.kind, target.id, "walkthrough")
-    pending = first is not None and first.get("decision") == "approve" \
-        and (first.get("fingerprint") or {}).get("sha256") == judged \
-        and isinstance(first.get("data"), dict) and first["data"].get("approvals") == 1
+    pending = first is not None and first.decision == Decision.approve and first.fingerprint is not None \
+        and first.fingerprint.sha256 == judged and first.datum("approvals") == 1
     if pending and first is not None:
-        if same_person(first.get("actor") or {}, {"name": actor.name, "email": actor.email}):
+        if same_person(first.actor, actor.name, actor.email):
             raise GateRefused(f"bolt {target.id} is {level}: {actor.name} approved its walkthrough "
                               "already; a second, different person approves",
                               [f"another person: aidlc gate approve {target.id} --stage walkthrough"])
         data["approvals"] = 2
-        data["with"] = first.get("hash")
+        data["with"] = first.hash
         return None
     data["approvals"] = 1
     return (f"bolt {target.id} is {level}: this first approval is recorded; the bolt completes when a "
@@ -443,14 +442,14 @@ def _check_open(history: GateHistory, target: GateTarget) -> None:
     if target.kind != "bolt":
         return
     last = history.latest("bolt", target.id, "walkthrough")
-    if last is None or last.get("decision") != "approve":
+    if last is None or last.decision != Decision.approve:
         return
     if approvals_short(last):
         return
-    who = (last.get("actor") or {}).get("name") or "a person"
+    who = last.actor.name or "a person"
     unit = target.bolt.meta.unit if target.bolt is not None and target.bolt.meta is not None else "UNIT"
-    raise GateRefused(f"bolt {target.id} is complete: {who} approved its walkthrough (ledger seq {last.get('seq')}, "
-                      f"{str(last.get('ts') or '')[:10]}); the gates of a completed bolt take no second decision",
+    raise GateRefused(f"bolt {target.id} is complete: {who} approved its walkthrough (ledger seq {last.seq}, "
+                      f"{last.ts[:10]}); the gates of a completed bolt take no second decision",
                       [f"aidlc new bolt --unit {unit} --stories STORIES    # further work is a new bolt",
                        "aidlc status    # what is open"])
 
@@ -553,10 +552,10 @@ def _check_writable(repo: Path, effects: list[dict[str, Any]]) -> None:
                               ) from None
 
 
-def apply_effects(repo: Path, event: dict[str, Any]) -> list[str]:
+def apply_effects(repo: Path, event: Event) -> list[str]:
     """Set the keys an event implies where the file differs; mark the event applied. Returns the changed files."""
     changed = []
-    for effect in (event.get("data") or {}).get("effects", []):
+    for effect in event.datum("effects") or []:
         path = repo / effect["path"]
         if not path.is_file():
             continue

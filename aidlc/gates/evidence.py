@@ -31,7 +31,7 @@ from aidlc.events.view import open_view, verified_ledger
 from aidlc.gates.history import approved_risks
 from aidlc.model import evidence as ev
 from aidlc.model.config import VerifyCommand
-from aidlc.model.events import Actor, ActorKind, EventType, Subject
+from aidlc.model.events import Actor, ActorKind, CheckRecord, Decision, Event, EventType, Subject
 from aidlc.model.run import RunState
 from aidlc.model.types import Risk
 
@@ -51,9 +51,10 @@ class Facts:
     head: str
     outside: tuple[str, ...]
     runs: list[RunState]
-    events: list[dict[str, Any]]  # the ledger's events about this bolt, in file order
+    events: list[Event]  # the ledger's events about this bolt, in file order
     notes: list[str] = field(default_factory=list)
     approved_risks: list[Risk] = field(default_factory=list)  # what its plan approvals were made under
+    checks: list[CheckRecord] = field(default_factory=list)  # its checks' results, from `check.recorded` events
 
     @property
     def run(self) -> RunState | None:
@@ -91,9 +92,9 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
     # Evidence is read from the ledger, and checks and reviews are recorded there: only from an intact chain.
     ledger = verified_ledger(bank.repo_root, bank.rel_root, "no evidence is read from it or recorded in it")
     every = [e for _, e in open_view(ledger).events]
-    events = [e for e in every
-              if (e.get("subject") or {}).get("kind") == "bolt" and (e.get("subject") or {}).get("id") == bolt.id]
-    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, notes, approved_risks(every, bolt.id))
+    events = [e for e in every if e.subject is not None and e.subject.kind == "bolt" and e.subject.id == bolt.id]
+    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, notes, approved_risks(every, bolt.id),
+                 [CheckRecord.of_event(e) for e in events if e.type == EventType.check_recorded])
 
 
 # -- the plan ------------------------------------------------------------------------------------------------------
@@ -316,15 +317,13 @@ def timeline(facts: Facts) -> list[ev.TimelineEntry]:
     judge this report, and it must not change under them (writing it again would make them stale)."""
     shown = []
     for event in facts.events:
-        if event.get("type") == "check.recorded" or \
-                (event.get("stage") == "walkthrough" and event.get("decision") == "approve"):
+        if event.type == EventType.check_recorded or \
+                (event.stage == "walkthrough" and event.decision == Decision.approve):
             continue
-        actor = event.get("actor") or {}
-        data = event.get("data") or {}
-        detail = event.get("reason") or data.get("status") or data.get("stage") or None
-        shown.append(ev.TimelineEntry(seq=int(event.get("seq") or 0), ts=str(event.get("ts")), type=str(event["type"]),
-                                      actor=one_line(f"{actor.get('name')} ({actor.get('kind')})"),
-                                      stage=event.get("stage"), decision=event.get("decision"),
+        detail = event.reason or event.datum("status") or event.datum("stage") or None
+        shown.append(ev.TimelineEntry(seq=event.seq, ts=event.ts, type=str(event.type),
+                                      actor=one_line(f"{event.actor.name} ({event.actor.kind})"), stage=event.stage,
+                                      decision=str(event.decision) if event.decision else None,
                                       detail=one_line(str(detail)) if detail else None))
     return shown
 
@@ -382,28 +381,20 @@ class CodeMatch:
         return self._known[commit]
 
 
-def check_events(facts: Facts) -> list[dict[str, Any]]:
-    return [e for e in facts.events if e.get("type") == "check.recorded"]
-
-
-def checks(events: list[dict[str, Any]], current: CodeMatch, excerpts: dict[tuple[str, str], str]) -> list[ev.Check]:
-    """The latest result of each check among the `check.recorded` events, with its history."""
-    by_name: dict[str, list[dict[str, Any]]] = {}
-    for event in events:
-        by_name.setdefault(str((event.get("data") or {}).get("name")), []).append(event)
+def checks(records: list[CheckRecord], current: CodeMatch, excerpts: dict[tuple[str, str], str]) -> list[ev.Check]:
+    """The latest result of each check among `records` (in the order they were recorded), with its history."""
+    by_name: dict[str, list[CheckRecord]] = {}
+    for record in records:
+        by_name.setdefault(record.name, []).append(record)
     found = []
-    for name, events in by_name.items():
-        latest = events[-1]
-        data = latest.get("data") or {}
-        passed = bool(data.get("passed"))
+    for name, runs in by_name.items():
+        latest = runs[-1]
         found.append(ev.Check(
-            name=name, command=str(data.get("command") or ""), current=current(latest.get("commit")), passed=passed,
-            exit_code=data.get("exit_code"), tests=data.get("tests"),
-            excerpt=None if passed else excerpts.get((str(latest.get("commit")), name)),
-            history=[ev.CheckRun(commit=str(e.get("commit") or ""), passed=bool((e.get("data") or {}).get("passed")),
-                                 exit_code=(e.get("data") or {}).get("exit_code"),
-                                 duration_ms=(e.get("data") or {}).get("duration_ms"), seq=e.get("seq"))
-                     for e in events]))
+            name=name, command=latest.command, current=current(latest.commit), passed=latest.passed,
+            exit_code=latest.exit_code, tests=latest.tests,
+            excerpt=None if latest.passed else excerpts.get((str(latest.commit), name)),
+            history=[ev.CheckRun(commit=run.commit or "", passed=run.passed, exit_code=run.exit_code,
+                                 duration_ms=run.duration_ms, seq=run.seq) for run in runs]))
     return found
 
 
@@ -426,6 +417,7 @@ def run_checks_now(facts: Facts, note: Callable[[str], None]) -> dict[tuple[str,
                              Subject(kind="bolt", id=facts.bolt.id), CodeMatch.of(facts), note,
                              f"aidlc walkthrough {facts.bolt.id}")
     facts.events.extend(recorded.events)
+    facts.checks.extend(recorded.checks)
     facts.notes.extend(recorded.notes)
     return recorded.excerpts
 
@@ -435,9 +427,13 @@ class RecordedChecks:
     """What running the verify commands once left: the `check.recorded` events appended, the failing outputs by
     (commit, check name), and why nothing ran where nothing did."""
 
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
     excerpts: dict[tuple[str, str], str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def checks(self) -> list[CheckRecord]:
+        return [CheckRecord.of_event(event) for event in self.events]
 
 
 def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subject: Subject, code: CodeMatch,

@@ -30,8 +30,9 @@ from typing import Any
 from aidlc import vcs
 from aidlc.bank.items import PinnedFile
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.canonical import canonical
+from aidlc.events.canonical import canonical, plain
 from aidlc.events.ledger import Signer
+from aidlc.model.events import Event
 
 NAMESPACE = "aidlc"
 ALLOWED_SIGNERS = "allowed_signers"
@@ -283,10 +284,10 @@ class Signed:
     data: bytes
 
 
-def verify(allowed: AllowedSigners, events: Iterable[dict[str, Any]]) -> list[str | None]:
+def verify(allowed: AllowedSigners, events: Iterable[Event]) -> list[str | None]:
     """For each signed event: None when its signature verifies for its actor's email, else what is wrong."""
-    return verify_signed(allowed, [Signed((event.get("actor") or {}).get("email"),
-                                          (event.get("signature") or {}).get("sig", ""), signed_bytes(event))
+    return verify_signed(allowed, [Signed(event.actor.email, event.signature.sig if event.signature else "",
+                                          signed_bytes(plain(event)))
                                    for event in events])
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aidlc import vcs
 from aidlc.bank.items import BoltItem, MemoryBank
@@ -14,6 +13,7 @@ from aidlc.bolt.plan import WALKTHROUGH_FILE
 from aidlc.bolt.walkthrough_file import marker
 from aidlc.errors import AidlcError, UsageError
 from aidlc.gates.evidence_report import build
+from aidlc.model.events import CheckRecord
 from aidlc.model.types import Risk
 
 
@@ -25,7 +25,7 @@ class Evidence:
     risk: Risk | None = None
 
 
-def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[dict[str, Any]] | None = None) -> Evidence:
+def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[CheckRecord] | None = None) -> Evidence:
     """What a walkthrough approval of `bolt` rests on, and what is missing; `observed`: the checks as the caller ran
     them itself (aidlc ci), instead of the ledger's claims."""
     repo = Path(bank.repo_root)
