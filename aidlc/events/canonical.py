@@ -61,7 +61,7 @@ def why_not_event(line: bytes) -> str:
     """What keeps a line from being an event, for a message: the first thing the model refuses."""
     from pydantic import ValidationError  # only for a line that holds no event
 
-    from aidlc.model.events import Event
+    from aidlc.model.events import Event  # pydantic: as in `parse_event`
 
     try:
         Event.model_validate(json.loads(line))
