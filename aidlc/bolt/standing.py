@@ -12,8 +12,8 @@ from aidlc.events.view import open_view
 from aidlc.gates.actor import actor_from
 from aidlc.gates.catalogue import fingerprint
 from aidlc.gates.decide import decide as decide_gate
-from aidlc.gates.decide import resolve
 from aidlc.gates.history import standing
+from aidlc.gates.resolve import resolve
 from aidlc.model.events import Actor, ActorKind, Decision
 
 AFTER_PLAN_REJECT = "the model plans again"

@@ -124,7 +124,9 @@ def _signed_by_base(project: Path, old: RuleFiles, event: Event, said: str) -> t
         if old.config.governance.require_signed_approvals:
             return None, f"{said} cannot be checked: the base requires signed approvals and has no {old.signers_rel}"
         return event, None
-    from aidlc.gates.signing import lists, load_allowed, verify  # ssh-keygen: only where a signature is checked
+    # ssh-keygen: only where a signature is checked
+    from aidlc.gates.allowed_signers import lists, load_allowed
+    from aidlc.gates.signing import verify
 
     allowed = load_allowed(project, old.folder, PinnedFile(old.signers_rel, data, old.source))
     email = event.actor.email or ""

@@ -12,7 +12,9 @@ from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.events.canonical import plain
 from aidlc.gates.actor import actor_from
-from aidlc.gates.decide import Recorded, decide, decide_docs, reconcile, resolve_docs, resolve_record
+from aidlc.gates.decide import Recorded, decide, decide_docs
+from aidlc.gates.effects import reconcile
+from aidlc.gates.resolve import resolve_docs, resolve_record
 from aidlc.model.events import Actor, Decision
 from aidlc.workspace import layout_of, open_bank, open_docs, open_records, records_folder
 

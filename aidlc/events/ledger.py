@@ -20,7 +20,6 @@ damage: the next append writes the newline before its own line.
 from __future__ import annotations
 
 import errno
-import hashlib
 import mmap
 import os
 import secrets
@@ -33,14 +32,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aidlc import vcs
 from aidlc.bank.walk import LEDGER_FILE
-from aidlc.bank.write import fsync_folder
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events import checkpoint
 from aidlc.events.canonical import event_hash, line_of, parse_event
 from aidlc.events.decisions import Decided
+from aidlc.events.lost import lost_ledger
 from aidlc.events.state import LedgerState, scan
+from aidlc.events.torn import move_aside
 from aidlc.events.verify import MAX_LINE, ProblemKind, key_of, line_hash, raw_key, read_lines
 from aidlc.model.events import GENESIS, Actor, Event, EventType
 from aidlc.redaction import Redactor
@@ -324,36 +323,12 @@ class Ledger:
         return checked
 
     def _recover_torn_tail(self, fd: int, state: LedgerState, actor: Actor) -> Path:
-        """Move the incomplete last line aside (durably, before cutting it off), then record that."""
-        size = os.fstat(fd).st_size
-        fragment = size - state.good_size
-        aside = self._aside_path()
-        digest = hashlib.sha256()
-        out = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        try:
-            for start in range(state.good_size, size, 1 << 20):  # in pieces: a fragment may be huge
-                piece = os.pread(fd, min(1 << 20, size - start), start)
-                digest.update(piece)
-                os.write(out, piece)
-            os.fsync(out)
-        finally:
-            os.close(out)
-        fsync_folder(aside.parent)
-        os.ftruncate(fd, state.good_size)
-        os.fsync(fd)
+        """Move the incomplete last line aside (see `torn`), then record that."""
+        aside, size, digest = move_aside(fd, self.path, state.good_size)
         state.size, state.lines = state.good_size, state.lines - 1
         state.problems = [p for p in state.problems if p.kind != ProblemKind.torn]
         self._write(fd, state, EventType.ledger_tail_recovered, actor,
-                    data={"fragment": self._rel(aside), "bytes": fragment, "sha256": digest.hexdigest()})
-        return aside
-
-    def _aside_path(self) -> Path:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        aside = self.path.with_name(f"{self.path.name}.torn-{stamp}")
-        counter = 1
-        while aside.exists() or aside.is_symlink():  # never overwrite an earlier fragment
-            aside = self.path.with_name(f"{self.path.name}.torn-{stamp}-{counter}")
-            counter += 1
+                    data={"fragment": self._rel(aside), "bytes": size, "sha256": digest})
         return aside
 
     def _rel(self, path: Path) -> str:
@@ -397,41 +372,8 @@ def _search_key(fd: int, raw: bytes, size: int) -> Event | None:
 def no_ledger(ledger: Ledger) -> UsageError:
     """The error for a ledger that is not there: restore it from git if history holds it, else create it.
     (`aidlc init` over a lost ledger would start its history over: it refuses, and says this.)"""
-    return lost_ledger(ledger) or UsageError(f"no ledger at {ledger.rel}",
+    return lost_ledger(ledger.repo_root, ledger.rel) or UsageError(f"no ledger at {ledger.rel}",
                                              [f"aidlc init {ledger.repo_root}    # creates it"])
-
-
-class LostLedger(UsageError):
-    """The work tree lacks the ledger while git history holds it, or (`shallow`) may hold it."""
-
-    def __init__(self, message: str, next_steps: list[str], shallow: bool) -> None:
-        super().__init__(message, next_steps)
-        self.shallow = shallow
-
-
-def lost_ledger(ledger: Ledger) -> LostLedger | None:
-    """The error for a ledger the work tree lacks while git history holds it (at HEAD, or before a commit that
-    removed it), naming the commit to restore it from. A shallow clone cannot show that no earlier commit held
-    one: then the error says to fetch the history. None when git shows no ledger ever stood there."""
-    history = vcs.history(ledger.repo_root)
-    if history is None or history.head is None:
-        return None
-    try:
-        source = history.last_holding(ledger.rel)
-    except ValueError:  # a ledger outside the repository has no history in it
-        return None
-    shallow = source is None and history.shallow
-    if source is not None:
-        held = "HEAD has it" if source == "HEAD" else f"commit {source[:12]} has it (a later commit removed it)"
-        return LostLedger(f"the ledger {ledger.rel} is missing, but {held}; a new one would start its history over",
-                          [f"git restore --source={source} --staged --worktree -- {ledger.rel}", "aidlc log verify"],
-                          shallow=False)
-    if shallow:
-        return LostLedger(f"no ledger at {ledger.rel}, and this clone is shallow: a commit before it may hold one, "
-                          "which a new one would start over",
-                          ["git fetch --unshallow    # then rerun: the whole history shows whether a ledger existed"],
-                          shallow=True)
-    return None
 
 
 def _plain(value: Any) -> Any:

@@ -1,5 +1,6 @@
-"""The evidence report of a bolt, put together: aidlc/gates/evidence.py gathers its facts and builds its parts,
-aidlc/gates/verification.py decides what its risk requires; `digest` is what a walkthrough approval binds to."""
+"""The evidence report of a bolt, put together: `facts` gathers what it is built from, `evidence`, `planned` and
+`recorded_checks` build its parts, `verification` decides what its risk requires; `digest` is what a walkthrough
+approval binds to."""
 
 from __future__ import annotations
 
@@ -14,24 +15,20 @@ from pydantic import BaseModel
 from aidlc.bank.items import MemoryBank
 from aidlc.bolt.plan import PLAN_FILE
 from aidlc.gates.evidence import (
-    CodeMatch,
-    bolt_risk,
     changes,
-    checks,
     commits,
     cost,
     decision,
     deviations,
     flagged_risks,
-    gather,
-    planned_files,
     rollback,
-    run_checks_now,
-    run_excerpts,
     timeline,
     traceability,
     verify_changes,
 )
+from aidlc.gates.facts import gather
+from aidlc.gates.planned import bolt_risk, planned_files
+from aidlc.gates.recorded_checks import CodeMatch, checks, run_checks_now, run_excerpts
 from aidlc.gates.verification import verification
 from aidlc.model import evidence as ev
 from aidlc.model.events import CheckRecord

@@ -56,7 +56,9 @@ def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
           events: list[tuple[int, Event]], pinned: PinnedFile | None = None) -> list[Problem]:
     """Every problem with the signatures of the human decisions among `events` ((line, event) pairs), checked
     against allowed_signers as the work tree holds it, or as `pinned` gives it."""
-    from aidlc.gates.signing import load_allowed, setup_steps, verify  # subprocess: only where there is work
+    # subprocess: only where there is work
+    from aidlc.gates.allowed_signers import load_allowed
+    from aidlc.gates.signing import setup_steps, verify
 
     decisions = human_decisions(events)
     signed = [(line, event) for line, event in decisions if event.signature is not None]

@@ -27,7 +27,8 @@ from aidlc.bank.walk import read_inside
 from aidlc.bolt.counts import junit_cases as read_cases
 from aidlc.errors import AidlcError
 from aidlc.gates.actor import bot_identity
-from aidlc.gates.evidence import TRAILER, CodeMatch, Facts, is_test_file
+from aidlc.gates.facts import TRAILER, Facts, is_test_file
+from aidlc.gates.recorded_checks import CodeMatch
 from aidlc.model import evidence as ev
 from aidlc.model.events import CheckRecord
 from aidlc.model.types import Risk

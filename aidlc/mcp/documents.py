@@ -302,7 +302,7 @@ def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:
     from aidlc import vcs
     from aidlc.events.canonical import plain
     from aidlc.events.ledger import Ledger
-    from aidlc.gates.evidence import CodeMatch, record_checks
+    from aidlc.gates.recorded_checks import CodeMatch, record_checks
 
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":

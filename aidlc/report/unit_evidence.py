@@ -36,8 +36,10 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
 from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, record_targets, unit_plan
-from aidlc.gates.evidence import CodeMatch, checks, commits, one_line, record_checks
+from aidlc.gates.evidence import commits
 from aidlc.gates.evidence_report import digest
+from aidlc.gates.facts import one_line
+from aidlc.gates.recorded_checks import CodeMatch, checks, record_checks
 from aidlc.model import unit_evidence as uev
 from aidlc.model.config import Config
 from aidlc.model.events import CheckRecord, Decision, Event, EventType, Subject

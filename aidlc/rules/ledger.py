@@ -14,8 +14,8 @@ from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.verify import TIME_KINDS, ProblemKind
 from aidlc.events.view import LedgerView, describe_conflict, open_view
 from aidlc.gates.catalogue import fingerprint
-from aidlc.gates.decide import resolve
 from aidlc.gates.history import what_changed
+from aidlc.gates.resolve import resolve
 from aidlc.model.events import Decision, Event
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
