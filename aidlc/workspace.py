@@ -1,15 +1,20 @@
-"""Opening a repository's records with its configuration: the memory bank, or the aidlc-docs folder."""
+"""Opening a repository's records with its configuration: the memory bank, or the aidlc-docs folder; and the
+`Workspace` a command that works on the bank opens once and passes down."""
 
 from __future__ import annotations
 
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aidlc.bank.config import layout, load_config
 from aidlc.bank.config import records_folder as folder_for
-from aidlc.bank.items import MemoryBank
+from aidlc.bank.index import BankIndex, find_bolt
+from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.errors import UsageError
+from aidlc.events.ledger import Ledger
+from aidlc.events.view import LedgerView, open_view, verified
 from aidlc.model.config import Config
 
 if TYPE_CHECKING:
@@ -104,3 +109,45 @@ def folder_of(records: MemoryBank | DocsProject | RecordsWorkspace) -> str:
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 
     return records.rel if isinstance(records, DocsProject | RecordsWorkspace) else records.rel_root
+
+
+class Workspace:
+    """What one command reads of the repository, read once and passed down: aidlc.yaml, the memory bank and its
+    index, the ledger and its view. Where a person or the model may have changed files since (a model's answer, the
+    checks, a question at a gate, a gate decision), the command takes `refreshed()`: the bank and the ledger read
+    again, under the same configuration (aidlc.yaml is read once a command: a run keeps the settings it began
+    with)."""
+
+    def __init__(self, config: Config, bank: MemoryBank) -> None:
+        self.config = config
+        self.bank = bank
+        self.root = Path(bank.repo_root)
+        self.ledger = Ledger.of_bank(self.root, bank.rel_root)
+
+    @classmethod
+    def open(cls, root: Path) -> Workspace:
+        """The workspace of the repository at `root`; no memory bank is a usage error (`open_bank`)."""
+        config = load_config(root)
+        return cls(config, open_bank(root, config=config))
+
+    def refreshed(self) -> Workspace:
+        """The bank and the ledger as they are on disk now, with this workspace's configuration."""
+        return Workspace(self.config, open_bank(self.root, config=self.config))
+
+    @cached_property
+    def index(self) -> BankIndex:
+        return BankIndex(self.bank)
+
+    @cached_property
+    def view(self) -> LedgerView:
+        """The ledger's view, opened when first asked for. Appends through `ledger` keep it current (they add to
+        the state it holds); a decision recorded through another `Ledger` (aidlc.gates) shows in `refreshed()`."""
+        return open_view(self.ledger)
+
+    def verified_ledger(self, records: str) -> Ledger:
+        """The ledger, there and intact, read through `view` (`aidlc.events.view.verified_ledger`)."""
+        return verified(self.ledger, records, lambda _: self.view)
+
+    def bolt(self, ref: str) -> BoltItem:
+        """The bolt `ref` names, as every command resolves it (`find_bolt`)."""
+        return find_bolt(self.bank, ref, self.index)

@@ -152,14 +152,15 @@ class Counted:
 def harness(root: Path, rounds: int = 2) -> dict[str, float]:
     from aidlc.bolt.start import start
     from aidlc.bolt.store import find_run
+    from aidlc.workspace import Workspace
 
     with Counted() as counted:
         began = time.perf_counter()
-        outcome = start(root, BOLT, lambda: ZeroLatencyModel(rounds))
+        outcome = start(Workspace.open(root), BOLT, lambda: ZeroLatencyModel(rounds))
         wall = time.perf_counter() - began
     if outcome.state.status.value != "AWAIT_ACCEPTANCE":
         raise SystemExit(f"the harness ended {outcome.state.status.value}: {outcome.message}")
-    spans = find_run(root, BOLT).spans()
+    spans = find_run(Workspace.open(root), BOLT).spans()
     model = sum(s.duration_s or 0 for s in spans if s.kind == "llm_call")
     checks = sum(s.duration_s or 0 for s in spans if s.kind == "check")
     loop_steps = sum(1 for s in spans if s.kind == "state_transition" and not s.name.startswith("INIT "))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.aidlc_docs.reader import read_audit
+from aidlc.aidlc_docs.audit import read_audit
 from tests.aidlc_docs_adopted import AUDIT, DOCS, ENTRIES, LEDGER, build_docs_repo, git
 from tests.helpers import run_cli
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.aidlc_docs.reader import read_state, split_stage_line
+from aidlc.aidlc_docs.state import read_state, split_stage_line
 from aidlc.model.types import Severity
 from aidlc.rules import CATALOGUE
 from tests.aidlc_docs_sample import (

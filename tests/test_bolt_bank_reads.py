@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aidlc import workspace
-from aidlc.bolt import session, start
+from aidlc.bolt import start
 from aidlc.llm.base import Completion, Usage
 from tests.bolt_sample import BOLT, BOLT_DIR, BUGGY, CALC, FIXED, git, set_config
 
@@ -47,15 +47,15 @@ def auto_shop(shop: Path) -> Path:
 
 def test_a_whole_bolt_reads_the_bank_three_times(auto_shop: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     reads: list[Path] = []
+    open_bank = workspace.open_bank
 
-    def open_bank(root: Path) -> Any:
+    def counted(root: Path, **kwargs: Any) -> Any:
         reads.append(root)
-        return workspace.open_bank(root)
+        return open_bank(root, **kwargs)
 
-    monkeypatch.setattr(start, "open_bank", open_bank)  # the start's read
-    monkeypatch.setattr(session, "open_bank", open_bank)  # each read again
+    monkeypatch.setattr(workspace, "open_bank", counted)  # the command's read, and each read again
 
-    outcome = start.start(auto_shop, BOLT, Model)
+    outcome = start.start(workspace.Workspace.open(auto_shop), BOLT, Model)
 
     assert outcome.state.status.value == "AWAIT_ACCEPTANCE", outcome.message
     assert len(reads) == 3  # the start; the plan gate after the model's call; the walkthrough after the checks
@@ -67,6 +67,6 @@ def test_a_risk_raised_while_the_model_plans_is_seen_by_the_policy(auto_shop: Pa
     def raise_the_risk() -> None:
         bolt.write_text(bolt.read_text().replace("risk: medium", "risk: high"))
 
-    outcome = start.start(auto_shop, BOLT, lambda: Model(raise_the_risk))
+    outcome = start.start(workspace.Workspace.open(auto_shop), BOLT, lambda: Model(raise_the_risk))
 
     assert outcome.exit_code == 3 and outcome.state.status.value == "AWAIT_PLAN_APPROVAL", outcome.message

@@ -16,9 +16,12 @@ from pathlib import Path
 import pytest
 
 from aidlc.bolt import checks, counts
-from aidlc.bolt.checks import CheckResult, check_environment, check_event, command_argv, run_check, run_checks
-from aidlc.bolt.counts import TestCounts, read_junit
+from aidlc.bolt.checks import check_environment, check_event, command_argv, run_check, run_checks
+from aidlc.bolt.counts import read_junit
+from aidlc.bolt.store import RunStore
+from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
+from aidlc.model.checks import CheckResult, TestCounts
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Actor, ActorKind, EventType, Subject
 from tests.helpers import run_cli
@@ -485,3 +488,49 @@ def test_the_runners_closing_line_gives_the_test_counts(output: str, counts: tup
 
     found = runner_counts(output)
     assert (None if found is None else (found.total, found.failures, found.errors, found.skipped)) == counts
+
+
+# A run's state.json as aidlc wrote it before its verify rounds were typed: each round a plain object of stage,
+# commit and results (each result CheckResult's JSON).
+STATE_BEFORE_TYPED_ROUNDS = {
+    "v": 1, "run_id": "run-20261201T120000-abcdef", "bolt": "001-checkout-api", "goal": "fix total()",
+    "status": "AWAIT_ACCEPTANCE", "created": "2026-12-01T12:00:00Z", "updated": "2026-12-01T12:01:00Z",
+    "branch": "aidlc/001-checkout-api", "base_commit": "a" * 40, "last_commit": "c" * 40, "repairs": 1,
+    "checks": [
+        {"stage": "execute", "commit": "b" * 40, "results": [
+            {"name": "tests", "command": "python -m unittest", "exit_code": 1, "passed": False, "timed_out": False,
+             "duration_s": 0.41, "head": "F\nFAIL: test_adds_prices\n", "tail": "", "output_sha256": "d" * 64,
+             "output_bytes": 23, "omitted_bytes": 0,
+             "tests": {"total": 1, "failures": 1, "errors": 0, "skipped": 0}, "notes": []}]},
+        {"stage": "repair-1", "commit": "c" * 40, "results": [
+            {"name": "tests", "command": "python -m unittest", "exit_code": 0, "passed": True, "timed_out": False,
+             "duration_s": 0.38, "head": "OK\n", "tail": "", "output_sha256": "e" * 64, "output_bytes": 3,
+             "omitted_bytes": 0, "tests": None, "notes": []}]},
+    ],
+}
+
+
+def test_a_state_written_before_the_rounds_were_typed_loads_and_saves_again(tmp_path: Path) -> None:
+    store = RunStore(tmp_path, "run-20261201T120000-abcdef")
+    store.folder.mkdir(parents=True)
+    store.state_file.write_text(json.dumps(STATE_BEFORE_TYPED_ROUNDS, indent=2))
+
+    state = store.load()
+
+    failed, passed = state.checks
+    assert (failed.stage, failed.commit, passed.stage) == ("execute", "b" * 40, "repair-1")
+    assert failed.failing()[0].tests == TestCounts(total=1, failures=1, errors=0, skipped=0)
+    assert failed.failing()[0].excerpt() == "F\nFAIL: test_adds_prices\n" and passed.failing() == []
+    store.save(state)
+    assert store.load().checks == state.checks  # saved as it was read (a result without counts or exit code too)
+
+
+def test_a_verify_round_with_a_result_that_is_not_a_check_result_is_refused(tmp_path: Path) -> None:
+    broken = {**STATE_BEFORE_TYPED_ROUNDS, "checks": [{"stage": "execute", "commit": "b" * 40,
+                                                       "results": [{"name": "tests", "passed": "maybe"}]}]}
+    store = RunStore(tmp_path, "run-20261201T120000-abcdef")
+    store.folder.mkdir(parents=True)
+    store.state_file.write_text(json.dumps(broken))
+
+    with pytest.raises(UsageError, match=r"state\.json: not a run state aidlc wrote"):
+        store.load()

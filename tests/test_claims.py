@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from aidlc import vcs
 from aidlc.events.ledger import Ledger
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
+from aidlc.vcs import process
 from tests import helpers
 from tests.helpers import BOLT1, MB, REQUIREMENTS, STORY1, Bank, complete_first_bolt, run_cli
 
@@ -278,8 +278,8 @@ def test_008_one_git_walk_per_validate_run(bank: Bank, monkeypatch: pytest.Monke
     adopt(bank)
     bank.replace(f"{helpers.UNIT_DIR}/stories/003-more.md", "# Story", "# Story, edited")  # one changed since
     calls: list[str] = []
-    original = vcs._git_process
-    monkeypatch.setattr(vcs, "_git_process", lambda where, args, *a, **k: calls.append(args[0]) or
+    original = process.git_process
+    monkeypatch.setattr(process, "git_process", lambda where, args, *a, **k: calls.append(args[0]) or
                         original(where, args, *a, **k))
     found = claims(bank)
     assert len(found["AIDLC-LEDGER-008"]) == 72 and len(found["AIDLC-LEDGER-003"]) == 1

@@ -116,3 +116,48 @@ def test_every_type_ignore_says_why() -> None:
     assert [f"{path.relative_to(PACKAGE.parent)}:{number}" for path in sorted(PACKAGE.rglob("*.py"))
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
             if "# type: ignore" in line and not said.search(line)] == []
+
+
+VCS = PACKAGE / "vcs"
+
+
+def talks_to_git(path: Path) -> list[str]:
+    """What in `path` talks to git past the vcs package's facade: GitPython imported, a `git` command line written
+    out, or a module of aidlc/vcs/ imported by name (callers use `from aidlc import vcs` only)."""
+    modules = {module.stem for module in VCS.glob("*.py")} - {"__init__"}
+    found: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [f"import {alias.name}" for alias in node.names
+                      if alias.name.split(".")[0] == "git" or alias.name.startswith("aidlc.vcs.")]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.split(".")[0] == "git" or node.module.startswith("aidlc.vcs."):
+                found.append(f"from {node.module} import {', '.join(alias.name for alias in node.names)}")
+            elif node.module == "aidlc.vcs":
+                found += [f"from aidlc.vcs import {alias.name}" for alias in node.names if alias.name in modules]
+        elif isinstance(node, (ast.List, ast.Tuple)) and node.elts and \
+                isinstance(node.elts[0], ast.Constant) and node.elts[0].value == "git":
+            found.append(f"a git command on line {node.lineno}")
+    return found
+
+
+def test_only_the_vcs_package_talks_to_git() -> None:
+    """docs/design.md, The layers: one package runs every git command; the rest call it through its facade."""
+    assert {str(path.relative_to(PACKAGE.parent)): found for path in sorted(PACKAGE.rglob("*.py"))
+            if not path.is_relative_to(VCS) and (found := talks_to_git(path))} == {}
+
+
+def test_the_git_check_sees_gitpython_a_git_command_and_a_vcs_module(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("import subprocess\n"
+                      "from aidlc import vcs\n"
+                      "from aidlc.vcs import history\n"
+                      "from aidlc.vcs import process\n"
+                      "from aidlc.vcs.log import Commit\n"
+                      "def f():\n"
+                      "    import git\n"
+                      "    subprocess.run(['git', 'status'])\n", encoding="utf-8")
+    assert talks_to_git(module) == ["from aidlc.vcs import process", "from aidlc.vcs.log import Commit", "import git",
+                                    "a git command on line 8"]
+    in_vcs = talks_to_git(VCS / "process.py")  # where git does run
+    assert "import git" in in_vcs and any(item.startswith("a git command") for item in in_vcs)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from aidlc import vcs
+from aidlc.errors import UsageError
 
 
 def git(root: Path, *args: str) -> str:
@@ -129,7 +130,7 @@ def test_a_step_commit_leaves_out_an_ignored_path_and_stages_a_removal(repo: Pat
 def test_a_failing_add_is_a_clear_error(repo: Path) -> None:
     (repo / ".git/index.lock").write_text("")
     write(repo, "app/b.py", "step\n")
-    with pytest.raises(vcs.UsageError, match="git add failed"):
+    with pytest.raises(UsageError, match="git add failed"):
         vcs.commit_step(repo, ["app/b.py"], "step\n", git(repo, "rev-parse", "HEAD").strip())
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.bolt.counts import TestCounts
 from aidlc.bolt.weakening import is_tautology, is_test_file, weakened_tests
 from aidlc.errors import UsageError
+from aidlc.model.checks import TestCounts
 
 SAMPLE_TEST = textwrap.dedent("""\
     from shop.cart import total

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from aidlc.aidlc_docs.markdown import one_line_end
 from aidlc.aidlc_docs.model import (
     AuditLog,
     DocsProject,
@@ -20,7 +21,7 @@ from aidlc.aidlc_docs.model import (
     RecordsWorkspace,
     StateRow,
 )
-from aidlc.aidlc_docs.reader import STATE_FILE, one_line_end, read_project
+from aidlc.aidlc_docs.reader import STATE_FILE, read_project
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
 from aidlc.bank.walk import read_inside
 

@@ -158,10 +158,11 @@ def find_intent(bank: MemoryBank, ref: str) -> Intent:
     return intent
 
 
-def find_bolt(bank: MemoryBank, ref: str) -> BoltItem:
+def find_bolt(bank: MemoryBank, ref: str, index: BankIndex | None = None) -> BoltItem:
     """The bolt a person names on the command line, as `aidlc new` names it (`001` or `1`, its id, its folder
-    with or without its number): every command resolves a bolt here. A usage error listing some if none."""
-    bolt = BankIndex(bank).bolt_named(ref)
+    with or without its number): every command resolves a bolt here. A usage error listing some if none.
+    `index`: the bank's, when the caller holds it."""
+    bolt = (index or BankIndex(bank)).bolt_named(ref)
     if bolt is None:
         raise UsageError(f"no bolt {ref!r} in {bank.rel_root}/bolts/; there are: {_some([b.id for b in bank.bolts])}",
                          ["aidlc status --all    # every bolt",

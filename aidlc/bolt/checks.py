@@ -43,11 +43,10 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from aidlc.bolt.counts import TestCounts, junit_identity, read_junit, runner_counts
+from aidlc.bolt.counts import junit_identity, read_junit, runner_counts
 from aidlc.bolt.groups import end_group
 from aidlc.errors import UsageError
+from aidlc.model.checks import CheckResult, TestCounts
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Subject
 from aidlc.processes import RUN_VARIABLE, reaper_argv
@@ -71,43 +70,6 @@ CHECK_VARIABLES = frozenset({
 LLM_KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 _LLM_SETTINGS_PREFIX = "AIDLC_LLM_"
 _SHELL_WORDS = {"|", "||", "&&", ";", "&", ">", ">>", "<", "2>&1", "2>", "|&"}
-
-
-class CheckResult(BaseModel):
-    name: str
-    command: str
-    exit_code: int | None  # None: it never started, or it was killed at its timeout
-    passed: bool
-    timed_out: bool
-    duration_s: float
-    head: str
-    tail: str  # empty when `head` holds the whole output
-    output_sha256: str  # of every byte the check printed
-    output_bytes: int
-    omitted_bytes: int  # between head and tail
-    tests: TestCounts | None  # from JUnit XML when the check sets `junit`, else from the runner's closing line
-    notes: list[str] = []  # why it did not start, why its JUnit report was not read, ...
-
-    def excerpt(self) -> str:
-        """Head and tail with what lies between them counted, then the notes (why a check that exited 0 failed):
-        the output as a model or a person sees it."""
-        text = self.head + self.tail if not self.omitted_bytes else \
-            f"{self.head}\n[... {self.omitted_bytes:,} bytes of output omitted ...]\n{self.tail}"
-        return text + "".join(f"\n[aidlc] {note}" for note in self.notes)
-
-    def summary(self) -> str:
-        """One line: `tests: failed (exit 1) in 2.31 s; 12 tests, 1 failure, 0 errors, 0 skipped`."""
-        if self.timed_out:
-            verdict = "timed out"
-        elif self.exit_code is None:
-            verdict = "did not start"
-        else:
-            verdict = f"{'passed' if self.passed else 'failed'} (exit {self.exit_code})"
-        line = f"{self.name}: {verdict} in {self.duration_s:.2f} s"
-        if self.tests is not None:
-            t = self.tests
-            line += f"; {t.total} tests, {t.failures} failures, {t.errors} errors, {t.skipped} skipped"
-        return line
 
 
 def check_environment(check: VerifyCommand, base: Mapping[str, str] | None = None) -> dict[str, str]:

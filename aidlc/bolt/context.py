@@ -11,7 +11,6 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.walk import read_inside
 from aidlc.bolt.edits import edit_format_prompt
 from aidlc.bolt.session import RunSession
-from aidlc.bolt.verify import excerpt
 from aidlc.llm.base import Message
 from aidlc.llm.context import ContextPiece, fit_context
 from aidlc.llm.prompts import render_prompt, system_message
@@ -45,9 +44,8 @@ def edit_messages(run: RunSession, stage: str, problems: list[str]) -> list[Mess
                              rework=state.reworks[-1] if state.reworks else None,
                              edit_format=edit_format(run), context=context)
     else:
-        failing = next(r for r in state.checks[-1]["results"] if not r["passed"])
-        output = excerpt(failing)
-        pieces = [ContextPiece(f"output of {failing['name']}", output[-OUTPUT_CHARS:], 100, required=True),
+        failing = state.checks[-1].failing()[0]
+        pieces = [ContextPiece(f"output of {failing.name}", failing.excerpt()[-OUTPUT_CHARS:], 100, required=True),
                   *file_pieces(run, state.touched or [f.path for f in state.plan.files], 90)]
         context = fit(run, pieces, stage)
         user = render_prompt("bolt_repair.md.j2", check=failing, bolt=state.bolt, round=state.repairs,
@@ -83,7 +81,7 @@ def file_pieces(run: RunSession, paths: list[str], priority: int) -> list[Contex
 
 
 def bolt_pieces(run: RunSession) -> list[ContextPiece]:
-    index = BankIndex(run.bank)
+    index = run.workspace.index
     rels = [(run.bolt.rel, 80)] + [(s.rel, 70) for s in index.stories_of(run.bolt)] + \
            [(rel, 20) for rel in run.bank.standards]
     return [replace(p, text=_without_progress_dates(p.text))

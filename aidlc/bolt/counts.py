@@ -13,16 +13,9 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
+from aidlc.model.checks import TestCounts
+
 MAX_JUNIT_BYTES = 64 * 1024 * 1024
-
-
-class TestCounts(BaseModel):
-    __test__: ClassVar[bool] = False  # a model, not a pytest test class
-
-    total: int
-    failures: int
-    errors: int
-    skipped: int
 
 
 # The closing lines of the test runners aidlc reads a count from when no JUnit report is configured:

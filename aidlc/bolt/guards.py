@@ -5,12 +5,10 @@ bolt: State is a file)."""
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
 
 from aidlc import vcs
-from aidlc.bank.index import find_bolt
-from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bank.items import BoltItem
 from aidlc.bolt import plan as plans
 from aidlc.bolt.groups import GRACE_S, end_leftover_group
 from aidlc.bolt.session import RunSession, S, leftover, own_files
@@ -18,20 +16,27 @@ from aidlc.bolt.standing import gate
 from aidlc.bolt.store import RunStore, all_runs
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
-from aidlc.events.view import verified_ledger
 from aidlc.model.run import RunState, Span
 from aidlc.names import path_segment
 from aidlc.processes import RUN_VARIABLE
-from aidlc.workspace import open_bank
+from aidlc.workspace import Workspace
 
 
-def preflight(repo: Path, bolt_ref: str, bank: MemoryBank | None = None) -> dict[str, Any]:
-    """Everything `start` checks before it touches anything (what `--dry-run` reports); `bank`: as the caller
-    read it already."""
-    bank = bank or open_bank(repo)
-    repo = Path(bank.repo_root)
-    bolt = find_bolt(bank, bolt_ref)
-    verified_ledger(bank.repo_root, bank.rel_root, "a bolt run records its milestones there and starts nothing")
+@dataclass(frozen=True)
+class StartPoint:
+    """Where a run of the bolt would start: what `preflight` found."""
+
+    bolt: BoltItem
+    branch: str  # the run's branch, aidlc/<bolt>
+    base: str  # HEAD's commit, which the branch starts from
+    start_branch: str | None  # what is checked out now
+
+
+def preflight(workspace: Workspace, bolt_ref: str) -> StartPoint:
+    """Everything `start` checks before it touches anything (what `--dry-run` reports)."""
+    repo, bank = workspace.root, workspace.bank
+    bolt = workspace.bolt(bolt_ref)
+    workspace.verified_ledger("a bolt run records its milestones there and starts nothing")
     if not bank.config.verify:
         raise UsageError("aidlc.yaml has no verify commands: a run could not check its own work",
                          ["add one under verify: in aidlc.yaml, e.g. `- {name: tests, run: python -m pytest -q}`"])
@@ -44,7 +49,7 @@ def preflight(repo: Path, bolt_ref: str, bank: MemoryBank | None = None) -> dict
     if head is None:
         raise UsageError(f"{repo} has no commit yet; a run branches from HEAD",
                          ["git add -A && git commit -m 'initial commit'"])
-    dirty = _dirty(tree.changed, bank, bolt)
+    dirty = _dirty(tree.changed, workspace, bolt)
     if dirty:
         raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
                          f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
@@ -54,8 +59,7 @@ def preflight(repo: Path, bolt_ref: str, bank: MemoryBank | None = None) -> dict
         raise UsageError(f"branch {branch} exists already (an earlier run?)",
                          [f"git branch -m {branch} {branch}-old    # keep it under another name",
                           f"git branch -D {branch}    # or drop it, then start again"])
-    return {"bolt": bolt.id, "branch": branch, "base": head, "verify": [v.name for v in bank.config.verify],
-            "_bank": bank, "_bolt": bolt, "_start_branch": tree.branch}
+    return StartPoint(bolt=bolt, branch=branch, base=head, start_branch=tree.branch)
 
 
 def end_leftover_check(store: RunStore, state: RunState) -> None:
@@ -87,7 +91,7 @@ def check_unchanged(run: RunSession) -> None:
         _adopt_or_refuse(run, tree.head)
     if state.plan_hash and state.status != S.planning:
         check_plan(run)
-    own = run.own_files()
+    own = run.own_files
     allowed = own | (set(run.planned()) if state.pending else set())
     dirty = []
     for rel in tree.changed:
@@ -141,8 +145,8 @@ def check_plan(run: RunSession) -> None:
                          "that was approved, nothing was touched", start_again)
 
 
-def _dirty(changed: list[str], bank: MemoryBank, bolt: BoltItem) -> list[str]:
-    own = own_files(bank, bolt)
+def _dirty(changed: list[str], workspace: Workspace, bolt: BoltItem) -> list[str]:
+    own = own_files(workspace, bolt)
     return [p for p in changed if p not in own and not p.startswith(".aidlc/") and not leftover(p, own)]
 
 

@@ -3,7 +3,6 @@ goes back to the model with the problems, up to MAX_PLAN_ROUNDS answers."""
 
 from __future__ import annotations
 
-from aidlc.bank.index import BankIndex
 from aidlc.bolt import plan as plans
 from aidlc.bolt.calls import call
 from aidlc.bolt.context import plan_messages
@@ -17,7 +16,7 @@ MAX_PLAN_ROUNDS = 3  # answers the plan checks refuse, fed back to the model, be
 
 def propose_plan(run: RunSession) -> Plan:
     """Ask for a plan; an answer the plan checks refuse goes back to the model with the problems."""
-    index = BankIndex(run.bank)
+    index = run.workspace.index
     scope = run.bolt.meta.scope if run.bolt.meta else []
     messages = plan_messages(run, index)
     for round_ in range(1, MAX_PLAN_ROUNDS + 1):

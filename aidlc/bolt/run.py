@@ -96,7 +96,7 @@ def planning(run: RunSession) -> None:
         state.plan = propose_plan(run)
         state.plan_rounds += 1
         run.save()
-        run.reread_bank()  # a person may have changed it while the model answered
+        run.refresh()  # a person may have changed the bank while the model answered
     text = plans.render_plan(state)
     path = run.repo / run.bolt_dir / plans.PLAN_FILE
     atomic_write(path, text, run.repo)
@@ -141,19 +141,19 @@ def verifying(run: RunSession) -> None:
                      [f"git show {state.last_commit[:12]}    # look at the change",
                       f"aidlc bolt resume {state.bolt}    # accept the risk and go on (it is named in the "
                       "walkthrough)", f"aidlc bolt abort {state.bolt} --reason '...'"])
-    failing = [r for r in results if not r["passed"]]
+    failing = [r for r in results if not r.passed]
     if not failing:
         run.move(S.walkthrough, f"every check passed at {stage}")
         return
     failure = signature(failing[0])
     if state.failures and state.failures[-1] == failure:
-        raise Failed(f"the same failure twice in a row ({failing[0]['name']}): the repair did not help")
+        raise Failed(f"the same failure twice in a row ({failing[0].name}): the repair did not help")
     state.failures.append(failure)
     if state.repairs >= run.config.policy.max_repairs:
         raise Failed(f"checks still fail after {state.repairs} repair round(s) (policy.max_repairs): "
-                     f"{failing[0]['name']} exit {failing[0]['exit_code']}")
+                     f"{failing[0].name} exit {failing[0].exit_code}")
     state.repairs += 1
-    run.move(S.repairing, f"{failing[0]['name']} failed; repair round {state.repairs}")
+    run.move(S.repairing, f"{failing[0].name} failed; repair round {state.repairs}")
 
 
 def repairing(run: RunSession) -> None:

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bolt import plan as plans
 from aidlc.bolt.machine import transition
@@ -18,7 +17,7 @@ from aidlc.events.ledger import Ledger, utc_now
 from aidlc.llm.base import Provider
 from aidlc.model.events import Actor, ActorKind, Decision, Event, EventType, Subject
 from aidlc.model.run import RunState, RunStatus, Span
-from aidlc.workspace import open_bank
+from aidlc.workspace import Workspace
 
 S = RunStatus
 
@@ -65,17 +64,18 @@ class Failed(Exception):
 
 
 class RunSession:
-    def __init__(self, repo: Path, bank: MemoryBank, bolt: BoltItem, store: RunStore, state: RunState,
-                 provider: Callable[[], Provider], ask: Ask | None = None) -> None:
-        self.repo, self.bank, self.bolt, self.store, self.state = repo, bank, bolt, store, state
+    def __init__(self, workspace: Workspace, store: RunStore, state: RunState, provider: Callable[[], Provider],
+                 ask: Ask | None = None) -> None:
+        self.workspace, self.store, self.state = workspace, store, state
+        self.bolt = workspace.bolt(state.bolt)
+        self.repo, self.config = workspace.root, workspace.config
         self.ask = ask
-        self.config = bank.config
         self._provider_factory = provider
         self._provider: Provider | None = None
-        self.ledger = Ledger.of_bank(repo, bank.rel_root)
-        self.bolt_dir = Path(bolt.rel).parent.as_posix()
+        self.bolt_dir = Path(self.bolt.rel).parent.as_posix()
         self._tick = time.monotonic()
-        self._own: set[str] | None = None
+        # aidlc's own files (the bolt's stories among them) as this process found them when it took the run over.
+        self.own_files = own_files(workspace, self.bolt)
         # The step in progress when this process took the run over may be partly done (a kill, a pause): its
         # commit is looked for by its trailers. Each later step starts from a state this process saved.
         self.continuing = True
@@ -86,12 +86,20 @@ class RunSession:
             self._provider = self._provider_factory()
         return self._provider
 
-    def reread_bank(self) -> MemoryBank:
-        """The bank as it is on disk now: called where a person (while the model answered, the checks ran or a
-        question waited) or a gate decision may have changed it since it was read."""
-        self.bank = open_bank(self.repo)
-        self.bolt = find_bolt(self.bank, self.state.bolt)
-        return self.bank
+    @property
+    def bank(self) -> MemoryBank:
+        return self.workspace.bank
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.workspace.ledger
+
+    def refresh(self) -> Workspace:
+        """The bank and the ledger as they are on disk now: called where a person (while the model answered, the
+        checks ran or a question waited) or a gate decision may have changed them since they were read."""
+        self.workspace = self.workspace.refreshed()
+        self.bolt = self.workspace.bolt(self.state.bolt)
+        return self.workspace
 
     def save(self, durable: bool = False) -> None:
         self.tick()
@@ -128,15 +136,10 @@ class RunSession:
         reworks = len(self.state.reworks)
         return f"rework-{reworks}.{name}" if reworks else name
 
-    def own_files(self) -> set[str]:
-        if self._own is None:
-            self._own = own_files(self.bank, self.bolt)
-        return self._own
-
     def own_existing(self) -> set[str]:
         """aidlc's own files a step commits with its edits: those that exist (git adds an unchanged one as a no-op;
         a person's removal of one is theirs to commit)."""
-        return {rel for rel in self.own_files() if (self.repo / rel).exists() or (self.repo / rel).is_symlink()}
+        return {rel for rel in self.own_files if (self.repo / rel).exists() or (self.repo / rel).is_symlink()}
 
     def planned(self) -> list[str]:
         """The files of the plan, as paths relative to the repository."""
@@ -144,12 +147,12 @@ class RunSession:
         return [p for f in plan.files if (p := plans.normal(f.path))] if plan else []
 
 
-def own_files(bank: MemoryBank, bolt: BoltItem) -> set[str]:
+def own_files(workspace: Workspace, bolt: BoltItem) -> set[str]:
     """What aidlc itself changes during a run (and a person's gate decision while it waits): never dirty."""
     folder = Path(bolt.rel).parent.as_posix()
-    stories = [s.rel for s in BankIndex(bank).stories_of(bolt)]
-    return {Ledger.of_bank(bank.repo_root, bank.rel_root).rel, bolt.rel, f"{folder}/{plans.PLAN_FILE}",
-            f"{folder}/{plans.WALKTHROUGH_FILE}", *stories}
+    stories = [s.rel for s in workspace.index.stories_of(bolt)]
+    return {workspace.ledger.rel, bolt.rel, f"{folder}/{plans.PLAN_FILE}", f"{folder}/{plans.WALKTHROUGH_FILE}",
+            *stories}
 
 
 def leftover(rel: str, own: set[str]) -> bool:

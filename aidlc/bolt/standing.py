@@ -4,11 +4,9 @@ person asked at the terminal."""
 
 from __future__ import annotations
 
-from aidlc.bank.index import BankIndex
 from aidlc.bolt import plan as plans
 from aidlc.bolt.session import GateQuestion, Paused, RunSession, S
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.view import open_view
 from aidlc.gates.actor import actor_from
 from aidlc.gates.catalogue import fingerprint
 from aidlc.gates.decide import decide as decide_gate
@@ -22,10 +20,9 @@ AFTER_WALKTHROUGH_REJECT = "the model plans the rework with your reason"
 
 def gate(run: RunSession, stage: str) -> tuple[str, str | None]:
     """("approved" | "rejected" | "waiting", reason) for the gate, as the ledger holds it for the file now."""
-    bank = run.bank
-    index = BankIndex(bank)
+    bank, index = run.bank, run.workspace.index
     target = resolve(bank, index, run.state.bolt, stage)
-    history = open_view(run.ledger).history
+    history = run.workspace.view.history
     if standing(history, bank, index, target, stage) is None:
         return "approved", None
     latest = history.latest(target.kind, target.id, stage)
@@ -44,8 +41,8 @@ def decide(run: RunSession, decision: Decision, reason: str | None) -> None:
         raise UsageError(f"run {run.state.run_id} is at {run.state.status.value}, not waiting at a gate; "
                          "--approve/--reject decide a gate", [f"aidlc bolt resume {run.state.bolt}"])
     decide_gate(run.bank, run.state.bolt, stage, decision, reason, actor_from(run.repo, None),
-                head=run.state.last_commit)
-    run.reread_bank()
+                head=run.state.last_commit, index=run.workspace.index)
+    run.refresh()
 
 
 def approve_by_policy(run: RunSession) -> bool:
@@ -58,7 +55,7 @@ def approve_by_policy(run: RunSession) -> bool:
         return False
     policy = Actor(kind=ActorKind.policy, name="policy.auto_approve_plan")
     decide_gate(run.bank, run.state.bolt, "plan", Decision.approve, f"risk {risk} is in policy.auto_approve_plan",
-                policy, policy_risk=risk, head=run.state.last_commit)
+                policy, policy_risk=risk, head=run.state.last_commit, index=run.workspace.index)
     run.span("decision", "plan approved by policy", data={"reason": f"risk {risk}"})
     return True
 
@@ -89,7 +86,7 @@ def ask_at_gate(run: RunSession, pause: Paused) -> Paused | None:
     run.restart_clock()  # the time a person took to answer is not the run's work
     if answer is None:
         return pause
-    run.reread_bank()  # the person may have edited it before answering
+    run.refresh()  # the person may have edited it before answering
     try:
         decide(run, answer.decision, answer.reason)
     except AidlcError as exc:  # refused as `aidlc gate` would refuse it (a bot, no signature, unchecked boxes)
@@ -108,8 +105,8 @@ def question(run: RunSession, stage: str) -> GateQuestion:
         assert plan is not None
         return GateQuestion("plan", state.bolt, f"{run.bolt_dir}/{plans.PLAN_FILE}", plan.summary,
                             [f"{f.action} {f.path}: {f.reason}" for f in plan.files], risks, AFTER_PLAN_REJECT)
-    rounds = [f"{c['stage']}: " + ", ".join(f"{r['name']} {'passed' if r['passed'] else 'FAILED'}"
-                                          for r in c["results"]) for c in state.checks]
+    rounds = [f"{c.stage}: " + ", ".join(f"{r.name} {'passed' if r.passed else 'FAILED'}" for r in c.results)
+              for c in state.checks]
     summary = "; ".join([plan.summary if plan else state.goal, *rounds[-1:]])
     return GateQuestion("walkthrough", state.bolt, f"{run.bolt_dir}/{plans.WALKTHROUGH_FILE}", summary,
                         list(state.touched), risks, AFTER_WALKTHROUGH_REJECT)

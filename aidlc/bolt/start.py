@@ -4,10 +4,8 @@ holds the bolt's lock, checks what must hold (aidlc.bolt.guards), and hands the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from aidlc import vcs
-from aidlc.bank.index import find_bolt
 from aidlc.bank.items import BoltItem
 from aidlc.bolt.guards import check_unchanged, end_leftover_check, preflight
 from aidlc.bolt.machine import transition
@@ -21,50 +19,47 @@ from aidlc.gates.effects import reconcile
 from aidlc.llm.base import Provider
 from aidlc.model.events import Decision, EventType
 from aidlc.model.run import RunState
-from aidlc.workspace import open_bank
+from aidlc.workspace import Workspace
 
 
-def start(repo: Path, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
+def start(workspace: Workspace, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
           ask: Ask | None = None) -> Outcome:
-    bank = open_bank(repo)
     # The lock first, the checks under it: two starts that both found no unfinished run would make two runs.
-    with bolt_lock(Path(bank.repo_root), find_bolt(bank, bolt_ref).id):
-        found = preflight(repo, bolt_ref, bank)
+    with bolt_lock(workspace.root, workspace.bolt(bolt_ref).id):
+        found = preflight(workspace, bolt_ref)
         # The run asks the model first: a provider that cannot be built (no key, bad settings) is refused here,
         # before the run, its branch or its ledger line exist, as `aidlc draft` refuses it.
         model_provider = provider()
-        bank, bolt, branch, head = found["_bank"], found["_bolt"], found["branch"], found["base"]
-        repo = Path(bank.repo_root)
+        repo, bolt, branch, head = workspace.root, found.bolt, found.branch, found.base
         now = utc_now()
         run_id = new_run_id()
         state = RunState(run_id=run_id, bolt=bolt.id, goal=_goal(bolt), created=now, updated=now, branch=branch,
-                         start_branch=found["_start_branch"], base_commit=head, last_commit=head, model=model)
+                         start_branch=found.start_branch, base_commit=head, last_commit=head, model=model)
         store = RunStore(repo, run_id)
         store.save(state)
-        run = RunSession(repo, bank, bolt, store, state, lambda: model_provider, ask)
+        run = RunSession(workspace, store, state, lambda: model_provider, ask)
         run.event(EventType.run_started, "started", data={"branch": branch, "base": head})
         vcs.create_branch(repo, branch, head)
         transition(state, S.planning, store, "the run started on a clean tree")
         return drive(run)
 
 
-def resume(repo: Path, run: RunStore, provider: Callable[[], Provider], decision: Decision | None = None,
+def resume(workspace: Workspace, run: RunStore, provider: Callable[[], Provider], decision: Decision | None = None,
            reason: str | None = None, ask: Ask | None = None) -> Outcome:
     with bolt_lock(run.repo, run.load().bolt):
-        return _resume(repo, run, provider, decision, reason, ask)
+        return _resume(workspace, run, provider, decision, reason, ask)
 
 
-def _resume(repo: Path, store: RunStore, provider: Callable[[], Provider], decision: Decision | None,
+def _resume(workspace: Workspace, store: RunStore, provider: Callable[[], Provider], decision: Decision | None,
             reason: str | None, ask: Ask | None) -> Outcome:
     state = store.load()  # again, under the lock: the run another process drove until now may have moved on
     end_leftover_check(store, state)
     if state.terminal:
         raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
                          "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
-    bank = open_bank(repo)
-    if reconcile(bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
-        bank = open_bank(repo)
-    run = RunSession(Path(bank.repo_root), bank, find_bolt(bank, state.bolt), store, state, provider, ask)
+    if reconcile(workspace.bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
+        workspace = workspace.refreshed()
+    run = RunSession(workspace, store, state, provider, ask)
     check_unchanged(run)
     if decision is not None:
         decide(run, decision, reason)
@@ -72,24 +67,22 @@ def _resume(repo: Path, store: RunStore, provider: Callable[[], Provider], decis
         if state.pause.kind == "risk":
             state.accepted_risks.extend(r for r in state.risks if r not in state.accepted_risks)
         run.event(EventType.run_resumed, f"resumed:{state.pauses}", data={"after": state.pause.kind})
-        state.pause = None
-        store.save(state)
+        state.pause = None  # saved by the first step's move or pause
     return drive(run)
 
 
-def abort(repo: Path, run: RunStore, reason: str | None) -> RunState:
+def abort(workspace: Workspace, run: RunStore, reason: str | None) -> RunState:
     with bolt_lock(run.repo, run.load().bolt):
-        return _abort(repo, run, reason)
+        return _abort(workspace, run, reason)
 
 
-def _abort(repo: Path, store: RunStore, reason: str | None) -> RunState:
+def _abort(workspace: Workspace, store: RunStore, reason: str | None) -> RunState:
     state = store.load()
     end_leftover_check(store, state)
     if state.terminal:
         raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
                          [f"aidlc bolt trace {state.run_id}"])
-    bank = open_bank(repo)
-    run = RunSession(Path(bank.repo_root), bank, find_bolt(bank, state.bolt), store, state, lambda: None)  # type: ignore  # the bolt of a saved run exists
+    run = RunSession(workspace, store, state, lambda: None)  # type: ignore[arg-type,return-value]  # an abort asks no model
     state.outcome = f"cancelled: {reason or 'no reason given'}"
     state.pause = None
     transition(state, S.cancelled, store, state.outcome)

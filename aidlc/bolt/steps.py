@@ -73,7 +73,8 @@ def _apply(run: RunSession, stage: str, messages: list[Message], answer: str) ->
         attempt += 1
         try:
             blocks = edits.parse_edit_blocks(answer, whole_file=state.pending.whole_file)
-            return edits.prepare_edits(run.repo, blocks, lambda rel: _allowed(run, rel)).apply()
+            return edits.prepare_edits(run.repo, blocks, lambda rel: _allowed(run, rel),
+                                       run.config.memory_bank).apply()
         except edits.EditFormatError as exc:
             state.format_failures += 1
             problems = [exc.message]
@@ -118,7 +119,9 @@ def commit_walkthrough(run: RunSession, partial: bool) -> None:
     trailers = {"Aidlc-Run": state.run_id, "Aidlc-Stage": stage}
     done = vcs.commit_with_trailers(run.repo, state.base_commit, trailers) if run.continuing else None
     if done is None:
-        write_walkthrough(run.repo, run.reread_bank(), state.bolt, run_state=state, partial=partial, run=False)
+        workspace = run.refresh()
+        write_walkthrough(run.repo, workspace.bank, state.bolt, run_state=state, partial=partial, run=False,
+                          index=workspace.index)
     sha256 = plans.digest((run.repo / rel).read_bytes())
     # A run that failed before its branch was checked out (resumed at INIT) has no branch to commit on.
     if done is None and (not run.continuing or vcs.current_branch(run.repo) == state.branch):

@@ -14,13 +14,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from aidlc.bank.index import find_bolt
 from aidlc.bank.write import atomic_write
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.model.run import RunState, Span
 from aidlc.names import path_segment
-from aidlc.workspace import open_bank
+from aidlc.workspace import Workspace
 
 RUNS = Path(".aidlc") / "runs"
 LOCKS = Path(".aidlc") / "locks"
@@ -123,12 +122,12 @@ def runs_of(repo: Path, bolt: str | None) -> list[RunState]:
     return [r for r in all_runs(repo) if bolt is None or r.bolt == bolt]
 
 
-def bolt_id(repo: Path, ref: str) -> str:
+def bolt_id(workspace: Workspace, ref: str) -> str:
     """The id of the bolt `ref` names, as every command resolves it (aidlc.bank.index.find_bolt); `ref` itself
     when the bank names no such bolt (a run of a bolt since removed is still found by its id)."""
 
     try:
-        return find_bolt(open_bank(repo), ref).id
+        return workspace.bolt(ref).id
     except UsageError:
         return ref
 
@@ -142,11 +141,12 @@ def _write_pid(path: Path) -> None:
         os.close(fd)
 
 
-def find_run(repo: Path, ref: str) -> RunStore:
+def find_run(workspace: Workspace, ref: str) -> RunStore:
     """A run by its id, or the newest run of a bolt."""
+    repo = workspace.root
     if ref.startswith("run-") and (repo / RUNS / ref / "state.json").is_file() and "/" not in ref:
         return RunStore(repo, ref)
-    matching = runs_of(repo, bolt_id(repo, ref))
+    matching = runs_of(repo, bolt_id(workspace, ref))
     if not matching:
         raise UsageError(f"no run of bolt {ref!r} (and no run with that id) in {RUNS.as_posix()}/",
                          [f"aidlc bolt start {ref}", "aidlc bolt status    # the runs that exist"])

@@ -7,32 +7,30 @@ from __future__ import annotations
 import os
 import re
 import time
-from typing import Any
 
 from aidlc.bolt.calls import digest
-from aidlc.bolt.checks import CheckResult, check_event, run_checks
-from aidlc.bolt.counts import TestCounts
+from aidlc.bolt.checks import check_event, run_checks
 from aidlc.bolt.session import RunSession
 from aidlc.bolt.weakening import weakened_tests
+from aidlc.model.checks import CheckResult, TestCounts, VerifyRound
 from aidlc.model.events import Event, EventType, Subject
 from aidlc.processes import RUN_VARIABLE
 
 
-def results_of(run: RunSession, stage: str) -> list[dict[str, Any]]:
+def results_of(run: RunSession, stage: str) -> list[CheckResult]:
     """The check results of the run's last commit: run now, or as recorded before a pause or a crash (not run
     again); recorded in the ledger once either way."""
     state = run.state
-    if state.checks and state.checks[-1]["commit"] == state.last_commit:
-        results: list[dict[str, Any]] = state.checks[-1]["results"]
+    if state.checks and state.checks[-1].commit == state.last_commit:
+        results = state.checks[-1].results
     else:
         began = time.monotonic()
-        checked = run_checks(run.repo, run.config.verify, env=check_env(run),
+        results = run_checks(run.repo, run.config.verify, env=check_env(run),
                              on_start=lambda group: check_started(run, group))
-        results = [r.model_dump(mode="json") for r in checked]
-        state.checks.append({"stage": stage, "commit": state.last_commit, "results": results})
+        state.checks.append(VerifyRound(stage=stage, commit=state.last_commit, results=results))
         state.check_group = None
         run.save()
-        for result in checked:
+        for result in results:
             run.span("check", result.name, status="passed" if result.passed else "failed",
                      duration_s=result.duration_s, data={"exit_code": result.exit_code})
         run.span("tool_call", "verify", duration_s=round(time.monotonic() - began, 4))
@@ -40,7 +38,7 @@ def results_of(run: RunSession, stage: str) -> list[dict[str, Any]]:
     return results
 
 
-def weakening(run: RunSession, results: list[dict[str, Any]]) -> list[str]:
+def weakening(run: RunSession, results: list[CheckResult]) -> list[str]:
     """What in the edits since the base commit may weaken the tests, that the run has not accepted yet."""
     state = run.state
     before, baseline = test_baseline(run, results)
@@ -62,10 +60,10 @@ def check_started(run: RunSession, group: int) -> None:
     run.save()
 
 
-def record_checks(run: RunSession, stage: str, results: list[dict[str, Any]]) -> None:
+def record_checks(run: RunSession, stage: str, results: list[CheckResult]) -> None:
     state = run.state
     for position, result in enumerate(results):
-        fields = check_event(CheckResult.model_validate(result), state.last_commit, state.run_id,
+        fields = check_event(result, state.last_commit, state.run_id,
                              Subject(kind="bolt", id=state.bolt))
         fields.pop("type", None)
         fields.pop("key", None)
@@ -75,12 +73,12 @@ def record_checks(run: RunSession, stage: str, results: list[dict[str, Any]]) ->
                           **fields)
 
 
-def test_baseline(run: RunSession, results: list[dict[str, Any]]) -> tuple[TestCounts | None, str]:
+def test_baseline(run: RunSession, results: list[CheckResult]) -> tuple[TestCounts | None, str]:
     """The test counts "fewer tests than before" compares with, and where they come from: the latest
     check.recorded of the same check at the run's base commit in the ledger (a person's CI, an earlier run), else
     the run's first check round."""
     state = run.state
-    name = next((r["name"] for r in results if r.get("tests")), None)
+    name = next((r.name for r in results if r.tests), None)
     if name is None:
         return None, ""
     recorded = _recorded_at_base(run, name)
@@ -88,10 +86,10 @@ def test_baseline(run: RunSession, results: list[dict[str, Any]]) -> tuple[TestC
         counts, where = TestCounts.model_validate(recorded.datum("tests")), \
             f"at the base commit {state.base_commit[:12]} (check.recorded by {recorded.actor.name})"
     else:
-        first = [r for r in state.checks[0]["results"] if r["name"] == name and r.get("tests")]
+        first = [r.tests for r in state.checks[0].results if r.name == name and r.tests]
         if len(state.checks) < 2 or not first:
             return None, ""
-        counts, where = TestCounts.model_validate(first[0]["tests"]), "in the run's first check round"
+        counts, where = first[0], "in the run's first check round"
     run.span("decision", "test count baseline",
              data={"reason": f"{name}: {counts.total} tests, {counts.skipped} skipped {where}"})
     return counts, where
@@ -107,21 +105,14 @@ def _recorded_at_base(run: RunSession, name: str) -> Event | None:
     return recorded
 
 
-def counts(results: list[dict[str, Any]]) -> TestCounts | None:
-    for result in results:
-        if result.get("tests"):
-            return TestCounts.model_validate(result["tests"])
-    return None
-
-
-def excerpt(result: dict[str, Any]) -> str:
-    return CheckResult.model_validate(result).excerpt()
+def counts(results: list[CheckResult]) -> TestCounts | None:
+    return next((result.tests for result in results if result.tests), None)
 
 
 # What differs between two runs of the same failure: durations, object addresses.
 _NOISE = re.compile(r"\b\d+(\.\d+)?\s*(s|ms|sec|secs|seconds)\b|0x[0-9a-f]+")
 
 
-def signature(result: dict[str, Any]) -> str:
+def signature(result: CheckResult) -> str:
     """A failure without its timings: the same failure twice has the same signature."""
-    return digest(_NOISE.sub("#", f"{result['name']}|{result.get('exit_code')}|{excerpt(result)}"))
+    return digest(_NOISE.sub("#", f"{result.name}|{result.exit_code}|{result.excerpt()}"))

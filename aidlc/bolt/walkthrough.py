@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write
@@ -48,11 +49,13 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
 
 def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state: RunState | None = None,
                       partial: bool = False, run: bool = True, reviewer: Callable[[], Any] | None = None,
-                      note: Callable[[str], None] = lambda _: None, write: bool = True) -> Written:
+                      note: Callable[[str], None] = lambda _: None, write: bool = True,
+                      index: BankIndex | None = None) -> Written:
     """Build the bolt's evidence report and write it into its implementation-walkthrough.md (not with `write`
-    False). A walkthrough a person approved is never rewritten: the approval judged its bytes (`Written.kept`)."""
+    False). A walkthrough a person approved is never rewritten: the approval judged its bytes (`Written.kept`).
+    `index`: the bank's, when the caller holds it."""
 
-    report = build(repo, bank, bolt_ref, run=run, reviewer=reviewer, note=note)
+    report = build(repo, bank, bolt_ref, run=run, reviewer=reviewer, note=note, index=index)
     found = digest(report)
     bolt_folder = next(Path(b.rel).parent for b in bank.bolts if b.id == report.bolt)
     path = repo / bolt_folder / WALKTHROUGH_FILE

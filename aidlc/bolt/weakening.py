@@ -38,7 +38,7 @@ from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.config import key_line
 from aidlc.bank.walk import CONFIG_FILE
-from aidlc.bolt.counts import TestCounts
+from aidlc.model.checks import TestCounts
 
 MAX_FLAGS_PER_KIND = 10  # per file: beyond this, one sentence counts the rest
 

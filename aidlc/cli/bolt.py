@@ -85,19 +85,22 @@ def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_
     # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bolt.guards import preflight
     from aidlc.bolt.start import start
+    from aidlc.workspace import Workspace
 
-    root = app.root()
-    build = model_flags.builder(app, root)
+    workspace = Workspace.open(app.root())
+    build = model_flags.builder(app, workspace.root, workspace.config)
     if dry_run:
-        found = {k: v for k, v in preflight(root, bolt).items() if not k.startswith("_")}
+        found = preflight(workspace, bolt)
         build()  # the provider's settings and key, as `start` checks them (no model is asked)
+        verify = [v.name for v in workspace.config.verify]
         if app.json:
-            app.emit_json({"dry_run": True, **found})
+            app.emit_json({"dry_run": True, "bolt": found.bolt.id, "branch": found.branch, "base": found.base,
+                           "verify": verify})
         else:
-            app.out(f"bolt {found['bolt']} can start: branch {found['branch']} from {found['base'][:12]}, "
-                    f"{len(found['verify'])} verify command(s)")
+            app.out(f"bolt {found.bolt.id} can start: branch {found.branch} from {found.base[:12]}, "
+                    f"{len(verify)} verify command(s)")
         return
-    _report(app, start(root, bolt, build, model=model_flags.model or "", ask=_asker(app, no_input)))
+    _report(app, start(workspace, bolt, build, model=model_flags.model or "", ask=_asker(app, no_input)))
 
 
 @bolt_group.command("resume")
@@ -117,11 +120,12 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
     from aidlc.bolt.start import resume
     from aidlc.bolt.store import find_run
     from aidlc.model.events import Decision
+    from aidlc.workspace import Workspace
 
-    root = app.root()
+    workspace = Workspace.open(app.root())
     decision = Decision(verdict) if verdict else None
-    build = model_flags.builder(app, root)
-    _report(app, resume(root, find_run(root, ref), build, decision, reason, _asker(app, no_input)))
+    build = model_flags.builder(app, workspace.root, workspace.config)
+    _report(app, resume(workspace, find_run(workspace, ref), build, decision, reason, _asker(app, no_input)))
 
 
 @bolt_group.command("status")
@@ -132,9 +136,10 @@ def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
     # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bolt.store import bolt_id, run_summary, runs_of
+    from aidlc.workspace import Workspace
 
-    root = app.root()
-    runs = runs_of(root, bolt_id(root, bolt) if bolt else None)
+    workspace = Workspace.open(app.root())
+    runs = runs_of(workspace.root, bolt_id(workspace, bolt) if bolt else None)
     if app.json:
         app.emit_json({"runs": [run_summary(r) for r in runs]})
         return
@@ -160,9 +165,10 @@ def abort_cmd(app: App, ref: str, reason: str | None) -> None:
     # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bolt.start import abort
     from aidlc.bolt.store import find_run, run_summary
+    from aidlc.workspace import Workspace
 
-    root = app.root()
-    state = abort(root, find_run(root, ref), reason)
+    workspace = Workspace.open(app.root())
+    state = abort(workspace, find_run(workspace, ref), reason)
     if app.json:
         app.emit_json({"run": run_summary(state)})
     else:
@@ -178,8 +184,9 @@ def trace_cmd(app: App, ref: str) -> None:
     # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bolt.store import find_run, run_summary
     from aidlc.bolt.trail import render_trail
+    from aidlc.workspace import Workspace
 
-    run = find_run(app.root(), ref)
+    run = find_run(Workspace.open(app.root()), ref)
     state, spans = run.load(), run.spans()
     if app.json:
         app.emit_json({"run": run_summary(state), "spans": [s.model_dump(exclude_none=True) for s in spans]})

@@ -7,11 +7,14 @@ import functools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from aidlc.cli.app import App
+
+if TYPE_CHECKING:
+    from aidlc.model.config import Config
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,21 +35,22 @@ class ModelFlags:
         """The keyword arguments of aidlc.llm.factory.provider_from_config (and aidlc.llm.check.run_check)."""
         return asdict(self)
 
-    def build(self, app: App, root: Path, on_degrade: Callable[[Any], None] | None = None) -> Any:
+    def build(self, app: App, root: Path, on_degrade: Callable[[Any], None] | None = None,
+              config: Config | None = None) -> Any:
         """The provider of the repository at `root` with these flags; a call that waits long says so on a
-        terminal (aidlc.cli.waiting)."""
+        terminal (aidlc.cli.waiting). `config`: aidlc.yaml as the command read it (else it is read here)."""
         # Loaded when the command runs: --help and shell completion import this file too.
         from aidlc.bank.config import load_config
         from aidlc.cli.waiting import shows_waiting
         from aidlc.llm.factory import provider_from_config
 
         return shows_waiting(app, provider_from_config(
-            load_config(root).llm, **self.settings(), root=root,
+            (config or load_config(root)).llm, **self.settings(), root=root,
             on_degrade=on_degrade or (lambda notice: app.note(f"degraded: {notice.reason}"))))
 
-    def builder(self, app: App, root: Path) -> Callable[[], Any]:
+    def builder(self, app: App, root: Path, config: Config | None = None) -> Callable[[], Any]:
         """The provider, built only when a run first asks the model (resuming at a gate needs none)."""
-        return lambda: self.build(app, root)
+        return lambda: self.build(app, root, config=config)
 
 
 _OPTIONS = [

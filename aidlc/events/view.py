@@ -147,10 +147,14 @@ def view_of_bytes(data: bytes) -> LedgerView:
 def verified_ledger(repo_root: str, bank_root: str, records: str) -> Ledger:
     """The bank's ledger, for a command about to record in it (`records`: what it records and what it holds
     back, as the error says it): it must be there and its chain intact, else nothing is started."""
-    ledger = Ledger.of_bank(repo_root, bank_root)
+    return verified(Ledger.of_bank(repo_root, bank_root), records, open_view)
+
+
+def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView]) -> Ledger:
+    """`verified_ledger` with the ledger's view from `view` (a command that holds one already)."""
     if not ledger.exists():
         raise no_ledger(ledger)
-    problem = open_view(ledger).first_error
+    problem = view(ledger).first_error
     if problem is not None:
         raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; {records} while the "
                          "ledger does not verify",

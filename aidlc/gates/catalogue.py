@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc.aidlc_docs.model import DocsProject, Mark, StateRow
-from aidlc.aidlc_docs.reader import unit_of
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, plan_stage
+from aidlc.aidlc_docs.units import unit_of
 from aidlc.bank.frontmatter import NotRegularFile
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, MemoryBank

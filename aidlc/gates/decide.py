@@ -89,10 +89,11 @@ def decide_docs(target: GateTarget, folder: str, config: Config, subject: str, s
 
 
 def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reason: str | None,
-           actor: Actor, *, policy_risk: Risk | None = None, head: str | None = None) -> Recorded:
+           actor: Actor, *, policy_risk: Risk | None = None, head: str | None = None,
+           index: BankIndex | None = None) -> Recorded:
     """Record a person's decision; or, with a `policy` actor, a plan approval policy.auto_approve_plan allows
     for `policy_risk` (low or medium only). `head`: HEAD's commit when the caller knows it (a bolt run checks
-    it before every step), else it is asked of git."""
+    it before every step), else it is asked of git. `index`: the bank's, when the caller holds it."""
     refuse_below_a_check(subject, stage, decision)
     repo = Path(bank.repo_root)
     ledger = Ledger.of_bank(repo, bank.rel_root)
@@ -106,7 +107,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     else:
         refuse_bot(bank.config.governance.bot_emails, stage, actor)
         sign = _signer(Path(bank.repo_root), bank.rel_root, bank.config, actor)
-    index = BankIndex(bank)
+    index = index or BankIndex(bank)
     target = resolve(bank, index, subject, stage)
     if stage not in target.stages:
         raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are {', '.join(target.stages)}")
@@ -117,7 +118,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     waiting = None
     if target.kind == "bolt" and stage == "walkthrough" and decision == Decision.approve \
             and actor.kind == ActorKind.human and target.bolt is not None:
-        waiting = _walkthrough_evidence(bank, led.history, target, actor, digest.sha256, data)
+        waiting = _walkthrough_evidence(bank, index, led.history, target, actor, digest.sha256, data)
         changes = [] if waiting else changes
     if changes:
         data["effects"] = [change.recorded() for change in changes]
@@ -194,16 +195,16 @@ def _rules_digest(repo: Path) -> FileDigest:
     return FileDigest(path="rules", sha256=rulefiles.fingerprint(rulefiles.work_tree(repo, top)))
 
 
-def _walkthrough_evidence(bank: MemoryBank, history: GateHistory, target: GateTarget, actor: Actor, judged: str,
-                          data: dict[str, Any]) -> str | None:
+def _walkthrough_evidence(bank: MemoryBank, index: BankIndex, history: GateHistory, target: GateTarget, actor: Actor,
+                          judged: str, data: dict[str, Any]) -> str | None:
     """Refuse the approval while the evidence report is missing, older than the bolt's head or its verification
     unmet; bind it to the report's digest. High and critical risk need two distinct people: the first approval
     is recorded and the gate waits (returned: why)."""
-    # validate imports this module (rules/ledger.py): the evidence builder loads only for a walkthrough.
+    # status imports this module (status/actions.py): the evidence builder loads only for a walkthrough.
     from aidlc.gates.walkthrough import walkthrough_evidence
 
     assert target.bolt is not None
-    evidence = walkthrough_evidence(bank, target.bolt)
+    evidence = walkthrough_evidence(bank, target.bolt, index=index)
     if evidence.missing:
         raise GateRefused(f"bolt {target.id}: the walkthrough's evidence is not complete: "
                           + "; ".join(evidence.missing),

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bolt.plan import PLAN_FILE
 from aidlc.gates.evidence import (
@@ -36,12 +37,12 @@ from aidlc.model.events import CheckRecord
 
 def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
           reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None,
-          observed: list[CheckRecord] | None = None) -> ev.EvidenceReport:
+          observed: list[CheckRecord] | None = None, index: BankIndex | None = None) -> ev.EvidenceReport:
     """The report of `bolt_ref`. With `run`, checks run (and are recorded) when none was recorded for the head's
     code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded.
     `observed`: the checks the caller ran itself just now (aidlc ci): they replace the ledger's `check.recorded`
-    events, which then count as history only."""
-    facts = gather(repo, bank, bolt_ref)
+    events, which then count as history only. `index`: the bank's, when the caller holds it."""
+    facts = gather(repo, bank, bolt_ref, index)
     if observed is not None:
         facts.checks = list(observed)
     current = CodeMatch.of(facts)

@@ -43,6 +43,7 @@ class Facts:
     outside: tuple[str, ...]
     runs: list[RunState]
     events: list[Event]  # the ledger's events about this bolt, in file order
+    index: BankIndex
     notes: list[str] = field(default_factory=list)
     approved_risks: list[Risk] = field(default_factory=list)  # what its plan approvals were made under
     checks: list[CheckRecord] = field(default_factory=list)  # its checks' results, from `check.recorded` events
@@ -52,18 +53,15 @@ class Facts:
         return self.runs[-1] if self.runs else None
 
     @functools.cached_property
-    def index(self) -> BankIndex:
-        return BankIndex(self.bank)
-
-    @functools.cached_property
     def line_counts(self) -> list[vcs.LineCounts]:
         """The files changed from base to head outside the bank, with their lines (asked of git once)."""
         return vcs.line_counts(self.repo, self.base, self.head, self.outside)
 
 
-def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
-
-    bolt = find_bolt(bank, bolt_ref)
+def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None = None) -> Facts:
+    """`index`: the bank's, when the caller holds it."""
+    index = index or BankIndex(bank)
+    bolt = find_bolt(bank, bolt_ref, index)
     outside = (bank.rel_root, ".aidlc")
     runs = runs_of(repo, bolt.id)
     commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id, files=True)
@@ -84,7 +82,8 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str) -> Facts:
     ledger = verified_ledger(bank.repo_root, bank.rel_root, "no evidence is read from it or recorded in it")
     every = [e for _, e in open_view(ledger).events]
     events = [e for e in every if e.subject is not None and e.subject.kind == "bolt" and e.subject.id == bolt.id]
-    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, notes, approved_risks(every, bolt.id),
+    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, index, notes,
+                 approved_risks(every, bolt.id),
                  [CheckRecord.of_event(e) for e in events if e.type == EventType.check_recorded])
 
 

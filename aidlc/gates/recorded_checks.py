@@ -62,10 +62,8 @@ def run_excerpts(facts: Facts) -> dict[tuple[str, str], str]:
     found = {}
     for run in facts.runs:
         for round_ in run.checks:
-            for result in round_.get("results", []):
-                if not result.get("passed"):
-                    text = (result.get("head") or "") + (result.get("tail") or "")
-                    found[(str(round_.get("commit")), str(result.get("name")))] = text[-EXCERPT_CHARS:]
+            for result in round_.failing():
+                found[(round_.commit, result.name)] = (result.head + result.tail)[-EXCERPT_CHARS:]
     return found
 
 

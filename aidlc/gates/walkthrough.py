@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aidlc import vcs
+from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import read_inside
 from aidlc.bolt.plan import WALKTHROUGH_FILE
@@ -25,9 +26,10 @@ class Evidence:
     risk: Risk | None = None
 
 
-def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[CheckRecord] | None = None) -> Evidence:
+def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[CheckRecord] | None = None,
+                         index: BankIndex | None = None) -> Evidence:
     """What a walkthrough approval of `bolt` rests on, and what is missing; `observed`: the checks as the caller ran
-    them itself (aidlc ci), instead of the ledger's claims."""
+    them itself (aidlc ci), instead of the ledger's claims. `index`: the bank's, when the caller holds it."""
     repo = Path(bank.repo_root)
     rel = f"{Path(bolt.rel).parent.as_posix()}/{WALKTHROUGH_FILE}"
     try:
@@ -39,7 +41,7 @@ def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[CheckR
         return Evidence([f"{rel} holds no evidence report (aidlc walkthrough {bolt.id} writes one)"])
     evidence = Evidence(head=found[0], digest=found[1])
     try:
-        report = build(repo, bank, bolt.id, run=False, observed=observed)
+        report = build(repo, bank, bolt.id, run=False, observed=observed, index=index)
     except AidlcError as exc:  # no commit of the bolt, a ledger that does not verify
         evidence.missing.append(exc.message)
         return evidence

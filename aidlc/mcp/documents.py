@@ -4,7 +4,7 @@ documents into tool results; an AidlcError raised here becomes the tool's error,
 
 Every record a tool writes is the agent's (`actor`): an `Actor` of kind agent that the server names from its client.
 No function here records a gate decision, and `audit_append` refuses an entry that would read as a person's
-approval (aidlc.rules.docs_history_scan.approves): that is for `aidlc gate approve`, run by the person.
+approval (aidlc.rules.docs_approvals.approves): that is for `aidlc gate approve`, run by the person.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from aidlc.bank.config import load_config
 from aidlc.errors import UsageError
 from aidlc.model.events import Actor, Subject
-from aidlc.workspace import layout_of, open_bank, open_docs, open_records
+from aidlc.workspace import Workspace, layout_of, open_bank, open_docs, open_records
 
 if TYPE_CHECKING:
     from aidlc.bank.items import MemoryBank
@@ -191,7 +191,7 @@ def bolt_trace(root: Path, ref: str) -> dict[str, Any]:
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.bolt.store import find_run, run_summary
 
-    run = find_run(root, ref)
+    run = find_run(Workspace.open(root), ref)
     return document(run=run_summary(run.load()), spans=[span.model_dump(exclude_none=True) for span in run.spans()])
 
 
@@ -286,7 +286,7 @@ def _approval_in(texts: Texts) -> str | None:
     from aidlc.aidlc_docs.model import AuditEntry
     from aidlc.aidlc_docs.stages import STAGES
     from aidlc.events.audit import heading_of
-    from aidlc.rules.docs_history_scan import approves
+    from aidlc.rules.docs_approvals import approves
 
     heading, _ = heading_of(texts.stage)
     fields = {"user_input": texts.user_input, "ai_response": texts.ai_response, "context": texts.context or heading}

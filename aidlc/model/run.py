@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from aidlc.model.checks import VerifyRound
 from aidlc.model.types import Risk
 
 
@@ -134,8 +135,7 @@ class RunState(_Strict):
     repairs: int = 0
     format_failures: int = 0
     whole_file: bool = False
-    checks: list[dict[str, Any]] = Field(default_factory=list, description="each verify round: stage, commit, "
-                                         "results (checks.CheckResult as JSON)")
+    checks: list[VerifyRound] = Field(default_factory=list, description="each verify round: stage, commit, results")
     failures: list[str] = Field(default_factory=list, description="signature of each failing verify round")
     trees: list[str] = Field(default_factory=list, description="digest of the planned files at each step's commit")
     commits: list[dict[str, str]] = Field(default_factory=list, description="stage, commit, for each step")

@@ -25,9 +25,10 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
-from aidlc.aidlc_docs.reader import folder_words, plan_boxes, unit_of, units_of
+from aidlc.aidlc_docs.plans import plan_boxes
 from aidlc.aidlc_docs.records import WORKSPACE
 from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.aidlc_docs.units import folder_words, unit_of, units_of
 from aidlc.bank.config import load_config, records_folder
 from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write
@@ -46,7 +47,7 @@ from aidlc.model.events import CheckRecord, Decision, Event, EventType, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules import validate
-from aidlc.rules.docs_layout import Units, approvals
+from aidlc.rules.docs_approvals import Units, approvals
 from aidlc.templating import render
 
 TRAILER = "Aidlc-Unit"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from aidlc.aidlc_docs.model import DocsProject, Mark, StageLine
-from aidlc.aidlc_docs.reader import unit_of
 from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.aidlc_docs.units import unit_of
 from aidlc.bank.config import load_config, records_folder
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.view import GateHistory, LedgerView, open_view

@@ -3,9 +3,7 @@
 that layout. Errors where a file proves the rule broken; warnings where only a pattern suggests it; a note where
 aidlc cannot tell (a stage it does not know), never a guess.
 
-An approval, as these rules read one, is an audit entry whose heading or Context names the stage (and the unit,
-when the ticked line names one) and whose User Input or User Response holds a person's words: not an empty, `N/A`
-or `(pending)` field, not the AI's own approval prompt, not a `Status` of changes requested.
+An approval is an audit entry as aidlc/rules/docs_approvals.py reads one.
 """
 
 from __future__ import annotations
@@ -16,10 +14,11 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
-from aidlc.aidlc_docs.reader import folders_named, unit_of
-from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
+from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, Stage
+from aidlc.aidlc_docs.units import unit_of
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
+from aidlc.rules.docs_approvals import Units, approvals, approved_stages, approves, has_words
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
 CHECKS: list[tuple[Rule, DocsCheck]] = []
@@ -39,17 +38,6 @@ CODE_NAMES = frozenset({"dockerfile", "makefile", "jenkinsfile", "package.json",
                         "cargo.toml", "pom.xml", "build.gradle"})
 SHARED = 3  # this many entries or more on one timestamp is a pattern, not a coincidence
 _MIDNIGHT = re.compile(r"T00:00(?::00(?:\.0+)?)?(?:Z|[+-]\d|\s|$)")
-_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(|없음|해당\s*없음)",
-                       re.IGNORECASE)
-_ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
-                      r"inici", re.IGNORECASE)
-_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova", re.IGNORECASE)
-_STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
-# What an agent writes where the person said nothing: not a person's input.
-_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
-_NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청",
-                           re.IGNORECASE)
 
 
 def check(entry: Rule) -> Callable[[DocsCheck], DocsCheck]:
@@ -181,107 +169,23 @@ def ticked(project: DocsProject) -> Iterator[tuple[str, StageLine]]:
             yield project.state.path, line
 
 
-def has_words(entry: AuditEntry) -> bool:
-    """Whether the entry holds a person's words (User Input or User Response), and no refusal in its Status."""
-    said = [entry.fields.get(key, "").strip().strip("\"'`“”「」 ") for key in ("user_input", "user_response")]
-    if not any(text and not _NO_WORDS.match(text) for text in said):
-        return False
-    return not _NOT_APPROVED.search(entry.fields.get("status", ""))
-
-
-def approved_stages(entry: AuditEntry) -> list[str]:
-    """The stages an entry with a person's words answers for: those its heading names, else the first its Context
-    names (a Context's `Next: User Stories` is not an approval of User Stories, nor is `Unit 2 Functional Design
-    starts`, where the heading approved what came before). An entry logging answers to a
-    stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
-    answers, then separately for the approval."""
-    heading = entry.heading or ""
-    if _ANSWERS.search(heading) and not _APPROVAL.search(heading):
-        return []
-    named = stages_named(heading)
-    if named:
-        return named
-    context = entry.fields.get("context", "")
-    if _STARTS.search(context) and not _APPROVAL.search(context):
-        return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
-    first = stage_of(context)
-    return [first] if first else []
-
-
-def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
-    """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
-    holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
-    names the stage and its heading, status or context says approved, or a sentence of its AI response names the
-    stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
-    if _NO_INPUT.match(person.strip()):
-        return False
-    heading, context = entry.heading or "", entry.fields.get("context", "")
-    said = unit_of(f"{heading} {context}")
-    if unit is not None and said is not None and said != unit:
-        return False
-    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
-    if named == stage and any(_APPROVAL.search(text) for text in (heading, entry.fields.get("status", ""), context)):
-        return True
-    return any(stage_of(sentence) == stage and _APPROVAL.search(sentence)
-               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
-
-
-class Units:
-    """Which unit an audit entry is about: `Unit 3`, `U3` in its heading (else its Context), or a unit folder its
-    heading names (`(admin-web)`) that another entry ties to a number (heading `(admin-web)`, Context `Unit 3`)."""
-
-    def __init__(self, project: DocsProject) -> None:
-        self.folders = [name for name in project.units if unit_of(name) is None]
-        self.alias: dict[str, str] = {}
-        for log in project.audits:
-            for entry in log.entries:
-                number = unit_of(entry.heading or "") or unit_of(entry.fields.get("context", ""))
-                for folder in self._folders_in(entry.heading or ""):
-                    if number is not None:
-                        self.alias.setdefault(folder, number)
-
-    def _folders_in(self, text: str) -> list[str]:
-        return folders_named(text, self.folders)
-
-    def of(self, entry: AuditEntry) -> str | None:
-        heading, context = entry.heading or "", entry.fields.get("context", "")
-        folders = self._folders_in(heading)
-        named = unit_of(heading) or next((self.alias[f] for f in folders if f in self.alias), None)
-        if named or unit_of(context):
-            return named or unit_of(context)
-        # a folder no entry ties to a number is the unit as its own name (`v4-migration`, `v4 migration`)
-        folders = folders or self._folders_in(context)
-        return folders[0] if len(folders) == 1 else None
-
-
-def approvals(project: DocsProject) -> dict[tuple[str, str | None], list[AuditEntry]]:
-    """The entries with a person's words, by (stage, unit) they answer for (unit None: the entry names none)."""
-    units = Units(project)
-    found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
-    for log in project.audits:
-        for entry in log.entries:
-            if has_words(entry):
-                for stage in approved_stages(entry):
-                    found[(stage, units.of(entry) if BY_SLUG[stage].per_unit else None)].append(entry)
-    return found
-
-
 @check(NO_APPROVAL)
 def _no_approval(project: DocsProject) -> Iterator[Hit]:
     given = approvals(project)
     for path, line in ticked(project):
         stage = BY_SLUG[line.stage or ""]
-        if not stage.approval:
-            continue
-        if stage.per_unit and line.unit is not None:
-            if given.get((stage.slug, line.unit)):
-                continue
-        elif any(entries for (slug, _), entries in given.items() if slug == stage.slug):
+        if not stage.approval or _approved(given, stage, line.unit):
             continue
         whose = f" of unit {line.unit}" if line.unit and stage.per_unit else ""
         logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
         yield Hit(path, line.line, f"{stage.name}{whose} is ticked, and {logs} holds no approval of it by a person")
+
+
+def _approved(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None) -> bool:
+    """Whether `given` holds an approval of the stage: of the unit, for a per-unit stage's line naming one."""
+    if stage.per_unit and unit is not None:
+        return bool(given.get((stage.slug, unit)))
+    return any(entries for (slug, _), entries in given.items() if slug == stage.slug)
 
 
 @check(AWAITING)
@@ -336,20 +240,26 @@ def _build_before_code(project: DocsProject) -> Iterator[Hit]:
 
 @check(ORDER_BROKEN)
 def _order(project: DocsProject) -> Iterator[Hit]:
-    # The first approval of each stage (of each unit, for the per-unit ones), by the stage its heading names (else
-    # its Context), of an entry that says it approves (a person's words alone may be answers or a request):
-    # compared within inception, and within each unit; a per-unit stage's approval naming no unit is compared
-    # with nothing.
+    first = _first_approvals(project)
+    for (scope, stage), (entry, path) in sorted(first.items(), key=lambda item: item[1][0].line):
+        found = _later_approved_before(first, scope, stage, entry)
+        if found is not None:
+            other, later = found
+            yield Hit(path, entry.line, f"{BY_SLUG[stage].name} was first approved at "
+                      f"{entry.timestamp}, after {BY_SLUG[later].name} (line {other.line}, "
+                      f"{other.timestamp}): the documented order puts it first")
+
+
+def _first_approvals(project: DocsProject) -> dict[tuple[str | None, str], tuple[AuditEntry, str]]:
+    """The first approval of each stage (of each unit, for the per-unit ones), with its log's path, by scope
+    (`inception`, else the unit) and stage: stages are compared within inception, and within each unit; a per-unit
+    stage's approval naming no unit is compared with nothing."""
     first: dict[tuple[str | None, str], tuple[AuditEntry, str]] = {}
     units = Units(project)
     for log in project.audits:
         for entry in log.entries:
-            if entry.at is None or not has_words(entry):
-                continue
-            stages = approved_stages(entry)
-            stage = stages[0] if stages else None
-            if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" \
-                    or not approves(entry, stage, None):
+            stage = _approved_stage(entry)
+            if stage is None or entry.at is None:
                 continue
             scope = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
             if scope is None:
@@ -357,15 +267,32 @@ def _order(project: DocsProject) -> Iterator[Hit]:
             known = first.get((scope, stage))
             if known is None or entry.at < (known[0].at or entry.at):
                 first[(scope, stage)] = (entry, log.path)
-    for (scope, stage), (entry, path) in sorted(first.items(), key=lambda item: item[1][0].line):
-        before = [(other.at, other, later) for (other_scope, later), (other, _) in first.items()
-                  if other_scope == scope and ORDER[later] > ORDER[stage] and other.at and entry.at
-                  and other.at < entry.at]
-        if before:
-            _, other, later = min(before, key=lambda found: found[0])
-            yield Hit(path, entry.line, f"{BY_SLUG[stage].name} was first approved at "
-                      f"{entry.timestamp}, after {BY_SLUG[later].name} (line {other.line}, "
-                      f"{other.timestamp}): the documented order puts it first")
+    return first
+
+
+def _approved_stage(entry: AuditEntry) -> str | None:
+    """The stage an entry approves, as the order is judged: the stage its heading names (else its Context), of an
+    entry that says it approves (a person's words alone may be answers or a request); Build and Test aside."""
+    if entry.at is None or not has_words(entry):
+        return None
+    stages = approved_stages(entry)
+    stage = stages[0] if stages else None
+    if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" or not approves(entry, stage, None):
+        return None
+    return stage
+
+
+def _later_approved_before(first: dict[tuple[str | None, str], tuple[AuditEntry, str]], scope: str | None,
+                           stage: str, entry: AuditEntry) -> tuple[AuditEntry, str] | None:
+    """(its approval, the stage) of the earliest approval in `scope`, before `entry`, of a stage the documented
+    order puts after `stage`; None when there is none."""
+    before = [(other.at, other, later) for (other_scope, later), (other, _) in first.items()
+              if other_scope == scope and ORDER[later] > ORDER[stage] and other.at and entry.at
+              and other.at < entry.at]
+    if not before:
+        return None
+    _, other, later = min(before, key=lambda found: found[0])
+    return other, later
 
 
 @check(UNKNOWN_STAGE)

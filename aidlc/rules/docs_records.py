@@ -124,22 +124,30 @@ def _gates(events: list[RecordEvent]) -> Iterator[tuple[Rule, Hit]]:
         if event.event not in RESOLUTIONS:
             continue
         if event.event == "GATE_APPROVED":
-            orders = [(True if previous is None else before(previous, turn), before(turn, event)) for turn in turns]
-            if not any(after and ahead for after, ahead in orders):
-                stage = event.entry.fields.get("stage", "?")
-                since = "since the record began" if previous is None else \
-                    f"since the {previous.event} at {previous.path}:{previous.entry.line} ({previous.entry.timestamp})"
-                if any(after is not False and ahead is not False for after, ahead in orders):
-                    yield UNORDERED_TURN, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
-                                              f"({event.entry.timestamp}): its only human turn {since} shares a "
-                                              "second with it across shards, so which came first is unknown")
-                elif autonomous:
-                    yield AUTONOMOUS, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
-                                          f"({event.entry.timestamp}) in autonomous mode: no HUMAN_TURN {since}")
-                else:
-                    yield NO_HUMAN_TURN, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
-                                             f"({event.entry.timestamp}) and no HUMAN_TURN row {since}")
+            yield from _without_turn(event, previous, turns, autonomous)
         previous = event
+
+
+def _without_turn(event: RecordEvent, previous: RecordEvent | None, turns: list[RecordEvent],
+                  autonomous: bool) -> Iterator[tuple[Rule, Hit]]:
+    """The GATE_APPROVED `event` when no HUMAN_TURN of `turns` is ordered after `previous` (the resolution before
+    it) and before it."""
+    orders = [(True if previous is None else before(previous, turn), before(turn, event)) for turn in turns]
+    if any(after and ahead for after, ahead in orders):
+        return
+    stage = event.entry.fields.get("stage", "?")
+    since = "since the record began" if previous is None else \
+        f"since the {previous.event} at {previous.path}:{previous.entry.line} ({previous.entry.timestamp})"
+    if any(after is not False and ahead is not False for after, ahead in orders):
+        yield UNORDERED_TURN, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
+                                  f"({event.entry.timestamp}): its only human turn {since} shares a "
+                                  "second with it across shards, so which came first is unknown")
+    elif autonomous:
+        yield AUTONOMOUS, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
+                              f"({event.entry.timestamp}) in autonomous mode: no HUMAN_TURN {since}")
+    else:
+        yield NO_HUMAN_TURN, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
+                                 f"({event.entry.timestamp}) and no HUMAN_TURN row {since}")
 
 
 def _guards(events: list[RecordEvent]) -> Iterator[tuple[Rule, Hit]]:
@@ -175,44 +183,45 @@ def _approvals(project: DocsProject) -> Iterator[tuple[Rule, Hit]]:
     if history is None or history.head is None:
         return
     for event in rows:
-        fields = event.entry.fields
-        written = fields.get("approval fingerprint", "").strip().strip("`")
-        target = fields.get("plan target", "").strip().strip("`")
-        where = f"PLAN_APPROVAL_RECORDED at {event.entry.timestamp} (Plan Target: {target or '?'})"
-        if OLDER.match(written):
-            yield OLD_FINGERPRINT, Hit(event.path, event.entry.line, f"{where}: fingerprint {written[:16]}... is "
-                                       "of an older format that v2 reads as \"approve again\"")
-            continue
-        folder = _plan_folder(project.rel, target)
-        if folder is None or not written.startswith(V3):
-            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: cannot be checked: expected Plan "
-                                      "Target `unit:<unit>` or `stage:code-generation` and Approval Fingerprint "
-                                      f"`{V3}<64 hex>`, found {written or 'no fingerprint'}")
-            continue
-        plan, instructions = f"{folder}/code-generation-plan.md", f"{folder}/unit-test-instructions.md"
-        held = history.read("HEAD", [plan, instructions])
-        missing = [rel for rel in (plan, instructions) if held[rel] is None]
-        if missing:
-            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: HEAD holds no {', '.join(missing)}: "
-                                      "the approved plan is not committed")
-            continue
-        texts = [held[rel].decode("utf-8", errors="replace") for rel in (plan, instructions)]  # type: ignore[union-attr]  # None was ruled out just above
-        named = plan.removeprefix(f"{project.rel}/")
-        if has_review(texts[0]):
-            yield NOT_RECOMPUTED, Hit(event.path, event.entry.line, f"{where}: {named} has a Review heading; its "
-                                      "fingerprint is not recomputed")
-            continue
-        contract, why = read_testing_contract(texts[0])
-        if contract is None:
-            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: {named} as HEAD holds it has {why}, "
-                                      "so v2 itself would not take the approval as current")
-            continue
-        recomputed = approval_fingerprint(texts[0], texts[1], contract, target, fields.get("intent", "").strip(),
-                                          fields.get("run floor", "").strip())
-        if recomputed != written:
-            yield STALE_APPROVAL, Hit(event.path, event.entry.line, f"{where}: recorded {written[:22]}..., "
-                                      f"recomputed over {named} and its unit-test-instructions.md at HEAD "
-                                      f"{recomputed[:22]}...: the plan changed after its approval")
+        found = _approval_standing(project.rel, history, event)
+        if found is not None:
+            rule, message = found
+            yield rule, Hit(event.path, event.entry.line, message)
+
+
+def _approval_standing(rel: str, history: vcs.History, event: RecordEvent) -> tuple[Rule, str] | None:
+    """(the rule, the message) when the PLAN_APPROVAL_RECORDED row's fingerprint is of an older format, cannot be
+    checked, or differs from the one recomputed at HEAD; None when it stands."""
+    fields = event.entry.fields
+    written = fields.get("approval fingerprint", "").strip().strip("`")
+    target = fields.get("plan target", "").strip().strip("`")
+    where = f"PLAN_APPROVAL_RECORDED at {event.entry.timestamp} (Plan Target: {target or '?'})"
+    if OLDER.match(written):
+        return OLD_FINGERPRINT, f"{where}: fingerprint {written[:16]}... is of an older format that v2 reads as " \
+            "\"approve again\""
+    folder = _plan_folder(rel, target)
+    if folder is None or not written.startswith(V3):
+        return STALE_APPROVAL, f"{where}: cannot be checked: expected Plan Target `unit:<unit>` or " \
+            f"`stage:code-generation` and Approval Fingerprint `{V3}<64 hex>`, found {written or 'no fingerprint'}"
+    plan, instructions = f"{folder}/code-generation-plan.md", f"{folder}/unit-test-instructions.md"
+    held = history.read("HEAD", [plan, instructions])
+    missing = [path for path in (plan, instructions) if held[path] is None]
+    if missing:
+        return STALE_APPROVAL, f"{where}: HEAD holds no {', '.join(missing)}: the approved plan is not committed"
+    texts = [held[path].decode("utf-8", errors="replace") for path in (plan, instructions)]  # type: ignore[union-attr]  # None was ruled out just above
+    named = plan.removeprefix(f"{rel}/")
+    if has_review(texts[0]):
+        return NOT_RECOMPUTED, f"{where}: {named} has a Review heading; its fingerprint is not recomputed"
+    contract, why = read_testing_contract(texts[0])
+    if contract is None:
+        return STALE_APPROVAL, f"{where}: {named} as HEAD holds it has {why}, so v2 itself would not take the " \
+            "approval as current"
+    recomputed = approval_fingerprint(texts[0], texts[1], contract, target, fields.get("intent", "").strip(),
+                                      fields.get("run floor", "").strip())
+    if recomputed != written:
+        return STALE_APPROVAL, f"{where}: recorded {written[:22]}..., recomputed over {named} and its " \
+            f"unit-test-instructions.md at HEAD {recomputed[:22]}...: the plan changed after its approval"
+    return None
 
 
 def _plan_folder(rel: str, target: str) -> str | None:
@@ -319,9 +328,7 @@ def migration_findings(workspace: RecordsWorkspace) -> list[Finding]:
     flat = history.read(last, [FLAT_AUDIT])[FLAT_AUDIT]
     if flat is None:
         return []
-    target = workspace.migrated.rsplit("→", 1)[-1].strip()
-    records = [r for r in workspace.records if r.record is not None and r.record.name == target] or workspace.records
-    shards = [log.path for record in records for log in record.audits]
+    shards = _migrated_shards(workspace, workspace.migrated)
     held = history.read("HEAD", shards)
     if any(data is not None and data.startswith(flat) for data in held.values()):
         return []
@@ -332,3 +339,10 @@ def migration_findings(workspace: RecordsWorkspace) -> list[Finding]:
                     f"migrated record's shards at HEAD: {where}",
                     fix=f"git show {commit}:{FLAT_AUDIT}    # the history the shard must begin with; "
                     f"{MIGRATION_DROPPED.fix}")]
+
+
+def _migrated_shards(workspace: RecordsWorkspace, migrated: str) -> list[str]:
+    """The audit shards of the record aidlc/.migrated names (`... → <record>`), else of every record."""
+    target = migrated.rsplit("→", 1)[-1].strip()
+    records = [r for r in workspace.records if r.record is not None and r.record.name == target] or workspace.records
+    return [log.path for record in records for log in record.audits]

@@ -1,0 +1,38 @@
+"""The Markdown line shapes every file of the aidlc-docs layout shares: headings, checkbox lines, git
+merge-conflict markers, and line ends read as one."""
+
+from __future__ import annotations
+
+import re
+
+HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~\-SR?])\][ \t]*(?P<text>.*)$")
+_CONFLICT = re.compile(r"^(<{7}( |$)|={7}$|>{7}( |$)|\|{7}( |$))")
+
+
+def one_line_end(text: str) -> str:
+    """The text with CRLF and CR line ends read as LF: a file's line ends never change what it says."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def marker_lines(text: str) -> list[int]:
+    """Every line shaped as a merge-conflict marker, the `=======` under a heading included: within one entry a
+    conflict's middle marker may stand alone, its other markers in the entries around it."""
+    return [number for number, line in enumerate(text.split("\n"), start=1) if _CONFLICT.match(line)]
+
+
+def conflict_lines(text: str) -> list[int]:
+    """The lines of git merge-conflict markers. A `=======` right under a line of text outside a conflict is the
+    underline of a Markdown heading, not a marker."""
+    lines = text.split("\n")
+    found: list[int] = []
+    inside = False
+    for index, line in enumerate(lines):
+        if not _CONFLICT.match(line):
+            continue
+        if line.startswith("=") and not inside and index and lines[index - 1].strip() \
+                and not _CONFLICT.match(lines[index - 1]):
+            continue
+        inside = line.startswith("<") or (inside and not line.startswith(">"))
+        found.append(index + 1)
+    return found

@@ -1,0 +1,48 @@
+"""The plan files of the aidlc-docs layout: their checkboxes, and which plan a revised one beside it replaces."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from aidlc.aidlc_docs.markdown import BOX
+from aidlc.aidlc_docs.model import PlanFile
+from aidlc.aidlc_docs.stages import plan_stage
+
+_REVISION = re.compile(r"revised|revision|updated|v\d+|rev\d*|\d+", re.IGNORECASE)  # a plan's successor's suffix
+
+
+def read_plan(text: str, rel: str) -> PlanFile | None:
+    """A plan's checkboxes (outside code fences); None for a file that has none."""
+    stage, unit = plan_stage(rel.rsplit("/", 1)[-1])
+    plan = PlanFile(path=rel, stage=stage, unit=unit)
+    for number, box, _ in plan_boxes(text):
+        if box in "xX":
+            plan.done += 1
+        elif box == " ":
+            plan.open.append(number)
+    return plan if plan.done or plan.open else None
+
+
+def mark_superseded(plans: list[PlanFile]) -> None:
+    """Set `superseded_by` on each plan that a revised plan beside it replaces: `X.md` by `X-revised.md`
+    (`-revision`, `-updated`, `-v2`, `-rev2`, `-2`), in the same folder. The name says which one governs; a plan
+    that merely repeats another's stage under another name (`unit-2-...` beside `customer-spa-...`) says nothing
+    of the kind, and both are judged."""
+    stems = {plan.path.removesuffix(".md"): plan for plan in plans}
+    for stem, plan in stems.items():
+        plan.superseded_by = next((other.path for other_stem, other in sorted(stems.items())
+                                   if other_stem.startswith(f"{stem}-")
+                                   and _REVISION.fullmatch(other_stem[len(stem) + 1:])), None)
+
+
+def plan_boxes(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line, box character, text after the box) of each checkbox line outside code fences."""
+    fence = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.lstrip().startswith(("```", "~~~")):
+            fence = not fence
+            continue
+        match = None if fence else BOX.match(line)
+        if match is not None:
+            yield number, match.group("box"), match.group("text")

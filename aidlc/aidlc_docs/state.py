@@ -1,0 +1,191 @@
+"""The state file of the aidlc-docs layout (aidlc-state.md, or state/<branch>.md): its stage lines, as checkbox lines
+or as the rows of a stage table, each with its stage, its unit and what it says of the stage.
+
+A line is read by its shape, top to bottom: a table row, a heading (or bold paragraph), a checkbox line, a list item
+without a box; what a line means may depend on the lines above it (the heading's unit, the parent item's stage).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines
+from aidlc.aidlc_docs.model import Mark, StageLine, StateFile
+from aidlc.aidlc_docs.stages import stage_of
+from aidlc.aidlc_docs.units import folders_named, unit_of
+
+_BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
+_LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
+_ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$")
+_RULE_ROW = re.compile(r"^[ \t|:-]+$")  # a table's |---|:---:| line
+_STAGE_COLUMN = re.compile(r"^(?:stage|stage name|단계|스테이지|阶段|ステージ|段階|etapa|fase)$", re.IGNORECASE)
+_STATUS_COLUMN = re.compile(r"^(?:status|state|상태|진행 상태|状态|ステータス|状態|estado|status da etapa|situação)$",
+                            re.IGNORECASE)
+# What a stage table's status cell says, read in this order: skipped, awaiting a person, in progress, done, else
+# pending (a cell aidlc cannot read claims nothing).
+_CELL_SKIP = re.compile(r"⏭|(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
+                        re.IGNORECASE)
+_CELL_PROGRESS = re.compile(r"🔄|⏳|🚧|in[ -]progress|진행[ \t]*중|进行中|進行中|em andamento|em progresso",
+                            re.IGNORECASE)
+_CELL_DONE = re.compile(r"✅|✔|☑|(?<!not )(?<!not yet )\b(?:complete|completed|done|approved|finished)\b|완료|승인됨|"
+                        r"完成|完了|conclu[íi]d[oa]", re.IGNORECASE)
+_LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage line's name
+_PHASE_PREFIX = re.compile(r"^(?:inception|construction)(?:[ \t]+phase)?[ \t]*[-—–:][ \t]*",
+                           re.IGNORECASE)
+_NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
+_CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
+_SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
+                   re.IGNORECASE)
+_AWAITING = re.compile(r"awaiting[ \t]+(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
+                       r"승인[ \t]*대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|aguardando[ \t]+aprova",
+                       re.IGNORECASE)
+
+
+def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile:
+    """Each checkbox line with its stage, unit and what it says; a line's unit may come from its parent line or
+    from the heading (or bold paragraph) above it. A line that names a unit but no stage, under a line that names
+    a stage (`- [~] Functional Design (per-unit)` / `  - [x] U1 Chat Core — approved`), is that stage of the
+    unit. A table whose header names a stage column and a status column (`| Stage | Status | Artifacts |`) gives
+    one stage line per row: `| Code Generation | ✅ Complete | ... |` is ticked, `⏭️ Skipped` skipped. A heading
+    naming one of `units` (the unit folders) that has no number (`**v4-migration** (...)`) makes the lines under it
+    that unit's."""
+    reader = _StateReader(StateFile(path=rel, conflict_lines=conflict_lines(text)),
+                          [unit for unit in units or [] if unit_of(unit) is None])
+    for number, line in enumerate(text.split("\n"), start=1):
+        reader.read(number, line)
+    return reader.state
+
+
+class _Parent(NamedTuple):
+    indent: int
+    unit: str | None
+    line: int | None = None  # a checkbox line's number (None: a list item without a box)
+    stage: str | None = None
+
+
+@dataclass
+class _StateReader:
+    """What the lines above tell of the next one: the unit its heading names, the list items it may stand under,
+    the stage table it may be a row of."""
+
+    state: StateFile
+    named: list[str]  # the unit folders without a number, as a heading may name them
+    context_unit: str | None = None
+    parents: list[_Parent] = field(default_factory=list)  # the open list items above
+    table: bool = False  # the line is in a table
+    columns: tuple[int, int] | None = None  # (stage, status) of that table, when its header names them
+
+    def read(self, number: int, line: str) -> None:
+        row = _ROW.match(line)
+        if row is not None:
+            self._row(number, line, row)
+            return
+        self.table, self.columns = False, None
+        for shape, read in ((HEADING, self._heading), (_BOLD_HEADING, self._heading), (BOX, self._box),
+                            (_LIST_ITEM, self._item)):
+            match = shape.match(line)
+            if match is not None:
+                read(number, match)
+                return
+
+    def _row(self, number: int, line: str, row: re.Match[str]) -> None:
+        """A table's first row is its header; each later row of a stage table (its rule row aside) is a stage."""
+        cells = [cell.strip() for cell in row.group("cells").split("|")]
+        if not self.table:
+            self.table, self.columns = True, _stage_columns(cells)
+        elif self.columns is not None and not _RULE_ROW.match(line) and max(self.columns) < len(cells):
+            self.state.stages.append(_table_line(number, cells, self.columns, self.context_unit))
+
+    def _heading(self, number: int, match: re.Match[str]) -> None:
+        """A heading names the unit of the lines under it (a phase's heading names none) and closes every list."""
+        title = match.group(2) if match.re is HEADING else match.group("text")
+        self.context_unit = (unit_of(title) or self._folder_in(title)) if "phase" not in title.lower() else None
+        self.parents = []
+
+    def _item(self, number: int, match: re.Match[str]) -> None:
+        """A list item without a box may name the unit its children are about."""
+        indent = len(match.group("indent").expandtabs(2))
+        self.parents = [p for p in self.parents if p.indent < indent] + [_Parent(indent, unit_of(match.group("text")))]
+
+    def _box(self, number: int, match: re.Match[str]) -> None:
+        indent = len(match.group("indent").expandtabs(2))
+        self.parents = [p for p in self.parents if p.indent < indent]
+        body, box = match.group("text"), match.group("box")
+        name, status = split_stage_line(body)
+        own_unit = unit_of(body)
+        boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
+        stage = _stage(name, body, own_unit, boxed)
+        self.state.stages.append(StageLine(
+            line=number, text=body, mark=_mark(box), stage=stage, unit=self._unit(own_unit),
+            skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(_AWAITING.search(body)),
+            depth=len(self.parents), parent=boxed.line if boxed else None))
+        self.parents.append(_Parent(indent, own_unit, number, stage))
+
+    def _unit(self, own: str | None) -> str | None:
+        """The unit a checkbox line is about: its own, else its nearest parent's, else its heading's."""
+        return own or next((p.unit for p in reversed(self.parents) if p.unit), None) or self.context_unit
+
+    def _folder_in(self, title: str) -> str | None:
+        found = folders_named(title, self.named)
+        return found[0] if len(found) == 1 else None
+
+
+def _stage(name: str, body: str, own_unit: str | None, boxed: _Parent | None) -> str | None:
+    """The stage a checkbox line names (or names in a parenthesised translation); a line naming only a unit, under
+    a checkbox line, is that line's stage."""
+    stage = stage_of(name) or _bilingual(name, body)
+    if stage is None and own_unit is not None and boxed is not None:
+        return boxed.stage
+    return stage
+
+
+def _stage_columns(header: list[str]) -> tuple[int, int] | None:
+    """(the stage column, the status column) of a table's header row; None when it is not a stage table."""
+    names = [cell.strip("*_ ") for cell in header]
+    stage = next((i for i, name in enumerate(names) if _STAGE_COLUMN.match(name)), None)
+    status = next((i for i, name in enumerate(names) if _STATUS_COLUMN.match(name)), None)
+    return None if stage is None or status is None else (stage, status)
+
+
+def _table_line(number: int, cells: list[str], columns: tuple[int, int], context_unit: str | None) -> StageLine:
+    name, said = cells[columns[0]].strip("*_ "), cells[columns[1]]
+    awaiting = bool(_AWAITING.search(said))
+    if _CELL_SKIP.search(said):
+        mark = Mark.skipped
+    elif _CELL_DONE.search(said) and not _CELL_PROGRESS.search(said):
+        mark = Mark.done
+    elif awaiting:
+        mark = Mark.awaiting
+    elif _CELL_PROGRESS.search(said):
+        mark = Mark.in_progress
+    else:
+        mark = Mark.pending
+    return StageLine(line=number, text=" | ".join(cells), mark=mark, stage=stage_of(name),
+                     unit=unit_of(name) or context_unit, skipped=mark == Mark.skipped, awaiting=awaiting)
+
+
+def _bilingual(name: str, body: str) -> str | None:
+    """The stage a name's parenthesised translation names: `유닛별 설계(Functional Design)`."""
+    after = body[body.find(name) + len(name):] if name else ""
+    match = re.match(r"[ \t]*[(（]([^)）]{1,60})[)）]", after)
+    return stage_of(match.group(1)) if match else None
+
+
+def split_stage_line(body: str) -> tuple[str, str]:
+    """(the stage's name, what the line says of it) of a checkbox line's text: `INCEPTION - Units Generation
+    (SKIP)` -> ('Units Generation', '(SKIP)'); the name ends at ` - `, ` — `, `(` or `:`, after a phase prefix.
+    What it says is its first clause only: a later sentence may speak of other stages (`... only Reverse
+    Engineering is SKIP`)."""
+    text = _PHASE_PREFIX.sub("", _LEAD.sub("", body))
+    end = _NAME_END.search(text)
+    if end is None:
+        return text.strip(), ""
+    name, rest = text[:end.start()], text[end.start():]
+    return name.strip(), rest[:1] + _CLAUSE_END.split(rest[1:], maxsplit=1)[0]
+
+
+def _mark(box: str) -> Mark:
+    return {"x": Mark.done, "X": Mark.done, " ": Mark.pending, "S": Mark.skipped, "?": Mark.awaiting
+            }.get(box, Mark.in_progress)

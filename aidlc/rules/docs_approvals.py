@@ -1,0 +1,115 @@
+"""The approvals the aidlc-docs layout's audit logs record: which entries hold a person's words, which stages (of
+which unit) an entry answers for, and whether it approves a stage. The work-tree rules (aidlc/rules/docs_layout.py),
+the history rules (aidlc/rules/docs_history_ticks.py) and the unit evidence read approvals this one way.
+
+An approval, as these rules read one, is an audit entry whose heading or Context names the stage (and the unit,
+when the ticked line names one) and whose User Input or User Response holds a person's words: not an empty, `N/A`
+or `(pending)` field, not the AI's own approval prompt, not a `Status` of changes requested.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+
+from aidlc.aidlc_docs.model import AuditEntry, DocsProject
+from aidlc.aidlc_docs.stages import BY_SLUG, stage_of, stages_named
+from aidlc.aidlc_docs.units import folders_named, unit_of
+
+_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(|없음|해당\s*없음)",
+                       re.IGNORECASE)
+_ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
+                      r"inici", re.IGNORECASE)
+_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova", re.IGNORECASE)
+_STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
+# What an agent writes where the person said nothing: not a person's input.
+_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
+_NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청",
+                           re.IGNORECASE)
+
+
+def has_words(entry: AuditEntry) -> bool:
+    """Whether the entry holds a person's words (User Input or User Response), and no refusal in its Status."""
+    said = [entry.fields.get(key, "").strip().strip("\"'`“”「」 ") for key in ("user_input", "user_response")]
+    if not any(text and not _NO_WORDS.match(text) for text in said):
+        return False
+    return not _NOT_APPROVED.search(entry.fields.get("status", ""))
+
+
+def approved_stages(entry: AuditEntry) -> list[str]:
+    """The stages an entry with a person's words answers for: those its heading names, else the first its Context
+    names (a Context's `Next: User Stories` is not an approval of User Stories, nor is `Unit 2 Functional Design
+    starts`, where the heading approved what came before). An entry logging answers to a
+    stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
+    answers, then separately for the approval."""
+    heading = entry.heading or ""
+    if _ANSWERS.search(heading) and not _APPROVAL.search(heading):
+        return []
+    named = stages_named(heading)
+    if named:
+        return named
+    context = entry.fields.get("context", "")
+    if _STARTS.search(context) and not _APPROVAL.search(context):
+        return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
+    first = stage_of(context)
+    return [first] if first else []
+
+
+def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
+    """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
+    holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
+    names the stage and its heading, status or context says approved, or a sentence of its AI response names the
+    stage and says approved ("Requirements Analysis approved; starting User Stories")."""
+    person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
+    if _NO_INPUT.match(person.strip()):
+        return False
+    heading, context = entry.heading or "", entry.fields.get("context", "")
+    said = unit_of(f"{heading} {context}")
+    if unit is not None and said is not None and said != unit:
+        return False
+    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
+    if named == stage and any(_APPROVAL.search(text) for text in (heading, entry.fields.get("status", ""), context)):
+        return True
+    return any(stage_of(sentence) == stage and _APPROVAL.search(sentence)
+               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
+
+
+class Units:
+    """Which unit an audit entry is about: `Unit 3`, `U3` in its heading (else its Context), or a unit folder its
+    heading names (`(admin-web)`) that another entry ties to a number (heading `(admin-web)`, Context `Unit 3`)."""
+
+    def __init__(self, project: DocsProject) -> None:
+        self.folders = [name for name in project.units if unit_of(name) is None]
+        self.alias: dict[str, str] = {}
+        for log in project.audits:
+            for entry in log.entries:
+                number = unit_of(entry.heading or "") or unit_of(entry.fields.get("context", ""))
+                for folder in self._folders_in(entry.heading or ""):
+                    if number is not None:
+                        self.alias.setdefault(folder, number)
+
+    def _folders_in(self, text: str) -> list[str]:
+        return folders_named(text, self.folders)
+
+    def of(self, entry: AuditEntry) -> str | None:
+        heading, context = entry.heading or "", entry.fields.get("context", "")
+        folders = self._folders_in(heading)
+        named = unit_of(heading) or next((self.alias[f] for f in folders if f in self.alias), None)
+        if named or unit_of(context):
+            return named or unit_of(context)
+        # a folder no entry ties to a number is the unit as its own name (`v4-migration`, `v4 migration`)
+        folders = folders or self._folders_in(context)
+        return folders[0] if len(folders) == 1 else None
+
+
+def approvals(project: DocsProject) -> dict[tuple[str, str | None], list[AuditEntry]]:
+    """The entries with a person's words, by (stage, unit) they answer for (unit None: the entry names none)."""
+    units = Units(project)
+    found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
+    for log in project.audits:
+        for entry in log.entries:
+            if has_words(entry):
+                for stage in approved_stages(entry):
+                    found[(stage, units.of(entry) if BY_SLUG[stage].per_unit else None)].append(entry)
+    return found

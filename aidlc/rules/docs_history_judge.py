@@ -1,0 +1,139 @@
+"""What the history rules (aidlc/rules/docs_history_scan.py) keep while they walk the commits: the versions of each
+audit log read so far, the commit that first added each entry's words, and the findings.
+
+Git is read through aidlc/vcs.py, a few versions' bytes at a time: an audit log's versions add up to gigabytes,
+so what was read of a version (its entries) is kept and its bytes let go.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from dataclasses import dataclass, field
+
+from aidlc import vcs
+from aidlc.aidlc_docs.audit import audit_entries
+from aidlc.aidlc_docs.markdown import marker_lines, one_line_end
+from aidlc.aidlc_docs.model import AuditEntry
+from aidlc.model.findings import Finding
+from aidlc.rules.catalogue import Rule, shorten
+
+
+@dataclass
+class Version:
+    """One version of an audit log: its entries, their texts counted, and where its last entry starts (its line
+    index and the offset of that line in the text), from where a version that only appends to it is read."""
+
+    entries: list[AuditEntry]
+    texts: list[str] = field(default_factory=list)
+    counts: Counter[str] = field(default_factory=Counter)
+    resume: tuple[int, int] = (0, 0)
+
+    @classmethod
+    def of(cls, text: str, kept: Version | None = None) -> Version:
+        """The version whose text is `text`; with `kept`, a version whose text `text` starts with: its entries but
+        the last are kept, and the text is read from where its last entry starts."""
+        line, offset = kept.resume if kept is not None and kept.entries else (0, 0)
+        lines = text[offset:].split("\n")
+        read = audit_entries(lines, line)
+        if kept is not None and kept.entries:
+            entries, texts = kept.entries[:-1] + read, kept.texts[:-1] + [entry.text for entry in read]
+            counts = kept.counts.copy()
+            counts[kept.texts[-1]] -= 1
+            counts.update(texts[len(kept.entries) - 1:])
+            counts += Counter()  # drop the zero count
+        else:
+            entries, texts = read, [entry.text for entry in read]
+            counts = Counter(texts)
+        resume = (line, offset)
+        if read:  # the last entry's first line: its offset is the lengths of the lines before it, with their ends
+            before = read[-1].line - 1 - line
+            resume = (read[-1].line - 1, offset + sum(map(len, lines[:before])) + before)
+        return cls(entries, texts, counts, resume)
+
+
+@dataclass
+class Judge:
+    history: vcs.History
+    findings: list[Finding] = field(default_factory=list)
+    contents: dict[str, bytes] = field(default_factory=dict)  # blob sha -> bytes, of the commits being judged
+    missing: set[str] = field(default_factory=set)  # blobs this clone lacks (a partial clone)
+    # an entry's words (whitespace and conflict-marker lines aside: words) -> the commit that added it
+    origins: dict[str, vcs.Revision] = field(default_factory=dict)
+    # (commit, path) -> the entries of that log whose words that commit added first
+    added: dict[tuple[str, str], list[AuditEntry]] = field(default_factory=dict)
+    judged: set[str] = field(default_factory=set)  # the blobs judged as a commit's version: their words are known
+    _logs: dict[tuple[str, str], Version] = field(default_factory=dict)
+    _texts: dict[str, str] = field(default_factory=dict)  # the last few texts decoded, oldest first
+
+    def add(self, rule: Rule, path: str, line: int | None, message: str, fix: str | None = None) -> None:
+        self.findings.append(Finding(code=rule.code, severity=rule.severity, path=path, line=line,
+                                     message=shorten(message), fix=shorten(fix or rule.fix)))
+
+    def text(self, blob: str) -> str:
+        if blob not in self._texts:
+            if blob not in self.contents:
+                self.read({blob})  # one read more: a version read before, forgotten since
+            data = self.contents.get(blob) or b""
+            self._texts[blob] = one_line_end(data.decode("utf-8", "replace").removeprefix("\ufeff"))
+            if len(self._texts) > 8:  # a version is read again mostly as the parent of the next commit's
+                del self._texts[next(iter(self._texts))]
+        return self._texts[blob]
+
+    def version(self, blob: str | None, path: str, parent: str | None = None) -> Version | None:
+        """The version of `path` in `blob`; read from where `parent`'s (a blob already read) last entry starts when
+        it only appends to `parent`, as most commits do."""
+        if blob is None:
+            return None
+        if (blob, path) not in self._logs:
+            text = self.text(blob)
+            kept = self._logs.get((parent, path)) if parent is not None else None
+            if kept is not None and parent is not None and not text.startswith(self.text(parent)):
+                kept = None
+            self._logs[(blob, path)] = Version.of(text, kept)
+        return self._logs[(blob, path)]
+
+    def parsed(self, blob: str | None, path: str) -> bool:
+        return blob is None or (blob, path) in self._logs
+
+    def read(self, blobs: set[str | None]) -> None:
+        wanted = sorted(blob for blob in blobs if blob is not None and blob not in self.contents
+                        and blob not in self.missing)
+        for blob, data in vcs.objects(self.history.top, wanted).items():
+            if data is None:
+                self.missing.add(blob)
+            else:
+                self.contents[blob] = data
+
+    def forget(self) -> None:
+        """Let go of the bytes read: what was read of them is kept (an audit log's versions add up to gigabytes)."""
+        self.contents.clear()
+
+
+def versions(revision: vcs.Revision, path: str, base: str | None = None) -> tuple[str | None, ...]:
+    """The blobs of `path` in the commit, in each of its parents and (given) in their merge base."""
+    new, old = revision.files[path]
+    return new, *old, base
+
+
+def short(revision: vcs.Revision) -> str:
+    return f"commit {revision.sha[:12]} ({revision.subject[:60]})"
+
+
+def described(entry: AuditEntry) -> str:
+    return f"`{entry.heading or 'an entry without a heading'}` ({entry.timestamp or 'no timestamp'})"
+
+
+def whitespace(text: str) -> str:
+    return " ".join(text.split())
+
+
+@functools.cache  # each entry's text is met in every later version of its log
+def words(text: str) -> str:
+    """What an entry says: its text without its whitespace and conflict-marker lines."""
+    return whitespace(_unmarked(text))
+
+
+def _unmarked(text: str) -> str:
+    markers = set(marker_lines(text))
+    return "\n".join(line for number, line in enumerate(text.split("\n"), start=1) if number not in markers)

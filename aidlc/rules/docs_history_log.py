@@ -1,0 +1,193 @@
+"""The history rules of an audit log's entries (aidlc/rules/docs_history.py): each commit's version of the log
+against its parents'. What a parent holds and the commit does not was deleted or edited by that commit; an entry
+it wrote above committed ones was inserted; a log it deleted or emptied, or one the ignore rules now hide, was
+removed. A merge is charged only with what no side explains (see aidlc/rules/docs_history_scan.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from difflib import SequenceMatcher
+
+from aidlc import vcs
+from aidlc.aidlc_docs.markdown import marker_lines
+from aidlc.aidlc_docs.model import AuditEntry
+from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
+from aidlc.rules.docs_history import ENTRY_DELETED, ENTRY_EDITED, ENTRY_INSERTED, ENTRY_REFORMATTED, LOG_REMOVED
+from aidlc.rules.docs_history_judge import Judge, Version, described, short, whitespace, words
+
+
+def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | None) -> None:
+    """The commit's version of the audit log at `path` against its parents' (`base_blob`: a merge's base's): record
+    the entries it added first, then judge what it deleted, edited, re-formatted or moved."""
+    new_blob, old_blobs = revision.files[path]
+    if any(blob in judge.missing for blob in (new_blob, *old_blobs)):
+        return  # a version this clone lacks (a partial clone): nothing to compare
+    parents = [judge.version(blob, path) for blob in old_blobs]
+    child = judge.version(new_blob, path, old_blobs[0])
+    if child is not None and child.texts:
+        _origins(judge, revision, path, child, parents, old_blobs)
+    if new_blob is not None:
+        judge.judged.add(new_blob)
+    if not any(p is not None and p.texts for p in parents) or _only_appends(parents, child):
+        return  # nothing to lose, or it only appended entries: nothing deleted, edited or moved
+    expected = _expected(parents, judge.version(base_blob, path))
+    if child is None or not child.texts:
+        _judge_removed(judge, revision, path, child, expected)
+        return
+    new = _judge_rewritten(judge, revision, path, parents, child, expected)
+    if len(parents) == 1 and parents[0] is not None:  # a merge interleaves both sides' entries: order not judged
+        _judge_order(judge, revision, path, parents[0], child, new)
+
+
+def _only_appends(parents: list[Version | None], child: Version | None) -> bool:
+    return len(parents) == 1 and parents[0] is not None and child is not None and _appends(parents[0], child)
+
+
+def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, child: Version | None,
+                   expected: Counter[str]) -> None:
+    """The commit deleted the log (`child` None) or emptied it of its entries."""
+    lost = sum(expected.values())
+    if lost:
+        what = "deleted" if child is None else "emptied"
+        judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {lost} entries "
+                  f"before it", f"git checkout {revision.parents[0]} -- {path}    # restore it, then commit")
+
+
+def _judge_rewritten(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None], child: Version,
+                     expected: Counter[str]) -> set[str]:
+    """Each entry the commit should hold and does not: deleted, or written anew (`_counterpart`) as an edit or a
+    re-formatting. The texts of the entries it added that replace none."""
+    removed = expected - child.counts
+    added = child.counts - Counter({text: max(p.counts[text] if p else 0 for p in parents) for text in child.counts})
+    held: dict[str, tuple[str, AuditEntry]] = {}  # text -> (the parent that held it, its entry there)
+    for parent_sha, parent in zip(revision.parents, parents, strict=True):
+        for entry in parent.entries if parent else []:
+            held.setdefault(entry.text, (parent_sha, entry))
+    candidates = [entry for entry in child.entries if added[entry.text] > 0]
+    replaced: set[str] = set()
+    for text in removed.elements():
+        parent_sha, old = held[text]
+        twin = _counterpart(old, [e for e in candidates if e.text not in replaced])
+        if twin is not None:
+            replaced.add(twin.text)
+        _judge_lost(judge, revision, path, parent_sha, old, twin)
+    return set(added) - replaced
+
+
+def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str, old: AuditEntry,
+                twin: AuditEntry | None) -> None:
+    """The entry `old` the parent `parent_sha` held, which the commit deleted (`twin` None) or wrote as `twin`."""
+    fix = f"git show {parent_sha}:{path}    # the entry as it was; restore it, then commit"
+    if twin is None:
+        judge.add(ENTRY_DELETED, path, old.line, f"{short(revision)} deleted the entry {described(old)} (line "
+                  f"{old.line} in {parent_sha[:12]}){_added_by(judge, old.text)}", fix)
+    elif words(twin.text) == words(old.text) and (marker_lines(old.text) or marker_lines(twin.text)):
+        pass  # only merge-conflict marker lines came or went: the conflict-marker rule reports those left
+    elif whitespace(twin.text) == whitespace(old.text):
+        judge.add(ENTRY_REFORMATTED, path, twin.line, f"{short(revision)} re-formatted the entry "
+                  f"{described(old)}: only whitespace changed", fix)
+    else:
+        judge.add(ENTRY_EDITED, path, twin.line, f"{short(revision)} edited the entry {described(old)}"
+                  f"{_added_by(judge, old.text)}; it now reads {described(twin)}", fix)
+
+
+def _expected(parents: list[Version | None], base: Version | None) -> Counter[str]:
+    """The entries the commit should hold of its parents' (each text counted): a commit's parent's; a merge's, the
+    entries of each side, less the entries of the base that a side deleted (that side's commit is charged)."""
+    counts = [p.counts if p is not None else Counter() for p in parents]
+    if len(counts) == 1:
+        return Counter(counts[0])
+    base_counts = base.counts if base is not None else Counter()
+    texts = {text for c in counts for text in c}
+    return Counter({text: (min(c[text] for c in counts) if base_counts[text] else max(c[text] for c in counts))
+                    for text in texts})
+
+
+def _counterpart(old: AuditEntry, candidates: list[AuditEntry]) -> AuditEntry | None:
+    """The entry a commit wrote in place of `old`: the same text but for whitespace, else the same heading, else
+    the same timestamp (None: `old` was deleted)."""
+    for same in (lambda e: whitespace(e.text) == whitespace(old.text),
+                 lambda e: old.heading is not None and e.heading == old.heading,
+                 lambda e: old.timestamp is not None and e.timestamp == old.timestamp):
+        found = next((e for e in candidates if same(e)), None)
+        if found is not None:
+            return found
+    return None
+
+
+def _added_by(judge: Judge, text: str) -> str:
+    origin = judge.origins.get(words(text))
+    return "" if origin is None else f", which commit {origin.sha[:12]} added"
+
+
+def _appends(parent: Version, child: Version) -> bool:
+    """Whether `child` holds `parent`'s entries, in their order, and new ones after them only."""
+    return child.texts[:len(parent.texts)] == parent.texts
+
+
+def _origins(judge: Judge, revision: vcs.Revision, path: str, child: Version, parents: list[Version | None],
+             blobs: tuple[str | None, ...]) -> None:
+    """Record the commit as the origin of each entry whose words no commit before it added and its parents lack."""
+    # The words of parents' entries: known already (in origins) when each parent's version was judged as a commit's
+    # version; read only for a parent before the judged commits (`since`).
+    before: set[str] | None = set() if all(blob is None or blob in judge.judged for blob in blobs) else None
+    mine = judge.added.setdefault((revision.sha, path), [])
+    for entry in _new_entries(parents, child):
+        said = words(entry.text)
+        if said in judge.origins:
+            if judge.origins[said] is revision:
+                mine.append(entry)
+            continue
+        if before is None:
+            before = {words(text) for p in parents if p is not None for text in p.counts}
+        if said not in before:
+            judge.origins[said] = revision
+            mine.append(entry)
+
+
+def _new_entries(parents: list[Version | None], child: Version) -> list[AuditEntry]:
+    """The entries of `child` whose text no parent holds (after the parent's, when it only appended to one)."""
+    appended = _only_appends(parents, child)
+    entries = child.entries[len(parents[0].texts):] if appended and parents[0] is not None else child.entries
+    return [e for e in entries if not any(p is not None and e.text in p.counts for p in parents)]
+
+
+def _judge_order(judge: Judge, revision: vcs.Revision, path: str, parent: Version, child: Version,
+                 new: set[str]) -> None:
+    """Entries are appended: every new entry comes after all the entries the parent held, in their order."""
+    if child.texts[:len(parent.texts)] == parent.texts:
+        return
+    matcher = SequenceMatcher(None, parent.texts, child.texts, autojunk=False)
+    kept = {index for block in matcher.get_matching_blocks() for index in range(block.b, block.b + block.size)}
+    last = max(kept, default=-1)
+    for index, entry in enumerate(child.entries):
+        if index in kept:
+            continue
+        if entry.text in new and index < last:
+            judge.add(ENTRY_INSERTED, path, entry.line, f"{short(revision)} inserted the entry {described(entry)} "
+                      f"above entries earlier commits added (line {child.entries[last].line} is one)")
+        elif entry.text in parent.counts:
+            judge.add(ENTRY_INSERTED, path, entry.line, f"{short(revision)} moved the entry {described(entry)}: "
+                      "committed entries keep their order")
+
+
+# -- the log removed from tracking ----------------------------------------------------------------------------------
+def judge_ignored(judge: Judge, rel: str, audits: list[str], since: str | None) -> None:
+    """An audit log that commits tracked (on the judged history, at HEAD or at `since`) which the work tree's ignore
+    rules now ignore: the agent's next entries would never be committed."""
+    history = judge.history
+    tracked = set(audits)
+    for commit in ("HEAD", *([since] if since else [])):
+        tracked.update(f"{rel}/{name}" for name in _held_logs(history, commit, rel))
+    for found in history.ignored(sorted(tracked)):
+        judge.add(LOG_REMOVED, found.source, found.line, f"{found.path} is git-ignored by `{found.pattern}` "
+                  f"({found.source}:{found.line}) although commits tracked it: new entries would not be committed",
+                  f"remove `{found.pattern}` from {found.source} (or add `!{found.path}` after it), then commit "
+                  f"{found.path}")
+
+
+def _held_logs(history: vcs.History, commit: str, rel: str) -> list[str]:
+    top = [AUDIT_FILE] if AUDIT_FILE in history.names(commit, rel) else []
+    return top + [f"{AUDIT_FOLDER}/{name}" for name in history.names(commit, f"{rel}/{AUDIT_FOLDER}")
+                  if is_audit(f"{AUDIT_FOLDER}/{name}")]

@@ -1,0 +1,77 @@
+"""The history rules of an audit log's timestamps (aidlc/rules/docs_history.py): an entry is not dated after the
+commit that added it nor long before the repository's first commit, and entries different commits added do not
+share one moment."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from aidlc import vcs
+from aidlc.aidlc_docs.model import AuditEntry
+from aidlc.rules.docs_history import STAMP_AFTER_COMMIT, STAMP_BEFORE_REPOSITORY, STAMP_SHARED
+from aidlc.rules.docs_history_judge import Judge, described, short, words
+
+CLOCK_TOLERANCE = timedelta(minutes=5)  # a writer's clock may run this far ahead of the committer's
+BEFORE_FIRST_COMMIT = timedelta(days=1)  # work may start a day before the repository does, not earlier
+
+
+def moment(text: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def judge_stamps(judge: Judge, revisions: list[vcs.Revision], audits: list[str], first: datetime | None) -> None:
+    """Each entry against the commit that added it (the first on this history whose version holds it while none of
+    its parents did) and against the repository's first commit."""
+    judged: set[str] = set()
+    for revision in revisions:
+        for path in audits:
+            if path in revision.files:
+                _judge_added(judge, revision, path, first, judged)
+
+
+def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetime | None, judged: set[str]) -> None:
+    """The entries the commit added first to the log at `path`, each judged once (`judged`: the words judged)."""
+    committed = moment(revision.committed)
+    for entry in judge.added.get((revision.sha, path), []):
+        said = words(entry.text)
+        if entry.at is None or said in judged or judge.origins.get(said) is not revision:
+            continue
+        judged.add(said)
+        if committed is not None and entry.at > committed + CLOCK_TOLERANCE:
+            late = int((entry.at - committed).total_seconds() // 60)
+            judge.add(STAMP_AFTER_COMMIT, path, entry.line, f"the entry {described(entry)} is dated {late} "
+                      f"minutes after {short(revision)}, which added it at {revision.committed}")
+        elif first is not None and entry.at < first - BEFORE_FIRST_COMMIT:
+            days = (first - entry.at).days
+            judge.add(STAMP_BEFORE_REPOSITORY, path, entry.line, f"the entry {described(entry)}, added by "
+                      f"{short(revision)}, is dated {days} days before the repository's first commit "
+                      f"({first.isoformat()})")
+
+
+def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:
+    """In each audit log as HEAD holds it: an entry whose moment an earlier entry, added by another commit, has
+    too. With `since`, only entries the judged commits added are reported (an older one may be the earlier)."""
+    heads = judge.history.blobs([("HEAD", path) for path in audits])
+    judge.read({blob for (_, path), blob in heads.items() if not judge.parsed(blob, path)})
+    for path in audits:
+        version = judge.version(heads[("HEAD", path)], path)
+        _judge_moments(judge, path, version.entries if version else [], since)
+
+
+def _judge_moments(judge: Judge, path: str, entries: list[AuditEntry], since: str | None) -> None:
+    seen: dict[datetime, list[AuditEntry]] = {}
+    for entry in entries:
+        if entry.at is None:
+            continue
+        origin = judge.origins.get(words(entry.text))
+        others = [e for e in seen.get(entry.at, []) if judge.origins.get(words(e.text)) is not origin]
+        seen.setdefault(entry.at, []).append(entry)
+        if not others or (since is not None and origin is None):
+            continue
+        lines = ", ".join(str(e.line) for e in others)
+        judge.add(STAMP_SHARED, path, entry.line, f"the entry {described(entry)}"
+                  f"{'' if origin is None else f', added by {short(origin)},'} carries the timestamp of the "
+                  f"entry at line {lines}, which another commit added")

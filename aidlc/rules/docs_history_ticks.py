@@ -1,0 +1,97 @@
+"""The history rule of stages ticked without an approval (aidlc/rules/docs_history.py): a commit that ticks a stage
+in the state file must hold the person's approval of it in its audit logs, as that commit holds them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from aidlc import vcs
+from aidlc.aidlc_docs.model import AuditEntry, Mark, StateFile
+from aidlc.aidlc_docs.reader import AUDIT_FILE
+from aidlc.aidlc_docs.stages import BY_SLUG
+from aidlc.aidlc_docs.state import read_state
+from aidlc.rules.docs_approvals import approves
+from aidlc.rules.docs_history import TICKED_UNAPPROVED
+from aidlc.rules.docs_history_judge import Judge, short, versions
+
+_TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[[xX]\]|\|).*$", re.MULTILINE)  # a ticked line, or a table row
+
+Tick = tuple[str, str | None, int, str]  # (stage, unit, line, the line's text) of a stage ticked
+Ticked = dict[tuple[str, str | None], tuple[int, str]]  # (stage, unit) -> (line, text) of the stages held ticked
+
+
+def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, rel: str, audits: list[str]) -> None:
+    """A commit that ticks a stage (a stage line [x] whose stage and unit no parent's state held ticked) must hold
+    an approval of it in its audit logs: an entry whose heading (or context) names the stage (and the unit, where it
+    names one), that carries a person's input and says approved. Skipped stages and stages without an approval
+    (workspace detection, operations) need none."""
+    judge.read({blob for r in revisions if state_rel in r.files for blob in versions(r, state_rel)})
+    states = _StateVersions(judge, state_rel)
+    ticks = [(revision, fresh) for revision in revisions if (fresh := states.fresh(revision))]
+    if ticks:
+        _judge_approved(judge, ticks, audits or [f"{rel}/{AUDIT_FILE}"], state_rel)
+
+
+def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], logs: list[str],
+                    state_rel: str) -> None:
+    """Each stage a commit ticks against the audit logs `logs` as that commit holds them."""
+    blobs = judge.history.blobs([(revision.sha, path) for revision, _ in ticks for path in logs])
+    judge.read({blob for (_, path), blob in blobs.items() if not judge.parsed(blob, path)})
+    for revision, fresh in ticks:
+        entries = [entry for path in logs for entry in _entries(judge, blobs[(revision.sha, path)], path)]
+        for stage, unit, line, text in fresh:
+            # newest first: an approval is mostly logged just before its stage is ticked
+            if not any(approves(entry, stage, unit) for entry in reversed(entries)):
+                judge.add(TICKED_UNAPPROVED, state_rel, line, f"{short(revision)} ticks `{text[:80]}` (stage "
+                          f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it")
+
+
+def _entries(judge: Judge, blob: str | None, path: str) -> list[AuditEntry]:
+    version = judge.version(blob, path)
+    return version.entries if version else []
+
+
+@dataclass
+class _StateVersions:
+    """The versions of the state file at `path`: the stages each holds ticked, read once per blob (as a commit's
+    and as its child's parent)."""
+
+    judge: Judge
+    path: str
+    _ticked: dict[str, Ticked] = field(default_factory=dict)
+
+    def fresh(self, revision: vcs.Revision) -> list[Tick]:
+        """The stages the commit ticks: ticked in its state file, and ticked in none of its parents'."""
+        if self.path not in revision.files:
+            return []
+        new_blob, parent_blobs = revision.files[self.path]
+        if new_blob is None:
+            return []
+        old_blobs = [blob for blob in parent_blobs if blob is not None]
+        if not _ticked_lines(self.judge.text(new_blob)) - {line for blob in old_blobs
+                                                            for line in _ticked_lines(self.judge.text(blob))}:
+            return []  # no ticked line that its parents lack: nothing was ticked
+        before: set[tuple[str, str | None]] = set()
+        for blob in old_blobs:
+            before |= set(self.ticked(blob))
+        return [(stage, unit, line, text) for (stage, unit), (line, text) in self.ticked(new_blob).items()
+                if (stage, unit) not in before]
+
+    def ticked(self, blob: str) -> Ticked:
+        if blob not in self._ticked:
+            self._ticked[blob] = _ticked(read_state(self.judge.text(blob), self.path))
+        return self._ticked[blob]
+
+
+def _ticked_lines(text: str) -> set[str]:
+    return {line.strip() for line in _TICKED.findall(text)}
+
+
+def _ticked(state: StateFile) -> Ticked:
+    """The stages a state file holds ticked and not skipped, that need an approval: (stage, unit) -> (line, text)."""
+    found: Ticked = {}
+    for line in state.stages:
+        if line.mark == Mark.done and line.stage is not None and not line.skipped and BY_SLUG[line.stage].approval:
+            found.setdefault((line.stage, line.unit), (line.line, line.text))
+    return found

@@ -1,0 +1,275 @@
+"""HEAD's history as the project names its paths: when a file was added (following moves), which commits touched
+it, its bytes at any commit, which files changed since, the revisions that changed a folder with each parent's blob,
+and the ignore rules that match a path. The rules read it as evidence.
+
+It runs git itself (argument lists, never a shell): importing GitPython costs more than the few commands a rule
+needs, and `git cat-file --batch` reads any number of files in one process."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from aidlc.vcs.object_store import objects
+from aidlc.vcs.process import git_failed, git_process, run_git
+
+MAX_READ = 4 * 1024 * 1024  # a file from history larger than this is not evidence of anything we read
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A commit that changed some files, with the blob of each as it and as each of its parents hold it."""
+
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    email: str
+    committed: str  # the committer date, ISO 8601
+    subject: str
+    files: dict[str, tuple[str | None, tuple[str | None, ...]]]  # path -> (blob, blob in each parent); None: absent
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """A path an ignore rule matches: the file and line of the rule (relative to the project), and the rule."""
+
+    path: str
+    source: str
+    line: int
+    pattern: str
+
+
+class History:
+    """HEAD's history, with paths relative to `project` (the folder of aidlc.yaml), as the bank names them."""
+
+    def __init__(self, top: Path, project: Path, head: str | None, shallow: bool) -> None:
+        self.top = top
+        self.project = project
+        self.head = head  # None in a repository without commits
+        self.shallow = shallow  # a shallow clone lacks the commits before its boundary: no search is complete
+        self._prefix = project.relative_to(top).as_posix()  # "." when the project is the top
+
+    def _run(self, *args: str, stdin: bytes | None = None) -> bytes:
+        return run_git(self.top, args, stdin)
+
+    def _tree(self, rel: str) -> str:
+        """`rel` as a path from the top of the work tree (raises ValueError for a path outside it)."""
+        path = posixpath.normpath(posixpath.join(self._prefix, rel))
+        if path == ".." or path.startswith("../") or posixpath.isabs(path):
+            raise ValueError(f"{rel} is outside the repository")
+        return path
+
+    def _rel(self, tree_path: str) -> str:
+        return Path(os.path.relpath(self.top / tree_path, self.project)).as_posix()
+
+    def added(self, rel: str) -> tuple[str, str, list[str]] | None:
+        """(commit, path then, its parents) of the oldest commit that added `rel`, following moves that kept its
+        bytes (`git mv`); None if no commit did."""
+        path, rev, found = self._tree(rel), "HEAD", None
+        for _ in range(100):  # each round follows one move further back
+            lines = self._run("log", rev, "--diff-filter=A", "--format=%H %P", "--", path).decode().splitlines()
+            if not lines:
+                break
+            commit, *parents = lines[-1].split()
+            found = commit, self._rel(path), parents
+            moved = self._moved_into(commit, parents, path)
+            if moved is None:
+                break
+            path, rev = moved
+        return found
+
+    def _moved_into(self, commit: str, parents: list[str], path: str) -> tuple[str, str] | None:
+        """(path before, parent) when `commit` moved an unchanged file to `path` (exact renames only: cheap)."""
+        if not parents:
+            return None
+        out = self._run("diff-tree", "-r", "-z", "-M100%", "--diff-filter=R", parents[0], commit).split(b"\0")
+        # -z: ":modes shas R100", old path, new path, one after another
+        for at in range(0, len(out) - 2, 3):
+            if out[at + 2].decode("utf-8", "surrogateescape") == path:
+                return out[at + 1].decode("utf-8", "surrogateescape"), parents[0]
+        return None
+
+    def last_holding(self, rel: str) -> str | None:
+        """The newest commit of HEAD's history whose tree holds `rel` ("HEAD" when HEAD does); None if none does."""
+        tree_path = self._tree(rel)
+        if self._holds("HEAD", tree_path):
+            return "HEAD"
+        latest = self._run("log", "-1", "--full-history", "--format=%H", "--", tree_path).decode().strip()
+        if not latest:
+            return None
+        # No later commit touched it and HEAD lacks it: `latest` removed it, and a parent of it still has it.
+        for commit in (latest, *self.parents(latest)):
+            if self._holds(commit, tree_path):
+                return commit
+        return None
+
+    def touching(self, rel: str) -> list[str]:
+        """The commits of HEAD's history that changed `rel`, newest first."""
+        return self._run("log", "--full-history", "--format=%H", "--", self._tree(rel)).decode().split()
+
+    def parents(self, commit: str) -> list[str]:
+        return self._run("log", "-1", "--format=%P", commit, "--").decode().split()
+
+    def read(self, commit: str, rels: Iterable[str]) -> dict[str, bytes | None]:
+        """The bytes of each file at `commit`; None where it is not a file there (or too large to be evidence).
+        Two processes for any number of files: one listing of their blobs, then the contents in one batch."""
+        return self.contents(self.listed(commit, rels))
+
+    def listed(self, commit: str, rels: Iterable[str]) -> dict[str, str | None]:
+        """The blob of each file at `commit` (None where it is not a file there, or too large to be evidence), from
+        one `git ls-tree` (`cat-file` asked for COMMIT:PATH would search the folder's tree once per file)."""
+        names = {rel: self._tree(rel) for rel in rels}
+        if not names:
+            return {}
+        # A few files by name; many through the folder that holds them (git matches each name against each entry).
+        specs = list(names.values()) if len(names) <= 64 else \
+            [posixpath.commonpath([posixpath.dirname(name) for name in names.values()]) or "."]
+        listing = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *specs)
+        blobs: dict[str, str] = {}  # path -> sha of a blob small enough
+        for entry in listing.split(b"\0"):
+            info, _, name = entry.partition(b"\t")
+            fields = info.split()  # mode, type, sha, size
+            if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit() and int(fields[3]) <= MAX_READ:
+                blobs[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
+        return {rel: blobs.get(name) for rel, name in names.items()}
+
+    def contents(self, blobs: dict[str, str | None]) -> dict[str, bytes | None]:
+        """The bytes of each listed blob (`listed`), in one `git cat-file --batch`; None where there is none."""
+        shas = list(dict.fromkeys(sha for sha in blobs.values() if sha is not None))
+        found = objects(self.top, shas) if shas else {}
+        return {rel: found.get(sha) if sha is not None else None for rel, sha in blobs.items()}
+
+    def differ(self, commit: str, folders: Iterable[str]) -> set[str]:
+        """The tracked files under `folders` (relative to the project) whose bytes in the work tree are not those
+        `commit` holds at that path or, moved unchanged, at another (changed, added, or deleted since), from one
+        `git diff` against the work tree (git's index tells it which files it need not read again). A file git
+        does not track is not listed."""
+        out = self._run("diff", "--name-status", "-z", "-M100%", "--no-ext-diff", "--no-textconv", commit, "--",
+                        *dict.fromkeys(self._tree(folder) for folder in folders))
+        fields = out.split(b"\0")
+        found: set[str] = set()
+        at = 0
+        while at < len(fields) - 1:
+            status = fields[at]
+            if status.startswith(b"R"):  # a move with its bytes kept (-M100%): the new path is as it was
+                at += 3
+                continue
+            found.add(self._rel(fields[at + 1].decode("utf-8", "surrogateescape")))
+            at += 2
+        return found
+
+    def names(self, commit: str, folder: str) -> list[str]:
+        """The names of the files directly in `folder` (relative to the project) at `commit`."""
+        tree_path = self._tree(folder)
+        out = self._run("ls-tree", "-z", "--full-tree", commit, "--", f"{tree_path}/")
+        return [entry.partition(b"\t")[2].decode("utf-8", "surrogateescape").rsplit("/", 1)[-1]
+                for entry in out.split(b"\0") if b" blob " in entry.partition(b"\t")[0]]
+
+    def revisions(self, rels: list[str], since: str | None = None) -> list[Revision]:
+        """The commits of HEAD's history (of `since..HEAD` with `since`) that changed a file under `rels` (files or
+        folders), parents before children, each with the blob of every such file it changed, as it holds it and as
+        each of its parents does. One `git log` in git's full history (a merge is listed when it differs from any of
+        its parents, as `git log -m` compares them) and, for the merges, one `git cat-file --batch-check` that
+        names the file in each parent."""
+        if self.head is None or not rels:
+            return []
+        out = self._run("log", "--full-history", "-m", "--raw", "--no-abbrev", "--no-renames", "-z", "--topo-order",
+                        "--reverse", "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%cI%x1f%s",
+                        f"{since}..HEAD" if since else "HEAD", "--", *(self._tree(rel) for rel in rels))
+        found = _revisions(out, self._rel)
+        merges = [r for r in found.values() if len(r.parents) > 1]
+        blobs = self.blobs([(parent, rel) for r in merges for rel in r.files for parent in r.parents])
+        for merge in merges:  # the old blob git printed was one parent's; name each parent's
+            for rel, (new, _) in merge.files.items():
+                merge.files[rel] = (new, tuple(blobs[(parent, rel)] for parent in merge.parents))
+        return list(found.values())
+
+    def blobs(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
+        """The blob sha of each (commit, file) pair (None where the commit holds no such file), in one
+        `git cat-file --batch-check`."""
+        found: dict[tuple[str, str], str | None] = dict.fromkeys(wanted)
+        pairs = list(found)
+        if not pairs:
+            return found
+        out = self._run("cat-file", "--batch-check=%(objectname) %(objecttype)", "--buffer",
+                        stdin="".join(f"{commit}:{self._tree(rel)}\n" for commit, rel in pairs).encode())
+        for pair, answer in zip(pairs, out.decode("utf-8", "replace").splitlines(), strict=True):
+            sha, _, kind = answer.partition(" ")
+            found[pair] = sha if kind == "blob" else None  # "<name> missing": not there
+        return found
+
+    def is_ancestor(self, commit: str, of: str) -> bool:
+        """Whether `commit` is `of` or in its history."""
+        proc = git_process(self.top, ("merge-base", "--is-ancestor", commit, of))
+        if proc.returncode not in (0, 1):
+            raise git_failed(self.top, ("merge-base",), proc.stderr)
+        return proc.returncode == 0
+
+    def merge_base(self, commits: tuple[str, ...]) -> str | None:
+        """The best common ancestor of the commits (None: they share none)."""
+        out = run_git(self.top, ("merge-base", "--octopus", *commits), ok=(0, 1))
+        return out.decode().strip() or None
+
+    def first_dates(self) -> list[str]:
+        """The author and committer dates (ISO 8601) of the root commits of HEAD's history."""
+        if self.head is None:
+            return []
+        out = self._run("log", "--max-parents=0", "--format=%aI%n%cI", "HEAD", "--")
+        return out.decode().split()
+
+    def ignored(self, rels: list[str]) -> list[Ignored]:
+        """Those of `rels` the work tree's ignore rules (.gitignore files, info/exclude, core.excludesFile) ignore,
+        tracked or not (`git check-ignore --no-index`), each with the rule that does."""
+        if not rels:
+            return []
+        # check-ignore takes paths, and refuses the literal-pathspec setting every other command runs with.
+        proc = git_process(self.top, ("check-ignore", "--no-index", "--verbose", "-z", "--stdin"),
+                            "".join(f"{self._tree(rel)}\0" for rel in rels).encode(), {"GIT_LITERAL_PATHSPECS": "0"})
+        if proc.returncode not in (0, 1):
+            raise git_failed(self.top, ("check-ignore",), proc.stderr)
+        out = proc.stdout
+        fields = out.decode("utf-8", "surrogateescape").split("\0")
+        found = []
+        for at in range(0, len(fields) - 3, 4):  # source, line, pattern, path
+            source, line, pattern, name = fields[at:at + 4]
+            if source and not pattern.startswith("!"):
+                top = source if not os.path.isabs(source) else os.path.relpath(source, self.top)
+                found.append(Ignored(self._rel(name), self._rel(top), int(line), pattern))
+        return found
+
+    def _holds(self, commit: str, tree_path: str) -> bool:
+        out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{tree_path}\n".encode())
+        return out.strip() == b"blob"
+
+
+def history(project: Path) -> History | None:
+    """The history of the repository that holds `project`; None outside one (or where git refuses it)."""
+    project = project.resolve()
+    proc = git_process(project, ("rev-parse", "--show-toplevel", "--is-shallow-repository", "--verify", "-q", "HEAD"))
+    lines = proc.stdout.decode("utf-8", "replace").splitlines()
+    if proc.returncode not in (0, 1) or len(lines) < 2:  # 128: not a repository
+        return None
+    top = Path(lines[0]).resolve()
+    if not project.is_relative_to(top):
+        return None
+    head = lines[2] if proc.returncode == 0 and len(lines) > 2 else None
+    return History(top, project, head, lines[1] == "true")
+
+
+def _revisions(log: bytes, rel: Callable[[str], str]) -> dict[str, Revision]:
+    """The revisions a `git log -m --raw -z` prints, by sha, each file (named by `rel`) with its blob and the blob in
+    the parent git compared it with; a merge appears once per parent it differs from: one revision."""
+    found: dict[str, Revision] = {}
+    for record in log.split(b"\x1e")[1:]:
+        header, _, raw = record.partition(b"\0")
+        sha, parents, author, email, committed, subject = header.decode("utf-8", "replace").split("\x1f", 5)
+        fields = raw.lstrip(b"\n").split(b"\0")
+        revision = found.setdefault(sha, Revision(sha, tuple(parents.split()), author, email, committed, subject, {}))
+        for at in range(0, len(fields) - 1, 2):  # ":modes old new status", then the path
+            meta, name = fields[at].split(), fields[at + 1].decode("utf-8", "surrogateescape")
+            old, new = (None if set(blob) == {48} else blob.decode() for blob in meta[2:4])  # 0000…: absent
+            revision.files[rel(name)] = (new, (old,))
+    return found

@@ -1,0 +1,117 @@
+"""The repository itself: where its work tree starts, who the person is in its config, and what its refs name
+(HEAD, branches, the root commit, a ref a person typed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aidlc.errors import UsageError
+from aidlc.vcs.process import gitpython, open_repo, run_git
+
+
+def repo_root(path: Path) -> Path | None:
+    """The top of the work tree that contains `path`, or None outside a repository."""
+    git = gitpython()
+    try:
+        repo = git.Repo(path, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    return Path(repo.working_tree_dir) if repo.working_tree_dir else None
+
+
+def is_shallow(path: Path) -> bool:
+    try:
+        return run_git(path, ("rev-parse", "--is-shallow-repository")).strip() == b"true"
+    except UsageError:
+        return False
+
+
+# -- config -------------------------------------------------------------------------------------------------------
+def identity(path: Path) -> tuple[str | None, str | None]:
+    """user.name and user.email from git config (repository, then global)."""
+    reader = open_repo(path).config_reader()
+    return config_value(reader, "user", "name"), config_value(reader, "user", "email")
+
+
+def config_value(reader, section: str, option: str) -> str | None:
+    """One value from a GitPython config reader; None when it is unset or empty."""
+    import configparser  # GitPython's readers raise its errors; only a config read needs it
+
+    try:
+        value = reader.get_value(section, option)
+    except (configparser.NoSectionError, configparser.NoOptionError):
+        return None
+    return str(value) if value not in (None, "") else None
+
+
+def signing_config(project: Path) -> dict[str, str]:
+    """gpg.format, user.signingkey and gpg.ssh.program as git itself reads them (every config level, includes,
+    GIT_CONFIG_* variables), keyed by their lower-case names; absent keys are left out."""
+    out = run_git(project, ("config", "--get-regexp", r"^(gpg\.format|user\.signingkey|gpg\.ssh\.program)$"),
+                  ok=(0, 1))  # 1: none of them is set
+    values: dict[str, str] = {}
+    for line in out.decode("utf-8", "replace").splitlines():
+        name, _, value = line.partition(" ")
+        values[name.lower()] = value  # the last one wins, as in git
+    return values
+
+
+# -- refs ---------------------------------------------------------------------------------------------------------
+def head_commit(path: Path) -> str | None:
+    """The sha of HEAD, or None in a repository without commits (one git process: no GitPython import)."""
+    try:
+        out = run_git(path, ("rev-parse", "-q", "--verify", "HEAD^{commit}"), ok=(0, 1))
+    except UsageError:
+        open_repo(path)  # outside a repository: say so, as every command does
+        raise
+    return out.decode().strip() or None
+
+
+def root_commit(path: Path) -> str | None:
+    """The first commit of HEAD's history (the smallest sha if merged histories have several roots);
+    None outside a repository or in one without commits."""
+    git = gitpython()
+    try:
+        repo = git.Repo(path, search_parent_directories=True)
+        roots = repo.git.rev_list("--max-parents=0", "HEAD").split()
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError):
+        return None
+    return min(roots) if roots else None
+
+
+def resolve_commit(project: Path, ref: str) -> str:
+    """The full sha of the commit `ref` names; a UsageError saying how to get it when this clone lacks it."""
+    if not ref.strip() or ref.startswith("-"):
+        raise UsageError(f"{ref!r} is not a git ref", ["git branch -a    # the refs that exist"])
+    sha = run_git(project, ("rev-parse", "-q", "--verify", "--end-of-options", f"{ref}^{{commit}}"),
+                  ok=(0, 1)).decode().strip()
+    if not sha:
+        raise UsageError(f"this clone has no commit {ref!r}",
+                         ["git fetch --unshallow    # a shallow clone lacks the base (checkout: fetch-depth: 0)",
+                          "git branch -a    # the refs that exist"])
+    return sha
+
+
+def current_branch(project: Path) -> str | None:
+    """The branch checked out; None with a detached HEAD."""
+    out = run_git(project, ("symbolic-ref", "-q", "--short", "HEAD"), ok=(0, 1))
+    return out.decode().strip() or None
+
+
+def default_branch(project: Path) -> str | None:
+    """The repository's default branch: the one origin's HEAD names (as `git clone` sets it); without it, the
+    first of init.defaultBranch, main and master that exists; else the branch checked out (in a new repository,
+    the one git init made). None on a detached HEAD with none of these."""
+    remote = run_git(project, ("symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"), ok=(0, 1, 128))
+    if remote.strip():
+        return remote.decode().strip().removeprefix("origin/")
+    configured = run_git(project, ("config", "--get", "init.defaultBranch"), ok=(0, 1)).decode().strip()
+    for name in (configured, "main", "master"):
+        if name and branch_commit(project, name):
+            return name
+    return current_branch(project)
+
+
+def branch_commit(project: Path, branch: str) -> str | None:
+    out = run_git(project, ("rev-parse", "-q", "--verify", f"refs/heads/{branch}^{{commit}}"), ok=(0, 1))
+    return out.decode().strip() or None
