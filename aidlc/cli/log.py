@@ -13,7 +13,7 @@ from aidlc.bank.config import load_config
 from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
-from aidlc.events.audit import check_records
+from aidlc.events.audit import RecordProblem, check_records
 from aidlc.events.canonical import plain, why_not_event
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files
@@ -91,13 +91,7 @@ def verify_cmd(app: App, ref: str | None) -> None:
     result = verify_lines(ledger.lines, against=against, stop_at_first=True, checks=event_checks(ledger.repo_root))
     problem = result.first_error
     notices = [p for p in result.problems if not p.is_error]
-    signed = signatures.ledger_problems(ledger) if problem is None else []  # an intact chain: are its signatures?
-    # An intact chain vouches for the digests of the audit entries it records: are the entries still as written?
-    # The same pass reads every line as an event: a line the chain holds must be one (else no reader sees it).
-    shapeless: list[int] = []
-    audit = check_records(ledger.repo_root, ledger.rel, ledger.events(shapeless)) if problem is None and not signed \
-        else []
-    not_events = _not_events(ledger, shapeless)
+    signed, audit, not_events = _beyond_the_chain(ledger) if problem is None else ([], [], [])
     if app.json:
         app.emit_json({"path": ledger.rel, "ok": result.ok and not signed and not audit and not not_events,
                        "events": result.events, "not_events": not_events,
@@ -116,11 +110,7 @@ def verify_cmd(app: App, ref: str | None) -> None:
             echo(f"Next steps:\n  git log -p -- {audit[0].path}    # who changed the audit log, and how\n"
                  "  restore the entry as it was written: the audit log is append-only")
         elif not_events:
-            first = not_events[0]
-            echo(f"✗ {ledger.rel}:{first['line']}: {first['message']}"
-                 + (f" (and {len(not_events) - 1} more such lines)" if len(not_events) > 1 else ""))
-            echo(f"Next steps:\n  git log -p -- {ledger.rel}    # who wrote the line; restore the file from the last "
-                 "good commit")
+            _print_not_events(ledger.rel, not_events)
         elif problem is None:
             echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
                                                                                     else ""))
@@ -131,6 +121,24 @@ def verify_cmd(app: App, ref: str | None) -> None:
             echo("Next steps:\n" + "\n".join(f"  {step}" for step in _next_steps(problem, ledger.rel)))
     if problem is not None or signed or audit or not_events:
         raise click.exceptions.Exit(1)
+
+
+def _beyond_the_chain(ledger: Ledger) -> tuple[list[signatures.Problem], list[RecordProblem], list[dict[str, object]]]:
+    """What an intact chain is checked for beyond it: its signatures; then the digests of the audit entries it
+    records (are the entries still as written?), in the same pass that reads every line as an event (a line the
+    chain holds must be one, else no reader sees it)."""
+    signed = signatures.ledger_problems(ledger)
+    if signed:
+        return signed, [], []
+    shapeless: list[int] = []
+    audit = check_records(ledger.repo_root, ledger.rel, ledger.events(shapeless))
+    return signed, audit, _not_events(ledger, shapeless)
+
+
+def _print_not_events(rel: str, not_events: list[dict[str, object]]) -> None:
+    more = f" (and {len(not_events) - 1} more such lines)" if len(not_events) > 1 else ""
+    echo(f"✗ {rel}:{not_events[0]['line']}: {not_events[0]['message']}{more}")
+    echo(f"Next steps:\n  git log -p -- {rel}    # who wrote the line; restore the file from the last good commit")
 
 
 def _not_events(ledger: Ledger, numbers: list[int]) -> list[dict[str, object]]:
