@@ -144,7 +144,8 @@ def test_a_clean_ledger_verifies(fifty: Path) -> None:
     proc = cli(fifty, "log", "verify", "--format", "json")
     assert proc.returncode == 0
     assert json.loads(proc.stdout) == {"version": 1, "path": LEDGER, "ok": True, "events": 50, "against": None,
-                                       "problem": None, "notices": [], "signatures": [], "audit": []}
+                                       "problem": None, "notices": [], "signatures": [], "audit": [],
+                                       "not_events": []}
 
 
 def test_a_crlf_checkout_is_named_as_such(fifty: Path) -> None:
