@@ -669,7 +669,7 @@ def test_decide_is_callable_as_a_library_with_an_explicit_actor(chain: Path) -> 
     bank = load_bank(chain, load_config(chain))
     recorded = decide_module.decide(bank, INTENT_ID, "requirements", Decision.approve, "ok",
                                     Actor(kind=ActorKind.human, name="Ada"))
-    assert recorded.event["seq"] == 2 and recorded.changed == []
+    assert recorded.event.seq == 2 and recorded.changed == []
     with pytest.raises(decide_module.GateRefused):
         decide_module.decide(bank, INTENT_ID, "units", Decision.approve, None, Actor(kind=ActorKind.agent, name="bot"))
 

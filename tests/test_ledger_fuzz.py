@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aidlc.events import checkpoint
-from aidlc.events.canonical import event_of
+from aidlc.events.canonical import event_of, parse_event
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.merge import merge_ledgers
 from aidlc.events.state import scan
@@ -52,6 +52,7 @@ def read_everything(data: bytes) -> None:
         history.last_of(key[0], key[1])
     for line in lines:
         event_of(line)
+        parse_event(line)
     merge_ledgers(data, VALID)
     merge_ledgers(VALID, data)
 

@@ -16,7 +16,7 @@ from aidlc.events.canonical import event_hash, line_of
 from aidlc.events.ledger import Ledger
 from aidlc.events.merge import merge_files, merge_ledgers
 from aidlc.events.verify import verify_lines
-from aidlc.model.events import Actor, ActorKind, EventType
+from aidlc.model.events import Actor, ActorKind, Event, EventType
 
 LEDGER = "memory-bank/events.jsonl"
 CI = Actor(kind=ActorKind.ci, name="ci")
@@ -41,7 +41,7 @@ def lines(root: Path) -> list[bytes]:
     return (root / LEDGER).read_bytes().splitlines(keepends=True)
 
 
-def append(root: Path, n: int) -> dict:
+def append(root: Path, n: int) -> Event:
     return Ledger(root / LEDGER, root).append(EventType.check_recorded, CI, data={"n": n}).event
 
 
@@ -92,7 +92,7 @@ def test_two_branches_that_decided_gates_merge_without_conflict(project: Path) -
     assert {e["subject"]["id"] for e in decided} == {"001-checkout", "002-refunds"}
 
     after = append(project, 4)  # the chain goes on from the last line, a fork's tip
-    assert after["prev"] == json.loads(merged[-1])["hash"] and after["seq"] == json.loads(merged[-1])["seq"] + 1
+    assert after.prev == json.loads(merged[-1])["hash"] and after.seq == json.loads(merged[-1])["seq"] + 1
     assert aidlc(project, "log", "verify").returncode == 0
     run(project, "git", "commit", "-qam", "after the merge")
     assert aidlc(project, "log", "verify", "--against", "feature").returncode == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -209,7 +210,7 @@ def test_a_last_line_without_its_newline_is_completed_not_moved_aside(repo: Path
     assert not list(path.parent.glob("events.jsonl.torn-*"))
     assert [json.loads(line)["type"] for line in after.splitlines()] == ["ledger.created", "check.recorded",
                                                                          "check.recorded"]
-    assert appended.event["seq"] == 3 and verify_lines(ledger.lines).ok
+    assert appended.event.seq == 3 and verify_lines(ledger.lines).ok
 
 
 def test_an_older_version_whose_last_line_lacked_its_newline_keeps_that_event() -> None:
@@ -461,7 +462,8 @@ def test_the_ledger_is_found_one_way() -> None:
     package = Path(__file__).resolve().parent.parent / "aidlc"
     sources = {path.relative_to(package).as_posix(): path.read_text(encoding="utf-8")
                for path in package.rglob("*.py")}
-    builders = [name for name, text in sources.items() if "Ledger(" in text or 'events.jsonl"' in text]
+    builders = [name for name, text in sources.items()
+                if re.search(r"\bLedger\(", text) or "/ LEDGER_FILE" in text or 'events.jsonl"' in text]
     assert sorted(builders) == ["bank/walk.py", "events/ledger.py", "events/view.py"]
 
 
