@@ -7,7 +7,6 @@ import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 
-from aidlc.events.verify.lines import WRITTEN_TS
 from aidlc.events.verify.problems import Problem, ProblemKind
 
 # Clocks of different machines disagree; a ledger is appended to from several. Five minutes is the
@@ -54,11 +53,6 @@ class EventChecks:
         self.known: set[str] = set()  # commits found in the repository (bounded: forgotten when large)
         self.reported: set[str] = set()  # commits already reported, one finding each
         self.usable = commits is not None
-
-    def written(self, line: bytes, at: int) -> bool:
-        """Whether the `ts` at `at` in the line is in the form aidlc writes (UTC, microseconds), on a real date."""
-        match = WRITTEN_TS.match(line, at)
-        return match is not None and (match[1] in self.dates or self.valid_date(match[1]))
 
     def valid_date(self, day: bytes) -> bool:
         try:

@@ -10,6 +10,7 @@ from aidlc.events.verify.id_filter import IdFilter
 from aidlc.events.verify.lines import (
     MAX_LINE,
     TS_KEY,
+    WRITTEN_TS,
     Fields,
     LongLine,
     chain_fields,
@@ -100,7 +101,9 @@ class Verifier:
             if seen_before(event_id):
                 candidates.setdefault(event_id, []).append((number, seq))
             if checks is not None:
-                self._check_event(checks, number, seq, line, slow, slow_ts, link, tip_line)
+                self._check_time(checks, number, seq, line, slow, slow_ts, link, tip_line)
+                if _COMMIT_KEY in line:
+                    self._check_commit(checks, number, seq, line, slow)
             if line[-1] != 10:
                 self._unterminated(number, seq)
             if on_event is not None:
@@ -127,22 +130,16 @@ class Verifier:
             return self.noted.link(number, seq, digest, prev)
         return None
 
-    def _check_event(self, checks: EventChecks, number: int, seq: int, line: bytes, slow: bool,
-                     ts: bytes | str | None, link: Link | None, tip_line: int) -> None:
-        """The checks beyond the hash: the event's time, then its commit."""
-        self._check_time(checks, number, seq, line, slow, ts, link, tip_line)
-        if _COMMIT_KEY in line:
-            self._check_commit(checks, number, seq, line, slow)
-
     def _check_time(self, checks: EventChecks, number: int, seq: int, line: bytes, slow: bool,
                     ts: bytes | str | None, link: Link | None, tip_line: int) -> None:
         """The event's ts against the one it follows and the clock. A time in the form aidlc writes, not before
         the line above, is checked by comparing text; any other is compared as an instant by `checks.time`."""
         at = -1 if slow else line.rfind(TS_KEY)
+        match = WRITTEN_TS.match(line, at) if at != -1 else None
         after = self.tip_ts if link is None else None
-        written = at != -1 and checks.written(line, at)
-        if written and (after is None or (self.tip_written and isinstance(after, bytes)
-                                          and after <= line[at + 6:at + 33])):
+        written = match is not None and (match[1] in checks.dates or checks.valid_date(match[1]))
+        # A tip whose ts was written so holds it as bytes (ignore: mypy cannot see that tip_written implies it).
+        if written and (after is None or (self.tip_written and after <= line[at + 6:at + 33])):  # type: ignore[operator]
             ts = line[at + 6:at + 33]
             usable = ts <= checks.latest
             problem = None if usable else checks.time(number, seq, ts, after, tip_line)[1]
