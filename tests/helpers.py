@@ -317,11 +317,21 @@ def build_clean_bank(root: Path) -> Bank:
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`python -m aidlc ARGS` in a real subprocess (the installed entry point's code path)."""
+    """`aidlc ARGS` in this process (`in_process`), with this environment but CI, and NO_COLOR."""
+    return in_process(list(args), _cli_env(env), cwd)
+
+
+def run_cli_process(*args: str, cwd: Path | None = None,
+                    env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """As `run_cli`, in a real `python -m aidlc` subprocess (the installed entry point's code path)."""
+    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=cwd, env=_cli_env(env),
+                          capture_output=True, text=True, encoding="utf-8")
+
+
+def _cli_env(env: dict[str, str] | None) -> dict[str, str]:
     full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     full_env.pop("CI", None)
-    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, encoding="utf-8")
+    return full_env
 
 
 def in_process(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

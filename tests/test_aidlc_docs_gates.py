@@ -23,7 +23,7 @@ from aidlc.gates.actor import recorder
 from aidlc.gates.catalogue import docs_judged_files, docs_targets
 from aidlc.model.events import EventType
 from aidlc.rules.docs_gates import ledger_findings
-from tests.helpers import run_cli
+from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 
 DOCS = "aidlc-docs"
 LEDGER = f"{DOCS}/events.jsonl"

@@ -16,7 +16,7 @@ import pytest
 
 from aidlc.rules import CATALOGUE
 from tests import test_walkthrough
-from tests.helpers import run_cli
+from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 from tests.test_gate import BOLT, BOLT_ID, LEDGER, edit, read, through_plan, write
 
 ADA = ("Ada Lovelace", "ada@x.org")
