@@ -17,6 +17,7 @@ from aidlc.events.ledger import Ledger
 from aidlc.events.merge import merge_files, merge_ledgers
 from aidlc.events.verify import verify_lines
 from aidlc.model.events import Actor, ActorKind, EventType
+from tests.helpers import in_process
 
 LEDGER = "memory-bank/events.jsonl"
 CI = Actor(kind=ActorKind.ci, name="ci")
@@ -34,7 +35,9 @@ def run(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[
 
 
 def aidlc(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    return run(root, sys.executable, "-m", "aidlc", *args, ok=ok)
+    proc = in_process(list(args), env(root), cwd=root)  # git's own `aidlc log merge` runs are processes still
+    assert not ok or proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
 
 
 def lines(root: Path) -> list[bytes]:
