@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -49,8 +50,15 @@ def append(root: Path, n: int) -> dict:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """`aidlc init --git`, two intents, committed on main; a person (not CI) is at the keyboard."""
+def project(tmp_path: Path, _project: Path) -> Path:
+    """`aidlc init --git`, two intents, committed on main; a person (not CI) is at the keyboard. A copy of the
+    session's (its .git copied whole)."""
+    return Path(shutil.copytree(_project, tmp_path / "shop", symlinks=True))
+
+
+@pytest.fixture(scope="session")
+def _project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp_path = tmp_path_factory.mktemp("merge")
     root = tmp_path / "shop"
     proc = subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True, text=True,
                           env=env(tmp_path / "x"))
