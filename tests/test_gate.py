@@ -25,7 +25,7 @@ from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest
 from aidlc.model.findings import Finding
 from aidlc.rules import validate
 from tests.evidence_sample import give_evidence
-from tests.helpers import run_cli
+from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 
 MB = "memory-bank"
 INTENT_ID = "001-checkout-payments"

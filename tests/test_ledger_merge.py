@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ from aidlc.events.ledger import Ledger
 from aidlc.events.merge import merge_files, merge_ledgers
 from aidlc.events.verify import verify_lines
 from aidlc.model.events import Actor, ActorKind, Event, EventType
+from tests.helpers import in_process
 
 LEDGER = "memory-bank/events.jsonl"
 CI = Actor(kind=ActorKind.ci, name="ci")
@@ -34,7 +36,9 @@ def run(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[
 
 
 def aidlc(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    return run(root, sys.executable, "-m", "aidlc", *args, ok=ok)
+    proc = in_process(list(args), env(root), cwd=root)  # git's own `aidlc log merge` runs are processes still
+    assert not ok or proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
 
 
 def lines(root: Path) -> list[bytes]:
@@ -46,8 +50,15 @@ def append(root: Path, n: int) -> Event:
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """`aidlc init --git`, two intents, committed on main; a person (not CI) is at the keyboard."""
+def project(tmp_path: Path, _project: Path) -> Path:
+    """`aidlc init --git`, two intents, committed on main; a person (not CI) is at the keyboard. A copy of the
+    session's (its .git copied whole)."""
+    return Path(shutil.copytree(_project, tmp_path / "shop", symlinks=True))
+
+
+@pytest.fixture(scope="session")
+def _project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp_path = tmp_path_factory.mktemp("merge")
     root = tmp_path / "shop"
     proc = subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True, text=True,
                           env=env(tmp_path / "x"))

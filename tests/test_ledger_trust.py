@@ -15,7 +15,6 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from tests import forge
 from tests.forge import T0, decision, event, stamp
-from tests.helpers import Bank, complete_first_bolt
+from tests.helpers import Bank, complete_first_bolt, in_process
 
 LEDGER = "memory-bank/events.jsonl"
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org",
@@ -49,8 +48,7 @@ def git(root: Path, *args: str) -> str:
 
 def aidlc(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {"PATH": os.environ["PATH"], "HOME": str(root), **GIT_ENV, **(env or {})}
-    done = subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
-                          text=True, env=full, timeout=300)
+    done = in_process(["--repo", str(root), *args], full)
     assert "Traceback" not in done.stderr, done.stderr
     return done
 

@@ -1,4 +1,5 @@
-"""`aidlc log show` and `aidlc log verify [--against REF]`, as real subprocesses in real git repos."""
+"""`aidlc log show` and `aidlc log verify [--against REF]` in real git repos (in-process, as the console script runs
+them)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,6 @@ import hashlib
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ from aidlc.events.canonical import event_hash, line_of, plain
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view
 from aidlc.model.events import Actor, ActorKind, Event, EventType, FileDigest, Subject
+from tests.helpers import in_process
 
 LEDGER = "memory-bank/events.jsonl"
 ADA = Actor(kind=ActorKind.human, name="Ada", email="ada@example.org")
@@ -25,8 +26,7 @@ GIT_ENV = {"PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME
 
 
 def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=root, capture_output=True, text=True,
-                          env={**GIT_ENV, "HOME": str(root)})
+    return in_process(list(args), {**GIT_ENV, "HOME": str(root)}, cwd=root)
 
 
 def git(root: Path, *args: str) -> str:
