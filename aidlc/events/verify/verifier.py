@@ -138,8 +138,9 @@ class Verifier:
         match = WRITTEN_TS.match(line, at) if at != -1 else None
         after = self.tip_ts if link is None else None
         written = match is not None and (match[1] in checks.dates or checks.valid_date(match[1]))
-        # A tip whose ts was written so holds it as bytes (ignore: mypy cannot see that tip_written implies it).
-        if written and (after is None or (self.tip_written and after <= line[at + 6:at + 33])):  # type: ignore[operator]
+        # A tip whose ts was written so holds it as bytes (tip_written says so; isinstance tells mypy).
+        if written and (after is None or (self.tip_written and isinstance(after, bytes)
+                                          and after <= line[at + 6:at + 33])):
             ts = line[at + 6:at + 33]
             usable = ts <= checks.latest
             problem = None if usable else checks.time(number, seq, ts, after, tip_line)[1]
