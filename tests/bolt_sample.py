@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.helpers import in_process
 from tests.openai_server import Reply, chat
 from tests.test_new import build_chain
 
@@ -82,6 +83,12 @@ def set_config(root: Path, old: str, new: str) -> None:
 
 
 def run(root: Path, *args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`aidlc --repo ROOT ARGS` in this process, with the environment `env` gives a person's terminal."""
+    return in_process(["--repo", str(root), *args], env(**(extra_env or {})), cwd=root)
+
+
+def run_process(root: Path, *args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """As `run`, in a real `python -m aidlc` process: for what only a process shows (a kill, its exit status)."""
     return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
                           text=True, env=env(**(extra_env or {})), cwd=root)
 

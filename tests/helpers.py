@@ -317,11 +317,53 @@ def build_clean_bank(root: Path) -> Bank:
 
 
 def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """`python -m aidlc ARGS` in a real subprocess (the installed entry point's code path)."""
+    """`aidlc ARGS` in this process (`in_process`), with this environment but CI, and NO_COLOR."""
+    return in_process(list(args), _cli_env(env), cwd)
+
+
+def run_cli_process(*args: str, cwd: Path | None = None,
+                    env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """As `run_cli`, in a real `python -m aidlc` subprocess (the installed entry point's code path)."""
+    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=cwd, env=_cli_env(env),
+                          capture_output=True, text=True, encoding="utf-8")
+
+
+def _cli_env(env: dict[str, str] | None) -> dict[str, str]:
     full_env = {**os.environ, "NO_COLOR": "1", **(env or {})}
     full_env.pop("CI", None)
-    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=cwd, env=full_env,
-                          capture_output=True, text=True, encoding="utf-8")
+    return full_env
+
+
+def in_process(args: list[str], env: dict[str, str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """`aidlc ARGS` as the console script runs it (`run_safely`, the same exit codes and messages), but in this
+    process: the environment is exactly `env` and the working folder `cwd` while it runs, as for a subprocess,
+    and what it wrote comes back as a CompletedProcess. Starting a Python that imports aidlc (and the OpenAI SDK)
+    for each command is most of a CLI test's time; tests about the process itself (signals, a kill, a
+    terminal, the real exit status) start one with `run_cli` or Popen."""
+    import contextlib
+
+    from click.testing import CliRunner
+
+    from aidlc.cli import cli
+    from aidlc.cli.app import run_safely
+
+    unset: dict[str, str | None] = {name: None for name in os.environ if name not in env}
+    code: int | str | None = 0
+    argv = sys.argv
+    with contextlib.chdir(cwd or Path.cwd()), CliRunner().isolation(env={**unset, **env}) as (out, err, _):
+        sys.argv = ["aidlc", *args]
+        try:
+            run_safely(cli)
+        except SystemExit as exc:
+            code = exc.code
+        finally:
+            sys.argv = argv
+            sys.stdout.flush()
+            sys.stderr.flush()
+        stdout, stderr = out.getvalue().decode("utf-8", "replace"), err.getvalue().decode("utf-8", "replace")
+    if not isinstance(code, int):  # sys.exit("message") prints it and exits 1, as Python does
+        stderr, code = stderr + ("" if code is None else f"{code}\n"), 0 if code is None else 1
+    return subprocess.CompletedProcess(["aidlc", *args], code, stdout, stderr)
 
 
 def summary_line(text: str) -> str:

@@ -3,8 +3,8 @@ order, bound to the stage's files; the ledger lives beside the docs; `ledger_fin
 
 Every test builds a real git repository in the layout's shapes (aidlc-state.md, audit.md with the agent's own logged
 approvals, inception/ and construction/<unit>/ files, plans with checkboxes) and a ledger made through the ledger's
-own API, as `aidlc init` makes one. Decisions go through the real CLI in a subprocess (the actor's environment is
-the process's).
+own API, as `aidlc init` makes one. Decisions go through the CLI as the console script runs it, in the environment
+each test gives (the actor is what that environment says).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""`aidlc validate` and `aidlc ci` (without --base) on a repository in the aidlc-docs layout, through the CLI in a
-real subprocess: the layout is found, its rules run, and the report, JSON, exit codes and next steps are those of
+"""`aidlc validate` and `aidlc ci` (without --base) on a repository in the aidlc-docs layout, through the CLI as the
+console script runs it: the layout is found, its rules run, and the report, JSON, exit codes and next steps are those of
 the memory-bank layout."""
 
 from __future__ import annotations

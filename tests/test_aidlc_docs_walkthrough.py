@@ -11,6 +11,7 @@ import pytest
 
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view
+from aidlc.model.events import Subject
 from aidlc.model.unit_evidence import UnitEvidenceReport
 from tests.aidlc_docs_sample import CODE_PLAN, DOCS, UNITS, DocsRepo, build_docs_repo
 from tests.helpers import run_cli
@@ -62,9 +63,9 @@ def test_the_report_of_a_clean_unit_is_complete_and_written_beside_its_code_summ
     assert [a.stage for a in report.audit_approvals] == ["functional-design", "nfr-requirements", "code-generation"]
     assert report.findings == [] and report.decisions == []
     # The check ran once, at HEAD, and is recorded in the ledger beside the docs about the unit.
-    checks = [e for _, e in open_view(Ledger.of_bank(docs.root, DOCS)).events if e["type"] == "check.recorded"]
-    assert [(e["subject"], e["data"]["name"], e["data"]["passed"]) for e in checks] == \
-        [({"kind": "unit", "id": UNIT}, "orders", True)]
+    checks = [e for _, e in open_view(Ledger.of_bank(docs.root, DOCS)).events if e.type == "check.recorded"]
+    assert [(e.subject, e.datum("name"), e.datum("passed")) for e in checks] == \
+        [(Subject(kind="unit", id=UNIT), "orders", True)]
     # The report breaks no rule of the layout.
     assert run_cli("validate", cwd=docs.root).returncode == 0
 
@@ -126,7 +127,7 @@ def test_no_run_records_nothing_and_output_writes_elsewhere(docs: DocsRepo, tmp_
     assert not docs.path(WALKTHROUGH).exists()
     code, report = walkthrough(docs, UNIT, "--no-run")
     assert code == 1 and report.checks == [] and not report.checks_passed
-    assert not [e for _, e in open_view(Ledger.of_bank(docs.root, DOCS)).events if e["type"] == "check.recorded"]
+    assert not [e for _, e in open_view(Ledger.of_bank(docs.root, DOCS)).events if e.type == "check.recorded"]
 
 
 def test_an_unknown_unit_and_bolt_only_options_are_refused(docs: DocsRepo) -> None:

@@ -26,6 +26,7 @@ from tests.bolt_sample import (
     git,
     plan_answer,
     run,
+    run_process,
     set_config,
 )
 from tests.openai_server import Reply, ScriptedServer, chat, error
@@ -263,8 +264,8 @@ def test_sigkill_then_resume_makes_no_duplicate_commit_or_event(shop: Path, kill
     set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")  # all in one process
     git(shop, "commit", "-qam", "low-risk plans approve themselves")
     with Model() as model:
-        killed = run(shop, "bolt", "start", BOLT, "--base-url", model.url,
-                     extra_env={"PYTHONPATH": str(killer), "AIDLC_TEST_ROOT": str(shop), "AIDLC_TEST_KILL_AT": at})
+        killed = run_process(shop, "bolt", "start", BOLT, "--base-url", model.url, extra_env={
+            "PYTHONPATH": str(killer), "AIDLC_TEST_ROOT": str(shop), "AIDLC_TEST_KILL_AT": at})
         assert killed.returncode == -9, (at, killed.stderr, killed.stdout)
         for _ in range(3):  # a kill before the state existed leaves nothing to resume: start again
             proc = run(shop, "bolt", "resume", BOLT, "--base-url", model.url) if (shop / ".aidlc/runs").is_dir() \
@@ -300,8 +301,9 @@ def test_sigkill_in_a_rework_round_then_resume_makes_no_duplicate(shop: Path, ki
     git(shop, "commit", "-qam", "low-risk plans approve themselves")
     with ReworkModel() as model:
         assert run(shop, "bolt", "start", BOLT, "--base-url", model.url).returncode == 3
-        killed = run(shop, "bolt", "resume", BOLT, "--base-url", model.url, "--reject", "--reason", "empty cart?",
-                     extra_env={"PYTHONPATH": str(killer), "AIDLC_TEST_ROOT": str(shop), "AIDLC_TEST_KILL_AT": at})
+        killed = run_process(shop, "bolt", "resume", BOLT, "--base-url", model.url, "--reject", "--reason",
+                             "empty cart?", extra_env={"PYTHONPATH": str(killer), "AIDLC_TEST_ROOT": str(shop),
+                                                       "AIDLC_TEST_KILL_AT": at})
         assert killed.returncode == -9, (at, killed.stderr, killed.stdout)
         proc = run(shop, "bolt", "resume", BOLT, "--base-url", model.url)
         assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", (at, proc.stderr, proc.stdout)

@@ -17,7 +17,7 @@ from aidlc.bolt.checks import run_check
 from aidlc.bolt.edits import parse_edit_blocks, prepare_edits
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Subject
-from tests.bolt_sample import BOLT, CALC, FIXED, edit_answer, env, git, plan_answer, run, set_config
+from tests.bolt_sample import BOLT, CALC, FIXED, edit_answer, env, git, plan_answer, run, run_process, set_config
 from tests.openai_server import ScriptedServer
 from tests.test_bolt import Model, state
 
@@ -305,7 +305,7 @@ def test_a_plan_a_check_wrote_into_the_runs_state_is_refused_on_resume(shop: Pat
     set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")
     git(shop, "commit", "-qam", "low-risk plans approve themselves")
     server.push(plan_answer(), edit_answer(BUGGY, TAMPER + FIXED))
-    killed = run(shop, "bolt", "start", BOLT, "--base-url", server.url)
+    killed = run_process(shop, "bolt", "start", BOLT, "--base-url", server.url)  # the check kills aidlc itself
     assert killed.returncode == -signal.SIGKILL, killed.stderr + killed.stdout
     assert "src/pay/extra.py" in json.dumps(state(shop)["plan"])  # the attack landed in state.json
     proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url)

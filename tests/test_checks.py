@@ -460,8 +460,8 @@ def test_a_secret_in_the_command_is_redacted_in_the_event(repo: Path, monkeypatc
     ledger = Ledger.of_bank(repo, "memory-bank")
     event = ledger.append(EventType.check_recorded, Actor(kind=ActorKind.agent, name="aidlc"),
                           **check_event(result, "a" * 40, None, Subject(kind="bolt", id="001-x"))).event
-    assert event["data"]["command"] == "smoke --token [REDACTED:DEPLOY_TOKEN]" and event["data"]["duration_ms"] == 500
-    assert event["data"]["tests"] == {"total": 1, "failures": 0, "errors": 0, "skipped": 0}
+    assert event.datum("command") == "smoke --token [REDACTED:DEPLOY_TOKEN]" and event.datum("duration_ms") == 500
+    assert event.datum("tests") == {"total": 1, "failures": 0, "errors": 0, "skipped": 0}
     assert "tok-1234567890abcdef" not in (repo / "memory-bank" / "events.jsonl").read_text()
 
 

@@ -2,7 +2,8 @@
 
 Each test starts from the scaffolded chain (tests/conftest.py `chain`) committed on `main` by Ada, then makes
 the branch a pull request would bring: approvals committed by whoever a case needs, code with or without its
-`Aidlc-Bolt:` trailer, a ledger edited behind the chain's back. `aidlc ci` runs as a real subprocess."""
+`Aidlc-Bolt:` trailer, a ledger edited behind the chain's back. `aidlc ci` runs in-process, and as a real
+process for the GitHub annotations and SARIF file of a project in a subfolder of a monorepo."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 
 from aidlc.rules import every_rule
 from tests import test_walkthrough
-from tests.helpers import run_cli
+from tests.helpers import run_cli, run_cli_process
 from tests.test_gate import BOLT, BOLT_ID, LEDGER, edit, read, through_plan, write
 
 ADA = ("Ada Lovelace", "ada@x.org")
@@ -361,8 +362,8 @@ def test_a_project_in_a_subfolder_judges_its_own_paths(tmp_path: Path) -> None:
     assert [(f["code"], f["path"]) for f in doc["findings"] if f["code"].startswith("AIDLC-CI")] == [
         ("AIDLC-CI-005", "src/pay.py")]
     # GitHub and code scanning place findings by paths from the top of the repository.
-    proc = run_cli("ci", "--base", "main", "--sarif", str(tmp_path / "pay.sarif"), str(project), cwd=top,
-                   env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": ""})
+    proc = run_cli_process("ci", "--base", "main", "--sarif", str(tmp_path / "pay.sarif"), str(project), cwd=top,
+                           env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": ""})
     assert "\n::error file=services/pay/src/pay.py,title=AIDLC-CI-005::" in "\n" + proc.stdout
     location = json.loads((tmp_path / "pay.sarif").read_text())["runs"][0]["results"][0]["locations"][0]
     assert location["physicalLocation"]["artifactLocation"]["uri"] == "services/pay/src/pay.py"

@@ -9,7 +9,7 @@ import click
 import pytest
 
 from aidlc.cli import COMMANDS, cli
-from tests.helpers import run_cli
+from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))

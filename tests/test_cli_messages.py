@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import STORY1, STORY2, Bank, corpus_dir, needs_corpus, run_cli
+from tests.helpers import STORY1, STORY2, Bank, corpus_dir, needs_corpus
+from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 from tests.test_gate import BOLT_ID, INTENT_ID, LEDGER, PLAN, approve, decisions, gate, read, run, write
 
 NEXT = "Next steps:\n"

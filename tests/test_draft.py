@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.helpers import in_process
 from tests.openai_server import ScriptedServer, chat
 from tests.test_new import aidlc, build_chain
 
@@ -17,8 +18,7 @@ INTENT = "001-checkout-payments"
 
 def run(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     base = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin", "HOME": str(root), "CI": "true"}
-    return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
-                          text=True, env={**base, **(env or {})})
+    return in_process(["--repo", str(root), *args], {**base, **(env or {})})
 
 
 def units_answer(*units: dict) -> str:

@@ -25,7 +25,7 @@ from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest
 from aidlc.model.findings import Finding
 from aidlc.rules import validate
 from tests.evidence_sample import give_evidence
-from tests.helpers import run_cli
+from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 
 MB = "memory-bank"
 INTENT_ID = "001-checkout-payments"
@@ -669,7 +669,7 @@ def test_decide_is_callable_as_a_library_with_an_explicit_actor(chain: Path) -> 
     bank = load_bank(chain, load_config(chain))
     recorded = decide_module.decide(bank, INTENT_ID, "requirements", Decision.approve, "ok",
                                     Actor(kind=ActorKind.human, name="Ada"))
-    assert recorded.event["seq"] == 2 and recorded.changed == []
+    assert recorded.event.seq == 2 and recorded.changed == []
     with pytest.raises(decide_module.GateRefused):
         decide_module.decide(bank, INTENT_ID, "units", Decision.approve, None, Actor(kind=ActorKind.agent, name="bot"))
 

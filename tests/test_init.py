@@ -6,17 +6,14 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.helpers import corpus_dir, needs_corpus
+from tests.helpers import corpus_dir, in_process, needs_corpus
 
 STANDARDS = ["coding-standards.md", "tech-stack.md", "glossary.md", "definition-of-done.md"]
 CORPUS = corpus_dir()
 
 
 def aidlc(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    import sys
-
-    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=cwd, capture_output=True, text=True,
-                          env={"PATH": "/usr/bin:/bin", "CI": "true", "HOME": str(cwd)})
+    return in_process(list(args), {"PATH": "/usr/bin:/bin", "CI": "true", "HOME": str(cwd)}, cwd=cwd)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -41,7 +41,7 @@ def ledger_of(root: Path) -> Ledger:
     return Ledger(root / LEDGER, root)
 
 
-def record(ledger: Ledger, n: int, key: str | None = None) -> dict:
+def record(ledger: Ledger, n: int, key: str | None = None) -> Event:
     """Realistic events: gate decisions with fingerprints, check results with data."""
     if n % 2 == 0:
         return ledger.append(EventType.gate_decided, ADA, key=key, subject=Subject(kind="bolt", id=f"{n:03d}-api"),
@@ -144,7 +144,8 @@ def test_a_clean_ledger_verifies(fifty: Path) -> None:
     proc = cli(fifty, "log", "verify", "--format", "json")
     assert proc.returncode == 0
     assert json.loads(proc.stdout) == {"version": 1, "path": LEDGER, "ok": True, "events": 50, "against": None,
-                                       "problem": None, "notices": [], "signatures": [], "audit": []}
+                                       "problem": None, "notices": [], "signatures": [], "audit": [],
+                                       "not_events": []}
 
 
 def test_a_crlf_checkout_is_named_as_such(fifty: Path) -> None:
@@ -291,7 +292,7 @@ def test_a_process_killed_mid_append_leaves_a_ledger_that_verifies_and_takes_app
     # The killed process may have held the lock: the kernel released it, so this does not hang.
     appended = ledger_of(repo).append(EventType.check_recorded, CI, data={"after": "kill"})
     assert appended.recorded and appended.recovered is None
-    assert appended.event["seq"] == json.loads(before[-1])["seq"] + 1
+    assert appended.event.seq == json.loads(before[-1])["seq"] + 1
     assert cli(repo, "log", "verify").returncode == 0
 
 
@@ -396,9 +397,9 @@ def test_an_appender_sees_appends_made_by_another_process(fifty: Path) -> None:
                            timeout=HANG_GUARD)
     assert other.returncode == 0, other.stderr
     again = ledger.append(EventType.check_recorded, CI, key="w7-3", data={"dup": True})
-    assert not again.recorded and again.event["data"] == {"worker": 7, "n": 3}
+    assert not again.recorded and again.event.data == {"worker": 7, "n": 3}
     last = record(ledger, 52)
-    assert last["seq"] == first["seq"] + 5 and verify_lines(ledger.lines).ok
+    assert last.seq == first.seq + 5 and verify_lines(ledger.lines).ok
 
 
 # -- 5. idempotency keys --------------------------------------------------------------------------------------
@@ -417,7 +418,7 @@ def test_different_keys_record_twice(repo: Path) -> None:
     ledger = ledger_of(repo)
     one = ledger.append(EventType.run_started, ADA, key="run_1:start", run="run_1")
     two = ledger.append(EventType.run_started, ADA, key="run_2:start", run="run_2")
-    assert one.recorded and two.recorded and one.event["id"] != two.event["id"]
+    assert one.recorded and two.recorded and one.event.id != two.event.id
     assert [json.loads(line).get("key") for line in lines(repo)][-2:] == ["run_1:start", "run_2:start"]
 
 
@@ -427,7 +428,8 @@ def test_keys_with_characters_json_escapes_match_exactly(repo: Path, key: str) -
     assert ledger.append(EventType.degraded, CI, key=key).recorded
     assert not ledger_of(repo).append(EventType.degraded, CI, key=key).recorded
     assert ledger_of(repo).append(EventType.degraded, CI, key=key + "x").recorded
-    assert ledger_of(repo).find_key(key)["key"] == key
+    found = ledger_of(repo).find_key(key)
+    assert found is not None and found.key == key
     assert verify_lines(ledger.lines).ok
 
 

@@ -2,7 +2,8 @@
 the same gate differently, neither knowing of the other, leave the gate undecided until a person decides it
 again; the order their lines happen to stand in never picks a winner.
 
-Real `git merge` through the driver `aidlc init` registers, real `aidlc` subprocesses.
+Real `git merge` through the driver `aidlc init` registers (a real `aidlc` process); the other commands run
+in-process.
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.test_ledger_merge import LEDGER, aidlc, append, lines, project, run
+from tests.test_ledger_merge import LEDGER, _project, aidlc, append, lines, project, run
 
-__all__ = ["project"]  # the fixture, shared with test_ledger_merge.py
+__all__ = ["_project", "project"]  # the fixtures, shared with test_ledger_merge.py
 
 INTENT = "001-checkout"
 BOB = "Bob Kahn <bob@example.org>"

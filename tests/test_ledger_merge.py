@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,8 @@ from aidlc.events.canonical import event_hash, line_of
 from aidlc.events.ledger import Ledger
 from aidlc.events.merge import merge_files, merge_ledgers
 from aidlc.events.verify import verify_lines
-from aidlc.model.events import Actor, ActorKind, EventType
+from aidlc.model.events import Actor, ActorKind, Event, EventType
+from tests.helpers import in_process
 
 LEDGER = "memory-bank/events.jsonl"
 CI = Actor(kind=ActorKind.ci, name="ci")
@@ -34,20 +36,29 @@ def run(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[
 
 
 def aidlc(root: Path, *args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    return run(root, sys.executable, "-m", "aidlc", *args, ok=ok)
+    proc = in_process(list(args), env(root), cwd=root)  # git's own `aidlc log merge` runs are processes still
+    assert not ok or proc.returncode == 0, proc.stdout + proc.stderr
+    return proc
 
 
 def lines(root: Path) -> list[bytes]:
     return (root / LEDGER).read_bytes().splitlines(keepends=True)
 
 
-def append(root: Path, n: int) -> dict:
+def append(root: Path, n: int) -> Event:
     return Ledger(root / LEDGER, root).append(EventType.check_recorded, CI, data={"n": n}).event
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """`aidlc init --git`, two intents, committed on main; a person (not CI) is at the keyboard."""
+def project(tmp_path: Path, _project: Path) -> Path:
+    """`aidlc init --git`, two intents, committed on main; a person (not CI) is at the keyboard. A copy of the
+    session's (its .git copied whole)."""
+    return Path(shutil.copytree(_project, tmp_path / "shop", symlinks=True))
+
+
+@pytest.fixture(scope="session")
+def _project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp_path = tmp_path_factory.mktemp("merge")
     root = tmp_path / "shop"
     proc = subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True, text=True,
                           env=env(tmp_path / "x"))
@@ -92,7 +103,7 @@ def test_two_branches_that_decided_gates_merge_without_conflict(project: Path) -
     assert {e["subject"]["id"] for e in decided} == {"001-checkout", "002-refunds"}
 
     after = append(project, 4)  # the chain goes on from the last line, a fork's tip
-    assert after["prev"] == json.loads(merged[-1])["hash"] and after["seq"] == json.loads(merged[-1])["seq"] + 1
+    assert after.prev == json.loads(merged[-1])["hash"] and after.seq == json.loads(merged[-1])["seq"] + 1
     assert aidlc(project, "log", "verify").returncode == 0
     run(project, "git", "commit", "-qam", "after the merge")
     assert aidlc(project, "log", "verify", "--against", "feature").returncode == 0

@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -31,7 +31,7 @@ from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from tests import forge
 from tests.forge import T0, decision, event, stamp
-from tests.helpers import Bank, complete_first_bolt
+from tests.helpers import Bank, complete_first_bolt, in_process
 
 LEDGER = "memory-bank/events.jsonl"
 GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.org",
@@ -48,8 +48,7 @@ def git(root: Path, *args: str) -> str:
 
 def aidlc(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {"PATH": os.environ["PATH"], "HOME": str(root), **GIT_ENV, **(env or {})}
-    done = subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
-                          text=True, env=full, timeout=300)
+    done = in_process(["--repo", str(root), *args], full)
     assert "Traceback" not in done.stderr, done.stderr
     return done
 
@@ -209,7 +208,7 @@ def test_a_last_line_without_its_newline_is_completed_not_moved_aside(repo: Path
     assert not list(path.parent.glob("events.jsonl.torn-*"))
     assert [json.loads(line)["type"] for line in after.splitlines()] == ["ledger.created", "check.recorded",
                                                                          "check.recorded"]
-    assert appended.event["seq"] == 3 and verify_lines(ledger.lines).ok
+    assert appended.event.seq == 3 and verify_lines(ledger.lines).ok
 
 
 def test_an_older_version_whose_last_line_lacked_its_newline_keeps_that_event() -> None:
@@ -461,7 +460,8 @@ def test_the_ledger_is_found_one_way() -> None:
     package = Path(__file__).resolve().parent.parent / "aidlc"
     sources = {path.relative_to(package).as_posix(): path.read_text(encoding="utf-8")
                for path in package.rglob("*.py")}
-    builders = [name for name, text in sources.items() if "Ledger(" in text or 'events.jsonl"' in text]
+    builders = [name for name, text in sources.items()
+                if re.search(r"\bLedger\(", text) or "/ LEDGER_FILE" in text or 'events.jsonl"' in text]
     assert sorted(builders) == ["bank/walk.py", "events/ledger.py", "events/view.py"]
 
 

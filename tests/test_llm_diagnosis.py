@@ -8,7 +8,6 @@ import json
 import random
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from aidlc.llm.openai_provider import OpenAIProvider
 from aidlc.llm.replay import request_digest
 from aidlc.llm.retry import RetryPolicy
 from aidlc.model.config import LLMConfig
+from tests.helpers import in_process
 from tests.openai_server import ScriptedServer, anthropic_message, chat, error, hang_up
 from tests.test_llm_cli import clean_env
 from tests.test_new import aidlc
@@ -142,8 +142,7 @@ def test_the_anthropic_provider_tells_the_same(server: ScriptedServer) -> None:
 
 
 def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
-                          text=True, env=clean_env(), timeout=120)
+    return in_process(["--repo", str(root), *args], clean_env())
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -1,18 +1,21 @@
-"""`aidlc log show` and `aidlc log verify [--against REF]`, as real subprocesses in real git repos."""
+"""`aidlc log show` and `aidlc log verify [--against REF]` in real git repos (in-process, as the console script runs
+them)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from aidlc.events.canonical import event_hash, line_of
+from aidlc.events.canonical import event_hash, line_of, plain
 from aidlc.events.ledger import Ledger
-from aidlc.model.events import Actor, ActorKind, EventType, FileDigest, Subject
+from aidlc.events.view import open_view
+from aidlc.model.events import Actor, ActorKind, Event, EventType, FileDigest, Subject
+from tests.helpers import in_process
 
 LEDGER = "memory-bank/events.jsonl"
 ADA = Actor(kind=ActorKind.human, name="Ada", email="ada@example.org")
@@ -23,8 +26,7 @@ GIT_ENV = {"PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME
 
 
 def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=root, capture_output=True, text=True,
-                          env={**GIT_ENV, "HOME": str(root)})
+    return in_process(list(args), {**GIT_ENV, "HOME": str(root)}, cwd=root)
 
 
 def git(root: Path, *args: str) -> str:
@@ -37,14 +39,14 @@ def ledger_of(root: Path) -> Ledger:
     return Ledger(root / LEDGER, root)
 
 
-def decide(ledger: Ledger, bolt: str, stage: str, decision: str = "approve") -> dict:
+def decide(ledger: Ledger, bolt: str, stage: str, decision: str = "approve") -> Event:
     return ledger.append(EventType.gate_decided, ADA, subject=Subject(kind="bolt", id=bolt), stage=stage,
                          decision=decision, reason=f"{stage} looked at",
                          fingerprint=FileDigest(path=f"memory-bank/bolts/{bolt}/{stage}.md",
                                                 sha256=hashlib.sha256(bolt.encode()).hexdigest())).event
 
 
-def check(ledger: Ledger, n: int) -> dict:
+def check(ledger: Ledger, n: int) -> Event:
     return ledger.append(EventType.check_recorded, CI, data={"check": "pytest", "n": n}).event
 
 
@@ -232,3 +234,81 @@ def test_the_merge_driver_names_a_file_that_is_not_there(tmp_path: Path) -> None
     proc = cli(tmp_path, "log", "merge", str(tmp_path / "base"), str(tmp_path / "ours"), str(tmp_path / "theirs"))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert f"'{tmp_path / 'base'}' does not exist" in proc.stderr
+
+
+# -- ledgers written before events were read as models ---------------------------------------------------------------
+# tests/data/ledger-v1: five events written by `Ledger.append` as it stood before the readers returned `Event` models
+# (a decision with non-ASCII text, a check with nulls and a float in its data, a signed decision, an audit record),
+# and the allowed_signers holding the public key that signed seq 4.
+V1 = Path(__file__).parent / "data" / "ledger-v1"
+V1_AUDIT = b"## Requirements\n\nApproved by Ada.\n"  # the entry the audit.appended event records
+
+
+@pytest.fixture
+def adopted_v1(repo: Path) -> Path:
+    """The scaffolded repo holding the ledger of tests/data/ledger-v1, its signers and its audit entry."""
+    shutil.copy(V1 / "events.jsonl", repo / LEDGER)
+    shutil.copy(V1 / "allowed_signers", repo / "memory-bank" / "allowed_signers")
+    (repo / "memory-bank" / "audit.md").write_bytes(V1_AUDIT)
+    return repo
+
+
+def test_a_ledger_written_before_typed_events_verifies_and_reads_as_it_did(adopted_v1: Path) -> None:
+    lines = raw(adopted_v1)
+    proc = cli(adopted_v1, "log", "verify")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "ledger verified: memory-bank/events.jsonl, 5 events" in proc.stdout
+    # The models give back the very bytes of each line: its hash, and the signature over it, stand.
+    events = list(ledger_of(adopted_v1).events())
+    assert [line_of(plain(event)) for event in events] == lines
+    assert all(event_hash(plain(event)) == event.hash for event in events)
+    assert [(e.seq, e.type, e.actor.name) for e in events] == [
+        (1, EventType.ledger_created, "Ada Lovelace"), (2, EventType.gate_decided, "Ada Lovelace"),
+        (3, EventType.check_recorded, "ci"), (4, EventType.gate_decided, "Ada Lovelace"),
+        (5, EventType.audit_appended, "Ada Lovelace")]
+    assert events[1].reason == "Zoë read it — ok ✓" and events[3].signature is not None
+    assert events[2].datum("nested") == {"empty": None, "list": [1, None, "x"]} and events[2].datum("ratio") == 0.5
+    assert events[3].datum("judged") == [{"path": "memory-bank/bolts/001-api/plan.md", "sha256": "c" * 64}]
+    # Every reader returns the same events: the history, the key search and `log show`.
+    history = open_view(ledger_of(adopted_v1)).history
+    assert history.latest("bolt", "001-api", "plan") == events[3]
+    assert history.latest("intent", "001-orders", "requirements") == events[1]
+    assert ledger_of(adopted_v1).find_key("check:1") == events[2]
+    shown = cli(adopted_v1, "log", "show", "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["events"] == [json.loads(line) for line in lines]
+
+
+def test_a_signed_decision_of_an_old_ledger_changed_by_one_byte_no_longer_verifies(adopted_v1: Path) -> None:
+    """The signature is checked over the bytes the model gives back: a forger who changes the reason of the signed
+    decision and re-hashes the chain is caught (the model cannot paper over the change)."""
+    events = [json.loads(line) for line in raw(adopted_v1)]
+    events[3]["reason"] = "scope fine"
+    (adopted_v1 / LEDGER).write_bytes(rechain(events))
+    proc = cli(adopted_v1, "log", "verify")
+    assert proc.returncode == 1
+    assert "seq 4: bolt 001-api plan (reject) by Ada Lovelace <ada@example.org>" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("change", [
+    {"colour": "blue"},  # a field the event does not have
+    {"run": 7},  # a field of the wrong type
+    {"actor": {"kind": "human"}},  # an actor without a name
+    {"type": "gate.overruled"},  # a type the ledger does not know
+], ids=["extra-field", "wrong-type", "missing-name", "unknown-type"])
+def test_a_line_that_is_json_but_no_event_is_left_out_of_every_reader_and_reported(
+        committed: Path, change: dict) -> None:
+    """A forger appends a line that parses as JSON, chained and hashed correctly, that is not an Event: no reader
+    hands it on, and `aidlc log verify` names its line."""
+    before = [json.loads(line) for line in raw(committed)]
+    forged = {**before[-1], "id": "evt_f0", **change}
+    (committed / LEDGER).write_bytes(rechain([*before, forged]))
+    damaged: list[int] = []
+    ledger = ledger_of(committed)
+    assert [e.seq for e in ledger.events(damaged)] == list(range(1, 11)) and damaged == [11]
+    assert [n for n, _ in open_view(ledger).events] == list(range(1, 11))
+    shown = cli(committed, "log", "show", "--format", "json")
+    assert [e["seq"] for e in json.loads(shown.stdout)["events"]] == list(range(1, 11))
+    proc = cli(committed, "log", "verify")
+    assert proc.returncode == 1
+    assert "memory-bank/events.jsonl:11" in proc.stdout + proc.stderr

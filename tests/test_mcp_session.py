@@ -16,6 +16,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, Implementation
 
 from aidlc.events.ledger import Ledger
+from aidlc.model.events import Event
 from tests.aidlc_docs_sample import DOCS, UNITS, build_docs_repo
 from tests.bolt_sample import BOLT, events
 from tests.helpers import run_cli
@@ -104,8 +105,8 @@ def test_an_agent_works_an_aidlc_docs_project_and_waits_for_the_person(tmp_path:
     assert approval.is_error and "aidlc gate approve SUBJECT --stage STAGE" in approval.content[0].text
     assert ok(checked)["passed"] is True
     assert ok(report)["checks_passed"] is True
-    recorded = [e for _, e in _events(root) if e["type"] in ("audit.appended", "check.recorded")]
-    assert [(e["type"], e["actor"]["kind"], e["actor"]["name"]) for e in recorded] == \
+    recorded = [e for e in _events(root) if e.type in ("audit.appended", "check.recorded")]
+    assert [(e.type, e.actor.kind, e.actor.name) for e in recorded] == \
         [("audit.appended", "agent", "mcp:claude-code"), ("check.recorded", "agent", "mcp:claude-code")]
     assert "Approve & Continue" not in (root / DOCS / "audit.md").read_text().split("Generated src/shop/orders.py")[1]
     assert "aidlc log verify" in [a["command"] for a in ok(actions)["next_actions"]]
@@ -113,12 +114,12 @@ def test_an_agent_works_an_aidlc_docs_project_and_waits_for_the_person(tmp_path:
     proc = person_runs(root, "aidlc gate approve inception --stage requirements-analysis")
     assert proc.returncode == 0, proc.stderr
     person = subprocess.run(["git", "-C", str(root), "config", "user.name"], capture_output=True, text=True).stdout
-    decided = [e for _, e in _events(root) if e["type"] == "gate.decided"]
-    assert [(e["actor"]["kind"], e["actor"]["name"]) for e in decided] == [("human", person.strip())]
+    decided = [e for e in _events(root) if e.type == "gate.decided"]
+    assert [(e.actor.kind, e.actor.name) for e in decided] == [("human", person.strip())]
 
 
-def _events(root: Path) -> list[tuple[int, dict[str, Any]]]:
-    return list(enumerate(Ledger.of_bank(root, DOCS).events()))
+def _events(root: Path) -> list[Event]:
+    return list(Ledger.of_bank(root, DOCS).events())
 
 
 def _exchange(proc: subprocess.Popen[str], message: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from click.testing import CliRunner, Result
 from aidlc.cli import cli
 from aidlc.cli.app import run_safely
 from aidlc.rules import every_rule
-from tests.helpers import BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, git_init, run_cli, summary_line
+from tests.helpers import BOLT2, REQUIREMENTS, STORY1, STORY2, UNIT_BRIEF, Bank, git_init, summary_line
+from tests.helpers import run_cli_process as run_cli  # the real process: what a person and CI run
 
 ANSI = re.compile(r"\x1b\[")
 

@@ -15,7 +15,7 @@ from aidlc.bolt.machine import transition
 from aidlc.bolt.store import RunStore
 from aidlc.events.ledger import Ledger, utc_now
 from aidlc.llm.base import Provider
-from aidlc.model.events import Actor, ActorKind, Decision, EventType, Subject
+from aidlc.model.events import Actor, ActorKind, Decision, Event, EventType, Subject
 from aidlc.model.run import RunState, RunStatus, Span
 from aidlc.workspace import Workspace
 
@@ -125,7 +125,7 @@ class RunSession:
     def actor(self) -> Actor:
         return Actor(kind=ActorKind.agent, name=f"aidlc bolt ({self.state.model or 'model'})")
 
-    def event(self, event_type: EventType, milestone: str, **fields: Any) -> dict[str, Any]:
+    def event(self, event_type: EventType, milestone: str, **fields: Any) -> Event:
         return self.ledger.append(event_type, self.actor(), key=f"run:{self.state.run_id}:{milestone}",
                                   subject=Subject(kind="bolt", id=self.state.bolt), run=self.state.run_id,
                                   **fields).event

@@ -10,8 +10,8 @@ from aidlc.errors import AidlcError, UsageError
 from aidlc.gates.actor import actor_from
 from aidlc.gates.catalogue import fingerprint
 from aidlc.gates.decide import decide as decide_gate
-from aidlc.gates.decide import resolve
 from aidlc.gates.history import standing
+from aidlc.gates.resolve import resolve
 from aidlc.model.events import Actor, ActorKind, Decision
 
 AFTER_PLAN_REJECT = "the model plans again"
@@ -27,9 +27,9 @@ def gate(run: RunSession, stage: str) -> tuple[str, str | None]:
         return "approved", None
     latest = history.latest(target.kind, target.id, stage)
     now = fingerprint(bank, index, target, stage, latest)
-    if latest and latest.get("decision") == "reject" and now is not None \
-            and (latest.get("fingerprint") or {}).get("sha256") == now.sha256:
-        return "rejected", latest.get("reason") or "no reason given"
+    if latest and latest.decision == Decision.reject and now is not None and latest.fingerprint is not None \
+            and latest.fingerprint.sha256 == now.sha256:
+        return "rejected", latest.reason or "no reason given"
     return "waiting", None
 
 

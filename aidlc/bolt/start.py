@@ -15,7 +15,7 @@ from aidlc.bolt.standing import decide
 from aidlc.bolt.store import RunStore, bolt_lock, new_run_id
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
-from aidlc.gates.decide import reconcile
+from aidlc.gates.effects import reconcile
 from aidlc.llm.base import Provider
 from aidlc.model.events import Decision, EventType
 from aidlc.model.run import RunState

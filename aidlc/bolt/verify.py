@@ -7,14 +7,13 @@ from __future__ import annotations
 import os
 import re
 import time
-from typing import Any
 
 from aidlc.bolt.calls import digest
 from aidlc.bolt.checks import check_event, run_checks
 from aidlc.bolt.session import RunSession
 from aidlc.bolt.weakening import weakened_tests
 from aidlc.model.checks import CheckResult, TestCounts, VerifyRound
-from aidlc.model.events import EventType, Subject
+from aidlc.model.events import Event, EventType, Subject
 from aidlc.processes import RUN_VARIABLE
 
 
@@ -84,8 +83,8 @@ def test_baseline(run: RunSession, results: list[CheckResult]) -> tuple[TestCoun
         return None, ""
     recorded = _recorded_at_base(run, name)
     if recorded is not None:
-        counts, where = TestCounts.model_validate(recorded["data"]["tests"]), \
-            f"at the base commit {state.base_commit[:12]} (check.recorded by {recorded['actor']['name']})"
+        counts, where = TestCounts.model_validate(recorded.datum("tests")), \
+            f"at the base commit {state.base_commit[:12]} (check.recorded by {recorded.actor.name})"
     else:
         first = [r.tests for r in state.checks[0].results if r.name == name and r.tests]
         if len(state.checks) < 2 or not first:
@@ -96,13 +95,12 @@ def test_baseline(run: RunSession, results: list[CheckResult]) -> tuple[TestCoun
     return counts, where
 
 
-def _recorded_at_base(run: RunSession, name: str) -> dict[str, Any] | None:
+def _recorded_at_base(run: RunSession, name: str) -> Event | None:
     """The latest check.recorded of check `name`, with test counts, at the run's base commit."""
     recorded = None
     for event in run.ledger.events():
-        data = event.get("data") or {}
-        if event.get("type") == EventType.check_recorded.value and event.get("commit") == run.state.base_commit \
-                and data.get("name") == name and data.get("tests"):
+        if event.type == EventType.check_recorded and event.commit == run.state.base_commit \
+                and event.datum("name") == name and event.datum("tests"):
             recorded = event
     return recorded
 

@@ -21,6 +21,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view
 from aidlc.gates.evidence_report import build, digest
+from aidlc.model.events import Decision
 from aidlc.model.evidence import EvidenceReport
 from aidlc.model.run import RunState
 from aidlc.templating import render
@@ -79,10 +80,10 @@ def _approved(bank: MemoryBank, bolt: str, rel: str) -> str | None:
     """Why the walkthrough file must stay as it is (its gate's decision is an approval), else None."""
 
     last = open_view(Ledger.of_bank(Path(bank.repo_root), bank.rel_root)).history.latest("bolt", bolt, "walkthrough")
-    if last is None or last.get("decision") != "approve":
+    if last is None or last.decision != Decision.approve:
         return None
-    who = (last.get("actor") or {}).get("name") or "a person"
-    return (f"{rel} is not rewritten: {who} approved it (ledger seq {last.get('seq')}), and that approval "
+    return (f"{rel} is not rewritten: {last.actor.name or 'a person'} approved it (ledger seq {last.seq}), and "
+            "that approval "
             "judged the file as it is")
 
 

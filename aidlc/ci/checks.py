@@ -6,11 +6,9 @@ yields findings of the `ci` rules (aidlc/rules/ci.py)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aidlc import vcs
 from aidlc.bank import frontmatter
@@ -20,6 +18,7 @@ from aidlc.bolt.checks import check_event, run_checks
 from aidlc.bolt.plan import RISK_ORDER
 from aidlc.ci.rulebook import Rulebook, judge
 from aidlc.errors import UsageError
+from aidlc.events.canonical import parse_event
 from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
 from aidlc.events.state import scan
@@ -27,7 +26,7 @@ from aidlc.events.verify import ProblemKind, split_lines, verify_lines
 from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.signatures import about
 from aidlc.globs import matcher
-from aidlc.model.events import ActorKind, EventType, Subject
+from aidlc.model.events import ActorKind, CheckRecord, Decision, Event, EventType, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Risk
 from aidlc.rules import ci, shorten
@@ -80,7 +79,7 @@ class PullRequest:
             self._ledgers[key] = self.history.read(commit, [key[1]])[key[1]]
         return self._ledgers[key]
 
-    def standing(self, commit: str, bolt_id: str, stage: str) -> dict[str, Any] | None:
+    def standing(self, commit: str, bolt_id: str, stage: str) -> Event | None:
         """The decision event that stands at a bolt's gate in the ledger `commit` holds (None: undecided, or
         branches that disagree)."""
         if commit not in self._decisions:
@@ -89,11 +88,11 @@ class PullRequest:
             self._decisions[commit] = (lines, scan(lambda: lines).decisions) if lines else None
         found = self._decisions[commit]
         decided = found[1].standing(("bolt", bolt_id, stage)) if found is not None else None
-        return None if found is None or decided is None else _event(found[0][decided.line - 1])
+        return None if found is None or decided is None else parse_event(found[0][decided.line - 1])
 
 
-def _decision(event: dict[str, Any] | None) -> str | None:
-    return str(event.get("decision")) if event is not None else None
+def _decision(event: Event | None) -> str | None:
+    return str(event.decision) if event is not None else None
 
 
 def check(pr: PullRequest) -> list[Finding]:
@@ -146,29 +145,20 @@ def approval_authors(pr: PullRequest) -> Iterator[Finding]:
     for number, line in enumerate(split_lines(head), start=1):
         if line in base:
             continue
-        event = _event(line)
-        if event is None or event.get("type") != EventType.gate_decided \
-                or (event.get("actor") or {}).get("kind") != ActorKind.human:
+        event = parse_event(line)  # a line that holds no event: AIDLC-LEDGER-001 reports it
+        if event is None or event.type != EventType.gate_decided or event.actor.kind != ActorKind.human:
             continue
         commit = introduced.get(line)
         if commit is None:
             continue
         author = f"{commit.author} <{commit.email}>"
-        email = str((event.get("actor") or {}).get("email") or "")
+        email = event.actor.email or ""
         if (why := bot_identity(commit.author, commit.email, bots)) is not None:
             yield finding(ci.APPROVAL_BOT, pr.ledger.rel, number,
                           f"{about(event)} was committed by a bot: commit {commit.sha[:12]} by {author} ({why})")
         elif email.strip().lower() != commit.email.strip().lower():
             yield finding(ci.APPROVAL_AUTHOR, pr.ledger.rel, number,
                           f"{about(event)} was committed by someone else: commit {commit.sha[:12]} by {author}")
-
-
-def _event(line: bytes) -> dict[str, Any] | None:
-    try:
-        event = json.loads(line)
-    except ValueError:  # a broken line: AIDLC-LEDGER-001 reports it
-        return None
-    return event if isinstance(event, dict) else None
 
 
 def scope(pr: PullRequest) -> Iterator[Finding]:
@@ -238,24 +228,23 @@ def _bolt_problem(pr: PullRequest, commit: vcs.Commit, bolt: BoltItem | None, bo
                        "plan the ledger of that commit does not hold as approved",
                        f"a person approves the plan (`aidlc gate approve {bolt_id} --stage plan`), then the code is "
                        "committed after it")
-    if plan is not None and (plan.get("actor") or {}).get("kind") == ActorKind.policy \
+    if plan is not None and plan.actor.kind == ActorKind.policy \
             and (why := _policy_refuses(pr, bolt, plan)) is not None:
         return finding(ci.POLICY_NOT_ALLOWED, changed[0], None, f"{subject} changes {files} for bolt {bolt_id}, whose "
-                       f"plan approval (seq {plan.get('seq')}) was recorded by policy: {why}")
+                       f"plan approval (seq {plan.seq}) was recorded by policy: {why}")
     closed = pr.standing(commit.sha, bolt_id, "walkthrough")
     if _decision(closed) == "approve" and closed is not None:
         return finding(ci.BOLT_CLOSED, changed[0], None, f"{subject} changes {files} for bolt {bolt_id}, whose "
-                       f"walkthrough was approved already (seq {closed.get('seq')})")
+                       f"walkthrough was approved already (seq {closed.seq})")
     return None
 
 
-def _policy_refuses(pr: PullRequest, bolt: BoltItem, plan: dict[str, Any]) -> str | None:
+def _policy_refuses(pr: PullRequest, bolt: BoltItem, plan: Event) -> str | None:
     """Why the judging policy would not approve this plan (None: it would). The risk is the higher of the one
     the decision recorded and the bolt's own: lowering it afterwards does not widen what policy may approve."""
     allowed = pr.bank.config.policy.auto_approve_plan
     order = list(Risk)  # lowest first
-    data = plan.get("data") if isinstance(plan.get("data"), dict) else {}
-    risks = [r for r in ((data or {}).get("risk"), bolt.meta.risk if bolt.meta else None) if r in order]
+    risks = [r for r in (plan.datum("risk"), bolt.meta.risk if bolt.meta else None) if r in order]
     if not risks:
         return "the bolt's risk is unknown"
     risk = max(risks, key=order.index)
@@ -281,17 +270,16 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
     base = set(split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""))
     bolts = {bolt.id: bolt for bolt in pr.bank.bolts}
     lines = split_lines(head)
-    events = [_event(line) for line in lines]
-    by_hash = {str(event.get("hash")): event for event in events if event is not None}
+    events = [parse_event(line) for line in lines]
+    by_hash = {event.hash: event for event in events if event is not None}
     judged: set[str] = set()
-    observed: list[dict[str, Any]] | None = None  # the checks as CI ran them: only when there is an approval to judge
+    observed: list[CheckRecord] | None = None  # the checks as CI ran them: only when there is an approval to judge
     numbered = list(enumerate(zip(lines, events, strict=True), start=1))
     for number, (line, event) in reversed(numbered):  # the newest approval of a bolt is the one that stands
-        if line in base or event is None or event.get("type") != EventType.gate_decided \
-                or event.get("stage") != "walkthrough" or event.get("decision") != "approve" \
-                or (event.get("actor") or {}).get("kind") != ActorKind.human:
+        if line in base or event is None or event.type != EventType.gate_decided or event.stage != "walkthrough" \
+                or event.decision != Decision.approve or event.actor.kind != ActorKind.human:
             continue
-        bolt_id = str((event.get("subject") or {}).get("id") or "")
+        bolt_id = event.subject.id if event.subject is not None else ""
         if bolt_id not in bolts or bolt_id in judged \
                 or _decision(pr.standing("HEAD", bolt_id, "walkthrough")) != "approve":
             continue
@@ -308,7 +296,7 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
                           f"{about(event)} stands without the evidence bolt {bolt_id} needs: {'; '.join(missing)}")
 
 
-def _run_checks(pr: PullRequest) -> list[dict[str, Any]]:
+def _run_checks(pr: PullRequest) -> list[CheckRecord]:
     """The judging rules' verify commands, run by CI at the head: the evidence a walkthrough approval rests on, in
     place of the `check.recorded` lines the pull request brings (which count as history only)."""
 
@@ -317,8 +305,7 @@ def _run_checks(pr: PullRequest) -> list[dict[str, Any]]:
     observed = []
     for result in run_checks(project, pr.bank.config.verify):
         fields = check_event(result, head, None, Subject(kind="bolt", id=""))
-        observed.append({"type": EventType.check_recorded, "commit": head, "data": fields["data"],
-                         "actor": {"kind": ActorKind.ci, "name": "aidlc ci"}})
+        observed.append(CheckRecord.model_validate({**fields["data"], "commit": head}))
     return observed
 
 
@@ -334,22 +321,23 @@ def _with_base_risk(pr: PullRequest, bolt: BoltItem, risk: Risk | None) -> Risk 
     return max(known, key=RISK_ORDER.index) if known else None
 
 
-def _second_person(event: dict[str, Any], by_hash: dict[str, dict[str, Any]], risk: Risk) -> list[str]:
+def _second_person(event: Event, by_hash: dict[str, Event], risk: Risk) -> list[str]:
     """Why the two-person rule is not met by `event` and the approval it names (empty: it is)."""
-    data = event.get("data")
-    data = data if isinstance(data, dict) else {}
-    if data.get("approvals") == 1 and data.get("approvals_required") == 2:
+    if event.datum("approvals") == 1 and event.datum("approvals_required") == 2:
         return []  # the first of two: the gate waits for a second person (not a failure; status lists it)
-    first = by_hash.get(str(data.get("with") or ""))
-    if data.get("approvals") != 2 or first is None:
+    first = by_hash.get(str(event.datum("with") or ""))
+    if event.datum("approvals") != 2 or first is None:
         return [f"{risk} risk needs two people's approvals, and this one names no earlier approval"]
-    same_walkthrough = (first.get("fingerprint") or {}).get("sha256") == (event.get("fingerprint") or {}).get("sha256")
-    one, two = first.get("actor") or {}, event.get("actor") or {}
-    if first.get("decision") != "approve" or one.get("kind") != ActorKind.human or not same_walkthrough \
-            or same_person(one, two):
+    same_walkthrough = _judged(first) == _judged(event)
+    if first.decision != Decision.approve or first.actor.kind != ActorKind.human or not same_walkthrough \
+            or same_person(first.actor, event.actor.name, event.actor.email):
         return [f"{risk} risk needs two distinct people's approvals of the same walkthrough; the earlier approval "
-                f"it names (seq {first.get('seq')}) is not one"]
+                f"it names (seq {first.seq}) is not one"]
     return []
+
+
+def _judged(event: Event) -> str | None:
+    return event.fingerprint.sha256 if event.fingerprint is not None else None
 
 
 def unsigned_commits(pr: PullRequest) -> Iterator[Finding]:

@@ -14,18 +14,17 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aidlc import vcs
 from aidlc.bank import rulefiles
 from aidlc.bank.items import PinnedFile
 from aidlc.bank.rulefiles import RuleFiles
-from aidlc.events.canonical import event_of
+from aidlc.events.canonical import parse_event
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.state import scan
 from aidlc.gates.actor import same_person
 from aidlc.gates.signatures import about
-from aidlc.model.events import ActorKind
+from aidlc.model.events import ActorKind, Decision, Event
 from aidlc.model.findings import Finding
 from aidlc.rules import ci, shorten
 from aidlc.rules.catalogue import Rule
@@ -93,7 +92,7 @@ def _found(rule: Rule, path: str, message: str) -> Finding:
 
 
 def _approval(project: Path, old: RuleFiles, new: RuleFiles,
-              authors: list[vcs.Commit]) -> tuple[dict[str, Any] | None, str | None]:
+              authors: list[vcs.Commit]) -> tuple[Event | None, str | None]:
     """The standing approval of the change, or why none counts (None, reason)."""
     ledger = Ledger.of_bank(project, new.folder)
     try:
@@ -103,39 +102,39 @@ def _approval(project: Path, old: RuleFiles, new: RuleFiles,
     standing = scan(lambda: lines).decisions.standing(POLICY_GATE)
     if standing is None:
         return None, None
-    event = event_of(lines[standing.line - 1])
-    if event is None or standing.decision != "approve":
+    event = parse_event(lines[standing.line - 1])
+    if event is None or standing.decision != Decision.approve:
         return None, f"the `policy` change decision that stands is not an approval (seq {standing.seq})"
-    actor = event.get("actor") or {}
     said = about(event)
-    if actor.get("kind") != ActorKind.human:
+    if event.actor.kind != ActorKind.human:
         return None, f"{said} is not a person's"
-    if (event.get("fingerprint") or {}).get("sha256") != rulefiles.fingerprint(new):
+    if event.fingerprint is None or event.fingerprint.sha256 != rulefiles.fingerprint(new):
         return None, f"{said} approved other rule files than these (they changed since)"
     for commit in authors:
-        if same_person(actor, {"name": commit.author, "email": commit.email}):
+        if same_person(event.actor, commit.author, commit.email):
             return None, (f"{said} is by an author of the change (commit {commit.sha[:12]}); another person "
                           "approves it")
     return _signed_by_base(project, old, event, said)
 
 
-def _signed_by_base(project: Path, old: RuleFiles, event: dict[str, Any],
-                    said: str) -> tuple[dict[str, Any] | None, str | None]:
+def _signed_by_base(project: Path, old: RuleFiles, event: Event, said: str) -> tuple[Event | None, str | None]:
     """The base's allowed_signers, when it has one, must list the approver; the base's signing rule applies."""
     data = old.files.get(old.signers_rel)
     if data is None:
         if old.config.governance.require_signed_approvals:
             return None, f"{said} cannot be checked: the base requires signed approvals and has no {old.signers_rel}"
         return event, None
-    from aidlc.gates.signing import lists, load_allowed, verify  # ssh-keygen: only where a signature is checked
+    # ssh-keygen: only where a signature is checked
+    from aidlc.gates.allowed_signers import lists, load_allowed
+    from aidlc.gates.signing import verify
 
     allowed = load_allowed(project, old.folder, PinnedFile(old.signers_rel, data, old.source))
-    email = str((event.get("actor") or {}).get("email") or "")
+    email = event.actor.email or ""
     if not allowed.usable():
         return None, f"{said} cannot be checked: {allowed.problem}"
     if not lists(allowed, email):
         return None, f"{said} names {email or 'no email'}, whom the base's {old.signers_rel} does not list"
-    if event.get("signature"):
+    if event.signature is not None:
         why = verify(allowed, [event])[0]
         if why is not None:
             return None, f"{said}: {why}"

@@ -7,6 +7,7 @@ import click
 from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
 from aidlc.cli.modelflags import ModelFlags, model_options
+from aidlc.events.canonical import plain
 
 
 @click.command("draft")
@@ -45,7 +46,7 @@ def draft_cmd(app: App, level: str, intent: str, dry_run: bool, model_flags: Mod
             "model": result.model, "target": result.target, "mode": result.mode, "rounds": result.rounds,
             "usage": result.usage.to_dict(),
             "prompt_sha256": result.prompt_sha256, "context_trimmed": result.context_trimmed,
-            "event": result.event, "errors_after": result.errors_after,
+            "event": plain(result.event) if result.event is not None else None, "errors_after": result.errors_after,
             "next_steps": [result.gate_command],
         })
         return

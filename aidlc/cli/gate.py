@@ -10,8 +10,11 @@ from aidlc.aidlc_docs.model import RecordsWorkspace
 from aidlc.bank.config import load_config
 from aidlc.cli import complete
 from aidlc.cli.app import App, output_options
+from aidlc.events.canonical import plain
 from aidlc.gates.actor import actor_from
-from aidlc.gates.decide import Recorded, decide, decide_docs, reconcile, resolve_docs, resolve_record
+from aidlc.gates.decide import Recorded, decide, decide_docs
+from aidlc.gates.effects import reconcile
+from aidlc.gates.resolve import resolve_docs, resolve_record
 from aidlc.model.events import Actor, Decision
 from aidlc.workspace import layout_of, open_bank, open_docs, open_records, records_folder
 
@@ -88,16 +91,17 @@ def _decision_command(decision: Decision) -> click.Command:
             app.note(f"the ledger's last line was torn (an interrupted write); it was moved to {recorded.recovered} "
                      "and a ledger.tail_recovered event records its sha256")
         if app.json:
-            app.emit_json({"event": event, "changed": recorded.changed, "recovered": recorded.recovered,
+            app.emit_json({"event": plain(event), "changed": recorded.changed, "recovered": recorded.recovered,
                            "waiting": recorded.waiting})
             raise click.exceptions.Exit(3 if recorded.waiting else 0)
-        app.out(f"recorded: {event['subject']['kind']} {event['subject']['id']} {stage} -> {decision.value} "
-                f"by {actor.name} (seq {event['seq']}, {event['fingerprint']['path']} "
-                f"sha256 {event['fingerprint']['sha256'][:12]})")
+        assert event.subject is not None and event.fingerprint is not None, "a decision names its gate and bytes"
+        app.out(f"recorded: {event.subject.kind} {event.subject.id} {stage} -> {decision.value} "
+                f"by {actor.name} (seq {event.seq}, {event.fingerprint.path} "
+                f"sha256 {event.fingerprint.sha256[:12]})")
         for path in recorded.changed:
             app.out(f"  ~ {path}")
         if recorded.waiting:
-            app.out(f"{recorded.waiting}: aidlc gate approve {event['subject']['id']} --stage {stage}")
+            app.out(f"{recorded.waiting}: aidlc gate approve {event.subject.id} --stage {stage}")
             raise click.exceptions.Exit(3)
 
     return command

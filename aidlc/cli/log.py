@@ -13,7 +13,8 @@ from aidlc.bank.config import load_config
 from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
-from aidlc.events.audit import check_records
+from aidlc.events.audit import RecordProblem, check_records
+from aidlc.events.canonical import plain, why_not_event
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files
 from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, split_lines, verify_lines
@@ -53,23 +54,22 @@ def show_cmd(app: App, subject: str | None, event_type: str | None) -> None:
         raise no_ledger(ledger)
     damaged: list[int] = []
     events = [e for e in ledger.events(damaged)
-              if (subject is None or (e.get("subject") or {}).get("id") == subject)
-              and (event_type is None or e.get("type") == event_type)]
+              if (subject is None or (e.subject is not None and e.subject.id == subject))
+              and (event_type is None or e.type == event_type)]
     if damaged:
         many = len(damaged) > 1
         app.note(f"{ledger.rel}: line{'s' if many else ''} {', '.join(map(str, damaged[:10]))} "
                  f"{'hold' if many else 'holds'} no readable event and {'are' if many else 'is'} not shown; "
                  "run `aidlc log verify`")
     if app.json:
-        app.emit_json({"events": events})
+        app.emit_json({"events": [plain(e) for e in events]})
         return
     for e in events:
-        who = e.get("actor", {})
-        about = f" {e['subject']['kind']}:{e['subject']['id']}" if e.get("subject") else ""
-        stage = f" {e['stage']}" if e.get("stage") else ""
-        decision = f" -> {e['decision']}" if e.get("decision") else ""
-        echo(f"{e.get('seq'):>6} {e.get('ts')} {e.get('type'):<16}{about}{stage}{decision}  "
-                   f"[{who.get('kind')}: {who.get('name')}]" + (f"  {e['reason']}" if e.get("reason") else ""))
+        about = f" {e.subject.kind}:{e.subject.id}" if e.subject else ""
+        stage = f" {e.stage}" if e.stage else ""
+        decision = f" -> {e.decision}" if e.decision else ""
+        echo(f"{e.seq:>6} {e.ts} {e.type:<16}{about}{stage}{decision}  "
+             f"[{e.actor.kind}: {e.actor.name}]" + (f"  {e.reason}" if e.reason else ""))
     if not events:
         app.note("no matching events")
 
@@ -91,11 +91,10 @@ def verify_cmd(app: App, ref: str | None) -> None:
     result = verify_lines(ledger.lines, against=against, stop_at_first=True, checks=event_checks(ledger.repo_root))
     problem = result.first_error
     notices = [p for p in result.problems if not p.is_error]
-    signed = signatures.ledger_problems(ledger) if problem is None else []  # an intact chain: are its signatures?
-    # An intact chain vouches for the digests of the audit entries it records: are the entries still as written?
-    audit = check_records(ledger.repo_root, ledger) if problem is None and not signed else []
+    signed, audit, not_events = _beyond_the_chain(ledger) if problem is None else ([], [], [])
     if app.json:
-        app.emit_json({"path": ledger.rel, "ok": result.ok and not signed and not audit, "events": result.events,
+        app.emit_json({"path": ledger.rel, "ok": result.ok and not signed and not audit and not not_events,
+                       "events": result.events, "not_events": not_events,
                        "against": ref, "problem": None if problem is None else _problem_json(problem),
                        "notices": [_problem_json(p) | {"severity": p.severity} for p in notices],
                        "signatures": [asdict(p) for p in signed], "audit": [asdict(p) for p in audit]})
@@ -110,6 +109,8 @@ def verify_cmd(app: App, ref: str | None) -> None:
                 echo(f"✗ {found.path}:{found.line}: {found.message} (recorded by {ledger.rel} seq {found.seq})")
             echo(f"Next steps:\n  git log -p -- {audit[0].path}    # who changed the audit log, and how\n"
                  "  restore the entry as it was written: the audit log is append-only")
+        elif not_events:
+            _print_not_events(ledger.rel, not_events)
         elif problem is None:
             echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
                                                                                     else ""))
@@ -118,8 +119,35 @@ def verify_cmd(app: App, ref: str | None) -> None:
             seq = "?" if problem.seq is None else problem.seq  # an unreadable line has no seq to name
             echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
             echo("Next steps:\n" + "\n".join(f"  {step}" for step in _next_steps(problem, ledger.rel)))
-    if problem is not None or signed or audit:
+    if problem is not None or signed or audit or not_events:
         raise click.exceptions.Exit(1)
+
+
+def _beyond_the_chain(ledger: Ledger) -> tuple[list[signatures.Problem], list[RecordProblem], list[dict[str, object]]]:
+    """What an intact chain is checked for beyond it: its signatures; then the digests of the audit entries it
+    records (are the entries still as written?), in the same pass that reads every line as an event (a line the
+    chain holds must be one, else no reader sees it)."""
+    signed = signatures.ledger_problems(ledger)
+    if signed:
+        return signed, [], []
+    shapeless: list[int] = []
+    audit = check_records(ledger.repo_root, ledger.rel, ledger.events(shapeless))
+    return signed, audit, _not_events(ledger, shapeless)
+
+
+def _print_not_events(rel: str, not_events: list[dict[str, object]]) -> None:
+    more = f" (and {len(not_events) - 1} more such lines)" if len(not_events) > 1 else ""
+    echo(f"✗ {rel}:{not_events[0]['line']}: {not_events[0]['message']}{more}")
+    echo(f"Next steps:\n  git log -p -- {rel}    # who wrote the line; restore the file from the last good commit")
+
+
+def _not_events(ledger: Ledger, numbers: list[int]) -> list[dict[str, object]]:
+    """The lines that are chained and hashed but hold no event (readers leave them out), with what is wrong."""
+    if not numbers:
+        return []
+    wanted = set(numbers)
+    return [{"line": number, "message": f"the line holds no ledger event ({why_not_event(line)})"}
+            for number, line in enumerate(ledger.lines(), start=1) if number in wanted]
 
 
 def _print_signature_problems(problems: list[signatures.Problem]) -> None:

@@ -37,7 +37,7 @@ from aidlc.llm.context import ContextPiece, Fitted, fit_context
 from aidlc.llm.errors import LLMBadOutput
 from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.structured import complete_structured
-from aidlc.model.events import Actor, ActorKind, EventType, Subject
+from aidlc.model.events import Actor, ActorKind, Event, EventType, Subject
 from aidlc.rules import validate
 from aidlc.scaffold.new import Creator
 
@@ -87,7 +87,7 @@ class DraftResult:
     prompt_sha256: str
     gate_command: str
     previews: list[Preview] = field(default_factory=list)
-    event: dict[str, Any] | None = None
+    event: Event | None = None
     errors_after: int = 0
     context_trimmed: str | None = None  # what the model did not see of the context (None: it saw all of it)
 
@@ -229,7 +229,7 @@ def _bank_files(repo: Path, bank: str) -> list[str]:
     return found
 
 
-def _apply(bank: MemoryBank, plan: Plan, ledger: Ledger, result: DraftResult) -> dict[str, Any]:
+def _apply(bank: MemoryBank, plan: Plan, ledger: Ledger, result: DraftResult) -> Event:
     """Write the plan, all or nothing; the ledger event that records it is the journal's commit."""
     repo = Path(bank.repo_root)
     key = journal.new_key()

@@ -27,7 +27,7 @@ import re
 import socket
 import stat
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,7 +44,7 @@ from aidlc.bank.write import atomic_write, fsync_folder
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Appended as LedgerAppended
 from aidlc.events.ledger import Ledger, LedgerError, no_ledger
-from aidlc.model.events import Actor, AuditRecord, EventType
+from aidlc.model.events import Actor, AuditRecord, Event, EventType
 
 LOCK = Path(".aidlc") / "locks" / "audit.lock"
 # v2 (core/tools/aidlc-audit.ts, aidlc-lib.ts): a shard's first line, the event appended, its heading, the clone id.
@@ -153,7 +153,7 @@ def _append(root: Path, folder: str, path: Path, heading: str, slug: str | None,
             raise LedgerError(f"{exc.message}; the entry is in {rel} at line {record.line}, and the next "
                               "`aidlc audit append` records it in the ledger", exc.next_steps) from None
         (root / PENDING).unlink()
-    return Appended(record=record, seq=event["seq"], stage=slug, settled=settled)
+    return Appended(record=record, seq=event.seq, stage=slug, settled=settled)
 
 
 def heading_of(stage: str) -> tuple[str, str | None]:
@@ -321,7 +321,7 @@ def _settle(root: Path, ledger: Ledger, actor: Actor) -> str | None:
         if written == data:  # the entry is whole: the crash came before its event
             done = _record(ledger, actor, record.model_copy(update={"recovered": True}), slug)
             note = (f"the entry at {record.path}:{record.line}, written by an interrupted append, is now recorded "
-                    f"(ledger seq {done.event['seq']})") if done.recorded else None
+                    f"(ledger seq {done.event.seq})") if done.recorded else None
         elif now == size + len(written) and data.startswith(written):
             note = _cut(root, fd, size, written, record) if written else None
         else:
@@ -356,18 +356,18 @@ class RecordProblem:
     message: str
 
 
-def check_records(root: Path, ledger: Ledger) -> list[RecordProblem]:
-    """Every entry the ledger records (`audit.appended`) must still be in its audit log with the same bytes at the
-    same place: else it was edited or deleted, or text before it changed."""
+def check_records(root: Path, ledger_rel: str, events: Iterable[Event]) -> list[RecordProblem]:
+    """Every entry the ledger's `events` record (`audit.appended`) must still be in its audit log with the same
+    bytes at the same place: else it was edited or deleted, or text before it changed."""
     problems: list[RecordProblem] = []
     files: dict[str, bytes | None] = {}
-    for event in ledger.events():
-        if event.get("type") != EventType.audit_appended:
+    for event in events:
+        if event.type != EventType.audit_appended:
             continue
         try:
-            record = AuditRecord.model_validate(event.get("data"))
+            record = AuditRecord.model_validate(event.data)
         except ValidationError:
-            problems.append(RecordProblem(ledger.rel, 0, event["seq"], "an audit.appended event without a readable "
+            problems.append(RecordProblem(ledger_rel, 0, event.seq, "an audit.appended event without a readable "
                                           "record of its entry"))
             continue
         if record.path not in files:
@@ -377,11 +377,11 @@ def check_records(root: Path, ledger: Ledger) -> list[RecordProblem]:
                 files[record.path] = None
         data = files[record.path]
         if data is None:
-            problems.append(RecordProblem(record.path, record.line, event["seq"],
+            problems.append(RecordProblem(record.path, record.line, event.seq,
                                           f"the audit log is gone; it held the entry {record.heading!r}"))
         elif _digest(data, record.offset, record.bytes) != record.sha256:
             moved = _find(data, record)
-            problems.append(RecordProblem(record.path, record.line, event["seq"], (
+            problems.append(RecordProblem(record.path, record.line, event.seq, (
                 f"the entry {record.heading!r} now stands at line {moved}: text before it was changed or removed"
                 if moved is not None else f"the entry {record.heading!r} was edited or deleted")))
     return problems

@@ -53,7 +53,9 @@ class Decided:
 
 
 def supersedes_of(event: dict[str, Any]) -> tuple[str, ...]:
-    named = (event.get("data") or {}).get("supersedes") if isinstance(event.get("data"), dict) else None
+    """The decisions a decision names as superseded (`data.supersedes`), read from the raw event the scan holds."""
+    data = event.get("data")
+    named = data.get("supersedes") if isinstance(data, dict) else None
     return tuple(h for h in named if isinstance(h, str)) if isinstance(named, list) else ()
 
 

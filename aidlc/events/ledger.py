@@ -20,7 +20,6 @@ damage: the next append writes the newline before its own line.
 from __future__ import annotations
 
 import errno
-import hashlib
 import mmap
 import os
 import secrets
@@ -33,14 +32,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from aidlc import vcs
 from aidlc.bank.walk import LEDGER_FILE
-from aidlc.bank.write import fsync_folder
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events import checkpoint
-from aidlc.events.canonical import event_hash, event_of, line_of
+from aidlc.events.canonical import event_hash, line_of, parse_event
 from aidlc.events.decisions import Decided
+from aidlc.events.lost import lost_ledger
 from aidlc.events.state import LedgerState, scan
+from aidlc.events.torn import move_aside
 from aidlc.events.verify import MAX_LINE, ProblemKind, key_of, line_hash, raw_key, read_lines
 from aidlc.model.events import GENESIS, Actor, Event, EventType
 from aidlc.redaction import Redactor
@@ -51,7 +50,7 @@ from aidlc.redaction import Redactor
 # are read at each append, so one set since the last is known).
 REDACTED_FIELDS = frozenset({"reason", "data"})
 
-__all__ = ["LEDGER_FILE", "Appended", "Ledger", "LedgerError", "event_of", "no_ledger", "utc_now"]
+__all__ = ["LEDGER_FILE", "Appended", "Ledger", "LedgerError", "no_ledger", "utc_now"]
 
 LOCK_FILE = Path(".aidlc") / "locks" / "ledger.lock"
 _APPEND_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -69,7 +68,7 @@ class LedgerError(AidlcError):
 
 @dataclass
 class Appended:
-    event: dict[str, Any]
+    event: Event
     recorded: bool  # False when an event with the same idempotency key already existed
     recovered: Path | None = None  # where a torn tail was moved, if one was found
     completed: bool = False  # the last line lacked its newline, and got it
@@ -155,11 +154,11 @@ class Ledger:
         finally:
             os.close(fd)
 
-    def events(self, damaged: list[int] | None = None) -> Iterator[dict[str, Any]]:
+    def events(self, damaged: list[int] | None = None) -> Iterator[Event]:
         """Every well-formed event, in file order. Other lines are skipped (`verify` reports them);
         their numbers are added to `damaged` when it is given."""
         for number, line in enumerate(self.lines(), start=1):
-            event = event_of(line)
+            event = parse_event(line)
             if event is not None:
                 yield event
             elif damaged is not None:
@@ -195,7 +194,7 @@ class Ledger:
         except OSError:
             pass  # a read-only checkout: the next command checks the whole file again
 
-    def read_event(self, decided: Decided) -> dict[str, Any]:
+    def read_event(self, decided: Decided) -> Event:
         """The event of a recorded decision, read where the state says it stands and checked against its hash."""
         fd = self.open_fd()
         try:
@@ -203,13 +202,13 @@ class Ledger:
         finally:
             os.close(fd)
         complete = line if line.endswith(b"\n") else line + b"\n"
-        event = event_of(complete) if line_hash(complete).decode() == decided.hash else None
+        event = parse_event(complete) if line_hash(complete).decode() == decided.hash else None
         if event is None:
             raise LedgerError(f"{self.rel} changed while it was being read (line {decided.line} is not what it was)",
                               ["run the command again", "aidlc log verify    # if it happens again"])
         return event
 
-    def find_key(self, key: str) -> dict[str, Any] | None:
+    def find_key(self, key: str) -> Event | None:
         """The first event recorded under an idempotency key (canonical lines make this a byte search)."""
         if not self.exists():
             return None
@@ -280,7 +279,7 @@ class Ledger:
              f"git log -p -- {self.rel}    # restore the file from the last good commit"])
 
     def _write(self, fd: int, state: LedgerState, event_type: EventType, actor: Actor, sign: Signer | None = None,
-               **fields: Any) -> dict[str, Any]:
+               **fields: Any) -> Event:
         last = state.tip
         event: dict[str, Any] = {
             "v": 1,
@@ -304,7 +303,7 @@ class Ledger:
             raise LedgerError("the event holds text that is not valid Unicode; nothing was written") from None
         if len(line) > MAX_LINE:
             raise LedgerError(f"the event would be {len(line):,} bytes; a ledger line holds at most {MAX_LINE:,}")
-        Event.model_validate(event)  # the model is the contract: never write a line it rejects
+        checked = Event.model_validate(event)  # the model is the contract: never write a line it rejects
         data = line if state.terminated else b"\n" + line  # complete an intact last line first (same write)
         try:
             written = os.write(fd, data)
@@ -321,39 +320,15 @@ class Ledger:
         checkpoint.save(self.repo_root, self.rel, fd, state)
         info = os.fstat(fd)
         self._mine = (checkpoint.identity(info), checkpoint.tail(fd, info.st_size), state)
-        return event
+        return checked
 
     def _recover_torn_tail(self, fd: int, state: LedgerState, actor: Actor) -> Path:
-        """Move the incomplete last line aside (durably, before cutting it off), then record that."""
-        size = os.fstat(fd).st_size
-        fragment = size - state.good_size
-        aside = self._aside_path()
-        digest = hashlib.sha256()
-        out = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-        try:
-            for start in range(state.good_size, size, 1 << 20):  # in pieces: a fragment may be huge
-                piece = os.pread(fd, min(1 << 20, size - start), start)
-                digest.update(piece)
-                os.write(out, piece)
-            os.fsync(out)
-        finally:
-            os.close(out)
-        fsync_folder(aside.parent)
-        os.ftruncate(fd, state.good_size)
-        os.fsync(fd)
+        """Move the incomplete last line aside (see `torn`), then record that."""
+        aside, size, digest = move_aside(fd, self.path, state.good_size)
         state.size, state.lines = state.good_size, state.lines - 1
         state.problems = [p for p in state.problems if p.kind != ProblemKind.torn]
         self._write(fd, state, EventType.ledger_tail_recovered, actor,
-                    data={"fragment": self._rel(aside), "bytes": fragment, "sha256": digest.hexdigest()})
-        return aside
-
-    def _aside_path(self) -> Path:
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        aside = self.path.with_name(f"{self.path.name}.torn-{stamp}")
-        counter = 1
-        while aside.exists() or aside.is_symlink():  # never overwrite an earlier fragment
-            aside = self.path.with_name(f"{self.path.name}.torn-{stamp}-{counter}")
-            counter += 1
+                    data={"fragment": self._rel(aside), "bytes": size, "sha256": digest})
         return aside
 
     def _rel(self, path: Path) -> str:
@@ -377,7 +352,7 @@ def _scan_fd(fd: int, size: int) -> LedgerState:
         handle.close()
 
 
-def _search_key(fd: int, raw: bytes, size: int) -> dict[str, Any] | None:
+def _search_key(fd: int, raw: bytes, size: int) -> Event | None:
     """The first event with this raw key in the first `size` bytes, found with a byte search."""
     if size == 0:
         return None
@@ -388,7 +363,7 @@ def _search_key(fd: int, raw: bytes, size: int) -> dict[str, Any] | None:
             start = data.rfind(b"\n", 0, at) + 1
             end = data.find(b"\n", at)
             line = data[start:end + 1 if end != -1 else size]
-            if key_of(line) == raw and (event := event_of(line)) is not None:
+            if key_of(line) == raw and (event := parse_event(line)) is not None:
                 return event
             at = data.find(needle, at + 1)
     return None
@@ -397,41 +372,8 @@ def _search_key(fd: int, raw: bytes, size: int) -> dict[str, Any] | None:
 def no_ledger(ledger: Ledger) -> UsageError:
     """The error for a ledger that is not there: restore it from git if history holds it, else create it.
     (`aidlc init` over a lost ledger would start its history over: it refuses, and says this.)"""
-    return lost_ledger(ledger) or UsageError(f"no ledger at {ledger.rel}",
+    return lost_ledger(ledger.repo_root, ledger.rel) or UsageError(f"no ledger at {ledger.rel}",
                                              [f"aidlc init {ledger.repo_root}    # creates it"])
-
-
-class LostLedger(UsageError):
-    """The work tree lacks the ledger while git history holds it, or (`shallow`) may hold it."""
-
-    def __init__(self, message: str, next_steps: list[str], shallow: bool) -> None:
-        super().__init__(message, next_steps)
-        self.shallow = shallow
-
-
-def lost_ledger(ledger: Ledger) -> LostLedger | None:
-    """The error for a ledger the work tree lacks while git history holds it (at HEAD, or before a commit that
-    removed it), naming the commit to restore it from. A shallow clone cannot show that no earlier commit held
-    one: then the error says to fetch the history. None when git shows no ledger ever stood there."""
-    history = vcs.history(ledger.repo_root)
-    if history is None or history.head is None:
-        return None
-    try:
-        source = history.last_holding(ledger.rel)
-    except ValueError:  # a ledger outside the repository has no history in it
-        return None
-    shallow = source is None and history.shallow
-    if source is not None:
-        held = "HEAD has it" if source == "HEAD" else f"commit {source[:12]} has it (a later commit removed it)"
-        return LostLedger(f"the ledger {ledger.rel} is missing, but {held}; a new one would start its history over",
-                          [f"git restore --source={source} --staged --worktree -- {ledger.rel}", "aidlc log verify"],
-                          shallow=False)
-    if shallow:
-        return LostLedger(f"no ledger at {ledger.rel}, and this clone is shallow: a commit before it may hold one, "
-                          "which a new one would start over",
-                          ["git fetch --unshallow    # then rerun: the whole history shows whether a ledger existed"],
-                          shallow=True)
-    return None
 
 
 def _plain(value: Any) -> Any:

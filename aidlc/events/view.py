@@ -9,29 +9,29 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from aidlc import vcs
 from aidlc.errors import AidlcError
-from aidlc.events.canonical import event_of
+from aidlc.events.canonical import parse_event
 from aidlc.events.decisions import Decided, DecisionIndex, GateKey
 from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError, no_ledger
 from aidlc.events.state import LedgerState, scan
 from aidlc.events.verify import EventChecks, Problem, Verification, split_lines, verify_lines
+from aidlc.model.events import Decision, Event
 from aidlc.model.types import instant
 
 
 class GateHistory:
     """The standing decisions of every gate, read from the ledger as they are asked for."""
 
-    def __init__(self, index: DecisionIndex, read: Callable[[Decided], dict[str, Any]],
+    def __init__(self, index: DecisionIndex, read: Callable[[Decided], Event],
                  created_ts: str | None = None) -> None:
         self.index = index
         self.created_ts = created_ts  # when the ledger was created (for banks adopted from elsewhere)
         self._read = read
-        self._events: dict[int, dict[str, Any]] = {}
+        self._events: dict[int, Event] = {}
 
-    def event(self, decided: Decided) -> dict[str, Any]:
+    def event(self, decided: Decided) -> Event:
         if decided.line not in self._events:
             self._events[decided.line] = self._read(decided)
         return self._events[decided.line]
@@ -42,34 +42,33 @@ class GateHistory:
     def heads(self, kind: str, subject_id: str, stage: str) -> list[Decided]:
         return list(self.index.heads.get((kind, subject_id, stage), []))
 
-    def latest(self, kind: str, subject_id: str, stage: str) -> dict[str, Any] | None:
+    def latest(self, kind: str, subject_id: str, stage: str) -> Event | None:
         """The gate's decision; None when it has none, or when branches decided it differently."""
         standing = self.index.standing((kind, subject_id, stage))
         return self.event(standing) if standing is not None else None
 
-    def conflict(self, kind: str, subject_id: str, stage: str) -> list[dict[str, Any]] | None:
+    def conflict(self, kind: str, subject_id: str, stage: str) -> list[Event] | None:
         """The disagreeing decisions of branches that did not know of each other, or None."""
         found = self.index.conflict((kind, subject_id, stage))
         return [self.event(d) for d in found] if found is not None else None
 
-    def conflicts(self) -> Iterator[tuple[GateKey, list[dict[str, Any]]]]:
+    def conflicts(self) -> Iterator[tuple[GateKey, list[Event]]]:
         for key, found in self.index.conflicts():
             yield key, [self.event(d) for d in found]
 
     def approved(self, kind: str, subject_id: str, stage: str) -> bool:
         last = self.latest(kind, subject_id, stage)
-        return last is not None and last.get("decision") == "approve"
+        return last is not None and last.decision == Decision.approve
 
-    def last_of(self, kind: str, subject_id: str) -> dict[str, Any] | None:
+    def last_of(self, kind: str, subject_id: str) -> Event | None:
         """The decision of the subject (any stage) that stands last in the file."""
         heads = [d for (k, s, _), found in self.index.heads.items() if (k, s) == (kind, subject_id) for d in found]
         return self.event(max(heads, key=lambda d: d.line)) if heads else None
 
 
-def describe_conflict(decided: list[dict[str, Any]]) -> str:
+def describe_conflict(decided: list[Event]) -> str:
     """How branches decided a gate: "decided 'approve' (seq 7 by Ada) and 'reject' (seq 7 by Bob) on ..."."""
-    sides = " and ".join(f"'{e.get('decision')}' (seq {e.get('seq')} by {(e.get('actor') or {}).get('name')})"
-                         for e in decided)
+    sides = " and ".join(f"'{e.decision}' (seq {e.seq} by {e.actor.name})" for e in decided)
     return f"decided {sides} on branches that did not know of each other"
 
 
@@ -103,10 +102,10 @@ class LedgerView:
     def tip_line(self) -> int:
         return self.state.tip_line
 
-    def _read(self, decided: Decided) -> dict[str, Any]:
+    def _read(self, decided: Decided) -> Event:
         if self._data is None:
             return self.ledger.read_event(decided)
-        event = event_of(self._data[decided.offset:decided.offset + decided.length])
+        event = parse_event(self._data[decided.offset:decided.offset + decided.length])
         assert event is not None, "a decision the scan read from these bytes"
         return event
 
@@ -116,10 +115,10 @@ class LedgerView:
         return self.ledger.lines() if self.error is None else iter(())
 
     @cached_property
-    def events(self) -> list[tuple[int, dict[str, Any]]]:
+    def events(self) -> list[tuple[int, Event]]:
         """Every well-formed event with its line (damaged lines are left out): for rules about each event."""
         return [(number, event) for number, line in enumerate(self._lines(), start=1)
-                if (event := event_of(line)) is not None]
+                if (event := parse_event(line)) is not None]
 
     @cached_property
     def audit(self) -> Verification:

@@ -55,14 +55,14 @@ def _parse_as(as_actor: str) -> tuple[str, str | None]:
 _BOT_LOCAL = re.compile(r"(.*\[bot\]|bot|.*[-_]bot|(project|group)_\d+_bot(_\w+)?)", re.IGNORECASE)
 
 
-def same_person(one: dict[str, object], two: dict[str, object]) -> bool:
-    """Two actors (as events hold them) are one person when their names or their emails are the same, compared
-    without case: two approvals need two people."""
-    def same(key: str) -> bool:
-        a, b = str(one.get(key) or "").strip().lower(), str(two.get(key) or "").strip().lower()
+def same_person(actor: Actor, name: str | None, email: str | None) -> bool:
+    """An actor and a person (a name, an email) are one person when their names or their emails are the same,
+    compared without case: two approvals need two people."""
+    def same(one: str | None, two: str | None) -> bool:
+        a, b = (one or "").strip().lower(), (two or "").strip().lower()
         return bool(a) and a == b
 
-    return same("name") or same("email")
+    return same(actor.name, name) or same(actor.email, email)
 
 
 def bot_identity(name: str | None, email: str | None, bot_emails: list[str]) -> str | None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.errors import UsageError
-from aidlc.gates.evidence import TRAILER
+from aidlc.gates.facts import TRAILER
 from aidlc.model.evidence import EvidenceReport
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"

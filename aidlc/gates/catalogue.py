@@ -22,7 +22,6 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from aidlc.aidlc_docs.model import DocsProject, Mark, StateRow
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, plan_stage
@@ -32,7 +31,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, MemoryBank
 from aidlc.bank.walk import LinkOutside, read_inside
 from aidlc.globs import matcher
-from aidlc.model.events import FileDigest
+from aidlc.model.events import Event, FileDigest
 from aidlc.model.types import BoltType
 
 INTENT_STAGES = ("requirements", "units", "stories", "bolt-plan")
@@ -325,22 +324,21 @@ def bolt_terms(bolt: BoltItem) -> FileDigest:
                       sha256=hashlib.sha256(json.dumps(terms, sort_keys=True).encode()).hexdigest())
 
 
-def binds_terms(decision: dict[str, Any] | None) -> bool:
+def binds_terms(decision: Event | None) -> bool:
     """Whether a plan decision binds the bolt's risk and scope (None: one about to be made does). One recorded
     before plan decisions did (no `data.bolt_risk`) judged the plan file alone, and is compared with it alone:
     upgrading aidlc does not make a bank's earlier approvals stale."""
-    data = decision.get("data") if decision is not None else {"bolt_risk": None}
-    return isinstance(data, dict) and "bolt_risk" in data
+    return decision is None or (decision.data is not None and "bolt_risk" in decision.data)
 
 
 def fingerprint(bank: MemoryBank | None, index: BankIndex | None, target: GateTarget, stage: str,
-                decision: dict[str, Any] | None = None) -> FileDigest | None:
+                decision: Event | None = None) -> FileDigest | None:
     """What a decision on the stage judges now; `decision`: the recorded decision it is compared with."""
     return combine(judged_files(bank, index, target, stage)[0], judged_digests(bank, index, target, stage, decision))
 
 
 def judged_digests(bank: MemoryBank | None, index: BankIndex | None, target: GateTarget, stage: str,
-                   decision: dict[str, Any] | None = None) -> list[FileDigest]:
+                   decision: Event | None = None) -> list[FileDigest]:
     """Each judged file's digest: recorded with a multi-file decision, so a stale finding can name the file. A
     bolt's plan, once written, is judged with the bolt's risk and scope (see `binds_terms`)."""
     repo = Path(target.docs.root if target.docs is not None else bank.repo_root)  # type: ignore[union-attr]  # a bank target always has its bank

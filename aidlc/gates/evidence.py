@@ -1,202 +1,22 @@
-"""The evidence report of a bolt, built from facts: git (the commits carrying `Aidlc-Bolt: <B>`, their diff),
-the ledger (check results, gate decisions, the model review), the bank (intent, requirements, stories) and the
-runs of `aidlc bolt` when there are any. The same report describes a bolt a run made and one made by hand.
-
-A bolt's base is the parent of its first commit; its head is its newest commit that changed something outside
-the memory bank (the run's walkthrough commit, a person's checked boxes and the ledger are records of the bolt,
-not its code).
-"""
+"""The sections of the evidence report of a bolt, each built from its facts (`facts`): traceability, the changed
+files against the plan (`planned`), what changed the verify commands, commits, rollback, the timeline, the
+decision it asks for, cost and risks. The checks are `recorded_checks`, the verification `verification`."""
 
 from __future__ import annotations
 
-import fnmatch
-import functools
-import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.bank.index import BankIndex, find_bolt
-from aidlc.bank.items import BoltItem, MemoryBank, StoryItem
-from aidlc.bank.walk import CONFIG_FILE, read_inside
-from aidlc.bolt.checks import check_event, run_checks
-from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
-from aidlc.bolt.store import runs_of
+from aidlc.bank.items import StoryItem
+from aidlc.bank.walk import CONFIG_FILE
 from aidlc.bolt.weakening import named_by_verify, verify_of
-from aidlc.errors import UsageError
-from aidlc.events.ledger import Ledger
-from aidlc.events.view import open_view, verified_ledger
-from aidlc.gates.history import approved_risks
+from aidlc.gates.facts import Facts, one_line
+from aidlc.gates.planned import Planned, plan_risks
 from aidlc.model import evidence as ev
-from aidlc.model.config import VerifyCommand
-from aidlc.model.events import Actor, ActorKind, EventType, Subject
-from aidlc.model.run import RunState
+from aidlc.model.events import Decision, EventType
 from aidlc.model.types import Risk
 
-TRAILER = "Aidlc-Bolt"
-EXCERPT_CHARS = 2000
 
-
-@dataclass
-class Facts:
-    """What the report is built from, gathered once."""
-
-    repo: Path
-    bank: MemoryBank
-    bolt: BoltItem
-    commits: list[vcs.Commit]
-    base: str
-    head: str
-    outside: tuple[str, ...]
-    runs: list[RunState]
-    events: list[dict[str, Any]]  # the ledger's events about this bolt, in file order
-    index: BankIndex
-    notes: list[str] = field(default_factory=list)
-    approved_risks: list[Risk] = field(default_factory=list)  # what its plan approvals were made under
-
-    @property
-    def run(self) -> RunState | None:
-        return self.runs[-1] if self.runs else None
-
-    @functools.cached_property
-    def line_counts(self) -> list[vcs.LineCounts]:
-        """The files changed from base to head outside the bank, with their lines (asked of git once)."""
-        return vcs.line_counts(self.repo, self.base, self.head, self.outside)
-
-
-def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None = None) -> Facts:
-    """`index`: the bank's, when the caller holds it."""
-    index = index or BankIndex(bank)
-    bolt = find_bolt(bank, bolt_ref, index)
-    outside = (bank.rel_root, ".aidlc")
-    runs = runs_of(repo, bolt.id)
-    commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id, files=True)
-    notes: list[str] = []
-    if commits:
-        base = commits[0].parents[0] if commits[0].parents else vcs.EMPTY_TREE
-        code = [c for c in commits if any(vcs.is_outside(p, outside) for p in c.paths)]
-        head = (code or commits)[-1].sha
-    elif runs:
-        base, head = runs[-1].base_commit, runs[-1].last_commit
-        notes.append(f"no commit carries `{TRAILER}: {bolt.id}` yet: the run's base and last commit are used")
-    else:
-        raise UsageError(f"no commit in the history of HEAD carries the trailer `{TRAILER}: {bolt.id}`, and bolt "
-                         f"{bolt.id} has no run: there is nothing to report on",
-                         [f'git commit --trailer "{TRAILER}: {bolt.id}" ...    # mark the bolt\'s commits',
-                          f"aidlc bolt start {bolt.id}    # or let a run make them"])
-    # Evidence is read from the ledger, and checks and reviews are recorded there: only from an intact chain.
-    ledger = verified_ledger(bank.repo_root, bank.rel_root, "no evidence is read from it or recorded in it")
-    every = [e for _, e in open_view(ledger).events]
-    events = [e for e in every
-              if (e.get("subject") or {}).get("kind") == "bolt" and (e.get("subject") or {}).get("id") == bolt.id]
-    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, index, notes,
-                 approved_risks(every, bolt.id))
-
-
-# -- the plan ------------------------------------------------------------------------------------------------------
-_PATH = re.compile(r"`([^`\s]+)`")
-
-
-@dataclass(frozen=True)
-class Planned:
-    """What the plan says of one file: why, and the stories it serves as the plan names them (none: all)."""
-
-    reason: str
-    stories: tuple[str, ...] = ()
-
-
-def plan_text(facts: Facts) -> str | None:
-    """implementation-plan.md when it is a regular file inside the repository (not through a link leading out)."""
-    rel = f"{Path(facts.bolt.rel).parent.as_posix()}/{PLAN_FILE}"
-    try:
-        return read_inside(facts.repo / rel, facts.repo).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        facts.notes.append(f"{rel} is not read ({exc.strerror or exc})")
-        return None
-
-
-def planned_files(facts: Facts) -> dict[str, Planned] | None:
-    """Path -> what the plan says of it: the run's approved plan, else the Files section of implementation-plan.md
-    (its stories from a table's Stories column, as the plan's template writes it). None when the bolt has no plan."""
-    run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
-    if run is not None and run.plan is not None:
-        return {f.path.lstrip("./"): Planned(f.reason, tuple(f.stories)) for f in run.plan.files}
-    text = plan_text(facts)
-    if text is None:
-        return None
-    planned: dict[str, Planned] = {}
-    in_files, stories_at = False, None
-    for line in text.splitlines():
-        if line.startswith("#"):
-            in_files, stories_at = "file" in line.lower(), None
-            continue
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if in_files and "stories" in (lowered := [cell.lower() for cell in cells]):  # a table's header row
-            stories_at = lowered.index("stories")
-            continue
-        match = _PATH.search(line) if in_files and line.lstrip().startswith(("-", "*", "|")) else None
-        if match:
-            rest = line[match.end():].strip(" |:-—")
-            named = cells[stories_at] if stories_at is not None and stories_at < len(cells) else ALL_STORIES
-            stories = () if named == ALL_STORIES else tuple(n.strip() for n in named.split(",") if n.strip())
-            planned[match.group(1).lstrip("./")] = Planned(rest.split("|")[-1].strip() or rest, stories)
-    return planned
-
-
-_ESTIMATE = re.compile(r"estimated risk:\s*(\S+?)\.?\s*$", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class PlanRisks:
-    """The Risks section of a plan: the risk it estimates (`Estimated risk: high`) and the risks it names."""
-
-    estimate: Risk | None
-    named: list[str]
-
-
-def plan_risks(facts: Facts) -> PlanRisks:
-    """The run's approved plan's risks, else those of the Risks section of implementation-plan.md (a person's
-    plan: `aidlc new plan BOLT` writes its template). Its bullets are the risks, `(none named)` none; an
-    `Estimated risk:` that is no risk level is noted."""
-    run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
-    if run is not None and run.plan is not None:
-        return PlanRisks(run.plan.risk_level, list(run.plan.risks))
-    text = plan_text(facts)
-    estimate, risks, inside = None, [], False
-    for line in (text or "").splitlines():
-        if line.startswith("#"):
-            inside = "risk" in line.lower()
-        elif inside and (said := _ESTIMATE.match(line.strip())):
-            level = said.group(1).strip("*_`").lower()
-            if level in {r.value for r in Risk}:
-                estimate = Risk(level)
-            elif level not in ("not", "none"):
-                note = (f"{PLAN_FILE}: 'Estimated risk: {one_line(said.group(1))}' is no risk level (low, "
-                        "medium, high or critical): the plan's estimate is not counted")
-                if note not in facts.notes:  # the section is read for the risk and for the risks
-                    facts.notes.append(note)
-        elif inside and line.lstrip().startswith(("- ", "* ")) and line.strip()[2:].strip() != NO_RISKS:
-            risks.append(line.strip()[2:].strip())
-    return PlanRisks(estimate, risks)
-
-
-def bolt_risk(facts: Facts) -> Risk | None:
-    """The highest of the bolt's `risk`, the run plan's estimate and a high or critical risk its plan was approved
-    under. Lowering a risk needs the approvals the higher one required: one person may lower medium to low (one
-    person approves a medium bolt), but what high or critical required (two people) stays."""
-    known = [facts.bolt.meta.risk] if facts.bolt.meta and facts.bolt.meta.risk else []
-    known += [risk for risk in facts.approved_risks if risk in (Risk.high, Risk.critical)]
-    known += [r.plan.risk_level for r in facts.runs if r.plan is not None and r.plan.risk_level is not None]
-    if not facts.runs and (estimate := plan_risks(facts).estimate) is not None:  # a person's plan
-        known.append(estimate)
-    return max(known, key=RISK_ORDER.index) if known else None
-
-
-# -- sections ------------------------------------------------------------------------------------------------------
 def traceability(facts: Facts, checks: list[ev.Check]) -> ev.Traceability:
     index = facts.index
     meta = facts.bolt.meta
@@ -315,15 +135,13 @@ def timeline(facts: Facts) -> list[ev.TimelineEntry]:
     judge this report, and it must not change under them (writing it again would make them stale)."""
     shown = []
     for event in facts.events:
-        if event.get("type") == "check.recorded" or \
-                (event.get("stage") == "walkthrough" and event.get("decision") == "approve"):
+        if event.type == EventType.check_recorded or \
+                (event.stage == "walkthrough" and event.decision == Decision.approve):
             continue
-        actor = event.get("actor") or {}
-        data = event.get("data") or {}
-        detail = event.get("reason") or data.get("status") or data.get("stage") or None
-        shown.append(ev.TimelineEntry(seq=int(event.get("seq") or 0), ts=str(event.get("ts")), type=str(event["type"]),
-                                      actor=one_line(f"{actor.get('name')} ({actor.get('kind')})"),
-                                      stage=event.get("stage"), decision=event.get("decision"),
+        detail = event.reason or event.datum("status") or event.datum("stage") or None
+        shown.append(ev.TimelineEntry(seq=event.seq, ts=event.ts, type=str(event.type),
+                                      actor=one_line(f"{event.actor.name} ({event.actor.kind})"), stage=event.stage,
+                                      decision=str(event.decision) if event.decision else None,
                                       detail=one_line(str(detail)) if detail else None))
     return shown
 
@@ -350,133 +168,3 @@ def flagged_risks(facts: Facts) -> list[str]:
         found += [r for r in run.risks if r not in run.accepted_risks]
         found += [f"accepted by a person when the run paused: {r}" for r in run.accepted_risks]
     return list(dict.fromkeys(one_line(risk) for risk in found))
-
-
-def one_line(text: str) -> str:
-    """Text from the repository, a person or a model, as one line: it cannot start a heading or a section of
-    the report."""
-    return " ".join(text.split())
-
-
-# -- checks --------------------------------------------------------------------------------------------------------
-class CodeMatch:
-    """Whether a commit holds the same code as the report's head (cached: one git call per commit)."""
-
-    def __init__(self, repo: Path, head: str, outside: tuple[str, ...]) -> None:
-        self.repo, self.head, self.outside = repo, head, outside
-        self._known: dict[str, bool] = {head: True}
-
-    @classmethod
-    def of(cls, facts: Facts) -> CodeMatch:
-        return cls(facts.repo, facts.head, facts.outside)
-
-    def __call__(self, commit: str | None) -> bool:
-        if not commit:
-            return False
-        if commit not in self._known:
-            try:
-                self._known[commit] = vcs.same_code(self.repo, commit, self.head, self.outside)
-            except UsageError:
-                self._known[commit] = False  # a commit this clone does not hold
-        return self._known[commit]
-
-
-def check_events(facts: Facts) -> list[dict[str, Any]]:
-    return [e for e in facts.events if e.get("type") == "check.recorded"]
-
-
-def checks(events: list[dict[str, Any]], current: CodeMatch, excerpts: dict[tuple[str, str], str]) -> list[ev.Check]:
-    """The latest result of each check among the `check.recorded` events, with its history."""
-    by_name: dict[str, list[dict[str, Any]]] = {}
-    for event in events:
-        by_name.setdefault(str((event.get("data") or {}).get("name")), []).append(event)
-    found = []
-    for name, events in by_name.items():
-        latest = events[-1]
-        data = latest.get("data") or {}
-        passed = bool(data.get("passed"))
-        found.append(ev.Check(
-            name=name, command=str(data.get("command") or ""), current=current(latest.get("commit")), passed=passed,
-            exit_code=data.get("exit_code"), tests=data.get("tests"),
-            excerpt=None if passed else excerpts.get((str(latest.get("commit")), name)),
-            history=[ev.CheckRun(commit=str(e.get("commit") or ""), passed=bool((e.get("data") or {}).get("passed")),
-                                 exit_code=(e.get("data") or {}).get("exit_code"),
-                                 duration_ms=(e.get("data") or {}).get("duration_ms"), seq=e.get("seq"))
-                     for e in events]))
-    return found
-
-
-def run_excerpts(facts: Facts) -> dict[tuple[str, str], str]:
-    """(commit, check name) -> the failing output a run kept in its state."""
-    found = {}
-    for run in facts.runs:
-        for round_ in run.checks:
-            for result in round_.failing():
-                found[(round_.commit, result.name)] = (result.head + result.tail)[-EXCERPT_CHARS:]
-    return found
-
-
-def run_checks_now(facts: Facts, note: Callable[[str], None]) -> dict[tuple[str, str], str]:
-    """Run the verify commands at HEAD (the same runner as `aidlc bolt`) and record each result; the failing
-    outputs are returned. Nothing runs when HEAD does not hold the head's code, or files are uncommitted."""
-    recorded = record_checks(facts.repo, facts.bank.config.verify, Ledger.of_bank(facts.repo, facts.bank.rel_root),
-                             Subject(kind="bolt", id=facts.bolt.id), CodeMatch.of(facts), note,
-                             f"aidlc walkthrough {facts.bolt.id}")
-    facts.events.extend(recorded.events)
-    facts.notes.extend(recorded.notes)
-    return recorded.excerpts
-
-
-@dataclass
-class RecordedChecks:
-    """What running the verify commands once left: the `check.recorded` events appended, the failing outputs by
-    (commit, check name), and why nothing ran where nothing did."""
-
-    events: list[dict[str, Any]] = field(default_factory=list)
-    excerpts: dict[tuple[str, str], str] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-
-
-def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subject: Subject, code: CodeMatch,
-                  note: Callable[[str], None], again: str, actor: Actor | None = None) -> RecordedChecks:
-    """Run `verify` at HEAD (the same runner as `aidlc bolt`) and record each result in `ledger` about `subject`,
-    by `actor` (default: the agent `aidlc walkthrough`). Nothing runs when HEAD does not hold the code `code` judges
-    against, or files outside `code.outside` are uncommitted; `again`: the command to run once that is fixed."""
-
-    recorded = RecordedChecks()
-    head_now = vcs.head_commit(repo)
-    if not verify:
-        recorded.notes.append("aidlc.yaml has no verify commands: no check could run")
-        return recorded
-    if head_now is None or not code(head_now):
-        recorded.notes.append(f"checks not run: the work tree's HEAD does not hold the head {code.head[:12]} "
-                              f"(check it out, then run {again})")
-        return recorded
-    dirty = [p for p in vcs.changed_paths(repo) if vcs.is_outside(p, code.outside)]
-    if dirty:
-        recorded.notes.append(f"checks not run: uncommitted changes to {', '.join(dirty[:3])} would be checked "
-                              "instead of the commit")
-        return recorded
-    note(f"running {len(verify)} verify command(s) at {head_now[:12]} ...")
-    results = run_checks(repo, verify)
-    actor = actor or Actor(kind=ActorKind.agent, name="aidlc walkthrough")
-    for result in results:
-        fields = check_event(result, head_now, None, subject)
-        fields = {k: v for k, v in fields.items() if v is not None}
-        recorded.events.append(ledger.append(EventType.check_recorded, actor, **fields).event)
-        if not result.passed:
-            recorded.excerpts[(head_now, result.name)] = result.excerpt()[-EXCERPT_CHARS:]
-        note(f"  {result.summary()}")
-    return recorded
-
-
-def is_test_file(path: str, patterns: list[str]) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    for pattern in patterns:
-        if "/" in pattern:
-            if fnmatch.fnmatchcase(path, pattern) or (pattern.endswith("/**") and
-                                                      (path + "/").startswith(pattern[:-2])):
-                return True
-        elif fnmatch.fnmatchcase(name, pattern):
-            return True
-    return False

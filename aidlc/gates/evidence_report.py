@@ -1,5 +1,6 @@
-"""The evidence report of a bolt, put together: aidlc/gates/evidence.py gathers its facts and builds its parts,
-aidlc/gates/verification.py decides what its risk requires; `digest` is what a walkthrough approval binds to."""
+"""The evidence report of a bolt, put together: `facts` gathers what it is built from, `evidence`, `planned` and
+`recorded_checks` build its parts, `verification` decides what its risk requires; `digest` is what a walkthrough
+approval binds to."""
 
 from __future__ import annotations
 
@@ -15,44 +16,40 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bolt.plan import PLAN_FILE
 from aidlc.gates.evidence import (
-    CodeMatch,
-    bolt_risk,
     changes,
-    check_events,
-    checks,
     commits,
     cost,
     decision,
     deviations,
     flagged_risks,
-    gather,
-    planned_files,
     rollback,
-    run_checks_now,
-    run_excerpts,
     timeline,
     traceability,
     verify_changes,
 )
+from aidlc.gates.facts import gather
+from aidlc.gates.planned import bolt_risk, planned_files
+from aidlc.gates.recorded_checks import CodeMatch, checks, run_checks_now, run_excerpts
 from aidlc.gates.verification import verification
 from aidlc.model import evidence as ev
+from aidlc.model.events import CheckRecord
 
 
 def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
           reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None,
-          observed: list[dict[str, Any]] | None = None, index: BankIndex | None = None) -> ev.EvidenceReport:
+          observed: list[CheckRecord] | None = None, index: BankIndex | None = None) -> ev.EvidenceReport:
     """The report of `bolt_ref`. With `run`, checks run (and are recorded) when none was recorded for the head's
     code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded.
-    `observed`: `check.recorded` events the caller made itself just now (aidlc ci runs the checks): they replace
-    the ledger's, which then count as history only. `index`: the bank's, when the caller holds it."""
+    `observed`: the checks the caller ran itself just now (aidlc ci): they replace the ledger's `check.recorded`
+    events, which then count as history only. `index`: the bank's, when the caller holds it."""
     facts = gather(repo, bank, bolt_ref, index)
     if observed is not None:
-        facts.events = [e for e in facts.events if e.get("type") != "check.recorded"] + observed
+        facts.checks = list(observed)
     current = CodeMatch.of(facts)
     excerpts = run_excerpts(facts)
-    if run and not any(current(e.get("commit")) for e in check_events(facts)):
+    if run and not any(current(check.commit) for check in facts.checks):
         excerpts.update(run_checks_now(facts, note))
-    found_checks = checks(check_events(facts), current, excerpts)
+    found_checks = checks(facts.checks, current, excerpts)
     planned = planned_files(facts)
     if planned is None:
         facts.notes.append(f"no implementation plan ({PLAN_FILE}): every changed file counts as unplanned")

@@ -9,7 +9,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.events.view import GateHistory, describe_conflict
 from aidlc.gates.catalogue import GateTarget, fingerprint, judged_digests
-from aidlc.model.events import EventType, FileDigest
+from aidlc.model.events import Decision, Event, EventType, FileDigest
 from aidlc.model.types import Risk
 
 __all__ = ["GateHistory", "approvals_short", "approved_risks", "standing", "what_changed"]
@@ -28,29 +28,26 @@ def standing(history: GateHistory, bank: MemoryBank | None, index: BankIndex | N
     last = history.latest(target.kind, target.id, stage)
     if last is None:
         return "has no decision"
-    if last.get("decision") != "approve":
-        return f"was decided '{last.get('decision')}'"
+    if last.decision != Decision.approve:
+        return f"was decided '{last.decision}'"
     current = fingerprint(bank, index, target, stage, last)
-    if current is None or current.sha256 != (last.get("fingerprint") or {}).get("sha256"):
+    if current is None or last.fingerprint is None or current.sha256 != last.fingerprint.sha256:
         path, change = what_changed(bank, index, target, stage, last, current)
-        return f"is stale (approved at seq {last.get('seq')}; {path} {change} since)"
-    if short := approvals_short(last):
-        who = (last.get("actor") or {}).get("name")
-        return f"has {short[0]} of {short[1]} approvals (by {who}); a second person approves"  # the two-person rule
+        return f"is stale (approved at seq {last.seq}; {path} {change} since)"
+    if short := approvals_short(last):  # the two-person rule
+        return f"has {short[0]} of {short[1]} approvals (by {last.actor.name}); a second person approves"
     return None
 
 
-def approvals_short(decision: dict[str, Any]) -> tuple[Any, int] | None:
+def approvals_short(decision: Event) -> tuple[Any, int] | None:
     """(given, required) when an approval under the two-person rule still waits for its second person, else None."""
-    data = decision.get("data")
-    data = data if isinstance(data, dict) else {}
-    given, required = data.get("approvals"), data.get("approvals_required")
+    given, required = decision.datum("approvals"), decision.datum("approvals_required")
     if isinstance(required, int) and (not isinstance(given, int) or given < required):
         return given, required
     return None
 
 
-def what_changed(bank: MemoryBank | None, index: BankIndex | None, target: GateTarget, stage: str, last: dict[str, Any],
+def what_changed(bank: MemoryBank | None, index: BankIndex | None, target: GateTarget, stage: str, last: Event,
                  current: FileDigest | None) -> tuple[str, str]:
     """(path, how) of the first judged file that differs from what was approved (the files before the bolt's
     risk and scope, which go with its plan).
@@ -58,7 +55,7 @@ def what_changed(bank: MemoryBank | None, index: BankIndex | None, target: GateT
     A decision on several files records each file's digest (`data.judged`); without it, the
     finding names the whole set (its label) or the one file.
     """
-    judged = (last.get("data") or {}).get("judged")
+    judged = last.datum("judged")
     recorded = {d["path"]: d.get("sha256") for d in judged if isinstance(d, dict) and isinstance(d.get("path"), str)
                 } if isinstance(judged, list) else {}
     if recorded:
@@ -71,23 +68,22 @@ def what_changed(bank: MemoryBank | None, index: BankIndex | None, target: GateT
             if now[path] != recorded[path]:
                 return path, "changed"
     if current is None:
-        return str((last.get("fingerprint") or {}).get("path")), "was removed"
+        return str(last.fingerprint.path if last.fingerprint is not None else None), "was removed"
     return current.path, "changed"
 
 
-def approved_risks(events: Iterable[dict[str, Any]], bolt_id: str) -> list[Risk]:
+def approved_risks(events: Iterable[Event], bolt_id: str) -> list[Risk]:
     """Each risk the ledger records a plan of the bolt approved under: at its own plan gate (`data.bolt_risk`) or
     its intent's bolt-plan gate (`data.bolt_risks`). Lowering a bolt's risk later keeps what these required."""
     found = []
     for event in events:
-        data = event.get("data")
-        if event.get("type") != EventType.gate_decided or event.get("decision") != "approve" \
-                or not isinstance(data, dict):
+        data, subject = event.data, event.subject
+        if event.type != EventType.gate_decided or event.decision != Decision.approve or data is None \
+                or subject is None:
             continue
-        subject = event.get("subject") or {}
-        if subject.get("kind") == "bolt" and subject.get("id") == bolt_id and event.get("stage") == "plan":
+        if subject.kind == "bolt" and subject.id == bolt_id and event.stage == "plan":
             named = data.get("bolt_risk")
-        elif subject.get("kind") == "intent" and isinstance(data.get("bolt_risks"), dict):
+        elif subject.kind == "intent" and isinstance(data.get("bolt_risks"), dict):
             named = data["bolt_risks"].get(bolt_id)
         else:
             continue

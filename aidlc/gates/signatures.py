@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.config import load_config
 from aidlc.bank.items import PinnedFile
 from aidlc.bank.walk import CONFIG_FILE
-from aidlc.events.ledger import Ledger, event_of
+from aidlc.events.canonical import parse_event
+from aidlc.events.ledger import Ledger
 from aidlc.model.config import Config
-from aidlc.model.events import ActorKind, EventType
+from aidlc.model.events import ActorKind, Event, EventType
 
 INVALID, UNSIGNED, SIGNERS = "invalid", "unsigned", "signers"
 
@@ -35,26 +35,33 @@ class Problem:
     fix: str
 
 
-def human_decisions(events: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
-    return [(line, event) for line, event in events if event.get("type") == EventType.gate_decided
-            and (event.get("actor") or {}).get("kind") == ActorKind.human]
+def human_decisions(events: list[tuple[int, Event]]) -> list[tuple[int, Event]]:
+    return [(line, event) for line, event in events
+            if event.type == EventType.gate_decided and event.actor.kind == ActorKind.human]
 
 
-def about(event: dict[str, Any]) -> str:
+def gate_of(event: Event) -> str:
+    """`bolt 001-x walkthrough`: the gate a decision is about, for messages."""
+    subject = event.subject
+    return f"{subject.kind if subject else None} {subject.id if subject else None} {event.stage}"
+
+
+def about(event: Event) -> str:
     """`seq 7: bolt 001-x walkthrough (approve) by Ada <ada@x.org>`, for messages."""
-    subject, actor = event.get("subject") or {}, event.get("actor") or {}
-    return (f"seq {event.get('seq')}: {subject.get('kind')} {subject.get('id')} {event.get('stage')} "
-            f"({event.get('decision')}) by {actor.get('name')} <{actor.get('email') or ''}>")
+    return (f"seq {event.seq}: {gate_of(event)} ({event.decision}) by {event.actor.name} "
+            f"<{event.actor.email or ''}>")
 
 
 def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
-          events: list[tuple[int, dict[str, Any]]], pinned: PinnedFile | None = None) -> list[Problem]:
+          events: list[tuple[int, Event]], pinned: PinnedFile | None = None) -> list[Problem]:
     """Every problem with the signatures of the human decisions among `events` ((line, event) pairs), checked
     against allowed_signers as the work tree holds it, or as `pinned` gives it."""
-    from aidlc.gates.signing import load_allowed, setup_steps, verify  # subprocess: only where there is work
+    # subprocess: only where there is work
+    from aidlc.gates.allowed_signers import load_allowed
+    from aidlc.gates.signing import setup_steps, verify
 
     decisions = human_decisions(events)
-    signed = [(line, event) for line, event in decisions if event.get("signature")]
+    signed = [(line, event) for line, event in decisions if event.signature is not None]
     required = config.governance.require_signed_approvals
     if not signed and not required:
         return []
@@ -69,20 +76,19 @@ def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
             if why is not None:
                 problems.append(Problem(INVALID, line, ledger_rel, f"{about(event)}: {why}",
                                         _decide_again(event)))
-    unsigned = [(line, event) for line, event in decisions if not event.get("signature")]
+    unsigned = [(line, event) for line, event in decisions if event.signature is None]
     if required and unsigned:
         since = signing_since(project, ledger_rel)
         for line, event in unsigned:
-            if event.get("hash") not in since.before:
+            if event.hash not in since.before:
                 problems.append(Problem(UNSIGNED, line, ledger_rel, f"{about(event)} carries no signature, "
                                         f"and {since.why}", _decide_again(event)))
     return problems
 
 
-def _decide_again(event: dict[str, Any]) -> str:
-    subject = event.get("subject") or {}
-    return (f"a person decides again, signing with their own key: aidlc gate {event.get('decision')} "
-            f"{subject.get('id')} --stage {event.get('stage')}")
+def _decide_again(event: Event) -> str:
+    return (f"a person decides again, signing with their own key: aidlc gate {event.decision} "
+            f"{event.subject.id if event.subject else None} --stage {event.stage}")
 
 
 @dataclass
@@ -141,7 +147,7 @@ def ledger_problems(ledger: Ledger) -> list[Problem]:
     if not config.governance.require_signed_approvals and not _holds(ledger.path, b'"signature":{'):
         return []  # nothing to check: no pass over the lines in Python
     decisions = [(number, event) for number, line in enumerate(ledger.lines(), start=1)
-                 if b'"type":"gate.decided"' in line and (event := event_of(line)) is not None]
+                 if b'"type":"gate.decided"' in line and (event := parse_event(line)) is not None]
     bank_rel = ledger.path.parent.relative_to(ledger.repo_root).as_posix()
     return check(ledger.repo_root, bank_rel, config, ledger.rel, decisions)
 

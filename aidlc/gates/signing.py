@@ -19,28 +19,31 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import stat
 import subprocess
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
-from aidlc.bank.items import PinnedFile
 from aidlc.errors import AidlcError, UsageError
-from aidlc.events.canonical import canonical
+from aidlc.events.canonical import canonical, plain
 from aidlc.events.ledger import Signer
+from aidlc.gates.allowed_signers import (
+    ALLOWED_SIGNERS,
+    NAMESPACE,
+    AllowedSigners,
+    allowed_line,
+    load_allowed,
+    matches,
+    wire_string,
+)
+from aidlc.model.events import Event
 
-NAMESPACE = "aidlc"
-ALLOWED_SIGNERS = "allowed_signers"
 SIGN_TIMEOUT_S = 300  # a person may have to type a passphrase or touch a security key
 VERIFY_TIMEOUT_S = 30
-MAX_SIGNERS = 1024 * 1024
 _LINE = 70  # ssh-keygen wraps the armored signature at 70 characters
-_KEY_TYPES = ("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
-              "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com")
 
 
 class SigningError(AidlcError):
@@ -61,129 +64,7 @@ def setup_steps(email: str | None) -> list[str]:
             f">> memory-bank/{ALLOWED_SIGNERS}    # then commit it, reviewed like code"]
 
 
-# -- allowed_signers ------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Entry:
-    line: int
-    principals: list[str]
-    namespaces: list[str] | None  # None: every namespace
-    key: bytes  # the public key blob
-
-
-@dataclass
-class AllowedSigners:
-    rel: str
-    data: bytes | None = None
-    problem: str | None = None  # why it cannot be used: missing, unreadable, malformed (with the line)
-    line: int | None = None
-    entries: list[Entry] = field(default_factory=list)
-
-    def usable(self) -> bool:
-        return self.problem is None and self.data is not None
-
-
-def load_allowed(repo_root: Path, bank_rel: str, pinned: PinnedFile | None = None) -> AllowedSigners:
-    """Read memory-bank/allowed_signers: a regular file (never through a symlink, never a FIFO), well formed.
-    `pinned`: the file as another source holds it (`aidlc ci --base`: the base's), instead of the work tree's."""
-    rel = f"{bank_rel}/{ALLOWED_SIGNERS}"
-    if pinned is not None:
-        if pinned.data is None:
-            return AllowedSigners(pinned.rel, problem=f"{pinned.rel} does not exist {pinned.source}: no key may "
-                                  "sign decisions")
-        return _parse_allowed(pinned.rel, pinned.data)
-    path = Path(repo_root) / rel
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return AllowedSigners(rel, problem=f"{rel} does not exist: no key may sign decisions")
-    except OSError as exc:
-        return AllowedSigners(rel, problem=f"{rel} cannot be read: {exc.strerror} (it must be a regular file, "
-                              "not a symbolic link)")
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return AllowedSigners(rel, problem=f"{rel} is not a regular file")
-        with open(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_SIGNERS + 1)
-    finally:
-        os.close(fd)
-    return _parse_allowed(rel, data)
-
-
-def _parse_allowed(rel: str, data: bytes) -> AllowedSigners:
-    if len(data) > MAX_SIGNERS:
-        return AllowedSigners(rel, problem=f"{rel} is larger than 1 MiB")
-    allowed = AllowedSigners(rel, data)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        allowed.problem = f"{rel} is not UTF-8 text"
-        return allowed
-    for number, raw in enumerate(text.splitlines(), start=1):
-        entry = raw.strip()
-        if not entry or entry.startswith("#"):
-            continue
-        parsed = _entry(number, entry)
-        if isinstance(parsed, str):
-            allowed.problem, allowed.line = f"{rel}:{number}: {parsed}", number
-            return allowed
-        allowed.entries.append(parsed)
-    return allowed
-
-
-def lists(allowed: AllowedSigners, email: str) -> bool:
-    """Whether an entry of `allowed` names `email` among its principals (ssh's patterns)."""
-    return any(_matches(entry.principals, email) for entry in allowed.entries)
-
-
-def _entry(number: int, text: str) -> Entry | str:
-    """One line `PRINCIPALS [OPTIONS] KEYTYPE BASE64 [COMMENT]`; a string says what is wrong with it."""
-    fields = _fields(text)
-    at = next((i for i, word in enumerate(fields[:3]) if word in _KEY_TYPES or word.endswith("-cert-v01@openssh.com")),
-              None)
-    if at is None or at == 0 or at + 1 >= len(fields):
-        return ("expected `EMAIL[,EMAIL...] [namespaces=\"aidlc\"] KEYTYPE BASE64-KEY`, e.g. "
-                f"`ada@example.org namespaces=\"{NAMESPACE}\" ssh-ed25519 AAAA...`")
-    try:
-        blob = base64.b64decode(fields[at + 1], validate=True)
-    except ValueError:
-        return f"the key after {fields[at]} is not base64"
-    if _string(blob, 0)[0] != fields[at].encode():
-        return f"the key after {fields[at]} is not a {fields[at]} key"
-    namespaces = None
-    for option in (fields[1].split(",") if at == 2 else []):
-        name, _, value = option.partition("=")
-        if name.lower() == "namespaces":
-            namespaces = [n.strip() for n in value.strip('"').split(",")]
-    return Entry(number, fields[0].split(","), namespaces, blob)
-
-
-def _fields(text: str) -> list[str]:
-    """Split at blanks outside double quotes (options such as namespaces="a,b" may hold blanks)."""
-    fields: list[str] = []
-    current: list[str] = []
-    quoted = False
-    for char in text:
-        if char == '"':
-            quoted = not quoted
-        if char in " \t" and not quoted:
-            if current:
-                fields.append("".join(current))
-                current = []
-            continue
-        current.append(char)
-    if current:
-        fields.append("".join(current))
-    return fields
-
-
-def _string(data: bytes, at: int) -> tuple[bytes, int]:
-    """An SSH wire-format string at `at`: (its bytes, the offset after it); (b"", len) when cut short."""
-    if at + 4 > len(data):
-        return b"", len(data)
-    size = int.from_bytes(data[at:at + 4], "big")
-    return data[at + 4:at + 4 + size], at + 4 + size
-
-
+# -- keys and signature blobs ---------------------------------------------------------------------------------------
 def fingerprint(key: bytes) -> str:
     return "SHA256:" + base64.b64encode(hashlib.sha256(key).digest()).decode().rstrip("=")
 
@@ -201,8 +82,8 @@ def _signing_key(sig: str) -> tuple[bytes, bytes]:
         return b"", b""
     if not blob.startswith(b"SSHSIG"):
         return b"", b""
-    key, at = _string(blob, 10)  # magic (6 bytes) and version (4)
-    namespace, _ = _string(blob, at)
+    key, at = wire_string(blob, 10)  # magic (6 bytes) and version (4)
+    namespace, _ = wire_string(blob, at)
     return key, namespace
 
 
@@ -283,10 +164,10 @@ class Signed:
     data: bytes
 
 
-def verify(allowed: AllowedSigners, events: Iterable[dict[str, Any]]) -> list[str | None]:
+def verify(allowed: AllowedSigners, events: Iterable[Event]) -> list[str | None]:
     """For each signed event: None when its signature verifies for its actor's email, else what is wrong."""
-    return verify_signed(allowed, [Signed((event.get("actor") or {}).get("email"),
-                                          (event.get("signature") or {}).get("sig", ""), signed_bytes(event))
+    return verify_signed(allowed, [Signed(event.actor.email, event.signature.sig if event.signature else "",
+                                          signed_bytes(plain(event)))
                                    for event in events])
 
 
@@ -343,7 +224,7 @@ def _why_not(allowed: AllowedSigners, key: bytes, email: str, said: str) -> str:
     print_ = fingerprint(key)
     if not listed:
         return f"it is signed by key {print_}, which {allowed.rel} does not list"
-    mine = [e for e in listed if _matches(e.principals, email)]
+    mine = [e for e in listed if matches(e.principals, email)]
     if not mine:
         others = ", ".join(p for e in listed for p in e.principals)
         return f"it is signed by key {print_}, which {allowed.rel} lists for {others}, not for {email}"
@@ -351,26 +232,6 @@ def _why_not(allowed: AllowedSigners, key: bytes, email: str, said: str) -> str:
         return f"{allowed.rel} does not allow key {print_} the namespace {NAMESPACE!r}"
     return (f"the signature by key {print_} does not match what it signs: it was changed after it was signed"
             + (f" ({said.splitlines()[-1]})" if said else ""))
-
-
-def _matches(patterns: list[str], email: str) -> bool:
-    """An ssh pattern-list: `*` and `?` wildcards, `!` negates (for the message; ssh-keygen gives the verdict)."""
-    import fnmatch
-
-    matched = False
-    for pattern in patterns:
-        negated = pattern.startswith("!")
-        if fnmatch.fnmatchcase(email, pattern.lstrip("!")):
-            if negated:
-                return False
-            matched = True
-    return matched
-
-
-def allowed_line(email: str, key: bytes) -> str:
-    """The allowed_signers line that lets `key` sign aidlc decisions for `email`."""
-    kind = _string(key, 0)[0].decode("ascii", "replace")
-    return f'{email} namespaces="{NAMESPACE}" {kind} {base64.b64encode(key).decode()}'
 
 
 def signer_for(project: Path, bank_rel: str, email: str | None) -> Signer:

@@ -27,8 +27,10 @@ from aidlc.bank.walk import read_inside
 from aidlc.bolt.counts import junit_cases as read_cases
 from aidlc.errors import AidlcError
 from aidlc.gates.actor import bot_identity
-from aidlc.gates.evidence import TRAILER, CodeMatch, Facts, is_test_file
+from aidlc.gates.facts import TRAILER, Facts, is_test_file
+from aidlc.gates.recorded_checks import CodeMatch
 from aidlc.model import evidence as ev
+from aidlc.model.events import CheckRecord
 from aidlc.model.types import Risk
 from aidlc.names import path_segment
 
@@ -151,11 +153,11 @@ def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) ->
     passed = {c.name: c for c in checks if c.current and c.passed}
     found: list[str] | None = None
     for command in facts.bank.config.verify:
-        event = _latest_check_event(facts, command.name)
-        if not command.junit or command.name not in passed or event is None:
+        recorded = _latest_check(facts, command.name)
+        if not command.junit or command.name not in passed or recorded is None:
             continue
         report, problem = read_cases(facts.repo, command.junit)
-        if report is None or not _written_during(report.modified_ns, event):
+        if report is None or not _written_during(report.modified_ns, recorded):
             facts.notes.append(f"the JUnit report {command.junit} of check '{command.name}' is not the one its "
                                f"recorded run wrote ({problem or 'written at another time'}): the test cases that ran "
                                "are not named; the test files are counted")
@@ -168,19 +170,18 @@ def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) ->
     return found
 
 
-def _latest_check_event(facts: Facts, name: str) -> dict[str, Any] | None:
-    return next((e for e in reversed(facts.events)
-                 if e.get("type") == "check.recorded" and (e.get("data") or {}).get("name") == name), None)
+def _latest_check(facts: Facts, name: str) -> CheckRecord | None:
+    return next((check for check in reversed(facts.checks) if check.name == name), None)
 
 
-def _written_during(modified_ns: int, event: dict[str, Any]) -> bool:
+def _written_during(modified_ns: int, check: CheckRecord) -> bool:
     from datetime import datetime
 
     try:
-        ended = datetime.fromisoformat(str(event.get("ts")).replace("Z", "+00:00")).timestamp()
+        ended = datetime.fromisoformat(str(check.ts).replace("Z", "+00:00")).timestamp()
     except ValueError:
         return False
-    took = ((event.get("data") or {}).get("duration_ms") or 0) / 1000
+    took = (check.duration_ms or 0) / 1000
     return ended - took - SLACK_S <= modified_ns / 1e9 <= ended + SLACK_S
 
 
@@ -245,21 +246,20 @@ def _review_file(facts: Facts, head: str) -> Path:
 def recorded_review(facts: Facts, current: CodeMatch) -> ev.ModelReview | None:
     """The newest review recorded for the head's code, with the concerns kept beside the ledger's record."""
     for event in reversed(facts.events):
-        if event.get("type") == REVIEW_EVENT and current(event.get("commit")):
-            data = event.get("data") or {}
-            path = _review_file(facts, str(event["commit"]))
+        if event.type == REVIEW_EVENT and current(event.commit):
+            path = _review_file(facts, str(event.commit))
             try:
                 text = read_inside(path, facts.repo)
-                if hashlib.sha256(text).hexdigest() != data.get("review_sha256"):
+                if hashlib.sha256(text).hexdigest() != event.datum("review_sha256"):
                     raise ValueError("changed since it was recorded")
                 concerns = ev.ModelReview.model_validate_json(text).concerns
             except (OSError, ValueError):
-                facts.notes.append(f"the model review recorded at seq {event.get('seq')} has "
-                                   f"{data.get('concerns')} concern(s); their text ({path.relative_to(facts.repo)}) "
+                facts.notes.append(f"the model review recorded at seq {event.seq} has "
+                                   f"{event.datum('concerns')} concern(s); their text ({path.relative_to(facts.repo)}) "
                                    "is missing here or changed")
                 concerns = []
-            return ev.ModelReview(model=str(data.get("model")), commit=str(event["commit"]), concerns=concerns,
-                                  event_seq=event.get("seq"))
+            return ev.ModelReview(model=str(event.datum("model")), commit=str(event.commit), concerns=concerns,
+                                  event_seq=event.seq)
     return None
 
 
@@ -305,7 +305,7 @@ def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | No
               "diff_sha256": hashlib.sha256(diff.encode()).hexdigest(),
               "review_sha256": hashlib.sha256(text.encode()).hexdigest()})
     facts.events.append(appended.event)
-    review.event_seq = appended.event.get("seq")
+    review.event_seq = appended.event.seq
     return review
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from aidlc import vcs
 from aidlc.bank.index import BankIndex
@@ -15,6 +14,7 @@ from aidlc.bolt.plan import WALKTHROUGH_FILE
 from aidlc.bolt.walkthrough_file import marker
 from aidlc.errors import AidlcError, UsageError
 from aidlc.gates.evidence_report import build
+from aidlc.model.events import CheckRecord
 from aidlc.model.types import Risk
 
 
@@ -26,7 +26,7 @@ class Evidence:
     risk: Risk | None = None
 
 
-def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[dict[str, Any]] | None = None,
+def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[CheckRecord] | None = None,
                          index: BankIndex | None = None) -> Evidence:
     """What a walkthrough approval of `bolt` rests on, and what is missing; `observed`: the checks as the caller ran
     them itself (aidlc ci), instead of the ledger's claims. `index`: the bank's, when the caller holds it."""

@@ -68,7 +68,7 @@ def schema_words(schema: dict[str, Any]) -> frozenset[str]:
     found: set[str] = set(SCHEMA_KEYWORDS)
     for node in schema_objects(schema):
         for key in ("properties", "$defs"):
-            found.update(node.get(key) or {})
+            found.update(node.get(key) or {})  # a JSON Schema node: free-form by nature, no model of aidlc's
         if isinstance(node.get("title"), str):
             found.add(node["title"])
     return frozenset(_normal(word) for word in found)

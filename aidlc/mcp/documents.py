@@ -215,6 +215,7 @@ def walkthrough(root: Path, ref: str) -> dict[str, Any]:
 def log(root: Path, subject: str | None, event_type: str | None, limit: int) -> dict[str, Any]:
     """`aidlc log show --format json` (the `limit` latest of the matching events)."""
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
+    from aidlc.events.canonical import plain
     from aidlc.events.ledger import Ledger, no_ledger
     from aidlc.workspace import records_folder
 
@@ -222,9 +223,9 @@ def log(root: Path, subject: str | None, event_type: str | None, limit: int) -> 
     if not ledger.exists():
         raise no_ledger(ledger)
     events = [e for e in ledger.events()
-              if (subject is None or (e.get("subject") or {}).get("id") == subject)
-              and (event_type is None or e.get("type") == event_type)]
-    return document(events=events[-limit:])
+              if (subject is None or (e.subject is not None and e.subject.id == subject))
+              and (event_type is None or e.type == event_type)]
+    return document(events=[plain(e) for e in events[-limit:]])
 
 
 # -- writing, as the agent ------------------------------------------------------------------------------------------
@@ -299,8 +300,9 @@ def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:
     or the unit (aidlc-docs), by `actor`."""
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc import vcs
+    from aidlc.events.canonical import plain
     from aidlc.events.ledger import Ledger
-    from aidlc.gates.evidence import CodeMatch, record_checks
+    from aidlc.gates.recorded_checks import CodeMatch, record_checks
 
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
@@ -324,8 +326,8 @@ def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:
     recorded = record_checks(repo, config.verify, Ledger.of_bank(repo, folder), subject,
                              CodeMatch(repo, head, (folder, ".aidlc")), lambda _: None, f"the check tool on {ref}",
                              actor)
-    return document(subject=subject.model_dump(), commit=head, events=recorded.events, notes=recorded.notes,
-                    passed=bool(recorded.events) and all((e.get("data") or {}).get("passed") for e in recorded.events))
+    return document(subject=subject.model_dump(), commit=head, events=[plain(e) for e in recorded.events],
+                    notes=recorded.notes, passed=bool(recorded.events) and all(c.passed for c in recorded.checks))
 
 
 def record_folders(root: Path) -> list[str]:

@@ -97,6 +97,10 @@ class Event(_Strict):
     prev: str = Field(pattern=r"^[0-9a-f]{64}$")
     hash: str = Field(pattern=r"^[0-9a-f]{64}$")
 
+    def datum(self, name: str) -> Any:
+        """One of the type-specific details in `data` (None when the event has no such detail)."""
+        return self.data.get(name) if self.data is not None else None
+
 
 class AuditRecord(_Strict):
     """The `data` of an `audit.appended` event: where an entry of an aidlc-docs audit log stands and the digest of
@@ -110,3 +114,26 @@ class AuditRecord(_Strict):
     heading: str = Field(description="the entry's heading, without `## `")
     recovered: bool | None = Field(default=None, description="recorded by the next append: the one that wrote the "
                                    "entry was interrupted before it recorded it")
+
+
+class CheckRecord(BaseModel):
+    """One check's result as a `check.recorded` event holds it (its `data`, as `bolt.checks.check_event` writes it,
+    with the event's commit, time and seq), or as a caller ran the check itself just now (aidlc ci: no seq, no
+    time). The evidence report reads checks only in this form."""
+
+    name: str
+    command: str = ""
+    commit: str | None = None
+    passed: bool = False
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    tests: dict[str, int] | None = None
+    seq: int | None = None
+    ts: str | None = None
+
+    @classmethod
+    def of_event(cls, event: Event) -> CheckRecord:
+        """The record of a `check.recorded` event (read as leniently as ledgers of every version wrote it)."""
+        return cls(name=str(event.datum("name")), command=str(event.datum("command") or ""), commit=event.commit,
+                   passed=bool(event.datum("passed")), exit_code=event.datum("exit_code"),
+                   duration_ms=event.datum("duration_ms"), tests=event.datum("tests"), seq=event.seq, ts=event.ts)

@@ -37,11 +37,13 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified_ledger
 from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, record_targets, unit_plan
-from aidlc.gates.evidence import CodeMatch, checks, commits, one_line, record_checks
+from aidlc.gates.evidence import commits
 from aidlc.gates.evidence_report import digest
+from aidlc.gates.facts import one_line
+from aidlc.gates.recorded_checks import CodeMatch, checks, record_checks
 from aidlc.model import unit_evidence as uev
 from aidlc.model.config import Config
-from aidlc.model.events import Subject
+from aidlc.model.events import CheckRecord, Decision, Event, EventType, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules import validate
@@ -110,14 +112,14 @@ def build_unit(project: DocsProject, config: Config, unit: str, *, run: bool = T
     ledger = verified_ledger(project.root, folder, "no evidence is read from it or recorded in it")
     view = open_view(ledger)
     subject = Subject(kind="unit", id=target.id)
-    events = [e for _, e in view.events if (e.get("subject") or {}) == subject.model_dump()]
+    events = [e for _, e in view.events if e.subject == subject]
     current = CodeMatch(repo, head, outside)
-    recorded = [e for e in events if e.get("type") == "check.recorded"]
+    recorded = [CheckRecord.of_event(e) for e in events if e.type == EventType.check_recorded]
     excerpts: dict[tuple[str, str], str] = {}
-    if run and not any(current(e.get("commit")) for e in recorded):
+    if run and not any(current(check.commit) for check in recorded):
         ran = record_checks(repo, config.verify, Ledger.of_bank(repo, folder), subject, current, note,
                             f"aidlc walkthrough {target.id}")
-        recorded += ran.events
+        recorded += ran.checks
         excerpts, notes = ran.excerpts, notes + ran.notes
     found_checks = checks(recorded, current, excerpts)
     at_head = [c for c in found_checks if c.current]
@@ -214,21 +216,21 @@ def _commits(project: DocsProject, unit: str, paths: list[str], outside: tuple[s
     return found
 
 
-def _decisions(target: GateTarget, events: list[dict[str, Any]]) -> list[uev.GateDecision]:
+def _decisions(target: GateTarget, events: list[Event]) -> list[uev.GateDecision]:
     latest: dict[str, int] = {}
-    decided = [e for e in events if e.get("type") == "gate.decided"]
+    decided = [e for e in events if e.type == EventType.gate_decided]
     for event in decided:
-        latest[str(event.get("stage"))] = int(event.get("seq") or 0)
+        latest[str(event.stage)] = event.seq
     shown = []
     for event in decided:
-        stage, actor = str(event.get("stage")), event.get("actor") or {}
-        recorded = (event.get("fingerprint") or {}).get("sha256")
+        stage = str(event.stage)
+        recorded = event.fingerprint.sha256 if event.fingerprint is not None else None
         now = fingerprint(None, None, target, stage, event) if stage in target.stages else None
         shown.append(uev.GateDecision(
-            seq=int(event.get("seq") or 0), ts=str(event.get("ts")), stage=stage, decision=str(event.get("decision")),
-            actor=one_line(f"{actor.get('name')} ({actor.get('kind')})"),
-            reason=one_line(str(event["reason"])) if event.get("reason") else None,
-            current=event.get("decision") == "approve" and latest.get(stage) == event.get("seq")
+            seq=event.seq, ts=event.ts, stage=stage, decision=str(event.decision),
+            actor=one_line(f"{event.actor.name} ({event.actor.kind})"),
+            reason=one_line(event.reason) if event.reason else None,
+            current=event.decision == Decision.approve and latest.get(stage) == event.seq
             and now is not None and now.sha256 == recorded))
     return shown
 

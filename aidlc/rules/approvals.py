@@ -10,7 +10,7 @@ from weakref import WeakKeyDictionary
 from aidlc.bank.index import BankIndex
 from aidlc.gates import signatures
 from aidlc.gates.actor import bot_identity
-from aidlc.model.events import ActorKind
+from aidlc.model.events import ActorKind, Decision, Event, EventType
 from aidlc.model.types import Risk, Severity
 from aidlc.rules.catalogue import Hit, rule
 from aidlc.rules.ledger import LedgerView, view
@@ -25,12 +25,11 @@ def human_deciders(index: BankIndex) -> Iterator[Hit]:
     if led is None:
         return
     for line, event in led.events:
-        actor = event.get("actor") or {}
-        if event.get("type") == "gate.decided" and actor.get("kind") != ActorKind.human \
+        actor = event.actor
+        if event.type == EventType.gate_decided and actor.kind != ActorKind.human \
                 and not _by_policy(event, index.bank.config.policy.auto_approve_plan):
-            subject = event.get("subject") or {}
-            yield Hit(led.ledger.rel, line, f"seq {event.get('seq')}: {subject.get('kind')} {subject.get('id')} "
-                      f"{event.get('stage')} was decided by {actor.get('kind')} {actor.get('name')}")
+            yield Hit(led.ledger.rel, line, f"seq {event.seq}: {signatures.gate_of(event)} was decided by "
+                      f"{actor.kind} {actor.name}")
 
 
 @rule("AIDLC-LEDGER-014", E, "ledger", "a human checkpoint was decided under a bot's identity (governance.bot_emails, "
@@ -42,17 +41,16 @@ def no_bot_deciders(index: BankIndex) -> Iterator[Hit]:
         return
     bots = index.bank.config.governance.bot_emails
     for line, event in signatures.human_decisions(led.events):
-        actor = event.get("actor") or {}
-        why = bot_identity(actor.get("name"), actor.get("email"), bots)
+        why = bot_identity(event.actor.name, event.actor.email, bots)
         if why is not None:
             yield Hit(led.ledger.rel, line, f"{signatures.about(event)}: a bot, not a person ({why})")
 
 
-def _by_policy(event: dict, allowed: list[Risk]) -> bool:
+def _by_policy(event: Event, allowed: list[Risk]) -> bool:
     """A plan approval aidlc.yaml's policy.auto_approve_plan allows (low or medium risk only), recorded as such."""
-    risk = (event.get("data") or {}).get("risk")
-    return ((event.get("actor") or {}).get("kind") == ActorKind.policy and event.get("stage") == "plan"
-            and (event.get("subject") or {}).get("kind") == "bolt" and event.get("decision") == "approve"
+    risk = event.datum("risk")
+    return (event.actor.kind == ActorKind.policy and event.stage == "plan" and event.subject is not None
+            and event.subject.kind == "bolt" and event.decision == Decision.approve
             and risk in (Risk.low, Risk.medium) and risk in allowed)
 
 

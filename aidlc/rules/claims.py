@@ -15,7 +15,8 @@ from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, StoryItem, status_word
-from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
+from aidlc.events.ledger import LEDGER_FILE, Ledger
+from aidlc.events.lost import lost_ledger
 from aidlc.gates.catalogue import INTENT_STAGES, stages_for
 from aidlc.model.artifacts import Bolt, FrontMatter, Story
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
@@ -201,7 +202,7 @@ def _lost(index: BankIndex) -> Hit | None:
     ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
     if ledger.exists():
         return None
-    lost = lost_ledger(ledger)
+    lost = lost_ledger(ledger.repo_root, ledger.rel)
     # A shallow clone cannot show that a ledger never existed: that matters where there are completions to attest.
     if lost is None or (lost.shallow and _completions(index) == (0, 0)):
         return None

@@ -22,6 +22,7 @@ from aidlc.gates.catalogue import (
     record_targets,
 )
 from aidlc.gates.history import what_changed
+from aidlc.model.events import Decision, Event
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Rule, docs_rule
@@ -68,9 +69,9 @@ def _stale(led: LedgerView, targets: list[GateTarget]) -> list[Finding]:
     for target in targets:
         for stage in target.stages:
             last = led.history.latest(target.kind, target.id, stage)
-            recorded = (last.get("fingerprint") or {}).get("sha256") if last is not None else None
-            if last is None or last.get("decision") != "approve" or not recorded:
+            if last is None or last.decision != Decision.approve or last.fingerprint is None:
                 continue
+            recorded = last.fingerprint.sha256
             current = fingerprint(None, None, target, stage, last)
             if current is None or current.sha256 != recorded:
                 path, change = what_changed(None, None, target, stage, last, current)
@@ -78,7 +79,7 @@ def _stale(led: LedgerView, targets: list[GateTarget]) -> list[Finding]:
                 where = (path, None) if (led.ledger.repo_root / path).is_file() \
                     else (led.ledger.rel, _line(led.history, target, stage, last))
                 found.append(_finding(STALE, *where, f"the {stage} approval of {target.kind} {target.id} (seq "
-                                      f"{last.get('seq')}) is stale: {path} {change} since",
+                                      f"{last.seq}) is stale: {path} {change} since",
                                       f"aidlc gate approve {target.id} --stage {stage}"))
     return found
 
@@ -131,8 +132,8 @@ def _claimed(line: StageLine, targets: list[GateTarget]) -> list[GateTarget]:
     return named or [t for t in having if docs_judged_files(t, str(stage))[1]]
 
 
-def _line(history: GateHistory, target: GateTarget, stage: str, event: dict[str, object]) -> int | None:
-    found = [d.line for d in history.heads(target.kind, target.id, stage) if d.hash == event.get("hash")]
+def _line(history: GateHistory, target: GateTarget, stage: str, event: Event) -> int | None:
+    found = [d.line for d in history.heads(target.kind, target.id, stage) if d.hash == event.hash]
     return found[0] if found else None
 
 

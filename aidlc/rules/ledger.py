@@ -6,7 +6,6 @@ decisions: `claims`; who decided, and with which key: `approvals`.)"""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
@@ -15,8 +14,9 @@ from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.verify import TIME_KINDS, ProblemKind
 from aidlc.events.view import LedgerView, describe_conflict, open_view
 from aidlc.gates.catalogue import fingerprint
-from aidlc.gates.decide import resolve
 from aidlc.gates.history import what_changed
+from aidlc.gates.resolve import resolve
+from aidlc.model.events import Decision, Event
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
@@ -65,9 +65,10 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
         return
     for kind, subject_id, stage in led.history.gates():
         last = led.history.latest(kind, subject_id, stage)  # a gate in conflict has none: AIDLC-LEDGER-012
-        recorded = (last.get("fingerprint") or {}).get("sha256") if last is not None else None
-        if last is None or last.get("decision") != "approve" or not recorded or kind in ("release", "policy"):
+        if last is None or last.decision != Decision.approve or last.fingerprint is None \
+                or kind in ("release", "policy"):
             continue
+        recorded = last.fingerprint.sha256
         try:
             target = resolve(index.bank, index, f"{kind}:{subject_id}")
         except UsageError:  # a subject that no longer exists has nothing to go stale
@@ -77,7 +78,7 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
         current = fingerprint(index.bank, index, target, stage, last)
         if current is None or current.sha256 != recorded:
             path, change = what_changed(index.bank, index, target, stage, last, current)
-            message = (f"the {stage} approval of {kind} {subject_id} (seq {last.get('seq')}) is stale: "
+            message = (f"the {stage} approval of {kind} {subject_id} (seq {last.seq}) is stale: "
                        f"{path} {change} since")
             if "*" in path or " (" in path:  # the label of a set of files: grouped under the approval's line
                 yield Hit(led.ledger.rel, _line(led, last), message, f"aidlc gate approve {subject_id} --stage {stage}")
@@ -128,11 +129,10 @@ def fork_conflicts(index: BankIndex) -> Iterator[Hit]:
                   f"a person decides again: aidlc gate approve|reject {subject_id} --stage {stage}")
 
 
-def _line(led: LedgerView, event: dict[str, Any]) -> int | None:
-    found = [d.line for d in led.history.heads(*_key(event)) if d.hash == event.get("hash")]
+def _line(led: LedgerView, event: Event) -> int | None:
+    """The line of a decision of the history (its gate: subject and stage)."""
+    if event.subject is None:
+        return None
+    heads = led.history.heads(event.subject.kind, event.subject.id, str(event.stage))
+    found = [d.line for d in heads if d.hash == event.hash]
     return found[0] if found else None
-
-
-def _key(event: dict[str, Any]) -> tuple[str, str, str]:
-    subject = event.get("subject") or {}
-    return str(subject.get("kind")), str(subject.get("id")), str(event.get("stage"))

@@ -101,6 +101,7 @@ def _config_text(root: Path, agent: Agent) -> str:
             raise UsageError(f"{agent.config}: expected a JSON object with `{agent.servers_key}` an object; nothing "
                              "was written", [f"fix or move {agent.config}, then run aidlc init --agent again"])
         document = found
+    # The agent's own settings file: free-form JSON of another tool, not a record of aidlc's.
     servers = dict(document.get(agent.servers_key) or {})  # type: ignore[call-overload]  # checked to be an object just above
     servers[SERVER] = server_entry(agent)
     return json.dumps({**document, agent.servers_key: servers}, indent=2, ensure_ascii=False) + "\n"

@@ -23,7 +23,8 @@ from aidlc.bank.loader import load_bank
 from aidlc.bank.walk import DEFAULT_BANK, find_bank, read_inside, shown
 from aidlc.bank.write import atomic_write, read_text
 from aidlc.errors import UsageError
-from aidlc.events.ledger import LEDGER_FILE, Ledger, lost_ledger
+from aidlc.events.ledger import LEDGER_FILE, Ledger
+from aidlc.events.lost import lost_ledger
 from aidlc.gates.actor import recorder
 from aidlc.model.config import CiSettings
 from aidlc.model.events import EventType
@@ -188,7 +189,7 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     folder = records_folder(root, config)
     find_bank(root, folder)  # a folder leading outside the repository: refused before anything is written
     ledger = Ledger.of_bank(root, folder)
-    if not ledger.exists() and (lost := lost_ledger(ledger)) is not None:
+    if not ledger.exists() and (lost := lost_ledger(ledger.repo_root, ledger.rel)) is not None:
         raise lost  # before anything is written: history holds a ledger, and a new genesis would start it over
     writer = _Writer(root=root, force=force, result=result)
     name = name or shown(root.name)  # a folder name that is not UTF-8 is written with \xNN

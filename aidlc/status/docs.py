@@ -38,7 +38,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
         phases=[phase for phase in phases if phase.total or phase.plans],
         units=_units(project, placed),
         audit_entries=sum(len(log.entries) for log in project.audits),
-        recorded_entries=sum(event.get("type") == EventType.audit_appended for event in ledger.events())
+        recorded_entries=sum(event.type == EventType.audit_appended for event in ledger.events())
         if has_ledger else 0,
         ledger=has_ledger,
         notes=_notes(project, lines, state),

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.gates.catalogue import INTENT_STAGES, GateTarget, stages_for
 from aidlc.gates.history import standing
+from aidlc.model.events import Event
 from aidlc.model.status import GateStatus, LastDecision, WalkthroughEvidence
 from aidlc.rules.ledger import view
 
@@ -46,6 +45,5 @@ def _evidence(bank: MemoryBank, target: GateTarget, why: str | None) -> Walkthro
                                waiting=why if why is not None and why.startswith("has ") else None)
 
 
-def _decision(event: dict[str, Any]) -> LastDecision:
-    return LastDecision(stage=str(event.get("stage")), decision=str(event.get("decision")),
-                        by=str((event.get("actor") or {}).get("name")), at=str(event.get("ts")))
+def _decision(event: Event) -> LastDecision:
+    return LastDecision(stage=str(event.stage), decision=str(event.decision), by=event.actor.name, at=event.ts)

@@ -1,0 +1,105 @@
+"""What the evidence report of a bolt is built from, gathered once: git (the commits carrying `Aidlc-Bolt: <B>`,
+their diff), the ledger (check results, gate decisions, the model review), the bank (intent, requirements,
+stories) and the runs of `aidlc bolt` when there are any. The same facts describe a bolt a run made and one made
+by hand.
+
+A bolt's base is the parent of its first commit; its head is its newest commit that changed something outside
+the memory bank (the run's walkthrough commit, a person's checked boxes and the ledger are records of the bolt,
+not its code).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aidlc import vcs
+from aidlc.bank.index import BankIndex, find_bolt
+from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bolt.store import runs_of
+from aidlc.errors import UsageError
+from aidlc.events.view import open_view, verified_ledger
+from aidlc.gates.history import approved_risks
+from aidlc.model.events import CheckRecord, Event, EventType
+from aidlc.model.run import RunState
+from aidlc.model.types import Risk
+
+TRAILER = "Aidlc-Bolt"
+EXCERPT_CHARS = 2000
+
+
+@dataclass
+class Facts:
+    """What the report is built from, gathered once."""
+
+    repo: Path
+    bank: MemoryBank
+    bolt: BoltItem
+    commits: list[vcs.Commit]
+    base: str
+    head: str
+    outside: tuple[str, ...]
+    runs: list[RunState]
+    events: list[Event]  # the ledger's events about this bolt, in file order
+    index: BankIndex
+    notes: list[str] = field(default_factory=list)
+    approved_risks: list[Risk] = field(default_factory=list)  # what its plan approvals were made under
+    checks: list[CheckRecord] = field(default_factory=list)  # its checks' results, from `check.recorded` events
+
+    @property
+    def run(self) -> RunState | None:
+        return self.runs[-1] if self.runs else None
+
+    @functools.cached_property
+    def line_counts(self) -> list[vcs.LineCounts]:
+        """The files changed from base to head outside the bank, with their lines (asked of git once)."""
+        return vcs.line_counts(self.repo, self.base, self.head, self.outside)
+
+
+def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None = None) -> Facts:
+    """`index`: the bank's, when the caller holds it."""
+    index = index or BankIndex(bank)
+    bolt = find_bolt(bank, bolt_ref, index)
+    outside = (bank.rel_root, ".aidlc")
+    runs = runs_of(repo, bolt.id)
+    commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id, files=True)
+    notes: list[str] = []
+    if commits:
+        base = commits[0].parents[0] if commits[0].parents else vcs.EMPTY_TREE
+        code = [c for c in commits if any(vcs.is_outside(p, outside) for p in c.paths)]
+        head = (code or commits)[-1].sha
+    elif runs:
+        base, head = runs[-1].base_commit, runs[-1].last_commit
+        notes.append(f"no commit carries `{TRAILER}: {bolt.id}` yet: the run's base and last commit are used")
+    else:
+        raise UsageError(f"no commit in the history of HEAD carries the trailer `{TRAILER}: {bolt.id}`, and bolt "
+                         f"{bolt.id} has no run: there is nothing to report on",
+                         [f'git commit --trailer "{TRAILER}: {bolt.id}" ...    # mark the bolt\'s commits',
+                          f"aidlc bolt start {bolt.id}    # or let a run make them"])
+    # Evidence is read from the ledger, and checks and reviews are recorded there: only from an intact chain.
+    ledger = verified_ledger(bank.repo_root, bank.rel_root, "no evidence is read from it or recorded in it")
+    every = [e for _, e in open_view(ledger).events]
+    events = [e for e in every if e.subject is not None and e.subject.kind == "bolt" and e.subject.id == bolt.id]
+    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, index, notes,
+                 approved_risks(every, bolt.id),
+                 [CheckRecord.of_event(e) for e in events if e.type == EventType.check_recorded])
+
+
+def one_line(text: str) -> str:
+    """Text from the repository, a person or a model, as one line: it cannot start a heading or a section of
+    the report."""
+    return " ".join(text.split())
+
+
+def is_test_file(path: str, patterns: list[str]) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        if "/" in pattern:
+            if fnmatch.fnmatchcase(path, pattern) or (pattern.endswith("/**") and
+                                                      (path + "/").startswith(pattern[:-2])):
+                return True
+        elif fnmatch.fnmatchcase(name, pattern):
+            return True
+    return False
