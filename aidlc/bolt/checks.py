@@ -38,6 +38,7 @@ import re
 import shlex
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -125,7 +126,7 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
                      "arguments; put the pipeline in a script and run that")
     junit_before = junit_identity(repo_root, check.junit) if check.junit else None
     status_read, status_write = os.pipe()  # the reaper writes there why the check could not start
-    with _interrupt_held() as interrupted:
+    with _interrupt_held() as held:
         try:
             proc = subprocess.Popen(reaper_argv(status_write, argv), cwd=repo_root, env=env, stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
@@ -135,7 +136,8 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
             return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], exc)], env)
         finally:
             os.close(status_write)
-    timed_out, not_started = _wait(proc, output, check.timeout_s, bool(interrupted), on_start, status_read)
+        # Still held: `_wait` lets Ctrl-C through only once it can end the check's group.
+        timed_out, not_started = _wait(proc, output, check.timeout_s, held, on_start, status_read)
     if not_started is not None:
         return _result(check, None, False, started, output, None, [*notes, _not_started(argv[0], not_started)], env)
     code = None if timed_out else proc.returncode
@@ -147,14 +149,14 @@ def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | No
     return _result(check, code, passed, started, output, tests, notes, env, timed_out)
 
 
-def _wait(proc: subprocess.Popen[bytes], output: _Output, timeout_s: float, interrupted: bool,
+def _wait(proc: subprocess.Popen[bytes], output: _Output, timeout_s: float, held: _HeldInterrupt,
           on_start: Callable[[int], None] | None, status_read: int) -> tuple[bool, OSError | None]:
     """Wait for the started check (to its timeout), end its group and read what is left of its output: whether it
     timed out, and why the reaper could not start it (None: it started)."""
     assert proc.stdout is not None
     try:
-        if interrupted:
-            signal.raise_signal(signal.SIGINT)  # now that the check's group is known and gets ended below
+        if held.release():  # a Ctrl-C came while the check started: raised now that its group gets ended below
+            signal.raise_signal(signal.SIGINT)
         if on_start is not None:
             on_start(proc.pid)
         timed_out = _collect(proc, output, time.monotonic() + timeout_s)
@@ -203,22 +205,34 @@ def check_event(result: CheckResult, commit: str, run_id: str | None, subject: S
 
 # -- running ------------------------------------------------------------------------------------------------------
 
-@contextlib.contextmanager
-def _interrupt_held() -> Iterator[list[int]]:
-    """Hold back SIGINT (Ctrl-C) while the check starts: raised inside Popen, it would lose the child's pid and
-    leave the check's group running in its own session. The list it yields is not empty when one came."""
-    import threading
+class _HeldInterrupt:
+    """SIGINT (Ctrl-C) held back while a check starts: raised inside Popen, or before the wait that ends the
+    check's group on an interrupt, it would lose the child's pid and leave the group running in its own session."""
 
-    # Signal handlers belong to the main thread; a handler installed outside Python (None) is left alone.
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
-        yield []
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, _frame: caught.append(number))
+    def __init__(self) -> None:
+        self.caught: list[int] = []
+        self.previous: Any = None
+        # Signal handlers belong to the main thread; a handler installed outside Python (None) is left alone.
+        self.holding = threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGINT) is not None
+        if self.holding:
+            self.previous = signal.signal(signal.SIGINT, lambda number, _frame: self.caught.append(number))
+
+    def release(self) -> bool:
+        """Let Ctrl-C through again; whether one came while it was held."""
+        if self.holding:
+            self.holding = False
+            signal.signal(signal.SIGINT, self.previous)
+        return bool(self.caught)
+
+
+@contextlib.contextmanager
+def _interrupt_held() -> Iterator[_HeldInterrupt]:
+    held = _HeldInterrupt()
     try:
-        yield caught
+        yield held
     finally:
-        signal.signal(signal.SIGINT, previous)
+        held.release()
 
 
 class _Output:
