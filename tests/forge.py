@@ -4,6 +4,7 @@ hashed, with whatever `ts`, `commit` or other field a test needs. Nothing here g
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -55,3 +56,20 @@ def append_events(path: Path, events: Iterable[dict[str, Any]]) -> list[bytes]:
     with open(path, "ab") as handle:
         handle.writelines(lines)
     return lines
+
+
+def mutate(lines: list[bytes], mutation: str, rng: random.Random) -> None:
+    """Damage `lines` in place as damage and forgers do: "drop", "swap", "copy" or "cut" a line, or "splice" a
+    cut line onto another."""
+    at = rng.randrange(len(lines))
+    if mutation == "drop" and len(lines) > 1:
+        del lines[at]
+    elif mutation == "swap":
+        other = rng.randrange(len(lines))
+        lines[at], lines[other] = lines[other], lines[at]
+    elif mutation == "copy":
+        lines.insert(rng.randrange(len(lines) + 1), lines[at])
+    elif mutation == "cut":
+        lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)]
+    elif mutation == "splice":
+        lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)] + lines[rng.randrange(len(lines))]

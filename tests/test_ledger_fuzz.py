@@ -106,18 +106,7 @@ def test_any_byte_changed_in_a_valid_ledger_is_reported(at: int, value: int) -> 
 def test_mutated_valid_lines_never_raise(mutations: list[str], rng) -> None:  # type: ignore[no-untyped-def]
     lines = VALID.splitlines(keepends=True)
     for mutation in mutations:
-        at = rng.randrange(len(lines))
-        if mutation == "drop" and len(lines) > 1:
-            del lines[at]
-        elif mutation == "swap":
-            other = rng.randrange(len(lines))
-            lines[at], lines[other] = lines[other], lines[at]
-        elif mutation == "copy":
-            lines.insert(rng.randrange(len(lines) + 1), lines[at])
-        elif mutation == "cut":
-            lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)]
-        else:
-            lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)] + lines[rng.randrange(len(lines))]
+        forge.mutate(lines, mutation, rng)
     read_everything(b"".join(lines))
 
 

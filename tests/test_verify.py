@@ -37,17 +37,7 @@ def _ledger(rng: random.Random) -> list[bytes]:
               for n in range(1, 12)]
     lines = forge.chain(events)
     for _ in range(rng.randrange(4)):
-        at = rng.randrange(len(lines))
-        mutation = rng.choice(["drop", "swap", "copy", "cut"])
-        if mutation == "drop" and len(lines) > 1:
-            del lines[at]
-        elif mutation == "swap":
-            other = rng.randrange(len(lines))
-            lines[at], lines[other] = lines[other], lines[at]
-        elif mutation == "copy":
-            lines.insert(rng.randrange(len(lines) + 1), lines[at])
-        else:
-            lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)]
+        forge.mutate(lines, rng.choice(["drop", "swap", "copy", "cut"]), rng)
     return lines
 
 

@@ -6,14 +6,14 @@ filter of its idempotency keys. `scan` builds it; `checkpoint` keeps it between 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from aidlc.events.canonical import event_of
 from aidlc.events.decisions import Decided, DecisionIndex, GateKey, supersedes_of
 from aidlc.events.verify import Fields, Problem, ProblemKind, Verifier, key_of
-from aidlc.model.events import Event, EventType
+from aidlc.model.events import EventType
 
 _DECIDED = b'"type":"gate.decided"'
 _CREATED = b'"type":"ledger.created"'
@@ -102,7 +102,7 @@ class LedgerState:
 
 
 def decided_of(number: int, offset: int, line: bytes, event: dict[str, Any]) -> tuple[GateKey, Decided] | None:
-    """The gate and the record of a decision event (of a valid event: see `_valid_event`); None for other events."""
+    """The gate and the record of a decision event (a valid one: `canonical.event_of`); None for other events."""
     if event["type"] != EventType.gate_decided or event.get("subject") is None:
         return None
     subject = event["subject"]
@@ -120,7 +120,7 @@ def scan(open_lines: Callable[[], Iterable[bytes]]) -> LedgerState:
         if (key := key_of(line)) is not None:
             state.keys.add(key)
         if _DECIDED in line or (state.created is None and _CREATED in line):  # cheap tests: most lines are neither
-            event = _valid_event(line)
+            event = event_of(line)
             if event is None:
                 return
             if event["type"] == EventType.ledger_created and state.created is None:
@@ -144,13 +144,3 @@ def scan(open_lines: Callable[[], Iterable[bytes]]) -> LedgerState:
             state.decisions.add(key, decided)
     state.decisions.named.clear()
     return state
-
-
-def _valid_event(line: bytes) -> dict[str, Any] | None:
-    """The event a line holds, as the model accepts it, or None (garbage, JSON of another shape, nesting too deep)."""
-    try:
-        event = json.loads(line)
-        Event.model_validate(event)
-    except (ValueError, TypeError, RecursionError):  # pydantic's ValidationError is a ValueError
-        return None
-    return event
