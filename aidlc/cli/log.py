@@ -14,11 +14,11 @@ from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
 from aidlc.events.audit import RecordProblem, check_records
-from aidlc.events.canonical import plain, why_not_event
+from aidlc.events.canonical import plain
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files
 from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, split_lines, verify_lines
-from aidlc.events.view import event_checks
+from aidlc.events.view import NotAnEvent, event_checks, lines_without_event
 from aidlc.gates import signatures
 from aidlc.workspace import records_folder
 
@@ -94,7 +94,7 @@ def verify_cmd(app: App, ref: str | None) -> None:
     signed, audit, not_events = _beyond_the_chain(ledger) if problem is None else ([], [], [])
     if app.json:
         app.emit_json({"path": ledger.rel, "ok": result.ok and not signed and not audit and not not_events,
-                       "events": result.events, "not_events": not_events,
+                       "events": result.events, "not_events": [asdict(found) for found in not_events],
                        "against": ref, "problem": None if problem is None else _problem_json(problem),
                        "notices": [_problem_json(p) | {"severity": p.severity} for p in notices],
                        "signatures": [asdict(p) for p in signed], "audit": [asdict(p) for p in audit]})
@@ -123,7 +123,7 @@ def verify_cmd(app: App, ref: str | None) -> None:
         raise click.exceptions.Exit(1)
 
 
-def _beyond_the_chain(ledger: Ledger) -> tuple[list[signatures.Problem], list[RecordProblem], list[dict[str, object]]]:
+def _beyond_the_chain(ledger: Ledger) -> tuple[list[signatures.Problem], list[RecordProblem], list[NotAnEvent]]:
     """What an intact chain is checked for beyond it: its signatures; then the digests of the audit entries it
     records (are the entries still as written?), in the same pass that reads every line as an event (a line the
     chain holds must be one, else no reader sees it)."""
@@ -132,22 +132,13 @@ def _beyond_the_chain(ledger: Ledger) -> tuple[list[signatures.Problem], list[Re
         return signed, [], []
     shapeless: list[int] = []
     audit = check_records(ledger.repo_root, ledger.rel, ledger.events(shapeless))
-    return signed, audit, _not_events(ledger, shapeless)
+    return signed, audit, lines_without_event(ledger, shapeless)
 
 
-def _print_not_events(rel: str, not_events: list[dict[str, object]]) -> None:
+def _print_not_events(rel: str, not_events: list[NotAnEvent]) -> None:
     more = f" (and {len(not_events) - 1} more such lines)" if len(not_events) > 1 else ""
-    echo(f"✗ {rel}:{not_events[0]['line']}: {not_events[0]['message']}{more}")
+    echo(f"✗ {rel}:{not_events[0].line}: {not_events[0].message}{more}")
     echo(f"Next steps:\n  git log -p -- {rel}    # who wrote the line; restore the file from the last good commit")
-
-
-def _not_events(ledger: Ledger, numbers: list[int]) -> list[dict[str, object]]:
-    """The lines that are chained and hashed but hold no event (readers leave them out), with what is wrong."""
-    if not numbers:
-        return []
-    wanted = set(numbers)
-    return [{"line": number, "message": f"the line holds no ledger event ({why_not_event(line)})"}
-            for number, line in enumerate(ledger.lines(), start=1) if number in wanted]
 
 
 def _print_signature_problems(problems: list[signatures.Problem]) -> None:

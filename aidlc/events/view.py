@@ -6,13 +6,14 @@ commands that look at every event, the events themselves and the checks beyond t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 
 from aidlc import vcs
 from aidlc.errors import AidlcError
-from aidlc.events.canonical import parse_event
+from aidlc.events.canonical import parse_event, why_not_event
 from aidlc.events.decisions import Decided, DecisionIndex, GateKey
 from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError, no_ledger
 from aidlc.events.state import LedgerState, scan
@@ -160,3 +161,20 @@ def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView])
                          "ledger does not verify",
                          ["aidlc log verify    # the first problem, in full", f"git log -p -- {ledger.rel}"])
     return ledger
+
+
+@dataclass(frozen=True)
+class NotAnEvent:
+    """A line that is chained and hashed but holds no event: every reader leaves it out."""
+
+    line: int
+    message: str
+
+
+def lines_without_event(ledger: Ledger, numbers: list[int]) -> list[NotAnEvent]:
+    """The lines `numbers` (as `Ledger.events` reported them) with what keeps each from being an event."""
+    if not numbers:
+        return []
+    wanted = set(numbers)
+    return [NotAnEvent(number, f"the line holds no ledger event ({why_not_event(line)})")
+            for number, line in enumerate(ledger.lines(), start=1) if number in wanted]
