@@ -1,4 +1,4 @@
-"""The ledger rules of `aidlc validate` (AIDLC-LEDGER-001..007): each with a broken and a clean fixture.
+"""The ledger rules of `aidlc validate` (AIDLC-LEDGER-001..012 and 018): each with a broken and a clean fixture.
 (Completion evidence and a lost ledger are in test_claims.py.)
 
 The ledgers are real: started by `aidlc init`, filled by `aidlc gate`, or appended through
@@ -14,13 +14,16 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from aidlc.events import canonical
 from aidlc.events.ledger import Ledger
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import CATALOGUE
 from tests import forge
-from tests.helpers import Bank, complete_first_bolt
+from tests.helpers import Bank, complete_first_bolt, run_cli
 from tests.test_gate import (
     BOLT,
     BOLT_ID,
@@ -300,6 +303,57 @@ def test_012_two_branches_that_decided_a_gate_differently(chain: Path) -> None:
     assert hits(chain, "AIDLC-LEDGER-001") == []
     approve(chain, INTENT_ID, "requirements")  # a person decides again, after both
     assert hits(chain, "AIDLC-LEDGER-012") == []
+
+
+# -- AIDLC-LEDGER-018: every line the chain holds is an event -----------------------------------------------------
+NOT_EVENTS = [  # a field of the event, as a forger might set it -> what the finding names
+    ({"actor": None}, "actor: field required"),
+    ({"type": "gate.forged"}, "type: input should be"),
+    ({"data": "approved"}, "data: input should be a valid dictionary"),
+    ({"approved_by": "Ada"}, "approved_by: extra inputs are not permitted"),
+]
+
+
+def _forge_next(root: Path, **fields: object) -> int:
+    """Append a chained, hashed line with `fields` over an ordinary event's; its line number."""
+    line = len(read(root, LEDGER).splitlines()) + 1
+    forge.append_events(root / LEDGER, [forge.event(line, ts=forge.stamp(datetime.now(UTC)), **fields)])
+    return line
+
+
+@pytest.mark.parametrize(("fields", "why"), NOT_EVENTS, ids=["no-actor", "unknown-type", "data-text", "extra-field"])
+def test_018_a_chained_line_that_holds_no_event_is_refused(chain: Path, fields: dict, why: str) -> None:
+    approve(chain, INTENT_ID, "requirements")
+    git(chain, "add", "-A")
+    git(chain, "commit", "-qm", "decided")
+    assert hits(chain, "AIDLC-LEDGER-018") == []
+    line = _forge_next(chain, **fields)
+    assert [f.code for f in findings(chain) if f.code.startswith("AIDLC-LEDGER")] == ["AIDLC-LEDGER-018"]
+    found = hits(chain, "AIDLC-LEDGER-018")
+    assert where(found) == [(LEDGER, line)] and found[0].severity == Severity.error
+    assert f"the line holds no ledger event ({why}" in found[0].message, found[0].message
+    assert found[0].fix == f"git log -p -- {LEDGER}    # who wrote the line; restore the file from the last good commit"
+    validated = run_cli("validate", cwd=chain)
+    assert validated.returncode == 1 and f"{LEDGER}:{line} AIDLC-LEDGER-018 " in validated.stdout, validated.stdout
+    refused = run_cli("ci", cwd=chain)
+    assert refused.returncode == 1 and f"{LEDGER}:{line} AIDLC-LEDGER-018 " in refused.stdout, refused.stdout
+    report = json.loads(run_cli("--format", "json", "ci", cwd=chain).stdout)
+    assert [(f["code"], f["line"]) for f in report["findings"] if f["severity"] == "error"] == \
+        [("AIDLC-LEDGER-018", line)]
+
+
+def test_018_only_lines_the_chain_does_not_report(chain: Path) -> None:
+    approve(chain, INTENT_ID, "requirements")
+    good = _forge_next(chain)  # an ordinary event, forged or not, is no finding
+    assert hits(chain, "AIDLC-LEDGER-018") == [] and hits(chain, "AIDLC-LEDGER-001") == []
+    lines = read(chain, LEDGER).encode().splitlines(keepends=True)
+    lines[1] = lines[1].replace(b'"kind":"human"', b'"kind":"robot"')  # an edit that leaves no event behind
+    tip = json.loads(lines[-1])
+    text_seq = {**forge.event(good + 1), "seq": str(good + 1), "prev": tip["hash"]}  # no seq the chain can read
+    text_seq["hash"] = canonical.event_hash(text_seq)
+    write(chain, LEDGER, b"".join([*lines, canonical.line_of(text_seq)]).decode())
+    assert where(hits(chain, "AIDLC-LEDGER-001")) == [(LEDGER, 2)]
+    assert hits(chain, "AIDLC-LEDGER-018") == []  # both lines are the chain's to report (the first, by 001)
 
 
 def test_every_ledger_rule_has_tests_here() -> None:

@@ -7,6 +7,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from aidlc.events.canonical import event_hash, line_of, plain
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view
 from aidlc.model.events import Actor, ActorKind, Event, EventType, FileDigest, Subject
+from tests import forge
 from tests.helpers import in_process
 
 LEDGER = "memory-bank/events.jsonl"
@@ -228,6 +230,22 @@ def test_show_skips_a_damaged_line_says_so_and_verify_reports_it(decided: Path, 
         assert "Traceback" not in other.stderr and other.returncode in (0, 1), other.stderr
     verify = json.loads(cli(decided, "log", "verify", "--format", "json").stdout)
     assert verify["problem"]["line"] == 3 and verify["problem"]["kind"] == "invalid"
+
+
+def test_verify_names_a_chained_line_that_holds_no_event(decided: Path) -> None:
+    now = forge.stamp(datetime.now(UTC))
+    forge.append_events(decided / LEDGER, [forge.event(6, ts=now, actor=None), forge.event(7, ts=now),
+                                           forge.event(8, ts=now, type="gate.forged")])
+    proc = cli(decided, "log", "verify")
+    assert proc.returncode == 1
+    assert f"✗ {LEDGER}:6: the line holds no ledger event (actor: field required) (and 1 more such lines)" \
+        in proc.stdout, proc.stdout
+    assert f"git log -p -- {LEDGER}" in proc.stdout
+    verified = json.loads(cli(decided, "log", "verify", "--format", "json").stdout)
+    assert not verified["ok"] and verified["problem"] is None and verified["events"] == 8
+    assert [found["line"] for found in verified["not_events"]] == [6, 8]
+    assert verified["not_events"][0]["message"] == "the line holds no ledger event (actor: field required)"
+    assert verified["not_events"][1]["message"].startswith("the line holds no ledger event (type: input should be ")
 
 
 def test_the_merge_driver_names_a_file_that_is_not_there(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from aidlc.events.canonical import plain
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files
 from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, split_lines, verify_lines
-from aidlc.events.view import NotAnEvent, event_checks, lines_without_event
+from aidlc.events.view import NotAnEvent, event_checks, read_events
 from aidlc.gates import signatures
 from aidlc.workspace import records_folder
 
@@ -130,9 +130,10 @@ def _beyond_the_chain(ledger: Ledger) -> tuple[list[signatures.Problem], list[Re
     signed = signatures.ledger_problems(ledger)
     if signed:
         return signed, [], []
-    shapeless: list[int] = []
-    audit = check_records(ledger.repo_root, ledger.rel, ledger.events(shapeless))
-    return signed, audit, lines_without_event(ledger, shapeless)
+    not_events: list[NotAnEvent] = []  # complete once check_records has read every event
+    events = (event for _, event in read_events(ledger.lines(), not_events))
+    audit = check_records(ledger.repo_root, ledger.rel, events)
+    return signed, audit, not_events
 
 
 def _print_not_events(rel: str, not_events: list[NotAnEvent]) -> None:

@@ -5,7 +5,7 @@ commands that look at every event, the events themselves and the checks beyond t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
@@ -17,7 +17,7 @@ from aidlc.events.canonical import parse_event, why_not_event
 from aidlc.events.decisions import Decided, DecisionIndex, GateKey
 from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError, no_ledger
 from aidlc.events.state import LedgerState, scan
-from aidlc.events.verify import EventChecks, Problem, Verification, split_lines, verify_lines
+from aidlc.events.verify import CHAIN_KINDS, EventChecks, Problem, Verification, split_lines, verify_lines
 from aidlc.model.events import Decision, Event
 from aidlc.model.types import instant
 
@@ -115,11 +115,22 @@ class LedgerView:
             return iter(split_lines(self._data))
         return self.ledger.lines() if self.error is None else iter(())
 
-    @cached_property
+    @property
     def events(self) -> list[tuple[int, Event]]:
         """Every well-formed event with its line (damaged lines are left out): for rules about each event."""
-        return [(number, event) for number, line in enumerate(self._lines(), start=1)
-                if (event := parse_event(line)) is not None]
+        return self._parsed[0]
+
+    @property
+    def not_events(self) -> list[NotAnEvent]:
+        """The lines that joined the chain but hold no event (a line the chain reports is not one of them)."""
+        return self._parsed[1]
+
+    @cached_property
+    def _parsed(self) -> tuple[list[tuple[int, Event]], list[NotAnEvent]]:
+        """Every line parsed once, when a command first asks for its events (most commands never do)."""
+        reported = {problem.line for problem in self.state.problems if problem.kind in CHAIN_KINDS}
+        not_events: list[NotAnEvent] = []
+        return list(read_events(self._lines(), not_events, reported)), not_events
 
     @cached_property
     def audit(self) -> Verification:
@@ -171,10 +182,13 @@ class NotAnEvent:
     message: str
 
 
-def lines_without_event(ledger: Ledger, numbers: list[int]) -> list[NotAnEvent]:
-    """The lines `numbers` (as `Ledger.events` reported them) with what keeps each from being an event."""
-    if not numbers:
-        return []
-    wanted = set(numbers)
-    return [NotAnEvent(number, f"the line holds no ledger event ({why_not_event(line)})")
-            for number, line in enumerate(ledger.lines(), start=1) if number in wanted]
+def read_events(lines: Iterable[bytes], not_events: list[NotAnEvent],
+                reported: Container[int] = frozenset()) -> Iterator[tuple[int, Event]]:
+    """Every event of `lines` with its line number, as it is read; each line that holds none is added to
+    `not_events` with what keeps it from being one, unless `reported` holds its number (the chain's problems)."""
+    for number, line in enumerate(lines, start=1):
+        event = parse_event(line)
+        if event is not None:
+            yield number, event
+        elif number not in reported:
+            not_events.append(NotAnEvent(number, f"the line holds no ledger event ({why_not_event(line)})"))

@@ -1,7 +1,7 @@
-"""Ledger rules: the chain is intact, every event is plausible beyond its hash, gate decisions judged
-bytes that have not changed since, and branches did not decide a gate differently. The view of the
-ledger the rules of one run share is built here, once per run. (Whether completions are backed by
-decisions: `claims`; who decided, and with which key: `approvals`.)"""
+"""Ledger rules: the chain is intact, every line of it holds an event, every event is plausible beyond its
+hash, gate decisions judged bytes that have not changed since, and branches did not decide a gate differently.
+The view of the ledger the rules of one run share is built here, once per run. (Whether completions are backed
+by decisions: `claims`; who decided, and with which key: `approvals`.)"""
 
 from __future__ import annotations
 
@@ -127,6 +127,19 @@ def fork_conflicts(index: BankIndex) -> Iterator[Hit]:
         yield Hit(led.ledger.rel, _line(led, decided[-1]),
                   f"{kind} {subject_id} {stage}: {describe_conflict(decided)}; the gate counts as undecided",
                   f"a person decides again: aidlc gate approve|reject {subject_id} --stage {stage}")
+
+
+@rule("AIDLC-LEDGER-018", E, "ledger", "a line of the ledger is chained and hashed but holds no event (a missing "
+      "field, an unknown type or field, a field of the wrong type): every reader leaves it out",
+      "restore memory-bank/events.jsonl from the last good commit (`git log -p -- memory-bank/events.jsonl` shows "
+      "who wrote the line); aidlc writes every event itself")
+def events_readable(index: BankIndex) -> Iterator[Hit]:
+    led = view(index)
+    if led is not None:
+        for found in led.not_events:
+            yield Hit(led.ledger.rel, found.line, found.message,
+                      f"git log -p -- {led.ledger.rel}    # who wrote the line; restore the file from the last good "
+                      "commit")
 
 
 def _line(led: LedgerView, event: Event) -> int | None:
