@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import aidlc.events.view as view_module
 from aidlc.events import canonical
 from aidlc.events.ledger import Ledger
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
@@ -354,6 +355,20 @@ def test_018_only_lines_the_chain_does_not_report(chain: Path) -> None:
     write(chain, LEDGER, b"".join([*lines, canonical.line_of(text_seq)]).decode())
     assert where(hits(chain, "AIDLC-LEDGER-001")) == [(LEDGER, 2)]
     assert hits(chain, "AIDLC-LEDGER-018") == []  # both lines are the chain's to report (the first, by 001)
+
+
+def test_018_shares_the_one_reading_of_every_event(chain: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    approve(chain, INTENT_ID, "requirements")
+    _forge_next(chain, actor=None)
+    parsed: list[bytes] = []
+
+    def counting(line: bytes) -> object:
+        parsed.append(line)
+        return canonical.parse_event(line)
+
+    monkeypatch.setattr(view_module, "parse_event", counting)
+    assert len(hits(chain, "AIDLC-LEDGER-018")) == 1
+    assert len(parsed) == len(read(chain, LEDGER).splitlines())  # once per line for 014-016 and 018 together
 
 
 def test_every_ledger_rule_has_tests_here() -> None:
