@@ -82,6 +82,7 @@ class LedgerView:
         self.state = state or LedgerState()
         self.error = error
         self._data = data  # a ledger held in memory (the merge driver's sides), read from there
+        self._events: tuple[int, list[tuple[int, Event]]] | None = None  # (the state's size then, the events)
 
     @property
     def problems(self) -> list[Problem]:
@@ -115,11 +116,23 @@ class LedgerView:
             return iter(split_lines(self._data))
         return self.ledger.lines() if self.error is None else iter(())
 
-    @cached_property
+    @property
     def events(self) -> list[tuple[int, Event]]:
-        """Every well-formed event with its line (damaged lines are left out): for rules about each event."""
-        return [(number, event) for number, line in enumerate(self._lines(), start=1)
-                if (event := parse_event(line)) is not None]
+        """Every well-formed event with its line (damaged lines are left out): for rules about each event, and the
+        evidence. Read again when appends through the ledger have added to the state since they were read."""
+        if self._events is None or self._events[0] != self.state.size:
+            self._events = (self.state.size, [(number, event) for number, line in enumerate(self._lines(), start=1)
+                                              if (event := parse_event(line)) is not None])
+        return self._events[1]
+
+    def current(self) -> bool:
+        """Whether the view still shows the ledger file as it is: nobody wrote to it since it was read, but through
+        this view's `ledger` (whose appends add to the state the view holds)."""
+        return self._data is None and self.error is None and self.ledger.held_state() is self.state
+
+    def now(self) -> LedgerView:
+        """This view if it is `current`, else the ledger's view opened again."""
+        return self if self.current() else open_view(self.ledger)
 
     @cached_property
     def audit(self) -> Verification:
@@ -148,19 +161,20 @@ def view_of_bytes(data: bytes) -> LedgerView:
 def verified_ledger(repo_root: str, bank_root: str, records: str) -> Ledger:
     """The bank's ledger, for a command about to record in it (`records`: what it records and what it holds
     back, as the error says it): it must be there and its chain intact, else nothing is started."""
-    return verified(Ledger.of_bank(repo_root, bank_root), records, open_view)
+    return verified(Ledger.of_bank(repo_root, bank_root), records, open_view).ledger
 
 
-def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView]) -> Ledger:
-    """`verified_ledger` with the ledger's view from `view` (a command that holds one already)."""
+def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView]) -> LedgerView:
+    """`verified_ledger`'s check, of the view `view` gives (opens, or one the command holds already); that view."""
     if not ledger.exists():
         raise no_ledger(ledger)
-    problem = view(ledger).first_error
+    found = view(ledger)
+    problem = found.first_error
     if problem is not None:
         raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; {records} while the "
                          "ledger does not verify",
                          ["aidlc log verify    # the first problem, in full", f"git log -p -- {ledger.rel}"])
-    return ledger
+    return found
 
 
 @dataclass(frozen=True)
