@@ -103,8 +103,8 @@ def test_each_bolt_command_reads_aidlc_yaml_once_and_indexes_each_read_of_the_ba
     # The command's read, one after the plan's approval changed the bank, one after the checks for the walkthrough.
     assert calls["aidlc.yaml parsed"] == 1 and calls["bank read"] == 3 and calls["index built"] == 3, calls
     assert calls["state.json saved"] == 8 and calls["state.json saved unchanged"] == 0, calls
-    # The plan decision's, under the ledger's lock: the workspace takes it over, with the decision's own line, and the
-    # run's appends keep it current through the checks, the walkthrough's evidence and the walkthrough gate.
+    # The plan decision's own read, which the workspace takes over with the decision's line; the run's appends keep
+    # it current through the checks, the walkthrough's evidence and the walkthrough gate.
     assert calls["ledger view opened"] == 1, calls
 
     calls.clear()
@@ -141,7 +141,7 @@ def test_gate_approve_opens_the_ledger_view_once_for_its_decision_and_its_eviden
     calls.clear()
     _gate(shop, "approve", BOLT, "--stage", "plan")
 
-    assert calls["ledger view opened"] == 1, calls  # the decision's, under the ledger's lock
+    assert calls["ledger view opened"] == 1, calls  # the decision's own read
 
     server.push(edit_answer("        result -= price\n", "        result += price\n"))
     _bolt(shop, server, "resume", BOLT)  # to the walkthrough gate
@@ -166,13 +166,14 @@ def test_a_refreshed_workspace_keeps_the_ledger_view_until_someone_else_writes_t
     kept = workspace.refreshed()
 
     assert kept.view is seen and kept.ledger is workspace.ledger  # the append added to the state the view holds
+    assert seen.current() and seen.now() is seen
     assert seen.state.tip == (mine.hash, mine.seq)
     assert len(seen.events) == events + 1 and seen.events[-1][1] == mine  # read again: the state moved on
     theirs = Ledger.of_bank(shop, "memory-bank").append(EventType.check_recorded, AGENT, data={"by": "a person"}).event
 
     again = kept.refreshed()
 
-    assert not seen.current() and again.view is not seen
+    assert not seen.current() and again.view is not seen and seen.now() is not seen
     assert again.view.state.tip == (theirs.hash, theirs.seq) and again.view.events[-1][1] == theirs
 
 
