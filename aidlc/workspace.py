@@ -114,15 +114,16 @@ def folder_of(records: MemoryBank | DocsProject | RecordsWorkspace) -> str:
 class Workspace:
     """What one command reads of the repository, read once and passed down: aidlc.yaml, the memory bank and its
     index, the ledger and its view. Where a person or the model may have changed files since (a model's answer, the
-    checks, a question at a gate, a gate decision), the command takes `refreshed()`: the bank and the ledger read
-    again, under the same configuration (aidlc.yaml is read once a command: a run keeps the settings it began
-    with)."""
+    checks, a question at a gate, a gate decision), the command takes `refreshed()`: the bank read again, and the
+    ledger where someone wrote to it, under the same configuration (aidlc.yaml is read once a command: a run keeps
+    the settings it began with)."""
 
-    def __init__(self, config: Config, bank: MemoryBank) -> None:
+    def __init__(self, config: Config, bank: MemoryBank, view: LedgerView | None = None) -> None:
         self.config = config
         self.bank = bank
         self.root = Path(bank.repo_root)
-        self.ledger = Ledger.of_bank(self.root, bank.rel_root)
+        self.ledger = view.ledger if view is not None else Ledger.of_bank(self.root, bank.rel_root)
+        self._view = view
 
     @classmethod
     def open(cls, root: Path) -> Workspace:
@@ -130,22 +131,29 @@ class Workspace:
         config = load_config(root)
         return cls(config, open_bank(root, config=config))
 
-    def refreshed(self) -> Workspace:
-        """The bank and the ledger as they are on disk now, with this workspace's configuration."""
-        return Workspace(self.config, open_bank(self.root, config=self.config))
+    def refreshed(self, view: LedgerView | None = None) -> Workspace:
+        """The bank as it is on disk now, with this workspace's configuration, and the ledger's view: `view` (a gate
+        decision's, its own line included) or this workspace's, while it still shows the file as it is
+        (`LedgerView.current`), else opened again when first asked for."""
+        bank = open_bank(self.root, config=self.config)
+        kept = next((v for v in (view, self._view) if v is not None and v.ledger.path == self.ledger.path
+                     and v.current()), None)
+        return Workspace(self.config, bank, kept)
 
     @cached_property
     def index(self) -> BankIndex:
         return BankIndex(self.bank)
 
-    @cached_property
+    @property
     def view(self) -> LedgerView:
         """The ledger's view, opened when first asked for. Appends through `ledger` keep it current (they add to
         the state it holds); a decision recorded through another `Ledger` (aidlc.gates) shows in `refreshed()`."""
-        return open_view(self.ledger)
+        if self._view is None:
+            self._view = open_view(self.ledger)
+        return self._view
 
-    def verified_ledger(self, records: str) -> Ledger:
-        """The ledger, there and intact, read through `view` (`aidlc.events.view.verified_ledger`)."""
+    def verified_view(self, records: str) -> LedgerView:
+        """`view`, the ledger there and intact (`aidlc.events.view.verified_ledger`)."""
         return verified(self.ledger, records, lambda _: self.view)
 
     def bolt(self, ref: str) -> BoltItem:

@@ -1,6 +1,7 @@
 """One Workspace per command: `aidlc bolt start` and `aidlc bolt resume` read aidlc.yaml once, build the bank's
-index once per read of the bank, and save the run's state.json only when the state changed. The counts are of the
-real calls the commands make, run in process against a real OpenAI-protocol server (the model)."""
+index once per read of the bank, open a view of the ledger once per state of it nobody else wrote (`aidlc gate
+approve` too), and save the run's state.json only when the state changed. The counts are of the real calls the
+commands make, run in process against a real OpenAI-protocol server (the model)."""
 
 from __future__ import annotations
 
@@ -15,16 +16,20 @@ from click.testing import CliRunner
 
 import aidlc.bolt.start
 import aidlc.cli.bolt
+import aidlc.cli.gate
 from aidlc.bank import config, index, loader
 from aidlc.bolt.store import RunStore, find_run
 from aidlc.cli import cli
 from aidlc.events import view
+from aidlc.events.ledger import Ledger
+from aidlc.model.events import Actor, ActorKind, EventType
 from aidlc.model.run import RunState
 from aidlc.workspace import Workspace
 from tests.bolt_sample import BOLT, BOLT_DIR, STORY, edit_answer, plan_answer
 from tests.openai_server import ScriptedServer
 
-COMMAND_MODULES = (aidlc.bolt.start, aidlc.cli.bolt)  # loaded before the functions they import are counted
+# Loaded before the functions they import are counted.
+COMMAND_MODULES = (aidlc.bolt.start, aidlc.cli.bolt, aidlc.cli.gate)
 
 
 def _counted(calls: Counter[str], name: str, function: Callable[..., Any]) -> Callable[..., Any]:
@@ -73,6 +78,11 @@ def _bolt(root: Path, server: ScriptedServer, *args: str) -> None:
     assert result.exit_code in (0, 3), result.output  # done, or at a gate waiting for a person
 
 
+def _gate(root: Path, *args: str) -> None:
+    result = CliRunner().invoke(cli, ["--repo", str(root), "gate", *args], env={"CI": None, "NO_COLOR": "1"})
+    assert result.exit_code == 0, result.output
+
+
 def test_each_bolt_command_reads_aidlc_yaml_once_and_indexes_each_read_of_the_bank_once(
         shop: Path, server: ScriptedServer, calls: Counter[str]) -> None:
     server.push(plan_answer())
@@ -82,6 +92,8 @@ def test_each_bolt_command_reads_aidlc_yaml_once_and_indexes_each_read_of_the_ba
     # The start's read, and one after the model answered (a person may have changed the bank meanwhile).
     assert calls["aidlc.yaml parsed"] == 1 and calls["bank read"] == 2 and calls["index built"] == 2, calls
     assert calls["state.json saved"] == 5 and calls["state.json saved unchanged"] == 0, calls
+    # The start's view, kept current by the run's own appends and kept over the read after the model answered.
+    assert calls["ledger view opened"] == 1, calls
 
     calls.clear()
     server.push(edit_answer("        result -= price\n", "        result += price\n"))
@@ -91,6 +103,9 @@ def test_each_bolt_command_reads_aidlc_yaml_once_and_indexes_each_read_of_the_ba
     # The command's read, one after the plan's approval changed the bank, one after the checks for the walkthrough.
     assert calls["aidlc.yaml parsed"] == 1 and calls["bank read"] == 3 and calls["index built"] == 3, calls
     assert calls["state.json saved"] == 8 and calls["state.json saved unchanged"] == 0, calls
+    # The plan decision's own read, which the workspace takes over with the decision's line; the run's appends keep
+    # it current through the checks, the walkthrough's evidence and the walkthrough gate.
+    assert calls["ledger view opened"] == 1, calls
 
     calls.clear()
     story = shop / STORY
@@ -100,6 +115,9 @@ def test_each_bolt_command_reads_aidlc_yaml_once_and_indexes_each_read_of_the_ba
     # The command's read, and one after the approval (its evidence check reads the workspace's index too).
     assert calls["aidlc.yaml parsed"] == 1 and calls["bank read"] == 2 and calls["index built"] == 2, calls
     assert calls["state.json saved"] == 1 and calls["state.json saved unchanged"] == 0, calls
+    # The workspace's (the plan gate checked before anything), and the walkthrough decision's, which its evidence
+    # is read from too and the workspace takes over.
+    assert calls["ledger view opened"] == 2, calls
     assert find_run(Workspace.open(shop), BOLT).load().status.value == "COMPLETED"
 
 
@@ -114,3 +132,59 @@ def test_a_refreshed_workspace_sees_the_bank_as_it_is_now_under_the_same_configu
     assert workspace.bolt(BOLT).meta.risk == "medium" and refreshed.bolt(BOLT).meta.risk == "high"  # type: ignore[union-attr]
     assert refreshed.config is workspace.config and refreshed.bank.rel_root == "memory-bank"
     assert refreshed.index is not workspace.index and refreshed.index.bank is refreshed.bank
+
+
+def test_gate_approve_opens_the_ledger_view_once_for_its_decision_and_its_evidence(
+        shop: Path, server: ScriptedServer, calls: Counter[str]) -> None:
+    server.push(plan_answer())
+    _bolt(shop, server, "start", BOLT)
+    calls.clear()
+    _gate(shop, "approve", BOLT, "--stage", "plan")
+
+    assert calls["ledger view opened"] == 1, calls  # the decision's own read
+
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    _bolt(shop, server, "resume", BOLT)  # to the walkthrough gate
+    story = shop / STORY
+    story.write_text(story.read_text().replace("- [ ]", "- [x]"))
+    calls.clear()
+    _gate(shop, "approve", BOLT, "--stage", "walkthrough", "--reason", "the total adds up")
+
+    assert calls["ledger view opened"] == 1, calls  # the decision's: the walkthrough's evidence is read from it too
+    assert Workspace.open(shop).view.history.approved("bolt", BOLT, "walkthrough")
+
+
+AGENT = Actor(kind=ActorKind.agent, name="aidlc bolt (test-model)")
+
+
+def test_a_refreshed_workspace_keeps_the_ledger_view_until_someone_else_writes_to_the_ledger(shop: Path) -> None:
+    workspace = Workspace.open(shop)
+    seen = workspace.view
+    events = len(seen.events)
+    mine = workspace.ledger.append(EventType.check_recorded, AGENT, data={"by": "this command"}).event
+
+    kept = workspace.refreshed()
+
+    assert kept.view is seen and kept.ledger is workspace.ledger  # the append added to the state the view holds
+    assert seen.current() and seen.now() is seen
+    assert seen.state.tip == (mine.hash, mine.seq)
+    assert len(seen.events) == events + 1 and seen.events[-1][1] == mine  # read again: the state moved on
+    theirs = Ledger.of_bank(shop, "memory-bank").append(EventType.check_recorded, AGENT, data={"by": "a person"}).event
+
+    again = kept.refreshed()
+
+    assert not seen.current() and again.view is not seen and seen.now() is not seen
+    assert again.view.state.tip == (theirs.hash, theirs.seq) and again.view.events[-1][1] == theirs
+
+
+def test_a_workspace_refreshed_after_a_decision_takes_the_decisions_view_while_it_is_current(shop: Path) -> None:
+    workspace = Workspace.open(shop)
+    decision = Ledger.of_bank(shop, "memory-bank")
+    decided = view.open_view(decision)
+    decision.append(EventType.check_recorded, AGENT, data={"by": "the decision"})
+
+    assert workspace.refreshed(decided).view is decided and decided.current()
+
+    Ledger.of_bank(shop, "memory-bank").append(EventType.check_recorded, AGENT, data={"by": "a person"})
+
+    assert not decided.current() and workspace.refreshed(decided).view is not decided

@@ -36,7 +36,7 @@ def preflight(workspace: Workspace, bolt_ref: str) -> StartPoint:
     """Everything `start` checks before it touches anything (what `--dry-run` reports)."""
     repo, bank = workspace.root, workspace.bank
     bolt = workspace.bolt(bolt_ref)
-    workspace.verified_ledger("a bolt run records its milestones there and starts nothing")
+    workspace.verified_view("a bolt run records its milestones there and starts nothing")
     if not bank.config.verify:
         raise UsageError("aidlc.yaml has no verify commands: a run could not check its own work",
                          ["add one under verify: in aidlc.yaml, e.g. `- {name: tests, run: python -m pytest -q}`"])

@@ -14,6 +14,7 @@ from aidlc.bolt import plan as plans
 from aidlc.bolt.machine import transition
 from aidlc.bolt.store import RunStore
 from aidlc.events.ledger import Ledger, utc_now
+from aidlc.events.view import LedgerView
 from aidlc.llm.base import Provider
 from aidlc.model.events import Actor, ActorKind, Decision, Event, EventType, Subject
 from aidlc.model.run import RunState, RunStatus, Span
@@ -94,10 +95,11 @@ class RunSession:
     def ledger(self) -> Ledger:
         return self.workspace.ledger
 
-    def refresh(self) -> Workspace:
+    def refresh(self, view: LedgerView | None = None) -> Workspace:
         """The bank and the ledger as they are on disk now: called where a person (while the model answered, the
-        checks ran or a question waited) or a gate decision may have changed them since they were read."""
-        self.workspace = self.workspace.refreshed()
+        checks ran or a question waited) or a gate decision may have changed them since they were read. `view`: the
+        ledger as a gate decision left it (`Workspace.refreshed`)."""
+        self.workspace = self.workspace.refreshed(view)
         self.bolt = self.workspace.bolt(self.state.bolt)
         return self.workspace
 

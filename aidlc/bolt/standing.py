@@ -35,14 +35,14 @@ def gate(run: RunSession, stage: str) -> tuple[str, str | None]:
 
 def decide(run: RunSession, decision: Decision, reason: str | None) -> None:
     """Record a person's decision on the gate the run waits at, exactly as `aidlc gate` does; the bank is read
-    again after it (the decision's effects changed it)."""
+    again after it (the decision's effects changed it), the ledger is as the decision left it."""
     stage = {S.await_plan_approval: "plan", S.await_acceptance: "walkthrough"}.get(run.state.status)
     if stage is None:
         raise UsageError(f"run {run.state.run_id} is at {run.state.status.value}, not waiting at a gate; "
                          "--approve/--reject decide a gate", [f"aidlc bolt resume {run.state.bolt}"])
-    decide_gate(run.bank, run.state.bolt, stage, decision, reason, actor_from(run.repo, None),
-                head=run.state.last_commit, index=run.workspace.index)
-    run.refresh()
+    recorded = decide_gate(run.bank, run.state.bolt, stage, decision, reason, actor_from(run.repo, None),
+                           head=run.state.last_commit, index=run.workspace.index)
+    run.refresh(recorded.view)
 
 
 def approve_by_policy(run: RunSession) -> bool:

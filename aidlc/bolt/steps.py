@@ -121,7 +121,7 @@ def commit_walkthrough(run: RunSession, partial: bool) -> None:
     if done is None:
         workspace = run.refresh()
         write_walkthrough(run.repo, workspace.bank, state.bolt, run_state=state, partial=partial, run=False,
-                          index=workspace.index)
+                          index=workspace.index, view=workspace.view)
     sha256 = plans.digest((run.repo / rel).read_bytes())
     # A run that failed before its branch was checked out (resumed at INIT) has no branch to commit on.
     if done is None and (not run.continuing or vcs.current_branch(run.repo) == state.branch):

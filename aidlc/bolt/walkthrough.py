@@ -19,7 +19,7 @@ from aidlc.bolt.store import runs_of
 from aidlc.bolt.walkthrough_file import fence, generated_block, merge
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
-from aidlc.events.view import open_view
+from aidlc.events.view import LedgerView, open_view
 from aidlc.gates.evidence_report import build, digest
 from aidlc.model.events import Decision
 from aidlc.model.evidence import EvidenceReport
@@ -50,12 +50,12 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
 def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state: RunState | None = None,
                       partial: bool = False, run: bool = True, reviewer: Callable[[], Any] | None = None,
                       note: Callable[[str], None] = lambda _: None, write: bool = True,
-                      index: BankIndex | None = None) -> Written:
+                      index: BankIndex | None = None, view: LedgerView | None = None) -> Written:
     """Build the bolt's evidence report and write it into its implementation-walkthrough.md (not with `write`
     False). A walkthrough a person approved is never rewritten: the approval judged its bytes (`Written.kept`).
-    `index`: the bank's, when the caller holds it."""
+    `index`, `view`: the bank's and the ledger's as they are now, when the caller holds them."""
 
-    report = build(repo, bank, bolt_ref, run=run, reviewer=reviewer, note=note, index=index)
+    report = build(repo, bank, bolt_ref, run=run, reviewer=reviewer, note=note, index=index, view=view)
     found = digest(report)
     bolt_folder = next(Path(b.rel).parent for b in bank.bolts if b.id == report.bolt)
     path = repo / bolt_folder / WALKTHROUGH_FILE
@@ -70,16 +70,18 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
     run_state = run_state or next((r for r in reversed(_runs(repo, report.bolt))), None)
     block = render_walkthrough(report, found, run_state, partial)
     rel = path.relative_to(repo).as_posix()
-    kept = _approved(bank, report.bolt, rel)
+    # The ledger read again only if someone wrote to it while the report was built (the checks may take minutes).
+    kept = _approved(view.now() if view is not None else open_view(Ledger.of_bank(repo, bank.rel_root)),
+                     report.bolt, rel)
     if write and kept is None:
         atomic_write(path, merge(existing, block), repo)
     return Written(report, found, rel, block, kept)
 
 
-def _approved(bank: MemoryBank, bolt: str, rel: str) -> str | None:
+def _approved(view: LedgerView, bolt: str, rel: str) -> str | None:
     """Why the walkthrough file must stay as it is (its gate's decision is an approval), else None."""
 
-    last = open_view(Ledger.of_bank(Path(bank.repo_root), bank.rel_root)).history.latest("bolt", bolt, "walkthrough")
+    last = view.history.latest("bolt", bolt, "walkthrough")
     if last is None or last.decision != Decision.approve:
         return None
     return (f"{rel} is not rewritten: {last.actor.name or 'a person'} approved it (ledger seq {last.seq}), and "

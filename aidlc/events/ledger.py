@@ -182,6 +182,18 @@ class Ledger:
         finally:
             os.close(fd)
 
+    def held_state(self) -> LedgerState | None:
+        """The state this object last read (`state`) or wrote (`append`), if nobody wrote to the file since: what
+        reading it again would find. None when it holds none, the file changed, or it cannot be read."""
+        try:
+            fd = self.open_fd()
+        except LedgerError:
+            return None
+        try:
+            return self._held(fd)
+        finally:
+            os.close(fd)
+
     def _keep(self, fd: int, state: LedgerState, before: list[int]) -> None:
         """Save the checkpoint of a state read without the lock, if the file did not change meanwhile."""
         if not state.ok:
@@ -264,11 +276,14 @@ class Ledger:
 
     def _state_of(self, fd: int) -> LedgerState:
         """The state of the file under the lock: ours if nothing changed since our last append."""
-        info = os.fstat(fd)
-        if self._mine is not None and self._mine[0] == checkpoint.identity(info) \
-                and self._mine[1] == checkpoint.tail(fd, info.st_size):
-            return self._mine[2]
-        return checkpoint.load(self.repo_root, self.rel, fd) or _scan_fd(fd, info.st_size)
+        return self._held(fd) or checkpoint.load(self.repo_root, self.rel, fd) or _scan_fd(fd, os.fstat(fd).st_size)
+
+    def _held(self, fd: int) -> LedgerState | None:
+        """`held_state` of the open file: the same identity and the same last bytes as this object left it."""
+        info, mine = os.fstat(fd), self._mine
+        if mine is None or mine[0] != checkpoint.identity(info) or mine[1] != checkpoint.tail(fd, info.st_size):
+            return None
+        return mine[2]
 
     def _damaged(self, state: LedgerState) -> LedgerError:
         problem = next(p for p in state.problems if p.is_error)

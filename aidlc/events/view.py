@@ -82,6 +82,8 @@ class LedgerView:
         self.state = state or LedgerState()
         self.error = error
         self._data = data  # a ledger held in memory (the merge driver's sides), read from there
+        # (the state's size when read, the events, the lines without one)
+        self._events: tuple[int, list[tuple[int, Event]], list[NotAnEvent]] | None = None
 
     @property
     def problems(self) -> list[Problem]:
@@ -117,20 +119,32 @@ class LedgerView:
 
     @property
     def events(self) -> list[tuple[int, Event]]:
-        """Every well-formed event with its line (damaged lines are left out): for rules about each event."""
-        return self._parsed[0]
+        """Every well-formed event with its line (damaged lines are left out): for rules about each event, and the
+        evidence."""
+        return self._parsed()[0]
 
     @property
     def not_events(self) -> list[NotAnEvent]:
         """The lines that joined the chain but hold no event (a line the chain reports is not one of them)."""
-        return self._parsed[1]
+        return self._parsed()[1]
 
-    @cached_property
     def _parsed(self) -> tuple[list[tuple[int, Event]], list[NotAnEvent]]:
-        """Every line parsed once, when a command first asks for its events (most commands never do)."""
-        reported = {problem.line for problem in self.state.problems if problem.kind in CHAIN_KINDS}
-        not_events: list[NotAnEvent] = []
-        return list(read_events(self._lines(), not_events, reported)), not_events
+        """Every line parsed once, when a command first asks for its events (most commands never do); read again
+        when appends through the ledger have added to the state since."""
+        if self._events is None or self._events[0] != self.state.size:
+            reported = {problem.line for problem in self.state.problems if problem.kind in CHAIN_KINDS}
+            not_events: list[NotAnEvent] = []
+            self._events = (self.state.size, list(read_events(self._lines(), not_events, reported)), not_events)
+        return self._events[1], self._events[2]
+
+    def current(self) -> bool:
+        """Whether the view still shows the ledger file as it is: nobody wrote to it since it was read, but through
+        this view's `ledger` (whose appends add to the state the view holds)."""
+        return self._data is None and self.error is None and self.ledger.held_state() is self.state
+
+    def now(self) -> LedgerView:
+        """This view if it is `current`, else the ledger's view opened again."""
+        return self if self.current() else open_view(self.ledger)
 
     @cached_property
     def audit(self) -> Verification:
@@ -159,19 +173,20 @@ def view_of_bytes(data: bytes) -> LedgerView:
 def verified_ledger(repo_root: str, bank_root: str, records: str) -> Ledger:
     """The bank's ledger, for a command about to record in it (`records`: what it records and what it holds
     back, as the error says it): it must be there and its chain intact, else nothing is started."""
-    return verified(Ledger.of_bank(repo_root, bank_root), records, open_view)
+    return verified(Ledger.of_bank(repo_root, bank_root), records, open_view).ledger
 
 
-def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView]) -> Ledger:
-    """`verified_ledger` with the ledger's view from `view` (a command that holds one already)."""
+def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView]) -> LedgerView:
+    """`verified_ledger`'s check, of the view `view` gives (opens, or one the command holds already); that view."""
     if not ledger.exists():
         raise no_ledger(ledger)
-    problem = view(ledger).first_error
+    found = view(ledger)
+    problem = found.first_error
     if problem is not None:
         raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; {records} while the "
                          "ledger does not verify",
                          ["aidlc log verify    # the first problem, in full", f"git log -p -- {ledger.rel}"])
-    return ledger
+    return found
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ class Recorded:
     recovered: str | None = None  # a torn last line found on the way, moved aside to this file (repo-relative)
     completed: bool = False  # the ledger's last line lacked its newline, and got it
     waiting: str | None = None  # recorded, but the gate waits for another person (two-person rule)
+    # The ledger as the decision read it, its own line added (current while nobody else wrote: `LedgerView.current`).
+    view: LedgerView | None = None
 
 
 def decide_docs(target: GateTarget, folder: str, config: Config, subject: str, stage: str, decision: Decision,
@@ -85,7 +87,7 @@ def decide_docs(target: GateTarget, folder: str, config: Config, subject: str, s
         data=data or None, sign=sign,
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
-    return Recorded(appended.event, [], recovered, appended.completed)
+    return Recorded(appended.event, [], recovered, appended.completed, view=led)
 
 
 def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reason: str | None,
@@ -118,7 +120,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
     waiting = None
     if target.kind == "bolt" and stage == "walkthrough" and decision == Decision.approve \
             and actor.kind == ActorKind.human and target.bolt is not None:
-        waiting = _walkthrough_evidence(bank, index, led.history, target, actor, digest.sha256, data)
+        waiting = _walkthrough_evidence(bank, index, led, target, actor, digest.sha256, data)
         changes = [] if waiting else changes
     if changes:
         data["effects"] = [change.recorded() for change in changes]
@@ -138,7 +140,7 @@ def decide(bank: MemoryBank, subject: str, stage: str, decision: Decision, reaso
         data=data or None, sign=sign,
     )
     recovered = appended.recovered.relative_to(repo).as_posix() if appended.recovered else None
-    return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed, waiting)
+    return Recorded(appended.event, apply_effects(repo, appended.event), recovered, appended.completed, waiting, led)
 
 
 def refusal(bank: MemoryBank | None, index: BankIndex | None, history: GateHistory, target: GateTarget,
@@ -195,16 +197,16 @@ def _rules_digest(repo: Path) -> FileDigest:
     return FileDigest(path="rules", sha256=rulefiles.fingerprint(rulefiles.work_tree(repo, top)))
 
 
-def _walkthrough_evidence(bank: MemoryBank, index: BankIndex, history: GateHistory, target: GateTarget, actor: Actor,
+def _walkthrough_evidence(bank: MemoryBank, index: BankIndex, led: LedgerView, target: GateTarget, actor: Actor,
                           judged: str, data: dict[str, Any]) -> str | None:
     """Refuse the approval while the evidence report is missing, older than the bolt's head or its verification
     unmet; bind it to the report's digest. High and critical risk need two distinct people: the first approval
-    is recorded and the gate waits (returned: why)."""
+    is recorded and the gate waits (returned: why). `led`: the ledger as the decision reads it, the evidence too."""
     # status imports this module (status/actions.py): the evidence builder loads only for a walkthrough.
     from aidlc.gates.walkthrough import walkthrough_evidence
 
     assert target.bolt is not None
-    evidence = walkthrough_evidence(bank, target.bolt, index=index)
+    evidence = walkthrough_evidence(bank, target.bolt, index=index, view=led)
     if evidence.missing:
         raise GateRefused(f"bolt {target.id}: the walkthrough's evidence is not complete: "
                           + "; ".join(evidence.missing),
@@ -218,7 +220,7 @@ def _walkthrough_evidence(bank: MemoryBank, index: BankIndex, history: GateHisto
     level = f"{evidence.risk} risk" if named == evidence.risk else \
         (f"{evidence.risk} risk (its bolt.md says {named or 'none'}; its plan was approved or estimated at "
          f"{evidence.risk}, and a lowered risk keeps the approvals the higher one required)")
-    first = history.latest(target.kind, target.id, "walkthrough")
+    first = led.history.latest(target.kind, target.id, "walkthrough")
     pending = first is not None and first.decision == Decision.approve and first.fingerprint is not None \
         and first.fingerprint.sha256 == judged and first.datum("approvals") == 1
     if pending and first is not None:

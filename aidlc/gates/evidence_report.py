@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bolt.plan import PLAN_FILE
+from aidlc.events.view import LedgerView
 from aidlc.gates.evidence import (
     changes,
     commits,
@@ -37,12 +38,14 @@ from aidlc.model.events import CheckRecord
 
 def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
           reviewer: Callable[[], Any] | None = None, note: Callable[[str], None] = lambda _: None,
-          observed: list[CheckRecord] | None = None, index: BankIndex | None = None) -> ev.EvidenceReport:
+          observed: list[CheckRecord] | None = None, index: BankIndex | None = None,
+          view: LedgerView | None = None) -> ev.EvidenceReport:
     """The report of `bolt_ref`. With `run`, checks run (and are recorded) when none was recorded for the head's
     code, and a high-risk bolt's model review is asked of `reviewer()` (a provider) when none was recorded.
     `observed`: the checks the caller ran itself just now (aidlc ci): they replace the ledger's `check.recorded`
-    events, which then count as history only. `index`: the bank's, when the caller holds it."""
-    facts = gather(repo, bank, bolt_ref, index)
+    events, which then count as history only. `index`, `view`: the bank's and the ledger's (`gather`), when the caller
+    holds them."""
+    facts = gather(repo, bank, bolt_ref, index, view)
     if observed is not None:
         facts.checks = list(observed)
     current = CodeMatch.of(facts)

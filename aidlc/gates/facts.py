@@ -20,7 +20,8 @@ from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bolt.store import runs_of
 from aidlc.errors import UsageError
-from aidlc.events.view import open_view, verified_ledger
+from aidlc.events.ledger import Ledger
+from aidlc.events.view import LedgerView, open_view, verified
 from aidlc.gates.history import approved_risks
 from aidlc.model.events import CheckRecord, Event, EventType
 from aidlc.model.run import RunState
@@ -44,6 +45,7 @@ class Facts:
     runs: list[RunState]
     events: list[Event]  # the ledger's events about this bolt, in file order
     index: BankIndex
+    ledger: Ledger  # the one the events were read from: checks and reviews are recorded through it
     notes: list[str] = field(default_factory=list)
     approved_risks: list[Risk] = field(default_factory=list)  # what its plan approvals were made under
     checks: list[CheckRecord] = field(default_factory=list)  # its checks' results, from `check.recorded` events
@@ -58,8 +60,10 @@ class Facts:
         return vcs.line_counts(self.repo, self.base, self.head, self.outside)
 
 
-def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None = None) -> Facts:
-    """`index`: the bank's, when the caller holds it."""
+def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None = None,
+           view: LedgerView | None = None) -> Facts:
+    """`index`: the bank's, when the caller holds it; `view`: the ledger's, as it is now, when the caller holds it
+    (else it is opened)."""
     index = index or BankIndex(bank)
     bolt = find_bolt(bank, bolt_ref, index)
     outside = (bank.rel_root, ".aidlc")
@@ -79,10 +83,11 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None 
                          [f'git commit --trailer "{TRAILER}: {bolt.id}" ...    # mark the bolt\'s commits',
                           f"aidlc bolt start {bolt.id}    # or let a run make them"])
     # Evidence is read from the ledger, and checks and reviews are recorded there: only from an intact chain.
-    ledger = verified_ledger(bank.repo_root, bank.rel_root, "no evidence is read from it or recorded in it")
-    every = [e for _, e in open_view(ledger).events]
+    read = verified(view.ledger if view is not None else Ledger.of_bank(bank.repo_root, bank.rel_root),
+                    "no evidence is read from it or recorded in it", lambda ledger: view or open_view(ledger))
+    every = [e for _, e in read.events]
     events = [e for e in every if e.subject is not None and e.subject.kind == "bolt" and e.subject.id == bolt.id]
-    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, index, notes,
+    return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, index, read.ledger, notes,
                  approved_risks(every, bolt.id),
                  [CheckRecord.of_event(e) for e in events if e.type == EventType.check_recorded])
 

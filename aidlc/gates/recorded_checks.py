@@ -70,7 +70,7 @@ def run_excerpts(facts: Facts) -> dict[tuple[str, str], str]:
 def run_checks_now(facts: Facts, note: Callable[[str], None]) -> dict[tuple[str, str], str]:
     """Run the verify commands at HEAD (the same runner as `aidlc bolt`) and record each result; the failing
     outputs are returned. Nothing runs when HEAD does not hold the head's code, or files are uncommitted."""
-    recorded = record_checks(facts.repo, facts.bank.config.verify, Ledger.of_bank(facts.repo, facts.bank.rel_root),
+    recorded = record_checks(facts.repo, facts.bank.config.verify, facts.ledger,
                              Subject(kind="bolt", id=facts.bolt.id), CodeMatch.of(facts), note,
                              f"aidlc walkthrough {facts.bolt.id}")
     facts.events.extend(recorded.events)

@@ -269,7 +269,6 @@ def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | No
     and counts; the concerns themselves in .aidlc/evidence/<bolt>/). None, with a note, when no model answers."""
     # The model stack and the writers only when a review is asked: a report without one never loads them.
     from aidlc.bank.write import atomic_write
-    from aidlc.events.ledger import Ledger
     from aidlc.llm.base import Message
     from aidlc.llm.prompts import render_prompt, system_message
     from aidlc.llm.structured import complete_structured
@@ -296,8 +295,7 @@ def ask_review(facts: Facts, risk: Risk | None, reviewer: Callable[[], Any] | No
     path = _review_file(facts, facts.head)
     text = review.model_dump_json(indent=2) + "\n"
     atomic_write(path, text, facts.repo)
-    ledger = Ledger.of_bank(facts.repo, facts.bank.rel_root)
-    appended = ledger.append(
+    appended = facts.ledger.append(
         EventType.review_recorded, Actor(kind=ActorKind.agent, name=f"aidlc walkthrough ({review.model})"),
         subject=Subject(kind="bolt", id=facts.bolt.id), commit=facts.head,
         data={"model": review.model, "concerns": len(review.concerns), "tokens": answer.usage.total,

@@ -13,6 +13,7 @@ from aidlc.bank.walk import read_inside
 from aidlc.bolt.plan import WALKTHROUGH_FILE
 from aidlc.bolt.walkthrough_file import marker
 from aidlc.errors import AidlcError, UsageError
+from aidlc.events.view import LedgerView
 from aidlc.gates.evidence_report import build
 from aidlc.model.events import CheckRecord
 from aidlc.model.types import Risk
@@ -27,9 +28,10 @@ class Evidence:
 
 
 def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[CheckRecord] | None = None,
-                         index: BankIndex | None = None) -> Evidence:
+                         index: BankIndex | None = None, view: LedgerView | None = None) -> Evidence:
     """What a walkthrough approval of `bolt` rests on, and what is missing; `observed`: the checks as the caller ran
-    them itself (aidlc ci), instead of the ledger's claims. `index`: the bank's, when the caller holds it."""
+    them itself (aidlc ci), instead of the ledger's claims. `index`, `view`: the bank's and the ledger's, when the
+    caller holds them."""
     repo = Path(bank.repo_root)
     rel = f"{Path(bolt.rel).parent.as_posix()}/{WALKTHROUGH_FILE}"
     try:
@@ -41,7 +43,7 @@ def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[CheckR
         return Evidence([f"{rel} holds no evidence report (aidlc walkthrough {bolt.id} writes one)"])
     evidence = Evidence(head=found[0], digest=found[1])
     try:
-        report = build(repo, bank, bolt.id, run=False, observed=observed, index=index)
+        report = build(repo, bank, bolt.id, run=False, observed=observed, index=index, view=view)
     except AidlcError as exc:  # no commit of the bolt, a ledger that does not verify
         evidence.missing.append(exc.message)
         return evidence

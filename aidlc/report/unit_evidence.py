@@ -35,7 +35,7 @@ from aidlc.bank.write import atomic_write
 from aidlc.bolt.walkthrough_file import fence, generated_block, merge
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
-from aidlc.events.view import open_view, verified_ledger
+from aidlc.events.view import open_view, verified
 from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, record_targets, unit_plan
 from aidlc.gates.evidence import commits
 from aidlc.gates.evidence_report import digest
@@ -109,15 +109,14 @@ def build_unit(project: DocsProject, config: Config, unit: str, *, run: bool = T
     if not found:
         notes.append(f"no commit changed a path the unit's code summary or plan names, nor changed code naming "
                      f"{unit} (its name, number or scope) in its subject or an `{TRAILER}: {unit}` trailer")
-    ledger = verified_ledger(project.root, folder, "no evidence is read from it or recorded in it")
-    view = open_view(ledger)
+    view = verified(Ledger.of_bank(project.root, folder), "no evidence is read from it or recorded in it", open_view)
     subject = Subject(kind="unit", id=target.id)
     events = [e for _, e in view.events if e.subject == subject]
     current = CodeMatch(repo, head, outside)
     recorded = [CheckRecord.of_event(e) for e in events if e.type == EventType.check_recorded]
     excerpts: dict[tuple[str, str], str] = {}
     if run and not any(current(check.commit) for check in recorded):
-        ran = record_checks(repo, config.verify, Ledger.of_bank(repo, folder), subject, current, note,
+        ran = record_checks(repo, config.verify, view.ledger, subject, current, note,
                             f"aidlc walkthrough {target.id}")
         recorded += ran.checks
         excerpts, notes = ran.excerpts, notes + ran.notes
