@@ -1,6 +1,6 @@
-"""The ledger's rules on an aidlc-docs project: its chain is intact, its approvals judged bytes that have not
-changed since, and once it holds decisions for the project, each stage aidlc-state.md ticks has an approval in it.
-`ledger_findings` gives them to `aidlc validate` on that layout."""
+"""The ledger's rules on an aidlc-docs project: its chain is intact, every line of it holds an event, its approvals
+judged bytes that have not changed since, and once it holds decisions for the project, each stage aidlc-state.md
+ticks has an approval in it. `ledger_findings` gives them to `aidlc validate` on that layout."""
 
 from __future__ import annotations
 
@@ -40,28 +40,46 @@ CHAIN = docs_rule("AIDLC-DOCS-042", E, "the ledger beside the docs (aidlc-docs/e
                   "hash chain is broken (edited, removed, reordered, duplicated or torn lines) or it cannot be read",
                   "restore aidlc-docs/events.jsonl from the last good commit; `aidlc log verify` names the first "
                   "bad line")
+NOT_EVENT = docs_rule("AIDLC-DOCS-043", E, "a line of the ledger is chained and hashed but holds no event (a missing "
+                      "field, an unknown type or field, a field of the wrong type): every reader leaves it out",
+                      "restore aidlc-docs/events.jsonl from the last good commit (`git log -p -- "
+                      "aidlc-docs/events.jsonl` shows who wrote the line); aidlc writes every event itself")
 
 
-def ledger_findings(project: DocsProject) -> list[Finding]:
+def ledger_findings(project: DocsProject, views: dict[Path, LedgerView] | None = None) -> list[Finding]:
     """The findings of the ledger of an aidlc-docs project (none when it has no ledger); a v2 intent record's is the
-    workspace's, in the records folder aidlc.yaml names (`aidlc_docs:`)."""
+    workspace's, in the records folder aidlc.yaml names (`aidlc_docs:`). `views`: the ledgers the run opened, by
+    file; the records of a v2 workspace share it, so their one ledger is read, and each line parsed, once."""
     root = Path(project.root)
     folder = project.rel if project.record is None else records_folder(load_config(root), "aidlc-docs")
     ledger = Ledger.of_bank(root, folder)
     if not ledger.exists():
         return []
-    try:
-        led = open_view(ledger)
-    except LedgerError as exc:
-        return [_finding(CHAIN, ledger.rel, None, exc.message)]
+    led = _view(ledger, {} if views is None else views)
+    if led.error is not None:
+        return [_finding(CHAIN, ledger.rel, None, led.error.message)]
+    # a line the chain reports is not one of not_events: each bad line is named once
+    unread = [_finding(NOT_EVENT, ledger.rel, found.line, found.message, f"git log -p -- {ledger.rel}    # who wrote "
+                       "the line; restore the file from the last good commit") for found in led.not_events]
     if led.first_error is not None:
         problem = led.first_error
-        return [_finding(CHAIN, ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}")]
+        return [_finding(CHAIN, ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}"),
+                *unread]
     if project.record is not None:
         targets = record_targets(project)
-        return [*_stale(led, targets), *_undecided_rows(project, led.history, targets)]
+        return [*unread, *_stale(led, targets), *_undecided_rows(project, led.history, targets)]
     targets = docs_targets(project)
-    return [*_stale(led, targets), *_undecided(project, led.history, targets)]
+    return [*unread, *_stale(led, targets), *_undecided(project, led.history, targets)]
+
+
+def _view(ledger: Ledger, views: dict[Path, LedgerView]) -> LedgerView:
+    """The run's view of `ledger`, opened on first use; one that cannot be read is a view with its `error`."""
+    if ledger.path not in views:
+        try:
+            views[ledger.path] = open_view(ledger)
+        except LedgerError as exc:
+            views[ledger.path] = LedgerView(ledger, error=exc)
+    return views[ledger.path]
 
 
 def _stale(led: LedgerView, targets: list[GateTarget]) -> list[Finding]:
