@@ -101,7 +101,16 @@ class Verifier:
             if seen_before(event_id):
                 candidates.setdefault(event_id, []).append((number, seq))
             if checks is not None:
-                self._check_time(checks, number, seq, line, slow, slow_ts, link, tip_line)
+                # The common case, checked here without a call: a time in the form aidlc writes, not before the
+                # tip's (also so written) and not in the future. Anything else goes to `_check_time`.
+                at = line.rfind(TS_KEY)
+                ts, after = line[at + 6:at + 33], self.tip_ts
+                if link is None and not slow and self.tip_written and isinstance(after, bytes) \
+                        and after <= ts <= checks.latest and ts[:10] in checks.dates \
+                        and WRITTEN_TS.match(line, at) is not None:
+                    self.tip_ts = ts
+                else:
+                    self._check_time(checks, number, seq, line, slow, slow_ts, link, tip_line)
                 if _COMMIT_KEY in line:
                     self._check_commit(checks, number, seq, line, slow)
             if line[-1] != 10:
