@@ -134,7 +134,7 @@ def test_a_refreshed_workspace_sees_the_bank_as_it_is_now_under_the_same_configu
     assert refreshed.index is not workspace.index and refreshed.index.bank is refreshed.bank
 
 
-def test_gate_approve_opens_the_ledger_view_once_for_its_decision_and_its_evidence(
+def test_gate_approve_reads_aidlc_yaml_once_and_opens_the_ledger_view_once_for_its_decision_and_evidence(
         shop: Path, server: ScriptedServer, calls: Counter[str]) -> None:
     server.push(plan_answer())
     _bolt(shop, server, "start", BOLT)
@@ -142,6 +142,7 @@ def test_gate_approve_opens_the_ledger_view_once_for_its_decision_and_its_eviden
     _gate(shop, "approve", BOLT, "--stage", "plan")
 
     assert calls["ledger view opened"] == 1, calls  # the decision's own read
+    assert calls["aidlc.yaml parsed"] == 1, calls  # the command's, handed to the bank it opens
 
     server.push(edit_answer("        result -= price\n", "        result += price\n"))
     _bolt(shop, server, "resume", BOLT)  # to the walkthrough gate
@@ -151,6 +152,7 @@ def test_gate_approve_opens_the_ledger_view_once_for_its_decision_and_its_eviden
     _gate(shop, "approve", BOLT, "--stage", "walkthrough", "--reason", "the total adds up")
 
     assert calls["ledger view opened"] == 1, calls  # the decision's: the walkthrough's evidence is read from it too
+    assert calls["aidlc.yaml parsed"] == 1, calls
     assert Workspace.open(shop).view.history.approved("bolt", BOLT, "walkthrough")
 
 

@@ -15,6 +15,7 @@ from aidlc.gates.actor import actor_from
 from aidlc.gates.decide import Recorded, decide, decide_docs
 from aidlc.gates.effects import reconcile
 from aidlc.gates.resolve import resolve_docs, resolve_record
+from aidlc.model.config import Config
 from aidlc.model.events import Actor, Decision
 from aidlc.workspace import layout_of, open_bank, open_docs, open_records, records_folder
 
@@ -83,7 +84,7 @@ def _decision_command(decision: Decision) -> click.Command:
             recorded = decide_docs(target, records_folder(root, config), config, subject, stage, decision, reason,
                                    actor)
         else:
-            actor, recorded = _decide_in_bank(app, subject, stage, decision, reason, as_actor)
+            actor, recorded = _decide_in_bank(app, config, subject, stage, decision, reason, as_actor)
         event = recorded.event
         if recorded.completed:
             app.note("the ledger's last line lacked its newline (it was complete and intact); the newline was added")
@@ -107,13 +108,13 @@ def _decision_command(decision: Decision) -> click.Command:
     return command
 
 
-def _decide_in_bank(app: App, subject: str, stage: str, decision: Decision, reason: str | None,
+def _decide_in_bank(app: App, config: Config, subject: str, stage: str, decision: Decision, reason: str | None,
                     as_actor: str | None) -> tuple[Actor, Recorded]:
-    bank = open_bank(app.root())
+    bank = open_bank(app.root(), config=config)  # aidlc.yaml as the command read it, once
     repaired = reconcile(bank)
     if repaired:
         app.note(f"applied the status changes of the previous decision: {', '.join(repaired)}")
-        bank = open_bank(app.root())
+        bank = open_bank(app.root(), config=config)
     actor = actor_from(Path(bank.repo_root), as_actor)
     return actor, decide(bank, subject, stage, decision, reason, actor)
 
