@@ -17,7 +17,7 @@ from aidlc.events.audit import RecordProblem, check_records
 from aidlc.events.canonical import plain
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files
-from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, split_lines, verify_lines
+from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, Verification, split_lines, verify_lines
 from aidlc.events.view import NotAnEvent, event_checks, read_events
 from aidlc.gates import signatures
 from aidlc.workspace import records_folder
@@ -99,28 +99,33 @@ def verify_cmd(app: App, ref: str | None) -> None:
                        "notices": [_problem_json(p) | {"severity": p.severity} for p in notices],
                        "signatures": [asdict(p) for p in signed], "audit": [asdict(p) for p in audit]})
     else:
-        for notice in notices:
-            echo(f"{notice.severity}: {ledger.rel}:{notice.line} seq {notice.seq}: {notice.kind}: "
-                       f"{notice.message}")
-        if signed:
-            _print_signature_problems(signed)
-        elif audit:
-            for found in audit:
-                echo(f"✗ {found.path}:{found.line}: {found.message} (recorded by {ledger.rel} seq {found.seq})")
-            echo(f"Next steps:\n  git log -p -- {audit[0].path}    # who changed the audit log, and how\n"
-                 "  restore the entry as it was written: the audit log is append-only")
-        elif not_events:
-            _print_not_events(ledger.rel, not_events)
-        elif problem is None:
-            echo(f"ledger verified: {ledger.rel}, {result.events} events" + (f", all of {ref} present" if ref
-                                                                                    else ""))
-        else:
-            where = f"{ledger.rel}:{problem.line}" if problem.kind != "missing" else f"{ledger.rel} at {ref}"
-            seq = "?" if problem.seq is None else problem.seq  # an unreadable line has no seq to name
-            echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
-            echo("Next steps:\n" + "\n".join(f"  {step}" for step in _next_steps(problem, ledger.rel)))
+        _print_result(ledger.rel, ref, result, signed, audit, not_events)
     if problem is not None or signed or audit or not_events:
         raise click.exceptions.Exit(1)
+
+
+def _print_result(rel: str, ref: str | None, result: Verification, signed: list[signatures.Problem],
+                  audit: list[RecordProblem], not_events: list[NotAnEvent]) -> None:
+    """The verification as text: its notices, then the first thing wrong (or that all is well)."""
+    problem = result.first_error
+    for notice in (p for p in result.problems if not p.is_error):
+        echo(f"{notice.severity}: {rel}:{notice.line} seq {notice.seq}: {notice.kind}: {notice.message}")
+    if signed:
+        _print_signature_problems(signed)
+    elif audit:
+        for found in audit:
+            echo(f"✗ {found.path}:{found.line}: {found.message} (recorded by {rel} seq {found.seq})")
+        echo(f"Next steps:\n  git log -p -- {audit[0].path}    # who changed the audit log, and how\n"
+             "  restore the entry as it was written: the audit log is append-only")
+    elif not_events:
+        _print_not_events(rel, not_events)
+    elif problem is None:
+        echo(f"ledger verified: {rel}, {result.events} events" + (f", all of {ref} present" if ref else ""))
+    else:
+        where = f"{rel}:{problem.line}" if problem.kind != "missing" else f"{rel} at {ref}"
+        seq = "?" if problem.seq is None else problem.seq  # an unreadable line has no seq to name
+        echo(f"✗ {where} seq {seq}: {problem.kind}: {problem.message}")
+        echo("Next steps:\n" + "\n".join(f"  {step}" for step in _next_steps(problem, rel)))
 
 
 def _beyond_the_chain(ledger: Ledger) -> tuple[list[signatures.Problem], list[RecordProblem], list[NotAnEvent]]:
