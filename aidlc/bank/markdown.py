@@ -14,6 +14,7 @@ from aidlc.bank.wording import may_hold_opinion
 
 _HEADING = re.compile(r"^(#{1,6})(?:\s+(.*))?$")  # a lazy title before optional closing #s backtracks
 _CHECKBOX = re.compile(r"^\s*[-*+]\s+\[([ xX])\]\s*(.*)$")
+_PLAIN_BOXES = ("- [ ]", "- [x]", "- [X]")  # the checkbox most lists write, read without the regex
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 _REQ_HEADING = re.compile(r"^((?:FR|NFR)-\d+(?:\.\d+)*)(?:\s*[:\-–—.]\s*|\s+|$)(.*)$")
 _SUB_REQ = re.compile(r"^\s*[-*+]\s+\**((?:FR|NFR)-\d+(?:\.\d+)+)\**\s*:")
@@ -167,6 +168,8 @@ def _text_column(item: str) -> int:
 
 def criterion(number: int, text: str) -> Criterion | None:
     """The criterion a line states: a checkbox, or a plain bullet or numbered item (not an indented one)."""
+    if text.startswith(_PLAIN_BOXES) and "\n" not in text:  # `- [x] ...`, as most are: what _CHECKBOX reads
+        return Criterion(number, text[5:].strip(), text[3] != " ", True)
     box = _CHECKBOX.match(text)
     if box:
         return Criterion(number, box.group(2).strip(), box.group(1) != " ", True)
