@@ -133,6 +133,12 @@ def listed_criteria(lines: Iterable[tuple[int, str]]) -> list[Criterion]:
         elif not lead or lead == "\r":
             after_blank = True
             continue
+        elif lead == "-" and text.startswith(_PLAIN_BOXES) and "\n" not in text:
+            # `- [x] ...`, as most criteria are: an outer checkbox, read as `criterion` reads it, without its regex.
+            found.append(Criterion(number, text[5:].strip(), text[3] != " ", True))
+            outer = text
+            after_blank = False
+            continue
         else:
             nested = False
         if (lead in _ITEM_STARTS or text.lstrip()[:1] in _ITEM_STARTS) \
@@ -168,8 +174,6 @@ def _text_column(item: str) -> int:
 
 def criterion(number: int, text: str) -> Criterion | None:
     """The criterion a line states: a checkbox, or a plain bullet or numbered item (not an indented one)."""
-    if text.startswith(_PLAIN_BOXES) and "\n" not in text:  # `- [x] ...`, as most are: what _CHECKBOX reads
-        return Criterion(number, text[5:].strip(), text[3] != " ", True)
     box = _CHECKBOX.match(text)
     if box:
         return Criterion(number, box.group(2).strip(), box.group(1) != " ", True)
