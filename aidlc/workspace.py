@@ -51,13 +51,13 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
 def layout_of(root: Path, config: Config) -> str:
     """The layout the project keeps its records in (`aidlc.bank.config.layout` over the work tree), or aidlc-docs
     when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there."""
-    # The aidlc-docs modules load only where a command asks for the layout, never for open_bank.
-    from aidlc.aidlc_docs.records import record_folders
-
     found = layout(config, lambda rel: (root / rel).exists())
-    if config.layout == "auto" and found == "memory-bank" and not (root / config.memory_bank).exists() \
-            and record_folders(root):
-        return "aidlc-docs"
+    if config.layout == "auto" and found == "memory-bank" and not (root / config.memory_bank).exists():
+        # The aidlc-docs modules load only where the layout is in doubt: never for a memory bank that is there.
+        from aidlc.aidlc_docs.records import record_folders
+
+        if record_folders(root):
+            return "aidlc-docs"
     return found
 
 
@@ -92,11 +92,11 @@ def open_records(root: Path) -> MemoryBank | DocsProject | RecordsWorkspace:
     """The project's records in the layout it keeps them (`layout_of`), for the commands that only read them
     (`aidlc validate`, `aidlc ci` without a base): the memory bank as found, the v2 intent records of aidlc/ where
     there are any (they supersede a flat aidlc-docs/ that the migration left in place), or the aidlc-docs folder."""
-    # The aidlc-docs modules load only where a command asks for the layout, never for open_bank.
-    from aidlc.aidlc_docs.records import read_workspace, record_folders
-
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
+        # Here: validating a memory bank never imports the aidlc-docs modules (their models take long to build).
+        from aidlc.aidlc_docs.records import read_workspace, record_folders
+
         if record_folders(root):
             return read_workspace(root.resolve())
         return open_docs(root, config)

@@ -300,7 +300,7 @@ class StoryItem(Artifact):
     def requirement_links(self) -> list[str]:
         """Front-matter `requirements:` plus the older body line `**Related Requirements**`."""
         links = [str(x) for x in (self.meta.requirements if self.meta else None) or []]
-        if not all(link.isascii() for link in links):  # `[FR-1，FR-2]`: YAML splits at ASCII commas only
+        if not "".join(links).isascii():  # `[FR-1，FR-2]`: YAML splits at ASCII commas only
             links = [part.strip() for link in links for part in halfwidth(link).split(",") if part.strip()]
         return links + [r for r in self.related if r not in links] if self.related else links
 

@@ -78,7 +78,8 @@ def load(text: str) -> Any:
         # Parse errors (yaml-rs's are ValueErrors), and what both parsers let escape for hostile but
         # well-formed input: nesting too deep, an unhashable key.
         raise YAMLError(_summary(exc), _line(exc, text)) from None
-    if _LONG_NUMBER.search(text) and _has_unprintable_int(data):
+    # The length first: the search tries every hex digit of a front matter (a run of them is counted from each).
+    if len(text) >= _LONG_RUN and _LONG_NUMBER.search(text) and _has_unprintable_int(data):
         raise YAMLError(f"invalid YAML: a number has more than {sys.get_int_max_str_digits()} digits; "
                         "quote it if it is text", None)
     return data
@@ -115,7 +116,8 @@ def error_summary(exc: YAMLError) -> str:
     return str(exc)
 
 
-_LONG_NUMBER = re.compile(r"[0-9a-fA-F_]{1000,}")  # cheap pre-check: only such text can hold a huge int
+_LONG_RUN = 1000
+_LONG_NUMBER = re.compile(f"[0-9a-fA-F_]{{{_LONG_RUN},}}")  # cheap pre-check: only such text can hold a huge int
 
 
 def _has_unprintable_int(data: Any) -> bool:

@@ -22,8 +22,8 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aidlc.aidlc_docs.model import DocsProject, Mark, StateRow
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, plan_stage
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.bank.frontmatter import NotRegularFile
@@ -33,6 +33,9 @@ from aidlc.bank.walk import LinkOutside, read_inside
 from aidlc.globs import matcher
 from aidlc.model.events import Event, FileDigest
 from aidlc.model.types import BoltType
+
+if TYPE_CHECKING:
+    from aidlc.aidlc_docs.model import DocsProject, StateRow
 
 INTENT_STAGES = ("requirements", "units", "stories", "bolt-plan")
 BOLT_STAGES = ("plan", "walkthrough")
@@ -173,6 +176,8 @@ def record_earlier(target: GateTarget, stage: str) -> list[tuple[GateTarget, str
     slugs = [row.slug for row in rows]
     upto = slugs.index(stage) if stage in slugs else next(
         (n for n, row in enumerate(rows) if row.phase in ("construction", "operation")), len(rows))
+    from aidlc.aidlc_docs.model import Mark  # here: a memory bank's validation never builds the aidlc-docs models
+
     earlier: list[tuple[GateTarget, str]] = []
     for row in rows[:upto]:
         if row.mark == Mark.skipped or row.decision.upper().startswith("SKIP"):
@@ -210,6 +215,8 @@ def docs_skipped(target: GateTarget, stage: str) -> bool:
     state = target.docs.state if target.docs is not None else None
     if state is None:
         return False
+    from aidlc.aidlc_docs.model import Mark  # here, as above: only an aidlc-docs project has a state file
+
     lines = [line for line in state.stages if line.stage == stage and (
         target.kind != "unit" or line.unit is None or line.unit in (target.id, unit_of(target.id)))]
     return any(line.skipped for line in lines) and \

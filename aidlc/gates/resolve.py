@@ -4,8 +4,8 @@ a unit of an aidlc-docs project; an intent record or one of its units in a v2 wo
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.errors import UsageError
@@ -20,6 +20,9 @@ from aidlc.gates.catalogue import (
     record_targets,
     stages_for,
 )
+
+if TYPE_CHECKING:
+    from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 
 
 def resolve(bank: MemoryBank, index: BankIndex, subject: str, stage: str | None = None) -> GateTarget:

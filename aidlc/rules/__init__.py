@@ -4,8 +4,8 @@ memory bank, or the aidlc-docs folder read by aidlc/aidlc_docs/reader.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.events.view import LedgerView
@@ -28,6 +28,9 @@ from aidlc.rules import (  # noqa: F401 - registers
     structure,
 )
 from aidlc.rules.catalogue import CATALOGUE, Hit, Rule, every_rule, shorten
+
+if TYPE_CHECKING:
+    from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 
 __all__ = ["Rule", "every_rule", "run_docs_rules", "run_records_rules", "run_rules", "shorten", "validate"]
 
@@ -90,12 +93,16 @@ def _findings(found: list[tuple[Rule, Hit]]) -> list[Finding]:
 
 def validate(records: MemoryBank | DocsProject | RecordsWorkspace) -> ValidationReport:
     """The validation report of a project's records, whichever layout holds them (aidlc.workspace.open_records)."""
-    if isinstance(records, RecordsWorkspace):
-        root, files, findings = records.root, records.files, run_records_rules(records)
-    elif isinstance(records, DocsProject):
-        root, files, findings = records.root, len(records.files), run_docs_rules(records)
-    else:
+    if isinstance(records, MemoryBank):
         root, files, findings = records.repo_root, records.files_read, run_rules(records)
+    else:
+        # Here: a memory bank's validation never imports the aidlc-docs models (13 pydantic classes to build).
+        from aidlc.aidlc_docs.model import RecordsWorkspace
+
+        if isinstance(records, RecordsWorkspace):
+            root, files, findings = records.root, records.files, run_records_rules(records)
+        else:
+            root, files, findings = records.root, len(records.files), run_docs_rules(records)
     count = {severity: 0 for severity in Severity}
     for finding in findings:
         count[finding.severity] += 1
