@@ -1,19 +1,22 @@
 """The verifier's parts, each against a plainer equivalent: the id filter never forgets an id and a filter that
 answers "maybe" to everything finds exactly what the real one finds; lines are read exactly as the ledger
-splits them, a long line reported by its size without being held; a clean chain is read once.
+splits them, a long line reported by its size without being held; a clean chain is read once; the commit read
+from a line's bytes is the one JSON reads.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aidlc.events.canonical import line_of
 from aidlc.events.verify import MAX_LINE, EventChecks, Verifier, read_lines, split_lines, verify_lines
 from aidlc.events.verify.id_filter import IdFilter
-from aidlc.events.verify.lines import LongLine
+from aidlc.events.verify.lines import LongLine, commit_of
 from tests import forge
 
 PROPERTY = settings(max_examples=80, deadline=None)
@@ -92,3 +95,24 @@ def test_a_long_line_is_read_past_and_reported_by_its_size() -> None:
         read = list(read_lines(io.BytesIO(huge + b"ok\n"), limit))
         assert isinstance(read[0], LongLine) and read[0].size == len(huge) and len(read[0]) == MAX_LINE + 2
         assert read[1:] == [b"ok\n"]
+
+
+# The bytes that could mislead a reader of raw bytes: quotes, escapes, braces, the key's own name.
+_TEXT = st.lists(st.sampled_from(['"', "\\", "}", ",", ":", "{", "a", "é", '"},"commit":"']), max_size=8).map("".join)
+
+
+@PROPERTY
+@given(name=_TEXT, email=st.none() | _TEXT, commit=st.none() | _TEXT, data_commit=st.none() | _TEXT)
+def test_the_commit_read_from_the_bytes_is_the_top_level_one_json_reads(name: str, email: str | None,
+                                                                         commit: str | None,
+                                                                         data_commit: str | None) -> None:
+    actor = {"kind": "human", "name": name} | ({"email": email} if email is not None else {})
+    event = {"actor": actor, "data": {"x": {"y": name}} | ({"commit": data_commit} if data_commit else {}),
+             "seq": 1, "ts": "2026-01-01T00:00:00.000000Z", "type": "gate.decided", "v": 1}
+    if commit is not None:
+        event["commit"] = commit
+    line = line_of(event)
+
+    found = commit_of(line)
+
+    assert (json.loads(found.join([b'"', b'"'])) if found is not None else None) == commit

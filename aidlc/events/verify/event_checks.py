@@ -52,6 +52,8 @@ class EventChecks:
         self.pending: dict[str, tuple[int, int | None]] = {}  # commit -> (first line naming it, its seq)
         self.known: set[str] = set()  # commits found in the repository (bounded: forgotten when large)
         self.reported: set[str] = set()  # commits already reported, one finding each
+        # Well-formed commits, as read, already known, reported or pending: a line naming one again adds nothing.
+        self.judged: set[bytes | str] = set()
         self.usable = commits is not None
 
     def valid_date(self, day: bytes) -> bool:
@@ -87,7 +89,7 @@ class EventChecks:
 
     def commit(self, line: int, seq: int | None, commit: bytes | str) -> Problem | None:
         """A malformed commit is a problem now; a well-formed one is looked up with others (see `flush`)."""
-        if not self.usable:
+        if not self.usable or commit in self.judged:
             return None
         text = commit.decode("utf-8", "replace") if isinstance(commit, bytes) else commit
         if _COMMIT_ID.fullmatch(text) is None:
@@ -95,6 +97,7 @@ class EventChecks:
                            f"commit {text[:80]!r} is not a full commit id (40 or 64 hex digits)")
         if text not in self.known and text not in self.reported and text not in self.pending:
             self.pending[text] = (line, seq)
+        self.judged.add(commit)
         return None
 
     def flush(self) -> list[Problem]:
@@ -109,6 +112,7 @@ class EventChecks:
         missing, shallow = found
         if len(self.known) > COMMIT_BATCH:
             self.known.clear()
+            self.judged.clear()
         self.known.update(set(pending) - missing)
         self.reported.update(missing)
         problems = []
