@@ -69,7 +69,7 @@ def mutate(lines: list[bytes], mutation: str, rng: random.Random) -> None:
         lines[at], lines[other] = lines[other], lines[at]
     elif mutation == "copy":
         lines.insert(rng.randrange(len(lines) + 1), lines[at])
-    elif mutation == "cut":
-        lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)]
+    elif mutation == "cut":  # at least one byte stays: a file split at b"\n" never yields an empty line
+        lines[at] = lines[at][: rng.randrange(1, len(lines[at]) + 1)]
     elif mutation == "splice":
         lines[at] = lines[at][: rng.randrange(len(lines[at]) + 1)] + lines[rng.randrange(len(lines))]
