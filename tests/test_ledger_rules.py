@@ -19,6 +19,7 @@ import pytest
 import aidlc.events.view as view_module
 from aidlc.events import canonical
 from aidlc.events.ledger import Ledger
+from aidlc.events.verify import line_hash
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
@@ -355,6 +356,31 @@ def test_018_only_lines_the_chain_does_not_report(chain: Path) -> None:
     write(chain, LEDGER, b"".join([*lines, canonical.line_of(text_seq)]).decode())
     assert where(hits(chain, "AIDLC-LEDGER-001")) == [(LEDGER, 2)]
     assert hits(chain, "AIDLC-LEDGER-018") == []  # both lines are the chain's to report (the first, by 001)
+
+
+@pytest.mark.parametrize("hand", ["key-twice", "spaces"])
+def test_018_a_line_in_a_form_aidlc_never_writes_is_refused(chain: Path, hand: str) -> None:
+    """A pull request's diff shows `"decision":"reject"`, and JSON (so every reader) takes the second key; or a line
+    hand-formatted. Both chained and hashed over their own bytes, so the chain holds them."""
+    approve(chain, INTENT_ID, "requirements")
+    lines = read(chain, LEDGER).encode().splitlines(keepends=True)
+    decided = json.loads(lines[-1])
+    decided.update(seq=decided["seq"] + 1, prev=decided["hash"], id=f"{decided['id']}x", hash="0" * 64)
+    line = canonical.line_of(decided)
+    line = line.replace(b'"decision":"approve"', b'"decision":"reject","decision":"approve"') if hand == "key-twice" \
+        else line.replace(b'","', b'", "')
+    line = line.replace(b"0" * 64, line_hash(line), 1)
+    write(chain, LEDGER, b"".join([*lines, line]).decode())
+    assert hits(chain, "AIDLC-LEDGER-001") == []  # the chain holds it
+
+    found = hits(chain, "AIDLC-LEDGER-018")
+
+    assert where(found) == [(LEDGER, len(lines) + 1)], found
+    assert "is not in the one form aidlc writes an event in" in found[0].message
+    refused = run_cli("ci", cwd=chain)
+    assert refused.returncode == 1 and f"{LEDGER}:{len(lines) + 1} AIDLC-LEDGER-018 " in refused.stdout, refused.stdout
+    verified = run_cli("log", "verify", cwd=chain)
+    assert verified.returncode == 1 and "is not in the one form aidlc writes" in verified.stdout, verified.stdout
 
 
 def test_018_shares_the_one_reading_of_every_event(chain: Path, monkeypatch: pytest.MonkeyPatch) -> None:

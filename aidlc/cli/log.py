@@ -144,7 +144,7 @@ def _beyond_the_chain(ledger: Ledger) -> tuple[list[signatures.Problem], list[Re
 def _print_not_events(rel: str, not_events: list[NotAnEvent]) -> None:
     more = f" (and {len(not_events) - 1} more such lines)" if len(not_events) > 1 else ""
     echo(f"✗ {rel}:{not_events[0].line}: {not_events[0].message}{more}")
-    echo(f"Next steps:\n  git log -p -- {rel}    # who wrote the line; restore the file from the last good commit")
+    echo(f"Next steps:\n  {NotAnEvent.next_step(rel)}")
 
 
 def _print_signature_problems(problems: list[signatures.Problem]) -> None:

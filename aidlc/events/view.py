@@ -5,6 +5,7 @@ commands that look at every event, the events themselves and the checks beyond t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.errors import AidlcError
-from aidlc.events.canonical import parse_event, why_not_event
+from aidlc.events.canonical import canonical, parse_event, why_not_event
 from aidlc.events.decisions import Decided, DecisionIndex, GateKey
 from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError, no_ledger
 from aidlc.events.state import LedgerState, scan
@@ -189,21 +190,55 @@ def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView])
     return found
 
 
+# What AIDLC-LEDGER-018 (a memory bank) and AIDLC-DOCS-043 (aidlc-docs) refuse, in the same words.
+NOT_AN_EVENT = ("a line of the ledger is chained and hashed but holds no event (a missing field, an unknown type or "
+                "field, a field of the wrong type), or is not in the one form aidlc writes (a key written twice, "
+                "spaces): every reader leaves the first out, and the second's diff can show a reviewer what no reader "
+                "takes")
+
+
 @dataclass(frozen=True)
 class NotAnEvent:
-    """A line that is chained and hashed but holds no event: every reader leaves it out."""
+    """A line that is chained and hashed but holds no event, or one in a form aidlc never writes: every reader
+    leaves the first out, and the second shows a reviewer of its diff other bytes than the event readers take."""
 
     line: int
     message: str
 
+    @staticmethod
+    def next_step(rel: str) -> str:
+        return f"git log -p -- {rel}    # who wrote the line; restore the file from the last good commit"
+
 
 def read_events(lines: Iterable[bytes], not_events: list[NotAnEvent],
                 reported: Container[int] = frozenset()) -> Iterator[tuple[int, Event]]:
-    """Every event of `lines` with its line number, as it is read; each line that holds none is added to
-    `not_events` with what keeps it from being one, unless `reported` holds its number (the chain's problems)."""
+    """Every event of `lines` with its line number, as it is read; each line that holds none, or is not the
+    canonical form of its JSON, is added to `not_events` with what is wrong with it, unless `reported` holds its
+    number (the chain's problems)."""
     for number, line in enumerate(lines, start=1):
         event = parse_event(line)
-        if event is not None:
+        if event is not None and _canonical(line):
             yield number, event
         elif number not in reported:
-            not_events.append(NotAnEvent(number, f"the line holds no ledger event ({why_not_event(line)})"))
+            why = f"holds no ledger event ({why_not_event(line)})" if event is None else (
+                "is not in the one form aidlc writes an event in (canonical JSON: keys sorted and each once, no "
+                "spaces): it was written by hand, and what a reader of its diff sees may not be what aidlc reads")
+            not_events.append(NotAnEvent(number, f"the line {why}"))
+
+
+def _canonical(line: bytes) -> bool:
+    """Whether the line is byte for byte the canonical JSON of what it holds. A key written twice (JSON keeps
+    the last; a person reading the diff sees the first) or a lone surrogate (no UTF-8 holds it) is not."""
+    try:
+        return canonical(json.loads(line)) == line.removesuffix(b"\n")
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+        return False
+
+
+def readable_view(ledger: Ledger) -> LedgerView:
+    """The view of a ledger that exists; one that cannot be read (a folder, no permission) is a view with its
+    `error` and nothing in it, for a rule to report."""
+    try:
+        return open_view(ledger)
+    except LedgerError as exc:
+        return LedgerView(ledger, error=exc)

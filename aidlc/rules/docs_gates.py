@@ -10,8 +10,8 @@ from aidlc.aidlc_docs.model import DocsProject, Mark, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.bank.config import load_config, records_folder
-from aidlc.events.ledger import Ledger, LedgerError
-from aidlc.events.view import GateHistory, LedgerView, open_view
+from aidlc.events.ledger import Ledger
+from aidlc.events.view import NOT_AN_EVENT, GateHistory, LedgerView, NotAnEvent, readable_view
 from aidlc.gates.catalogue import (
     GateTarget,
     docs_judged_files,
@@ -40,8 +40,7 @@ CHAIN = docs_rule("AIDLC-DOCS-042", E, "the ledger beside the docs (aidlc-docs/e
                   "hash chain is broken (edited, removed, reordered, duplicated or torn lines) or it cannot be read",
                   "restore aidlc-docs/events.jsonl from the last good commit; `aidlc log verify` names the first "
                   "bad line")
-NOT_EVENT = docs_rule("AIDLC-DOCS-043", E, "a line of the ledger is chained and hashed but holds no event (a missing "
-                      "field, an unknown type or field, a field of the wrong type): every reader leaves it out",
+NOT_EVENT = docs_rule("AIDLC-DOCS-043", E, NOT_AN_EVENT,
                       "restore aidlc-docs/events.jsonl from the last good commit (`git log -p -- "
                       "aidlc-docs/events.jsonl` shows who wrote the line); aidlc writes every event itself")
 
@@ -59,8 +58,8 @@ def ledger_findings(project: DocsProject, views: dict[Path, LedgerView] | None =
     if led.error is not None:
         return [_finding(CHAIN, ledger.rel, None, led.error.message)]
     # a line the chain reports is not one of not_events: each bad line is named once
-    unread = [_finding(NOT_EVENT, ledger.rel, found.line, found.message, f"git log -p -- {ledger.rel}    # who wrote "
-                       "the line; restore the file from the last good commit") for found in led.not_events]
+    unread = [_finding(NOT_EVENT, ledger.rel, found.line, found.message, NotAnEvent.next_step(ledger.rel))
+              for found in led.not_events]
     if led.first_error is not None:
         problem = led.first_error
         return [_finding(CHAIN, ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}"),
@@ -75,10 +74,7 @@ def ledger_findings(project: DocsProject, views: dict[Path, LedgerView] | None =
 def _view(ledger: Ledger, views: dict[Path, LedgerView]) -> LedgerView:
     """The run's view of `ledger`, opened on first use; one that cannot be read is a view with its `error`."""
     if ledger.path not in views:
-        try:
-            views[ledger.path] = open_view(ledger)
-        except LedgerError as exc:
-            views[ledger.path] = LedgerView(ledger, error=exc)
+        views[ledger.path] = readable_view(ledger)
     return views[ledger.path]
 
 

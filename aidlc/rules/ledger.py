@@ -10,9 +10,9 @@ from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
 from aidlc.errors import UsageError
-from aidlc.events.ledger import Ledger, LedgerError
+from aidlc.events.ledger import Ledger
 from aidlc.events.verify import TIME_KINDS, ProblemKind
-from aidlc.events.view import LedgerView, describe_conflict, open_view
+from aidlc.events.view import NOT_AN_EVENT, LedgerView, NotAnEvent, describe_conflict, readable_view
 from aidlc.gates.catalogue import fingerprint
 from aidlc.gates.history import what_changed
 from aidlc.gates.resolve import resolve
@@ -33,10 +33,7 @@ def view(index: BankIndex) -> LedgerView | None:
     no permission) is a view with its `error` and nothing in it (AIDLC-FILE-004 reports it)."""
     if index not in _VIEWS:
         ledger = Ledger.of_bank(index.bank.repo_root, index.bank.rel_root)
-        try:
-            _VIEWS[index] = open_view(ledger) if ledger.exists() else None
-        except LedgerError as exc:
-            _VIEWS[index] = LedgerView(ledger, error=exc)
+        _VIEWS[index] = readable_view(ledger) if ledger.exists() else None
     return _VIEWS[index]
 
 
@@ -129,17 +126,14 @@ def fork_conflicts(index: BankIndex) -> Iterator[Hit]:
                   f"a person decides again: aidlc gate approve|reject {subject_id} --stage {stage}")
 
 
-@rule("AIDLC-LEDGER-018", E, "ledger", "a line of the ledger is chained and hashed but holds no event (a missing "
-      "field, an unknown type or field, a field of the wrong type): every reader leaves it out",
+@rule("AIDLC-LEDGER-018", E, "ledger", NOT_AN_EVENT,
       "restore memory-bank/events.jsonl from the last good commit (`git log -p -- memory-bank/events.jsonl` shows "
       "who wrote the line); aidlc writes every event itself")
 def events_readable(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
     if led is not None:
         for found in led.not_events:
-            yield Hit(led.ledger.rel, found.line, found.message,
-                      f"git log -p -- {led.ledger.rel}    # who wrote the line; restore the file from the last good "
-                      "commit")
+            yield Hit(led.ledger.rel, found.line, found.message, NotAnEvent.next_step(led.ledger.rel))
 
 
 def _line(led: LedgerView, event: Event) -> int | None:
