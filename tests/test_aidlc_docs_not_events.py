@@ -125,13 +125,13 @@ def test_on_v2_records_the_one_ledger_is_named_once_and_read_once(v2: DocsRepo,
 
     def counting_parse(line: bytes) -> object:
         parsed.append(line)
-        return canonical.parse_event(line)
+        return canonical.canonical_event(line)
 
     def counting_open(ledger: Ledger) -> LedgerView:
         opened.append(ledger)
         return view_module.readable_view(ledger)
 
-    monkeypatch.setattr(view_module, "parse_event", counting_parse)
+    monkeypatch.setattr(view_module, "canonical_event", counting_parse)
     monkeypatch.setattr(docs_gates_module, "readable_view", counting_open)
     assert errors(v2, "validate") == (1, [("AIDLC-DOCS-043", LEDGER, lines[1]), ("AIDLC-DOCS-043", LEDGER, lines[2])])
     assert [ledger.rel for ledger in opened] == [LEDGER]  # two records, one view of their ledger

@@ -390,9 +390,9 @@ def test_018_shares_the_one_reading_of_every_event(chain: Path, monkeypatch: pyt
 
     def counting(line: bytes) -> object:
         parsed.append(line)
-        return canonical.parse_event(line)
+        return canonical.canonical_event(line)
 
-    monkeypatch.setattr(view_module, "parse_event", counting)
+    monkeypatch.setattr(view_module, "canonical_event", counting)
     assert len(hits(chain, "AIDLC-LEDGER-018")) == 1
     assert len(parsed) == len(read(chain, LEDGER).splitlines())  # once per line for 014-016 and 018 together
 

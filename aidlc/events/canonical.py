@@ -17,10 +17,13 @@ if TYPE_CHECKING:
     from aidlc.model.events import Event
 
 
+# One encoder for every call: `json.dumps` with options builds a new one each time.
+_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
 def canonical(value: dict[str, Any]) -> bytes:
     """The one byte form of `value` (see the module docstring: what it is, and how it differs from RFC 8785)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return _ENCODER.encode(value).encode("utf-8")
 
 
 def event_hash(event: dict[str, Any]) -> str:
@@ -60,6 +63,25 @@ def parse_event(line: bytes) -> Event | None:
         return Event.model_validate(json.loads(line))
     except (ValueError, TypeError, RecursionError):
         return None
+
+
+def canonical_event(line: bytes) -> Event | None:
+    """The event a ledger line holds if the line is byte for byte its canonical JSON, else None. A key written
+    twice (JSON keeps the last; a person reading the diff sees the first), spaces, or a lone surrogate (no UTF-8
+    holds it) is not. One parse serves both questions: the JSON read is the one the canonical bytes are made of
+    and the one the model validates (for the rare line the model refuses in that form, `parse_event` decides)."""
+    from aidlc.model.events import Event  # pydantic: as in `parse_event`
+
+    try:
+        value = json.loads(line.decode("utf-8"))  # bytes not UTF-8 are no canonical form of anything
+        if not isinstance(value, dict) or canonical(value) != line.removesuffix(b"\n"):
+            return None
+    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError; so is a NaN `canonical` refuses
+        return None
+    try:
+        return Event.model_validate(value)
+    except ValueError:  # pydantic's ValidationError is a ValueError
+        return parse_event(line)
 
 
 def why_not_event(line: bytes) -> str:

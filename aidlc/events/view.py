@@ -5,7 +5,6 @@ commands that look at every event, the events themselves and the checks beyond t
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,7 +13,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.errors import AidlcError
-from aidlc.events.canonical import canonical, parse_event, why_not_event
+from aidlc.events.canonical import canonical_event, parse_event, why_not_event
 from aidlc.events.decisions import Decided, DecisionIndex, GateKey
 from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError, no_ledger
 from aidlc.events.state import LedgerState, scan
@@ -216,23 +215,14 @@ def read_events(lines: Iterable[bytes], not_events: list[NotAnEvent],
     canonical form of its JSON, is added to `not_events` with what is wrong with it, unless `reported` holds its
     number (the chain's problems)."""
     for number, line in enumerate(lines, start=1):
-        event = parse_event(line)
-        if event is not None and _canonical(line):
+        event = canonical_event(line)
+        if event is not None:
             yield number, event
         elif number not in reported:
-            why = f"holds no ledger event ({why_not_event(line)})" if event is None else (
+            why = f"holds no ledger event ({why_not_event(line)})" if parse_event(line) is None else (
                 "is not in the one form aidlc writes an event in (canonical JSON: keys sorted and each once, no "
                 "spaces): it was written by hand, and what a reader of its diff sees may not be what aidlc reads")
             not_events.append(NotAnEvent(number, f"the line {why}"))
-
-
-def _canonical(line: bytes) -> bool:
-    """Whether the line is byte for byte the canonical JSON of what it holds. A key written twice (JSON keeps
-    the last; a person reading the diff sees the first) or a lone surrogate (no UTF-8 holds it) is not."""
-    try:
-        return canonical(json.loads(line)) == line.removesuffix(b"\n")
-    except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
-        return False
 
 
 def readable_view(ledger: Ledger) -> LedgerView:
