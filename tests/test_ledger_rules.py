@@ -381,6 +381,9 @@ def test_018_a_line_in_a_form_aidlc_never_writes_is_refused(chain: Path, hand: s
     assert refused.returncode == 1 and f"{LEDGER}:{len(lines) + 1} AIDLC-LEDGER-018 " in refused.stdout, refused.stdout
     verified = run_cli("log", "verify", cwd=chain)
     assert verified.returncode == 1 and "is not in the one form aidlc writes" in verified.stdout, verified.stdout
+    shown = run_cli("log", "show", "--format", "json", cwd=chain)  # not shown as the approval it reads as
+    assert [event["seq"] for event in json.loads(shown.stdout)["events"]] == [json.loads(x)["seq"] for x in lines]
+    assert f"line {len(lines) + 1} holds no readable event" in shown.stderr, shown.stderr
 
 
 def test_018_shares_the_one_reading_of_every_event(chain: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 from aidlc.bank.walk import LEDGER_FILE
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events import checkpoint
-from aidlc.events.canonical import event_hash, line_of, parse_event
+from aidlc.events.canonical import canonical_event, event_hash, line_of, parse_event
 from aidlc.events.decisions import Decided
 from aidlc.events.lost import lost_ledger
 from aidlc.events.state import LedgerState, scan
@@ -155,10 +155,10 @@ class Ledger:
             os.close(fd)
 
     def events(self, damaged: list[int] | None = None) -> Iterator[Event]:
-        """Every well-formed event, in file order. Other lines are skipped (`verify` reports them);
-        their numbers are added to `damaged` when it is given."""
+        """Every event, in file order, of a line in the one form aidlc writes (as `LedgerView.events` reads
+        them). Other lines are skipped (`verify` reports them); their numbers are added to `damaged` when given."""
         for number, line in enumerate(self.lines(), start=1):
-            event = parse_event(line)
+            event = canonical_event(line)
             if event is not None:
                 yield event
             elif damaged is not None:
