@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import PlainValidator, WithJsonSchema
+from pydantic import PlainSerializer, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 # Error types raised here; the validator maps them to rule codes.
@@ -37,10 +37,18 @@ def _timestamp(value: Any) -> datetime | date:
     raise PydanticCustomError(TIMESTAMP_INVALID, "'{value}' is not an ISO 8601 timestamp", {"value": value})
 
 
+def _timestamp_text(value: datetime | date) -> str:
+    """A timestamp as JSON holds it, as pydantic writes one (UTC as `Z`). Said here because pydantic, serializing
+    a union under a plain validator, warns about every value it writes."""
+    text = value.isoformat()
+    return text[:-6] + "Z" if isinstance(value, datetime) and text.endswith("+00:00") else text
+
+
 # A point in time with a time zone (a bare date is tolerated and reported as a warning).
 Timestamp = Annotated[
     datetime | date,
     PlainValidator(_timestamp),
+    PlainSerializer(_timestamp_text, return_type=str, when_used="json"),
     WithJsonSchema({"type": "string", "anyOf": [{"format": "date-time"}, {"format": "date"}]}),
 ]
 
