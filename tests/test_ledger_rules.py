@@ -87,6 +87,24 @@ def test_001_a_removed_event_breaks_the_chain(chain: Path) -> None:
     assert where(hits(chain, "AIDLC-LEDGER-001")) == [(LEDGER, 3)]
 
 
+def test_001_a_seq_written_as_text_is_no_link_of_the_chain(chain: Path) -> None:
+    """`"seq":"3"` would pass a lax reading as 3; the chain takes a number only, whatever the line's hash says."""
+    approve(chain, INTENT_ID, "requirements")
+    last = json.loads(read(chain, LEDGER).splitlines()[-1])
+    forged = forge.event(last["seq"] + 1, ts=forge.stamp(datetime.now(UTC))) | {"seq": str(last["seq"] + 1),
+                                                                                  "prev": last["hash"]}
+    forged["hash"] = canonical.event_hash(forged)
+    write(chain, LEDGER, read(chain, LEDGER) + canonical.line_of(forged).decode())
+    line = len(read(chain, LEDGER).splitlines())
+
+    found = [f for f in findings(chain) if f.code.startswith("AIDLC-LEDGER")]
+
+    assert [(f.code, f.line) for f in found] == [("AIDLC-LEDGER-001", line)]  # 018 does not say it again
+    verified = run_cli("log", "verify", "--format", "json", cwd=chain)
+    assert verified.returncode == 1 and json.loads(verified.stdout)["problem"]["line"] == line
+    assert json.loads(verified.stdout)["problem"]["kind"] == "invalid"
+
+
 # -- AIDLC-LEDGER-002: a complete bolt needs its gates ------------------------------------------------------------
 def _complete_bolt_by_hand(root: Path) -> int:
     edit(root, BOLT, "status: planned", "status: complete")
