@@ -98,7 +98,7 @@ def test_baseline(run: RunSession, results: list[CheckResult]) -> tuple[TestCoun
 def _recorded_at_base(run: RunSession, name: str) -> Event | None:
     """The latest check.recorded of check `name`, with test counts, at the run's base commit."""
     recorded = None
-    for event in run.ledger.events():
+    for _, event in run.workspace.view.now().events:  # parsed again only if the ledger changed since
         if event.type == EventType.check_recorded and event.commit == run.state.base_commit \
                 and event.datum("name") == name and event.datum("tests"):
             recorded = event
