@@ -91,6 +91,20 @@ def test_only_the_first_closing_fence_ends_the_front_matter() -> None:
     assert doc.body == "body\n---\nmore\n"
 
 
+@pytest.mark.parametrize(("text", "cut"), [
+    ("---\nid: x\n---\nbody\n", ("id: x\n", "body\n", 4)),  # the usual file, read without the general search
+    ("---\n---\nbody", ("", "body", 3)),
+    ("---\nid: x\n---", ("id: x\n", "", 4)),  # the closing line at the end of the file
+    ("---\nid: x\n---  \nbody", ("id: x\n", "body", 4)),
+    ("---\nid: x\n---\r\nbody", ("id: x\n", "body", 4)),
+    ("---\nid: x\n----\ny: 1\n---\nbody", ("id: x\n----\ny: 1\n", "body", 6)),  # '----' is not a fence
+    ("---\nid: x\n--- a\n---\nbody", ("id: x\n--- a\n", "body", 5)),
+    ("---\nid: x\n----", (None, "---\nid: x\n----", 1)),
+])
+def test_the_first_bare_fence_line_closes(text: str, cut: tuple[str | None, str, int]) -> None:
+    assert frontmatter.cut(text) == cut
+
+
 @pytest.mark.parametrize("text", ["---\nid: x\nstatus: draft\n", "---", "--- \n", "---\nid: x"])
 def test_unclosed_front_matter(text: str) -> None:
     doc = split(text)

@@ -123,6 +123,12 @@ def split(text: str, rel: str) -> Document:
 def cut(text: str) -> tuple[str | None, str, int]:
     """(front matter text, body, line of the body's first line); no front matter (or one never
     closed) gives (None, text, 1)."""
+    if text.startswith("---\n"):
+        # As most files are written: a bare '---' line opens, and the first line starting '---' is a bare one that
+        # closes (the general search below finds the same, at twice the cost of this whole function).
+        fence = text.find("\n---", 3) + 1
+        if fence and text.startswith("\n", fence + 3):
+            return text[4:fence], text[fence + 4 :], text.count("\n", 4, fence) + 3
     if not _opens(text):
         return None, text, 1
     close = _find_closing_fence(text)

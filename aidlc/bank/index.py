@@ -41,9 +41,9 @@ class BankIndex:
             return None
         found = self._units.get(str(ref).strip(), [])
         if intent is not None:
-            scoped = [unit for unit in found if unit.intent is intent]
-            if scoped:
-                return scoped[0]
+            for unit in found:  # a loop, not a list: asked for every bolt's and story's unit
+                if unit.intent is intent:
+                    return unit
         return _only(found)
 
     def story(self, ref: object, unit: Unit | None = None) -> StoryItem | None:
@@ -51,9 +51,9 @@ class BankIndex:
             return None
         found = self._stories.get(str(ref).strip(), [])
         if unit is not None:
-            scoped = [story for story in found if story.unit is unit]
-            if scoped:
-                return scoped[0]
+            for story in found:  # as in unit()
+                if story.unit is unit:
+                    return story
         return _only(found)
 
     def bolt(self, ref: object) -> BoltItem | None:
