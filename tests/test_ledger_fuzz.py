@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from aidlc.events import checkpoint
-from aidlc.events.canonical import event_of, parse_event
+from aidlc.events.canonical import event_of, line_of, parse_event
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.merge import merge_ledgers
 from aidlc.events.state import scan
@@ -37,12 +37,18 @@ json_values = st.recursive(
 
 
 def same_reading(line: bytes) -> None:
-    """`parse_event` (pydantic's JSON parser first) accepts exactly the lines `event_of` (Python's) accepts, and
-    reads them into the same event."""
-    raw, typed = event_of(line), parse_event(line)
-    assert (raw is None) == (typed is None), line
+    """`parse_event` (pydantic's JSON parser first) accepts exactly the lines Python's parser and the model accept,
+    and reads them into the same event; `event_of` (the scan's raw form) takes only those in canonical form."""
+    try:
+        plain = Event.model_validate(json.loads(line))
+    except (ValueError, TypeError, RecursionError):
+        plain = None
+    typed, raw = parse_event(line), event_of(line)
+    assert (plain is None) == (typed is None), line
     if typed is not None:
-        assert typed == Event.model_validate(raw)
+        assert typed == plain
+    if raw is not None:
+        assert typed == Event.model_validate(raw) and line_of(raw) == line + b"\n" * (not line.endswith(b"\n"))
 
 
 def read_everything(data: bytes) -> None:

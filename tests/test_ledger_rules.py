@@ -48,6 +48,7 @@ from tests.test_gate import (
     through_walkthrough,
     write,
 )
+from tests.test_status_gates import gates_of, status_json
 
 
 def hits(root: Path, code: str) -> list[Finding]:
@@ -402,6 +403,22 @@ def test_018_a_line_in_a_form_aidlc_never_writes_is_refused(chain: Path, hand: s
     shown = run_cli("log", "show", "--format", "json", cwd=chain)  # not shown as the approval it reads as
     assert [event["seq"] for event in json.loads(shown.stdout)["events"]] == [json.loads(x)["seq"] for x in lines]
     assert f"line {len(lines) + 1} holds no readable event" in shown.stderr, shown.stderr
+
+
+def test_018_a_decision_in_a_form_aidlc_never_writes_decides_no_gate(chain: Path) -> None:
+    """The gate standing is a reader too: a units approval rewritten as `"decision":"reject","decision":"approve"`
+    (a reviewer of the diff reads a rejection) and hashed again over its bytes approves nothing."""
+    approve(chain, INTENT_ID, "requirements")
+    approve(chain, INTENT_ID, "units")
+    assert gates_of(status_json(chain))[("intent", INTENT_ID)]["pending"] == "stories"
+    lines = read(chain, LEDGER).encode().splitlines(keepends=True)
+    forged = lines[-1].replace(b'"decision":"approve"', b'"decision":"reject","decision":"approve"')
+    forged = forged.replace(json.loads(lines[-1])["hash"].encode(), line_hash(forged), 1)
+    write(chain, LEDGER, b"".join([*lines[:-1], forged]).decode())
+    assert hits(chain, "AIDLC-LEDGER-001") == []  # the chain holds it
+
+    assert gates_of(status_json(chain))[("intent", INTENT_ID)]["pending"] == "units"
+    assert where(hits(chain, "AIDLC-LEDGER-018")) == [(LEDGER, len(lines))]
 
 
 def test_018_shares_the_one_reading_of_every_event(chain: Path, monkeypatch: pytest.MonkeyPatch) -> None:

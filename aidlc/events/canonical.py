@@ -36,16 +36,11 @@ def line_of(event: dict[str, Any]) -> bytes:
 
 
 def event_of(line: bytes) -> dict[str, Any] | None:
-    """The JSON object of a ledger line that holds a valid event, else None: the raw form the scan of the
-    chain reads its few fields from (`state.scan`); everything else reads the model (`parse_event`)."""
-    from aidlc.model.events import Event  # pydantic: imported when an event is first read
-
-    try:
-        event = json.loads(line)
-        Event.model_validate(event)
-    except (ValueError, TypeError, RecursionError):  # pydantic's ValidationError is a ValueError
-        return None
-    return event
+    """The JSON object of a ledger line that holds an event in the one form aidlc writes (`canonical_event`),
+    else None: the raw form the scan of the chain reads its few fields from (`state.scan`: the gate decisions);
+    everything else reads the model."""
+    read = _canonical_read(line)
+    return None if read is None else read[0]
 
 
 def parse_event(line: bytes) -> Event | None:
@@ -68,8 +63,15 @@ def parse_event(line: bytes) -> Event | None:
 def canonical_event(line: bytes) -> Event | None:
     """The event a ledger line holds if the line is byte for byte its canonical JSON, else None. A key written
     twice (JSON keeps the last; a person reading the diff sees the first), spaces, or a lone surrogate (no UTF-8
-    holds it) is not. One parse serves both questions: the JSON read is the one the canonical bytes are made of
-    and the one the model validates (for the rare line the model refuses in that form, `parse_event` decides)."""
+    holds it) is not."""
+    read = _canonical_read(line)
+    return None if read is None else read[1]
+
+
+def _canonical_read(line: bytes) -> tuple[dict[str, Any], Event] | None:
+    """(the JSON object, the event) of a line in canonical form. One parse serves both questions: the JSON read
+    is the one the canonical bytes are made of and the one the model validates (for the rare line the model
+    refuses in that form, `parse_event` decides)."""
     from aidlc.model.events import Event  # pydantic: as in `parse_event`
 
     try:
@@ -79,9 +81,10 @@ def canonical_event(line: bytes) -> Event | None:
     except (ValueError, RecursionError):  # UnicodeEncodeError is a ValueError; so is a NaN `canonical` refuses
         return None
     try:
-        return Event.model_validate(value)
+        return value, Event.model_validate(value)
     except ValueError:  # pydantic's ValidationError is a ValueError
-        return parse_event(line)
+        event = parse_event(line)
+        return None if event is None else (value, event)
 
 
 def why_not_event(line: bytes) -> str:
