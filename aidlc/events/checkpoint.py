@@ -54,7 +54,7 @@ from typing import Any
 from aidlc import __version__
 from aidlc.events.state import LedgerState
 
-FORMAT = 1
+FORMAT = 2  # 2: the gate decisions it holds were read only from lines in canonical form
 CHECKPOINT = Path(".aidlc") / "ledger" / "checkpoint"
 TAIL = 4096  # bytes at the end of the file checked by content
 _MAX_CHECKPOINT = 64 << 20  # a checkpoint larger than this was not written by aidlc: ignored
