@@ -187,10 +187,12 @@ def test_a_double_forked_process_in_its_own_session_is_ended_and_reaped_when_its
 def test_an_interrupted_run_ends_the_check_group(tmp_path: Path) -> None:
     script = tmp_path / "runner.py"
     script.write_text(textwrap.dedent(f"""
-        import sys
+        import signal, sys
         from pathlib import Path
         from aidlc.bolt.checks import run_check
         from aidlc.model.config import VerifyCommand
+        # A test run started in the background (`&`, nohup) ignores SIGINT, and so would this child: Ctrl-C's way.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         run = "sh -c " + {shlex.quote("sleep 600 & echo $! > pid; echo ready; wait")!r}
         try:
             run_check(Path(sys.argv[1]), VerifyCommand(name='slow', run=run, timeout_s=600))
