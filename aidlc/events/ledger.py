@@ -1,10 +1,10 @@
 """Appending to and reading the ledger: the one owner of memory-bank/events.jsonl.
 
-`Ledger.of_bank` is the one way to find it. Reading opens only a regular file, never through a
-symbolic link, and a file that is not one (a folder, a FIFO, a device) or cannot be read is a
-LedgerError that says so. `Ledger.state` is what a full check of the file establishes: served from
-the verified-prefix checkpoint when that vouches for the file as it is (see `checkpoint`), else
-built by reading the file once (`state.scan`), which then writes a new checkpoint.
+`Ledger.of_bank` is the one way to find it (through aidlc.events.place, which a run that finds none needs
+alone). Reading opens only a regular file, never through a symbolic link, and a file that is not one (a folder,
+a FIFO, a device) or cannot be read is a LedgerError that says so. `Ledger.state` is what a full check of the
+file establishes: served from the verified-prefix checkpoint when that vouches for the file as it is (see
+`checkpoint`), else built by reading the file once (`state.scan`), which then writes a new checkpoint.
 
 Appends hold an exclusive flock on a lock file in .aidlc/ (never in the bank), take the state
 (the one this object left, if the file is as it left it; else the checkpoint's; else a full
