@@ -13,12 +13,11 @@ from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.errors import UsageError
-from aidlc.events.ledger import Ledger
-from aidlc.events.view import LedgerView, open_view, verified
 from aidlc.model.config import Config
 
 if TYPE_CHECKING:
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
+    from aidlc.events.view import LedgerView
 
 
 def open_bank(root: Path, as_found: bool = False, config: Config | None = None) -> MemoryBank:
@@ -122,6 +121,10 @@ class Workspace:
         self.config = config
         self.bank = bank
         self.root = Path(bank.repo_root)
+        # Here, not at the top, as below: `aidlc validate` imports this module, and a bank without a ledger never
+        # imports the ledger's modules (aidlc/rules/ledger.py, view).
+        from aidlc.events.ledger import Ledger
+
         self.ledger = view.ledger if view is not None else Ledger.of_bank(self.root, bank.rel_root)
         self._view = view
 
@@ -149,11 +152,15 @@ class Workspace:
         """The ledger's view, opened when first asked for. Appends through `ledger` keep it current (they add to
         the state it holds); a decision recorded through another `Ledger` (aidlc.gates) shows in `refreshed()`."""
         if self._view is None:
+            from aidlc.events.view import open_view  # here, not at the top: see __init__
+
             self._view = open_view(self.ledger)
         return self._view
 
     def verified_view(self, records: str) -> LedgerView:
         """`view`, the ledger there and intact (`aidlc.events.view.verified_ledger`)."""
+        from aidlc.events.view import verified  # here, not at the top: see __init__
+
         return verified(self.ledger, records, lambda _: self.view)
 
     def bolt(self, ref: str) -> BoltItem:

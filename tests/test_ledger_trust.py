@@ -455,14 +455,15 @@ def test_validate_and_status_keep_no_checkpoint(chain: Path) -> None:
 
 
 def test_the_ledger_is_found_one_way() -> None:
-    """Only the ledger module builds the ledger's path: every command reads the same file. (bank/walk.py names
+    """Only aidlc/events/place.py builds the ledger's path (`Ledger.of_bank` through it, and the rules that look for
+    a ledger before they import the ledger's modules): every command reads the same file. (bank/walk.py names
     the file, beside aidlc.yaml's name, for the rule files a pull request is judged by.)"""
     package = Path(__file__).resolve().parent.parent / "aidlc"
     sources = {path.relative_to(package).as_posix(): path.read_text(encoding="utf-8")
                for path in package.rglob("*.py")}
     builders = [name for name, text in sources.items()
                 if re.search(r"\bLedger\(", text) or "/ LEDGER_FILE" in text or 'events.jsonl"' in text]
-    assert sorted(builders) == ["bank/walk.py", "events/ledger.py", "events/view.py"]
+    assert sorted(builders) == ["bank/walk.py", "events/place.py", "events/view.py"]
 
 
 def test_log_verify_streams_in_constant_memory() -> None:

@@ -409,6 +409,34 @@ def test_a_memory_banks_validation_imports_no_aidlc_docs_rule(bank: Bank) -> Non
     assert codes.split() == list(every_rule())
 
 
+# A process that validates the repository at argv[1] through the CLI's own modules and prints which of the ledger's
+# modules it imported.
+LEDGER_MODULES_PROBE = """
+import sys
+from pathlib import Path
+import aidlc.cli.validate
+from aidlc.rules import validate
+from aidlc.workspace import open_records
+validate(open_records(Path(sys.argv[1])))
+print(sorted(name for name in ("aidlc.events.ledger", "aidlc.events.view", "aidlc.gates.catalogue",
+                               "aidlc.gates.signatures", "aidlc.model.events") if name in sys.modules))
+"""
+
+
+def test_a_bank_without_a_ledger_is_validated_without_importing_the_ledgers_modules(bank: Bank) -> None:
+    ledger = bank.path("memory-bank/events.jsonl")
+    assert not ledger.exists()
+
+    def imported() -> str:
+        return subprocess.run([sys.executable, "-c", LEDGER_MODULES_PROBE, str(bank.root)], capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    assert imported() == "[]"
+    ledger.write_text("")  # an empty ledger: the ledger rules read it, through those modules
+    assert imported() == str(sorted(["aidlc.events.ledger", "aidlc.events.view", "aidlc.gates.catalogue",
+                                     "aidlc.gates.signatures", "aidlc.model.events"]))
+
+
 def test_rules_process_text_json_and_unknown_code(tmp_path: Path) -> None:
     text = run_cli("rules", cwd=tmp_path)
     assert text.returncode == 0 and len(text.stdout.splitlines()) == len(every_rule())

@@ -239,15 +239,15 @@ class StoryParts:
     criteria: list[Criterion]
     related_line: int | None
     related: list[str]
-    opinion_hint: bool = True  # False: no criterion can hold an opinion word (see wording.may_hold_opinion)
+    # False: no criterion can hold an opinion word (wording.may_hold_opinion over their text, or over the section
+    # that holds them: true more often, never less, and each criterion is then tested on its own).
+    opinion_hint: bool = True
 
 
 def story_parts(body: str, first_line: int) -> StoryParts:
     """The acceptance criteria and related requirements of a story body, and whether a criterion
     may hold an opinion word."""
-    parts = _story_parts(halfwidth(body), first_line)
-    parts.opinion_hint = may_hold_opinion("\n".join([criterion.text for criterion in parts.criteria]))
-    return parts
+    return _story_parts(halfwidth(body), first_line)
 
 
 def _story_parts(body: str, first_line: int) -> StoryParts:
@@ -259,6 +259,7 @@ def _story_parts(body: str, first_line: int) -> StoryParts:
     if parts is None:
         lines = list(prose_lines(body, first_line))
         parts = StoryParts(*acceptance_criteria(lines), *related_requirements(lines))
+        parts.opinion_hint = may_hold_opinion("\n".join([criterion.text for criterion in parts.criteria]))
     return parts
 
 
@@ -270,7 +271,9 @@ def _jump_to_parts(body: str, first_line: int) -> StoryParts | None:
     heading = _ACCEPTANCE_HEADING.search(text)
     if heading is None:
         return None  # perhaps the "**Acceptance Criteria**:" label form
-    related = _RELATED_ONE_LINE.search(text)
+    # The regex scans the whole body; its "**" and then an R or r (nothing else matches that R, even ignoring
+    # case) are found faster, and most stories have no such line.
+    related = _RELATED_ONE_LINE.search(text) if "**R" in text or "**r" in text else None
     start = text.find("\n", heading.end())  # the end of the heading line
     if start == -1:  # the heading is the last line
         start = len(text)
@@ -281,11 +284,14 @@ def _jump_to_parts(body: str, first_line: int) -> StoryParts | None:
             or (text.find("~", 0, read_to) != -1 and text.find("~~~", 0, read_to) != -1):
         return None
     criteria_line = first_line + text.count("\n", 1, heading.start() + 1)
-    criteria = listed_criteria(enumerate(text[start + 1 : end].split("\n"), criteria_line + 1))
+    section = text[start + 1 : end]
+    criteria = listed_criteria(enumerate(section.split("\n"), criteria_line + 1))
+    # The hint read over the section, which holds every criterion's text: no joined copy of them to make.
+    hint = may_hold_opinion(section)
     if related is None:
-        return StoryParts(criteria_line, criteria, None, [])
+        return StoryParts(criteria_line, criteria, None, [], hint)
     return StoryParts(criteria_line, criteria, first_line + text.count("\n", 1, related.start()),
-                      REQUIREMENT_ID.findall(related.group(1)))
+                      REQUIREMENT_ID.findall(related.group(1)), hint)
 
 
 # Searched from the "\n" before a line, with a literal start ("\n#", "**") where the regex engine skips
@@ -301,9 +307,13 @@ _ITEM_STARTS = frozenset("-*+0123456789")  # a list item starts so, after option
 def _section_end(text: str, start: int, level: int) -> int:
     """Where the section whose heading ends at `start` ends: the next heading with no more hashes
     (`level`: its hashes after the first)."""
-    for heading in _HEADING_START.finditer(text, start):
-        if len(heading.group(1)) <= level:
-            return heading.start()
+    # Each heading starts with "\n#": found by str.find, faster than the regex engine's scan for it.
+    at = text.find("\n#", start)
+    while at != -1:
+        heading = _HEADING_START.match(text, at)
+        if heading is not None and len(heading.group(1)) <= level:
+            return at
+        at = text.find("\n#", at + 1)
     return len(text)
 
 

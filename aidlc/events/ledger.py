@@ -1,10 +1,10 @@
 """Appending to and reading the ledger: the one owner of memory-bank/events.jsonl.
 
-`Ledger.of_bank` is the one way to find it. Reading opens only a regular file, never through a
-symbolic link, and a file that is not one (a folder, a FIFO, a device) or cannot be read is a
-LedgerError that says so. `Ledger.state` is what a full check of the file establishes: served from
-the verified-prefix checkpoint when that vouches for the file as it is (see `checkpoint`), else
-built by reading the file once (`state.scan`), which then writes a new checkpoint.
+`Ledger.of_bank` is the one way to find it (through aidlc.events.place, which a run that finds none needs
+alone). Reading opens only a regular file, never through a symbolic link, and a file that is not one (a folder,
+a FIFO, a device) or cannot be read is a LedgerError that says so. `Ledger.state` is what a full check of the
+file establishes: served from the verified-prefix checkpoint when that vouches for the file as it is (see
+`checkpoint`), else built by reading the file once (`state.scan`), which then writes a new checkpoint.
 
 Appends hold an exclusive flock on a lock file in .aidlc/ (never in the bank), take the state
 (the one this object left, if the file is as it left it; else the checkpoint's; else a full
@@ -38,6 +38,7 @@ from aidlc.events import checkpoint
 from aidlc.events.canonical import canonical_event, event_hash, line_of, parse_event
 from aidlc.events.decisions import Decided
 from aidlc.events.lost import lost_ledger
+from aidlc.events.place import ledger_path, ledger_rel, something_at
 from aidlc.events.state import LedgerState, scan
 from aidlc.events.torn import move_aside
 from aidlc.events.verify import MAX_LINE, ProblemKind, key_of, line_hash, raw_key, read_lines
@@ -92,26 +93,15 @@ class Ledger:
     @classmethod
     def of_bank(cls, repo_root: Path | str, bank_rel: str) -> Ledger:
         """The ledger of the memory bank at `bank_rel` (relative to the repository root `repo_root`)."""
-        root = Path(repo_root)
-        return cls(root / bank_rel / LEDGER_FILE, root)
+        return cls(ledger_path(repo_root, bank_rel), Path(repo_root))
 
     @property
     def rel(self) -> str:
-        try:
-            return self.path.relative_to(self.repo_root).as_posix()
-        except ValueError:  # a ledger outside the repo (tests, tools): its path says where it is
-            return self.path.as_posix()
+        return ledger_rel(self.path, self.repo_root)
 
     def exists(self) -> bool:
-        """Something is there (a symbolic link or a folder too: reading it then says what is wrong). A path
-        that cannot even be looked at (a folder without permission) counts as there: reading it says why."""
-        try:
-            os.lstat(self.path)
-        except (FileNotFoundError, NotADirectoryError):
-            return False
-        except OSError:
-            return True
-        return True
+        """Something is there (aidlc.events.place.something_at: a link or a folder too)."""
+        return something_at(self.path)
 
     @contextmanager
     def locked(self) -> Iterator[None]:

@@ -189,13 +189,6 @@ def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView])
     return found
 
 
-# What AIDLC-LEDGER-018 (a memory bank) and AIDLC-DOCS-043 (aidlc-docs) refuse, in the same words.
-NOT_AN_EVENT = ("a line of the ledger is chained and hashed but holds no event (a missing field, an unknown type or "
-                "field, a field of the wrong type), or is not in the one form aidlc writes (a key written twice, "
-                "spaces): every reader leaves the first out, and the second's diff can show a reviewer what no reader "
-                "takes")
-
-
 @dataclass(frozen=True)
 class NotAnEvent:
     """A line that is chained and hashed but holds no event, or one in a form aidlc never writes: every reader

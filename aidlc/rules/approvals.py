@@ -3,17 +3,21 @@ and its signature, where there is one or one is required, verifies against memor
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
-from aidlc.gates import signatures
-from aidlc.gates.actor import bot_identity
-from aidlc.model.events import ActorKind, Decision, Event, EventType
 from aidlc.model.types import Risk, Severity
 from aidlc.rules.catalogue import Hit, rule
-from aidlc.rules.ledger import LedgerView, view
+from aidlc.rules.ledger import view
+
+if TYPE_CHECKING:
+    from aidlc.events.view import LedgerView
+    from aidlc.gates import signatures
+    from aidlc.model.events import Event
 
 E = Severity.error
 
@@ -24,6 +28,10 @@ def human_deciders(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
     if led is None:
         return
+    # Here, not at the top, as in every rule of this module: only with a ledger (aidlc/rules/ledger.py, view).
+    from aidlc.gates import signatures
+    from aidlc.model.events import ActorKind, EventType
+
     for line, event in led.events:
         actor = event.actor
         if event.type == EventType.gate_decided and actor.kind != ActorKind.human \
@@ -39,6 +47,10 @@ def no_bot_deciders(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
     if led is None:
         return
+    # Here, not at the top: only with a ledger (see human_deciders).
+    from aidlc.gates import signatures
+    from aidlc.gates.actor import bot_identity
+
     bots = index.bank.config.governance.bot_emails
     for line, event in signatures.human_decisions(led.events):
         why = bot_identity(event.actor.name, event.actor.email, bots)
@@ -48,6 +60,8 @@ def no_bot_deciders(index: BankIndex) -> Iterator[Hit]:
 
 def _by_policy(event: Event, allowed: list[Risk]) -> bool:
     """A plan approval aidlc.yaml's policy.auto_approve_plan allows (low or medium risk only), recorded as such."""
+    from aidlc.model.events import ActorKind, Decision  # here, not at the top: only with a ledger (human_deciders)
+
     risk = event.datum("risk")
     return (event.actor.kind == ActorKind.policy and event.stage == "plan" and event.subject is not None
             and event.subject.kind == "bolt" and event.decision == Decision.approve
@@ -58,10 +72,14 @@ def _by_policy(event: Event, allowed: list[Risk]) -> bool:
 _CHECKED: WeakKeyDictionary[BankIndex, tuple[LedgerView, list[signatures.Problem]]] = WeakKeyDictionary()
 
 
-def _problems(index: BankIndex, kind: str) -> Iterator[Hit]:
+def _problems(index: BankIndex, kind_of: Callable[[ModuleType], str]) -> Iterator[Hit]:
+    """The signature problems of the kind `kind_of` picks from aidlc.gates.signatures."""
     led = view(index)
     if led is None:
         return
+    from aidlc.gates import signatures  # here, not at the top: only with a ledger (see human_deciders)
+
+    kind = kind_of(signatures)
     cached = _CHECKED.get(index)
     if cached is None or cached[0] is not led:
         bank = index.bank
@@ -77,14 +95,14 @@ def _problems(index: BankIndex, kind: str) -> Iterator[Hit]:
       "governance.require_signed_approvals was on",
       "a person decides the gate again with git's SSH signing key set up (aidlc docs/gates.md, Signed approvals)")
 def signed_when_required(index: BankIndex) -> Iterator[Hit]:
-    yield from _problems(index, signatures.UNSIGNED)
+    yield from _problems(index, lambda signatures: signatures.UNSIGNED)
 
 
 @rule("AIDLC-LEDGER-016", E, "ledger", "a decision's signature does not verify: a key memory-bank/allowed_signers "
       "does not list for the decider's email, or an event changed after it was signed",
       "a person decides the gate again with a key listed for their email in memory-bank/allowed_signers")
 def signatures_verify(index: BankIndex) -> Iterator[Hit]:
-    yield from _problems(index, signatures.INVALID)
+    yield from _problems(index, lambda signatures: signatures.INVALID)
 
 
 @rule("AIDLC-LEDGER-017", E, "ledger", "memory-bank/allowed_signers is missing, unreadable or malformed where "
@@ -92,4 +110,4 @@ def signatures_verify(index: BankIndex) -> Iterator[Hit]:
       "write one `EMAIL namespaces=\"aidlc\" KEYTYPE KEY` line per person who may decide "
       "(aidlc docs/gates.md, Signed approvals)")
 def allowed_signers_usable(index: BankIndex) -> Iterator[Hit]:
-    yield from _problems(index, signatures.SIGNERS)
+    yield from _problems(index, lambda signatures: signatures.SIGNERS)

@@ -11,18 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, Intent, StoryItem, status_word
-from aidlc.events.ledger import LEDGER_FILE, Ledger
+from aidlc.bank.walk import LEDGER_FILE
 from aidlc.events.lost import lost_ledger
-from aidlc.gates.catalogue import INTENT_STAGES, stages_for
+from aidlc.events.place import ledger_path, ledger_rel, something_at
 from aidlc.model.artifacts import Bolt, FrontMatter, Story
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
 from aidlc.rules.catalogue import Hit, rule
 from aidlc.rules.evidence import Birth, adopted_note, birth_of, verdict
-from aidlc.rules.ledger import LedgerView, view
+from aidlc.rules.ledger import view
+
+if TYPE_CHECKING:
+    from aidlc.events.view import LedgerView
 
 E, W = Severity.error, Severity.warning
 _STARTED = (BoltStatus.in_progress.value, BoltStatus.complete.value)
@@ -41,6 +46,9 @@ class Claim:
 
 
 def _missing_bolt_gates(led: LedgerView, bolt: BoltItem) -> list[str]:
+    # Here, not at the top, as below: only with a ledger (aidlc/rules/ledger.py, view).
+    from aidlc.gates.catalogue import stages_for
+
     return [stage for stage in stages_for(bolt) if not led.history.approved("bolt", bolt.id, stage)]
 
 
@@ -77,6 +85,8 @@ def _story_claim(index: BankIndex, led: LedgerView, story: StoryItem) -> Claim |
 
 
 def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | None:
+    from aidlc.gates.catalogue import INTENT_STAGES  # here, not at the top: only with a ledger (see view)
+
     bolts = [b for b in index.bank.bolts if b.meta and index.intent(b.meta.intent) is intent]
     phase = intent.requirements_meta.phase if intent.requirements_meta else None
     past = phase == "construction" or any(b.meta.status in _STARTED for b in bolts if b.meta)
@@ -199,14 +209,15 @@ def _completions(index: BankIndex) -> tuple[int, int]:
 def _lost(index: BankIndex) -> Hit | None:
     """The lost-ledger finding, once per run (it asks git): None when there is a ledger or git shows none ever."""
     bank = index.bank
-    ledger = Ledger.of_bank(bank.repo_root, bank.rel_root)
-    if ledger.exists():
+    path = ledger_path(bank.repo_root, bank.rel_root)
+    if something_at(path):
         return None
-    lost = lost_ledger(ledger.repo_root, ledger.rel)
+    rel = ledger_rel(path, Path(bank.repo_root))
+    lost = lost_ledger(Path(bank.repo_root), rel)
     # A shallow clone cannot show that a ledger never existed: that matters where there are completions to attest.
     if lost is None or (lost.shallow and _completions(index) == (0, 0)):
         return None
-    return Hit(ledger.rel, None, lost.message, "; ".join(lost.next_steps))
+    return Hit(rel, None, lost.message, "; ".join(lost.next_steps))
 
 
 _LOST: WeakKeyDictionary[BankIndex, Hit | None] = WeakKeyDictionary()
@@ -223,7 +234,7 @@ def _lost_once(index: BankIndex) -> Hit | None:
       "run `aidlc init` to start the ledger; later completions then need gate decisions")
 def ledger_exists(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
-    if view(index) is not None or Ledger.of_bank(bank.repo_root, bank.rel_root).exists():
+    if view(index) is not None or something_at(ledger_path(bank.repo_root, bank.rel_root)):
         return
     bolts, stories = _completions(index)
     if (bolts or stories) and _lost_once(index) is None:

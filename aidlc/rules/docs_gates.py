@@ -11,7 +11,7 @@ from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.bank.config import load_config, records_folder
 from aidlc.events.ledger import Ledger
-from aidlc.events.view import NOT_AN_EVENT, GateHistory, LedgerView, NotAnEvent, readable_view
+from aidlc.events.view import GateHistory, LedgerView, NotAnEvent, readable_view
 from aidlc.gates.catalogue import (
     GateTarget,
     docs_judged_files,
@@ -26,6 +26,7 @@ from aidlc.model.events import Decision, Event
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Rule, docs_rule
+from aidlc.rules.ledger import NOT_AN_EVENT
 
 E = Severity.error
 

@@ -5,24 +5,30 @@ by decisions: `claims`; who decided, and with which key: `approvals`.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
+from types import ModuleType
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 from aidlc.bank.index import BankIndex
 from aidlc.errors import UsageError
-from aidlc.events.ledger import Ledger
-from aidlc.events.verify import TIME_KINDS, ProblemKind
-from aidlc.events.view import NOT_AN_EVENT, LedgerView, NotAnEvent, describe_conflict, readable_view
-from aidlc.gates.catalogue import fingerprint
-from aidlc.gates.history import what_changed
-from aidlc.gates.resolve import resolve
-from aidlc.model.events import Decision, Event
+from aidlc.events.place import ledger_path, something_at
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, rule
 
-__all__ = ["LedgerView", "view"]
+if TYPE_CHECKING:
+    from aidlc.events.view import LedgerView
+    from aidlc.model.events import Event
+
+__all__ = ["NOT_AN_EVENT", "view"]
 
 E, W = Severity.error, Severity.warning
+
+# What AIDLC-LEDGER-018 (a memory bank) and AIDLC-DOCS-043 (aidlc-docs) refuse, in the same words.
+NOT_AN_EVENT = ("a line of the ledger is chained and hashed but holds no event (a missing field, an unknown type or "
+                "field, a field of the wrong type), or is not in the one form aidlc writes (a key written twice, "
+                "spaces): every reader leaves the first out, and the second's diff can show a reviewer what no reader "
+                "takes")
 
 # One view per run of the rules (a run has one BankIndex): the ledger is read and checked once.
 _VIEWS: WeakKeyDictionary[BankIndex, LedgerView | None] = WeakKeyDictionary()
@@ -32,8 +38,16 @@ def view(index: BankIndex) -> LedgerView | None:
     """The bank's ledger as this run sees it; None when the bank has none. One that cannot be read (a folder,
     no permission) is a view with its `error` and nothing in it (AIDLC-FILE-004 reports it)."""
     if index not in _VIEWS:
-        ledger = Ledger.of_bank(index.bank.repo_root, index.bank.rel_root)
-        _VIEWS[index] = readable_view(ledger) if ledger.exists() else None
+        bank = index.bank
+        if something_at(ledger_path(bank.repo_root, bank.rel_root)):
+            # Here, not at the top, as in every ledger rule: a bank without a ledger never imports the modules that
+            # read one, the gates' and the events' models (about 0.1 billion instructions of start-up).
+            from aidlc.events.ledger import Ledger
+            from aidlc.events.view import readable_view
+
+            _VIEWS[index] = readable_view(Ledger.of_bank(bank.repo_root, bank.rel_root))
+        else:
+            _VIEWS[index] = None
     return _VIEWS[index]
 
 
@@ -60,6 +74,12 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
     if led is None:
         return
+    # Here, not at the top: only with a ledger (see view).
+    from aidlc.gates.catalogue import fingerprint
+    from aidlc.gates.history import what_changed
+    from aidlc.gates.resolve import resolve
+    from aidlc.model.events import Decision
+
     for kind, subject_id, stage in led.history.gates():
         last = led.history.latest(kind, subject_id, stage)  # a gate in conflict has none: AIDLC-LEDGER-012
         if last is None or last.decision != Decision.approve or last.fingerprint is None \
@@ -83,10 +103,14 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
                 yield Hit(path, None, message, f"aidlc gate approve {subject_id} --stage {stage}")
 
 
-def _audited(index: BankIndex, *kinds: ProblemKind) -> Iterator[Hit]:
+def _audited(index: BankIndex, kinds_of: Callable[[ModuleType], Collection[str]]) -> Iterator[Hit]:
+    """The audit's problems of the kinds `kinds_of` picks from aidlc.events.verify."""
     led = view(index)
     if led is None or led.error is not None:
         return
+    from aidlc.events import verify  # here, not at the top: only with a ledger (see view)
+
+    kinds = kinds_of(verify)
     for problem in led.audit.problems:
         if problem.kind in kinds:
             yield Hit(led.ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}")
@@ -97,20 +121,20 @@ def _audited(index: BankIndex, *kinds: ProblemKind) -> Iterator[Hit]:
       "an event's time is part of its hash: restore the ledger from the last good commit (`git log -p -- "
       "memory-bank/events.jsonl` shows who wrote the line); check the clock of the machine that wrote it")
 def event_times(index: BankIndex) -> Iterator[Hit]:
-    yield from _audited(index, *TIME_KINDS)
+    yield from _audited(index, lambda verify: verify.TIME_KINDS)
 
 
 @rule("AIDLC-LEDGER-010", E, "ledger", "an event names a commit this repository does not have",
       "fetch the branch that has it (`git fetch --all`); a commit that exists nowhere means the event was made "
       "up or its history rewritten: restore the ledger from the last good commit")
 def event_commits(index: BankIndex) -> Iterator[Hit]:
-    yield from _audited(index, ProblemKind.unknown_commit)
+    yield from _audited(index, lambda verify: {verify.ProblemKind.unknown_commit})
 
 
 @rule("AIDLC-LEDGER-011", W, "ledger", "an event names a commit a shallow clone does not have, so it cannot be "
       "checked", "fetch the history, then validate again: `git fetch --unshallow`")
 def event_commits_unfetched(index: BankIndex) -> Iterator[Hit]:
-    yield from _audited(index, ProblemKind.unfetched_commit)
+    yield from _audited(index, lambda verify: {verify.ProblemKind.unfetched_commit})
 
 
 @rule("AIDLC-LEDGER-012", E, "ledger", "two branches decided the same gate differently, neither aware of the "
@@ -120,6 +144,8 @@ def fork_conflicts(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
     if led is None:
         return
+    from aidlc.events.view import describe_conflict  # here, not at the top: only with a ledger (see view)
+
     for (kind, subject_id, stage), decided in led.history.conflicts():
         yield Hit(led.ledger.rel, _line(led, decided[-1]),
                   f"{kind} {subject_id} {stage}: {describe_conflict(decided)}; the gate counts as undecided",
@@ -132,6 +158,8 @@ def fork_conflicts(index: BankIndex) -> Iterator[Hit]:
 def events_readable(index: BankIndex) -> Iterator[Hit]:
     led = view(index)
     if led is not None:
+        from aidlc.events.view import NotAnEvent  # here, not at the top: only with a ledger (see view)
+
         for found in led.not_events:
             yield Hit(led.ledger.rel, found.line, found.message, NotAnEvent.next_step(led.ledger.rel))
 
