@@ -462,3 +462,12 @@ def test_module_entry_point_matches_console_script() -> None:
     by_module = run_cli("--version")  # python -m aidlc
     assert by_module.returncode == by_script.returncode == 0
     assert by_module.stdout == by_script.stdout and by_script.stdout.startswith("aidlc, version ")
+
+
+def test_an_opinion_word_disguised_with_a_long_s_is_reported_by_aidlc_validate(bank: Bank) -> None:
+    # A criterion that reads "easily" to a reviewer: the rule ignores case as Unicode does, so 'ſ' is an s.
+    bank.replace(STORY2, "with the full amount", "eaſily")
+    result = run_cli("validate", "--format", "json", cwd=bank.root)
+    found = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "AIDLC-STRUCT-002"]
+    assert len(found) == 1 and "is vague ('eaſily')" in found[0]["message"], result.stdout
+    assert found[0]["path"] == STORY2 and found[0]["line"] == bank.line(STORY2, "eaſily")

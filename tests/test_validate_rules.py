@@ -636,6 +636,13 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return body_line(b, STORY2, "with the full amount", "quickly")
 
 
+@case("vague-criterion-spelled-with-a-long-s", "AIDLC-STRUCT-002", STORY2,
+      "1 of 1 acceptance criteria are not binary; line 18 is vague ('eaſily')")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    # 'ſ' is an s to the rule, which ignores case as Unicode does: a hidden opinion word is found like any other.
+    return body_line(b, STORY2, "with the full amount", "eaſily")
+
+
 def test_vague_words_quoted_as_code_are_data_not_opinion(bank: Bank) -> None:
     bank.replace(STORY2, "with the full amount", "with the message `the page loads fast`")
     assert bank.findings() == []

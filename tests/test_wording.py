@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aidlc.bank.wording import _OPINION, may_hold_opinion, opinion_word
+
+WORDS = ("fast", "quickly", "easy", "easily", "user-friendly", "user friendly", "intuitive", "appropriate",
+         "appropriately", "properly", "as needed", "etc", "and/or", "reasonable", "reasonably", "robust", "seamless",
+         "seamlessly", "good", "nice", "efficient", "efficiently")
+# Each letter as it may be written and still be matched ignoring case: either case, and the characters Unicode
+# case-folds onto it (a long s is an s, a dotted capital I an i, the Kelvin sign a k).
+SPELLINGS = {"s": "sSſ", "i": "iIİ", "k": "kKK"}
+
+
+@st.composite
+def spelled(draw: st.DrawFn) -> str:
+    word = draw(st.sampled_from(WORDS))
+    letters = [draw(st.sampled_from(SPELLINGS.get(c, c + c.upper()))) for c in word]
+    around = st.sampled_from(["", " ", "The page is ", " to use.", "(", ")"])
+    return draw(around) + "".join(letters) + draw(around)
+
+
+@given(spelled())
+def test_the_cheap_test_never_rules_out_what_the_rule_finds(text: str) -> None:
+    if _OPINION.search(text):
+        assert may_hold_opinion(text), text
+
+
+def test_an_opinion_word_spelled_with_a_letter_unicode_folds_is_still_found() -> None:
+    for text in ("The page is eaſy to use", "a nİce layout", "robuſt retries", "EASY"):
+        assert opinion_word(text) is not None, text
