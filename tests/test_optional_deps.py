@@ -4,6 +4,7 @@ installed) runs the commands that need it not."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import tomllib
@@ -18,11 +19,35 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def without(modules: list[str], root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """`aidlc --repo ROOT ARGS` in a process where each of `modules` cannot be imported."""
-    probe = (f"import sys\nfor name in {modules!r}:\n    sys.modules[name] = None\n"
+    (done,) = each_without(modules, root, [list(args)])
+    return done
+
+
+def each_without(modules: list[str], root: Path, commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
+    """Each of `commands` as `aidlc --repo ROOT ARGS`, one after another in one process where each of `modules`
+    cannot be imported (they stay blocked for every command): each one's exit code, stdout and stderr. One
+    process for all is enough, as a blocked module stays blocked; starting one per command was most of the time."""
+    probe = (f"import contextlib, io, json, sys, traceback\nfor name in {modules!r}:\n    sys.modules[name] = None\n"
              "from aidlc.cli import main\n"
-             f"sys.argv = ['aidlc', '--repo', {str(root)!r}, *{list(args)!r}]\nmain()\n")
-    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env(), cwd=root,
+             "done = []\n"
+             f"for args in {commands!r}:\n"
+             f"    sys.argv, code = ['aidlc', '--repo', {str(root)!r}, *args], 0\n"
+             "    out, err = io.StringIO(), io.StringIO()\n"
+             "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
+             "        try:\n"
+             "            main()\n"
+             "        except SystemExit as exc:\n"
+             "            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)\n"
+             "        except BaseException:\n"
+             "            traceback.print_exc()\n"
+             "            code = 1\n"
+             "    done.append([code, out.getvalue(), err.getvalue()])\n"
+             "sys.__stdout__.write(json.dumps(done))\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env(), cwd=root,
                           timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return [subprocess.CompletedProcess(["aidlc", *args], code, out, err)
+            for args, (code, out, err) in zip(commands, json.loads(proc.stdout), strict=True)]
 
 
 # Every command a pull request's CI and the pre-commit hook (`aidlc validate`) run, and a person's gate decision.
@@ -32,8 +57,7 @@ WITHOUT_A_MODEL = [["validate"], ["ci"], ["status"], ["status", "--bolt", "001"]
 
 @pytest.mark.parametrize("sdk", ["openai", "anthropic"])
 def test_commands_that_ask_no_model_run_without_the_sdks(shop: Path, sdk: str) -> None:
-    for args in WITHOUT_A_MODEL:
-        done = without([sdk], shop, *args)
+    for args, done in zip(WITHOUT_A_MODEL, each_without([sdk], shop, WITHOUT_A_MODEL), strict=True):
         assert done.returncode == 0, (args, done.stderr)
         assert "Traceback" not in done.stderr
 
@@ -43,8 +67,7 @@ READ_ONLY = [args for args in WITHOUT_A_MODEL if args[0] != "gate"]
 
 def test_read_only_commands_run_without_fcntl_and_import_no_lock(shop: Path) -> None:
     """Where fcntl does not exist (Windows): the commands that only read import neither it nor filelock."""
-    for args in READ_ONLY:
-        done = without(["fcntl", "filelock"], shop, *args)
+    for args, done in zip(READ_ONLY, each_without(["fcntl", "filelock"], shop, READ_ONLY), strict=True):
         assert done.returncode == 0, (args, done.stderr)
         assert "Traceback" not in done.stderr
 
