@@ -25,6 +25,7 @@ from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest
 from aidlc.model.findings import Finding
 from aidlc.rules import validate
 from tests.evidence_sample import give_evidence
+from tests.helpers import run_cli as run_in_process
 from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 
 MB = "memory-bank"
@@ -626,14 +627,15 @@ def test_a_decision_on_a_damaged_ledger_is_refused(chain: Path) -> None:
 
 # -- end to end --------------------------------------------------------------------------------------------------
 def cli_ok(root: Path, *args: str) -> subprocess.CompletedProcess:
-    proc = run_cli("--repo", str(root), *args)
+    """In this process: the chain's dozen commands are about the workflow; the tests above start real processes."""
+    proc = run_in_process("--repo", str(root), *args)
     assert proc.returncode == 0, (args, proc.stderr)
     return proc
 
 
 def test_end_to_end_a_chain_through_every_gate_validates_clean(tmp_path: Path) -> None:
     root = tmp_path / "shop"
-    assert run_cli("init", "--git", str(root)).returncode == 0
+    assert run_in_process("init", "--git", str(root)).returncode == 0
     set_identity(root, "Grace Hopper", "grace@navy.mil")
     cli_ok(root, "new", "intent", "Checkout & Payments!")
     cli_ok(root, "new", "requirement", "Pay by card", "--intent", "1",
@@ -651,7 +653,7 @@ def test_end_to_end_a_chain_through_every_gate_validates_clean(tmp_path: Path) -
     cli_ok(root, "gate", "approve", BOLT_ID, "--stage", "plan")
     write(root, WALKTHROUGH, "# Walkthrough\n\nPOST /orders answers 201.\n")
     check_boxes(root)
-    give_evidence(root, BOLT_ID, lambda where, *args: run_cli("--repo", str(where), *args))
+    give_evidence(root, BOLT_ID, lambda where, *args: run_in_process("--repo", str(where), *args))
     cli_ok(root, "gate", "approve", BOLT_ID, "--stage", "walkthrough")
     proc = cli_ok(root, "--format", "json", "validate")
     summary = json.loads(proc.stdout)["summary"]
