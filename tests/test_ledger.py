@@ -1,7 +1,8 @@
 """The ledger (docs/design.md, The ledger): tamper detection, concurrent appends, crash recovery,
 idempotency keys, no unknown fields, no writing through a symlink.
 
-Real files, real `aidlc log verify` subprocesses, real concurrent processes.
+Real files, real concurrent processes; `aidlc log verify` runs in this process (helpers.in_process) where the
+ledger's content is the point, in a real process after other processes wrote or were killed mid-write.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from aidlc.events.canonical import event_hash, line_of
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.verify import verify_lines
 from aidlc.model.events import GENESIS, Actor, ActorKind, Event, EventType, FileDigest, Subject
+from tests.helpers import in_process
 
 LEDGER = "memory-bank/events.jsonl"
 ADA = Actor(kind=ActorKind.human, name="Ada", email="ada@example.org")
@@ -33,6 +35,11 @@ HANG_GUARD = 120  # seconds; only so that a deadlock fails the test instead of h
 
 
 def cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`aidlc --repo ROOT ARGS` in this process, with only PATH and HOME set (as `cli_process`)."""
+    return in_process(["--repo", str(root), *args], {"PATH": "/usr/bin:/bin", "HOME": str(root)})
+
+
+def cli_process(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
                           text=True, env={"PATH": "/usr/bin:/bin", "HOME": str(root)}, timeout=HANG_GUARD)
 
@@ -229,22 +236,32 @@ def test_a_line_the_fast_path_cannot_read_is_verified_the_slow_way(fifty: Path) 
 
 # -- 3. concurrency -------------------------------------------------------------------------------------------
 WORKER = textwrap.dedent("""
-    import sys
+    import sys, time
     from pathlib import Path
     from aidlc.events.ledger import Ledger
     from aidlc.model.events import Actor, EventType
-    root, worker, count = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+    root, worker, count, gate, workers = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4]), \
+        int(sys.argv[5])
     ledger = Ledger(root / "memory-bank" / "events.jsonl", root)
     actor = Actor(kind="agent", name=f"worker-{worker}")
+    (gate / str(worker)).touch()  # ready; all begin appending together, once every one has started up
+    deadline = time.monotonic() + 60
+    while len(list(gate.iterdir())) < workers:
+        if time.monotonic() > deadline:
+            sys.exit("the other workers never started")
+        time.sleep(0.001)
     for n in range(count):
         key = f"w{worker}-{n}" if n % 2 else None  # keyed and unkeyed appends interleave
         ledger.append(EventType.check_recorded, actor, key=key, data={"worker": worker, "n": n})
 """)
 
 
-def test_eight_processes_appending_concurrently_keep_one_contiguous_chain(repo: Path) -> None:
-    workers, count = 8, 300
-    procs = [subprocess.Popen([sys.executable, "-c", WORKER, str(repo), str(w), str(count)],
+def test_eight_processes_appending_concurrently_keep_one_contiguous_chain(repo: Path, tmp_path: Path) -> None:
+    # The workers wait for each other before their first append, so every append contends with seven other
+    # processes from the start (asserted below: the events of the workers interleave); 100 contended appends a process
+    # are as strong a test of the lock as the 300 that once ran partly alone while the other processes started.
+    workers, count = 8, 100
+    procs = [subprocess.Popen([sys.executable, "-c", WORKER, *map(str, (repo, w, count, tmp_path, workers))],
                               stderr=subprocess.PIPE, text=True) for w in range(workers)]
     for proc in procs:
         _, err = proc.communicate(timeout=HANG_GUARD * 3)
@@ -257,8 +274,10 @@ def test_eight_processes_appending_concurrently_keep_one_contiguous_chain(repo: 
     assert all(e["prev"] == before["hash"] for before, e in itertools.pairwise(events))
     recorded = sorted((e["data"]["worker"], e["data"]["n"]) for e in events[1:])
     assert recorded == [(w, n) for w in range(workers) for n in range(count)]
+    turns = sum(a["data"]["worker"] != b["data"]["worker"] for a, b in itertools.pairwise(events[1:]))
+    assert turns >= workers, f"the workers took {turns} turns: one after another, not at once"
     assert verify_lines(ledger_of(repo).lines).ok
-    assert cli(repo, "log", "verify").returncode == 0
+    assert cli_process(repo, "log", "verify").returncode == 0
 
 
 # -- 4. crashes -----------------------------------------------------------------------------------------------
@@ -293,7 +312,7 @@ def test_a_process_killed_mid_append_leaves_a_ledger_that_verifies_and_takes_app
     appended = ledger_of(repo).append(EventType.check_recorded, CI, data={"after": "kill"})
     assert appended.recorded and appended.recovered is None
     assert appended.event.seq == json.loads(before[-1])["seq"] + 1
-    assert cli(repo, "log", "verify").returncode == 0
+    assert cli_process(repo, "log", "verify").returncode == 0
 
 
 def test_a_torn_tail_is_moved_aside_byte_for_byte_and_recorded(fifty: Path) -> None:
@@ -390,10 +409,11 @@ def test_a_ledger_changed_behind_an_appenders_back_is_checked_again(fifty: Path,
         record(ledger, 52)
 
 
-def test_an_appender_sees_appends_made_by_another_process(fifty: Path) -> None:
+def test_an_appender_sees_appends_made_by_another_process(fifty: Path, tmp_path: Path) -> None:
     ledger = ledger_of(fifty)
     first = record(ledger, 51, key="mine")
-    other = subprocess.run([sys.executable, "-c", WORKER, str(fifty), "7", "4"], capture_output=True, text=True,
+    other = subprocess.run([sys.executable, "-c", WORKER, str(fifty), "7", "4", str(tmp_path), "1"],
+                           capture_output=True, text=True,
                            timeout=HANG_GUARD)
     assert other.returncode == 0, other.stderr
     again = ledger.append(EventType.check_recorded, CI, key="w7-3", data={"dup": True})
