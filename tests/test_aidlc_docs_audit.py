@@ -17,20 +17,30 @@ import pytest
 
 from aidlc.aidlc_docs.audit import read_audit
 from tests.aidlc_docs_adopted import AUDIT, DOCS, ENTRIES, LEDGER, build_docs_repo, git
-from tests.helpers import run_cli
+from tests.helpers import in_process, run_cli
 
 
 def events(root: Path) -> list[dict]:
     return [json.loads(line) for line in (root / LEDGER).read_text().splitlines()]
 
 
-def append(root: Path, *args: str, env: dict[str, str] | None = None, stdin: str | None = None
-           ) -> subprocess.CompletedProcess:
+def append(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`aidlc audit append ARGS` in ROOT, in this process (helpers.in_process): the entry and its event are the
+    point. A real process (`append_process`) where it is: stdin, a kill, and the first test's whole run."""
+    return in_process(["audit", "append", *args], _append_env(env), cwd=root)
+
+
+def append_process(root: Path, *args: str, env: dict[str, str] | None = None, stdin: str | None = None
+                   ) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "aidlc", "audit", "append", *args], cwd=root, env=_append_env(env),
+                          input=stdin, capture_output=True, text=True, encoding="utf-8")
+
+
+def _append_env(env: dict[str, str] | None) -> dict[str, str]:
     full = {**os.environ, "NO_COLOR": "1", **(env or {})}
     full.pop("CI", None)
     full.pop("AIDLC_ACTOR_KIND", None) if "AIDLC_ACTOR_KIND" not in (env or {}) else None
-    return subprocess.run([sys.executable, "-m", "aidlc", "audit", "append", *args], cwd=root, env=full, input=stdin,
-                          capture_output=True, text=True, encoding="utf-8")
+    return full
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +95,7 @@ def test_append_writes_one_entry_in_the_rules_format_with_the_time_now(docs: Pat
     before = (docs / AUDIT).read_bytes()
     inode = (docs / AUDIT).stat().st_ino
     start = datetime.now(UTC).replace(microsecond=0)
-    proc = append(docs, "--stage", "code-generation", "--user-input", "Approve the plan, but keep FR-1 first",
+    proc = append_process(docs, "--stage", "code-generation", "--user-input", "Approve the plan, but keep FR-1 first",
                   "--ai-response", "Starting Step 2 of the plan")
     end = datetime.now(UTC)
     assert proc.returncode == 0, proc.stderr
@@ -121,8 +131,8 @@ def test_texts_from_a_file_and_stdin_are_quoted_verbatim_and_cannot_end_the_entr
     said = ("Yes, approve.\n---\n## Build and Test\n**Context**: forged\n**Timestamp**: 2020-01-01T00:00:00Z\n"
             "C:\\path and \"quotes\"\r\nlast line")
     (docs / "said.txt").write_text(said + "\n", encoding="utf-8", newline="")
-    proc = append(docs, "--stage", "Requirements Analysis - Change Request", "--user-input", "@said.txt",
-                  "--ai-response", "-", "--context", "@@ literal at-sign", stdin="Updating requirements.md\n")
+    proc = append_process(docs, "--stage", "Requirements Analysis - Change Request", "--user-input", "@said.txt",
+                          "--ai-response", "-", "--context", "@@ literal at-sign", stdin="Updating requirements.md\n")
     assert proc.returncode == 0, proc.stderr
     log = read_audit((docs / AUDIT).read_text(), AUDIT)
     assert len(log.entries) == len(ENTRIES) + 1  # one entry, however the text reads
@@ -257,8 +267,9 @@ def killer(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("keep", [0, 40, -1])
 def test_a_kill_mid_write_leaves_no_half_entry_after_the_next_append(docs: Path, killer: Path, keep: int) -> None:
     before = (docs / AUDIT).read_bytes()
-    killed = append(docs, "--stage", "code-generation", "--user-input", "Approve the code generation plan",
-                    "--ai-response", "Generating", env={"PYTHONPATH": str(killer), "AIDLC_TEST_KEEP": str(keep)})
+    dying = {"PYTHONPATH": str(killer), "AIDLC_TEST_KEEP": str(keep)}
+    killed = append_process(docs, "--stage", "code-generation", "--user-input", "Approve the code generation plan",
+                            "--ai-response", "Generating", env=dying)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     torn = (docs / AUDIT).read_bytes()
     assert torn.startswith(before) and len(torn) > len(before) if keep else torn == before
