@@ -8,6 +8,7 @@ finding (AIDLC-LEDGER-007), so tests that need one call `complete_first_bolt`.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -364,6 +365,42 @@ def in_process(args: list[str], env: dict[str, str], cwd: Path | None = None) ->
     if not isinstance(code, int):  # sys.exit("message") prints it and exits 1, as Python does
         stderr, code = stderr + ("" if code is None else f"{code}\n"), 0 if code is None else 1
     return subprocess.CompletedProcess(["aidlc", *args], code, stdout, stderr)
+
+
+# Runs each command of argv[1] (a JSON list of argument lists) through the console script's `main`, with the
+# modules named in argv[2] made unimportable; prints each one's exit code, stdout and stderr as one JSON list.
+_ONE_PROCESS = """
+import contextlib, io, json, sys, traceback
+for name in json.loads(sys.argv[2]):
+    sys.modules[name] = None  # importing it raises ImportError, as where it is not installed
+from aidlc.cli import main
+done = []
+for args in json.loads(sys.argv[1]):
+    sys.argv, code, out, err = ["aidlc", *args], 0, io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    done.append([code, out.getvalue(), err.getvalue()])
+sys.__stdout__.write(json.dumps(done))
+"""
+
+
+def in_one_process(commands: list[list[str]], env: dict[str, str], cwd: Path | None = None,
+                   blocked: tuple[str, ...] = ()) -> list[subprocess.CompletedProcess[str]]:
+    """Each of `commands` as `aidlc ARGS`, one after another in one real process (environment `env`, working
+    folder `cwd`) where the modules `blocked` cannot be imported: what each exited with and wrote. For tests about
+    a process that many commands share (a blocked module stays blocked, a hang is bounded by the timeout): one
+    Python start-up instead of one a command."""
+    proc = subprocess.run([sys.executable, "-c", _ONE_PROCESS, json.dumps(commands), json.dumps(blocked)],
+                          capture_output=True, text=True, encoding="utf-8", env=env, cwd=cwd, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return [subprocess.CompletedProcess(["aidlc", *args], code, out, err)
+            for args, (code, out, err) in zip(commands, json.loads(proc.stdout), strict=True)]
 
 
 def summary_line(text: str) -> str:

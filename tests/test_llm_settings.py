@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 from aidlc.cli import cli
 from aidlc.llm import resolve_target
 from aidlc.model.config import LLMConfig
+from tests.helpers import in_one_process
 from tests.openai_server import ScriptedServer, chat
 
 NONSENSE_TIMEOUTS = ["abc", "-1", "0", "nan", "inf", "1e309", "", " "]
@@ -103,8 +104,8 @@ def test_a_cassette_that_is_no_regular_file_is_refused_without_hanging(tmp_path:
         os.mkfifo(path)  # opening it to read or write would wait for the other end for ever
     else:
         path = Path("/dev/zero")  # reading it never ends
-    for command in COMMANDS.values():
-        proc = run(tmp_path, [*command, "--base-url", "http://127.0.0.1:9/v1"], **{variable: str(path)})
+    commands = [["--repo", str(tmp_path), *args, "--base-url", "http://127.0.0.1:9/v1"] for args in COMMANDS.values()]
+    for proc in in_one_process(commands, env_of(tmp_path, **{variable: str(path)})):  # a hang ends at its timeout
         assert proc.returncode == 2, proc.stderr
         assert str(path) in proc.stderr and "Traceback" not in proc.stderr
         assert kind in proc.stderr

@@ -4,15 +4,14 @@ installed) runs the commands that need it not."""
 
 from __future__ import annotations
 
-import json
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from tests.bolt_sample import BOLT, env
+from tests.helpers import in_one_process
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,30 +23,9 @@ def without(modules: list[str], root: Path, *args: str) -> subprocess.CompletedP
 
 
 def each_without(modules: list[str], root: Path, commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
-    """Each of `commands` as `aidlc --repo ROOT ARGS`, one after another in one process where each of `modules`
-    cannot be imported (they stay blocked for every command): each one's exit code, stdout and stderr. One
-    process for all is enough, as a blocked module stays blocked; starting one per command was most of the time."""
-    probe = (f"import contextlib, io, json, sys, traceback\nfor name in {modules!r}:\n    sys.modules[name] = None\n"
-             "from aidlc.cli import main\n"
-             "done = []\n"
-             f"for args in {commands!r}:\n"
-             f"    sys.argv, code = ['aidlc', '--repo', {str(root)!r}, *args], 0\n"
-             "    out, err = io.StringIO(), io.StringIO()\n"
-             "    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):\n"
-             "        try:\n"
-             "            main()\n"
-             "        except SystemExit as exc:\n"
-             "            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)\n"
-             "        except BaseException:\n"
-             "            traceback.print_exc()\n"
-             "            code = 1\n"
-             "    done.append([code, out.getvalue(), err.getvalue()])\n"
-             "sys.__stdout__.write(json.dumps(done))\n")
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env(), cwd=root,
-                          timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    return [subprocess.CompletedProcess(["aidlc", *args], code, out, err)
-            for args, (code, out, err) in zip(commands, json.loads(proc.stdout), strict=True)]
+    """Each of `commands` (`aidlc --repo ROOT ARGS`) one after another in one process where each of `modules`
+    cannot be imported for any of them."""
+    return in_one_process([["--repo", str(root), *args] for args in commands], env(), cwd=root, blocked=tuple(modules))
 
 
 # Every command a pull request's CI and the pre-commit hook (`aidlc validate`) run, and a person's gate decision.
