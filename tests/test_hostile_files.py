@@ -1,6 +1,7 @@
 """Hostile files: a FIFO, a socket, a link leading outside, a bank that is such a link, a folder
 that cannot be listed, a name that is not UTF-8. Each is a finding or a clear error, never a
-hang, a traceback, a read of what lies outside or a write through it. Real processes throughout.
+hang, a traceback, a read of what lies outside or a write through it. Real processes, whose hang a timeout bounds,
+for every file that is not a link; the links, which cannot hang a reader, in this process.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import BOLT2, MB, PROJECT, REQUIREMENTS, STORY1, UNIT_BRIEF, UNIT_DIR, Bank, git_init
+from tests.helpers import BOLT2, MB, PROJECT, REQUIREMENTS, STORY1, UNIT_BRIEF, UNIT_DIR, Bank, git_init, in_process
 
 # Bounds the wait for a process that must not hang; a hang makes the test fail instead of stalling the suite.
 HANG = 120
@@ -24,10 +25,19 @@ SECRET = "SECRET-OUTSIDE-THE-REPO-7f3a"
 
 
 def aidlc(root: Path, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*prefix, sys.executable, "-m", "aidlc", *args], cwd=root, env=_env(), capture_output=True,
+                          text=True, encoding="utf-8", errors="strict", timeout=HANG)
+
+
+def here(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """As `aidlc`, in this process (helpers.in_process): for the links, where no read can hang."""
+    return in_process(list(args), _env(), cwd=root)
+
+
+def _env() -> dict[str, str]:
     env = {**os.environ, "NO_COLOR": "1"}
     env.pop("CI", None)
-    return subprocess.run([*prefix, sys.executable, "-m", "aidlc", *args], cwd=root, env=env, capture_output=True,
-                          text=True, encoding="utf-8", errors="strict", timeout=HANG)
+    return env
 
 
 def findings(proc: subprocess.CompletedProcess[str]) -> list[tuple[str, str]]:
@@ -127,7 +137,7 @@ def test_aidlc_new_never_opens_a_fifo(chain: Path) -> None:
 def test_a_link_outside_is_a_finding_and_never_read(bank: Bank, outside: Path) -> None:
     rel = f"{UNIT_DIR}/stories/003-elsewhere.md"
     bank.path(rel).symlink_to(outside / "secret.md")
-    proc = aidlc(bank.root, "validate", "--format", "json")
+    proc = here(bank.root, "validate", "--format", "json")
     assert ("AIDLC-FILE-008", rel) in findings(proc)
     assert SECRET not in proc.stdout + proc.stderr
 
@@ -135,7 +145,7 @@ def test_a_link_outside_is_a_finding_and_never_read(bank: Bank, outside: Path) -
 def test_a_link_inside_the_repository_is_read(bank: Bank) -> None:
     shutil.move(bank.path(STORY1), bank.root / "story-one.md")
     bank.path(STORY1).symlink_to(bank.root / "story-one.md")
-    proc = aidlc(bank.root, "validate", "--format", "json")
+    proc = here(bank.root, "validate", "--format", "json")
     assert findings(proc) == []
 
 
@@ -144,7 +154,7 @@ def test_a_fixed_folder_linked_outside_is_never_listed(bank: Bank, outside: Path
     stories = bank.path(f"{UNIT_DIR}/stories")
     shutil.rmtree(stories)
     stories.symlink_to(outside)
-    proc = aidlc(bank.root, "validate", "--format", "json")
+    proc = here(bank.root, "validate", "--format", "json")
     assert ("AIDLC-FILE-008", f"{UNIT_DIR}/stories") in findings(proc)
     assert SECRET not in proc.stdout + proc.stderr
 
@@ -154,7 +164,7 @@ def test_aidlc_new_never_reads_or_writes_through_a_link_outside(chain: Path, out
     units.unlink()
     units.symlink_to(outside / "secret.md")
     before = snapshot(outside)
-    proc = aidlc(chain, "new", "unit", "Refunds", "--requirements", "FR-1")
+    proc = here(chain, "new", "unit", "Refunds", "--requirements", "FR-1")
     assert proc.returncode == 1
     assert "units.md: cannot be read (a symbolic link to" in proc.stderr and "outside the repository" in proc.stderr
     assert SECRET not in proc.stdout + proc.stderr
@@ -175,7 +185,7 @@ def linked_bank(bank: Bank, outside: Path) -> Bank:
 
 
 def test_validate_reports_a_bank_leading_outside_and_reads_nothing(linked_bank: Bank) -> None:
-    proc = aidlc(linked_bank.root, "validate", "--format", "json")
+    proc = here(linked_bank.root, "validate", "--format", "json")
     assert proc.returncode == 1
     assert findings(proc) == [("AIDLC-FILE-008", MB)]
     assert json.loads(proc.stdout)["summary"]["files"] == 0
@@ -193,7 +203,7 @@ def test_validate_reports_a_bank_leading_outside_and_reads_nothing(linked_bank: 
 def test_no_command_decides_reads_or_writes_through_a_bank_leading_outside(linked_bank: Bank, outside: Path,
                                                                               args: tuple[str, ...]) -> None:
     before = snapshot(outside)
-    proc = aidlc(linked_bank.root, *args)
+    proc = here(linked_bank.root, *args)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "outside the repository" in proc.stderr and "Traceback" not in proc.stderr
     assert SECRET not in proc.stdout + proc.stderr
@@ -204,8 +214,8 @@ def test_a_bank_linked_inside_the_repository_is_used(chain: Path) -> None:
     (chain / "docs").mkdir()
     shutil.move(chain / MB, chain / "docs" / "bank")
     (chain / MB).symlink_to(Path("docs") / "bank")
-    assert aidlc(chain, "validate").returncode == 0
-    proc = aidlc(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
+    assert here(chain, "validate").returncode == 0
+    proc = here(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
     assert proc.returncode == 0, proc.stderr
     assert (chain / "docs/bank/intents/001-checkout-payments/units/001-checkout-api/stories/002-refund.md").is_file()
 
