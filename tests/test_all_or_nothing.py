@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import in_process
 from tests.openai_server import ScriptedServer, chat
 
 MB = "memory-bank"
@@ -80,10 +81,13 @@ def shop(three_stories: Path, tmp_path: Path) -> Path:
 
 def aidlc(root: Path, *args: str, kill_at: str | None = None, killer: Path | None = None,
           ) -> subprocess.CompletedProcess[str]:
+    """`aidlc --repo ROOT ARGS`: killed at `kill_at`, in a real process; else, as the next command that finds what
+    the kill left, in this process (helpers.in_process)."""
     env = {**os.environ, "NO_COLOR": "1", "CI": "true"}
-    if kill_at is not None:
-        assert killer is not None
-        env.update(PYTHONPATH=str(killer), KILL_AT=kill_at, KILL_ROOT=str(root))
+    if kill_at is None:
+        return in_process(["--repo", str(root), *args], env)
+    assert killer is not None
+    env.update(PYTHONPATH=str(killer), KILL_AT=kill_at, KILL_ROOT=str(root))
     return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
                           text=True, env=env, timeout=HANG)
 
