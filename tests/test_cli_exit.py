@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
-from tests.helpers import STORY1, Bank
+from tests.helpers import STORY1, Bank, in_one_process
 
 
 def test_the_process_exits_normally_and_leaves_its_objects_frozen(bank: Bank) -> None:
@@ -46,8 +47,8 @@ def test_after_the_reader_left_the_command_still_exits_with_its_own_code(bank: B
 
 
 def test_a_rule_is_found_by_its_code_without_the_prefix() -> None:
-    for code in ("REF-001", "ref-001", "AIDLC-REF-001"):
-        done = subprocess.run([sys.executable, "-m", "aidlc", "rules", code], capture_output=True, text=True)
+    *found, unknown = in_one_process([["rules", code] for code in ("REF-001", "ref-001", "AIDLC-REF-001", "REF-999")],
+                                     dict(os.environ))
+    for done in found:
         assert done.returncode == 0 and done.stdout.startswith("AIDLC-REF-001 "), done.stderr
-    unknown = subprocess.run([sys.executable, "-m", "aidlc", "rules", "REF-999"], capture_output=True, text=True)
     assert unknown.returncode == 2 and "no rule REF-999" in unknown.stderr
