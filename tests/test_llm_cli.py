@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from aidlc.cli import cli
 from aidlc.llm.structured import forget_modes
-from tests.helpers import on_terminal
+from tests.helpers import in_process, on_terminal
 from tests.openai_server import Reply, ScriptedServer, chat, error
 
 GOOD = '{"answer": "pong", "number": 42}'
@@ -34,6 +34,11 @@ def invoke(args: list[str], repo: Path, **env: str):  # type: ignore[no-untyped-
 def run(args: list[str], repo: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(repo), "llm", "check", *args],
                           capture_output=True, text=True, env=clean_env(**env), timeout=120)
+
+
+def here(args: list[str], repo: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """As `run`, in this process (helpers.in_process: the console script's handling, its one JSON document)."""
+    return in_process(["--repo", str(repo), "llm", "check", *args], clean_env(**env))
 
 
 def dead_url() -> str:
@@ -184,7 +189,7 @@ def test_a_slow_answer_adds_nothing_when_not_on_a_terminal(server: ScriptedServe
 
 def test_a_server_that_never_answers_is_reported_at_the_timeout_once(server: ScriptedServer, tmp_path: Path) -> None:
     server.push(*[Reply(body=chat("pong").body, delay_s=120)] * 4)
-    proc = run(["--base-url", server.url, "--format", "json", "--timeout", "1"], tmp_path)
+    proc = here(["--base-url", server.url, "--format", "json", "--timeout", "1"], tmp_path)
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert doc["plain"]["kind"] == "LLMTimeout" and "did not answer within 1s" in doc["error"]
@@ -197,12 +202,12 @@ def test_check_asks_the_server_named_on_the_command_line(server: ScriptedServer,
     (tmp_path / "aidlc.yaml").write_text("version: 1\nllm:\n  provider: replay\n  model: m\n"
                                          f"  base_url: {cassette.name}\n")
     server.push(chat("pong"), chat(GOOD))
-    proc = run(["--base-url", server.url, "--format", "json"], tmp_path)
+    proc = here(["--base-url", server.url, "--format", "json"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
     assert (doc["provider"], doc["base_url"]) == ("openai", server.url) and len(server.bodies()) == 2
     (tmp_path / "aidlc.yaml").write_text(f"version: 1\nllm:\n  model: m\n  base_url: {dead_url()}\n  fallback:\n"
                                          f"    - {{provider: openai, model: m, base_url: {server.url}}}\n")
-    proc = run(["--base-url", dead_url(), "--format", "json"], tmp_path)
+    proc = here(["--base-url", dead_url(), "--format", "json"], tmp_path)
     assert proc.returncode == 1 and json.loads(proc.stdout)["plain"]["kind"] == "LLMUnreachable"
     assert json.loads(proc.stdout)["fallback"] == [] and len(server.bodies()) == 2  # the fallback was not asked
