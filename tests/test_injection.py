@@ -21,6 +21,7 @@ from aidlc.cli import cli
 from aidlc.events.ledger import Ledger
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.scaffold import fields
+from tests import helpers
 from tests.openai_server import ScriptedServer, chat
 
 MB = "memory-bank"
@@ -38,6 +39,11 @@ def in_process(root: Path, *args: str) -> tuple[int, str]:
     """The same command in this process (the many refusal cases need no interpreter start each)."""
     result = CliRunner().invoke(cli, ["--repo", str(root), *args], env={"CI": "true", "NO_COLOR": "1"})
     return result.exit_code, result.stderr
+
+
+def here(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """As `aidlc`, in this process (helpers.in_process): for drafts and writes, where what is written is the point."""
+    return helpers.in_process(["--repo", str(root), *args], {**os.environ, "NO_COLOR": "1", "CI": "true"})
 
 
 def bank_files(root: Path) -> dict[str, bytes]:
@@ -139,11 +145,11 @@ def test_no_command_prints_a_terminal_escape_or_a_bidi_control_a_file_holds(chai
 
 def test_plain_paragraphs_are_written_as_given(chain: Path) -> None:
     description = "Refunds go back to the card.\r\n\r\nWithin 5 days; #1 complaint today - so it matters."
-    proc = aidlc(chain, "new", "requirement", "Refund", "--intent", "1", "--description", description)
+    proc = here(chain, "new", "requirement", "Refund", "--intent", "1", "--description", description)
     assert proc.returncode == 0, proc.stderr
     text = (chain / MB / "intents" / INTENT / "requirements.md").read_text()
     assert "Refunds go back to the card.\n\nWithin 5 days; #1 complaint today - so it matters." in text
-    assert aidlc(chain, "validate").returncode == 0
+    assert here(chain, "validate").returncode == 0
 
 
 def test_each_field_rule_has_a_reason() -> None:
@@ -158,7 +164,7 @@ def test_draft_feeds_injected_text_back_and_writes_only_plain_text(chain: Path, 
                           "requirements": ["FR-1"]}]}
     plain = {"units": [{"title": "Refunds", "purpose": "Pays money back to the card.", "requirements": ["FR-1"]}]}
     server.push(chat(json.dumps(hostile)), chat(json.dumps(plain)))
-    proc = aidlc(chain, "--format", "json", "draft", "units", INTENT, "--base-url", server.url)
+    proc = here(chain, "--format", "json", "draft", "units", INTENT, "--base-url", server.url)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["rounds"] == 2
     fed_back = server.bodies()[1]["messages"][-1]["content"]
@@ -173,7 +179,7 @@ def test_draft_never_writes_injected_text(chain: Path, server: ScriptedServer) -
                                      "requirements": ["FR-1"]}]})
     server.push(*[chat(hostile)] * 3)
     before = bank_files(chain)
-    proc = aidlc(chain, "draft", "units", INTENT, "--base-url", server.url)
+    proc = here(chain, "draft", "units", INTENT, "--base-url", server.url)
     assert proc.returncode == 1 and "starts a rule or heading underline" in proc.stderr
     assert bank_files(chain) == before
 
