@@ -305,12 +305,12 @@ def test_draft_never_sends_a_file_outside_the_repository(chain: Path, outside: P
                                    "objective": "Take card payments end to end."}]})
     with ScriptedServer() as server:
         server.push(chat(bolts))
-        proc = aidlc(chain, "draft", "bolts", "001", "--base-url", server.url, "--dry-run")
+        proc = here(chain, "draft", "bolts", "001", "--base-url", server.url, "--dry-run")
         assert proc.returncode == 0, proc.stderr
         assert SECRET not in json.dumps(server.bodies())  # neither the story nor the standard went out
         (intent / "units.md").unlink()
         (intent / "units.md").symlink_to(outside / "secret.md")
-        proc = aidlc(chain, "draft", "bolts", "001", "--base-url", server.url)
+        proc = here(chain, "draft", "bolts", "001", "--base-url", server.url)
         assert proc.returncode == 2 and "aidlc sends a model only the repository's own regular files" in proc.stderr
         assert len(server.bodies()) == 1  # refused before any request
 
@@ -321,7 +321,7 @@ def test_a_write_through_a_link_is_refused_and_undone(chain: Path, outside: Path
     index.unlink()
     index.symlink_to(outside / "secret.md")
     before = snapshot(outside)
-    proc = aidlc(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
+    proc = here(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
     assert proc.returncode == 1 and "it is a symbolic link" in proc.stderr, proc.stderr
     assert snapshot(outside) == before
     stories = chain / MB / "intents" / "001-checkout-payments" / "units" / "001-checkout-api" / "stories"
@@ -337,7 +337,7 @@ def test_a_gate_never_judges_a_file_leading_outside(chain: Path, outside: Path) 
     requirements.unlink()
     requirements.symlink_to(outside / "secret.md")
     ledger = (chain / "memory-bank/events.jsonl").read_bytes()
-    proc = aidlc(chain, "gate", "approve", "001-checkout-payments", "--stage", "requirements")
+    proc = here(chain, "gate", "approve", "001-checkout-payments", "--stage", "requirements")
     assert proc.returncode == 1, proc.stderr
     assert "judges files aidlc does not read" in proc.stderr and "outside the repository" in proc.stderr
     assert (chain / "memory-bank/events.jsonl").read_bytes() == ledger
