@@ -57,7 +57,8 @@ class BankIndex:
         return _only(found)
 
     def bolt(self, ref: object) -> BoltItem | None:
-        return _only(self._bolts.get(str(ref).strip())) if ref else None
+        found = self._bolts.get(str(ref).strip()) if ref else None  # as _only, inline: asked for every story
+        return found[0] if found else None
 
     def intent_named(self, ref: str) -> Intent | None:
         """An intent as a person names it on the command line: `001` (or `1`), `checkout`, `001-checkout`."""

@@ -19,8 +19,11 @@ def story_requirement(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
         return ()
     hits = []
     for link, target, requirement in index.requirement_links(story):
-        if target is not None and (not target.requirements_known or target.defines(requirement)):
-            continue  # an unreadable requirements.md is its own finding, not one per link to it
+        # A requirement defined by its own id, as most links name one, first; an unreadable requirements.md is its
+        # own finding, not one per link to it.
+        if target is not None and (requirement in target.requirement_ids or not target.requirements_known
+                                   or target.defines(requirement)):
+            continue
         front = names(story.meta.requirements if story.meta else None)
         line = story.doc.line_of_item("requirements", link) if link in front else story.related_line
         if target is None:
@@ -138,7 +141,7 @@ def story_bolt(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
 def story_bolt_agree(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
     value = story.meta.assigned_bolt if story.meta else None
     bolt = index.bolt(value) if isinstance(value, str) and value.strip() else None
-    if bolt is None or bolt.meta is None or bolt.bad("stories"):
+    if bolt is None or bolt.meta is None or (bolt.problems and bolt.bad("stories")):
         return ()  # a malformed `stories:` is the schema rule's finding, not a disagreement
     for listing in index.bolts_of(story):
         if listing is bolt:
