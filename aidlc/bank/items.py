@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from aidlc.bank.criteria import Criterion
 from aidlc.bank.frontmatter import Document, ProblemKind
-from aidlc.bank.markdown import Criterion, RequirementBlock, StoryParts, halfwidth
+from aidlc.bank.markdown import RequirementBlock, StoryParts, halfwidth
 from aidlc.model.artifacts import Bolt, FrontMatter, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from aidlc.bank.criteria import Criterion
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import StoryItem
-from aidlc.bank.markdown import Criterion
 from aidlc.bank.wording import opinion_word
 from aidlc.model.artifacts import StageRecord
 from aidlc.model.types import BoltStatus, BoltType, Severity
