@@ -88,6 +88,8 @@ def segment_problem(value: str) -> str | None:
         return "holds a path separator ('/' or '\\')"
     if value.startswith("."):
         return "starts with '.'"
+    if value.isascii() and value.isprintable():  # as most ids are: nothing hidden (hidden_character's own first test)
+        return None
     hidden = hidden_character(value)
     return f"holds {hidden}" if hidden else None
 

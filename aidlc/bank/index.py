@@ -57,7 +57,8 @@ class BankIndex:
         return _only(found)
 
     def bolt(self, ref: object) -> BoltItem | None:
-        return _only(self._bolts.get(str(ref).strip())) if ref else None
+        found = self._bolts.get(str(ref).strip()) if ref else None  # as _only, inline: asked for every story
+        return found[0] if found else None
 
     def intent_named(self, ref: str) -> Intent | None:
         """An intent as a person names it on the command line: `001` (or `1`), `checkout`, `001-checkout`."""
@@ -125,9 +126,16 @@ class BankIndex:
     @cached_property
     def _requirement_links(self) -> dict[int, list[tuple[str, Intent | None, str]]]:
         table: dict[int, list[tuple[str, Intent | None, str]]] = {}
+        # A unit's stories link the same few requirements: each link resolved once per intent.
+        resolved: dict[tuple[int, str], tuple[str, Intent | None, str]] = {}
         for story in self.bank.stories:
             own = story.unit.intent if story.unit else None
-            table[id(story)] = [(link, *self.requirement(link, own)) for link in story.requirement_links]
+            links = table[id(story)] = []
+            for link in story.requirement_links:
+                found = resolved.get((id(own), link))
+                if found is None:
+                    found = resolved[id(own), link] = (link, *self.requirement(link, own))
+                links.append(found)
         return table
 
     @cached_property
@@ -183,13 +191,12 @@ def _by_number(ref: str, names: list[str]) -> str:
     return next((name for name in names if name.split("-")[0].isdigit() and int(name.split("-")[0]) == int(ref)), ref)
 
 
-def _add(table: dict[str, list], item: object, *names: str) -> None:
-    for name in dict.fromkeys(names):  # a name that equals its stripped form counts once
-        entries = table[name]
-        # Only this call can have added `item` already, so it can only be last. (Identity, not ==:
-        # dataclass equality compares every field.)
-        if name and not (entries and entries[-1] is item):
-            entries.append(item)
+def _add(table: dict[str, list], item: object, name: str, other: str) -> None:
+    """`item` under its name and its other name (an empty name is none; one that equals the other counts once)."""
+    if name:
+        table[name].append(item)
+    if other and other != name:
+        table[other].append(item)
 
 
 def _only(items: list | None):

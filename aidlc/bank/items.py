@@ -15,8 +15,9 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from aidlc.bank.criteria import Criterion
 from aidlc.bank.frontmatter import Document, ProblemKind
-from aidlc.bank.markdown import Criterion, RequirementBlock, halfwidth
+from aidlc.bank.markdown import RequirementBlock, StoryParts, halfwidth
 from aidlc.model.artifacts import Bolt, FrontMatter, Project, Requirements, Story, UnitBrief
 from aidlc.model.config import Config
 
@@ -271,13 +272,32 @@ class StoryItem(Artifact):
     stem: str = ""
     unit: Unit | None = None
     meta: Story | None = None
-    criteria_line: int | None = None
-    criteria: list[Criterion] = field(default_factory=list)
-    related_line: int | None = None
-    related: list[str] = field(default_factory=list)
-    opinion_hint: bool = True  # False: no acceptance criterion can hold an opinion word
+    # Its body's acceptance criteria and related requirements (read by the properties below), and the criteria's
+    # counts the rules read first (`parts.count`, `parts.unchecked`, `parts.plain`).
+    parts: StoryParts = field(default_factory=lambda: StoryParts(None, None, [], False, 0, 0, True))
     # (line, name) of a body line `**Unit:** 001-core` naming the unit, where the front matter has no `unit:`
     body_unit: tuple[int, str] | None = None
+
+    @property
+    def criteria(self) -> list[Criterion]:
+        return self.parts.criteria
+
+    @property
+    def criteria_line(self) -> int | None:
+        return self.parts.criteria_line
+
+    @property
+    def related(self) -> list[str]:
+        return self.parts.related
+
+    @property
+    def related_line(self) -> int | None:
+        return self.parts.related_line
+
+    @property
+    def opinion_hint(self) -> bool:
+        """False: no acceptance criterion can hold an opinion word."""
+        return self.parts.opinion_hint
 
     @property
     def unit_line(self) -> int | None:

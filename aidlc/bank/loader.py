@@ -166,9 +166,7 @@ class _Loader:
         body_unit = markdown.unit_line(doc.body, doc.body_start) if doc.meta and "unit" not in doc.meta else None
         if not hides(doc.body):  # kept, rarely, for the rule that names the character hiding text (AIDLC-ID-004)
             doc.body = ""  # 10,000 story bodies would be most of the memory
-        return StoryItem(doc=doc, stem=entry.name[:-3], unit=unit, criteria_line=parts.criteria_line,
-                         criteria=parts.criteria, related_line=parts.related_line, related=parts.related,
-                         opinion_hint=parts.opinion_hint, body_unit=body_unit)
+        return StoryItem(doc=doc, stem=entry.name[:-3], unit=unit, parts=parts, body_unit=body_unit)
 
     def _validate_stories(self) -> None:
         """Every story's front matter, in one batch (cheaper than one by one)."""

@@ -7,15 +7,13 @@ blocks and the ``**Related Requirements**`` line. Fenced code is skipped.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from aidlc.bank.criteria import BULLET, CHECKBOX, Criterion, listed_criteria, plain_checklist
 from aidlc.bank.wording import may_hold_opinion
 
 _HEADING = re.compile(r"^(#{1,6})(?:\s+(.*))?$")  # a lazy title before optional closing #s backtracks
-_CHECKBOX = re.compile(r"^\s*[-*+]\s+\[([ xX])\]\s*(.*)$")
-_PLAIN_BOXES = ("- [ ]", "- [x]", "- [X]")  # the checkbox most lists write, read without the regex
-_BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 _REQ_HEADING = re.compile(r"^((?:FR|NFR)-\d+(?:\.\d+)*)(?:\s*[:\-–—.]\s*|\s+|$)(.*)$")
 _SUB_REQ = re.compile(r"^\s*[-*+]\s+\**((?:FR|NFR)-\d+(?:\.\d+)+)\**\s*:")
 _PRIORITY = re.compile(r"\bpriority\b\**\s*[:|]?\s*\**\s*(must|should|could)\b", re.IGNORECASE)
@@ -82,14 +80,6 @@ def _title(raw: str | None) -> str:
     return title
 
 
-@dataclass(slots=True)
-class Criterion:
-    line: int
-    text: str
-    checked: bool
-    checkbox: bool
-
-
 @dataclass
 class Section:
     title: str
@@ -114,73 +104,6 @@ def sections(lines: list[Line]) -> list[Section]:
 
 def criteria_in(lines: list[Line]) -> list[Criterion]:
     return listed_criteria((line.number, line.text) for line in lines)
-
-
-def listed_criteria(lines: Iterable[tuple[int, str]]) -> list[Criterion]:
-    """The criteria of a list, by its structure: each item is one, and so is a checkbox nested in one;
-    a plain bullet nested in an item (indented to its text, as CommonMark nests) is detail of that
-    criterion (`- [ ] Frontmatter contains:` over `  - source: original JSONL filename`)."""
-    found: list[Criterion] = []
-    outer: str | None = None  # the line of the last outer item: a line indented to its text is within it
-    after_blank = False
-    for number, text in lines:
-        lead = text[:1]
-        if lead == " " or lead == "\t":  # only an indented line can be nested: the rest skip the arithmetic
-            if text.isspace():
-                after_blank = True
-                continue
-            nested = outer is not None and _indent(text) >= _text_column(outer)
-        elif not lead or lead == "\r":
-            after_blank = True
-            continue
-        elif lead == "-" and text.startswith(_PLAIN_BOXES) and "\n" not in text:
-            # `- [x] ...`, as most criteria are: an outer checkbox, read as `criterion` reads it, without its regex.
-            found.append(Criterion(number, text[5:].strip(), text[3] != " ", True))
-            outer = text
-            after_blank = False
-            continue
-        else:
-            nested = False
-        if (lead in _ITEM_STARTS or text.lstrip()[:1] in _ITEM_STARTS) \
-                and (item := criterion(number, text.rstrip("\r"))) is not None:
-            if not nested:
-                found.append(item)
-                outer = text
-            elif item.checkbox:
-                found.append(item)
-        elif after_blank and not nested:  # a paragraph after the list: it has ended
-            outer = None
-        after_blank = False
-    return found
-
-
-# A list item's marker and the blanks after it: its text starts one to four columns after the marker.
-_LIST_ITEM = re.compile(r"([ \t]*)([-*+]|\d+[.)])([ \t]+)")
-
-
-def _indent(text: str) -> int:
-    return len(text[: len(text) - len(text.lstrip(" \t"))].expandtabs(4))
-
-
-def _text_column(item: str) -> int:
-    """The column an item's text starts at (`- [ ] x`: 2; `10.  x`: 5)."""
-    marker = _LIST_ITEM.match(item)
-    if marker is None:  # a checkbox written with full-width blanks, read through halfwidth
-        return _indent(item) + 2
-    lead, bullet, gap = marker.groups()
-    width = len(gap.expandtabs(4))
-    return len(lead.expandtabs(4)) + len(bullet) + (width if width <= 4 else 1)
-
-
-def criterion(number: int, text: str) -> Criterion | None:
-    """The criterion a line states: a checkbox, or a plain bullet or numbered item (not an indented one)."""
-    box = _CHECKBOX.match(text)
-    if box:
-        return Criterion(number, box.group(2).strip(), box.group(1) != " ", True)
-    bullet = _BULLET.match(text)
-    if bullet and not text.startswith((" " * 4, "\t")):
-        return Criterion(number, bullet.group(1).strip(), False, False)
-    return None
 
 
 def acceptance_criteria(lines: list[Line]) -> tuple[int | None, list[Criterion]]:
@@ -233,15 +156,41 @@ def related_requirements(lines: list[Line]) -> tuple[int | None, list[str]]:
     return None, []
 
 
-@dataclass(slots=True)
+@dataclass
 class StoryParts:
+    """What the rules read of a story body: its acceptance criteria (the line of their heading, the criteria), its
+    related requirements (the line, the ids), and what most stories' rules need of the criteria, counted as they
+    are read. Criteria written as a plain checklist (criteria.plain_checklist) are made into `Criterion` objects
+    only when first asked for, from `checklist`: at 10,000 stories the objects cost more than the rules that read
+    them, and those rules need no more than the counts for most stories."""
+
     criteria_line: int | None
-    criteria: list[Criterion]
     related_line: int | None
     related: list[str]
     # False: no criterion can hold an opinion word (wording.may_hold_opinion over their text, or over the section
     # that holds them: true more often, never less, and each criterion is then tested on its own).
-    opinion_hint: bool = True
+    opinion_hint: bool
+    count: int  # criteria
+    unchecked: int  # checkboxes left unchecked
+    plain: bool  # every criterion is a checkbox with text
+    checklist: str = ""  # the plain checklist the criteria are made from (its first line follows criteria_line)
+    made: list[Criterion] | None = None  # the criteria, once made
+
+    @classmethod
+    def of(cls, criteria_line: int | None, criteria: list[Criterion], related_line: int | None, related: list[str],
+           opinion_hint: bool) -> StoryParts:
+        """The parts where the criteria are made already: counted from them."""
+        return cls(criteria_line, related_line, related, opinion_hint, len(criteria),
+                   sum(c.checkbox and not c.checked for c in criteria), all(c.checkbox and c.text for c in criteria),
+                   made=criteria)
+
+    @property
+    def criteria(self) -> list[Criterion]:
+        if self.made is None:
+            assert self.criteria_line is not None  # a checklist is read under its heading
+            self.made = listed_criteria(enumerate(self.checklist.split("\n"), self.criteria_line + 1))
+            self.checklist = ""
+        return self.made
 
 
 def story_parts(body: str, first_line: int) -> StoryParts:
@@ -258,8 +207,9 @@ def _story_parts(body: str, first_line: int) -> StoryParts:
     parts = None if _odd_breaks(body) else _jump_to_parts(body, first_line)
     if parts is None:
         lines = list(prose_lines(body, first_line))
-        parts = StoryParts(*acceptance_criteria(lines), *related_requirements(lines))
-        parts.opinion_hint = may_hold_opinion("\n".join([criterion.text for criterion in parts.criteria]))
+        criteria_line, criteria = acceptance_criteria(lines)
+        hint = may_hold_opinion("\n".join([criterion.text for criterion in criteria]))
+        parts = StoryParts.of(criteria_line, criteria, *related_requirements(lines), hint)
     return parts
 
 
@@ -285,13 +235,15 @@ def _jump_to_parts(body: str, first_line: int) -> StoryParts | None:
         return None
     criteria_line = first_line + text.count("\n", 1, heading.start() + 1)
     section = text[start + 1 : end]
-    criteria = listed_criteria(enumerate(section.split("\n"), criteria_line + 1))
     # The hint read over the section, which holds every criterion's text: no joined copy of them to make.
     hint = may_hold_opinion(section)
-    if related is None:
-        return StoryParts(criteria_line, criteria, None, [], hint)
-    return StoryParts(criteria_line, criteria, first_line + text.count("\n", 1, related.start()),
-                      REQUIREMENT_ID.findall(related.group(1)), hint)
+    related_line, related_ids = (None, []) if related is None else (
+        first_line + text.count("\n", 1, related.start()), REQUIREMENT_ID.findall(related.group(1)))
+    counted = plain_checklist(section)
+    if counted is None:
+        criteria = listed_criteria(enumerate(section.split("\n"), criteria_line + 1))
+        return StoryParts.of(criteria_line, criteria, related_line, related_ids, hint)
+    return StoryParts(criteria_line, related_line, related_ids, hint, *counted, plain=True, checklist=section)
 
 
 # Searched from the "\n" before a line, with a literal start ("\n#", "**") where the regex engine skips
@@ -301,7 +253,6 @@ _ACCEPTANCE_HEADING = re.compile(r"\n#(#{0,5})[^\S\n]+[^\n]*?acceptance[^\S\n]+c
 _HEADING_START = re.compile(r"\n#(#{0,5})(?=\s|\Z)")  # an ATX heading's hashes after the first
 _RELATED_ONE_LINE = re.compile(r"\*\*Related Requirements?\*\*[^\S\r\n]*:?[^\S\r\n]*([^\r\n][^\n]*)",
                                re.IGNORECASE)
-_ITEM_STARTS = frozenset("-*+0123456789")  # a list item starts so, after optional blanks
 
 
 def _section_end(text: str, start: int, level: int) -> int:
@@ -369,11 +320,11 @@ def requirement_blocks(lines: list[Line]) -> list[RequirementBlock]:
             sub_id = _SUB_REQ.match(line.text)
             if sub_id:
                 sub_ids.append(sub_id.group(1))
-            if _ACCEPTANCE.search(line.text) and not _CHECKBOX.match(line.text):
+            if _ACCEPTANCE.search(line.text) and not CHECKBOX.match(line.text):
                 in_acceptance = True
                 continue
             if in_acceptance:
-                if heading(line.text) or (line.text.strip().startswith("**") and not _BULLET.match(line.text)):
+                if heading(line.text) or (line.text.strip().startswith("**") and not BULLET.match(line.text)):
                     in_acceptance = False
                     continue
                 criteria.extend(criteria_in([line]))

@@ -1,8 +1,8 @@
 """The rule catalogue: every finding aidlc can report, with a stable code.
 
-A rule is a small function that yields ``Hit``s: over the parsed bank, or (a
-story rule) over one story, so that validation visits each story once for all
-story rules. The catalogue entry gives the hit its code, severity and default
+A rule is a small function that yields ``Hit``s over the parsed bank, or (a
+story rule) returns those of one story, so that validation visits each story once
+for all story rules. The catalogue entry gives the hit its code, severity and default
 fix. Codes never change meaning once released.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import KW_ONLY, dataclass
 
 from aidlc.bank.index import BankIndex
@@ -42,7 +42,9 @@ class Hit:
 
 
 Check = Callable[[BankIndex], Iterator[Hit]]
-StoryCheck = Callable[[BankIndex, StoryItem], Iterator[Hit]]
+# A story rule returns its hits rather than yielding them: called for every story of a bank, a generator each time
+# cost more than most checks themselves.
+StoryCheck = Callable[[BankIndex, StoryItem], Sequence[Hit]]
 
 
 @dataclass(frozen=True)

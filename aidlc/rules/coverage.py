@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import StoryItem
@@ -52,13 +52,13 @@ _NEEDS_BOLT = (StoryStatus.ready, StoryStatus.in_progress, StoryStatus.complete)
 
 @story_rule("AIDLC-COV-002", W, "coverage", "a ready (or later) story is in no bolt",
             "plan it into a bolt: `aidlc new bolt --unit UNIT --stories STORY`")
-def started_story_has_bolt(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+def started_story_has_bolt(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
     if story.meta is None or story.meta.status not in _NEEDS_BOLT or index.bolts_of(story):
-        return
+        return ()
     assigned = story.meta.assigned_bolt
     if isinstance(assigned, str) and index.bolt(assigned) is not None:
-        return
+        return ()
     assert story.unit is not None and story.unit.intent is not None
-    yield Hit(story.rel, story.doc.line_of("status"),
-              f"story {story.id} is {story.meta.status} but no bolt includes it",
-              f"aidlc new bolt --intent {story.unit.intent.id} --unit {story.unit.id} --stories {story.stem}")
+    return (Hit(story.rel, story.doc.line_of("status"),
+                f"story {story.id} is {story.meta.status} but no bolt includes it",
+                f"aidlc new bolt --intent {story.unit.intent.id} --unit {story.unit.id} --stories {story.stem}"),)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from aidlc.bank.index import BankIndex, names
 from aidlc.bank.items import StoryItem, strip_number
@@ -14,36 +14,39 @@ E, W = Severity.error, Severity.warning
 
 @story_rule("AIDLC-REF-001", E, "references", "a story links a requirement its intent does not define",
             "add the `### FR-n:` heading to the intent's requirements.md or correct the link")
-def story_requirement(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+def story_requirement(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
     if story.unit is None or story.unit.intent is None:
-        return
+        return ()
+    hits = []
     for link, target, requirement in index.requirement_links(story):
-        if target is not None and (not target.requirements_known or target.defines(requirement)):
-            continue  # an unreadable requirements.md is its own finding, not one per link to it
+        # A requirement defined by its own id, as most links name one, first; an unreadable requirements.md is its
+        # own finding, not one per link to it.
+        if target is not None and (requirement in target.requirement_ids or not target.requirements_known
+                                   or target.defines(requirement)):
+            continue
         front = names(story.meta.requirements if story.meta else None)
         line = story.doc.line_of_item("requirements", link) if link in front else story.related_line
         if target is None:
-            yield Hit(story.rel, line, f"story {story.id} links requirement {link}, whose intent does not exist",
-                      "name the requirement as FR-n (own intent) or INTENT-FOLDER/FR-n")
+            hits.append(Hit(story.rel, line, f"story {story.id} links requirement {link}, whose intent does not exist",
+                            "name the requirement as FR-n (own intent) or INTENT-FOLDER/FR-n"))
             continue
         where = target.requirements_doc.rel if target.requirements_doc else f"{target.rel}/requirements.md"
-        yield Hit(story.rel, line,
-                  f"story {story.id} links requirement {link}, which intent {target.id} does not define",
-                  f"add `### {requirement}: ...` to {where} or correct the link")
+        hits.append(Hit(story.rel, line,
+                        f"story {story.id} links requirement {link}, which intent {target.id} does not define",
+                        f"add `### {requirement}: ...` to {where} or correct the link"))
+    return hits
 
 
 @story_rule("AIDLC-REF-002", E, "references", "a story names a unit that does not exist or is not its folder",
             "set `unit:` to the name of the unit folder the story lives in")
-def story_unit(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+def story_unit(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
     value = story.meta.unit if story.meta else None
-    if not isinstance(value, str) or story.unit is None:
-        return
-    if value not in (story.unit.id, strip_number(story.unit.id)):
-        exists = index.unit(value) is not None
-        what = "lives in another unit's folder" if exists else "does not exist"
-        yield Hit(story.rel, story.unit_line,
-                  f"story {story.id} names unit '{value}', which {what} (its folder is {story.unit.id})",
-                  f"set `unit: {story.unit.id}` or move the file into {value}/stories/")
+    if not isinstance(value, str) or story.unit is None or value in (story.unit.id, strip_number(story.unit.id)):
+        return ()
+    what = "lives in another unit's folder" if index.unit(value) is not None else "does not exist"
+    return (Hit(story.rel, story.unit_line,
+                f"story {story.id} names unit '{value}', which {what} (its folder is {story.unit.id})",
+                f"set `unit: {story.unit.id}` or move the file into {value}/stories/"),)
 
 
 @rule("AIDLC-REF-003", E, "references", "a story or unit names an intent that does not exist or is not its folder",
@@ -125,22 +128,23 @@ def bolt_intent(index: BankIndex) -> Iterator[Hit]:
 
 @story_rule("AIDLC-REF-008", E, "references", "a story's `assigned_bolt` names a bolt that does not exist",
             "correct `assigned_bolt:` or create the bolt with `aidlc new bolt`")
-def story_bolt(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+def story_bolt(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
     value = story.meta.assigned_bolt if story.meta else None
-    if isinstance(value, str) and value.strip() and index.bolt(value) is None:
-        yield Hit(story.rel, story.doc.line_of("assigned_bolt"),
-                  f"story {story.id} is assigned to bolt '{value}', which does not exist")
+    if not isinstance(value, str) or not value.strip() or index.bolt(value) is not None:
+        return ()
+    return (Hit(story.rel, story.doc.line_of("assigned_bolt"),
+                f"story {story.id} is assigned to bolt '{value}', which does not exist"),)
 
 
 @story_rule("AIDLC-REF-009", W, "references", "a story's `assigned_bolt` names a bolt that does not list the story",
             "add the story to that bolt's `stories:` or correct `assigned_bolt:`")
-def story_bolt_agree(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
+def story_bolt_agree(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
     value = story.meta.assigned_bolt if story.meta else None
     bolt = index.bolt(value) if isinstance(value, str) and value.strip() else None
-    if bolt is None or bolt.meta is None or bolt.bad("stories"):
-        return  # a malformed `stories:` is the schema rule's finding, not a disagreement
+    if bolt is None or bolt.meta is None or (bolt.problems and bolt.bad("stories")):
+        return ()  # a malformed `stories:` is the schema rule's finding, not a disagreement
     for listing in index.bolts_of(story):
         if listing is bolt:
-            return
-    yield Hit(story.rel, story.doc.line_of("assigned_bolt"),
-              f"story {story.id} names bolt {bolt.id} in `assigned_bolt`, but that bolt does not list it")
+            return ()
+    return (Hit(story.rel, story.doc.line_of("assigned_bolt"),
+                f"story {story.id} names bolt {bolt.id} in `assigned_bolt`, but that bolt does not list it"),)

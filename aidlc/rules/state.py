@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import BoltItem, StoryItem
@@ -17,38 +17,36 @@ E, W = Severity.error, Severity.warning
 @story_rule("AIDLC-STATE-001", E, "state", "a story is complete but acceptance boxes are unchecked (a warning "
             "for a completion git shows from before the ledger, its file unchanged since)",
             "check each box the evidence supports (`- [x]`), or set the story back to in-progress")
-def complete_story_checked(index: BankIndex, story: StoryItem) -> Iterator[Hit]:
-    if story.meta is None or story.meta.status != StoryStatus.complete:
-        return
+def complete_story_checked(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
+    if story.meta is None or story.meta.status != StoryStatus.complete or not story.parts.unchecked:
+        return ()
     open_boxes = [c for c in story.criteria if c.checkbox and not c.checked]
     if not open_boxes:
-        return
+        return ()
     message = (f"story {story.id} is complete but {len(open_boxes)} of "
                f"{plural(sum(c.checkbox for c in story.criteria), 'acceptance box')} "
                f"{'is' if len(open_boxes) == 1 else 'are'} unchecked")
     birth = birth_of(index)  # None without a ledger: nothing governs the bank yet, and nothing is history
     if birth is None or story.rel not in birth.existed:  # a story new since the ledger: no history to speak of
-        yield Hit(story.rel, open_boxes[0].line, message)
-        return
+        return (Hit(story.rel, open_boxes[0].line, message),)
     held = story.rel in birth.kept or (birth.meta(story.rel) or {}).get("status") == StoryStatus.complete.value
     found = verdict(birth, story.rel, held, "complete")
     if found.adopted is not None:
-        yield Hit(story.rel, open_boxes[0].line, f"{adopted_note(birth, 'completed')}: {message}",
-                  "history before the ledger is not judged again; when the story changes, check each box the "
-                  "evidence supports", adopted=found.adopted)
-    else:
-        yield Hit(story.rel, open_boxes[0].line, f"{message} ({found.why_not})")
+        return (Hit(story.rel, open_boxes[0].line, f"{adopted_note(birth, 'completed')}: {message}",
+                    "history before the ledger is not judged again; when the story changes, check each box the "
+                    "evidence supports", adopted=found.adopted),)
+    return (Hit(story.rel, open_boxes[0].line, f"{message} ({found.why_not})"),)
 
 
 @story_rule("AIDLC-STATE-002", E, "state", "a story is complete but `implemented` is not true",
             "set `implemented: true` once the code is merged, or set the story back to in-progress")
-def complete_story_implemented(_index: BankIndex, story: StoryItem) -> Iterator[Hit]:
-    if story.meta is not None and story.meta.status == StoryStatus.complete \
-            and story.meta.implemented is not True and not story.bad("implemented"):
-        yield Hit(story.rel, story.doc.line_of("implemented" if "implemented" in (story.doc.meta or {})
-                                               else "status"),
-                  f"story {story.id} is complete but `implemented` is "
-                  + ("false" if story.meta.implemented is False else "missing"))
+def complete_story_implemented(_index: BankIndex, story: StoryItem) -> Sequence[Hit]:
+    if story.meta is None or story.meta.implemented is True or story.meta.status != StoryStatus.complete \
+            or story.bad("implemented"):
+        return ()
+    return (Hit(story.rel, story.doc.line_of("implemented" if "implemented" in (story.doc.meta or {}) else "status"),
+                f"story {story.id} is complete but `implemented` is "
+                + ("false" if story.meta.implemented is False else "missing")),)
 
 
 @rule("AIDLC-STATE-003", E, "state", "a bolt is complete but some of its stories are not",

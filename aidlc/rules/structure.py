@@ -3,11 +3,11 @@ files, runbooks that answer their six questions, prioritised requirements)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+from aidlc.bank.criteria import Criterion
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import StoryItem
-from aidlc.bank.markdown import Criterion
 from aidlc.bank.wording import opinion_word
 from aidlc.model.artifacts import StageRecord
 from aidlc.model.types import BoltStatus, BoltType, Severity
@@ -22,25 +22,29 @@ def is_binary(criterion: Criterion) -> bool:
 
 @story_rule("AIDLC-STRUCT-001", W, "structure", "a story has no acceptance criteria",
             "add an '## Acceptance Criteria' list: `- [ ] **Given** ..., **When** ..., **Then** ...`")
-def story_has_criteria(_index: BankIndex, story: StoryItem) -> Iterator[Hit]:
-    if story.doc.problem is None and not story.criteria:
-        where = story.criteria_line or story.doc.body_start
-        yield Hit(story.rel, where, f"story {story.id} has no acceptance criteria")
+def story_has_criteria(_index: BankIndex, story: StoryItem) -> Sequence[Hit]:
+    if story.parts.count or story.doc.problem is not None:
+        return ()
+    where = story.criteria_line or story.doc.body_start
+    return (Hit(story.rel, where, f"story {story.id} has no acceptance criteria"),)
 
 
 @story_rule("AIDLC-STRUCT-002", W, "structure", "acceptance criteria are not binary checkboxes",
             "write each criterion as one checkbox with one observable outcome, "
             "`- [ ] **Given** ..., **When** ..., **Then** ...`, without words like 'fast' or 'appropriate'")
-def criteria_are_binary(_index: BankIndex, story: StoryItem) -> Iterator[Hit]:
-    # Most stories hold no hint of an opinion word at all: the reader noted that once per story.
+def criteria_are_binary(_index: BankIndex, story: StoryItem) -> Sequence[Hit]:
+    # Most stories hold checkboxes with text and no hint of an opinion word at all: the reader noted both once per
+    # story, without making their criteria.
+    if story.parts.plain and not story.parts.opinion_hint:
+        return ()
     loose = [c for c in story.criteria
              if not c.checkbox or not c.text or (story.opinion_hint and opinion_word(c.text))]
-    if loose:
-        first = loose[0]
-        why = _why_not_binary(first)
-        yield Hit(story.rel, first.line,
-                  f"{len(loose)} of {len(story.criteria)} acceptance criteria are not binary; "
-                  f"line {first.line} {why}: {first.text[:80]!r}")
+    if not loose:
+        return ()
+    first = loose[0]
+    why = _why_not_binary(first)
+    return (Hit(story.rel, first.line, f"{len(loose)} of {len(story.criteria)} acceptance criteria are not binary; "
+                f"line {first.line} {why}: {first.text[:80]!r}"),)
 
 
 def _why_not_binary(criterion: Criterion) -> str:
