@@ -149,7 +149,7 @@ def _block_events(block: list[bytes]) -> list[Event] | None:
 def _event_list() -> TypeAdapter[list[Event]]:
     from pydantic import TypeAdapter  # pydantic: as in `parse_event`
 
-    from aidlc.model.events import Event
+    from aidlc.model.events import Event  # pydantic: as in `parse_event`
 
     return TypeAdapter(list[Event])
 
