@@ -10,7 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from aidlc.events.canonical import event_hash, line_of
+from aidlc.events.canonical import canonical, event_hash, line_of
+from aidlc.events.verify import line_hash
 from aidlc.model.events import GENESIS
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # in the past: the checks judge the future against the real clock
@@ -47,6 +48,25 @@ def chain(events: Iterable[dict[str, Any]], prev: str = GENESIS, seq: int = 0) -
         linked["hash"] = prev = event_hash(linked)
         lines.append(line_of(linked))
     return lines
+
+
+def split_pair(first: dict[str, Any], second: dict[str, Any], prev: str = GENESIS, seq: int = 0) -> list[bytes]:
+    """Two lines, after `prev`/`seq`, that each chain and hash (the verifier finds their fields without parsing
+    them) and are no JSON alone, but joined by a comma are the canonical JSON of two events: the first's text is
+    cut at the comma in its subject's id, "abc,def" (a `ts` in its `data` keeps the first half's time readable).
+    A reader that parsed a block of lines as one JSON array would take them for two events."""
+    head = {**first, "seq": seq + 1, "prev": prev, "subject": {"kind": "bolt", "id": "abc,def"},
+            "data": {"ts": first["ts"]}, "hash": "0" * 64}
+    text = canonical(head)
+    cut = text.index(b"abc,def") + 3
+    start = text.rfind(b'"hash":"') + 8
+    digest = line_hash(text[:cut] + b"\n")
+    text = text[:start] + digest + text[start + 64:]
+    tail = {**second, "seq": seq + 2, "prev": digest.decode(), "hash": "0" * 64}
+    rest = text[cut + 1:] + b"," + canonical(tail)
+    start = rest.rfind(b'"hash":"') + 8
+    rest = rest[:start] + line_hash(rest + b"\n") + rest[start + 64:]
+    return [text[:cut] + b"\n", rest + b"\n"]
 
 
 def append_events(path: Path, events: Iterable[dict[str, Any]]) -> list[bytes]:

@@ -8,6 +8,7 @@ by `aidlc init`, with lines forged onto the ledger as a forger writes them (test
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -123,15 +124,16 @@ def test_on_v2_records_the_one_ledger_is_named_once_and_read_once(v2: DocsRepo,
     parsed: list[bytes] = []
     opened: list[Ledger] = []
 
-    def counting_parse(line: bytes) -> object:
-        parsed.append(line)
-        return canonical.canonical_event(line)
+    def counting_parse(lines: Iterable[bytes]) -> Iterator[tuple[bytes, object]]:
+        for line, event in canonical.canonical_events(lines):
+            parsed.append(line)
+            yield line, event
 
     def counting_open(ledger: Ledger) -> LedgerView:
         opened.append(ledger)
         return view_module.readable_view(ledger)
 
-    monkeypatch.setattr(view_module, "canonical_event", counting_parse)
+    monkeypatch.setattr(view_module, "canonical_events", counting_parse)
     monkeypatch.setattr(docs_gates_module, "readable_view", counting_open)
     assert errors(v2, "validate") == (1, [("AIDLC-DOCS-043", LEDGER, lines[1]), ("AIDLC-DOCS-043", LEDGER, lines[2])])
     assert [ledger.rel for ledger in opened] == [LEDGER]  # two records, one view of their ledger

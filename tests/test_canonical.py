@@ -1,16 +1,20 @@
 """`canonical_event` against its plain definition: a line holds an event in canonical form exactly when
 `parse_event` reads an event from it and the line is byte for byte the canonical JSON of what `json` reads, and
 then it is the event `parse_event` reads. The lines are events as aidlc writes them, changed as a forger or a
-careless editor would."""
+careless editor would. `canonical_events`, which reads lines a block at a time, gives each line what
+`canonical_event` gives it."""
 
 from __future__ import annotations
 
 import json
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aidlc.events.canonical import canonical, canonical_event, parse_event
+from aidlc.events import canonical as canonical_module
+from aidlc.events.canonical import canonical, canonical_event, canonical_events, parse_event
+from aidlc.model.events import Event
 from tests import forge
 
 PROPERTY = settings(max_examples=150, deadline=None)
@@ -65,3 +69,32 @@ def test_the_lines_aidlc_writes_are_canonical_events_and_an_edit_is_not() -> Non
     assert all(canonical_event(line) is not None for line in LINES)
     edited = [EDITS[name](line) for line in LINES for name in ("key twice", "space", "reordered", "BOM")]
     assert [canonical_event(line) for line in edited] == [None] * len(edited)
+
+
+@PROPERTY
+@given(st.lists(st.tuples(st.sampled_from(LINES), st.lists(st.sampled_from(sorted(EDITS)), max_size=2)),
+                min_size=1, max_size=12), st.integers(1, 5))
+def test_canonical_events_gives_each_line_what_canonical_event_gives_it(
+        edited: list[tuple[bytes, list[str]]], block: int) -> None:
+    lines = []
+    for line, edits in edited:
+        for edit in edits:
+            line = EDITS[edit](line)
+        lines.append(line)
+
+    with mock.patch.object(canonical_module, "BLOCK_LINES", block):
+        found = list(canonical_events(lines))
+
+    assert found == [(line, canonical_event(line)) for line in lines]
+
+
+def test_two_lines_that_are_two_events_only_when_joined_are_none() -> None:
+    first = forge.chain([forge.event(1)])
+    pair = forge.split_pair(forge.event(2), forge.event(3), json.loads(first[0])["hash"], 1)
+    joined = b"[" + b",".join(line.removesuffix(b"\n") for line in pair) + b"]"
+    assert canonical(json.loads(joined)) == joined  # the trap: one JSON array of a block reads two events
+    assert [Event.model_validate(value).seq for value in json.loads(joined)] == [2, 3]
+
+    found = [event is None for _, event in canonical_events([*first, *pair, *LINES[1:]])]
+
+    assert found == [False, True, True, False, False, False]

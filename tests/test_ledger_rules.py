@@ -11,6 +11,7 @@ import json
 import os
 import re
 import subprocess
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -426,11 +427,12 @@ def test_018_shares_the_one_reading_of_every_event(chain: Path, monkeypatch: pyt
     _forge_next(chain, actor=None)
     parsed: list[bytes] = []
 
-    def counting(line: bytes) -> object:
-        parsed.append(line)
-        return canonical.canonical_event(line)
+    def counting(lines: Iterable[bytes]) -> Iterator[tuple[bytes, object]]:
+        for line, event in canonical.canonical_events(lines):
+            parsed.append(line)
+            yield line, event
 
-    monkeypatch.setattr(view_module, "canonical_event", counting)
+    monkeypatch.setattr(view_module, "canonical_events", counting)
     assert len(hits(chain, "AIDLC-LEDGER-018")) == 1
     assert len(parsed) == len(read(chain, LEDGER).splitlines())  # once per line for 014-016 and 018 together
 

@@ -330,3 +330,28 @@ def test_a_line_that_is_json_but_no_event_is_left_out_of_every_reader_and_report
     proc = cli(committed, "log", "verify")
     assert proc.returncode == 1
     assert "memory-bank/events.jsonl:11" in proc.stdout + proc.stderr
+
+
+def test_two_lines_that_are_two_events_only_when_joined_are_left_out_and_reported(committed: Path) -> None:
+    """Two chained and hashed lines, neither JSON, that joined by a comma are the canonical JSON of two events
+    (`forge.split_pair`): a block of lines read as one JSON array would take them for events; every reader leaves
+    them out, and `aidlc log verify` and `aidlc validate` name both."""
+    now = forge.stamp(datetime.now(UTC))
+    last = json.loads(raw(committed)[-1])
+    pair = forge.split_pair(forge.event(11, ts=now), forge.event(12, ts=now), last["hash"], last["seq"])
+    digest = pair[1][pair[1].rfind(b'"hash":"') + 8:][:64].decode()
+    (committed / LEDGER).write_bytes(b"".join([*raw(committed), *pair, *forge.chain([forge.event(13, ts=now)],
+                                                                                     digest, 12)]))
+    verified = cli(committed, "log", "verify", "--format", "json")
+    document = json.loads(verified.stdout)
+    assert verified.returncode == 1 and document["problem"] is None and document["events"] == 13
+    assert [(found["line"], found["message"][:44]) for found in document["not_events"]] == \
+        [(11, "the line holds no ledger event (not JSON (In"), (12, "the line holds no ledger event (not JSON (Ex")]
+    assert f"✗ {LEDGER}:11: the line holds no ledger event" in cli(committed, "log", "verify").stdout
+    damaged: list[int] = []
+    assert [e.seq for e in ledger_of(committed).events(damaged)] == [*range(1, 11), 13] and damaged == [11, 12]
+    shown = json.loads(cli(committed, "log", "show", "--format", "json").stdout)
+    assert [e["seq"] for e in shown["events"]] == [*range(1, 11), 13]
+    findings = json.loads(cli(committed, "validate", "--format", "json").stdout)["findings"]
+    assert [(f["code"], f["line"]) for f in findings if f["path"] == LEDGER] == \
+        [("AIDLC-LEDGER-018", 11), ("AIDLC-LEDGER-018", 12)]

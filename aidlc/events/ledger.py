@@ -35,7 +35,7 @@ from typing import Any
 from aidlc.bank.walk import LEDGER_FILE
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events import checkpoint
-from aidlc.events.canonical import canonical_event, event_hash, line_of, parse_event
+from aidlc.events.canonical import canonical_events, event_hash, line_of, parse_event
 from aidlc.events.decisions import Decided
 from aidlc.events.lost import lost_ledger
 from aidlc.events.place import ledger_path, ledger_rel, something_at
@@ -147,8 +147,7 @@ class Ledger:
     def events(self, damaged: list[int] | None = None) -> Iterator[Event]:
         """Every event, in file order, of a line in the one form aidlc writes (as `LedgerView.events` reads
         them). Other lines are skipped (`verify` reports them); their numbers are added to `damaged` when given."""
-        for number, line in enumerate(self.lines(), start=1):
-            event = canonical_event(line)
+        for number, (_, event) in enumerate(canonical_events(self.lines()), start=1):
             if event is not None:
                 yield event
             elif damaged is not None:

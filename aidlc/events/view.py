@@ -13,7 +13,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.errors import AidlcError
-from aidlc.events.canonical import canonical_event, parse_event, why_not_event
+from aidlc.events.canonical import canonical_events, parse_event, why_not_event
 from aidlc.events.decisions import Decided, DecisionIndex, GateKey
 from aidlc.events.ledger import LEDGER_FILE, Ledger, LedgerError, no_ledger
 from aidlc.events.state import LedgerState, scan
@@ -207,8 +207,7 @@ def read_events(lines: Iterable[bytes], not_events: list[NotAnEvent],
     """Every event of `lines` with its line number, as it is read; each line that holds none, or is not the
     canonical form of its JSON, is added to `not_events` with what is wrong with it, unless `reported` holds its
     number (the chain's problems)."""
-    for number, line in enumerate(lines, start=1):
-        event = canonical_event(line)
+    for number, (line, event) in enumerate(canonical_events(lines), start=1):
         if event is not None:
             yield number, event
         elif number not in reported:
