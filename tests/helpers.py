@@ -417,7 +417,8 @@ def corpus_dir() -> Path:
 
 
 def needs_corpus(test):  # type: ignore[no-untyped-def]
-    """Skip (saying why) where the shared corpus is not beside the checkout; CI always has it."""
+    """Skip (saying why) where the shared corpus is not beside the checkout (a clone elsewhere, as `.ci/run` makes
+    in a fresh folder, has none: there these tests are reported as skipped)."""
     import pytest
 
     return pytest.mark.skipif(not (corpus_dir() / "memory-bank").is_dir(),

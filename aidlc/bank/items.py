@@ -274,7 +274,7 @@ class StoryItem(Artifact):
     meta: Story | None = None
     # Its body's acceptance criteria and related requirements (read by the properties below), and the criteria's
     # counts the rules read first (`parts.count`, `parts.unchecked`, `parts.plain`).
-    parts: StoryParts = field(default_factory=lambda: StoryParts(None, None, [], False, 0, 0, True))
+    parts: StoryParts = field(default_factory=lambda: StoryParts.of(None, [], None, [], opinion_hint=True))
     # (line, name) of a body line `**Unit:** 001-core` naming the unit, where the front matter has no `unit:`
     body_unit: tuple[int, str] | None = None
 
