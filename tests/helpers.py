@@ -408,21 +408,9 @@ def summary_line(text: str) -> str:
 
 
 def corpus_dir() -> Path:
-    """The specs.md memory bank of the shared corpus, beside this checkout (or $AIDLC_CORPUS)."""
-    import os
-
-    root = Path(__file__).resolve().parents[1]
-    configured = os.environ.get("AIDLC_CORPUS")
-    return Path(configured) if configured else root.parent / "shared" / "corpus" / "specsmd-memory-bank"
-
-
-def needs_corpus(test):  # type: ignore[no-untyped-def]
-    """Skip (saying why) where the shared corpus is not beside the checkout (a clone elsewhere, as `.ci/run` makes
-    in a fresh folder, has none: there these tests are reported as skipped)."""
-    import pytest
-
-    return pytest.mark.skipif(not (corpus_dir() / "memory-bank").is_dir(),
-                              reason=f"the specs.md corpus is not at {corpus_dir()} (set AIDLC_CORPUS)")(test)
+    """A real specs.md memory bank written by another team (tests/corpus/specsmd: its README says where it comes
+    from, its LICENSE the terms). Read-only: a test that changes files copies it first."""
+    return Path(__file__).resolve().parent / "corpus" / "specsmd"
 
 
 def console_script(name: str) -> str:

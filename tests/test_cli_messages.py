@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import STORY1, STORY2, Bank, corpus_dir, needs_corpus
+from tests.helpers import STORY1, STORY2, Bank, corpus_dir
 from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 from tests.test_gate import BOLT_ID, INTENT_ID, LEDGER, PLAN, approve, decisions, gate, read, run, write
 
@@ -166,7 +166,6 @@ def test_init_of_an_empty_repo_suggests_a_first_intent(tmp_path: Path) -> None:
     assert steps(proc.stdout)[:3] == ['aidlc new intent "TITLE"', "aidlc validate", "aidlc status"]
 
 
-@needs_corpus
 def test_init_of_an_existing_bank_suggests_what_it_needs(tmp_path: Path) -> None:
     root = tmp_path / "specsmd"
     shutil.copytree(corpus_dir(), root)

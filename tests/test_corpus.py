@@ -19,12 +19,9 @@ from tests.helpers import Bank, corpus_dir, run_cli
 CORPUS = corpus_dir()
 STORIES = "memory-bank/intents/011-vscode-extension/units"
 
-pytestmark = pytest.mark.skipif(not (CORPUS / "memory-bank").is_dir(), reason="the specsmd corpus is not present")
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A private copy: the shared corpus is read-only and must stay as it is."""
+    """A private copy: the corpus in tests/ is read-only and must stay as it is."""
     root = tmp_path_factory.mktemp("corpus") / "specsmd"
     shutil.copytree(CORPUS, root)
     return root

@@ -6,7 +6,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from tests.helpers import corpus_dir, in_process, needs_corpus
+from tests.helpers import corpus_dir, in_process
 
 STANDARDS = ["coding-standards.md", "tech-stack.md", "glossary.md", "definition-of-done.md"]
 CORPUS = corpus_dir()
@@ -88,7 +88,6 @@ def test_gitignore_keeps_existing_lines(tmp_path: Path) -> None:
     assert (tmp_path / ".gitignore").read_text() == "node_modules\n.aidlc/\n"
 
 
-@needs_corpus
 def test_init_on_an_existing_specsmd_bank_touches_none_of_its_files(tmp_path: Path) -> None:
     import shutil
 

@@ -6,7 +6,7 @@ import pytest
 
 from aidlc.bank import markdown
 from aidlc.bank.markdown import Line
-from tests.helpers import corpus_dir, needs_corpus
+from tests.helpers import corpus_dir
 
 
 def lines(text: str, first: int = 1) -> list[Line]:
@@ -187,7 +187,6 @@ def test_related_requirements_in_a_fence_are_ignored() -> None:
     assert markdown.related_requirements(lines("```\n**Related Requirements**: FR-1\n```\n")) == (None, [])
 
 
-@needs_corpus
 def test_story_parts_reads_every_corpus_story_like_the_general_functions() -> None:
     """The one-pass story reader is an optimisation: it must agree with the general readers."""
     from aidlc.bank import frontmatter
