@@ -27,19 +27,20 @@ _NAME_KEY = b'"name":"'
 _COMMIT_AFTER_ACTOR = b'},"commit":"'
 _ACTOR_START = b'{"actor":{'
 # The form aidlc writes (UTC, microseconds): one match finds and checks it; such times compare as text.
-_WRITTEN = (rb'(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{6}Z')
-WRITTEN_TS = re.compile(rb'"ts":"' + _WRITTEN + rb'"')
-_STRING = rb'[^"\\]*(?:\\.[^"\\]*)*'  # the text of a JSON string: a quote in it is escaped
+WRITTEN_TS = re.compile(rb'"ts":"(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))T(?:[01]\d|2[0-3]):[0-5]\d:'
+                        rb'[0-5]\d\.\d{6}Z"')
 # A canonical line from its last `"hash":"` to its end in one C call: hash, id, [key], prev, [reason], [run], seq,
-# ..., ts (in the form aidlc writes), type, v. Its groups (hash, id, prev, seq, ts) are what `chain_fields` finds,
-# each where it finds it (a string's text holds no unescaped quote, so no key), and the ts `WRITTEN_TS` finds at
-# the last `"ts":"` (what follows it holds none). A line it does not match is read by `chain_fields`.
-FAST_LINE = re.compile(rb'"hash":"(.{64})","id":"([^"]*)"(?:,"key":"' + _STRING + rb'")?,'
-                       rb'"prev":"(.{64})",(?:"reason":"' + _STRING + rb'",)?(?:"run":"' + _STRING + rb'",)?'
-                       rb'"seq":(\d+),.*"ts":"(' + _WRITTEN + rb')","type":"[^"\\]*","v":\d+\}\n\Z')
+# [signature, stage, subject], ts, type, v. Its groups (hash, id, prev, seq, ts) are what `chain_fields` finds, each
+# where it finds it (the texts before seq hold no quote, so no key), and the ts at the last `"ts":"` (what follows
+# holds none) in the form aidlc writes (its date is one of `EventChecks.dates` where that matters: those are valid).
+# Possessive repeats: nothing matched is given back. A line it does not match is read by `chain_fields`.
+FAST_LINE = re.compile(rb'"hash":"(.{64})","id":"([^"]*+)"(?:,"key":"[^"]*+")?+,"prev":"(.{64})",'
+                       rb'(?:"reason":"[^"]*+",)?+(?:"run":"[^"]*+",)?+"seq":(\d++),(?:"signature":\{[^}]*+\},)?+'
+                       rb'(?:"stage":"[^"]*+",)?+(?:"subject":\{[^}]*+\},)?+'
+                       rb'"ts":"(\d{4}-\d\d-\d\dT(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{6}Z)","type":"[^"]*+","v":\d++\}\n\Z')
 # The top-level commit of a canonical line whose actor has the fields aidlc writes; `commit_of` reads any other.
-_TOP_COMMIT = re.compile(rb'\{"actor":\{(?:"email":"' + _STRING + rb'",)?"kind":"[^"\\]*","name":"' + _STRING
-                         + rb'"\},"commit":"(' + _STRING + rb')"')
+_TOP_COMMIT = re.compile(rb'\{"actor":\{(?:"email":"[^"\\]*+",)?+"kind":"[^"\\]*+","name":"[^"\\]*+"\},'
+                         rb'"commit":"([^"\\]*+)"')
 
 Fields = tuple[bytes, bytes, int, bytes]  # hash, prev, seq, id
 

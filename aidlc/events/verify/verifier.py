@@ -96,27 +96,21 @@ class Verifier:
             start = line.rfind(HASH_KEY)
             match = fast_line(line, start) if len(line) <= MAX_LINE else None
             if match is not None:
-                digest, event_id, prev, seq_text, ts = match.group(1, 2, 3, 4, 5)
-                if sha256(line[:start] + line[start + 74:-1]).hexdigest().encode() != digest:
+                digest, event_id, prev, seq_text, ts = match.groups()
+                if sha256(line[:start] + line[start + 74:-1]).hexdigest().encode() == digest:
+                    seq, slow, slow_ts = int(seq_text), False, None
+                else:
                     match = None
-            slow, slow_ts = False, None
-            if match is not None:
-                seq = int(seq_text)
-                fields = (digest, prev, seq, event_id)
-            else:  # the way any line is read: the chain's fields found one by one, else the line parsed
+            if match is None:
+                read = self._read_other(line, number, tip)
+                if read is None:  # not an event of the chain (reported)
+                    offset += _size(line)
+                    if self.stopped_at is not None:
+                        break
+                    continue
+                (digest, prev, seq, event_id), slow_ts, slow = read
                 ts = _UNWRITTEN
-                found = chain_fields(line) if line[-1] == 10 and len(line) <= MAX_LINE else None
-                if found is None:
-                    slow = True
-                    self.tip, self.lines = tip, number  # a torn line is named by the seq after the tip
-                    found, slow_ts = self._read_slow(line)
-                    if found is None:
-                        offset += _size(line)
-                        if self.stopped_at is not None:
-                            break
-                        continue
-                fields = found
-                digest, prev, seq, event_id = fields
+            fields = (digest, prev, seq, event_id)
             link = None
             if prev != tip_hash or seq != tip_seq + 1:  # not simply the next line of the chain
                 link = self._joins_elsewhere(number, fields, tip_hash, tip_seq)
@@ -131,7 +125,8 @@ class Verifier:
                     tip_ts, tip_written = self._check_time(checks, number, seq, line, slow, slow_ts, link,
                                                            tip_line, tip_ts, tip_written)
                     after = tip_ts if tip_written and isinstance(tip_ts, bytes) else _UNWRITTEN
-                if _COMMIT_KEY in line and (slow or commit_of(line) not in judged):
+                # find, not `in`: `in` first tries the key as a byte value, raising and clearing a TypeError
+                if line.find(_COMMIT_KEY) != -1 and (slow or commit_of(line) not in judged):
                     self._check_commit(checks, number, seq, line, slow)
             if match is None and line[-1] != 10:
                 self._unterminated(number, seq)
@@ -199,6 +194,17 @@ class Verifier:
         self.report(Problem(number, seq, ProblemKind.unterminated,
                             "the last line lacks its newline; it is complete and its hash recomputes, so it is kept: "
                             "the next append adds the newline"))
+
+    def _read_other(self, line: bytes, number: int,
+                    tip: Fields | None) -> tuple[Fields, bytes | str | None, bool] | None:
+        """A line `fast_line` does not read (or whose hash does not recompute): its fields found one by one, with
+        no ts and not parsed; else parsed: its fields, its ts as parsed, parsed; None when it is not an event."""
+        found = chain_fields(line) if line[-1] == 10 and len(line) <= MAX_LINE else None
+        if found is not None:
+            return found, None, False
+        self.tip, self.lines = tip, number  # a torn line is named by the seq after the tip
+        found, ts = self._read_slow(line)
+        return None if found is None else (found, ts, True)
 
     def _read_slow(self, line: bytes) -> tuple[Fields, bytes | str | None] | tuple[None, None]:
         """A line the fast path could not read, parsed: its fields and its `ts` (as parsed), or (None, None)
