@@ -22,7 +22,7 @@ from aidlc.model.events import GENESIS
 from tests import forge
 
 DAMAGE = settings(max_examples=150, deadline=None)
-NOW = forge.T0 + timedelta(days=2)
+NOW = forge.T0 + timedelta(days=400)  # invalid dates (2026-02-30) sort between the events and now
 _NOTHING = re.compile(rb"(?!)")
 
 _TEXTS = ["plain", 'a "quoted" word', "back\\slash", "é ü 日本", "tab\there", '"},"commit":"' + "b" * 40,
