@@ -134,7 +134,7 @@ def result(lines: list[bytes], stop: bool, checks: bool, fast: bool) -> tuple[An
     """Everything a verification gives: the problems (line, seq, kind, message), the lines read, the events the
     chain joined (as `on_event` sees them), and the sizes and tip a torn tail and the next append rely on."""
     joined: list[tuple[int, int, bytes, Fields]] = []
-    lookup = rng_lookup(lines)
+    lookup = _lookup(lines)
     verifier = Verifier(EventChecks(NOW, lookup) if checks else None,
                         lambda *seen: joined.append(seen), stop)
     if not fast:
@@ -144,9 +144,9 @@ def result(lines: list[bytes], stop: bool, checks: bool, fast: bool) -> tuple[An
             verifier.offset, verifier.good_size, verifier.tip, verifier.unterminated)
 
 
-def rng_lookup(lines: list[bytes]) -> Any:
+def _lookup(lines: list[bytes]) -> Any:
     """A repository that lacks every commit starting with b (a shallow clone when the ledger has an odd number
-    of lines), or that cannot tell (no git) when it has a multiple of seven."""
+    of lines), or one that cannot tell (no git) for one ledger in seven."""
     if len(lines) % 7 == 6:
         return lambda commits: None
     return lambda commits: ({commit for commit in commits if commit.startswith("b")}, len(lines) % 2 == 1)

@@ -30,7 +30,8 @@ from aidlc.model.events import GENESIS
 
 _GENESIS = GENESIS.encode()
 _COMMIT_KEY = b'"commit":"'
-_UNWRITTEN = b"~"  # after no time in the form aidlc writes (digits): stands for "not so written" in the loop
+# Stands for a ts not in the form aidlc writes: it sorts after every such ts (digits), so none follows it as text.
+_UNWRITTEN = b"~"
 
 OnEvent = Callable[[int, int, bytes, Fields], None]
 """Called for every line that joins the chain: (line number, offset, line, fields)."""
