@@ -7,8 +7,9 @@ it follows nor in the future by more than CLOCK_SKEW, and its `commit` exists in
 and stays true when two branches both append and their lines are merged (the two forks
 may then share a seq, which is why seq is checked along the chain, not for uniqueness).
 
-Speed: a canonical line has its chain fields at known places (`lines`), so the fast path finds them
-with byte searches and recomputes the hash over the raw bytes, without parsing the line as JSON
+Speed: a canonical line has its chain fields at known places (`lines`), so the fast path reads them (and
+the ts, in the form aidlc writes) with one regular expression from the last `"hash":"` to the end of the line, or
+failing that with byte searches, and recomputes the hash over the raw bytes, without parsing the line as JSON
 (parsing costs more than all the checks together). A line the fast path cannot read goes to the slow
 path, which parses it and says what is wrong with it. What the fast path does not prove is that the
 rest of a line whose hash recomputes is well-formed JSON: random damage cannot keep the hash, and a

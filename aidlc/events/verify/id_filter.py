@@ -1,27 +1,60 @@
-"""Event ids seen before, in fixed memory: a Bloom filter. "Not seen" is certain; "maybe seen" is a candidate the
-second pass confirms by finding the id on an earlier line.
+"""Event ids seen before, in fixed memory. "Not seen" is certain; "maybe seen" is a candidate the second pass
+confirms by finding the id on an earlier line.
 
-Eight filters share one byte array: an id's hash picks one bit of the byte (which of the eight filters it is in)
-and four bytes (its places in that filter). So each byte probe tests one bit, at the cost of one more shift and
-mask, and 16 MiB hold 2**27 bits. At 1,000,000 ids a wrong "maybe" is expected about once in seven
-verifications (a second pass then confirms nothing); at 100,000 almost never; beyond some millions they become
-common and the second pass runs, still in fixed memory.
+A table of 2**22 marks of 32 bits (16 MiB), open addressing: an id's hash gives its slot (the low 22 bits) and its
+mark (31 of the high 32 bits, never 0); the id is looked for from its slot on, through the slots taken, and put
+in the first free one. Most ids read one slot (at 1,000,000 ids a quarter of the table is taken), and a wrong
+"maybe" needs an id whose run of taken slots holds its own mark by chance: expected about once in 10,000
+verifications of 1,000,000 events. Past three quarters taken (3,145,728 ids) the runs grow long, so later ids go
+to a Bloom filter (`_Bloom`, 16 MiB more), where wrong "maybe"s become common beyond some millions and the second
+pass runs, still in fixed memory.
 """
 
 from __future__ import annotations
 
-SLOT_BITS = 24  # 2**24 bytes (16 MiB); each probe takes a 24-bit window of the id's 64-bit hash
+SLOT_BITS = 22  # 2**22 slots of 4 bytes
 
 
 class IdFilter:
     def __init__(self, slot_bits: int = SLOT_BITS) -> None:
         self.mask = (1 << slot_bits) - 1
-        self.slots = bytearray(1 << slot_bits)
+        self.marks = memoryview(bytearray(4 << slot_bits)).cast("I")
+        self.room = (3 << slot_bits) // 4  # ids the table takes before its runs grow long
+        self.slot_bits = slot_bits
+        self.overflow: _Bloom | None = None  # the ids that came when the table had no room
 
     def seen_before(self, event_id: bytes) -> bool:
         """Whether `event_id` may have been added before (a candidate); it is added now in any case."""
+        marks, mask = self.marks, self.mask
+        value = hash(event_id)
+        slot, mark = value & mask, value >> 32 & 0xFFFFFFFF | 1
+        held = marks[slot]
+        while held:
+            if held == mark:
+                return True
+            slot = slot + 1 & mask
+            held = marks[slot]
+        if self.room:
+            self.room -= 1
+            marks[slot] = mark
+            return False
+        if self.overflow is None:
+            self.overflow = _Bloom(self.slot_bits + 2)
+        return self.overflow.seen_before(value)
+
+
+class _Bloom:
+    """Eight Bloom filters share one byte array: a hash picks one bit of the byte (which of the eight filters it
+    is in) and four bytes (its places in that filter). So each byte probe tests one bit, at the cost of one more
+    shift and mask; 16 MiB hold 2**27 bits."""
+
+    def __init__(self, slot_bits: int) -> None:
+        self.mask = (1 << slot_bits) - 1
+        self.slots = bytearray(1 << slot_bits)
+
+    def seen_before(self, value: int) -> bool:
         slots, mask = self.slots, self.mask
-        value = hash(event_id)  # windows at 0, 12, 24 and 36 bits; the filter's bit from bits 60 to 62
+        # windows at 0, 12, 24 and 36 bits; the filter's bit from bits 60 to 62
         one, two, three, four = value & mask, (value >> 12) & mask, (value >> 24) & mask, (value >> 36) & mask
         bit = 1 << ((value >> 60) & 7)
         if slots[one] & slots[two] & slots[three] & slots[four] & bit:

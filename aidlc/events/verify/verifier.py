@@ -4,10 +4,13 @@ what it cannot tell with what it holds it notes for the second pass (`second_pas
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from hashlib import sha256
 
 from aidlc.events.verify.event_checks import COMMIT_BATCH, EventChecks
 from aidlc.events.verify.id_filter import IdFilter
 from aidlc.events.verify.lines import (
+    FAST_LINE,
+    HASH_KEY,
     MAX_LINE,
     TS_KEY,
     WRITTEN_TS,
@@ -27,6 +30,8 @@ from aidlc.model.events import GENESIS
 
 _GENESIS = GENESIS.encode()
 _COMMIT_KEY = b'"commit":"'
+# Stands for a ts not in the form aidlc writes: it sorts after every such ts (digits), so none follows it as text.
+_UNWRITTEN = b"~"
 
 OnEvent = Callable[[int, int, bytes, Fields], None]
 """Called for every line that joins the chain: (line number, offset, line, fields)."""
@@ -53,6 +58,7 @@ class Verifier:
         self.ids = IdFilter()
         self.noted = Noted()
         self.stopped_at: int | None = None  # the line of the first error, when stopping there
+        self.fast_line = FAST_LINE  # how most lines are read; a line it does not match is read by `chain_fields`
 
     def run(self, open_lines: Callable[[], Iterable[bytes]]) -> Verification:
         """Stream the lines once; a second time only to look up what the first pass noted."""
@@ -77,24 +83,35 @@ class Verifier:
     # -- pass one -------------------------------------------------------------------------------------------
     def first_pass(self, lines: Iterable[bytes]) -> None:
         """Check every line with what is at hand. This loop runs once per event: its state stays in local
-        variables; what is rare (a problem, a line the fast path cannot read, a fork) leaves it for a method."""
+        variables; what is rare (a problem, a line `fast_line` does not read, a fork) leaves it for a method."""
         checks, on_event, seen_before, candidates = self.checks, self.on_event, self.ids.seen_before, self.noted.ids
+        fast_line, judged = self.fast_line.match, checks.judged if checks is not None else set()
+        latest, dates = (checks.latest, checks.dates) if checks is not None else (b"", set())
         number, offset, good_size, tip, tip_line = self.lines, self.offset, self.good_size, self.tip, self.tip_line
         tip_hash, tip_seq = (tip[0], tip[2]) if tip else (None, 0)
+        tip_ts, tip_written = self.tip_ts, self.tip_written
+        # The tip's ts when it is in the form aidlc writes (such times compare as text), else one no such time follows.
+        after = tip_ts if tip_written and isinstance(tip_ts, bytes) else _UNWRITTEN
         for line in lines:
             number += 1
-            fields = chain_fields(line) if line[-1] == 10 and len(line) <= MAX_LINE else None
-            slow_ts: bytes | str | None = None
-            slow = fields is None
-            if fields is None:
-                self.tip, self.lines = tip, number  # a torn line is named by the seq after the tip
-                fields, slow_ts = self._read_slow(line)
-                if fields is None:
+            start = line.rfind(HASH_KEY)
+            match = fast_line(line, start) if len(line) <= MAX_LINE else None
+            if match is not None:
+                digest, event_id, prev, seq_text, ts = match.groups()
+                if sha256(line[:start] + line[start + 74:-1]).hexdigest().encode() == digest:
+                    seq, slow, slow_ts = int(seq_text), False, None
+                else:
+                    match = None
+            if match is None:
+                read = self._read_other(line, number, tip)
+                if read is None:  # not an event of the chain (reported)
                     offset += _size(line)
                     if self.stopped_at is not None:
                         break
                     continue
-            digest, prev, seq, event_id = fields
+                (digest, prev, seq, event_id), slow_ts, slow = read
+                ts = _UNWRITTEN
+            fields = (digest, prev, seq, event_id)
             link = None
             if prev != tip_hash or seq != tip_seq + 1:  # not simply the next line of the chain
                 link = self._joins_elsewhere(number, fields, tip_hash, tip_seq)
@@ -103,17 +120,16 @@ class Verifier:
             if checks is not None:
                 # The common case, checked here without a call: a time in the form aidlc writes, not before the
                 # tip's (also so written) and not in the future. Anything else goes to `_check_time`.
-                at = line.rfind(TS_KEY)
-                ts, after = line[at + 6:at + 33], self.tip_ts
-                if link is None and not slow and self.tip_written and isinstance(after, bytes) \
-                        and after <= ts <= checks.latest and ts[:10] in checks.dates \
-                        and WRITTEN_TS.match(line, at) is not None:
-                    self.tip_ts = ts
+                if link is None and after <= ts <= latest and ts[:10] in dates:
+                    tip_ts = after = ts
                 else:
-                    self._check_time(checks, number, seq, line, slow, slow_ts, link, tip_line)
-                if _COMMIT_KEY in line:
+                    tip_ts, tip_written = self._check_time(checks, number, seq, line, slow, slow_ts, link,
+                                                           tip_line, tip_ts, tip_written)
+                    after = tip_ts if tip_written and isinstance(tip_ts, bytes) else _UNWRITTEN
+                # find, not `in`: `in` first tries the key as a byte value, raising and clearing a TypeError
+                if line.find(_COMMIT_KEY) != -1 and (slow or commit_of(line) not in judged):
                     self._check_commit(checks, number, seq, line, slow)
-            if line[-1] != 10:
+            if match is None and line[-1] != 10:
                 self._unterminated(number, seq)
             if on_event is not None:
                 on_event(number, offset, line, fields)
@@ -123,6 +139,7 @@ class Verifier:
             if self.stopped_at is not None:
                 break
         self.lines, self.offset, self.good_size, self.tip, self.tip_line = number, offset, good_size, tip, tip_line
+        self.tip_ts, self.tip_written = tip_ts, tip_written
 
     def _joins_elsewhere(self, number: int, fields: Fields, tip_hash: bytes | None, tip_seq: int) -> Link | None:
         """A line that is not simply the next of the chain: a seq gap after the line above, the first line, or a
@@ -140,15 +157,17 @@ class Verifier:
         return None
 
     def _check_time(self, checks: EventChecks, number: int, seq: int, line: bytes, slow: bool,
-                    ts: bytes | str | None, link: Link | None, tip_line: int) -> None:
-        """The event's ts against the one it follows and the clock. A time in the form aidlc writes, not before
-        the line above, is checked by comparing text; any other is compared as an instant by `checks.time`."""
+                    ts: bytes | str | None, link: Link | None, tip_line: int, tip_ts: bytes | str | None,
+                    tip_written: bool) -> tuple[bytes | str | None, bool]:
+        """The event's ts against the one it follows and the clock; the ts the next event follows and whether it
+        is in the form aidlc writes. A time in that form, not before the line above, is checked by comparing text;
+        any other is compared as an instant by `checks.time`."""
         at = -1 if slow else line.rfind(TS_KEY)
         match = WRITTEN_TS.match(line, at) if at != -1 else None
-        after = self.tip_ts if link is None else None
+        after = tip_ts if link is None else None
         written = match is not None and (match[1] in checks.dates or checks.valid_date(match[1]))
         # A tip whose ts was written so holds it as bytes (tip_written says so; isinstance tells mypy).
-        if written and (after is None or (self.tip_written and isinstance(after, bytes)
+        if written and (after is None or (tip_written and isinstance(after, bytes)
                                           and after <= line[at + 6:at + 33])):
             ts = line[at + 6:at + 33]
             usable = ts <= checks.latest
@@ -161,7 +180,7 @@ class Verifier:
             self.report(problem)
         if link is not None and usable:
             link.ts = ts
-        self.tip_ts, self.tip_written = (ts if usable else None), written
+        return (ts if usable else None), written
 
     def _check_commit(self, checks: EventChecks, number: int, seq: int, line: bytes, slow: bool) -> None:
         commit = _parsed_commit(line) if slow else commit_of(line)
@@ -176,6 +195,17 @@ class Verifier:
         self.report(Problem(number, seq, ProblemKind.unterminated,
                             "the last line lacks its newline; it is complete and its hash recomputes, so it is kept: "
                             "the next append adds the newline"))
+
+    def _read_other(self, line: bytes, number: int,
+                    tip: Fields | None) -> tuple[Fields, bytes | str | None, bool] | None:
+        """A line `fast_line` does not read (or whose hash does not recompute): its fields found one by one, with
+        no ts and not parsed; else parsed: its fields, its ts as parsed, parsed; None when it is not an event."""
+        found = chain_fields(line) if line[-1] == 10 and len(line) <= MAX_LINE else None
+        if found is not None:
+            return found, None, False
+        self.tip, self.lines = tip, number  # a torn line is named by the seq after the tip
+        found, ts = self._read_slow(line)
+        return None if found is None else (found, ts, True)
 
     def _read_slow(self, line: bytes) -> tuple[Fields, bytes | str | None] | tuple[None, None]:
         """A line the fast path could not read, parsed: its fields and its `ts` (as parsed), or (None, None)
