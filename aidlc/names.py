@@ -24,13 +24,16 @@ _HIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + "".join(so
 
 # What ASCII text may hold without hiding anything: the printable characters, tab and line ends.
 _ASCII_PRINTABLE = bytes(range(0x20, 0x7F))
-_ASCII_SHOWN = _ASCII_PRINTABLE + b"\t\n\r"
+_ASCII_HIDING = tuple(chr(code) for code in range(0x80) if code not in _ASCII_PRINTABLE + b"\t\n\r")
 
 
 def hides(text: str) -> bool:
-    """True when multi-line `text` holds a hiding character besides tab and line ends (one scan, no list)."""
-    if text.isascii():  # nearly always: deleting the shown bytes in C is five times faster than the regex
-        return bool(text.encode("ascii").translate(None, _ASCII_SHOWN))
+    """True when multi-line `text` holds a hiding character besides tab and line ends (no list made)."""
+    if text.isascii():  # nearly always: a memchr per hiding character costs less than one pass deleting the others
+        for char in _ASCII_HIDING:  # noqa: SIM110 - a plain loop: any() over a generator costs more here
+            if char in text:
+                return True
+        return False
     return _HIDDEN_IN_TEXT.search(text) is not None
 
 

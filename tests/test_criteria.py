@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -24,6 +25,18 @@ def test_plain_checklist_counts_what_listed_criteria_reads(seed: int) -> None:
         if counted is not None:  # only lists of checkboxes with text are counted, and counted right
             assert all(c.checkbox and c.text for c in criteria), repr(text)
             assert counted == (len(criteria), sum(not c.checked for c in criteria)), repr(text)
+
+
+# The checklist's pattern as first written, without possessive quantifiers: the possessive one must accept the same.
+BACKTRACKING = re.compile(r"(?:- \[[ xX]\] \S[^\n]*)?(?:\n(?:- \[[ xX]\] \S[^\n]*)?)*")
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_the_possessive_checklist_pattern_accepts_what_the_backtracking_one_does(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(300):
+        text = "\n".join(rng.choice(LINES) for _ in range(rng.randint(0, 8))) + rng.choice(["", "\n", "\n\n"])
+        assert (plain_checklist(text) is not None) == (BACKTRACKING.fullmatch(text) is not None), repr(text)
 
 
 def test_a_usual_checklist_is_counted() -> None:

@@ -94,7 +94,9 @@ def criterion(number: int, text: str) -> Criterion | None:
 # A list as most stories write their criteria: blank lines and, at the margin, `- [ ] text` or `- [x] text` checkboxes
 # whose text starts with a non-blank (so it is never empty), nothing else. `listed_criteria` reads each of its
 # checkboxes as one criterion, in its plain-checkbox branch.
-_PLAIN_CHECKLIST = re.compile(r"(?:- \[[ xX]\] \S[^\n]*)?(?:\n(?:- \[[ xX]\] \S[^\n]*)?)*")
+# Possessive (`*+`, `?+`): a line's text ends at "\n" or the end whatever is given back, so nothing is, and the regex
+# engine keeps no state to backtrack into (a third fewer instructions).
+_PLAIN_CHECKLIST = re.compile(r"(?:- \[[ xX]\] \S[^\n]*+)?+(?:\n(?:- \[[ xX]\] \S[^\n]*+)?+)*+")
 
 
 def plain_checklist(text: str) -> tuple[int, int] | None:

@@ -162,14 +162,15 @@ class _Loader:
         doc = self.read(entry.path)
         if doc.problem is None and doc.meta is None:
             doc.problem = ReadProblem(ProblemKind.not_mapping, 1, "a story needs YAML front matter between '---' lines")
-        parts = markdown.story_parts(doc.body, doc.body_start)
+        parts = markdown.story_parts(doc.body, doc.body_start, batch_hint=True)  # settled in _validate_stories
         body_unit = markdown.unit_line(doc.body, doc.body_start) if doc.meta and "unit" not in doc.meta else None
         if not hides(doc.body):  # kept, rarely, for the rule that names the character hiding text (AIDLC-ID-004)
             doc.body = ""  # 10,000 story bodies would be most of the memory
         return StoryItem(doc=doc, stem=entry.name[:-3], unit=unit, parts=parts, body_unit=body_unit)
 
     def _validate_stories(self) -> None:
-        """Every story's front matter, in one batch (cheaper than one by one)."""
+        """Every story's front matter, in one batch (cheaper than one by one), and their opinion hints in another."""
+        markdown.settle_opinion_hints([story.parts for story in self._stories])
         readable = [story for story in self._stories if story.doc.meta is not None]
         metas = []
         for story in readable:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from aidlc.bank.criteria import BULLET, CHECKBOX, Criterion, listed_criteria, plain_checklist
-from aidlc.bank.wording import may_hold_opinion
+from aidlc.bank.wording import may_hold_opinion, opinion_hints
 
 _HEADING = re.compile(r"^(#{1,6})(?:\s+(.*))?$")  # a lazy title before optional closing #s backtracks
 _REQ_HEADING = re.compile(r"^((?:FR|NFR)-\d+(?:\.\d+)*)(?:\s*[:\-–—.]\s*|\s+|$)(.*)$")
@@ -193,18 +193,27 @@ class StoryParts:
         return self.made
 
 
-def story_parts(body: str, first_line: int) -> StoryParts:
+def story_parts(body: str, first_line: int, batch_hint: bool = False) -> StoryParts:
     """The acceptance criteria and related requirements of a story body, and whether a criterion
-    may hold an opinion word."""
-    return _story_parts(halfwidth(body), first_line)
+    may hold an opinion word. With `batch_hint`, a plain checklist's opinion hint is left True (a rule
+    then looks closer, never less) for `settle_opinion_hints` to find with many others at once."""
+    return _story_parts(halfwidth(body), first_line, batch_hint)
 
 
-def _story_parts(body: str, first_line: int) -> StoryParts:
+def settle_opinion_hints(parts: list[StoryParts]) -> None:
+    """The hints `story_parts` left for a batch, each as it finds one: a plain checklist's (its criteria not made
+    yet, `checklist` holding them) is may_hold_opinion of its text, found for all of them in one batch."""
+    pending = [part for part in parts if part.made is None]
+    for part, hint in zip(pending, opinion_hints([part.checklist for part in pending]), strict=True):
+        part.opinion_hint = hint
+
+
+def _story_parts(body: str, first_line: int, batch_hint: bool = False) -> StoryParts:
     """Same result as `acceptance_criteria` and `related_requirements` over `prose_lines` (tests
     hold them equal), usually found without reading the body line by line: stories are the bulk
     of a large bank. A body with unusual line breaks (where line numbers would differ) is read
     line by line."""
-    parts = None if _odd_breaks(body) else _jump_to_parts(body, first_line)
+    parts = None if _odd_breaks(body) else _jump_to_parts(body, first_line, batch_hint)
     if parts is None:
         lines = list(prose_lines(body, first_line))
         criteria_line, criteria = acceptance_criteria(lines)
@@ -213,7 +222,7 @@ def _story_parts(body: str, first_line: int) -> StoryParts:
     return parts
 
 
-def _jump_to_parts(body: str, first_line: int) -> StoryParts | None:
+def _jump_to_parts(body: str, first_line: int, batch_hint: bool) -> StoryParts | None:
     """The parts found by jumping to the few lines that hold them: the acceptance heading, the next
     heading that ends its section, the related-requirements line. None where fenced code comes
     before any of them (it could hide one), or where there is no acceptance heading."""
@@ -235,14 +244,14 @@ def _jump_to_parts(body: str, first_line: int) -> StoryParts | None:
         return None
     criteria_line = first_line + text.count("\n", 1, heading.start() + 1)
     section = text[start + 1 : end]
-    # The hint read over the section, which holds every criterion's text: no joined copy of them to make.
-    hint = may_hold_opinion(section)
     related_line, related_ids = (None, []) if related is None else (
         first_line + text.count("\n", 1, related.start()), REQUIREMENT_ID.findall(related.group(1)))
     counted = plain_checklist(section)
+    # The hint read over the section, which holds every criterion's text: no joined copy of them to make.
     if counted is None:
         criteria = listed_criteria(enumerate(section.split("\n"), criteria_line + 1))
-        return StoryParts.of(criteria_line, criteria, related_line, related_ids, hint)
+        return StoryParts.of(criteria_line, criteria, related_line, related_ids, may_hold_opinion(section))
+    hint = True if batch_hint else may_hold_opinion(section)
     return StoryParts(criteria_line, related_line, related_ids, hint, *counted, plain=True, checklist=section)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 _OPINION = re.compile(
     r"\b(fast|quickly|easy|easily|user[- ]friendly|intuitive|appropriate(ly)?|properly|as needed|"
@@ -28,6 +29,29 @@ def may_hold_opinion(text: str) -> bool:
         if hint in lowered:
             return True
     return False
+
+
+def opinion_hints(texts: list[str]) -> list[bool]:
+    """`may_hold_opinion` of each text, found with one search per hint over the ASCII ones lowered and joined: a
+    bank's thousands of checklists cost a fraction of a search each per hint (the joined text is long enough for
+    CPython's faster search; no hint holds a line break, so none is found across two texts)."""
+    hinted = [not text.isascii() for text in texts]
+    plain = [n for n, text in enumerate(texts) if not hinted[n]]
+    starts = []
+    at = 0
+    for n in plain:
+        starts.append(at)
+        at += len(texts[n]) + 1
+    lowered = "\n".join([texts[n] for n in plain]).lower()
+    for hint in _HINTS:
+        found = lowered.find(hint)
+        while found != -1:
+            which = bisect_right(starts, found) - 1
+            hinted[plain[which]] = True
+            if which + 1 == len(starts):
+                break
+            found = lowered.find(hint, starts[which + 1])  # the next text: this one is hinted already
+    return hinted
 
 
 def opinion_word(text: str) -> re.Match[str] | None:
