@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from aidlc.events.canonical import line_of
 from aidlc.events.verify import MAX_LINE, EventChecks, Verifier, read_lines, split_lines, verify_lines
-from aidlc.events.verify.id_filter import IdFilter
+from aidlc.events.verify.id_filter import RUN_LIMIT, IdFilter
 from aidlc.events.verify.lines import LongLine, commit_of
 from tests import forge
 
@@ -32,6 +32,19 @@ def test_the_id_filter_never_forgets_an_id(ids: list[bytes]) -> None:
             assert ids_filter.seen_before(raw) or raw not in added  # "not seen" is certain
         added.add(raw)
         assert tiny.seen_before(raw) and full.seen_before(raw)
+
+
+def test_ids_whose_slots_crowd_together_cost_a_bounded_run_each() -> None:
+    """A ledger's author who knows the hash (PYTHONHASHSEED set) can pick ids that all start at one slot: the table
+    takes RUN_LIMIT of them, the rest go to the Bloom filter, so none is read past a run of RUN_LIMIT slots; and
+    every one of them is still remembered."""
+    crowded = IdFilter(slot_bits=10)
+    ids = [raw for raw in (f"evt_{n:012x}".encode() for n in range(400_000)) if hash(raw) & crowded.mask == 0][:200]
+    assert len(ids) == 200
+    for raw in ids:
+        crowded.seen_before(raw)
+    assert sum(1 for mark in crowded.marks if mark) == RUN_LIMIT
+    assert all(crowded.seen_before(raw) for raw in ids)
 
 
 def _ledger(rng: random.Random) -> list[bytes]:

@@ -8,11 +8,16 @@ in the first free one. Most ids read one slot (at 1,000,000 ids a quarter of the
 verifications of 1,000,000 events. Past three quarters taken (3,145,728 ids) the runs grow long, so later ids go
 to a Bloom filter (`_Bloom`, 16 MiB more), where wrong "maybe"s become common beyond some millions and the second
 pass runs, still in fixed memory.
+
+An id whose run of taken slots reaches RUN_LIMIT goes to the Bloom filter too (runs only grow, so it is looked for
+there again): no id costs more than RUN_LIMIT reads, even where the hash is known (PYTHONHASHSEED set) and a
+ledger's author picked ids whose slots crowd together.
 """
 
 from __future__ import annotations
 
 SLOT_BITS = 22  # 2**22 slots of 4 bytes
+RUN_LIMIT = 64  # slots read for one id before it goes to the Bloom filter
 
 
 class IdFilter:
@@ -21,20 +26,23 @@ class IdFilter:
         self.marks = memoryview(bytearray(4 << slot_bits)).cast("I")
         self.room = (3 << slot_bits) // 4  # ids the table takes before its runs grow long
         self.slot_bits = slot_bits
-        self.overflow: _Bloom | None = None  # the ids that came when the table had no room
+        self.overflow: _Bloom | None = None  # the ids that came when the table had no room, or a long run
 
     def seen_before(self, event_id: bytes) -> bool:
         """Whether `event_id` may have been added before (a candidate); it is added now in any case."""
         marks, mask = self.marks, self.mask
         value = hash(event_id)
         slot, mark = value & mask, value >> 32 & 0xFFFFFFFF | 1
-        held = marks[slot]
+        held, run = marks[slot], 0
         while held:
             if held == mark:
                 return True
+            run += 1
+            if run == RUN_LIMIT:
+                break
             slot = slot + 1 & mask
             held = marks[slot]
-        if self.room:
+        if self.room and not held:
             self.room -= 1
             marks[slot] = mark
             return False
