@@ -24,6 +24,8 @@ What it does
      its commit looked up with git).
    * verify as ``aidlc log verify`` in a subprocess of the installed console script (start-up included).
    * the baseline: ``json.loads`` of every line, read the same way, and nothing else.
+   * the floor: every line read the same way and its sha256 taken (hex, as the ledger writes it), and nothing
+     else: the work no verification of a hash chain can skip. Its ratio says how far verification is from it.
 
    Peak RSS is a child's VmHWM, written at exit by a ``sitecustomize`` probe on its PYTHONPATH (``ru_maxrss``
    of a child starts at its parent's peak on Linux); for in-process verification, of a fresh interpreter
@@ -274,6 +276,12 @@ def baseline_loads(ledger: Ledger) -> None:
         loads(line)
 
 
+def floor_sha256(ledger: Ledger) -> None:
+    sha256 = hashlib.sha256
+    for line in ledger.lines():
+        sha256(line).hexdigest()
+
+
 def verify_in_process(ledger: Ledger) -> None:
     """What `aidlc log verify` does, without start-up: the chain, and each event's time and commit."""
     result = verify_lines(ledger.lines, stop_at_first=True, checks=event_checks(ledger.repo_root))
@@ -288,10 +296,11 @@ class SizeResult:
     verify: Throughput
     verify_cli: Throughput
     baseline: Throughput
+    floor: Throughput
 
 
 def measure_size(probe: PeakProbe, root: Path, size: int, runs: int, warm_up: bool) -> SizeResult:
-    """Interleaved runs (verify, CLI, baseline), so drift hits all alike. The page cache is warm (the file was
+    """Interleaved runs (verify, CLI, baseline, floor), so drift hits all alike. The page cache is warm (the file was
     just written, then read by the peak-memory child); `warm_up` runs the CLI once first, to fill its bytecode
     cache: later sizes skip that (a warm-up of a large ledger costs as much as a run)."""
     ledger = Ledger(root / BANK / LEDGER_FILE, root)
@@ -299,7 +308,7 @@ def measure_size(probe: PeakProbe, root: Path, size: int, runs: int, warm_up: bo
     _, verify_peak, _ = probe.run([sys.executable, "-c", PEAK_CODE, str(root)])
     if warm_up:
         probe.run(argv)
-    samples: dict[str, list[float]] = {"verify": [], "cli": [], "baseline": []}
+    samples: dict[str, list[float]] = {"verify": [], "cli": [], "baseline": [], "floor": []}
     cli_peaks: list[int] = []
     for _ in range(runs):
         samples["verify"].append(timed(lambda: verify_in_process(ledger)))
@@ -309,9 +318,12 @@ def measure_size(probe: PeakProbe, root: Path, size: int, runs: int, warm_up: bo
         samples["cli"].append(cli_seconds)
         cli_peaks += [cli_peak] if cli_peak else []
         samples["baseline"].append(timed(lambda: baseline_loads(ledger)))
-    peaks = {"verify": [verify_peak] if verify_peak else None, "cli": cli_peaks or None, "baseline": None}
+        samples["floor"].append(timed(lambda: floor_sha256(ledger)))
+    peaks = {"verify": [verify_peak] if verify_peak else None, "cli": cli_peaks or None, "baseline": None,
+             "floor": None}
     stats = {name: Throughput.of(seconds, peaks[name], events=size) for name, seconds in samples.items()}
-    return SizeResult(size, ledger.path.stat().st_size, stats["verify"], stats["cli"], stats["baseline"])
+    return SizeResult(size, ledger.path.stat().st_size, stats["verify"], stats["cli"], stats["baseline"],
+                      stats["floor"])
 
 
 @dataclass
@@ -499,6 +511,7 @@ def render_table(sizes: list[SizeResult], appends: AppendResult | None, goal_lis
         rows.append(_row(label, "verify_lines (in-process)", result.verify, base))
         rows.append(_row(label, "aidlc log verify (subprocess)", result.verify_cli, base))
         rows.append(_row(label, "baseline: json.loads per line", result.baseline, base))
+        rows.append(_row(label, "floor: read + sha256 per line", result.floor, base))
     if appends is not None:
         label = f"{appends.ledger_events:,}"
         base = appends.baseline.eps
@@ -518,7 +531,9 @@ def render_table(sizes: list[SizeResult], appends: AppendResult | None, goal_lis
     rows.append("")
     rows.append("x base: events/s divided by the baseline's events/s (higher is faster); for the gate decisions,\n"
                 "seconds divided by the seconds of the decision on the small ledger. peak MiB: peak RSS of a\n"
-                "fresh process doing that work alone (interpreter and imports included).")
+                "fresh process doing that work alone (interpreter and imports included). The floor is the work\n"
+                "no verification of a hash chain can skip: verify_lines at x floor = its events/s over the floor's.")
+    rows += [f"{r.events:>10,}  verify_lines at {r.verify.eps / r.floor.eps:.2f}x the floor" for r in sizes]
     for goal in goal_list:
         rows.append(f"{'PASS' if goal.met else 'MISS'}  {goal.name}: {goal.target}; measured {goal.measured}")
     return "\n".join(rows)
@@ -594,7 +609,7 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     goal_list = goals(sizes, appends, gate)
     return {
         "sizes": [asdict(r) | {"verify_eps": r.verify.eps, "verify_cli_eps": r.verify_cli.eps,
-                               "baseline_eps": r.baseline.eps} for r in sizes],
+                               "baseline_eps": r.baseline.eps, "floor_eps": r.floor.eps} for r in sizes],
         "appends": None if appends is None else asdict(appends) | {
             "plain_eps": appends.plain.eps, "keyed_eps": appends.keyed.eps,
             "plain_steady_eps": appends.plain_steady.eps, "keyed_steady_eps": appends.keyed_steady.eps,

@@ -44,11 +44,19 @@ def test_the_ledger_benchmark_verifies_appends_and_decides(tmp_path: Path) -> No
                  "--workdir", str(tmp_path))
     _, size = report["sizes"]
     assert size["events"] == 200 and size["verify"]["events"] == 200 and size["verify_eps"] > 0
+    assert size["floor"]["events"] == 200 and size["floor_eps"] > size["verify_eps"]  # hashing alone is faster
     assert report["appends"]
     gate = report["gate"]
     assert (gate["small_events"], gate["large_events"]) == (10, 200) and gate["ratio"] > 0
     assert {goal["name"] for goal in report["goals"]} >= {"aidlc log verify in constant memory",
                                                           "gate decision, 200 vs 10 events"}
+
+
+def test_the_id_filter_benchmark_counts_the_slots_an_id_is_compared_with() -> None:
+    report = run("id_filter.py", "--ids", "20000")
+    assert (report["ids"], report["runs"], report["wrong_maybes"]) == (20000, 1, 0)
+    # 20,000 ids in 2**22 slots: an id meets a taken slot about once in 400 (half the load, 0.0024)
+    assert 0 < report["compared_per_id"] < 0.02 and report["one_verification_in"] > 1e6
 
 
 def test_the_aidlc_docs_benchmark_measures_a_clean_generated_history(tmp_path: Path) -> None:

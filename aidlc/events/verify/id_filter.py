@@ -4,10 +4,11 @@ confirms by finding the id on an earlier line.
 A table of 2**22 marks of 32 bits (16 MiB), open addressing: an id's hash gives its slot (the low 22 bits) and its
 mark (31 of the high 32 bits, never 0); the id is looked for from its slot on, through the slots taken, and put
 in the first free one. Most ids read one slot (at 1,000,000 ids a quarter of the table is taken), and a wrong
-"maybe" needs an id whose run of taken slots holds its own mark by chance: expected about once in 10,000
-verifications of 1,000,000 events. Past three quarters taken (3,145,728 ids) the runs grow long, so later ids go
-to a Bloom filter (`_Bloom`, 16 MiB more), where wrong "maybe"s become common beyond some millions and the second
-pass runs, still in fixed memory.
+"maybe" needs an id whose run of taken slots holds its own mark by chance (1 in 2**31 a slot): over 1,000,000
+ids an id is compared with 0.156 taken slots on average (measured by benchmarks/id_filter.py), so one
+verification of 1,000,000 events in about 13,700 meets one. Past three quarters taken (3,145,728 ids) the runs
+grow long, so later ids go to a Bloom filter (`_Bloom`, 16 MiB more), where wrong "maybe"s become common beyond
+some millions and the second pass runs, still in fixed memory.
 
 An id whose run of taken slots reaches RUN_LIMIT goes to the Bloom filter too (runs only grow, so it is looked for
 there again): no id costs more than RUN_LIMIT reads, even where the hash is known (PYTHONHASHSEED set) and a
