@@ -14,6 +14,7 @@ from functools import cached_property
 from aidlc.bank.frontmatter import Document
 from aidlc.bank.items import BoltItem, Intent, MemoryBank, SchemaProblem, StoryItem, Unit, strip_number
 from aidlc.errors import UsageError
+from aidlc.model.artifacts import FrontMatter
 
 
 class BankIndex:
@@ -106,9 +107,14 @@ class BankIndex:
         return self._story_bolts.get(id(story), ())
 
     @cached_property
+    def front_matters(self) -> list[tuple[Document, FrontMatter | None, list[SchemaProblem]]]:
+        """The bank's `front_matters()`, walked once for the several rules that read every file's."""
+        return list(self.bank.front_matters())
+
+    @cached_property
     def schema_problems(self) -> list[tuple[Document, SchemaProblem]]:
         """Every front-matter problem with its document (one walk for the rules that report them)."""
-        return [(doc, problem) for doc, _model, problems in self.bank.front_matters() for problem in problems]
+        return [(doc, problem) for doc, _model, problems in self.front_matters for problem in problems]
 
     @cached_property
     def _listed(self) -> dict[int, list[tuple[str, StoryItem | None]]]:

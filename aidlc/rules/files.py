@@ -125,7 +125,7 @@ def timestamp_without_zone(index: BankIndex) -> Iterator[Hit]:
 @rule("AIDLC-SCHEMA-005", W, "schema", "a timestamp is a bare date, without time and zone",
       "write the time and zone too, e.g. `2026-11-30T08:00:00Z`")
 def date_without_time(index: BankIndex) -> Iterator[Hit]:
-    for doc, meta, _problems in index.bank.front_matters():
+    for doc, meta, _problems in index.front_matters:
         if meta is None or doc.meta is None:
             continue
         raw = doc.meta

@@ -129,7 +129,7 @@ _NAMING_KEYS = ("id", "story", "unit", "intent", "title", "name")
       "\\x{200b}-\\x{200f}]' FILE` finds it)")
 def hidden_characters(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
-    docs = [doc for doc, _meta, _problems in bank.front_matters()]
+    docs = [doc for doc, _meta, _problems in index.front_matters]
     # One scan of all the text first, as most banks hide nothing: `hides` passes line ends, so the text joined by
     # them hides a character exactly where one of its parts does.
     values = [value for doc in docs if doc.meta for key in _NAMING_KEYS if isinstance(value := doc.meta.get(key), str)]
