@@ -130,8 +130,12 @@ def date_without_time(index: BankIndex) -> Iterator[Hit]:
             continue
         raw = doc.meta
         for name in _timestamp_fields(type(meta)):
-            # A parsed timestamp (a datetime) is never bare: only a date or text can become a bare date.
-            if name in raw and type(raw[name]) is not datetime and _bare(value := getattr(meta, name, None)):
+            # Only a date or text without a time ('T') can become a bare date: a parsed timestamp (a datetime), text
+            # with a 'T' (read as a datetime, or kept as text when the file fails its schema) and null never do.
+            written = raw.get(name)
+            if type(written) is str and "T" in written or written is None or type(written) is datetime:
+                continue
+            if _bare(value := getattr(meta, name, None)):
                 yield Hit(doc.rel, doc.line_of(name), f"'{name}' is the bare date {value.isoformat()}")
     # Stage records carry timestamps too; SCHEMA-004 already looks inside them for missing zones. (A loop of their
     # own, not a test of every file's model: a bolt's hits keep their order, and the findings are sorted by place.)
