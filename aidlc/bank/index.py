@@ -100,7 +100,12 @@ class BankIndex:
 
     def requirement_links(self, story: StoryItem) -> list[tuple[str, Intent | None, str]]:
         """Each requirement link of a story with the intent and the requirement id it names."""
-        return self._requirement_links[id(story)]
+        return self._requirement_links[0][id(story)]
+
+    @property
+    def linked_requirements(self) -> list[tuple[str, Intent | None, str]]:
+        """Every story's requirement links as `requirement_links` gives them, each link of an intent's stories once."""
+        return self._requirement_links[1]
 
     def bolts_of(self, story: StoryItem) -> Sequence[BoltItem]:
         """The bolts whose `stories:` list this story, in bank order."""
@@ -130,7 +135,9 @@ class BankIndex:
         return {key: [story for _name, story in pairs if story is not None] for key, pairs in self._listed.items()}
 
     @cached_property
-    def _requirement_links(self) -> dict[int, list[tuple[str, Intent | None, str]]]:
+    def _requirement_links(self) -> tuple[dict[int, list[tuple[str, Intent | None, str]]],
+                                          list[tuple[str, Intent | None, str]]]:
+        """Each story's links by id(story), and the distinct links."""
         table: dict[int, list[tuple[str, Intent | None, str]]] = {}
         # A unit's stories link the same few requirements: each link resolved once per intent.
         resolved: dict[tuple[int, str], tuple[str, Intent | None, str]] = {}
@@ -142,7 +149,7 @@ class BankIndex:
                 if found is None:
                     found = resolved[id(own), link] = (link, *self.requirement(link, own))
                 links.append(found)
-        return table
+        return table, list(resolved.values())
 
     @cached_property
     def _story_bolts(self) -> dict[int, list[BoltItem]]:

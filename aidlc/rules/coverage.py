@@ -16,13 +16,12 @@ W = Severity.warning
       "write a story for it: `aidlc new story TITLE --unit UNIT --requirements FR-n`")
 def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
     covered: set[tuple[int, str]] = set()  # (intent, requirement id); FR-1.2 covers FR-1 too
-    for story in index.bank.stories:
-        for _link, target, linked in index.requirement_links(story):
-            if "." not in linked:
-                covered.add((id(target), linked))
-                continue
-            parts = linked.split(".")
-            covered.update((id(target), ".".join(parts[:n])) for n in range(1, len(parts) + 1))
+    for _link, target, linked in index.linked_requirements:
+        if "." not in linked:
+            covered.add((id(target), linked))
+            continue
+        parts = linked.split(".")
+        covered.update((id(target), ".".join(parts[:n])) for n in range(1, len(parts) + 1))
     # A requirement a table maps to a unit is covered by that unit's stories where they name no
     # requirement themselves (the map is then the only link there is). The index's links: read once per story.
     for unit in index.bank.units:
