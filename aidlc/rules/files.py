@@ -133,7 +133,7 @@ def date_without_time(index: BankIndex) -> Iterator[Hit]:
             # Only a date or text without a time ('T') can become a bare date: a parsed timestamp (a datetime), text
             # with a 'T' (read as a datetime, or kept as text when the file fails its schema) and null never do.
             written = raw.get(name)
-            if type(written) is str and "T" in written or written is None or type(written) is datetime:
+            if (type(written) is str and "T" in written) or written is None or type(written) is datetime:
                 continue
             if _bare(value := getattr(meta, name, None)):
                 yield Hit(doc.rel, doc.line_of(name), f"'{name}' is the bare date {value.isoformat()}")

@@ -131,9 +131,14 @@ def hidden_characters(index: BankIndex) -> Iterator[Hit]:
     bank = index.bank
     docs = [doc for doc, _meta, _problems in index.front_matters]
     # One scan of all the text first, as most banks hide nothing: `hides` passes line ends, so the text joined by
-    # them hides a character exactly where one of its parts does.
-    values = [value for doc in docs if doc.meta for key in _NAMING_KEYS if isinstance(value := doc.meta.get(key), str)]
-    if hides("\n".join([doc.body for doc in docs] + values)):
+    # them hides a character exactly where one of its parts does. A value's characters are in its front matter's
+    # text, but for an escape in double quotes (`"\u202e"`, after a backslash): the values are scanned too only when
+    # some front matter holds a backslash. (A character found elsewhere in a front matter sends _hidden_in_files
+    # looking, to find nothing: it reports only values and headings.)
+    fronts = "\n".join([doc.front_matter_text for doc in docs])
+    values = [] if "\\" not in fronts else \
+        [value for doc in docs if doc.meta for key in _NAMING_KEYS if isinstance(value := doc.meta.get(key), str)]
+    if hides("\n".join([doc.body for doc in docs] + [fronts] + values)):
         yield from _hidden_in_files(docs)
     # Likewise the names: no character `hidden_character` names is '/', and a story's path holds its name.
     others = [(i.rel, i.id) for i in bank.intents] + [(u.rel, u.folder) for u in bank.units] + \
