@@ -360,6 +360,14 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.set_key(BOLT2, "id", '"002-checkout-refunds\\e[2J"')
 
 
+@case("front-matter-title-right-to-left-override", "AIDLC-ID-004", STORY2,
+      "Refund \\u202eexe.txt holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    # Written as is, no escape: no front matter of the bank holds a backslash, so the first scan reads the text alone.
+    b.replace(STORY2, "status: ready", "title: Refund \u202eexe.txt\nstatus: ready")
+    return b.line(STORY2, "title:")
+
+
 @case("zero-width-folder", "AIDLC-ID-004", f"{MB}/bolts/003-check\u200bout/bolt.md",
       "the name '003-check\\u200bout' holds the zero-width character U+200B", others=("AIDLC-ID-002",))
 def _(b: Bank, _m: pytest.MonkeyPatch) -> None:

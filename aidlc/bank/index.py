@@ -10,11 +10,19 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from functools import cached_property
+from typing import NamedTuple
 
 from aidlc.bank.frontmatter import Document
 from aidlc.bank.items import BoltItem, Intent, MemoryBank, SchemaProblem, StoryItem, Unit, strip_number
 from aidlc.errors import UsageError
 from aidlc.model.artifacts import FrontMatter
+
+RequirementLink = tuple[str, Intent | None, str]  # the link as written, the intent it names, the requirement id
+
+
+class _RequirementLinks(NamedTuple):
+    by_story: dict[int, list[RequirementLink]]  # by id(story)
+    distinct: list[RequirementLink]  # each link of an intent's stories once
 
 
 class BankIndex:
@@ -98,14 +106,14 @@ class BankIndex:
         """Each name in a bolt's `stories:` with the story it resolves to (None: no such story)."""
         return self._listed[id(bolt)]
 
-    def requirement_links(self, story: StoryItem) -> list[tuple[str, Intent | None, str]]:
+    def requirement_links(self, story: StoryItem) -> list[RequirementLink]:
         """Each requirement link of a story with the intent and the requirement id it names."""
-        return self._requirement_links[0][id(story)]
+        return self._requirement_links.by_story[id(story)]
 
     @property
-    def linked_requirements(self) -> list[tuple[str, Intent | None, str]]:
+    def linked_requirements(self) -> list[RequirementLink]:
         """Every story's requirement links as `requirement_links` gives them, each link of an intent's stories once."""
-        return self._requirement_links[1]
+        return self._requirement_links.distinct
 
     def bolts_of(self, story: StoryItem) -> Sequence[BoltItem]:
         """The bolts whose `stories:` list this story, in bank order."""
@@ -135,12 +143,10 @@ class BankIndex:
         return {key: [story for _name, story in pairs if story is not None] for key, pairs in self._listed.items()}
 
     @cached_property
-    def _requirement_links(self) -> tuple[dict[int, list[tuple[str, Intent | None, str]]],
-                                          list[tuple[str, Intent | None, str]]]:
-        """Each story's links by id(story), and the distinct links."""
-        table: dict[int, list[tuple[str, Intent | None, str]]] = {}
+    def _requirement_links(self) -> _RequirementLinks:
+        table: dict[int, list[RequirementLink]] = {}
         # A unit's stories link the same few requirements: each link resolved once per intent.
-        resolved: dict[tuple[int, str], tuple[str, Intent | None, str]] = {}
+        resolved: dict[tuple[int, str], RequirementLink] = {}
         for story in self.bank.stories:
             own = story.unit.intent if story.unit else None
             links = table[id(story)] = []
@@ -149,7 +155,7 @@ class BankIndex:
                 if found is None:
                     found = resolved[id(own), link] = (link, *self.requirement(link, own))
                 links.append(found)
-        return table, list(resolved.values())
+        return _RequirementLinks(table, list(resolved.values()))
 
     @cached_property
     def _story_bolts(self) -> dict[int, list[BoltItem]]:
