@@ -28,6 +28,9 @@ What it does
      each front matter (and ``project.yaml``) with yaml-rs, the parser ``aidlc.bank.yamlio`` uses,
      and nothing else. The PyYAML ``CSafeLoader`` floor is measured too, for comparison. The child
      also reports its own work time (without start-up), to set beside the in-process numbers.
+   * the floor with the libraries: the yaml-rs floor after importing click and pydantic and building one
+     pydantic model (pydantic loads most of itself at its first model), the libraries every run of
+     ``aidlc validate`` must load: what the goal's ratio leaves for aidlc's own work is the goal less its ratio.
    * start-up: ``aidlc --version`` and ``aidlc --help`` (which lists the commands without importing
      them), with ``python -c pass`` as their baseline (at least 10 runs).
 
@@ -376,6 +379,11 @@ FLOOR_CODE = """
 import json, os, sys, time
 start = time.perf_counter()
 root, parser = sys.argv[1], sys.argv[2]
+if parser == "libraries":
+    import click, pydantic
+    class One(pydantic.BaseModel):
+        name: str
+    parser = "yaml-rs"
 if parser == "yaml-rs":
     import yaml_rs
     load = yaml_rs.loads
@@ -454,15 +462,16 @@ class SizeResult:
     in_process_split: dict[str, float]
     floor_yaml_rs: Stat
     floor_pyyaml: Stat
+    floor_libraries: Stat
     floor_work: dict[str, float]
     floor_files: int
     cpu: dict[str, float]  # median CPU seconds (user + system) of the CLI and of each floor
 
 
 def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> SizeResult:
-    """Interleaved subprocess runs (CLI, both floors) after one warm-up each, then the in-process runs."""
+    """Interleaved subprocess runs (CLI, the floors) after one warm-up each, then the in-process runs."""
     floors = {name: [sys.executable, "-c", FLOOR_CODE, str(repo / "memory-bank"), name]
-              for name in ("yaml-rs", "pyyaml")}
+              for name in ("yaml-rs", "pyyaml", "libraries")}
     commands = {"cli": [aidlc_executable(), "validate", str(repo), "--format", "json"], **floors}
     ok = {"cli": (0, 1)}  # 1: the bank has errors, still a complete run
     samples: dict[str, list[ChildRun]] = {name: [] for name in commands}
@@ -482,6 +491,7 @@ def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> Siz
         cli=_child_stat(samples["cli"]),
         in_process=in_process, in_process_split=split,
         floor_yaml_rs=_child_stat(samples["yaml-rs"]), floor_pyyaml=_child_stat(samples["pyyaml"]),
+        floor_libraries=_child_stat(samples["libraries"]),
         floor_work={name: statistics.median(r["work_s"] for r in reports) for name, reports in floor_reports.items()},
         floor_files=floor_reports["yaml-rs"][0]["files"],
         cpu={name: statistics.median(r.cpu_seconds for r in runs) for name, runs in samples.items()},
@@ -584,7 +594,8 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
         rows = [("aidlc validate (CLI subprocess)", result.cli),
                 ("validate in-process (no start-up)", result.in_process),
                 ("floor: read + yaml-rs (subprocess)", result.floor_yaml_rs),
-                ("floor: read + PyYAML CSafeLoader", result.floor_pyyaml)]
+                ("floor: read + PyYAML CSafeLoader", result.floor_pyyaml),
+                ("floor + click and pydantic loaded", result.floor_libraries)]
         for index, (name, stat) in enumerate(rows):
             size = f"{result.stories:,}" if index == 0 else ""
             lines.append(_row(size, name, stat, (stat.median / floor, stat.min / result.floor_yaml_rs.min)))
@@ -595,6 +606,8 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
         lines += [f"{'':9}in-process split (median s): {split}; floor work without start-up: {work}",
                   f"{'':9}CPU time (user + system, median s): CLI {cpu['cli']:.3f}, yaml-rs floor {cpu['yaml-rs']:.3f} "
                   f"({cpu['cli'] / cpu['yaml-rs']:.2f}x: each one's own work, without the waiting a busy machine adds)",
+                  f"{'':9}the libraries validate loads (click, pydantic and its first model) take "
+                  f"{(result.floor_libraries.median - floor) / floor:.2f}x the floor on their own",
                   f"{'':9}bank: {result.shape.intents} intents, {result.shape.units} units, {result.shape.stories:,} "
                   f"stories, {result.shape.bolts:,} bolts, {result.shape.files:,} files (floor read "
                   f"{result.floor_files:,}, aidlc read {s['files']:,})",
