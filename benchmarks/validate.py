@@ -30,7 +30,7 @@ What it does
      also reports its own work time (without start-up), to set beside the in-process numbers.
    * the floor with the libraries: the yaml-rs floor after importing click and pydantic and building one
      pydantic model (pydantic loads most of itself at its first model), the libraries every run of
-     ``aidlc validate`` must load: what the goal's ratio leaves for aidlc's own work is the goal less its ratio.
+     ``aidlc validate`` must load: the goal's ratio less this floor's ratio is what is left for aidlc's own work.
    * start-up: ``aidlc --version`` and ``aidlc --help`` (which lists the commands without importing
      them), with ``python -c pass`` as their baseline (at least 10 runs).
 
