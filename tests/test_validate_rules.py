@@ -327,6 +327,12 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.set_key(UNIT_BRIEF, "updated", "2026-12-01")
 
 
+@case("quoted-bare-date", "AIDLC-SCHEMA-005", UNIT_BRIEF, "'updated' is the bare date 2026-12-01")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    # Text, not a YAML date: the rule passes over text only where it holds a time ('T'), never text like this.
+    return b.set_key(UNIT_BRIEF, "updated", '"2026-12-01"')
+
+
 @case("stage-bare-date", "AIDLC-SCHEMA-005", BOLT1, "'stages_completed.0.completed' is the bare date 2026-11-30")
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     b.replace(BOLT1, "    completed: 2026-11-30T10:00:00Z", "    completed: 2026-11-30")
