@@ -131,10 +131,12 @@ def synthetic_event(n: int, commits: list[str]) -> dict[str, Any]:
                              {"path": f".aidlc/runs/{run}/coverage.xml", "sha256": DIGESTS[(n + 2) % 997]}],
                 "commit": commits[n % len(commits)]}
     check, command = CHECKS[n % len(CHECKS)]
+    failed = 0 if n % 11 else 1
     event = {**base, "type": "check.recorded", "actor": {"kind": "ci" if n % 3 else "agent", "name": "ci"},
-             "run": run, "data": {"check": check, "command": command, "exit": 0 if n % 11 else 1,
-                                  "passed": 120 + n % 40, "failed": 0 if n % 11 else 1, "duration_ms": 800 + n % 5000,
-                                  "output": {"path": f".aidlc/runs/{run}/{check}.log", "sha256": DIGESTS[n % 997]}}}
+             "run": run, "data": {"name": check, "command": command, "exit_code": failed, "passed": not failed,
+                                  "timed_out": False, "duration_ms": 800 + n % 5000,
+                                  "tests": {"total": 120 + n % 40, "failures": failed, "errors": 0, "skipped": n % 3},
+                                  "output_sha256": DIGESTS[n % 997], "output_bytes": 2000 + n % 9000}}
     if n % 2:
         event["key"] = f"{run}:{check}:{n}"
     return event
@@ -400,7 +402,8 @@ def _append_run(ledger: Ledger, appends: int, key_prefix: str | None) -> tuple[f
     start = time.perf_counter()
     for n in range(appends):
         ledger.append(EventType.check_recorded, actor, key=f"{key_prefix}-{n}" if key_prefix else None,
-                      run="run_bench", data={"check": "pytest", "exit": 0, "passed": 120 + n % 40, "n": n})
+                      run="run_bench", data={"name": "pytest", "exit_code": 0, "passed": True,
+                            "tests": {"total": 120 + n % 40, "failures": 0, "errors": 0, "skipped": 0}, "n": n})
         if n == 0:
             first = time.perf_counter() - start
     return first, time.perf_counter() - start

@@ -10,11 +10,29 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from aidlc.events.canonical import canonical, event_hash, line_of
 from aidlc.events.verify import line_hash
 from aidlc.model.events import GENESIS
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # in the past: the checks judge the future against the real clock
+
+
+# A field of an event as a forger might set it, and what a finding then names: lines chained and hashed that hold no
+# event (AIDLC-LEDGER-018 on a memory bank, AIDLC-DOCS-043 on the aidlc-docs layout).
+NOT_EVENTS = [
+    pytest.param({"actor": None}, "actor: field required", id="no-actor"),
+    pytest.param({"type": "gate.forged"}, "type: input should be", id="unknown-type"),
+    pytest.param({"data": "approved"}, "data: input should be a valid dictionary", id="data-text"),
+    pytest.param({"approved_by": "Ada"}, "approved_by: extra inputs are not permitted", id="extra-field"),
+    # a check result whose details are not of the types aidlc writes them in (every reader would trust them)
+    pytest.param({"data": {"name": "tests", "passed": "yes"}},
+                 "data: a check result's passed: input should be a valid boolean", id="check-passed-text"),
+    pytest.param({"data": {"name": "tests", "passed": True,
+                           "tests": {"total": "many", "failures": 0, "errors": 0, "skipped": 0}}},
+                 "data: a check result's tests.total: input should be a valid integer", id="check-count-text"),
+]
 
 
 def stamp(when: datetime) -> str:

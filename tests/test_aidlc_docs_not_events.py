@@ -27,12 +27,6 @@ from tests.helpers import run_cli
 LEDGER = "aidlc-docs/events.jsonl"  # beside the docs; on a v2 workspace, the records folder's (`aidlc_docs:`)
 RETURNS = "aidlc/spaces/default/intents/261201-returns"  # a second intent record
 FIX = f"git log -p -- {LEDGER}    # who wrote the line; restore the file from the last good commit"
-NOT_EVENTS = [  # a field of the event, as a forger might set it -> what the finding names
-    ({"actor": None}, "actor: field required"),
-    ({"type": "gate.forged"}, "type: input should be"),
-    ({"data": "approved"}, "data: input should be a valid dictionary"),
-    ({"approved_by": "Ada"}, "approved_by: extra inputs are not permitted"),
-]
 
 
 def adopt(repo: DocsRepo, when: datetime | None = None) -> DocsRepo:
@@ -77,7 +71,7 @@ def errors(repo: DocsRepo, command: str) -> tuple[int, list[tuple[str, str, int 
     return done.returncode, [(f["code"], f["path"], f["line"]) for f in found if f["severity"] == "error"]
 
 
-@pytest.mark.parametrize(("fields", "why"), NOT_EVENTS, ids=["no-actor", "unknown-type", "data-text", "extra-field"])
+@pytest.mark.parametrize(("fields", "why"), forge.NOT_EVENTS)
 def test_a_chained_line_that_holds_no_event_is_refused_by_validate_and_ci(docs: DocsRepo, fields: dict,
                                                                           why: str) -> None:
     assert errors(docs, "validate") == (0, [])

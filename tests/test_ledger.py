@@ -56,7 +56,8 @@ def record(ledger: Ledger, n: int, key: str | None = None) -> Event:
                              fingerprint=FileDigest(path=f"memory-bank/bolts/{n:03d}-api/walkthrough.md",
                                                     sha256=hashlib.sha256(str(n).encode()).hexdigest())).event
     return ledger.append(EventType.check_recorded, CI, key=key, run=f"run_{n}",
-                         data={"check": "pytest", "passed": 40 + n, "failed": 0}).event
+                         data={"name": "pytest", "exit_code": 0, "passed": True,
+                               "tests": {"total": 40 + n, "failures": 0, "errors": 0, "skipped": 0}}).event
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import pytest
 
 from aidlc.events.ledger import Ledger
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
+from tests import forge
 from tests.bolt_sample import (
     BOLT,
     BOLT_DIR,
@@ -743,6 +745,32 @@ def test_ci_runs_the_checks_itself_and_a_forged_passing_check_does_not_count(han
     bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
     found = ci_codes(hand, base)
     assert "AIDLC-CI-009" in found and "tests" in found["AIDLC-CI-009"], found
+
+
+def test_a_check_line_whose_details_are_not_of_their_types_is_no_evidence_and_breaks_no_command(hand: Path) -> None:
+    """A `check.recorded` line chained and hashed around aidlc, its `passed` the text "yes" and its test count "many":
+    every reader leaves it out (AIDLC-LEDGER-018), so the walkthrough runs the checks itself, and no command that reads
+    the ledger's checks stops on it."""
+    head = git(hand, "rev-parse", "HEAD").strip()
+    ledger = hand / "memory-bank/events.jsonl"
+    line = len(ledger.read_bytes().splitlines()) + 1
+    forge.append_events(ledger, [forge.event(
+        line, ts=forge.stamp(datetime.now(UTC)), actor={"kind": "agent", "name": "aidlc bolt"}, commit=head,
+        subject={"kind": "bolt", "id": BOLT}, data={"name": "tests", "command": "true", "exit_code": 0,
+                                                    "passed": "yes", "tests": {"total": "many", "failures": 0,
+                                                                               "errors": 0, "skipped": 0}})])
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert [c["name"] for c in report["checks"]] == ["tests"] and report["checks"][0]["history"][0]["seq"] > line
+    assert sum(e["type"] == "check.recorded" for e in events(hand)) == 2  # the forged line and the check aidlc ran
+    for argv in (["status", "--format", "json"], ["bolt", "status", BOLT, "--format", "json"]):
+        proc = run(hand, *argv)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr, (argv, proc.stderr)
+    for argv in (["ci"], ["log", "verify"]):
+        proc = run(hand, *argv)
+        assert proc.returncode == 1 and "Traceback" not in proc.stderr, (argv, proc.stderr)
+        assert f"events.jsonl:{line}" in proc.stdout and "a check result's passed: input should be a valid boolean" \
+            in proc.stdout, (argv, proc.stdout)
 
 
 def test_without_junit_independent_tests_need_the_runners_own_count(hand: Path) -> None:

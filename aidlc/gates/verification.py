@@ -57,8 +57,7 @@ def verification(facts: Facts, risk: Risk | None, checks: list[ev.Check], curren
     cases = junit_cases(facts, checks, tests.independent)
     if level >= 2:
         items.append(_verify_item(verify_changed))
-        ran = sum(max(0, (c.tests or {}).get("total", 0) - (c.tests or {}).get("skipped", 0))
-                  for c in checks if c.current and c.passed)
+        ran = sum(max(0, c.tests.total - c.tests.skipped) for c in checks if c.current and c.passed and c.tests)
         items.append(_independent_item(tests, cases, items[0].satisfied, ran))
     review = None
     if level >= 3:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
+
+from aidlc.model.checks import TestCounts
 
 GENESIS = "0" * 64
 
@@ -92,10 +95,25 @@ class Event(_Strict):
     commit: str | None = None
     run: str | None = None
     key: str | None = None
-    data: dict[str, Any] | None = Field(default=None, description="type-specific details, e.g. a check's result")
+    data: dict[str, Any] | None = Field(default=None, description="type-specific details, e.g. a check's result "
+                                        "(check.recorded: each detail of CheckData's that it holds, of that type)")
     signature: Signature | None = None
     prev: str = Field(pattern=r"^[0-9a-f]{64}$")
     hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    @field_validator("data")
+    @classmethod
+    def _typed_data(cls, data: dict[str, Any] | None, info: ValidationInfo) -> dict[str, Any] | None:
+        """A check result's details are of the types aidlc writes them in (CheckData), so that every reader can trust
+        them: a line whose `passed` is "yes" or whose test count is "many" holds no event (AIDLC-LEDGER-018)."""
+        if data is not None and info.data.get("type") == EventType.check_recorded:
+            try:
+                CheckData.model_validate(data)
+            except ValidationError as exc:
+                error = exc.errors(include_url=False)[0]
+                raise PydanticCustomError("check_data", "a check result's {field}: {problem}", {
+                    "field": ".".join(map(str, error["loc"])), "problem": error["msg"].lower()}) from None
+        return data
 
     def datum(self, name: str) -> Any:
         """One of the type-specific details in `data` (None when the event has no such detail)."""
@@ -116,6 +134,24 @@ class AuditRecord(_Strict):
                                    "entry was interrupted before it recorded it")
 
 
+class CheckData(BaseModel):
+    """The `data` of a `check.recorded` event, as `bolt.checks.check_event` writes it. A detail may be absent (an
+    earlier version left it out); one that is there has the type aidlc writes it in, which `Event` holds every
+    check.recorded line to. Other details are kept and not read."""
+
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    name: str | None = None
+    command: str | None = None
+    exit_code: int | None = None
+    passed: bool | None = None
+    timed_out: bool | None = None
+    duration_ms: int | None = Field(default=None, ge=0)
+    tests: TestCounts | None = None
+    output_sha256: str | None = None
+    output_bytes: int | None = Field(default=None, ge=0)
+
+
 class CheckRecord(BaseModel):
     """One check's result as a `check.recorded` event holds it (its `data`, as `bolt.checks.check_event` writes it,
     with the event's commit, time and seq), or as a caller ran the check itself just now (aidlc ci: no seq, no
@@ -127,13 +163,14 @@ class CheckRecord(BaseModel):
     passed: bool = False
     exit_code: int | None = None
     duration_ms: int | None = None
-    tests: dict[str, int] | None = None
+    tests: TestCounts | None = None
     seq: int | None = None
     ts: str | None = None
 
     @classmethod
     def of_event(cls, event: Event) -> CheckRecord:
-        """The record of a `check.recorded` event (read as leniently as ledgers of every version wrote it)."""
+        """The record of a `check.recorded` event (a detail absent where an earlier version left it out; each one there
+        of its type: see CheckData)."""
         return cls(name=str(event.datum("name")), command=str(event.datum("command") or ""), commit=event.commit,
                    passed=bool(event.datum("passed")), exit_code=event.datum("exit_code"),
                    duration_ms=event.datum("duration_ms"), tests=event.datum("tests"), seq=event.seq, ts=event.ts)

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from aidlc.model.checks import TestCounts
 from aidlc.model.types import Risk
 
 
@@ -89,7 +90,7 @@ class Check(_Strict):
     current: bool = Field(description="its latest result was recorded for the code at the report's head")
     passed: bool
     exit_code: int | None
-    tests: dict[str, int] | None
+    tests: TestCounts | None
     excerpt: str | None = Field(description="the head and tail of a failing check's output, where known")
     history: list[CheckRun]
 
