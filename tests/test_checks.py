@@ -377,6 +377,7 @@ def test_a_testsuite_root_counts(tmp_path: Path) -> None:
     ('<html><body>not a report</body></html>', "its root element is <html>"),
     ('<testsuite tests="three"/>', "tests='three' is not a count"),
     ('<testsuites tests="1" failures="-1"/>', "failures='-1' is not a count"),
+    ('<testsuite tests="\u00b2"/>', "tests='\u00b2' is not a count"),  # a digit to str.isdigit, none to int()
     (b'\xff\xfe<\x00', "not well-formed XML"),
     ("", "not well-formed XML (no element found)"),
 ])
@@ -477,6 +478,14 @@ def test_the_benchmark_runs_and_reports_a_ratio() -> None:
     assert report["ratio"] == pytest.approx(report["run_check"]["median"] / report["bare"]["median"])
 
 
+def test_a_check_printing_a_closing_line_with_no_count_in_it_ends_as_a_result(tmp_path: Path) -> None:
+    """`FAILED (failures=abc)` after unittest's `Ran 3 tests` once stopped the command running the check (a
+    ValueError from int()); the check's result is now read without counts."""
+    printed = "print('Ran 3 tests in 0.01s', '', 'FAILED (failures=abc)', sep=chr(10))"
+    result = run_check(tmp_path, check(python(printed)))
+    assert result.passed and result.exit_code == 0 and result.tests is None
+
+
 @pytest.mark.parametrize(("output", "counts"), [
     ("....\n4 passed in 0.12s\n", (4, 0, 0, 0)),
     ("== 1 failed, 2 passed, 1 skipped, 1 error in 0.30s ==\n", (5, 1, 1, 1)),
@@ -484,6 +493,11 @@ def test_the_benchmark_runs_and_reports_a_ratio() -> None:
     ("Ran 3 tests in 0.01s\n\nFAILED (failures=1, errors=1)\n", (3, 1, 1, 0)),
     ("ok   total([]) == 0\n3 passed, 0 failed\n", (3, 0, 0, 0)),
     ("no runner here\nall good\n", None),
+    # the checked code prints what it likes: numbers that are no counts make no closing line
+    ("Ran 3 tests in 0.01s\n\nFAILED (failures=abc)\n", None),
+    ("Ran 3 tests in 0.01s\n\nOK (skipped=-5)\n", None),
+    ("9999999999999 passed in 0.10s\n", None),
+    ("\u0663 passed in 0.10s\n", None),  # an Arabic-Indic three: a digit to `\\d` and to int(), no runner's
 ])
 def test_the_runners_closing_line_gives_the_test_counts(output: str, counts: tuple[int, ...] | None) -> None:
     from aidlc.bolt.counts import runner_counts

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,32 +22,60 @@ MAX_JUNIT_BYTES = 64 * 1024 * 1024
 # The closing lines of the test runners aidlc reads a count from when no JUnit report is configured:
 # pytest's "===== 3 passed, 1 skipped in 0.12s =====" (without the rules under -q) and unittest's
 # "Ran 4 tests in 0.001s" then "OK (skipped=1)".
-_PYTEST_CLOSING = re.compile(r"^(?:=+ )?(?P<counts>\d+ [a-z]+(?:, \d+ [a-z]+)*) in [\d.]+s", re.MULTILINE)
+_PYTEST_CLOSING = re.compile(r"^(?:=+ )?(?P<counts>\d+ [a-z]+(?:, \d+ [a-z]+)*) in [\d.]+s", re.MULTILINE | re.ASCII)
 # and a plain "3 passed, 0 failed" (", 1 skipped" may follow) alone on a line, as a hand-written check prints it.
 _PLAIN_CLOSING = re.compile(r"^(?P<passed>\d+) passed, (?P<failed>\d+) failed(?:, (?P<skipped>\d+) skipped)?$",
-                            re.MULTILINE)
+                            re.MULTILINE | re.ASCII)
 _UNITTEST_RAN = re.compile(r"^Ran (?P<total>\d+) tests? in [\d.]+s\n+(?P<verdict>OK|FAILED)(?: \((?P<detail>[^)]*)\))?",
-                           re.MULTILINE)
+                           re.MULTILINE | re.ASCII)
+MAX_COUNT_DIGITS = 12  # a count longer than this is no runner's: the check's own output, read as no count
+
+
+def _count(text: str) -> int | None:
+    """A count as a runner writes it (ASCII digits, at most MAX_COUNT_DIGITS), else None. The output and the report
+    are the checked code's to write: `failures=abc` or a superscript digit is no count, and must not stop aidlc."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_COUNT_DIGITS else None
+
+
+def _counts(texts: Iterable[str]) -> list[int] | None:
+    """Each text as a count, or None when one of them is none."""
+    numbers = []
+    for text in texts:
+        number = _count(text)
+        if number is None:
+            return None
+        numbers.append(number)
+    return numbers
 
 
 def runner_counts(output: str) -> TestCounts | None:
     """The test counts a runner printed in its closing line (pytest, unittest, a plain `N passed, N failed`); None when
-    it printed none. What a check without a JUnit report offers as evidence that tests ran."""
+    it printed none. What a check without a JUnit report offers as evidence that tests ran. A line with a number that
+    is no count (`_count`) is no closing line."""
     found = None
     for match in _PYTEST_CLOSING.finditer(output):
-        counts = {word: int(number) for number, word in (part.split(" ", 1) for part in match.group("counts")
-                                                          .split(", "))}
+        pairs = [part.split(" ", 1) for part in match.group("counts").split(", ")]
+        numbers = _counts(number for number, _ in pairs)
+        if numbers is None:
+            continue
+        counts = {word: number for (_, word), number in zip(pairs, numbers, strict=True)}
         failures, errors = counts.get("failed", 0), counts.get("errors", counts.get("error", 0))
         skipped = counts.get("skipped", 0) + counts.get("deselected", 0) + counts.get("xfailed", 0)
         total = counts.get("passed", 0) + failures + errors + skipped + counts.get("xpassed", 0)
         found = TestCounts(total=total, failures=failures, errors=errors, skipped=skipped)
     for match in _PLAIN_CLOSING.finditer(output):
-        passed, failed, skipped = (int(match.group(key) or 0) for key in ("passed", "failed", "skipped"))
-        found = TestCounts(total=passed + failed + skipped, failures=failed, errors=0, skipped=skipped)
+        numbers = _counts(match.group(key) or "0" for key in ("passed", "failed", "skipped"))
+        if numbers is not None:
+            passed, failed, skipped = numbers
+            found = TestCounts(total=passed + failed + skipped, failures=failed, errors=0, skipped=skipped)
     for match in _UNITTEST_RAN.finditer(output):
         detail = dict(part.split("=", 1) for part in (match.group("detail") or "").split(", ") if "=" in part)
-        found = TestCounts(total=int(match.group("total")), failures=int(detail.get("failures", 0)),
-                           errors=int(detail.get("errors", 0)), skipped=int(detail.get("skipped", 0)))
+        kinds = (detail.get(kind, "0") for kind in ("failures", "errors", "skipped"))
+        numbers = _counts([match.group("total"), *kinds])
+        if numbers is not None:
+            total, failures, errors, skipped = numbers
+            found = TestCounts(total=total, failures=failures, errors=errors, skipped=skipped)
     return found
 
 
@@ -180,9 +209,10 @@ def _attribute_counts(attrs: dict[str, str]) -> dict[str, int]:
         counts["skipped"] = attrs["skips"]
     numbers: dict[str, int] = {}
     for key, value in counts.items():
-        if not value.strip().isdigit() or len(value.strip()) > 12:
+        number = _count(value)
+        if number is None:
             raise _Refused(f"{'tests' if key == 'total' else key}={value[:40]!r} is not a count")
-        numbers[key] = int(value)
+        numbers[key] = number
     return numbers
 
 
