@@ -32,6 +32,13 @@ NOT_EVENTS = [
     pytest.param({"data": {"name": "tests", "passed": True,
                            "tests": {"total": "many", "failures": 0, "errors": 0, "skipped": 0}}},
                  "data: a check result's tests.total: input should be a valid integer", id="check-count-text"),
+    pytest.param({"data": {"name": "tests", "passed": True,
+                           "tests": {"total": "5", "failures": 0, "errors": 0, "skipped": 0}}},
+                 "data: a check result's tests.total: input should be a valid integer", id="check-count-as-text"),
+    pytest.param({"data": {"name": "tests", "passed": True,
+                           "tests": {"total": 1, "failures": 0, "errors": 0, "skipped": -1000}}},
+                 "data: a check result's tests.skipped: input should be greater than or equal to 0",
+                 id="check-count-negative"),
 ]
 
 

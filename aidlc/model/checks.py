@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class TestCounts(BaseModel):
     __test__: ClassVar[bool] = False  # a model, not a pytest test class
 
-    total: int
-    failures: int
-    errors: int
-    skipped: int
+    total: int = Field(ge=0)
+    failures: int = Field(ge=0)
+    errors: int = Field(ge=0)
+    skipped: int = Field(ge=0)
 
 
 class CheckResult(BaseModel):

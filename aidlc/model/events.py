@@ -108,7 +108,7 @@ class Event(_Strict):
         them: a line whose `passed` is "yes" or whose test count is "many" holds no event (AIDLC-LEDGER-018)."""
         if data is not None and info.data.get("type") == EventType.check_recorded:
             try:
-                CheckData.model_validate(data)
+                CheckData.model_validate(data, strict=True)  # strict throughout: the test counts too
             except ValidationError as exc:
                 error = exc.errors(include_url=False)[0]
                 raise PydanticCustomError("check_data", "a check result's {field}: {problem}", {
@@ -139,7 +139,7 @@ class CheckData(BaseModel):
     earlier version left it out); one that is there has the type aidlc writes it in, which `Event` holds every
     check.recorded line to. Other details are kept and not read."""
 
-    model_config = ConfigDict(strict=True, extra="allow")
+    model_config = ConfigDict(extra="allow")
 
     name: str | None = None
     command: str | None = None
