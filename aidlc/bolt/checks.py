@@ -49,7 +49,7 @@ from aidlc.bolt.groups import end_group
 from aidlc.errors import UsageError
 from aidlc.model.checks import CheckResult, TestCounts
 from aidlc.model.config import VerifyCommand
-from aidlc.model.events import Subject
+from aidlc.model.events import CheckData, Subject
 from aidlc.processes import RUN_VARIABLE, reaper_argv
 from aidlc.redaction import Redactor
 
@@ -195,12 +195,10 @@ def check_event(result: CheckResult, commit: str, run_id: str | None, subject: S
     key=..., **check_event(...))`): digests and counts, no output text (docs/design.md, The ledger); the
     ledger redacts a secret in the command. The duration is in whole milliseconds: the ledger's canonical JSON
     holds integers, not floats."""
-    tests = result.tests.model_dump() if result.tests is not None else None
-    return {"subject": subject, "commit": commit, "run": run_id,
-            "data": {"name": result.name, "command": result.command, "exit_code": result.exit_code,
-                     "passed": result.passed, "timed_out": result.timed_out,
-                     "duration_ms": round(result.duration_s * 1000), "tests": tests,
-                     "output_sha256": result.output_sha256, "output_bytes": result.output_bytes}}
+    data = CheckData(name=result.name, command=result.command, exit_code=result.exit_code, passed=result.passed,
+                     timed_out=result.timed_out, duration_ms=round(result.duration_s * 1000), tests=result.tests,
+                     output_sha256=result.output_sha256, output_bytes=result.output_bytes)
+    return {"subject": subject, "commit": commit, "run": run_id, "data": data.model_dump()}
 
 
 # -- running ------------------------------------------------------------------------------------------------------
