@@ -50,9 +50,17 @@ def _counts(texts: Iterable[str]) -> list[int] | None:
 
 
 def runner_counts(output: str) -> TestCounts | None:
-    """The test counts a runner printed in its closing line (pytest, unittest, a plain `N passed, N failed`); None when
-    it printed none. What a check without a JUnit report offers as evidence that tests ran. A line with a number that
-    is no count (`_count`) is no closing line."""
+    """The test counts a runner printed in its closing line (unittest's first, then a plain `N passed, N failed`, then
+    pytest's; of each, the last); None when it printed none. What a check without a JUnit report offers as evidence
+    that tests ran. A line with a number that is no count (`_count`) is no closing line."""
+    for reader in (_unittest_counts, _plain_counts, _pytest_counts):
+        found = reader(output)
+        if found is not None:
+            return found
+    return None
+
+
+def _pytest_counts(output: str) -> TestCounts | None:
     found = None
     for match in _PYTEST_CLOSING.finditer(output):
         pairs = [part.split(" ", 1) for part in match.group("counts").split(", ")]
@@ -64,11 +72,21 @@ def runner_counts(output: str) -> TestCounts | None:
         skipped = counts.get("skipped", 0) + counts.get("deselected", 0) + counts.get("xfailed", 0)
         total = counts.get("passed", 0) + failures + errors + skipped + counts.get("xpassed", 0)
         found = TestCounts(total=total, failures=failures, errors=errors, skipped=skipped)
+    return found
+
+
+def _plain_counts(output: str) -> TestCounts | None:
+    found = None
     for match in _PLAIN_CLOSING.finditer(output):
         numbers = _counts(match.group(key) or "0" for key in ("passed", "failed", "skipped"))
         if numbers is not None:
             passed, failed, skipped = numbers
             found = TestCounts(total=passed + failed + skipped, failures=failed, errors=0, skipped=skipped)
+    return found
+
+
+def _unittest_counts(output: str) -> TestCounts | None:
+    found = None
     for match in _UNITTEST_RAN.finditer(output):
         detail = dict(part.split("=", 1) for part in (match.group("detail") or "").split(", ") if "=" in part)
         kinds = (detail.get(kind, "0") for kind in ("failures", "errors", "skipped"))
