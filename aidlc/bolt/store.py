@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from aidlc.bank.frontmatter import read_regular
 from aidlc.bank.write import atomic_write
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
@@ -54,14 +55,20 @@ class RunStore:
     def load(self) -> RunState:
         shown = self.state_file.relative_to(self.repo).as_posix()
         try:
-            return RunState.model_validate_json(self.state_file.read_bytes())
+            state = RunState.model_validate_json(read_regular(self.state_file))
         except OSError as exc:
             raise UsageError(f"{shown}: cannot be read ({exc.strerror or exc})",
                              ["aidlc bolt status    # the runs that exist"]) from None
         except ValidationError as exc:
-            raise UsageError(f"{shown}: not a run state aidlc wrote ({exc.errors()[0]['msg']})",
-                             ["aidlc bolt abort BOLT    # end the run, keep its branch",
-                              "aidlc bolt start BOLT    # a new run"]) from None
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"])
+            raise UsageError(f"{shown}: not a run state aidlc wrote ({where + ': ' if where else ''}{error['msg']})",
+                             [f"mv {shown.rsplit('/', 1)[0]} /tmp/    # set the damaged run aside (its branch "
+                              "stays)", "aidlc bolt start BOLT    # a new run"]) from None
+        if state.run_id != self.run_id:  # the id names the run's folder, and its branch's trailers: never another
+            raise UsageError(f"{shown}: names run {state.run_id!r}, not {self.run_id!r}, the folder it is in",
+                             ["aidlc bolt start BOLT    # a new run"])
+        return state
 
     def trace(self, span: Span) -> None:
         """Append one span; a torn last line (a kill mid-write) is skipped by `spans`."""
@@ -94,16 +101,15 @@ class RunStore:
 
 
 def all_runs(repo: Path) -> list[RunState]:
-    """Every readable run of the repository, oldest first."""
+    """Every run of the repository, oldest first. A run whose state.json cannot be read as aidlc wrote it is a
+    UsageError naming the file: left out, a damaged run would vanish from `bolt status` and let `bolt start` begin
+    another over its branch."""
     folder = repo / RUNS
     runs = []
     if folder.is_dir():
         for entry in sorted(folder.iterdir()):
-            if (entry / "state.json").is_file():
-                try:
-                    runs.append(RunStore(repo, entry.name).load())
-                except UsageError:
-                    continue
+            if os.path.lexists(entry / "state.json"):
+                runs.append(RunStore(repo, entry.name).load())
     return sorted(runs, key=lambda r: r.created)
 
 

@@ -8,9 +8,10 @@ at PLANNING (through the structured-output layer) and a person approves at the p
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing_extensions import TypedDict
 
 from aidlc.model.checks import VerifyRound
 from aidlc.model.types import Risk
@@ -70,24 +71,35 @@ class Plan(_Strict):
 
 
 # -- the run ---------------------------------------------------------------------------------------------------------
+# What state.json may hold, as aidlc writes it: a count is a whole number from 0, a duration a finite one from 0, a
+# commit a full hash (it reaches git as a revision: never an option), a run id a folder name. A state.json edited by
+# hand, or by code a check ran, that holds anything else is refused with its file named (RunStore.load).
+Count = Annotated[int, Field(ge=0, le=2**63 - 1)]  # what a 64-bit counter holds: never past a float
+Seconds = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+CommitHash = Annotated[str, Field(pattern=r"^([0-9a-f]{40}|[0-9a-f]{64})$")]
+# A branch as git allows one (no space, no ~^:?*[\), never an option.
+Branch = Annotated[str, Field(pattern=r"^[^-\x00-\x20\x7f~^:?*\[\\][^\x00-\x20\x7f~^:?*\[\\]*$")]
+RunId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")]
+
+
 class Budget(_Strict):
     """What the run has used: model calls, tokens, and seconds of work (time paused for a person not counted)."""
 
-    steps: int = 0
-    tokens: int = 0
-    elapsed_s: float = 0.0
+    steps: Count = 0
+    tokens: Count = 0
+    elapsed_s: Seconds = 0.0
     warned: bool = False  # the 70% warning was given
 
 
 class Step(_Strict):
     """One model call and what came of it."""
 
-    index: int
+    index: Count
     stage: str  # plan-1.1, execute, repair-1, walkthrough; in a rework round rework-1.execute, ...
     kind: Literal["plan", "edit"]
     model: str = ""
-    tokens: int = 0
-    elapsed_s: float = 0.0
+    tokens: Count = 0
+    elapsed_s: Seconds = 0.0
     request_sha256: str = ""
     answer_sha256: str = ""
     error: str | None = None
@@ -108,22 +120,37 @@ class Pause(_Strict):
     reason: str
 
 
+class StepCommit(TypedDict):
+    """The commit of one Execute or Repair step."""
+
+    stage: str
+    commit: CommitHash
+
+
+# Verifying and repairing, a run has committed its execute step: its commit and the digest of its tree are kept (a
+# walkthrough may follow a failure before any commit).
+_COMMITTED = frozenset({RunStatus.verifying, RunStatus.repairing})
+
+
 class RunState(_Strict):
+    # Strict: a count written as text ("3") or a flag as a number is not what aidlc wrote.
+    model_config = ConfigDict(extra="forbid", strict=True)
+
     v: Literal[1] = 1
-    run_id: str
+    run_id: RunId
     bolt: str
     goal: str
     status: RunStatus = RunStatus.init
     created: str
     updated: str
-    branch: str
-    start_branch: str | None = None  # what was checked out when the run started
-    base_commit: str
-    last_commit: str
+    branch: Branch
+    start_branch: Branch | None = None  # what was checked out when the run started
+    base_commit: CommitHash
+    last_commit: CommitHash
     model: str = ""
     plan: Plan | None = None
     plan_hash: str | None = Field(default=None, description="sha256 of implementation-plan.md as rendered")
-    plan_rounds: int = 0
+    plan_rounds: Count = 0
     rejections: list[str] = Field(default_factory=list, description="reasons the plan gate gave, in order")
     reworks: list[str] = Field(default_factory=list, description="reasons the walkthrough gate gave, in order: each "
                                "sent the work back to a new plan (a rework round)")
@@ -132,23 +159,30 @@ class RunState(_Strict):
     pending: Pending | None = None
     check_group: int | None = Field(default=None, description="process group of the check last started; a resume "
                                     "or abort ends it if a killed aidlc left it running")
-    repairs: int = 0
-    format_failures: int = 0
+    repairs: Count = 0
+    format_failures: Count = 0
     whole_file: bool = False
     checks: list[VerifyRound] = Field(default_factory=list, description="each verify round: stage, commit, results")
     failures: list[str] = Field(default_factory=list, description="signature of each failing verify round")
     trees: list[str] = Field(default_factory=list, description="digest of the planned files at each step's commit")
-    commits: list[dict[str, str]] = Field(default_factory=list, description="stage, commit, for each step")
+    commits: list[StepCommit] = Field(default_factory=list, description="stage, commit, for each step")
     touched: list[str] = Field(default_factory=list, description="files the run's edits wrote")
     risks: list[str] = Field(default_factory=list, description="what the run flagged for a person")
     accepted_risks: list[str] = Field(default_factory=list)
     pause: Pause | None = None
-    pauses: int = 0
+    pauses: Count = 0
     outcome: str | None = Field(default=None, description="why the run ended as it did")
     warnings: list[str] = Field(default_factory=list)
     calls: list[str] = Field(default_factory=list, description="request digests, for the loop detector")
     answers: list[str] = Field(default_factory=list, description="answer digests, for the loop detector")
-    errors_in_row: int = 0
+    errors_in_row: Count = 0
+
+    @model_validator(mode="after")
+    def _committed(self) -> RunState:
+        if self.status in _COMMITTED and not (self.commits and self.trees):
+            raise ValueError(f"a run at {self.status.value} has committed its execute step, but no commit or tree "
+                             "of it is recorded")
+        return self
 
     @property
     def terminal(self) -> bool:
