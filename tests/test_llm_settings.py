@@ -87,10 +87,11 @@ def test_other_variables_that_make_no_sense(tmp_path: Path, command: str, name: 
     assert name in result.stderr and says in result.stderr and "Traceback" not in result.output
 
 
-def test_a_repository_base_url_that_is_no_url_names_aidlc_yaml(tmp_path: Path) -> None:
-    (tmp_path / "aidlc.yaml").write_text("version: 1\nllm:\n  base_url: file:///etc/passwd\n")
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "http://[::1"])  # the second: urlsplit raises
+def test_a_repository_base_url_that_is_no_url_names_aidlc_yaml(tmp_path: Path, url: str) -> None:
+    (tmp_path / "aidlc.yaml").write_text(f"version: 1\nllm:\n  base_url: '{url}'\n")
     result = invoke(tmp_path, ["llm", "check"])
-    assert result.exit_code == 2 and "llm.base_url in aidlc.yaml='file:///etc/passwd'" in result.stderr
+    assert result.exit_code == 2 and f"llm.base_url in aidlc.yaml='{url}'" in result.stderr, result.output
 
 
 @pytest.mark.parametrize("variable", ["AIDLC_LLM_REPLAY", "AIDLC_LLM_RECORD"])

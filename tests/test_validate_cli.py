@@ -275,9 +275,18 @@ def test_process_no_memory_bank_json(tmp_path: Path) -> None:
      ("version: 1\nmemory_bank: elsewhere\n", ("no memory bank",)),
      ("version: 1\nmemory_bank: /etc\n", ("aidlc.yaml:2", "memory_bank", "inside the repository")),
      ("version: 1\nmemory_bank: ../other-repo/memory-bank\n", ("aidlc.yaml:2", "inside the repository")),
-     ("version: 1\nmemory_bank: .git\n", ("aidlc.yaml:2", "not in .git"))],
+     ("version: 1\nmemory_bank: .git\n", ("aidlc.yaml:2", "not in .git")),
+     # the file system's limits (it raised "File name too long" from every command that read the bank)
+     (f"version: 1\nmemory_bank: {'m' * 256}\n", ("aidlc.yaml:2", "255 bytes a name")),
+     (f"version: 1\nlayout: aidlc-docs\naidlc_docs: {'/'.join(['d' * 200] * 45)}\n",
+      ("aidlc.yaml:3", "1024 characters")),
+     # no process argument or path holds a NUL (it raised from the check's run, after the plan was approved)
+     ("version: 1\nverify:\n  - name: t\n    run: \"true\\0x\"\n", ("aidlc.yaml:4", "verify.0.run", "NUL")),
+     ("version: 1\nverify:\n  - name: t\n    run: pytest\n    junit: \"a\\0b\"\n", ("verify.0.junit", "NUL")),
+     (f"version: 1\nverify:\n  - name: t\n    run: {'x' * 40_000}\n", ("verify.0.run", "32768"))],
     ids=["bad-yaml", "bad-version", "not-a-mapping", "unknown-key", "bank-elsewhere", "bank-absolute",
-         "bank-outside", "bank-in-git"],
+         "bank-outside", "bank-in-git", "bank-name-too-long", "docs-path-too-long", "run-nul", "junit-nul",
+         "run-too-long"],
 )
 def test_malformed_config(bank: Bank, config: str, words: tuple[str, ...]) -> None:
     bank.write("aidlc.yaml", config)

@@ -152,8 +152,12 @@ def _checked(target: Target) -> Target:
     no variable name are configuration errors naming who set them."""
     spec = target.spec
     if spec.base_url is not None and spec.provider != "replay":
-        parts = urlsplit(spec.base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts = urlsplit(spec.base_url)
+            usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+        except ValueError:  # an unclosed IPv6 bracket: "http://[::1"
+            usable = False
+        if not usable:
             raise _bad(_named(target, "base_url"), spec.base_url, "an http(s) URL, e.g. http://localhost:11434/v1")
     if not _VARIABLE.fullmatch(spec.api_key_env):
         raise _bad(_named(target, "api_key_env"), spec.api_key_env,

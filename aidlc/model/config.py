@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from aidlc.model.types import Risk
 
 DEFAULT_MAX_ANSWER_BYTES = 1 << 20  # 1 MiB: a 4096-token answer is about 16 KiB
+_MAX_NAME = 255  # bytes in one file name (NAME_MAX on Linux and macOS)
+_MAX_FOLDER = 1024  # a records folder's path in the repository, far within PATH_MAX once the repository's is added
 
 
 class _Section(BaseModel):
@@ -32,12 +34,21 @@ class LLMConfig(LLMTarget):
 
 class VerifyCommand(_Section):
     name: str
-    run: str
+    # A command line, not a script: the longest a shell splits at once in well under a second (a script longer
+    # than this belongs in a file the command runs).
+    run: str = Field(max_length=32_768)
     timeout_s: int = Field(default=600, gt=0)
     junit: str | None = None
     env: list[str] = Field(default_factory=list, description="names of environment variables this check gets "
                            "besides the few every check gets (PATH, HOME, LANG, LC_*, TMPDIR, CI, VIRTUAL_ENV, ...): "
                            "a check runs code a model wrote, so a secret reaches it only when named here")
+
+    @field_validator("name", "run", "junit")
+    @classmethod
+    def _no_nul(cls, value: str | None) -> str | None:
+        if value is not None and "\x00" in value:  # no process argument and no path can hold one
+            raise ValueError("holds a NUL character")
+        return value
 
 
 class Policy(_Section):
@@ -101,4 +112,7 @@ class Config(_Section):
         if not value.strip() or PurePosixPath(value).is_absolute() or ".." in parts or ".git" in parts:
             raise ValueError("must be a folder inside the repository, e.g. memory-bank (not absolute, no '..', "
                              "not in .git)")
+        if len(value) > _MAX_FOLDER or any(len(part.encode()) > _MAX_NAME for part in parts):
+            raise ValueError(f"must be a folder a file system can name: at most {_MAX_NAME} bytes a name and "
+                             f"{_MAX_FOLDER} characters in all")
         return value
