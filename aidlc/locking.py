@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from aidlc.errors import UsageError
+
 
 class Busy(Exception):
     """Another process holds the lock (raised only when the caller would not wait)."""
@@ -23,12 +25,16 @@ def acquire(path: Path, *, wait: bool = True) -> Any:
     `wait`, Busy at once when another process holds it."""
     from filelock import FileLock, Timeout
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     lock = FileLock(path, thread_local=False)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         lock.acquire(timeout=-1 if wait else 0)
     except Timeout:
         raise Busy(str(path)) from None
+    except OSError as exc:  # a folder, a link (never followed), or a file where the lock or its folder belongs
+        raise UsageError(f"{path}: cannot be taken as aidlc's lock file ({exc.strerror or exc}): it must be a regular "
+                         "file, or missing", [f"rm -r '{path}'    # when no aidlc runs: aidlc makes it again"]
+                         ) from None
     return lock
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bolt_sample import BOLT, git, plan_answer, run
+from tests.bolt_sample import BOLT, events, git, plan_answer, run
 from tests.openai_server import ScriptedServer
 
 
@@ -98,3 +98,84 @@ def test_a_run_state_aidlc_wrote_reads_back(shop: Path, server: ScriptedServer) 
     assert proc.returncode == 0, proc.stderr
     (summary,) = json.loads(proc.stdout)["runs"]
     assert summary["run_id"] == state_file.parent.name and summary["status"] == "AWAIT_PLAN_APPROVAL"
+
+
+def _aside(path: Path, kind: str, outside: Path) -> None:
+    """`path` made a `kind` of thing that is no regular file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_file():
+        path.unlink()
+    if kind == "folder":
+        path.mkdir()
+    elif kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "link outside":
+        path.symlink_to(outside)
+    else:  # a link loop
+        path.symlink_to(path.name)
+
+
+LOCKS = ".aidlc/locks"
+
+
+@pytest.mark.parametrize("where,kind", [(f"{LOCKS}/bolt-{BOLT}.lock", "folder"), (f"{LOCKS}/bolt-{BOLT}.lock",
+                                        "link outside"), (f"{LOCKS}/ledger.lock", "folder"),
+                                        (f"{LOCKS}/ledger.lock", "link loop")])
+def test_a_lock_file_that_is_no_file_is_named_and_nothing_is_touched(shop: Path, server: ScriptedServer,
+                                                                      tmp_path: Path, where: str, kind: str) -> None:
+    state_file = paused(shop, server)
+    before = state_file.read_bytes()
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    _aside(shop / where, kind, outside)
+    proc = run(shop, "bolt", "abort", BOLT)
+    shown = proc.stdout + proc.stderr
+    assert proc.returncode == 2 and "Traceback" not in shown and "cannot be taken as aidlc's lock file" in shown, shown
+    assert outside.read_text() == "keep me\n" and state_file.read_bytes() == before
+    # Set aside as the message says, the abort is done whole: the run ended once in the ledger.
+    (shop / where).rmdir() if kind == "folder" else (shop / where).unlink()
+    assert run(shop, "bolt", "abort", BOLT).returncode == 0
+    finished = [e for e in events(shop) if e["type"] == "run.finished"]
+    assert len(finished) == 1 and json.loads(state_file.read_text())["status"] == "CANCELLED"
+    assert run(shop, "log", "verify").returncode == 0
+
+
+def test_a_locks_folder_that_is_a_file_is_named(shop: Path, server: ScriptedServer) -> None:
+    paused(shop, server)
+    for lock in (shop / LOCKS).iterdir():
+        lock.unlink()
+    (shop / LOCKS).rmdir()
+    (shop / LOCKS).write_text("not a folder\n")
+    proc = run(shop, "bolt", "abort", BOLT)
+    assert proc.returncode == 2 and "cannot be taken as aidlc's lock file" in proc.stderr, proc.stderr + proc.stdout
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "link outside", "folder"])
+def test_a_pid_file_that_is_no_file_never_stops_a_run_nor_is_written_through(shop: Path, server: ScriptedServer,
+                                                                             tmp_path: Path, kind: str) -> None:
+    paused(shop, server)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep me\n")
+    _aside(shop / LOCKS / f"bolt-{BOLT}.pid", kind, outside)
+    proc = run(shop, "bolt", "abort", BOLT)  # waited forever on a FIFO for a reader
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert outside.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "folder", "link loop"])
+def test_a_trace_that_is_no_file_is_named_never_waited_on(shop: Path, server: ScriptedServer, tmp_path: Path,
+                                                         kind: str) -> None:
+    state_file = paused(shop, server)
+    _aside(state_file.parent / "trace.jsonl", kind, tmp_path)
+    proc = run(shop, "bolt", "abort", BOLT)
+    shown = proc.stdout + proc.stderr
+    assert proc.returncode == 2 and "Traceback" not in shown, shown
+    assert "trace.jsonl: cannot be appended to" in shown and "mv " in shown
+
+
+def test_a_trace_line_nested_past_the_parser_is_left_out(shop: Path, server: ScriptedServer) -> None:
+    state_file = paused(shop, server)
+    with (state_file.parent / "trace.jsonl").open("a") as trace:
+        trace.write("[" * 100_000 + "]" * 100_000 + "\n")
+    proc = run(shop, "bolt", "trace", BOLT)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr

@@ -85,9 +85,11 @@ def _abort(workspace: Workspace, store: RunStore, reason: str | None) -> RunStat
     run = RunSession(workspace, store, state, lambda: None)  # type: ignore[arg-type,return-value]  # an abort asks no model
     state.outcome = f"cancelled: {reason or 'no reason given'}"
     state.pause = None
-    transition(state, S.cancelled, store, state.outcome)
+    # The ledger first: its event is idempotent, so an abort stopped between the two (a kill, a lock file that is
+    # no file) is done again whole; saved first, the run would be CANCELLED with its end never recorded.
     run.event(EventType.run_finished, "finished", data={"status": "CANCELLED", "outcome": state.outcome},
               reason=reason)
+    transition(state, S.cancelled, store, state.outcome)
     return state
 
 

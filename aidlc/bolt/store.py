@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from aidlc.bank.frontmatter import read_regular
+from aidlc.bank.frontmatter import NotRegularFile, read_regular
 from aidlc.bank.write import atomic_write
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
@@ -73,11 +74,20 @@ class RunStore:
     def trace(self, span: Span) -> None:
         """Append one span; a torn last line (a kill mid-write) is skipped by `spans`."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.trace_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         try:
-            os.write(fd, (span.model_dump_json(exclude_none=True) + "\n").encode())
-        finally:
-            os.close(fd)
+            # Never through a link, never waiting on a FIFO for a reader, never into anything but a file.
+            fd = os.open(self.trace_file, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    raise NotRegularFile(self.trace_file)
+                os.write(fd, (span.model_dump_json(exclude_none=True) + "\n").encode())
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            shown = self.trace_file.relative_to(self.repo).as_posix()
+            raise UsageError(f"{shown}: cannot be appended to ({exc.strerror or exc}): it must be a regular file",
+                             [f"mv {shown} /tmp/    # set it aside; the run writes a new one",
+                              "aidlc bolt resume BOLT"]) from None
 
     def spans(self) -> list[Span]:
         if not self.trace_file.is_file():
@@ -86,7 +96,7 @@ class RunStore:
         for line in self.trace_file.read_bytes().splitlines():
             try:
                 found.append(Span.model_validate(json.loads(line)))
-            except (ValueError, ValidationError):
+            except (ValueError, ValidationError, RecursionError):  # RecursionError: a line nested 10,000 deep
                 continue
         return found
 
@@ -140,9 +150,13 @@ def bolt_id(workspace: Workspace, ref: str) -> str:
 
 def _write_pid(path: Path) -> None:
     """This process's id, for the message a second run gets (written in place: nothing depends on it whole)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
-        os.write(fd, f"{os.getpid()}\n".encode())
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, 0o644)
+    except OSError:  # a link, a folder, a FIFO without a reader: the message says "unknown" instead
+        return
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            os.write(fd, f"{os.getpid()}\n".encode())
     finally:
         os.close(fd)
 
@@ -177,7 +191,7 @@ def bolt_lock(repo: Path, bolt: str) -> Iterator[None]:
             yield
     except Busy:
         try:
-            holder = holder_file.read_text(encoding="ascii", errors="replace").strip()[:32] or "unknown"
+            holder = read_regular(holder_file)[:32].decode("ascii", errors="replace").strip() or "unknown"
         except OSError:
             holder = "unknown"
         raise UsageError(f"bolt {bolt} is being run by another aidlc (process {holder}); one run of a bolt "
