@@ -10,11 +10,12 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from typing_extensions import TypedDict
 
 from aidlc.model.checks import VerifyRound
 from aidlc.model.types import Risk
+from aidlc.names import segment_problem
 
 
 class RunStatus(StrEnum):
@@ -138,7 +139,7 @@ class RunState(_Strict):
 
     v: Literal[1] = 1
     run_id: RunId
-    bolt: str
+    bolt: str = Field(description="the bolt's id: its folder's name")
     goal: str
     status: RunStatus = RunStatus.init
     created: str
@@ -157,8 +158,8 @@ class RunState(_Strict):
     steps: list[Step] = Field(default_factory=list)
     budget: Budget = Field(default_factory=Budget)
     pending: Pending | None = None
-    check_group: int | None = Field(default=None, description="process group of the check last started; a resume "
-                                    "or abort ends it if a killed aidlc left it running")
+    check_group: int | None = Field(default=None, ge=2, le=2**31 - 1, description="process group of the check last "
+                                    "started; a resume or abort ends it if a killed aidlc left it running")
     repairs: Count = 0
     format_failures: Count = 0
     whole_file: bool = False
@@ -176,6 +177,14 @@ class RunState(_Strict):
     calls: list[str] = Field(default_factory=list, description="request digests, for the loop detector")
     answers: list[str] = Field(default_factory=list, description="answer digests, for the loop detector")
     errors_in_row: Count = 0
+
+    @field_validator("bolt")
+    @classmethod
+    def _one_name(cls, value: str) -> str:
+        problem = segment_problem(value)  # it names the lock file and the branch, and `bolt status` shows it
+        if problem:
+            raise ValueError(f"the bolt id {problem}")
+        return value
 
     @model_validator(mode="after")
     def _committed(self) -> RunState:
