@@ -65,6 +65,8 @@ DAMAGES = {
     "bolt id a path": (_edit(bolt="../../etc/passwd"), "bolt"),
     "bolt id two lines": (_edit(bolt="001-checkout-api\nx"), "bolt"),
     "check group 1 (init)": (_edit(check_group=1), "check_group"),
+    "a saved answer outside the run": (_edit(pending={"stage": "execute", "answer_file": "../../../etc/passwd"}),
+                                       "pending.answer_file"),
     "a count as text": (_edit(repairs="3"), "repairs"),
     "a negative count": (_edit(pauses=-1), "pauses"),
     "a count past any float": (_budget("tokens", "1" + "0" * 400), "budget.tokens"),

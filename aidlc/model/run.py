@@ -115,6 +115,14 @@ class Pending(_Strict):
     answer_file: str  # in the run's folder
     whole_file: bool = False
 
+    @field_validator("answer_file")
+    @classmethod
+    def _in_the_run_folder(cls, value: str) -> str:
+        problem = segment_problem(value)  # a name in the run's folder, never a path leading out of it
+        if problem:
+            raise ValueError(f"the answer file's name {problem}")
+        return value
+
 
 class Pause(_Strict):
     kind: Literal["plan_gate", "walkthrough_gate", "risk", "provider", "interrupted"]
