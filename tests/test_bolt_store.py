@@ -68,6 +68,7 @@ DAMAGES = {
     "a saved answer outside the run": (_edit(pending={"stage": "execute", "answer_file": "../../../etc/passwd"}),
                                        "pending.answer_file"),
     "a count as text": (_edit(repairs="3"), "repairs"),
+    "a budget's count as text": (_budget("steps", '"3"'), "budget.steps"),
     "a negative count": (_edit(pauses=-1), "pauses"),
     "a count past any float": (_budget("tokens", "1" + "0" * 400), "budget.tokens"),
     "seconds not a number": (_budget("elapsed_s", "NaN"), "budget.elapsed_s"),

@@ -39,6 +39,12 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class _Kept(BaseModel):
+    """A record of state.json: only as aidlc writes it (a count written as text, or a flag as a number, is not)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
 # -- the plan: what the model answers at PLANNING ------------------------------------------------------------------
 class PlannedFile(_Strict):
     path: str = Field(description="relative to the repository root, POSIX separators")
@@ -83,7 +89,7 @@ Branch = Annotated[str, Field(pattern=r"^[^-\x00-\x20\x7f~^:?*\[\\][^\x00-\x20\x
 RunId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")]
 
 
-class Budget(_Strict):
+class Budget(_Kept):
     """What the run has used: model calls, tokens, and seconds of work (time paused for a person not counted)."""
 
     steps: Count = 0
@@ -92,7 +98,7 @@ class Budget(_Strict):
     warned: bool = False  # the 70% warning was given
 
 
-class Step(_Strict):
+class Step(_Kept):
     """One model call and what came of it."""
 
     index: Count
@@ -107,7 +113,7 @@ class Step(_Strict):
     result: str | None = None  # what the code did with the answer: "committed abc123", "refused: ..."
 
 
-class Pending(_Strict):
+class Pending(_Kept):
     """An Execute/Repair step whose answer is saved but whose commit may not exist yet: resume redoes it
     from the saved answer (never asking the model again) unless the commit is found by its trailers."""
 
@@ -124,7 +130,7 @@ class Pending(_Strict):
         return value
 
 
-class Pause(_Strict):
+class Pause(_Kept):
     kind: Literal["plan_gate", "walkthrough_gate", "risk", "provider", "interrupted"]
     reason: str
 
@@ -141,10 +147,7 @@ class StepCommit(TypedDict):
 _COMMITTED = frozenset({RunStatus.verifying, RunStatus.repairing})
 
 
-class RunState(_Strict):
-    # Strict: a count written as text ("3") or a flag as a number is not what aidlc wrote.
-    model_config = ConfigDict(extra="forbid", strict=True)
-
+class RunState(_Kept):
     v: Literal[1] = 1
     run_id: RunId
     bolt: str = Field(description="the bolt's id: its folder's name")
