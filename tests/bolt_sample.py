@@ -87,10 +87,12 @@ def run(root: Path, *args: str, extra_env: dict[str, str] | None = None) -> subp
     return in_process(["--repo", str(root), *args], env(**(extra_env or {})), cwd=root)
 
 
-def run_process(root: Path, *args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """As `run`, in a real `python -m aidlc` process: for what only a process shows (a kill, its exit status)."""
+def run_process(root: Path, *args: str, extra_env: dict[str, str] | None = None,
+                timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    """As `run`, in a real `python -m aidlc` process: for what only a process shows (a kill, its exit status, a
+    wait that never ends: with `timeout`, subprocess.TimeoutExpired fails the test instead of hanging the suite)."""
     return subprocess.run([sys.executable, "-m", "aidlc", "--repo", str(root), *args], capture_output=True,
-                          text=True, env=env(**(extra_env or {})), cwd=root)
+                          text=True, env=env(**(extra_env or {})), cwd=root, timeout=timeout)
 
 
 def copy(template: Path, root: Path) -> Path:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.bolt_sample import BOLT, events, git, plan_answer, run
+from tests.bolt_sample import BOLT, events, git, plan_answer, run, run_process
 from tests.openai_server import ScriptedServer
 
 
@@ -90,7 +90,8 @@ def test_a_damaged_or_forged_run_state_is_named_and_never_acted_on(shop: Path, s
     for args in (["bolt", "status", BOLT], ["bolt", "status", BOLT, "--format", "json"],
                  ["bolt", "resume", BOLT, "--approve", "--base-url", server.url], ["bolt", "abort", BOLT],
                  ["bolt", "start", BOLT, "--base-url", server.url], ["bolt", "trace", BOLT]):
-        proc = run(shop, *args)
+        # A FIFO waited on would hang the suite: a bounded process fails the test instead.
+        proc = run_process(shop, *args, timeout=60) if damage == "a FIFO" else run(shop, *args)
         shown = proc.stdout + proc.stderr
         assert proc.returncode == 2, (args, shown)
         assert "Traceback" not in shown and "state.json" in shown and said in shown, (args, shown)
@@ -163,7 +164,7 @@ def test_a_pid_file_that_is_no_file_never_stops_a_run_nor_is_written_through(sho
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me\n")
     _aside(shop / LOCKS / f"bolt-{BOLT}.pid", kind, outside)
-    proc = run(shop, "bolt", "abort", BOLT)  # waited forever on a FIFO for a reader
+    proc = run_process(shop, "bolt", "abort", BOLT, timeout=60)  # waited forever on a FIFO for a reader
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert outside.read_text() == "keep me\n"
 
@@ -173,7 +174,7 @@ def test_a_trace_that_is_no_file_is_named_never_waited_on(shop: Path, server: Sc
                                                          kind: str) -> None:
     state_file = paused(shop, server)
     _aside(state_file.parent / "trace.jsonl", kind, tmp_path)
-    proc = run(shop, "bolt", "abort", BOLT)
+    proc = run_process(shop, "bolt", "abort", BOLT, timeout=60)
     shown = proc.stdout + proc.stderr
     assert proc.returncode == 2 and "Traceback" not in shown, shown
     assert "trace.jsonl: cannot be appended to" in shown and "mv " in shown

@@ -58,18 +58,21 @@ class RunStore:
         try:
             state = RunState.model_validate_json(read_regular(self.state_file))
         except OSError as exc:
-            raise UsageError(f"{shown}: cannot be read ({exc.strerror or exc})",
-                             ["aidlc bolt status    # the runs that exist"]) from None
+            raise UsageError(f"{shown}: cannot be read ({exc.strerror or exc})", self._set_aside()) from None
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(part) for part in error["loc"])
             raise UsageError(f"{shown}: not a run state aidlc wrote ({where + ': ' if where else ''}{error['msg']})",
-                             [f"mv {shown.rsplit('/', 1)[0]} /tmp/    # set the damaged run aside (its branch "
-                              "stays)", "aidlc bolt start BOLT    # a new run"]) from None
+                             self._set_aside()) from None
         if state.run_id != self.run_id:  # the id names the run's folder, and its branch's trailers: never another
             raise UsageError(f"{shown}: names run {state.run_id!r}, not {self.run_id!r}, the folder it is in",
-                             ["aidlc bolt start BOLT    # a new run"])
+                             self._set_aside())
         return state
+
+    def _set_aside(self) -> list[str]:
+        """The next steps for a run whose state cannot be read: moved, not removed (a person may want to look)."""
+        return [f"mv {self.folder.relative_to(self.repo).as_posix()} /tmp/    # set the damaged run aside (its "
+                "branch stays)", "aidlc bolt start BOLT    # a new run"]
 
     def trace(self, span: Span) -> None:
         """Append one span; a torn last line (a kill mid-write) is skipped by `spans`."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypedDict
 
 from aidlc.model.checks import VerifyRound
@@ -89,6 +89,16 @@ Branch = Annotated[str, Field(pattern=r"^[^-\x00-\x20\x7f~^:?*\[\\][^\x00-\x20\x
 RunId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")]
 
 
+def _one_file_name(value: str) -> str:
+    problem = segment_problem(value)
+    if problem:
+        raise ValueError(f"{value!r} {problem}: it must be one file or folder name")
+    return value
+
+
+FileName = Annotated[str, AfterValidator(_one_file_name)]
+
+
 class Budget(_Kept):
     """What the run has used: model calls, tokens, and seconds of work (time paused for a person not counted)."""
 
@@ -118,16 +128,8 @@ class Pending(_Kept):
     from the saved answer (never asking the model again) unless the commit is found by its trailers."""
 
     stage: str
-    answer_file: str  # in the run's folder
+    answer_file: FileName  # in the run's folder, never a path leading out of it
     whole_file: bool = False
-
-    @field_validator("answer_file")
-    @classmethod
-    def _in_the_run_folder(cls, value: str) -> str:
-        problem = segment_problem(value)  # a name in the run's folder, never a path leading out of it
-        if problem:
-            raise ValueError(f"the answer file's name {problem}")
-        return value
 
 
 class Pause(_Kept):
@@ -150,7 +152,7 @@ _COMMITTED = frozenset({RunStatus.verifying, RunStatus.repairing})
 class RunState(_Kept):
     v: Literal[1] = 1
     run_id: RunId
-    bolt: str = Field(description="the bolt's id: its folder's name")
+    bolt: FileName = Field(description="the bolt's id: its folder's name (it names the run's lock file and branch)")
     goal: str
     status: RunStatus = RunStatus.init
     created: str
@@ -188,14 +190,6 @@ class RunState(_Kept):
     calls: list[str] = Field(default_factory=list, description="request digests, for the loop detector")
     answers: list[str] = Field(default_factory=list, description="answer digests, for the loop detector")
     errors_in_row: Count = 0
-
-    @field_validator("bolt")
-    @classmethod
-    def _one_name(cls, value: str) -> str:
-        problem = segment_problem(value)  # it names the lock file and the branch, and `bolt status` shows it
-        if problem:
-            raise ValueError(f"the bolt id {problem}")
-        return value
 
     @model_validator(mode="after")
     def _committed(self) -> RunState:
