@@ -195,10 +195,14 @@ def check_event(result: CheckResult, commit: str, run_id: str | None, subject: S
     key=..., **check_event(...))`): digests and counts, no output text (docs/design.md, The ledger); the
     ledger redacts a secret in the command. The duration is in whole milliseconds: the ledger's canonical JSON
     holds integers, not floats."""
-    data = CheckData(name=result.name, command=result.command, exit_code=result.exit_code, passed=result.passed,
+    return {"subject": subject, "commit": commit, "run": run_id, "data": check_data(result).model_dump()}
+
+
+def check_data(result: CheckResult) -> CheckData:
+    """What a `check.recorded` event holds of `result`."""
+    return CheckData(name=result.name, command=result.command, exit_code=result.exit_code, passed=result.passed,
                      timed_out=result.timed_out, duration_ms=round(result.duration_s * 1000), tests=result.tests,
                      output_sha256=result.output_sha256, output_bytes=result.output_bytes)
-    return {"subject": subject, "commit": commit, "run": run_id, "data": data.model_dump()}
 
 
 # -- running ------------------------------------------------------------------------------------------------------

@@ -10,12 +10,15 @@ from dataclasses import dataclass
 from aidlc import vcs
 from aidlc.bank.items import BoltItem
 from aidlc.bolt import plan as plans
+from aidlc.bolt.checks import check_data
 from aidlc.bolt.groups import GRACE_S, end_leftover_group
 from aidlc.bolt.session import RunSession, S, leftover, own_files
 from aidlc.bolt.standing import gate
 from aidlc.bolt.store import RunStore, all_runs
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
+from aidlc.model.checks import CheckResult
+from aidlc.model.events import CheckData, Event
 from aidlc.model.run import RunState, Span
 from aidlc.names import path_segment
 from aidlc.processes import RUN_VARIABLE
@@ -91,6 +94,7 @@ def check_unchanged(run: RunSession) -> None:
         _adopt_or_refuse(run, tree.head)
     if state.plan_hash and state.status != S.planning:
         check_plan(run)
+    check_rounds(run)
     own = run.own_files
     allowed = own | (set(run.planned()) if state.pending else set())
     dirty = []
@@ -143,6 +147,37 @@ def check_plan(run: RunSession) -> None:
     if state.status != S.await_plan_approval and gate(run, "plan")[0] != "approved":
         raise UsageError(f"{rel} is not the plan the ledger's plan approval judged; a run follows only the plan "
                          "that was approved, nothing was touched", start_again)
+
+
+def check_rounds(run: RunSession) -> None:
+    """The check results the run saved are the ones it recorded in the ledger. Code a check runs can write
+    state.json (and kill aidlc before it records anything): saved results count only as the ledger holds them.
+    Only the round a run in VERIFYING was recording may be held in part, or not at all (aidlc stopped between
+    saving and recording it): the rest is recorded on resume, and a round held not at all runs again."""
+    state = run.state
+    for number, saved in enumerate(state.checks):
+        recording = number == len(state.checks) - 1 and saved.commit == state.last_commit \
+            and state.status == S.verifying
+        recorded = [run.ledger.find_key(f"run:{state.run_id}:check:{saved.stage}:{position}")
+                    for position in range(len(saved.results))]
+        if recording and not any(recorded):
+            state.checks.pop()  # saved with the round that replaces it
+            return
+        for result, event in zip(saved.results, recorded, strict=True):
+            if (event is None and not recording) or (event is not None and not _same(result, event, saved.commit)):
+                state_file = run.store.state_file.relative_to(run.repo).as_posix()
+                raise UsageError(f"{state_file}: its result of check {result.name!r} at {saved.stage} is not the "
+                                 "one the ledger recorded (edited outside aidlc); a run reports only checks it ran, "
+                                 "nothing was touched",
+                                 [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run"])
+
+
+def _same(result: CheckResult, event: Event, commit: str) -> bool:
+    """The ledger's check.recorded `event` is what recording `result` at `commit` writes (its command aside: the
+    ledger redacts a secret in it)."""
+    held = CheckData.model_validate(event.data or {})
+    return event.commit == commit and \
+        check_data(result).model_dump(exclude={"command"}) == held.model_dump(exclude={"command"})
 
 
 def _dirty(changed: list[str], workspace: Workspace, bolt: BoltItem) -> list[str]:
