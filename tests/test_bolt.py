@@ -681,6 +681,22 @@ def test_a_skipped_test_pauses_the_run_for_a_person(shop: Path, server: Scripted
     assert sum(e["type"] == "check.recorded" for e in events(shop)) == 1  # the checks did not run twice
 
 
+def test_a_risk_a_person_accepted_stays_in_the_evidence_when_state_json_forgets_it(shop: Path,
+                                                                                   server: ScriptedServer) -> None:
+    planned_with_its_test(shop, server)
+    skipped = "    @unittest.skip('later')\n    def test_adds_prices(self):\n"
+    server.push(edit_answer("    def test_adds_prices(self):\n", skipped, path="tests/test_calc.py"))
+    assert resume(shop, server, "--approve").returncode == 3 and state(shop)["pause"]["kind"] == "risk"
+    assert resume(shop, server).returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE"
+    # What code the check ran could write while the walkthrough waits: the run's risks forgotten.
+    (path,) = (shop / ".aidlc/runs").glob("*/state.json")
+    path.write_text(json.dumps({**state(shop), "risks": [], "accepted_risks": []}))
+    proc = run(shop, "walkthrough", BOLT, "--no-run", "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    (risk,) = [r for r in json.loads(proc.stdout)["risks"] if "tests/test_calc.py" in r]
+    assert risk.startswith("accepted by a person when the run paused: tests/test_calc.py:7: a test is skipped"), risk
+
+
 def test_an_assertion_that_cannot_fail_pauses_the_run_for_a_person(shop: Path, server: ScriptedServer) -> None:
     planned_with_its_test(shop, server)
     # The model leaves the bug in place and makes its test unable to fail: the check passes.

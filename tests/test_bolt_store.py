@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -186,3 +187,31 @@ def test_a_trace_line_nested_past_the_parser_is_left_out(shop: Path, server: Scr
         trace.write("[" * 100_000 + "]" * 100_000 + "\n")
     proc = run(shop, "bolt", "trace", BOLT)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_a_run_state_planted_beside_a_bolts_run_denies_its_gate_loudly_never_passes_it(
+        shop: Path, server: ScriptedServer) -> None:
+    """Code a check ran can plant an unreadable run beside the bolt's own: aidlc cannot tell whose run it was, so
+    every command that reads the runs stops at it, naming it (a denial a person sees and undoes, never a pass)."""
+    from tests.bolt_sample import BUGGY, FIXED, STORY, edit_answer
+
+    state_file = paused(shop, server)
+    server.push(edit_answer(BUGGY, FIXED))
+    assert run(shop, "bolt", "resume", BOLT, "--approve", "--base-url", server.url).returncode == 3
+    story = shop / STORY
+    story.write_text(story.read_text().replace("- [ ] **Given**", "- [x] **Given**"))  # a person checked it
+    planted = shop / ".aidlc/runs/run-20260101T000000-abcdef"
+    planted.mkdir()
+    (planted / "state.json").write_text("{")
+    before = events(shop)
+    for args in (["walkthrough", BOLT, "--no-run"], ["bolt", "resume", BOLT, "--approve", "--base-url", server.url],
+                 ["bolt", "status"]):
+        proc = run(shop, *args)
+        shown = proc.stdout + proc.stderr
+        assert proc.returncode == 2 and "Traceback" not in shown, (args, shown)
+        assert ".aidlc/runs/run-20260101T000000-abcdef/state.json: not a run state aidlc wrote" in shown, (args, shown)
+        assert "mv .aidlc/runs/run-20260101T000000-abcdef /tmp/" in shown, (args, shown)
+    assert events(shop) == before  # nothing decided, nothing recorded
+    shutil.move(planted, shop.parent / "set-aside")  # the next step the message gives
+    proc = run(shop, "bolt", "resume", BOLT, "--approve", "--base-url", server.url)
+    assert proc.returncode == 0 and json.loads(state_file.read_text())["status"] == "COMPLETED", proc.stderr

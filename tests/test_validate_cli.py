@@ -283,10 +283,11 @@ def test_process_no_memory_bank_json(tmp_path: Path) -> None:
      # no process argument or path holds a NUL (it raised from the check's run, after the plan was approved)
      ("version: 1\nverify:\n  - name: t\n    run: \"true\\0x\"\n", ("aidlc.yaml:4", "verify.0.run", "NUL")),
      ("version: 1\nverify:\n  - name: t\n    run: pytest\n    junit: \"a\\0b\"\n", ("verify.0.junit", "NUL")),
-     (f"version: 1\nverify:\n  - name: t\n    run: {'x' * 40_000}\n", ("verify.0.run", "32768"))],
+     (f"version: 1\nverify:\n  - name: t\n    run: {'x' * 40_000}\n", ("verify.0.run", "32768")),
+     ("version: 1\nverify:\n" + "  - {name: t, run: 'true'}\n" * 101, ("aidlc.yaml:2", "verify", "at most 100"))],
     ids=["bad-yaml", "bad-version", "not-a-mapping", "unknown-key", "bank-elsewhere", "bank-absolute",
          "bank-outside", "bank-in-git", "bank-name-too-long", "docs-path-too-long", "run-nul", "junit-nul",
-         "run-too-long"],
+         "run-too-long", "too-many-checks"],
 )
 def test_malformed_config(bank: Bank, config: str, words: tuple[str, ...]) -> None:
     bank.write("aidlc.yaml", config)

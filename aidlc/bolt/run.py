@@ -59,8 +59,10 @@ def _pause(run: RunSession, pause: Paused) -> Outcome:
     state.pauses += 1
     run.save(durable=True)
     run.span("decision", "paused", status=pause.kind, data={"reason": pause.reason})
+    # The risks a person is asked about go into the ledger too: the evidence report reads them there.
+    risks = {"risks": [r for r in state.risks if r not in state.accepted_risks]} if pause.kind == "risk" else {}
     run.event(EventType.run_paused, f"paused:{state.pauses}", reason=pause.reason,
-              data={"kind": pause.kind, "state": state.status.value})
+              data={"kind": pause.kind, "state": state.status.value, **risks})
     return Outcome(state, 3, pause.reason, pause.next_steps)
 
 

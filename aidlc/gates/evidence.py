@@ -163,8 +163,21 @@ def cost(facts: Facts) -> ev.Cost | None:
 
 
 def flagged_risks(facts: Facts) -> list[str]:
+    """The plan's risks, then those each run flagged: first as the ledger holds them (the risks a run paused for, in
+    its run.paused event, accepted by the resume after it), then any more its state.json names. Code a check ran
+    can rewrite state.json, never take a risk out of the ledger."""
     found = plan_risks(facts).named
+    known: set[str] = set()
+    for number, event in enumerate(facts.events):
+        risks = event.datum("risks") if event.type == EventType.run_paused else None
+        if not isinstance(risks, list):
+            continue
+        accepted = any(later.type == EventType.run_resumed and later.run == event.run
+                       and later.datum("after") == "risk" for later in facts.events[number + 1:])
+        for risk in (str(r) for r in risks):
+            known.add(risk)
+            found.append(f"accepted by a person when the run paused: {risk}" if accepted else risk)
     for run in facts.runs:
-        found += [r for r in run.risks if r not in run.accepted_risks]
-        found += [f"accepted by a person when the run paused: {r}" for r in run.accepted_risks]
+        found += [r for r in run.risks if r not in run.accepted_risks and r not in known]
+        found += [f"accepted by a person when the run paused: {r}" for r in run.accepted_risks if r not in known]
     return list(dict.fromkeys(one_line(risk) for risk in found))

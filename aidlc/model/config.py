@@ -99,7 +99,9 @@ class Config(_Section):
     memory_bank: str = Field(default="memory-bank", description="the memory bank folder, relative to the repo")
     aidlc_docs: str = Field(default="aidlc-docs", description="the aidlc-docs folder, relative to the repo")
     llm: LLMConfig = Field(default_factory=LLMConfig)
-    verify: list[VerifyCommand] = Field(default_factory=list)
+    # Each check is a process run at every verify round, one after another: a list far past any project's is a
+    # mistake, and would keep a run busy for hours before its first line of output.
+    verify: list[VerifyCommand] = Field(default_factory=list, max_length=100)
     policy: Policy = Field(default_factory=Policy)
     governance: Governance = Field(default_factory=Governance)
     evidence: Evidence = Field(default_factory=Evidence)
