@@ -217,15 +217,20 @@ def test_bolt_start_and_resume_take_the_model_options_of_draft(shop: Path, serve
 # -- SIGKILL at real points of a run, then resume ----------------------------------------------------------------
 # A sitecustomize on the PYTHONPATH of the killed process only (the code under test has no test switch) sends
 # SIGKILL to its own process at the N-th atomic rename under the repository (state.json, the plan, the
-# walkthrough) or just before the N-th `git commit` starts.
+# walkthrough), just before the N-th `git commit` starts, or as the ledger is opened for the N-th append.
 KILLER = '''
 import os, signal, sys
 _root, _at = os.environ["AIDLC_TEST_ROOT"], os.environ["AIDLC_TEST_KILL_AT"]
-_seen = {"rename": 0, "commit": 0}
+_seen = {"rename": 0, "commit": 0, "append": 0}
 
 
 def _kill(event, args):
-    if event == "os.rename" and os.fsdecode(args[1]).startswith(_root):
+    if event == "open" and isinstance(args[0], (str, bytes)) and os.fsdecode(args[0]).endswith("events.jsonl") \
+            and isinstance(args[2], int) and args[2] & os.O_APPEND:
+        _seen["append"] += 1
+        if _at == f"append:{_seen['append']}":
+            os.kill(os.getpid(), signal.SIGKILL)
+    elif event == "os.rename" and os.fsdecode(args[1]).startswith(_root):
         _seen["rename"] += 1
         if _at == f"rename:{_seen['rename']}":
             os.kill(os.getpid(), signal.SIGKILL)
@@ -258,8 +263,8 @@ def killer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.mark.parametrize("at", ["rename:2", "rename:5", "rename:7", "rename:9", "rename:12", "rename:14",
-                                "commit:1", "commit:2"])
+@pytest.mark.parametrize("at", ["append:1", "rename:2", "rename:5", "rename:7", "rename:9", "rename:12",
+                                "rename:14", "commit:1", "commit:2"])
 def test_sigkill_then_resume_makes_no_duplicate_commit_or_event(shop: Path, killer: Path, at: str) -> None:
     set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")  # all in one process
     git(shop, "commit", "-qam", "low-risk plans approve themselves")
@@ -279,6 +284,7 @@ def test_sigkill_then_resume_makes_no_duplicate_commit_or_event(shop: Path, kill
     keys = [e["key"] for e in events(shop) if e.get("key")]
     assert len(keys) == len(set(keys)), at
     assert sum(e["type"] == "check.recorded" for e in events(shop)) == 1
+    assert sum(e["type"] == "run.started" for e in events(shop)) == 1  # a start killed before it recorded itself too
     assert sum(e["type"] == "gate.decided" and e["actor"]["kind"] == "policy" for e in events(shop)) == 1
     assert run(shop, "log", "verify").returncode == 0
     assert run(shop, "validate").returncode in (0, 1)

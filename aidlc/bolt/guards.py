@@ -85,6 +85,7 @@ def run_marker(run_id: str) -> str:
 def check_unchanged(run: RunSession) -> None:
     """HEAD, the branch and the plan must be as the run left them; else nothing is touched (exit 2)."""
     state = run.state
+    check_start(run)  # first: the branch and base the checks below compare with are the run's own
     tree = vcs.work_tree(run.repo)
     if tree.branch != state.branch and state.status != S.init:
         raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
@@ -147,6 +148,23 @@ def check_plan(run: RunSession) -> None:
     if state.status != S.await_plan_approval and gate(run, "plan")[0] != "approved":
         raise UsageError(f"{rel} is not the plan the ledger's plan approval judged; a run follows only the plan "
                          "that was approved, nothing was touched", start_again)
+
+
+def check_start(run: RunSession) -> None:
+    """The run's base commit and branch are the ones its run.started event recorded: the run judges its edits (the
+    tests they weaken, the files they change) from that base and commits only on that branch. Only a run stopped
+    before it recorded its start (at INIT) has no such event; its first step records it."""
+    state = run.state
+    started = run.ledger.find_key(f"run:{state.run_id}:started")
+    if started is None and state.status == S.init:
+        return
+    if started is None or (started.datum("base"), started.datum("branch")) != (state.base_commit, state.branch):
+        state_file = run.store.state_file.relative_to(run.repo).as_posix()
+        held = "holds no start of this run" if started is None else f"recorded it started from " \
+            f"{str(started.datum('base'))[:12]} on branch {started.datum('branch')} (seq {started.seq})"
+        raise UsageError(f"{state_file}: its base commit and branch are not those the run started from (edited "
+                         f"outside aidlc): the ledger {held}; nothing was touched",
+                         [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run"])
 
 
 def check_rounds(run: RunSession) -> None:

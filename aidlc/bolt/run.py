@@ -84,7 +84,8 @@ def _fail(run: RunSession, reason: str) -> Outcome:
 
 
 def init(run: RunSession) -> None:
-    """A crash before the branch existed, or before it was checked out."""
+    """A crash before the branch existed, or before it was checked out (or before the start was recorded)."""
+    run.event(EventType.run_started, "started", data={"branch": run.state.branch, "base": run.state.base_commit})
     if vcs.branch_commit(run.repo, run.state.branch) is None:
         vcs.create_branch(run.repo, run.state.branch, run.state.base_commit)
     elif vcs.current_branch(run.repo) != run.state.branch:
