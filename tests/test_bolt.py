@@ -643,6 +643,28 @@ def test_a_rejected_walkthrough_sends_the_work_back_to_a_new_plan(shop: Path, se
     assert run(shop, "log", "verify").returncode == 0
 
 
+def test_each_step_is_printed_on_stderr_as_the_run_goes_and_not_with_quiet(shop: Path, server: ScriptedServer) -> None:
+    # A check's name comes from aidlc.yaml: an escape sequence in it is shown as text, never sent to the terminal.
+    set_config(shop, "name: tests", 'name: "tests\\e]0;owned\\a"')
+    git(shop, "commit", "-qam", "a check with an odd name")
+    server.push(plan_answer())
+    proc = start(shop, server)
+    assert proc.returncode == 3, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert lines[0].endswith("state   INIT -> PLANNING: the run started on a clean tree"), proc.stderr
+    assert any(line.endswith("model   plan-1.1: asking the model ...") for line in lines), proc.stderr
+    assert lines[-1].endswith(f"decision paused: the plan of bolt {BOLT} waits for a person: {BOLT_DIR}/"
+                              "implementation-plan.md"), proc.stderr
+    assert "waits for a person" in proc.stdout  # the outcome stays on stdout
+    server.push(edit_answer("        result -= price\n", "        result += price\n"))
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3, proc.stderr
+    assert "check   execute: tests\\x1b]0;owned\\x07 ..." in proc.stderr and "\x1b" not in proc.stderr, proc.stderr
+    assert "state   VERIFYING -> WALKTHROUGH: every check passed at execute" in proc.stderr
+    quiet = run(shop, "bolt", "resume", BOLT, "--base-url", server.url, "-q")
+    assert quiet.returncode == 3 and quiet.stderr == "" and "waits for a person" in quiet.stdout, quiet.stderr
+
+
 def test_rejected_walkthroughs_are_bounded(shop: Path, server: ScriptedServer) -> None:
     approved(shop, server)
     server.push(edit_answer("        result -= price\n", "        result += price\n"))

@@ -36,6 +36,7 @@ def call(run: RunSession, messages: list[Message], stage: str, kind: str, schema
         messages = [*messages[:-1], Message("user", f"{messages[-1].content}\n\nBudget warning: {warning}")]
     request = digest(json.dumps([m.to_dict() for m in messages], sort_keys=True))
     step = Step(index=len(state.steps) + 1, stage=stage, kind=kind, request_sha256=request)  # type: ignore  # stage and kind are the Literal's words
+    run.store.starting("model", f"{stage}: asking the model")
     began = time.monotonic()
     rejected: list[str] = []  # files holding the answers that did not validate, for `aidlc bolt trace`
     value: Plan | str

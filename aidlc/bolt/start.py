@@ -12,7 +12,7 @@ from aidlc.bolt.machine import transition
 from aidlc.bolt.run import drive
 from aidlc.bolt.session import Ask, Outcome, RunSession, S
 from aidlc.bolt.standing import decide
-from aidlc.bolt.store import RunStore, bolt_lock, new_run_id
+from aidlc.bolt.store import Progress, RunStore, bolt_lock, new_run_id
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.gates.effects import reconcile
@@ -23,7 +23,7 @@ from aidlc.workspace import Workspace
 
 
 def start(workspace: Workspace, bolt_ref: str, provider: Callable[[], Provider], model: str = "",
-          ask: Ask | None = None) -> Outcome:
+          ask: Ask | None = None, progress: Progress | None = None) -> Outcome:
     # The lock first, the checks under it: two starts that both found no unfinished run would make two runs.
     with bolt_lock(workspace.root, workspace.bolt(bolt_ref).id):
         found = preflight(workspace, bolt_ref)
@@ -35,7 +35,7 @@ def start(workspace: Workspace, bolt_ref: str, provider: Callable[[], Provider],
         run_id = new_run_id()
         state = RunState(run_id=run_id, bolt=bolt.id, goal=_goal(bolt), created=now, updated=now, branch=branch,
                          start_branch=found.start_branch, base_commit=head, last_commit=head, model=model)
-        store = RunStore(repo, run_id)
+        store = RunStore(repo, run_id, progress)
         store.save(state)
         run = RunSession(workspace, store, state, lambda: model_provider, ask)
         run.event(EventType.run_started, "started", data={"branch": branch, "base": head})

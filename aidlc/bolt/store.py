@@ -8,7 +8,7 @@ import os
 import secrets
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from aidlc.bank.frontmatter import NotRegularFile, read_regular
 from aidlc.bank.write import atomic_write
+from aidlc.bolt.trail import span_line
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.model.run import RunState, Span
@@ -31,11 +32,17 @@ def new_run_id() -> str:
     return time.strftime("run-%Y%m%dT%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
 
 
+# Told each line of the trail as the run writes it, and what the run starts that takes a while (a model call, the
+# checks): the CLI prints them as the run goes.
+Progress = Callable[[str], None]
+
+
 class RunStore:
-    def __init__(self, repo: Path, run_id: str) -> None:
+    def __init__(self, repo: Path, run_id: str, progress: Progress | None = None) -> None:
         self.repo = repo
         self.run_id = run_id
         self.folder = repo / RUNS / run_id
+        self.progress = progress
 
     @property
     def state_file(self) -> Path:
@@ -91,6 +98,13 @@ class RunStore:
             raise UsageError(f"{shown}: cannot be appended to ({exc.strerror or exc}): it must be a regular file",
                              [f"mv {shown} /tmp/    # set it aside; the run writes a new one",
                               "aidlc bolt resume BOLT"]) from None
+        if self.progress is not None:
+            self.progress(span_line(span))
+
+    def starting(self, kind: str, what: str) -> None:
+        """Tell `progress` (if any) of a step that takes a while as it starts; the trail records it once done."""
+        if self.progress is not None:
+            self.progress(f"{utc_now()[11:19]}  {kind:<7} {what} ...")
 
     def spans(self) -> list[Span]:
         if not self.trace_file.is_file():

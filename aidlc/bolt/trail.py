@@ -6,7 +6,8 @@ from aidlc.model.run import RunState, Span
 from aidlc.names import shown
 
 
-def _line(span: Span) -> str:
+def span_line(span: Span) -> str:
+    """One span as one line of the trail (also what a run prints as it goes)."""
     time = span.ts[11:19]
     data = span.data
     if span.kind == "state_transition":
@@ -44,4 +45,4 @@ def render_trail(state: RunState, spans: list[Span]) -> str:
     if state.outcome:
         head.append(state.outcome)
     # Names and reasons come from aidlc.yaml, the bank and the model: escape sequences in them stay visible text.
-    return "\n".join(shown(line) for line in [*head, "", *(_line(span) for span in spans)])
+    return "\n".join(shown(line) for line in [*head, "", *(span_line(span) for span in spans)])

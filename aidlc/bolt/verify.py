@@ -24,6 +24,7 @@ def results_of(run: RunSession, stage: str) -> list[CheckResult]:
     if state.checks and state.checks[-1].commit == state.last_commit:
         results = state.checks[-1].results
     else:
+        run.store.starting("check", f"{stage}: {', '.join(v.name for v in run.config.verify)}")
         began = time.monotonic()
         results = run_checks(run.repo, run.config.verify, env=check_env(run),
                              on_start=lambda group: check_started(run, group))

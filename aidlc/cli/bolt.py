@@ -53,8 +53,6 @@ def _ask_at_terminal(question):
 
 
 _no_input = click.option("--no-input", is_flag=True, help="Never ask at a gate; pause there (exit 3) as in CI.")
-
-
 def _report(app: App, outcome) -> None:
     # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bolt.store import run_summary
@@ -100,7 +98,8 @@ def start_cmd(app: App, bolt: str, model_flags: ModelFlags, no_input: bool, dry_
             app.out(f"bolt {found.bolt.id} can start: branch {found.branch} from {found.base[:12]}, "
                     f"{len(verify)} verify command(s)")
         return
-    _report(app, start(workspace, bolt, build, model=model_flags.model or "", ask=_asker(app, no_input)))
+    _report(app, start(workspace, bolt, build, model=model_flags.model or "", ask=_asker(app, no_input),
+                       progress=app.note))
 
 
 @bolt_group.command("resume")
@@ -125,7 +124,9 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
     workspace = Workspace.open(app.root())
     decision = Decision(verdict) if verdict else None
     build = model_flags.builder(app, workspace.root, workspace.config)
-    _report(app, resume(workspace, find_run(workspace, ref), build, decision, reason, _asker(app, no_input)))
+    run = find_run(workspace, ref)
+    run.progress = app.note  # each step on stderr as the run goes (the lines of `aidlc bolt trace`); not with -q
+    _report(app, resume(workspace, run, build, decision, reason, _asker(app, no_input)))
 
 
 @bolt_group.command("status")
