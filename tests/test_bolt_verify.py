@@ -396,7 +396,7 @@ def test_a_base_or_branch_a_check_wrote_into_the_runs_state_is_refused_on_resume
     before, head = recorded_checks(shop), git(shop, "rev-parse", "HEAD")
     proc = run(shop, "bolt", "resume", BOLT, "--base-url", server.url)
     assert proc.returncode == 2, proc.stderr + proc.stdout
-    assert "state.json: its base commit and branch are not those the run started from (edited outside aidlc): the " \
+    assert "state.json: its base commit and branch are not those the run started from (edited outside aidlc); the " \
         "ledger recorded it started from " in proc.stderr and "nothing was touched" in proc.stderr, proc.stderr
     assert recorded_checks(shop) == before and git(shop, "rev-parse", "HEAD") == head
 

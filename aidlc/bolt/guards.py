@@ -141,10 +141,9 @@ def check_plan(run: RunSession) -> None:
     if now != state.plan_hash:
         raise UsageError(f"{rel} changed under run {state.run_id}: the approved plan is no longer what the run "
                          "follows", [f"git checkout -- {rel}    # restore it", *start_again])
-    state_file = run.store.state_file.relative_to(run.repo).as_posix()
     if state.plan is None or plans.digest(plans.render_plan(state)) != now:
-        raise UsageError(f"{state_file}: its plan is not the plan in {rel} (edited outside aidlc); a run follows "
-                         "only the plan that was approved, nothing was touched", start_again)
+        raise _edited_outside(run, f"its plan is not the plan in {rel}", "a run follows only the plan that was "
+                              "approved")
     if state.status != S.await_plan_approval and gate(run, "plan")[0] != "approved":
         raise UsageError(f"{rel} is not the plan the ledger's plan approval judged; a run follows only the plan "
                          "that was approved, nothing was touched", start_again)
@@ -159,12 +158,10 @@ def check_start(run: RunSession) -> None:
     if started is None and state.status == S.init:
         return
     if started is None or (started.datum("base"), started.datum("branch")) != (state.base_commit, state.branch):
-        state_file = run.store.state_file.relative_to(run.repo).as_posix()
         held = "holds no start of this run" if started is None else f"recorded it started from " \
             f"{str(started.datum('base'))[:12]} on branch {started.datum('branch')} (seq {started.seq})"
-        raise UsageError(f"{state_file}: its base commit and branch are not those the run started from (edited "
-                         f"outside aidlc): the ledger {held}; nothing was touched",
-                         [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run"])
+        raise _edited_outside(run, "its base commit and branch are not those the run started from",
+                              f"the ledger {held}")
 
 
 def check_rounds(run: RunSession) -> None:
@@ -183,11 +180,15 @@ def check_rounds(run: RunSession) -> None:
             return
         for result, event in zip(saved.results, recorded, strict=True):
             if (event is None and not recording) or (event is not None and not _same(result, event, saved.commit)):
-                state_file = run.store.state_file.relative_to(run.repo).as_posix()
-                raise UsageError(f"{state_file}: its result of check {result.name!r} at {saved.stage} is not the "
-                                 "one the ledger recorded (edited outside aidlc); a run reports only checks it ran, "
-                                 "nothing was touched",
-                                 [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run"])
+                raise _edited_outside(run, f"its result of check {result.name!r} at {saved.stage} is not the one "
+                                      "the ledger recorded", "a run reports only checks it ran")
+
+
+def _edited_outside(run: RunSession, what: str, why: str) -> UsageError:
+    """state.json says `what`, which the run did not write: refused, and the run ended by a person."""
+    state_file = run.store.state_file.relative_to(run.repo).as_posix()
+    return UsageError(f"{state_file}: {what} (edited outside aidlc); {why}, nothing was touched",
+                      [f"aidlc bolt abort {run.state.bolt}", f"aidlc bolt start {run.state.bolt}    # a new run"])
 
 
 def _same(result: CheckResult, event: Event, commit: str) -> bool:
