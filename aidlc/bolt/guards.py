@@ -93,7 +93,7 @@ def check_unchanged(run: RunSession) -> None:
                          [f"git checkout {state.branch}", f"aidlc bolt resume {state.bolt}"])
     if tree.head != state.last_commit and tree.head is not None:
         _adopt_or_refuse(run, tree.head)
-    if state.plan_hash and state.status != S.planning:
+    if state.status not in (S.init, S.planning):  # past the plan's proposal: the run follows that plan only
         check_plan(run)
     check_rounds(run)
     own = run.own_files
@@ -134,6 +134,9 @@ def check_plan(run: RunSession) -> None:
     notebook, and any process of the user's (code a check ran) may have written it: its plan must render to the
     plan file byte for byte, and past the plan gate that file must be the one the ledger's approval judged."""
     state = run.state
+    if state.plan is None or state.plan_hash is None:
+        raise _edited_outside(run, f"it holds no plan at {state.status.value}", "a run follows only the plan that "
+                              "was approved")
     rel = f"{run.bolt_dir}/{plans.PLAN_FILE}"
     path = run.repo / rel
     now = plans.digest(path.read_bytes()) if path.is_file() else None
@@ -141,7 +144,7 @@ def check_plan(run: RunSession) -> None:
     if now != state.plan_hash:
         raise UsageError(f"{rel} changed under run {state.run_id}: the approved plan is no longer what the run "
                          "follows", [f"git checkout -- {rel}    # restore it", *start_again])
-    if state.plan is None or plans.digest(plans.render_plan(state)) != now:
+    if plans.digest(plans.render_plan(state)) != now:
         raise _edited_outside(run, f"its plan is not the plan in {rel}", "a run follows only the plan that was "
                               "approved")
     if state.status != S.await_plan_approval and gate(run, "plan")[0] != "approved":
@@ -152,7 +155,9 @@ def check_plan(run: RunSession) -> None:
 def check_start(run: RunSession) -> None:
     """The run's base commit and branch are the ones its run.started event recorded: the run judges its edits (the
     tests they weaken, the files they change) from that base and commits only on that branch. Only a run stopped
-    before it recorded its start (at INIT) has no such event; its first step records it."""
+    before it recorded its start (at INIT) has no such event; its first step records it. And a run that committed
+    its execute step is past its plan: a status moved back there would turn a person's --approve at the
+    walkthrough into a plan approval."""
     state = run.state
     started = run.ledger.find_key(f"run:{state.run_id}:started")
     if started is None and state.status == S.init:
@@ -162,6 +167,10 @@ def check_start(run: RunSession) -> None:
             f"{str(started.datum('base'))[:12]} on branch {started.datum('branch')} (seq {started.seq})"
         raise _edited_outside(run, "its base commit and branch are not those the run started from",
                               f"the ledger {held}")
+    executed = run.ledger.find_key(f"run:{state.run_id}:commit:{run.stage('execute')}")
+    if executed is not None and state.status in (S.init, S.planning, S.await_plan_approval):
+        raise _edited_outside(run, f"it is at {state.status.value}, but the run committed its execute step already "
+                              f"(ledger seq {executed.seq})", "a gate is decided only where the run waits")
 
 
 def check_rounds(run: RunSession) -> None:
@@ -182,6 +191,9 @@ def check_rounds(run: RunSession) -> None:
             if (event is None and not recording) or (event is not None and not _same(result, event, saved.commit)):
                 raise _edited_outside(run, f"its result of check {result.name!r} at {saved.stage} is not the one "
                                       "the ledger recorded", "a run reports only checks it ran")
+    if state.status == S.repairing and not (state.checks and state.checks[-1].failing()):
+        raise _edited_outside(run, "it is repairing, but its last round of checks failed none",
+                              "a run repairs only what its checks found")
 
 
 def _edited_outside(run: RunSession, what: str, why: str) -> UsageError:

@@ -25,7 +25,7 @@ from aidlc.bolt.standing import (
     waiting_at,
 )
 from aidlc.bolt.steps import commit_walkthrough, edit_step
-from aidlc.bolt.verify import results_of, signature, weakening
+from aidlc.bolt.verify import accepted_risks, results_of, signature, weakening
 from aidlc.errors import AidlcError
 from aidlc.model.events import EventType
 from aidlc.model.run import Pause
@@ -56,11 +56,12 @@ def drive(run: RunSession) -> Outcome:
 def _pause(run: RunSession, pause: Paused) -> Outcome:
     state = run.state
     state.pause = Pause(kind=pause.kind, reason=pause.reason)  # type: ignore[arg-type]  # pause kinds are the Literal's words
-    state.pauses += 1
+    state.pauses = max(state.pauses, run.recorded("paused")) + 1
     run.save(durable=True)
     run.span("decision", "paused", status=pause.kind, data={"reason": pause.reason})
     # The risks a person is asked about go into the ledger too: the evidence report reads them there.
-    risks = {"risks": [r for r in state.risks if r not in state.accepted_risks]} if pause.kind == "risk" else {}
+    accepted = accepted_risks(run)  # as the ledger holds them: state.json's own list may have been written by a check
+    risks = {"risks": [r for r in state.risks if r not in accepted]} if pause.kind == "risk" else {}
     run.event(EventType.run_paused, f"paused:{state.pauses}", reason=pause.reason,
               data={"kind": pause.kind, "state": state.status.value, **risks})
     return Outcome(state, 3, pause.reason, pause.next_steps)
@@ -97,7 +98,7 @@ def planning(run: RunSession) -> None:
     state = run.state
     if state.plan is None:
         state.plan = propose_plan(run)
-        state.plan_rounds += 1
+        state.plan_rounds = max(state.plan_rounds, run.recorded("plan")) + 1
         run.save()
         run.refresh()  # a person may have changed the bank while the model answered
     text = plans.render_plan(state)

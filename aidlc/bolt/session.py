@@ -132,6 +132,15 @@ class RunSession:
                                   subject=Subject(kind="bolt", id=self.state.bolt), run=self.state.run_id,
                                   **fields).event
 
+    def recorded(self, milestone: str) -> int:
+        """How many numbered milestones (`paused:1`, `paused:2`, ...) the ledger holds for this run: a count in
+        state.json is the run's notebook, and numbering from a count written lower would reuse a key, and the
+        idempotent append would drop the event."""
+        count = 0
+        while self.ledger.find_key(f"run:{self.state.run_id}:{milestone}:{count + 1}") is not None:
+            count += 1
+        return count
+
     def stage(self, name: str) -> str:
         """A step's name in its commit's trailers, its ledger keys and its files: unique within the run, so a
         rework round (after a rejected walkthrough) carries its number: execute, rework-1.execute, ..."""

@@ -46,7 +46,21 @@ def weakening(run: RunSession, results: list[CheckResult]) -> list[str]:
     # The run's aidlc.yaml is the base commit's (the tree was clean; a change to it shows in the diff).
     verify = [v.model_dump() for v in run.config.verify]
     flags = weakened_tests(run.repo, state.base_commit, state.last_commit, before, counts(results), baseline, verify)
-    return [f for f in flags if f not in state.accepted_risks]
+    accepted = accepted_risks(run)
+    return [f for f in flags if f not in accepted]
+
+
+def accepted_risks(run: RunSession) -> list[str]:
+    """The risks a person accepted in this run: those a run.paused event asked about, with the run.resumed after
+    that pause. Never state.json's own list, which code a check ran may have written."""
+    accepted: list[str] = []
+    for pause in range(1, run.recorded("paused") + 1):
+        paused = run.ledger.find_key(f"run:{run.state.run_id}:paused:{pause}")
+        resumed = run.ledger.find_key(f"run:{run.state.run_id}:resumed:{pause}")
+        risks = paused.datum("risks") if paused is not None else None
+        if resumed is not None and resumed.datum("after") == "risk" and isinstance(risks, list):
+            accepted += [str(risk) for risk in risks]
+    return accepted
 
 
 def check_env(run: RunSession) -> dict[str, str]:

@@ -40,8 +40,10 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
                        partial: bool = False) -> str:
     """The generated block, markers included."""
 
+    passing = bool(report.checks) and all(check.passed and check.current for check in report.checks)
     outcome = (run.outcome if run else None) or ("stopped" if partial else "checks passed; waiting for a person at "
-                                                 "the walkthrough gate")
+                                                 "the walkthrough gate" if passing else
+                                                 "the checks at the head do not all pass (see Checks)")
     body = render("artifacts/implementation-walkthrough.md.j2", r=report, digest=digest, run=run, partial=partial,
                   outcome=outcome, fence=fence)
     return generated_block(report.head, digest, body)

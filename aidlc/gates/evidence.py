@@ -164,8 +164,8 @@ def cost(facts: Facts) -> ev.Cost | None:
 
 def flagged_risks(facts: Facts) -> list[str]:
     """The plan's risks, then those each run flagged: first as the ledger holds them (the risks a run paused for, in
-    its run.paused event, accepted by the resume after it), then any more its state.json names. Code a check ran
-    can rewrite state.json, never take a risk out of the ledger."""
+    its run.paused event, accepted by the resume after it), then any more its state.json names, as not accepted.
+    Code a check ran can rewrite state.json, never take a risk out of the ledger nor accept one."""
     found = plan_risks(facts).named
     known: set[str] = set()
     for number, event in enumerate(facts.events):
@@ -177,7 +177,6 @@ def flagged_risks(facts: Facts) -> list[str]:
         for risk in (str(r) for r in risks):
             known.add(risk)
             found.append(f"accepted by a person when the run paused: {risk}" if accepted else risk)
-    for run in facts.runs:
-        found += [r for r in run.risks if r not in run.accepted_risks and r not in known]
-        found += [f"accepted by a person when the run paused: {r}" for r in run.accepted_risks if r not in known]
+    for run in facts.runs:  # what only state.json names is listed, never as a person's acceptance
+        found += [r for r in [*run.risks, *run.accepted_risks] if r not in known]
     return list(dict.fromkeys(one_line(risk) for risk in found))

@@ -69,15 +69,7 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None 
     outside = (bank.rel_root, ".aidlc")
     runs = runs_of(repo, bolt.id)
     commits = vcs.commits_with_trailer(repo, TRAILER, bolt.id, files=True)
-    notes: list[str] = []
-    if commits:
-        base = commits[0].parents[0] if commits[0].parents else vcs.EMPTY_TREE
-        code = [c for c in commits if any(vcs.is_outside(p, outside) for p in c.paths)]
-        head = (code or commits)[-1].sha
-    elif runs:
-        base, head = runs[-1].base_commit, runs[-1].last_commit
-        notes.append(f"no commit carries `{TRAILER}: {bolt.id}` yet: the run's base and last commit are used")
-    else:
+    if not commits and not runs:
         raise UsageError(f"no commit in the history of HEAD carries the trailer `{TRAILER}: {bolt.id}`, and bolt "
                          f"{bolt.id} has no run: there is nothing to report on",
                          [f'git commit --trailer "{TRAILER}: {bolt.id}" ...    # mark the bolt\'s commits',
@@ -87,9 +79,39 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None 
                     "no evidence is read from it or recorded in it", lambda ledger: view or open_view(ledger))
     every = [e for _, e in read.events]
     events = [e for e in every if e.subject is not None and e.subject.kind == "bolt" and e.subject.id == bolt.id]
+    notes: list[str] = []
+    if commits:
+        base = commits[0].parents[0] if commits[0].parents else vcs.EMPTY_TREE
+        code = [c for c in commits if any(vcs.is_outside(p, outside) for p in c.paths)]
+        head = (code or commits)[-1].sha
+    else:
+        base, head = _run_range(repo, runs[-1], events, notes)
     return Facts(repo, bank, bolt, commits, base, head, outside, runs, events, index, read.ledger, notes,
                  approved_risks(every, bolt.id),
                  [CheckRecord.of_event(e) for e in events if e.type == EventType.check_recorded])
+
+
+def _run_range(repo: Path, run: RunState, events: list[Event], notes: list[str]) -> tuple[str, str]:
+    """The range a run's work spans when no commit of the bolt is in HEAD's history (its branch is not checked
+    out): from the base its run.started event recorded to its last commit, where every commit between is the
+    run's own. state.json is the run's notebook, which any process of the user's may rewrite: a range it names
+    that the ledger and git do not bear out shows no change."""
+    started = next((e for e in events if e.type == EventType.run_started and e.run == run.run_id), None)
+    base = started.datum("base") if started is not None else None
+    if not isinstance(base, str) or base != run.base_commit:
+        notes.append(f"no commit carries `{TRAILER}: {run.bolt}` yet, and run {run.run_id}'s state.json names a base "
+                     "its run.started event does not: no change is shown")
+        return (base, base) if isinstance(base, str) else (run.base_commit, run.base_commit)
+    try:
+        between = vcs.commits_between(repo, base, run.last_commit)
+    except UsageError:  # not a commit of this repository
+        between = None
+    if between is None or any(c.trailers.get("Aidlc-Run") != run.run_id for c in between):
+        notes.append(f"no commit carries `{TRAILER}: {run.bolt}` yet, and run {run.run_id}'s state.json names a last "
+                     "commit that is not the run's own: no change is shown")
+        return base, base
+    notes.append(f"no commit carries `{TRAILER}: {run.bolt}` yet: the run's base and last commit are used")
+    return base, run.last_commit
 
 
 def one_line(text: str) -> str:

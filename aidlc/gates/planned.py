@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc.bank.walk import read_inside
-from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER
+from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE, RISK_ORDER, digest, render_plan
 from aidlc.gates.facts import Facts, one_line
+from aidlc.model.events import EventType
+from aidlc.model.run import Plan, RunState
 from aidlc.model.types import Risk
 
 _PATH = re.compile(r"`([^`\s]+)`")
@@ -36,12 +38,34 @@ def plan_text(facts: Facts) -> str | None:
         return None
 
 
+def run_plan(facts: Facts) -> Plan | None:
+    """The plan of the bolt's latest run that has one, when it is the plan that run proposed (`proposed`); else None
+    (with a note): implementation-plan.md is read."""
+    run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
+    if run is None or run.plan is None:
+        return None
+    if proposed(facts, run):
+        return run.plan
+    note = (f".aidlc/runs/{run.run_id}/state.json: its plan is not one the run proposed (edited outside aidlc): "
+            f"{PLAN_FILE} is read instead")
+    if note not in facts.notes:
+        facts.notes.append(note)
+    return None
+
+
+def proposed(facts: Facts, run: RunState) -> bool:
+    """The run's plan renders to the digest its plan.proposed event recorded: state.json is the run's notebook,
+    which any process of the user's may rewrite, so its plan counts only as the ledger holds it."""
+    return run.plan is not None and digest(render_plan(run)) in {
+        e.datum("plan_sha256") for e in facts.events if e.type == EventType.plan_proposed and e.run == run.run_id}
+
+
 def planned_files(facts: Facts) -> dict[str, Planned] | None:
     """Path -> what the plan says of it: the run's approved plan, else the Files section of implementation-plan.md
     (its stories from a table's Stories column, as the plan's template writes it). None when the bolt has no plan."""
-    run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
-    if run is not None and run.plan is not None:
-        return {f.path.lstrip("./"): Planned(f.reason, tuple(f.stories)) for f in run.plan.files}
+    plan = run_plan(facts)
+    if plan is not None:
+        return {f.path.lstrip("./"): Planned(f.reason, tuple(f.stories)) for f in plan.files}
     text = plan_text(facts)
     if text is None:
         return None
@@ -79,9 +103,9 @@ def plan_risks(facts: Facts) -> PlanRisks:
     """The run's approved plan's risks, else those of the Risks section of implementation-plan.md (a person's
     plan: `aidlc new plan BOLT` writes its template). Its bullets are the risks, `(none named)` none; an
     `Estimated risk:` that is no risk level is noted."""
-    run = next((r for r in reversed(facts.runs) if r.plan is not None), None)
-    if run is not None and run.plan is not None:
-        return PlanRisks(run.plan.risk_level, list(run.plan.risks))
+    plan = run_plan(facts)
+    if plan is not None:
+        return PlanRisks(plan.risk_level, list(plan.risks))
     text = plan_text(facts)
     estimate, risks, inside = None, [], False
     for line in (text or "").splitlines():
@@ -107,7 +131,9 @@ def bolt_risk(facts: Facts) -> Risk | None:
     person approves a medium bolt), but what high or critical required (two people) stays."""
     known = [facts.bolt.meta.risk] if facts.bolt.meta and facts.bolt.meta.risk else []
     known += [risk for risk in facts.approved_risks if risk in (Risk.high, Risk.critical)]
-    known += [r.plan.risk_level for r in facts.runs if r.plan is not None and r.plan.risk_level is not None]
-    if not facts.runs and (estimate := plan_risks(facts).estimate) is not None:  # a person's plan
+    known += [r.plan.risk_level for r in facts.runs if r.plan is not None and r.plan.risk_level is not None
+              and proposed(facts, r)]
+    # A person's plan, or a run's whose state.json no longer holds the plan it proposed: implementation-plan.md's.
+    if run_plan(facts) is None and (estimate := plan_risks(facts).estimate) is not None:
         known.append(estimate)
     return max(known, key=RISK_ORDER.index) if known else None
