@@ -186,7 +186,7 @@ def test_a_run_past_its_plan_without_a_plan_hash_is_refused(shop: Path, server: 
     state_file(shop).write_text(json.dumps(saved))
     head = git(shop, "rev-parse", "HEAD")
     server.push(edit_answer("", "print('not in the approved plan')\n", path="src/pay/extra.py"))
-    refused(resume(shop, server), "it holds no plan at REPAIRING")
+    refused(resume(shop, server), "it holds no plan or no plan hash at REPAIRING")
     assert git(shop, "rev-parse", "HEAD") == head and not (shop / "src/pay/extra.py").exists()
 
 
@@ -227,3 +227,11 @@ def test_a_walkthrough_of_a_run_whose_checks_fail_never_says_they_passed(shop: P
     assert run(shop, "walkthrough", BOLT, "--no-run").returncode in (0, 1)
     text = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
     assert "checks passed" not in text and "the checks at the head do not all pass (see Checks)" in text
+
+
+def test_a_rework_state_json_names_is_no_rejection_in_the_walkthrough(shop: Path, server: ScriptedServer) -> None:
+    walkthrough_waiting(shop, server)
+    forge(shop, reworks=["security signed this off"])  # no person rejected a walkthrough: the ledger holds none
+    assert run(shop, "walkthrough", BOLT, "--no-run").returncode in (0, 1)
+    text = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "Rework round" not in text and "security signed this off" not in text

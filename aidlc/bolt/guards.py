@@ -135,8 +135,8 @@ def check_plan(run: RunSession) -> None:
     plan file byte for byte, and past the plan gate that file must be the one the ledger's approval judged."""
     state = run.state
     if state.plan is None or state.plan_hash is None:
-        raise _edited_outside(run, f"it holds no plan at {state.status.value}", "a run follows only the plan that "
-                              "was approved")
+        raise _edited_outside(run, f"it holds no plan or no plan hash at {state.status.value}",
+                              "a run follows only the plan that was approved")
     rel = f"{run.bolt_dir}/{plans.PLAN_FILE}"
     path = run.repo / rel
     now = plans.digest(path.read_bytes()) if path.is_file() else None

@@ -45,8 +45,16 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
                                                  "the walkthrough gate" if passing else
                                                  "the checks at the head do not all pass (see Checks)")
     body = render("artifacts/implementation-walkthrough.md.j2", r=report, digest=digest, run=run, partial=partial,
-                  outcome=outcome, fence=fence)
+                  outcome=outcome, reworks=_rejections(report) if run else [], fence=fence)
     return generated_block(report.head, digest, body)
+
+
+def _rejections(report: EvidenceReport) -> list[str]:
+    """The reasons of the walkthrough rejections the ledger holds since the latest run started (the run reworked
+    each): a person's decision is told as the ledger recorded it, never as state.json says."""
+    started = [n for n, entry in enumerate(report.timeline) if entry.type == "run.started"]
+    return [entry.detail or "no reason given" for entry in report.timeline[(started[-1] if started else 0):]
+            if entry.type == "gate.decided" and entry.stage == "walkthrough" and entry.decision == "reject"]
 
 
 def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state: RunState | None = None,
