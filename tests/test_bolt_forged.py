@@ -229,9 +229,11 @@ def test_a_walkthrough_of_a_run_whose_checks_fail_never_says_they_passed(shop: P
     assert "checks passed" not in text and "the checks at the head do not all pass (see Checks)" in text
 
 
-def test_a_rework_state_json_names_is_no_rejection_in_the_walkthrough(shop: Path, server: ScriptedServer) -> None:
+def test_a_rework_or_outcome_state_json_names_is_not_in_the_walkthrough(shop: Path, server: ScriptedServer) -> None:
     walkthrough_waiting(shop, server)
-    forge(shop, reworks=["security signed this off"])  # no person rejected a walkthrough: the ledger holds none
+    # No person rejected a walkthrough (the ledger holds none), and the run has not ended.
+    forge(shop, reworks=["security signed this off"], outcome="completed: the walkthrough was accepted")
     assert run(shop, "walkthrough", BOLT, "--no-run").returncode in (0, 1)
     text = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
     assert "Rework round" not in text and "security signed this off" not in text
+    assert "the walkthrough was accepted" not in text and "Outcome: checks passed; waiting for a person" in text

@@ -41,9 +41,10 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
     """The generated block, markers included."""
 
     passing = bool(report.checks) and all(check.passed and check.current for check in report.checks)
-    outcome = (run.outcome if run else None) or ("stopped" if partial else "checks passed; waiting for a person at "
-                                                 "the walkthrough gate" if passing else
-                                                 "the checks at the head do not all pass (see Checks)")
+    # A run has an outcome once it ended (or as it stops: partial); one state.json gives a run still going is not its.
+    said = run.outcome if run is not None and (partial or run.terminal) else None
+    outcome = said or ("stopped" if partial else "checks passed; waiting for a person at the walkthrough gate"
+                       if passing else "the checks at the head do not all pass (see Checks)")
     body = render("artifacts/implementation-walkthrough.md.j2", r=report, digest=digest, run=run, partial=partial,
                   outcome=outcome, reworks=_rejections(report) if run else [], fence=fence)
     return generated_block(report.head, digest, body)
