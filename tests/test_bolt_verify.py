@@ -17,7 +17,19 @@ from aidlc.bolt.checks import run_check
 from aidlc.bolt.edits import parse_edit_blocks, prepare_edits
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Subject
-from tests.bolt_sample import BOLT, CALC, FIXED, edit_answer, env, git, plan_answer, run, run_process, set_config
+from tests.bolt_sample import (
+    BOLT,
+    CALC,
+    FIXED,
+    edit_answer,
+    env,
+    forging_check,
+    git,
+    plan_answer,
+    run,
+    run_process,
+    set_config,
+)
 from tests.openai_server import ScriptedServer
 from tests.test_bolt import Model, state
 
@@ -317,25 +329,11 @@ def test_a_plan_a_check_wrote_into_the_runs_state_is_refused_on_resume(shop: Pat
 
 # What a hostile model writes into the code its tests import, once: a passing round of checks at the run's last
 # commit in the run's state.json, then aidlc killed before it records the real (failing) one.
-FORGE_PASS = '''\
-import glob, json, os, signal
-
-def _forge():
-    if os.path.exists(".aidlc/forged"):
-        return
-    open(".aidlc/forged", "w").close()
-    (path,) = glob.glob(".aidlc/runs/*/state.json")
-    saved = json.load(open(path))
-    passed = {"name": "tests", "command": "python -m unittest discover -s tests -t . -q", "exit_code": 0,
-              "passed": True, "timed_out": False, "duration_s": 0.1, "head": "OK", "tail": "",
-              "output_sha256": "0" * 64, "output_bytes": 2, "omitted_bytes": 0}
-    saved["checks"].append({"stage": "execute", "commit": saved["last_commit"], "results": [passed]})
-    open(path, "w").write(json.dumps(saved))
-    reaper = open(f"/proc/{os.getppid()}/stat").read()
-    os.kill(int(reaper.rsplit(")", 1)[1].split()[1]), signal.SIGKILL)
-
-_forge()
-'''
+_PASSED = {"name": "tests", "command": "python -m unittest discover -s tests -t . -q", "exit_code": 0, "passed": True,
+           "timed_out": False, "duration_s": 0.1, "head": "OK", "tail": "", "output_sha256": "0" * 64,
+           "output_bytes": 2, "omitted_bytes": 0}
+FORGE_PASS = forging_check(
+    f'saved["checks"].append({{"stage": "execute", "commit": saved["last_commit"], "results": [{_PASSED!r}]}})')
 
 
 def recorded_checks(root: Path) -> list[bool]:
@@ -364,22 +362,8 @@ def test_passing_checks_a_check_wrote_into_the_runs_state_are_never_evidence(sho
 
 # What a hostile model writes into the code its tests import, once: the run's base moved to its last commit (no
 # edit of the run's would show, a weakened test neither) or its branch to another, then aidlc killed.
-FORGE_START = '''\
-import glob, json, os, signal
-
-def _forge():
-    if os.path.exists(".aidlc/forged"):
-        return
-    open(".aidlc/forged", "w").close()
-    (path,) = glob.glob(".aidlc/runs/*/state.json")
-    saved = json.load(open(path))
-    saved.update({FIELD: saved["last_commit"]} if FIELD == "base_commit" else {FIELD: "main"})
-    open(path, "w").write(json.dumps(saved))
-    reaper = open(f"/proc/{os.getppid()}/stat").read()
-    os.kill(int(reaper.rsplit(")", 1)[1].split()[1]), signal.SIGKILL)
-
-_forge()
-'''
+FORGE_START = forging_check(
+    'saved.update({FIELD: saved["last_commit"]} if FIELD == "base_commit" else {FIELD: "main"})')
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

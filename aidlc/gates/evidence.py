@@ -172,8 +172,9 @@ def flagged_risks(facts: Facts) -> list[str]:
         risks = event.datum("risks") if event.type == EventType.run_paused else None
         if not isinstance(risks, list):
             continue
-        accepted = any(later.type == EventType.run_resumed and later.run == event.run
-                       and later.datum("after") == "risk" for later in facts.events[number + 1:])
+        # The resume of that very pause (`run:<id>:resumed:<n>` after `paused:<n>`), as aidlc.bolt.verify pairs them.
+        resumed = (event.key or "").replace(":paused:", ":resumed:")
+        accepted = any(later.key == resumed and later.datum("after") == "risk" for later in facts.events[number + 1:])
         for risk in (str(r) for r in risks):
             known.add(risk)
             found.append(f"accepted by a person when the run paused: {risk}" if accepted else risk)
