@@ -31,6 +31,10 @@ What it does
    * the floor with the libraries: the yaml-rs floor after importing click and pydantic and building one
      pydantic model (pydantic loads most of itself at its first model), the libraries every run of
      ``aidlc validate`` must load: the goal's ratio less this floor's ratio is what is left for aidlc's own work.
+   * the floor with aidlc's reading: the libraries floor plus every module ``aidlc validate`` imports, each
+     story body read for what the rules need of it (``markdown.story_parts``, the opinion hints in one batch)
+     and every story's and bolt's front matter validated by pydantic in one batch, as the loader does; no
+     rule, no index, no item objects. What it leaves of the goal's ratio is what the rest may take.
    * start-up: ``aidlc --version`` and ``aidlc --help`` (which lists the commands without importing
      them), with ``python -c pass`` as their baseline (at least 10 runs).
 
@@ -379,6 +383,16 @@ FLOOR_CODE = """
 import json, os, sys, time
 start = time.perf_counter()
 root, parser = sys.argv[1], sys.argv[2]
+stories, bolts, parts = [], [], []
+reading = parser == "reading"
+if reading:  # every module validate loads, and aidlc's own reading of each story and bolt
+    import aidlc.cli.validate
+    from aidlc.bank import markdown
+    from aidlc.bank.items import validate_many
+    from aidlc.model.artifacts import Bolt, Story
+    from aidlc.perf import gc_paused
+    gc_paused().__enter__()
+    parser = "yaml-rs"
 if parser == "libraries":
     import click, pydantic
     class One(pydantic.BaseModel):
@@ -403,9 +417,19 @@ for folder, _dirs, names in os.walk(root):
         elif text.startswith("---\\n"):
             end = text.find("\\n---", 3)
             if end != -1:
-                load(text[4:end + 1])
+                meta = load(text[4:end + 1])
                 parsed += 1
-print(json.dumps({"files": files, "parsed": parsed, "work_s": time.perf_counter() - start}))
+                if reading and folder.endswith("/stories"):
+                    stories.append(meta)
+                    parts.append(markdown.story_parts(text[end + 5:], 1, batch_hint=True))
+                elif reading and name == "bolt.md":
+                    bolts.append(meta)
+if reading:
+    markdown.settle_opinion_hints(parts)
+    validate_many(Story, stories)
+    validate_many(Bolt, bolts)
+print(json.dumps({"files": files, "parsed": parsed, "stories": len(stories), "bolts": len(bolts),
+                  "work_s": time.perf_counter() - start}))
 """
 
 
@@ -463,6 +487,7 @@ class SizeResult:
     floor_yaml_rs: Stat
     floor_pyyaml: Stat
     floor_libraries: Stat
+    floor_reading: Stat  # the libraries floor plus aidlc's imports and its reading of each story and bolt
     floor_work: dict[str, float]
     floor_files: int
     cpu: dict[str, float]  # median CPU seconds (user + system) of the CLI and of each floor
@@ -471,7 +496,7 @@ class SizeResult:
 def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> SizeResult:
     """Interleaved subprocess runs (CLI, the floors) after one warm-up each, then the in-process runs."""
     floors = {name: [sys.executable, "-c", FLOOR_CODE, str(repo / "memory-bank"), name]
-              for name in ("yaml-rs", "pyyaml", "libraries")}
+              for name in ("yaml-rs", "pyyaml", "libraries", "reading")}
     commands = {"cli": [aidlc_executable(), "validate", str(repo), "--format", "json"], **floors}
     ok = {"cli": (0, 1)}  # 1: the bank has errors, still a complete run
     samples: dict[str, list[ChildRun]] = {name: [] for name in commands}
@@ -485,6 +510,10 @@ def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> Siz
     for finding in report["findings"]:
         codes[finding["code"]] = codes.get(finding["code"], 0) + 1
     floor_reports = {name: [json.loads(r.stdout) for r in samples[name]] for name in floors}
+    read = floor_reports["reading"][0]
+    if (read["stories"], read["bolts"]) != (shape.stories, shape.bolts):  # else it measured less than it says
+        raise SystemExit(f"the reading floor read {read['stories']} stories and {read['bolts']} bolts of "
+                         f"{shape.stories} and {shape.bolts}")
     in_process, split = measure_in_process(repo, runs)
     return SizeResult(
         stories=shape.stories, shape=shape, summary=report["summary"], finding_codes=codes,
@@ -492,6 +521,7 @@ def measure_size(runner: Runner, repo: Path, shape: BankShape, runs: int) -> Siz
         in_process=in_process, in_process_split=split,
         floor_yaml_rs=_child_stat(samples["yaml-rs"]), floor_pyyaml=_child_stat(samples["pyyaml"]),
         floor_libraries=_child_stat(samples["libraries"]),
+        floor_reading=_child_stat(samples["reading"]),
         floor_work={name: statistics.median(r["work_s"] for r in reports) for name, reports in floor_reports.items()},
         floor_files=floor_reports["yaml-rs"][0]["files"],
         cpu={name: statistics.median(r.cpu_seconds for r in runs) for name, runs in samples.items()},
@@ -595,7 +625,8 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
                 ("validate in-process (no start-up)", result.in_process),
                 ("floor: read + yaml-rs (subprocess)", result.floor_yaml_rs),
                 ("floor: read + PyYAML CSafeLoader", result.floor_pyyaml),
-                ("floor + click and pydantic loaded", result.floor_libraries)]
+                ("floor + click and pydantic loaded", result.floor_libraries),
+                ("floor + aidlc's reading, no rules", result.floor_reading)]
         for index, (name, stat) in enumerate(rows):
             size = f"{result.stories:,}" if index == 0 else ""
             lines.append(_row(size, name, stat, (stat.median / floor, stat.min / result.floor_yaml_rs.min)))
@@ -608,6 +639,8 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
                   f"({cpu['cli'] / cpu['yaml-rs']:.2f}x: each one's own work, without the waiting a busy machine adds)",
                   f"{'':9}the libraries validate loads (click, pydantic and its first model) take "
                   f"{(result.floor_libraries.median - floor) / floor:.2f}x the floor on their own",
+                  f"{'':9}with aidlc's imports and its reading of each story and bolt (body parts, opinion hints, "
+                  f"pydantic) added: {result.floor_reading.median / floor:.2f}x" + _left_of_goal(result),
                   f"{'':9}bank: {result.shape.intents} intents, {result.shape.units} units, {result.shape.stories:,} "
                   f"stories, {result.shape.bolts:,} bolts, {result.shape.files:,} files (floor read "
                   f"{result.floor_files:,}, aidlc read {s['files']:,})",
@@ -621,6 +654,15 @@ def render_table(results: list[SizeResult], startup: dict[str, Stat], goal_list:
         verdict = "n/a " if goal.passed is None else "PASS" if goal.passed else "MISS"
         lines.append(f"  {verdict}  {goal.name}: {goal.measured}")
     return "\n".join(lines)
+
+
+def _left_of_goal(result: SizeResult) -> str:
+    """What the goal of this size leaves for all validate does beyond reading (the rules among it)."""
+    limit = {GOAL_STORIES: GOAL_FLOOR_RATIO, GOAL_SMALL_STORIES: GOAL_SMALL_FLOOR_RATIO}.get(result.stories)
+    if limit is None:
+        return ""
+    left = limit - result.floor_reading.median / result.floor_yaml_rs.median
+    return f"; the {limit:g}x goal leaves {left:.2f}x for everything else validate does, the rules among it"
 
 
 def _row(size: str, name: str, stat: Stat, ratios: tuple[float, float] | None) -> str:

@@ -31,11 +31,12 @@ def test_the_validate_benchmark_measures_a_clean_generated_bank(tmp_path: Path) 
     assert size["stories"] == 200 and size["summary"]["errors"] == 0
     shape = size["shape"]  # every story, unit brief and bolt is read, and nothing the floor does not read
     assert shape["stories"] + shape["units"] + shape["bolts"] <= size["summary"]["files"] <= size["floor_files"]
-    for row in ("cli", "in_process", "floor_yaml_rs", "floor_pyyaml", "floor_libraries"):
+    for row in ("cli", "in_process", "floor_yaml_rs", "floor_pyyaml", "floor_libraries", "floor_reading"):
         assert size[row]["runs"] == 1 and size[row]["median"] > 0
     assert size["cpu"]["cli"] > 0 and size["cpu"]["yaml-rs"] > 0  # the children's own CPU time, beside wall time
     # loading click and pydantic costs more than a 200-story bank's reading: the libraries' floor takes longer
     assert size["cpu"]["libraries"] > size["cpu"]["yaml-rs"]
+    assert size["cpu"]["reading"] > size["cpu"]["yaml-rs"]  # the floor with aidlc's reading read every story
     assert {goal["passed"] for goal in report["goals"][:3]} == {None}  # neither 10,000 nor 1,000 stories measured
     assert set(report["startup"]) == {"aidlc --version", "aidlc --help", "python -c pass"}
     assert "aidlc --help under 2x aidlc --version" in [goal["name"] for goal in report["goals"]]
