@@ -64,6 +64,12 @@ def test_the_id_filter_benchmark_counts_the_slots_an_id_is_compared_with() -> No
     assert 0 < report["compared_per_id"] < 0.02 and report["one_verification_in"] > 1e6
 
 
+def test_the_audit_growth_benchmark_reads_every_entry_it_times() -> None:
+    report = run("audit_growth.py", "--lines", "2000")
+    assert report["lines"] == 2000 and len(report["stats"]) == 3 and report["ratio"] > 0
+    assert report["goal"]["name"] == "4x the lines of one entry within 6x the time"
+
+
 def test_the_aidlc_docs_benchmark_measures_a_clean_generated_history(tmp_path: Path) -> None:
     report = run("aidlc_docs_validate.py", "--units", "10", "--entries", "250", "--commits", "100",
                  "--workdir", str(tmp_path))

@@ -70,16 +70,18 @@ def _entry(lines: list[str], first: int, last: int, offset: int) -> AuditEntry |
 def _fields(lines: list[str]) -> dict[str, str]:
     """The fields of an entry's lines by canonical name: a field's first value counts, and the lines after it (up
     to the next field) continue it."""
-    fields: dict[str, str] = {}
+    # Each field's parts are joined once at the end: joining as each line came copied the field so far every time,
+    # and an entry of many lines (a pasted log) took minutes.
+    parts: dict[str, list[str]] = {}
     key: str | None = None
     for line in lines:
         field = _FIELD.match(line)
         if field:
             key = field_name(field.group("key"))
-            fields[key] = field.group("value").strip() if key not in fields else fields[key]
+            parts.setdefault(key, [field.group("value").strip()])
         elif key is not None and line.strip():
-            fields[key] = f"{fields[key]}\n{line.strip()}".strip()
-    return fields
+            parts[key].append(line.strip())
+    return {key: "\n".join(part for part in values if part) for key, values in parts.items()}
 
 
 @functools.cache  # a log writes the same few names in every entry

@@ -71,6 +71,8 @@ class Judge:
                                      message=shorten(message), fix=shorten(fix or rule.fix)))
 
     def text(self, blob: str) -> str:
+        # No size limit, unlike the work tree's audit log: a version left unread for its size would leave what the
+        # next commit deleted from it unjudged. Reading grows in proportion (benchmarks/audit_growth.py).
         if blob not in self._texts:
             if blob not in self.contents:
                 self.read({blob})  # one read more: a version read before, forgotten since
