@@ -3,10 +3,13 @@ rule in it, as a repository in the wild does, and asserts the finding, its file 
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 
+from aidlc.aidlc_docs.reader import MAX_AUDIT_BYTES
 from aidlc.aidlc_docs.state import read_state, split_stage_line
 from aidlc.model.types import Severity
 from aidlc.rules import every_rule
@@ -27,6 +30,7 @@ from tests.aidlc_docs_sample import (
     plan,
     stamp,
 )
+from tests.helpers import in_process
 
 
 @pytest.fixture
@@ -86,7 +90,41 @@ def test_application_code_inside_aidlc_docs_is_an_error_and_diagrams_are_not(doc
 
 def test_a_markdown_file_that_is_not_utf8_is_reported_not_skipped(docs: DocsRepo) -> None:
     docs.path(f"{DOCS}/inception/requirements/notes.md").write_bytes(b"# Notes\n\xff\xfe broken\n")
-    assert only(docs, "AIDLC-DOCS-015") == [(f"{DOCS}/inception/requirements/notes.md", None)]
+    assert only(docs, "AIDLC-DOCS-015") == [(f"{DOCS}/inception/requirements/notes.md", 2)]  # where UTF-8 stops
+
+
+def test_an_audit_log_that_cannot_be_read_is_one_error_not_every_stage_unapproved(docs: DocsRepo) -> None:
+    text = docs.read(AUDIT)
+    docs.path(AUDIT).write_bytes(text.encode() + "**Context**: Revisi\xf3n\n".encode("latin-1"))
+    line = text.count("\n") + 1
+    (found,) = docs.findings()  # not also AIDLC-DOCS-003 for each ticked stage, with the log called missing
+    assert (found.code, found.path, found.line) == ("AIDLC-DOCS-015", AUDIT, line)
+    assert found.message == f"cannot be read: byte 0xf3 at offset {len(text.encode()) + 19} is not UTF-8"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link outside", "too large"])
+def test_an_audit_log_that_is_no_file_of_the_repository_is_never_read(docs: DocsRepo, tmp_path: Path,
+                                                                      kind: str) -> None:
+    """A FIFO would block the reader for ever; a link may lead to any file of the machine (a file outside the
+    repository holding approvals would count); a huge one would cost its size in memory."""
+    log = docs.path(AUDIT)
+    log.unlink()
+    if kind == "fifo":
+        os.mkfifo(log)
+        expected = "a FIFO (named pipe), not a regular file; aidlc does not open it"
+    elif kind == "link outside":
+        (tmp_path / "approvals.md").write_text(audit_text(), encoding="utf-8")
+        log.symlink_to(tmp_path / "approvals.md")
+        expected = f"a symbolic link to {tmp_path / 'approvals.md'}, outside the repository"
+    else:
+        with log.open("wb") as out:
+            out.truncate(MAX_AUDIT_BYTES + 1)
+        expected = f"{MAX_AUDIT_BYTES + 1:,} bytes, over the {MAX_AUDIT_BYTES:,}-byte limit for this file"
+    proc = in_process(["validate", "--format", "json"], {**os.environ, "NO_COLOR": "1"}, cwd=docs.root)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    (found,) = json.loads(proc.stdout)["findings"]
+    assert (found["code"], found["path"]) == ("AIDLC-DOCS-015", AUDIT)
+    assert found["message"].startswith(f"cannot be read: {expected}")
 
 
 # -- ticked stages against the audit log ---------------------------------------------------------------------------

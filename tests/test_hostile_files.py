@@ -117,7 +117,7 @@ def test_a_fifo_aidlc_yaml_is_a_configuration_error(bank: Bank) -> None:
     os.mkfifo(bank.path("aidlc.yaml"))
     proc = aidlc(bank.root, "validate")
     assert proc.returncode == 2
-    assert "aidlc.yaml: cannot be read (not a regular file)" in proc.stderr
+    assert "aidlc.yaml: cannot be read (a FIFO (named pipe), not a regular file; aidlc does not open it)" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 
@@ -127,7 +127,7 @@ def test_aidlc_new_never_opens_a_fifo(chain: Path) -> None:
     os.mkfifo(units)
     proc = aidlc(chain, "new", "unit", "Refunds", "--requirements", "FR-1")
     assert proc.returncode == 1, proc.stderr
-    assert "units.md: cannot be read (not a regular file)" in proc.stderr
+    assert "units.md: cannot be read (a FIFO (named pipe), not a regular file" in proc.stderr
     assert not (chain / "memory-bank/intents/001-checkout-payments/units/002-refunds").exists()
 
 

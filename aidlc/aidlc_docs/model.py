@@ -90,6 +90,7 @@ class StoryIndex(BaseModel):
 class Unreadable(BaseModel):
     path: str
     message: str
+    line: int | None = None  # where the text stops being UTF-8
 
 
 class StateRow(BaseModel):

@@ -19,7 +19,8 @@ from aidlc.aidlc_docs.model import DocsProject, Unreadable
 from aidlc.aidlc_docs.plans import mark_superseded, read_plan
 from aidlc.aidlc_docs.state import read_state
 from aidlc.aidlc_docs.stories import story_assignments, story_headings
-from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
+from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode
+from aidlc.bank.walk import read_inside
 
 STATE_FILE = "aidlc-state.md"
 STORIES_FILE = "stories.md"
@@ -41,7 +42,8 @@ def read_project(root: Path, rel: str) -> DocsProject:
     plans and the unit folders. A file that cannot be read is listed in `unreadable`, never a crash."""
     folder = root / rel
     project = DocsProject(root=str(root), rel=rel)
-    for path in sorted(p for p in folder.rglob("*") if p.is_file() or p.is_symlink()):
+    # Every entry but a folder: a FIFO or a device named audit.md is listed, and refused when read (`_text`).
+    for path in sorted(p for p in folder.rglob("*") if p.is_symlink() or not p.is_dir()):
         project.files.append(path.relative_to(root).as_posix())
     state = state_file([path_rel[len(rel) + 1:] for path_rel in project.files])
     construction = folder / "construction"
@@ -104,13 +106,15 @@ def state_file(inside: list[str]) -> str | None:
 
 
 def _text(root: Path, rel: str, project: DocsProject, limit: int) -> str | None:
+    """The file's text; None, with the reason in `project.unreadable`, for one that is not a regular file inside
+    the repository (a FIFO would block, a link may lead to any file of the machine), is too large, or not UTF-8."""
     try:
-        data = read_bytes(root / rel, limit)
+        data = read_inside(root / rel, root, limit)
     except OSError as exc:
         project.unreadable.append(Unreadable(path=rel, message=exc.strerror or str(exc)))
         return None
     text, problem = decode(data, rel)
     if problem is not None:
-        project.unreadable.append(Unreadable(path=rel, message=f"line {problem.line}: {problem.message}"))
+        project.unreadable.append(Unreadable(path=rel, message=problem.message, line=problem.line))
         return None
     return one_line_end(text) if text is not None else None

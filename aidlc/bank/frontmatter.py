@@ -213,18 +213,26 @@ MAX_FILE_BYTES = 1 << 20
 
 
 class TooLarge(OSError):
-    """A bank file over MAX_FILE_BYTES: aidlc stops reading it at the limit."""
+    """A file over the limit it is read with (a bank file's: MAX_FILE_BYTES): aidlc stops reading it there."""
 
-    def __init__(self, size: int) -> None:
-        super().__init__(errno.EFBIG, f"{size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit for a memory-bank "
-                         "file; aidlc does not read it")
+    def __init__(self, size: int, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"{size:,} bytes, over the {limit:,}-byte limit for this file; aidlc does not "
+                         "read it")
 
 
 class NotRegularFile(OSError):
-    """A path aidlc will not read: a FIFO, socket, device or folder."""
+    """A path aidlc will not read: a FIFO, socket, device or folder (`mode`: which, where known)."""
 
-    def __init__(self, path: Path | str) -> None:
-        super().__init__(errno.EINVAL, "not a regular file", str(path))
+    def __init__(self, path: Path | str, mode: int | None = None) -> None:
+        super().__init__(errno.EINVAL, "not a regular file" if mode is None else not_regular(mode), str(path))
+
+
+def not_regular(mode: int) -> str:
+    """What a file of `mode` is, that aidlc does not open."""
+    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
+    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
+    return f"{kind}, not a regular file; aidlc does not open it"
 
 
 def read_bytes(path: Path | str, limit: int | None = None) -> bytes:
@@ -240,13 +248,15 @@ def read_bytes(path: Path | str, limit: int | None = None) -> bytes:
         os.close(fd)
 
 
-def read_regular(path: Path | str) -> bytes:
-    """A whole file, refused (NotRegularFile) unless it is a regular file: never a FIFO or a device."""
+def read_regular(path: Path | str, limit: int | None = None) -> bytes:
+    """A whole file, refused (NotRegularFile) unless it is a regular file: never a FIFO or a device. Over `limit`
+    bytes: TooLarge."""
     fd = os.open(path, _OPEN)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotRegularFile(path)
-        return _read_all(fd)
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(path, mode)
+        return _read_all(fd, limit)
     finally:
         os.close(fd)
 
@@ -256,11 +266,11 @@ def _read_all(fd: int, limit: int | None = None) -> bytes:
     size = len(chunks[0])
     while len(chunks[-1]) == _CHUNK:  # a larger file: keep reading until a short read
         if limit is not None and size > limit:
-            raise TooLarge(max(size, os.fstat(fd).st_size))
+            raise TooLarge(max(size, os.fstat(fd).st_size), limit)
         chunks.append(os.read(fd, _CHUNK))
         size += len(chunks[-1])
     if limit is not None and size > limit:
-        raise TooLarge(size)
+        raise TooLarge(size, limit)
     return b"".join(chunks) if len(chunks) > 1 else chunks[0]
 
 

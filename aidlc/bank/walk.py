@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc.bank import frontmatter
-from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem
+from aidlc.bank.frontmatter import Document, ProblemKind, ReadProblem, not_regular
 from aidlc.errors import UsageError
 
 CONFIG_FILE = "aidlc.yaml"
@@ -90,13 +90,14 @@ class LinkOutside(OSError):
         super().__init__(errno.EXDEV, f"a symbolic link to {shown(target)}, outside the repository", str(path))
 
 
-def read_inside(path: Path | str, repo_root: Path | str) -> bytes:
+def read_inside(path: Path | str, repo_root: Path | str, limit: int | None = None) -> bytes:
     """A file looked up by name, read only if it is a regular file inside the repository (through a
-    symbolic link that stays inside, too): LinkOutside, NotRegularFile or another OSError if not."""
+    symbolic link that stays inside, too): LinkOutside, NotRegularFile, TooLarge (over `limit` bytes) or
+    another OSError if not."""
     target = os.path.realpath(path)
     if _outside(target, os.path.realpath(repo_root)):
         raise LinkOutside(path, target)
-    return frontmatter.read_regular(target)
+    return frontmatter.read_regular(target, limit)
 
 
 def shown_json(text: str) -> str:
@@ -156,7 +157,7 @@ class Walker:
                 return problem
         if stat.S_ISDIR(mode):  # FILE-004, as before: it cannot be read
             return ReadProblem(ProblemKind.unreadable, None, "a folder, not a file")
-        return None if stat.S_ISREG(mode) else ReadProblem(ProblemKind.not_regular, None, _not_regular(mode))
+        return None if stat.S_ISREG(mode) else ReadProblem(ProblemKind.not_regular, None, not_regular(mode))
 
     def _entries(self, path: str, suffix: str, folders: bool, listed: bool = False) -> list[Entry]:
         """The folders (or regular files) in `path`; `listed`: `path` came from a listing of this
@@ -192,13 +193,13 @@ class Walker:
             elif entry.is_symlink():
                 problem, mode = self._follow(entry.path)
                 if problem is None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                    problem = ReadProblem(ProblemKind.not_regular, None, _not_regular(mode))  # a link to a FIFO
+                    problem = ReadProblem(ProblemKind.not_regular, None, not_regular(mode))  # a link to a FIFO
                 if problem is not None:
                     self._refuse(entry.path, problem)
                 elif stat.S_ISDIR(mode) == folders:
                     found.append(entry)
             else:  # a FIFO, socket or device: its mode tells which (one system call, for a rare entry)
-                self._refuse(entry.path, ReadProblem(ProblemKind.not_regular, None, _not_regular(_entry_mode(entry))))
+                self._refuse(entry.path, ReadProblem(ProblemKind.not_regular, None, not_regular(_entry_mode(entry))))
         found.sort(key=lambda e: e.name)
         return found
 
@@ -225,11 +226,6 @@ def _entry_mode(entry: Entry) -> int:
         return 0
 
 
-def _not_regular(mode: int) -> str:
-    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder"))
-    kind = next((name for test, name in kinds if test(mode)), "not a regular file")
-    return f"{kind}, not a regular file; aidlc does not open it"
 
 
 @dataclass
