@@ -7,7 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aidlc.bank.config import layout, load_config
+from aidlc.bank.config import DOCS_MARKERS, layout, load_config
 from aidlc.bank.config import records_folder as folder_for
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
@@ -42,9 +42,25 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
         # `aidlc init` refuses a folder outside Git unless told to make it a repository.
         init = (f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/" if vcs.repo_root(root) is not None
                 else f"aidlc init --git {root}    # not a Git repository yet: git init, then scaffold")
-        raise UsageError(f"no memory bank at {root / config.memory_bank}",
-                         [init, "aidlc validate PATH    # or point at a repo that has one"])
+        below = [f"aidlc validate {folder}    # records found there" for folder in records_below(root, config)]
+        raise UsageError(f"no memory bank at {root / config.memory_bank}, and no aidlc-docs folder at "
+                         f"{root / config.aidlc_docs}", [*below, init, "aidlc validate PATH    # or point at a repo "
+                                                         "that has one"])
     return bank
+
+
+def records_below(root: Path, config: Config) -> list[str]:
+    """The sub-folders (two levels down at most, hidden ones aside) that hold a project's records: a monorepo keeps
+    them beside its parts (`backend/aidlc-docs/`), and a command run at the top does not look there by itself."""
+    found = []
+    for folder in sorted({*root.glob("*/"), *root.glob("*/*/")}):
+        rel = folder.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        docs = folder / config.aidlc_docs
+        if (folder / config.memory_bank).is_dir() or any((docs / marker).exists() for marker in DOCS_MARKERS):
+            found.append(rel.as_posix())
+    return found[:5]
 
 
 def layout_of(root: Path, config: Config) -> str:

@@ -11,7 +11,7 @@ import pytest
 
 from aidlc.rules import every_rule
 from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, stamp
-from tests.helpers import run_cli, summary_line
+from tests.helpers import git_init, run_cli, summary_line
 
 
 @pytest.fixture
@@ -92,3 +92,20 @@ def test_an_audit_log_over_a_mebibyte_is_read_and_judged(docs: DocsRepo) -> None
     result = run_cli("validate", str(docs.root))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip() == "validation passed: 20 files, 0 errors, 0 warnings, 0 notes"
+
+
+def test_a_part_of_a_monorepo_with_its_own_docs_folder_is_validated_from_inside_and_named_from_the_top(
+        tmp_path: Path) -> None:
+    """`backend/aidlc-docs/` in a repository whose root holds no records: run inside backend/ (or deeper), aidlc
+    works on backend/; run at the top, the error names the folder to validate."""
+    mono = tmp_path / "mono"
+    docs = build_docs_repo(mono / "backend")
+    (docs.root / ".git").rename(tmp_path / "backend.git")  # one repository: the monorepo's
+    git_init(mono)
+    inside = run_cli("validate", "--format", "json", cwd=docs.root / "aidlc-docs" / "construction")
+    assert inside.returncode in (0, 1), inside.stderr
+    assert json.loads(inside.stdout)["root"] == str(docs.root)
+    top = run_cli("validate", cwd=mono)
+    assert top.returncode == 2 and "Traceback" not in top.stderr
+    assert f"no memory bank at {mono / 'memory-bank'}, and no aidlc-docs folder at {mono / 'aidlc-docs'}" in top.stderr
+    assert "aidlc validate backend    # records found there" in top.stderr

@@ -25,6 +25,7 @@ from aidlc.errors import UsageError
 CONFIG_FILE = "aidlc.yaml"
 LEDGER_FILE = "events.jsonl"  # in the memory bank folder
 DEFAULT_BANK = "memory-bank"  # the `memory_bank` of aidlc.yaml when it says nothing
+DEFAULT_DOCS = "aidlc-docs"  # its `aidlc_docs`
 
 Entry = os.DirEntry[str]
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, shown, shown_json
+from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, DEFAULT_DOCS, shown, shown_json
 from aidlc.errors import AidlcError, UsageError
 from aidlc.names import terminal_safe
 from aidlc.report.style import Style
@@ -39,7 +39,7 @@ class App:
         return Style(self.color)
 
     def root(self, override: str | None = None) -> Path:
-        """The repo root: the given path, else --repo, else the nearest folder up that holds a bank."""
+        """The repo root: the given path, else --repo, else the nearest folder up that holds records (discover_root)."""
         if override or self.repo:
             path = Path(override or self.repo or ".")
             if not path.exists():
@@ -76,7 +76,8 @@ def output_options(command: F) -> F:
     """The global options, also accepted after the command name (`aidlc validate --repo X --format json`)."""
     options = [
         click.option("--repo", metavar="PATH", expose_value=False, callback=_set("repo", str),
-                     help="Repository root (default: the nearest folder up with a memory bank or .git)."),
+                     help="Repository root (default: the nearest folder up with aidlc.yaml, a memory bank, "
+                          "an aidlc-docs folder or .git)."),
         click.option("--format", "output_format", type=click.Choice(["text", "json"]), expose_value=False,
                      callback=_set("output_format", str), help="json: exactly one JSON document on stdout."),
         click.option("--no-color", is_flag=True, expose_value=False, callback=_set("color", lambda _v: False),
@@ -124,9 +125,11 @@ def wants_color(stream: Any, no_color_flag: bool = False, env: Mapping[str, str]
 
 
 def discover_root(start: Path) -> Path:
-    """The nearest folder up from `start` with aidlc.yaml, a memory bank or a .git: the repo to work on."""
+    """The nearest folder up from `start` with aidlc.yaml, a memory bank, an aidlc-docs folder or a .git: the repo
+    to work on (a monorepo's part may keep its own records: `backend/aidlc-docs/`)."""
     for folder in (start, *start.parents):
-        if (folder / CONFIG_FILE).exists() or (folder / DEFAULT_BANK).is_dir() or (folder / ".git").exists():
+        if (folder / CONFIG_FILE).exists() or (folder / DEFAULT_BANK).is_dir() or (folder / DEFAULT_DOCS).is_dir() \
+                or (folder / ".git").exists():
             return folder
     return start
 

@@ -9,8 +9,8 @@ from aidlc.errors import UsageError
 
 
 @click.command("mcp")
-@click.option("--repo", metavar="PATH", help="Repository root (default: the nearest folder up with a memory bank, "
-              "aidlc.yaml or .git).")
+@click.option("--repo", metavar="PATH", help="Repository root (default: the nearest folder up with aidlc.yaml, a "
+              "memory bank, an aidlc-docs folder or .git).")
 @click.pass_obj
 def mcp_cmd(app: App, repo: str | None) -> None:
     """Serve aidlc's tools to a coding agent over stdio (Model Context Protocol); no tool decides a gate.
