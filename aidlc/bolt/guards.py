@@ -18,7 +18,7 @@ from aidlc.bolt.store import RunStore, all_runs
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.model.checks import CheckResult
-from aidlc.model.events import CheckData, Event
+from aidlc.model.events import CheckData, Event, most_spent
 from aidlc.model.run import RunState, Span
 from aidlc.names import path_segment
 from aidlc.processes import RUN_VARIABLE
@@ -96,6 +96,7 @@ def check_unchanged(run: RunSession) -> None:
     if state.status not in (S.init, S.planning):  # past the plan's proposal: the run follows that plan only
         check_plan(run)
     check_rounds(run)
+    check_loop(run)
     own = run.own_files
     allowed = own | (set(run.planned()) if state.pending else set())
     dirty = []
@@ -194,6 +195,64 @@ def check_rounds(run: RunSession) -> None:
     if state.status == S.repairing and not (state.checks and state.checks[-1].failing()):
         raise _edited_outside(run, "it is repairing, but its last round of checks failed none",
                               "a run repairs only what its checks found")
+
+
+def check_loop(run: RunSession) -> None:
+    """What the loop counts, and where it stands at its end, are as the ledger records the run. Code a check ran can
+    write state.json (and kill aidlc): a count written lower would give the loop more model calls, repairs or rework
+    rounds than the policy allows, a status moved on to the walkthrough would send failing work to a person. A count
+    written higher harms nothing, but is not the run's either: refused alike. (Its loop detector's digests and the
+    signatures of its failures are not in the ledger: they only stop a run early, within these bounds.)"""
+    _check_spent(run)
+    state = run.state
+    reworks, walked = len(state.reworks), run.recorded(lambda number: run.stage("walkthrough", number - 1))
+    # A rework round follows a walkthrough of the run's; the round's own walkthrough is written at its end.
+    at_end = state.status in (S.walkthrough, S.await_acceptance)
+    if walked - reworks not in ((0, 1) if at_end else (0,)):
+        raise _edited_outside(run, f"it is at {state.status.value} of rework round {reworks}, but the ledger holds "
+                              f"{walked} walkthrough(s) of the run", "a rework follows only a walkthrough")
+    last = _check_repairs(run)
+    if at_end and not (state.outcome or "").startswith("failed: "):
+        _check_passed(run, last)
+
+
+def _check_spent(run: RunSession) -> None:
+    """Never fewer model calls or tokens than the run's ledger events recorded it had spent (the budget's)."""
+    budget = run.state.budget
+    most = most_spent((event for _, event in run.workspace.view.now().events), run.state.run_id)
+    if most is not None and (budget.steps < most[0].steps or budget.tokens < most[0].tokens):
+        raise _edited_outside(run, f"it has spent {budget.steps} model call(s) and {budget.tokens} token(s), but the "
+                              f"ledger recorded {most[0].steps} and {most[0].tokens} by seq {most[1]}",
+                              "a run spends at most the budget its policy allows")
+
+
+def _check_repairs(run: RunSession) -> str:
+    """The repair count is the repair steps of this round the ledger holds committed, and at REPAIRING the one being
+    made (once the checks before it are recorded). Returns the stage of the round's last step committed."""
+    state = run.state
+    repairs = run.recorded(lambda number: f"commit:{run.stage(f'repair-{number}')}")
+    last = run.stage(f"repair-{repairs}" if repairs else "execute")
+    if state.status in (S.walkthrough, S.await_acceptance):
+        return last  # _check_passed: a walkthrough follows passing checks, whatever the count
+    checked = run.ledger.find_key(f"run:{state.run_id}:check:{last}:0") is not None
+    if state.repairs != (repairs + checked if state.status == S.repairing else repairs):
+        raise _edited_outside(run, f"its repair count {state.repairs} is not the ledger's: {repairs} repair step(s) "
+                              f"of this round committed at {state.status.value}",
+                              "a run repairs at most policy.max_repairs times")
+    return last
+
+
+def _check_passed(run: RunSession, last: str) -> None:
+    """A walkthrough follows the checks of the round's last step when every one of them passed (a run stopping on
+    failing checks ends FAILED from it)."""
+    state = run.state
+    step = run.ledger.find_key(f"run:{state.run_id}:commit:{last}")
+    recorded = [run.ledger.find_key(f"run:{state.run_id}:check:{last}:{position}")
+                for position in range(len(run.config.verify))]
+    if step is None or not recorded or not all(
+            event is not None and event.commit == step.commit and event.datum("passed") is True for event in recorded):
+        raise _edited_outside(run, f"it is at {state.status.value}, but the checks the ledger recorded for the run's "
+                              f"last step ({last}) do not all pass", "a walkthrough follows only checks that passed")
 
 
 def _edited_outside(run: RunSession, what: str, why: str) -> UsageError:
