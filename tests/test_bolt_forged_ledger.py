@@ -1,6 +1,6 @@
-"""A run's state.json forged in aidlc's own shape, continued from tests/test_bolt_forged.py: the loop's counts and
-where the run stands at the end of its loop. Each counts only as the ledger records the run; a run refuses (exit 2,
-naming the file) to act on what the ledger does not bear out."""
+"""A run's state.json forged in aidlc's own shape, continued from tests/test_bolt_forged.py: the loop's counts, where
+the run stands at the end of its loop, and whether it ended. Each counts only as the ledger records the run; a run
+refuses (exit 2, naming the file) to act on what the ledger does not bear out."""
 
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ from tests.bolt_sample import (
     forging_check,
     git,
     plan_answer,
+    run,
     run_process,
     set_config,
 )
 from tests.openai_server import ScriptedServer
-from tests.test_bolt_forged import forge, refused, resume, start, state
+from tests.test_bolt_forged import forge, refused, resume, start, state, walkthrough_waiting
 
 STILL_WRONG = "# still wrong\n" + BUGGY  # the execute step's edit: the test still fails (total is -6)
 TWICE = ("        result -= price\n", "        result -= 2 * price\n")  # a repair that fails otherwise (-12)
@@ -115,3 +116,36 @@ def test_a_walkthrough_status_with_a_failed_outcome_ends_the_run_failed(shop: Pa
     (finished,) = [e for e in events(shop) if e["type"] == "run.finished"]
     assert finished["data"]["status"] == "FAILED"
     assert "This walkthrough is partial" in (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+
+
+# -- the end of the run: only as the ledger records it ------------------------------------------------------------
+@pytest.mark.parametrize("status", ["COMPLETED", "FAILED", "CANCELLED"])
+def test_an_end_the_ledger_does_not_record_is_refused_and_abort_ends_the_run(shop: Path, server: ScriptedServer,
+                                                                            status: str) -> None:
+    walkthrough_waiting(shop, server)
+    forge(shop, status=status, outcome="completed: the walkthrough was accepted")
+    shown = run(shop, "bolt", "status", BOLT)
+    assert status in shown.stdout and "the ledger records no end of it (edited outside aidlc)" in shown.stdout \
+        and f"aidlc bolt abort {BOLT}" in shown.stdout, shown.stdout
+    assert "the walkthrough was accepted" not in shown.stdout
+    refused(resume(shop, server, "--approve"), f"it says the run ended {status}, but the ledger records no end of it")
+    started = run(shop, "bolt", "start", BOLT, "--base-url", server.url)
+    assert started.returncode == 2 and "has an unfinished run" in started.stderr, started.stderr
+    assert not [e for e in events(shop) if e["type"] == "run.finished" or e.get("stage") == "walkthrough"]
+    aborted = run(shop, "bolt", "abort", BOLT, "--reason", "state.json was forged")
+    assert aborted.returncode == 0 and state(shop)["status"] == "CANCELLED", aborted.stderr
+    (finished,) = [e for e in events(shop) if e["type"] == "run.finished"]
+    assert finished["data"]["status"] == "CANCELLED" and status in finished["data"]["outcome"]
+    assert run(shop, "bolt", "abort", BOLT).returncode == 2  # ended now, as the ledger records
+
+
+def test_a_resume_after_the_ledger_recorded_the_runs_end_is_refused(shop: Path, server: ScriptedServer) -> None:
+    walkthrough_waiting(shop, server)
+    assert run(shop, "bolt", "abort", BOLT).returncode == 0
+    forge(shop, status="AWAIT_ACCEPTANCE")  # the run brought back to life
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "but the ledger recorded the run's end (CANCELLED, seq " in proc.stderr and "(edited outside aidlc, or " \
+        "an abort stopped before it saved it); a run that ended goes no further" in proc.stderr, proc.stderr
+    assert f"aidlc bolt abort {BOLT}" in proc.stderr
+    assert not [e for e in events(shop) if e["type"] == "gate.decided" and e.get("stage") == "walkthrough"]

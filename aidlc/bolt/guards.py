@@ -14,7 +14,7 @@ from aidlc.bolt.checks import check_data
 from aidlc.bolt.groups import GRACE_S, end_leftover_group
 from aidlc.bolt.session import RunSession, S, leftover, own_files
 from aidlc.bolt.standing import gate
-from aidlc.bolt.store import RunStore, all_runs
+from aidlc.bolt.store import RunStore, all_runs, unrecorded_end
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.model.checks import CheckResult
@@ -44,8 +44,9 @@ def preflight(workspace: Workspace, bolt_ref: str) -> StartPoint:
         raise UsageError("aidlc.yaml has no verify commands: a run could not check its own work",
                          ["add one under verify: in aidlc.yaml, e.g. `- {name: tests, run: python -m pytest -q}`"])
     for earlier in all_runs(repo):
-        if earlier.bolt == bolt.id and not earlier.terminal:
-            raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value})",
+        if earlier.bolt == bolt.id and (not earlier.terminal or unrecorded_end(workspace.ledger, earlier)):
+            raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value}"
+                             f"{'' if not earlier.terminal else ' in its state.json; the ledger records no end'})",
                              [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
     tree = vcs.work_tree(repo)
     head = tree.head
@@ -255,11 +256,35 @@ def _check_passed(run: RunSession, last: str) -> None:
                               f"last step ({last}) do not all pass", "a walkthrough follows only checks that passed")
 
 
+def check_not_ended(workspace: Workspace, store: RunStore, state: RunState) -> None:
+    """A run goes on only while it has not ended, as the ledger records its end (run.finished): state.json saying
+    it ended, or going on after the ledger recorded its end, was written by something else (an abort records the end
+    first, so one stopped before its save leaves a run going on too: `abort` finishes it)."""
+    finished = workspace.ledger.find_key(f"run:{state.run_id}:finished")
+    if state.terminal and finished is not None:
+        raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
+                         "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
+    problem = unrecorded_end(workspace.ledger, state)
+    if problem:
+        raise edited_outside(store, state, problem, "a run ends only as the ledger records it")
+    if finished is not None:
+        raise edited_outside(store, state, f"it is at {state.status.value}, but the ledger recorded the run's end "
+                             f"({finished.datum('status')}, seq {finished.seq})", "a run that ended goes no further",
+                             "or an abort stopped before it saved it")
+
+
 def _edited_outside(run: RunSession, what: str, why: str) -> UsageError:
-    """state.json says `what`, which the run did not write: refused, and the run ended by a person."""
-    state_file = run.store.state_file.relative_to(run.repo).as_posix()
-    return UsageError(f"{state_file}: {what} (edited outside aidlc); {why}, nothing was touched",
-                      [f"aidlc bolt abort {run.state.bolt}", f"aidlc bolt start {run.state.bolt}    # a new run"])
+    return edited_outside(run.store, run.state, what, why)
+
+
+def edited_outside(store: RunStore, state: RunState, what: str, why: str,
+                   other: str = "") -> UsageError:
+    """state.json says `what`, which the run did not write (`other`: unless that happened): refused, and the run
+    ended by a person."""
+    state_file = store.state_file.relative_to(store.repo).as_posix()
+    return UsageError(f"{state_file}: {what} (edited outside aidlc{', ' + other if other else ''}); {why}, nothing "
+                      "was touched",
+                      [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run"])
 
 
 def _same(result: CheckResult, event: Event, commit: str) -> bool:

@@ -19,7 +19,7 @@ from aidlc.bank.frontmatter import NotRegularFile, read_regular
 from aidlc.bank.write import atomic_write
 from aidlc.bolt.trail import span_line
 from aidlc.errors import UsageError
-from aidlc.events.ledger import utc_now
+from aidlc.events.ledger import Ledger, utc_now
 from aidlc.model.events import Spent
 from aidlc.model.run import RunState, Span
 from aidlc.names import path_segment
@@ -145,6 +145,14 @@ def all_runs(repo: Path) -> list[RunState]:
             if os.path.lexists(entry / "state.json"):
                 runs.append(RunStore(repo, entry.name).load())
     return sorted(runs, key=lambda r: r.created)
+
+
+def unrecorded_end(ledger: Ledger, state: RunState) -> str | None:
+    """What is wrong with a run state.json says ended when the ledger holds no end of it (a run ends only as its
+    run.finished event records it; code a check ran can write the file), else None."""
+    if not state.terminal or ledger.find_key(f"run:{state.run_id}:finished") is not None:
+        return None
+    return f"it says the run ended {state.status.value}, but the ledger records no end of it"
 
 
 def run_summary(state: RunState) -> dict[str, Any]:
