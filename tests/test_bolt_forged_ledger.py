@@ -1,6 +1,6 @@
 """A run's state.json forged in aidlc's own shape, continued from tests/test_bolt_forged.py: the loop's counts, where
-the run stands at the end of its loop, and whether it ended. Each counts only as the ledger records the run; a run
-refuses (exit 2, naming the file) to act on what the ledger does not bear out."""
+the run stands at the end of its loop, whether it ended, and what the walkthrough shows of it. Each counts only as
+the ledger records the run; a run refuses (exit 2, naming the file) to act on what the ledger does not bear out."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from tests.bolt_sample import (
     set_config,
 )
 from tests.openai_server import ScriptedServer
-from tests.test_bolt_forged import forge, refused, resume, start, state, walkthrough_waiting
+from tests.test_bolt_forged import forge, refused, resume, start, state, walkthrough, walkthrough_waiting
 
 STILL_WRONG = "# still wrong\n" + BUGGY  # the execute step's edit: the test still fails (total is -6)
 TWICE = ("        result -= price\n", "        result -= 2 * price\n")  # a repair that fails otherwise (-12)
@@ -149,3 +149,37 @@ def test_a_resume_after_the_ledger_recorded_the_runs_end_is_refused(shop: Path, 
         "an abort stopped before it saved it); a run that ended goes no further" in proc.stderr, proc.stderr
     assert f"aidlc bolt abort {BOLT}" in proc.stderr
     assert not [e for e in events(shop) if e["type"] == "gate.decided" and e.get("stage") == "walkthrough"]
+
+
+# -- the walkthrough: the run as the ledger records it --------------------------------------------------------------
+def test_a_model_or_cost_state_json_names_is_not_the_ledgers(shop: Path, server: ScriptedServer) -> None:
+    walkthrough_waiting(shop, server)
+    assert walkthrough(shop)["run"]["model"] == "test-model" and walkthrough(shop)["cost"]["model_calls"] == 2
+    forge(shop, model="gpt-certified", budget={**state(shop)["budget"], "steps": 0, "tokens": 0})
+    report = walkthrough(shop)
+    assert report["run"]["model"] == "test-model" and report["cost"]["model_calls"] == 2, report["run"]
+    assert any("names model 'gpt-certified', its plan.proposed event recorded 'test-model' (edited outside aidlc)"
+               in note for note in report["notes"]), report["notes"]
+    assert any("counts 0 model call(s) and 0 token(s), fewer than its ledger events recorded (2 and " in note
+               for note in report["notes"]), report["notes"]
+    assert run(shop, "walkthrough", BOLT, "--no-run").returncode in (0, 1)
+    text = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "gpt-certified" not in text.split("## Notes")[0] and "model test-model" in text
+    assert "2 model calls" in text and "as the runs' own record (state.json)" in text
+
+
+@pytest.mark.parametrize("ended", [False, True])
+def test_an_outcome_state_json_names_is_shown_only_as_the_ledger_records_the_end(shop: Path, server: ScriptedServer,
+                                                                                  ended: bool) -> None:
+    walkthrough_waiting(shop, server)
+    if ended:
+        assert run(shop, "bolt", "abort", BOLT, "--reason", "not needed").returncode == 0
+    forge(shop, status="COMPLETED", outcome="completed: the walkthrough was accepted")
+    report = walkthrough(shop)
+    assert report["run"]["status"] == ("CANCELLED" if ended else None), report["run"]
+    assert run(shop, "walkthrough", BOLT, "--no-run").returncode in (0, 1)
+    text = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
+    assert "the walkthrough was accepted" not in text.split("## Notes")[0]
+    assert ("Outcome: cancelled: not needed" in text) if ended else ("Outcome: checks passed; waiting" in text)
+    said = "its run.finished event recorded CANCELLED" if ended else "the ledger records no end of it"
+    assert any(f"says it ended COMPLETED, but {said}" in note for note in report["notes"]), report["notes"]

@@ -182,7 +182,7 @@ def await_acceptance(run: RunSession) -> None:
     if verdict == "approved":
         state.outcome = "completed: the walkthrough was accepted"
         run.move(S.completed, state.outcome)
-        run.event(EventType.run_finished, "finished", data={"status": "COMPLETED"})
+        run.event(EventType.run_finished, "finished", data={"status": "COMPLETED", "outcome": state.outcome})
         return
     if verdict == "rejected":
         _rework(run, reason or "no reason given")
