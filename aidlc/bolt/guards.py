@@ -204,7 +204,6 @@ def check_loop(run: RunSession) -> None:
     rounds than the policy allows, a status moved on to the walkthrough would send failing work to a person. A count
     written higher harms nothing, but is not the run's either: refused alike. (Its loop detector's digests and the
     signatures of its failures are not in the ledger: they only stop a run early, within these bounds.)"""
-    _check_spent(run)
     state = run.state
     reworks, walked = len(state.reworks), run.recorded(lambda number: run.stage("walkthrough", number - 1))
     # A rework round follows a walkthrough of the run's; the round's own walkthrough is written at its end.
@@ -213,14 +212,20 @@ def check_loop(run: RunSession) -> None:
         raise _edited_outside(run, f"it is at {state.status.value} of rework round {reworks}, but the ledger holds "
                               f"{walked} walkthrough(s) of the run", "a rework follows only a walkthrough")
     last = _check_repairs(run)
+    _check_spent(run, last)
     if at_end and not (state.outcome or "").startswith("failed: "):
         _check_passed(run, last)
 
 
-def _check_spent(run: RunSession) -> None:
-    """Never fewer model calls or tokens than the run's ledger events recorded it had spent (the budget's)."""
-    budget = run.state.budget
-    most = most_spent((event for _, event in run.workspace.view.now().events), run.state.run_id)
+def _check_spent(run: RunSession, last: str) -> None:
+    """Never fewer model calls or tokens than the run's ledger events recorded it had spent (the budget's). A run's
+    events record ever more, so the latest of each kind (found by key: the ledger is not read whole) hold the most;
+    `last`: the stage of the round's last step committed."""
+    state, budget = run.state, run.state.budget
+    keys = ["started", f"commit:{last}", run.stage("walkthrough"),
+            *(f"{kind}:{count}" for kind in ("plan", "paused", "resumed") if (count := run.recorded(kind)))]
+    most = most_spent([event for key in keys if (event := run.ledger.find_key(f"run:{state.run_id}:{key}"))],
+                      state.run_id)
     if most is not None and (budget.steps < most[0].steps or budget.tokens < most[0].tokens):
         raise _edited_outside(run, f"it has spent {budget.steps} model call(s) and {budget.tokens} token(s), but the "
                               f"ledger recorded {most[0].steps} and {most[0].tokens} by seq {most[1]}",
