@@ -27,7 +27,9 @@ def test_the_bolt_benchmark_runs_a_whole_bolt_and_a_bare_loop(tmp_path: Path) ->
     assert harness["checks_s"] > 0 and report["bare"]["per_step_ms"] > 0 and report["ratio"] > 0
     assert set(report["parts"]) == {"fixed_ms", "per_round_ms"}
     # Counts, not times: a bolt's git processes and fsyncs do not depend on the machine.
-    assert harness["git_processes"] <= 22 and harness["fsyncs"] <= 50  # the plan and gate guards read git
+    # The plan and gate guards read git; state.json is flushed after each model answer (3), so that what the run's
+    # ledger events record it spent is never more than state.json holds after a crash.
+    assert harness["git_processes"] <= 22 and harness["fsyncs"] <= 53
     assert [goal["name"] for goal in report["goals"]] == ["harness overhead per step <= 50 ms",
                                                           "harness overhead per loop step <= 50 ms",
                                                           "bolt start to the walkthrough gate <= 2 s beyond the checks"]

@@ -167,14 +167,16 @@ def test_a_run_bolt_gets_its_report_from_the_run_and_the_ledger(ran: Path) -> No
     report = walkthrough(ran)
     assert sum(e["type"] == "check.recorded" for e in events(ran)) == checks_before  # the run's checks are current
     assert set(report) == {"version", "bolt", "risk", "base", "head", "traceability", "changes", "deviations", "checks",
-                           "commits", "verification", "risks", "rollback", "timeline", "cost", "decision", "notes"}
+                           "commits", "verification", "risks", "rollback", "timeline", "cost", "run", "decision",
+                           "notes"}
     assert report["version"] == 1 and report["deviations"] == []
     assert [c["path"] for c in report["changes"]] == [CALC]
     assert report["changes"][0]["reason"] == "total() subtracts each price"
     assert (report["changes"][0]["added"], report["changes"][0]["removed"]) == (1, 1)
     assert [c["trailers"]["Aidlc-Stage"] for c in report["commits"]] == ["execute", "walkthrough"]
     assert report["head"] == report["commits"][0]["sha"]  # the walkthrough commit changed the bank only
-    assert report["cost"]["model_calls"] == 2 and report["cost"]["tokens"] > 0
+    assert report["cost"]["model_calls"] == 2 and report["cost"]["tokens"] > 0 and report["cost"]["repairs"] == 0
+    assert report["run"]["model"] == "test-model" and report["run"]["status"] is None  # waiting: not ended
     assert report["checks"][0]["current"] and report["checks"][0]["passed"]
     assert report["verification"]["satisfied"] and report["verification"]["independent_tests"] == [
         "tests/test_calc.py"]

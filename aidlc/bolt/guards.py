@@ -14,11 +14,11 @@ from aidlc.bolt.checks import check_data
 from aidlc.bolt.groups import GRACE_S, end_leftover_group
 from aidlc.bolt.session import RunSession, S, leftover, own_files
 from aidlc.bolt.standing import gate
-from aidlc.bolt.store import RunStore, all_runs
+from aidlc.bolt.store import RunStore, all_runs, unrecorded_end
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.model.checks import CheckResult
-from aidlc.model.events import CheckData, Event
+from aidlc.model.events import CheckData, Event, most_spent
 from aidlc.model.run import RunState, Span
 from aidlc.names import path_segment
 from aidlc.processes import RUN_VARIABLE
@@ -44,8 +44,9 @@ def preflight(workspace: Workspace, bolt_ref: str) -> StartPoint:
         raise UsageError("aidlc.yaml has no verify commands: a run could not check its own work",
                          ["add one under verify: in aidlc.yaml, e.g. `- {name: tests, run: python -m pytest -q}`"])
     for earlier in all_runs(repo):
-        if earlier.bolt == bolt.id and not earlier.terminal:
-            raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value})",
+        if earlier.bolt == bolt.id and (not earlier.terminal or unrecorded_end(workspace.ledger, earlier)):
+            raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value}"
+                             f"{'' if not earlier.terminal else ' in its state.json; the ledger records no end'})",
                              [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
     tree = vcs.work_tree(repo)
     head = tree.head
@@ -96,6 +97,7 @@ def check_unchanged(run: RunSession) -> None:
     if state.status not in (S.init, S.planning):  # past the plan's proposal: the run follows that plan only
         check_plan(run)
     check_rounds(run)
+    check_loop(run)
     own = run.own_files
     allowed = own | (set(run.planned()) if state.pending else set())
     dirty = []
@@ -196,11 +198,98 @@ def check_rounds(run: RunSession) -> None:
                               "a run repairs only what its checks found")
 
 
+def check_loop(run: RunSession) -> None:
+    """What the loop counts, and where it stands at its end, are as the ledger records the run. Code a check ran can
+    write state.json (and kill aidlc): a count written lower would give the loop more model calls, repairs or rework
+    rounds than the policy allows, a status moved on to the walkthrough would send failing work to a person. A count
+    written higher harms nothing, but is not the run's either: refused alike. (Its loop detector's digests and the
+    signatures of its failures are not in the ledger: they only stop a run early, within these bounds.)"""
+    state = run.state
+    reworks, walked = len(state.reworks), run.recorded(lambda number: run.stage("walkthrough", number - 1))
+    # A rework round follows a walkthrough of the run's; the round's own walkthrough is written at its end.
+    at_end = state.status in (S.walkthrough, S.await_acceptance)
+    if walked - reworks not in ((0, 1) if at_end else (0,)):
+        raise _edited_outside(run, f"it is at {state.status.value} of rework round {reworks}, but the ledger holds "
+                              f"{walked} walkthrough(s) of the run", "a rework follows only a walkthrough")
+    last = _check_repairs(run)
+    _check_spent(run, last)
+    if at_end and not (state.outcome or "").startswith("failed: "):
+        _check_passed(run, last)
+
+
+def _check_spent(run: RunSession, last: str) -> None:
+    """Never fewer model calls or tokens than the run's ledger events recorded it had spent (the budget's). A run's
+    events record ever more, so the latest of each kind (found by key: the ledger is not read whole) hold the most;
+    `last`: the stage of the round's last step committed."""
+    state, budget = run.state, run.state.budget
+    keys = ["started", f"commit:{last}", run.stage("walkthrough"),
+            *(f"{kind}:{count}" for kind in ("plan", "paused", "resumed") if (count := run.recorded(kind)))]
+    most = most_spent([event for key in keys if (event := run.ledger.find_key(f"run:{state.run_id}:{key}"))],
+                      state.run_id)
+    if most is not None and (budget.steps < most[0].steps or budget.tokens < most[0].tokens):
+        raise _edited_outside(run, f"it has spent {budget.steps} model call(s) and {budget.tokens} token(s), but the "
+                              f"ledger recorded {most[0].steps} and {most[0].tokens} by seq {most[1]}",
+                              "a run spends at most the budget its policy allows")
+
+
+def _check_repairs(run: RunSession) -> str:
+    """The repair count is the repair steps of this round the ledger holds committed, and at REPAIRING the one being
+    made (once the checks before it are recorded). Returns the stage of the round's last step committed."""
+    state = run.state
+    repairs = run.recorded(lambda number: f"commit:{run.stage(f'repair-{number}')}")
+    last = run.stage(f"repair-{repairs}" if repairs else "execute")
+    if state.status in (S.walkthrough, S.await_acceptance):
+        return last  # _check_passed: a walkthrough follows passing checks, whatever the count
+    checked = run.ledger.find_key(f"run:{state.run_id}:check:{last}:0") is not None
+    if state.repairs != (repairs + checked if state.status == S.repairing else repairs):
+        raise _edited_outside(run, f"its repair count {state.repairs} is not the ledger's: {repairs} repair step(s) "
+                              f"of this round committed at {state.status.value}",
+                              "a run repairs at most policy.max_repairs times")
+    return last
+
+
+def _check_passed(run: RunSession, last: str) -> None:
+    """A walkthrough follows the checks of the round's last step when every one of them passed (a run stopping on
+    failing checks ends FAILED from it)."""
+    state = run.state
+    step = run.ledger.find_key(f"run:{state.run_id}:commit:{last}")
+    recorded = [run.ledger.find_key(f"run:{state.run_id}:check:{last}:{position}")
+                for position in range(len(run.config.verify))]
+    if step is None or not recorded or not all(
+            event is not None and event.commit == step.commit and event.datum("passed") is True for event in recorded):
+        raise _edited_outside(run, f"it is at {state.status.value}, but the checks the ledger recorded for the run's "
+                              f"last step ({last}) do not all pass", "a walkthrough follows only checks that passed")
+
+
+def check_not_ended(workspace: Workspace, store: RunStore, state: RunState) -> None:
+    """A run goes on only while it has not ended, as the ledger records its end (run.finished): state.json saying
+    it ended, or going on after the ledger recorded its end, was written by something else (an abort records the end
+    first, so one stopped before its save leaves a run going on too: `abort` finishes it)."""
+    finished = workspace.ledger.find_key(f"run:{state.run_id}:finished")
+    if state.terminal and finished is not None:
+        raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
+                         "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
+    problem = unrecorded_end(workspace.ledger, state)
+    if problem:
+        raise edited_outside(store, state, problem, "a run ends only as the ledger records it")
+    if finished is not None:
+        raise edited_outside(store, state, f"it is at {state.status.value}, but the ledger recorded the run's end "
+                             f"({finished.datum('status')}, seq {finished.seq})", "a run that ended goes no further",
+                             "or an abort stopped before it saved it")
+
+
 def _edited_outside(run: RunSession, what: str, why: str) -> UsageError:
-    """state.json says `what`, which the run did not write: refused, and the run ended by a person."""
-    state_file = run.store.state_file.relative_to(run.repo).as_posix()
-    return UsageError(f"{state_file}: {what} (edited outside aidlc); {why}, nothing was touched",
-                      [f"aidlc bolt abort {run.state.bolt}", f"aidlc bolt start {run.state.bolt}    # a new run"])
+    return edited_outside(run.store, run.state, what, why)
+
+
+def edited_outside(store: RunStore, state: RunState, what: str, why: str,
+                   other: str = "") -> UsageError:
+    """state.json says `what`, which the run did not write (`other`: unless that happened): refused, and the run
+    ended by a person."""
+    state_file = store.state_file.relative_to(store.repo).as_posix()
+    return UsageError(f"{state_file}: {what} (edited outside aidlc{', ' + other if other else ''}); {why}, nothing "
+                      "was touched",
+                      [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run"])
 
 
 def _same(result: CheckResult, event: Event, commit: str) -> bool:

@@ -29,9 +29,10 @@ class IllegalTransition(AidlcError):
     """A bug or a tampered state file: the machine never moves where its table does not allow."""
 
 
-def transition(state: RunState, to: RunStatus, store: RunStore, why: str) -> None:
-    """Move `state` to `to`, save it atomically, trace why."""
-    if to not in ALLOWED[state.status]:
+def transition(state: RunState, to: RunStatus, store: RunStore, why: str, unrecorded_end: bool = False) -> None:
+    """Move `state` to `to`, save it atomically, trace why. `unrecorded_end`: state.json says the run ended, and the
+    ledger records no end of it (edited outside aidlc): an abort still ends the run, to CANCELLED."""
+    if to not in ALLOWED[state.status] | ({S.cancelled} if unrecorded_end else set()):
         raise IllegalTransition(f"run {state.run_id}: no transition {state.status.value} -> {to.value}",
                                 ["aidlc bolt status    # where the run stands", f"aidlc bolt abort {state.bolt}"])
     before = state.status

@@ -25,7 +25,7 @@ def propose_plan(run: RunSession) -> Plan:
         run.span("tool_call", "plan checks", status="ok" if not problems else "refused", data={"problems": problems})
         if not problems:
             return plan
-        run.save()  # the refused answer's step and tokens
+        run.save(durable=True)  # the refused answer's step and tokens
         messages = [*messages, Message("assistant", plan.model_dump_json()),
                     Message("user", render_prompt("bolt_plan_fix.md.j2", problems=problems))]
     raise Failed(f"the plan still had problems after {MAX_PLAN_ROUNDS} rounds: {problems[0]}")

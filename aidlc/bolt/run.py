@@ -99,7 +99,7 @@ def planning(run: RunSession) -> None:
     if state.plan is None:
         state.plan = propose_plan(run)
         state.plan_rounds = max(state.plan_rounds, run.recorded("plan")) + 1
-        run.save()
+        run.save(durable=True)  # flushed after each model answer: the calls it counts are what the ledger records
         run.refresh()  # a person may have changed the bank while the model answered
     text = plans.render_plan(state)
     path = run.repo / run.bolt_dir / plans.PLAN_FILE
@@ -169,6 +169,9 @@ def repairing(run: RunSession) -> None:
 
 
 def walkthrough(run: RunSession) -> None:
+    outcome = run.state.outcome or ""
+    if outcome.startswith("failed: "):  # a stop (_fail) that a kill interrupted: it ends as it was stopping
+        raise Failed(outcome.removeprefix("failed: "))
     commit_walkthrough(run, partial=False)
     run.move(S.await_acceptance, "the walkthrough is written")
 
@@ -179,7 +182,7 @@ def await_acceptance(run: RunSession) -> None:
     if verdict == "approved":
         state.outcome = "completed: the walkthrough was accepted"
         run.move(S.completed, state.outcome)
-        run.event(EventType.run_finished, "finished", data={"status": "COMPLETED"})
+        run.event(EventType.run_finished, "finished", data={"status": "COMPLETED", "outcome": state.outcome})
         return
     if verdict == "rejected":
         _rework(run, reason or "no reason given")

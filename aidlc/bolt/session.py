@@ -127,24 +127,29 @@ class RunSession:
     def actor(self) -> Actor:
         return Actor(kind=ActorKind.agent, name=f"aidlc bolt ({self.state.model or 'model'})")
 
-    def event(self, event_type: EventType, milestone: str, **fields: Any) -> Event:
+    def event(self, event_type: EventType, milestone: str, data: dict[str, Any] | None = None,
+              **fields: Any) -> Event:
+        """Each milestone records what the run had spent by then, as its state.json holds it for good (RunStore.spent):
+        a state.json counting less later, which code a check ran can write, is refused (aidlc.bolt.guards)."""
         return self.ledger.append(event_type, self.actor(), key=f"run:{self.state.run_id}:{milestone}",
                                   subject=Subject(kind="bolt", id=self.state.bolt), run=self.state.run_id,
-                                  **fields).event
+                                  data={**(data or {}), "spent": self.store.spent.model_dump()}, **fields).event
 
-    def recorded(self, milestone: str) -> int:
-        """How many numbered milestones (`paused:1`, `paused:2`, ...) the ledger holds for this run: a count in
-        state.json is the run's notebook, and numbering from a count written lower would reuse a key, and the
-        idempotent append would drop the event."""
+    def recorded(self, milestone: str | Callable[[int], str]) -> int:
+        """How many numbered milestones (`paused:1`, `paused:2`, ..., or those `milestone(1)`, `milestone(2)`, ...
+        name) the ledger holds for this run in a row: a count in state.json is the run's notebook, and numbering
+        from a count written lower would reuse a key, and the idempotent append would drop the event."""
+        key = milestone if callable(milestone) else lambda number: f"{milestone}:{number}"
         count = 0
-        while self.ledger.find_key(f"run:{self.state.run_id}:{milestone}:{count + 1}") is not None:
+        while self.ledger.find_key(f"run:{self.state.run_id}:{key(count + 1)}") is not None:
             count += 1
         return count
 
-    def stage(self, name: str) -> str:
+    def stage(self, name: str, rework: int | None = None) -> str:
         """A step's name in its commit's trailers, its ledger keys and its files: unique within the run, so a
-        rework round (after a rejected walkthrough) carries its number: execute, rework-1.execute, ..."""
-        reworks = len(self.state.reworks)
+        rework round (after a rejected walkthrough) carries its number: execute, rework-1.execute, ... `rework`:
+        the name in that round, not the run's current one."""
+        reworks = len(self.state.reworks) if rework is None else rework
         return f"rework-{reworks}.{name}" if reworks else name
 
     def own_existing(self) -> set[str]:

@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 from aidlc import vcs
 from aidlc.bank.items import BoltItem
-from aidlc.bolt.guards import check_unchanged, end_leftover_check, preflight
+from aidlc.bolt.guards import check_not_ended, check_unchanged, end_leftover_check, preflight
 from aidlc.bolt.machine import transition
 from aidlc.bolt.run import drive
 from aidlc.bolt.session import Ask, Outcome, RunSession, S
 from aidlc.bolt.standing import decide
-from aidlc.bolt.store import Progress, RunStore, bolt_lock, new_run_id
+from aidlc.bolt.store import Progress, RunStore, bolt_lock, new_run_id, unrecorded_end
 from aidlc.errors import UsageError
 from aidlc.events.ledger import utc_now
 from aidlc.gates.effects import reconcile
@@ -54,9 +54,7 @@ def _resume(workspace: Workspace, store: RunStore, provider: Callable[[], Provid
             reason: str | None, ask: Ask | None) -> Outcome:
     state = store.load()  # again, under the lock: the run another process drove until now may have moved on
     end_leftover_check(store, state)
-    if state.terminal:
-        raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
-                         "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
+    check_not_ended(workspace, store, state)
     if reconcile(workspace.bank):  # a gate decision a crash interrupted: finish it first, as `aidlc gate` would
         workspace = workspace.refreshed()
     run = RunSession(workspace, store, state, provider, ask)
@@ -79,17 +77,21 @@ def abort(workspace: Workspace, run: RunStore, reason: str | None) -> RunState:
 def _abort(workspace: Workspace, store: RunStore, reason: str | None) -> RunState:
     state = store.load()
     end_leftover_check(store, state)
-    if state.terminal:
+    # An end state.json names that the ledger does not record is not the run's (edited outside aidlc): the abort ends
+    # the run all the same, and records its end, which `resume` points to.
+    unrecorded = unrecorded_end(workspace.ledger, state)
+    if state.terminal and not unrecorded:
         raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
                          [f"aidlc bolt trace {state.run_id}"])
     run = RunSession(workspace, store, state, lambda: None)  # type: ignore[arg-type,return-value]  # an abort asks no model
-    state.outcome = f"cancelled: {reason or 'no reason given'}"
+    state.outcome = f"cancelled: {reason or 'no reason given'}" + (
+        f"; state.json: {unrecorded} (edited outside aidlc)" if unrecorded else "")
     state.pause = None
     # The ledger first: its event is idempotent, so an abort stopped between the two (a kill, a lock file that is
     # no file) is done again whole; saved first, the run would be CANCELLED with its end never recorded.
     run.event(EventType.run_finished, "finished", data={"status": "CANCELLED", "outcome": state.outcome},
               reason=reason)
-    transition(state, S.cancelled, store, state.outcome)
+    transition(state, S.cancelled, store, state.outcome, unrecorded_end=bool(unrecorded))
     return state
 
 

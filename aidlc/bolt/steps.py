@@ -54,7 +54,7 @@ def _answer(run: RunSession, stage: str, messages: list[Message]) -> str:
         answer: str = call(run, messages, stage, "edit")
         state.pending = Pending(stage=stage, answer_file=f"{stage}.answer.txt", whole_file=state.whole_file)
         run.store.write_text(state.pending.answer_file, answer)
-        run.save()
+        run.save(durable=True)  # flushed after each model answer: the calls it counts are what the ledger records
         return answer
     dirty = set(vcs.changed_paths(run.repo))
     changed = [p for p in run.planned() if p in dirty]
@@ -91,7 +91,7 @@ def _apply(run: RunSession, stage: str, messages: list[Message], answer: str) ->
         answer = call(run, messages, stage, "edit")
         state.pending = Pending(stage=stage, answer_file=state.pending.answer_file, whole_file=state.whole_file)
         run.store.write_text(state.pending.answer_file, answer)
-        run.save()
+        run.save(durable=True)
 
 
 def _allowed(run: RunSession, rel: str) -> bool:

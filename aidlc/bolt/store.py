@@ -19,7 +19,8 @@ from aidlc.bank.frontmatter import NotRegularFile, read_regular
 from aidlc.bank.write import atomic_write
 from aidlc.bolt.trail import span_line
 from aidlc.errors import UsageError
-from aidlc.events.ledger import utc_now
+from aidlc.events.ledger import Ledger, utc_now
+from aidlc.model.events import Spent
 from aidlc.model.run import RunState, Span
 from aidlc.names import path_segment
 from aidlc.workspace import Workspace
@@ -43,6 +44,9 @@ class RunStore:
         self.run_id = run_id
         self.folder = repo / RUNS / run_id
         self.progress = progress
+        # What the run had spent as state.json holds it for good (loaded, or saved and flushed): what the run's ledger
+        # events record, so that no kill and no crash leaves a state.json counting less than the ledger.
+        self.spent = Spent(steps=0, tokens=0)
 
     @property
     def state_file(self) -> Path:
@@ -59,6 +63,8 @@ class RunStore:
         state.updated = utc_now()
         atomic_write(self.state_file, state.model_dump_json(indent=2, exclude_none=True) + "\n", self.repo,
                      durable=durable)
+        if durable:
+            self.spent = Spent(steps=state.budget.steps, tokens=state.budget.tokens)
 
     def load(self) -> RunState:
         shown = self.state_file.relative_to(self.repo).as_posix()
@@ -74,6 +80,7 @@ class RunStore:
         if state.run_id != self.run_id:  # the id names the run's folder, and its branch's trailers: never another
             raise UsageError(f"{shown}: names run {state.run_id!r}, not {self.run_id!r}, the folder it is in",
                              self._set_aside())
+        self.spent = Spent(steps=state.budget.steps, tokens=state.budget.tokens)
         return state
 
     def _set_aside(self) -> list[str]:
@@ -138,6 +145,14 @@ def all_runs(repo: Path) -> list[RunState]:
             if os.path.lexists(entry / "state.json"):
                 runs.append(RunStore(repo, entry.name).load())
     return sorted(runs, key=lambda r: r.created)
+
+
+def unrecorded_end(ledger: Ledger, state: RunState) -> str | None:
+    """What is wrong with a run state.json says ended when the ledger holds no end of it (a run ends only as its
+    run.finished event records it; code a check ran can write the file), else None."""
+    if not state.terminal or ledger.find_key(f"run:{state.run_id}:finished") is not None:
+        return None
+    return f"it says the run ended {state.status.value}, but the ledger records no end of it"
 
 
 def run_summary(state: RunState) -> dict[str, Any]:

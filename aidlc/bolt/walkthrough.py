@@ -22,7 +22,7 @@ from aidlc.events.ledger import Ledger
 from aidlc.events.view import LedgerView, open_view
 from aidlc.gates.evidence_report import build, digest
 from aidlc.model.events import Decision
-from aidlc.model.evidence import EvidenceReport
+from aidlc.model.evidence import EvidenceReport, RunRecord
 from aidlc.model.run import RunState
 from aidlc.templating import render
 
@@ -41,12 +41,15 @@ def render_walkthrough(report: EvidenceReport, digest: str, run: RunState | None
     """The generated block, markers included."""
 
     passing = bool(report.checks) and all(check.passed and check.current for check in report.checks)
-    # A run has an outcome once it ended (or as it stops: partial); one state.json gives a run still going is not its.
-    said = run.outcome if run is not None and (partial or run.terminal) else None
+    recorded = report.run or RunRecord(id="", branch=None, model=None, status=None, outcome=None)
+    # A run has an outcome once the ledger records its end; as it stops (partial), the one this process gave it.
+    said = run.outcome if run is not None and partial else recorded.outcome
     outcome = said or ("stopped" if partial else "checks passed; waiting for a person at the walkthrough gate"
                        if passing else "the checks at the head do not all pass (see Checks)")
+    # The model the ledger recorded; else state.json's, told as the run's own record.
+    model = recorded.model or (f"{run.model} (the run's own record)" if run is not None and run.model else "unknown")
     body = render("artifacts/implementation-walkthrough.md.j2", r=report, digest=digest, run=run, partial=partial,
-                  outcome=outcome, reworks=_rejections(report) if run else [], fence=fence)
+                  outcome=outcome, model=model, reworks=_rejections(report) if run else [], fence=fence)
     return generated_block(report.head, digest, body)
 
 

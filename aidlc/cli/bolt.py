@@ -136,20 +136,25 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.bolt.store import bolt_id, run_summary, runs_of
+    from aidlc.bolt.store import RUNS, bolt_id, run_summary, runs_of, unrecorded_end
     from aidlc.workspace import Workspace
 
     workspace = Workspace.open(app.root())
     runs = runs_of(workspace.root, bolt_id(workspace, bolt) if bolt else None)
+    # An end state.json names that the ledger does not record is not shown as the run's.
+    problems = {r.run_id: f"{(RUNS / r.run_id / 'state.json').as_posix()}: {problem} (edited outside aidlc); end "
+                f"the run: aidlc bolt abort {r.bolt}" for r in runs if (problem := unrecorded_end(workspace.ledger, r))}
     if app.json:
-        app.emit_json({"runs": [run_summary(r) for r in runs]})
+        app.emit_json({"runs": [{**run_summary(r), "problem": problems.get(r.run_id)} for r in runs]})
         return
     if not runs:
         app.out("no runs" + (f" of bolt {bolt}" if bolt else "") + "; start one: aidlc bolt start BOLT")
         return
     for run in runs:
         line = f"{run.bolt}  {run.status.value:<19} {run.run_id}  {run.budget.steps} calls, {run.budget.tokens} tokens"
-        if run.pause:
+        if run.run_id in problems:
+            line += f"\n    {problems[run.run_id]}"
+        elif run.pause:
             line += f"\n    paused ({run.pause.kind}): {run.pause.reason}"
         elif run.outcome:
             line += f"\n    {run.outcome}"

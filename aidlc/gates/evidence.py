@@ -1,6 +1,7 @@
 """The sections of the evidence report of a bolt, each built from its facts (`facts`): traceability, the changed
 files against the plan (`planned`), what changed the verify commands, commits, rollback, the timeline, the
-decision it asks for, cost and risks. The checks are `recorded_checks`, the verification `verification`."""
+decision it asks for and risks. The checks are `recorded_checks`, the verification `verification`, the runs and
+their cost `runs`."""
 
 from __future__ import annotations
 
@@ -152,14 +153,6 @@ def decision(facts: Facts, risk: Risk | None) -> ev.Decision:
         "two distinct people (not agents, CI or bots), one after the other"
     return ev.Decision(gate="walkthrough", who=who, approvals_needed=needed,
                        command=f"aidlc gate approve {facts.bolt.id} --stage walkthrough --reason '...'")
-
-
-def cost(facts: Facts) -> ev.Cost | None:
-    if not facts.runs:
-        return None
-    return ev.Cost(runs=[r.run_id for r in facts.runs], model_calls=sum(r.budget.steps for r in facts.runs),
-                   tokens=sum(r.budget.tokens for r in facts.runs), repairs=sum(r.repairs for r in facts.runs),
-                   wall_time_s=round(sum(r.budget.elapsed_s for r in facts.runs), 1))
 
 
 def flagged_risks(facts: Facts) -> list[str]:

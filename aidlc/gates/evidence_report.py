@@ -19,7 +19,6 @@ from aidlc.events.view import LedgerView
 from aidlc.gates.evidence import (
     changes,
     commits,
-    cost,
     decision,
     deviations,
     flagged_risks,
@@ -31,6 +30,7 @@ from aidlc.gates.evidence import (
 from aidlc.gates.facts import gather
 from aidlc.gates.planned import bolt_risk, planned_files
 from aidlc.gates.recorded_checks import CodeMatch, checks, run_checks_now, run_excerpts
+from aidlc.gates.runs import cost, run_record
 from aidlc.gates.verification import verification
 from aidlc.model import evidence as ev
 from aidlc.model.events import CheckRecord
@@ -66,7 +66,7 @@ def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
         traceability=traceability(facts, found_checks), changes=changed,
         deviations=[*deviations(changed, planned), *verify_changed],
         checks=found_checks, commits=commits(facts.commits), verification=verified, risks=flagged_risks(facts),
-        rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts),
+        rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts), run=run_record(facts),
         decision=decision(facts, risk), notes=list(dict.fromkeys(facts.notes)))
 
 

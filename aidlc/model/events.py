@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -150,6 +151,29 @@ class CheckData(BaseModel):
     tests: TestCounts | None = None
     output_sha256: str | None = None
     output_bytes: int | None = Field(default=None, ge=0)
+
+
+class Spent(_Strict):
+    """`data.spent` of each event a run of `aidlc bolt` appends (check.recorded aside): the model calls and tokens the
+    run had spent by then. A run never spends less later, so a state.json counting fewer was not written by it."""
+
+    steps: int = Field(ge=0)
+    tokens: int = Field(ge=0)
+
+
+def most_spent(events: Iterable[Event], run: str) -> tuple[Spent, int] | None:
+    """The most run `run`'s events recorded it had spent (each count its highest), and the seq of the event that
+    recorded the latest of them; None when none of them records it (a run of an earlier aidlc)."""
+    found = None
+    for event in events:
+        try:
+            spent = Spent.model_validate(event.datum("spent"), strict=True) if event.run == run else None
+        except ValidationError:  # not as aidlc writes it: recorded by nothing that counts
+            spent = None
+        if spent is not None:
+            most = found[0] if found else spent
+            found = Spent(steps=max(most.steps, spent.steps), tokens=max(most.tokens, spent.tokens)), event.seq
+    return found
 
 
 class CheckRecord(BaseModel):

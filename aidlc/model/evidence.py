@@ -141,11 +141,27 @@ class Verification(_Strict):
 
 
 class Cost(_Strict):
+    """What the bolt's runs spent. The ledger records no model call, only what a run had spent at each of its events:
+    the calls and tokens are the runs' own record (state.json), never fewer than their events recorded."""
+
     runs: list[str]
-    model_calls: int
-    tokens: int
-    repairs: int
-    wall_time_s: float
+    model_calls: int = Field(description="the runs' own record, never fewer than their ledger events recorded")
+    tokens: int = Field(description="the runs' own record, never fewer than their ledger events recorded")
+    repairs: int = Field(description="repair steps the runs committed, as their edits.committed events record them")
+    wall_time_s: float = Field(description="seconds of work, the runs' own record (state.json)")
+
+
+class RunRecord(_Strict):
+    """The bolt's latest run of `aidlc bolt`, as its ledger events record it: state.json, which code a check ran can
+    rewrite, is the run's own record, and where it says otherwise a note says so."""
+
+    id: str
+    branch: str | None = Field(description="the branch its run.started event recorded")
+    model: str | None = Field(description="the model its first plan.proposed event recorded; None: the ledger names "
+                              "none (the report shows state.json's, as the run's own record)")
+    status: str | None = Field(description="COMPLETED, FAILED or CANCELLED, as its run.finished event recorded; None: "
+                               "the ledger records no end of it")
+    outcome: str | None = Field(description="why it ended so, as its run.finished event recorded")
 
 
 class TimelineEntry(_Strict):
@@ -181,5 +197,6 @@ class EvidenceReport(_Strict):
     rollback: list[str] = Field(description="git revert commands, newest commit first")
     timeline: list[TimelineEntry]
     cost: Cost | None
+    run: RunRecord | None = None
     decision: Decision
     notes: list[str] = Field(default_factory=list, description="what could not be established, and why")
