@@ -242,7 +242,7 @@ def test_the_driver_refuses_a_fifo_at_once_instead_of_hanging(tmp_path: Path, si
     proc = subprocess.run([sys.executable, "-m", "aidlc", "log", "merge", *map(str, paths.values())],
                           capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"}, timeout=60)
     assert proc.returncode == 1, proc.stderr
-    assert f"aidlc: {paths[side]}: not a regular file; the ledger driver merges regular files only" in proc.stderr
+    assert f"aidlc: {paths[side]}: a FIFO (named pipe), not a regular file; aidlc does not open it" in proc.stderr
     assert "Traceback" not in proc.stderr
     if side != "ours":
         assert paths["ours"].read_bytes() == ours
