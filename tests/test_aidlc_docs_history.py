@@ -215,6 +215,17 @@ def test_a_stage_ticked_without_an_approval_in_the_log_is_a_warning(docs: Repo) 
     assert repo.findings() == []
 
 
+@pytest.mark.parametrize(("said", "approved"), [
+    ("Aprobar y continuar", True), ("aprovado", True), ("Approve & Continue", True), ("승인합니다", True),
+    ("I do not approve: changes requested", False), ("A, B, C", False)])
+def test_the_persons_own_words_under_the_stages_heading_can_approve_it(docs: Repo, said: str,
+                                                                        approved: bool) -> None:
+    """Neither heading nor context says approved; the person's answer does, in their language, or does not."""
+    answer = entry("Requirements Analysis", "2026-06-01T09:20:00Z", said, "INCEPTION")
+    docs.commit("done", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + START + answer, STATE: TICKED})
+    assert docs.codes() == ([] if approved else ["AIDLC-DOCS-028"])
+
+
 def test_a_pending_approval_is_not_an_approval(docs: Repo) -> None:
     pending = APPROVAL.replace('"Approve & Continue"', "(pending)")
     docs.commit("done", "2026-06-01T09:25:00Z", **{

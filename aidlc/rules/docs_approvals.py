@@ -20,7 +20,7 @@ _NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:use
                        re.IGNORECASE)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
-_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova", re.IGNORECASE)
+_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob", re.IGNORECASE)  # aprova: Portuguese; aprob: Spanish
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 # What an agent writes where the person said nothing: not a person's input.
@@ -59,8 +59,9 @@ def approved_stages(entry: AuditEntry) -> list[str]:
 def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
     """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
     holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
-    names the stage and its heading, status or context says approved, or a sentence of its AI response names the
-    stage and says approved ("Requirements Analysis approved; starting User Stories")."""
+    names the stage and its heading, status, context or the person's own words say approved (`"Aprobar y
+    continuar"` under `## Workflow Planning`), or a sentence of its AI response names the stage and says approved
+    ("Requirements Analysis approved; starting User Stories")."""
     person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
     if _NO_INPUT.match(person.strip()):
         return False
@@ -70,6 +71,8 @@ def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
         return False
     named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
     if named == stage and any(_APPROVAL.search(text) for text in (heading, entry.fields.get("status", ""), context)):
+        return True
+    if named == stage and _APPROVAL.search(person) and not _NOT_APPROVED.search(person):
         return True
     return any(stage_of(sentence) == stage and _APPROVAL.search(sentence)
                for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
