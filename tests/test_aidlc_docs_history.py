@@ -216,8 +216,10 @@ def test_a_stage_ticked_without_an_approval_in_the_log_is_a_warning(docs: Repo) 
 
 
 @pytest.mark.parametrize(("said", "approved"), [
-    ("Aprobar y continuar", True), ("aprovado", True), ("Approve & Continue", True), ("승인합니다", True),
-    ("I do not approve: changes requested", False), ("A, B, C", False)])
+    ("Aprobar y continuar", True), ("Apruebo el plan", True), ("aprovado", True), ("Approve & Continue", True),
+    ("승인합니다", True),
+    ("I do not approve: changes requested", False), ("I don't approve this yet", False), ("No apruebo", False),
+    ("A, B, C", False)])
 def test_the_persons_own_words_under_the_stages_heading_can_approve_it(docs: Repo, said: str,
                                                                         approved: bool) -> None:
     """Neither heading nor context says approved; the person's answer does, in their language, or does not."""

@@ -20,13 +20,15 @@ _NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:use
                        re.IGNORECASE)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
-_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob", re.IGNORECASE)  # aprova: Portuguese; aprob: Spanish
+# aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo)
+_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob|aprueb", re.IGNORECASE)
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 # What an agent writes where the person said nothing: not a person's input.
 _NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
-_NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청",
-                           re.IGNORECASE)
+_NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청|"
+                           r"\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
+                           r"承認しない", re.IGNORECASE)
 
 
 def has_words(entry: AuditEntry) -> bool:
