@@ -5,6 +5,7 @@ the memory-bank layout."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,26 @@ def test_a_part_of_a_monorepo_with_its_own_docs_folder_is_validated_from_inside_
     assert top.returncode == 2 and "Traceback" not in top.stderr
     assert f"no memory bank at {mono / 'memory-bank'}, and no aidlc-docs folder at {mono / 'aidlc-docs'}" in top.stderr
     assert "aidlc validate backend    # records found there" in top.stderr
+
+
+@pytest.mark.parametrize("move", ["an empty memory-bank/", "aidlc-docs/ deleted"])
+def test_a_pull_request_cannot_move_its_docs_records_out_of_sight(docs: DocsRepo, move: str) -> None:
+    """With `layout: auto` a memory-bank/ folder wins over aidlc-docs/: a pull request that added an empty one had
+    its docs judged as no records at all (ci passed, 0 files); one that deleted aidlc-docs/ got a usage error. The
+    base's layout judges both: the broken stage line is found, and the deletion is named."""
+    subprocess.run(["git", "branch", "-M", "main"], cwd=docs.root, check=True)
+    subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
+    line = break_build_and_test(docs)
+    if move == "an empty memory-bank/":
+        docs.write("memory-bank/.gitkeep", "")
+    docs.commit("tick it")
+    if move == "aidlc-docs/ deleted":
+        subprocess.run(["git", "rm", "-rqf", "aidlc-docs"], cwd=docs.root, check=True)
+        docs.commit("no more docs")
+    result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
+    assert result.returncode == 1, result.stderr
+    found = {(f["code"], f["path"], f["line"]) for f in json.loads(result.stdout)["findings"]}
+    if move == "an empty memory-bank/":
+        assert ("AIDLC-DOCS-004", STATE, line) in found
+    else:
+        assert ("AIDLC-DOCS-024", AUDIT, None) in found

@@ -40,7 +40,8 @@ class RuleFiles:
 
     source: str  # for messages: "the work tree", "the base 1a2b3c4d5e6f"
     config: Config
-    folder: str  # the records' folder in the source's layout: the memory bank, or the aidlc-docs folder
+    layout: str  # the layout the source keeps its records in, as its aidlc.yaml and its files decide
+    folder: str  # the records' folder in that layout: the memory bank, or the aidlc-docs folder
     files: dict[str, bytes | None]  # path -> bytes (None: the source lacks it), aidlc.yaml first
     attributes: tuple[str, ...]  # the .gitattributes lines that apply to the ledger, in order
 
@@ -69,11 +70,12 @@ def read(source: str, read_files: Callable[[list[str]], dict[str, bytes | None]]
     aidlc.yaml is a ConfigError naming the source."""
     data = read_files([CONFIG_FILE])[CONFIG_FILE]
     config = Config() if data is None else parse_config(data, f"{CONFIG_FILE} in {source}")
-    folder = records_folder(config, layout(config, holds))
+    found = layout(config, holds)
+    folder = records_folder(config, found)
     rels = paths(folder, baseline, workflows)
     files = {CONFIG_FILE: data, **read_files(rels[1:])}
     attributes = ledger_attributes(files.get(ATTRIBUTES), f"{folder}/{LEDGER_FILE}")
-    return RuleFiles(source, config, folder, files, attributes)
+    return RuleFiles(source, config, found, folder, files, attributes)
 
 
 def work_tree(project: Path, top: Path, baseline: str = BASELINE_FILE) -> RuleFiles:

@@ -16,8 +16,7 @@ from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.bolt.checks import check_event, run_checks
 from aidlc.bolt.plan import RISK_ORDER
-from aidlc.ci.rulebook import Rulebook, judge
-from aidlc.errors import UsageError
+from aidlc.ci.rulebook import Rulebook
 from aidlc.events.canonical import parse_event
 from aidlc.events.decisions import DecisionIndex
 from aidlc.events.ledger import Ledger
@@ -55,16 +54,10 @@ class PullRequest:
     _decisions: dict[str, tuple[list[bytes], DecisionIndex] | None] = field(default_factory=dict)
 
     @classmethod
-    def open(cls, root: Path, base_ref: str, baseline: str) -> PullRequest:
-        """The pull request from `base_ref` to the work tree; its bank is read with the rules that judge it
-        (aidlc/ci/rulebook.py: the base's, unless a change of them was approved)."""
-        history = vcs.history(root)
-        if history is None or history.head is None:
-            raise UsageError(f"--base {base_ref}: {root} is not a Git repository with commits",
-                             ["aidlc ci    # without --base: the checks that need no history"])
-        base = vcs.resolve_commit(root, base_ref)
-        commits = vcs.commits_between(root, base, "HEAD")
-        rulebook = judge(root, history, base, commits, baseline)
+    def open(cls, root: Path, history: vcs.History, base: str, commits: list[vcs.Commit],
+             rulebook: Rulebook) -> PullRequest:
+        """The pull request from `base` to the work tree; its bank is read with the rules that judge it (`rulebook`,
+        aidlc/ci/rulebook.py: the base's, unless a change of them was approved)."""
         bank = open_bank(root, as_found=True, config=rulebook.rules.config)
         bank.pinned_signers = rulebook.signers
         bank.base = base

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc import vcs
-from aidlc.aidlc_docs.records import read_workspace, record_folders
+from aidlc.aidlc_docs.reader import read_project
+from aidlc.aidlc_docs.records import WORKSPACE, read_workspace, record_folders
 from aidlc.bank.config import load_config
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
@@ -44,13 +45,34 @@ def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> 
     """The project's records as `aidlc ci` judges them: with a base, read with the rules that judge the pull
     request (the base's, unless a change of them was approved; `baseline` is the baseline's path), so a pull request
     cannot move its records out of sight."""
-    if layout_of(root, load_config(root)) == "aidlc-docs":
-        return _open_docs(root, base_ref, baseline)
+    docs = layout_of(root, load_config(root)) == "aidlc-docs"
     if base_ref is None:
+        if docs:
+            return _open_docs(root, None, None)
         bank = open_bank(root, as_found=True)
         return Judged(lambda known, rel, strict: run_ci(bank, None, known, rel, strict), None, None)
-    pr = PullRequest.open(root, base_ref, baseline)
+    history = vcs.history(root)
+    if history is None or history.head is None:
+        raise UsageError(f"--base {base_ref}: {root} is not a Git repository with commits",
+                         ["aidlc ci    # without --base: the checks that need no history"])
+    base = vcs.resolve_commit(root, base_ref)
+    commits = vcs.commits_between(root, base, "HEAD")
+    rulebook = judge(root, history, base, commits, baseline)
+    # The layout the judging rules read: the base's, decided by its own files, unless a change of the rules was
+    # approved. A pull request that adds an empty memory-bank/ (which `layout: auto` prefers) or deletes aidlc-docs/
+    # moves no aidlc-docs record out of sight, and one that swaps memory-bank/ for aidlc-docs/ keeps its bank judged.
+    if rulebook.rules.layout == "aidlc-docs" or _records_at(history, base, rulebook) if rulebook.from_base else docs:
+        return _open_docs(root, base, rulebook)
+    pr = PullRequest.open(root, history, base, commits, rulebook)
     return Judged(lambda known, rel, strict: run_ci(pr.bank, pr, known, rel, strict), pr.rulebook, pr.base)
+
+
+def _records_at(history: vcs.History, base: str, rulebook: Rulebook) -> bool:
+    """Whether the base keeps aidlc-workflows v2 intent records (aidlc/spaces/) where its rules read no memory bank
+    (as `aidlc.workspace.layout_of` decides for the work tree)."""
+    rules = rulebook.rules
+    return rules.config.layout == "auto" and not history.is_folder(base, rules.config.memory_bank) \
+        and history.is_folder(base, f"{WORKSPACE}/spaces")
 
 
 def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None = None,
@@ -68,17 +90,9 @@ def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None =
                    strict)
 
 
-def _open_docs(root: Path, base_ref: str | None, baseline: str) -> Judged:
+def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None) -> Judged:
     """An aidlc-docs project: every aidlc-docs rule, the history ones over HEAD's history, or with a base over the
     pull request's commits only, its docs folder as the judging rules name it."""
-    rulebook = base = None
-    if base_ref is not None:
-        history = vcs.history(root)
-        if history is None or history.head is None:
-            raise UsageError(f"--base {base_ref}: {root} is not a Git repository with commits",
-                             ["aidlc ci    # without --base: the checks that need no history"])
-        base = vcs.resolve_commit(root, base_ref)
-        rulebook = judge(root, history, base, vcs.commits_between(root, base, "HEAD"), baseline)
     checks = [VALIDATE] if base is None else [VALIDATE, RULES, DOCS_HISTORY]
     if record_folders(root):  # aidlc-workflows v2: the intent records under aidlc/spaces/
         workspace = read_workspace(root.resolve())
@@ -87,7 +101,12 @@ def _open_docs(root: Path, base_ref: str | None, baseline: str) -> Judged:
         def found() -> list[Finding]:
             return run_records_rules(workspace, since=base)
     else:
-        project = open_docs(root, rulebook.rules.config if rulebook else None)
+        config = rulebook.rules.config if rulebook else None
+        folder = rulebook.rules.folder if rulebook is not None else None
+        if folder is not None and not (root / folder).is_dir():  # deleted: the history rules say what it held
+            project = read_project(root.resolve(), folder)
+        else:
+            project = open_docs(root, config)
         files = len(project.files)
 
         def found() -> list[Finding]:

@@ -240,6 +240,11 @@ class History:
                 found.append(Ignored(self._rel(name), self._rel(top), int(line), pattern))
         return found
 
+    def is_folder(self, commit: str, rel: str) -> bool:
+        """Whether `commit` has a folder at `rel` (relative to the project)."""
+        out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{self._tree(rel)}\n".encode())
+        return out.strip() == b"tree"
+
     def _holds(self, commit: str, tree_path: str) -> bool:
         out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{tree_path}\n".encode())
         return out.strip() == b"blob"
