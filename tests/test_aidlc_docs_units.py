@@ -1,0 +1,43 @@
+"""Which unit and which stage a line of aidlc-state.md names, in the shapes agents write them beyond the rules'
+template: a unit with a letter (`Unit 3-A`), named by its folder on the stage line, named in a phase's heading,
+written before the stage (`Unit 1 (Backend) - Code Generation`). Through the rules on the clean project of
+tests/aidlc_docs_sample.py, each test changing it as a repository in the wild does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, iso, plan, stamp
+from tests.helpers import run_cli
+
+OPERATIONS = "### 🟡 OPERATIONS PHASE"
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> DocsRepo:
+    return build_docs_repo(tmp_path / "shop")
+
+
+def found(docs: DocsRepo) -> list[tuple[str, int | None]]:
+    return [(f.code, f.line) for f in docs.findings()]
+
+
+def approve(docs: DocsRepo, heading: str, context: str) -> None:
+    """A person's approval appended to the audit log, after every entry of the clean one."""
+    docs.write(AUDIT, docs.read(AUDIT) + f"## {heading}\n**Timestamp**: {iso(stamp(len(ENTRIES)))}\n"
+               f'**User Input**: "approved"\n**AI Response**: "Proceeding."\n**Context**: {context}\n\n---\n\n')
+
+
+def test_units_with_a_letter_are_three_units_not_one(docs: DocsRepo) -> None:
+    # Unit 3-A and 3-B (folder unit-3b-admin): B's approval and B's open plan are not A's.
+    docs.replace(STATE, OPERATIONS, "#### Unit 3-A: Storefront\n- [x] Functional Design — done\n\n"
+                 "#### Unit 3-B: Admin\n- [ ] Functional Design\n\n" + OPERATIONS)
+    docs.write(f"{DOCS}/construction/plans/unit-3b-admin-functional-design-plan.md", plan("Functional Design", 2, 0))
+    approve(docs, "Functional Design - Unit 3-B Approval", "CONSTRUCTION - Unit 3-B admin")
+    assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "Functional Design — done"))]
+    assert "Functional Design of unit 3A" in docs.findings()[0].message
+    report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
+    assert [u["unit"] for u in report["units"]][:4] == ["1", "2", "3A", "3B"]
