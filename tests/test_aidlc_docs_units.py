@@ -41,3 +41,17 @@ def test_units_with_a_letter_are_three_units_not_one(docs: DocsRepo) -> None:
     assert "Functional Design of unit 3A" in docs.findings()[0].message
     report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
     assert [u["unit"] for u in report["units"]][:4] == ["1", "2", "3A", "3B"]
+
+
+def test_a_unit_named_by_its_folder_on_the_stage_line_is_that_unit(docs: DocsRepo) -> None:
+    # Folders B1-search and B2-catalog-sync, each line naming its unit in words; B1's open plan is not B2's.
+    for unit, done in (("B1-search", 1), ("B2-catalog-sync", 2)):
+        docs.write(f"{DOCS}/construction/{unit}/functional-design/business-rules.md", "# Rules\n")
+        docs.write(f"{DOCS}/construction/plans/{unit}-functional-design-plan.md", plan("Functional Design", 2, done))
+    docs.replace(STATE, OPERATIONS, "- [x] Functional Design — B2 Catalog Sync completed\n"
+                 "- [ ] Functional Design — B1 Search\n\n" + OPERATIONS)
+    approve(docs, "Functional Design - B2 Catalog Sync - Approval",
+            "CONSTRUCTION - Functional Design approved (B2 Catalog Sync)")
+    assert found(docs) == []
+    docs.write(f"{DOCS}/construction/plans/B2-catalog-sync-functional-design-plan.md", plan("Functional Design", 2, 1))
+    assert found(docs) == [("AIDLC-DOCS-005", docs.line(STATE, "B2 Catalog Sync completed"))]

@@ -48,9 +48,10 @@ def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile
     from the heading (or bold paragraph) above it. A line that names a unit but no stage, under a line that names
     a stage (`- [~] Functional Design (per-unit)` / `  - [x] U1 Chat Core — approved`), is that stage of the
     unit. A table whose header names a stage column and a status column (`| Stage | Status | Artifacts |`) gives
-    one stage line per row: `| Code Generation | ✅ Complete | ... |` is ticked, `⏭️ Skipped` skipped. A heading
-    naming one of `units` (the unit folders) that has no number (`**v4-migration** (...)`) makes the lines under it
-    that unit's."""
+    one stage line per row: `| Code Generation | ✅ Complete | ... |` is ticked, `⏭️ Skipped` skipped. A unit
+    folder without a number (of `units`, the unit folders) is named by its name: on the line (`Functional Design —
+    B2 Soul Registry completed`, folder B2-soul-registry), or in a heading (`**v4-migration** (...)`), which makes
+    the lines under it that unit's."""
     reader = _StateReader(StateFile(path=rel, conflict_lines=conflict_lines(text)),
                           [unit for unit in units or [] if unit_of(unit) is None])
     for number, line in enumerate(text.split("\n"), start=1):
@@ -114,7 +115,7 @@ class _StateReader:
         self.parents = [p for p in self.parents if p.indent < indent]
         body, box = match.group("text"), match.group("box")
         name, status = split_stage_line(body)
-        own_unit = unit_of(body)
+        own_unit = unit_of(body) or self._folder_in(body)  # `Functional Design — B2 Soul Registry completed`
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
         stage = _stage(name, body, own_unit, boxed)
         self.state.stages.append(StageLine(
@@ -127,8 +128,9 @@ class _StateReader:
         """The unit a checkbox line is about: its own, else its nearest parent's, else its heading's."""
         return own or next((p.unit for p in reversed(self.parents) if p.unit), None) or self.context_unit
 
-    def _folder_in(self, title: str) -> str | None:
-        found = folders_named(title, self.named)
+    def _folder_in(self, text: str) -> str | None:
+        """The one unit folder without a number that a heading or line names, in words or as written."""
+        found = folders_named(text, self.named)
         return found[0] if len(found) == 1 else None
 
 
