@@ -55,3 +55,15 @@ def test_a_unit_named_by_its_folder_on_the_stage_line_is_that_unit(docs: DocsRep
     assert found(docs) == []
     docs.write(f"{DOCS}/construction/plans/B2-catalog-sync-functional-design-plan.md", plan("Functional Design", 2, 1))
     assert found(docs) == [("AIDLC-DOCS-005", docs.line(STATE, "B2 Catalog Sync completed"))]
+
+
+def test_a_phase_heading_naming_a_unit_makes_the_lines_under_it_that_units(docs: DocsRepo) -> None:
+    # `### CONSTRUCTION PHASE — Unit 3: Reports` over its lines; a phase heading naming two units names none.
+    docs.write(f"{DOCS}/construction/plans/unit-4-billing-functional-design-plan.md", plan("Functional Design", 2, 0))
+    docs.write(f"{DOCS}/construction/plans/unit-3-reports-functional-design-plan.md", plan("Functional Design", 2, 2))
+    docs.replace(STATE, OPERATIONS, "### CONSTRUCTION PHASE — Unit 3: Reports\n- [x] Functional Design — COMPLETE\n\n"
+                 "### CONSTRUCTION PHASE — Unit 4: Billing\n- [ ] Functional Design — PENDING\n\n" + OPERATIONS)
+    approve(docs, "Functional Design - Unit 3 - Approval", "CONSTRUCTION - Unit 3 Functional Design approved")
+    assert found(docs) == []
+    docs.replace(STATE, "— Unit 3: Reports", "— Units 3 and 4 (Unit 3: Reports, Unit 4: Billing)")
+    assert found(docs) == [("AIDLC-DOCS-005", docs.line(STATE, "Functional Design — COMPLETE"))]

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines
 from aidlc.aidlc_docs.model import Mark, StageLine, StateFile
 from aidlc.aidlc_docs.stages import stage_of
-from aidlc.aidlc_docs.units import folders_named, unit_of
+from aidlc.aidlc_docs.units import folders_named, unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
 _LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
@@ -100,9 +100,14 @@ class _StateReader:
             self.state.stages.append(_table_line(number, cells, self.columns, self.context_unit))
 
     def _heading(self, number: int, match: re.Match[str]) -> None:
-        """A heading names the unit of the lines under it (a phase's heading names none) and closes every list."""
+        """A heading names the unit of the lines under it and closes every list. A phase's heading names a unit
+        only when it names one alone (`CONSTRUCTION PHASE — Unit 0: Core`), not a span (`Phase 2 (U1-U4)`)."""
         title = match.group(2) if match.re is HEADING else match.group("text")
-        self.context_unit = (unit_of(title) or self._folder_in(title)) if "phase" not in title.lower() else None
+        if "phase" in title.lower():
+            named = units_of(title)
+            self.context_unit = named[0] if len(named) == 1 else None
+        else:
+            self.context_unit = unit_of(title) or self._folder_in(title)
         self.parents = []
 
     def _item(self, number: int, match: re.Match[str]) -> None:
