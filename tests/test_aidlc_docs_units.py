@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.aidlc_docs.state import read_state
 from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, iso, plan, stamp
 from tests.helpers import run_cli
 
@@ -67,3 +68,27 @@ def test_a_phase_heading_naming_a_unit_makes_the_lines_under_it_that_units(docs:
     assert found(docs) == []
     docs.replace(STATE, "— Unit 3: Reports", "— Units 3 and 4 (Unit 3: Reports, Unit 4: Billing)")
     assert found(docs) == [("AIDLC-DOCS-005", docs.line(STATE, "Functional Design — COMPLETE"))]
+
+
+@pytest.mark.parametrize(("line", "stage", "unit", "skipped"), [
+    ("Unit 1 (Backend) - Code Generation (2026-02-04T15:43:58+09:00)", "code-generation", "1", False),
+    ("Unit 1: Infrastructure — Code Generation COMPLETED", "code-generation", "1", False),
+    ("Unit 3 (MCP) - NFR Design - SKIPPED", "nfr-design", "3", True),
+    ("Unit 3-A: Frontend — Functional Design (2026-02-04)", "functional-design", "3A", False),
+    ("Unit 3: API Services — Full pipeline COMPLETED", None, "3", False),  # no stage named: a note, never a guess
+    ("Unit 1 (data-pipeline): Functional Design, NFR Requirements, Code Generation", None, "1", False),
+    ("U11 Functional Design 완료·승인 (2026-06-24)", "functional-design", "11", False),
+])
+def test_a_line_naming_its_unit_first_names_the_stage_after_it(line: str, stage: str | None, unit: str,
+                                                                skipped: bool) -> None:
+    [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
+    assert (read.stage, read.unit, read.skipped) == (stage, unit, skipped)
+
+
+def test_a_unit_first_line_ticked_without_an_approval_is_found(docs: DocsRepo) -> None:
+    docs.replace(STATE, OPERATIONS, "- [x] Unit 3 (Reports) - Code Generation (2026-11-30T10:00:00+09:00)\n\n"
+                 + OPERATIONS)
+    assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "Unit 3 (Reports)"))]
+    assert "Code Generation of unit 3" in docs.findings()[0].message
+    approve(docs, "Unit 3 (Reports) - Code Generation Approval", "CONSTRUCTION - Unit 3 Code Generation approved")
+    assert found(docs) == []

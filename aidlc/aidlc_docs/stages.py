@@ -81,6 +81,12 @@ def stage_of(text: str) -> str | None:
     return _SLUG_OF[match.group().lower()] if match else None
 
 
+def stage_at(text: str) -> str | None:
+    """The slug of the stage label `text` starts with (case ignored), or None."""
+    match = _LABEL.match(text.replace("_", " "))
+    return _SLUG_OF[match.group().lower()] if match else None
+
+
 def stages_named(text: str) -> list[str]:
     """The slugs of every stage label `text` names, in the order it names them, each once."""
     found = (_SLUG_OF[match.group().lower()] for match in _LABEL.finditer(text.replace("_", " ")))

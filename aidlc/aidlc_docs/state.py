@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines
 from aidlc.aidlc_docs.model import Mark, StageLine, StateFile
-from aidlc.aidlc_docs.stages import stage_of
-from aidlc.aidlc_docs.units import folders_named, unit_of, units_of
+from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_named
+from aidlc.aidlc_docs.units import folders_named, leading_unit, unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
 _LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
@@ -35,6 +35,7 @@ _LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage
 _PHASE_PREFIX = re.compile(r"^(?:inception|construction)(?:[ \t]+phase)?[ \t]*[-—–:][ \t]*",
                            re.IGNORECASE)
 _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
+_UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
@@ -182,15 +183,40 @@ def _bilingual(name: str, body: str) -> str | None:
 
 def split_stage_line(body: str) -> tuple[str, str]:
     """(the stage's name, what the line says of it) of a checkbox line's text: `INCEPTION - Units Generation
-    (SKIP)` -> ('Units Generation', '(SKIP)'); the name ends at ` - `, ` — `, `(` or `:`, after a phase prefix.
+    (SKIP)` -> ('Units Generation', '(SKIP)'); the name ends at ` - `, ` — `, `(` or `:`, after a phase prefix;
+    a line naming its unit first names its stage after the unit (`Unit 1 (Backend) - Code Generation (...)`).
     What it says is its first clause only: a later sentence may speak of other stages (`... only Reverse
     Engineering is SKIP`)."""
     text = _PHASE_PREFIX.sub("", _LEAD.sub("", body))
+    name, said = _cut(text)
+    if stage_of(name) is None:
+        after = _after_unit(text)
+        if after is not None:
+            return _cut(after)
+    return name, said
+
+
+def _cut(text: str) -> tuple[str, str]:
     end = _NAME_END.search(text)
     if end is None:
         return text.strip(), ""
     name, rest = text[:end.start()], text[end.start():]
     return name.strip(), rest[:1] + _CLAUSE_END.split(rest[1:], maxsplit=1)[0]
+
+
+def _after_unit(text: str) -> str | None:
+    """The text from the stage a line names after the unit it starts with: `Unit 1: Infrastructure — Code
+    Generation COMPLETED` -> `Code Generation COMPLETED`; None unless a part after it starts with a stage's name
+    and names that stage alone (`Unit 1: Functional Design, NFR Design` is several stages, never a guess)."""
+    lead = leading_unit(text)
+    if lead is None:
+        return None
+    for cut in _UNIT_CUT.finditer(text, lead):
+        rest = text[cut.end():]
+        stage = stage_at(rest)
+        if stage is not None:
+            return rest if stages_named(_cut(rest)[0]) == [stage] else None
+    return None
 
 
 def _mark(box: str) -> Mark:

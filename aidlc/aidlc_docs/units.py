@@ -26,6 +26,12 @@ def unit_of(text: str) -> str | None:
     return None if match is None else _name(match)
 
 
+def leading_unit(text: str) -> int | None:
+    """Where the unit a text starts with ends (`Unit 1 (Backend) - ...` -> 6); None when it starts with none."""
+    match = _UNIT.match(text)
+    return None if match is None else match.end()
+
+
 def folder_words(folder: str) -> str:
     """A regex of a folder's name as text writes it: `v4-migration`, `v4 migration`, `V4_Migration` (as a word)."""
     spelled = re.escape(folder).replace(r"\-", "[-_ ]")
