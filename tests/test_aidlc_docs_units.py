@@ -92,3 +92,17 @@ def test_a_unit_first_line_ticked_without_an_approval_is_found(docs: DocsRepo) -
     assert "Code Generation of unit 3" in docs.findings()[0].message
     approve(docs, "Unit 3 (Reports) - Code Generation Approval", "CONSTRUCTION - Unit 3 Code Generation approved")
     assert found(docs) == []
+
+
+@pytest.mark.parametrize(("line", "stage"), [
+    ("NFR要件 — 完了（2026-04-14T00:30:00Z）", "nfr-requirements"),  # Japanese writes NFR with no space
+    ("NFR設計 — 完了", "nfr-design"),
+    ("ワークフロープランニング — 完了（2026-04-12T00:18:00Z）", "workflow-planning"),
+    ("ビルド＆テスト - **実行**（常に実行）", "build-and-test"),
+    ("オペレーションズ — プレースホルダー", "operations"),
+    ("NFR설계 — 완료", "nfr-design"),
+    ("NFR요구사항 — 완료", "nfr-requirements"),
+])
+def test_stage_names_as_agents_translate_them(line: str, stage: str) -> None:
+    [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
+    assert read.stage == stage
