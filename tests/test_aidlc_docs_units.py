@@ -106,3 +106,12 @@ def test_a_unit_first_line_ticked_without_an_approval_is_found(docs: DocsRepo) -
 def test_stage_names_as_agents_translate_them(line: str, stage: str) -> None:
     [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
     assert read.stage == stage
+
+
+def test_a_ticked_approval_line_under_its_stages_line_is_no_stage_of_its_own(docs: DocsRepo) -> None:
+    docs.replace(STATE, "- [x] Application Design - EXECUTE\n",
+                 "- [x] Application Design - EXECUTE\n- [x] Application Design - Approval (APPROVED)\n")
+    docs.replace(AUDIT, "## Application Design - Approval", "## Application Design - User Answers Received")
+    assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "- [x] Application Design - EXECUTE"))]
+    report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
+    assert (report["phases"][0]["done"], report["phases"][0]["total"]) == (6, 7)

@@ -39,6 +39,7 @@ _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's labe
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
+_APPROVAL_LINE = re.compile(r"^[ \t]*[-—–:][ \t]*(?:approval|approved)\b", re.IGNORECASE)  # `... - Approval (...)`
 _AWAITING = re.compile(r"awaiting[ \t]+(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
                        r"승인[ \t]*대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|aguardando[ \t]+aprova",
                        re.IGNORECASE)
@@ -124,11 +125,21 @@ class _StateReader:
         own_unit = unit_of(body) or self._folder_in(body)  # `Functional Design — B2 Soul Registry completed`
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
         stage = _stage(name, body, own_unit, boxed)
-        self.state.stages.append(StageLine(
-            line=number, text=body, mark=_mark(box), stage=stage, unit=self._unit(own_unit),
-            skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(_AWAITING.search(body)),
-            depth=len(self.parents), parent=boxed.line if boxed else None))
-        self.parents.append(_Parent(indent, own_unit, number, stage))
+        line = StageLine(line=number, text=body, mark=_mark(box), stage=stage, unit=self._unit(own_unit),
+                         skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(_AWAITING.search(body)),
+                         depth=len(self.parents), parent=boxed.line if boxed else None)
+        if not self._approval_of_last(line, status):
+            self.state.stages.append(line)
+            self.parents.append(_Parent(indent, own_unit, number, stage))
+
+    def _approval_of_last(self, line: StageLine, status: str) -> bool:
+        """Whether a ticked line records the approval of the stage line right above it (`- [x] Application Design
+        - Approval (APPROVED)` under `- [x] Application Design`): no stage of its own, not counted or judged
+        twice; the audit log, not this tick, holds the approval."""
+        last = self.state.stages[-1] if self.state.stages else None
+        return (line.mark == Mark.done and line.stage is not None and _APPROVAL_LINE.match(status) is not None
+                and last is not None and (last.stage, last.depth) == (line.stage, line.depth)
+                and line.unit in (None, last.unit))  # `Functional Design (COMPLETED - Unit 1)`, then its approval
 
     def _unit(self, own: str | None) -> str | None:
         """The unit a checkbox line is about: its own, else its nearest parent's, else its heading's."""
