@@ -1,6 +1,7 @@
 """The stages of AWS aidlc-workflows (`aidlc-rules/aws-aidlc-rules/core-workflow.md`), as one slug each, and the
 labels repositories write them under: the rules' headings and their variants, and the same names in Korean,
-Chinese, Japanese and Portuguese as agents translate them. A label no table knows is reported, never guessed.
+Chinese, Japanese and Portuguese as agents translate them (`NFR要件`, `NFR설계`: NFR with no space before the
+word). A label no table knows is reported, never guessed.
 
 The order is the one the rules document (inception, then per unit the design stages before code generation, then
 build and test); the rules also say stages run "in the order that makes sense", so an inversion is a warning.
@@ -43,7 +44,8 @@ STAGES: tuple[Stage, ...] = (
            "histórias de usuário", "histórias de utilizador")),
     Stage("workflow-planning", "inception", False, True, "execution",
           ("workflow planning", "execution plan", "워크플로 계획", "워크플로우 계획", "工作流规划", "工作流程规划",
-           "ワークフロー計画", "planejamento do fluxo de trabalho", "planejamento de workflow")),
+           "ワークフロー計画", "ワークフロープランニング", "planejamento do fluxo de trabalho",
+           "planejamento de workflow")),
     Stage("application-design", "inception", False, True, "application-design",
           ("application design", "애플리케이션 설계", "应用设计", "应用程序设计", "アプリケーション設計",
            "design da aplicação", "design de aplicação")),
@@ -53,10 +55,11 @@ STAGES: tuple[Stage, ...] = (
     Stage("functional-design", "construction", True, True, "functional-design",
           ("functional design", "기능 설계", "功能设计", "機能設計", "design funcional")),
     Stage("nfr-requirements", "construction", True, True, "nfr-requirements",
-          ("nfr requirements", "nfr assessment", "nfr 요구사항", "비기능 요구사항", "非功能需求", "非機能要件",
-           "requisitos não funcionais", "requisitos nfr")),
+          ("nfr requirements", "nfr assessment", "nfr 요구사항", "nfr요구사항", "비기능 요구사항", "非功能需求",
+           "非機能要件", "nfr要件", "requisitos não funcionais", "requisitos nfr")),
     Stage("nfr-design", "construction", True, True, "nfr-design",
-          ("nfr design", "nfr 설계", "비기능 설계", "非功能设计", "非機能設計", "design de nfr", "design nfr")),
+          ("nfr design", "nfr 설계", "nfr설계", "비기능 설계", "非功能设计", "非機能設計", "nfr設計", "design de nfr",
+           "design nfr")),
     Stage("infrastructure-design", "construction", True, True, "infrastructure-design",
           ("infrastructure design", "인프라 설계", "인프라스트럭처 설계", "基础设施设计", "インフラ設計",
            "インフラストラクチャ設計", "design de infraestrutura")),
@@ -64,8 +67,10 @@ STAGES: tuple[Stage, ...] = (
           ("code generation", "코드 생성", "代码生成", "コード生成", "geração de código")),
     Stage("build-and-test", "construction", False, True, None,
           ("build and test", "build & test", "build-and-test", "빌드 및 테스트", "빌드 & 테스트", "빌드와 테스트",
-           "构建和测试", "构建与测试", "ビルドとテスト", "ビルド&テスト", "build e teste", "construção e teste")),
-    Stage("operations", "operations", False, False, None, ("operations", "운영", "运维", "運用", "operações")),
+           "构建和测试", "构建与测试", "ビルドとテスト", "ビルド&テスト", "ビルド＆テスト", "build e teste",
+           "construção e teste")),
+    Stage("operations", "operations", False, False, None,
+          ("operations", "운영", "运维", "運用", "オペレーションズ", "operações")),
 )
 BY_SLUG = {stage.slug: stage for stage in STAGES}
 ORDER = {stage.slug: number for number, stage in enumerate(STAGES)}
@@ -78,6 +83,12 @@ _SLUG_OF = {label: slug for label, slug in _LABELS}
 def stage_of(text: str) -> str | None:
     """The slug of the first stage label `text` names (case ignored), or None: never a guess."""
     match = _LABEL.search(text.replace("_", " "))
+    return _SLUG_OF[match.group().lower()] if match else None
+
+
+def stage_at(text: str) -> str | None:
+    """The slug of the stage label `text` starts with (case ignored), or None."""
+    match = _LABEL.match(text.replace("_", " "))
     return _SLUG_OF[match.group().lower()] if match else None
 
 

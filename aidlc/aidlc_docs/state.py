@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines
 from aidlc.aidlc_docs.model import Mark, StageLine, StateFile
-from aidlc.aidlc_docs.stages import stage_of
-from aidlc.aidlc_docs.units import folders_named, unit_of
+from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_named
+from aidlc.aidlc_docs.units import folders_named, leading_unit, unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
 _LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
@@ -35,9 +35,11 @@ _LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage
 _PHASE_PREFIX = re.compile(r"^(?:inception|construction)(?:[ \t]+phase)?[ \t]*[-—–:][ \t]*",
                            re.IGNORECASE)
 _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
+_UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
+_APPROVAL_LINE = re.compile(r"^[ \t]*[-—–:][ \t]*(?:approval|approved)\b", re.IGNORECASE)  # `... - Approval (...)`
 _AWAITING = re.compile(r"awaiting[ \t]+(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
                        r"승인[ \t]*대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|aguardando[ \t]+aprova",
                        re.IGNORECASE)
@@ -48,9 +50,10 @@ def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile
     from the heading (or bold paragraph) above it. A line that names a unit but no stage, under a line that names
     a stage (`- [~] Functional Design (per-unit)` / `  - [x] U1 Chat Core — approved`), is that stage of the
     unit. A table whose header names a stage column and a status column (`| Stage | Status | Artifacts |`) gives
-    one stage line per row: `| Code Generation | ✅ Complete | ... |` is ticked, `⏭️ Skipped` skipped. A heading
-    naming one of `units` (the unit folders) that has no number (`**v4-migration** (...)`) makes the lines under it
-    that unit's."""
+    one stage line per row: `| Code Generation | ✅ Complete | ... |` is ticked, `⏭️ Skipped` skipped. A unit
+    folder without a number (of `units`, the unit folders) is named by its name: on the line (`Functional Design —
+    B2 Soul Registry completed`, folder B2-soul-registry), or in a heading (`**v4-migration** (...)`), which makes
+    the lines under it that unit's."""
     reader = _StateReader(StateFile(path=rel, conflict_lines=conflict_lines(text)),
                           [unit for unit in units or [] if unit_of(unit) is None])
     for number, line in enumerate(text.split("\n"), start=1):
@@ -99,9 +102,14 @@ class _StateReader:
             self.state.stages.append(_table_line(number, cells, self.columns, self.context_unit))
 
     def _heading(self, number: int, match: re.Match[str]) -> None:
-        """A heading names the unit of the lines under it (a phase's heading names none) and closes every list."""
+        """A heading names the unit of the lines under it and closes every list. A phase's heading names a unit
+        only when it names one alone (`CONSTRUCTION PHASE — Unit 0: Core`), not a span (`Phase 2 (U1-U4)`)."""
         title = match.group(2) if match.re is HEADING else match.group("text")
-        self.context_unit = (unit_of(title) or self._folder_in(title)) if "phase" not in title.lower() else None
+        if "phase" in title.lower():
+            named = units_of(title)
+            self.context_unit = named[0] if len(named) == 1 else None
+        else:
+            self.context_unit = unit_of(title) or self._folder_in(title)
         self.parents = []
 
     def _item(self, number: int, match: re.Match[str]) -> None:
@@ -114,21 +122,32 @@ class _StateReader:
         self.parents = [p for p in self.parents if p.indent < indent]
         body, box = match.group("text"), match.group("box")
         name, status = split_stage_line(body)
-        own_unit = unit_of(body)
+        own_unit = unit_of(body) or self._folder_in(body)  # `Functional Design — B2 Soul Registry completed`
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
         stage = _stage(name, body, own_unit, boxed)
-        self.state.stages.append(StageLine(
-            line=number, text=body, mark=_mark(box), stage=stage, unit=self._unit(own_unit),
-            skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(_AWAITING.search(body)),
-            depth=len(self.parents), parent=boxed.line if boxed else None))
-        self.parents.append(_Parent(indent, own_unit, number, stage))
+        line = StageLine(line=number, text=body, mark=_mark(box), stage=stage, unit=self._unit(own_unit),
+                         skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(_AWAITING.search(body)),
+                         depth=len(self.parents), parent=boxed.line if boxed else None)
+        if not self._approval_of_last(line, status):
+            self.state.stages.append(line)
+            self.parents.append(_Parent(indent, own_unit, number, stage))
+
+    def _approval_of_last(self, line: StageLine, status: str) -> bool:
+        """Whether a ticked line records the approval of the stage line right above it (`- [x] Application Design
+        - Approval (APPROVED)` under `- [x] Application Design`): no stage of its own, not counted or judged
+        twice; the audit log, not this tick, holds the approval."""
+        last = self.state.stages[-1] if self.state.stages else None
+        return (line.mark == Mark.done and line.stage is not None and _APPROVAL_LINE.match(status) is not None
+                and last is not None and (last.stage, last.depth) == (line.stage, line.depth)
+                and line.unit in (None, last.unit))  # `Functional Design (COMPLETED - Unit 1)`, then its approval
 
     def _unit(self, own: str | None) -> str | None:
         """The unit a checkbox line is about: its own, else its nearest parent's, else its heading's."""
         return own or next((p.unit for p in reversed(self.parents) if p.unit), None) or self.context_unit
 
-    def _folder_in(self, title: str) -> str | None:
-        found = folders_named(title, self.named)
+    def _folder_in(self, text: str) -> str | None:
+        """The one unit folder without a number that a heading or line names, in words or as written."""
+        found = folders_named(text, self.named)
         return found[0] if len(found) == 1 else None
 
 
@@ -175,15 +194,40 @@ def _bilingual(name: str, body: str) -> str | None:
 
 def split_stage_line(body: str) -> tuple[str, str]:
     """(the stage's name, what the line says of it) of a checkbox line's text: `INCEPTION - Units Generation
-    (SKIP)` -> ('Units Generation', '(SKIP)'); the name ends at ` - `, ` — `, `(` or `:`, after a phase prefix.
+    (SKIP)` -> ('Units Generation', '(SKIP)'); the name ends at ` - `, ` — `, `(` or `:`, after a phase prefix;
+    a line naming its unit first names its stage after the unit (`Unit 1 (Backend) - Code Generation (...)`).
     What it says is its first clause only: a later sentence may speak of other stages (`... only Reverse
     Engineering is SKIP`)."""
     text = _PHASE_PREFIX.sub("", _LEAD.sub("", body))
+    name, said = _cut(text)
+    if stage_of(name) is None:
+        after = _after_unit(text)
+        if after is not None:
+            return _cut(after)
+    return name, said
+
+
+def _cut(text: str) -> tuple[str, str]:
     end = _NAME_END.search(text)
     if end is None:
         return text.strip(), ""
     name, rest = text[:end.start()], text[end.start():]
     return name.strip(), rest[:1] + _CLAUSE_END.split(rest[1:], maxsplit=1)[0]
+
+
+def _after_unit(text: str) -> str | None:
+    """The text from the stage a line names after the unit it starts with: `Unit 1: Infrastructure — Code
+    Generation COMPLETED` -> `Code Generation COMPLETED`; None unless a part after it starts with a stage's name
+    and names that stage alone (`Unit 1: Functional Design, NFR Design` is several stages, never a guess)."""
+    lead = leading_unit(text)
+    if lead is None:
+        return None
+    for cut in _UNIT_CUT.finditer(text, lead):
+        rest = text[cut.end():]
+        stage = stage_at(rest)
+        if stage is not None:
+            return rest if stages_named(_cut(rest)[0]) == [stage] else None
+    return None
 
 
 def _mark(box: str) -> Mark:

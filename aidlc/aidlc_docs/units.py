@@ -1,24 +1,35 @@
-"""Which unit of work a line of the aidlc-docs layout names: by number (`Unit 1`, `U2`, `유닛 3`) or by the name of
-its folder under construction/ (`v4-migration`)."""
+"""Which unit of work a line of the aidlc-docs layout names: by number (`Unit 1`, `U2`, `유닛 3`, with a letter when
+one number holds several units: `Unit 3-A`, `unit-3b-backend`) or by the name of its folder under construction/
+(`v4-migration`)."""
 
 from __future__ import annotations
 
 import re
 
-_UNIT = re.compile(r"\b(?:unit|유닛|단위)[ \t]*[-#]?[ \t]*(?P<n>\d+)|\b[Uu](?P<u>\d+)\b", re.IGNORECASE)
+# A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
+_UNIT = re.compile(r"\b(?:unit|유닛|단위)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?|\b[Uu](?P<u>\d+)\b",
+                   re.IGNORECASE)
+
+
+def _name(match: re.Match[str]) -> str:
+    return str(int(match.group("n") or match.group("u"))) + (match.group("letter") or "").upper()
 
 
 def units_of(text: str) -> list[str]:
     """Every unit a text names by number, in order: `Unit 1 and U3` -> ['1', '3']."""
-    return list(dict.fromkeys(str(int(m.group("n") or m.group("u"))) for m in _UNIT.finditer(text)))
+    return list(dict.fromkeys(_name(match) for match in _UNIT.finditer(text)))
 
 
 def unit_of(text: str) -> str | None:
-    """The unit a line names: `Unit 1`, `U2`, `유닛 3` -> '1', '2', '3'; None when it names none."""
+    """The unit a line names: `Unit 1`, `U2`, `유닛 3`, `Unit 3-B` -> '1', '2', '3', '3B'; None when it names none."""
     match = _UNIT.search(text)
-    if match is None:
-        return None
-    return str(int(match.group("n") or match.group("u")))
+    return None if match is None else _name(match)
+
+
+def leading_unit(text: str) -> int | None:
+    """Where the unit a text starts with ends (`Unit 1 (Backend) - ...` -> 6); None when it starts with none."""
+    match = _UNIT.match(text)
+    return None if match is None else match.end()
 
 
 def folder_words(folder: str) -> str:

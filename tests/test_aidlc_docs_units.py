@@ -1,0 +1,117 @@
+"""Which unit and which stage a line of aidlc-state.md names, in the shapes agents write them beyond the rules'
+template: a unit with a letter (`Unit 3-A`), named by its folder on the stage line, named in a phase's heading,
+written before the stage (`Unit 1 (Backend) - Code Generation`). Through the rules on the clean project of
+tests/aidlc_docs_sample.py, each test changing it as a repository in the wild does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aidlc.aidlc_docs.state import read_state
+from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, iso, plan, stamp
+from tests.helpers import run_cli
+
+OPERATIONS = "### 🟡 OPERATIONS PHASE"
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> DocsRepo:
+    return build_docs_repo(tmp_path / "shop")
+
+
+def found(docs: DocsRepo) -> list[tuple[str, int | None]]:
+    return [(f.code, f.line) for f in docs.findings()]
+
+
+def approve(docs: DocsRepo, heading: str, context: str) -> None:
+    """A person's approval appended to the audit log, after every entry of the clean one."""
+    docs.write(AUDIT, docs.read(AUDIT) + f"## {heading}\n**Timestamp**: {iso(stamp(len(ENTRIES)))}\n"
+               f'**User Input**: "approved"\n**AI Response**: "Proceeding."\n**Context**: {context}\n\n---\n\n')
+
+
+def test_units_with_a_letter_are_three_units_not_one(docs: DocsRepo) -> None:
+    # Unit 3-A and 3-B (folder unit-3b-admin): B's approval and B's open plan are not A's.
+    docs.replace(STATE, OPERATIONS, "#### Unit 3-A: Storefront\n- [x] Functional Design — done\n\n"
+                 "#### Unit 3-B: Admin\n- [ ] Functional Design\n\n" + OPERATIONS)
+    docs.write(f"{DOCS}/construction/plans/unit-3b-admin-functional-design-plan.md", plan("Functional Design", 2, 0))
+    approve(docs, "Functional Design - Unit 3-B Approval", "CONSTRUCTION - Unit 3-B admin")
+    assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "Functional Design — done"))]
+    assert "Functional Design of unit 3A" in docs.findings()[0].message
+    report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
+    assert [u["unit"] for u in report["units"]][:4] == ["1", "2", "3A", "3B"]
+
+
+def test_a_unit_named_by_its_folder_on_the_stage_line_is_that_unit(docs: DocsRepo) -> None:
+    # Folders B1-search and B2-catalog-sync, each line naming its unit in words; B1's open plan is not B2's.
+    for unit, done in (("B1-search", 1), ("B2-catalog-sync", 2)):
+        docs.write(f"{DOCS}/construction/{unit}/functional-design/business-rules.md", "# Rules\n")
+        docs.write(f"{DOCS}/construction/plans/{unit}-functional-design-plan.md", plan("Functional Design", 2, done))
+    docs.replace(STATE, OPERATIONS, "- [x] Functional Design — B2 Catalog Sync completed\n"
+                 "- [ ] Functional Design — B1 Search\n\n" + OPERATIONS)
+    approve(docs, "Functional Design - B2 Catalog Sync - Approval",
+            "CONSTRUCTION - Functional Design approved (B2 Catalog Sync)")
+    assert found(docs) == []
+    docs.write(f"{DOCS}/construction/plans/B2-catalog-sync-functional-design-plan.md", plan("Functional Design", 2, 1))
+    assert found(docs) == [("AIDLC-DOCS-005", docs.line(STATE, "B2 Catalog Sync completed"))]
+
+
+def test_a_phase_heading_naming_a_unit_makes_the_lines_under_it_that_units(docs: DocsRepo) -> None:
+    # `### CONSTRUCTION PHASE — Unit 3: Reports` over its lines; a phase heading naming two units names none.
+    docs.write(f"{DOCS}/construction/plans/unit-4-billing-functional-design-plan.md", plan("Functional Design", 2, 0))
+    docs.write(f"{DOCS}/construction/plans/unit-3-reports-functional-design-plan.md", plan("Functional Design", 2, 2))
+    docs.replace(STATE, OPERATIONS, "### CONSTRUCTION PHASE — Unit 3: Reports\n- [x] Functional Design — COMPLETE\n\n"
+                 "### CONSTRUCTION PHASE — Unit 4: Billing\n- [ ] Functional Design — PENDING\n\n" + OPERATIONS)
+    approve(docs, "Functional Design - Unit 3 - Approval", "CONSTRUCTION - Unit 3 Functional Design approved")
+    assert found(docs) == []
+    docs.replace(STATE, "— Unit 3: Reports", "— Units 3 and 4 (Unit 3: Reports, Unit 4: Billing)")
+    assert found(docs) == [("AIDLC-DOCS-005", docs.line(STATE, "Functional Design — COMPLETE"))]
+
+
+@pytest.mark.parametrize(("line", "stage", "unit", "skipped"), [
+    ("Unit 1 (Backend) - Code Generation (2026-02-04T15:43:58+09:00)", "code-generation", "1", False),
+    ("Unit 1: Infrastructure — Code Generation COMPLETED", "code-generation", "1", False),
+    ("Unit 3 (MCP) - NFR Design - SKIPPED", "nfr-design", "3", True),
+    ("Unit 3-A: Frontend — Functional Design (2026-02-04)", "functional-design", "3A", False),
+    ("Unit 3: API Services — Full pipeline COMPLETED", None, "3", False),  # no stage named: a note, never a guess
+    ("Unit 1 (data-pipeline): Functional Design, NFR Requirements, Code Generation", None, "1", False),
+    ("U11 Functional Design 완료·승인 (2026-06-24)", "functional-design", "11", False),
+])
+def test_a_line_naming_its_unit_first_names_the_stage_after_it(line: str, stage: str | None, unit: str,
+                                                                skipped: bool) -> None:
+    [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
+    assert (read.stage, read.unit, read.skipped) == (stage, unit, skipped)
+
+
+def test_a_unit_first_line_ticked_without_an_approval_is_found(docs: DocsRepo) -> None:
+    docs.replace(STATE, OPERATIONS, "- [x] Unit 3 (Reports) - Code Generation (2026-11-30T10:00:00+09:00)\n\n"
+                 + OPERATIONS)
+    assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "Unit 3 (Reports)"))]
+    assert "Code Generation of unit 3" in docs.findings()[0].message
+    approve(docs, "Unit 3 (Reports) - Code Generation Approval", "CONSTRUCTION - Unit 3 Code Generation approved")
+    assert found(docs) == []
+
+
+@pytest.mark.parametrize(("line", "stage"), [
+    ("NFR要件 — 完了（2026-04-14T00:30:00Z）", "nfr-requirements"),  # Japanese writes NFR with no space
+    ("NFR設計 — 完了", "nfr-design"),
+    ("ワークフロープランニング — 完了（2026-04-12T00:18:00Z）", "workflow-planning"),
+    ("ビルド＆テスト - **実行**（常に実行）", "build-and-test"),
+    ("オペレーションズ — プレースホルダー", "operations"),
+    ("NFR설계 — 완료", "nfr-design"),
+    ("NFR요구사항 — 완료", "nfr-requirements"),
+])
+def test_stage_names_as_agents_translate_them(line: str, stage: str) -> None:
+    [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
+    assert read.stage == stage
+
+
+def test_a_ticked_approval_line_under_its_stages_line_is_no_stage_of_its_own(docs: DocsRepo) -> None:
+    docs.replace(STATE, "- [x] Application Design - EXECUTE\n",
+                 "- [x] Application Design - EXECUTE\n- [x] Application Design - Approval (APPROVED)\n")
+    docs.replace(AUDIT, "## Application Design - Approval", "## Application Design - User Answers Received")
+    assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "- [x] Application Design - EXECUTE"))]
+    report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
+    assert (report["phases"][0]["done"], report["phases"][0]["total"]) == (6, 7)
