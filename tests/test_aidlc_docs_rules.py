@@ -128,6 +128,17 @@ def test_an_audit_log_that_is_no_file_of_the_repository_is_never_read(docs: Docs
 
 
 # -- ticked stages against the audit log ---------------------------------------------------------------------------
+def test_boxes_in_code_fences_and_html_comments_are_no_stage_lines_and_no_plan_boxes(docs: DocsRepo) -> None:
+    """A reader of the rendered file sees none of them: an example of the format, a line kept out of sight."""
+    hidden = ("<!--\n- [x] Code Generation (Unit 9: billing)\n-->\n```markdown\n- [x] Build and Test\n```\n"
+              "<!-- - [x] NFR Design -->\n~~~\n- [ ] open box\n~~~\n")
+    docs.write(STATE, docs.read(STATE) + hidden)
+    docs.write(CODE_PLAN, docs.read(CODE_PLAN) + hidden)
+    assert docs.findings() == []
+    state = read_state(docs.read(STATE), STATE)
+    assert not [line for line in state.stages if "billing" in line.text or "open box" in line.text]
+
+
 def test_a_stage_ticked_without_an_approval_is_an_error(docs: DocsRepo) -> None:
     # The agent logged its own prompt and ticked the stage; the person's answer is not there.
     docs.replace(AUDIT, '**User Input**: "B"\n', "")

@@ -4,10 +4,27 @@ merge-conflict markers, and line ends read as one."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
 BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~\-SR?])\][ \t]*(?P<text>.*)$")
 _CONFLICT = re.compile(r"^(<{7}( |$)|={7}$|>{7}( |$)|\|{7}( |$))")
+
+
+def shown_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(number, line) of each line a reader of the rendered file sees as text: not inside a code fence (an example
+    of the format) or an HTML comment (a line kept out of sight), nor a fence's or a comment's own lines."""
+    fence = comment = False
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.lstrip()
+        if comment:
+            comment = "-->" not in line
+        elif stripped.startswith(("```", "~~~")):
+            fence = not fence
+        elif not fence and stripped.startswith("<!--"):
+            comment = "-->" not in stripped[4:]
+        elif not fence:
+            yield number, line
 
 
 def one_line_end(text: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from aidlc.aidlc_docs.markdown import BOX
+from aidlc.aidlc_docs.markdown import BOX, shown_lines
 from aidlc.aidlc_docs.model import PlanFile
 from aidlc.aidlc_docs.stages import plan_stage
 
@@ -37,12 +37,8 @@ def mark_superseded(plans: list[PlanFile]) -> None:
 
 
 def plan_boxes(text: str) -> Iterator[tuple[int, str, str]]:
-    """(line, box character, text after the box) of each checkbox line outside code fences."""
-    fence = False
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.lstrip().startswith(("```", "~~~")):
-            fence = not fence
-            continue
-        match = None if fence else BOX.match(line)
+    """(line, box character, text after the box) of each checkbox line outside code fences and HTML comments."""
+    for number, line in shown_lines(text):
+        match = BOX.match(line)
         if match is not None:
             yield number, match.group("box"), match.group("text")

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines
+from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines, shown_lines
 from aidlc.aidlc_docs.model import Mark, StageLine, StateFile
 from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, leading_unit, unit_of, units_of
@@ -56,7 +56,7 @@ def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile
     the lines under it that unit's."""
     reader = _StateReader(StateFile(path=rel, conflict_lines=conflict_lines(text)),
                           [unit for unit in units or [] if unit_of(unit) is None])
-    for number, line in enumerate(text.split("\n"), start=1):
+    for number, line in shown_lines(text):  # a box in a code fence or an HTML comment is no stage line
         reader.read(number, line)
     return reader.state
 
