@@ -31,7 +31,9 @@ FIELD_NAMES = {
 def read_audit(text: str, rel: str) -> AuditLog:
     """The entries of an audit log: each starts at a heading, or at a timestamp field after a `---` (an entry
     without a heading); a block without a timestamp field is a preamble or a note, not an entry."""
-    return AuditLog(path=rel, conflict_lines=conflict_lines(text), entries=audit_entries(text.split("\n")))
+    lines = text.split("\n")
+    return AuditLog(path=rel, conflict_lines=conflict_lines(text), entries=audit_entries(lines),
+                    text_lines=sum(1 for line in lines if line.strip()))
 
 
 def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:

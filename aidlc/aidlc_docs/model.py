@@ -59,6 +59,7 @@ class AuditLog(BaseModel):
     path: str
     entries: list[AuditEntry] = Field(default_factory=list)
     conflict_lines: list[int] = Field(default_factory=list)
+    text_lines: int = Field(default=0, description="lines that are not blank, entries or not")
 
 
 class PlanFile(BaseModel):

@@ -117,6 +117,11 @@ UNREADABLE = docs_rule(
     "AIDLC-DOCS-015", E, "a Markdown file of aidlc-docs/ cannot be read (not UTF-8, too large, or unreadable): its "
     "rules were not checked",
     "save the file as UTF-8 text (and under the size limit), or remove it")
+UNREAD_LOG = docs_rule(
+    "AIDLC-DOCS-017", I, "an audit log holds text but no entry aidlc reads (a heading or `---`, then `**Timestamp**:` "
+    "and the other fields, one per line): no approval in it counts, and its times are not checked",
+    "write each entry as the rules do (`## <stage>`, `**Timestamp**: <ISO 8601>`, `**User Input**: \"...\"`, ...), "
+    "or append them with `aidlc audit append`; a log kept as a table is not read")
 SUPERSEDED = docs_rule(
     "AIDLC-DOCS-016", I, "a plan file is replaced by a revised one beside it (`<plan>-revised.md`, `-v2`, "
     "`-updated`): its boxes are not judged, the revised plan's are",
@@ -126,7 +131,8 @@ SUPERSEDED = docs_rule(
 # The rules that read aidlc-state.md's v1 stage lines, audit.md's v1 approvals or one writer's timestamps: a v2 intent
 # record states stages as rows and events as typed blocks (aidlc/rules/docs_records.py checks those), and its
 # engine writes several blocks in one second by design.
-V1_STATE_RULES = (NO_APPROVAL, AWAITING, PLAN_OPEN, BUILD_BEFORE_CODE, ORDER_BROKEN, UNKNOWN_STAGE, SHARED_TIME)
+V1_STATE_RULES = (NO_APPROVAL, AWAITING, PLAN_OPEN, BUILD_BEFORE_CODE, ORDER_BROKEN, UNKNOWN_STAGE, SHARED_TIME,
+                  UNREAD_LOG)
 
 
 # -- the files ---------------------------------------------------------------------------------------------------
@@ -151,6 +157,13 @@ def _code(project: DocsProject) -> Iterator[Hit]:
         if PurePosixPath(name).suffix in CODE_SUFFIXES or name in CODE_NAMES:
             yield Hit(path, None, f"{name} is application code inside {project.rel}/, which holds documentation "
                       "only")
+
+
+@check(UNREAD_LOG)
+def _unread_logs(project: DocsProject) -> Iterator[Hit]:
+    for log in project.audits:
+        if not log.entries and log.text_lines > 3:  # more than a title and a line about the log
+            yield Hit(log.path, 1, f"{log.path} holds {log.text_lines} lines of text and no entry aidlc reads")
 
 
 @check(UNREADABLE)
