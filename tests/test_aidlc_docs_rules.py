@@ -102,6 +102,14 @@ def test_an_audit_log_that_cannot_be_read_is_one_error_not_every_stage_unapprove
     assert found.message == f"cannot be read: byte 0xf3 at offset {len(text.encode()) + 19} is not UTF-8"
 
 
+def test_a_folder_where_the_state_file_should_be_is_an_error_not_a_project_with_no_state(docs: DocsRepo) -> None:
+    docs.path(STATE).unlink()
+    docs.path(STATE).mkdir()
+    (found,) = [f for f in docs.findings() if f.path == STATE]
+    assert (found.code, found.message) == ("AIDLC-DOCS-015", "cannot be read: a folder, not a regular file; aidlc "
+                                           "does not open it")
+
+
 @pytest.mark.parametrize("kind", ["fifo", "link outside", "too large"])
 def test_an_audit_log_that_is_no_file_of_the_repository_is_never_read(docs: DocsRepo, tmp_path: Path,
                                                                       kind: str) -> None:

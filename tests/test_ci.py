@@ -281,6 +281,18 @@ def test_a_base_this_clone_lacks_is_a_usage_error(pr: Path, base: str) -> None:
     assert "Next steps:" in proc.stderr
 
 
+def test_a_base_a_whole_clone_lacks_is_named_wrong_not_shallow(pr: Path, tmp_path: Path) -> None:
+    """`HEAD~50` on a branch of a few commits: fetching more history would not help, and the error does not say so."""
+    proc = ci(pr, "--base", "HEAD~50")
+    assert proc.returncode == 2 and "this repository has no commit 'HEAD~50'" in proc.stderr
+    assert "unshallow" not in proc.stderr and "git log --oneline --first-parent" in proc.stderr
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{pr}", str(shallow)], check=True)
+    proc = ci(shallow, "--base", "HEAD~1")
+    assert proc.returncode == 2 and "this clone has no commit 'HEAD~1'" in proc.stderr
+    assert "git fetch --unshallow" in proc.stderr
+
+
 def test_json_is_one_document_with_a_version(pr: Path) -> None:
     code_change(pr, trailer=None)
     proc = ci(pr, "--base", "main", "--format", "json")

@@ -11,6 +11,7 @@ may write its stages as a table (`| Stage | Status |` rows, `| Code Generation |
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
 from aidlc.aidlc_docs.audit import read_audit
@@ -19,7 +20,7 @@ from aidlc.aidlc_docs.model import DocsProject, Unreadable
 from aidlc.aidlc_docs.plans import mark_superseded, read_plan
 from aidlc.aidlc_docs.state import read_state
 from aidlc.aidlc_docs.stories import story_assignments, story_headings
-from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode
+from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, not_regular
 from aidlc.bank.walk import read_inside
 
 STATE_FILE = "aidlc-state.md"
@@ -45,6 +46,9 @@ def read_project(root: Path, rel: str) -> DocsProject:
     # Every entry but a folder: a FIFO or a device named audit.md is listed, and refused when read (`_text`).
     for path in sorted(p for p in folder.rglob("*") if p.is_symlink() or not p.is_dir()):
         project.files.append(path.relative_to(root).as_posix())
+    for name in (STATE_FILE, AUDIT_FILE):  # a folder where the state file or the log should be hides them: say so
+        if (folder / name).is_dir():
+            project.unreadable.append(Unreadable(path=f"{rel}/{name}", message=not_regular(stat.S_IFDIR)))
     state = state_file([path_rel[len(rel) + 1:] for path_rel in project.files])
     construction = folder / "construction"
     if construction.is_dir():

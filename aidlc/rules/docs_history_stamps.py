@@ -47,8 +47,8 @@ def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetim
         elif first is not None and entry.at < first - BEFORE_FIRST_COMMIT:
             days = (first - entry.at).days
             judge.add(STAMP_BEFORE_REPOSITORY, path, entry.line, f"the entry {described(entry)}, added by "
-                      f"{short(revision)}, is dated {days} days before the repository's first commit "
-                      f"({first.isoformat()})")
+                      f"{short(revision)}, is dated {days} day{'s' if days != 1 else ''} before the repository's "
+                      f"first commit ({first.isoformat()})")
 
 
 def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:

@@ -86,8 +86,12 @@ def resolve_commit(project: Path, ref: str) -> str:
     sha = run_git(project, ("rev-parse", "-q", "--verify", "--end-of-options", f"{ref}^{{commit}}"),
                   ok=(0, 1)).decode().strip()
     if not sha:
-        raise UsageError(f"this clone has no commit {ref!r}",
-                         ["git fetch --unshallow    # a shallow clone lacks the base (checkout: fetch-depth: 0)",
+        if is_shallow(project):
+            raise UsageError(f"this clone has no commit {ref!r}",
+                             ["git fetch --unshallow    # a shallow clone lacks the base (checkout: fetch-depth: 0)",
+                              "git branch -a    # the refs that exist"])
+        raise UsageError(f"this repository has no commit {ref!r}",  # a whole clone: the name is wrong, or too far back
+                         ["git log --oneline --first-parent    # the commits of this branch",
                           "git branch -a    # the refs that exist"])
     return sha
 
