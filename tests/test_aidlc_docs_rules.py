@@ -182,6 +182,24 @@ def test_an_approval_of_one_unit_does_not_approve_another(docs: DocsRepo) -> Non
     assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Code Generation - EXECUTE (Unit 2"))]
 
 
+def test_in_a_project_of_one_unit_an_approval_naming_no_unit_is_of_that_unit(docs: DocsRepo) -> None:
+    for rel in [rel for rel in map(str, docs.path(DOCS).rglob("*")) if "shop-web" in rel and rel.endswith(".md")]:
+        Path(rel).unlink()
+    for rel in (f"{DOCS}/construction/unit-2-shop-web/functional-design", f"{DOCS}/construction/unit-2-shop-web/code",
+                f"{DOCS}/construction/unit-2-shop-web"):
+        docs.path(rel).rmdir()
+    for line in ("- [x] Functional Design - EXECUTE (Unit 2: shop-web)\n",
+                 "- [x] Code Generation - EXECUTE (Unit 2: shop-web)\n"):
+        docs.replace(STATE, line, "")
+    unit_2 = docs.read(AUDIT).index("## Functional Design - Unit 2 Approval")
+    docs.write(AUDIT, docs.read(AUDIT)[:unit_2] + docs.read(AUDIT)[docs.read(AUDIT).index("## Build"):])
+    named = ('## Code Generation - Unit 1 Approval\n**Timestamp**: 2026-11-30T09:08:14Z\n**User Input**: "Continue to '
+             'Next Stage"\n**AI Response**: "Unit 1 code approved."\n**Context**: CONSTRUCTION - Unit 1 orders-api')
+    docs.replace(AUDIT, named, '## Code Generation - Approval\n**Timestamp**: 2026-11-30T09:08:14Z\n**User Input**: '
+                 '"Continue to Next Stage"\n**AI Response**: "Code approved."\n**Context**: CONSTRUCTION')
+    assert "AIDLC-DOCS-003" not in {f.code for f in docs.findings()}
+
+
 def test_answers_to_a_stages_questions_are_not_its_approval(docs: DocsRepo) -> None:
     docs.replace(AUDIT, "## Application Design - Approval", "## Application Design - User Answers Received")
     assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Application Design"))]

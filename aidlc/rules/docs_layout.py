@@ -190,17 +190,19 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
     given = approvals(project)
     for path, line in ticked(project):
         stage = BY_SLUG[line.stage or ""]
-        if not stage.approval or _approved(given, stage, line.unit):
+        if not stage.approval or _approved(given, stage, line.unit, one_unit=len(project.units) == 1):
             continue
         whose = f" of unit {line.unit}" if line.unit and stage.per_unit else ""
         logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
         yield Hit(path, line.line, f"{stage.name}{whose} is ticked, and {logs} holds no approval of it by a person")
 
 
-def _approved(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None) -> bool:
-    """Whether `given` holds an approval of the stage: of the unit, for a per-unit stage's line naming one."""
+def _approved(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
+              one_unit: bool = False) -> bool:
+    """Whether `given` holds an approval of the stage: of the unit, for a per-unit stage's line naming one. In a
+    project of one unit (`one_unit`), an approval that names no unit can only be of that unit."""
     if stage.per_unit and unit is not None:
-        return bool(given.get((stage.slug, unit)))
+        return bool(given.get((stage.slug, unit)) or (one_unit and given.get((stage.slug, None))))
     return any(entries for (slug, _), entries in given.items() if slug == stage.slug)
 
 
