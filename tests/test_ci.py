@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -273,6 +274,24 @@ def test_a_ledger_the_base_has_and_the_branch_deleted_is_an_error(pr_with_decisi
     assert "AIDLC-CI-001" in proc.stdout and "git restore --source=" in proc.stdout
 
 
+def test_deleting_records_a_person_approved_is_a_warning_naming_each_file_and_its_approval(
+        pr_with_decisions: Path) -> None:
+    """A whole intent and bolt deleted leave no approval stale (nothing is left to judge): the reviewer is told."""
+    shutil.rmtree(pr_with_decisions / "memory-bank" / "intents")
+    shutil.rmtree(pr_with_decisions / "memory-bank" / "bolts")
+    commit(pr_with_decisions, "records gone")
+    doc = document(pr_with_decisions, "--base", "main")
+    deleted = [f for f in doc["findings"] if f["code"] == "AIDLC-CI-016"]
+    assert deleted and doc["passed"] and all(f["severity"] == "warning" for f in deleted)
+    assert {f["path"] for f in deleted} >= {"memory-bank/intents/001-checkout-payments/requirements.md",
+                                            "memory-bank/bolts/001-checkout-api/implementation-plan.md"}
+    plan = next(f for f in deleted if f["path"].endswith("implementation-plan.md"))
+    assert "bolt 001-checkout-api plan (approve) by Ada" in plan["message"]
+    assert not document(pr_with_decisions, "--base", "HEAD")["findings"]  # once merged, nothing more is said
+    strict = ci(pr_with_decisions, "--base", "main", "--strict")
+    assert strict.returncode == 1 and "AIDLC-CI-016" in strict.stdout
+
+
 # -- usage -------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("base", ["nope", "", "--upload-pack=x"])
 def test_a_base_this_clone_lacks_is_a_usage_error(pr: Path, base: str) -> None:
@@ -327,7 +346,8 @@ def test_every_ci_rule_has_a_broken_fixture() -> None:
         "AIDLC-CI-012": rulebook.test_narrowing_governance_paths_does_not_let_untraced_code_pass,
         "AIDLC-CI-013": rulebook.test_a_change_of_the_rules_approved_by_another_person_passes_and_its_rules_judge,
         "AIDLC-CI-014": rulebook.test_a_commit_after_the_walkthrough_was_approved_does_not_ride_on_the_closed_bolt,
-        "AIDLC-CI-015": rulebook.test_a_plan_approval_forged_as_policy_is_judged_by_the_base_policy}
+        "AIDLC-CI-015": rulebook.test_a_plan_approval_forged_as_policy_is_judged_by_the_base_policy,
+        "AIDLC-CI-016": test_deleting_records_a_person_approved_is_a_warning_naming_each_file_and_its_approval}
     assert set(fixtures) == {code for code, rule in every_rule().items() if rule.family == "ci"}
 
 

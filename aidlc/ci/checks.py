@@ -90,7 +90,28 @@ def _decision(event: Event | None) -> str | None:
 
 def check(pr: PullRequest) -> list[Finding]:
     return [*pr.rulebook.findings, *ledger_against_base(pr), *approval_authors(pr), *scope(pr),
-            *walkthrough_evidence(pr), *unsigned_commits(pr)]
+            *walkthrough_evidence(pr), *unsigned_commits(pr), *approved_deleted(pr)]
+
+
+def approved_deleted(pr: PullRequest) -> Iterator[Finding]:
+    """Each file the base holds that a standing human approval in its ledger judged (one file, not a set), and that
+    the work tree no longer holds. Deleting a whole intent or bolt leaves no approval stale (AIDLC-LEDGER-005 judges
+    what still exists), so the reviewer is told here."""
+    standing: dict[tuple[str, str, str], Event] = {}  # the latest decision of each gate in the base's ledger
+    for line in split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""):
+        event = parse_event(line)
+        if event is not None and event.type == EventType.gate_decided and event.subject and event.stage:
+            standing[(event.subject.kind, event.subject.id, event.stage)] = event
+    judged = {event.fingerprint.path: event for event in standing.values()
+              if event.decision == Decision.approve and event.actor.kind == ActorKind.human
+              and event.fingerprint is not None and "*" not in event.fingerprint.path
+              and " (" not in event.fingerprint.path}  # a label of several files names no one file
+    project = Path(pr.bank.repo_root)
+    at_base = pr.history.listed(pr.base, [path for path in judged if not (project / path).exists()])
+    for path, blob in sorted(at_base.items()):
+        if blob is not None:
+            yield finding(ci.APPROVED_DELETED, path, None, f"the pull request deletes {path}, which "
+                          f"{about(judged[path])} approved", f"git checkout {pr.base[:12]} -- {path}    # if not meant")
 
 
 def ledger_against_base(pr: PullRequest) -> Iterator[Finding]:

@@ -75,3 +75,8 @@ POLICY_NOT_ALLOWED = ci_rule(
     "AIDLC-CI-015", E, "a plan approval recorded by policy (policy.auto_approve_plan) is one the base's policy does "
     "not allow for the bolt's risk", "a person approves the plan: `aidlc gate approve BOLT --stage plan` (the "
     "policy that counts is the base's, and only for low or medium risk it lists)")
+APPROVED_DELETED = ci_rule(
+    "AIDLC-CI-016", Severity.warning, "the pull request deletes a file that a person's standing approval judged (an "
+    "intent's requirements, a bolt's plan, ...): the approval stays in the ledger, the record it approved is gone",
+    "restore the file if its deletion was not meant (`git checkout BASE -- PATH`); a record retired on purpose "
+    "needs nothing more than the reviewer's eye")
