@@ -155,6 +155,16 @@ def unrecorded_end(ledger: Ledger, state: RunState) -> str | None:
     return f"it says the run ended {state.status.value}, but the ledger records no end of it"
 
 
+def run_problem(ledger: Ledger, state: RunState) -> str | None:
+    """What `aidlc bolt status` says of a run whose state.json claims an end the ledger does not record, with the
+    command that ends it for good; None for a run whose state.json it bears out."""
+    problem = unrecorded_end(ledger, state)
+    if problem is None:
+        return None
+    return (f"{(RUNS / state.run_id / 'state.json').as_posix()}: {problem} (edited outside aidlc); end the run: "
+            f"aidlc bolt abort {state.bolt}")
+
+
 def run_summary(state: RunState) -> dict[str, Any]:
     """A run as `aidlc bolt status --format json` shows it."""
     return {"run_id": state.run_id, "bolt": state.bolt, "status": state.status.value, "branch": state.branch,

@@ -136,14 +136,13 @@ def resume_cmd(app: App, ref: str, verdict: str | None, reason: str | None, mode
 def status_cmd(app: App, bolt: str | None) -> None:
     """The runs (of BOLT), where each stands and what to do next."""
     # Loaded when the command runs: --help and shell completion import this file too.
-    from aidlc.bolt.store import RUNS, bolt_id, run_summary, runs_of, unrecorded_end
+    from aidlc.bolt.store import bolt_id, run_problem, run_summary, runs_of
     from aidlc.workspace import Workspace
 
     workspace = Workspace.open(app.root())
     runs = runs_of(workspace.root, bolt_id(workspace, bolt) if bolt else None)
     # An end state.json names that the ledger does not record is not shown as the run's.
-    problems = {r.run_id: f"{(RUNS / r.run_id / 'state.json').as_posix()}: {problem} (edited outside aidlc); end "
-                f"the run: aidlc bolt abort {r.bolt}" for r in runs if (problem := unrecorded_end(workspace.ledger, r))}
+    problems = {r.run_id: problem for r in runs if (problem := run_problem(workspace.ledger, r))}
     if app.json:
         app.emit_json({"runs": [{**run_summary(r), "problem": problems.get(r.run_id)} for r in runs]})
         return
