@@ -1,15 +1,30 @@
 """Shapes of the aidlc-docs layout beyond the rules' templates, as real repositories write them, through the CLI on
 real git histories built here: a fork of the rules that keeps one state and one audit log per branch
-(`state/main.md`, `audit/main.md`) and writes its stage progress as a table; a plan replaced by a revised one."""
+(`state/main.md`, `audit/main.md`) and writes its stage progress as a table; a plan replaced by a revised one; audit
+logs that carry each entry's time in its heading (as aiao-workshop's and Mock-Court's do)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.aidlc_docs_sample import CODE_PLAN, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, plan, stamp
+from tests.aidlc_docs_sample import (
+    AUDIT,
+    CODE_PLAN,
+    DOCS,
+    ENTRIES,
+    STATE,
+    DocsRepo,
+    build_docs_repo,
+    clean_files,
+    entry_text,
+    iso,
+    plan,
+    stamp,
+)
 from tests.helpers import git_init, run_cli
 
 BRANCH_STATE = f"{DOCS}/state/main.md"
@@ -194,3 +209,77 @@ def test_a_plan_repeating_a_stage_under_another_name_is_judged_too(shop: DocsRep
     shop.commit("aidlc-docs: a second plan", stamp(len(ENTRIES) + 1))
     _, found = findings(shop)
     assert found == [("AIDLC-DOCS-005", STATE, shop.line(STATE, "(Unit 2: shop-web)"))]
+
+
+# -- audit logs stamped in their headings ---------------------------------------------------------------------------
+def heading_last(heading: str, n: int, user: str | None, response: str) -> str:
+    """An entry as aiao-workshop writes one: the time after the heading, the person's words under a sub-heading."""
+    said = f"#### User Response\n```\n{user}\n```\n\n" if user is not None else ""
+    return f"### {heading}: {iso(stamp(n))}\n\n{said}#### AI Response\n- {response}\n\n---\n\n"
+
+
+def heading_first(heading: str, n: int, user: str | None, response: str) -> str:
+    """An entry as Mock-Court writes one: the time first, the person's words on a bullet."""
+    said = f'- User: "{user}" → next stage\n' if user is not None else ""
+    return f"## {iso(stamp(n))} — {heading}\n{said}- {response}\n\n"
+
+
+def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
+                 entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> DocsRepo:
+    """The clean shop, its audit log written by `write` from its first commit on."""
+    root.mkdir(parents=True)
+    git_init(root)
+    repo = DocsRepo(root)
+    for rel, text in {**clean_files(), AUDIT: "# AI-DLC Audit Log\n\n" + "".join(
+            write(heading, n, user, response) for n, (heading, user, response, _) in enumerate(entries))}.items():
+        repo.write(rel, text)
+    repo.commit("aidlc-docs: inception and construction of the shop", stamp(len(entries)))
+    return repo
+
+
+@pytest.mark.parametrize("write", [heading_last, heading_first], ids=["time-last", "time-first"])
+def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path: Path, write: Callable[
+        [str, int, str | None, str], str]) -> None:
+    repo = stamped_repo(tmp_path / "shop", write)
+    code, found = findings(repo)
+    assert (code, found) == (0, [])
+    status = json.loads(run_cli("status", str(repo.root), "--format", "json").stdout)
+    assert status["audit_entries"] == len(ENTRIES)
+
+
+@pytest.mark.parametrize("write", [heading_last, heading_first], ids=["time-last", "time-first"])
+def test_a_stage_no_person_approved_in_a_stamped_log_is_found(tmp_path: Path, write: Callable[
+        [str, int, str | None, str], str]) -> None:
+    # The AI's own "approved" under the heading is not a person's approval.
+    entries = [(h, None, r, c) if h.startswith("Code Generation - Unit 2") else (h, u, r, c) for h, u, r, c in ENTRIES]
+    repo = stamped_repo(tmp_path / "shop", write, entries)
+    code, found = findings(repo)
+    assert code == 1
+    line = repo.line(STATE, "Code Generation - EXECUTE (Unit 2")
+    # The work tree's rule, and the history's: the commit ticked it with no approval in the log.
+    assert found == [("AIDLC-DOCS-003", STATE, line), ("AIDLC-DOCS-028", STATE, line)]
+
+
+def test_a_day_heading_over_entries_with_their_own_timestamps_is_no_entry(shop: DocsRepo) -> None:
+    # `## 2026-11-30` groups the day's entries: each `## ...` entry below is read as before, and the day heading is
+    # not an entry of its own (no DOCS-008 for a date without a time).
+    shop.write(AUDIT, shop.read(AUDIT).replace("# AI-DLC Audit Log\n\n", "# AI-DLC Audit Log\n\n# 2026-11-30\n\n"))
+    shop.commit("aidlc-docs: the log grouped by day", stamp(len(ENTRIES) + 1))
+    assert findings(shop) == (0, [])
+
+
+def test_a_date_without_a_time_in_a_heading_is_named_and_an_edit_inside_a_stamped_entry_is_caught(
+        tmp_path: Path) -> None:
+    repo = stamped_repo(tmp_path / "shop", heading_last)
+    text = repo.read(AUDIT)
+    # A new entry stamped with a date alone: read, and its timestamp named as no ISO 8601 date and time.
+    repo.write(AUDIT, text + "### Operations Review: 2026-11-30\n\n#### User Response\n```\nnoted\n```\n")
+    repo.commit("aidlc-docs: a review", stamp(len(ENTRIES) + 1))
+    code, found = findings(repo)
+    assert (code, found) == (1, [("AIDLC-DOCS-008", AUDIT, repo.line(AUDIT, "### Operations Review"))])
+    # The person's words under a sub-heading are part of the committed entry: rewriting them is an edit.
+    repo.write(AUDIT, repo.read(AUDIT).replace("```\nApprove & Continue\n```", "```\nApproved by the board\n```", 1))
+    repo.commit("aidlc-docs: the answer reworded", stamp(len(ENTRIES) + 2))
+    _, found = findings(repo)
+    line = repo.line(AUDIT, "### Requirements Analysis - Approval:")
+    assert ("AIDLC-DOCS-021", AUDIT, line) in found

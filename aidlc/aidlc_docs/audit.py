@@ -1,5 +1,10 @@
 """The audit logs of the aidlc-docs layout: their entries, each a block of `**Field**: value` lines under a heading
-or after a `---`, with English, localised or older field names, and the entry's timestamp read as a moment."""
+or after a `---`, with English, localised or older field names, and the entry's timestamp read as a moment.
+
+Some logs carry an entry's moment in its heading instead (`### Requirements Approval: 2026-02-09T13:15:21+09:00`,
+`## 2026-05-09T23:50:00+08:00 — B6 API Layer Functional Design`), with the person's words under a sub-heading
+(`#### User Response`) or on a bullet (`- User: "批准并继续"`). Such an entry runs over its sub-headings to the next
+heading of its level or above, or a `---`."""
 
 from __future__ import annotations
 
@@ -24,8 +29,15 @@ FIELD_NAMES = {
     "ai応答": "ai_response", "resposta da ia": "ai_response", "ai prompt": "ai_prompt",
     "context": "context", "맥락": "context", "컨텍스트": "context", "上下文": "context", "コンテキスト": "context",
     "contexto": "context", "status": "status", "상태": "status", "状态": "status", "event": "event",
-    "stage": "stage",
+    "stage": "stage", "user": "user_input", "user request": "user_input", "사용자 요청": "user_input",
+    "用户请求": "user_input", "ユーザー要求": "user_input",
 }
+_KNOWN = frozenset(FIELD_NAMES.values())
+# A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.
+_PLAIN_FIELD = re.compile(r"^[ \t]*[-*][ \t]+(?P<key>[^:：\n]{1,30}?)[ \t]*[:：][ \t]*(?P<value>.*)$")
+_STAMP = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+_STAMP_FIRST = re.compile(rf"^[\[(]?(?P<stamp>{_STAMP})[\])]?(?:[ \t]*[-—–:：|][ \t]*(?P<title>.*))?$")
+_STAMP_LAST = re.compile(rf"[ \t]*[-—–:：|,@]?[ \t]*[\[(]?(?P<stamp>{_STAMP})[\])]?$")
 
 
 def read_audit(text: str, rel: str) -> AuditLog:
@@ -38,7 +50,8 @@ def read_audit(text: str, rel: str) -> AuditLog:
 
 def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
     """The entries of `lines`, the lines of an audit log from line `offset` + 1 on. Reading from the first line of
-    an entry reads what the whole file would from there: an entry's block ends at the next heading or `---`."""
+    an entry reads what the whole file would from there: an entry's block ends at the next heading or `---`, and an
+    entry stamped in its heading takes in the deeper headings after it that hold no timestamp field of their own."""
     blocks: list[tuple[int, int]] = []  # (first, last) line indexes
     start: int | None = None
     for index, line in enumerate(lines):
@@ -51,27 +64,89 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
             start = index
     if start is not None:
         blocks.append((start, len(lines) - 1))
-    return [entry for first, last in blocks if (entry := _entry(lines, first, last, offset)) is not None]
+    entries: list[AuditEntry] = []
+    at = 0
+    while at < len(blocks):
+        first, last = blocks[at]
+        at += 1
+        heading = HEADING.match(lines[first]) if lines[first].startswith("#") else None
+        stamped = heading_stamp(heading.group(2)) if heading else None
+        if stamped is None or "timestamp" in _fields(lines[first + 1:last + 1]):
+            entry = _entry(lines, first, last, offset, heading)
+        else:
+            level = len(heading.group(1)) if heading else 0
+            while at < len(blocks) and blocks[at][0] == last + 1 and _sub_heading(lines, blocks[at], level):
+                last = blocks[at][1]
+                at += 1
+            entry = _stamped_entry(lines, first, last, offset, stamped)
+        if entry is not None:
+            entries.append(entry)
+    return entries
 
 
-def _entry(lines: list[str], first: int, last: int, offset: int) -> AuditEntry | None:
+def heading_stamp(text: str) -> tuple[str, str] | None:
+    """(the timestamp, the rest) of a heading that carries one first or last (`Requirements Approval:
+    2026-02-09T13:15:21+09:00`, `2026-05-09 — B2 Functional Design`); None when it carries none."""
+    # Most headings carry none: a first and a last character that cannot start or end a timestamp settle it.
+    if text[:1].isdigit() or text[:1] in "[(":
+        match = _STAMP_FIRST.match(text)
+        if match:
+            return match.group("stamp"), (match.group("title") or "").strip()
+    if text[-1:].isdigit() or text[-1:] in "Z)]":
+        tail = len(text) - 48  # a timestamp and its separator fit in the last 48 characters
+        match = _STAMP_LAST.search(text, max(tail, 0))
+        if match:
+            return match.group("stamp"), text[:match.start()].strip()
+    return None
+
+
+def _sub_heading(lines: list[str], block: tuple[int, int], level: int) -> bool:
+    """Whether a block is part of the entry above it, stamped in a heading of `level`: it starts at a deeper heading
+    that carries no timestamp, and holds no timestamp field (else it is an entry of its own)."""
+    first, last = block
+    heading = HEADING.match(lines[first])
+    return (heading is not None and len(heading.group(1)) > level and heading_stamp(heading.group(2)) is None
+            and "timestamp" not in _fields(lines[first + 1:last + 1]))
+
+
+def _entry(lines: list[str], first: int, last: int, offset: int,
+           heading_match: re.Match[str] | None) -> AuditEntry | None:
     while last > first and not lines[last].strip():
         last -= 1
-    heading_match = HEADING.match(lines[first])
     fields = _fields(lines[first + (1 if heading_match else 0):last + 1])
     if "timestamp" not in fields:
         return None
     stamp = fields["timestamp"].splitlines()[0].strip() if fields["timestamp"] else ""
+    return _made(lines, first, last, offset, heading_match.group(2).strip() if heading_match else None, fields,
+                 stamp)
+
+
+def _stamped_entry(lines: list[str], first: int, last: int, offset: int,
+                   stamped: tuple[str, str]) -> AuditEntry | None:
+    """The entry under a heading that carries its timestamp; None for a heading with nothing under it (a session's
+    `## Start Date: ...` before a `---`)."""
+    while last > first and not lines[last].strip():
+        last -= 1
+    if last == first:
+        return None
+    stamp, title = stamped
+    fields = {"timestamp": stamp, **_fields(lines[first + 1:last + 1], plain=True)}
+    return _made(lines, first, last, offset, title or None, fields, stamp)
+
+
+def _made(lines: list[str], first: int, last: int, offset: int, heading: str | None, fields: dict[str, str],
+          stamp: str) -> AuditEntry:
     at, zoned = parse_timestamp(stamp)
-    return AuditEntry(line=offset + first + 1, end=offset + last + 1,
-                      heading=heading_match.group(2).strip() if heading_match else None, fields=fields,
+    return AuditEntry(line=offset + first + 1, end=offset + last + 1, heading=heading, fields=fields,
                       timestamp=stamp, at=at, zoned=zoned,
                       text="\n".join(line.rstrip() for line in lines[first:last + 1]))
 
 
-def _fields(lines: list[str]) -> dict[str, str]:
+def _fields(lines: list[str], plain: bool = False) -> dict[str, str]:
     """The fields of an entry's lines by canonical name: a field's first value counts, and the lines after it (up
-    to the next field) continue it."""
+    to the next field) continue it. With `plain` (an entry stamped in its heading), a sub-heading naming a field
+    (`#### User Response`) starts it, its code fences aside, and a bullet naming a known field is that field's one
+    line (`- User: "批准"`)."""
     # Each field's parts are joined once at the end: joining as each line came copied the field so far every time,
     # and an entry of many lines (a pasted log) took minutes.
     parts: dict[str, list[str]] = {}
@@ -81,7 +156,15 @@ def _fields(lines: list[str]) -> dict[str, str]:
         if field:
             key = field_name(field.group("key"))
             parts.setdefault(key, [field.group("value").strip()])
-        elif key is not None and line.strip():
+        elif plain and (heading := HEADING.match(line)) and line.startswith("#"):
+            key = field_name(heading.group(2))
+            key = key if key in _KNOWN else None
+            if key is not None:
+                parts.setdefault(key, [])
+        elif plain and (bullet := _PLAIN_FIELD.match(line)) and field_name(bullet.group("key")) in _KNOWN:
+            parts.setdefault(field_name(bullet.group("key")), [bullet.group("value").strip()])
+            key = None
+        elif key is not None and line.strip() and not (plain and line.lstrip().startswith(("```", "~~~"))):
             parts[key].append(line.strip())
     return {key: "\n".join(part for part in values if part) for key, values in parts.items()}
 
