@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,33 @@ def test_a_part_of_a_monorepo_with_its_own_docs_folder_is_validated_from_inside_
     assert top.returncode == 2 and "Traceback" not in top.stderr
     assert f"no memory bank at {mono / 'memory-bank'}, and no aidlc-docs folder at {mono / 'aidlc-docs'}" in top.stderr
     assert "aidlc validate backend    # records found there" in top.stderr
+
+
+def test_a_pull_request_that_first_adds_the_docs_folder_is_judged_in_it(tmp_path: Path) -> None:
+    """A base that keeps no records in either layout (a README alone) hides none: the pull request that adds
+    aidlc-docs/ is judged in that layout. Before, `layout: auto` at the base fell back to the memory bank, and ci
+    stopped with "no memory bank ... and no aidlc-docs folder" although the folder was there."""
+    docs = build_docs_repo(tmp_path / "shop")
+    built = subprocess.run(["git", "rev-parse", "HEAD"], cwd=docs.root, check=True, capture_output=True,
+                           text=True).stdout.strip()
+    subprocess.run(["git", "checkout", "-q", "--orphan", "main"], cwd=docs.root, check=True)
+    subprocess.run(["git", "rm", "-rqf", "."], cwd=docs.root, check=True)
+    docs.write("README.md", "# Shop\n")
+    docs.commit("readme", stamp(0) - timedelta(hours=1))  # before the first entry: no entry predates the repository
+    subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
+    subprocess.run(["git", "checkout", "-q", built, "--", "."], cwd=docs.root, check=True)
+    docs.commit("the shop's inception and construction", stamp(len(ENTRIES)))
+    result = run_cli("ci", "--base", "main", cwd=docs.root)
+    assert result.returncode == 0, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith("aidlc ci passed (against base ") and last.endswith(": 20 files, 0 errors, 0 warnings, "
+                                                                               "0 notes"), last
+    line = break_build_and_test(docs)
+    docs.commit("tick it")
+    result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
+    assert result.returncode == 1, result.stderr
+    assert ("AIDLC-DOCS-004", STATE, line) in {(f["code"], f["path"], f["line"])
+                                               for f in json.loads(result.stdout)["findings"]}
 
 
 @pytest.mark.parametrize("move", ["an empty memory-bank/", "aidlc-docs/ deleted"])

@@ -61,18 +61,23 @@ def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> 
     # The layout the judging rules read: the base's, decided by its own files, unless a change of the rules was
     # approved. A pull request that adds an empty memory-bank/ (which `layout: auto` prefers) or deletes aidlc-docs/
     # moves no aidlc-docs record out of sight, and one that swaps memory-bank/ for aidlc-docs/ keeps its bank judged.
-    if rulebook.rules.layout == "aidlc-docs" or _records_at(history, base, rulebook) if rulebook.from_base else docs:
+    # A base that keeps no records in either layout hides none: the pull request that adds them is judged in its own.
+    kept = _layout_at(history, base, rulebook) if rulebook.from_base else None
+    if (kept == "aidlc-docs") if kept is not None else docs:
         return _open_docs(root, base, rulebook)
     pr = PullRequest.open(root, history, base, commits, rulebook)
     return Judged(lambda known, rel, strict: run_ci(pr.bank, pr, known, rel, strict), pr.rulebook, pr.base)
 
 
-def _records_at(history: vcs.History, base: str, rulebook: Rulebook) -> bool:
-    """Whether the base keeps aidlc-workflows v2 intent records (aidlc/spaces/) where its rules read no memory bank
-    (as `aidlc.workspace.layout_of` decides for the work tree)."""
+def _layout_at(history: vcs.History, base: str, rulebook: Rulebook) -> str | None:
+    """The layout the base keeps its records in, as its rules decide it (as `aidlc.workspace.layout_of` decides for
+    the work tree, aidlc-workflows v2 intent records in aidlc/spaces/ included); None when aidlc.yaml leaves the
+    layout to the files (`auto`) and the base holds neither layout's records."""
     rules = rulebook.rules
-    return rules.config.layout == "auto" and not history.is_folder(base, rules.config.memory_bank) \
-        and history.is_folder(base, f"{WORKSPACE}/spaces")
+    if rules.config.layout != "auto" or rules.layout == "aidlc-docs" \
+            or history.is_folder(base, rules.config.memory_bank):
+        return rules.layout
+    return "aidlc-docs" if history.is_folder(base, f"{WORKSPACE}/spaces") else None
 
 
 def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None = None,
@@ -102,7 +107,7 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None) -> Judge
             return run_records_rules(workspace, since=base)
     else:
         config = rulebook.rules.config if rulebook else None
-        folder = rulebook.rules.folder if rulebook is not None else None
+        folder = rulebook.rules.config.aidlc_docs if rulebook is not None else None
         if folder is not None and not (root / folder).is_dir():  # deleted: the history rules say what it held
             project = read_project(root.resolve(), folder)
         else:
