@@ -14,6 +14,7 @@ import pytest
 from tests.aidlc_docs_sample import (
     AUDIT,
     CODE_PLAN,
+    DESIGN_PLAN,
     DOCS,
     ENTRIES,
     STATE,
@@ -283,3 +284,19 @@ def test_a_date_without_a_time_in_a_heading_is_named_and_an_edit_inside_a_stampe
     _, found = findings(repo)
     line = repo.line(AUDIT, "### Requirements Analysis - Approval:")
     assert ("AIDLC-DOCS-021", AUDIT, line) in found
+
+
+def test_a_stage_in_progress_written_as_a_slash_box_gives_its_units_lines_their_stage(shop: DocsRepo) -> None:
+    # `- [/]` (a task list's "in progress") over one ticked line per unit, as table-order writes it: each unit's line
+    # is the stage's, and a plan step begun (`[/]`) is not done.
+    shop.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 1: orders-api)\n"
+                        "- [x] Functional Design - EXECUTE (Unit 2: shop-web)\n",
+                 "- [/] Functional Design - EXECUTE (per-unit)\n  - [x] Unit 1: orders-api\n  - [x] Unit 2: shop-web\n")
+    shop.write(DESIGN_PLAN, shop.read(DESIGN_PLAN).replace("- [x] Step 2", "- [/] Step 2"))
+    shop.commit("aidlc-docs: functional design per unit", stamp(len(ENTRIES) + 1))
+    code, found = findings(shop)
+    assert (code, found) == (1, [("AIDLC-DOCS-005", STATE, shop.line(STATE, "  - [x] Unit 2: shop-web"))])
+    status = json.loads(run_cli("status", str(shop.root), "--format", "json").stdout)
+    marks = [(s["stage"], s["mark"], s.get("unit")) for phase in status["phases"] for s in phase["stages"]
+             if s["stage"] == "functional-design"]
+    assert ("functional-design", "in-progress", None) in marks

@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterator
 
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
-BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~\-SR?])\][ \t]*(?P<text>.*)$")
+# `[~]` and `[/]` in progress (`[/]` as task-list plugins write it), `[-]` and `[S]` skipped, `[?]` awaiting.
+BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~/\-SR?])\][ \t]*(?P<text>.*)$")
 _CONFLICT = re.compile(r"^(<{7}( |$)|={7}$|>{7}( |$)|\|{7}( |$))")
 
 

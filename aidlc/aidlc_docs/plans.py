@@ -19,7 +19,7 @@ def read_plan(text: str, rel: str) -> PlanFile | None:
     for number, box, _ in plan_boxes(text):
         if box in "xX":
             plan.done += 1
-        elif box == " ":
+        elif box in " /":  # a step begun (`[/]`) is not done
             plan.open.append(number)
     return plan if plan.done or plan.open else None
 
