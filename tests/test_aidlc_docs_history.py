@@ -236,6 +236,20 @@ def test_a_pending_approval_is_not_an_approval(docs: Repo) -> None:
     assert docs.codes() == ["AIDLC-DOCS-028"]
 
 
+@pytest.mark.parametrize(("heading", "said", "context"), [
+    ("Requirements Analysis - Artifacts Generated", "done", "Requirements Analysis complete. Awaiting user approval."),
+    ("Requirements Analysis - 完了", "次へ", "INCEPTION - Requirements Analysis 完了・承認待ち"),
+    ("Requirements Analysis - 완료", "계속", "INCEPTION - Requirements Analysis 완료; 승인 게이트 대기"),
+    ("Requirements Analysis - Approved", "（承認を受けて次の段階を開始）", "INCEPTION")])
+def test_an_approval_awaited_or_an_agents_note_is_not_an_approval(docs: Repo, heading: str, said: str,
+                                                                 context: str) -> None:
+    """"Awaiting approval" says the word and means the opposite (aws-ai-dlc-workshop, aws-hackathon-2026); a
+    User Input in full-width parentheses is the agent's note of what happened, not the person's words."""
+    docs.commit("done", "2026-06-01T09:25:00Z", **{
+        AUDIT: "# Audit\n\n" + START + entry(heading, "2026-06-01T09:20:00Z", said, context), STATE: TICKED})
+    assert docs.codes() == ["AIDLC-DOCS-028"]
+
+
 def test_since_judges_only_the_commits_after_it(docs: Repo) -> None:
     docs.commit("tidy", "2026-06-01T09:10:00Z", **{AUDIT: "# Audit\n\n"})  # before the base: not this range's
     base = docs.commit("restart", "2026-06-01T09:11:00Z", **{AUDIT: "# Audit\n\n" + ANSWERS})

@@ -219,9 +219,10 @@ def test_stages_that_need_no_approval_and_skipped_stages_are_exempt(docs: DocsRe
     assert docs.findings() == []
 
 
-def test_a_ticked_stage_that_says_it_awaits_approval_is_an_error(docs: DocsRepo) -> None:
-    docs.replace(STATE, "- [x] Build and Test - EXECUTE", "- [x] Build and Test — Completed (awaiting approval)")
-    assert only(docs, "AIDLC-DOCS-004") == [(STATE, docs.line(STATE, "awaiting approval"))]
+@pytest.mark.parametrize("says", ["Completed (awaiting approval)", "완료; 승인 게이트 대기", "完了・承認待ち"])
+def test_a_ticked_stage_that_says_it_awaits_approval_is_an_error(docs: DocsRepo, says: str) -> None:
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", f"- [x] Build and Test — {says}")
+    assert only(docs, "AIDLC-DOCS-004") == [(STATE, docs.line(STATE, says))]
 
 
 def test_a_unit_line_under_a_stage_line_is_that_stage_of_the_unit(docs: DocsRepo) -> None:

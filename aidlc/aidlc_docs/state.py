@@ -40,9 +40,10 @@ _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
 _APPROVAL_LINE = re.compile(r"^[ \t]*[-—–:][ \t]*(?:approval|approved)\b", re.IGNORECASE)  # `... - Approval (...)`
-_AWAITING = re.compile(r"awaiting[ \t]+(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
-                       r"승인[ \t]*대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|aguardando[ \t]+aprova",
-                       re.IGNORECASE)
+# What a line says while a person's approval is awaited, not given.
+AWAITING = re.compile(r"awaiting[ \t]+(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
+                      r"승인[ \t]*(?:게이트[ \t]*)?대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|"
+                      r"aguardando[ \t]+aprova", re.IGNORECASE)
 
 
 def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile:
@@ -126,7 +127,7 @@ class _StateReader:
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
         stage = _stage(name, body, own_unit, boxed)
         line = StageLine(line=number, text=body, mark=_mark(box), stage=stage, unit=self._unit(own_unit),
-                         skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(_AWAITING.search(body)),
+                         skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(AWAITING.search(body)),
                          depth=len(self.parents), parent=boxed.line if boxed else None)
         if not self._approval_of_last(line, status):
             self.state.stages.append(line)
@@ -170,7 +171,7 @@ def _stage_columns(header: list[str]) -> tuple[int, int] | None:
 
 def _table_line(number: int, cells: list[str], columns: tuple[int, int], context_unit: str | None) -> StageLine:
     name, said = cells[columns[0]].strip("*_ "), cells[columns[1]]
-    awaiting = bool(_AWAITING.search(said))
+    awaiting = bool(AWAITING.search(said))
     if _CELL_SKIP.search(said):
         mark = Mark.skipped
     elif _CELL_DONE.search(said) and not _CELL_PROGRESS.search(said):

@@ -14,21 +14,31 @@ from collections import defaultdict
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
 from aidlc.aidlc_docs.stages import BY_SLUG, stage_of, stages_named
+from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, unit_of
 
-_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(|없음|해당\s*없음)",
-                       re.IGNORECASE)
+# `(...)`, `（...）`: an agent's note where the person said nothing.
+_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(|（|없음|"
+                       r"해당\s*없음)", re.IGNORECASE)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
 # aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo)
 _APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob|aprueb", re.IGNORECASE)
+# An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트".
+_AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート",
+                      re.IGNORECASE)
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 # What an agent writes where the person said nothing: not a person's input.
-_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
+_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|（.*）|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
 _NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청|"
                            r"\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                            r"承認しない", re.IGNORECASE)
+
+
+def _approval(text: str) -> bool:
+    """Whether `text` says approved, once what says an approval is awaited is set aside."""
+    return _APPROVAL.search(_AWAITED.sub(" ", text)) is not None
 
 
 def has_words(entry: AuditEntry) -> bool:
@@ -46,13 +56,13 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
     answers, then separately for the approval."""
     heading = entry.heading or ""
-    if _ANSWERS.search(heading) and not _APPROVAL.search(heading):
+    if _ANSWERS.search(heading) and not _approval(heading):
         return []
     named = stages_named(heading)
     if named:
         return named
     context = entry.fields.get("context", "")
-    if _STARTS.search(context) and not _APPROVAL.search(context):
+    if _STARTS.search(context) and not _approval(context):
         return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
     first = stage_of(context)
     return [first] if first else []
@@ -72,11 +82,11 @@ def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
     if unit is not None and said is not None and said != unit:
         return False
     named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
-    if named == stage and any(_APPROVAL.search(text) for text in (heading, entry.fields.get("status", ""), context)):
+    if named == stage and any(_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
         return True
-    if named == stage and _APPROVAL.search(person) and not _NOT_APPROVED.search(person):
+    if named == stage and _approval(person) and not _NOT_APPROVED.search(person):
         return True
-    return any(stage_of(sentence) == stage and _APPROVAL.search(sentence)
+    return any(stage_of(sentence) == stage and _approval(sentence)
                for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
 
 
