@@ -225,6 +225,13 @@ def heading_first(heading: str, n: int, user: str | None, response: str) -> str:
     return f"## {iso(stamp(n))} — {heading}\n{said}- {response}\n\n"
 
 
+def date_fields(heading: str, n: int, user: str | None, response: str) -> str:
+    """An entry as TRIPRI and kiro-ai-dlc-demo write one: a Date field, the person's words as Input or User
+    Approval."""
+    said = f'- **{"Input" if n % 2 else "User Approval"}**: "{user}"\n' if user is not None else ""
+    return f"## Entry {n + 1}: {heading}\n- **Date**: {iso(stamp(n))}\n{said}- **AI Response**: {response}\n\n"
+
+
 def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
                  entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> DocsRepo:
     """The clean shop, its audit log written by `write` from its first commit on."""
@@ -238,7 +245,8 @@ def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
     return repo
 
 
-@pytest.mark.parametrize("write", [heading_last, heading_first], ids=["time-last", "time-first"])
+@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields],
+                         ids=["time-last", "time-first", "date-field"])
 def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path: Path, write: Callable[
         [str, int, str | None, str], str]) -> None:
     repo = stamped_repo(tmp_path / "shop", write)
@@ -248,7 +256,8 @@ def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path:
     assert status["audit_entries"] == len(ENTRIES)
 
 
-@pytest.mark.parametrize("write", [heading_last, heading_first], ids=["time-last", "time-first"])
+@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields],
+                         ids=["time-last", "time-first", "date-field"])
 def test_a_stage_no_person_approved_in_a_stamped_log_is_found(tmp_path: Path, write: Callable[
         [str, int, str | None, str], str]) -> None:
     # The AI's own "approved" under the heading is not a person's approval.

@@ -29,8 +29,10 @@ FIELD_NAMES = {
     "ai応答": "ai_response", "resposta da ia": "ai_response", "ai prompt": "ai_prompt",
     "context": "context", "맥락": "context", "컨텍스트": "context", "上下文": "context", "コンテキスト": "context",
     "contexto": "context", "status": "status", "상태": "status", "状态": "status", "event": "event",
-    "stage": "stage", "user": "user_input", "user request": "user_input", "사용자 요청": "user_input",
-    "用户请求": "user_input", "ユーザー要求": "user_input",
+    "stage": "stage", "input": "user_input", "user approval": "user_input", "user": "user_input",
+    # A date field is the timestamp of an entry that has no timestamp field (`- **Date**: 2026-08-16T21:00:00Z`).
+    "date": "date", "날짜": "date", "日付": "date", "日期": "date",
+    "user request": "user_input", "사용자 요청": "user_input", "用户请求": "user_input", "ユーザー要求": "user_input",
 }
 _KNOWN = frozenset(FIELD_NAMES.values())
 # A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.
@@ -166,7 +168,10 @@ def _fields(lines: list[str], plain: bool = False) -> dict[str, str]:
             key = None
         elif key is not None and line.strip() and not (plain and line.lstrip().startswith(("```", "~~~"))):
             parts[key].append(line.strip())
-    return {key: "\n".join(part for part in values if part) for key, values in parts.items()}
+    fields = {key: "\n".join(part for part in values if part) for key, values in parts.items()}
+    if "timestamp" not in fields and "date" in fields:
+        fields["timestamp"] = fields["date"]
+    return fields
 
 
 @functools.cache  # a log writes the same few names in every entry
