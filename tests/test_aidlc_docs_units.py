@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.state import read_state
 from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, iso, plan, stamp
 from tests.helpers import run_cli
@@ -102,6 +103,7 @@ def test_a_unit_first_line_ticked_without_an_approval_is_found(docs: DocsRepo) -
     ("オペレーションズ — プレースホルダー", "operations"),
     ("NFR설계 — 완료", "nfr-design"),
     ("NFR요구사항 — 완료", "nfr-requirements"),
+    ("Infra Design — infra unit, approved", "infrastructure-design"),  # wc2026-predictor's short name
 ])
 def test_stage_names_as_agents_translate_them(line: str, stage: str) -> None:
     [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
@@ -115,3 +117,27 @@ def test_a_ticked_approval_line_under_its_stages_line_is_no_stage_of_its_own(doc
     assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "- [x] Application Design - EXECUTE"))]
     report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
     assert (report["phases"][0]["done"], report["phases"][0]["total"]) == (6, 7)
+
+
+def test_a_folder_named_shared_that_holds_a_stages_folder_is_a_unit(docs: DocsRepo) -> None:
+    # kiro_project's Unit 1 is `shared` (construction/shared/functional-design/, .../code/). Read as no unit, its
+    # Code Generation approval took its unit from a Context naming the next unit, and that unit's Functional Design
+    # approval after it was called out of order.
+    docs.write(f"{DOCS}/construction/shared/functional-design/business-rules.md", "# Rules\n")
+    docs.write(f"{DOCS}/construction/shared/code/code-summary.md", "# Code\n")
+    for n, (heading, context) in enumerate([
+            ("Functional Design (shared) - Approval", "CONSTRUCTION - Unit 1: shared"),
+            ("Code Generation (shared) - User Approval", "CONSTRUCTION - Functional Design Unit 3: billing"),
+            ("Functional Design - Unit 3 Approval", "CONSTRUCTION - Unit 3 billing")]):
+        docs.write(AUDIT, docs.read(AUDIT) + f"## {heading}\n**Timestamp**: {iso(stamp(len(ENTRIES) + n))}\n"
+                   f'**User Input**: "approved"\n**AI Response**: "Proceeding."\n**Context**: {context}\n\n---\n\n')
+    assert "AIDLC-DOCS-007" not in {code for code, _ in found(docs)}
+    assert "shared" in read_project(docs.root, DOCS).units
+    # A shared/ folder of parts, or of system-wide NFR work (Development-Process-Navigator's shared/nfr-design/), with
+    # no functional design or code of its own, is no unit.
+    docs.path(f"{DOCS}/construction/shared/functional-design/business-rules.md").unlink()
+    docs.path(f"{DOCS}/construction/shared/code/code-summary.md").unlink()
+    docs.path(f"{DOCS}/construction/shared/functional-design").rmdir()
+    docs.path(f"{DOCS}/construction/shared/code").rmdir()
+    docs.write(f"{DOCS}/construction/shared/nfr-design/nfr-design-patterns.md", "# Patterns\n")
+    assert "shared" not in read_project(docs.root, DOCS).units

@@ -32,10 +32,14 @@ STATE_FOLDER = "state"
 AUDIT_INDEX = f"{AUDIT_FOLDER}/audit-index.md"  # the per-branch layout's list of its branches' logs
 # An audit log only grows: 5,000 entries of a real log's size are 1-5 MiB, over the limit of other files.
 MAX_AUDIT_BYTES = 64 << 20
-# Folders of construction/ that are no unit: the plans, shared parts, and a stage's folder (a system-wide
-# infrastructure-design/, as units are `construction/<unit>/<stage>/`).
-NOT_UNITS = frozenset({"plans", "build-and-test", "shared", "shared-infrastructure", "code", "functional-design",
-                       "nfr-requirements", "nfr-design", "infrastructure-design", "code-generation"})
+# Folders of construction/ that are no unit: the plans, and a stage's folder (a system-wide infrastructure-design/,
+# as units are `construction/<unit>/<stage>/`); shared parts too, or a system-wide stage's work (shared/nfr-design/),
+# unless the folder holds a unit's own work, its functional design or code: then it is a unit named shared
+# (kiro_project's and wc2026-predictor's Unit 1).
+NOT_UNITS = frozenset({"plans", "build-and-test", "code", "functional-design", "nfr-requirements", "nfr-design",
+                       "infrastructure-design", "code-generation"})
+SHARED = frozenset({"shared", "shared-infrastructure"})
+UNITS_OWN = ("functional-design", "code")
 
 
 def read_project(root: Path, rel: str) -> DocsProject:
@@ -52,7 +56,8 @@ def read_project(root: Path, rel: str) -> DocsProject:
     state = state_file([path_rel[len(rel) + 1:] for path_rel in project.files])
     construction = folder / "construction"
     if construction.is_dir():
-        project.units = sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS)
+        project.units = sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS
+                               and (p.name not in SHARED or any((p / own).is_dir() for own in UNITS_OWN)))
     for path_rel in project.files:
         if path_rel.endswith(".md"):
             _read_markdown(project, path_rel, path_rel[len(rel) + 1:], state)

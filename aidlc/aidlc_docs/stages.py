@@ -61,7 +61,7 @@ STAGES: tuple[Stage, ...] = (
           ("nfr design", "nfr 설계", "nfr설계", "비기능 설계", "非功能设计", "非機能設計", "nfr設計", "design de nfr",
            "design nfr")),
     Stage("infrastructure-design", "construction", True, True, "infrastructure-design",
-          ("infrastructure design", "인프라 설계", "인프라스트럭처 설계", "基础设施设计", "インフラ設計",
+          ("infrastructure design", "infra design", "인프라 설계", "인프라스트럭처 설계", "基础设施设计", "インフラ設計",
            "インフラストラクチャ設計", "design de infraestrutura")),
     Stage("code-generation", "construction", True, True, "code-generation",
           ("code generation", "코드 생성", "代码生成", "コード生成", "geração de código")),
