@@ -63,12 +63,40 @@ class Judge:
     # (commit, path) -> the entries of that log whose words that commit added first
     added: dict[tuple[str, str], list[AuditEntry]] = field(default_factory=dict)
     judged: set[str] = field(default_factory=set)  # the blobs judged as a commit's version: their words are known
+    # (finding's index, what it is about: an entry's words or a state line's text) of findings at an older version's
+    # line, which `relocate` moves to where HEAD holds what they are about
+    subjects: list[tuple[int, str]] = field(default_factory=list)
     _logs: dict[tuple[str, str], Version] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)  # the last few texts decoded, oldest first
 
-    def add(self, rule: Rule, path: str, line: int | None, message: str, fix: str | None = None) -> None:
+    def add(self, rule: Rule, path: str, line: int | None, message: str, fix: str | None = None,
+            subject: str | None = None) -> None:
+        """A finding at `line` of `path`; with `subject` (what it is about: an entry's words, a state line's text),
+        `line` is of the commit's version, and `relocate` moves it to HEAD's."""
+        if subject is not None:
+            self.subjects.append((len(self.findings), subject))
         self.findings.append(Finding(code=rule.code, severity=rule.severity, path=path, line=line,
                                      message=shorten(message), fix=shorten(fix or rule.fix)))
+
+    def relocate(self, at_head: dict[str, dict[str, int]]) -> None:
+        """Move each finding about a subject to its line in HEAD's version of its file (`at_head`: path -> subject
+        -> line): a reader opens the file as HEAD holds it. A subject HEAD no longer holds is reported at no line,
+        its message naming the line it had."""
+        for index, subject in self.subjects:
+            finding = self.findings[index]
+            line = at_head.get(finding.path, {}).get(subject)
+            if line is None and finding.line is not None:
+                finding.message += f" (line {finding.line} of that version; HEAD no longer holds it)"
+            finding.line = line
+
+    def entries_at_head(self, path: str) -> dict[str, int]:
+        """The line of each entry of the audit log at `path` as HEAD holds it, by its words."""
+        blob = self.history.blobs([("HEAD", path)]).get(("HEAD", path))
+        version = self.version(blob, path)
+        found: dict[str, int] = {}
+        for entry in version.entries if version else []:
+            found.setdefault(words(entry.text), entry.line)
+        return found
 
     def text(self, blob: str) -> str:
         # No size limit, unlike the work tree's audit log: a version left unread for its size would leave what the

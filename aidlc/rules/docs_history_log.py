@@ -80,16 +80,16 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
     """The entry `old` the parent `parent_sha` held, which the commit deleted (`twin` None) or wrote as `twin`."""
     fix = f"git show {parent_sha}:{path}    # the entry as it was; restore it, then commit"
     if twin is None:
-        judge.add(ENTRY_DELETED, path, old.line, f"{short(revision)} deleted the entry {described(old)} (line "
+        judge.add(ENTRY_DELETED, path, None, f"{short(revision)} deleted the entry {described(old)} (line "
                   f"{old.line} in {parent_sha[:12]}){_added_by(judge, old.text)}", fix)
     elif words(twin.text) == words(old.text) and (marker_lines(old.text) or marker_lines(twin.text)):
         pass  # only merge-conflict marker lines came or went: the conflict-marker rule reports those left
     elif whitespace(twin.text) == whitespace(old.text):
         judge.add(ENTRY_REFORMATTED, path, twin.line, f"{short(revision)} re-formatted the entry "
-                  f"{described(old)}: only whitespace changed", fix)
+                  f"{described(old)}: only whitespace changed", fix, words(twin.text))
     else:
         judge.add(ENTRY_EDITED, path, twin.line, f"{short(revision)} edited the entry {described(old)}"
-                  f"{_added_by(judge, old.text)}; it now reads {described(twin)}", fix)
+                  f"{_added_by(judge, old.text)}; it now reads {described(twin)}", fix, words(twin.text))
 
 
 def _expected(parents: list[Version | None], base: Version | None) -> Counter[str]:
@@ -166,10 +166,11 @@ def _judge_order(judge: Judge, revision: vcs.Revision, path: str, parent: Versio
             continue
         if entry.text in new and index < last:
             judge.add(ENTRY_INSERTED, path, entry.line, f"{short(revision)} inserted the entry {described(entry)} "
-                      f"above entries earlier commits added (line {child.entries[last].line} is one)")
+                      f"above entries earlier commits added (line {child.entries[last].line} of its version is one)",
+                      subject=words(entry.text))
         elif entry.text in parent.counts:
             judge.add(ENTRY_INSERTED, path, entry.line, f"{short(revision)} moved the entry {described(entry)}: "
-                      "committed entries keep their order")
+                      "committed entries keep their order", subject=words(entry.text))
 
 
 # -- the log removed from tracking ----------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from aidlc.model.findings import Finding
 from aidlc.rules.docs_history_judge import Judge, versions
 from aidlc.rules.docs_history_log import judge_ignored, judge_log
 from aidlc.rules.docs_history_stamps import judge_shared, judge_stamps, moment
-from aidlc.rules.docs_history_ticks import judge_ticks
+from aidlc.rules.docs_history_ticks import judge_ticks, ticks_at_head
 
 CHUNK = 64  # commits whose audit log versions are read at once
 
@@ -47,6 +47,9 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     judge_ignored(judge, rel, audits, since)
     if ticks:
         judge_ticks(judge, revisions, state_rel, rel, audits)
+    # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.
+    judge.relocate({**{path: judge.entries_at_head(path) for path in audits},
+                    **({state_rel: ticks_at_head(judge, state_rel)} if ticks else {})})
     return sorted(judge.findings, key=lambda f: f.sort_key())
 
 

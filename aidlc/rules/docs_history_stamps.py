@@ -43,12 +43,12 @@ def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetim
         if committed is not None and entry.at > committed + CLOCK_TOLERANCE:
             late = int((entry.at - committed).total_seconds() // 60)
             judge.add(STAMP_AFTER_COMMIT, path, entry.line, f"the entry {described(entry)} is dated {late} "
-                      f"minutes after {short(revision)}, which added it at {revision.committed}")
+                      f"minutes after {short(revision)}, which added it at {revision.committed}", subject=said)
         elif first is not None and entry.at < first - BEFORE_FIRST_COMMIT:
             days = (first - entry.at).days
             judge.add(STAMP_BEFORE_REPOSITORY, path, entry.line, f"the entry {described(entry)}, added by "
                       f"{short(revision)}, is dated {days} day{'s' if days != 1 else ''} before the repository's "
-                      f"first commit ({first.isoformat()})")
+                      f"first commit ({first.isoformat()})", subject=said)
 
 
 def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:

@@ -44,7 +44,23 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], 
             # newest first: an approval is mostly logged just before its stage is ticked
             if not any(approves(entry, stage, unit) for entry in reversed(entries)):
                 judge.add(TICKED_UNAPPROVED, state_rel, line, f"{short(revision)} ticks `{text[:80]}` (stage "
-                          f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it")
+                          f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it",
+                          subject=_subject(stage, unit))
+
+
+def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
+    """The line of each stage (of each unit) in the state file as HEAD holds it, by the subject its findings name."""
+    blob = judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel))
+    found: dict[str, int] = {}
+    for line in read_state(judge.text(blob), state_rel).stages if blob is not None else []:
+        if line.stage is not None:
+            found.setdefault(_subject(line.stage, line.unit), line.line)
+    return found
+
+
+def _subject(stage: str, unit: str | None) -> str:
+    """What a finding on a ticked stage is about: the stage of the unit, wherever the state file writes its line."""
+    return f"{stage}\t{unit or ''}"
 
 
 def _entries(judge: Judge, blob: str | None, path: str) -> list[AuditEntry]:
