@@ -182,6 +182,28 @@ def test_an_approval_of_one_unit_does_not_approve_another(docs: DocsRepo) -> Non
     assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Code Generation - EXECUTE (Unit 2"))]
 
 
+def test_a_stage_run_once_for_every_unit_is_approved_once(docs: DocsRepo) -> None:
+    """One plan naming no unit (`functional-design-plan.md`) ran Functional Design for both units at once, as
+    kb-ai-dlc-workshop did: its one approval, naming no unit, approves the stage of each. While each unit has its
+    own plan, an approval naming no unit approves neither."""
+    plans = [f"{DOCS}/construction/plans/{unit}-functional-design-plan.md"
+             for unit in ("unit-1-orders-api", "unit-2-shop-web")]
+    for rel in plans:
+        docs.path(rel).unlink()
+    docs.write(f"{DOCS}/construction/plans/functional-design-plan.md", plan("Functional Design", 3, 3))
+    log = docs.read(AUDIT)
+    unit_1, unit_2 = log.index("## Functional Design - Unit 1 Approval"), log.index("## Functional Design - Unit 2")
+    log = log[:unit_2] + log[log.index("## Code Generation - Unit 2 Approval"):]
+    once = log[unit_1:].replace("## Functional Design - Unit 1 Approval", "## Functional Design - Approval", 1)
+    docs.write(AUDIT, log[:unit_1] + once.replace("CONSTRUCTION - Unit 1 orders-api", "CONSTRUCTION", 1))
+    assert "AIDLC-DOCS-003" not in {f.code for f in docs.findings()}
+    for rel in plans:
+        docs.write(rel, plan("Functional Design", 2, 2))
+    docs.path(f"{DOCS}/construction/plans/functional-design-plan.md").unlink()
+    assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Functional Design - EXECUTE (Unit 1")),
+                                            (STATE, docs.line(STATE, "Functional Design - EXECUTE (Unit 2"))]
+
+
 def test_in_a_project_of_one_unit_an_approval_naming_no_unit_is_of_that_unit(docs: DocsRepo) -> None:
     for rel in [rel for rel in map(str, docs.path(DOCS).rglob("*")) if "shop-web" in rel and rel.endswith(".md")]:
         Path(rel).unlink()

@@ -188,9 +188,12 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
     if any(is_audit(item.path[len(project.rel) + 1:]) for item in project.unreadable):
         return  # the approval may stand in the log that cannot be read: AIDLC-DOCS-015 says its rules went unchecked
     given = approvals(project)
+    # Where an approval naming no unit can only be of every unit: a project of one unit, or a stage run once for all
+    # units, its plan naming none (`functional-design-plan.md`).
+    once = {plan.stage for plan in project.plans if plan.unit is None} if len(project.units) > 1 else set(BY_SLUG)
     for path, line in ticked(project):
         stage = BY_SLUG[line.stage or ""]
-        if not stage.approval or _approved(given, stage, line.unit, one_unit=len(project.units) == 1):
+        if not stage.approval or _approved(given, stage, line.unit, unnamed=stage.slug in once):
             continue
         whose = f" of unit {line.unit}" if line.unit and stage.per_unit else ""
         logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
@@ -198,11 +201,11 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
 
 
 def _approved(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
-              one_unit: bool = False) -> bool:
-    """Whether `given` holds an approval of the stage: of the unit, for a per-unit stage's line naming one. In a
-    project of one unit (`one_unit`), an approval that names no unit can only be of that unit."""
+              unnamed: bool = False) -> bool:
+    """Whether `given` holds an approval of the stage: of the unit, for a per-unit stage's line naming one; with
+    `unnamed`, an approval that names no unit approves the stage of every unit."""
     if stage.per_unit and unit is not None:
-        return bool(given.get((stage.slug, unit)) or (one_unit and given.get((stage.slug, None))))
+        return bool(given.get((stage.slug, unit)) or (unnamed and given.get((stage.slug, None))))
     return any(entries for (slug, _), entries in given.items() if slug == stage.slug)
 
 
