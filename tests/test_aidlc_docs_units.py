@@ -141,3 +141,26 @@ def test_a_folder_named_shared_that_holds_a_stages_folder_is_a_unit(docs: DocsRe
     docs.path(f"{DOCS}/construction/shared/code").rmdir()
     docs.write(f"{DOCS}/construction/shared/nfr-design/nfr-design-patterns.md", "# Patterns\n")
     assert "shared" not in read_project(docs.root, DOCS).units
+
+
+def test_a_heading_naming_a_units_number_and_its_folder_ties_them(docs: DocsRepo) -> None:
+    # aidlc-result: `#### Unit 1: Backend API` over its stage lines, the plans named by the folder
+    # (`backend-api-functional-design-plan.md`). The open plan of unit 3 was never found to be unit 3's.
+    docs.write(f"{DOCS}/construction/billing/functional-design/business-rules.md", "# Rules\n")
+    docs.write(f"{DOCS}/construction/plans/billing-functional-design-plan.md", plan("Functional Design", 3, 2))
+    docs.replace(STATE, OPERATIONS, "#### Unit 3: Billing\n- [x] Functional Design\n\n" + OPERATIONS)
+    approve(docs, "Functional Design - Unit 3 Approval", "CONSTRUCTION - Unit 3 billing")
+    assert found(docs) == [("AIDLC-DOCS-005", docs.line(STATE, "#### Unit 3: Billing") + 1)]
+    # The units' document ties them as well, and an approval naming the folder is unit 3's.
+    docs.replace(STATE, "#### Unit 3: Billing", "#### Unit 3")
+    docs.write(f"{DOCS}/inception/application-design/unit-of-work.md", "# Units\n\n## Unit 1: orders-api\n\n"
+               "## Unit 2: shop-web\n\n## Unit 3: billing\n")
+    docs.write(f"{DOCS}/construction/plans/billing-functional-design-plan.md", plan("Functional Design", 3, 3))
+    log = docs.read(AUDIT).replace("- Unit 3 Approval", "(billing) - Approval")
+    docs.write(AUDIT, log.replace("CONSTRUCTION - Unit 3 billing", "CONSTRUCTION"))
+    assert found(docs) == []
+    # A line naming the folder (aws-ai-dlc: `(EXECUTE, frontend)` under `## Unit 2: Frontend (React)`) is the same unit
+    # as its number: the approval under `## Billing Functional Design` approves it.
+    docs.replace(STATE, "- [x] Functional Design\n\n", "- [x] Functional Design (EXECUTE, billing)\n\n")
+    docs.replace(AUDIT, "## Functional Design (billing) - Approval", "## Billing Functional Design")
+    assert found(docs) == []

@@ -139,6 +139,9 @@ class DocsProject(BaseModel):
     audits: list[AuditLog] = Field(default_factory=list)
     plans: list[PlanFile] = Field(default_factory=list)
     units: list[str] = Field(default_factory=list, description="the folders under construction/ that are units")
+    unit_numbers: dict[str, str] = Field(default_factory=dict, description="unit folder -> the number a heading of the "
+                                         "state file or of the units' document gives it (`#### Unit 1: Backend API`, "
+                                         "`## Unit 1: backend-api`)")
     files: list[str] = Field(default_factory=list, description="every file under the folder, relative to the root")
     conflicts: dict[str, list[int]] = Field(default_factory=dict, description="other Markdown files with git "
                                             "merge-conflict markers: path -> lines")

@@ -15,11 +15,12 @@ import stat
 from pathlib import Path
 
 from aidlc.aidlc_docs.audit import read_audit
-from aidlc.aidlc_docs.markdown import conflict_lines, one_line_end
+from aidlc.aidlc_docs.markdown import HEADING, conflict_lines, one_line_end, shown_lines
 from aidlc.aidlc_docs.model import DocsProject, Unreadable
 from aidlc.aidlc_docs.plans import mark_superseded, read_plan
 from aidlc.aidlc_docs.state import read_state
 from aidlc.aidlc_docs.stories import story_assignments, story_headings
+from aidlc.aidlc_docs.units import folders_named, unit_of
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, not_regular
 from aidlc.bank.walk import read_inside
 
@@ -74,6 +75,7 @@ def _read_markdown(project: DocsProject, path_rel: str, inside: str, state: str 
         return
     if inside == state:
         project.state = read_state(text, path_rel, project.units)
+        _number_units(project, text)
     elif audit:
         project.audits.append(read_audit(text, path_rel))
     else:
@@ -87,6 +89,8 @@ def _read_document(project: DocsProject, text: str, path_rel: str, inside: str) 
     elif name == STORY_MAP_FILE:
         project.stories.mapped += story_assignments(text, path_rel)
         project.stories.maps.append(path_rel)
+    elif name.startswith("unit-of-work") or name.startswith("units"):  # the units' document: `## Unit 1: backend-api`
+        _number_units(project, text)
     if name.endswith("plan.md") or "-plan-" in name or "/plans/" in f"/{inside}":
         plan = read_plan(text, path_rel)
         if plan is not None:
@@ -94,6 +98,18 @@ def _read_document(project: DocsProject, text: str, path_rel: str, inside: str) 
     lines = conflict_lines(text)
     if lines:
         project.conflicts[path_rel] = lines
+
+
+def _number_units(project: DocsProject, text: str) -> None:
+    """The number each unit folder is given by a heading naming both (`#### Unit 1: Backend API` names unit 1 and
+    the folder backend-api): the first heading that does counts."""
+    named = [folder for folder in project.units if unit_of(folder) is None]
+    for _, line in shown_lines(text):
+        heading = HEADING.match(line) if line.startswith("#") else None
+        number = unit_of(heading.group(2)) if heading else None
+        folders = folders_named(heading.group(2), named) if heading and number else []
+        if number is not None and len(folders) == 1:
+            project.unit_numbers.setdefault(folders[0], number)
 
 
 def is_audit(inside: str) -> bool:

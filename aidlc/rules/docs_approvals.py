@@ -96,7 +96,7 @@ class Units:
 
     def __init__(self, project: DocsProject) -> None:
         self.folders = [name for name in project.units if unit_of(name) is None]
-        self.alias: dict[str, str] = {}
+        self.alias: dict[str, str] = dict(project.unit_numbers)  # the state file's or the units' document's first
         for log in project.audits:
             for entry in log.entries:
                 number = unit_of(entry.heading or "") or unit_of(entry.fields.get("context", ""))
@@ -106,6 +106,10 @@ class Units:
 
     def _folders_in(self, text: str) -> list[str]:
         return folders_named(text, self.folders)
+
+    def key(self, unit: str | None) -> str | None:
+        """The unit as approvals are keyed: a unit folder a heading ties to a number, by its number."""
+        return self.alias.get(unit, unit) if unit is not None else None
 
     def of(self, entry: AuditEntry) -> str | None:
         heading, context = entry.heading or "", entry.fields.get("context", "")
@@ -118,9 +122,10 @@ class Units:
         return folders[0] if len(folders) == 1 else None
 
 
-def approvals(project: DocsProject) -> dict[tuple[str, str | None], list[AuditEntry]]:
-    """The entries with a person's words, by (stage, unit) they answer for (unit None: the entry names none)."""
-    units = Units(project)
+def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[str, str | None], list[AuditEntry]]:
+    """The entries with a person's words, by (stage, unit) they answer for (unit None: the entry names none; a unit
+    folder with a number, by its number: `Units.key`)."""
+    units = units or Units(project)
     found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
     for log in project.audits:
         for entry in log.entries:

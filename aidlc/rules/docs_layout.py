@@ -187,13 +187,14 @@ def ticked(project: DocsProject) -> Iterator[tuple[str, StageLine]]:
 def _no_approval(project: DocsProject) -> Iterator[Hit]:
     if any(is_audit(item.path[len(project.rel) + 1:]) for item in project.unreadable):
         return  # the approval may stand in the log that cannot be read: AIDLC-DOCS-015 says its rules went unchecked
-    given = approvals(project)
+    units = Units(project)
+    given = approvals(project, units)
     # Where an approval naming no unit can only be of every unit: a project of one unit, or a stage run once for all
     # units, its plan naming none (`functional-design-plan.md`).
     once = {plan.stage for plan in project.plans if plan.unit is None} if len(project.units) > 1 else set(BY_SLUG)
     for path, line in ticked(project):
         stage = BY_SLUG[line.stage or ""]
-        if not stage.approval or _approved(given, stage, line.unit, unnamed=stage.slug in once):
+        if not stage.approval or _approved(given, stage, units.key(line.unit), unnamed=stage.slug in once):
             continue
         whose = f" of unit {line.unit}" if line.unit and stage.per_unit else ""
         logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
@@ -221,7 +222,8 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
 
 def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFile]:
     return [plan for plan in project.plans if plan.stage == stage and plan.superseded_by is None
-            and (unit is None or not BY_SLUG[stage].per_unit or plan.unit == unit or unit_of(plan.unit or "") == unit)]
+            and (unit is None or not BY_SLUG[stage].per_unit or plan.unit == unit or unit_of(plan.unit or "") == unit
+                 or project.unit_numbers.get(plan.unit or "") == unit)]
 
 
 def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:
