@@ -235,7 +235,7 @@ def test_a_stage_ticked_without_an_approval_in_the_log_is_a_warning(docs: Repo) 
 
 @pytest.mark.parametrize(("said", "approved"), [
     ("Aprobar y continuar", True), ("Apruebo el plan", True), ("aprovado", True), ("Approve & Continue", True),
-    ("승인합니다", True),
+    ("승인합니다", True), ("Continue to Next Stage", True),  # the rules name this option the approval
     ("I do not approve: changes requested", False), ("I don't approve this yet", False), ("No apruebo", False),
     ("A, B, C", False)])
 def test_the_persons_own_words_under_the_stages_heading_can_approve_it(docs: Repo, said: str,

@@ -22,8 +22,9 @@ _NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:use
                        r"해당\s*없음)", re.IGNORECASE)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
-# aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo)
-_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob|aprueb", re.IGNORECASE)
+# aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the rules' own name of
+# the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve functional design ...").
+_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob|aprueb|continue to (?:the )?next stage", re.IGNORECASE)
 # An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트".
 _AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート",
                       re.IGNORECASE)
