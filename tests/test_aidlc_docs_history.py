@@ -187,6 +187,19 @@ def test_a_finding_on_an_older_version_is_reported_where_head_holds_it(docs: Rep
     assert late[0][0] is None and late[0][1].endswith("(line 11 of that version; HEAD no longer holds it)")
 
 
+def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
+    """Seoul's 18:00 written `18:00Z` is 9 hours after a commit at 18:10+09:00: the error says what reads true
+    (ai-dlc-order, kiro_project, cheongYak-radar: most entries dated after their commits are this)."""
+    late = entry("Requirements Analysis - Answers", "2026-06-01T18:00:00Z", "A, B, C")
+    docs.commit("answers", "2026-06-01T18:10:00+09:00", **{AUDIT: "# Audit\n\n" + START + late})
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-025"
+    assert message.endswith("is dated 530 minutes after commit " + docs.git("rev-parse", "HEAD")[:12] + " (answers), "
+                            "which added it at 2026-06-01T18:10:00+09:00; read in the committer's zone (+09:00) it is "
+                            "10 minutes before the commit: the local time, written as UTC? Write the zone the clock "
+                            "shows (+09:00), or the time in UTC")
+
+
 def test_an_emptied_log_is_an_error(docs: Repo) -> None:
     docs.commit("restart", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n"})
     assert docs.codes() == ["AIDLC-DOCS-024"]

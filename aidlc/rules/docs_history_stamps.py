@@ -43,12 +43,28 @@ def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetim
         if committed is not None and entry.at > committed + CLOCK_TOLERANCE:
             late = int((entry.at - committed).total_seconds() // 60)
             judge.add(STAMP_AFTER_COMMIT, path, entry.line, f"the entry {described(entry)} is dated {late} "
-                      f"minutes after {short(revision)}, which added it at {revision.committed}", subject=said)
+                      f"minutes after {short(revision)}, which added it at {revision.committed}"
+                      f"{_local_time(entry.at, committed)}", subject=said)
         elif first is not None and entry.at < first - BEFORE_FIRST_COMMIT:
             days = (first - entry.at).days
             judge.add(STAMP_BEFORE_REPOSITORY, path, entry.line, f"the entry {described(entry)}, added by "
                       f"{short(revision)}, is dated {days} day{'s' if days != 1 else ''} before the repository's "
                       f"first commit ({first.isoformat()})", subject=said)
+
+
+def _local_time(at: datetime, committed: datetime) -> str:
+    """A note when the entry's time reads true in the committer's time zone: a local clock written as UTC (`Z`), the
+    most common cause of an entry dated after its commit."""
+    zone = committed.utcoffset()
+    if not zone or at.utcoffset() != timedelta(0):
+        return ""
+    local = at.replace(tzinfo=committed.tzinfo)
+    if local > committed + CLOCK_TOLERANCE:
+        return ""
+    zone_text = committed.isoformat()[-6:]
+    return (f"; read in the committer's zone ({zone_text}) it is {int((committed - local).total_seconds() // 60)} "
+            f"minutes before the commit: the local time, written as UTC? Write the zone the clock shows ({zone_text}), "
+            f"or the time in UTC")
 
 
 def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:
