@@ -200,6 +200,23 @@ def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
                             "shows (+09:00), or the time in UTC")
 
 
+def test_a_merge_keeping_the_other_sides_version_of_an_entry_edited_it(docs: Repo) -> None:
+    """Both sides wrote the entry of one moment, in other words; the merge kept one side's. That is an edit of the
+    other side's entry (aidlc-result's merge 23537d1), not a deletion."""
+    docs.git("checkout", "-q", "-b", "side")
+    side = entry("Functional Design - Unit 2 Start", "2026-06-01T09:20:00Z", "go", "CONSTRUCTION - 12 questions")
+    docs.commit("side", "2026-06-01T09:21:00Z", **{AUDIT: "# Audit\n\n" + START + side})
+    docs.git("checkout", "-q", "master")
+    main = side.replace("12 questions", "design started")
+    docs.commit("main", "2026-06-01T09:22:00Z", **{AUDIT: "# Audit\n\n" + START + main})
+    with pytest.raises(subprocess.CalledProcessError):
+        docs.git("merge", "-q", "side", date="2026-06-01T09:30:00Z")
+    docs.commit("merge side", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n\n" + START + side})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-021", 11)
+    assert "edited the entry `Functional Design - Unit 2 Start` (2026-06-01T09:20:00Z)" in message
+
+
 def test_an_emptied_log_is_an_error(docs: Repo) -> None:
     docs.commit("restart", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n"})
     assert docs.codes() == ["AIDLC-DOCS-024"]

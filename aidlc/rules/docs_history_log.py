@@ -71,6 +71,8 @@ def _judge_rewritten(judge: Judge, revision: vcs.Revision, path: str, parents: l
         twin = _counterpart(old, [e for e in candidates if e.text not in replaced])
         if twin is not None:
             replaced.add(twin.text)
+        elif len(parents) > 1:  # a merge that kept the other side's version of an entry both sides wrote
+            twin = next((e for e in child.entries if e.heading == old.heading and e.timestamp == old.timestamp), None)
         _judge_lost(judge, revision, path, parent_sha, old, twin)
     return set(added) - replaced
 
