@@ -164,3 +164,20 @@ def test_a_heading_naming_a_units_number_and_its_folder_ties_them(docs: DocsRepo
     docs.replace(STATE, "- [x] Functional Design\n\n", "- [x] Functional Design (EXECUTE, billing)\n\n")
     docs.replace(AUDIT, "## Functional Design (billing) - Approval", "## Billing Functional Design")
     assert found(docs) == []
+
+
+def test_an_approval_naming_its_unit_and_no_stage_approves_the_stage_that_unit_was_at(docs: DocsRepo) -> None:
+    # aws-hackathon-2026: `## Unit 5: 料理管理 - 承認・コミット/プッシュ` after that unit's Code Generation entries.
+    log = docs.read(AUDIT)
+    start = log.index("## Code Generation - Unit 2 Approval")
+    end = log.index("## Build and Test - Approval")
+    at = iso(stamp(11))
+    unit_2 = (f"## Unit 2: shop-web - Code Generation Part 2 complete\n**Timestamp**: {at}\n"
+              f'**AI Response**: "12 files generated."\n**Context**: CONSTRUCTION - Code Generation (Unit 2)\n\n---\n\n'
+              f'## Unit 2: shop-web - 承認・コミット\n**Timestamp**: {at}\n**User Input**: "OK. コミットしてください"\n'
+              f'**AI Response**: "Unit 2 を承認として記録"\n**Context**: CONSTRUCTION\n\n---\n\n')
+    docs.write(AUDIT, log[:start] + unit_2 + log[end:])
+    assert found(docs) == []
+    # Without an entry saying which stage unit 2 was at, the approval approves no stage.
+    docs.write(AUDIT, log[:start] + unit_2[unit_2.index("## Unit 2: shop-web - 承認"):] + log[end:])
+    assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "Code Generation - EXECUTE (Unit 2"))]

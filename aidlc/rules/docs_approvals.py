@@ -125,12 +125,22 @@ class Units:
 
 def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[str, str | None], list[AuditEntry]]:
     """The entries with a person's words, by (stage, unit) they answer for (unit None: the entry names none; a unit
-    folder with a number, by its number: `Units.key`)."""
+    folder with a number, by its number: `Units.key`). An entry whose heading names a unit and says approved, and no
+    stage, answers for the stage the log's last entry about that unit was at."""
     units = units or Units(project)
     found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
     for log in project.audits:
+        at: dict[str, str] = {}  # unit -> the per-unit stage its last entry naming one was about
         for entry in log.entries:
-            if has_words(entry):
-                for stage in approved_stages(entry):
-                    found[(stage, units.of(entry) if BY_SLUG[stage].per_unit else None)].append(entry)
+            unit, named = units.of(entry), stage_of(entry.heading or "") or stage_of(entry.fields.get("context", ""))
+            if unit is not None and named is not None and BY_SLUG[named].per_unit:
+                at[unit] = named
+            if not has_words(entry):
+                continue
+            stages = approved_stages(entry)
+            if not stages and unit in at and _approval(entry.heading or "") \
+                    and not _NOT_APPROVED.search(entry.heading or ""):
+                stages = [at[unit]]  # `## Unit 5: 料理管理 - 承認`: the stage unit 5 was at
+            for stage in stages:
+                found[(stage, unit if BY_SLUG[stage].per_unit else None)].append(entry)
     return found
