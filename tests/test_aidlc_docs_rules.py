@@ -393,6 +393,15 @@ def test_a_line_naming_no_known_stage_is_a_note_never_a_guess(docs: DocsRepo) ->
     assert every_rule()["AIDLC-DOCS-012"].severity == Severity.info
 
 
+def test_a_line_naming_several_stages_is_a_note_that_says_so(docs: DocsRepo) -> None:
+    # wc2026-predictor: one line per unit, its stages chained by arrows. One of them is not guessed.
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", "- [x] Build and Test - EXECUTE\n"
+                 "- [x] Unit `unit-2-shop-web`: Functional Design [x] → Code Generation [x] (22 tests pass)")
+    [note] = docs.findings("AIDLC-DOCS-012")
+    assert note.line == docs.line(STATE, "Unit `unit-2-shop-web`")
+    assert note.message.startswith("names 2 stages (Functional Design, Code Generation), and aidlc reads one a line")
+
+
 # -- story ids -----------------------------------------------------------------------------------------------------
 def test_a_map_row_naming_a_story_that_does_not_exist_is_an_error(docs: DocsRepo) -> None:
     docs.replace(STORY_MAP, "| US-3 |", "| US-3, US-9 |")

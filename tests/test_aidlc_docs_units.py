@@ -95,6 +95,15 @@ def test_a_unit_first_line_ticked_without_an_approval_is_found(docs: DocsRepo) -
     assert found(docs) == []
 
 
+def test_a_unit_named_in_backticks_before_its_stage_is_that_units_stage() -> None:
+    # wc2026-predictor: `Unit \`web\`: Code Generation [x] (...)`; a chain of stages on one line names none alone.
+    web, chain = read_state("- [x] Unit `web`: Code Generation [x] (5 tests pass)\n"
+                            "- [x] Unit `infra`: Infrastructure Design → Code Generation [x]\n", "aidlc-state.md",
+                            ["web", "infra"]).stages
+    assert (web.stage, web.unit) == ("code-generation", "web")
+    assert chain.stage is None
+
+
 @pytest.mark.parametrize(("line", "stage"), [
     ("NFR要件 — 完了（2026-04-14T00:30:00Z）", "nfr-requirements"),  # Japanese writes NFR with no space
     ("NFR設計 — 完了", "nfr-design"),

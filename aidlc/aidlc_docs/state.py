@@ -36,6 +36,7 @@ _PHASE_PREFIX = re.compile(r"^(?:inception|construction)(?:[ \t]+phase)?[ \t]*[-
                            re.IGNORECASE)
 _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
 _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
+_CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, then an arrow to the next
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
@@ -227,7 +228,9 @@ def _after_unit(text: str) -> str | None:
         rest = text[cut.end():]
         stage = stage_at(rest)
         if stage is not None:
-            return rest if stages_named(_cut(rest)[0]) == [stage] else None
+            name = _cut(rest)[0]
+            chained = _CHAIN.match(rest, len(name)) is not None  # `Functional Design [x] → Code Generation [x]`
+            return rest if stages_named(name) == [stage] and not chained else None
     return None
 
 

@@ -26,9 +26,14 @@ def unit_of(text: str) -> str | None:
     return None if match is None else _name(match)
 
 
+# A unit named by its folder in backticks at a line's start: `Unit \`web\`: Code Generation [x]` (wc2026-predictor).
+_NAMED_UNIT = re.compile(r"(?:unit|유닛|단위)[ \t]+`[^`\n]{1,60}`", re.IGNORECASE)
+
+
 def leading_unit(text: str) -> int | None:
-    """Where the unit a text starts with ends (`Unit 1 (Backend) - ...` -> 6); None when it starts with none."""
-    match = _UNIT.match(text)
+    """Where the unit a text starts with ends (`Unit 1 (Backend) - ...` -> 6, ``Unit `web`: ...`` -> 10); None when
+    it starts with none."""
+    match = _UNIT.match(text) or _NAMED_UNIT.match(text)
     return None if match is None else match.end()
 
 

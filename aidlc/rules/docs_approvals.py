@@ -1,6 +1,7 @@
 """The approvals the aidlc-docs layout's audit logs record: which entries hold a person's words, which stages (of
-which unit) an entry answers for, and whether it approves a stage. The work-tree rules (aidlc/rules/docs_layout.py),
-the history rules (aidlc/rules/docs_history_ticks.py) and the unit evidence read approvals this one way.
+which unit) an entry answers for, whether it approves a stage, and when each stage was first approved. The
+work-tree rules (aidlc/rules/docs_layout.py), the history rules (aidlc/rules/docs_history_ticks.py) and the unit
+evidence read approvals this one way.
 
 An approval, as these rules read one, is an audit entry whose heading or Context names the stage (and the unit,
 when the ticked line names one) and whose User Input or User Response holds a person's words: not an empty, `N/A`
@@ -13,7 +14,7 @@ import re
 from collections import defaultdict
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
-from aidlc.aidlc_docs.stages import BY_SLUG, stage_of, stages_named
+from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
 from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, unit_of
 
@@ -144,3 +145,49 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
             for stage in stages:
                 found[(stage, unit if BY_SLUG[stage].per_unit else None)].append(entry)
     return found
+
+
+# -- the order of the first approvals (AIDLC-DOCS-007) ---------------------------------------------------------
+def first_approvals(project: DocsProject) -> dict[tuple[str | None, str], tuple[AuditEntry, str]]:
+    """The first approval of each stage (of each unit, for the per-unit ones), with its log's path, by scope
+    (`inception`, else the unit) and stage: stages are compared within inception, and within each unit; a per-unit
+    stage's approval naming no unit is compared with nothing."""
+    first: dict[tuple[str | None, str], tuple[AuditEntry, str]] = {}
+    units = Units(project)
+    for log in project.audits:
+        for entry in log.entries:
+            stage = _approved_stage(entry)
+            if stage is None or entry.at is None:
+                continue
+            scope = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
+            if scope is None:
+                continue
+            known = first.get((scope, stage))
+            if known is None or entry.at < (known[0].at or entry.at):
+                first[(scope, stage)] = (entry, log.path)
+    return first
+
+
+def _approved_stage(entry: AuditEntry) -> str | None:
+    """The stage an entry approves, as the order is judged: the stage its heading names (else its Context), of an
+    entry that says it approves (a person's words alone may be answers or a request); Build and Test aside."""
+    if entry.at is None or not has_words(entry):
+        return None
+    stages = approved_stages(entry)
+    stage = stages[0] if stages else None
+    if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" or not approves(entry, stage, None):
+        return None
+    return stage
+
+
+def later_approved_before(first: dict[tuple[str | None, str], tuple[AuditEntry, str]], scope: str | None,
+                           stage: str, entry: AuditEntry) -> tuple[AuditEntry, str] | None:
+    """(its approval, the stage) of the earliest approval in `scope`, before `entry`, of a stage the documented
+    order puts after `stage`; None when there is none."""
+    before = [(other.at, other, later) for (other_scope, later), (other, _) in first.items()
+              if other_scope == scope and ORDER[later] > ORDER[stage] and other.at and entry.at
+              and other.at < entry.at]
+    if not before:
+        return None
+    _, other, later = min(before, key=lambda found: found[0])
+    return other, later

@@ -15,11 +15,11 @@ from pathlib import PurePosixPath
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
 from aidlc.aidlc_docs.reader import is_audit
-from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, Stage
+from aidlc.aidlc_docs.stages import BY_SLUG, Stage, stages_named
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
-from aidlc.rules.docs_approvals import Units, approvals, approved_stages, approves, has_words
+from aidlc.rules.docs_approvals import Units, approvals, first_approvals, later_approved_before
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
 CHECKS: list[tuple[Rule, DocsCheck]] = []
@@ -102,10 +102,10 @@ SHARED_TIME = docs_rule(
     "and copied, not read from the clock",
     "take each entry's time from the clock when it is written (`aidlc audit append` does)")
 UNKNOWN_STAGE = docs_rule(
-    "AIDLC-DOCS-012", I, "a checkbox line of aidlc-state.md names no stage aidlc knows: its approvals and plans are "
-    "not checked",
-    "name the stage as the rules do (`- [x] Requirements Analysis`, `- [ ] Code Generation - unit-1`), or leave "
-    "the line if it is not a stage")
+    "AIDLC-DOCS-012", I, "a checkbox line of aidlc-state.md names no stage aidlc knows, or several: its approvals "
+    "and plans are not checked",
+    "name the stage as the rules do, one a line (`- [x] Requirements Analysis`, `- [ ] Code Generation - unit-1`), "
+    "or leave the line if it is not a stage")
 STORY_UNKNOWN = docs_rule(
     "AIDLC-DOCS-013", E, "unit-of-work-story-map.md assigns a story id that no heading of stories.md defines",
     "correct the id in the map, or write the story in user-stories/stories.md")
@@ -265,59 +265,14 @@ def _build_before_code(project: DocsProject) -> Iterator[Hit]:
 
 @check(ORDER_BROKEN)
 def _order(project: DocsProject) -> Iterator[Hit]:
-    first = _first_approvals(project)
+    first = first_approvals(project)
     for (scope, stage), (entry, path) in sorted(first.items(), key=lambda item: item[1][0].line):
-        found = _later_approved_before(first, scope, stage, entry)
+        found = later_approved_before(first, scope, stage, entry)
         if found is not None:
             other, later = found
             yield Hit(path, entry.line, f"{BY_SLUG[stage].name} was first approved at "
                       f"{entry.timestamp}, after {BY_SLUG[later].name} (line {other.line}, "
                       f"{other.timestamp}): the documented order puts it first")
-
-
-def _first_approvals(project: DocsProject) -> dict[tuple[str | None, str], tuple[AuditEntry, str]]:
-    """The first approval of each stage (of each unit, for the per-unit ones), with its log's path, by scope
-    (`inception`, else the unit) and stage: stages are compared within inception, and within each unit; a per-unit
-    stage's approval naming no unit is compared with nothing."""
-    first: dict[tuple[str | None, str], tuple[AuditEntry, str]] = {}
-    units = Units(project)
-    for log in project.audits:
-        for entry in log.entries:
-            stage = _approved_stage(entry)
-            if stage is None or entry.at is None:
-                continue
-            scope = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
-            if scope is None:
-                continue
-            known = first.get((scope, stage))
-            if known is None or entry.at < (known[0].at or entry.at):
-                first[(scope, stage)] = (entry, log.path)
-    return first
-
-
-def _approved_stage(entry: AuditEntry) -> str | None:
-    """The stage an entry approves, as the order is judged: the stage its heading names (else its Context), of an
-    entry that says it approves (a person's words alone may be answers or a request); Build and Test aside."""
-    if entry.at is None or not has_words(entry):
-        return None
-    stages = approved_stages(entry)
-    stage = stages[0] if stages else None
-    if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" or not approves(entry, stage, None):
-        return None
-    return stage
-
-
-def _later_approved_before(first: dict[tuple[str | None, str], tuple[AuditEntry, str]], scope: str | None,
-                           stage: str, entry: AuditEntry) -> tuple[AuditEntry, str] | None:
-    """(its approval, the stage) of the earliest approval in `scope`, before `entry`, of a stage the documented
-    order puts after `stage`; None when there is none."""
-    before = [(other.at, other, later) for (other_scope, later), (other, _) in first.items()
-              if other_scope == scope and ORDER[later] > ORDER[stage] and other.at and entry.at
-              and other.at < entry.at]
-    if not before:
-        return None
-    _, other, later = min(before, key=lambda found: found[0])
-    return other, later
 
 
 @check(UNKNOWN_STAGE)
@@ -326,7 +281,10 @@ def _unknown(project: DocsProject) -> Iterator[Hit]:
         return
     for line in project.state.stages:
         if line.stage is None and line.parent is None:  # a sub-item of a stage line is a step, not a stage
-            yield Hit(project.state.path, line.line, f"names no stage aidlc knows: \"{_cut(line.text)}\"")
+            several = stages_named(line.text)
+            what = (f"names {len(several)} stages ({', '.join(BY_SLUG[slug].name for slug in several)}), and aidlc "
+                    f"reads one a line" if len(several) > 1 else "names no stage aidlc knows")
+            yield Hit(project.state.path, line.line, f"{what}: \"{_cut(line.text)}\"")
 
 
 # -- audit timestamps --------------------------------------------------------------------------------------------
