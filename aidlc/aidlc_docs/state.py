@@ -63,6 +63,34 @@ def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile
     return reader.state
 
 
+def restate(state: StateFile, old: str, new: str) -> StateFile | None:
+    """The state file `new` read from `state`, the reading of `old`, when `new` only ticks or unticks boxes of
+    `old`'s stage lines, as most commits of a state file do: then only those lines' marks change. None when `new`
+    changes anything else, or a line that becomes ticked may record its stage's approval (`_approval_of_last`):
+    then it is read whole."""
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    if len(old_lines) != len(new_lines):
+        return None
+    marks: dict[int, Mark] = {}
+    for number, (was, now) in enumerate(zip(old_lines, new_lines, strict=True), start=1):
+        if was == now:
+            continue
+        before, after = BOX.match(was), BOX.match(now)
+        if before is None or after is None or before["box"] not in " xX" or after["box"] not in " xX" \
+                or was[:before.start("box")] != now[:after.start("box")] \
+                or was[before.end("box"):] != now[after.end("box"):]:
+            return None
+        marks[number] = _mark(after["box"])
+    lines = {line.line: line for line in state.stages}
+    for number, mark in marks.items():
+        line = lines.get(number)
+        if line is None or (mark == Mark.done and _APPROVAL_LINE.match(split_stage_line(line.text)[1])):
+            return None
+    return StateFile(path=state.path, conflict_lines=state.conflict_lines,
+                     stages=[line.model_copy(update={"mark": marks[line.line]}) if line.line in marks else line
+                             for line in state.stages])
+
+
 class _Parent(NamedTuple):
     indent: int
     unit: str | None

@@ -18,8 +18,9 @@ class Finding(BaseModel):
                                 "first event, which already shows this completion, its file unchanged since; such a "
                                 "finding is a warning (which fails under --strict) until the file changes")
 
-    def sort_key(self) -> tuple[str, int, str]:
-        return (self.path, self.line or 0, self.code)
+    def sort_key(self) -> tuple[str, int, str, str]:
+        # The message last: findings at one place come out in one order, whatever order the rules found them in.
+        return (self.path, self.line or 0, self.code, self.message)
 
 
 class Summary(BaseModel):

@@ -10,7 +10,7 @@ from aidlc import vcs
 from aidlc.aidlc_docs.model import AuditEntry, Mark, StateFile
 from aidlc.aidlc_docs.reader import AUDIT_FILE
 from aidlc.aidlc_docs.stages import BY_SLUG
-from aidlc.aidlc_docs.state import read_state
+from aidlc.aidlc_docs.state import read_state, restate
 from aidlc.rules.docs_approvals import approves
 from aidlc.rules.docs_history import TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions
@@ -71,11 +71,13 @@ def _entries(judge: Judge, blob: str | None, path: str) -> list[AuditEntry]:
 @dataclass
 class _StateVersions:
     """The versions of the state file at `path`: the stages each holds ticked, read once per blob (as a commit's
-    and as its child's parent)."""
+    and as its child's parent); a version that only ticks boxes of its parent's is read from the parent's reading
+    (`restate`), a few of which are kept."""
 
     judge: Judge
     path: str
     _ticked: dict[str, Ticked] = field(default_factory=dict)
+    _states: dict[str, StateFile] = field(default_factory=dict)  # the last few readings, oldest first
 
     def fresh(self, revision: vcs.Revision) -> list[Tick]:
         """The stages the commit ticks: ticked in its state file, and ticked in none of its parents'."""
@@ -91,12 +93,20 @@ class _StateVersions:
         before: set[tuple[str, str | None]] = set()
         for blob in old_blobs:
             before |= set(self.ticked(blob))
-        return [(stage, unit, line, text) for (stage, unit), (line, text) in self.ticked(new_blob).items()
-                if (stage, unit) not in before]
+        return [(stage, unit, line, text) for (stage, unit), (line, text)
+                in self.ticked(new_blob, old_blobs[0] if old_blobs else None).items() if (stage, unit) not in before]
 
-    def ticked(self, blob: str) -> Ticked:
+    def ticked(self, blob: str, parent: str | None = None) -> Ticked:
         if blob not in self._ticked:
-            self._ticked[blob] = _ticked(read_state(self.judge.text(blob), self.path))
+            text = self.judge.text(blob)
+            known = self._states.get(parent) if parent is not None else None
+            state = restate(known, self.judge.text(parent), text) if known is not None and parent is not None \
+                else None
+            state = state or read_state(text, self.path)
+            self._states[blob] = state
+            if len(self._states) > 8:  # a reading is wanted again mostly as the next commit's parent
+                del self._states[next(iter(self._states))]
+            self._ticked[blob] = _ticked(state)
         return self._ticked[blob]
 
 

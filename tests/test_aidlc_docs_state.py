@@ -1,0 +1,63 @@
+"""aidlc/aidlc_docs/state.py's `restate`: a version of aidlc-state.md that only ticks or unticks boxes of its parent's
+stage lines is read from the parent's reading, exactly as a whole read would read it; any other change is read
+whole. The history rules read hundreds of versions of one state file this way."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aidlc.aidlc_docs.state import read_state, restate
+
+STATE = """\
+# AI-DLC State
+
+## Stage Progress
+- [x] Requirements Analysis
+- [ ] User Stories - SKIP
+- [ ] Workflow Planning
+
+### CONSTRUCTION PHASE
+#### Unit 1: orders-api
+- [ ] Functional Design
+- [ ] Code Generation
+- [~] Functional Design (per-unit)
+  - [ ] Unit 2: shop-web
+- [x] Application Design
+- [ ] Application Design - Approval (APPROVED)
+
+```
+- [ ] Code Generation (an example in a fence)
+```
+"""
+BOXES = [number for number, line in enumerate(STATE.split("\n"), start=1) if line.lstrip().startswith("- [")
+         and "fence" not in line and "[~]" not in line]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sets(st.sampled_from(BOXES)))
+def test_a_version_that_only_toggles_boxes_reads_as_a_whole_read_does(toggled: set[int]) -> None:
+    lines = STATE.split("\n")
+    for number in toggled:
+        line = lines[number - 1]
+        lines[number - 1] = line.replace("[ ]", "[x]", 1) if "[ ]" in line else line.replace("[x]", "[ ]", 1)
+    new = "\n".join(lines)
+    derived = restate(read_state(STATE, "aidlc-state.md"), STATE, new)
+    if derived is not None:
+        assert derived == read_state(new, "aidlc-state.md")
+    else:  # only a line that may record its stage's approval once ticked is read whole
+        assert any("Approval" in lines[number - 1] and "[x]" in lines[number - 1] for number in toggled)
+
+
+@pytest.mark.parametrize("change", [
+    ("- [ ] Workflow Planning", "- [x] Workflow Planning (approved)"),  # the text changed too
+    ("- [ ] Workflow Planning\n", "- [ ] Workflow Planning\n- [ ] Units Generation\n"),  # a line added
+    ("- [ ] Workflow Planning", "- [S] Workflow Planning"),  # skipped: more than a tick
+    ("- [ ] Code Generation (an example", "- [x] Code Generation (an example"),  # in a fence: no stage line
+    ("#### Unit 1: orders-api", "#### Unit 3: billing"),  # the units of the lines under it
+])
+def test_any_other_change_is_read_whole(change: tuple[str, str]) -> None:
+    new = STATE.replace(*change, 1)
+    assert new != STATE
+    assert restate(read_state(STATE, "aidlc-state.md"), STATE, new) is None
