@@ -277,7 +277,7 @@ def test_a_root_folder_or_a_link_at_the_root_is_not_the_artifact(bank: Bank) -> 
     bank.path("src").mkdir()
     (bank.root / "link.go").symlink_to("/etc/hostname")
     assert [f.message.split(" whose ")[1] for f in bank.findings("AIDLC-STRUCT-004")] == [
-        "artifact src does not exist", "artifact link.go does not exist"]
+        "artifact link.go does not exist", "artifact src does not exist"]  # at one line: by message
 
 
 def test_an_nfr_without_priority_is_no_finding(bank: Bank) -> None:
