@@ -190,3 +190,12 @@ def test_an_approval_naming_its_unit_and_no_stage_approves_the_stage_that_unit_w
     # Without an entry saying which stage unit 2 was at, the approval approves no stage.
     docs.write(AUDIT, log[:start] + unit_2[unit_2.index("## Unit 2: shop-web - 承認"):] + log[end:])
     assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "Code Generation - EXECUTE (Unit 2"))]
+
+
+def test_a_line_about_all_units_is_no_units_line(docs: DocsRepo) -> None:
+    # wc2026-predictor: `Build and Test (all units) (... api/web images build ...)` was one unit's (a folder's word on
+    # the line, or the heading above it), so only that unit's code-generation plan was held against it.
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", "#### Unit 2: shop-web\n- [x] Build and Test (all units)")
+    docs.write(f"{DOCS}/construction/plans/unit-1-orders-api-code-generation-plan.md", plan("Code Generation", 4, 3))
+    codes = {code: line for code, line in found(docs)}
+    assert codes.get("AIDLC-DOCS-006") == docs.line(STATE, "Build and Test (all units)")

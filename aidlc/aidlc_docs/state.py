@@ -36,6 +36,9 @@ _PHASE_PREFIX = re.compile(r"^(?:inception|construction)(?:[ \t]+phase)?[ \t]*[-
                            re.IGNORECASE)
 _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
 _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
+# A line about every unit at once names none: its unit is not its heading's, nor a folder's it mentions.
+_ALL_UNITS = re.compile(r"\ball units\b|\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
+                        r"todas as unidades|todas las unidades", re.IGNORECASE)
 _CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, then an arrow to the next
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
@@ -152,10 +155,12 @@ class _StateReader:
         self.parents = [p for p in self.parents if p.indent < indent]
         body, box = match.group("text"), match.group("box")
         name, status = split_stage_line(body)
-        own_unit = unit_of(body) or self._folder_in(body)  # `Functional Design — B2 Soul Registry completed`
+        every = _ALL_UNITS.search(body) is not None  # `Build and Test (all units) (... api/web images ...)`
+        own_unit = None if every else unit_of(body) or self._folder_in(body)  # `Functional Design — B2 Soul ...`
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
         stage = _stage(name, body, own_unit, boxed)
-        line = StageLine(line=number, text=body, mark=_mark(box), stage=stage, unit=self._unit(own_unit),
+        line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
+                         unit=None if every else self._unit(own_unit),
                          skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(AWAITING.search(body)),
                          depth=len(self.parents), parent=boxed.line if boxed else None)
         if not self._approval_of_last(line, status):
