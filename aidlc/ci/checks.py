@@ -51,7 +51,7 @@ class PullRequest:
     base_ledger: str  # the ledger's path as the base's rules name it
     commits: list[vcs.Commit] = field(default_factory=list)
     _ledgers: dict[tuple[str, str], bytes | None] = field(default_factory=dict)
-    _decisions: dict[str, tuple[list[bytes], DecisionIndex] | None] = field(default_factory=dict)
+    _decisions: dict[tuple[str, str], tuple[list[bytes], DecisionIndex] | None] = field(default_factory=dict)
 
     @classmethod
     def open(cls, root: Path, history: vcs.History, base: str, commits: list[vcs.Commit],
@@ -75,13 +75,30 @@ class PullRequest:
     def standing(self, commit: str, bolt_id: str, stage: str) -> Event | None:
         """The decision event that stands at a bolt's gate in the ledger `commit` holds (None: undecided, or
         branches that disagree)."""
-        if commit not in self._decisions:
-            data = self.ledger_at(commit)
-            lines = split_lines(data) if data else []
-            self._decisions[commit] = (lines, scan(lambda: lines).decisions) if lines else None
-        found = self._decisions[commit]
+        found = self._decided(commit)
         decided = found[1].standing(("bolt", bolt_id, stage)) if found is not None else None
         return None if found is None or decided is None else parse_event(found[0][decided.line - 1])
+
+    def standing_decisions(self, commit: str, rel: str | None = None) -> Iterator[Event]:
+        """The decision event that stands at each gate of the ledger (or of the file `rel`) `commit` holds: the
+        gates undecided, or whose branches disagree, have none."""
+        found = self._decided(commit, rel)
+        if found is None:
+            return
+        lines, index = found
+        for key in index.heads:
+            decided = index.standing(key)
+            if decided is not None and (event := parse_event(lines[decided.line - 1])) is not None:
+                yield event
+
+    def _decided(self, commit: str, rel: str | None = None) -> tuple[list[bytes], DecisionIndex] | None:
+        """The ledger's lines as `commit` holds it, and its gate decisions as the ledger's tree orders them."""
+        key = (commit, rel or self.ledger.rel)
+        if key not in self._decisions:
+            data = self.ledger_at(commit, rel)
+            lines = split_lines(data) if data else []
+            self._decisions[key] = (lines, scan(lambda: lines).decisions) if lines else None
+        return self._decisions[key]
 
 
 def _decision(event: Event | None) -> str | None:
@@ -97,12 +114,9 @@ def approved_deleted(pr: PullRequest) -> Iterator[Finding]:
     """Each file the base holds that a standing human approval in its ledger judged (one file, not a set), and that
     the work tree no longer holds. Deleting a whole intent or bolt leaves no approval stale (AIDLC-LEDGER-005 judges
     what still exists), so the reviewer is told here."""
-    standing: dict[tuple[str, str, str], Event] = {}  # the latest decision of each gate in the base's ledger
-    for line in split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""):
-        event = parse_event(line)
-        if event is not None and event.type == EventType.gate_decided and event.subject and event.stage:
-            standing[(event.subject.kind, event.subject.id, event.stage)] = event
-    judged = {event.fingerprint.path: event for event in standing.values()
+    # The decisions that stand as the ledger's tree orders them, not the last line of each gate: a merge puts two
+    # branches' forks one after the other in no meaningful order.
+    judged = {event.fingerprint.path: event for event in pr.standing_decisions(pr.base, pr.base_ledger)
               if event.decision == Decision.approve and event.actor.kind == ActorKind.human
               and event.fingerprint is not None and "*" not in event.fingerprint.path
               and " (" not in event.fingerprint.path}  # a label of several files names no one file
