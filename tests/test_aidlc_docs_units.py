@@ -199,3 +199,12 @@ def test_a_line_about_all_units_is_no_units_line(docs: DocsRepo) -> None:
     docs.write(f"{DOCS}/construction/plans/unit-1-orders-api-code-generation-plan.md", plan("Code Generation", 4, 3))
     codes = {code: line for code, line in found(docs)}
     assert codes.get("AIDLC-DOCS-006") == docs.line(STATE, "Build and Test (all units)")
+
+
+def test_only_the_units_document_ties_a_number_to_a_folder_not_its_dependency_map(docs: DocsRepo) -> None:
+    # unit-of-work-dependency.md sorts before unit-of-work.md; its `## Unit 1 → billing` says who needs whom.
+    docs.write(f"{DOCS}/construction/billing/functional-design/business-rules.md", "# Rules\n")
+    docs.write(f"{DOCS}/inception/application-design/unit-of-work-dependency.md", "# Dependencies\n\n"
+               "## Unit 1 → billing\n")
+    docs.write(f"{DOCS}/inception/application-design/unit-of-work.md", "# Units\n\n## Unit 3: billing\n")
+    assert read_project(docs.root, DOCS).unit_numbers == {"billing": "3"}

@@ -27,6 +27,7 @@ from aidlc.bank.walk import read_inside
 STATE_FILE = "aidlc-state.md"
 STORIES_FILE = "stories.md"
 STORY_MAP_FILE = "unit-of-work-story-map.md"
+UNITS_FILES = ("unit-of-work.md", "units.md")
 AUDIT_FILE = "audit.md"
 AUDIT_FOLDER = "audit"
 STATE_FOLDER = "state"
@@ -89,7 +90,7 @@ def _read_document(project: DocsProject, text: str, path_rel: str, inside: str) 
     elif name == STORY_MAP_FILE:
         project.stories.mapped += story_assignments(text, path_rel)
         project.stories.maps.append(path_rel)
-    elif name.startswith("unit-of-work") or name.startswith("units"):  # the units' document: `## Unit 1: backend-api`
+    elif name in UNITS_FILES:  # the units' document: `## Unit 1: backend-api` (not its dependency or story maps)
         _number_units(project, text)
     if name.endswith("plan.md") or "-plan-" in name or "/plans/" in f"/{inside}":
         plan = read_plan(text, path_rel)
