@@ -7,7 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aidlc.bank.config import DOCS_MARKERS, layout, load_config
+from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, V2_SPACES, layout, load_config
 from aidlc.bank.config import records_folder as folder_for
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
@@ -65,14 +65,28 @@ def records_below(root: Path, config: Config) -> list[str]:
 
 def layout_of(root: Path, config: Config) -> str:
     """The layout the project keeps its records in (`aidlc.bank.config.layout` over the work tree), or aidlc-docs
-    when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there."""
+    when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there. With `layout: auto`, a memory
+    bank beside another layout's records is a usage error: reading the bank alone would pass records nobody checks
+    (an empty memory-bank/ added beside aidlc-docs/ would otherwise make `aidlc ci` read 0 files and pass)."""
     found = layout(config, lambda rel: (root / rel).exists())
-    if config.layout == "auto" and found == "memory-bank" and not (root / config.memory_bank).exists():
-        # The aidlc-docs modules load only where the layout is in doubt: never for a memory bank that is there.
+    if config.layout != "auto" or found == "aidlc-docs":
+        return found
+    bank = (root / config.memory_bank).exists()
+    other = next((f"{config.aidlc_docs}/{marker}" for marker in DOCS_MARKERS
+                  if (root / config.aidlc_docs / marker).exists()), None)
+    if other is None and (root / V2_SPACES).is_dir():
+        # The aidlc-docs modules load only where the layout is in doubt: never for a memory bank alone.
         from aidlc.aidlc_docs.records import record_folders
 
-        if record_folders(root):
+        other = next(iter(record_folders(root)), None)
+        if other is not None and not bank:
             return "aidlc-docs"
+    if other is not None:
+        raise UsageError(f"{root}: records in two layouts, {config.memory_bank}/ and {other}, and aidlc.yaml's "
+                         "`layout: auto` does not choose between them",
+                         [f"set `layout: aidlc-docs` in {root / CONFIG_FILE}    # judge {other}",
+                          f"set `layout: memory-bank` in {root / CONFIG_FILE}    # judge {config.memory_bank}/",
+                          f"git rm -r {config.memory_bank}    # or remove the layout the project does not keep"])
     return found
 
 

@@ -13,6 +13,8 @@ import pytest
 
 from aidlc.rules import every_rule
 from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, stamp
+from tests.aidlc_v2_sample import RECORD as V2_RECORD
+from tests.aidlc_v2_sample import build_v2_repo
 from tests.helpers import git_init, run_cli, summary_line
 
 
@@ -76,10 +78,33 @@ def test_layout_in_aidlc_yaml_chooses_the_layout(docs: DocsRepo) -> None:
     assert "no memory bank" in result.stderr
 
 
-def test_a_memory_bank_beside_aidlc_docs_is_what_auto_reads(docs: DocsRepo) -> None:
-    docs.write("memory-bank/project.yaml", "project_type: web-app\n")
+def test_a_memory_bank_beside_aidlc_docs_is_refused_until_aidlc_yaml_chooses(docs: DocsRepo) -> None:
+    """With `layout: auto` the memory bank was read and aidlc-docs/ was not: an empty memory-bank/ made validate
+    pass on 0 files, whatever the docs said. Two layouts are now a usage error naming both, until aidlc.yaml says
+    which one the project keeps."""
+    break_build_and_test(docs)
+    docs.write("memory-bank/.gitkeep", "")
+    for command in ("validate", "ci", "status"):
+        result = run_cli(command, str(docs.root))
+        assert result.returncode == 2, (command, result.stdout + result.stderr)
+        assert "records in two layouts, memory-bank/ and aidlc-docs/aidlc-state.md" in result.stderr
+        assert "set `layout: aidlc-docs` in" in result.stderr and "Traceback" not in result.stderr
+    docs.write("aidlc.yaml", "version: 1\nlayout: aidlc-docs\n")
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    assert result.returncode == 1
+    assert "AIDLC-DOCS-004" in {f["code"] for f in json.loads(result.stdout)["findings"]}
+    docs.write("aidlc.yaml", "version: 1\nlayout: memory-bank\n")
     result = run_cli("validate", str(docs.root), "--format", "json")
     assert all(not f["code"].startswith("AIDLC-DOCS-") for f in json.loads(result.stdout)["findings"])
+
+
+def test_a_memory_bank_beside_v2_intent_records_is_refused(tmp_path: Path) -> None:
+    v2 = build_v2_repo(tmp_path / "v2")
+    assert run_cli("validate", str(v2.root)).returncode == 0
+    v2.write("memory-bank/project.yaml", "project_type: web-app\n")
+    result = run_cli("validate", str(v2.root))
+    assert result.returncode == 2
+    assert f"records in two layouts, memory-bank/ and {V2_RECORD}" in result.stderr
 
 
 def test_an_audit_log_over_a_mebibyte_is_read_and_judged(docs: DocsRepo) -> None:
@@ -113,10 +138,8 @@ def test_a_part_of_a_monorepo_with_its_own_docs_folder_is_validated_from_inside_
     assert "aidlc validate backend    # records found there" in top.stderr
 
 
-def test_a_pull_request_that_first_adds_the_docs_folder_is_judged_in_it(tmp_path: Path) -> None:
-    """A base that keeps no records in either layout (a README alone) hides none: the pull request that adds
-    aidlc-docs/ is judged in that layout. Before, `layout: auto` at the base fell back to the memory bank, and ci
-    stopped with "no memory bank ... and no aidlc-docs folder" although the folder was there."""
+def docs_added_over_a_readme(tmp_path: Path) -> DocsRepo:
+    """A base that keeps no records (a README alone), and a pull request `pr` that adds the clean aidlc-docs/."""
     docs = build_docs_repo(tmp_path / "shop")
     built = subprocess.run(["git", "rev-parse", "HEAD"], cwd=docs.root, check=True, capture_output=True,
                            text=True).stdout.strip()
@@ -127,6 +150,14 @@ def test_a_pull_request_that_first_adds_the_docs_folder_is_judged_in_it(tmp_path
     subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
     subprocess.run(["git", "checkout", "-q", built, "--", "."], cwd=docs.root, check=True)
     docs.commit("the shop's inception and construction", stamp(len(ENTRIES)))
+    return docs
+
+
+def test_a_pull_request_that_first_adds_the_docs_folder_is_judged_in_it(tmp_path: Path) -> None:
+    """A base that keeps no records in either layout hides none: the pull request that adds aidlc-docs/ is judged
+    in that layout. Before, `layout: auto` at the base fell back to the memory bank, and ci stopped with "no memory
+    bank ... and no aidlc-docs folder" although the folder was there."""
+    docs = docs_added_over_a_readme(tmp_path)
     result = run_cli("ci", "--base", "main", cwd=docs.root)
     assert result.returncode == 0, result.stdout + result.stderr
     last = result.stdout.strip().splitlines()[-1]
@@ -140,14 +171,28 @@ def test_a_pull_request_that_first_adds_the_docs_folder_is_judged_in_it(tmp_path
                                                for f in json.loads(result.stdout)["findings"]}
 
 
+def test_a_pull_request_that_first_adds_the_docs_folder_cannot_hide_it_behind_an_empty_memory_bank(
+        tmp_path: Path) -> None:
+    """The base keeps no records, so the pull request's own files decide the layout: an empty memory-bank/ beside
+    the aidlc-docs/ it adds would have been all that ci read (0 files, passed)."""
+    docs = docs_added_over_a_readme(tmp_path)
+    break_build_and_test(docs)
+    docs.write("memory-bank/.gitkeep", "")
+    docs.commit("tick it, and a memory bank")
+    result = run_cli("ci", "--base", "main", cwd=docs.root)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "records in two layouts, memory-bank/ and aidlc-docs/aidlc-state.md" in result.stderr
+
+
 @pytest.mark.parametrize("move", ["an empty memory-bank/", "aidlc-docs/ deleted"])
 def test_a_pull_request_cannot_move_its_docs_records_out_of_sight(docs: DocsRepo, move: str) -> None:
     """With `layout: auto` a memory-bank/ folder wins over aidlc-docs/: a pull request that added an empty one had
-    its docs judged as no records at all (ci passed, 0 files); one that deleted aidlc-docs/ got a usage error. The
-    base's layout judges both: the broken stage line is found, and the deletion is named."""
+    its docs judged as no records at all (ci passed, 0 files); one that deleted aidlc-docs/ got a usage error. Now
+    the first keeps two layouts, which no command reads (exit 2), and the base's layout judges the second: the
+    deletion is named."""
     subprocess.run(["git", "branch", "-M", "main"], cwd=docs.root, check=True)
     subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
-    line = break_build_and_test(docs)
+    break_build_and_test(docs)
     if move == "an empty memory-bank/":
         docs.write("memory-bank/.gitkeep", "")
     docs.commit("tick it")
@@ -155,9 +200,10 @@ def test_a_pull_request_cannot_move_its_docs_records_out_of_sight(docs: DocsRepo
         subprocess.run(["git", "rm", "-rqf", "aidlc-docs"], cwd=docs.root, check=True)
         docs.commit("no more docs")
     result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
+    if move == "an empty memory-bank/":  # the pull request's tree keeps two layouts: no command reads it
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "records in two layouts, memory-bank/ and aidlc-docs/aidlc-state.md" in result.stderr
+        return
     assert result.returncode == 1, result.stderr
     found = {(f["code"], f["path"], f["line"]) for f in json.loads(result.stdout)["findings"]}
-    if move == "an empty memory-bank/":
-        assert ("AIDLC-DOCS-004", STATE, line) in found
-    else:
-        assert ("AIDLC-DOCS-024", AUDIT, None) in found
+    assert ("AIDLC-DOCS-024", AUDIT, None) in found

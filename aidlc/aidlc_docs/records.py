@@ -22,6 +22,7 @@ from aidlc.aidlc_docs.model import (
     StateRow,
 )
 from aidlc.aidlc_docs.reader import STATE_FILE, read_project
+from aidlc.bank.config import V2_SPACES
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
 from aidlc.bank.walk import read_inside
 
@@ -38,7 +39,7 @@ _MARKS = {" ": Mark.pending, "-": Mark.in_progress, "?": Mark.awaiting, "R": Mar
 def record_folders(root: Path) -> list[str]:
     """The v2 intent records under `root` (relative paths, sorted): the folders of
     `aidlc/spaces/<space>/intents/<dir>/` that hold an aidlc-state.md (v2 counts no other folder as a record)."""
-    spaces = root / WORKSPACE / "spaces"
+    spaces = root / V2_SPACES
     if not spaces.is_dir():
         return []
     return sorted(state.parent.relative_to(root).as_posix()

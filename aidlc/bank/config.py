@@ -12,8 +12,8 @@ from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
-__all__ = ["CONFIG_FILE", "DOCS_MARKERS", "ConfigError", "key_line", "layout", "load_config", "parse_config",
-           "records_folder"]
+__all__ = ["CONFIG_FILE", "DOCS_MARKERS", "V2_SPACES", "ConfigError", "key_line", "layout", "load_config",
+           "parse_config", "records_folder"]
 
 
 class ConfigError(UsageError):
@@ -54,6 +54,8 @@ def parse_config(data: bytes, label: str = CONFIG_FILE) -> Config:
 
 # What marks a folder as the aidlc-docs layout's (AWS aidlc-workflows v1): its state file, its audit log or shards.
 DOCS_MARKERS = ("aidlc-state.md", "audit.md", "audit")
+# Where aidlc-workflows v2 keeps its intent records (aidlc/aidlc_docs/records.py reads them).
+V2_SPACES = "aidlc/spaces"
 
 
 def layout(config: Config, holds: Callable[[str], bool]) -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.aidlc_docs.reader import read_project
-from aidlc.aidlc_docs.records import WORKSPACE, read_workspace, record_folders
-from aidlc.bank.config import load_config
+from aidlc.aidlc_docs.records import read_workspace, record_folders
+from aidlc.bank.config import V2_SPACES, load_config
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
@@ -77,7 +77,7 @@ def _layout_at(history: vcs.History, base: str, rulebook: Rulebook) -> str | Non
     if rules.config.layout != "auto" or rules.layout == "aidlc-docs" \
             or history.is_folder(base, rules.config.memory_bank):
         return rules.layout
-    return "aidlc-docs" if history.is_folder(base, f"{WORKSPACE}/spaces") else None
+    return "aidlc-docs" if history.is_folder(base, V2_SPACES) else None
 
 
 def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None = None,

@@ -95,7 +95,7 @@ class Config(_Section):
     layout: Literal["auto", "memory-bank", "aidlc-docs"] = Field(
         default="auto", description="how the project keeps its AI-DLC records: specs.md's memory bank, AWS "
         "aidlc-workflows' aidlc-docs folder, or auto (the memory bank when its folder exists, else aidlc-docs when "
-        "its aidlc-state.md or audit.md does)")
+        "its aidlc-state.md or audit.md does; both is an error until this chooses)")
     memory_bank: str = Field(default="memory-bank", description="the memory bank folder, relative to the repo")
     aidlc_docs: str = Field(default="aidlc-docs", description="the aidlc-docs folder, relative to the repo")
     llm: LLMConfig = Field(default_factory=LLMConfig)
