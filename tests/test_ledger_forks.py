@@ -110,3 +110,22 @@ def test_a_branch_that_knew_the_earlier_decision_supersedes_it(project: Path) ->
     status = json.loads(aidlc(project, "--format", "json", "status").stdout)
     gate = next(g for g in status["gates"] if g["id"] == INTENT)
     assert gate["pending"] == "requirements" and gate["last"]["decision"] == "reject"
+
+
+def test_ci_names_no_approval_of_a_deleted_record_where_the_base_s_branches_disagree(project: Path) -> None:
+    """AIDLC-CI-016 warns of a deleted record a standing human approval in the base judged. The base's merge lays
+    the branches' decisions one after the other: the approval standing last in the file is no standing decision,
+    since the gate is undecided. A gate no branch contests still is one."""
+    diverge(project, "reject", "approve")
+    run(project, "git", "merge", "--no-edit", "feature")
+    requirements = [json.loads(line) for line in lines(project) if b'"requirements"' in line]
+    assert [event["decision"] for event in requirements][-1] == "approve"  # what the last line would have said
+    aidlc(project, "gate", "approve", "002-refunds", "--stage", "requirements")
+    run(project, "git", "commit", "-qam", "main: refunds")
+    run(project, "git", "checkout", "-q", "-b", "pr")
+    for intent in (INTENT, "002-refunds"):
+        run(project, "git", "rm", "-q", f"memory-bank/intents/{intent}/requirements.md")
+    run(project, "git", "commit", "-qm", "both requirements retired")
+    report = json.loads(aidlc(project, "--format", "json", "ci", "--base", "main", ok=False).stdout)
+    deleted = {f["path"]: f["message"] for f in report["findings"] if f["code"] == "AIDLC-CI-016"}
+    assert list(deleted) == ["memory-bank/intents/002-refunds/requirements.md"], deleted
