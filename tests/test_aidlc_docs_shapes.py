@@ -309,3 +309,28 @@ def test_a_stage_in_progress_written_as_a_slash_box_gives_its_units_lines_their_
     marks = [(s["stage"], s["mark"], s.get("unit")) for phase in status["phases"] for s in phase["stages"]
              if s["stage"] == "functional-design"]
     assert ("functional-design", "in-progress", None) in marks
+
+
+def test_a_rule_inside_a_quoted_user_input_ends_no_entry_and_a_stray_quote_joins_none(tmp_path: Path) -> None:
+    # GymStation pastes a person's multi-line request, `---` and all, inside the quotes of its User Input. The entry
+    # runs to the closing quote: its Context, which names the stage approved here, is the entry's. Before, the
+    # `---` ended it there, and Build and Test had no approval.
+    files = clean_files()
+    approval = files[AUDIT][files[AUDIT].index("## Build and Test - Approval"):]
+    pasted = approval.replace("## Build and Test - Approval", "## Review Round").replace(
+        '**User Input**: "approved"', '**User Input**: "approved, with notes:\n\n- larger fonts\n\n---\n\n'
+        'As an aside, the \\"Bootcamp\\" group needs its own page."')
+    files[AUDIT] = files[AUDIT].replace(approval, pasted)
+    git_init(tmp_path / "shop")
+    shop = DocsRepo(tmp_path / "shop")
+    for rel, text in files.items():
+        shop.write(rel, text)
+    shop.commit("aidlc-docs: inception and construction of the shop", stamp(len(ENTRIES)))
+    assert findings(shop) == (0, [])
+    # A quote that never closes is a separator still at the next `---`: the entry after it is read on its own.
+    shop.write(AUDIT, shop.read(AUDIT) + entry_text("Operations - Note", stamp(len(ENTRIES) + 1), '"unclosed',
+                                                     "Noted.", "OPERATIONS") + entry_text(
+        "Operations - Follow-up", stamp(len(ENTRIES) + 2), "next", "Done.", "OPERATIONS"))
+    shop.commit("aidlc-docs: operations", stamp(len(ENTRIES) + 2))
+    status = json.loads(run_cli("status", str(shop.root), "--format", "json").stdout)
+    assert status["audit_entries"] == len(ENTRIES) + 2

@@ -56,9 +56,15 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
     entry stamped in its heading takes in the deeper headings after it that hold no timestamp field of their own."""
     blocks: list[tuple[int, int]] = []  # (first, last) line indexes
     start: int | None = None
+    quoted = False  # inside a field's quoted value that runs over several lines
     for index, line in enumerate(lines):
         stripped = line.strip()
+        if '"' in line and _quotes(line) % 2 == 1:  # a quote opens or closes on this line
+            quoted = not quoted and _opens_quote(line)
+        if stripped == "---" and quoted and _quote_closes(lines, index + 1):
+            continue  # a rule inside the person's quoted words (`**User Input**: "...\n---\n..."`) ends no entry
         if (line.startswith("#") and HEADING.match(line)) or stripped == "---":
+            quoted = False
             if start is not None:
                 blocks.append((start, index - 1))
             start = None if stripped == "---" else index
@@ -84,6 +90,29 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
         if entry is not None:
             entries.append(entry)
     return entries
+
+
+def _quotes(line: str) -> int:
+    """The double quotes of a line that are not escaped (`\\"Bootcamp\\"` inside a quoted value is none)."""
+    return line.count('"') - line.count('\\"')
+
+
+def _opens_quote(line: str) -> bool:
+    """Whether a line is a field whose value starts with a quote (`**User Input**: "I still think ...`)."""
+    field = _FIELD.match(line) if "**" in line else None
+    return field is not None and field.group("value").lstrip().startswith('"')
+
+
+def _quote_closes(lines: list[str], start: int) -> bool:
+    """Whether an open quoted value closes before the next field, heading or `---` (within 500 lines): a `---`
+    before a quote that never closes is a separator still, so a stray quote cannot join the entries after it."""
+    for line in lines[start:start + 500]:
+        if line.strip() == "---" or (line.startswith("#") and HEADING.match(line)) \
+                or ("**" in line and _FIELD.match(line)):
+            return False
+        if _quotes(line) % 2 == 1:
+            return True
+    return False
 
 
 def heading_stamp(text: str) -> tuple[str, str] | None:
