@@ -48,6 +48,33 @@ def test_validate_reports_an_error_with_file_line_fix_and_next_steps(docs: DocsR
     assert steps[0].startswith("  aidlc rules AIDLC-DOCS-004")
 
 
+def test_a_ticked_stage_that_current_status_says_awaits_approval_is_a_warning_at_the_status_line(
+        docs: DocsRepo) -> None:
+    # ai-dlc-order ticks Units Generation and says `- **Status**: Awaiting user approval` under Current Status;
+    # upstream-design-docs says `インフラ設計承認待ち` of a ticked インフラ設計.
+    docs.replace(STATE, "- **Status**: Ready to proceed", "- **Status**: Awaiting user approval")
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    [found] = json.loads(result.stdout)["findings"]
+    assert (found["code"], found["severity"], found["path"], found["line"]) == (
+        "AIDLC-DOCS-018", "warning", STATE, docs.line(STATE, "Awaiting user approval"))
+    assert found["message"] == ("Current Status says the current stage, `Build and Test Complete` (line "
+                                f"{docs.line(STATE, 'Build and Test Complete')}), awaits approval, and its line "
+                                f"{docs.line(STATE, '- [x] Build and Test')} is ticked")
+    assert run_cli("validate", str(docs.root), "--strict").returncode == 1
+    # A unit's stage that is not ticked yet is what it says: awaiting approval.
+    docs.replace(STATE, "- [x] Code Generation - EXECUTE (Unit 2: shop-web)", "- [ ] Code Generation - EXECUTE "
+                 "(Unit 2: shop-web)")
+    docs.replace(STATE, "- **Current Stage**: Build and Test Complete", "- **Current Stage**: Code Generation - "
+                 "Unit 2")
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    assert "AIDLC-DOCS-018" not in {f["code"] for f in json.loads(result.stdout)["findings"]}
+    docs.replace(STATE, "- [ ] Code Generation - EXECUTE (Unit 2", "- [x] Code Generation - EXECUTE (Unit 2")
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    assert [f["line"] for f in json.loads(result.stdout)["findings"] if f["code"] == "AIDLC-DOCS-018"] == [
+        docs.line(STATE, "Awaiting user approval")]
+
+
 def test_validate_json_and_strict_warnings(docs: DocsRepo) -> None:
     docs.replace(AUDIT, "2026-11-30T08:03:17Z", "2026-11-30T00:00:00Z")  # a warning only
     result = run_cli("validate", str(docs.root), "--format", "json")

@@ -32,9 +32,21 @@ class StageLine(BaseModel):
     parent: int | None = Field(default=None, description="the line of the checkbox line this one is a sub-item of")
 
 
+class CurrentStage(BaseModel):
+    """The stage the state file's Current Status section names as current (`- **Current Stage**: ...`)."""
+
+    line: int
+    text: str = Field(description="the field's value, as written")
+    stage: str | None = Field(description="the stage's slug, when the value starts with a stage's name")
+    unit: str | None = None
+    awaiting: int | None = Field(default=None, description="the line of the section that says the stage still "
+                                 "waits for approval (`- **Status**: Awaiting user approval`)")
+
+
 class StateFile(BaseModel):
     path: str
     stages: list[StageLine] = Field(default_factory=list)
+    current: CurrentStage | None = None
     conflict_lines: list[int] = Field(default_factory=list, description="lines of git merge-conflict markers")
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines, shown_lines
-from aidlc.aidlc_docs.model import Mark, StageLine, StateFile
+from aidlc.aidlc_docs.model import CurrentStage, Mark, StageLine, StateFile
 from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, leading_unit, unit_of, units_of
 
@@ -44,6 +44,13 @@ _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
 _APPROVAL_LINE = re.compile(r"^[ \t]*[-—–:][ \t]*(?:approval|approved)\b", re.IGNORECASE)  # `... - Approval (...)`
+# The section that says where the workflow stands (`## Current Status`, `## 現在のステータス`), and its fields.
+_STATUS_HEADING = re.compile(r"^\W*(?:current[ \t]+(?:status|state)|현재[ \t]*(?:상태|상황)|"
+                             r"現在の(?:ステータス|状態|状況)|当前状态|status[ \t]+atual|estado[ \t]+atual)\b",
+                             re.IGNORECASE)
+_FIELD_ITEM = re.compile(r"^\*\*(?P<key>[^*\n]{1,40})\*\*[ \t]*[:：][ \t]*(?P<value>.*)$")
+_CURRENT_STAGE = re.compile(r"^(?:current[ \t]+stage|현재[ \t]*(?:단계|스테이지)|現在のステージ|当前阶段|"
+                            r"etapa[ \t]+atual)$", re.IGNORECASE)
 # What a line says while a person's approval is awaited, not given.
 AWAITING = re.compile(r"awaiting[ \t]+(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
                       r"승인[ \t]*(?:게이트[ \t]*)?대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|"
@@ -63,6 +70,7 @@ def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile
                           [unit for unit in units or [] if unit_of(unit) is None])
     for number, line in shown_lines(text):  # a box in a code fence or an HTML comment is no stage line
         reader.read(number, line)
+    reader.state.current = _current_stage(reader.status)
     return reader.state
 
 
@@ -89,9 +97,8 @@ def restate(state: StateFile, old: str, new: str) -> StateFile | None:
         line = lines.get(number)
         if line is None or (mark == Mark.done and _APPROVAL_LINE.match(split_stage_line(line.text)[1])):
             return None
-    return StateFile(path=state.path, conflict_lines=state.conflict_lines,
-                     stages=[line.model_copy(update={"mark": marks[line.line]}) if line.line in marks else line
-                             for line in state.stages])
+    return state.model_copy(update={"stages": [line.model_copy(update={"mark": marks[line.line]})
+                                               if line.line in marks else line for line in state.stages]})
 
 
 class _Parent(NamedTuple):
@@ -112,6 +119,8 @@ class _StateReader:
     parents: list[_Parent] = field(default_factory=list)  # the open list items above
     table: bool = False  # the line is in a table
     columns: tuple[int, int] | None = None  # (stage, status) of that table, when its header names them
+    in_status: bool = False  # under the Current Status heading
+    status: list[tuple[int, str, str]] = field(default_factory=list)  # (line, key, value) of that section's fields
 
     def read(self, number: int, line: str) -> None:
         row = _ROW.match(line)
@@ -138,6 +147,8 @@ class _StateReader:
         """A heading names the unit of the lines under it and closes every list. A phase's heading names a unit
         only when it names one alone (`CONSTRUCTION PHASE — Unit 0: Core`), not a span (`Phase 2 (U1-U4)`)."""
         title = match.group(2) if match.re is HEADING else match.group("text")
+        if match.re is HEADING:
+            self.in_status = _STATUS_HEADING.match(title) is not None
         if "phase" in title.lower():
             named = units_of(title)
             self.context_unit = named[0] if len(named) == 1 else None
@@ -149,6 +160,8 @@ class _StateReader:
         """A list item without a box may name the unit its children are about."""
         indent = len(match.group("indent").expandtabs(2))
         self.parents = [p for p in self.parents if p.indent < indent] + [_Parent(indent, unit_of(match.group("text")))]
+        if self.in_status and (said := _FIELD_ITEM.match(match.group("text"))) is not None:
+            self.status.append((number, said.group("key").strip(), said.group("value").strip()))
 
     def _box(self, number: int, match: re.Match[str]) -> None:
         indent = len(match.group("indent").expandtabs(2))
@@ -184,6 +197,18 @@ class _StateReader:
         """The one unit folder without a number that a heading or line names, in words or as written."""
         found = folders_named(text, self.named)
         return found[0] if len(found) == 1 else None
+
+
+def _current_stage(fields: list[tuple[int, str, str]]) -> CurrentStage | None:
+    """The Current Status section's current stage (`- **Current Stage**: Units Generation Complete`), with the
+    line of the section that says it awaits approval (`- **Status**: Awaiting user approval`, `インフラ設計承認待ち`);
+    the stage only when the value starts with its name, never a guess (`Workflow complete (Build and Test ...)`)."""
+    number, value = next(((number, value) for number, key, value in fields if _CURRENT_STAGE.match(key)), (0, ""))
+    if not number:
+        return None
+    awaiting = next((line for line, _, said in fields if AWAITING.search(said)), None)
+    return CurrentStage(line=number, text=value, stage=stage_of(split_stage_line(value)[0]), unit=unit_of(value),
+                        awaiting=awaiting)
 
 
 def _stage(name: str, body: str, own_unit: str | None, boxed: _Parent | None) -> str | None:

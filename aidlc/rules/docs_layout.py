@@ -68,6 +68,11 @@ NO_APPROVAL = docs_rule(
 AWAITING = docs_rule(
     "AIDLC-DOCS-004", E, "a stage is ticked in aidlc-state.md while the same line says it awaits approval",
     "untick the line (`- [ ]`) until the person approves; then tick it and log the approval in audit.md")
+STATUS_AWAITING = docs_rule(
+    "AIDLC-DOCS-018", W, "aidlc-state.md's Current Status says the current stage awaits approval while that stage's "
+    "line is ticked (the rules: log the approval, then mark the stage complete)",
+    "if the person has not approved it, untick the stage until they do; if they have, log their answer in audit.md "
+    "and update Current Status")
 PLAN_OPEN = docs_rule(
     "AIDLC-DOCS-005", E, "a stage is ticked in aidlc-state.md while its plan file still has open boxes (the rules: "
     "all steps in the plan marked [x] before the stage completes)",
@@ -131,8 +136,8 @@ SUPERSEDED = docs_rule(
 # The rules that read aidlc-state.md's v1 stage lines, audit.md's v1 approvals or one writer's timestamps: a v2 intent
 # record states stages as rows and events as typed blocks (aidlc/rules/docs_records.py checks those), and its
 # engine writes several blocks in one second by design.
-V1_STATE_RULES = (NO_APPROVAL, AWAITING, PLAN_OPEN, BUILD_BEFORE_CODE, ORDER_BROKEN, UNKNOWN_STAGE, SHARED_TIME,
-                  UNREAD_LOG)
+V1_STATE_RULES = (NO_APPROVAL, AWAITING, STATUS_AWAITING, PLAN_OPEN, BUILD_BEFORE_CODE, ORDER_BROKEN, UNKNOWN_STAGE,
+                  SHARED_TIME, UNREAD_LOG)
 
 
 # -- the files ---------------------------------------------------------------------------------------------------
@@ -218,6 +223,19 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
         if line.mark == Mark.done and line.awaiting:
             yield Hit(project.state.path, line.line, f"ticked, and the line says it awaits approval: "
                       f"\"{_cut(line.text)}\"")
+
+
+@check(STATUS_AWAITING)
+def _status_awaiting(project: DocsProject) -> Iterator[Hit]:
+    current = project.state.current if project.state is not None else None
+    if project.state is None or current is None or current.stage is None or current.awaiting is None:
+        return
+    lines = [line for line in project.state.stages if line.stage == current.stage
+             and (current.unit is None or project.unit_numbers.get(line.unit or "", line.unit) == current.unit)]
+    if lines and all(line.mark == Mark.done for line in lines):
+        yield Hit(project.state.path, current.awaiting, f"Current Status says the current stage, "
+                  f"`{_cut(current.text)}` (line {current.line}), awaits approval, and its line {lines[0].line} is "
+                  "ticked")
 
 
 def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFile]:
