@@ -344,6 +344,19 @@ def test_an_approval_whose_context_starts_the_next_stage_approves_what_came_befo
     assert docs.findings() == []
 
 
+@pytest.mark.parametrize(("context", "approved"), [
+    ("User approved continuation from Code Generation (Unit 2) to Build and Test stage", True),
+    ("Awaiting user approval from Code Generation (Unit 2) to Build and Test", False)])
+def test_an_approval_logged_under_the_next_stage_s_start_approves_the_stage_it_left(
+        docs: DocsRepo, context: str, approved: bool) -> None:
+    # octocat_supply: `## Build and Test - Start`, the person's "Si", and a Context saying what they approved.
+    entries = [e for e in ENTRIES if e[0] != "Code Generation - Unit 2 Approval"]
+    docs.write(AUDIT, with_entry_after("Functional Design - Unit 2 Approval", (
+        "Build and Test - Start", "Si", "Proceeding to Build and Test stage", context), entries))
+    line = docs.line(STATE, "Code Generation - EXECUTE (Unit 2")
+    assert [(f.code, f.line) for f in docs.findings()] == ([] if approved else [("AIDLC-DOCS-003", line)])
+
+
 def test_a_request_whose_context_names_a_stage_is_no_approval_out_of_order(docs: DocsRepo) -> None:
     docs.write(AUDIT, with_entry_after("Code Generation - Unit 1 Approval", (
         "U1 Orders API - PR request", "make a PR to develop", "Opening the pull request.",

@@ -14,7 +14,7 @@ import re
 from collections import defaultdict
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
-from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
+from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_at, stage_of, stages_named
 from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, unit_of
 
@@ -38,6 +38,21 @@ _NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|de
                            r"承認しない", re.IGNORECASE)
 
 
+# "User approved continuation from Code Generation to Build and Test": the stage left behind is the one approved.
+_APPROVED_FROM = re.compile(r"\bapprov\w*\b[^.\n]{0,40}?\bfrom[ \t]+(?:the[ \t]+)?(?P<stage>[^.\n]{1,60})",
+                            re.IGNORECASE)
+
+
+def _continued_from(entry: AuditEntry) -> str | None:
+    """The stage an entry's Context says the person approved moving on from (octocat_supply logs that approval
+    under the next stage's `## Build and Test - Start`)."""
+    context = entry.fields.get("context", "")
+    found = _APPROVED_FROM.search(context)
+    if found is None or _AWAITED.search(context, 0, found.end()) or _NOT_APPROVED.search(context, 0, found.end()):
+        return None  # "Awaiting user approval from ...", "not approved from ..."
+    return stage_at(found.group("stage"))
+
+
 def _approval(text: str) -> bool:
     """Whether `text` says approved, once what says an approval is awaited is set aside."""
     return _APPROVAL.search(_AWAITED.sub(" ", text)) is not None
@@ -58,6 +73,8 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
     answers, then separately for the approval."""
     heading = entry.heading or ""
+    if (left := _continued_from(entry)) is not None:
+        return [left]
     if _ANSWERS.search(heading) and not _approval(heading):
         return []
     named = stages_named(heading)
@@ -80,6 +97,8 @@ def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
     if _NO_INPUT.match(person.strip()):
         return False
     heading, context = entry.heading or "", entry.fields.get("context", "")
+    if _continued_from(entry) == stage:
+        return unit is None or unit_of(context) in (None, unit)
     said = unit_of(f"{heading} {context}")
     if unit is not None and said is not None and said != unit:
         return False
