@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.model.types import Severity
+from aidlc.rules import every_rule
 from aidlc.rules.docs_history_scan import history_findings
 from tests.helpers import git_init, run_cli
 
@@ -232,12 +234,25 @@ def test_a_timestamp_after_its_commit_is_an_error_and_one_within_the_clock_toler
     assert repo.findings() == []
 
 
-def test_a_placeholder_clock_before_the_first_commit_is_an_error(tmp_path: Path) -> None:
+def test_a_placeholder_clock_before_the_first_commit_is_a_warning(tmp_path: Path) -> None:
     repo = Repo(tmp_path / "placeholder")
     repo.commit("start", "2026-08-03T10:00:00Z",
                 **{AUDIT: "# Audit\n\n" + entry("Workspace Detection", "2025-01-01T00:00:00Z")})
     [(code, _, line, message)] = repo.findings()
     assert (code, line) == ("AIDLC-DOCS-026", 3) and "579 days before the repository's first commit" in message
+    assert every_rule()[code].severity == Severity.warning  # git cannot tell a placeholder from work done before it
+
+
+def test_the_entries_one_commit_imports_from_before_the_repository_are_one_finding(tmp_path: Path) -> None:
+    # namakemono-no-mori's first commit brought 89 such entries: one cause, one finding, at the first of them.
+    repo = Repo(tmp_path / "imported")
+    log = "".join(entry(f"Stage {n}", f"2026-07-{20 + n}T09:00:00Z") for n in range(4))
+    sha = repo.commit("import the log kept before git", "2026-08-03T10:00:00Z", **{AUDIT: "# Audit\n\n" + log})
+    [(code, _, line, message)] = repo.findings()
+    assert (code, line) == ("AIDLC-DOCS-026", 3)
+    assert message == (f"4 entries, the first `Stage 0` (2026-07-20T09:00:00Z), added by commit {sha[:12]} (import the "
+                       "log kept before git), are dated 11 to 14 days before the repository's first commit "
+                       "(2026-08-03T10:00:00+00:00)")
 
 
 def test_one_timestamp_on_entries_of_different_commits_is_a_warning(docs: Repo) -> None:

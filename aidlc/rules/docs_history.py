@@ -38,10 +38,12 @@ STAMP_AFTER_COMMIT = docs_rule(
     "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`), never a planned or guessed "
     "time; correct a wrong one with a new entry that says so")
 STAMP_BEFORE_REPOSITORY = docs_rule(
-    "AIDLC-DOCS-026", E, "an audit entry's timestamp is more than a day before the repository's first "
-    "commit: a placeholder, not a time",
+    "AIDLC-DOCS-026", W, "an audit entry's timestamp is more than a day before the repository's first "
+    "commit: a placeholder, or work logged before the repository existed (git cannot tell which); one finding for "
+    "all the entries one commit added",
     "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`), never a counter or a "
-    "placeholder; correct a wrong one with a new entry that says so")
+    "placeholder; correct a wrong one with a new entry that says so, and say so too of a log kept before the "
+    "repository existed")
 STAMP_SHARED = docs_rule(
     "AIDLC-DOCS-027", W, "entries that different commits added carry one timestamp",
     "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`): two moments of work are not "

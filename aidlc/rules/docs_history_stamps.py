@@ -33,8 +33,11 @@ def judge_stamps(judge: Judge, revisions: list[vcs.Revision], audits: list[str],
 
 
 def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetime | None, judged: set[str]) -> None:
-    """The entries the commit added first to the log at `path`, each judged once (`judged`: the words judged)."""
+    """The entries the commit added first to the log at `path`, each judged once (`judged`: the words judged). The
+    entries it dated long before the repository's first commit are one finding: a commit that imports a log kept
+    elsewhere brings dozens of them, for one cause."""
     committed = moment(revision.committed)
+    early: list[AuditEntry] = []
     for entry in judge.added.get((revision.sha, path), []):
         said = words(entry.text)
         if entry.at is None or said in judged or judge.origins.get(said) is not revision:
@@ -46,10 +49,15 @@ def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetim
                       f"minutes after {short(revision)}, which added it at {revision.committed}"
                       f"{_local_time(entry.at, committed)}", subject=said)
         elif first is not None and entry.at < first - BEFORE_FIRST_COMMIT:
-            days = (first - entry.at).days
-            judge.add(STAMP_BEFORE_REPOSITORY, path, entry.line, f"the entry {described(entry)}, added by "
-                      f"{short(revision)}, is dated {days} day{'s' if days != 1 else ''} before the repository's "
-                      f"first commit ({first.isoformat()})", subject=said)
+            early.append(entry)
+    if early and first is not None:
+        days = sorted((first - entry.at).days for entry in early if entry.at is not None)
+        span = f"{days[0]}" if days[0] == days[-1] else f"{days[0]} to {days[-1]}"
+        which = f"the entry {described(early[0])}" if len(early) == 1 else \
+            f"{len(early)} entries, the first {described(early[0])},"
+        judge.add(STAMP_BEFORE_REPOSITORY, path, early[0].line, f"{which} added by {short(revision)}, "
+                  f"{'is' if len(early) == 1 else 'are'} dated {span} day{'s' if days[-1] != 1 else ''} before "
+                  f"the repository's first commit ({first.isoformat()})", subject=words(early[0].text))
 
 
 def _local_time(at: datetime, committed: datetime) -> str:
