@@ -57,12 +57,13 @@ def run_docs_rules(project: DocsProject, since: str | None = None,
     history of its audit logs and state file since commit `since` (None: all of HEAD's history;
     aidlc/rules/docs_history_scan.py)."""
     # Here, not at the top: a memory bank's validation never imports the aidlc-docs rules.
-    from aidlc.rules import docs_gates, docs_layout, docs_records
+    from aidlc.rules import docs_gates, docs_layout, docs_records, docs_times
     from aidlc.rules.docs_history_scan import history_findings
 
     # A v2 record's rows replace v1's stage lines; a record the migration made keeps v1's until v2 rewrites it.
     v2 = project.record is not None and bool(project.record.rows)
-    checks = [(spec, finder) for spec, finder in docs_layout.CHECKS if not (v2 and spec in docs_layout.V1_STATE_RULES)]
+    v1_only = (*docs_layout.V1_STATE_RULES, *docs_times.V1_TIME_RULES)
+    checks = [(spec, finder) for spec, finder in docs_layout.CHECKS if not (v2 and spec in v1_only)]
     found = _findings([(spec, hit) for spec, finder in checks for hit in finder(project)]
                       + docs_records.record_findings(project))
     found += docs_gates.ledger_findings(project, ledgers)

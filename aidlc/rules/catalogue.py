@@ -69,7 +69,7 @@ class Rule:
 CATALOGUE: dict[str, Rule] = {}
 
 # The modules that register rules, in the catalogue's order (`aidlc rules`, docs/rules.md, SARIF's rule list).
-MODULES = ("docs_records", "docs_layout", "ledger", "approvals", "ci", "claims", "coverage", "docs_gates",
+MODULES = ("docs_records", "docs_layout", "docs_times", "ledger", "approvals", "ci", "claims", "coverage", "docs_gates",
            "docs_history", "files", "identity", "references", "state", "structure")
 
 

@@ -9,7 +9,6 @@ An approval is an audit entry as aidlc/rules/docs_approvals.py reads one.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
@@ -37,8 +36,6 @@ CODE_SUFFIXES = frozenset({
 })
 CODE_NAMES = frozenset({"dockerfile", "makefile", "jenkinsfile", "package.json", "pyproject.toml", "go.mod",
                         "cargo.toml", "pom.xml", "build.gradle"})
-SHARED = 3  # this many entries or more on one timestamp is a pattern, not a coincidence
-_MIDNIGHT = re.compile(r"T00:00(?::00(?:\.0+)?)?(?:Z|[+-]\d|\s|$)")
 
 
 def check(entry: Rule) -> Callable[[DocsCheck], DocsCheck]:
@@ -87,25 +84,6 @@ ORDER_BROKEN = docs_rule(
     "functional design, NFR requirements, NFR design, infrastructure, code generation)",
     "approve stages in the documented order; when the order was changed on purpose, log the person's decision to "
     "change it in audit.md")
-NOT_ISO = docs_rule(
-    "AIDLC-DOCS-008", E, "an audit entry's timestamp is not an ISO 8601 date and time (the rules: "
-    "`YYYY-MM-DDTHH:MM:SSZ`)",
-    "write the time the entry was made, from the clock: `date -u +%Y-%m-%dT%H:%M:%SZ` (or `aidlc audit append`, "
-    "which writes it)")
-OUT_OF_ORDER = docs_rule(
-    "AIDLC-DOCS-009", W, "an audit entry's timestamp is earlier than the entry above it (audit.md is appended to, "
-    "so times only grow)",
-    "append new entries at the end, never above older ones; a timestamp that was invented is left as it is and "
-    "explained in a new entry")
-MIDNIGHT = docs_rule(
-    "AIDLC-DOCS-010", W, "an audit entry's timestamp is exactly midnight (`T00:00:00`): the pattern of a "
-    "placeholder, not a clock",
-    "take timestamps from the clock (`date -u +%Y-%m-%dT%H:%M:%SZ`, or `aidlc audit append`); leave a logged "
-    "placeholder as it is and explain it in a new entry")
-SHARED_TIME = docs_rule(
-    "AIDLC-DOCS-011", W, f"{SHARED} or more audit entries share one timestamp: the pattern of a time written once "
-    "and copied, not read from the clock",
-    "take each entry's time from the clock when it is written (`aidlc audit append` does)")
 UNKNOWN_STAGE = docs_rule(
     "AIDLC-DOCS-012", I, "a checkbox line of aidlc-state.md names no stage aidlc knows, or several: its approvals "
     "and plans are not checked",
@@ -133,11 +111,11 @@ SUPERSEDED = docs_rule(
     "nothing to fix when the revision replaced it; to say so in the tree, delete the old plan or note at its top "
     "which file replaces it")
 
-# The rules that read aidlc-state.md's v1 stage lines, audit.md's v1 approvals or one writer's timestamps: a v2 intent
-# record states stages as rows and events as typed blocks (aidlc/rules/docs_records.py checks those), and its
-# engine writes several blocks in one second by design.
+# The rules that read aidlc-state.md's v1 stage lines or audit.md's v1 approvals: a v2 intent record states stages as
+# rows and events as typed blocks (aidlc/rules/docs_records.py checks those). The timestamps' rules:
+# aidlc/rules/docs_times.py.
 V1_STATE_RULES = (NO_APPROVAL, AWAITING, STATUS_AWAITING, PLAN_OPEN, BUILD_BEFORE_CODE, ORDER_BROKEN, UNKNOWN_STAGE,
-                  SHARED_TIME, UNREAD_LOG)
+                  UNREAD_LOG)
 
 
 # -- the files ---------------------------------------------------------------------------------------------------
@@ -222,7 +200,7 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
     for line in project.state.stages:
         if line.mark == Mark.done and line.awaiting:
             yield Hit(project.state.path, line.line, f"ticked, and the line says it awaits approval: "
-                      f"\"{_cut(line.text)}\"")
+                      f"\"{cut(line.text)}\"")
 
 
 @check(STATUS_AWAITING)
@@ -234,7 +212,7 @@ def _status_awaiting(project: DocsProject) -> Iterator[Hit]:
              and (current.unit is None or project.unit_numbers.get(line.unit or "", line.unit) == current.unit)]
     if lines and all(line.mark == Mark.done for line in lines):
         yield Hit(project.state.path, current.awaiting, f"Current Status says the current stage, "
-                  f"`{_cut(current.text)}` (line {current.line}), awaits approval, and its line {lines[0].line} is "
+                  f"`{cut(current.text)}` (line {current.line}), awaits approval, and its line {lines[0].line} is "
                   "ticked")
 
 
@@ -302,52 +280,7 @@ def _unknown(project: DocsProject) -> Iterator[Hit]:
             several = stages_named(line.text)
             what = (f"names {len(several)} stages ({', '.join(BY_SLUG[slug].name for slug in several)}), and aidlc "
                     f"reads one a line" if len(several) > 1 else "names no stage aidlc knows")
-            yield Hit(project.state.path, line.line, f"{what}: \"{_cut(line.text)}\"")
-
-
-# -- audit timestamps --------------------------------------------------------------------------------------------
-@check(NOT_ISO)
-def _not_iso(project: DocsProject) -> Iterator[Hit]:
-    for log in project.audits:
-        for entry in log.entries:
-            if entry.at is None:
-                shown = f"\"{_cut(entry.timestamp or '')}\"" if entry.timestamp else "empty"
-                yield Hit(log.path, entry.line, f"the timestamp is {shown}, not an ISO 8601 date and time")
-
-
-@check(OUT_OF_ORDER)
-def _out_of_order(project: DocsProject) -> Iterator[Hit]:
-    for log in project.audits:
-        previous: AuditEntry | None = None
-        for entry in log.entries:
-            if entry.at is None:
-                continue
-            if previous is not None and previous.at is not None and entry.at < previous.at:
-                yield Hit(log.path, entry.line, f"{entry.timestamp} is earlier than the entry above it (line "
-                          f"{previous.line}, {previous.timestamp})")
-            previous = entry
-
-
-@check(MIDNIGHT)
-def _midnight(project: DocsProject) -> Iterator[Hit]:
-    for log in project.audits:
-        for entry in log.entries:
-            if entry.at is not None and _MIDNIGHT.search(entry.timestamp or ""):
-                yield Hit(log.path, entry.line, f"{entry.timestamp} is exactly midnight")
-
-
-@check(SHARED_TIME)
-def _shared(project: DocsProject) -> Iterator[Hit]:
-    for log in project.audits:
-        groups: dict[object, list[AuditEntry]] = defaultdict(list)
-        for entry in log.entries:
-            if entry.at is not None:
-                groups[entry.at].append(entry)
-        for group in groups.values():
-            if len(group) >= SHARED:
-                lines = ", ".join(str(entry.line) for entry in group)
-                yield Hit(log.path, group[0].line, f"{len(group)} entries share the timestamp {group[0].timestamp} "
-                          f"(lines {lines})")
+            yield Hit(project.state.path, line.line, f"{what}: \"{cut(line.text)}\"")
 
 
 # -- story ids ---------------------------------------------------------------------------------------------------
@@ -377,5 +310,5 @@ def _open(plan: PlanFile) -> str:
             f"{plan.open[0]})")
 
 
-def _cut(text: str, limit: int = 120) -> str:
+def cut(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
