@@ -202,6 +202,21 @@ def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
                             "shows (+09:00), or the time in UTC")
 
 
+def test_the_late_entries_of_one_commit_are_one_error_at_the_first(docs: Repo) -> None:
+    """aidlc-demo-showcase's one commit added 57 entries dated after it, HCSES's 39: one cause, one error, at the
+    first of them, naming how many and how late; the local-time note when every one reads true in the committer's
+    zone."""
+    late = "".join(entry(f"Stage {n}", f"2026-06-01T18:0{n}:00Z", "ok") for n in range(3))
+    docs.commit("session", "2026-06-01T18:10:00+09:00", **{AUDIT: "# Audit\n\n" + START + late})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-025", 11)
+    assert message == ("3 entries, the first `Stage 0` (2026-06-01T18:00:00Z), are dated 530 to 532 minutes after "
+                       f"commit {docs.git('rev-parse', 'HEAD')[:12]} (session), which added them at "
+                       "2026-06-01T18:10:00+09:00; read in the committer's zone (+09:00) they are 8 to 10 minutes "
+                       "before the commit: the local time, written as UTC? Write the zone the clock shows (+09:00), "
+                       "or the time in UTC")
+
+
 def test_a_merge_keeping_the_other_sides_version_of_an_entry_edited_it(docs: Repo) -> None:
     """Both sides wrote the entry of one moment, in other words; the merge kept one side's. That is an edit of the
     other side's entry (aidlc-result's merge 23537d1), not a deletion."""

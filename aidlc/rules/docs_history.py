@@ -34,7 +34,7 @@ LOG_REMOVED = docs_rule(
     "rule that matches it, and commit it: the audit log is the record of every approval")
 STAMP_AFTER_COMMIT = docs_rule(
     "AIDLC-DOCS-025", E, "an audit entry's timestamp is later than the commit that added it (beyond "
-    "5 minutes of clock difference): git proves the time false",
+    "5 minutes of clock difference): git proves the time false; one finding for all the entries one commit added",
     "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`), never a planned or guessed "
     "time; correct a wrong one with a new entry that says so")
 STAMP_BEFORE_REPOSITORY = docs_rule(

@@ -34,9 +34,11 @@ def judge_stamps(judge: Judge, revisions: list[vcs.Revision], audits: list[str],
 
 def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetime | None, judged: set[str]) -> None:
     """The entries the commit added first to the log at `path`, each judged once (`judged`: the words judged). The
-    entries it dated long before the repository's first commit are one finding: a commit that imports a log kept
-    elsewhere brings dozens of them, for one cause."""
+    entries it dated after itself are one finding, and so are those it dated long before the repository's first
+    commit: a commit that writes a whole session's log at once, or imports one kept elsewhere, brings dozens of
+    them for one cause."""
     committed = moment(revision.committed)
+    late: list[AuditEntry] = []
     early: list[AuditEntry] = []
     for entry in judge.added.get((revision.sha, path), []):
         said = words(entry.text)
@@ -44,33 +46,48 @@ def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetim
             continue
         judged.add(said)
         if committed is not None and entry.at > committed + CLOCK_TOLERANCE:
-            late = int((entry.at - committed).total_seconds() // 60)
-            judge.add(STAMP_AFTER_COMMIT, path, entry.line, f"the entry {described(entry)} is dated {late} "
-                      f"minutes after {short(revision)}, which added it at {revision.committed}"
-                      f"{_local_time(entry.at, committed)}", subject=said)
+            late.append(entry)
         elif first is not None and entry.at < first - BEFORE_FIRST_COMMIT:
             early.append(entry)
+    if late and committed is not None:
+        minutes = [int((entry.at - committed).total_seconds() // 60) for entry in late if entry.at is not None]
+        judge.add(STAMP_AFTER_COMMIT, path, late[0].line, f"{_which(late)} {_verb(late)} dated {_span(minutes)} "
+                  f"minutes after {short(revision)}, which added {'it' if len(late) == 1 else 'them'} at "
+                  f"{revision.committed}{_local_time(late, committed)}", subject=words(late[0].text))
     if early and first is not None:
-        days = sorted((first - entry.at).days for entry in early if entry.at is not None)
-        span = f"{days[0]}" if days[0] == days[-1] else f"{days[0]} to {days[-1]}"
-        which = f"the entry {described(early[0])}" if len(early) == 1 else \
-            f"{len(early)} entries, the first {described(early[0])},"
-        judge.add(STAMP_BEFORE_REPOSITORY, path, early[0].line, f"{which} added by {short(revision)}, "
-                  f"{'is' if len(early) == 1 else 'are'} dated {span} day{'s' if days[-1] != 1 else ''} before "
-                  f"the repository's first commit ({first.isoformat()})", subject=words(early[0].text))
+        days = [(first - entry.at).days for entry in early if entry.at is not None]
+        judge.add(STAMP_BEFORE_REPOSITORY, path, early[0].line, f"{_which(early)}{',' if len(early) == 1 else ''} "
+                  f"added by {short(revision)}, {_verb(early)} dated {_span(days)} day{'s' if max(days) != 1 else ''}"
+                  f" before the repository's first commit ({first.isoformat()})", subject=words(early[0].text))
 
 
-def _local_time(at: datetime, committed: datetime) -> str:
-    """A note when the entry's time reads true in the committer's time zone: a local clock written as UTC (`Z`), the
-    most common cause of an entry dated after its commit."""
+def _which(entries: list[AuditEntry]) -> str:
+    """`the entry X`, or `N entries, the first X,` (a finding about every entry one commit added)."""
+    if len(entries) == 1:
+        return f"the entry {described(entries[0])}"
+    return f"{len(entries)} entries, the first {described(entries[0])},"
+
+
+def _verb(entries: list[AuditEntry]) -> str:
+    return "is" if len(entries) == 1 else "are"
+
+
+def _span(numbers: list[int]) -> str:
+    return f"{min(numbers)}" if min(numbers) == max(numbers) else f"{min(numbers)} to {max(numbers)}"
+
+
+def _local_time(entries: list[AuditEntry], committed: datetime) -> str:
+    """A note when every entry's time reads true in the committer's time zone: a local clock written as UTC (`Z`),
+    the most common cause of an entry dated after its commit."""
     zone = committed.utcoffset()
-    if not zone or at.utcoffset() != timedelta(0):
+    if not zone or any(entry.at is None or entry.at.utcoffset() != timedelta(0) for entry in entries):
         return ""
-    local = at.replace(tzinfo=committed.tzinfo)
-    if local > committed + CLOCK_TOLERANCE:
+    local = [entry.at.replace(tzinfo=committed.tzinfo) for entry in entries if entry.at is not None]
+    if any(at > committed + CLOCK_TOLERANCE for at in local):
         return ""
     zone_text = committed.isoformat()[-6:]
-    return (f"; read in the committer's zone ({zone_text}) it is {int((committed - local).total_seconds() // 60)} "
+    before = _span([int((committed - at).total_seconds() // 60) for at in local])
+    return (f"; read in the committer's zone ({zone_text}) {'it is' if len(local) == 1 else 'they are'} {before} "
             f"minutes before the commit: the local time, written as UTC? Write the zone the clock shows ({zone_text}), "
             f"or the time in UTC")
 
