@@ -334,3 +334,34 @@ def test_a_rule_inside_a_quoted_user_input_ends_no_entry_and_a_stray_quote_joins
     shop.commit("aidlc-docs: operations", stamp(len(ENTRIES) + 2))
     status = json.loads(run_cli("status", str(shop.root), "--format", "json").stdout)
     assert status["audit_entries"] == len(ENTRIES) + 2
+
+
+def test_the_only_build_and_test_line_ending_a_unit_s_list_is_the_project_s(shop: DocsRepo) -> None:
+    # HCSES and cheongYak-radar end the last unit's list with the project's one Build and Test line. It was that
+    # unit's, so only that unit's code-generation plan was held against it.
+    shop.replace(STATE, """- [x] Functional Design - EXECUTE (Unit 1: orders-api)
+- [x] Functional Design - EXECUTE (Unit 2: shop-web)
+- [x] NFR Requirements - EXECUTE (Unit 1: orders-api)
+- [ ] NFR Design - SKIP
+- [ ] Infrastructure Design - SKIP
+- [x] Code Generation - EXECUTE (Unit 1: orders-api)
+- [x] Code Generation - EXECUTE (Unit 2: shop-web)
+- [x] Build and Test - EXECUTE
+""", """#### Unit 1: orders-api
+- [x] Functional Design - EXECUTE
+- [x] NFR Requirements - EXECUTE
+- [ ] NFR Design - SKIP
+- [ ] Infrastructure Design - SKIP
+- [x] Code Generation - EXECUTE
+
+#### Unit 2: shop-web
+- [x] Functional Design - EXECUTE
+- [x] Code Generation - EXECUTE
+- [x] Build and Test - EXECUTE
+""")
+    shop.commit("aidlc-docs: the stages by unit", stamp(len(ENTRIES) + 1))
+    assert findings(shop) == (0, [])
+    shop.write(CODE_PLAN, plan("Code Generation Plan", 4, 3))  # unit 1's last step reopened
+    code, found = findings(shop)
+    assert code == 1
+    assert ("AIDLC-DOCS-006", STATE, shop.line(STATE, "- [x] Build and Test")) in found

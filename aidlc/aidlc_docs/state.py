@@ -71,6 +71,11 @@ def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile
     for number, line in shown_lines(text):  # a box in a code fence or an HTML comment is no stage line
         reader.read(number, line)
     reader.state.current = _current_stage(reader.status)
+    builds = [line for line in reader.state.stages if line.stage == "build-and-test"]
+    if len(builds) == 1 and unit_of(builds[0].text) is None and reader.folder_in(builds[0].text) is None:
+        # The only Build and Test line is the project's, whichever unit's list it ends (HCSES, cheongYak-radar):
+        # the rules run it once, after every unit. One naming its unit keeps it.
+        builds[0].unit = None
     return reader.state
 
 
@@ -153,7 +158,7 @@ class _StateReader:
             named = units_of(title)
             self.context_unit = named[0] if len(named) == 1 else None
         else:
-            self.context_unit = unit_of(title) or self._folder_in(title)
+            self.context_unit = unit_of(title) or self.folder_in(title)
         self.parents = []
 
     def _item(self, number: int, match: re.Match[str]) -> None:
@@ -169,7 +174,7 @@ class _StateReader:
         body, box = match.group("text"), match.group("box")
         name, status = split_stage_line(body)
         every = _ALL_UNITS.search(body) is not None  # `Build and Test (all units) (... api/web images ...)`
-        own_unit = None if every else unit_of(body) or self._folder_in(body)  # `Functional Design — B2 Soul ...`
+        own_unit = None if every else unit_of(body) or self.folder_in(body)  # `Functional Design — B2 Soul ...`
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
         stage = _stage(name, body, own_unit, boxed)
         line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
@@ -193,7 +198,7 @@ class _StateReader:
         """The unit a checkbox line is about: its own, else its nearest parent's, else its heading's."""
         return own or next((p.unit for p in reversed(self.parents) if p.unit), None) or self.context_unit
 
-    def _folder_in(self, text: str) -> str | None:
+    def folder_in(self, text: str) -> str | None:
         """The one unit folder without a number that a heading or line names, in words or as written."""
         found = folders_named(text, self.named)
         return found[0] if len(found) == 1 else None
