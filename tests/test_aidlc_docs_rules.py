@@ -451,6 +451,18 @@ def test_ranges_in_the_map_cover_every_story_in_them_and_prose_assigns_nothing(d
     assert docs.findings() == []
 
 
+def test_a_range_of_zero_padded_ids_names_them_as_stories_md_writes_them(docs: DocsRepo) -> None:
+    # SUHYUNSHIM's `**US-001 ~ US-008**:` was read as US-1..US-8: 22 errors and 22 warnings for a map that is right.
+    docs.write(STORIES, "# Stories\n\n" + "".join(f"### US-{n:03} — story {n}\n\n" for n in range(1, 23)))
+    docs.write(STORY_MAP, "# Map\n\n## Unit 1: orders-api\n\n**US-001 ~ US-008**: ordering\n\n## Unit 2: shop-web\n\n"
+               "**US-009 ~ US-022**: the shop\n")
+    assert docs.findings() == []
+    # Its map also gives each story a heading of its own under the unit's: that assigns it.
+    docs.write(STORY_MAP, "# Map\n\n## Unit 1: orders-api\n\n" + "".join(
+        f"### US-{n:03}: story {n}\n\n- details\n\n" for n in range(1, 23)))
+    assert docs.findings() == []
+
+
 # -- the reader's reading of a stage line --------------------------------------------------------------------------
 @pytest.mark.parametrize(("line", "stage", "skipped"), [
     ("INCEPTION - Units Generation (SKIP)", "units-generation", True),

@@ -29,16 +29,19 @@ def story_headings(text: str, rel: str) -> list[StoryRef]:
 
 
 def story_assignments(text: str, rel: str) -> list[StoryRef]:
-    """Every story id the map assigns: in a table row, in any line of a section whose heading names a unit, and in
-    a list item whose lead (the text before `:` or a dash) names one. A note in other prose (`the former US-RA1~8
-    were retired`) assigns nothing."""
+    """Every story id the map assigns: in a table row, in any line (or deeper heading) of a section whose heading
+    names a unit, and in a list item whose lead (the text before `:` or a dash) names one. A note in other prose
+    (`the former US-RA1~8 were retired`) assigns nothing."""
     found = []
     sections: list[tuple[int, bool]] = []  # (level, names a unit) of the headings above
     for number, line in enumerate(text.split("\n"), start=1):
         heading = HEADING.match(line) if line.startswith("#") else None
         if heading:
             level = len(heading.group(1))
-            sections = [s for s in sections if s[0] < level] + [(level, unit_of(heading.group(2)) is not None)]
+            sections = [s for s in sections if s[0] < level]
+            if any(unit for _, unit in sections):  # `### US-001: Auto login` under `## Unit 1: Customer Frontend`
+                found += _story_ids(heading.group(2), rel, number)
+            sections.append((level, unit_of(heading.group(2)) is not None))
         elif _assigns(line, sections):
             found += _story_ids(line, rel, number)
     return found
@@ -59,8 +62,10 @@ def _story_ids(line: str, rel: str, number: int) -> list[StoryRef]:
     ranged = [(m.start(), m.end()) for m in _STORY_RANGE.finditer(line)]
     for match in _STORY_RANGE.finditer(line):
         first, last = int(match.group("first")), int(match.group("last"))
+        # `US-001 ~ US-008` names US-001 to US-008, as stories.md writes them: the first number's zeros pad them all.
+        width = len(match.group("first")) if match.group("first").startswith("0") else 0
         if first < last <= first + MAX_RANGE:
-            found += [StoryRef(id=f"US-{match.group('prefix')}{n}", path=rel, line=number)
+            found += [StoryRef(id=f"US-{match.group('prefix')}{n:0{width}d}", path=rel, line=number)
                       for n in range(first, last + 1)]
     found += [StoryRef(id=_spaced(m.group()), path=rel, line=number) for m in _STORY.finditer(line)
               if not any(start <= m.start() < end for start, end in ranged)]
