@@ -311,15 +311,18 @@ def test_a_stage_in_progress_written_as_a_slash_box_gives_its_units_lines_their_
     assert ("functional-design", "in-progress", None) in marks
 
 
-def test_a_rule_inside_a_quoted_user_input_ends_no_entry_and_a_stray_quote_joins_none(tmp_path: Path) -> None:
+def test_a_rule_or_heading_inside_quoted_words_ends_no_entry_and_a_stray_quote_joins_none(tmp_path: Path) -> None:
     # GymStation pastes a person's multi-line request, `---` and all, inside the quotes of its User Input. The entry
     # runs to the closing quote: its Context, which names the stage approved here, is the entry's. Before, the
-    # `---` ended it there, and Build and Test had no approval.
+    # `---` (or a pasted `## My request for Codex:`) ended it there, and Build and Test had no approval.
     files = clean_files()
     approval = files[AUDIT][files[AUDIT].index("## Build and Test - Approval"):]
     pasted = approval.replace("## Build and Test - Approval", "## Review Round").replace(
         '**User Input**: "approved"', '**User Input**: "approved, with notes:\n\n- larger fonts\n\n---\n\n'
         'As an aside, the \\"Bootcamp\\" group needs its own page."')
+    # Codex pastes the files a person names as headings inside the quotes (Supplier-Onboarding, ian-blog).
+    pasted = pasted.replace("**AI Response**:", "**Notes**: \"# Files mentioned by the user:\n\n## notes.md: "
+                            "/home/a/notes.md\n\n## My request for Codex:\nsee the notes\"\n**AI Response**:", 1)
     files[AUDIT] = files[AUDIT].replace(approval, pasted)
     git_init(tmp_path / "shop")
     shop = DocsRepo(tmp_path / "shop")

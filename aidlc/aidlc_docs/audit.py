@@ -61,9 +61,10 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
         stripped = line.strip()
         if '"' in line and _quotes(line) % 2 == 1:  # a quote opens or closes on this line
             quoted = not quoted and _opens_quote(line)
-        if stripped == "---" and quoted and _quote_closes(lines, index + 1):
-            continue  # a rule inside the person's quoted words (`**User Input**: "...\n---\n..."`) ends no entry
-        if (line.startswith("#") and HEADING.match(line)) or stripped == "---":
+        ends = stripped == "---" or (line.startswith("#") and HEADING.match(line) is not None)
+        if ends and quoted and _quote_closes(lines, index + 1):
+            continue  # a rule or heading inside the person's quoted words (a pasted prompt's `## My request`)
+        if ends:
             quoted = False
             if start is not None:
                 blocks.append((start, index - 1))
@@ -104,10 +105,12 @@ def _opens_quote(line: str) -> bool:
 
 
 def _quote_closes(lines: list[str], start: int) -> bool:
-    """Whether an open quoted value closes before the next field, heading or `---` (within 500 lines): a `---`
-    before a quote that never closes is a separator still, so a stray quote cannot join the entries after it."""
+    """Whether an open quoted value closes before the next field, `---` or heading that carries a time (within 500
+    lines): a `---` or heading before a quote that never closes ends the entry still, so a stray quote cannot join
+    the entries after it (each starts with a field, or a heading that carries its time)."""
     for line in lines[start:start + 500]:
-        if line.strip() == "---" or (line.startswith("#") and HEADING.match(line)) \
+        heading = HEADING.match(line) if line.startswith("#") else None
+        if line.strip() == "---" or (heading is not None and heading_stamp(heading.group(2)) is not None) \
                 or ("**" in line and _FIELD.match(line)):
             return False
         if _quotes(line) % 2 == 1:
