@@ -132,7 +132,8 @@ def test_an_edited_timestamp_is_an_error_and_a_reformatted_entry_a_warning(docs:
                        **{AUDIT: "# Audit\n\n" + START + ANSWERS.replace("09:10:00Z", "09:05:00Z")})
     [(code, _, line, message)] = docs.findings()
     assert (code, line) == ("AIDLC-DOCS-021", 11)
-    assert f"commit {edit[:12]} (fix time) edited the entry" in message and "(2026-06-01T09:05:00Z)" in message
+    assert f"commit {edit[:12]} (fix time) edited the entry" in message
+    assert message.endswith("now reads `**Timestamp**: 2026-06-01T09:05:00Z`")
 
     repo = Repo(docs.root.parent / "formatted")
     repo.commit("start", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
@@ -232,6 +233,9 @@ def test_a_merge_keeping_the_other_sides_version_of_an_entry_edited_it(docs: Rep
     [(code, _, line, message)] = docs.findings()
     assert (code, line) == ("AIDLC-DOCS-021", 11)
     assert "edited the entry `Functional Design - Unit 2 Start` (2026-06-01T09:20:00Z)" in message
+    # What changed, since the heading and the time did not: the line a reader looks for.
+    assert message.endswith("its line 5 read `**Context**: CONSTRUCTION - design started` and now reads "
+                            "`**Context**: CONSTRUCTION - 12 questions`")
 
 
 def test_an_emptied_log_is_an_error(docs: Repo) -> None:

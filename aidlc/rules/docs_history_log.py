@@ -91,7 +91,20 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
                   f"{described(old)}: only whitespace changed", fix, words(twin.text))
     else:
         judge.add(ENTRY_EDITED, path, twin.line, f"{short(revision)} edited the entry {described(old)}"
-                  f"{_added_by(judge, old.text)}; it now reads {described(twin)}", fix, words(twin.text))
+                  f"{_added_by(judge, old.text)}: {_change(old, twin)}", fix, words(twin.text))
+
+
+def _change(old: AuditEntry, new: AuditEntry) -> str:
+    """What an edit changed, for the reader to find: the entry's first line that differs, as it was and as it is."""
+    before, after = old.text.split("\n"), new.text.split("\n")
+    pairs = zip(before, after, strict=False)  # the shorter ends first: the line after it differs
+    at = next((n for n, (was, now) in enumerate(pairs) if was.strip() != now.strip()), min(len(before), len(after)))
+
+    def shown(lines: list[str]) -> str:
+        text = lines[at].strip() if at < len(lines) else ""
+        return f"`{text if len(text) <= 80 else text[:77] + '...'}`" if text else "nothing"
+
+    return f"its line {at + 1} read {shown(before)} and now reads {shown(after)}"
 
 
 def _expected(parents: list[Version | None], base: Version | None) -> Counter[str]:
