@@ -61,3 +61,13 @@ def test_any_other_change_is_read_whole(change: tuple[str, str]) -> None:
     new = STATE.replace(*change, 1)
     assert new != STATE
     assert restate(read_state(STATE, "aidlc-state.md"), STATE, new) is None
+
+
+def test_a_sub_item_naming_its_parent_s_stage_is_a_step_of_it_and_one_naming_a_unit_is_the_unit_s() -> None:
+    # SUHYUNSHIM/aidlc-0204: `Build and Test Summary 문서 생성` under `Build and Test` was a second Build and Test
+    # line, and each open plan was reported twice.
+    state = read_state("- [x] Build and Test (COMPLETED)\n  - [x] Build Instructions 문서 생성\n"
+                       "  - [x] Build and Test Summary 문서 생성\n- [~] Functional Design (per-unit)\n"
+                       "  - [x] Functional Design - U1 Chat Core\n", "aidlc-state.md")
+    assert [(line.line, line.stage, line.unit) for line in state.stages if line.stage is not None] == [
+        (1, "build-and-test", None), (4, "functional-design", None), (5, "functional-design", "1")]

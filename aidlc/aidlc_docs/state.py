@@ -177,6 +177,8 @@ class _StateReader:
         own_unit = None if every else unit_of(body) or self.folder_in(body)  # `Functional Design — B2 Soul ...`
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
         stage = _stage(name, body, own_unit, boxed)
+        if boxed is not None and own_unit is None and stage == boxed.stage:
+            stage = None  # a step of the stage line above (`  - [x] Build and Test Summary 문서 생성`), not it again
         line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
                          unit=None if every else self._unit(own_unit),
                          skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(AWAITING.search(body)),
