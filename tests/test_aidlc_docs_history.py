@@ -190,6 +190,16 @@ def test_a_finding_on_an_older_version_is_reported_where_head_holds_it(docs: Rep
     assert late[0][0] is None and late[0][1].endswith("(line 11 of that version; HEAD no longer holds it)")
 
 
+def test_a_tick_is_found_at_the_ticked_line_of_a_stage_the_file_lists_twice(docs: Repo) -> None:
+    """content-hub-mcp keeps an archived feature's table below the current one: its `Units Generation ✅` was
+    pointed at the current table's `⏭️ Skipped` row, which shows no tick."""
+    twice = TICKED.replace("- [x] INCEPTION - Requirements", "- [ ] INCEPTION - Requirements Analysis (SKIP)\n"
+                           "\n## An earlier feature\n- [x] INCEPTION - Requirements", 1)
+    docs.commit("done", "2026-06-01T09:25:00Z", **{STATE: twice})
+    [(code, _, line, _)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", 8)
+
+
 def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
     """Seoul's 18:00 written `18:00Z` is 9 hours after a commit at 18:10+09:00: the error says what reads true
     (ai-dlc-order, kiro_project, cheongYak-radar: most entries dated after their commits are this)."""

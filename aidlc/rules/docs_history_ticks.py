@@ -49,12 +49,21 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], 
 
 
 def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
-    """The line of each stage (of each unit) in the state file as HEAD holds it, by the subject its findings name."""
+    """The line of each stage (of each unit) in the state file as HEAD holds it, by the subject its findings name:
+    its first ticked line, else its first (a file that lists a stage twice, `Units Generation ✅` and later
+    `⏭️ Skipped`, is pointed at the tick a finding is about)."""
     blob = judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel))
     found: dict[str, int] = {}
+    ticked: set[str] = set()
     for line in read_state(judge.text(blob), state_rel).stages if blob is not None else []:
-        if line.stage is not None:
-            found.setdefault(_subject(line.stage, line.unit), line.line)
+        subject = _subject(line.stage, line.unit) if line.stage is not None else None
+        if subject is None or subject in ticked:
+            continue
+        if line.mark == Mark.done:
+            ticked.add(subject)
+            found[subject] = line.line
+        else:
+            found.setdefault(subject, line.line)
     return found
 
 
