@@ -71,3 +71,11 @@ def test_a_sub_item_naming_its_parent_s_stage_is_a_step_of_it_and_one_naming_a_u
                        "  - [x] Functional Design - U1 Chat Core\n", "aidlc-state.md")
     assert [(line.line, line.stage, line.unit) for line in state.stages if line.stage is not None] == [
         (1, "build-and-test", None), (4, "functional-design", None), (5, "functional-design", "1")]
+
+
+def test_a_unit_folder_named_before_the_stage_gives_the_line_its_unit_and_stage() -> None:
+    # shimmk-skt/aidlc_1day: five ticked `Frontend (FE) - <stage>` lines named no stage, so none was checked.
+    state = read_state("- [x] CONSTRUCTION - Frontend (FE) - Functional Design (2026-04-08T13:55:00Z — 완료)\n"
+                       "- [x] Unit `web`: Functional Design [x] → Code Generation [x]\n", "aidlc-state.md",
+                       units=["frontend", "web"])
+    assert [(line.stage, line.unit) for line in state.stages] == [("functional-design", "frontend"), (None, "web")]

@@ -39,6 +39,8 @@ _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's labe
 # A line about every unit at once names none: its unit is not its heading's, nor a folder's it mentions.
 _ALL_UNITS = re.compile(r"\ball units\b|\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
                         r"todas as unidades|todas las unidades", re.IGNORECASE)
+# What ends a unit folder's name at a line's start: `Frontend (FE) - `, `frontend: `.
+_FOLDER_LEAD_END = re.compile(r"[ \t]*(?:[(（][^)）\n]{0,40}[)）])?[ \t]*[-—–:：][ \t]*")
 _CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, then an arrow to the next
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
@@ -173,6 +175,12 @@ class _StateReader:
         self.parents = [p for p in self.parents if p.indent < indent]
         body, box = match.group("text"), match.group("box")
         name, status = split_stage_line(body)
+        if stage_of(name) is None and self.folder_in(name) is not None:
+            # `CONSTRUCTION - Frontend (FE) - Functional Design (...)`: a unit folder's name, then the stage
+            lead = _FOLDER_LEAD_END.match(body, body.find(name) + len(name))
+            rest = body[lead.end():] if lead is not None else ""
+            if stage_at(rest) is not None and len(stages_named(rest)) == 1:  # never a guess among several
+                name, status = split_stage_line(rest)
         every = _ALL_UNITS.search(body) is not None  # `Build and Test (all units) (... api/web images ...)`
         own_unit = None if every else unit_of(body) or self.folder_in(body)  # `Functional Design — B2 Soul ...`
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
