@@ -473,6 +473,7 @@ def test_a_range_of_zero_padded_ids_names_them_as_stories_md_writes_them(docs: D
     ("요구사항 개정 — 신규 유닛 U7 편입 (2026-06-18)", None, False),
     ("유닛별 설계(Functional Design) — 완료", "functional-design", False),
     ("Operations - PLACEHOLDER", "operations", False),
+    ("Workflow Plan — approved", "workflow-planning", False),
     ("**Construction — U11 Functional Design 완료·승인 (2026-06-24)**: ...", "functional-design", False),
 ])
 def test_a_stage_line_is_named_by_its_name_and_skipped_by_its_first_clause(line: str, stage: str | None,

@@ -43,7 +43,7 @@ STAGES: tuple[Stage, ...] = (
           ("user stories", "user story", "사용자 스토리", "유저 스토리", "用户故事", "ユーザーストーリー",
            "histórias de usuário", "histórias de utilizador")),
     Stage("workflow-planning", "inception", False, True, "execution",
-          ("workflow planning", "execution plan", "워크플로 계획", "워크플로우 계획", "工作流规划", "工作流程规划",
+          ("workflow planning", "workflow plan", "execution plan", "워크플로 계획", "워크플로우 계획", "工作流规划", "工作流程规划",
            "ワークフロー計画", "ワークフロープランニング", "planejamento do fluxo de trabalho",
            "planejamento de workflow")),
     Stage("application-design", "inception", False, True, "application-design",
