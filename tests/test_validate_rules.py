@@ -701,6 +701,14 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.line(REQUIREMENTS, "### FR-2:")
 
 
+@case("memory-bank-chosen-beside-aidlc-docs", "AIDLC-STRUCT-007", "aidlc.yaml",
+      "`layout: memory-bank`, and aidlc-docs/audit.md holds aidlc-workflows records that no rule reads")
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    b.write("aidlc.yaml", "version: 1\nlayout: memory-bank\n")
+    b.write("aidlc-docs/audit.md", "# AI-DLC Audit Log\n")
+    return 2
+
+
 # --- coverage ------------------------------------------------------------------------------------
 
 

@@ -4,7 +4,9 @@ files, runbooks that answer their six questions, prioritised requirements)."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
+from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, key_line
 from aidlc.bank.criteria import Criterion
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import StoryItem
@@ -119,3 +121,22 @@ def requirement_priority(index: BankIndex) -> Iterator[Hit]:
             doc = requirement.intent.requirements_doc
             assert doc is not None
             yield Hit(doc.rel, requirement.block.line, f"requirement {requirement.qualified_id} has no priority")
+
+
+@rule("AIDLC-STRUCT-007", INFO, "structure", "aidlc.yaml chooses the memory bank while the aidlc-docs folder holds "
+      "AI-DLC records (aidlc-state.md, audit.md): no rule reads them",
+      "if the project keeps its records in aidlc-docs/, set `layout: aidlc-docs` in aidlc.yaml; if that folder is "
+      "left over, remove it")
+def unread_docs_folder(index: BankIndex) -> Iterator[Hit]:
+    # `layout: auto` refuses a tree with both (aidlc/workspace.py); a layout chosen by hand is the team's word, and
+    # the reviewer is told what it leaves unread.
+    bank = index.bank
+    docs = Path(bank.repo_root) / bank.config.aidlc_docs
+    found = next((marker for marker in DOCS_MARKERS if (docs / marker).exists()), None)
+    if bank.config.layout == "memory-bank" and found is not None:
+        try:
+            line = key_line((Path(bank.repo_root) / CONFIG_FILE).read_text(encoding="utf-8"), ["layout"])
+        except (OSError, UnicodeDecodeError):
+            line = 1
+        yield Hit(CONFIG_FILE, line, f"`layout: memory-bank`, and {bank.config.aidlc_docs}/{found} holds "
+                  "aidlc-workflows records that no rule reads")
