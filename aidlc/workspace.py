@@ -7,7 +7,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, V2_SPACES, layout, load_config
+from aidlc.bank.config import CONFIG_FILE, V2_SPACES, docs_marker, layout, load_config
 from aidlc.bank.config import records_folder as folder_for
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
@@ -57,8 +57,7 @@ def records_below(root: Path, config: Config) -> list[str]:
         rel = folder.relative_to(root)
         if any(part.startswith(".") for part in rel.parts):
             continue
-        docs = folder / config.aidlc_docs
-        if (folder / config.memory_bank).is_dir() or any((docs / marker).exists() for marker in DOCS_MARKERS):
+        if (folder / config.memory_bank).is_dir() or docs_marker(folder, config) is not None:
             found.append(rel.as_posix())
     return found[:5]
 
@@ -72,8 +71,7 @@ def layout_of(root: Path, config: Config) -> str:
     if config.layout != "auto" or found == "aidlc-docs":
         return found
     bank = (root / config.memory_bank).exists()
-    other = next((f"{config.aidlc_docs}/{marker}" for marker in DOCS_MARKERS
-                  if (root / config.aidlc_docs / marker).exists()), None)
+    other = docs_marker(root, config)
     if other is None and (root / V2_SPACES).is_dir():
         # The aidlc-docs modules load only where the layout is in doubt: never for a memory bank alone.
         from aidlc.aidlc_docs.records import record_folders

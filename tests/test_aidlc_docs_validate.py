@@ -215,6 +215,28 @@ def test_a_pull_request_that_first_adds_the_docs_folder_cannot_hide_it_behind_an
     assert "records in two layouts, memory-bank/ and aidlc-docs/aidlc-state.md" in result.stderr
 
 
+def test_an_adopted_project_s_layout_is_a_rule_a_pull_request_cannot_switch_away_from_its_docs(
+        docs: DocsRepo) -> None:
+    """Past the refusal of two layouts under `auto`: a pull request that sets `layout: memory-bank` and adds a
+    memory bank keeps one layout in its own eyes. Once the project adopted aidlc (its ledger), the layout is a rule:
+    the base's judges, the docs' broken stage is found, and the change waits for a second person's approval."""
+    init = run_cli("init", str(docs.root))
+    assert init.returncode == 0, init.stdout + init.stderr
+    docs.commit("Adopt aidlc")
+    subprocess.run(["git", "branch", "-M", "main"], cwd=docs.root, check=True)
+    subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
+    line = break_build_and_test(docs)
+    docs.write("aidlc.yaml", docs.read("aidlc.yaml").replace("layout: aidlc-docs", "layout: memory-bank"))
+    assert "layout: memory-bank" in docs.read("aidlc.yaml")
+    docs.write("memory-bank/project.yaml", "project_type: web-app\n")
+    docs.commit("a memory bank instead")
+    result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
+    assert result.returncode == 1, result.stdout + result.stderr
+    found = {(f["code"], f["path"], f["line"]) for f in json.loads(result.stdout)["findings"]}
+    assert ("AIDLC-DOCS-004", STATE, line) in found
+    assert "AIDLC-CI-012" in {code for code, _, _ in found}, found
+
+
 @pytest.mark.parametrize("move", ["an empty memory-bank/", "aidlc-docs/ deleted"])
 def test_a_pull_request_cannot_move_its_docs_records_out_of_sight(docs: DocsRepo, move: str) -> None:
     """With `layout: auto` a memory-bank/ folder wins over aidlc-docs/: a pull request that added an empty one had

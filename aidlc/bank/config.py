@@ -12,7 +12,8 @@ from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 
-__all__ = ["CONFIG_FILE", "DOCS_MARKERS", "V2_SPACES", "ConfigError", "key_line", "layout", "load_config",
+__all__ = ["CONFIG_FILE", "DOCS_MARKERS", "V2_SPACES", "ConfigError", "docs_marker", "key_line", "layout",
+           "load_config",
            "parse_config", "records_folder"]
 
 
@@ -56,6 +57,13 @@ def parse_config(data: bytes, label: str = CONFIG_FILE) -> Config:
 DOCS_MARKERS = ("aidlc-state.md", "audit.md", "audit")
 # Where aidlc-workflows v2 keeps its intent records (aidlc/aidlc_docs/records.py reads them).
 V2_SPACES = "aidlc/spaces"
+
+
+def docs_marker(root: Path, config: Config) -> str | None:
+    """The first marker of the aidlc-docs layout that the folder `aidlc_docs:` names under `root` holds
+    (`aidlc-docs/aidlc-state.md`), as a path relative to `root`; None when it holds none."""
+    return next((f"{config.aidlc_docs}/{marker}" for marker in DOCS_MARKERS
+                 if (root / config.aidlc_docs / marker).exists()), None)
 
 
 def layout(config: Config, holds: Callable[[str], bool]) -> str:

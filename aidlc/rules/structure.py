@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, key_line
+from aidlc.bank.config import CONFIG_FILE, docs_marker, key_line
 from aidlc.bank.criteria import Criterion
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import StoryItem
+from aidlc.bank.walk import read_inside
 from aidlc.bank.wording import opinion_word
 from aidlc.model.artifacts import StageRecord
 from aidlc.model.types import BoltStatus, BoltType, Severity
@@ -131,12 +132,12 @@ def unread_docs_folder(index: BankIndex) -> Iterator[Hit]:
     # `layout: auto` refuses a tree with both (aidlc/workspace.py); a layout chosen by hand is the team's word, and
     # the reviewer is told what it leaves unread.
     bank = index.bank
-    docs = Path(bank.repo_root) / bank.config.aidlc_docs
-    found = next((marker for marker in DOCS_MARKERS if (docs / marker).exists()), None)
-    if bank.config.layout == "memory-bank" and found is not None:
+    found = docs_marker(Path(bank.repo_root), bank.config) if bank.config.layout == "memory-bank" else None
+    if found is not None:
         try:
-            line = key_line((Path(bank.repo_root) / CONFIG_FILE).read_text(encoding="utf-8"), ["layout"])
+            text = read_inside(Path(bank.repo_root) / CONFIG_FILE, bank.repo_root).decode("utf-8")
+            line = key_line(text, ["layout"])
         except (OSError, UnicodeDecodeError):
             line = 1
-        yield Hit(CONFIG_FILE, line, f"`layout: memory-bank`, and {bank.config.aidlc_docs}/{found} holds "
+        yield Hit(CONFIG_FILE, line, f"`layout: memory-bank`, and {found} holds "
                   "aidlc-workflows records that no rule reads")
