@@ -67,12 +67,16 @@ class Repo:
         return [code for code, *_ in self.findings(since)]
 
 
-@pytest.fixture
-def docs(tmp_path: Path) -> Repo:
+def started(root: Path) -> Repo:
     """A clean start: the state and the first entry, committed after it was written."""
-    repo = Repo(tmp_path / "shop")
+    repo = Repo(root)
     repo.commit("start", "2026-06-01T09:00:00Z", **{AUDIT: "# Audit\n\n" + START, STATE: STATE_OPEN})
     return repo
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Repo:
+    return started(tmp_path / "shop")
 
 
 def test_a_history_that_follows_every_rule_has_no_finding(docs: Repo) -> None:

@@ -41,7 +41,7 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     judge = Judge(history)
     audits = sorted({path for r in revisions for path in r.files if _is_audit(rel, path)})
     _judge_logs(judge, revisions, audits)
-    first = [at for at in (moment(text) for text in history.first_dates()) if at is not None]
+    first = [at for at in (moment(text) for text in history.first_dates(since)) if at is not None]
     judge_stamps(judge, revisions, audits, min(first) if first else None)
     judge_shared(judge, audits, since)
     judge_ignored(judge, rel, audits, since)

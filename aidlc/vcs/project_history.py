@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aidlc.vcs.object_store import objects
 from aidlc.vcs.process import git_failed, git_process, run_git
+from aidlc.vcs.subtrees import subtree_sides
 
 MAX_READ = 4 * 1024 * 1024  # a file from history larger than this is not evidence of anything we read
 
@@ -51,6 +52,16 @@ class History:
         self.head = head  # None in a repository without commits
         self.shallow = shallow  # a shallow clone lacks the commits before its boundary: no search is complete
         self._prefix = project.relative_to(top).as_posix()  # "." when the project is the top
+        self._sides: dict[str, tuple[str, ...]] = {}  # the commit judged from -> the subtree sides left out
+
+    def _outside(self, since: str | None = None) -> tuple[str, ...]:
+        """`^SIDE` for each merge's side that brought another project's history into a folder (aidlc/vcs/subtrees.py),
+        judged from `since` (else HEAD): the history rules' walks (revisions, first_dates) leave their commits
+        out."""
+        anchor = since or "HEAD"
+        if anchor not in self._sides:
+            self._sides[anchor] = subtree_sides(self.top, anchor) if self.head is not None else ()
+        return tuple(f"^{side}" for side in self._sides[anchor])
 
     def _run(self, *args: str, stdin: bytes | None = None) -> bytes:
         return run_git(self.top, args, stdin)
@@ -173,19 +184,28 @@ class History:
         folders), parents before children, each with the blob of every such file it changed, as it holds it and as
         each of its parents does. One `git log` in git's full history (a merge is listed when it differs from any of
         its parents, as `git log -m` compares them) and, for the merges, one `git cat-file --batch-check` that
-        names the file in each parent."""
+        names the file in each parent. A subtree's commits are left out, and so is a merge's side that brought
+        one (aidlc/vcs/subtrees.py)."""
         if self.head is None or not rels:
             return []
         out = self._run("log", "--full-history", "-m", "--raw", "--no-abbrev", "--no-renames", "-z", "--topo-order",
                         "--reverse", "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%cI%x1f%s",
-                        f"{since}..HEAD" if since else "HEAD", "--", *(self._tree(rel) for rel in rels))
-        found = _revisions(out, self._rel)
-        merges = [r for r in found.values() if len(r.parents) > 1]
+                        f"{since}..HEAD" if since else "HEAD", *self._outside(since), "--",
+                        *(self._tree(rel) for rel in rels))
+        sides = {side[1:] for side in self._outside(since)}
+        found = list(_revisions(out, self._rel).values())
+        narrowed = {r.sha for r in found if sides.intersection(r.parents)}  # merges that joined a subtree's side
+        found = [replace(r, parents=tuple(p for p in r.parents if p not in sides)) if r.sha in narrowed else r
+                 for r in found]
+        merges = [r for r in found if len(r.parents) > 1 or r.sha in narrowed]
         blobs = self.blobs([(parent, rel) for r in merges for rel in r.files for parent in r.parents])
         for merge in merges:  # the old blob git printed was one parent's; name each parent's
             for rel, (new, _) in merge.files.items():
                 merge.files[rel] = (new, tuple(blobs[(parent, rel)] for parent in merge.parents))
-        return list(found.values())
+        for merge in (r for r in found if r.sha in narrowed):  # a file that differs only from a side is unchanged
+            for rel in [rel for rel, (new, old) in merge.files.items() if all(blob == new for blob in old)]:
+                del merge.files[rel]
+        return [r for r in found if r.files]
 
     def blobs(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
         """The blob sha of each (commit, file) pair (None where the commit holds no such file), in one
@@ -213,11 +233,12 @@ class History:
         out = run_git(self.top, ("merge-base", "--octopus", *commits), ok=(0, 1))
         return out.decode().strip() or None
 
-    def first_dates(self) -> list[str]:
-        """The author and committer dates (ISO 8601) of the root commits of HEAD's history."""
+    def first_dates(self, since: str | None = None) -> list[str]:
+        """The author and committer dates (ISO 8601) of the root commits of HEAD's history, less a subtree's (judged
+        from `since`, else HEAD)."""
         if self.head is None:
             return []
-        out = self._run("log", "--max-parents=0", "--format=%aI%n%cI", "HEAD", "--")
+        out = self._run("log", "--max-parents=0", "--format=%aI%n%cI", "HEAD", *self._outside(since), "--")
         return out.decode().split()
 
     def ignored(self, rels: list[str]) -> list[Ignored]:
