@@ -5,6 +5,7 @@ The scaffolded repos are built once per session and copied for each test that as
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,12 @@ import pytest
 from aidlc.llm.structured import forget_modes
 from tests.helpers import Bank, build_clean_bank
 from tests.openai_server import ScriptedServer
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` (pyproject's addopts) starts two workers per core: about a quarter of the suite's time is spent
+    waiting on subprocesses, sockets and back-off, which a second worker on the core fills (docs/performance.md)."""
+    return 2 * (os.cpu_count() or 1)
 
 
 @pytest.fixture
