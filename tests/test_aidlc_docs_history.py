@@ -324,6 +324,18 @@ def test_the_persons_own_words_under_the_stages_heading_can_approve_it(docs: Rep
     assert docs.codes() == ([] if approved else ["AIDLC-DOCS-028"])
 
 
+@pytest.mark.parametrize("between", [False, True])
+def test_the_persons_words_starting_the_stage_waited_for_approve_the_stage_before(docs: Repo, between: bool) -> None:
+    # The entry before waits for the approval to proceed to User Stories; the person's "go" starts User Stories.
+    done = entry("Requirements Analysis - Complete", "2026-06-01T09:15:00Z", "A, B, C",
+                 "Requirements Analysis complete. Waiting for user approval to proceed to User Stories.")
+    start = entry("User Stories - Stage Start", "2026-06-01T09:20:00Z", "go", "Starting User Stories")
+    other = entry("Team note", "2026-06-01T09:18:00Z", "lunch at noon", "NOTE") if between else ""
+    docs.commit("done", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + START + done + other + start,
+                                                     STATE: TICKED})
+    assert docs.codes() == (["AIDLC-DOCS-028"] if between else [])  # only the next entry answers the wait
+
+
 def test_a_pending_approval_is_not_an_approval(docs: Repo) -> None:
     pending = APPROVAL.replace('"Approve & Continue"', "(pending)")
     docs.commit("done", "2026-06-01T09:25:00Z", **{

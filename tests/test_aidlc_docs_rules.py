@@ -357,6 +357,24 @@ def test_an_approval_logged_under_the_next_stage_s_start_approves_the_stage_it_l
     assert [(f.code, f.line) for f in docs.findings()] == ([] if approved else [("AIDLC-DOCS-003", line)])
 
 
+@pytest.mark.parametrize(("waits", "said", "approved"), [
+    ("Waiting for user approval to proceed to Application Design.", "ㄱㄱ", True),
+    ("Waiting for user approval to proceed to Units Generation.", "ㄱㄱ", False),  # it waited for another stage
+    ("Execution plan created.", "ㄱㄱ", False),  # nothing waited for
+    ("Waiting for user approval to proceed to Application Design.", "reject: rework the plan first", False)])
+def test_the_persons_words_starting_the_stage_an_entry_waited_to_proceed_to_approve_the_stage_before(
+        docs: DocsRepo, waits: str, said: str, approved: bool) -> None:
+    # SUHYUNSHIM/aidlc-0204: `Waiting For: User approval to proceed to Application Design`, then the person's "ㄱㄱ"
+    # ("go go") under `## Application Design - Stage Start`: the approval of Workflow Planning it waited for.
+    entries = [("Workflow Planning - Execution Plan Created", None, waits, "INCEPTION - Workflow Planning")
+               if e[0] == "Workflow Planning - Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, with_entry_after("Workflow Planning - Execution Plan Created", (
+        "Application Design - Stage Start", said, "Starting Application Design stage.",
+        "Designing high-level components"), entries))
+    line = docs.line(STATE, "Workflow Planning")
+    assert [(f.code, f.line) for f in docs.findings()] == ([] if approved else [("AIDLC-DOCS-003", line)])
+
+
 def test_a_request_whose_context_names_a_stage_is_no_approval_out_of_order(docs: DocsRepo) -> None:
     docs.write(AUDIT, with_entry_after("Code Generation - Unit 1 Approval", (
         "U1 Orders API - PR request", "make a PR to develop", "Opening the pull request.",

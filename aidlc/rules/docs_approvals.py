@@ -53,6 +53,32 @@ def _continued_from(entry: AuditEntry) -> str | None:
     return stage_at(found.group("stage"))
 
 
+# "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to.
+_WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|human\W+)?approval\W+to\W+"
+                               r"(?:proceed|continue|move\W+on)\W+to\W+(?:the\W+)?(?P<stage>[^.\n]{1,60})",
+                               re.IGNORECASE)
+
+
+def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
+    """The stage `before` was about, when it waits for the person's approval to proceed to a next stage and
+    `entry`, the next entry, starts that stage with the person's words (SUHYUNSHIM's `## Application Design - Stage
+    Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application Design`): those words are the
+    approval waited for."""
+    if before is None or not _STARTS.search(entry.heading or "") or _NOT_APPROVED.search(entry.text):
+        return None
+    waited = _WAITS_TO_PROCEED.search(before.text)
+    left = stage_of(before.heading or "") or stage_of(before.fields.get("context", ""))
+    going = stage_of(waited.group("stage")) if waited else None
+    if going is None or left in (None, going) or stage_of(entry.heading or "") != going:
+        return None
+    return left
+
+
+def in_turn(entries: list[AuditEntry]) -> list[tuple[AuditEntry | None, AuditEntry]]:
+    """Each entry of one log with the entry before it (None for the first): an entry may answer the one before."""
+    return list(zip([None, *entries], entries, strict=False))
+
+
 def _approval(text: str) -> bool:
     """Whether `text` says approved, once what says an approval is awaited is set aside."""
     return _APPROVAL.search(_AWAITED.sub(" ", text)) is not None
@@ -87,18 +113,21 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     return [first] if first else []
 
 
-def approves(entry: AuditEntry, stage: str, unit: str | None) -> bool:
+def approves(entry: AuditEntry, stage: str, unit: str | None, before: AuditEntry | None = None) -> bool:
     """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
     holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
     names the stage and its heading, status, context or the person's own words say approved (`"Aprobar y
     continuar"` under `## Workflow Planning`), or a sentence of its AI response names the stage and says approved
-    ("Requirements Analysis approved; starting User Stories")."""
+    ("Requirements Analysis approved; starting User Stories"), or it answers the entry `before` it, which waited for
+    the approval of the stage (`_answered`)."""
     person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
     if _NO_INPUT.match(person.strip()):
         return False
     heading, context = entry.heading or "", entry.fields.get("context", "")
     if _continued_from(entry) == stage:
         return unit is None or unit_of(context) in (None, unit)
+    if before is not None and _answered(before, entry) == stage:
+        return unit is None or unit_of(f"{before.heading or ''} {before.fields.get('context', '')}") in (None, unit)
     said = unit_of(f"{heading} {context}")
     if unit is not None and said is not None and said != unit:
         return False
@@ -151,13 +180,15 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
     found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
     for log in project.audits:
         at: dict[str, str] = {}  # unit -> the per-unit stage its last entry naming one was about
-        for entry in log.entries:
+        for before, entry in in_turn(log.entries):
             unit, named = units.of(entry), stage_of(entry.heading or "") or stage_of(entry.fields.get("context", ""))
             if unit is not None and named is not None and BY_SLUG[named].per_unit:
                 at[unit] = named
             if not has_words(entry):
                 continue
-            stages = approved_stages(entry)
+            if (waited := _answered(before, entry)) is not None:
+                unit = units.of(before) if before is not None else None  # the unit of the stage waited on
+            stages = [waited] if waited is not None else approved_stages(entry)
             if not stages and unit in at and _approval(entry.heading or "") \
                     and not _NOT_APPROVED.search(entry.heading or ""):
                 stages = [at[unit]]  # `## Unit 5: 料理管理 - 承認`: the stage unit 5 was at

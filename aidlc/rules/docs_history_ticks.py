@@ -11,7 +11,7 @@ from aidlc.aidlc_docs.model import AuditEntry, Mark, StateFile
 from aidlc.aidlc_docs.reader import AUDIT_FILE
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.state import read_state, restate
-from aidlc.rules.docs_approvals import approves
+from aidlc.rules.docs_approvals import approves, in_turn
 from aidlc.rules.docs_history import TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions
 
@@ -39,10 +39,11 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], 
     blobs = judge.history.blobs([(revision.sha, path) for revision, _ in ticks for path in logs])
     judge.read({blob for (_, path), blob in blobs.items() if not judge.parsed(blob, path)})
     for revision, fresh in ticks:
-        entries = [entry for path in logs for entry in _entries(judge, blobs[(revision.sha, path)], path)]
+        # each entry with the one before it in its log (an entry may answer the one before: `approves`)
+        entries = [pair for path in logs for pair in in_turn(_entries(judge, blobs[(revision.sha, path)], path))]
         for stage, unit, line, text in fresh:
             # newest first: an approval is mostly logged just before its stage is ticked
-            if not any(approves(entry, stage, unit) for entry in reversed(entries)):
+            if not any(approves(entry, stage, unit, before) for before, entry in reversed(entries)):
                 judge.add(TICKED_UNAPPROVED, state_rel, line, f"{short(revision)} ticks `{text[:80]}` (stage "
                           f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it",
                           subject=_subject(stage, unit))
