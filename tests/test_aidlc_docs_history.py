@@ -311,6 +311,17 @@ def test_a_stage_ticked_without_an_approval_in_the_log_is_a_warning(docs: Repo) 
     assert repo.findings() == []
 
 
+def test_a_tick_whose_unit_head_reads_otherwise_is_found_at_its_line(docs: Repo) -> None:
+    # SUHYUNSHIM/aidlc-0204: a heading `#### Unit 1: Customer Frontend` added later over the lines a commit ticked
+    # gives them a unit; the finding still points at the line the commit ticked, as HEAD holds it.
+    ticked = STATE_OPEN + "\n### CONSTRUCTION PHASE\n- [x] Code Generation (COMPLETED - shop-web)\n"
+    docs.commit("code", "2026-06-01T09:15:00Z", **{STATE: ticked})
+    unit = ticked.replace("- [x] Code", "#### Unit 1: Shop Web\n- [x] Code")
+    docs.commit("units", "2026-06-01T09:16:00Z", **{STATE: unit})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", 10) and "HEAD no longer holds it" not in message
+
+
 @pytest.mark.parametrize(("said", "approved"), [
     ("Aprobar y continuar", True), ("Apruebo el plan", True), ("aprovado", True), ("Approve & Continue", True),
     ("승인합니다", True), ("Continue to Next Stage", True),  # the rules name this option the approval

@@ -65,16 +65,16 @@ class Judge:
     judged: set[str] = field(default_factory=set)  # the blobs judged as a commit's version: their words are known
     # (finding's index, what it is about: an entry's words or a state line's text) of findings at an older version's
     # line, which `relocate` moves to where HEAD holds what they are about
-    subjects: list[tuple[int, str]] = field(default_factory=list)
+    subjects: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     _logs: dict[tuple[str, str], Version] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)  # the last few texts decoded, oldest first
 
     def add(self, rule: Rule, path: str, line: int | None, message: str, fix: str | None = None,
-            subject: str | None = None) -> None:
-        """A finding at `line` of `path`; with `subject` (what it is about: an entry's words, a state line's text),
-        `line` is of the commit's version, and `relocate` moves it to HEAD's."""
+            subject: str | tuple[str, ...] | None = None) -> None:
+        """A finding at `line` of `path`; with `subject` (what it is about: an entry's words, a state line's text;
+        several: the first HEAD holds), `line` is of the commit's version, and `relocate` moves it to HEAD's."""
         if subject is not None:
-            self.subjects.append((len(self.findings), subject))
+            self.subjects.append((len(self.findings), (subject,) if isinstance(subject, str) else subject))
         self.findings.append(Finding(code=rule.code, severity=rule.severity, path=path, line=line,
                                      message=shorten(message), fix=shorten(fix or rule.fix)))
 
@@ -82,9 +82,10 @@ class Judge:
         """Move each finding about a subject to its line in HEAD's version of its file (`at_head`: path -> subject
         -> line): a reader opens the file as HEAD holds it. A subject HEAD no longer holds is reported at no line,
         its message naming the line it had."""
-        for index, subject in self.subjects:
+        for index, subjects in self.subjects:
             finding = self.findings[index]
-            line = at_head.get(finding.path, {}).get(subject)
+            held = at_head.get(finding.path, {})
+            line = next((held[subject] for subject in subjects if subject in held), None)
             if line is None and finding.line is not None:
                 finding.message += f" (line {finding.line} of that version; HEAD no longer holds it)"
             finding.line = line

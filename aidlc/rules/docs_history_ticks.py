@@ -46,17 +46,19 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], 
             if not any(approves(entry, stage, unit, before) for before, entry in reversed(entries)):
                 judge.add(TICKED_UNAPPROVED, state_rel, line, f"{short(revision)} ticks `{text[:80]}` (stage "
                           f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it",
-                          subject=_subject(stage, unit))
+                          subject=(_subject(stage, unit), _as_written(text)))
 
 
 def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
     """The line of each stage (of each unit) in the state file as HEAD holds it, by the subject its findings name:
     its first ticked line, else its first (a file that lists a stage twice, `Units Generation ✅` and later
-    `⏭️ Skipped`, is pointed at the tick a finding is about)."""
+    `⏭️ Skipped`, is pointed at the tick a finding is about); and the first line of each text (`_as_written`), for a
+    stage whose unit HEAD reads otherwise (a heading `#### Unit 1: Customer Frontend` added over its lines)."""
     blob = judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel))
     found: dict[str, int] = {}
     ticked: set[str] = set()
     for line in read_state(judge.text(blob), state_rel).stages if blob is not None else []:
+        found.setdefault(_as_written(line.text), line.line)
         subject = _subject(line.stage, line.unit) if line.stage is not None else None
         if subject is None or subject in ticked:
             continue
@@ -66,6 +68,11 @@ def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
         else:
             found.setdefault(subject, line.line)
     return found
+
+
+def _as_written(text: str) -> str:
+    """A state line as a subject of its own: its text (no stage subject has a line feed)."""
+    return f"\n{text.strip()}"
 
 
 def _subject(stage: str, unit: str | None) -> str:
