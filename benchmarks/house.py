@@ -276,8 +276,11 @@ def run_suite() -> SuiteRun:
     finished = subprocess.run([sys.executable, "-m", "pytest", "-q"], cwd=ROOT, capture_output=True, text=True,
                               timeout=5400)
     seconds = round(time.perf_counter() - start, 1)
-    print(f"pytest -q: exit {finished.returncode} in {seconds} s: "
-          f"{(finished.stdout.strip().splitlines() or ['no output'])[-1]}", file=sys.stderr)
+    lines = finished.stdout.strip().splitlines()
+    print(f"pytest -q: exit {finished.returncode} in {seconds} s: {(lines or ['no output'])[-1]}", file=sys.stderr)
+    for line in lines:  # which tests failed, from pytest's short summary
+        if line.startswith(("FAILED ", "ERROR ")):
+            print(f"  {line}", file=sys.stderr)
     return SuiteRun(seconds, finished.returncode == 0)
 
 

@@ -192,20 +192,26 @@ class History:
                         "--reverse", "--format=%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%cI%x1f%s",
                         f"{since}..HEAD" if since else "HEAD", *self._outside(since), "--",
                         *(self._tree(rel) for rel in rels))
+        found = _revisions(out, self._rel)
         sides = {side[1:] for side in self._outside(since)}
-        found = list(_revisions(out, self._rel).values())
-        narrowed = {r.sha for r in found if sides.intersection(r.parents)}  # merges that joined a subtree's side
-        found = [replace(r, parents=tuple(p for p in r.parents if p not in sides)) if r.sha in narrowed else r
-                 for r in found]
-        merges = [r for r in found if len(r.parents) > 1 or r.sha in narrowed]
-        blobs = self.blobs([(parent, rel) for r in merges for rel in r.files for parent in r.parents])
-        for merge in merges:  # the old blob git printed was one parent's; name each parent's
-            for rel, (new, _) in merge.files.items():
-                merge.files[rel] = (new, tuple(blobs[(parent, rel)] for parent in merge.parents))
-        for merge in (r for r in found if r.sha in narrowed):  # a file that differs only from a side is unchanged
+        # a merge that joined a subtree's side, as it changed the project: compared with its other parents only
+        narrowed = [replace(r, parents=tuple(p for p in r.parents if p not in sides))
+                    for r in found.values() if sides.intersection(r.parents)]
+        found.update((r.sha, r) for r in narrowed)
+        self._name_parents_blobs([r for r in found.values() if len(r.parents) > 1] + [r for r in narrowed
+                                                                                     if len(r.parents) == 1])
+        for merge in narrowed:  # a file that differs only from the side is no change of the project's
             for rel in [rel for rel, (new, old) in merge.files.items() if all(blob == new for blob in old)]:
                 del merge.files[rel]
-        return [r for r in found if r.files]
+        return [r for r in found.values() if r.files]
+
+    def _name_parents_blobs(self, merges: list[Revision]) -> None:
+        """Each merge's file with its blob in each parent (the old blob git printed was one parent's), in one
+        `git cat-file --batch-check`."""
+        blobs = self.blobs([(parent, rel) for r in merges for rel in r.files for parent in r.parents])
+        for merge in merges:
+            for rel, (new, _) in merge.files.items():
+                merge.files[rel] = (new, tuple(blobs[(parent, rel)] for parent in merge.parents))
 
     def blobs(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], str | None]:
         """The blob sha of each (commit, file) pair (None where the commit holds no such file), in one
