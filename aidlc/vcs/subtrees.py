@@ -5,8 +5,9 @@ same tree in a folder. The side's commits name that project's paths (its `aidlc-
 (aidlc/vcs/project_history.py).
 
 A side counts only when it does not descend from the project's first commit: the root of the first-parent line of
-the commit judged from (HEAD, or a pull request's base). A merge cannot call the project's own history another
-project's: that history descends from its first commit."""
+the commit judged from (HEAD, or a pull request's base). With a base, a merge cannot call the project's own history
+another project's: the base's history descends from the base's first commit. Without one (`aidlc validate`), HEAD's
+first-parent line is taken as the project's, as git itself shows it; a pull request is judged with its base."""
 
 from __future__ import annotations
 
