@@ -362,3 +362,24 @@ def test_the_only_build_and_test_line_ending_a_unit_s_list_is_the_project_s(shop
     code, found = findings(shop)
     assert code == 1
     assert ("AIDLC-DOCS-006", STATE, shop.line(STATE, "- [x] Build and Test")) in found
+
+
+def test_an_archived_feature_s_ticked_stages_are_not_judged_against_the_current_feature_s_plans(
+        shop: DocsRepo) -> None:
+    """content-hub-mcp: the current feature's code-generation plan has a box open, and its finished feature's table
+    below an archive heading ticks Code Generation and Build and Test. The current lines are judged against that
+    plan; the archive's are not (the plans are the current feature's), and `aidlc status` leaves them uncounted."""
+    shop.write(CODE_PLAN, plan("Code Generation Plan", 3, 1))
+    shop.write(STATE, shop.read(STATE) + "\n## Completed features (archive)\n\n### Gift cards\n"
+               "| Phase | Stage | Status |\n|---|---|---|\n| CONSTRUCTION | Code Generation | ✅ Complete |\n"
+               "| CONSTRUCTION | Build and Test | ✅ 12 tests pass |\n")
+    shop.commit("aidlc-docs: a step reopened below the archived feature", stamp(len(ENTRIES) + 1))
+    _, found = findings(shop)
+    assert {(code, line) for code, path, line in found if code in ("AIDLC-DOCS-005", "AIDLC-DOCS-006")} == {
+        ("AIDLC-DOCS-005", shop.line(STATE, "- [x] Code Generation - EXECUTE (Unit 1")),
+        ("AIDLC-DOCS-006", shop.line(STATE, "- [x] Build and Test"))}
+    report = json.loads(run_cli("status", "--format", "json", cwd=shop.root).stdout)
+    first, last = shop.line(STATE, "| CONSTRUCTION | Code Generation |"), shop.line(STATE, "| CONSTRUCTION | Build")
+    assert f"{STATE}:{first}-{last}: 2 stage lines under an archive heading are earlier features'; they are not " \
+           "counted" in report["notes"]
+    assert [(p["phase"], p["done"], p["total"]) for p in report["phases"]][1] == ("construction", 1, 3)

@@ -79,3 +79,16 @@ def test_a_unit_folder_named_before_the_stage_gives_the_line_its_unit_and_stage(
                        "- [x] Unit `web`: Functional Design [x] → Code Generation [x]\n", "aidlc-state.md",
                        units=["frontend", "web"])
     assert [(line.stage, line.unit) for line in state.stages] == [("functional-design", "frontend"), (None, "web")]
+
+
+def test_the_lines_under_an_archive_heading_are_an_earlier_feature_s_until_a_heading_as_high() -> None:
+    """content-hub-mcp keeps a finished feature's stage table under `## Completed features (archive)`, below the
+    current feature's: those lines are marked archived, rows and boxes alike, down to the next heading of the same
+    level or higher."""
+    text = ("# State\n\n## Stage Progress\n- [x] Code Generation\n\n## Completed features (archive)\n\n"
+            "### Gift cards\n| Phase | Stage | Status |\n|---|---|---|\n"
+            "| CONSTRUCTION | Code Generation | ✅ Complete |\n"
+            "\n#### Notes\n- [x] Build and Test\n\n## Next feature\n- [ ] Functional Design\n")
+    lines = [(line.line, line.stage, line.archived) for line in read_state(text, "aidlc-state.md").stages]
+    assert lines == [(4, "code-generation", False), (11, "code-generation", True), (14, "build-and-test", True),
+                     (17, "functional-design", False)]

@@ -30,6 +30,8 @@ class StageLine(BaseModel):
     awaiting: bool = Field(default=False, description="the line says the stage still waits for approval")
     depth: int = 0  # indentation level (a sub-item of another line: > 0)
     parent: int | None = Field(default=None, description="the line of the checkbox line this one is a sub-item of")
+    archived: bool = Field(default=False, description="under a heading that keeps an earlier feature's lines (`## "
+                           "Completed features (archive)`): the plans beside the file are the current feature's")
 
 
 class CurrentStage(BaseModel):

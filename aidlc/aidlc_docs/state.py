@@ -50,6 +50,9 @@ _APPROVAL_LINE = re.compile(r"^[ \t]*[-—–:][ \t]*(?:approval|approved)\b", r
 _STATUS_HEADING = re.compile(r"^\W*(?:current[ \t]+(?:status|state)|현재[ \t]*(?:상태|상황)|"
                              r"現在の(?:ステータス|状態|状況)|当前状态|status[ \t]+atual|estado[ \t]+atual)\b",
                              re.IGNORECASE)
+# A section that keeps earlier features' stage lines below the current one (`## Completed features (archive)`).
+_ARCHIVE_HEADING = re.compile(r"\barchived?\b|\b(?:completed|previous|past|earlier)[ \t]+features?\b|아카이브|"
+                              r"(?:이전|완료된)[ \t]*기능|アーカイブ|归档|已完成的功能", re.IGNORECASE)
 _FIELD_ITEM = re.compile(r"^\*\*(?P<key>[^*\n]{1,40})\*\*[ \t]*[:：][ \t]*(?P<value>.*)$")
 _CURRENT_STAGE = re.compile(r"^(?:current[ \t]+stage|현재[ \t]*(?:단계|스테이지)|現在のステージ|当前阶段|"
                             r"etapa[ \t]+atual)$", re.IGNORECASE)
@@ -128,6 +131,7 @@ class _StateReader:
     table: bool = False  # the line is in a table
     columns: tuple[int, int] | None = None  # (stage, status) of that table, when its header names them
     in_status: bool = False  # under the Current Status heading
+    archive: int = 0  # the level of the archive heading the lines are under (0: none)
     status: list[tuple[int, str, str]] = field(default_factory=list)  # (line, key, value) of that section's fields
 
     def read(self, number: int, line: str) -> None:
@@ -149,7 +153,8 @@ class _StateReader:
         if not self.table:
             self.table, self.columns = True, _stage_columns(cells)
         elif self.columns is not None and not _RULE_ROW.match(line) and max(self.columns) < len(cells):
-            self.state.stages.append(_table_line(number, cells, self.columns, self.context_unit))
+            stage = _table_line(number, cells, self.columns, self.context_unit)
+            self.state.stages.append(stage.model_copy(update={"archived": True}) if self.archive else stage)
 
     def _heading(self, number: int, match: re.Match[str]) -> None:
         """A heading names the unit of the lines under it and closes every list. A phase's heading names a unit
@@ -157,6 +162,11 @@ class _StateReader:
         title = match.group(2) if match.re is HEADING else match.group("text")
         if match.re is HEADING:
             self.in_status = _STATUS_HEADING.match(title) is not None
+            level = len(match.group(1))
+            if self.archive and level <= self.archive:
+                self.archive = 0
+            if not self.archive and _ARCHIVE_HEADING.search(title):
+                self.archive = level
         if "phase" in title.lower():
             named = units_of(title)
             self.context_unit = named[0] if len(named) == 1 else None
@@ -191,7 +201,7 @@ class _StateReader:
         line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
                          unit=None if every else self._unit(own_unit),
                          skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(AWAITING.search(body)),
-                         depth=len(self.parents), parent=boxed.line if boxed else None)
+                         depth=len(self.parents), parent=boxed.line if boxed else None, archived=bool(self.archive))
         if not self._approval_of_last(line, status):
             self.state.stages.append(line)
             self.parents.append(_Parent(indent, own_unit, number, stage))

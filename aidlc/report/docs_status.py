@@ -12,10 +12,10 @@ _BOX = {"done": "x", "pending": " ", "in-progress": "~", "skipped": "S", "awaiti
 
 def render_docs_counts(report: DocsStatusReport) -> str:
     """Counts only (`aidlc status -q`)."""
-    phases = ", ".join(f"{phase.phase} {phase.done}/{phase.total}" for phase in report.phases) or "no stage lines"
+    phases = ", ".join(f"{phase.phase} {phase.done}/{phase.total}" for phase in report.phases if phase.total)
     units = ", ".join(f"unit {unit.unit} {unit.done}/{unit.total}" for unit in report.units if unit.total)
     return "\n".join([
-        f"stages done: {phases}" + (f"; {units}" if units else ""),
+        f"stages done: {'; '.join(part for part in (phases, units) if part) or 'no stage lines'}",
         f"audit: {plural(report.audit_entries, 'entry')}, {report.recorded_entries} recorded in the ledger",
         f"waiting for a person: {plural(len(report.waiting), 'stage')}",
     ])
@@ -26,7 +26,8 @@ def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: boo
              *(f"  {line}" for line in render_docs_counts(report).splitlines()), ""]
     if not waiting_only:
         for phase in report.phases:
-            lines.append(style(f"{phase.phase.upper()}  {phase.done}/{phase.total} done", "bold"))
+            lines.append(style(phase.phase.upper(), "bold") + (f"  {phase.done}/{phase.total} done" if phase.total
+                                                                else ""))
             lines += [_stage(stage) for stage in phase.stages] + _plans(phase.plans)
         for unit in report.units:
             lines.append(style(f"unit {unit.unit}", "bold") + (f"  {unit.done}/{unit.total} done" if unit.total

@@ -234,7 +234,9 @@ def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:
 @check(PLAN_OPEN)
 def _plan_open(project: DocsProject) -> Iterator[Hit]:
     for path, line in ticked(project):
-        if line.stage == "workflow-planning":  # execution-plan.md's boxes choose stages; they are not steps
+        # execution-plan.md's boxes choose stages; they are not steps. The plans are the current feature's, not an
+        # archived one's.
+        if line.stage == "workflow-planning" or line.archived:
             continue
         for plan in _plans_named(project, line) or _plans_of(project, line.stage or "", line.unit):
             if plan.open:
@@ -252,7 +254,7 @@ def _superseded(project: DocsProject) -> Iterator[Hit]:
 @check(BUILD_BEFORE_CODE)
 def _build_before_code(project: DocsProject) -> Iterator[Hit]:
     for path, line in ticked(project):
-        if line.stage != "build-and-test":
+        if line.stage != "build-and-test" or line.archived:
             continue
         for plan in _plans_of(project, "code-generation", line.unit):
             if plan.open:
