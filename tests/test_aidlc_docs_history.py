@@ -204,6 +204,23 @@ def test_a_tick_is_found_at_the_ticked_line_of_a_stage_the_file_lists_twice(docs
     assert (code, line) == ("AIDLC-DOCS-028", 8)
 
 
+def test_a_tick_is_found_at_its_line_under_the_archive_heading_the_next_feature_moved_it_below(docs: Repo) -> None:
+    """content-hub-mcp: a commit ticked a stage unapproved; the next feature's table, above, ticks the same stage, and
+    the ticked line moved, unchanged, under `## Completed features (archive)`. The finding points at that line, not
+    at the new feature's line of the same stage."""
+    docs.commit("done", "2026-06-01T09:25:00Z", **{STATE: TICKED})
+    [(code, _, line, _)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", 5)
+    archived = TICKED.replace("## Stage Progress", "## Completed features (archive)\n\n### The shop")
+    current = "# AI-DLC State\n\n## Stage Progress\n- [x] INCEPTION - Requirements Analysis (gift cards)\n\n"
+    head = current + archived.removeprefix("# AI-DLC State\n\n")
+    docs.commit("gift cards", "2026-06-02T09:25:00Z", **{
+        STATE: head,
+        AUDIT: "# Audit\n\n" + START + APPROVAL.replace("2026-06-01T09:20", "2026-06-02T09:20")})
+    found = [(code, line) for code, _, line, _ in docs.findings() if code == "AIDLC-DOCS-028"]
+    assert found == [("AIDLC-DOCS-028", head.split("\n").index("- [x] INCEPTION - Requirements Analysis") + 1)]
+
+
 def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
     """Seoul's 18:00 written `18:00Z` is 9 hours after a commit at 18:10+09:00: the error says what reads true
     (ai-dlc-order, kiro_project, cheongYak-radar: most entries dated after their commits are this)."""

@@ -46,19 +46,24 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], 
             if not any(approves(entry, stage, unit, before) for before, entry in reversed(entries)):
                 judge.add(TICKED_UNAPPROVED, state_rel, line, f"{short(revision)} ticks `{text[:80]}` (stage "
                           f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it",
-                          subject=(_subject(stage, unit), _as_written(text)))
+                          subject=(_as_written(text), _subject(stage, unit)))
 
 
 def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
-    """The line of each stage (of each unit) in the state file as HEAD holds it, by the subject its findings name:
-    its first ticked line, else its first (a file that lists a stage twice, `Units Generation ✅` and later
-    `⏭️ Skipped`, is pointed at the tick a finding is about); and the first line of each text (`_as_written`), for a
-    stage whose unit HEAD reads otherwise (a heading `#### Unit 1: Customer Frontend` added over its lines)."""
+    """The line of each text (`_as_written`) the state file holds once at HEAD, which a finding names first: the
+    line the commit ticked, even where HEAD reads its stage or unit otherwise (a heading `#### Unit 1: Customer
+    Frontend` added over it, or the line moved under an archive heading below the next feature's). Then the line of
+    each stage (of each unit), for a line edited since: its first ticked line, else its first (a file that lists a
+    stage twice, `Units Generation ✅` and later `⏭️ Skipped`, is pointed at the tick a finding is about)."""
     blob = judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel))
     found: dict[str, int] = {}
     ticked: set[str] = set()
+    twice: set[str] = set()
     for line in read_state(judge.text(blob), state_rel).stages if blob is not None else []:
-        found.setdefault(_as_written(line.text), line.line)
+        text = _as_written(line.text)
+        if text in found:
+            twice.add(text)
+        found[text] = line.line
         subject = _subject(line.stage, line.unit) if line.stage is not None else None
         if subject is None or subject in ticked:
             continue
@@ -67,6 +72,8 @@ def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
             found[subject] = line.line
         else:
             found.setdefault(subject, line.line)
+    for text in twice:
+        del found[text]
     return found
 
 
