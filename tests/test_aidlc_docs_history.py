@@ -221,6 +221,20 @@ def test_a_tick_is_found_at_its_line_under_the_archive_heading_the_next_feature_
     assert found == [("AIDLC-DOCS-028", head.split("\n").index("- [x] INCEPTION - Requirements Analysis") + 1)]
 
 
+def test_a_tick_whose_text_head_holds_twice_is_found_at_its_first_line(docs: Repo) -> None:
+    """todo-app: a commit ticked the only `Build and Test - COMPLETE` (no unit's: the rules run it once); HEAD holds
+    that text under each unit's heading, so neither the text nor the stage of no unit points at one line: the
+    finding takes the first, rather than none."""
+    once = STATE_OPEN + "\n#### Unit 1: api\n- [x] Build and Test - COMPLETE\n"
+    docs.commit("built", "2026-06-01T09:25:00Z", **{STATE: once})
+    head = once + "\n#### Unit 2: web\n- [x] Build and Test - COMPLETE\n"
+    docs.commit("built again", "2026-06-02T09:25:00Z", **{STATE: head})
+    first = head.split("\n").index("- [x] Build and Test - COMPLETE") + 1
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", first)
+    assert message.startswith(f"commit {docs.git('rev-parse', 'HEAD~')[:12]} (built) ticks `Build and Test - COMPLETE`")
+
+
 def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
     """Seoul's 18:00 written `18:00Z` is 9 hours after a commit at 18:10+09:00: the error says what reads true
     (ai-dlc-order, kiro_project, cheongYak-radar: most entries dated after their commits are this)."""

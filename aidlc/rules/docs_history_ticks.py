@@ -46,7 +46,7 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], 
             if not any(approves(entry, stage, unit, before) for before, entry in reversed(entries)):
                 judge.add(TICKED_UNAPPROVED, state_rel, line, f"{short(revision)} ticks `{text[:80]}` (stage "
                           f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it",
-                          subject=(_as_written(text), _subject(stage, unit)))
+                          subject=(_as_written(text), _subject(stage, unit), _as_written(text, once=False)))
 
 
 def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
@@ -54,7 +54,8 @@ def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
     line the commit ticked, even where HEAD reads its stage or unit otherwise (a heading `#### Unit 1: Customer
     Frontend` added over it, or the line moved under an archive heading below the next feature's). Then the line of
     each stage (of each unit), for a line edited since: its first ticked line, else its first (a file that lists a
-    stage twice, `Units Generation ✅` and later `⏭️ Skipped`, is pointed at the tick a finding is about)."""
+    stage twice, `Units Generation ✅` and later `⏭️ Skipped`, is pointed at the tick a finding is about). Last, the
+    first line of a text HEAD holds more than once (`Build and Test - COMPLETE` under each unit's heading)."""
     blob = judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel))
     found: dict[str, int] = {}
     ticked: set[str] = set()
@@ -64,6 +65,7 @@ def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
         if text in found:
             twice.add(text)
         found[text] = line.line
+        found.setdefault(_as_written(line.text, once=False), line.line)
         subject = _subject(line.stage, line.unit) if line.stage is not None else None
         if subject is None or subject in ticked:
             continue
@@ -77,9 +79,10 @@ def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
     return found
 
 
-def _as_written(text: str) -> str:
-    """A state line as a subject of its own: its text (no stage subject has a line feed)."""
-    return f"\n{text.strip()}"
+def _as_written(text: str, once: bool = True) -> str:
+    """A state line as a subject of its own: its text (no stage subject has a line feed); `once=False`: its first
+    line, wherever HEAD holds it more than once."""
+    return f"\n{text.strip()}" + ("" if once else "\n")
 
 
 def _subject(stage: str, unit: str | None) -> str:
