@@ -6,6 +6,7 @@ commit, `aidlc ci`) is green on day one, while `--strict` fails naming each adop
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -13,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.events.ledger import Ledger
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from tests.helpers import run_cli
 from tests.specsmd_bank import COMPLETE_BOLTS, COMPLETE_STORIES, GIT_ENV, build_bank, commit, complete_bolt, story_rel
 
@@ -201,3 +204,44 @@ def test_a_story_new_since_the_ledger_keeps_the_plain_finding(bank: tuple[Path, 
     hit = by_code(findings(root), "AIDLC-STATE-001")[new]
     assert hit["severity"] == "error" and hit["adopted"] is None
     assert hit["message"] == "story 002-watch-renames is complete but 2 of 2 acceptance boxes are unchecked"
+
+
+def test_a_pull_request_cannot_move_the_ledger_s_birth_with_a_backdated_add(bank: tuple[Path, dict[str, str]]) -> None:
+    """The attack: after adoption, bolt 003-watcher was completed by hand on main (an error there). A pull request
+    merges a line that branched off before the ledger and adds it there, backdated, with one more event: git's walk
+    of the ledger's path follows the merged line alone, finds that add, which the base does not hold, and the base
+    would look like the ledger's start and its hand completion like history. Judged against its base, the ledger was
+    born where the base's history says: the completion stays an error."""
+    root, commits = bank
+    assert aidlc(root, "init").returncode == 0
+    commit(root, "Adopt aidlc")
+    complete_bolt(root, "003-watcher", "2026-01-05T18:00:00Z", "2026-01-05T18:30:00Z")
+    base = commit(root, "bolt 003-watcher complete by hand")
+    story = story_rel("003-watcher", "001", "watch-changes")
+    assert by_code(findings(root), "AIDLC-STATE-001")[story]["severity"] == "error"
+
+    def run_git(*args: str, **env: str) -> None:
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                       env={**os.environ, **GIT_ENV, **env})
+
+    ledger = root / "memory-bank" / "events.jsonl"
+    kept = ledger.read_bytes()
+    run_git("checkout", "-q", "-b", "side", commits["server"])
+    ledger.write_bytes(kept)
+    Ledger(ledger, root).append(EventType.gate_decided, Actor(kind=ActorKind.human, name="Ada", email="ada@x.org"),
+                                subject=Subject(kind="bolt", id="003-watcher"), stage="walkthrough",
+                                decision=Decision.reject,
+                                fingerprint=FileDigest(path="memory-bank/bolts/003-watcher/bolt.md", sha256="0" * 64))
+    run_git("add", "memory-bank/events.jsonl")
+    run_git("commit", "-qm", "the ledger", GIT_AUTHOR_DATE="2020-01-01T00:00:00Z",
+            GIT_COMMITTER_DATE="2020-01-01T00:00:00Z")
+    longer = ledger.read_bytes()
+    run_git("checkout", "-q", "-b", "pr", base)
+    run_git("merge", "-q", "--no-commit", "-s", "ours", "side")
+    ledger.write_bytes(longer)  # the base's ledger with the side's event: the side's version of it
+    run_git("commit", "-qam", "merge side")
+    proc = aidlc(root, "--format", "json", "ci", "--base", base)
+    hit = by_code(json.loads(proc.stdout)["findings"], "AIDLC-STATE-001")[story]
+    assert proc.returncode == 1 and hit["severity"] == "error" and hit["adopted"] is None, hit
+    assert hit["message"].endswith(f"(it was not complete in commit {commits['server'][:12]}, the last before the "
+                                   "ledger)")

@@ -58,9 +58,10 @@ def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable
                  base: str | None = None) -> Birth:
     """The front matter of each of `rels` (paths relative to `repo_root`) in the last commit before the ledger:
     the first parent of the commit that first added it, or HEAD while the ledger is not committed (every commit
-    then is older than it). With a pull request's `base`, a ledger the base does not hold yet is the pull request's,
-    and the base is that commit: the pull request's own commits before its ledger are not history. One `git log`
-    finds that commit (one more process with a base); `git ls-tree` and `git cat-file` read the files."""
+    then is older than it). With a pull request's `base`, the commit is found in the base's history; a ledger the
+    base does not hold yet is the pull request's, and the base is that commit: the pull request's own commits before
+    its ledger are not history. One `git log` finds that commit (with a base, one more when the base lacks the
+    ledger); `git ls-tree` and `git cat-file` read the files."""
     history = vcs.history(repo_root)
     if history is None:
         return Birth(gap="this bank is not in a git repository", fetch=f"git init && git add {bank_rel} && "
@@ -69,7 +70,10 @@ def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable
         return Birth(gap="nothing is committed yet", fetch=f"git add {bank_rel} && git commit")
     if history.shallow:
         return Birth(gap="this clone is shallow", fetch="git fetch --unshallow")
-    added = history.added(ledger_rel)
+    # With a base that holds the ledger, its birth is in the base's history: a pull request's own commits (another
+    # history merged in, dated before the ledger's first commit) cannot move it.
+    at_base = history.added(ledger_rel, base) if base is not None else None
+    added = at_base or history.added(ledger_rel)
     role = "the last before the ledger"
     moved: Callable[[str], str]
     if added is None:
@@ -77,7 +81,7 @@ def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable
     else:
         ledger_commit, then, parents = added
         moved = _mover(ledger_rel, then)
-        if base is not None and not history.is_ancestor(ledger_commit, base):
+        if base is not None and at_base is None and not history.is_ancestor(ledger_commit, base):
             before, role = base, "the base of this pull request, which starts the ledger"
         elif parents:
             before = parents[0]

@@ -76,10 +76,10 @@ class History:
     def _rel(self, tree_path: str) -> str:
         return Path(os.path.relpath(self.top / tree_path, self.project)).as_posix()
 
-    def added(self, rel: str) -> tuple[str, str, list[str]] | None:
-        """(commit, path then, its parents) of the oldest commit that added `rel`, following moves that kept its
-        bytes (`git mv`); None if no commit did."""
-        path, rev, found = self._tree(rel), "HEAD", None
+    def added(self, rel: str, rev: str = "HEAD") -> tuple[str, str, list[str]] | None:
+        """(commit, path then, its parents) of the oldest commit of `rev`'s history that added `rel`, following moves
+        that kept its bytes (`git mv`); None if no commit did."""
+        path, found = self._tree(rel), None
         for _ in range(100):  # each round follows one move further back
             lines = self._run("log", rev, "--diff-filter=A", "--format=%H %P", "--", path).decode().splitlines()
             if not lines:
