@@ -286,6 +286,28 @@ def test_015_an_unsigned_decision_slipped_in_before_the_switch_was_committed(cha
     assert "signing is required since aidlc.yaml turned it on in the work tree" in found[0].message
 
 
+def test_015_a_pull_request_cannot_turn_signing_off_for_a_commit_to_record_an_unsigned_decision(
+        chain: Path, keys: dict[str, Key]) -> None:
+    """The attack: the base requires signed approvals; the pull request turns them off in one commit, records an
+    unsigned decision there, and turns them on again. Its history then shows the decision recorded while nothing
+    required a signature; judged against the base, which required them, a decision the base's ledger lacks is the
+    pull request's, and unsigned it fails."""
+    approve(chain, INTENT_ID, "requirements")  # unsigned: not required yet
+    _commit(chain, "requirements approved")
+    require_signing(chain, keys["ada"].allowed("ada@x.org"), keys["ada"].private)
+    base = _commit(chain, "signed approvals from now on")
+    git(chain, "checkout", "-q", "-b", "pr")
+    config = read(chain, "aidlc.yaml")
+    write(chain, "aidlc.yaml", config.replace("require_signed_approvals: true", "require_signed_approvals: false"))
+    line = append_decision(chain, ADA, stage="units")
+    _commit(chain, "signing off for a moment")
+    write(chain, "aidlc.yaml", config)
+    _commit(chain, "signing on again")
+    ci = run_cli("--repo", str(chain), "--format", "json", "ci", "--base", base)
+    found = [(f["code"], f["line"]) for f in json.loads(ci.stdout)["findings"] if f["code"] == "AIDLC-LEDGER-015"]
+    assert ci.returncode == 1 and found == [("AIDLC-LEDGER-015", line)], ci.stdout
+
+
 def test_the_gate_refuses_an_unsigned_decision_where_signing_is_required(chain: Path, keys: dict[str, Key]) -> None:
     require_signing(chain, keys["ada"].allowed("ada@x.org"), None)
     result = gate(chain, "approve", INTENT_ID, "requirements", env=ISOLATED)

@@ -53,9 +53,9 @@ def about(event: Event) -> str:
 
 
 def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
-          events: list[tuple[int, Event]], pinned: PinnedFile | None = None) -> list[Problem]:
+          events: list[tuple[int, Event]], pinned: PinnedFile | None = None, base: str | None = None) -> list[Problem]:
     """Every problem with the signatures of the human decisions among `events` ((line, event) pairs), checked
-    against allowed_signers as the work tree holds it, or as `pinned` gives it."""
+    against allowed_signers as the work tree holds it, or as `pinned` gives it; `base`, a pull request's."""
     # subprocess: only where there is work
     from aidlc.gates.allowed_signers import load_allowed
     from aidlc.gates.signing import setup_steps, verify
@@ -78,7 +78,7 @@ def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
                                         _decide_again(event)))
     unsigned = [(line, event) for line, event in decisions if event.signature is None]
     if required and unsigned:
-        since = signing_since(project, ledger_rel)
+        since = signing_since(project, ledger_rel, base)
         for line, event in unsigned:
             if event.hash not in since.before:
                 problems.append(Problem(UNSIGNED, line, ledger_rel, f"{about(event)} carries no signature, "
@@ -99,12 +99,16 @@ class Since:
     why: str = ""  # why an unsigned decision outside `before` counts as recorded while required
 
 
-def signing_since(project: Path, ledger_rel: str) -> Since:
+def signing_since(project: Path, ledger_rel: str, base: str | None = None) -> Since:
+    """When signing began, from the history of aidlc.yaml: HEAD's, or a pull request's base's where the base already
+    requires it, so that the pull request cannot turn it off in one of its own commits, record an unsigned decision
+    there and turn it on again."""
     history = vcs.history(project)
     if history is None or history.head is None:
         where = "this bank is not in a git repository" if history is None else "nothing is committed yet"
         return Since(why=f"signing is required, and no commit shows it was recorded before that ({where})")
-    versions = history.touching(CONFIG_FILE)
+    anchor = base if base is not None and _requires(history.read(base, [CONFIG_FILE])[CONFIG_FILE]) else "HEAD"
+    versions = history.touching(CONFIG_FILE, anchor)
     off = next((n for n, commit in enumerate(versions) if not _requires(history.read(commit, [CONFIG_FILE])
                                                                         [CONFIG_FILE])), None)
     if off == 0 or not versions:  # the committed aidlc.yaml does not require it yet: the work tree turned it on

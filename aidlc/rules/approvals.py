@@ -84,7 +84,7 @@ def _problems(index: BankIndex, kind_of: Callable[[ModuleType], str]) -> Iterato
     if cached is None or cached[0] is not led:
         bank = index.bank
         cached = led, signatures.check(Path(bank.repo_root), bank.rel_root, bank.config, led.ledger.rel, led.events,
-                                          bank.pinned_signers)
+                                          bank.pinned_signers, bank.base)
         _CHECKED[index] = cached
     for problem in cached[1]:
         if problem.kind == kind:

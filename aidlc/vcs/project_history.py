@@ -117,9 +117,9 @@ class History:
                 return commit
         return None
 
-    def touching(self, rel: str) -> list[str]:
-        """The commits of HEAD's history that changed `rel`, newest first."""
-        return self._run("log", "--full-history", "--format=%H", "--", self._tree(rel)).decode().split()
+    def touching(self, rel: str, rev: str = "HEAD") -> list[str]:
+        """The commits of `rev`'s history that changed `rel`, newest first."""
+        return self._run("log", "--full-history", "--format=%H", rev, "--", self._tree(rel)).decode().split()
 
     def parents(self, commit: str) -> list[str]:
         return self._run("log", "-1", "--format=%P", commit, "--").decode().split()
