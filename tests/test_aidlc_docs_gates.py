@@ -21,7 +21,7 @@ from aidlc.aidlc_docs.reader import read_project
 from aidlc.events.ledger import Ledger
 from aidlc.gates.actor import recorder
 from aidlc.gates.catalogue import docs_judged_files, docs_targets
-from aidlc.model.events import EventType
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.rules.docs_gates import ledger_findings
 from tests.helpers import run_cli
 
@@ -370,6 +370,78 @@ def test_a_signed_approval_verifies_against_allowed_signers_beside_the_ledger(do
     other = " ".join((tmp_path / "eve.pub").read_text().split()[:2])
     write(docs, f"{DOCS}/allowed_signers", f'ada@x.org namespaces="aidlc" {other}\n')
     assert run_cli("--repo", str(docs), "log", "verify").returncode == 1
+
+def _keys(tmp_path: Path, *names: str) -> dict[str, str]:
+    """An SSH key per name, made by the real ssh-keygen: name -> its public key (`ssh-ed25519 AAAA...`)."""
+    for name in names:
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(tmp_path / name)],
+                       check=True)
+    return {name: " ".join((tmp_path / f"{name}.pub").read_text().split()[:2]) for name in names}
+
+
+WHO = {f"AIDLC-DOCS-04{n}" for n in range(4, 9)}  # who decided, with which key
+
+
+def ci_errors(root: Path, *args: str) -> tuple[int, list[tuple[str, int | None]]]:
+    proc = run_cli("--repo", str(root), "--format", "json", "ci", *args)
+    return proc.returncode, [(f["code"], f["line"]) for f in json.loads(proc.stdout)["findings"] if f["code"] in WHO]
+
+
+def test_a_pull_request_s_unsigned_decision_fails_where_the_base_requires_signatures(docs: Path,
+                                                                                     tmp_path: Path) -> None:
+    """The attack: the base requires signed approvals; the pull request's author turns the setting off in the work
+    tree for one gate, approves unsigned, turns it back on and commits the ledger; or leaves it off. Checked as the
+    memory bank's ledger is (AIDLC-LEDGER-015), by the base's aidlc.yaml: AIDLC-DOCS-046 either way."""
+    public = _keys(tmp_path, "ada")["ada"]
+    write(docs, f"{DOCS}/allowed_signers", f'ada@x.org namespaces="aidlc" {public}\n')
+    write(docs, "aidlc.yaml", "governance:\n  require_signed_approvals: true\n")
+    commit(docs, "signed approvals from now on")
+    base = git(docs, "rev-parse", "HEAD").strip()
+    write(docs, "aidlc.yaml", "governance:\n  require_signed_approvals: false\n")
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    write(docs, "aidlc.yaml", "governance:\n  require_signed_approvals: true\n")
+    commit(docs, "requirements approved")
+    assert [code for code, *_ in findings(docs) if code in WHO] == ["AIDLC-DOCS-046"]
+    assert ci_errors(docs, "--base", base) == (1, [("AIDLC-DOCS-046", 2)])
+    write(docs, "aidlc.yaml", "governance:\n  require_signed_approvals: false\n")
+    commit(docs, "no signatures")
+    assert ci_errors(docs, "--base", base) == (1, [("AIDLC-DOCS-046", 2)])
+
+
+def test_decisions_of_an_agent_or_under_a_bot_s_identity_and_bad_signatures_are_found(docs: Path,
+                                                                                       tmp_path: Path) -> None:
+    """Written into the ledger beside the docs past the gate (which refuses them): an agent's approval (AIDLC-DOCS-044,
+    as LEDGER-006), one under a bot's identity (045, as LEDGER-014); then a signed one whose key allowed_signers stops
+    listing (047, as LEDGER-016), and allowed_signers gone while a decision is signed (048, as LEDGER-017)."""
+    ledger = Ledger.of_bank(docs, DOCS)
+    for actor in (Actor(kind=ActorKind.agent, name="coding-agent"),
+                  Actor(kind=ActorKind.human, name="dependabot[bot]",
+                        email="49699333+dependabot[bot]@users.noreply.github.com")):
+        ledger.append(EventType.gate_decided, actor, subject=Subject(kind="phase", id="inception"),
+                      stage="requirements-analysis", decision=Decision.approve,
+                      fingerprint=FileDigest(path=REQUIREMENTS, sha256="0" * 64))
+    found = [(code, line, message) for code, _, line, message in findings(docs) if code in WHO]
+    assert [(code, line) for code, line, _ in found] == [("AIDLC-DOCS-044", 2), ("AIDLC-DOCS-045", 3)]
+    assert found[0][2] == "seq 2: phase inception requirements-analysis was decided by agent coding-agent"
+    assert found[1][2].startswith("seq 3: phase inception requirements-analysis (approve) by dependabot[bot] <")
+    assert ": a bot, not a person (" in found[1][2]
+
+    keys = _keys(tmp_path, "ada", "eve")
+    write(docs, f"{DOCS}/allowed_signers", f'ada@x.org namespaces="aidlc" {keys["ada"]}\n')
+    git(docs, "config", "gpg.format", "ssh")
+    git(docs, "config", "user.signingkey", str(tmp_path / "ada"))
+    isolated = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "SSH_AUTH_SOCK": ""}
+    write(docs, "aidlc.yaml", "governance:\n  require_signed_approvals: true\n")
+    signed = gate(docs, "approve", "inception", "requirements-analysis", env=isolated)
+    assert signed.returncode == 0, signed.stderr
+    assert not [code for code, *_ in findings(docs) if code in ("AIDLC-DOCS-047", "AIDLC-DOCS-048")]
+    write(docs, f"{DOCS}/allowed_signers", f'ada@x.org namespaces="aidlc" {keys["eve"]}\n')
+    assert [(code, line) for code, _, line, _ in findings(docs) if code == "AIDLC-DOCS-047"] == [
+        ("AIDLC-DOCS-047", 4)]
+    (docs / DOCS / "allowed_signers").unlink()
+    assert [(code, path) for code, path, _, _ in findings(docs) if code == "AIDLC-DOCS-048"] == [
+        ("AIDLC-DOCS-048", f"{DOCS}/allowed_signers")]
+
 
 def test_an_unknown_subject_or_a_stage_of_another_subject_is_a_usage_error(docs: Path) -> None:
     unknown = gate(docs, "approve", "unit9", "functional-design")

@@ -1,4 +1,8 @@
-"""Which human decisions of a ledger are signed as they must be: shared by `aidlc validate` and `aidlc log verify`.
+"""Who decided each gate of a ledger, and which human decisions are signed as they must be: shared by `aidlc
+validate` on either layout and `aidlc log verify`.
+
+* A gate is decided by a person: not by an agent or CI actor (a policy's plan approval aside, where the rules allow
+  it), and not under a bot's identity.
 
 * A signature, wherever there is one, verifies against memory-bank/allowed_signers for the decider's email.
 * With governance.require_signed_approvals, a human decision recorded while signing was required carries one.
@@ -10,6 +14,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,19 +25,37 @@ from aidlc.bank.items import PinnedFile
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.events.canonical import parse_event
 from aidlc.events.ledger import Ledger
+from aidlc.gates.actor import bot_identity
 from aidlc.model.config import Config
 from aidlc.model.events import ActorKind, Event, EventType
 
-INVALID, UNSIGNED, SIGNERS = "invalid", "unsigned", "signers"
+AGENT, BOT, INVALID, UNSIGNED, SIGNERS = "agent", "bot", "invalid", "unsigned", "signers"
 
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str  # INVALID: a signature fails; UNSIGNED: none where one is required; SIGNERS: allowed_signers unusable
+    # AGENT: decided by an agent or CI actor; BOT: under a bot's identity; INVALID: a signature fails; UNSIGNED: none
+    # where one is required; SIGNERS: allowed_signers unusable
+    kind: str
     line: int | None  # the ledger line (for SIGNERS: the allowed_signers line, if one is to blame)
     path: str
     message: str
-    fix: str
+    fix: str | None  # None: the rule's own
+
+
+def deciders(events: list[tuple[int, Event]], ledger_rel: str, bot_emails: list[str],
+             by_policy: Callable[[Event], bool] = lambda event: False) -> list[Problem]:
+    """The gate decisions among `events` that no person made: an agent's or CI's (unless `by_policy` allows it), or
+    a human decision under a bot's identity (governance.bot_emails, a [bot] name, a bot's no-reply address)."""
+    problems = [Problem(AGENT, line, ledger_rel, f"seq {event.seq}: {gate_of(event)} was decided by "
+                        f"{event.actor.kind} {event.actor.name}", None)
+                for line, event in events if event.type == EventType.gate_decided
+                and event.actor.kind != ActorKind.human and not by_policy(event)]
+    for line, event in human_decisions(events):
+        why = bot_identity(event.actor.name, event.actor.email, bot_emails)
+        if why is not None:
+            problems.append(Problem(BOT, line, ledger_rel, f"{about(event)}: a bot, not a person ({why})", None))
+    return sorted(problems, key=lambda problem: problem.line or 0)
 
 
 def human_decisions(events: list[tuple[int, Event]]) -> list[tuple[int, Event]]:

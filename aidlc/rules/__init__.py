@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import MemoryBank
+from aidlc.bank.items import JudgedBy, MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
 from aidlc.perf import gc_paused
@@ -50,12 +50,12 @@ def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]
         return _findings(found)
 
 
-def run_docs_rules(project: DocsProject, since: str | None = None,
-                   ledgers: dict[Path, LedgerView] | None = None) -> list[Finding]:
+def run_docs_rules(project: DocsProject, since: str | None = None, ledgers: dict[Path, LedgerView] | None = None,
+                   judged: JudgedBy | None = None) -> list[Finding]:
     """Every aidlc-docs rule: over the project's docs folder (aidlc/rules/docs_layout.py), over its ledger
-    (aidlc/rules/docs_gates.py; its view taken from `ledgers` when the run opened it already), and over the git
-    history of its audit logs and state file since commit `since` (None: all of HEAD's history;
-    aidlc/rules/docs_history_scan.py)."""
+    (aidlc/rules/docs_gates.py; its view taken from `ledgers` when the run opened it already; judged by `judged`,
+    else the work tree's aidlc.yaml and allowed_signers), and over the git history of its audit logs and state file
+    since commit `since` (None: all of HEAD's history; aidlc/rules/docs_history_scan.py)."""
     # Here, not at the top: a memory bank's validation never imports the aidlc-docs rules.
     from aidlc.rules import docs_gates, docs_layout, docs_records, docs_times
     from aidlc.rules.docs_history_scan import history_findings
@@ -66,16 +66,17 @@ def run_docs_rules(project: DocsProject, since: str | None = None,
     checks = [(spec, finder) for spec, finder in docs_layout.CHECKS if not (v2 and spec in v1_only)]
     found = _findings([(spec, hit) for spec, finder in checks for hit in finder(project)]
                       + docs_records.record_findings(project))
-    found += docs_gates.ledger_findings(project, ledgers)
+    found += docs_gates.ledger_findings(project, ledgers, judged)
     history = history_findings(Path(project.root), project.rel, since=since, ticks=not v2)
     return sorted([*found, *history], key=Finding.sort_key)
 
 
-def run_records_rules(workspace: RecordsWorkspace, since: str | None = None) -> list[Finding]:
-    """Every aidlc-docs rule on each intent record of a v2 workspace (the history ones since commit `since`), and
-    the checks over the workspace: each space's intents registry, the migration."""
+def run_records_rules(workspace: RecordsWorkspace, since: str | None = None,
+                      judged: JudgedBy | None = None) -> list[Finding]:
+    """Every aidlc-docs rule on each intent record of a v2 workspace (the history ones since commit `since`; the
+    ledger's judged by `judged`), and the checks over the workspace: each space's intents registry, the migration."""
     ledgers: dict[Path, LedgerView] = {}  # the records' one ledger, read once
-    found = [finding for record in workspace.records for finding in run_docs_rules(record, since, ledgers)]
+    found = [finding for record in workspace.records for finding in run_docs_rules(record, since, ledgers, judged)]
     found = list({(f.code, f.path, f.line, f.message): f for f in found}.values())  # the one ledger's, once
     from aidlc.rules import docs_records  # here, not at the top: as in run_docs_rules
 

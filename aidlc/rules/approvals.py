@@ -25,42 +25,19 @@ E = Severity.error
 @rule("AIDLC-LEDGER-006", E, "ledger", "a human checkpoint was decided by an agent or CI actor",
       "a person decides the gate again from their own shell; agent decisions do not count")
 def human_deciders(index: BankIndex) -> Iterator[Hit]:
-    led = view(index)
-    if led is None:
-        return
-    # Here, not at the top, as in every rule of this module: only with a ledger (aidlc/rules/ledger.py, view).
-    from aidlc.gates import signatures
-    from aidlc.model.events import ActorKind, EventType
-
-    for line, event in led.events:
-        actor = event.actor
-        if event.type == EventType.gate_decided and actor.kind != ActorKind.human \
-                and not _by_policy(event, index.bank.config.policy.auto_approve_plan):
-            yield Hit(led.ledger.rel, line, f"seq {event.seq}: {signatures.gate_of(event)} was decided by "
-                      f"{actor.kind} {actor.name}")
+    yield from _problems(index, lambda signatures: signatures.AGENT)
 
 
 @rule("AIDLC-LEDGER-014", E, "ledger", "a human checkpoint was decided under a bot's identity (governance.bot_emails, "
       "a [bot] name or a bot's no-reply address)",
       "a person decides the gate again under their own name and email; a bot's decision does not count")
 def no_bot_deciders(index: BankIndex) -> Iterator[Hit]:
-    led = view(index)
-    if led is None:
-        return
-    # Here, not at the top: only with a ledger (see human_deciders).
-    from aidlc.gates import signatures
-    from aidlc.gates.actor import bot_identity
-
-    bots = index.bank.config.governance.bot_emails
-    for line, event in signatures.human_decisions(led.events):
-        why = bot_identity(event.actor.name, event.actor.email, bots)
-        if why is not None:
-            yield Hit(led.ledger.rel, line, f"{signatures.about(event)}: a bot, not a person ({why})")
+    yield from _problems(index, lambda signatures: signatures.BOT)
 
 
 def _by_policy(event: Event, allowed: list[Risk]) -> bool:
     """A plan approval aidlc.yaml's policy.auto_approve_plan allows (low or medium risk only), recorded as such."""
-    from aidlc.model.events import ActorKind, Decision  # here, not at the top: only with a ledger (human_deciders)
+    from aidlc.model.events import ActorKind, Decision  # here, not at the top: only with a ledger (_problems)
 
     risk = event.datum("risk")
     return (event.actor.kind == ActorKind.policy and event.stage == "plan" and event.subject is not None
@@ -68,23 +45,27 @@ def _by_policy(event: Event, allowed: list[Risk]) -> bool:
             and risk in (Risk.low, Risk.medium) and risk in allowed)
 
 
-# The three signature rules of one run share one check: one ssh-keygen per signature, not three.
+# The five rules of one run share one check: one ssh-keygen per signature, not three.
 _CHECKED: WeakKeyDictionary[BankIndex, tuple[LedgerView, list[signatures.Problem]]] = WeakKeyDictionary()
 
 
 def _problems(index: BankIndex, kind_of: Callable[[ModuleType], str]) -> Iterator[Hit]:
-    """The signature problems of the kind `kind_of` picks from aidlc.gates.signatures."""
+    """The problems with who decided, and with which key, of the kind `kind_of` picks from aidlc.gates.signatures."""
     led = view(index)
     if led is None:
         return
-    from aidlc.gates import signatures  # here, not at the top: only with a ledger (see human_deciders)
+    # Here, not at the top: only with a ledger (aidlc/rules/ledger.py, view).
+    from aidlc.gates import signatures
 
     kind = kind_of(signatures)
     cached = _CHECKED.get(index)
     if cached is None or cached[0] is not led:
         bank = index.bank
-        cached = led, signatures.check(Path(bank.repo_root), bank.rel_root, bank.config, led.ledger.rel, led.events,
-                                          bank.pinned_signers, bank.base)
+        policy = bank.config.policy.auto_approve_plan
+        cached = led, [*signatures.deciders(led.events, led.ledger.rel, bank.config.governance.bot_emails,
+                                            lambda event: _by_policy(event, policy)),
+                       *signatures.check(Path(bank.repo_root), bank.rel_root, bank.config, led.ledger.rel,
+                                         led.events, bank.pinned_signers, bank.base)]
         _CHECKED[index] = cached
     for problem in cached[1]:
         if problem.kind == kind:

@@ -1,6 +1,7 @@
-"""The ledger's rules on an aidlc-docs project: its chain is intact, every line of it holds an event, its approvals
-judged bytes that have not changed since, and once it holds decisions for the project, each stage aidlc-state.md
-ticks has an approval in it. `ledger_findings` gives them to `aidlc validate` on that layout."""
+"""The ledger's rules on an aidlc-docs project: its chain is intact, every line of it holds an event, a person
+decided each gate (signed where aidlc.yaml requires it, as on a memory bank: aidlc/gates/signatures.py), its
+approvals judged bytes that have not changed since, and once it holds decisions for the project, each stage
+aidlc-state.md ticks has an approval in it. `ledger_findings` gives them to `aidlc validate` on that layout."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from aidlc.aidlc_docs.model import DocsProject, Mark, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.bank.config import load_config, records_folder
+from aidlc.bank.items import JudgedBy
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import GateHistory, LedgerView, NotAnEvent, readable_view
+from aidlc.gates import signatures
 from aidlc.gates.catalogue import (
     GateTarget,
     docs_judged_files,
@@ -41,17 +44,38 @@ CHAIN = docs_rule("AIDLC-DOCS-042", E, "the ledger beside the docs (aidlc-docs/e
                   "hash chain is broken (edited, removed, reordered, duplicated or torn lines) or it cannot be read",
                   "restore aidlc-docs/events.jsonl from the last good commit; `aidlc log verify` names the first "
                   "bad line")
+AGENT = docs_rule("AIDLC-DOCS-044", E, "a gate decision in the ledger beside the docs was made by an agent or CI "
+                  "actor (as AIDLC-LEDGER-006 on a memory bank)",
+                  "a person decides the gate again from their own shell: `aidlc gate approve SUBJECT --stage STAGE`")
+BOT = docs_rule("AIDLC-DOCS-045", E, "a gate decision in the ledger beside the docs was made under a bot's identity "
+                "(governance.bot_emails, a [bot] name or a bot's no-reply address; as AIDLC-LEDGER-014)",
+                "a person decides the gate again under their own name and email")
+UNSIGNED = docs_rule("AIDLC-DOCS-046", E, "a human decision in the ledger beside the docs carries no signature, though "
+                     "it was recorded while governance.require_signed_approvals was on (as AIDLC-LEDGER-015)",
+                     "a person decides the gate again with git's SSH signing key set up (aidlc docs/gates.md, "
+                     "Signed approvals)")
+INVALID = docs_rule("AIDLC-DOCS-047", E, "a decision's signature in the ledger beside the docs does not verify: a key "
+                    "aidlc-docs/allowed_signers does not list for the decider's email, or an event changed after it "
+                    "was signed (as AIDLC-LEDGER-016)",
+                    "a person decides the gate again with a key listed for their email in aidlc-docs/allowed_signers")
+SIGNERS = docs_rule("AIDLC-DOCS-048", E, "aidlc-docs/allowed_signers is missing, unreadable or malformed where "
+                    "decisions are signed or signatures are required (as AIDLC-LEDGER-017)",
+                    "write one `EMAIL namespaces=\"aidlc\" KEYTYPE KEY` line per person who may decide "
+                    "(aidlc docs/gates.md, Signed approvals)")
 NOT_EVENT = docs_rule("AIDLC-DOCS-043", E, NOT_AN_EVENT,
                       "restore aidlc-docs/events.jsonl from the last good commit (`git log -p -- "
                       "aidlc-docs/events.jsonl` shows who wrote the line); aidlc writes every event itself")
 
 
-def ledger_findings(project: DocsProject, views: dict[Path, LedgerView] | None = None) -> list[Finding]:
+def ledger_findings(project: DocsProject, views: dict[Path, LedgerView] | None = None, judged: JudgedBy | None = None,
+                    ) -> list[Finding]:
     """The findings of the ledger of an aidlc-docs project (none when it has no ledger); a v2 intent record's is the
     workspace's, in the records folder aidlc.yaml names (`aidlc_docs:`). `views`: the ledgers the run opened, by
-    file; the records of a v2 workspace share it, so their one ledger is read, and each line parsed, once."""
+    file; the records of a v2 workspace share it, so their one ledger is read, and each line parsed, once. `judged`:
+    the rules a pull request is judged by (its base's aidlc.yaml and allowed_signers); else the work tree's."""
     root = Path(project.root)
-    folder = project.rel if project.record is None else records_folder(load_config(root), "aidlc-docs")
+    judged = judged or JudgedBy(config=load_config(root))
+    folder = project.rel if project.record is None else records_folder(judged.config, "aidlc-docs")
     ledger = Ledger.of_bank(root, folder)
     if not ledger.exists():
         return []
@@ -65,11 +89,21 @@ def ledger_findings(project: DocsProject, views: dict[Path, LedgerView] | None =
         problem = led.first_error
         return [_finding(CHAIN, ledger.rel, problem.line, f"seq {problem.seq}: {problem.kind}: {problem.message}"),
                 *unread]
+    unread += _deciders(root, folder, ledger.rel, led, judged)
     if project.record is not None:
         targets = record_targets(project)
         return [*unread, *_stale(led, targets), *_undecided_rows(project, led.history, targets)]
     targets = docs_targets(project)
     return [*unread, *_stale(led, targets), *_undecided(project, led.history, targets)]
+
+
+def _deciders(root: Path, folder: str, ledger_rel: str, led: LedgerView, judged: JudgedBy) -> list[Finding]:
+    """Who decided each gate, and with which key: the memory bank's checks, on the ledger beside the docs."""
+    config = judged.config
+    problems = [*signatures.deciders(led.events, ledger_rel, config.governance.bot_emails),
+                *signatures.check(root, folder, config, ledger_rel, led.events, judged.signers, judged.base)]
+    return [_finding(_BY_KIND[problem.kind], problem.path, problem.line, problem.message, problem.fix)
+            for problem in problems]
 
 
 def _view(ledger: Ledger, views: dict[Path, LedgerView]) -> LedgerView:
@@ -150,6 +184,10 @@ def _claimed(line: StageLine, targets: list[GateTarget]) -> list[GateTarget]:
 def _line(history: GateHistory, target: GateTarget, stage: str, event: Event) -> int | None:
     found = [d.line for d in history.heads(target.kind, target.id, stage) if d.hash == event.hash]
     return found[0] if found else None
+
+
+_BY_KIND = {signatures.AGENT: AGENT, signatures.BOT: BOT, signatures.UNSIGNED: UNSIGNED, signatures.INVALID: INVALID,
+            signatures.SIGNERS: SIGNERS}
 
 
 def _finding(rule: Rule, path: str, line: int | None, message: str, fix: str | None = None) -> Finding:
