@@ -349,16 +349,6 @@ class PinnedFile:
     source: str  # for messages, e.g. "at the base 1a2b3c4d5e6f"
 
 
-@dataclass(frozen=True)
-class JudgedBy:
-    """What an aidlc-docs project's ledger is judged by: aidlc.yaml and allowed_signers as the work tree holds them,
-    or with `aidlc ci --base` as the base does (`signers` pinned), and that base."""
-
-    config: Config
-    signers: PinnedFile | None = None
-    base: str | None = None
-
-
 @dataclass
 class MemoryBank:
     repo_root: str  # absolute path, for messages

@@ -12,7 +12,7 @@ from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.records import read_workspace, record_folders
 from aidlc.bank.config import V2_SPACES, load_config
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import JudgedBy, MemoryBank
+from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
 from aidlc.ci.checks import PullRequest, check
@@ -99,6 +99,8 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None) -> Judge
     """An aidlc-docs project: every aidlc-docs rule, the history ones over HEAD's history, or with a base over the
     pull request's commits only, its docs folder as the judging rules name it."""
     checks = [VALIDATE] if base is None else [VALIDATE, RULES, DOCS_HISTORY]
+    from aidlc.rules.docs_gates import JudgedBy  # here: a memory bank's run never imports the aidlc-docs rules
+
     judged = JudgedBy(rulebook.rules.config, rulebook.signers, base) if rulebook is not None else None
     if record_folders(root):  # aidlc-workflows v2: the intent records under aidlc/spaces/
         workspace = read_workspace(root.resolve())

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import JudgedBy, MemoryBank
+from aidlc.bank.items import MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
 from aidlc.perf import gc_paused
@@ -31,6 +31,7 @@ from aidlc.rules.catalogue import CATALOGUE, Hit, Rule, every_rule, shorten
 if TYPE_CHECKING:
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
     from aidlc.events.view import LedgerView
+    from aidlc.rules.docs_gates import JudgedBy
 
 __all__ = ["Rule", "every_rule", "run_docs_rules", "run_records_rules", "run_rules", "shorten", "validate"]
 

@@ -5,13 +5,14 @@ aidlc-state.md ticks has an approval in it. `ledger_findings` gives them to `aid
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from aidlc.aidlc_docs.model import DocsProject, Mark, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.bank.config import load_config, records_folder
-from aidlc.bank.items import JudgedBy
+from aidlc.bank.items import PinnedFile
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import GateHistory, LedgerView, NotAnEvent, readable_view
 from aidlc.gates import signatures
@@ -25,6 +26,7 @@ from aidlc.gates.catalogue import (
     record_targets,
 )
 from aidlc.gates.history import what_changed
+from aidlc.model.config import Config
 from aidlc.model.events import Decision, Event
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
@@ -32,6 +34,16 @@ from aidlc.rules.catalogue import Rule, docs_rule
 from aidlc.rules.ledger import NOT_AN_EVENT
 
 E = Severity.error
+
+
+@dataclass(frozen=True)
+class JudgedBy:
+    """What the ledger is judged by: aidlc.yaml and allowed_signers as the work tree holds them, or with `aidlc ci
+    --base` as the base does (`signers` pinned), and that base."""
+
+    config: Config
+    signers: PinnedFile | None = None
+    base: str | None = None
 
 STALE = docs_rule("AIDLC-DOCS-040", E, "a stage's approval in the ledger is stale: a file it judged changed after "
                   "it was approved (ticking plan boxes is no change)",
