@@ -66,6 +66,8 @@ class Judge:
     # (finding's index, what it is about: an entry's words or a state line's text) of findings at an older version's
     # line, which `relocate` moves to where HEAD holds what they are about
     subjects: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    # finding's index -> (path, an entry's words) of each deletion: HEAD holding those words again, nothing was lost
+    deleted: dict[int, tuple[str, str]] = field(default_factory=dict)
     _logs: dict[tuple[str, str], Version] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)  # the last few texts decoded, oldest first
 
@@ -89,6 +91,12 @@ class Judge:
             if line is None and finding.line is not None:
                 finding.message += f" (line {finding.line} of that version; HEAD no longer holds it)"
             finding.line = line
+
+    def forget_restored(self, at_head: dict[str, dict[str, int]]) -> None:
+        """Drop each deletion of an entry whose words HEAD's version of its log holds: a later commit restored it
+        (`audit merge?` after a merge that kept one side's log), and nothing is lost. Called after `relocate`."""
+        restored = {index for index, (path, said) in self.deleted.items() if said in at_head.get(path, {})}
+        self.findings = [finding for index, finding in enumerate(self.findings) if index not in restored]
 
     def entries_at_head(self, path: str) -> dict[str, int]:
         """The line of each entry of the audit log at `path` as HEAD holds it, by its words."""

@@ -82,6 +82,7 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
     """The entry `old` the parent `parent_sha` held, which the commit deleted (`twin` None) or wrote as `twin`."""
     fix = f"git show {parent_sha}:{path}    # the entry as it was; restore it, then commit"
     if twin is None:
+        judge.deleted[len(judge.findings)] = (path, words(old.text))
         judge.add(ENTRY_DELETED, path, None, f"{short(revision)} deleted the entry {described(old)} (line "
                   f"{old.line} in {parent_sha[:12]}){_added_by(judge, old.text)}", fix)
     elif words(twin.text) == words(old.text) and (marker_lines(old.text) or marker_lines(twin.text)):
@@ -121,14 +122,25 @@ def _expected(parents: list[Version | None], base: Version | None) -> Counter[st
 
 def _counterpart(old: AuditEntry, candidates: list[AuditEntry]) -> AuditEntry | None:
     """The entry a commit wrote in place of `old`: the same text but for whitespace, else the same heading, else
-    the same timestamp (None: `old` was deleted)."""
+    the same timestamp, else the same lines but for the heading and the timestamp (`## Build and Test Stage` become
+    `## Build and Test Stage - Unit 2`, its time changed); None: `old` was deleted."""
+    body = _body(old)
     for same in (lambda e: whitespace(e.text) == whitespace(old.text),
                  lambda e: old.heading is not None and e.heading == old.heading,
-                 lambda e: old.timestamp is not None and e.timestamp == old.timestamp):
+                 lambda e: old.timestamp is not None and e.timestamp == old.timestamp,
+                 lambda e: body is not None and _body(e) == body):
         found = next((e for e in candidates if same(e)), None)
         if found is not None:
             return found
     return None
+
+
+def _body(entry: AuditEntry) -> str | None:
+    """An entry's lines but its heading and the line of its timestamp, whitespace aside; None when fewer than two
+    lines are left (`**User Input**: "ok"` alone is no one entry's own)."""
+    lines = entry.text.split("\n")[1 if entry.heading is not None else 0:]
+    kept = [line for line in lines if line.strip() and not (entry.timestamp and entry.timestamp in line)]
+    return whitespace("\n".join(kept)) if len(kept) >= 2 else None
 
 
 def _added_by(judge: Judge, text: str) -> str:

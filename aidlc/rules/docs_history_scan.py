@@ -48,8 +48,10 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     if ticks:
         judge_ticks(judge, revisions, state_rel, rel, audits)
     # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.
-    judge.relocate({**{path: judge.entries_at_head(path) for path in audits},
-                    **({state_rel: ticks_at_head(judge, state_rel)} if ticks else {})})
+    at_head = {**{path: judge.entries_at_head(path) for path in audits},
+               **({state_rel: ticks_at_head(judge, state_rel)} if ticks else {})}
+    judge.relocate(at_head)
+    judge.forget_restored(at_head)
     return sorted(judge.findings, key=lambda f: f.sort_key())
 
 
