@@ -18,6 +18,7 @@ from tests.aidlc_docs_sample import (
     DOCS,
     ENTRIES,
     STATE,
+    STORY_PLAN,
     DocsRepo,
     build_docs_repo,
     clean_files,
@@ -383,3 +384,18 @@ def test_an_archived_feature_s_ticked_stages_are_not_judged_against_the_current_
     assert f"{STATE}:{first}-{last}: 2 stage lines under an archive heading are earlier features'; they are not " \
            "counted" in report["notes"]
     assert [(p["phase"], p["done"], p["total"]) for p in report["phases"]][1] == ("construction", 1, 3)
+
+
+def test_an_open_plan_that_several_ticked_lines_claim_is_one_error_at_the_first(shop: DocsRepo) -> None:
+    """Davidesc2023: each increment's `User Stories — Complete` line claims the first increment's story plan again,
+    whose boxes stayed open: one cause, one error, at the first line, naming the others."""
+    shop.write(STORY_PLAN, plan("Story Generation Plan", 3, 2))
+    shop.write(STATE, shop.read(STATE) + "\n### INCEPTION PHASE — Increment 2\n"
+               "- [x] User Stories — Complete (2026-12-02), v2 stories\n")
+    shop.commit("aidlc-docs: increment 2", stamp(len(ENTRIES) + 1))
+    _, found = findings(shop)
+    first, again = shop.line(STATE, "- [x] User Stories"), shop.line(STATE, "v2 stories")
+    assert [(code, line) for code, _, line in found if code == "AIDLC-DOCS-005"] == [("AIDLC-DOCS-005", first)]
+    report = json.loads(run_cli("validate", str(shop.root), "--format", "json").stdout)
+    [message] = [f["message"] for f in report["findings"] if f["code"] == "AIDLC-DOCS-005"]
+    assert message == f"ticked while {STORY_PLAN} has 1 of 3 boxes open (first at line 6); line {again} ticks it too"

@@ -233,6 +233,7 @@ def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:
 
 @check(PLAN_OPEN)
 def _plan_open(project: DocsProject) -> Iterator[Hit]:
+    claims: dict[str, list[tuple[str, StageLine]]] = {}  # an open plan -> the ticked lines that claim it done
     for path, line in ticked(project):
         # execution-plan.md's boxes choose stages; they are not steps. The plans are the current feature's, not an
         # archived one's.
@@ -240,7 +241,20 @@ def _plan_open(project: DocsProject) -> Iterator[Hit]:
             continue
         for plan in _plans_named(project, line) or _plans_of(project, line.stage or "", line.unit):
             if plan.open:
-                yield Hit(path, line.line, f"ticked while {_open(plan)}")
+                claims.setdefault(plan.path, []).append((path, line))
+    yield from _once(project, claims, "ticked while ")
+
+
+def _once(project: DocsProject, claims: dict[str, list[tuple[str, StageLine]]], lead: str) -> Iterator[Hit]:
+    """One finding per open plan, at the first line that claims it done, naming the others (an increment's line
+    `User Stories — Complete (v9)` claims the first increment's plan again): one cause, one error."""
+    plans = {plan.path: plan for plan in project.plans}
+    for rel, lines in claims.items():
+        (path, first), *others = lines
+        numbers = ", ".join(str(line.line) for _, line in others)
+        also = "" if not others else f"; line {numbers} ticks it too" if len(others) == 1 else \
+            f"; lines {numbers} tick it too"
+        yield Hit(path, first.line, f"{lead}{_open(plans[rel])}{also}")
 
 
 @check(SUPERSEDED)
@@ -253,12 +267,14 @@ def _superseded(project: DocsProject) -> Iterator[Hit]:
 
 @check(BUILD_BEFORE_CODE)
 def _build_before_code(project: DocsProject) -> Iterator[Hit]:
+    claims: dict[str, list[tuple[str, StageLine]]] = {}
     for path, line in ticked(project):
         if line.stage != "build-and-test" or line.archived:
             continue
         for plan in _plans_of(project, "code-generation", line.unit):
             if plan.open:
-                yield Hit(path, line.line, f"Build and Test is ticked while {_open(plan)}")
+                claims.setdefault(plan.path, []).append((path, line))
+    yield from _once(project, claims, "Build and Test is ticked while ")
 
 
 @check(ORDER_BROKEN)
