@@ -233,25 +233,28 @@ def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:
 
 @check(PLAN_OPEN)
 def _plan_open(project: DocsProject) -> Iterator[Hit]:
-    claims: dict[str, list[tuple[str, StageLine]]] = {}  # an open plan -> the ticked lines that claim it done
+    claims: dict[str, list[tuple[bool, str, StageLine]]] = {}  # an open plan -> (by name, path, line) claiming it
     for path, line in ticked(project):
         # execution-plan.md's boxes choose stages; they are not steps. The plans are the current feature's, not an
         # archived one's.
         if line.stage == "workflow-planning" or line.archived:
             continue
-        for plan in _plans_named(project, line) or _plans_of(project, line.stage or "", line.unit):
+        named = _plans_named(project, line)
+        for plan in named or _plans_of(project, line.stage or "", line.unit):
             if plan.open:
-                claims.setdefault(plan.path, []).append((path, line))
+                claims.setdefault(plan.path, []).append((bool(named), path, line))
     yield from _once(project, claims, "ticked while ")
 
 
-def _once(project: DocsProject, claims: dict[str, list[tuple[str, StageLine]]], lead: str) -> Iterator[Hit]:
-    """One finding per open plan, at the first line that claims it done, naming the others (an increment's line
-    `User Stories — Complete (v9)` claims the first increment's plan again): one cause, one error."""
+def _once(project: DocsProject, claims: dict[str, list[tuple[bool, str, StageLine]]], lead: str) -> Iterator[Hit]:
+    """One finding per open plan, at the first line that claims it done (one naming the plan, else the first in the
+    file), naming the others (an increment's line `User Stories — Complete (v9)` claims the first increment's plan
+    again): one cause, one error."""
     plans = {plan.path: plan for plan in project.plans}
-    for rel, lines in claims.items():
-        (path, first), *others = lines
-        numbers = ", ".join(str(line.line) for _, line in others)
+    for rel, found in claims.items():
+        (_, path, first), *rest = sorted(found, key=lambda claim: (not claim[0], claim[2].line))
+        others = sorted((line for _, _, line in rest), key=lambda line: line.line)
+        numbers = ", ".join(str(line.line) for line in others)
         also = "" if not others else f"; line {numbers} ticks it too" if len(others) == 1 else \
             f"; lines {numbers} tick it too"
         yield Hit(path, first.line, f"{lead}{_open(plans[rel])}{also}")
@@ -267,13 +270,13 @@ def _superseded(project: DocsProject) -> Iterator[Hit]:
 
 @check(BUILD_BEFORE_CODE)
 def _build_before_code(project: DocsProject) -> Iterator[Hit]:
-    claims: dict[str, list[tuple[str, StageLine]]] = {}
+    claims: dict[str, list[tuple[bool, str, StageLine]]] = {}
     for path, line in ticked(project):
         if line.stage != "build-and-test" or line.archived:
             continue
         for plan in _plans_of(project, "code-generation", line.unit):
             if plan.open:
-                claims.setdefault(plan.path, []).append((path, line))
+                claims.setdefault(plan.path, []).append((False, path, line))
     yield from _once(project, claims, "Build and Test is ticked while ")
 
 
