@@ -169,6 +169,27 @@ def test_a_stage_ticked_without_an_approval_is_an_error(docs: DocsRepo) -> None:
     assert only(docs, "AIDLC-DOCS-003")
 
 
+def test_a_stage_ticked_on_several_lines_without_an_approval_is_one_error_at_the_first(docs: DocsRepo) -> None:
+    """Jeldo ticks one unit's Code Generation on six lines (Phase 1..6): one cause, one error, naming the others."""
+    docs.replace(AUDIT, '**User Input**: "B"\n', "")
+    docs.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 2: shop-web)\n",
+                 "- [x] Functional Design - EXECUTE (Unit 2: shop-web)\n- [x] Functional Design (Unit 2: shop-web), "
+                 "phase 2\n")
+    first, again = docs.line(STATE, "EXECUTE (Unit 2: shop-web)"), docs.line(STATE, "phase 2")
+    [found] = docs.findings("AIDLC-DOCS-003")
+    assert (found.line, found.message) == (first, f"Functional Design of unit 2 is ticked (line {again} ticks it "
+                                           f"too), and {AUDIT} holds no approval of it by a person")
+
+
+def test_an_approval_headed_requirements_approval_approves_requirements_analysis(docs: DocsRepo) -> None:
+    """Demoju logs `### Requirements Approval: 2026-02-09T13:15:21+09:00`, the person's `진행합시다` under it."""
+    docs.replace(AUDIT, "## Requirements Analysis - Approval\n", "## Requirements Approval\n")
+    docs.replace(AUDIT, "INCEPTION - Requirements Analysis approved", "INCEPTION")
+    assert docs.findings() == []
+    docs.replace(AUDIT, "## Requirements Approval\n", "## NFR Requirements Approval\n")  # another stage's
+    assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Requirements Analysis"))]
+
+
 def test_an_automatic_progression_or_a_pending_answer_is_no_approval(docs: DocsRepo) -> None:
     docs.replace(AUDIT, '"Approve & Continue"', "N/A (automatic progression)")
     docs.replace(AUDIT, '"approved"', "(pending)")

@@ -175,13 +175,26 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
     # Where an approval naming no unit can only be of every unit: a project of one unit, or a stage run once for all
     # units, its plan naming none (`functional-design-plan.md`).
     once = {plan.stage for plan in project.plans if plan.unit is None} if len(project.units) > 1 else set(BY_SLUG)
+    unapproved: dict[tuple[str, str | None], list[tuple[str, StageLine]]] = {}  # (stage, unit) -> its ticked lines
     for path, line in ticked(project):
         stage = BY_SLUG[line.stage or ""]
-        if not stage.approval or _approved(given, stage, units.key(line.unit), unnamed=stage.slug in once):
+        unit = units.key(line.unit)
+        if not stage.approval or _approved(given, stage, unit, unnamed=stage.slug in once):
             continue
-        whose = f" of unit {line.unit}" if line.unit and stage.per_unit else ""
-        logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
-        yield Hit(path, line.line, f"{stage.name}{whose} is ticked, and {logs} holds no approval of it by a person")
+        unapproved.setdefault((stage.slug, unit if stage.per_unit else None), []).append((path, line))
+    logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
+    for (slug, _), lines in unapproved.items():  # one error per stage (of a unit), at its first line
+        (path, line), *others = lines
+        whose = f" of unit {line.unit}" if line.unit and BY_SLUG[slug].per_unit else ""
+        also = f" ({_too([other.line for _, other in others])})" if others else ""
+        yield Hit(path, line.line, f"{BY_SLUG[slug].name}{whose} is ticked{also}, and {logs} holds no approval of it "
+                  "by a person")
+
+
+def _too(lines: list[int]) -> str:
+    """`line 48 ticks it too`, `lines 48, 64 tick it too`: the other lines of one finding's cause."""
+    numbers = ", ".join(map(str, lines))
+    return f"line {numbers} ticks it too" if len(lines) == 1 else f"lines {numbers} tick it too"
 
 
 def _approved(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
@@ -254,9 +267,7 @@ def _once(project: DocsProject, claims: dict[str, list[tuple[bool, str, StageLin
     for rel, found in claims.items():
         (_, path, first), *rest = sorted(found, key=lambda claim: (not claim[0], claim[2].line))
         others = sorted((line for _, _, line in rest), key=lambda line: line.line)
-        numbers = ", ".join(str(line.line) for line in others)
-        also = "" if not others else f"; line {numbers} ticks it too" if len(others) == 1 else \
-            f"; lines {numbers} tick it too"
+        also = f"; {_too([line.line for line in others])}" if others else ""
         yield Hit(path, first.line, f"{lead}{_open(plans[rel])}{also}")
 
 
