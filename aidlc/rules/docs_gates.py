@@ -45,6 +45,7 @@ class JudgedBy:
     signers: PinnedFile | None = None
     base: str | None = None
 
+
 STALE = docs_rule("AIDLC-DOCS-040", E, "a stage's approval in the ledger is stale: a file it judged changed after "
                   "it was approved (ticking plan boxes is no change)",
                   "a person reviews the change and decides again: `aidlc gate approve SUBJECT --stage STAGE`")
