@@ -92,3 +92,10 @@ def test_the_lines_under_an_archive_heading_are_an_earlier_feature_s_until_a_hea
     lines = [(line.line, line.stage, line.archived) for line in read_state(text, "aidlc-state.md").stages]
     assert lines == [(4, "code-generation", False), (11, "code-generation", True), (14, "build-and-test", True),
                      (17, "functional-design", False)]
+
+
+def test_stage_labels_half_in_english_are_read() -> None:
+    """88slash writes `- [x] NFR 需求` and `- [x] NFR 设计`: NFR Requirements and NFR Design, not unknown labels."""
+    text = "# State\n\n## Stage Progress\n- [x] NFR 需求\n- [x] NFR 设计\n- [x] NFR需求\n"
+    assert [line.stage for line in read_state(text, "aidlc-state.md").stages] == [
+        "nfr-requirements", "nfr-design", "nfr-requirements"]
