@@ -308,6 +308,37 @@ def test_015_a_pull_request_cannot_turn_signing_off_for_a_commit_to_record_an_un
     assert ci.returncode == 1 and found == [("AIDLC-LEDGER-015", line)], ci.stdout
 
 
+def test_015_a_subtree_s_own_aidlc_yaml_says_nothing_of_when_signing_began(chain: Path, keys: dict[str, Key],
+                                                                           tmp_path: Path) -> None:
+    """Another project, whose aidlc.yaml at its top requires no signature, brought into `vendor/` as `git subtree add`
+    does, its commit dated after ours: its versions of that path are not this project's aidlc.yaml, so they do not
+    make an unsigned decision look recorded before signing was required."""
+    approve(chain, INTENT_ID, "requirements")
+    _commit(chain, "requirements approved")
+    require_signing(chain, keys["ada"].allowed("ada@x.org"), None)
+    _commit(chain, "signed approvals from now on")
+    line = append_decision(chain, ADA, stage="units")
+    _commit(chain, "units approved, unsigned")
+    assert [f.line for f in ledger_hits(chain, "AIDLC-LEDGER-015")] == [line]
+    other = tmp_path / "other"
+    other.mkdir()
+    later = {**os.environ, "GIT_AUTHOR_DATE": "2030-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2030-01-01T00:00:00Z",
+             "GIT_AUTHOR_NAME": "Bo", "GIT_AUTHOR_EMAIL": "bo@x.org", "GIT_COMMITTER_NAME": "Bo",
+             "GIT_COMMITTER_EMAIL": "bo@x.org"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "the library"]):
+        if args[0] == "add":
+            write(other, "aidlc.yaml", "version: 1\n")
+        subprocess.run(["git", "-C", str(other), *args], check=True, capture_output=True, env=later)
+    git(chain, "fetch", "-q", str(other), "HEAD")
+    side = git(chain, "rev-parse", "FETCH_HEAD")
+    git(chain, "read-tree", "--prefix=vendor/", "-u", side)
+    merge = subprocess.run(["git", "-C", str(chain), "commit-tree", git(chain, "write-tree"), "-p", "HEAD", "-p", side,
+                            "-m", "Add 'vendor/' from commit " + side], check=True, capture_output=True, text=True,
+                           env=later).stdout.strip()
+    git(chain, "reset", "-q", "--hard", merge)
+    assert [f.line for f in ledger_hits(chain, "AIDLC-LEDGER-015")] == [line]
+
+
 def test_the_gate_refuses_an_unsigned_decision_where_signing_is_required(chain: Path, keys: dict[str, Key]) -> None:
     require_signing(chain, keys["ada"].allowed("ada@x.org"), None)
     result = gate(chain, "approve", INTENT_ID, "requirements", env=ISOLATED)

@@ -56,8 +56,8 @@ class History:
 
     def _outside(self, since: str | None = None) -> tuple[str, ...]:
         """`^SIDE` for each merge's side that brought another project's history into a folder (aidlc/vcs/subtrees.py),
-        judged from `since` (else HEAD): the history rules' walks (revisions, first_dates) leave their commits
-        out."""
+        judged from `since` (else HEAD): the history rules' walks (revisions, first_dates) and the signing history
+        (touching) leave their commits out."""
         anchor = since or "HEAD"
         if anchor not in self._sides:
             self._sides[anchor] = subtree_sides(self.top, anchor) if self.head is not None else ()
@@ -118,8 +118,10 @@ class History:
         return None
 
     def touching(self, rel: str, rev: str = "HEAD") -> list[str]:
-        """The commits of `rev`'s history that changed `rel`, newest first."""
-        return self._run("log", "--full-history", "--format=%H", rev, "--", self._tree(rel)).decode().split()
+        """The commits of `rev`'s history that changed `rel`, newest first; not those of another project's history
+        a merge put in a folder (aidlc/vcs/subtrees.py), whose own file at that path is not this project's."""
+        outside = self._outside(None if rev == "HEAD" else rev)
+        return self._run("log", "--full-history", "--format=%H", rev, *outside, "--", self._tree(rel)).decode().split()
 
     def parents(self, commit: str) -> list[str]:
         return self._run("log", "-1", "--format=%P", commit, "--").decode().split()
