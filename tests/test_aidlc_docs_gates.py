@@ -408,6 +408,31 @@ def test_a_pull_request_s_unsigned_decision_fails_where_the_base_requires_signat
     assert ci_errors(docs, "--base", base) == (1, [("AIDLC-DOCS-046", 2)])
 
 
+def test_a_pull_request_that_drops_or_deletes_the_base_s_ledger_beside_the_docs_fails(docs: Path) -> None:
+    """The attack: the base's ledger holds a person's rejection; the pull request drops that line (the chain of what
+    is left still verifies), or deletes the ledger so that no decision is judged at all. As on a memory bank:
+    AIDLC-CI-002, AIDLC-CI-001."""
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    assert gate(docs, "reject", "inception", "user-stories", "--reason", "the stories miss refunds").returncode == 0
+    commit(docs, "decisions")
+    base = git(docs, "rev-parse", "HEAD").strip()
+    kept = (docs / LEDGER).read_text(encoding="utf-8").splitlines(keepends=True)
+    (docs / LEDGER).write_text("".join(kept[:-1]), encoding="utf-8")
+    commit(docs, "forget the rejection")
+    proc = run_cli("--repo", str(docs), "--format", "json", "ci", "--base", base)
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 1 and "ledger-against-base" in report["checks"]
+    assert [(f["code"], f["path"]) for f in report["findings"] if f["code"].startswith("AIDLC-CI-")] == [
+        ("AIDLC-CI-002", LEDGER)]
+    (docs / LEDGER).unlink()
+    commit(docs, "no ledger")
+    proc = run_cli("--repo", str(docs), "--format", "json", "ci", "--base", base)
+    found = [(f["code"], f["path"], f["fix"]) for f in json.loads(proc.stdout)["findings"]
+             if f["code"].startswith("AIDLC-CI-")]
+    assert proc.returncode == 1 and found == [("AIDLC-CI-001", LEDGER, f"git restore --source={base} --staged "
+                                               f"--worktree -- {LEDGER}    # never start a new ledger")]
+
+
 def test_decisions_of_an_agent_or_under_a_bot_s_identity_and_bad_signatures_are_found(docs: Path,
                                                                                        tmp_path: Path) -> None:
     """Written into the ledger beside the docs past the gate (which refuses them): an agent's approval (AIDLC-DOCS-044,

@@ -129,21 +129,25 @@ def approved_deleted(pr: PullRequest) -> Iterator[Finding]:
 
 
 def ledger_against_base(pr: PullRequest) -> Iterator[Finding]:
-    """`aidlc log verify --against BASE`: every event of the base's ledger is still there, byte for byte."""
-    old = pr.ledger_at(pr.base, pr.base_ledger)
+    yield from base_ledger_kept(pr.base, pr.ledger_at(pr.base, pr.base_ledger), pr.ledger)
+
+
+def base_ledger_kept(base: str, old: bytes | None, ledger: Ledger) -> Iterator[Finding]:
+    """`aidlc log verify --against BASE`: every event of the base's ledger (`old`, None: the base has none) is still
+    in `ledger`, byte for byte; on either layout."""
     if old is None:
         return
-    rel = pr.ledger.rel
-    if not pr.ledger.exists():
-        yield finding(ci.LEDGER_DELETED, rel, None, f"the base {pr.base[:12]} holds {rel} ({len(split_lines(old))} "
+    rel = ledger.rel
+    if not ledger.exists():
+        yield finding(ci.LEDGER_DELETED, rel, None, f"the base {base[:12]} holds {rel} ({len(split_lines(old))} "
                       "events); this branch deleted it",
-                      f"git restore --source={pr.base} --staged --worktree -- {rel}    # never start a new ledger")
+                      f"git restore --source={base} --staged --worktree -- {rel}    # never start a new ledger")
         return
-    result = verify_lines(pr.ledger.lines, against=split_lines(old))
+    result = verify_lines(ledger.lines, against=split_lines(old))
     for problem in result.problems:
         if problem.kind == ProblemKind.missing:
-            yield finding(ci.BASE_EVENT_MISSING, rel, None, f"{problem.message} (base {pr.base[:12]})",
-                          f"git show {pr.base}:{rel}    # the base's ledger; restore its lines, then append again")
+            yield finding(ci.BASE_EVENT_MISSING, rel, None, f"{problem.message} (base {base[:12]})",
+                          f"git show {base}:{rel}    # the base's ledger; restore its lines, then append again")
 
 
 def _introductions(pr: PullRequest) -> dict[bytes, vcs.Commit]:
