@@ -503,3 +503,54 @@ def test_a_units_plan_is_found_under_the_names_repositories_give_it(tmp_path: Pa
     write(single, f"{plans}/code-generation-plan.md", "- [ ] step\n")
     only = docs_targets(read_project(single, DOCS))[1]
     assert {p.name for p in docs_judged_files(only, "code-generation")[1]} == {"code-generation-plan.md", "summary.md"}
+
+
+def ci_report(root: Path, base: str) -> tuple[int, dict]:
+    proc = run_cli("--repo", str(root), "--format", "json", "ci", "--base", base)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def ci_found(report: dict) -> list[tuple[str, str, int | None]]:
+    return [(f["code"], f["path"], f["line"]) for f in report["findings"] if f["code"].startswith("AIDLC-CI-")]
+
+
+def commit_as(root: Path, who: str, email: str, message: str) -> None:
+    git(root, "add", "-A")
+    git(root, "-c", f"user.name={who}", "-c", f"user.email={email}", "commit", "-q", "-m", message)
+
+
+def test_a_decision_the_pull_request_adds_is_committed_by_the_person_it_names(docs: Path) -> None:
+    """The attack: a teammate (or a bot's workflow) runs the gate as Ada in their own clone and commits her approval.
+    As on a memory bank, `aidlc ci --base` holds each human decision the pull request adds against the commit that
+    introduced it: someone else's commit is AIDLC-CI-003, a bot's AIDLC-CI-004; Ada's own commit passes."""
+    base = git(docs, "rev-parse", "HEAD").strip()
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    commit_as(docs, "Eve", "eve@x.org", "approve requirements")
+    code, report = ci_report(docs, base)
+    assert "approval-authorship" in report["checks"]
+    assert code == 1 and ci_found(report) == [("AIDLC-CI-003", LEDGER, 2)]
+    message = next(f["message"] for f in report["findings"] if f["code"] == "AIDLC-CI-003")
+    assert "(approve) by Ada Lovelace" in message and message.endswith("by Eve <eve@x.org>")
+    assert gate(docs, "approve", "inception", "user-stories").returncode == 0
+    commit_as(docs, "github-actions[bot]", "41898282+github-actions[bot]@users.noreply.github.com", "approve stories")
+    assert [c for c, _, line in ci_found(ci_report(docs, base)[1])] == ["AIDLC-CI-003", "AIDLC-CI-004"]
+    assert gate(docs, "approve", "inception", "workflow-planning").returncode == 0
+    commit(docs, "approve the workflow plan")  # Ada's own: nothing more
+    assert len(ci_found(ci_report(docs, base)[1])) == 2
+
+
+def test_signed_commits_and_approved_files_deleted_are_checked_on_the_docs_layout(docs: Path) -> None:
+    """governance.require_signed_commits holds for the aidlc-docs layout too (AIDLC-CI-011), and a pull request that
+    deletes a file a person's standing approval judged warns the reviewer (AIDLC-CI-016), as on a memory bank."""
+    approve_inception(docs)
+    write(docs, "aidlc.yaml", "governance:\n  require_signed_commits: true\n")
+    commit(docs, "decisions; signed commits from now on")
+    base = git(docs, "rev-parse", "HEAD").strip()
+    plan = f"{DOCS}/inception/plans/execution-plan.md"
+    (docs / plan).unlink()
+    commit(docs, "drop the execution plan")
+    code, report = ci_report(docs, base)
+    assert code == 1
+    assert ci_found(report) == [("AIDLC-CI-016", plan, None), ("AIDLC-CI-011", "aidlc.yaml", None)]
+    deleted = next(f for f in report["findings"] if f["code"] == "AIDLC-CI-016")
+    assert deleted["severity"] == "warning" and "workflow-planning" in deleted["message"]

@@ -294,3 +294,29 @@ def test_a_rewritten_ledger_is_one_finding_however_many_records_there_are(v2: V2
     report = run_cli("validate", "--format", "json", cwd=v2.root)
     assert report.returncode == 1
     assert [f["path"] for f in json.loads(report.stdout)["findings"] if f["code"] == "AIDLC-DOCS-042"] == [LEDGER]
+
+
+def test_a_pull_request_on_v2_records_keeps_the_base_s_ledger_and_commits_its_own_decisions(v2: V2Repo) -> None:
+    """The ledger of v2 records (in the records folder aidlc.yaml names, beside no aidlc-docs state file) is held
+    against the base's as on a memory bank: a decision committed by someone other than its person is AIDLC-CI-003,
+    a dropped rejection AIDLC-CI-002."""
+    assert gate(v2, "reject", INTENT, "requirements-analysis", "--reason", "no refunds").returncode == 0
+    v2.commit("requirements rejected")
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=v2.root, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert gate(v2, "approve", INTENT, "requirements-analysis").returncode == 0
+    subprocess.run(["git", "add", "-A"], cwd=v2.root, check=True)
+    subprocess.run(["git", "-c", "user.name=Bo", "-c", "user.email=bo@example.com", "commit", "-qm", "approve"],
+                   cwd=v2.root, check=True)
+
+    def found() -> list[tuple[str, str, int | None]]:
+        proc = run_cli("--repo", str(v2.root), "--format", "json", "ci", "--base", base)
+        report = json.loads(proc.stdout)
+        assert proc.returncode == 1 and "ledger-against-base" in report["checks"], proc.stdout + proc.stderr
+        return [(f["code"], f["path"], f["line"]) for f in report["findings"] if f["code"].startswith("AIDLC-CI-")]
+
+    assert found() == [("AIDLC-CI-003", LEDGER, 3)]
+    lines = v2.read(LEDGER).splitlines(keepends=True)
+    v2.write(LEDGER, lines[0])  # the rejection dropped: the chain of what is left still verifies
+    v2.commit("a fresh start")
+    assert found() == [("AIDLC-CI-002", LEDGER, None)]

@@ -25,6 +25,7 @@ from aidlc.events.verify import ProblemKind, split_lines, verify_lines
 from aidlc.gates.actor import bot_identity, same_person
 from aidlc.gates.signatures import about
 from aidlc.globs import matcher
+from aidlc.model.config import Config
 from aidlc.model.events import ActorKind, CheckRecord, Decision, Event, EventType, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Risk
@@ -38,32 +39,18 @@ def finding(spec: Rule, path: str, line: int | None, message: str, fix: str | No
                    fix=shorten(fix or spec.fix))
 
 
-@dataclass
-class PullRequest:
-    """The branch as git holds it: the bank at HEAD (read with the rules that judge it), its ledger, the base
-    commit, the commits since it, and the rules' verdict on any change of them."""
+@dataclass(kw_only=True)
+class Branch:
+    """The pull request's history on either layout: the base commit, the commits since it, and the ledger as the
+    work tree and each commit hold it."""
 
-    bank: MemoryBank
     base: str  # a full commit sha
     history: vcs.History
     ledger: Ledger
-    rulebook: Rulebook
     base_ledger: str  # the ledger's path as the base's rules name it
     commits: list[vcs.Commit] = field(default_factory=list)
     _ledgers: dict[tuple[str, str], bytes | None] = field(default_factory=dict)
     _decisions: dict[tuple[str, str], tuple[list[bytes], DecisionIndex] | None] = field(default_factory=dict)
-
-    @classmethod
-    def open(cls, root: Path, history: vcs.History, base: str, commits: list[vcs.Commit],
-             rulebook: Rulebook) -> PullRequest:
-        """The pull request from `base` to the work tree; its bank is read with the rules that judge it (`rulebook`,
-        aidlc/ci/rulebook.py: the base's, unless a change of them was approved)."""
-        bank = open_bank(root, as_found=True, config=rulebook.rules.config)
-        bank.pinned_signers = rulebook.signers
-        bank.base = base
-        project = Path(bank.repo_root)
-        return cls(bank, base, history, Ledger.of_bank(project, bank.rel_root), rulebook,
-                   rulebook.base_rules.ledger_rel, commits)
 
     def ledger_at(self, commit: str, rel: str | None = None) -> bytes | None:
         """The ledger (or the file `rel`) as `commit` holds it."""
@@ -101,16 +88,45 @@ class PullRequest:
         return self._decisions[key]
 
 
+@dataclass(kw_only=True)
+class PullRequest(Branch):
+    """The branch on a memory bank: its bank at HEAD (read with the rules that judge it), and the rules' verdict on
+    any change of them."""
+
+    bank: MemoryBank
+    rulebook: Rulebook
+
+    @classmethod
+    def open(cls, root: Path, history: vcs.History, base: str, commits: list[vcs.Commit],
+             rulebook: Rulebook) -> PullRequest:
+        """The pull request from `base` to the work tree; its bank is read with the rules that judge it (`rulebook`,
+        aidlc/ci/rulebook.py: the base's, unless a change of them was approved)."""
+        bank = open_bank(root, as_found=True, config=rulebook.rules.config)
+        bank.pinned_signers = rulebook.signers
+        bank.base = base
+        return cls(bank=bank, base=base, history=history, ledger=Ledger.of_bank(Path(bank.repo_root), bank.rel_root),
+                   rulebook=rulebook, base_ledger=rulebook.base_rules.ledger_rel, commits=commits)
+
+
 def _decision(event: Event | None) -> str | None:
     return str(event.decision) if event is not None else None
 
 
 def check(pr: PullRequest) -> list[Finding]:
-    return [*pr.rulebook.findings, *ledger_against_base(pr), *approval_authors(pr), *scope(pr),
-            *walkthrough_evidence(pr), *unsigned_commits(pr), *approved_deleted(pr)]
+    return [*pr.rulebook.findings, *ledger_against_base(pr), *scope(pr), *walkthrough_evidence(pr),
+            *on_either_layout(pr, Path(pr.bank.repo_root), pr.bank.config)]
 
 
-def approved_deleted(pr: PullRequest) -> Iterator[Finding]:
+def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Finding]:
+    """The checks of a pull request that need no memory bank, only git and the ledger (`config`: the judging
+    rules'): who committed each decision, signed commits, and approved files deleted."""
+    yield from approval_authors(branch, config.governance.bot_emails)
+    if config.governance.require_signed_commits:
+        yield from unsigned_commits(branch, root)
+    yield from approved_deleted(branch, root)
+
+
+def approved_deleted(pr: Branch, project: Path) -> Iterator[Finding]:
     """Each file the base holds that a standing human approval in its ledger judged (one file, not a set), and that
     the work tree no longer holds. Deleting a whole intent or bolt leaves no approval stale (AIDLC-LEDGER-005 judges
     what still exists), so the reviewer is told here."""
@@ -120,7 +136,6 @@ def approved_deleted(pr: PullRequest) -> Iterator[Finding]:
               if event.decision == Decision.approve and event.actor.kind == ActorKind.human
               and event.fingerprint is not None and "*" not in event.fingerprint.path
               and " (" not in event.fingerprint.path}  # a label of several files names no one file
-    project = Path(pr.bank.repo_root)
     at_base = pr.history.listed(pr.base, [path for path in judged if not (project / path).exists()])
     for path, blob in sorted(at_base.items()):
         if blob is not None:
@@ -150,7 +165,7 @@ def base_ledger_kept(base: str, old: bytes | None, ledger: Ledger) -> Iterator[F
                           f"git show {base}:{rel}    # the base's ledger; restore its lines, then append again")
 
 
-def _introductions(pr: PullRequest) -> dict[bytes, vcs.Commit]:
+def _introductions(pr: Branch) -> dict[bytes, vcs.Commit]:
     """For each ledger line HEAD holds and the base did not: the commit that introduced it (that has it while
     none of its parents did: the commit on a side branch, not the merge that brought it in)."""
     introduced: dict[bytes, vcs.Commit] = {}
@@ -166,14 +181,14 @@ def _introductions(pr: PullRequest) -> dict[bytes, vcs.Commit]:
     return introduced
 
 
-def approval_authors(pr: PullRequest) -> Iterator[Finding]:
-    """Each human decision the branch adds was committed by the person it names, and not by a bot."""
+def approval_authors(pr: Branch, bots: list[str]) -> Iterator[Finding]:
+    """Each human decision the branch adds was committed by the person it names, and not by a bot (`bots`:
+    governance.bot_emails)."""
     head = pr.ledger_at("HEAD")
     if head is None:
         return
     base = set(split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""))
     introduced = _introductions(pr)
-    bots = pr.bank.config.governance.bot_emails
     for number, line in enumerate(split_lines(head), start=1):
         if line in base:
             continue
@@ -372,12 +387,10 @@ def _judged(event: Event) -> str | None:
     return event.fingerprint.sha256 if event.fingerprint is not None else None
 
 
-def unsigned_commits(pr: PullRequest) -> Iterator[Finding]:
-    """With governance.require_signed_commits: each commit the branch adds carries a signature."""
-    if not pr.bank.config.governance.require_signed_commits:
-        return
+def unsigned_commits(pr: Branch, root: Path) -> Iterator[Finding]:
+    """Each commit the branch adds carries a signature (governance.require_signed_commits is on)."""
     commits = {commit.sha: commit for commit in pr.commits}
-    for sha in vcs.unsigned(Path(pr.bank.repo_root), list(commits)):
+    for sha in vcs.unsigned(root, list(commits)):
         commit = commits[sha]
         yield finding(ci.UNSIGNED_COMMIT, CONFIG_FILE, None,
                       f"commit {sha[:12]} by {commit.author} <{commit.email}> ({commit.subject}) carries no signature, "

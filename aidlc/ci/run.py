@@ -15,7 +15,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
-from aidlc.ci.checks import PullRequest, base_ledger_kept, check
+from aidlc.ci.checks import Branch, PullRequest, base_ledger_kept, check, on_either_layout
 from aidlc.ci.rulebook import Rulebook, judge
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
@@ -65,7 +65,7 @@ def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> 
     # A base that keeps no records in either layout hides none: the pull request that adds them is judged in its own.
     kept = _layout_at(history, base, rulebook) if rulebook.from_base else None
     if (kept == "aidlc-docs") if kept is not None else docs:
-        return _open_docs(root, base, rulebook, history)
+        return _open_docs(root, base, rulebook, history, commits)
     pr = PullRequest.open(root, history, base, commits, rulebook)
     return Judged(lambda known, rel, strict: run_ci(pr.bank, pr, known, rel, strict), pr.rulebook, pr.base)
 
@@ -96,18 +96,20 @@ def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None =
                    strict)
 
 
-def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history: vcs.History | None = None) -> Judged:
+def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history: vcs.History | None = None,
+               commits: list[vcs.Commit] | None = None) -> Judged:
     """An aidlc-docs project: every aidlc-docs rule, the history ones over HEAD's history, or with a base over the
     pull request's commits only, its docs folder as the judging rules name it."""
-    checks = [VALIDATE] if base is None else [VALIDATE, RULES, AGAINST_BASE, DOCS_HISTORY]
+    checks = [VALIDATE] if base is None else [VALIDATE, RULES, AGAINST_BASE, AUTHORSHIP, DOCS_HISTORY]
     from aidlc.rules.docs_gates import JudgedBy  # here: a memory bank's run never imports the aidlc-docs rules
 
     judged = JudgedBy(rulebook.rules.config, rulebook.signers, base) if rulebook is not None else None
-    kept: list[Finding] = []  # the base's ledger beside the docs, kept whole: as on a memory bank
+    kept: list[Finding] = []  # the ledger beside the docs against the base's, as on a memory bank
     if base is not None and rulebook is not None and history is not None:
-        base_rel = rulebook.base_rules.ledger_rel
-        kept = list(base_ledger_kept(base, history.read(base, [base_rel])[base_rel],
-                                     Ledger.of_bank(root, rulebook.rules.folder)))
+        branch = Branch(base=base, history=history, ledger=Ledger.of_bank(root, rulebook.rules.folder),
+                        base_ledger=rulebook.base_rules.ledger_rel, commits=commits or [])
+        kept = [*base_ledger_kept(base, branch.ledger_at(base, branch.base_ledger), branch.ledger),
+                *on_either_layout(branch, root, rulebook.rules.config)]
     if record_folders(root):  # aidlc-workflows v2: the intent records under aidlc/spaces/
         workspace = read_workspace(root.resolve())
         files: int = workspace.files
