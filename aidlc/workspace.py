@@ -42,11 +42,20 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
         # `aidlc init` refuses a folder outside Git unless told to make it a repository.
         init = (f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/" if vcs.repo_root(root) is not None
                 else f"aidlc init --git {root}    # not a Git repository yet: git init, then scaffold")
-        below = [f"aidlc validate {folder}    # records found there" for folder in records_below(root, config)]
+        below = [f"aidlc validate {_typed(root / folder)}    # records found there (any command: --repo "
+                 f"{_typed(root / folder)})" for folder in records_below(root, config)]
         raise UsageError(f"no memory bank at {root / config.memory_bank}, and no aidlc-docs folder at "
                          f"{root / config.aidlc_docs}", [*below, init, "aidlc validate PATH    # or point at a repo "
                                                          "that has one"])
     return bank
+
+
+def _typed(path: Path) -> str:
+    """A path as the user types it from the working folder: relative below it, else absolute."""
+    try:
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    except (ValueError, OSError):  # not below it, or the working folder is gone
+        return str(path)
 
 
 def records_below(root: Path, config: Config) -> list[str]:

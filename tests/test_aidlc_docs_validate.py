@@ -166,7 +166,12 @@ def test_a_part_of_a_monorepo_with_its_own_docs_folder_is_validated_from_inside_
     top = run_cli("validate", cwd=mono)
     assert top.returncode == 2 and "Traceback" not in top.stderr
     assert f"no memory bank at {mono / 'memory-bank'}, and no aidlc-docs folder at {mono / 'aidlc-docs'}" in top.stderr
-    assert "aidlc validate backend    # records found there" in top.stderr
+    assert "aidlc validate backend    # records found there (any command: --repo backend)" in top.stderr
+    # Named from another folder, the path is the one to type there; and --repo takes any command to it.
+    away = run_cli("status", str(mono), cwd=tmp_path)
+    assert away.returncode == 2 and "aidlc validate mono/backend    # records found there" in away.stderr
+    status = run_cli("--repo", "mono/backend", "status", cwd=tmp_path)
+    assert status.returncode == 0 and str(docs.root) in status.stdout, status.stderr
 
 
 def docs_added_over_a_readme(tmp_path: Path) -> DocsRepo:
