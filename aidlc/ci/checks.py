@@ -113,13 +113,15 @@ def _decision(event: Event | None) -> str | None:
 
 
 def check(pr: PullRequest) -> list[Finding]:
-    return [*pr.rulebook.findings, *ledger_against_base(pr), *scope(pr), *walkthrough_evidence(pr),
+    return [*pr.rulebook.findings, *scope(pr), *walkthrough_evidence(pr),
             *on_either_layout(pr, Path(pr.bank.repo_root), pr.bank.config)]
 
 
 def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Finding]:
     """The checks of a pull request that need no memory bank, only git and the ledger (`config`: the judging
-    rules'): who committed each decision, signed commits, and approved files deleted."""
+    rules'): the base's ledger kept whole, who committed each decision, signed commits, and approved files
+    deleted."""
+    yield from ledger_against_base(branch)
     yield from approval_authors(branch, config.governance.bot_emails)
     if config.governance.require_signed_commits:
         yield from unsigned_commits(branch, root)
@@ -129,7 +131,8 @@ def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Fin
 def approved_deleted(pr: Branch, project: Path) -> Iterator[Finding]:
     """Each file the base holds that a standing human approval in its ledger judged (one file, not a set), and that
     the work tree no longer holds. Deleting a whole intent or bolt leaves no approval stale (AIDLC-LEDGER-005 judges
-    what still exists), so the reviewer is told here."""
+    what still exists; on the aidlc-docs layout AIDLC-DOCS-040 judges a stage's files, a deleted one among them), so
+    the reviewer is told here."""
     # The decisions that stand as the ledger's tree orders them, not the last line of each gate: a merge puts two
     # branches' forks one after the other in no meaningful order.
     judged = {event.fingerprint.path: event for event in pr.standing_decisions(pr.base, pr.base_ledger)
@@ -143,13 +146,10 @@ def approved_deleted(pr: Branch, project: Path) -> Iterator[Finding]:
                           f"{about(judged[path])} approved", f"git checkout {pr.base[:12]} -- {path}    # if not meant")
 
 
-def ledger_against_base(pr: PullRequest) -> Iterator[Finding]:
-    yield from base_ledger_kept(pr.base, pr.ledger_at(pr.base, pr.base_ledger), pr.ledger)
-
-
-def base_ledger_kept(base: str, old: bytes | None, ledger: Ledger) -> Iterator[Finding]:
-    """`aidlc log verify --against BASE`: every event of the base's ledger (`old`, None: the base has none) is still
-    in `ledger`, byte for byte; on either layout."""
+def ledger_against_base(pr: Branch) -> Iterator[Finding]:
+    """`aidlc log verify --against BASE`: every event of the base's ledger (none: the base has no ledger) is still
+    in the branch's, byte for byte."""
+    old, ledger, base = pr.ledger_at(pr.base, pr.base_ledger), pr.ledger, pr.base
     if old is None:
         return
     rel = ledger.rel

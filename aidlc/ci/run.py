@@ -15,7 +15,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
-from aidlc.ci.checks import Branch, PullRequest, base_ledger_kept, check, on_either_layout
+from aidlc.ci.checks import Branch, PullRequest, check, on_either_layout
 from aidlc.ci.rulebook import Rulebook, judge
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
@@ -104,12 +104,11 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
     from aidlc.rules.docs_gates import JudgedBy  # here: a memory bank's run never imports the aidlc-docs rules
 
     judged = JudgedBy(rulebook.rules.config, rulebook.signers, base) if rulebook is not None else None
-    kept: list[Finding] = []  # the ledger beside the docs against the base's, as on a memory bank
+    against_base: list[Finding] = []  # the ledger beside the docs and the commits, as on a memory bank
     if base is not None and rulebook is not None and history is not None:
         branch = Branch(base=base, history=history, ledger=Ledger.of_bank(root, rulebook.rules.folder),
                         base_ledger=rulebook.base_rules.ledger_rel, commits=commits or [])
-        kept = [*base_ledger_kept(base, branch.ledger_at(base, branch.base_ledger), branch.ledger),
-                *on_either_layout(branch, root, rulebook.rules.config)]
+        against_base = list(on_either_layout(branch, root, rulebook.rules.config))
     if record_folders(root):  # aidlc-workflows v2: the intent records under aidlc/spaces/
         workspace = read_workspace(root.resolve())
         files: int = workspace.files
@@ -129,7 +128,7 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
             return run_docs_rules(project, since=base, judged=judged)
 
     def report(known: Baseline | None, rel: str | None, strict: bool) -> CiReport:
-        findings = [*(rulebook.findings if rulebook else []), *kept, *found()]
+        findings = [*(rulebook.findings if rulebook else []), *against_base, *found()]
         findings.sort(key=lambda f: f.sort_key())
         return _report(root, base, checks, findings, files, [], known, rel, strict)
 
