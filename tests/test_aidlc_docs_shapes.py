@@ -386,6 +386,23 @@ def test_an_archived_feature_s_ticked_stages_are_not_judged_against_the_current_
     assert [(p["phase"], p["done"], p["total"]) for p in report["phases"]][1] == ("construction", 1, 3)
 
 
+def test_the_current_feature_s_lines_moved_under_an_archive_heading_are_judged_still(shop: DocsRepo) -> None:
+    """The attack: an agent leaves a step of the code-generation plan open and moves the whole stage list under
+    `## Completed features (archive)`. An archive only excuses a stage the current feature lists too; here nothing
+    is left above it, so the ticks are the current feature's and are judged, and `aidlc status` counts them."""
+    shop.write(CODE_PLAN, plan("Code Generation Plan", 3, 1))
+    text = shop.read(STATE)
+    shop.write(STATE, text.replace("## Stage Progress", "## Completed features (archive)"))
+    shop.commit("aidlc-docs: all of it archived", stamp(len(ENTRIES) + 1))
+    _, found = findings(shop)
+    assert {(code, line) for code, path, line in found if code in ("AIDLC-DOCS-005", "AIDLC-DOCS-006")} == {
+        ("AIDLC-DOCS-005", shop.line(STATE, "- [x] Code Generation - EXECUTE (Unit 1")),
+        ("AIDLC-DOCS-006", shop.line(STATE, "- [x] Build and Test"))}
+    report = json.loads(run_cli("status", "--format", "json", cwd=shop.root).stdout)
+    assert not [note for note in report["notes"] if "archive" in note]
+    assert sum(p["done"] for p in report["phases"]) > 0
+
+
 def test_an_open_plan_that_several_ticked_lines_claim_is_one_error_at_the_first(shop: DocsRepo) -> None:
     """Davidesc2023: each increment's `User Stories — Complete` line claims the first increment's story plan again,
     whose boxes stayed open: one cause, one error, at the first line, naming the others."""

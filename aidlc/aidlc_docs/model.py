@@ -51,6 +51,12 @@ class StateFile(BaseModel):
     current: CurrentStage | None = None
     conflict_lines: list[int] = Field(default_factory=list, description="lines of git merge-conflict markers")
 
+    def earlier_feature(self, line: StageLine) -> bool:
+        """Whether a line is an earlier feature's: under an archive heading, its stage listed by the current feature
+        too. An archive that alone holds a stage is the current feature's lines moved out of sight: judged as any."""
+        return line.archived and line.stage is not None and any(other.stage == line.stage and not other.archived
+                                                                for other in self.stages)
+
 
 class AuditEntry(BaseModel):
     """One entry of audit.md: a heading (or a `---` separator) and `**Field**: value` lines."""

@@ -45,7 +45,7 @@ def _by_policy(event: Event, allowed: list[Risk]) -> bool:
             and risk in (Risk.low, Risk.medium) and risk in allowed)
 
 
-# The five rules of one run share one check: one ssh-keygen per signature, not three.
+# The five rules of one run share one check: one ssh-keygen per signature, not one per rule.
 _CHECKED: WeakKeyDictionary[BankIndex, tuple[LedgerView, list[signatures.Problem]]] = WeakKeyDictionary()
 
 

@@ -250,13 +250,17 @@ def _plan_open(project: DocsProject) -> Iterator[Hit]:
     for path, line in ticked(project):
         # execution-plan.md's boxes choose stages; they are not steps. The plans are the current feature's, not an
         # archived one's.
-        if line.stage == "workflow-planning" or line.archived:
+        if line.stage == "workflow-planning" or _earlier_feature(project, line):
             continue
         named = _plans_named(project, line)
         for plan in named or _plans_of(project, line.stage or "", line.unit):
             if plan.open:
                 claims.setdefault(plan.path, []).append((bool(named), path, line))
     yield from _once(project, claims, "ticked while ")
+
+
+def _earlier_feature(project: DocsProject, line: StageLine) -> bool:
+    return project.state is not None and project.state.earlier_feature(line)
 
 
 def _once(project: DocsProject, claims: dict[str, list[tuple[bool, str, StageLine]]], lead: str) -> Iterator[Hit]:
@@ -283,7 +287,7 @@ def _superseded(project: DocsProject) -> Iterator[Hit]:
 def _build_before_code(project: DocsProject) -> Iterator[Hit]:
     claims: dict[str, list[tuple[bool, str, StageLine]]] = {}
     for path, line in ticked(project):
-        if line.stage != "build-and-test" or line.archived:
+        if line.stage != "build-and-test" or _earlier_feature(project, line):
             continue
         for plan in _plans_of(project, "code-generation", line.unit):
             if plan.open:

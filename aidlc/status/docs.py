@@ -27,7 +27,8 @@ PHASES = tuple(dict.fromkeys(stage.phase for stage in STAGES))
 def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
     lines = project.state.stages if project.state else []
     state = project.state.path if project.state else None
-    placed = [line for line in lines if line.stage is not None and not line.archived]
+    placed = [line for line in lines if line.stage is not None
+              and not (project.state and project.state.earlier_feature(line))]
     phases = [_phase(phase, [line for line in placed if _phase_of(line) == phase and line.unit is None],
                      [plan for plan in project.plans if plan.unit is None and plan.stage is not None
                       and BY_SLUG[plan.stage].phase == phase]) for phase in PHASES]
@@ -142,9 +143,9 @@ def _conflicts(project: DocsProject) -> dict[str, list[int]]:
 def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> list[str]:
     notes = [f"{state}:{line.line}: {line.text!r} names no stage aidlc knows; it is not counted"
              for line in lines if line.stage is None and line.depth == 0 and not line.archived]
-    archived = [line.line for line in lines if line.archived]
-    if archived:
-        notes.append(f"{state}:{archived[0]}-{archived[-1]}: {len(archived)} stage lines under an archive heading "
+    earlier = [line.line for line in lines if project.state and project.state.earlier_feature(line)]
+    if earlier:
+        notes.append(f"{state}:{earlier[0]}-{earlier[-1]}: {len(earlier)} stage lines under an archive heading "
                      "are earlier features'; they are not counted")
     notes += [f"{item.path}: {item.message}" for item in project.unreadable]
     if state is None:
