@@ -141,7 +141,9 @@ def test_an_entry_a_merge_dropped_and_the_next_commit_restored_word_for_word_los
     docs.commit("main", "2026-06-01T09:35:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
     docs.git("merge", "-q", "-s", "ours", "feature", date="2026-06-01T09:40:00Z")  # keeps main's log only
     assert docs.codes() == ["AIDLC-DOCS-020", "AIDLC-DOCS-020"]
-    docs.commit("audit merge?", "2026-06-01T09:41:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + side})
+    # Written back with other words (the person's "add a test" become "ok"), a dropped entry is not restored.
+    forged = other.replace('"add a test"', '"ok"')
+    docs.commit("audit merge?", "2026-06-01T09:41:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + side + forged})
     [(code, _, line, message)] = [found for found in docs.findings() if found[0] == "AIDLC-DOCS-020"]
     assert (code, line) == ("AIDLC-DOCS-020", None) and "`Code Generation - Notes`" in message
 
