@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,8 +41,9 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
         from aidlc import vcs  # only on this error path: it imports GitPython
 
         # `aidlc init` refuses a folder outside Git unless told to make it a repository.
-        init = (f"aidlc init {root}    # scaffold aidlc.yaml and memory-bank/" if vcs.repo_root(root) is not None
-                else f"aidlc init --git {root}    # not a Git repository yet: git init, then scaffold")
+        here = shlex.quote(str(root))
+        init = (f"aidlc init {here}    # scaffold aidlc.yaml and memory-bank/" if vcs.repo_root(root) is not None
+                else f"aidlc init --git {here}    # not a Git repository yet: git init, then scaffold")
         below = [f"aidlc validate {_typed(root / folder)}    # records found there (any command: --repo "
                  f"{_typed(root / folder)})" for folder in records_below(root, config)]
         raise UsageError(f"no memory bank at {root / config.memory_bank}, and no aidlc-docs folder at "
@@ -51,11 +53,13 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
 
 
 def _typed(path: Path) -> str:
-    """A path as the user types it from the working folder: relative below it, else absolute."""
+    """A path as the user types it into a shell from the working folder: relative below it, else absolute; quoted
+    where it needs it (a folder named `x; rm -rf ~` in a cloned repository is one argument, not two commands)."""
     try:
-        return path.relative_to(Path.cwd()).as_posix() or "."
+        shown = path.relative_to(Path.cwd()).as_posix() or "."
     except (ValueError, OSError):  # not below it, or the working folder is gone
-        return str(path)
+        shown = str(path)
+    return shlex.quote(shown)
 
 
 def records_below(root: Path, config: Config) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -172,6 +173,26 @@ def test_a_part_of_a_monorepo_with_its_own_docs_folder_is_validated_from_inside_
     assert away.returncode == 2 and "aidlc validate mono/backend    # records found there" in away.stderr
     status = run_cli("--repo", "mono/backend", "status", cwd=tmp_path)
     assert status.returncode == 0 and str(docs.root) in status.stdout, status.stderr
+
+
+
+def test_a_hostile_folder_name_in_a_next_step_is_one_quoted_argument(tmp_path: Path) -> None:
+    """A cloned repository names a part `x; touch pwned`: the next step the error prints is safe to paste into a
+    shell, the folder one quoted argument, and pasting it validates that folder and runs nothing else."""
+    mono = tmp_path / "mono"
+    hostile = "x; touch pwned"
+    docs = build_docs_repo(mono / hostile)
+    (docs.root / ".git").rename(tmp_path / "part.git")
+    git_init(mono)
+    top = run_cli("validate", cwd=mono)
+    assert top.returncode == 2
+    [step] = [line.strip() for line in top.stderr.splitlines() if "# records found there" in line]
+    command = step.split("    #")[0]
+    assert command == "aidlc validate 'x; touch pwned'"
+    pasted = subprocess.run(["bash", "-c", command.replace("aidlc", f"{sys.executable} -m aidlc", 1)], cwd=mono,
+                            capture_output=True, text=True)
+    assert pasted.returncode in (0, 1), pasted.stderr
+    assert not (mono / "pwned").exists()
 
 
 def docs_added_over_a_readme(tmp_path: Path) -> DocsRepo:
