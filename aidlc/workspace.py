@@ -117,13 +117,14 @@ def open_docs(root: Path, config: Config | None = None) -> DocsProject:
     config = config or load_config(root)
     folder = root / config.aidlc_docs
     if not folder.is_dir():
+        here = shlex.quote(str(root))
         if record_folders(root):
             raise UsageError(f"no aidlc-docs folder at {folder}: aidlc/ holds aidlc-workflows v2 intent records, "
-                             "which this command does not read yet", [f"aidlc validate {root}    # reads them",
-                                                                            f"aidlc ci {root}    # and so does ci",
-                                                                            f"aidlc status {root}    # and status"])
+                             "which this command does not read yet", [f"aidlc validate {here}    # reads them",
+                                                                            f"aidlc ci {here}    # and so does ci",
+                                                                            f"aidlc status {here}    # and status"])
         raise UsageError(f"no aidlc-docs folder at {folder}",
-                         [f"aidlc init {root}    # adopt the project's records", "set `aidlc_docs:` in aidlc.yaml "
+                         [f"aidlc init {here}    # adopt the project's records", "set `aidlc_docs:` in aidlc.yaml "
                           "to the folder that holds aidlc-state.md and audit.md"])
     return read_project(root.resolve(), config.aidlc_docs)
 

@@ -74,6 +74,16 @@ def test_an_empty_folder_outside_git_is_told_to_init_with_git(tmp_path: Path) ->
     assert in_git == f"aidlc init {folder}    # scaffold aidlc.yaml and memory-bank/"
 
 
+def test_a_folder_with_a_space_is_one_argument_in_the_step_it_is_told(tmp_path: Path) -> None:
+    folder = tmp_path / "my project"
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    proc = run_cli("status", cwd=folder)
+    assert proc.returncode == 2
+    assert steps(proc.stderr)[0] == f"aidlc init '{folder}'    # scaffold aidlc.yaml and memory-bank/"
+    ledger = run_cli("log", "verify", cwd=folder)
+    assert ledger.returncode == 2 and f"aidlc init '{folder}'" in ledger.stderr, ledger.stderr
+
+
 def test_ci_is_told_that_ci_cannot_decide_a_human_gate(chain: Path) -> None:
     before = read(chain, LEDGER)
     result = gate(chain, "approve", "001", "requirements", env={"CI": "true"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -36,9 +37,9 @@ def ledger_at(root: Path) -> Ledger:
     repo_root, bank_dir = find_bank(root.resolve(), folder)
     if not bank_dir.is_dir():
         bank = folder == config.memory_bank
+        adopt = "scaffold aidlc.yaml and memory-bank/" if bank else "adopt the aidlc-docs folder"
         raise UsageError(f"no {'memory bank' if bank else 'aidlc-docs folder'} at {bank_dir}",
-                         [f"aidlc init {root}    # " + ("scaffold aidlc.yaml and memory-bank/" if bank else
-                                                         "adopt the aidlc-docs folder")])
+                         [f"aidlc init {shlex.quote(str(root))}    # {adopt}"])
     return Ledger.of_bank(repo_root, bank_dir.relative_to(repo_root).as_posix())
 
 

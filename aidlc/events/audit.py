@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import socket
 import stat
 import uuid
@@ -201,7 +202,7 @@ def _audit_path(root: Path, rel: str) -> Path:
     real = os.path.realpath(root / folder)
     if not (root / rel.split("/", 1)[0]).is_dir():
         raise UsageError(f"no {rel.split('/', 1)[0]}/ folder in {root}",
-                         [f"aidlc init {root}    # adopt the project's records"])
+                         [f"aidlc init {shlex.quote(str(root))}    # adopt the project's records"])
     if not real.startswith(top.rstrip(os.sep) + os.sep):
         raise UsageError(f"{folder}/ leads to {real}, outside the repository; nothing was written",
                          [f"replace the link {folder} with the folder itself"])

@@ -23,6 +23,7 @@ import errno
 import mmap
 import os
 import secrets
+import shlex
 import stat as stat_module
 import time
 from collections.abc import Callable, Iterator
@@ -377,7 +378,7 @@ def no_ledger(ledger: Ledger) -> UsageError:
     """The error for a ledger that is not there: restore it from git if history holds it, else create it.
     (`aidlc init` over a lost ledger would start its history over: it refuses, and says this.)"""
     return lost_ledger(ledger.repo_root, ledger.rel) or UsageError(f"no ledger at {ledger.rel}",
-                                             [f"aidlc init {ledger.repo_root}    # creates it"])
+                                             [f"aidlc init {shlex.quote(str(ledger.repo_root))}    # creates it"])
 
 
 def _plain(value: Any) -> Any:
