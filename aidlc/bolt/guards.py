@@ -4,7 +4,6 @@ bolt: State is a file)."""
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 
 from aidlc import vcs
@@ -20,7 +19,7 @@ from aidlc.events.ledger import utc_now
 from aidlc.model.checks import CheckResult
 from aidlc.model.events import CheckData, Event, most_spent
 from aidlc.model.run import RunState, Span
-from aidlc.names import path_segment
+from aidlc.names import arg, path_segment
 from aidlc.processes import RUN_VARIABLE
 from aidlc.workspace import Workspace
 
@@ -47,7 +46,8 @@ def preflight(workspace: Workspace, bolt_ref: str) -> StartPoint:
         if earlier.bolt == bolt.id and (not earlier.terminal or unrecorded_end(workspace.ledger, earlier)):
             raise UsageError(f"bolt {bolt.id} has an unfinished run {earlier.run_id} ({earlier.status.value}"
                              f"{'' if not earlier.terminal else ' in its state.json; the ledger records no end'})",
-                             [f"aidlc bolt resume {bolt.id}", f"aidlc bolt abort {bolt.id}    # then start again"])
+                             [f"aidlc bolt resume {arg(bolt.id)}",
+                              f"aidlc bolt abort {arg(bolt.id)}    # then start again"])
     tree = vcs.work_tree(repo)
     head = tree.head
     if head is None:
@@ -57,7 +57,7 @@ def preflight(workspace: Workspace, bolt_ref: str) -> StartPoint:
     if dirty:
         raise UsageError(f"uncommitted changes to {len(dirty)} file(s) the run did not make: "
                          f"{', '.join(dirty[:5])}{' ...' if len(dirty) > 5 else ''}; nothing was touched",
-                         [set_aside(dirty, bank.rel_root), f"aidlc bolt start {bolt.id}"])
+                         [set_aside(dirty, bank.rel_root), f"aidlc bolt start {arg(bolt.id)}"])
     branch = f"aidlc/{path_segment(bolt.id, f'{bolt.rel}: the bolt id')}"
     if vcs.branch_commit(repo, branch) is not None:
         raise UsageError(f"branch {branch} exists already (an earlier run?)",
@@ -91,7 +91,7 @@ def check_unchanged(run: RunSession) -> None:
     if tree.branch != state.branch and state.status != S.init:
         raise UsageError(f"run {state.run_id} works on branch {state.branch}, but "
                          f"{tree.branch or 'a detached HEAD'} is checked out",
-                         [f"git checkout {state.branch}", f"aidlc bolt resume {state.bolt}"])
+                         [f"git checkout {arg(state.branch)}", f"aidlc bolt resume {arg(state.bolt)}"])
     if tree.head != state.last_commit and tree.head is not None:
         _adopt_or_refuse(run, tree.head)
     if state.status not in (S.init, S.planning):  # past the plan's proposal: the run follows that plan only
@@ -108,7 +108,7 @@ def check_unchanged(run: RunSession) -> None:
             dirty.append(rel)
     if dirty:
         raise UsageError(f"uncommitted changes to files the run did not make: {', '.join(dirty[:5])}",
-                         [set_aside(dirty, run.bank.rel_root), f"aidlc bolt resume {state.bolt}"])
+                         [set_aside(dirty, run.bank.rel_root), f"aidlc bolt resume {arg(state.bolt)}"])
 
 
 def _adopt_or_refuse(run: RunSession, head: str) -> None:
@@ -120,14 +120,14 @@ def _adopt_or_refuse(run: RunSession, head: str) -> None:
         state.last_commit = head
         run.save()
         return
-    back = [f"git checkout {state.branch} && git reset --keep {state.last_commit[:12]}"
+    back = [f"git checkout {arg(state.branch)} && git reset --keep {state.last_commit[:12]}"
             "    # back to where the run stopped (keeps your commits reachable by sha)"]
     if any(_aidlc_file(c.path, run.bank.rel_root)
            for c in vcs.changed_files_between(run.repo, state.last_commit, head)):
         back = []  # going back would take the ledger (its approvals) or the bank with it
     raise UsageError(f"HEAD moved under run {state.run_id}: it left HEAD at {state.last_commit[:12]}, "
                      f"HEAD is now {head[:12]}; resuming would build on work it did not check",
-                     [*back, f"aidlc bolt abort {state.bolt} --reason 'HEAD moved'    # "
+                     [*back, f"aidlc bolt abort {arg(state.bolt)} --reason 'HEAD moved'    # "
                       + ("or end it" if back else "end it; its branch and commits stay")])
 
 
@@ -142,7 +142,8 @@ def check_plan(run: RunSession) -> None:
     rel = f"{run.bolt_dir}/{plans.PLAN_FILE}"
     path = run.repo / rel
     now = plans.digest(path.read_bytes()) if path.is_file() else None
-    start_again = [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run, a new plan"]
+    start_again = [f"aidlc bolt abort {arg(state.bolt)}",
+                   f"aidlc bolt start {arg(state.bolt)}    # a new run, a new plan"]
     if now != state.plan_hash:
         raise UsageError(f"{rel} changed under run {state.run_id}: the approved plan is no longer what the run "
                          "follows", [f"git checkout -- {rel}    # restore it", *start_again])
@@ -268,7 +269,8 @@ def check_not_ended(workspace: Workspace, store: RunStore, state: RunState) -> N
     finished = workspace.ledger.find_key(f"run:{state.run_id}:finished")
     if state.terminal and finished is not None:
         raise UsageError(f"run {state.run_id} of bolt {state.bolt} has ended ({state.status.value}); "
-                         "nothing to resume", [f"aidlc bolt trace {state.run_id}", f"aidlc bolt start {state.bolt}"])
+                         "nothing to resume",
+                         [f"aidlc bolt trace {arg(state.run_id)}", f"aidlc bolt start {arg(state.bolt)}"])
     problem = unrecorded_end(workspace.ledger, state)
     if problem:
         raise edited_outside(store, state, problem, "a run ends only as the ledger records it")
@@ -289,7 +291,7 @@ def edited_outside(store: RunStore, state: RunState, what: str, why: str,
     state_file = store.state_file.relative_to(store.repo).as_posix()
     return UsageError(f"{state_file}: {what} (edited outside aidlc{', ' + other if other else ''}); {why}, nothing "
                       "was touched",
-                      [f"aidlc bolt abort {state.bolt}", f"aidlc bolt start {state.bolt}    # a new run"])
+                      [f"aidlc bolt abort {arg(state.bolt)}", f"aidlc bolt start {arg(state.bolt)}    # a new run"])
 
 
 def _same(result: CheckResult, event: Event, commit: str) -> bool:
@@ -309,8 +311,8 @@ def set_aside(dirty: list[str], bank_root: str) -> str:
     """How to put a person's uncommitted changes aside without taking aidlc's own files (the ledger with its
     approvals, the bank, .aidlc/) along: a stash of exactly those files, else of everything outside aidlc's."""
     if len(dirty) <= 10:
-        return f"git stash push --include-untracked -- {' '.join(shlex.quote(p) for p in dirty)}    # or commit them"
-    return (f"git stash push --include-untracked -- . {shlex.quote(f':(exclude){bank_root}')} "
+        return f"git stash push --include-untracked -- {' '.join(arg(p) for p in dirty)}    # or commit them"
+    return (f"git stash push --include-untracked -- . {arg(f':(exclude){bank_root}')} "
             "':(exclude).aidlc'    # or commit them; aidlc's own files stay")
 
 

@@ -7,6 +7,7 @@ from aidlc.bolt.store import RunStore
 from aidlc.errors import AidlcError
 from aidlc.events.ledger import utc_now
 from aidlc.model.run import RunState, RunStatus, Span
+from aidlc.names import arg
 
 S = RunStatus
 _ENDS = {S.failed, S.cancelled}
@@ -34,7 +35,7 @@ def transition(state: RunState, to: RunStatus, store: RunStore, why: str, unreco
     ledger records no end of it (edited outside aidlc): an abort still ends the run, to CANCELLED."""
     if to not in ALLOWED[state.status] | ({S.cancelled} if unrecorded_end else set()):
         raise IllegalTransition(f"run {state.run_id}: no transition {state.status.value} -> {to.value}",
-                                ["aidlc bolt status    # where the run stands", f"aidlc bolt abort {state.bolt}"])
+                                ["aidlc bolt status    # where the run stands", f"aidlc bolt abort {arg(state.bolt)}"])
     before = state.status
     state.status = to
     store.save(state)

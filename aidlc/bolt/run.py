@@ -29,6 +29,7 @@ from aidlc.bolt.verify import accepted_risks, results_of, signature, weakening
 from aidlc.errors import AidlcError
 from aidlc.model.events import EventType
 from aidlc.model.run import Pause
+from aidlc.names import arg
 
 MAX_REJECTIONS = 3  # plans a person rejects before the run fails
 MAX_REWORKS = 3  # walkthroughs a person rejects (each sends the work back to a new plan) before the run fails
@@ -50,7 +51,7 @@ def drive(run: RunSession) -> Outcome:
     if state.status == S.completed:
         return Outcome(state, 0, f"bolt {state.bolt} is complete: the walkthrough was accepted")
     return Outcome(state, 1, f"run {state.run_id} ended {state.status.value}: {state.outcome}",
-                   [f"aidlc bolt trace {state.run_id}"])
+                   [f"aidlc bolt trace {arg(state.run_id)}"])
 
 
 def _pause(run: RunSession, pause: Paused) -> Outcome:
@@ -79,7 +80,7 @@ def _fail(run: RunSession, reason: str) -> Outcome:
     run.move(S.failed, reason)
     run.event(EventType.run_finished, "finished", data={"status": "FAILED", "outcome": state.outcome})
     return Outcome(state, 1, f"run {state.run_id} FAILED: {reason}",
-                   [f"aidlc bolt trace {state.run_id}    # why the loop went where it went",
+                   [f"aidlc bolt trace {arg(state.run_id)}    # why the loop went where it went",
                     f"read {run.bolt_dir}/{plans.WALKTHROUGH_FILE} (partial); the work so far is on branch "
                     f"{state.branch}"])
 
@@ -143,8 +144,8 @@ def verifying(run: RunSession) -> None:
         run.save()
         raise Paused("risk", f"the edits of {stage} may weaken the tests: {'; '.join(fresh)}",
                      [f"git show {state.last_commit[:12]}    # look at the change",
-                      f"aidlc bolt resume {state.bolt}    # accept the risk and go on (it is named in the "
-                      "walkthrough)", f"aidlc bolt abort {state.bolt} --reason '...'"])
+                      f"aidlc bolt resume {arg(state.bolt)}    # accept the risk and go on (it is named in the "
+                      "walkthrough)", f"aidlc bolt abort {arg(state.bolt)} --reason '...'"])
     failing = [r for r in results if not r.passed]
     if not failing:
         run.move(S.walkthrough, f"every check passed at {stage}")

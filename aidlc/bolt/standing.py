@@ -13,6 +13,7 @@ from aidlc.gates.decide import decide as decide_gate
 from aidlc.gates.history import standing
 from aidlc.gates.resolve import resolve
 from aidlc.model.events import Actor, ActorKind, Decision
+from aidlc.names import arg
 
 AFTER_PLAN_REJECT = "the model plans again"
 AFTER_WALKTHROUGH_REJECT = "the model plans the rework with your reason"
@@ -39,7 +40,7 @@ def decide(run: RunSession, decision: Decision, reason: str | None) -> None:
     stage = {S.await_plan_approval: "plan", S.await_acceptance: "walkthrough"}.get(run.state.status)
     if stage is None:
         raise UsageError(f"run {run.state.run_id} is at {run.state.status.value}, not waiting at a gate; "
-                         "--approve/--reject decide a gate", [f"aidlc bolt resume {run.state.bolt}"])
+                         "--approve/--reject decide a gate", [f"aidlc bolt resume {arg(run.state.bolt)}"])
     recorded = decide_gate(run.bank, run.state.bolt, stage, decision, reason, actor_from(run.repo, None),
                            head=run.state.last_commit, index=run.workspace.index)
     run.refresh(recorded.view)
@@ -64,9 +65,9 @@ def waiting_at(run: RunSession, stage: str, judged: str, after_reject: str) -> P
     """The pause at a gate of the bolt, with the two ways on (and what a rejection does)."""
     bolt = run.state.bolt
     return Paused(f"{stage}_gate", f"the {stage} of bolt {bolt} waits for a person: {judged}",
-                  [f"aidlc gate approve {bolt} --stage {stage} && aidlc bolt resume {bolt}",
-                   f"or: aidlc bolt resume {bolt} --approve",
-                   f"or: aidlc bolt resume {bolt} --reject --reason '...'    # {after_reject}"])
+                  [f"aidlc gate approve {arg(bolt)} --stage {arg(stage)} && aidlc bolt resume {arg(bolt)}",
+                   f"or: aidlc bolt resume {arg(bolt)} --approve",
+                   f"or: aidlc bolt resume {arg(bolt)} --reject --reason '...'    # {after_reject}"])
 
 
 def ask_at_gate(run: RunSession, pause: Paused) -> Paused | None:

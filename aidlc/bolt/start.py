@@ -19,6 +19,7 @@ from aidlc.gates.effects import reconcile
 from aidlc.llm.base import Provider
 from aidlc.model.events import Decision, EventType
 from aidlc.model.run import RunState
+from aidlc.names import arg
 from aidlc.workspace import Workspace
 
 
@@ -82,7 +83,7 @@ def _abort(workspace: Workspace, store: RunStore, reason: str | None) -> RunStat
     unrecorded = unrecorded_end(workspace.ledger, state)
     if state.terminal and not unrecorded:
         raise UsageError(f"run {state.run_id} has ended already ({state.status.value})",
-                         [f"aidlc bolt trace {state.run_id}"])
+                         [f"aidlc bolt trace {arg(state.run_id)}"])
     run = RunSession(workspace, store, state, lambda: None)  # type: ignore[arg-type,return-value]  # an abort asks no model
     state.outcome = f"cancelled: {reason or 'no reason given'}" + (
         f"; state.json: {unrecorded} (edited outside aidlc)" if unrecorded else "")

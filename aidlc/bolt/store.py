@@ -22,7 +22,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger, utc_now
 from aidlc.model.events import Spent
 from aidlc.model.run import RunState, Span
-from aidlc.names import path_segment
+from aidlc.names import arg, path_segment
 from aidlc.workspace import Workspace
 
 RUNS = Path(".aidlc") / "runs"
@@ -162,7 +162,7 @@ def run_problem(ledger: Ledger, state: RunState) -> str | None:
     if problem is None:
         return None
     return (f"{(RUNS / state.run_id / 'state.json').as_posix()}: {problem} (edited outside aidlc); end the run: "
-            f"aidlc bolt abort {state.bolt}")
+            f"aidlc bolt abort {arg(state.bolt)}")
 
 
 def run_summary(state: RunState) -> dict[str, Any]:
@@ -211,7 +211,7 @@ def find_run(workspace: Workspace, ref: str) -> RunStore:
     matching = runs_of(repo, bolt_id(workspace, ref))
     if not matching:
         raise UsageError(f"no run of bolt {ref!r} (and no run with that id) in {RUNS.as_posix()}/",
-                         [f"aidlc bolt start {ref}", "aidlc bolt status    # the runs that exist"])
+                         [f"aidlc bolt start {arg(ref)}", "aidlc bolt status    # the runs that exist"])
     return RunStore(repo, matching[-1].run_id)
 
 
@@ -238,5 +238,5 @@ def bolt_lock(repo: Path, bolt: str) -> Iterator[None]:
             holder = "unknown"
         raise UsageError(f"bolt {bolt} is being run by another aidlc (process {holder}); one run of a bolt "
                          "at a time, so nothing was touched",
-                         [f"wait until it pauses or ends, then: aidlc bolt status {bolt}",
-                          f"or stop it (kill {holder}), then: aidlc bolt resume {bolt}"]) from None
+                         [f"wait until it pauses or ends, then: aidlc bolt status {arg(bolt)}",
+                          f"or stop it (kill {holder}), then: aidlc bolt resume {arg(bolt)}"]) from None

@@ -24,6 +24,7 @@ from aidlc.gates.evidence_report import build, digest
 from aidlc.model.events import Decision
 from aidlc.model.evidence import EvidenceReport, RunRecord
 from aidlc.model.run import RunState
+from aidlc.names import arg
 from aidlc.templating import render
 
 
@@ -80,7 +81,7 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
     except OSError as exc:  # a link out of the repository, a FIFO: not a file aidlc rewrites
 
         raise UsageError(f"{path.relative_to(repo).as_posix()}: not rewritten ({exc.strerror or exc})",
-                         [f"replace it with a regular file, then run aidlc walkthrough {report.bolt}"]) from None
+                         [f"replace it with a regular file, then run aidlc walkthrough {arg(report.bolt)}"]) from None
     run_state = run_state or next((r for r in reversed(_runs(repo, report.bolt))), None)
     block = render_walkthrough(report, found, run_state, partial)
     rel = path.relative_to(repo).as_posix()

@@ -29,6 +29,7 @@ from aidlc.model.config import Config
 from aidlc.model.events import ActorKind, CheckRecord, Decision, Event, EventType, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Risk
+from aidlc.names import arg
 from aidlc.rules import ci, shorten
 from aidlc.rules.catalogue import Rule
 from aidlc.workspace import open_bank
@@ -259,7 +260,7 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
                 and _decision(pr.standing("HEAD", bolt_id, "walkthrough")) != "approve":
             yield finding(ci.WALKTHROUGH_MISSING, bolt.rel, None, f"bolt {bolt_id} is marked complete, and its "
                           "walkthrough is not approved in the ledger", f"a person reviews the walkthrough: "
-                          f"`aidlc gate approve {bolt_id} --stage walkthrough`")
+                          f"`aidlc gate approve {arg(bolt_id)} --stage walkthrough`")
 
 
 def _bolt_problem(pr: PullRequest, commit: vcs.Commit, bolt: BoltItem | None, bolt_id: str, subject: str,
@@ -273,8 +274,8 @@ def _bolt_problem(pr: PullRequest, commit: vcs.Commit, bolt: BoltItem | None, bo
     if _decision(plan) != "approve":
         return finding(ci.PLAN_NOT_APPROVED, changed[0], None, f"{subject} changes {files} for bolt {bolt_id}, whose "
                        "plan the ledger of that commit does not hold as approved",
-                       f"a person approves the plan (`aidlc gate approve {bolt_id} --stage plan`), then the code is "
-                       "committed after it")
+                       f"a person approves the plan (`aidlc gate approve {arg(bolt_id)} --stage plan`), then the "
+                       "code is committed after it")
     if plan is not None and plan.actor.kind == ActorKind.policy \
             and (why := _policy_refuses(pr, bolt, plan)) is not None:
         return finding(ci.POLICY_NOT_ALLOWED, changed[0], None, f"{subject} changes {files} for bolt {bolt_id}, whose "

@@ -14,6 +14,7 @@ from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
 from aidlc.events.audit import Texts, append_entry, append_event
 from aidlc.gates.actor import writer
+from aidlc.names import arg
 from aidlc.workspace import layout_of, records_folder
 
 _TEXT = "TEXT verbatim, never a summary; @FILE reads it from a UTF-8 file, - from stdin, @@... is a text starting @."
@@ -93,7 +94,7 @@ def _record(root: Path, records: list[str], intent: str | None) -> str:
     if len(records) == 1:
         return records[0]
     raise UsageError(f"{len(records)} intent records and no active-intent cursor naming one: say which ({listed})",
-                     [f"aidlc audit append --intent {next(iter(named.values()))} ..."])
+                     [f"aidlc audit append --intent {arg(next(iter(named.values())))} ..."])
 
 
 def _read(option: str, value: str) -> str:

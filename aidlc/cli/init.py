@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import asdict
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import click
 from aidlc.bank.config import CONFIG_FILE
 from aidlc.cli.app import App, can_prompt, output_options
 from aidlc.events.ledger import LEDGER_FILE
+from aidlc.names import arg
 from aidlc.plural import plural
 from aidlc.scaffold.init import Action, Adopted, Found, init_project
 from aidlc.vcs import head_commit
@@ -112,12 +112,13 @@ def _next_steps(root: Path, ledger_started: bool, found: Found | None, limit: in
     if not bank.intents:
         return ['aidlc new intent "TITLE"', "aidlc validate", "aidlc status"]
     if ledger_started and found is not None:
-        here = "" if root == Path.cwd().resolve() else f" {shlex.quote(str(root))}"
+        typed = arg(str(root))
+        here = "" if root == Path.cwd().resolve() else f" {typed}"
         steps = []
         if not found.adopted and head_commit(root) is None:
             # Adoption is what git shows before the ledger: a bank never committed has no history to show yet.
             ledger = f"{bank.rel_root}/{LEDGER_FILE}".removeprefix("./")
-            steps.append(f"git -C {root} add -A -- . ':(exclude){ledger}' && git -C {root} commit -m \"The bank "
+            steps.append(f"git -C {typed} add -A -- . ':(exclude){ledger}' && git -C {typed} commit -m \"The bank "
                          "before aidlc\"    # nothing is committed yet: commit the bank without the ledger first, so "
                          "git shows what it held before aidlc governed it (its completions become adopted history)")
             steps.append(f"aidlc validate{here}    # then: what that commit shows complete is adopted history, "
@@ -128,7 +129,7 @@ def _next_steps(root: Path, ledger_started: bool, found: Found | None, limit: in
         if found.errors or found.warnings:
             steps.append(f"aidlc ci --write-baseline{here}    # accept today's live findings (.aidlc-baseline.json): "
                          "CI then fails only on new ones")
-        return [*steps, f'git -C {root} add -A && git -C {root} commit -m "Adopt aidlc"    # the ledger in a '
+        return [*steps, f'git -C {typed} add -A && git -C {typed} commit -m "Adopt aidlc"    # the ledger in a '
                 "commit of its own: what was committed before it stays adopted history", "aidlc status"]
     report = build_status(bank)
     steps = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import sys
 from dataclasses import asdict
 from pathlib import Path
@@ -21,6 +20,7 @@ from aidlc.events.merge import merge_files
 from aidlc.events.verify import CHAIN_KINDS, TIME_KINDS, Problem, Verification, split_lines, verify_lines
 from aidlc.events.view import NotAnEvent, event_checks, read_events
 from aidlc.gates import signatures
+from aidlc.names import arg
 from aidlc.workspace import records_folder
 
 
@@ -39,7 +39,7 @@ def ledger_at(root: Path) -> Ledger:
         bank = folder == config.memory_bank
         adopt = "scaffold aidlc.yaml and memory-bank/" if bank else "adopt the aidlc-docs folder"
         raise UsageError(f"no {'memory bank' if bank else 'aidlc-docs folder'} at {bank_dir}",
-                         [f"aidlc init {shlex.quote(str(root))}    # {adopt}"])
+                         [f"aidlc init {arg(str(root))}    # {adopt}"])
     return Ledger.of_bank(repo_root, bank_dir.relative_to(repo_root).as_posix())
 
 

@@ -11,6 +11,7 @@ from aidlc.cli.app import App, echo, output_options, write_output
 from aidlc.cli.modelflags import ModelFlags, model_options
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
+from aidlc.names import arg
 
 
 @click.command("walkthrough")
@@ -50,13 +51,13 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
 
     if sign and attest_file is None:
         raise UsageError("--sign signs the statement --attest writes: name its file",
-                         [f"aidlc walkthrough {bolt} --attest {bolt}.intoto.json --sign"])
+                         [f"aidlc walkthrough {arg(bolt)} --attest {arg(bolt)}.intoto.json --sign"])
     config = load_config(app.root())
     if layout_of(app.root(), config) == "aidlc-docs":
         refused = [option for option, value in (("--html", html_file), ("--attest", attest_file)) if value]
         if refused:
             raise UsageError(f"{' and '.join(refused)}: a bolt's report only; on the aidlc-docs layout the unit's "
-                             "report is Markdown or JSON", [f"aidlc walkthrough {bolt} --format json"])
+                             "report is Markdown or JSON", [f"aidlc walkthrough {arg(bolt)} --format json"])
         _unit_walkthrough(app, config, bolt, no_run, output_file)
     bank = open_bank(app.root())
     root = Path(bank.repo_root)
@@ -76,7 +77,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
             app.note(f"--attest: commit {line} lies between the bolt's base and head and is not the bolt's: not "
                      "attested as its work, named as a deviation in the statement")
     for path, option, text in named:
-        write_output(path, text, option, f"aidlc walkthrough {report.bolt}")
+        write_output(path, text, option, f"aidlc walkthrough {arg(report.bolt)}")
     code = 0 if report.verification.satisfied else 1  # written either way; 1: the gate would refuse it
     kept = written.kept if output_file is None else None
     if app.json:
@@ -124,7 +125,7 @@ def _unit_walkthrough(app: App, config: Config, unit: str, no_run: bool, output_
     report = written.report
     unit = report.unit
     if output_file is not None:
-        write_output(output_file, written.block, "--output", f"aidlc walkthrough {unit}")
+        write_output(output_file, written.block, "--output", f"aidlc walkthrough {arg(unit)}")
     code = 0 if report.satisfied else 1  # written either way; 1: the evidence is not complete
     if app.json:
         app.emit_json(report.model_dump(mode="json"))
@@ -142,7 +143,7 @@ def _unit_walkthrough(app: App, config: Config, unit: str, no_run: bool, output_
     for line in report.notes:
         app.out(f"  note: {line}")
     if report.satisfied:
-        app.out(f"Evidence complete. Next: aidlc gate approve {unit} --stage code-generation --reason '...'")
+        app.out(f"Evidence complete. Next: aidlc gate approve {arg(unit)} --stage code-generation --reason '...'")
     else:
         app.out("Evidence incomplete: no passing check at HEAD, or an error finding about the unit (above).")
     raise click.exceptions.Exit(code)

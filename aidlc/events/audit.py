@@ -24,7 +24,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import socket
 import stat
 import uuid
@@ -46,6 +45,7 @@ from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Appended as LedgerAppended
 from aidlc.events.ledger import Ledger, LedgerError, no_ledger
 from aidlc.model.events import Actor, AuditRecord, Event, EventType
+from aidlc.names import arg
 
 LOCK = Path(".aidlc") / "locks" / "audit.lock"
 # v2 (core/tools/aidlc-audit.ts, aidlc-lib.ts): a shard's first line, the event appended, its heading, the clone id.
@@ -202,7 +202,7 @@ def _audit_path(root: Path, rel: str) -> Path:
     real = os.path.realpath(root / folder)
     if not (root / rel.split("/", 1)[0]).is_dir():
         raise UsageError(f"no {rel.split('/', 1)[0]}/ folder in {root}",
-                         [f"aidlc init {shlex.quote(str(root))}    # adopt the project's records"])
+                         [f"aidlc init {arg(str(root))}    # adopt the project's records"])
     if not real.startswith(top.rstrip(os.sep) + os.sep):
         raise UsageError(f"{folder}/ leads to {real}, outside the repository; nothing was written",
                          [f"replace the link {folder} with the folder itself"])

@@ -23,7 +23,6 @@ import errno
 import mmap
 import os
 import secrets
-import shlex
 import stat as stat_module
 import time
 from collections.abc import Callable, Iterator
@@ -44,6 +43,7 @@ from aidlc.events.state import LedgerState, scan
 from aidlc.events.torn import move_aside
 from aidlc.events.verify import MAX_LINE, ProblemKind, key_of, line_hash, raw_key, read_lines
 from aidlc.model.events import GENESIS, Actor, Event, EventType
+from aidlc.names import arg
 from aidlc.redaction import Redactor
 
 # The fields that hold free text (a person's reason; a check's command, a run's failure): a secret typed,
@@ -378,7 +378,7 @@ def no_ledger(ledger: Ledger) -> UsageError:
     """The error for a ledger that is not there: restore it from git if history holds it, else create it.
     (`aidlc init` over a lost ledger would start its history over: it refuses, and says this.)"""
     return lost_ledger(ledger.repo_root, ledger.rel) or UsageError(f"no ledger at {ledger.rel}",
-                                             [f"aidlc init {shlex.quote(str(ledger.repo_root))}    # creates it"])
+                                             [f"aidlc init {arg(str(ledger.repo_root))}    # creates it"])
 
 
 def _plain(value: Any) -> Any:

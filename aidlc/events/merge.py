@@ -19,6 +19,7 @@ from pathlib import Path
 from aidlc.bank.frontmatter import read_regular
 from aidlc.events.verify import Verification, instant_of, split_lines, ts_of, verify_lines
 from aidlc.events.view import describe_conflict, view_of_bytes
+from aidlc.names import arg
 
 
 def _order(new_lines: list[bytes]) -> tuple[int, float, bytes]:
@@ -77,5 +78,6 @@ def merge_files(base: Path, ours: Path, theirs: Path) -> tuple[bool, str]:
     message = f"merged ledger: {result.events} events"
     for (kind, subject_id, stage), decided in view_of_bytes(merged).history.conflicts():
         message += (f"\naidlc: {kind} {subject_id} {stage} was {describe_conflict(decided)}; it counts as "
-                    f"undecided until a person decides again: aidlc gate approve|reject {subject_id} --stage {stage}")
+                    "undecided until a person decides again: "
+                    f"aidlc gate approve|reject {arg(subject_id)} --stage {arg(stage)}")
     return True, message

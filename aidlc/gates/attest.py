@@ -22,6 +22,7 @@ from aidlc import vcs
 from aidlc.errors import UsageError
 from aidlc.gates.facts import TRAILER
 from aidlc.model.evidence import EvidenceReport
+from aidlc.names import arg
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://aidlc.dev/evidence-report/v1"
@@ -81,7 +82,7 @@ def attestation(repo: Path, report: EvidenceReport, digest: str, signed_in: str 
     if not document["subject"]:
         raise UsageError(f"--attest: the commits of bolt {report.bolt} changed no file its head holds, so a "
                          "statement would have no subject; nothing was written",
-                         [f"aidlc walkthrough {report.bolt}    # the report alone"])
+                         [f"aidlc walkthrough {arg(report.bolt)}    # the report alone"])
     text = json.dumps(document, indent=2, sort_keys=True) + "\n"
     if signed_in is not None:
         text = json.dumps(envelope(repo, text.encode("utf-8"), signed_in), indent=2) + "\n"

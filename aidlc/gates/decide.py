@@ -43,6 +43,7 @@ from aidlc.gates.resolve import resolve
 from aidlc.model.config import Config
 from aidlc.model.events import Actor, ActorKind, Decision, Event, EventType, FileDigest, Subject
 from aidlc.model.types import Risk
+from aidlc.names import arg
 
 
 @dataclass
@@ -178,10 +179,10 @@ def _judge(bank: MemoryBank | None, index: BankIndex | None, history: GateHistor
     judged = judged_digests(bank, index, target, stage)
     digest = combine(label, judged)
     if digest is None:
-        steps = [f"write {label}, then: aidlc gate {decision.value} {subject} --stage {stage}"]
+        steps = [f"write {label}, then: aidlc gate {decision.value} {arg(subject)} --stage {arg(stage)}"]
         if target.kind == "bolt" and stage == "plan":
-            steps[:0] = [f"aidlc bolt start {target.id}    # the model writes the plan, then waits for a person",
-                         f"aidlc new plan {target.id}    # or its template, for you to write"]
+            steps[:0] = [f"aidlc bolt start {arg(target.id)}    # the model writes the plan, then waits for a person",
+                         f"aidlc new plan {arg(target.id)}    # or its template, for you to write"]
         raise GateRefused(f"nothing to judge for the {stage} gate: {label} does not exist", steps)
     changes = status_changes(bank, index, target, stage, decision) if bank is not None and index is not None else []
     check_writable(repo, changes)
@@ -210,7 +211,7 @@ def _walkthrough_evidence(bank: MemoryBank, index: BankIndex, led: LedgerView, t
     if evidence.missing:
         raise GateRefused(f"bolt {target.id}: the walkthrough's evidence is not complete: "
                           + "; ".join(evidence.missing),
-                          [f"aidlc walkthrough {target.id}    # writes the report again, runs the checks it lacks",
+                          [f"aidlc walkthrough {arg(target.id)}    # writes the report again, runs the checks it lacks",
                            "meet each missing item, then approve"])
     data["report"] = {"head": evidence.head, "sha256": evidence.digest}
     if evidence.risk not in (Risk.high, Risk.critical):
@@ -227,7 +228,7 @@ def _walkthrough_evidence(bank: MemoryBank, index: BankIndex, led: LedgerView, t
         if same_person(first.actor, actor.name, actor.email):
             raise GateRefused(f"bolt {target.id} is {level}: {actor.name} approved its walkthrough "
                               "already; a second, different person approves",
-                              [f"another person: aidlc gate approve {target.id} --stage walkthrough"])
+                              [f"another person: aidlc gate approve {arg(target.id)} --stage walkthrough"])
         data["approvals"] = 2
         data["with"] = first.hash
         return None

@@ -26,6 +26,7 @@ from aidlc.gates.history import approved_risks
 from aidlc.model.events import CheckRecord, Event, EventType
 from aidlc.model.run import RunState
 from aidlc.model.types import Risk
+from aidlc.names import arg
 
 TRAILER = "Aidlc-Bolt"
 EXCERPT_CHARS = 2000
@@ -73,7 +74,7 @@ def gather(repo: Path, bank: MemoryBank, bolt_ref: str, index: BankIndex | None 
         raise UsageError(f"no commit in the history of HEAD carries the trailer `{TRAILER}: {bolt.id}`, and bolt "
                          f"{bolt.id} has no run: there is nothing to report on",
                          [f'git commit --trailer "{TRAILER}: {bolt.id}" ...    # mark the bolt\'s commits',
-                          f"aidlc bolt start {bolt.id}    # or let a run make them"])
+                          f"aidlc bolt start {arg(bolt.id)}    # or let a run make them"])
     # Evidence is read from the ledger, and checks and reviews are recorded there: only from an intact chain.
     read = verified(view.ledger if view is not None else Ledger.of_bank(bank.repo_root, bank.rel_root),
                     "no evidence is read from it or recorded in it", lambda ledger: view or open_view(ledger))

@@ -20,6 +20,7 @@ from aidlc.gates.catalogue import (
 from aidlc.gates.history import approvals_short, standing
 from aidlc.gates.refusals import GateRefused
 from aidlc.model.events import Decision
+from aidlc.names import arg
 
 
 def check_open(history: GateHistory, target: GateTarget) -> None:
@@ -37,7 +38,7 @@ def check_open(history: GateHistory, target: GateTarget) -> None:
     unit = target.bolt.meta.unit if target.bolt is not None and target.bolt.meta is not None else "UNIT"
     raise GateRefused(f"bolt {target.id} is complete: {who} approved its walkthrough (ledger seq {last.seq}, "
                       f"{last.ts[:10]}); the gates of a completed bolt take no second decision",
-                      [f"aidlc new bolt --unit {unit} --stories STORIES    # further work is a new bolt",
+                      [f"aidlc new bolt --unit {arg(unit)} --stories STORIES    # further work is a new bolt",
                        "aidlc status    # what is open"])
 
 
@@ -57,7 +58,7 @@ def _require_current(bank: MemoryBank | None, history: GateHistory, index: BankI
                      stage: str, why: str) -> None:
     state = standing(history, bank, index, target, stage)
     if state is not None:
-        steps = [f"aidlc gate approve {target.id} --stage {stage}"]
+        steps = [f"aidlc gate approve {arg(target.id)} --stage {arg(stage)}"]
         if target.docs is not None and target.docs.state is not None and stage not in DOCS_ALWAYS \
                 and history.latest(target.kind, target.id, stage) is None:
             steps.append(f"or, if the project skips {stage}, mark it SKIP in {target.docs.state.path}")

@@ -16,6 +16,7 @@ from aidlc.gates.facts import EXCERPT_CHARS, Facts
 from aidlc.model import evidence as ev
 from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Actor, ActorKind, CheckRecord, Event, EventType, Subject
+from aidlc.names import arg
 
 
 class CodeMatch:
@@ -72,7 +73,7 @@ def run_checks_now(facts: Facts, note: Callable[[str], None]) -> dict[tuple[str,
     outputs are returned. Nothing runs when HEAD does not hold the head's code, or files are uncommitted."""
     recorded = record_checks(facts.repo, facts.bank.config.verify, facts.ledger,
                              Subject(kind="bolt", id=facts.bolt.id), CodeMatch.of(facts), note,
-                             f"aidlc walkthrough {facts.bolt.id}")
+                             f"aidlc walkthrough {arg(facts.bolt.id)}")
     facts.events.extend(recorded.events)
     facts.checks.extend(recorded.checks)
     facts.notes.extend(recorded.notes)

@@ -11,6 +11,7 @@ from aidlc.events.view import LedgerView
 from aidlc.gates.actor import bot_identity
 from aidlc.model.events import Actor, ActorKind, Decision
 from aidlc.model.types import Risk
+from aidlc.names import arg
 from aidlc.processes import run_ancestor
 
 
@@ -37,14 +38,14 @@ def check_requirements_written(intent: Intent) -> None:
             if doc is not None and STATEMENT_PLACEHOLDER in doc.body
             else "defines no requirement (no `### FR-n:` or `### NFR-n:` heading)")
     raise GateRefused(f"intent {intent.id} has nothing to approve at its requirements gate: {rel} {what}",
-                      [f'aidlc new requirement "TITLE" --intent {intent.id} --priority must --criterion '
+                      [f'aidlc new requirement "TITLE" --intent {arg(intent.id)} --priority must --criterion '
                        '"**Given** ..., **When** ..., **Then** ..."',
-                       f"aidlc draft requirements {intent.id}    # or have the model propose them"])
+                       f"aidlc draft requirements {arg(intent.id)}    # or have the model propose them"])
 
 
 def not_a_person(subject: str, stage: str, decision: Decision, actor: Actor) -> GateRefused:
     """The refusal of an agent or a CI run, shown as what it is (not under the git name it runs with)."""
-    command = f"aidlc gate {decision.value} {subject} --stage {stage}"
+    command = f"aidlc gate {decision.value} {arg(subject)} --stage {arg(stage)}"
     if actor.kind == ActorKind.ci:
         return GateRefused(f"{stage} is a human checkpoint, and CI cannot decide one: this run is CI (CI is set). "
                            "A person decides; CI then checks the decision.",
@@ -61,8 +62,8 @@ def refuse_below_a_check(subject: str, stage: str, decision: Decision) -> None:
     if why is not None:
         raise GateRefused(f"{stage} is a human checkpoint, and this command was started by code a bolt run's check "
                           f"executes ({why}): a check cannot decide a gate, nothing was recorded",
-                          [f"aidlc gate {decision.value} {subject} --stage {stage}    # typed by you, in your own "
-                           "terminal"])
+                          [f"aidlc gate {decision.value} {arg(subject)} --stage {arg(stage)}    # typed by you, in "
+                           "your own terminal"])
 
 
 def refuse_bot(bot_emails: list[str], stage: str, actor: Actor) -> None:

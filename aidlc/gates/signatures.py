@@ -28,6 +28,7 @@ from aidlc.events.ledger import Ledger
 from aidlc.gates.actor import bot_identity
 from aidlc.model.config import Config
 from aidlc.model.events import ActorKind, Event, EventType
+from aidlc.names import arg
 
 AGENT, BOT, INVALID, UNSIGNED, SIGNERS = "agent", "bot", "invalid", "unsigned", "signers"
 
@@ -110,8 +111,9 @@ def check(project: Path, bank_rel: str, config: Config, ledger_rel: str,
 
 
 def _decide_again(event: Event) -> str:
+    subject = arg(event.subject.id) if event.subject else "SUBJECT"
     return (f"a person decides again, signing with their own key: aidlc gate {event.decision} "
-            f"{event.subject.id if event.subject else None} --stage {event.stage}")
+            f"{subject} --stage {arg(event.stage) if event.stage else 'STAGE'}")
 
 
 @dataclass

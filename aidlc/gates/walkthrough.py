@@ -17,6 +17,7 @@ from aidlc.events.view import LedgerView
 from aidlc.gates.evidence_report import build
 from aidlc.model.events import CheckRecord
 from aidlc.model.types import Risk
+from aidlc.names import arg
 
 
 @dataclass
@@ -40,7 +41,7 @@ def walkthrough_evidence(bank: MemoryBank, bolt: BoltItem, observed: list[CheckR
         text = ""  # missing or not a file aidlc reads: the gate's own check names it first
     found = marker(text)
     if found is None:
-        return Evidence([f"{rel} holds no evidence report (aidlc walkthrough {bolt.id} writes one)"])
+        return Evidence([f"{rel} holds no evidence report (aidlc walkthrough {arg(bolt.id)} writes one)"])
     evidence = Evidence(head=found[0], digest=found[1])
     try:
         report = build(repo, bank, bolt.id, run=False, observed=observed, index=index, view=view)

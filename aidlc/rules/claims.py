@@ -22,6 +22,7 @@ from aidlc.events.lost import lost_ledger
 from aidlc.events.place import ledger_path, ledger_rel, something_at
 from aidlc.model.artifacts import Bolt, FrontMatter, Story
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
+from aidlc.names import arg
 from aidlc.rules.catalogue import Hit, rule
 from aidlc.rules.evidence import Birth, adopted_note, birth_of, verdict
 from aidlc.rules.ledger import view
@@ -70,14 +71,14 @@ def _story_claim(index: BankIndex, led: LedgerView, story: StoryItem) -> Claim |
     if any(led.history.approved("bolt", bolt.id, "walkthrough") for bolt in bolts):
         return None
     if bolts:
-        target, fix = f"its bolt {bolts[0].id}", f"aidlc gate approve {bolts[0].id} --stage walkthrough"
+        target, fix = f"its bolt {bolts[0].id}", f"aidlc gate approve {arg(bolts[0].id)} --stage walkthrough"
     else:
         assigned = index.bolt(story.meta.assigned_bolt) if story.meta else None
         target = "it (no bolt of its intent lists it" + (
             f"; its assigned_bolt {assigned.id} does not)" if assigned is not None else ")")
         fix = (f"add {story.stem} to the `stories:` of bolt {assigned.id}, then a person approves its walkthrough"
                if assigned is not None else
-               f"aidlc new bolt --unit {story.unit.id if story.unit else 'UNIT'} --stories {story.stem}")
+               f"aidlc new bolt --unit {arg(story.unit.id) if story.unit else 'UNIT'} --stories {arg(story.stem)}")
     return Claim("AIDLC-LEDGER-003", Hit(
         story.rel, story.doc.line_of("status"),
         f"story {story.id} is complete but no approved walkthrough covers {target}", fix),
@@ -106,7 +107,7 @@ def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | 
     return Claim("AIDLC-LEDGER-004", Hit(
         own, doc.line_of("phase") if doc else None,
         f"intent {intent.id} is in construction but the ledger has no approved {', '.join(missing)} gate",
-        f"aidlc gate approve {intent.id} --stage {missing[0]}"), (own, *(b.rel for b in bolts)), held_then,
+        f"aidlc gate approve {arg(intent.id)} --stage {arg(missing[0])}"), (own, *(b.rel for b in bolts)), held_then,
         "in construction")
 
 
@@ -119,7 +120,7 @@ def _claims(index: BankIndex, led: LedgerView) -> Iterator[Claim]:
             yield Claim("AIDLC-LEDGER-002", Hit(
                 bolt.rel, bolt.doc.line_of("status"),
                 f"bolt {bolt.id} is complete but the ledger has no approved {', '.join(missing)} gate",
-                f"aidlc gate approve {bolt.id} --stage {missing[0]}"),
+                f"aidlc gate approve {arg(bolt.id)} --stage {arg(missing[0])}"),
                 (bolt.rel,), _status_then(Bolt, bolt.rel, BoltStatus.complete.value), "complete")
     for story in index.bank.stories:
         complete = story.meta is not None and story.meta.status == StoryStatus.complete

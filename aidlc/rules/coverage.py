@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import StoryItem
 from aidlc.model.types import Priority, Severity, StoryStatus
+from aidlc.names import arg
 from aidlc.rules.catalogue import Hit, rule, story_rule
 
 W = Severity.warning
@@ -38,9 +39,9 @@ def must_requirement_has_story(index: BankIndex) -> Iterator[Hit]:
         for requirement in intent.requirements:
             if requirement.block.priority == Priority.must and (id(intent), requirement.id) not in covered:
                 assert intent.requirements_doc is not None
-                fix = (f"aidlc new story \"TITLE\" --intent {intent.id} --unit {intent.units[0].id} "
-                       f"--requirements {requirement.id}" if intent.units else
-                       f"aidlc new unit \"TITLE\" --intent {intent.id} --requirements {requirement.id}    "
+                fix = (f"aidlc new story \"TITLE\" --intent {arg(intent.id)} --unit {arg(intent.units[0].id)} "
+                       f"--requirements {arg(requirement.id)}" if intent.units else
+                       f"aidlc new unit \"TITLE\" --intent {arg(intent.id)} --requirements {arg(requirement.id)}    "
                        "# then a story in it")
                 yield Hit(intent.requirements_doc.rel, requirement.block.line,
                           f"Must requirement {requirement.qualified_id} has no story", fix)
@@ -60,4 +61,5 @@ def started_story_has_bolt(index: BankIndex, story: StoryItem) -> Sequence[Hit]:
     assert story.unit is not None and story.unit.intent is not None
     return (Hit(story.rel, story.doc.line_of("status"),
                 f"story {story.id} is {story.meta.status} but no bolt includes it",
-                f"aidlc new bolt --intent {story.unit.intent.id} --unit {story.unit.id} --stories {story.stem}"),)
+                f"aidlc new bolt --intent {arg(story.unit.intent.id)} --unit {arg(story.unit.id)} "
+                f"--stories {arg(story.stem)}"),)

@@ -14,6 +14,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.errors import UsageError
 from aidlc.events.place import ledger_path, something_at
 from aidlc.model.types import Severity
+from aidlc.names import arg
 from aidlc.rules.catalogue import Hit, rule
 
 if TYPE_CHECKING:
@@ -97,10 +98,11 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
             path, change = what_changed(index.bank, index, target, stage, last, current)
             message = (f"the {stage} approval of {kind} {subject_id} (seq {last.seq}) is stale: "
                        f"{path} {change} since")
+            approve = f"aidlc gate approve {arg(subject_id)} --stage {arg(stage)}"
             if "*" in path or " (" in path:  # the label of a set of files: grouped under the approval's line
-                yield Hit(led.ledger.rel, _line(led, last), message, f"aidlc gate approve {subject_id} --stage {stage}")
+                yield Hit(led.ledger.rel, _line(led, last), message, approve)
             else:
-                yield Hit(path, None, message, f"aidlc gate approve {subject_id} --stage {stage}")
+                yield Hit(path, None, message, approve)
 
 
 def _audited(index: BankIndex, kinds_of: Callable[[ModuleType], Collection[str]]) -> Iterator[Hit]:
@@ -149,7 +151,7 @@ def fork_conflicts(index: BankIndex) -> Iterator[Hit]:
     for (kind, subject_id, stage), decided in led.history.conflicts():
         yield Hit(led.ledger.rel, _line(led, decided[-1]),
                   f"{kind} {subject_id} {stage}: {describe_conflict(decided)}; the gate counts as undecided",
-                  f"a person decides again: aidlc gate approve|reject {subject_id} --stage {stage}")
+                  f"a person decides again: aidlc gate approve|reject {arg(subject_id)} --stage {arg(stage)}")
 
 
 @rule("AIDLC-LEDGER-018", E, "ledger", NOT_AN_EVENT,

@@ -28,6 +28,7 @@ from aidlc.events.lost import lost_ledger
 from aidlc.gates.actor import recorder
 from aidlc.model.config import CiSettings
 from aidlc.model.events import EventType
+from aidlc.names import arg
 from aidlc.rules import validate
 from aidlc.scaffold.clock import now
 from aidlc.scaffold.new import slugify
@@ -164,23 +165,24 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     """`ci_action` (OWNER/aidlc@REF) goes into a new aidlc.yaml's `ci.action`; an existing aidlc.yaml is the
     person's and keeps what it says."""
     root = root.resolve()
+    typed = arg(str(root))
     if ci_action is not None:
         _check_action(ci_action)
     if not force and (outer := _enclosing_project(root)) is not None:
         raise UsageError(f"{root} is inside the aidlc project at {outer[0]} ({outer[1]} there): a second bank here "
                          "would keep records apart from it; nothing was written",
-                         [f"cd {outer[0]} && aidlc status    # work in that project",
-                          f"aidlc init --force {root}    # a project of its own here after all"])
+                         [f"cd {arg(str(outer[0]))} && aidlc status    # work in that project",
+                          f"aidlc init --force {typed}    # a project of its own here after all"])
     if not root.exists():
         if not create_git:
-            raise UsageError(f"{root} does not exist", [f"aidlc init --git {root}    # create it as a Git repo"])
+            raise UsageError(f"{root} does not exist", [f"aidlc init --git {typed}    # create it as a Git repo"])
         root.mkdir(parents=True)
     result = InitResult(root=root)
     if vcs.repo_root(root) is None:
         if not create_git:
             raise UsageError(
                 f"{root} is not inside a Git repository; aidlc keeps its records in Git",
-                [f"aidlc init --git {root}    # runs git init first", f"git init {root} && aidlc init {root}"],
+                [f"aidlc init --git {typed}    # runs git init first", f"git init {typed} && aidlc init {typed}"],
             )
         vcs.init_repo(root)
         result.git_created = True

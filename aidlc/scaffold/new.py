@@ -18,6 +18,7 @@ from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
 from aidlc.errors import UsageError
 from aidlc.events import journal
 from aidlc.model.types import BoltType, Priority, Risk
+from aidlc.names import arg
 from aidlc.scaffold import fields
 from aidlc.scaffold.clock import now, now_utc
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
@@ -95,7 +96,7 @@ class Creator:
         if missing:
             raise UsageError(
                 f"intent {intent.id} does not define {', '.join(missing)}",
-                [f"aidlc new requirement \"TITLE\" --intent {intent.id}    # define it first",
+                [f"aidlc new requirement \"TITLE\" --intent {arg(intent.id)}    # define it first",
                  f"defined: {', '.join(sorted(intent.requirement_ids)) or 'none yet'}"],
             )
         return refs
@@ -125,7 +126,7 @@ class Creator:
         created = Created(id=folder)
         for name in ("requirements.md", "system-context.md", "units.md"):
             created.created.append(self._write(base / name, render(f"artifacts/{name}.j2", **context)))
-        created.next_steps = [f"aidlc new requirement \"TITLE\" --intent {folder} --priority must"]
+        created.next_steps = [f"aidlc new requirement \"TITLE\" --intent {arg(folder)} --priority must"]
         return created
 
     @_journalled
@@ -149,9 +150,10 @@ class Creator:
         result = Created(id=f"{intent.id}/{requirement_id}", updated=[intent.requirements_doc.rel])
         first_unit = intent.units[0].id if intent.units else None
         result.next_steps = [
-            f"aidlc new story \"TITLE\" --intent {intent.id} --unit {first_unit} --requirements {requirement_id}"
+            f"aidlc new story \"TITLE\" --intent {arg(intent.id)} --unit {arg(first_unit)} "
+            f"--requirements {arg(requirement_id)}"
             if first_unit else
-            f"aidlc new unit \"TITLE\" --intent {intent.id} --requirements {requirement_id}"
+            f"aidlc new unit \"TITLE\" --intent {arg(intent.id)} --requirements {arg(requirement_id)}"
         ]
         return result
 
@@ -171,7 +173,7 @@ class Creator:
             row = f"| {folder} | {', '.join(requirements) or '—'} |\n"
             self._put(units_md, table + ("" if table.endswith("\n") else "\n") + row)
             result.updated.append(self._rel(units_md))
-        result.next_steps = [f"aidlc new story \"TITLE\" --intent {intent.id} --unit {folder}"
+        result.next_steps = [f"aidlc new story \"TITLE\" --intent {arg(intent.id)} --unit {arg(folder)}"
                              + (f" --requirements {requirements[0]}" if requirements else "")]
         return result
 
@@ -192,7 +194,8 @@ class Creator:
                       as_a=as_a, i_want=i_want, so_that=so_that, now=now())
         result = Created(id=stem, created=[self._write(path, text)])
         result.updated.append(self.refresh_story_index())
-        result.next_steps = [f"aidlc new bolt --intent {unit.intent.id} --unit {unit.id} --stories {stem}"]
+        result.next_steps = [f"aidlc new bolt --intent {arg(unit.intent.id)} --unit {arg(unit.id)} "
+                             f"--stories {arg(stem)}"]
         return result
 
     @_journalled
@@ -238,9 +241,10 @@ class Creator:
         path = self.repo / Path(bolt.rel).parent / PLAN_FILE
         if path.exists() or path.is_symlink():
             raise UsageError(f"{self._rel(path)} exists already; aidlc new never overwrites a file",
-                             [f"edit {self._rel(path)}", f"aidlc gate approve {bolt.id} --stage plan    # when done"])
+                             [f"edit {self._rel(path)}",
+                              f"aidlc gate approve {arg(bolt.id)} --stage plan    # when done"])
         result = Created(id=bolt.id, created=[self._write(path, text)])
-        result.next_steps = [f"edit {result.created[0]}", f"aidlc gate approve {bolt.id} --stage plan"]
+        result.next_steps = [f"edit {result.created[0]}", f"aidlc gate approve {arg(bolt.id)} --stage plan"]
         return result
 
     # -- helpers -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from aidlc.gates.decide import refusal
 from aidlc.model.findings import Finding
 from aidlc.model.status import Action, GateStatus
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
+from aidlc.names import arg
 from aidlc.plural import plural
 from aidlc.rules.ledger import view
 from aidlc.status.gates import gate_targets
@@ -42,7 +43,7 @@ def finish_bolts_in_progress(bank: MemoryBank) -> list[Action]:
         if bolt.meta and bolt.meta.status == BoltStatus.in_progress:
             stage = f" (stage {bolt.meta.current_stage})" if bolt.meta.current_stage else ""
             actions.append(Action(reason=f"bolt {bolt.id} is in progress{stage}: finish it before starting another",
-                                  command=f"aidlc status --bolt {bolt.id}    # its gates and what each waits for"))
+                                  command=f"aidlc status --bolt {arg(bolt.id)}    # its gates and what each waits for"))
     return actions
 
 
@@ -79,9 +80,9 @@ def _pending_gates(bank: MemoryBank, index: BankIndex, gates: list[GateStatus]) 
             continue  # nothing to judge yet: the actions that write it come from the bank
         refused = refusal(bank, index, led.history, target, gate.pending)
         if refused is None:
+            approve = f"aidlc gate approve {arg(gate.id)} --stage {arg(gate.pending)}"
             found.append((Action(reason=f"{gate.kind} {gate.id}: the {gate.pending} gate waits for a person's "
-                                        "decision", command=f"aidlc gate approve {gate.id} --stage {gate.pending}"),
-                          True))
+                                        "decision", command=approve), True))
         else:
             found.append((Action(reason=refused.message,
                                  command=refused.next_steps[0] if refused.next_steps else None), False))
@@ -94,11 +95,11 @@ def decompose_intents(bank: MemoryBank) -> list[Action]:
     for intent in bank.intents:
         if intent.requirements_doc is not None and not intent.requirements:
             actions.append(Action(reason=f"intent {intent.id} has no requirements yet",
-                                  command=f"aidlc new requirement \"TITLE\" --intent {intent.id}"))
+                                  command=f"aidlc new requirement \"TITLE\" --intent {arg(intent.id)}"))
         elif intent.requirements and not intent.units:
             actions.append(Action(reason=f"intent {intent.id} has requirements but no units",
-                                  command=f"aidlc new unit \"TITLE\" --intent {intent.id} --requirements "
-                                          f"{intent.requirements[0].id}"))
+                                  command=f"aidlc new unit \"TITLE\" --intent {arg(intent.id)} --requirements "
+                                          f"{arg(intent.requirements[0].id)}"))
     return actions
 
 
@@ -124,11 +125,11 @@ def start_bolts(bank: MemoryBank, index: BankIndex) -> list[Action]:
             continue
         if bank.config.verify:
             actions.append(Action(reason=f"bolt {bolt.id} is planned, its stories are ready and no bolt "
-                                         "blocks it: it can start", command=f"aidlc bolt start {bolt.id}"))
+                                         "blocks it: it can start", command=f"aidlc bolt start {arg(bolt.id)}"))
         else:  # a run checks its work with them: `aidlc bolt start` refuses without
             actions.append(Action(reason=f"bolt {bolt.id} can start once aidlc.yaml has a verify command, e.g. "
                                          "`- {name: tests, run: python -m pytest -q}` under verify:",
-                                  command=f"aidlc bolt start {bolt.id} --dry-run    # says what else a run needs"))
+                                  command=f"aidlc bolt start {arg(bolt.id)} --dry-run    # says what else a run needs"))
     return actions
 
 

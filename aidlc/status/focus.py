@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aidlc.bank.items import strip_number
 from aidlc.model.status import Action, StatusReport
+from aidlc.names import arg
 
 
 def on_intent(report: StatusReport, intent_id: str) -> StatusReport:
@@ -20,7 +21,8 @@ def on_bolt(report: StatusReport, bolt_id: str) -> StatusReport:
 def on_waiting(report: StatusReport) -> StatusReport:
     """What waits for a person: every gate with something to judge."""
     pending = {(a.command or "") for a in report.waiting}
-    gates = [g for g in report.gates if g.pending and f"aidlc gate approve {g.id} --stage {g.pending}" in pending]
+    gates = [g for g in report.gates
+             if g.pending and f"aidlc gate approve {arg(g.id)} --stage {arg(g.pending)}" in pending]
     return report.model_copy(update={"intents": [], "bolts": [], "gates": gates, "next_actions": report.waiting})
 
 

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from aidlc.errors import UsageError
+from aidlc.names import arg
 
 # No prompts, untranslated messages, and paths taken as written (a file named `*.md` is not a pattern).
 _GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
@@ -60,4 +61,4 @@ def open_repo(path: Path):
     try:
         return git.Repo(path, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise UsageError(f"{path} is not inside a Git repository", [f"aidlc init --git {path}"]) from None
+        raise UsageError(f"{path} is not inside a Git repository", [f"aidlc init --git {arg(str(path))}"]) from None
