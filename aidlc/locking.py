@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc.errors import UsageError
+from aidlc.names import arg
 
 
 class Busy(Exception):
@@ -33,7 +34,7 @@ def acquire(path: Path, *, wait: bool = True) -> Any:
         raise Busy(str(path)) from None
     except OSError as exc:  # a folder, a link (never followed), or a file where the lock or its folder belongs
         raise UsageError(f"{path}: cannot be taken as aidlc's lock file ({exc.strerror or exc}): it must be a regular "
-                         "file, or missing", [f"rm -r '{path}'    # when no aidlc runs: aidlc makes it again"]
+                         "file, or missing", [f"rm -r {arg(str(path))}    # when no aidlc runs: aidlc makes it again"]
                          ) from None
     return lock
 

@@ -111,6 +111,21 @@ def test_a_hostile_bolt_name_in_a_next_step_is_one_quoted_argument(chain: Path) 
     assert "no bolt named" not in pasted.stderr, pasted.stderr  # the name arrived whole
     assert not (chain / "pwned").exists()
 
+
+def test_a_hostile_story_file_name_is_one_quoted_argument_to_the_editor(chain: Path) -> None:
+    """A draft story in a file named `002-x$(touch pwned).md`: the `$EDITOR` step status prints opens that file."""
+    hostile = STORY.replace("001-pay-by-card", "002-x$(touch pwned)")
+    write(chain, hostile, read(chain, STORY).replace("id: 001-pay-by-card", "id: '002-x$(touch pwned)'")
+          .replace("assigned_bolt: 001-checkout-api", "assigned_bolt: null"))
+    status = run_cli("status", "--all", "--format", "json", cwd=chain)
+    [command] = [a["command"].split("    #")[0] for a in json.loads(status.stdout)["next_actions"]
+                 if "002-x" in (a["command"] or "")]
+    assert command == f"$EDITOR '{hostile}'"
+    pasted = subprocess.run(["bash", "-c", command], cwd=chain, capture_output=True, text=True,
+                            env={**os.environ, "EDITOR": "ls"})
+    assert pasted.returncode == 0 and pasted.stdout.strip() == hostile, pasted.stderr
+    assert not (chain / "pwned").exists()
+
 def test_ci_is_told_that_ci_cannot_decide_a_human_gate(chain: Path) -> None:
     before = read(chain, LEDGER)
     result = gate(chain, "approve", "001", "requirements", env={"CI": "true"})

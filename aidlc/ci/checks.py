@@ -144,7 +144,8 @@ def approved_deleted(pr: Branch, project: Path) -> Iterator[Finding]:
     for path, blob in sorted(at_base.items()):
         if blob is not None:
             yield finding(ci.APPROVED_DELETED, path, None, f"the pull request deletes {path}, which "
-                          f"{about(judged[path])} approved", f"git checkout {pr.base[:12]} -- {path}    # if not meant")
+                          f"{about(judged[path])} approved",
+                          f"git checkout {pr.base[:12]} -- {arg(path)}    # if not meant")
 
 
 def ledger_against_base(pr: Branch) -> Iterator[Finding]:
@@ -157,13 +158,14 @@ def ledger_against_base(pr: Branch) -> Iterator[Finding]:
     if not ledger.exists():
         yield finding(ci.LEDGER_DELETED, rel, None, f"the base {base[:12]} holds {rel} ({len(split_lines(old))} "
                       "events); this branch deleted it",
-                      f"git restore --source={base} --staged --worktree -- {rel}    # never start a new ledger")
+                      f"git restore --source={base} --staged --worktree -- {arg(rel)}    # never start a new ledger")
         return
     result = verify_lines(ledger.lines, against=split_lines(old))
     for problem in result.problems:
         if problem.kind == ProblemKind.missing:
             yield finding(ci.BASE_EVENT_MISSING, rel, None, f"{problem.message} (base {base[:12]})",
-                          f"git show {base}:{rel}    # the base's ledger; restore its lines, then append again")
+                          f"git show {arg(f'{base}:{rel}')}    # the base's ledger; restore its lines, then "
+                          "append again")
 
 
 def _introductions(pr: Branch) -> dict[bytes, vcs.Commit]:

@@ -159,7 +159,7 @@ def _problem_json(problem: Problem) -> dict[str, object]:
 
 
 def _next_steps(problem: Problem, rel: str) -> list[str]:
-    who = f"git log -p -- {rel}    # who changed the ledger, and how"
+    who = f"git log -p -- {arg(rel)}    # who changed the ledger, and how"
     if problem.kind in CHAIN_KINDS:
         return [who, "restore the file from the last good commit; the ledger is append-only"]
     if problem.kind in TIME_KINDS:

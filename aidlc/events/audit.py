@@ -230,7 +230,7 @@ def _check_ledger(ledger: Ledger) -> None:
         problem = next(p for p in state.problems if p.is_error)
         raise LedgerError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; no audit entry is "
                           "written while the ledger that records it does not verify",
-                          ["aidlc log verify    # the first problem, in full", f"git log -p -- {ledger.rel}"])
+                          ["aidlc log verify    # the first problem, in full", f"git log -p -- {arg(ledger.rel)}"])
 
 
 def _open(path: Path, rel: str) -> int:

@@ -123,7 +123,7 @@ class Ledger:
             os.close(fd)
             raise LedgerError(f"{self.rel} is {_KINDS.get(kind, 'not a regular file')}, not the ledger file",
                               [f"ls -la {self.rel}    # what is there",
-                               f"git restore --source=HEAD -- {self.rel}    # the committed ledger"])
+                               f"git restore --source=HEAD -- {arg(self.rel)}    # the committed ledger"])
         return fd
 
     def _unreadable(self, exc: OSError) -> LedgerError:
@@ -281,7 +281,7 @@ class Ledger:
             f"{self.rel}:{problem.line} seq {problem.seq}: {problem.kind}: {problem.message}; "
             "refusing to append to a damaged ledger",
             ["aidlc log verify    # shows the damage",
-             f"git log -p -- {self.rel}    # restore the file from the last good commit"])
+             f"git log -p -- {arg(self.rel)}    # restore the file from the last good commit"])
 
     def _write(self, fd: int, state: LedgerState, event_type: EventType, actor: Actor, sign: Signer | None = None,
                **fields: Any) -> Event:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.errors import UsageError
+from aidlc.names import arg
 
 
 class LostLedger(UsageError):
@@ -32,7 +33,7 @@ def lost_ledger(repo_root: Path, rel: str) -> LostLedger | None:
     if source is not None:
         held = "HEAD has it" if source == "HEAD" else f"commit {source[:12]} has it (a later commit removed it)"
         return LostLedger(f"the ledger {rel} is missing, but {held}; a new one would start its history over",
-                          [f"git restore --source={source} --staged --worktree -- {rel}", "aidlc log verify"],
+                          [f"git restore --source={source} --staged --worktree -- {arg(rel)}", "aidlc log verify"],
                           shallow=False)
     if shallow:
         return LostLedger(f"no ledger at {rel}, and this clone is shallow: a commit before it may hold one, "

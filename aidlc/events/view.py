@@ -20,6 +20,7 @@ from aidlc.events.state import LedgerState, scan
 from aidlc.events.verify import CHAIN_KINDS, EventChecks, Problem, Verification, split_lines, verify_lines
 from aidlc.model.events import Decision, Event
 from aidlc.model.types import instant
+from aidlc.names import arg
 
 
 class GateHistory:
@@ -185,7 +186,7 @@ def verified(ledger: Ledger, records: str, view: Callable[[Ledger], LedgerView])
     if problem is not None:
         raise AidlcError(f"{ledger.rel}:{problem.line}: {problem.kind}: {problem.message}; {records} while the "
                          "ledger does not verify",
-                         ["aidlc log verify    # the first problem, in full", f"git log -p -- {ledger.rel}"])
+                         ["aidlc log verify    # the first problem, in full", f"git log -p -- {arg(ledger.rel)}"])
     return found
 
 
@@ -199,7 +200,7 @@ class NotAnEvent:
 
     @staticmethod
     def next_step(rel: str) -> str:
-        return f"git log -p -- {rel}    # who wrote the line; restore the file from the last good commit"
+        return f"git log -p -- {arg(rel)}    # who wrote the line; restore the file from the last good commit"
 
 
 def read_events(lines: Iterable[bytes], not_events: list[NotAnEvent],

@@ -13,6 +13,7 @@ from aidlc import vcs
 from aidlc.aidlc_docs.markdown import marker_lines
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
+from aidlc.names import arg
 from aidlc.rules.docs_history import ENTRY_DELETED, ENTRY_EDITED, ENTRY_INSERTED, ENTRY_REFORMATTED, LOG_REMOVED
 from aidlc.rules.docs_history_judge import Judge, Version, described, short, whitespace, words
 
@@ -51,7 +52,7 @@ def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, child: Versi
     if lost:
         what = "deleted" if child is None else "emptied"
         judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {lost} entries "
-                  f"before it", f"git checkout {revision.parents[0]} -- {path}    # restore it, then commit")
+                  f"before it", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
 
 
 def _judge_rewritten(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None], child: Version,
@@ -80,7 +81,7 @@ def _judge_rewritten(judge: Judge, revision: vcs.Revision, path: str, parents: l
 def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str, old: AuditEntry,
                 twin: AuditEntry | None) -> None:
     """The entry `old` the parent `parent_sha` held, which the commit deleted (`twin` None) or wrote as `twin`."""
-    fix = f"git show {parent_sha}:{path}    # the entry as it was; restore it, then commit"
+    fix = f"git show {arg(f'{parent_sha}:{path}')}    # the entry as it was; restore it, then commit"
     if twin is None:
         judge.deleted[len(judge.findings)] = (path, words(old.text))
         judge.add(ENTRY_DELETED, path, None, f"{short(revision)} deleted the entry {described(old)} (line "

@@ -20,6 +20,7 @@ from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.index import BankIndex
 from aidlc.model.types import BoltStatus, StoryStatus
+from aidlc.names import arg
 from aidlc.rules.ledger import view
 
 
@@ -64,10 +65,10 @@ def ledger_birth(repo_root: Path, bank_rel: str, ledger_rel: str, rels: Iterable
     ledger); `git ls-tree` and `git cat-file` read the files."""
     history = vcs.history(repo_root)
     if history is None:
-        return Birth(gap="this bank is not in a git repository", fetch=f"git init && git add {bank_rel} && "
+        return Birth(gap="this bank is not in a git repository", fetch=f"git init && git add {arg(bank_rel)} && "
                      "git commit")
     if history.head is None:
-        return Birth(gap="nothing is committed yet", fetch=f"git add {bank_rel} && git commit")
+        return Birth(gap="nothing is committed yet", fetch=f"git add {arg(bank_rel)} && git commit")
     if history.shallow:
         return Birth(gap="this clone is shallow", fetch="git fetch --unshallow")
     # With a base that holds the ledger, its birth is in the base's history: a pull request's own commits (another

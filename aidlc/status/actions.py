@@ -107,7 +107,7 @@ def review_draft_stories(bank: MemoryBank) -> list[Action]:
     """A draft story: a person reviews it and marks it ready (no command does that for them)."""
     return [Action(reason=f"story {story.id} of intent {story.meta.intent} is a draft: review it, then set "
                           "`status: ready` in its front matter",
-                   command=f"$EDITOR {story.rel}    # then: aidlc validate")
+                   command=f"$EDITOR {arg(story.rel)}    # then: aidlc validate")
             for story in bank.stories if story.meta and story.meta.status == StoryStatus.draft]
 
 

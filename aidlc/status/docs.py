@@ -20,6 +20,7 @@ from aidlc.model.status import (
     RecordsStatusReport,
     RecordStatus,
 )
+from aidlc.names import arg
 
 PHASES = tuple(dict.fromkeys(stage.phase for stage in STAGES))
 
@@ -105,7 +106,7 @@ def _name(line: StageLine) -> str:
 def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[Action], ledger: Ledger,
                   has_ledger: bool, state: str | None) -> list[Action]:
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
-                      "resolve them before anything else is decided", command=f"git log -p -- {path}")
+                      "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
                for path, lines in _conflicts(project).items()]
     if not has_ledger:
         missing = no_ledger(ledger)
@@ -197,7 +198,7 @@ def _record_next(project: DocsProject, waiting: list[Action], state: str | None)
     (v2 writes the rows in the order its engine runs them)."""
     assert project.record is not None
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
-                      "resolve them before anything else is decided", command=f"git log -p -- {path}")
+                      "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
                for path, lines in _conflicts(project).items()]
     actions += waiting
     if waiting:  # nothing after a stage whose gate is open
