@@ -94,6 +94,8 @@ def segment_problem(value: str) -> str | None:
         return "holds a path separator ('/' or '\\')"
     if value.startswith("."):
         return "starts with '.'"
+    if value.startswith("-"):  # in a command naming it (`aidlc bolt resume --approve`), an option, not a name
+        return "starts with '-' (a command would read it as an option)"
     if value.isascii() and value.isprintable():  # as most ids are: nothing hidden (hidden_character's own first test)
         return None
     hidden = hidden_character(value)

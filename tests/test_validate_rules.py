@@ -402,6 +402,13 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     return b.set_key(BOLT2, "id", "../../src/evil")
 
 
+@case("bolt-id-an-option", "AIDLC-ID-005", BOLT2, "the id '--approve' starts with '-' (a command would read it as "
+      "an option)", others=("AIDLC-ID-002",))
+def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
+    # `aidlc bolt resume --approve`, printed for a person to paste, would decide a gate instead of naming the bolt.
+    return b.set_key(BOLT2, "id", "'--approve'")
+
+
 @case("duplicate-requirement", "AIDLC-ID-001", REQUIREMENTS, "requirement FR-1 is defined twice in intent 001-checkout")
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
     b.write(REQUIREMENTS, b.read(REQUIREMENTS) + "\n### FR-1: Pay by card, again\n\n**Priority**: Could\n")

@@ -165,7 +165,7 @@ def _hidden_in_files(docs: list[Document]) -> Iterator[Hit]:
 
 
 @rule("AIDLC-ID-005", E, "identity", "a story or bolt id is not one plain name: it holds a path separator or "
-      "'..', or starts with '.' (aidlc would make a path of it)",
+      "'..', or starts with '.' or '-' (aidlc would make a path or an option of it)",
       "set the id to the file's or folder's name")
 def path_like_ids(index: BankIndex) -> Iterator[Hit]:
     items: list[BoltItem | StoryItem] = [*index.bank.bolts, *(s for u in index.bank.units for s in u.stories)]
