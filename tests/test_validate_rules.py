@@ -405,7 +405,7 @@ def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
 @case("bolt-id-an-option", "AIDLC-ID-005", BOLT2, "the id '--approve' starts with '-' (a command would read it as "
       "an option)", others=("AIDLC-ID-002",))
 def _(b: Bank, _m: pytest.MonkeyPatch) -> int:
-    # `aidlc bolt resume --approve`, printed for a person to paste, would decide a gate instead of naming the bolt.
+    # In a command printed for a person to paste (`aidlc bolt start --dry-run`) it is an option, not the bolt.
     return b.set_key(BOLT2, "id", "'--approve'")
 
 
