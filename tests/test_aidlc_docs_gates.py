@@ -120,13 +120,17 @@ def write(root: Path, rel: str, text: str) -> None:
 @pytest.fixture
 def docs(tmp_path: Path) -> Path:
     """A repository in the aidlc-docs layout, with a ledger beside the docs (made as `aidlc init` makes one)."""
-    root = tmp_path / "orders"
+    return docs_repo(tmp_path / "orders")
+
+
+def docs_repo(root: Path, unit: str = UNIT) -> Path:
+    """That repository at `root`, its unit's folder and files named `unit`."""
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     git(root, "config", "user.name", "Ada Lovelace")
     git(root, "config", "user.email", "ada@x.org")
     for rel, text in FILES.items():
-        write(root, rel, text)
+        write(root, rel.replace(UNIT, unit), text)
     commit(root, "AI-DLC inception and construction docs")
     Ledger.of_bank(root, DOCS).append(EventType.ledger_created, recorder(root), key="ledger.created")
     commit(root, "Adopt aidlc: the ledger")
@@ -554,3 +558,18 @@ def test_signed_commits_and_approved_files_deleted_are_checked_on_the_docs_layou
     assert ci_found(report) == [("AIDLC-CI-016", plan, None), ("AIDLC-CI-011", "aidlc.yaml", None)]
     deleted = next(f for f in report["findings"] if f["code"] == "AIDLC-CI-016")
     assert deleted["severity"] == "warning" and "workflow-planning" in deleted["message"]
+
+
+def test_a_hostile_unit_folder_is_one_quoted_argument_in_the_steps(tmp_path: Path) -> None:
+    """A unit folder named `unit1-x$(touch pwned)`: the gate command aidlc prints names it as one quoted argument,
+    and pasting it into a shell reaches that unit and runs nothing else."""
+    hostile = "unit1-x$(touch pwned)"
+    root = docs_repo(tmp_path / "orders", hostile)
+    wrong = gate(root, "approve", hostile, "no-such-stage")
+    assert wrong.returncode == 2, wrong.stderr
+    [step] = [line.strip() for line in wrong.stderr.splitlines() if line.strip().startswith("aidlc gate")]
+    assert step == f"aidlc gate approve '{hostile}' --stage functional-design"
+    pasted = subprocess.run(["bash", "-c", step.replace("aidlc", f"{sys.executable} -m aidlc", 1)], cwd=root,
+                            capture_output=True, text=True)
+    assert f"unit {hostile}" in pasted.stderr, pasted.stderr  # refused, inception first: the name arrived whole
+    assert not (root / "pwned").exists()
