@@ -18,6 +18,7 @@ from tests.helpers import (
     BOLT1,
     BOLT1_DIR,
     BOLT2,
+    BOLT2_DIR,
     INTENT,
     MB,
     PROJECT,
@@ -766,6 +767,21 @@ def test_broken_fixture(bank: Bank, monkeypatch: pytest.MonkeyPatch, broken: Cas
     unexpected = {f.code for f in findings} - {broken.code} - broken.others
     assert not unexpected, [f for f in findings if f.code in unexpected]
 
+
+
+def test_a_folder_starting_with_a_dash_is_named_with_a_rename(bank: Bank) -> None:
+    """A unit folder or a bolt folder named like an option (`--force`): quoting cannot keep a command that names it
+    from reading it as one, so AIDLC-ID-005 asks for a new name, not for an id to match it."""
+    (bank.root / UNIT_DIR).rename(bank.root / UNIT_DIR.replace("001-checkout-api", "--force"))
+    (bank.root / BOLT2_DIR).rename(bank.root / f"{MB}/bolts/-002-refunds")
+    bank.set_key(f"{MB}/bolts/-002-refunds/bolt.md", "id", "'-002-refunds'")
+    found = {(f.path, f.message, f.fix) for f in bank.findings("AIDLC-ID-005")}
+    assert found == {
+        (f"{INTENT}/units/--force", "the folder name '--force' starts with '-' (a command would read it as an option)",
+         "rename the folder, and the ids that name it"),
+        (f"{MB}/bolts/-002-refunds/bolt.md", "the id '-002-refunds' starts with '-' (a command would read it as an "
+         "option)", "rename memory-bank/bolts/-002-refunds/bolt.md: its name starts with '-' (a command would read it "
+         "as an option)")}
 
 # --- links the parser must read the way real banks write them ------------------------------------
 

@@ -164,14 +164,21 @@ def _hidden_in_files(docs: list[Document]) -> Iterator[Hit]:
                 yield Hit(doc.rel, number, f"{shown(text.strip(), keep=chr(9))[:200]} holds {hidden}")
 
 
-@rule("AIDLC-ID-005", E, "identity", "a story or bolt id is not one plain name: it holds a path separator or "
-      "'..', or starts with '.' or '-' (aidlc would make a path or an option of it)",
-      "set the id to the file's or folder's name")
+@rule("AIDLC-ID-005", E, "identity", "a story or bolt id, or an intent's or unit's folder, is not one plain name: "
+      "it holds a path separator or '..', or starts with '.' or '-' (aidlc would make a path or an option of it)",
+      "set the id to the file's or folder's name, or rename a folder that starts with '-'")
 def path_like_ids(index: BankIndex) -> Iterator[Hit]:
-    items: list[BoltItem | StoryItem] = [*index.bank.bolts, *(s for u in index.bank.units for s in u.stories)]
+    bank = index.bank
+    items: list[BoltItem | StoryItem] = [*bank.bolts, *(s for u in bank.units for s in u.stories)]
     for item in items:
         value = item.meta.id if item.meta else None
+        name = item.stem if isinstance(item, StoryItem) else item.folder
         # The rare problem first: a value hiding a character is AIDLC-ID-004's, not this rule's.
         if isinstance(value, str) and (problem := segment_problem(value)) is not None and not hides(value):
-            yield Hit(item.rel, item.doc.line_of(_key(item, "id")), f"the id {value!r} {problem}",
-                      f"set `id: {item.stem if isinstance(item, StoryItem) else item.folder}`")
+            fix = f"rename {item.rel}: its name {problem}" if segment_problem(name) else f"set `id: {name}`"
+            yield Hit(item.rel, item.doc.line_of(_key(item, "id")), f"the id {value!r} {problem}", fix)
+    # A folder is its intent's or unit's id: one that starts with '-' is an option in every command naming it.
+    for rel, folder in [(i.rel, i.id) for i in bank.intents] + [(u.folder, u.id) for u in bank.units]:
+        if folder.startswith("-"):
+            yield Hit(rel, None, f"the folder name {folder!r} starts with '-' (a command would read it as an option)",
+                      "rename the folder, and the ids that name it")
