@@ -1,5 +1,5 @@
 """aidlc ci judges a pull request by its base's rules (aidlc/ci/rulebook.py), and its scope covers merges and
-closed bolts (aidlc/ci/checks.py): each attack is made as a pull-request author would make it, with git and the
+closed bolts (aidlc/ci/bolt_checks.py): each attack is made as a pull-request author would make it, with git and the
 CLI, and each is refused with its finding; a team's own change of its rules, approved by a second person, passes."""
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
-from aidlc.ci.checks import Branch, PullRequest, check, on_either_layout
+from aidlc.ci.branch import Branch, PullRequest
+from aidlc.ci.checks import check, on_either_layout
 from aidlc.ci.rulebook import Rulebook, judge
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger

@@ -1,4 +1,5 @@
-"""The rules `aidlc ci` checks against a pull request's base and commits (aidlc/ci/checks.py finds their hits).
+"""The rules `aidlc ci` checks against a pull request's base and commits (aidlc/ci/checks.py and
+aidlc/ci/bolt_checks.py find their hits).
 
 They stand in the catalogue with every other rule, so `aidlc rules`, the catalogue in docs/rules.md and SARIF's rule
 list name them; `aidlc validate` has no base and no commits to judge, and never reports them.
