@@ -569,7 +569,8 @@ def test_a_hostile_unit_folder_is_one_quoted_argument_in_the_steps(tmp_path: Pat
     assert wrong.returncode == 2, wrong.stderr
     [step] = [line.strip() for line in wrong.stderr.splitlines() if line.strip().startswith("aidlc gate")]
     assert step == f"aidlc gate approve '{hostile}' --stage functional-design"
+    person = {k: v for k, v in os.environ.items() if k not in ("CI", "AIDLC_ACTOR_KIND")}  # as a person pastes it
     pasted = subprocess.run(["bash", "-c", step.replace("aidlc", f"{sys.executable} -m aidlc", 1)], cwd=root,
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, env=person)
     assert f"unit {hostile}" in pasted.stderr, pasted.stderr  # refused, inception first: the name arrived whole
     assert not (root / "pwned").exists()
