@@ -97,7 +97,7 @@ def layout_of(root: Path, config: Config) -> str:
                          "`layout: auto` does not choose between them",
                          [f"set `layout: aidlc-docs` in {root / CONFIG_FILE}    # judge {other}",
                           f"set `layout: memory-bank` in {root / CONFIG_FILE}    # judge {config.memory_bank}/",
-                          f"git rm -r {config.memory_bank}    # or remove the layout the project does not keep"])
+                          f"git rm -r {arg(config.memory_bank)}    # or remove the layout the project does not keep"])
     return found
 
 

@@ -230,3 +230,19 @@ def test_an_outside_file_never_reaches_the_server_through_a_draft(repo: Path, ho
                            "--base-url", server.url], capture_output=True, text=True, env=user_env(home))
     assert "Traceback" not in proc.stderr
     assert all("OUTSIDE-FILE-MARKER" not in json.dumps(body) for body in server.bodies())
+
+
+def test_the_trust_command_for_a_hostile_url_is_pasted_as_one_argument(tmp_path: Path, home: Path) -> None:
+    """aidlc.yaml names `http://evil.example/v1?$(touch pwned)`: the refusal's `aidlc llm trust` step, pasted into a
+    shell, trusts exactly that URL and runs nothing else."""
+    hostile = "http://evil.example/v1?$(touch pwned)"
+    repo = make_repo(tmp_path / "shop", f"version: 1\nllm:\n  base_url: '{hostile}'\n")
+    result = aidlc(repo, user_env(home), "llm", "check")
+    assert result.exit_code == 2, result.output
+    [step] = [line.strip().split("    #")[0] for line in result.stderr.splitlines()
+              if line.strip().startswith("aidlc llm trust")]
+    assert step == f"aidlc llm trust '{hostile}'"
+    pasted = subprocess.run(["bash", "-c", step.replace("aidlc", f"{sys.executable} -m aidlc", 1)], cwd=repo,
+                            env=user_env(home), capture_output=True, text=True)
+    assert pasted.returncode == 0, pasted.stderr
+    assert not (repo / "pwned").exists() and hostile in (home / ".config/aidlc/config.yaml").read_text()

@@ -61,8 +61,8 @@ def preflight(workspace: Workspace, bolt_ref: str) -> StartPoint:
     branch = f"aidlc/{path_segment(bolt.id, f'{bolt.rel}: the bolt id')}"
     if vcs.branch_commit(repo, branch) is not None:
         raise UsageError(f"branch {branch} exists already (an earlier run?)",
-                         [f"git branch -m {branch} {branch}-old    # keep it under another name",
-                          f"git branch -D {branch}    # or drop it, then start again"])
+                         [f"git branch -m {arg(branch)} {arg(branch + '-old')}    # keep it under another name",
+                          f"git branch -D {arg(branch)}    # or drop it, then start again"])
     return StartPoint(bolt=bolt, branch=branch, base=head, start_branch=tree.branch)
 
 
@@ -146,7 +146,7 @@ def check_plan(run: RunSession) -> None:
                    f"aidlc bolt start {arg(state.bolt)}    # a new run, a new plan"]
     if now != state.plan_hash:
         raise UsageError(f"{rel} changed under run {state.run_id}: the approved plan is no longer what the run "
-                         "follows", [f"git checkout -- {rel}    # restore it", *start_again])
+                         "follows", [f"git checkout -- {arg(rel)}    # restore it", *start_again])
     if plans.digest(plans.render_plan(state)) != now:
         raise _edited_outside(run, f"its plan is not the plan in {rel}", "a run follows only the plan that was "
                               "approved")

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from aidlc.errors import UsageError
 from aidlc.model.ci import Baseline, BaselineEntry, CiFinding
 from aidlc.model.findings import Finding
+from aidlc.names import arg
 
 # `line 12`, `lines 3, 7 and 9`, `file.md:12`: where a finding is, not what it is.
 _LINES = re.compile(r"\b(lines?)\s+\d+(?:\s*(?:,|and|-)\s*\d+)*")
@@ -73,7 +74,7 @@ def load(path: Path, shown: str) -> Baseline:
 
 
 def _rewrite(shown: str) -> str:
-    return f"aidlc ci --write-baseline --baseline {shown}    # write it again from the current findings"
+    return f"aidlc ci --write-baseline --baseline {arg(shown)}    # write it again from the current findings"
 
 
 def parse(data: bytes, shown: str) -> Baseline:

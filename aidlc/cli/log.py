@@ -116,7 +116,7 @@ def _print_result(rel: str, ref: str | None, result: Verification, signed: list[
     elif audit:
         for found in audit:
             echo(f"✗ {found.path}:{found.line}: {found.message} (recorded by {rel} seq {found.seq})")
-        echo(f"Next steps:\n  git log -p -- {audit[0].path}    # who changed the audit log, and how\n"
+        echo(f"Next steps:\n  git log -p -- {arg(audit[0].path)}    # who changed the audit log, and how\n"
              "  restore the entry as it was written: the audit log is append-only")
     elif not_events:
         _print_not_events(rel, not_events)

@@ -31,6 +31,7 @@ from aidlc.llm.base import Completion, Message, Provider
 from aidlc.llm.errors import LLMConfigError, LLMContextExceeded, LLMFormatRejected, LLMRejected, ReplayMiss
 from aidlc.llm.files import open_regular, read_regular
 from aidlc.llm.redact import redacted_completion, redacted_message
+from aidlc.names import arg
 from aidlc.redaction import Redactor
 
 _RECORD_FIX = "point AIDLC_LLM_RECORD / --record at a file you can write"
@@ -149,7 +150,7 @@ def load_cassette(path: Path) -> dict[str, list[Recorded]]:
         text = read_regular(path, "replay cassette", "point AIDLC_LLM_REPLAY / --replay at a cassette file").decode()
     except FileNotFoundError:
         raise LLMConfigError(f"replay cassette {path} does not exist",
-                             [f"record one: AIDLC_LLM_RECORD={path} aidlc llm check",
+                             [f"record one: AIDLC_LLM_RECORD={arg(str(path))} aidlc llm check",
                               "or point AIDLC_LLM_REPLAY / --replay at an existing cassette"]) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise LLMConfigError(f"replay cassette {path} cannot be read ({getattr(exc, 'strerror', None) or exc})") \

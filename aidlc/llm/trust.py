@@ -32,6 +32,7 @@ from aidlc.llm.settings import EnvSettings, Target, resolve
 from aidlc.llm.userconfig import UserFile, load_user_config, save_user_config
 from aidlc.model.config import LLMConfig, LLMTarget
 from aidlc.model.user_config import TrustedServer
+from aidlc.names import arg
 from aidlc.vcs import root_commit
 
 DEFAULT_ENDPOINTS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
@@ -130,7 +131,7 @@ class Trust:
             yours = (f"or choose the variable yourself: --api-key-env NAME, AIDLC_LLM_API_KEY_ENV or "
                      f"llm.api_key_env in {self.user.shown}")
         return LLMConfigError(f"{message}; a repository cannot send your keys where it likes", [
-            f"aidlc llm trust {ask.endpoint}    # if you trust it with {ask.key_env}, for this repository only",
+            f"aidlc llm trust {arg(ask.endpoint)}    # if you trust it with {ask.key_env}, for this repository only",
             yours,
             "or replay a recorded cassette, which needs no key: --replay FILE",
         ])
