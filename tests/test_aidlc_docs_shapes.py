@@ -365,20 +365,30 @@ def test_the_only_build_and_test_line_ending_a_unit_s_list_is_the_project_s(shop
     assert ("AIDLC-DOCS-006", STATE, shop.line(STATE, "- [x] Build and Test")) in found
 
 
+def open_plan_findings(shop: DocsRepo, state: str) -> set[tuple[str, int | None]]:
+    """A step of the code-generation plan left open and the state file written as `state`, committed: the
+    AIDLC-DOCS-005 and 006 findings (code, line)."""
+    shop.write(CODE_PLAN, plan("Code Generation Plan", 3, 1))
+    shop.write(STATE, state)
+    shop.commit("aidlc-docs: a step of code generation open", stamp(len(ENTRIES) + 1))
+    _, found = findings(shop)
+    return {(code, line) for code, _path, line in found if code in ("AIDLC-DOCS-005", "AIDLC-DOCS-006")}
+
+
+def current_lines_judged(shop: DocsRepo) -> set[tuple[str, int | None]]:
+    """The open plan's findings at the current feature's Code Generation and Build and Test lines."""
+    return {("AIDLC-DOCS-005", shop.line(STATE, "- [x] Code Generation - EXECUTE (Unit 1")),
+            ("AIDLC-DOCS-006", shop.line(STATE, "- [x] Build and Test"))}
+
 def test_an_archived_feature_s_ticked_stages_are_not_judged_against_the_current_feature_s_plans(
         shop: DocsRepo) -> None:
     """content-hub-mcp: the current feature's code-generation plan has a box open, and its finished feature's table
     below an archive heading ticks Code Generation and Build and Test. The current lines are judged against that
     plan; the archive's are not (the plans are the current feature's), and `aidlc status` leaves them uncounted."""
-    shop.write(CODE_PLAN, plan("Code Generation Plan", 3, 1))
-    shop.write(STATE, shop.read(STATE) + "\n## Completed features (archive)\n\n### Gift cards\n"
-               "| Phase | Stage | Status |\n|---|---|---|\n| CONSTRUCTION | Code Generation | ✅ Complete |\n"
-               "| CONSTRUCTION | Build and Test | ✅ 12 tests pass |\n")
-    shop.commit("aidlc-docs: a step reopened below the archived feature", stamp(len(ENTRIES) + 1))
-    _, found = findings(shop)
-    assert {(code, line) for code, path, line in found if code in ("AIDLC-DOCS-005", "AIDLC-DOCS-006")} == {
-        ("AIDLC-DOCS-005", shop.line(STATE, "- [x] Code Generation - EXECUTE (Unit 1")),
-        ("AIDLC-DOCS-006", shop.line(STATE, "- [x] Build and Test"))}
+    archived = shop.read(STATE) + "\n## Completed features (archive)\n\n### Gift cards\n" \
+        "| Phase | Stage | Status |\n|---|---|---|\n| CONSTRUCTION | Code Generation | ✅ Complete |\n" \
+        "| CONSTRUCTION | Build and Test | ✅ 12 tests pass |\n"
+    assert open_plan_findings(shop, archived) == current_lines_judged(shop)
     report = json.loads(run_cli("status", "--format", "json", cwd=shop.root).stdout)
     first, last = shop.line(STATE, "| CONSTRUCTION | Code Generation |"), shop.line(STATE, "| CONSTRUCTION | Build")
     assert f"{STATE}:{first}-{last}: 2 stage lines under an archive heading are earlier features'; they are not " \
@@ -390,14 +400,8 @@ def test_the_current_feature_s_lines_moved_under_an_archive_heading_are_judged_s
     """The attack: an agent leaves a step of the code-generation plan open and moves the whole stage list under
     `## Completed features (archive)`. An archive only excuses a stage the current feature lists too; here nothing
     is left above it, so the ticks are the current feature's and are judged, and `aidlc status` counts them."""
-    shop.write(CODE_PLAN, plan("Code Generation Plan", 3, 1))
-    text = shop.read(STATE)
-    shop.write(STATE, text.replace("## Stage Progress", "## Completed features (archive)"))
-    shop.commit("aidlc-docs: all of it archived", stamp(len(ENTRIES) + 1))
-    _, found = findings(shop)
-    assert {(code, line) for code, path, line in found if code in ("AIDLC-DOCS-005", "AIDLC-DOCS-006")} == {
-        ("AIDLC-DOCS-005", shop.line(STATE, "- [x] Code Generation - EXECUTE (Unit 1")),
-        ("AIDLC-DOCS-006", shop.line(STATE, "- [x] Build and Test"))}
+    all_archived = shop.read(STATE).replace("## Stage Progress", "## Completed features (archive)")
+    assert open_plan_findings(shop, all_archived) == current_lines_judged(shop)
     report = json.loads(run_cli("status", "--format", "json", cwd=shop.root).stdout)
     assert not [note for note in report["notes"] if "archive" in note]
     assert sum(p["done"] for p in report["phases"]) > 0

@@ -7,7 +7,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -106,9 +105,10 @@ def test_a_hostile_bolt_name_in_a_next_step_is_one_quoted_argument(chain: Path) 
     [step] = [line.strip() for line in status.stdout.splitlines() if line.strip().startswith("aidlc bolt start")]
     command = step.split("    #")[0]
     assert command == f"aidlc bolt start '{hostile}' --dry-run"
-    pasted = subprocess.run(["bash", "-c", command.replace("aidlc", f"{sys.executable} -m aidlc", 1)], cwd=chain,
-                            capture_output=True, text=True)
-    assert "no bolt named" not in pasted.stderr, pasted.stderr  # the name arrived whole
+    # Pasted into bash, the words aidlc would get (printf shows them): the bolt's name whole, nothing run.
+    pasted = subprocess.run(["bash", "-c", command.replace("aidlc", "printf '%s\\n'", 1)], cwd=chain,
+                            capture_output=True, text=True, check=True)
+    assert pasted.stdout.splitlines() == ["bolt", "start", hostile, "--dry-run"]
     assert not (chain / "pwned").exists()
 
 
