@@ -4,7 +4,9 @@ ledger or git bears it out, and a run refuses (exit 2, naming the file) to act o
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -27,7 +29,7 @@ from tests.bolt_sample import (
     run_process,
     set_config,
 )
-from tests.openai_server import ScriptedServer
+from tests.openai_server import ScriptedServer, error
 
 SKIPPED = "    @unittest.skip('later')\n    def test_adds_prices(self):\n"
 FLAG = "tests/test_calc.py:7: a test is skipped: `@unittest.skip('later')`"  # what the run flags for SKIPPED
@@ -223,3 +225,71 @@ def test_a_rework_or_outcome_state_json_names_is_not_in_the_walkthrough(shop: Pa
     text = (shop / BOLT_DIR / "implementation-walkthrough.md").read_text()
     assert "Rework round" not in text and "security signed this off" not in text
     assert "the walkthrough was accepted" not in text and "Outcome: checks passed; waiting for a person" in text
+
+
+# -- a saved answer: applied only as the model gave it -------------------------------------------------------------
+WRONG = edit_answer("        result -= prices\n", "        result += price\n")  # its SEARCH matches nothing
+PLANTED = edit_answer("        result -= price\n", "        result += price\n        import os  # planted\n"
+                      ).body["choices"][0]["message"]["content"]
+
+
+def answer_saved(shop: Path, server: ScriptedServer) -> Path:
+    """A run paused with an answer saved and not applied: the model's first edit matched nothing, and the provider
+    was down when it was asked again. Returns the saved answer's file."""
+    start(shop, server, plan_answer())
+    server.push(WRONG, *[error(503, "down")] * 4)
+    proc = resume(shop, server, "--approve")
+    assert proc.returncode == 3 and state(shop)["pause"]["kind"] == "provider", proc.stderr + proc.stdout
+    server.replies.clear()
+    return state_file(shop).parent / state(shop)["pending"]["answer_file"]
+
+
+def test_each_edit_answer_is_recorded_before_it_is_saved_and_a_resume_applies_it_as_recorded(
+        shop: Path, server: ScriptedServer) -> None:
+    saved = answer_saved(shop, server)
+    (proposed,) = [e for e in events(shop) if e["type"] == "edits.proposed"]
+    assert proposed["key"] == f"run:{state(shop)['run_id']}:answer:execute:1" and saved.name == "execute.answer-1.txt"
+    assert proposed["data"]["sha256"] == hashlib.sha256(saved.read_bytes()).hexdigest()
+    assert proposed["actor"]["kind"] == "agent" and proposed["data"]["stage"] == "execute"
+    server.push(edit_answer(*FIX))  # the saved answer is tried again, refused again, and the model asked again
+    proc = resume(shop, server)
+    assert proc.returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE", proc.stderr + proc.stdout
+    assert [e["data"]["answer"] for e in events(shop) if e["type"] == "edits.proposed"] == [1, 2]
+    assert (shop / CALC).read_text() == BUGGY.replace(*FIX) and run(shop, "log", "verify").returncode == 0
+
+
+@pytest.mark.parametrize("how", ["changed", "missing", "a FIFO"])
+def test_a_saved_answer_changed_after_the_model_gave_it_is_never_applied(
+        shop: Path, server: ScriptedServer, how: str) -> None:
+    saved = answer_saved(shop, server)
+    original, head, before, asked = saved.read_bytes(), git(shop, "rev-parse", "HEAD"), events(shop), \
+        len(server.requests)
+    saved.unlink()
+    if how == "changed":
+        saved.write_text(PLANTED)  # an edit that applies, and is not what the model said
+    elif how == "a FIFO":
+        os.mkfifo(saved)  # never waited on
+    server.push(edit_answer(*FIX))
+    proc = resume(shop, server)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr + proc.stdout
+    what = "is not the answer the model gave" if how == "changed" else "is missing or cannot be read"
+    assert f".aidlc/runs/{state(shop)['run_id']}/execute.answer-1.txt: the saved answer for execute {what}" \
+        in proc.stderr and "nothing was touched" in proc.stderr and f"aidlc bolt abort {BOLT}" in proc.stderr
+    assert git(shop, "rev-parse", "HEAD") == head and (shop / CALC).read_text() == BUGGY and events(shop) == before
+    assert len(server.requests) == asked  # the model was not asked either
+    saved.unlink(missing_ok=True)
+    saved.write_bytes(original)  # put back as the model gave it: the run goes on
+    server.push(edit_answer(*FIX))
+    assert resume(shop, server).returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE"
+
+
+def test_a_saved_answer_the_ledger_records_no_model_giving_is_refused(shop: Path, server: ScriptedServer) -> None:
+    saved = answer_saved(shop, server)
+    planted = saved.with_name("execute.answer-7.txt")
+    planted.write_text(PLANTED)
+    forge(shop, pending={**state(shop)["pending"], "answer_file": planted.name, "answer": 7})
+    head = git(shop, "rev-parse", "HEAD")
+    refused(resume(shop, server), "it holds a saved answer for execute that the ledger records no model giving")
+    forge(shop, pending={**state(shop)["pending"], "answer": None})  # as a run saved by an aidlc that recorded none
+    refused(resume(shop, server), "it holds a saved answer for execute that the ledger records no model giving")
+    assert git(shop, "rev-parse", "HEAD") == head and (shop / CALC).read_text() == BUGGY

@@ -4,10 +4,12 @@ bolt: State is a file)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from aidlc import vcs
 from aidlc.bank.items import BoltItem
+from aidlc.bank.walk import read_inside
 from aidlc.bolt import plan as plans
 from aidlc.bolt.checks import check_data
 from aidlc.bolt.groups import GRACE_S, end_leftover_group
@@ -98,6 +100,7 @@ def check_unchanged(run: RunSession) -> None:
         check_plan(run)
     check_rounds(run)
     check_loop(run)
+    check_pending(run)
     own = run.own_files
     allowed = own | (set(run.planned()) if state.pending else set())
     dirty = []
@@ -174,6 +177,34 @@ def check_start(run: RunSession) -> None:
     if executed is not None and state.status in (S.init, S.planning, S.await_plan_approval):
         raise _edited_outside(run, f"it is at {state.status.value}, but the run committed its execute step already "
                               f"(ledger seq {executed.seq})", "a gate is decided only where the run waits")
+
+
+def check_pending(run: RunSession) -> None:
+    """A saved answer is applied only as the model gave it: the ledger's edits.proposed event for it recorded its
+    digest before it was saved. Code a check runs can write state.json and the run's folder (and kill aidlc): an
+    answer it planted, or one changed since, would be committed as the model's work."""
+    pending = run.state.pending
+    if pending is None:
+        return
+    event = run.ledger.find_key(f"run:{run.state.run_id}:answer:{pending.stage}:{pending.answer}") \
+        if pending.answer is not None else None
+    if event is None:
+        raise _edited_outside(run, f"it holds a saved answer for {pending.stage} that the ledger records no model "
+                              "giving", "a run applies only the edits the model gave")
+    path = run.store.folder / pending.answer_file
+    rel = path.relative_to(run.repo).as_posix()
+    try:
+        found = hashlib.sha256(read_inside(path, run.repo)).hexdigest()
+    except OSError:
+        found = None
+    if found != event.datum("sha256"):
+        what = "is missing or cannot be read" if found is None else \
+            f"is not the answer the model gave (sha256 {found[:12]}, recorded {str(event.datum('sha256'))[:12]})"
+        raise UsageError(f"{rel}: the saved answer for {pending.stage} {what}; the ledger's edits.proposed event "
+                         f"(seq {event.seq}) holds its digest, and a run applies only the edits the model gave; "
+                         "nothing was touched",
+                         [f"aidlc bolt abort {arg(run.state.bolt)}",
+                          f"aidlc bolt start {arg(run.state.bolt)}    # a new run"])
 
 
 def check_rounds(run: RunSession) -> None:

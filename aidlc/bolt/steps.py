@@ -52,15 +52,28 @@ def _answer(run: RunSession, stage: str, messages: list[Message]) -> str:
     state = run.state
     if state.pending is None or state.pending.stage != stage:
         answer: str = call(run, messages, stage, "edit")
-        state.pending = Pending(stage=stage, answer_file=f"{stage}.answer.txt", whole_file=state.whole_file)
-        run.store.write_text(state.pending.answer_file, answer)
-        run.save(durable=True)  # flushed after each model answer: the calls it counts are what the ledger records
+        _save_answer(run, stage, answer)
         return answer
     dirty = set(vcs.changed_paths(run.repo))
     changed = [p for p in run.planned() if p in dirty]
     with edits.fresh_mtimes(run.repo, changed):  # git writes them: same second, maybe same size
         vcs.restore_paths(run.repo, state.last_commit, changed)
     return run.store.read_text(state.pending.answer_file)
+
+
+def _save_answer(run: RunSession, stage: str, answer: str) -> None:
+    """The model's answer: its digest recorded in the ledger (edits.proposed), the answer saved in the run's folder
+    under its own number, then the state that names it. A resume applies a saved answer only as the ledger recorded
+    it (aidlc.bolt.guards.check_pending); a kill between these steps leaves the earlier state, whose answer (if any)
+    is still the one its event recorded, and the model is asked again."""
+    state = run.state
+    number = run.recorded(f"answer:{stage}") + 1
+    run.event(EventType.edits_proposed, f"answer:{stage}:{number}",
+              data={"stage": stage, "answer": number, "sha256": digest(answer), "model": state.model})
+    state.pending = Pending(stage=stage, answer_file=f"{stage}.answer-{number}.txt", whole_file=state.whole_file,
+                            answer=number)
+    run.store.write_text(state.pending.answer_file, answer)
+    run.save(durable=True)  # flushed after each model answer: the calls it counts are what the ledger records
 
 
 def _apply(run: RunSession, stage: str, messages: list[Message], answer: str) -> list[str]:
@@ -89,9 +102,7 @@ def _apply(run: RunSession, stage: str, messages: list[Message], answer: str) ->
                               edit_format=edit_format(run))
         messages = [*messages, Message("assistant", answer), Message("user", retry)]
         answer = call(run, messages, stage, "edit")
-        state.pending = Pending(stage=stage, answer_file=state.pending.answer_file, whole_file=state.whole_file)
-        run.store.write_text(state.pending.answer_file, answer)
-        run.save(durable=True)
+        _save_answer(run, stage, answer)
 
 
 def _allowed(run: RunSession, rel: str) -> bool:

@@ -27,6 +27,7 @@ class EventType(StrEnum):
     ledger_tail_recovered = "ledger.tail_recovered"
     draft_proposed = "draft.proposed"
     plan_proposed = "plan.proposed"
+    edits_proposed = "edits.proposed"  # a model's answer to an Execute/Repair step (its digest), before it is applied
     edits_committed = "edits.committed"
     walkthrough_proposed = "walkthrough.proposed"
     review_recorded = "review.recorded"  # a model's candidate concerns about a bolt's diff (digests, counts)

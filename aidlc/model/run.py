@@ -125,11 +125,14 @@ class Step(_Kept):
 
 class Pending(_Kept):
     """An Execute/Repair step whose answer is saved but whose commit may not exist yet: resume redoes it
-    from the saved answer (never asking the model again) unless the commit is found by its trailers."""
+    from the saved answer (never asking the model again) unless the commit is found by its trailers. The answer is
+    applied only as its `edits.proposed` event in the ledger recorded it (aidlc.bolt.guards.check_pending)."""
 
     stage: str
     answer_file: FileName  # in the run's folder, never a path leading out of it
     whole_file: bool = False
+    answer: int | None = Field(default=None, ge=1, description="the answer's number among the step's answers: its "
+                               "edits.proposed event's key ends in it (None: saved by an aidlc that recorded none)")
 
 
 class Pause(_Kept):
