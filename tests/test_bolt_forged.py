@@ -291,5 +291,8 @@ def test_a_saved_answer_the_ledger_records_no_model_giving_is_refused(shop: Path
     head = git(shop, "rev-parse", "HEAD")
     refused(resume(shop, server), "it holds a saved answer for execute that the ledger records no model giving")
     forge(shop, pending={**state(shop)["pending"], "answer": None})  # as a run saved by an aidlc that recorded none
-    refused(resume(shop, server), "it holds a saved answer for execute that the ledger records no model giving")
+    proc = resume(shop, server)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert "it holds a saved answer for execute that the ledger records no model giving (edited outside aidlc, or " \
+        "saved by an aidlc that recorded no answer)" in proc.stderr and f"aidlc bolt abort {BOLT}" in proc.stderr
     assert git(shop, "rev-parse", "HEAD") == head and (shop / CALC).read_text() == BUGGY

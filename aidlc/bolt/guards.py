@@ -4,7 +4,6 @@ bolt: State is a file)."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
 from aidlc import vcs
@@ -189,12 +188,13 @@ def check_pending(run: RunSession) -> None:
     event = run.ledger.find_key(f"run:{run.state.run_id}:answer:{pending.stage}:{pending.answer}") \
         if pending.answer is not None else None
     if event is None:
-        raise _edited_outside(run, f"it holds a saved answer for {pending.stage} that the ledger records no model "
-                              "giving", "a run applies only the edits the model gave")
+        raise edited_outside(run.store, run.state, f"it holds a saved answer for {pending.stage} that the ledger "
+                             "records no model giving", "a run applies only the edits the model gave",
+                             other="or saved by an aidlc that recorded no answer" if pending.answer is None else "")
     path = run.store.folder / pending.answer_file
     rel = path.relative_to(run.repo).as_posix()
     try:
-        found = hashlib.sha256(read_inside(path, run.repo)).hexdigest()
+        found = plans.digest(read_inside(path, run.repo))
     except OSError:
         found = None
     if found != event.datum("sha256"):
