@@ -117,3 +117,18 @@ def arg(name: str) -> str:
     when a shell would read it otherwise. A hiding character is shown escaped first (AIDLC-ID-004 reports it): a
     line break would split the step over two lines, and the second, pasted alone, is a command of the name's."""
     return shlex.quote(shown(name))
+
+
+def command(words: str, subject: str, options: str = "") -> str:
+    """`aidlc WORDS SUBJECT OPTIONS` as one printed command, the subject quoted by `arg`, `options` as given (already
+    quoted). A subject starting with '-' (an aidlc-docs unit folder `-x`: nothing in that layout forbids one) would
+    be read as an option there; it goes last, after `--`, where a command reads every word as an argument."""
+    if subject.startswith("-"):
+        return f"aidlc {words} {options + ' ' if options else ''}-- {arg(subject)}"
+    return f"aidlc {words} {arg(subject)}{' ' + options if options else ''}"
+
+
+def gate_command(subject: str, stage: str, verb: str = "approve", options: str = "") -> str:
+    """The command that decides `stage` of `subject`: `aidlc gate approve 001-login --stage plan`, `options` after
+    the stage (`--reason '...'`)."""
+    return command(f"gate {verb}", subject, f"--stage {arg(stage)}{' ' + options if options else ''}")

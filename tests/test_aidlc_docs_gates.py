@@ -574,3 +574,29 @@ def test_a_hostile_unit_folder_is_one_quoted_argument_in_the_steps(tmp_path: Pat
                             capture_output=True, text=True, env=person)
     assert f"unit {hostile}" in pasted.stderr, pasted.stderr  # refused, inception first: the name arrived whole
     assert not (root / "pwned").exists()
+
+
+def test_a_unit_folder_starting_with_a_dash_is_named_after_double_dash_in_every_step(tmp_path: Path) -> None:
+    """A unit folder `-x` (nothing in the layout forbids one): `aidlc gate approve -x ...` reads it as an option, so
+    every step aidlc prints names it last, after `--`; pasting the printed step reaches the unit and records the
+    decision. The option form is refused with that form as its next step, and nothing is recorded."""
+    root = docs_repo(tmp_path / "orders", "-x")
+    approve_inception(root)
+    assert "unit -x\n" in run_cli("--repo", str(root), "status").stdout  # its plans are its own (`-x-...-plan.md`)
+
+    as_option = run_cli("--repo", str(root), "gate", "approve", "-x", "--stage", "functional-design")
+    assert as_option.returncode == 2
+    assert "No such option '-x'" in as_option.stderr
+    assert "aidlc gate approve [OPTIONS] -- -x    # a name starting with '-' goes last, after --" in as_option.stderr
+    assert [e["stage"] for e in decisions(root)] == ["requirements-analysis", "user-stories", "workflow-planning"]
+
+    wrong = run_cli("--repo", str(root), "gate", "approve", "--stage", "no-such-stage", "--", "-x")
+    assert wrong.returncode == 2, wrong.stderr
+    [step] = [line.strip() for line in wrong.stderr.splitlines() if line.strip().startswith("aidlc gate")]
+    assert step == "aidlc gate approve --stage functional-design -- -x"
+    person = {k: v for k, v in os.environ.items() if k not in ("CI", "AIDLC_ACTOR_KIND")}  # as a person pastes it
+    pasted = subprocess.run(["bash", "-c", step.replace("aidlc", f"{sys.executable} -m aidlc", 1)], cwd=root,
+                            capture_output=True, text=True, env=person)
+    assert pasted.returncode == 0, pasted.stderr
+    assert "recorded: unit -x functional-design -> approve" in pasted.stdout
+    assert (decisions(root)[-1]["subject"]["id"], decisions(root)[-1]["stage"]) == ("-x", "functional-design")

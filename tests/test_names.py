@@ -6,7 +6,18 @@ from __future__ import annotations
 import random
 import subprocess
 
-from aidlc.names import _HIDDEN, _HIDDEN_IN_TEXT, BIDI, ZERO_WIDTH, arg, hidden_character, hides, shown
+from aidlc.names import (
+    _HIDDEN,
+    _HIDDEN_IN_TEXT,
+    BIDI,
+    ZERO_WIDTH,
+    arg,
+    command,
+    gate_command,
+    hidden_character,
+    hides,
+    shown,
+)
 
 # Every ASCII character, the C1 controls and Latin-1, the characters that hide text, and their neighbours.
 CHARACTERS = [chr(code) for code in range(0x300)] + sorted(BIDI | ZERO_WIDTH) + ["\u2028", "\u2029", "\u202f",
@@ -57,3 +68,15 @@ def test_a_quoted_name_reaches_a_real_shell_as_one_argument() -> None:
     assert arg("x\nb; touch pwned #") == "'x\\x0ab; touch pwned #'"
     assert [arg(name) for name in ("001-checkout-api", "intent:001", "FR-1", "a/b.md")] == \
         ["001-checkout-api", "intent:001", "FR-1", "a/b.md"]
+
+
+def test_a_printed_command_names_a_subject_starting_with_a_dash_last_after_double_dash() -> None:
+    """A subject `-x` before the options would be read as an option; after `--` it is an argument, so the options
+    come first. Any other subject stays where people write it."""
+    assert gate_command("001-login", "plan") == "aidlc gate approve 001-login --stage plan"
+    assert gate_command("-x", "code-generation") == "aidlc gate approve --stage code-generation -- -x"
+    assert gate_command("-x", "walkthrough", "reject", "--reason '...'") == \
+        "aidlc gate reject --stage walkthrough --reason '...' -- -x"
+    assert gate_command("a b", "plan") == "aidlc gate approve 'a b' --stage plan"
+    assert command("walkthrough", "-x") == "aidlc walkthrough -- -x"
+    assert command("walkthrough", "u1", "--output PATH") == "aidlc walkthrough u1 --output PATH"

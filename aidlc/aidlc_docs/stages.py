@@ -111,7 +111,7 @@ def plan_stage(name: str) -> tuple[str | None, str | None]:
         at = stem.find(stage.plan)
         if at == -1 or "plan" not in stem[at + len(stage.plan):]:
             continue
-        unit = re.sub(r"(?:^|[-_])tdd$", "", stem[:at].strip("-_ "), flags=re.IGNORECASE) or None  # the TDD variant
+        unit = re.sub(r"(?:^|[-_])tdd$", "", stem[:at].rstrip("-_ "), flags=re.IGNORECASE) or None  # the TDD variant
         return stage.slug, unit if stage.per_unit else None
     return None, None
 

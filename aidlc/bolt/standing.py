@@ -13,7 +13,7 @@ from aidlc.gates.decide import decide as decide_gate
 from aidlc.gates.history import standing
 from aidlc.gates.resolve import resolve
 from aidlc.model.events import Actor, ActorKind, Decision
-from aidlc.names import arg
+from aidlc.names import arg, gate_command
 
 AFTER_PLAN_REJECT = "the model plans again"
 AFTER_WALKTHROUGH_REJECT = "the model plans the rework with your reason"
@@ -65,7 +65,7 @@ def waiting_at(run: RunSession, stage: str, judged: str, after_reject: str) -> P
     """The pause at a gate of the bolt, with the two ways on (and what a rejection does)."""
     bolt = run.state.bolt
     return Paused(f"{stage}_gate", f"the {stage} of bolt {bolt} waits for a person: {judged}",
-                  [f"aidlc gate approve {arg(bolt)} --stage {arg(stage)} && aidlc bolt resume {arg(bolt)}",
+                  [f"{gate_command(bolt, stage)} && aidlc bolt resume {arg(bolt)}",
                    f"or: aidlc bolt resume {arg(bolt)} --approve",
                    f"or: aidlc bolt resume {arg(bolt)} --reject --reason '...'    # {after_reject}"])
 

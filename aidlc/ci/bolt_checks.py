@@ -21,7 +21,7 @@ from aidlc.globs import matcher
 from aidlc.model.events import ActorKind, CheckRecord, Decision, Event, EventType, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Risk
-from aidlc.names import arg
+from aidlc.names import gate_command
 from aidlc.rules import ci
 
 
@@ -80,7 +80,7 @@ def scope(pr: PullRequest) -> Iterator[Finding]:
                 and _decision(pr.standing("HEAD", bolt_id, "walkthrough")) != "approve":
             yield finding(ci.WALKTHROUGH_MISSING, bolt.rel, None, f"bolt {bolt_id} is marked complete, and its "
                           "walkthrough is not approved in the ledger", f"a person reviews the walkthrough: "
-                          f"`aidlc gate approve {arg(bolt_id)} --stage walkthrough`")
+                          f"`{gate_command(bolt_id, 'walkthrough')}`")
 
 
 def _bolt_problem(pr: PullRequest, commit: vcs.Commit, bolt: BoltItem | None, bolt_id: str, subject: str,
@@ -94,7 +94,7 @@ def _bolt_problem(pr: PullRequest, commit: vcs.Commit, bolt: BoltItem | None, bo
     if _decision(plan) != "approve":
         return finding(ci.PLAN_NOT_APPROVED, changed[0], None, f"{subject} changes {files} for bolt {bolt_id}, whose "
                        "plan the ledger of that commit does not hold as approved",
-                       f"a person approves the plan (`aidlc gate approve {arg(bolt_id)} --stage plan`), then the "
+                       f"a person approves the plan (`{gate_command(bolt_id, 'plan')}`), then the "
                        "code is committed after it")
     if plan is not None and plan.actor.kind == ActorKind.policy \
             and (why := _policy_refuses(pr, bolt, plan)) is not None:

@@ -17,7 +17,7 @@ import click
 
 from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, DEFAULT_DOCS, shown, shown_json
 from aidlc.errors import AidlcError, UsageError
-from aidlc.names import terminal_safe
+from aidlc.names import arg, terminal_safe
 from aidlc.report.style import Style
 
 JSON_VERSION = 1
@@ -92,10 +92,10 @@ def output_options(command: F) -> F:
     return command
 
 
-def write_output(path: Path, text: str, option: str, command: str) -> None:
+def write_output(path: Path, text: str, option: str, again: str) -> None:
     """Write a file a person named on the command line (`option`, e.g. --html). Missing folders on the way are
     made: naming the file there asks for them. A path that cannot be written is a usage error (exit 2) naming
-    it, with `command` to run again elsewhere; nothing is half written."""
+    it, with `again`, the command to run again elsewhere (`aidlc ci --sarif PATH`); nothing is half written."""
     # Every command imports this file; only the ones writing a file a person named need the writer.
     from aidlc.bank.write import NotWritten, atomic_write
 
@@ -108,7 +108,7 @@ def write_output(path: Path, text: str, option: str, command: str) -> None:
         if in_the_way is not None:
             why = f"cannot be written ({in_the_way} is a file, not a folder)"
         raise UsageError(f"{option} {path}: {why}; nothing was written there",
-                         [f"{command} {option} PATH    # a path in a folder you can write"]) from None
+                         [f"{again}    # a path in a folder you can write"]) from None
 
 
 def wants_color(stream: Any, no_color_flag: bool = False, env: Mapping[str, str] | None = None) -> bool:
@@ -165,13 +165,30 @@ def run_safely(command: click.Command) -> None:
         click.echo("interrupted", err=True)
         sys.exit(130)
     except click.ClickException as exc:
-        hint = ["aidlc --help", "aidlc COMMAND --help"]
+        hint = _usage_hint(exc)
         code = 2 if isinstance(exc, click.UsageError) else exc.exit_code
         report_error(exc.format_message(), hint, code, wants_json)
         sys.exit(code)
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(1)
+
+
+def _usage_hint(exc: click.ClickException) -> list[str]:
+    """Next steps for a command line click refused: its help; for an unknown option where the command takes a name,
+    how to pass a name that starts with '-' (an aidlc-docs unit folder `-x`): last, after `--`."""
+    ctx = getattr(exc, "ctx", None)
+    if ctx is None:
+        return ["aidlc --help", "aidlc COMMAND --help"]
+    if isinstance(ctx.command, click.Group):
+        return [f"{ctx.command_path} --help", f"{ctx.command_path} COMMAND --help"]
+    hint = [f"{ctx.command_path} --help"]
+    takes_name = any(isinstance(param, click.Argument) for param in ctx.command.params)
+    # `--bogus` is a mistyped option; `-x` may be a name: a unit folder of the aidlc-docs layout can be called so
+    if isinstance(exc, click.NoSuchOption) and takes_name and not exc.option_name.startswith("--"):
+        hint.append(f"{ctx.command_path} [OPTIONS] -- {arg(exc.option_name)}    # a name starting with '-' goes "
+                    "last, after --")
+    return hint
 
 
 class ReaderMayLeave:

@@ -55,7 +55,8 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     if write_baseline:
         report = judged.report(None, None, strict)
         written = baselines.of(report.findings)
-        write_output(baseline_path, baselines.render(written), "--baseline", "aidlc ci --write-baseline")
+        write_output(baseline_path, baselines.render(written), "--baseline",
+                     "aidlc ci --write-baseline --baseline PATH")
         adopted = report.summary.adopted
         if app.json:
             app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted})
@@ -79,7 +80,7 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     if to_stdout:
         echo(sarif.render(report), nl=False)
     elif sarif_file is not None:
-        write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci")
+        write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci --sarif PATH")
     text = render.render_json(report) if app.json else render.render_text(report, app.style, strict)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         commands, left_out = github.annotation_commands(report)

@@ -17,7 +17,7 @@ from aidlc.gates.effects import reconcile
 from aidlc.gates.resolve import resolve_docs, resolve_record
 from aidlc.model.config import Config
 from aidlc.model.events import Actor, Decision
-from aidlc.names import arg
+from aidlc.names import gate_command
 from aidlc.workspace import layout_of, open_bank, open_docs, open_records, records_folder
 
 # What each decision means, for `aidlc gate --help` and each decision's own help.
@@ -103,7 +103,7 @@ def _decision_command(decision: Decision) -> click.Command:
         for path in recorded.changed:
             app.out(f"  ~ {path}")
         if recorded.waiting:
-            app.out(f"{recorded.waiting}: aidlc gate approve {arg(event.subject.id)} --stage {arg(stage)}")
+            app.out(f"{recorded.waiting}: {gate_command(event.subject.id, stage)}")
             raise click.exceptions.Exit(3)
 
     return command

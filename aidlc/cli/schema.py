@@ -23,7 +23,7 @@ def export_cmd(app: App, directory: Path) -> None:
     """Write one NAME.schema.json per format into DIRECTORY (made if missing)."""
     written = []
     for name, schema in all_schemas().items():
-        write_output(directory / name, dump(schema), "schema export", "aidlc")
+        write_output(directory / name, dump(schema), "schema export", "aidlc schema export PATH")
         written.append(str(directory / name))
     if app.json:
         app.emit_json({"written": written})

@@ -11,7 +11,7 @@ from aidlc.cli.app import App, echo, output_options, write_output
 from aidlc.cli.modelflags import ModelFlags, model_options
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
-from aidlc.names import arg
+from aidlc.names import arg, command, gate_command
 
 
 @click.command("walkthrough")
@@ -77,7 +77,7 @@ def walkthrough_cmd(app: App, bolt: str, no_run: bool, html_file: Path | None, a
             app.note(f"--attest: commit {line} lies between the bolt's base and head and is not the bolt's: not "
                      "attested as its work, named as a deviation in the statement")
     for path, option, text in named:
-        write_output(path, text, option, f"aidlc walkthrough {arg(report.bolt)}")
+        write_output(path, text, option, command("walkthrough", report.bolt, f"{option} PATH"))
     code = 0 if report.verification.satisfied else 1  # written either way; 1: the gate would refuse it
     kept = written.kept if output_file is None else None
     if app.json:
@@ -125,7 +125,7 @@ def _unit_walkthrough(app: App, config: Config, unit: str, no_run: bool, output_
     report = written.report
     unit = report.unit
     if output_file is not None:
-        write_output(output_file, written.block, "--output", f"aidlc walkthrough {arg(unit)}")
+        write_output(output_file, written.block, "--output", command("walkthrough", unit, "--output PATH"))
     code = 0 if report.satisfied else 1  # written either way; 1: the evidence is not complete
     if app.json:
         app.emit_json(report.model_dump(mode="json"))
@@ -143,7 +143,7 @@ def _unit_walkthrough(app: App, config: Config, unit: str, no_run: bool, output_
     for line in report.notes:
         app.out(f"  note: {line}")
     if report.satisfied:
-        app.out(f"Evidence complete. Next: aidlc gate approve {arg(unit)} --stage code-generation --reason '...'")
+        app.out("Evidence complete. Next: " + gate_command(unit, "code-generation", options="--reason '...'"))
     else:
         app.out("Evidence incomplete: no passing check at HEAD, or an error finding about the unit (above).")
     raise click.exceptions.Exit(code)

@@ -38,7 +38,7 @@ from aidlc.llm.errors import LLMBadOutput
 from aidlc.llm.prompts import render_prompt, system_message
 from aidlc.llm.structured import complete_structured
 from aidlc.model.events import Actor, ActorKind, Event, EventType, Subject
-from aidlc.names import arg
+from aidlc.names import arg, gate_command
 from aidlc.rules import validate
 from aidlc.scaffold.new import Creator
 
@@ -128,7 +128,7 @@ def draft(root: Path, level: Level, intent_ref: str, provider: Provider, *, dry_
     result = DraftResult(level=level, intent=intent.id, written=plan.written, dry_run=dry_run,
                          model=answer.completion.model, target=answer.completion.target, mode=answer.mode,
                          rounds=used, usage=usage, prompt_sha256=digest,
-                         gate_command=f"aidlc gate approve {arg(intent.id)} --stage {GATE_OF[level]}",
+                         gate_command=gate_command(intent.id, GATE_OF[level]),
                          previews=plan.previews(), context_trimmed=fitted.trimmed())
     if ledger is None:
         return result

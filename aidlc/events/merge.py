@@ -19,7 +19,7 @@ from pathlib import Path
 from aidlc.bank.frontmatter import read_regular
 from aidlc.events.verify import Verification, instant_of, split_lines, ts_of, verify_lines
 from aidlc.events.view import describe_conflict, view_of_bytes
-from aidlc.names import arg
+from aidlc.names import gate_command
 
 
 def _order(new_lines: list[bytes]) -> tuple[int, float, bytes]:
@@ -78,6 +78,5 @@ def merge_files(base: Path, ours: Path, theirs: Path) -> tuple[bool, str]:
     message = f"merged ledger: {result.events} events"
     for (kind, subject_id, stage), decided in view_of_bytes(merged).history.conflicts():
         message += (f"\naidlc: {kind} {subject_id} {stage} was {describe_conflict(decided)}; it counts as "
-                    "undecided until a person decides again: "
-                    f"aidlc gate approve|reject {arg(subject_id)} --stage {arg(stage)}")
+                    "undecided until a person decides again: " + gate_command(subject_id, stage, "approve|reject"))
     return True, message

@@ -43,7 +43,7 @@ from aidlc.gates.resolve import resolve
 from aidlc.model.config import Config
 from aidlc.model.events import Actor, ActorKind, Decision, Event, EventType, FileDigest, Subject
 from aidlc.model.types import Risk
-from aidlc.names import arg
+from aidlc.names import arg, gate_command
 
 
 @dataclass
@@ -228,7 +228,7 @@ def _walkthrough_evidence(bank: MemoryBank, index: BankIndex, led: LedgerView, t
         if same_person(first.actor, actor.name, actor.email):
             raise GateRefused(f"bolt {target.id} is {level}: {actor.name} approved its walkthrough "
                               "already; a second, different person approves",
-                              [f"another person: aidlc gate approve {arg(target.id)} --stage walkthrough"])
+                              [f"another person: {gate_command(target.id, 'walkthrough')}"])
         data["approvals"] = 2
         data["with"] = first.hash
         return None

@@ -25,7 +25,7 @@ from aidlc.gates.catalogue import INTENT_STAGES, GateTarget
 from aidlc.gates.refusals import GateRefused
 from aidlc.model.events import Decision, Event
 from aidlc.model.types import StoryStatus
-from aidlc.names import arg
+from aidlc.names import gate_command
 
 PENDING_NOTE = Path(".aidlc") / "gate-pending"
 
@@ -75,7 +75,7 @@ def _bolt_changes(index: BankIndex, bolt: BoltItem, stage: str) -> list[StatusCh
                 f"story {story.id} has {len(open_boxes)} unchecked acceptance boxes "
                 f"(first at {story.rel}:{open_boxes[0].line}); approving the walkthrough completes it",
                 [f"check each box the evidence supports in {story.rel}, then approve",
-                 f"or: aidlc gate reject {arg(bolt.id)} --stage walkthrough --reason '...'"])
+                 "or: " + gate_command(bolt.id, "walkthrough", "reject", options="--reason '...'")])
     return [StatusChange(path=bolt.rel, keys={"status": "complete", "completed": now}),
             *(StatusChange(path=s.rel, keys={"status": StoryStatus.complete.value, "implemented": True})
               for s in stories)]

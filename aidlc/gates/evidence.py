@@ -16,7 +16,7 @@ from aidlc.gates.planned import Planned, plan_risks
 from aidlc.model import evidence as ev
 from aidlc.model.events import Decision, EventType
 from aidlc.model.types import Risk
-from aidlc.names import arg
+from aidlc.names import gate_command
 
 
 def traceability(facts: Facts, checks: list[ev.Check]) -> ev.Traceability:
@@ -153,7 +153,7 @@ def decision(facts: Facts, risk: Risk | None) -> ev.Decision:
     who = "a person (not an agent, CI or a bot)" if needed == 1 else \
         "two distinct people (not agents, CI or bots), one after the other"
     return ev.Decision(gate="walkthrough", who=who, approvals_needed=needed,
-                       command=f"aidlc gate approve {arg(facts.bolt.id)} --stage walkthrough --reason '...'")
+                       command=gate_command(facts.bolt.id, 'walkthrough', options="--reason '...'"))
 
 
 def flagged_risks(facts: Facts) -> list[str]:

@@ -20,7 +20,7 @@ from aidlc.gates.catalogue import (
 from aidlc.gates.history import approvals_short, standing
 from aidlc.gates.refusals import GateRefused
 from aidlc.model.events import Decision
-from aidlc.names import arg
+from aidlc.names import arg, gate_command
 
 
 def check_open(history: GateHistory, target: GateTarget) -> None:
@@ -58,7 +58,7 @@ def _require_current(bank: MemoryBank | None, history: GateHistory, index: BankI
                      stage: str, why: str) -> None:
     state = standing(history, bank, index, target, stage)
     if state is not None:
-        steps = [f"aidlc gate approve {arg(target.id)} --stage {arg(stage)}"]
+        steps = [gate_command(target.id, stage)]
         if target.docs is not None and target.docs.state is not None and stage not in DOCS_ALWAYS \
                 and history.latest(target.kind, target.id, stage) is None:
             steps.append(f"or, if the project skips {stage}, mark it SKIP in {target.docs.state.path}")

@@ -20,7 +20,7 @@ from aidlc.gates.catalogue import (
     record_targets,
     stages_for,
 )
-from aidlc.names import arg
+from aidlc.names import gate_command
 
 if TYPE_CHECKING:
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
@@ -84,7 +84,7 @@ def resolve_docs(project: DocsProject, subject: str, stage: str) -> GateTarget:
         known = f"; {stage} is {owner} gate" if owner else ""
         raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are "
                          f"{', '.join(target.stages)}{known}",
-                         [f"aidlc gate approve {arg(target.id)} --stage {arg(target.stages[0])}"])
+                         [gate_command(target.id, target.stages[0])])
     return target
 
 
@@ -100,12 +100,12 @@ def resolve_record(workspace: RecordsWorkspace, subject: str, stage: str) -> Gat
         problem = f"{subject!r} names {len(found)} of them" if found else f"no subject {subject!r}"
         raise UsageError(f"{problem} in {workspace.rel}/: the subjects are an intent record, [SPACE/]INTENT, or one "
                          f"of its units, [SPACE/]INTENT/UNIT: {listed}",
-                         [f"aidlc gate approve {arg(targets[0].id)} --stage {arg(targets[0].stages[0])}" if targets and
+                         [gate_command(targets[0].id, targets[0].stages[0]) if targets and
                           targets[0].stages else "aidlc status    # the records, their stages and units"])
     target = found[0]
     if stage not in target.stages:
         raise UsageError(f"{target.kind} {target.id} has no {stage!r} gate; its gates are "
                          f"{', '.join(target.stages) or 'none (no stage row past initialization)'}",
-                         [f"aidlc gate approve {arg(target.id)} --stage {arg(target.stages[0])}" if target.stages else
+                         [gate_command(target.id, target.stages[0]) if target.stages else
                           "aidlc status    # the record's stage rows"])
     return target

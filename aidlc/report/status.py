@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aidlc.model.status import Action, BoltLine, IntentStatus, StatusReport, WalkthroughEvidence
-from aidlc.names import arg
+from aidlc.names import gate_command
 from aidlc.plural import plural, plural_of
 from aidlc.report.style import Style
 
@@ -111,7 +111,7 @@ def _waiting(report: StatusReport, style: Style) -> list[str]:
     if not report.waiting:
         return []
     lines = [style(f"Waiting for a person ({plural(len(report.waiting), 'gate')}):", "bold")]
-    evidence = {f"aidlc gate approve {arg(g.id)} --stage walkthrough": g.evidence for g in report.gates if g.evidence}
+    evidence = {gate_command(g.id, "walkthrough"): g.evidence for g in report.gates if g.evidence}
     for action in report.waiting[:SUMMARY_WAITING]:
         lines.append(f"  {action.command}" if action.command else f"  {action.reason}")
         if action.command in evidence:

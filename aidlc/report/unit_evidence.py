@@ -46,7 +46,7 @@ from aidlc.model.config import Config
 from aidlc.model.events import CheckRecord, Decision, Event, EventType, Subject
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
-from aidlc.names import arg
+from aidlc.names import command
 from aidlc.rules import validate
 from aidlc.rules.docs_approvals import Units, approvals
 from aidlc.templating import render
@@ -118,7 +118,7 @@ def build_unit(project: DocsProject, config: Config, unit: str, *, run: bool = T
     excerpts: dict[tuple[str, str], str] = {}
     if run and not any(current(check.commit) for check in recorded):
         ran = record_checks(repo, config.verify, view.ledger, subject, current, note,
-                            f"aidlc walkthrough {arg(target.id)}")
+                            command("walkthrough", target.id))
         recorded += ran.checks
         excerpts, notes = ran.excerpts, notes + ran.notes
     found_checks = checks(recorded, current, excerpts)
@@ -309,6 +309,6 @@ def write_unit_walkthrough(project: DocsProject, config: Config, unit: str, *, r
         existing = _read(repo, rel, []) if (repo / rel).exists() else None
         if existing is None and (repo / rel).exists():
             raise UsageError(f"{rel}: not rewritten (not a regular file inside the repository)",
-                             [f"replace it with a regular file, then run aidlc walkthrough {arg(report.unit)}"])
+                             ["replace it with a regular file, then run " + command("walkthrough", report.unit)])
         atomic_write(repo / rel, merge(existing, block), repo)
     return UnitWritten(report, found, rel, block)

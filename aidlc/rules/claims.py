@@ -22,7 +22,7 @@ from aidlc.events.lost import lost_ledger
 from aidlc.events.place import ledger_path, ledger_rel, something_at
 from aidlc.model.artifacts import Bolt, FrontMatter, Story
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
-from aidlc.names import arg
+from aidlc.names import arg, gate_command
 from aidlc.rules.catalogue import Hit, rule
 from aidlc.rules.evidence import Birth, adopted_note, birth_of, verdict
 from aidlc.rules.ledger import view
@@ -71,7 +71,7 @@ def _story_claim(index: BankIndex, led: LedgerView, story: StoryItem) -> Claim |
     if any(led.history.approved("bolt", bolt.id, "walkthrough") for bolt in bolts):
         return None
     if bolts:
-        target, fix = f"its bolt {bolts[0].id}", f"aidlc gate approve {arg(bolts[0].id)} --stage walkthrough"
+        target, fix = f"its bolt {bolts[0].id}", gate_command(bolts[0].id, "walkthrough")
     else:
         assigned = index.bolt(story.meta.assigned_bolt) if story.meta else None
         target = "it (no bolt of its intent lists it" + (
@@ -107,7 +107,7 @@ def _intent_claim(index: BankIndex, led: LedgerView, intent: Intent) -> Claim | 
     return Claim("AIDLC-LEDGER-004", Hit(
         own, doc.line_of("phase") if doc else None,
         f"intent {intent.id} is in construction but the ledger has no approved {', '.join(missing)} gate",
-        f"aidlc gate approve {arg(intent.id)} --stage {arg(missing[0])}"), (own, *(b.rel for b in bolts)), held_then,
+        gate_command(intent.id, missing[0])), (own, *(b.rel for b in bolts)), held_then,
         "in construction")
 
 
@@ -120,7 +120,7 @@ def _claims(index: BankIndex, led: LedgerView) -> Iterator[Claim]:
             yield Claim("AIDLC-LEDGER-002", Hit(
                 bolt.rel, bolt.doc.line_of("status"),
                 f"bolt {bolt.id} is complete but the ledger has no approved {', '.join(missing)} gate",
-                f"aidlc gate approve {arg(bolt.id)} --stage {arg(missing[0])}"),
+                gate_command(bolt.id, missing[0])),
                 (bolt.rel,), _status_then(Bolt, bolt.rel, BoltStatus.complete.value), "complete")
     for story in index.bank.stories:
         complete = story.meta is not None and story.meta.status == StoryStatus.complete

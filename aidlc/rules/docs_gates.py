@@ -30,7 +30,7 @@ from aidlc.model.config import Config
 from aidlc.model.events import Decision, Event
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
-from aidlc.names import arg
+from aidlc.names import gate_command
 from aidlc.rules.catalogue import Rule, docs_rule
 from aidlc.rules.ledger import NOT_AN_EVENT
 
@@ -143,7 +143,7 @@ def _stale(led: LedgerView, targets: list[GateTarget]) -> list[Finding]:
                     else (led.ledger.rel, _line(led.history, target, stage, last))
                 found.append(_finding(STALE, *where, f"the {stage} approval of {target.kind} {target.id} (seq "
                                       f"{last.seq}) is stale: {path} {change} since",
-                                      f"aidlc gate approve {arg(target.id)} --stage {arg(stage)}"))
+                                      gate_command(target.id, stage)))
     return found
 
 
@@ -160,7 +160,7 @@ def _undecided(project: DocsProject, history: GateHistory, targets: list[GateTar
             if not history.approved(target.kind, target.id, line.stage):
                 found.append(_finding(UNDECIDED, project.state.path, line.line,
                                       f"{line.stage} is ticked for {target.kind} {target.id}, and the ledger holds "
-                                      "no approval of it", f"aidlc gate approve {arg(target.id)} --stage {line.stage}"))
+                                      "no approval of it", gate_command(target.id, line.stage)))
     return found
 
 
@@ -181,7 +181,7 @@ def _undecided_rows(project: DocsProject, history: GateHistory, targets: list[Ga
             if not history.approved(target.kind, target.id, row.slug):
                 found.append(_finding(UNDECIDED, project.state.path, row.line,
                                       f"{row.slug} is [x] for {target.kind} {target.id}, and the ledger holds no "
-                                      "approval of it", f"aidlc gate approve {arg(target.id)} --stage {row.slug}"))
+                                      "approval of it", gate_command(target.id, row.slug)))
     return found
 
 

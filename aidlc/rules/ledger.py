@@ -14,7 +14,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.errors import UsageError
 from aidlc.events.place import ledger_path, something_at
 from aidlc.model.types import Severity
-from aidlc.names import arg
+from aidlc.names import gate_command
 from aidlc.rules.catalogue import Hit, rule
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
             path, change = what_changed(index.bank, index, target, stage, last, current)
             message = (f"the {stage} approval of {kind} {subject_id} (seq {last.seq}) is stale: "
                        f"{path} {change} since")
-            approve = f"aidlc gate approve {arg(subject_id)} --stage {arg(stage)}"
+            approve = gate_command(subject_id, stage)
             if "*" in path or " (" in path:  # the label of a set of files: grouped under the approval's line
                 yield Hit(led.ledger.rel, _line(led, last), message, approve)
             else:
@@ -151,7 +151,7 @@ def fork_conflicts(index: BankIndex) -> Iterator[Hit]:
     for (kind, subject_id, stage), decided in led.history.conflicts():
         yield Hit(led.ledger.rel, _line(led, decided[-1]),
                   f"{kind} {subject_id} {stage}: {describe_conflict(decided)}; the gate counts as undecided",
-                  f"a person decides again: aidlc gate approve|reject {arg(subject_id)} --stage {arg(stage)}")
+                  f"a person decides again: {gate_command(subject_id, stage, 'approve|reject')}")
 
 
 @rule("AIDLC-LEDGER-018", E, "ledger", NOT_AN_EVENT,

@@ -18,7 +18,7 @@ from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
 from aidlc.errors import UsageError
 from aidlc.events import journal
 from aidlc.model.types import BoltType, Priority, Risk
-from aidlc.names import arg
+from aidlc.names import arg, gate_command
 from aidlc.scaffold import fields
 from aidlc.scaffold.clock import now, now_utc
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
@@ -242,9 +242,9 @@ class Creator:
         if path.exists() or path.is_symlink():
             raise UsageError(f"{self._rel(path)} exists already; aidlc new never overwrites a file",
                              [f"edit {self._rel(path)}",
-                              f"aidlc gate approve {arg(bolt.id)} --stage plan    # when done"])
+                              f"{gate_command(bolt.id, 'plan')}    # when done"])
         result = Created(id=bolt.id, created=[self._write(path, text)])
-        result.next_steps = [f"edit {result.created[0]}", f"aidlc gate approve {arg(bolt.id)} --stage plan"]
+        result.next_steps = [f"edit {result.created[0]}", gate_command(bolt.id, 'plan')]
         return result
 
     # -- helpers -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from aidlc.gates.decide import refusal
 from aidlc.model.findings import Finding
 from aidlc.model.status import Action, GateStatus
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
-from aidlc.names import arg
+from aidlc.names import arg, gate_command
 from aidlc.plural import plural
 from aidlc.rules.ledger import view
 from aidlc.status.gates import gate_targets
@@ -80,7 +80,7 @@ def _pending_gates(bank: MemoryBank, index: BankIndex, gates: list[GateStatus]) 
             continue  # nothing to judge yet: the actions that write it come from the bank
         refused = refusal(bank, index, led.history, target, gate.pending)
         if refused is None:
-            approve = f"aidlc gate approve {arg(gate.id)} --stage {arg(gate.pending)}"
+            approve = gate_command(gate.id, gate.pending)
             found.append((Action(reason=f"{gate.kind} {gate.id}: the {gate.pending} gate waits for a person's "
                                         "decision", command=approve), True))
         else:

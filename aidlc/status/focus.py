@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aidlc.bank.items import strip_number
 from aidlc.model.status import Action, StatusReport
-from aidlc.names import arg
+from aidlc.names import gate_command
 
 
 def on_intent(report: StatusReport, intent_id: str) -> StatusReport:
@@ -22,7 +22,7 @@ def on_waiting(report: StatusReport) -> StatusReport:
     """What waits for a person: every gate with something to judge."""
     pending = {(a.command or "") for a in report.waiting}
     gates = [g for g in report.gates
-             if g.pending and f"aidlc gate approve {arg(g.id)} --stage {arg(g.pending)}" in pending]
+             if g.pending and gate_command(g.id, g.pending) in pending]
     return report.model_copy(update={"intents": [], "bolts": [], "gates": gates, "next_actions": report.waiting})
 
 
