@@ -449,3 +449,16 @@ def test_aidlc_ci_base_refuses_a_pull_request_that_rewrites_the_audit_log(docs: 
     done = run_cli("ci", str(docs.root), "--base", "base", "--format", "json")
     assert done.returncode == 1, done.stdout + done.stderr
     assert '"code": "AIDLC-DOCS-020"' in done.stdout and '"aidlc-docs-history"' in done.stdout
+
+
+def test_a_commit_ticking_a_line_that_lists_two_units_needs_an_approval_of_each(docs: Repo) -> None:
+    """`Code Generation - Unit 1 api + Unit 2 web`, ticked by one commit whose audit log approves unit 1's code
+    only: the tick of unit 2's is found at that line."""
+    coded = entry("Code Generation - Unit 1 Approval", "2026-06-01T09:22:00Z", "Approve & Continue",
+                  "CONSTRUCTION - Unit 1 api code generation approved")
+    state = TICKED + "- [x] CONSTRUCTION - Code Generation - Unit 1 api + Unit 2 web\n"
+    docs.commit("coded", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + coded,
+                                                   STATE: state})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", state.split("\n").index(state.split("\n")[-2]) + 1)
+    assert "unit 2" in message and "unit 1" not in message

@@ -12,7 +12,7 @@ import pytest
 
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.state import read_state
-from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, iso, plan, stamp
+from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, audit_text, build_docs_repo, iso, plan, stamp
 from tests.helpers import run_cli
 
 OPERATIONS = "### 🟡 OPERATIONS PHASE"
@@ -208,3 +208,40 @@ def test_only_the_units_document_ties_a_number_to_a_folder_not_its_dependency_ma
                "## Unit 1 → billing\n")
     docs.write(f"{DOCS}/inception/application-design/unit-of-work.md", "# Units\n\n## Unit 3: billing\n")
     assert read_project(docs.root, DOCS).unit_numbers == {"billing": "3"}
+
+
+BOTH = "- [x] Code Generation - EXECUTE (Unit 1: orders-api)\n- [x] Code Generation - EXECUTE (Unit 2: shop-web)\n"
+
+
+def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> None:
+    # `Code Generation - Unit 1 orders-api + Unit 2 shop-web` (the shape of a Korean project's state file): unit 2's
+    # open plan and missing approval are found at that line, as if it had a line of its own.
+    docs.replace(STATE, BOTH, "- [x] Code Generation - Unit 1 orders-api (3 files) + Unit 2 shop-web (2 files)\n")
+    assert found(docs) == []
+    listing = docs.line(STATE, "Unit 2 shop-web (2 files)")
+    docs.write(f"{DOCS}/construction/plans/unit-2-shop-web-code-generation-plan.md", plan("Code Generation Plan", 3, 2))
+    assert found(docs) == [("AIDLC-DOCS-005", listing), ("AIDLC-DOCS-006", docs.line(STATE, "- [x] Build and Test"))]
+    docs.write(f"{DOCS}/construction/plans/unit-2-shop-web-code-generation-plan.md", plan("Code Generation Plan", 3, 3))
+    docs.write(AUDIT, audit_text([entry for entry in ENTRIES if entry[0] != "Code Generation - Unit 2 Approval"]))
+    [finding] = docs.findings("AIDLC-DOCS-003")
+    assert (finding.line, "Code Generation of unit 2 is ticked" in finding.message) == (listing, True)
+    report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
+    by_unit = {u["unit"]: [(s["stage"], s["line"]) for s in u["stages"]] for u in report["units"]}
+    assert ("code-generation", listing) in by_unit["1"] and ("code-generation", listing) in by_unit["2"]
+
+
+@pytest.mark.parametrize(("text", "units"), [
+    ("Code Generation - Unit 1 Backend (82 Java, 10 SQL) + Unit 2 Frontend (27 TSX/TS)", ["1", "2"]),
+    ("Functional Design - Unit 1 and Unit 2 designs completed and approved; Unit 3 skipped", ["1", "2"]),
+    ("Code Generation - Unit 1: DataStore, Unit 2: Mock API", ["1", "2"]),
+    ("Code Generation - U1, U2, U3", ["1", "2", "3"]),
+    ("Code Generation (Unit 3-A / Unit 3-B)", ["3A", "3B"]),
+    ("Code Generation - Unit 2, after Unit 1", ["2"]),  # a sentence, not a list
+    ("Code Generation - Unit 2 (reuses Unit 1's models)", ["2"]),  # an aside
+    ("Code Generation - Unit 2 replaces Unit 1", ["2"]),
+    ("Code Generation - Unit 1 done and Unit 2 pending", ["1"]),  # each unit's own state: no list
+    ("Code Generation - EXECUTE (Unit 1: orders-api)", ["1"]),
+])
+def test_which_units_a_stage_line_lists(text: str, units: list[str]) -> None:
+    state = read_state(f"# State\n\n- [x] {text}\n", f"{DOCS}/aidlc-state.md")
+    assert [(line.line, line.unit) for line in state.stages] == [(3, unit) for unit in units]

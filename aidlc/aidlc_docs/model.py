@@ -18,7 +18,8 @@ class Mark(StrEnum):
 
 
 class StageLine(BaseModel):
-    """A checkbox line of aidlc-state.md."""
+    """A checkbox line of aidlc-state.md; a line of a per-unit stage that lists units (`Code Generation - Unit 1 +
+    Unit 2`) is one StageLine per unit, each at that line."""
 
     line: int
     text: str = Field(description="the line after its checkbox, as written")

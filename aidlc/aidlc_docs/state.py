@@ -13,8 +13,8 @@ from typing import NamedTuple
 
 from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines, shown_lines
 from aidlc.aidlc_docs.model import CurrentStage, Mark, StageLine, StateFile
-from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_named
-from aidlc.aidlc_docs.units import folders_named, leading_unit, unit_of, units_of
+from aidlc.aidlc_docs.stages import BY_SLUG, stage_at, stage_of, stages_named
+from aidlc.aidlc_docs.units import folders_named, leading_unit, listed_units, unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
 _LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
@@ -203,7 +203,11 @@ class _StateReader:
                          skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(AWAITING.search(body)),
                          depth=len(self.parents), parent=boxed.line if boxed else None, archived=bool(self.archive))
         if not self._approval_of_last(line, status):
+            # `Code Generation - Unit 1 Backend + Unit 2 Frontend`: one line of each unit's stage, at the same line
+            listed = listed_units(body) if stage is not None and BY_SLUG[stage].per_unit and not every else []
             self.state.stages.append(line)
+            self.state.stages += [line.model_copy(update={"unit": unit}) for unit in listed[len(listed) < 2:]
+                                  if unit != line.unit]
             self.parents.append(_Parent(indent, own_unit, number, stage))
 
     def _approval_of_last(self, line: StageLine, status: str) -> bool:

@@ -5,6 +5,7 @@ one number holds several units: `Unit 3-A`, `unit-3b-backend`) or by the name of
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 # A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
 _UNIT = re.compile(r"\b(?:unit|유닛|단위)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?|\b[Uu](?P<u>\d+)\b",
@@ -24,6 +25,35 @@ def unit_of(text: str) -> str | None:
     """The unit a line names: `Unit 1`, `U2`, `유닛 3`, `Unit 3-B` -> '1', '2', '3', '3B'; None when it names none."""
     match = _UNIT.search(text)
     return None if match is None else _name(match)
+
+
+# What a line sets aside before it lists units: an aside (`Unit 1 Backend (82 Java, 10 SQL) + Unit 2 ...`, `Unit 2
+# (reuses Unit 1's models)`), which may name a unit the line is not about.
+_ASIDE = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
+# Between two units of one list: the first's label (`: DataStore`, ` Backend`), then a list's joint and nothing
+# after it: `Unit 1 and Unit 2`, `U1, U2`, `Unit 1 Backend + Unit 2 Frontend`; never a sentence (`Unit 2, after Unit
+# 1`, `Unit 2 replaces Unit 1`, `Unit 1 done; Unit 3 skipped`).
+_JOINT = re.compile(r"[^,;.&+/、，・\n]{0,40}?(?:,|&|\+|/|、|，|・|\band\b|및|와|과|と)[ \t]*", re.IGNORECASE)
+# A label that says how far its unit is (`Unit 1 done and Unit 2 pending`): each unit has its own state, no list.
+_STATE_WORD = re.compile(r"\b(?:complete[ds]?|done|approved|pending|skip(?:ped)?|progress|open|todo|wip|blocked)\b|"
+                         r"완료|승인|대기|진행|생략|完了|完成|承認|待|済|进行|跳过", re.IGNORECASE)
+
+
+def listed_units(text: str) -> list[str]:
+    """The units a line lists from its first: `Code Generation - Unit 1 Backend + Unit 2 Frontend` -> ['1', '2'];
+    one unit, or none, when it lists no two (`Functional Design - Unit 2, after Unit 1` -> ['2']). Units in an
+    aside count only where the line names none outside one (`Code Generation (Unit 1 + Unit 2)`)."""
+    plain = _ASIDE.sub(" ", text)
+    found = list(_UNIT.finditer(plain))
+    if not found:  # the units in an aside alone: `Code Generation (Unit 1 + Unit 2)`
+        return next((inside for aside in _ASIDE.finditer(text) if (inside := listed_units(aside.group()[1:-1]))), [])
+    listed = found[:1]
+    for before, after in pairwise(found):
+        gap = plain[before.end():after.start()]
+        if not _JOINT.fullmatch(gap) or _STATE_WORD.search(gap):
+            break
+        listed.append(after)
+    return list(dict.fromkeys(_name(match) for match in listed))
 
 
 # A unit named by its folder in backticks at a line's start: `Unit \`web\`: Code Generation [x]` (wc2026-predictor).

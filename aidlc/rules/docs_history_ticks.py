@@ -62,7 +62,7 @@ def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
     twice: set[str] = set()
     for line in read_state(judge.text(blob), state_rel).stages if blob is not None else []:
         text = _as_written(line.text)
-        if text in found:
+        if found.get(text, line.line) != line.line:  # a line listing two units is read twice, at one line
             twice.add(text)
         found[text] = line.line
         found.setdefault(_as_written(line.text, once=False), line.line)

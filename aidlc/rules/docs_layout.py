@@ -210,7 +210,7 @@ def _approved(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stag
 def _awaiting(project: DocsProject) -> Iterator[Hit]:
     if project.state is None:
         return
-    for line in project.state.stages:
+    for line in {line.line: line for line in project.state.stages}.values():  # a line listing units, once
         if line.mark == Mark.done and line.awaiting:
             yield Hit(project.state.path, line.line, f"ticked, and the line says it awaits approval: "
                       f"\"{cut(line.text)}\"")
