@@ -600,3 +600,7 @@ def test_a_unit_folder_starting_with_a_dash_is_named_after_double_dash_in_every_
     assert pasted.returncode == 0, pasted.stderr
     assert "recorded: unit -x functional-design -> approve" in pasted.stdout
     assert (decisions(root)[-1]["subject"]["id"], decisions(root)[-1]["stage"]) == ("-x", "functional-design")
+    unwritable = run_cli("--repo", str(root), "walkthrough", "--no-run", "--output", str(root / "src/orders.py/x"),
+                         "--", "-x")
+    assert unwritable.returncode == 2, unwritable.stderr
+    assert "aidlc walkthrough --output PATH -- -x    # a path in a folder you can write" in unwritable.stderr
