@@ -206,8 +206,8 @@ class _StateReader:
             # `Code Generation - Unit 1 Backend + Unit 2 Frontend`: one line of each unit's stage, at the same line
             listed = listed_units(body) if stage is not None and BY_SLUG[stage].per_unit and not every else []
             self.state.stages.append(line)
-            self.state.stages += [line.model_copy(update={"unit": unit}) for unit in listed[len(listed) < 2:]
-                                  if unit != line.unit]
+            if len(listed) > 1:
+                self.state.stages += [line.model_copy(update={"unit": unit}) for unit in listed if unit != line.unit]
             self.parents.append(_Parent(indent, own_unit, number, stage))
 
     def _approval_of_last(self, line: StageLine, status: str) -> bool:
