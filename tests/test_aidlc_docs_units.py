@@ -241,6 +241,12 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
     ("Code Generation - Unit 2 replaces Unit 1", ["2"]),
     ("Code Generation - Unit 1 done and Unit 2 pending", ["1"]),  # each unit's own state: no list
     ("Code Generation - EXECUTE (Unit 1: orders-api)", ["1"]),
+    ("代码生成 - U1~U3 全部完成", ["1", "2", "3"]),  # a range (kiro-project-demo)
+    ("Code Generation — 완료. 전 유닛(U1~U3) 코드", ["1", "2", "3"]),  # a range in the only aside (DocSuri)
+    ("Functional Design - Unit 2〜4", ["2", "3", "4"]),
+    ("Code Generation - U1-U2 and U4", ["1", "2", "4"]),
+    ("Code Generation - Unit 1 - 2 files", ["1"]),  # a hyphen between spaces: no range
+    ("Code Generation - U1~U999", ["1"]),  # more units than any project has: no range
 ])
 def test_which_units_a_stage_line_lists(text: str, units: list[str]) -> None:
     state = read_state(f"# State\n\n- [x] {text}\n", f"{DOCS}/aidlc-state.md")

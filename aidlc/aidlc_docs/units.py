@@ -5,7 +5,6 @@ one number holds several units: `Unit 3-A`, `unit-3b-backend`) or by the name of
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 
 # A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
 _UNIT = re.compile(r"\b(?:unit|유닛|단위)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?|\b[Uu](?P<u>\d+)\b",
@@ -34,26 +33,40 @@ _ASIDE = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
 # after it: `Unit 1 and Unit 2`, `U1, U2`, `Unit 1 Backend + Unit 2 Frontend`; never a sentence (`Unit 2, after Unit
 # 1`, `Unit 2 replaces Unit 1`, `Unit 1 done; Unit 3 skipped`).
 _JOINT = re.compile(r"[^,;.&+/、，・\n]{0,40}?(?:,|&|\+|/|、|，|・|\band\b|및|와|과|と)[ \t]*", re.IGNORECASE)
+# A range of units after the first's number: `U1~U6`, `Unit 2〜6`, `U1..U10`, `U1-U4` (a hyphen only between the
+# two, never `Unit 1 - 2 files`); a span over more units than a project has is no range.
+_RANGE = re.compile(r"(?:[ \t]*(?:~|〜|～|\.\.|–)[ \t]*|-)(?:unit[ \t]*|유닛[ \t]*|U)?(?P<last>\d+)\b", re.IGNORECASE)
+_MOST_IN_RANGE = 50
 # A label that says how far its unit is (`Unit 1 done and Unit 2 pending`): each unit has its own state, no list.
 _STATE_WORD = re.compile(r"\b(?:complete[ds]?|done|approved|pending|skip(?:ped)?|progress|open|todo|wip|blocked)\b|"
                          r"완료|승인|대기|진행|생략|完了|完成|承認|待|済|进行|跳过", re.IGNORECASE)
 
 
 def listed_units(text: str) -> list[str]:
-    """The units a line lists from its first: `Code Generation - Unit 1 Backend + Unit 2 Frontend` -> ['1', '2'];
-    one unit, or none, when it lists no two (`Functional Design - Unit 2, after Unit 1` -> ['2']). Units in an
-    aside count only where the line names none outside one (`Code Generation (Unit 1 + Unit 2)`)."""
+    """The units a line lists from its first: `Code Generation - Unit 1 Backend + Unit 2 Frontend` -> ['1', '2'],
+    `U1~U3` -> ['1', '2', '3']; one unit, or none, when it lists no two (`Functional Design - Unit 2, after Unit 1`
+    -> ['2']). Units in an aside count only where the line names none outside one (`Code Generation (Unit 1 +
+    Unit 2)`)."""
     plain = _ASIDE.sub(" ", text)
     found = list(_UNIT.finditer(plain))
     if not found:  # the units in an aside alone: `Code Generation (Unit 1 + Unit 2)`
         return next((inside for aside in _ASIDE.finditer(text) if (inside := listed_units(aside.group()[1:-1]))), [])
-    listed = found[:1]
-    for before, after in pairwise(found):
-        gap = plain[before.end():after.start()]
-        if not _JOINT.fullmatch(gap) or _STATE_WORD.search(gap):
+    listed: list[str] = []
+    end = found[0].start()
+    for match in found:
+        if match.start() < end:
+            continue  # the last unit of a range read already (`U1~U6`)
+        gap = plain[end:match.start()]
+        if listed and (not _JOINT.fullmatch(gap) or _STATE_WORD.search(gap)):
             break
-        listed.append(after)
-    return list(dict.fromkeys(_name(match) for match in listed))
+        listed.append(_name(match))
+        end = match.end()
+        span = _RANGE.match(plain, end) if match.group("letter") is None else None
+        first = int(match.group("n") or match.group("u"))
+        if span is not None and first < int(span.group("last")) <= first + _MOST_IN_RANGE:
+            listed += [str(number) for number in range(first + 1, int(span.group("last")) + 1)]
+            end = span.end()
+    return list(dict.fromkeys(listed))
 
 
 # A unit named by its folder in backticks at a line's start: `Unit \`web\`: Code Generation [x]` (wc2026-predictor).
