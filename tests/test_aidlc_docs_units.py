@@ -113,8 +113,13 @@ def test_a_unit_named_in_backticks_before_its_stage_is_that_units_stage() -> Non
     ("NFR설계 — 완료", "nfr-design"),
     ("NFR요구사항 — 완료", "nfr-requirements"),
     ("Infra Design — infra unit, approved", "infrastructure-design"),  # wc2026-predictor's short name
+    ("工作空间检测 - 已完成 (全新项目)", "workspace-detection"),  # kiro-project-demo's Chinese names
+    ("非功能性需求 - U1 完成", "nfr-requirements"),
+    ("非功能性设计 - U1 完成", "nfr-design"),
+    ("Per-unit: Code Generation", "code-generation"),  # polycyclopedia's per-unit loop
+    ("Per-Unit Loop — Unit 1: `shared-libs` — COMPLETE", None),  # the whole loop, no stage of it
 ])
-def test_stage_names_as_agents_translate_them(line: str, stage: str) -> None:
+def test_stage_names_as_agents_translate_them(line: str, stage: str | None) -> None:
     [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
     assert read.stage == stage
 

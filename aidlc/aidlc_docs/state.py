@@ -32,7 +32,8 @@ _CELL_PROGRESS = re.compile(r"🔄|⏳|🚧|in[ -]progress|진행[ \t]*중|进�
 _CELL_DONE = re.compile(r"✅|✔|☑|(?<!not )(?<!not yet )\b(?:complete|completed|done|approved|finished)\b|완료|승인됨|"
                         r"完成|完了|conclu[íi]d[oa]", re.IGNORECASE)
 _LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage line's name
-_PHASE_PREFIX = re.compile(r"^(?:inception|construction)(?:[ \t]+phase)?[ \t]*[-—–:][ \t]*",
+# A phase, or the construction's per-unit loop, before the stage: `CONSTRUCTION - `, `Per-unit: ` (polycyclopedia).
+_PHASE_PREFIX = re.compile(r"^(?:inception|construction|per[- ]unit)(?:[ \t]+phase)?[ \t]*[-—–:][ \t]*",
                            re.IGNORECASE)
 _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
 _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
