@@ -42,11 +42,11 @@ def test_stage_progress_per_phase_and_unit_and_the_next_stage(docs: Path) -> Non
         ("requirements-analysis", "done", False), ("user-stories", "pending", True)]
     assert inception["plans"] == [{"path": f"{DOCS}/inception/plans/execution-plan.md", "stage": "workflow-planning",
                                    "done": 2, "open": 0}]
-    unit, planned = report["units"]  # as the records name them: the state's `Unit 1`, the plan's file name
+    # the state's `Unit 1`, with the plan the rules judge its lines by: `unit1-backend-code-generation-plan.md`
+    [unit] = report["units"]
     assert (unit["unit"], unit["done"], unit["total"]) == ("1", 1, 2)
     assert [s["stage"] for s in unit["stages"]] == ["functional-design", "code-generation"]
-    assert (planned["unit"], planned["plans"]) == ("unit1-backend", [
-        {"path": CODE_PLAN, "stage": "code-generation", "done": 1, "open": 2}])
+    assert unit["plans"] == [{"path": CODE_PLAN, "stage": "code-generation", "done": 1, "open": 2}]
     assert report["audit_entries"] == 6 and report["recorded_entries"] == 0 and report["ledger"]
     assert report["waiting"] == []
     assert report["next_actions"][0] == {"reason": f"next stage: Code Generation of unit 1 ({STATE}:20); log each "
@@ -108,3 +108,18 @@ def test_a_state_file_in_history_only_is_reported_missing(docs: Path) -> None:
     report = status(docs)
     assert report["state"] is None and [p["total"] for p in report["phases"]] == [0]  # the plans alone
     assert f"no {DOCS}/aidlc-state.md: no stage progress to show" in report["notes"]
+
+
+def test_each_unit_names_its_folders_and_a_plan_no_unit_owns_is_shown_under_its_own_name(docs: Path) -> None:
+    """The state file's unit 1 has the folder `unit1-backend` (the subject of its gates) and that folder's plan;
+    `payments-code-generation-plan.md` names no number and no heading ties `payments` to one: it is listed apart,
+    as the rules judge it apart."""
+    for rel in ("plans/payments-code-generation-plan.md", "unit1-backend/code/summary.md", "payments/code/x.md"):
+        (docs / DOCS / "construction" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / DOCS / "construction" / rel).write_text("- [ ] charge\n", encoding="utf-8")
+    units = {u["unit"]: (u["folders"], [p["path"].rsplit("/", 1)[1] for p in u["plans"]])
+             for u in status(docs)["units"]}
+    assert units == {"1": (["unit1-backend"], ["unit1-backend-code-generation-plan.md"]),
+                     "payments": (["payments"], ["payments-code-generation-plan.md"])}
+    text = run_cli("status", cwd=docs).stdout
+    assert "unit 1 (unit1-backend)  1/2 done" in text and "\nunit payments\n" in text

@@ -99,7 +99,10 @@ def test_an_agent_works_an_aidlc_docs_project_and_waits_for_the_person(tmp_path:
         ("next_actions", {}),
     ])
     assert ok(status)["layout"] == "aidlc-docs"
-    assert ok(stage)["unit"] == UNITS[0]
+    # asked by its folder (as gates name it): the state file's unit 1, its stage lines and its plans
+    shown = ok(stage)
+    assert (shown["unit"], shown["folders"]) == ("1", [UNITS[0]])
+    assert [s["stage"] for s in shown["stages"]] == ["functional-design", "nfr-requirements", "code-generation"]
     entry = ok(logged)
     assert entry["path"] == f"{DOCS}/audit.md" and entry["stage"] == "code-generation"
     assert approval.is_error and "aidlc gate approve SUBJECT --stage STAGE" in approval.content[0].text

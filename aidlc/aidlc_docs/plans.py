@@ -6,8 +6,9 @@ import re
 from collections.abc import Iterator
 
 from aidlc.aidlc_docs.markdown import BOX, shown_lines
-from aidlc.aidlc_docs.model import PlanFile
+from aidlc.aidlc_docs.model import DocsProject, PlanFile
 from aidlc.aidlc_docs.stages import plan_stage
+from aidlc.aidlc_docs.units import unit_of
 
 _REVISION = re.compile(r"revised|revision|updated|v\d+|rev\d*|\d+", re.IGNORECASE)  # a plan's successor's suffix
 
@@ -22,6 +23,18 @@ def read_plan(text: str, rel: str) -> PlanFile | None:
         elif box in " /":  # a step begun (`[/]`) is not done
             plan.open.append(number)
     return plan if plan.done or plan.open else None
+
+
+def names_unit(project: DocsProject, name: str, unit: str) -> bool:
+    """Whether a unit folder's or a plan's unit `name` is the unit the state file names `unit`: the same name, a
+    name with that number (`unit1-backend` is unit 1), or a folder a heading ties to that number."""
+    return unit in (name, unit_of(name), project.unit_numbers.get(name))
+
+
+def plan_of_unit(project: DocsProject, plan: PlanFile, unit: str) -> bool:
+    """Whether `plan` is the plan of the unit the state file names `unit` (`unit1-backend-code-generation-plan.md`
+    is unit 1's)."""
+    return plan.unit is not None and names_unit(project, plan.unit, unit)
 
 
 def mark_superseded(plans: list[PlanFile]) -> None:

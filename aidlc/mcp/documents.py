@@ -170,10 +170,11 @@ def _show_docs(root: Path, folder: str, kind: str, ref: str) -> dict[str, Any]:
         return document(kind="stage", id=ref, lines=[line.model_dump(mode="json") for line in lines],
                         waiting=[a.model_dump(mode="json") for a in report.waiting if ref in (a.command or "")])
     if kind == "unit":
-        unit = next((u for u in report.units if u.unit == ref), None)
+        unit = next((u for u in report.units if u.unit == ref), None) or \
+            next((u for u in report.units if ref in u.folders), None)  # by its folder, as gates name it
         if unit is None:
-            raise UsageError(f"no unit {ref!r}; there are: {', '.join(u.unit for u in report.units) or 'none'}",
-                             ["the status tool    # every unit"])
+            named = ", ".join(u.unit + "".join(f" ({folder})" for folder in u.folders) for u in report.units)
+            raise UsageError(f"no unit {ref!r}; there are: {named or 'none'}", ["the status tool    # every unit"])
         return document(kind="unit", **unit.model_dump(mode="json"))
     raise UsageError(f"show: no kind {kind!r} on the aidlc-docs layout", ["kind: stage or unit"])
 

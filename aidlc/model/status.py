@@ -116,12 +116,15 @@ class DocsPhase(BaseModel):
 
 
 class DocsUnit(BaseModel):
-    unit: str = Field(description="the unit as the records name it: a stage line's `Unit 1` gives '1', a plan "
-                      "file's name its prefix ('unit1-backend'); the two are not matched up (never guessed)")
+    unit: str = Field(description="the unit as the state file names it (a stage line's `Unit 1` gives '1'), else as "
+                      "a plan file's name does (its prefix, 'payments')")
+    folders: list[str] = Field(default_factory=list, description="its folders under construction/, the subject of "
+                               "its gates: the same name, its number ('unit1-backend' is unit 1's) or the number a "
+                               "heading ties the folder to")
     done: int
     total: int
     stages: list[DocsStageLine]
-    plans: list[DocsPlan]
+    plans: list[DocsPlan] = Field(description="its plans, matched as its folders are")
 
 
 class DocsStatusReport(BaseModel):

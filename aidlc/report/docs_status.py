@@ -30,8 +30,9 @@ def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: boo
                                                                 else ""))
             lines += [_stage(stage) for stage in phase.stages] + _plans(phase.plans)
         for unit in report.units:
-            lines.append(style(f"unit {unit.unit}", "bold") + (f"  {unit.done}/{unit.total} done" if unit.total
-                                                               else ""))
+            folders = f" ({', '.join(unit.folders)})" if unit.folders and unit.folders != [unit.unit] else ""
+            lines.append(style(f"unit {unit.unit}{folders}", "bold") + (f"  {unit.done}/{unit.total} done"
+                                                                        if unit.total else ""))
             lines += [_stage(stage) for stage in unit.stages]
             lines += _plans(unit.plans)
         if report.phases or report.units:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
+from aidlc.aidlc_docs.plans import plan_of_unit
 from aidlc.aidlc_docs.reader import is_audit
 from aidlc.aidlc_docs.stages import BY_SLUG, Stage, stages_named
-from aidlc.aidlc_docs.units import unit_of
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approvals import Units, approvals, first_approvals, later_approved_before
@@ -231,8 +231,7 @@ def _status_awaiting(project: DocsProject) -> Iterator[Hit]:
 
 def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFile]:
     return [plan for plan in project.plans if plan.stage == stage and plan.superseded_by is None
-            and (unit is None or not BY_SLUG[stage].per_unit or plan.unit == unit or unit_of(plan.unit or "") == unit
-                 or project.unit_numbers.get(plan.unit or "") == unit)]
+            and (unit is None or not BY_SLUG[stage].per_unit or plan_of_unit(project, plan, unit))]
 
 
 def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:

@@ -5,6 +5,7 @@ its stage rows."""
 from __future__ import annotations
 
 from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, RecordsWorkspace, StageLine, StateRow
+from aidlc.aidlc_docs.plans import names_unit, plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.model.events import EventType
@@ -68,15 +69,20 @@ def _plan(plan: PlanFile) -> DocsPlan:
 
 
 def _units(project: DocsProject, placed: list[StageLine]) -> list[DocsUnit]:
-    """Each unit as the state's lines or the plans' names give it, in the order first met."""
-    names = list(dict.fromkeys([line.unit for line in placed if line.unit is not None]
-                               + [plan.unit for plan in project.plans if plan.unit is not None]))
+    """Each unit as the state's lines or the plans' names give it, in the order first met, with its folders; a plan
+    under the unit of the state's lines the rules judge it with (`unit1-backend-...-plan.md` is unit 1's, as `Unit
+    1` is named there), else under its own name."""
+    named = list(dict.fromkeys(line.unit for line in placed if line.unit is not None))
+    owner = {plan.path: plan.unit if plan.unit in named else
+             next((name for name in named if plan_of_unit(project, plan, name)), plan.unit)
+             for plan in project.plans if plan.unit is not None}
     units = []
-    for name in names:
+    for name in dict.fromkeys([*named, *owner.values()]):
         lines = [line for line in placed if line.unit == name]
-        units.append(DocsUnit(unit=name, done=sum(line.mark == Mark.done for line in lines), total=len(lines),
-                              stages=[_line(line) for line in lines],
-                              plans=[_plan(plan) for plan in project.plans if plan.unit == name]))
+        folders = [folder for folder in project.units if names_unit(project, folder, name)]
+        units.append(DocsUnit(unit=name, folders=folders, done=sum(line.mark == Mark.done for line in lines),
+                              total=len(lines), stages=[_line(line) for line in lines],
+                              plans=[_plan(plan) for plan in project.plans if owner.get(plan.path) == name]))
     return units
 
 
