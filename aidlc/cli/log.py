@@ -13,7 +13,7 @@ from aidlc.bank.config import load_config
 from aidlc.bank.walk import find_bank
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
-from aidlc.events.audit import RecordProblem, check_records
+from aidlc.events.audit_records import RecordProblem, check_records
 from aidlc.events.canonical import plain
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.merge import merge_files

@@ -1,5 +1,5 @@
-"""Appending to an aidlc-docs audit log (`aidlc audit append`), and checking later that what was appended is
-still there, byte for byte.
+"""Appending to an aidlc-docs audit log (`aidlc audit append`); aidlc/events/audit_records.py checks later that
+what was appended is still there, byte for byte.
 
 An entry is written in the rules' format (core-workflow.md "Prompts Logging Requirements") with the real time, at
 the end of the file, which is never rewritten; on aidlc-workflows v2 intent records, a block in the format of v2's
@@ -11,7 +11,8 @@ ledger's own lock is taken inside it, never the other way round):
 4. the entry, after a newline if the file's last line lacks one, goes out in one write() on an O_APPEND
    descriptor, then fsync;
 5. the ledger records an `audit.appended` event: the entry's line, offset, length and the sha256 of its bytes
-   (AuditRecord), so an edit or a deletion is caught (`check_records`) even where git history was rewritten;
+   (AuditRecord), so an edit or a deletion is caught (`audit_records.check_records`) even where git history was
+   rewritten;
 6. the pending record is removed.
 After a kill -9 between 3 and 6, the next append finds the entry whole (and records it now), or cut short at the
 end of the file (the fragment, which only this tool wrote, is moved to .aidlc/ and cut off: no half entry stays
@@ -27,7 +28,7 @@ import re
 import socket
 import stat
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,7 +45,7 @@ from aidlc.bank.write import atomic_write, fsync_folder
 from aidlc.errors import AidlcError, UsageError
 from aidlc.events.ledger import Appended as LedgerAppended
 from aidlc.events.ledger import Ledger, LedgerError, no_ledger
-from aidlc.model.events import Actor, AuditRecord, Event, EventType
+from aidlc.model.events import Actor, AuditRecord, EventType
 from aidlc.names import arg
 
 LOCK = Path(".aidlc") / "locks" / "audit.lock"
@@ -347,54 +348,3 @@ def _cut(root: Path, fd: int, size: int, fragment: bytes, record: AuditRecord) -
     return (f"an interrupted append had written {len(fragment)} of its entry's bytes at {record.path}:{record.line}; "
             f"they were moved to {aside.relative_to(root).as_posix()} and cut off the audit log")
 
-
-# -- checking ------------------------------------------------------------------------------------------------------
-@dataclass
-class RecordProblem:
-    path: str
-    line: int  # where the entry was recorded
-    seq: int  # the ledger event recording it
-    message: str
-
-
-def check_records(root: Path, ledger_rel: str, events: Iterable[Event]) -> list[RecordProblem]:
-    """Every entry the ledger's `events` record (`audit.appended`) must still be in its audit log with the same
-    bytes at the same place: else it was edited or deleted, or text before it changed."""
-    problems: list[RecordProblem] = []
-    files: dict[str, bytes | None] = {}
-    for event in events:
-        if event.type != EventType.audit_appended:
-            continue
-        try:
-            record = AuditRecord.model_validate(event.data)
-        except ValidationError:
-            problems.append(RecordProblem(ledger_rel, 0, event.seq, "an audit.appended event without a readable "
-                                          "record of its entry"))
-            continue
-        if record.path not in files:
-            try:
-                files[record.path] = read_inside(root / record.path, root)
-            except OSError:
-                files[record.path] = None
-        data = files[record.path]
-        if data is None:
-            problems.append(RecordProblem(record.path, record.line, event.seq,
-                                          f"the audit log is gone; it held the entry {record.heading!r}"))
-        elif _digest(data, record.offset, record.bytes) != record.sha256:
-            moved = _find(data, record)
-            problems.append(RecordProblem(record.path, record.line, event.seq, (
-                f"the entry {record.heading!r} now stands at line {moved}: text before it was changed or removed"
-                if moved is not None else f"the entry {record.heading!r} was edited or deleted")))
-    return problems
-
-
-def _digest(data: bytes, offset: int, length: int) -> str:
-    return hashlib.sha256(data[offset:offset + length]).hexdigest()
-
-
-def _find(data: bytes, record: AuditRecord) -> int | None:
-    """The line where the entry's exact bytes now start, if they are anywhere in the file."""
-    for match in re.finditer(rb"(?m)^## ", data):
-        if _digest(data, match.start(), record.bytes) == record.sha256:
-            return data.count(b"\n", 0, match.start()) + 1
-    return None
