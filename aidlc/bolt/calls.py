@@ -4,13 +4,13 @@ down pauses the run, an answer that cannot be used fails it."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from aidlc.bolt.loop import LoopStop, after_call, before_call
+from aidlc.bolt.plan import digest
 from aidlc.bolt.session import Failed, Paused, RunSession
 from aidlc.llm.base import Message
 from aidlc.llm.errors import LLMBadOutput, LLMError, LLMTransient, LLMTruncated
@@ -20,10 +20,6 @@ from aidlc.model.run import Plan, Step
 from aidlc.names import arg
 
 ANSWER_TOKENS = 4096
-
-
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def call(run: RunSession, messages: list[Message], stage: str, kind: str, schema: type[Plan] | None = None) -> Any:

@@ -4,13 +4,11 @@ its trailers (Aidlc-Run, Aidlc-Stage) before one is made (docs/design.md, The bo
 
 from __future__ import annotations
 
-import hashlib
-
 from aidlc import vcs
 from aidlc.bank.walk import read_inside
 from aidlc.bolt import edits
 from aidlc.bolt import plan as plans
-from aidlc.bolt.calls import call, digest
+from aidlc.bolt.calls import call
 from aidlc.bolt.context import edit_format, edit_messages
 from aidlc.bolt.session import Failed, RunSession
 from aidlc.bolt.walkthrough import write_walkthrough
@@ -69,7 +67,7 @@ def _save_answer(run: RunSession, stage: str, answer: str) -> None:
     state = run.state
     number = run.recorded(f"answer:{stage}") + 1
     run.event(EventType.edits_proposed, f"answer:{stage}:{number}",
-              data={"stage": stage, "answer": number, "sha256": digest(answer), "model": state.model})
+              data={"stage": stage, "answer": number, "sha256": plans.digest(answer), "model": state.model})
     state.pending = Pending(stage=stage, answer_file=f"{stage}.answer-{number}.txt", whole_file=state.whole_file,
                             answer=number)
     run.store.write_text(state.pending.answer_file, answer)
@@ -115,10 +113,10 @@ def _files_digest(run: RunSession, paths: list[str]) -> str:
     listing = []
     for rel in sorted(paths):
         try:
-            listing.append(f"{rel}\0{hashlib.sha256(read_inside(run.repo / rel, run.repo)).hexdigest()}")
+            listing.append(f"{rel}\0{plans.digest(read_inside(run.repo / rel, run.repo))}")
         except OSError:
             listing.append(f"{rel}\0missing")
-    return digest("\n".join(listing))
+    return plans.digest("\n".join(listing))
 
 
 def commit_walkthrough(run: RunSession, partial: bool) -> None:

@@ -8,8 +8,8 @@ import os
 import re
 import time
 
-from aidlc.bolt.calls import digest
 from aidlc.bolt.checks import check_event, run_checks
+from aidlc.bolt.plan import digest
 from aidlc.bolt.session import RunSession
 from aidlc.bolt.weakening import weakened_tests
 from aidlc.model.checks import CheckResult, TestCounts, VerifyRound
