@@ -283,6 +283,31 @@ def test_a_saved_answer_changed_after_the_model_gave_it_is_never_applied(
     assert resume(shop, server).returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE"
 
 
+def test_a_saved_answer_changed_after_the_resume_checked_it_is_never_applied(
+        shop: Path, server: ScriptedServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process a check left behind rewrites the saved answer after the resume's first look at it, while git puts
+    the planned files back: the answer applied is the one read and checked, so the planted edit is refused, not
+    committed as the model's."""
+    from aidlc import vcs
+
+    saved = answer_saved(shop, server)
+    original, head = saved.read_bytes(), git(shop, "rev-parse", "HEAD")
+    restore = vcs.restore_paths
+
+    def restore_and_plant(*args: object, **kwargs: object) -> None:
+        restore(*args, **kwargs)  # type: ignore[arg-type]
+        saved.write_text(PLANTED)  # the other process, in between
+
+    monkeypatch.setattr(vcs, "restore_paths", restore_and_plant)
+    proc = resume(shop, server)
+    assert proc.returncode == 2 and "is not the answer the model gave" in proc.stderr, proc.stderr + proc.stdout
+    assert git(shop, "rev-parse", "HEAD") == head and (shop / CALC).read_text() == BUGGY
+    monkeypatch.setattr(vcs, "restore_paths", restore)
+    saved.write_bytes(original)
+    server.push(edit_answer(*FIX))
+    assert resume(shop, server).returncode == 3 and state(shop)["status"] == "AWAIT_ACCEPTANCE"
+
+
 def test_a_saved_answer_the_ledger_records_no_model_giving_is_refused(shop: Path, server: ScriptedServer) -> None:
     saved = answer_saved(shop, server)
     planted = saved.with_name("execute.answer-7.txt")

@@ -179,12 +179,18 @@ def check_start(run: RunSession) -> None:
 
 
 def check_pending(run: RunSession) -> None:
-    """A saved answer is applied only as the model gave it: the ledger's edits.proposed event for it recorded its
-    digest before it was saved. Code a check runs can write state.json and the run's folder (and kill aidlc): an
-    answer it planted, or one changed since, would be committed as the model's work."""
+    """Before anything is touched on resume: a saved answer there is must be the one the model gave."""
+    if run.state.pending is not None:
+        pending_answer(run)
+
+
+def pending_answer(run: RunSession) -> str:
+    """The saved answer's text, read once and held to its digest: the ledger's edits.proposed event for it recorded
+    the digest before it was saved. Code a check runs can write state.json and the run's folder (and kill aidlc, or
+    leave a process behind that changes the file later): an answer it planted, or one changed since, would be
+    committed as the model's work. The text returned is the bytes checked, never a second read."""
     pending = run.state.pending
-    if pending is None:
-        return
+    assert pending is not None  # called for a run that saved an answer
     event = run.ledger.find_key(f"run:{run.state.run_id}:answer:{pending.stage}:{pending.answer}") \
         if pending.answer is not None else None
     if event is None:
@@ -194,10 +200,11 @@ def check_pending(run: RunSession) -> None:
     path = run.store.folder / pending.answer_file
     rel = path.relative_to(run.repo).as_posix()
     try:
-        found = plans.digest(read_inside(path, run.repo))
+        data: bytes | None = read_inside(path, run.repo)
     except OSError:
-        found = None
-    if found != event.datum("sha256"):
+        data = None
+    found = plans.digest(data) if data is not None else None
+    if data is None or found != event.datum("sha256"):
         what = "is missing or cannot be read" if found is None else \
             f"is not the answer the model gave (sha256 {found[:12]}, recorded {str(event.datum('sha256'))[:12]})"
         raise UsageError(f"{rel}: the saved answer for {pending.stage} {what}; the ledger's edits.proposed event "
@@ -205,6 +212,7 @@ def check_pending(run: RunSession) -> None:
                          "nothing was touched",
                          [f"aidlc bolt abort {arg(run.state.bolt)}",
                           f"aidlc bolt start {arg(run.state.bolt)}    # a new run"])
+    return data.decode("utf-8")  # the model's text, saved as UTF-8: the digest matched, so it decodes
 
 
 def check_rounds(run: RunSession) -> None:

@@ -10,6 +10,7 @@ from aidlc.bolt import edits
 from aidlc.bolt import plan as plans
 from aidlc.bolt.calls import call
 from aidlc.bolt.context import edit_format, edit_messages
+from aidlc.bolt.guards import pending_answer
 from aidlc.bolt.session import Failed, RunSession
 from aidlc.bolt.walkthrough import write_walkthrough
 from aidlc.llm.base import Message
@@ -56,7 +57,7 @@ def _answer(run: RunSession, stage: str, messages: list[Message]) -> str:
     changed = [p for p in run.planned() if p in dirty]
     with edits.fresh_mtimes(run.repo, changed):  # git writes them: same second, maybe same size
         vcs.restore_paths(run.repo, state.last_commit, changed)
-    return run.store.read_text(state.pending.answer_file)
+    return pending_answer(run)  # checked again here: the file may have changed since the resume began
 
 
 def _save_answer(run: RunSession, stage: str, answer: str) -> None:

@@ -130,9 +130,6 @@ class RunStore:
         atomic_write(path, text, self.repo, durable=False)
         return path
 
-    def read_text(self, name: str) -> str:
-        return (self.folder / name).read_text(encoding="utf-8")
-
 
 def all_runs(repo: Path) -> list[RunState]:
     """Every run of the repository, oldest first. A run whose state.json cannot be read as aidlc wrote it is a
