@@ -12,6 +12,7 @@ import pytest
 
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.state import read_state
+from aidlc.aidlc_docs.units import folders_named
 from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, audit_text, build_docs_repo, iso, plan, stamp
 from tests.helpers import run_cli
 
@@ -256,3 +257,37 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
 def test_which_units_a_stage_line_lists(text: str, units: list[str]) -> None:
     state = read_state(f"# State\n\n- [x] {text}\n", f"{DOCS}/aidlc-state.md")
     assert [(line.line, line.unit) for line in state.stages] == [(3, unit) for unit in units]
+
+
+def test_a_stage_ticked_for_all_units_claims_the_approval_of_each(docs: DocsRepo) -> None:
+    # `Code Generation (COMPLETED — all units)` (get-me-a-coke's words): any one unit's approval of the stage used to
+    # do for the line; each unit with work for the stage must have its own, or one approval must name no unit.
+    docs.replace(STATE, BOTH, "- [x] Code Generation (COMPLETED — all 2 units)\n")
+    assert found(docs) == []
+    line = docs.line(STATE, "all 2 units")
+    docs.write(AUDIT, audit_text([entry for entry in ENTRIES if entry[0] != "Code Generation - Unit 2 Approval"]))
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert result.returncode == 1
+    [finding] = [f for f in json.loads(result.stdout)["findings"] if f["code"] == "AIDLC-DOCS-003"]
+    assert (finding["line"], "Code Generation of unit 2 is ticked" in finding["message"]) == (line, True)
+    # The step taken for every unit at once, approved once: an approval naming no unit.
+    approve(docs, "Code Generation - Approval", "CONSTRUCTION - Code Generation complete for all units")
+    assert found(docs) == []
+
+
+@pytest.mark.parametrize("words", ["all units", "All 4 Units", "both units", "every unit", "todas las unidades"])
+def test_words_that_tick_a_stage_for_every_unit(words: str) -> None:
+    [line] = read_state(f"# State\n\n- [x] Functional Design (COMPLETED — {words})\n", STATE).stages
+    assert (line.unit, line.every_unit) == (None, True)
+
+
+def test_a_stage_name_does_not_name_the_unit_folder_it_holds_a_word_of(docs: DocsRepo) -> None:
+    # get-me-a-coke: a unit folder `infrastructure`, and `## Functional Design - Approval` with the context `Next:
+    # Infrastructure Design` was read as that unit's approval, not the all-units approval it is.
+    assert folders_named("Functional Design approved. Next: Infrastructure Design.", ["infrastructure"]) == []
+    assert folders_named("Infrastructure_Design of the infrastructure unit", ["infrastructure"]) == ["infrastructure"]
+    docs.write(f"{DOCS}/construction/infrastructure/code/code-summary.md", "# Code summary\n")
+    docs.replace(STATE, BOTH, "- [x] Code Generation (COMPLETED — all units)\n")
+    docs.write(AUDIT, audit_text([entry for entry in ENTRIES if not entry[0].startswith("Code Generation")]))
+    approve(docs, "Code Generation - Approval", "CONSTRUCTION - Code Generation approved. Next: Infrastructure Design")
+    assert found(docs) == []

@@ -27,6 +27,8 @@ class StageLine(BaseModel):
     stage: str | None = Field(description="the stage's slug (aidlc/aidlc_docs/stages.py); None: no known label")
     unit: str | None = Field(default=None, description="the unit the line is about, as written ('1', 'u2', "
                              "'api-server'); from the line, its parent line or the heading above it")
+    every_unit: bool = Field(default=False, description="the line speaks of every unit at once (`Code Generation "
+                             "(all units)`, `all 4 units`): its unit is None, and it claims the stage of each unit")
     skipped: bool = Field(default=False, description="the line says the stage was or will be skipped")
     awaiting: bool = Field(default=False, description="the line says the stage still waits for approval")
     depth: int = 0  # indentation level (a sub-item of another line: > 0)

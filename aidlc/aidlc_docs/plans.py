@@ -37,6 +37,38 @@ def plan_of_unit(project: DocsProject, plan: PlanFile, unit: str) -> bool:
     return plan.unit is not None and names_unit(project, plan.unit, unit)
 
 
+def unit_plan(project: DocsProject, rel: str, stage: str) -> str | None:
+    """The unit whose plan of `stage` the file is: construction/plans/<unit>-<stage>-plan.md names the unit
+    folder as written, or a part of it (`unit-1-...` for unit-1-api-server) or more (`admin-web-tdd-...` for
+    admin-web) when only one folder fits; a plan naming no unit is the only unit's."""
+    folder, _, name = rel.rpartition("/")
+    if folder != f"{project.rel}/construction/plans":
+        return None
+    planned, unit = plan_stage(name)
+    if planned != stage:
+        return None
+    if unit is None:
+        return project.units[0] if len(project.units) == 1 else None
+    if unit in project.units:
+        return unit
+    fitting = [u for u in project.units if u.startswith(f"{unit}-") or unit.startswith(f"{u}-")]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def stage_folders(project: DocsProject, unit: str, stage: str) -> tuple[str, ...]:
+    """The folders (relative to the root, with a trailing '/') that hold a unit folder's work of `stage`:
+    construction/<unit>/<stage>/, and its code/ for code generation."""
+    base = f"{project.rel}/construction/{unit}/"
+    return (f"{base}{stage}/", f"{base}code/") if stage == "code-generation" else (f"{base}{stage}/",)
+
+
+def units_with_work(project: DocsProject, stage: str) -> list[str]:
+    """The unit folders with files of `stage`: in the stage's folders, or the stage's plan of the unit."""
+    having = {unit for rel in project.files if (unit := unit_plan(project, rel, stage)) is not None}
+    return [unit for unit in project.units
+            if unit in having or any(rel.startswith(stage_folders(project, unit, stage)) for rel in project.files)]
+
+
 def mark_superseded(plans: list[PlanFile]) -> None:
     """Set `superseded_by` on each plan that a revised plan beside it replaces: `X.md` by `X-revised.md`
     (`-revision`, `-updated`, `-v2`, `-rev2`, `-2`), in the same folder. The name says which one governs; a plan

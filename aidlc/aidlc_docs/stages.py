@@ -101,6 +101,14 @@ def stages_named(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+def without_stage_names(text: str) -> str:
+    """`text` with each stage label it names (`Code_Generation` too, as stage_of reads it) blanked out; the rest,
+    and every offset, as it was."""
+    for match in reversed(list(_LABEL.finditer(text.replace("_", " ")))):  # one character for one: offsets agree
+        text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
+    return text
+
+
 def plan_stage(name: str) -> tuple[str | None, str | None]:
     """(stage slug, unit) a plan file's name says: `unit1-backend-functional-design-plan.md` is the functional
     design of `unit1-backend`, `execution-plan.md` the workflow planning, `unit-1-tdd-code-generation-plan.md` (the

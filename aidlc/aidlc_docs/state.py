@@ -38,7 +38,8 @@ _PHASE_PREFIX = re.compile(r"^(?:inception|construction|per[- ]unit)(?:[ \t]+pha
 _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
 _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
 # A line about every unit at once names none: its unit is not its heading's, nor a folder's it mentions.
-_ALL_UNITS = re.compile(r"\ball units\b|\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
+_ALL_UNITS = re.compile(r"\ball (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten)[ \t]+)?units\b|\bboth units\b|"
+                        r"\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
                         r"todas as unidades|todas las unidades", re.IGNORECASE)
 # What ends a unit folder's name at a line's start: `Frontend (FE) - `, `frontend: `.
 _FOLDER_LEAD_END = re.compile(r"[ \t]*(?:[(（][^)）\n]{0,40}[)）])?[ \t]*[-—–:：][ \t]*")
@@ -200,7 +201,7 @@ class _StateReader:
         if boxed is not None and own_unit is None and stage == boxed.stage:
             stage = None  # a step of the stage line above (`  - [x] Build and Test Summary 문서 생성`), not it again
         line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
-                         unit=None if every else self._unit(own_unit),
+                         unit=None if every else self._unit(own_unit), every_unit=every,
                          skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(AWAITING.search(body)),
                          depth=len(self.parents), parent=boxed.line if boxed else None, archived=bool(self.archive))
         if not self._approval_of_last(line, status):

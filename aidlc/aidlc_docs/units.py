@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from aidlc.aidlc_docs.stages import without_stage_names
+
 # A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
 _UNIT = re.compile(r"\b(?:unit|유닛|단위)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?|\b[Uu](?P<u>\d+)\b",
                    re.IGNORECASE)
@@ -87,5 +89,10 @@ def folder_words(folder: str) -> str:
 
 
 def folders_named(text: str, folders: list[str]) -> list[str]:
-    """The folders of `folders` that `text` names (case ignored)."""
-    return [folder for folder in folders if re.search(folder_words(folder), text, re.IGNORECASE)]
+    """The folders of `folders` that `text` names (case ignored), not as a word of a stage's name: a unit folder
+    `infrastructure` is not named by `Next: Infrastructure Design`."""
+    found = [folder for folder in folders if re.search(folder_words(folder), text, re.IGNORECASE)]
+    if found:  # rarely: most texts name no folder
+        text = without_stage_names(text)
+        found = [folder for folder in found if re.search(folder_words(folder), text, re.IGNORECASE)]
+    return found

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, plan_stage
+from aidlc.aidlc_docs.plans import stage_folders, unit_plan
+from aidlc.aidlc_docs.stages import BY_SLUG, STAGES
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.bank.frontmatter import NotRegularFile
 from aidlc.bank.index import BankIndex
@@ -104,11 +105,11 @@ def docs_judged_files(target: GateTarget, stage: str) -> tuple[str, list[Path]]:
         return record_judged_files(target, stage)
     if target.kind == "unit":
         base = f"{project.rel}/construction/{target.id}/"
-        folders = (f"{base}{stage}/", f"{base}code/") if stage == "code-generation" else (f"{base}{stage}/",)
         # The unit's walkthrough (aidlc walkthrough UNIT) reports on the gate, its decisions among the rest: judged,
         # writing it again would make the approval it reports stale.
         walkthrough = f"{base}code/walkthrough.md"
-        files = [rel for rel in project.files if rel.startswith(folders) and rel != walkthrough]
+        files = [rel for rel in project.files if rel.startswith(stage_folders(project, target.id, stage))
+                 and rel != walkthrough]
         files += [plan for plan in project.files if unit_plan(project, plan, stage) == target.id]
         return f"{base}{stage}", [root / rel for rel in sorted(set(files))]
     inside = matcher([f"{project.rel}/{glob}" for glob in DOCS_STAGE_FILES[stage]])
@@ -189,24 +190,6 @@ def record_earlier(target: GateTarget, stage: str) -> list[tuple[GateTarget, str
     if target.kind == "unit" and stage not in slugs:
         earlier += [(target, before) for before in target.stages[:target.stages.index(stage)]]
     return earlier
-
-
-def unit_plan(project: DocsProject, rel: str, stage: str) -> str | None:
-    """The unit whose plan of `stage` the file is: construction/plans/<unit>-<stage>-plan.md names the unit
-    folder as written, or a part of it (`unit-1-...` for unit-1-api-server) or more (`admin-web-tdd-...` for
-    admin-web) when only one folder fits; a plan naming no unit is the only unit's."""
-    folder, _, name = rel.rpartition("/")
-    if folder != f"{project.rel}/construction/plans":
-        return None
-    planned, unit = plan_stage(name)
-    if planned != stage:
-        return None
-    if unit is None:
-        return project.units[0] if len(project.units) == 1 else None
-    if unit in project.units:
-        return unit
-    fitting = [u for u in project.units if u.startswith(f"{unit}-") or unit.startswith(f"{u}-")]
-    return fitting[0] if len(fitting) == 1 else None
 
 
 def docs_skipped(target: GateTarget, stage: str) -> bool:

@@ -25,7 +25,7 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
-from aidlc.aidlc_docs.plans import plan_boxes
+from aidlc.aidlc_docs.plans import plan_boxes, unit_plan
 from aidlc.aidlc_docs.records import WORKSPACE
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.units import folder_words, unit_of, units_of
@@ -36,7 +36,7 @@ from aidlc.bolt.walkthrough_file import fence, generated_block, merge
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified
-from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, record_targets, unit_plan
+from aidlc.gates.catalogue import DOCS_UNIT_STAGES, GateTarget, fingerprint, record_targets
 from aidlc.gates.evidence import commits
 from aidlc.gates.evidence_report import digest
 from aidlc.gates.facts import one_line

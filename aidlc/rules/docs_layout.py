@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
-from aidlc.aidlc_docs.plans import plan_of_unit
+from aidlc.aidlc_docs.plans import plan_of_unit, units_with_work
 from aidlc.aidlc_docs.reader import is_audit
 from aidlc.aidlc_docs.stages import BY_SLUG, Stage, stages_named
+from aidlc.aidlc_docs.units import unit_of
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approvals import Units, approvals, first_approvals, later_approved_before
@@ -178,17 +179,30 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
     unapproved: dict[tuple[str, str | None], list[tuple[str, StageLine]]] = {}  # (stage, unit) -> its ticked lines
     for path, line in ticked(project):
         stage = BY_SLUG[line.stage or ""]
-        unit = units.key(line.unit)
-        if not stage.approval or _approved(given, stage, unit, unnamed=stage.slug in once):
+        if not stage.approval:
             continue
-        unapproved.setdefault((stage.slug, unit if stage.per_unit else None), []).append((path, line))
+        for unit in _claimed_units(project, units, line, given):
+            if not _approved(given, stage, unit, unnamed=stage.slug in once):
+                unapproved.setdefault((stage.slug, unit if stage.per_unit else None), []).append((path, line))
     logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
-    for (slug, _), lines in unapproved.items():  # one error per stage (of a unit), at its first line
+    for (slug, unit), lines in unapproved.items():  # one error per stage (of a unit), at its first line
         (path, line), *others = lines
-        whose = f" of unit {line.unit}" if line.unit and BY_SLUG[slug].per_unit else ""
+        whose = f" of unit {line.unit or unit}" if (line.unit or unit) and BY_SLUG[slug].per_unit else ""
         also = f" ({_too([other.line for _, other in others])})" if others else ""
         yield Hit(path, line.line, f"{BY_SLUG[slug].name}{whose} is ticked{also}, and {logs} holds no approval of it "
                   "by a person")
+
+
+def _claimed_units(project: DocsProject, units: Units, line: StageLine,
+                   given: dict[tuple[str, str | None], list[AuditEntry]]) -> list[str | None]:
+    """The units (as approvals are keyed) whose stage a ticked line claims: the one it names, or none; a per-unit
+    stage ticked for every unit at once (`Code Generation (all units)`), with no approval naming no unit, claims it
+    of each unit folder with work for it (the units' approvals must then each be there, not any one of them)."""
+    stage = BY_SLUG[line.stage or ""]
+    if not (line.every_unit and stage.per_unit and len(project.units) > 1) or given.get((stage.slug, None)):
+        return [units.key(line.unit)]
+    claimed = [unit_of(folder) or units.key(folder) for folder in units_with_work(project, stage.slug)]
+    return list(dict.fromkeys(claimed)) or [None]
 
 
 def _too(lines: list[int]) -> str:
