@@ -253,8 +253,11 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
     ("Code Generation - U1-U2 and U4", ["1", "2", "4"]),
     ("Code Generation - Unit 1 - 2 files", ["1"]),  # a hyphen between spaces: no range
     ("Code Generation - U1~U999", ["1"]),  # more units than any project has: no range
+    ("Infrastructure Design - COMPLETE (Unidad 4 CI/CD)", ["4"]),  # Spanish (ferco)
+    ("Code Generation - Unidade 2 e Unidade 3", ["2", "3"]),  # Portuguese
+    ("Units Generation (7 unidades descompuestas)", [None]),
 ])
-def test_which_units_a_stage_line_lists(text: str, units: list[str]) -> None:
+def test_which_units_a_stage_line_lists(text: str, units: list[str | None]) -> None:
     state = read_state(f"# State\n\n- [x] {text}\n", f"{DOCS}/aidlc-state.md")
     assert [(line.line, line.unit) for line in state.stages] == [(3, unit) for unit in units]
 

@@ -9,8 +9,8 @@ import re
 from aidlc.aidlc_docs.stages import without_stage_names
 
 # A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
-_UNIT = re.compile(r"\b(?:unit|유닛|단위)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?|\b[Uu](?P<u>\d+)\b",
-                   re.IGNORECASE)
+_UNIT = re.compile(r"\b(?:unit|unidade?|유닛|단위)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
+                   r"|\b[Uu](?P<u>\d+)\b", re.IGNORECASE)
 
 
 def _name(match: re.Match[str]) -> str:
@@ -34,10 +34,11 @@ _ASIDE = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
 # Between two units of one list: the first's label (`: DataStore`, ` Backend`), then a list's joint and nothing
 # after it: `Unit 1 and Unit 2`, `U1, U2`, `Unit 1 Backend + Unit 2 Frontend`; never a sentence (`Unit 2, after Unit
 # 1`, `Unit 2 replaces Unit 1`, `Unit 1 done; Unit 3 skipped`).
-_JOINT = re.compile(r"[^,;.&+/、，・\n]{0,40}?(?:,|&|\+|/|、|，|・|\band\b|및|와|과|と)[ \t]*", re.IGNORECASE)
+_JOINT = re.compile(r"[^,;.&+/、，・\n]{0,40}?(?:,|&|\+|/|、|，|・|\band\b|\b[ey]\b|및|와|과|と)[ \t]*", re.IGNORECASE)
 # A range of units after the first's number: `U1~U6`, `Unit 2〜6`, `U1..U10`, `U1-U4` (a hyphen only between the
 # two, never `Unit 1 - 2 files`); a span over more units than a project has is no range.
-_RANGE = re.compile(r"(?:[ \t]*(?:~|〜|～|\.\.|–)[ \t]*|-)(?:unit[ \t]*|유닛[ \t]*|U)?(?P<last>\d+)\b", re.IGNORECASE)
+_RANGE = re.compile(r"(?:[ \t]*(?:~|〜|～|\.\.|–)[ \t]*|-)(?:unit[ \t]*|unidade?[ \t]*|유닛[ \t]*|U)?(?P<last>\d+)\b",
+                    re.IGNORECASE)
 _MOST_IN_RANGE = 50
 # A label that says how far its unit is (`Unit 1 done and Unit 2 pending`): each unit has its own state, no list.
 _STATE_WORD = re.compile(r"\b(?:complete[ds]?|done|approved|pending|skip(?:ped)?|progress|open|todo|wip|blocked)\b|"
