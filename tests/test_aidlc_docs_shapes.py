@@ -180,6 +180,21 @@ def test_a_stage_table_in_the_flat_state_file_is_read_too(tmp_path: Path) -> Non
 
 
 
+def test_a_status_cell_holding_a_checkbox_is_read_as_the_box(tmp_path: Path) -> None:
+    # FairShare: `| Inception | Workflow Planning | [x] | 4-phase plan approved. |` was read as not ticked, and its
+    # missing approval went unreported.
+    repo = build_branch_repo(tmp_path / "desk", [e for e in APPROVALS if not e[0].startswith("Workflow")])
+    repo.write(BRANCH_STATE, repo.read(BRANCH_STATE).replace("| Workflow Planning | ✅ Complete |",
+                                                             "| Workflow Planning | [x] |")
+               .replace("| Code Generation | ✅ Complete |", "| Code Generation | [ ] |"))
+    repo.commit("boxes in the status column", stamp(len(APPROVALS)))
+    _, found = findings(repo)
+    assert ("AIDLC-DOCS-003", BRANCH_STATE, repo.line(BRANCH_STATE, "| Workflow Planning |")) in found
+    status = json.loads(run_cli("status", str(repo.root), "--format", "json").stdout)
+    marks = {s["stage"]: s["mark"] for phase in status["phases"] for s in phase["stages"]}
+    assert (marks["workflow-planning"], marks["code-generation"]) == ("done", "pending")
+
+
 # -- a plan replaced by a revised one -------------------------------------------------------------------------------
 @pytest.fixture
 def shop(tmp_path: Path) -> DocsRepo:

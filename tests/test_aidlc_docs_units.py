@@ -256,6 +256,7 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
     ("Infrastructure Design - COMPLETE (Unidad 4 CI/CD)", ["4"]),  # Spanish (ferco)
     ("Code Generation - Unidade 2 e Unidade 3", ["2", "3"]),  # Portuguese
     ("Units Generation (7 unidades descompuestas)", [None]),
+    ("Build and Test — COMPLETED (전체 빌드 성공, 단위 86/86 통과)", [None]),  # unit tests passed (baddie-eye)
 ])
 def test_which_units_a_stage_line_lists(text: str, units: list[str | None]) -> None:
     state = read_state(f"# State\n\n- [x] {text}\n", f"{DOCS}/aidlc-state.md")

@@ -27,6 +27,7 @@ _STATUS_COLUMN = re.compile(r"^(?:status|state|상태|진행 상태|状态|ス�
 # pending (a cell aidlc cannot read claims nothing).
 _CELL_SKIP = re.compile(r"⏭|(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                         re.IGNORECASE)
+_CELL_BOX = re.compile(r"^[ \t]*\[(?P<box>[ xX~/\-SR?])\]")  # a cell that starts with a checkbox
 _CELL_PROGRESS = re.compile(r"🔄|⏳|🚧|in[ -]progress|진행[ \t]*중|进行中|進行中|em andamento|em progresso",
                             re.IGNORECASE)
 _CELL_DONE = re.compile(r"✅|✔|☑|(?<!not )(?<!not yet )\b(?:complete|completed|done|approved|finished)\b|완료|승인됨|"
@@ -263,8 +264,11 @@ def _stage_columns(header: list[str]) -> tuple[int, int] | None:
 def _table_line(number: int, cells: list[str], columns: tuple[int, int], context_unit: str | None) -> StageLine:
     name, said = cells[columns[0]].strip("*_ "), cells[columns[1]]
     awaiting = bool(AWAITING.search(said))
-    if _CELL_SKIP.search(said):
+    box = _CELL_BOX.match(said)
+    if _CELL_SKIP.search(said) or (box is not None and box.group("box") == "S"):
         mark = Mark.skipped
+    elif box is not None:  # `| Code Generation | [x] | ... |`: the box says it, as on a list line
+        mark = _mark(box.group("box"))
     elif _CELL_DONE.search(said) and not _CELL_PROGRESS.search(said):
         mark = Mark.done
     elif awaiting:
