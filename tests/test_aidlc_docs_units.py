@@ -181,6 +181,21 @@ def test_a_heading_naming_a_units_number_and_its_folder_ties_them(docs: DocsRepo
     assert found(docs) == []
 
 
+def test_a_list_item_naming_a_units_number_and_its_folder_as_one_label_ties_them(docs: DocsRepo) -> None:
+    # kiro-ai-dlc-demo: `- [x] **Cost Analytics Service** (Unit 1) — In Progress` over the unit's stage lines, its
+    # plans named by the folder: their open boxes under ticked lines went unjudged (unit 1 and the folder apart).
+    docs.write(f"{DOCS}/construction/billing/functional-design/business-rules.md", "# Rules\n")
+    docs.write(f"{DOCS}/construction/plans/billing-functional-design-plan.md", plan("Functional Design", 3, 2))
+    docs.replace(STATE, OPERATIONS, "- [x] **Billing** (Unit 3) — In Progress\n  - [x] **Functional Design** — "
+                 "Completed\n\n" + OPERATIONS)
+    approve(docs, "Functional Design - Unit 3 Approval", "CONSTRUCTION - Unit 3")
+    unit_line = docs.line(STATE, "**Billing** (Unit 3)")  # names no stage: a note (AIDLC-DOCS-012)
+    assert found(docs) == [("AIDLC-DOCS-012", unit_line), ("AIDLC-DOCS-005", unit_line + 1)]
+    # Named apart, in a sentence, they are not one label: no tie, the plan is judged as the folder's alone.
+    docs.replace(STATE, "**Billing** (Unit 3)", "Unit 3 (after billing is split)")
+    assert read_project(docs.root, DOCS).unit_numbers == {}
+
+
 def test_an_approval_naming_its_unit_and_no_stage_approves_the_stage_that_unit_was_at(docs: DocsRepo) -> None:
     # aws-hackathon-2026: `## Unit 5: 料理管理 - 承認・コミット/プッシュ` after that unit's Code Generation entries.
     log = docs.read(AUDIT)

@@ -15,12 +15,12 @@ import stat
 from pathlib import Path
 
 from aidlc.aidlc_docs.audit import read_audit
-from aidlc.aidlc_docs.markdown import HEADING, conflict_lines, one_line_end, shown_lines
+from aidlc.aidlc_docs.markdown import HEADING, LIST_ITEM, conflict_lines, one_line_end, shown_lines
 from aidlc.aidlc_docs.model import DocsProject, Unreadable
 from aidlc.aidlc_docs.plans import mark_superseded, read_plan
 from aidlc.aidlc_docs.state import read_state
 from aidlc.aidlc_docs.stories import story_assignments, story_headings
-from aidlc.aidlc_docs.units import folders_named, unit_of
+from aidlc.aidlc_docs.units import folders_named, numbered_folder, unit_of
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, not_regular
 from aidlc.bank.walk import read_inside
 
@@ -103,14 +103,20 @@ def _read_document(project: DocsProject, text: str, path_rel: str, inside: str) 
 
 def _number_units(project: DocsProject, text: str) -> None:
     """The number each unit folder is given by a heading naming both (`#### Unit 1: Backend API` names unit 1 and
-    the folder backend-api): the first heading that does counts."""
+    the folder backend-api), or by a list item naming both as one label (`- [x] **Cost Analytics Service** (Unit
+    1)`): the first line that does counts."""
     named = [folder for folder in project.units if unit_of(folder) is None]
     for _, line in shown_lines(text):
         heading = HEADING.match(line) if line.startswith("#") else None
-        number = unit_of(heading.group(2)) if heading else None
-        folders = folders_named(heading.group(2), named) if heading and number else []
-        if number is not None and len(folders) == 1:
-            project.unit_numbers.setdefault(folders[0], number)
+        if heading is not None:
+            number = unit_of(heading.group(2))
+            folders = folders_named(heading.group(2), named) if number is not None else []
+            tie = (number, folders[0]) if number is not None and len(folders) == 1 else None
+        else:
+            item = LIST_ITEM.match(line)
+            tie = numbered_folder(item.group("text"), named) if item else None
+        if tie is not None:
+            project.unit_numbers.setdefault(tie[1], tie[0])
 
 
 def is_audit(inside: str) -> bool:

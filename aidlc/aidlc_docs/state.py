@@ -11,13 +11,12 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from aidlc.aidlc_docs.markdown import BOX, HEADING, conflict_lines, shown_lines
+from aidlc.aidlc_docs.markdown import BOX, HEADING, LIST_ITEM, conflict_lines, shown_lines
 from aidlc.aidlc_docs.model import CurrentStage, Mark, StageLine, StateFile
 from aidlc.aidlc_docs.stages import BY_SLUG, stage_at, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, leading_unit, listed_units, unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
-_LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")
 _ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$")
 _RULE_ROW = re.compile(r"^[ \t|:-]+$")  # a table's |---|:---:| line
 _STAGE_COLUMN = re.compile(r"^(?:stage|stage name|단계|스테이지|阶段|ステージ|段階|etapa|fase)$", re.IGNORECASE)
@@ -144,7 +143,7 @@ class _StateReader:
             return
         self.table, self.columns = False, None
         for shape, read in ((HEADING, self._heading), (_BOLD_HEADING, self._heading), (BOX, self._box),
-                            (_LIST_ITEM, self._item)):
+                            (LIST_ITEM, self._item)):
             match = shape.match(line)
             if match is not None:
                 read(number, match)

@@ -90,6 +90,25 @@ def folder_words(folder: str) -> str:
     return rf"(?<![\w-]){spelled}(?![\w-])"
 
 
+# What may stand between a unit's number and its folder's name in one label: markup, brackets, a colon or a dash.
+_LABEL_GAP = re.compile(r"[\s*_`()（）\[\]:：—–-]*")
+
+
+def numbered_folder(text: str, folders: list[str]) -> tuple[str, str] | None:
+    """(number, folder) where `text` names one unit by number and one of `folders` side by side, as one label
+    (`**Cost Analytics Service** (Unit 1)`, `Unit 1: backend-api`); None otherwise (`Unit 2 (reuses backend-api)`)."""
+    numbers = list(_UNIT.finditer(text))
+    named = folders_named(text, folders)
+    if len(numbers) != 1 or len(named) != 1:
+        return None
+    number = numbers[0]
+    folder = re.search(folder_words(named[0]), without_stage_names(text), re.IGNORECASE)
+    if folder is None:
+        return None
+    gap = text[folder.end():number.start()] if folder.start() < number.start() else text[number.end():folder.start()]
+    return (_name(number), named[0]) if _LABEL_GAP.fullmatch(gap) else None
+
+
 def folders_named(text: str, folders: list[str]) -> list[str]:
     """The folders of `folders` that `text` names (case ignored), not as a word of a stage's name: a unit folder
     `infrastructure` is not named by `Next: Infrastructure Design`."""
