@@ -30,7 +30,7 @@ from tests.aidlc_docs_sample import (
     plan,
     stamp,
 )
-from tests.helpers import in_process
+from tests.helpers import in_process, run_cli
 
 
 @pytest.fixture
@@ -394,6 +394,34 @@ def test_the_persons_words_starting_the_stage_an_entry_waited_to_proceed_to_appr
         "Designing high-level components"), entries))
     line = docs.line(STATE, "Workflow Planning")
     assert [(f.code, f.line) for f in docs.findings()] == ([] if approved else [("AIDLC-DOCS-003", line)])
+
+
+GATE = "CONSTRUCTION - Unit 2 Functional Design done; approval gate before Code Generation."
+LONG = "the tests fail on checkout; please rework the order service and its retries, then continue with the plan"
+
+
+@pytest.mark.parametrize(("put", "said", "approved"), [
+    (GATE, "진행", True),
+    ("CONSTRUCTION - Unit 2 Functional Design complete. Presenting for approval.", "yes, proceed", True),
+    ("CONSTRUCTION - Unit 2 Functional Design complete, awaiting approval. Next: Code Generation", "继续", True),
+    (GATE, "rename the entities", False),
+    (GATE, LONG, False),
+    ("CONSTRUCTION - Unit 2 Functional Design done.", "진행", False),  # nothing put to the person
+    ("CONSTRUCTION - Unit 2 Functional Design plan ready; awaiting approval.", "진행", False),  # the plan's
+    (GATE, "reject, redo it", False)])
+def test_a_go_ahead_answering_an_entry_that_put_its_stage_to_the_person_approves_that_stage(
+        docs: DocsRepo, put: str, said: str, approved: bool) -> None:
+    # cheongYak-radar: `Context: U4 Infrastructure Design done; approval gate before Code Generation.`, then "진행"
+    # ("go on") under the next entry's `## U4 Code Generation`: the approval the gate waited for.
+    entries = [("Functional Design - Unit 2 Complete", None, "Unit 2 functional design generated.", put)
+               if e[0] == "Functional Design - Unit 2 Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, with_entry_after("Functional Design - Unit 2 Complete", (
+        "Code Generation - Unit 2 Start", said, "Starting unit 2 code generation.", "CONSTRUCTION - Unit 2 shop-web"),
+        entries))
+    line = docs.line(STATE, "Functional Design - EXECUTE (Unit 2")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    assert (result.returncode, found) == ((0, []) if approved else (1, [("AIDLC-DOCS-003", line)]))
 
 
 def test_a_request_whose_context_names_a_stage_is_no_approval_out_of_order(docs: DocsRepo) -> None:

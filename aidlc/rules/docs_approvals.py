@@ -59,19 +59,51 @@ _WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|hu
                                re.IGNORECASE)
 
 
+# What an entry's Context or Status says when it puts its stage to the person: it awaits their approval ("approval
+# gate before Code Generation", "承認待ち"), or presents the stage for it ("Presenting for approval").
+_PRESENTED = re.compile(_AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?for[ \t]+(?:\w+[ \t]+)?approval|"
+                        r"\bready[ \t]+for[ \t]+(?:\w+[ \t]+)?approval|승인[ \t]*요청|承認依頼|请求批准", re.IGNORECASE)
+# A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
+# "continue", "yes, proceed", "ok").
+_GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
+                       r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
+                       r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
+
+_GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
+# A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
+_NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
+_PLAN = re.compile(r"\bplan|\bpart[ \t]*1\b|계획|计划|計画|plano\b", re.IGNORECASE)
+
+
 def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
-    """The stage `before` was about, when it waits for the person's approval to proceed to a next stage and
-    `entry`, the next entry, starts that stage with the person's words (SUHYUNSHIM's `## Application Design - Stage
-    Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application Design`): those words are the
-    approval waited for."""
-    if before is None or not _STARTS.search(entry.heading or "") or _NOT_APPROVED.search(entry.text):
+    """The stage `before` put to the person, when `entry`, the next entry, holds their go-ahead: `before` waits
+    for their approval to proceed to a next stage and `entry` starts that stage with their words (SUHYUNSHIM's
+    `## Application Design - Stage Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application
+    Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
+    `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
+    before Code Generation.`, then "진행" under `## U4 Code Generation`)."""
+    if before is None or _NOT_APPROVED.search(entry.text):
         return None
     waited = _WAITS_TO_PROCEED.search(before.text)
-    left = stage_of(before.heading or "") or stage_of(before.fields.get("context", ""))
-    going = stage_of(waited.group("stage")) if waited else None
-    if going is None or left in (None, going) or stage_of(entry.heading or "") != going:
+    if waited is not None:
+        left = stage_of(before.heading or "") or stage_of(before.fields.get("context", ""))
+        going = stage_of(waited.group("stage"))
+        starts = _STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
+        return left if starts and going is not None and left not in (None, going) else None
+    said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response")).strip().strip("\"'“”「」 ")
+    if len(said) > _GO_AHEAD_LENGTH or not _GO_AHEAD.search(said) or _PLAN.search(before.heading or ""):
         return None
-    return left
+    for key in ("context", "status"):
+        text = before.fields.get(key, "")
+        put = _PRESENTED.search(text)
+        if put is not None and not _PLAN.search(text):
+            # The stage named before the words that put it (`U4 Infrastructure Design done; approval gate before Code
+            # Generation`), and before any it names as the next (`다음은 ... Functional Design 승인 게이트`), else the
+            # heading's.
+            named = text[:put.start()]
+            named = named[:found.start()] if (found := _NEXT.search(named)) else named
+            return stage_of(named) or stage_of(before.heading or "")
+    return None
 
 
 def in_turn(entries: list[AuditEntry]) -> list[tuple[AuditEntry | None, AuditEntry]]:
@@ -186,14 +218,15 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
                 at[unit] = named
             if not has_words(entry):
                 continue
-            if (waited := _answered(before, entry)) is not None:
-                unit = units.of(before) if before is not None else None  # the unit of the stage waited on
-            stages = [waited] if waited is not None else approved_stages(entry)
+            stages = approved_stages(entry)
             if not stages and unit in at and _approval(entry.heading or "") \
                     and not _NOT_APPROVED.search(entry.heading or ""):
                 stages = [at[unit]]  # `## Unit 5: 料理管理 - 承認`: the stage unit 5 was at
-            for stage in stages:
-                found[(stage, unit if BY_SLUG[stage].per_unit else None)].append(entry)
+            answered = [(waited, units.of(before))] if (waited := _answered(before, entry)) and before else []
+            # The stage the entry before put to the person (of its unit), and the entry's own unless it starts it.
+            for stage, of in answered + [(stage, unit) for stage in stages if not (answered and
+                                                                                 _STARTS.search(entry.heading or ""))]:
+                found[(stage, of if BY_SLUG[stage].per_unit else None)].append(entry)
     return found
 
 
