@@ -123,3 +123,17 @@ def test_each_unit_names_its_folders_and_a_plan_no_unit_owns_is_shown_under_its_
                      "payments": (["payments"], ["payments-code-generation-plan.md"])}
     text = run_cli("status", cwd=docs).stdout
     assert "unit 1 (unit1-backend)  1/2 done" in text and "\nunit payments\n" in text
+
+
+def test_a_line_naming_a_folder_a_heading_ties_to_a_number_is_that_numbers_unit(docs: Path) -> None:
+    """aws-ai-dlc: under `## Unit 2: Frontend (React) - CONSTRUCTION Cycle`, lines naming the folder
+    (`(EXECUTE, frontend)`) and lines naming none: one unit 2 with both, as the rules read them, not two units."""
+    (docs / DOCS / "construction" / "frontend" / "code").mkdir(parents=True)
+    (docs / DOCS / "construction" / "frontend" / "code" / "app.md").write_text("# App\n", encoding="utf-8")
+    replace(docs, STATE, "- [ ] Build and Test - EXECUTE", "## Unit 2: Frontend (React) - CONSTRUCTION Cycle\n"
+            "- [x] CONSTRUCTION - Functional Design (EXECUTE, frontend)\n- [ ] CONSTRUCTION - Infrastructure Design "
+            "(SKIP)\n\n- [ ] Build and Test - EXECUTE")
+    units = {u["unit"]: (u["folders"], [(s["stage"], s["mark"]) for s in u["stages"]]) for u in status(docs)["units"]}
+    assert units["2"] == (["frontend"], [("functional-design", "done"), ("infrastructure-design", "pending")])
+    assert "frontend" not in units
+    assert "unit 2 (frontend)  1/2 done" in run_cli("status", cwd=docs).stdout

@@ -72,13 +72,15 @@ def _units(project: DocsProject, placed: list[StageLine]) -> list[DocsUnit]:
     """Each unit as the state's lines or the plans' names give it, in the order first met, with its folders; a plan
     under the unit of the state's lines the rules judge it with (`unit1-backend-...-plan.md` is unit 1's, as `Unit
     1` is named there), else under its own name."""
-    named = list(dict.fromkeys(line.unit for line in placed if line.unit is not None))
+    # A line naming a folder that a heading ties to a number (`(EXECUTE, frontend)` under `## Unit 2: Frontend`) is
+    # that number's unit, as the rules read it: one unit, not two.
+    named = list(dict.fromkeys(project.unit_numbers.get(line.unit, line.unit) for line in placed if line.unit))
     owner = {plan.path: plan.unit if plan.unit in named else
              next((name for name in named if plan_of_unit(project, plan, name)), plan.unit)
              for plan in project.plans if plan.unit is not None}
     units = []
     for name in dict.fromkeys([*named, *owner.values()]):
-        lines = [line for line in placed if line.unit == name]
+        lines = [line for line in placed if line.unit and project.unit_numbers.get(line.unit, line.unit) == name]
         folders = [folder for folder in project.units if names_unit(project, folder, name)]
         units.append(DocsUnit(unit=name, folders=folders, done=sum(line.mark == Mark.done for line in lines),
                               total=len(lines), stages=[_line(line) for line in lines],
