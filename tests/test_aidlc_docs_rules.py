@@ -268,6 +268,26 @@ def test_a_ticked_stage_that_says_it_awaits_approval_is_an_error(docs: DocsRepo,
     assert only(docs, "AIDLC-DOCS-004") == [(STATE, docs.line(STATE, says))]
 
 
+def test_a_line_still_awaiting_an_approval_the_log_holds_says_the_words_are_out_of_date(docs: DocsRepo) -> None:
+    # petmed, BloodConnect: `- [x] Build and Test — COMPLETED (..., awaiting approval)` with the person's approval
+    # logged: the finding stays (the file contradicts itself), and no longer tells them to untick an approved stage.
+    docs.replace(STATE, "- [x] Code Generation - EXECUTE (Unit 2: shop-web)",
+                 "- [x] Code Generation - EXECUTE (Unit 2: shop-web) (awaiting approval)")
+    approval = next(n for n, text in enumerate(docs.read(AUDIT).split("\n"), 1)
+                    if text == "## Code Generation - Unit 2 Approval")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    [finding] = json.loads(result.stdout)["findings"]
+    assert (result.returncode, finding["code"], finding["line"]) == (1, "AIDLC-DOCS-004",
+                                                                     docs.line(STATE, "(awaiting approval)"))
+    assert finding["message"].endswith(f"{AUDIT}:{approval} logs a person's approval of the stage: if it is this "
+                                       "work's, the line's words are out of date")
+    assert finding["fix"].startswith("if the logged approval is this work's, edit the line")
+    # Without the approval, the tick is what is wrong.
+    docs.write(AUDIT, audit_text([entry for entry in ENTRIES if entry[0] != "Code Generation - Unit 2 Approval"]))
+    fixes = {f.code: f.fix for f in docs.findings()}
+    assert fixes["AIDLC-DOCS-004"].startswith("untick the line")
+
+
 def test_a_unit_line_under_a_stage_line_is_that_stage_of_the_unit(docs: DocsRepo) -> None:
     docs.replace(STATE, "- [x] Code Generation - EXECUTE (Unit 2: shop-web)\n",
                  "- [~] Code Generation (per-unit) — EXECUTE\n  - [x] U2 Shop Web — complete (awaiting approval)\n")

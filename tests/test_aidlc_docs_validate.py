@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.rules import every_rule
 from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, stamp
 from tests.aidlc_v2_sample import RECORD as V2_RECORD
 from tests.aidlc_v2_sample import build_v2_repo
@@ -41,9 +40,13 @@ def test_validate_reports_an_error_with_file_line_fix_and_next_steps(docs: DocsR
     assert result.returncode == 1
     out = result.stdout.splitlines()
     assert out[0] == STATE
+    # The log holds the person's approval of Build and Test: the finding names it, and its fix is not to untick.
+    approval = docs.line(AUDIT, "## Build and Test - Approval")
     assert out[1] == (f"  ✗ [ERROR] {STATE}:{line} AIDLC-DOCS-004 ticked, and the line says it awaits approval: "
-                      "\"Build and Test - EXECUTE (awaiting approval)\"")
-    assert out[2] == "      fix: " + every_rule()["AIDLC-DOCS-004"].fix
+                      f"\"Build and Test - EXECUTE (awaiting approval)\"; {AUDIT}:{approval} logs a person's approval "
+                      "of the stage: if it is this work's, the line's words are out of date")
+    assert out[2] == ("      fix: if the logged approval is this work's, edit the line to say it was approved and keep "
+                      "the tick; else untick it until the person approves")
     assert summary_line(result.stdout) == "validation failed: 20 files, 1 error, 0 warnings, 0 notes"
     steps = out[out.index("Next steps:") + 1:]
     assert steps[0].startswith("  aidlc rules AIDLC-DOCS-004")

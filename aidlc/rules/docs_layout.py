@@ -19,7 +19,7 @@ from aidlc.aidlc_docs.stages import BY_SLUG, Stage, stages_named
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
-from aidlc.rules.docs_approvals import Units, approvals, first_approvals, later_approved_before
+from aidlc.rules.docs_approvals import Units, approvals, approves, first_approvals, later_approved_before
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
 CHECKS: list[tuple[Rule, DocsCheck]] = []
@@ -224,10 +224,35 @@ def _approved(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stag
 def _awaiting(project: DocsProject) -> Iterator[Hit]:
     if project.state is None:
         return
-    for line in {line.line: line for line in project.state.stages}.values():  # a line listing units, once
-        if line.mark == Mark.done and line.awaiting:
-            yield Hit(project.state.path, line.line, f"ticked, and the line says it awaits approval: "
-                      f"\"{cut(line.text)}\"")
+    lines = [line for line in {line.line: line for line in project.state.stages}.values()  # a line listing units, once
+             if line.mark == Mark.done and line.awaiting]
+    units = Units(project) if lines else None
+    given = approvals(project, units) if units else {}
+    for line in lines:
+        said = f"ticked, and the line says it awaits approval: \"{cut(line.text)}\""
+        logged = _logged_approval(project, given, units, line) if units and line.stage else None
+        if logged is None:
+            yield Hit(project.state.path, line.line, said)
+        else:  # the approval came, and the line was never brought up to date: the words are wrong, not the tick
+            yield Hit(project.state.path, line.line, f"{said}; {logged} logs a person's approval of the stage: if "
+                      "it is this work's, the line's words are out of date", "if the logged approval is this work's, "
+                      "edit the line to say it was approved and keep the tick; else untick it until the person "
+                      "approves")
+
+
+def _logged_approval(project: DocsProject, given: dict[tuple[str, str | None], list[AuditEntry]], units: Units,
+                     line: StageLine) -> str | None:
+    """`<log>:<line>` of the last entry that approves the line's stage (of its unit) in its own words (`approves`:
+    the heading, status, context or the person says approved), or None."""
+    stage = BY_SLUG[line.stage or ""]
+    unit = units.key(line.unit) if stage.per_unit else None
+    found = [entry for (slug, of), entries in given.items() if slug == stage.slug and (unit is None or of == unit)
+             for entry in entries if approves(entry, stage.slug, None)]  # its unit, `given` holds already
+    for log in project.audits:
+        for entry in reversed(log.entries):
+            if any(entry is approval for approval in found):
+                return f"{log.path}:{entry.line}"
+    return None
 
 
 @check(STATUS_AWAITING)
