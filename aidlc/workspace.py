@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +47,10 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
                 else f"aidlc init --git {here}    # not a Git repository yet: git init, then scaffold")
         below = [f"aidlc validate {_typed(root / folder)}    # records found there (any command: --repo "
                  f"{_typed(root / folder)})" for folder in records_below(root, config)]
+        if "aidlc_docs" not in config.model_fields_set:  # a docs folder under another name: say which setting reads it
+            below += [f"printf '%s\\n' {arg('aidlc_docs: ' + json.dumps(folder))} >> {_typed(root / CONFIG_FILE)}    "
+                      f"# {folder}/ holds aidlc-state.md: the aidlc-docs folder, named otherwise"
+                      for folder in docs_folders_below(root)]
         raise UsageError(f"no memory bank at {root / config.memory_bank}, and no aidlc-docs folder at "
                          f"{root / config.aidlc_docs}", [*below, init, "aidlc validate PATH    # or point at a repo "
                                                          "that has one"])
@@ -62,17 +67,27 @@ def _typed(path: Path) -> str:
     return arg(shown)
 
 
-def records_below(root: Path, config: Config) -> list[str]:
-    """The sub-folders (two levels down at most, hidden ones aside) that hold a project's records: a monorepo keeps
-    them beside its parts (`backend/aidlc-docs/`), and a command run at the top does not look there by itself."""
+def _folders_below(root: Path) -> list[tuple[Path, str]]:
+    """(folder, its path relative to `root`) of the sub-folders two levels down at most, hidden ones aside."""
     found = []
     for folder in sorted({*root.glob("*/"), *root.glob("*/*/")}):
         rel = folder.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if (folder / config.memory_bank).is_dir() or docs_marker(folder, config) is not None:
-            found.append(rel.as_posix())
-    return found[:5]
+        if not any(part.startswith(".") for part in rel.parts):
+            found.append((folder, rel.as_posix()))
+    return found
+
+
+def records_below(root: Path, config: Config) -> list[str]:
+    """The sub-folders (two levels down at most, hidden ones aside) that hold a project's records: a monorepo keeps
+    them beside its parts (`backend/aidlc-docs/`), and a command run at the top does not look there by itself."""
+    return [rel for folder, rel in _folders_below(root)
+            if (folder / config.memory_bank).is_dir() or docs_marker(folder, config) is not None][:5]
+
+
+def docs_folders_below(root: Path) -> list[str]:
+    """The sub-folders (as `records_below` looks) holding aidlc-state.md themselves: an aidlc-docs folder kept under
+    another name (`docs/aidlc/`), which the `aidlc_docs:` setting reads."""
+    return [rel for folder, rel in _folders_below(root) if (folder / "aidlc-state.md").is_file()][:5]
 
 
 def layout_of(root: Path, config: Config) -> str:

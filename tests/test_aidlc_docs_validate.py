@@ -178,6 +178,24 @@ def test_a_part_of_a_monorepo_with_its_own_docs_folder_is_validated_from_inside_
     assert status.returncode == 0 and str(docs.root) in status.stdout, status.stderr
 
 
+def test_a_docs_folder_kept_under_another_name_is_named_with_the_setting_that_reads_it(docs: DocsRepo) -> None:
+    """i-core keeps aidlc-state.md and audit.md in docs/aidlc/: aidlc found no records and said only `aidlc init`.
+    The next step names the folder and the setting; pasted into a shell as printed, it makes validate read it."""
+    (docs.root / "docs").mkdir()
+    (docs.root / "aidlc-docs").rename(docs.root / "docs" / "aidlc")
+    lost = run_cli("validate", cwd=docs.root)
+    assert lost.returncode == 2 and "Traceback" not in lost.stderr
+    [step] = [line.strip() for line in lost.stderr.splitlines() if "holds aidlc-state.md" in line]
+    assert step.startswith("printf '%s\\n' 'aidlc_docs: \"docs/aidlc\"' >> aidlc.yaml    # docs/aidlc/ holds")
+    subprocess.run(["bash", "-c", step], cwd=docs.root, check=True)
+    found = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert found.returncode == 0, found.stdout + found.stderr
+    assert json.loads(found.stdout)["findings"] == []
+    # Once aidlc.yaml names a docs folder, aidlc does not offer to name another.
+    (docs.root / "aidlc.yaml").write_text("aidlc_docs: elsewhere\n", encoding="utf-8")
+    assert "holds aidlc-state.md" not in run_cli("validate", cwd=docs.root).stderr
+
+
 
 def test_a_hostile_folder_name_in_a_next_step_is_one_quoted_argument(tmp_path: Path) -> None:
     """A cloned repository names a part `x; touch pwned`: the next step the error prints is safe to paste into a
