@@ -7,8 +7,8 @@ import re
 from collections.abc import Iterator
 
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
-# `[~]` and `[/]` in progress (`[/]` as task-list plugins write it), `[-]` and `[S]` skipped, `[?]` awaiting.
 LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")  # a list item, checkbox or not
+# `[~]` and `[/]` in progress (`[/]` as task-list plugins write it), `[-]` and `[S]` skipped, `[?]` awaiting.
 BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~/\-SR?])\][ \t]*(?P<text>.*)$")
 _CONFLICT = re.compile(r"^(<{7}( |$)|={7}$|>{7}( |$)|\|{7}( |$))")
 

@@ -68,10 +68,9 @@ _PRESENTED = re.compile(_AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?fo
 _GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
                        r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
-
 _GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
-# A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
 _NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
+# A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
 _PLAN = re.compile(r"\bplan|\bpart[ \t]*1\b|계획|计划|計画|plano\b", re.IGNORECASE)
 
 
@@ -91,10 +90,18 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
         starts = _STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
         return left if starts and going is not None and left not in (None, going) else None
     said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response")).strip().strip("\"'“”「」 ")
-    if len(said) > _GO_AHEAD_LENGTH or not _GO_AHEAD.search(said) or _PLAN.search(before.heading or ""):
+    if len(said) > _GO_AHEAD_LENGTH or not _GO_AHEAD.search(said):
+        return None
+    return _put_to_the_person(before)
+
+
+def _put_to_the_person(entry: AuditEntry) -> str | None:
+    """The stage an entry's Context or Status puts to the person for approval (never a plan, there or in its
+    heading)."""
+    if _PLAN.search(entry.heading or ""):
         return None
     for key in ("context", "status"):
-        text = before.fields.get(key, "")
+        text = entry.fields.get(key, "")
         put = _PRESENTED.search(text)
         if put is not None and not _PLAN.search(text):
             # The stage named before the words that put it (`U4 Infrastructure Design done; approval gate before Code
@@ -102,7 +109,7 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
             # heading's.
             named = text[:put.start()]
             named = named[:found.start()] if (found := _NEXT.search(named)) else named
-            return stage_of(named) or stage_of(before.heading or "")
+            return stage_of(named) or stage_of(entry.heading or "")
     return None
 
 
@@ -222,10 +229,11 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
             if not stages and unit in at and _approval(entry.heading or "") \
                     and not _NOT_APPROVED.search(entry.heading or ""):
                 stages = [at[unit]]  # `## Unit 5: 料理管理 - 承認`: the stage unit 5 was at
-            answered = [(waited, units.of(before))] if (waited := _answered(before, entry)) and before else []
             # The stage the entry before put to the person (of its unit), and the entry's own unless it starts it.
-            for stage, of in answered + [(stage, unit) for stage in stages if not (answered and
-                                                                                 _STARTS.search(entry.heading or ""))]:
+            answered = [(waited, units.of(before))] if (waited := _answered(before, entry)) and before else []
+            if answered and _STARTS.search(entry.heading or ""):
+                stages = []
+            for stage, of in answered + [(stage, unit) for stage in stages]:
                 found[(stage, of if BY_SLUG[stage].per_unit else None)].append(entry)
     return found
 
