@@ -48,8 +48,10 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
         below = [f"aidlc validate {_typed(root / folder)}    # records found there (any command: --repo "
                  f"{_typed(root / folder)})" for folder in records_below(root, config)]
         if "aidlc_docs" not in config.model_fields_set:  # a docs folder under another name: say which setting reads it
+            # The folder only inside the quoted argument: in the comment a name holding a line break would start a
+            # second command when the step is pasted.
             below += [f"printf '%s\\n' {arg('aidlc_docs: ' + json.dumps(folder))} >> {_typed(root / CONFIG_FILE)}    "
-                      f"# {folder}/ holds aidlc-state.md: the aidlc-docs folder, named otherwise"
+                      "# that folder holds aidlc-state.md: the aidlc-docs folder, named otherwise"
                       for folder in docs_folders_below(root)]
         raise UsageError(f"no memory bank at {root / config.memory_bank}, and no aidlc-docs folder at "
                          f"{root / config.aidlc_docs}", [*below, init, "aidlc validate PATH    # or point at a repo "

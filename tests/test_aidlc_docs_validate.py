@@ -186,7 +186,7 @@ def test_a_docs_folder_kept_under_another_name_is_named_with_the_setting_that_re
     lost = run_cli("validate", cwd=docs.root)
     assert lost.returncode == 2 and "Traceback" not in lost.stderr
     [step] = [line.strip() for line in lost.stderr.splitlines() if "holds aidlc-state.md" in line]
-    assert step.startswith("printf '%s\\n' 'aidlc_docs: \"docs/aidlc\"' >> aidlc.yaml    # docs/aidlc/ holds")
+    assert step.startswith("printf '%s\\n' 'aidlc_docs: \"docs/aidlc\"' >> aidlc.yaml    # that folder holds")
     subprocess.run(["bash", "-c", step], cwd=docs.root, check=True)
     found = run_cli("validate", "--format", "json", cwd=docs.root)
     assert found.returncode == 0, found.stdout + found.stderr
@@ -195,6 +195,22 @@ def test_a_docs_folder_kept_under_another_name_is_named_with_the_setting_that_re
     (docs.root / "aidlc.yaml").write_text("aidlc_docs: elsewhere\n", encoding="utf-8")
     assert "holds aidlc-state.md" not in run_cli("validate", cwd=docs.root).stderr
 
+
+
+@pytest.mark.parametrize("name", ["x'; touch pwned; '", "$(touch pwned)", "a\ntouch pwned"])
+def test_the_setting_step_for_a_hostile_docs_folder_name_runs_nothing_else(docs: DocsRepo, name: str) -> None:
+    """A cloned repository keeps its records in `docs/<name>`: the printed step, pasted into bash, writes that one
+    setting and runs nothing the name holds; validate then reads the folder. A line break in the name once reached
+    the step's comment, where it started a second command."""
+    (docs.root / "docs").mkdir()
+    (docs.root / "aidlc-docs").rename(docs.root / "docs" / name)
+    lost = run_cli("validate", cwd=docs.root)
+    [step] = [line.strip() for line in lost.stderr.splitlines() if "holds aidlc-state.md" in line]
+    subprocess.run(["bash", "-c", step], cwd=docs.root, check=True)
+    assert not list(docs.root.rglob("pwned*"))
+    found = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert found.returncode in (0, 1), found.stderr
+    assert json.loads(found.stdout)["summary"]["files"] > 0
 
 
 def test_a_hostile_folder_name_in_a_next_step_is_one_quoted_argument(tmp_path: Path) -> None:

@@ -219,7 +219,10 @@ class History:
         """The blob sha of each (commit, file) pair (None where the commit holds no such file), in one
         `git cat-file --batch-check`."""
         found: dict[tuple[str, str], str | None] = dict.fromkeys(wanted)
-        pairs = list(found)
+        # A line break in a path would split its line of the batch: such a path is looked up on its own.
+        for commit, rel in [pair for pair in found if "\n" in pair[1] or "\r" in pair[1]]:
+            found[(commit, rel)] = self._blob(commit, rel)
+        pairs = [pair for pair in found if "\n" not in pair[1] and "\r" not in pair[1]]
         if not pairs:
             return found
         out = self._run("cat-file", "--batch-check=%(objectname) %(objecttype)", "--buffer",
@@ -228,6 +231,12 @@ class History:
             sha, _, kind = answer.partition(" ")
             found[pair] = sha if kind == "blob" else None  # "<name> missing": not there
         return found
+
+    def _blob(self, commit: str, rel: str) -> str | None:
+        """The blob sha of one file at `commit` (None where it holds none), its path passed as an argument."""
+        out = self._run("ls-tree", "-z", commit, "--", self._tree(rel)).decode("utf-8", "replace")
+        meta = out.split("\t", 1)[0].split()  # "<mode> <type> <sha>\t<path>\0"
+        return meta[2] if len(meta) == 3 and meta[1] == "blob" else None
 
     def is_ancestor(self, commit: str, of: str) -> bool:
         """Whether `commit` is `of` or in its history."""
