@@ -365,6 +365,38 @@ def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRep
     assert only(docs, "AIDLC-DOCS-007")
 
 
+@pytest.mark.parametrize(("heading", "said", "reordered"), [
+    # aws-ai-dlc and a Japanese log: the person has the stage added back while Workflow Planning awaits approval.
+    ("INCEPTION - Workflow Planning (User Override)", "User Stories 단계를 건너뛰지마", True),
+    ("Workflow Planning - 実行計画変更リクエスト", "User Storiesはスキップしないでください", True),
+    ("Workflow Planning - Change Request", "please add the user stories stage before design", True),
+    # Named under an earlier stage's heading: asking for the stage is no decision to move it.
+    ("Requirements Analysis - Clarification", "we will want user stories too", False),
+    # The words name no stage, or another one.
+    ("Workflow Planning - Change Request", "please add a security review", False),
+    ("Workflow Planning - Change Request", "skip the application design", False)])
+def test_a_logged_decision_of_the_person_to_change_the_order_answers_the_order_warning(
+        docs: DocsRepo, heading: str, said: str, reordered: bool) -> None:
+    entries = list(ENTRIES)
+    stories, planning = entries[3], entries[4]
+    entries[3], entries[4] = (heading, said, "Execution plan updated.", "INCEPTION - Workflow Planning"), planning
+    entries.insert(5, stories)
+    docs.write(AUDIT, audit_text(entries))
+    found = [(f.code, f.line) for f in docs.findings()]
+    assert found == ([] if reordered else [("AIDLC-DOCS-007", docs.line(AUDIT, "## User Stories - Approval"))])
+
+
+def test_the_person_s_words_after_the_stage_was_approved_decide_no_order_of_it(docs: DocsRepo) -> None:
+    entries = list(ENTRIES)
+    entries[3], entries[4] = entries[4], entries[3]
+    entries.insert(5, ("Workflow Planning - Note", "the user stories stage came late, fine", "Noted.",
+                       "INCEPTION - Workflow Planning"))
+    docs.write(AUDIT, audit_text(entries))
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == [("AIDLC-DOCS-007", docs.line(AUDIT, "## User Stories - Approval"))]
+
+
 def with_entry_after(after: str, entry: tuple[str, str, str, str],
                      entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> str:
     """The clean audit log with `entry` right after the one headed `after`."""

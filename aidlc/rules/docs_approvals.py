@@ -271,6 +271,26 @@ def _approved_stage(entry: AuditEntry) -> str | None:
     return stage
 
 
+def asked_for_out_of_order(project: DocsProject, scope: str | None, stage: str, approval: AuditEntry) -> bool:
+    """Whether the person changed the order on purpose: before `approval` (the stage's first), their own words name
+    the stage in an entry of a stage the order puts after it, in the same scope (aws-ai-dlc's `## INCEPTION - Workflow
+    Planning (User Override)` with "User Stories 단계를 건너뛰지마": don't skip User Stories). Words naming the stage
+    under an earlier stage's heading, or in its own approval, decide no order."""
+    units = Units(project)
+    per_unit = BY_SLUG[stage].per_unit
+    for log in project.audits:
+        for entry in log.entries:
+            if entry is approval or entry.at is None or approval.at is None or entry.at > approval.at:
+                continue
+            of = stage_of(entry.heading or "") or stage_of(entry.fields.get("context", ""))
+            if of is None or ORDER[of] <= ORDER[stage] or BY_SLUG[of].per_unit != per_unit or not has_words(entry):
+                continue
+            said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response"))
+            if stage in stages_named(said) and (not per_unit or units.of(entry) == scope):
+                return True
+    return False
+
+
 def later_approved_before(first: dict[tuple[str | None, str], tuple[AuditEntry, str]], scope: str | None,
                            stage: str, entry: AuditEntry) -> tuple[AuditEntry, str] | None:
     """(its approval, the stage) of the earliest approval in `scope`, before `entry`, of a stage the documented

@@ -19,7 +19,14 @@ from aidlc.aidlc_docs.stages import BY_SLUG, Stage, stages_named
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
-from aidlc.rules.docs_approvals import Units, approvals, approves, first_approvals, later_approved_before
+from aidlc.rules.docs_approvals import (
+    Units,
+    approvals,
+    approves,
+    asked_for_out_of_order,
+    first_approvals,
+    later_approved_before,
+)
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
 CHECKS: list[tuple[Rule, DocsCheck]] = []
@@ -82,9 +89,10 @@ BUILD_BEFORE_CODE = docs_rule(
 ORDER_BROKEN = docs_rule(
     "AIDLC-DOCS-007", W, "a stage was approved after a stage the documented order puts after it (inception: "
     "reverse engineering, requirements, user stories, workflow planning, application design, units; per unit: "
-    "functional design, NFR requirements, NFR design, infrastructure, code generation)",
+    "functional design, NFR requirements, NFR design, infrastructure, code generation), and no words of the person "
+    "logged before its approval under a later stage's heading asked for it",
     "approve stages in the documented order; when the order was changed on purpose, log the person's decision to "
-    "change it in audit.md")
+    "change it in audit.md: their words naming the stage, under the heading of the stage it is done after")
 UNKNOWN_STAGE = docs_rule(
     "AIDLC-DOCS-012", I, "a checkbox line of aidlc-state.md names no stage aidlc knows, or several: its approvals "
     "and plans are not checked",
@@ -338,7 +346,7 @@ def _order(project: DocsProject) -> Iterator[Hit]:
     first = first_approvals(project)
     for (scope, stage), (entry, path) in sorted(first.items(), key=lambda item: item[1][0].line):
         found = later_approved_before(first, scope, stage, entry)
-        if found is not None:
+        if found is not None and not asked_for_out_of_order(project, scope, stage, entry):
             other, later = found
             yield Hit(path, entry.line, f"{BY_SLUG[stage].name} was first approved at "
                       f"{entry.timestamp}, after {BY_SLUG[later].name} (line {other.line}, "
