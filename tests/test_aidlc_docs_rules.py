@@ -365,6 +365,23 @@ def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRep
     assert only(docs, "AIDLC-DOCS-007")
 
 
+@pytest.mark.parametrize(("heading", "named"), [
+    ("Unit 2 - User Approval", True),  # HCSES, after `## Unit 2 - All Stages - COMPLETED`
+    ("유닛 2 설계 - 사용자 승인", True),  # BADA: "unit 2 design - the user's approval"
+    ("Unit 2 - Changes Requested", False),  # no approval
+    ("Unit 2 - All Stages - COMPLETED", False)])  # says no approval
+def test_a_unit_approved_as_a_whole_approves_no_stage_and_the_finding_names_it(
+        docs: DocsRepo, heading: str, named: bool) -> None:
+    entries = [e for e in ENTRIES if e[0] != "Functional Design - Unit 2 Approval"]
+    docs.write(AUDIT, with_entry_after("Code Generation - Unit 1 Approval", (
+        heading, "승인 계속", "Unit 2 approved.", "CONSTRUCTION - Unit 2 shop-web"), entries))
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    (found,) = json.loads(result.stdout)["findings"]
+    assert (found["code"], found["line"]) == ("AIDLC-DOCS-003", docs.line(STATE, "Functional Design - EXECUTE (Unit 2"))
+    said = f"; {AUDIT}:{docs.line(AUDIT, heading)} logs the person's approval of unit 2 as a whole, naming no stage"
+    assert (said in found["message"]) is named, found["message"]
+
+
 @pytest.mark.parametrize(("heading", "said", "reordered"), [
     # aws-ai-dlc and a Japanese log: the person has the stage added back while Workflow Planning awaits approval.
     ("INCEPTION - Workflow Planning (User Override)", "User Stories 단계를 건너뛰지마", True),

@@ -238,6 +238,23 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
     return found
 
 
+def whole_unit_approvals(project: DocsProject, units: Units) -> dict[str, tuple[AuditEntry, str]]:
+    """The first entry of each unit (as approvals are keyed) that approves it as a whole, with its log's path: the
+    person's words under a heading that names the unit, says approved and names no stage (`## Unit 3 - User
+    Approval` after `## Unit 3 - All Stages - COMPLETED`, `## 유닛 1 설계 - 사용자 승인`). It approves no stage
+    (the rules ask each stage's approval before the next starts); a finding of a stage of the unit names it."""
+    found: dict[str, tuple[AuditEntry, str]] = {}
+    for log in project.audits:
+        for entry in log.entries:
+            heading = entry.heading or ""
+            unit = units.of(entry)
+            if unit is None or unit in found or stages_named(heading) or not _approval(heading) \
+                    or _NOT_APPROVED.search(heading) or not has_words(entry):
+                continue
+            found[unit] = (entry, log.path)
+    return found
+
+
 # -- the order of the first approvals (AIDLC-DOCS-007) ---------------------------------------------------------
 def first_approvals(project: DocsProject) -> dict[tuple[str | None, str], tuple[AuditEntry, str]]:
     """The first approval of each stage (of each unit, for the per-unit ones), with its log's path, by scope

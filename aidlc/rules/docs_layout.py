@@ -26,6 +26,7 @@ from aidlc.rules.docs_approvals import (
     asked_for_out_of_order,
     first_approvals,
     later_approved_before,
+    whole_unit_approvals,
 )
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
@@ -193,12 +194,15 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
             if not _approved(given, stage, unit, unnamed=stage.slug in once):
                 unapproved.setdefault((stage.slug, unit if stage.per_unit else None), []).append((path, line))
     logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
+    whole = whole_unit_approvals(project, units)
     for (slug, unit), lines in unapproved.items():  # one error per stage (of a unit), at its first line
         (path, line), *others = lines
         whose = f" of unit {line.unit or unit}" if (line.unit or unit) and BY_SLUG[slug].per_unit else ""
         also = f" ({_too([other.line for _, other in others])})" if others else ""
+        entry, log = whole.get(unit or "", (None, ""))
         yield Hit(path, line.line, f"{BY_SLUG[slug].name}{whose} is ticked{also}, and {logs} holds no approval of it "
-                  "by a person")
+                  "by a person" + (f"; {log}:{entry.line} logs the person's approval of unit {unit} as a whole, "
+                                   "naming no stage: the rules ask for each stage's own" if entry else ""))
 
 
 def _claimed_units(project: DocsProject, units: Units, line: StageLine,
