@@ -137,3 +137,43 @@ def test_a_line_naming_a_folder_a_heading_ties_to_a_number_is_that_numbers_unit(
     assert units["2"] == (["frontend"], [("functional-design", "done"), ("infrastructure-design", "pending")])
     assert "frontend" not in units
     assert "unit 2 (frontend)  1/2 done" in run_cli("status", cwd=docs).stdout
+
+
+def line_of(root: Path, rel: str, needle: str) -> int:
+    return next(n for n, text in enumerate((root / rel).read_text().splitlines(), 1) if needle in text)
+
+
+def test_each_ticked_stage_shows_the_approval_it_stands_on_and_an_unapproved_one_comes_first(docs: Path) -> None:
+    assert run_cli("init", cwd=docs).returncode == 0
+    report = status(docs)
+    inception = {s["stage"]: s for s in report["phases"][0]["stages"]}
+    assert (inception["workflow-planning"]["approved"], inception["workflow-planning"]["approvals"]) == (
+        True, [f"{AUDIT}:{line_of(docs, AUDIT, '## Workflow Planning - Approval')}"])
+    # Workspace Detection needs no approval; a stage not ticked claims nothing
+    assert inception["workspace-detection"]["approved"] is None and inception["user-stories"]["approved"] is None
+    assert (report["ticked"], report["unapproved"]) == (5, 0)
+    # The person's approval of workflow planning taken out of the log: the line stands on nothing, as the rule says.
+    replace(docs, AUDIT, "## Workflow Planning - Approval", "## Workflow Planning - Plan Presented")
+    replace(docs, AUDIT, '**User Input**: "y"', "**User Input**: N/A")
+    report = status(docs)
+    inception = {s["stage"]: s for s in report["phases"][0]["stages"]}
+    assert (inception["workflow-planning"]["approved"], inception["workflow-planning"]["approvals"]) == (False, [])
+    assert (report["ticked"], report["unapproved"]) == (5, 1)
+    first = report["next_actions"][0]
+    assert first["reason"].startswith(f"1 ticked stage with no approval of a person in the audit log, the first "
+                                      f"Workflow Planning ({STATE}:{line_of(docs, STATE, 'Workflow Planning')})")
+    assert not any(a["reason"].startswith("next stage") for a in report["next_actions"])  # nothing after it
+    found = json.loads(run_cli("validate", "--format", "json", cwd=docs).stdout)["findings"]
+    assert [f["line"] for f in found if f["code"] == "AIDLC-DOCS-003"] == [line_of(docs, STATE, "Workflow Planning")]
+    text = run_cli("status", cwd=docs).stdout
+    assert "  approved by a person: 4 of 5 ticked stages; 1 with no approval in the audit log" in text
+    assert f"  [x] workflow-planning      line {line_of(docs, STATE, 'Workflow Planning')}  no approval logged" in text
+    assert f"line {line_of(docs, STATE, 'Requirements Analysis')}  approved: {AUDIT}:" in text
+
+
+def test_an_audit_log_that_cannot_be_read_leaves_every_approval_unknown(docs: Path) -> None:
+    (docs / AUDIT).write_bytes((docs / AUDIT).read_bytes() + b"\n\xff\xfe\n")
+    report = status(docs)
+    assert {s["approved"] for p in report["phases"] for s in p["stages"]} == {None}
+    assert (report["ticked"], report["unapproved"]) == (5, None)
+    assert "approved by a person" not in run_cli("status", cwd=docs).stdout

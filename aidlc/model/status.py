@@ -98,6 +98,11 @@ class DocsStageLine(BaseModel):
     skipped: bool
     awaiting: bool = Field(description="the line says the stage waits for approval")
     unit: str | None = None
+    approved: bool | None = Field(default=None, description="for a ticked stage that needs a person's approval: "
+                                  "whether the audit log holds one, of each unit the line claims (as AIDLC-DOCS-003 "
+                                  "reads approvals); None: not ticked, needs none, or an audit log cannot be read")
+    approvals: list[str] = Field(default_factory=list, description="where the audit log holds those approvals "
+                                 "(`aidlc-docs/audit.md:51`), first for each unit claimed")
 
 
 class DocsPlan(BaseModel):
@@ -140,6 +145,9 @@ class DocsStatusReport(BaseModel):
     audit_entries: int = Field(description="entries in the audit logs (history and new alike)")
     recorded_entries: int = Field(description="entries `aidlc audit append` wrote and the ledger records")
     ledger: bool = Field(description="whether the docs folder has a ledger")
+    ticked: int = Field(default=0, description="ticked stages that need a person's approval, one per unit a line names")
+    unapproved: int | None = Field(default=None, description="those of them with no approval in the audit log "
+                                   "(approved: false); None: an audit log cannot be read")
     notes: list[str] = Field(description="what the reader could not place: unknown stage labels, merge-conflict "
                              "markers, unreadable files")
     waiting: list[Action] = Field(description="what waits for a person: a stage awaiting approval, or ticked while "

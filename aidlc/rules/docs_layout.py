@@ -13,10 +13,8 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
-from aidlc.aidlc_docs.plans import plan_of_unit, units_with_work
-from aidlc.aidlc_docs.reader import is_audit
-from aidlc.aidlc_docs.stages import BY_SLUG, Stage, stages_named
-from aidlc.aidlc_docs.units import unit_of
+from aidlc.aidlc_docs.plans import plan_of_unit
+from aidlc.aidlc_docs.stages import BY_SLUG, stages_named
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approvals import (
@@ -28,6 +26,7 @@ from aidlc.rules.docs_approvals import (
     later_approved_before,
     whole_unit_approvals,
 )
+from aidlc.rules.docs_standing import approval_claims, logs_unreadable, ticked
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
 CHECKS: list[tuple[Rule, DocsCheck]] = []
@@ -166,33 +165,15 @@ def _unreadable(project: DocsProject) -> Iterator[Hit]:
 
 
 # -- aidlc-state.md against audit.md and the plans ----------------------------------------------------------------
-def ticked(project: DocsProject) -> Iterator[tuple[str, StageLine]]:
-    """(aidlc-state.md's path, line) of each stage line that claims a stage done: ticked, a stage aidlc knows, not
-    skipped."""
-    if project.state is None:
-        return
-    for line in project.state.stages:
-        if line.mark == Mark.done and line.stage is not None and not line.skipped:
-            yield project.state.path, line
-
-
 @check(NO_APPROVAL)
 def _no_approval(project: DocsProject) -> Iterator[Hit]:
-    if any(is_audit(item.path[len(project.rel) + 1:]) for item in project.unreadable):
+    if logs_unreadable(project):
         return  # the approval may stand in the log that cannot be read: AIDLC-DOCS-015 says its rules went unchecked
     units = Units(project)
-    given = approvals(project, units)
-    # Where an approval naming no unit can only be of every unit: a project of one unit, or a stage run once for all
-    # units, its plan naming none (`functional-design-plan.md`).
-    once = {plan.stage for plan in project.plans if plan.unit is None} if len(project.units) > 1 else set(BY_SLUG)
     unapproved: dict[tuple[str, str | None], list[tuple[str, StageLine]]] = {}  # (stage, unit) -> its ticked lines
-    for path, line in ticked(project):
-        stage = BY_SLUG[line.stage or ""]
-        if not stage.approval:
-            continue
-        for unit in _claimed_units(project, units, line, given):
-            if not _approved(given, stage, unit, unnamed=stage.slug in once):
-                unapproved.setdefault((stage.slug, unit if stage.per_unit else None), []).append((path, line))
+    for claim in approval_claims(project, units):
+        if claim.approval is None:
+            unapproved.setdefault((claim.line.stage or "", claim.unit), []).append((claim.path, claim.line))
     logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
     whole = whole_unit_approvals(project, units)
     for (slug, unit), lines in unapproved.items():  # one error per stage (of a unit), at its first line
@@ -205,31 +186,10 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
                                    "naming no stage: the rules ask for each stage's own" if entry else ""))
 
 
-def _claimed_units(project: DocsProject, units: Units, line: StageLine,
-                   given: dict[tuple[str, str | None], list[AuditEntry]]) -> list[str | None]:
-    """The units (as approvals are keyed) whose stage a ticked line claims: the one it names, or none; a per-unit
-    stage ticked for every unit at once (`Code Generation (all units)`), with no approval naming no unit, claims it
-    of each unit folder with work for it (the units' approvals must then each be there, not any one of them)."""
-    stage = BY_SLUG[line.stage or ""]
-    if not (line.every_unit and stage.per_unit and len(project.units) > 1) or given.get((stage.slug, None)):
-        return [units.key(line.unit)]
-    claimed = [unit_of(folder) or units.key(folder) for folder in units_with_work(project, stage.slug)]
-    return list(dict.fromkeys(claimed)) or [None]
-
-
 def _too(lines: list[int]) -> str:
     """`line 48 ticks it too`, `lines 48, 64 tick it too`: the other lines of one finding's cause."""
     numbers = ", ".join(map(str, lines))
     return f"line {numbers} ticks it too" if len(lines) == 1 else f"lines {numbers} tick it too"
-
-
-def _approved(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
-              unnamed: bool = False) -> bool:
-    """Whether `given` holds an approval of the stage: of the unit, for a per-unit stage's line naming one; with
-    `unnamed`, an approval that names no unit approves the stage of every unit."""
-    if stage.per_unit and unit is not None:
-        return bool(given.get((stage.slug, unit)) or (unnamed and given.get((stage.slug, None))))
-    return any(entries for (slug, _), entries in given.items() if slug == stage.slug)
 
 
 @check(AWAITING)

@@ -1,0 +1,84 @@
+"""The approval each ticked stage line of aidlc-state.md stands on: for each unit the line claims the stage of, the
+audit entry where a person approved it, or none. AIDLC-DOCS-003 (aidlc/rules/docs_layout.py) reports the claims with
+none; `aidlc status` shows each line's. An approval is an audit entry as aidlc/rules/docs_approvals.py reads one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, StageLine
+from aidlc.aidlc_docs.plans import units_with_work
+from aidlc.aidlc_docs.reader import is_audit
+from aidlc.aidlc_docs.stages import BY_SLUG, Stage
+from aidlc.aidlc_docs.units import unit_of
+from aidlc.rules.docs_approvals import Units, approvals
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A ticked line's claim that a stage (of one unit) is done, with the approval it stands on."""
+
+    path: str  # aidlc-state.md's
+    line: StageLine
+    unit: str | None  # the unit claimed, as approvals are keyed; None for a stage not per unit, or a line naming none
+    approval: AuditEntry | None
+    log: str | None  # the audit log holding the approval
+
+
+def ticked(project: DocsProject) -> Iterator[tuple[str, StageLine]]:
+    """(aidlc-state.md's path, line) of each stage line that claims a stage done: ticked, a stage aidlc knows, not
+    skipped."""
+    if project.state is None:
+        return
+    for line in project.state.stages:
+        if line.mark == Mark.done and line.stage is not None and not line.skipped:
+            yield project.state.path, line
+
+
+def logs_unreadable(project: DocsProject) -> bool:
+    """Whether an audit log cannot be read: an approval may stand in it, so no claim can be called unapproved."""
+    return any(is_audit(item.path[len(project.rel) + 1:]) for item in project.unreadable)
+
+
+def approval_claims(project: DocsProject, units: Units | None = None) -> list[Claim]:
+    """Each ticked line's claim of a stage that needs a person's approval, of each unit it claims, in line order."""
+    units = units or Units(project)
+    given = approvals(project, units)
+    where = {id(entry): log.path for log in project.audits for entry in log.entries}
+    # Where an approval naming no unit can only be of every unit: a project of one unit, or a stage run once for all
+    # units, its plan naming none (`functional-design-plan.md`).
+    once = {plan.stage for plan in project.plans if plan.unit is None} if len(project.units) > 1 else set(BY_SLUG)
+    found = []
+    for path, line in ticked(project):
+        stage = BY_SLUG[line.stage or ""]
+        if not stage.approval:
+            continue
+        for unit in _claimed_units(project, units, line, given):
+            entry = _approval(given, stage, unit, unnamed=stage.slug in once)
+            found.append(Claim(path, line, unit if stage.per_unit else None, entry,
+                               where.get(id(entry)) if entry else None))
+    return found
+
+
+def _claimed_units(project: DocsProject, units: Units, line: StageLine,
+                   given: dict[tuple[str, str | None], list[AuditEntry]]) -> list[str | None]:
+    """The units (as approvals are keyed) whose stage a ticked line claims: the one it names, or none; a per-unit
+    stage ticked for every unit at once (`Code Generation (all units)`), with no approval naming no unit, claims it
+    of each unit folder with work for it (the units' approvals must then each be there, not any one of them)."""
+    stage = BY_SLUG[line.stage or ""]
+    if not (line.every_unit and stage.per_unit and len(project.units) > 1) or given.get((stage.slug, None)):
+        return [units.key(line.unit)]
+    claimed = [unit_of(folder) or units.key(folder) for folder in units_with_work(project, stage.slug)]
+    return list(dict.fromkeys(claimed)) or [None]
+
+
+def _approval(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
+              unnamed: bool = False) -> AuditEntry | None:
+    """The first entry of `given` that approves the stage: of the unit, for a per-unit stage's line naming one; with
+    `unnamed`, an approval that names no unit approves the stage of every unit."""
+    if stage.per_unit and unit is not None:
+        entries = given.get((stage.slug, unit)) or (given.get((stage.slug, None)) if unnamed else None)
+    else:
+        entries = next((entries for (slug, _), entries in given.items() if slug == stage.slug and entries), None)
+    return entries[0] if entries else None
