@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -363,6 +364,16 @@ def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRep
     assert [(f.path, f.line) for f in found] == [(AUDIT, docs.line(AUDIT, "## User Stories - Approval"))]
     assert "after Workflow Planning" in found[0].message and found[0].severity == Severity.warning
     assert only(docs, "AIDLC-DOCS-007")
+
+
+def test_an_approval_logged_below_another_with_an_earlier_time_is_no_order_broken(docs: DocsRepo) -> None:
+    # cheongYak-radar: Code Generation logged below Infrastructure Design with a time before it. Which came first is
+    # not known (the time was written by hand, or the entry put above): the time's inversion is reported, not the order.
+    planning = next(n for n, entry in enumerate(ENTRIES) if entry[0] == "Workflow Planning - Approval")
+    docs.write(AUDIT, audit_text().replace(iso(stamp(planning)), iso(stamp(planning - 1) - timedelta(minutes=1))))
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == [("AIDLC-DOCS-009", docs.line(AUDIT, "## Workflow Planning - Approval"))]
 
 
 @pytest.mark.parametrize(("heading", "named"), [

@@ -309,12 +309,14 @@ def asked_for_out_of_order(project: DocsProject, scope: str | None, stage: str, 
 
 
 def later_approved_before(first: dict[tuple[str | None, str], tuple[AuditEntry, str]], scope: str | None,
-                           stage: str, entry: AuditEntry) -> tuple[AuditEntry, str] | None:
-    """(its approval, the stage) of the earliest approval in `scope`, before `entry`, of a stage the documented
-    order puts after `stage`; None when there is none."""
-    before = [(other.at, other, later) for (other_scope, later), (other, _) in first.items()
+                           stage: str, entry: AuditEntry, log: str) -> tuple[AuditEntry, str] | None:
+    """(its approval, the stage) of the earliest approval in `scope`, before `entry` (of `log`), of a stage the
+    documented order puts after `stage`; None when there is none. Before in time, and in one log above it too: where
+    the log's order and its times disagree (a time written by hand, AIDLC-DOCS-009; entries put above older ones,
+    AIDLC-DOCS-023), which came first is not known."""
+    before = [(other.at, other, later) for (other_scope, later), (other, other_log) in first.items()
               if other_scope == scope and ORDER[later] > ORDER[stage] and other.at and entry.at
-              and other.at < entry.at]
+              and other.at < entry.at and (other_log != log or other.line < entry.line)]
     if not before:
         return None
     _, other, later = min(before, key=lambda found: found[0])

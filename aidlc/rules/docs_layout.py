@@ -309,7 +309,7 @@ def _build_before_code(project: DocsProject) -> Iterator[Hit]:
 def _order(project: DocsProject) -> Iterator[Hit]:
     first = first_approvals(project)
     for (scope, stage), (entry, path) in sorted(first.items(), key=lambda item: item[1][0].line):
-        found = later_approved_before(first, scope, stage, entry)
+        found = later_approved_before(first, scope, stage, entry, path)
         if found is not None and not asked_for_out_of_order(project, scope, stage, entry):
             other, later = found
             yield Hit(path, entry.line, f"{BY_SLUG[stage].name} was first approved at "
