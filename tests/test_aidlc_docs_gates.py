@@ -604,3 +604,42 @@ def test_a_unit_folder_starting_with_a_dash_is_named_after_double_dash_in_every_
                          "--", "-x")
     assert unwritable.returncode == 2, unwritable.stderr
     assert "aidlc walkthrough --output PATH -- -x    # a path in a folder you can write" in unwritable.stderr
+
+
+def docs_status(root: Path) -> dict:
+    done = run_cli("--repo", str(root), "status", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_status_shows_each_subject_s_gates_once_a_person_decides_one(docs: Path) -> None:
+    assert docs_status(docs)["gates"] == []  # audit.md is the record until a person decides in the ledger
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    report = docs_status(docs)
+    assert [(g["kind"], g["id"], g["pending"]) for g in report["gates"]] == [
+        ("phase", "inception", "user-stories"), ("unit", UNIT, "functional-design"),
+        ("phase", "construction", "build-and-test")]
+    last = report["gates"][0]["last"]
+    assert (last["stage"], last["decision"], last["by"]) == ("requirements-analysis", "approve", "Ada Lovelace")
+    # the steps a person can take now: the unit and construction wait for the inception, so only its next gate
+    steps = [(a["reason"], a["command"]) for a in report["waiting"]]
+    assert steps == [("phase inception: the user-stories gate has no decision",
+                      "aidlc gate approve inception --stage user-stories")]
+    assert report["next_actions"][0] == report["waiting"][0]  # a person's decision comes first
+    text = run_cli("--repo", str(docs), "status").stdout
+    assert f"gates phase inception: pending gate: user-stories; last: requirements-analysis approve by Ada " \
+           f"Lovelace at {last['at']}" in text
+    # an approved stage's file edited: its approval is stale, and it waits again
+    write(docs, REQUIREMENTS, (docs / REQUIREMENTS).read_text() + "\n## FR-02 Cancel an order\n")
+    (waits,) = docs_status(docs)["waiting"]
+    assert waits["reason"].startswith("phase inception: the requirements-analysis gate is stale (approved at seq ")
+    assert waits["command"] == "aidlc gate approve inception --stage requirements-analysis"
+
+
+def test_status_leaves_the_gates_out_while_the_ledger_does_not_verify(docs: Path) -> None:
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    lines = (docs / LEDGER).read_text().splitlines(keepends=True)
+    (docs / LEDGER).write_text("".join(lines[:-1]) + lines[-1].replace("Ada Lovelace", "Eve Mallory"))
+    report = docs_status(docs)
+    assert report["gates"] == [] and not [a for a in report["waiting"] if a["command"].startswith("aidlc gate")]
+    assert [f.code for f in ledger_findings(read_project(docs.resolve(), DOCS))] == ["AIDLC-DOCS-042"]

@@ -145,13 +145,16 @@ class DocsStatusReport(BaseModel):
     audit_entries: int = Field(description="entries in the audit logs (history and new alike)")
     recorded_entries: int = Field(description="entries `aidlc audit append` wrote and the ledger records")
     ledger: bool = Field(description="whether the docs folder has a ledger")
+    gates: list[GateStatus] = Field(default_factory=list, description="each subject's gates in the ledger beside the "
+                                    "docs (inception, each unit, construction), once a person has decided one of "
+                                    "the project's; empty before, or while the ledger does not verify")
     ticked: int = Field(default=0, description="ticked stages that need a person's approval, one per unit a line names")
     unapproved: int | None = Field(default=None, description="those of them with no approval in the audit log "
                                    "(approved: false); None: an audit log cannot be read")
     notes: list[str] = Field(description="what the reader could not place: unknown stage labels, merge-conflict "
                              "markers, unreadable files")
-    waiting: list[Action] = Field(description="what waits for a person: a stage awaiting approval, or ticked while "
-                                  "it says so")
+    waiting: list[Action] = Field(description="what waits for a person: a gate of the ledger the gate would take a "
+                                  "decision of now (`gates`), a stage awaiting approval, or ticked while it says so")
     next_actions: list[Action]
 
 

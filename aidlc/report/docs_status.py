@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aidlc.model.status import Action, DocsPlan, DocsStageLine, DocsStatusReport, RecordsStatusReport, RecordStatus
 from aidlc.plural import plural
+from aidlc.report.status import gate_line
 from aidlc.report.style import Style
 
 _BOX = {"done": "x", "pending": " ", "in-progress": "~", "skipped": "S", "awaiting": "?"}
@@ -40,6 +41,8 @@ def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: boo
             lines += _plans(unit.plans)
         if report.phases or report.units:
             lines.append("")
+        if report.gates:
+            lines += [gate_line(gate) for gate in report.gates] + [""]
         lines += [f"note: {note}" for note in report.notes] + ([""] if report.notes else [])
     if report.waiting:
         lines.append(style(f"Waiting for a person ({plural(len(report.waiting), 'stage')}):", "bold"))

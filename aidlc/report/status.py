@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aidlc.model.status import Action, BoltLine, IntentStatus, StatusReport, WalkthroughEvidence
+from aidlc.model.status import Action, BoltLine, GateStatus, IntentStatus, StatusReport, WalkthroughEvidence
 from aidlc.names import gate_command
 from aidlc.plural import plural, plural_of
 from aidlc.report.style import Style
@@ -62,10 +62,7 @@ def render_detail(report: StatusReport, style: Style, one_bolt: bool = False) ->
     if report.gates:
         lines.append("")
         for gate in report.gates:
-            last = (f"last: {gate.last.stage} {gate.last.decision} by {gate.last.by} at {gate.last.at}"
-                    if gate.last else "no decisions yet")
-            pending = f"pending gate: {gate.pending}" if gate.pending else "all gates approved"
-            lines.append(f"gates {gate.kind} {gate.id}: {pending}; {last}")
+            lines.append(gate_line(gate))
             if gate.evidence is not None:
                 lines.append(_evidence_line(gate.evidence))
     elif report.no_ledger is not None:
@@ -96,6 +93,14 @@ def _shown(derived: str | None, written: str | None) -> str:
     if derived == written:
         return written or "no status"
     return f"{derived}, from its stories; the file says {written or 'nothing'}"
+
+
+def gate_line(gate: GateStatus) -> str:
+    """One subject's gates: the first waiting for a person, and the last decision."""
+    last = (f"last: {gate.last.stage} {gate.last.decision} by {gate.last.by} at {gate.last.at}"
+            if gate.last else "no decisions yet")
+    pending = f"pending gate: {gate.pending}" if gate.pending else "all gates approved"
+    return f"gates {gate.kind} {gate.id}: {pending}; {last}"
 
 
 def _evidence_line(evidence: WalkthroughEvidence) -> str:

@@ -8,6 +8,11 @@ from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, RecordsWorkspace
 from aidlc.aidlc_docs.plans import names_unit, plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
 from aidlc.events.ledger import Ledger, no_ledger
+from aidlc.events.view import GateHistory, readable_view
+from aidlc.gates.catalogue import DOCS_ALWAYS, GateTarget, docs_judged_files, docs_skipped, docs_targets
+from aidlc.gates.history import standing
+from aidlc.gates.order import check_docs_order
+from aidlc.gates.refusals import GateRefused
 from aidlc.model.events import EventType
 from aidlc.model.status import (
     Action,
@@ -16,12 +21,14 @@ from aidlc.model.status import (
     DocsStageLine,
     DocsStatusReport,
     DocsUnit,
+    GateStatus,
+    LastDecision,
     RecordPhase,
     RecordRow,
     RecordsStatusReport,
     RecordStatus,
 )
-from aidlc.names import arg
+from aidlc.names import arg, gate_command
 from aidlc.plural import plural
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 
@@ -37,7 +44,8 @@ def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
     phases = [_phase(phase, [line for line in placed if _phase_of(line) == phase and line.unit is None],
                      [plan for plan in project.plans if plan.unit is None and plan.stage is not None
                       and BY_SLUG[plan.stage].phase == phase], standing) for phase in PHASES]
-    waiting = _waiting(placed, state)
+    gates, decide = _gates(project, ledger)
+    waiting = decide + _waiting(placed, state)
     has_ledger = ledger.exists()
     return DocsStatusReport(
         root=project.root, folder=project.rel, state=state,
@@ -47,6 +55,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
         recorded_entries=sum(event.type == EventType.audit_appended for event in ledger.events())
         if has_ledger else 0,
         ledger=has_ledger,
+        gates=gates,
         ticked=len(standing.claimed),
         unapproved=None if standing.unknown else len(standing.unapproved),
         notes=_notes(project, lines, state),
@@ -76,6 +85,48 @@ class _Standing:
             return None, []
         where = [f"{claim.log}:{claim.approval.line}" for claim in claims if claim.approval is not None]
         return all(claim.approval is not None for claim in claims), list(dict.fromkeys(where))
+
+
+def _gates(project: DocsProject, ledger: Ledger) -> tuple[list[GateStatus], list[Action]]:
+    """Each subject's gates in the ledger beside the docs, once a person has decided one of the project's (until then
+    audit.md is the record, as AIDLC-DOCS-041 reads it): its first stage, in the documented order, that waits for a
+    person's current approval, and its last decision; and that stage's decision as a step. None while the ledger
+    does not verify (`aidlc validate` says why)."""
+    if project.record is not None or not ledger.exists():
+        return [], []
+    view = readable_view(ledger)
+    if view.error is not None or view.first_error is not None \
+            or not any(kind in ("phase", "unit") for kind, _, _ in view.history.gates()):
+        return [], []
+    gates, decide = [], []
+    for target in docs_targets(project):
+        pending, why = next(((stage, why) for stage in target.stages
+                             if (why := _waits(view.history, target, stage)) is not None), (None, None))
+        last = view.history.last_of(target.kind, target.id)
+        gates.append(GateStatus(kind=target.kind, id=target.id, pending=pending, last=None if last is None else
+                                LastDecision(stage=str(last.stage), decision=str(last.decision), by=last.actor.name,
+                                             at=last.ts)))
+        if pending is not None and _in_order(view.history, target, pending):
+            decide.append(Action(reason=f"{target.kind} {target.id}: the {pending} gate {why}",
+                                 command=gate_command(target.id, pending)))
+    return gates, decide
+
+
+def _in_order(history: GateHistory, target: GateTarget, stage: str) -> bool:
+    """Whether the gate would take a decision of the stage now: the stages it comes after are approved."""
+    try:
+        check_docs_order(history, target, stage)
+    except GateRefused:
+        return False
+    return True
+
+
+def _waits(history: GateHistory, target: GateTarget, stage: str) -> str | None:
+    """Why a stage of a subject waits for a person's decision, as the gates read it; None where it does not: approved
+    as its files stand, marked skipped, or a conditional stage that wrote nothing (it did not run)."""
+    if docs_skipped(target, stage) or (stage not in DOCS_ALWAYS and not docs_judged_files(target, stage)[1]):
+        return None
+    return standing(history, None, None, target, stage)
 
 
 def _phase_of(line: StageLine) -> str | None:
