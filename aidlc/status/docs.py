@@ -40,31 +40,31 @@ def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
     state = project.state.path if project.state else None
     placed = [line for line in lines if line.stage is not None
               and not (project.state and project.state.earlier_feature(line))]
-    standing = _Standing(project, placed)
+    approvals = _AuditApprovals(project, placed)
     phases = [_phase(phase, [line for line in placed if _phase_of(line) == phase and line.unit is None],
                      [plan for plan in project.plans if plan.unit is None and plan.stage is not None
-                      and BY_SLUG[plan.stage].phase == phase], standing) for phase in PHASES]
+                      and BY_SLUG[plan.stage].phase == phase], approvals) for phase in PHASES]
     gates, decide = _gates(project, ledger)
     waiting = decide + _waiting(placed, state)
     has_ledger = ledger.exists()
     return DocsStatusReport(
         root=project.root, folder=project.rel, state=state,
         phases=[phase for phase in phases if phase.total or phase.plans],
-        units=_units(project, placed, standing),
+        units=_units(project, placed, approvals),
         audit_entries=sum(len(log.entries) for log in project.audits),
         recorded_entries=sum(event.type == EventType.audit_appended for event in ledger.events())
         if has_ledger else 0,
         ledger=has_ledger,
         gates=gates,
-        ticked=len(standing.claimed),
-        unapproved=None if standing.unknown else len(standing.unapproved),
+        ticked=len(approvals.claimed),
+        unapproved=None if approvals.unknown else len(approvals.unapproved),
         notes=_notes(project, lines, state),
         waiting=waiting,
-        next_actions=_next_actions(project, placed, waiting, standing, ledger, has_ledger, state),
+        next_actions=_next_actions(project, placed, waiting, approvals, ledger, has_ledger, state),
     )
 
 
-class _Standing:
+class _AuditApprovals:
     """The approval each ticked line of `placed` stands on, as AIDLC-DOCS-003 reads it (aidlc/rules/docs_standing.py):
     by line, the claims of the stage of each unit it claims; `unknown` where an audit log cannot be read."""
 
@@ -133,23 +133,23 @@ def _phase_of(line: StageLine) -> str | None:
     return BY_SLUG[line.stage].phase if line.stage is not None else None
 
 
-def _line(line: StageLine, standing: _Standing) -> DocsStageLine:
-    approved, where = standing.of(line)
+def _line(line: StageLine, approvals: _AuditApprovals) -> DocsStageLine:
+    approved, where = approvals.of(line)
     return DocsStageLine(line=line.line, text=line.text, stage=line.stage, mark=str(line.mark), skipped=line.skipped,
                          awaiting=line.awaiting or line.mark == Mark.awaiting, unit=line.unit, approved=approved,
                          approvals=where)
 
 
-def _phase(phase: str, lines: list[StageLine], plans: list[PlanFile], standing: _Standing) -> DocsPhase:
+def _phase(phase: str, lines: list[StageLine], plans: list[PlanFile], approvals: _AuditApprovals) -> DocsPhase:
     return DocsPhase(phase=phase, done=sum(line.mark == Mark.done for line in lines), total=len(lines),
-                     stages=[_line(line, standing) for line in lines], plans=[_plan(plan) for plan in plans])
+                     stages=[_line(line, approvals) for line in lines], plans=[_plan(plan) for plan in plans])
 
 
 def _plan(plan: PlanFile) -> DocsPlan:
     return DocsPlan(path=plan.path, stage=plan.stage, done=plan.done, open=len(plan.open))
 
 
-def _units(project: DocsProject, placed: list[StageLine], standing: _Standing) -> list[DocsUnit]:
+def _units(project: DocsProject, placed: list[StageLine], approvals: _AuditApprovals) -> list[DocsUnit]:
     """Each unit as the state's lines or the plans' names give it, in the order first met, with its folders; a plan
     under the unit of the state's lines the rules judge it with (`unit1-backend-...-plan.md` is unit 1's, as `Unit
     1` is named there), else under its own name."""
@@ -164,7 +164,7 @@ def _units(project: DocsProject, placed: list[StageLine], standing: _Standing) -
         lines = [line for line in placed if line.unit and project.unit_numbers.get(line.unit, line.unit) == name]
         folders = [folder for folder in project.units if names_unit(project, folder, name)]
         units.append(DocsUnit(unit=name, folders=folders, done=sum(line.mark == Mark.done for line in lines),
-                              total=len(lines), stages=[_line(line, standing) for line in lines],
+                              total=len(lines), stages=[_line(line, approvals) for line in lines],
                               plans=[_plan(plan) for plan in project.plans if owner.get(plan.path) == name]))
     return units
 
@@ -192,7 +192,7 @@ def _name(line: StageLine) -> str:
     return title(line.stage) + (f" of unit {line.unit}" if line.unit else "")
 
 
-def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[Action], standing: _Standing,
+def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[Action], approvals: _AuditApprovals,
                   ledger: Ledger, has_ledger: bool, state: str | None) -> list[Action]:
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
                       "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
@@ -201,13 +201,13 @@ def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[A
         missing = no_ledger(ledger)
         actions.append(Action(reason=missing.message, command=missing.next_steps[0] if missing.next_steps else None))
     actions += waiting
-    if standing.unapproved:
-        first = standing.unapproved[0]
-        actions.append(Action(reason=f"{plural(len(standing.unapproved), 'ticked stage')} with no approval of "
+    if approvals.unapproved:
+        first = approvals.unapproved[0]
+        actions.append(Action(reason=f"{plural(len(approvals.unapproved), 'ticked stage')} with no approval of "
                               f"a person in the audit log, the first {_name(first)} ({state}:{first.line}): the person "
                               "reviews and approves each, their words logged, or its tick comes off",
                               command="aidlc validate    # AIDLC-DOCS-003 names each"))
-    if waiting or standing.unapproved:  # the documented order: nothing after a stage that waits for its approval
+    if waiting or approvals.unapproved:  # the documented order: nothing after a stage that waits for its approval
         return actions
     upcoming = sorted((line for line in placed if line.mark not in (Mark.done, Mark.skipped) and not line.skipped),
                       key=lambda line: (ORDER[line.stage or ""], line.line))
