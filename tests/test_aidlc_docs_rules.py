@@ -376,6 +376,18 @@ def test_an_approval_logged_below_another_with_an_earlier_time_is_no_order_broke
     assert found == [("AIDLC-DOCS-009", docs.line(AUDIT, "## Workflow Planning - Approval"))]
 
 
+def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo) -> None:
+    # The rules describe User Input as "[Complete raw user input - never summarized]"; a log names the field so.
+    text = audit_text()
+    planning = text.index("## Workflow Planning - Approval")
+    after = text[planning:].replace("**User Input**:", "**Raw Input**:", 1)
+    after = after.replace("**AI Response**:", "**Action**:", 1)
+    docs.write(AUDIT, text[:planning] + after)
+    assert docs.findings() == []
+    docs.write(AUDIT, text[:planning] + after.replace("**Raw Input**:", "**Raw Notes**:", 1))
+    assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Workflow Planning"))]
+
+
 @pytest.mark.parametrize(("heading", "named"), [
     ("Unit 2 - User Approval", True),  # HCSES, after `## Unit 2 - All Stages - COMPLETED`
     ("유닛 2 설계 - 사용자 승인", True),  # BADA: "unit 2 design - the user's approval"

@@ -33,6 +33,8 @@ FIELD_NAMES = {
     # A date field is the timestamp of an entry that has no timestamp field (`- **Date**: 2026-08-16T21:00:00Z`).
     "date": "date", "날짜": "date", "日付": "date", "日期": "date",
     "user request": "user_input", "사용자 요청": "user_input", "用户请求": "user_input", "ユーザー要求": "user_input",
+    # The rules describe User Input as "[Complete raw user input - never summarized]": some logs name it so.
+    "raw input": "user_input", "raw user input": "user_input", "action": "ai_response",
 }
 _KNOWN = frozenset(FIELD_NAMES.values())
 # A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.
