@@ -85,8 +85,22 @@ def test_a_gate_approved_written_by_hand_without_a_human_turn_is_an_error(v2: V2
     [finding] = v2.findings()
     assert (finding.code, finding.severity, finding.path, finding.line) == ("AIDLC-DOCS-060", "error", SHARD_B, line)
     assert "build-and-test" in finding.message and f"since the GATE_APPROVED at {SHARD_B}:26" in finding.message
+    assert "at all" not in finding.message  # the record has human turns, only none for this approval
     done = run_cli("validate", cwd=v2.root)
     assert done.returncode == 1 and "AIDLC-DOCS-060" in done.stdout
+
+
+def test_a_record_without_any_human_turn_says_the_hook_never_ran(v2: V2Repo) -> None:
+    # A real workspace (2026-09-30) approves six gates with `**User Input**: Approve` and holds no HUMAN_TURN at all.
+    for shard, events in ((SHARD_A, EVENTS_A), (SHARD_B, EVENTS_B)):
+        for event in events:
+            if event[1] == "HUMAN_TURN":
+                v2.replace(shard, block(*event), "")
+    v2.commit("a record written where the hook never ran", at(LAST + 90))
+    found = v2.findings("AIDLC-DOCS-060")
+    assert found and all(f.message.endswith("; no shard of the record holds a HUMAN_TURN row at all: the hook that "
+                                            "writes one for each of the person's prompts never ran here")
+                         for f in found)
 
 
 def test_deleting_a_human_turn_from_a_committed_shard_is_caught_twice(v2: V2Repo) -> None:

@@ -146,8 +146,12 @@ def _without_turn(event: RecordEvent, previous: RecordEvent | None, turns: list[
         yield AUTONOMOUS, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
                               f"({event.entry.timestamp}) in autonomous mode: no HUMAN_TURN {since}")
     else:
+        # A record without any: the hook that writes one on each of the person's prompts never ran (another harness,
+        # or it was not installed), and v2's own guard refuses such an approval unless it was switched off.
+        none = "" if turns else "; no shard of the record holds a HUMAN_TURN row at all: the hook that writes one " \
+            "for each of the person's prompts never ran here"
         yield NO_HUMAN_TURN, Hit(event.path, event.entry.line, f"GATE_APPROVED of stage {stage} "
-                                 f"({event.entry.timestamp}) and no HUMAN_TURN row {since}")
+                                 f"({event.entry.timestamp}) and no HUMAN_TURN row {since}{none}")
 
 
 def _guards(events: list[RecordEvent]) -> Iterator[tuple[Rule, Hit]]:
