@@ -376,6 +376,18 @@ def test_an_approval_logged_below_another_with_an_earlier_time_is_no_order_broke
     assert found == [("AIDLC-DOCS-009", docs.line(AUDIT, "## Workflow Planning - Approval"))]
 
 
+@pytest.mark.parametrize("heading", ["Application Design - Approved / Units Generation Start",
+                                     "Application Design — Approved / Units Generation Started"])
+def test_a_stage_a_compound_heading_starts_is_not_approved_by_it(docs: DocsRepo, heading: str) -> None:
+    # `## Requirements Analysis — Approved / User Stories Started`: the approval is of the stage before the slash.
+    entries = [e for e in ENTRIES if e[0] != "Units Generation - Approval"]
+    entries = [(heading, *e[1:]) if e[0] == "Application Design - Approval" else e for e in entries]
+    docs.write(AUDIT, audit_text(entries))
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == [("AIDLC-DOCS-003", docs.line(STATE, "Units Generation"))]
+
+
 def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo) -> None:
     # The rules describe User Input as "[Complete raw user input - never summarized]"; a log names the field so.
     text = audit_text()

@@ -118,6 +118,19 @@ def in_turn(entries: list[AuditEntry]) -> list[tuple[AuditEntry | None, AuditEnt
     return list(zip([None, *entries], entries, strict=False))
 
 
+_PARTS = re.compile(r"[ \t]+/[ \t]+")  # `U6 Approved / U3 Functional Design Start`: two steps in one heading
+
+
+def heading_of(entry: AuditEntry) -> str:
+    """The heading as it speaks of approvals: a compound heading's parts that start something left out (`U6
+    Approved / U3 Functional Design Start` is about unit U6's approval, and approves nothing of unit U3's functional
+    design; `Requirements Analysis — Approved / User Stories Started` approves requirements analysis only)."""
+    heading = entry.heading or ""
+    parts = _PARTS.split(heading)
+    kept = [part for part in parts if not _STARTS.search(part)]
+    return " / ".join(kept) if len(parts) > 1 and kept else heading
+
+
 def _approval(text: str) -> bool:
     """Whether `text` says approved, once what says an approval is awaited is set aside."""
     return _APPROVAL.search(_AWAITED.sub(" ", text)) is not None
@@ -137,7 +150,7 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     starts`, where the heading approved what came before). An entry logging answers to a
     stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
     answers, then separately for the approval."""
-    heading = entry.heading or ""
+    heading = heading_of(entry)
     if (left := _continued_from(entry)) is not None:
         return [left]
     if _ANSWERS.search(heading) and not _approval(heading):
@@ -162,7 +175,7 @@ def approves(entry: AuditEntry, stage: str, unit: str | None, before: AuditEntry
     person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
     if _NO_INPUT.match(person.strip()):
         return False
-    heading, context = entry.heading or "", entry.fields.get("context", "")
+    heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:
         return unit is None or unit_of(context) in (None, unit)
     if before is not None and _answered(before, entry) == stage:
@@ -201,7 +214,7 @@ class Units:
         return self.alias.get(unit, unit) if unit is not None else None
 
     def of(self, entry: AuditEntry) -> str | None:
-        heading, context = entry.heading or "", entry.fields.get("context", "")
+        heading, context = heading_of(entry), entry.fields.get("context", "")
         folders = self._folders_in(heading)
         named = unit_of(heading) or next((self.alias[f] for f in folders if f in self.alias), None)
         if named or unit_of(context):
@@ -220,14 +233,14 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
     for log in project.audits:
         at: dict[str, str] = {}  # unit -> the per-unit stage its last entry naming one was about
         for before, entry in in_turn(log.entries):
-            unit, named = units.of(entry), stage_of(entry.heading or "") or stage_of(entry.fields.get("context", ""))
+            heading = heading_of(entry)
+            unit, named = units.of(entry), stage_of(heading) or stage_of(entry.fields.get("context", ""))
             if unit is not None and named is not None and BY_SLUG[named].per_unit:
                 at[unit] = named
             if not has_words(entry):
                 continue
             stages = approved_stages(entry)
-            if not stages and unit in at and _approval(entry.heading or "") \
-                    and not _NOT_APPROVED.search(entry.heading or ""):
+            if not stages and unit in at and _approval(heading) and not _NOT_APPROVED.search(heading):
                 stages = [at[unit]]  # `## Unit 5: 料理管理 - 承認`: the stage unit 5 was at
             # The stage the entry before put to the person (of its unit), and the entry's own unless it starts it.
             answered = [(waited, units.of(before))] if (waited := _answered(before, entry)) and before else []
@@ -246,7 +259,7 @@ def whole_unit_approvals(project: DocsProject, units: Units) -> dict[str, tuple[
     found: dict[str, tuple[AuditEntry, str]] = {}
     for log in project.audits:
         for entry in log.entries:
-            heading = entry.heading or ""
+            heading = heading_of(entry)
             unit = units.of(entry)
             if unit is None or unit in found or stages_named(heading) or not _approval(heading) \
                     or _NOT_APPROVED.search(heading) or not has_words(entry):
@@ -299,7 +312,7 @@ def asked_for_out_of_order(project: DocsProject, scope: str | None, stage: str, 
         for entry in log.entries:
             if entry is approval or entry.at is None or approval.at is None or entry.at > approval.at:
                 continue
-            of = stage_of(entry.heading or "") or stage_of(entry.fields.get("context", ""))
+            of = stage_of(heading_of(entry)) or stage_of(entry.fields.get("context", ""))
             if of is None or ORDER[of] <= ORDER[stage] or BY_SLUG[of].per_unit != per_unit or not has_words(entry):
                 continue
             said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response"))
