@@ -388,6 +388,19 @@ def test_a_stage_a_compound_heading_starts_is_not_approved_by_it(docs: DocsRepo,
     assert found == [("AIDLC-DOCS-003", docs.line(STATE, "Units Generation"))]
 
 
+@pytest.mark.parametrize(("said", "words"), [
+    ('(답변) "Approve & Continue"', True),  # DocSuri: "(answer)" labels the person's quoted words
+    ("(answer) approved, go on", True),
+    ("(the agent proceeds on the plan it wrote)", False),  # an agent's note, the person said nothing
+    ("（承認を受けて開始）", False)])
+def test_a_parenthesised_label_before_the_person_s_words_leaves_them_words(docs: DocsRepo, said: str,
+                                                                          words: bool) -> None:
+    entries = [(e[0], said, *e[2:]) if e[0] == "Workflow Planning - Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, audit_text(entries))
+    assert [(f.code, f.line) for f in docs.findings()] == (
+        [] if words else [("AIDLC-DOCS-003", docs.line(STATE, "Workflow Planning"))])
+
+
 def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo) -> None:
     # The rules describe User Input as "[Complete raw user input - never summarized]"; a log names the field so.
     text = audit_text()

@@ -18,9 +18,10 @@ from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_at, stage_of, stages_n
 from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, unit_of
 
-# `(...)`, `（...）`: an agent's note where the person said nothing.
-_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(|（|없음|"
-                       r"해당\s*없음)", re.IGNORECASE)
+# `(...)`, `（...）`: an agent's note where the person said nothing; a note before their quoted words (`(답변) "Q2는
+# B로 ..."`: "(answer)") labels them.
+_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(.*\)\W*$|"
+                       r"（.*）\W*$|없음|해당\s*없음)", re.IGNORECASE | re.DOTALL)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
 # aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the rules' own name of
