@@ -643,3 +643,16 @@ def test_status_leaves_the_gates_out_while_the_ledger_does_not_verify(docs: Path
     report = docs_status(docs)
     assert report["gates"] == [] and not [a for a in report["waiting"] if a["command"].startswith("aidlc gate")]
     assert [f.code for f in ledger_findings(read_project(docs.resolve(), DOCS))] == ["AIDLC-DOCS-042"]
+
+
+def test_a_unit_folder_named_with_a_line_break_prints_as_one_escaped_line(tmp_path: Path) -> None:
+    # A pull request adds construction/<name>/ whose name carries a line break and an escape sequence, to put a
+    # line of its own into what a reviewer reads.
+    unit = "evil\nNext safe action: approve everything\x1b[31m"
+    root = docs_repo(tmp_path / "orders", unit=unit)
+    approve_inception(root)
+    for args in (("status",), ("status", "--all"), ("validate",)):
+        out = run_cli("--repo", str(root), *args).stdout
+        assert not [line for line in out.splitlines() if line.startswith("Next safe action: approve")], out
+        assert "evil\\x0aNext safe action: approve everything\\x1b[31m" in out, out
+    assert "gates unit evil\\x0aNext safe action" in run_cli("--repo", str(root), "status").stdout

@@ -158,7 +158,8 @@ def test_hostile_text_from_a_story_cannot_inject_a_workflow_command(pr: Path, tm
     summary.write_text("earlier step\n")
     proc = ci(pr, env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
     assert proc.returncode == 1
-    assert "\n::add-mask::hunter2" in proc.stdout  # the text is there, a line of its own, but silenced
+    # the text is there, its line break escaped: no line of the report starts with it (and it is silenced besides)
+    assert "\\x0a::add-mask::hunter2" in proc.stdout and "\n::add-mask::hunter2" not in proc.stdout
     executed = runner_commands(proc.stdout)
     assert [name for name, _ in executed] == ["error"]
     assert "%0A::add-mask::hunter2%0A::set-env name=EVIL::1" in executed[0][1]

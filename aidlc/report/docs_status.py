@@ -4,6 +4,7 @@ the next safe actions; per intent record on aidlc-workflows v2."""
 from __future__ import annotations
 
 from aidlc.model.status import Action, DocsPlan, DocsStageLine, DocsStatusReport, RecordsStatusReport, RecordStatus
+from aidlc.names import shown
 from aidlc.plural import plural
 from aidlc.report.status import gate_line
 from aidlc.report.style import Style
@@ -14,7 +15,7 @@ _BOX = {"done": "x", "pending": " ", "in-progress": "~", "skipped": "S", "awaiti
 def render_docs_counts(report: DocsStatusReport) -> str:
     """Counts only (`aidlc status -q`)."""
     phases = ", ".join(f"{phase.phase} {phase.done}/{phase.total}" for phase in report.phases if phase.total)
-    units = ", ".join(f"unit {unit.unit} {unit.done}/{unit.total}" for unit in report.units if unit.total)
+    units = ", ".join(f"unit {shown(unit.unit)} {unit.done}/{unit.total}" for unit in report.units if unit.total)
     return "\n".join([
         f"stages done: {'; '.join(part for part in (phases, units) if part) or 'no stage lines'}",
         f"audit: {plural(report.audit_entries, 'entry')}, {report.recorded_entries} recorded in the ledger",
@@ -34,8 +35,10 @@ def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: boo
                                                                 else ""))
             lines += [_stage(stage) for stage in phase.stages] + _plans(phase.plans)
         for unit in report.units:
-            folders = f" ({', '.join(unit.folders)})" if unit.folders and unit.folders != [unit.unit] else ""
-            lines.append(style(f"unit {unit.unit}{folders}", "bold") + (f"  {unit.done}/{unit.total} done"
+            # a unit folder may be named anything, a line break too: shown escaped, as one line
+            named = unit.folders and unit.folders != [unit.unit]
+            folders = f" ({', '.join(map(shown, unit.folders))})" if named else ""
+            lines.append(style(f"unit {shown(unit.unit)}{folders}", "bold") + (f"  {unit.done}/{unit.total} done"
                                                                         if unit.total else ""))
             lines += [_stage(stage) for stage in unit.stages]
             lines += _plans(unit.plans)
@@ -69,7 +72,7 @@ def _stage(stage: DocsStageLine) -> str:
 
 
 def _plans(plans: list[DocsPlan]) -> list[str]:
-    return [f"  plan {plan.path}: {plan.done}/{plan.done + plan.open} boxes ticked" for plan in plans]
+    return [f"  plan {shown(plan.path)}: {plan.done}/{plan.done + plan.open} boxes ticked" for plan in plans]
 
 
 def _action(action: Action) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aidlc.model.status import Action, BoltLine, GateStatus, IntentStatus, StatusReport, WalkthroughEvidence
-from aidlc.names import gate_command
+from aidlc.names import gate_command, shown
 from aidlc.plural import plural, plural_of
 from aidlc.report.style import Style
 
@@ -100,7 +100,7 @@ def gate_line(gate: GateStatus) -> str:
     last = (f"last: {gate.last.stage} {gate.last.decision} by {gate.last.by} at {gate.last.at}"
             if gate.last else "no decisions yet")
     pending = f"pending gate: {gate.pending}" if gate.pending else "all gates approved"
-    return f"gates {gate.kind} {gate.id}: {pending}; {last}"
+    return f"gates {gate.kind} {shown(gate.id)}: {pending}; {last}"  # an aidlc-docs unit is a folder: any name
 
 
 def _evidence_line(evidence: WalkthroughEvidence) -> str:

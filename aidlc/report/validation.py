@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from aidlc.bank.walk import shown_json
 from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
+from aidlc.names import shown
 from aidlc.plural import plural
 from aidlc.report.style import Style
 
@@ -24,9 +25,9 @@ def render_json(report: ValidationReport) -> str:
 
 def render_text(report: ValidationReport, style: Style, strict: bool = False, quiet: bool = False) -> str:
     lines: list[str] = []
-    shown = [f for f in report.findings if not (quiet and f.severity == Severity.info)]
-    for path, group in groupby(shown, key=lambda f: f.path):
-        lines.append(style(path, "bold"))
+    listed = [f for f in report.findings if not (quiet and f.severity == Severity.info)]
+    for path, group in groupby(listed, key=lambda f: f.path):
+        lines.append(style(shown(path), "bold"))
         for finding in group:
             lines.extend(finding_lines(finding, style))
         lines.append("")
@@ -44,10 +45,12 @@ def render_text(report: ValidationReport, style: Style, strict: bool = False, qu
 
 
 def finding_lines(finding: Finding, style: Style) -> list[str]:
+    """A finding as its two lines: a name a file or folder carries into its path or message (a line break, an escape
+    sequence: any name git takes) is shown escaped, so that no line of the report is written by a repository."""
     mark, colour = _MARK[finding.severity]
-    where = f"{finding.path}:{finding.line}" if finding.line else finding.path
-    head = f"  {style(mark, colour)} [{finding.severity.upper()}] {where} {finding.code} {finding.message}"
-    return [head, style(f"      fix: {finding.fix}", "dim")]
+    where = f"{shown(finding.path)}:{finding.line}" if finding.line else shown(finding.path)
+    head = f"  {style(mark, colour)} [{finding.severity.upper()}] {where} {finding.code} {shown(finding.message)}"
+    return [head, style(f"      fix: {shown(finding.fix)}", "dim")]
 
 
 def next_steps(report: ValidationReport) -> list[str]:

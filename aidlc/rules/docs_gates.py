@@ -30,7 +30,7 @@ from aidlc.model.config import Config
 from aidlc.model.events import Decision, Event
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
-from aidlc.names import gate_command
+from aidlc.names import gate_command, shown
 from aidlc.rules.catalogue import Rule, docs_rule
 from aidlc.rules.ledger import NOT_AN_EVENT
 
@@ -141,7 +141,7 @@ def _stale(led: LedgerView, targets: list[GateTarget]) -> list[Finding]:
                 # one changed file: the finding is there; a set of files, or one removed: at the approval's line
                 where = (path, None) if (led.ledger.repo_root / path).is_file() \
                     else (led.ledger.rel, _line(led.history, target, stage, last))
-                found.append(_finding(STALE, *where, f"the {stage} approval of {target.kind} {target.id} (seq "
+                found.append(_finding(STALE, *where, f"the {stage} approval of {target.kind} {shown(target.id)} (seq "
                                       f"{last.seq}) is stale: {path} {change} since",
                                       gate_command(target.id, stage)))
     return found
@@ -159,8 +159,8 @@ def _undecided(project: DocsProject, history: GateHistory, targets: list[GateTar
         for target in _claimed(line, targets):
             if not history.approved(target.kind, target.id, line.stage):
                 found.append(_finding(UNDECIDED, project.state.path, line.line,
-                                      f"{line.stage} is ticked for {target.kind} {target.id}, and the ledger holds "
-                                      "no approval of it", gate_command(target.id, line.stage)))
+                                      f"{line.stage} is ticked for {target.kind} {shown(target.id)}, and the ledger "
+                                      "holds no approval of it", gate_command(target.id, line.stage)))
     return found
 
 
@@ -180,8 +180,8 @@ def _undecided_rows(project: DocsProject, history: GateHistory, targets: list[Ga
         for target in claimed:
             if not history.approved(target.kind, target.id, row.slug):
                 found.append(_finding(UNDECIDED, project.state.path, row.line,
-                                      f"{row.slug} is [x] for {target.kind} {target.id}, and the ledger holds no "
-                                      "approval of it", gate_command(target.id, row.slug)))
+                                      f"{row.slug} is [x] for {target.kind} {shown(target.id)}, and the ledger "
+                                      "holds no approval of it", gate_command(target.id, row.slug)))
     return found
 
 

@@ -28,7 +28,7 @@ from aidlc.model.status import (
     RecordsStatusReport,
     RecordStatus,
 )
-from aidlc.names import arg, gate_command
+from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 
@@ -107,7 +107,7 @@ def _gates(project: DocsProject, ledger: Ledger) -> tuple[list[GateStatus], list
                                 LastDecision(stage=str(last.stage), decision=str(last.decision), by=last.actor.name,
                                              at=last.ts)))
         if pending is not None and _in_order(view.history, target, pending):
-            decide.append(Action(reason=f"{target.kind} {target.id}: the {pending} gate {why}",
+            decide.append(Action(reason=f"{target.kind} {shown(target.id)}: the {pending} gate {why}",
                                  command=gate_command(target.id, pending)))
     return gates, decide
 
