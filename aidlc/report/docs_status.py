@@ -46,7 +46,7 @@ def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: boo
             lines.append("")
         if report.gates:
             lines += [gate_line(gate) for gate in report.gates] + [""]
-        lines += [f"note: {note}" for note in report.notes] + ([""] if report.notes else [])
+        lines += [f"note: {shown(note)}" for note in report.notes] + ([""] if report.notes else [])
     if report.waiting:
         lines.append(style(f"Waiting for a person ({plural(len(report.waiting), 'stage')}):", "bold"))
         lines += [_action(action) for action in report.waiting] + [""]
@@ -54,7 +54,7 @@ def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: boo
         lines.append("Nothing waits for a person.")
     if not waiting_only:
         first, *rest = report.next_actions
-        lines.append(style("Next safe action:", "green") + f" {first.reason}")
+        lines.append(style("Next safe action:", "green") + f" {shown(first.reason)}")
         lines += [f"  {first.command}"] if first.command else []
         if rest:
             lines.append("Then:")
@@ -76,12 +76,13 @@ def _plans(plans: list[DocsPlan]) -> list[str]:
 
 
 def _action(action: Action) -> str:
-    return f"  - {action.reason}" + (f"\n      {action.command}" if action.command else "")
+    """An action's reason on one line (a name a repository gives is shown escaped), then its command."""
+    return f"  - {shown(action.reason)}" + (f"\n      {action.command}" if action.command else "")
 
 
 def render_records_counts(report: RecordsStatusReport) -> str:
     """Counts only (`aidlc status -q`), one line per record."""
-    return "\n".join(f"{record.name}: {_record_counts(record)}" for record in report.records)
+    return "\n".join(f"{shown(record.name)}: {_record_counts(record)}" for record in report.records)
 
 
 def _record_counts(record: RecordStatus) -> str:
@@ -96,14 +97,14 @@ def render_records_status(report: RecordsStatusReport, style: Style, waiting_onl
     for record in report.records:
         if waiting_only:
             continue
-        lines.append(style(f"{record.name}", "bold") + f"  (space {record.space}, {record.folder}/)")
+        lines.append(style(shown(record.name), "bold") + f"  (space {shown(record.space)}, {shown(record.folder)}/)")
         lines.append(f"  {_record_counts(record)}")
         for phase in record.phases:
             lines.append(f"  {(phase.phase or 'no phase').upper()}  {phase.done}/{phase.total} done")
             lines += [f"    [{row.box}] {row.slug:<26} line {row.line}  {row.decision}" for row in phase.rows]
-        lines += [f"  note: {note}" for note in record.notes]
+        lines += [f"  note: {shown(note)}" for note in record.notes]
         first, *rest = record.next_actions
-        lines.append("  " + style("Next safe action:", "green") + f" {first.reason}")
+        lines.append("  " + style("Next safe action:", "green") + f" {shown(first.reason)}")
         lines += [f"    {first.command}"] if first.command else []
         lines += [f"  {_action(action)}" for action in rest]
         lines.append("")
