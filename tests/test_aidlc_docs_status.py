@@ -166,9 +166,9 @@ def test_each_ticked_stage_shows_the_approval_it_stands_on_and_an_unapproved_one
     found = json.loads(run_cli("validate", "--format", "json", cwd=docs).stdout)["findings"]
     assert [f["line"] for f in found if f["code"] == "AIDLC-DOCS-003"] == [line_of(docs, STATE, "Workflow Planning")]
     text = run_cli("status", cwd=docs).stdout
-    assert "  approved by a person: 4 of 5 ticked stages; 1 with no approval in the audit log" in text
+    assert "  approval logged in the audit log: 4 of 5 ticked stages; 1 without one" in text
     assert f"  [x] workflow-planning      line {line_of(docs, STATE, 'Workflow Planning')}  no approval logged" in text
-    assert f"line {line_of(docs, STATE, 'Requirements Analysis')}  approved: {AUDIT}:" in text
+    assert f"line {line_of(docs, STATE, 'Requirements Analysis')}  logged approval: {AUDIT}:" in text
 
 
 def test_an_audit_log_that_cannot_be_read_leaves_every_approval_unknown(docs: Path) -> None:
@@ -176,4 +176,4 @@ def test_an_audit_log_that_cannot_be_read_leaves_every_approval_unknown(docs: Pa
     report = status(docs)
     assert {s["approved"] for p in report["phases"] for s in p["stages"]} == {None}
     assert (report["ticked"], report["unapproved"]) == (5, None)
-    assert "approved by a person" not in run_cli("status", cwd=docs).stdout
+    assert "approval logged in the audit log" not in run_cli("status", cwd=docs).stdout

@@ -19,8 +19,10 @@ def render_docs_counts(report: DocsStatusReport) -> str:
     return "\n".join([
         f"stages done: {'; '.join(part for part in (phases, units) if part) or 'no stage lines'}",
         f"audit: {plural(report.audit_entries, 'entry')}, {report.recorded_entries} recorded in the ledger",
-        *([f"approved by a person: {report.ticked - report.unapproved} of {plural(report.ticked, 'ticked stage')}"
-           + (f"; {report.unapproved} with no approval in the audit log" if report.unapproved else "")]
+        # audit.md is the agent's own record: what it logs is a claim, not a decision aidlc attests (the ledger's gates)
+        *([f"approval logged in the audit log: {report.ticked - report.unapproved} of "
+           f"{plural(report.ticked, 'ticked stage')}" + (f"; {report.unapproved} without one" if report.unapproved
+                                                         else "")]
           if report.ticked and report.unapproved is not None else []),
         f"waiting for a person: {plural(len(report.waiting), 'stage')}",
     ])
@@ -66,8 +68,8 @@ def _stage(stage: DocsStageLine) -> str:
     flags = " (skipped)" if stage.skipped and stage.mark != "skipped" else ""
     flags += " (awaiting approval)" if stage.awaiting else ""
     if stage.approved is not None:  # a ticked stage that needs a person's approval
-        flags += f"  approved: {', '.join(stage.approvals)}" if stage.approved else "  no approval logged" + (
-            f" for some of its units (approved: {', '.join(stage.approvals)})" if stage.approvals else "")
+        flags += f"  logged approval: {', '.join(stage.approvals)}" if stage.approved else "  no approval logged" + (
+            f" for some of its units (logged: {', '.join(stage.approvals)})" if stage.approvals else "")
     return f"  [{_BOX[stage.mark]}] {stage.stage:<22} line {stage.line}{flags}"
 
 

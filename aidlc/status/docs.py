@@ -22,7 +22,6 @@ from aidlc.model.status import (
     DocsStatusReport,
     DocsUnit,
     GateStatus,
-    LastDecision,
     RecordPhase,
     RecordRow,
     RecordsStatusReport,
@@ -31,6 +30,7 @@ from aidlc.model.status import (
 from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
+from aidlc.status.gates import last_decision
 
 PHASES = tuple(dict.fromkeys(stage.phase for stage in STAGES))
 
@@ -103,9 +103,8 @@ def _gates(project: DocsProject, ledger: Ledger) -> tuple[list[GateStatus], list
         pending, why = next(((stage, why) for stage in target.stages
                              if (why := _waits(view.history, target, stage)) is not None), (None, None))
         last = view.history.last_of(target.kind, target.id)
-        gates.append(GateStatus(kind=target.kind, id=target.id, pending=pending, last=None if last is None else
-                                LastDecision(stage=str(last.stage), decision=str(last.decision), by=last.actor.name,
-                                             at=last.ts)))
+        gates.append(GateStatus(kind=target.kind, id=target.id, pending=pending,
+                                last=None if last is None else last_decision(last)))
         if pending is not None and _in_order(view.history, target, pending):
             decide.append(Action(reason=f"{target.kind} {shown(target.id)}: the {pending} gate {why}",
                                  command=gate_command(target.id, pending)))

@@ -31,7 +31,7 @@ def gate_statuses(bank: MemoryBank, index: BankIndex) -> list[GateStatus]:
         if target.kind == "bolt" and pending == "walkthrough" and target.bolt is not None:
             evidence = _evidence(bank, target, standing(led.history, bank, index, target, pending))
         result.append(GateStatus(kind=target.kind, id=target.id, pending=pending,
-                                 last=None if last is None else _decision(last), evidence=evidence))
+                                 last=None if last is None else last_decision(last), evidence=evidence))
     return result
 
 
@@ -45,5 +45,6 @@ def _evidence(bank: MemoryBank, target: GateTarget, why: str | None) -> Walkthro
                                waiting=why if why is not None and why.startswith("has ") else None)
 
 
-def _decision(event: Event) -> LastDecision:
+def last_decision(event: Event) -> LastDecision:
+    """A gate's last decision as status shows it: the stage, the decision, who and when."""
     return LastDecision(stage=str(event.stage), decision=str(event.decision), by=event.actor.name, at=event.ts)
