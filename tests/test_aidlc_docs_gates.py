@@ -636,6 +636,33 @@ def test_status_shows_each_subject_s_gates_once_a_person_decides_one(docs: Path)
     assert waits["command"] == "aidlc gate approve inception --stage requirements-analysis"
 
 
+@pytest.mark.parametrize(("actor", "who"), [
+    (Actor(kind=ActorKind.agent, name="coding-agent"), "agent coding-agent"),
+    (Actor(kind=ActorKind.human, name="Release Robot", email="release@x.org"),  # governance.bot_emails lists it
+     "Release Robot, a bot (release@x.org is listed in governance.bot_emails)")])
+def test_an_approval_no_person_made_waits_for_a_person_and_opens_no_later_gate(docs: Path, actor: Actor,
+                                                                                who: str) -> None:
+    """Written into the ledger past the gate (AIDLC-DOCS-044/045 report it): status shows the stage waiting for a
+    person, and the stages after it stay shut until one decides it."""
+    write(docs, "aidlc.yaml", f"aidlc_docs: {DOCS}\ngovernance:\n  bot_emails: [release@x.org]\n")
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    judged = decisions(docs)[-1]["fingerprint"]  # the stage's files as they are: only the decider is wrong
+    Ledger.of_bank(docs, DOCS).append(EventType.gate_decided, actor, subject=Subject(kind="phase", id="inception"),
+                                      stage="requirements-analysis", decision=Decision.approve,
+                                      fingerprint=FileDigest(**judged))
+    report = docs_status(docs)
+    assert report["gates"][0]["pending"] == "requirements-analysis"
+    (waits,) = report["waiting"][:1]
+    assert waits["reason"].startswith(f"phase inception: the requirements-analysis gate was approved by {who}, not by "
+                                      "a person (ledger seq ")
+    assert waits["command"] == "aidlc gate approve inception --stage requirements-analysis"
+    refused = gate(docs, "approve", "inception", "user-stories")
+    assert refused.returncode == 1
+    assert f"the requirements-analysis gate was approved by {who}, not by a person" in refused.stderr
+    assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
+    assert docs_status(docs)["gates"][0]["pending"] == "user-stories"
+
+
 def test_status_leaves_the_gates_out_while_the_ledger_does_not_verify(docs: Path) -> None:
     assert gate(docs, "approve", "inception", "requirements-analysis").returncode == 0
     lines = (docs / LEDGER).read_text().splitlines(keepends=True)

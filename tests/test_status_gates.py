@@ -7,19 +7,28 @@ import subprocess
 from pathlib import Path
 
 import jsonschema
+import pytest
 
+from aidlc.events.ledger import Ledger
+from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from aidlc.model.status import StatusReport
+from tests.evidence_sample import give_evidence
 from tests.helpers import run_cli
 from tests.test_gate import (
+    BOLT,
     BOLT_ID,
     INTENT_ID,
     REQUIREMENTS,
+    WALKTHROUGH,
     approve,
+    check_boxes,
     decisions,
     edit,
+    front,
     gate,
     run,
     through_inception,
+    through_plan,
     through_walkthrough,
     write,
 )
@@ -127,3 +136,51 @@ def test_a_ledger_git_holds_is_restored_not_recreated(chain: Path) -> None:
                                                 "memory-bank/events.jsonl")
     text = run(chain, "status").stdout
     assert "aidlc init" not in text and "git restore --source=HEAD" in text
+
+
+def _append_as(root: Path, actor: Actor, subject: tuple[str, str], stage: str, fingerprint: dict) -> None:
+    """A decision written into the ledger past the gate, which refuses one no person makes (a script, an old
+    version, a forger): chained and hashed as aidlc writes every line."""
+    Ledger(root / "memory-bank/events.jsonl", root).append(
+        EventType.gate_decided, actor, subject=Subject(kind=subject[0], id=subject[1]),  # type: ignore[arg-type]
+        stage=stage, decision=Decision.approve, fingerprint=FileDigest(**fingerprint))
+
+
+@pytest.mark.parametrize(("actor", "who"), [
+    (Actor(kind=ActorKind.agent, name="coder"), "agent coder"),
+    (Actor(kind=ActorKind.ci, name="ci"), "ci ci"),
+    (Actor(kind=ActorKind.human, name="dependabot[bot]", email="49699333+dependabot[bot]@users.noreply.github.com"),
+     "dependabot[bot], a bot (the name 'dependabot[bot]' ends in [bot])"),
+    (Actor(kind=ActorKind.human, name="Release Robot", email="release@x.org"),  # governance.bot_emails lists it
+     "Release Robot, a bot (release@x.org is listed in governance.bot_emails)")])
+def test_an_approval_no_person_made_leaves_its_gate_waiting_for_one(chain: Path, actor: Actor, who: str) -> None:
+    # The approval judged the requirements as they are (a person's fingerprint), so only its decider is wrong.
+    config = (chain / "aidlc.yaml").read_text()
+    write(chain, "aidlc.yaml", config.replace("bot_emails: []", "bot_emails: [release@x.org]"))
+    approve(chain, INTENT_ID, "requirements")
+    fingerprint = decisions(chain)[-1]["fingerprint"]
+    approve(chain, INTENT_ID, "units")
+    _append_as(chain, actor, ("intent", INTENT_ID), "requirements", fingerprint)
+    document = status_json(chain)
+    assert gates_of(document)[("intent", INTENT_ID)]["pending"] == "requirements"
+    reasons = {a["command"]: a["reason"] for a in document["next_actions"]}
+    reason = reasons[f"aidlc gate approve {INTENT_ID} --stage requirements"]
+    assert f"the requirements gate was approved by {who}, not by a person (ledger seq " in reason
+    # nor does it open the gates after it: a person decides it first, as AIDLC-LEDGER-006 and 014 ask
+    refused = gate(chain, "approve", INTENT_ID, "stories")
+    assert refused.exit_code == 1 and f"the requirements gate was approved by {who}, not by a person" in refused.stderr
+    approve(chain, INTENT_ID, "requirements")
+    assert gates_of(status_json(chain))[("intent", INTENT_ID)]["pending"] == "stories"  # the units approval stands
+
+
+def test_a_walkthrough_approval_no_person_made_does_not_close_the_bolt(chain: Path) -> None:
+    through_plan(chain)
+    _append_as(chain, Actor(kind=ActorKind.agent, name="coder"), ("bolt", BOLT_ID), "walkthrough",
+               {"path": WALKTHROUGH, "sha256": "0" * 64})
+    assert gates_of(status_json(chain))[("bolt", BOLT_ID)]["pending"] == "walkthrough"
+    write(chain, WALKTHROUGH, "# Walkthrough\n\nPOST /orders works; tests pass.\n")
+    check_boxes(chain)
+    give_evidence(chain, BOLT_ID, run)
+    result = gate(chain, "approve", BOLT_ID, "walkthrough")  # a person decides it: the bolt was never complete
+    assert result.exit_code == 0, result.stderr + (chain / WALKTHROUGH).read_text()
+    assert front(chain, BOLT)["status"] == "complete"

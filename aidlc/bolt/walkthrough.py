@@ -5,7 +5,7 @@ between two markers; whatever a person writes outside the block survives a refre
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import LedgerView, open_view
 from aidlc.gates.evidence_report import build, digest
-from aidlc.model.events import Decision
+from aidlc.gates.history import approved_by_a_person
 from aidlc.model.evidence import EvidenceReport, RunRecord
 from aidlc.model.run import RunState
 from aidlc.names import arg
@@ -87,17 +87,17 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
     rel = path.relative_to(repo).as_posix()
     # The ledger read again only if someone wrote to it while the report was built (the checks may take minutes).
     kept = _approved(view.now() if view is not None else open_view(Ledger.of_bank(repo, bank.rel_root)),
-                     report.bolt, rel)
+                     report.bolt, rel, bank.config.governance.bot_emails)
     if write and kept is None:
         atomic_write(path, merge(existing, block), repo)
     return Written(report, found, rel, block, kept)
 
 
-def _approved(view: LedgerView, bolt: str, rel: str) -> str | None:
-    """Why the walkthrough file must stay as it is (its gate's decision is an approval), else None."""
+def _approved(view: LedgerView, bolt: str, rel: str, bots: Sequence[str]) -> str | None:
+    """Why the walkthrough file must stay as it is (its gate's decision is a person's approval), else None."""
 
     last = view.history.latest("bolt", bolt, "walkthrough")
-    if last is None or last.decision != Decision.approve:
+    if last is None or not approved_by_a_person(last, bots):
         return None
     return (f"{rel} is not rewritten: {last.actor.name or 'a person'} approved it (ledger seq {last.seq}), and "
             "that approval "

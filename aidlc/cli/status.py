@@ -13,6 +13,7 @@ from aidlc.bank.walk import shown_json
 from aidlc.cli import complete
 from aidlc.cli.app import App, echo, output_options
 from aidlc.errors import UsageError
+from aidlc.model.config import Config
 from aidlc.model.status import RecordsStatusReport
 from aidlc.report.docs_status import (
     render_docs_counts,
@@ -59,7 +60,7 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
             raise UsageError(f"{config.aidlc_docs}/ keeps stages and units, not intents and bolts: --intent and "
                              "--bolt are for a memory bank", ["aidlc status    # every phase and unit",
                                                              "aidlc status --pending    # what waits for a person"])
-        _docs_status(app, root, config.aidlc_docs, pending)
+        _docs_status(app, root, config, pending)
         return
     bank = open_bank(root, config=config)
     report = build_status(bank)
@@ -82,9 +83,9 @@ def status_cmd(app: App, path: str | None, everything: bool, intent_ref: str | N
         echo(render_summary(report, app.style))
 
 
-def _docs_status(app: App, root: Path, folder: str, pending: bool) -> None:
+def _docs_status(app: App, root: Path, config: Config, pending: bool) -> None:
     """The aidlc-docs layout's status (aidlc.status.project.docs_status), the same options."""
-    report = docs_status(root, folder)
+    report = docs_status(root, config)
     if app.json:
         document = report.model_dump(mode="json")
         if pending:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from aidlc import vcs
@@ -65,7 +66,7 @@ def same_person(actor: Actor, name: str | None, email: str | None) -> bool:
     return same(actor.name, name) or same(actor.email, email)
 
 
-def bot_identity(name: str | None, email: str | None, bot_emails: list[str]) -> str | None:
+def bot_identity(name: str | None, email: str | None, bot_emails: Sequence[str]) -> str | None:
     """Why an identity belongs to a bot (see the list above); None for what may be a person."""
     address = (email or "").strip().lower()
     if address and address in {listed.strip().lower() for listed in bot_emails}:
@@ -78,6 +79,15 @@ def bot_identity(name: str | None, email: str | None, bot_emails: list[str]) -> 
     if local and any(_BOT_LOCAL.fullmatch(part) for part in local.split("+")):  # NNN+name[bot], name+tag
         return f"{email} is a bot's address"
     return None
+
+
+def no_person(actor: Actor, bot_emails: Sequence[str]) -> str | None:
+    """Who made a decision no person made, in words: an agent or CI, or a bot under a person's kind (the gate refuses
+    each; a line written past it is one); None for what may be a person, or a policy (aidlc.yaml's rules judge it)."""
+    if actor.kind in (ActorKind.agent, ActorKind.ci):
+        return f"{actor.kind} {actor.name}"
+    why = bot_identity(actor.name, actor.email, bot_emails) if actor.kind == ActorKind.human else None
+    return None if why is None else f"{actor.name}, a bot ({why})"
 
 
 def recorder(repo: Path) -> Actor:

@@ -7,6 +7,7 @@ changes: its files are the agent's to write (aidlc-state.md, audit.md), the ledg
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -75,7 +76,8 @@ def decide_docs(target: GateTarget, folder: str, config: Config, subject: str, s
     sign = _signer(repo, folder, config, actor)
     led = open_view(ledger, keep=True)
     check_intact(led)
-    judged, digest, _ = _judge(None, None, led.history, target, stage, decision, subject)
+    judged, digest, _ = _judge(None, None, led.history, target, stage, decision, subject,
+                               config.governance.bot_emails)
     data: dict[str, Any] = {}
     if len(judged) > 1:
         data["judged"] = [d.model_dump() for d in judged]
@@ -156,16 +158,17 @@ def refusal(bank: MemoryBank | None, index: BankIndex | None, history: GateHisto
 
 
 def _judge(bank: MemoryBank | None, index: BankIndex | None, history: GateHistory, target: GateTarget,
-           stage: str, decision: Decision, subject: str) -> tuple[list[FileDigest], FileDigest, list[StatusChange]]:
+           stage: str, decision: Decision, subject: str, bots: Sequence[str] = (),
+           ) -> tuple[list[FileDigest], FileDigest, list[StatusChange]]:
     """The checks of the subject a decision passes first; the digests it judges and the changes it implies
-    (an aidlc-docs subject has no bank, and no changes: None)."""
+    (an aidlc-docs subject has no bank, and no changes: None; `bots`, its governance.bot_emails)."""
     if target.docs is not None:
         repo = Path(target.docs.root)
-        check_docs_order(history, target, stage)
+        check_docs_order(history, target, stage, bots)
     else:
         assert bank is not None and index is not None
         repo = Path(bank.repo_root)
-        check_open(history, target)
+        check_open(history, target, bank.config.governance.bot_emails)
         check_order(bank, history, index, target, stage)
     if target.kind == "policy":
         return [], _rules_digest(repo), []

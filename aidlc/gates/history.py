@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, TypeGuard
 
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.events.view import GateHistory, describe_conflict
+from aidlc.gates.actor import no_person
 from aidlc.gates.catalogue import GateTarget, fingerprint, judged_digests
 from aidlc.model.events import Decision, Event, EventType, FileDigest
 from aidlc.model.types import Risk
 
-__all__ = ["GateHistory", "approvals_short", "approved_risks", "standing", "what_changed"]
+__all__ = ["GateHistory", "approvals_short", "approved_by_a_person", "approved_risks", "standing", "what_changed"]
 
 
 def standing(history: GateHistory, bank: MemoryBank | None, index: BankIndex | None, target: GateTarget,
-             stage: str) -> str | None:
-    """None when the stage's decision is an approval of the bytes as they are now; else why not.
+             stage: str, bots: Sequence[str] = ()) -> str | None:
+    """None when the stage's decision is a person's approval of the bytes as they are now; else why not.
 
     A stale approval judged other bytes: what comes after it waits, as for a missing one. So does a gate
-    that branches decided differently: a person decides it again. (An aidlc-docs subject has no bank: None.)
+    that branches decided differently: a person decides it again; and one approved by an agent, CI or a bot (a line
+    written past the gate, which refuses them): a person decides it. (An aidlc-docs subject has no bank: None;
+    `bots`, its governance.bot_emails; a bank's are its config's.)
     """
     conflict = history.conflict(target.kind, target.id, stage)
     if conflict is not None:
@@ -30,6 +33,9 @@ def standing(history: GateHistory, bank: MemoryBank | None, index: BankIndex | N
         return "has no decision"
     if last.decision != Decision.approve:
         return f"was decided '{last.decision}'"
+    who = no_person(last.actor, bank.config.governance.bot_emails if bank is not None else bots)
+    if who is not None:
+        return f"was approved by {who}, not by a person (ledger seq {last.seq})"
     current = fingerprint(bank, index, target, stage, last)
     if current is None or last.fingerprint is None or current.sha256 != last.fingerprint.sha256:
         path, change = what_changed(bank, index, target, stage, last, current)
@@ -37,6 +43,12 @@ def standing(history: GateHistory, bank: MemoryBank | None, index: BankIndex | N
     if short := approvals_short(last):  # the two-person rule
         return f"has {short[0]} of {short[1]} approvals (by {last.actor.name}); a second person approves"
     return None
+
+
+def approved_by_a_person(decision: Event | None, bots: Sequence[str]) -> TypeGuard[Event]:
+    """Whether a gate's latest decision is an approval a person made (`bots`: governance.bot_emails), whatever it
+    judged."""
+    return decision is not None and decision.decision == Decision.approve and no_person(decision.actor, bots) is None
 
 
 def approvals_short(decision: Event) -> tuple[Any, int] | None:

@@ -4,6 +4,8 @@ second decision."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.events.view import GateHistory
@@ -17,22 +19,20 @@ from aidlc.gates.catalogue import (
     record_earlier,
     record_judged_files,
 )
-from aidlc.gates.history import approvals_short, standing
+from aidlc.gates.history import approvals_short, approved_by_a_person, standing
 from aidlc.gates.refusals import GateRefused
-from aidlc.model.events import Decision
 from aidlc.names import arg, gate_command
 
 
-def check_open(history: GateHistory, target: GateTarget) -> None:
+def check_open(history: GateHistory, target: GateTarget, bots: Sequence[str]) -> None:
     """A bolt whose walkthrough approval completed it is closed: a second decision of any of its gates would
     contradict the completion the ledger and its files record. (A high-risk bolt waiting for its second
-    approver is not complete yet.)"""
+    approver is not complete yet; nor is one whose approval no person made, `bots` the bank's bot_emails: a person
+    decides it.)"""
     if target.kind != "bolt":
         return
     last = history.latest("bolt", target.id, "walkthrough")
-    if last is None or last.decision != Decision.approve:
-        return
-    if approvals_short(last):
+    if not approved_by_a_person(last, bots) or approvals_short(last):
         return
     who = last.actor.name or "a person"
     unit = target.bolt.meta.unit if target.bolt is not None and target.bolt.meta is not None else "UNIT"
@@ -55,8 +55,8 @@ def check_order(bank: MemoryBank, history: GateHistory, index: BankIndex, target
 
 
 def _require_current(bank: MemoryBank | None, history: GateHistory, index: BankIndex | None, target: GateTarget,
-                     stage: str, why: str) -> None:
-    state = standing(history, bank, index, target, stage)
+                     stage: str, why: str, bots: Sequence[str] = ()) -> None:
+    state = standing(history, bank, index, target, stage, bots)
     if state is not None:
         steps = [gate_command(target.id, stage)]
         if target.docs is not None and target.docs.state is not None and stage not in DOCS_ALWAYS \
@@ -65,16 +65,18 @@ def _require_current(bank: MemoryBank | None, history: GateHistory, index: BankI
         raise GateRefused(f"{target.kind} {target.id}: the {stage} gate {state}; {why}", steps)
 
 
-def check_docs_order(history: GateHistory, target: GateTarget, stage: str) -> None:
+def check_docs_order(history: GateHistory, target: GateTarget, stage: str, bots: Sequence[str]) -> None:
     """An aidlc-docs stage waits for the earlier stages of its subject; a unit's stages wait for the inception,
     build and test for every unit's code generation (core-workflow.md's order). A stage aidlc-state.md marks
-    skipped is not waited for, nor a conditional one that has written nothing (it did not run)."""
+    skipped is not waited for, nor a conditional one that has written nothing (it did not run). `bots`:
+    aidlc.yaml's governance.bot_emails (an approval under one is no person's)."""
     assert target.docs is not None
     if target.docs.record is not None:  # v2: the order of its state rows; a stage that wrote nothing did not run
         for subject, before in record_earlier(target, stage):
             if record_judged_files(subject, before)[1]:
                 where = "" if subject is target else f" of {target.kind} {target.id}"
-                _require_current(None, history, None, subject, before, f"the {stage} gate{where} comes after it")
+                _require_current(None, history, None, subject, before, f"the {stage} gate{where} comes after it",
+                                 bots)
         return
     earlier = [(target, before) for before in target.stages[: target.stages.index(stage)]]
     subjects = docs_targets(target.docs)
@@ -86,4 +88,5 @@ def check_docs_order(history: GateHistory, target: GateTarget, stage: str) -> No
         if docs_skipped(subject, before) or (before not in DOCS_ALWAYS and not docs_judged_files(subject, before)[1]):
             continue
         where = "" if subject is target else f" of {target.kind} {target.id}"
-        _require_current(None, history, None, subject, before, f"the {stage} gate{where} comes after it")
+        _require_current(None, history, None, subject, before, f"the {stage} gate{where} comes after it",
+                                 bots)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from aidlc.bank.config import load_config
 from aidlc.errors import UsageError
+from aidlc.model.config import Config
 from aidlc.model.events import Actor, Subject
 from aidlc.workspace import Workspace, layout_of, open_bank, open_docs, open_records
 
@@ -96,7 +97,7 @@ def show(root: Path, kind: str, ref: str) -> dict[str, Any]:
     aidlc-docs layout: a stage (its lines in aidlc-state.md, every unit's) or a unit (its stages)."""
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
-        return _show_docs(root, config.aidlc_docs, kind, ref)
+        return _show_docs(root, config, kind, ref)
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.bank.index import BankIndex, find_bolt, find_intent
     from aidlc.status.build import build_status
@@ -152,12 +153,12 @@ def _show_requirement(bank: MemoryBank, ref: str) -> dict[str, Any]:
                     stories=[s.id for u in units for s in u.stories if requirement.id in s.requirement_links])
 
 
-def _show_docs(root: Path, folder: str, kind: str, ref: str) -> dict[str, Any]:
+def _show_docs(root: Path, config: Config, kind: str, ref: str) -> dict[str, Any]:
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.model.status import DocsStatusReport
     from aidlc.status.project import docs_status
 
-    report = docs_status(root, folder)
+    report = docs_status(root, config)
     if not isinstance(report, DocsStatusReport):
         raise UsageError("show: aidlc/ holds aidlc-workflows v2 intent records; the status tool shows them",
                          ["the status tool"])
@@ -166,7 +167,8 @@ def _show_docs(root: Path, folder: str, kind: str, ref: str) -> dict[str, Any]:
                 [line.model_copy(update={"unit": unit.unit}) for unit in report.units for line in unit.stages
                  if line.stage == ref]
         if not lines:
-            raise UsageError(f"no stage {ref!r} in {report.state or folder}", ["the status tool    # every stage"])
+            raise UsageError(f"no stage {ref!r} in {report.state or config.aidlc_docs}",
+                             ["the status tool    # every stage"])
         return document(kind="stage", id=ref, lines=[line.model_dump(mode="json") for line in lines],
                         waiting=[a.model_dump(mode="json") for a in report.waiting if ref in (a.command or "")])
     if kind == "unit":

@@ -9,6 +9,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.gates.catalogue import fingerprint
 from aidlc.gates.decide import refusal
+from aidlc.gates.history import standing
 from aidlc.model.findings import Finding
 from aidlc.model.status import Action, GateStatus
 from aidlc.model.types import BoltStatus, Severity, StoryStatus
@@ -81,8 +82,10 @@ def _pending_gates(bank: MemoryBank, index: BankIndex, gates: list[GateStatus]) 
         refused = refusal(bank, index, led.history, target, gate.pending)
         if refused is None:
             approve = gate_command(gate.id, gate.pending)
-            found.append((Action(reason=f"{gate.kind} {gate.id}: the {gate.pending} gate waits for a person's "
-                                        "decision", command=approve), True))
+            why = standing(led.history, bank, index, target, gate.pending)
+            why = "waits for a person's decision" if why in (None, "has no decision") else f"{why}: a person decides it"
+            reason = f"{gate.kind} {gate.id}: the {gate.pending} gate {why}"
+            found.append((Action(reason=reason, command=approve), True))
         else:
             found.append((Action(reason=refused.message,
                                  command=refused.next_steps[0] if refused.next_steps else None), False))

@@ -4,6 +4,8 @@ its stage rows."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, RecordsWorkspace, StageLine, StateRow
 from aidlc.aidlc_docs.plans import names_unit, plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
@@ -35,7 +37,8 @@ from aidlc.status.gates import last_decision
 PHASES = tuple(dict.fromkeys(stage.phase for stage in STAGES))
 
 
-def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
+def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str]) -> DocsStatusReport:
+    """`bots`: aidlc.yaml's governance.bot_emails (an approval under one is no person's)."""
     lines = project.state.stages if project.state else []
     state = project.state.path if project.state else None
     placed = [line for line in lines if line.stage is not None
@@ -44,7 +47,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger) -> DocsStatusReport:
     phases = [_phase(phase, [line for line in placed if _phase_of(line) == phase and line.unit is None],
                      [plan for plan in project.plans if plan.unit is None and plan.stage is not None
                       and BY_SLUG[plan.stage].phase == phase], approvals) for phase in PHASES]
-    gates, decide = _gates(project, ledger)
+    gates, decide = _gates(project, ledger, bots)
     waiting = decide + _waiting(placed, state)
     has_ledger = ledger.exists()
     return DocsStatusReport(
@@ -87,7 +90,7 @@ class _AuditApprovals:
         return all(claim.approval is not None for claim in claims), list(dict.fromkeys(where))
 
 
-def _gates(project: DocsProject, ledger: Ledger) -> tuple[list[GateStatus], list[Action]]:
+def _gates(project: DocsProject, ledger: Ledger, bots: Sequence[str]) -> tuple[list[GateStatus], list[Action]]:
     """Each subject's gates in the ledger beside the docs, once a person has decided one of the project's (until then
     audit.md is the record, as AIDLC-DOCS-041 reads it): its first stage, in the documented order, that waits for a
     person's current approval, and its last decision; and that stage's decision as a step. None while the ledger
@@ -101,31 +104,31 @@ def _gates(project: DocsProject, ledger: Ledger) -> tuple[list[GateStatus], list
     gates, decide = [], []
     for target in docs_targets(project):
         pending, why = next(((stage, why) for stage in target.stages
-                             if (why := _waits(view.history, target, stage)) is not None), (None, None))
+                             if (why := _waits(view.history, target, stage, bots)) is not None), (None, None))
         last = view.history.last_of(target.kind, target.id)
         gates.append(GateStatus(kind=target.kind, id=target.id, pending=pending,
                                 last=None if last is None else last_decision(last)))
-        if pending is not None and _in_order(view.history, target, pending):
+        if pending is not None and _in_order(view.history, target, pending, bots):
             decide.append(Action(reason=f"{target.kind} {shown(target.id)}: the {pending} gate {why}",
                                  command=gate_command(target.id, pending)))
     return gates, decide
 
 
-def _in_order(history: GateHistory, target: GateTarget, stage: str) -> bool:
+def _in_order(history: GateHistory, target: GateTarget, stage: str, bots: Sequence[str]) -> bool:
     """Whether the gate would take a decision of the stage now: the stages it comes after are approved."""
     try:
-        check_docs_order(history, target, stage)
+        check_docs_order(history, target, stage, bots)
     except GateRefused:
         return False
     return True
 
 
-def _waits(history: GateHistory, target: GateTarget, stage: str) -> str | None:
+def _waits(history: GateHistory, target: GateTarget, stage: str, bots: Sequence[str]) -> str | None:
     """Why a stage of a subject waits for a person's decision, as the gates read it; None where it does not: approved
     as its files stand, marked skipped, or a conditional stage that wrote nothing (it did not run)."""
     if docs_skipped(target, stage) or (stage not in DOCS_ALWAYS and not docs_judged_files(target, stage)[1]):
         return None
-    return standing(history, None, None, target, stage)
+    return standing(history, None, None, target, stage, bots)
 
 
 def _phase_of(line: StageLine) -> str | None:
