@@ -625,7 +625,9 @@ def test_status_shows_each_subject_s_gates_once_a_person_decides_one(docs: Path)
     steps = [(a["reason"], a["command"]) for a in report["waiting"]]
     assert steps == [("phase inception: the user-stories gate has no decision",
                       "aidlc gate approve inception --stage user-stories")]
-    assert report["next_actions"][0] == report["waiting"][0]  # a person's decision comes first
+    # the rules' errors first, as on a memory bank, then the decision
+    assert report["next_actions"][0]["reason"].startswith(f"{report['errors']} validation errors; the first: ")
+    assert report["next_actions"][1] == report["waiting"][0]
     text = run_cli("--repo", str(docs), "status").stdout
     assert f"gates phase inception: pending gate: user-stories; last: requirements-analysis approve by Ada " \
            f"Lovelace at {last['at']}" in text

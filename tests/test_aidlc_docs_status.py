@@ -159,7 +159,11 @@ def test_each_ticked_stage_shows_the_approval_it_stands_on_and_an_unapproved_one
     inception = {s["stage"]: s for s in report["phases"][0]["stages"]}
     assert (inception["workflow-planning"]["approved"], inception["workflow-planning"]["approvals"]) == (False, [])
     assert (report["ticked"], report["unapproved"]) == (5, 1)
-    first = report["next_actions"][0]
+    errors, first = report["next_actions"][:2]  # the rules' errors first (the same stage's), as on a memory bank
+    assert report["errors"] == 1 and errors == {
+        "reason": f"1 validation error; the first: {STATE}:{line_of(docs, STATE, 'Workflow Planning')} AIDLC-DOCS-003 "
+                  f"Workflow Planning is ticked, and {AUDIT} holds no approval of it by a person",
+        "command": "aidlc validate"}
     assert first["reason"].startswith(f"1 ticked stage with no approval of a person in the audit log, the first "
                                       f"Workflow Planning ({STATE}:{line_of(docs, STATE, 'Workflow Planning')})")
     assert not any(a["reason"].startswith("next stage") for a in report["next_actions"])  # nothing after it
@@ -177,3 +181,25 @@ def test_an_audit_log_that_cannot_be_read_leaves_every_approval_unknown(docs: Pa
     assert {s["approved"] for p in report["phases"] for s in p["stages"]} == {None}
     assert (report["ticked"], report["unapproved"]) == (5, None)
     assert "approval logged in the audit log" not in run_cli("status", cwd=docs).stdout
+
+
+def test_the_rules_findings_are_counted_and_their_first_error_comes_first(docs: Path) -> None:
+    """A teammate's commit deletes an approval logged in audit.md: the history rules see it (AIDLC-DOCS-020), and
+    so does the reviewer reading `aidlc status`, before anything else it lists."""
+    assert run_cli("init", cwd=docs).returncode == 0
+    git(docs, "add", "-A")
+    git(docs, "commit", "-q", "-m", "adopt aidlc")
+    assert status(docs)["errors"] == 0
+    text = (docs / AUDIT).read_text(encoding="utf-8")
+    start = text.index("## Application Design - Approval")
+    (docs / AUDIT).write_text(text[:start] + text[text.index("## Units Generation", start):], encoding="utf-8")
+    git(docs, "commit", "-q", "-am", "tidy the log")
+    report = status(docs)
+    validated = json.loads(run_cli("validate", "--format", "json", cwd=docs).stdout)
+    assert sorted(f["code"] for f in validated["findings"] if f["severity"] == "error") == [
+        "AIDLC-DOCS-003", "AIDLC-DOCS-020"]  # the stage the entry approved stands on nothing now, and the deletion
+    assert (report["errors"], report["warnings"]) == (2, validated["summary"]["warnings"])
+    assert report["next_actions"][0] == {
+        "reason": f"2 validation errors; the first: {STATE}:15 AIDLC-DOCS-003 Application Design is ticked, and "
+                  f"{AUDIT} holds no approval of it by a person", "command": "aidlc validate"}
+    assert "\nvalidation: 2 errors, " in run_cli("status", "-q", cwd=docs).stdout

@@ -289,7 +289,8 @@ def test_status_shows_each_record_s_rows_per_phase_and_its_next_step(v2: V2Repo)
     assert "Nothing waits for a person." in out
     quiet = run_cli("status", "-q", cwd=v2.root)
     assert quiet.stdout.strip() == ("261130-shop-orders: initialization 2/2, inception 2/3, construction 1/2; "
-                                    "22 audit events in 2 shards; 0 open gates")
+                                    "22 audit events in 2 shards; 0 open gates; validation: 0 errors, 0 warnings")
+    assert "  validation: 0 errors, 0 warnings (the workspace's, its records' among them)" in out
 
 
 def test_status_names_an_open_gate_and_what_v2_expects_of_the_person(v2: V2Repo) -> None:

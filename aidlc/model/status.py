@@ -148,6 +148,8 @@ class DocsStatusReport(BaseModel):
     gates: list[GateStatus] = Field(default_factory=list, description="each subject's gates in the ledger beside the "
                                     "docs (inception, each unit, construction), once a person has decided one of "
                                     "the project's; empty before, or while the ledger does not verify")
+    errors: int = Field(default=0, description="error findings of `aidlc validate` on the project")
+    warnings: int = Field(default=0, description="warning findings of `aidlc validate` on the project")
     ticked: int = Field(default=0, description="ticked stages that need a person's approval, one per unit a line names")
     unapproved: int | None = Field(default=None, description="those of them with no approval in the audit log "
                                    "(approved: false); None: an audit log cannot be read")
@@ -187,6 +189,8 @@ class RecordStatus(BaseModel):
     phases: list[RecordPhase]
     audit_events: int = Field(description="timestamped blocks across the record's audit shards")
     shards: int = Field(description="the record's audit shards (audit/<host>-<clone>.md)")
+    errors: int = Field(default=0, description="error findings of `aidlc validate` on the record's own files")
+    warnings: int = Field(default=0, description="warning findings of `aidlc validate` on the record's own files")
     notes: list[str] = Field(description="what the reader could not read or place")
     waiting: list[Action] = Field(description="the open gates: rows marked [?]")
     next_actions: list[Action]
@@ -202,4 +206,7 @@ class RecordsStatusReport(BaseModel):
     migrated: str | None = Field(default=None, description="aidlc/.migrated's text, when the flat aidlc-docs/ was "
                                  "migrated into a record")
     records: list[RecordStatus]
+    errors: int = Field(default=0, description="error findings of `aidlc validate` on the workspace, the records' and "
+                        "its own (the spaces' registries, the migration)")
+    warnings: int = Field(default=0, description="warning findings of `aidlc validate` on the workspace")
     waiting: list[Action] = Field(description="every record's open gates, in record order")

@@ -25,7 +25,12 @@ def render_docs_counts(report: DocsStatusReport) -> str:
                                                          else "")]
           if report.ticked and report.unapproved is not None else []),
         f"waiting for a person: {plural(len(report.waiting), 'stage')}",
+        _validation(report.errors, report.warnings),
     ])
+
+
+def _validation(errors: int, warnings: int) -> str:
+    return f"validation: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
 
 
 def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: bool = False) -> str:
@@ -90,12 +95,14 @@ def render_records_counts(report: RecordsStatusReport) -> str:
 def _record_counts(record: RecordStatus) -> str:
     phases = ", ".join(f"{phase.phase or 'no phase'} {phase.done}/{phase.total}" for phase in record.phases)
     return (f"{phases or 'no stage rows'}; {plural(record.audit_events, 'audit event')} in "
-            f"{plural(record.shards, 'shard')}; {plural(len(record.waiting), 'open gate')}")
+            f"{plural(record.shards, 'shard')}; {plural(len(record.waiting), 'open gate')}; "
+            f"{_validation(record.errors, record.warnings)}")
 
 
 def render_records_status(report: RecordsStatusReport, style: Style, waiting_only: bool = False) -> str:
     lines = [style("aidlc status", "bold") + f"  {report.root}  (aidlc-workflows v2: "
-             f"{plural(len(report.records), 'intent record')} under {report.folder}/)", ""]
+             f"{plural(len(report.records), 'intent record')} under {report.folder}/)",
+             f"  {_validation(report.errors, report.warnings)} (the workspace's, its records' among them)", ""]
     for record in report.records:
         if waiting_only:
             continue

@@ -5,17 +5,19 @@ its stage rows."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, RecordsWorkspace, StageLine, StateRow
 from aidlc.aidlc_docs.plans import names_unit, plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
 from aidlc.events.ledger import Ledger, no_ledger
-from aidlc.events.view import GateHistory, readable_view
+from aidlc.events.view import GateHistory, LedgerView, readable_view
 from aidlc.gates.catalogue import DOCS_ALWAYS, GateTarget, docs_judged_files, docs_skipped, docs_targets
 from aidlc.gates.history import standing
 from aidlc.gates.order import check_docs_order
 from aidlc.gates.refusals import GateRefused
 from aidlc.model.events import EventType
+from aidlc.model.findings import Finding
 from aidlc.model.status import (
     Action,
     DocsPhase,
@@ -29,16 +31,20 @@ from aidlc.model.status import (
     RecordsStatusReport,
     RecordStatus,
 )
+from aidlc.model.types import Severity
 from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
+from aidlc.rules import run_docs_rules, run_records_rules
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
+from aidlc.status.actions import fix_errors
 from aidlc.status.gates import last_decision
 
 PHASES = tuple(dict.fromkeys(stage.phase for stage in STAGES))
 
 
 def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str]) -> DocsStatusReport:
-    """`bots`: aidlc.yaml's governance.bot_emails (an approval under one is no person's)."""
+    """`bots`: aidlc.yaml's governance.bot_emails (an approval under one is no person's). Every rule of `aidlc
+    validate` runs, as on a memory bank: its errors come first among the next safe actions."""
     lines = project.state.stages if project.state else []
     state = project.state.path if project.state else None
     placed = [line for line in lines if line.stage is not None
@@ -47,7 +53,9 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
     phases = [_phase(phase, [line for line in placed if _phase_of(line) == phase and line.unit is None],
                      [plan for plan in project.plans if plan.unit is None and plan.stage is not None
                       and BY_SLUG[plan.stage].phase == phase], approvals) for phase in PHASES]
-    gates, decide = _gates(project, ledger, bots)
+    views: dict[Path, LedgerView] = {}  # the ledger the rules open, read once for the gates too
+    findings = run_docs_rules(project, ledgers=views)
+    gates, decide = _gates(project, ledger, bots, views)
     waiting = decide + _waiting(placed, state)
     has_ledger = ledger.exists()
     return DocsStatusReport(
@@ -59,11 +67,13 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
         if has_ledger else 0,
         ledger=has_ledger,
         gates=gates,
+        errors=_count(findings, Severity.error),
+        warnings=_count(findings, Severity.warning),
         ticked=len(approvals.claimed),
         unapproved=None if approvals.unknown else len(approvals.unapproved),
         notes=_notes(project, lines, state),
         waiting=waiting,
-        next_actions=_next_actions(project, placed, waiting, approvals, ledger, has_ledger, state),
+        next_actions=_next_actions(project, placed, waiting, approvals, ledger, has_ledger, state, findings),
     )
 
 
@@ -90,14 +100,15 @@ class _AuditApprovals:
         return all(claim.approval is not None for claim in claims), list(dict.fromkeys(where))
 
 
-def _gates(project: DocsProject, ledger: Ledger, bots: Sequence[str]) -> tuple[list[GateStatus], list[Action]]:
+def _gates(project: DocsProject, ledger: Ledger, bots: Sequence[str], views: dict[Path, LedgerView],
+           ) -> tuple[list[GateStatus], list[Action]]:
     """Each subject's gates in the ledger beside the docs, once a person has decided one of the project's (until then
     audit.md is the record, as AIDLC-DOCS-041 reads it): its first stage, in the documented order, that waits for a
     person's current approval, and its last decision; and that stage's decision as a step. None while the ledger
     does not verify (`aidlc validate` says why)."""
     if project.record is not None or not ledger.exists():
         return [], []
-    view = readable_view(ledger)
+    view = views[ledger.path] if ledger.path in views else readable_view(ledger)
     if view.error is not None or view.first_error is not None \
             or not any(kind in ("phase", "unit") for kind, _, _ in view.history.gates()):
         return [], []
@@ -195,14 +206,14 @@ def _name(line: StageLine) -> str:
 
 
 def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[Action], approvals: _AuditApprovals,
-                  ledger: Ledger, has_ledger: bool, state: str | None) -> list[Action]:
+                  ledger: Ledger, has_ledger: bool, state: str | None, findings: list[Finding]) -> list[Action]:
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
                       "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
                for path, lines in _conflicts(project).items()]
     if not has_ledger:
         missing = no_ledger(ledger)
         actions.append(Action(reason=missing.message, command=missing.next_steps[0] if missing.next_steps else None))
-    actions += waiting
+    actions += fix_errors(findings) + waiting
     if approvals.unapproved:
         first = approvals.unapproved[0]
         actions.append(Action(reason=f"{plural(len(approvals.unapproved), 'ticked stage')} with no approval of "
@@ -255,12 +266,22 @@ def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> l
 # v2's engine owns every state transition (aidlc-orchestrate report --stage <slug> --result ...); aidlc only reads
 # the rows, so what it names for a person is the step v2 expects, not a command of its own.
 def build_records_status(workspace: RecordsWorkspace) -> RecordsStatusReport:
-    records = [_record(project) for project in workspace.records]
+    """Every rule of `aidlc validate` runs: each record counts the findings on its own files, its errors first among
+    its next safe actions."""
+    findings = run_records_rules(workspace)
+    records = [_record(project, [found for found in findings if found.path.startswith(f"{project.rel}/")])
+               for project in workspace.records]
     return RecordsStatusReport(root=workspace.root, folder=workspace.rel, migrated=workspace.migrated,
-                               records=records, waiting=[action for record in records for action in record.waiting])
+                               records=records, errors=_count(findings, Severity.error),
+                               warnings=_count(findings, Severity.warning),
+                               waiting=[action for record in records for action in record.waiting])
 
 
-def _record(project: DocsProject) -> RecordStatus:
+def _count(findings: list[Finding], severity: Severity) -> int:
+    return sum(finding.severity == severity for finding in findings)
+
+
+def _record(project: DocsProject, findings: list[Finding]) -> RecordStatus:
     assert project.record is not None
     record = project.record
     state = project.state.path if project.state else None
@@ -282,22 +303,24 @@ def _record(project: DocsProject) -> RecordStatus:
         folder=project.rel, space=record.space, name=record.name, state=state,
         phases=[RecordPhase(phase=phase, done=sum(row.mark == Mark.done for row in rows), total=len(rows),
                             rows=[_row(row) for row in rows]) for phase, rows in phases.items()],
-        audit_events=len(record.events), shards=len(project.audits), notes=notes, waiting=waiting,
-        next_actions=_record_next(project, waiting, state))
+        audit_events=len(record.events), shards=len(project.audits), errors=_count(findings, Severity.error),
+        warnings=_count(findings, Severity.warning), notes=notes, waiting=waiting,
+        next_actions=_record_next(project, waiting, state, findings))
 
 
 def _row(row: StateRow) -> RecordRow:
     return RecordRow(line=row.line, slug=row.slug, box=row.box, mark=str(row.mark), decision=row.decision)
 
 
-def _record_next(project: DocsProject, waiting: list[Action], state: str | None) -> list[Action]:
+def _record_next(project: DocsProject, waiting: list[Action], state: str | None, findings: list[Finding],
+                 ) -> list[Action]:
     """Conflicts first, then the open gates; else the first row neither completed nor skipped, in the file's order
     (v2 writes the rows in the order its engine runs them)."""
     assert project.record is not None
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
                       "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
                for path, lines in _conflicts(project).items()]
-    actions += waiting
+    actions += fix_errors(findings) + waiting
     if waiting:  # nothing after a stage whose gate is open
         return actions
     where = f"record {project.record.name}"
