@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 
 from aidlc.aidlc_docs.markdown import BOX, HEADING, LIST_ITEM, conflict_lines, shown_lines
@@ -75,7 +76,7 @@ def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile
     B2 Soul Registry completed`, folder B2-soul-registry), or in a heading (`**v4-migration** (...)`), which makes
     the lines under it that unit's."""
     reader = _StateReader(StateFile(path=rel, conflict_lines=conflict_lines(text)),
-                          [unit for unit in units or [] if unit_of(unit) is None])
+                          tuple(unit for unit in units or [] if unit_of(unit) is None))
     for number, line in shown_lines(text):  # a box in a code fence or an HTML comment is no stage line
         reader.read(number, line)
     reader.state.current = _current_stage(reader.status)
@@ -127,7 +128,7 @@ class _StateReader:
     the stage table it may be a row of."""
 
     state: StateFile
-    named: list[str]  # the unit folders without a number, as a heading may name them
+    named: tuple[str, ...]  # the unit folders without a number, as a heading may name them
     context_unit: str | None = None
     parents: list[_Parent] = field(default_factory=list)  # the open list items above
     table: bool = False  # the line is in a table
@@ -187,26 +188,21 @@ class _StateReader:
         indent = len(match.group("indent").expandtabs(2))
         self.parents = [p for p in self.parents if p.indent < indent]
         body, box = match.group("text"), match.group("box")
-        name, status = split_stage_line(body)
-        if stage_of(name) is None and self.folder_in(name) is not None:
-            # `CONSTRUCTION - Frontend (FE) - Functional Design (...)`: a unit folder's name, then the stage
-            lead = _FOLDER_LEAD_END.match(body, body.find(name) + len(name))
-            rest = body[lead.end():] if lead is not None else ""
-            if stage_at(rest) is not None and len(stages_named(rest)) == 1:  # never a guess among several
-                name, status = split_stage_line(rest)
-        every = _ALL_UNITS.search(body) is not None  # `Build and Test (all units) (... api/web images ...)`
-        own_unit = None if every else unit_of(body) or self.folder_in(body)  # `Functional Design — B2 Soul ...`
+        said = _box_text(body, self.named)
+        own_unit = said.own_unit
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
-        stage = _stage(name, body, own_unit, boxed)
-        if boxed is not None and own_unit is None and stage == boxed.stage:
+        stage = said.stage
+        if stage is None and own_unit is not None and boxed is not None:
+            stage = boxed.stage  # a line naming only a unit, under a checkbox line, is that line's stage
+        elif boxed is not None and own_unit is None and stage == boxed.stage:
             stage = None  # a step of the stage line above (`  - [x] Build and Test Summary 문서 생성`), not it again
         line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
-                         unit=None if every else self._unit(own_unit), every_unit=every,
-                         skipped=bool(_SKIP.search(status)) or box == "S", awaiting=bool(AWAITING.search(body)),
+                         unit=None if said.every else self._unit(own_unit), every_unit=said.every,
+                         skipped=said.skipped or box == "S", awaiting=said.awaiting,
                          depth=len(self.parents), parent=boxed.line if boxed else None, archived=bool(self.archive))
-        if not self._approval_of_last(line, status):
+        if not self._approval_of_last(line, said.status):
             # `Code Generation - Unit 1 Backend + Unit 2 Frontend`: one line of each unit's stage, at the same line
-            listed = listed_units(body) if stage is not None and BY_SLUG[stage].per_unit and not every else []
+            listed = said.listed if stage is not None and BY_SLUG[stage].per_unit and not said.every else ()
             self.state.stages.append(line)
             if len(listed) > 1:
                 self.state.stages += [line.model_copy(update={"unit": unit}) for unit in listed if unit != line.unit]
@@ -226,9 +222,43 @@ class _StateReader:
         return own or next((p.unit for p in reversed(self.parents) if p.unit), None) or self.context_unit
 
     def folder_in(self, text: str) -> str | None:
-        """The one unit folder without a number that a heading or line names, in words or as written."""
-        found = folders_named(text, self.named)
-        return found[0] if len(found) == 1 else None
+        return _folder_in(text, self.named)
+
+
+def _folder_in(text: str, named: tuple[str, ...]) -> str | None:
+    """The one unit folder without a number (of `named`) that a heading or line names, in words or as written."""
+    found = folders_named(text, list(named))
+    return found[0] if len(found) == 1 else None
+
+
+class _BoxText(NamedTuple):
+    """What a checkbox line's text says by itself, whatever stands above it."""
+
+    name: str  # the stage's name as written
+    status: str  # what the line says of it
+    stage: str | None  # the stage it names
+    every: bool  # about every unit: `Build and Test (all units) (... api/web images ...)`
+    own_unit: str | None  # the unit it names: `Functional Design — B2 Soul ...`
+    skipped: bool
+    awaiting: bool
+    listed: tuple[str, ...]  # the units it lists from its first: `Unit 1 Backend + Unit 2 Frontend`
+
+
+@lru_cache(maxsize=4096)
+def _box_text(body: str, named: tuple[str, ...]) -> _BoxText:
+    """Read once per text: the versions of a state file that the history rules read (hundreds, in a long history)
+    share most of their lines, and these patterns cost tens of microseconds on a long line."""
+    name, status = split_stage_line(body)
+    if stage_of(name) is None and _folder_in(name, named) is not None:
+        # `CONSTRUCTION - Frontend (FE) - Functional Design (...)`: a unit folder's name, then the stage
+        lead = _FOLDER_LEAD_END.match(body, body.find(name) + len(name))
+        rest = body[lead.end():] if lead is not None else ""
+        if stage_at(rest) is not None and len(stages_named(rest)) == 1:  # never a guess among several
+            name, status = split_stage_line(rest)
+    every = _ALL_UNITS.search(body) is not None
+    own_unit = None if every else unit_of(body) or _folder_in(body, named)
+    return _BoxText(name, status, stage_of(name) or _bilingual(name, body), every, own_unit,
+                    _SKIP.search(status) is not None, AWAITING.search(body) is not None, tuple(listed_units(body)))
 
 
 def _current_stage(fields: list[tuple[int, str, str]]) -> CurrentStage | None:
@@ -241,15 +271,6 @@ def _current_stage(fields: list[tuple[int, str, str]]) -> CurrentStage | None:
     awaiting = next((line for line, _, said in fields if AWAITING.search(said)), None)
     return CurrentStage(line=number, text=value, stage=stage_of(split_stage_line(value)[0]), unit=unit_of(value),
                         awaiting=awaiting)
-
-
-def _stage(name: str, body: str, own_unit: str | None, boxed: _Parent | None) -> str | None:
-    """The stage a checkbox line names (or names in a parenthesised translation); a line naming only a unit, under
-    a checkbox line, is that line's stage."""
-    stage = stage_of(name) or _bilingual(name, body)
-    if stage is None and own_unit is not None and boxed is not None:
-        return boxed.stage
-    return stage
 
 
 def _stage_columns(header: list[str]) -> tuple[int, int] | None:
