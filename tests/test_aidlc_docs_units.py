@@ -261,6 +261,10 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
     ("Code Generation - Unit 2 (reuses Unit 1's models)", ["2"]),  # an aside
     ("Code Generation - Unit 2 replaces Unit 1", ["2"]),
     ("Code Generation - Unit 1 done and Unit 2 pending", ["1"]),  # each unit's own state: no list
+    # each unit's label says it is done: both are (aiao-workshop)
+    ("Code Generation - EXECUTE (per-unit) - Unit 1 Complete (2026-02-09T14:46:27+09:00), Unit 3 Complete "
+     "(2026-02-09T14:57:00+09:00)", ["1", "3"]),
+    ("Functional Design - Unit 1 done, Unit 2 approved, Unit 3 pending", ["1", "2"]),  # as far as they agree
     ("Code Generation - EXECUTE (Unit 1: orders-api)", ["1"]),
     ("代码生成 - U1~U3 全部完成", ["1", "2", "3"]),  # a range (kiro-project-demo)
     ("Code Generation — 완료. 전 유닛(U1~U3) 코드", ["1", "2", "3"]),  # a range in the only aside (DocSuri)

@@ -41,9 +41,11 @@ _JOINT = re.compile(r"[^,;.&+/、，・\n]{0,40}?(?:,|&|\+|/|、|，|・|\band\b
 _RANGE = re.compile(r"(?:[ \t]*(?:~|〜|～|\.\.|–)[ \t]*|-)(?:unit[ \t]*|unidade?[ \t]*|유닛[ \t]*|U)?(?P<last>\d+)\b",
                     re.IGNORECASE)
 _MOST_IN_RANGE = 50
-# A label that says how far its unit is (`Unit 1 done and Unit 2 pending`): each unit has its own state, no list.
+# A label that says how far its unit is (`Unit 1 done and Unit 2 pending`): each unit has its own state, no list;
+# unless each unit's label says the same (`Unit 1 Complete (...), Unit 3 Complete (...)`: both are done).
 _STATE_WORD = re.compile(r"\b(?:complete[ds]?|done|approved|pending|skip(?:ped)?|progress|open|todo|wip|blocked)\b|"
                          r"완료|승인|대기|진행|생략|完了|完成|承認|待|済|进行|跳过", re.IGNORECASE)
+_DONE_WORD = re.compile(r"complete[ds]?|done|approved|완료|승인|完了|完成|承認|済", re.IGNORECASE)
 
 
 def listed_units(text: str) -> list[str]:
@@ -57,11 +59,12 @@ def listed_units(text: str) -> list[str]:
         return next((inside for aside in _ASIDE.finditer(text) if (inside := listed_units(aside.group()[1:-1]))), [])
     listed: list[str] = []
     end = found[0].start()
-    for match in found:
+    for n, match in enumerate(found):
         if match.start() < end:
             continue  # the last unit of a range read already (`U1~U6`)
         gap = plain[end:match.start()]
-        if listed and (not _JOINT.fullmatch(gap) or _STATE_WORD.search(gap)):
+        label = plain[match.end():found[n + 1].start() if n + 1 < len(found) else len(plain)]
+        if listed and (not _JOINT.fullmatch(gap) or not _same_state(gap, label)):
             break
         listed.append(_name(match))
         end = match.end()
@@ -71,6 +74,21 @@ def listed_units(text: str) -> list[str]:
             listed += [str(number) for number in range(first + 1, int(span.group("last")) + 1)]
             end = span.end()
     return list(dict.fromkeys(listed))
+
+
+def _state(text: str) -> str | None:
+    """The state a unit's label says, the words for done as one: `Complete` and `approved` are the same state."""
+    said = _STATE_WORD.search(text)
+    if said is None:
+        return None
+    return "done" if _DONE_WORD.fullmatch(said.group()) else said.group().lower()
+
+
+def _same_state(gap: str, label: str) -> bool:
+    """Whether the unit before `gap` and the one `label` follows are in one state: the gap says none (`Unit 1 and
+    Unit 2 pending`: a list), or the label says the one the gap does."""
+    before = _state(gap)
+    return before is None or before == _state(label)
 
 
 # A unit named by its folder in backticks at a line's start: `Unit \`web\`: Code Generation [x]` (wc2026-predictor).
