@@ -462,6 +462,23 @@ def test_the_person_s_words_after_the_stage_was_approved_decide_no_order_of_it(d
     assert found == [("AIDLC-DOCS-007", docs.line(AUDIT, "## User Stories - Approval"))]
 
 
+@pytest.mark.parametrize("restarted", [True, False])
+def test_a_workspace_detection_logged_again_starts_a_run_whose_order_is_its_own(docs: DocsRepo,
+                                                                              restarted: bool) -> None:
+    # aidlc-demo-showcase: after a first run (greenfield, through code generation), the person restarts the workflow as
+    # brownfield; the new run detects the workspace again and approves reverse engineering, then requirements again.
+    again = [("Reverse Engineering - Approval", "Approve & Continue", "Reverse engineering approved.",
+              "INCEPTION - Reverse Engineering approved"),
+             ("Requirements Analysis - Approval", "Approve & Continue", "Requirements approved.",
+              "INCEPTION - Requirements Analysis approved")]
+    restart = [("Workspace Detection (Brownfield)", "let's start again, brownfield, from what we have",
+                "Brownfield project detected; starting Reverse Engineering.", "INCEPTION - Workspace Detection")]
+    docs.write(AUDIT, audit_text([*ENTRIES, *(restart if restarted else []), *again]))
+    found = [(f.code, f.line) for f in docs.findings("AIDLC-DOCS-007")]
+    # without the restart, reverse engineering was first approved after the first run's requirements: out of order
+    assert found == ([] if restarted else [("AIDLC-DOCS-007", docs.line(AUDIT, "## Reverse Engineering - Approval"))])
+
+
 def with_entry_after(after: str, entry: tuple[str, str, str, str],
                      entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> str:
     """The clean audit log with `entry` right after the one headed `after`."""

@@ -11,6 +11,7 @@ or `(pending)` field, not the AI's own approval prompt, not a `Status` of change
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
@@ -270,20 +271,28 @@ def whole_unit_approvals(project: DocsProject, units: Units) -> dict[str, tuple[
 
 
 # -- the order of the first approvals (AIDLC-DOCS-007) ---------------------------------------------------------
-def first_approvals(project: DocsProject) -> dict[tuple[str | None, str], tuple[AuditEntry, str]]:
-    """The first approval of each stage (of each unit, for the per-unit ones), with its log's path, by scope
-    (`inception`, else the unit) and stage: stages are compared within inception, and within each unit; a per-unit
-    stage's approval naming no unit is compared with nothing."""
-    first: dict[tuple[str | None, str], tuple[AuditEntry, str]] = {}
+Scope = tuple[int, str]  # a run of the workflow (see `first_approvals`), and `inception` or a unit
+
+
+def first_approvals(project: DocsProject) -> dict[tuple[Scope, str], tuple[AuditEntry, str]]:
+    """The first approval of each stage (of each unit, for the per-unit ones), with its log's path, by scope (the
+    run of the workflow, and `inception`, else the unit) and stage: stages are compared within inception, and within
+    each unit, of one run; a per-unit stage's approval naming no unit is compared with nothing. Each Workspace
+    Detection logged starts a run, as the workflow starts with it (aidlc-demo-showcase's `## Workspace Detection
+    (Brownfield)`, after a first run through code generation, runs every stage again from reverse engineering)."""
+    first: dict[tuple[Scope, str], tuple[AuditEntry, str]] = {}
     units = Units(project)
+    starts = sorted(entry.at for log in project.audits for entry in log.entries
+                    if entry.at is not None and stage_of(heading_of(entry)) == "workspace-detection")
     for log in project.audits:
         for entry in log.entries:
             stage = _approved_stage(entry)
             if stage is None or entry.at is None:
                 continue
-            scope = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
-            if scope is None:
+            unit = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
+            if unit is None:
                 continue
+            scope = (bisect_right(starts, entry.at), unit)
             known = first.get((scope, stage))
             if known is None or entry.at < (known[0].at or entry.at):
                 first[(scope, stage)] = (entry, log.path)
@@ -302,7 +311,7 @@ def _approved_stage(entry: AuditEntry) -> str | None:
     return stage
 
 
-def asked_for_out_of_order(project: DocsProject, scope: str | None, stage: str, approval: AuditEntry) -> bool:
+def asked_for_out_of_order(project: DocsProject, scope: Scope, stage: str, approval: AuditEntry) -> bool:
     """Whether the person changed the order on purpose: before `approval` (the stage's first), their own words name
     the stage in an entry of a stage the order puts after it, in the same scope (aws-ai-dlc's `## INCEPTION - Workflow
     Planning (User Override)` with "User Stories 단계를 건너뛰지마": don't skip User Stories). Words naming the stage
@@ -317,12 +326,12 @@ def asked_for_out_of_order(project: DocsProject, scope: str | None, stage: str, 
             if of is None or ORDER[of] <= ORDER[stage] or BY_SLUG[of].per_unit != per_unit or not has_words(entry):
                 continue
             said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response"))
-            if stage in stages_named(said) and (not per_unit or units.of(entry) == scope):
+            if stage in stages_named(said) and (not per_unit or units.of(entry) == scope[1]):
                 return True
     return False
 
 
-def later_approved_before(first: dict[tuple[str | None, str], tuple[AuditEntry, str]], scope: str | None,
+def later_approved_before(first: dict[tuple[Scope, str], tuple[AuditEntry, str]], scope: Scope,
                            stage: str, entry: AuditEntry, log: str) -> tuple[AuditEntry, str] | None:
     """(its approval, the stage) of the earliest approval in `scope`, before `entry` (of `log`), of a stage the
     documented order puts after `stage`; None when there is none. Before in time, and in one log above it too: where
