@@ -479,6 +479,24 @@ def test_a_workspace_detection_logged_again_starts_a_run_whose_order_is_its_own(
     assert found == ([] if restarted else [("AIDLC-DOCS-007", docs.line(AUDIT, "## Reverse Engineering - Approval"))])
 
 
+LONG_REQUEST = ("keep following the workflow at all times, and help me with these improvements: a leaderboard, "
+                "sound effects and a harder third level")
+
+
+@pytest.mark.parametrize(("said", "approved"), [
+    (LONG_REQUEST, False),  # AIDLC-AWS-workshop's `## Game Enhancement Request`: a new instruction
+    (f"approved; and next, {LONG_REQUEST}", True),  # its words say approved
+    ("ok", True),  # a short answer to the stage
+    (f"ok\n{LONG_REQUEST}", True)])  # the first line is what the person answered; what follows may be notes
+def test_a_long_new_request_whose_context_names_the_stage_is_no_approval_of_it(docs: DocsRepo, said: str,
+                                                                               approved: bool) -> None:
+    entries = [("Plan Discussion", said, "Noted; updating the plan.", "INCEPTION - Workflow Planning")
+               if e[0] == "Workflow Planning - Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, audit_text(entries))
+    assert [(f.code, f.line) for f in docs.findings() if f.code == "AIDLC-DOCS-003"] == (
+        [] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Workflow Planning"))])
+
+
 def with_entry_after(after: str, entry: tuple[str, str, str, str],
                      entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> str:
     """The clean audit log with `entry` right after the one headed `after`."""

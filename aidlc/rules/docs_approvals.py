@@ -146,6 +146,17 @@ def has_words(entry: AuditEntry) -> bool:
     return not _NOT_APPROVED.search(entry.fields.get("status", ""))
 
 
+def _new_request(entry: AuditEntry) -> bool:
+    """Whether the person's words are a new instruction, not an answer to the stage: longer than a go-ahead, and
+    nothing of the entry (heading, status, context, the words) says approved (JosephALimas's `## Game Enhancement
+    Request`, Context `Post-code generation enhancements`, with a paragraph of new features)."""
+    said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response")).strip()
+    if len(said.split("\n", 1)[0]) <= _GO_AHEAD_LENGTH:  # its first line: what follows may be the agent's notes
+        return False
+    return not any(_approval(text) for text in (heading_of(entry), entry.fields.get("status", ""),
+                                                 entry.fields.get("context", ""), said))
+
+
 def approved_stages(entry: AuditEntry) -> list[str]:
     """The stages an entry with a person's words answers for: those its heading names, else the first its Context
     names (a Context's `Next: User Stories` is not an approval of User Stories, nor is `Unit 2 Functional Design
@@ -239,7 +250,7 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
             unit, named = units.of(entry), stage_of(heading) or stage_of(entry.fields.get("context", ""))
             if unit is not None and named is not None and BY_SLUG[named].per_unit:
                 at[unit] = named
-            if not has_words(entry):
+            if not has_words(entry) or _new_request(entry):
                 continue
             stages = approved_stages(entry)
             if not stages and unit in at and _approval(heading) and not _NOT_APPROVED.search(heading):
