@@ -88,5 +88,4 @@ def check_docs_order(history: GateHistory, target: GateTarget, stage: str, bots:
         if docs_skipped(subject, before) or (before not in DOCS_ALWAYS and not docs_judged_files(subject, before)[1]):
             continue
         where = "" if subject is target else f" of {target.kind} {target.id}"
-        _require_current(None, history, None, subject, before, f"the {stage} gate{where} comes after it",
-                                 bots)
+        _require_current(None, history, None, subject, before, f"the {stage} gate{where} comes after it", bots)

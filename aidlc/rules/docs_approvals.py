@@ -148,7 +148,7 @@ def has_words(entry: AuditEntry) -> bool:
 
 def _new_request(entry: AuditEntry) -> bool:
     """Whether the person's words are a new instruction, not an answer to the stage: longer than a go-ahead, and
-    nothing of the entry (heading, status, context, the words) says approved (JosephALimas's `## Game Enhancement
+    nothing of the entry (heading, status, context, the words) says approved (AIDLC-AWS-workshop's `## Game Enhancement
     Request`, Context `Post-code generation enhancements`, with a paragraph of new features)."""
     said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response")).strip()
     if len(said.split("\n", 1)[0]) <= _GO_AHEAD_LENGTH:  # its first line: what follows may be the agent's notes
