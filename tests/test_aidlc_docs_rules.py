@@ -392,6 +392,7 @@ def test_a_stage_a_compound_heading_starts_is_not_approved_by_it(docs: DocsRepo,
     ('(답변) "Approve & Continue"', True),  # DocSuri: "(answer)" labels the person's quoted words
     ("(answer) approved, go on", True),
     ("(the agent proceeds on the plan it wrote)", False),  # an agent's note, the person said nothing
+    ("(pending) — approval prompt presented", False),  # BloodConnect: a note that there are none yet, then more notes
     ("（承認を受けて開始）", False)])
 def test_a_parenthesised_label_before_the_person_s_words_leaves_them_words(docs: DocsRepo, said: str,
                                                                           words: bool) -> None:

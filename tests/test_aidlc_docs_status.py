@@ -175,6 +175,18 @@ def test_each_ticked_stage_shows_the_approval_it_stands_on_and_an_unapproved_one
     assert f"line {line_of(docs, STATE, 'Requirements Analysis')}  logged approval: {AUDIT}:" in text
 
 
+def test_a_stage_approved_by_several_entries_cites_the_one_that_says_approved(docs: Path) -> None:
+    # AIDLC-AWS-workshop: "ready!" under `## Functional Design - User Responses`, then `## Functional Design - User
+    # Approval`: both hold the person's words for the stage; a reader is shown the approval.
+    words = ("## Workflow Planning - Discussion\n**Timestamp**: 2026-02-09T14:08:00+09:00\n"
+             "**User Input**: \"ready!\"\n**AI Response**: Read the answers.\n"
+             "**Context**: INCEPTION - Workflow Planning\n\n---\n\n")
+    replace(docs, AUDIT, "## Workflow Planning - Approval", words + "## Workflow Planning - Approval")
+    inception = {s["stage"]: s for s in status(docs)["phases"][0]["stages"]}
+    assert inception["workflow-planning"]["approvals"] == [
+        f"{AUDIT}:{line_of(docs, AUDIT, '## Workflow Planning - Approval')}"]
+
+
 def test_an_audit_log_that_cannot_be_read_leaves_every_approval_unknown(docs: Path) -> None:
     (docs / AUDIT).write_bytes((docs / AUDIT).read_bytes() + b"\n\xff\xfe\n")
     report = status(docs)

@@ -20,8 +20,10 @@ from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, unit_of
 
 # `(...)`, `（...）`: an agent's note where the person said nothing; a note before their quoted words (`(답변) "Q2는
-# B로 ..."`: "(answer)") labels them.
+# B로 ..."`: "(answer)") labels them, unless the note says there are none (`(pending) — approval prompt presented`).
+_NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
 _NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(.*\)\W*$|"
+                       + _NONE_YET + "|"
                        r"（.*）\W*$|없음|해당\s*없음)", re.IGNORECASE | re.DOTALL)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
@@ -34,7 +36,8 @@ _AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 # What an agent writes where the person said nothing: not a person's input.
-_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|（.*）|대기.*)\W*$", re.IGNORECASE | re.DOTALL)
+_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|（.*）|대기.*)\W*$|^\W*" + _NONE_YET,
+                       re.IGNORECASE | re.DOTALL)
 _NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청|"
                            r"\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                            r"承認しない", re.IGNORECASE)
@@ -153,8 +156,13 @@ def _new_request(entry: AuditEntry) -> bool:
     said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response")).strip()
     if len(said.split("\n", 1)[0]) <= _GO_AHEAD_LENGTH:  # its first line: what follows may be the agent's notes
         return False
-    return not any(_approval(text) for text in (heading_of(entry), entry.fields.get("status", ""),
-                                                 entry.fields.get("context", ""), said))
+    return not says_approved(entry)
+
+
+def says_approved(entry: AuditEntry) -> bool:
+    """Whether the entry's heading, status, context or the person's words say approved."""
+    return any(_approval(entry.fields.get(key, "")) for key in ("status", "context", "user_input", "user_response")) \
+        or _approval(heading_of(entry))
 
 
 def approved_stages(entry: AuditEntry) -> list[str]:

@@ -12,7 +12,7 @@ from aidlc.aidlc_docs.plans import units_with_work
 from aidlc.aidlc_docs.reader import is_audit
 from aidlc.aidlc_docs.stages import BY_SLUG, Stage
 from aidlc.aidlc_docs.units import unit_of
-from aidlc.rules.docs_approvals import Units, approvals
+from aidlc.rules.docs_approvals import Units, approvals, says_approved
 
 
 @dataclass(frozen=True)
@@ -75,10 +75,13 @@ def _claimed_units(project: DocsProject, units: Units, line: StageLine,
 
 def _approval(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
               unnamed: bool = False) -> AuditEntry | None:
-    """The first entry of `given` that approves the stage: of the unit, for a per-unit stage's line naming one; with
-    `unnamed`, an approval that names no unit approves the stage of every unit."""
+    """The entry of `given` that approves the stage: of the unit, for a per-unit stage's line naming one; with
+    `unnamed`, an approval that names no unit approves the stage of every unit. The first that says approved, else
+    the first (a reader shown `## Functional Design - User Approval` rather than the answers logged before it)."""
     if stage.per_unit and unit is not None:
         entries = given.get((stage.slug, unit)) or (given.get((stage.slug, None)) if unnamed else None)
     else:
         entries = next((entries for (slug, _), entries in given.items() if slug == stage.slug and entries), None)
-    return entries[0] if entries else None
+    if not entries:
+        return None
+    return next((entry for entry in entries if says_approved(entry)), entries[0])
