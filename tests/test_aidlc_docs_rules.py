@@ -498,6 +498,21 @@ def test_a_long_new_request_whose_context_names_the_stage_is_no_approval_of_it(d
         [] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Workflow Planning"))])
 
 
+@pytest.mark.parametrize("generated_code_approved", [True, False])
+def test_code_generation_s_plan_approval_is_not_the_stage_s(docs: DocsRepo, generated_code_approved: bool) -> None:
+    # The rules ask two approvals of Code Generation: its plan (Part 1), then the generated code (Part 2).
+    # aiao-workshop's `## Code Generation - TDD Plan Approved` ("gogo"), then `## Code Generation - TDD Complete`.
+    plan = ("Code Generation - Unit 1 Plan Approved", "gogo", "Plan approved; starting Part 2.",
+            "CONSTRUCTION - Unit 1 orders-api")
+    entries = [plan if e[0] == "Code Generation - Unit 1 Approval" else e for e in ENTRIES]
+    if generated_code_approved:
+        entries.insert(entries.index(plan) + 1, next(e for e in ENTRIES if e[0] == "Code Generation - Unit 1 Approval"))
+    docs.write(AUDIT, audit_text(entries))
+    found = [(f.code, f.line) for f in docs.findings() if f.code == "AIDLC-DOCS-003"]
+    assert found == ([] if generated_code_approved else
+                     [("AIDLC-DOCS-003", docs.line(STATE, "Code Generation - EXECUTE (Unit 1"))])
+
+
 def with_entry_after(after: str, entry: tuple[str, str, str, str],
                      entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> str:
     """The clean audit log with `entry` right after the one headed `after`."""

@@ -149,6 +149,13 @@ def has_words(entry: AuditEntry) -> bool:
     return not _NOT_APPROVED.search(entry.fields.get("status", ""))
 
 
+def _code_plan(entry: AuditEntry, stage: str) -> bool:
+    """Whether the entry is about Code Generation's plan (its Part 1), which approves the plan, not the stage: the
+    rules ask for a second approval, of the generated code (code-generation.md, Part 2's "Wait for Explicit
+    Approval"). Other stages' plans are the stage's own work (Workflow Planning's execution plan)."""
+    return stage == "code-generation" and _PLAN.search(heading_of(entry)) is not None
+
+
 def _new_request(entry: AuditEntry) -> bool:
     """Whether the person's words are a new instruction, not an answer to the stage: longer than a go-ahead, and
     nothing of the entry (heading, status, context, the words) says approved (AIDLC-AWS-workshop's `## Game Enhancement
@@ -194,7 +201,7 @@ def approves(entry: AuditEntry, stage: str, unit: str | None, before: AuditEntry
     ("Requirements Analysis approved; starting User Stories"), or it answers the entry `before` it, which waited for
     the approval of the stage (`_answered`)."""
     person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
-    if _NO_INPUT.match(person.strip()):
+    if _NO_INPUT.match(person.strip()) or _code_plan(entry, stage):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:
@@ -267,6 +274,7 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
             answered = [(waited, units.of(before))] if (waited := _answered(before, entry)) and before else []
             if answered and _STARTS.search(entry.heading or ""):
                 stages = []
+            stages = [stage for stage in stages if not _code_plan(entry, stage)]
             for stage, of in answered + [(stage, unit) for stage in stages]:
                 found[(stage, of if BY_SLUG[stage].per_unit else None)].append(entry)
     return found
