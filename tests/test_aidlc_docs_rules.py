@@ -513,6 +513,19 @@ def test_code_generation_s_plan_approval_is_not_the_stage_s(docs: DocsRepo, gene
                      [("AIDLC-DOCS-003", docs.line(STATE, "Code Generation - EXECUTE (Unit 1"))])
 
 
+@pytest.mark.parametrize(("heading", "approved"), [
+    ("Functional Design - Unit 1 + Unit 2 Approval", True),  # kiro-project-demo's `U3 + U5 功能设计和代码生成完成`
+    ("Functional Design - Unit 1 Approval", False)])
+def test_an_approval_whose_heading_lists_units_approves_the_stage_of_each(docs: DocsRepo, heading: str,
+                                                                           approved: bool) -> None:
+    entries = [(heading, *e[1:]) if e[0] == "Functional Design - Unit 1 Approval" else e
+               for e in ENTRIES if e[0] != "Functional Design - Unit 2 Approval"]
+    docs.write(AUDIT, audit_text(entries))
+    found = [(f.code, f.line) for f in docs.findings() if f.code == "AIDLC-DOCS-003"]
+    assert found == ([] if approved else
+                     [("AIDLC-DOCS-003", docs.line(STATE, "Functional Design - EXECUTE (Unit 2"))])
+
+
 def with_entry_after(after: str, entry: tuple[str, str, str, str],
                      entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> str:
     """The clean audit log with `entry` right after the one headed `after`."""

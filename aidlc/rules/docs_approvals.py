@@ -17,7 +17,7 @@ from collections import defaultdict
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_at, stage_of, stages_named
 from aidlc.aidlc_docs.state import AWAITING
-from aidlc.aidlc_docs.units import folders_named, unit_of
+from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 
 # `(...)`, `（...）`: an agent's note where the person said nothing; a note before their quoted words (`(답변) "Q2는
 # B로 ..."`: "(answer)") labels them, unless the note says there are none (`(pending) — approval prompt presented`).
@@ -209,7 +209,7 @@ def approves(entry: AuditEntry, stage: str, unit: str | None, before: AuditEntry
     if before is not None and _answered(before, entry) == stage:
         return unit is None or unit_of(f"{before.heading or ''} {before.fields.get('context', '')}") in (None, unit)
     said = unit_of(f"{heading} {context}")
-    if unit is not None and said is not None and said != unit:
+    if unit is not None and said is not None and said != unit and unit not in listed_units(heading):
         return False
     named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
     if named == stage and any(_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
@@ -275,7 +275,10 @@ def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[st
             if answered and _STARTS.search(entry.heading or ""):
                 stages = []
             stages = [stage for stage in stages if not _code_plan(entry, stage)]
-            for stage, of in answered + [(stage, unit) for stage in stages]:
+            # `U3 + U5 功能设计和代码生成完成`: a heading listing units answers for each of them
+            listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
+            of_units = listed if len(listed) > 1 else [unit]
+            for stage, of in answered + [(stage, each) for stage in stages for each in of_units]:
                 found[(stage, of if BY_SLUG[stage].per_unit else None)].append(entry)
     return found
 
