@@ -209,6 +209,16 @@ def test_the_log_deleted_and_git_ignored_is_an_error_at_the_commit_and_at_the_ig
     assert "git-ignored by `/aidlc-docs/`" in found[0][3]
 
 
+def test_an_ignore_rule_matching_a_log_git_still_tracks_is_no_finding(docs: Repo) -> None:
+    # aidlc-workshop ignores `audit.md` in .gitignore after committing it: git commits a tracked file's changes whatever
+    # the ignore rules say, and later commits did record new entries.
+    docs.commit("ignore the docs", "2026-06-01T09:30:00Z", **{".gitignore": "node_modules/\naudit.md\n"})
+    docs.commit("more entries", "2026-06-01T09:45:00Z",
+                **{AUDIT: (docs.root / AUDIT).read_text(encoding="utf-8") + APPROVAL})
+    assert docs.git("show", "HEAD", "--stat").count(AUDIT) == 1  # recorded
+    assert "AIDLC-DOCS-024" not in docs.codes()
+
+
 def test_a_finding_on_an_older_version_is_reported_where_head_holds_it(docs: Repo) -> None:
     """A late entry and a stage ticked unapproved, judged at the commits that made them, are found at HEAD's lines
     after a later commit wrote lines above them (table-order, petmed: the lines of old versions pointed at other
@@ -277,6 +287,19 @@ def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
                             "which added it at 2026-06-01T18:10:00+09:00; read in the committer's zone (+09:00) it is "
                             "10 minutes before the commit: the local time, written as UTC? Write the zone the clock "
                             "shows (+09:00), or the time in UTC")
+
+
+@pytest.mark.parametrize(("stamps", "said"), [
+    # socar-rieul/aidlc-modu-2: "-2 to 3 minutes before the commit"
+    (("18:07:00", "18:12:00"), "they are within 3 minutes of the commit"),
+    (("18:13:00",), "it is within 3 minutes of the commit")])
+def test_a_local_time_within_the_clock_difference_after_the_commit_is_said_so(docs: Repo, stamps: tuple[str, ...],
+                                                                               said: str) -> None:
+    late = "".join(entry(f"Requirements Analysis - Answers {n}", f"2026-06-01T{at}Z", "A")
+                   for n, at in enumerate(stamps))
+    docs.commit("answers", "2026-06-01T18:10:00+09:00", **{AUDIT: "# Audit\n\n" + START + late})
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-025" and f"read in the committer's zone (+09:00) {said}: the local time" in message
 
 
 def test_the_late_entries_of_one_commit_are_one_error_at_the_first(docs: Repo) -> None:

@@ -203,13 +203,15 @@ def _judge_order(judge: Judge, revision: vcs.Revision, path: str, parent: Versio
 
 # -- the log removed from tracking ----------------------------------------------------------------------------------
 def judge_ignored(judge: Judge, rel: str, audits: list[str], since: str | None) -> None:
-    """An audit log that commits tracked (on the judged history, at HEAD or at `since`) which the work tree's ignore
-    rules now ignore: the agent's next entries would never be committed."""
+    """An audit log that commits tracked (on the judged history, or at `since`) which HEAD no longer holds and the
+    work tree's ignore rules ignore: the agent's next entries would never be committed. A log HEAD holds is tracked,
+    and git commits its changes whatever the ignore rules say (aidlc-workshop's `audit.md` line in .gitignore)."""
     history = judge.history
+    held = {f"{rel}/{name}" for name in _held_logs(history, "HEAD", rel)}
     tracked = set(audits)
-    for commit in ("HEAD", *([since] if since else [])):
-        tracked.update(f"{rel}/{name}" for name in _held_logs(history, commit, rel))
-    for found in history.ignored(sorted(tracked)):
+    if since:
+        tracked.update(f"{rel}/{name}" for name in _held_logs(history, since, rel))
+    for found in history.ignored(sorted(tracked - held)):
         judge.add(LOG_REMOVED, found.source, found.line, f"{found.path} is git-ignored by `{found.pattern}` "
                   f"({found.source}:{found.line}) although commits tracked it: new entries would not be committed",
                   f"remove `{found.pattern}` from {found.source} (or add `!{found.path}` after it), then commit "

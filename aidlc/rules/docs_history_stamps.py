@@ -86,10 +86,12 @@ def _local_time(entries: list[AuditEntry], committed: datetime) -> str:
     if any(at > committed + CLOCK_TOLERANCE for at in local):
         return ""
     zone_text = committed.isoformat()[-6:]
-    before = _span([int((committed - at).total_seconds() // 60) for at in local])
-    return (f"; read in the committer's zone ({zone_text}) {'it is' if len(local) == 1 else 'they are'} {before} "
-            f"minutes before the commit: the local time, written as UTC? Write the zone the clock shows ({zone_text}), "
-            f"or the time in UTC")
+    minutes = [int((committed - at).total_seconds() // 60) for at in local]
+    # Some may be a little after it, within the clock difference allowed: no negative minutes "before".
+    when = f"{_span(minutes)} minutes before the commit" if min(minutes) >= 0 else \
+        f"within {max(abs(m) for m in minutes)} minutes of the commit"
+    return (f"; read in the committer's zone ({zone_text}) {'it is' if len(local) == 1 else 'they are'} {when}: the "
+            f"local time, written as UTC? Write the zone the clock shows ({zone_text}), or the time in UTC")
 
 
 def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:
