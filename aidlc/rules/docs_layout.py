@@ -81,11 +81,12 @@ STATUS_AWAITING = docs_rule(
 PLAN_OPEN = docs_rule(
     "AIDLC-DOCS-005", E, "a stage is ticked in aidlc-state.md while its plan file still has open boxes (the rules: "
     "all steps in the plan marked [x] before the stage completes)",
-    "finish the open steps and tick them in the plan, or untick the stage in aidlc-state.md")
+    "tick each step of the plan that is done (the rules tick each as it finishes), finish the others, or untick the "
+    "stage in aidlc-state.md")
 BUILD_BEFORE_CODE = docs_rule(
     "AIDLC-DOCS-006", E, "Build and Test is ticked while a unit's code-generation plan still has open boxes (the "
     "rules: Build and Test runs after all units complete)",
-    "finish the unit's code generation and tick its plan's steps, or untick Build and Test")
+    "tick the unit's code-generation steps that are done, finish the others, or untick Build and Test")
 ORDER_BROKEN = docs_rule(
     "AIDLC-DOCS-007", W, "a stage was approved after a stage the documented order puts after it (inception: "
     "reverse engineering, requirements, user stories, workflow planning, application design, units; per unit: "
