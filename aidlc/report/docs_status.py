@@ -6,7 +6,7 @@ from __future__ import annotations
 from aidlc.model.status import Action, DocsPlan, DocsStageLine, DocsStatusReport, RecordsStatusReport, RecordStatus
 from aidlc.names import shown
 from aidlc.plural import plural
-from aidlc.report.status import gate_line
+from aidlc.report.status import gate_line, validation_line
 from aidlc.report.style import Style
 
 _BOX = {"done": "x", "pending": " ", "in-progress": "~", "skipped": "S", "awaiting": "?"}
@@ -25,12 +25,9 @@ def render_docs_counts(report: DocsStatusReport) -> str:
                                                          else "")]
           if report.ticked and report.unapproved is not None else []),
         f"waiting for a person: {plural(len(report.waiting), 'stage')}",
-        _validation(report.errors, report.warnings),
+        validation_line(report.errors, report.warnings),
     ])
 
-
-def _validation(errors: int, warnings: int) -> str:
-    return f"validation: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
 
 
 def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: bool = False) -> str:
@@ -96,13 +93,13 @@ def _record_counts(record: RecordStatus) -> str:
     phases = ", ".join(f"{phase.phase or 'no phase'} {phase.done}/{phase.total}" for phase in record.phases)
     return (f"{phases or 'no stage rows'}; {plural(record.audit_events, 'audit event')} in "
             f"{plural(record.shards, 'shard')}; {plural(len(record.waiting), 'open gate')}; "
-            f"{_validation(record.errors, record.warnings)}")
+            f"{validation_line(record.errors, record.warnings)}")
 
 
 def render_records_status(report: RecordsStatusReport, style: Style, waiting_only: bool = False) -> str:
     lines = [style("aidlc status", "bold") + f"  {report.root}  (aidlc-workflows v2: "
              f"{plural(len(report.records), 'intent record')} under {report.folder}/)",
-             f"  {_validation(report.errors, report.warnings)} (the workspace's, its records' among them)", ""]
+             f"  {validation_line(report.errors, report.warnings)} (the workspace's, its records' among them)", ""]
     for record in report.records:
         if waiting_only:
             continue

@@ -13,6 +13,11 @@ SUMMARY_ACTIONS = 5  # next safe actions listed in the summary
 MORE = "aidlc status --all | --intent ID | --bolt ID | --pending    # the detail; -q: counts only"
 
 
+def validation_line(errors: int, warnings: int) -> str:
+    """`validation: 2 errors, 1 warning`: the counts of `aidlc validate`'s findings, on either layout."""
+    return f"validation: {plural(errors, 'error')}, {plural(warnings, 'warning')}"
+
+
 def render_counts(report: StatusReport) -> str:
     """Counts only (`aidlc status -q`)."""
     c = report.counts
@@ -22,7 +27,7 @@ def render_counts(report: StatusReport) -> str:
                                                             ("bolts", "bolt"))),
         f"stories: {_fmt(report.stories)}",
         f"bolts: {_fmt(report.bolts_by_status)}",
-        f"validation: {plural(report.errors, 'error')}, {plural(report.warnings, 'warning')}",
+        validation_line(report.errors, report.warnings),
         f"waiting for a person: {plural(len(report.waiting), 'gate')}",
     ])
 

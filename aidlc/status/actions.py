@@ -29,6 +29,11 @@ def next_actions(bank: MemoryBank, index: BankIndex, findings: list[Finding], ga
             *write_a_first_intent(bank)]
 
 
+def count(findings: list[Finding], severity: Severity) -> int:
+    """How many of `findings` are of `severity` (a status report's errors and warnings)."""
+    return sum(finding.severity == severity for finding in findings)
+
+
 def fix_errors(findings: list[Finding]) -> list[Action]:
     errors = [f for f in findings if f.severity == Severity.error]
     if not errors:
@@ -82,8 +87,10 @@ def _pending_gates(bank: MemoryBank, index: BankIndex, gates: list[GateStatus]) 
         refused = refusal(bank, index, led.history, target, gate.pending)
         if refused is None:
             approve = gate_command(gate.id, gate.pending)
-            why = standing(led.history, bank, index, target, gate.pending)
-            why = "waits for a person's decision" if why in (None, "has no decision") else f"{why}: a person decides it"
+            # A gate that was decided says why its decision does not stand (stale, rejected, no person's)
+            decided = led.history.latest(target.kind, target.id, gate.pending) is not None
+            why = standing(led.history, bank, index, target, gate.pending) if decided else None
+            why = "waits for a person's decision" if why is None else f"{why}: a person decides it"
             reason = f"{gate.kind} {gate.id}: the {gate.pending} gate {why}"
             found.append((Action(reason=reason, command=approve), True))
         else:

@@ -12,7 +12,7 @@ from aidlc.model.status import Action, BoltLine, IntentStatus, StatusReport, Uni
 from aidlc.model.types import Severity
 from aidlc.rules import run_rules
 from aidlc.rules.ledger import view
-from aidlc.status.actions import decide_gates, next_actions
+from aidlc.status.actions import count, decide_gates, next_actions
 from aidlc.status.gates import gate_statuses
 
 
@@ -34,8 +34,8 @@ def build_status(bank: MemoryBank) -> StatusReport:
         gates=gates,
         ledger=has_ledger,
         no_ledger=None if has_ledger else _without_ledger(bank),
-        errors=sum(f.severity == Severity.error for f in findings),
-        warnings=sum(f.severity == Severity.warning for f in findings),
+        errors=count(findings, Severity.error),
+        warnings=count(findings, Severity.warning),
         next_actions=next_actions(bank, index, findings, gates, waiting),
         waiting=waiting,
     )

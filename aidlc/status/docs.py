@@ -36,7 +36,7 @@ from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules import run_docs_rules, run_records_rules
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
-from aidlc.status.actions import fix_errors
+from aidlc.status.actions import count, fix_errors
 from aidlc.status.gates import last_decision
 
 PHASES = tuple(dict.fromkeys(stage.phase for stage in STAGES))
@@ -67,8 +67,8 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
         if has_ledger else 0,
         ledger=has_ledger,
         gates=gates,
-        errors=_count(findings, Severity.error),
-        warnings=_count(findings, Severity.warning),
+        errors=count(findings, Severity.error),
+        warnings=count(findings, Severity.warning),
         ticked=len(approvals.claimed),
         unapproved=None if approvals.unknown else len(approvals.unapproved),
         notes=_notes(project, lines, state),
@@ -272,13 +272,10 @@ def build_records_status(workspace: RecordsWorkspace) -> RecordsStatusReport:
     records = [_record(project, [found for found in findings if found.path.startswith(f"{project.rel}/")])
                for project in workspace.records]
     return RecordsStatusReport(root=workspace.root, folder=workspace.rel, migrated=workspace.migrated,
-                               records=records, errors=_count(findings, Severity.error),
-                               warnings=_count(findings, Severity.warning),
+                               records=records, errors=count(findings, Severity.error),
+                               warnings=count(findings, Severity.warning),
                                waiting=[action for record in records for action in record.waiting])
 
-
-def _count(findings: list[Finding], severity: Severity) -> int:
-    return sum(finding.severity == severity for finding in findings)
 
 
 def _record(project: DocsProject, findings: list[Finding]) -> RecordStatus:
@@ -303,8 +300,8 @@ def _record(project: DocsProject, findings: list[Finding]) -> RecordStatus:
         folder=project.rel, space=record.space, name=record.name, state=state,
         phases=[RecordPhase(phase=phase, done=sum(row.mark == Mark.done for row in rows), total=len(rows),
                             rows=[_row(row) for row in rows]) for phase, rows in phases.items()],
-        audit_events=len(record.events), shards=len(project.audits), errors=_count(findings, Severity.error),
-        warnings=_count(findings, Severity.warning), notes=notes, waiting=waiting,
+        audit_events=len(record.events), shards=len(project.audits), errors=count(findings, Severity.error),
+        warnings=count(findings, Severity.warning), notes=notes, waiting=waiting,
         next_actions=_record_next(project, waiting, state, findings))
 
 
