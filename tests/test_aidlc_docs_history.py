@@ -219,6 +219,22 @@ def test_an_ignore_rule_matching_a_log_git_still_tracks_is_no_finding(docs: Repo
     assert "AIDLC-DOCS-024" not in docs.codes()
 
 
+def test_a_log_deleted_then_uploaded_again_holding_every_entry_lost_nothing(docs: Repo) -> None:
+    # ai-dlc-workshop-db: "Delete aidlc-workshop directory", then "Add files via upload" 13 minutes later with the
+    # same entries and two more. Uploaded again without one of them, that one is lost: still an error.
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    (docs.root / AUDIT).unlink()
+    docs.commit("Delete aidlc-docs directory", "2026-06-01T09:15:00Z")
+    docs.commit("Add files via upload", "2026-06-01T09:28:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL})
+    done = run_cli("validate", str(docs.root), "--format", "json")
+    assert "AIDLC-DOCS-024" not in done.stdout, done.stdout
+    (docs.root / AUDIT).unlink()
+    docs.commit("Delete aidlc-docs directory", "2026-06-01T09:35:00Z")
+    docs.commit("Add files via upload", "2026-06-01T09:40:00Z", **{AUDIT: "# Audit\n\n" + ANSWERS + APPROVAL})
+    assert [code for code in docs.codes() if code == "AIDLC-DOCS-024"] == ["AIDLC-DOCS-024"]  # START is lost
+    assert "deleted aidlc-docs/audit.md, which held 3 entries" in run_cli("validate", str(docs.root)).stdout
+
+
 def test_a_finding_on_an_older_version_is_reported_where_head_holds_it(docs: Repo) -> None:
     """A late entry and a stage ticked unapproved, judged at the commits that made them, are found at HEAD's lines
     after a later commit wrote lines above them (table-order, petmed: the lines of old versions pointed at other

@@ -68,6 +68,10 @@ class Judge:
     subjects: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     # finding's index -> (path, an entry's words) of each deletion: HEAD holding those words again, nothing was lost
     deleted: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # path -> (finding's index, the words of the entries it held) of a log deleted or emptied, until the log's next
+    # version; `rewritten` holds the index when that version holds every one of them again
+    removed: dict[str, tuple[int, frozenset[str]]] = field(default_factory=dict)
+    rewritten: set[int] = field(default_factory=set)
     _logs: dict[tuple[str, str], Version] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)  # the last few texts decoded, oldest first
 
@@ -94,8 +98,10 @@ class Judge:
 
     def forget_restored(self, at_head: dict[str, dict[str, int]]) -> None:
         """Drop each deletion of an entry whose words HEAD's version of its log holds: a later commit restored it
-        (`audit merge?` after a merge that kept one side's log), and nothing is lost. Called after `relocate`."""
+        (`audit merge?` after a merge that kept one side's log), and nothing is lost; and each deleted or emptied log
+        whose next version held all its entries again. Called after `relocate`."""
         restored = {index for index, (path, said) in self.deleted.items() if said in at_head.get(path, {})}
+        restored |= self.rewritten
         self.findings = [finding for index, finding in enumerate(self.findings) if index not in restored]
 
     def entries_at_head(self, path: str) -> dict[str, int]:

@@ -28,6 +28,7 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
     child = judge.version(new_blob, path, old_blobs[0])
     if child is not None and child.texts:
         _origins(judge, revision, path, child, parents, old_blobs)
+        _written_again(judge, path, child)
     if new_blob is not None:
         judge.judged.add(new_blob)
     if not any(p is not None and p.texts for p in parents) or _only_appends(parents, child):
@@ -51,8 +52,18 @@ def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, child: Versi
     lost = sum(expected.values())
     if lost:
         what = "deleted" if child is None else "emptied"
+        judge.removed[path] = (len(judge.findings), frozenset(words(text) for text in expected))
         judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {lost} entries "
                   f"before it", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
+
+
+def _written_again(judge: Judge, path: str, child: Version) -> None:
+    """The log's first version since a commit deleted or emptied it: holding every entry it held then, nothing was
+    lost (ai-dlc-workshop-db: "Delete aidlc-workshop directory", then "Add files via upload" with two entries
+    more); else the removal stands."""
+    index, held = judge.removed.pop(path, (None, frozenset()))
+    if index is not None and held <= {words(text) for text in child.texts}:
+        judge.rewritten.add(index)
 
 
 def _judge_rewritten(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None], child: Version,
