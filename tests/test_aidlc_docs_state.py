@@ -21,6 +21,7 @@ STATE = """\
 ### CONSTRUCTION PHASE
 #### Unit 1: orders-api
 - [ ] Functional Design
+- [ ] NFR Requirements / NFR Design
 - [ ] Code Generation
 - [~] Functional Design (per-unit)
   - [ ] Unit 2: shop-web
@@ -99,3 +100,18 @@ def test_stage_labels_half_in_english_are_read() -> None:
     text = "# State\n\n## Stage Progress\n- [x] NFR 需求\n- [x] NFR 设计\n- [x] NFR需求\n"
     assert [line.stage for line in read_state(text, "aidlc-state.md").stages] == [
         "nfr-requirements", "nfr-design", "nfr-requirements"]
+
+
+def test_a_name_joining_stages_is_a_line_of_each_and_one_saying_more_is_its_first() -> None:
+    """socar-rieul/aidlc-modu-2 ticks `U3 Functional Design / NFR Req / NFR Design` for three stages of unit 3; it
+    was read as Functional Design alone, and the other two were judged by nothing. Units listed too: each stage of
+    each unit."""
+    text = ("# State\n\n**U3 Admin Web**\n- [x] U3 Functional Design / NFR Req / NFR Design (8 files + 1 plan)\n"
+            "- [x] Code Generation + Build&Test — done\n"
+            "- [x] Functional Design and NFR Design - Unit 1 Backend + Unit 2 Frontend\n"
+            "- [x] Functional Design for the NFR Design review\n")
+    assert [(line.line, line.stage, line.unit) for line in read_state(text, "aidlc-state.md").stages] == [
+        (4, "functional-design", "3"), (4, "nfr-requirements", "3"), (4, "nfr-design", "3"),
+        (5, "code-generation", "3"), (5, "build-and-test", None),
+        (6, "functional-design", "1"), (6, "functional-design", "2"), (6, "nfr-design", "1"), (6, "nfr-design", "2"),
+        (7, "functional-design", "3")]

@@ -282,12 +282,13 @@ def test_which_units_a_stage_line_lists(text: str, units: list[str | None]) -> N
     assert [(line.line, line.unit) for line in state.stages] == [(3, unit) for unit in units]
 
 
-def test_a_stage_ticked_for_all_units_claims_the_approval_of_each(docs: DocsRepo) -> None:
+@pytest.mark.parametrize("words", ["all 2 units", "Unit 1~2 전체"])  # get-me-a-coke; caujms123
+def test_a_stage_ticked_for_all_units_claims_the_approval_of_each(docs: DocsRepo, words: str) -> None:
     # `Code Generation (COMPLETED — all units)` (get-me-a-coke's words): any one unit's approval of the stage used to
     # do for the line; each unit with work for the stage must have its own, or one approval must name no unit.
-    docs.replace(STATE, BOTH, "- [x] Code Generation (COMPLETED — all 2 units)\n")
+    docs.replace(STATE, BOTH, f"- [x] Code Generation (COMPLETED — {words})\n")
     assert found(docs) == []
-    line = docs.line(STATE, "all 2 units")
+    line = docs.line(STATE, words)
     docs.write(AUDIT, audit_text([entry for entry in ENTRIES if entry[0] != "Code Generation - Unit 2 Approval"]))
     result = run_cli("validate", "--format", "json", cwd=docs.root)
     assert result.returncode == 1
@@ -298,10 +299,16 @@ def test_a_stage_ticked_for_all_units_claims_the_approval_of_each(docs: DocsRepo
     assert found(docs) == []
 
 
-@pytest.mark.parametrize("words", ["all units", "All 4 Units", "both units", "every unit", "todas las unidades"])
+@pytest.mark.parametrize("words", ["all units", "All 4 Units", "both units", "every unit", "todas las unidades",
+                                   "Unit 1~4 전체", "U1-U4 all"])  # caujms123: a range, then "all"
 def test_words_that_tick_a_stage_for_every_unit(words: str) -> None:
     [line] = read_state(f"# State\n\n- [x] Functional Design (COMPLETED — {words})\n", STATE).stages
     assert (line.unit, line.every_unit) == (None, True)
+
+
+def test_a_range_without_all_lists_its_units() -> None:
+    [*lines] = read_state("# State\n\n- [x] Functional Design (Unit 1~3)\n", STATE).stages
+    assert [(line.unit, line.every_unit) for line in lines] == [("1", False), ("2", False), ("3", False)]
 
 
 def test_a_stage_name_does_not_name_the_unit_folder_it_holds_a_word_of(docs: DocsRepo) -> None:

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from aidlc.aidlc_docs.markdown import BOX, HEADING, LIST_ITEM, conflict_lines, shown_lines
 from aidlc.aidlc_docs.model import CurrentStage, Mark, StageLine, StateFile
-from aidlc.aidlc_docs.stages import BY_SLUG, stage_at, stage_of, stages_named
+from aidlc.aidlc_docs.stages import BY_SLUG, stage_at, stage_of, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import folders_named, leading_unit, listed_units, unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
@@ -41,9 +41,14 @@ _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's labe
 # A line about every unit at once names none: its unit is not its heading's, nor a folder's it mentions.
 _ALL_UNITS = re.compile(r"\ball (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten)[ \t]+)?units\b|\bboth units\b|"
                         r"\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
-                        r"todas as unidades|todas las unidades", re.IGNORECASE)
+                        r"todas as unidades|todas las unidades|"
+                        # a range, then all: `(Unit 1~4 전체)` (caujms123)
+                        r"\b(?:units?|u)[ \t]*\d+[ \t]*[~〜–-][ \t]*(?:(?:units?|u)[ \t]*)?\d+[ \t]*"
+                        r"(?:전체|모두|all\b)",
+                        re.IGNORECASE)
 # What ends a unit folder's name at a line's start: `Frontend (FE) - `, `frontend: `.
 _FOLDER_LEAD_END = re.compile(r"[ \t]*(?:[(（][^)）\n]{0,40}[)）])?[ \t]*[-—–:：][ \t]*")
+_JOINERS = re.compile(r"(?:[\s/+,&·、]|\band\b|및)*", re.IGNORECASE)  # what joins stage names in one name
 _CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, then an arrow to the next
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
@@ -201,11 +206,7 @@ class _StateReader:
                          skipped=said.skipped or box == "S", awaiting=said.awaiting,
                          depth=len(self.parents), parent=boxed.line if boxed else None, archived=bool(self.archive))
         if not self._approval_of_last(line, said.status):
-            # `Code Generation - Unit 1 Backend + Unit 2 Frontend`: one line of each unit's stage, at the same line
-            listed = said.listed if stage is not None and BY_SLUG[stage].per_unit and not said.every else ()
-            self.state.stages.append(line)
-            if len(listed) > 1:
-                self.state.stages += [line.model_copy(update={"unit": unit}) for unit in listed if unit != line.unit]
+            self.state.stages += _lines_of(line, said)
             self.parents.append(_Parent(indent, own_unit, number, stage))
 
     def _approval_of_last(self, line: StageLine, status: str) -> bool:
@@ -242,6 +243,20 @@ class _BoxText(NamedTuple):
     skipped: bool
     awaiting: bool
     listed: tuple[str, ...]  # the units it lists from its first: `Unit 1 Backend + Unit 2 Frontend`
+    also: tuple[str, ...]  # the stages a name joins after its first: `Functional Design / NFR Requirements`
+
+
+def _lines_of(line: StageLine, said: _BoxText) -> list[StageLine]:
+    """The stage lines a checkbox line is, all at its line: one of each stage it joins (`U3 Functional Design / NFR
+    Requirements`), and of a per-unit stage one of each unit it lists (`Code Generation - Unit 1 Backend + Unit 2
+    Frontend`)."""
+    found = []
+    for stage in (line.stage, *(said.also if line.stage == said.stage else ())):
+        listed = said.listed if stage is not None and BY_SLUG[stage].per_unit and not said.every else ()
+        units = [line.unit, *(unit for unit in listed if unit != line.unit)] if len(listed) > 1 else [line.unit]
+        found += [line if (stage, unit) == (line.stage, line.unit) else
+                  line.model_copy(update={"stage": stage, "unit": unit}) for unit in units]
+    return found
 
 
 @lru_cache(maxsize=4096)
@@ -258,7 +273,17 @@ def _box_text(body: str, named: tuple[str, ...]) -> _BoxText:
     every = _ALL_UNITS.search(body) is not None
     own_unit = None if every else unit_of(body) or _folder_in(body, named)
     return _BoxText(name, status, stage_of(name) or _bilingual(name, body), every, own_unit,
-                    _SKIP.search(status) is not None, AWAITING.search(body) is not None, tuple(listed_units(body)))
+                    _SKIP.search(status) is not None, AWAITING.search(body) is not None, tuple(listed_units(body)),
+                    _joined_stages(name))
+
+
+def _joined_stages(name: str) -> tuple[str, ...]:
+    """The stages after the first of a name that joins stages' names and nothing else (after its unit): `U3
+    Functional Design / NFR Req / NFR Design`, `Code Generation + Build & Test`; none of a name that says more
+    (`Functional Design for NFR Design review`)."""
+    named = stages_named(name)
+    rest = without_stage_names(name)[leading_unit(name) or 0:]
+    return tuple(named[1:]) if len(named) > 1 and _JOINERS.fullmatch(rest) else ()
 
 
 def _current_stage(fields: list[tuple[int, str, str]]) -> CurrentStage | None:
