@@ -353,6 +353,30 @@ def test_a_merge_keeping_the_other_sides_version_of_an_entry_edited_it(docs: Rep
                             "`**Context**: CONSTRUCTION - 12 questions`")
 
 
+def test_an_edit_at_the_end_of_a_long_line_is_shown_where_it_differs(docs: Repo) -> None:
+    # ai-dlc (kai-cupist) changed `poetry` to `uv` at the end of a long line: both sides read the same 77 characters.
+    stack = "**AI Response**: FastAPI, SQLAlchemy 2.0, Alembic, structlog, slowapi, pydantic-settings, managed by "
+    first = entry("NFR Requirements", "2026-06-01T09:10:00Z").replace("**AI Response**: Recorded.", stack + "poetry")
+    docs.commit("nfr", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + first})
+    docs.commit("uv", "2026-06-01T09:20:00Z", **{AUDIT: "# Audit\n\n" + START + first.replace("poetry", "uv")})
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-021"
+    assert message.endswith("its line 4 read `...pydantic-settings, managed by poetry` and now reads "
+                            "`...pydantic-settings, managed by uv`"), message
+
+
+def test_an_edited_entry_s_time_is_judged_against_the_commit_that_added_it_at_head_s_line(docs: Repo) -> None:
+    # ai-dlc (kai-cupist): an entry edited later was charged to the editing commit as an entry it added, and its own
+    # commit's finding was reported at no line ("HEAD no longer holds it").
+    late = entry("Requirements Analysis - Answers", "2026-06-01T09:30:00Z", "A, B")
+    added = docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + late})
+    edited = late.replace("Recorded.", "Recorded; requirements.md written.")
+    docs.commit("reword", "2026-06-01T10:30:00Z", **{AUDIT: "# Audit\n\n" + START + edited})
+    found = [(code, line, message) for code, _, line, message in docs.findings()]
+    assert [(code, line) for code, line, _ in found] == [("AIDLC-DOCS-021", 11), ("AIDLC-DOCS-025", 11)]
+    assert f"after commit {added[:12]} (answers)" in found[1][2] and "no longer holds" not in found[1][2]
+
+
 def test_an_emptied_log_is_an_error(docs: Repo) -> None:
     docs.commit("restart", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n"})
     assert docs.codes() == ["AIDLC-DOCS-024"]

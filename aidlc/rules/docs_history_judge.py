@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from aidlc import vcs
@@ -72,6 +73,7 @@ class Judge:
     # version; `rewritten` holds the index when that version holds every one of them again
     removed: dict[str, tuple[int, frozenset[str]]] = field(default_factory=dict)
     rewritten: set[int] = field(default_factory=set)
+    renamed: dict[str, str] = field(default_factory=dict)  # an edited entry's words -> its words after the edit
     _logs: dict[tuple[str, str], Version] = field(default_factory=dict)
     _texts: dict[str, str] = field(default_factory=dict)  # the last few texts decoded, oldest first
 
@@ -91,10 +93,19 @@ class Judge:
         for index, subjects in self.subjects:
             finding = self.findings[index]
             held = at_head.get(finding.path, {})
-            line = next((held[subject] for subject in subjects if subject in held), None)
+            line = next((held[said] for subject in subjects for said in self._edits(subject) if said in held), None)
             if line is None and finding.line is not None:
                 finding.message += f" (line {finding.line} of that version; HEAD no longer holds it)"
             finding.line = line
+
+    def _edits(self, said: str) -> Iterator[str]:
+        """An entry's words, then what later commits' edits made of them (`renamed`), in turn."""
+        seen = {said}
+        yield said
+        while self.renamed.get(said, said) not in seen:
+            said = self.renamed[said]
+            seen.add(said)
+            yield said
 
     def forget_restored(self, at_head: dict[str, dict[str, int]]) -> None:
         """Drop each deletion of an entry whose words HEAD's version of its log holds: a later commit restored it

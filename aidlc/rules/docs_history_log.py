@@ -93,6 +93,8 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
                 twin: AuditEntry | None) -> None:
     """The entry `old` the parent `parent_sha` held, which the commit deleted (`twin` None) or wrote as `twin`."""
     fix = f"git show {arg(f'{parent_sha}:{path}')}    # the entry as it was; restore it, then commit"
+    if twin is not None:
+        _written_anew(judge, revision, path, old, twin)
     if twin is None:
         judge.deleted[len(judge.findings)] = (path, words(old.text))
         judge.add(ENTRY_DELETED, path, None, f"{short(revision)} deleted the entry {described(old)} (line "
@@ -107,17 +109,31 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
                   f"{_added_by(judge, old.text)}: {_change(old, twin)}", fix, words(twin.text))
 
 
+def _written_anew(judge: Judge, revision: vcs.Revision, path: str, old: AuditEntry, twin: AuditEntry) -> None:
+    """`twin` is `old` edited: the commit that added `old` added the entry, and its time is judged against that
+    commit's (AIDLC-DOCS-025 to 027), not against the edit's, which the edit's own finding reports."""
+    origin, said = judge.origins.get(words(old.text)), words(twin.text)
+    judge.renamed[words(old.text)] = said  # a finding about the entry is reported where HEAD holds it edited
+    if origin is not None and judge.origins.get(said) is revision:
+        judge.origins[said] = origin
+        judge.added[(revision.sha, path)] = [e for e in judge.added.get((revision.sha, path), []) if e is not twin]
+
+
 def _change(old: AuditEntry, new: AuditEntry) -> str:
-    """What an edit changed, for the reader to find: the entry's first line that differs, as it was and as it is."""
+    """What an edit changed, for the reader to find: the entry's first line that differs, as it was and as it is; of
+    a long line, the part where they start to differ (`poetry` -> `uv` at the end of a line of 200 characters)."""
     before, after = old.text.split("\n"), new.text.split("\n")
     pairs = zip(before, after, strict=False)  # the shorter ends first: the line after it differs
     at = next((n for n, (was, now) in enumerate(pairs) if was.strip() != now.strip()), min(len(before), len(after)))
+    was, now = (lines[at].strip() if at < len(lines) else "" for lines in (before, after))
+    same = next((n for n, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), min(len(was), len(now)))
+    start = max(0, same - 30) if max(len(was), len(now)) > 80 else 0
 
-    def shown(lines: list[str]) -> str:
-        text = lines[at].strip() if at < len(lines) else ""
-        return f"`{text if len(text) <= 80 else text[:77] + '...'}`" if text else "nothing"
+    def shown(text: str) -> str:
+        part = ("..." if start else "") + text[start:]
+        return f"`{part if len(part) <= 80 else part[:77] + '...'}`" if text else "nothing"
 
-    return f"its line {at + 1} read {shown(before)} and now reads {shown(after)}"
+    return f"its line {at + 1} read {shown(was)} and now reads {shown(now)}"
 
 
 def _expected(parents: list[Version | None], base: Version | None) -> Counter[str]:
