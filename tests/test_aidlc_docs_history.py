@@ -318,6 +318,19 @@ def test_a_local_time_within_the_clock_difference_after_the_commit_is_said_so(do
     assert code == "AIDLC-DOCS-025" and f"read in the committer's zone (+09:00) {said}: the local time" in message
 
 
+def test_times_that_read_in_the_zone_before_the_log_s_last_version_are_not_called_a_local_time(docs: Repo) -> None:
+    # kai-cupist/ai-dlc, caujms123: entries stamped `12:00:00Z` were added to a log committed at 14:20+09:00; read as
+    # Seoul's 12:00 they were written before that version, which does not hold them: not a clock's time at all.
+    docs.commit("answers", "2026-06-01T18:20:00+09:00", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    invented = entry("Requirements Analysis - Approval", "2026-06-01T17:00:00Z", "Approve & Continue")
+    docs.commit("approval", "2026-06-01T19:00:00+09:00", **{AUDIT: "# Audit\n\n" + START + ANSWERS + invented})
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-025" and message.endswith("which added it at 2026-06-01T19:00:00+09:00"), message
+    local = entry("Workflow Planning - Approval", "2026-06-01T19:10:00Z", "Approve & Continue")
+    docs.commit("plan", "2026-06-01T19:20:00+09:00", **{AUDIT: "# Audit\n\n" + START + ANSWERS + invented + local})
+    assert "10 minutes before the commit: the local time, written as UTC?" in docs.findings()[-1][3]
+
+
 def test_the_late_entries_of_one_commit_are_one_error_at_the_first(docs: Repo) -> None:
     """aidlc-demo-showcase's one commit added 57 entries dated after it, HCSES's 39: one cause, one error, at the
     first of them, naming how many and how late; the local-time note when every one reads true in the committer's
@@ -525,3 +538,4 @@ def test_a_commit_ticking_a_line_that_lists_two_units_needs_an_approval_of_each(
     [(code, _, line, message)] = docs.findings()
     assert (code, line) == ("AIDLC-DOCS-028", state.split("\n").index(state.split("\n")[-2]) + 1)
     assert "unit 2" in message and "unit 1" not in message
+

@@ -26,17 +26,21 @@ def judge_stamps(judge: Judge, revisions: list[vcs.Revision], audits: list[str],
     """Each entry against the commit that added it (the first on this history whose version holds it while none of
     its parents did) and against the repository's first commit."""
     judged: set[str] = set()
+    written: dict[tuple[str, str | None], datetime | None] = {}  # (path, blob) -> when its first commit wrote it
     for revision in revisions:
         for path in audits:
             if path in revision.files:
-                _judge_added(judge, revision, path, first, judged)
+                new, old = revision.files[path]
+                _judge_added(judge, revision, path, first, judged, written.get((path, old[0] if old else None)))
+                written.setdefault((path, new), moment(revision.committed))
 
 
-def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetime | None, judged: set[str]) -> None:
+def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetime | None, judged: set[str],
+                 before: datetime | None) -> None:
     """The entries the commit added first to the log at `path`, each judged once (`judged`: the words judged). The
     entries it dated after itself are one finding, and so are those it dated long before the repository's first
     commit: a commit that writes a whole session's log at once, or imports one kept elsewhere, brings dozens of
-    them for one cause."""
+    them for one cause. `before`: when the version of the log they were added to was committed."""
     committed = moment(revision.committed)
     late: list[AuditEntry] = []
     early: list[AuditEntry] = []
@@ -53,7 +57,7 @@ def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetim
         minutes = [int((entry.at - committed).total_seconds() // 60) for entry in late if entry.at is not None]
         judge.add(STAMP_AFTER_COMMIT, path, late[0].line, f"{_which(late)} {_verb(late)} dated {_span(minutes)} "
                   f"minutes after {short(revision)}, which added {'it' if len(late) == 1 else 'them'} at "
-                  f"{revision.committed}{_local_time(late, committed)}", subject=words(late[0].text))
+                  f"{revision.committed}{_local_time(late, committed, before)}", subject=words(late[0].text))
     if early and first is not None:
         days = [(first - entry.at).days for entry in early if entry.at is not None]
         judge.add(STAMP_BEFORE_REPOSITORY, path, early[0].line, f"{_which(early)}{',' if len(early) == 1 else ''} "
@@ -76,14 +80,16 @@ def _span(numbers: list[int]) -> str:
     return f"{min(numbers)}" if min(numbers) == max(numbers) else f"{min(numbers)} to {max(numbers)}"
 
 
-def _local_time(entries: list[AuditEntry], committed: datetime) -> str:
-    """A note when every entry's time reads true in the committer's time zone: a local clock written as UTC (`Z`),
-    the most common cause of an entry dated after its commit."""
+def _local_time(entries: list[AuditEntry], committed: datetime, before: datetime | None) -> str:
+    """A note when every entry's time reads true in the committer's time zone, after the version of the log they
+    were added to and before the commit that added them: a local clock written as UTC (`Z`), the most common cause
+    of an entry dated after its commit. Read so, times written before the log's last version are not a clock's."""
     zone = committed.utcoffset()
     if not zone or any(entry.at is None or entry.at.utcoffset() != timedelta(0) for entry in entries):
         return ""
     local = [entry.at.replace(tzinfo=committed.tzinfo) for entry in entries if entry.at is not None]
-    if any(at > committed + CLOCK_TOLERANCE for at in local):
+    if any(at > committed + CLOCK_TOLERANCE or (before is not None and at < before - CLOCK_TOLERANCE)
+           for at in local):
         return ""
     zone_text = committed.isoformat()[-6:]
     minutes = [int((committed - at).total_seconds() // 60) for at in local]
