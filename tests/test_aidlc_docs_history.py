@@ -539,3 +539,17 @@ def test_a_commit_ticking_a_line_that_lists_two_units_needs_an_approval_of_each(
     assert (code, line) == ("AIDLC-DOCS-028", state.split("\n").index(state.split("\n")[-2]) + 1)
     assert "unit 2" in message and "unit 1" not in message
 
+
+def test_a_tick_naming_its_unit_by_folder_is_that_unit_s(docs: Repo) -> None:
+    """ai-dlc (kai-cupist) ticks `Code Generation: admin-web` after `Code Generation: shop-api`: the history read
+    both lines as one stage of no unit, so the second tick was taken as held already and never judged."""
+    units = {f"{DOCS}/construction/{unit}/code/code-summary.md": "# Code\n" for unit in ("shop-api", "admin-web")}
+    state = TICKED + "- [x] Code Generation: shop-api\n"
+    docs.commit("api", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL,
+                                                 STATE: state, **units})
+    docs.commit("web", "2026-06-01T09:40:00Z", **{STATE: state + "- [x] Code Generation: admin-web\n"})
+    found = [(code, line, message) for code, _, line, message in docs.findings()]
+    assert [(code, line) for code, line, _ in found] == [("AIDLC-DOCS-028", len(state.split("\n")) - 1),
+                                                         ("AIDLC-DOCS-028", len(state.split("\n")))]
+    assert "(stage code-generation, unit shop-api)" in found[0][2]
+    assert "(stage code-generation, unit admin-web)" in found[1][2]

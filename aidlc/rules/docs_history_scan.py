@@ -17,7 +17,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from aidlc import vcs
-from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, STATE_FOLDER, is_audit, state_file
+from aidlc.aidlc_docs.reader import (
+    AUDIT_FILE,
+    AUDIT_FOLDER,
+    STATE_FILE,
+    STATE_FOLDER,
+    is_audit,
+    state_file,
+    unit_folders,
+)
 from aidlc.model.findings import Finding
 from aidlc.rules.docs_history_judge import Judge, versions
 from aidlc.rules.docs_history_log import judge_ignored, judge_log
@@ -45,11 +53,14 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     judge_stamps(judge, revisions, audits, min(first) if first else None)
     judge_shared(judge, audits, since)
     judge_ignored(judge, rel, audits, since)
+    # The unit folders the work tree holds name the units of every version's state lines (`Code Generation:
+    # admin-web`), as they do at HEAD.
+    units = unit_folders(root / rel)
     if ticks:
-        judge_ticks(judge, revisions, state_rel, rel, audits)
+        judge_ticks(judge, revisions, state_rel, rel, audits, units)
     # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.
     at_head = {**{path: judge.entries_at_head(path) for path in audits},
-               **({state_rel: ticks_at_head(judge, state_rel)} if ticks else {})}
+               **({state_rel: ticks_at_head(judge, state_rel, units)} if ticks else {})}
     judge.relocate(at_head)
     judge.forget_restored(at_head)
     return sorted(judge.findings, key=lambda f: f.sort_key())

@@ -21,13 +21,14 @@ Tick = tuple[str, str | None, int, str]  # (stage, unit, line, the line's text) 
 Ticked = dict[tuple[str, str | None], tuple[int, str]]  # (stage, unit) -> (line, text) of the stages held ticked
 
 
-def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, rel: str, audits: list[str]) -> None:
+def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, rel: str, audits: list[str],
+                units: list[str]) -> None:
     """A commit that ticks a stage (a stage line [x] whose stage and unit no parent's state held ticked) must hold
     an approval of it in its audit logs: an entry whose heading (or context) names the stage (and the unit, where it
     names one), that carries a person's input and says approved. Skipped stages and stages without an approval
     (workspace detection, operations) need none."""
     judge.read({blob for r in revisions if state_rel in r.files for blob in versions(r, state_rel)})
-    states = _StateVersions(judge, state_rel)
+    states = _StateVersions(judge, state_rel, units)
     ticks = [(revision, fresh) for revision in revisions if (fresh := states.fresh(revision))]
     if ticks:
         _judge_approved(judge, ticks, audits or [f"{rel}/{AUDIT_FILE}"], state_rel)
@@ -49,7 +50,7 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], 
                           subject=(_as_written(text), _subject(stage, unit), _as_written(text, once=False)))
 
 
-def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
+def ticks_at_head(judge: Judge, state_rel: str, units: list[str]) -> dict[str, int]:
     """The line of each text (`_as_written`) the state file holds once at HEAD, which a finding names first: the
     line the commit ticked, even where HEAD reads its stage or unit otherwise (a heading `#### Unit 1: Customer
     Frontend` added over it, or the line moved under an archive heading below the next feature's). Then the line of
@@ -60,7 +61,7 @@ def ticks_at_head(judge: Judge, state_rel: str) -> dict[str, int]:
     found: dict[str, int] = {}
     ticked: set[str] = set()
     twice: set[str] = set()
-    for line in read_state(judge.text(blob), state_rel).stages if blob is not None else []:
+    for line in read_state(judge.text(blob), state_rel, units).stages if blob is not None else []:
         text = _as_written(line.text)
         if found.get(text, line.line) != line.line:  # a line listing two units is read twice, at one line
             twice.add(text)
@@ -103,6 +104,7 @@ class _StateVersions:
 
     judge: Judge
     path: str
+    units: list[str]  # the unit folders, as read_state names units by them
     _ticked: dict[str, Ticked] = field(default_factory=dict)
     _states: dict[str, StateFile] = field(default_factory=dict)  # the last few readings, oldest first
 
@@ -129,7 +131,7 @@ class _StateVersions:
             known = self._states.get(parent) if parent is not None else None
             state = restate(known, self.judge.text(parent), text) if known is not None and parent is not None \
                 else None
-            state = state or read_state(text, self.path)
+            state = state or read_state(text, self.path, self.units)
             self._states[blob] = state
             if len(self._states) > 8:  # a reading is wanted again mostly as the next commit's parent
                 del self._states[next(iter(self._states))]
