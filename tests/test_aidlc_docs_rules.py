@@ -80,6 +80,11 @@ def test_conflict_markers_in_the_state_and_in_a_plan_are_found_too(docs: DocsRep
     docs.replace(DESIGN_PLAN, "## Steps", "## Steps\n<<<<<<< HEAD\n=======\n>>>>>>> main")
     where = only(docs, "AIDLC-DOCS-001")
     assert sorted({path for path, _ in where}) == sorted([DESIGN_PLAN, STATE]) and len(where) == 6
+    # suhyup-bank: a design document's two sides are two versions of one text, not entries to keep both of.
+    docs.replace(AUDIT, "## User Stories - Approval", "<<<<<<< HEAD\n## User Stories - Approval")
+    fixes = {finding.path: finding.fix for finding in docs.findings() if finding.code == "AIDLC-DOCS-001"}
+    assert "choose or combine what the two sides of each conflict say" in fixes[DESIGN_PLAN]
+    assert "keep every entry of both sides" in fixes[AUDIT] and "keep every entry" not in fixes[STATE]
 
 
 def test_application_code_inside_aidlc_docs_is_an_error_and_diagrams_are_not(docs: DocsRepo) -> None:

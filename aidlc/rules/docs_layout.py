@@ -58,8 +58,8 @@ def check(entry: Rule) -> Callable[[DocsCheck], DocsCheck]:
 
 CONFLICT = docs_rule(
     "AIDLC-DOCS-001", E, "a file of aidlc-docs/ holds git merge-conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`)",
-    "resolve the merge: keep every entry of both sides (audit.md is append-only, so both sides' entries stay, in "
-    "time order), delete the marker lines, and commit")
+    "resolve the merge: in an audit log keep every entry of both sides (it is append-only, so both sides' entries "
+    "stay, in time order); in another file keep what each side's text should say; delete the marker lines, and commit")
 CODE = docs_rule(
     "AIDLC-DOCS-002", E, "application code inside aidlc-docs/ (a source file: .py, .ts, .js, .java, .go, .rs, .sql, "
     ".sh, .tf, ...; the rules: \"Application code: Workspace root (NEVER in aidlc-docs/)\")",
@@ -134,13 +134,19 @@ def _conflicts(project: DocsProject) -> Iterator[Hit]:
     marked: dict[str, list[int]] = dict(project.conflicts)
     if project.state is not None and project.state.conflict_lines:
         marked[project.state.path] = project.state.conflict_lines
+    logs = {log.path for log in project.audits}
     for log in project.audits:
         if log.conflict_lines:
             marked[log.path] = log.conflict_lines
     for path, lines in sorted(marked.items()):
+        # A design document's two sides are two versions of one text, not two sets of entries to keep (suhyup-bank).
+        fix = ("resolve the merge: keep every entry of both sides (the log is append-only: both sides' entries stay, "
+               "in time order), delete the marker lines, and commit") if path in logs else \
+            "resolve the merge: choose or combine what the two sides of each conflict say, delete the marker lines, " \
+            "and commit"
         for line in lines:
             yield Hit(path, line, f"a merge-conflict marker ({len(lines)} marker lines in the file): the merge "
-                      "was committed unresolved")
+                      "was committed unresolved", fix)
 
 
 @check(CODE)
