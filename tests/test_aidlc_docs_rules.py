@@ -650,6 +650,12 @@ def test_three_entries_on_one_timestamp_are_a_warning(docs: DocsRepo) -> None:
     assert [(f.path, f.line) for f in found] == [(AUDIT, docs.line(AUDIT, "## Workspace Detection"))]
     assert "3 entries share the timestamp" in found[0].message
     assert only(docs, "AIDLC-DOCS-011")
+    # ai-dlc (kai-cupist): one start written with different ends; the message quoted the first form for all.
+    at = iso(stamp(0))
+    docs.replace(AUDIT, f"**Timestamp**: {at}\n**User Input**: \"Build", f"**Timestamp**: {at} ~ 12:15:00Z\n"
+                 "**User Input**: \"Build")
+    [finding] = docs.findings("AIDLC-DOCS-011")
+    assert f"3 entries share the timestamp {at.replace('Z', '+00:00')} (lines" in finding.message, finding.message
 
 
 @pytest.mark.parametrize(("kept", "noted"), [(0, True), (1, True), (2, False)])

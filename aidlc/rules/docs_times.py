@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterator
+from datetime import datetime
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
 from aidlc.rules.catalogue import Hit, docs_rule
@@ -25,8 +26,9 @@ NOT_ISO = docs_rule(
 OUT_OF_ORDER = docs_rule(
     "AIDLC-DOCS-009", W, "an audit entry's timestamp is earlier than the entry above it (audit.md is appended to, "
     "so times only grow)",
-    "append new entries at the end, never above older ones; a timestamp that was invented is left as it is and "
-    "explained in a new entry")
+    "append new entries at the end, never above older ones (a merge that kept two branches' entries, one side's "
+    "after the other's, leaves this too: say so in a new entry); a timestamp that was invented is left as it is "
+    "and explained in a new entry")
 MIDNIGHT = docs_rule(
     "AIDLC-DOCS-010", W, "an audit entry's timestamp is exactly midnight (`T00:00:00`): the pattern of a "
     "placeholder, not a clock",
@@ -79,14 +81,18 @@ def _midnight(project: DocsProject) -> Iterator[Hit]:
 @check(SHARED_TIME)
 def _shared(project: DocsProject) -> Iterator[Hit]:
     for log in project.audits:
-        groups: dict[object, list[AuditEntry]] = defaultdict(list)
+        groups: dict[datetime, list[AuditEntry]] = defaultdict(list)
         for entry in log.entries:
             if entry.at is not None:
                 groups[entry.at].append(entry)
-        for group in groups.values():
+        for moment, group in groups.items():
             if len(group) >= SHARED:
                 lines = ", ".join(str(entry.line) for entry in group)
-                yield Hit(log.path, group[0].line, f"{len(group)} entries share the timestamp {group[0].timestamp} "
+                # One moment written in several forms (`12:00:00Z ~ 12:15:00Z`, `12:00:00Z ~ 12:30:00Z`): the one they
+                # share is where each starts.
+                said = {entry.timestamp for entry in group}
+                shared = group[0].timestamp if len(said) == 1 else moment.isoformat()
+                yield Hit(log.path, group[0].line, f"{len(group)} entries share the timestamp {shared} "
                           f"(lines {lines})")
 
 
