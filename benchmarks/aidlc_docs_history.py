@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from aidlc.aidlc_docs.reader import read_project
 from aidlc.rules.docs_history_scan import history_findings
 
 # (mirror, ref, the codes whose findings are printed): the violations these repositories are known for.
@@ -45,8 +46,9 @@ def judge(mirror: Path, ref: str, shown: tuple[str, ...]) -> dict[str, Any]:
             subprocess.run(["git", *args], check=True, capture_output=True)
         commits = int(subprocess.run(["git", "-C", str(work), "rev-list", "--count", "HEAD"], check=True,
                                      capture_output=True, text=True).stdout)
+        project = read_project(work, "aidlc-docs")  # the work tree names the units the history's lines name
         started = time.perf_counter()
-        found = history_findings(work, "aidlc-docs")
+        found = history_findings(project)
         seconds = time.perf_counter() - started
     return {"commits": commits, "seconds": round(seconds, 2), "codes": dict(sorted(Counter(f.code for f in found)
                                                                                     .items())),

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.aidlc_docs.reader import read_project
 from aidlc.model.types import Severity
 from aidlc.rules import every_rule
 from aidlc.rules.docs_history_scan import history_findings
@@ -61,7 +62,7 @@ class Repo:
         return self.git("rev-parse", "HEAD")
 
     def findings(self, since: str | None = None) -> list[tuple[str, str, int | None, str]]:
-        return [(f.code, f.path, f.line, f.message) for f in history_findings(self.root, DOCS, since)]
+        return [(f.code, f.path, f.line, f.message) for f in history_findings(read_project(self.root, DOCS), since)]
 
     def codes(self, since: str | None = None) -> list[str]:
         return [code for code, *_ in self.findings(since)]
@@ -553,3 +554,26 @@ def test_a_tick_naming_its_unit_by_folder_is_that_unit_s(docs: Repo) -> None:
                                                          ("AIDLC-DOCS-028", len(state.split("\n")))]
     assert "(stage code-generation, unit shop-api)" in found[0][2]
     assert "(stage code-generation, unit admin-web)" in found[1][2]
+
+
+def test_a_commit_s_ticks_are_judged_as_aidlc_docs_003_judges_the_work_tree(docs: Repo) -> None:
+    """The tick and the work tree read one way: an approval naming another unit's folder approves nothing of this
+    one's (Mock-Court's `B3-ai-gateway` approvals stood for `B1-foundation`'s ticks in AIDLC-DOCS-028 alone), and
+    the person's words under the stage's heading approve it where 003 says so, as `aidlc status` shows."""
+    units = {f"{DOCS}/construction/{unit}/code/code-summary.md": "# Code\n" for unit in ("shop-api", "admin-web")}
+    coded = entry("Code Generation - shop-api Approval", "2026-06-01T09:22:00Z", "Approve & Continue",
+                  "CONSTRUCTION - shop-api code generation approved")
+    state = TICKED + "- [x] Code Generation: admin-web\n"
+    docs.commit("web", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + coded,
+                                                 STATE: state, **units})
+    assert docs.codes() == ["AIDLC-DOCS-028"]
+    validated = run_cli("validate", str(docs.root), "--format", "json").stdout
+    assert '"code": "AIDLC-DOCS-003"' in validated and "Code Generation of unit admin-web is ticked" in validated
+    web = entry("Code Generation - admin-web", "2026-06-01T09:40:00Z", "looks good, ship it", "CONSTRUCTION")
+    docs.commit("web approved", "2026-06-01T09:45:00Z",
+                **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + coded + web})
+    state_2 = state + "- [x] Code Generation: shop-api\n"
+    docs.commit("api", "2026-06-01T09:50:00Z", **{STATE: state_2})
+    assert docs.codes() == ["AIDLC-DOCS-028"]  # the first commit's; the second's tick stands on shop-api's approval
+    validated = run_cli("validate", str(docs.root), "--format", "json").stdout
+    assert '"code": "AIDLC-DOCS-003"' not in validated

@@ -407,6 +407,27 @@ def test_a_parenthesised_label_before_the_person_s_words_leaves_them_words(docs:
         [] if words else [("AIDLC-DOCS-003", docs.line(STATE, "Workflow Planning"))])
 
 
+@pytest.mark.parametrize(("said", "context"), [
+    ("I do not approve: changes requested", "INCEPTION - Application Design"),  # a refusal
+    ("A, C, B", "INCEPTION - Application Design"),  # options picked: answers to the stage's questions
+    # ferco, shimmk-skt: the words that set the stage's work going, logged with the agent's answer that puts the
+    # finished stage to the person; their approval comes after it, in a later entry
+    ("진행", "INCEPTION - Application Design 완료. 사용자 승인 대기."),
+    ("usando aidlc, ¿podrías diseñar la aplicación?", "Inception, application design completed and awaiting review")])
+def test_words_that_refuse_pick_options_or_came_before_the_stage_was_put_to_the_person_approve_nothing(
+        docs: DocsRepo, said: str, context: str) -> None:
+    def log(words: str, next_words: str) -> str:
+        return audit_text([(e[0], words, e[2], context) if e[0] == "Application Design - Approval" else
+                           (e[0], next_words, *e[2:]) if e[0] == "Units Generation - Approval" else e for e in ENTRIES])
+
+    docs.write(AUDIT, log(said, "two units, as planned"))  # the next entry's words are no go-ahead
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]] == [
+        ("AIDLC-DOCS-003", docs.line(STATE, "Application Design"))]
+    docs.write(AUDIT, log(said, "yes, two units"))  # the person's go-ahead after it was put to them approves it
+    assert ("AIDLC-DOCS-003" in {f.code for f in docs.findings()}) == (context == "INCEPTION - Application Design")
+
+
 def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo) -> None:
     # The rules describe User Input as "[Complete raw user input - never summarized]"; a log names the field so.
     text = audit_text()

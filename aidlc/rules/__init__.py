@@ -68,7 +68,7 @@ def run_docs_rules(project: DocsProject, since: str | None = None, ledgers: dict
     found = _findings([(spec, hit) for spec, finder in checks for hit in finder(project)]
                       + docs_records.record_findings(project))
     found += docs_gates.ledger_findings(project, ledgers, judged)
-    history = history_findings(Path(project.root), project.rel, since=since, ticks=not v2)
+    history = history_findings(project, since=since, ticks=not v2)
     return sorted([*found, *history], key=Finding.sort_key)
 
 

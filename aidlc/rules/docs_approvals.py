@@ -1,21 +1,23 @@
 """The approvals the aidlc-docs layout's audit logs record: which entries hold a person's words, which stages (of
-which unit) an entry answers for, whether it approves a stage, and when each stage was first approved. The
-work-tree rules (aidlc/rules/docs_layout.py), the history rules (aidlc/rules/docs_history_ticks.py) and the unit
-evidence read approvals this one way.
+which unit) an entry answers for, whether it approves a stage (when each stage was first approved:
+aidlc/rules/docs_approval_order.py). The work-tree rules (aidlc/rules/docs_layout.py), the history rules
+(aidlc/rules/docs_history_ticks.py, on each commit's version of the logs), `aidlc status` and the unit evidence read
+approvals this one way.
 
 An approval, as these rules read one, is an audit entry whose heading or Context names the stage (and the unit,
 when the ticked line names one) and whose User Input or User Response holds a person's words: not an empty, `N/A`
-or `(pending)` field, not the AI's own approval prompt, not a `Status` of changes requested.
+or `(pending)` field, not the AI's own approval prompt, not a `Status` of changes requested, not words that refuse
+or only pick options, not the words logged with the agent's answer that puts the stage to the person.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections import defaultdict
+from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
-from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_at, stage_of, stages_named
+from aidlc.aidlc_docs.stages import BY_SLUG, stage_at, stage_of, stages_named
 from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 
@@ -73,6 +75,8 @@ _PRESENTED = re.compile(_AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?fo
 _GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
                        r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
+# Words that only pick options, two or more: `A, B, C`, `Q1: A, Q2: C`, `1-B 2-A`.
+_CHOICES = re.compile(r"^(?:(?:q?\d+[ \t]*[:.)=-]?[ \t]*)?[a-e]\b[ \t]*[,;/]?[ \t]*){2,}$", re.IGNORECASE)
 _GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
 _NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
 # A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
@@ -147,6 +151,13 @@ def has_words(entry: AuditEntry) -> bool:
     if not any(text and not _NO_WORDS.match(text) for text in said):
         return False
     return not _NOT_APPROVED.search(entry.fields.get("status", ""))
+
+
+def _not_a_yes(entry: AuditEntry) -> bool:
+    """Whether the person's words refuse (`I do not approve: changes requested`) or only pick options (`A, B, C`,
+    `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval)."""
+    said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response"))
+    return _NOT_APPROVED.search(said) is not None or _CHOICES.match(said.strip().strip("\"'`“”「」 ")) is not None
 
 
 def _code_plan(entry: AuditEntry, stage: str) -> bool:
@@ -225,6 +236,8 @@ class Units:
     heading names (`(admin-web)`) that another entry ties to a number (heading `(admin-web)`, Context `Unit 3`)."""
 
     def __init__(self, project: DocsProject) -> None:
+        # (the text before, the entry's text and heading) -> what the entry says for approvals (`_said`)
+        self.read: dict[tuple[str | None, str, str | None], _Said] = {}
         self.folders = [name for name in project.units if unit_of(name) is None]
         self.alias: dict[str, str] = dict(project.unit_numbers)  # the state file's or the units' document's first
         for log in project.audits:
@@ -252,33 +265,69 @@ class Units:
         return folders[0] if len(folders) == 1 else None
 
 
+class _Said(NamedTuple):
+    """What one audit entry, after the one before it, says for the approvals: a pure reading of the two texts."""
+
+    unit: str | None  # the unit it is about
+    named: str | None  # the stage its heading (else its Context) names
+    words: bool  # it holds a person's words that are no new instruction
+    stages: tuple[str, ...]  # the stages it answers for (`approved_stages`)
+    unit_approval: bool  # its heading says approved and names no stage: of the stage its unit was at
+    answered: tuple[tuple[str, str | None], ...]  # (stage, unit) the entry before put to the person, answered here
+    starts: bool  # its heading starts a stage
+    plan: bool  # its heading names a plan: Code Generation's is approved apart from the stage
+    of_units: tuple[str | None, ...]  # a heading listing units answers for each
+
+
+def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
+    key = (before.text if before is not None else None, entry.text, entry.heading)
+    if key not in units.read:
+        heading = heading_of(entry)
+        unit = units.of(entry)
+        waited = _answered(before, entry) if before is not None else None
+        listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
+        # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
+        # its words came before that, and approve it no more than the agent's answer does.
+        presented = _put_to_the_person(entry)
+        units.read[key] = _Said(
+            unit, stage_of(heading) or stage_of(entry.fields.get("context", "")),
+            has_words(entry) and not _new_request(entry) and not _not_a_yes(entry),
+            tuple(stage for stage in approved_stages(entry) if stage != presented),
+            _approval(heading) and not _NOT_APPROVED.search(heading),
+            ((waited, units.of(before)),) if waited and before is not None else (),
+            _STARTS.search(entry.heading or "") is not None, _code_plan(entry, "code-generation"),
+            tuple(listed) if len(listed) > 1 else (unit,))
+    return units.read[key]
+
+
 def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[str, str | None], list[AuditEntry]]:
     """The entries with a person's words, by (stage, unit) they answer for (unit None: the entry names none; a unit
     folder with a number, by its number: `Units.key`). An entry whose heading names a unit and says approved, and no
     stage, answers for the stage the log's last entry about that unit was at."""
-    units = units or Units(project)
+    return approvals_in([log.entries for log in project.audits], units or Units(project))
+
+
+def approvals_in(logs: list[list[AuditEntry]], units: Units) -> dict[tuple[str, str | None], list[AuditEntry]]:
+    """`approvals` of the logs' entries: the work tree's, or a commit's versions of the logs (AIDLC-DOCS-028), each
+    entry read once per text (`_said`) however many versions hold it."""
     found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
-    for log in project.audits:
+    for entries in logs:
         at: dict[str, str] = {}  # unit -> the per-unit stage its last entry naming one was about
-        for before, entry in in_turn(log.entries):
-            heading = heading_of(entry)
-            unit, named = units.of(entry), stage_of(heading) or stage_of(entry.fields.get("context", ""))
-            if unit is not None and named is not None and BY_SLUG[named].per_unit:
-                at[unit] = named
-            if not has_words(entry) or _new_request(entry):
+        for before, entry in in_turn(entries):
+            said = _said(units, before, entry)
+            if said.unit is not None and said.named is not None and BY_SLUG[said.named].per_unit:
+                at[said.unit] = said.named
+            if not said.words:
                 continue
-            stages = approved_stages(entry)
-            if not stages and unit in at and _approval(heading) and not _NOT_APPROVED.search(heading):
-                stages = [at[unit]]  # `## Unit 5: 料理管理 - 承認`: the stage unit 5 was at
+            stages = said.stages
+            if not stages and said.unit in at and said.unit_approval:
+                stages = (at[said.unit],)  # `## Unit 5: 料理管理 - 承認`: the stage unit 5 was at
             # The stage the entry before put to the person (of its unit), and the entry's own unless it starts it.
-            answered = [(waited, units.of(before))] if (waited := _answered(before, entry)) and before else []
-            if answered and _STARTS.search(entry.heading or ""):
-                stages = []
-            stages = [stage for stage in stages if not _code_plan(entry, stage)]
+            if said.answered and said.starts:
+                stages = ()
+            stages = tuple(stage for stage in stages if not (stage == "code-generation" and said.plan))
             # `U3 + U5 功能设计和代码生成完成`: a heading listing units answers for each of them
-            listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
-            of_units = listed if len(listed) > 1 else [unit]
-            for stage, of in answered + [(stage, each) for stage in stages for each in of_units]:
+            for stage, of in said.answered + tuple((stage, each) for stage in stages for each in said.of_units):
                 found[(stage, of if BY_SLUG[stage].per_unit else None)].append(entry)
     return found
 
@@ -298,79 +347,3 @@ def whole_unit_approvals(project: DocsProject, units: Units) -> dict[str, tuple[
                 continue
             found[unit] = (entry, log.path)
     return found
-
-
-# -- the order of the first approvals (AIDLC-DOCS-007) ---------------------------------------------------------
-Scope = tuple[int, str]  # a run of the workflow (see `first_approvals`), and `inception` or a unit
-
-
-def first_approvals(project: DocsProject) -> dict[tuple[Scope, str], tuple[AuditEntry, str]]:
-    """The first approval of each stage (of each unit, for the per-unit ones), with its log's path, by scope (the
-    run of the workflow, and `inception`, else the unit) and stage: stages are compared within inception, and within
-    each unit, of one run; a per-unit stage's approval naming no unit is compared with nothing. Each Workspace
-    Detection logged starts a run, as the workflow starts with it (aidlc-demo-showcase's `## Workspace Detection
-    (Brownfield)`, after a first run through code generation, runs every stage again from reverse engineering)."""
-    first: dict[tuple[Scope, str], tuple[AuditEntry, str]] = {}
-    units = Units(project)
-    starts = sorted(entry.at for log in project.audits for entry in log.entries
-                    if entry.at is not None and stage_of(heading_of(entry)) == "workspace-detection")
-    for log in project.audits:
-        for entry in log.entries:
-            stage = _approved_stage(entry)
-            if stage is None or entry.at is None:
-                continue
-            unit = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
-            if unit is None:
-                continue
-            scope = (bisect_right(starts, entry.at), unit)
-            known = first.get((scope, stage))
-            if known is None or entry.at < (known[0].at or entry.at):
-                first[(scope, stage)] = (entry, log.path)
-    return first
-
-
-def _approved_stage(entry: AuditEntry) -> str | None:
-    """The stage an entry approves, as the order is judged: the stage its heading names (else its Context), of an
-    entry that says it approves (a person's words alone may be answers or a request); Build and Test aside."""
-    if entry.at is None or not has_words(entry):
-        return None
-    stages = approved_stages(entry)
-    stage = stages[0] if stages else None
-    if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" or not approves(entry, stage, None):
-        return None
-    return stage
-
-
-def asked_for_out_of_order(project: DocsProject, scope: Scope, stage: str, approval: AuditEntry) -> bool:
-    """Whether the person changed the order on purpose: before `approval` (the stage's first), their own words name
-    the stage in an entry of a stage the order puts after it, in the same scope (aws-ai-dlc's `## INCEPTION - Workflow
-    Planning (User Override)` with "User Stories 단계를 건너뛰지마": don't skip User Stories). Words naming the stage
-    under an earlier stage's heading, or in its own approval, decide no order."""
-    units = Units(project)
-    per_unit = BY_SLUG[stage].per_unit
-    for log in project.audits:
-        for entry in log.entries:
-            if entry is approval or entry.at is None or approval.at is None or entry.at > approval.at:
-                continue
-            of = stage_of(heading_of(entry)) or stage_of(entry.fields.get("context", ""))
-            if of is None or ORDER[of] <= ORDER[stage] or BY_SLUG[of].per_unit != per_unit or not has_words(entry):
-                continue
-            said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response"))
-            if stage in stages_named(said) and (not per_unit or units.of(entry) == scope[1]):
-                return True
-    return False
-
-
-def later_approved_before(first: dict[tuple[Scope, str], tuple[AuditEntry, str]], scope: Scope,
-                           stage: str, entry: AuditEntry, log: str) -> tuple[AuditEntry, str] | None:
-    """(its approval, the stage) of the earliest approval in `scope`, before `entry` (of `log`), of a stage the
-    documented order puts after `stage`; None when there is none. Before in time, and in one log above it too: where
-    the log's order and its times disagree (a time written by hand, AIDLC-DOCS-009; entries put above older ones,
-    AIDLC-DOCS-023), which came first is not known."""
-    before = [(other.at, other, later) for (other_scope, later), (other, other_log) in first.items()
-              if other_scope == scope and ORDER[later] > ORDER[stage] and other.at and entry.at
-              and other.at < entry.at and (other_log != log or other.line < entry.line)]
-    if not before:
-        return None
-    _, other, later = min(before, key=lambda found: found[0])
-    return other, later

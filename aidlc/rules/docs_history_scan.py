@@ -17,15 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from aidlc import vcs
-from aidlc.aidlc_docs.reader import (
-    AUDIT_FILE,
-    AUDIT_FOLDER,
-    STATE_FILE,
-    STATE_FOLDER,
-    is_audit,
-    state_file,
-    unit_folders,
-)
+from aidlc.aidlc_docs.model import DocsProject
+from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, STATE_FOLDER, is_audit, state_file
 from aidlc.model.findings import Finding
 from aidlc.rules.docs_history_judge import Judge, versions
 from aidlc.rules.docs_history_log import judge_ignored, judge_log
@@ -35,12 +28,13 @@ from aidlc.rules.docs_history_ticks import judge_ticks, ticks_at_head
 CHUNK = 64  # commits whose audit log versions are read at once
 
 
-def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool = True) -> list[Finding]:
-    """The findings of the history rules on the docs folder `rel` of the repository at `root`: over every commit
+def history_findings(project: DocsProject, since: str | None = None, ticks: bool = True) -> list[Finding]:
+    """The findings of the history rules on the docs folder of `project` (the work tree's): over every commit
     of HEAD's history, or with `since` (a commit) over the commits of `since..HEAD` only (`aidlc ci --base`).
     `ticks`: judge v1 stage ticks against audit.md's approvals (not on a v2 intent record, whose rows and
     STAGE_COMPLETED events aidlc/rules/docs_records.py judges). Nothing outside a Git repository or in one
     without commits."""
+    root, rel = Path(project.root), project.rel
     history = vcs.history(root)
     if history is None or history.head is None:
         return []
@@ -53,14 +47,11 @@ def history_findings(root: Path, rel: str, since: str | None = None, ticks: bool
     judge_stamps(judge, revisions, audits, min(first) if first else None)
     judge_shared(judge, audits, since)
     judge_ignored(judge, rel, audits, since)
-    # The unit folders the work tree holds name the units of every version's state lines (`Code Generation:
-    # admin-web`), as they do at HEAD.
-    units = unit_folders(root / rel)
     if ticks:
-        judge_ticks(judge, revisions, state_rel, rel, audits, units)
+        judge_ticks(judge, revisions, state_rel, audits, project)
     # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.
     at_head = {**{path: judge.entries_at_head(path) for path in audits},
-               **({state_rel: ticks_at_head(judge, state_rel, units)} if ticks else {})}
+               **({state_rel: ticks_at_head(judge, state_rel, project.units)} if ticks else {})}
     judge.relocate(at_head)
     judge.forget_restored(at_head)
     return sorted(judge.findings, key=lambda f: f.sort_key())

@@ -7,13 +7,14 @@ import re
 from dataclasses import dataclass, field
 
 from aidlc import vcs
-from aidlc.aidlc_docs.model import AuditEntry, Mark, StateFile
+from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, StateFile
 from aidlc.aidlc_docs.reader import AUDIT_FILE
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.state import read_state, restate
-from aidlc.rules.docs_approvals import approves, in_turn
+from aidlc.rules.docs_approvals import Units, approvals_in
 from aidlc.rules.docs_history import TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions
+from aidlc.rules.docs_standing import approval_of, unnamed_stages
 
 _TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[[xX]\]|\|).*$", re.MULTILINE)  # a ticked line, or a table row
 
@@ -21,30 +22,30 @@ Tick = tuple[str, str | None, int, str]  # (stage, unit, line, the line's text) 
 Ticked = dict[tuple[str, str | None], tuple[int, str]]  # (stage, unit) -> (line, text) of the stages held ticked
 
 
-def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, rel: str, audits: list[str],
-                units: list[str]) -> None:
+def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, audits: list[str],
+                project: DocsProject) -> None:
     """A commit that ticks a stage (a stage line [x] whose stage and unit no parent's state held ticked) must hold
-    an approval of it in its audit logs: an entry whose heading (or context) names the stage (and the unit, where it
-    names one), that carries a person's input and says approved. Skipped stages and stages without an approval
-    (workspace detection, operations) need none."""
+    an approval of it in its audit logs, read as AIDLC-DOCS-003 reads the work tree's (aidlc/rules/docs_standing.py):
+    an entry whose heading (or context) names the stage (and the unit, where it names one) with a person's words.
+    Skipped stages and stages without an approval (workspace detection, operations) need none. `project`, the work
+    tree's, names the units and the stages run once for every unit."""
     judge.read({blob for r in revisions if state_rel in r.files for blob in versions(r, state_rel)})
-    states = _StateVersions(judge, state_rel, units)
+    states = _StateVersions(judge, state_rel, project.units)
     ticks = [(revision, fresh) for revision in revisions if (fresh := states.fresh(revision))]
     if ticks:
-        _judge_approved(judge, ticks, audits or [f"{rel}/{AUDIT_FILE}"], state_rel)
+        _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project)
 
 
 def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], logs: list[str],
-                    state_rel: str) -> None:
+                    state_rel: str, project: DocsProject) -> None:
     """Each stage a commit ticks against the audit logs `logs` as that commit holds them."""
     blobs = judge.history.blobs([(revision.sha, path) for revision, _ in ticks for path in logs])
     judge.read({blob for (_, path), blob in blobs.items() if not judge.parsed(blob, path)})
+    units, unnamed = Units(project), unnamed_stages(project)
     for revision, fresh in ticks:
-        # each entry with the one before it in its log (an entry may answer the one before: `approves`)
-        entries = [pair for path in logs for pair in in_turn(_entries(judge, blobs[(revision.sha, path)], path))]
+        given = approvals_in([_entries(judge, blobs[(revision.sha, path)], path) for path in logs], units)
         for stage, unit, line, text in fresh:
-            # newest first: an approval is mostly logged just before its stage is ticked
-            if not any(approves(entry, stage, unit, before) for before, entry in reversed(entries)):
+            if approval_of(given, BY_SLUG[stage], units.key(unit), stage in unnamed) is None:
                 judge.add(TICKED_UNAPPROVED, state_rel, line, f"{short(revision)} ticks `{text[:80]}` (stage "
                           f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it",
                           subject=(_as_written(text), _subject(stage, unit), _as_written(text, once=False)))

@@ -46,16 +46,14 @@ def approval_claims(project: DocsProject, units: Units | None = None) -> list[Cl
     units = units or Units(project)
     given = approvals(project, units)
     where = {id(entry): log.path for log in project.audits for entry in log.entries}
-    # Where an approval naming no unit can only be of every unit: a project of one unit, or a stage run once for all
-    # units, its plan naming none (`functional-design-plan.md`).
-    once = {plan.stage for plan in project.plans if plan.unit is None} if len(project.units) > 1 else set(BY_SLUG)
+    once = unnamed_stages(project)
     found = []
     for path, line in ticked(project):
         stage = BY_SLUG[line.stage or ""]
         if not stage.approval:
             continue
         for unit in _claimed_units(project, units, line, given):
-            entry = _approval(given, stage, unit, unnamed=stage.slug in once)
+            entry = approval_of(given, stage, unit, unnamed=stage.slug in once)
             found.append(Claim(path, line, unit if stage.per_unit else None, entry,
                                where.get(id(entry)) if entry else None))
     return found
@@ -73,8 +71,14 @@ def _claimed_units(project: DocsProject, units: Units, line: StageLine,
     return list(dict.fromkeys(claimed)) or [None]
 
 
-def _approval(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
-              unnamed: bool = False) -> AuditEntry | None:
+def unnamed_stages(project: DocsProject) -> set[str | None]:
+    """The stages where an approval naming no unit can only be of every unit: each in a project of one unit, else a
+    stage run once for all units, its plan naming none (`functional-design-plan.md`)."""
+    return {plan.stage for plan in project.plans if plan.unit is None} if len(project.units) > 1 else set(BY_SLUG)
+
+
+def approval_of(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
+                unnamed: bool = False) -> AuditEntry | None:
     """The entry of `given` that approves the stage: of the unit, for a per-unit stage's line naming one; with
     `unnamed`, an approval that names no unit approves the stage of every unit. The first that says approved, else
     the first (a reader shown `## Functional Design - User Approval` rather than the answers logged before it)."""
