@@ -577,3 +577,37 @@ def test_a_commit_s_ticks_are_judged_as_aidlc_docs_003_judges_the_work_tree(docs
     assert docs.codes() == ["AIDLC-DOCS-028"]  # the first commit's; the second's tick stands on shop-api's approval
     validated = run_cli("validate", str(docs.root), "--format", "json").stdout
     assert '"code": "AIDLC-DOCS-003"' not in validated
+
+
+def test_a_tick_for_every_unit_needs_each_unit_s_approval_as_003_asks(docs: Repo) -> None:
+    """`Code Generation (COMPLETED — all units)` with only unit 1's approval: AIDLC-DOCS-003 names unit 2, and the
+    commit's tick is judged the same way, unit by unit."""
+    units = {f"{DOCS}/construction/unit-{n}/code/code-summary.md": "# Code\n" for n in (1, 2)}
+    coded = entry("Code Generation - Unit 1 Approval", "2026-06-01T09:22:00Z", "Approve & Continue",
+                  "CONSTRUCTION - Unit 1 code generation approved")
+    state = TICKED + "- [x] Code Generation (COMPLETED — all units)\n"
+    docs.commit("code", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + coded,
+                                                  STATE: state, **units})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", len(state.split("\n")) - 1)
+    assert "(stage code-generation, unit 2)" in message
+    validated = run_cli("validate", str(docs.root), "--format", "json").stdout
+    assert "Code Generation of unit 2 is ticked" in validated
+
+
+def test_another_branch_s_version_of_a_deleted_log_forgives_nothing(docs: Repo) -> None:
+    """master deletes the log while a branch that never lost it appends to it; the merge keeps the deletion: the
+    branch's version does not write the log again, and the deletion stands."""
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    (docs.root / AUDIT).unlink()
+    docs.commit("drop the log", "2026-06-01T09:20:00Z")
+    docs.git("checkout", "-q", "-b", "side", "HEAD~1")
+    docs.commit("side", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL})
+    docs.git("checkout", "-q", "master")
+    with pytest.raises(subprocess.CalledProcessError):  # modify/delete: a person resolves it
+        docs.git("merge", "-q", "side", date="2026-06-01T09:30:00Z")
+    docs.git("rm", "-q", AUDIT)
+    docs.commit("merge side", "2026-06-01T09:30:00Z")
+    removed = [message for code, _, _, message in docs.findings() if code == "AIDLC-DOCS-024"]
+    assert any("(drop the log) deleted aidlc-docs/audit.md, which held 2 entries" in m for m in removed), removed
+    assert any("(merge side) deleted aidlc-docs/audit.md, which held 1 entries" in m for m in removed), removed

@@ -10,10 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.aidlc_docs.reader import MAX_AUDIT_BYTES
+from aidlc.aidlc_docs.audit import audit_entries
+from aidlc.aidlc_docs.model import AuditEntry
+from aidlc.aidlc_docs.reader import MAX_AUDIT_BYTES, read_project
 from aidlc.aidlc_docs.state import read_state, split_stage_line
 from aidlc.model.types import Severity
 from aidlc.rules import every_rule
+from aidlc.rules.docs_approvals import Units, approvals_in
 from tests.aidlc_docs_sample import (
     AUDIT,
     CODE_PLAN,
@@ -27,6 +30,7 @@ from tests.aidlc_docs_sample import (
     DocsRepo,
     audit_text,
     build_docs_repo,
+    entry_text,
     iso,
     plan,
     stamp,
@@ -413,7 +417,9 @@ def test_a_parenthesised_label_before_the_person_s_words_leaves_them_words(docs:
     # ferco, shimmk-skt: the words that set the stage's work going, logged with the agent's answer that puts the
     # finished stage to the person; their approval comes after it, in a later entry
     ("진행", "INCEPTION - Application Design 완료. 사용자 승인 대기."),
-    ("usando aidlc, ¿podrías diseñar la aplicación?", "Inception, application design completed and awaiting review")])
+    ("usando aidlc, ¿podrías diseñar la aplicación?", "Inception, application design completed and awaiting review"),
+    ("go", "INCEPTION - Application Design complete. Awaiting explicit approval."),  # cu-aaii
+    ("[pending]", "INCEPTION - Application Design")])  # cu-aaii: a bracketed note, not words
 def test_words_that_refuse_pick_options_or_came_before_the_stage_was_put_to_the_person_approve_nothing(
         docs: DocsRepo, said: str, context: str) -> None:
     def log(words: str, next_words: str) -> str:
@@ -428,15 +434,28 @@ def test_words_that_refuse_pick_options_or_came_before_the_stage_was_put_to_the_
     assert ("AIDLC-DOCS-003" in {f.code for f in docs.findings()}) == (context == "INCEPTION - Application Design")
 
 
-def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo) -> None:
+@pytest.mark.parametrize(("said", "context"), [
+    ("Approved, no changes requested", "INCEPTION - Application Design"),  # cu-aaii: no refusal
+    ("Approve & Continue", "INCEPTION - Application Design approved. Next: Units Generation, awaiting approval")])
+def test_an_approval_that_says_no_changes_or_names_the_next_gate_stands(docs: DocsRepo, said: str,
+                                                                        context: str) -> None:
+    docs.write(AUDIT, audit_text([(e[0], said, e[2], context) if e[0] == "Application Design - Approval" else
+                                  (e[0], "two units, as planned", *e[2:]) if e[0] == "Units Generation - Approval"
+                                  else e for e in ENTRIES]))
+    assert "AIDLC-DOCS-003" not in {f.code for f in docs.findings()}
+
+
+@pytest.mark.parametrize("field", ["Raw Input", "COMPLETE RAW USER INPUT"])  # cu-aaii: the words in a fence below
+def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo, field: str) -> None:
     # The rules describe User Input as "[Complete raw user input - never summarized]"; a log names the field so.
     text = audit_text()
     planning = text.index("## Workflow Planning - Approval")
-    after = text[planning:].replace("**User Input**:", "**Raw Input**:", 1)
+    after = text[planning:].replace('**User Input**: "Approve & Continue"',
+                                    f"**{field}**:\n\n```\nApprove & Continue\n```", 1)
     after = after.replace("**AI Response**:", "**Action**:", 1)
     docs.write(AUDIT, text[:planning] + after)
     assert docs.findings() == []
-    docs.write(AUDIT, text[:planning] + after.replace("**Raw Input**:", "**Raw Notes**:", 1))
+    docs.write(AUDIT, text[:planning] + after.replace(f"**{field}**:", "**Raw Notes**:", 1))
     assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Workflow Planning"))]
 
 
@@ -760,3 +779,18 @@ def test_a_stage_line_is_named_by_its_name_and_skipped_by_its_first_clause(line:
                                                                            skipped: bool) -> None:
     [read] = read_state(f"- [x] {line}\n", "aidlc-state.md").stages
     assert (read.stage, read.skipped) == (stage, skipped), split_stage_line(line)
+
+
+def test_an_entry_is_read_with_the_entry_before_it_in_each_version_of_the_log(docs: DocsRepo) -> None:
+    """The history reads each entry once per text (`Units.readings`); a go-ahead answers the entry right before it,
+    so the same entry after another one (a version with an entry inserted between) is read again."""
+    def entries(*texts: str) -> list[AuditEntry]:
+        return audit_entries("".join(texts).split("\n"), 0)
+
+    put = entry_text("Application Design - Complete", stamp(1), None, "Designed.",
+                     "INCEPTION - Application Design complete. Awaiting user approval.")
+    note = entry_text("Team note", stamp(2), "lunch at noon", "Noted.", "NOTE")
+    yes = entry_text("Units Generation - Start", stamp(3), "yes", "Starting.", "INCEPTION - Units Generation")
+    units = Units(read_project(docs.root, DOCS))
+    assert ("application-design", None) in approvals_in([entries(put, yes)], units)
+    assert ("application-design", None) not in approvals_in([entries(put, note, yes)], units)

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aidlc.aidlc_docs.stages import stages_named
 from aidlc.aidlc_docs.state import read_state, restate
 
 STATE = """\
@@ -109,9 +110,10 @@ def test_a_name_joining_stages_is_a_line_of_each_and_one_saying_more_is_its_firs
     text = ("# State\n\n**U3 Admin Web**\n- [x] U3 Functional Design / NFR Req / NFR Design (8 files + 1 plan)\n"
             "- [x] Code Generation + Build&Test — done\n"
             "- [x] Functional Design and NFR Design - Unit 1 Backend + Unit 2 Frontend\n"
-            "- [x] Functional Design for the NFR Design review\n")
+            "- [x] Functional Design for the NFR Design review\n- [x] Code Generation, no NFR required\n")
     assert [(line.line, line.stage, line.unit) for line in read_state(text, "aidlc-state.md").stages] == [
         (4, "functional-design", "3"), (4, "nfr-requirements", "3"), (4, "nfr-design", "3"),
         (5, "code-generation", "3"), (5, "build-and-test", None),
         (6, "functional-design", "1"), (6, "functional-design", "2"), (6, "nfr-design", "1"), (6, "nfr-design", "2"),
-        (7, "functional-design", "3")]
+        (7, "functional-design", "3"), (8, "code-generation", "3")]
+    assert stages_named("no NFR required; NFR request") == []  # `NFR Req` is a word of its own

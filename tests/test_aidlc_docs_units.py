@@ -299,6 +299,13 @@ def test_a_stage_ticked_for_all_units_claims_the_approval_of_each(docs: DocsRepo
     assert found(docs) == []
 
 
+def test_a_range_ticked_as_all_claims_the_units_of_the_range_only(docs: DocsRepo) -> None:
+    # `(Unit 1~2 전체)`: all of units 1 and 2; a unit 3 with code of its own is not claimed by the line.
+    docs.write(f"{DOCS}/construction/unit-3-reports/code/code-summary.md", "# Code\n")
+    docs.replace(STATE, BOTH, "- [x] Code Generation (COMPLETED — Unit 1~2 전체)\n")
+    assert found(docs) == []
+
+
 @pytest.mark.parametrize("words", ["all units", "All 4 Units", "both units", "every unit", "todas las unidades",
                                    "Unit 1~4 전체", "U1-U4 all"])  # caujms123: a range, then "all"
 def test_words_that_tick_a_stage_for_every_unit(words: str) -> None:

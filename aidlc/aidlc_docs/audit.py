@@ -35,6 +35,7 @@ FIELD_NAMES = {
     "user request": "user_input", "사용자 요청": "user_input", "用户请求": "user_input", "ユーザー要求": "user_input",
     # The rules describe User Input as "[Complete raw user input - never summarized]": some logs name it so.
     "raw input": "user_input", "raw user input": "user_input", "action": "ai_response",
+    "complete raw user input": "user_input", "complete raw user input/response": "user_input",  # cu-aaii
 }
 _KNOWN = frozenset(FIELD_NAMES.values())
 # A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.

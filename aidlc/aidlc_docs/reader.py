@@ -44,15 +44,6 @@ SHARED = frozenset({"shared", "shared-infrastructure"})
 UNITS_OWN = ("functional-design", "code")
 
 
-def unit_folders(folder: Path) -> list[str]:
-    """The unit folders of the docs folder `folder`: the folders of its construction/ that are no stage's or plans'."""
-    construction = folder / "construction"
-    if not construction.is_dir():
-        return []
-    return sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS
-                  and (p.name not in SHARED or any((p / own).is_dir() for own in UNITS_OWN)))
-
-
 def read_project(root: Path, rel: str) -> DocsProject:
     """The docs folder `rel` of the repository at `root`: every file it holds, the state file, the audit logs, the
     plans and the unit folders. A file that cannot be read is listed in `unreadable`, never a crash."""
@@ -65,7 +56,10 @@ def read_project(root: Path, rel: str) -> DocsProject:
         if (folder / name).is_dir():
             project.unreadable.append(Unreadable(path=f"{rel}/{name}", message=not_regular(stat.S_IFDIR)))
     state = state_file([path_rel[len(rel) + 1:] for path_rel in project.files])
-    project.units = unit_folders(folder)
+    construction = folder / "construction"
+    if construction.is_dir():
+        project.units = sorted(p.name for p in construction.iterdir() if p.is_dir() and p.name not in NOT_UNITS
+                               and (p.name not in SHARED or any((p / own).is_dir() for own in UNITS_OWN)))
     for path_rel in project.files:
         if path_rel.endswith(".md"):
             _read_markdown(project, path_rel, path_rel[len(rel) + 1:], state)

@@ -79,7 +79,10 @@ BY_SLUG = {stage.slug: stage for stage in STAGES}
 ORDER = {stage.slug: number for number, stage in enumerate(STAGES)}
 # Every label, longest first, so "nfr requirements" wins over a shorter label inside it.
 _LABELS = sorted(((label, stage.slug) for stage in STAGES for label in stage.labels), key=lambda p: -len(p[0]))
-_LABEL = re.compile("|".join(re.escape(label) for label, _ in _LABELS), re.IGNORECASE)
+# A short form is a word of its own: `NFR Req` names NFR Requirements, `no NFR required` does not.
+_SHORT_FORMS = frozenset({"nfr req"})
+_LABEL = re.compile("|".join(re.escape(label) + (r"(?![a-z])" if label in _SHORT_FORMS else "")
+                             for label, _ in _LABELS), re.IGNORECASE)
 _SLUG_OF = {label: slug for label, slug in _LABELS}
 
 

@@ -65,8 +65,8 @@ _FIELD_ITEM = re.compile(r"^\*\*(?P<key>[^*\n]{1,40})\*\*[ \t]*[:：][ \t]*(?P<v
 _CURRENT_STAGE = re.compile(r"^(?:current[ \t]+stage|현재[ \t]*(?:단계|스테이지)|現在のステージ|当前阶段|"
                             r"etapa[ \t]+atual)$", re.IGNORECASE)
 # What a line says while a person's approval is awaited, not given.
-AWAITING = re.compile(r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:user[ \t]+|human[ \t]+)?"
-                      r"(?:approval|review)|pending[ -]approval|"
+AWAITING = re.compile(r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:explicit[ \t]+|final[ \t]+)?"
+                      r"(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
                       r"승인[ \t]*(?:게이트[ \t]*)?대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|"
                       r"aguardando[ \t]+aprova", re.IGNORECASE)
 

@@ -294,7 +294,7 @@ def _approval_in(texts: Texts) -> str | None:
     heading, _ = heading_of(texts.stage)
     fields = {"user_input": texts.user_input, "ai_response": texts.ai_response, "context": texts.context or heading}
     entry = AuditEntry(line=1, end=1, heading=heading, fields=fields, text="")
-    return next((stage.slug for stage in STAGES if approves(entry, stage.slug, None)), None)
+    return next((stage.slug for stage in STAGES if approves(entry, stage.slug)), None)
 
 
 def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:

@@ -1,5 +1,6 @@
-"""The order in which the aidlc-docs layout's stages were first approved (AIDLC-DOCS-007): the first approval of each
-stage, within each run of the workflow and each unit, read as aidlc/rules/docs_approvals.py reads approvals."""
+"""The order in which the aidlc-docs layout's stages were first approved (AIDLC-DOCS-007): the first entry of each
+stage, within each run of the workflow and each unit, that says a person approved it (`approves` in
+aidlc/rules/docs_approvals.py: stricter than the approvals a tick stands on, as answers or a request order nothing)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def _approved_stage(entry: AuditEntry) -> str | None:
         return None
     stages = approved_stages(entry)
     stage = stages[0] if stages else None
-    if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" or not approves(entry, stage, None):
+    if stage is None or not BY_SLUG[stage].approval or stage == "build-and-test" or not approves(entry, stage):
         return None
     return stage
 

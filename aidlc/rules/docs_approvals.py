@@ -25,7 +25,7 @@ from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 # B로 ..."`: "(answer)") labels them, unless the note says there are none (`(pending) — approval prompt presented`).
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
 _NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(.*\)\W*$|"
-                       + _NONE_YET + "|"
+                       r"\[.*\]\W*$|" + _NONE_YET + "|"
                        r"（.*）\W*$|없음|해당\s*없음)", re.IGNORECASE | re.DOTALL)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
@@ -38,10 +38,10 @@ _AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 # What an agent writes where the person said nothing: not a person's input.
-_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|（.*）|대기.*)\W*$|^\W*" + _NONE_YET,
+_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|\[.*\]|（.*）|대기.*)\W*$|^\W*" + _NONE_YET,
                        re.IGNORECASE | re.DOTALL)
-_NOT_APPROVED = re.compile(r"changes? requested|request(?:ed)? changes|reject|declin|거절|반려|수정 요청|"
-                           r"\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
+_NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
+                           r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                            r"承認しない", re.IGNORECASE)
 
 
@@ -80,7 +80,8 @@ _CHOICES = re.compile(r"^(?:(?:q?\d+[ \t]*[:.)=-]?[ \t]*)?[a-e]\b[ \t]*[,;/]?[ \
 _GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
 _NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
 # A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
-_PLAN = re.compile(r"\bplan|\bpart[ \t]*1\b|계획|计划|計画|plano\b", re.IGNORECASE)
+# (Workflow Planning is a stage's name, no plan put to the person.)
+_PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|plano\b", re.IGNORECASE)
 
 
 def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
@@ -204,28 +205,23 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     return [first] if first else []
 
 
-def approves(entry: AuditEntry, stage: str, unit: str | None, before: AuditEntry | None = None) -> bool:
-    """Whether an audit entry records a person's approval of the stage (of the unit, where the entry names one): it
-    holds the person's input (`(pending)`, `N/A ...` are none), and its heading (or, without one, its context)
-    names the stage and its heading, status, context or the person's own words say approved (`"Aprobar y
-    continuar"` under `## Workflow Planning`), or a sentence of its AI response names the stage and says approved
-    ("Requirements Analysis approved; starting User Stories"), or it answers the entry `before` it, which waited for
-    the approval of the stage (`_answered`)."""
+def approves(entry: AuditEntry, stage: str) -> bool:
+    """Whether an audit entry says that a person approved the stage, as the order of first approvals and the MCP
+    refusal ask (a stricter question than `approvals`, which takes the person's words under the stage's heading): it
+    holds the person's input (`(pending)`, `N/A ...` are none) that neither refuses nor only picks options, and its
+    heading (or, without one, its context) names the stage and its heading, status, context or the person's own
+    words say approved (`"Aprobar y continuar"` under `## Workflow Planning`), or a sentence of its AI response
+    names the stage and says approved ("Requirements Analysis approved; starting User Stories")."""
     person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
-    if _NO_INPUT.match(person.strip()) or _code_plan(entry, stage):
+    if _NO_INPUT.match(person.strip()) or _code_plan(entry, stage) or _not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:
-        return unit is None or unit_of(context) in (None, unit)
-    if before is not None and _answered(before, entry) == stage:
-        return unit is None or unit_of(f"{before.heading or ''} {before.fields.get('context', '')}") in (None, unit)
-    said = unit_of(f"{heading} {context}")
-    if unit is not None and said is not None and said != unit and unit not in listed_units(heading):
-        return False
+        return True
     named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
     if named == stage and any(_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
         return True
-    if named == stage and _approval(person) and not _NOT_APPROVED.search(person):
+    if named == stage and _approval(person):
         return True
     return any(stage_of(sentence) == stage and _approval(sentence)
                for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
@@ -236,8 +232,8 @@ class Units:
     heading names (`(admin-web)`) that another entry ties to a number (heading `(admin-web)`, Context `Unit 3`)."""
 
     def __init__(self, project: DocsProject) -> None:
-        # (the text before, the entry's text and heading) -> what the entry says for approvals (`_said`)
-        self.read: dict[tuple[str | None, str, str | None], _Said] = {}
+        # (the text of the entry before, the entry's text) -> what the entry says for approvals (`_said`)
+        self.readings: dict[tuple[str | None, str], _Said] = {}
         self.folders = [name for name in project.units if unit_of(name) is None]
         self.alias: dict[str, str] = dict(project.unit_numbers)  # the state file's or the units' document's first
         for log in project.audits:
@@ -275,29 +271,31 @@ class _Said(NamedTuple):
     unit_approval: bool  # its heading says approved and names no stage: of the stage its unit was at
     answered: tuple[tuple[str, str | None], ...]  # (stage, unit) the entry before put to the person, answered here
     starts: bool  # its heading starts a stage
-    plan: bool  # its heading names a plan: Code Generation's is approved apart from the stage
+    plan: bool  # its heading names a plan: Code Generation's plan is approved apart from the stage
     of_units: tuple[str | None, ...]  # a heading listing units answers for each
 
 
 def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
-    key = (before.text if before is not None else None, entry.text, entry.heading)
-    if key not in units.read:
+    key = (before.text if before is not None else None, entry.text)  # the heading is the text's first line
+    if key not in units.readings:
         heading = heading_of(entry)
         unit = units.of(entry)
         waited = _answered(before, entry) if before is not None else None
         listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
         # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
-        # its words came before that, and approve it no more than the agent's answer does.
-        presented = _put_to_the_person(entry)
-        units.read[key] = _Said(
+        # its words came before that, and approve it no more than the agent's answer does; unless the entry says it
+        # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`).
+        approved = any(_approval(entry.fields.get(key, "")) for key in ("context", "status"))
+        presented = None if approved else _put_to_the_person(entry)
+        units.readings[key] = _Said(
             unit, stage_of(heading) or stage_of(entry.fields.get("context", "")),
             has_words(entry) and not _new_request(entry) and not _not_a_yes(entry),
             tuple(stage for stage in approved_stages(entry) if stage != presented),
             _approval(heading) and not _NOT_APPROVED.search(heading),
             ((waited, units.of(before)),) if waited and before is not None else (),
-            _STARTS.search(entry.heading or "") is not None, _code_plan(entry, "code-generation"),
+            _STARTS.search(entry.heading or "") is not None, _PLAN.search(heading) is not None,
             tuple(listed) if len(listed) > 1 else (unit,))
-    return units.read[key]
+    return units.readings[key]
 
 
 def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[str, str | None], list[AuditEntry]]:

@@ -53,5 +53,5 @@ TICKED_UNAPPROVED = docs_rule(
     "AIDLC-DOCS-028", W, "a commit ticks a stage in aidlc-state.md while the audit log, as that "
     "commit holds it, has no approval of the stage",
     "ask the person to approve the stage and log their answer in the audit log (an entry naming the stage, with "
-    "their raw input, saying it is approved) before the stage is ticked; or untick it")
+    "their raw input) before the stage is ticked; or untick it")
 

@@ -28,7 +28,8 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
     child = judge.version(new_blob, path, old_blobs[0])
     if child is not None and child.texts:
         _origins(judge, revision, path, child, parents, old_blobs)
-        _written_again(judge, path, child)
+        if not any(p is not None and p.texts for p in parents):  # the log written again, where it was not
+            _written_again(judge, path, child)
     if new_blob is not None:
         judge.judged.add(new_blob)
     if not any(p is not None and p.texts for p in parents) or _only_appends(parents, child):
@@ -58,9 +59,10 @@ def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, child: Versi
 
 
 def _written_again(judge: Judge, path: str, child: Version) -> None:
-    """The log's first version since a commit deleted or emptied it: holding every entry it held then, nothing was
-    lost (ai-dlc-workshop-db: "Delete aidlc-workshop directory", then "Add files via upload" with two entries
-    more); else the removal stands."""
+    """A version of the log written where its parents held none, after a commit deleted or emptied it: holding every
+    entry the log held then, nothing was lost (ai-dlc-workshop-db: "Delete aidlc-workshop directory", then "Add
+    files via upload" with two entries more); else the removal stands. Another branch's version of the log, which
+    never lost it, forgives nothing."""
     index, held = judge.removed.pop(path, (None, frozenset()))
     if index is not None and held <= {words(text) for text in child.texts}:
         judge.rewritten.add(index)
@@ -93,13 +95,13 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
                 twin: AuditEntry | None) -> None:
     """The entry `old` the parent `parent_sha` held, which the commit deleted (`twin` None) or wrote as `twin`."""
     fix = f"git show {arg(f'{parent_sha}:{path}')}    # the entry as it was; restore it, then commit"
-    if twin is not None:
-        _written_anew(judge, revision, path, old, twin)
     if twin is None:
         judge.deleted[len(judge.findings)] = (path, words(old.text))
         judge.add(ENTRY_DELETED, path, None, f"{short(revision)} deleted the entry {described(old)} (line "
                   f"{old.line} in {parent_sha[:12]}){_added_by(judge, old.text)}", fix)
-    elif words(twin.text) == words(old.text) and (marker_lines(old.text) or marker_lines(twin.text)):
+        return
+    _written_anew(judge, revision, old, twin)
+    if words(twin.text) == words(old.text) and (marker_lines(old.text) or marker_lines(twin.text)):
         pass  # only merge-conflict marker lines came or went: the conflict-marker rule reports those left
     elif whitespace(twin.text) == whitespace(old.text):
         judge.add(ENTRY_REFORMATTED, path, twin.line, f"{short(revision)} re-formatted the entry "
@@ -109,14 +111,14 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
                   f"{_added_by(judge, old.text)}: {_change(old, twin)}", fix, words(twin.text))
 
 
-def _written_anew(judge: Judge, revision: vcs.Revision, path: str, old: AuditEntry, twin: AuditEntry) -> None:
+def _written_anew(judge: Judge, revision: vcs.Revision, old: AuditEntry, twin: AuditEntry) -> None:
     """`twin` is `old` edited: the commit that added `old` added the entry, and its time is judged against that
-    commit's (AIDLC-DOCS-025 to 027), not against the edit's, which the edit's own finding reports."""
+    commit's (AIDLC-DOCS-025 to 027, which judge an entry with its origin), not against the edit's, which the edit's
+    own finding reports."""
     origin, said = judge.origins.get(words(old.text)), words(twin.text)
     judge.renamed[words(old.text)] = said  # a finding about the entry is reported where HEAD holds it edited
     if origin is not None and judge.origins.get(said) is revision:
         judge.origins[said] = origin
-        judge.added[(revision.sha, path)] = [e for e in judge.added.get((revision.sha, path), []) if e is not twin]
 
 
 def _change(old: AuditEntry, new: AuditEntry) -> str:

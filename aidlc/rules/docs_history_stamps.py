@@ -26,13 +26,18 @@ def judge_stamps(judge: Judge, revisions: list[vcs.Revision], audits: list[str],
     """Each entry against the commit that added it (the first on this history whose version holds it while none of
     its parents did) and against the repository's first commit."""
     judged: set[str] = set()
-    written: dict[tuple[str, str | None], datetime | None] = {}  # (path, blob) -> when its first commit wrote it
+    written: dict[tuple[str, str], datetime] = {}  # (path, blob) -> when its first commit wrote that version
     for revision in revisions:
         for path in audits:
             if path in revision.files:
                 new, old = revision.files[path]
-                _judge_added(judge, revision, path, first, judged, written.get((path, old[0] if old else None)))
-                written.setdefault((path, new), moment(revision.committed))
+                # the newest of the versions the commit's parents hold (none where the log was not, or was deleted)
+                held = [written[(path, blob)] for blob in old if blob is not None and (path, blob) in written]
+                before = max(held, default=None)
+                _judge_added(judge, revision, path, first, judged, before)
+                committed = moment(revision.committed)
+                if new is not None and committed is not None:
+                    written.setdefault((path, new), committed)
 
 
 def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetime | None, judged: set[str],

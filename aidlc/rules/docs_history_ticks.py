@@ -7,19 +7,18 @@ import re
 from dataclasses import dataclass, field
 
 from aidlc import vcs
-from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, StateFile
+from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, StageLine, StateFile
 from aidlc.aidlc_docs.reader import AUDIT_FILE
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.state import read_state, restate
 from aidlc.rules.docs_approvals import Units, approvals_in
 from aidlc.rules.docs_history import TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions
-from aidlc.rules.docs_standing import approval_of, unnamed_stages
+from aidlc.rules.docs_standing import approval_of, claimed_units, unnamed_stages
 
 _TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[[xX]\]|\|).*$", re.MULTILINE)  # a ticked line, or a table row
 
-Tick = tuple[str, str | None, int, str]  # (stage, unit, line, the line's text) of a stage ticked
-Ticked = dict[tuple[str, str | None], tuple[int, str]]  # (stage, unit) -> (line, text) of the stages held ticked
+Ticked = dict[tuple[str, str | None], StageLine]  # (stage, unit) -> the first line that holds it ticked
 
 
 def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, audits: list[str],
@@ -36,19 +35,25 @@ def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, aud
         _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project)
 
 
-def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[Tick]]], logs: list[str],
+def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[StageLine]]], logs: list[str],
                     state_rel: str, project: DocsProject) -> None:
-    """Each stage a commit ticks against the audit logs `logs` as that commit holds them."""
+    """Each stage a commit ticks, of each unit the line claims it of, against the audit logs `logs` as that commit
+    holds them."""
     blobs = judge.history.blobs([(revision.sha, path) for revision, _ in ticks for path in logs])
     judge.read({blob for (_, path), blob in blobs.items() if not judge.parsed(blob, path)})
     units, unnamed = Units(project), unnamed_stages(project)
     for revision, fresh in ticks:
         given = approvals_in([_entries(judge, blobs[(revision.sha, path)], path) for path in logs], units)
-        for stage, unit, line, text in fresh:
-            if approval_of(given, BY_SLUG[stage], units.key(unit), stage in unnamed) is None:
-                judge.add(TICKED_UNAPPROVED, state_rel, line, f"{short(revision)} ticks `{text[:80]}` (stage "
-                          f"{stage}{f', unit {unit}' if unit else ''}) and its audit log holds no approval of it",
-                          subject=(_as_written(text), _subject(stage, unit), _as_written(text, once=False)))
+        for line in fresh:
+            stage = BY_SLUG[line.stage or ""]
+            for unit in claimed_units(project, units, line, given):
+                if approval_of(given, stage, unit, stage.slug in unnamed) is not None:
+                    continue
+                text, named = line.text, unit if stage.per_unit else None
+                judge.add(TICKED_UNAPPROVED, state_rel, line.line, f"{short(revision)} ticks `{text[:80]}` (stage "
+                          f"{stage.slug}{f', unit {named}' if named else ''}) and its audit log holds no approval of "
+                          "it", subject=(_as_written(text), _subject(stage.slug, line.unit),
+                                         _as_written(text, once=False)))
 
 
 def ticks_at_head(judge: Judge, state_rel: str, units: list[str]) -> dict[str, int]:
@@ -109,7 +114,7 @@ class _StateVersions:
     _ticked: dict[str, Ticked] = field(default_factory=dict)
     _states: dict[str, StateFile] = field(default_factory=dict)  # the last few readings, oldest first
 
-    def fresh(self, revision: vcs.Revision) -> list[Tick]:
+    def fresh(self, revision: vcs.Revision) -> list[StageLine]:
         """The stages the commit ticks: ticked in its state file, and ticked in none of its parents'."""
         if self.path not in revision.files:
             return []
@@ -123,8 +128,8 @@ class _StateVersions:
         before: set[tuple[str, str | None]] = set()
         for blob in old_blobs:
             before |= set(self.ticked(blob))
-        return [(stage, unit, line, text) for (stage, unit), (line, text)
-                in self.ticked(new_blob, old_blobs[0] if old_blobs else None).items() if (stage, unit) not in before]
+        return [line for key, line in self.ticked(new_blob, old_blobs[0] if old_blobs else None).items()
+                if key not in before]
 
     def ticked(self, blob: str, parent: str | None = None) -> Ticked:
         if blob not in self._ticked:
@@ -145,9 +150,9 @@ def _ticked_lines(text: str) -> set[str]:
 
 
 def _ticked(state: StateFile) -> Ticked:
-    """The stages a state file holds ticked and not skipped, that need an approval: (stage, unit) -> (line, text)."""
+    """The stages a state file holds ticked and not skipped, that need an approval, each with its first line."""
     found: Ticked = {}
     for line in state.stages:
         if line.mark == Mark.done and line.stage is not None and not line.skipped and BY_SLUG[line.stage].approval:
-            found.setdefault((line.stage, line.unit), (line.line, line.text))
+            found.setdefault((line.stage, line.unit), line)
     return found

@@ -49,10 +49,15 @@ def check(entry: Rule) -> Callable[[DocsCheck], DocsCheck]:
     return register
 
 
+# How to resolve a conflict, in an audit log and in another file (a design document's two sides are two versions of
+# one text, not two sets of entries to keep: suhyup-bank).
+LOG_CONFLICT_FIX = ("resolve the merge: keep every entry of both sides (the log is append-only: both sides' entries "
+                    "stay, in time order), delete the marker lines, and commit")
+FILE_CONFLICT_FIX = ("resolve the merge: choose or combine what the two sides of each conflict say, delete the marker "
+                     "lines, and commit")
 CONFLICT = docs_rule(
     "AIDLC-DOCS-001", E, "a file of aidlc-docs/ holds git merge-conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`)",
-    "resolve the merge: in an audit log keep every entry of both sides (it is append-only, so both sides' entries "
-    "stay, in time order); in another file keep what each side's text should say; delete the marker lines, and commit")
+    f"in an audit log: {LOG_CONFLICT_FIX}; in another file: {FILE_CONFLICT_FIX}")
 CODE = docs_rule(
     "AIDLC-DOCS-002", E, "application code inside aidlc-docs/ (a source file: .py, .ts, .js, .java, .go, .rs, .sql, "
     ".sh, .tf, ...; the rules: \"Application code: Workspace root (NEVER in aidlc-docs/)\")",
@@ -132,11 +137,7 @@ def _conflicts(project: DocsProject) -> Iterator[Hit]:
         if log.conflict_lines:
             marked[log.path] = log.conflict_lines
     for path, lines in sorted(marked.items()):
-        # A design document's two sides are two versions of one text, not two sets of entries to keep (suhyup-bank).
-        fix = ("resolve the merge: keep every entry of both sides (the log is append-only: both sides' entries stay, "
-               "in time order), delete the marker lines, and commit") if path in logs else \
-            "resolve the merge: choose or combine what the two sides of each conflict say, delete the marker lines, " \
-            "and commit"
+        fix = LOG_CONFLICT_FIX if path in logs else FILE_CONFLICT_FIX
         for line in lines:
             yield Hit(path, line, f"a merge-conflict marker ({len(lines)} marker lines in the file): the merge "
                       "was committed unresolved", fix)
@@ -219,7 +220,7 @@ def _logged_approval(project: DocsProject, given: dict[tuple[str, str | None], l
     stage = BY_SLUG[line.stage or ""]
     unit = units.key(line.unit) if stage.per_unit else None
     found = [entry for (slug, of), entries in given.items() if slug == stage.slug and (unit is None or of == unit)
-             for entry in entries if approves(entry, stage.slug, None)]  # its unit, `given` holds already
+             for entry in entries if approves(entry, stage.slug)]  # its unit, `given` holds already
     for log in project.audits:
         for entry in reversed(log.entries):
             if any(entry is approval for approval in found):

@@ -11,7 +11,7 @@ from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, StageLine
 from aidlc.aidlc_docs.plans import units_with_work
 from aidlc.aidlc_docs.reader import is_audit
 from aidlc.aidlc_docs.stages import BY_SLUG, Stage
-from aidlc.aidlc_docs.units import unit_of
+from aidlc.aidlc_docs.units import listed_units, unit_of
 from aidlc.rules.docs_approvals import Units, approvals, says_approved
 
 
@@ -52,22 +52,25 @@ def approval_claims(project: DocsProject, units: Units | None = None) -> list[Cl
         stage = BY_SLUG[line.stage or ""]
         if not stage.approval:
             continue
-        for unit in _claimed_units(project, units, line, given):
+        for unit in claimed_units(project, units, line, given):
             entry = approval_of(given, stage, unit, unnamed=stage.slug in once)
             found.append(Claim(path, line, unit if stage.per_unit else None, entry,
                                where.get(id(entry)) if entry else None))
     return found
 
 
-def _claimed_units(project: DocsProject, units: Units, line: StageLine,
-                   given: dict[tuple[str, str | None], list[AuditEntry]]) -> list[str | None]:
+def claimed_units(project: DocsProject, units: Units, line: StageLine,
+                  given: dict[tuple[str, str | None], list[AuditEntry]]) -> list[str | None]:
     """The units (as approvals are keyed) whose stage a ticked line claims: the one it names, or none; a per-unit
     stage ticked for every unit at once (`Code Generation (all units)`), with no approval naming no unit, claims it
-    of each unit folder with work for it (the units' approvals must then each be there, not any one of them)."""
+    of each unit folder with work for it (the units' approvals must then each be there, not any one of them), or of
+    each unit it lists (`(Unit 1~2 전체)`: all of units 1 and 2, not a unit 3)."""
     stage = BY_SLUG[line.stage or ""]
     if not (line.every_unit and stage.per_unit and len(project.units) > 1) or given.get((stage.slug, None)):
         return [units.key(line.unit)]
-    claimed = [unit_of(folder) or units.key(folder) for folder in units_with_work(project, stage.slug)]
+    listed = listed_units(line.text)
+    claimed = listed if len(listed) > 1 else [unit_of(folder) or units.key(folder)
+                                               for folder in units_with_work(project, stage.slug)]
     return list(dict.fromkeys(claimed)) or [None]
 
 
