@@ -436,6 +436,12 @@ def test_one_timestamp_on_entries_of_different_commits_is_a_warning(docs: Repo) 
     repo = Repo(docs.root.parent / "one-commit")  # one commit writing two entries at one moment: not this rule
     repo.commit("start", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + same})
     assert repo.findings() == []
+    # cu-aaii: entries of many commits dated one day `T00:00:00Z`: one finding for the moment, not one per entry
+    third = APPROVAL.replace("09:20:00Z", "08:58:00Z")
+    docs.commit("approval", "2026-06-01T09:22:00Z", **{AUDIT: "# Audit\n\n" + START + same + third})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-027", 11)
+    assert message == "3 entries, added by 3 commits, carry the timestamp 2026-06-01T08:58:00Z (lines 3, 11, 19)"
 
 
 def test_a_stage_ticked_without_an_approval_in_the_log_is_a_warning(docs: Repo) -> None:

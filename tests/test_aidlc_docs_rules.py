@@ -681,6 +681,12 @@ def test_a_timestamp_earlier_than_the_entry_above_is_a_warning(docs: DocsRepo) -
 def test_a_midnight_timestamp_is_a_warning(docs: DocsRepo) -> None:
     docs.replace(AUDIT, iso(stamp(0)), "2026-11-30T00:00:00Z")
     assert only(docs, "AIDLC-DOCS-010") == [(AUDIT, docs.line(AUDIT, "## Workspace Detection"))]
+    # cu-aaii dates 68 entries `T00:00:00Z`: one finding for the log, naming their lines
+    docs.replace(AUDIT, iso(stamp(1)), "2026-11-30T00:00:00Z")
+    docs.replace(AUDIT, iso(stamp(2)), "2026-12-01T00:00:00Z")
+    [finding] = docs.findings("AIDLC-DOCS-010")
+    assert finding.line == docs.line(AUDIT, "## Workspace Detection")
+    assert finding.message.startswith("3 entries are stamped exactly midnight, the first 2026-11-30T00:00:00Z (lines ")
 
 
 def test_three_entries_on_one_timestamp_are_a_warning(docs: DocsRepo) -> None:

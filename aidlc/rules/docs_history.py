@@ -46,7 +46,7 @@ STAMP_BEFORE_REPOSITORY = docs_rule(
     "placeholder; correct a wrong one with a new entry that says so, and say so too of a log kept before the "
     "repository existed")
 STAMP_SHARED = docs_rule(
-    "AIDLC-DOCS-027", W, "entries that different commits added carry one timestamp",
+    "AIDLC-DOCS-027", W, "entries that different commits added carry one timestamp; one finding per timestamp",
     "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`): two moments of work are not "
     "one instant")
 TICKED_UNAPPROVED = docs_rule(

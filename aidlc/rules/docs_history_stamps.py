@@ -116,16 +116,25 @@ def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:
 
 
 def _judge_moments(judge: Judge, path: str, entries: list[AuditEntry], since: str | None) -> None:
+    """Per moment, the entries carrying it that a commit other than the earliest such entry's added: one finding at
+    the first of them (cu-aaii dates 56 entries of many commits `T00:00:00Z`: one finding per day, not per entry)."""
     seen: dict[datetime, list[AuditEntry]] = {}
     for entry in entries:
-        if entry.at is None:
+        if entry.at is not None:
+            seen.setdefault(entry.at, []).append(entry)
+    for group in seen.values():
+        origins = [judge.origins.get(words(entry.text)) for entry in group]
+        shared = [(entry, origin) for n, (entry, origin) in enumerate(zip(group, origins, strict=True))
+                  if any(other is not origin for other in origins[:n]) and not (since is not None and origin is None)]
+        if not shared:
             continue
-        origin = judge.origins.get(words(entry.text))
-        others = [e for e in seen.get(entry.at, []) if judge.origins.get(words(e.text)) is not origin]
-        seen.setdefault(entry.at, []).append(entry)
-        if not others or (since is not None and origin is None):
-            continue
-        lines = ", ".join(str(e.line) for e in others)
-        judge.add(STAMP_SHARED, path, entry.line, f"the entry {described(entry)}"
-                  f"{'' if origin is None else f', added by {short(origin)},'} carries the timestamp of the "
-                  f"entry at line {lines}, which another commit added")
+        entry, origin = shared[0]
+        if len(shared) == 1:
+            earlier = group[:group.index(entry)]
+            lines = ", ".join(str(e.line) for e, o in zip(earlier, origins, strict=False) if o is not origin)
+            said = (f"the entry {described(entry)}{'' if origin is None else f', added by {short(origin)},'} carries "
+                    f"the timestamp of the entry at line {lines}, which another commit added")
+        else:
+            said = (f"{len(group)} entries, added by {len({id(o) for o in origins})} commits, carry the timestamp "
+                    f"{entry.timestamp} (lines {', '.join(str(e.line) for e in group)})")
+        judge.add(STAMP_SHARED, path, entry.line, said, subject=words(entry.text))
