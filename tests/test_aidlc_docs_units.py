@@ -269,6 +269,7 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
     ("代码生成 - U1~U3 全部完成", ["1", "2", "3"]),  # a range (kiro-project-demo)
     ("Code Generation — 완료. 전 유닛(U1~U3) 코드", ["1", "2", "3"]),  # a range in the only aside (DocSuri)
     ("Functional Design - Unit 2〜4", ["2", "3", "4"]),
+    ("Functional Design - U-01 Domain Core", ["1"]),  # cu-aaii
     ("Code Generation - U1-U2 and U4", ["1", "2", "4"]),
     ("Code Generation - Unit 1 - 2 files", ["1"]),  # a hyphen between spaces: no range
     ("Code Generation - U1~U999", ["1"]),  # more units than any project has: no range

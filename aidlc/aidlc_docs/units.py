@@ -11,7 +11,7 @@ from aidlc.aidlc_docs.stages import without_stage_names
 # A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
 # Not Korean 단위 (unit, as in 단위 테스트, unit test): in public state files it only counts (`단위 86/86 통과`).
 _UNIT = re.compile(r"\b(?:unit|unidade?|유닛)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
-                   r"|\b[Uu](?P<u>\d+)\b", re.IGNORECASE)
+                   r"|\b[Uu]-?(?P<u>\d+)\b", re.IGNORECASE)  # `U3`, `U-01` (cu-aaii)
 
 
 def _name(match: re.Match[str]) -> str:
