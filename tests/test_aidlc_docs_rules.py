@@ -434,6 +434,16 @@ def test_words_that_refuse_pick_options_or_came_before_the_stage_was_put_to_the_
     assert ("AIDLC-DOCS-003" in {f.code for f in docs.findings()}) == (context == "INCEPTION - Application Design")
 
 
+def test_hostile_words_of_many_letters_are_read_in_one_pass(docs: DocsRepo) -> None:
+    # `a a a ... !`: a pattern over the whole answer backtracked without end on 100 letters; read word by word, the
+    # answer is simply no pick of options (and no approval word: its stage is unapproved).
+    hostile = "a " * 5000 + "!"
+    docs.write(AUDIT, audit_text([(e[0], hostile, e[2], "INCEPTION - Application Design")
+                                  if e[0] == "Application Design - Approval" else e for e in ENTRIES]))
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert result.returncode == 0, result.stdout  # the person's words under the stage's heading approve it
+
+
 @pytest.mark.parametrize(("said", "context"), [
     ("Approved, no changes requested", "INCEPTION - Application Design"),  # cu-aaii: no refusal
     ("Approve & Continue", "INCEPTION - Application Design approved. Next: Units Generation, awaiting approval")])

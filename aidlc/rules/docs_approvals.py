@@ -75,8 +75,9 @@ _PRESENTED = re.compile(_AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?fo
 _GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
                        r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
-# Words that only pick options, two or more: `A, B, C`, `Q1: A, Q2: C`, `1-B 2-A`.
-_CHOICES = re.compile(r"^(?:(?:q?\d+[ \t]*[:.)=-]?[ \t]*)?[a-e]\b[ \t]*[,;/]?[ \t]*){2,}$", re.IGNORECASE)
+# A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
+_CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
+_CHOICE_GAP = re.compile(r"[\s,;/]+")
 _GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
 _NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
 # A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
@@ -158,7 +159,19 @@ def _not_a_yes(entry: AuditEntry) -> bool:
     """Whether the person's words refuse (`I do not approve: changes requested`) or only pick options (`A, B, C`,
     `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval)."""
     said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response"))
-    return _NOT_APPROVED.search(said) is not None or _CHOICES.match(said.strip().strip("\"'`“”「」 ")) is not None
+    return _NOT_APPROVED.search(said) is not None or _only_choices(said.strip().strip("\"'`“”「」 "))
+
+
+def _only_choices(said: str) -> bool:
+    """Whether the words are two or more options picked and nothing else: `A, C, B`, `Q1: A, Q2: C`, `1-B 2-A`. Read
+    word by word (a pattern over the whole text would backtrack without end on `a a a ... !`)."""
+    options = 0
+    for word in _CHOICE_GAP.split(said):
+        read = _CHOICE_WORD.fullmatch(word)
+        if read is None:
+            return False
+        options += read.group("option") is not None
+    return options >= 2
 
 
 def _code_plan(entry: AuditEntry, stage: str) -> bool:
