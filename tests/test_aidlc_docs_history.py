@@ -391,6 +391,16 @@ def test_an_edited_entry_s_time_is_judged_against_the_commit_that_added_it_at_he
     assert f"after commit {added[:12]} (answers)" in found[1][2] and "no longer holds" not in found[1][2]
 
 
+def test_an_entry_split_by_a_heading_put_into_it_is_said_so(docs: Repo) -> None:
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    split = ANSWERS.replace("**Context**:", "## Note\n**Timestamp**: 2026-06-01T09:14:00Z\n**Context**:")
+    docs.commit("note", "2026-06-01T09:15:00Z", **{AUDIT: "# Audit\n\n" + START + split})
+    edited = [message for code, _, _, message in docs.findings() if code == "AIDLC-DOCS-021"]
+    assert len(edited) == 1 and edited[0].endswith(
+        "its lines from line 5 on (`**Context**: INCEPTION`) are no longer part of it: a heading inserted into it, "
+        "or lines deleted from its end"), edited
+
+
 def test_an_emptied_log_is_an_error(docs: Repo) -> None:
     docs.commit("restart", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n"})
     assert docs.codes() == ["AIDLC-DOCS-024"]

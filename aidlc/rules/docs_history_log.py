@@ -127,6 +127,10 @@ def _change(old: AuditEntry, new: AuditEntry) -> str:
     before, after = old.text.split("\n"), new.text.split("\n")
     pairs = zip(before, after, strict=False)  # the shorter ends first: the line after it differs
     at = next((n for n, (was, now) in enumerate(pairs) if was.strip() != now.strip()), min(len(before), len(after)))
+    if at == len(after) < len(before):  # the lines it kept are the entry's first: a heading put into it split it
+        rest = next(line.strip() for line in before[at:] if line.strip())
+        return (f"its lines from line {at + 1} on (`{rest if len(rest) <= 60 else rest[:57] + '...'}`) are no longer "
+                "part of it: a heading inserted into it, or lines deleted from its end")
     was, now = (lines[at].strip() if at < len(lines) else "" for lines in (before, after))
     same = next((n for n, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), min(len(was), len(now)))
     start = max(0, same - 30) if max(len(was), len(now)) > 80 else 0
