@@ -27,7 +27,9 @@ ENTRY_REFORMATTED = docs_rule(
 ENTRY_INSERTED = docs_rule(
     "AIDLC-DOCS-023", W, "an audit entry was inserted above entries that earlier commits added, or "
     "an entry was moved",
-    "append new entries at the end of the audit log, oldest first; never insert above or reorder committed ones")
+    "append new entries at the end of the audit log, oldest first; never insert above or reorder committed ones (a "
+    "squash merge of a branch that appended entries while others were committed leaves this too: say so in a new "
+    "entry)")
 LOG_REMOVED = docs_rule(
     "AIDLC-DOCS-024", E, "an audit log that commits tracked was deleted, emptied or git-ignored (its next version "
     "holding every entry it held again, nothing was lost)",
