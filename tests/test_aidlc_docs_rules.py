@@ -434,6 +434,24 @@ def test_words_that_refuse_pick_options_or_came_before_the_stage_was_put_to_the_
     assert ("AIDLC-DOCS-003" in {f.code for f in docs.findings()}) == (context == "INCEPTION - Application Design")
 
 
+@pytest.mark.parametrize(("said", "answered", "approved"), [
+    # worryDolls, kai-cupist, hyojeongcho: a go-ahead whose answer is the stage's work: the words came before it
+    ("진행", "Application Design 문서 생성 완료.", False),
+    ("yes, go on", "Generated the application design: components.md, services.md.", False),
+    ("Approve & Continue", "Application design complete; approval recorded.", True),  # the words approve
+    ("yes, go on", "Noted; units next.", True)])  # an answer that did no work of the stage
+def test_words_whose_answer_did_the_stage_s_work_approve_none_of_it(docs: DocsRepo, said: str, answered: str,
+                                                                     approved: bool) -> None:
+    # under a heading that names the stage and says nothing of approval (`## Build and Test Stage`)
+    docs.write(AUDIT, audit_text([("Application Design", said, answered, "INCEPTION - Application Design")
+                                  if e[0] == "Application Design - Approval" else
+                                  (e[0], "two units, as planned", *e[2:]) if e[0] == "Units Generation - Approval"
+                                  else e for e in ENTRIES]))
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == ([] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Application Design"))])
+
+
 def test_hostile_words_of_many_letters_are_read_in_one_pass(docs: DocsRepo) -> None:
     # `a a a ... !`: a pattern over the whole answer backtracked without end on 100 letters; read word by word, the
     # answer is simply no pick of options (and no approval word: its stage is unapproved).

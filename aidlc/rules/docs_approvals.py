@@ -300,15 +300,29 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`).
         approved = any(_approval(entry.fields.get(key, "")) for key in ("context", "status"))
         presented = None if approved else _put_to_the_person(entry)
+        done = () if approved or says_approved(entry) else _done_here(entry)
         units.readings[key] = _Said(
             unit, stage_of(heading) or stage_of(entry.fields.get("context", "")),
             has_words(entry) and not _new_request(entry) and not _not_a_yes(entry),
-            tuple(stage for stage in approved_stages(entry) if stage != presented),
+            tuple(stage for stage in approved_stages(entry) if stage != presented and stage not in done),
             _approval(heading) and not _NOT_APPROVED.search(heading),
             ((waited, units.of(before)),) if waited and before is not None else (),
             _STARTS.search(entry.heading or "") is not None, _PLAN.search(heading) is not None,
             tuple(listed) if len(listed) > 1 else (unit,))
     return units.readings[key]
+
+
+# What an agent's answer says of work it did in answer to the words: `Build and Test 지침 생성 완료`, "generated".
+_DONE = re.compile(r"\b(?:complete[ds]?|generated|created|produced|finished|done)\b|완료|생성|작성|完成|生成|作成|完了|"
+                   r"conclu[íi]d|gerad", re.IGNORECASE)
+
+
+def _done_here(entry: AuditEntry) -> tuple[str, ...]:
+    """The stages whose work the entry's AI response says it did in answer to the person's words (a sentence naming
+    the stage and saying it was done or made): the words came before that work, and approve none of it (worryDolls'
+    "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
+    return tuple(stage for sentence in _SENTENCE.split(entry.fields.get("ai_response", ""))
+                 if _DONE.search(sentence) for stage in stages_named(sentence))
 
 
 def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[str, str | None], list[AuditEntry]]:
