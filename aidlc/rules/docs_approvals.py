@@ -298,7 +298,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
         # its words came before that, and approve it no more than the agent's answer does; unless the entry says it
         # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`).
-        approved = any(_approval(entry.fields.get(key, "")) for key in ("context", "status"))
+        approved = any(_approval(entry.fields.get(field, "")) for field in ("context", "status"))
         presented = None if approved else _put_to_the_person(entry)
         done = () if approved or says_approved(entry) else _done_here(entry)
         units.readings[key] = _Said(
