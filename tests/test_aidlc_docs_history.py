@@ -611,6 +611,22 @@ def test_a_tick_for_every_unit_needs_each_unit_s_approval_as_003_asks(docs: Repo
     assert "Code Generation of unit 2 is ticked" in validated
 
 
+@pytest.mark.parametrize("again", ["reordered", "edited"])
+def test_a_log_deleted_and_written_again_cannot_reorder_or_edit_its_entries_unseen(docs: Repo, again: str) -> None:
+    """A pull-request author who deletes the log and adds it back in the next commit, an approval moved above the
+    tick's time or an answer reworded: the order and edit rules never see a parent holding the log, so the deletion
+    stands (through `aidlc ci --base`)."""
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL})
+    docs.git("branch", "base")
+    (docs.root / AUDIT).unlink()
+    docs.commit("drop the log", "2026-06-01T09:20:00Z")
+    answers = ANSWERS if again == "reordered" else ANSWERS.replace("A, B, C", "approved")
+    log = START + APPROVAL + answers if again == "reordered" else START + answers + APPROVAL
+    docs.commit("Add files via upload", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + log})
+    done = run_cli("ci", str(docs.root), "--base", "base", "--format", "json")
+    assert done.returncode == 1 and '"code": "AIDLC-DOCS-024"' in done.stdout, done.stdout
+
+
 def test_another_branch_s_version_of_a_deleted_log_forgives_nothing(docs: Repo) -> None:
     """master deletes the log while a branch that never lost it appends to it; the merge keeps the deletion: the
     branch's version does not write the log again, and the deletion stands."""

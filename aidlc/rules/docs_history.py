@@ -32,7 +32,7 @@ ENTRY_INSERTED = docs_rule(
     "entry)")
 LOG_REMOVED = docs_rule(
     "AIDLC-DOCS-024", E, "an audit log that commits tracked was deleted, emptied or git-ignored (its next version "
-    "holding every entry it held again, nothing was lost)",
+    "starting with every entry it held, in order, nothing was lost)",
     "restore the file from the commit before (`git checkout COMMIT^ -- aidlc-docs/audit.md`), remove the ignore "
     "rule that matches it, and commit it: the audit log is the record of every approval")
 STAMP_AFTER_COMMIT = docs_rule(

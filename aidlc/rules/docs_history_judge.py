@@ -69,9 +69,9 @@ class Judge:
     subjects: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     # finding's index -> (path, an entry's words) of each deletion: HEAD holding those words again, nothing was lost
     deleted: dict[int, tuple[str, str]] = field(default_factory=dict)
-    # path -> (finding's index, the words of the entries it held) of a log deleted or emptied, until the log's next
-    # version; `rewritten` holds the index when that version holds every one of them again
-    removed: dict[str, tuple[int, frozenset[str]]] = field(default_factory=dict)
+    # path -> (finding's index, the words of the entries it held, in order) of a log deleted or emptied, until the
+    # log's next version; `rewritten` holds the index when that version starts with all of them again, in that order
+    removed: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
     rewritten: set[int] = field(default_factory=set)
     renamed: dict[str, str] = field(default_factory=dict)  # an edited entry's words -> its words after the edit
     _logs: dict[tuple[str, str], Version] = field(default_factory=dict)

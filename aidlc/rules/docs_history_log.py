@@ -36,7 +36,7 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
         return  # nothing to lose, or it only appended entries: nothing deleted, edited or moved
     expected = _expected(parents, judge.version(base_blob, path))
     if child is None or not child.texts:
-        _judge_removed(judge, revision, path, child, expected)
+        _judge_removed(judge, revision, path, parents, child, expected)
         return
     new = _judge_rewritten(judge, revision, path, parents, child, expected)
     if len(parents) == 1 and parents[0] is not None:  # a merge interleaves both sides' entries: order not judged
@@ -47,24 +47,26 @@ def _only_appends(parents: list[Version | None], child: Version | None) -> bool:
     return len(parents) == 1 and parents[0] is not None and child is not None and _appends(parents[0], child)
 
 
-def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, child: Version | None,
-                   expected: Counter[str]) -> None:
+def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None],
+                   child: Version | None, expected: Counter[str]) -> None:
     """The commit deleted the log (`child` None) or emptied it of its entries."""
     lost = sum(expected.values())
     if lost:
         what = "deleted" if child is None else "emptied"
-        judge.removed[path] = (len(judge.findings), frozenset(words(text) for text in expected))
+        held = [text for parent in parents if parent is not None for text in parent.texts if text in expected]
+        judge.removed[path] = (len(judge.findings), tuple(words(text) for text in dict.fromkeys(held)))
         judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {lost} entries "
                   f"before it", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
 
 
 def _written_again(judge: Judge, path: str, child: Version) -> None:
     """A version of the log written where its parents held none, after a commit deleted or emptied it: holding every
-    entry the log held then, nothing was lost (ai-dlc-workshop-db: "Delete aidlc-workshop directory", then "Add
-    files via upload" with two entries more); else the removal stands. Another branch's version of the log, which
-    never lost it, forgives nothing."""
-    index, held = judge.removed.pop(path, (None, frozenset()))
-    if index is not None and held <= {words(text) for text in child.texts}:
+    entry the log held then, in its order and first, nothing was lost (ai-dlc-workshop-db: "Delete aidlc-workshop
+    directory", then "Add files via upload" with two entries more); else the removal stands: a log deleted and written
+    again reordered, or with an entry edited, is no way around the rules on order and edits. Another branch's version
+    of the log, which never lost it, forgives nothing."""
+    index, held = judge.removed.pop(path, (None, ()))
+    if index is not None and tuple(words(text) for text in child.texts[:len(held)]) == held:
         judge.rewritten.add(index)
 
 
