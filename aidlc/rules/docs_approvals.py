@@ -24,9 +24,11 @@ from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 # `(...)`, `（...）`: an agent's note where the person said nothing; a note before their quoted words (`(답변) "Q2는
 # B로 ..."`: "(answer)") labels them, unless the note says there are none (`(pending) — approval prompt presented`).
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
-_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\(.*\)\W*$|"
-                       r"\[.*\]\W*$|" + _NONE_YET + "|"
-                       r"（.*）\W*$|없음|해당\s*없음)", re.IGNORECASE | re.DOTALL)
+# A note in brackets to the end (`(...)`, `[pending]`, `（...）`), matched atomically: `.*` then `\W*` backtracking over
+# each other made a hostile `[[[...]]]a` cost seconds a line.
+_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\((?>.*\))\W*+$|"
+                       r"\[(?>.*\])\W*+$|" + _NONE_YET + "|"
+                       r"（(?>.*）)\W*+$|없음|해당\s*없음)", re.IGNORECASE | re.DOTALL)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
 # aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the rules' own name of
@@ -38,7 +40,7 @@ _AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 # What an agent writes where the person said nothing: not a person's input.
-_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\(.*\)|\[.*\]|（.*）|대기.*)\W*$|^\W*" + _NONE_YET,
+_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\((?>.*\))|\[(?>.*\])|（(?>.*）)|대기.*)\W*+$|^\W*" + _NONE_YET,
                        re.IGNORECASE | re.DOTALL)
 _NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
                            r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
