@@ -19,6 +19,7 @@ from mcp import Client
 from mcp.types import CallToolResult, Implementation
 
 from aidlc.mcp.server import build_server
+from tests.aidlc_docs_sample import DOCS, build_docs_repo
 from tests.bolt_sample import BOLT, MB, STORY, events, git
 from tests.helpers import run_cli
 
@@ -257,3 +258,32 @@ def test_without_the_extra_aidlc_mcp_says_how_to_install_it(repo: Path) -> None:
     assert done.returncode == 2
     assert "aidlc mcp needs the MCP SDK" in done.stderr and 'pip install "aidlc[mcp]"' in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_audit_append_refuses_what_the_approvals_would_read_as_a_person_s_and_logs_a_request(tmp_path: Path) -> None:
+    # The approvals a tick stands on (AIDLC-DOCS-003, `aidlc status`) take a person's go-ahead under the stage's
+    # heading, or answering the stage the entry before put to them: an agent logging "yes" so would satisfy them.
+    docs = build_docs_repo(tmp_path / "shop")
+    assert run_cli("init", cwd=docs.root).returncode == 0
+    audit = docs.root / DOCS / "audit.md"
+    before = audit.read_text()
+    yes, request, put, answered, options, refusal = calls(
+        docs.root,
+        ("audit_append", {"stage": "code-generation", "user_input": "yes", "ai_response": "Generating."}),
+        ("audit_append", {"stage": "code-generation", "user_input": "Generate the orders API",
+                          "ai_response": "Generated src/shop/orders.py"}),
+        ("audit_append", {"stage": "Operations - Review", "user_input": "Review the runbook",
+                          "ai_response": "Reviewed.", "context": "Operations complete. Awaiting user approval."}),
+        ("audit_append", {"stage": "Team note", "user_input": "ok, go ahead", "ai_response": "Noted."}),
+        # under a heading that says approval, words that only pick options or refuse approve nothing
+        ("audit_append", {"stage": "Requirements Analysis - Approval", "user_input": "A, C, B",
+                          "ai_response": "Answers recorded."}),
+        ("audit_append", {"stage": "Requirements Analysis - Approval", "user_input": "Not approved: changes "
+                          "requested", "ai_response": "Revising."}))
+    assert yes.is_error and "reads as the approval of code-generation" in yes.content[0].text
+    assert answered.is_error and "reads as the approval of operations" in answered.content[0].text
+    assert "aidlc gate approve SUBJECT --stage STAGE" in answered.content[0].text
+    assert not any(result.is_error for result in (request, put, options, refusal))
+    added = audit.read_text()[len(before):]
+    assert "Generate the orders API" in added and "Review the runbook" in added
+    assert '"yes"' not in added and "ok, go ahead" not in added

@@ -82,12 +82,20 @@ class Appended:
 def append_entry(root: Path, folder: str, texts: Texts, actor: Actor) -> Appended:
     """Append one entry to `folder`/audit.md of the repository at `root` and record it in `folder`'s ledger."""
     heading, slug = heading_of(texts.stage)
-    fields = [f'**User Input**: "{_text("--user-input", texts.user_input)}"',
-              f'**AI Response**: "{_text("--ai-response", texts.ai_response)}"',
-              f"**Context**: {_text('--context', texts.context or _context(heading, slug))}", "", "---", ""]
+    entry_text(texts, "")  # its texts checked before anything is opened
     path = _audit_path(root, f"{folder}/{AUDIT_FILE}")
-    return _append(root, folder, path, heading, slug, _separator,
-                   lambda: "\n".join([f"## {heading}", f"**Timestamp**: {_now()}", *fields]).encode("utf-8"), actor)
+    return _append(root, folder, path, heading, slug, _separator, lambda: entry_text(texts, utc_now()).encode("utf-8"),
+                   actor)
+
+
+def entry_text(texts: Texts, now: str) -> str:
+    """The entry `append_entry` writes for `texts` with the time `now`, from its heading on; a UsageError for a
+    text it refuses."""
+    heading, slug = heading_of(texts.stage)
+    return "\n".join([f"## {heading}", f"**Timestamp**: {now}",
+                      f'**User Input**: "{_text("--user-input", texts.user_input)}"',
+                      f'**AI Response**: "{_text("--ai-response", texts.ai_response)}"',
+                      f"**Context**: {_text('--context', texts.context or _context(heading, slug))}", "", "---", ""])
 
 
 def append_event(root: Path, folder: str, record: str, texts: Texts, actor: Actor) -> Appended:
@@ -105,7 +113,7 @@ def append_event(root: Path, folder: str, record: str, texts: Texts, actor: Acto
     body = "".join(f"**{key}**: {value}\n" for key, value in fields)
     path = _audit_path(root, f"{record}/audit/{shard_name(root)}")
     return _append(root, folder, path, V2_HEADING, slug, _block_lead, lambda: (
-        f"## {V2_HEADING}\n**Timestamp**: {_now()}\n**Event**: {V2_EVENT}\n{body}\n---\n").encode(), actor)
+        f"## {V2_HEADING}\n**Timestamp**: {utc_now()}\n**Event**: {V2_EVENT}\n{body}\n---\n").encode(), actor)
 
 
 def shard_name(root: Path) -> str:
@@ -191,7 +199,8 @@ def _text(option: str, value: str) -> str:
     return _LINE_BREAK.sub(r"\\n", value)
 
 
-def _now() -> str:
+def utc_now() -> str:
+    """The time now as audit entries are stamped: UTC, to the second."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

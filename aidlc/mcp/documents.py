@@ -21,6 +21,7 @@ from aidlc.model.events import Actor, Subject
 from aidlc.workspace import Workspace, layout_of, open_bank, open_docs, open_records
 
 if TYPE_CHECKING:
+    from aidlc.aidlc_docs.model import DocsProject
     from aidlc.bank.items import MemoryBank
     from aidlc.events.audit import Texts
 
@@ -275,7 +276,7 @@ def audit_append(root: Path, stage: str, user_input: str, ai_response: str, cont
                          "audit_append writes aidlc-docs/audit.md", ["set `layout: aidlc-docs` (and `aidlc_docs:`) "
                                                                      "in aidlc.yaml if the project uses it"])
     texts = Texts(stage=stage, user_input=user_input, ai_response=ai_response, context=context)
-    approved = _approval_in(texts)
+    approved = _approval_in(open_docs(root, config), texts)
     if approved:
         raise gate_refusal(f"this audit entry reads as the approval of {approved}")
     appended = append_entry(root, config.aidlc_docs, texts, actor)
@@ -283,18 +284,18 @@ def audit_append(root: Path, stage: str, user_input: str, ai_response: str, cont
                     seq=appended.seq, settled=appended.settled)
 
 
-def _approval_in(texts: Texts) -> str | None:
-    """The stage an entry made of `texts` would approve in aidlc's reading of audit.md, if any."""
+def _approval_in(project: DocsProject, texts: Texts) -> str | None:
+    """The stage the entry of `texts`, appended to the project's audit.md, would approve in aidlc's reading of the
+    log (`approval_read`: after the log's last entry, which a go-ahead answers), if any."""
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
-    from aidlc.aidlc_docs.model import AuditEntry
-    from aidlc.aidlc_docs.stages import STAGES
-    from aidlc.events.audit import heading_of
-    from aidlc.rules.docs_approvals import approves
+    from aidlc.aidlc_docs.audit import audit_entries
+    from aidlc.aidlc_docs.reader import AUDIT_FILE
+    from aidlc.events.audit import entry_text, utc_now
+    from aidlc.rules.docs_approvals import Units, approval_read
 
-    heading, _ = heading_of(texts.stage)
-    fields = {"user_input": texts.user_input, "ai_response": texts.ai_response, "context": texts.context or heading}
-    entry = AuditEntry(line=1, end=1, heading=heading, fields=fields, text="")
-    return next((stage.slug for stage in STAGES if approves(entry, stage.slug)), None)
+    [entry] = audit_entries(entry_text(texts, utc_now()).split("\n"))
+    log = next((log for log in project.audits if log.path == f"{project.rel}/{AUDIT_FILE}"), None)
+    return approval_read(Units(project), log.entries[-1] if log and log.entries else None, entry)
 
 
 def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from bisect import bisect_right
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
-from aidlc.rules.docs_approvals import Units, approved_stages, approves, has_words, heading_of
+from aidlc.rules.docs_approvals import Units, approved_stages, approves, has_words, heading_of, words_of
 
 Scope = tuple[int, str]  # a run of the workflow (see `first_approvals`), and `inception` or a unit
 
@@ -64,7 +64,7 @@ def asked_for_out_of_order(project: DocsProject, scope: Scope, stage: str, appro
             of = stage_of(heading_of(entry)) or stage_of(entry.fields.get("context", ""))
             if of is None or ORDER[of] <= ORDER[stage] or BY_SLUG[of].per_unit != per_unit or not has_words(entry):
                 continue
-            said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response"))
+            said = words_of(entry)
             if stage in stages_named(said) and (not per_unit or units.of(entry) == scope[1]):
                 return True
     return False

@@ -17,7 +17,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
-from aidlc.aidlc_docs.stages import BY_SLUG, stage_at, stage_of, stages_named
+from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_at, stage_of, stages_named
 from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 
@@ -102,7 +102,7 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
         going = stage_of(waited.group("stage"))
         starts = _STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
         return left if starts and going is not None and left not in (None, going) else None
-    said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response")).strip().strip("\"'“”「」 ")
+    said = words_of(entry).strip().strip(_QUOTES)
     if len(said) > _GO_AHEAD_LENGTH or not _GO_AHEAD.search(said):
         return None
     return _put_to_the_person(before)
@@ -124,6 +124,15 @@ def _put_to_the_person(entry: AuditEntry) -> str | None:
             named = named[:found.start()] if (found := _NEXT.search(named)) else named
             return stage_of(named) or stage_of(entry.heading or "")
     return None
+
+
+_PERSON = ("user_input", "user_response")  # the fields that hold the person's words
+_QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
+
+
+def words_of(entry: AuditEntry) -> str:
+    """The person's words of an entry: its User Input and User Response."""
+    return " ".join(entry.fields.get(key, "") for key in _PERSON)
 
 
 def in_turn(entries: list[AuditEntry]) -> list[tuple[AuditEntry | None, AuditEntry]]:
@@ -151,7 +160,7 @@ def _approval(text: str) -> bool:
 
 def has_words(entry: AuditEntry) -> bool:
     """Whether the entry holds a person's words (User Input or User Response), and no refusal in its Status."""
-    said = [entry.fields.get(key, "").strip().strip("\"'`“”「」 ") for key in ("user_input", "user_response")]
+    said = [entry.fields.get(key, "").strip().strip(_QUOTES) for key in _PERSON]
     if not any(text and not _NO_WORDS.match(text) for text in said):
         return False
     return not _NOT_APPROVED.search(entry.fields.get("status", ""))
@@ -160,8 +169,8 @@ def has_words(entry: AuditEntry) -> bool:
 def _not_a_yes(entry: AuditEntry) -> bool:
     """Whether the person's words refuse (`I do not approve: changes requested`) or only pick options (`A, B, C`,
     `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval)."""
-    said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response"))
-    return _NOT_APPROVED.search(said) is not None or _only_choices(said.strip().strip("\"'`“”「」 "))
+    said = words_of(entry)
+    return _NOT_APPROVED.search(said) is not None or _only_choices(said.strip().strip(_QUOTES))
 
 
 def _only_choices(said: str) -> bool:
@@ -187,7 +196,7 @@ def _new_request(entry: AuditEntry) -> bool:
     """Whether the person's words are a new instruction, not an answer to the stage: longer than a go-ahead, and
     nothing of the entry (heading, status, context, the words) says approved (AIDLC-AWS-workshop's `## Game Enhancement
     Request`, Context `Post-code generation enhancements`, with a paragraph of new features)."""
-    said = " ".join(entry.fields.get(key, "") for key in ("user_input", "user_response")).strip()
+    said = words_of(entry).strip()
     if len(said.split("\n", 1)[0]) <= _GO_AHEAD_LENGTH:  # its first line: what follows may be the agent's notes
         return False
     return not says_approved(entry)
@@ -195,7 +204,7 @@ def _new_request(entry: AuditEntry) -> bool:
 
 def says_approved(entry: AuditEntry) -> bool:
     """Whether the entry's heading, status, context or the person's words say approved."""
-    return any(_approval(entry.fields.get(key, "")) for key in ("status", "context", "user_input", "user_response")) \
+    return any(_approval(entry.fields.get(key, "")) for key in ("status", "context", *_PERSON)) \
         or _approval(heading_of(entry))
 
 
@@ -302,7 +311,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`).
         approved = any(_approval(entry.fields.get(field, "")) for field in ("context", "status"))
         presented = None if approved else _put_to_the_person(entry)
-        done = () if approved or says_approved(entry) else _done_here(entry)
+        done = () if says_approved(entry) else _done_here(entry)
         units.readings[key] = _Said(
             unit, stage_of(heading) or stage_of(entry.fields.get("context", "")),
             has_words(entry) and not _new_request(entry) and not _not_a_yes(entry),
@@ -357,6 +366,20 @@ def approvals_in(logs: list[list[AuditEntry]], units: Units) -> dict[tuple[str, 
             for stage, of in said.answered + tuple((stage, each) for stage in stages for each in said.of_units):
                 found[(stage, of if BY_SLUG[stage].per_unit else None)].append(entry)
     return found
+
+
+def approval_read(units: Units, before: AuditEntry | None, entry: AuditEntry) -> str | None:
+    """The stage `entry`, logged after `before`, would be read as a person's approval of, for a writer that logs the
+    person's requests and never their approvals (the MCP server's `audit_append`): a stage it says a person approved
+    (`approves`), or one the approvals a tick stands on count it for (`approvals_in`: the person's words under the
+    stage's heading, a go-ahead answering the stage `before` put to the person) where the words approve or go ahead
+    (`yes`, `looks good, carry on`), not a request (`Generate the orders API`)."""
+    stated = next((stage.slug for stage in STAGES if approves(entry, stage.slug)), None)
+    said = words_of(entry).strip().strip(_QUOTES)
+    if stated is not None or len(said) > _GO_AHEAD_LENGTH or not _GO_AHEAD.search(said):
+        return stated
+    read = approvals_in([[before, entry] if before is not None else [entry]], units)
+    return next((stage for (stage, _), entries in read.items() if any(each is entry for each in entries)), None)
 
 
 def whole_unit_approvals(project: DocsProject, units: Units) -> dict[str, tuple[AuditEntry, str]]:
