@@ -322,11 +322,12 @@ def run_cli(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
     return in_process(list(args), _cli_env(env), cwd)
 
 
-def run_cli_process(*args: str, cwd: Path | None = None,
-                    env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    """As `run_cli`, in a real `python -m aidlc` subprocess (the installed entry point's code path)."""
+def run_cli_process(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None,
+                    timeout: float | None = None) -> subprocess.CompletedProcess:
+    """As `run_cli`, in a real `python -m aidlc` subprocess (the installed entry point's code path); killed after
+    `timeout` seconds, failing the test, where a hang is the failure looked for."""
     return subprocess.run([sys.executable, "-m", "aidlc", *args], cwd=cwd, env=_cli_env(env),
-                          capture_output=True, text=True, encoding="utf-8")
+                          capture_output=True, text=True, encoding="utf-8", timeout=timeout)
 
 
 def _cli_env(env: dict[str, str] | None) -> dict[str, str]:

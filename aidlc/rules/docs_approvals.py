@@ -21,14 +21,16 @@ from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_at, stage_of, stages_
 from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 
-# `(...)`, `（...）`: an agent's note where the person said nothing; a note before their quoted words (`(답변) "Q2는
-# B로 ..."`: "(answer)") labels them, unless the note says there are none (`(pending) — approval prompt presented`).
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
-# A note in brackets to the end (`(...)`, `[pending]`, `（...）`), matched atomically: `.*` then `\W*` backtracking over
-# each other made a hostile `[[[...]]]a` cost seconds a line.
-_NO_WORDS = re.compile(r"^(?:n/?a\b|none\b|pending\b|tbd\b|no (?:direct )?(?:user )?input|-+$|—$|\((?>.*\))\W*+$|"
-                       r"\[(?>.*\])\W*+$|" + _NONE_YET + "|"
-                       r"（(?>.*）)\W*+$|없음|해당\s*없음)", re.IGNORECASE | re.DOTALL)
+# What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
+# nothing, `N/A`, `None`, `Pending ...`, `TBD`, `No user input`, `없음`, `해당 없음` ("none"), `대기` ("waiting"), a
+# note in brackets to the end (`(...)`, `[pending]`, `（...）`), or a bracketed note saying there are none, whatever
+# follows (`(pending) — approval prompt presented`); a note before quoted words (`(답변) "Q2는 B로 ..."`: "(answer)")
+# labels them. The marks are matched possessively and the notes atomically: patterns backtracking between them took
+# seconds on a hostile `[[[...]]]a`.
+_NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?:$|(?:n/?a|none|pending|tbd)\b|"
+                       r"no (?:direct )?(?:user )?input|해당\s*없음|없음|대기|\((?>.*\))\W*+$|\[(?>.*\])\W*+$|"
+                       r"（(?>.*）)\W*+$|" + _NONE_YET + ")", re.IGNORECASE | re.DOTALL)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
 # aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the rules' own name of
@@ -39,9 +41,6 @@ _AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request
                       re.IGNORECASE)
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
-# What an agent writes where the person said nothing: not a person's input.
-_NO_INPUT = re.compile(r"^\W*(?:|pending|n/?a\b.*|none|\((?>.*\))|\[(?>.*\])|（(?>.*）)|대기.*)\W*+$|^\W*" + _NONE_YET,
-                       re.IGNORECASE | re.DOTALL)
 _NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
                            r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                            r"承認しない", re.IGNORECASE)
@@ -160,8 +159,7 @@ def _approval(text: str) -> bool:
 
 def has_words(entry: AuditEntry) -> bool:
     """Whether the entry holds a person's words (User Input or User Response), and no refusal in its Status."""
-    said = [entry.fields.get(key, "").strip().strip(_QUOTES) for key in _PERSON]
-    if not any(text and not _NO_WORDS.match(text) for text in said):
+    if all(_NO_WORDS.match(entry.fields.get(key, "").strip()) for key in _PERSON):
         return False
     return not _NOT_APPROVED.search(entry.fields.get("status", ""))
 
@@ -236,8 +234,7 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     heading (or, without one, its context) names the stage and its heading, status, context or the person's own
     words say approved (`"Aprobar y continuar"` under `## Workflow Planning`), or a sentence of its AI response
     names the stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    person = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
-    if _NO_INPUT.match(person.strip()) or _code_plan(entry, stage) or _not_a_yes(entry):
+    if not has_words(entry) or _code_plan(entry, stage) or _not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:
@@ -245,7 +242,7 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
     if named == stage and any(_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
         return True
-    if named == stage and _approval(person):
+    if named == stage and _approval(words_of(entry)):
         return True
     return any(stage_of(sentence) == stage and _approval(sentence)
                for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
