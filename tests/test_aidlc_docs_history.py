@@ -205,7 +205,7 @@ def test_the_log_deleted_and_git_ignored_is_an_error_at_the_commit_and_at_the_ig
     found = docs.findings()
     assert [(code, path, line) for code, path, line, _ in found] == [
         ("AIDLC-DOCS-024", ".gitignore", 2), ("AIDLC-DOCS-024", AUDIT, None)]
-    assert f"commit {gone[:12]} (remove aidlc-docs from version control) deleted {AUDIT}, which held 1 entries" in \
+    assert f"commit {gone[:12]} (remove aidlc-docs from version control) deleted {AUDIT}, which held 1 entry" in \
         found[1][3]
     assert "git-ignored by `/aidlc-docs/`" in found[0][3]
 
@@ -642,4 +642,4 @@ def test_another_branch_s_version_of_a_deleted_log_forgives_nothing(docs: Repo) 
     docs.commit("merge side", "2026-06-01T09:30:00Z")
     removed = [message for code, _, _, message in docs.findings() if code == "AIDLC-DOCS-024"]
     assert any("(drop the log) deleted aidlc-docs/audit.md, which held 2 entries" in m for m in removed), removed
-    assert any("(merge side) deleted aidlc-docs/audit.md, which held 1 entries" in m for m in removed), removed
+    assert any("(merge side) deleted aidlc-docs/audit.md, which held 1 entry" in m for m in removed), removed

@@ -14,8 +14,10 @@ from aidlc.aidlc_docs.markdown import marker_lines
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
 from aidlc.names import arg
+from aidlc.plural import plural
 from aidlc.rules.docs_history import ENTRY_DELETED, ENTRY_EDITED, ENTRY_INSERTED, ENTRY_REFORMATTED, LOG_REMOVED
 from aidlc.rules.docs_history_judge import Judge, Version, described, short, whitespace, words
+from aidlc.rules.docs_layout import cut
 
 
 def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | None) -> None:
@@ -55,7 +57,7 @@ def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, parents: lis
         what = "deleted" if child is None else "emptied"
         held = [text for parent in parents if parent is not None for text in parent.texts if text in expected]
         judge.removed[path] = (len(judge.findings), tuple(words(text) for text in dict.fromkeys(held)))
-        judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {lost} entries "
+        judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {plural(lost, 'entry')} "
                   f"before it", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
 
 
@@ -131,7 +133,7 @@ def _change(old: AuditEntry, new: AuditEntry) -> str:
     at = next((n for n, (was, now) in enumerate(pairs) if was.strip() != now.strip()), min(len(before), len(after)))
     if at == len(after) < len(before):  # the lines it kept are the entry's first: a heading put into it split it
         rest = next(line.strip() for line in before[at:] if line.strip())
-        return (f"its lines from line {at + 1} on (`{rest if len(rest) <= 60 else rest[:57] + '...'}`) are no longer "
+        return (f"its lines from line {at + 1} on (`{cut(rest, 60)}`) are no longer "
                 "part of it: a heading inserted into it, or lines deleted from its end")
     was, now = (lines[at].strip() if at < len(lines) else "" for lines in (before, after))
     same = next((n for n, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), min(len(was), len(now)))
@@ -139,7 +141,7 @@ def _change(old: AuditEntry, new: AuditEntry) -> str:
 
     def shown(text: str) -> str:
         part = ("..." if start else "") + text[start:]
-        return f"`{part if len(part) <= 80 else part[:77] + '...'}`" if text else "nothing"
+        return f"`{cut(part, 80)}`" if text else "nothing"
 
     return f"its line {at + 1} read {shown(was)} and now reads {shown(now)}"
 

@@ -117,7 +117,8 @@ def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:
 
 def _judge_moments(judge: Judge, path: str, entries: list[AuditEntry], since: str | None) -> None:
     """Per moment, the entries carrying it that a commit other than the earliest such entry's added: one finding at
-    the first of them (cu-aaii dates 56 entries of many commits `T00:00:00Z`: one finding per day, not per entry)."""
+    the first of them (cu-aaii stamps 51 entries of 41 commits `2026-08-03T00:00:00Z` and 8 of 6 commits
+    `2026-08-07T00:00:00Z`: two findings, not one per entry)."""
     seen: dict[datetime, list[AuditEntry]] = {}
     for entry in entries:
         if entry.at is not None:
