@@ -452,6 +452,23 @@ def test_words_whose_answer_did_the_stage_s_work_approve_none_of_it(docs: DocsRe
     assert found == ([] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Application Design"))])
 
 
+@pytest.mark.parametrize(("answer", "approved"), [
+    # hailmary, aws-ai-dlc, DocSuri: the go-ahead logged under the next stage's heading, the answer naming the stage
+    ("Application Design 승인 처리. Units Generation 단계 진행.", True),  # "Application Design's approval recorded"
+    ("User approved Application Design. Proceeding to Units Generation.", True),
+    ("Approved the application design, moving to Units Generation.", True),
+    ("Application Design 승인 간주. Units Generation 진행.", False),  # shimmk-skt: "deemed approved", by the agent
+    ("Units Generation approved; Application Design was already done.", False)])  # it names the next stage approved
+def test_a_go_ahead_whose_answer_says_the_stage_before_approved_approves_it(docs: DocsRepo, answer: str,
+                                                                          approved: bool) -> None:
+    kept = [e for e in ENTRIES if e[0] != "Application Design - Approval"]
+    go_ahead = ("Units Generation - Start", "다음단계 부탁해", answer, "INCEPTION - Units Generation")
+    docs.write(AUDIT, audit_text([*kept[:5], go_ahead, *kept[5:]]))
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == ([] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Application Design"))])
+
+
 @pytest.mark.parametrize("hostile", [
     "a " * 100_000 + "!",  # a pattern over the whole answer backtracked without end on 100 letters
     "[" * 100_000 + "]" * 100_000 + "a",  # a bracketed note matched by patterns backtracking over each other

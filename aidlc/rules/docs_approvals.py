@@ -206,6 +206,29 @@ def says_approved(entry: AuditEntry) -> bool:
         or _approval(heading_of(entry))
 
 
+def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
+    """The stages a sentence of the agent's answer says approved (`Functional Design 승인 처리`: "Functional Design's
+    approval recorded"; "Requirements Analysis approved; starting User Stories"; "Approved the requirements, moving
+    to Workflow Planning"), never Code Generation's plan: where the person's go-ahead is logged under the next stage's
+    heading, the answer names the stage it approved (aws-ai-dlc's "다음단계 부탁해" under `## Frontend NFR Requirements
+    - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
+    found: list[str] = []
+    for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")):
+        text = _AWAITED.sub(" ", sentence)
+        said = _APPROVAL.search(text)
+        if said is None or _NOT_APPROVED.search(text) or _ASSUMED.search(text):
+            continue
+        named = stages_named(text[:said.end()]) or stages_named(_CLAUSE.split(text[said.end():], 1)[0])
+        found += [stage for stage in named if not (stage == "code-generation" and _PLAN.search(text))]
+    return tuple(dict.fromkeys(found))
+
+
+# An approval the agent took for granted is none: "Functional Design 승인 간주" ("deemed approved"; shimmk-skt, after
+# "Backend Unit 개발 시작할거야": "I'll start the backend unit"), "approval assumed", "视为批准".
+_ASSUMED = re.compile(r"간주|\bassum|\bdeem|\btreat\w*[ \t]+as|\btaken[ \t]+as|みな|見な|视为|視為", re.IGNORECASE)
+_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + _NEXT.pattern + r"|\b(?:moving|starting|proceed\w*)\b", re.IGNORECASE)
+
+
 def approved_stages(entry: AuditEntry) -> list[str]:
     """The stages an entry with a person's words answers for: those its heading names, else the first its Context
     names (a Context's `Next: User Stories` is not an approval of User Stories, nor is `Unit 2 Functional Design
@@ -244,8 +267,7 @@ def approves(entry: AuditEntry, stage: str) -> bool:
         return True
     if named == stage and _approval(words_of(entry)):
         return True
-    return any(stage_of(sentence) == stage and _approval(sentence)
-               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
+    return stage in approved_in_answer(entry)
 
 
 class Units:
@@ -294,6 +316,7 @@ class _Said(NamedTuple):
     starts: bool  # its heading starts a stage
     plan: bool  # its heading names a plan: Code Generation's plan is approved apart from the stage
     of_units: tuple[str | None, ...]  # a heading listing units answers for each
+    in_answer: tuple[str, ...]  # stages its heading and Context do not name that its AI response says approved
 
 
 def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
@@ -309,6 +332,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         approved = any(_approval(entry.fields.get(field, "")) for field in ("context", "status"))
         presented = None if approved else _put_to_the_person(entry)
         done = () if says_approved(entry) else _done_here(entry)
+        named_here = stages_named(heading) + stages_named(entry.fields.get("context", ""))
         units.readings[key] = _Said(
             unit, stage_of(heading) or stage_of(entry.fields.get("context", "")),
             has_words(entry) and not _new_request(entry) and not _not_a_yes(entry),
@@ -316,7 +340,8 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             _approval(heading) and not _NOT_APPROVED.search(heading),
             ((waited, units.of(before)),) if waited and before is not None else (),
             _STARTS.search(entry.heading or "") is not None, _PLAN.search(heading) is not None,
-            tuple(listed) if len(listed) > 1 else (unit,))
+            tuple(listed) if len(listed) > 1 else (unit,),
+            tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented))
     return units.readings[key]
 
 
@@ -359,6 +384,7 @@ def approvals_in(logs: list[list[AuditEntry]], units: Units) -> dict[tuple[str, 
             if said.answered and said.starts:
                 stages = ()
             stages = tuple(stage for stage in stages if not (stage == "code-generation" and said.plan))
+            stages += tuple(stage for stage in said.in_answer if stage not in stages)
             # `U3 + U5 功能设计和代码生成完成`: a heading listing units answers for each of them
             for stage, of in said.answered + tuple((stage, each) for stage in stages for each in said.of_units):
                 found[(stage, of if BY_SLUG[stage].per_unit else None)].append(entry)
