@@ -640,6 +640,18 @@ def test_an_approval_whose_context_starts_the_next_stage_approves_what_came_befo
     assert docs.findings() == []
 
 
+def test_a_unit_approved_as_the_next_unit_starts_approves_the_stage_it_was_at(docs: DocsRepo) -> None:
+    # cheongYak-radar: `## U6 Approved / U3 Functional Design Start`, "진행", its Context naming unit U3's stage: unit
+    # U6 was at Code Generation, which the person approved (not a functional design of U6).
+    entries = [e for e in ENTRIES if e[0] != "Code Generation - Unit 1 Approval"]
+    entries.insert(next(i for i, e in enumerate(entries) if e[0] == "NFR Requirements - Unit 1 Approval") + 1, (
+        "Code Generation - Unit 1 Complete", None, "Unit 1 code generated.", "CONSTRUCTION - Unit 1 code generated."))
+    docs.write(AUDIT, with_entry_after("Code Generation - Unit 1 Complete", (
+        "Unit 1 Approved / Unit 2 Functional Design Start", "진행", "Unit 1 approved. Starting unit 2.",
+        "CONSTRUCTION - Unit 2 Functional Design start"), entries))
+    assert docs.findings() == []
+
+
 @pytest.mark.parametrize(("context", "approved"), [
     ("User approved continuation from Code Generation (Unit 2) to Build and Test stage", True),
     ("Awaiting user approval from Code Generation (Unit 2) to Build and Test", False)])

@@ -308,7 +308,9 @@ class _Said(NamedTuple):
     """What one audit entry, after the one before it, says for the approvals: a pure reading of the two texts."""
 
     unit: str | None  # the unit it is about
-    named: str | None  # the stage its heading (else its Context) names
+    # the stage its heading names, else its Context, unless the Context is about another unit (`## U6 Approved / U3
+    # Functional Design Start`, Context `U3 Functional Design start`: unit U6 was at Code Generation)
+    named: str | None
     words: bool  # it holds a person's words that are no new instruction
     stages: tuple[str, ...]  # the stages it answers for (`approved_stages`)
     unit_approval: bool  # its heading says approved and names no stage: of the stage its unit was at
@@ -322,7 +324,7 @@ class _Said(NamedTuple):
 def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
     key = (before.text if before is not None else None, entry.text)  # the heading is the text's first line
     if key not in units.readings:
-        heading = heading_of(entry)
+        heading, context = heading_of(entry), entry.fields.get("context", "")
         unit = units.of(entry)
         waited = _answered(before, entry) if before is not None else None
         listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
@@ -332,9 +334,9 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         approved = any(_approval(entry.fields.get(field, "")) for field in ("context", "status"))
         presented = None if approved else _put_to_the_person(entry)
         done = () if says_approved(entry) else _done_here(entry)
-        named_here = stages_named(heading) + stages_named(entry.fields.get("context", ""))
+        named_here = stages_named(heading) + stages_named(context)
         units.readings[key] = _Said(
-            unit, stage_of(heading) or stage_of(entry.fields.get("context", "")),
+            unit, stage_of(heading) or (stage_of(context) if unit_of(context) in (None, unit) else None),
             has_words(entry) and not _new_request(entry) and not _not_a_yes(entry),
             tuple(stage for stage in approved_stages(entry) if stage != presented and stage not in done),
             _approval(heading) and not _NOT_APPROVED.search(heading),
