@@ -375,6 +375,21 @@ def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRep
     assert only(docs, "AIDLC-DOCS-007")
 
 
+@pytest.mark.parametrize(("said", "approves"), [
+    ("Approve & Continue", True),
+    ("A, C", False),  # options picked: answers, no approval
+    ("Not approved: changes requested", False),
+    ("**(pending)**", False)])  # no words of the person
+def test_only_an_entry_that_approves_its_stage_puts_it_in_the_order(docs: DocsRepo, said: str, approves: bool) -> None:
+    entries = list(ENTRIES)
+    stories, planning = entries[3], entries[4]
+    entries[3], entries[4] = (planning[0], said, *planning[2:]), stories
+    docs.write(AUDIT, audit_text(entries))
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    found = {(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]}
+    assert (("AIDLC-DOCS-007", docs.line(AUDIT, "## User Stories - Approval")) in found) == approves
+
+
 def test_an_approval_logged_below_another_with_an_earlier_time_is_no_order_broken(docs: DocsRepo) -> None:
     # cheongYak-radar: Code Generation logged below Infrastructure Design with a time before it. Which came first is
     # not known (the time was written by hand, or the entry put above): the time's inversion is reported, not the order.
