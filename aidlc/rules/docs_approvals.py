@@ -2,7 +2,7 @@
 which unit) an entry answers for, whether it approves a stage (when each stage was first approved:
 aidlc/rules/docs_approval_order.py). The work-tree rules (aidlc/rules/docs_layout.py), the history rules
 (aidlc/rules/docs_history_ticks.py, on each commit's version of the logs), `aidlc status` and the unit evidence read
-approvals this one way.
+approvals this one way. What the person's words and the agent's answer say is read in aidlc/rules/docs_words.py.
 
 An approval, as these rules read one, is an audit entry whose heading or Context names the stage (and the unit,
 when the ticked line names one) and whose User Input or User Response holds a person's words: not an empty, `N/A`
@@ -18,32 +18,27 @@ from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_at, stage_of, stages_named
-from aidlc.aidlc_docs.state import AWAITING
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
+from aidlc.rules.docs_words import (
+    AWAITED,
+    GO_AHEAD,
+    GO_AHEAD_LENGTH,
+    NEXT,
+    NOT_APPROVED,
+    PERSON,
+    PLAN,
+    QUOTES,
+    approved_in_answer,
+    done_here,
+    has_words,
+    names_approval,
+    not_a_yes,
+    words_of,
+)
 
-_NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
-# What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
-# nothing, `N/A`, `None`, `Pending ...`, `TBD`, `No user input`, `없음`, `해당 없음` ("none"), `대기` ("waiting"), a
-# note in brackets to the end (`(...)`, `[pending]`, `（...）`), or a bracketed note saying there are none, whatever
-# follows (`(pending) — approval prompt presented`); a note before quoted words (`(답변) "Q2는 B로 ..."`: "(answer)")
-# labels them. The marks are matched possessively and the notes atomically: patterns backtracking between them took
-# seconds on a hostile `[[[...]]]a`.
-_NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?:$|(?:n/?a|none|pending|tbd)\b|"
-                       r"no (?:direct )?(?:user )?input|해당\s*없음|없음|대기|\((?>.*\))\W*+$|\[(?>.*\])\W*+$|"
-                       r"（(?>.*）)\W*+$|" + _NONE_YET + ")", re.IGNORECASE | re.DOTALL)
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
                       r"inici", re.IGNORECASE)
-# aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the rules' own name of
-# the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve functional design ...").
-_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob|aprueb|continue to (?:the )?next stage", re.IGNORECASE)
-# An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트".
-_AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート",
-                      re.IGNORECASE)
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
-_NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
-                           r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
-                           r"承認しない", re.IGNORECASE)
 
 
 # "User approved continuation from Code Generation to Build and Test": the stage left behind is the one approved.
@@ -56,7 +51,7 @@ def _continued_from(entry: AuditEntry) -> str | None:
     under the next stage's `## Build and Test - Start`)."""
     context = entry.fields.get("context", "")
     found = _APPROVED_FROM.search(context)
-    if found is None or _AWAITED.search(context, 0, found.end()) or _NOT_APPROVED.search(context, 0, found.end()):
+    if found is None or AWAITED.search(context, 0, found.end()) or NOT_APPROVED.search(context, 0, found.end()):
         return None  # "Awaiting user approval from ...", "not approved from ..."
     return stage_at(found.group("stage"))
 
@@ -69,21 +64,8 @@ _WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|hu
 
 # What an entry's Context or Status says when it puts its stage to the person: it awaits their approval ("approval
 # gate before Code Generation", "承認待ち"), or presents the stage for it ("Presenting for approval").
-_PRESENTED = re.compile(_AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?for[ \t]+(?:\w+[ \t]+)?approval|"
+_PRESENTED = re.compile(AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?for[ \t]+(?:\w+[ \t]+)?approval|"
                         r"\bready[ \t]+for[ \t]+(?:\w+[ \t]+)?approval|승인[ \t]*요청|承認依頼|请求批准", re.IGNORECASE)
-# A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
-# "continue", "yes, proceed", "ok").
-_GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
-                       r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
-                       r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
-# A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
-_CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
-_CHOICE_GAP = re.compile(r"[\s,;/]+")
-_GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
-_NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
-# A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
-# (Workflow Planning is a stage's name, no plan put to the person.)
-_PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|plano\b", re.IGNORECASE)
 
 
 def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
@@ -93,7 +75,7 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
     Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
     `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
     before Code Generation.`, then "진행" under `## U4 Code Generation`)."""
-    if before is None or _NOT_APPROVED.search(entry.text):
+    if before is None or NOT_APPROVED.search(entry.text):
         return None
     waited = _WAITS_TO_PROCEED.search(before.text)
     if waited is not None:
@@ -101,8 +83,8 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
         going = stage_of(waited.group("stage"))
         starts = _STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
         return left if starts and going is not None and left not in (None, going) else None
-    said = words_of(entry).strip().strip(_QUOTES)
-    if len(said) > _GO_AHEAD_LENGTH or not _GO_AHEAD.search(said):
+    said = words_of(entry).strip().strip(QUOTES)
+    if len(said) > GO_AHEAD_LENGTH or not GO_AHEAD.search(said):
         return None
     return _put_to_the_person(before)
 
@@ -110,28 +92,19 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
 def _put_to_the_person(entry: AuditEntry) -> str | None:
     """The stage an entry's Context or Status puts to the person for approval (never a plan, there or in its
     heading)."""
-    if _PLAN.search(entry.heading or ""):
+    if PLAN.search(entry.heading or ""):
         return None
     for key in ("context", "status"):
         text = entry.fields.get(key, "")
         put = _PRESENTED.search(text)
-        if put is not None and not _PLAN.search(text):
+        if put is not None and not PLAN.search(text):
             # The stage named before the words that put it (`U4 Infrastructure Design done; approval gate before Code
             # Generation`), and before any it names as the next (`다음은 ... Functional Design 승인 게이트`), else the
             # heading's.
             named = text[:put.start()]
-            named = named[:found.start()] if (found := _NEXT.search(named)) else named
+            named = named[:found.start()] if (found := NEXT.search(named)) else named
             return stage_of(named) or stage_of(entry.heading or "")
     return None
-
-
-_PERSON = ("user_input", "user_response")  # the fields that hold the person's words
-_QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
-
-
-def words_of(entry: AuditEntry) -> str:
-    """The person's words of an entry: its User Input and User Response."""
-    return " ".join(entry.fields.get(key, "") for key in _PERSON)
 
 
 def in_turn(entries: list[AuditEntry]) -> list[tuple[AuditEntry | None, AuditEntry]]:
@@ -152,42 +125,11 @@ def heading_of(entry: AuditEntry) -> str:
     return " / ".join(kept) if len(parts) > 1 and kept else heading
 
 
-def _approval(text: str) -> bool:
-    """Whether `text` says approved, once what says an approval is awaited is set aside."""
-    return _APPROVAL.search(_AWAITED.sub(" ", text)) is not None
-
-
-def has_words(entry: AuditEntry) -> bool:
-    """Whether the entry holds a person's words (User Input or User Response), and no refusal in its Status."""
-    if all(_NO_WORDS.match(entry.fields.get(key, "").strip()) for key in _PERSON):
-        return False
-    return not _NOT_APPROVED.search(entry.fields.get("status", ""))
-
-
-def _not_a_yes(entry: AuditEntry) -> bool:
-    """Whether the person's words refuse (`I do not approve: changes requested`) or only pick options (`A, B, C`,
-    `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval)."""
-    said = words_of(entry)
-    return _NOT_APPROVED.search(said) is not None or _only_choices(said.strip().strip(_QUOTES))
-
-
-def _only_choices(said: str) -> bool:
-    """Whether the words are two or more options picked and nothing else: `A, C, B`, `Q1: A, Q2: C`, `1-B 2-A`. Read
-    word by word (a pattern over the whole text would backtrack without end on `a a a ... !`)."""
-    options = 0
-    for word in _CHOICE_GAP.split(said):
-        read = _CHOICE_WORD.fullmatch(word)
-        if read is None:
-            return False
-        options += read.group("option") is not None
-    return options >= 2
-
-
 def _code_plan(entry: AuditEntry, stage: str) -> bool:
     """Whether the entry is about Code Generation's plan (its Part 1), which approves the plan, not the stage: the
     rules ask for a second approval, of the generated code (code-generation.md, Part 2's "Wait for Explicit
     Approval"). Other stages' plans are the stage's own work (Workflow Planning's execution plan)."""
-    return stage == "code-generation" and _PLAN.search(heading_of(entry)) is not None
+    return stage == "code-generation" and PLAN.search(heading_of(entry)) is not None
 
 
 def _new_request(entry: AuditEntry) -> bool:
@@ -195,38 +137,15 @@ def _new_request(entry: AuditEntry) -> bool:
     nothing of the entry (heading, status, context, the words) says approved (AIDLC-AWS-workshop's `## Game Enhancement
     Request`, Context `Post-code generation enhancements`, with a paragraph of new features)."""
     said = words_of(entry).strip()
-    if len(said.split("\n", 1)[0]) <= _GO_AHEAD_LENGTH:  # its first line: what follows may be the agent's notes
+    if len(said.split("\n", 1)[0]) <= GO_AHEAD_LENGTH:  # its first line: what follows may be the agent's notes
         return False
     return not says_approved(entry)
 
 
 def says_approved(entry: AuditEntry) -> bool:
     """Whether the entry's heading, status, context or the person's words say approved."""
-    return any(_approval(entry.fields.get(key, "")) for key in ("status", "context", *_PERSON)) \
-        or _approval(heading_of(entry))
-
-
-def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
-    """The stages a sentence of the agent's answer says approved (`Functional Design 승인 처리`: "Functional Design's
-    approval recorded"; "Requirements Analysis approved; starting User Stories"; "Approved the requirements, moving
-    to Workflow Planning"), never Code Generation's plan: where the person's go-ahead is logged under the next stage's
-    heading, the answer names the stage it approved (aws-ai-dlc's "다음단계 부탁해" under `## Frontend NFR Requirements
-    - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
-    found: list[str] = []
-    for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")):
-        text = _AWAITED.sub(" ", sentence)
-        said = _APPROVAL.search(text)
-        if said is None or _NOT_APPROVED.search(text) or _ASSUMED.search(text):
-            continue
-        named = stages_named(text[:said.end()]) or stages_named(_CLAUSE.split(text[said.end():], 1)[0])
-        found += [stage for stage in named if not (stage == "code-generation" and _PLAN.search(text))]
-    return tuple(dict.fromkeys(found))
-
-
-# An approval the agent took for granted is none: "Functional Design 승인 간주" ("deemed approved"; shimmk-skt, after
-# "Backend Unit 개발 시작할거야": "I'll start the backend unit"), "approval assumed", "视为批准".
-_ASSUMED = re.compile(r"간주|\bassum|\bdeem|\btreat\w*[ \t]+as|\btaken[ \t]+as|みな|見な|视为|視為", re.IGNORECASE)
-_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + _NEXT.pattern + r"|\b(?:moving|starting|proceed\w*)\b", re.IGNORECASE)
+    return any(names_approval(entry.fields.get(key, "")) for key in ("status", "context", *PERSON)) \
+        or names_approval(heading_of(entry))
 
 
 def approved_stages(entry: AuditEntry) -> list[str]:
@@ -238,13 +157,13 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     heading = heading_of(entry)
     if (left := _continued_from(entry)) is not None:
         return [left]
-    if _ANSWERS.search(heading) and not _approval(heading):
+    if _ANSWERS.search(heading) and not names_approval(heading):
         return []
     named = stages_named(heading)
     if named:
         return named
     context = entry.fields.get("context", "")
-    if _STARTS.search(context) and not _approval(context):
+    if _STARTS.search(context) and not names_approval(context):
         return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
     first = stage_of(context)
     return [first] if first else []
@@ -257,15 +176,15 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     heading (or, without one, its context) names the stage and its heading, status, context or the person's own
     words say approved (`"Aprobar y continuar"` under `## Workflow Planning`), or a sentence of its AI response
     names the stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    if not has_words(entry) or _code_plan(entry, stage) or _not_a_yes(entry):
+    if not has_words(entry) or _code_plan(entry, stage) or not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:
         return True
     named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
-    if named == stage and any(_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
+    if named == stage and any(names_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
         return True
-    if named == stage and _approval(words_of(entry)):
+    if named == stage and names_approval(words_of(entry)):
         return True
     return stage in approved_in_answer(entry)
 
@@ -331,33 +250,20 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
         # its words came before that, and approve it no more than the agent's answer does; unless the entry says it
         # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`).
-        approved = any(_approval(entry.fields.get(field, "")) for field in ("context", "status"))
+        approved = any(names_approval(entry.fields.get(field, "")) for field in ("context", "status"))
         presented = None if approved else _put_to_the_person(entry)
-        done = () if says_approved(entry) else _done_here(entry)
+        done = () if says_approved(entry) else done_here(entry)
         named_here = stages_named(heading) + stages_named(context)
         units.readings[key] = _Said(
             unit, stage_of(heading) or (stage_of(context) if unit_of(context) in (None, unit) else None),
-            has_words(entry) and not _new_request(entry) and not _not_a_yes(entry),
+            has_words(entry) and not _new_request(entry) and not not_a_yes(entry),
             tuple(stage for stage in approved_stages(entry) if stage != presented and stage not in done),
-            _approval(heading) and not _NOT_APPROVED.search(heading),
+            names_approval(heading) and not NOT_APPROVED.search(heading),
             ((waited, units.of(before)),) if waited and before is not None else (),
-            _STARTS.search(entry.heading or "") is not None, _PLAN.search(heading) is not None,
+            _STARTS.search(entry.heading or "") is not None, PLAN.search(heading) is not None,
             tuple(listed) if len(listed) > 1 else (unit,),
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented))
     return units.readings[key]
-
-
-# What an agent's answer says of work it did in answer to the words: `Build and Test 지침 생성 완료`, "generated".
-_DONE = re.compile(r"\b(?:complete[ds]?|generated|created|produced|finished|done)\b|완료|생성|작성|完成|生成|作成|完了|"
-                   r"conclu[íi]d|gerad", re.IGNORECASE)
-
-
-def _done_here(entry: AuditEntry) -> tuple[str, ...]:
-    """The stages whose work the entry's AI response says it did in answer to the person's words (a sentence naming
-    the stage and saying it was done or made): the words came before that work, and approve none of it (worryDolls'
-    "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
-    return tuple(stage for sentence in _SENTENCE.split(entry.fields.get("ai_response", ""))
-                 if _DONE.search(sentence) for stage in stages_named(sentence))
 
 
 def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[str, str | None], list[AuditEntry]]:
@@ -400,8 +306,8 @@ def approval_read(units: Units, before: AuditEntry | None, entry: AuditEntry) ->
     stage's heading, a go-ahead answering the stage `before` put to the person) where the words approve or go ahead
     (`yes`, `looks good, carry on`), not a request (`Generate the orders API`)."""
     stated = next((stage.slug for stage in STAGES if approves(entry, stage.slug)), None)
-    said = words_of(entry).strip().strip(_QUOTES)
-    if stated is not None or len(said) > _GO_AHEAD_LENGTH or not _GO_AHEAD.search(said):
+    said = words_of(entry).strip().strip(QUOTES)
+    if stated is not None or len(said) > GO_AHEAD_LENGTH or not GO_AHEAD.search(said):
         return stated
     read = approvals_in([[before, entry] if before is not None else [entry]], units)
     return next((stage for (stage, _), entries in read.items() if any(each is entry for each in entries)), None)
@@ -417,8 +323,8 @@ def whole_unit_approvals(project: DocsProject, units: Units) -> dict[str, tuple[
         for entry in log.entries:
             heading = heading_of(entry)
             unit = units.of(entry)
-            if unit is None or unit in found or stages_named(heading) or not _approval(heading) \
-                    or _NOT_APPROVED.search(heading) or not has_words(entry):
+            if unit is None or unit in found or stages_named(heading) or not names_approval(heading) \
+                    or NOT_APPROVED.search(heading) or not has_words(entry):
                 continue
             found[unit] = (entry, log.path)
     return found

@@ -1,0 +1,118 @@
+"""What the words of an aidlc-docs audit entry say, for the approvals (aidlc/rules/docs_approvals.py): the person's
+(User Input, User Response) and the agent's answer (AI Response)."""
+
+from __future__ import annotations
+
+import re
+
+from aidlc.aidlc_docs.model import AuditEntry
+from aidlc.aidlc_docs.stages import stages_named
+from aidlc.aidlc_docs.state import AWAITING
+
+_NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
+# What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
+# nothing, `N/A`, `None`, `Pending ...`, `TBD`, `No user input`, `없음`, `해당 없음` ("none"), `대기` ("waiting"), a
+# note in brackets to the end (`(...)`, `[pending]`, `（...）`), or a bracketed note saying there are none, whatever
+# follows (`(pending) — approval prompt presented`); a note before quoted words (`(답변) "Q2는 B로 ..."`: "(answer)")
+# labels them. The marks are matched possessively and the notes atomically: patterns backtracking between them took
+# seconds on a hostile `[[[...]]]a`.
+_NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?:$|(?:n/?a|none|pending|tbd)\b|"
+                       r"no (?:direct )?(?:user )?input|해당\s*없음|없음|대기|\((?>.*\))\W*+$|\[(?>.*\])\W*+$|"
+                       r"（(?>.*）)\W*+$|" + _NONE_YET + ")", re.IGNORECASE | re.DOTALL)
+# aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the rules' own name of
+# the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve functional design ...").
+_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob|aprueb|continue to (?:the )?next stage", re.IGNORECASE)
+# An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트".
+AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート",
+                     re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
+NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
+                          r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
+                          r"承認しない", re.IGNORECASE)
+# A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
+# "continue", "yes, proceed", "ok").
+GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
+                      r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
+                      r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
+# A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
+_CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
+_CHOICE_GAP = re.compile(r"[\s,;/]+")
+GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
+NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
+# A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
+# (Workflow Planning is a stage's name, no plan put to the person.)
+PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|plano\b", re.IGNORECASE)
+PERSON = ("user_input", "user_response")  # the fields that hold the person's words
+QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
+
+
+def words_of(entry: AuditEntry) -> str:
+    """The person's words of an entry: its User Input and User Response."""
+    return " ".join(entry.fields.get(key, "") for key in PERSON)
+
+
+def names_approval(text: str) -> bool:
+    """Whether `text` says approved, once what says an approval is awaited is set aside."""
+    return _APPROVAL.search(AWAITED.sub(" ", text)) is not None
+
+
+def has_words(entry: AuditEntry) -> bool:
+    """Whether the entry holds a person's words (User Input or User Response), and no refusal in its Status."""
+    if all(_NO_WORDS.match(entry.fields.get(key, "").strip()) for key in PERSON):
+        return False
+    return not NOT_APPROVED.search(entry.fields.get("status", ""))
+
+
+def not_a_yes(entry: AuditEntry) -> bool:
+    """Whether the person's words refuse (`I do not approve: changes requested`) or only pick options (`A, B, C`,
+    `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval)."""
+    said = words_of(entry)
+    return NOT_APPROVED.search(said) is not None or _only_choices(said.strip().strip(QUOTES))
+
+
+def _only_choices(said: str) -> bool:
+    """Whether the words are two or more options picked and nothing else: `A, C, B`, `Q1: A, Q2: C`, `1-B 2-A`. Read
+    word by word (a pattern over the whole text would backtrack without end on `a a a ... !`)."""
+    options = 0
+    for word in _CHOICE_GAP.split(said):
+        read = _CHOICE_WORD.fullmatch(word)
+        if read is None:
+            return False
+        options += read.group("option") is not None
+    return options >= 2
+
+
+def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
+    """The stages a sentence of the agent's answer says approved (`Functional Design 승인 처리`: "Functional Design's
+    approval recorded"; "Requirements Analysis approved; starting User Stories"; "Approved the requirements, moving
+    to Workflow Planning"), never Code Generation's plan: where the person's go-ahead is logged under the next stage's
+    heading, the answer names the stage it approved (aws-ai-dlc's "다음단계 부탁해" under `## Frontend NFR Requirements
+    - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
+    found: list[str] = []
+    for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")):
+        text = AWAITED.sub(" ", sentence)
+        said = _APPROVAL.search(text)
+        if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
+            continue
+        named = stages_named(text[:said.end()]) or stages_named(_CLAUSE.split(text[said.end():], 1)[0])
+        found += [stage for stage in named if not (stage == "code-generation" and PLAN.search(text))]
+    return tuple(dict.fromkeys(found))
+
+
+# An approval the agent took for granted is none: "Functional Design 승인 간주" ("deemed approved"; shimmk-skt, after
+# "Backend Unit 개발 시작할거야": "I'll start the backend unit"), "approval assumed", "视为批准".
+_ASSUMED = re.compile(r"간주|\bassum|\bdeem|\btreat\w*[ \t]+as|\btaken[ \t]+as|みな|見な|视为|視為", re.IGNORECASE)
+_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern + r"|\b(?:moving|starting|proceed\w*)\b", re.IGNORECASE)
+
+
+# What an agent's answer says of work it did in answer to the words: `Build and Test 지침 생성 완료`, "generated".
+_DONE = re.compile(r"\b(?:complete[ds]?|generated|created|produced|finished|done)\b|완료|생성|작성|完成|生成|作成|完了|"
+                   r"conclu[íi]d|gerad", re.IGNORECASE)
+
+
+def done_here(entry: AuditEntry) -> tuple[str, ...]:
+    """The stages whose work the entry's AI response says it did in answer to the person's words (a sentence naming
+    the stage and saying it was done or made): the words came before that work, and approve none of it (worryDolls'
+    "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
+    return tuple(stage for sentence in _SENTENCE.split(entry.fields.get("ai_response", ""))
+                 if _DONE.search(sentence) for stage in stages_named(sentence))
