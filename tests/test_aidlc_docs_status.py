@@ -187,6 +187,19 @@ def test_a_stage_approved_by_several_entries_cites_the_one_that_says_approved(do
         f"{AUDIT}:{line_of(docs, AUDIT, '## Workflow Planning - Approval')}"]
 
 
+def test_a_stage_approved_by_several_entries_cites_the_go_ahead_before_a_request(docs: Path) -> None:
+    # chustard: a request to re-check the stage, then the person's go-ahead, neither saying approved: the reader is
+    # shown the go-ahead.
+    request = ("## Workflow Planning - Rework\n**Timestamp**: 2026-02-09T14:08:00+09:00\n"
+               "**User Input**: \"split the plan into two phases\"\n**AI Response**: Split.\n"
+               "**Context**: INCEPTION - Workflow Planning\n\n---\n\n")
+    replace(docs, AUDIT, "## Workflow Planning - Approval", request + "## Workflow Planning - Go")
+    replace(docs, AUDIT, '**User Input**: "y"', '**User Input**: "ok, go on"')
+    inception = {s["stage"]: s for s in status(docs)["phases"][0]["stages"]}
+    assert inception["workflow-planning"]["approvals"] == [
+        f"{AUDIT}:{line_of(docs, AUDIT, '## Workflow Planning - Go')}"]
+
+
 def test_an_audit_log_that_cannot_be_read_leaves_every_approval_unknown(docs: Path) -> None:
     (docs / AUDIT).write_bytes((docs / AUDIT).read_bytes() + b"\n\xff\xfe\n")
     report = status(docs)

@@ -21,15 +21,14 @@ from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_at, stage_of, stages_
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 from aidlc.rules.docs_words import (
     AWAITED,
-    GO_AHEAD,
     GO_AHEAD_LENGTH,
     NEXT,
     NOT_APPROVED,
     PERSON,
     PLAN,
-    QUOTES,
     approved_in_answer,
     done_here,
+    goes_ahead,
     has_words,
     names_approval,
     not_a_yes,
@@ -83,10 +82,7 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
         going = stage_of(waited.group("stage"))
         starts = _STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
         return left if starts and going is not None and left not in (None, going) else None
-    said = words_of(entry).strip().strip(QUOTES)
-    if len(said) > GO_AHEAD_LENGTH or not GO_AHEAD.search(said):
-        return None
-    return _put_to_the_person(before)
+    return _put_to_the_person(before) if goes_ahead(entry) else None
 
 
 def _put_to_the_person(entry: AuditEntry) -> str | None:
@@ -306,8 +302,7 @@ def approval_read(units: Units, before: AuditEntry | None, entry: AuditEntry) ->
     stage's heading, a go-ahead answering the stage `before` put to the person) where the words approve or go ahead
     (`yes`, `looks good, carry on`), not a request (`Generate the orders API`)."""
     stated = next((stage.slug for stage in STAGES if approves(entry, stage.slug)), None)
-    said = words_of(entry).strip().strip(QUOTES)
-    if stated is not None or len(said) > GO_AHEAD_LENGTH or not GO_AHEAD.search(said):
+    if stated is not None or not goes_ahead(entry):
         return stated
     read = approvals_in([[before, entry] if before is not None else [entry]], units)
     return next((stage for (stage, _), entries in read.items() if any(each is entry for each in entries)), None)

@@ -13,6 +13,7 @@ from aidlc.aidlc_docs.reader import is_audit
 from aidlc.aidlc_docs.stages import BY_SLUG, Stage
 from aidlc.aidlc_docs.units import listed_units, unit_of
 from aidlc.rules.docs_approvals import Units, approvals, says_approved
+from aidlc.rules.docs_words import goes_ahead
 
 
 @dataclass(frozen=True)
@@ -84,11 +85,13 @@ def approval_of(given: dict[tuple[str, str | None], list[AuditEntry]], stage: St
                 unnamed: bool = False) -> AuditEntry | None:
     """The entry of `given` that approves the stage: of the unit, for a per-unit stage's line naming one; with
     `unnamed`, an approval that names no unit approves the stage of every unit. The first that says approved, else
-    the first (a reader shown `## Functional Design - User Approval` rather than the answers logged before it)."""
+    the first that goes ahead, else the first (a reader shown `## Functional Design - User Approval` rather than the
+    answers logged before it, and "진행" rather than a request logged before it)."""
     if stage.per_unit and unit is not None:
         entries = given.get((stage.slug, unit)) or (given.get((stage.slug, None)) if unnamed else None)
     else:
         entries = next((entries for (slug, _), entries in given.items() if slug == stage.slug and entries), None)
     if not entries:
         return None
-    return next((entry for entry in entries if says_approved(entry)), entries[0])
+    return next((entry for entry in entries if says_approved(entry)), None) \
+        or next((entry for entry in entries if goes_ahead(entry)), entries[0])

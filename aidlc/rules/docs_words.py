@@ -31,9 +31,9 @@ NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed
                           r"承認しない", re.IGNORECASE)
 # A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
 # "continue", "yes, proceed", "ok").
-GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
-                      r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
-                      r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
+_GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
+                       r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
+                       r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
 # A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
 _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
 _CHOICE_GAP = re.compile(r"[\s,;/]+")
@@ -54,6 +54,13 @@ def words_of(entry: AuditEntry) -> str:
 def names_approval(text: str) -> bool:
     """Whether `text` says approved, once what says an approval is awaited is set aside."""
     return _APPROVAL.search(AWAITED.sub(" ", text)) is not None
+
+
+def goes_ahead(entry: AuditEntry) -> bool:
+    """Whether the person's words are a go-ahead: an approval or words that let the work go on, at most 80
+    characters (`진행`, `yes, proceed`; not a request such as `Generate the orders API`)."""
+    said = words_of(entry).strip().strip(QUOTES)
+    return len(said) <= GO_AHEAD_LENGTH and _GO_AHEAD.search(said) is not None
 
 
 def has_words(entry: AuditEntry) -> bool:
