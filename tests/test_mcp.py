@@ -267,9 +267,10 @@ def test_audit_append_refuses_what_the_approvals_would_read_as_a_person_s_and_lo
     assert run_cli("init", cwd=docs.root).returncode == 0
     audit = docs.root / DOCS / "audit.md"
     before = audit.read_text()
-    yes, request, put, answered, options, refusal = calls(
+    yes, short_yes, request, put, answered, options, refusal = calls(
         docs.root,
         ("audit_append", {"stage": "code-generation", "user_input": "yes", "ai_response": "Generating."}),
+        ("audit_append", {"stage": "code-generation", "user_input": "네", "ai_response": "Generating."}),  # "yes"
         ("audit_append", {"stage": "code-generation", "user_input": "Generate the orders API",
                           "ai_response": "Generated src/shop/orders.py"}),
         ("audit_append", {"stage": "Operations - Review", "user_input": "Review the runbook",
@@ -280,10 +281,11 @@ def test_audit_append_refuses_what_the_approvals_would_read_as_a_person_s_and_lo
                           "ai_response": "Answers recorded."}),
         ("audit_append", {"stage": "Requirements Analysis - Approval", "user_input": "Not approved: changes "
                           "requested", "ai_response": "Revising."}))
-    assert yes.is_error and "reads as the approval of code-generation" in yes.content[0].text
+    for said in (yes, short_yes):
+        assert said.is_error and "reads as the approval of code-generation" in said.content[0].text
     assert answered.is_error and "reads as the approval of operations" in answered.content[0].text
     assert "aidlc gate approve SUBJECT --stage STAGE" in answered.content[0].text
     assert not any(result.is_error for result in (request, put, options, refusal))
     added = audit.read_text()[len(before):]
     assert "Generate the orders API" in added and "Review the runbook" in added
-    assert '"yes"' not in added and "ok, go ahead" not in added
+    assert '"yes"' not in added and '"네"' not in added and "ok, go ahead" not in added

@@ -19,9 +19,10 @@ _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
 _NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?:$|(?:n/?a|none|pending|tbd)\b|"
                        r"no (?:direct )?(?:user )?input|해당\s*없음|없음|대기|\((?>.*\))\W*+$|\[(?>.*\])\W*+$|"
                        r"（(?>.*）)\W*+$|" + _NONE_YET + ")", re.IGNORECASE | re.DOTALL)
-# aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the rules' own name of
-# the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve functional design ...").
-_APPROVAL = re.compile(r"approv|승인|批准|审批|承認|aprova|aprob|aprueb|continue to (?:the )?next stage", re.IGNORECASE)
+# 核可: Chinese (Taiwan); aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the
+# rules' own name of the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve ...").
+_APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|aprueb|continue to (?:the )?next stage",
+                       re.IGNORECASE)
 # An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트".
 AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート",
                      re.IGNORECASE)
@@ -30,10 +31,11 @@ NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed
                           r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                           r"承認しない", re.IGNORECASE)
 # A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
-# "continue", "yes, proceed", "ok").
+# "continue", "yes, proceed", "ok"), or a yes that is the whole answer ("y", "go", "네", "응", "ㅇㅇ", "はい").
 _GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
                        r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
-                       r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]", re.IGNORECASE)
+                       r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]|"
+                       r"^\W*(?:y|yep|yeah|go|네|넵|응|웅|ㅇㅇ|고|sí|si|sim|はい|好的?|可以)\W*$", re.IGNORECASE)
 # A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
 _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
 _CHOICE_GAP = re.compile(r"[\s,;/]+")
