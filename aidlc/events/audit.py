@@ -81,21 +81,30 @@ class Appended:
 
 def append_entry(root: Path, folder: str, texts: Texts, actor: Actor) -> Appended:
     """Append one entry to `folder`/audit.md of the repository at `root` and record it in `folder`'s ledger."""
-    heading, slug = heading_of(texts.stage)
-    entry_text(texts, "")  # its texts checked before anything is opened
+    heading, slug, fields = _entry_fields(texts)  # the texts checked before anything is opened
     path = _audit_path(root, f"{folder}/{AUDIT_FILE}")
-    return _append(root, folder, path, heading, slug, _separator, lambda: entry_text(texts, utc_now()).encode("utf-8"),
-                   actor)
+    return _append(root, folder, path, heading, slug, _separator,
+                   lambda: _entry(heading, utc_now(), fields).encode("utf-8"), actor)
 
 
 def entry_text(texts: Texts, now: str) -> str:
     """The entry `append_entry` writes for `texts` with the time `now`, from its heading on; a UsageError for a
     text it refuses."""
+    heading, _, fields = _entry_fields(texts)
+    return _entry(heading, now, fields)
+
+
+def _entry_fields(texts: Texts) -> tuple[str, str | None, list[str]]:
+    """The entry's heading, the stage it is about, and its lines after the timestamp."""
     heading, slug = heading_of(texts.stage)
-    return "\n".join([f"## {heading}", f"**Timestamp**: {now}",
-                      f'**User Input**: "{_text("--user-input", texts.user_input)}"',
-                      f'**AI Response**: "{_text("--ai-response", texts.ai_response)}"',
-                      f"**Context**: {_text('--context', texts.context or _context(heading, slug))}", "", "---", ""])
+    return heading, slug, [f'**User Input**: "{_text("--user-input", texts.user_input)}"',
+                           f'**AI Response**: "{_text("--ai-response", texts.ai_response)}"',
+                           f"**Context**: {_text('--context', texts.context or _context(heading, slug))}", "", "---",
+                           ""]
+
+
+def _entry(heading: str, now: str, fields: list[str]) -> str:
+    return "\n".join([f"## {heading}", f"**Timestamp**: {now}", *fields])
 
 
 def append_event(root: Path, folder: str, record: str, texts: Texts, actor: Actor) -> Appended:
