@@ -289,3 +289,14 @@ def test_audit_append_refuses_what_the_approvals_would_read_as_a_person_s_and_lo
     added = audit.read_text()[len(before):]
     assert "Generate the orders API" in added and "Review the runbook" in added
     assert '"yes"' not in added and '"네"' not in added and "ok, go ahead" not in added
+
+
+def test_audit_append_reads_the_entry_after_the_whole_log_not_its_last_entry_alone(tmp_path: Path) -> None:
+    # `## Unit 1 Approved` with "진행" approves the stage the log's last entry about unit 1 was at (AIDLC-DOCS-003
+    # reads the whole log): that entry may stand far above the log's last one.
+    docs = build_docs_repo(tmp_path / "shop")
+    assert run_cli("init", cwd=docs.root).returncode == 0
+    [unit] = calls(docs.root, ("audit_append", {"stage": "Unit 1 Approved", "user_input": "진행",
+                                               "ai_response": "Noted."}))
+    assert unit.is_error and "reads as the approval of code-generation" in unit.content[0].text
+    assert "Unit 1 Approved" not in (docs.root / DOCS / "audit.md").read_text()

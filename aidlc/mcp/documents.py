@@ -286,7 +286,7 @@ def audit_append(root: Path, stage: str, user_input: str, ai_response: str, cont
 
 def _approval_in(project: DocsProject, texts: Texts) -> str | None:
     """The stage the entry of `texts`, appended to the project's audit.md, would approve in aidlc's reading of the
-    log (`approval_read`: after the log's last entry, which a go-ahead answers), if any."""
+    log (`approval_read`), if any."""
     # Each tool loads its part of aidlc when first called: the server starts without all of them.
     from aidlc.aidlc_docs.audit import audit_entries
     from aidlc.aidlc_docs.reader import AUDIT_FILE
@@ -295,7 +295,7 @@ def _approval_in(project: DocsProject, texts: Texts) -> str | None:
 
     [entry] = audit_entries(entry_text(texts, utc_now()).split("\n"))
     log = next((log for log in project.audits if log.path == f"{project.rel}/{AUDIT_FILE}"), None)
-    return approval_read(Units(project), log.entries[-1] if log and log.entries else None, entry)
+    return approval_read(Units(project), log.entries if log else [], entry)
 
 
 def check(root: Path, ref: str, actor: Actor) -> dict[str, Any]:

@@ -295,16 +295,17 @@ def approvals_in(logs: list[list[AuditEntry]], units: Units) -> dict[tuple[str, 
     return found
 
 
-def approval_read(units: Units, before: AuditEntry | None, entry: AuditEntry) -> str | None:
-    """The stage `entry`, logged after `before`, would be read as a person's approval of, for a writer that logs the
-    person's requests and never their approvals (the MCP server's `audit_append`): a stage it says a person approved
-    (`approves`), or one the approvals a tick stands on count it for (`approvals_in`: the person's words under the
-    stage's heading, a go-ahead answering the stage `before` put to the person) where the words approve or go ahead
-    (`yes`, `looks good, carry on`), not a request (`Generate the orders API`)."""
+def approval_read(units: Units, log: list[AuditEntry], entry: AuditEntry) -> str | None:
+    """The stage `entry`, appended to the entries of `log`, would be read as a person's approval of, for a writer
+    that logs the person's requests and never their approvals (the MCP server's `audit_append`): a stage it says a
+    person approved (`approves`), or one the approvals a tick stands on count it for (`approvals_in` over the whole
+    log: the person's words under the stage's heading, a go-ahead answering the stage the entry before put to the
+    person, a unit approved at the stage its last entry named) where the words approve or go ahead (`yes`, `looks
+    good, carry on`), not a request (`Generate the orders API`)."""
     stated = next((stage.slug for stage in STAGES if approves(entry, stage.slug)), None)
     if stated is not None or not goes_ahead(entry):
         return stated
-    read = approvals_in([[before, entry] if before is not None else [entry]], units)
+    read = approvals_in([[*log, entry]], units)
     return next((stage for (stage, _), entries in read.items() if any(each is entry for each in entries)), None)
 
 
