@@ -413,6 +413,17 @@ def test_a_stage_a_compound_heading_starts_is_not_approved_by_it(docs: DocsRepo,
 
 
 @pytest.mark.parametrize(("said", "words"), [
+    ("대기 중", False), ("대기", False), ("N/A", False), ("**(pending)**", False), ("---", False),  # the agent's notes
+    ("대기업 고객 먼저, 진행해줘", True),  # "large-company customers first, go on": words that start like 대기
+    ("👍", True)])
+def test_a_placeholder_is_no_words_and_the_person_s_words_are(docs: DocsRepo, said: str, words: bool) -> None:
+    entries = [(e[0], said, *e[2:]) if e[0] == "Workflow Planning - Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, audit_text(entries))
+    assert [(f.code, f.line) for f in docs.findings()] == (
+        [] if words else [("AIDLC-DOCS-003", docs.line(STATE, "Workflow Planning"))])
+
+
+@pytest.mark.parametrize(("said", "words"), [
     ('(답변) "Approve & Continue"', True),  # DocSuri: "(answer)" labels the person's quoted words
     ("(answer) approved, go on", True),
     ("(the agent proceeds on the plan it wrote)", False),  # an agent's note, the person said nothing
@@ -472,7 +483,9 @@ def test_words_whose_answer_did_the_stage_s_work_approve_none_of_it(docs: DocsRe
     ("Application Design 승인 처리. Units Generation 단계 진행.", True),  # "Application Design's approval recorded"
     ("User approved Application Design. Proceeding to Units Generation.", True),
     ("Approved the application design, moving to Units Generation.", True),
+    ("Application Design approved; its assumptions recorded. Units Generation next.", True),
     ("Application Design 승인 간주. Units Generation 진행.", False),  # shimmk-skt: "deemed approved", by the agent
+    ("Application Design approval assumed. Units Generation next.", False),
     ("Units Generation approved; Application Design was already done.", False)])  # it names the next stage approved
 def test_a_go_ahead_whose_answer_says_the_stage_before_approved_approves_it(docs: DocsRepo, answer: str,
                                                                           approved: bool) -> None:

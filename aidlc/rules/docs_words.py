@@ -11,14 +11,15 @@ from aidlc.aidlc_docs.state import AWAITING
 
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
 # What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
-# nothing, `N/A`, `None`, `Pending ...`, `TBD`, `No user input`, `없음`, `해당 없음` ("none"), `대기` ("waiting"), a
-# note in brackets to the end (`(...)`, `[pending]`, `（...）`), or a bracketed note saying there are none, whatever
-# follows (`(pending) — approval prompt presented`); a note before quoted words (`(답변) "Q2는 B로 ..."`: "(answer)")
-# labels them. The marks are matched possessively and the notes atomically: patterns backtracking between them took
-# seconds on a hostile `[[[...]]]a`.
+# nothing, `N/A`, `None`, `Pending ...`, `TBD`, `No user input`, `없음`, `해당 없음` ("none"), `대기 중` ("waiting";
+# not `대기업`, "a large company"), a note in brackets to the end (`(...)`, `[pending]`, `（...）`), or a bracketed
+# note saying there are none, whatever follows (`(pending) — approval prompt presented`); a note before quoted words
+# (`(답변) "Q2는 B로 ..."`: "(answer)") labels them. The marks are matched possessively and the notes atomically:
+# patterns backtracking between them took seconds on a hostile `[[[...]]]a`.
 _NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?:$|(?:n/?a|none|pending|tbd)\b|"
-                       r"no (?:direct )?(?:user )?input|해당\s*없음|없음|대기|\((?>.*\))\W*+$|\[(?>.*\])\W*+$|"
-                       r"（(?>.*）)\W*+$|" + _NONE_YET + ")", re.IGNORECASE | re.DOTALL)
+                       r"no (?:direct )?(?:user )?input|해당\s*없음|없음|대기(?:[ \t]*중)?(?!\w)|"
+                       r"\((?>.*\))\W*+$|\[(?>.*\])\W*+$|（(?>.*）)\W*+$|" + _NONE_YET + ")",
+                       re.IGNORECASE | re.DOTALL)
 # 核可: Chinese (Taiwan); aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the
 # rules' own name of the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve ...").
 _APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|aprueb|continue to (?:the )?next stage",
@@ -110,7 +111,8 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
 
 # An approval the agent took for granted is none: "Functional Design 승인 간주" ("deemed approved"; shimmk-skt, after
 # "Backend Unit 개발 시작할거야": "I'll start the backend unit"), "approval assumed", "视为批准".
-_ASSUMED = re.compile(r"간주|\bassum|\bdeem|\btreat\w*[ \t]+as|\btaken[ \t]+as|みな|見な|视为|視為", re.IGNORECASE)
+_ASSUMED = re.compile(r"간주|\bassum(?:ed|ing)\b|\bdeem|\btreat\w*[ \t]+as|\btaken[ \t]+as|みな|見な|视为|視為",
+                      re.IGNORECASE)
 _CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern + r"|\b(?:moving|starting|proceed\w*)\b", re.IGNORECASE)
 
 
