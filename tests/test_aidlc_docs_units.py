@@ -96,6 +96,18 @@ def test_a_unit_first_line_ticked_without_an_approval_is_found(docs: DocsRepo) -
     assert found(docs) == []
 
 
+def test_units_of_work_named_uow_each_need_their_own_approval(docs: DocsRepo) -> None:
+    # jin-101/SPA-BRIDGE names its units `UOW-01` to `UOW-11`: read as no unit, one unit's approval of a stage did
+    # for every unit's.
+    docs.replace(STATE, OPERATIONS, "- [x] CONSTRUCTION - UOW-03 Functional Design\n"
+                 "- [x] CONSTRUCTION - UOW-04 Functional Design\n\n" + OPERATIONS)
+    approve(docs, "UOW-03 Functional Design Approval", "CONSTRUCTION - UOW-03 Functional Design approval gate")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    [finding] = json.loads(result.stdout)["findings"]
+    assert (finding["code"], finding["line"]) == ("AIDLC-DOCS-003", docs.line(STATE, "UOW-04 Functional Design"))
+    assert "Functional Design of unit 4" in finding["message"]
+
+
 def test_a_unit_named_in_backticks_before_its_stage_is_that_units_stage() -> None:
     # wc2026-predictor: `Unit \`web\`: Code Generation [x] (...)`; a chain of stages on one line names none alone.
     web, chain = read_state("- [x] Unit `web`: Code Generation [x] (5 tests pass)\n"
@@ -270,6 +282,10 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
     ("Code Generation — 완료. 전 유닛(U1~U3) 코드", ["1", "2", "3"]),  # a range in the only aside (DocSuri)
     ("Functional Design - Unit 2〜4", ["2", "3", "4"]),
     ("Functional Design - U-01 Domain Core", ["1"]),  # cu-aaii
+    ("CONSTRUCTION - UOW-02 Functional Design", ["2"]),  # a unit of work (jin-101/SPA-BRIDGE)
+    ("Code Generation - UOW-01 ~ UOW-03", ["1", "2", "3"]),
+    ("Code Generation - UoW-1 Backend", ["1"]),  # assayw119
+    ("CONSTRUCTION - V2-GAP-UOW-01 Code Generation", [None]),  # a unit of a second set: not unit 1
     ("Code Generation - U1-U2 and U4", ["1", "2", "4"]),
     ("Code Generation - Unit 1 - 2 files", ["1"]),  # a hyphen between spaces: no range
     ("Code Generation - U1~U999", ["1"]),  # more units than any project has: no range

@@ -10,7 +10,9 @@ from aidlc.aidlc_docs.stages import without_stage_names
 
 # A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
 # Not Korean 단위 (unit, as in 단위 테스트, unit test): in public state files it only counts (`단위 86/86 통과`).
-_UNIT = re.compile(r"\b(?:unit|unidade?|유닛)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
+# A unit of work is also `UOW-01`, `UoW-1`, standing alone: `V2-GAP-UOW-01` is a unit of another set, named by its
+# folder (jin-101/SPA-BRIDGE holds both).
+_UNIT = re.compile(r"(?:\b(?:unit|unidade?|유닛)|(?<![\w-])uow)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
                    r"|\b[Uu]-?(?P<u>\d+)\b", re.IGNORECASE)  # `U3`, `U-01` (cu-aaii)
 
 
@@ -38,7 +40,8 @@ _ASIDE = re.compile(r"\([^()\n]*\)|（[^（）\n]*）")
 _JOINT = re.compile(r"[^,;.&+/、，・\n]{0,40}?(?:,|&|\+|/|、|，|・|\band\b|\b[ey]\b|및|와|과|と)[ \t]*", re.IGNORECASE)
 # A range of units after the first's number: `U1~U6`, `Unit 2〜6`, `U1..U10`, `U1-U4` (a hyphen only between the
 # two, never `Unit 1 - 2 files`); a span over more units than a project has is no range.
-_RANGE = re.compile(r"(?:[ \t]*(?:~|〜|～|\.\.|–)[ \t]*|-)(?:unit[ \t]*|unidade?[ \t]*|유닛[ \t]*|U)?(?P<last>\d+)\b",
+_RANGE = re.compile(r"(?:[ \t]*(?:~|〜|～|\.\.|–)[ \t]*|-)(?:unit[ \t]*|unidade?[ \t]*|유닛[ \t]*|uow[ \t]*-?|U)?"
+                    r"(?P<last>\d+)\b",
                     re.IGNORECASE)
 _MOST_IN_RANGE = 50
 # A label that says how far its unit is (`Unit 1 done and Unit 2 pending`): each unit has its own state, no list;
