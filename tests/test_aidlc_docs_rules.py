@@ -497,6 +497,30 @@ def test_a_go_ahead_whose_answer_says_the_stage_before_approved_approves_it(docs
     assert found == ([] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Application Design"))])
 
 
+@pytest.mark.parametrize(("heading", "said", "answer", "approved"), [
+    # jin-101/SPA-BRIDGE: "Continue to Next Stage" under the next stage's first heading, after the completion
+    ("Units Generation - Planning", "Continue to Next Stage", "Started units generation planning.", True),
+    ("Units Generation - Start", "ㄱㄱ", "Started units generation.", True),  # Demoju: "go go"
+    ("Units Generation - Planning", "two units, as planned", "Noted.", False),  # no go-ahead: an answer
+    # shimmk-skt: the same stage goes on, its next part done in answer to the words: they approve neither part
+    ("Application Design - Part 2", "continue", "Generated part 2 of the application design.", False),
+    ("Session Resumption", "proceed", "Session resumed.", False),  # plsql2java: no stage gone on to
+    ("Units Generation - Planning (earlier)", "Continue to Next Stage", "Started.", False)])  # dated before it
+def test_a_go_ahead_after_a_stage_s_completion_approves_it(docs: DocsRepo, heading: str, said: str, answer: str,
+                                                          approved: bool) -> None:
+    completion = ("Application Design Completion", None, "Completed the application design: components.md.",
+                  "INCEPTION - Application Design completion")
+    text = with_entry_after(completion[0], (heading, said, answer, "INCEPTION - next step"),
+                            [completion if e[0] == "Application Design - Approval" else e for e in ENTRIES])
+    if "earlier" in heading:  # two sessions' entries interleaved: the go-ahead answered something before
+        text = text.replace(f"## {heading}\n**Timestamp**: {iso(stamp(6))}",
+                            f"## {heading}\n**Timestamp**: {iso(stamp(1))}")
+    docs.write(AUDIT, text)
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    found = {(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"] if f["code"] == "AIDLC-DOCS-003"}
+    assert found == (set() if approved else {("AIDLC-DOCS-003", docs.line(STATE, "Application Design"))})
+
+
 @pytest.mark.parametrize("hostile", [
     "a " * 100_000 + "!",  # a pattern over the whole answer backtracked without end on 100 letters
     "[" * 100_000 + "]" * 100_000 + "a",  # a bracketed note matched by patterns backtracking over each other
@@ -721,7 +745,8 @@ LONG = "the tests fail on checkout; please rework the order service and its retr
     ("CONSTRUCTION - Unit 2 Functional Design complete, awaiting approval. Next: Code Generation", "继续", True),
     (GATE, "rename the entities", False),
     (GATE, LONG, False),
-    ("CONSTRUCTION - Unit 2 Functional Design done.", "진행", False),  # nothing put to the person
+    # nothing put to the person, but the heading says the stage complete: the rules' completion message asks it
+    ("CONSTRUCTION - Unit 2 Functional Design done.", "진행", True),
     ("CONSTRUCTION - Unit 2 Functional Design plan ready; awaiting approval.", "진행", False),  # the plan's
     (GATE, "reject, redo it", False)])
 def test_a_go_ahead_answering_an_entry_that_put_its_stage_to_the_person_approves_that_stage(

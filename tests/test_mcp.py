@@ -291,6 +291,21 @@ def test_audit_append_refuses_what_the_approvals_would_read_as_a_person_s_and_lo
     assert '"yes"' not in added and '"네"' not in added and "ok, go ahead" not in added
 
 
+def test_audit_append_refuses_a_go_ahead_answering_a_stage_s_completion(tmp_path: Path) -> None:
+    # A go-ahead under the next stage's starting heading, after an entry headed as a stage's completion, is read as
+    # that stage's approval (the rules' completion message asks for it), not the next one's: refused, naming it.
+    docs = build_docs_repo(tmp_path / "shop")
+    assert run_cli("init", cwd=docs.root).returncode == 0
+    done, go_on = calls(
+        docs.root,
+        ("audit_append", {"stage": "Build and Test Completion", "user_input": "Summarise the test results",
+                          "ai_response": "Build and test instructions completed."}),
+        ("audit_append", {"stage": "Operations - Start", "user_input": "go on",
+                          "ai_response": "Starting operations."}))
+    assert not done.is_error
+    assert go_on.is_error and "reads as the approval of build-and-test" in go_on.content[0].text
+
+
 def test_audit_append_reads_the_entry_after_the_whole_log_not_its_last_entry_alone(tmp_path: Path) -> None:
     # `## Unit 1 Approved` with "진행" approves the stage the log's last entry about unit 1 was at (AIDLC-DOCS-003
     # reads the whole log): that entry may stand far above the log's last one.

@@ -73,7 +73,8 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
     `## Application Design - Stage Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application
     Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
     `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
-    before Code Generation.`, then "진행" under `## U4 Code Generation`)."""
+    before Code Generation.`, then "진행" under `## U4 Code Generation`), or its heading says its stage complete and
+    `entry` goes on with a go-ahead (`_completed`)."""
     if before is None or NOT_APPROVED.search(entry.text):
         return None
     waited = _WAITS_TO_PROCEED.search(before.text)
@@ -82,7 +83,31 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
         going = stage_of(waited.group("stage"))
         starts = _STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
         return left if starts and going is not None and left not in (None, going) else None
-    return _put_to_the_person(before) if goes_ahead(entry) else None
+    return (_put_to_the_person(before) or _completed(before, entry)) if goes_ahead(entry) else None
+
+
+# A heading that ends a stage: the rules close each stage with its completion message, whose options are "Request
+# Changes" and "Continue to Next Stage" (`## UOW-10 Functional Design Completion`, `## User Stories 완료`).
+_COMPLETION = re.compile(r"\bcomplet(?:ed?|ion)\b|\bdone\b|\bfinished\b|완료|完了|完成", re.IGNORECASE)
+
+
+def _completed(before: AuditEntry, entry: AuditEntry) -> str | None:
+    """The stage `before`'s heading says is complete (never a plan, there or in its Context or Status), when `entry`
+    goes on to another stage or unit: the person's go-ahead there answers the completion message (jin-101/SPA-BRIDGE's
+    "Continue to Next Stage" under `## UOW-10 NFR Requirements Planning`, after `## UOW-10 Functional Design
+    Completion`). Not a go-ahead within the same stage (`Phase 3 Code Generation 완료`, then "phase#4 진행해주고"), one
+    under a heading that names no stage (`## Session Resumption`, "proceed"), nor one dated before the completion (two
+    sessions' entries interleaved: m2nho's `## Unit 3 Functional Design - User Approval` at 15:52, below Unit 2's
+    `Code Generation Complete` at 16:30)."""
+    heading, next_heading = heading_of(before), entry.heading or ""
+    said = (heading, before.fields.get("context", ""), before.fields.get("status", ""))
+    if any(PLAN.search(text) for text in said) or not _COMPLETION.search(heading) or \
+            (before.at is not None and entry.at is not None and entry.at < before.at):
+        return None
+    stage, going = stage_of(heading), stage_of(next_heading)
+    if going is None or (going == stage and unit_of(next_heading) == unit_of(heading)):
+        return None
+    return stage
 
 
 def _put_to_the_person(entry: AuditEntry) -> str | None:

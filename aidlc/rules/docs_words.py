@@ -32,11 +32,12 @@ NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed
                           r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                           r"承認しない", re.IGNORECASE)
 # A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
-# "continue", "yes, proceed", "ok"), or a yes that is the whole answer ("y", "go", "네", "응", "ㅇㅇ", "はい").
-_GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\bnext[ \t]+(?:stage|step|phase)|"
+# "continue", "go on", "yes, proceed", "ok"), or a yes that is the whole answer ("y", "go", "next", "네", "ㅇㅇ").
+_GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\b(?:go|carry|move)[ \t]+on\b|"
+                       r"\bnext[ \t]+(?:stage|step|phase)|"
                        r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]|"
-                       r"^\W*(?:y|yep|yeah|go|네|넵|응|웅|ㅇㅇ|고|sí|si|sim|はい|好的?|可以)\W*$", re.IGNORECASE)
+                       r"^\W*(?:y|yep|yeah|go|next|네|넵|응|웅|ㅇㅇ|고|sí|si|sim|はい|好的?|可以)\W*$", re.IGNORECASE)
 # A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
 _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
 _CHOICE_GAP = re.compile(r"[\s,;/]+")
