@@ -104,11 +104,11 @@ def layout_of(root: Path, config: Config) -> str:
     other = docs_marker(root, config)
     if other is None and (root / V2_SPACES).is_dir():
         # The aidlc-docs modules load only where the layout is in doubt: never for a memory bank alone.
-        from aidlc.aidlc_docs.records import record_folders
+        from aidlc.aidlc_docs.records import is_workspace, record_folders
 
         other = next(iter(record_folders(root)), None)
-        if other is not None and not bank:
-            return "aidlc-docs"
+        if not bank and (other is not None or is_workspace(root)):
+            return "aidlc-docs"  # a v2 workspace before its first intent is the project's layout too
     if other is not None:
         raise UsageError(f"{root}: records in two layouts, {config.memory_bank}/ and {other}, and aidlc.yaml's "
                          "`layout: auto` does not choose between them",
@@ -153,12 +153,31 @@ def open_records(root: Path) -> MemoryBank | DocsProject | RecordsWorkspace:
     config = load_config(root)
     if layout_of(root, config) == "aidlc-docs":
         # Here: validating a memory bank never imports the aidlc-docs modules (their models take long to build).
-        from aidlc.aidlc_docs.records import read_workspace, record_folders
+        from aidlc.aidlc_docs.records import read_workspace
 
-        if record_folders(root):
+        if reads_workspace(root, config):
             return read_workspace(root.resolve())
         return open_docs(root, config)
     return open_bank(root, as_found=True, config=config)
+
+
+def reads_workspace(root: Path, config: Config) -> bool:
+    """Whether the project's records are the v2 workspace's (on the aidlc-docs layout): it holds intent records (they
+    supersede a flat aidlc-docs/ that the migration left in place), or none yet (`aidlc/spaces/default/memory/`) and
+    there never was an aidlc-docs folder. A folder there, whatever it holds, is read; one that HEAD's history held is
+    missing, not absent: a change that deleted the records and set up an empty workspace in their place is no
+    project with nothing to judge."""
+    # Here: a memory bank's commands never import the aidlc-docs modules.
+    from aidlc.aidlc_docs.records import is_workspace, record_folders
+
+    if record_folders(root):
+        return True
+    if not is_workspace(root) or (root / config.aidlc_docs).is_dir():
+        return False
+    from aidlc import vcs  # only here: it imports GitPython
+
+    return vcs.repo_root(root) is None or vcs.head_commit(root) is None or \
+        vcs.last_commit_of(root, config.aidlc_docs) is None
 
 
 def folder_of(records: MemoryBank | DocsProject | RecordsWorkspace) -> str:

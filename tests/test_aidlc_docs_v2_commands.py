@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from aidlc.aidlc_docs.records import read_workspace
-from tests.aidlc_v2_sample import EVENTS_B, RECORD, SHARD_A, SHARD_B, STATE, V2Repo, at, build_v2_repo
+from tests.aidlc_docs_sample import build_docs_repo
+from tests.aidlc_v2_sample import EVENTS_B, RECORD, SHARD_A, SHARD_B, STATE, V2Repo, at, build_v2_repo, git_init
 from tests.helpers import run_cli
 
 LEDGER = "aidlc-docs/events.jsonl"  # the records folder's (aidlc.yaml `aidlc_docs:`), as `aidlc init` makes it
@@ -320,3 +321,49 @@ def test_a_pull_request_on_v2_records_keeps_the_base_s_ledger_and_commits_its_ow
     v2.write(LEDGER, lines[0])  # the rejection dropped: the chain of what is left still verifies
     v2.commit("a fresh start")
     assert found() == [("AIDLC-CI-002", LEDGER, None)]
+
+
+def test_a_workspace_before_its_first_intent_is_adopted_and_read_with_no_memory_bank(tmp_path: Path) -> None:
+    """yokozi-jp/spring-modulith-ai-dlc: `aidlc/spaces/default/memory/` set up and no intent yet. It used to read as no
+    project at all, and `aidlc init` scaffolded a memory bank beside it; `aidlc audit append` wrote a flat
+    aidlc-docs/audit.md that v2 never reads."""
+    root = tmp_path / "shop"
+    root.mkdir()
+    git_init(root)
+    (root / "aidlc/spaces/default/memory").mkdir(parents=True)
+    (root / "aidlc/spaces/default/memory/project.md").write_text("# Project\n", encoding="utf-8")
+    for command in (["validate"], ["ci", "."]):
+        assert run_cli(*command, cwd=root).returncode == 0
+    assert "aidlc-workflows v2: 0 intent records under aidlc/" in run_cli("status", cwd=root).stdout
+    done = run_cli("init", str(root))
+    assert done.returncode == 0, done.stderr
+    assert "adopted aidlc/spaces/ (aidlc-workflows' layout; no memory-bank/ is made)" in done.stdout
+    assert not (root / "memory-bank").exists() and (root / LEDGER).is_file()
+    # From here aidlc-docs/ holds the ledger, and is read as it is (validate, ci, status) until the first intent.
+    assert run_cli("validate", cwd=root).returncode == 0
+    appended = run_cli("audit", "append", "--stage", "Workspace Detection", "--user-input", "start",
+                       "--ai-response", "ok", cwd=root)
+    assert appended.returncode == 2 and "v2 workspace with no intent record yet" in appended.stderr
+    assert sorted(path.name for path in (root / "aidlc-docs").iterdir()) == ["events.jsonl"]
+
+
+def test_init_counts_what_the_workspace_s_records_hold(tmp_path: Path) -> None:
+    repo = build_v2_repo(tmp_path / "shop")
+    done = run_cli("init", str(repo.root))
+    assert "adopted aidlc/spaces/" in done.stdout and "22 audit entries in" in done.stdout
+    assert "5 ticked stages are kept as history" in done.stdout
+
+
+def test_records_deleted_for_an_empty_workspace_are_missing_not_absent(tmp_path: Path) -> None:
+    # An aidlc-docs project whose records a change deletes, setting up an empty v2 workspace in their place: not a
+    # project with nothing to judge. Without a base the folder is missing (a usage error, as before the workspace
+    # was read); against the base, the history rules find the audit log deleted (AIDLC-DOCS-024).
+    repo = build_docs_repo(tmp_path / "shop")
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo.root, capture_output=True, text=True).stdout.strip()
+    subprocess.run(["git", "rm", "-rq", "aidlc-docs"], cwd=repo.root, check=True)
+    repo.write("aidlc/spaces/default/memory/project.md", "# Project\n")
+    repo.commit("start over on v2")
+    assert run_cli("validate", cwd=repo.root).returncode == 2
+    judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
+    assert judged.returncode == 1
+    assert "AIDLC-DOCS-024" in {f["code"] for f in json.loads(judged.stdout)["findings"]}

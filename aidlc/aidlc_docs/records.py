@@ -46,6 +46,14 @@ def record_folders(root: Path) -> list[str]:
                   for state in spaces.glob(f"*/intents/*/{STATE_FILE}") if state.is_file())
 
 
+def is_workspace(root: Path) -> bool:
+    """Whether aidlc/spaces/ is a v2 workspace: a space folder holding its memory/ or intents/, as v2 sets one up
+    before the first intent (yokozi-jp/spring-modulith-ai-dlc: `aidlc/spaces/default/memory/` and no intent yet)."""
+    spaces = root / V2_SPACES
+    return spaces.is_dir() and any((space / "memory").is_dir() or (space / "intents").is_dir()
+                                   for space in spaces.iterdir())
+
+
 def active_record(root: Path, records: list[str]) -> str | None:
     """The record v2's cursors point at, if it is one of `records`: aidlc/active-space (else the space `default`),
     then that space's intents/active-intent (a record's folder name)."""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.aidlc_docs.reader import read_project
-from aidlc.aidlc_docs.records import read_workspace, record_folders
+from aidlc.aidlc_docs.records import read_workspace
 from aidlc.bank.config import V2_SPACES, load_config
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
@@ -26,7 +26,7 @@ from aidlc.model.status import GateStatus
 from aidlc.model.types import Severity
 from aidlc.rules import run_docs_rules, run_records_rules, run_rules
 from aidlc.status.gates import gate_statuses
-from aidlc.workspace import layout_of, open_bank, open_docs
+from aidlc.workspace import layout_of, open_bank, open_docs, reads_workspace
 
 VALIDATE, RULES, AGAINST_BASE, AUTHORSHIP, SCOPE = "validate", "rules-from-base", "ledger-against-base", \
     "approval-authorship", "pull-request-scope"
@@ -110,7 +110,9 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
         branch = Branch(base=base, history=history, ledger=Ledger.of_bank(root, rulebook.rules.folder),
                         base_ledger=rulebook.base_rules.ledger_rel, commits=commits or [])
         against_base = list(on_either_layout(branch, root, rulebook.rules.config))
-    if record_folders(root):  # aidlc-workflows v2: the intent records under aidlc/spaces/
+    # aidlc-workflows v2: the intent records under aidlc/spaces/, or a workspace before its first intent (the docs
+    # folder as the judging rules name it: one the history held is read from there, deleted or not).
+    if reads_workspace(root, rulebook.rules.config if rulebook is not None else load_config(root)):
         workspace = read_workspace(root.resolve())
         files: int = workspace.files
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import click
 
-from aidlc.aidlc_docs.records import active_record, record_folders
+from aidlc.aidlc_docs.records import active_record, is_workspace, record_folders
 from aidlc.aidlc_docs.stages import STAGES
-from aidlc.bank.config import load_config
+from aidlc.bank.config import V2_SPACES, docs_marker, load_config
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
 from aidlc.events.audit import Texts, append_entry, append_event
@@ -56,6 +56,14 @@ def append_cmd(app: App, stage: str, user_input: str, ai_response: str, context:
     if sum(value == "-" for value in given.values()) > 1:
         raise UsageError("only one text can come from stdin (-)", ["--user-input - --ai-response @FILE"])
     records = record_folders(root)
+    # A v2 workspace before its first intent: a flat aidlc-docs/audit.md beside it would be read by no one once the
+    # intent starts (aidlc-docs/ may hold the ledger alone, as `aidlc init` leaves it).
+    if not records and is_workspace(root) and docs_marker(root, config) is None:
+        raise UsageError(f"{root / V2_SPACES} is an aidlc-workflows v2 workspace with no intent record yet: v2 logs "
+                         "an intent's entries in its record (aidlc/spaces/SPACE/intents/INTENT/audit/), and an "
+                         "aidlc-docs/audit.md beside it would be read by no one; nothing was written",
+                         ["start the intent with the AI-DLC workflow, which makes its record; then: "
+                          "aidlc audit append --stage STAGE ...", "aidlc status    # the workspace as aidlc reads it"])
     if intent is not None and not records:
         raise UsageError(f"--intent is for aidlc-workflows v2 records, and {root} has none under aidlc/spaces/",
                          ["aidlc audit append --stage STAGE ...    # to aidlc-docs/audit.md"])

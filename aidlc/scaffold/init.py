@@ -17,7 +17,8 @@ from typing import Any
 from aidlc import __version__, vcs
 from aidlc.aidlc_docs.model import Mark
 from aidlc.aidlc_docs.reader import read_project
-from aidlc.bank.config import CONFIG_FILE, load_config
+from aidlc.aidlc_docs.records import read_workspace
+from aidlc.bank.config import CONFIG_FILE, V2_SPACES, load_config
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.bank.walk import DEFAULT_BANK, find_bank, read_inside, shown
@@ -26,7 +27,7 @@ from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger
 from aidlc.events.lost import lost_ledger
 from aidlc.gates.actor import recorder
-from aidlc.model.config import CiSettings
+from aidlc.model.config import CiSettings, Config
 from aidlc.model.events import EventType
 from aidlc.names import arg
 from aidlc.rules import validate
@@ -34,7 +35,7 @@ from aidlc.scaffold.clock import now
 from aidlc.scaffold.new import slugify
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
 from aidlc.templating import render
-from aidlc.workspace import layout_of, records_folder
+from aidlc.workspace import layout_of, reads_workspace, records_folder
 
 STANDARDS = ("coding-standards.md", "tech-stack.md", "glossary.md", "definition-of-done.md")
 BANK_FOLDERS = ("intents", "bolts", "operations", "decisions")
@@ -60,12 +61,13 @@ class Outcome:
 
 @dataclass
 class Adopted:
-    """An aidlc-docs folder `aidlc init` took on as it is: its audit entries are history, never decisions."""
+    """The records `aidlc init` took on as they are (an aidlc-docs folder, or a v2 workspace's intent records): their
+    audit entries are history, never decisions."""
 
     folder: str
     audit_logs: list[str]
     audit_entries: int
-    stages_done: int  # ticked stage lines of aidlc-state.md
+    stages_done: int  # ticked stage lines of aidlc-state.md, or a v2 record's completed rows
 
 
 @dataclass
@@ -203,7 +205,7 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     if ci_action is not None and writer.result.outcomes[-1].action == Action.kept and config.ci.action != ci_action:
         writer.result.outcomes[-1].detail = _action_kept(config.ci.action, ci_action)
     if docs:  # the project's records stay as they are: no memory bank beside them
-        result.adopted = _adopted(root, folder)
+        result.adopted = _adopted(root, folder, config)
         _workflow(root, writer)
         writer.ensure_line(".gitignore", GITIGNORE_LINE)
         _ledger(root, folder, writer, {"layout": "aidlc-docs", "adopted": asdict(result.adopted)})
@@ -281,8 +283,16 @@ def _branch_pattern(branch: str | None) -> str:
     return re.sub(r"([*?+!\[\]\\])", r"\\\1", branch or "main")
 
 
-def _adopted(root: Path, folder: str) -> Adopted:
-    """What the aidlc-docs folder holds already: counted once, for the init output and the ledger's first event."""
+def _adopted(root: Path, folder: str, config: Config) -> Adopted:
+    """What the project's records hold already, counted once for the init output and the ledger's first event: the
+    aidlc-docs folder, or a v2 workspace's intent records (aidlc/spaces/, perhaps none yet; the ledger still lives
+    in `folder`)."""
+    if reads_workspace(root, config):
+        records = read_workspace(root).records
+        return Adopted(folder=V2_SPACES, audit_logs=[log.path for record in records for log in record.audits],
+                       audit_entries=sum(len(record.record.events) for record in records if record.record),
+                       stages_done=sum(row.mark == Mark.done for record in records if record.record
+                                       for row in record.record.rows))
     project = read_project(root, folder)
     return Adopted(folder=folder, audit_logs=[log.path for log in project.audits],
                    audit_entries=sum(len(log.entries) for log in project.audits),
