@@ -737,6 +737,9 @@ def test_the_persons_words_starting_the_stage_an_entry_waited_to_proceed_to_appr
 
 GATE = "CONSTRUCTION - Unit 2 Functional Design done; approval gate before Code Generation."
 LONG = "the tests fail on checkout; please rework the order service and its retries, then continue with the plan"
+# What Codex's IDE extension puts before the person's request, logged with it as the raw input (jin-101/SPA-BRIDGE)
+CODEX = ("# Context from my IDE setup:\n\n## Active file: aidlc-docs/construction/plans/shop-web-plan.md"
+         "\n\n## Open tabs:\n- requirements.md: requirements.md\n\n## My request for Codex:\n")
 
 
 @pytest.mark.parametrize(("put", "said", "approved"), [
@@ -748,7 +751,9 @@ LONG = "the tests fail on checkout; please rework the order service and its retr
     # nothing put to the person, but the heading says the stage complete: the rules' completion message asks it
     ("CONSTRUCTION - Unit 2 Functional Design done.", "진행", True),
     ("CONSTRUCTION - Unit 2 Functional Design plan ready; awaiting approval.", "진행", False),  # the plan's
-    (GATE, "reject, redo it", False)])
+    (GATE, "reject, redo it", False),
+    (GATE, CODEX + "Continue to Next Stage", True),  # the words after the IDE's context go ahead
+    (GATE, CODEX + LONG, False)])
 def test_a_go_ahead_answering_an_entry_that_put_its_stage_to_the_person_approves_that_stage(
         docs: DocsRepo, put: str, said: str, approved: bool) -> None:
     # cheongYak-radar: `Context: U4 Infrastructure Design done; approval gate before Code Generation.`, then "진행"
@@ -762,6 +767,22 @@ def test_a_go_ahead_answering_an_entry_that_put_its_stage_to_the_person_approves
     result = run_cli("validate", "--format", "json", cwd=docs.root)
     found = [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]]
     assert (result.returncode, found) == ((0, []) if approved else (1, [("AIDLC-DOCS-003", line)]))
+
+
+def test_a_go_ahead_dated_before_the_entry_it_follows_answers_nothing_of_it(docs: DocsRepo) -> None:
+    # ssssssg-hub: `Build and Test Unit 3 (Complete)`, awaiting approval at 16:30, then an older session's "진행해줘"
+    # at 15:10 (entries of two sessions merged; socar-rieul keeps its log newest first): it answered something else.
+    entries = [("Functional Design - Unit 2 Complete", None, "Unit 2 functional design generated.", GATE)
+               if e[0] == "Functional Design - Unit 2 Approval" else e for e in ENTRIES]
+    text = with_entry_after("Functional Design - Unit 2 Complete", (
+        "Session Resumption", "진행해줘", "Resuming unit 1.", "CONSTRUCTION - Unit 1 orders-api"), entries)
+    at = iso(stamp(entries.index(next(e for e in entries if e[0] == "Functional Design - Unit 2 Complete")) + 1))
+    docs.write(AUDIT, text.replace(f"## Session Resumption\n**Timestamp**: {at}",
+                                   f"## Session Resumption\n**Timestamp**: {iso(stamp(1))}"))
+    found = {f.code for f in docs.findings()}
+    assert "AIDLC-DOCS-003" in found and "AIDLC-DOCS-009" in found  # and the order rule says the time goes back
+    docs.write(AUDIT, text)
+    assert "AIDLC-DOCS-003" not in {f.code for f in docs.findings()}
 
 
 def test_a_request_whose_context_names_a_stage_is_no_approval_out_of_order(docs: DocsRepo) -> None:

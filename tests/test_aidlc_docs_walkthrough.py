@@ -177,3 +177,14 @@ def test_the_tdd_variant_of_the_plan_named_by_the_units_number_is_the_units_plan
     docs.commit("aidlc-docs: the TDD plan")
     _, report = walkthrough(docs, UNIT, "--no-run")
     assert report.plan is not None and (report.plan.path, report.plan.open) == (tdd, 1)
+
+
+def test_an_approval_logged_with_an_ide_s_context_shows_the_person_s_words(docs: DocsRepo) -> None:
+    # Codex's IDE extension puts its context before the request; agents log both as the raw input (jin-101/SPA-BRIDGE).
+    said = '"Continue to Next Stage"'
+    wrapped = ('"# Context from my IDE setup:\n\n## Active file: src/shop/orders.py\n\n## Open tabs:\n'
+               '- src/shop/orders.py: src/shop/orders.py\n\n## My request for Codex:\nContinue to Next Stage"')
+    assert docs.read(f"{DOCS}/audit.md").count(said) >= 1
+    docs.write(f"{DOCS}/audit.md", docs.read(f"{DOCS}/audit.md").replace(said, wrapped))
+    _, report = walkthrough(docs, UNIT, "--no-run")
+    assert [a.user_input for a in report.audit_approvals][-1] == "Continue to Next Stage"

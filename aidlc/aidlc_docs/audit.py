@@ -209,6 +209,20 @@ def _fields(lines: list[str], plain: bool = False) -> dict[str, str]:
     return fields
 
 
+# The context Codex's IDE extension puts before the person's request, which agents log with it as the raw input
+# (jin-101/SPA-BRIDGE: 91 entries): `# Context from my IDE setup:`, the active file, the open tabs, then
+# `## My request for Codex:` and the words.
+_CODEX_CONTEXT = re.compile(r"([\"“'`]?)[ \t]*#[ \t]+(?:Context from my IDE setup|Files mentioned by the user)[ \t]*:"
+                            r".*?^##[ \t]+My request for Codex[ \t]*:[ \t]*\n?", re.DOTALL | re.MULTILINE)
+
+
+def person_words(text: str) -> str:
+    """A person's input as they wrote it: without the IDE context an agent's extension put before it (its opening
+    quote kept)."""
+    found = _CODEX_CONTEXT.match(text)
+    return text if found is None else found.group(1) + text[found.end():]
+
+
 @functools.cache  # a log writes the same few names in every entry
 def field_name(written: str) -> str:
     """The canonical name of a field as written: `User Input(원문)`, `사용자 입력(원문)` -> user_input."""

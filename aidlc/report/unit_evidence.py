@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from aidlc import vcs
+from aidlc.aidlc_docs.audit import person_words
 from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
 from aidlc.aidlc_docs.plans import plan_boxes, unit_plan
 from aidlc.aidlc_docs.records import WORKSPACE
@@ -249,7 +250,7 @@ def _audit(project: DocsProject, unit: str) -> list[uev.AuditApproval]:
         for key in keys:
             for entry in entries.get((stage, key), []):
                 log = next(log.path for log in project.audits if entry in log.entries)
-                said = entry.fields.get("user_input") or entry.fields.get("user_response") or ""
+                said = person_words(entry.fields.get("user_input") or entry.fields.get("user_response") or "")
                 shown.append(uev.AuditApproval(path=log, line=entry.line, stage=stage, timestamp=entry.timestamp,
                                                heading=entry.heading, user_input=one_line(said).strip("\"“”")))
     return sorted(shown, key=lambda a: (a.path, a.line))

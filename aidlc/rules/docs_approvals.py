@@ -24,7 +24,6 @@ from aidlc.rules.docs_words import (
     GO_AHEAD_LENGTH,
     NEXT,
     NOT_APPROVED,
-    PERSON,
     PLAN,
     approved_in_answer,
     done_here,
@@ -74,8 +73,11 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
     Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
     `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
     before Code Generation.`, then "진행" under `## U4 Code Generation`), or its heading says its stage complete and
-    `entry` goes on with a go-ahead (`_completed`)."""
-    if before is None or NOT_APPROVED.search(entry.text):
+    `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
+    else (two sessions' entries interleaved, or a log kept newest first: m2nho's `## Unit 3 Functional Design - User
+    Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
+    if before is None or NOT_APPROVED.search(entry.text) or \
+            (before.at is not None and entry.at is not None and entry.at < before.at):
         return None
     waited = _WAITS_TO_PROCEED.search(before.text)
     if waited is not None:
@@ -95,14 +97,11 @@ def _completed(before: AuditEntry, entry: AuditEntry) -> str | None:
     """The stage `before`'s heading says is complete (never a plan, there or in its Context or Status), when `entry`
     goes on to another stage or unit: the person's go-ahead there answers the completion message (jin-101/SPA-BRIDGE's
     "Continue to Next Stage" under `## UOW-10 NFR Requirements Planning`, after `## UOW-10 Functional Design
-    Completion`). Not a go-ahead within the same stage (`Phase 3 Code Generation 완료`, then "phase#4 진행해주고"), one
-    under a heading that names no stage (`## Session Resumption`, "proceed"), nor one dated before the completion (two
-    sessions' entries interleaved: m2nho's `## Unit 3 Functional Design - User Approval` at 15:52, below Unit 2's
-    `Code Generation Complete` at 16:30)."""
+    Completion`). Not a go-ahead within the same stage (`Phase 3 Code Generation 완료`, then "phase#4 진행해주고"),
+    nor one under a heading that names no stage (`## Session Resumption`, "proceed")."""
     heading, next_heading = heading_of(before), entry.heading or ""
     said = (heading, before.fields.get("context", ""), before.fields.get("status", ""))
-    if any(PLAN.search(text) for text in said) or not _COMPLETION.search(heading) or \
-            (before.at is not None and entry.at is not None and entry.at < before.at):
+    if any(PLAN.search(text) for text in said) or not _COMPLETION.search(heading):
         return None
     stage, going = stage_of(heading), stage_of(next_heading)
     if going is None or (going == stage and unit_of(next_heading) == unit_of(heading)):
@@ -165,7 +164,8 @@ def _new_request(entry: AuditEntry) -> bool:
 
 def says_approved(entry: AuditEntry) -> bool:
     """Whether the entry's heading, status, context or the person's words say approved."""
-    return any(names_approval(entry.fields.get(key, "")) for key in ("status", "context", *PERSON)) \
+    return any(names_approval(text) for text in (entry.fields.get("status", ""), entry.fields.get("context", ""),
+                                                 words_of(entry))) \
         or names_approval(heading_of(entry))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from aidlc.aidlc_docs.audit import person_words
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import stages_named
 from aidlc.aidlc_docs.state import AWAITING
@@ -51,8 +52,8 @@ QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
 
 
 def words_of(entry: AuditEntry) -> str:
-    """The person's words of an entry: its User Input and User Response."""
-    return " ".join(entry.fields.get(key, "") for key in PERSON)
+    """The person's words of an entry: its User Input and User Response (without an IDE's context before them)."""
+    return " ".join(person_words(entry.fields.get(key, "")) for key in PERSON)
 
 
 def names_approval(text: str) -> bool:
@@ -69,7 +70,7 @@ def goes_ahead(entry: AuditEntry) -> bool:
 
 def has_words(entry: AuditEntry) -> bool:
     """Whether the entry holds a person's words (User Input or User Response), and no refusal in its Status."""
-    if all(_NO_WORDS.match(entry.fields.get(key, "").strip()) for key in PERSON):
+    if all(_NO_WORDS.match(person_words(entry.fields.get(key, "")).strip()) for key in PERSON):
         return False
     return not NOT_APPROVED.search(entry.fields.get("status", ""))
 
