@@ -198,6 +198,16 @@ def test_an_entry_inserted_at_the_top_or_moved_is_a_warning(docs: Repo) -> None:
     assert "moved the entry" in docs.findings()[-1][3]
 
 
+def test_the_entries_one_commit_inserts_above_are_one_warning(docs: Repo) -> None:
+    # socar-rieul keeps its log newest first: its commits inserted 24 entries at the top, one finding each before.
+    docs.commit("start", "2026-06-01T09:00:00Z", **{AUDIT: "# Audit\n\n" + START})
+    top = docs.commit("two on top", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + APPROVAL + ANSWERS + START})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-023", 3)
+    assert (f"commit {top[:12]} (two on top) inserted 2 entries, the first `Requirements Analysis - Approval` "
+            "(2026-06-01T09:20:00Z), above entries earlier commits added") in message
+
+
 def test_the_log_deleted_and_git_ignored_is_an_error_at_the_commit_and_at_the_ignore_rule(docs: Repo) -> None:
     (docs.root / AUDIT).unlink()
     gone = docs.commit("remove aidlc-docs from version control", "2026-06-01T09:30:00Z",

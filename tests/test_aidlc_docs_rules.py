@@ -813,6 +813,17 @@ def test_a_timestamp_earlier_than_the_entry_above_is_a_warning(docs: DocsRepo) -
     assert only(docs, "AIDLC-DOCS-009") == [(AUDIT, docs.line(AUDIT, "## Requirements Analysis - Approval Prompt"))]
 
 
+def test_a_log_kept_newest_first_is_one_warning_for_its_run(docs: DocsRepo) -> None:
+    # socar-rieul: 23 entries in a row, each earlier than the one above: one finding, not 23.
+    newest_first = [entry_text(h, stamp(n), u, r, c) for n, (h, u, r, c) in enumerate(ENTRIES)][::-1]
+    docs.write(AUDIT, "# AI-DLC Audit Log\n\n" + "".join(newest_first))
+    [finding] = docs.findings("AIDLC-DOCS-009")
+    assert finding.line == docs.line(AUDIT, f"## {ENTRIES[-2][0]}")
+    assert (f"{len(ENTRIES) - 1} entries in a row are each earlier than the entry above it, from {iso(stamp(11))} "
+            f"(below line 3, {iso(stamp(12))}) to {iso(stamp(0))}") in finding.message
+    assert "this part of the log runs newest first" in finding.message
+
+
 def test_a_midnight_timestamp_is_a_warning(docs: DocsRepo) -> None:
     docs.replace(AUDIT, iso(stamp(0)), "2026-11-30T00:00:00Z")
     assert only(docs, "AIDLC-DOCS-010") == [(AUDIT, docs.line(AUDIT, "## Workspace Detection"))]

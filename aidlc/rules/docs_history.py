@@ -25,8 +25,8 @@ ENTRY_REFORMATTED = docs_rule(
     "keep committed entries as written: leave the audit log out of formatters (e.g. .prettierignore, "
     ".editorconfig) and restore the entry's committed form")
 ENTRY_INSERTED = docs_rule(
-    "AIDLC-DOCS-023", W, "an audit entry was inserted above entries that earlier commits added, or "
-    "an entry was moved",
+    "AIDLC-DOCS-023", W, "an audit entry was inserted above entries that earlier commits added (one finding for "
+    "the entries one commit inserted), or an entry was moved",
     "append new entries at the end of the audit log, oldest first; never insert above or reorder committed ones (a "
     "squash merge of a branch that appended entries while others were committed leaves this too: say so in a new "
     "entry)")

@@ -180,6 +180,13 @@ def described(entry: AuditEntry) -> str:
     return f"`{entry.heading or 'an entry without a heading'}` ({entry.timestamp or 'no timestamp'})"
 
 
+def which(entries: list[AuditEntry]) -> str:
+    """`the entry X`, or `N entries, the first X,` (a finding about every entry one commit added)."""
+    if len(entries) == 1:
+        return f"the entry {described(entries[0])}"
+    return f"{len(entries)} entries, the first {described(entries[0])},"
+
+
 def whitespace(text: str) -> str:
     return " ".join(text.split())
 

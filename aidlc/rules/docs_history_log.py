@@ -16,7 +16,7 @@ from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
 from aidlc.names import arg
 from aidlc.plural import plural
 from aidlc.rules.docs_history import ENTRY_DELETED, ENTRY_EDITED, ENTRY_INSERTED, ENTRY_REFORMATTED, LOG_REMOVED
-from aidlc.rules.docs_history_judge import Judge, Version, described, short, whitespace, words
+from aidlc.rules.docs_history_judge import Judge, Version, described, short, which, whitespace, words
 from aidlc.rules.docs_layout import cut
 
 
@@ -226,16 +226,19 @@ def _judge_order(judge: Judge, revision: vcs.Revision, path: str, parent: Versio
     matcher = SequenceMatcher(None, parent.texts, child.texts, autojunk=False)
     kept = {index for block in matcher.get_matching_blocks() for index in range(block.b, block.b + block.size)}
     last = max(kept, default=-1)
+    inserted = []
     for index, entry in enumerate(child.entries):
         if index in kept:
             continue
         if entry.text in new and index < last:
-            judge.add(ENTRY_INSERTED, path, entry.line, f"{short(revision)} inserted the entry {described(entry)} "
-                      f"above entries earlier commits added (line {child.entries[last].line} of its version is one)",
-                      subject=words(entry.text))
+            inserted.append(entry)
         elif entry.text in parent.counts:
             judge.add(ENTRY_INSERTED, path, entry.line, f"{short(revision)} moved the entry {described(entry)}: "
                       "committed entries keep their order", subject=words(entry.text))
+    if inserted:  # one finding for the entries one commit inserted (a log kept newest first inserts every one)
+        judge.add(ENTRY_INSERTED, path, inserted[0].line, f"{short(revision)} inserted {which(inserted)} above "
+                  f"entries earlier commits added (line {child.entries[last].line} of its version is one)",
+                  subject=tuple(words(entry.text) for entry in inserted))
 
 
 # -- the log removed from tracking ----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from aidlc import vcs
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.rules.docs_history import STAMP_AFTER_COMMIT, STAMP_BEFORE_REPOSITORY, STAMP_SHARED
-from aidlc.rules.docs_history_judge import Judge, described, short, words
+from aidlc.rules.docs_history_judge import Judge, described, short, which, words
 
 CLOCK_TOLERANCE = timedelta(minutes=5)  # a writer's clock may run this far ahead of the committer's
 BEFORE_FIRST_COMMIT = timedelta(days=1)  # work may start a day before the repository does, not earlier
@@ -60,21 +60,14 @@ def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetim
             early.append(entry)
     if late and committed is not None:
         minutes = [int((entry.at - committed).total_seconds() // 60) for entry in late if entry.at is not None]
-        judge.add(STAMP_AFTER_COMMIT, path, late[0].line, f"{_which(late)} {_verb(late)} dated {_span(minutes)} "
+        judge.add(STAMP_AFTER_COMMIT, path, late[0].line, f"{which(late)} {_verb(late)} dated {_span(minutes)} "
                   f"minutes after {short(revision)}, which added {'it' if len(late) == 1 else 'them'} at "
                   f"{revision.committed}{_local_time(late, committed, before)}", subject=words(late[0].text))
     if early and first is not None:
         days = [(first - entry.at).days for entry in early if entry.at is not None]
-        judge.add(STAMP_BEFORE_REPOSITORY, path, early[0].line, f"{_which(early)}{',' if len(early) == 1 else ''} "
+        judge.add(STAMP_BEFORE_REPOSITORY, path, early[0].line, f"{which(early)}{',' if len(early) == 1 else ''} "
                   f"added by {short(revision)}, {_verb(early)} dated {_span(days)} day{'s' if max(days) != 1 else ''}"
                   f" before the repository's first commit ({first.isoformat()})", subject=words(early[0].text))
-
-
-def _which(entries: list[AuditEntry]) -> str:
-    """`the entry X`, or `N entries, the first X,` (a finding about every entry one commit added)."""
-    if len(entries) == 1:
-        return f"the entry {described(entries[0])}"
-    return f"{len(entries)} entries, the first {described(entries[0])},"
 
 
 def _verb(entries: list[AuditEntry]) -> str:

@@ -8,6 +8,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import datetime
+from itertools import pairwise
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
 from aidlc.rules.catalogue import Hit, docs_rule
@@ -25,7 +26,7 @@ NOT_ISO = docs_rule(
     "which writes it)")
 OUT_OF_ORDER = docs_rule(
     "AIDLC-DOCS-009", W, "an audit entry's timestamp is earlier than the entry above it (audit.md is appended to, "
-    "so times only grow)",
+    "so times only grow); one finding for a run of such entries in a row, a part of the log kept newest first",
     "append new entries at the end, never above older ones (a merge that kept two branches' entries, one side's "
     "after the other's, leaves this too: say so in a new entry); a timestamp that was invented is left as it is "
     "and explained in a new entry")
@@ -59,15 +60,32 @@ def _not_iso(project: DocsProject) -> Iterator[Hit]:
 
 @check(OUT_OF_ORDER)
 def _out_of_order(project: DocsProject) -> Iterator[Hit]:
+    """One finding for each run of entries in a row, each earlier than the one above it: socar-rieul keeps its log
+    newest first, 23 entries that 23 findings would not say better."""
     for log in project.audits:
-        previous: AuditEntry | None = None
-        for entry in log.entries:
-            if entry.at is None:
+        timed = [entry for entry in log.entries if entry.at is not None]
+        run: list[tuple[AuditEntry, AuditEntry]] = []  # (entry, the entry above it) of the run going on
+        for above, entry in pairwise(timed):
+            if entry.at is not None and above.at is not None and entry.at < above.at:
+                run.append((entry, above))
                 continue
-            if previous is not None and previous.at is not None and entry.at < previous.at:
-                yield Hit(log.path, entry.line, f"{entry.timestamp} is earlier than the entry above it (line "
-                          f"{previous.line}, {previous.timestamp})")
-            previous = entry
+            yield from _run(log.path, run)
+            run = []
+        yield from _run(log.path, run)
+
+
+def _run(path: str, run: list[tuple[AuditEntry, AuditEntry]]) -> Iterator[Hit]:
+    if not run:
+        return
+    (first, above), last = run[0], run[-1][0]
+    if len(run) == 1:
+        yield Hit(path, first.line, f"{first.timestamp} is earlier than the entry above it (line {above.line}, "
+                  f"{above.timestamp})")
+        return
+    lines = cut(", ".join(str(entry.line) for entry, _ in run))
+    yield Hit(path, first.line, f"{len(run)} entries in a row are each earlier than the entry above it, from "
+              f"{first.timestamp} (below line {above.line}, {above.timestamp}) to {last.timestamp} at line "
+              f"{last.line}: this part of the log runs newest first (lines {lines})")
 
 
 @check(MIDNIGHT)
