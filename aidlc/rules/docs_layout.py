@@ -179,7 +179,9 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
     whole = whole_unit_approvals(project, units)
     for (slug, unit), lines in unapproved.items():  # one error per stage (of a unit), at its first line
         (path, line), *others = lines
-        whose = f" of unit {line.unit or unit}" if (line.unit or unit) and BY_SLUG[slug].per_unit else ""
+        # The unit as the approvals key it (028 and status name it so), with the line's own name for it beside.
+        named = line.unit if unit is None else unit if line.unit in (None, unit) else f"{unit} ({line.unit})"
+        whose = f" of unit {named}" if named and BY_SLUG[slug].per_unit else ""
         also = f" ({_too([other.line for _, other in others])})" if others else ""
         entry, log = whole.get(unit or "", (None, ""))
         yield Hit(path, line.line, f"{BY_SLUG[slug].name}{whose} is ticked{also}, and {logs} holds no approval of it "
