@@ -53,7 +53,7 @@ STAMP_SHARED = docs_rule(
     "one instant")
 TICKED_UNAPPROVED = docs_rule(
     "AIDLC-DOCS-028", W, "a commit ticks a stage in aidlc-state.md while the audit log, as that "
-    "commit holds it, has no approval of the stage",
+    "commit holds it, has no approval of the stage (a stage still ticked with no approval is AIDLC-DOCS-003's)",
     "ask the person to approve the stage and log their answer in the audit log (an entry naming the stage, with "
     "their raw input) before the stage is ticked; or untick it")
 

@@ -28,12 +28,13 @@ from aidlc.rules.docs_history_ticks import judge_ticks, ticks_at_head
 CHUNK = 64  # commits whose audit log versions are read at once
 
 
-def history_findings(project: DocsProject, since: str | None = None, ticks: bool = True) -> list[Finding]:
+def history_findings(project: DocsProject, since: str | None = None, ticks: bool = True,
+                     leave_reported: bool = False) -> list[Finding]:
     """The findings of the history rules on the docs folder of `project` (the work tree's): over every commit
     of HEAD's history, or with `since` (a commit) over the commits of `since..HEAD` only (`aidlc ci --base`).
     `ticks`: judge v1 stage ticks against audit.md's approvals (not on a v2 intent record, whose rows and
-    STAGE_COMPLETED events aidlc/rules/docs_records.py judges). Nothing outside a Git repository or in one
-    without commits."""
+    STAGE_COMPLETED events aidlc/rules/docs_records.py judges); `leave_reported`: the ticks' rule leaves the stages
+    AIDLC-DOCS-003 reports to it. Nothing outside a Git repository or in one without commits."""
     root, rel = Path(project.root), project.rel
     history = vcs.history(root)
     if history is None or history.head is None:
@@ -48,7 +49,7 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     judge_shared(judge, audits, since)
     judge_ignored(judge, rel, audits, since)
     if ticks:
-        judge_ticks(judge, revisions, state_rel, audits, project)
+        judge_ticks(judge, revisions, state_rel, audits, project, leave_reported)
     # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.
     at_head = {**{path: judge.entries_at_head(path) for path in audits},
                **({state_rel: ticks_at_head(judge, state_rel, project.units)} if ticks else {})}
