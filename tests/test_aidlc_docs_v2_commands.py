@@ -367,3 +367,25 @@ def test_records_deleted_for_an_empty_workspace_are_missing_not_absent(tmp_path:
     judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
     assert judged.returncode == 1
     assert "AIDLC-DOCS-024" in {f["code"] for f in json.loads(judged.stdout)["findings"]}
+
+
+@pytest.mark.parametrize("change", ["delete an approval", "delete the folder"])
+def test_an_intent_record_added_beside_unmigrated_records_leaves_them_judged(tmp_path: Path, change: str) -> None:
+    # v2's records supersede a flat aidlc-docs/ only through a migration (aidlc/.migrated, whose check holds the flat
+    # log against the migrated shard). A pull request that deleted an approval entry, or the whole folder, and added an
+    # intent record passed `aidlc ci --base`: only the workspace was judged.
+    repo = build_docs_repo(tmp_path / "shop")
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo.root, capture_output=True, text=True).stdout.strip()
+    if change == "delete an approval":
+        log = repo.read("aidlc-docs/audit.md")
+        start = log.index("## Requirements Analysis - Approval\n")
+        repo.write("aidlc-docs/audit.md", log[:start] + log[log.index("---", start) + 5:])
+    else:
+        subprocess.run(["git", "rm", "-rq", "aidlc-docs"], cwd=repo.root, check=True)
+    repo.write("aidlc/spaces/default/intents/261201-shop/aidlc-state.md",
+               "# AI-DLC State\n\n## Stage Progress\n\n### INCEPTION\n- [ ] workspace-detection — EXECUTE\n")
+    repo.commit("an intent record")
+    judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
+    codes = {f["code"] for f in json.loads(judged.stdout)["findings"]}
+    assert judged.returncode == 1
+    assert codes >= ({"AIDLC-DOCS-003", "AIDLC-DOCS-020"} if change == "delete an approval" else {"AIDLC-DOCS-024"})

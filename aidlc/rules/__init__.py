@@ -82,6 +82,10 @@ def run_records_rules(workspace: RecordsWorkspace, since: str | None = None,
     found = list({(f.code, f.path, f.line, f.message): f for f in found}.values())  # the one ledger's, once
     from aidlc.rules import docs_records  # here, not at the top: as in run_docs_rules
 
+    if (flat := docs_records.unmigrated_flat(workspace)) is not None:  # records beside it supersede it only migrated
+        from aidlc.aidlc_docs.reader import read_project  # here: as above
+
+        found += run_docs_rules(read_project(Path(workspace.root), flat), since, ledgers, judged)
     found += _findings(docs_records.registry_findings(workspace))
     return sorted([*found, *docs_records.migration_findings(workspace)], key=Finding.sort_key)
 

@@ -18,6 +18,7 @@ from aidlc import vcs
 from aidlc.aidlc_docs.fingerprint import OLDER, V3, approval_fingerprint, has_review, read_testing_contract
 from aidlc.aidlc_docs.model import DocsProject, Mark, RecordEvent, RecordsWorkspace
 from aidlc.aidlc_docs.records import MIGRATED, WORKSPACE, before
+from aidlc.bank.config import DOCS_MARKERS, docs_marker, load_config
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
@@ -318,6 +319,22 @@ def _dir_name(row: object) -> str:
 
 
 # -- the migration from the flat aidlc-docs/ ----------------------------------------------------------------------
+def unmigrated_flat(workspace: RecordsWorkspace) -> str | None:
+    """The flat docs folder the workspace's records do not supersede: no migration marker says they carry its
+    history on, and it holds records, or HEAD's history did (a change that adds an intent record beside the folder,
+    or in its place, must not leave the folder's own history unjudged). None when there is none."""
+    root = Path(workspace.root)
+    if workspace.migrated is not None or not workspace.records:
+        return None
+    config = load_config(root)
+    if docs_marker(root, config) is not None:
+        return config.aidlc_docs
+    history = vcs.history(root)
+    held = history is not None and history.head is not None and \
+        any(history.last_holding(f"{config.aidlc_docs}/{marker}") is not None for marker in DOCS_MARKERS)
+    return config.aidlc_docs if held else None
+
+
 def migration_findings(workspace: RecordsWorkspace) -> list[Finding]:
     """The migration check: with aidlc/.migrated present and aidlc-docs/audit.md once committed, the last committed
     audit.md must begin some shard of the migrated record, as HEAD holds it, byte for byte."""
