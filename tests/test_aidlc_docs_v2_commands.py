@@ -369,23 +369,47 @@ def test_records_deleted_for_an_empty_workspace_are_missing_not_absent(tmp_path:
     assert "AIDLC-DOCS-024" in {f["code"] for f in json.loads(judged.stdout)["findings"]}
 
 
-@pytest.mark.parametrize("change", ["delete an approval", "delete the folder"])
-def test_an_intent_record_added_beside_unmigrated_records_leaves_them_judged(tmp_path: Path, change: str) -> None:
-    # v2's records supersede a flat aidlc-docs/ only through a migration (aidlc/.migrated, whose check holds the flat
-    # log against the migrated shard). A pull request that deleted an approval entry, or the whole folder, and added an
-    # intent record passed `aidlc ci --base`: only the workspace was judged.
+@pytest.mark.parametrize("change", ["delete an approval", "delete the folder", "delete an approval and migrate"])
+def test_an_intent_record_added_beside_aidlc_docs_leaves_its_history_judged(tmp_path: Path, change: str) -> None:
+    # v2's records supersede a flat aidlc-docs/ only through a migration (aidlc/.migrated, whose check holds the last
+    # flat log against the migrated shard). A pull request that deleted an approval entry, or the whole folder, and
+    # added an intent record passed `aidlc ci --base`, only the workspace judged; so did one that deleted the entry and
+    # declared a migration whose shard holds the log as it left it.
     repo = build_docs_repo(tmp_path / "shop")
     base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo.root, capture_output=True, text=True).stdout.strip()
-    if change == "delete an approval":
-        log = repo.read("aidlc-docs/audit.md")
-        start = log.index("## Requirements Analysis - Approval\n")
-        repo.write("aidlc-docs/audit.md", log[:start] + log[log.index("---", start) + 5:])
-    else:
+    record = "aidlc/spaces/default/intents/261201-shop"
+    log = repo.read("aidlc-docs/audit.md")
+    start = log.index("## Requirements Analysis - Approval\n")
+    if change == "delete the folder":
         subprocess.run(["git", "rm", "-rq", "aidlc-docs"], cwd=repo.root, check=True)
-    repo.write("aidlc/spaces/default/intents/261201-shop/aidlc-state.md",
+    else:
+        repo.write("aidlc-docs/audit.md", log[:start] + log[log.index("---", start) + 5:])
+    if change.endswith("migrate"):
+        repo.write(f"{record}/audit/box-1a2b3c4d.md", repo.read("aidlc-docs/audit.md"))
+        repo.write("aidlc/.migrated", "migrated 2026-12-01T00:00:00Z → 261201-shop\n")
+    repo.write(f"{record}/aidlc-state.md",
                "# AI-DLC State\n\n## Stage Progress\n\n### INCEPTION\n- [ ] workspace-detection — EXECUTE\n")
     repo.commit("an intent record")
     judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
     codes = {f["code"] for f in json.loads(judged.stdout)["findings"]}
     assert judged.returncode == 1
-    assert codes >= ({"AIDLC-DOCS-003", "AIDLC-DOCS-020"} if change == "delete an approval" else {"AIDLC-DOCS-024"})
+    expected = {"delete an approval": {"AIDLC-DOCS-003", "AIDLC-DOCS-020"}, "delete the folder": {"AIDLC-DOCS-024"},
+                "delete an approval and migrate": {"AIDLC-DOCS-020"}}[change]
+    assert codes >= expected, codes
+
+
+def test_a_migration_that_carries_the_log_on_whole_is_no_finding_of_the_flat_folder(tmp_path: Path) -> None:
+    # The flat log deleted as the migration copies it into the record's shard: no AIDLC-DOCS-024 (the migration's
+    # check holds the shard against it), no history finding; kept in place, likewise.
+    repo = build_docs_repo(tmp_path / "shop")
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo.root, capture_output=True, text=True).stdout.strip()
+    record = "aidlc/spaces/default/intents/261201-shop"
+    repo.write(f"{record}/audit/box-1a2b3c4d.md", repo.read("aidlc-docs/audit.md"))
+    repo.write("aidlc/.migrated", "migrated 2026-12-01T00:00:00Z → 261201-shop\n")
+    repo.write(f"{record}/aidlc-state.md",
+               "# AI-DLC State\n\n## Stage Progress\n\n### INCEPTION\n- [ ] workspace-detection — EXECUTE\n")
+    subprocess.run(["git", "rm", "-q", "aidlc-docs/audit.md"], cwd=repo.root, check=True)
+    repo.commit("migrate")
+    judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
+    paths = {f["path"] for f in json.loads(judged.stdout)["findings"]}
+    assert not any(path.startswith("aidlc-docs/") for path in paths), paths

@@ -319,12 +319,13 @@ def _dir_name(row: object) -> str:
 
 
 # -- the migration from the flat aidlc-docs/ ----------------------------------------------------------------------
-def unmigrated_flat(workspace: RecordsWorkspace) -> str | None:
-    """The flat docs folder the workspace's records do not supersede: no migration marker says they carry its
-    history on, and it holds records, or HEAD's history did (a change that adds an intent record beside the folder,
-    or in its place, must not leave the folder's own history unjudged). None when there is none."""
+def flat_folder(workspace: RecordsWorkspace) -> str | None:
+    """The flat docs folder beside the workspace's records: it holds records, or HEAD's history did. Records that no
+    migration marker says carry it on supersede nothing of it; a migration's records carry its log on, which
+    `migration_findings` judges, and its history still holds (a change that adds an intent record beside the folder,
+    or in its place, must not leave what it did to the folder unjudged). None when there is none."""
     root = Path(workspace.root)
-    if workspace.migrated is not None or not workspace.records:
+    if not workspace.records:
         return None
     config = load_config(root)
     if docs_marker(root, config) is not None:
