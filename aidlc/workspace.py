@@ -8,7 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aidlc.bank.config import CONFIG_FILE, V2_SPACES, docs_marker, layout, load_config
+from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, V2_SPACES, docs_marker, layout, load_config
 from aidlc.bank.config import records_folder as folder_for
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
@@ -163,21 +163,27 @@ def open_records(root: Path) -> MemoryBank | DocsProject | RecordsWorkspace:
 
 def reads_workspace(root: Path, config: Config) -> bool:
     """Whether the project's records are the v2 workspace's (on the aidlc-docs layout): it holds intent records (they
-    supersede a flat aidlc-docs/ that the migration left in place), or none yet (`aidlc/spaces/default/memory/`) and
-    there never was an aidlc-docs folder. A folder there, whatever it holds, is read; one that HEAD's history held is
-    missing, not absent: a change that deleted the records and set up an empty workspace in their place is no
-    project with nothing to judge."""
+    supersede a flat aidlc-docs/ that the migration left in place). Else the flat folder's, where it holds records, or
+    HEAD's history held some (missing, not absent: a change that deleted them and set up an empty workspace in their
+    place is no project with nothing to judge); else the workspace's, where HEAD's history held any (a change that
+    deleted every record is judged by their logs' history) or it is set up (`aidlc/spaces/default/memory/`, before
+    the first intent)."""
     # Here: a memory bank's commands never import the aidlc-docs modules.
     from aidlc.aidlc_docs.records import is_workspace, record_folders
 
     if record_folders(root):
         return True
-    if not is_workspace(root) or (root / config.aidlc_docs).is_dir():
+    if docs_marker(root, config) is not None:
         return False
     from aidlc import vcs  # only here: it imports GitPython
 
-    return vcs.repo_root(root) is None or vcs.head_commit(root) is None or \
-        vcs.last_commit_of(root, config.aidlc_docs) is None
+    history = vcs.history(root) if vcs.repo_root(root) is not None else None
+    if history is not None and history.head is not None:
+        if any(history.last_holding(f"{config.aidlc_docs}/{marker}") for marker in DOCS_MARKERS):
+            return False
+        if history.touching(V2_SPACES):
+            return True
+    return is_workspace(root)
 
 
 def folder_of(records: MemoryBank | DocsProject | RecordsWorkspace) -> str:

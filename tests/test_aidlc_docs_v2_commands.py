@@ -339,8 +339,9 @@ def test_a_workspace_before_its_first_intent_is_adopted_and_read_with_no_memory_
     assert done.returncode == 0, done.stderr
     assert "adopted aidlc/spaces/ (aidlc-workflows' layout; no memory-bank/ is made)" in done.stdout
     assert not (root / "memory-bank").exists() and (root / LEDGER).is_file()
-    # From here aidlc-docs/ holds the ledger, and is read as it is (validate, ci, status) until the first intent.
+    # aidlc-docs/ holds the ledger alone: the workspace is still the project's records.
     assert run_cli("validate", cwd=root).returncode == 0
+    assert "aidlc-workflows v2: 0 intent records under aidlc/" in run_cli("status", cwd=root).stdout
     appended = run_cli("audit", "append", "--stage", "Workspace Detection", "--user-input", "start",
                        "--ai-response", "ok", cwd=root)
     assert appended.returncode == 2 and "v2 workspace with no intent record yet" in appended.stderr
@@ -413,3 +414,19 @@ def test_a_migration_that_carries_the_log_on_whole_is_no_finding_of_the_flat_fol
     judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
     paths = {f["path"] for f in json.loads(judged.stdout)["findings"]}
     assert not any(path.startswith("aidlc-docs/") for path in paths), paths
+
+
+@pytest.mark.parametrize("adopted", [False, True])
+def test_an_intent_record_deleted_whole_is_found_by_its_logs_history(tmp_path: Path, adopted: bool) -> None:
+    # Only the records HEAD holds were read: a pull request deleting a record with its shards (its approvals among
+    # them) passed `aidlc ci --base` with no finding, adopted by `aidlc init` or not.
+    repo = build_v2_repo(tmp_path / "shop")
+    if adopted:
+        assert run_cli("init", str(repo.root)).returncode == 0
+        repo.commit("adopt aidlc", at(LAST + 60))
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo.root, capture_output=True, text=True).stdout.strip()
+    subprocess.run(["git", "rm", "-rq", RECORD], cwd=repo.root, check=True)
+    repo.commit("drop the record", at(LAST + 120))
+    judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
+    removed = [f for f in json.loads(judged.stdout)["findings"] if f["code"] == "AIDLC-DOCS-024"]
+    assert judged.returncode == 1 and {f["path"] for f in removed} == {SHARD_A, SHARD_B}

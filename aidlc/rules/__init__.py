@@ -80,18 +80,20 @@ def run_records_rules(workspace: RecordsWorkspace, since: str | None = None,
     ledgers: dict[Path, LedgerView] = {}  # the records' one ledger, read once
     found = [finding for record in workspace.records for finding in run_docs_rules(record, since, ledgers, judged)]
     found = list({(f.code, f.path, f.line, f.message): f for f in found}.values())  # the one ledger's, once
+    from aidlc.aidlc_docs.reader import read_project  # here: as above
     from aidlc.rules import docs_records  # here, not at the top: as in run_docs_rules
+    from aidlc.rules.docs_history import LOG_REMOVED
+    from aidlc.rules.docs_history_scan import history_findings
 
+    root = Path(workspace.root)
     if (flat := docs_records.flat_folder(workspace)) is not None:
-        from aidlc.aidlc_docs.reader import read_project  # here: as above
-        from aidlc.rules.docs_history import LOG_REMOVED
-        from aidlc.rules.docs_history_scan import history_findings
-
-        project = read_project(Path(workspace.root), flat)
+        project = read_project(root, flat)
         if workspace.migrated is None:  # records beside it supersede nothing of it
             found += run_docs_rules(project, since, ledgers, judged)
         else:  # a migration carried its log on (migration_findings judges that), and its history still holds
             found += [f for f in history_findings(project, since=since, ticks=False) if f.code != LOG_REMOVED.code]
+    for rel in docs_records.deleted_records(workspace, since):  # a record deleted whole: its logs' history holds
+        found += history_findings(read_project(root, rel), since=since, ticks=False)
     found += _findings(docs_records.registry_findings(workspace))
     return sorted([*found, *docs_records.migration_findings(workspace)], key=Finding.sort_key)
 

@@ -18,7 +18,7 @@ from aidlc import vcs
 from aidlc.aidlc_docs.fingerprint import OLDER, V3, approval_fingerprint, has_review, read_testing_contract
 from aidlc.aidlc_docs.model import DocsProject, Mark, RecordEvent, RecordsWorkspace
 from aidlc.aidlc_docs.records import MIGRATED, WORKSPACE, before
-from aidlc.bank.config import DOCS_MARKERS, docs_marker, load_config
+from aidlc.bank.config import DOCS_MARKERS, V2_SPACES, docs_marker, load_config
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
@@ -334,6 +334,23 @@ def flat_folder(workspace: RecordsWorkspace) -> str | None:
     held = history is not None and history.head is not None and \
         any(history.last_holding(f"{config.aidlc_docs}/{marker}") is not None for marker in DOCS_MARKERS)
     return config.aidlc_docs if held else None
+
+
+def deleted_records(workspace: RecordsWorkspace, since: str | None = None) -> list[str]:
+    """The intent record folders HEAD's history held (in `since..HEAD`, with `since`) that HEAD holds as no record:
+    a record deleted with its shards is judged by its logs' history (their removal, AIDLC-DOCS-024), as a flat log
+    deleted is; reading only the records HEAD holds passed a change that deleted one whole."""
+    history = vcs.history(Path(workspace.root))
+    if history is None or history.head is None:
+        return []
+    held = {record.rel for record in workspace.records}
+    found = set()
+    for revision in history.revisions([V2_SPACES], since):
+        for path in revision.files:
+            parts = path.split("/")  # aidlc/spaces/<space>/intents/<dir>/...
+            if len(parts) > 5 and parts[3] == "intents":
+                found.add("/".join(parts[:5]))
+    return sorted(found - held)
 
 
 def migration_findings(workspace: RecordsWorkspace) -> list[Finding]:
