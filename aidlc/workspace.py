@@ -163,9 +163,8 @@ def open_records(root: Path) -> MemoryBank | DocsProject | RecordsWorkspace:
 
 def reads_workspace(root: Path, config: Config) -> bool:
     """Whether the project's records are the v2 workspace's (on the aidlc-docs layout): it holds intent records (they
-    supersede a flat aidlc-docs/ that the migration left in place). Else the flat folder's, where it holds records, or
-    HEAD's history held some (missing, not absent: a change that deleted them and set up an empty workspace in their
-    place is no project with nothing to judge); else the workspace's, where HEAD's history held any (a change that
+    supersede a flat aidlc-docs/ that the migration left in place). Else the flat folder's, where it holds records or
+    HEAD's history held some (`flat_records`); else the workspace's, where HEAD's history touched it (a change that
     deleted every record is judged by their logs' history) or it is set up (`aidlc/spaces/default/memory/`, before
     the first intent)."""
     # Here: a memory bank's commands never import the aidlc-docs modules.
@@ -173,17 +172,26 @@ def reads_workspace(root: Path, config: Config) -> bool:
 
     if record_folders(root):
         return True
-    if docs_marker(root, config) is not None:
+    if flat_records(root, config):
         return False
     from aidlc import vcs  # only here: it imports GitPython
 
-    history = vcs.history(root) if vcs.repo_root(root) is not None else None
-    if history is not None and history.head is not None:
-        if any(history.last_holding(f"{config.aidlc_docs}/{marker}") for marker in DOCS_MARKERS):
-            return False
-        if history.touching(V2_SPACES):
-            return True
-    return is_workspace(root)
+    history = vcs.history(root)
+    return (history is not None and history.head is not None and bool(history.touching(V2_SPACES))) or \
+        is_workspace(root)
+
+
+def flat_records(root: Path, config: Config) -> bool:
+    """Whether the aidlc-docs folder holds records, or HEAD's history held some: a folder a change deleted is
+    missing, not absent (deleting the records and setting up an empty workspace in their place, or adding an intent
+    record beside them, must not leave what was done to them unjudged)."""
+    if docs_marker(root, config) is not None:
+        return True
+    from aidlc import vcs  # only here: it imports GitPython
+
+    history = vcs.history(root)
+    return history is not None and history.head is not None and \
+        any(history.last_holding(f"{config.aidlc_docs}/{marker}") is not None for marker in DOCS_MARKERS)
 
 
 def folder_of(records: MemoryBank | DocsProject | RecordsWorkspace) -> str:

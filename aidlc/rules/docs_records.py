@@ -18,11 +18,12 @@ from aidlc import vcs
 from aidlc.aidlc_docs.fingerprint import OLDER, V3, approval_fingerprint, has_review, read_testing_contract
 from aidlc.aidlc_docs.model import DocsProject, Mark, RecordEvent, RecordsWorkspace
 from aidlc.aidlc_docs.records import MIGRATED, WORKSPACE, before
-from aidlc.bank.config import DOCS_MARKERS, V2_SPACES, docs_marker, load_config
+from aidlc.bank.config import V2_SPACES, load_config
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, read_bytes
 from aidlc.model.findings import Finding
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
+from aidlc.workspace import flat_records
 
 E, W, I = Severity.error, Severity.warning, Severity.info  # noqa: E741 - the severities, as in the catalogue
 
@@ -320,20 +321,13 @@ def _dir_name(row: object) -> str:
 
 # -- the migration from the flat aidlc-docs/ ----------------------------------------------------------------------
 def flat_folder(workspace: RecordsWorkspace) -> str | None:
-    """The flat docs folder beside the workspace's records: it holds records, or HEAD's history did. Records that no
-    migration marker says carry it on supersede nothing of it; a migration's records carry its log on, which
-    `migration_findings` judges, and its history still holds (a change that adds an intent record beside the folder,
-    or in its place, must not leave what it did to the folder unjudged). None when there is none."""
+    """The flat docs folder beside the workspace's records, where it holds records or HEAD's history held some
+    (`workspace.flat_records`). Records that no migration marker says carry it on supersede nothing of it; a
+    migration's records carry its log on, which `migration_findings` judges, and its history still holds. None when
+    there is none."""
     root = Path(workspace.root)
-    if not workspace.records:
-        return None
     config = load_config(root)
-    if docs_marker(root, config) is not None:
-        return config.aidlc_docs
-    history = vcs.history(root)
-    held = history is not None and history.head is not None and \
-        any(history.last_holding(f"{config.aidlc_docs}/{marker}") is not None for marker in DOCS_MARKERS)
-    return config.aidlc_docs if held else None
+    return config.aidlc_docs if workspace.records and flat_records(root, config) else None
 
 
 def deleted_records(workspace: RecordsWorkspace, since: str | None = None) -> list[str]:
