@@ -946,3 +946,21 @@ def test_an_entry_is_read_with_the_entry_before_it_in_each_version_of_the_log(do
     units = Units(read_project(docs.root, DOCS))
     assert ("application-design", None) in approvals_in([entries(put, yes)], units)
     assert ("application-design", None) not in approvals_in([entries(put, note, yes)], units)
+
+
+def test_a_version_that_appends_is_read_on_from_the_one_before_as_if_read_whole(docs: DocsRepo) -> None:
+    """The history reads a version that holds an earlier one's entries (the same objects, as it parses a version that
+    appends) from where that one's reading stopped: the same approvals as a reading of the whole version."""
+    text = audit_text()
+    lines = text.split("\n")
+    cut_at = text.index("## Functional Design - Unit 2 Approval")
+    first = audit_entries(text[:cut_at].split("\n"), 0)
+    whole = audit_entries(lines, 0)
+    later = first[:-1] + whole[len(first) - 1:]  # the first version's entries but its last, kept; the rest read anew
+    units = Units(read_project(docs.root, DOCS))
+    approvals_in([first], units)
+    read_on = approvals_in([later], units)
+    fresh = approvals_in([whole], Units(read_project(docs.root, DOCS)))
+    assert {key: [e.line for e in found] for key, found in read_on.items()} == \
+        {key: [e.line for e in found] for key, found in fresh.items()}
+    assert ("code-generation", "2") in read_on  # an approval of an entry past the first version's
