@@ -7,15 +7,15 @@ from pathlib import Path
 
 import click
 
-from aidlc.aidlc_docs.records import active_record, is_workspace, record_folders
+from aidlc.aidlc_docs.records import active_record, record_folders
 from aidlc.aidlc_docs.stages import STAGES
-from aidlc.bank.config import V2_SPACES, docs_marker, load_config
+from aidlc.bank.config import V2_SPACES, load_config
 from aidlc.cli.app import App, output_options
 from aidlc.errors import UsageError
 from aidlc.events.audit import Texts, append_entry, append_event
 from aidlc.gates.actor import writer
 from aidlc.names import arg
-from aidlc.workspace import layout_of, records_folder
+from aidlc.workspace import layout_of, reads_workspace, records_folder
 
 _TEXT = "TEXT verbatim, never a summary; @FILE reads it from a UTF-8 file, - from stdin, @@... is a text starting @."
 
@@ -56,9 +56,8 @@ def append_cmd(app: App, stage: str, user_input: str, ai_response: str, context:
     if sum(value == "-" for value in given.values()) > 1:
         raise UsageError("only one text can come from stdin (-)", ["--user-input - --ai-response @FILE"])
     records = record_folders(root)
-    # A v2 workspace before its first intent: a flat aidlc-docs/audit.md beside it would be read by no one once the
-    # intent starts (aidlc-docs/ may hold the ledger alone, as `aidlc init` leaves it).
-    if not records and is_workspace(root) and docs_marker(root, config) is None:
+    # The workspace's records, none yet: a flat aidlc-docs/audit.md beside it would be read by no one.
+    if not records and reads_workspace(root, config):
         raise UsageError(f"{root / V2_SPACES} is an aidlc-workflows v2 workspace with no intent record yet: v2 logs "
                          "an intent's entries in its record (aidlc/spaces/SPACE/intents/INTENT/audit/), and an "
                          "aidlc-docs/audit.md beside it would be read by no one; nothing was written",
