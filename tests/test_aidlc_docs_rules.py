@@ -524,7 +524,9 @@ def test_a_go_ahead_after_a_stage_s_completion_approves_it(docs: DocsRepo, headi
 @pytest.mark.parametrize("hostile", [
     "a " * 100_000 + "!",  # a pattern over the whole answer backtracked without end on 100 letters
     "[" * 100_000 + "]" * 100_000 + "a",  # a bracketed note matched by patterns backtracking over each other
-    "(" * 200_000 + "a"])
+    "(" * 200_000 + "a",
+    # the IDE context Codex puts before the words, its closing heading never coming
+    "# Context from my IDE setup:" + "\n## Open tabs: x" * 50_000 + "\n## My request for Codex"])
 def test_hostile_words_are_read_in_one_pass(docs: DocsRepo, hostile: str) -> None:
     # Each pattern over the person's words runs once over them: no pick of options, no bracketed note, words under
     # the stage's heading that approve it. Run as a process with a timeout, so that a pattern that backtracks fails
