@@ -21,6 +21,7 @@ from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_at, stage_of, stages_
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 from aidlc.rules.docs_words import (
     AWAITED,
+    DONE,
     GO_AHEAD_LENGTH,
     NEXT,
     NOT_APPROVED,
@@ -88,20 +89,21 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
     return (_put_to_the_person(before) or _completed(before, entry)) if goes_ahead(entry) else None
 
 
-# A heading that ends a stage: the rules close each stage with its completion message, whose options are "Request
-# Changes" and "Continue to Next Stage" (`## UOW-10 Functional Design Completion`, `## User Stories 완료`).
-_COMPLETION = re.compile(r"\bcomplet(?:ed?|ion)\b|\bdone\b|\bfinished\b|완료|完了|完成", re.IGNORECASE)
+# A heading that closes a stage: its work said done (`DONE`), or its completion (`## UOW-10 Functional Design
+# Completion`); not in an answer, where "Presenting the completion message" is no work done.
+_CLOSED = re.compile(DONE.pattern + r"|\bcompletion\b", re.IGNORECASE)
 
 
 def _completed(before: AuditEntry, entry: AuditEntry) -> str | None:
     """The stage `before`'s heading says is complete (never a plan, there or in its Context or Status), when `entry`
-    goes on to another stage or unit: the person's go-ahead there answers the completion message (jin-101/SPA-BRIDGE's
+    goes on to another stage or unit: the person's go-ahead there answers the completion message, whose options the
+    rules give as "Request Changes" and "Continue to Next Stage" (jin-101/SPA-BRIDGE's
     "Continue to Next Stage" under `## UOW-10 NFR Requirements Planning`, after `## UOW-10 Functional Design
     Completion`). Not a go-ahead within the same stage (`Phase 3 Code Generation 완료`, then "phase#4 진행해주고"),
     nor one under a heading that names no stage (`## Session Resumption`, "proceed")."""
     heading, next_heading = heading_of(before), entry.heading or ""
     said = (heading, before.fields.get("context", ""), before.fields.get("status", ""))
-    if any(PLAN.search(text) for text in said) or not _COMPLETION.search(heading):
+    if any(PLAN.search(text) for text in said) or not _CLOSED.search(heading):
         return None
     stage, going = stage_of(heading), stage_of(next_heading)
     if going is None or (going == stage and unit_of(next_heading) == unit_of(heading)):

@@ -119,8 +119,8 @@ _CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern + r"|\b(?:moving|start
 
 
 # What an agent's answer says of work it did in answer to the words: `Build and Test 지침 생성 완료`, "generated".
-_DONE = re.compile(r"\b(?:complete[ds]?|generated|created|produced|finished|done)\b|완료|생성|작성|完成|生成|作成|完了|"
-                   r"conclu[íi]d|gerad", re.IGNORECASE)
+DONE = re.compile(r"\b(?:complete[ds]?|generated|created|produced|finished|done)\b|완료|생성|작성|完成|生成|作成|完了|"
+                  r"conclu[íi]d|gerad", re.IGNORECASE)
 
 
 def done_here(entry: AuditEntry) -> tuple[str, ...]:
@@ -128,4 +128,4 @@ def done_here(entry: AuditEntry) -> tuple[str, ...]:
     the stage and saying it was done or made): the words came before that work, and approve none of it (worryDolls'
     "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
     return tuple(stage for sentence in _SENTENCE.split(entry.fields.get("ai_response", ""))
-                 if _DONE.search(sentence) for stage in stages_named(sentence))
+                 if DONE.search(sentence) for stage in stages_named(sentence))
