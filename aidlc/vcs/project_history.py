@@ -132,22 +132,56 @@ class History:
         return self.contents(self.listed(commit, rels))
 
     def listed(self, commit: str, rels: Iterable[str]) -> dict[str, str | None]:
-        """The blob of each file at `commit` (None where it is not a file there, or too large to be evidence), from
-        one `git ls-tree` (`cat-file` asked for COMMIT:PATH would search the folder's tree once per file)."""
+        """The blob of each file at `commit` (None where it is not a file there, or too large to be evidence), as a
+        checkout of it shows the file: through a symbolic link the commit keeps inside the repository (a records
+        folder linked to where it lives), not the link's own bytes."""
         names = {rel: self._tree(rel) for rel in rels}
-        if not names:
-            return {}
+        blobs = self._blobs(commit, list(dict.fromkeys(names.values())), hops=8) if names else {}
+        return {rel: blobs.get(name) for rel, name in names.items()}
+
+    def _blobs(self, commit: str, paths: list[str], hops: int) -> dict[str, str]:
+        """path -> blob of those of `paths` (from the top) that are files small enough at `commit`, from one
+        `git ls-tree` (`cat-file` asked for COMMIT:PATH would search the folder's tree once per file). A path not
+        found so is looked up where a link on its way leads, inside the repository (`hops` links at most: a loop of
+        links leads nowhere)."""
         # A few files by name; many through the folder that holds them (git matches each name against each entry).
-        specs = list(names.values()) if len(names) <= 64 else \
-            [posixpath.commonpath([posixpath.dirname(name) for name in names.values()]) or "."]
-        listing = self._run("ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--", *specs)
-        blobs: dict[str, str] = {}  # path -> sha of a blob small enough
+        specs = paths if len(paths) <= 64 else [posixpath.commonpath([posixpath.dirname(p) for p in paths]) or "."]
+        blobs, links = self._entries(commit, specs, recursive=True)
+        missing = [path for path in paths if path not in blobs]
+        above = sorted({folder for path in missing for folder in _folders_above(path)})
+        if above:  # only where a file inside a folder was not found: is a folder on its way a link?
+            links.update(self._entries(commit, above, recursive=False)[1])
+        moved = {}
+        if links and hops:
+            targets = objects(self.top, list(dict.fromkeys(links.values())))
+            for path in missing:  # the first link on the way, as a checkout resolves it
+                link = next((at for at in (*_folders_above(path), path) if at in links), None)
+                if link is not None:
+                    target = (targets.get(links[link]) or b"").decode("utf-8", "surrogateescape")
+                    there = posixpath.normpath(posixpath.join(posixpath.dirname(link), target, path[len(link) + 1:]))
+                    if target and there != ".." and not there.startswith("../") and not posixpath.isabs(there):
+                        moved[path] = there  # a link out of the repository leads to nothing git keeps
+        found = self._blobs(commit, list(dict.fromkeys(moved.values())), hops - 1) if moved else {}
+        blobs.update({path: found[there] for path, there in moved.items() if there in found})
+        return {path: blobs[path] for path in paths if path in blobs}
+
+    def _entries(self, commit: str, specs: list[str], recursive: bool) -> tuple[dict[str, str], dict[str, str]]:
+        """(path -> blob of each file small enough, path -> blob of each symbolic link) that `git ls-tree` lists at
+        `commit` for `specs`."""
+        listing = self._run("ls-tree", *(["-r"] if recursive else []), "-l", "-z", "--full-tree", commit, "--", *specs)
+        blobs: dict[str, str] = {}
+        links: dict[str, str] = {}
         for entry in listing.split(b"\0"):
             info, _, name = entry.partition(b"\t")
             fields = info.split()  # mode, type, sha, size
-            if len(fields) == 4 and fields[1] == b"blob" and fields[3].isdigit() and int(fields[3]) <= MAX_READ:
-                blobs[name.decode("utf-8", "surrogateescape")] = fields[2].decode()
-        return {rel: blobs.get(name) for rel, name in names.items()}
+            if len(fields) != 4 or fields[1] != b"blob":
+                continue
+            path = name.decode("utf-8", "surrogateescape")
+            if fields[0] == b"120000":
+                links[path] = fields[2].decode()
+            elif fields[3].isdigit() and int(fields[3]) <= MAX_READ:
+                blobs[path] = fields[2].decode()
+        return blobs, links
 
     def contents(self, blobs: dict[str, str | None]) -> dict[str, bytes | None]:
         """The bytes of each listed blob (`listed`), in one `git cat-file --batch`; None where there is none."""
@@ -261,6 +295,9 @@ class History:
     def ignored(self, rels: list[str]) -> list[Ignored]:
         """Those of `rels` the work tree's ignore rules (.gitignore files, info/exclude, core.excludesFile) ignore,
         tracked or not (`git check-ignore --no-index`), each with the rule that does."""
+        # A path beyond a symbolic link is never tracked, so no ignore rule applies to it (and check-ignore refuses
+        # it: a pull request that swaps aidlc-docs/ for a link would stop the whole run).
+        rels = [rel for rel in rels if not self._beyond_link(self._tree(rel))]
         if not rels:
             return []
         # check-ignore takes paths, and refuses the literal-pathspec setting every other command runs with.
@@ -278,6 +315,11 @@ class History:
                 found.append(Ignored(self._rel(name), self._rel(top), int(line), pattern))
         return found
 
+    def _beyond_link(self, tree_path: str) -> bool:
+        """Whether a folder on the way to `tree_path` in the work tree is a symbolic link."""
+        parents = Path(tree_path).parents
+        return any((self.top / parent).is_symlink() for parent in list(parents)[:-1])
+
     def is_folder(self, commit: str, rel: str) -> bool:
         """Whether `commit` has a folder at `rel` (relative to the project)."""
         out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{self._tree(rel)}\n".encode())
@@ -286,6 +328,12 @@ class History:
     def _holds(self, commit: str, tree_path: str) -> bool:
         out = self._run("cat-file", "--batch-check=%(objecttype)", stdin=f"{commit}:{tree_path}\n".encode())
         return out.strip() == b"blob"
+
+
+def _folders_above(path: str) -> list[str]:
+    """The folders on the way to `path`, from the top: `a/b/c` -> `a`, `a/b`."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
 
 
 def history(project: Path) -> History | None:
