@@ -430,3 +430,19 @@ def test_an_intent_record_deleted_whole_is_found_by_its_logs_history(tmp_path: P
     judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
     removed = [f for f in json.loads(judged.stdout)["findings"] if f["code"] == "AIDLC-DOCS-024"]
     assert judged.returncode == 1 and {f["path"] for f in removed} == {SHARD_A, SHARD_B}
+
+
+def test_the_pull_request_that_adopts_aidlc_cannot_read_a_memory_bank_instead_of_the_records(tmp_path: Path) -> None:
+    # The base has intent records and no ledger: a pull request setting `layout: memory-bank` beside a valid bank,
+    # and deleting a gate approval from a shard, passed (the bank was all that was read).
+    repo = build_v2_repo(tmp_path / "shop")
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo.root, capture_output=True, text=True).stdout.strip()
+    shard = repo.read(SHARD_A)
+    start = shard.rindex("\n## ", 0, shard.index("**Event**: GATE_APPROVED"))
+    repo.write(SHARD_A, shard[:start] + shard[shard.index("---", start) + 3:])
+    repo.write("aidlc.yaml", "layout: memory-bank\n")
+    repo.write("memory-bank/project.yaml", "project_type: web-app\ninitialized_at: 2026-11-30T08:00:00Z\nname: shop\n")
+    repo.commit("a memory bank instead", at(LAST + 60))
+    judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
+    found = {(f["code"], f["path"]) for f in json.loads(judged.stdout)["findings"]}
+    assert judged.returncode == 1 and {("AIDLC-CI-012", "aidlc.yaml"), ("AIDLC-DOCS-020", SHARD_A)} <= found, found

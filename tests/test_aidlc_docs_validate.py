@@ -5,6 +5,7 @@ the memory-bank layout."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from datetime import timedelta
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, stamp
+from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, stamp
 from tests.aidlc_v2_sample import RECORD as V2_RECORD
 from tests.aidlc_v2_sample import build_v2_repo
 from tests.helpers import git_init, run_cli, summary_line
@@ -298,6 +299,37 @@ def test_an_adopted_project_s_layout_is_a_rule_a_pull_request_cannot_switch_away
     found = {(f["code"], f["path"], f["line"]) for f in json.loads(result.stdout)["findings"]}
     assert ("AIDLC-DOCS-004", STATE, line) in found
     assert "AIDLC-CI-012" in {code for code, _, _ in found}, found
+
+
+@pytest.mark.parametrize("move", ["none", "aidlc_docs: a copy", "layout: memory-bank"])
+def test_the_pull_request_that_adopts_aidlc_reads_the_records_where_the_base_keeps_them(docs: DocsRepo,
+                                                                                          move: str) -> None:
+    """A base without a ledger has not adopted aidlc: the pull request that adopts it brings its rules, but not
+    another place to read the audit log the base keeps. Pointing aidlc.yaml at a clean copy, or at a memory bank,
+    while deleting an approval from the real log passed (ci: 0 errors)."""
+    subprocess.run(["git", "branch", "-M", "main"], cwd=docs.root, check=True)
+    subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
+    init = run_cli("init", str(docs.root))
+    assert init.returncode == 0, init.stdout + init.stderr
+    if move != "none":
+        text = docs.read(AUDIT)
+        start = text.index("## Requirements Analysis - Approval\n")
+        docs.write(AUDIT, text[:start] + text[text.index("---", start) + 5:])
+    if move == "aidlc_docs: a copy":
+        shutil.copytree(docs.path(DOCS), docs.path("copy"))
+        docs.write("copy/audit.md", text)
+        docs.write("aidlc.yaml", docs.read("aidlc.yaml").replace("aidlc_docs: \"aidlc-docs\"", "aidlc_docs: copy"))
+    if move == "layout: memory-bank":
+        docs.write("aidlc.yaml", docs.read("aidlc.yaml").replace("layout: aidlc-docs", "layout: memory-bank"))
+        docs.write("memory-bank/project.yaml", "project_type: web-app\n")
+    docs.commit("Adopt aidlc")
+    result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
+    found = {(f["code"], f["path"]) for f in json.loads(result.stdout)["findings"]}
+    if move == "none":
+        assert result.returncode == 0 and found == set(), result.stdout + result.stderr
+        return
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert {("AIDLC-CI-012", "aidlc.yaml"), ("AIDLC-DOCS-020", AUDIT)} <= found, found
 
 
 @pytest.mark.parametrize("move", ["an empty memory-bank/", "aidlc-docs/ deleted"])

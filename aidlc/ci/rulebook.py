@@ -17,8 +17,10 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.bank import rulefiles
+from aidlc.bank.config import V2_SPACES, records_folder
 from aidlc.bank.items import PinnedFile
 from aidlc.bank.rulefiles import RuleFiles
+from aidlc.bank.walk import CONFIG_FILE
 from aidlc.events.canonical import parse_event
 from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.state import scan
@@ -28,6 +30,7 @@ from aidlc.model.events import ActorKind, Decision, Event
 from aidlc.model.findings import Finding
 from aidlc.rules import ci, shorten
 from aidlc.rules.catalogue import Rule
+from aidlc.workspace import layout_of
 
 POLICY_GATE = ("policy", "rules", "change")  # (subject kind, subject id, stage) of `aidlc gate approve policy`
 
@@ -52,7 +55,9 @@ class Rulebook:
 def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Commit],
           baseline: str = rulefiles.BASELINE_FILE) -> Rulebook:
     """The rules that judge the pull request from `base` to the work tree, with the findings about a change of
-    them. A base without a ledger has not adopted aidlc yet: the pull request that adopts it brings the rules."""
+    them. A base without a ledger has not adopted aidlc yet: the pull request that adopts it brings the rules, but
+    not another place to read the records the base keeps (an audit log aidlc has not judged yet is evidence all the
+    same: read elsewhere, a change to it would go unjudged)."""
     workflows = [f"{_workflows(project, history)}/{name}" for name in
                  history.names(base, _workflows(project, history)) if rulefiles.is_workflow(name)]
     old = rulefiles.read(f"the base {base[:12]}", lambda rels: history.read(base, rels), _holds(history, base),
@@ -62,7 +67,10 @@ def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Comm
     if not changed:
         return Rulebook(base, old, old, from_base=True)
     if history.read(base, [old.ledger_rel])[old.ledger_rel] is None:
-        return Rulebook(base, old, new, from_base=False)
+        moved = _moves_records(project, history, base, old, new)
+        if moved is None:
+            return Rulebook(base, old, new, from_base=False)
+        return Rulebook(base, old, old, True, [_found(ci.RULES_CHANGED, CONFIG_FILE, *moved)])
     authors = [commit for commit in commits if set(commit.paths) & (set(old.files) | set(new.files))]
     approval, why_not = _approval(project, old, new, authors)
     if approval is not None:
@@ -72,6 +80,36 @@ def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Comm
     return Rulebook(base, old, old, True, [
         _found(ci.RULES_CHANGED, path, f"{what}, and {reason}: the base's rules judge this pull request")
         for path, what in changed])
+
+
+def kept_layout(history: vcs.History, base: str, rules: RuleFiles) -> str | None:
+    """The layout the base keeps its records in, as its rules decide it (as `aidlc.workspace.layout_of` decides for
+    the work tree, aidlc-workflows v2 intent records in aidlc/spaces/ included); None when aidlc.yaml leaves the
+    layout to the files (`auto`) and the base holds neither layout's records."""
+    config = rules.config
+    if config.layout != "auto" or rules.layout == "aidlc-docs" or history.is_folder(base, config.memory_bank):
+        return rules.layout
+    return "aidlc-docs" if history.is_folder(base, V2_SPACES) else None
+
+
+def _moves_records(project: Path, history: vcs.History, base: str, old: RuleFiles,
+                   new: RuleFiles) -> tuple[str, str] | None:
+    """Why a pull request that adopts aidlc may not bring its rules, and the fix: it reads the records the base keeps
+    in another layout or folder (None: it reads them where the base keeps them, or the base keeps none)."""
+    kept = kept_layout(history, base, old)
+    if kept is None:
+        return None
+    now = layout_of(project, new.config)
+    was, to = records_folder(old.config, kept), records_folder(new.config, now)
+    if (kept, was) == (now, to):
+        return None
+    keys = [key for key in ("layout", "memory_bank", "aidlc_docs")
+            if getattr(old.config, key) != getattr(new.config, key)] or ["layout"]
+    return (f"changes {CONFIG_FILE}'s `{'`, `'.join(keys)}`: it reads the records at {to}/ (the {now} layout), and "
+            f"the base keeps them at {was}/ (the {kept} layout) with no ledger yet to hold a person's approval of "
+            "reading them elsewhere: the base's rules judge this pull request",
+            f"adopt aidlc where the base keeps the records ({was}/), then read them elsewhere in a later pull request "
+            "that a person approves (`aidlc gate approve policy --stage change`; aidlc docs/ci.md, Changing the rules)")
 
 
 def _holds(history: vcs.History, commit: str) -> Callable[[str], bool]:
@@ -86,9 +124,9 @@ def _workflows(project: Path, history: vcs.History) -> str:
     return Path(os.path.relpath(history.top / rulefiles.WORKFLOWS, project)).as_posix()
 
 
-def _found(rule: Rule, path: str, message: str) -> Finding:
+def _found(rule: Rule, path: str, message: str, fix: str | None = None) -> Finding:
     return Finding(code=rule.code, severity=rule.severity, path=path, line=None,
-                   message=shorten(f"this pull request {message}"), fix=shorten(rule.fix))
+                   message=shorten(f"this pull request {message}"), fix=shorten(fix or rule.fix))
 
 
 def _approval(project: Path, old: RuleFiles, new: RuleFiles,

@@ -10,14 +10,14 @@ from pathlib import Path
 from aidlc import vcs
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.records import read_workspace
-from aidlc.bank.config import V2_SPACES, load_config
+from aidlc.bank.config import load_config
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
 from aidlc.ci.branch import Branch, PullRequest
 from aidlc.ci.checks import check, on_either_layout
-from aidlc.ci.rulebook import Rulebook, judge
+from aidlc.ci.rulebook import Rulebook, judge, kept_layout
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.model.ci import Baseline, BaselineEntry, CiReport, CiSummary
@@ -64,22 +64,11 @@ def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> 
     # approved. A pull request that adds an empty memory-bank/ (which `layout: auto` prefers) or deletes aidlc-docs/
     # moves no aidlc-docs record out of sight, and one that swaps memory-bank/ for aidlc-docs/ keeps its bank judged.
     # A base that keeps no records in either layout hides none: the pull request that adds them is judged in its own.
-    kept = _layout_at(history, base, rulebook) if rulebook.from_base else None
+    kept = kept_layout(history, base, rulebook.rules) if rulebook.from_base else None
     if (kept == "aidlc-docs") if kept is not None else docs:
         return _open_docs(root, base, rulebook, history, commits)
     pr = PullRequest.open(root, history, base, commits, rulebook)
     return Judged(lambda known, rel, strict: run_ci(pr.bank, pr, known, rel, strict), pr.rulebook, pr.base)
-
-
-def _layout_at(history: vcs.History, base: str, rulebook: Rulebook) -> str | None:
-    """The layout the base keeps its records in, as its rules decide it (as `aidlc.workspace.layout_of` decides for
-    the work tree, aidlc-workflows v2 intent records in aidlc/spaces/ included); None when aidlc.yaml leaves the
-    layout to the files (`auto`) and the base holds neither layout's records."""
-    rules = rulebook.rules
-    if rules.config.layout != "auto" or rules.layout == "aidlc-docs" \
-            or history.is_folder(base, rules.config.memory_bank):
-        return rules.layout
-    return "aidlc-docs" if history.is_folder(base, V2_SPACES) else None
 
 
 def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None = None,
