@@ -666,3 +666,44 @@ def test_another_branch_s_version_of_a_deleted_log_forgives_nothing(docs: Repo) 
     removed = [message for code, _, _, message in docs.findings() if code == "AIDLC-DOCS-024"]
     assert any("(drop the log) deleted aidlc-docs/audit.md, which held 2 entries" in m for m in removed), removed
     assert any("(merge side) deleted aidlc-docs/audit.md, which held 1 entry" in m for m in removed), removed
+
+
+# -- a docs folder kept behind a symbolic link --------------------------------------------------------------------
+def approved(docs: Repo) -> None:
+    docs.commit("approved", "2026-06-01T09:21:00Z",
+                **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL, STATE: TICKED})
+
+
+def test_a_docs_folder_behind_a_link_is_refused_and_judged_where_the_setting_names_it(docs: Repo) -> None:
+    """git keeps the link, not the log: its history, which the rules judge, is at the folder the link leads to."""
+    approved(docs)
+    (docs.root / "docs").mkdir()
+    docs.git("mv", DOCS, "docs/aidlc")
+    os.symlink("docs/aidlc", docs.root / DOCS)
+    docs.commit("the docs moved, linked", "2026-06-01T09:30:00Z")
+    proc = run_cli("validate", str(docs.root))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {DOCS} is a symbolic link (to docs/aidlc): git keeps the link")
+    assert "  set `aidlc_docs: docs/aidlc` in aidlc.yaml    # or read the records where git keeps them\n" in proc.stderr
+    docs.commit("the docs folder named", "2026-06-01T09:31:00Z", **{"aidlc.yaml": "aidlc_docs: docs/aidlc\n"})
+    assert run_cli("validate", str(docs.root)).returncode == 0
+    docs.commit("approval dropped", "2026-06-01T09:32:00Z",
+                **{"docs/aidlc/audit.md": "# Audit\n\n" + START + ANSWERS})
+    found = json.loads(run_cli("validate", str(docs.root), "--format", "json").stdout)["findings"]
+    assert ("AIDLC-DOCS-020", "docs/aidlc/audit.md") in [(f["code"], f["path"]) for f in found]
+
+
+@pytest.mark.parametrize("renamed", [False, True], ids=["link", "link-and-setting"])
+def test_a_pull_request_that_swaps_the_docs_folder_for_a_link_is_refused(docs: Repo, renamed: bool) -> None:
+    """The copy behind the link drops the approval. With the setting renamed too, the base's rules name the folder
+    that is now a link: refused as well, not read through it."""
+    approved(docs)
+    docs.git("tag", "base")
+    docs.git("mv", DOCS, "copy")
+    docs.write("copy/audit.md", "# Audit\n\n" + START + ANSWERS)
+    os.symlink("copy", docs.root / DOCS)
+    docs.commit("the docs behind a link", "2026-06-01T09:30:00Z", **({"aidlc.yaml": "aidlc_docs: copy\n"} if renamed
+                                                                       else {}))
+    proc = run_cli("ci", str(docs.root), "--base", "base")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {DOCS} is a symbolic link (to copy): git keeps the link")

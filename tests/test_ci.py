@@ -266,6 +266,39 @@ def test_a_ledger_line_edited_on_the_branch_fails_against_the_base(pr_with_decis
     assert "AIDLC-LEDGER-001" in [f["code"] for f in doc["findings"]]
 
 
+def link_the_bank_on_the_base(root: Path) -> None:
+    """The base keeps its bank at records/ and `memory-bank` as a link to it; the branch starts there."""
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "main"], check=True)
+    subprocess.run(["git", "-C", str(root), "mv", "memory-bank", "records"], check=True)
+    os.symlink("records", root / "memory-bank")
+    commit(root, "the bank linked")
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "-B", "feature"], check=True)
+
+
+def test_a_ledger_line_removed_behind_a_link_the_base_keeps_fails(pr_with_decisions: Path) -> None:
+    """The base's ledger is read as a checkout of the base shows it, through its link: a branch that makes the bank a
+    folder again and drops the plan approval on the way is judged against it (it passed: the base read as having
+    no ledger, which is a base that has not adopted aidlc)."""
+    link_the_bank_on_the_base(pr_with_decisions)
+    (pr_with_decisions / "memory-bank").unlink()
+    subprocess.run(["git", "-C", str(pr_with_decisions), "mv", "records", "memory-bank"], check=True)
+    lines = read(pr_with_decisions, LEDGER).splitlines(keepends=True)
+    write(pr_with_decisions, LEDGER, "".join(lines[:-1]))
+    commit(pr_with_decisions, "the bank a folder again, the ledger trimmed")
+    doc = document(pr_with_decisions, "--base", "main")
+    assert codes(doc) == ["AIDLC-CI-002"] and not doc["passed"]
+
+
+def test_a_branch_that_keeps_its_bank_behind_a_link_is_refused(pr_with_decisions: Path) -> None:
+    link_the_bank_on_the_base(pr_with_decisions)
+    lines = read(pr_with_decisions, LEDGER).splitlines(keepends=True)
+    write(pr_with_decisions, LEDGER, "".join(lines[:-1]))
+    commit(pr_with_decisions, "ledger trimmed")
+    proc = ci(pr_with_decisions, "--base", "main")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "error: memory-bank is a symbolic link (to records)" in proc.stderr
+
+
 def test_a_ledger_the_base_has_and_the_branch_deleted_is_an_error(pr_with_decisions: Path) -> None:
     (pr_with_decisions / LEDGER).unlink()
     commit(pr_with_decisions, "no more ledger")

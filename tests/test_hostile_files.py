@@ -184,11 +184,12 @@ def linked_bank(bank: Bank, outside: Path) -> Bank:
     return bank
 
 
-def test_validate_reports_a_bank_leading_outside_and_reads_nothing(linked_bank: Bank) -> None:
+def test_validate_refuses_a_bank_leading_outside_and_reads_nothing(linked_bank: Bank) -> None:
     proc = here(linked_bank.root, "validate", "--format", "json")
-    assert proc.returncode == 1
-    assert findings(proc) == [("AIDLC-FILE-008", MB)]
-    assert json.loads(proc.stdout)["summary"]["files"] == 0
+    assert proc.returncode == 2
+    error = json.loads(proc.stdout)["error"]
+    assert error["message"].startswith(f"{MB} is a symbolic link (to ") and "outside the repository" in error["message"]
+    assert error["next_steps"][0].startswith(f"git rm -q {MB}    # then copy the records from ")
     assert SECRET not in proc.stdout + proc.stderr
 
 
@@ -210,14 +211,25 @@ def test_no_command_decides_reads_or_writes_through_a_bank_leading_outside(linke
     assert snapshot(outside) == before
 
 
-def test_a_bank_linked_inside_the_repository_is_used(chain: Path) -> None:
+@pytest.mark.parametrize("args", [("validate",), ("status",), ("new", "story", "Refund", "--unit", "001-checkout-api")])
+def test_a_bank_linked_inside_the_repository_is_refused_until_it_is_the_folder(chain: Path,
+                                                                              args: tuple[str, ...]) -> None:
+    """git keeps the link, not the bank: the ledger's history would be read at a path that holds none."""
     (chain / "docs").mkdir()
     shutil.move(chain / MB, chain / "docs" / "bank")
     (chain / MB).symlink_to(Path("docs") / "bank")
-    assert here(chain, "validate").returncode == 0
-    proc = here(chain, "new", "story", "Refund", "--unit", "001-checkout-api")
-    assert proc.returncode == 0, proc.stderr
-    assert (chain / "docs/bank/intents/001-checkout-payments/units/001-checkout-api/stories/002-refund.md").is_file()
+    subprocess.run(["git", "-C", str(chain), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(chain), "-c", "user.name=Ada", "-c", "user.email=ada@x.org", "commit", "-q", "-m",
+                    "bank linked"], check=True)
+    proc = here(chain, *args)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {MB} is a symbolic link (to docs/bank): git keeps the link, not the records")
+    steps = proc.stderr.split("Next steps:\n")[1].splitlines()
+    assert steps[:2] == [f"  git rm -q {MB} && git mv docs/bank {MB}    # the folder where the link was",
+                         "  set `memory_bank: docs/bank` in aidlc.yaml    # or read the records where git keeps them"]
+    subprocess.run(["bash", "-c", steps[0]], cwd=chain, check=True)  # the first step, as printed
+    proc = here(chain, *args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 # --- folders that cannot be listed ---------------------------------------------------------------

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from pydantic import ValidationError
 
@@ -11,6 +12,7 @@ from aidlc.bank import frontmatter
 from aidlc.bank.walk import CONFIG_FILE, read_inside
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
+from aidlc.names import arg
 
 __all__ = ["CONFIG_FILE", "DOCS_MARKERS", "V2_SPACES", "ConfigError", "docs_marker", "key_line", "layout",
            "load_config",
@@ -26,14 +28,52 @@ class ConfigError(UsageError):
 
 
 def load_config(repo_root: Path) -> Config:
+    """aidlc.yaml at `repo_root` (defaults without one), once the records folders it names are found real folders
+    in the work tree (`refuse_linked_records`)."""
     path = repo_root / CONFIG_FILE
     if not path.exists() and not path.is_symlink():
-        return Config()
-    try:
-        data = read_inside(path, repo_root)
-    except OSError as exc:
-        raise ConfigError(f"{CONFIG_FILE}: cannot be read ({exc.strerror})") from None
-    return parse_config(data)
+        config = Config()
+    else:
+        try:
+            data = read_inside(path, repo_root)
+        except OSError as exc:
+            raise ConfigError(f"{CONFIG_FILE}: cannot be read ({exc.strerror})") from None
+        config = parse_config(data)
+    refuse_linked_records(repo_root, config)
+    return config
+
+
+def refuse_linked_records(root: Path, config: Config) -> None:
+    """A usage error where a records folder (the memory bank, the aidlc-docs folder, the v2 workspace's spaces) is,
+    or lies below, a symbolic link: git keeps the link, not the records, so their history (the ledger's, the audit
+    log's, which every rule of a pull request reads) would be read at a path that holds none, and a change to
+    them would go unjudged."""
+    for key, rel in (("memory_bank", config.memory_bank), ("aidlc_docs", config.aidlc_docs), (None, V2_SPACES)):
+        at = root
+        for n, part in enumerate(PurePosixPath(rel).parts, 1):
+            at = at / part
+            if at.is_symlink():
+                raise _linked(root, at, key, "/".join(PurePosixPath(rel).parts[n:]))
+
+
+def _linked(root: Path, link: Path, key: str | None, below: str) -> UsageError:
+    shown = link.relative_to(root).as_posix()
+    target = os.readlink(link)
+    top = Path(os.path.normpath(root.absolute()))
+    real = Path(os.path.normpath(top / shown / ".." / target))
+    steps = [f"aidlc validate {arg(str(root))}    # once the records are a folder at {shown} itself"]
+    where = f"to {target}"
+    if real.is_relative_to(top) and real != top:
+        there = real.relative_to(top).as_posix()
+        folder = f"{there}/{below}".rstrip("/")
+        steps[:0] = [f"git rm -q {arg(shown)} && git mv {arg(there)} {arg(shown)}    # the folder where the link was",
+                     *([f"set `{key}: {folder}` in {CONFIG_FILE}    # or read the records where git keeps them"]
+                       if key else [])]
+    else:
+        where += ", outside the repository"
+        steps[:0] = [f"git rm -q {arg(shown)}    # then copy the records from {target} into {shown}/ and commit them"]
+    return UsageError(f"{shown} is a symbolic link ({where}): git keeps the link, not the records behind it, so "
+                      "their history, which aidlc judges (the ledger's, the audit log's), cannot be read", steps)
 
 
 def parse_config(data: bytes, label: str = CONFIG_FILE) -> Config:

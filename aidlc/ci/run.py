@@ -10,7 +10,7 @@ from pathlib import Path
 from aidlc import vcs
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.records import read_workspace
-from aidlc.bank.config import load_config
+from aidlc.bank.config import load_config, refuse_linked_records
 from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
@@ -60,6 +60,7 @@ def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> 
     base = vcs.resolve_commit(root, base_ref)
     commits = vcs.commits_between(root, base, "HEAD")
     rulebook = judge(root, history, base, commits, baseline)
+    refuse_linked_records(root, rulebook.rules.config)  # the folders the judging rules name, as aidlc.yaml's were
     # The layout the judging rules read: the base's, decided by its own files, unless a change of the rules was
     # approved. A pull request that adds an empty memory-bank/ (which `layout: auto` prefers) or deletes aidlc-docs/
     # moves no aidlc-docs record out of sight, and one that swaps memory-bank/ for aidlc-docs/ keeps its bank judged.
