@@ -301,7 +301,7 @@ def test_an_adopted_project_s_layout_is_a_rule_a_pull_request_cannot_switch_away
     assert "AIDLC-CI-012" in {code for code, _, _ in found}, found
 
 
-@pytest.mark.parametrize("move", ["none", "aidlc_docs: a copy", "layout: memory-bank"])
+@pytest.mark.parametrize("move", ["none", "aidlc_docs: aidlc-docs/", "aidlc_docs: a copy", "layout: memory-bank"])
 def test_the_pull_request_that_adopts_aidlc_reads_the_records_where_the_base_keeps_them(docs: DocsRepo,
                                                                                           move: str) -> None:
     """A base without a ledger has not adopted aidlc: the pull request that adopts it brings its rules, but not
@@ -311,7 +311,9 @@ def test_the_pull_request_that_adopts_aidlc_reads_the_records_where_the_base_kee
     subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
     init = run_cli("init", str(docs.root))
     assert init.returncode == 0, init.stdout + init.stderr
-    if move != "none":
+    if move == "aidlc_docs: aidlc-docs/":  # the same folder, spelled with a slash
+        docs.write("aidlc.yaml", docs.read("aidlc.yaml").replace('aidlc_docs: "aidlc-docs"', "aidlc_docs: aidlc-docs/"))
+    elif move != "none":
         text = docs.read(AUDIT)
         start = text.index("## Requirements Analysis - Approval\n")
         docs.write(AUDIT, text[:start] + text[text.index("---", start) + 5:])
@@ -325,7 +327,7 @@ def test_the_pull_request_that_adopts_aidlc_reads_the_records_where_the_base_kee
     docs.commit("Adopt aidlc")
     result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
     found = {(f["code"], f["path"]) for f in json.loads(result.stdout)["findings"]}
-    if move == "none":
+    if move in ("none", "aidlc_docs: aidlc-docs/"):
         assert result.returncode == 0 and found == set(), result.stdout + result.stderr
         return
     assert result.returncode == 1, result.stdout + result.stderr

@@ -11,6 +11,7 @@ the approval's line is checked with every other decision (AIDLC-CI-003/004).
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,7 +102,7 @@ def _moves_records(project: Path, history: vcs.History, base: str, old: RuleFile
         return None
     now = layout_of(project, new.config)
     was, to = records_folder(old.config, kept), records_folder(new.config, now)
-    if (kept, was) == (now, to):
+    if (kept, posixpath.normpath(was)) == (now, posixpath.normpath(to)):  # `aidlc-docs/` is `aidlc-docs`
         return None
     keys = [key for key in ("layout", "memory_bank", "aidlc_docs")
             if getattr(old.config, key) != getattr(new.config, key)] or ["layout"]
