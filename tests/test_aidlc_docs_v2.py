@@ -448,3 +448,20 @@ def test_a_state_file_that_is_not_utf8_is_a_finding_not_a_crash(v2: V2Repo) -> N
     done = run_cli("validate", "--format", "json", cwd=v2.root)
     found = [f for f in json.loads(done.stdout)["findings"] if f["path"] == STATE]
     assert found and "not UTF-8" in " ".join(f["message"] for f in found), found
+
+
+def test_the_adopting_pull_request_s_baseline_covers_a_dropped_migration_the_base_had(tmp_path: Path) -> None:
+    # The base's finding names a commit of its history (the last flat log's): the base is judged with its history.
+    repo = build_docs_repo(tmp_path / "flat")
+    flat = repo.read(AUDIT)
+    start = flat.index("## Code Generation - Unit 2 Approval")
+    migrate(repo, flat[:start] + flat[flat.index("## ", start + 3):])
+    subprocess.run(["git", "branch", "-M", "main"], cwd=repo.root, check=True)
+    subprocess.run(["git", "checkout", "-qb", "pr"], cwd=repo.root, check=True)
+    assert run_cli("init", str(repo.root)).returncode == 0
+    repo.commit("Adopt aidlc", START + timedelta(days=2))
+    assert run_cli("ci", "--base", "main", "--write-baseline", cwd=repo.root).returncode == 0
+    repo.commit("its baseline", START + timedelta(days=2))
+    done = run_cli("ci", "--base", "main", "--format", "json", cwd=repo.root)
+    marked = {(f["code"], f["baseline"]) for f in json.loads(done.stdout)["findings"]}
+    assert done.returncode == 0 and ("AIDLC-DOCS-067", "known") in marked, marked

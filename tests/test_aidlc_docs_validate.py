@@ -334,6 +334,36 @@ def test_the_pull_request_that_adopts_aidlc_reads_the_records_where_the_base_kee
     assert {("AIDLC-CI-012", "aidlc.yaml"), ("AIDLC-DOCS-020", AUDIT)} <= found, found
 
 
+@pytest.mark.parametrize("own", [False, True], ids=["the base's findings", "its own deletion too"])
+def test_the_baseline_the_adopting_pull_request_brings_covers_only_what_the_base_had(docs: DocsRepo,
+                                                                                     own: bool) -> None:
+    """The base (no ledger) already had a stage left awaiting approval: the pull request that adopts aidlc may list
+    it in its baseline. It cannot list what it did itself: deleting an approval from the audit log and writing the
+    baseline after passed `aidlc ci` with both findings known."""
+    line = break_build_and_test(docs)
+    docs.commit("awaiting approval, on the default branch")
+    subprocess.run(["git", "branch", "-M", "main"], cwd=docs.root, check=True)
+    subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
+    assert run_cli("init", str(docs.root)).returncode == 0
+    if own:
+        text = docs.read(AUDIT)
+        start = text.index("## Requirements Analysis - Approval\n")
+        docs.write(AUDIT, text[:start] + text[text.index("---", start) + 5:])
+    docs.commit("Adopt aidlc")
+    written = run_cli("ci", "--base", "main", "--write-baseline", cwd=docs.root)
+    assert written.returncode == 0, written.stdout + written.stderr
+    docs.commit("its baseline")
+    result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
+    marked = {(f["code"], f["path"], f["line"], f["baseline"]) for f in json.loads(result.stdout)["findings"]}
+    assert ("AIDLC-DOCS-004", STATE, line, "known") in marked
+    if not own:
+        assert result.returncode == 0 and {baseline for *_, baseline in marked} == {"known"}, marked
+        return
+    assert result.returncode == 1
+    assert {(code, baseline) for code, path, _, baseline in marked if path == AUDIT} == {("AIDLC-DOCS-020", "new")}
+    assert ("AIDLC-DOCS-003", STATE, docs.line(STATE, "Requirements Analysis"), "new") in marked
+
+
 @pytest.mark.parametrize("move", ["an empty memory-bank/", "aidlc-docs/ deleted"])
 def test_a_pull_request_cannot_move_its_docs_records_out_of_sight(docs: DocsRepo, move: str) -> None:
     """With `layout: auto` a memory-bank/ folder wins over aidlc-docs/: a pull request that added an empty one had

@@ -66,3 +66,19 @@ def test_ignore_rules_are_not_asked_about_a_path_beyond_a_link(repo: Path) -> No
     history = vcs.history(repo)
     assert history is not None
     assert [found.path for found in history.ignored(["memory-bank/run.log", "records/run.log"])] == ["records/run.log"]
+
+
+def test_a_checkout_of_a_commit_holds_its_files_and_history_and_is_removed_after(repo: Path) -> None:
+    first = commit_all(repo)
+    (repo / "records/events.jsonl").write_text("one\ntwo\n")
+    (repo / ".git/hooks/post-checkout").write_text("#!/bin/sh\ntouch hooked\n")
+    (repo / ".git/hooks/post-checkout").chmod(0o755)
+    commit_all(repo)
+    history = vcs.history(repo)
+    assert history is not None
+    with history.checkout(first) as there:
+        assert (there / "records/events.jsonl").read_text() == "one\n" and not (there / "hooked").exists()
+        assert vcs.history(there).head == first
+    assert not there.exists()
+    assert subprocess.run(["git", "-C", str(repo), "worktree", "list"], check=True, capture_output=True,
+                          text=True).stdout.count("\n") == 1

@@ -42,13 +42,18 @@ def apply(findings: list[CiFinding], baseline: Baseline) -> tuple[list[CiFinding
         known = left[key] > 0
         left[key] -= known
         marked.append(finding.model_copy(update={"baseline": "known" if known else "new"}))
-    fixed = []
-    for entry in baseline.findings:
+    return marked, taken(baseline.findings, left)
+
+
+def taken(entries: list[BaselineEntry], counts: Counter[tuple[str, str, str]]) -> list[BaselineEntry]:
+    """The entries `counts` holds (by code, path and fingerprint), each taking one of its count."""
+    found = []
+    for entry in entries:
         key = (entry.code, entry.path, entry.fingerprint)
-        if left[key] > 0:
-            left[key] -= 1
-            fixed.append(entry)
-    return marked, fixed
+        if counts[key] > 0:
+            counts[key] -= 1
+            found.append(entry)
+    return found
 
 
 def of(findings: list[CiFinding]) -> Baseline:

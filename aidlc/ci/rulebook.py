@@ -43,6 +43,7 @@ class Rulebook:
     rules: RuleFiles  # the rules that judge the pull request
     from_base: bool  # True: the base's rules (the work tree's rule files are not read)
     findings: list[Finding] = field(default_factory=list)
+    adopting: bool = False  # the base has no ledger: the pull request adopts aidlc, and brings its rules
 
     @property
     def signers(self) -> PinnedFile | None:
@@ -70,7 +71,7 @@ def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Comm
     if history.read(base, [old.ledger_rel])[old.ledger_rel] is None:
         moved = _moves_records(project, history, base, old, new)
         if moved is None:
-            return Rulebook(base, old, new, from_base=False)
+            return Rulebook(base, old, new, from_base=False, adopting=True)
         return Rulebook(base, old, old, True, [_found(ci.RULES_CHANGED, CONFIG_FILE, *moved)])
     authors = [commit for commit in commits if set(commit.paths) & (set(old.files) | set(new.files))]
     approval, why_not = _approval(project, old, new, authors)

@@ -37,6 +37,7 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     from aidlc.bank.rulefiles import BASELINE_FILE
     from aidlc.ci import baseline as baselines
     from aidlc.ci import github, sarif
+    from aidlc.ci.adopting import known_at_base
     from aidlc.ci.run import open_ci
     from aidlc.report import ci as render
 
@@ -74,6 +75,8 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
         data = rulebook.rules.files.get(shown)
         source = "" if not rulebook.from_base else f" (at the base {rulebook.base[:12]})"
         baseline = baselines.parse(data, shown + source) if data is not None else None
+        if baseline is not None and rulebook.adopting:  # brought by the pull request: what the base had, no more
+            baseline = known_at_base(root, rulebook, baseline)
     elif explicit or baseline_path.exists():
         baseline = baselines.load(baseline_path, shown)
     report = judged.report(baseline, shown if baseline else None, strict)

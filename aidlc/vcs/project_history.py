@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aidlc.vcs.object_store import objects
-from aidlc.vcs.process import git_failed, git_process, run_git
+from aidlc.vcs.process import NO_HOOKS, git_failed, git_process, run_git
 from aidlc.vcs.subtrees import subtree_sides
 
 MAX_READ = 4 * 1024 * 1024  # a file from history larger than this is not evidence of anything we read
@@ -319,6 +320,24 @@ class History:
         """Whether a folder on the way to `tree_path` in the work tree is a symbolic link."""
         parents = Path(tree_path).parents
         return any((self.top / parent).is_symlink() for parent in list(parents)[:-1])
+
+    @contextmanager
+    def checkout(self, commit: str) -> Iterator[Path]:
+        """The project as `commit` holds it, checked out in a worktree of this repository (so its history is the
+        commit's) in a temporary folder, removed after (a run killed before leaves an entry `git worktree prune`
+        drops). No hook runs, and files kept in Git LFS stay pointers."""
+        import tempfile  # here: one command needs it (aidlc ci, for the pull request that adopts aidlc)
+
+        with tempfile.TemporaryDirectory(prefix="aidlc-base-") as folder:
+            tree = Path(folder) / "tree"
+            added = git_process(self.top, (*NO_HOOKS, "worktree", "add", "--detach", "--quiet", str(tree), commit),
+                                env={"GIT_LFS_SKIP_SMUDGE": "1"})
+            if added.returncode != 0:
+                raise git_failed(self.top, ("worktree",), added.stderr)
+            try:
+                yield tree / self._prefix
+            finally:
+                git_process(self.top, ("worktree", "remove", "--force", str(tree)))
 
     def is_folder(self, commit: str, rel: str) -> bool:
         """Whether `commit` has a folder at `rel` (relative to the project)."""
