@@ -707,3 +707,21 @@ def test_a_pull_request_that_swaps_the_docs_folder_for_a_link_is_refused(docs: R
     proc = run_cli("ci", str(docs.root), "--base", "base")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith(f"error: {DOCS} is a symbolic link (to copy): git keeps the link")
+
+
+def test_an_audit_log_kept_as_a_link_is_unreadable_with_the_step_that_puts_the_file_back(docs: Repo) -> None:
+    """Its history is the link's: a change to the file it leads to would go unjudged."""
+    approved(docs)
+    docs.git("mv", AUDIT, "audit-log.md")
+    os.symlink("../audit-log.md", docs.root / AUDIT)
+    docs.commit("the log linked", "2026-06-01T09:30:00Z")
+    found = json.loads(run_cli("validate", str(docs.root), "--format", "json").stdout)["findings"]
+    [unreadable] = [f for f in found if f["code"] == "AIDLC-DOCS-015"]
+    assert unreadable["path"] == AUDIT and unreadable["message"].startswith(
+        "cannot be read: a symbolic link (to ../audit-log.md): git keeps the link, not the file")
+    step = unreadable["fix"].split("    #")[0]
+    assert step == f"git rm -q {AUDIT} && git mv audit-log.md {AUDIT}"
+    subprocess.run(["bash", "-c", step], cwd=docs.root, check=True)
+    docs.commit("the log put back", "2026-06-01T09:31:00Z")
+    assert "AIDLC-DOCS-015" not in {f["code"] for f in json.loads(
+        run_cli("validate", str(docs.root), "--format", "json").stdout)["findings"]}

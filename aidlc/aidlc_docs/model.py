@@ -115,6 +115,7 @@ class Unreadable(BaseModel):
     path: str
     message: str
     line: int | None = None  # where the text stops being UTF-8
+    fix: str | None = None  # where the rule's own fix does not fit (a link to put back as the file)
 
 
 class StateRow(BaseModel):

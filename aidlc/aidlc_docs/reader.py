@@ -11,6 +11,7 @@ may write its stages as a table (`| Stage | Status |` rows, `| Code Generation |
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from aidlc.aidlc_docs.stories import story_assignments, story_headings
 from aidlc.aidlc_docs.units import folders_named, numbered_folder, unit_of
 from aidlc.bank.frontmatter import MAX_FILE_BYTES, decode, not_regular
 from aidlc.bank.walk import read_inside
+from aidlc.names import arg
 
 STATE_FILE = "aidlc-state.md"
 STORIES_FILE = "stories.md"
@@ -71,6 +73,9 @@ def _read_markdown(project: DocsProject, path_rel: str, inside: str, state: str 
     """Read one Markdown file of the docs folder (`inside`: its path there) into `project`, as what it is: the
     state file, an audit log, or another document (stories, the story map, a plan)."""
     audit = is_audit(inside)
+    if (audit or inside == state) and _linked_inside(project, path_rel):
+        return
+
     text = _text(Path(project.root), path_rel, project, MAX_AUDIT_BYTES if audit else MAX_FILE_BYTES)
     if text is None:
         return
@@ -81,6 +86,23 @@ def _read_markdown(project: DocsProject, path_rel: str, inside: str, state: str 
         project.audits.append(read_audit(text, path_rel))
     else:
         _read_document(project, text, path_rel, inside)
+
+
+def _linked_inside(project: DocsProject, path_rel: str) -> bool:
+    """Whether an audit log or the state file is a symbolic link to a file inside the repository, listed unreadable
+    then: the rules judge its history too, and git keeps the link, not the file it leads to (a link out of the
+    repository is refused when read, as for every file)."""
+    link = Path(project.root, path_rel)
+    if not link.is_symlink():
+        return False
+    there = os.path.relpath(os.path.realpath(link), os.path.realpath(project.root))
+    if there.startswith(".."):
+        return False
+    project.unreadable.append(Unreadable(
+        path=path_rel, message=f"a symbolic link (to {os.readlink(link)}): git keeps the link, not the file, so its "
+        "history, which the rules judge, cannot be read",
+        fix=f"git rm -q {arg(path_rel)} && git mv {arg(there)} {arg(path_rel)}    # the file where the link was"))
+    return True
 
 
 def _read_document(project: DocsProject, text: str, path_rel: str, inside: str) -> None:

@@ -105,8 +105,8 @@ STORY_UNMAPPED = docs_rule(
     "\"Ensure all stories are assigned to units\")",
     "assign the story to the unit that delivers it in unit-of-work-story-map.md (or retire it in stories.md)")
 UNREADABLE = docs_rule(
-    "AIDLC-DOCS-015", E, "a Markdown file of aidlc-docs/ cannot be read (not UTF-8, too large, or unreadable): its "
-    "rules were not checked",
+    "AIDLC-DOCS-015", E, "a Markdown file of aidlc-docs/ cannot be read (not UTF-8, too large, unreadable, or an "
+    "audit log or state file kept as a symbolic link, whose history git does not keep): its rules were not checked",
     "save the file as UTF-8 text (and under the size limit), or remove it")
 UNREAD_LOG = docs_rule(
     "AIDLC-DOCS-017", I, "an audit log holds text but no entry aidlc reads (a heading or `---`, then `**Timestamp**:` "
@@ -162,7 +162,7 @@ def _unread_logs(project: DocsProject) -> Iterator[Hit]:
 @check(UNREADABLE)
 def _unreadable(project: DocsProject) -> Iterator[Hit]:
     for item in project.unreadable:
-        yield Hit(item.path, item.line, f"cannot be read: {item.message}")
+        yield Hit(item.path, item.line, f"cannot be read: {item.message}", item.fix)
 
 
 # -- aidlc-state.md against audit.md and the plans ----------------------------------------------------------------
