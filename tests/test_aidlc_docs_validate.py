@@ -352,6 +352,7 @@ def test_the_baseline_the_adopting_pull_request_brings_covers_only_what_the_base
     docs.commit("Adopt aidlc")
     written = run_cli("ci", "--base", "main", "--write-baseline", cwd=docs.root)
     assert written.returncode == 0, written.stdout + written.stderr
+    assert ("; 2 of them the base did not have: this pull request adopts aidlc" in written.stdout) == own
     docs.commit("its baseline")
     result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
     marked = {(f["code"], f["path"], f["line"], f["baseline"]) for f in json.loads(result.stdout)["findings"]}

@@ -75,7 +75,6 @@ def _read_markdown(project: DocsProject, path_rel: str, inside: str, state: str 
     audit = is_audit(inside)
     if (audit or inside == state) and _linked_inside(project, path_rel):
         return
-
     text = _text(Path(project.root), path_rel, project, MAX_AUDIT_BYTES if audit else MAX_FILE_BYTES)
     if text is None:
         return

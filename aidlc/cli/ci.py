@@ -59,15 +59,22 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
         write_output(baseline_path, baselines.render(written), "--baseline",
                      "aidlc ci --write-baseline --baseline PATH")
         adopted = report.summary.adopted
+        rulebook = judged.rulebook
+        # Brought by the pull request that adopts aidlc: only what the base had will be known.
+        lacking = len(written.findings) - len(known_at_base(root, rulebook, written).findings) \
+            if rulebook is not None and rulebook.adopting and inside else 0
         if app.json:
-            app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted})
+            app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted,
+                           "not_at_base": lacking})
         else:
             verb = "is" if len(written.findings) == 1 else "are"
             adopted_note = (f" ({plural(adopted, 'warning')} of adopted history {'is' if adopted == 1 else 'are'} left "
                             "out: git keeps them warnings while their files are as they were before the ledger, and "
                             "--strict fails on them)") if adopted else ""
+            lacking_note = (f"; {lacking} of them the base did not have: this pull request adopts aidlc, so the "
+                            "baseline it brings covers only what the base had, and they stay new") if lacking else ""
             app.out(f"wrote {shown}: {plural(len(written.findings), 'finding')} {verb} known from now on; new ones "
-                    f"fail{adopted_note}")
+                    f"fail{adopted_note}{lacking_note}")
         return
     baseline = None
     rulebook = judged.rulebook
