@@ -15,6 +15,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
+from aidlc.ci.adopting import known_at_base
 from aidlc.ci.branch import Branch, PullRequest
 from aidlc.ci.checks import check, on_either_layout
 from aidlc.ci.rulebook import Rulebook, judge, kept_layout
@@ -70,6 +71,30 @@ def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> 
         return _open_docs(root, base, rulebook, history, commits)
     pr = PullRequest.open(root, history, base, commits, rulebook)
     return Judged(lambda known, rel, strict: run_ci(pr.bank, pr, known, rel, strict), pr.rulebook, pr.base)
+
+
+def judging_baseline(root: Path, judged: Judged, path: Path, shown: str, explicit: bool) -> Baseline | None:
+    """The baseline that counts (`path`, named `shown` in messages): with a base, the judging rules' copy of it, when
+    it is inside the repository (a pull request does not choose its own baseline); the one the pull request that
+    adopts aidlc brings, for what the base had only (aidlc/ci/adopting.py); without a base, the file, when it exists
+    or was named (`explicit`)."""
+    rulebook = judged.rulebook
+    if rulebook is not None and path.is_relative_to(root.absolute()):
+        data = rulebook.rules.files.get(shown)
+        if data is None:
+            return None
+        baseline = baselines.parse(data, shown + (f" (at the base {rulebook.base[:12]})" if rulebook.from_base else ""))
+        return known_at_base(root, rulebook, baseline) if rulebook.adopting else baseline
+    return baselines.load(path, shown) if explicit or path.exists() else None
+
+
+def not_at_base(root: Path, judged: Judged, written: Baseline, path: Path) -> int:
+    """How many entries of a baseline the pull request that adopts aidlc writes for itself the base did not have
+    (they stay new: `judging_baseline`); 0 for any other run."""
+    rulebook = judged.rulebook
+    if rulebook is None or not rulebook.adopting or not path.is_relative_to(root.absolute()):
+        return 0
+    return len(written.findings) - len(known_at_base(root, rulebook, written).findings)
 
 
 def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None = None,

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from aidlc.cli.app import App, echo, output_options, write_output
 from aidlc.errors import UsageError
 from aidlc.plural import plural
+
+if TYPE_CHECKING:
+    from aidlc.ci.run import Judged
 
 
 @click.command("ci")
@@ -35,10 +39,8 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     """
     # Loaded when the command runs: --help and shell completion import this file too.
     from aidlc.bank.rulefiles import BASELINE_FILE
-    from aidlc.ci import baseline as baselines
     from aidlc.ci import github, sarif
-    from aidlc.ci.adopting import known_at_base
-    from aidlc.ci.run import open_ci
+    from aidlc.ci.run import judging_baseline, open_ci
     from aidlc.report import ci as render
 
     if base_ref is not None and not base_ref.strip():  # an unset CI variable must not silently skip the checks
@@ -54,38 +56,9 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     inside = baseline_path.is_relative_to(root.absolute())
     judged = open_ci(root, base_ref, shown if inside else BASELINE_FILE)
     if write_baseline:
-        report = judged.report(None, None, strict)
-        written = baselines.of(report.findings)
-        write_output(baseline_path, baselines.render(written), "--baseline",
-                     "aidlc ci --write-baseline --baseline PATH")
-        adopted = report.summary.adopted
-        rulebook = judged.rulebook
-        # Brought by the pull request that adopts aidlc: only what the base had will be known.
-        lacking = len(written.findings) - len(known_at_base(root, rulebook, written).findings) \
-            if rulebook is not None and rulebook.adopting and inside else 0
-        if app.json:
-            app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted,
-                           "not_at_base": lacking})
-        else:
-            verb = "is" if len(written.findings) == 1 else "are"
-            adopted_note = (f" ({plural(adopted, 'warning')} of adopted history {'is' if adopted == 1 else 'are'} left "
-                            "out: git keeps them warnings while their files are as they were before the ledger, and "
-                            "--strict fails on them)") if adopted else ""
-            lacking_note = (f"; {lacking} of them the base did not have: this pull request adopts aidlc, so the "
-                            "baseline it brings covers only what the base had, and they stay new") if lacking else ""
-            app.out(f"wrote {shown}: {plural(len(written.findings), 'finding')} {verb} known from now on; new ones "
-                    f"fail{adopted_note}{lacking_note}")
+        _write_baseline(app, root, judged, baseline_path, shown, strict)
         return
-    baseline = None
-    rulebook = judged.rulebook
-    if rulebook is not None and inside:  # a pull request does not choose its own baseline: the judging rules' counts
-        data = rulebook.rules.files.get(shown)
-        source = "" if not rulebook.from_base else f" (at the base {rulebook.base[:12]})"
-        baseline = baselines.parse(data, shown + source) if data is not None else None
-        if baseline is not None and rulebook.adopting:  # brought by the pull request: what the base had, no more
-            baseline = known_at_base(root, rulebook, baseline)
-    elif explicit or baseline_path.exists():
-        baseline = baselines.load(baseline_path, shown)
+    baseline = judging_baseline(root, judged, baseline_path, shown, explicit)
     report = judged.report(baseline, shown if baseline else None, strict)
     if to_stdout:
         echo(sarif.render(report), nl=False)
@@ -106,6 +79,29 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
     echo(text, err=to_stdout)  # stdout holds only the SARIF document then
     if not report.passed:
         raise SystemExit(1)
+
+
+def _write_baseline(app: App, root: Path, judged: Judged, path: Path, shown: str, strict: bool) -> None:
+    """`--write-baseline`: today's findings written as the baseline, and what it will not make known."""
+    from aidlc.ci import baseline as baselines  # here: as in ci_cmd
+    from aidlc.ci.run import not_at_base
+
+    report = judged.report(None, None, strict)
+    written = baselines.of(report.findings)
+    write_output(path, baselines.render(written), "--baseline", "aidlc ci --write-baseline --baseline PATH")
+    adopted, lacking = report.summary.adopted, not_at_base(root, judged, written, path)
+    if app.json:
+        app.emit_json({"baseline": shown, "findings": len(written.findings), "adopted": adopted,
+                       "not_at_base": lacking})
+        return
+    verb = "is" if len(written.findings) == 1 else "are"
+    adopted_note = (f" ({plural(adopted, 'warning')} of adopted history {'is' if adopted == 1 else 'are'} left "
+                    "out: git keeps them warnings while their files are as they were before the ledger, and "
+                    "--strict fails on them)") if adopted else ""
+    lacking_note = (f"; {lacking} of them the base did not have: this pull request adopts aidlc, so the baseline "
+                    "it brings covers only what the base had, and they stay new") if lacking else ""
+    app.out(f"wrote {shown}: {plural(len(written.findings), 'finding')} {verb} known from now on; new ones "
+            f"fail{adopted_note}{lacking_note}")
 
 
 def _shown(path: Path, root: Path) -> str:
