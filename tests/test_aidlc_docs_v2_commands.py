@@ -446,3 +446,19 @@ def test_the_pull_request_that_adopts_aidlc_cannot_read_a_memory_bank_instead_of
     judged = run_cli("ci", ".", "--base", base, "--format", "json", cwd=repo.root)
     found = {(f["code"], f["path"]) for f in json.loads(judged.stdout)["findings"]}
     assert judged.returncode == 1 and {("AIDLC-CI-012", "aidlc.yaml"), ("AIDLC-DOCS-020", SHARD_A)} <= found, found
+
+
+def test_a_workspace_kept_behind_a_link_is_refused_with_the_step_that_puts_it_back(tmp_path: Path) -> None:
+    # git keeps the link, not the intent records: their shards' history would be read where none is.
+    repo = build_v2_repo(tmp_path / "shop")
+    subprocess.run(["git", "mv", "aidlc", "workspace"], cwd=repo.root, check=True)
+    (repo.root / "aidlc").symlink_to("workspace")
+    repo.commit("the workspace linked", at(LAST + 60))
+    refused = run_cli("validate", str(repo.root))
+    assert refused.returncode == 2 and refused.stderr.startswith("error: aidlc is a symbolic link (to workspace)")
+    step = refused.stderr.split("Next steps:\n")[1].splitlines()[0].strip()
+    assert step == "git rm -q aidlc && git mv workspace aidlc    # the folder where the link was"
+    subprocess.run(["bash", "-c", step.split("    #")[0]], cwd=repo.root, check=True)
+    repo.commit("the workspace a folder again", at(LAST + 120))
+    done = run_cli("validate", str(repo.root))
+    assert done.returncode == 0, done.stdout
