@@ -36,8 +36,10 @@ FIELD_NAMES = {
     # The rules describe User Input as "[Complete raw user input - never summarized]": some logs name it so.
     "raw input": "user_input", "raw user input": "user_input", "action": "ai_response",
     "complete raw user input": "user_input", "complete raw user input/response": "user_input",  # cu-aaii
+    "approval response": "approval_response",  # the agent's report of the answer: `_fields` takes its quotes
 }
 _KNOWN = frozenset(FIELD_NAMES.values())
+_QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
 # A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.
 _PLAIN_FIELD = re.compile(r"^[ \t]*[-*][ \t]+(?P<key>[^:：\n]{1,30}?)[ \t]*[:：][ \t]*(?P<value>.*)$")
 _STAMP = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
@@ -206,6 +208,10 @@ def _fields(lines: list[str], plain: bool = False) -> dict[str, str]:
     fields = {key: "\n".join(part for part in values if part) for key, values in parts.items()}
     if "timestamp" not in fields and "date" in fields:
         fields["timestamp"] = fields["date"]
+    if "user_response" not in fields and (quoted := _QUOTED.findall(fields.get("approval_response", ""))):
+        # `**Approval response**: User approved — "Approved". Units Generation complete.` (DDthonWinner/CompanyOps,
+        # every gate): the agent's report of the answer, in which the quoted words are the person's, the rest its own.
+        fields["user_response"] = " ".join(f'"{plain or curly}"' for plain, curly in quoted)
     return fields
 
 
