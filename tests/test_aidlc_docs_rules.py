@@ -825,6 +825,12 @@ def test_approvals_of_per_unit_stages_naming_no_unit_are_not_compared(docs: Docs
 def test_a_timestamp_that_is_not_iso_8601_is_an_error(docs: DocsRepo) -> None:
     docs.replace(AUDIT, iso(stamp(2)), "30/11/2026 08:17")
     assert only(docs, "AIDLC-DOCS-008") == [(AUDIT, docs.line(AUDIT, "30/11/2026") - 1)]
+    # DDthonWinner/CompanyOps dates every entry `2026-09-08`: one finding for the log, naming their lines
+    docs.replace(AUDIT, iso(stamp(3)), "2026-11-30")
+    [finding] = docs.findings("AIDLC-DOCS-008")
+    assert finding.line == docs.line(AUDIT, "30/11/2026") - 1
+    assert finding.message == (f"2 entries' timestamps are not ISO 8601 dates and times, the first \"30/11/2026 "
+                               f"08:17\" (lines {finding.line}, {docs.line(AUDIT, '## ' + ENTRIES[3][0])})")
 
 
 def test_a_timestamp_earlier_than_the_entry_above_is_a_warning(docs: DocsRepo) -> None:
