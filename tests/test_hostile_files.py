@@ -211,6 +211,15 @@ def test_no_command_decides_reads_or_writes_through_a_bank_leading_outside(linke
     assert snapshot(outside) == before
 
 
+def test_a_bank_linked_to_nothing_is_refused_with_a_step_that_can_run(chain: Path) -> None:
+    shutil.rmtree(chain / MB)
+    (chain / MB).symlink_to("gone")
+    proc = here(chain, "validate")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {MB} is a symbolic link (to gone, which does not exist): git keeps")
+    assert "git mv" not in proc.stderr and f"  git rm -q {MB}    # then put the records back at {MB}/" in proc.stderr
+
+
 @pytest.mark.parametrize("args", [("validate",), ("status",), ("new", "story", "Refund", "--unit", "001-checkout-api")])
 def test_a_bank_linked_inside_the_repository_is_refused_until_it_is_the_folder(chain: Path,
                                                                               args: tuple[str, ...]) -> None:

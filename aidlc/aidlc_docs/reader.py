@@ -92,7 +92,7 @@ def _linked_inside(project: DocsProject, path_rel: str) -> bool:
     then: the rules judge its history too, and git keeps the link, not the file it leads to (a link out of the
     repository is refused when read, as for every file)."""
     link = Path(project.root, path_rel)
-    if not link.is_symlink():
+    if not link.is_symlink() or not link.exists():  # a link to nothing is unreadable when read, with no file to move
         return False
     there = os.path.relpath(os.path.realpath(link), os.path.realpath(project.root))
     if there.startswith(".."):

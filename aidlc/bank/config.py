@@ -63,7 +63,11 @@ def _linked(root: Path, link: Path, key: str | None, below: str) -> UsageError:
     real = Path(os.path.normpath(top / shown / ".." / target))
     steps = [f"aidlc validate {arg(str(root))}    # once the records are a folder at {shown} itself"]
     where = f"to {target}"
-    if real.is_relative_to(top) and real != top:
+    if not os.path.exists(link):  # a step that moves the folder it names would fail: there is none
+        where += ", which does not exist"
+        steps[:0] = [f"git rm -q {arg(shown)}    # then put the records back at {shown}/ (git log --stat -- {shown} "
+                     "shows where they went) and commit them"]
+    elif real.is_relative_to(top) and real != top:
         there = real.relative_to(top).as_posix()
         folder = f"{there}/{below}".rstrip("/")
         steps[:0] = [f"git rm -q {arg(shown)} && git mv {arg(there)} {arg(shown)}    # the folder where the link was",
