@@ -134,7 +134,8 @@ def test_a_merge_that_drops_one_sides_entries_is_charged_and_a_side_deletion_is_
 
 def test_an_entry_a_merge_dropped_and_the_next_commit_restored_word_for_word_loses_nothing(docs: Repo) -> None:
     """miraniyam/aidlc-i13: a merge kept one side's log, dropping the other's entries, and the next commit (`audit
-    merge?`) wrote them back: HEAD holds their words, so the deletion is not reported. One still missing is."""
+    merge?`) wrote them back: HEAD holds their words, so the deletion is not reported. One still missing is. The
+    merge's deletions are one finding, which names only the entries HEAD does not hold again."""
     docs.git("checkout", "-q", "-b", "feature")
     side = entry("Code Generation - Approved", "2026-06-01T09:30:00Z", "yes", "CONSTRUCTION - Code Generation")
     other = entry("Code Generation - Notes", "2026-06-01T09:32:00Z", "add a test", "CONSTRUCTION - Code Generation")
@@ -142,12 +143,15 @@ def test_an_entry_a_merge_dropped_and_the_next_commit_restored_word_for_word_los
     docs.git("checkout", "-q", "master")
     docs.commit("main", "2026-06-01T09:35:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
     docs.git("merge", "-q", "-s", "ours", "feature", date="2026-06-01T09:40:00Z")  # keeps main's log only
-    assert docs.codes() == ["AIDLC-DOCS-020", "AIDLC-DOCS-020"]
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-020" and "deleted 2 entries that " in message
+    assert "from `Code Generation - Approved` (2026-06-01T09:30:00Z) at line " in message
+    assert "to `Code Generation - Notes` (2026-06-01T09:32:00Z) at line " in message
     # Written back with other words (the person's "add a test" become "ok"), a dropped entry is not restored.
     forged = other.replace('"add a test"', '"ok"')
     docs.commit("audit merge?", "2026-06-01T09:41:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + side + forged})
     [(code, _, line, message)] = [found for found in docs.findings() if found[0] == "AIDLC-DOCS-020"]
-    assert (code, line) == ("AIDLC-DOCS-020", None) and "`Code Generation - Notes`" in message
+    assert (code, line) == ("AIDLC-DOCS-020", None) and "deleted the entry `Code Generation - Notes`" in message
 
 
 def test_an_entry_rewritten_with_another_heading_and_time_but_the_same_lines_is_an_edit(docs: Repo) -> None:
@@ -565,6 +569,33 @@ def test_aidlc_ci_base_refuses_a_pull_request_that_rewrites_the_audit_log(docs: 
     done = run_cli("ci", str(docs.root), "--base", "base", "--format", "json")
     assert done.returncode == 1, done.stdout + done.stderr
     assert '"code": "AIDLC-DOCS-020"' in done.stdout and '"aidlc-docs-history"' in done.stdout
+
+
+def test_a_pull_request_that_deletes_many_entries_gets_one_finding_whose_step_shows_them(docs: Repo) -> None:
+    """choiwoo12/aidlc-workshop-18team: one commit dropped 64 entries of the log: 64 errors said one thing. One
+    finding per commit and log names how many, the first and the last, and the commits that added them; the step
+    it gives prints the log that held them."""
+    notes = [entry(f"Code Generation - Note {n}", f"2026-06-01T09:2{n}:00Z", f"note {n}") for n in range(3)]
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    added = docs.commit("notes", "2026-06-01T09:29:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + "".join(notes)})
+    docs.git("branch", "base")
+    docs.commit("tidy", "2026-06-01T09:40:00Z", **{AUDIT: "# Audit\n\n" + START + notes[1]})
+    done = run_cli("ci", str(docs.root), "--base", "base", "--format", "json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    found = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "AIDLC-DOCS-020"]
+    assert len(found) == 1, found
+    message = found[0]["message"]
+    assert f"deleted 3 entries that {added[:12]} held, from `Requirements Analysis - Answers`" in message
+    assert "to `Code Generation - Note 2` (2026-06-01T09:22:00Z) at line " in message
+    step = found[0]["fix"].split("    #")[0].split()
+    assert step[:2] == ["git", "show"] and "entries as they were" in found[0]["fix"]
+    shown = subprocess.run(step, cwd=docs.root, capture_output=True, text=True, check=True).stdout
+    assert "## Code Generation - Note 0" in shown and "## Requirements Analysis - Answers" in shown
+    # Judged over the whole history, the finding names the commits that added them (the answers, then the notes).
+    [whole] = [f["message"] for f in json.loads(run_cli("validate", str(docs.root), "--format", "json").stdout)[
+        "findings"] if f["code"] == "AIDLC-DOCS-020"]
+    answers = docs.git("rev-parse", "base~1")
+    assert whole.endswith(f", which commits {answers[:12]} and {added[:12]} added"), whole
 
 
 def test_a_commit_ticking_a_line_that_lists_two_units_needs_an_approval_of_each(docs: Repo) -> None:

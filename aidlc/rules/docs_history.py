@@ -12,9 +12,10 @@ from aidlc.rules.catalogue import docs_rule
 E, W = Severity.error, Severity.warning
 
 ENTRY_DELETED = docs_rule(
-    "AIDLC-DOCS-020", E, "an audit entry that a commit added was deleted by a later commit",
-    "restore the entry as the commit before held it (`git show COMMIT^:aidlc-docs/audit.md`) and commit it; the "
-    "audit log only grows: a correction is a new entry at the end")
+    "AIDLC-DOCS-020", E, "an audit entry that a commit added was deleted by a later commit; one finding for "
+    "the entries one commit deleted from a log",
+    "restore the entries as the commit before held them (`git show COMMIT^:aidlc-docs/audit.md`) and commit them; "
+    "the audit log only grows: a correction is a new entry at the end")
 ENTRY_EDITED = docs_rule(
     "AIDLC-DOCS-021", E, "an audit entry that a commit added was edited by a later commit",
     "put the entry back as it was committed (`git show COMMIT^:aidlc-docs/audit.md`) and record the correction as "

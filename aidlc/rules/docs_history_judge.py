@@ -53,6 +53,18 @@ class Version:
         return cls(entries, texts, counts, resume)
 
 
+@dataclass(frozen=True)
+class Deletion:
+    """An entry a parent held that a commit deleted; reported once the walk is done (HEAD may hold it again)."""
+
+    revision: vcs.Revision
+    path: str
+    parent: str  # the sha of the parent that held it
+    entry: AuditEntry
+    said: str  # its words
+    origin: str | None  # the sha of the commit that added it, where known
+
+
 @dataclass
 class Judge:
     history: vcs.History
@@ -67,8 +79,7 @@ class Judge:
     # (finding's index, what it is about: an entry's words or a state line's text) of findings at an older version's
     # line, which `relocate` moves to where HEAD holds what they are about
     subjects: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
-    # finding's index -> (path, an entry's words) of each deletion: HEAD holding those words again, nothing was lost
-    deleted: dict[int, tuple[str, str]] = field(default_factory=dict)
+    deletions: list[Deletion] = field(default_factory=list)  # reported by docs_history_log.report_deletions
     # path -> (finding's index, the words of the entries it held, in order) of a log deleted or emptied, until the
     # log's next version; `rewritten` holds the index when that version starts with all of them again, in that order
     removed: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
@@ -107,13 +118,9 @@ class Judge:
             seen.add(said)
             yield said
 
-    def forget_restored(self, at_head: dict[str, dict[str, int]]) -> None:
-        """Drop each deletion of an entry whose words HEAD's version of its log holds: a later commit restored it
-        (`audit merge?` after a merge that kept one side's log), and nothing is lost; and each deleted or emptied log
-        whose next version held all its entries again. Called after `relocate`."""
-        restored = {index for index, (path, said) in self.deleted.items() if said in at_head.get(path, {})}
-        restored |= self.rewritten
-        self.findings = [finding for index, finding in enumerate(self.findings) if index not in restored]
+    def forget_rewritten(self) -> None:
+        """Drop the finding of each deleted or emptied log whose next version held all its entries again."""
+        self.findings = [finding for index, finding in enumerate(self.findings) if index not in self.rewritten]
 
     def entries_at_head(self, path: str) -> dict[str, int]:
         """The line of each entry of the audit log at `path` as HEAD holds it, by its words."""

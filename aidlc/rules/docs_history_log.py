@@ -16,7 +16,7 @@ from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
 from aidlc.names import arg
 from aidlc.plural import plural
 from aidlc.rules.docs_history import ENTRY_DELETED, ENTRY_EDITED, ENTRY_INSERTED, ENTRY_REFORMATTED, LOG_REMOVED
-from aidlc.rules.docs_history_judge import Judge, Version, described, short, which, whitespace, words
+from aidlc.rules.docs_history_judge import Deletion, Judge, Version, described, short, which, whitespace, words
 from aidlc.rules.docs_layout import cut
 
 
@@ -100,9 +100,7 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
     """The entry `old` the parent `parent_sha` held, which the commit deleted (`twin` None) or wrote as `twin`."""
     fix = f"git show {arg(f'{parent_sha}:{path}')}    # the entry as it was; restore it, then commit"
     if twin is None:
-        judge.deleted[len(judge.findings)] = (path, words(old.text))
-        judge.add(ENTRY_DELETED, path, None, f"{short(revision)} deleted the entry {described(old)} (line "
-                  f"{old.line} in {parent_sha[:12]}){_added_by(judge, old.text)}", fix)
+        judge.deletions.append(Deletion(revision, path, parent_sha, old, words(old.text), _origin(judge, old)))
         return
     _written_anew(judge, revision, old, twin)
     if words(twin.text) == words(old.text) and (marker_lines(old.text) or marker_lines(twin.text)):
@@ -112,7 +110,47 @@ def _judge_lost(judge: Judge, revision: vcs.Revision, path: str, parent_sha: str
                   f"{described(old)}: only whitespace changed", fix, words(twin.text))
     else:
         judge.add(ENTRY_EDITED, path, twin.line, f"{short(revision)} edited the entry {described(old)}"
-                  f"{_added_by(judge, old.text)}: {_change(old, twin)}", fix, words(twin.text))
+                  f"{_added_by([_origin(judge, old)])}: {_change(old, twin)}", fix, words(twin.text))
+
+
+def report_deletions(judge: Judge, at_head: dict[str, dict[str, int]]) -> None:
+    """One AIDLC-DOCS-020 finding for the entries a commit deleted from a log its parent held, leaving out those HEAD
+    holds word for word again: a later commit restored them (`audit merge?` after a merge that kept one side's log),
+    and nothing was lost. A commit that deleted 64 entries is one cause to mend: one finding, not 64."""
+    groups: dict[tuple[str, str, str], list[Deletion]] = {}
+    for lost in judge.deletions:
+        if lost.said not in at_head.get(lost.path, {}):
+            groups.setdefault((lost.revision.sha, lost.path, lost.parent), []).append(lost)
+    for (_, path, parent), group in groups.items():
+        group.sort(key=lambda lost: lost.entry.line)
+        first, last = group[0].entry, group[-1].entry
+        if len(group) == 1:
+            what = f"the entry {described(first)} (line {first.line} in {parent[:12]})"
+        else:
+            what = (f"{len(group)} entries that {parent[:12]} held, from {described(first)} at line {first.line} to "
+                    f"{described(last)} at line {last.line}")
+        them = "the entry as it was; restore it" if len(group) == 1 else "the entries as they were; restore them"
+        judge.add(ENTRY_DELETED, path, None, f"{short(group[0].revision)} deleted {what}"
+                  f"{_added_by([lost.origin for lost in group])}", f"git show {arg(f'{parent}:{path}')}    # {them}, "
+                  "then commit")
+
+
+def _added_by(shas: list[str | None]) -> str:
+    """`, which commit X added` (`, which commits X, Y and 3 more added`): the commits that added the entries."""
+    origins = list(dict.fromkeys(sha for sha in shas if sha is not None))
+    if not origins:
+        return ""
+    named = [sha[:12] for sha in origins]
+    if len(named) == 1:
+        return f", which commit {named[0]} added"
+    if len(named) == 2:
+        return f", which commits {named[0]} and {named[1]} added"
+    return f", which commits {named[0]}, {named[1]} and {len(named) - 2} more added"
+
+
+def _origin(judge: Judge, entry: AuditEntry) -> str | None:
+    origin = judge.origins.get(words(entry.text))
+    return None if origin is None else origin.sha
 
 
 def _written_anew(judge: Judge, revision: vcs.Revision, old: AuditEntry, twin: AuditEntry) -> None:
@@ -179,11 +217,6 @@ def _body(entry: AuditEntry) -> str | None:
     lines = entry.text.split("\n")[1 if entry.heading is not None else 0:]
     kept = [line for line in lines if line.strip() and not (entry.timestamp and entry.timestamp in line)]
     return whitespace("\n".join(kept)) if len(kept) >= 2 else None
-
-
-def _added_by(judge: Judge, text: str) -> str:
-    origin = judge.origins.get(words(text))
-    return "" if origin is None else f", which commit {origin.sha[:12]} added"
 
 
 def _appends(parent: Version, child: Version) -> bool:
