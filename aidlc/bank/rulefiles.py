@@ -8,7 +8,8 @@ to them (their fingerprint). They are:
   policy, signing, evidence;
 * the bank's allowed_signers (who may sign decisions, and who may approve a change of the rules);
 * the CI baseline (the findings that do not fail);
-* the `.gitattributes` lines that apply to the ledger (its merge driver);
+* the attributes git gives the ledger (its merge driver; a conversion between the commit and the work tree), as git
+  reads them from every .gitattributes on the ledger's way;
 * the aidlc workflows (`.github/workflows/aidlc*.yml` at the top of the repository: what runs `aidlc ci`).
 """
 
@@ -21,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from aidlc import vcs
 from aidlc.bank.config import layout, parse_config, records_folder
 from aidlc.bank.walk import CONFIG_FILE, LEDGER_FILE, read_inside
-from aidlc.globs import matcher
 from aidlc.model.config import Config
 
 RULE_KEYS = ("layout", "memory_bank", "aidlc_docs", "verify", "policy", "governance", "evidence")
@@ -43,7 +44,7 @@ class RuleFiles:
     layout: str  # the layout the source keeps its records in, as its aidlc.yaml and its files decide
     folder: str  # the records' folder in that layout: the memory bank, or the aidlc-docs folder
     files: dict[str, bytes | None]  # path -> bytes (None: the source lacks it), aidlc.yaml first
-    attributes: tuple[str, ...]  # the .gitattributes lines that apply to the ledger, in order
+    attributes: tuple[str, ...]  # the attributes git gives the ledger (`merge=aidlc-ledger`, `-text`), in git's order
 
     @property
     def signers_rel(self) -> str:
@@ -64,23 +65,33 @@ def is_workflow(name: str) -> bool:
 
 
 def read(source: str, read_files: Callable[[list[str]], dict[str, bytes | None]], holds: Callable[[str], bool],
-         workflows: list[str], baseline: str = BASELINE_FILE) -> RuleFiles:
+         attributes: Callable[[str], tuple[str, ...]], workflows: list[str],
+         baseline: str = BASELINE_FILE) -> RuleFiles:
     """The rule files through `read_files` (paths -> bytes or None); aidlc.yaml first, since it names the records'
-    folder, which `holds` (a file or folder the source has) decides with it (`aidlc.bank.config.layout`). A broken
-    aidlc.yaml is a ConfigError naming the source."""
+    folder, which `holds` (a file or folder the source has) decides with it (`aidlc.bank.config.layout`);
+    `attributes`: what git's .gitattributes give a path. A broken aidlc.yaml is a ConfigError naming the source."""
     data = read_files([CONFIG_FILE])[CONFIG_FILE]
     config = Config() if data is None else parse_config(data, f"{CONFIG_FILE} in {source}")
     found = layout(config, holds)
     folder = records_folder(config, found)
     rels = paths(folder, baseline, workflows)
     files = {CONFIG_FILE: data, **read_files(rels[1:])}
-    attributes = ledger_attributes(files.get(ATTRIBUTES), f"{folder}/{LEDGER_FILE}")
-    return RuleFiles(source, config, found, folder, files, attributes)
+    # A .gitattributes below the top on the ledger's way counts where it exists: an approval binds to it too, and
+    # the rules of a repository without one are fingerprinted as before.
+    nested = read_files(_nested_attributes(folder))
+    files.update({rel: data for rel, data in nested.items() if data is not None})
+    return RuleFiles(source, config, found, folder, files, attributes(f"{folder}/{LEDGER_FILE}"))
 
 
-def work_tree(project: Path, top: Path, baseline: str = BASELINE_FILE) -> RuleFiles:
+def _nested_attributes(folder: str) -> list[str]:
+    """The .gitattributes of each folder from the top's (not included) down to `folder`."""
+    parts = [part for part in folder.split("/") if part not in ("", ".")]
+    return [f"{'/'.join(parts[:depth])}/{ATTRIBUTES}" for depth in range(1, len(parts) + 1)]
+
+
+def work_tree(project: Path, top: Path, baseline: str = BASELINE_FILE, in_git: bool = True) -> RuleFiles:
     """The rule files as the work tree holds them (a file that is not regular, or leads outside the repository,
-    counts as missing: the rules never read it)."""
+    counts as missing: the rules never read it); outside a repository (`in_git` False) git gives no attributes."""
     folder = project / os.path.relpath(top / WORKFLOWS, project)
     workflows = sorted(posixpath.join(os.path.relpath(top / WORKFLOWS, project).replace(os.sep, "/"), entry.name)
                        for entry in (folder.iterdir() if folder.is_dir() else []) if is_workflow(entry.name))
@@ -94,24 +105,11 @@ def work_tree(project: Path, top: Path, baseline: str = BASELINE_FILE) -> RuleFi
                 found[rel] = None
         return found
 
-    return read("the work tree", read_files, lambda rel: (project / rel).exists(), workflows, baseline)
+    def attributes(rel: str) -> tuple[str, ...]:
+        tree = Path(os.path.relpath(project / rel, top)).as_posix()
+        return vcs.attributes(top, [tree]).get(tree, ()) if in_git else ()
 
-
-def ledger_attributes(data: bytes | None, ledger_rel: str) -> tuple[str, ...]:
-    """The lines of a .gitattributes that apply to the ledger: a pattern without a slash matches a name at any
-    depth, one with a slash the path from the file's folder (as git reads them)."""
-    if not data:
-        return ()
-    lines = []
-    for raw in data.decode("utf-8", "replace").splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        pattern = line.split()[0].strip('"')
-        glob = pattern.lstrip("/") if "/" in pattern.rstrip("/") else f"**/{pattern}"
-        if matcher([glob])(ledger_rel) or matcher([pattern.lstrip("/")])(ledger_rel):
-            lines.append(" ".join(line.split()))
-    return tuple(lines)
+    return read("the work tree", read_files, lambda rel: (project / rel).exists(), attributes, workflows, baseline)
 
 
 def changes(base: RuleFiles, head: RuleFiles) -> list[tuple[str, str]]:
@@ -120,18 +118,26 @@ def changes(base: RuleFiles, head: RuleFiles) -> list[tuple[str, str]]:
     old, new = base.config.model_dump(mode="json"), head.config.model_dump(mode="json")
     for key in RULE_KEYS:
         if old[key] != new[key]:
-            found.append((CONFIG_FILE, f"its `{key}` section"))
+            found.append((CONFIG_FILE, f"changes its `{key}` section"))
     pairs = [(base.signers_rel, head.signers_rel)]
     pairs += [(rel, rel) for rel in sorted(set(base.files) | set(head.files))
-              if rel not in (CONFIG_FILE, ATTRIBUTES, base.signers_rel, head.signers_rel)]
+              if rel not in (CONFIG_FILE, base.signers_rel, head.signers_rel) and posixpath.basename(rel) != ATTRIBUTES]
     for was, now in pairs:
         before, after = base.files.get(was), head.files.get(now)
         if before != after:
             what = "adds it" if before is None else "deletes it" if after is None else "changes it"
             found.append((now if after is not None else was, what))
-    if base.attributes != head.attributes:
-        found.append((ATTRIBUTES, f"changes the lines that apply to {head.ledger_rel}"))
+    if base.attributes != head.attributes:  # other lines of a .gitattributes are no rule
+        was = ", ".join(base.attributes) or "none"
+        found.append((_attributes_file(head), f"changes the attributes git gives {head.ledger_rel} to "
+                      f"{', '.join(head.attributes) or 'none'} (the base's: {was})"))
     return found
+
+
+def _attributes_file(rules: RuleFiles) -> str:
+    """The deepest .gitattributes on the ledger's way that the source holds (where a reader looks first)."""
+    held = [rel for rel in [ATTRIBUTES, *_nested_attributes(rules.folder)] if rules.files.get(rel) is not None]
+    return held[-1] if held else ATTRIBUTES
 
 
 def fingerprint(rules: RuleFiles) -> str:

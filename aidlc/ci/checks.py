@@ -7,6 +7,7 @@ check yields findings of the `ci` rules (aidlc/rules/ci.py)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Fin
     """The checks of a pull request that need no memory bank, only git and the ledger (`config`: the judging
     rules'): the base's ledger kept whole, who committed each decision, signed commits, and approved files
     deleted."""
+    yield from ledger_as_committed(branch)
     yield from ledger_against_base(branch)
     yield from approval_authors(branch, config.governance.bot_emails)
     if config.governance.require_signed_commits:
@@ -58,6 +60,37 @@ def approved_deleted(pr: Branch, project: Path) -> Iterator[Finding]:
             yield finding(ci.APPROVED_DELETED, path, None, f"the pull request deletes {path}, which "
                           f"{about(judged[path])} approved",
                           f"git checkout {pr.base[:12]} -- {arg(path)}    # if not meant")
+
+
+# The attributes by which git keeps other bytes than a checkout shows (`-text` and the like, unset, convert nothing).
+CONVERTING = ("working-tree-encoding", "filter", "ident", "eol", "text", "crlf")
+
+
+def ledger_as_committed(pr: Branch) -> Iterator[Finding]:
+    """The ledger the work tree holds is HEAD's, perhaps with lines appended since (a decision not committed yet).
+    The checks read the work tree's and who committed each decision is read from the commits': a .gitattributes
+    conversion making them two ledgers would let an approval stand in one that the other holds otherwise."""
+    committed, ledger = pr.ledger_at("HEAD"), pr.ledger
+    if committed is None or not ledger.exists():
+        return
+    with os.fdopen(ledger.open_fd(), "rb") as handle:  # a regular file, or a LedgerError saying what is there
+        held = handle.read()
+    if held.startswith(committed):
+        return
+    lines = committed.split(b"\n")  # the line where they part
+    line = next((number for number, text in enumerate(held.split(b"\n"), start=1)
+                 if number > len(lines) or text != lines[number - 1]), held.count(b"\n") + 1)
+    tree = Path(os.path.relpath(ledger.path, pr.history.top)).as_posix()
+    converting = [name for name in vcs.attributes(pr.history.top, [tree]).get(tree, ())
+                  if name.partition("=")[0] in CONVERTING]
+    why = (f"git converts it between the two: .gitattributes gives it {', '.join(converting)}" if converting else
+           "the work tree holds a change not committed")
+    rel = arg(ledger.rel)
+    yield finding(ci.LEDGER_NOT_COMMITTED, ledger.rel, line, f"{ledger.rel} in the work tree differs from the ledger "
+                  f"HEAD holds from line {line} ({why}); aidlc ci would judge two ledgers",
+                  f"git check-attr -a -- {rel}    # remove the attribute that converts the ledger, then: git add "
+                  f"--renormalize {rel} && git commit" if converting else
+                  f"git diff HEAD -- {rel}    # commit the change, or restore it: git restore -- {rel}")
 
 
 def ledger_against_base(pr: Branch) -> Iterator[Finding]:

@@ -63,7 +63,7 @@ def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Comm
     workflows = [f"{_workflows(project, history)}/{name}" for name in
                  history.names(base, _workflows(project, history)) if rulefiles.is_workflow(name)]
     old = rulefiles.read(f"the base {base[:12]}", lambda rels: history.read(base, rels), _holds(history, base),
-                         workflows, baseline)
+                         _attributes(project, history, base), workflows, baseline)
     new = rulefiles.work_tree(project, history.top, baseline)
     changed = rulefiles.changes(old, new)
     if not changed:
@@ -120,6 +120,14 @@ def _holds(history: vcs.History, commit: str) -> Callable[[str], bool]:
         folder, _, name = rel.rpartition("/")
         return bool(history.names(commit, rel)) or (bool(folder) and name in history.names(commit, folder))
     return holds
+
+
+def _attributes(project: Path, history: vcs.History, commit: str) -> Callable[[str], tuple[str, ...]]:
+    """What the .gitattributes `commit` holds give a path of the project."""
+    def attributes(rel: str) -> tuple[str, ...]:
+        tree = Path(os.path.relpath(project / rel, history.top)).as_posix()
+        return vcs.attributes(history.top, [tree], commit).get(tree, ())
+    return attributes
 
 
 def _workflows(project: Path, history: vcs.History) -> str:

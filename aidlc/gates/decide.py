@@ -197,8 +197,9 @@ def _rules_digest(repo: Path) -> FileDigest:
     # Only a decision on the rules' change reads the rule files.
     from aidlc.bank import rulefiles
 
-    top = vcs.repo_root(repo) or repo
-    return FileDigest(path="rules", sha256=rulefiles.fingerprint(rulefiles.work_tree(repo, top)))
+    top = vcs.repo_root(repo)
+    rules = rulefiles.work_tree(repo, top or repo, in_git=top is not None)
+    return FileDigest(path="rules", sha256=rulefiles.fingerprint(rules))
 
 
 def _walkthrough_evidence(bank: MemoryBank, index: BankIndex, led: LedgerView, target: GateTarget, actor: Actor,

@@ -59,9 +59,9 @@ UNSIGNED_COMMIT = ci_rule(
     "BASE` for several) with the key git is set up to sign with (`user.signingkey`)")
 RULES_CHANGED = ci_rule(
     "AIDLC-CI-012", E, "the pull request changes the rules it is judged by (aidlc.yaml's layout, memory_bank, "
-    "aidlc_docs, verify, policy, governance or evidence; the bank's allowed_signers; the CI baseline; the ledger's "
-    ".gitattributes lines; an aidlc workflow) without a valid approval of that change: it is judged by the base's "
-    "rules",
+    "aidlc_docs, verify, policy, governance or evidence; the bank's allowed_signers; the CI baseline; the "
+    "attributes git gives the ledger; an aidlc workflow) without a valid approval of that change: it is judged by the "
+    "base's rules",
     "a person other than the change's authors (listed in the base's allowed_signers, signing when the base "
     "requires it) reviews the change and approves it: `aidlc gate approve policy --stage change`, then commits the "
     "ledger (aidlc docs/ci.md, Changing the rules)")
@@ -81,3 +81,9 @@ APPROVED_DELETED = ci_rule(
     "intent's requirements, a bolt's plan, ...): the approval stays in the ledger, the record it approved is gone",
     "restore the file if its deletion was not meant (`git checkout BASE -- PATH`); a record retired on purpose "
     "needs nothing more than the reviewer's eye")
+LEDGER_NOT_COMMITTED = ci_rule(
+    "AIDLC-CI-017", E, "the ledger in the work tree is not the one HEAD holds (beyond lines appended since): a "
+    ".gitattributes conversion (working-tree-encoding, a filter, ident, eol) makes git keep other bytes than the "
+    "checkout shows, or a change was not committed; aidlc ci reads both, and would judge two ledgers",
+    "remove the attribute that converts the ledger (`git check-attr -a -- LEDGER` names it), then `git add "
+    "--renormalize LEDGER` and commit; or commit (or `git restore`) the ledger's change")

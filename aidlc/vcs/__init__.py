@@ -17,6 +17,9 @@ from aidlc.vcs.changes import is_outside as is_outside
 from aidlc.vcs.changes import line_counts as line_counts
 from aidlc.vcs.changes import same_code as same_code
 
+# gitattributes.py: what .gitattributes give a file
+from aidlc.vcs.gitattributes import attributes as attributes
+
 # log.py: commits as git log tells them, with their trailers
 from aidlc.vcs.log import EMPTY_TREE as EMPTY_TREE
 from aidlc.vcs.log import Commit as Commit

@@ -1,0 +1,116 @@
+"""What git keeps is what `aidlc ci` judges (aidlc/ci/checks.py ledger_as_committed, aidlc/bank/rulefiles.py): a
+.gitattributes conversion cannot make the ledger git keeps and the ledger a checkout shows two ledgers, and the
+attributes git gives the ledger are a rule, read as git reads them. Each attack is made with git and the CLI, as a
+pull-request author would make it."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.test_ci import (  # noqa: F401 - pr is a fixture
+    ADA,
+    CODE,
+    approved_plan,
+    code_change,
+    commit,
+    document,
+    pr,
+)
+from tests.test_ci_rulebook import EVE, PATHS, found
+from tests.test_gate import LEDGER, edit, git, run, set_identity, write
+
+UTF16 = "events.jsonl text working-tree-encoding=UTF-16LE\n"
+
+
+def even(root: Path) -> None:
+    """UTF-16 needs an even number of bytes: a ledger of an odd number loses its last newline (a last line without
+    one is read all the same)."""
+    ledger = root / LEDGER
+    if ledger.stat().st_size % 2:
+        ledger.write_bytes(ledger.read_bytes().removesuffix(b"\n"))
+
+
+def forged_rules_change(root: Path) -> None:
+    """Eve narrows the governed paths, commits code no bolt traces, and records the change of the rules approved
+    "by Bob" herself, with the ledger kept as UTF-16: git keeps garbage, the checkout shows every event."""
+    edit(root, "aidlc.yaml", PATHS, "paths: []")
+    code_change(root, trailer=None, who=EVE)
+    write(root, "memory-bank/.gitattributes", UTF16)
+    set_identity(root, *EVE)
+    approved = run(root, "gate", "approve", "policy", "--stage", "change", "--as", "Bob Builder <bob@x.org>",
+                   "--reason", "reviewed")
+    assert approved.exit_code == 0, approved.stderr
+    set_identity(root)
+    even(root)
+    git(root, "rm", "-q", "--cached", LEDGER)  # added again: stored through the attribute
+    commit(root, "rules: govern nothing; approved", EVE)
+    assert b'"seq"' not in subprocess.run(["git", "-C", str(root), "show", f"HEAD:{LEDGER}"], check=True,
+                                          capture_output=True).stdout  # git keeps no event
+
+
+def test_a_ledger_git_keeps_converted_cannot_carry_a_forged_approval(pr: Path) -> None:  # noqa: F811
+    """Before: `aidlc ci passed`. The checkout's ledger held "Bob's" approval of the change of the rules, so the
+    pull request's rules judged it; who committed that approval was read from the ledger git keeps, where there was
+    none to judge."""
+    forged_rules_change(pr)
+    doc = document(pr, "--base", "main")
+    assert not doc["passed"]
+    [mismatch] = [f for f in doc["findings"] if f["code"] == "AIDLC-CI-017"]
+    assert (mismatch["path"], mismatch["line"]) == (LEDGER, 1)
+    assert "working-tree-encoding=UTF-16LE" in mismatch["message"]
+    assert mismatch["fix"].startswith(f"git check-attr -a -- {LEDGER}    # remove the attribute")
+    # The attribute is a change of the rules, found as git reads it (a .gitattributes in the bank's folder).
+    changed = [f for f in doc["findings"] if f["path"] == "memory-bank/.gitattributes"]
+    assert [f["code"] for f in changed] == ["AIDLC-CI-013"], changed
+    assert "working-tree-encoding=UTF-16LE (the base's: merge=aidlc-ledger, -text)" in changed[0]["message"]
+
+    # The step the finding gives, taken: the ledger git keeps is the checkout's, and the forgery is plain.
+    (pr / "memory-bank" / ".gitattributes").unlink()
+    git(pr, "add", "--renormalize", LEDGER)
+    commit(pr, "ledger: kept as written", EVE)
+    doc = document(pr, "--base", "main")
+    assert "AIDLC-CI-017" not in [f["code"] for f in doc["findings"]]
+    assert {("AIDLC-CI-003", LEDGER), ("AIDLC-CI-012", "aidlc.yaml"), ("AIDLC-CI-005", CODE)} <= set(found(doc))
+
+
+def test_a_ledger_destroyed_in_git_but_whole_in_the_checkout_is_refused(pr: Path) -> None:  # noqa: F811
+    """Before: `aidlc ci passed`, and once merged the next pull request could drop any approval unseen (the base's
+    ledger, as git keeps it, held no event to miss)."""
+    approved_plan(pr)
+    subprocess.run(["git", "-C", str(pr), "branch", "-f", "main", "HEAD"], check=True)
+    write(pr, "memory-bank/.gitattributes", UTF16)
+    even(pr)
+    git(pr, "rm", "-q", "--cached", LEDGER)
+    commit(pr, "ledger: utf-16", EVE)
+    doc = document(pr, "--base", "main")
+    assert ("AIDLC-CI-017", LEDGER) in found(doc) and ("AIDLC-CI-012", "memory-bank/.gitattributes") in found(doc)
+
+
+def test_attributes_are_read_as_git_reads_them(pr: Path) -> None:  # noqa: F811
+    """A bracket pattern in the top .gitattributes, or an attribute that hides the ledger's diff in a review, set in
+    the bank's own .gitattributes: both change what git gives the ledger, a change of the rules."""
+    with (pr / ".gitattributes").open("a", encoding="utf-8") as attributes:
+        attributes.write("memory-bank/events.json[l] merge=union\n")
+    write(pr, "memory-bank/.gitattributes", "events.jsonl linguist-generated\n")
+    commit(pr, "attributes", EVE)
+    doc = document(pr, "--base", "main")
+    assert set(found(doc)) == {("AIDLC-CI-012", "memory-bank/.gitattributes")}
+    message = doc["findings"][0]["message"]
+    assert "to merge=union, -text, linguist-generated (the base's: merge=aidlc-ledger, -text)" in message
+
+
+def test_a_decision_not_committed_yet_is_no_mismatch_and_an_edit_not_committed_is(pr: Path) -> None:  # noqa: F811
+    approved_plan(pr)
+    set_identity(pr)
+    assert run(pr, "gate", "approve", "policy", "--stage", "change", "--reason", "ok").exit_code == 0
+    assert "AIDLC-CI-017" not in [f["code"] for f in document(pr, "--base", "main")["findings"]]
+    ledger = pr / LEDGER
+    ledger.write_bytes(ledger.read_bytes().replace(b'"reason":"ok"', b'"reason":"OK"'))  # in the last line only
+    git(pr, "add", LEDGER)
+    commit(pr, "ledger", ADA)
+    ledger.write_bytes(ledger.read_bytes().replace(b'"reason":"OK"', b'"reason":"ok"'))
+    [mismatch] = [f for f in document(pr, "--base", "main")["findings"] if f["code"] == "AIDLC-CI-017"]
+    assert "the work tree holds a change not committed" in mismatch["message"]
+    assert mismatch["fix"] == f"git diff HEAD -- {LEDGER}    # commit the change, or restore it: git restore -- " \
+        f"{LEDGER}"
