@@ -5,6 +5,7 @@ pull-request author would make it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -60,15 +61,19 @@ def test_a_ledger_git_keeps_converted_cannot_carry_a_forged_approval(pr: Path) -
     assert (mismatch["path"], mismatch["line"]) == (LEDGER, 1)
     assert "working-tree-encoding=UTF-16LE" in mismatch["message"]
     assert mismatch["fix"].startswith(f"git check-attr -a -- {LEDGER}    # remove the attribute")
+    step = mismatch["fix"].partition(", then: ")[2]
     # The attribute is a change of the rules, found as git reads it (a .gitattributes in the bank's folder).
     changed = [f for f in doc["findings"] if f["path"] == "memory-bank/.gitattributes"]
     assert [f["code"] for f in changed] == ["AIDLC-CI-013"], changed
     assert "working-tree-encoding=UTF-16LE (the base's: merge=aidlc-ledger, -text)" in changed[0]["message"]
 
-    # The step the finding gives, taken: the ledger git keeps is the checkout's, and the forgery is plain.
+    # The step the finding gives, taken (the attribute's file deleted: git would read it from the index until that is
+    # staged): the ledger git keeps is the checkout's, and the forgery is plain.
     (pr / "memory-bank" / ".gitattributes").unlink()
-    git(pr, "add", "--renormalize", LEDGER)
-    commit(pr, "ledger: kept as written", EVE)
+    env = {**os.environ, "GIT_AUTHOR_NAME": EVE[0], "GIT_AUTHOR_EMAIL": EVE[1], "GIT_COMMITTER_NAME": EVE[0],
+           "GIT_COMMITTER_EMAIL": EVE[1]}
+    subprocess.run(["bash", "-c", step.replace("git commit", "git commit -q -m 'ledger: kept as written'")],
+                   cwd=pr, env=env, check=True)
     doc = document(pr, "--base", "main")
     assert "AIDLC-CI-017" not in [f["code"] for f in doc["findings"]]
     assert {("AIDLC-CI-003", LEDGER), ("AIDLC-CI-012", "aidlc.yaml"), ("AIDLC-CI-005", CODE)} <= set(found(doc))

@@ -88,8 +88,8 @@ def ledger_as_committed(pr: Branch) -> Iterator[Finding]:
     rel = arg(ledger.rel)
     yield finding(ci.LEDGER_NOT_COMMITTED, ledger.rel, line, f"{ledger.rel} in the work tree differs from the ledger "
                   f"HEAD holds from line {line} ({why}); aidlc ci would judge two ledgers",
-                  f"git check-attr -a -- {rel}    # remove the attribute that converts the ledger, then: git add "
-                  f"--renormalize {rel} && git commit" if converting else
+                  f"git check-attr -a -- {rel}    # remove the attribute that converts it from .gitattributes, then: "
+                  f"git add -u -- '*.gitattributes' && git add --renormalize {rel} && git commit" if converting else
                   f"git diff HEAD -- {rel}    # commit the change, or restore it: git restore -- {rel}")
 
 
