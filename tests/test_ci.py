@@ -345,6 +345,25 @@ def test_a_base_a_whole_clone_lacks_is_named_wrong_not_shallow(pr: Path, tmp_pat
     assert "git fetch --unshallow" in proc.stderr
 
 
+def test_a_base_sharing_no_commit_with_head_says_how_to_fetch_it_or_that_it_is_unrelated(
+        pr: Path, tmp_path: Path) -> None:
+    """A depth-1 clone of the branch and a depth-1 fetch of the base: both commits are here, the history between
+    them is not (before: exit 2 with git's `no merge base` and "is the repository healthy?")."""
+    code_change(pr)
+    shallow = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", "-b", "feature", f"file://{pr}", str(shallow)], check=True)
+    subprocess.run(["git", "-C", str(shallow), "fetch", "-q", "--depth", "1", "origin", "main:main"], check=True)
+    proc = ci(shallow, "--base", "main")
+    assert proc.returncode == 2 and "this shallow clone holds no commit that it and HEAD share" in proc.stderr
+    assert "git fetch --unshallow" in proc.stderr and "Traceback" not in proc.stderr
+    subprocess.run(["git", "-C", str(shallow), "fetch", "-q", "--unshallow"], check=True)
+    assert ci(shallow, "--base", "main").returncode in (0, 1)
+    subprocess.run(["git", "-C", str(pr), "checkout", "-q", "--orphan", "unrelated"], check=True)
+    commit(pr, "another history")
+    proc = ci(pr, "--base", "main")
+    assert proc.returncode == 2 and "it and HEAD share no commit (unrelated histories)" in proc.stderr
+
+
 def test_json_is_one_document_with_a_version(pr: Path) -> None:
     code_change(pr, trailer=None)
     proc = ci(pr, "--base", "main", "--format", "json")

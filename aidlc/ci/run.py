@@ -59,6 +59,13 @@ def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> 
         raise UsageError(f"--base {base_ref}: {root} is not a Git repository with commits",
                          ["aidlc ci    # without --base: the checks that need no history"])
     base = vcs.resolve_commit(root, base_ref)
+    if history.merge_base((base, "HEAD")) is None:  # the pull request's commits and what it changed are unknown
+        if vcs.is_shallow(root):
+            raise UsageError(f"--base {base_ref}: this shallow clone holds no commit that it and HEAD share",
+                             ["git fetch --unshallow    # the history between them (checkout: fetch-depth: 0)"])
+        raise UsageError(f"--base {base_ref}: it and HEAD share no commit (unrelated histories)",
+                         ["git log --oneline --graph --all    # the histories; name the branch the pull request "
+                          "targets"])
     commits = vcs.commits_between(root, base, "HEAD")
     rulebook = judge(root, history, base, commits, baseline)
     refuse_linked_records(root, rulebook.rules.config)  # the folders the judging rules name, as aidlc.yaml's were
