@@ -162,6 +162,18 @@ def test_a_crlf_checkout_is_named_as_such(fifty: Path) -> None:
     assert (problem["line"], problem["seq"], problem["kind"]) == (1, 1, "edited") and "CRLF" in problem["message"]
 
 
+def test_a_byte_order_mark_an_editor_added_is_named_as_such(fifty: Path) -> None:
+    """Notepad saves UTF-8 with a byte order mark: the first line is intact behind it, and the message says so
+    rather than that the line was edited."""
+    ledger = lines(fifty)
+    write_lines(fifty, [b"\xef\xbb\xbf" + ledger[0], *ledger[1:]])
+    problem = problem_of(fifty)
+    assert (problem["line"], problem["seq"], problem["kind"]) == (1, 1, "edited")
+    assert "byte order mark (bytes EF BB BF)" in problem["message"] and "otherwise intact" in problem["message"]
+    write_lines(fifty, [b"\xef\xbb\xbf" + ledger[0].replace(b'"seq":1', b'"seq":7'), *ledger[1:]])
+    assert "byte order mark" not in problem_of(fifty)["message"]  # behind it, an edited line is an edited line
+
+
 def test_duplicate_message_names_the_first_copy(fifty: Path) -> None:
     write_lines(fifty, duplicate_line(lines(fifty)))
     assert "already stands at line 20" in problem_of(fifty)["message"]

@@ -32,6 +32,7 @@ _GENESIS = GENESIS.encode()
 _COMMIT_KEY = b'"commit":"'
 # Stands for a ts not in the form aidlc writes: it sorts after every such ts (digits), so none follows it as text.
 _UNWRITTEN = b"~"
+BOM = b"\xef\xbb\xbf"
 
 OnEvent = Callable[[int, int, bytes, Fields], None]
 """Called for every line that joins the chain: (line number, offset, line, fields)."""
@@ -247,6 +248,9 @@ class Verifier:
         if line.endswith(b"\r\n") and line_hash(line[:-2] + b"\n") == digest:
             return Problem(number, seq, ProblemKind.edited, "the line ends in CRLF: a checkout converted line "
                            "ends (mark the ledger `-text` in .gitattributes)")
+        if number == 1 and line.startswith(BOM) and line_hash(line[len(BOM):]) == digest:
+            return Problem(number, seq, ProblemKind.edited, "the file starts with a byte order mark (bytes EF BB BF) "
+                           "that an editor added on saving: remove those three bytes, the line is otherwise intact")
         return Problem(number, seq, ProblemKind.edited, "the hash does not match the content: the line was edited")
 
     def _torn(self, number: int) -> Problem:
