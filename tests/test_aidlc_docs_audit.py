@@ -291,6 +291,29 @@ def test_a_kill_mid_write_leaves_no_half_entry_after_the_next_append(docs: Path,
     assert run_cli("log", "verify", cwd=docs).returncode == 0
 
 
+def test_a_torn_end_committed_before_the_next_append_stays_in_the_log(docs: Path, killer: Path) -> None:
+    """An agent commits its work while an interrupted append's fragment ends the log: the fragment is history now.
+    Before, the next append cut it off (moved to .aidlc/, which git ignores), and the next commit deleted committed
+    text from the log (AIDLC-DOCS-020)."""
+    before = (docs / AUDIT).read_bytes()
+    dying = {"PYTHONPATH": str(killer), "AIDLC_TEST_KEEP": "60"}
+    killed = append_process(docs, "--stage", "build-and-test", "--user-input", "Approve the build and test results",
+                            "--ai-response", "Recorded", env=dying)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    torn = (docs / AUDIT).read_bytes()
+    git(docs, "commit", "-qam", "agent: build and test (the log as it stands)")
+    proc = append(docs, "--stage", "build-and-test", "--user-input", "Continue", "--ai-response", "ok")
+    assert proc.returncode == 0, proc.stderr
+    assert "HEAD holds them (committed since): they stay, unfinished" in proc.stderr
+    after = (docs / AUDIT).read_bytes()
+    assert after.startswith(torn) and len(torn) > len(before)
+    assert not list((docs / ".aidlc").glob("audit-torn-*.md"))
+    git(docs, "commit", "-qam", "the next entry")
+    found = json.loads(run_cli("validate", "--format", "json", cwd=docs).stdout)["findings"]
+    assert "AIDLC-DOCS-020" not in [f["code"] for f in found]
+    assert run_cli("log", "verify", cwd=docs).returncode == 0
+
+
 WRITER = '''
 import sys
 from pathlib import Path

@@ -16,7 +16,8 @@ ledger's own lock is taken inside it, never the other way round):
 6. the pending record is removed.
 After a kill -9 between 3 and 6, the next append finds the entry whole (and records it now), or cut short at the
 end of the file (the fragment, which only this tool wrote, is moved to .aidlc/ and cut off: no half entry stays
-for a reader to take for a whole one), or not written at all.
+for a reader to take for a whole one; unless HEAD holds it, committed since: history, which stays), or not written
+at all.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from aidlc import vcs
 from aidlc.aidlc_docs.reader import AUDIT_FILE
 from aidlc.aidlc_docs.records import WORKSPACE
 from aidlc.aidlc_docs.stages import BY_SLUG, stage_of, title
@@ -343,7 +345,10 @@ def _settle(root: Path, ledger: Ledger, actor: Actor) -> str | None:
             note = (f"the entry at {record.path}:{record.line}, written by an interrupted append, is now recorded "
                     f"(ledger seq {done.event.seq})") if done.recorded else None
         elif now == size + len(written) and data.startswith(written):
-            note = _cut(root, fd, size, written, record) if written else None
+            note = None
+            if written:
+                note = (_left(written, record) if _committed(root, record.path, size) else
+                        _cut(root, fd, size, written, record))
         else:
             raise AidlcError(f"{record.path}: an interrupted `aidlc audit append` left its entry unfinished at line "
                              f"{record.line}, and the file changed after it; nothing was written",
@@ -354,6 +359,22 @@ def _settle(root: Path, ledger: Ledger, actor: Actor) -> str | None:
     pending_path.unlink()
     fsync_folder(pending_path.parent)
     return note
+
+
+def _committed(root: Path, rel: str, size: int) -> bool:
+    """Whether HEAD's version of the audit file holds bytes past `size`: a torn end committed since (an agent
+    committing its work) is history, and cutting it would delete committed text from the log."""
+    history = vcs.history(root)
+    if history is None or history.head is None:
+        return False
+    held = history.read("HEAD", [rel])[rel]
+    return held is not None and len(held) > size
+
+
+def _left(fragment: bytes, record: AuditRecord) -> str:
+    return (f"an interrupted append had written {len(fragment)} of its entry's bytes at {record.path}:{record.line}, "
+            "and HEAD holds them (committed since): they stay, unfinished, since the audit log only grows; the new "
+            "entry follows them")
 
 
 def _cut(root: Path, fd: int, size: int, fragment: bytes, record: AuditRecord) -> str:
