@@ -705,6 +705,35 @@ def approved(docs: Repo) -> None:
                 **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL, STATE: TICKED})
 
 
+@pytest.mark.parametrize("moved", ["aidlc-docs/AIDLC-State.md", "aidlc-docs/aidlc-st\u0430te.md", "two state files"])
+def test_a_pull_request_that_moves_the_state_file_out_of_sight_fails(docs: Repo, moved: str) -> None:
+    """Renamed (one letter in another case or alphabet) or split into two state/ files, aidlc-state.md is read no
+    more, and with it every stage's tick: a tick without an approval passed (before: exit 0, no finding)."""
+    approved(docs)
+    docs.git("branch", "base")
+    ticked = TICKED.replace("- [ ] INCEPTION - User Stories (SKIP)", "- [x] INCEPTION - User Stories")
+    docs.git("rm", "-q", STATE)
+    files = ({f"{DOCS}/state/main.md": ticked, f"{DOCS}/state/feature-x.md": ticked} if moved == "two state files"
+             else {moved: ticked})
+    docs.commit("state kept elsewhere", "2026-06-01T09:30:00Z", **files)
+    done = run_cli("ci", str(docs.root), "--base", "base", "--format", "json")
+    assert done.returncode == 1, done.stdout + done.stderr
+    [found] = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "AIDLC-DOCS-029"]
+    assert found["path"] == STATE and "(state kept elsewhere) deleted aidlc-docs/aidlc-state.md" in found["message"]
+    step = found["fix"].split("    #")[0]
+    subprocess.run(step.split(), cwd=docs.root, check=True)  # the step puts it back
+    assert "AIDLC-DOCS-029" not in run_cli("validate", str(docs.root), "--format", "json").stdout
+
+
+def test_a_state_file_moved_to_the_one_state_branch_file_is_read_there(docs: Repo) -> None:
+    approved(docs)
+    docs.git("mv", STATE, f"{DOCS}/state-main.md")
+    (docs.root / DOCS / "state").mkdir()
+    docs.git("mv", f"{DOCS}/state-main.md", f"{DOCS}/state/main.md")
+    docs.commit("state per branch", "2026-06-01T09:30:00Z")
+    assert "AIDLC-DOCS-029" not in docs.codes()
+
+
 def test_a_docs_folder_behind_a_link_is_refused_and_judged_where_the_setting_names_it(docs: Repo) -> None:
     """git keeps the link, not the log: its history, which the rules judge, is at the folder the link leads to."""
     approved(docs)

@@ -340,6 +340,18 @@ def test_ci_judges_a_v2_workspace_and_a_pull_request_that_rewrites_a_shard_fails
     assert {f["code"] for f in document["findings"]} >= {"AIDLC-DOCS-020", "AIDLC-DOCS-060"}
 
 
+def test_a_record_whose_state_file_was_renamed_is_judged_still(v2: V2Repo) -> None:
+    """v2 counts a folder with an aidlc-state.md as a record: renamed `AIDLC-STATE.md`, the record, rows, shards
+    and all, left every check (before: `0 files`, exit 0)."""
+    base = subprocess.run(["git", "rev-parse", "HEAD"], cwd=v2.root, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    subprocess.run(["git", "mv", STATE, f"{RECORD}/AIDLC-STATE.md"], cwd=v2.root, check=True)
+    v2.commit("state renamed", at(LAST + 90))
+    done = run_cli("ci", "--base", base, "--format", "json", cwd=v2.root)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("AIDLC-DOCS-029", STATE) in [(f["code"], f["path"]) for f in json.loads(done.stdout)["findings"]]
+
+
 # -- the plan approval fingerprint ---------------------------------------------------------------------------------
 UNIT_FOLDER = f"{RECORD}/construction/orders-api/code-generation"
 PLAN = f"{UNIT_FOLDER}/code-generation-plan.md"

@@ -401,7 +401,8 @@ def test_every_ci_rule_has_a_broken_fixture() -> None:
         "AIDLC-CI-014": rulebook.test_a_commit_after_the_walkthrough_was_approved_does_not_ride_on_the_closed_bolt,
         "AIDLC-CI-015": rulebook.test_a_plan_approval_forged_as_policy_is_judged_by_the_base_policy,
         "AIDLC-CI-016": test_deleting_records_a_person_approved_is_a_warning_naming_each_file_and_its_approval,
-        "AIDLC-CI-017": attributes.test_a_ledger_git_keeps_converted_cannot_carry_a_forged_approval}
+        "AIDLC-CI-017": attributes.test_a_ledger_git_keeps_converted_cannot_carry_a_forged_approval,
+        "AIDLC-CI-018": attributes.test_a_bank_file_git_converts_is_refused_and_the_step_mends_it}
     assert set(fixtures) == {code for code, rule in every_rule().items() if rule.family == "ci"}
 
 

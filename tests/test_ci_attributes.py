@@ -1,6 +1,7 @@
-"""What git keeps is what `aidlc ci` judges (aidlc/ci/checks.py ledger_as_committed, aidlc/bank/rulefiles.py): a
-.gitattributes conversion cannot make the ledger git keeps and the ledger a checkout shows two ledgers, and the
-attributes git gives the ledger are a rule, read as git reads them. Each attack is made with git and the CLI, as a
+"""What git keeps is what `aidlc ci` judges (aidlc/ci/checks.py ledger_as_committed and records_converted,
+aidlc/bank/rulefiles.py): a .gitattributes conversion cannot make the ledger git keeps and the ledger a checkout shows
+two ledgers, nor any records file two files, and the attributes git gives the ledger are a rule, read as git reads
+them. Each attack is made with git and the CLI, as a
 pull-request author would make it."""
 
 from __future__ import annotations
@@ -9,6 +10,11 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from aidlc.names import arg
+from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, audit_text, build_docs_repo, stamp
+from tests.helpers import run_cli
 from tests.test_ci import (  # noqa: F401 - pr is a fixture
     ADA,
     CODE,
@@ -119,3 +125,63 @@ def test_a_decision_not_committed_yet_is_no_mismatch_and_an_edit_not_committed_i
     assert "the work tree holds a change not committed" in mismatch["message"]
     assert mismatch["fix"] == f"git diff HEAD -- {LEDGER}    # commit the change, or restore it: git restore -- " \
         f"{LEDGER}"
+
+
+# -- records files git converts ----------------------------------------------------------------------------------
+def docs_pull_request(root: Path) -> DocsRepo:
+    """An aidlc-docs project adopted on `base`, Build and Test not yet ticked nor approved, and a branch `pr`."""
+    repo = build_docs_repo(root)
+    repo.replace(STATE, "- [x] Build and Test", "- [ ] Build and Test")
+    repo.write(AUDIT, audit_text(ENTRIES[:-1]))
+    repo.commit("build and test still open", stamp(len(ENTRIES)))
+    assert run_cli("init", cwd=root).returncode == 0
+    repo.commit("adopt aidlc", stamp(len(ENTRIES)))
+    git(root, "branch", "base")
+    git(root, "checkout", "-q", "-b", "pr")
+    return repo
+
+
+def test_a_tick_a_conversion_hides_in_a_code_fence_is_refused(tmp_path: Path) -> None:
+    """The state file as git keeps it shows the tick between two `‾‾‾` lines; SHIFT-JIS (glibc's iconv) checks
+    `‾` out as `~`: the tick stands inside a code fence in the checkout, which the stage checks read. Before: `aidlc
+    ci passed` with one warning (AIDLC-DOCS-028, from git's side)."""
+    repo = docs_pull_request(tmp_path / "shop")
+    state = repo.read(STATE).replace("- [ ] Build and Test - EXECUTE", "‾‾‾\n- [x] Build and Test - EXECUTE\n‾‾‾")
+    repo.write(STATE, "".join(char for char in state if ord(char) < 0x2600))  # no emoji: SHIFT-JIS has none
+    repo.commit("build and test done")
+    with (repo.root / ".gitattributes").open("a", encoding="utf-8") as attributes:
+        attributes.write(f"{STATE} working-tree-encoding=SHIFT-JIS\n")
+    git(repo.root, "add", ".gitattributes")
+    git(repo.root, "commit", "-qm", "attributes")
+    clone = tmp_path / "ci"  # what CI checks out
+    subprocess.run(["git", "clone", "-q", "-b", "pr", str(repo.root), str(clone)], check=True, capture_output=True)
+    if "~~~" not in (clone / STATE).read_text(encoding="shift_jis"):
+        pytest.skip("this machine's iconv does not check `‾` out as `~` in SHIFT-JIS")
+    git(clone, "branch", "base", "origin/base")
+    doc = document(clone, "--base", "base")
+    assert not doc["passed"]
+    [converted] = [f for f in doc["findings"] if f["code"] == "AIDLC-CI-018"]
+    assert converted["path"] == STATE and "working-tree-encoding=SHIFT-JIS" in converted["message"]
+
+
+def test_a_bank_file_git_converts_is_refused_and_the_step_mends_it(pr: Path) -> None:  # noqa: F811
+    """`ident` on a story: the checkout's `$Id$` is not the committed one. The step the finding gives, taken, leaves
+    no finding."""
+    story = next(path for path in sorted((pr / "memory-bank").rglob("*.md")) if "/stories/" in path.as_posix())
+    rel = story.relative_to(pr).as_posix()
+    story.write_text(story.read_text(encoding="utf-8") + "\n<!-- $Id$ -->\n", encoding="utf-8")
+    write(pr, "memory-bank/.gitattributes", "*.md ident\n")
+    commit(pr, "ids", EVE)
+    subprocess.run(["git", "-C", str(pr), "checkout", "-q", "--", rel], check=True)
+    story.unlink()
+    subprocess.run(["git", "-C", str(pr), "checkout", "-q", "--", rel], check=True)  # checked out through the filter
+    doc = document(pr, "--base", "main")
+    converted = [f for f in doc["findings"] if f["code"] == "AIDLC-CI-018"]
+    assert rel in [f["path"] for f in converted] and "gives it ident" in converted[0]["message"]
+    (pr / "memory-bank" / ".gitattributes").unlink()
+    step = converted[0]["fix"].partition(", then: ")[2].replace(arg(converted[0]["path"]), arg(rel))
+    env = {**os.environ, "GIT_AUTHOR_NAME": EVE[0], "GIT_AUTHOR_EMAIL": EVE[1], "GIT_COMMITTER_NAME": EVE[0],
+           "GIT_COMMITTER_EMAIL": EVE[1]}
+    subprocess.run(["bash", "-c", step.replace("git commit", "git commit -q -m 'no ids'")], cwd=pr, env=env,
+                   check=True)
+    assert "AIDLC-CI-018" not in [f["code"] for f in document(pr, "--base", "main")["findings"]]

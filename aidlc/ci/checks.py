@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from aidlc import vcs
+from aidlc.bank.config import V2_SPACES
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.ci.bolt_checks import scope, walkthrough_evidence
 from aidlc.ci.branch import Branch, PullRequest, finding
@@ -36,6 +37,7 @@ def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Fin
     rules'): the base's ledger kept whole, who committed each decision, signed commits, and approved files
     deleted."""
     yield from ledger_as_committed(branch)
+    yield from records_converted(branch, root)
     yield from ledger_against_base(branch)
     yield from approval_authors(branch, config.governance.bot_emails)
     if config.governance.require_signed_commits:
@@ -62,8 +64,10 @@ def approved_deleted(pr: Branch, project: Path) -> Iterator[Finding]:
                           f"git checkout {pr.base[:12]} -- {arg(path)}    # if not meant")
 
 
-# The attributes by which git keeps other bytes than a checkout shows (`-text` and the like, unset, convert nothing).
+# The attributes by which git keeps other bytes than a checkout shows (`-text` and the like, unset, convert nothing);
+# the first three change more than line ends, which every reader of the records takes either way.
 CONVERTING = ("working-tree-encoding", "filter", "ident", "eol", "text", "crlf")
+CHANGING = CONVERTING[:3]
 
 
 def ledger_as_committed(pr: Branch) -> Iterator[Finding]:
@@ -91,6 +95,24 @@ def ledger_as_committed(pr: Branch) -> Iterator[Finding]:
                   f"git check-attr -a -- {rel}    # remove the attribute that converts it from .gitattributes, then: "
                   f"git add -u -- '*.gitattributes' && git add --renormalize {rel} && git commit" if converting else
                   f"git diff HEAD -- {rel}    # commit the change, or restore it: git restore -- {rel}")
+
+
+def records_converted(pr: Branch, root: Path) -> Iterator[Finding]:
+    """No records file HEAD holds (the records' folder, the v2 workspace) is converted by git between the commit and
+    the checkout beyond its line ends; the ledger is `ledger_as_committed`'s."""
+    folders = tuple(folder for folder in (Path(os.path.relpath(pr.ledger.path.parent, root)).as_posix(), V2_SPACES)
+                    if (root / folder).is_dir())
+    top = pr.history.top
+    trees = {Path(os.path.relpath(root / rel, top)).as_posix(): rel for rel in vcs.files_at(root, "HEAD", folders)
+             if root / rel != pr.ledger.path}
+    for tree, names in sorted(vcs.attributes(top, list(trees)).items()):
+        changing = [name for name in names if name.partition("=")[0] in CHANGING]
+        if changing:
+            rel = trees[tree]
+            yield finding(ci.RECORD_CONVERTED, rel, None, f"git converts {rel} between the commit and the checkout: "
+                          f".gitattributes gives it {', '.join(changing)}",
+                          f"git check-attr -a -- {arg(rel)}    # remove the attribute, then: git add -u -- "
+                          f"'*.gitattributes' && git add --renormalize {arg(rel)} && git commit")
 
 
 def ledger_against_base(pr: Branch) -> Iterator[Finding]:

@@ -87,3 +87,10 @@ LEDGER_NOT_COMMITTED = ci_rule(
     "checkout shows, or a change was not committed; aidlc ci reads both, and would judge two ledgers",
     "remove the attribute that converts the ledger (`git check-attr -a -- LEDGER` names it), then `git add "
     "--renormalize LEDGER` and commit; or commit (or `git restore`) the ledger's change")
+RECORD_CONVERTED = ci_rule(
+    "AIDLC-CI-018", E, "git converts a records file between the commit and the checkout (a .gitattributes "
+    "working-tree-encoding, filter or ident): the history rules and a reviewer read what git keeps, the other checks "
+    "what the checkout shows, and the two can differ (a line that becomes a code fence in the checkout hides the "
+    "stages below it)",
+    "remove the attribute (`git check-attr -a -- PATH` names it), then `git add -u -- '*.gitattributes' && git add "
+    "--renormalize PATH` and commit")

@@ -57,4 +57,9 @@ TICKED_UNAPPROVED = docs_rule(
     "commit holds it, has no approval of the stage (a stage still ticked with no approval is AIDLC-DOCS-003's)",
     "ask the person to approve the stage and log their answer in the audit log (an entry naming the stage, with "
     "their raw input) before the stage is ticked; or untick it")
-
+STATE_REMOVED = docs_rule(
+    "AIDLC-DOCS-029", E, "a state file that commits tracked was deleted, or moved where aidlc reads no state file "
+    "(renamed, or split into several state/ files), and the folder is still there: no stage's tick or approval is "
+    "checked any more",
+    "restore the state file from the commit before (`git checkout COMMIT^ -- aidlc-docs/aidlc-state.md`) and commit "
+    "it: aidlc-state.md (or the one state/<branch>.md) is the record of which stages ran")

@@ -23,7 +23,7 @@ from aidlc.model.findings import Finding
 from aidlc.rules.docs_history_judge import Judge, versions
 from aidlc.rules.docs_history_log import judge_ignored, judge_log, report_deletions
 from aidlc.rules.docs_history_stamps import judge_shared, judge_stamps, moment
-from aidlc.rules.docs_history_ticks import judge_ticks, ticks_at_head
+from aidlc.rules.docs_history_ticks import judge_state_removed, judge_ticks, ticks_at_head
 
 CHUNK = 64  # commits whose audit log versions are read at once
 
@@ -48,6 +48,7 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     judge_stamps(judge, revisions, audits, min(first) if first else None)
     judge_shared(judge, audits, since)
     judge_ignored(judge, rel, audits, since)
+    judge_state_removed(judge, revisions, state_rel, project)
     if ticks:
         judge_ticks(judge, revisions, state_rel, audits, project, leave_reported)
     # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.

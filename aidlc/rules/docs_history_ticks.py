@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, StageLine, StateFile
 from aidlc.aidlc_docs.reader import AUDIT_FILE
 from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.state import read_state, restate
+from aidlc.names import arg
 from aidlc.rules.docs_approvals import Units, approvals_in
-from aidlc.rules.docs_history import TICKED_UNAPPROVED
+from aidlc.rules.docs_history import STATE_REMOVED, TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions
 from aidlc.rules.docs_standing import approval_of, claimed_units, unapproved, unnamed_stages
 
@@ -35,6 +37,22 @@ def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, aud
     ticks = [(revision, fresh) for revision in revisions if (fresh := states.fresh(revision))]
     if ticks:
         _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project, leave_reported)
+
+
+def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: str, project: DocsProject) -> None:
+    """The last commit that deleted the state file, where the work tree reads none in a folder it still holds: a
+    pull request that renames aidlc-state.md (`AIDLC-State.md`, one letter of another alphabet) or splits it into
+    two state/ files leaves every stage unjudged, as one that deletes the audit log would (AIDLC-DOCS-024)."""
+    if project.state is not None or not (Path(project.root) / project.rel).is_dir():
+        return
+    deleted = [revision for revision in revisions if state_rel in revision.files
+               and revision.files[state_rel][0] is None and any(revision.files[state_rel][1])]
+    if deleted:
+        revision = deleted[-1]
+        judge.add(STATE_REMOVED, state_rel, None, f"{short(revision)} deleted {state_rel}, and the work tree holds no "
+                  f"state file aidlc reads in {project.rel}/ (aidlc-state.md, or one state/<branch>.md): no stage's "
+                  "tick or approval is checked", f"git checkout {revision.parents[0][:12]} -- {arg(state_rel)}    # "
+                  "the state file as it was; commit it")
 
 
 def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[StageLine]]], logs: list[str],

@@ -34,9 +34,9 @@ def committed(path: Path, rel: str) -> bool:
     return show_file(path, "HEAD", rel) is not None
 
 
-def files_at(project: Path, ref: str) -> list[str]:
-    """The files `ref` holds under `project`, relative to it."""
-    out = run_git(project, ("ls-tree", "-r", "-z", "--name-only", ref, "--"))
+def files_at(project: Path, ref: str, folders: tuple[str, ...] = ()) -> list[str]:
+    """The files `ref` holds under `project` (only under its `folders`, given), relative to it."""
+    out = run_git(project, ("ls-tree", "-r", "-z", "--name-only", ref, "--", *folders))
     return [n.decode("utf-8", "surrogateescape") for n in out.split(b"\0") if n]
 
 
