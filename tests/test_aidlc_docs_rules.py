@@ -112,6 +112,14 @@ def test_an_audit_log_that_cannot_be_read_is_one_error_not_every_stage_unapprove
     assert found.message == f"cannot be read: byte 0xf3 at offset {len(text.encode()) + 19} is not UTF-8"
 
 
+def test_an_audit_log_saved_as_utf16_is_named_so_and_not_to_be_removed(docs: DocsRepo) -> None:
+    """Notepad's "Unicode": the message names the encoding, not a byte, and the fix does not say to remove a log."""
+    docs.path(AUDIT).write_bytes(docs.read(AUDIT).encode("utf-16"))
+    (found,) = docs.findings()
+    assert (found.code, found.line) == ("AIDLC-DOCS-015", 1) and "the file is UTF-16" in found.message
+    assert "never remove or trim an audit log" in found.fix
+
+
 def test_a_folder_where_the_state_file_should_be_is_an_error_not_a_project_with_no_state(docs: DocsRepo) -> None:
     docs.path(STATE).unlink()
     docs.path(STATE).mkdir()

@@ -40,8 +40,11 @@ def test_decode_reports_line_and_offset_of_the_first_bad_byte() -> None:
 
 
 def test_decode_rejects_utf16() -> None:
-    _text, problem = frontmatter.decode("---\nid: x\n".encode("utf-16"), "x.md")
-    assert problem is not None and problem.kind == ProblemKind.not_utf8 and problem.line == 1
+    big_endian = b"\xfe\xff" + "---\n".encode("utf-16-be")
+    for data, mark in (("---\nid: x\n".encode("utf-16"), "FF FE"), (big_endian, "FE FF")):
+        _text, problem = frontmatter.decode(data, "x.md")
+        assert problem is not None and problem.kind == ProblemKind.not_utf8 and problem.line == 1
+        assert f"the file is UTF-16 (it starts with the byte order mark {mark}), not UTF-8" in problem.message
 
 
 # --- splitting -----------------------------------------------------------------------------------

@@ -107,7 +107,8 @@ STORY_UNMAPPED = docs_rule(
 UNREADABLE = docs_rule(
     "AIDLC-DOCS-015", E, "a Markdown file of aidlc-docs/ cannot be read (not UTF-8, too large, unreadable, or an "
     "audit log or state file kept as a symbolic link, whose history git does not keep): its rules were not checked",
-    "save the file as UTF-8 text (and under the size limit), or remove it")
+    "save the file as UTF-8 text (a file over the size limit, 64 MiB for an audit log and 1 MiB for another, is not "
+    "read); never remove or trim an audit log to mend this (AIDLC-DOCS-024)")
 UNREAD_LOG = docs_rule(
     "AIDLC-DOCS-017", I, "an audit log holds text but no entry aidlc reads (a heading or `---`, then `**Timestamp**:` "
     "and the other fields, one per line): no approval in it counts, and its times are not checked",
