@@ -301,6 +301,8 @@ def test_a_torn_end_committed_before_the_next_append_stays_in_the_log(docs: Path
                             "--ai-response", "Recorded", env=dying)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     torn = (docs / AUDIT).read_bytes()
+    noted = "an `aidlc audit append` was interrupted (.aidlc/audit-pending.json): the end of aidlc-docs/audit.md"
+    assert noted in run_cli("status", cwd=docs).stdout  # the torn end is no secret until the next append
     git(docs, "commit", "-qam", "agent: build and test (the log as it stands)")
     proc = append(docs, "--stage", "build-and-test", "--user-input", "Continue", "--ai-response", "ok")
     assert proc.returncode == 0, proc.stderr
@@ -308,6 +310,7 @@ def test_a_torn_end_committed_before_the_next_append_stays_in_the_log(docs: Path
     after = (docs / AUDIT).read_bytes()
     assert after.startswith(torn) and len(torn) > len(before)
     assert not list((docs / ".aidlc").glob("audit-torn-*.md"))
+    assert "was interrupted" not in run_cli("status", cwd=docs).stdout
     git(docs, "commit", "-qam", "the next entry")
     found = json.loads(run_cli("validate", "--format", "json", cwd=docs).stdout)["findings"]
     assert "AIDLC-DOCS-020" not in [f["code"] for f in found]

@@ -323,6 +323,17 @@ def _record(ledger: Ledger, actor: Actor, record: AuditRecord, slug: str | None)
                          stage=slug, data=record)
 
 
+def interrupted_append(root: Path) -> str | None:
+    """The audit file an interrupted append was writing to (None: none was; "": one whose record cannot be read)."""
+    try:
+        record = json.loads(read_inside(root / PENDING, root)).get("record")
+        return record["path"] if isinstance(record["path"], str) else ""
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):  # not the JSON `_save_pending` writes
+        return ""
+
+
 def _settle(root: Path, ledger: Ledger, actor: Actor) -> str | None:
     """Finish or undo an append a crash interrupted (see the module's docstring); what was done, or None."""
     pending_path = root / PENDING
@@ -362,8 +373,7 @@ def _settle(root: Path, ledger: Ledger, actor: Actor) -> str | None:
 
 
 def _committed(root: Path, rel: str, size: int) -> bool:
-    """Whether HEAD's version of the audit file holds bytes past `size`: a torn end committed since (an agent
-    committing its work) is history, and cutting it would delete committed text from the log."""
+    """Whether HEAD's audit file holds bytes past `size`: a torn end committed since is history, never cut."""
     history = vcs.history(root)
     if history is None or history.head is None:
         return False

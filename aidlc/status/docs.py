@@ -10,6 +10,8 @@ from pathlib import Path
 from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, RecordsWorkspace, StageLine, StateRow
 from aidlc.aidlc_docs.plans import names_unit, plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
+from aidlc.events.audit import PENDING as AUDIT_PENDING
+from aidlc.events.audit import interrupted_append
 from aidlc.events.ledger import Ledger, no_ledger
 from aidlc.events.view import GateHistory, LedgerView, readable_view
 from aidlc.gates.catalogue import DOCS_ALWAYS, GateTarget, docs_judged_files, docs_skipped, docs_targets
@@ -259,7 +261,18 @@ def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> l
     notes += [f"{item.path}: {item.message}" for item in project.unreadable]
     if state is None:
         notes.append(f"no {project.rel}/aidlc-state.md: no stage progress to show")
-    return notes
+    return notes + _interrupted(project)
+
+
+def _interrupted(project: DocsProject) -> list[str]:
+    """A note when an `aidlc audit append` into this folder was interrupted: until the next append settles it, the
+    end of that log may be part of an entry (aidlc/events/audit.py)."""
+    pending = interrupted_append(Path(project.root))
+    if pending is None or not (pending == "" or pending.startswith(f"{project.rel}/")):
+        return []
+    where = pending or "the audit log"
+    return [f"an `aidlc audit append` was interrupted ({AUDIT_PENDING.as_posix()}): the end of {where} may be part of "
+            "the entry it was writing; the next `aidlc audit append` finishes it or cuts it off"]
 
 
 # -- aidlc-workflows v2 intent records ------------------------------------------------------------------------------
@@ -291,7 +304,7 @@ def _record(project: DocsProject, findings: list[Finding]) -> RecordStatus:
                       f"v2's engine records the decision (`aidlc-orchestrate report --stage {row.slug} --result "
                       "approved` or `rejected`); then `aidlc validate` checks the approval has its human turn")
                for row in record.rows if row.mark == Mark.awaiting]
-    notes = [f"{item.path}: {item.message}" for item in project.unreadable]
+    notes = [f"{item.path}: {item.message}" for item in project.unreadable] + _interrupted(project)
     if state is None:
         notes.append(f"no {project.rel}/aidlc-state.md: no stage rows to show")
     elif not record.rows:
