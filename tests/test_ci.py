@@ -201,6 +201,24 @@ def test_a_human_approval_committed_by_a_bot_fails(pr: Path) -> None:
     assert not doc["passed"]
 
 
+def test_a_replace_ref_does_not_change_who_committed_an_approval(pr: Path) -> None:
+    """A check's command runs in the repository and may write `git replace BOT_COMMIT PERSON_COMMIT` (the same tree,
+    Ada as author): git would read the stand-in, and the approvals read as Ada's. The commits git keeps are read."""
+    approved_plan(pr, who=BOT)
+    bot_commit = subprocess.run(["git", "-C", str(pr), "rev-parse", "HEAD"], check=True, capture_output=True,
+                                text=True).stdout.strip()
+    env = {**os.environ, "GIT_AUTHOR_NAME": ADA[0], "GIT_AUTHOR_EMAIL": ADA[1], "GIT_COMMITTER_NAME": ADA[0],
+           "GIT_COMMITTER_EMAIL": ADA[1]}
+    stand_in = subprocess.run(["git", "-C", str(pr), "commit-tree", f"{bot_commit}^{{tree}}", "-p", f"{bot_commit}^",
+                               "-m", "memory-bank: plan of bolt 001 approved"], check=True, capture_output=True,
+                              text=True, env=env).stdout.strip()
+    subprocess.run(["git", "-C", str(pr), "replace", bot_commit, stand_in], check=True)
+    assert ADA[1] in subprocess.run(["git", "-C", str(pr), "log", "-1", "--format=%ae"], check=True,
+                                    capture_output=True, text=True).stdout  # git itself now shows Ada
+    doc = document(pr, "--base", "main")
+    assert "AIDLC-CI-004" in codes(doc) and not doc["passed"]
+
+
 def test_a_bot_listed_in_governance_bot_emails_is_a_bot(pr: Path) -> None:
     on_base(pr, "aidlc.yaml", "bot_emails: []", "bot_emails: [ci-helper@x.org]", "config")
     approved_plan(pr, who=("CI Helper", "CI-Helper@x.org"))

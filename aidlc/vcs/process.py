@@ -10,7 +10,9 @@ from aidlc.errors import UsageError
 from aidlc.names import arg
 
 # No prompts, untranslated messages, and paths taken as written (a file named `*.md` is not a pattern).
-_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1"}
+# GIT_NO_REPLACE_OBJECTS: the objects git keeps are read, never a `git replace` stand-in (a ref any process that
+# runs in the repository, a check's command among them, can write).
+_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", "GIT_LITERAL_PATHSPECS": "1", "GIT_NO_REPLACE_OBJECTS": "1"}
 # The run's own commits skip git's automatic maintenance (gc, repack), which costs each commit milliseconds: the
 # person's next git command runs it.
 NO_MAINTENANCE = ("-c", "maintenance.auto=false", "-c", "gc.auto=0")
@@ -59,6 +61,8 @@ def open_repo(path: Path):
     """The GitPython repository that holds `path`; a UsageError saying how to make one outside a repository."""
     git = gitpython()
     try:
-        return git.Repo(path, search_parent_directories=True)
+        repo = git.Repo(path, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         raise UsageError(f"{path} is not inside a Git repository", [f"aidlc init --git {arg(str(path))}"]) from None
+    repo.git.update_environment(GIT_NO_REPLACE_OBJECTS="1")
+    return repo

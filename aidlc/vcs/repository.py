@@ -70,12 +70,9 @@ def head_commit(path: Path) -> str | None:
 def root_commit(path: Path) -> str | None:
     """The first commit of HEAD's history (the smallest sha if merged histories have several roots);
     None outside a repository or in one without commits."""
-    git = gitpython()
-    try:
-        repo = git.Repo(path, search_parent_directories=True)
-        roots = repo.git.rev_list("--max-parents=0", "HEAD").split()
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError, git.GitCommandError):
+    if repo_root(path) is None:
         return None
+    roots = run_git(path, ("rev-list", "--max-parents=0", "HEAD", "--"), ok=(0, 128)).decode().split()
     return min(roots) if roots else None
 
 
