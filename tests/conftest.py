@@ -14,9 +14,15 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.gates.actor import AGENT_SHELLS
 from aidlc.llm.structured import forget_modes
 from tests.helpers import Bank, build_clean_bank
 from tests.openai_server import ScriptedServer
+
+# The suite decides for itself who runs each command (a person, an agent, CI): run from a coding agent's shell, it
+# would otherwise run every command as that agent (aidlc/gates/actor.py).
+for _marker in AGENT_SHELLS:
+    os.environ.pop(_marker, None)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

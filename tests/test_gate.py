@@ -425,6 +425,21 @@ def test_an_agent_is_refused_in_a_real_process(chain: Path) -> None:
     assert read(chain, LEDGER) == before
 
 
+@pytest.mark.parametrize(("marker", "agent"), [("CLAUDECODE", "Claude Code"), ("GEMINI_CLI", "Gemini CLI")])
+def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, marker: str, agent: str) -> None:
+    """An agent told to run `aidlc gate approve` runs it in its own shell, which it marks; AIDLC_ACTOR_KIND=human
+    does not make it a person's. Before: recorded as Ada's approval."""
+    before = read(chain, LEDGER)
+    proc = run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
+                   env={marker: "1", "AIDLC_ACTOR_KIND": "human"})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"it runs in a coding agent's shell ({marker}=1, {agent}). AI proposes, a human decides." in proc.stderr
+    assert f"aidlc gate approve {INTENT_ID} --stage requirements    # a person, from their own shell" in proc.stderr
+    assert read(chain, LEDGER) == before
+    assert run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
+                   env={marker: "0"}).returncode == 0  # set to 0: no agent's shell
+
+
 def test_an_unknown_actor_kind_is_a_usage_error(chain: Path) -> None:
     result = gate(chain, "approve", INTENT_ID, "requirements", env={"AIDLC_ACTOR_KIND": "robot"})
     assert result.exit_code == 2 and "AIDLC_ACTOR_KIND='robot'" in result.stderr

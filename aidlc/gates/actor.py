@@ -11,10 +11,22 @@ from aidlc import vcs
 from aidlc.errors import UsageError
 from aidlc.model.events import Actor, ActorKind
 
+# The variables coding agents set in the shells they run commands in (Claude Code since 0.2.47, Gemini CLI): a command
+# run there is the agent's, whatever AIDLC_ACTOR_KIND says. An agent that unsets them is not stopped by this; one
+# told to run a gate's command is.
+AGENT_SHELLS = {"CLAUDECODE": "Claude Code", "GEMINI_CLI": "Gemini CLI"}
+
+
+def agent_shell() -> str | None:
+    """`CLAUDECODE=1` when this process runs in a coding agent's shell (the first marker set), else None."""
+    return next((f"{name}={os.environ[name]}" for name in AGENT_SHELLS if os.environ.get(name, "") not in ("", "0")),
+                None)
+
 
 def actor_from(repo: Path, as_actor: str | None) -> Actor:
-    """--as "Name <email>" or git config; AIDLC_ACTOR_KIND marks agents (and CI runs are ci)."""
-    kind = os.environ.get("AIDLC_ACTOR_KIND") or ("ci" if os.environ.get("CI") else "human")
+    """--as "Name <email>" or git config; AIDLC_ACTOR_KIND or an agent's shell marks agents (CI runs are ci)."""
+    kind = "agent" if agent_shell() else (os.environ.get("AIDLC_ACTOR_KIND") or
+                                          ("ci" if os.environ.get("CI") else "human"))
     if kind not in {k.value for k in ActorKind} - {ActorKind.policy.value}:
         raise UsageError(f"AIDLC_ACTOR_KIND={kind!r} is not one of human, agent, ci")
     if as_actor:

@@ -8,7 +8,7 @@ from aidlc.bank.items import STATEMENT_PLACEHOLDER, Intent, MemoryBank
 from aidlc.errors import AidlcError
 from aidlc.events.verify import ProblemKind
 from aidlc.events.view import LedgerView
-from aidlc.gates.actor import bot_identity
+from aidlc.gates.actor import AGENT_SHELLS, agent_shell, bot_identity
 from aidlc.model.events import Actor, ActorKind, Decision
 from aidlc.model.types import Risk
 from aidlc.names import arg
@@ -50,8 +50,11 @@ def not_a_person(subject: str, stage: str, decision: Decision, actor: Actor) -> 
         return GateRefused(f"{stage} is a human checkpoint, and CI cannot decide one: this run is CI (CI is set). "
                            "A person decides; CI then checks the decision.",
                            [f"{command}    # a person, from their own shell, then push the ledger"])
+    shell = agent_shell()
+    why = (f"it runs in a coding agent's shell ({shell}, {AGENT_SHELLS[shell.partition('=')[0]]})" if shell else
+           f"its actor kind (AIDLC_ACTOR_KIND) is {actor.kind}")
     return GateRefused(f"{stage} is a human checkpoint, and this command runs as an agent, whatever name git "
-                       f"gives: its actor kind (AIDLC_ACTOR_KIND) is {actor.kind}. AI proposes, a human decides.",
+                       f"gives: {why}. AI proposes, a human decides.",
                        [f"{command}    # a person, from their own shell"])
 
 
