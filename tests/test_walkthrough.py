@@ -342,6 +342,28 @@ def test_tests_the_bolt_wrote_itself_are_not_independent(hand: Path) -> None:
     assert report["verification"]["independent_tests"] == []
 
 
+@pytest.mark.parametrize("harness", ["tests/__init__.py", "conftest.py"])
+def test_a_bolt_that_changes_what_the_runner_loads_with_the_tests_gets_no_independent_credit(
+        hand: Path, harness: str) -> None:
+    """`unittest.TestCase.assertEqual = lambda *a, **k: None` in a file the runner loads with the tests: the test of
+    the base passes on the buggy code, the bolt never touched it. Before: "independent tests ... passed", and the
+    walkthrough gate approved."""
+    if harness == "conftest.py":  # loaded by pytest only
+        use_junit(hand, f"{sys.executable} -m pytest -q -p no:cacheprovider tests --junitxml=.junit.xml")
+    (hand / CALC).write_text(BUGGY)
+    (hand / harness).write_text("import unittest\n\nunittest.TestCase.assertEqual = lambda *a, **k: None\n")
+    bolt_commit(hand, BOLT, "pay: make the tests agree")
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert item(report, "checks")["satisfied"]  # the neutered test passes
+    independent = item(report, "independent-tests")
+    assert not independent["satisfied"] and not report["verification"]["satisfied"]
+    assert f"the bolt's own commits changed {harness}, which the test runner loads with the tests" in \
+        independent["detail"]
+    proc = approve(hand)
+    assert proc.returncode == 1 and harness in proc.stderr
+
+
 def test_a_test_a_person_changed_between_the_bolts_commits_is_independent(hand: Path) -> None:
     (hand / "tests/test_calc.py").write_text(TEST.replace("[1, 2, 3]), 6", "[2, 2]), 4"))
     git(hand, "commit", "-q", "-am", "a person's test")

@@ -15,6 +15,7 @@ when it passes.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,6 +116,14 @@ class TestFiles:
     independent: list[str]  # at the head; at the base and left alone by the bolt, or last changed by a person
     own: list[str]  # at the head, last written by the bolt's own commits (or a bot's)
     removed: list[str]  # at the base, deleted (or moved away) by the bolt's own commits
+    harness: list[str]  # the files the runner loads with the tests (HARNESS) that the bolt's own commits changed
+
+
+# What a test runner loads with the tests it runs, able to change what any assertion does: `assertEqual = lambda
+# *a: None` in tests/__init__.py passes every test. A package's __init__.py under the test files counts too, as do the
+# runners' own settings files (not setup.cfg, pyproject.toml or package.json, which a bolt changes for much else).
+HARNESS = re.compile(r"^(?:conftest\.py|sitecustomize\.py|usercustomize\.py|pytest\.ini|tox\.ini|\.mocharc\..*"
+                     r"|(?:jest|vitest|karma)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?)$")
 
 
 def test_files(facts: Facts) -> TestFiles:
@@ -133,6 +142,11 @@ def test_files(facts: Facts) -> TestFiles:
         last = vcs.last_commit_of(repo, path, facts.head)
         return last is not None and TRAILER not in last.trailers and bot_identity(last.author, last.email, bots) is None
 
+    def is_harness(path: str) -> bool:
+        name = path.rsplit("/", 1)[-1]
+        return vcs.is_outside(path, facts.outside) and bool(
+            HARNESS.match(name) or (name == "__init__.py" and is_test_file(path, patterns)))
+
     at_head = vcs.files_at(repo, facts.head)
     tests = [p for p in at_head if is_test(p)]
     fresh = facts.base == vcs.EMPTY_TREE
@@ -140,7 +154,8 @@ def test_files(facts: Facts) -> TestFiles:
     independent = [p for p in tests if p not in changed or persons(p)]
     own = [p for p in tests if p not in independent]
     gone = [] if fresh else [p for p in vcs.files_at(repo, facts.base) if is_test(p) and p not in set(at_head)]
-    return TestFiles(independent, own, [p for p in gone if not persons(p)])
+    harness = [] if fresh else sorted(c.path for c in facts.line_counts if is_harness(c.path) and not persons(c.path))
+    return TestFiles(independent, own, [p for p in gone if not persons(p)], harness)
 
 
 def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) -> list[str] | None:
@@ -212,6 +227,10 @@ def _independent_item(tests: TestFiles, cases: list[str] | None, checks_pass: bo
         return unmet(f"the bolt's own commits deleted {', '.join(tests.removed)}, test(s) that existed before it: no "
                      "other test stands in for them (restore them, or have a person delete them in a commit of their "
                      "own)")
+    if tests.harness:
+        return unmet(f"the bolt's own commits changed {', '.join(tests.harness)}, which the test runner loads with "
+                     "the tests: the tests that existed before it no longer run as they were (revert the change, or "
+                     "have a person make it in a commit of their own)")
     own = f"; the bolt itself wrote {', '.join(tests.own)}" if tests.own else ""
     counted = cases if cases is not None else tests.independent
     if not counted:
