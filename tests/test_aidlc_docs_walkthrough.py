@@ -70,6 +70,16 @@ def test_the_report_of_a_clean_unit_is_complete_and_written_beside_its_code_summ
     assert run_cli("validate", cwd=docs.root).returncode == 0
 
 
+def test_a_persons_notes_that_are_not_utf8_stop_the_rewrite_and_stay(docs: DocsRepo) -> None:
+    assert run_cli("walkthrough", UNIT, cwd=docs.root).returncode == 0
+    notes = docs.path(WALKTHROUGH).read_bytes() + "\nRevis\xe9 avec l'\xe9quipe.\n".encode("latin-1")
+    docs.path(WALKTHROUGH).write_bytes(notes)
+    proc = run_cli("walkthrough", UNIT, cwd=docs.root)
+    assert proc.returncode == 2 and "not rewritten: byte 0xe9" in proc.stderr and "Traceback" not in proc.stderr
+    assert f"save {WALKTHROUGH} as UTF-8 text, then run aidlc walkthrough" in proc.stderr
+    assert docs.path(WALKTHROUGH).read_bytes() == notes
+
+
 def test_a_persons_notes_survive_and_a_code_generation_approval_stays_current(docs: DocsRepo) -> None:
     assert run_cli("walkthrough", UNIT, cwd=docs.root).returncode == 0
     docs.write(WALKTHROUGH, docs.read(WALKTHROUGH) + "\nReviewed with the team.\n")

@@ -212,6 +212,21 @@ def test_a_persons_notes_outside_the_block_survive_a_refresh(hand: Path) -> None
     assert text.count("<!-- aidlc:evidence begin") == 1 and "Reviewer notes" in text
 
 
+def test_a_persons_notes_that_are_not_utf8_stop_the_refresh_and_stay_as_they_are(hand: Path) -> None:
+    """Before: the refresh decoded them with replacements and saved U+FFFD over the person's byte, saying nothing."""
+    walkthrough(hand)
+    notes = "Notes: caf\xe9 au lait.\n\n".encode("latin-1") + (hand / WALKTHROUGH).read_bytes()
+    (hand / WALKTHROUGH).write_bytes(notes)
+    proc = run(hand, "walkthrough", BOLT, "--no-run")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"{WALKTHROUGH}:1: not rewritten: byte 0xe9 at offset 10 is not UTF-8" in proc.stderr
+    assert f"save {WALKTHROUGH} as UTF-8 text, then run aidlc walkthrough {BOLT}" in proc.stderr
+    assert (hand / WALKTHROUGH).read_bytes() == notes
+    (hand / WALKTHROUGH).write_bytes(notes.decode("latin-1").encode("utf-8"))  # the step: saved as UTF-8
+    assert run(hand, "walkthrough", BOLT, "--no-run").returncode in (0, 1)
+    assert (hand / WALKTHROUGH).read_text(encoding="utf-8").startswith("Notes: caf\xe9 au lait.")
+
+
 def test_an_unplanned_file_and_a_planned_untouched_file_are_deviations(hand: Path) -> None:
     (hand / PLAN).write_text(HAND_PLAN.replace("| modify | `src/pay/calc.py` | total() subtracts each price |",
                                                "| modify | `src/pay/calc.py` | total() subtracts each price |\n"

@@ -16,7 +16,7 @@ from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write
 from aidlc.bolt.plan import WALKTHROUGH_FILE
 from aidlc.bolt.store import runs_of
-from aidlc.bolt.walkthrough_file import fence, generated_block, merge
+from aidlc.bolt.walkthrough_file import fence, generated_block, merge, person_text
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import LedgerView, open_view
@@ -75,7 +75,10 @@ def write_walkthrough(repo: Path, bank: MemoryBank, bolt_ref: str, *, run_state:
     bolt_folder = next(Path(b.rel).parent for b in bank.bolts if b.id == report.bolt)
     path = repo / bolt_folder / WALKTHROUGH_FILE
     try:
-        existing = read_inside(path, repo).decode("utf-8", errors="replace")
+        data = read_inside(path, repo)
+        # Only a rewrite needs the person's text, whole: a file that is not UTF-8 stops it, so none of it is lost.
+        existing = person_text(data, path.relative_to(repo).as_posix(), f"aidlc walkthrough {arg(report.bolt)}") \
+            if write else None
     except FileNotFoundError:
         existing = None
     except OSError as exc:  # a link out of the repository, a FIFO: not a file aidlc rewrites

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import re
 
+from aidlc.bank.frontmatter import decode
+from aidlc.errors import UsageError
+
 BEGIN = "<!-- aidlc:evidence begin"
 END = "<!-- aidlc:evidence end -->"
 _MARKER = re.compile(r"<!-- aidlc:evidence begin head=([0-9a-f]{40}) digest=([0-9a-f]{64}) -->")
@@ -40,3 +43,14 @@ def marker(text: str) -> tuple[str, str] | None:
     """(head, digest) named by the generated block of a walkthrough file; None without one."""
     found = _MARKER.search(text)
     return (found.group(1), found.group(2)) if found else None
+
+
+def person_text(data: bytes, rel: str, command: str) -> str:
+    """The walkthrough file's text, which a person may have written around the block: never decoded with
+    replacements, which the rewrite would save over their bytes; a UsageError naming the byte and `command` instead."""
+    text, problem = decode(data, rel)
+    if text is None:
+        assert problem is not None
+        raise UsageError(f"{rel}:{problem.line}: not rewritten: {problem.message}, and the text a person wrote "
+                         "around the report would be lost", [f"save {rel} as UTF-8 text, then run {command}"])
+    return text if not data.startswith(b"\xef\xbb\xbf") else "\ufeff" + text  # a byte order mark is kept too

@@ -33,7 +33,7 @@ from aidlc.aidlc_docs.units import folder_words, unit_of, units_of
 from aidlc.bank.config import load_config, records_folder
 from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write
-from aidlc.bolt.walkthrough_file import fence, generated_block, merge
+from aidlc.bolt.walkthrough_file import fence, generated_block, merge, person_text
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.events.view import open_view, verified
@@ -307,9 +307,13 @@ def write_unit_walkthrough(project: DocsProject, config: Config, unit: str, *, r
     repo = Path(project.root)
     rel = walkthrough_rel(project, unit)
     if write:
-        existing = _read(repo, rel, []) if (repo / rel).exists() else None
-        if existing is None and (repo / rel).exists():
-            raise UsageError(f"{rel}: not rewritten (not a regular file inside the repository)",
-                             ["replace it with a regular file, then run " + command("walkthrough", report.unit)])
+        existing = None
+        if (repo / rel).exists():
+            try:
+                existing = person_text(read_inside(repo / rel, repo), rel, command("walkthrough", report.unit))
+            except OSError:
+                raise UsageError(f"{rel}: not rewritten (not a regular file inside the repository)",
+                                 ["replace it with a regular file, then run " + command("walkthrough", report.unit)]
+                                 ) from None
         atomic_write(repo / rel, merge(existing, block), repo)
     return UnitWritten(report, found, rel, block)
