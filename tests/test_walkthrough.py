@@ -786,6 +786,23 @@ def test_ci_runs_the_checks_itself_and_a_forged_passing_check_does_not_count(han
     assert "AIDLC-CI-009" in found and "tests" in found["AIDLC-CI-009"], found
 
 
+def test_code_a_check_runs_cannot_write_the_records_ci_judges_after_it(hand: Path) -> None:
+    """The bolt's code, imported by the tests CI runs, rewrites the walkthrough report (here: appends to it) while
+    CI runs them: CI would then judge a file its own run wrote. Before: passed."""
+    base = git(hand, "rev-parse", "HEAD").strip()
+    (hand / CALC).write_text(FIXED + f"\nfrom pathlib import Path\nwith Path({WALKTHROUGH!r}).open('a') as _report:\n"
+                             "    _report.write('<!-- written by the code under test -->\\n')\n")
+    bolt_commit(hand, BOLT, "pay: total() adds the prices")
+    check_boxes(hand)
+    walkthrough(hand)
+    (hand / WALKTHROUGH).write_text((hand / WALKTHROUGH).read_text().replace(
+        "<!-- written by the code under test -->\n", ""))  # the report as the person read it
+    assert approve(hand).returncode == 0, "the gate approves"
+    bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
+    found = ci_codes(hand, base)
+    assert "AIDLC-CI-009" in found and f"CI's run of the checks changed {WALKTHROUGH}" in found["AIDLC-CI-009"], found
+
+
 def test_a_check_line_whose_details_are_not_of_their_types_is_no_evidence_and_breaks_no_command(hand: Path) -> None:
     """A `check.recorded` line chained and hashed around aidlc, its `passed` the text "yes" and its test count "many":
     every reader leaves it out (AIDLC-LEDGER-018), so the walkthrough runs the checks itself, and no command that reads

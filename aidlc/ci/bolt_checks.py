@@ -4,6 +4,8 @@ needs (`aidlc ci`'s checks on either layout are in aidlc/ci/checks.py)."""
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -142,6 +144,7 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
     by_hash = {event.hash: event for event in events if event is not None}
     judged: set[str] = set()
     observed: list[CheckRecord] | None = None  # the checks as CI ran them: only when there is an approval to judge
+    written: list[str] = []  # the records files that run changed
     numbered = list(enumerate(zip(lines, events, strict=True), start=1))
     for number, (line, event) in reversed(numbered):  # the newest approval of a bolt is the one that stands
         if line in base or event is None or event.type != EventType.gate_decided or event.stage != "walkthrough" \
@@ -153,9 +156,12 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
             continue
         judged.add(bolt_id)
         if observed is None:
-            observed = _run_checks(pr)
+            observed, written = _run_checks(pr)
         evidence = evidence_of(pr.bank, bolts[bolt_id], observed)
         missing = list(evidence.missing)
+        if written:
+            missing.append(f"CI's run of the checks changed {', '.join(written[:5])}"
+                           f"{' ...' if len(written) > 5 else ''}: code a check runs wrote the records it is judged by")
         risk = _with_base_risk(pr, bolts[bolt_id], evidence.risk)
         if risk in (Risk.high, Risk.critical):
             missing += _second_person(event, by_hash, risk)
@@ -164,17 +170,32 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
                           f"{about(event)} stands without the evidence bolt {bolt_id} needs: {'; '.join(missing)}")
 
 
-def _run_checks(pr: PullRequest) -> list[CheckRecord]:
+def _run_checks(pr: PullRequest) -> tuple[list[CheckRecord], list[str]]:
     """The judging rules' verify commands, run by CI at the head: the evidence a walkthrough approval rests on, in
-    place of the `check.recorded` lines the pull request brings (which count as history only)."""
+    place of the `check.recorded` lines the pull request brings (which count as history only); and the files of the
+    memory bank the run changed (the code a check runs is the pull request's: it may write the walkthrough report or
+    the ledger that CI reads next)."""
 
     project = Path(pr.bank.repo_root)
     head = vcs.head_commit(project) or "HEAD"
+    before = _digests(project, pr.bank.rel_root)
     observed = []
     for result in run_checks(project, pr.bank.config.verify):
         fields = check_event(result, head, None, Subject(kind="bolt", id=""))
         observed.append(CheckRecord.model_validate({**fields["data"], "commit": head}))
-    return observed
+    after = _digests(project, pr.bank.rel_root)
+    return observed, sorted(rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel))
+
+
+def _digests(project: Path, folder: str) -> dict[str, str]:
+    """The sha256 of each file under `folder` (links are not followed), by its path from the project."""
+    found = {}
+    for top, _, names in os.walk(project / folder):
+        for name in names:
+            path = Path(top, name)
+            if path.is_file() and not path.is_symlink():
+                found[path.relative_to(project).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
 
 
 def _with_base_risk(pr: PullRequest, bolt: BoltItem, risk: Risk | None) -> Risk | None:
