@@ -440,6 +440,15 @@ def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, mar
                    env={marker: "0"}).returncode == 0  # set to 0: no agent's shell
 
 
+@pytest.mark.parametrize("agent", ["Claude <noreply@anthropic.com>", "Cursor Agent <CursorAgent@cursor.com>"])
+def test_a_coding_agent_s_own_identity_is_no_person(chain: Path, agent: str) -> None:
+    """The identities coding agents commit under: before, `--as` with one recorded a person's approval."""
+    before = read(chain, LEDGER)
+    result = gate(chain, "approve", INTENT_ID, "requirements", "--as", agent)
+    assert result.exit_code == 1 and "identity" in result.stderr, result.stderr
+    assert read(chain, LEDGER) == before
+
+
 def test_an_unknown_actor_kind_is_a_usage_error(chain: Path) -> None:
     result = gate(chain, "approve", INTENT_ID, "requirements", env={"AIDLC_ACTOR_KIND": "robot"})
     assert result.exit_code == 2 and "AIDLC_ACTOR_KIND='robot'" in result.stderr

@@ -64,7 +64,10 @@ def _parse_as(as_actor: str) -> tuple[str, str | None]:
 # * an email whose local part ends in "[bot]" (their no-reply address: 49699333+dependabot[bot]@users.noreply...);
 # * noreply@github.com (the identity of commits GitHub itself makes from its web interface);
 # * an email whose local part is "bot" or ends in "-bot" or "_bot" (renovate-bot@..., ci_bot@...);
-# * GitLab's bot users: project_NNN_bot... and group_NNN_bot... (project and group access tokens).
+# * GitLab's bot users: project_NNN_bot... and group_NNN_bot... (project and group access tokens);
+# * the identities coding agents commit or co-author under (AGENT_EMAILS).
+AGENT_EMAILS = {"noreply@anthropic.com": "Claude's identity (Claude Code)",
+                "cursoragent@cursor.com": "Cursor's agent's identity"}
 _BOT_LOCAL = re.compile(r"(.*\[bot\]|bot|.*[-_]bot|(project|group)_\d+_bot(_\w+)?)", re.IGNORECASE)
 
 
@@ -87,6 +90,8 @@ def bot_identity(name: str | None, email: str | None, bot_emails: Sequence[str])
         return f"the name {name!r} ends in [bot]"
     if address == "noreply@github.com":
         return "noreply@github.com is GitHub's own identity"
+    if address in AGENT_EMAILS:
+        return f"{address} is {AGENT_EMAILS[address]}"
     local = address.rpartition("@")[0]
     if local and any(_BOT_LOCAL.fullmatch(part) for part in local.split("+")):  # NNN+name[bot], name+tag
         return f"{email} is a bot's address"
