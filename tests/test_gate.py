@@ -449,6 +449,18 @@ def test_a_coding_agent_s_own_identity_is_no_person(chain: Path, agent: str) -> 
     assert read(chain, LEDGER) == before
 
 
+def test_an_approved_bolt_md_that_cannot_be_read_says_so_not_that_it_was_removed(chain: Path) -> None:
+    """A Latin-1 note appended to bolt.md: before, its approvals read as "bolt.md was removed since" and "(risk and
+    scope) changed since", the way out a new approval; the file is to be saved as UTF-8."""
+    through_plan(chain)
+    (chain / BOLT).write_bytes((chain / BOLT).read_bytes() + "\nNote: reviewed by Jos\xe9\n".encode("latin-1"))
+    found = json.loads(run_cli("--repo", str(chain), "validate", "--format", "json").stdout)["findings"]
+    stale = [f["message"] for f in found if f["code"] == "AIDLC-LEDGER-005"]
+    assert stale and all("cannot be read now (byte 0xe9 at offset" in message and "save it as UTF-8" in message
+                         for message in stale), stale
+    assert not any("was removed" in message for message in stale)
+
+
 def test_an_unknown_actor_kind_is_a_usage_error(chain: Path) -> None:
     result = gate(chain, "approve", INTENT_ID, "requirements", env={"AIDLC_ACTOR_KIND": "robot"})
     assert result.exit_code == 2 and "AIDLC_ACTOR_KIND='robot'" in result.stderr

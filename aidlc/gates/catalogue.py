@@ -306,11 +306,14 @@ def judged_files(bank: MemoryBank | None, index: BankIndex | None, target: GateT
     return target.release_file.relative_to(repo).as_posix(), [target.release_file]
 
 
+TERMS = " (risk and scope)"  # the name of a plan approval's digest of its bolt's terms, after bolt.md's
+
+
 def bolt_terms(bolt: BoltItem) -> FileDigest:
     """The bolt's risk and scope as its plan approval binds them: a digest under the name of bolt.md."""
     meta = bolt.meta
     terms = {"risk": str(meta.risk) if meta and meta.risk else None, "scope": sorted(set(meta.scope if meta else []))}
-    return FileDigest(path=f"{bolt.rel} (risk and scope)",
+    return FileDigest(path=f"{bolt.rel}{TERMS}",
                       sha256=hashlib.sha256(json.dumps(terms, sort_keys=True).encode()).hexdigest())
 
 

@@ -6,10 +6,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TypeGuard
 
 from aidlc.bank.index import BankIndex
-from aidlc.bank.items import MemoryBank
+from aidlc.bank.items import UNREAD, MemoryBank
 from aidlc.events.view import GateHistory, describe_conflict
 from aidlc.gates.actor import no_person
-from aidlc.gates.catalogue import GateTarget, fingerprint, judged_digests
+from aidlc.gates.catalogue import TERMS, GateTarget, fingerprint, judged_digests
 from aidlc.model.events import Decision, Event, EventType, FileDigest
 from aidlc.model.types import Risk
 
@@ -74,14 +74,25 @@ def what_changed(bank: MemoryBank | None, index: BankIndex | None, target: GateT
         now = {d.path: d.sha256 for d in judged_digests(bank, index, target, stage, last)}
         for path in sorted(set(recorded) | set(now), key=lambda path: (path.endswith(")"), path)):
             if path not in now:
-                return path, "was removed"
+                return path, _unreadable(bank, path) or "was removed"
             if path not in recorded:
                 return path, "was added"
             if now[path] != recorded[path]:
-                return path, "changed"
+                return path, _unreadable(bank, path) or "changed"
     if current is None:
-        return str(last.fingerprint.path if last.fingerprint is not None else None), "was removed"
-    return current.path, "changed"
+        path = str(last.fingerprint.path if last.fingerprint is not None else None)
+        return path, _unreadable(bank, path) or "was removed"
+    return current.path, _unreadable(bank, current.path) or "changed"
+
+
+def _unreadable(bank: MemoryBank | None, path: str) -> str | None:
+    """Why a judged file cannot be compared now: unread (not UTF-8, too large), it gives no digest and no terms,
+    which says nothing of a change; the file is to be mended, not approved again."""
+    rel = path.removesuffix(TERMS)
+    doc = next((doc for doc in bank.unreadable if doc.rel == rel), None) if bank is not None else None
+    if doc is None or doc.problem is None or doc.problem.kind not in UNREAD:
+        return None
+    return f"cannot be read now ({doc.problem.message}: save it as UTF-8), so it counts as changed"
 
 
 def approved_risks(events: Iterable[Event], bolt_id: str) -> list[Risk]:
