@@ -34,8 +34,8 @@ def check(pr: PullRequest) -> list[Finding]:
 
 def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Finding]:
     """The checks of a pull request that need no memory bank, only git and the ledger (`config`: the judging
-    rules'): the base's ledger kept whole, who committed each decision, signed commits, and approved files
-    deleted."""
+    rules'): the records as git keeps them (the ledger as HEAD holds it, no records file converted), the base's
+    ledger kept whole, who committed each decision, signed commits, and approved files deleted."""
     yield from ledger_as_committed(branch)
     yield from records_converted(branch, root)
     yield from ledger_against_base(branch)
@@ -102,6 +102,8 @@ def records_converted(pr: Branch, root: Path) -> Iterator[Finding]:
     the checkout beyond its line ends; the ledger is `ledger_as_committed`'s."""
     folders = tuple(folder for folder in (Path(os.path.relpath(pr.ledger.path.parent, root)).as_posix(), V2_SPACES)
                     if (root / folder).is_dir())
+    if not folders:  # no records folder: nothing to judge, and no folder would list every file of the project
+        return
     top = pr.history.top
     trees = {Path(os.path.relpath(root / rel, top)).as_posix(): rel for rel in vcs.files_at(root, "HEAD", folders)
              if root / rel != pr.ledger.path}
