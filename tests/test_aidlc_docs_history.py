@@ -109,6 +109,21 @@ def test_an_entry_a_later_commit_deletes_is_an_error_naming_the_commit_and_line(
            in message
 
 
+def test_a_log_saved_as_utf16_is_named_so_and_its_step_mends_it(docs: Repo) -> None:
+    """Notepad's "Unicode": no entry reads, and the log read as "emptied". The step converts it back, and the log
+    holding every entry again, nothing was lost."""
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    (docs.root / AUDIT).write_bytes(("# Audit\n\n" + START + ANSWERS).encode("utf-16"))
+    docs.commit("saved in Notepad", "2026-06-01T09:20:00Z")
+    [(_, _, _, message)] = [found for found in docs.findings() if found[0] == "AIDLC-DOCS-024"]
+    assert "(saved in Notepad) saved aidlc-docs/audit.md as UTF-16: none of the 2 entries it held before" in message
+    fix = json.loads(run_cli("validate", str(docs.root), "--format", "json").stdout)["findings"]
+    step = next(f["fix"] for f in fix if f["code"] == "AIDLC-DOCS-024").split("    #")[0]
+    subprocess.run(["bash", "-c", step], cwd=docs.root, check=True)
+    docs.commit("UTF-8 again", "2026-06-01T09:25:00Z")
+    assert "AIDLC-DOCS-024" not in docs.codes()
+
+
 def test_a_merge_that_drops_one_sides_entries_is_charged_and_a_side_deletion_is_not(docs: Repo) -> None:
     docs.git("checkout", "-q", "-b", "feature")
     side = entry("Code Generation - Approved", "2026-06-01T09:30:00Z", "yes", "CONSTRUCTION - Code Generation")

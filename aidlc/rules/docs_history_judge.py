@@ -143,6 +143,14 @@ class Judge:
                 del self._texts[next(iter(self._texts))]
         return self._texts[blob]
 
+    def utf16(self, blob: str | None) -> bool:
+        """Whether the version starts with a UTF-16 byte order mark (a log saved as Notepad's "Unicode")."""
+        if blob is None:
+            return False
+        if blob not in self.contents:
+            self.read({blob})
+        return (self.contents.get(blob) or b"")[:2] in (b"\xff\xfe", b"\xfe\xff")
+
     def version(self, blob: str | None, path: str, parent: str | None = None) -> Version | None:
         """The version of `path` in `blob`; read from where `parent`'s (a blob already read) last entry starts when
         it only appends to `parent`, as most commits do."""

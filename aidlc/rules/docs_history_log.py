@@ -38,7 +38,7 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
         return  # nothing to lose, or it only appended entries: nothing deleted, edited or moved
     expected = _expected(parents, judge.version(base_blob, path))
     if child is None or not child.texts:
-        _judge_removed(judge, revision, path, parents, child, expected)
+        _judge_removed(judge, revision, path, parents, child, expected, judge.utf16(new_blob))
         return
     new = _judge_rewritten(judge, revision, path, parents, child, expected)
     if len(parents) == 1 and parents[0] is not None:  # a merge interleaves both sides' entries: order not judged
@@ -50,13 +50,19 @@ def _only_appends(parents: list[Version | None], child: Version | None) -> bool:
 
 
 def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None],
-                   child: Version | None, expected: Counter[str]) -> None:
-    """The commit deleted the log (`child` None) or emptied it of its entries."""
+                   child: Version | None, expected: Counter[str], utf16: bool = False) -> None:
+    """The commit deleted the log (`child` None) or emptied it of its entries (`utf16`: by saving it as UTF-16, where
+    no entry reads as the UTF-8 the rules write)."""
     lost = sum(expected.values())
     if lost:
-        what = "deleted" if child is None else "emptied"
         held = [text for parent in parents if parent is not None for text in parent.texts if text in expected]
         judge.removed[path] = (len(judge.findings), tuple(words(text) for text in dict.fromkeys(held)))
+        if utf16:
+            judge.add(LOG_REMOVED, path, None, f"{short(revision)} saved {path} as UTF-16: none of the "
+                      f"{plural(lost, 'entry')} it held before reads as UTF-8", f"iconv -f UTF-16 -t UTF-8 {arg(path)} "
+                      f"> {arg(path + '.utf8')} && mv {arg(path + '.utf8')} {arg(path)}    # UTF-8 again, then commit")
+            return
+        what = "deleted" if child is None else "emptied"
         judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {plural(lost, 'entry')} "
                   f"before it", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
 
