@@ -124,6 +124,18 @@ def test_a_log_saved_as_utf16_is_named_so_and_its_step_mends_it(docs: Repo) -> N
     assert "AIDLC-DOCS-024" not in docs.codes()
 
 
+def test_a_separator_broken_by_a_nul_byte_is_shown_as_a_line_added_to_the_entry(docs: Repo) -> None:
+    """`---` become `-\\0-` reads as a line of the entry above it: before, "its line 6 read nothing and now reads
+    nothing"; the message names the added line, its NUL shown."""
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    text = (docs.root / AUDIT).read_text()
+    at = text.index("---")
+    (docs.root / AUDIT).write_bytes((text[:at] + "-\0-" + text[at + 3:]).encode())
+    docs.commit("nul", "2026-06-01T09:20:00Z")
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-021" and message.endswith("its line 7, `-\\x00-`, was added at its end"), message
+
+
 def test_a_merge_that_drops_one_sides_entries_is_charged_and_a_side_deletion_is_not(docs: Repo) -> None:
     docs.git("checkout", "-q", "-b", "feature")
     side = entry("Code Generation - Approved", "2026-06-01T09:30:00Z", "yes", "CONSTRUCTION - Code Generation")
