@@ -433,7 +433,8 @@ def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, mar
     proc = run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
                    env={marker: "1", "AIDLC_ACTOR_KIND": "human"})
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert f"it runs in a coding agent's shell ({marker}=1, {agent}). AI proposes, a human decides." in proc.stderr
+    assert f"it runs in a coding agent's shell ({marker} is set: {agent}). AI proposes, a human decides." in \
+        proc.stderr
     assert f"aidlc gate approve {INTENT_ID} --stage requirements    # a person, from their own shell" in proc.stderr
     assert read(chain, LEDGER) == before
     assert run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",

@@ -96,11 +96,14 @@ _ITEM = re.compile(r"[\w./-]+")  # a name in a list: story, bolt, unit or requir
 _FENCE = "---"
 
 
+UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # the byte order marks a UTF-16 file starts with
+
+
 def decode(data: bytes, rel: str) -> tuple[str | None, ReadProblem | None]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # Windows editors' "Unicode": a whole file to convert, not a byte
+        if data[:2] in UTF16_MARKS:  # Windows editors' "Unicode": a whole file to convert, not a byte
             return None, ReadProblem(ProblemKind.not_utf8, 1, f"the file is UTF-16 (it starts with the byte order "
                                      f"mark {data[0]:02X} {data[1]:02X}), not UTF-8: save it as UTF-8")
         line = data.count(b"\n", 0, exc.start) + 1

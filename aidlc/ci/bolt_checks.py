@@ -194,7 +194,11 @@ def _digests(project: Path, folder: str) -> dict[str, str]:
         for name in names:
             path = Path(top, name)
             if path.is_file() and not path.is_symlink():
-                found[path.relative_to(project).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+                try:
+                    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                except OSError as exc:  # unreadable: a change of that is a change too
+                    digest = f"unreadable: {exc.errno}"
+                found[path.relative_to(project).as_posix()] = digest
     return found
 
 

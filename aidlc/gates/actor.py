@@ -18,9 +18,8 @@ AGENT_SHELLS = {"CLAUDECODE": "Claude Code", "GEMINI_CLI": "Gemini CLI"}
 
 
 def agent_shell() -> str | None:
-    """`CLAUDECODE=1` when this process runs in a coding agent's shell (the first marker set), else None."""
-    return next((f"{name}={os.environ[name]}" for name in AGENT_SHELLS if os.environ.get(name, "") not in ("", "0")),
-                None)
+    """The marker (`CLAUDECODE`) set when this process runs in a coding agent's shell, else None."""
+    return next((name for name in AGENT_SHELLS if os.environ.get(name, "") not in ("", "0")), None)
 
 
 def actor_from(repo: Path, as_actor: str | None) -> Actor:

@@ -51,7 +51,7 @@ def not_a_person(subject: str, stage: str, decision: Decision, actor: Actor) -> 
                            "A person decides; CI then checks the decision.",
                            [f"{command}    # a person, from their own shell, then push the ledger"])
     shell = agent_shell()
-    why = (f"it runs in a coding agent's shell ({shell}, {AGENT_SHELLS[shell.partition('=')[0]]})" if shell else
+    why = (f"it runs in a coding agent's shell ({shell} is set: {AGENT_SHELLS[shell]})" if shell else
            f"its actor kind (AIDLC_ACTOR_KIND) is {actor.kind}")
     return GateRefused(f"{stage} is a human checkpoint, and this command runs as an agent, whatever name git "
                        f"gives: {why}. AI proposes, a human decides.",

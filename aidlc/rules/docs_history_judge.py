@@ -16,6 +16,7 @@ from aidlc import vcs
 from aidlc.aidlc_docs.audit import audit_entries
 from aidlc.aidlc_docs.markdown import marker_lines, one_line_end
 from aidlc.aidlc_docs.model import AuditEntry
+from aidlc.bank.frontmatter import UTF16_MARKS
 from aidlc.model.findings import Finding
 from aidlc.rules.catalogue import Rule, shorten
 
@@ -149,7 +150,7 @@ class Judge:
             return False
         if blob not in self.contents:
             self.read({blob})
-        return (self.contents.get(blob) or b"")[:2] in (b"\xff\xfe", b"\xfe\xff")
+        return (self.contents.get(blob) or b"")[:2] in UTF16_MARKS
 
     def version(self, blob: str | None, path: str, parent: str | None = None) -> Version | None:
         """The version of `path` in `blob`; read from where `parent`'s (a blob already read) last entry starts when

@@ -13,7 +13,7 @@ from aidlc import vcs
 from aidlc.aidlc_docs.markdown import marker_lines
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
-from aidlc.names import arg
+from aidlc.names import arg, shown
 from aidlc.plural import plural
 from aidlc.rules.docs_history import ENTRY_DELETED, ENTRY_EDITED, ENTRY_INSERTED, ENTRY_REFORMATTED, LOG_REMOVED
 from aidlc.rules.docs_history_judge import Deletion, Judge, Version, described, short, which, whitespace, words
@@ -177,25 +177,20 @@ def _change(old: AuditEntry, new: AuditEntry) -> str:
     at = next((n for n, (was, now) in enumerate(pairs) if was.strip() != now.strip()), min(len(before), len(after)))
     if at == len(after) < len(before):  # the lines it kept are the entry's first: a heading put into it split it
         rest = next(line.strip() for line in before[at:] if line.strip())
-        return (f"its lines from line {at + 1} on (`{cut(_visible(rest), 60)}`) are no longer "
+        return (f"its lines from line {at + 1} on (`{cut(shown(rest), 60)}`) are no longer "
                 "part of it: a heading inserted into it, or lines deleted from its end")
     if at == len(before) < len(after):  # lines added at its end: a `---` after it that no longer reads as one
         added = next((n for n in range(at, len(after)) if after[n].strip()), at)
-        return f"its line {added + 1}, `{cut(_visible(after[added].strip()), 60)}`, was added at its end"
+        return f"its line {added + 1}, `{cut(shown(after[added].strip()), 60)}`, was added at its end"
     was, now = (lines[at].strip() if at < len(lines) else "" for lines in (before, after))
     same = next((n for n, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), min(len(was), len(now)))
     start = max(0, same - 30) if max(len(was), len(now)) > 80 else 0
 
-    def shown(text: str) -> str:
+    def quoted(text: str) -> str:
         part = ("..." if start else "") + text[start:]
-        return f"`{cut(_visible(part), 80)}`" if text else "nothing"
+        return f"`{cut(shown(part), 80)}`" if text else "nothing"
 
-    return f"its line {at + 1} read {shown(was)} and now reads {shown(now)}"
-
-
-def _visible(text: str) -> str:
-    """`text` with its control characters shown as escapes (a NUL byte, a stray escape): a reader must see them."""
-    return "".join(char if char.isprintable() else f"\\x{ord(char):02x}" for char in text)
+    return f"its line {at + 1} read {quoted(was)} and now reads {quoted(now)}"
 
 
 def _expected(parents: list[Version | None], base: Version | None) -> Counter[str]:
