@@ -357,22 +357,36 @@ def test_tests_the_bolt_wrote_itself_are_not_independent(hand: Path) -> None:
     assert report["verification"]["independent_tests"] == []
 
 
-@pytest.mark.parametrize("harness", ["tests/__init__.py", "conftest.py"])
-def test_a_bolt_that_changes_what_the_runner_loads_with_the_tests_gets_no_independent_credit(
-        hand: Path, harness: str) -> None:
-    """`unittest.TestCase.assertEqual = lambda *a, **k: None` in a file the runner loads with the tests: the test of
-    the base passes on the buggy code, the bolt never touched it. Before: "independent tests ... passed", and the
-    walkthrough gate approved."""
-    if harness == "conftest.py":  # loaded by pytest only
-        use_junit(hand, f"{sys.executable} -m pytest -q -p no:cacheprovider tests --junitxml=.junit.xml")
-    (hand / CALC).write_text(BUGGY)
-    (hand / harness).write_text("import unittest\n\nunittest.TestCase.assertEqual = lambda *a, **k: None\n")
-    bolt_commit(hand, BOLT, "pay: make the tests agree")
-    check_boxes(hand)
-    report = walkthrough(hand)
-    assert item(report, "checks")["satisfied"]  # the neutered test passes
+NEUTER = "import unittest\n\nunittest.TestCase.assertEqual = lambda *a, **k: None\n"
+
+
+def independent_unmet(root: Path, message: str) -> tuple[dict, dict]:
+    """The bolt commits the work tree, the boxes ticked: its checks pass, and its independent tests are unmet (the
+    report, and that item)."""
+    bolt_commit(root, BOLT, message)
+    check_boxes(root)
+    report = walkthrough(root)
+    assert item(report, "checks")["satisfied"]
     independent = item(report, "independent-tests")
     assert not independent["satisfied"] and not report["verification"]["satisfied"]
+    return report, independent
+
+
+@pytest.mark.parametrize("harness", ["tests/__init__.py", "conftest.py", "tests/helpers.py"])
+def test_a_bolt_that_changes_what_the_runner_loads_with_the_tests_gets_no_independent_credit(
+        hand: Path, harness: str) -> None:
+    """`unittest.TestCase.assertEqual = lambda *a, **k: None` in a file the runner loads with the tests (a helper
+    module the base's test imports, too): the test of the base passes on the buggy code, the bolt never touched it.
+    Before: "independent tests ... passed", and the walkthrough gate approved."""
+    if harness == "conftest.py":  # loaded by pytest only
+        use_junit(hand, f"{sys.executable} -m pytest -q -p no:cacheprovider tests --junitxml=.junit.xml")
+    if harness == "tests/helpers.py":  # a person's helper, which the base's test imports
+        (hand / harness).write_text("PRICES = [1, 2, 3]\n")
+        (hand / "tests/test_calc.py").write_text("from tests.helpers import PRICES  # noqa: F401\n" + TEST)
+        person_commit(hand, "tests: a helper")
+    (hand / CALC).write_text(BUGGY)
+    (hand / harness).write_text(((hand / harness).read_text() if (hand / harness).exists() else "") + NEUTER)
+    _, independent = independent_unmet(hand, "pay: make the tests agree")
     assert f"the bolt's own commits changed {harness}, which the test runner loads with the tests" in \
         independent["detail"]
     proc = approve(hand)
@@ -460,12 +474,7 @@ def test_a_bolt_that_deletes_its_test_gets_no_credit_for_an_unrelated_one(hand: 
     person_commit(hand, "an unrelated test")
     git(hand, "rm", "-q", "tests/test_calc.py")
     (hand / CALC).write_text(BUGGY)  # the bug is back; the test that showed it is gone
-    bolt_commit(hand, BOLT, "pay: drop a test in the way")
-    check_boxes(hand)
-    report = walkthrough(hand)
-    assert item(report, "checks")["satisfied"]  # the unrelated test passes
-    independent = item(report, "independent-tests")
-    assert not independent["satisfied"] and not report["verification"]["satisfied"]
+    report, independent = independent_unmet(hand, "pay: drop a test in the way")  # the unrelated test passes
     assert "the bolt's own commits deleted tests/test_calc.py, test(s) that existed before it" in independent["detail"]
     assert report["verification"]["removed_tests"] == ["tests/test_calc.py"]
     assert "Tests of the base the bolt deleted: `tests/test_calc.py`." in (hand / WALKTHROUGH).read_text()

@@ -74,11 +74,16 @@ _DEFINITION = re.compile(r"^\s*(?:(?:async\s+)?def\s+test\w*\s*\(|x?(?:it|test|s
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f]")
 
 
+def is_test_name(name: str) -> bool:
+    """Whether a file name is one test runners collect as tests (`test_calc.py`, `cart.spec.ts`, `CartTest.java`)."""
+    return bool(_TEST_NAMES.match(name))
+
+
 def is_test_file(rel: str) -> bool:
     """Whether `rel` (POSIX, relative to the repository) is a test: a test runner's file name, or a code file
     under a test folder."""
     folder, name = posixpath.split(rel)
-    if _TEST_NAMES.match(name):
+    if is_test_name(name):
         return True
     return bool(_CODE.search(name)) and any(part in _TEST_FOLDERS for part in folder.split("/"))
 

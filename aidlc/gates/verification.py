@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from aidlc import vcs
 from aidlc.bank.walk import read_inside
 from aidlc.bolt.counts import junit_cases as read_cases
+from aidlc.bolt.weakening import is_test_name
 from aidlc.errors import AidlcError
 from aidlc.gates.actor import bot_identity
 from aidlc.gates.facts import TRAILER, Facts, is_test_file
@@ -120,8 +121,9 @@ class TestFiles:
 
 
 # What a test runner loads with the tests it runs, able to change what any assertion does: `assertEqual = lambda
-# *a: None` in tests/__init__.py passes every test. A package's __init__.py under the test files counts too, as do the
-# runners' own settings files (not setup.cfg, pyproject.toml or package.json, which a bolt changes for much else).
+# *a: None` in tests/__init__.py passes every test. Besides these names, every file among the test files that is no
+# test itself counts (an __init__.py, a helper module, the data a test compares with), as do the runners' own
+# settings files (not setup.cfg, pyproject.toml or package.json, which a bolt changes for much else).
 HARNESS = re.compile(r"^(?:conftest\.py|sitecustomize\.py|usercustomize\.py|pytest\.ini|tox\.ini|\.mocharc\..*"
                      r"|(?:jest|vitest|karma)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?)$")
 
@@ -145,7 +147,7 @@ def test_files(facts: Facts) -> TestFiles:
     def is_harness(path: str) -> bool:
         name = path.rsplit("/", 1)[-1]
         return vcs.is_outside(path, facts.outside) and bool(
-            HARNESS.match(name) or (name == "__init__.py" and is_test_file(path, patterns)))
+            HARNESS.match(name) or (is_test_file(path, patterns) and not is_test_name(name)))
 
     at_head = vcs.files_at(repo, facts.head)
     tests = [p for p in at_head if is_test(p)]
