@@ -103,6 +103,18 @@ def test_a_markdown_file_that_is_not_utf8_is_reported_not_skipped(docs: DocsRepo
     assert only(docs, "AIDLC-DOCS-015") == [(f"{DOCS}/inception/requirements/notes.md", 2)]  # where UTF-8 stops
 
 
+@pytest.mark.parametrize("name", ["Вuild and Test", "Build аnd Test", "Build and Τest"])
+def test_a_stage_named_with_look_alike_letters_is_the_stage_a_reader_sees(docs: DocsRepo, name: str) -> None:
+    """A Cyrillic В or а, a Greek Τ: before, the line named no stage aidlc knows (a note), and its tick, with no
+    approval logged, passed."""
+    docs.write(AUDIT, audit_text(ENTRIES[:-1]))  # the Build and Test approval not logged
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", f"- [x] {name} - EXECUTE")
+    found = [(f.code, f.message) for f in docs.findings()]
+    assert ("AIDLC-DOCS-003", "Build and Test is ticked, and aidlc-docs/audit.md holds no approval of it by a "
+            "person") in found, found
+    assert "AIDLC-DOCS-012" not in [code for code, _ in found]
+
+
 def test_an_audit_log_that_cannot_be_read_is_one_error_not_every_stage_unapproved(docs: DocsRepo) -> None:
     text = docs.read(AUDIT)
     docs.path(AUDIT).write_bytes(text.encode() + "**Context**: Revisi\xf3n\n".encode("latin-1"))

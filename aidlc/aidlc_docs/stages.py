@@ -86,28 +86,39 @@ _LABEL = re.compile("|".join(re.escape(label) + (r"(?![a-z])" if label in _SHORT
 _SLUG_OF = {label: slug for label, slug in _LABELS}
 
 
+# Read as the letters they look like, one character for one (offsets agree): `_`, and the Cyrillic and Greek
+# capitals and small letters that look Latin. `- [x] Вuild and Test` (a Cyrillic В) is the Build and Test a reader
+# sees, not a line naming no stage, whose tick no rule would judge.
+_READ_AS = str.maketrans("_АВЕКМНОРСТХаеорсухіјѕΑΒΕΖΗΙΚΜΝΟΡΤΥΧοι",
+                         " ABEKMHOPCTXaeopcyxijsABEZHIKMNOPTYXoi")
+
+
+def _plain(text: str) -> str:
+    return text.translate(_READ_AS)
+
+
 def stage_of(text: str) -> str | None:
     """The slug of the first stage label `text` names (case ignored), or None: never a guess."""
-    match = _LABEL.search(text.replace("_", " "))
+    match = _LABEL.search(_plain(text))
     return _SLUG_OF[match.group().lower()] if match else None
 
 
 def stage_at(text: str) -> str | None:
     """The slug of the stage label `text` starts with (case ignored), or None."""
-    match = _LABEL.match(text.replace("_", " "))
+    match = _LABEL.match(_plain(text))
     return _SLUG_OF[match.group().lower()] if match else None
 
 
 def stages_named(text: str) -> list[str]:
     """The slugs of every stage label `text` names, in the order it names them, each once."""
-    found = (_SLUG_OF[match.group().lower()] for match in _LABEL.finditer(text.replace("_", " ")))
+    found = (_SLUG_OF[match.group().lower()] for match in _LABEL.finditer(_plain(text)))
     return list(dict.fromkeys(found))
 
 
 def without_stage_names(text: str) -> str:
     """`text` with each stage label it names (`Code_Generation` too, as stage_of reads it) blanked out; the rest,
     and every offset, as it was."""
-    for match in reversed(list(_LABEL.finditer(text.replace("_", " ")))):  # one character for one: offsets agree
+    for match in reversed(list(_LABEL.finditer(_plain(text)))):  # one character for one: offsets agree
         text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
     return text
 
