@@ -19,6 +19,7 @@ import jsonschema
 import pytest
 
 from aidlc.events.ledger import Ledger
+from aidlc.gates import runner_settings
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from tests import forge
 from tests.bolt_sample import (
@@ -391,6 +392,64 @@ def test_a_bolt_that_changes_what_the_runner_loads_with_the_tests_gets_no_indepe
         independent["detail"]
     proc = approve(hand)
     assert proc.returncode == 1 and harness in proc.stderr
+
+
+@pytest.mark.parametrize("settings", ["pyproject.toml", "setup.cfg", "pytest.toml"])
+def test_a_bolt_that_deselects_the_tests_in_the_runners_settings_gets_no_independent_credit(
+        hand: Path, settings: str) -> None:
+    """pytest reads its options from pyproject.toml's [tool.pytest.ini_options] and setup.cfg's [tool:pytest], files
+    a bolt changes for much else, and from a pytest.toml the bolt may add: `--deselect` there stops the base's test,
+    a test of the bolt's own passes, and the runner's closing line counted it. Before: "independent tests ...
+    passed" on the buggy code."""
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
+                                                 f"run: {sys.executable} -m pytest -q -p no:cacheprovider tests"))
+    deselect = "tests/test_calc.py::TotalTest::test_adds_prices"
+    added = {"pyproject.toml": f"addopts = '--deselect {deselect}'\n",
+             "setup.cfg": f"addopts = --deselect {deselect}\n",
+             "pytest.toml": f"[pytest]\naddopts = ['--deselect', '{deselect}']\n"}[settings]
+    if settings != "pytest.toml":  # a person's settings, which the bolt adds to
+        (hand / settings).write_text("[tool.pytest.ini_options]\nminversion = '7'\n" if settings == "pyproject.toml"
+                                     else "[metadata]\nname = shop\n\n[tool:pytest]\nminversion = 7\n")
+    person_commit(hand, "ci: the tests run under pytest")
+    (hand / CALC).write_text(BUGGY)
+    (hand / "tests/test_more.py").write_text("def test_more():\n    assert True\n")
+    (hand / settings).write_text(((hand / settings).read_text() if (hand / settings).exists() else "") + added)
+    _, independent = independent_unmet(hand, "pay: make the tests agree")
+    part = {"pyproject.toml": "pyproject.toml ([tool.pytest])", "setup.cfg": "setup.cfg ([tool:pytest])",
+            "pytest.toml": "pytest.toml"}[settings]
+    assert f"the bolt's own commits changed {part}, which the test runner loads" in independent["detail"]
+    proc = approve(hand)
+    assert proc.returncode == 1 and settings in proc.stderr
+
+
+@pytest.mark.parametrize(("path", "before", "after", "parts"), [
+    ("package.json", '{"scripts": {"test": "jest", "lint": "eslint ."}}', '{"scripts": {"test": "jest", "lint": "x"}}',
+     []),
+    ("package.json", '{"scripts": {"test": "jest"}}', '{"scripts": {"test": "jest --testPathIgnorePatterns calc"}}',
+     ["scripts.test"]),
+    ("package.json", '{"name": "shop"}', '{"name": "shop", "jest": {"testPathIgnorePatterns": ["calc"]}}', ["jest"]),
+    ("web/setup.cfg", "[testenv]\ncommands = pytest\n", "[testenv]\ncommands = true\n", ["[testenv]"]),
+    ("pyproject.toml", "[tool.tox]\nenv_list = ['py311']\n", "[tool.tox]\nenv_list = []\n", ["[tool.tox]"]),
+    ("pyproject.toml", "[project]\nname = 'shop'\n", "[project\nname = 'shop'\n",
+     ["all of it: one version does not parse"]),
+])
+def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, before: str, after: str,
+                                                                parts: list[str]) -> None:
+    assert runner_settings.changed_parts(path, before.encode(), after.encode()) == parts
+
+
+def test_a_bolt_that_changes_other_settings_in_the_same_files_keeps_its_independent_credit(hand: Path) -> None:
+    (hand / "pyproject.toml").write_text("[project]\nname = 'shop'\n\n[tool.pytest.ini_options]\nminversion = '7'\n")
+    (hand / "package.json").write_text('{"name": "shop", "jest": {"testTimeout": 5000}}\n')
+    person_commit(hand, "build: project settings")
+    (hand / "pyproject.toml").write_text((hand / "pyproject.toml").read_text().replace(
+        "name = 'shop'", "name = 'shop'\nversion = '1.1'"))
+    (hand / "package.json").write_text('{"name": "shop", "version": "1.1.0", "jest": {"testTimeout": 5000}}\n')
+    bolt_commit(hand, BOLT, "pay: a version")
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert item(report, "independent-tests")["satisfied"], item(report, "independent-tests")
 
 
 def test_a_test_a_person_changed_between_the_bolts_commits_is_independent(hand: Path) -> None:
