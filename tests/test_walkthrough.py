@@ -631,6 +631,31 @@ def test_a_bolt_that_empties_the_script_a_check_runs_is_refused(hand: Path) -> N
     assert not item(report, "verify-unchanged")["satisfied"]
 
 
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make here")
+def test_a_bolt_that_rewrites_the_make_target_a_check_runs_is_refused(hand: Path) -> None:
+    """`make test` runs the recipe the Makefile holds: a bolt that makes it run only a test of its own passes on the
+    buggy code, the base's test untouched and never run. Before: verify unchanged, independent tests passed."""
+    recipe = f"{sys.executable} -m unittest discover -s tests -t . -q"
+    (hand / "Makefile").write_text(f"test:\n\t{recipe}\n\nlint:\n\ttrue\n")
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
+                                                 "run: make -s test"))
+    person_commit(hand, "ci: the checks through make")
+    (hand / CALC).write_text(BUGGY)
+    (hand / "tests/test_more.py").write_text("import unittest\n\n\nclass More(unittest.TestCase):\n"
+                                             "    def test_more(self):\n        self.assertTrue(True)\n")
+    (hand / "Makefile").write_text(f"test:\n\t{sys.executable} -m unittest tests.test_more -q\n\nlint:\n\ttrue\n")
+    bolt_commit(hand, BOLT, "ci: a faster check")
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert item(report, "checks")["satisfied"]
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    assert deviation["path"] == "Makefile" and "the verify command 'tests' runs it" in deviation["detail"]
+    assert not item(report, "verify-unchanged")["satisfied"]
+    proc = approve(hand)
+    assert proc.returncode == 1 and "Makefile" in proc.stderr
+
 def test_high_risk_without_a_model_is_unmet_and_says_so(hand: Path) -> None:
     set_risk(hand, "high")
     report = walkthrough(hand, "--no-run")

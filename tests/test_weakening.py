@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.bolt.weakening import is_tautology, is_test_file, weakened_tests
+from aidlc.bolt.weakening import is_tautology, is_test_file, named_by_verify, weakened_tests
 from aidlc.errors import UsageError
 from aidlc.model.checks import TestCounts
 
@@ -320,3 +320,14 @@ def test_an_unknown_commit_is_a_usage_error(sample: tuple[Repo, str]) -> None:
 ])
 def test_which_files_are_tests(rel: str, test: bool) -> None:
     assert is_test_file(rel) is test
+
+
+@pytest.mark.parametrize(("run", "named"), [
+    ("make -s test", ["Makefile"]), ("gmake -C web test", ["web/Makefile"]), ("just test", ["justfile"]),
+    ("task test", ["Taskfile.yml"]), ("make -f ci.mk test", ["ci.mk"]), ("make --file=ci.mk test", ["ci.mk"]),
+    ("python scripts/check.py", ["scripts/check.py"]),
+    ("pytest -q tests", []),
+])
+def test_a_task_runners_recipe_file_is_what_its_command_runs(run: str, named: list[str]) -> None:
+    changed = {"Makefile", "web/Makefile", "justfile", "Taskfile.yml", "ci.mk", "scripts/check.py", "pyproject.toml"}
+    assert [path for path, _ in named_by_verify([{"name": "tests", "run": run}], changed)] == named

@@ -331,13 +331,37 @@ def _named_by_verify(verify: list[Any], changed: set[str]) -> list[str]:
 
 
 def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str]]:
-    """(path, check name) for each of the `changed` files a verify command names as a word of its `run`."""
+    """(path, check name) for each of the `changed` files a verify command names as a word of its `run`, or runs
+    through a tool that reads its recipe from a file of its own (`make test` runs the Makefile's `test`)."""
     found = []
     for check in verify:
         if not isinstance(check, dict):
             continue
-        for path in sorted({posixpath.normpath(word) for word in _words(check)} & changed):
+        for path in sorted({posixpath.normpath(word) for word in _files_run(_words(check))} & changed):
             found.append((path, str(check.get("name", "?"))))
+    return found
+
+
+# The files a task runner reads its recipes from, when no option names another (a word of the command then).
+_RECIPES = {"make": ("Makefile", "makefile", "GNUmakefile"), "just": ("justfile", "Justfile", ".justfile"),
+            "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml")}
+_RECIPES["gmake"] = _RECIPES["make"]
+
+
+_RECIPE_OPTIONS = ("-f", "--file", "--makefile", "--justfile", "-t", "--taskfile")
+
+
+def _files_run(words: list[str]) -> list[str]:
+    """The command's words (an option's value too: `--file=ci.mk`), and the recipe files of each task runner among
+    them unless an option names its file (in the folder `-C` names)."""
+    found = [*words, *(word.split("=", 1)[1] for word in words if word.startswith("--") and "=" in word)]
+    for at, word in enumerate(words):
+        names = _RECIPES.get(posixpath.basename(word), ())
+        rest = [option.split("=", 1)[0] for option in words[at + 1:]]
+        if not names or any(option in _RECIPE_OPTIONS for option in rest):
+            continue
+        folder = words[at + 2] if rest[:1] in (["-C"], ["--directory"]) and len(rest) > 1 else ""
+        found += [posixpath.join(folder, name) for name in names]
     return found
 
 
