@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 
 from aidlc.events.ledger import Ledger
-from aidlc.gates import runner_settings
+from aidlc.gates import check_settings
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from tests import forge
 from tests.bolt_sample import (
@@ -433,10 +433,49 @@ def test_a_bolt_that_deselects_the_tests_in_the_runners_settings_gets_no_indepen
     ("pyproject.toml", "[tool.tox]\nenv_list = ['py311']\n", "[tool.tox]\nenv_list = []\n", ["[tool.tox]"]),
     ("pyproject.toml", "[project]\nname = 'shop'\n", "[project\nname = 'shop'\n",
      ["all of it: one version does not parse"]),
+    ("jest.config.js", None, "module.exports = {}\n", [""]),
 ])
-def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, before: str, after: str,
+def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, before: str | None, after: str,
                                                                 parts: list[str]) -> None:
-    assert runner_settings.changed_parts(path, before.encode(), after.encode()) == parts
+    assert check_settings.changed_parts(path, before.encode() if before is not None else None, after.encode(),
+                                        check_settings.TEST_RUNNERS) == parts
+
+
+@pytest.mark.parametrize(("run", "tools"), [
+    ("mypy src", [("mypy", ())]), (f"{sys.executable} -m pytest --cov=src -q", [("pytest", ()), ("coverage", ())]),
+    ("npx eslint . && tsc --noEmit", [("eslint", ("eslintConfig",)), ("tsc", ())]),
+    ("npm test", [("npm", ("scripts.pretest", "scripts.test", "scripts.posttest"))]),
+    ("yarn --silent run check", [("yarn", ("scripts.precheck", "scripts.check", "scripts.postcheck"))]),
+    ("./scripts/check.sh", []),
+])
+def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tuple[str, tuple[str, ...]]]) -> None:
+    found = check_settings.tools_run(run.replace("&&", " ").split())
+    assert [(tool.name, tool.package) for tool in found] == tools
+
+
+def test_a_bolt_that_silences_the_linter_a_check_runs_in_pyproject_is_refused(hand: Path) -> None:
+    """`ruff check src` judges by pyproject.toml's [tool.ruff]: a bolt that adds `ignore = ["F401"]` there passes
+    the unchanged command with the import it left unused. Before: verify unchanged, the walkthrough approved."""
+    (hand / "pyproject.toml").write_text("[project]\nname = 'shop'\n\n[tool.ruff.lint]\nselect = ['F']\n")
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {sys.executable} -m ruff check "
+        "--no-cache -q src"))
+    person_commit(hand, "ci: lint")
+    (hand / CALC).write_text("import os\n\n\n" + FIXED)
+    (hand / "pyproject.toml").write_text((hand / "pyproject.toml").read_text().replace(
+        "name = 'shop'", "name = 'shop'\nversion = '1.1'") + "ignore = ['F401']\n")
+    bolt_commit(hand, BOLT, "pay: quiet the linter")
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert item(report, "checks")["satisfied"], report["checks"]
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    assert deviation["path"] == "pyproject.toml" and "changed it ([tool.ruff]): the settings of ruff, which the " \
+        "verify command(s) 'lint' run" in deviation["detail"], deviation
+    assert not item(report, "verify-unchanged")["satisfied"]
+    proc = approve(hand)
+    assert proc.returncode == 1 and "pyproject.toml" in proc.stderr
 
 
 def test_a_bolt_that_changes_other_settings_in_the_same_files_keeps_its_independent_credit(hand: Path) -> None:

@@ -337,7 +337,7 @@ def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str
     for check in verify:
         if not isinstance(check, dict):
             continue
-        for path in sorted({posixpath.normpath(word) for word in _files_run(_words(check))} & changed):
+        for path in sorted({posixpath.normpath(word) for word in _files_run(command_words(check))} & changed):
             found.append((path, str(check.get("name", "?"))))
     return found
 
@@ -377,7 +377,8 @@ def verify_of(data: bytes | None) -> Any:
     return mapping.get("verify")
 
 
-def _words(check: dict[str, Any]) -> list[str]:
+def command_words(check: dict[str, Any]) -> list[str]:
+    """The words of a verify command's `run`, as a shell splits them (none where it does not split)."""
     import shlex
 
     run = check.get("run")

@@ -28,7 +28,7 @@ from aidlc.bank.walk import read_inside
 from aidlc.bolt.counts import junit_cases as read_cases
 from aidlc.bolt.weakening import is_test_name
 from aidlc.errors import AidlcError
-from aidlc.gates import runner_settings
+from aidlc.gates import check_settings
 from aidlc.gates.actor import bot_identity
 from aidlc.gates.facts import TRAILER, Facts, is_test_file
 from aidlc.gates.recorded_checks import CodeMatch
@@ -125,9 +125,10 @@ class TestFiles:
 # *a: None` in tests/__init__.py passes every test. Besides these names, every file among the test files that is no
 # test itself counts (an __init__.py, a helper module, the data a test compares with), as do the runners' own
 # settings files (of setup.cfg, pyproject.toml and package.json, which a bolt changes for much else, only the
-# runner's part: aidlc/gates/runner_settings.py).
+# runner's part: aidlc/gates/check_settings.py).
 HARNESS = re.compile(r"^(?:conftest\.py|sitecustomize\.py|usercustomize\.py|\.?pytest\.(?:ini|toml)|tox\.ini"
                      r"|noxfile\.py|\.mocharc\..*|(?:jest|vitest|karma|playwright|cypress)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?)$")
+SHARED_SETTINGS = ("pyproject.toml", "setup.cfg", "package.json")
 
 
 def test_files(facts: Facts) -> TestFiles:
@@ -159,27 +160,11 @@ def test_files(facts: Facts) -> TestFiles:
     own = [p for p in tests if p not in independent]
     gone = [] if fresh else [p for p in vcs.files_at(repo, facts.base) if is_test(p) and p not in set(at_head)]
     harness = [] if fresh else sorted(c.path for c in facts.line_counts if is_harness(c.path) and not persons(c.path))
-    harness += [] if fresh else _runner_settings_changed(facts, [
-        c.path for c in facts.line_counts if vcs.is_outside(c.path, facts.outside) and not persons(c.path)])
+    shared = [] if fresh else [c.path for c in facts.line_counts if c.path.rsplit("/", 1)[-1] in SHARED_SETTINGS
+                               and vcs.is_outside(c.path, facts.outside) and not persons(c.path)]
+    harness += [check_settings.named(path, parts) for path, parts in
+                check_settings.changed_by_bolt(facts, shared, list(check_settings.TEST_RUNNERS)).items()]
     return TestFiles(independent, own, [p for p in gone if not persons(p)], harness)
-
-
-def _runner_settings_changed(facts: Facts, changed: list[str]) -> list[str]:
-    """Each shared settings file (pyproject.toml, setup.cfg, package.json) among `changed` whose test runner's part
-    one of the bolt's own commits changed (from the base to the head for a run without commits), named with it."""
-    shared = [path for path in changed if runner_settings.is_shared(path)]
-    history = vcs.history(facts.repo) if shared else None
-    if history is None:
-        return []
-    steps = [(c.parents[0] if c.parents else vcs.EMPTY_TREE, c.sha, [p for p in shared if p in c.paths])
-             for c in facts.commits] if facts.commits else [(facts.base, facts.head, shared)]
-    parts: dict[str, set[str]] = {}
-    for before, after, paths in steps:
-        if paths:
-            old, new = history.read(before, paths), history.read(after, paths)
-            for path in paths:
-                parts.setdefault(path, set()).update(runner_settings.changed_parts(path, old[path], new[path]))
-    return [f"{path} ({', '.join(sorted(parts[path]))})" for path in shared if parts.get(path)]
 
 
 def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) -> list[str] | None:

@@ -1,0 +1,161 @@
+"""The settings a check's tool reads, beside the command that runs it: `mypy src` judges by pyproject.toml's
+[tool.mypy] (`ignore_errors = true` there passes anything), pytest by its `addopts` (`--deselect` there stops a
+test), ruff by its `ignore` list, coverage by its `fail_under`. A bolt that changes them changes what its checks
+prove, as one that rewrites the command does. pyproject.toml, setup.cfg, tox.ini and package.json hold much else
+(a version, a dependency): of those only the tool's part is compared; a file only the tool reads counts whole."""
+
+from __future__ import annotations
+
+import configparser
+import fnmatch
+import json
+import posixpath
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aidlc import vcs
+from aidlc.gates.facts import Facts
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A check's tool and where it reads its settings."""
+
+    name: str
+    files: tuple[str, ...] = ()  # its own settings files, by name (`jest.config.*`): any change counts
+    pyproject: tuple[str, ...] = ()  # its [tool.NAME] tables in pyproject.toml
+    sections: tuple[str, ...] = ()  # its sections in setup.cfg and tox.ini (`mypy-*`: any of that prefix)
+    package: tuple[str, ...] = ()  # its keys in package.json (`scripts.test`: inside `scripts`)
+
+
+PYTEST = Tool("pytest", ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"), ("pytest",),
+              ("tool:pytest", "pytest"))
+TOX = Tool("tox", ("tox.ini",), ("tox",), ("tox:*", "testenv*"))
+COVERAGE = Tool("coverage", (".coveragerc",), ("coverage",), ("coverage:*",))
+NPM_TEST = Tool("npm", package=("scripts.pretest", "scripts.test", "scripts.posttest"))  # what `npm test` runs
+JEST = Tool("jest", ("jest.config.*",), package=("jest",))
+MOCHA = Tool("mocha", (".mocharc*",), package=("mocha",))
+AVA = Tool("ava", ("ava.config.*",), package=("ava",))
+TOOLS = {tool.name: tool for tool in (
+    PYTEST, TOX, COVERAGE, JEST, MOCHA, AVA,
+    Tool("nox", ("noxfile.py",)),
+    Tool("mypy", ("mypy.ini", ".mypy.ini"), ("mypy",), ("mypy", "mypy-*")),
+    Tool("ruff", ("ruff.toml", ".ruff.toml"), ("ruff",)),
+    Tool("flake8", (".flake8",), (), ("flake8",)),
+    Tool("pylint", ("pylintrc", ".pylintrc"), ("pylint",)),
+    Tool("pyright", ("pyrightconfig.json",), ("pyright",)),
+    Tool("vitest", ("vitest.config.*", "vitest.workspace.*")),
+    Tool("eslint", ("eslint.config.*", ".eslintrc*"), package=("eslintConfig",)),
+    Tool("tsc", ("tsconfig.json", "tsconfig.*.json")),
+    Tool("golangci-lint", (".golangci.*",)),
+)}
+# What pytest, jest, mocha and ava load with the tests they run, and `npm test` runs: changed by a bolt, the tests
+# that existed before it no longer run as they were.
+TEST_RUNNERS = (PYTEST, TOX, NPM_TEST, JEST, MOCHA, AVA)
+_NPM = ("npm", "yarn", "pnpm", "bun")
+
+
+def tools_run(words: list[str]) -> list[Tool]:
+    """The tools a check's command (its words) runs: by name (`mypy`, `python -m mypy`, `npx eslint`), coverage by
+    pytest-cov's `--cov` too, and for npm, yarn, pnpm and bun the package.json scripts they run."""
+    found: dict[str, Tool] = {}
+    for at, word in enumerate(words):
+        name = posixpath.basename(word)
+        if name in TOOLS:
+            found.setdefault(name, TOOLS[name])
+        elif name == "py.test":
+            found.setdefault("pytest", PYTEST)
+        elif word.startswith("--cov"):
+            found.setdefault("coverage", COVERAGE)
+        elif name in _NPM:
+            script = _script(words[at + 1:])
+            scripts = NPM_TEST.package if script in ("test", "t") else \
+                (f"scripts.pre{script}", f"scripts.{script}", f"scripts.post{script}") if script else ()
+            found.setdefault(f"{name} {script}", Tool(name, package=scripts))
+    return list(found.values())
+
+
+def _script(rest: list[str]) -> str | None:
+    """The script `npm run NAME` (`npm test`, `yarn NAME`, `pnpm NAME`) runs, skipping options."""
+    words = [word for word in rest if not word.startswith("-")]
+    if words[:1] in (["run"], ["run-script"]):
+        words = words[1:]
+    return words[0] if words else None
+
+
+def may_hold_settings(path: str, tools: list[Tool]) -> bool:
+    """Whether one of the `tools` may read settings from the file at `path`."""
+    name = posixpath.basename(path)
+    return name in ("pyproject.toml", "setup.cfg", "tox.ini", "package.json") or \
+        any(fnmatch.fnmatchcase(name, pattern) for tool in tools for pattern in tool.files)
+
+
+def changed_parts(path: str, before: bytes | None, after: bytes | None, tools: Iterable[Tool]) -> list[str]:
+    """The parts of the file at `path` that the `tools` read and that differ between its two versions (None: not
+    there), named as the file names them (`[tool.mypy]`, `scripts.test`, `jest`); "" for a file a tool reads whole."""
+    tools = list(tools)
+    old, new = _read(path, before, tools), _read(path, after, tools)
+    if old == new:
+        return []
+    if isinstance(old, dict) and isinstance(new, dict):
+        return [part for part in sorted({*old, *new}) if old.get(part) != new.get(part)]
+    return ["all of it: one version does not parse"]
+
+
+def _read(path: str, data: bytes | None, tools: list[Tool]) -> dict[str, Any] | str:
+    """What of the file the `tools` read, by part ({} where the file is not there or they read none of it). A file
+    that does not parse is its whole text, so that any change to it counts (a tool reads it some way, or fails)."""
+    if data is None:
+        return {}
+    name = posixpath.basename(path)
+    text = data.decode("utf-8", "replace")
+    if any(fnmatch.fnmatchcase(name, pattern) for tool in tools for pattern in tool.files):
+        return {"": text}
+    try:
+        if name == "pyproject.toml":
+            table = tomllib.loads(text).get("tool")
+            table = table if isinstance(table, dict) else {}
+            return {f"[tool.{key}]": table[key] for tool in tools for key in tool.pyproject if key in table}
+        if name in ("setup.cfg", "tox.ini"):
+            parser = configparser.RawConfigParser(strict=False, interpolation=None)
+            parser.read_string(text)
+            return {f"[{section}]": dict(parser[section]) for section in parser.sections()
+                    if any(fnmatch.fnmatchcase(section, pattern) for tool in tools for pattern in tool.sections)}
+        package = json.loads(text) if name == "package.json" else {}
+    except (ValueError, configparser.Error):  # TOML and JSON errors are ValueErrors
+        return text
+    if not isinstance(package, dict):
+        return text
+    found = {}
+    for key in (key for tool in tools for key in tool.package):
+        outer, _, inner = key.partition(".")
+        value = package.get(outer)
+        value = value.get(inner) if inner and isinstance(value, dict) else None if inner else value
+        if value is not None:
+            found[key] = value
+    return found
+
+
+def changed_by_bolt(facts: Facts, paths: list[str], tools: list[Tool]) -> dict[str, list[str]]:
+    """path -> the parts of it the `tools` read that one of the bolt's own commits changed (from the base to the
+    head for a run without commits); only paths with such parts."""
+    history = vcs.history(facts.repo) if paths and tools else None
+    if history is None:
+        return {}
+    steps = [(c.parents[0] if c.parents else vcs.EMPTY_TREE, c.sha, [p for p in paths if p in c.paths])
+             for c in facts.commits] if facts.commits else [(facts.base, facts.head, paths)]
+    found: dict[str, set[str]] = {}
+    for before, after, touched in steps:
+        if touched:
+            old, new = history.read(before, touched), history.read(after, touched)
+            for path in touched:
+                found.setdefault(path, set()).update(changed_parts(path, old[path], new[path], tools))
+    return {path: sorted(found[path]) for path in paths if found.get(path)}
+
+
+def named(path: str, parts: list[str]) -> str:
+    """`pyproject.toml ([tool.mypy])`; a file read whole by its name alone."""
+    shown = [part for part in parts if part]
+    return f"{path} ({', '.join(shown)})" if shown else path
