@@ -935,6 +935,44 @@ def test_code_a_check_runs_cannot_write_the_records_ci_judges_after_it(hand: Pat
     assert "AIDLC-CI-009" in found and f"CI's run of the checks changed {WALKTHROUGH}" in found["AIDLC-CI-009"], found
 
 
+
+# Run by the code under test once a walkthrough approval is in the ledger (while CI runs the checks): the history
+# rewritten so that the bolt's harness change reads as a person's commit before the bolt's first, HEAD moved there
+# (the same trees at the end: the work tree and the memory bank untouched).
+LAUNDER = f"""set -e
+approval=$(git rev-parse HEAD) bolt=$(git rev-parse HEAD~1) base=$(git rev-parse HEAD~2)
+export GIT_INDEX_FILE=.git/launder-index GIT_AUTHOR_NAME='Ada Lovelace' GIT_AUTHOR_EMAIL=ada@example.org
+export GIT_COMMITTER_NAME='Ada Lovelace' GIT_COMMITTER_EMAIL=ada@example.org
+git read-tree $base
+git update-index --add --cacheinfo 100644,$(git rev-parse $bolt:tests/__init__.py),tests/__init__.py
+person=$(git commit-tree $(git write-tree) -p $base -m 'tests: a person tidies the package')
+code=$(git commit-tree $bolt^{{tree}} -p $person -m 'pay: total() adds the prices' -m 'Aidlc-Bolt: {BOLT}')
+git update-ref HEAD $(git commit-tree $approval^{{tree}} -p $code -m 'memory-bank: walkthrough approved')
+rm -f .git/launder-index
+"""
+
+
+def test_code_a_check_runs_cannot_rewrite_the_history_ci_judges_after_it(hand: Path) -> None:
+    """The bolt neuters the tests' assertions in tests/__init__.py (no independent credit) and, from code the tests
+    import, rewrites the history while CI runs them (LAUNDER): the harness change a person's commit, HEAD moved
+    there. CI re-derived the evidence from the moved HEAD. Before: passed."""
+    base = git(hand, "rev-parse", "HEAD").strip()
+    (hand / "tests/__init__.py").write_text(NEUTER)
+    (hand / CALC).write_text(BUGGY + "\nimport pathlib as _pathlib\nimport subprocess as _subprocess\n\n"
+                             "if '\"stage\":\"walkthrough\"' in _pathlib.Path('memory-bank/events.jsonl')"
+                             f".read_text():\n    _subprocess.run(['sh', '-c', {LAUNDER!r}], check=True)\n")
+    bolt_commit(hand, BOLT, "pay: make the tests agree")
+    check_boxes(hand)
+    walkthrough(hand)
+    head = git(hand, "rev-parse", "HEAD").strip()
+    written_around_the_gate(hand)
+    person_commit(hand, "memory-bank: walkthrough approved")
+    approved = git(hand, "rev-parse", "HEAD").strip()
+    found = ci_codes(hand, base)
+    assert git(hand, "rev-parse", "HEAD").strip() != approved and git(hand, "rev-parse", "HEAD~1").strip() != head
+    assert "AIDLC-CI-009" in found and f"HEAD (moved it from {approved[:12]}" in found["AIDLC-CI-009"], found
+
+
 def test_a_check_line_whose_details_are_not_of_their_types_is_no_evidence_and_breaks_no_command(hand: Path) -> None:
     """A `check.recorded` line chained and hashed around aidlc, its `passed` the text "yes" and its test count "many":
     every reader leaves it out (AIDLC-LEDGER-018), so the walkthrough runs the checks itself, and no command that reads

@@ -144,7 +144,7 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
     by_hash = {event.hash: event for event in events if event is not None}
     judged: set[str] = set()
     observed: list[CheckRecord] | None = None  # the checks as CI ran them: only when there is an approval to judge
-    written: list[str] = []  # the records files that run changed
+    written: list[str] = []  # the records files, and what git reads the history by, that run changed
     numbered = list(enumerate(zip(lines, events, strict=True), start=1))
     for number, (line, event) in reversed(numbered):  # the newest approval of a bolt is the one that stands
         if line in base or event is None or event.type != EventType.gate_decided or event.stage != "walkthrough" \
@@ -161,7 +161,8 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
         missing = list(evidence.missing)
         if written:
             missing.append(f"CI's run of the checks changed {', '.join(written[:5])}"
-                           f"{' ...' if len(written) > 5 else ''}: code a check runs wrote the records it is judged by")
+                           f"{' ...' if len(written) > 5 else ''}: code a check runs wrote the records or the history "
+                           "it is judged by")
         risk = _with_base_risk(pr, bolts[bolt_id], evidence.risk)
         if risk in (Risk.high, Risk.critical):
             missing += _second_person(event, by_hash, risk)
@@ -178,13 +179,21 @@ def _run_checks(pr: PullRequest) -> tuple[list[CheckRecord], list[str]]:
 
     project = Path(pr.bank.repo_root)
     head = vcs.head_commit(project) or "HEAD"
-    before = _digests(project, pr.bank.rel_root)
+    before, git_before = _digests(project, pr.bank.rel_root), vcs.reading_state(project)
     observed = []
     for result in run_checks(project, pr.bank.config.verify):
         fields = check_event(result, head, None, Subject(kind="bolt", id=""))
         observed.append(CheckRecord.model_validate({**fields["data"], "commit": head}))
-    after = _digests(project, pr.bank.rel_root)
-    return observed, sorted(rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel))
+    after, git_after = _digests(project, pr.bank.rel_root), vcs.reading_state(project)
+    written = sorted(rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel))
+    return observed, written + _git_changes(git_before, git_after)
+
+
+def _git_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """What of git's reading (`vcs.reading_state`) the run of the checks changed, said as the file list is."""
+    said = {"HEAD": f"HEAD (moved it from {before['HEAD'][:12]} to {after['HEAD'][:12]})",
+            "refs": "git's refs", "settings": "git's settings"}
+    return [said.get(name, f".git/{name}") for name in before if before[name] != after.get(name)]
 
 
 def _digests(project: Path, folder: str) -> dict[str, str]:

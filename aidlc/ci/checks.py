@@ -28,8 +28,10 @@ from aidlc.rules import ci
 
 
 def check(pr: PullRequest) -> list[Finding]:
-    return [*pr.rulebook.findings, *scope(pr), *walkthrough_evidence(pr),
-            *on_either_layout(pr, Path(pr.bank.repo_root), pr.bank.config)]
+    # The judging rules' verify commands run the pull request's code (walkthrough_evidence): every other check reads
+    # git and the work tree first, and what that run changes of them is a finding of its own.
+    read_first = [*pr.rulebook.findings, *scope(pr), *on_either_layout(pr, Path(pr.bank.repo_root), pr.bank.config)]
+    return [*read_first, *walkthrough_evidence(pr)]
 
 
 def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Finding]:

@@ -116,3 +116,31 @@ def default_branch(project: Path) -> str | None:
 def branch_commit(project: Path, branch: str) -> str | None:
     out = run_git(project, ("rev-parse", "-q", "--verify", f"refs/heads/{branch}^{{commit}}"), ok=(0, 1))
     return out.decode().strip() or None
+
+
+# Files in the git folder that change what git reads without a ref changing: a commit's parents (grafts, shallow),
+# where objects come from (alternates), a file's attributes (info/attributes).
+_READING_FILES = ("info/grafts", "shallow", "objects/info/alternates", "info/attributes")
+
+
+def reading_state(path: Path) -> dict[str, str]:
+    """What git reads the history by, as names to digests: HEAD and every ref, the settings of every scope (the
+    user's and the system's too), and _READING_FILES. Code run between two readings that changes any of them may
+    have changed the history aidlc reads after it."""
+    import hashlib
+
+    def digest(data: bytes) -> str:
+        return hashlib.sha256(data).hexdigest()
+
+    state = {"HEAD": run_git(path, ("rev-parse", "-q", "--verify", "HEAD"), ok=(0, 1)).decode().strip(),
+             "refs": digest(run_git(path, ("for-each-ref", "--format=%(refname) %(objectname)"))),
+             "settings": digest(run_git(path, ("config", "--list", "--show-origin", "-z"), ok=(0, 1)))}
+    folder = Path(run_git(path, ("rev-parse", "--path-format=absolute", "--git-common-dir")).decode().strip())
+    for name in _READING_FILES:
+        try:
+            state[name] = digest((folder / name).read_bytes())
+        except FileNotFoundError:
+            state[name] = "absent"
+        except OSError as exc:
+            state[name] = f"unreadable: {exc.errno}"
+    return state
