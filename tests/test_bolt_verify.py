@@ -456,3 +456,19 @@ def test_a_secret_a_check_prints_encoded_reaches_no_prompt_ledger_or_walkthrough
     assert not [(where, form) for where, text in kept.items() for form in forms if form in text]
     redacted = "debug: dG9rZW49[REDACTED:DEPLOY_TOKEN] " + " ".join(["[REDACTED:DEPLOY_TOKEN]"] * 3)
     assert prompts.count(redacted) == 1 and redacted in walkthrough  # the output reached the repair, redacted
+
+
+def test_checks_that_rewrite_the_history_fail_the_run(shop: Path, server: ScriptedServer) -> None:
+    """The model's edit imports code that recommits the run's last commit without its trailer and moves HEAD there:
+    the run would go on committing onto, and be judged by, a history its own code wrote. Before: the checks passed
+    and the run reached its walkthrough."""
+    from tests.bolt_sample import BUGGY
+
+    set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")
+    git(shop, "commit", "-qam", "low-risk plans approve themselves")
+    rewrite = ("import subprocess as _subprocess\n_subprocess.run(['sh', '-c', 'git update-ref HEAD $(git commit-tree "
+               "HEAD^{tree} -p HEAD~1 -m \"a person did it\")'], check=True)\n")
+    server.push(plan_answer(), edit_answer(BUGGY, FIXED + rewrite))
+    proc = run(shop, "bolt", "start", BOLT, "--base-url", server.url)
+    assert proc.returncode == 1 and state(shop)["status"] == "FAILED", proc.stderr + proc.stdout
+    assert "the checks of execute changed HEAD (moved it from" in state(shop)["outcome"], state(shop)["outcome"]

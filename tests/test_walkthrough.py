@@ -973,6 +973,23 @@ def test_code_a_check_runs_cannot_rewrite_the_history_ci_judges_after_it(hand: P
     assert "AIDLC-CI-009" in found and f"HEAD (moved it from {approved[:12]}" in found["AIDLC-CI-009"], found
 
 
+
+def test_checks_that_rewrite_the_history_record_nothing_at_the_walkthrough(hand: Path) -> None:
+    """`aidlc walkthrough` runs the checks in the person's repository: code they import that recommits the bolt's
+    work without its trailer and moves HEAD there would have the person push that history. Before: the checks
+    were recorded as passing, nothing said."""
+    (hand / CALC).write_text(FIXED + "\nimport subprocess as _subprocess\n\n_subprocess.run(['sh', '-c', "
+                             "'git update-ref HEAD $(git commit-tree HEAD^{tree} -p HEAD~1 -m \"a person did it\")'], "
+                             "check=True)\n")
+    bolt_commit(hand, BOLT, "pay: total() adds the prices")
+    head = git(hand, "rev-parse", "HEAD").strip()
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert git(hand, "rev-parse", "HEAD").strip() != head  # the code did move it
+    assert any(f"the checks ran and changed HEAD (moved it from {head[:12]}" in note for note in report["notes"])
+    assert not item(report, "checks")["satisfied"]
+    assert not [e for e in events(hand) if e["type"] == "check.recorded" and e.get("commit") == head]
+
 def test_a_check_line_whose_details_are_not_of_their_types_is_no_evidence_and_breaks_no_command(hand: Path) -> None:
     """A `check.recorded` line chained and hashed around aidlc, its `passed` the text "yes" and its test count "many":
     every reader leaves it out (AIDLC-LEDGER-018), so the walkthrough runs the checks itself, and no command that reads

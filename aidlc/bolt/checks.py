@@ -44,6 +44,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from aidlc import vcs
 from aidlc.bolt.counts import junit_identity, read_junit, runner_counts
 from aidlc.bolt.groups import end_group
 from aidlc.errors import UsageError
@@ -107,6 +108,15 @@ def run_checks(repo_root: Path, checks: list[VerifyCommand], stop_on_failure: bo
         if stop_on_failure and not results[-1].passed:
             break
     return results
+
+
+def run_checks_watched(repo_root: Path, checks: list[VerifyCommand], env: Mapping[str, str] | None = None,
+                       on_start: Callable[[int], None] | None = None) -> tuple[list[CheckResult], list[str]]:
+    """`run_checks`, and what of git's reading the run changed (`vcs.reading_changes`): the code a check runs is the
+    change's own, and could rewrite the history judged after it (move HEAD to commits it wrote)."""
+    before = vcs.reading_state(repo_root)
+    results = run_checks(repo_root, checks, env=env, on_start=on_start)
+    return results, vcs.reading_changes(before, vcs.reading_state(repo_root))
 
 
 def run_check(repo_root: Path, check: VerifyCommand, env: Mapping[str, str] | None = None,

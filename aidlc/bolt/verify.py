@@ -8,9 +8,9 @@ import os
 import re
 import time
 
-from aidlc.bolt.checks import check_event, run_checks
+from aidlc.bolt.checks import check_event, run_checks_watched
 from aidlc.bolt.plan import digest
-from aidlc.bolt.session import RunSession
+from aidlc.bolt.session import Failed, RunSession
 from aidlc.bolt.weakening import weakened_tests
 from aidlc.model.checks import CheckResult, TestCounts, VerifyRound
 from aidlc.model.events import Event, EventType, Subject
@@ -26,8 +26,11 @@ def results_of(run: RunSession, stage: str) -> list[CheckResult]:
     else:
         run.store.starting("check", f"{stage}: {', '.join(v.name for v in run.config.verify)}")
         began = time.monotonic()
-        results = run_checks(run.repo, run.config.verify, env=check_env(run),
-                             on_start=lambda group: check_started(run, group))
+        results, moved = run_checks_watched(run.repo, run.config.verify, env=check_env(run),
+                                            on_start=lambda group: check_started(run, group))
+        if moved:  # the edits' own code rewrote the history the run commits onto and is judged by
+            raise Failed(f"the checks of {stage} changed {', '.join(moved)}: code a check runs rewrote the "
+                         "repository's history (`git reflog` shows where HEAD was)")
         state.checks.append(VerifyRound(stage=stage, commit=state.last_commit, results=results))
         state.check_group = None
         run.save()

@@ -12,7 +12,7 @@ from pathlib import Path
 from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.items import BoltItem
-from aidlc.bolt.checks import check_event, run_checks
+from aidlc.bolt.checks import check_event, run_checks_watched
 from aidlc.bolt.plan import RISK_ORDER
 from aidlc.ci.branch import PullRequest, finding
 from aidlc.events.canonical import parse_event
@@ -179,21 +179,14 @@ def _run_checks(pr: PullRequest) -> tuple[list[CheckRecord], list[str]]:
 
     project = Path(pr.bank.repo_root)
     head = vcs.head_commit(project) or "HEAD"
-    before, git_before = _digests(project, pr.bank.rel_root), vcs.reading_state(project)
+    before = _digests(project, pr.bank.rel_root)
     observed = []
-    for result in run_checks(project, pr.bank.config.verify):
+    results, moved = run_checks_watched(project, pr.bank.config.verify)
+    for result in results:
         fields = check_event(result, head, None, Subject(kind="bolt", id=""))
         observed.append(CheckRecord.model_validate({**fields["data"], "commit": head}))
-    after, git_after = _digests(project, pr.bank.rel_root), vcs.reading_state(project)
-    written = sorted(rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel))
-    return observed, written + _git_changes(git_before, git_after)
-
-
-def _git_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    """What of git's reading (`vcs.reading_state`) the run of the checks changed, said as the file list is."""
-    said = {"HEAD": f"HEAD (moved it from {before['HEAD'][:12]} to {after['HEAD'][:12]})",
-            "refs": "git's refs", "settings": "git's settings"}
-    return [said.get(name, f".git/{name}") for name in before if before[name] != after.get(name)]
+    after = _digests(project, pr.bank.rel_root)
+    return observed, sorted(rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)) + moved
 
 
 def _digests(project: Path, folder: str) -> dict[str, str]:

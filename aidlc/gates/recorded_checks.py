@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from aidlc import vcs
-from aidlc.bolt.checks import check_event, run_checks
+from aidlc.bolt.checks import check_event, run_checks_watched
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.gates.facts import EXCERPT_CHARS, Facts
@@ -115,7 +115,12 @@ def record_checks(repo: Path, verify: list[VerifyCommand], ledger: Ledger, subje
                               "instead of the commit")
         return recorded
     note(f"running {len(verify)} verify command(s) at {head_now[:12]} ...")
-    results = run_checks(repo, verify)
+    results, moved = run_checks_watched(repo, verify)
+    if moved:
+        recorded.notes.append(f"the checks ran and changed {', '.join(moved)}: code a check runs rewrote the history "
+                              "this report is built from, so no result is recorded (`git reflog` shows where HEAD "
+                              "was; put it back, and look at the code before running it again)")
+        return recorded
     actor = actor or Actor(kind=ActorKind.agent, name="aidlc walkthrough")
     for result in results:
         fields = check_event(result, head_now, None, subject)

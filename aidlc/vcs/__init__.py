@@ -51,6 +51,7 @@ from aidlc.vcs.repository import default_branch as default_branch
 from aidlc.vcs.repository import head_commit as head_commit
 from aidlc.vcs.repository import identity as identity
 from aidlc.vcs.repository import is_shallow as is_shallow
+from aidlc.vcs.repository import reading_changes as reading_changes
 from aidlc.vcs.repository import reading_state as reading_state
 from aidlc.vcs.repository import repo_root as repo_root
 from aidlc.vcs.repository import resolve_commit as resolve_commit

@@ -144,3 +144,10 @@ def reading_state(path: Path) -> dict[str, str]:
         except OSError as exc:
             state[name] = f"unreadable: {exc.errno}"
     return state
+
+
+def reading_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """What of git's reading (`reading_state`) changed between two readings, each said as a thing changed."""
+    said = {"HEAD": f"HEAD (moved it from {before['HEAD'][:12]} to {after['HEAD'][:12]})",
+            "refs": "git's refs", "settings": "git's settings"}
+    return [said.get(name, f".git/{name}") for name in before if before[name] != after.get(name)]
