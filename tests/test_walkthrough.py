@@ -918,21 +918,27 @@ def test_ci_runs_the_checks_itself_and_a_forged_passing_check_does_not_count(han
     assert "AIDLC-CI-009" in found and "tests" in found["AIDLC-CI-009"], found
 
 
-def test_code_a_check_runs_cannot_write_the_records_ci_judges_after_it(hand: Path) -> None:
-    """The bolt's code, imported by the tests CI runs, rewrites the walkthrough report (here: appends to it) while
-    CI runs them: CI would then judge a file its own run wrote. Before: passed."""
+@pytest.mark.parametrize("record", [WALKTHROUGH, ".aidlc/runs/r1/state.json"])
+def test_code_a_check_runs_cannot_write_the_records_ci_judges_after_it(hand: Path, record: str) -> None:
+    """The bolt's code, imported by the tests CI runs, rewrites the walkthrough report (here: appends to it), or
+    writes a run's state the evidence reads (once the ledger holds the approval), while CI runs them: CI would then
+    judge a file its own run wrote. Before: the report passed; the run's state was read as the run's own."""
     base = git(hand, "rev-parse", "HEAD").strip()
-    (hand / CALC).write_text(FIXED + f"\nfrom pathlib import Path\nwith Path({WALKTHROUGH!r}).open('a') as _report:\n"
-                             "    _report.write('<!-- written by the code under test -->\\n')\n")
+    when = "True" if record == WALKTHROUGH else \
+        "'\"stage\":\"walkthrough\"' in Path('memory-bank/events.jsonl').read_text()"
+    (hand / CALC).write_text(FIXED + f"\nfrom pathlib import Path\nif {when}:\n    Path({record!r}).parent.mkdir("
+                             f"parents=True, exist_ok=True)\n    with Path({record!r}).open('a') as _report:\n"
+                             "        _report.write('<!-- written by the code under test -->\\n')\n")
     bolt_commit(hand, BOLT, "pay: total() adds the prices")
     check_boxes(hand)
     walkthrough(hand)
-    (hand / WALKTHROUGH).write_text((hand / WALKTHROUGH).read_text().replace(
-        "<!-- written by the code under test -->\n", ""))  # the report as the person read it
+    if record == WALKTHROUGH:
+        (hand / record).write_text((hand / record).read_text().replace(
+            "<!-- written by the code under test -->\n", ""))  # the report as the person read it
     assert approve(hand).returncode == 0, "the gate approves"
     bolt_commit(hand, BOLT, "memory-bank: walkthrough approved")
     found = ci_codes(hand, base)
-    assert "AIDLC-CI-009" in found and f"CI's run of the checks changed {WALKTHROUGH}" in found["AIDLC-CI-009"], found
+    assert "AIDLC-CI-009" in found and f"CI's run of the checks changed {record}" in found["AIDLC-CI-009"], found
 
 
 

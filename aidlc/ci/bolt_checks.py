@@ -174,18 +174,20 @@ def walkthrough_evidence(pr: PullRequest) -> Iterator[Finding]:
 def _run_checks(pr: PullRequest) -> tuple[list[CheckRecord], list[str]]:
     """The judging rules' verify commands, run by CI at the head: the evidence a walkthrough approval rests on, in
     place of the `check.recorded` lines the pull request brings (which count as history only); and the files of the
-    memory bank the run changed (the code a check runs is the pull request's: it may write the walkthrough report or
-    the ledger that CI reads next)."""
+    memory bank and the runs' folder (.aidlc) the run changed, with what git reads the history by (the code a check
+    runs is the pull request's: it may write the walkthrough report, the ledger or a run's state that CI reads next,
+    or move HEAD)."""
 
     project = Path(pr.bank.repo_root)
     head = vcs.head_commit(project) or "HEAD"
-    before = _digests(project, pr.bank.rel_root)
+    records = (pr.bank.rel_root, ".aidlc")  # the memory bank, and the runs' folders the evidence reads
+    before = {rel: digest for folder in records for rel, digest in _digests(project, folder).items()}
     observed = []
     results, moved = run_checks_watched(project, pr.bank.config.verify)
     for result in results:
         fields = check_event(result, head, None, Subject(kind="bolt", id=""))
         observed.append(CheckRecord.model_validate({**fields["data"], "commit": head}))
-    after = _digests(project, pr.bank.rel_root)
+    after = {rel: digest for folder in records for rel, digest in _digests(project, folder).items()}
     return observed, sorted(rel for rel in before.keys() | after.keys() if before.get(rel) != after.get(rel)) + moved
 
 
