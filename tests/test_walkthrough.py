@@ -18,8 +18,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from aidlc.bolt import check_settings
 from aidlc.events.ledger import Ledger
-from aidlc.gates import check_settings
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from tests import forge
 from tests.bolt_sample import (

@@ -10,9 +10,9 @@ from typing import Any
 from aidlc import vcs
 from aidlc.bank.items import StoryItem
 from aidlc.bank.walk import CONFIG_FILE
+from aidlc.bolt import check_settings
 from aidlc.bolt.weakening import command_words, named_by_verify, verify_of
-from aidlc.gates import check_settings
-from aidlc.gates.facts import Facts, one_line
+from aidlc.gates.facts import Facts, one_line, settings_changed_by_bolt
 from aidlc.gates.planned import Planned, plan_risks
 from aidlc.model import evidence as ev
 from aidlc.model.events import Decision, EventType
@@ -109,7 +109,7 @@ def verify_changes(facts: Facts) -> list[ev.Deviation]:
 
 def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> list[ev.Deviation]:
     """The settings a verify command's tool reads (pyproject.toml's [tool.mypy], a jest.config.js) that the bolt's
-    own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/gates/check_settings.py)."""
+    own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py)."""
     runs: dict[check_settings.Tool, list[str]] = {}
     for check in (check for check in verify if isinstance(check, dict)):
         for tool in check_settings.tools_run(command_words(check)):
@@ -117,7 +117,7 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
     changed: dict[str, dict[check_settings.Tool, list[str]]] = {}
     for tool in runs:
-        for path, parts in check_settings.changed_by_bolt(facts, candidates, [tool]).items():
+        for path, parts in settings_changed_by_bolt(facts, candidates, [tool]).items():
             changed.setdefault(path, {})[tool] = parts
     found = []
     for path, by_tool in changed.items():

@@ -18,6 +18,7 @@ from pathlib import Path
 from aidlc import vcs
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
+from aidlc.bolt.check_settings import Tool, changed_parts
 from aidlc.bolt.store import runs_of
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
@@ -131,3 +132,20 @@ def is_test_file(path: str, patterns: list[str]) -> bool:
         elif fnmatch.fnmatchcase(name, pattern):
             return True
     return False
+
+
+def settings_changed_by_bolt(facts: Facts, paths: list[str], tools: list[Tool]) -> dict[str, list[str]]:
+    """path -> the parts of it the `tools` read (aidlc/bolt/check_settings.py) that one of the bolt's own commits
+    changed (from the base to the head for a run without commits); only paths with such parts."""
+    history = vcs.history(facts.repo) if paths and tools else None
+    if history is None:
+        return {}
+    steps = [(c.parents[0] if c.parents else vcs.EMPTY_TREE, c.sha, [p for p in paths if p in c.paths])
+             for c in facts.commits] if facts.commits else [(facts.base, facts.head, paths)]
+    found: dict[str, set[str]] = {}
+    for before, after, touched in steps:
+        if touched:
+            old, new = history.read(before, touched), history.read(after, touched)
+            for path in touched:
+                found.setdefault(path, set()).update(changed_parts(path, old[path], new[path], tools))
+    return {path: sorted(found[path]) for path in paths if found.get(path)}

@@ -25,12 +25,12 @@ from pydantic import BaseModel, ConfigDict
 
 from aidlc import vcs
 from aidlc.bank.walk import read_inside
+from aidlc.bolt import check_settings
 from aidlc.bolt.counts import junit_cases as read_cases
 from aidlc.bolt.weakening import is_test_name
 from aidlc.errors import AidlcError
-from aidlc.gates import check_settings
 from aidlc.gates.actor import bot_identity
-from aidlc.gates.facts import TRAILER, Facts, is_test_file
+from aidlc.gates.facts import TRAILER, Facts, is_test_file, settings_changed_by_bolt
 from aidlc.gates.recorded_checks import CodeMatch
 from aidlc.model import evidence as ev
 from aidlc.model.events import CheckRecord
@@ -125,7 +125,7 @@ class TestFiles:
 # *a: None` in tests/__init__.py passes every test. Besides these names, every file among the test files that is no
 # test itself counts (an __init__.py, a helper module, the data a test compares with), as do the runners' own
 # settings files (of setup.cfg, pyproject.toml and package.json, which a bolt changes for much else, only the
-# runner's part: aidlc/gates/check_settings.py).
+# runner's part: aidlc/bolt/check_settings.py).
 HARNESS = re.compile(r"^(?:conftest\.py|sitecustomize\.py|usercustomize\.py|\.?pytest\.(?:ini|toml)|tox\.ini"
                      r"|noxfile\.py|\.mocharc\..*|(?:jest|vitest|karma|playwright|cypress)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?)$")
 SHARED_SETTINGS = ("pyproject.toml", "setup.cfg", "package.json")
@@ -163,7 +163,7 @@ def test_files(facts: Facts) -> TestFiles:
     shared = [] if fresh else [c.path for c in facts.line_counts if c.path.rsplit("/", 1)[-1] in SHARED_SETTINGS
                                and vcs.is_outside(c.path, facts.outside) and not persons(c.path)]
     harness += [check_settings.named(path, parts) for path, parts in
-                check_settings.changed_by_bolt(facts, shared, list(check_settings.TEST_RUNNERS)).items()]
+                settings_changed_by_bolt(facts, shared, list(check_settings.TEST_RUNNERS)).items()]
     return TestFiles(independent, own, [p for p in gone if not persons(p)], harness)
 
 

@@ -15,9 +15,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from aidlc import vcs
-from aidlc.gates.facts import Facts
-
 
 @dataclass(frozen=True)
 class Tool:
@@ -88,7 +85,7 @@ def _script(rest: list[str]) -> str | None:
 def may_hold_settings(path: str, tools: list[Tool]) -> bool:
     """Whether one of the `tools` may read settings from the file at `path`."""
     name = posixpath.basename(path)
-    return name in ("pyproject.toml", "setup.cfg", "tox.ini", "package.json") or \
+    return name in _SHARED or \
         any(fnmatch.fnmatchcase(name, pattern) for tool in tools for pattern in tool.files)
 
 
@@ -113,21 +110,30 @@ def _read(path: str, data: bytes | None, tools: list[Tool]) -> dict[str, Any] | 
     text = data.decode("utf-8", "replace")
     if any(fnmatch.fnmatchcase(name, pattern) for tool in tools for pattern in tool.files):
         return {"": text}
+    reader = _SHARED.get(name)
     try:
-        if name == "pyproject.toml":
-            table = tomllib.loads(text).get("tool")
-            table = table if isinstance(table, dict) else {}
-            return {f"[tool.{key}]": table[key] for tool in tools for key in tool.pyproject if key in table}
-        if name in ("setup.cfg", "tox.ini"):
-            parser = configparser.RawConfigParser(strict=False, interpolation=None)
-            parser.read_string(text)
-            return {f"[{section}]": dict(parser[section]) for section in parser.sections()
-                    if any(fnmatch.fnmatchcase(section, pattern) for tool in tools for pattern in tool.sections)}
-        package = json.loads(text) if name == "package.json" else {}
+        return reader(text, tools) if reader is not None else {}
     except (ValueError, configparser.Error):  # TOML and JSON errors are ValueErrors
         return text
+
+
+def _pyproject(text: str, tools: list[Tool]) -> dict[str, Any]:
+    table = tomllib.loads(text).get("tool")
+    table = table if isinstance(table, dict) else {}
+    return {f"[tool.{key}]": table[key] for tool in tools for key in tool.pyproject if key in table}
+
+
+def _ini(text: str, tools: list[Tool]) -> dict[str, Any]:
+    parser = configparser.RawConfigParser(strict=False, interpolation=None)
+    parser.read_string(text)
+    return {f"[{section}]": dict(parser[section]) for section in parser.sections()
+            if any(fnmatch.fnmatchcase(section, pattern) for tool in tools for pattern in tool.sections)}
+
+
+def _package(text: str, tools: list[Tool]) -> dict[str, Any]:
+    package = json.loads(text)
     if not isinstance(package, dict):
-        return text
+        raise ValueError("package.json holds no object")
     found = {}
     for key in (key for tool in tools for key in tool.package):
         outer, _, inner = key.partition(".")
@@ -138,21 +144,8 @@ def _read(path: str, data: bytes | None, tools: list[Tool]) -> dict[str, Any] | 
     return found
 
 
-def changed_by_bolt(facts: Facts, paths: list[str], tools: list[Tool]) -> dict[str, list[str]]:
-    """path -> the parts of it the `tools` read that one of the bolt's own commits changed (from the base to the
-    head for a run without commits); only paths with such parts."""
-    history = vcs.history(facts.repo) if paths and tools else None
-    if history is None:
-        return {}
-    steps = [(c.parents[0] if c.parents else vcs.EMPTY_TREE, c.sha, [p for p in paths if p in c.paths])
-             for c in facts.commits] if facts.commits else [(facts.base, facts.head, paths)]
-    found: dict[str, set[str]] = {}
-    for before, after, touched in steps:
-        if touched:
-            old, new = history.read(before, touched), history.read(after, touched)
-            for path in touched:
-                found.setdefault(path, set()).update(changed_parts(path, old[path], new[path], tools))
-    return {path: sorted(found[path]) for path in paths if found.get(path)}
+# The files that hold the settings of several tools and much else: only each tool's part of them is read.
+_SHARED = {"pyproject.toml": _pyproject, "setup.cfg": _ini, "tox.ini": _ini, "package.json": _package}
 
 
 def named(path: str, parts: list[str]) -> str:
