@@ -19,6 +19,7 @@ from aidlc.model.config import VerifyCommand
 from aidlc.model.events import Subject
 from tests.bolt_sample import (
     BOLT,
+    BOLT_DIR,
     CALC,
     FIXED,
     edit_answer,
@@ -472,3 +473,28 @@ def test_checks_that_rewrite_the_history_fail_the_run(shop: Path, server: Script
     proc = run(shop, "bolt", "start", BOLT, "--base-url", server.url)
     assert proc.returncode == 1 and state(shop)["status"] == "FAILED", proc.stderr + proc.stdout
     assert "the checks of execute changed HEAD (moved it from" in state(shop)["outcome"], state(shop)["outcome"]
+
+
+def test_an_edit_that_quiets_the_linter_a_check_runs_pauses_the_run(shop: Path, server: ScriptedServer) -> None:
+    """The model adds `ignore = ['F401']` to pyproject.toml's [tool.ruff.lint] with the import it leaves unused: the
+    lint check passes unchanged. The run pauses at the risk, naming the settings and the check, before any person
+    sees the walkthrough."""
+    (shop / "pyproject.toml").write_text("[project]\nname = 'shop'\n\n[tool.ruff.lint]\nselect = ['F']\n")
+    lint = f"{sys.executable} -m ruff check -q --no-cache src"
+    set_config(shop, TESTS_RUN, f"{TESTS_RUN}\n  - name: lint\n    run: {lint}")
+    set_config(shop, "auto_approve_plan: []", "auto_approve_plan: [low, medium]")
+    bolt = shop / BOLT_DIR / "bolt.md"
+    bolt.write_text(bolt.read_text().replace('scope: ["src/pay/**"]', 'scope: ["src/pay/**", "pyproject.toml"]'))
+    assert run(shop, "gate", "approve", "001-checkout-payments", "--stage", "bolt-plan").returncode == 0
+    git(shop, "add", "-A")
+    git(shop, "commit", "-qm", "ci: lint, and low-risk plans approve themselves")
+    server.push(plan_answer(files=[{"path": CALC, "action": "modify", "reason": "the sign"},
+                                   {"path": "pyproject.toml", "action": "modify", "reason": "lint settings"}]),
+                blocks(("src/pay/calc.py", "def total(prices):\n", "import os\n\n\ndef total(prices):\n"), FIX,
+                       ("pyproject.toml", "select = ['F']\n", "select = ['F']\nignore = ['F401']\n")))
+    proc = run(shop, "bolt", "start", BOLT, "--base-url", server.url)
+    assert proc.returncode == 3, proc.stderr + proc.stdout
+    paused = state(shop)
+    assert paused["pause"]["kind"] == "risk" and all(r["passed"] for r in paused["checks"][-1]["results"]), proc.stdout
+    assert "pyproject.toml ([tool.ruff]): the settings of ruff, which the verify command(s) 'lint' run; the edit " \
+        "changed them" in paused["pause"]["reason"], paused["pause"]["reason"]

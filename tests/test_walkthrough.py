@@ -980,19 +980,21 @@ def test_code_a_check_runs_cannot_rewrite_the_history_ci_judges_after_it(hand: P
 
 
 
-def test_checks_that_rewrite_the_history_record_nothing_at_the_walkthrough(hand: Path) -> None:
+@pytest.mark.parametrize("rewrite", ["git update-ref HEAD $(git commit-tree HEAD^{tree} -p HEAD~1 -m 'a person')",
+                                     "git config log.showSignature true", "echo > .git/info/grafts"])
+def test_checks_that_rewrite_the_history_record_nothing_at_the_walkthrough(hand: Path, rewrite: str) -> None:
     """`aidlc walkthrough` runs the checks in the person's repository: code they import that recommits the bolt's
-    work without its trailer and moves HEAD there would have the person push that history. Before: the checks
-    were recorded as passing, nothing said."""
-    (hand / CALC).write_text(FIXED + "\nimport subprocess as _subprocess\n\n_subprocess.run(['sh', '-c', "
-                             "'git update-ref HEAD $(git commit-tree HEAD^{tree} -p HEAD~1 -m \"a person did it\")'], "
-                             "check=True)\n")
+    work without its trailer and moves HEAD there would have the person push that history (or changes how git
+    reads it). Before: the checks were recorded as passing, nothing said."""
+    (hand / CALC).write_text(FIXED + f"\nimport subprocess as _subprocess\n\n_subprocess.run(['sh', '-c', {rewrite!r}],"
+                             " check=True)\n")
     bolt_commit(hand, BOLT, "pay: total() adds the prices")
     head = git(hand, "rev-parse", "HEAD").strip()
     check_boxes(hand)
     report = walkthrough(hand)
-    assert git(hand, "rev-parse", "HEAD").strip() != head  # the code did move it
-    assert any(f"the checks ran and changed HEAD (moved it from {head[:12]}" in note for note in report["notes"])
+    changed = (f"HEAD (moved it from {head[:12]}" if "update-ref" in rewrite else
+               "git's settings" if "config" in rewrite else ".git/info/grafts")
+    assert any(f"the checks ran and changed {changed}" in note for note in report["notes"]), report["notes"]
     assert not item(report, "checks")["satisfied"]
     assert not [e for e in events(hand) if e["type"] == "check.recorded" and e.get("commit") == head]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.bolt.weakening import is_tautology, is_test_file, named_by_verify, weakened_tests
+from aidlc.bolt.check_settings import named_by_verify
+from aidlc.bolt.weakening import is_tautology, is_test_file, weakened_tests
 from aidlc.errors import UsageError
 from aidlc.model.checks import TestCounts
 
@@ -331,3 +332,21 @@ def test_which_files_are_tests(rel: str, test: bool) -> None:
 def test_a_task_runners_recipe_file_is_what_its_command_runs(run: str, named: list[str]) -> None:
     changed = {"Makefile", "web/Makefile", "justfile", "Taskfile.yml", "ci.mk", "scripts/check.py", "pyproject.toml"}
     assert [path for path, _ in named_by_verify([{"name": "tests", "run": run}], changed)] == named
+
+
+@pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history
+def test_the_settings_of_a_tool_a_check_runs_are_flagged_when_the_edit_changes_them(repo: Repo, held: bool) -> None:
+    verify = [{"name": "lint", "run": "ruff check src"}, {"name": "tests", "run": "npm test"}]
+    config = "verify:\n  - name: lint\n    run: ruff check src\n  - name: tests\n    run: npm test\n"
+    base = repo.commit({"aidlc.yaml": config, "pyproject.toml": "[project]\nname = 'shop'\n\n[tool.ruff.lint]\n"
+                        "select = ['F']\n", "package.json": '{"scripts": {"test": "jest"}}\n', "src/app.py": "x = 1\n"})
+    bumped = repo.commit({"pyproject.toml": "[project]\nname = 'shop'\nversion = '2'\n\n[tool.ruff.lint]\n"
+                          "select = ['F']\n", "src/app.py": "x = 2\n"})
+    quiet = repo.commit({"pyproject.toml": "[project]\nname = 'shop'\nversion = '2'\n\n[tool.ruff.lint]\n"
+                         "select = ['F']\nignore = ['F401']\n", "package.json": '{"scripts": {"test": "true"}}\n'})
+    flags = [f for f in weakened_tests(repo.root, base, quiet, None, None, verify=verify if held else None)]
+    assert flags == ["package.json (scripts.test): the settings of npm, which the verify command(s) 'tests' run; the "
+                     "edit changed them",
+                     "pyproject.toml ([tool.ruff]): the settings of ruff, which the verify command(s) 'lint' run; the "
+                     "edit changed them"]
+    assert weakened_tests(repo.root, base, bumped, None, None, verify=verify if held else None) == []

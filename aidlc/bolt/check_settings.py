@@ -1,4 +1,6 @@
-"""The settings a check's tool reads, beside the command that runs it: `mypy src` judges by pyproject.toml's
+"""What a check's command runs and reads beside its own words: the files it names or whose recipe it runs
+(`make test` runs the Makefile: `named_by_verify`), and the settings of the tools it runs (`tools_run`): `mypy src`
+judges by pyproject.toml's
 [tool.mypy] (`ignore_errors = true` there passes anything), pytest by its `addopts` (`--deselect` there stops a
 test), ruff by its `ignore` list, coverage by its `fail_under`. A bolt that changes them changes what its checks
 prove, as one that rewrites the command does. pyproject.toml, setup.cfg, tox.ini and package.json hold much else
@@ -6,11 +8,10 @@ prove, as one that rewrites the command does. pyproject.toml, setup.cfg, tox.ini
 
 from __future__ import annotations
 
-import configparser
 import fnmatch
 import json
 import posixpath
-import tomllib
+import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -113,19 +114,27 @@ def _read(path: str, data: bytes | None, tools: list[Tool]) -> dict[str, Any] | 
     reader = _SHARED.get(name)
     try:
         return reader(text, tools) if reader is not None else {}
-    except (ValueError, configparser.Error):  # TOML and JSON errors are ValueErrors
+    except ValueError:  # each reader's parse errors
         return text
 
 
+# The parsers are imported where a file is read: the run's loop imports this module at every start.
 def _pyproject(text: str, tools: list[Tool]) -> dict[str, Any]:
+    import tomllib
+
     table = tomllib.loads(text).get("tool")
     table = table if isinstance(table, dict) else {}
     return {f"[tool.{key}]": table[key] for tool in tools for key in tool.pyproject if key in table}
 
 
 def _ini(text: str, tools: list[Tool]) -> dict[str, Any]:
+    import configparser
+
     parser = configparser.RawConfigParser(strict=False, interpolation=None)
-    parser.read_string(text)
+    try:
+        parser.read_string(text)
+    except configparser.Error as exc:
+        raise ValueError(str(exc)) from None
     return {f"[{section}]": dict(parser[section]) for section in parser.sections()
             if any(fnmatch.fnmatchcase(section, pattern) for tool in tools for pattern in tool.sections)}
 
@@ -148,7 +157,69 @@ def _package(text: str, tools: list[Tool]) -> dict[str, Any]:
 _SHARED = {"pyproject.toml": _pyproject, "setup.cfg": _ini, "tox.ini": _ini, "package.json": _package}
 
 
+def tools_of(verify: list[Any]) -> dict[Tool, list[str]]:
+    """The tools aidlc.yaml's verify commands run, each with the names of the checks that run it."""
+    runs: dict[Tool, list[str]] = {}
+    for check in (check for check in verify if isinstance(check, dict)):
+        for tool in tools_run(command_words(check)):
+            runs.setdefault(tool, []).append(str(check.get("name", "?")))
+    return runs
+
+
+def said(subject: str, by_tool: dict[Tool, list[str]], runs: dict[Tool, list[str]]) -> str:
+    """`it ([tool.ruff]): the settings of ruff, which the verify command(s) 'lint' run`: what changed (`by_tool`: the
+    parts of `subject` each tool reads that changed) and the checks (`runs`, from `tools_of`) that read it."""
+    parts = sorted({part for tool_parts in by_tool.values() for part in tool_parts})
+    checks = ", ".join(f"'{name}'" for name in dict.fromkeys(n for tool in by_tool for n in runs[tool]))
+    return (f"{named(subject, parts)}: the settings of {', '.join(sorted({tool.name for tool in by_tool}))}, which the "
+            f"verify command(s) {checks} run")
+
+
 def named(path: str, parts: list[str]) -> str:
     """`pyproject.toml ([tool.mypy])`; a file read whole by its name alone."""
     shown = [part for part in parts if part]
     return f"{path} ({', '.join(shown)})" if shown else path
+
+
+def command_words(check: dict[str, Any]) -> list[str]:
+    """The words of a verify command's `run`, as a shell splits them (none where it does not split)."""
+    run = check.get("run")
+    try:
+        return shlex.split(run) if isinstance(run, str) else []
+    except ValueError:
+        return []
+
+
+def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str]]:
+    """(path, check name) for each of the `changed` files a verify command names as a word of its `run`, or runs
+    through a tool that reads its recipe from a file of its own (`make test` runs the Makefile's `test`)."""
+    found = []
+    for check in verify:
+        if not isinstance(check, dict):
+            continue
+        for path in sorted({posixpath.normpath(word) for word in _files_run(command_words(check))} & changed):
+            found.append((path, str(check.get("name", "?"))))
+    return found
+
+
+# The files a task runner reads its recipes from, when no option names another (a word of the command then).
+_RECIPES = {"make": ("Makefile", "makefile", "GNUmakefile"), "just": ("justfile", "Justfile", ".justfile"),
+            "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml")}
+_RECIPES["gmake"] = _RECIPES["make"]
+
+
+_RECIPE_OPTIONS = ("-f", "--file", "--makefile", "--justfile", "-t", "--taskfile")
+
+
+def _files_run(words: list[str]) -> list[str]:
+    """The command's words (an option's value too: `--file=ci.mk`), and the recipe files of each task runner among
+    them unless an option names its file (in the folder `-C` names)."""
+    found = [*words, *(word.split("=", 1)[1] for word in words if word.startswith("--") and "=" in word)]
+    for at, word in enumerate(words):
+        names = _RECIPES.get(posixpath.basename(word), ())
+        rest = [option.split("=", 1)[0] for option in words[at + 1:]]
+        if not names or any(option in _RECIPE_OPTIONS for option in rest):
+            continue
+        folder = words[at + 2] if rest[:1] in (["-C"], ["--directory"]) and len(rest) > 1 else ""
+        found += [posixpath.join(folder, name) for name in names]
+    return found

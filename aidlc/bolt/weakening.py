@@ -38,6 +38,8 @@ from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.config import key_line
 from aidlc.bank.walk import CONFIG_FILE
+from aidlc.bolt import check_settings
+from aidlc.bolt.check_settings import named_by_verify
 from aidlc.model.checks import TestCounts
 
 MAX_FLAGS_PER_KIND = 10  # per file: beyond this, one sentence counts the rest
@@ -99,19 +101,42 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     changes = vcs.changed_files_between(repo_root, base, head)
     flags, pairs = _test_changes(changes)
     changed = {change.path for change in changes} | {change.old_path for change in changes if change.old_path}
-    if verify is not None and not pairs and CONFIG_FILE not in changed:
+    settings = _settings_paths(verify, changed - {CONFIG_FILE})
+    if verify is not None and not pairs and CONFIG_FILE not in changed and not settings:
         return flags + _named_by_verify(verify, changed - {CONFIG_FILE}) + _count_changes(before, after, baseline)
     history = vcs.history(repo_root)
     if history is None:
         return flags
-    old = history.read(base, [o for o, _ in pairs if o] + ([CONFIG_FILE] if CONFIG_FILE in changed else []))
-    new = history.read(head, [n for _, n in pairs] + [CONFIG_FILE])
+    old = history.read(base, [o for o, _ in pairs if o] + settings + [CONFIG_FILE])
+    new = history.read(head, [n for _, n in pairs] + settings + [CONFIG_FILE])
     for old_path, new_path in pairs:
         flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new.get(new_path)),
                           base)
     flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new.get(CONFIG_FILE), changed)
-    flags += _count_changes(before, after, baseline)
+    runs = check_settings.tools_of(verify if verify is not None else _listed(verify_of(new.get(CONFIG_FILE))))
+    return flags + _settings_changes(settings, old, new, runs) + _count_changes(before, after, baseline)
+
+
+def _settings_paths(verify: list[dict[str, Any]] | None, changed: set[str]) -> list[str]:
+    """The changed files that may hold settings of a tool the verify commands run (of any tool aidlc knows, when the
+    caller does not hold the commands: the head's aidlc.yaml names them)."""
+    tools = list(check_settings.tools_of(verify)) if verify is not None else list(check_settings.TOOLS.values())
+    return sorted(path for path in changed if check_settings.may_hold_settings(path, tools))
+
+
+def _settings_changes(paths: list[str], old: dict[str, bytes | None], new: dict[str, bytes | None],
+                      runs: dict[check_settings.Tool, list[str]]) -> list[str]:
+    """The settings of the tools the verify commands run (`runs`) that the edit changed in `paths`."""
+    flags = []
+    for path in paths:
+        by_tool = {tool: parts for tool in runs
+                   if (parts := check_settings.changed_parts(path, old.get(path), new.get(path), [tool]))}
+        flags += [f"{check_settings.said(path, by_tool, runs)}; the edit changed them"] if by_tool else []
     return flags
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _test_changes(changes: list[vcs.FileChange]) -> tuple[list[str], list[tuple[str | None, str]]]:
@@ -322,47 +347,12 @@ def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: 
 
         where = f"{config}:{key_line(_text(new), ['verify'])}" if new is not None else config
         flags.append(f"{where}: the verify commands changed, and they decide whether the edit passes")
-    return flags + _named_by_verify(new_verify if isinstance(new_verify, list) else [], changed - {config})
+    return flags + _named_by_verify(_listed(new_verify), changed - {config})
 
 
 def _named_by_verify(verify: list[Any], changed: set[str]) -> list[str]:
     return [f"{path}: changed, and the verify command '{name}' names it"
             for path, name in named_by_verify(verify, changed)]
-
-
-def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str]]:
-    """(path, check name) for each of the `changed` files a verify command names as a word of its `run`, or runs
-    through a tool that reads its recipe from a file of its own (`make test` runs the Makefile's `test`)."""
-    found = []
-    for check in verify:
-        if not isinstance(check, dict):
-            continue
-        for path in sorted({posixpath.normpath(word) for word in _files_run(command_words(check))} & changed):
-            found.append((path, str(check.get("name", "?"))))
-    return found
-
-
-# The files a task runner reads its recipes from, when no option names another (a word of the command then).
-_RECIPES = {"make": ("Makefile", "makefile", "GNUmakefile"), "just": ("justfile", "Justfile", ".justfile"),
-            "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml")}
-_RECIPES["gmake"] = _RECIPES["make"]
-
-
-_RECIPE_OPTIONS = ("-f", "--file", "--makefile", "--justfile", "-t", "--taskfile")
-
-
-def _files_run(words: list[str]) -> list[str]:
-    """The command's words (an option's value too: `--file=ci.mk`), and the recipe files of each task runner among
-    them unless an option names its file (in the folder `-C` names)."""
-    found = [*words, *(word.split("=", 1)[1] for word in words if word.startswith("--") and "=" in word)]
-    for at, word in enumerate(words):
-        names = _RECIPES.get(posixpath.basename(word), ())
-        rest = [option.split("=", 1)[0] for option in words[at + 1:]]
-        if not names or any(option in _RECIPE_OPTIONS for option in rest):
-            continue
-        folder = words[at + 2] if rest[:1] in (["-C"], ["--directory"]) and len(rest) > 1 else ""
-        found += [posixpath.join(folder, name) for name in names]
-    return found
 
 
 def verify_of(data: bytes | None) -> Any:
@@ -375,17 +365,6 @@ def verify_of(data: bytes | None) -> Any:
     if problem is not None or mapping is None:
         return text
     return mapping.get("verify")
-
-
-def command_words(check: dict[str, Any]) -> list[str]:
-    """The words of a verify command's `run`, as a shell splits them (none where it does not split)."""
-    import shlex
-
-    run = check.get("run")
-    try:
-        return shlex.split(run) if isinstance(run, str) else []
-    except ValueError:
-        return []
 
 
 def _count_changes(before: TestCounts | None, after: TestCounts | None, baseline: str) -> list[str]:

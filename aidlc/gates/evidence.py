@@ -11,7 +11,8 @@ from aidlc import vcs
 from aidlc.bank.items import StoryItem
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.bolt import check_settings
-from aidlc.bolt.weakening import command_words, named_by_verify, verify_of
+from aidlc.bolt.check_settings import named_by_verify
+from aidlc.bolt.weakening import verify_of
 from aidlc.gates.facts import Facts, one_line, settings_changed_by_bolt
 from aidlc.gates.planned import Planned, plan_risks
 from aidlc.model import evidence as ev
@@ -110,10 +111,7 @@ def verify_changes(facts: Facts) -> list[ev.Deviation]:
 def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> list[ev.Deviation]:
     """The settings a verify command's tool reads (pyproject.toml's [tool.mypy], a jest.config.js) that the bolt's
     own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py)."""
-    runs: dict[check_settings.Tool, list[str]] = {}
-    for check in (check for check in verify if isinstance(check, dict)):
-        for tool in check_settings.tools_run(command_words(check)):
-            runs.setdefault(tool, []).append(str(check.get("name", "?")))
+    runs = check_settings.tools_of(verify)
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
     changed: dict[str, dict[check_settings.Tool, list[str]]] = {}
     for tool in runs:
@@ -121,13 +119,9 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
             changed.setdefault(path, {})[tool] = parts
     found = []
     for path, by_tool in changed.items():
-        parts = sorted({part for tool_parts in by_tool.values() for part in tool_parts})
-        checks = ", ".join(f"'{name}'" for name in dict.fromkeys(n for tool in by_tool for n in runs[tool]))
         changing = [c.sha[:12] for c in facts.commits if path in c.paths]
         found.append(ev.Deviation(path=path, kind="verify-changed", detail=one_line(
-            f"the bolt's own commit(s) {', '.join(changing)} changed {check_settings.named('it', parts)}: the "
-            f"settings of {', '.join(sorted({tool.name for tool in by_tool}))}, which the verify command(s) {checks} "
-            "run")))
+            f"the bolt's own commit(s) {', '.join(changing)} changed {check_settings.said('it', by_tool, runs)}")))
     return found
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -124,26 +126,42 @@ _READING_FILES = ("info/grafts", "shallow", "objects/info/alternates", "info/att
 
 
 def reading_state(path: Path) -> dict[str, str]:
-    """What git reads the history by, as names to digests: HEAD and every ref, the settings of every scope (the
-    user's and the system's too), and _READING_FILES. Code run between two readings that changes any of them may
-    have changed the history aidlc reads after it."""
-    import hashlib
-
-    def digest(data: bytes) -> str:
-        return hashlib.sha256(data).hexdigest()
-
-    state = {"HEAD": run_git(path, ("rev-parse", "-q", "--verify", "HEAD"), ok=(0, 1)).decode().strip(),
-             "refs": digest(run_git(path, ("for-each-ref", "--format=%(refname) %(objectname)"))),
-             "settings": digest(run_git(path, ("config", "--list", "--show-origin", "-z"), ok=(0, 1)))}
-    folder = Path(run_git(path, ("rev-parse", "--path-format=absolute", "--git-common-dir")).decode().strip())
-    for name in _READING_FILES:
-        try:
-            state[name] = digest((folder / name).read_bytes())
-        except FileNotFoundError:
-            state[name] = "absent"
-        except OSError as exc:
-            state[name] = f"unreadable: {exc.errno}"
+    """What git reads the history by, as names to digests: HEAD, every ref (the files that hold them: packed-refs,
+    refs/, reftable/), the settings files of every scope (the repository's, the user's and the system's where git
+    looks for them by default or the GIT_CONFIG_* variables name them; not a file an include names), and
+    _READING_FILES. Code run between two readings that changes any of them may have changed the history aidlc reads
+    after it. One git process: a check runs this twice."""
+    lines = run_git(path, ("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "HEAD"),
+                    ok=(0, 128)).decode("utf-8", "surrogateescape").splitlines()
+    git_dir, common, head = (*lines, "", "", "")[:3]
+    state = {"HEAD": head if len(head) >= 40 else "none"}
+    if not common:  # no repository: nothing git reads
+        return state
+    folder = Path(common)
+    refs = [p for name in ("refs", "reftable") for p in (folder / name).rglob("*") if p.is_file()]
+    state["refs"] = _digest_of(sorted([*refs, folder / "packed-refs"]))
+    home = Path.home()
+    state["settings"] = _digest_of([
+        folder / "config", Path(git_dir) / "config.worktree",
+        Path(os.environ.get("GIT_CONFIG_GLOBAL") or home / ".gitconfig"),
+        Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git" / "config",
+        Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")])
+    state.update({name: _digest(folder / name) for name in _READING_FILES})
     return state
+
+
+def _digest_of(files: list[Path]) -> str:
+    return hashlib.sha256("\0".join(f"{file}:{_digest(file)}" for file in files).encode("utf-8", "surrogateescape"))\
+        .hexdigest()
+
+
+def _digest(file: Path) -> str:
+    try:
+        return hashlib.sha256(file.read_bytes()).hexdigest()
+    except FileNotFoundError:
+        return "absent"
+    except OSError as exc:
+        return f"unreadable: {exc.errno}"
 
 
 def reading_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
