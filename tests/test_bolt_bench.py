@@ -31,8 +31,9 @@ def test_the_bolt_benchmark_runs_a_whole_bolt_and_a_bare_loop(tmp_path: Path) ->
     # ledger events record it spent is never more than state.json holds after a crash; each edit answer's digest is
     # appended to the ledger (edits.proposed, 2) before the answer is saved, so that a resume applies it only as given.
     # Each round of checks reads what git reads the history by before and after it (1 process each time, 4 a bolt),
-    # so that code a check runs cannot move HEAD under the run unseen.
-    assert harness["git_processes"] <= 26 and harness["fsyncs"] <= 55
+    # so that code a check runs cannot move HEAD under the run unseen; the walkthrough reads the bolt's diff once for
+    # the lines that silence a check (1).
+    assert harness["git_processes"] <= 27 and harness["fsyncs"] <= 55
     assert [goal["name"] for goal in report["goals"]] == ["harness overhead per step <= 50 ms",
                                                           "harness overhead per loop step <= 50 ms",
                                                           "bolt start to the walkthrough gate <= 2 s beyond the checks"]

@@ -695,6 +695,37 @@ def test_a_bolt_that_rewrites_the_make_target_a_check_runs_is_refused(hand: Path
     proc = approve(hand)
     assert proc.returncode == 1 and "Makefile" in proc.stderr
 
+
+def test_the_report_lists_each_check_the_bolt_silenced(hand: Path) -> None:
+    """`# type: ignore`, `# noqa`, `// eslint-disable-next-line`: the lint and type checks pass on the line the bolt
+    silenced. Before: the report said nothing of them."""
+    ignored = "def total(prices):  # type: ignore[no-untyped-def]"
+    (hand / CALC).write_text("import os  # noqa: F401\n" + FIXED.replace("def total(prices):", ignored))
+    (hand / "web").mkdir()
+    (hand / "web/cart.ts").write_text("// eslint-disable-next-line @typescript-eslint/no-explicit-any\n"
+                                      "export const cart: any = `${1}`;\n")
+    bolt_commit(hand, BOLT, "pay: quiet the checks")
+    report = walkthrough(hand, "--no-run")
+    silenced = {d["path"]: d["detail"] for d in report["deviations"] if d["kind"] == "check-silenced"}
+    assert silenced == {CALC: f"line 1: import os # noqa: F401; line 2: {' '.join(ignored.split())}",
+                        "web/cart.ts": "line 1: // eslint-disable-next-line @typescript-eslint/no-explicit-any"}
+    text = (hand / WALKTHROUGH).read_text()
+    assert f"`{CALC}`: silences a check where the bolt changed it: line 1: import os # noqa: F401" in text
+
+
+@pytest.mark.parametrize(("diff", "found"), [
+    ('+++ "b/caf\\303\\251.py"\n@@ -0,0 +1,2 @@\n+x = 1\n+y = f()  # type: ignore\n',
+     {"café.py": [(2, "y = f()  # type: ignore")]}),
+    ("+++ b/a.py\n@@ -3,2 +3,3 @@\n ctx\n-old  # noqa\n+new\n+z  # pragma: no cover\n",
+     {"a.py": [(5, "z  # pragma: no cover")]}),
+    ("+++ b/a.go\n@@ -1 +1 @@\n+x := f() //nolint:errcheck\n", {"a.go": [(1, "x := f() //nolint:errcheck")]}),
+    ("+++ b/a.py\n@@ -1 +1 @@\n+text = 'no quality'\n", {}),
+])
+def test_the_lines_that_silence_a_check_are_found_in_a_diff(diff: str, found: dict) -> None:
+    from aidlc.bolt.suppressions import added
+
+    assert added(diff) == found
+
 def test_high_risk_without_a_model_is_unmet_and_says_so(hand: Path) -> None:
     set_risk(hand, "high")
     report = walkthrough(hand, "--no-run")

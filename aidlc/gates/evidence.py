@@ -10,7 +10,7 @@ from typing import Any
 from aidlc import vcs
 from aidlc.bank.items import StoryItem
 from aidlc.bank.walk import CONFIG_FILE
-from aidlc.bolt import check_settings
+from aidlc.bolt import check_settings, suppressions
 from aidlc.bolt.check_settings import named_by_verify
 from aidlc.bolt.weakening import verify_of
 from aidlc.gates.facts import Facts, one_line, settings_changed_by_bolt
@@ -106,6 +106,17 @@ def verify_changes(facts: Facts) -> list[ev.Deviation]:
         found.append(ev.Deviation(path=path, kind="verify-changed", detail=one_line(
             f"the bolt's own commit(s) {', '.join(changing)} changed it, and the verify command '{name}' runs it")))
     return found + _settings_changes(facts, named, sorted(touched - {CONFIG_FILE, *(d.path for d in found)}))
+
+
+def silenced(facts: Facts) -> list[ev.Deviation]:
+    """The lines added since the bolt's base, in the files its own commits changed, that silence a check (a
+    a `type: ignore` comment, an `eslint-disable`: aidlc/bolt/suppressions.py), one deviation a file."""
+    own = {path for c in facts.commits for path in c.paths}
+    paths = sorted(c.path for c in facts.line_counts if not facts.commits or c.path in own)
+    found = suppressions.added(vcs.diff_text(facts.repo, facts.base, facts.head, paths))
+    return [ev.Deviation(path=path, kind="check-silenced", detail=one_line(
+        "; ".join(f"line {number}: {text.replace('`', chr(39))!s}" for number, text in lines[:3])
+        + (f"; {len(lines) - 3} more" if len(lines) > 3 else ""))) for path, lines in sorted(found.items())]
 
 
 def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> list[ev.Deviation]:

@@ -23,6 +23,7 @@ from aidlc.gates.evidence import (
     deviations,
     flagged_risks,
     rollback,
+    silenced,
     timeline,
     traceability,
     verify_changes,
@@ -64,7 +65,7 @@ def build(repo: Path, bank: MemoryBank, bolt_ref: str, *, run: bool = True,
     return ev.EvidenceReport(
         bolt=facts.bolt.id, risk=risk, base=facts.base, head=facts.head,
         traceability=traceability(facts, found_checks), changes=changed,
-        deviations=[*deviations(changed, planned), *verify_changed],
+        deviations=[*deviations(changed, planned), *verify_changed, *silenced(facts)],
         checks=found_checks, commits=commits(facts.commits), verification=verified, risks=flagged_risks(facts),
         rollback=rollback(facts), timeline=timeline(facts), cost=cost(facts), run=run_record(facts),
         decision=decision(facts, risk), notes=list(dict.fromkeys(facts.notes)))

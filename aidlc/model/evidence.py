@@ -69,11 +69,13 @@ class FileChangeLine(_Strict):
 
 class Deviation(_Strict):
     path: str
-    kind: Literal["unplanned", "untouched", "verify-changed"] = Field(
+    kind: Literal["unplanned", "untouched", "verify-changed", "check-silenced"] = Field(
         description="unplanned: changed, not in the approved plan; untouched: in the plan, never changed; "
                     "verify-changed: the bolt's own commits changed what decides whether it passes (aidlc.yaml's "
-                    "verify commands, or a file one of them runs)")
-    detail: str | None = Field(default=None, description="verify-changed: the commits and what they changed")
+                    "verify commands, a file one of them runs, the settings of a tool it runs); check-silenced: "
+                    "lines added since the bolt's base that silence a check (`noqa`, `eslint-disable`)")
+    detail: str | None = Field(default=None, description="verify-changed: the commits and what they changed; "
+                                                          "check-silenced: the lines, with their numbers at the head")
 
 
 class CheckRun(_Strict):
