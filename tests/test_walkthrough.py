@@ -432,7 +432,7 @@ def test_a_bolt_that_deselects_the_tests_in_the_runners_settings_gets_no_indepen
     ("web/setup.cfg", "[testenv]\ncommands = pytest\n", "[testenv]\ncommands = true\n", ["[testenv]"]),
     ("pyproject.toml", "[tool.tox]\nenv_list = ['py311']\n", "[tool.tox]\nenv_list = []\n", ["[tool.tox]"]),
     ("pyproject.toml", "[project]\nname = 'shop'\n", "[project\nname = 'shop'\n",
-     ["all of it: one version does not parse"]),
+     ["all of it: a version of it does not parse"]),
     ("jest.config.js", None, "module.exports = {}\n", [""]),
 ])
 def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, before: str | None, after: str,
@@ -446,6 +446,8 @@ def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, befor
     ("npx eslint . && tsc --noEmit", [("eslint", ("eslintConfig",)), ("tsc", ())]),
     ("npm test", [("npm", ("scripts.pretest", "scripts.test", "scripts.posttest"))]),
     ("yarn --silent run check", [("yarn", ("scripts.precheck", "scripts.check", "scripts.postcheck"))]),
+    ("npm --prefix web test", [("npm", ("scripts.pretest", "scripts.test", "scripts.posttest"))]),
+    ("pnpm --filter web lint", [("pnpm", ("scripts.prelint", "scripts.lint", "scripts.postlint"))]),
     ("./scripts/check.sh", []),
 ])
 def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tuple[str, tuple[str, ...]]]) -> None:

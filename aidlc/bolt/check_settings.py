@@ -75,9 +75,14 @@ def tools_run(words: list[str]) -> list[Tool]:
     return list(found.values())
 
 
+_VALUED = ("--prefix", "-C", "--cwd", "--dir", "--filter", "-F", "--workspace", "-w")  # options that take a value
+
+
 def _script(rest: list[str]) -> str | None:
-    """The script `npm run NAME` (`npm test`, `yarn NAME`, `pnpm NAME`) runs, skipping options."""
-    words = [word for word in rest if not word.startswith("-")]
+    """The script `npm run NAME` (`npm test`, `yarn NAME`, `pnpm --filter web NAME`) runs, skipping options (and
+    the values of those that take one)."""
+    words = [word for at, word in enumerate(rest)
+             if not word.startswith("-") and (at == 0 or rest[at - 1] not in _VALUED)]
     if words[:1] in (["run"], ["run-script"]):
         words = words[1:]
     return words[0] if words else None
@@ -99,7 +104,7 @@ def changed_parts(path: str, before: bytes | None, after: bytes | None, tools: I
         return []
     if isinstance(old, dict) and isinstance(new, dict):
         return [part for part in sorted({*old, *new}) if old.get(part) != new.get(part)]
-    return ["all of it: one version does not parse"]
+    return ["all of it: a version of it does not parse"]
 
 
 def _read(path: str, data: bytes | None, tools: list[Tool]) -> dict[str, Any] | str:
