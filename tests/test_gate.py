@@ -460,6 +460,8 @@ def test_an_approved_bolt_md_that_cannot_be_read_says_so_not_that_it_was_removed
     assert stale and all("cannot be read now (byte 0xe9 at offset" in message and "save it as UTF-8" in message
                          for message in stale), stale
     assert not any("was removed" in message for message in stale)
+    fixes = [f["fix"] for f in found if f["code"] == "AIDLC-LEDGER-005"]
+    assert all(fix.startswith(f"save {BOLT} as UTF-8 text, then `aidlc validate`") for fix in fixes), fixes
 
 
 def test_an_unknown_actor_kind_is_a_usage_error(chain: Path) -> None:

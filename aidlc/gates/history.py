@@ -92,7 +92,10 @@ def _unreadable(bank: MemoryBank | None, path: str) -> str | None:
     doc = next((doc for doc in bank.unreadable if doc.rel == rel), None) if bank is not None else None
     if doc is None or doc.problem is None or doc.problem.kind not in UNREAD:
         return None
-    return f"cannot be read now ({doc.problem.message}: save it as UTF-8), so it counts as changed"
+    return f"{UNREAD_CHANGE} ({doc.problem.message}: save it as UTF-8), so it counts as changed"
+
+
+UNREAD_CHANGE = "cannot be read now"
 
 
 def approved_risks(events: Iterable[Event], bolt_id: str) -> list[Risk]:

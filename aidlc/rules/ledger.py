@@ -76,8 +76,8 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
     if led is None:
         return
     # Here, not at the top: only with a ledger (see view).
-    from aidlc.gates.catalogue import fingerprint
-    from aidlc.gates.history import what_changed
+    from aidlc.gates.catalogue import TERMS, fingerprint
+    from aidlc.gates.history import UNREAD_CHANGE, what_changed
     from aidlc.gates.resolve import resolve
     from aidlc.model.events import Decision
 
@@ -99,6 +99,9 @@ def approvals_current(index: BankIndex) -> Iterator[Hit]:
             message = (f"the {stage} approval of {kind} {subject_id} (seq {last.seq}) is stale: "
                        f"{path} {change} since")
             approve = gate_command(subject_id, stage)
+            if change.startswith(UNREAD_CHANGE):  # not a change to decide on: a file to mend
+                approve = f"save {path.removesuffix(TERMS)} as UTF-8 text, then `aidlc validate`: the approval " \
+                          f"stands again if it is what was approved (else: {approve})"
             if "*" in path or " (" in path:  # the label of a set of files: grouped under the approval's line
                 yield Hit(led.ledger.rel, _line(led, last), message, approve)
             else:
