@@ -10,6 +10,7 @@ build and test); the rules also say stages run "in the order that makes sense", 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 
@@ -86,11 +87,21 @@ _LABEL = re.compile("|".join(re.escape(label) + (r"(?![a-z])" if label in _SHORT
 _SLUG_OF = {label: slug for label, slug in _LABELS}
 
 
-# Read as the letters they look like, one character for one (offsets agree): `_`, and the Cyrillic and Greek
-# capitals and small letters that look Latin. `- [x] Вuild and Test` (a Cyrillic В) is the Build and Test a reader
-# sees, not a line naming no stage, whose tick no rule would judge.
-_READ_AS = str.maketrans("_АВЕКМНОРСТХаеорсухіјѕΑΒΕΖΗΙΚΜΝΟΡΤΥΧοι",
-                         " ABEKMHOPCTXaeopcyxijsABEZHIKMNOPTYXoi")
+class _ReadAs(dict[int, int]):
+    """Each character read as the letter it looks like, one for one (offsets agree): `_`, the Cyrillic and Greek
+    capitals and small letters that look Latin, and any character that Unicode's compatibility form writes as one
+    ASCII character (fullwidth `Ｂ`, mathematical `𝐁`, other spaces). `- [x] Вuild and Test` (a Cyrillic В) is the
+    Build and Test a reader sees, not a line naming no stage, whose tick no rule would judge. Filled as characters
+    are met, so `str.translate` stays one pass in C for text already seen."""
+
+    def __missing__(self, code: int) -> int:
+        folded = unicodedata.normalize("NFKC", chr(code))
+        self[code] = ord(folded) if len(folded) == 1 and folded.isascii() else code
+        return self[code]
+
+
+_READ_AS = _ReadAs(str.maketrans("_АВЕКМНОРСТХаеорсухіјѕΑΒΕΖΗΙΚΜΝΟΡΤΥΧοι",
+                                 " ABEKMHOPCTXaeopcyxijsABEZHIKMNOPTYXoi"))
 
 
 def _plain(text: str) -> str:
