@@ -1031,6 +1031,18 @@ def test_checks_that_rewrite_the_history_record_nothing_at_the_walkthrough(hand:
     assert not item(report, "checks")["satisfied"]
     assert not [e for e in events(hand) if e["type"] == "check.recorded" and e.get("commit") == head]
 
+
+def test_checks_that_only_move_other_refs_are_recorded(hand: Path) -> None:
+    """A branch made or a remote ref fetched while the checks run (an editor's fetch, git's maintenance) moves
+    nothing aidlc reads: the results are recorded."""
+    (hand / CALC).write_text(FIXED + "\nimport subprocess as _subprocess\n\n_subprocess.run(['git', 'branch', '-f', "
+                             "'scratch'], check=True)\n")
+    bolt_commit(hand, BOLT, "pay: total() adds the prices")
+    check_boxes(hand)
+    report = walkthrough(hand)
+    assert not any("the checks ran and changed" in note for note in report["notes"]), report["notes"]
+    assert item(report, "checks")["satisfied"]
+
 def test_a_check_line_whose_details_are_not_of_their_types_is_no_evidence_and_breaks_no_command(hand: Path) -> None:
     """A `check.recorded` line chained and hashed around aidlc, its `passed` the text "yes" and its test count "many":
     every reader leaves it out (AIDLC-LEDGER-018), so the walkthrough runs the checks itself, and no command that reads

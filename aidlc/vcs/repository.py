@@ -126,21 +126,19 @@ _READING_FILES = ("info/grafts", "shallow", "objects/info/alternates", "info/att
 
 
 def reading_state(path: Path) -> dict[str, str]:
-    """What git reads the history by, as names to digests: HEAD, every ref (the files that hold them: packed-refs,
-    refs/, reftable/), the settings files of every scope (the repository's, the user's and the system's where git
-    looks for them by default or the GIT_CONFIG_* variables name them; not a file an include names), and
-    _READING_FILES. Code run between two readings that changes any of them may have changed the history aidlc reads
-    after it. One git process: a check runs this twice."""
+    """What git reads the history by, as names to digests: HEAD, the settings files of every scope (the
+    repository's, the user's and the system's where git looks for them by default or the GIT_CONFIG_* variables
+    name them; not a file an include names), and _READING_FILES. Code run between two readings that changes any of
+    them may have changed the history aidlc reads after it. Other refs are left out: aidlc reads HEAD and commits it
+    resolved before (a `git fetch` or git's background maintenance moves them while checks run). One git process: a
+    check runs this twice."""
     lines = run_git(path, ("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "HEAD"),
                     ok=(0, 128)).decode("utf-8", "surrogateescape").splitlines()
     git_dir, common, head = (*lines, "", "", "")[:3]
     state = {"HEAD": head if len(head) >= 40 else "none"}
     if not common:  # no repository: nothing git reads
         return state
-    folder = Path(common)
-    refs = [p for name in ("refs", "reftable") for p in (folder / name).rglob("*") if p.is_file()]
-    state["refs"] = _digest_of(sorted([*refs, folder / "packed-refs"]))
-    home = Path.home()
+    folder, home = Path(common), Path.home()
     state["settings"] = _digest_of([
         folder / "config", Path(git_dir) / "config.worktree",
         Path(os.environ.get("GIT_CONFIG_GLOBAL") or home / ".gitconfig"),
@@ -167,5 +165,5 @@ def _digest(file: Path) -> str:
 def reading_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:
     """What of git's reading (`reading_state`) changed between two readings, each said as a thing changed."""
     said = {"HEAD": f"HEAD (moved it from {before['HEAD'][:12]} to {after['HEAD'][:12]})",
-            "refs": "git's refs", "settings": "git's settings"}
+            "settings": "git's settings"}
     return [said.get(name, f".git/{name}") for name in before if before[name] != after.get(name)]
