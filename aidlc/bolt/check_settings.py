@@ -36,22 +36,25 @@ NPM_TEST = Tool("npm", package=("scripts.pretest", "scripts.test", "scripts.post
 JEST = Tool("jest", ("jest.config.*",), package=("jest",))
 MOCHA = Tool("mocha", (".mocharc*",), package=("mocha",))
 AVA = Tool("ava", ("ava.config.*",), package=("ava",))
+VITEST = Tool("vitest", ("vitest.config.*", "vitest.workspace.*"))
+KARMA = Tool("karma", ("karma.conf.*",))
+PLAYWRIGHT = Tool("playwright", ("playwright.config.*",))
+CYPRESS = Tool("cypress", ("cypress.config.*", "cypress.json"))
+NOX = Tool("nox", ("noxfile.py",))
+# What the test runners load with the tests they run, and what `npm test` runs: changed by a bolt, the tests that
+# existed before it no longer run as they were.
+TEST_RUNNERS = (PYTEST, TOX, NOX, NPM_TEST, JEST, MOCHA, AVA, VITEST, KARMA, PLAYWRIGHT, CYPRESS)
 TOOLS = {tool.name: tool for tool in (
-    PYTEST, TOX, COVERAGE, JEST, MOCHA, AVA,
-    Tool("nox", ("noxfile.py",)),
+    *(runner for runner in TEST_RUNNERS if runner is not NPM_TEST), COVERAGE,
     Tool("mypy", ("mypy.ini", ".mypy.ini"), ("mypy",), ("mypy", "mypy-*")),
     Tool("ruff", ("ruff.toml", ".ruff.toml"), ("ruff",)),
     Tool("flake8", (".flake8",), (), ("flake8",)),
     Tool("pylint", ("pylintrc", ".pylintrc"), ("pylint",)),
     Tool("pyright", ("pyrightconfig.json",), ("pyright",)),
-    Tool("vitest", ("vitest.config.*", "vitest.workspace.*")),
     Tool("eslint", ("eslint.config.*", ".eslintrc*"), package=("eslintConfig",)),
     Tool("tsc", ("tsconfig.json", "tsconfig.*.json")),
     Tool("golangci-lint", (".golangci.*",)),
 )}
-# What pytest, jest, mocha and ava load with the tests they run, and `npm test` runs: changed by a bolt, the tests
-# that existed before it no longer run as they were.
-TEST_RUNNERS = (PYTEST, TOX, NPM_TEST, JEST, MOCHA, AVA)
 _NPM = ("npm", "yarn", "pnpm", "bun")
 
 

@@ -122,13 +122,11 @@ class TestFiles:
 
 
 # What a test runner loads with the tests it runs, able to change what any assertion does: `assertEqual = lambda
-# *a: None` in tests/__init__.py passes every test. Besides these names, every file among the test files that is no
-# test itself counts (an __init__.py, a helper module, the data a test compares with), as do the runners' own
-# settings files (of setup.cfg, pyproject.toml and package.json, which a bolt changes for much else, only the
-# runner's part: aidlc/bolt/check_settings.py).
-HARNESS = re.compile(r"^(?:conftest\.py|sitecustomize\.py|usercustomize\.py|\.?pytest\.(?:ini|toml)|tox\.ini"
-                     r"|noxfile\.py|\.mocharc\..*|(?:jest|vitest|karma|playwright|cypress)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?)$")
-SHARED_SETTINGS = ("pyproject.toml", "setup.cfg", "package.json")
+# *a: None` in tests/__init__.py passes every test. Besides these names (Python loads them on its own), every file
+# among the test files that is no test itself counts (an __init__.py, a helper module, the data a test compares
+# with), as do the runners' settings (check_settings.TEST_RUNNERS: pytest.ini, jest.config.js; of pyproject.toml,
+# setup.cfg and package.json, which a bolt changes for much else, only the runner's part).
+HARNESS = re.compile(r"^(?:conftest|sitecustomize|usercustomize)\.py$")
 
 
 def test_files(facts: Facts) -> TestFiles:
@@ -160,10 +158,11 @@ def test_files(facts: Facts) -> TestFiles:
     own = [p for p in tests if p not in independent]
     gone = [] if fresh else [p for p in vcs.files_at(repo, facts.base) if is_test(p) and p not in set(at_head)]
     harness = [] if fresh else sorted(c.path for c in facts.line_counts if is_harness(c.path) and not persons(c.path))
-    shared = [] if fresh else [c.path for c in facts.line_counts if c.path.rsplit("/", 1)[-1] in SHARED_SETTINGS
-                               and vcs.is_outside(c.path, facts.outside) and not persons(c.path)]
+    runners = list(check_settings.TEST_RUNNERS)
+    settings = [] if fresh else [c.path for c in facts.line_counts if c.path not in harness and vcs.is_outside(
+        c.path, facts.outside) and check_settings.may_hold_settings(c.path, runners) and not persons(c.path)]
     harness += [check_settings.named(path, parts) for path, parts in
-                settings_changed_by_bolt(facts, shared, list(check_settings.TEST_RUNNERS)).items()]
+                settings_changed_by_bolt(facts, settings, runners).items()]
     return TestFiles(independent, own, [p for p in gone if not persons(p)], harness)
 
 
