@@ -434,6 +434,10 @@ def test_a_bolt_that_deselects_the_tests_in_the_runners_settings_gets_no_indepen
     ("pyproject.toml", "[project]\nname = 'shop'\n", "[project\nname = 'shop'\n",
      ["all of it: a version of it does not parse"]),
     ("jest.config.js", None, "module.exports = {}\n", [""]),
+    ("package.json", "{}", '{"jest": ' + "[" * 100_000 + "]" * 100_000 + "}",
+     ["all of it: a version of it does not parse"]),
+    ("pyproject.toml", "", "[tool.pytest]\nx = " + "[" * 100_000 + "]" * 100_000 + "\n",
+     ["all of it: a version of it does not parse"]),
 ])
 def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, before: str | None, after: str,
                                                                 parts: list[str]) -> None:

@@ -122,7 +122,7 @@ def _read(path: str, data: bytes | None, tools: list[Tool]) -> dict[str, Any] | 
     reader = _SHARED.get(name)
     try:
         return reader(text, tools) if reader is not None else {}
-    except ValueError:  # each reader's parse errors
+    except (ValueError, RecursionError):  # each reader's parse errors; nesting deeper than Python's stack
         return text
 
 
