@@ -459,6 +459,37 @@ def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tup
     assert [(tool.name, tool.package) for tool in found] == tools
 
 
+
+def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
+    package = json.dumps({"scripts": {"lint": "eslint . && tsc --noEmit", "test": "npm run unit", "unit": "jest",
+                                      "loop": "npm run loop"}}).encode()
+    runs = check_settings.tools_of([{"name": "lint", "run": "npm run lint"}, {"name": "tests", "run": "npm test"},
+                                    {"name": "loop", "run": "yarn loop"}], package)
+    assert {tool.name: names for tool, names in runs.items() if tool.name not in ("npm", "yarn")} == {
+        "eslint": ["lint"], "tsc": ["lint"], "jest": ["tests"]}
+    assert check_settings.tools_of([{"name": "lint", "run": "npm run lint"}], b"not json") == {
+        check_settings.Tool("npm", package=("scripts.prelint", "scripts.lint", "scripts.postlint")): ["lint"]}
+
+
+def test_a_bolt_that_turns_off_a_rule_of_the_linter_an_npm_script_runs_is_refused(hand: Path) -> None:
+    """`npm run lint` runs package.json's `eslint src`: a bolt that adds an eslint.config.js turning the rule off
+    passes the unchanged command. Before: verify unchanged."""
+    (hand / "package.json").write_text('{"name": "shop", "scripts": {"lint": "eslint src"}}\n')
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        "run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: npm run --silent lint"))
+    person_commit(hand, "ci: lint through npm")
+    (hand / "eslint.config.js").write_text("export default [{rules: {'no-unused-vars': 'off'}}];\n")
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: quiet the linter")
+    check_boxes(hand)
+    report = walkthrough(hand, "--no-run")
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    assert deviation["path"] == "eslint.config.js" and "changed it: the settings of eslint, which the verify " \
+        "command(s) 'lint' run" in deviation["detail"], deviation
+    assert not item(report, "verify-unchanged")["satisfied"]
+
 def test_a_bolt_that_silences_the_linter_a_check_runs_in_pyproject_is_refused(hand: Path) -> None:
     """`ruff check src` judges by pyproject.toml's [tool.ruff]: a bolt that adds `ignore = ["F401"]` there passes
     the unchanged command with the import it left unused. Before: verify unchanged, the walkthrough approved."""

@@ -350,3 +350,11 @@ def test_the_settings_of_a_tool_a_check_runs_are_flagged_when_the_edit_changes_t
                      "pyproject.toml ([tool.ruff]): the settings of ruff, which the verify command(s) 'lint' run; the "
                      "edit changed them"]
     assert weakened_tests(repo.root, base, bumped, None, None, verify=verify if held else None) == []
+
+
+def test_the_settings_of_a_tool_an_npm_script_calls_are_flagged(repo: Repo) -> None:
+    base = repo.commit({"package.json": '{"scripts": {"lint": "eslint src"}}\n', "src/app.js": "let x = 1;\n"})
+    head = repo.commit({"eslint.config.js": "export default [{rules: {'no-unused-vars': 'off'}}];\n"})
+    flags = weakened_tests(repo.root, base, head, None, None, verify=[{"name": "lint", "run": "npm run lint"}])
+    assert flags == ["eslint.config.js: the settings of eslint, which the verify command(s) 'lint' run; the edit "
+                     "changed them"]

@@ -165,13 +165,36 @@ def _package(text: str, tools: list[Tool]) -> dict[str, Any]:
 _SHARED = {"pyproject.toml": _pyproject, "setup.cfg": _ini, "tox.ini": _ini, "package.json": _package}
 
 
-def tools_of(verify: list[Any]) -> dict[Tool, list[str]]:
-    """The tools aidlc.yaml's verify commands run, each with the names of the checks that run it."""
+def tools_of(verify: list[Any], package: bytes | None = None) -> dict[Tool, list[str]]:
+    """The tools aidlc.yaml's verify commands run, each with the names of the checks that run it; with `package`
+    (the project's package.json), also the tools the scripts that npm, yarn, pnpm or bun run call (`npm run lint`
+    running eslint), and theirs in turn."""
+    scripts = _scripts(package)
     runs: dict[Tool, list[str]] = {}
     for check in (check for check in verify if isinstance(check, dict)):
-        for tool in tools_run(command_words(check)):
+        pending, seen = tools_run(command_words(check)), set()
+        while pending:
+            tool = pending.pop(0)
+            if tool in seen:
+                continue
+            seen.add(tool)
             runs.setdefault(tool, []).append(str(check.get("name", "?")))
+            for key in tool.package if tool.name in _NPM else ():
+                pending += tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))
     return runs
+
+
+def uses_scripts(runs: dict[Tool, list[str]]) -> bool:
+    """Whether a verify command runs package.json scripts (npm, yarn, pnpm, bun): what they call is read there."""
+    return any(tool.name in _NPM for tool in runs)
+
+
+def _scripts(package: bytes | None) -> dict[str, str]:
+    try:
+        scripts = json.loads(package).get("scripts") if package is not None else None
+    except (ValueError, RecursionError, AttributeError):  # not JSON, or not an object
+        return {}
+    return {name: run for name, run in scripts.items() if isinstance(run, str)} if isinstance(scripts, dict) else {}
 
 
 def said(subject: str, by_tool: dict[Tool, list[str]], runs: dict[Tool, list[str]]) -> str:

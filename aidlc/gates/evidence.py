@@ -123,6 +123,10 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
     """The settings a verify command's tool reads (pyproject.toml's [tool.mypy], a jest.config.js) that the bolt's
     own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py)."""
     runs = check_settings.tools_of(verify)
+    if check_settings.uses_scripts(runs):  # what the package.json scripts call, as the head has them
+        history = vcs.history(facts.repo)
+        runs = check_settings.tools_of(verify, history.read(facts.head, ["package.json"])["package.json"]
+                                       if history is not None else None)
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
     changed: dict[str, dict[check_settings.Tool, list[str]]] = {}
     for tool in runs:
