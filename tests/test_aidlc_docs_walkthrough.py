@@ -198,3 +198,15 @@ def test_an_approval_logged_with_an_ide_s_context_shows_the_person_s_words(docs:
     docs.write(f"{DOCS}/audit.md", docs.read(f"{DOCS}/audit.md").replace(said, wrapped))
     _, report = walkthrough(docs, UNIT, "--no-run")
     assert [a.user_input for a in report.audit_approvals][-1] == "Continue to Next Stage"
+
+
+def test_the_lines_the_units_commits_added_that_silence_a_check_are_listed(docs: DocsRepo) -> None:
+    """A `# noqa` and a `# pylint: disable` the unit's commit added: before, the report said nothing of them."""
+    docs.write("src/shop/totals.py", "import os  # noqa: F401\n\nTOTAL = 0  # pylint: disable=invalid-name\n")
+    docs.commit(f"{UNIT}: quiet the linters")
+    _, report = walkthrough(docs, UNIT, "--no-run")
+    assert [(s.path, s.lines) for s in report.silenced] == [
+        ("src/shop/totals.py", ["1: import os # noqa: F401", "3: TOTAL = 0 # pylint: disable=invalid-name"])]
+    run_cli("walkthrough", UNIT, "--no-run", cwd=docs.root)
+    text = docs.read(WALKTHROUGH)
+    assert "- `src/shop/totals.py` in " in text and "1: import os # noqa: F401" in text

@@ -38,6 +38,14 @@ class UnitCommit(_Strict):
     paths: list[str] = Field(description="the files it changed outside the docs folder")
 
 
+class SilencedLines(_Strict):
+    """Lines one of the unit's commits added that silence a check (a `noqa`, an `eslint-disable`)."""
+
+    path: str
+    commit: str = Field(description="the commit that added them, abbreviated")
+    lines: list[str] = Field(description="each as `NUMBER: TEXT`, its number in that commit, as one line")
+
+
 class GateDecision(_Strict):
     seq: int
     ts: str
@@ -69,6 +77,8 @@ class UnitEvidenceReport(_Strict):
     code_paths: list[str] = Field(description="the paths outside the docs the unit's code summary or plan names "
                                   "that exist at HEAD: a commit touching one counts as the unit's")
     commits: list[UnitCommit] = Field(description="oldest first")
+    silenced: list[SilencedLines] = Field(default_factory=list, description="the lines the unit's commits added that "
+                                          "silence a check (aidlc/bolt/suppressions.py): for the reader to weigh")
     checks: list[ev.Check]
     checks_passed: bool = Field(description="at least one check was recorded for HEAD's code and all of those passed")
     decisions: list[GateDecision] = Field(description="the ledger's gate decisions on the unit's stages, in order")

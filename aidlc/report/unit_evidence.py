@@ -33,6 +33,7 @@ from aidlc.aidlc_docs.units import folder_words, unit_of, units_of
 from aidlc.bank.config import load_config, records_folder
 from aidlc.bank.walk import read_inside
 from aidlc.bank.write import atomic_write
+from aidlc.bolt import suppressions
 from aidlc.bolt.walkthrough_file import fence, generated_block, merge, person_text
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
@@ -127,7 +128,8 @@ def build_unit(project: DocsProject, config: Config, unit: str, *, run: bool = T
     passed = bool(at_head) and all(c.passed for c in at_head)
     findings = unit_findings(project, unit, validate(project).findings, folder)
     return uev.UnitEvidenceReport(
-        unit=target.id, docs=project.rel, head=head, plan=plan, code_paths=paths, commits=found, checks=found_checks,
+        unit=target.id, docs=project.rel, head=head, plan=plan, code_paths=paths, commits=found,
+        silenced=_silenced(repo, found), checks=found_checks,
         checks_passed=passed, decisions=_decisions(target, events), audit_approvals=_audit(project, unit),
         findings=findings, satisfied=passed and not any(f.severity == Severity.error for f in findings),
         notes=list(dict.fromkeys(notes)))
@@ -215,6 +217,17 @@ def _commits(project: DocsProject, unit: str, paths: list[str], outside: tuple[s
         if how:
             found.append(uev.UnitCommit(commit=commits([commit])[0], found_by=how, paths=code))
     return found
+
+
+def _silenced(repo: Path, found: list[uev.UnitCommit]) -> list[uev.SilencedLines]:
+    """The lines each of the unit's commits added to its code that silence a check (one `git diff` a commit)."""
+    silenced = []
+    for unit_commit in found:
+        commit = unit_commit.commit
+        for path, lines in suppressions.added(vcs.commit_diff(repo, commit.sha, unit_commit.paths)).items():
+            silenced.append(uev.SilencedLines(path=path, commit=commit.short, lines=[
+                one_line(f"{number}: {text}") for number, text in lines]))
+    return silenced
 
 
 def _decisions(target: GateTarget, events: list[Event]) -> list[uev.GateDecision]:

@@ -12,6 +12,7 @@ from aidlc.vcs.changes import FileChange as FileChange
 from aidlc.vcs.changes import LineCounts as LineCounts
 from aidlc.vcs.changes import changed_files_between as changed_files_between
 from aidlc.vcs.changes import changed_since_fork as changed_since_fork
+from aidlc.vcs.changes import commit_diff as commit_diff
 from aidlc.vcs.changes import diff_text as diff_text
 from aidlc.vcs.changes import is_outside as is_outside
 from aidlc.vcs.changes import line_counts as line_counts

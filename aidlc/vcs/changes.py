@@ -92,3 +92,11 @@ def diff_text(project: Path, base: str, head: str, paths: list[str]) -> str:
         return ""
     return run_git(project, ("diff", "--no-ext-diff", "--no-textconv", "--relative", "-M", base, head, "--",
                              *paths)).decode("utf-8", "replace")
+
+
+def commit_diff(project: Path, commit: str, paths: list[str]) -> str:
+    """The unified diff of `paths` that `commit` made against its first parent (a root commit: against nothing)."""
+    if not paths:
+        return ""
+    return run_git(project, ("diff-tree", "-p", "-r", "--root", "--no-commit-id", "--no-ext-diff", "--no-textconv",
+                             "--relative", commit, "--", *paths)).decode("utf-8", "replace")
