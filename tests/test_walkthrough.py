@@ -463,11 +463,16 @@ def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tup
 def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
     package = json.dumps({"scripts": {"lint": "eslint . && tsc --noEmit", "test": "npm run unit", "unit": "jest",
                                       "loop": "npm run loop"}}).encode()
-    runs = check_settings.tools_of([{"name": "lint", "run": "npm run lint"}, {"name": "tests", "run": "npm test"},
-                                    {"name": "loop", "run": "yarn loop"}], package)
-    assert {tool.name: names for tool, names in runs.items() if tool.name not in ("npm", "yarn")} == {
-        "eslint": ["lint"], "tsc": ["lint"], "jest": ["tests"]}
-    assert check_settings.tools_of([{"name": "lint", "run": "npm run lint"}], b"not json") == {
+    makefile = (b".PHONY: lint test\nPY = python\n\nlint: types  # the linters\n\t@$(PY) -m ruff check src\n\n"
+                b"types:\n\t-mypy src\n\ntest:\n\tpytest -q\n")
+    files = {"package.json": package, "Makefile": makefile}
+    verify = [{"name": "lint", "run": "npm run lint"}, {"name": "tests", "run": "npm test"},
+              {"name": "loop", "run": "yarn loop"}, {"name": "make-lint", "run": "make -s lint"}]
+    runs = check_settings.tools_of(verify, files.get)
+    assert {tool.name: names for tool, names in runs.items() if tool.name not in ("npm", "yarn", "make")} == {
+        "eslint": ["lint"], "tsc": ["lint"], "jest": ["tests"], "ruff": ["make-lint"], "mypy": ["make-lint"]}
+    assert check_settings.files_read(verify) == ["GNUmakefile", "Makefile", "makefile", "package.json"]
+    assert check_settings.tools_of([{"name": "lint", "run": "npm run lint"}], {"package.json": b"not json"}.get) == {
         check_settings.Tool("npm", package=("scripts.prelint", "scripts.lint", "scripts.postlint")): ["lint"]}
 
 
@@ -490,15 +495,22 @@ def test_a_bolt_that_turns_off_a_rule_of_the_linter_an_npm_script_runs_is_refuse
         "command(s) 'lint' run" in deviation["detail"], deviation
     assert not item(report, "verify-unchanged")["satisfied"]
 
-def test_a_bolt_that_silences_the_linter_a_check_runs_in_pyproject_is_refused(hand: Path) -> None:
-    """`ruff check src` judges by pyproject.toml's [tool.ruff]: a bolt that adds `ignore = ["F401"]` there passes
-    the unchanged command with the import it left unused. Before: verify unchanged, the walkthrough approved."""
+@pytest.mark.parametrize("through", ["", "make"])
+def test_a_bolt_that_silences_the_linter_a_check_runs_in_pyproject_is_refused(hand: Path, through: str) -> None:
+    """`ruff check src` judges by pyproject.toml's [tool.ruff] (run directly, or by `make lint`): a bolt that adds
+    `ignore = ["F401"]` there passes the unchanged command with the import it left unused. Before: verify unchanged,
+    the walkthrough approved."""
+    if through and shutil.which("make") is None:
+        pytest.skip("no make here")
+    lint = f"{sys.executable} -m ruff check --no-cache -q src"
     (hand / "pyproject.toml").write_text("[project]\nname = 'shop'\n\n[tool.ruff.lint]\nselect = ['F']\n")
+    if through:
+        (hand / "Makefile").write_text(f".PHONY: lint\n\nlint:\n\t@{lint}\n")
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace(
         "run: python -m unittest discover -s tests -t . -q",
-        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {sys.executable} -m ruff check "
-        "--no-cache -q src"))
+        "run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: "
+        + ("make -s lint" if through else lint)))
     person_commit(hand, "ci: lint")
     (hand / CALC).write_text("import os\n\n\n" + FIXED)
     (hand / "pyproject.toml").write_text((hand / "pyproject.toml").read_text().replace(

@@ -11,8 +11,9 @@ from __future__ import annotations
 import fnmatch
 import json
 import posixpath
+import re
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,8 @@ class Tool:
     pyproject: tuple[str, ...] = ()  # its [tool.NAME] tables in pyproject.toml
     sections: tuple[str, ...] = ()  # its sections in setup.cfg and tox.ini (`mypy-*`: any of that prefix)
     package: tuple[str, ...] = ()  # its keys in package.json (`scripts.test`: inside `scripts`)
+    recipe_files: tuple[str, ...] = ()  # a task runner's: the files it reads its recipes from, the first found
+    recipes: tuple[str, ...] = ()  # a task runner's: the targets the command names (none: the file's first)
 
 
 PYTEST = Tool("pytest", ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"), ("pytest",),
@@ -70,6 +73,12 @@ def tools_run(words: list[str]) -> list[Tool]:
             found.setdefault("pytest", PYTEST)
         elif word.startswith("--cov"):
             found.setdefault("coverage", COVERAGE)
+        elif name in _RECIPES:
+            rest = words[at + 1:]
+            targets = tuple(w for i, w in enumerate(rest) if not w.startswith("-") and "=" not in w
+                            and (i == 0 or rest[i - 1] not in (*_RECIPE_OPTIONS, "-C", "--directory")))
+            found.setdefault(f"{name} {targets}", Tool(name, recipe_files=tuple(_recipe_files(name, rest)),
+                                                       recipes=targets))
         elif name in _NPM:
             script = _script(words[at + 1:])
             scripts = NPM_TEST.package if script in ("test", "t") else \
@@ -165,11 +174,11 @@ def _package(text: str, tools: list[Tool]) -> dict[str, Any]:
 _SHARED = {"pyproject.toml": _pyproject, "setup.cfg": _ini, "tox.ini": _ini, "package.json": _package}
 
 
-def tools_of(verify: list[Any], package: bytes | None = None) -> dict[Tool, list[str]]:
-    """The tools aidlc.yaml's verify commands run, each with the names of the checks that run it; with `package`
-    (the project's package.json), also the tools the scripts that npm, yarn, pnpm or bun run call (`npm run lint`
-    running eslint), and theirs in turn."""
-    scripts = _scripts(package)
+def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = None) -> dict[Tool, list[str]]:
+    """The tools aidlc.yaml's verify commands run, each with the names of the checks that run it; with `read` (a
+    file of the project at the head, by path: those `files_read` names), also the tools the package.json scripts
+    that npm, yarn, pnpm or bun run call (`npm run lint` running eslint), and those the Makefile or justfile
+    targets a task runner runs call (`make lint` running ruff), and theirs in turn."""
     runs: dict[Tool, list[str]] = {}
     for check in (check for check in verify if isinstance(check, dict)):
         pending, seen = tools_run(command_words(check)), set()
@@ -179,14 +188,62 @@ def tools_of(verify: list[Any], package: bytes | None = None) -> dict[Tool, list
                 continue
             seen.add(tool)
             runs.setdefault(tool, []).append(str(check.get("name", "?")))
-            for key in tool.package if tool.name in _NPM else ():
-                pending += tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))
+            if read is not None:
+                pending += _called(tool, read)
     return runs
 
 
-def uses_scripts(runs: dict[Tool, list[str]]) -> bool:
-    """Whether a verify command runs package.json scripts (npm, yarn, pnpm, bun): what they call is read there."""
-    return any(tool.name in _NPM for tool in runs)
+def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
+    """The tools a package script or a task runner's recipe that `tool` runs calls."""
+    if tool.name in _NPM:
+        scripts = _scripts(read("package.json"))
+        return [called for key in tool.package
+                for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
+    recipe = next((data for data in map(read, tool.recipe_files) if data is not None), None)
+    return tools_run(_recipe_words(recipe, tool.recipes)) if recipe is not None else []
+
+
+def files_read(verify: list[Any]) -> list[str]:
+    """The project's files `tools_of` reads to follow what the verify commands run: package.json where they run
+    package scripts, the recipe files of the task runners they run."""
+    runs = tools_of(verify)
+    return sorted({*(["package.json"] if any(tool.name in _NPM for tool in runs) else []),
+                   *(file for tool in runs for file in tool.recipe_files)})
+
+
+# A rule of a Makefile or justfile: its targets (a justfile recipe's name and parameters), a colon, its prerequisites.
+_RULE = re.compile(r"^([^\s#:=][^:=]*?)\s*::?(?!=)(.*)$")
+
+
+def _recipe_words(data: bytes, targets: tuple[str, ...]) -> list[str]:
+    """The words of the recipe lines the `targets` run (the file's first rule when none is named), with those of
+    their prerequisites."""
+    rules = _rules(data.decode("utf-8", "replace"))
+    wanted, seen, words = list(targets or list(rules)[:1]), set(), []
+    while wanted:
+        target = wanted.pop(0)
+        if target in seen or target not in rules:
+            continue
+        seen.add(target)
+        wanted += rules[target][0]
+        words += [word for line in rules[target][1] for word in command_words({"run": line})]
+    return words
+
+
+def _rules(text: str) -> dict[str, tuple[list[str], list[str]]]:
+    """target -> (its prerequisites, its recipe lines) of a Makefile or justfile (`.PHONY` and the like left out)."""
+    rules: dict[str, tuple[list[str], list[str]]] = {}
+    current: list[str] = []
+    for line in text.splitlines():
+        if line[:1] in ("\t", " ") and current:
+            rules[current[0]][1].append(line.strip().lstrip("@-"))
+        elif (rule := _RULE.match(line)) is not None:
+            current = rule.group(1).split()[:1] if not line.startswith(".") else []
+            for name in current:
+                rules.setdefault(name, ([], []))[0].extend(rule.group(2).split("#", 1)[0].split())
+        elif line.strip() and not line.lstrip().startswith("#"):
+            current = []
+    return rules
 
 
 def _scripts(package: bytes | None) -> dict[str, str]:
@@ -244,13 +301,18 @@ _RECIPE_OPTIONS = ("-f", "--file", "--makefile", "--justfile", "-t", "--taskfile
 
 def _files_run(words: list[str]) -> list[str]:
     """The command's words (an option's value too: `--file=ci.mk`), and the recipe files of each task runner among
-    them unless an option names its file (in the folder `-C` names)."""
+    them."""
     found = [*words, *(word.split("=", 1)[1] for word in words if word.startswith("--") and "=" in word)]
     for at, word in enumerate(words):
-        names = _RECIPES.get(posixpath.basename(word), ())
-        rest = [option.split("=", 1)[0] for option in words[at + 1:]]
-        if not names or any(option in _RECIPE_OPTIONS for option in rest):
-            continue
-        folder = words[at + 2] if rest[:1] in (["-C"], ["--directory"]) and len(rest) > 1 else ""
-        found += [posixpath.join(folder, name) for name in names]
+        if posixpath.basename(word) in _RECIPES:
+            found += _recipe_files(posixpath.basename(word), words[at + 1:])
     return found
+
+
+def _recipe_files(runner: str, rest: list[str]) -> list[str]:
+    """The files the task runner `runner` reads its recipes from, given the words after it: those an option names
+    (`-f ci.mk`, `--file=ci.mk`), else its own names, in the folder `-C` names."""
+    named = [rest[at + 1] for at, word in enumerate(rest[:-1]) if word in _RECIPE_OPTIONS]
+    named += [word.split("=", 1)[1] for word in rest if "=" in word and word.split("=", 1)[0] in _RECIPE_OPTIONS]
+    folder = rest[1] if rest[:1] in (["-C"], ["--directory"]) and len(rest) > 1 else ""
+    return named or [posixpath.join(folder, name) for name in _RECIPES[runner]]

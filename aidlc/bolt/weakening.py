@@ -30,7 +30,7 @@ import difflib
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -108,22 +108,32 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     if history is None:
         return flags
     old = history.read(base, [o for o, _ in pairs if o] + settings + [CONFIG_FILE])
-    new = history.read(head, [n for _, n in pairs] + settings + [CONFIG_FILE, PACKAGE])
+    followed = check_settings.files_read(verify or [])  # package.json, a Makefile: what they call
+    new = history.read(head, [n for _, n in pairs] + settings + [CONFIG_FILE] + followed)
     for old_path, new_path in pairs:
         flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new.get(new_path)),
                           base)
     flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new.get(CONFIG_FILE), changed)
-    runs = check_settings.tools_of(verify if verify is not None else _listed(verify_of(new.get(CONFIG_FILE))),
-                                   new.get(PACKAGE))
+    runs = _tools(verify, new, lambda paths: history.read(head, paths))
     return flags + _settings_changes(settings, old, new, runs) + _count_changes(before, after, baseline)
+
+
+def _tools(verify: list[dict[str, Any]] | None, new: dict[str, bytes | None],
+           read: Callable[[list[str]], dict[str, bytes | None]]) -> dict[check_settings.Tool, list[str]]:
+    """The tools the verify commands run: the caller's commands, whose followed files `new` holds, or the head's
+    aidlc.yaml's (its followed files `read` then)."""
+    if verify is not None:
+        return check_settings.tools_of(verify, new.get)
+    commands = _listed(verify_of(new.get(CONFIG_FILE)))
+    return check_settings.tools_of(commands, read(check_settings.files_read(commands)).get)
 
 
 def _settings_paths(verify: list[dict[str, Any]] | None, changed: set[str]) -> list[str]:
     """The changed files that may hold settings of a tool the verify commands run (of any tool aidlc knows, when the
     caller does not hold the commands, the head's aidlc.yaml naming them, or when they run package.json scripts, the
     head's package.json naming what those call)."""
-    runs = check_settings.tools_of(verify) if verify is not None else {}
-    tools = list(check_settings.TOOLS.values()) if verify is None or check_settings.uses_scripts(runs) else list(runs)
+    follows = verify is None or check_settings.files_read(verify)
+    tools = list(check_settings.TOOLS.values()) if follows else list(check_settings.tools_of(verify or []))
     return sorted(path for path in changed if check_settings.may_hold_settings(path, tools))
 
 
@@ -136,9 +146,6 @@ def _settings_changes(paths: list[str], old: dict[str, bytes | None], new: dict[
                    if (parts := check_settings.changed_parts(path, old.get(path), new.get(path), [tool]))}
         flags += [f"{check_settings.said(path, by_tool, runs)}; the edit changed them"] if by_tool else []
     return flags
-
-
-PACKAGE = "package.json"  # the project's: what its npm scripts call
 
 
 def _listed(value: Any) -> list[Any]:

@@ -122,11 +122,9 @@ def silenced(facts: Facts) -> list[ev.Deviation]:
 def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> list[ev.Deviation]:
     """The settings a verify command's tool reads (pyproject.toml's [tool.mypy], a jest.config.js) that the bolt's
     own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py)."""
-    runs = check_settings.tools_of(verify)
-    if check_settings.uses_scripts(runs):  # what the package.json scripts call, as the head has them
-        history = vcs.history(facts.repo)
-        runs = check_settings.tools_of(verify, history.read(facts.head, ["package.json"])["package.json"]
-                                       if history is not None else None)
+    followed = check_settings.files_read(verify)  # package.json, a Makefile: what they call, as the head has it
+    history = vcs.history(facts.repo) if followed else None
+    runs = check_settings.tools_of(verify, history.read(facts.head, followed).get if history is not None else None)
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
     changed: dict[str, dict[check_settings.Tool, list[str]]] = {}
     for tool in runs:
