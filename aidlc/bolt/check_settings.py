@@ -63,7 +63,8 @@ _NPM = ("npm", "yarn", "pnpm", "bun")
 
 def tools_run(words: list[str]) -> list[Tool]:
     """The tools a check's command (its words) runs: by name (`mypy`, `python -m mypy`, `npx eslint`), coverage by
-    pytest-cov's `--cov` too, and for npm, yarn, pnpm and bun the package.json scripts they run."""
+    pytest-cov's `--cov` too, for npm, yarn, pnpm and bun the package.json scripts they run, and for make, just and
+    task the recipe files and targets they run (what those call: `tools_of`)."""
     found: dict[str, Tool] = {}
     for at, word in enumerate(words):
         name = posixpath.basename(word)
