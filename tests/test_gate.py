@@ -425,13 +425,16 @@ def test_an_agent_is_refused_in_a_real_process(chain: Path) -> None:
     assert read(chain, LEDGER) == before
 
 
-@pytest.mark.parametrize(("marker", "agent"), [("CLAUDECODE", "Claude Code"), ("GEMINI_CLI", "Gemini CLI")])
-def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, marker: str, agent: str) -> None:
+@pytest.mark.parametrize(("marker", "value", "agent"), [
+    ("CLAUDECODE", "1", "Claude Code"), ("GEMINI_CLI", "1", "Gemini CLI"), ("CODEX_SANDBOX", "seatbelt", "Codex"),
+    ("CODEX_SANDBOX_NETWORK_DISABLED", "1", "Codex")])
+def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, marker: str, value: str,
+                                                               agent: str) -> None:
     """An agent told to run `aidlc gate approve` runs it in its own shell, which it marks; AIDLC_ACTOR_KIND=human
     does not make it a person's. Before: recorded as Ada's approval."""
     before = read(chain, LEDGER)
     proc = run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
-                   env={marker: "1", "AIDLC_ACTOR_KIND": "human"})
+                   env={marker: value, "AIDLC_ACTOR_KIND": "human"})
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"it runs in a coding agent's shell ({marker} is set: {agent}). AI proposes, a human decides." in \
         proc.stderr

@@ -11,10 +11,12 @@ from aidlc import vcs
 from aidlc.errors import UsageError
 from aidlc.model.events import Actor, ActorKind
 
-# The variables coding agents set in the shells they run commands in (Claude Code since 0.2.47, Gemini CLI): a command
+# The variables coding agents set in the shells they run commands in (Claude Code since 0.2.47, Gemini CLI, and
+# Codex in its sandbox: CODEX_SANDBOX=seatbelt on macOS, CODEX_SANDBOX_NETWORK_DISABLED=1 without network): a command
 # run there is the agent's, whatever AIDLC_ACTOR_KIND says. An agent that unsets them is not stopped by this; one
 # told to run a gate's command is.
-AGENT_SHELLS = {"CLAUDECODE": "Claude Code", "GEMINI_CLI": "Gemini CLI"}
+AGENT_SHELLS = {"CLAUDECODE": "Claude Code", "GEMINI_CLI": "Gemini CLI", "CODEX_SANDBOX": "Codex",
+                "CODEX_SANDBOX_NETWORK_DISABLED": "Codex"}
 
 
 def agent_shell() -> str | None:
