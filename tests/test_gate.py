@@ -427,7 +427,8 @@ def test_an_agent_is_refused_in_a_real_process(chain: Path) -> None:
 
 @pytest.mark.parametrize(("marker", "value", "agent"), [
     ("CLAUDECODE", "1", "Claude Code"), ("GEMINI_CLI", "1", "Gemini CLI"), ("CODEX_SANDBOX", "seatbelt", "Codex"),
-    ("CODEX_SANDBOX_NETWORK_DISABLED", "1", "Codex")])
+    ("CODEX_SANDBOX_NETWORK_DISABLED", "1", "Codex"), ("CURSOR_AGENT", "1", "Cursor"),
+    ("CURSOR_EXTENSION_HOST_ROLE", "agent-exec", "Cursor"), ("COPILOT_AGENT", "1", "GitHub Copilot")])
 def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, marker: str, value: str,
                                                                agent: str) -> None:
     """An agent told to run `aidlc gate approve` runs it in its own shell, which it marks; AIDLC_ACTOR_KIND=human
@@ -440,8 +441,9 @@ def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, mar
         proc.stderr
     assert f"aidlc gate approve {INTENT_ID} --stage requirements    # a person, from their own shell" in proc.stderr
     assert read(chain, LEDGER) == before
+    other = "user" if marker == "CURSOR_EXTENSION_HOST_ROLE" else "0"  # the editor's own role, or 0: no agent's shell
     assert run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
-                   env={marker: "0"}).returncode == 0  # set to 0: no agent's shell
+                   env={marker: other}).returncode == 0
 
 
 @pytest.mark.parametrize("agent", ["Claude <noreply@anthropic.com>", "Cursor Agent <CursorAgent@cursor.com>"])

@@ -11,17 +11,24 @@ from aidlc import vcs
 from aidlc.errors import UsageError
 from aidlc.model.events import Actor, ActorKind
 
-# The variables coding agents set in the shells they run commands in (Claude Code since 0.2.47, Gemini CLI, and
-# Codex in its sandbox: CODEX_SANDBOX=seatbelt on macOS, CODEX_SANDBOX_NETWORK_DISABLED=1 without network): a command
-# run there is the agent's, whatever AIDLC_ACTOR_KIND says. An agent that unsets them is not stopped by this; one
-# told to run a gate's command is.
+# The variables coding agents set in the shells they run commands in (Claude Code since 0.2.47, Gemini CLI, Codex in
+# its sandbox: CODEX_SANDBOX=seatbelt on macOS, CODEX_SANDBOX_NETWORK_DISABLED=1 without network; Cursor's agent,
+# headless or in the editor; VS Code's Copilot agent terminals), with the value that marks them where only one does
+# (Cursor's editor sets CURSOR_EXTENSION_HOST_ROLE to other roles too): a command run there is the agent's, whatever
+# AIDLC_ACTOR_KIND says. An agent that unsets them is not stopped by this; one told to run a gate's command is.
 AGENT_SHELLS = {"CLAUDECODE": "Claude Code", "GEMINI_CLI": "Gemini CLI", "CODEX_SANDBOX": "Codex",
-                "CODEX_SANDBOX_NETWORK_DISABLED": "Codex"}
+                "CODEX_SANDBOX_NETWORK_DISABLED": "Codex", "CURSOR_AGENT": "Cursor",
+                "CURSOR_EXTENSION_HOST_ROLE": "Cursor", "COPILOT_AGENT": "GitHub Copilot"}
+_MARKED_BY = {"CURSOR_EXTENSION_HOST_ROLE": "agent-exec"}
 
 
 def agent_shell() -> str | None:
     """The marker (`CLAUDECODE`) set when this process runs in a coding agent's shell, else None."""
-    return next((name for name in AGENT_SHELLS if os.environ.get(name, "") not in ("", "0")), None)
+    def marks(name: str) -> bool:
+        value = os.environ.get(name, "")
+        return value == _MARKED_BY[name] if name in _MARKED_BY else value not in ("", "0")
+
+    return next((name for name in AGENT_SHELLS if marks(name)), None)
 
 
 def actor_from(repo: Path, as_actor: str | None) -> Actor:
