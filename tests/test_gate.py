@@ -428,7 +428,8 @@ def test_an_agent_is_refused_in_a_real_process(chain: Path) -> None:
 @pytest.mark.parametrize(("marker", "value", "agent"), [
     ("CLAUDECODE", "1", "Claude Code"), ("GEMINI_CLI", "1", "Gemini CLI"), ("CODEX_SANDBOX", "seatbelt", "Codex"),
     ("CODEX_SANDBOX_NETWORK_DISABLED", "1", "Codex"), ("CURSOR_AGENT", "1", "Cursor"),
-    ("CURSOR_EXTENSION_HOST_ROLE", "agent-exec", "Cursor"), ("COPILOT_AGENT", "1", "GitHub Copilot")])
+    ("CURSOR_EXTENSION_HOST_ROLE", "agent-exec", "Cursor"), ("COPILOT_AGENT", "1", "GitHub Copilot"),
+    ("KIRO_SESSION_ID", "0b7c3f2e-6d1a-4f0e-9c55-2a8e1f4d7b90", "Kiro CLI"), ("OPENCODE", "1", "OpenCode")])
 def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, marker: str, value: str,
                                                                agent: str) -> None:
     """An agent told to run `aidlc gate approve` runs it in its own shell, which it marks; AIDLC_ACTOR_KIND=human

@@ -13,12 +13,14 @@ from aidlc.model.events import Actor, ActorKind
 
 # The variables coding agents set in the shells they run commands in (Claude Code since 0.2.47, Gemini CLI, Codex in
 # its sandbox: CODEX_SANDBOX=seatbelt on macOS, CODEX_SANDBOX_NETWORK_DISABLED=1 without network; Cursor's agent,
-# headless or in the editor; VS Code's Copilot agent terminals), with the value that marks them where only one does
+# headless or in the editor; VS Code's Copilot agent terminals; Kiro's CLI; OpenCode. Kiro's editor marks its
+# terminals alike for a person and its agent: no marker), with the value that marks them where only one does
 # (Cursor's editor sets CURSOR_EXTENSION_HOST_ROLE to other roles too): a command run there is the agent's, whatever
 # AIDLC_ACTOR_KIND says. An agent that unsets them is not stopped by this; one told to run a gate's command is.
 AGENT_SHELLS = {"CLAUDECODE": "Claude Code", "GEMINI_CLI": "Gemini CLI", "CODEX_SANDBOX": "Codex",
                 "CODEX_SANDBOX_NETWORK_DISABLED": "Codex", "CURSOR_AGENT": "Cursor",
-                "CURSOR_EXTENSION_HOST_ROLE": "Cursor", "COPILOT_AGENT": "GitHub Copilot"}
+                "CURSOR_EXTENSION_HOST_ROLE": "Cursor", "COPILOT_AGENT": "GitHub Copilot",
+                "KIRO_SESSION_ID": "Kiro CLI", "OPENCODE": "OpenCode"}
 _MARKED_BY = {"CURSOR_EXTENSION_HOST_ROLE": "agent-exec"}
 
 
