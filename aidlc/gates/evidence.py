@@ -110,13 +110,17 @@ def verify_changes(facts: Facts) -> list[ev.Deviation]:
 
 def silenced(facts: Facts) -> list[ev.Deviation]:
     """The lines added since the bolt's base, in the files its own commits changed, that silence a check (a
-    a `type: ignore` comment, an `eslint-disable`: aidlc/bolt/suppressions.py), one deviation a file."""
+    `type: ignore` comment, an `eslint-disable`: aidlc/bolt/suppressions.py), one deviation a file, its backticks
+    shown as quotes (the report puts paths in backticks)."""
     own = {path for c in facts.commits for path in c.paths}
     paths = sorted(c.path for c in facts.line_counts if not facts.commits or c.path in own)
     found = suppressions.added(vcs.diff_text(facts.repo, facts.base, facts.head, paths))
-    return [ev.Deviation(path=path, kind="check-silenced", detail=one_line(
-        "; ".join(f"line {number}: {text.replace('`', chr(39))!s}" for number, text in lines[:3])
-        + (f"; {len(lines) - 3} more" if len(lines) > 3 else ""))) for path, lines in sorted(found.items())]
+    deviations = []
+    for path, lines in sorted(found.items()):
+        shown = [f"line {number}: " + text.replace("`", "'") for number, text in lines[:3]]
+        more = [f"{len(lines) - 3} more"] if len(lines) > 3 else []
+        deviations.append(ev.Deviation(path=path, kind="check-silenced", detail=one_line("; ".join(shown + more))))
+    return deviations
 
 
 def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> list[ev.Deviation]:
@@ -126,12 +130,8 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
     history = vcs.history(facts.repo) if followed else None
     runs = check_settings.tools_of(verify, history.read(facts.head, followed).get if history is not None else None)
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
-    changed: dict[str, dict[check_settings.Tool, list[str]]] = {}
-    for tool in runs:
-        for path, parts in settings_changed_by_bolt(facts, candidates, [tool]).items():
-            changed.setdefault(path, {})[tool] = parts
     found = []
-    for path, by_tool in changed.items():
+    for path, by_tool in settings_changed_by_bolt(facts, candidates, list(runs)).items():
         changing = [c.sha[:12] for c in facts.commits if path in c.paths]
         found.append(ev.Deviation(path=path, kind="verify-changed", detail=one_line(
             f"the bolt's own commit(s) {', '.join(changing)} changed {check_settings.said('it', by_tool, runs)}")))

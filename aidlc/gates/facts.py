@@ -134,18 +134,21 @@ def is_test_file(path: str, patterns: list[str]) -> bool:
     return False
 
 
-def settings_changed_by_bolt(facts: Facts, paths: list[str], tools: list[Tool]) -> dict[str, list[str]]:
-    """path -> the parts of it the `tools` read (aidlc/bolt/check_settings.py) that one of the bolt's own commits
-    changed (from the base to the head for a run without commits); only paths with such parts."""
+def settings_changed_by_bolt(facts: Facts, paths: list[str], tools: list[Tool]) -> dict[str, dict[Tool, list[str]]]:
+    """path -> tool -> the parts of it the tool reads (aidlc/bolt/check_settings.py) that one of the bolt's own
+    commits changed (from the base to the head for a run without commits); only paths and tools with such parts.
+    Each commit's versions are read once, in one batch."""
     history = vcs.history(facts.repo) if paths and tools else None
     if history is None:
         return {}
     steps = [(c.parents[0] if c.parents else vcs.EMPTY_TREE, c.sha, [p for p in paths if p in c.paths])
              for c in facts.commits] if facts.commits else [(facts.base, facts.head, paths)]
-    found: dict[str, set[str]] = {}
+    found: dict[str, dict[Tool, set[str]]] = {}
     for before, after, touched in steps:
         if touched:
             old, new = history.read(before, touched), history.read(after, touched)
             for path in touched:
-                found.setdefault(path, set()).update(changed_parts(path, old[path], new[path], tools))
-    return {path: sorted(found[path]) for path in paths if found.get(path)}
+                for tool in tools:
+                    if parts := changed_parts(path, old[path], new[path], [tool]):
+                        found.setdefault(path, {}).setdefault(tool, set()).update(parts)
+    return {path: {tool: sorted(parts) for tool, parts in found[path].items()} for path in paths if path in found}

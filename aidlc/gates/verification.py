@@ -161,8 +161,8 @@ def test_files(facts: Facts) -> TestFiles:
     runners = list(check_settings.TEST_RUNNERS)
     settings = [] if fresh else [c.path for c in facts.line_counts if c.path not in harness and vcs.is_outside(
         c.path, facts.outside) and check_settings.may_hold_settings(c.path, runners) and not persons(c.path)]
-    harness += [check_settings.named(path, parts) for path, parts in
-                settings_changed_by_bolt(facts, settings, runners).items()]
+    harness += [check_settings.named(path, sorted({part for parts in by_tool.values() for part in parts}))
+                for path, by_tool in settings_changed_by_bolt(facts, settings, runners).items()]
     return TestFiles(independent, own, [p for p in gone if not persons(p)], harness)
 
 
