@@ -464,13 +464,14 @@ def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
     package = json.dumps({"scripts": {"lint": "eslint . && tsc --noEmit", "test": "npm run unit", "unit": "jest",
                                       "loop": "npm run loop"}}).encode()
     makefile = (b".PHONY: lint test\nPY = python\n\nlint: types  # the linters\n\t@$(PY) -m ruff check src\n\n"
-                b"types:\n\t-mypy src\n\ntest:\n\tpytest -q\n")
+                b"check types:\n\t-mypy src\n\ntest:\n\tpytest -q\n\nall:\n\t$(MAKE) check\n")
     files = {"package.json": package, "Makefile": makefile}
     verify = [{"name": "lint", "run": "npm run lint"}, {"name": "tests", "run": "npm test"},
-              {"name": "loop", "run": "yarn loop"}, {"name": "make-lint", "run": "make -s lint"}]
+              {"name": "loop", "run": "yarn loop"}, {"name": "make-lint", "run": "make -s lint"},
+              {"name": "all", "run": "make all"}]
     runs = check_settings.tools_of(verify, files.get)
     assert {tool.name: names for tool, names in runs.items() if tool.name not in ("npm", "yarn", "make")} == {
-        "eslint": ["lint"], "tsc": ["lint"], "jest": ["tests"], "ruff": ["make-lint"], "mypy": ["make-lint"]}
+        "eslint": ["lint"], "tsc": ["lint"], "jest": ["tests"], "ruff": ["make-lint"], "mypy": ["make-lint", "all"]}
     assert check_settings.files_read(verify) == ["GNUmakefile", "Makefile", "makefile", "package.json"]
     assert check_settings.tools_of([{"name": "lint", "run": "npm run lint"}], {"package.json": b"not json"}.get) == {
         check_settings.Tool("npm", package=("scripts.prelint", "scripts.lint", "scripts.postlint")): ["lint"]}

@@ -67,7 +67,7 @@ def tools_run(words: list[str]) -> list[Tool]:
     task the recipe files and targets they run (what those call: `tools_of`)."""
     found: dict[str, Tool] = {}
     for at, word in enumerate(words):
-        name = posixpath.basename(word)
+        name = _MAKE_VARIABLE.get(word, posixpath.basename(word))
         if name in TOOLS:
             found.setdefault(name, TOOLS[name])
         elif name == "py.test":
@@ -88,6 +88,7 @@ def tools_run(words: list[str]) -> list[Tool]:
     return list(found.values())
 
 
+_MAKE_VARIABLE = {"$(MAKE)": "make", "${MAKE}": "make"}  # a recipe's call of make itself
 _VALUED = ("--prefix", "-C", "--cwd", "--dir", "--filter", "-F", "--workspace", "-w")  # options that take a value
 
 
@@ -201,7 +202,7 @@ def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
         return [called for key in tool.package
                 for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
     recipe = next((data for data in map(read, tool.recipe_files) if data is not None), None)
-    return tools_run(_recipe_words(recipe, tool.recipes)) if recipe is not None else []
+    return tools_run(_recipe_words(recipe, tool.recipes, tool.name)) if recipe is not None else []
 
 
 def files_read(verify: list[Any]) -> list[str]:
@@ -216,10 +217,10 @@ def files_read(verify: list[Any]) -> list[str]:
 _RULE = re.compile(r"^([^\s#:=][^:=]*?)\s*::?(?!=)(.*)$")
 
 
-def _recipe_words(data: bytes, targets: tuple[str, ...]) -> list[str]:
+def _recipe_words(data: bytes, targets: tuple[str, ...], runner: str) -> list[str]:
     """The words of the recipe lines the `targets` run (the file's first rule when none is named), with those of
     their prerequisites."""
-    rules = _rules(data.decode("utf-8", "replace"))
+    rules = _rules(data.decode("utf-8", "replace"), every_name=runner in ("make", "gmake"))
     wanted, seen, words = list(targets or list(rules)[:1]), set(), []
     while wanted:
         target = wanted.pop(0)
@@ -231,15 +232,19 @@ def _recipe_words(data: bytes, targets: tuple[str, ...]) -> list[str]:
     return words
 
 
-def _rules(text: str) -> dict[str, tuple[list[str], list[str]]]:
-    """target -> (its prerequisites, its recipe lines) of a Makefile or justfile (`.PHONY` and the like left out)."""
+def _rules(text: str, every_name: bool) -> dict[str, tuple[list[str], list[str]]]:
+    """target -> (its prerequisites, its recipe lines) of a Makefile or justfile (`.PHONY` and the like left out).
+    `every_name`: a Makefile's rule names several targets (`lint check: ...`); a justfile's, its recipe and then the
+    recipe's parameters."""
     rules: dict[str, tuple[list[str], list[str]]] = {}
     current: list[str] = []
     for line in text.splitlines():
         if line[:1] in ("\t", " ") and current:
-            rules[current[0]][1].append(line.strip().lstrip("@-"))
+            for name in current:
+                rules[name][1].append(line.strip().lstrip("@-"))
         elif (rule := _RULE.match(line)) is not None:
-            current = rule.group(1).split()[:1] if not line.startswith(".") else []
+            names = rule.group(1).split()
+            current = [] if line.startswith(".") else names if every_name else names[:1]
             for name in current:
                 rules.setdefault(name, ([], []))[0].extend(rule.group(2).split("#", 1)[0].split())
         elif line.strip() and not line.lstrip().startswith("#"):
