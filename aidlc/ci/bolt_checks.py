@@ -4,7 +4,6 @@ needs (`aidlc ci`'s checks on either layout are in aidlc/ci/checks.py)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -198,11 +197,7 @@ def _digests(project: Path, folder: str) -> dict[str, str]:
         for name in names:
             path = Path(top, name)
             if path.is_file() and not path.is_symlink():
-                try:
-                    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                except OSError as exc:  # unreadable: a change of that is a change too
-                    digest = f"unreadable: {exc.errno}"
-                found[path.relative_to(project).as_posix()] = digest
+                found[path.relative_to(project).as_posix()] = vcs.file_digest(path)
     return found
 
 

@@ -49,6 +49,7 @@ from aidlc.vcs.project_history import history as history
 from aidlc.vcs.repository import branch_commit as branch_commit
 from aidlc.vcs.repository import current_branch as current_branch
 from aidlc.vcs.repository import default_branch as default_branch
+from aidlc.vcs.repository import file_digest as file_digest
 from aidlc.vcs.repository import head_commit as head_commit
 from aidlc.vcs.repository import identity as identity
 from aidlc.vcs.repository import is_shallow as is_shallow

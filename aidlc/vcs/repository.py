@@ -144,16 +144,18 @@ def reading_state(path: Path) -> dict[str, str]:
         Path(os.environ.get("GIT_CONFIG_GLOBAL") or home / ".gitconfig"),
         Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git" / "config",
         Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")])
-    state.update({name: _digest(folder / name) for name in _READING_FILES})
+    state.update({name: file_digest(folder / name) for name in _READING_FILES})
     return state
 
 
 def _digest_of(files: list[Path]) -> str:
-    return hashlib.sha256("\0".join(f"{file}:{_digest(file)}" for file in files).encode("utf-8", "surrogateescape"))\
-        .hexdigest()
+    listed = "\0".join(f"{file}:{file_digest(file)}" for file in files)
+    return hashlib.sha256(listed.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _digest(file: Path) -> str:
+def file_digest(file: Path) -> str:
+    """The sha256 of a file's bytes; "absent", or "unreadable: ERRNO", where it cannot be read (a change of that is a
+    change too)."""
     try:
         return hashlib.sha256(file.read_bytes()).hexdigest()
     except FileNotFoundError:
