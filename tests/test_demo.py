@@ -25,12 +25,14 @@ BOLT = "001-checkout-api"
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
     """One run of the demo, as the README's first command runs it on a fresh machine: no model server, no key,
-    no network, no git identity or user configuration (an empty HOME)."""
+    no network, no git identity or user configuration (an empty HOME), and from a coding agent's shell (an agent
+    following the README: Claude Code's and Cursor's markers set). Before: refused at Ada's first gate there."""
     shop = tmp_path_factory.mktemp("demo") / "shop"
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("AIDLC_", "GIT_", "XDG_")) and not k.endswith("_API_KEY")}
     env.update({"PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "CI": "true",
-                "HOME": str(tmp_path_factory.mktemp("home"))})
+                "HOME": str(tmp_path_factory.mktemp("home")), "CLAUDECODE": "1",
+                "CURSOR_EXTENSION_HOST_ROLE": "agent-exec"})
     proc = subprocess.run(["bash", str(DEMO), str(shop)], env=env, capture_output=True, text=True)
     return proc, shop
 
