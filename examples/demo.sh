@@ -18,6 +18,12 @@ set -euo pipefail
 for marker in $(python3 -c 'from aidlc.gates.actor import AGENT_SHELLS; print(*AGENT_SHELLS)'); do unset "$marker"; done
 
 demo=${1:-$(mktemp -d)/shop}
+if [ -e "$demo" ] && [ -n "$(ls -A "$demo" 2>/dev/null)" ]; then  # its sample only: never a folder of yours
+  echo "demo: $demo exists and is not empty; the demo builds its sample in a new folder" >&2
+  echo "Next steps:" >&2
+  echo "  bash examples/demo.sh    # in a new temporary folder (or give a path that does not exist)" >&2
+  exit 2
+fi
 cassette=$(cd "$(dirname "$0")" && pwd)/demo/cassette.jsonl
 if [ -n "${AIDLC_LLM_BASE_URL:-}" ]; then llm=(); else llm=(--replay "$cassette"); fi
 bolt_id=001-checkout-api

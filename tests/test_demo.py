@@ -123,3 +123,17 @@ def test_the_cassette_is_valid_and_holds_every_answer_the_demo_uses() -> None:
     answers = [entry["response"]["text"] for entry in lines if "response" in entry]
     assert answers == ANSWERS and len(recorded) == len(ANSWERS)
     assert {entry["response"]["model"] for entry in lines if "response" in entry} == {MODEL}
+
+
+def test_the_demo_builds_only_its_own_sample_never_in_a_folder_of_yours(tmp_path: Path) -> None:
+    """The demo plays a person (and clears an agent's shell markers for that): pointed at an existing repository,
+    it wrote its chain and Ada's approvals there. Now it refuses, exit 2, and writes nothing."""
+    repo = tmp_path / "yours"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "README.md").write_text("# Mine\n")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}", "CLAUDECODE": "1"}
+    proc = subprocess.run(["bash", str(DEMO), str(repo)], env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and f"demo: {repo} exists and is not empty" in proc.stderr, proc.stderr
+    assert "Next steps:" in proc.stderr
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "README.md"]
