@@ -411,6 +411,7 @@ BROKEN_FIXTURES = {
 def test_every_ci_rule_has_a_broken_fixture() -> None:
     from tests import test_ci_attributes as attributes
     from tests import test_ci_rulebook as rulebook
+    from tests import test_ci_twins as twins
 
     fixtures = {
         **BROKEN_FIXTURES,
@@ -420,7 +421,8 @@ def test_every_ci_rule_has_a_broken_fixture() -> None:
         "AIDLC-CI-015": rulebook.test_a_plan_approval_forged_as_policy_is_judged_by_the_base_policy,
         "AIDLC-CI-016": test_deleting_records_a_person_approved_is_a_warning_naming_each_file_and_its_approval,
         "AIDLC-CI-017": attributes.test_a_ledger_git_keeps_converted_cannot_carry_a_forged_approval,
-        "AIDLC-CI-018": attributes.test_a_bank_file_git_converts_is_refused_and_the_step_mends_it}
+        "AIDLC-CI-018": attributes.test_a_bank_file_git_converts_is_refused_and_the_step_mends_it,
+        "AIDLC-CI-019": twins.test_a_second_spelling_of_the_ledger_is_refused_and_the_step_mends_it}
     assert set(fixtures) == {code for code, rule in every_rule().items() if rule.family == "ci"}
 
 

@@ -8,6 +8,7 @@ check yields findings of the `ci` rules (aidlc/rules/ci.py)."""
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -40,6 +41,7 @@ def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Fin
     ledger kept whole, who committed each decision, signed commits, and approved files deleted."""
     yield from ledger_as_committed(branch)
     yield from records_converted(branch, root)
+    yield from records_twinned(branch, root)
     yield from ledger_against_base(branch)
     yield from approval_authors(branch, config.governance.bot_emails)
     if config.governance.require_signed_commits:
@@ -117,6 +119,56 @@ def records_converted(pr: Branch, root: Path) -> Iterator[Finding]:
                           f".gitattributes gives it {', '.join(changing)}",
                           f"git check-attr -a -- {arg(rel)}    # remove the attribute, then: git add -u -- "
                           f"'*.gitattributes' && git add --renormalize {arg(rel)} && git commit")
+
+
+def records_twinned(pr: Branch, root: Path) -> Iterator[Finding]:
+    """No two paths HEAD holds differ only in letter case or Unicode form where one is a records file or folder (the
+    records' folder, the v2 workspace, the config file). Git keeps both; a case-insensitive file system (macOS,
+    Windows) checks out one file for both, or one folder holding both folders' files, and HFS+ one name for both
+    Unicode forms: a reviewer or teammate there would read, and append to, another record than this check judges
+    here. Each twin is named once, at its shortest path (twin folders, not every file in them)."""
+    records = [Path(os.path.relpath(pr.ledger.path.parent, root)).as_posix(), V2_SPACES]
+    inside, config = tuple("" if folder == "." else _folded(folder) + "/" for folder in records), _folded(CONFIG_FILE)
+
+    def spellings(ref: str) -> dict[str, set[str]]:
+        """Each folded path of a records file and of every folder above it, to the spellings `ref` holds of it."""
+        found: dict[str, set[str]] = {}
+        for rel in vcs.files_at(root, ref):
+            key = _folded(rel)
+            if key != config and not key.startswith(inside):
+                continue
+            parts = rel.split("/")
+            for end in range(1, len(parts) + 1):
+                path = "/".join(parts[:end])
+                found.setdefault(_folded(path), set()).add(path)
+        return found
+
+    at_head = spellings("HEAD")
+    twins = {key: paths for key, paths in at_head.items() if len(paths) > 1}
+    if not twins:
+        return
+    at_base = spellings(pr.base)
+    named: list[str] = []
+    for key, paths in sorted(twins.items()):
+        if any(key.startswith(shorter + "/") for shorter in named):
+            continue  # inside twin folders, named already
+        named.append(key)
+        listed = sorted(paths)
+        kept = [path for path in listed if path in at_base.get(key, ())]
+        keep = kept[0] if len(kept) == 1 else listed[0]
+        how = ("Unicode form" if len({unicodedata.normalize("NFC", path) for path in listed}) == 1 else "letter case"
+               if len({path.lower() for path in listed}) == 1 else "letter case and Unicode form")
+        said = " and ".join(ascii(path)[1:-1] if not path.isascii() else path for path in listed)
+        others = " ".join(arg(path) for path in listed if path != keep)
+        yield finding(ci.RECORD_TWINS, keep, None, f"{said} differ only in {how}: a checkout on a case-insensitive "
+                      "file system (macOS, Windows) keeps one of them, and reviewers there read another record than "
+                      "aidlc ci judges", f"git rm -r -q --cached -- {others} && git commit    # keep {keep}; or "
+                      "git mv each to a name of its own")
+
+
+def _folded(path: str) -> str:
+    """A path as a case-insensitive, normalising file system compares it."""
+    return unicodedata.normalize("NFC", path).lower()
 
 
 def ledger_against_base(pr: Branch) -> Iterator[Finding]:

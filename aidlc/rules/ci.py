@@ -94,3 +94,9 @@ RECORD_CONVERTED = ci_rule(
     "stages below it)",
     "remove the attribute (`git check-attr -a -- PATH` names it), then `git add -u -- '*.gitattributes' && git add "
     "--renormalize PATH` and commit")
+RECORD_TWINS = ci_rule(
+    "AIDLC-CI-019", E, "two paths the pull request's HEAD holds differ only in letter case or Unicode form, one of "
+    "them a records file or folder (the records' folder, the v2 workspace, aidlc.yaml): a checkout on macOS or "
+    "Windows keeps one file for both, so a reviewer or teammate there reads, and appends to, another record than "
+    "aidlc ci judges", "keep one of them: `git rm --cached -- PATH` the other (or `git mv` it to a name of its own) "
+    "and commit")
