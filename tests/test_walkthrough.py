@@ -1060,13 +1060,18 @@ def test_code_a_check_runs_cannot_rewrite_the_history_ci_judges_after_it(hand: P
     assert "AIDLC-CI-009" in found and f"HEAD (moved it from {approved[:12]}" in found["AIDLC-CI-009"], found
 
 
-
 @pytest.mark.parametrize("rewrite", ["git update-ref HEAD $(git commit-tree HEAD^{tree} -p HEAD~1 -m 'a person')",
-                                     "git config log.showSignature true", "echo > .git/info/grafts"])
+                                     "git config log.showSignature true", "echo > .git/info/grafts",
+                                     "git config -f .git/included/settings log.showSignature true"])
 def test_checks_that_rewrite_the_history_record_nothing_at_the_walkthrough(hand: Path, rewrite: str) -> None:
     """`aidlc walkthrough` runs the checks in the person's repository: code they import that recommits the bolt's
     work without its trailer and moves HEAD there would have the person push that history (or changes how git
-    reads it). Before: the checks were recorded as passing, nothing said."""
+    reads it, in a settings file or one that a settings file includes: before, an included file was not watched).
+    Before: the checks were recorded as passing, nothing said."""
+    (hand / ".git/included").mkdir()
+    (hand / ".git/included/settings").write_text("")
+    with (hand / ".git/config").open("a", encoding="utf-8") as config:
+        config.write('[includeIf "gitdir:/nowhere/"]\n\tpath = "./included/settings" ; watched, whatever the if\n')
     (hand / CALC).write_text(FIXED + f"\nimport subprocess as _subprocess\n\n_subprocess.run(['sh', '-c', {rewrite!r}],"
                              " check=True)\n")
     bolt_commit(hand, BOLT, "pay: total() adds the prices")
@@ -1090,6 +1095,7 @@ def test_checks_that_only_move_other_refs_are_recorded(hand: Path) -> None:
     report = walkthrough(hand)
     assert not any("the checks ran and changed" in note for note in report["notes"]), report["notes"]
     assert item(report, "checks")["satisfied"]
+
 
 def test_a_check_line_whose_details_are_not_of_their_types_is_no_evidence_and_breaks_no_command(hand: Path) -> None:
     """A `check.recorded` line chained and hashed around aidlc, its `passed` the text "yes" and its test count "many":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -128,7 +129,7 @@ _READING_FILES = ("info/grafts", "shallow", "objects/info/alternates", "info/att
 def reading_state(path: Path) -> dict[str, str]:
     """What git reads the history by, as names to digests: HEAD, the settings files of every scope (the
     repository's, the user's and the system's where git looks for them by default or the GIT_CONFIG_* variables
-    name them; not a file an include names), and _READING_FILES. Code run between two readings that changes any of
+    name them, and the files their includes name), and _READING_FILES. Code run between two readings that changes any of
     them may have changed the history aidlc reads after it. Other refs are left out: aidlc reads HEAD and commits it
     resolved before (a `git fetch` or git's background maintenance moves them while checks run). One git process: a
     check runs this twice."""
@@ -139,7 +140,7 @@ def reading_state(path: Path) -> dict[str, str]:
     if not common:  # no repository: nothing git reads
         return state
     folder, home = Path(common), Path.home()
-    state["settings"] = _digest_of([
+    state["settings"] = _settings_digest([
         folder / "config", Path(git_dir) / "config.worktree",
         Path(os.environ.get("GIT_CONFIG_GLOBAL") or home / ".gitconfig"),
         Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git" / "config",
@@ -148,20 +149,74 @@ def reading_state(path: Path) -> dict[str, str]:
     return state
 
 
-def _digest_of(files: list[Path]) -> str:
-    listed = "\0".join(f"{file}:{file_digest(file)}" for file in files)
-    return hashlib.sha256(listed.encode("utf-8", "surrogateescape")).hexdigest()
+def _settings_digest(files: list[Path]) -> str:
+    """One digest of git's settings files and of every file their include and includeIf sections name, whatever the
+    condition (a file more watched costs nothing), followed as git follows them, ten deep."""
+    listed: list[str] = []
+    queue, seen = [(file, 0) for file in files], set(files)
+    while queue:
+        file, depth = queue.pop(0)
+        data, digest = _read(file)
+        listed.append(f"{file}:{digest}")
+        for named in _included(file, data) if depth < 10 else []:
+            if named not in seen:
+                seen.add(named)
+                queue.append((named, depth + 1))
+    return hashlib.sha256("\0".join(listed).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+_SECTION = re.compile(r"\s*\[\s*([A-Za-z0-9.-]+)[^\]]*\]")
+_PATH_KEY = re.compile(r"\s*path\s*=(.*)", re.IGNORECASE)
+
+
+def _included(file: Path, data: bytes) -> list[Path]:
+    """The files a settings file's [include] and [includeIf "..."] sections name (`path = ...`): a leading ~ is the
+    home folder, a relative path is the including file's folder's."""
+    named, including = [], False
+    for line in data.decode("utf-8", "surrogateescape").splitlines():
+        section = _SECTION.match(line)
+        if section is not None:
+            including = section.group(1).lower() in ("include", "includeif")
+            line = line[section.end():]  # a key may follow on the header's line
+        key = _PATH_KEY.match(line) if including else None
+        if key is not None and (value := _config_value(key.group(1))):
+            path = Path(value).expanduser()
+            named.append(path if path.is_absolute() else file.parent / path)
+    return named
+
+
+def _config_value(text: str) -> str:
+    """A git config value as git reads it: quotes joined, escapes taken, a # or ; comment outside quotes cut."""
+    out: list[str] = []
+    quoted, chars = False, iter(text)
+    for char in chars:
+        if char == '"':
+            quoted = not quoted
+        elif char == "\\":
+            escaped = next(chars, "")
+            out.append({"n": "\n", "t": "\t", "b": "\b"}.get(escaped, escaped))
+        elif char in "#;" and not quoted:
+            break
+        else:
+            out.append(char)
+    return "".join(out).strip()
+
+
+def _read(file: Path) -> tuple[bytes, str]:
+    """A file's bytes and their sha256; no bytes, and "absent" or "unreadable: ERRNO", where it cannot be read (a
+    change of that is a change too)."""
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError:
+        return b"", "absent"
+    except OSError as exc:
+        return b"", f"unreadable: {exc.errno}"
+    return data, hashlib.sha256(data).hexdigest()
 
 
 def file_digest(file: Path) -> str:
-    """The sha256 of a file's bytes; "absent", or "unreadable: ERRNO", where it cannot be read (a change of that is a
-    change too)."""
-    try:
-        return hashlib.sha256(file.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return "absent"
-    except OSError as exc:
-        return f"unreadable: {exc.errno}"
+    """The sha256 of a file's bytes; "absent", or "unreadable: ERRNO", where it cannot be read."""
+    return _read(file)[1]
 
 
 def reading_changes(before: dict[str, str], after: dict[str, str]) -> list[str]:

@@ -1,0 +1,46 @@
+"""What git reads the history by (aidlc/vcs/repository.py reading_state) covers every settings file git itself reads:
+each file `git config --list --show-origin` names, in a repository whose settings include others in the forms git
+takes (relative to the including file, from the home folder, quoted, after a comment, on the header's line, nested,
+under a condition), changes the reading when it changes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from aidlc import vcs
+
+
+def test_every_settings_file_git_reads_is_watched(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    repo = home / "work" / "repo"
+    repo.mkdir(parents=True)
+    for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    files = {
+        home / ".gitconfig": '[user]\n\tname = Ada\n[includeIf "gitdir:~/work/"]\n\tpath = ~/work.config\n',
+        home / "work.config": '[include]\n\tpath = "nested/deeper.config" # the folder is this file\'s\n',
+        home / "nested/deeper.config": "[include] path = last.config\n",
+        home / "nested/last.config": "[log]\n\tshowSignature = false\n",
+        repo / "shared.config": "[core]\n\tabbrev = 12\n",
+    }
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    with (repo / ".git/config").open("a", encoding="utf-8") as config:
+        config.write("[Include]\n\tPath = ../shared.config\n")
+    listed = subprocess.run(["git", "-C", str(repo), "config", "--list", "--show-origin", "--includes"], check=True,
+                            capture_output=True, text=True, env=os.environ).stdout
+    read = {(repo / line.partition("\t")[0].removeprefix("file:")).resolve() for line in listed.splitlines()}
+    assert read == {path.resolve() for path in [*files, repo / ".git/config"]}  # git reads each of them
+    for path in sorted(read):
+        before = vcs.reading_state(repo)
+        with path.open("a", encoding="utf-8") as changed:
+            changed.write("# changed\n")
+        assert vcs.reading_state(repo)["settings"] != before["settings"], path
