@@ -459,19 +459,22 @@ def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tup
     assert [(tool.name, tool.package) for tool in found] == tools
 
 
-
 def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
     package = json.dumps({"scripts": {"lint": "eslint . && tsc --noEmit", "test": "npm run unit", "unit": "jest",
                                       "loop": "npm run loop"}}).encode()
     makefile = (b".PHONY: lint test\nPY = python\n\nlint: types  # the linters\n\t@$(PY) -m ruff check src\n\n"
-                b"check types:\n\t-mypy src\n\ntest:\n\tpytest -q\n\nall:\n\t$(MAKE) check\n")
+                b"check types:\n\t-mypy src\n\ntest:\n\tpytest -q\n\nall:\n\t$(MAKE) check\n\n"
+                b"override CHECK ?= $(TOOL)  # a variable's value may use another's\nTOOL := mypy\nCHECK += --strict\n"
+                b"strict:\n\t$(CHECK) src\n")
     files = {"package.json": package, "Makefile": makefile}
     verify = [{"name": "lint", "run": "npm run lint"}, {"name": "tests", "run": "npm test"},
               {"name": "loop", "run": "yarn loop"}, {"name": "make-lint", "run": "make -s lint"},
-              {"name": "all", "run": "make all"}]
+              {"name": "all", "run": "make all"}, {"name": "strict", "run": "make strict"},
+              {"name": "strict-pyright", "run": "make strict CHECK=pyright"}]
     runs = check_settings.tools_of(verify, files.get)
     assert {tool.name: names for tool, names in runs.items() if tool.name not in ("npm", "yarn", "make")} == {
-        "eslint": ["lint"], "tsc": ["lint"], "jest": ["tests"], "ruff": ["make-lint"], "mypy": ["make-lint", "all"]}
+        "eslint": ["lint"], "tsc": ["lint"], "jest": ["tests"], "ruff": ["make-lint"],
+        "mypy": ["make-lint", "all", "strict"], "pyright": ["strict-pyright"]}
     assert check_settings.files_read(verify) == ["GNUmakefile", "Makefile", "makefile", "package.json"]
     assert check_settings.tools_of([{"name": "lint", "run": "npm run lint"}], {"package.json": b"not json"}.get) == {
         check_settings.Tool("npm", package=("scripts.prelint", "scripts.lint", "scripts.postlint")): ["lint"]}
@@ -496,17 +499,20 @@ def test_a_bolt_that_turns_off_a_rule_of_the_linter_an_npm_script_runs_is_refuse
         "command(s) 'lint' run" in deviation["detail"], deviation
     assert not item(report, "verify-unchanged")["satisfied"]
 
-@pytest.mark.parametrize("through", ["", "make"])
+
+@pytest.mark.parametrize("through", ["", "make", "make-variable"])
 def test_a_bolt_that_silences_the_linter_a_check_runs_in_pyproject_is_refused(hand: Path, through: str) -> None:
-    """`ruff check src` judges by pyproject.toml's [tool.ruff] (run directly, or by `make lint`): a bolt that adds
-    `ignore = ["F401"]` there passes the unchanged command with the import it left unused. Before: verify unchanged,
-    the walkthrough approved."""
+    """`ruff check src` judges by pyproject.toml's [tool.ruff] (run directly, or by `make lint`, whose recipe may
+    name it by a variable, `$(LINT)`): a bolt that adds `ignore = ["F401"]` there passes the unchanged command with
+    the import it left unused. Before: verify unchanged, the walkthrough approved (through a variable, until the
+    Makefile's variables were read)."""
     if through and shutil.which("make") is None:
         pytest.skip("no make here")
     lint = f"{sys.executable} -m ruff check --no-cache -q src"
     (hand / "pyproject.toml").write_text("[project]\nname = 'shop'\n\n[tool.ruff.lint]\nselect = ['F']\n")
     if through:
-        (hand / "Makefile").write_text(f".PHONY: lint\n\nlint:\n\t@{lint}\n")
+        recipe = "$(LINT)" if through == "make-variable" else lint
+        (hand / "Makefile").write_text(f"LINT := {lint}\n.PHONY: lint\n\nlint:\n\t@{recipe}\n")
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace(
         "run: python -m unittest discover -s tests -t . -q",

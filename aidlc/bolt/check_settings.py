@@ -29,6 +29,7 @@ class Tool:
     package: tuple[str, ...] = ()  # its keys in package.json (`scripts.test`: inside `scripts`)
     recipe_files: tuple[str, ...] = ()  # a task runner's: the files it reads its recipes from, the first found
     recipes: tuple[str, ...] = ()  # a task runner's: the targets the command names (none: the file's first)
+    assignments: tuple[str, ...] = ()  # make's: the variables the command sets (`make lint LINT=flake8`)
 
 
 PYTEST = Tool("pytest", ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"), ("pytest",),
@@ -75,11 +76,8 @@ def tools_run(words: list[str]) -> list[Tool]:
         elif word.startswith("--cov"):
             found.setdefault("coverage", COVERAGE)
         elif name in _RECIPES:
-            rest = words[at + 1:]
-            targets = tuple(w for i, w in enumerate(rest) if not w.startswith("-") and "=" not in w
-                            and (i == 0 or rest[i - 1] not in (*_RECIPE_OPTIONS, "-C", "--directory")))
-            found.setdefault(f"{name} {targets}", Tool(name, recipe_files=tuple(_recipe_files(name, rest)),
-                                                       recipes=targets))
+            runner = _task_runner(name, words[at + 1:])
+            found.setdefault(f"{name} {runner.recipes} {runner.assignments}", runner)
         elif name in _NPM:
             script = _script(words[at + 1:])
             scripts = NPM_TEST.package if script in ("test", "t") else \
@@ -89,6 +87,14 @@ def tools_run(words: list[str]) -> list[Tool]:
 
 
 _MAKE_VARIABLE = {"$(MAKE)": "make", "${MAKE}": "make"}  # a recipe's call of make itself
+
+
+def _task_runner(name: str, rest: list[str]) -> Tool:
+    """make, just or task, given the words after it: the recipe files it reads, the targets and variables it names."""
+    targets = tuple(word for at, word in enumerate(rest) if not word.startswith("-") and "=" not in word
+                    and (at == 0 or rest[at - 1] not in (*_RECIPE_OPTIONS, "-C", "--directory")))
+    assigned = tuple(word for word in rest if "=" in word and not word.startswith("-"))
+    return Tool(name, recipe_files=tuple(_recipe_files(name, rest)), recipes=targets, assignments=assigned)
 _VALUED = ("--prefix", "-C", "--cwd", "--dir", "--filter", "-F", "--workspace", "-w")  # options that take a value
 
 
@@ -202,7 +208,7 @@ def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
         return [called for key in tool.package
                 for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
     recipe = next((data for data in map(read, tool.recipe_files) if data is not None), None)
-    return tools_run(_recipe_words(recipe, tool.recipes, tool.name)) if recipe is not None else []
+    return tools_run(_recipe_words(recipe, tool)) if recipe is not None else []
 
 
 def files_read(verify: list[Any]) -> list[str]:
@@ -217,19 +223,50 @@ def files_read(verify: list[Any]) -> list[str]:
 _RULE = re.compile(r"^([^\s#:=][^:=]*?)\s*::?(?!=)(.*)$")
 
 
-def _recipe_words(data: bytes, targets: tuple[str, ...], runner: str) -> list[str]:
-    """The words of the recipe lines the `targets` run (the file's first rule when none is named), with those of
-    their prerequisites."""
-    rules = _rules(data.decode("utf-8", "replace"), every_name=runner in ("make", "gmake"))
-    wanted, seen, words = list(targets or list(rules)[:1]), set(), []
+def _recipe_words(data: bytes, runner: Tool) -> list[str]:
+    """The words of the recipe lines the runner's targets run (the file's first rule when none is named), with those
+    of their prerequisites; in a Makefile, its variables' values in place of `$(NAME)`."""
+    text, make = data.decode("utf-8", "replace"), runner.name in ("make", "gmake")
+    rules = _rules(text, every_name=make)
+    values = {**_variables(text), **dict(word.split("=", 1) for word in runner.assignments)} if make else {}
+    wanted, seen, words = list(runner.recipes or list(rules)[:1]), set(), []
     while wanted:
         target = wanted.pop(0)
         if target in seen or target not in rules:
             continue
         seen.add(target)
         wanted += rules[target][0]
-        words += [word for line in rules[target][1] for word in command_words({"run": line})]
+        words += [word for line in rules[target][1] for word in command_words({"run": _expanded(line, values)})]
     return words
+
+
+# A Makefile's variable set outside a recipe (`LINT = ruff check`, `:=`, `::=`, `?=`, `!=`, `+=`), and one's use.
+_ASSIGNMENT = re.compile(r"^(?:(?:override|export)\s+)*([A-Za-z_][\w.-]*)\s*(\+|\?|::?|!)?=\s*(.*)$")
+_REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.-]*)[)}]")
+
+
+def _variables(text: str) -> dict[str, str]:
+    """The variables a Makefile sets, as they stand once it is read (`?=` sets only an unset one, `+=` appends)."""
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        assigned = _ASSIGNMENT.match(line) if line[:1] != "\t" else None
+        if assigned is not None:
+            name, how, value = assigned.group(1), assigned.group(2), assigned.group(3).split("#", 1)[0].strip()
+            values[name] = f"{values.get(name, '')} {value}".strip() if how == "+" else \
+                values.get(name, value) if how == "?" else value
+    return values
+
+
+def _expanded(line: str, values: dict[str, str]) -> str:
+    """A recipe line with the variables' values in place, as make expands them (a value may use others; ten deep);
+    $(MAKE) stays, for `tools_run` to read as make."""
+    for _ in range(10):
+        expanded = _REFERENCE.sub(lambda used: values.get(used.group(1), used.group(0))
+                                  if used.group(1) != "MAKE" else used.group(0), line)
+        if expanded == line:
+            break
+        line = expanded
+    return line
 
 
 def _rules(text: str, every_name: bool) -> dict[str, tuple[list[str], list[str]]]:
