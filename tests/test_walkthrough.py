@@ -466,36 +466,52 @@ def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
                 b"check types:\n\t-mypy src\n\ntest:\n\tpytest -q\n\nall:\n\t$(MAKE) check\n\n"
                 b"override CHECK ?= $(TOOL)  # a variable's value may use another's\nTOOL := mypy\nCHECK += --strict\n"
                 b"strict:\n\t$(CHECK) src\n")
-    files = {"package.json": package, "Makefile": makefile}
+    taskfile = (b"version: '3'\ntasks:\n  default: go test ./...\n  lint:\n    deps: [vet, {task: fmt}]\n    cmds:\n"
+                b"      - golangci-lint run\n      - task: types\n      - cmd: echo done\n  vet: [go vet ./...]\n"
+                b"  fmt:\n    cmd: gofmt -l .\n  types:\n    cmds: [npx tsc --noEmit]\n  loop:\n    deps: [loop]\n")
+    files = {"package.json": package, "Makefile": makefile, "Taskfile.dist.yml": taskfile}
     verify = [{"name": "lint", "run": "npm run lint"}, {"name": "tests", "run": "npm test"},
               {"name": "loop", "run": "yarn loop"}, {"name": "make-lint", "run": "make -s lint"},
               {"name": "all", "run": "make all"}, {"name": "strict", "run": "make strict"},
-              {"name": "strict-pyright", "run": "make strict CHECK=pyright"}]
+              {"name": "strict-pyright", "run": "make strict CHECK=pyright"}, {"name": "go-lint", "run": "task lint"},
+              {"name": "task-loop", "run": "task loop"}]
     runs = check_settings.tools_of(verify, files.get)
-    assert {tool.name: names for tool, names in runs.items() if tool.name not in ("npm", "yarn", "make")} == {
-        "eslint": ["lint"], "tsc": ["lint"], "jest": ["tests"], "ruff": ["make-lint"],
-        "mypy": ["make-lint", "all", "strict"], "pyright": ["strict-pyright"]}
-    assert check_settings.files_read(verify) == ["GNUmakefile", "Makefile", "makefile", "package.json"]
+    assert {tool.name: names for tool, names in runs.items() if tool.name not in ("npm", "yarn", "make", "task")} == {
+        "eslint": ["lint"], "tsc": ["lint", "go-lint"], "jest": ["tests"], "ruff": ["make-lint"],
+        "mypy": ["make-lint", "all", "strict"], "pyright": ["strict-pyright"], "golangci-lint": ["go-lint"]}
+    assert "Taskfile.dist.yml" in check_settings.files_read(verify)
+    for broken in (b"tasks: [1, 2]\n", b"tasks:\n  lint: {deps: [[1]], cmds: {a: 1}}\n", b"\x00: [", b"- 1\n"):
+        found = check_settings.tools_of([{"name": "go-lint", "run": "task lint"}], {"Taskfile.yml": broken}.get)
+        assert [tool.name for tool in found] == ["task"]
     assert check_settings.tools_of([{"name": "lint", "run": "npm run lint"}], {"package.json": b"not json"}.get) == {
         check_settings.Tool("npm", package=("scripts.prelint", "scripts.lint", "scripts.postlint")): ["lint"]}
 
 
-def test_a_bolt_that_turns_off_a_rule_of_the_linter_an_npm_script_runs_is_refused(hand: Path) -> None:
-    """`npm run lint` runs package.json's `eslint src`: a bolt that adds an eslint.config.js turning the rule off
-    passes the unchanged command. Before: verify unchanged."""
-    (hand / "package.json").write_text('{"name": "shop", "scripts": {"lint": "eslint src"}}\n')
+@pytest.mark.parametrize(("runner", "recipe", "run", "settings", "tool"), [
+    ("npm", ("package.json", '{"name": "shop", "scripts": {"lint": "eslint src"}}\n'), "npm run --silent lint",
+     ("eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
+    ("task", ("Taskfile.yml", "version: '3'\ntasks:\n  lint:\n    deps: [go-lint]\n  go-lint:\n    cmds:\n"
+                              "      - golangci-lint run ./...\n"), "task lint",
+     (".golangci.yml", "linters:\n  disable: [errcheck]\n"), "golangci-lint"),
+])
+def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
+        hand: Path, runner: str, recipe: tuple[str, str], run: str, settings: tuple[str, str], tool: str) -> None:
+    """`npm run lint` runs package.json's `eslint src`, `task lint` the Taskfile's `lint` task whose dependency runs
+    `golangci-lint run`: a bolt that adds the linter's settings file turning a rule off passes the unchanged
+    command. Before: verify unchanged."""
+    (hand / recipe[0]).write_text(recipe[1])
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace(
         "run: python -m unittest discover -s tests -t . -q",
-        "run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: npm run --silent lint"))
-    person_commit(hand, "ci: lint through npm")
-    (hand / "eslint.config.js").write_text("export default [{rules: {'no-unused-vars': 'off'}}];\n")
+        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
+    person_commit(hand, f"ci: lint through {runner}")
+    (hand / settings[0]).write_text(settings[1])
     (hand / CALC).write_text(FIXED + "\n# done\n")
     bolt_commit(hand, BOLT, "pay: quiet the linter")
     check_boxes(hand)
     report = walkthrough(hand, "--no-run")
     (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
-    assert deviation["path"] == "eslint.config.js" and "changed it: the settings of eslint, which the verify " \
+    assert deviation["path"] == settings[0] and f"changed it: the settings of {tool}, which the verify " \
         "command(s) 'lint' run" in deviation["detail"], deviation
     assert not item(report, "verify-unchanged")["satisfied"]
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 import fnmatch
 import json
 import posixpath
-import re
 import shlex
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from aidlc.bolt import recipes
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def tools_run(words: list[str]) -> list[Tool]:
             found.setdefault("pytest", PYTEST)
         elif word.startswith("--cov"):
             found.setdefault("coverage", COVERAGE)
-        elif name in _RECIPES:
+        elif name in recipes.RUNNERS:
             runner = _task_runner(name, words[at + 1:])
             found.setdefault(f"{name} {runner.recipes} {runner.assignments}", runner)
         elif name in _NPM:
@@ -92,9 +93,9 @@ _MAKE_VARIABLE = {"$(MAKE)": "make", "${MAKE}": "make"}  # a recipe's call of ma
 def _task_runner(name: str, rest: list[str]) -> Tool:
     """make, just or task, given the words after it: the recipe files it reads, the targets and variables it names."""
     targets = tuple(word for at, word in enumerate(rest) if not word.startswith("-") and "=" not in word
-                    and (at == 0 or rest[at - 1] not in (*_RECIPE_OPTIONS, "-C", "--directory")))
+                    and (at == 0 or rest[at - 1] not in (*recipes.FILE_OPTIONS, "-C", "--directory")))
     assigned = tuple(word for word in rest if "=" in word and not word.startswith("-"))
-    return Tool(name, recipe_files=tuple(_recipe_files(name, rest)), recipes=targets, assignments=assigned)
+    return Tool(name, recipe_files=tuple(recipes.recipe_files(name, rest)), recipes=targets, assignments=assigned)
 _VALUED = ("--prefix", "-C", "--cwd", "--dir", "--filter", "-F", "--workspace", "-w")  # options that take a value
 
 
@@ -208,7 +209,10 @@ def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
         return [called for key in tool.package
                 for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
     recipe = next((data for data in map(read, tool.recipe_files) if data is not None), None)
-    return tools_run(_recipe_words(recipe, tool)) if recipe is not None else []
+    if recipe is None:
+        return []
+    lines = recipes.commands(tool.name, recipe, tool.recipes, tool.assignments)
+    return [called for line in lines for called in tools_run(command_words({"run": line}))]
 
 
 def files_read(verify: list[Any]) -> list[str]:
@@ -217,76 +221,6 @@ def files_read(verify: list[Any]) -> list[str]:
     runs = tools_of(verify)
     return sorted({*(["package.json"] if any(tool.name in _NPM for tool in runs) else []),
                    *(file for tool in runs for file in tool.recipe_files)})
-
-
-# A rule of a Makefile or justfile: its targets (a justfile recipe's name and parameters), a colon, its prerequisites.
-_RULE = re.compile(r"^([^\s#:=][^:=]*?)\s*::?(?!=)(.*)$")
-
-
-def _recipe_words(data: bytes, runner: Tool) -> list[str]:
-    """The words of the recipe lines the runner's targets run (the file's first rule when none is named), with those
-    of their prerequisites; in a Makefile, its variables' values in place of `$(NAME)`."""
-    text, make = data.decode("utf-8", "replace"), runner.name in ("make", "gmake")
-    rules = _rules(text, every_name=make)
-    values = {**_variables(text), **dict(word.split("=", 1) for word in runner.assignments)} if make else {}
-    wanted, seen, words = list(runner.recipes or list(rules)[:1]), set(), []
-    while wanted:
-        target = wanted.pop(0)
-        if target in seen or target not in rules:
-            continue
-        seen.add(target)
-        wanted += rules[target][0]
-        words += [word for line in rules[target][1] for word in command_words({"run": _expanded(line, values)})]
-    return words
-
-
-# A Makefile's variable set outside a recipe (`LINT = ruff check`, `:=`, `::=`, `?=`, `!=`, `+=`), and one's use.
-_ASSIGNMENT = re.compile(r"^(?:(?:override|export)\s+)*([A-Za-z_][\w.-]*)\s*(\+|\?|::?|!)?=\s*(.*)$")
-_REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.-]*)[)}]")
-
-
-def _variables(text: str) -> dict[str, str]:
-    """The variables a Makefile sets, as they stand once it is read (`?=` sets only an unset one, `+=` appends)."""
-    values: dict[str, str] = {}
-    for line in text.splitlines():
-        assigned = _ASSIGNMENT.match(line) if line[:1] != "\t" else None
-        if assigned is not None:
-            name, how, value = assigned.group(1), assigned.group(2), assigned.group(3).split("#", 1)[0].strip()
-            values[name] = f"{values.get(name, '')} {value}".strip() if how == "+" else \
-                values.get(name, value) if how == "?" else value
-    return values
-
-
-def _expanded(line: str, values: dict[str, str]) -> str:
-    """A recipe line with the variables' values in place, as make expands them (a value may use others; ten deep);
-    $(MAKE) stays, for `tools_run` to read as make."""
-    for _ in range(10):
-        expanded = _REFERENCE.sub(lambda used: values.get(used.group(1), used.group(0))
-                                  if used.group(1) != "MAKE" else used.group(0), line)
-        if expanded == line:
-            break
-        line = expanded
-    return line
-
-
-def _rules(text: str, every_name: bool) -> dict[str, tuple[list[str], list[str]]]:
-    """target -> (its prerequisites, its recipe lines) of a Makefile or justfile (`.PHONY` and the like left out).
-    `every_name`: a Makefile's rule names several targets (`lint check: ...`); a justfile's, its recipe and then the
-    recipe's parameters."""
-    rules: dict[str, tuple[list[str], list[str]]] = {}
-    current: list[str] = []
-    for line in text.splitlines():
-        if line[:1] in ("\t", " ") and current:
-            for name in current:
-                rules[name][1].append(line.strip().lstrip("@-"))
-        elif (rule := _RULE.match(line)) is not None:
-            names = rule.group(1).split()
-            current = [] if line.startswith(".") else names if every_name else names[:1]
-            for name in current:
-                rules.setdefault(name, ([], []))[0].extend(rule.group(2).split("#", 1)[0].split())
-        elif line.strip() and not line.lstrip().startswith("#"):
-            current = []
-    return rules
 
 
 def _scripts(package: bytes | None) -> dict[str, str]:
@@ -333,29 +267,13 @@ def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str
     return found
 
 
-# The files a task runner reads its recipes from, when no option names another (a word of the command then).
-_RECIPES = {"make": ("Makefile", "makefile", "GNUmakefile"), "just": ("justfile", "Justfile", ".justfile"),
-            "task": ("Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml")}
-_RECIPES["gmake"] = _RECIPES["make"]
-
-
-_RECIPE_OPTIONS = ("-f", "--file", "--makefile", "--justfile", "-t", "--taskfile")
-
-
 def _files_run(words: list[str]) -> list[str]:
     """The command's words (an option's value too: `--file=ci.mk`), and the recipe files of each task runner among
     them."""
     found = [*words, *(word.split("=", 1)[1] for word in words if word.startswith("--") and "=" in word)]
     for at, word in enumerate(words):
-        if posixpath.basename(word) in _RECIPES:
-            found += _recipe_files(posixpath.basename(word), words[at + 1:])
+        if posixpath.basename(word) in recipes.RUNNERS:
+            found += recipes.recipe_files(posixpath.basename(word), words[at + 1:])
     return found
 
 
-def _recipe_files(runner: str, rest: list[str]) -> list[str]:
-    """The files the task runner `runner` reads its recipes from, given the words after it: those an option names
-    (`-f ci.mk`, `--file=ci.mk`), else its own names, in the folder `-C` names."""
-    named = [rest[at + 1] for at, word in enumerate(rest[:-1]) if word in _RECIPE_OPTIONS]
-    named += [word.split("=", 1)[1] for word in rest if "=" in word and word.split("=", 1)[0] in _RECIPE_OPTIONS]
-    folder = rest[1] if rest[:1] in (["-C"], ["--directory"]) and len(rest) > 1 else ""
-    return named or [posixpath.join(folder, name) for name in _RECIPES[runner]]
