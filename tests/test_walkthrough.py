@@ -469,27 +469,34 @@ def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
     taskfile = (b"version: '3'\ntasks:\n  default: go test ./...\n  lint:\n    deps: [vet, {task: fmt}]\n    cmds:\n"
                 b"      - golangci-lint run\n      - task: types\n      - cmd: echo done\n  vet: [go vet ./...]\n"
                 b"  fmt:\n    cmd: gofmt -l .\n  types:\n    cmds: [npx tsc --noEmit]\n  loop:\n    deps: [loop]\n")
-    files = {"package.json": package, "Makefile": makefile, "Taskfile.dist.yml": taskfile}
+    web = json.dumps({"scripts": {"prelint": "pyright", "lint": "vitest run"}}).encode()
+    files = {"package.json": package, "Makefile": makefile, "Taskfile.dist.yml": taskfile, "web/package.json": web}
     verify = [{"name": "lint", "run": "npm run lint"}, {"name": "tests", "run": "npm test"},
               {"name": "loop", "run": "yarn loop"}, {"name": "make-lint", "run": "make -s lint"},
               {"name": "all", "run": "make all"}, {"name": "strict", "run": "make strict"},
               {"name": "strict-pyright", "run": "make strict CHECK=pyright"}, {"name": "go-lint", "run": "task lint"},
-              {"name": "task-loop", "run": "task loop"}]
+              {"name": "task-loop", "run": "task loop"}, {"name": "web", "run": "npm --prefix web run lint"},
+              {"name": "web-pnpm", "run": "pnpm --dir=web lint"}]
     runs = check_settings.tools_of(verify, files.get)
-    assert {tool.name: names for tool, names in runs.items() if tool.name not in ("npm", "yarn", "make", "task")} == {
+    runners = ("npm", "yarn", "pnpm", "make", "task")
+    assert {tool.name: names for tool, names in runs.items() if tool.name not in runners} == {
         "eslint": ["lint"], "tsc": ["lint", "go-lint"], "jest": ["tests"], "ruff": ["make-lint"],
-        "mypy": ["make-lint", "all", "strict"], "pyright": ["strict-pyright"], "golangci-lint": ["go-lint"]}
-    assert "Taskfile.dist.yml" in check_settings.files_read(verify)
+        "mypy": ["make-lint", "all", "strict"], "pyright": ["strict-pyright", "web", "web-pnpm"],
+        "golangci-lint": ["go-lint"], "vitest": ["web", "web-pnpm"]}
+    assert {"Taskfile.dist.yml", "package.json", "web/package.json"} <= set(check_settings.files_read(verify))
     for broken in (b"tasks: [1, 2]\n", b"tasks:\n  lint: {deps: [[1]], cmds: {a: 1}}\n", b"\x00: [", b"- 1\n"):
         found = check_settings.tools_of([{"name": "go-lint", "run": "task lint"}], {"Taskfile.yml": broken}.get)
         assert [tool.name for tool in found] == ["task"]
     assert check_settings.tools_of([{"name": "lint", "run": "npm run lint"}], {"package.json": b"not json"}.get) == {
-        check_settings.Tool("npm", package=("scripts.prelint", "scripts.lint", "scripts.postlint")): ["lint"]}
+        check_settings.Tool("npm", package=("scripts.prelint", "scripts.lint", "scripts.postlint"),
+                            recipe_files=("package.json",)): ["lint"]}
 
 
 @pytest.mark.parametrize(("runner", "recipe", "run", "settings", "tool"), [
     ("npm", ("package.json", '{"name": "shop", "scripts": {"lint": "eslint src"}}\n'), "npm run --silent lint",
      ("eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
+    ("npm", ("web/package.json", '{"name": "web", "scripts": {"lint": "eslint src"}}\n'), "npm --prefix web run lint",
+     ("web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
     ("task", ("Taskfile.yml", "version: '3'\ntasks:\n  lint:\n    deps: [go-lint]\n  go-lint:\n    cmds:\n"
                               "      - golangci-lint run ./...\n"), "task lint",
      (".golangci.yml", "linters:\n  disable: [errcheck]\n"), "golangci-lint"),
@@ -499,6 +506,7 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     """`npm run lint` runs package.json's `eslint src`, `task lint` the Taskfile's `lint` task whose dependency runs
     `golangci-lint run`: a bolt that adds the linter's settings file turning a rule off passes the unchanged
     command. Before: verify unchanged."""
+    (hand / recipe[0]).parent.mkdir(exist_ok=True)
     (hand / recipe[0]).write_text(recipe[1])
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace(

@@ -28,7 +28,7 @@ class Tool:
     pyproject: tuple[str, ...] = ()  # its [tool.NAME] tables in pyproject.toml
     sections: tuple[str, ...] = ()  # its sections in setup.cfg and tox.ini (`mypy-*`: any of that prefix)
     package: tuple[str, ...] = ()  # its keys in package.json (`scripts.test`: inside `scripts`)
-    recipe_files: tuple[str, ...] = ()  # a task runner's: the files it reads its recipes from, the first found
+    recipe_files: tuple[str, ...] = ()  # a runner's: the files it reads its recipes or scripts from, the first found
     recipes: tuple[str, ...] = ()  # a task runner's: the targets the command names (none: the file's first)
     assignments: tuple[str, ...] = ()  # make's: the variables the command sets (`make lint LINT=flake8`)
 
@@ -80,10 +80,8 @@ def tools_run(words: list[str]) -> list[Tool]:
             runner = _task_runner(name, words[at + 1:])
             found.setdefault(f"{name} {runner.recipes} {runner.assignments}", runner)
         elif name in _NPM:
-            script = _script(words[at + 1:])
-            scripts = NPM_TEST.package if script in ("test", "t") else \
-                (f"scripts.pre{script}", f"scripts.{script}", f"scripts.post{script}") if script else ()
-            found.setdefault(f"{name} {script}", Tool(name, package=scripts))
+            runner = _package_runner(name, words[at + 1:])
+            found.setdefault(f"{name} {runner.package} {runner.recipe_files}", runner)
     return list(found.values())
 
 
@@ -96,7 +94,21 @@ def _task_runner(name: str, rest: list[str]) -> Tool:
                     and (at == 0 or rest[at - 1] not in (*recipes.FILE_OPTIONS, "-C", "--directory")))
     assigned = tuple(word for word in rest if "=" in word and not word.startswith("-"))
     return Tool(name, recipe_files=tuple(recipes.recipe_files(name, rest)), recipes=targets, assignments=assigned)
-_VALUED = ("--prefix", "-C", "--cwd", "--dir", "--filter", "-F", "--workspace", "-w")  # options that take a value
+
+
+def _package_runner(name: str, rest: list[str]) -> Tool:
+    """npm, yarn, pnpm or bun, given the words after it: the script it runs, with its pre and post scripts, and the
+    package.json it reads them from, in the folder `--prefix`, `-C`, `--cwd` or `--dir` names."""
+    script = _script(rest)
+    scripts = NPM_TEST.package if script in ("test", "t") else \
+        (f"scripts.pre{script}", f"scripts.{script}", f"scripts.post{script}") if script else ()
+    folders = [rest[at + 1] for at, word in enumerate(rest[:-1]) if word in _FOLDER_OPTIONS]
+    folders += [word.split("=", 1)[1] for word in rest if word.split("=", 1)[0] in _FOLDER_OPTIONS and "=" in word]
+    return Tool(name, package=scripts, recipe_files=(posixpath.join(*folders[:1], "package.json"),))
+
+
+_FOLDER_OPTIONS = ("--prefix", "-C", "--cwd", "--dir")
+_VALUED = (*_FOLDER_OPTIONS, "--filter", "-F", "--workspace", "-w")  # options that take a value
 
 
 def _script(rest: list[str]) -> str | None:
@@ -205,7 +217,7 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
 def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
     """The tools a package script or a task runner's recipe that `tool` runs calls."""
     if tool.name in _NPM:
-        scripts = _scripts(read("package.json"))
+        scripts = _scripts(read(tool.recipe_files[0]))
         return [called for key in tool.package
                 for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
     recipe = next((data for data in map(read, tool.recipe_files) if data is not None), None)
@@ -217,10 +229,8 @@ def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
 
 def files_read(verify: list[Any]) -> list[str]:
     """The project's files `tools_of` reads to follow what the verify commands run: package.json where they run
-    package scripts, the recipe files of the task runners they run."""
-    runs = tools_of(verify)
-    return sorted({*(["package.json"] if any(tool.name in _NPM for tool in runs) else []),
-                   *(file for tool in runs for file in tool.recipe_files)})
+    package scripts (in the folder an option names), the recipe files of the task runners they run."""
+    return sorted({file for tool in tools_of(verify) for file in tool.recipe_files})
 
 
 def _scripts(package: bytes | None) -> dict[str, str]:
