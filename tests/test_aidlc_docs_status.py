@@ -52,7 +52,9 @@ def test_stage_progress_per_phase_and_unit_and_the_next_stage(docs: Path) -> Non
     assert report["next_actions"][0] == {"reason": f"next stage: Code Generation of unit 1 ({STATE}:20); log each "
                                          "exchange with the person as it happens", "command": NEXT}
     text = run_cli("status", cwd=docs).stdout
-    assert "  stages done: inception 5/6, construction 0/1, operations 0/1; unit 1 1/2" in text
+    # user stories is skipped: not done, and said so
+    assert "  stages done: inception 5/6 (1 skipped), construction 0/1, operations 0/1; unit 1 1/2" in text
+    assert "INCEPTION  5/6 done (1 skipped)\n" in text
     assert f"Next safe action: next stage: Code Generation of unit 1 ({STATE}:20)" in text and f"  {NEXT}" in text
     assert run_cli("status", "-q", cwd=docs).stdout.splitlines()[1] == "audit: 6 entries, 0 recorded in the ledger"
 

@@ -3,7 +3,16 @@ the next safe actions; per intent record on aidlc-workflows v2."""
 
 from __future__ import annotations
 
-from aidlc.model.status import Action, DocsPlan, DocsStageLine, DocsStatusReport, RecordsStatusReport, RecordStatus
+from aidlc.model.status import (
+    Action,
+    DocsPhase,
+    DocsPlan,
+    DocsStageLine,
+    DocsStatusReport,
+    DocsUnit,
+    RecordsStatusReport,
+    RecordStatus,
+)
 from aidlc.names import shown
 from aidlc.plural import plural
 from aidlc.report.status import gate_line, validation_line
@@ -14,8 +23,8 @@ _BOX = {"done": "x", "pending": " ", "in-progress": "~", "skipped": "S", "awaiti
 
 def render_docs_counts(report: DocsStatusReport) -> str:
     """Counts only (`aidlc status -q`)."""
-    phases = ", ".join(f"{phase.phase} {phase.done}/{phase.total}" for phase in report.phases if phase.total)
-    units = ", ".join(f"unit {shown(unit.unit)} {unit.done}/{unit.total}" for unit in report.units if unit.total)
+    phases = ", ".join(f"{phase.phase} {_done(phase)}" for phase in report.phases if phase.total)
+    units = ", ".join(f"unit {shown(unit.unit)} {_done(unit)}" for unit in report.units if unit.total)
     return "\n".join([
         f"stages done: {'; '.join(part for part in (phases, units) if part) or 'no stage lines'}",
         f"audit: {plural(report.audit_entries, 'entry')}, {report.recorded_entries} recorded in the ledger",
@@ -29,20 +38,24 @@ def render_docs_counts(report: DocsStatusReport) -> str:
     ])
 
 
+def _done(part: DocsPhase | DocsUnit, word: str = "") -> str:
+    """`5/7`, and `(2 skipped)` where lines not ticked say the stage was skipped: `5/7 done (2 skipped)` with `word`."""
+    skipped = sum(stage.skipped and stage.mark != "done" for stage in part.stages)
+    return f"{part.done}/{part.total}{word}" + (f" ({skipped} skipped)" if skipped else "")
+
 
 def render_docs_status(report: DocsStatusReport, style: Style, waiting_only: bool = False) -> str:
     lines = [style("aidlc status", "bold") + f"  {report.root}  (aidlc-docs layout: {report.folder}/)",
              *(f"  {line}" for line in render_docs_counts(report).splitlines()), ""]
     if not waiting_only:
         for phase in report.phases:
-            lines.append(style(phase.phase.upper(), "bold") + (f"  {phase.done}/{phase.total} done" if phase.total
-                                                                else ""))
+            lines.append(style(phase.phase.upper(), "bold") + (f"  {_done(phase, ' done')}" if phase.total else ""))
             lines += [_stage(stage) for stage in phase.stages] + _plans(phase.plans)
         for unit in report.units:
             # a unit folder may be named anything, a line break too: shown escaped, as one line
             named = unit.folders and unit.folders != [unit.unit]
             folders = f" ({', '.join(map(shown, unit.folders))})" if named else ""
-            lines.append(style(f"unit {shown(unit.unit)}{folders}", "bold") + (f"  {unit.done}/{unit.total} done"
+            lines.append(style(f"unit {shown(unit.unit)}{folders}", "bold") + (f"  {_done(unit, ' done')}"
                                                                         if unit.total else ""))
             lines += [_stage(stage) for stage in unit.stages]
             lines += _plans(unit.plans)
