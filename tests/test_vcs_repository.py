@@ -1,11 +1,13 @@
 """What git reads the history by (aidlc/vcs/repository.py reading_state) covers every settings file git itself reads:
 each file `git config --list --show-origin` names, in a repository whose settings include others in the forms git
 takes (relative to the including file, from the home folder, quoted, after a comment, on the header's line, nested,
-under a condition), changes the reading when it changes."""
+under a condition), changes the reading when it changes; and so does the system file of a git installed under a
+prefix of its own."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -44,3 +46,25 @@ def test_every_settings_file_git_reads_is_watched(tmp_path: Path, monkeypatch: p
         with path.open("a", encoding="utf-8") as changed:
             changed.write("# changed\n")
         assert vcs.reading_state(repo)["settings"] != before["settings"], path
+
+
+def test_the_system_settings_under_the_prefix_git_is_installed_in_are_watched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Homebrew's git reads /opt/homebrew/etc/gitconfig, a file the user may write (no administrator needed), not
+    /etc/gitconfig: the git first on PATH (here a git installed under a prefix of its own, running the real one)
+    names the prefix whose etc/gitconfig is watched. Before: only /etc/gitconfig and GIT_CONFIG_SYSTEM's were."""
+    real = shutil.which("git")
+    assert real is not None
+    prefix = tmp_path / "homebrew"
+    (prefix / "bin").mkdir(parents=True)
+    (prefix / "etc").mkdir()
+    (prefix / "bin" / "git").write_text(f'#!/bin/sh\nexec {real} "$@"\n')
+    (prefix / "bin" / "git").chmod(0o755)
+    (prefix / "etc" / "gitconfig").write_text("[core]\n\tabbrev = 12\n")
+    monkeypatch.setenv("PATH", f"{prefix / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    before = vcs.reading_state(repo)
+    with (prefix / "etc" / "gitconfig").open("a", encoding="utf-8") as settings:
+        settings.write("[log]\n\tshowSignature = true\n")
+    assert vcs.reading_state(repo)["settings"] != before["settings"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -128,11 +129,11 @@ _READING_FILES = ("info/grafts", "shallow", "objects/info/alternates", "info/att
 
 def reading_state(path: Path) -> dict[str, str]:
     """What git reads the history by, as names to digests: HEAD, the settings files of every scope (the
-    repository's, the user's and the system's where git looks for them by default or the GIT_CONFIG_* variables
-    name them, and the files their includes name), and _READING_FILES. Code run between two readings that changes any of
-    them may have changed the history aidlc reads after it. Other refs are left out: aidlc reads HEAD and commits it
-    resolved before (a `git fetch` or git's background maintenance moves them while checks run). One git process: a
-    check runs this twice."""
+    repository's, the user's and the system's where git looks for them by default, under the prefix git is installed
+    in, or where the GIT_CONFIG_* variables name them, and the files their includes name), and _READING_FILES. Code
+    run between two readings that changes any of them may have changed the history aidlc reads after it. Other refs
+    are left out: aidlc reads HEAD and commits it resolved before (a `git fetch` or git's background maintenance
+    moves them while checks run). One git process: a check runs this twice."""
     lines = run_git(path, ("rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "HEAD"),
                     ok=(0, 128)).decode("utf-8", "surrogateescape").splitlines()
     git_dir, common, head = (*lines, "", "", "")[:3]
@@ -144,9 +145,17 @@ def reading_state(path: Path) -> dict[str, str]:
         folder / "config", Path(git_dir) / "config.worktree",
         Path(os.environ.get("GIT_CONFIG_GLOBAL") or home / ".gitconfig"),
         Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config") / "git" / "config",
-        Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig")])
+        Path(os.environ.get("GIT_CONFIG_SYSTEM") or "/etc/gitconfig"), *_installed_settings()])
     state.update({name: file_digest(folder / name) for name in _READING_FILES})
     return state
+
+
+def _installed_settings() -> list[Path]:
+    """The system settings file of the git first on PATH where it is installed under a prefix of its own: git reads
+    <prefix>/etc/gitconfig there (Homebrew's /opt/homebrew/etc/gitconfig, which the user may write, /usr/local's, Git
+    for Windows'). A file more watched costs nothing where that git reads another."""
+    git = shutil.which("git")
+    return [Path(git).parent.parent / "etc" / "gitconfig"] if git else []
 
 
 def _settings_digest(files: list[Path]) -> str:
