@@ -107,12 +107,20 @@ def _variables(text: str) -> dict[str, str]:
     return values
 
 
+# Characters a recipe line may grow to: a hostile Makefile's variables can double the line at each use of one.
+_EXPANDED_AT_MOST = 100_000
+
+
 def _expanded(line: str, values: dict[str, str]) -> str:
-    """A recipe line with the variables' values in place, as make expands them (a value may use others; ten deep);
-    $(MAKE) stays, read as make itself."""
+    """A recipe line with the variables' values in place, as make expands them (a value may use others; ten deep,
+    and no longer than _EXPANDED_AT_MOST: past it, the line as it stood); $(MAKE) stays, read as make itself."""
+    def value(used: re.Match[str]) -> str:
+        return values.get(used.group(1), used.group(0)) if used.group(1) != "MAKE" else used.group(0)
+
     for _ in range(10):
-        expanded = _REFERENCE.sub(lambda used: values.get(used.group(1), used.group(0))
-                                  if used.group(1) != "MAKE" else used.group(0), line)
+        if len(line) + sum(len(value(used)) for used in _REFERENCE.finditer(line)) > _EXPANDED_AT_MOST:
+            break
+        expanded = _REFERENCE.sub(value, line)
         if expanded == line:
             break
         line = expanded
