@@ -91,3 +91,20 @@ def test_twins_outside_the_records_are_not_its_business_and_the_config_file_is(p
     commit(pr, "config twin", EVE)
     [twin] = twins(document(pr, "--base", "main"))
     assert twin["path"] == "aidlc.yaml" and twin["message"].startswith("AIDLC.yaml and aidlc.yaml differ only in")
+
+
+def test_a_docs_folder_the_base_lacks_is_judged_and_the_spelling_aidlc_reads_is_kept(tmp_path: Path) -> None:
+    """The base holds no records (judged as a memory bank); the pull request brings an aidlc-docs folder with
+    `AUDIT.md` beside `audit.md`. Before: passed, the twins not looked for outside the memory bank's folder."""
+    root = tmp_path / "shop"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    commit(root, "empty", EVE)
+    subprocess.run(["git", "-C", str(root), "checkout", "-q", "-b", "docs"], check=True)
+    write(root, "aidlc-docs/aidlc-state.md", "# State\n\n- [ ] Requirements Analysis\n")
+    write(root, "aidlc-docs/audit.md", "# Audit\n")
+    write(root, "aidlc-docs/AUDIT.md", "# Audit\n")
+    commit(root, "docs", EVE)
+    [twin] = twins(document(root, "--base", "main"))
+    assert twin["path"] == "aidlc-docs/audit.md"
+    assert twin["fix"].startswith("git rm -r -q --cached -- aidlc-docs/AUDIT.md && git commit    # keep aidlc-docs/")

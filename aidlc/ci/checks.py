@@ -40,8 +40,8 @@ def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Fin
     rules'): the records as git keeps them (the ledger as HEAD holds it, no records file converted), the base's
     ledger kept whole, who committed each decision, signed commits, and approved files deleted."""
     yield from ledger_as_committed(branch)
-    yield from records_converted(branch, root)
-    yield from records_twinned(branch, root)
+    yield from records_converted(branch, root, config)
+    yield from records_twinned(branch, root, config)
     yield from ledger_against_base(branch)
     yield from approval_authors(branch, config.governance.bot_emails)
     if config.governance.require_signed_commits:
@@ -101,11 +101,17 @@ def ledger_as_committed(pr: Branch) -> Iterator[Finding]:
                   f"git diff HEAD -- {rel}    # commit the change, or restore it: git restore -- {rel}")
 
 
-def records_converted(pr: Branch, root: Path) -> Iterator[Finding]:
-    """No records file HEAD holds (the records' folder, the v2 workspace) is converted by git between the commit and
-    the checkout beyond its line ends; the ledger is `ledger_as_committed`'s."""
-    folders = tuple(folder for folder in (Path(os.path.relpath(pr.ledger.path.parent, root)).as_posix(), V2_SPACES)
-                    if (root / folder).is_dir())
+def records_folders(pr: Branch, root: Path, config: Config) -> list[str]:
+    """The folders that hold records, relative to `root`: the ledger's, and those the judging rules name in either
+    layout (a base without records judges as a memory bank, while the branch may bring an aidlc-docs folder)."""
+    ledger = Path(os.path.relpath(pr.ledger.path.parent, root)).as_posix()
+    return list(dict.fromkeys((ledger, config.memory_bank, config.aidlc_docs, V2_SPACES)))
+
+
+def records_converted(pr: Branch, root: Path, config: Config) -> Iterator[Finding]:
+    """No records file HEAD holds (`records_folders`) is converted by git between the commit and the checkout beyond
+    its line ends; the ledger is `ledger_as_committed`'s."""
+    folders = tuple(folder for folder in records_folders(pr, root, config) if (root / folder).is_dir())
     if not folders:  # no records folder: nothing to judge, and no folder would list every file of the project
         return
     top = pr.history.top
@@ -121,21 +127,21 @@ def records_converted(pr: Branch, root: Path) -> Iterator[Finding]:
                           f"'*.gitattributes' && git add --renormalize {arg(rel)} && git commit")
 
 
-def records_twinned(pr: Branch, root: Path) -> Iterator[Finding]:
-    """No two paths HEAD holds differ only in letter case or Unicode form where one is a records file or folder (the
-    records' folder, the v2 workspace, the config file). Git keeps both; a case-insensitive file system (macOS,
+def records_twinned(pr: Branch, root: Path, config: Config) -> Iterator[Finding]:
+    """No two paths HEAD holds differ only in letter case or Unicode form where one is a records file or folder
+    (`records_folders`, the config file). Git keeps both; a case-insensitive file system (macOS,
     Windows) checks out one file for both, or one folder holding both folders' files, and HFS+ one name for both
     Unicode forms: a reviewer or teammate there would read, and append to, another record than this check judges
     here. Each twin is named once, at its shortest path (twin folders, not every file in them)."""
-    records = [Path(os.path.relpath(pr.ledger.path.parent, root)).as_posix(), V2_SPACES]
-    inside, config = tuple("" if folder == "." else _folded(folder) + "/" for folder in records), _folded(CONFIG_FILE)
+    records = records_folders(pr, root, config)
+    inside, settings = tuple("" if folder == "." else _folded(folder) + "/" for folder in records), _folded(CONFIG_FILE)
 
     def spellings(ref: str) -> dict[str, set[str]]:
         """Each folded path of a records file and of every folder above it, to the spellings `ref` holds of it."""
         found: dict[str, set[str]] = {}
         for rel in vcs.files_at(root, ref):
             key = _folded(rel)
-            if key != config and not key.startswith(inside):
+            if key != settings and not key.startswith(inside):
                 continue
             parts = rel.split("/")
             for end in range(1, len(parts) + 1):
@@ -155,7 +161,8 @@ def records_twinned(pr: Branch, root: Path) -> Iterator[Finding]:
         named.append(key)
         listed = sorted(paths)
         kept = [path for path in listed if path in at_base.get(key, ())]
-        keep = kept[0] if len(kept) == 1 else listed[0]
+        # the base's spelling; else the one written as aidlc names its files (`audit.md`, in NFC)
+        keep = kept[0] if len(kept) == 1 else next((path for path in listed if path == _folded(path)), listed[0])
         how = ("Unicode form" if len({unicodedata.normalize("NFC", path) for path in listed}) == 1 else "letter case"
                if len({path.lower() for path in listed}) == 1 else "letter case and Unicode form")
         said = " and ".join(ascii(path)[1:-1] if not path.isascii() else path for path in listed)
