@@ -129,10 +129,10 @@ def records_converted(pr: Branch, root: Path, config: Config) -> Iterator[Findin
 
 def records_twinned(pr: Branch, root: Path, config: Config) -> Iterator[Finding]:
     """No two paths HEAD holds differ only in letter case or Unicode form where one is a records file or folder
-    (`records_folders`, the config file). Git keeps both; a case-insensitive file system (macOS,
-    Windows) checks out one file for both, or one folder holding both folders' files, and HFS+ one name for both
-    Unicode forms: a reviewer or teammate there would read, and append to, another record than this check judges
-    here. Each twin is named once, at its shortest path (twin folders, not every file in them)."""
+    (`records_folders`, the config file). Git keeps both; a case-insensitive file system (macOS, Windows) checks out
+    one file for both, or one folder holding both folders' files, and macOS one name for both Unicode forms: a
+    reviewer or teammate there would read, and append to, another record than this check judges here. Each twin is
+    named once, at its shortest path (twin folders, not every file in them)."""
     records = records_folders(pr, root, config)
     inside, settings = tuple("" if folder == "." else _folded(folder) + "/" for folder in records), _folded(CONFIG_FILE)
 
@@ -156,21 +156,25 @@ def records_twinned(pr: Branch, root: Path, config: Config) -> Iterator[Finding]
     at_base = spellings(pr.base)
     named: list[str] = []
     for key, paths in sorted(twins.items()):
-        if any(key.startswith(shorter + "/") for shorter in named):
-            continue  # inside twin folders, named already
-        named.append(key)
-        listed = sorted(paths)
-        kept = [path for path in listed if path in at_base.get(key, ())]
-        # the base's spelling; else the one written as aidlc names its files (`audit.md`, in NFC)
-        keep = kept[0] if len(kept) == 1 else next((path for path in listed if path == _folded(path)), listed[0])
-        how = ("Unicode form" if len({unicodedata.normalize("NFC", path) for path in listed}) == 1 else "letter case"
-               if len({path.lower() for path in listed}) == 1 else "letter case and Unicode form")
-        said = " and ".join(ascii(path)[1:-1] if not path.isascii() else path for path in listed)
-        others = " ".join(arg(path) for path in listed if path != keep)
-        yield finding(ci.RECORD_TWINS, keep, None, f"{said} differ only in {how}: a checkout on a case-insensitive "
-                      "file system (macOS, Windows) keeps one of them, and reviewers there read another record than "
-                      "aidlc ci judges", f"git rm -r -q --cached -- {others} && git commit    # keep {keep}; or "
-                      "git mv each to a name of its own")
+        if not any(key.startswith(shorter + "/") for shorter in named):  # inside twin folders: named already
+            named.append(key)
+            yield _twins(sorted(paths), at_base.get(key, set()))
+
+
+def _twins(listed: list[str], at_base: set[str]) -> Finding:
+    """The finding of one path's spellings (`listed`), the step keeping the base's spelling (of those `at_base`), else
+    the one written as aidlc names its files (`audit.md`, in NFC)."""
+    kept = [path for path in listed if path in at_base]
+    keep = kept[0] if len(kept) == 1 else next((path for path in listed if path == _folded(path)), listed[0])
+    how = ("Unicode form" if len({unicodedata.normalize("NFC", path) for path in listed}) == 1 else "letter case"
+           if len({path.lower() for path in listed}) == 1 else "letter case and Unicode form")
+    where = "macOS" if how == "Unicode form" else "a case-insensitive file system (macOS, Windows)"
+    said = " and ".join(ascii(path)[1:-1] if not path.isascii() else path for path in listed)
+    others = " ".join(arg(path) for path in listed if path != keep)
+    return finding(ci.RECORD_TWINS, keep, None, f"{said} differ only in {how}: a checkout on {where} keeps one of "
+                   "them, and reviewers there read another record than aidlc ci judges",
+                   f"git rm -r -q --cached -- {others} && git commit    # keep {keep}; or git mv each to a name of its "
+                   "own")
 
 
 def _folded(path: str) -> str:
