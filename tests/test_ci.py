@@ -422,7 +422,8 @@ def test_every_ci_rule_has_a_broken_fixture() -> None:
         "AIDLC-CI-016": test_deleting_records_a_person_approved_is_a_warning_naming_each_file_and_its_approval,
         "AIDLC-CI-017": attributes.test_a_ledger_git_keeps_converted_cannot_carry_a_forged_approval,
         "AIDLC-CI-018": attributes.test_a_bank_file_git_converts_is_refused_and_the_step_mends_it,
-        "AIDLC-CI-019": twins.test_a_second_spelling_of_the_ledger_is_refused_and_the_step_mends_it}
+        "AIDLC-CI-019": twins.test_a_second_spelling_of_the_ledger_is_refused_and_the_step_mends_it,
+        "AIDLC-CI-020": attributes.test_an_approval_whose_diff_the_pull_request_hides_from_the_reviewer_is_refused}
     assert set(fixtures) == {code for code, rule in every_rule().items() if rule.family == "ci"}
 
 

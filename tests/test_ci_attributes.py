@@ -1,4 +1,4 @@
-"""What git keeps is what `aidlc ci` judges (aidlc/ci/checks.py ledger_as_committed and records_converted,
+"""What git keeps is what `aidlc ci` judges (aidlc/ci/checks.py ledger_as_committed and records_attributes,
 aidlc/bank/rulefiles.py): a .gitattributes conversion cannot make the ledger git keeps and the ledger a checkout shows
 two ledgers, nor any records file two files, and the attributes git gives the ledger are a rule, read as git reads
 them. Each attack is made with git and the CLI, as a
@@ -185,3 +185,31 @@ def test_a_bank_file_git_converts_is_refused_and_the_step_mends_it(pr: Path) -> 
     subprocess.run(["bash", "-c", step.replace("git commit", "git commit -q -m 'no ids'")], cwd=pr, env=env,
                    check=True)
     assert "AIDLC-CI-018" not in [f["code"] for f in document(pr, "--base", "main")["findings"]]
+
+
+# -- records files hidden from the reviewer ----------------------------------------------------------------------
+@pytest.mark.parametrize("attribute", ["-diff", "binary", "linguist-generated"])
+def test_an_approval_whose_diff_the_pull_request_hides_from_the_reviewer_is_refused(tmp_path: Path,
+                                                                                     attribute: str) -> None:
+    """The pull request logs Build and Test's approval in the audit log and ticks it, and its .gitattributes folds
+    the audit log's diff away (GitHub) or shows it as a binary file: the reviewer who approves the pull request is
+    never shown the approval it adds. Before: `aidlc ci passed`, no finding."""
+    repo = docs_pull_request(tmp_path / "shop")
+    with (repo.root / ".gitattributes").open("a", encoding="utf-8") as attributes:
+        attributes.write(f"aidlc-docs/*.md {attribute}\n")
+    repo.write(AUDIT, audit_text(ENTRIES))
+    repo.replace(STATE, "- [ ] Build and Test", "- [x] Build and Test")
+    repo.commit("build and test approved", stamp(len(ENTRIES)))
+    doc = document(repo.root, "--base", "base")
+    assert not doc["passed"]
+    [hidden] = [f for f in doc["findings"] if f["code"] == "AIDLC-CI-020"]
+    shown = "-diff" if attribute == "binary" else attribute
+    assert hidden["path"] == STATE and hidden["message"].startswith(
+        f"the pull request's .gitattributes gives {STATE} and 1 more records file {shown}"), hidden
+    # The same attribute on the base is the team's, made before: not the pull request's doing.
+    git(repo.root, "checkout", "-q", "base")
+    git(repo.root, "checkout", "-q", "pr", "--", ".gitattributes")
+    git(repo.root, "commit", "-qm", "attributes on the base")
+    git(repo.root, "checkout", "-q", "pr")
+    git(repo.root, "merge", "-q", "--no-edit", "base")
+    assert "AIDLC-CI-020" not in [f["code"] for f in document(repo.root, "--base", "base")["findings"]]

@@ -25,6 +25,7 @@ from aidlc.model.config import Config
 from aidlc.model.events import ActorKind, Decision, EventType
 from aidlc.model.findings import Finding
 from aidlc.names import arg
+from aidlc.plural import plural
 from aidlc.rules import ci
 
 
@@ -40,7 +41,7 @@ def on_either_layout(branch: Branch, root: Path, config: Config) -> Iterator[Fin
     rules'): the records as git keeps them (the ledger as HEAD holds it, no records file converted), the base's
     ledger kept whole, who committed each decision, signed commits, and approved files deleted."""
     yield from ledger_as_committed(branch)
-    yield from records_converted(branch, root, config)
+    yield from records_attributes(branch, root, config)
     yield from records_twinned(branch, root, config)
     yield from ledger_against_base(branch)
     yield from approval_authors(branch, config.governance.bot_emails)
@@ -108,16 +109,20 @@ def records_folders(pr: Branch, root: Path, config: Config) -> list[str]:
     return list(dict.fromkeys((ledger, config.memory_bank, config.aidlc_docs, V2_SPACES)))
 
 
-def records_converted(pr: Branch, root: Path, config: Config) -> Iterator[Finding]:
-    """No records file HEAD holds (`records_folders`) is converted by git between the commit and the checkout beyond
-    its line ends; the ledger is `ledger_as_committed`'s."""
+def records_attributes(pr: Branch, root: Path, config: Config) -> Iterator[Finding]:
+    """The attributes git gives the records files HEAD holds (`records_folders`; the ledger's are rules of their own,
+    aidlc/ci/rulebook.py): none may convert a file between the commit and the checkout beyond its line ends, and none
+    the pull request adds may hide a file's change from the reviewer (`-diff`: git and GitHub say only that a binary
+    file changed; `linguist-generated`: GitHub folds its diff away). One process, and one more where a hiding
+    attribute is found, for the base's."""
     folders = tuple(folder for folder in records_folders(pr, root, config) if (root / folder).is_dir())
     if not folders:  # no records folder: nothing to judge, and no folder would list every file of the project
         return
     top = pr.history.top
     trees = {Path(os.path.relpath(root / rel, top)).as_posix(): rel for rel in vcs.files_at(root, "HEAD", folders)
              if root / rel != pr.ledger.path}
-    for tree, names in sorted(vcs.attributes(top, list(trees)).items()):
+    given = vcs.attributes(top, list(trees))
+    for tree, names in sorted(given.items()):
         changing = [name for name in names if name.partition("=")[0] in CHANGING]
         if changing:
             rel = trees[tree]
@@ -125,6 +130,28 @@ def records_converted(pr: Branch, root: Path, config: Config) -> Iterator[Findin
                           f".gitattributes gives it {', '.join(changing)}",
                           f"git check-attr -a -- {arg(rel)}    # remove the attribute, then: git add -u -- "
                           f"'*.gitattributes' && git add --renormalize {arg(rel)} && git commit")
+    hiding = {tree: found for tree, names in given.items() if (found := [name for name in names if name in HIDING])}
+    yield from _hidden(pr, trees, hiding)
+
+
+# The attributes that hide a file's change from a reviewer: `binary` unsets diff, so it shows as `-diff`.
+HIDING = ("-diff", "linguist-generated", "linguist-generated=true")
+
+
+def _hidden(pr: Branch, trees: dict[str, str], hiding: dict[str, list[str]]) -> Iterator[Finding]:
+    """One finding for the records files to which the pull request's .gitattributes gives a hiding attribute that the
+    base's did not (a team's own choice, made before, is not the pull request's)."""
+    before = vcs.attributes(pr.history.top, list(hiding), commit=pr.base) if hiding else {}
+    hidden = {trees[tree]: new for tree, names in hiding.items()
+              if (new := [name for name in names if name not in before.get(tree, ())])}
+    if not hidden:
+        return
+    first, *rest = sorted(hidden)
+    also = f" and {plural(len(rest), 'more records file')}" if rest else ""
+    given = sorted({name for names in hidden.values() for name in names})
+    yield finding(ci.RECORD_HIDDEN, first, None, f"the pull request's .gitattributes gives {first}{also} "
+                  f"{', '.join(given)}: its change would not be shown to the reviewer who approves it",
+                  f"git check-attr -a -- {arg(first)}    # remove the attribute from .gitattributes and commit")
 
 
 def records_twinned(pr: Branch, root: Path, config: Config) -> Iterator[Finding]:

@@ -100,3 +100,9 @@ RECORD_TWINS = ci_rule(
     "Windows keeps one file for both, so a reviewer or teammate there reads, and appends to, another record than "
     "aidlc ci judges", "keep one of them: `git rm --cached -- PATH` the other (or `git mv` it to a name of its own) "
     "and commit")
+RECORD_HIDDEN = ci_rule(
+    "AIDLC-CI-020", E, "the pull request's .gitattributes gives records files an attribute that hides their change "
+    "from the reviewer (`-diff` or `binary`: git and GitHub show only that a binary file changed; "
+    "`linguist-generated`: GitHub folds the diff away), where the base's did not", "remove the attribute from "
+    ".gitattributes (`git check-attr -a -- PATH` names it) and commit: a record a person approves is one they were "
+    "shown")
