@@ -213,3 +213,11 @@ def test_an_approval_whose_diff_the_pull_request_hides_from_the_reviewer_is_refu
     git(repo.root, "checkout", "-q", "pr")
     git(repo.root, "merge", "-q", "--no-edit", "base")
     assert "AIDLC-CI-020" not in [f["code"] for f in document(repo.root, "--base", "base")["findings"]]
+
+
+def test_a_memory_bank_file_the_pull_request_hides_is_refused(pr: Path) -> None:  # noqa: F811
+    with (pr / ".gitattributes").open("a", encoding="utf-8") as attributes:
+        attributes.write("memory-bank/intents/** linguist-generated=true\n")
+    commit(pr, "fold the bank's diffs", EVE)
+    [hidden] = [f for f in document(pr, "--base", "main")["findings"] if f["code"] == "AIDLC-CI-020"]
+    assert hidden["path"].startswith("memory-bank/intents/") and "linguist-generated=true" in hidden["message"]
