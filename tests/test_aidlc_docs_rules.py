@@ -104,10 +104,12 @@ def test_a_markdown_file_that_is_not_utf8_is_reported_not_skipped(docs: DocsRepo
 
 
 @pytest.mark.parametrize("name", ["Вuild and Test", "Build аnd Test", "Build and Τest", "Ｂｕｉｌｄ and Test",
-                                  "\U0001d401uild and Test", "Build and Test\u2003"])
+                                  "\U0001d401uild and Test", "Build and Test\u2003", "Bu\u200bild and Test",
+                                  "Bui\u00adld and Te\u200dst", "Build \u202aand Test"])
 def test_a_stage_named_with_look_alike_letters_is_the_stage_a_reader_sees(docs: DocsRepo, name: str) -> None:
-    """A Cyrillic В or а, a Greek Τ, fullwidth or mathematical letters (𝐁): before, the line named no stage aidlc
-    knows (a note), and its tick, with no approval logged, passed."""
+    """A Cyrillic В or а, a Greek Τ, fullwidth or mathematical letters (𝐁), a zero-width space, soft hyphen, joiner
+    or bidirectional control inside the name, which show nothing: before, the line named no stage aidlc knows (a
+    note), and its tick, with no approval logged, passed."""
     docs.write(AUDIT, audit_text(ENTRIES[:-1]))  # the Build and Test approval not logged
     docs.replace(STATE, "- [x] Build and Test - EXECUTE", f"- [x] {name} - EXECUTE")
     found = [(f.code, f.message) for f in docs.findings()]

@@ -82,19 +82,30 @@ ORDER = {stage.slug: number for number, stage in enumerate(STAGES)}
 _LABELS = sorted(((label, stage.slug) for stage in STAGES for label in stage.labels), key=lambda p: -len(p[0]))
 # A short form is a word of its own: `NFR Req` names NFR Requirements, `no NFR required` does not.
 _SHORT_FORMS = frozenset({"nfr req"})
-_LABEL = re.compile("|".join(re.escape(label) + (r"(?![a-z])" if label in _SHORT_FORMS else "")
+# A character that shows nothing (zero-width, a bidirectional control, a soft hyphen: Unicode's format characters),
+# read as NUL, which a label may hold between any two of its letters: `Bu<U+200B>ild and Test` is Build and Test.
+_UNSEEN = "\x00"
+_LABEL = re.compile("|".join(f"{_UNSEEN}*".join(map(re.escape, label)) + (r"(?![a-z])" if label in _SHORT_FORMS else "")
                              for label, _ in _LABELS), re.IGNORECASE)
 _SLUG_OF = {label: slug for label, slug in _LABELS}
+
+
+def _slug(match: re.Match[str]) -> str:
+    return _SLUG_OF[match.group().replace(_UNSEEN, "").lower()]
 
 
 class _ReadAs(dict[int, int]):
     """Each character read as the letter it looks like, one for one (offsets agree): `_`, the Cyrillic and Greek
     capitals and small letters that look Latin, and any character that Unicode's compatibility form writes as one
-    ASCII character (fullwidth `Ｂ`, mathematical `𝐁`, other spaces). `- [x] Вuild and Test` (a Cyrillic В) is the
-    Build and Test a reader sees, not a line naming no stage, whose tick no rule would judge. Filled as characters
-    are met, so `str.translate` stays one pass in C for text already seen."""
+    ASCII character (fullwidth `Ｂ`, mathematical `𝐁`, other spaces); a character that shows nothing as _UNSEEN.
+    `- [x] Вuild and Test` (a Cyrillic В) is the Build and Test a reader sees, not a line naming no stage, whose tick
+    no rule would judge. Filled as characters are met, so `str.translate` stays one pass in C for text already
+    seen."""
 
     def __missing__(self, code: int) -> int:
+        if unicodedata.category(chr(code)) == "Cf":
+            self[code] = ord(_UNSEEN)
+            return self[code]
         folded = unicodedata.normalize("NFKC", chr(code))
         self[code] = ord(folded) if len(folded) == 1 and folded.isascii() else code
         return self[code]
@@ -111,18 +122,18 @@ def _plain(text: str) -> str:
 def stage_of(text: str) -> str | None:
     """The slug of the first stage label `text` names (case ignored), or None: never a guess."""
     match = _LABEL.search(_plain(text))
-    return _SLUG_OF[match.group().lower()] if match else None
+    return _slug(match) if match else None
 
 
 def stage_at(text: str) -> str | None:
     """The slug of the stage label `text` starts with (case ignored), or None."""
     match = _LABEL.match(_plain(text))
-    return _SLUG_OF[match.group().lower()] if match else None
+    return _slug(match) if match else None
 
 
 def stages_named(text: str) -> list[str]:
     """The slugs of every stage label `text` names, in the order it names them, each once."""
-    found = (_SLUG_OF[match.group().lower()] for match in _LABEL.finditer(_plain(text)))
+    found = (_slug(match) for match in _LABEL.finditer(_plain(text)))
     return list(dict.fromkeys(found))
 
 
