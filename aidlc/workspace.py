@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, V2_SPACES, docs_marker, layout, load_config
+from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, V2_SPACES, docs_marker, holds_bank, layout, load_config
 from aidlc.bank.config import records_folder as folder_for
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
@@ -83,7 +84,18 @@ def records_below(root: Path, config: Config) -> list[str]:
     """The sub-folders (two levels down at most, hidden ones aside) that hold a project's records: a monorepo keeps
     them beside its parts (`backend/aidlc-docs/`), and a command run at the top does not look there by itself."""
     return [rel for folder, rel in _folders_below(root)
-            if (folder / config.memory_bank).is_dir() or docs_marker(folder, config) is not None][:5]
+            if holds_bank(config, _exists_in(folder)) or docs_marker(folder, config) is not None][:5]
+
+
+def _exists_in(folder: Path) -> Callable[[str], bool]:
+    """Whether `folder` has a file or folder at a relative path (the `holds` of `aidlc.bank.config.layout`); one in a
+    folder that cannot be looked into counts as there: the reader then says why it cannot be read."""
+    def holds(rel: str) -> bool:
+        try:
+            return (folder / rel).exists()
+        except OSError:
+            return True
+    return holds
 
 
 def docs_folders_below(root: Path) -> list[str]:
@@ -97,10 +109,10 @@ def layout_of(root: Path, config: Config) -> str:
     when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there. With `layout: auto`, a memory
     bank beside another layout's records is a usage error: reading the bank alone would pass records nobody checks
     (an empty memory-bank/ added beside aidlc-docs/ would otherwise make `aidlc ci` read 0 files and pass)."""
-    found = layout(config, lambda rel: (root / rel).exists())
+    found = layout(config, _exists_in(root))
     if config.layout != "auto" or found == "aidlc-docs":
         return found
-    bank = (root / config.memory_bank).exists()
+    bank = holds_bank(config, _exists_in(root))
     other = docs_marker(root, config)
     if other is None and (root / V2_SPACES).is_dir():
         # The aidlc-docs modules load only where the layout is in doubt: never for a memory bank alone.

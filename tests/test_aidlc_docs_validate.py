@@ -110,12 +110,26 @@ def test_layout_in_aidlc_yaml_chooses_the_layout(docs: DocsRepo) -> None:
     assert "no memory bank" in result.stderr
 
 
+@pytest.mark.parametrize("notes", ["memory-bank/.gitkeep", "memory-bank/projectbrief.md",
+                                   "memory-bank/activeContext.md"])
+def test_a_memory_bank_folder_without_records_beside_aidlc_docs_is_not_the_layout(docs: DocsRepo, notes: str) -> None:
+    """An empty memory-bank/ made validate pass on 0 files, whatever the docs said; then it was a usage error naming
+    two layouts, whose fix said to delete memory-bank/. A folder of that name holding no specs.md records (nothing,
+    or Cline's memory bank: projectbrief.md, activeContext.md, ...) is not a memory bank: the docs are read."""
+    line = break_build_and_test(docs)
+    docs.write(notes, "# Notes of another tool\n")
+    for command in ("validate", "ci"):
+        result = run_cli(command, str(docs.root), "--format", "json")
+        assert result.returncode == 1, (command, result.stdout + result.stderr)
+        assert [(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]] == [("AIDLC-DOCS-004", line)]
+    assert "(aidlc-docs layout: aidlc-docs/)" in run_cli("status", str(docs.root)).stdout
+
+
 def test_a_memory_bank_beside_aidlc_docs_is_refused_until_aidlc_yaml_chooses(docs: DocsRepo) -> None:
-    """With `layout: auto` the memory bank was read and aidlc-docs/ was not: an empty memory-bank/ made validate
-    pass on 0 files, whatever the docs said. Two layouts are now a usage error naming both, until aidlc.yaml says
-    which one the project keeps."""
+    """With `layout: auto` the memory bank was read and aidlc-docs/ was not. Two layouts are a usage error naming
+    both, until aidlc.yaml says which one the project keeps."""
     break_build_and_test(docs)
-    docs.write("memory-bank/.gitkeep", "")
+    docs.write("memory-bank/intents/.gitkeep", "")
     for command in ("validate", "ci", "status"):
         result = run_cli(command, str(docs.root))
         assert result.returncode == 2, (command, result.stdout + result.stderr)
@@ -266,15 +280,22 @@ def test_a_pull_request_that_first_adds_the_docs_folder_is_judged_in_it(tmp_path
                                                for f in json.loads(result.stdout)["findings"]}
 
 
+@pytest.mark.parametrize("bank", ["memory-bank/.gitkeep", "memory-bank/intents/.gitkeep"])
 def test_a_pull_request_that_first_adds_the_docs_folder_cannot_hide_it_behind_an_empty_memory_bank(
-        tmp_path: Path) -> None:
+        tmp_path: Path, bank: str) -> None:
     """The base keeps no records, so the pull request's own files decide the layout: an empty memory-bank/ beside
-    the aidlc-docs/ it adds would have been all that ci read (0 files, passed)."""
+    the aidlc-docs/ it adds would have been all that ci read (0 files, passed). A folder holding no records is no
+    memory bank (the docs are judged); one holding a memory bank's folders makes two layouts, which no command
+    reads."""
     docs = docs_added_over_a_readme(tmp_path)
-    break_build_and_test(docs)
-    docs.write("memory-bank/.gitkeep", "")
+    line = break_build_and_test(docs)
+    docs.write(bank, "")
     docs.commit("tick it, and a memory bank")
-    result = run_cli("ci", "--base", "main", cwd=docs.root)
+    result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
+    if bank == "memory-bank/.gitkeep":
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert ("AIDLC-DOCS-004", line) in {(f["code"], f["line"]) for f in json.loads(result.stdout)["findings"]}
+        return
     assert result.returncode == 2, result.stdout + result.stderr
     assert "records in two layouts, memory-bank/ and aidlc-docs/aidlc-state.md" in result.stderr
 
@@ -365,7 +386,7 @@ def test_the_baseline_the_adopting_pull_request_brings_covers_only_what_the_base
     assert ("AIDLC-DOCS-003", STATE, docs.line(STATE, "Requirements Analysis"), "new") in marked
 
 
-@pytest.mark.parametrize("move", ["an empty memory-bank/", "aidlc-docs/ deleted"])
+@pytest.mark.parametrize("move", ["a memory bank's folder", "aidlc-docs/ deleted"])
 def test_a_pull_request_cannot_move_its_docs_records_out_of_sight(docs: DocsRepo, move: str) -> None:
     """With `layout: auto` a memory-bank/ folder wins over aidlc-docs/: a pull request that added an empty one had
     its docs judged as no records at all (ci passed, 0 files); one that deleted aidlc-docs/ got a usage error. Now
@@ -374,14 +395,14 @@ def test_a_pull_request_cannot_move_its_docs_records_out_of_sight(docs: DocsRepo
     subprocess.run(["git", "branch", "-M", "main"], cwd=docs.root, check=True)
     subprocess.run(["git", "checkout", "-qb", "pr"], cwd=docs.root, check=True)
     break_build_and_test(docs)
-    if move == "an empty memory-bank/":
-        docs.write("memory-bank/.gitkeep", "")
+    if move == "a memory bank's folder":
+        docs.write("memory-bank/intents/.gitkeep", "")
     docs.commit("tick it")
     if move == "aidlc-docs/ deleted":
         subprocess.run(["git", "rm", "-rqf", "aidlc-docs"], cwd=docs.root, check=True)
         docs.commit("no more docs")
     result = run_cli("ci", "--base", "main", "--format", "json", cwd=docs.root)
-    if move == "an empty memory-bank/":  # the pull request's tree keeps two layouts: no command reads it
+    if move == "a memory bank's folder":  # the pull request's tree keeps two layouts: no command reads it
         assert result.returncode == 2, result.stdout + result.stderr
         assert "records in two layouts, memory-bank/ and aidlc-docs/aidlc-state.md" in result.stderr
         return

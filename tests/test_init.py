@@ -201,3 +201,46 @@ def test_init_inside_another_project_is_refused_without_force(tmp_path: Path) ->
     proc = aidlc("init", "--force", cwd=inner)
     assert proc.returncode == 0, proc.stderr
     assert (inner / "aidlc.yaml").is_file() and (inner / "memory-bank").is_dir()
+
+
+CLINE = ("projectbrief.md", "productContext.md", "activeContext.md", "systemPatterns.md", "techContext.md",
+         "progress.md")
+
+
+def cline_repo(root: Path) -> Path:
+    """A repository whose memory-bank/ is Cline's: the notes Cline reads at the start of every task."""
+    (root / "memory-bank").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for name in CLINE:
+        (root / "memory-bank" / name).write_text(f"# {name}\n\nWhat Cline keeps.\n")
+    return root
+
+
+def test_init_in_a_cline_memory_bank_writes_nothing_until_aidlc_yaml_says_where(tmp_path: Path) -> None:
+    """Before: init filled Cline's folder with aidlc's project file, standards and ledger, which Cline would then
+    read at every task. Now it names the notes and how to choose; the first step taken keeps the two apart."""
+    root = cline_repo(tmp_path / "shop")
+    before = snapshot(root)
+    proc = aidlc("init", cwd=root)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("error: memory-bank/ keeps another tool's memory bank (projectbrief.md, "
+                                  "productContext.md, activeContext.md, systemPatterns.md, techContext.md: Cline's")
+    assert snapshot(root) == before
+    step = next(line.strip() for line in proc.stderr.splitlines() if "memory_bank: aidlc-bank" in line)
+    subprocess.run(["bash", "-c", step.partition("&&")[0]], cwd=root, check=True)
+    assert aidlc("init", cwd=root).returncode == 0
+    assert (root / "aidlc-bank" / "events.jsonl").is_file() and (root / "aidlc-bank" / "intents").is_dir()
+    assert sorted(path.name for path in (root / "memory-bank").iterdir()) == sorted(CLINE)
+    assert aidlc("validate", cwd=root).returncode == 0
+    assert aidlc("init", cwd=root / "memory-bank").returncode == 2  # inside the project now: refused as ever
+
+
+def test_a_cline_memory_bank_above_is_no_aidlc_project(tmp_path: Path) -> None:
+    """A project in a sub-folder of a repository whose top keeps Cline's memory bank: before, init said it was
+    inside the aidlc project at the top."""
+    root = cline_repo(tmp_path / "mono")
+    service = root / "service"
+    service.mkdir()
+    proc = aidlc("init", cwd=service)
+    assert proc.returncode == 0, proc.stderr
+    assert (service / "memory-bank" / "events.jsonl").is_file()

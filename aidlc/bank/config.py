@@ -9,14 +9,13 @@ from pathlib import Path, PurePosixPath
 from pydantic import ValidationError
 
 from aidlc.bank import frontmatter
-from aidlc.bank.walk import CONFIG_FILE, read_inside
+from aidlc.bank.walk import CONFIG_FILE, LEDGER_FILE, read_inside
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 from aidlc.names import arg
 
-__all__ = ["CONFIG_FILE", "DOCS_MARKERS", "V2_SPACES", "ConfigError", "docs_marker", "key_line", "layout",
-           "load_config",
-           "parse_config", "records_folder"]
+__all__ = ["BANK_MARKERS", "CONFIG_FILE", "DOCS_MARKERS", "V2_SPACES", "ConfigError", "docs_marker", "holds_bank",
+           "key_line", "layout", "load_config", "other_bank_notes", "parse_config", "records_folder"]
 
 
 class ConfigError(UsageError):
@@ -99,6 +98,19 @@ def parse_config(data: bytes, label: str = CONFIG_FILE) -> Config:
 
 # What marks a folder as the aidlc-docs layout's (AWS aidlc-workflows v1): its state file, its audit log or shards.
 DOCS_MARKERS = ("aidlc-state.md", "audit.md", "audit")
+# What marks the memory bank's folder as holding specs.md's records: the chain's folders, its project file, its
+# ledger. A folder of that name holding other notes (Cline's memory bank: projectbrief.md, activeContext.md, ...)
+# keeps no records aidlc reads.
+BANK_MARKERS = ("intents", "bolts", "project.yaml", LEDGER_FILE)
+# The notes of Cline's memory bank (and of the tools that keep theirs as Cline does), at its folder's top.
+OTHER_BANK_NOTES = ("projectbrief.md", "productContext.md", "activeContext.md", "systemPatterns.md", "techContext.md")
+
+
+def other_bank_notes(folder: Path) -> list[str]:
+    """The notes of another tool's memory bank that `folder` holds, where it holds no records of aidlc's."""
+    if any((folder / name).exists() for name in BANK_MARKERS):
+        return []
+    return [name for name in OTHER_BANK_NOTES if (folder / name).is_file()]
 # Where aidlc-workflows v2 keeps its intent records (aidlc/aidlc_docs/records.py reads them).
 V2_SPACES = "aidlc/spaces"
 
@@ -110,13 +122,18 @@ def docs_marker(root: Path, config: Config) -> str | None:
                  if (root / config.aidlc_docs / marker).exists()), None)
 
 
+def holds_bank(config: Config, holds: Callable[[str], bool]) -> bool:
+    """Whether the source `holds` (as `layout` takes it) keeps a memory bank: its folder holding one of BANK_MARKERS."""
+    return any(holds(f"{config.memory_bank}/{name}") for name in BANK_MARKERS)
+
+
 def layout(config: Config, holds: Callable[[str], bool]) -> str:
     """The layout a source keeps its records in: aidlc.yaml's `layout`, or with `auto` the memory bank when `holds`
-    its folder, else aidlc-docs when it holds one of the docs folder's markers, else the memory bank. `holds(rel)`:
-    whether the source (the work tree, or a commit) has that file or folder."""
+    one (`holds_bank`), else aidlc-docs when it holds one of the docs folder's markers, else the memory bank.
+    `holds(rel)`: whether the source (the work tree, or a commit) has that file or folder."""
     if config.layout != "auto":
         return config.layout
-    if holds(config.memory_bank):
+    if holds_bank(config, holds):
         return "memory-bank"
     if any(holds(f"{config.aidlc_docs}/{name}") for name in DOCS_MARKERS):
         return "aidlc-docs"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.bank import rulefiles
-from aidlc.bank.config import V2_SPACES, records_folder
+from aidlc.bank.config import V2_SPACES, holds_bank, records_folder
 from aidlc.bank.items import PinnedFile
 from aidlc.bank.rulefiles import RuleFiles
 from aidlc.bank.walk import CONFIG_FILE
@@ -89,7 +89,7 @@ def kept_layout(history: vcs.History, base: str, rules: RuleFiles) -> str | None
     the work tree, aidlc-workflows v2 intent records in aidlc/spaces/ included); None when aidlc.yaml leaves the
     layout to the files (`auto`) and the base holds neither layout's records."""
     config = rules.config
-    if config.layout != "auto" or rules.layout == "aidlc-docs" or history.is_folder(base, config.memory_bank):
+    if config.layout != "auto" or rules.layout == "aidlc-docs" or holds_bank(config, _holds(history, base)):
         return rules.layout
     return "aidlc-docs" if history.is_folder(base, V2_SPACES) else None
 
