@@ -409,3 +409,12 @@ def test_a_pull_request_cannot_move_its_docs_records_out_of_sight(docs: DocsRepo
     assert result.returncode == 1, result.stderr
     found = {(f["code"], f["path"], f["line"]) for f in json.loads(result.stdout)["findings"]}
     assert ("AIDLC-DOCS-024", AUDIT, None) in found
+
+
+def test_a_part_of_the_project_keeping_cline_notes_is_not_where_its_records_are(docs: DocsRepo) -> None:
+    """Run from web/, whose memory-bank/ is Cline's: before, web/ was taken for the project (a memory bank there)
+    and held no records."""
+    docs.write("web/memory-bank/activeContext.md", "# What Cline keeps\n")
+    result = run_cli("status", cwd=docs.root / "web")
+    assert result.returncode == 0, result.stderr
+    assert f"aidlc status  {docs.root}  (aidlc-docs layout: aidlc-docs/)" in result.stdout

@@ -9,7 +9,7 @@ from pathlib import Path, PurePosixPath
 from pydantic import ValidationError
 
 from aidlc.bank import frontmatter
-from aidlc.bank.walk import CONFIG_FILE, LEDGER_FILE, read_inside
+from aidlc.bank.walk import BANK_MARKERS, CONFIG_FILE, is_bank, read_inside
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 from aidlc.names import arg
@@ -98,17 +98,13 @@ def parse_config(data: bytes, label: str = CONFIG_FILE) -> Config:
 
 # What marks a folder as the aidlc-docs layout's (AWS aidlc-workflows v1): its state file, its audit log or shards.
 DOCS_MARKERS = ("aidlc-state.md", "audit.md", "audit")
-# What marks the memory bank's folder as holding specs.md's records: the chain's folders, its project file, its
-# ledger. A folder of that name holding other notes (Cline's memory bank: projectbrief.md, activeContext.md, ...)
-# keeps no records aidlc reads.
-BANK_MARKERS = ("intents", "bolts", "project.yaml", LEDGER_FILE)
 # The notes of Cline's memory bank (and of the tools that keep theirs as Cline does), at its folder's top.
 OTHER_BANK_NOTES = ("projectbrief.md", "productContext.md", "activeContext.md", "systemPatterns.md", "techContext.md")
 
 
 def other_bank_notes(folder: Path) -> list[str]:
     """The notes of another tool's memory bank that `folder` holds, where it holds no records of aidlc's."""
-    if any((folder / name).exists() for name in BANK_MARKERS):
+    if is_bank(folder):
         return []
     return [name for name in OTHER_BANK_NOTES if (folder / name).is_file()]
 # Where aidlc-workflows v2 keeps its intent records (aidlc/aidlc_docs/records.py reads them).

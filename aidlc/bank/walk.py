@@ -26,6 +26,15 @@ CONFIG_FILE = "aidlc.yaml"
 LEDGER_FILE = "events.jsonl"  # in the memory bank folder
 DEFAULT_BANK = "memory-bank"  # the `memory_bank` of aidlc.yaml when it says nothing
 DEFAULT_DOCS = "aidlc-docs"  # its `aidlc_docs`
+# What marks the memory bank's folder as holding specs.md's records: the chain's folders, its project file, its
+# ledger. A folder of that name holding other notes (Cline's memory bank: projectbrief.md, activeContext.md, ...)
+# keeps no records aidlc reads.
+BANK_MARKERS = ("intents", "bolts", "project.yaml", LEDGER_FILE)
+
+
+def is_bank(folder: Path) -> bool:
+    """Whether `folder`, a memory bank's folder, holds a memory bank's records (one of BANK_MARKERS)."""
+    return any((folder / name).exists() for name in BANK_MARKERS)
 
 Entry = os.DirEntry[str]
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, DEFAULT_DOCS, shown, shown_json
+from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, DEFAULT_DOCS, is_bank, shown, shown_json
 from aidlc.errors import AidlcError, UsageError
 from aidlc.names import arg, terminal_safe
 from aidlc.report.style import Style
@@ -125,11 +125,12 @@ def wants_color(stream: Any, no_color_flag: bool = False, env: Mapping[str, str]
 
 
 def discover_root(start: Path) -> Path:
-    """The nearest folder up from `start` with aidlc.yaml, a memory bank, an aidlc-docs folder or a .git: the repo
-    to work on (a monorepo's part may keep its own records: `backend/aidlc-docs/`)."""
+    """The nearest folder up from `start` with aidlc.yaml, a memory bank (a memory-bank/ of Cline's notes is none),
+    an aidlc-docs folder or a .git: the repo to work on (a monorepo's part may keep its own records:
+    `backend/aidlc-docs/`)."""
     for folder in (start, *start.parents):
-        if (folder / CONFIG_FILE).exists() or (folder / DEFAULT_BANK).is_dir() or (folder / DEFAULT_DOCS).is_dir() \
-                or (folder / ".git").exists():
+        if (folder / CONFIG_FILE).exists() or is_bank(folder / DEFAULT_BANK) \
+                or (folder / DEFAULT_DOCS).is_dir() or (folder / ".git").exists():
             return folder
     return start
 

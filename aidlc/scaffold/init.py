@@ -18,10 +18,10 @@ from aidlc import __version__, vcs
 from aidlc.aidlc_docs.model import Mark
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.records import read_workspace
-from aidlc.bank.config import BANK_MARKERS, CONFIG_FILE, V2_SPACES, load_config, other_bank_notes
+from aidlc.bank.config import CONFIG_FILE, V2_SPACES, load_config, other_bank_notes
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
-from aidlc.bank.walk import DEFAULT_BANK, find_bank, read_inside, shown
+from aidlc.bank.walk import DEFAULT_BANK, find_bank, is_bank, read_inside, shown
 from aidlc.bank.write import atomic_write, read_text
 from aidlc.errors import UsageError
 from aidlc.events.ledger import LEDGER_FILE, Ledger
@@ -157,7 +157,7 @@ def _enclosing_project(root: Path) -> tuple[Path, str] | None:
     for folder in root.parents:
         if (folder / CONFIG_FILE).is_file():
             return folder, CONFIG_FILE
-        if any((folder / DEFAULT_BANK / name).exists() for name in BANK_MARKERS):
+        if is_bank(folder / DEFAULT_BANK):
             return folder, f"{DEFAULT_BANK}/"
     return None
 
