@@ -14,6 +14,7 @@ from aidlc.bank.config import records_folder as folder_for
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.loader import load_bank
+from aidlc.bank.walk import present
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 from aidlc.names import arg
@@ -88,14 +89,8 @@ def records_below(root: Path, config: Config) -> list[str]:
 
 
 def _exists_in(folder: Path) -> Callable[[str], bool]:
-    """Whether `folder` has a file or folder at a relative path (the `holds` of `aidlc.bank.config.layout`); one in a
-    folder that cannot be looked into counts as there: the reader then says why it cannot be read."""
-    def holds(rel: str) -> bool:
-        try:
-            return (folder / rel).exists()
-        except OSError:
-            return True
-    return holds
+    """Whether `folder` has a file or folder at a relative path (the `holds` of `aidlc.bank.config.layout`)."""
+    return lambda rel: present(folder / rel)
 
 
 def docs_folders_below(root: Path) -> list[str]:

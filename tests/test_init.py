@@ -244,3 +244,15 @@ def test_a_cline_memory_bank_above_is_no_aidlc_project(tmp_path: Path) -> None:
     proc = aidlc("init", cwd=service)
     assert proc.returncode == 0, proc.stderr
     assert (service / "memory-bank" / "events.jsonl").is_file()
+
+
+def test_new_in_a_cline_memory_bank_writes_nothing_until_aidlc_yaml_says_where(tmp_path: Path) -> None:
+    """`aidlc new intent` before `aidlc init` wrote the intent among Cline's notes."""
+    root = cline_repo(tmp_path / "shop")
+    before = snapshot(root)
+    proc = aidlc("new", "intent", "Checkout", cwd=root)
+    assert proc.returncode == 2 and "keeps another tool's memory bank" in proc.stderr, proc.stderr
+    assert "# their own folder, then run the command again" in proc.stderr and snapshot(root) == before
+    (root / "aidlc.yaml").write_text("memory_bank: memory-bank\n")  # the person's choice: beside the notes
+    assert aidlc("new", "intent", "Checkout", cwd=root).returncode == 0
+    assert (root / "memory-bank" / "intents" / "001-checkout" / "requirements.md").is_file()

@@ -14,8 +14,21 @@ from aidlc.errors import UsageError
 from aidlc.model.config import Config
 from aidlc.names import arg
 
-__all__ = ["BANK_MARKERS", "CONFIG_FILE", "DOCS_MARKERS", "V2_SPACES", "ConfigError", "docs_marker", "holds_bank",
-           "key_line", "layout", "load_config", "other_bank_notes", "parse_config", "records_folder"]
+__all__ = [
+    "BANK_MARKERS",
+    "CONFIG_FILE",
+    "DOCS_MARKERS",
+    "V2_SPACES",
+    "ConfigError",
+    "docs_marker",
+    "holds_bank",
+    "key_line",
+    "layout",
+    "load_config",
+    "parse_config",
+    "records_folder",
+    "refuse_other_bank",
+]
 
 
 class ConfigError(UsageError):
@@ -102,11 +115,21 @@ DOCS_MARKERS = ("aidlc-state.md", "audit.md", "audit")
 OTHER_BANK_NOTES = ("projectbrief.md", "productContext.md", "activeContext.md", "systemPatterns.md", "techContext.md")
 
 
-def other_bank_notes(folder: Path) -> list[str]:
-    """The notes of another tool's memory bank that `folder` holds, where it holds no records of aidlc's."""
-    if is_bank(folder):
-        return []
-    return [name for name in OTHER_BANK_NOTES if (folder / name).is_file()]
+def refuse_other_bank(root: Path, folder: str, rerun: str | None = None) -> None:
+    """Before a command writes the first records into the memory bank's folder `folder`: a folder keeping another
+    tool's notes (Cline's memory bank) and none of aidlc's records is not aidlc's to fill, unless aidlc.yaml names
+    it: aidlc's records would sit among notes that tool reads at every task. `rerun`: the command to run again."""
+    if is_bank(root / folder) or (root / CONFIG_FILE).exists():
+        return
+    notes = [name for name in OTHER_BANK_NOTES if (root / folder / name).is_file()]
+    if notes:
+        config, then = arg(str(root / CONFIG_FILE)), f" && {rerun}" if rerun else ""
+        again = "" if rerun else ", then run the command again"
+        raise UsageError(f"{folder}/ keeps another tool's memory bank ({', '.join(notes)}: Cline's, or one kept as "
+                         "Cline keeps it), not aidlc's records; aidlc's would sit among the notes that tool reads at "
+                         "every task; nothing was written",
+                         [f"printf 'memory_bank: aidlc-bank\\n' > {config}{then}    # their own folder{again}",
+                          f"printf 'memory_bank: {folder}\\n' > {config}{then}    # or beside those notes{again}"])
 # Where aidlc-workflows v2 keeps its intent records (aidlc/aidlc_docs/records.py reads them).
 V2_SPACES = "aidlc/spaces"
 

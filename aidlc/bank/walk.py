@@ -34,7 +34,16 @@ BANK_MARKERS = ("intents", "bolts", "project.yaml", LEDGER_FILE)
 
 def is_bank(folder: Path) -> bool:
     """Whether `folder`, a memory bank's folder, holds a memory bank's records (one of BANK_MARKERS)."""
-    return any((folder / name).exists() for name in BANK_MARKERS)
+    return any(present(folder / name) for name in BANK_MARKERS)
+
+
+def present(path: Path) -> bool:
+    """Whether a file or folder is at `path`; one in a folder that cannot be looked into counts as there: the
+    reader then says why it cannot be read."""
+    try:
+        return path.exists()
+    except OSError:
+        return True
 
 Entry = os.DirEntry[str]
 

@@ -18,7 +18,7 @@ from aidlc import __version__, vcs
 from aidlc.aidlc_docs.model import Mark
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.records import read_workspace
-from aidlc.bank.config import CONFIG_FILE, V2_SPACES, load_config, other_bank_notes
+from aidlc.bank.config import CONFIG_FILE, V2_SPACES, load_config, refuse_other_bank
 from aidlc.bank.items import MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.bank.walk import DEFAULT_BANK, find_bank, is_bank, read_inside, shown
@@ -192,8 +192,8 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     docs = layout_of(root, config) == "aidlc-docs"
     folder = records_folder(root, config)
     find_bank(root, folder)  # a folder leading outside the repository: refused before anything is written
-    if not docs and not (root / CONFIG_FILE).exists():
-        _refuse_other_bank(root, folder)
+    if not docs:
+        refuse_other_bank(root, folder, f"aidlc init {typed}")
     ledger = Ledger.of_bank(root, folder)
     if not ledger.exists() and (lost := lost_ledger(ledger.repo_root, ledger.rel)) is not None:
         raise lost  # before anything is written: history holds a ledger, and a new genesis would start it over
@@ -231,21 +231,6 @@ def init_project(root: Path, name: str | None, project_type: str, force: bool, c
     if bank.intents or bank.stories or bank.bolts:
         result.found = _found(load_bank(root, config))
     return result
-
-
-def _refuse_other_bank(root: Path, folder: str) -> None:
-    """A folder of the memory bank's name that keeps another tool's notes (Cline's memory bank) is not aidlc's to
-    fill: aidlc's records would sit among notes that tool reads at every task. aidlc.yaml's `memory_bank` says
-    where they go, this folder included, as the person chooses."""
-    notes = other_bank_notes(root / folder)
-    if not notes:
-        return
-    config, typed = arg(str(root / CONFIG_FILE)), arg(str(root))
-    raise UsageError(f"{folder}/ keeps another tool's memory bank ({', '.join(notes)}: Cline's, or one kept as "
-                     "Cline keeps it), not aidlc's records; aidlc's would sit among the notes that tool reads at "
-                     "every task; nothing was written",
-                     [f"printf 'memory_bank: aidlc-bank\\n' > {config} && aidlc init {typed}    # their own folder",
-                      f"printf 'memory_bank: {folder}\\n' > {config} && aidlc init {typed}    # or beside those notes"])
 
 
 def _action_kept(current: str | None, asked: str) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from aidlc.bank.config import refuse_other_bank
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import STATEMENT_PLACEHOLDER, Intent, MemoryBank, StoryItem, Unit, strip_number
 from aidlc.bank.write import read_text, set_front_matter
@@ -67,6 +68,7 @@ class Creator:
         self.root = root
         self.bank: MemoryBank = open_bank(root)
         self.repo = Path(self.bank.repo_root)
+        refuse_other_bank(self.repo, self.bank.rel_root)
         self.bank_dir = self.repo / self.bank.rel_root
         self.index = BankIndex(self.bank)
         self._journal: journal.Journal | None = None
