@@ -9,12 +9,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, V2_SPACES, docs_marker, holds_bank, layout, load_config
+from aidlc.bank.config import CONFIG_FILE, DOCS_MARKERS, V2_SPACES, docs_marker, layout, load_config
 from aidlc.bank.config import records_folder as folder_for
 from aidlc.bank.index import BankIndex, find_bolt
 from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.loader import load_bank
-from aidlc.bank.walk import present
+from aidlc.bank.walk import is_bank, present
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
 from aidlc.names import arg
@@ -85,7 +85,7 @@ def records_below(root: Path, config: Config) -> list[str]:
     """The sub-folders (two levels down at most, hidden ones aside) that hold a project's records: a monorepo keeps
     them beside its parts (`backend/aidlc-docs/`), and a command run at the top does not look there by itself."""
     return [rel for folder, rel in _folders_below(root)
-            if holds_bank(config, _exists_in(folder)) or docs_marker(folder, config) is not None][:5]
+            if is_bank(folder / config.memory_bank) or docs_marker(folder, config) is not None][:5]
 
 
 def _exists_in(folder: Path) -> Callable[[str], bool]:
@@ -107,7 +107,7 @@ def layout_of(root: Path, config: Config) -> str:
     found = layout(config, _exists_in(root))
     if config.layout != "auto" or found == "aidlc-docs":
         return found
-    bank = holds_bank(config, _exists_in(root))
+    bank = is_bank(root / config.memory_bank)
     other = docs_marker(root, config)
     if other is None and (root / V2_SPACES).is_dir():
         # The aidlc-docs modules load only where the layout is in doubt: never for a memory bank alone.

@@ -111,6 +111,8 @@ def parse_config(data: bytes, label: str = CONFIG_FILE) -> Config:
 
 # What marks a folder as the aidlc-docs layout's (AWS aidlc-workflows v1): its state file, its audit log or shards.
 DOCS_MARKERS = ("aidlc-state.md", "audit.md", "audit")
+# Where aidlc-workflows v2 keeps its intent records (aidlc/aidlc_docs/records.py reads them).
+V2_SPACES = "aidlc/spaces"
 # The notes of Cline's memory bank (and of the tools that keep theirs as Cline does), at its folder's top.
 OTHER_BANK_NOTES = ("projectbrief.md", "productContext.md", "activeContext.md", "systemPatterns.md", "techContext.md")
 
@@ -130,8 +132,6 @@ def refuse_other_bank(root: Path, folder: str, rerun: str | None = None) -> None
                          "every task; nothing was written",
                          [f"printf 'memory_bank: aidlc-bank\\n' > {config}{then}    # their own folder{again}",
                           f"printf 'memory_bank: {folder}\\n' > {config}{then}    # or beside those notes{again}"])
-# Where aidlc-workflows v2 keeps its intent records (aidlc/aidlc_docs/records.py reads them).
-V2_SPACES = "aidlc/spaces"
 
 
 def docs_marker(root: Path, config: Config) -> str | None:
