@@ -37,3 +37,23 @@ def test_a_taskfiles_tasks_are_followed_through_their_deps_and_calls() -> None:
     assert recipes.commands("task", taskfile, ()) == ["go test ./..."]
     assert recipes.commands("task", taskfile, ("again",)) == []  # a task that depends on itself: read once
     assert recipes.commands("task", b"a: *unknown\n", ("lint",)) == []  # not YAML aidlc reads: nothing followed
+
+
+def test_hostile_makefiles_are_read_in_space_their_size_bounds() -> None:
+    """A rule naming 20,000 targets and prerequisites, with 20,000 recipe lines (each line was kept once per target,
+    and each prerequisite list added once per target reached: 4 * 10**8 entries); 200,000 lines each using a
+    100,000-character variable (each line under the bound, together 2 * 10**10 characters); a variable appended to
+    7,000 times (read in one join, not copied whole at each append)."""
+    names = " ".join(f"t{n}" for n in range(20_000)).encode()
+    crowd = names + b": " + names + b"\n" + b"\techo line\n" * 20_000
+    wide = b"A = " + b"x" * 99_000 + b"\nlint:\n" + b"\t$(A)\n" * 200_000
+    appended = b"LINT = ruff\n" + b"LINT += --select F\n" * 7_000 + b"lint:\n\t$(LINT)\n"
+    tracemalloc.start()
+    assert len(recipes.commands("make", crowd, ("t0",))) == 20_000
+    lines = recipes.commands("make", wide, ("lint",))
+    assert len(lines) == 200_000 and sum(map(len, lines)) < 2_000_000 and lines[-1] == "$(A)"
+    [line] = recipes.commands("make", appended, ("lint",))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert line.startswith("ruff --select F --select F") and line.count("--select") == 7_000
+    assert peak < 200_000_000

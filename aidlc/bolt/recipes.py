@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from aidlc.bank import yamlio
@@ -41,14 +42,20 @@ def commands(runner: str, data: bytes, targets: tuple[str, ...], assignments: tu
     text, make = data.decode("utf-8", "replace"), runner in ("make", "gmake")
     rules = _rules(text, every_name=make)
     values = {**_variables(text), **dict(word.split("=", 1) for word in assignments)} if make else {}
-    wanted, seen, lines = list(targets or list(rules)[:1]), set(), []
+    # Each rule once, whichever of its targets reached it (a rule may name thousands), and the lines' expansion within
+    # one budget: a file's size bounds the time and space taken, whatever it holds.
+    wanted, seen, taken, lines, budget = list(targets or list(rules)[:1]), set(), set(), [], _EXPANDED_IN_ALL
     while wanted:
         target = wanted.pop(0)
         if target in seen or target not in rules:
             continue
         seen.add(target)
-        wanted += rules[target][0]
-        lines += [_expanded(line, values) for line in rules[target][1]]
+        for rule in (rule for rule in rules[target] if id(rule) not in taken):
+            taken.add(id(rule))
+            wanted += rule.prerequisites
+            for line in rule.recipe:
+                lines.append(_expanded(line, values) if budget > 0 else line)
+                budget -= len(lines[-1])
     return lines
 
 
@@ -97,18 +104,22 @@ _REFERENCE = re.compile(r"\$[({]([A-Za-z_][\w.-]*)[)}]")
 
 def _variables(text: str) -> dict[str, str]:
     """The variables a Makefile sets, as they stand once it is read (`?=` sets only an unset one, `+=` appends)."""
-    values: dict[str, str] = {}
+    parts: dict[str, list[str]] = {}  # each value's parts, joined once at the end: `+=` a thousand times is no copy
     for line in text.splitlines():
         assigned = _ASSIGNMENT.match(line) if line[:1] != "\t" else None
         if assigned is not None:
             name, how, value = assigned.group(1), assigned.group(2), assigned.group(3).split("#", 1)[0].strip()
-            values[name] = f"{values.get(name, '')} {value}".strip() if how == "+" else \
-                values.get(name, value) if how == "?" else value
-    return values
+            if how == "+":
+                parts.setdefault(name, []).append(value)
+            elif how != "?" or name not in parts:
+                parts[name] = [value]
+    return {name: " ".join(part for part in value if part) for name, value in parts.items()}
 
 
-# Characters a recipe line may grow to: a hostile Makefile's variables can double the line at each use of one.
+# Characters a recipe line may grow to (a hostile Makefile's variables can double the line at each use of one), and
+# all the lines of one command together.
 _EXPANDED_AT_MOST = 100_000
+_EXPANDED_IN_ALL = 1_000_000
 
 
 def _expanded(line: str, values: dict[str, str]) -> str:
@@ -127,21 +138,28 @@ def _expanded(line: str, values: dict[str, str]) -> str:
     return line
 
 
-def _rules(text: str, every_name: bool) -> dict[str, tuple[list[str], list[str]]]:
-    """target -> (its prerequisites, its recipe lines) of a Makefile or justfile (`.PHONY` and the like left out).
-    `every_name`: a Makefile's rule names several targets (`lint check: ...`); a justfile's, its recipe and then the
-    recipe's parameters."""
-    rules: dict[str, tuple[list[str], list[str]]] = {}
-    current: list[str] = []
+@dataclass
+class _Rule:
+    prerequisites: list[str]
+    recipe: list[str] = field(default_factory=list)
+
+
+def _rules(text: str, every_name: bool) -> dict[str, list[_Rule]]:
+    """target -> the rules that name it, of a Makefile or justfile (`.PHONY` and the like left out); one rule object
+    for all the targets it names. `every_name`: a Makefile's rule names several targets (`lint check: ...`); a
+    justfile's, its recipe and then the recipe's parameters."""
+    rules: dict[str, list[_Rule]] = {}
+    current: _Rule | None = None
     for line in text.splitlines():
-        if line[:1] in ("\t", " ") and current:
-            for name in current:
-                rules[name][1].append(line.strip().lstrip("@-"))
-        elif (rule := _RULE.match(line)) is not None:
-            names = rule.group(1).split()
-            current = [] if line.startswith(".") else names if every_name else names[:1]
-            for name in current:
-                rules.setdefault(name, ([], []))[0].extend(rule.group(2).split("#", 1)[0].split())
+        if line[:1] in ("\t", " ") and current is not None:
+            current.recipe.append(line.strip().lstrip("@-"))
+        elif (matched := _RULE.match(line)) is not None and line.startswith("."):
+            current = None
+        elif matched is not None:
+            current = _Rule(matched.group(2).split("#", 1)[0].split())
+            names = matched.group(1).split()
+            for name in names if every_name else names[:1]:
+                rules.setdefault(name, []).append(current)
         elif line.strip() and not line.lstrip().startswith("#"):
-            current = []
+            current = None
     return rules
