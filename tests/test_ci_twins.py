@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tracemalloc
 import unicodedata
 from pathlib import Path
 
+from aidlc.ci import checks
 from tests.aidlc_docs_sample import AUDIT
 from tests.test_ci import commit, document, pr  # noqa: F401 - pr is a fixture
 from tests.test_ci_attributes import docs_pull_request
@@ -108,3 +110,18 @@ def test_a_docs_folder_the_base_lacks_is_judged_and_the_spelling_aidlc_reads_is_
     [twin] = twins(document(root, "--base", "main"))
     assert twin["path"] == "aidlc-docs/audit.md"
     assert twin["fix"].startswith("git rm -r -q --cached -- aidlc-docs/AUDIT.md && git commit    # keep aidlc-docs/")
+
+
+def test_twins_are_found_in_space_the_names_bound() -> None:
+    """200 files 2,000 folders deep, twinned at the thousandth: every folder above each file was a path of its own
+    (about 4 * 10**8 characters held); the tree of names holds each name once."""
+    deep = "/".join(["aidlc-docs", *["a"] * 999])
+    paths = [f"{deep}/b/{'/'.join(['c'] * 1000)}/{n}.md" for n in range(100)]
+    paths += [f"{deep}/B/{'/'.join(['c'] * 1000)}/{n}.md" for n in range(100)]
+    tracemalloc.start()
+    found = checks.twin_spellings(paths)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert found == [[f"{deep}/B", f"{deep}/b"]] and peak < 50_000_000
+    assert checks.twin_spellings(["x/Audit.md", "x/audit.md", "x/AUDIT.md", "y/a.md"]) == [
+        ["x/AUDIT.md", "x/Audit.md", "x/audit.md"]]

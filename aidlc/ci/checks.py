@@ -7,9 +7,10 @@ check yields findings of the `ci` rules (aidlc/rules/ci.py)."""
 
 from __future__ import annotations
 
+import bisect
 import os
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from aidlc import vcs
@@ -162,30 +163,72 @@ def records_twinned(pr: Branch, root: Path, config: Config) -> Iterator[Finding]
     named once, at its shortest path (twin folders, not every file in them)."""
     records = records_folders(pr, root, config)
     inside, settings = tuple("" if folder == "." else _folded(folder) + "/" for folder in records), _folded(CONFIG_FILE)
-
-    def spellings(ref: str) -> dict[str, set[str]]:
-        """Each folded path of a records file and of every folder above it, to the spellings `ref` holds of it."""
-        found: dict[str, set[str]] = {}
-        for rel in vcs.files_at(root, ref):
-            key = _folded(rel)
-            if key != settings and not key.startswith(inside):
-                continue
-            parts = rel.split("/")
-            for end in range(1, len(parts) + 1):
-                path = "/".join(parts[:end])
-                found.setdefault(_folded(path), set()).add(path)
-        return found
-
-    at_head = spellings("HEAD")
-    twins = {key: paths for key, paths in at_head.items() if len(paths) > 1}
+    twins = twin_spellings(rel for rel in vcs.files_at(root, "HEAD")
+                           if (key := _folded(rel)) == settings or key.startswith(inside))
     if not twins:
         return
-    at_base = spellings(pr.base)
-    named: list[str] = []
-    for key, paths in sorted(twins.items()):
-        if not any(key.startswith(shorter + "/") for shorter in named):  # inside twin folders: named already
-            named.append(key)
-            yield _twins(sorted(paths), at_base.get(key, set()))
+    base = vcs.files_at(root, pr.base)
+    files, ordered = set(base), sorted(base)
+
+    def at(path: str) -> bool:  # the base holds the file, or a folder of that name (its files follow `path/`)
+        after = bisect.bisect_left(ordered, path + "/")
+        return path in files or (after < len(ordered) and ordered[after].startswith(path + "/"))
+
+    for spellings in twins:
+        yield _twins(spellings, {path for path in spellings if at(path)})
+
+
+def twin_spellings(paths: Iterable[str]) -> list[list[str]]:
+    """The spellings of each file or folder that `paths` write more than one way (folded as a case-insensitive,
+    normalising file system folds them), at the shortest path where they part."""
+    tree = _Spellings()
+    for path in paths:
+        tree.add(path)
+    return tree.twins()
+
+
+class _Spellings:
+    """Paths as a tree of their folded names, each name with the spellings the paths give it: one entry a name of a
+    path, so a hostile tree of deep paths costs no more than its names."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[tuple[int, str], int] = {}  # (parent node, folded name) -> node; the root is 0
+        self.parent: list[int] = [0]  # each node's parent
+        self.spellings: dict[tuple[int, str], int] = {}  # (parent spelling, name as written) -> spelling
+        self.written: list[tuple[int, str]] = [(0, "")]  # each spelling's parent spelling and name
+        self.of: dict[int, set[int]] = {}  # node -> its spellings
+
+    def add(self, rel: str) -> None:
+        node = spelling = 0
+        for name in rel.split("/"):
+            above, written = node, spelling
+            node = self.nodes.setdefault((above, _folded(name)), len(self.parent))
+            if node == len(self.parent):
+                self.parent.append(above)
+            spelling = self.spellings.setdefault((written, name), len(self.written))
+            if spelling == len(self.written):
+                self.written.append((written, name))
+            self.of.setdefault(node, set()).add(spelling)
+
+    def twins(self) -> list[list[str]]:
+        """The spellings of each name written more than one way, at the shortest path where they part."""
+        twinned = {node for node, spellings in self.of.items() if len(spellings) > 1}
+        return [sorted(self.path(spelling) for spelling in self.of[node]) for node in sorted(twinned)
+                if not self.above(node) & twinned]
+
+    def above(self, node: int) -> set[int]:
+        found = set()
+        while node:
+            node = self.parent[node]
+            found.add(node)
+        return found
+
+    def path(self, spelling: int) -> str:
+        names = []
+        while spelling:
+            spelling, name = self.written[spelling]
+            names.append(name)
+        return "/".join(reversed(names))
 
 
 def _twins(listed: list[str], at_base: set[str]) -> Finding:
