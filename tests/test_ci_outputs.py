@@ -21,7 +21,7 @@ from aidlc.ci.sarif import document as sarif_document
 from aidlc.ci.sarif import published_home
 from aidlc.model.ci import CiFinding, CiReport
 from aidlc.rules import every_rule
-from tests.helpers import console_script
+from tests.helpers import console_script, run_cli
 from tests.test_ci import (  # noqa: F401 - pr is a fixture
     BOB,
     CODE,
@@ -315,3 +315,38 @@ def test_sarif_is_never_written_through_a_symbolic_link(pr: Path, tmp_path: Path
     proc = ci(pr, "--sarif", "aidlc.sarif")
     assert proc.returncode == 2 and "symbolic link" in proc.stderr and "Traceback" not in proc.stderr
     assert outside.read_text() == "keep me\n"
+
+
+def test_the_decisions_a_pull_request_adds_are_listed_for_the_reviewer(pr: Path, tmp_path: Path) -> None:  # noqa: F811
+    """However the ledger's diff is shown (folded, too long to render), the reviewer reads every gate decision the pull
+    request adds in CI's report, its text and its job summary, each with who made it and the commit that added it."""
+    approved_plan(pr)  # the inception's gates and the plan, approved by Ada in one commit
+    sha = subprocess.run(["git", "-C", str(pr), "rev-parse", "HEAD"], check=True, capture_output=True,
+                         text=True).stdout.strip()
+    decisions = document(pr, "--base", "main")["decisions"]
+    assert len(decisions) > 1 and [d["line"] for d in decisions] == sorted(d["line"] for d in decisions)
+    assert {(d["path"], d["actor_kind"], d["signed"], d["commit"]) for d in decisions} == {
+        ("memory-bank/events.jsonl", "human", False, sha[:12])}
+    last = decisions[-1]
+    assert re.fullmatch(r"seq \d+: bolt \S+ plan \(approve\) by Ada Lovelace <ada@x\.org>", last["decision"])
+    summary = tmp_path / "summary.md"
+    proc = ci(pr, "--base", "main", env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert f"decisions this pull request adds ({len(decisions)}), each for a reviewer to read:" in proc.stdout
+    assert f"  memory-bank/events.jsonl:{last['line']}  {last['decision']}: human, not signed, commit {sha[:12]}\n" \
+        in proc.stdout
+    rows = [row for row in summary.read_text().splitlines() if row.startswith("| memory-bank/events.jsonl:")]
+    assert len(rows) == len(decisions) and "Ada Lovelace &lt;ada@x.org&gt;: human, not signed" in rows[-1]
+    assert document(pr)["decisions"] == []  # without a base there is no pull request to read them from
+
+
+def test_the_decisions_added_beside_aidlc_docs_are_listed_too(tmp_path: Path) -> None:
+    from tests.test_ci_attributes import docs_pull_request
+    from tests.test_gate import set_identity
+
+    repo = docs_pull_request(tmp_path / "shop")
+    set_identity(repo.root)
+    approved = run_cli("--repo", str(repo.root), "gate", "approve", "inception", "--stage", "requirements-analysis")
+    assert approved.returncode == 0, approved.stderr
+    repo.commit("requirements approved")
+    [decision] = document(repo.root, "--base", "base")["decisions"]
+    assert decision["path"] == "aidlc-docs/events.jsonl" and "requirements-analysis (approve)" in decision["decision"]

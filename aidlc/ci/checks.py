@@ -22,6 +22,7 @@ from aidlc.events.canonical import parse_event
 from aidlc.events.verify import ProblemKind, split_lines, verify_lines
 from aidlc.gates.actor import bot_identity
 from aidlc.gates.signatures import about
+from aidlc.model.ci import AddedDecision
 from aidlc.model.config import Config
 from aidlc.model.events import ActorKind, Decision, EventType
 from aidlc.model.findings import Finding
@@ -286,6 +287,24 @@ def _introductions(pr: Branch) -> dict[bytes, vcs.Commit]:
         for line in now - before:
             introduced.setdefault(line, commit)
     return introduced
+
+
+def decisions_added(pr: Branch) -> list[AddedDecision]:
+    """The gate decisions the ledger HEAD holds and the base's did not, each with the commit that added it."""
+    head = pr.ledger_at("HEAD")
+    if head is None:
+        return []
+    base = set(split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""))
+    introduced = _introductions(pr)
+    added = []
+    for number, line in enumerate(split_lines(head), start=1):
+        event = parse_event(line) if line not in base else None
+        if event is not None and event.type == EventType.gate_decided:
+            commit = introduced.get(line)
+            added.append(AddedDecision(path=pr.ledger.rel, line=number, decision=about(event),
+                                       actor_kind=event.actor.kind.value, signed=event.signature is not None,
+                                       commit=commit.sha[:12] if commit else None))
+    return added
 
 
 def approval_authors(pr: Branch, bots: list[str]) -> Iterator[Finding]:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from aidlc.model.ci import CiFinding, CiReport
 from aidlc.model.types import Severity
+from aidlc.report.ci import decision_line
 from aidlc.report.validation import counts
 
 MAX_PER_LEVEL = 10  # GitHub shows at most 10 annotations of each level per step; the summary counts the rest
@@ -89,6 +90,12 @@ def step_summary(report: CiReport, left_out: dict[Severity, int]) -> str:
         for f in rows:
             where = report.prefix + (f"{f.path}:{f.line}" if f.line else f.path)
             lines.append(f"| {f.severity} | {f.code} | {_cell(where)} | {_cell(f.message)} |")
+        lines.append("")
+    if report.decisions:
+        lines += [f"Decisions this pull request adds ({len(report.decisions)}), each for a reviewer to read:", "",
+                  "| where | decision |", "|---|---|"]
+        lines += [f"| {_cell(report.prefix + decision.path)}:{decision.line} | {_cell(decision_line(decision))} |"
+                  for decision in report.decisions]
         lines.append("")
     if report.waiting:
         lines += [f"Waiting for a person ({len(report.waiting)}, not a failure): "

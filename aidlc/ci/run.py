@@ -17,11 +17,11 @@ from aidlc.bank.rulefiles import BASELINE_FILE
 from aidlc.ci import baseline as baselines
 from aidlc.ci.adopting import known_at_base
 from aidlc.ci.branch import Branch, PullRequest
-from aidlc.ci.checks import check, on_either_layout
+from aidlc.ci.checks import check, decisions_added, on_either_layout
 from aidlc.ci.rulebook import Rulebook, judge, kept_layout
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
-from aidlc.model.ci import Baseline, BaselineEntry, CiReport, CiSummary
+from aidlc.model.ci import AddedDecision, Baseline, BaselineEntry, CiReport, CiSummary
 from aidlc.model.findings import Finding
 from aidlc.model.status import GateStatus
 from aidlc.model.types import Severity
@@ -109,14 +109,15 @@ def run_ci(bank: MemoryBank, pr: PullRequest | None, baseline: Baseline | None =
     index = BankIndex(bank)
     findings = run_rules(bank, index)
     waiting = [gate for gate in gate_statuses(bank, index) if gate.pending is not None]
-    checks, base = [VALIDATE], None
+    checks, base, decisions = [VALIDATE], None, []
     if pr is not None:
         base = pr.base
         findings.extend(check(pr))
         findings.sort(key=lambda f: f.sort_key())
         checks += [RULES, AGAINST_BASE, AUTHORSHIP, SCOPE]
+        decisions = decisions_added(pr)
     return _report(Path(bank.repo_root), base, checks, findings, bank.files_read, waiting, baseline, baseline_rel,
-                   strict)
+                   strict, decisions)
 
 
 def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history: vcs.History | None = None,
@@ -128,10 +129,12 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
 
     judged = JudgedBy(rulebook.rules.config, rulebook.signers, base) if rulebook is not None else None
     against_base: list[Finding] = []  # the ledger beside the docs and the commits, as on a memory bank
+    decisions: list[AddedDecision] = []
     if base is not None and rulebook is not None and history is not None:
         branch = Branch(base=base, history=history, ledger=Ledger.of_bank(root, rulebook.rules.folder),
                         base_ledger=rulebook.base_rules.ledger_rel, commits=commits or [])
         against_base = list(on_either_layout(branch, root, rulebook.rules.config))
+        decisions = decisions_added(branch)
     # aidlc-workflows v2: the intent records under aidlc/spaces/, or a workspace before its first intent (the docs
     # folder as the judging rules name it: one the history held is read from there, deleted or not).
     if reads_workspace(root, rulebook.rules.config if rulebook is not None else load_config(root)):
@@ -155,13 +158,14 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
     def report(known: Baseline | None, rel: str | None, strict: bool) -> CiReport:
         findings = [*(rulebook.findings if rulebook else []), *against_base, *found()]
         findings.sort(key=lambda f: f.sort_key())
-        return _report(root, base, checks, findings, files, [], known, rel, strict)
+        return _report(root, base, checks, findings, files, [], known, rel, strict, decisions)
 
     return Judged(report, rulebook, base)
 
 
 def _report(root: Path, base: str | None, checks: list[str], findings: list[Finding], files: int,
-            waiting: list[GateStatus], baseline: Baseline | None, baseline_rel: str | None, strict: bool) -> CiReport:
+            waiting: list[GateStatus], baseline: Baseline | None, baseline_rel: str | None, strict: bool,
+            decisions: list[AddedDecision]) -> CiReport:
     marked = [baselines.with_fingerprint(f) for f in findings]
     fixed: list[BaselineEntry] = []
     if baseline is not None:
@@ -170,7 +174,7 @@ def _report(root: Path, base: str | None, checks: list[str], findings: list[Find
     count = {severity: sum(f.severity == severity for f in new) for severity in Severity}
     passed = count[Severity.error] == 0 and not (strict and count[Severity.warning])
     return CiReport(root=str(root), prefix=vcs.project_prefix(root), base=base, checks=checks, baseline=baseline_rel,
-                    passed=passed, findings=marked, fixed=fixed, waiting=waiting,
+                    passed=passed, findings=marked, fixed=fixed, waiting=waiting, decisions=decisions,
                     summary=CiSummary(files=files, errors=count[Severity.error],
                                       adopted=sum(bool(f.adopted) for f in new),
                                       warnings=count[Severity.warning], infos=count[Severity.info],

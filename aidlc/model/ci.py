@@ -47,6 +47,19 @@ class CiSummary(BaseModel):
     fixed: int = Field(default=0, description="baseline findings no longer found")
 
 
+class AddedDecision(BaseModel):
+    """A gate decision the pull request adds to the ledger: a reviewer reads them all here, whatever the diff
+    shows of the ledger."""
+
+    path: str = Field(description="the ledger, relative to the project")
+    line: int = Field(description="its line in the ledger HEAD holds")
+    decision: str = Field(description="`seq 7: bolt 001-x walkthrough (approve) by Ada <ada@x.org>`")
+    actor_kind: str = Field(description="human, agent, ci or policy")
+    signed: bool = Field(description="whether the decision carries a signature (whether it verifies is a rule's)")
+    commit: str | None = Field(description="the commit that added it (12 hex digits); null: none of the pull "
+                               "request's commits is found to (the base kept its ledger elsewhere)")
+
+
 class CiReport(BaseModel):
     version: int = 1
     root: str
@@ -61,4 +74,6 @@ class CiReport(BaseModel):
     fixed: list[BaselineEntry] = Field(default_factory=list)
     waiting: list[GateStatus] = Field(default_factory=list, description="subjects whose next gate waits for a "
                                       "person's decision: reported, never a failure (only a person decides)")
+    decisions: list[AddedDecision] = Field(default_factory=list, description="with a base: the gate decisions the "
+                                           "pull request adds to the ledger, in its order")
     summary: CiSummary

@@ -6,7 +6,8 @@ import json
 from itertools import groupby
 
 from aidlc.bank.walk import shown_json
-from aidlc.model.ci import CiReport
+from aidlc.model.ci import AddedDecision, CiReport
+from aidlc.names import shown
 from aidlc.plural import plural
 from aidlc.report.style import Style
 from aidlc.report.validation import counts, finding_lines
@@ -14,6 +15,12 @@ from aidlc.report.validation import counts, finding_lines
 
 def render_json(report: CiReport) -> str:
     return shown_json(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
+
+
+def decision_line(decision: AddedDecision) -> str:
+    """`seq 7: bolt 001-x plan (approve) by Ada <ada@x.org>: human, signed, commit 1a2b3c4d5e6f`."""
+    where = f"commit {decision.commit}" if decision.commit else "not committed"
+    return f"{decision.decision}: {decision.actor_kind}, {'signed' if decision.signed else 'not signed'}, {where}"
 
 
 def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
@@ -27,6 +34,11 @@ def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
     for entry in report.fixed:
         lines.append(f"  fixed since the baseline: {entry.path} {entry.code} {entry.message}")
     if report.fixed:
+        lines.append("")
+    if report.decisions:
+        lines.append(f"decisions this pull request adds ({len(report.decisions)}), each for a reviewer to read:")
+        lines += [f"  {shown(decision.path)}:{decision.line}  {shown(decision_line(decision))}"
+                  for decision in report.decisions]
         lines.append("")
     if report.waiting:
         lines.append(f"waiting for a person ({len(report.waiting)}; this does not fail CI):")
