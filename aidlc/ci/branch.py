@@ -40,6 +40,7 @@ class Branch:
     commits: list[vcs.Commit] = field(default_factory=list)
     _ledgers: dict[tuple[str, str], bytes | None] = field(default_factory=dict)
     _decisions: dict[tuple[str, str], tuple[list[bytes], DecisionIndex] | None] = field(default_factory=dict)
+    _introduced: dict[bytes, vcs.Commit] | None = None
 
     def ledger_at(self, commit: str, rel: str | None = None) -> bytes | None:
         """The ledger (or the file `rel`) as `commit` holds it."""
@@ -47,6 +48,22 @@ class Branch:
         if key not in self._ledgers:
             self._ledgers[key] = self.history.read(commit, [key[1]])[key[1]]
         return self._ledgers[key]
+
+    def introductions(self) -> dict[bytes, vcs.Commit]:
+        """For each ledger line HEAD holds and the base did not: the commit that introduced it (that has it while
+        none of its parents did: the commit on a side branch, not the merge that brought it in). Read once."""
+        if self._introduced is None:
+            self._introduced = {}
+            for commit in self.commits:  # oldest first
+                if len(commit.parents) < 2 and self.ledger.rel not in commit.paths:
+                    continue
+                now = set(split_lines(self.ledger_at(commit.sha) or b""))
+                before: set[bytes] = set()
+                for parent in commit.parents:
+                    before.update(split_lines(self.ledger_at(parent) or b""))
+                for line in now - before:
+                    self._introduced.setdefault(line, commit)
+        return self._introduced
 
     def standing(self, commit: str, bolt_id: str, stage: str) -> Event | None:
         """The decision event that stands at a bolt's gate in the ledger `commit` holds (None: undecided, or

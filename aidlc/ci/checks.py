@@ -273,29 +273,13 @@ def ledger_against_base(pr: Branch) -> Iterator[Finding]:
                           "append again")
 
 
-def _introductions(pr: Branch) -> dict[bytes, vcs.Commit]:
-    """For each ledger line HEAD holds and the base did not: the commit that introduced it (that has it while
-    none of its parents did: the commit on a side branch, not the merge that brought it in)."""
-    introduced: dict[bytes, vcs.Commit] = {}
-    for commit in pr.commits:  # oldest first
-        if len(commit.parents) < 2 and pr.ledger.rel not in commit.paths:
-            continue
-        now = set(split_lines(pr.ledger_at(commit.sha) or b""))
-        before: set[bytes] = set()
-        for parent in commit.parents:
-            before.update(split_lines(pr.ledger_at(parent) or b""))
-        for line in now - before:
-            introduced.setdefault(line, commit)
-    return introduced
-
-
 def decisions_added(pr: Branch) -> list[AddedDecision]:
     """The gate decisions the ledger HEAD holds and the base's did not, each with the commit that added it."""
     head = pr.ledger_at("HEAD")
     if head is None:
         return []
     base = set(split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""))
-    introduced = _introductions(pr)
+    introduced = pr.introductions()
     added = []
     for number, line in enumerate(split_lines(head), start=1):
         event = parse_event(line) if line not in base else None
@@ -314,7 +298,7 @@ def approval_authors(pr: Branch, bots: list[str]) -> Iterator[Finding]:
     if head is None:
         return
     base = set(split_lines(pr.ledger_at(pr.base, pr.base_ledger) or b""))
-    introduced = _introductions(pr)
+    introduced = pr.introductions()
     for number, line in enumerate(split_lines(head), start=1):
         if line in base:
             continue
