@@ -350,3 +350,26 @@ def test_the_decisions_added_beside_aidlc_docs_are_listed_too(tmp_path: Path) ->
     repo.commit("requirements approved")
     [decision] = document(repo.root, "--base", "base")["decisions"]
     assert decision["path"] == "aidlc-docs/events.jsonl" and "requirements-analysis (approve)" in decision["decision"]
+
+
+def test_the_approvals_a_pull_request_logs_in_the_audit_log_are_listed_too(tmp_path: Path) -> None:
+    """An aidlc-docs project keeps its approvals in the audit log: the entry the pull request adds, on which the stage
+    it ticks stands, is listed with the person's words, whatever the log's diff shows."""
+    from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, audit_text, stamp
+    from tests.test_ci_attributes import docs_pull_request
+
+    repo = docs_pull_request(tmp_path / "shop")
+    before = document(repo.root, "--base", "base")
+    assert before["logged_approvals"] == []  # the base's approvals are the base's
+    repo.write(AUDIT, audit_text(ENTRIES))
+    repo.replace(STATE, "- [ ] Build and Test", "- [x] Build and Test")
+    repo.commit("build and test approved", stamp(len(ENTRIES)))
+    [logged] = document(repo.root, "--base", "base")["logged_approvals"]
+    line = repo.read(AUDIT).splitlines().index(next(text for text in repo.read(AUDIT).splitlines()
+                                                    if text.startswith("## Build and Test - Approval"))) + 1
+    assert (logged["path"], logged["line"], logged["stages"]) == (AUDIT, line, ["Build and Test"])
+    summary = tmp_path / "summary.md"
+    proc = ci(repo.root, "--base", "base", env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert f"approvals this pull request logs (1), each for a reviewer to read:\n  {AUDIT}:{line}  Build and Test: " \
+        f"\"{logged['said']}\"" in proc.stdout and logged["said"]
+    assert any(row.startswith(f"| {AUDIT}:{line} | Build and Test: ") for row in summary.read_text().splitlines())

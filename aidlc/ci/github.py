@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from aidlc.model.ci import CiFinding, CiReport
 from aidlc.model.types import Severity
-from aidlc.report.ci import decision_line
+from aidlc.report.ci import decision_line, logged_line
 from aidlc.report.validation import counts
 
 MAX_PER_LEVEL = 10  # GitHub shows at most 10 annotations of each level per step; the summary counts the rest
@@ -96,6 +96,12 @@ def step_summary(report: CiReport, left_out: dict[Severity, int]) -> str:
                   "| where | decision |", "|---|---|"]
         lines += [f"| {_cell(report.prefix + decision.path)}:{decision.line} | {_cell(decision_line(decision))} |"
                   for decision in report.decisions]
+        lines.append("")
+    if report.logged_approvals:
+        lines += [f"Approvals this pull request logs ({len(report.logged_approvals)}), each for a reviewer to read:",
+                  "", "| where | approval |", "|---|---|"]
+        lines += [f"| {_cell(report.prefix + logged.path)}:{logged.line} | {_cell(logged_line(logged))} |"
+                  for logged in report.logged_approvals]
         lines.append("")
     if report.waiting:
         lines += [f"Waiting for a person ({len(report.waiting)}, not a failure): "

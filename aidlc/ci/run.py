@@ -21,7 +21,7 @@ from aidlc.ci.checks import check, decisions_added, on_either_layout
 from aidlc.ci.rulebook import Rulebook, judge, kept_layout
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
-from aidlc.model.ci import AddedDecision, Baseline, BaselineEntry, CiReport, CiSummary
+from aidlc.model.ci import AddedDecision, Baseline, BaselineEntry, CiReport, CiSummary, LoggedApproval
 from aidlc.model.findings import Finding
 from aidlc.model.status import GateStatus
 from aidlc.model.types import Severity
@@ -130,6 +130,7 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
     judged = JudgedBy(rulebook.rules.config, rulebook.signers, base) if rulebook is not None else None
     against_base: list[Finding] = []  # the ledger beside the docs and the commits, as on a memory bank
     decisions: list[AddedDecision] = []
+    logged: list[LoggedApproval] = []
     if base is not None and rulebook is not None and history is not None:
         branch = Branch(base=base, history=history, ledger=Ledger.of_bank(root, rulebook.rules.folder),
                         base_ledger=rulebook.base_rules.ledger_rel, commits=commits or [])
@@ -151,6 +152,10 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
         else:
             project = open_docs(root, config)
         files = len(project.files)
+        if base is not None and history is not None:
+            from aidlc.ci.logged import approvals_logged  # the aidlc-docs rules: for this layout only
+
+            logged = approvals_logged(project, history, base)
 
         def found() -> list[Finding]:
             return run_docs_rules(project, since=base, judged=judged)
@@ -158,14 +163,14 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
     def report(known: Baseline | None, rel: str | None, strict: bool) -> CiReport:
         findings = [*(rulebook.findings if rulebook else []), *against_base, *found()]
         findings.sort(key=lambda f: f.sort_key())
-        return _report(root, base, checks, findings, files, [], known, rel, strict, decisions)
+        return _report(root, base, checks, findings, files, [], known, rel, strict, decisions, logged)
 
     return Judged(report, rulebook, base)
 
 
 def _report(root: Path, base: str | None, checks: list[str], findings: list[Finding], files: int,
             waiting: list[GateStatus], baseline: Baseline | None, baseline_rel: str | None, strict: bool,
-            decisions: list[AddedDecision]) -> CiReport:
+            decisions: list[AddedDecision], logged: list[LoggedApproval] | None = None) -> CiReport:
     marked = [baselines.with_fingerprint(f) for f in findings]
     fixed: list[BaselineEntry] = []
     if baseline is not None:
@@ -175,6 +180,7 @@ def _report(root: Path, base: str | None, checks: list[str], findings: list[Find
     passed = count[Severity.error] == 0 and not (strict and count[Severity.warning])
     return CiReport(root=str(root), prefix=vcs.project_prefix(root), base=base, checks=checks, baseline=baseline_rel,
                     passed=passed, findings=marked, fixed=fixed, waiting=waiting, decisions=decisions,
+                    logged_approvals=logged or [],
                     summary=CiSummary(files=files, errors=count[Severity.error],
                                       adopted=sum(bool(f.adopted) for f in new),
                                       warnings=count[Severity.warning], infos=count[Severity.info],

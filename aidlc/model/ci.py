@@ -60,6 +60,16 @@ class AddedDecision(BaseModel):
                                "request's commits is found to (the base kept its ledger elsewhere)")
 
 
+class LoggedApproval(BaseModel):
+    """An audit entry the pull request adds on which a ticked stage stands as its approval (aidlc-docs layout)."""
+
+    path: str = Field(description="the audit log, relative to the project")
+    line: int = Field(description="the entry's first line")
+    stages: list[str] = Field(description="what it is read as approving: `Build and Test`, `Code Generation of unit "
+                              "payments`")
+    said: str = Field(description="the person's words as the entry logs them (User Input), cut to 200 characters")
+
+
 class CiReport(BaseModel):
     version: int = 1
     root: str
@@ -76,4 +86,7 @@ class CiReport(BaseModel):
                                       "person's decision: reported, never a failure (only a person decides)")
     decisions: list[AddedDecision] = Field(default_factory=list, description="with a base: the gate decisions the "
                                            "pull request adds to the ledger, in its order")
+    logged_approvals: list[LoggedApproval] = Field(default_factory=list, description="with a base, on the aidlc-docs "
+                                                   "layout: the audit entries the pull request adds that ticked "
+                                                   "stages stand on as their approvals")
     summary: CiSummary

@@ -6,7 +6,7 @@ import json
 from itertools import groupby
 
 from aidlc.bank.walk import shown_json
-from aidlc.model.ci import AddedDecision, CiReport
+from aidlc.model.ci import AddedDecision, CiReport, LoggedApproval
 from aidlc.names import shown
 from aidlc.plural import plural
 from aidlc.report.style import Style
@@ -21,6 +21,11 @@ def decision_line(decision: AddedDecision) -> str:
     """`seq 7: bolt 001-x plan (approve) by Ada <ada@x.org>: human, signed, commit 1a2b3c4d5e6f`."""
     where = f"commit {decision.commit}" if decision.commit else "not committed"
     return f"{decision.decision}: {decision.actor_kind}, {'signed' if decision.signed else 'not signed'}, {where}"
+
+
+def logged_line(logged: LoggedApproval) -> str:
+    """`Build and Test: "yes, approved"`."""
+    return f"{', '.join(logged.stages)}: \"{logged.said}\""
 
 
 def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
@@ -39,6 +44,11 @@ def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
         lines.append(f"decisions this pull request adds ({len(report.decisions)}), each for a reviewer to read:")
         lines += [f"  {shown(decision.path)}:{decision.line}  {shown(decision_line(decision))}"
                   for decision in report.decisions]
+        lines.append("")
+    if report.logged_approvals:
+        lines.append(f"approvals this pull request logs ({len(report.logged_approvals)}), each for a reviewer to read:")
+        lines += [f"  {shown(logged.path)}:{logged.line}  {shown(logged_line(logged))}"
+                  for logged in report.logged_approvals]
         lines.append("")
     if report.waiting:
         lines.append(f"waiting for a person ({len(report.waiting)}; this does not fail CI):")
