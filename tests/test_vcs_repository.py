@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,25 @@ def test_the_system_settings_under_the_prefix_git_is_installed_in_are_watched(
     with (prefix / "etc" / "gitconfig").open("a", encoding="utf-8") as settings:
         settings.write("[log]\n\tshowSignature = true\n")
     assert vcs.reading_state(repo)["settings"] != before["settings"]
+
+
+def test_a_file_digest_names_what_is_no_file_without_reading_it(tmp_path: Path) -> None:
+    """A FIFO where a settings or records file was (made by code a check runs) was read as a file: the digest waited
+    for a writer, and /dev/zero would be read without end. Each is named by what it is, unread; the writer here
+    would have handed the old reading its bytes. (git itself hangs on a settings file that is a FIFO, so aidlc's
+    reading cannot be the only guard there: this keeps aidlc's own readers, the records' digests among them, from
+    waiting.)"""
+    fifo = tmp_path / "settings.fifo"
+    os.mkfifo(fifo)
+
+    def writer() -> None:
+        try:
+            with fifo.open("wb") as pipe:
+                pipe.write(b"[core]\n\tabbrev = 12\n")
+        except OSError:
+            pass  # the reader has gone: nothing to hand over
+
+    threading.Thread(target=writer, daemon=True).start()
+    assert vcs.file_digest(fifo).startswith("not a file: p")
+    assert vcs.file_digest(Path("/dev/zero")).startswith("not a file: c")
+    assert vcs.file_digest(tmp_path / "gone") == "absent"

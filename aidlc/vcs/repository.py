@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 from pathlib import Path
 
 from aidlc.errors import UsageError
@@ -212,19 +213,28 @@ def _config_value(text: str) -> str:
 
 
 def _read(file: Path) -> tuple[bytes, str]:
-    """A file's bytes and their sha256; no bytes, and "absent" or "unreadable: ERRNO", where it cannot be read (a
-    change of that is a change too)."""
+    """A regular file's bytes and their sha256; no bytes, and "absent", "unreadable: ERRNO" or "not a file: MODE"
+    where it cannot be read as one (a change of that is a change too). Opened without waiting (a FIFO would wait for
+    a writer) and looked at before it is read (a device may never end)."""
     try:
-        data = file.read_bytes()
+        fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
         return b"", "absent"
     except OSError as exc:
         return b"", f"unreadable: {exc.errno}"
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            return b"", f"not a file: {stat.filemode(mode)}"
+        try:
+            data = handle.read()
+        except OSError as exc:
+            return b"", f"unreadable: {exc.errno}"
     return data, hashlib.sha256(data).hexdigest()
 
 
 def file_digest(file: Path) -> str:
-    """The sha256 of a file's bytes; "absent", or "unreadable: ERRNO", where it cannot be read."""
+    """The sha256 of a file's bytes; "absent", "unreadable: ERRNO" or "not a file: MODE" where it cannot be read."""
     return _read(file)[1]
 
 
