@@ -8,13 +8,19 @@ import tracemalloc
 from aidlc.bolt import recipes
 
 
+def read(runner: str, data: bytes, files: dict[str, bytes] | None = None) -> recipes.Recipes:
+    """The recipes of a recipe file at the project's top, with the `files` it may include."""
+    return recipes.read_recipes(runner, recipes.RUNNERS[runner][0], data, (files or {}).get)
+
+
 def test_a_makefiles_variables_are_expanded_as_make_reads_them() -> None:
     makefile = (b"TOOL = mypy\nCHECK ?= $(TOOL)\nCHECK ?= pyright  # set already: kept\nCHECK += --strict\n"
                 b"override OUT := build\n\nall: lint\n\t$(MAKE) docs\n\nlint:\n\t@$(CHECK) src $(UNSET)\n")
+    book = read("make", makefile)
     # what a target and its prerequisites run, whichever make runs first
-    assert sorted(recipes.commands("make", makefile, ("all",))) == ["$(MAKE) docs", "mypy --strict src $(UNSET)"]
-    assert recipes.commands("make", makefile, ("lint",), ("CHECK=ruff check",)) == ["ruff check src $(UNSET)"]
-    assert sorted(recipes.commands("make", makefile, ())) == ["$(MAKE) docs", "mypy --strict src $(UNSET)"]  # 1st rule
+    assert sorted(recipes.commands("make", book, ("all",))) == ["$(MAKE) docs", "mypy --strict src $(UNSET)"]
+    assert recipes.commands("make", book, ("lint",), ("CHECK=ruff check",)) == ["ruff check src $(UNSET)"]
+    assert sorted(recipes.commands("make", book, ())) == ["$(MAKE) docs", "mypy --strict src $(UNSET)"]  # 1st rule
 
 
 def test_a_makefile_whose_variables_double_at_each_use_is_read_in_bounded_space() -> None:
@@ -23,7 +29,7 @@ def test_a_makefile_whose_variables_double_at_each_use_is_read_in_bounded_space(
     makefile = b"V0 = x\n" + b"".join(b"V%d = " % n + b"$(V%d)" % (n - 1) * 100 + b"\n" for n in range(1, 10))
     makefile += b"lint:\n\truff check $(V9)\n"
     tracemalloc.start()
-    [line] = recipes.commands("make", makefile, ("lint",))
+    [line] = recipes.commands("make", read("make", makefile), ("lint",))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert line.startswith("ruff check ") and len(line) <= 100_000 and peak < 50_000_000
@@ -33,10 +39,12 @@ def test_a_taskfiles_tasks_are_followed_through_their_deps_and_calls() -> None:
     taskfile = (b"version: '3'\ntasks:\n  default: [go test ./...]\n  lint:\n    deps: [vet]\n    cmds:\n"
                 b"      - task: fmt\n      - golangci-lint run\n  vet: go vet ./...\n  fmt:\n    cmd: gofmt -l .\n"
                 b"  again:\n    deps: [again]\n")
-    assert sorted(recipes.commands("task", taskfile, ("lint",))) == ["go vet ./...", "gofmt -l .", "golangci-lint run"]
-    assert recipes.commands("task", taskfile, ()) == ["go test ./..."]
-    assert recipes.commands("task", taskfile, ("again",)) == []  # a task that depends on itself: read once
-    assert recipes.commands("task", b"a: *unknown\n", ("lint",)) == []  # not YAML aidlc reads: nothing followed
+    book = read("task", taskfile)
+    assert sorted(recipes.commands("task", book, ("lint",))) == ["go vet ./...", "gofmt -l .", "golangci-lint run"]
+    assert recipes.commands("task", book, ()) == ["go test ./..."]
+    assert recipes.commands("task", book, ("again",)) == []  # a task that depends on itself: read once
+    # not YAML aidlc reads: nothing followed
+    assert recipes.commands("task", read("task", b"a: *unknown\n"), ("lint",)) == []
 
 
 def test_hostile_makefiles_are_read_in_space_their_size_bounds() -> None:
@@ -49,11 +57,62 @@ def test_hostile_makefiles_are_read_in_space_their_size_bounds() -> None:
     wide = b"A = " + b"x" * 99_000 + b"\nlint:\n" + b"\t$(A)\n" * 200_000
     appended = b"LINT = ruff\n" + b"LINT += --select F\n" * 7_000 + b"lint:\n\t$(LINT)\n"
     tracemalloc.start()
-    assert len(recipes.commands("make", crowd, ("t0",))) == 20_000
-    lines = recipes.commands("make", wide, ("lint",))
+    assert len(recipes.commands("make", read("make", crowd), ("t0",))) == 20_000
+    lines = recipes.commands("make", read("make", wide), ("lint",))
     assert len(lines) == 200_000 and sum(map(len, lines)) < 2_000_000 and lines[-1] == "$(A)"
-    [line] = recipes.commands("make", appended, ("lint",))
+    [line] = recipes.commands("make", read("make", appended), ("lint",))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert line.startswith("ruff --select F --select F") and line.count("--select") == 7_000
     assert peak < 200_000_000
+
+
+def test_a_makefile_reads_the_files_it_includes_in_their_place() -> None:
+    """`include mk/lint.mk` reads that file where the line stands (its first rule may be make's first), found from
+    where make runs; `-include`d files not there are kept as named (a bolt adding one changes what runs); wildcards
+    are kept as patterns; names outside the project, cycles and a variable make cannot expand are not followed."""
+    makefile = (b"MK = mk\ninclude $(MK)/lint.mk  # the linters\n-include local.mk\nsinclude mk/*.mk\n"
+                b"include /etc/passwd ../up.mk $(NOWHERE)/x.mk\n\ntest:\n\tpytest -q\n")
+    files = {"mk/lint.mk": b"lint: types\n\truff check src\ninclude mk/types.mk\n",
+             "mk/types.mk": b"types:\n\tmypy src\ninclude mk/lint.mk\ninclude Makefile\n"}
+    book = read("make", makefile, files)
+    assert book.included == ["mk/lint.mk", "mk/types.mk", "local.mk"] and book.patterns == ["mk/*.mk"]
+    assert recipes.commands("make", book, ()) == ["ruff check src", "mypy src"]  # the included file's rule is first
+    assert recipes.commands("make", book, ("test",)) == ["pytest -q"]
+    web = recipes.read_recipes("make", "web/Makefile", b"include rules.mk\n", {"web/rules.mk": b"a:\n\techo\n"}.get,
+                               "web")
+    assert web.included == ["web/rules.mk"] and recipes.commands("make", web, ()) == ["echo"]
+    assert recipes.matches("mk/lint.mk", "mk/*.mk") and not recipes.matches("mk/sub/lint.mk", "mk/*.mk")
+
+
+def test_a_justfile_reads_its_imports_from_its_own_folder() -> None:
+    justfile = b"import 'just/lint.just'\nimport? \"just/local.just\"\n\ntest:\n    pytest -q\n"
+    book = recipes.read_recipes("just", "ci/justfile", justfile, {"ci/just/lint.just": b"lint:\n    ruff check\n"}.get)
+    assert book.included == ["ci/just/lint.just", "ci/just/local.just"]
+    assert recipes.commands("just", book, ("lint",)) == ["ruff check"]
+
+
+def test_a_taskfile_reads_the_tasks_of_the_taskfiles_it_includes_by_their_namespace() -> None:
+    """`includes: {go: ./go}` reads go/Taskfile.yml's tasks as `go:NAME`, their own calls in that namespace (a name
+    starting with a colon is the root's); `flatten: true` keeps their names; a path holding a template is not
+    followed."""
+    taskfile = (b"version: '3'\nincludes:\n  go: ./go\n  docs:\n    taskfile: ./docs/Tasks.yml\n    flatten: true\n"
+                b"  tmpl: ./{{.OS}}/Taskfile.yml\ntasks:\n  lint:\n    deps: [go:lint]\n  fmt: gofmt -l .\n")
+    files = {"go/Taskfile.yml": b"version: '3'\ntasks:\n  lint:\n    deps: [vet]\n    cmds: [golangci-lint run, "
+                                b"{task: ':fmt'}]\n  vet: go vet ./...\n",
+             "docs/Tasks.yml": b"version: '3'\ntasks:\n  build: mkdocs build --strict\n"}
+    book = read("task", taskfile, files)
+    assert book.included[0] == "go/Taskfile.yml" and "docs/Tasks.yml" in book.included
+    assert sorted(recipes.commands("task", book, ("lint",))) == ["go vet ./...", "gofmt -l .", "golangci-lint run"]
+    assert recipes.commands("task", book, ("build",)) == ["mkdocs build --strict"]
+
+
+def test_includes_are_followed_within_bounds() -> None:
+    """A chain of includes 50 deep is followed ten deep; a file including a thousand others reads at most 200."""
+    chain = {f"mk/{n}.mk": b"include mk/%d.mk\nt%d:\n\techo %d\n" % (n + 1, n, n) for n in range(50)}
+    book = read("make", b"include mk/0.mk\n", chain)
+    assert len(book.included) == 10 and recipes.commands("make", book, ("t9",)) == ["echo 9"]
+    crowd = b"include " + b" ".join(b"f%d.mk" % n for n in range(1000)) + b"\n"
+    asked: list[str] = []
+    book = recipes.read_recipes("make", "Makefile", crowd, lambda path: asked.append(path) or b"x:\n\techo\n")
+    assert len(book.included) == len(asked) == 200

@@ -500,14 +500,20 @@ def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
     ("task", ("Taskfile.yml", "version: '3'\ntasks:\n  lint:\n    deps: [go-lint]\n  go-lint:\n    cmds:\n"
                               "      - golangci-lint run ./...\n"), "task lint",
      (".golangci.yml", "linters:\n  disable: [errcheck]\n"), "golangci-lint"),
+
+    ("task", ("go/Taskfile.yml", "version: '3'\ntasks:\n  lint:\n    cmds:\n      - golangci-lint run ./...\n"),
+     "task go:lint", (".golangci.yml", "linters:\n  disable: [errcheck]\n"), "golangci-lint"),
 ])
 def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
         hand: Path, runner: str, recipe: tuple[str, str], run: str, settings: tuple[str, str], tool: str) -> None:
     """`npm run lint` runs package.json's `eslint src`, `task lint` the Taskfile's `lint` task whose dependency runs
-    `golangci-lint run`: a bolt that adds the linter's settings file turning a rule off passes the unchanged
-    command. Before: verify unchanged."""
+    `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile the root's includes as `go`): a bolt that
+    adds the linter's settings file turning a rule off passes the unchanged command. Before: verify unchanged (the
+    included Taskfile's, until includes were read)."""
     (hand / recipe[0]).parent.mkdir(exist_ok=True)
     (hand / recipe[0]).write_text(recipe[1])
+    if recipe[0] == "go/Taskfile.yml":  # the task runs from a Taskfile the root's includes
+        (hand / "Taskfile.yml").write_text("version: '3'\nincludes:\n  go: ./go\n")
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace(
         "run: python -m unittest discover -s tests -t . -q",
@@ -752,11 +758,15 @@ def test_a_bolt_that_empties_the_script_a_check_runs_is_refused(hand: Path) -> N
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make here")
-def test_a_bolt_that_rewrites_the_make_target_a_check_runs_is_refused(hand: Path) -> None:
-    """`make test` runs the recipe the Makefile holds: a bolt that makes it run only a test of its own passes on the
-    buggy code, the base's test untouched and never run. Before: verify unchanged, independent tests passed."""
+@pytest.mark.parametrize("recipes", ["Makefile", "mk/test.mk"])
+def test_a_bolt_that_rewrites_the_make_target_a_check_runs_is_refused(hand: Path, recipes: str) -> None:
+    """`make test` runs the recipe the Makefile holds (or the file it includes, mk/test.mk): a bolt that makes it
+    run only a test of its own passes on the buggy code, the base's test untouched and never run. Before: verify
+    unchanged, independent tests passed (through an included file, until includes were read)."""
     recipe = f"{sys.executable} -m unittest discover -s tests -t . -q"
-    (hand / "Makefile").write_text(f"test:\n\t{recipe}\n\nlint:\n\ttrue\n")
+    (hand / "mk").mkdir()
+    (hand / "Makefile").write_text("include mk/test.mk\n")
+    (hand / recipes).write_text(f"test:\n\t{recipe}\n\nlint:\n\ttrue\n")
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace("run: python -m unittest discover -s tests -t . -q",
                                                  "run: make -s test"))
@@ -764,16 +774,16 @@ def test_a_bolt_that_rewrites_the_make_target_a_check_runs_is_refused(hand: Path
     (hand / CALC).write_text(BUGGY)
     (hand / "tests/test_more.py").write_text("import unittest\n\n\nclass More(unittest.TestCase):\n"
                                              "    def test_more(self):\n        self.assertTrue(True)\n")
-    (hand / "Makefile").write_text(f"test:\n\t{sys.executable} -m unittest tests.test_more -q\n\nlint:\n\ttrue\n")
+    (hand / recipes).write_text(f"test:\n\t{sys.executable} -m unittest tests.test_more -q\n\nlint:\n\ttrue\n")
     bolt_commit(hand, BOLT, "ci: a faster check")
     check_boxes(hand)
     report = walkthrough(hand)
     assert item(report, "checks")["satisfied"]
     (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
-    assert deviation["path"] == "Makefile" and "the verify command 'tests' runs it" in deviation["detail"]
+    assert deviation["path"] == recipes and "the verify command 'tests' runs it" in deviation["detail"]
     assert not item(report, "verify-unchanged")["satisfied"]
     proc = approve(hand)
-    assert proc.returncode == 1 and "Makefile" in proc.stderr
+    assert proc.returncode == 1 and recipes in proc.stderr
 
 
 def test_the_report_lists_each_check_the_bolt_silenced(hand: Path) -> None:

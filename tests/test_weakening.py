@@ -334,6 +334,29 @@ def test_a_task_runners_recipe_file_is_what_its_command_runs(run: str, named: li
     assert [path for path, _ in named_by_verify([{"name": "tests", "run": run}], changed)] == named
 
 
+@pytest.mark.parametrize(("run", "recipe", "included"), [
+    ("make -s test", ("Makefile", "include mk/test.mk\n"), "mk/test.mk"),
+    ("make -C web test", ("web/Makefile", "-include mk/*.mk\n"), "web/mk/test.mk"),
+    ("just test", ("justfile", "import 'just/test.just'\n"), "just/test.just"),
+    ("task py:test", ("Taskfile.yml", "version: '3'\nincludes:\n  py: ./py\n"), "py/Taskfile.yml"),
+])
+@pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history
+def test_a_file_a_checks_recipe_file_includes_is_flagged_when_the_edit_changes_it(
+        repo: Repo, run: str, recipe: tuple[str, str], included: str, held: bool) -> None:
+    """`make test` whose Makefile includes mk/test.mk, where the `test` rule is: an edit making that rule run
+    nothing passed the unchanged check. Before: no flag."""
+    rule = "test:\n\tpytest -q\n" if "ake" in run else "version: '3'\ntasks:\n  test: pytest -q\n" \
+        if "task" in run else "test:\n    pytest -q\n"
+    base = repo.commit({"aidlc.yaml": f"verify:\n  - name: tests\n    run: {run}\n", recipe[0]: recipe[1],
+                        included: rule, "src/app.py": "x = 1\n"})
+    head = repo.commit({included: rule.replace("pytest -q", "true"), "src/app.py": "x = 2\n"})
+    verify = [{"name": "tests", "run": run}] if held else None
+    assert weakened_tests(repo.root, base, head, None, None, verify=verify) == \
+        [f"{included}: changed, and the verify command 'tests' names it"]
+    code = repo.commit({"src/app.py": "x = 3\n"})
+    assert weakened_tests(repo.root, head, code, None, None, verify=verify) == []
+
+
 @pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history
 def test_the_settings_of_a_tool_a_check_runs_are_flagged_when_the_edit_changes_them(repo: Repo, held: bool) -> None:
     verify = [{"name": "lint", "run": "ruff check src"}, {"name": "tests", "run": "npm test"}]

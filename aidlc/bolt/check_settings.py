@@ -31,6 +31,7 @@ class Tool:
     recipe_files: tuple[str, ...] = ()  # a runner's: the files it reads its recipes or scripts from, the first found
     recipes: tuple[str, ...] = ()  # a task runner's: the targets the command names (none: the file's first)
     assignments: tuple[str, ...] = ()  # make's: the variables the command sets (`make lint LINT=flake8`)
+    workdir: str = ""  # a task runner's: the folder it runs in (`make -C web`)
 
 
 PYTEST = Tool("pytest", ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"), ("pytest",),
@@ -93,7 +94,8 @@ def _task_runner(name: str, rest: list[str]) -> Tool:
     targets = tuple(word for at, word in enumerate(rest) if not word.startswith("-") and "=" not in word
                     and (at == 0 or rest[at - 1] not in (*recipes.FILE_OPTIONS, "-C", "--directory")))
     assigned = tuple(word for word in rest if "=" in word and not word.startswith("-"))
-    return Tool(name, recipe_files=tuple(recipes.recipe_files(name, rest)), recipes=targets, assignments=assigned)
+    return Tool(name, recipe_files=tuple(recipes.recipe_files(name, rest)), recipes=targets, assignments=assigned,
+                workdir=recipes.folder(rest))
 
 
 def _package_runner(name: str, rest: list[str]) -> Tool:
@@ -220,11 +222,19 @@ def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
         scripts = _scripts(read(tool.recipe_files[0]))
         return [called for key in tool.package
                 for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
-    recipe = next((data for data in map(read, tool.recipe_files) if data is not None), None)
-    if recipe is None:
-        return []
-    lines = recipes.commands(tool.name, recipe, tool.recipes, tool.assignments)
+    found = _recipes(tool, read)
+    lines = recipes.commands(tool.name, found, tool.recipes, tool.assignments) if found is not None else []
     return [called for line in lines for called in tools_run(command_words({"run": line}))]
+
+
+def _recipes(tool: Tool, read: Callable[[str], bytes | None]) -> recipes.Recipes | None:
+    """The recipes of the task runner `tool`, from the first of its recipe files there is, with the files that one
+    includes."""
+    for path in tool.recipe_files:
+        data = read(path)
+        if data is not None:
+            return recipes.read_recipes(tool.name, path, data, read, tool.workdir)
+    return None
 
 
 def files_read(verify: list[Any]) -> list[str]:
@@ -265,15 +275,37 @@ def command_words(check: dict[str, Any]) -> list[str]:
         return []
 
 
-def named_by_verify(verify: list[Any], changed: set[str]) -> list[tuple[str, str]]:
+def named_by_verify(verify: list[Any], changed: set[str], read: Callable[[str], bytes | None] | None = None,
+                    ) -> list[tuple[str, str]]:
     """(path, check name) for each of the `changed` files a verify command names as a word of its `run`, or runs
-    through a tool that reads its recipe from a file of its own (`make test` runs the Makefile's `test`)."""
+    through a tool that reads its recipe from a file of its own (`make test` runs the Makefile's `test`); with `read`
+    (a project file by path, as the edit leaves it), also the files those recipe files include (`include mk/test.mk`,
+    just's `import`, a Taskfile's `includes`)."""
     found = []
     for check in verify:
         if not isinstance(check, dict):
             continue
-        for path in sorted({posixpath.normpath(word) for word in _files_run(command_words(check))} & changed):
+        words = command_words(check)
+        named = {posixpath.normpath(word) for word in _files_run(words)}
+        for path in sorted((named | _included(words, changed, read) if read is not None else named) & changed):
             found.append((path, str(check.get("name", "?"))))
+    return found
+
+
+def runs_recipes(verify: list[Any]) -> bool:
+    """Whether a verify command runs a task runner (make, just, task), whose recipe files may include others."""
+    return any(tool.name in recipes.RUNNERS for check in verify if isinstance(check, dict)
+               for tool in tools_run(command_words(check)))
+
+
+def _included(words: list[str], changed: set[str], read: Callable[[str], bytes | None]) -> set[str]:
+    """The files the recipe files of the task runners a command runs include, and the `changed` files their
+    wildcard includes name."""
+    found: set[str] = set()
+    for book in (_recipes(tool, read) for tool in tools_run(words) if tool.name in recipes.RUNNERS):
+        if book is not None:
+            found.update(book.included)
+            found.update(path for path in changed if any(recipes.matches(path, p) for p in book.patterns))
     return found
 
 

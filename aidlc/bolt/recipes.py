@@ -1,12 +1,15 @@
-"""What a task runner runs: the files make, just and task read their recipes from (`recipe_files`), and the command
-lines the targets a command names run (`commands`): a Makefile's or justfile's rules with their prerequisites, a
-Makefile's variables expanded, a Taskfile's tasks with their `deps` and the tasks they call. Read from the files
-alone, nothing run: `make lint` running `ruff check` is found here, ruff's settings by aidlc/bolt/check_settings.py."""
+"""What a task runner runs: the files make, just and task read their recipes from (`recipe_files`, and the files
+those include: `read_recipes`), and the command lines the targets a command names run (`commands`): a Makefile's or
+justfile's rules with their prerequisites, a Makefile's variables expanded, a Taskfile's tasks with their `deps` and
+the tasks they call. Read from the files alone, nothing run: `make lint` running `ruff check` is found here, ruff's
+settings by aidlc/bolt/check_settings.py."""
 
 from __future__ import annotations
 
+import fnmatch
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,28 +23,124 @@ RUNNERS["gmake"] = RUNNERS["make"]
 FILE_OPTIONS = ("-f", "--file", "--makefile", "--justfile", "-t", "--taskfile")
 
 
+def folder(rest: list[str]) -> str:
+    """The folder a task runner works in, given the words after it: the one `-C` names (make's includes are found
+    from there)."""
+    return rest[1] if rest[:1] in (["-C"], ["--directory"]) and len(rest) > 1 else ""
+
+
 def recipe_files(runner: str, rest: list[str]) -> list[str]:
     """The files the task runner `runner` reads its recipes from, given the words after it: those an option names
     (`-f ci.mk`, `--file=ci.mk`), else its own names, in the folder `-C` names."""
     named = [rest[at + 1] for at, word in enumerate(rest[:-1]) if word in FILE_OPTIONS]
     named += [word.split("=", 1)[1] for word in rest if "=" in word and word.split("=", 1)[0] in FILE_OPTIONS]
-    folder = rest[1] if rest[:1] in (["-C"], ["--directory"]) and len(rest) > 1 else ""
-    return named or [posixpath.join(folder, name) for name in RUNNERS[runner]]
+    return [posixpath.join(folder(rest), name) for name in named or RUNNERS[runner]]
+
+
+@dataclass
+class Recipes:
+    """A task runner's recipes as it reads them: a Makefile's or justfile's text with the text of each file it
+    includes in place of the line including it, or a Taskfile's tasks by the names a command calls them (`docs:lint`:
+    the `lint` task of the Taskfile included as `docs`), each with the namespace its own calls are read in. `included`:
+    the files included, found or not (a bolt adding one changes what runs); `patterns`: wildcard includes
+    (`include mk/*.mk`), matched against changed files, not followed."""
+
+    path: str  # the recipe file the runner reads
+    text: str = ""
+    tasks: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    included: list[str] = field(default_factory=list)
+    patterns: list[str] = field(default_factory=list)
+
+
+# make's `include`, `-include` and `sinclude` lines (not a recipe's: those start with a tab) and just's `import`.
+_MAKE_INCLUDE = re.compile(r"^ *(?:-include|sinclude|include)[ \t]+([^#]*)")
+_JUST_IMPORT = re.compile(r"""^import\??[ \t]+(?:'([^']*)'|"([^"]*)")""")
+# How deep includes are followed, and how many files in all: a hostile recipe file costs no more than these.
+_DEEPEST = 10
+_FILES_AT_MOST = 200
+
+
+def read_recipes(runner: str, path: str, data: bytes, read: Callable[[str], bytes | None] = lambda path: None,
+                 workdir: str = "") -> Recipes:
+    """The recipes the task runner `runner` reads from the file at `path` (holding `data`), with the files it
+    includes, read by `read` (a project file by path; None where there is none): make's found from `workdir`, where
+    make runs, just's and task's from the including file's folder."""
+    found = Recipes(path)
+    if runner == "task":
+        _read_tasks(path, data, read, "", found, 0)
+    else:
+        found.text = _spliced(runner, path, data.decode("utf-8", "replace"), read, workdir, found, 0)
+    return found
+
+
+def matches(path: str, pattern: str) -> bool:
+    """Whether the file at `path` is one a wildcard include names (a `*` stays within a folder, as in make)."""
+    parts, wanted = path.split("/"), pattern.split("/")
+    return len(parts) == len(wanted) and all(map(fnmatch.fnmatchcase, parts, wanted))
+
+
+def _spliced(runner: str, path: str, text: str, read: Callable[[str], bytes | None], workdir: str, found: Recipes,
+             depth: int) -> str:
+    """`text` with each file it includes (make) or imports (just) in place of the line that does, to _DEEPEST."""
+    make = runner != "just"
+    values = _variables(text) if make else {}
+    lines = text.splitlines()
+    for at, line in enumerate(lines):
+        names = _make_includes(line, values) if make else _just_imports(line)
+        parts = []
+        for name in names:
+            rel = _within(workdir if make else posixpath.dirname(path), name)
+            data = _include(rel, read, found, depth) if rel is not None else None
+            if rel is not None and data is not None:
+                parts.append(_spliced(runner, rel, data.decode("utf-8", "replace"), read, workdir, found, depth + 1))
+        lines[at] = "\n".join(parts) if names else line
+    return "\n".join(lines)
+
+
+def _make_includes(line: str, values: dict[str, str]) -> list[str]:
+    included = _MAKE_INCLUDE.match(line) if "include" in line else None
+    return _expanded(included.group(1), values).split() if included is not None else []
+
+
+def _just_imports(line: str) -> list[str]:
+    imported = _JUST_IMPORT.match(line) if line.startswith("import") else None
+    return [imported.group(1) or imported.group(2) or ""] if imported is not None else []
+
+
+def _within(folder: str, name: str) -> str | None:
+    """The project path of an included file named from `folder`; None for one outside the project (an absolute
+    path, `../`, `~`, or a name still holding a variable make could not expand)."""
+    if not name or name.startswith(("/", "~")) or "$" in name:
+        return None
+    rel = posixpath.normpath(posixpath.join(folder, name))
+    return None if rel == ".." or rel.startswith("../") else rel
+
+
+def _include(rel: str, read: Callable[[str], bytes | None], found: Recipes, depth: int) -> bytes | None:
+    """The text of the file `rel` a recipe file includes, recorded in `found`; None when it was read already (a
+    cycle), is a wildcard, is past the bounds or is not there."""
+    if any(mark in rel for mark in "*?["):
+        found.patterns.append(rel)
+        return None
+    if rel == found.path or rel in found.included or depth >= _DEEPEST or len(found.included) >= _FILES_AT_MOST:
+        return None
+    found.included.append(rel)
+    return read(rel)
 
 
 # A rule of a Makefile or justfile: its targets (a justfile recipe's name and parameters), a colon, its prerequisites.
 _RULE = re.compile(r"^([^\s#:=][^:=]*?)\s*::?(?!=)(.*)$")
 
 
-def commands(runner: str, data: bytes, targets: tuple[str, ...], assignments: tuple[str, ...] = ()) -> list[str]:
-    """The command lines the `targets` of the recipe file `data` run (its first rule, or Task's `default`, when none
-    is named), with those of their prerequisites: for make, with the variables' values in place of `$(NAME)` (the
+def commands(runner: str, found: Recipes, targets: tuple[str, ...], assignments: tuple[str, ...] = ()) -> list[str]:
+    """The command lines the `targets` of the recipes `found` run (the first rule, or Task's `default`, when none is
+    named), with those of their prerequisites: for make, with the variables' values in place of `$(NAME)` (the
     command's `assignments`, `LINT=flake8`, over the file's)."""
     if runner == "task":
-        return _task_commands(data, targets)
-    text, make = data.decode("utf-8", "replace"), runner in ("make", "gmake")
-    rules = _rules(text, every_name=make)
-    values = {**_variables(text), **dict(word.split("=", 1) for word in assignments)} if make else {}
+        return _task_commands(found.tasks, targets)
+    make = runner in ("make", "gmake")
+    rules = _rules(found.text, every_name=make)
+    values = {**_variables(found.text), **dict(word.split("=", 1) for word in assignments)} if make else {}
     # Each rule once, whichever of its targets reached it (a rule may name thousands), and the lines' expansion within
     # one budget: a file's size bounds the time and space taken, whatever it holds.
     wanted, seen, taken, lines, budget = list(targets or list(rules)[:1]), set(), set(), [], _EXPANDED_IN_ALL
@@ -59,24 +158,48 @@ def commands(runner: str, data: bytes, targets: tuple[str, ...], assignments: tu
     return lines
 
 
-def _task_commands(data: bytes, names: tuple[str, ...]) -> list[str]:
-    """The commands a Taskfile's tasks run (`default` when none is named), with those of the tasks they depend on
-    or call."""
+def _read_tasks(path: str, data: bytes, read: Callable[[str], bytes | None], namespace: str, found: Recipes,
+                depth: int) -> None:
+    """A Taskfile's tasks into `found`, named in `namespace` (`docs:`), and those of the Taskfiles it includes
+    (`includes: {docs: ./docs}`: docs/Taskfile.yml's tasks as `docs:NAME`, or as they are with `flatten: true`)."""
     try:
         document = yamlio.load(data.decode("utf-8", "replace"))
     except yamlio.YAMLError:
-        return []
-    tasks = document.get("tasks") if isinstance(document, dict) else None
-    if not isinstance(tasks, dict):
-        return []
+        return
+    document = document if isinstance(document, dict) else {}
+    tasks, includes = document.get("tasks"), document.get("includes")
+    for name, task in (tasks.items() if isinstance(tasks, dict) else ()):
+        found.tasks.setdefault(f"{namespace}{name}", (namespace, task))
+    for name, entry in (includes.items() if isinstance(includes, dict) else ()):
+        flat = isinstance(entry, dict) and entry.get("flatten") is True
+        for file in _taskfiles(posixpath.dirname(path), entry.get("taskfile") if isinstance(entry, dict) else entry):
+            included = _include(file, read, found, depth)
+            if included is not None:
+                _read_tasks(file, included, read, namespace if flat else f"{namespace}{name}:", found, depth + 1)
+                break
+
+
+def _taskfiles(folder: str, where: Any) -> list[str]:
+    """The files an include of a Taskfile in `folder` may read (a folder's: each name task looks for there), none
+    for a path outside the project or holding a template (`{{.OS}}`)."""
+    rel = _within(folder, where) if isinstance(where, str) and "{{" not in where else None
+    if rel is None or rel.endswith((".yml", ".yaml")):
+        return [rel] if rel is not None else []
+    return [posixpath.join(rel, file) for file in RUNNERS["task"]]
+
+
+def _task_commands(tasks: dict[str, tuple[str, Any]], names: tuple[str, ...]) -> list[str]:
+    """The commands a Taskfile's tasks run (`default` when none is named), with those of the tasks they depend on
+    or call (in the caller's namespace, or the root's for a name starting with a colon)."""
     wanted, seen, lines = list(names or ["default"]), set(), []
     while wanted:
         name = wanted.pop(0)
         if name in seen or name not in tasks:
             continue
         seen.add(name)
-        called, runs = _task(tasks[name])
-        wanted += called
+        namespace, task = tasks[name]
+        called, runs = _task(task)
+        wanted += [call[1:] if call.startswith(":") else f"{namespace}{call}" for call in called]
         lines += runs
     return lines
 

@@ -103,29 +103,31 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     changed = {change.path for change in changes} | {change.old_path for change in changes if change.old_path}
     settings = _settings_paths(verify, changed - {CONFIG_FILE})
     if verify is not None and not pairs and CONFIG_FILE not in changed and not settings:
-        return flags + _named_by_verify(verify, changed - {CONFIG_FILE}) + _count_changes(before, after, baseline)
+        return flags + _named_by_held(repo_root, head, verify, changed) + _count_changes(before, after, baseline)
     history = vcs.history(repo_root)
     if history is None:
         return flags
     old = history.read(base, [o for o, _ in pairs if o] + settings + [CONFIG_FILE])
     followed = check_settings.files_read(verify or [])  # package.json, a Makefile: what they call
-    new = history.read(head, [n for _, n in pairs] + settings + [CONFIG_FILE] + followed)
+    new = history.reader(head, [n for _, n in pairs] + settings + [CONFIG_FILE] + followed)
     for old_path, new_path in pairs:
-        flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new.get(new_path)),
-                          base)
-    flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new.get(CONFIG_FILE), changed)
-    runs = _tools(verify, new, lambda paths: history.read(head, paths))
-    return flags + _settings_changes(settings, old, new, runs) + _count_changes(before, after, baseline)
+        flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new(new_path)), base)
+    flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new, changed)
+    return flags + _settings_changes(settings, old, new, _tools(verify, new)) + _count_changes(before, after, baseline)
 
 
-def _tools(verify: list[dict[str, Any]] | None, new: dict[str, bytes | None],
-           read: Callable[[list[str]], dict[str, bytes | None]]) -> dict[check_settings.Tool, list[str]]:
-    """The tools the verify commands run: the caller's commands, whose followed files `new` holds, or the head's
-    aidlc.yaml's (its followed files `read` then)."""
-    if verify is not None:
-        return check_settings.tools_of(verify, new.get)
-    commands = _listed(verify_of(new.get(CONFIG_FILE)))
-    return check_settings.tools_of(commands, read(check_settings.files_read(commands)).get)
+def _tools(verify: list[dict[str, Any]] | None, new: Callable[[str], bytes | None],
+           ) -> dict[check_settings.Tool, list[str]]:
+    """The tools the verify commands run: the caller's commands, or the head's aidlc.yaml's (`new`: a file at the
+    head)."""
+    return check_settings.tools_of(verify if verify is not None else _listed(verify_of(new(CONFIG_FILE))), new)
+
+
+def _named_by_held(repo_root: Path, head: str, verify: list[dict[str, Any]], changed: set[str]) -> list[str]:
+    """The changed files the caller's verify commands name or run; a recipe file they run (a Makefile) may include
+    others, read at the head."""
+    history = vcs.history(repo_root) if check_settings.runs_recipes(verify) else None
+    return _named_by_verify(verify, changed - {CONFIG_FILE}, history.reader(head) if history is not None else None)
 
 
 def _settings_paths(verify: list[dict[str, Any]] | None, changed: set[str]) -> list[str]:
@@ -137,13 +139,13 @@ def _settings_paths(verify: list[dict[str, Any]] | None, changed: set[str]) -> l
     return sorted(path for path in changed if check_settings.may_hold_settings(path, tools))
 
 
-def _settings_changes(paths: list[str], old: dict[str, bytes | None], new: dict[str, bytes | None],
+def _settings_changes(paths: list[str], old: dict[str, bytes | None], new: Callable[[str], bytes | None],
                       runs: dict[check_settings.Tool, list[str]]) -> list[str]:
     """The settings of the tools the verify commands run (`runs`) that the edit changed in `paths`."""
     flags = []
     for path in paths:
         by_tool = {tool: parts for tool in runs
-                   if (parts := check_settings.changed_parts(path, old.get(path), new.get(path), [tool]))}
+                   if (parts := check_settings.changed_parts(path, old.get(path), new(path), [tool]))}
         flags += [f"{check_settings.said(path, by_tool, runs)}; the edit changed them"] if by_tool else []
     return flags
 
@@ -352,20 +354,23 @@ def _limited(path: str, lines: str, flags: list[str]) -> list[str]:
     return [*flags[:MAX_FLAGS_PER_KIND], f"{path}: {rest} more {lines}"]
 
 
-def _verify_changes(config: str, old: bytes | None, new: bytes | None, changed: set[str]) -> list[str]:
-    """aidlc.yaml's verify commands, and the files they name, changed by the edit."""
+def _verify_changes(config: str, old: bytes | None, read: Callable[[str], bytes | None], changed: set[str]
+                    ) -> list[str]:
+    """aidlc.yaml's verify commands, and the files they name or run, changed by the edit (`read`: a file as the
+    edit leaves it)."""
+    new = read(config)
     old_verify, new_verify = verify_of(old), verify_of(new)
     flags = []
     if config in changed and old_verify != new_verify:
 
         where = f"{config}:{key_line(_text(new), ['verify'])}" if new is not None else config
         flags.append(f"{where}: the verify commands changed, and they decide whether the edit passes")
-    return flags + _named_by_verify(_listed(new_verify), changed - {config})
+    return flags + _named_by_verify(_listed(new_verify), changed - {config}, read)
 
 
-def _named_by_verify(verify: list[Any], changed: set[str]) -> list[str]:
+def _named_by_verify(verify: list[Any], changed: set[str], read: Callable[[str], bytes | None] | None) -> list[str]:
     return [f"{path}: changed, and the verify command '{name}' names it"
-            for path, name in named_by_verify(verify, changed)]
+            for path, name in named_by_verify(verify, changed, read)]
 
 
 def verify_of(data: bytes | None) -> Any:

@@ -101,7 +101,8 @@ def verify_changes(facts: Facts) -> list[ev.Deviation]:
                 f"{_verify_difference(before, after)}")))
     touched = {p for c in facts.commits for p in c.paths} & {c.path for c in facts.line_counts}
     named = [c for value in (before, after) if isinstance(value, list) for c in value]
-    for path, name in dict(named_by_verify(named, touched - {CONFIG_FILE})).items():
+    read = history.reader(facts.head)  # a recipe file a verify command runs may include others
+    for path, name in dict(named_by_verify(named, touched - {CONFIG_FILE}, read)).items():
         changing = [c.sha[:12] for c in facts.commits if path in c.paths]
         found.append(ev.Deviation(path=path, kind="verify-changed", detail=one_line(
             f"the bolt's own commit(s) {', '.join(changing)} changed it, and the verify command '{name}' runs it")))
@@ -128,7 +129,7 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
     own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py)."""
     followed = check_settings.files_read(verify)  # package.json, a Makefile: what they call, as the head has it
     history = vcs.history(facts.repo) if followed else None
-    runs = check_settings.tools_of(verify, history.read(facts.head, followed).get if history is not None else None)
+    runs = check_settings.tools_of(verify, history.reader(facts.head, followed) if history is not None else None)
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
     found = []
     for path, by_tool in settings_changed_by_bolt(facts, candidates, list(runs)).items():

@@ -132,6 +132,11 @@ class History:
         Two processes for any number of files: one listing of their blobs, then the contents in one batch."""
         return self.contents(self.listed(commit, rels))
 
+    def reader(self, commit: str, first: Iterable[str] = ()) -> Callable[[str], bytes | None]:
+        """A file at `commit` by path (as `read`): those `first` names read now in one batch, any other when asked."""
+        held = self.read(commit, first)
+        return lambda rel: held[rel] if rel in held else self.read(commit, [rel])[rel]
+
     def listed(self, commit: str, rels: Iterable[str]) -> dict[str, str | None]:
         """The blob of each file at `commit` (None where it is not a file there, or too large to be evidence), as a
         checkout of it shows the file: through a symbolic link the commit keeps inside the repository (a records
