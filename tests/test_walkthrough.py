@@ -452,10 +452,11 @@ def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, befor
     ("yarn --silent run check", [("yarn", ("scripts.precheck", "scripts.check", "scripts.postcheck"))]),
     ("npm --prefix web test", [("npm", ("scripts.pretest", "scripts.test", "scripts.posttest"))]),
     ("pnpm --filter web lint", [("pnpm", ("scripts.prelint", "scripts.lint", "scripts.postlint"))]),
-    ("./scripts/check.sh", []),
+    ("./scripts/check.sh", [("sh", ())]), ("bash -e ci/lint", []), ("bash ci/lint && . ./env", [("sh", ())] * 2),
+    ("eslint . && ./gradlew check", [("eslint", ("eslintConfig",)), ("sh", ())]), ("python scripts/check.py", []),
 ])
 def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tuple[str, tuple[str, ...]]]) -> None:
-    found = check_settings.tools_run(run.replace("&&", " ").split())
+    found = check_settings.tools_run(check_settings.command_words({"run": run}))
     assert [(tool.name, tool.package) for tool in found] == tools
 
 
@@ -492,28 +493,34 @@ def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
                             recipe_files=("package.json",)): ["lint"]}
 
 
-@pytest.mark.parametrize(("runner", "recipe", "run", "settings", "tool"), [
-    ("npm", ("package.json", '{"name": "shop", "scripts": {"lint": "eslint src"}}\n'), "npm run --silent lint",
-     ("eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
-    ("npm", ("web/package.json", '{"name": "web", "scripts": {"lint": "eslint src"}}\n'), "npm --prefix web run lint",
-     ("web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
-    ("task", ("Taskfile.yml", "version: '3'\ntasks:\n  lint:\n    deps: [go-lint]\n  go-lint:\n    cmds:\n"
-                              "      - golangci-lint run ./...\n"), "task lint",
-     (".golangci.yml", "linters:\n  disable: [errcheck]\n"), "golangci-lint"),
+GO_LINT = (".golangci.yml", "linters:\n  disable: [errcheck]\n")
+GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\n"
 
-    ("task", ("go/Taskfile.yml", "version: '3'\ntasks:\n  lint:\n    cmds:\n      - golangci-lint run ./...\n"),
-     "task go:lint", (".golangci.yml", "linters:\n  disable: [errcheck]\n"), "golangci-lint"),
+
+@pytest.mark.parametrize(("runner", "recipes", "run", "settings", "tool"), [
+    ("npm", {"package.json": '{"name": "shop", "scripts": {"lint": "eslint src"}}\n'}, "npm run --silent lint",
+     ("eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
+    ("npm", {"web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n'}, "npm --prefix web run lint",
+     ("web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
+    ("task", {"Taskfile.yml": "version: '3'\ntasks:\n  lint:\n    deps: [go-lint]\n  go-lint:\n    cmds:\n"
+                              "      - golangci-lint run ./...\n"}, "task lint", GO_LINT, "golangci-lint"),
+    ("task", {"Taskfile.yml": "version: '3'\nincludes:\n  go: ./go\n",
+              "go/Taskfile.yml": "version: '3'\ntasks:\n  lint:\n    cmds:\n      - golangci-lint run ./...\n"},
+     "task go:lint", GO_LINT, "golangci-lint"),
+    ("sh", {"scripts/lint.sh": GO_SCRIPT}, "sh scripts/lint.sh", GO_LINT, "golangci-lint"),
+    ("make", {"Makefile": "lint:\n\t@./scripts/go-lint\n", "scripts/go-lint": GO_SCRIPT}, "make lint", GO_LINT,
+     "golangci-lint"),
 ])
 def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
-        hand: Path, runner: str, recipe: tuple[str, str], run: str, settings: tuple[str, str], tool: str) -> None:
+        hand: Path, runner: str, recipes: dict[str, str], run: str, settings: tuple[str, str], tool: str) -> None:
     """`npm run lint` runs package.json's `eslint src`, `task lint` the Taskfile's `lint` task whose dependency runs
-    `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile the root's includes as `go`): a bolt that
-    adds the linter's settings file turning a rule off passes the unchanged command. Before: verify unchanged (the
-    included Taskfile's, until includes were read)."""
-    (hand / recipe[0]).parent.mkdir(exist_ok=True)
-    (hand / recipe[0]).write_text(recipe[1])
-    if recipe[0] == "go/Taskfile.yml":  # the task runs from a Taskfile the root's includes
-        (hand / "Taskfile.yml").write_text("version: '3'\nincludes:\n  go: ./go\n")
+    `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile the root's includes as `go`; `sh
+    scripts/lint.sh`, or a Makefile's recipe running `./scripts/go-lint`, the script's lines): a bolt that adds the
+    linter's settings file turning a rule off passes the unchanged command. Before: verify unchanged (the included
+    Taskfile's and the scripts', until includes and scripts were read)."""
+    for path, text in recipes.items():
+        (hand / path).parent.mkdir(exist_ok=True)
+        (hand / path).write_text(text)
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace(
         "run: python -m unittest discover -s tests -t . -q",

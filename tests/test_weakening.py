@@ -339,12 +339,16 @@ def test_a_task_runners_recipe_file_is_what_its_command_runs(run: str, named: li
     ("make -C web test", ("web/Makefile", "-include mk/*.mk\n"), "web/mk/test.mk"),
     ("just test", ("justfile", "import 'just/test.just'\n"), "just/test.just"),
     ("task py:test", ("Taskfile.yml", "version: '3'\nincludes:\n  py: ./py\n"), "py/Taskfile.yml"),
+    ("make -s test", ("Makefile", "test:\n\t./scripts/test.sh\n"), "scripts/test.sh"),  # a script a recipe runs
+    ("npm test", ("package.json", '{"scripts": {"test": "bash ci/test"}}\n'), "ci/test"),
+    ("./scripts/check.sh", ("scripts/check.sh", "set -e\n. scripts/env.sh\n"), "scripts/env.sh"),
 ])
 @pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history
 def test_a_file_a_checks_recipe_file_includes_is_flagged_when_the_edit_changes_it(
         repo: Repo, run: str, recipe: tuple[str, str], included: str, held: bool) -> None:
-    """`make test` whose Makefile includes mk/test.mk, where the `test` rule is: an edit making that rule run
-    nothing passed the unchanged check. Before: no flag."""
+    """`make test` whose Makefile includes mk/test.mk, where the `test` rule is (or whose `test` rule runs
+    scripts/test.sh; or a script the check's own script sources): an edit making that rule run nothing passed the
+    unchanged check. Before: no flag."""
     rule = "test:\n\tpytest -q\n" if "ake" in run else "version: '3'\ntasks:\n  test: pytest -q\n" \
         if "task" in run else "test:\n    pytest -q\n"
     base = repo.commit({"aidlc.yaml": f"verify:\n  - name: tests\n    run: {run}\n", recipe[0]: recipe[1],

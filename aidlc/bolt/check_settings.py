@@ -9,6 +9,7 @@ prove, as one that rewrites the command does. pyproject.toml, setup.cfg, tox.ini
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import posixpath
 import shlex
@@ -83,7 +84,29 @@ def tools_run(words: list[str]) -> list[Tool]:
         elif name in _NPM:
             runner = _package_runner(name, words[at + 1:])
             found.setdefault(f"{name} {runner.package} {runner.recipe_files}", runner)
+        elif (script := _shell_script(words, at)) is not None:
+            found.setdefault(f"sh {script}", Tool(SCRIPT, recipe_files=(script,)))
     return list(found.values())
+
+
+SCRIPT = "sh"  # the tool name of a shell script a command runs: its lines are followed as commands
+_SHELLS = ("sh", "bash", "zsh", "dash", "ksh", "source", ".")
+_COMMAND_STARTS = ("&&", "||", ";", "|", "then", "do", "else", "exec")
+
+
+def _shell_script(words: list[str], at: int) -> str | None:
+    """The project path of the shell script the word at `at` runs, if it runs one: a `.sh` or `.bash` file, the file
+    a shell is given (`bash scripts/check`), or `./check` run as a command."""
+    word, extension = words[at], posixpath.splitext(words[at])[1]
+    given = at > 0 and words[at - 1] in _SHELLS and _command_at(words, at - 1) and not word.startswith("-")
+    runs = extension in (".sh", ".bash") or (given and word not in _COMMAND_STARTS) or \
+        (word.startswith("./") and extension == "" and _command_at(words, at))
+    return recipes.within("", word) if runs else None
+
+
+def _command_at(words: list[str], at: int) -> bool:
+    """Whether the word at `at` is where a command starts (not an argument: `eslint .` is no `.` command)."""
+    return at == 0 or words[at - 1] in _COMMAND_STARTS
 
 
 _MAKE_VARIABLE = {"$(MAKE)": "make", "${MAKE}": "make"}  # a recipe's call of make itself
@@ -222,8 +245,11 @@ def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
         scripts = _scripts(read(tool.recipe_files[0]))
         return [called for key in tool.package
                 for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
-    found = _recipes(tool, read)
-    lines = recipes.commands(tool.name, found, tool.recipes, tool.assignments) if found is not None else []
+    if tool.name == SCRIPT:
+        lines = recipes.script_lines(read(tool.recipe_files[0]))
+    else:
+        found = _recipes(tool, read)
+        lines = recipes.commands(tool.name, found, tool.recipes, tool.assignments) if found is not None else []
     return [called for line in lines for called in tools_run(command_words({"run": line}))]
 
 
@@ -279,32 +305,29 @@ def named_by_verify(verify: list[Any], changed: set[str], read: Callable[[str], 
                     ) -> list[tuple[str, str]]:
     """(path, check name) for each of the `changed` files a verify command names as a word of its `run`, or runs
     through a tool that reads its recipe from a file of its own (`make test` runs the Makefile's `test`); with `read`
-    (a project file by path, as the edit leaves it), also the files those recipe files include (`include mk/test.mk`,
-    just's `import`, a Taskfile's `includes`)."""
+    (a project file by path, as the edit leaves it), also the files what it runs is read from, followed: those the
+    recipe files include (`include mk/test.mk`, just's `import`, a Taskfile's `includes`) and the shell scripts
+    and recipe files the recipes, package scripts and scripts run in turn."""
+    read = functools.cache(read) if read is not None else None  # each file read once, however often it is reached
     found = []
     for check in verify:
         if not isinstance(check, dict):
             continue
-        words = command_words(check)
-        named = {posixpath.normpath(word) for word in _files_run(words)}
-        for path in sorted((named | _included(words, changed, read) if read is not None else named) & changed):
+        named = {posixpath.normpath(word) for word in _files_run(command_words(check))}
+        for path in sorted((named | _reached(check, changed, read) if read is not None else named) & changed):
             found.append((path, str(check.get("name", "?"))))
     return found
 
 
-def runs_recipes(verify: list[Any]) -> bool:
-    """Whether a verify command runs a task runner (make, just, task), whose recipe files may include others."""
-    return any(tool.name in recipes.RUNNERS for check in verify if isinstance(check, dict)
-               for tool in tools_run(command_words(check)))
-
-
-def _included(words: list[str], changed: set[str], read: Callable[[str], bytes | None]) -> set[str]:
-    """The files the recipe files of the task runners a command runs include, and the `changed` files their
-    wildcard includes name."""
+def _reached(check: dict[str, Any], changed: set[str], read: Callable[[str], bytes | None]) -> set[str]:
+    """The shell scripts and recipe files (with the files those include) the command `check` runs, followed, and
+    the `changed` files a wildcard include names."""
     found: set[str] = set()
-    for book in (_recipes(tool, read) for tool in tools_run(words) if tool.name in recipes.RUNNERS):
-        if book is not None:
-            found.update(book.included)
+    for tool in tools_of([check], read):
+        if tool.name == SCRIPT:
+            found.update(tool.recipe_files)
+        elif tool.name in recipes.RUNNERS and (book := _recipes(tool, read)) is not None:
+            found.update((book.path, *book.included))
             found.update(path for path in changed if any(recipes.matches(path, p) for p in book.patterns))
     return found
 

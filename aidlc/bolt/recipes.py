@@ -1,8 +1,8 @@
 """What a task runner runs: the files make, just and task read their recipes from (`recipe_files`, and the files
 those include: `read_recipes`), and the command lines the targets a command names run (`commands`): a Makefile's or
 justfile's rules with their prerequisites, a Makefile's variables expanded, a Taskfile's tasks with their `deps` and
-the tasks they call. Read from the files alone, nothing run: `make lint` running `ruff check` is found here, ruff's
-settings by aidlc/bolt/check_settings.py."""
+the tasks they call; and a shell script's command lines (`script_lines`). Read from the files alone, nothing run:
+`make lint` running `ruff check` is found here, ruff's settings by aidlc/bolt/check_settings.py."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def _spliced(runner: str, path: str, text: str, read: Callable[[str], bytes | No
         names = _make_includes(line, values) if make else _just_imports(line)
         parts = []
         for name in names:
-            rel = _within(workdir if make else posixpath.dirname(path), name)
+            rel = within(workdir if make else posixpath.dirname(path), name)
             data = _include(rel, read, found, depth) if rel is not None else None
             if rel is not None and data is not None:
                 parts.append(_spliced(runner, rel, data.decode("utf-8", "replace"), read, workdir, found, depth + 1))
@@ -107,7 +107,7 @@ def _just_imports(line: str) -> list[str]:
     return [imported.group(1) or imported.group(2) or ""] if imported is not None else []
 
 
-def _within(folder: str, name: str) -> str | None:
+def within(folder: str, name: str) -> str | None:
     """The project path of an included file named from `folder`; None for one outside the project (an absolute
     path, `../`, `~`, or a name still holding a variable make could not expand)."""
     if not name or name.startswith(("/", "~")) or "$" in name:
@@ -126,6 +126,15 @@ def _include(rel: str, read: Callable[[str], bytes | None], found: Recipes, dept
         return None
     found.included.append(rel)
     return read(rel)
+
+
+def script_lines(data: bytes | None) -> list[str]:
+    """The command lines of a shell script (none for a file that is not text): its lines, one ending in a backslash
+    joined with the next, comments left out."""
+    if data is None or b"\0" in data:
+        return []
+    joined = data.decode("utf-8", "replace").replace("\\\r\n", " ").replace("\\\n", " ")
+    return [line for line in joined.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
 # A rule of a Makefile or justfile: its targets (a justfile recipe's name and parameters), a colon, its prerequisites.
@@ -182,7 +191,7 @@ def _read_tasks(path: str, data: bytes, read: Callable[[str], bytes | None], nam
 def _taskfiles(folder: str, where: Any) -> list[str]:
     """The files an include of a Taskfile in `folder` may read (a folder's: each name task looks for there), none
     for a path outside the project or holding a template (`{{.OS}}`)."""
-    rel = _within(folder, where) if isinstance(where, str) and "{{" not in where else None
+    rel = within(folder, where) if isinstance(where, str) and "{{" not in where else None
     if rel is None or rel.endswith((".yml", ".yaml")):
         return [rel] if rel is not None else []
     return [posixpath.join(rel, file) for file in RUNNERS["task"]]

@@ -124,9 +124,9 @@ def _tools(verify: list[dict[str, Any]] | None, new: Callable[[str], bytes | Non
 
 
 def _named_by_held(repo_root: Path, head: str, verify: list[dict[str, Any]], changed: set[str]) -> list[str]:
-    """The changed files the caller's verify commands name or run; a recipe file they run (a Makefile) may include
-    others, read at the head."""
-    history = vcs.history(repo_root) if check_settings.runs_recipes(verify) else None
+    """The changed files the caller's verify commands name or run; a recipe file or script they run (a Makefile) may
+    include or run others, read at the head."""
+    history = vcs.history(repo_root) if check_settings.files_read(verify) else None
     return _named_by_verify(verify, changed - {CONFIG_FILE}, history.reader(head) if history is not None else None)
 
 
