@@ -460,6 +460,33 @@ def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tup
     assert [(tool.name, tool.package) for tool in found] == tools
 
 
+WORKSPACES = {
+    "package.json": json.dumps({"workspaces": {"packages": ["packages/*", "./tools/lint/"]},
+                                "scripts": {"lint": "pyright"}}).encode(),
+    "pnpm-workspace.yaml": b"packages:\n  - 'apps/*'\n  - '!apps/old'\n",
+    "packages/web/package.json": json.dumps({"name": "@shop/web", "scripts": {"lint": "eslint src"}}).encode(),
+    "tools/lint/package.json": json.dumps({"name": "lint-kit", "scripts": {"lint": "tsc --noEmit"}}).encode(),
+    "apps/api/package.json": json.dumps({"name": "api", "scripts": {"lint": "vitest run"}}).encode(),
+    "packages/web-old/package.json": json.dumps({"name": "web", "scripts": {"lint": "mocha"}}).encode(),
+}
+
+
+@pytest.mark.parametrize(("run", "tool"), [
+    ("npm run lint -w packages/web", "eslint"), ("npm run lint --workspace=@shop/web", "eslint"),
+    ("npm run lint --workspace lint-kit", "tsc"), ("pnpm --filter api lint", "vitest"),
+    ("pnpm -F ./packages/web lint", "eslint"), ("pnpm --filter '@shop/web...' lint", "eslint"),
+    ("yarn workspace @shop/web lint", "eslint"), ("yarn workspace @shop/web run lint", "eslint"),
+    ("bun run --filter=api lint", "vitest"), ("pnpm -w lint", "pyright"), ("npm run lint", "pyright"),
+    ("npm run lint -w web", None),  # no workspace of that folder or name (packages/web-old is named web, not in */web)
+])
+def test_the_scripts_of_the_workspace_a_command_names_are_what_it_runs(run: str, tool: str | None) -> None:
+    """`npm run lint -w web` runs the `lint` script of the workspace web, not the root's: found by its folder, or by
+    its name among the folders the root's `workspaces` or pnpm-workspace.yaml list."""
+    runs = check_settings.tools_of([{"name": "lint", "run": run}], WORKSPACES.get)
+    assert [found.name for found in runs if found.name not in ("npm", "pnpm", "yarn", "bun")] == \
+        ([tool] if tool else [])
+
+
 def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
     package = json.dumps({"scripts": {"lint": "eslint . && tsc --noEmit", "test": "npm run unit", "unit": "jest",
                                       "loop": "npm run loop"}}).encode()
@@ -507,19 +534,24 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
     ("task", {"Taskfile.yml": "version: '3'\nincludes:\n  go: ./go\n",
               "go/Taskfile.yml": "version: '3'\ntasks:\n  lint:\n    cmds:\n      - golangci-lint run ./...\n"},
      "task go:lint", GO_LINT, "golangci-lint"),
+    ("npm", {"package.json": '{"name": "shop", "private": true, "workspaces": ["packages/*"]}\n',
+             "packages/web/package.json": '{"name": "@shop/web", "scripts": {"lint": "eslint src"}}\n'},
+     "npm run lint --workspace=@shop/web",
+     ("packages/web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
     ("sh", {"scripts/lint.sh": GO_SCRIPT}, "sh scripts/lint.sh", GO_LINT, "golangci-lint"),
     ("make", {"Makefile": "lint:\n\t@./scripts/go-lint\n", "scripts/go-lint": GO_SCRIPT}, "make lint", GO_LINT,
      "golangci-lint"),
 ])
 def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
         hand: Path, runner: str, recipes: dict[str, str], run: str, settings: tuple[str, str], tool: str) -> None:
-    """`npm run lint` runs package.json's `eslint src`, `task lint` the Taskfile's `lint` task whose dependency runs
-    `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile the root's includes as `go`; `sh
-    scripts/lint.sh`, or a Makefile's recipe running `./scripts/go-lint`, the script's lines): a bolt that adds the
-    linter's settings file turning a rule off passes the unchanged command. Before: verify unchanged (the included
-    Taskfile's and the scripts', until includes and scripts were read)."""
+    """`npm run lint` runs package.json's `eslint src` (`--workspace=@shop/web` the workspace's), `task lint` the
+    Taskfile's `lint` task whose dependency runs `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile
+    the root's includes as `go`; `sh scripts/lint.sh`, or a Makefile's recipe running `./scripts/go-lint`, the
+    script's lines): a bolt that adds the linter's settings file turning a rule off passes the unchanged command.
+    Before: verify unchanged (the included Taskfile's, the scripts' and the workspace's, until includes, scripts and
+    workspaces were read)."""
     for path, text in recipes.items():
-        (hand / path).parent.mkdir(exist_ok=True)
+        (hand / path).parent.mkdir(parents=True, exist_ok=True)
         (hand / path).write_text(text)
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace(

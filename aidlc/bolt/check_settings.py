@@ -33,6 +33,7 @@ class Tool:
     recipes: tuple[str, ...] = ()  # a task runner's: the targets the command names (none: the file's first)
     assignments: tuple[str, ...] = ()  # make's: the variables the command sets (`make lint LINT=flake8`)
     workdir: str = ""  # a task runner's: the folder it runs in (`make -C web`)
+    workspace: str = ""  # a package manager's: the workspace whose scripts it runs (`npm run lint -w web`)
 
 
 PYTEST = Tool("pytest", ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"), ("pytest",),
@@ -124,26 +125,36 @@ def _task_runner(name: str, rest: list[str]) -> Tool:
 def _package_runner(name: str, rest: list[str]) -> Tool:
     """npm, yarn, pnpm or bun, given the words after it: the script it runs, with its pre and post scripts, and the
     package.json it reads them from, in the folder `--prefix`, `-C`, `--cwd` or `--dir` names."""
-    script = _script(rest)
+    valued = (*_VALUED, "-w") if name == "npm" else _VALUED  # pnpm's -w is the workspace root, no value
+    script, workspace = _script(rest, valued)
     scripts = NPM_TEST.package if script in ("test", "t") else \
         (f"scripts.pre{script}", f"scripts.{script}", f"scripts.post{script}") if script else ()
-    folders = [rest[at + 1] for at, word in enumerate(rest[:-1]) if word in _FOLDER_OPTIONS]
-    folders += [word.split("=", 1)[1] for word in rest if word.split("=", 1)[0] in _FOLDER_OPTIONS and "=" in word]
-    return Tool(name, package=scripts, recipe_files=(posixpath.join(*folders[:1], "package.json"),))
+    folders = _values(rest, _FOLDER_OPTIONS)
+    return Tool(name, package=scripts, recipe_files=(posixpath.join(*folders[:1], "package.json"),),
+                workspace=workspace or "".join(_values(rest, valued[len(_FOLDER_OPTIONS):])[:1]))
 
 
 _FOLDER_OPTIONS = ("--prefix", "-C", "--cwd", "--dir")
-_VALUED = (*_FOLDER_OPTIONS, "--filter", "-F", "--workspace", "-w")  # options that take a value
+_VALUED = (*_FOLDER_OPTIONS, "--filter", "-F", "--workspace")  # options that take a value; after the folders', those
+# naming a workspace
 
 
-def _script(rest: list[str]) -> str | None:
+def _values(rest: list[str], options: tuple[str, ...]) -> list[str]:
+    """The values the `options` are given in the words `rest` (`-C web`, `--workspace=web`)."""
+    found = [rest[at + 1] for at, word in enumerate(rest[:-1]) if word in options]
+    return found + [word.split("=", 1)[1] for word in rest if "=" in word and word.split("=", 1)[0] in options]
+
+
+def _script(rest: list[str], valued: tuple[str, ...]) -> tuple[str | None, str]:
     """The script `npm run NAME` (`npm test`, `yarn NAME`, `pnpm --filter web NAME`) runs, skipping options (and
-    the values of those that take one)."""
+    the values of those that take one), and the workspace `yarn workspace web NAME` names."""
     words = [word for at, word in enumerate(rest)
-             if not word.startswith("-") and (at == 0 or rest[at - 1] not in _VALUED)]
+             if not word.startswith("-") and (at == 0 or rest[at - 1] not in valued)]
+    workspace = words[1] if words[:1] == ["workspace"] and len(words) > 1 else ""
+    words = words[2:] if workspace else words
     if words[:1] in (["run"], ["run-script"]):
         words = words[1:]
-    return words[0] if words else None
+    return (words[0] if words else None), workspace
 
 
 def may_hold_settings(path: str, tools: list[Tool]) -> bool:
@@ -242,7 +253,9 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
 def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
     """The tools a package script or a task runner's recipe that `tool` runs calls."""
     if tool.name in _NPM:
-        scripts = _scripts(read(tool.recipe_files[0]))
+        package = recipes.workspace_package(tool.recipe_files[0], tool.workspace, read) if tool.workspace \
+            else tool.recipe_files[0]
+        scripts = _scripts(read(package)) if package is not None else {}
         return [called for key in tool.package
                 for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
     if tool.name == SCRIPT:

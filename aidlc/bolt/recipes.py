@@ -7,6 +7,7 @@ the tasks they call; and a shell script's command lines (`script_lines`). Read f
 from __future__ import annotations
 
 import fnmatch
+import json
 import posixpath
 import re
 from collections.abc import Callable
@@ -128,6 +129,55 @@ def _include(rel: str, read: Callable[[str], bytes | None], found: Recipes, dept
     return read(rel)
 
 
+def workspace_package(root: str, workspace: str, read: Callable[[str], bytes | None]) -> str | None:
+    """The package.json of the workspace a package manager's command names (`npm run lint -w web`, `pnpm --filter
+    @shop/web lint`, `yarn workspace @shop/web lint`), beside the root package.json at `root`: by its folder, or by
+    its name among the folders the root's `workspaces` (or pnpm-workspace.yaml's `packages`) list, a `packages/*`
+    tried with the name's last part; None when none is found (the root's scripts are not what runs)."""
+    folder = posixpath.dirname(root)
+    wanted = workspace.strip("{}").removeprefix("...").removesuffix("...").removeprefix("./")  # pnpm's selectors
+    for candidate in (wanted, *_workspace_folders(folder, read, wanted.rsplit("/", 1)[-1])):
+        path = within(folder, posixpath.join(candidate, "package.json"))
+        data = read(path) if path is not None else None
+        if data is not None and (candidate == wanted or _json(data).get("name") == wanted):
+            return path
+    return None
+
+
+def _workspace_folders(folder: str, read: Callable[[str], bytes | None], last: str) -> list[str]:
+    """The folders the workspaces of the root package in `folder` may be in, for a package whose name ends in
+    `last`: each listed folder, and `last` in each listed `folder/*`."""
+    listed = _json(read(posixpath.join(folder, "package.json"))).get("workspaces")
+    listed = listed.get("packages") if isinstance(listed, dict) else listed
+    pnpm = _yaml(read(posixpath.join(folder, "pnpm-workspace.yaml"))).get("packages")
+    found = []
+    for pattern in (p.removeprefix("./").rstrip("/") for p in (*_items(listed), *_items(pnpm)) if isinstance(p, str)):
+        above, _, star = pattern.rpartition("/")
+        if not any(mark in pattern for mark in "*?[!"):
+            found.append(pattern)
+        elif star in ("*", "**") and not any(mark in above for mark in "*?[!"):
+            found.append(posixpath.join(above, last))
+    return found
+
+
+def _json(data: bytes | None) -> dict[str, Any]:
+    """A JSON object's members ({} for anything else)."""
+    try:
+        value = json.loads(data) if data is not None else None
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _yaml(data: bytes | None) -> dict[str, Any]:
+    """A YAML mapping's members ({} for anything else)."""
+    try:
+        value = yamlio.load(data.decode("utf-8", "replace")) if data is not None else None
+    except yamlio.YAMLError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def script_lines(data: bytes | None) -> list[str]:
     """The command lines of a shell script (none for a file that is not text): its lines, one ending in a backslash
     joined with the next, comments left out."""
@@ -171,11 +221,7 @@ def _read_tasks(path: str, data: bytes, read: Callable[[str], bytes | None], nam
                 depth: int) -> None:
     """A Taskfile's tasks into `found`, named in `namespace` (`docs:`), and those of the Taskfiles it includes
     (`includes: {docs: ./docs}`: docs/Taskfile.yml's tasks as `docs:NAME`, or as they are with `flatten: true`)."""
-    try:
-        document = yamlio.load(data.decode("utf-8", "replace"))
-    except yamlio.YAMLError:
-        return
-    document = document if isinstance(document, dict) else {}
+    document = _yaml(data)
     tasks, includes = document.get("tasks"), document.get("includes")
     for name, task in (tasks.items() if isinstance(tasks, dict) else ()):
         found.tasks.setdefault(f"{namespace}{name}", (namespace, task))
