@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
@@ -452,7 +453,8 @@ def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, befor
     ("yarn --silent run check", [("yarn", ("scripts.precheck", "scripts.check", "scripts.postcheck"))]),
     ("npm --prefix web test", [("npm", ("scripts.pretest", "scripts.test", "scripts.posttest"))]),
     ("pnpm --filter web lint", [("pnpm", ("scripts.prelint", "scripts.lint", "scripts.postlint"))]),
-    ("./scripts/check.sh", [("sh", ())]), ("bash -e ci/lint", []), ("bash ci/lint && . ./env", [("sh", ())] * 2),
+    ("./scripts/check.sh", [("sh", ())]), ("pre-commit run -a", [("pre-commit", ())]), ("bash -e ci/lint", []),
+    ("bash ci/lint && . ./env", [("sh", ())] * 2),
     ("eslint . && ./gradlew check", [("eslint", ("eslintConfig",)), ("sh", ())]), ("python scripts/check.py", []),
 ])
 def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tuple[str, tuple[str, ...]]]) -> None:
@@ -485,6 +487,27 @@ def test_the_scripts_of_the_workspace_a_command_names_are_what_it_runs(run: str,
     runs = check_settings.tools_of([{"name": "lint", "run": run}], WORKSPACES.get)
     assert [found.name for found in runs if found.name not in ("npm", "pnpm", "yarn", "bun")] == \
         ([tool] if tool else [])
+
+
+def test_the_tools_the_hooks_pre_commit_runs_call_are_the_checks_tools() -> None:
+    """A hook by the id of a tool's (`ruff-format`: ruff), a local hook by its entry (a script's lines too); `pre-commit
+    run mypy` only that hook; `-c` another configuration."""
+    hooks = (b"repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.6.9\n    hooks:\n"
+             b"      - id: ruff-format\n  - repo: local\n    hooks:\n      - {id: types, entry: mypy src, language: "
+             b"system}\n      - {id: lint, entry: bash scripts/lint, language: system}\n      - id: [1]\n")
+    files = {".pre-commit-config.yaml": hooks, "ci/hooks.yaml": hooks.replace(b"ruff-format", b"pylint"),
+             "scripts/lint": b"eslint .\n"}
+
+    def tools(run: str) -> list[str]:
+        runs = check_settings.tools_of([{"name": "hooks", "run": run}], files.get)
+        return sorted(tool.name for tool in runs if tool.name not in ("pre-commit", "sh"))
+
+    assert tools("pre-commit run --all-files") == tools("prek run -a") == ["eslint", "mypy", "ruff"]
+    assert tools("python -m pre_commit run types --all-files") == ["mypy"]
+    assert tools("pre-commit run -c ci/hooks.yaml -a") == ["eslint", "mypy", "pylint"]
+    assert check_settings.tools_of([{"name": "hooks", "run": "pre-commit run"}], {
+        ".pre-commit-config.yaml": b"repos: {a: 1}\n"}.get) == {replace(
+            check_settings.PRE_COMMIT, recipe_files=check_settings.PRE_COMMIT.files): ["hooks"]}  # nothing followed
 
 
 def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
@@ -521,6 +544,9 @@ def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
 
 
 GO_LINT = (".golangci.yml", "linters:\n  disable: [errcheck]\n")
+PRE_COMMIT_CONFIG = ("repos:\n  - repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v5.0.0\n    hooks:\n"
+                     "      - id: check-yaml\n  - repo: https://github.com/golangci/golangci-lint\n    rev: v2.1.6\n"
+                     "    hooks:\n      - id: golangci-lint-full\n")
 GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\n"
 
 
@@ -539,6 +565,8 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
      "npm run lint --workspace=@shop/web",
      ("packages/web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
     ("sh", {"scripts/lint.sh": GO_SCRIPT}, "sh scripts/lint.sh", GO_LINT, "golangci-lint"),
+    ("pre-commit", {".pre-commit-config.yaml": PRE_COMMIT_CONFIG}, "pre-commit run --all-files", GO_LINT,
+     "golangci-lint"),
     ("make", {"Makefile": "lint:\n\t@./scripts/go-lint\n", "scripts/go-lint": GO_SCRIPT}, "make lint", GO_LINT,
      "golangci-lint"),
 ])
@@ -547,9 +575,9 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     """`npm run lint` runs package.json's `eslint src` (`--workspace=@shop/web` the workspace's), `task lint` the
     Taskfile's `lint` task whose dependency runs `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile
     the root's includes as `go`; `sh scripts/lint.sh`, or a Makefile's recipe running `./scripts/go-lint`, the
-    script's lines): a bolt that adds the linter's settings file turning a rule off passes the unchanged command.
-    Before: verify unchanged (the included Taskfile's, the scripts' and the workspace's, until includes, scripts and
-    workspaces were read)."""
+    script's lines; `pre-commit run --all-files` its golangci-lint hook): a bolt that adds the linter's settings
+    file turning a rule off passes the unchanged command. Before: verify unchanged (the included Taskfile's, the
+    scripts', the workspace's and pre-commit's, until includes, scripts, workspaces and hooks were read)."""
     for path, text in recipes.items():
         (hand / path).parent.mkdir(parents=True, exist_ok=True)
         (hand / path).write_text(text)
@@ -566,6 +594,26 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
     assert deviation["path"] == settings[0] and f"changed it: the settings of {tool}, which the verify " \
         "command(s) 'lint' run" in deviation["detail"], deviation
+    assert not item(report, "verify-unchanged")["satisfied"]
+
+
+def test_a_bolt_that_drops_a_hook_the_check_runs_is_refused(hand: Path) -> None:
+    """`pre-commit run --all-files` runs the hooks .pre-commit-config.yaml lists: a bolt that drops the linter's hook
+    (or excludes its own files) passes the unchanged command. Before: verify unchanged."""
+    (hand / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG)
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        "run: python -m unittest discover -s tests -t . -q\n  - name: hooks\n    run: pre-commit run --all-files"))
+    person_commit(hand, "ci: the hooks")
+    (hand / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG.split("  - repo: https://github.com/golangci")[0])
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: fewer hooks")
+    check_boxes(hand)
+    report = walkthrough(hand, "--no-run")
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    assert deviation["path"] == ".pre-commit-config.yaml" and "changed it: the settings of pre-commit, which the " \
+        "verify command(s) 'hooks' run" in deviation["detail"], deviation
     assert not item(report, "verify-unchanged")["satisfied"]
 
 

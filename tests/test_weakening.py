@@ -362,6 +362,25 @@ def test_a_file_a_checks_recipe_file_includes_is_flagged_when_the_edit_changes_i
 
 
 @pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history
+def test_a_hook_dropped_from_the_pre_commit_configuration_a_check_runs_is_flagged(repo: Repo, held: bool) -> None:
+    """`pre-commit run --all-files` runs the hooks the configuration lists; an edit dropping the type checker's hook
+    (or adding `exclude: ^src/`) passed the unchanged check, as did one turning a rule off in the settings of a tool
+    a hook runs. Before: no flag."""
+    hooks = "repos:\n  - repo: local\n    hooks:\n      - {id: types, entry: mypy src, language: system}\n"
+    base = repo.commit({"aidlc.yaml": "verify:\n  - name: hooks\n    run: pre-commit run --all-files\n",
+                        ".pre-commit-config.yaml": hooks, "src/app.py": "x = 1\n"})
+    verify = [{"name": "hooks", "run": "pre-commit run --all-files"}] if held else None
+    dropped = repo.commit({".pre-commit-config.yaml": "repos: []\n", "src/app.py": "x = 2\n"})
+    assert weakened_tests(repo.root, base, dropped, None, None, verify=verify) == [
+        ".pre-commit-config.yaml: the settings of pre-commit, which the verify command(s) 'hooks' run; the edit "
+        "changed them"]
+    restored = repo.commit({".pre-commit-config.yaml": hooks})
+    quiet = repo.commit({"mypy.ini": "[mypy]\nignore_errors = True\n"})
+    assert weakened_tests(repo.root, restored, quiet, None, None, verify=verify) == [
+        "mypy.ini: the settings of mypy, which the verify command(s) 'hooks' run; the edit changed them"]
+
+
+@pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history
 def test_the_settings_of_a_tool_a_check_runs_are_flagged_when_the_edit_changes_them(repo: Repo, held: bool) -> None:
     verify = [{"name": "lint", "run": "ruff check src"}, {"name": "tests", "run": "npm test"}]
     config = "verify:\n  - name: lint\n    run: ruff check src\n  - name: tests\n    run: npm test\n"

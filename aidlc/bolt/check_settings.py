@@ -14,7 +14,7 @@ import json
 import posixpath
 import shlex
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from aidlc.bolt import recipes
@@ -85,9 +85,27 @@ def tools_run(words: list[str]) -> list[Tool]:
         elif name in _NPM:
             runner = _package_runner(name, words[at + 1:])
             found.setdefault(f"{name} {runner.package} {runner.recipe_files}", runner)
+        elif name in _HOOK_RUNNERS:
+            runner = _hook_runner(words[at + 1:])
+            found.setdefault(f"pre-commit {runner.recipes} {runner.recipe_files}", runner)
         elif (script := _shell_script(words, at)) is not None:
             found.setdefault(f"sh {script}", Tool(SCRIPT, recipe_files=(script,)))
     return list(found.values())
+
+
+_HOOK_RUNNERS = ("pre-commit", "pre_commit", "prek")  # pre-commit (`python -m pre_commit`), and prek, its port
+# pre-commit's configuration says which hooks run and on what (`exclude`): any change to it counts.
+PRE_COMMIT = Tool("pre-commit", (".pre-commit-config.yaml", ".pre-commit-config.yml"))
+
+
+def _hook_runner(rest: list[str]) -> Tool:
+    """pre-commit, given the words after it: its configuration (`-c FILE`, else its own) and the hooks `run` names."""
+    config = _values(rest, ("-c", "--config"))
+    named = [word for at, word in enumerate(rest) if not word.startswith("-") and
+             (at == 0 or rest[at - 1] not in ("-c", "--config", "--files", "--hook-stage", "--from-ref", "--to-ref",
+                                              "--source", "--origin", "-s", "-o"))]
+    return replace(PRE_COMMIT, recipe_files=tuple(config[:1]) or PRE_COMMIT.files,
+                   recipes=tuple(named[1:]) if named[:1] == ["run"] else ())
 
 
 SCRIPT = "sh"  # the tool name of a shell script a command runs: its lines are followed as commands
@@ -260,10 +278,18 @@ def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
                 for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
     if tool.name == SCRIPT:
         lines = recipes.script_lines(read(tool.recipe_files[0]))
+    elif tool.name == "pre-commit":
+        config = next((data for data in map(read, tool.recipe_files) if data is not None), None)
+        lines = [f"{' '.join(_hook_tools(hook))} {entry}" for hook, entry in recipes.hooks(config, tool.recipes)]
     else:
         found = _recipes(tool, read)
         lines = recipes.commands(tool.name, found, tool.recipes, tool.assignments) if found is not None else []
     return [called for line in lines for called in tools_run(command_words({"run": line}))]
+
+
+def _hook_tools(hook: str) -> list[str]:
+    """The tools a pre-commit hook of that id runs (`ruff-format`: ruff; `golangci-lint-full`: golangci-lint)."""
+    return [name for name in TOOLS if hook == name or hook.startswith(name + "-")]
 
 
 def _recipes(tool: Tool, read: Callable[[str], bytes | None]) -> recipes.Recipes | None:

@@ -178,6 +178,18 @@ def _yaml(data: bytes | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def hooks(data: bytes | None, named: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(id, entry) of each hook a pre-commit configuration (`.pre-commit-config.yaml`) lists, or of those `named`
+    (`pre-commit run mypy`); the entry is "" for a hook whose repository says what it runs."""
+    found = []
+    for repo in (repo for repo in _items(_yaml(data).get("repos")) if isinstance(repo, dict)):
+        for hook in (hook for hook in _items(repo.get("hooks")) if isinstance(hook, dict)):
+            name, entry = hook.get("id"), hook.get("entry")
+            if isinstance(name, str) and (not named or name in named):
+                found.append((name, entry if isinstance(entry, str) else ""))
+    return found
+
+
 def script_lines(data: bytes | None) -> list[str]:
     """The command lines of a shell script (none for a file that is not text): its lines, one ending in a backslash
     joined with the next, comments left out."""

@@ -135,7 +135,8 @@ def _settings_paths(verify: list[dict[str, Any]] | None, changed: set[str]) -> l
     caller does not hold the commands, the head's aidlc.yaml naming them, or when they run package.json scripts, the
     head's package.json naming what those call)."""
     follows = verify is None or check_settings.files_read(verify)
-    tools = list(check_settings.TOOLS.values()) if follows else list(check_settings.tools_of(verify or []))
+    tools = [*check_settings.TOOLS.values(), check_settings.PRE_COMMIT] if follows else \
+        list(check_settings.tools_of(verify or []))
     return sorted(path for path in changed if check_settings.may_hold_settings(path, tools))
 
 
