@@ -510,6 +510,32 @@ def test_the_tools_the_hooks_pre_commit_runs_call_are_the_checks_tools() -> None
             check_settings.PRE_COMMIT, recipe_files=check_settings.PRE_COMMIT.files): ["hooks"]}  # nothing followed
 
 
+TOX_INI = (b"[tox]\nenvlist = py311, lint\n\n[testenv]\ncommands = pytest {posargs}\n\n[testenv:lint]\n"
+           b"commands =\n    ruff check src\n    # mypy src\n    - pyright \\\n      src\n\n"
+           b"[testenv:docs]\ndeps = mkdocs\n")
+LEGACY_TOX = b'[tool.tox]\nlegacy_tox_ini = """\n[testenv:lint]\ncommands = mypy src\n"""\n'
+
+
+@pytest.mark.parametrize(("files", "run", "tools"), [
+    ({"tox.ini": TOX_INI}, "tox -e lint", ["pyright", "ruff"]),
+    ({"tox.ini": TOX_INI}, "tox", ["pyright", "pytest", "ruff"]),  # every environment defined
+    ({"tox.ini": TOX_INI}, "tox run -e py311,docs", ["pytest"]),  # the base's commands
+    ({"tox.ini": TOX_INI}, "python -m tox -elint", ["pyright", "ruff"]),
+    ({"ci/tox.ini": TOX_INI}, "tox -c ci/tox.ini -e lint", ["pyright", "ruff"]),
+    ({"setup.cfg": b"[metadata]\nname = shop\n", "pyproject.toml": LEGACY_TOX}, "tox -e lint", ["mypy"]),
+    ({"pyproject.toml": b"[project]\nname = 'shop'\n", "tox.toml": b"[env_run_base]\ncommands = [['pytest']]\n\n"
+      b"[env.lint]\ncommands = [['ruff', 'check'], ['pyright', 'src']]\n"}, "tox -e lint", ["pyright", "ruff"]),
+    ({"tox.toml": b"[env_run_base]\ncommands = [['pytest']]\n"}, "tox -e py312", ["pytest"]),
+    ({"tox.ini": b"[testenv\n"}, "tox", []), ({"tox.toml": b"env = 1\nnot toml"}, "tox", []),
+])
+def test_the_tools_a_tox_environment_runs_are_the_checks_tools(files: dict[str, bytes], run: str,
+                                                               tools: list[str]) -> None:
+    """`tox -e lint` runs the commands of [testenv:lint] (an environment without its own, the base's), from tox.ini,
+    setup.cfg's [tox:tox], pyproject.toml's [tool.tox] or tox.toml, whichever holds tox's configuration first."""
+    runs = check_settings.tools_of([{"name": "tox", "run": run}], files.get)
+    assert sorted(tool.name for tool in runs if tool.name != "tox") == tools
+
+
 def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
     package = json.dumps({"scripts": {"lint": "eslint . && tsc --noEmit", "test": "npm run unit", "unit": "jest",
                                       "loop": "npm run loop"}}).encode()
@@ -567,6 +593,8 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
     ("sh", {"scripts/lint.sh": GO_SCRIPT}, "sh scripts/lint.sh", GO_LINT, "golangci-lint"),
     ("pre-commit", {".pre-commit-config.yaml": PRE_COMMIT_CONFIG}, "pre-commit run --all-files", GO_LINT,
      "golangci-lint"),
+    ("tox", {"tox.ini": "[tox]\nenvlist = py311, lint\n\n[testenv:lint]\ncommands =\n    golangci-lint run\n"},
+     "tox -e lint", GO_LINT, "golangci-lint"),
     ("make", {"Makefile": "lint:\n\t@./scripts/go-lint\n", "scripts/go-lint": GO_SCRIPT}, "make lint", GO_LINT,
      "golangci-lint"),
 ])
@@ -575,7 +603,8 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     """`npm run lint` runs package.json's `eslint src` (`--workspace=@shop/web` the workspace's), `task lint` the
     Taskfile's `lint` task whose dependency runs `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile
     the root's includes as `go`; `sh scripts/lint.sh`, or a Makefile's recipe running `./scripts/go-lint`, the
-    script's lines; `pre-commit run --all-files` its golangci-lint hook): a bolt that adds the linter's settings
+    script's lines; `pre-commit run --all-files` its golangci-lint hook; `tox -e lint` the environment's commands): a
+    bolt that adds the linter's settings
     file turning a rule off passes the unchanged command. Before: verify unchanged (the included Taskfile's, the
     scripts', the workspace's and pre-commit's, until includes, scripts, workspaces and hooks were read)."""
     for path, text in recipes.items():

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from aidlc.bolt import recipes
+from aidlc.bolt import recipes, runner_configs
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,9 @@ def tools_run(words: list[str]) -> list[Tool]:
     found: dict[str, Tool] = {}
     for at, word in enumerate(words):
         name = _MAKE_VARIABLE.get(word, posixpath.basename(word))
-        if name in TOOLS:
+        if name == TOX.name:
+            found.setdefault(name, _tox_runner(words[at + 1:]))
+        elif name in TOOLS:
             found.setdefault(name, TOOLS[name])
         elif name == "py.test":
             found.setdefault("pytest", PYTEST)
@@ -106,6 +108,13 @@ def _hook_runner(rest: list[str]) -> Tool:
                                               "--source", "--origin", "-s", "-o"))]
     return replace(PRE_COMMIT, recipe_files=tuple(config[:1]) or PRE_COMMIT.files,
                    recipes=tuple(named[1:]) if named[:1] == ["run"] else ())
+
+
+def _tox_runner(rest: list[str]) -> Tool:
+    """tox, given the words after it: the environments `-e` names and the file `-c` names (else tox's own)."""
+    envs = _values(rest, ("-e", "--env")) + [word[2:] for word in rest if word.startswith("-e") and len(word) > 2]
+    return replace(TOX, recipe_files=tuple(_values(rest, ("-c", "--conf"))[:1]) or runner_configs.TOX_CONFIGS,
+                   recipes=tuple(envs))
 
 
 SCRIPT = "sh"  # the tool name of a shell script a command runs: its lines are followed as commands
@@ -269,22 +278,27 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
 
 
 def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
-    """The tools a package script or a task runner's recipe that `tool` runs calls."""
+    """The tools that what `tool` runs calls: a package script, a task runner's recipe, a pre-commit hook, a tox
+    environment's commands, a shell script's lines."""
+    return [called for line in _lines_run(tool, read) for called in tools_run(command_words({"run": line}))]
+
+
+def _lines_run(tool: Tool, read: Callable[[str], bytes | None]) -> list[str]:
+    """The command lines `tool` runs, read from its files."""
     if tool.name in _NPM:
-        package = recipes.workspace_package(tool.recipe_files[0], tool.workspace, read) if tool.workspace \
+        package = runner_configs.workspace_package(tool.recipe_files[0], tool.workspace, read) if tool.workspace \
             else tool.recipe_files[0]
-        scripts = _scripts(read(package)) if package is not None else {}
-        return [called for key in tool.package
-                for called in tools_run(command_words({"run": scripts.get(key.removeprefix("scripts."))}))]
+        scripts = runner_configs.package_scripts(read(package) if package is not None else None)
+        return [run for key in tool.package if (run := scripts.get(key.removeprefix("scripts."))) is not None]
     if tool.name == SCRIPT:
-        lines = recipes.script_lines(read(tool.recipe_files[0]))
-    elif tool.name == "pre-commit":
+        return recipes.script_lines(read(tool.recipe_files[0]))
+    if tool.name == PRE_COMMIT.name:
         config = next((data for data in map(read, tool.recipe_files) if data is not None), None)
-        lines = [f"{' '.join(_hook_tools(hook))} {entry}" for hook, entry in recipes.hooks(config, tool.recipes)]
-    else:
-        found = _recipes(tool, read)
-        lines = recipes.commands(tool.name, found, tool.recipes, tool.assignments) if found is not None else []
-    return [called for line in lines for called in tools_run(command_words({"run": line}))]
+        return [f"{' '.join(_hook_tools(hook))} {entry}" for hook, entry in runner_configs.hooks(config, tool.recipes)]
+    if tool.name == TOX.name:
+        return runner_configs.tox_commands(read, tool.recipe_files, tool.recipes)
+    found = _recipes(tool, read)
+    return recipes.commands(tool.name, found, tool.recipes, tool.assignments) if found is not None else []
 
 
 def _hook_tools(hook: str) -> list[str]:
@@ -306,14 +320,6 @@ def files_read(verify: list[Any]) -> list[str]:
     """The project's files `tools_of` reads to follow what the verify commands run: package.json where they run
     package scripts (in the folder an option names), the recipe files of the task runners they run."""
     return sorted({file for tool in tools_of(verify) for file in tool.recipe_files})
-
-
-def _scripts(package: bytes | None) -> dict[str, str]:
-    try:
-        scripts = json.loads(package).get("scripts") if package is not None else None
-    except (ValueError, RecursionError, AttributeError):  # not JSON, or not an object
-        return {}
-    return {name: run for name, run in scripts.items() if isinstance(run, str)} if isinstance(scripts, dict) else {}
 
 
 def said(subject: str, by_tool: dict[Tool, list[str]], runs: dict[Tool, list[str]]) -> str:

@@ -2,12 +2,12 @@
 those include: `read_recipes`), and the command lines the targets a command names run (`commands`): a Makefile's or
 justfile's rules with their prerequisites, a Makefile's variables expanded, a Taskfile's tasks with their `deps` and
 the tasks they call; and a shell script's command lines (`script_lines`). Read from the files alone, nothing run:
-`make lint` running `ruff check` is found here, ruff's settings by aidlc/bolt/check_settings.py."""
+`make lint` running `ruff check` is found here, ruff's settings by aidlc/bolt/check_settings.py; what package
+managers, pre-commit and tox run by aidlc/bolt/runner_configs.py."""
 
 from __future__ import annotations
 
 import fnmatch
-import json
 import posixpath
 import re
 from collections.abc import Callable
@@ -129,65 +129,13 @@ def _include(rel: str, read: Callable[[str], bytes | None], found: Recipes, dept
     return read(rel)
 
 
-def workspace_package(root: str, workspace: str, read: Callable[[str], bytes | None]) -> str | None:
-    """The package.json of the workspace a package manager's command names (`npm run lint -w web`, `pnpm --filter
-    @shop/web lint`, `yarn workspace @shop/web lint`), beside the root package.json at `root`: by its folder, or by
-    its name among the folders the root's `workspaces` (or pnpm-workspace.yaml's `packages`) list, a `packages/*`
-    tried with the name's last part; None when none is found (the root's scripts are not what runs)."""
-    folder = posixpath.dirname(root)
-    wanted = workspace.strip("{}").removeprefix("...").removesuffix("...").removeprefix("./")  # pnpm's selectors
-    for candidate in (wanted, *_workspace_folders(folder, read, wanted.rsplit("/", 1)[-1])):
-        path = within(folder, posixpath.join(candidate, "package.json"))
-        data = read(path) if path is not None else None
-        if data is not None and (candidate == wanted or _json(data).get("name") == wanted):
-            return path
-    return None
-
-
-def _workspace_folders(folder: str, read: Callable[[str], bytes | None], last: str) -> list[str]:
-    """The folders the workspaces of the root package in `folder` may be in, for a package whose name ends in
-    `last`: each listed folder, and `last` in each listed `folder/*`."""
-    listed = _json(read(posixpath.join(folder, "package.json"))).get("workspaces")
-    listed = listed.get("packages") if isinstance(listed, dict) else listed
-    pnpm = _yaml(read(posixpath.join(folder, "pnpm-workspace.yaml"))).get("packages")
-    found = []
-    for pattern in (p.removeprefix("./").rstrip("/") for p in (*_items(listed), *_items(pnpm)) if isinstance(p, str)):
-        above, _, star = pattern.rpartition("/")
-        if not any(mark in pattern for mark in "*?[!"):
-            found.append(pattern)
-        elif star in ("*", "**") and not any(mark in above for mark in "*?[!"):
-            found.append(posixpath.join(above, last))
-    return found
-
-
-def _json(data: bytes | None) -> dict[str, Any]:
-    """A JSON object's members ({} for anything else)."""
-    try:
-        value = json.loads(data) if data is not None else None
-    except (ValueError, RecursionError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def _yaml(data: bytes | None) -> dict[str, Any]:
+def yaml_mapping(data: bytes | None) -> dict[str, Any]:
     """A YAML mapping's members ({} for anything else)."""
     try:
         value = yamlio.load(data.decode("utf-8", "replace")) if data is not None else None
     except yamlio.YAMLError:
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def hooks(data: bytes | None, named: tuple[str, ...]) -> list[tuple[str, str]]:
-    """(id, entry) of each hook a pre-commit configuration (`.pre-commit-config.yaml`) lists, or of those `named`
-    (`pre-commit run mypy`); the entry is "" for a hook whose repository says what it runs."""
-    found = []
-    for repo in (repo for repo in _items(_yaml(data).get("repos")) if isinstance(repo, dict)):
-        for hook in (hook for hook in _items(repo.get("hooks")) if isinstance(hook, dict)):
-            name, entry = hook.get("id"), hook.get("entry")
-            if isinstance(name, str) and (not named or name in named):
-                found.append((name, entry if isinstance(entry, str) else ""))
-    return found
 
 
 def script_lines(data: bytes | None) -> list[str]:
@@ -233,7 +181,7 @@ def _read_tasks(path: str, data: bytes, read: Callable[[str], bytes | None], nam
                 depth: int) -> None:
     """A Taskfile's tasks into `found`, named in `namespace` (`docs:`), and those of the Taskfiles it includes
     (`includes: {docs: ./docs}`: docs/Taskfile.yml's tasks as `docs:NAME`, or as they are with `flatten: true`)."""
-    document = _yaml(data)
+    document = yaml_mapping(data)
     tasks, includes = document.get("tasks"), document.get("includes")
     for name, task in (tasks.items() if isinstance(tasks, dict) else ()):
         found.tasks.setdefault(f"{namespace}{name}", (namespace, task))
@@ -275,14 +223,14 @@ def _task(task: Any) -> tuple[list[str], list[str]]:
     """The tasks a Taskfile's task calls (its `deps`, its `- task: NAME` commands) and the commands it runs. A task
     is a mapping (`cmds`, `cmd`, `deps`), a list of commands or one command."""
     task = task if isinstance(task, dict) else {"cmds": task}
-    listed = [task.get("cmd"), *_items(task.get("cmds"))]
-    called = [entry.get("task") if isinstance(entry, dict) else entry for entry in _items(task.get("deps"))]
+    listed = [task.get("cmd"), *items(task.get("cmds"))]
+    called = [entry.get("task") if isinstance(entry, dict) else entry for entry in items(task.get("deps"))]
     called += [entry.get("task") for entry in listed if isinstance(entry, dict)]
     runs = [entry.get("cmd") if isinstance(entry, dict) else entry for entry in listed]
     return [name for name in called if isinstance(name, str)], [run for run in runs if isinstance(run, str)]
 
 
-def _items(value: Any) -> list[Any]:
+def items(value: Any) -> list[Any]:
     """A YAML value that holds a list of things, or one thing, as a list."""
     return value if isinstance(value, list) else [] if value is None else [value]
 

@@ -1,0 +1,151 @@
+"""What package managers, pre-commit and tox run, read from their own files: the package.json of the workspace a
+command names (`workspace_package`), the hooks a pre-commit configuration lists (`hooks`) and the commands of the tox
+environments a command runs (`tox_commands`). Read from the files alone, nothing run; the tools those call are found
+by aidlc/bolt/check_settings.py."""
+
+from __future__ import annotations
+
+import configparser
+import json
+import posixpath
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from aidlc.bolt import recipes
+
+
+def workspace_package(root: str, workspace: str, read: Callable[[str], bytes | None]) -> str | None:
+    """The package.json of the workspace a package manager's command names (`npm run lint -w web`, `pnpm --filter
+    @shop/web lint`, `yarn workspace @shop/web lint`), beside the root package.json at `root`: by its folder, or by
+    its name among the folders the root's `workspaces` (or pnpm-workspace.yaml's `packages`) list, a `packages/*`
+    tried with the name's last part; None when none is found (the root's scripts are not what runs)."""
+    folder = posixpath.dirname(root)
+    wanted = workspace.strip("{}").removeprefix("...").removesuffix("...").removeprefix("./")  # pnpm's selectors
+    for candidate in (wanted, *_workspace_folders(folder, read, wanted.rsplit("/", 1)[-1])):
+        path = recipes.within(folder, posixpath.join(candidate, "package.json"))
+        data = read(path) if path is not None else None
+        if data is not None and (candidate == wanted or _json(data).get("name") == wanted):
+            return path
+    return None
+
+
+def _workspace_folders(folder: str, read: Callable[[str], bytes | None], last: str) -> list[str]:
+    """The folders the workspaces of the root package in `folder` may be in, for a package whose name ends in
+    `last`: each listed folder, and `last` in each listed `folder/*`."""
+    listed = _json(read(posixpath.join(folder, "package.json"))).get("workspaces")
+    listed = listed.get("packages") if isinstance(listed, dict) else listed
+    pnpm = recipes.yaml_mapping(read(posixpath.join(folder, "pnpm-workspace.yaml"))).get("packages")
+    found = []
+    patterns = [pattern for pattern in (*recipes.items(listed), *recipes.items(pnpm)) if isinstance(pattern, str)]
+    for pattern in (pattern.removeprefix("./").rstrip("/") for pattern in patterns):
+        above, _, star = pattern.rpartition("/")
+        if not any(mark in pattern for mark in "*?[!"):
+            found.append(pattern)
+        elif star in ("*", "**") and not any(mark in above for mark in "*?[!"):
+            found.append(posixpath.join(above, last))
+    return found
+
+
+def _json(data: bytes | None) -> dict[str, Any]:
+    """A JSON object's members ({} for anything else)."""
+    try:
+        value = json.loads(data) if data is not None else None
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def package_scripts(data: bytes | None) -> dict[str, str]:
+    """A package.json's scripts by name ({} for a file that is not one)."""
+    scripts = _json(data).get("scripts")
+    return {name: run for name, run in scripts.items() if isinstance(run, str)} if isinstance(scripts, dict) else {}
+
+
+def hooks(data: bytes | None, named: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(id, entry) of each hook a pre-commit configuration (`.pre-commit-config.yaml`) lists, or of those `named`
+    (`pre-commit run mypy`); the entry is "" for a hook whose repository says what it runs."""
+    found = []
+    for repo in (repo for repo in recipes.items(recipes.yaml_mapping(data).get("repos")) if isinstance(repo, dict)):
+        for hook in (hook for hook in recipes.items(repo.get("hooks")) if isinstance(hook, dict)):
+            name, entry = hook.get("id"), hook.get("entry")
+            if isinstance(name, str) and (not named or name in named):
+                found.append((name, entry if isinstance(entry, str) else ""))
+    return found
+
+
+# The files tox reads its configuration from, in the order it looks (the first holding one counts).
+TOX_CONFIGS = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")
+
+
+def tox_commands(read: Callable[[str], bytes | None], configs: tuple[str, ...], envs: tuple[str, ...]) -> list[str]:
+    """The command lines of the tox environments `envs` (when none is named, the configuration's `envlist`, else each
+    environment it defines), from the first of the files `configs` holding tox's configuration; an environment with
+    no commands of its own (or not defined: `py311`) runs the base environment's."""
+    for path in configs:
+        data = read(path)
+        found = _tox_environments(posixpath.basename(path), data) if data is not None else None
+        if found is not None:
+            environments, listed = found
+            wanted = [env for names in envs for env in names.split(",")] or listed or \
+                [env for env in environments if env] or [""]
+            return [line for env in wanted for line in environments.get(env.strip(), environments.get("", []))]
+    return []
+
+
+# A tox configuration: environment ("" the base) -> its command lines, and the environments `tox` alone runs.
+ToxConfig = tuple[dict[str, list[str]], list[str]]
+
+
+def _tox_environments(name: str, data: bytes) -> ToxConfig | None:
+    """The tox configuration in the file `name` holding `data`; None where that file holds none (a pyproject.toml
+    without [tool.tox])."""
+    text = data.decode("utf-8", "replace")
+    if name not in ("pyproject.toml", "tox.toml"):
+        return _ini_environments(text, "tox:tox" if name == "setup.cfg" else "tox")
+    import tomllib  # where a tox configuration is read: the run's loop imports this module at every start
+
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return ({}, []) if name == "tox.toml" else None
+    table = document if name == "tox.toml" else document.get("tool", {}).get("tox")
+    if not isinstance(table, dict):
+        return None
+    if isinstance(table.get("legacy_tox_ini"), str):
+        return _ini_environments(table["legacy_tox_ini"], "tox")
+    environments = {"": _toml_commands(table.get("env_run_base"))}
+    named = table.get("env")
+    environments.update({env: _toml_commands(body) for env, body in (named.items() if isinstance(named, dict) else ())
+                         if isinstance(body, dict) and "commands" in body})
+    return environments, [env for env in recipes.items(table.get("env_list")) if isinstance(env, str)]
+
+
+def _ini_environments(text: str, head: str) -> ToxConfig | None:
+    """The environments of an INI tox configuration (`[testenv]`, `[testenv:lint]`) and the `envlist` of its section
+    `head`; None where setup.cfg has no `[tox:tox]`; nothing where the text does not parse."""
+    parser = configparser.RawConfigParser(strict=False, interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return {}, []
+    if head == "tox:tox" and not parser.has_section(head):
+        return None
+    listed = parser.get(head, "envlist", fallback="") if parser.has_section(head) else ""
+    return {section.partition(":")[2]: _ini_commands(parser[section]["commands"]) for section in parser.sections()
+            if section.partition(":")[0] == "testenv" and parser.has_option(section, "commands")}, \
+        [env.strip() for env in listed.replace("\n", ",").split(",") if env.strip()]
+
+
+def _ini_commands(value: str) -> list[str]:
+    """The command lines of an INI `commands` value: one a line, a backslash joining the next, comments left out,
+    without the `-` or `!` that says how a failure counts."""
+    lines = value.replace("\\\n", " ").splitlines()
+    return [line.strip().lstrip("-!").strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+
+
+def _toml_commands(body: Any) -> list[str]:
+    """The command lines of a TOML environment's `commands`, a list of argument lists."""
+    commands = body.get("commands") if isinstance(body, dict) else None
+    return [shlex.join(word for word in command if isinstance(word, str))
+            for command in recipes.items(commands) if isinstance(command, list)]
