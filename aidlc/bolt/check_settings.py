@@ -90,7 +90,7 @@ def tools_run(words: list[str]) -> list[Tool]:
         elif name in _HOOK_RUNNERS:
             runner = _hook_runner(words[at + 1:])
             found.setdefault(f"pre-commit {runner.recipes} {runner.recipe_files}", runner)
-        elif (script := _shell_script(words, at)) is not None:
+        elif (script := recipes.shell_script(words, at)) is not None:
             found.setdefault(f"sh {script}", Tool(SCRIPT, recipe_files=(script,)))
     return list(found.values())
 
@@ -102,7 +102,7 @@ PRE_COMMIT = Tool("pre-commit", (".pre-commit-config.yaml", ".pre-commit-config.
 
 def _hook_runner(rest: list[str]) -> Tool:
     """pre-commit, given the words after it: its configuration (`-c FILE`, else its own) and the hooks `run` names."""
-    config = _values(rest, ("-c", "--config"))
+    config = recipes.option_values(rest, ("-c", "--config"))
     named = [word for at, word in enumerate(rest) if not word.startswith("-") and
              (at == 0 or rest[at - 1] not in ("-c", "--config", "--files", "--hook-stage", "--from-ref", "--to-ref",
                                               "--source", "--origin", "-s", "-o"))]
@@ -112,31 +112,12 @@ def _hook_runner(rest: list[str]) -> Tool:
 
 def _tox_runner(rest: list[str]) -> Tool:
     """tox, given the words after it: the environments `-e` names and the file `-c` names (else tox's own)."""
-    envs = _values(rest, ("-e", "--env")) + [word[2:] for word in rest if word.startswith("-e") and len(word) > 2]
-    return replace(TOX, recipe_files=tuple(_values(rest, ("-c", "--conf"))[:1]) or runner_configs.TOX_CONFIGS,
-                   recipes=tuple(envs))
+    envs = recipes.option_values(rest, ("-e", "--env")) + [word[2:] for word in rest if word[:2] == "-e" and word[2:]]
+    config = recipes.option_values(rest, ("-c", "--conf"))[:1]
+    return replace(TOX, recipe_files=tuple(config) or runner_configs.TOX_CONFIGS, recipes=tuple(envs))
 
 
 SCRIPT = "sh"  # the tool name of a shell script a command runs: its lines are followed as commands
-_SHELLS = ("sh", "bash", "zsh", "dash", "ksh", "source", ".")
-_COMMAND_STARTS = ("&&", "||", ";", "|", "then", "do", "else", "exec")
-
-
-def _shell_script(words: list[str], at: int) -> str | None:
-    """The project path of the shell script the word at `at` runs, if it runs one: a `.sh` or `.bash` file, the file
-    a shell is given (`bash scripts/check`), or `./check` run as a command."""
-    word, extension = words[at], posixpath.splitext(words[at])[1]
-    given = at > 0 and words[at - 1] in _SHELLS and _command_at(words, at - 1) and not word.startswith("-")
-    runs = extension in (".sh", ".bash") or (given and word not in _COMMAND_STARTS) or \
-        (word.startswith("./") and extension == "" and _command_at(words, at))
-    return recipes.within("", word) if runs else None
-
-
-def _command_at(words: list[str], at: int) -> bool:
-    """Whether the word at `at` is where a command starts (not an argument: `eslint .` is no `.` command)."""
-    return at == 0 or words[at - 1] in _COMMAND_STARTS
-
-
 _MAKE_VARIABLE = {"$(MAKE)": "make", "${MAKE}": "make"}  # a recipe's call of make itself
 
 
@@ -156,20 +137,14 @@ def _package_runner(name: str, rest: list[str]) -> Tool:
     script, workspace = _script(rest, valued)
     scripts = NPM_TEST.package if script in ("test", "t") else \
         (f"scripts.pre{script}", f"scripts.{script}", f"scripts.post{script}") if script else ()
-    folders = _values(rest, _FOLDER_OPTIONS)
+    folders = recipes.option_values(rest, _FOLDER_OPTIONS)
     return Tool(name, package=scripts, recipe_files=(posixpath.join(*folders[:1], "package.json"),),
-                workspace=workspace or "".join(_values(rest, valued[len(_FOLDER_OPTIONS):])[:1]))
+                workspace=workspace or "".join(recipes.option_values(rest, valued[len(_FOLDER_OPTIONS):])[:1]))
 
 
 _FOLDER_OPTIONS = ("--prefix", "-C", "--cwd", "--dir")
 _VALUED = (*_FOLDER_OPTIONS, "--filter", "-F", "--workspace")  # options that take a value; after the folders', those
 # naming a workspace
-
-
-def _values(rest: list[str], options: tuple[str, ...]) -> list[str]:
-    """The values the `options` are given in the words `rest` (`-C web`, `--workspace=web`)."""
-    found = [rest[at + 1] for at, word in enumerate(rest[:-1]) if word in options]
-    return found + [word.split("=", 1)[1] for word in rest if "=" in word and word.split("=", 1)[0] in options]
 
 
 def _script(rest: list[str], valued: tuple[str, ...]) -> tuple[str | None, str]:

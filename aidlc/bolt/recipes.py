@@ -138,6 +138,31 @@ def yaml_mapping(data: bytes | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def option_values(rest: list[str], options: tuple[str, ...]) -> list[str]:
+    """The values the `options` are given in the words `rest` (`-C web`, `--workspace=web`)."""
+    found = [rest[at + 1] for at, word in enumerate(rest[:-1]) if word in options]
+    return found + [word.split("=", 1)[1] for word in rest if "=" in word and word.split("=", 1)[0] in options]
+
+
+_SHELLS = ("sh", "bash", "zsh", "dash", "ksh", "source", ".")
+_COMMAND_STARTS = ("&&", "||", ";", "|", "then", "do", "else", "exec")
+
+
+def shell_script(words: list[str], at: int) -> str | None:
+    """The project path of the shell script the word at `at` runs, if it runs one: a `.sh` or `.bash` file, the file
+    a shell is given (`bash scripts/check`), or `./check` run as a command."""
+    word, extension = words[at], posixpath.splitext(words[at])[1]
+    given = at > 0 and words[at - 1] in _SHELLS and _command_at(words, at - 1) and not word.startswith("-")
+    runs = extension in (".sh", ".bash") or (given and word not in _COMMAND_STARTS) or \
+        (word.startswith("./") and extension == "" and _command_at(words, at))
+    return within("", word) if runs else None
+
+
+def _command_at(words: list[str], at: int) -> bool:
+    """Whether the word at `at` is where a command starts (not an argument: `eslint .` is no `.` command)."""
+    return at == 0 or words[at - 1] in _COMMAND_STARTS
+
+
 def script_lines(data: bytes | None) -> list[str]:
     """The command lines of a shell script (none for a file that is not text): its lines, one ending in a backslash
     joined with the next, comments left out."""
