@@ -536,6 +536,48 @@ def test_the_tools_a_tox_environment_runs_are_the_checks_tools(files: dict[str, 
     assert sorted(tool.name for tool in runs if tool.name != "tox") == tools
 
 
+PDM = b"""[project]
+name = "shop"
+
+[tool.pdm.scripts]
+pre_lint = "ruff check src"
+lint = {composite = ["types", "pytest -q"]}
+types = {cmd = ["mypy", "src"]}
+post_lint = {call = "tasks:report"}
+"""
+POE = b"""[tool.poe.tasks]
+check = ["style", {ref = "types"}]
+style = {shell = "ruff check src\\nflake8 src"}
+types = {cmd = "mypy src", deps = ["prepare"]}
+prepare = "pyright"
+"""
+HATCH = b"""[tool.hatch.envs.default.scripts]
+test = "pytest {args}"
+[tool.hatch.envs.lint.scripts]
+style = ["ruff check .", "test"]
+[tool.hatch.envs.lint]
+dependencies = ["ruff"]
+"""
+
+
+@pytest.mark.parametrize(("files", "run", "tools"), [
+    ({"pyproject.toml": PDM}, "pdm run lint", ["mypy", "pytest", "ruff"]),  # pre_lint, its composite
+    ({"pyproject.toml": PDM}, "pdm types", ["mypy"]), ({"pyproject.toml": PDM}, "pdm run pyright src", ["pyright"]),
+    ({"pyproject.toml": POE}, "poe check", ["flake8", "mypy", "pyright", "ruff"]),
+    ({"pyproject.toml": HATCH}, "hatch run lint:style", ["pytest", "ruff"]),  # the default environment's `test`
+    ({"pyproject.toml": HATCH}, "hatch run test", ["pytest"]),
+    ({"pyproject.toml": b"[project]\nname = 'shop'\n", "hatch.toml": HATCH.replace(b"tool.hatch.", b"")},
+     "hatch run lint:style", ["pytest", "ruff"]),
+    ({"pyproject.toml": b"[tool.pdm.scripts\n"}, "pdm run lint", []), ({"pyproject.toml": POE}, "hatch fmt", []),
+])
+def test_the_tools_a_python_task_runner_runs_are_the_checks_tools(files: dict[str, bytes], run: str,
+                                                                  tools: list[str]) -> None:
+    """`pdm run lint`, `poe check` and `hatch run lint:style` run the tasks pyproject.toml (or hatch.toml) defines,
+    and the tasks those name in turn."""
+    runs = check_settings.tools_of([{"name": "lint", "run": run}], files.get)
+    assert sorted(tool.name for tool in runs if tool.name not in ("pdm", "poe", "hatch")) == tools
+
+
 def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
     package = json.dumps({"scripts": {"lint": "eslint . && tsc --noEmit", "test": "npm run unit", "unit": "jest",
                                       "loop": "npm run loop"}}).encode()
@@ -595,6 +637,8 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
      "golangci-lint"),
     ("tox", {"tox.ini": "[tox]\nenvlist = py311, lint\n\n[testenv:lint]\ncommands =\n    golangci-lint run\n"},
      "tox -e lint", GO_LINT, "golangci-lint"),
+    ("pdm", {"pyproject.toml": "[project]\nname = 'shop'\n\n[tool.pdm.scripts]\nlint = {composite = ['go-lint']}\n"
+                               "go-lint = 'golangci-lint run'\n"}, "pdm run lint", GO_LINT, "golangci-lint"),
     ("make", {"Makefile": "lint:\n\t@./scripts/go-lint\n", "scripts/go-lint": GO_SCRIPT}, "make lint", GO_LINT,
      "golangci-lint"),
 ])
@@ -603,10 +647,10 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     """`npm run lint` runs package.json's `eslint src` (`--workspace=@shop/web` the workspace's), `task lint` the
     Taskfile's `lint` task whose dependency runs `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile
     the root's includes as `go`; `sh scripts/lint.sh`, or a Makefile's recipe running `./scripts/go-lint`, the
-    script's lines; `pre-commit run --all-files` its golangci-lint hook; `tox -e lint` the environment's commands): a
-    bolt that adds the linter's settings
-    file turning a rule off passes the unchanged command. Before: verify unchanged (the included Taskfile's, the
-    scripts', the workspace's and pre-commit's, until includes, scripts, workspaces and hooks were read)."""
+    script's lines; `pre-commit run --all-files` its golangci-lint hook; `tox -e lint` the environment's commands;
+    `pdm run lint` the pyproject.toml script its composite names): a bolt that adds the linter's settings file
+    turning a rule off passes the unchanged command. Before: verify unchanged (the included Taskfile's, the
+    scripts', the workspace's, pre-commit's, tox's and pdm's, until each was read)."""
     for path, text in recipes.items():
         (hand / path).parent.mkdir(parents=True, exist_ok=True)
         (hand / path).write_text(text)

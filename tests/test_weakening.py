@@ -380,6 +380,28 @@ def test_a_hook_dropped_from_the_pre_commit_configuration_a_check_runs_is_flagge
         "mypy.ini: the settings of mypy, which the verify command(s) 'hooks' run; the edit changed them"]
 
 
+@pytest.mark.parametrize(("run", "table", "part"), [
+    ("pdm run test", "pdm.scripts", "pdm.scripts"), ("poe test", "poe.tasks", "poe"),
+    ("hatch run test", "hatch.envs.default.scripts", "hatch.envs"),
+])
+def test_the_task_a_python_task_runner_runs_is_flagged_when_the_edit_changes_it(repo: Repo, run: str, table: str,
+                                                                                  part: str) -> None:
+    """`pdm run test` runs pyproject.toml's [tool.pdm.scripts] `test` (poe's tasks, hatch's environment scripts): an
+    edit making it `true` passed the unchanged check; a version bumped beside it is no change of it. Before: no
+    flag."""
+    def pyproject(version: str, test: str) -> str:
+        return f"[project]\nname = 'shop'\nversion = '{version}'\n\n[tool.{table}]\ntest = '{test}'\n"
+
+    verify = [{"name": "tests", "run": run}]
+    base = repo.commit({"pyproject.toml": pyproject("1", "pytest -q"), "src/app.py": "x = 1\n"})
+    bumped = repo.commit({"pyproject.toml": pyproject("2", "pytest -q"), "src/app.py": "x = 2\n"})
+    assert weakened_tests(repo.root, base, bumped, None, None, verify=verify) == []
+    emptied = repo.commit({"pyproject.toml": pyproject("2", "true")})
+    assert weakened_tests(repo.root, bumped, emptied, None, None, verify=verify) == [
+        f"pyproject.toml ([tool.{part}]): the settings of {run.split()[0]}, which the verify command(s) 'tests' run; "
+        "the edit changed them"]
+
+
 @pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history
 def test_the_settings_of_a_tool_a_check_runs_are_flagged_when_the_edit_changes_them(repo: Repo, held: bool) -> None:
     verify = [{"name": "lint", "run": "ruff check src"}, {"name": "tests", "run": "npm test"}]

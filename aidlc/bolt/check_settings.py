@@ -87,6 +87,9 @@ def tools_run(words: list[str]) -> list[Tool]:
         elif name in _NPM:
             runner = _package_runner(name, words[at + 1:])
             found.setdefault(f"{name} {runner.package} {runner.recipe_files}", runner)
+        elif name in runner_configs.PYPROJECT_RUNNERS:
+            runner = _pyproject_runner(name, words[at + 1:])
+            found.setdefault(f"{name} {runner.recipes}", runner)
         elif name in _HOOK_RUNNERS:
             runner = _hook_runner(words[at + 1:])
             found.setdefault(f"pre-commit {runner.recipes} {runner.recipe_files}", runner)
@@ -108,6 +111,16 @@ def _hook_runner(rest: list[str]) -> Tool:
                                               "--source", "--origin", "-s", "-o"))]
     return replace(PRE_COMMIT, recipe_files=tuple(config[:1]) or PRE_COMMIT.files,
                    recipes=tuple(named[1:]) if named[:1] == ["run"] else ())
+
+
+def _pyproject_runner(name: str, rest: list[str]) -> Tool:
+    """pdm, poe or hatch, given the words after it: the task it runs (`pdm run lint`, `poe lint`, `hatch run
+    lint:check`; none for `hatch fmt`) and where it reads its tasks, whose part of pyproject.toml is its settings."""
+    words = [word for word in rest if not word.startswith("-")]
+    words = words[1:] if words[:1] == ["run"] else [] if name == "hatch" else words
+    table = {"pdm": "pdm.scripts", "poe": "poe", "hatch": "hatch.envs"}[name]
+    return Tool(name, ("hatch.toml",) if name == "hatch" else (), (table,), recipes=tuple(words[:1]),
+                recipe_files=("pyproject.toml", "hatch.toml") if name == "hatch" else ("pyproject.toml",))
 
 
 def _tox_runner(rest: list[str]) -> Tool:
@@ -198,9 +211,15 @@ def _read(path: str, data: bytes | None, tools: list[Tool]) -> dict[str, Any] | 
 def _pyproject(text: str, tools: list[Tool]) -> dict[str, Any]:
     import tomllib
 
-    table = tomllib.loads(text).get("tool")
-    table = table if isinstance(table, dict) else {}
-    return {f"[tool.{key}]": table[key] for tool in tools for key in tool.pyproject if key in table}
+    tables = tomllib.loads(text).get("tool")
+    found = {}
+    for key in (key for tool in tools for key in tool.pyproject):  # a table, or one inside it: `hatch.envs`
+        value = tables
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is not None:
+            found[f"[tool.{key}]"] = value
+    return found
 
 
 def _ini(text: str, tools: list[Tool]) -> dict[str, Any]:
@@ -270,6 +289,8 @@ def _lines_run(tool: Tool, read: Callable[[str], bytes | None]) -> list[str]:
     if tool.name == PRE_COMMIT.name:
         config = next((data for data in map(read, tool.recipe_files) if data is not None), None)
         return [f"{' '.join(_hook_tools(hook))} {entry}" for hook, entry in runner_configs.hooks(config, tool.recipes)]
+    if tool.name in runner_configs.PYPROJECT_RUNNERS:
+        return runner_configs.pyproject_tasks(tool.name, read, tool.recipe_files, tool.recipes)
     if tool.name == TOX.name:
         return runner_configs.tox_commands(read, tool.recipe_files, tool.recipes)
     found = _recipes(tool, read)

@@ -149,3 +149,80 @@ def _toml_commands(body: Any) -> list[str]:
     commands = body.get("commands") if isinstance(body, dict) else None
     return [shlex.join(word for word in command if isinstance(word, str))
             for command in recipes.items(commands) if isinstance(command, list)]
+
+
+# Python's task runners that read their tasks from pyproject.toml: pdm's [tool.pdm.scripts], poe's [tool.poe.tasks],
+# hatch's [tool.hatch.envs.ENV.scripts] (or hatch.toml's [envs.ENV.scripts]).
+PYPROJECT_RUNNERS = ("pdm", "poe", "hatch")
+
+
+def pyproject_tasks(runner: str, read: Callable[[str], bytes | None], configs: tuple[str, ...],
+                    names: tuple[str, ...]) -> list[str]:
+    """The command lines the tasks `names` of `runner` run (pdm's with their `pre_` and `post_` scripts; hatch's
+    named `ENV:NAME` in an environment, which has the default environment's scripts too), from the first of the
+    files `configs` holding them, with those of the tasks they run in turn: a command whose first word names a
+    task runs that task (pdm's `composite`, poe's `sequence`, `ref` and `deps`, a hatch script naming another)."""
+    tasks = next((found for path in configs
+                  if (found := _runner_tasks(runner, posixpath.basename(path), read(path), names[:1]))), {})
+    wanted = [name.rpartition(":")[2] if runner == "hatch" else name for name in names]
+    if runner == "pdm":
+        wanted = [f"{when}{name}" for name in wanted for when in ("pre_", "", "post_")]
+    return _followed(tasks, wanted)
+
+
+def _followed(tasks: dict[str, Any], wanted: list[str]) -> list[str]:
+    """The command lines of the tasks `wanted`, a line whose first word names a task read as that task's."""
+    seen: set[str] = set()
+    lines: list[str] = []
+    while wanted:
+        name = wanted.pop(0)
+        if name in seen or name not in tasks:
+            continue
+        seen.add(name)
+        for line in _task_lines(tasks[name]):
+            first = line.split(maxsplit=1)[:1]
+            wanted += first if first and first[0] in tasks else []
+            lines += [] if first and first[0] in tasks else [line]
+    return lines
+
+
+def _runner_tasks(runner: str, name: str, data: bytes | None, names: tuple[str, ...]) -> dict[str, Any]:
+    """The tasks of `runner` the file `name` (pyproject.toml or hatch.toml) holding `data` defines, by name; for hatch,
+    the scripts of the environment the first of `names` runs in (`lint:check`: lint)."""
+    import tomllib  # where a task runner's tasks are read: the run's loop imports this module at every start
+
+    try:
+        document = tomllib.loads(data.decode("utf-8", "replace")) if data is not None else {}
+    except tomllib.TOMLDecodeError:
+        return {}
+    tool = document.get("tool", {}) if name == "pyproject.toml" else {"hatch": document}
+    table = tool.get(runner) if isinstance(tool, dict) else None
+    table = table if isinstance(table, dict) else {}
+    if runner != "hatch":
+        found = table.get("scripts" if runner == "pdm" else "tasks")
+        return found if isinstance(found, dict) else {}
+    envs = table.get("envs")
+    envs = envs if isinstance(envs, dict) else {}
+    env = names[0].rpartition(":")[0] if names and ":" in names[0] else "default"
+    scripts: dict[str, Any] = {}
+    for chosen in dict.fromkeys(("default", env)):
+        body = envs.get(chosen)
+        found = body.get("scripts") if isinstance(body, dict) else None
+        scripts.update(found if isinstance(found, dict) else {})
+    return scripts
+
+
+def _task_lines(task: Any) -> list[str]:
+    """The command lines (or names of other tasks, first word) of one task of pdm, poe or hatch: a command, a list of
+    them, or a table saying how (`cmd`, `shell`, `composite`, `sequence`, `ref`, `deps`); a Python call is not read."""
+    if isinstance(task, str):
+        return [line for line in task.splitlines() if line.strip()]  # a `shell` script: one command a line
+    if isinstance(task, list):
+        return [line for item in task for line in _task_lines(item)]
+    if not isinstance(task, dict):
+        return []
+    command = task.get("cmd")
+    lines = [shlex.join(word for word in command if isinstance(word, str))] if isinstance(command, list) else []
+    for key in ("deps", "cmd", "shell", "ref", "composite", "sequence"):
+        lines += _task_lines(task.get(key)) if not (key == "cmd" and isinstance(command, list)) else []
+    return lines
