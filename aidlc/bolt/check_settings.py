@@ -68,34 +68,19 @@ _NPM = ("npm", "yarn", "pnpm", "bun")
 
 def tools_run(words: list[str]) -> list[Tool]:
     """The tools a check's command (its words) runs: by name (`mypy`, `python -m mypy`, `npx eslint`), coverage by
-    pytest-cov's `--cov` too, for npm, yarn, pnpm and bun the package.json scripts they run, and for make, just and
-    task the recipe files and targets they run (what those call: `tools_of`)."""
-    found: dict[str, Tool] = {}
+    pytest-cov's `--cov` too, the task runners, package managers, pre-commit, tox and pdm, poe or hatch with what
+    their words say they run (a target, a script, a hook, an environment, a task), and the shell scripts it runs
+    (what those call: `tools_of`)."""
+    found: dict[Tool, None] = {}  # each once, in the order named
     for at, word in enumerate(words):
         name = _MAKE_VARIABLE.get(word, posixpath.basename(word))
-        if name == TOX.name:
-            found.setdefault(name, _tox_runner(words[at + 1:]))
-        elif name in TOOLS:
-            found.setdefault(name, TOOLS[name])
-        elif name == "py.test":
-            found.setdefault("pytest", PYTEST)
-        elif word.startswith("--cov"):
-            found.setdefault("coverage", COVERAGE)
-        elif name in recipes.RUNNERS:
-            runner = _task_runner(name, words[at + 1:])
-            found.setdefault(f"{name} {runner.recipes} {runner.assignments}", runner)
-        elif name in _NPM:
-            runner = _package_runner(name, words[at + 1:])
-            found.setdefault(f"{name} {runner.package} {runner.recipe_files}", runner)
-        elif name in runner_configs.PYPROJECT_RUNNERS:
-            runner = _pyproject_runner(name, words[at + 1:])
-            found.setdefault(f"{name} {runner.recipes}", runner)
-        elif name in _HOOK_RUNNERS:
-            runner = _hook_runner(words[at + 1:])
-            found.setdefault(f"pre-commit {runner.recipes} {runner.recipe_files}", runner)
-        elif (script := recipes.shell_script(words, at)) is not None:
-            found.setdefault(f"sh {script}", Tool(SCRIPT, recipe_files=(script,)))
-    return list(found.values())
+        script = recipes.shell_script(words, at)
+        tool = _RUNNERS[name](name, words[at + 1:]) if name in _RUNNERS else TOOLS.get(name) or \
+            (PYTEST if name == "py.test" else COVERAGE if word.startswith("--cov") else None) or \
+            (Tool(SCRIPT, recipe_files=(script,)) if script is not None else None)
+        if tool is not None:
+            found.setdefault(tool)
+    return list(found)
 
 
 _HOOK_RUNNERS = ("pre-commit", "pre_commit", "prek")  # pre-commit (`python -m pre_commit`), and prek, its port
@@ -103,7 +88,7 @@ _HOOK_RUNNERS = ("pre-commit", "pre_commit", "prek")  # pre-commit (`python -m p
 PRE_COMMIT = Tool("pre-commit", (".pre-commit-config.yaml", ".pre-commit-config.yml"))
 
 
-def _hook_runner(rest: list[str]) -> Tool:
+def _hook_runner(name: str, rest: list[str]) -> Tool:
     """pre-commit, given the words after it: its configuration (`-c FILE`, else its own) and the hooks `run` names."""
     config = recipes.option_values(rest, ("-c", "--config"))
     named = [word for at, word in enumerate(rest) if not word.startswith("-") and
@@ -123,7 +108,7 @@ def _pyproject_runner(name: str, rest: list[str]) -> Tool:
                 recipe_files=("pyproject.toml", "hatch.toml") if name == "hatch" else ("pyproject.toml",))
 
 
-def _tox_runner(rest: list[str]) -> Tool:
+def _tox_runner(name: str, rest: list[str]) -> Tool:
     """tox, given the words after it: the environments `-e` names and the file `-c` names (else tox's own)."""
     envs = recipes.option_values(rest, ("-e", "--env")) + [word[2:] for word in rest if word[:2] == "-e" and word[2:]]
     config = recipes.option_values(rest, ("-c", "--conf"))[:1]
@@ -170,6 +155,12 @@ def _script(rest: list[str], valued: tuple[str, ...]) -> tuple[str | None, str]:
     if words[:1] in (["run"], ["run-script"]):
         words = words[1:]
     return (words[0] if words else None), workspace
+
+
+# The runners whose words say what they run, each read from the words after its name.
+_RUNNERS: dict[str, Callable[[str, list[str]], Tool]] = {
+    TOX.name: _tox_runner, **dict.fromkeys(recipes.RUNNERS, _task_runner), **dict.fromkeys(_NPM, _package_runner),
+    **dict.fromkeys(runner_configs.PYPROJECT_RUNNERS, _pyproject_runner), **dict.fromkeys(_HOOK_RUNNERS, _hook_runner)}
 
 
 def may_hold_settings(path: str, tools: list[Tool]) -> bool:
