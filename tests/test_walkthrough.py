@@ -19,7 +19,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from aidlc.bolt import check_settings
+from aidlc.bolt import check_runs, check_settings
 from aidlc.events.ledger import Ledger
 from aidlc.model.events import Actor, ActorKind, Decision, EventType, FileDigest, Subject
 from tests import forge
@@ -455,10 +455,11 @@ def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, befor
     ("pnpm --filter web lint", [("pnpm", ("scripts.prelint", "scripts.lint", "scripts.postlint"))]),
     ("./scripts/check.sh", [("sh", ())]), ("pre-commit run -a", [("pre-commit", ())]), ("bash -e ci/lint", []),
     ("bash ci/lint && . ./env", [("sh", ())] * 2),
-    ("eslint . && ./gradlew check", [("eslint", ("eslintConfig",)), ("sh", ())]), ("python scripts/check.py", []),
+    ("eslint . && ./gradlew check", [("eslint", ("eslintConfig",)), ("sh", ())]),
+    ("python scripts/check.py", [("python", ())]),
 ])
 def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tuple[str, tuple[str, ...]]]) -> None:
-    found = check_settings.tools_run(check_settings.command_words({"run": run}))
+    found = check_runs.tools_run(check_runs.command_words({"run": run}))
     assert [(tool.name, tool.package) for tool in found] == tools
 
 
@@ -484,7 +485,7 @@ WORKSPACES = {
 def test_the_scripts_of_the_workspace_a_command_names_are_what_it_runs(run: str, tool: str | None) -> None:
     """`npm run lint -w web` runs the `lint` script of the workspace web, not the root's: found by its folder, or by
     its name among the folders the root's `workspaces` or pnpm-workspace.yaml list."""
-    runs = check_settings.tools_of([{"name": "lint", "run": run}], WORKSPACES.get)
+    runs = check_runs.tools_of([{"name": "lint", "run": run}], WORKSPACES.get)
     assert [found.name for found in runs if found.name not in ("npm", "pnpm", "yarn", "bun")] == \
         ([tool] if tool else [])
 
@@ -499,13 +500,13 @@ def test_the_tools_the_hooks_pre_commit_runs_call_are_the_checks_tools() -> None
              "scripts/lint": b"eslint .\n"}
 
     def tools(run: str) -> list[str]:
-        runs = check_settings.tools_of([{"name": "hooks", "run": run}], files.get)
+        runs = check_runs.tools_of([{"name": "hooks", "run": run}], files.get)
         return sorted(tool.name for tool in runs if tool.name not in ("pre-commit", "sh"))
 
     assert tools("pre-commit run --all-files") == tools("prek run -a") == ["eslint", "mypy", "ruff"]
     assert tools("python -m pre_commit run types --all-files") == ["mypy"]
     assert tools("pre-commit run -c ci/hooks.yaml -a") == ["eslint", "mypy", "pylint"]
-    assert check_settings.tools_of([{"name": "hooks", "run": "pre-commit run"}], {
+    assert check_runs.tools_of([{"name": "hooks", "run": "pre-commit run"}], {
         ".pre-commit-config.yaml": b"repos: {a: 1}\n"}.get) == {replace(
             check_settings.PRE_COMMIT, recipe_files=check_settings.PRE_COMMIT.files): ["hooks"]}  # nothing followed
 
@@ -532,7 +533,7 @@ def test_the_tools_a_tox_environment_runs_are_the_checks_tools(files: dict[str, 
                                                                tools: list[str]) -> None:
     """`tox -e lint` runs the commands of [testenv:lint] (an environment without its own, the base's), from tox.ini,
     setup.cfg's [tox:tox], pyproject.toml's [tool.tox] or tox.toml, whichever holds tox's configuration first."""
-    runs = check_settings.tools_of([{"name": "tox", "run": run}], files.get)
+    runs = check_runs.tools_of([{"name": "tox", "run": run}], files.get)
     assert sorted(tool.name for tool in runs if tool.name != "tox") == tools
 
 
@@ -574,8 +575,57 @@ def test_the_tools_a_python_task_runner_runs_are_the_checks_tools(files: dict[st
                                                                   tools: list[str]) -> None:
     """`pdm run lint`, `poe check` and `hatch run lint:style` run the tasks pyproject.toml (or hatch.toml) defines,
     and the tasks those name in turn."""
-    runs = check_settings.tools_of([{"name": "lint", "run": run}], files.get)
+    runs = check_runs.tools_of([{"name": "lint", "run": run}], files.get)
     assert sorted(tool.name for tool in runs if tool.name not in ("pdm", "poe", "hatch")) == tools
+
+
+CHECK_PY = b"""import os
+import subprocess
+import sys
+
+COMMAND = ["pyright"]
+
+
+def main() -> int:
+    subprocess.run(["ruff", "check", "src"], check=True)
+    os.system("mypy src && pytest -q")
+    subprocess.run(COMMAND + sys.argv[1:])  # computed at run time: not followed
+    return subprocess.call(("eslint", "web"))
+"""
+NOXFILE = b"""import nox
+
+
+@nox.session
+def lint(session):
+    session.run("ruff", "check", "src")
+
+
+@nox.session(python=["3.11", "3.12"])
+def tests(session):
+    session.install("pytest")
+    session.run("pytest", "-q")
+
+
+def helper(session):
+    session.run("pyright")
+"""
+
+
+@pytest.mark.parametrize(("files", "run", "tools"), [
+    ({"ci/check.py": CHECK_PY}, "python ci/check.py", ["eslint", "mypy", "pytest", "ruff"]),
+    ({"ci/check.py": CHECK_PY}, "python3.12 -u ci/check.py --fast", ["eslint", "mypy", "pytest", "ruff"]),
+    ({"noxfile.py": NOXFILE}, "nox -s lint", ["ruff"]), ({"noxfile.py": NOXFILE}, "nox", ["pytest", "ruff"]),
+    ({"noxfile.py": NOXFILE}, "python -m nox --session tests lint -- -x", ["pytest", "ruff"]),
+    ({"ci/nox.py": NOXFILE}, "nox -f ci/nox.py -s tests", ["pytest"]),
+    ({"ci/check.py": b"def broken(:\n"}, "python ci/check.py", []),
+    ({"ci/check.py": b"\x00"}, "python ci/check.py", []),
+])
+def test_the_commands_a_python_script_or_nox_session_runs_are_the_checks_tools(files: dict[str, bytes], run: str,
+                                                                                tools: list[str]) -> None:
+    """`python ci/check.py` runs what it gives subprocess and os.system in string literals; `nox -s lint` what the
+    session's `session.run` calls do."""
+    runs = check_runs.tools_of([{"name": "checks", "run": run}], files.get)
+    assert sorted(tool.name for tool in runs if tool.name not in ("python", "nox")) == tools
 
 
 def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
@@ -596,17 +646,17 @@ def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
               {"name": "strict-pyright", "run": "make strict CHECK=pyright"}, {"name": "go-lint", "run": "task lint"},
               {"name": "task-loop", "run": "task loop"}, {"name": "web", "run": "npm --prefix web run lint"},
               {"name": "web-pnpm", "run": "pnpm --dir=web lint"}]
-    runs = check_settings.tools_of(verify, files.get)
+    runs = check_runs.tools_of(verify, files.get)
     runners = ("npm", "yarn", "pnpm", "make", "task")
     assert {tool.name: names for tool, names in runs.items() if tool.name not in runners} == {
         "eslint": ["lint"], "tsc": ["lint", "go-lint"], "jest": ["tests"], "ruff": ["make-lint"],
         "mypy": ["make-lint", "all", "strict"], "pyright": ["strict-pyright", "web", "web-pnpm"],
         "golangci-lint": ["go-lint"], "vitest": ["web", "web-pnpm"]}
-    assert {"Taskfile.dist.yml", "package.json", "web/package.json"} <= set(check_settings.files_read(verify))
+    assert {"Taskfile.dist.yml", "package.json", "web/package.json"} <= set(check_runs.files_read(verify))
     for broken in (b"tasks: [1, 2]\n", b"tasks:\n  lint: {deps: [[1]], cmds: {a: 1}}\n", b"\x00: [", b"- 1\n"):
-        found = check_settings.tools_of([{"name": "go-lint", "run": "task lint"}], {"Taskfile.yml": broken}.get)
+        found = check_runs.tools_of([{"name": "go-lint", "run": "task lint"}], {"Taskfile.yml": broken}.get)
         assert [tool.name for tool in found] == ["task"]
-    assert check_settings.tools_of([{"name": "lint", "run": "npm run lint"}], {"package.json": b"not json"}.get) == {
+    assert check_runs.tools_of([{"name": "lint", "run": "npm run lint"}], {"package.json": b"not json"}.get) == {
         check_settings.Tool("npm", package=("scripts.prelint", "scripts.lint", "scripts.postlint"),
                             recipe_files=("package.json",)): ["lint"]}
 
@@ -639,6 +689,10 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
      "tox -e lint", GO_LINT, "golangci-lint"),
     ("pdm", {"pyproject.toml": "[project]\nname = 'shop'\n\n[tool.pdm.scripts]\nlint = {composite = ['go-lint']}\n"
                                "go-lint = 'golangci-lint run'\n"}, "pdm run lint", GO_LINT, "golangci-lint"),
+    ("python", {"ci/lint.py": "import subprocess\n\nsubprocess.run(['golangci-lint', 'run'], check=True)\n"},
+     "python ci/lint.py", GO_LINT, "golangci-lint"),
+    ("nox", {"noxfile.py": "import nox\n\n\n@nox.session\ndef lint(session):\n    session.run('golangci-lint', "
+                           "'run')\n"}, "nox -s lint", GO_LINT, "golangci-lint"),
     ("make", {"Makefile": "lint:\n\t@./scripts/go-lint\n", "scripts/go-lint": GO_SCRIPT}, "make lint", GO_LINT,
      "golangci-lint"),
 ])
@@ -648,9 +702,10 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     Taskfile's `lint` task whose dependency runs `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile
     the root's includes as `go`; `sh scripts/lint.sh`, or a Makefile's recipe running `./scripts/go-lint`, the
     script's lines; `pre-commit run --all-files` its golangci-lint hook; `tox -e lint` the environment's commands;
-    `pdm run lint` the pyproject.toml script its composite names): a bolt that adds the linter's settings file
-    turning a rule off passes the unchanged command. Before: verify unchanged (the included Taskfile's, the
-    scripts', the workspace's, pre-commit's, tox's and pdm's, until each was read)."""
+    `pdm run lint` the pyproject.toml script its composite names; `python ci/lint.py` its subprocess call, `nox -s
+    lint` the session's `session.run`): a bolt that adds the linter's settings file turning a rule off passes the
+    unchanged command. Before: verify unchanged (the included Taskfile's, the scripts', the workspace's, pre-commit's,
+    tox's, pdm's, the Python script's and nox's, until each was read)."""
     for path, text in recipes.items():
         (hand / path).parent.mkdir(parents=True, exist_ok=True)
         (hand / path).write_text(text)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.bolt.check_settings import named_by_verify
+from aidlc.bolt.check_runs import named_by_verify
 from aidlc.bolt.weakening import is_tautology, is_test_file, weakened_tests
 from aidlc.errors import UsageError
 from aidlc.model.checks import TestCounts
@@ -341,6 +341,7 @@ def test_a_task_runners_recipe_file_is_what_its_command_runs(run: str, named: li
     ("task py:test", ("Taskfile.yml", "version: '3'\nincludes:\n  py: ./py\n"), "py/Taskfile.yml"),
     ("make -s test", ("Makefile", "test:\n\t./scripts/test.sh\n"), "scripts/test.sh"),  # a script a recipe runs
     ("npm test", ("package.json", '{"scripts": {"test": "bash ci/test"}}\n'), "ci/test"),
+    ("make -s test", ("Makefile", "test:\n\tpython3 ci/test.py\n"), "ci/test.py"),
     ("./scripts/check.sh", ("scripts/check.sh", "set -e\n. scripts/env.sh\n"), "scripts/env.sh"),
 ])
 @pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history

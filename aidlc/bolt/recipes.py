@@ -158,6 +158,14 @@ def shell_script(words: list[str], at: int) -> str | None:
     return within("", word) if runs else None
 
 
+def python_script(words: list[str], at: int) -> str | None:
+    """The project path of the Python script the word at `at` runs, if it runs one: a `.py` file Python is given
+    (`python scripts/check.py`, `python3.12 -u ci/lint.py`)."""
+    before = [posixpath.basename(word) for word in words[:at] if not word.startswith("-")][-1:]
+    given = bool(before) and re.fullmatch(r"python[\d.]*", before[0]) is not None
+    return within("", words[at]) if given and words[at].endswith(".py") and words[at - 1] not in ("-m", "-c") else None
+
+
 def _command_at(words: list[str], at: int) -> bool:
     """Whether the word at `at` is where a command starts (not an argument: `eslint .` is no `.` command)."""
     return at == 0 or words[at - 1] in _COMMAND_STARTS

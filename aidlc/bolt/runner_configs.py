@@ -1,10 +1,12 @@
-"""What package managers, pre-commit and tox run, read from their own files: the package.json of the workspace a
-command names (`workspace_package`), the hooks a pre-commit configuration lists (`hooks`) and the commands of the tox
-environments a command runs (`tox_commands`). Read from the files alone, nothing run; the tools those call are found
-by aidlc/bolt/check_settings.py."""
+"""What package managers, pre-commit, tox, pdm, poe, hatch and Python scripts run, read from their own files: the
+package.json of the workspace a command names (`workspace_package`), the hooks a pre-commit configuration lists
+(`hooks`), the commands of the tox environments a command runs (`tox_commands`), of pyproject.toml's tasks
+(`pyproject_tasks`) and those a Python script or a noxfile's sessions run (`python_commands`). Read from the files
+alone, nothing run; the tools those call are found by aidlc/bolt/check_runs.py."""
 
 from __future__ import annotations
 
+import ast
 import configparser
 import json
 import posixpath
@@ -226,3 +228,43 @@ def _task_lines(task: Any) -> list[str]:
     for key in ("deps", "cmd", "shell", "ref", "composite", "sequence"):
         lines += _task_lines(task.get(key)) if not (key == "cmd" and isinstance(command, list)) else []
     return lines
+
+
+# The calls a Python file runs a command with: subprocess's, os's, and nox's session.run.
+_RUNS_COMMAND = frozenset({"run", "call", "check_call", "check_output", "Popen", "system", "run_always",
+                           "getoutput", "getstatusoutput"})
+
+
+def python_commands(data: bytes | None, sessions: tuple[str, ...] | None = None) -> list[str]:
+    """The commands a Python file runs, as written: the argument lists and command lines it gives subprocess (run,
+    call, check_call, check_output, Popen), os.system and nox's session.run in string literals; with `sessions`, a
+    noxfile's: only in those sessions' functions (each decorated one, when none is named). Arguments computed at run
+    time are not followed."""
+    try:
+        tree = ast.parse(data or b"")
+    except (SyntaxError, ValueError, RecursionError):  # not Python, a NUL byte, nesting deeper than the stack
+        return []
+    scopes: list[ast.AST] = [tree] if sessions is None else _sessions(tree, sessions)
+    calls = (node for scope in scopes for node in ast.walk(scope) if isinstance(node, ast.Call) and node.args)
+    return [line for call in calls if _called_name(call.func) in _RUNS_COMMAND for line in _literal_command(call.args)]
+
+
+def _sessions(tree: ast.Module, named: tuple[str, ...]) -> list[ast.AST]:
+    """A noxfile's functions of the sessions `named` (each decorated as a session, when none is)."""
+    return [node for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and
+            (node.name in named if named else any("session" in ast.unparse(d) for d in node.decorator_list))]
+
+
+def _called_name(function: ast.expr) -> str:
+    """The name a call calls: `run` of `subprocess.run(...)` and of `run(...)`."""
+    return function.attr if isinstance(function, ast.Attribute) else function.id if isinstance(function, ast.Name) \
+        else ""
+
+
+def _literal_command(args: list[ast.expr]) -> list[str]:
+    """The command a call's arguments spell in string literals: a list or tuple of them (subprocess), several of them
+    (`session.run("ruff", "check")`) or one string (a shell's command line)."""
+    listed = isinstance(args[0], ast.List | ast.Tuple)
+    words = args[0].elts if isinstance(args[0], ast.List | ast.Tuple) else args
+    strings = [word.value for word in words if isinstance(word, ast.Constant) and isinstance(word.value, str)]
+    return [shlex.join(strings)] if strings and (listed or len(strings) > 1) else strings[:1]

@@ -38,8 +38,8 @@ from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.config import key_line
 from aidlc.bank.walk import CONFIG_FILE
-from aidlc.bolt import check_settings
-from aidlc.bolt.check_settings import named_by_verify
+from aidlc.bolt import check_runs, check_settings
+from aidlc.bolt.check_runs import named_by_verify
 from aidlc.model.checks import TestCounts
 
 MAX_FLAGS_PER_KIND = 10  # per file: beyond this, one sentence counts the rest
@@ -108,7 +108,7 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     if history is None:
         return flags
     old = history.read(base, [o for o, _ in pairs if o] + settings + [CONFIG_FILE])
-    followed = check_settings.files_read(verify or [])  # package.json, a Makefile: what they call
+    followed = check_runs.files_read(verify or [])  # package.json, a Makefile: what they call
     new = history.reader(head, [n for _, n in pairs] + settings + [CONFIG_FILE] + followed)
     for old_path, new_path in pairs:
         flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new(new_path)), base)
@@ -120,13 +120,13 @@ def _tools(verify: list[dict[str, Any]] | None, new: Callable[[str], bytes | Non
            ) -> dict[check_settings.Tool, list[str]]:
     """The tools the verify commands run: the caller's commands, or the head's aidlc.yaml's (`new`: a file at the
     head)."""
-    return check_settings.tools_of(verify if verify is not None else _listed(verify_of(new(CONFIG_FILE))), new)
+    return check_runs.tools_of(verify if verify is not None else _listed(verify_of(new(CONFIG_FILE))), new)
 
 
 def _named_by_held(repo_root: Path, head: str, verify: list[dict[str, Any]], changed: set[str]) -> list[str]:
     """The changed files the caller's verify commands name or run; a recipe file or script they run (a Makefile) may
     include or run others, read at the head."""
-    history = vcs.history(repo_root) if check_settings.files_read(verify) else None
+    history = vcs.history(repo_root) if check_runs.files_read(verify) else None
     return _named_by_verify(verify, changed - {CONFIG_FILE}, history.reader(head) if history is not None else None)
 
 
@@ -134,9 +134,9 @@ def _settings_paths(verify: list[dict[str, Any]] | None, changed: set[str]) -> l
     """The changed files that may hold settings of a tool the verify commands run (of any tool aidlc knows, when the
     caller does not hold the commands, the head's aidlc.yaml naming them, or when they run package.json scripts, the
     head's package.json naming what those call)."""
-    follows = verify is None or check_settings.files_read(verify)
+    follows = verify is None or check_runs.files_read(verify)
     tools = [*check_settings.TOOLS.values(), check_settings.PRE_COMMIT] if follows else \
-        list(check_settings.tools_of(verify or []))
+        list(check_runs.tools_of(verify or []))
     return sorted(path for path in changed if check_settings.may_hold_settings(path, tools))
 
 

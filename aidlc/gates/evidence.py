@@ -10,8 +10,8 @@ from typing import Any
 from aidlc import vcs
 from aidlc.bank.items import StoryItem
 from aidlc.bank.walk import CONFIG_FILE
-from aidlc.bolt import check_settings, suppressions
-from aidlc.bolt.check_settings import named_by_verify
+from aidlc.bolt import check_runs, check_settings, suppressions
+from aidlc.bolt.check_runs import named_by_verify
 from aidlc.bolt.weakening import verify_of
 from aidlc.gates.facts import Facts, one_line, settings_changed_by_bolt
 from aidlc.gates.planned import Planned, plan_risks
@@ -127,9 +127,9 @@ def silenced(facts: Facts) -> list[ev.Deviation]:
 def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> list[ev.Deviation]:
     """The settings a verify command's tool reads (pyproject.toml's [tool.mypy], a jest.config.js) that the bolt's
     own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py)."""
-    followed = check_settings.files_read(verify)  # package.json, a Makefile: what they call, as the head has it
+    followed = check_runs.files_read(verify)  # package.json, a Makefile: what they call, as the head has it
     history = vcs.history(facts.repo) if followed else None
-    runs = check_settings.tools_of(verify, history.reader(facts.head, followed) if history is not None else None)
+    runs = check_runs.tools_of(verify, history.reader(facts.head, followed) if history is not None else None)
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
     found = []
     for path, by_tool in settings_changed_by_bolt(facts, candidates, list(runs)).items():
