@@ -3,6 +3,7 @@ and task would run them, read from the recipe file alone; hostile recipe files a
 
 from __future__ import annotations
 
+import json
 import tracemalloc
 
 from aidlc.bolt import recipes
@@ -116,3 +117,42 @@ def test_includes_are_followed_within_bounds() -> None:
     asked: list[str] = []
     book = recipes.read_recipes("make", "Makefile", crowd, lambda path: asked.append(path) or b"x:\n\techo\n")
     assert len(book.included) == len(asked) == 200
+
+
+def test_what_a_command_runs_is_followed_through_a_bounded_number_of_files() -> None:
+    """A Makefile whose recipe runs 5,000 scripts, each read from history by two git processes: the walkthrough read
+    every one (minutes). At most 100 tools are followed for all the checks together."""
+    from aidlc.bolt import check_runs
+
+    makefile = b"lint:\n" + b"".join(b"\t./ci/s%d.sh\n" % n for n in range(5_000))
+    asked: list[str] = []
+
+    def read(path: str) -> bytes | None:
+        asked.append(path)
+        return makefile if path == "Makefile" else b"ruff check\n"
+
+    runs = check_runs.tools_of([{"name": "lint", "run": "make lint"}, {"name": "again", "run": "make lint"}], read)
+    assert len(asked) <= 110 and any(tool.name == "ruff" for tool in runs)
+
+
+def test_the_files_a_recipe_includes_are_read_to_a_bounded_size() -> None:
+    """A Makefile including 200 files of 4 MB (the most history gives) spliced 800 MB; includes stop at 10 MB."""
+    big = b"# " + b"x" * 4_000_000 + b"\n"
+    makefile = b"include " + b" ".join(b"f%d.mk" % n for n in range(200)) + b"\nlint:\n\truff check\n"
+    book = recipes.read_recipes("make", "Makefile", makefile, lambda path: big)
+    assert len(book.text) < 15_000_000 and recipes.commands("make", book, ("lint",)) == ["ruff check"]
+
+
+def test_a_workspace_is_looked_for_in_a_bounded_number_of_folders() -> None:
+    """A root package.json listing 10,000 workspace folders: each tried was a read from history."""
+    from aidlc.bolt import check_runs
+
+    root = json.dumps({"workspaces": [f"group{n}/*" for n in range(10_000)]}).encode()
+    asked: list[str] = []
+
+    def read(path: str) -> bytes | None:
+        asked.append(path)
+        return root if path == "package.json" else None
+
+    check_runs.tools_of([{"name": "lint", "run": "npm run lint -w web"}], read)
+    assert len(asked) <= 60

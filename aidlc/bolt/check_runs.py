@@ -135,6 +135,7 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
     that npm, yarn, pnpm or bun run call (`npm run lint` running eslint), and those the Makefile or justfile
     targets a task runner runs call (`make lint` running ruff), and theirs in turn."""
     runs: dict[Tool, list[str]] = {}
+    followed = 0  # tools followed into their files, for all the checks together
     for check in (check for check in verify if isinstance(check, dict)):
         pending, seen = tools_run(command_words(check)), set()
         while pending:
@@ -143,9 +144,14 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
                 continue
             seen.add(tool)
             runs.setdefault(tool, []).append(str(check.get("name", "?")))
-            if read is not None:
+            if read is not None and tool.recipe_files and followed < _FOLLOWED_AT_MOST:
+                followed += 1
                 pending += _called(tool, read)
     return runs
+
+
+# Each file read costs git processes: a recipe running thousands of scripts is followed into the first hundred.
+_FOLLOWED_AT_MOST = 100
 
 
 def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:

@@ -51,14 +51,16 @@ class Recipes:
     tasks: dict[str, tuple[str, Any]] = field(default_factory=dict)
     included: list[str] = field(default_factory=list)
     patterns: list[str] = field(default_factory=list)
+    size: int = 0  # the bytes of the files included, read
 
 
 # make's `include`, `-include` and `sinclude` lines (not a recipe's: those start with a tab) and just's `import`.
 _MAKE_INCLUDE = re.compile(r"^ *(?:-include|sinclude|include)[ \t]+([^#]*)")
 _JUST_IMPORT = re.compile(r"""^import\??[ \t]+(?:'([^']*)'|"([^"]*)")""")
-# How deep includes are followed, and how many files in all: a hostile recipe file costs no more than these.
+# How deep includes are followed, how many files and how many bytes in all: a hostile recipe file costs no more.
 _DEEPEST = 10
 _FILES_AT_MOST = 200
+_BYTES_AT_MOST = 10_000_000
 
 
 def read_recipes(runner: str, path: str, data: bytes, read: Callable[[str], bytes | None] = lambda path: None,
@@ -126,7 +128,9 @@ def _include(rel: str, read: Callable[[str], bytes | None], found: Recipes, dept
     if rel == found.path or rel in found.included or depth >= _DEEPEST or len(found.included) >= _FILES_AT_MOST:
         return None
     found.included.append(rel)
-    return read(rel)
+    data = read(rel) if found.size < _BYTES_AT_MOST else None
+    found.size += len(data or b"")
+    return data
 
 
 def yaml_mapping(data: bytes | None) -> dict[str, Any]:

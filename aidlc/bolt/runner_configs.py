@@ -46,7 +46,10 @@ def _workspace_folders(folder: str, read: Callable[[str], bytes | None], last: s
             found.append(pattern)
         elif star in ("*", "**") and not any(mark in above for mark in "*?[!"):
             found.append(posixpath.join(above, last))
-    return found
+    return list(dict.fromkeys(found))[:_WORKSPACES_AT_MOST]
+
+
+_WORKSPACES_AT_MOST = 50  # folders tried for a workspace's name: each costs a read
 
 
 def _json(data: bytes | None) -> dict[str, Any]:
