@@ -72,7 +72,7 @@ def test_a_makefile_reads_the_files_it_includes_in_their_place() -> None:
     """`include mk/lint.mk` reads that file where the line stands (its first rule may be make's first), found from
     where make runs; `-include`d files not there are kept as named (a bolt adding one changes what runs); wildcards
     are kept as patterns; names outside the project, cycles and a variable make cannot expand are not followed."""
-    makefile = (b"MK = mk\ninclude $(MK)/lint.mk  # the linters\n-include local.mk\nsinclude mk/*.mk\n"
+    makefile = (b"MK = mk\ninclude $(MK)/lint.mk  # the linters\n-include local.mk\nsinclude $(wildcard mk/*.mk)\n"
                 b"include /etc/passwd ../up.mk $(NOWHERE)/x.mk\n\ntest:\n\tpytest -q\n")
     files = {"mk/lint.mk": b"lint: types\n\truff check src\ninclude mk/types.mk\n",
              "mk/types.mk": b"types:\n\tmypy src\ninclude mk/lint.mk\ninclude Makefile\n"}

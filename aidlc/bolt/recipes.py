@@ -101,8 +101,12 @@ def _spliced(runner: str, path: str, text: str, read: Callable[[str], bytes | No
 
 
 def _make_includes(line: str, values: dict[str, str]) -> list[str]:
+    """The names an include line gives, its variables expanded; `$(wildcard mk/*.mk)` gives its pattern."""
     included = _MAKE_INCLUDE.match(line) if "include" in line else None
-    return _expanded(included.group(1), values).split() if included is not None else []
+    return _WILDCARD.sub(r"\1", _expanded(included.group(1), values)).split() if included is not None else []
+
+
+_WILDCARD = re.compile(r"\$[({]wildcard\s+([^)}]*)[)}]")
 
 
 def _just_imports(line: str) -> list[str]:
