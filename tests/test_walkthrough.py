@@ -457,6 +457,8 @@ def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, befor
     ("bash ci/lint && . ./env", [("sh", ())] * 2),
     ("eslint . && ./gradlew check", [("eslint", ("eslintConfig",)), ("sh", ())]),
     ("python scripts/check.py", [("python", ())]),
+    ("bundle exec rubocop --parallel", [("rubocop", ())]), ("cargo clippy -- -D warnings", [("clippy", ())]),
+    ("npx prettier --check . && black --check src", [("prettier", ("prettier",)), ("black", ())]),
 ])
 def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tuple[str, tuple[str, ...]]]) -> None:
     found = check_runs.tools_run(check_runs.command_words({"run": run}))
@@ -693,6 +695,8 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
      "python ci/lint.py", GO_LINT, "golangci-lint"),
     ("nox", {"noxfile.py": "import nox\n\n\n@nox.session\ndef lint(session):\n    session.run('golangci-lint', "
                            "'run')\n"}, "nox -s lint", GO_LINT, "golangci-lint"),
+    ("rubocop", {}, "bundle exec rubocop", (".rubocop.yml", "Style/StringLiterals:\n  Enabled: false\n"), "rubocop"),
+    ("prettier", {}, "npx prettier --check .", (".prettierignore", "src/\n"), "prettier"),
     ("make", {"Makefile": "lint:\n\t@./scripts/go-lint\n", "scripts/go-lint": GO_SCRIPT}, "make lint", GO_LINT,
      "golangci-lint"),
 ])

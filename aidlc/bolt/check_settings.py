@@ -56,9 +56,28 @@ TOOLS = {tool.name: tool for tool in (
     Tool("flake8", (".flake8",), (), ("flake8",)),
     Tool("pylint", ("pylintrc", ".pylintrc"), ("pylint",)),
     Tool("pyright", ("pyrightconfig.json",), ("pyright",)),
-    Tool("eslint", ("eslint.config.*", ".eslintrc*"), package=("eslintConfig",)),
+    Tool("eslint", ("eslint.config.*", ".eslintrc*", ".eslintignore"), package=("eslintConfig",)),
     Tool("tsc", ("tsconfig.json", "tsconfig.*.json")),
     Tool("golangci-lint", (".golangci.*",)),
+    # Formatters run as checks (`black --check`), and the linters of other languages, by their own files.
+    Tool("black", (), ("black",)),
+    Tool("isort", (".isort.cfg",), ("isort",), ("isort", "tool:isort")),
+    Tool("bandit", (".bandit",), ("bandit",)),
+    Tool("basedpyright", ("pyrightconfig.json",), ("basedpyright", "pyright")),
+    Tool("vulture", (), ("vulture",)),
+    Tool("prettier", (".prettierrc*", "prettier.config.*", ".prettierignore"), package=("prettier",)),
+    Tool("biome", ("biome.json", "biome.jsonc")),
+    Tool("stylelint", (".stylelintrc*", "stylelint.config.*"), package=("stylelint",)),
+    Tool("rubocop", (".rubocop.yml", ".rubocop_todo.yml")),
+    Tool("phpstan", ("phpstan.neon", "phpstan.neon.dist", "phpstan.dist.neon")),
+    Tool("phpunit", ("phpunit.xml", "phpunit.xml.dist", "phpunit.dist.xml")),
+    Tool("clippy", ("clippy.toml", ".clippy.toml")),  # `cargo clippy`
+    Tool("staticcheck", ("staticcheck.conf",)),
+    Tool("shellcheck", (".shellcheckrc",)),
+    Tool("hadolint", (".hadolint.yaml", ".hadolint.yml")),
+    Tool("yamllint", (".yamllint", ".yamllint.yaml", ".yamllint.yml")),
+    Tool("markdownlint", (".markdownlint*",)),
+    Tool("markdownlint-cli2", (".markdownlint*",)),
 )}
 def may_hold_settings(path: str, tools: list[Tool]) -> bool:
     """Whether one of the `tools` may read settings from the file at `path`."""
