@@ -58,7 +58,7 @@ FLOORS: tuple[frozenset[str], ...] = (
     # and scaffold read them). The loop stays above gates.
     frozenset({f"bolt.{module}" for module in ("plan", "protected", "checks", "check_runs", "check_settings", "recipes",
                                                "runner_configs", "counts", "groups", "store", "suppressions", "trail",
-                                               "weakening", "walkthrough_file")}),
+                                               "tautology", "weakening", "walkthrough_file")}),
     frozenset({"gates", "rules"}),
     frozenset({"scaffold", "bolt", "draft"}),
     frozenset({"report", "status", "ci", "formats"}),

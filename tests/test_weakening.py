@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from aidlc.bolt.check_runs import named_by_verify
-from aidlc.bolt.weakening import is_tautology, is_test_file, weakened_tests
+from aidlc.bolt.tautology import is_tautology
+from aidlc.bolt.weakening import is_test_file, weakened_tests
 from aidlc.errors import UsageError
 from aidlc.model.checks import TestCounts
 
@@ -131,6 +132,15 @@ def test_a_skip_marker_added_is_flagged_with_its_line(sample: tuple[Repo, str]) 
      "tests/cart.rs:2: a test is ignored: `#[ignore]`"),
     ("tests/conftest.py", "import pytest\n", "import pytest\ncollect_ignore = ['test_cart.py']\n",
      "tests/conftest.py:2: tests are excluded from the run: `collect_ignore = ['test_cart.py']`"),
+    ("pom.xml", "<project>\n</project>\n", "<project>\n<excludes><exclude>**/PaymentTest.java</exclude></excludes>\n"
+     "</project>\n", "pom.xml:2: tests are excluded from the run: `<excludes><exclude>**/PaymentTest.java</exclude>"
+     "</excludes>`"),
+    ("pom.xml", "<properties>\n</properties>\n", "<properties>\n<skipTests>true</skipTests>\n</properties>\n",
+     "pom.xml:2: the tests are skipped: `<skipTests>true</skipTests>`"),
+    ("build.gradle.kts", "tasks.test {\n}\n", "tasks.test {\n    ignoreFailures = true\n}\n",
+     "build.gradle.kts:2: a failing test no longer fails the run: `ignoreFailures = true`"),
+    ("build.gradle", "test {\n}\n", "test {\n    filter { excludeTestsMatching '*Payment*' }\n}\n",
+     "build.gradle:2: tests are excluded from the run: `filter { excludeTestsMatching '*Payment*' }`"),
     ("pyproject.toml", "[tool.pytest.ini_options]\naddopts = \"-q\"\n",
      "[tool.pytest.ini_options]\naddopts = \"-q --deselect tests/test_cart.py::test_two_items\"\n",
      "pyproject.toml:2: tests are excluded from the run: `addopts = \"-q --deselect tests/test_cart.py::"

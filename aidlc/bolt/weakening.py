@@ -6,14 +6,15 @@ proves nothing, so a run that sees one pauses for a person (docs/design.md, The 
 * a skip added (`@pytest.mark.skip`/`skipif`/`xfail`, `pytest.skip()`, `unittest.skip`, `skipTest`,
   `it.skip`/`describe.skip`/`test.todo`, `xit`/`xdescribe`, `@Disabled`/`@Ignore`, `t.Skip`, `#[ignore]`), or
   a focus (`it.only`, `fit`) that stops the other tests from running;
-* tests excluded by configuration (`--deselect`, `--ignore`, `collect_ignore`, `testPathIgnorePatterns`);
+* tests excluded by configuration (`--deselect`, `--ignore`, `collect_ignore`, `testPathIgnorePatterns`; Maven's
+  surefire `<exclude>` of a test, `skipTests`, `testFailureIgnore`; Gradle's test `exclude`, `excludeTestsMatching`,
+  `ignoreFailures = true`);
 * fewer assertions, or fewer test definitions, in a test file than before (each removed line is named); an
   assertion that cannot fail does not count as one;
 * an assertion that cannot fail added to a test file, wherever it is added (a new test, or in place of a real
   assertion): a literal that is always true (`assert True`, `self.assertTrue(1)`, `expect(true).toBeTruthy()`,
   `assert!(true)`), or one expression compared with itself (`assert x == x`, `self.assertEqual(5, 5)`,
-  `expect(total).toBe(total)`, `assert.strictEqual(a, a)`, `assert_eq!(v, v)`); an expression holding a call is
-  not taken as the same on both sides (`assert next(it) == next(it)` may be a real test);
+  `expect(total).toBe(total)`, `assert.strictEqual(a, a)`, `assert_eq!(v, v)`): aidlc/bolt/tautology.py;
 * the `verify` commands of aidlc.yaml changed, or a file they run (`./scripts/check.sh`) changed;
 * from the JUnit counts before and after: fewer tests ran, or more were skipped.
 
@@ -25,7 +26,6 @@ verdict.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import posixpath
 import re
@@ -40,6 +40,7 @@ from aidlc.bank.config import key_line
 from aidlc.bank.walk import CONFIG_FILE
 from aidlc.bolt import check_runs, check_settings
 from aidlc.bolt.check_runs import named_by_verify
+from aidlc.bolt.tautology import is_tautology
 from aidlc.model.checks import TestCounts
 
 MAX_FLAGS_PER_KIND = 10  # per file: beyond this, one sentence counts the rest
@@ -50,7 +51,7 @@ _TEST_NAMES = re.compile(
     r"|.*(?:Test|Tests|IT)\.(?:java|kt|scala|cs)|.*_(?:spec|test)\.rb|test_.*\.rb|.*_test\.rs|.*Tests?\.swift)$")
 _CODE = re.compile(r"\.(?:py|[cm]?[jt]sx?|go|java|kt|scala|cs|rb|rs|swift|php)$")
 _TEST_CONFIGS = re.compile(r"^(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|package\.json|\.mocharc\..*"
-                           r"|(?:jest|vitest|karma)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?)$")
+                           r"|(?:jest|vitest|karma)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?|pom\.xml|build\.gradle(?:\.kts)?)$")
 
 _SKIPS = [(re.compile(pattern), what) for pattern, what in [
     (r"@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(", "a test is skipped"),
@@ -65,8 +66,15 @@ _SKIPS = [(re.compile(pattern), what) for pattern, what in [
     (r"#\[ignore\b", "a test is ignored"),
     (r"^\s*(?:skip|pending)(?:\s*\(|\s+[\"']|\s*$)", "a test is skipped"),
 ]]
-_EXCLUSIONS = re.compile(r"--deselect\b|--ignore(?:-glob)?\b|\bcollect_ignore(?:_glob)?\b|testPathIgnorePatterns"
-                         r"|\bmodulePathIgnorePatterns\b")
+_EXCLUSIONS = [(re.compile(pattern), what) for pattern, what in [
+    (r"--deselect\b|--ignore(?:-glob)?\b|\bcollect_ignore(?:_glob)?\b|testPathIgnorePatterns|\bmodulePathIgnorePatterns\b"
+     # Maven's surefire `<exclude>**/PaymentTest.java</exclude>`, Gradle's `exclude '**/PaymentTest*'`
+     r"|<exclude>[^<]*Test|\bexcludeTestsMatching\b|\bexclude\s*\(?\s*['\"][^'\"]*Test",
+     "tests are excluded from the run"),
+    (r"<skipTests>\s*true|\bmaven\.test\.skip\b|\bskipTests\s*=\s*true", "the tests are skipped"),
+    (r"<testFailureIgnore>\s*true|\bignoreFailures\s*=\s*true|\bmaven\.test\.failure\.ignore\b",
+     "a failing test no longer fails the run"),
+]]
 _ASSERTION = re.compile(
     r"^\s*(?:assert\b|assert_\w*!|(?:self\.)?assert\w*\s*\(|(?:await\s+)?expect\s*\(|assert\.\w+\s*\(|"
     r"(?:Assert|Assertions)\.\w+\s*\(|t\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\b|require\.\w+\s*\(|"
@@ -227,8 +235,8 @@ def _added(path: str, came: list[tuple[int, str]], test_code: bool) -> list[str]
             if what:
                 flags.append(f"{path}:{n}: {what}: {_snippet(text)}")
                 continue
-        if _EXCLUSIONS.search(text):
-            flags.append(f"{path}:{n}: tests are excluded from the run: {_snippet(text)}")
+        what = next((what for pattern, what in _EXCLUSIONS if pattern.search(text)), None)
+        flags += [f"{path}:{n}: {what}: {_snippet(text)}"] if what else []
     if test_code:
         flags += _limited(path, "assertions that cannot fail added", [
             f"{path}:{n}: an assertion that cannot fail: {_snippet(text)}"
@@ -245,107 +253,6 @@ def _matching(lines: Iterable[str], pattern: re.Pattern[str]) -> int:
 def _is_assertion(line: str, tautologies: bool = False) -> bool:
     """With `tautologies`, whether the line is an assertion that cannot fail; else whether it is one that can."""
     return bool(_ASSERTION.search(line)) and is_tautology(line) == tautologies
-
-
-_RUST_MACRO = re.compile(r"^(assert\w*)!\(")
-_LITERALS = {"True": True, "true": True, "False": False, "false": False, "None": False, "null": False,
-             "undefined": False, "nil": False}
-_TRUTHY = {"asserttrue", "assert", "ok", "istrue", "truthy", "failunless"}  # name, `assert` and `_` dropped
-_FALSY = {"assertfalse", "isfalse", "assertisnone", "assertnull", "isnull", "falsy", "failif"}
-_SAME = {"equal", "equals", "eq", "is", "same", "strictequal", "deepequal", "deepstrictequal", "listequal",
-         "dictequal", "countequal", "sequenceequal", "setequal", "tupleequal", "multilineequal", "almostequal",
-         "almostequals", "greaterequal", "lessequal", "greaterorequal", "lessorequal", "tobe", "toequal",
-         "tostrictequal", "eql", "isequalto", "issameas", "tobegreaterthanorequal", "tobelessthanorequal"}
-_EXPECT = {"expect", "assertthat"}
-
-
-def is_tautology(line: str) -> bool:
-    """Whether a one-line assertion cannot fail (see the module): a truthy literal asserted, a falsy one asserted
-    false, or one expression compared with itself."""
-    code = _RUST_MACRO.sub(r"\1(", line.strip().rstrip(";"))
-    code = re.sub(r"^assert\.", "_assert.", code)  # Node's assert module: `assert.ok(...)`
-    try:
-        body = ast.parse(code).body
-    except (SyntaxError, ValueError, RecursionError):
-        return False
-    if len(body) != 1:
-        return False
-    node = body[0]
-    if isinstance(node, ast.Assert):
-        return _always(node.test) is True or _compares_itself(node.test)
-    value = node.value if isinstance(node, ast.Expr) else None
-    if isinstance(value, ast.Await):
-        value = value.value
-    if isinstance(value, ast.Call):
-        return _call_cannot_fail(value)
-    if isinstance(value, ast.Attribute):  # chai: expect(true).to.be.true
-        subject = _expected(value)
-        return subject is not None and value.attr in ("true", "ok") and _always(subject) is True
-    return False
-
-
-def _always(node: ast.expr) -> bool | None:
-    """The truth of a literal (`True`, `1`, `"x"`, `null`, `not False`); None for anything else."""
-    if isinstance(node, ast.Constant):
-        return bool(node.value)
-    if isinstance(node, ast.Name) and node.id in _LITERALS:
-        return _LITERALS[node.id]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        inner = _always(node.operand)
-        return None if inner is None else not inner
-    return None
-
-
-def _same(first: ast.expr, second: ast.expr) -> bool:
-    """One expression on both sides, holding no call (a call may give another value the second time)."""
-    return ast.dump(first) == ast.dump(second) and not any(isinstance(n, ast.Call) for n in ast.walk(first))
-
-
-def _compares_itself(node: ast.expr) -> bool:
-    return isinstance(node, ast.Compare) and len(node.ops) == 1 \
-        and isinstance(node.ops[0], (ast.Eq, ast.Is, ast.LtE, ast.GtE)) and _same(node.left, node.comparators[0])
-
-
-def _expected(node: ast.expr) -> ast.expr | None:
-    """The subject of an `expect(X)...` or `assertThat(X)...` chain, else None."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    if isinstance(node, ast.Call) and _name(node.func) in _EXPECT and len(node.args) == 1:
-        return node.args[0]
-    return None
-
-
-def _name(func: ast.expr) -> str:
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name.replace("_", "").lower()
-
-
-def _call_cannot_fail(call: ast.Call) -> bool:
-    name = _name(call.func)
-    args = list(call.args)
-    subject = _expected(call.func.value) if isinstance(call.func, ast.Attribute) else None
-    if subject is not None:  # expect(X).toBe(Y), assertThat(X).isEqualTo(Y), expect(X).toBeTruthy()
-        return _expectation_cannot_fail(name, subject, args)
-    if args and isinstance(args[0], ast.Name) and args[0].id == "t":  # Go's testify: assert.Equal(t, a, b)
-        args = args[1:]
-    if not args:
-        return False
-    short = name.removeprefix("assert") or name
-    if name in _TRUTHY or short in _TRUTHY:
-        return _always(args[0]) is True
-    if name in _FALSY:
-        return _always(args[0]) is False
-    return short in _SAME and len(args) >= 2 and _same(args[0], args[1])
-
-
-def _expectation_cannot_fail(name: str, subject: ast.expr, args: list[ast.expr]) -> bool:
-    """`expect(subject).name(args)` (or assertThat): the same thing compared with itself, or a literal whose truth
-    is what the matcher expects."""
-    if args:
-        return name in _SAME and _same(subject, args[0])
-    truth = _always(subject)
-    return (name in ("tobetruthy", "tobedefined") and truth is True) or \
-        (name in ("tobefalsy", "tobenull", "tobeundefined") and truth is False)
 
 
 def _limited(path: str, lines: str, flags: list[str]) -> list[str]:
