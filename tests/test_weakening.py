@@ -132,6 +132,22 @@ def test_a_skip_marker_added_is_flagged_with_its_line(sample: tuple[Repo, str]) 
      "tests/cart.rs:2: a test is ignored: `#[ignore]`"),
     ("tests/conftest.py", "import pytest\n", "import pytest\ncollect_ignore = ['test_cart.py']\n",
      "tests/conftest.py:2: tests are excluded from the run: `collect_ignore = ['test_cart.py']`"),
+    ("tests/test_x.py", "import pytest\n", "import pytest\n\npytestmark = pytest.mark.skip(reason='later')\n",
+     "tests/test_x.py:3: a test is skipped: `pytestmark = pytest.mark.skip(reason='later')`"),
+    ("tests/test_x.py", "class T:\n    pass\n", "class T:\n    __unittest_skip__ = True\n",
+     "tests/test_x.py:2: a test is skipped: `__unittest_skip__ = True`"),
+    ("web/cart.spec.js", "it('adds', function () {\n});\n", "it('adds', function () {\n  this.skip();\n});\n",
+     "web/cart.spec.js:2: a test is skipped: `this.skip();`"),
+    ("web/cart.test.ts", "test('adds', () => {});\n", "test.skipIf(true)('adds', () => {});\n",
+     "web/cart.test.ts:1: a test is skipped: `test.skipIf(true)('adds', () => {});`"),
+    ("tests/CartTest.php", "<?php\nfunction testAdds() {\n}\n", "<?php\nfunction testAdds() {\n"
+     "    $this->markTestSkipped('later');\n}\n", "tests/CartTest.php:3: a test is skipped: "
+     "`$this->markTestSkipped('later');`"),
+    ("src/test/java/CartTest.java", "class CartTest {\n  @Test\n  void adds() {}\n}\n",
+     "class CartTest {\n  @DisabledOnOs(OS.LINUX)\n  @Test\n  void adds() {}\n}\n",
+     "src/test/java/CartTest.java:2: a test is disabled: `@DisabledOnOs(OS.LINUX)`"),
+    ("pytest.ini", "[pytest]\naddopts = -q\n", "[pytest]\naddopts = -q -k 'not test_total'\n",
+     "pytest.ini:2: tests are excluded from the run: `addopts = -q -k 'not test_total'`"),
     ("pom.xml", "<project>\n</project>\n", "<project>\n<excludes><exclude>**/PaymentTest.java</exclude></excludes>\n"
      "</project>\n", "pom.xml:2: tests are excluded from the run: `<excludes><exclude>**/PaymentTest.java</exclude>"
      "</excludes>`"),

@@ -3,12 +3,13 @@ proves nothing, so a run that sees one pauses for a person (docs/design.md, The 
 
 `weakened_tests` compares two commits and says, one sentence per finding, naming the file and the line:
 * a test file deleted, or renamed to a name test runners do not collect;
-* a skip added (`@pytest.mark.skip`/`skipif`/`xfail`, `pytest.skip()`, `unittest.skip`, `skipTest`,
-  `it.skip`/`describe.skip`/`test.todo`, `xit`/`xdescribe`, `@Disabled`/`@Ignore`, `t.Skip`, `#[ignore]`), or
-  a focus (`it.only`, `fit`) that stops the other tests from running;
-* tests excluded by configuration (`--deselect`, `--ignore`, `collect_ignore`, `testPathIgnorePatterns`; Maven's
-  surefire `<exclude>` of a test, `skipTests`, `testFailureIgnore`; Gradle's test `exclude`, `excludeTestsMatching`,
-  `ignoreFailures = true`);
+* a skip added (`@pytest.mark.skip`/`skipif`/`xfail`, `pytestmark = pytest.mark.skip`, `pytest.skip()`,
+  `unittest.skip`, `skipTest`, `__unittest_skip__`, `it.skip`/`describe.skip`/`test.todo`/`test.skipIf`,
+  `xit`/`xdescribe`, Mocha's `this.skip()`, `@Disabled`/`@DisabledOnOs`/`@Ignore`, PHPUnit's `markTestSkipped`,
+  `t.Skip`, `#[ignore]`), or a focus (`it.only`, `fit`) that stops the other tests from running;
+* tests excluded by configuration (`--deselect`, `--ignore`, `-k "not ..."`, `collect_ignore`,
+  `testPathIgnorePatterns`; Maven's surefire `<exclude>` of a test, `skipTests`, `testFailureIgnore`; Gradle's test
+  `exclude`, `excludeTestsMatching`, `ignoreFailures = true`);
 * fewer assertions, or fewer test definitions, in a test file than before (each removed line is named); an
   assertion that cannot fail does not count as one;
 * an assertion that cannot fail added to a test file, wherever it is added (a new test, or in place of a real
@@ -54,20 +55,22 @@ _TEST_CONFIGS = re.compile(r"^(?:pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml
                            r"|(?:jest|vitest|karma)\.conf(?:ig)?\.[cm]?[jt]s(?:on)?|pom\.xml|build\.gradle(?:\.kts)?)$")
 
 _SKIPS = [(re.compile(pattern), what) for pattern, what in [
-    (r"@pytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(", "a test is skipped"),
-    (r"@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\.skipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b",
-     "a test is skipped"),
-    (r"\b(?:it|test|describe|context|suite|specify)\.(?:skip|todo)\s*\(|(?<![\w.$])x(?:it|test|describe|context)\s*\(",
-     "a test is skipped"),
+    # a decorator, or `pytestmark = pytest.mark.skip` (the whole module), or a parametrize case's `marks=`
+    (r"\bpytest\.mark\.(?:skip|skipif|xfail)\b|\bpytest\.(?:skip|xfail|importorskip)\s*\(", "a test is skipped"),
+    (r"@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\.skipTest\s*\(|\braise\s+(?:unittest\.)?SkipTest\b"
+     r"|\b__unittest_skip__\s*=\s*True", "a test is skipped"),
+    (r"\b(?:it|test|describe|context|suite|specify)\.(?:skip|todo|skipIf)\s*\(|(?<![\w.$])x(?:it|test|describe|context)\s*\("
+     r"|\bthis\.skip\s*\(|->markTest(?:Skipped|Incomplete)\s*\(", "a test is skipped"),
     (r"\b(?:it|test|describe|context|suite)\.only\s*\(|(?<![\w.$])f(?:it|describe)\s*\(",
      "a test is focused, so the others stop running"),
-    (r"@(?:Disabled|Ignore)\b|\[Ignore\b|\bSkip\s*=\s*\"", "a test is disabled"),
+    (r"@(?:Disabled\w*|Ignore)\b|\[Ignore\b|\bSkip\s*=\s*\"", "a test is disabled"),
     (r"\b[tb]\.(?:Skip|SkipNow|Skipf)\s*\(", "a test is skipped"),
     (r"#\[ignore\b", "a test is ignored"),
     (r"^\s*(?:skip|pending)(?:\s*\(|\s+[\"']|\s*$)", "a test is skipped"),
 ]]
 _EXCLUSIONS = [(re.compile(pattern), what) for pattern, what in [
     (r"--deselect\b|--ignore(?:-glob)?\b|\bcollect_ignore(?:_glob)?\b|testPathIgnorePatterns|\bmodulePathIgnorePatterns\b"
+     r"|(?:^|[\s\"'])-k\s*[\"']?not\b"  # pytest's `-k "not test_total"`
      # Maven's surefire `<exclude>**/PaymentTest.java</exclude>`, Gradle's `exclude '**/PaymentTest*'`
      r"|<exclude>[^<]*Test|\bexcludeTestsMatching\b|\bexclude\s*\(?\s*['\"][^'\"]*Test",
      "tests are excluded from the run"),
