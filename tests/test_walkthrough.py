@@ -1035,6 +1035,20 @@ def test_the_lines_that_silence_a_check_are_found_in_a_diff(diff: str, found: di
 
     assert added(diff) == found
 
+
+@pytest.mark.parametrize("line", [
+    "subprocess.call(cmd, shell=True)  # nosec B602", "x := 1 //lint:ignore SA4006 later", "# yamllint disable-line",
+    "<!-- markdownlint-disable MD013 -->", "$a = 1; // phpcs:ignore", "/** @phpstan-ignore-next-line */",
+    "/** @psalm-suppress MixedAssignment */", "int x = 1; // NOSONAR", "/* stylelint-disable */",
+    "// prettier-ignore", "# fmt: off", "import os  # isort: skip", "# hadolint ignore=DL3008",
+    "// deno-lint-ignore no-explicit-any", "#[expect(dead_code)]", "// swiftlint:disable force_cast",
+    '[SuppressMessage("Style", "IDE0059")]', '@Suppress("UNCHECKED_CAST")', "//noinspection SpellCheckingInspection",
+])
+def test_the_markers_of_other_tools_silence_a_check(line: str) -> None:
+    from aidlc.bolt.suppressions import added
+
+    assert added(f"+++ b/a.txt\n@@ -0,0 +1 @@\n+{line}\n") == {"a.txt": [(1, line)]}
+
 def test_high_risk_without_a_model_is_unmet_and_says_so(hand: Path) -> None:
     set_risk(hand, "high")
     report = walkthrough(hand, "--no-run")

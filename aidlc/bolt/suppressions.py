@@ -1,5 +1,6 @@
 """Comments that silence a check for a line or a file: `# noqa`, a `type: ignore` comment, `# pragma: no cover`,
-`// eslint-disable-next-line`, `@ts-ignore`, `//nolint`, `#[allow(...)]`, `@SuppressWarnings`. A bolt that adds
+`// eslint-disable-next-line`, `@ts-ignore`, `//nolint`, `#[allow(...)]`, `@SuppressWarnings`, `# nosec`,
+`// NOSONAR`, `@phpstan-ignore`, `# fmt: off`, and the like of each tool a check may run. A bolt that adds
 one passes a check that judged that line, as a test it skips passes the runner: the evidence report lists each,
 for the person who reads it to weigh (many are harmless: an untyped library, a long URL)."""
 
@@ -11,7 +12,14 @@ MARKERS = re.compile(
     r"#\s*noqa\b|#\s*type:\s*ignore\b|#\s*pyright:\s*ignore\b|#\s*pylint:\s*disable|#\s*pragma:\s*no\s*cover"
     r"|#\s*(?:mypy|ruff|flake8):\s*(?:ignore-errors|noqa)|eslint-disable|@ts-(?:ignore|nocheck|expect-error)"
     r"|\b(?:istanbul|c8|v8)\s+ignore\b|biome-ignore|//\s*nolint\b|#!?\[allow\(|@SuppressWarnings\b"
-    r"|#pragma\s+warning\s+disable|rubocop:disable|shellcheck\s+disable", re.IGNORECASE)
+    r"|#pragma\s+warning\s+disable|rubocop:disable|shellcheck\s+disable"
+    # the other tools a check may run: bandit, staticcheck, yamllint, markdownlint, PHP_CodeSniffer, PHPStan,
+    # Psalm, SonarQube, stylelint, prettier, black, isort, hadolint, deno, Rust's expectations, SwiftLint, .NET,
+    # Kotlin, IntelliJ
+    r"|#\s*nosec\b|//\s*lint:(?:file-)?ignore\b|yamllint\s+disable|markdownlint-disable|phpcs:(?:ignore|disable)"
+    r"|@phpstan-ignore|@psalm-suppress|\bNOSONAR\b|stylelint-disable|prettier-ignore|#\s*fmt:\s*(?:off|skip)\b"
+    r"|#\s*isort:\s*skip\b|hadolint\s+ignore|deno-lint-ignore|#!?\[expect\(|swiftlint:disable|\[SuppressMessage\("
+    r"|@Suppress\(|\bnoinspection\b", re.IGNORECASE)
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _SHOWN = 80  # characters of a line shown
 
