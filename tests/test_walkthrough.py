@@ -458,6 +458,7 @@ def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, befor
     ("eslint . && ./gradlew check", [("eslint", ("eslintConfig",)), ("sh", ())]),
     ("python scripts/check.py", [("python", ())]),
     ("bundle exec rubocop --parallel", [("rubocop", ())]), ("cargo clippy -- -D warnings", [("clippy", ())]),
+    ("uvx ty check && typos", [("ty", ()), ("typos", ())]),
     ("npx prettier --check . && black --check src", [("prettier", ("prettier",)), ("black", ())]),
 ])
 def test_the_tools_a_check_runs_are_named_by_its_words(run: str, tools: list[tuple[str, tuple[str, ...]]]) -> None:
@@ -550,7 +551,7 @@ post_lint = {call = "tasks:report"}
 """
 POE = b"""[tool.poe.tasks]
 check = ["style", {ref = "types"}]
-style = {shell = "ruff check src\\nflake8 src"}
+style = {shell = "ruff check src\\nflake8 \\\\\\n  --max-line-length 120 src"}
 types = {cmd = "mypy src", deps = ["prepare"]}
 prepare = "pyright"
 """

@@ -220,8 +220,8 @@ def _runner_tasks(runner: str, name: str, data: bytes | None, names: tuple[str, 
 def _task_lines(task: Any) -> list[str]:
     """The command lines (or names of other tasks, first word) of one task of pdm, poe or hatch: a command, a list of
     them, or a table saying how (`cmd`, `shell`, `composite`, `sequence`, `ref`, `deps`); a Python call is not read."""
-    if isinstance(task, str):
-        return [line for line in task.splitlines() if line.strip()]  # a `shell` script: one command a line
+    if isinstance(task, str):  # a `shell` script: one command a line, a backslash joining the next
+        return [line for line in task.replace("\\\n", " ").splitlines() if line.strip()]
     if isinstance(task, list):
         return [line for item in task for line in _task_lines(item)]
     if not isinstance(task, dict):
