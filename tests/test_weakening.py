@@ -407,6 +407,16 @@ def test_a_hook_dropped_from_the_pre_commit_configuration_a_check_runs_is_flagge
         "mypy.ini: the settings of mypy, which the verify command(s) 'hooks' run; the edit changed them"]
 
 
+def test_a_tox_toml_the_check_runs_is_flagged_when_the_edit_changes_it(repo: Repo) -> None:
+    """`tox -e lint` runs tox.toml's `[env.lint]` commands: an edit making them `true` passed (tox.ini was tox's
+    only file). Before: no flag."""
+    verify = [{"name": "lint", "run": "tox -e lint"}]
+    base = repo.commit({"tox.toml": "[env.lint]\ncommands = [['ruff', 'check']]\n", "src/app.py": "x = 1\n"})
+    head = repo.commit({"tox.toml": "[env.lint]\ncommands = [['true']]\n"})
+    assert weakened_tests(repo.root, base, head, None, None, verify=verify) == [
+        "tox.toml: the settings of tox, which the verify command(s) 'lint' run; the edit changed them"]
+
+
 @pytest.mark.parametrize(("run", "table", "part"), [
     ("pdm run test", "pdm.scripts", "pdm.scripts"), ("poe test", "poe.tasks", "poe"),
     ("hatch run test", "hatch.envs.default.scripts", "hatch.envs"),

@@ -33,7 +33,7 @@ class Tool:
 
 PYTEST = Tool("pytest", ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"), ("pytest",),
               ("tool:pytest", "pytest"))
-TOX = Tool("tox", ("tox.ini",), ("tox",), ("tox:*", "testenv*"))
+TOX = Tool("tox", ("tox.ini", "tox.toml"), ("tox",), ("tox:*", "testenv*"))
 COVERAGE = Tool("coverage", (".coveragerc",), ("coverage",), ("coverage:*",))
 NPM_TEST = Tool("npm", package=("scripts.pretest", "scripts.test", "scripts.posttest"))  # what `npm test` runs
 JEST = Tool("jest", ("jest.config.*",), package=("jest",))
