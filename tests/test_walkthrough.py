@@ -455,6 +455,8 @@ def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, befor
     ("pnpm --filter web lint", [("pnpm", ("scripts.prelint", "scripts.lint", "scripts.postlint"))]),
     ("./scripts/check.sh", [("sh", ())]), ("pre-commit run -a", [("pre-commit", ())]), ("bash -e ci/lint", []),
     ("bash ci/lint && . ./env", [("sh", ())] * 2),
+    ("bash -c 'ruff check src && mypy src'", [("ruff", ()), ("mypy", ())]), ("sh -e -xc 'ruff check'", [("ruff", ())]),
+    ("echo -c 'ruff check'", []),
     ("eslint . && ./gradlew check", [("eslint", ("eslintConfig",)), ("sh", ())]),
     ("python scripts/check.py", [("python", ())]),
     ("bundle exec rubocop --parallel", [("rubocop", ())]), ("cargo clippy -- -D warnings", [("clippy", ())]),
@@ -551,7 +553,7 @@ post_lint = {call = "tasks:report"}
 """
 POE = b"""[tool.poe.tasks]
 check = ["style", {ref = "types"}]
-style = {shell = "ruff check src\\nflake8 \\\\\\n  --max-line-length 120 src"}
+style = {shell = "ruff check src\\nbash \\\\\\n  ci/lint"}
 types = {cmd = "mypy src", deps = ["prepare"]}
 prepare = "pyright"
 """
@@ -567,7 +569,7 @@ dependencies = ["ruff"]
 @pytest.mark.parametrize(("files", "run", "tools"), [
     ({"pyproject.toml": PDM}, "pdm run lint", ["mypy", "pytest", "ruff"]),  # pre_lint, its composite
     ({"pyproject.toml": PDM}, "pdm types", ["mypy"]), ({"pyproject.toml": PDM}, "pdm run pyright src", ["pyright"]),
-    ({"pyproject.toml": POE}, "poe check", ["flake8", "mypy", "pyright", "ruff"]),
+    ({"pyproject.toml": POE, "ci/lint": b"flake8 src\n"}, "poe check", ["flake8", "mypy", "pyright", "ruff"]),
     ({"pyproject.toml": HATCH}, "hatch run lint:style", ["pytest", "ruff"]),  # the default environment's `test`
     ({"pyproject.toml": HATCH}, "hatch run test", ["pytest"]),
     ({"pyproject.toml": b"[project]\nname = 'shop'\n", "hatch.toml": HATCH.replace(b"tool.hatch.", b"")},
@@ -577,9 +579,9 @@ dependencies = ["ruff"]
 def test_the_tools_a_python_task_runner_runs_are_the_checks_tools(files: dict[str, bytes], run: str,
                                                                   tools: list[str]) -> None:
     """`pdm run lint`, `poe check` and `hatch run lint:style` run the tasks pyproject.toml (or hatch.toml) defines,
-    and the tasks those name in turn."""
+    and the tasks those name in turn (a shell task's `bash \\` continued on the next line runs ci/lint)."""
     runs = check_runs.tools_of([{"name": "lint", "run": run}], files.get)
-    assert sorted(tool.name for tool in runs if tool.name not in ("pdm", "poe", "hatch")) == tools
+    assert sorted(tool.name for tool in runs if tool.name not in ("pdm", "poe", "hatch", "sh")) == tools
 
 
 CHECK_PY = b"""import os
@@ -686,6 +688,7 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
      "npm run lint --workspace=@shop/web",
      ("packages/web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
     ("sh", {"scripts/lint.sh": GO_SCRIPT}, "sh scripts/lint.sh", GO_LINT, "golangci-lint"),
+    ("sh -c", {}, "bash -c 'set -e; golangci-lint run ./...'", GO_LINT, "golangci-lint"),
     ("pre-commit", {".pre-commit-config.yaml": PRE_COMMIT_CONFIG}, "pre-commit run --all-files", GO_LINT,
      "golangci-lint"),
     ("tox", {"tox.ini": "[tox]\nenvlist = py311, lint\n\n[testenv:lint]\ncommands =\n    golangci-lint run\n"},

@@ -33,6 +33,8 @@ def tools_run(words: list[str]) -> list[Tool]:
             (Tool(PYTHON_SCRIPT, recipe_files=(python,)) if python is not None else None)
         if tool is not None:
             found.setdefault(tool)
+        if (line := recipes.shell_command(words, at)) is not None:  # its own words, read as a command's
+            found.update(dict.fromkeys(tools_run(command_words({"run": line}))))
     return list(found)
 
 

@@ -166,6 +166,18 @@ def shell_script(words: list[str], at: int) -> str | None:
     return within("", word) if runs else None
 
 
+def shell_command(words: list[str], at: int) -> str | None:
+    """The command line a shell is given to run by the word at `at` (`bash -c "ruff check src"`, `sh -e -xc ...`), if
+    it is one."""
+    if at < 2 or re.fullmatch(r"-[a-zA-Z]*c", words[at - 1]) is None:
+        return None
+    shell = at - 2
+    while shell > 0 and words[shell].startswith("-"):  # the shell's other options
+        shell -= 1
+    given = posixpath.basename(words[shell]) in _SHELLS[:5] and _command_at(words, shell)
+    return words[at] if given else None
+
+
 def python_script(words: list[str], at: int) -> str | None:
     """The project path of the Python script the word at `at` runs, if it runs one: a `.py` file Python is given
     (`python scripts/check.py`, `python3.12 -u ci/lint.py`)."""
