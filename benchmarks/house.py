@@ -56,7 +56,8 @@ FLOORS: tuple[frozenset[str], ...] = (
     # The bolt's records below the gates that judge them: its plan file, its run state and trail, the checks it runs,
     # the recipes and settings their tools read, and what weakens them (they import nothing above events/; gates, ci
     # and scaffold read them). The loop stays above gates.
-    frozenset({f"bolt.{module}" for module in ("plan", "protected", "checks", "check_runs", "check_settings", "recipes",
+    frozenset({f"bolt.{module}" for module in ("plan", "protected", "checks", "check_runs", "check_settings",
+                                               "settings_bases", "recipes",
                                                "runner_configs", "counts", "groups", "store", "suppressions", "trail",
                                                "tautology", "weakening", "walkthrough_file")}),
     frozenset({"gates", "rules"}),

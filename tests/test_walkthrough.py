@@ -424,6 +424,22 @@ def test_a_bolt_that_deselects_the_tests_in_the_runners_settings_gets_no_indepen
     assert proc.returncode == 1 and settings in proc.stderr
 
 
+def test_a_bolt_that_changes_the_settings_a_runners_settings_import_gets_no_independent_credit(hand: Path) -> None:
+    """jest.config.js spreading `./config/jest.base.js`: the bolt that adds `testPathIgnorePatterns` there stops the
+    base's tests, known by no runner's file name. Before: "independent tests ... passed"."""
+    (hand / "config").mkdir()
+    (hand / "config/jest.base.js").write_text("module.exports = {testEnvironment: 'node'};\n")
+    (hand / "jest.config.js").write_text("const base = require('./config/jest.base');\nmodule.exports = {...base};\n")
+    person_commit(hand, "ci: jest's settings")
+    (hand / CALC).write_text(FIXED)
+    (hand / "config/jest.base.js").write_text("module.exports = {testPathIgnorePatterns: ['calc']};\n")
+    bolt_commit(hand, BOLT, "pay: fewer tests")
+    check_boxes(hand)
+    independent = item(walkthrough(hand), "independent-tests")
+    assert not independent["satisfied"]
+    assert "the bolt's own commits changed config/jest.base.js, which the test runner loads" in independent["detail"]
+
+
 @pytest.mark.parametrize(("path", "before", "after", "parts"), [
     ("package.json", '{"scripts": {"test": "jest", "lint": "eslint ."}}', '{"scripts": {"test": "jest", "lint": "x"}}',
      []),
@@ -731,6 +747,76 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     assert deviation["path"] == settings[0] and f"changed it: the settings of {tool}, which the verify " \
         "command(s) 'lint' run" in deviation["detail"], deviation
     assert not item(report, "verify-unchanged")["satisfied"]
+
+
+@pytest.mark.parametrize(("run", "settings", "base", "weakened"), [
+    ("ruff check src", ("pyproject.toml", "[project]\nname = 'shop'\n\n[tool.ruff]\nextend = 'config/lint.toml'\n"),
+     ("config/lint.toml", "[lint]\nselect = ['F']\n"), "[lint]\nselect = ['F']\nignore = ['F401']\n"),
+    ("ruff check src", ("ruff.toml", "extend = 'config/base.toml'\n"),  # a base extending a base
+     ("config/base.toml", "extend = 'strict.toml'\n"), None),
+    ("npx tsc --noEmit", ("tsconfig.json", '{\n  // the shared settings\n  "extends": "./config/strict",\n}\n'),
+     ("config/strict.json", '{"compilerOptions": {"strict": true}}\n'), '{"compilerOptions": {"strict": false}}\n'),
+    ("npx eslint src", (".eslintrc.json", '{"extends": ["eslint:recommended", "./eslint/base.json"]}\n'),
+     ("eslint/base.json", '{"rules": {"no-unused-vars": "error"}}\n'), '{"rules": {"no-unused-vars": "off"}}\n'),
+    ("npx eslint src", ("eslint.config.js", "import base from './eslint/base.mjs';\nexport default [...base];\n"),
+     ("eslint/base.mjs", "export default [{rules: {'no-unused-vars': 'error'}}];\n"),
+     "export default [{rules: {'no-unused-vars': 'off'}}];\n"),
+    ("bundle exec rubocop", (".rubocop.yml", "inherit_from:\n  - config/rubocop-base.yml\n"),
+     ("config/rubocop-base.yml", "Style/StringLiterals:\n  Enabled: true\n"),
+     "Style/StringLiterals:\n  Enabled: false\n"),
+    ("vendor/bin/phpstan analyse", ("phpstan.neon", "includes:\n\t- phpstan-baseline.neon\nparameters:\n\tlevel: 6\n"),
+     ("phpstan-baseline.neon", "parameters:\n\tignoreErrors: []\n"),
+     "parameters:\n\tignoreErrors:\n\t\t- message: '#.*#'\n"),
+])
+def test_a_bolt_that_weakens_the_settings_a_linters_settings_extend_is_refused(
+        hand: Path, run: str, settings: tuple[str, str], base: tuple[str, str], weakened: str | None) -> None:
+    """pyproject.toml's `[tool.ruff] extend = 'config/lint.toml'` (tsconfig's and .eslintrc's `extends`, an
+    eslint.config.js importing its base, rubocop's `inherit_from`, phpstan's `includes` of its baseline): a bolt that
+    turns a rule off in the file extended, known by no tool's file name, passed the unchanged command and settings
+    (phpstan ignoring every error through its baseline). A base the base extends counts too (`weakened` None: the bolt
+    writes the second base). Before: verify unchanged."""
+    for path, text in (settings, base):
+        (hand / path).parent.mkdir(parents=True, exist_ok=True)
+        (hand / path).write_text(text)
+    second = hand / "config" / "strict.toml"
+    if weakened is None:
+        second.write_text("[lint]\nselect = ['F']\n")
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
+    person_commit(hand, "ci: lint")
+    if weakened is None:
+        second.write_text("[lint]\nselect = []\n")
+    else:
+        (hand / base[0]).write_text(weakened)
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: quiet the linter")
+    check_boxes(hand)
+    report = walkthrough(hand, "--no-run")
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    changed = "config/strict.toml" if weakened is None else base[0]
+    assert deviation["path"] == changed and "changed it: the settings of " in deviation["detail"], deviation
+    assert not item(report, "verify-unchanged")["satisfied"]
+
+
+def test_a_file_a_linters_settings_do_not_extend_is_not_their_settings(hand: Path) -> None:
+    """A TOML, JSON or script file no settings name (a package's name in `extends` is no file here) changed by the
+    bolt is no change of what the check runs."""
+    (hand / "tsconfig.json").write_text('{"extends": "@tsconfig/node20/tsconfig.json"}\n')
+    (hand / "config").mkdir()
+    (hand / "config" / "app.json").write_text('{"port": 80}\n')
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        "run: python -m unittest discover -s tests -t . -q\n  - name: types\n    run: npx tsc --noEmit"))
+    person_commit(hand, "ci: types")
+    (hand / "config" / "app.json").write_text('{"port": 8080}\n')
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: another port")
+    check_boxes(hand)
+    report = walkthrough(hand, "--no-run")
+    assert [d for d in report["deviations"] if d["kind"] == "verify-changed"] == []
 
 
 def test_a_bolt_that_drops_a_hook_the_check_runs_is_refused(hand: Path) -> None:

@@ -463,3 +463,24 @@ def test_the_settings_of_a_tool_an_npm_script_calls_are_flagged(repo: Repo) -> N
     flags = weakened_tests(repo.root, base, head, None, None, verify=[{"name": "lint", "run": "npm run lint"}])
     assert flags == ["eslint.config.js: the settings of eslint, which the verify command(s) 'lint' run; the edit "
                      "changed them"]
+
+
+@pytest.mark.parametrize("held", [True, False])  # the run's commands, or the head's aidlc.yaml read from history
+def test_the_settings_a_tools_settings_extend_are_flagged_when_the_edit_changes_them(repo: Repo, held: bool) -> None:
+    """pyproject.toml's `[tool.ruff] extend = "config/lint.toml"`, and tsconfig.json extending `./config/strict`
+    (with comments): an edit turning a rule off in the file extended passed the unchanged check and settings. A
+    file nothing extends is no settings. Before: no flag."""
+    verify = [{"name": "lint", "run": "ruff check src"}, {"name": "types", "run": "tsc --noEmit"}]
+    config = "verify:\n  - name: lint\n    run: ruff check src\n  - name: types\n    run: tsc --noEmit\n"
+    base = repo.commit({"aidlc.yaml": config, "pyproject.toml": "[project]\nname = 'shop'\n\n[tool.ruff]\n"
+                        "extend = 'config/lint.toml'\n", "config/lint.toml": "[lint]\nselect = ['F']\n",
+                        "tsconfig.json": '{\n  /* shared */ "extends": "./config/strict",\n}\n',
+                        "config/strict.json": '{"compilerOptions": {"strict": true}}\n',
+                        "config/app.json": '{"port": 80}\n', "src/app.py": "x = 1\n"})
+    other = repo.commit({"config/app.json": '{"port": 8080}\n', "src/app.py": "x = 2\n"})
+    assert weakened_tests(repo.root, base, other, None, None, verify=verify if held else None) == []
+    quiet = repo.commit({"config/lint.toml": "[lint]\nselect = ['F']\nignore = ['F401']\n",
+                         "config/strict.json": '{"compilerOptions": {"strict": false}}\n'})
+    assert weakened_tests(repo.root, other, quiet, None, None, verify=verify if held else None) == [
+        "config/lint.toml: the settings of ruff, which the verify command(s) 'lint' run; the edit changed them",
+        "config/strict.json: the settings of tsc, which the verify command(s) 'types' run; the edit changed them"]

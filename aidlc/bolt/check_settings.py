@@ -29,6 +29,7 @@ class Tool:
     assignments: tuple[str, ...] = ()  # make's: the variables the command sets (`make lint LINT=flake8`)
     workdir: str = ""  # a task runner's: the folder it runs in (`make -C web`)
     workspace: str = ""  # a package manager's: the workspace whose scripts it runs (`npm run lint -w web`)
+    bases: tuple[str, ...] = ()  # the files its settings extend, by path (aidlc/bolt/settings_bases.py): read whole
 
 
 PYTEST = Tool("pytest", ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml"), ("pytest",),
@@ -90,7 +91,7 @@ TOOLS = {tool.name: tool for tool in (
 def may_hold_settings(path: str, tools: list[Tool]) -> bool:
     """Whether one of the `tools` may read settings from the file at `path`."""
     name = posixpath.basename(path)
-    return name in _SHARED or \
+    return name in SHARED or any(path in tool.bases for tool in tools) or \
         any(fnmatch.fnmatchcase(name, pattern) for tool in tools for pattern in tool.files)
 
 
@@ -113,9 +114,9 @@ def _read(path: str, data: bytes | None, tools: list[Tool]) -> dict[str, Any] | 
         return {}
     name = posixpath.basename(path)
     text = data.decode("utf-8", "replace")
-    if any(fnmatch.fnmatchcase(name, pattern) for tool in tools for pattern in tool.files):
+    if any(path in tool.bases or any(fnmatch.fnmatchcase(name, pattern) for pattern in tool.files) for tool in tools):
         return {"": text}
-    reader = _SHARED.get(name)
+    reader = SHARED.get(name)
     try:
         return reader(text, tools) if reader is not None else {}
     except (ValueError, RecursionError):  # each reader's parse errors; nesting deeper than Python's stack
@@ -164,7 +165,7 @@ def _package(text: str, tools: list[Tool]) -> dict[str, Any]:
 
 
 # The files that hold the settings of several tools and much else: only each tool's part of them is read.
-_SHARED = {"pyproject.toml": _pyproject, "setup.cfg": _ini, "tox.ini": _ini, "package.json": _package}
+SHARED = {"pyproject.toml": _pyproject, "setup.cfg": _ini, "tox.ini": _ini, "package.json": _package}
 
 
 def said(subject: str, by_tool: dict[Tool, list[str]], runs: dict[Tool, list[str]]) -> str:

@@ -39,7 +39,7 @@ from aidlc import vcs
 from aidlc.bank import frontmatter
 from aidlc.bank.config import key_line
 from aidlc.bank.walk import CONFIG_FILE
-from aidlc.bolt import check_runs, check_settings
+from aidlc.bolt import check_runs, check_settings, settings_bases
 from aidlc.bolt.check_runs import named_by_verify
 from aidlc.bolt.tautology import is_tautology
 from aidlc.model.checks import TestCounts
@@ -112,19 +112,20 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     changes = vcs.changed_files_between(repo_root, base, head)
     flags, pairs = _test_changes(changes)
     changed = {change.path for change in changes} | {change.old_path for change in changes if change.old_path}
-    settings = _settings_paths(verify, changed - {CONFIG_FILE})
-    if verify is not None and not pairs and CONFIG_FILE not in changed and not settings:
+    candidates = _settings_paths(verify, changed - {CONFIG_FILE})
+    if verify is not None and not pairs and CONFIG_FILE not in changed and not candidates:
         return flags + _named_by_held(repo_root, head, verify, changed) + _count_changes(before, after, baseline)
     history = vcs.history(repo_root)
     if history is None:
         return flags
-    old = history.read(base, [o for o, _ in pairs if o] + settings + [CONFIG_FILE])
     followed = check_runs.files_read(verify or [])  # package.json, a Makefile: what they call
-    new = history.reader(head, [n for _, n in pairs] + settings + [CONFIG_FILE] + followed)
+    new = history.reader(head, [n for _, n in pairs] + candidates + [CONFIG_FILE] + followed)
+    tools = settings_bases.extended_at(repo_root, head, _tools(verify, new), candidates)
+    old = history.read(base, [o for o, _ in pairs if o] + candidates + [CONFIG_FILE])
     for old_path, new_path in pairs:
         flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new(new_path)), base)
     flags += _verify_changes(CONFIG_FILE, old.get(CONFIG_FILE), new, changed)
-    return flags + _settings_changes(settings, old, new, _tools(verify, new)) + _count_changes(before, after, baseline)
+    return flags + _settings_changes(candidates, old, new, tools) + _count_changes(before, after, baseline)
 
 
 def _tools(verify: list[dict[str, Any]] | None, new: Callable[[str], bytes | None],
@@ -144,16 +145,18 @@ def _named_by_held(repo_root: Path, head: str, verify: list[dict[str, Any]], cha
 def _settings_paths(verify: list[dict[str, Any]] | None, changed: set[str]) -> list[str]:
     """The changed files that may hold settings of a tool the verify commands run (of any tool aidlc knows, when the
     caller does not hold the commands, the head's aidlc.yaml naming them, or when they run package.json scripts, the
-    head's package.json naming what those call)."""
+    head's package.json naming what those call), by their names or as a file their settings may extend."""
     follows = verify is None or check_runs.files_read(verify)
     tools = [*check_settings.TOOLS.values(), check_settings.PRE_COMMIT] if follows else \
         list(check_runs.tools_of(verify or []))
-    return sorted(path for path in changed if check_settings.may_hold_settings(path, tools))
+    return sorted(path for path in changed
+                  if check_settings.may_hold_settings(path, tools) or settings_bases.may_be_base(path))
 
 
 def _settings_changes(paths: list[str], old: dict[str, bytes | None], new: Callable[[str], bytes | None],
                       runs: dict[check_settings.Tool, list[str]]) -> list[str]:
-    """The settings of the tools the verify commands run (`runs`) that the edit changed in `paths`."""
+    """The settings of the tools the verify commands run (`runs`) that the edit changed in `paths` (in those that
+    hold some: a file their settings extend is one only as `runs` says)."""
     flags = []
     for path in paths:
         by_tool = {tool: parts for tool in runs

@@ -10,7 +10,7 @@ from typing import Any
 from aidlc import vcs
 from aidlc.bank.items import StoryItem
 from aidlc.bank.walk import CONFIG_FILE
-from aidlc.bolt import check_runs, check_settings, suppressions
+from aidlc.bolt import check_runs, check_settings, settings_bases, suppressions
 from aidlc.bolt.check_runs import named_by_verify
 from aidlc.bolt.weakening import verify_of
 from aidlc.gates.facts import Facts, one_line, settings_changed_by_bolt
@@ -130,6 +130,7 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
     followed = check_runs.files_read(verify)  # package.json, a Makefile: what they call, as the head has it
     history = vcs.history(facts.repo) if followed else None
     runs = check_runs.tools_of(verify, history.reader(facts.head, followed) if history is not None else None)
+    runs = settings_bases.extended_at(facts.repo, facts.head, runs, touched)  # `extend = "config/ruff.toml"`
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
     found = []
     for path, by_tool in settings_changed_by_bolt(facts, candidates, list(runs)).items():

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from aidlc import vcs
 from aidlc.bank.walk import read_inside
-from aidlc.bolt import check_settings
+from aidlc.bolt import check_settings, settings_bases
 from aidlc.bolt.counts import junit_cases as read_cases
 from aidlc.bolt.weakening import is_test_name
 from aidlc.errors import AidlcError
@@ -158,12 +158,20 @@ def test_files(facts: Facts) -> TestFiles:
     own = [p for p in tests if p not in independent]
     gone = [] if fresh else [p for p in vcs.files_at(repo, facts.base) if is_test(p) and p not in set(at_head)]
     harness = [] if fresh else sorted(c.path for c in facts.line_counts if is_harness(c.path) and not persons(c.path))
-    runners = list(check_settings.TEST_RUNNERS)
+    runners = _test_runners(facts, at_head)
     settings = [] if fresh else [c.path for c in facts.line_counts if c.path not in harness and vcs.is_outside(
         c.path, facts.outside) and check_settings.may_hold_settings(c.path, runners) and not persons(c.path)]
     harness += [check_settings.named(path, sorted({part for parts in by_tool.values() for part in parts}))
                 for path, by_tool in settings_changed_by_bolt(facts, settings, runners).items()]
     return TestFiles(independent, own, [p for p in gone if not persons(p)], harness)
+
+
+def _test_runners(facts: Facts, at_head: list[str]) -> list[check_settings.Tool]:
+    """The test runners, each with the files its settings extend (`./config/jest.base.js`) among those the bolt
+    changed (aidlc/bolt/settings_bases.py)."""
+    runners: dict[check_settings.Tool, list[str]] = {runner: [] for runner in check_settings.TEST_RUNNERS}
+    changed = [] if facts.base == vcs.EMPTY_TREE else [c.path for c in facts.line_counts]
+    return list(settings_bases.extended_at(facts.repo, facts.head, runners, changed, at_head))
 
 
 def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) -> list[str] | None:
