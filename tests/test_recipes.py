@@ -156,3 +156,21 @@ def test_a_workspace_is_looked_for_in_a_bounded_number_of_folders() -> None:
 
     check_runs.tools_of([{"name": "lint", "run": "npm run lint -w web"}], read)
     assert len(asked) <= 60
+
+
+def test_yaml_merge_keys_are_merged_as_task_and_pre_commit_merge_them() -> None:
+    """A Taskfile's `lint: {<<: *go}` runs the commands of the task anchored `go`; aidlc's YAML keeps `<<` as a key.
+    The mapping's own members win, then the first mapping merged; a merge of what is no mapping adds nothing."""
+    data = (b"tasks:\n  go: &go {cmds: [golangci-lint run], deps: [fmt]}\n  vet: &vet {cmds: [go vet], desc: vet}\n"
+            b"  lint:\n    <<: *go\n  both:\n    <<: [*vet, *go]\n    deps: [tidy]\n  odd:\n    <<: [1, *go]\n"
+            b"  nested:\n    steps: [{<<: *vet}]\n")
+    tasks = recipes.yaml_mapping(data)["tasks"]
+    assert tasks["lint"] == {"cmds": ["golangci-lint run"], "deps": ["fmt"]}
+    assert tasks["both"] == {"deps": ["tidy"], "cmds": ["go vet"], "desc": "vet"}
+    assert tasks["odd"] == {"cmds": ["golangci-lint run"], "deps": ["fmt"]}
+    assert tasks["nested"] == {"steps": [{"cmds": ["go vet"], "desc": "vet"}]}
+    def deep(n: int) -> bytes:
+        return b"a: " + b"{<<: " * n + b"{cmds: [x]}" + b"}" * n + b"\n"
+
+    assert recipes.yaml_mapping(deep(50)) == {"a": {"cmds": ["x"]}}
+    assert recipes.yaml_mapping(deep(5000)) == {}  # deeper than a reader follows: nothing, and no crash

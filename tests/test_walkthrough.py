@@ -696,6 +696,8 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
      ("web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
     ("task", {"Taskfile.yml": "version: '3'\ntasks:\n  lint:\n    deps: [go-lint]\n  go-lint:\n    cmds:\n"
                               "      - golangci-lint run ./...\n"}, "task lint", GO_LINT, "golangci-lint"),
+    ("task", {"Taskfile.yml": "version: '3'\ntasks:\n  go-lint: &go\n    cmds:\n      - golangci-lint run ./...\n"
+                              "  lint:\n    <<: *go\n    desc: the linters\n"}, "task lint", GO_LINT, "golangci-lint"),
     ("task", {"Taskfile.yml": "version: '3'\nincludes:\n  go: ./go\n",
               "go/Taskfile.yml": "version: '3'\ntasks:\n  lint:\n    cmds:\n      - golangci-lint run ./...\n"},
      "task go:lint", GO_LINT, "golangci-lint"),
@@ -723,13 +725,14 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
 def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
         hand: Path, runner: str, recipes: dict[str, str], run: str, settings: tuple[str, str], tool: str) -> None:
     """`npm run lint` runs package.json's `eslint src` (`--workspace=@shop/web` the workspace's), `task lint` the
-    Taskfile's `lint` task whose dependency runs `golangci-lint run` (`task go:lint` the `lint` task of the Taskfile
-    the root's includes as `go`; `sh scripts/lint.sh`, or a Makefile's recipe running `./scripts/go-lint`, the
-    script's lines; `pre-commit run --all-files` its golangci-lint hook; `tox -e lint` the environment's commands;
-    `pdm run lint` the pyproject.toml script its composite names; `python ci/lint.py` its subprocess call, `nox -s
-    lint` the session's `session.run`): a bolt that adds the linter's settings file turning a rule off passes the
-    unchanged command. Before: verify unchanged (the included Taskfile's, the scripts', the workspace's, pre-commit's,
-    tox's, pdm's, the Python script's and nox's, until each was read)."""
+    Taskfile's `lint` task whose dependency runs `golangci-lint run`, or which a merge key `<<: *go` gives another's
+    commands (`task go:lint` the `lint` task of the Taskfile the root's includes as `go`; `sh scripts/lint.sh`, or
+    a Makefile's recipe running `./scripts/go-lint`, the script's lines; `pre-commit run --all-files` its
+    golangci-lint hook; `tox -e lint` the environment's commands; `pdm run lint` the pyproject.toml script its
+    composite names; `python ci/lint.py` its subprocess call, `nox -s lint` the session's `session.run`): a bolt
+    that adds the linter's settings file turning a rule off passes the unchanged command. Before: verify unchanged
+    (the included Taskfile's, the merged task's, the scripts', the workspace's, pre-commit's, tox's, pdm's, the
+    Python script's and nox's, until each was read)."""
     for path, text in recipes.items():
         (hand / path).parent.mkdir(parents=True, exist_ok=True)
         (hand / path).write_text(text)

@@ -138,12 +138,28 @@ def _include(rel: str, read: Callable[[str], bytes | None], found: Recipes, dept
 
 
 def yaml_mapping(data: bytes | None) -> dict[str, Any]:
-    """A YAML mapping's members ({} for anything else)."""
+    """A YAML mapping's members ({} for anything else), its merge keys merged as the runners' parsers do."""
     try:
-        value = yamlio.load(data.decode("utf-8", "replace")) if data is not None else None
-    except yamlio.YAMLError:
+        value = _merged(yamlio.load(data.decode("utf-8", "replace"))) if data is not None else None
+    except (yamlio.YAMLError, RecursionError):  # nesting deeper than Python's stack
         return {}
     return value if isinstance(value, dict) else {}
+
+
+def _merged(value: Any) -> Any:
+    """`value` with each mapping's `<<` (YAML 1.1's merge key, which task's and pre-commit's parsers honour and
+    aidlc's YAML does not: `lint: {<<: *go, desc: lint}`) replaced by the members of the mapping or mappings it names
+    that the mapping does not set itself, the first named winning."""
+    if isinstance(value, list):
+        return [_merged(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    merged = {key: _merged(item) for key, item in value.items() if key != "<<"}
+    named = value.get("<<")
+    for source in named if isinstance(named, list) else [named]:
+        for key, item in (_merged(source).items() if isinstance(source, dict) else ()):
+            merged.setdefault(key, item)
+    return merged
 
 
 def option_values(rest: list[str], options: tuple[str, ...]) -> list[str]:
