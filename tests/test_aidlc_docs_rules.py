@@ -202,6 +202,25 @@ def test_a_stage_ticked_without_an_approval_is_an_error(docs: DocsRepo) -> None:
     assert only(docs, "AIDLC-DOCS-003")
 
 
+def test_an_approval_naming_stages_over_a_slash_or_by_a_short_name_approves_each(docs: DocsRepo) -> None:
+    """HaeDalWang/HCSES logs `## Unit 1 - NFR/Infrastructure Design - User Approval`: NFR Design and Infrastructure
+    Design approved alike (NFR Design was called unapproved), and table-order's `Code Gen` is Code Generation."""
+    docs.replace(STATE, "- [ ] NFR Design - SKIP\n- [ ] Infrastructure Design - SKIP\n",
+                 "- [x] NFR Design - EXECUTE (Unit 1: orders-api)\n"
+                 "- [x] Infrastructure Design - EXECUTE (Unit 1: orders-api)\n")
+    docs.replace(STATE, "Reverse Engineering (greenfield), NFR Design, Infrastructure Design",
+                 "Reverse Engineering (greenfield)")
+    entries = list(ENTRIES)
+    at = [heading for heading, *_ in entries].index("Code Generation - Unit 1 Approval")
+    entries[at:at + 1] = [
+        ("Unit 1 - NFR/Infrastructure Design - User Approval", "완료 계속", "All Unit 1 design stages approved.",
+         "CONSTRUCTION - Unit 1 orders-api"),
+        ("Construction - Unit 1 Code Gen Approved", "Continue to Next Stage", "Unit 1 code approved.",
+         "CONSTRUCTION - Unit 1 orders-api")]
+    docs.write(AUDIT, audit_text(entries))
+    assert docs.findings() == []
+
+
 def test_a_stage_ticked_on_several_lines_without_an_approval_is_one_error_at_the_first(docs: DocsRepo) -> None:
     """Jeldo ticks one unit's Code Generation on six lines (Phase 1..6): one cause, one error, naming the others."""
     docs.replace(AUDIT, '**User Input**: "B"\n', "")

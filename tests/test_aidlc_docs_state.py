@@ -117,3 +117,17 @@ def test_a_name_joining_stages_is_a_line_of_each_and_one_saying_more_is_its_firs
         (6, "functional-design", "1"), (6, "functional-design", "2"), (6, "nfr-design", "1"), (6, "nfr-design", "2"),
         (7, "functional-design", "3"), (8, "code-generation", "3")]
     assert stages_named("no NFR required; NFR request") == []  # `NFR Req` is a word of its own
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("Unit 1 - NFR/Infrastructure Design - User Approval", ["nfr-design", "infrastructure-design"]),
+    ("Functional / NFR/Infra Design", ["functional-design", "nfr-design", "infrastructure-design"]),
+    ("NFR Requirements / NFR Design", ["nfr-requirements", "nfr-design"]),
+    ("and/or Infrastructure Design", ["infrastructure-design"]),  # `or design` is no stage
+    ("NFR/基础设施设计", ["infrastructure-design"]),  # no word to share
+    ("Unit 1 Code Gen Plan Approved", ["code-generation"]),
+    ("a code generator for the API", []),  # `Code Gen` is a word of its own
+])
+def test_a_stages_last_word_shared_over_a_slash_names_each_and_code_gen_is_code_generation(
+        text: str, named: list[str]) -> None:
+    assert stages_named(text) == named

@@ -68,7 +68,7 @@ STAGES: tuple[Stage, ...] = (
           ("infrastructure design", "infra design", "인프라 설계", "인프라스트럭처 설계", "基础设施设计",
            "インフラ設計", "インフラストラクチャ設計", "design de infraestrutura")),
     Stage("code-generation", "construction", True, True, "code-generation",
-          ("code generation", "코드 생성", "代码生成", "コード生成", "geração de código")),
+          ("code generation", "code gen", "코드 생성", "代码生成", "コード生成", "geração de código")),
     Stage("build-and-test", "construction", False, True, None,
           ("build and test", "build & test", "build&test", "build-and-test", "빌드 및 테스트", "빌드 & 테스트",
            "빌드와 테스트", "构建和测试", "构建与测试", "ビルドとテスト", "ビルド&テスト", "ビルド＆テスト",
@@ -81,7 +81,7 @@ ORDER = {stage.slug: number for number, stage in enumerate(STAGES)}
 # Every label, longest first, so "nfr requirements" wins over a shorter label inside it.
 _LABELS = sorted(((label, stage.slug) for stage in STAGES for label in stage.labels), key=lambda p: -len(p[0]))
 # A short form is a word of its own: `NFR Req` names NFR Requirements, `no NFR required` does not.
-_SHORT_FORMS = frozenset({"nfr req"})
+_SHORT_FORMS = frozenset({"nfr req", "code gen"})  # `Code Gen Plan Approved`, not `code generator`
 # A character that shows nothing (zero-width, a bidirectional control, a soft hyphen: Unicode's format characters),
 # read as NUL, which a label may hold between any two of its letters: `Bu<U+200B>ild and Test` is Build and Test.
 _UNSEEN = "\x00"
@@ -132,9 +132,32 @@ def stage_at(text: str) -> str | None:
 
 
 def stages_named(text: str) -> list[str]:
-    """The slugs of every stage label `text` names, in the order it names them, each once."""
-    found = (_slug(match) for match in _LABEL.finditer(_plain(text)))
+    """The slugs of every stage label `text` names, in the order it names them, each once; a label's last word
+    shared over a slash counts for each word before it (`NFR/Infrastructure Design`: NFR Design and
+    Infrastructure Design)."""
+    plain = _plain(text)
+    found = []
+    for match in _LABEL.finditer(plain):
+        found += _sharing(plain[:match.start()], match.group().replace(_UNSEEN, "").lower())
+        found.append(_slug(match))
     return list(dict.fromkeys(found))
+
+
+_BEFORE_SLASH = re.compile(r"([^\s/]+)[ \t]*/[ \t]*$")
+
+
+def _sharing(before: str, label: str) -> list[str]:
+    """The stages the words and slashes just `before` a label name with its last word (`NFR/` before `Infrastructure
+    Design`: NFR Design), nearest last; none for a label of one word."""
+    _, space, noun = label.rpartition(" ")
+    found: list[str] = []
+    while space and (word := _BEFORE_SLASH.search(before)) is not None:
+        slug = _SLUG_OF.get(f"{word.group(1).lower()} {noun}")
+        if slug is None:
+            break
+        found.insert(0, slug)
+        before = before[:word.start()]
+    return found
 
 
 def without_stage_names(text: str) -> str:
