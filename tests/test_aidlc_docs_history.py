@@ -344,8 +344,8 @@ def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
     assert code == "AIDLC-DOCS-025"
     assert message.endswith("is dated 530 minutes after commit " + docs.git("rev-parse", "HEAD")[:12] + " (answers), "
                             "which added it at 2026-06-01T18:10:00+09:00; read in the committer's zone (+09:00) it is "
-                            "10 minutes before the commit: the local time, written as UTC? Write the zone the clock "
-                            "shows (+09:00), or the time in UTC")
+                            "10 minutes before the commit: a local time written as UTC? Write the zone (+09:00), or "
+                            "the time in UTC")
 
 
 @pytest.mark.parametrize(("stamps", "said"), [
@@ -358,7 +358,7 @@ def test_a_local_time_within_the_clock_difference_after_the_commit_is_said_so(do
                    for n, at in enumerate(stamps))
     docs.commit("answers", "2026-06-01T18:10:00+09:00", **{AUDIT: "# Audit\n\n" + START + late})
     [(code, _, _, message)] = docs.findings()
-    assert code == "AIDLC-DOCS-025" and f"read in the committer's zone (+09:00) {said}: the local time" in message
+    assert code == "AIDLC-DOCS-025" and f"read in the committer's zone (+09:00) {said}: a local time" in message
 
 
 def test_times_that_read_in_the_zone_before_the_log_s_last_version_are_not_called_a_local_time(docs: Repo) -> None:
@@ -371,7 +371,22 @@ def test_times_that_read_in_the_zone_before_the_log_s_last_version_are_not_calle
     assert code == "AIDLC-DOCS-025" and message.endswith("which added it at 2026-06-01T19:00:00+09:00"), message
     local = entry("Workflow Planning - Approval", "2026-06-01T19:10:00Z", "Approve & Continue")
     docs.commit("plan", "2026-06-01T19:20:00+09:00", **{AUDIT: "# Audit\n\n" + START + ANSWERS + invented + local})
-    assert "10 minutes before the commit: the local time, written as UTC?" in docs.findings()[-1][3]
+    assert "10 minutes before the commit: a local time written as UTC?" in docs.findings()[-1][3]
+
+
+def test_a_long_heading_and_subject_are_cut_so_the_message_keeps_its_facts(docs: Repo) -> None:
+    """msys2-runtime-appcontainer-support's 150-character heading and HCSES's long subject made AIDLC-DOCS-025's
+    message past its length, and the cut in its middle took the minutes and the commit's time."""
+    heading = "Unit 1b - Round 13 Result: 2 Fixes Confirmed (Pseudo-Handle + Recovered Lost Round-10 Fix), New " \
+              "Precisely-Localized Wall Found; Process Risk Identified"
+    late = entry(heading, "2026-06-01T18:00:00Z", "ok")
+    subject = "feat: HCSES initial release - High-Confidence Stock Entry Signal engine"
+    docs.commit(subject, "2026-06-01T18:10:00+09:00", **{AUDIT: "# Audit\n\n" + START + late})
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-025" and " ... " not in message, message
+    assert message.startswith(f"the entry `{heading[:57]}...` (2026-06-01T18:00:00Z) is dated 530 minutes after commit "
+                              f"{docs.git('rev-parse', 'HEAD')[:12]} ({subject[:47]}...), which added it at "
+                              "2026-06-01T18:10:00+09:00; read in the committer's zone"), message
 
 
 def test_the_late_entries_of_one_commit_are_one_error_at_the_first(docs: Repo) -> None:
@@ -385,8 +400,7 @@ def test_the_late_entries_of_one_commit_are_one_error_at_the_first(docs: Repo) -
     assert message == ("3 entries, the first `Stage 0` (2026-06-01T18:00:00Z), are dated 530 to 532 minutes after "
                        f"commit {docs.git('rev-parse', 'HEAD')[:12]} (session), which added them at "
                        "2026-06-01T18:10:00+09:00; read in the committer's zone (+09:00) they are 8 to 10 minutes "
-                       "before the commit: the local time, written as UTC? Write the zone the clock shows (+09:00), "
-                       "or the time in UTC")
+                       "before the commit: a local time written as UTC? Write the zone (+09:00), or the time in UTC")
 
 
 def test_a_merge_keeping_the_other_sides_version_of_an_entry_edited_it(docs: Repo) -> None:

@@ -189,11 +189,14 @@ def versions(revision: vcs.Revision, path: str, base: str | None = None) -> tupl
 
 
 def short(revision: vcs.Revision) -> str:
-    return f"commit {revision.sha[:12]} ({revision.subject[:60]})"
+    subject = revision.subject
+    return f"commit {revision.sha[:12]} ({subject if len(subject) <= 50 else subject[:47] + '...'})"
 
 
 def described(entry: AuditEntry) -> str:
-    return f"`{entry.heading or 'an entry without a heading'}` ({entry.timestamp or 'no timestamp'})"
+    """`heading` (timestamp), a long heading cut: a finding's message keeps its facts within its length."""
+    heading = entry.heading or "an entry without a heading"
+    return f"`{heading if len(heading) <= 60 else heading[:57] + '...'}` ({entry.timestamp or 'no timestamp'})"
 
 
 def which(entries: list[AuditEntry]) -> str:

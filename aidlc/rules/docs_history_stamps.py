@@ -94,8 +94,8 @@ def _local_time(entries: list[AuditEntry], committed: datetime, before: datetime
     # Some may be a little after it, within the clock difference allowed: no negative minutes "before".
     when = f"{_span(minutes)} minutes before the commit" if min(minutes) >= 0 else \
         f"within {max(abs(m) for m in minutes)} minutes of the commit"
-    return (f"; read in the committer's zone ({zone_text}) {'it is' if len(local) == 1 else 'they are'} {when}: the "
-            f"local time, written as UTC? Write the zone the clock shows ({zone_text}), or the time in UTC")
+    return (f"; read in the committer's zone ({zone_text}) {'it is' if len(local) == 1 else 'they are'} {when}: a "
+            f"local time written as UTC? Write the zone ({zone_text}), or the time in UTC")
 
 
 def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:
