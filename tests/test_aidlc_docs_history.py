@@ -389,6 +389,15 @@ def test_a_long_heading_and_subject_are_cut_so_the_message_keeps_its_facts(docs:
                               "2026-06-01T18:10:00+09:00; read in the committer's zone"), message
 
 
+def test_a_midnight_stamp_after_its_commit_is_not_called_a_local_time(docs: Repo) -> None:
+    """msys2-runtime-appcontainer-support dates an entry `2026-07-23T00:00:00Z` and commits it at 01:14+03:00: a date
+    with a placeholder time (AIDLC-DOCS-010), which read in the committer's zone only happens to fall before."""
+    late = entry("Unit 1b - Round 13 Result", "2026-06-02T00:00:00Z", "ok")
+    docs.commit("round 13", "2026-06-02T01:14:00+03:00", **{AUDIT: "# Audit\n\n" + START + late})
+    messages = [message for code, _, _, message in docs.findings() if code == "AIDLC-DOCS-025"]
+    assert len(messages) == 1 and messages[0].endswith("which added it at 2026-06-02T01:14:00+03:00"), messages
+
+
 def test_the_late_entries_of_one_commit_are_one_error_at_the_first(docs: Repo) -> None:
     """aidlc-demo-showcase's one commit added 57 entries dated after it, HCSES's 39: one cause, one error, at the
     first of them, naming how many and how late; the local-time note when every one reads true in the committer's

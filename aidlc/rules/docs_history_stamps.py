@@ -83,7 +83,9 @@ def _local_time(entries: list[AuditEntry], committed: datetime, before: datetime
     were added to and before the commit that added them: a local clock written as UTC (`Z`), the most common cause
     of an entry dated after its commit. Read so, times written before the log's last version are not a clock's."""
     zone = committed.utcoffset()
-    if not zone or any(entry.at is None or entry.at.utcoffset() != timedelta(0) for entry in entries):
+    # An entry stamped exactly midnight is a date with a placeholder time (AIDLC-DOCS-010), no clock's.
+    if not zone or any(entry.at is None or entry.at.utcoffset() != timedelta(0) or
+                       (entry.at.hour, entry.at.minute, entry.at.second) == (0, 0, 0) for entry in entries):
         return ""
     local = [entry.at.replace(tzinfo=committed.tzinfo) for entry in entries if entry.at is not None]
     if any(at > committed + CLOCK_TOLERANCE or (before is not None and at < before - CLOCK_TOLERANCE)
