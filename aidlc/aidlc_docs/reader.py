@@ -12,6 +12,7 @@ may write its stages as a table (`| Stage | Status |` rows, `| Code Generation |
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -124,20 +125,31 @@ def _read_document(project: DocsProject, text: str, path_rel: str, inside: str) 
 
 def _number_units(project: DocsProject, text: str) -> None:
     """The number each unit folder is given by a heading naming both (`#### Unit 1: Backend API` names unit 1 and
-    the folder backend-api), or by a list item naming both as one label (`- [x] **Cost Analytics Service** (Unit
-    1)`): the first line that does counts."""
+    the folder backend-api), by a list item naming both as one label (`- [x] **Cost Analytics Service** (Unit
+    1)`), or by the name row of a table under a unit's heading (`## Unit 2: Customer Frontend`, then `| Name |
+    customer-web |`): the first line that does counts."""
     named = [folder for folder in project.units if unit_of(folder) is None]
+    section: str | None = None  # the unit the last heading naming one is about
     for _, line in shown_lines(text):
         heading = HEADING.match(line) if line.startswith("#") else None
+        row = _NAME_ROW.match(line) if heading is None and section is not None else None
         if heading is not None:
-            number = unit_of(heading.group(2))
+            number = section = unit_of(heading.group(2))
             folders = folders_named(heading.group(2), named) if number is not None else []
             tie = (number, folders[0]) if number is not None and len(folders) == 1 else None
+        elif row is not None and section is not None:
+            folders = folders_named(row.group(1), named)
+            tie = (section, folders[0]) if len(folders) == 1 else None
         else:
             item = LIST_ITEM.match(line)
             tie = numbered_folder(item.group("text"), named) if item else None
         if tie is not None:
             project.unit_numbers.setdefault(tie[1], tie[0])
+
+
+# A table's row giving a unit's name or folder: `| Name | customer-web |`, `| **Folder** | \`admin-web\` |`.
+_NAME_ROW = re.compile(r"^\|[ \t*]*(?:unit[ \t]+)?(?:name|folder|directory|이름|유닛[ \t]*(?:이름|명)|名前|名称|nome)"
+                       r"[ \t*]*\|([^|]+)\|", re.IGNORECASE)
 
 
 def is_audit(inside: str) -> bool:
