@@ -215,13 +215,18 @@ def test_a_list_item_naming_a_units_number_and_its_folder_as_one_label_ties_them
 def test_the_name_row_of_a_table_under_a_units_heading_ties_its_number_and_folder(docs: DocsRepo) -> None:
     """3feet-lim/kb-ai-dlc-workshop: `## Unit 2: Customer Frontend`, then `| Name | customer-web |`; status showed unit
     2 and the folder customer-web apart, its plans judged as no unit's. A row naming another unit's folder later in
-    the section (`| Depends on | billing |`) ties nothing, nor a name row under no unit's heading."""
+    the section (`| Depends on | billing |`) ties nothing, nor a name row under no unit's heading. A heading may name a
+    folder of two names as it joins them (`Order + SSE`: order-sse)."""
     for folder in ("billing", "ledger"):
         docs.write(f"{DOCS}/construction/{folder}/functional-design/business-rules.md", "# Rules\n")
     units = f"{DOCS}/inception/application-design/unit-of-work.md"
     docs.write(units, "# Units\n\n| Name | ledger |\n\n## Unit 3: Invoicing\n\n| Attribute | Value |\n|---|---|\n"
                "| Depends on | ledger |\n| **Name** | `billing` |\n\n## Unit 4: Accounts\n\n| Type | ledger |\n")
     assert read_project(docs.root, DOCS).unit_numbers == {"billing": "3"}
+    # Dongseck/table-order: `## Unit 3: Order + SSE 도메인` names the folder order-sse, two names joined
+    docs.write(f"{DOCS}/construction/order-sse/functional-design/business-rules.md", "# Rules\n")
+    docs.write(units, "# Units\n\n## Unit 3: Order + SSE 도메인 (1명)\n\n## Unit 4: Order & SSE-free\n")
+    assert read_project(docs.root, DOCS).unit_numbers == {"order-sse": "3"}
 
 
 def test_an_approval_naming_its_unit_and_no_stage_approves_the_stage_that_unit_was_at(docs: DocsRepo) -> None:

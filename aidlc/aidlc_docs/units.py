@@ -106,8 +106,9 @@ def leading_unit(text: str) -> int | None:
 
 
 def folder_words(folder: str) -> str:
-    """A regex of a folder's name as text writes it: `v4-migration`, `v4 migration`, `V4_Migration` (as a word)."""
-    spelled = re.escape(folder).replace(r"\-", "[-_ ]")
+    """A regex of a folder's name as text writes it: `v4-migration`, `v4 migration`, `V4_Migration`, and a folder of
+    two names joined as the text joins them, `order-sse` as `Order + SSE` (as a word)."""
+    spelled = re.escape(folder).replace(r"\-", r"(?:[-_ ]|[ \t]*[+&][ \t]*)")
     return rf"(?<![\w-]){spelled}(?![\w-])"
 
 
