@@ -511,6 +511,39 @@ def test_the_scripts_of_the_workspace_a_command_names_are_what_it_runs(run: str,
         ([tool] if tool else [])
 
 
+@pytest.mark.parametrize(("run", "tools"), [
+    ("npm run lint --workspaces", ["pyright", "eslint", "tsc", "vitest", "mocha"]),
+    ("pnpm -r lint", ["pyright", "eslint", "tsc", "vitest", "mocha"]),
+    ("pnpm --filter './packages/*' lint", ["pyright", "eslint", "tsc", "vitest", "mocha"]),  # each, a superset
+    ("turbo run @shop/web#lint", ["eslint"]), ("turbo lint-kit#lint", ["tsc"]), ("turbo run //#lint", ["pyright"]),
+    ("nx run-many --targets=build,lint --projects web", ["pyright", "eslint", "tsc", "vitest", "mocha"]),
+    ("turbo run build", []),  # no workspace has that script
+])
+def test_the_scripts_of_every_workspace_a_command_runs_are_what_it_runs(run: str, tools: list[str]) -> None:
+    """`pnpm -r lint`, `npm run lint --workspaces`, turbo, nx and lerna run the script in every workspace (the root's
+    too, as a superset); `turbo run @shop/web#lint` one workspace's; the workspaces are the folders the root's patterns
+    match among the project's files (pnpm's `!apps/old` left out, node_modules never)."""
+    files = [*WORKSPACES, "apps/old/package.json", "packages/web/node_modules/x/package.json"]
+    read = {**WORKSPACES, "apps/old/package.json": b'{"scripts": {"lint": "jest"}}',
+            "packages/web/node_modules/x/package.json": b'{"scripts": {"lint": "ava"}}'}.get
+    runs = check_runs.tools_of([{"name": "lint", "run": run}], read, lambda: files)
+    assert [found.name for found in runs if found.name not in ("npm", "pnpm", "turbo", "nx")] == tools
+
+
+def test_every_workspace_is_found_within_bounds() -> None:
+    """A root listing no patterns has every package.json below it as a workspace; 50 at most are read."""
+    files = [f"p{n:03}/package.json" for n in range(500)]
+    reads: list[str] = []
+
+    def read(path: str) -> bytes:
+        reads.append(path)
+        return b'{"scripts": {"lint": "eslint ."}}'
+
+    runs = check_runs.tools_of([{"name": "lint", "run": "pnpm -r lint"}], lambda path: read(path), lambda: files)
+    assert [tool.name for tool in runs] == ["pnpm", "eslint"]
+    assert len({path for path in reads if "/" in path}) == 50
+
+
 def test_the_tools_the_hooks_pre_commit_runs_call_are_the_checks_tools() -> None:
     """A hook by the id of a tool's (`ruff-format`: ruff), a local hook by its entry (a script's lines too); `pre-commit
     run mypy` only that hook; `-c` another configuration."""
@@ -705,6 +738,13 @@ GO_SCRIPT = "#!/bin/sh\nset -e\n# the Go linters\ngolangci-lint run \\\n  ./...\
              "packages/web/package.json": '{"name": "@shop/web", "scripts": {"lint": "eslint src"}}\n'},
      "npm run lint --workspace=@shop/web",
      ("packages/web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint"),
+    *[("every workspace", {"package.json": '{"name": "shop", "private": true, "workspaces": ["packages/*"]}\n',
+                           "packages/web/package.json": '{"name": "@shop/web", "scripts": {"lint": "eslint src"}}\n',
+                           "packages/api/package.json": '{"name": "@shop/api", "scripts": {"test": "vitest"}}\n'},
+       run, ("packages/web/eslint.config.js", "export default [{rules: {'no-unused-vars': 'off'}}];\n"), "eslint")
+      for run in ("npm run lint --workspaces", "pnpm -r run lint", "yarn workspaces foreach -A run lint",
+                  "npx turbo run lint test", "npx nx run-many -t lint", "npx lerna run lint",
+                  "pnpm --filter '*' lint")],
     ("sh", {"scripts/lint.sh": GO_SCRIPT}, "sh scripts/lint.sh", GO_LINT, "golangci-lint"),
     ("sh -c", {}, "bash -c 'set -e; golangci-lint run ./...'", GO_LINT, "golangci-lint"),
     ("pre-commit", {".pre-commit-config.yaml": PRE_COMMIT_CONFIG}, "pre-commit run --all-files", GO_LINT,

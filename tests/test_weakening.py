@@ -484,3 +484,15 @@ def test_the_settings_a_tools_settings_extend_are_flagged_when_the_edit_changes_
     assert weakened_tests(repo.root, other, quiet, None, None, verify=verify if held else None) == [
         "config/lint.toml: the settings of ruff, which the verify command(s) 'lint' run; the edit changed them",
         "config/strict.json: the settings of tsc, which the verify command(s) 'types' run; the edit changed them"]
+
+
+def test_the_settings_of_a_tool_every_workspaces_script_calls_are_flagged(repo: Repo) -> None:
+    """`pnpm -r lint` runs packages/web's `eslint src`: an edit turning a rule off in packages/web/eslint.config.js
+    passed the unchanged check (the root's scripts alone were read). Before: no flag."""
+    base = repo.commit({"package.json": '{"private": true}\n', "pnpm-workspace.yaml": "packages: ['packages/*']\n",
+                        "packages/web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n',
+                        "packages/web/src/app.js": "let x = 1;\n"})
+    head = repo.commit({"packages/web/eslint.config.js": "export default [{rules: {'no-unused-vars': 'off'}}];\n"})
+    flags = weakened_tests(repo.root, base, head, None, None, verify=[{"name": "lint", "run": "pnpm -r lint"}])
+    assert flags == ["packages/web/eslint.config.js: the settings of eslint, which the verify command(s) 'lint' run; "
+                     "the edit changed them"]

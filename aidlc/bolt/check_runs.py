@@ -16,6 +16,7 @@ from aidlc.bolt import recipes, runner_configs
 from aidlc.bolt.check_settings import COVERAGE, NOX, NPM_TEST, PRE_COMMIT, PYTEST, TOOLS, TOX, Tool
 
 _NPM = ("npm", "yarn", "pnpm", "bun")
+_MONOREPO = ("turbo", "nx", "lerna")  # they run the package scripts of the workspaces
 
 
 def tools_run(words: list[str]) -> list[Tool]:
@@ -97,14 +98,43 @@ def _task_runner(name: str, rest: list[str]) -> Tool:
 
 def _package_runner(name: str, rest: list[str]) -> Tool:
     """npm, yarn, pnpm or bun, given the words after it: the script it runs, with its pre and post scripts, and the
-    package.json it reads them from, in the folder `--prefix`, `-C`, `--cwd` or `--dir` names."""
+    package.json it reads them from, in the folder `--prefix`, `-C`, `--cwd` or `--dir` names; in the workspace an
+    option names, or in every workspace (EVERY_WORKSPACE: `--workspaces`, pnpm's `-r`, `yarn workspaces foreach`, a
+    filter with a wildcard)."""
     valued = (*_VALUED, "-w") if name == "npm" else _VALUED  # pnpm's -w is the workspace root, no value
     script, workspace = _script(rest, valued)
-    scripts = NPM_TEST.package if script in ("test", "t") else \
-        (f"scripts.pre{script}", f"scripts.{script}", f"scripts.post{script}") if script else ()
     folders = recipes.option_values(rest, _FOLDER_OPTIONS)
-    return Tool(name, package=scripts, recipe_files=(posixpath.join(*folders[:1], "package.json"),),
-                workspace=workspace or "".join(recipes.option_values(rest, valued[len(_FOLDER_OPTIONS):])[:1]))
+    workspace = workspace or "".join(recipes.option_values(rest, valued[len(_FOLDER_OPTIONS):])[:1])
+    every = "*" in workspace or any(word in _EVERY_OPTIONS for word in rest)
+    return Tool(name, package=_scripts(script), recipe_files=(posixpath.join(*folders[:1], "package.json"),),
+                workspace=EVERY_WORKSPACE if every else workspace)
+
+
+def _scripts(script: str | None) -> tuple[str, ...]:
+    """The package.json keys of the scripts `npm run SCRIPT` runs: its pre and post scripts too."""
+    if script in ("test", "t"):
+        return NPM_TEST.package
+    return (f"scripts.pre{script}", f"scripts.{script}", f"scripts.post{script}") if script else ()
+
+
+EVERY_WORKSPACE = "*"  # a package manager's workspace: each of them
+_EVERY_OPTIONS = ("--workspaces", "-ws", "--ws", "-r", "--recursive")
+
+
+def _monorepo_runner(name: str, rest: list[str]) -> Tool:
+    """turbo, nx or lerna, given the words after it: the scripts of every workspace's package.json named as the tasks
+    it runs (`turbo run lint test`, `nx run-many -t lint`, `lerna run lint`); `turbo run web#lint` the web
+    workspace's."""
+    tasks = [word for at, word in enumerate(rest) if not word.startswith("-") and
+             (at == 0 or rest[at - 1] not in ("--filter", "-F", "--scope", "-p", "--projects", "--exclude"))]
+    tasks = tasks[1:] if tasks[:1] in (["run"], ["run-many"], ["affected"]) else tasks
+    tasks += [task for value in recipes.option_values(rest, ("-t", "--target", "--targets"))
+              for task in value.split(",")]
+    if len(tasks) == 1 and "#" in tasks[0]:  # one workspace's task, by its package's name; `//#lint` the root's
+        package, _, task = tasks[0].partition("#")
+        return Tool(name, package=_scripts(task), recipe_files=("package.json",), workspace=package.strip("/"))
+    return Tool(name, package=tuple(key for task in tasks for key in _scripts(task.rpartition("#")[2])),
+                recipe_files=("package.json",), workspace=EVERY_WORKSPACE)
 
 
 _FOLDER_OPTIONS = ("--prefix", "-C", "--cwd", "--dir")
@@ -117,7 +147,8 @@ def _script(rest: list[str], valued: tuple[str, ...]) -> tuple[str | None, str]:
     the values of those that take one), and the workspace `yarn workspace web NAME` names."""
     words = [word for at, word in enumerate(rest)
              if not word.startswith("-") and (at == 0 or rest[at - 1] not in valued)]
-    workspace = words[1] if words[:1] == ["workspace"] and len(words) > 1 else ""
+    workspace = words[1] if words[:1] == ["workspace"] and len(words) > 1 else \
+        EVERY_WORKSPACE if words[:2] == ["workspaces", "foreach"] else ""  # yarn's
     words = words[2:] if workspace else words
     if words[:1] in (["run"], ["run-script"]):
         words = words[1:]
@@ -127,15 +158,18 @@ def _script(rest: list[str], valued: tuple[str, ...]) -> tuple[str | None, str]:
 # The runners whose words say what they run, each read from the words after its name.
 _RUNNERS: dict[str, Callable[[str, list[str]], Tool]] = {
     TOX.name: _tox_runner, NOX.name: _nox_runner, **dict.fromkeys(recipes.RUNNERS, _task_runner),
-    **dict.fromkeys(_NPM, _package_runner), **dict.fromkeys(runner_configs.PYPROJECT_RUNNERS, _pyproject_runner),
+    **dict.fromkeys(_NPM, _package_runner), **dict.fromkeys(_MONOREPO, _monorepo_runner),
+    **dict.fromkeys(runner_configs.PYPROJECT_RUNNERS, _pyproject_runner),
     **dict.fromkeys(_HOOK_RUNNERS, _hook_runner)}
 
 
-def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = None) -> dict[Tool, list[str]]:
+def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = None,
+             files: Callable[[], list[str]] | None = None) -> dict[Tool, list[str]]:
     """The tools aidlc.yaml's verify commands run, each with the names of the checks that run it; with `read` (a
     file of the project at the head, by path: those `files_read` names), also the tools the package.json scripts
-    that npm, yarn, pnpm or bun run call (`npm run lint` running eslint), and those the Makefile or justfile
-    targets a task runner runs call (`make lint` running ruff), and theirs in turn."""
+    that npm, yarn, pnpm or bun run call (`npm run lint` running eslint; with `files`, the project's files at the
+    head, those of every workspace, `pnpm -r lint`), and those the Makefile or justfile targets a task runner runs
+    call (`make lint` running ruff), and theirs in turn."""
     runs: dict[Tool, list[str]] = {}
     followed = 0  # tools followed into their files, for all the checks together
     for check in (check for check in verify if isinstance(check, dict)):
@@ -148,7 +182,7 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
             runs.setdefault(tool, []).append(str(check.get("name", "?")))
             if read is not None and tool.recipe_files and followed < _FOLLOWED_AT_MOST:
                 followed += 1
-                pending += _called(tool, read)
+                pending += _called(tool, read, files)
     return runs
 
 
@@ -156,19 +190,18 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
 _FOLLOWED_AT_MOST = 100
 
 
-def _called(tool: Tool, read: Callable[[str], bytes | None]) -> list[Tool]:
+def _called(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None) -> list[Tool]:
     """The tools that what `tool` runs calls: a package script, a task runner's recipe, a pre-commit hook, a tox
     environment's commands, a shell script's lines."""
-    return [called for line in _lines_run(tool, read) for called in tools_run(command_words({"run": line}))]
+    return [called for line in _lines_run(tool, read, files) for called in tools_run(command_words({"run": line}))]
 
 
-def _lines_run(tool: Tool, read: Callable[[str], bytes | None]) -> list[str]:
+def _lines_run(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None) -> list[str]:
     """The command lines `tool` runs, read from its files."""
-    if tool.name in _NPM:
-        package = runner_configs.workspace_package(tool.recipe_files[0], tool.workspace, read) if tool.workspace \
-            else tool.recipe_files[0]
-        scripts = runner_configs.package_scripts(read(package) if package is not None else None)
-        return [run for key in tool.package if (run := scripts.get(key.removeprefix("scripts."))) is not None]
+    if tool.name in (*_NPM, *_MONOREPO):
+        return [run for package in _packages(tool, read, files)
+                for scripts in [runner_configs.package_scripts(read(package))]
+                for key in tool.package if (run := scripts.get(key.removeprefix("scripts."))) is not None]
     first = next((data for data in map(read, tool.recipe_files) if data is not None), None)  # the file it reads
     if tool.name in (SCRIPT, PYTHON_SCRIPT, NOX.name, PRE_COMMIT.name):
         return _file_lines(tool, first)
@@ -178,6 +211,16 @@ def _lines_run(tool: Tool, read: Callable[[str], bytes | None]) -> list[str]:
         return runner_configs.tox_commands(read, tool.recipe_files, tool.recipes)
     found = _recipes(tool, read)
     return recipes.commands(tool.name, found, tool.recipes, tool.assignments) if found is not None else []
+
+
+def _packages(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None) -> list[str]:
+    """The package.json files whose scripts a package manager runs: the root's, a workspace's, or every workspace's
+    (and the root's: `pnpm -r` and turbo run its script too), which only the project's `files` list."""
+    root = tool.recipe_files[0]
+    if tool.workspace == EVERY_WORKSPACE:
+        return [root, *runner_configs.every_workspace(root, read, files)] if files is not None else [root]
+    package = runner_configs.workspace_package(root, tool.workspace, read) if tool.workspace else root
+    return [package] if package is not None else []
 
 
 def _file_lines(tool: Tool, data: bytes | None) -> list[str]:
@@ -222,7 +265,7 @@ def command_words(check: dict[str, Any]) -> list[str]:
 
 
 def named_by_verify(verify: list[Any], changed: set[str], read: Callable[[str], bytes | None] | None = None,
-                    ) -> list[tuple[str, str]]:
+                    files: Callable[[], list[str]] | None = None) -> list[tuple[str, str]]:
     """(path, check name) for each of the `changed` files a verify command names as a word of its `run`, or runs
     through a tool that reads its recipe from a file of its own (`make test` runs the Makefile's `test`); with `read`
     (a project file by path, as the edit leaves it), also the files what it runs is read from, followed: those the
@@ -234,16 +277,17 @@ def named_by_verify(verify: list[Any], changed: set[str], read: Callable[[str], 
         if not isinstance(check, dict):
             continue
         named = {posixpath.normpath(word) for word in _files_run(command_words(check))}
-        for path in sorted((named | _reached(check, changed, read) if read is not None else named) & changed):
+        for path in sorted((named | _reached(check, changed, read, files) if read is not None else named) & changed):
             found.append((path, str(check.get("name", "?"))))
     return found
 
 
-def _reached(check: dict[str, Any], changed: set[str], read: Callable[[str], bytes | None]) -> set[str]:
+def _reached(check: dict[str, Any], changed: set[str], read: Callable[[str], bytes | None],
+             files: Callable[[], list[str]] | None) -> set[str]:
     """The shell scripts and recipe files (with the files those include) the command `check` runs, followed, and
     the `changed` files a wildcard include names."""
     found: set[str] = set()
-    for tool in tools_of([check], read):
+    for tool in tools_of([check], read, files):
         if tool.name in (SCRIPT, PYTHON_SCRIPT):
             found.update(tool.recipe_files)
         elif tool.name in recipes.RUNNERS and (book := _recipes(tool, read)) is not None:

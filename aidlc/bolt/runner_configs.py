@@ -32,15 +32,55 @@ def workspace_package(root: str, workspace: str, read: Callable[[str], bytes | N
     return None
 
 
-def _workspace_folders(folder: str, read: Callable[[str], bytes | None], last: str) -> list[str]:
-    """The folders the workspaces of the root package in `folder` may be in, for a package whose name ends in
-    `last`: each listed folder, and `last` in each listed `folder/*`."""
+def every_workspace(root: str, read: Callable[[str], bytes | None], files: Callable[[], list[str]]) -> list[str]:
+    """The package.json of each workspace of the root package.json at `root` (`npm run lint --workspaces`, `pnpm -r
+    lint`, `turbo run lint`), among the project's `files`: those the root's `workspaces`, pnpm-workspace.yaml's or
+    lerna.json's `packages` patterns match (pnpm's `!` patterns left out), or, with no pattern, every package.json
+    below the root but in node_modules; _WORKSPACES_AT_MOST at most."""
+    folder = posixpath.dirname(root)
+    patterns = _workspace_patterns(folder, read)
+    return [path for path in files() if path != root and _is_workspace(path, folder, patterns)][:_WORKSPACES_AT_MOST]
+
+
+def _is_workspace(path: str, folder: str, patterns: list[str]) -> bool:
+    """Whether `path` is the package.json of a workspace the `patterns` name, below `folder` and not in
+    node_modules."""
+    inside = path[len(folder) + 1:] if folder else path
+    if posixpath.basename(path) != "package.json" or (folder and not path.startswith(folder + "/")) or \
+            "node_modules/" in f"/{inside}":
+        return False
+    package = posixpath.dirname(inside)
+    if any(_globbed(package, pattern[1:]) for pattern in patterns if pattern.startswith("!")):
+        return False
+    wanted = [pattern for pattern in patterns if not pattern.startswith("!")]
+    return not wanted or any(_globbed(package, pattern) for pattern in wanted)
+
+
+def _globbed(folder: str, pattern: str) -> bool:
+    """Whether a workspace pattern (`packages/*`, `apps/**`) names the package folder `folder`."""
+    if pattern.endswith("/**"):
+        return folder.startswith(pattern[:-3] + "/") and recipes.matches(folder[:len(pattern) - 3], pattern[:-3])
+    return recipes.matches(folder, pattern)
+
+
+def _workspace_patterns(folder: str, read: Callable[[str], bytes | None]) -> list[str]:
+    """The workspace patterns of the root package in `folder`: package.json's `workspaces` (or its `packages`),
+    pnpm-workspace.yaml's and lerna.json's `packages`, as written but for a leading `./` and a trailing `/`."""
     listed = _json(read(posixpath.join(folder, "package.json"))).get("workspaces")
     listed = listed.get("packages") if isinstance(listed, dict) else listed
     pnpm = recipes.yaml_mapping(read(posixpath.join(folder, "pnpm-workspace.yaml"))).get("packages")
+    lerna = _json(read(posixpath.join(folder, "lerna.json"))).get("packages")
+    return [pattern.replace("!./", "!").removeprefix("./").rstrip("/")
+            for pattern in (*recipes.items(listed), *recipes.items(pnpm), *recipes.items(lerna))
+            if isinstance(pattern, str)]
+
+
+def _workspace_folders(folder: str, read: Callable[[str], bytes | None], last: str) -> list[str]:
+    """The folders the workspaces of the root package in `folder` may be in, for a package whose name ends in
+    `last`: each listed folder, and `last` in each listed `folder/*`."""
     found = []
-    patterns = [pattern for pattern in (*recipes.items(listed), *recipes.items(pnpm)) if isinstance(pattern, str)]
-    for pattern in (pattern.removeprefix("./").rstrip("/") for pattern in patterns):
+    patterns = [pattern for pattern in _workspace_patterns(folder, read) if not pattern.startswith("!")]
+    for pattern in patterns:
         above, _, star = pattern.rpartition("/")
         if not any(mark in pattern for mark in "*?[!"):
             found.append(pattern)

@@ -49,17 +49,17 @@ def may_be_base(path: str) -> bool:
 
 
 def extended_at(project: Path, head: str, runs: dict[Tool, list[str]], changed: Iterable[str],
-                listing: list[str] | None = None) -> dict[Tool, list[str]]:
-    """`runs` with each tool's `bases` as the repository of `project` holds them at commit `head` (`listing`: its
-    files there, when the caller has them), when one of the `changed` files may be one: a file in a format settings
-    are written in, and not a settings file by its name."""
+                files: Callable[[], list[str]] | None = None) -> dict[Tool, list[str]]:
+    """`runs` with each tool's `bases` as the repository of `project` holds them at commit `head` (`files`: its
+    files there, when the caller lists them), when one of the `changed` files may be one: a file in a format
+    settings are written in, and not a settings file by its name."""
     tools = list(runs)
     if not tools or not any(may_be_base(path) and not may_hold_settings(path, tools) for path in changed):
         return runs
     history = vcs.history(project)
     if history is None:
         return runs
-    return with_bases(runs, vcs.files_at(project, head) if listing is None else listing,
+    return with_bases(runs, vcs.files_at(project, head) if files is None else files(),
                       lambda paths: history.read(head, paths))
 
 

@@ -28,6 +28,7 @@ verdict.
 from __future__ import annotations
 
 import difflib
+import functools
 import posixpath
 import re
 from collections import Counter
@@ -120,7 +121,8 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
         return flags
     followed = check_runs.files_read(verify or [])  # package.json, a Makefile: what they call
     new = history.reader(head, [n for _, n in pairs] + candidates + [CONFIG_FILE] + followed)
-    tools = settings_bases.extended_at(repo_root, head, _tools(verify, new), candidates)
+    files = functools.cache(lambda: vcs.files_at(repo_root, head))  # listed when a check runs every workspace
+    tools = settings_bases.extended_at(repo_root, head, _tools(verify, new, files), candidates, files)
     old = history.read(base, [o for o, _ in pairs if o] + candidates + [CONFIG_FILE])
     for old_path, new_path in pairs:
         flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new(new_path)), base)
@@ -128,11 +130,11 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     return flags + _settings_changes(candidates, old, new, tools) + _count_changes(before, after, baseline)
 
 
-def _tools(verify: list[dict[str, Any]] | None, new: Callable[[str], bytes | None],
+def _tools(verify: list[dict[str, Any]] | None, new: Callable[[str], bytes | None], files: Callable[[], list[str]],
            ) -> dict[check_settings.Tool, list[str]]:
     """The tools the verify commands run: the caller's commands, or the head's aidlc.yaml's (`new`: a file at the
-    head)."""
-    return check_runs.tools_of(verify if verify is not None else _listed(verify_of(new(CONFIG_FILE))), new)
+    head; `files`: the project's files there)."""
+    return check_runs.tools_of(verify if verify is not None else _listed(verify_of(new(CONFIG_FILE))), new, files)
 
 
 def _named_by_held(repo_root: Path, head: str, verify: list[dict[str, Any]], changed: set[str]) -> list[str]:

@@ -5,6 +5,8 @@ their cost `runs`."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from aidlc import vcs
@@ -102,7 +104,7 @@ def verify_changes(facts: Facts) -> list[ev.Deviation]:
     touched = {p for c in facts.commits for p in c.paths} & {c.path for c in facts.line_counts}
     named = [c for value in (before, after) if isinstance(value, list) for c in value]
     read = history.reader(facts.head)  # a recipe file a verify command runs may include others
-    for path, name in dict(named_by_verify(named, touched - {CONFIG_FILE}, read)).items():
+    for path, name in dict(named_by_verify(named, touched - {CONFIG_FILE}, read, _files(facts))).items():
         changing = [c.sha[:12] for c in facts.commits if path in c.paths]
         found.append(ev.Deviation(path=path, kind="verify-changed", detail=one_line(
             f"the bolt's own commit(s) {', '.join(changing)} changed it, and the verify command '{name}' runs it")))
@@ -129,8 +131,9 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
     own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py)."""
     followed = check_runs.files_read(verify)  # package.json, a Makefile: what they call, as the head has it
     history = vcs.history(facts.repo) if followed else None
-    runs = check_runs.tools_of(verify, history.reader(facts.head, followed) if history is not None else None)
-    runs = settings_bases.extended_at(facts.repo, facts.head, runs, touched)  # `extend = "config/ruff.toml"`
+    files = _files(facts)
+    runs = check_runs.tools_of(verify, history.reader(facts.head, followed) if history is not None else None, files)
+    runs = settings_bases.extended_at(facts.repo, facts.head, runs, touched, files)  # `extend = "config/ruff.toml"`
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
     found = []
     for path, by_tool in settings_changed_by_bolt(facts, candidates, list(runs)).items():
@@ -138,6 +141,11 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
         found.append(ev.Deviation(path=path, kind="verify-changed", detail=one_line(
             f"the bolt's own commit(s) {', '.join(changing)} changed {check_settings.said('it', by_tool, runs)}")))
     return found
+
+
+def _files(facts: Facts) -> Callable[[], list[str]]:
+    """The project's files at the bolt's head, listed when first asked (the workspaces `pnpm -r lint` runs in)."""
+    return functools.cache(lambda: vcs.files_at(facts.repo, facts.head))
 
 
 def _verify_difference(before: Any, after: Any) -> str:

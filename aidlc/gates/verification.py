@@ -171,7 +171,7 @@ def _test_runners(facts: Facts, at_head: list[str]) -> list[check_settings.Tool]
     changed (aidlc/bolt/settings_bases.py)."""
     runners: dict[check_settings.Tool, list[str]] = {runner: [] for runner in check_settings.TEST_RUNNERS}
     changed = [] if facts.base == vcs.EMPTY_TREE else [c.path for c in facts.line_counts]
-    return list(settings_bases.extended_at(facts.repo, facts.head, runners, changed, at_head))
+    return list(settings_bases.extended_at(facts.repo, facts.head, runners, changed, lambda: at_head))
 
 
 def junit_cases(facts: Facts, checks: list[ev.Check], independent: list[str]) -> list[str] | None:
