@@ -283,14 +283,49 @@ def test_status_shows_each_record_s_rows_per_phase_and_its_next_step(v2: V2Repo)
     assert done.returncode == 0, done.stdout + done.stderr
     out = done.stdout
     assert "aidlc-workflows v2: 1 intent record under aidlc/" in out and "261130-shop-orders" in out
-    assert "INCEPTION  2/3 done" in out and "CONSTRUCTION  1/2 done" in out
+    assert "INCEPTION  2/3 done (1 skipped)" in out and "CONSTRUCTION  1/2 done\n" in out
     assert "[S] user-stories" in out and "[-] build-and-test" in out
     assert "`build-and-test` is under way" in out and f"{STATE}:29" in out
     assert "Nothing waits for a person." in out
     quiet = run_cli("status", "-q", cwd=v2.root)
-    assert quiet.stdout.strip() == ("261130-shop-orders: initialization 2/2, inception 2/3, construction 1/2; "
-                                    "22 audit events in 2 shards; 0 open gates; validation: 0 errors, 0 warnings")
+    assert quiet.stdout.strip() == ("261130-shop-orders: initialization 2/2, inception 2/3 (1 skipped), "
+                                    "construction 1/2; 22 audit events in 2 shards; 0 open gates; validation: "
+                                    "0 errors, 0 warnings")
     assert "  validation: 0 errors, 0 warnings (the workspace's, its records' among them)" in out
+
+
+def test_a_row_whose_decision_is_skip_is_skipped_not_the_next_stage(v2: V2Repo) -> None:
+    """v2 writes a stage its scope leaves out as `- [ ] <slug> — SKIP` (and lists it under "Stages to Skip"): the
+    box stays empty, yet the stage is not to run. Status named such a row the next stage, ahead of the row under
+    way, and counted it pending; it is skipped, as an `[S]` row is."""
+    v2.replace(STATE, "- [S] user-stories — SKIP", "- [ ] user-stories — SKIP")
+    v2.commit("user-stories out of scope", at(LAST + 60))
+    document = json.loads(run_cli("status", "--format", "json", cwd=v2.root).stdout)
+    [record] = document["records"]
+    inception = record["phases"][1]
+    row = inception["rows"][1]
+    assert (row["slug"], row["box"], row["mark"]) == ("user-stories", " ", "skipped")
+    assert (inception["done"], inception["skipped"], inception["total"]) == (2, 1, 3)
+    assert "`build-and-test` is under way" in record["next_actions"][0]["reason"]
+    assert f"{STATE}:29" in record["next_actions"][0]["reason"]
+    out = run_cli("status", cwd=v2.root).stdout
+    assert "INCEPTION  2/3 done (1 skipped)" in out and "user-stories" not in out.split("Next safe action")[1]
+
+
+def test_a_record_whose_rows_left_are_all_skip_has_no_next_stage(v2: V2Repo) -> None:
+    """running_crew's shape: every row `[x]` or `[S]` but an inception row and the operation phase's, all `— SKIP`.
+    Nothing is left to run."""
+    v2.replace(STATE, "- [S] user-stories — SKIP", "- [ ] user-stories — SKIP")
+    v2.replace(STATE, "- [-] build-and-test — EXECUTE", "- [S] build-and-test — EXECUTE\n\n### OPERATION PHASE\n"
+               "- [ ] deployment-pipeline — SKIP\n- [ ] observability-setup — SKIP: no service to run yet")
+    v2.commit("build-and-test jumped; operation out of scope", at(LAST + 60))
+    done = run_cli("status", cwd=v2.root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "OPERATION  0/2 done (2 skipped)" in done.stdout
+    assert f"every stage row of {STATE} is completed or skipped" in done.stdout
+    assert "is next" not in done.stdout and "under way" not in done.stdout
+    quiet = run_cli("status", "-q", cwd=v2.root).stdout
+    assert "inception 2/3 (1 skipped), construction 1/2 (1 skipped), operation 0/2 (2 skipped);" in quiet
 
 
 def test_status_names_an_open_gate_and_what_v2_expects_of_the_person(v2: V2Repo) -> None:

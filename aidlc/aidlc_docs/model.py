@@ -124,7 +124,8 @@ class StateRow(BaseModel):
     line: int
     box: str = Field(description="the marker as written: ' ' pending, '-' in progress, '?' awaiting approval, 'R' "
                      "revising, 'x' completed, 'S' skipped")
-    mark: Mark
+    mark: Mark = Field(description="what the box says; skipped too for an empty box whose decision is SKIP (a "
+                       "stage the scope leaves out)")
     slug: str = Field(description="the stage's slug as written; v2 and its plugins add stages aidlc need not know")
     decision: str = Field(description="what follows the em dash: EXECUTE, SKIP, ...")
     phase: str | None = Field(default=None, description="the `### <PHASE> PHASE` heading the row stands under, "

@@ -34,6 +34,8 @@ _ROW = re.compile(r"^- \[(?P<box>[ xSR?-])\] (?P<slug>\S+)\s*—\s*(?P<decision>
 _PHASE = re.compile(r"^#{2,4}\s+(?P<phase>[A-Za-z]+)\s+PHASE\s*$", re.IGNORECASE)
 _MARKS = {" ": Mark.pending, "-": Mark.in_progress, "?": Mark.awaiting, "R": Mark.in_progress, "x": Mark.done,
           "S": Mark.skipped}
+# state-template.md's decision, `EXECUTE` or `SKIP: <reason>`: a stage the scope leaves out keeps an empty box.
+_SKIP = re.compile(r"SKIP(?:PED)?\b", re.IGNORECASE)
 
 
 def record_folders(root: Path) -> list[str]:
@@ -95,7 +97,9 @@ def read_record(root: Path, rel: str) -> DocsProject:
 
 def read_rows(text: str) -> list[StateRow]:
     """The stage rows of a v2 aidlc-state.md, each with the phase heading it stands under; other lines
-    (`Per unit: [TBD]`, fields, headings) are not rows."""
+    (`Per unit: [TBD]`, fields, headings) are not rows. A row not started whose decision is SKIP is skipped, as an
+    `[S]` row is: v2 leaves the box empty for a stage its scope leaves out (RKuji/aidlc-v2-sogo,
+    b0ho/running_crew: `- [ ] market-research — SKIP`)."""
     rows = []
     phase = None
     for number, line in enumerate(text.split("\n"), start=1):
@@ -104,8 +108,12 @@ def read_rows(text: str) -> list[StateRow]:
             phase = heading.group("phase").lower()
         match = _ROW.match(line)
         if match:
-            rows.append(StateRow(line=number, box=match.group("box"), mark=_MARKS[match.group("box")],
-                                 slug=match.group("slug"), decision=match.group("decision").strip(), phase=phase))
+            box, decision = match.group("box"), match.group("decision").strip()
+            mark = _MARKS[box]
+            if mark == Mark.pending and _SKIP.match(decision):  # out of scope: never run, so never next
+                mark = Mark.skipped
+            rows.append(StateRow(line=number, box=box, mark=mark, slug=match.group("slug"), decision=decision,
+                                 phase=phase))
     return rows
 
 

@@ -167,7 +167,8 @@ class RecordRow(BaseModel):
     line: int
     slug: str = Field(description="the stage's slug as written (v2 and its plugins add stages aidlc need not know)")
     box: str = Field(description="the marker as written: ' ', '-', '?', 'R', 'x' or 'S'")
-    mark: str = Field(description="done, pending, in-progress, skipped or awaiting")
+    mark: str = Field(description="done, pending, in-progress, skipped or awaiting; skipped too for an empty box "
+                      "whose decision is SKIP")
     decision: str = Field(description="what follows the em dash: EXECUTE, SKIP, ...")
 
 
@@ -175,6 +176,7 @@ class RecordPhase(BaseModel):
     phase: str = Field(description="the `### <PHASE> PHASE` heading the rows stand under, lower case; '' for rows "
                        "above every such heading")
     done: int = Field(description="rows completed ([x])")
+    skipped: int = Field(description="rows skipped: [S], or not started with the decision SKIP")
     total: int = Field(description="rows, skipped ones included")
     rows: list[RecordRow]
 

@@ -10,6 +10,7 @@ from aidlc.model.status import (
     DocsStageLine,
     DocsStatusReport,
     DocsUnit,
+    RecordPhase,
     RecordsStatusReport,
     RecordStatus,
 )
@@ -103,10 +104,15 @@ def render_records_counts(report: RecordsStatusReport) -> str:
 
 
 def _record_counts(record: RecordStatus) -> str:
-    phases = ", ".join(f"{phase.phase or 'no phase'} {phase.done}/{phase.total}" for phase in record.phases)
+    phases = ", ".join(f"{phase.phase or 'no phase'} {_record_done(phase)}" for phase in record.phases)
     return (f"{phases or 'no stage rows'}; {plural(record.audit_events, 'audit event')} in "
             f"{plural(record.shards, 'shard')}; {plural(len(record.waiting), 'open gate')}; "
             f"{validation_line(record.errors, record.warnings)}")
+
+
+def _record_done(phase: RecordPhase, word: str = "") -> str:
+    """`3/7`, and `(4 skipped)` where rows were skipped, as a flat folder's phases show it."""
+    return f"{phase.done}/{phase.total}{word}" + (f" ({phase.skipped} skipped)" if phase.skipped else "")
 
 
 def render_records_status(report: RecordsStatusReport, style: Style, waiting_only: bool = False) -> str:
@@ -119,7 +125,7 @@ def render_records_status(report: RecordsStatusReport, style: Style, waiting_onl
         lines.append(style(shown(record.name), "bold") + f"  (space {shown(record.space)}, {shown(record.folder)}/)")
         lines.append(f"  {_record_counts(record)}")
         for phase in record.phases:
-            lines.append(f"  {(phase.phase or 'no phase').upper()}  {phase.done}/{phase.total} done")
+            lines.append(f"  {(phase.phase or 'no phase').upper()}  {_record_done(phase, ' done')}")
             lines += [f"    [{row.box}] {row.slug:<26} line {row.line}  {row.decision}" for row in phase.rows]
         lines += [f"  note: {shown(note)}" for note in record.notes]
         first, *rest = record.next_actions

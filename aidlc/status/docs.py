@@ -311,7 +311,8 @@ def _record(project: DocsProject, findings: list[Finding]) -> RecordStatus:
         notes.append(f"{state} holds no stage row (`- [ ] <slug> — EXECUTE`)")
     return RecordStatus(
         folder=project.rel, space=record.space, name=record.name, state=state,
-        phases=[RecordPhase(phase=phase, done=sum(row.mark == Mark.done for row in rows), total=len(rows),
+        phases=[RecordPhase(phase=phase, done=sum(row.mark == Mark.done for row in rows),
+                            skipped=sum(row.mark == Mark.skipped for row in rows), total=len(rows),
                             rows=[_row(row) for row in rows]) for phase, rows in phases.items()],
         audit_events=len(record.events), shards=len(project.audits), errors=count(findings, Severity.error),
         warnings=count(findings, Severity.warning), notes=notes, waiting=waiting,
