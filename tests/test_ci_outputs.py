@@ -370,6 +370,48 @@ def test_the_approvals_a_pull_request_logs_in_the_audit_log_are_listed_too(tmp_p
     assert (logged["path"], logged["line"], logged["stages"]) == (AUDIT, line, ["Build and Test"])
     summary = tmp_path / "summary.md"
     proc = ci(repo.root, "--base", "base", env={"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)})
+    assert logged["said"] == '"approved"'  # as the log quotes it, and shown so, not quoted again
     assert f"approvals this pull request logs (1), each for a reviewer to read:\n  {AUDIT}:{line}  Build and Test: " \
-        f"\"{logged['said']}\"" in proc.stdout and logged["said"]
+        '"approved"\n' in proc.stdout
     assert any(row.startswith(f"| {AUDIT}:{line} | Build and Test: ") for row in summary.read_text().splitlines())
+
+
+def test_a_logged_approval_is_listed_once_and_the_person_s_quotes_shown_once(tmp_path: Path) -> None:
+    """Janeeffect/aidlc-demo-showcase's shapes: the log quotes the person's input itself (`"b" (approved - ...)`),
+    and a change-request cycle's `Functional Design` line names no unit, so it stands on unit 1's approval too.
+    `ci` showed `""b" (...)"` and `Functional Design of unit 1, Functional Design`: the entry is named once, and
+    the quotes are the log's own; words the log does not quote are quoted."""
+    from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, audit_text, build_docs_repo, iso, stamp
+    from tests.test_gate import git
+
+    repo = build_docs_repo(tmp_path / "shop")
+    designs = [entry for entry in ENTRIES if entry[0].startswith("Functional Design")]
+    rest = [entry for entry in ENTRIES if entry not in designs]
+    designed = [f"Functional Design - EXECUTE ({unit})" for unit in ("Unit 1: orders-api", "Unit 2: shop-web")]
+    repo.write(AUDIT, audit_text(rest))
+    for line in designed:
+        repo.replace(STATE, f"- [x] {line}", f"- [ ] {line}")
+    repo.commit("designs still open", stamp(len(rest)))
+    assert run_cli("init", cwd=repo.root).returncode == 0
+    repo.commit("adopt aidlc", stamp(len(rest)))
+    git(repo.root, "branch", "base")
+    git(repo.root, "checkout", "-q", "-b", "pr")
+    said = ['"b" (approved - on to Code Generation)', "승인"]  # the second as a log that quotes nothing has it
+    with repo.path(AUDIT).open("a", encoding="utf-8") as log:
+        for n, (unit, words) in enumerate(zip((1, 2), said, strict=True)):
+            log.write(f"## Functional Design - Unit {unit} Approval\n**Timestamp**: {iso(stamp(len(rest) + n))}\n"
+                      f"**User Input**: {words}\n**AI Response**: Unit {unit} design approved.\n"
+                      f"**Context**: CONSTRUCTION - Unit {unit}\n\n---\n\n")
+    for line in designed:
+        repo.replace(STATE, f"- [ ] {line}", f"- [x] {line}")
+    repo.replace(STATE, "## Current Status", "### CR CYCLE 2\n- [x] Functional Design - COMPLETED\n\n## Current Status")
+    repo.commit("designs approved; a change request designed", stamp(len(rest) + 2))
+
+    logged = document(repo.root, "--base", "base")["logged_approvals"]
+    assert [(entry["stages"], entry["said"]) for entry in logged] == [
+        (["Functional Design of unit 1"], said[0]), (["Functional Design of unit 2"], said[1])]
+    out = ci(repo.root, "--base", "base").stdout
+    first, second = (entry["line"] for entry in logged)
+    assert f"approvals this pull request logs (2), each for a reviewer to read:\n" \
+        f"  {AUDIT}:{first}  Functional Design of unit 1: {said[0]}\n" \
+        f"  {AUDIT}:{second}  Functional Design of unit 2: \"승인\"\n" in out

@@ -20,17 +20,22 @@ def approvals_logged(project: DocsProject, history: vcs.History, base: str) -> l
     before = history.read(base, sorted({claim.log for claim in claims if claim.log is not None}))
     held = {path: (data or b"").decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
             for path, data in before.items()}
-    stages: dict[tuple[str, int], list[str]] = {}
+    approved: dict[tuple[str, int], dict[tuple[str, str | None], None]] = {}  # per entry, its (stage, unit)s in order
     said: dict[tuple[str, int], str] = {}
     for claim in claims:
         entry, log = claim.approval, claim.log
         if entry is None or log is None or entry.text in held.get(log, ""):
             continue
-        name = BY_SLUG[claim.line.stage or ""].name + (f" of unit {claim.unit}" if claim.unit else "")
-        stages.setdefault((log, entry.line), [])
-        if name not in stages[(log, entry.line)]:
-            stages[(log, entry.line)].append(name)
+        approved.setdefault((log, entry.line), {})[(claim.line.stage or "", claim.unit)] = None
         words = " ".join(entry.fields.get("user_input", "").split())
         said[(log, entry.line)] = words[:_SAID] + ("..." if len(words) > _SAID else "")
-    return [LoggedApproval(path=log, line=line, stages=names, said=said[(log, line)])
-            for (log, line), names in sorted(stages.items())]
+    return [LoggedApproval(path=log, line=line, stages=_names(list(pairs)), said=said[(log, line)])
+            for (log, line), pairs in sorted(approved.items())]
+
+
+def _names(approved: list[tuple[str, str | None]]) -> list[str]:
+    """`Functional Design of unit 1`, each stage once: a line naming no unit that stands on a unit's approval (a
+    change-request cycle's `- [x] Functional Design`, Janeeffect/aidlc-demo-showcase) adds no stage to it."""
+    named = {stage for stage, unit in approved if unit is not None}
+    return [BY_SLUG[stage].name + (f" of unit {unit}" if unit is not None else "")
+            for stage, unit in approved if unit is not None or stage not in named]

@@ -24,8 +24,10 @@ def decision_line(decision: AddedDecision) -> str:
 
 
 def logged_line(logged: LoggedApproval) -> str:
-    """`Build and Test: "yes, approved"`."""
-    return f"{', '.join(logged.stages)}: \"{logged.said}\""
+    """`Build and Test: "yes, approved"`. The rules log the person's input in quotes: words the log quotes are shown
+    as logged (`"b" (승인 - ...)`), other words quoted here."""
+    said = logged.said if logged.said.startswith(('"', "“")) else f'"{logged.said}"'
+    return f"{', '.join(logged.stages)}: {said}"
 
 
 def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
