@@ -163,6 +163,8 @@ def test_init_then_ci_on_an_adopted_bank_passes_and_strict_names_each_adopted_fi
         assert f"[WARNING] {where} {finding['code']} " in strict.stdout, finding
     assert "(--strict: warnings fail)" in strict.stdout
     assert f"  aidlc ci    # without --strict, the {ADOPTED} warnings of adopted history do not fail" in strict.stdout
+    against = aidlc(root, "ci", "--base", commits["server"], "--strict")  # the same run without --strict: its base too
+    assert against.returncode == 1 and f"  aidlc ci --base {commits['server']}    # without --strict" in against.stdout
     assert aidlc(root, "validate", "--strict").returncode == 1
 
 

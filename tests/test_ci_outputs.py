@@ -81,6 +81,29 @@ def test_a_baseline_passes_old_findings_fails_a_new_one_and_reports_the_fixed(pr
     assert "fixed since the baseline" in ci(pr, "--base", "main").stdout
 
 
+def test_the_next_steps_of_a_failing_run_against_a_base_carry_that_base(pr: Path) -> None:  # noqa: F811
+    """docs/ci.md writes the baseline with `--base`: the next steps of `ci --base REF` named `aidlc ci
+    --write-baseline` without it (Janeeffect/aidlc-demo-showcase, `--base` its root commit), and the JSON of the
+    findings without it, whose findings differ. They carry REF, quoted as one shell argument, and pasted they write
+    the baseline of the run's findings."""
+    import shlex
+
+    from tests.test_gate import git
+
+    git(pr, "branch", "main&co", "main")  # a ref a shell would split
+    _broken_link(pr)
+    code_change(pr, trailer=None)
+    failed = ci(pr, "--base", "main&co")
+    assert failed.returncode == 1
+    steps = [line.strip().split("    #", 1)[0] for line in failed.stdout.split("Next steps:\n")[1].splitlines()]
+    assert "aidlc ci --base 'main&co' --format json" in steps
+    assert "aidlc ci --base 'main&co' --write-baseline" in steps
+    no_base = ci(pr)
+    assert no_base.returncode == 1 and "  aidlc ci --write-baseline    #" in no_base.stdout  # no base to carry
+    written = ci(pr, *shlex.split("aidlc ci --base 'main&co' --write-baseline")[2:])
+    assert written.returncode == 0 and "wrote .aidlc-baseline.json: 2 findings" in written.stdout
+
+
 def test_a_known_finding_counts_once(pr: Path) -> None:  # noqa: F811
     code_change(pr, trailer=None)
     ci(pr, "--base", "main", "--write-baseline", "--baseline", "ci/known.json")

@@ -7,7 +7,7 @@ from itertools import groupby
 
 from aidlc.bank.walk import shown_json
 from aidlc.model.ci import AddedDecision, CiReport, LoggedApproval
-from aidlc.names import shown
+from aidlc.names import arg, shown
 from aidlc.plural import plural
 from aidlc.report.style import Style
 from aidlc.report.validation import counts, finding_lines
@@ -30,7 +30,9 @@ def logged_line(logged: LoggedApproval) -> str:
     return f"{', '.join(logged.stages)}: {said}"
 
 
-def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
+def render_text(report: CiReport, style: Style, strict: bool = False, base_ref: str | None = None) -> str:
+    """`base_ref`: `--base` as given; the next steps repeat it, where the findings they name were judged against
+    it (docs/ci.md writes the baseline with `--base`)."""
     lines: list[str] = []
     for path, group in groupby(report.findings, key=lambda f: f.path):
         lines.append(style(path, "bold"))
@@ -65,11 +67,13 @@ def render_text(report: CiReport, style: Style, strict: bool = False) -> str:
                  + (" (--strict: warnings fail)" if strict and s.warnings and not s.errors else ""))
     if not report.passed:
         codes = sorted({f.code for f in report.findings if f.baseline == "new"})
+        against = f" --base {arg(base_ref)}" if base_ref is not None else ""
         lines += ["", "Next steps:", f"  aidlc rules {codes[0]}    # what the rule checks and how to fix it",
-                  "  aidlc ci --format json    # the findings as one JSON document"]
+                  f"  aidlc ci{against} --format json    # the findings as one JSON document"]
         if s.errors or s.warnings > s.adopted:
-            lines.append("  aidlc ci --write-baseline    # only to accept today's findings of a bank adopted as it is")
+            lines.append(f"  aidlc ci{against} --write-baseline    # only to accept today's findings of a bank adopted "
+                         "as it is")
         else:  # only adopted history fails, under --strict: no baseline holds it
-            lines.append(f"  aidlc ci    # without --strict, the {plural(s.adopted, 'warning')} of adopted history "
-                         "do not fail; each stays a warning while its file is as it was before the ledger")
+            lines.append(f"  aidlc ci{against}    # without --strict, the {plural(s.adopted, 'warning')} of adopted "
+                         "history do not fail; each stays a warning while its file is as it was before the ledger")
     return "\n".join(lines)
