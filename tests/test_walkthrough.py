@@ -530,6 +530,21 @@ def test_the_scripts_of_every_workspace_a_command_runs_are_what_it_runs(run: str
     assert [found.name for found in runs if found.name not in ("npm", "pnpm", "turbo", "nx")] == tools
 
 
+def test_the_files_a_runner_reads_that_do_not_parse_are_named_with_why() -> None:
+    """Each format by its name: a Makefile or shell script reads by lines and is never named; a file not there is
+    not either (the runner then fails the check itself)."""
+    files = {"pyproject.toml": b"[tool.pdm.scripts\nlint = 'ruff'", "tox.ini": b"[testenv:lint\ncommands = ruff",
+             "ci/check.py": b"import subprocess\nsubprocess.run(['ruff' 'check'\n", "Makefile": b"lint:\n\t\x00\xff",
+             "scripts/lint.sh": b"#!/bin/sh\n((( ruff"}
+    verify = [{"name": name, "run": run} for name, run in (
+        ("pdm", "pdm run lint"), ("tox", "tox -e lint"), ("python", "python ci/check.py"), ("make", "make lint"),
+        ("sh", "sh scripts/lint.sh"), ("npm", "npm run lint"), ("also-pdm", "pdm run types"))]
+    assert [(path, names, why.split(" (")[0]) for path, names, why in check_runs.unread(verify, files.get)] == [
+        ("pyproject.toml", ["pdm", "also-pdm"], "Expected ']' at the end of a table declaration"),
+        ("tox.ini", ["tox"], "File contains no section headers."),
+        ("ci/check.py", ["python"], "line 2: '[' was never closed")]
+
+
 def test_every_workspace_is_found_within_bounds() -> None:
     """A root listing no patterns has every package.json below it as a workspace; 50 at most are read."""
     files = [f"p{n:03}/package.json" for n in range(500)]
@@ -859,6 +874,33 @@ def test_a_file_a_linters_settings_do_not_extend_is_not_their_settings(hand: Pat
     bolt_commit(hand, BOLT, "pay: another port")
     check_boxes(hand)
     report = walkthrough(hand, "--no-run")
+    assert [d for d in report["deviations"] if d["kind"] == "verify-changed"] == []
+
+
+@pytest.mark.parametrize(("path", "text", "run", "why"), [
+    ("Taskfile.yml", "version: !!str 3\ntasks:\n  lint:\n    cmds:\n      - golangci-lint run\n", "task lint",
+     "line 1: invalid YAML: tags are not allowed"),
+    ("package.json", '{"scripts": {"lint": "eslint src",}}\n', "npm run lint", "Expecting property name"),
+    ("noxfile.py", "import nox\n\n@nox.session\ndef lint(session)\n    session.run('ruff')\n", "nox -s lint",
+     "line 4: expected ':'"),
+])
+def test_a_file_a_check_runs_through_that_does_not_parse_is_named_in_the_notes(
+        hand: Path, path: str, text: str, run: str, why: str) -> None:
+    """task reads `version: !!str 3`, which aidlc's YAML refuses: what `task lint` runs was silently not followed, and
+    a bolt's .golangci.yml would have passed unseen. The report now says so, without refusing the gate (the person's
+    file, not the bolt's change)."""
+    (hand / path).write_text(text)
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
+    person_commit(hand, "ci: lint")
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: done")
+    check_boxes(hand)
+    report = walkthrough(hand, "--no-run")
+    [note] = [note for note in report["notes"] if "does not parse" in note]
+    assert note.startswith(f"{path} does not parse (") and why in note and "the verify command(s) 'lint' run" in note
     assert [d for d in report["deviations"] if d["kind"] == "verify-changed"] == []
 
 

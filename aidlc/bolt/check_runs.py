@@ -249,6 +249,25 @@ def _recipes(tool: Tool, read: Callable[[str], bytes | None]) -> recipes.Recipes
     return None
 
 
+def unread(verify: list[Any], read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None = None,
+           ) -> list[tuple[str, list[str], str]]:
+    """(path, the checks, why) of each file a runner the verify commands run reads its scripts or tasks from
+    (package.json, a Taskfile, .pre-commit-config.yaml, tox's and pyproject.toml's tasks, a noxfile, a Python
+    script) that the head holds and that does not parse: what runs through it is not followed, so the settings of
+    the tools it runs are not known to be a check's."""
+    read = functools.cache(read)
+    found: dict[str, tuple[list[str], str]] = {}
+    for tool, names in tools_of(verify, read, files).items():
+        path = next((path for path in tool.recipe_files if read(path) is not None), None)
+        data = read(path) if path is not None else None
+        why = runner_configs.unreadable(path, data, tool.name in (PYTHON_SCRIPT, NOX.name)) \
+            if path is not None and data is not None else None
+        if path is not None and why is not None:
+            checks, _ = found.setdefault(path, ([], why))
+            checks += [name for name in names if name not in checks]
+    return [(path, names, why) for path, (names, why) in found.items()]
+
+
 def files_read(verify: list[Any]) -> list[str]:
     """The project's files `tools_of` reads to follow what the verify commands run: package.json where they run
     package scripts (in the folder an option names), the recipe files of the task runners they run."""

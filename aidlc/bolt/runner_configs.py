@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from aidlc.bank import yamlio
 from aidlc.bolt import recipes
 
 
@@ -311,3 +312,31 @@ def _literal_command(args: list[ast.expr]) -> list[str]:
     words = args[0].elts if isinstance(args[0], ast.List | ast.Tuple) else args
     strings = [word.value for word in words if isinstance(word, ast.Constant) and isinstance(word.value, str)]
     return [shlex.join(strings)] if strings and (listed or len(strings) > 1) else strings[:1]
+
+
+def unreadable(path: str, data: bytes, python: bool = False) -> str | None:
+    """Why a runner's file does not parse in its format, known by its name (JSON, YAML, TOML, INI; Python, a
+    noxfile or a `python` script), or None: a Makefile, justfile or shell script is read by lines, and always
+    reads."""
+    name = posixpath.basename(path)
+    text = data.decode("utf-8", "replace")
+    try:
+        if python or name.endswith(".py"):
+            ast.parse(text)
+        elif name.endswith(".json") and not isinstance(json.loads(text), dict):
+            return "it holds no JSON object"
+        elif name.endswith((".yml", ".yaml")) and not isinstance(yamlio.load(text), dict):
+            return "it holds no YAML mapping"
+        elif name.endswith(".toml"):
+            import tomllib  # here: the run's loop imports this module at every start
+
+            tomllib.loads(text)
+        elif name.endswith((".ini", ".cfg")):
+            configparser.RawConfigParser(strict=False, interpolation=None).read_string(text)
+    except yamlio.YAMLError as exc:
+        return f"line {exc.line}: {yamlio.error_summary(exc)}" if exc.line else yamlio.error_summary(exc)
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: {exc.msg}"
+    except (ValueError, RecursionError, configparser.Error) as exc:  # json's and tomllib's errors are ValueErrors
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None

@@ -135,6 +135,11 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
     runs = check_runs.tools_of(verify, history.reader(facts.head, followed) if history is not None else None, files)
     runs = settings_bases.extended_at(facts.repo, facts.head, runs, touched, files)  # `extend = "config/ruff.toml"`
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
+    for path, names, why in check_runs.unread(verify, history.reader(facts.head), files) if history else []:
+        checks = ", ".join(f"'{name}'" for name in names)
+        facts.notes.append(f"{path} does not parse ({one_line(why)}): what the verify command(s) {checks} run "
+                           "through it is not followed, and a change to the settings of a tool it runs would not be "
+                           "seen here")
     found = []
     for path, by_tool in settings_changed_by_bolt(facts, candidates, list(runs)).items():
         changing = [c.sha[:12] for c in facts.commits if path in c.paths]
