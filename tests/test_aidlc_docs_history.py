@@ -136,6 +136,50 @@ def test_a_separator_broken_by_a_nul_byte_is_shown_as_a_line_added_to_the_entry(
     assert code == "AIDLC-DOCS-021" and message.endswith("its line 7, `-\\x00-`, was added at its end"), message
 
 
+# AI-DLC-Workshop3's log: an entry stamped in its heading holds a table of events, and the last entry has no `---`
+# after it, so the rows the next commit appends read as lines of that entry.
+PENDING_ROW = "| 2026-06-01T09:30:00Z | 구축 | 승인 대기 | 기능 설계 완료, 팀 승인 대기 |"
+PENDING = ("## 2026-06-01T09:30:00Z | 유닛-02 기능 설계 | 승인 대기\n\n| 시각 | 단계 | 이벤트 | 내용 |\n"
+           f"|------|------|--------|------|\n{PENDING_ROW}\n")
+ROW = "| 2026-06-01T09:50:00Z | 구축 | 코드 생성 완료 | 11개 파일 생성, 빌드 성공 |\n"
+REVIEW = ("\n---\n\n## 2026-06-01 -- 유닛-02 코드 리뷰\n\n- **Stage**: 구축 / 유닛-02 / 코드 리뷰\n"
+          "- **Verdict**: GO\n")
+
+
+def test_rows_appended_to_the_last_entry_no_separator_closes_are_no_edit(docs: Repo) -> None:
+    """The commit's log is its parent's, byte for byte, with lines after it: it edits no entry (before: "edited the
+    entry ...: its line 6 ... was added at its end"). The entry is still the commit's that wrote it: its time is
+    judged against that commit, and the finding is at the line HEAD holds it."""
+    pending = docs.commit("design", "2026-06-01T09:20:00Z", **{AUDIT: "# Audit\n\n" + START + PENDING})
+    docs.commit("code", "2026-06-01T09:55:00Z", **{AUDIT: "# Audit\n\n" + START + PENDING + ROW + REVIEW})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-025", 11), message
+    assert f"dated 10 minutes after commit {pending[:12]} (design)" in message and "no longer" not in message
+    (docs.root / AUDIT).write_bytes((docs.root / AUDIT).read_bytes().removesuffix(b"\n"))
+    docs.commit("no last line end", "2026-06-01T09:56:00Z")
+    docs.commit("more", "2026-06-01T09:58:00Z", **{AUDIT: "# Audit\n\n" + START + PENDING + ROW + REVIEW
+                                                   + "- **Details**: 1 MEDIUM, 2 LOW\n"})
+    assert docs.codes() == ["AIDLC-DOCS-025"]
+
+
+@pytest.mark.parametrize("change", ["row", "line end"])
+def test_a_changed_line_of_the_last_entry_no_separator_closes_is_an_edit(docs: Repo, change: str) -> None:
+    """Appending is no edit, changing a line the entry held is, at the end of the log too: a row reworded while rows
+    are appended, or words put at the end of its last line, which had no line end."""
+    if change == "row":
+        docs.commit("design", "2026-06-01T09:31:00Z", **{AUDIT: "# Audit\n\n" + START + PENDING})
+        edited = PENDING.replace("팀 승인 대기", "팀 승인 완료") + ROW
+    else:
+        docs.commit("design", "2026-06-01T09:31:00Z", **{AUDIT: "# Audit\n\n" + START + PENDING.removesuffix("\n")})
+        edited = PENDING.removesuffix("\n") + " 승인됨\n"
+    docs.commit("code", "2026-06-01T09:55:00Z", **{AUDIT: "# Audit\n\n" + START + edited})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-021", 11)
+    now = PENDING_ROW.replace("팀 승인 대기", "팀 승인 완료") if change == "row" else PENDING_ROW + " 승인됨"
+    assert "edited the entry `유닛-02 기능 설계 | 승인 대기` (2026-06-01T09:30:00Z)" in message
+    assert message.endswith(f"its line 5 read `{PENDING_ROW}` and now reads `{now}`"), message
+
+
 def test_a_merge_that_drops_one_sides_entries_is_charged_and_a_side_deletion_is_not(docs: Repo) -> None:
     docs.git("checkout", "-q", "-b", "feature")
     side = entry("Code Generation - Approved", "2026-06-01T09:30:00Z", "yes", "CONSTRUCTION - Code Generation")

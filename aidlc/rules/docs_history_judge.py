@@ -144,6 +144,15 @@ class Judge:
                 del self._texts[next(iter(self._texts))]
         return self._texts[blob]
 
+    def appends_lines(self, parent: str | None, blob: str | None) -> bool:
+        """Whether the version `blob` is its parent's with lines after it: every line the parent held kept as it was,
+        its last one given the line end it lacked (words added at the end of that line change it: not so)."""
+        if parent is None or blob is None:
+            return False
+        kept = self.text(parent).removesuffix("\n")
+        text = self.text(blob)
+        return text.startswith(kept) and text[len(kept):len(kept) + 1] in ("", "\n")
+
     def utf16(self, blob: str | None) -> bool:
         """Whether the version starts with a UTF-16 byte order mark (a log saved as Notepad's "Unicode")."""
         if blob is None:

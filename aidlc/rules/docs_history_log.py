@@ -28,14 +28,15 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
         return  # a version this clone lacks (a partial clone): nothing to compare
     parents = [judge.version(blob, path) for blob in old_blobs]
     child = judge.version(new_blob, path, old_blobs[0])
+    appended = _only_appends(parents, child) or (len(old_blobs) == 1 and judge.appends_lines(old_blobs[0], new_blob))
     if child is not None and child.texts:
-        _origins(judge, revision, path, child, parents, old_blobs)
+        _origins(judge, revision, path, child, parents, old_blobs, appended)
         if not any(p is not None and p.texts for p in parents):  # the log written again, where it was not
             _written_again(judge, path, child)
     if new_blob is not None:
         judge.judged.add(new_blob)
-    if not any(p is not None and p.texts for p in parents) or _only_appends(parents, child):
-        return  # nothing to lose, or it only appended entries: nothing deleted, edited or moved
+    if not any(p is not None and p.texts for p in parents) or appended:
+        return  # nothing to lose, or it only appended entries or lines: nothing deleted, edited or moved
     expected = _expected(parents, judge.version(base_blob, path))
     if child is None or not child.texts:
         _judge_removed(judge, revision, path, parents, child, expected, judge.utf16(new_blob))
@@ -234,13 +235,16 @@ def _appends(parent: Version, child: Version) -> bool:
 
 
 def _origins(judge: Judge, revision: vcs.Revision, path: str, child: Version, parents: list[Version | None],
-             blobs: tuple[str | None, ...]) -> None:
-    """Record the commit as the origin of each entry whose words no commit before it added and its parents lack."""
+             blobs: tuple[str | None, ...], appended: bool) -> None:
+    """Record the commit as the origin of each entry whose words no commit before it added and its parents lack
+    (`appended`: it only appended entries or lines to its one parent's version)."""
+    if appended and parents[0] is not None and parents[0].texts:
+        _extended(judge, parents[0], child)
     # The words of parents' entries: known already (in origins) when each parent's version was judged as a commit's
     # version; read only for a parent before the judged commits (`since`).
     before: set[str] | None = set() if all(blob is None or blob in judge.judged for blob in blobs) else None
     mine = judge.added.setdefault((revision.sha, path), [])
-    for entry in _new_entries(parents, child):
+    for entry in _new_entries(parents, child, appended):
         said = words(entry.text)
         if said in judge.origins:
             if judge.origins[said] is revision:
@@ -253,11 +257,25 @@ def _origins(judge: Judge, revision: vcs.Revision, path: str, child: Version, pa
             mine.append(entry)
 
 
-def _new_entries(parents: list[Version | None], child: Version) -> list[AuditEntry]:
-    """The entries of `child` whose text no parent holds (after the parent's, when it only appended to one)."""
-    appended = _only_appends(parents, child)
+def _new_entries(parents: list[Version | None], child: Version, appended: bool) -> list[AuditEntry]:
+    """The entries of `child` whose text no parent holds (after the parent's, when it only appended to one: lines
+    appended to the parent's last entry make that entry longer, not new, see `_extended`)."""
     entries = child.entries[len(parents[0].texts):] if appended and parents[0] is not None else child.entries
     return [e for e in entries if not any(p is not None and e.text in p.counts for p in parents)]
+
+
+def _extended(judge: Judge, parent: Version, child: Version) -> None:
+    """Lines appended after the parent's last entry, which no `---` closed, read as part of it (AI-DLC-Workshop3's
+    table rows): the entry is still the one its commit wrote, its time judged against that commit's, and a finding
+    about it is reported where HEAD holds it, longer."""
+    last = parent.entries[-1]
+    grown = next((e for e in child.entries[len(parent.entries) - 1:] if e.line == last.line), None)
+    if grown is None or grown.text == last.text:
+        return  # only whole entries appended
+    judge.renamed[words(last.text)] = words(grown.text)
+    origin = judge.origins.get(words(last.text))
+    if origin is not None:
+        judge.origins.setdefault(words(grown.text), origin)
 
 
 def _judge_order(judge: Judge, revision: vcs.Revision, path: str, parent: Version, child: Version,
