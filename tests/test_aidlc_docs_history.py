@@ -203,6 +203,45 @@ def test_a_merge_that_drops_one_sides_entries_is_charged_and_a_side_deletion_is_
         "".join(deleted)
 
 
+# AI-DLC-Workshop3's log before its construction: a table of events and a hook's lines, no entry aidlc reads.
+TABLE = ("# AIDLC 감사 로그\n\n| Timestamp | Phase | Stage | Event | Details |\n|---|---|---|---|---|\n"
+         "| 2026-06-01T08:58:00Z | INCEPTION | Workspace Detection | 완료 | 브라운필드 프로젝트 |\n"
+         "2026-06-01T08:59:10Z | Agent completed | Session: unknown\n")
+
+
+def test_a_merge_that_kept_the_side_whose_log_holds_no_entry_dropped_the_others(tmp_path: Path) -> None:
+    """AI-DLC-Workshop3's merge 34b64bc took the answers branch's log, a table no entry of which aidlc reads, and
+    dropped the entries its first parent had added: an error about those entries, naming whose log it kept (before:
+    "emptied aidlc-docs/audit.md", of a file that kept the 10 lines that side's held)."""
+    repo = Repo(tmp_path / "workshop")
+    repo.commit("analysis", "2026-06-01T09:00:00Z", **{AUDIT: TABLE})
+    repo.git("checkout", "-q", "-b", "answers")
+    row = "| 2026-06-01T09:20:00Z | INCEPTION | Requirements Analysis | 답변 완료 | 36개 질문 답변 |\n"
+    theirs = repo.commit("answers", "2026-06-01T09:21:00Z", **{AUDIT: TABLE + row})
+    repo.git("checkout", "-q", "master")
+    reviews = "".join(f"\n---\n\n## 2026-06-01 — 유닛-0{n} 코드 리뷰\n\n- **Stage**: 구축 / 유닛-0{n} / 코드 리뷰\n"
+                      "- **Verdict**: GO\n" for n in (1, 2, 3))
+    ours = repo.commit("units", "2026-06-01T09:30:00Z", **{AUDIT: TABLE + reviews})
+    repo.git("merge", "-q", "--no-commit", "-s", "ours", "answers")
+    repo.git("checkout", "answers", "--", AUDIT)
+    merge = repo.commit("merge answers", "2026-06-01T09:40:00Z")
+    [(code, path, line, message)] = repo.findings()
+    assert (code, path, line) == ("AIDLC-DOCS-020", AUDIT, None)
+    assert message == (f"commit {merge[:12]} (merge answers) deleted 3 entries that {ours[:12]} held, from "
+                       "`유닛-01 코드 리뷰` (2026-06-01) at line 10 to `유닛-03 코드 리뷰` (2026-06-01) at line 24, "
+                       f"which commit {ours[:12]} added: it kept {theirs[:12]}'s version of the log")
+
+
+def test_a_log_left_with_lines_but_no_entry_is_said_so(docs: Repo) -> None:
+    """A log whose entries gave way to a table of events holds no entry aidlc reads: removed, as an emptied one is,
+    but not empty."""
+    sha = docs.commit("table", "2026-06-01T09:30:00Z", **{AUDIT: TABLE})
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-024"
+    assert message == (f"commit {sha[:12]} (table) left no entry in {AUDIT}, which held 1 entry before it: none of "
+                       "its 5 lines reads as one")
+
+
 def test_an_entry_a_merge_dropped_and_the_next_commit_restored_word_for_word_loses_nothing(docs: Repo) -> None:
     """miraniyam/aidlc-i13: a merge kept one side's log, dropping the other's entries, and the next commit (`audit
     merge?`) wrote them back: HEAD holds their words, so the deletion is not reported. One still missing is. The
@@ -513,6 +552,19 @@ def test_an_entry_split_by_a_heading_put_into_it_is_said_so(docs: Repo) -> None:
 def test_an_emptied_log_is_an_error(docs: Repo) -> None:
     docs.commit("restart", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n"})
     assert docs.codes() == ["AIDLC-DOCS-024"]
+
+
+def test_a_merge_that_empties_a_log_whose_sides_both_hold_entries_empties_it(docs: Repo) -> None:
+    """Only a merge that kept a side's log holding no entry dropped the other side's: emptying both is a removal."""
+    docs.git("checkout", "-q", "-b", "side")
+    docs.commit("side", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    docs.git("checkout", "-q", "master")
+    docs.commit("main", "2026-06-01T09:21:00Z", **{AUDIT: "# Audit\n\n" + START + APPROVAL})
+    docs.git("merge", "-q", "--no-commit", "-s", "ours", "side")
+    merge = docs.commit("merge side", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n"})
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-024"
+    assert message == f"commit {merge[:12]} (merge side) emptied {AUDIT}, which held 3 entries before it"
 
 
 def test_a_timestamp_after_its_commit_is_an_error_and_one_within_the_clock_tolerance_is_not(docs: Repo) -> None:

@@ -33,8 +33,9 @@ ENTRY_INSERTED = docs_rule(
     "squash merge of a branch that appended entries while others were committed leaves this too: say so in a new "
     "entry)")
 LOG_REMOVED = docs_rule(
-    "AIDLC-DOCS-024", E, "an audit log that commits tracked was deleted, emptied or git-ignored (its next version "
-    "starting with every entry it held, in order, nothing was lost)",
+    "AIDLC-DOCS-024", E, "an audit log that commits tracked was deleted, emptied (no entry left in it) or "
+    "git-ignored (its next version starting with every entry it held, in order, nothing was lost; a merge that kept "
+    "the version of a side whose log held no entry dropped the other side's entries, AIDLC-DOCS-020)",
     "restore the file from the commit before (`git checkout COMMIT^ -- aidlc-docs/audit.md`), remove the ignore "
     "rule that matches it, and commit it: the audit log is the record of every approval")
 STAMP_AFTER_COMMIT = docs_rule(

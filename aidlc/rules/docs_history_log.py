@@ -38,8 +38,11 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
     if not any(p is not None and p.texts for p in parents) or appended:
         return  # nothing to lose, or it only appended entries or lines: nothing deleted, edited or moved
     expected = _expected(parents, judge.version(base_blob, path))
-    if child is None or not child.texts:
-        _judge_removed(judge, revision, path, parents, child, expected, judge.utf16(new_blob))
+    # A merge whose version holds no entry, where a side's held none either, dropped the entries the other side held,
+    # as any merge that keeps one side's log does (AIDLC-DOCS-020): it did not empty a log (AI-DLC-Workshop3's 34b64bc,
+    # whose 10 lines of a table are its second parent's).
+    if child is None or (not child.texts and all(p is not None and p.texts for p in parents)):
+        _judge_removed(judge, revision, path, parents, child, expected, new_blob)
         return
     new = _judge_rewritten(judge, revision, path, parents, child, expected)
     if len(parents) == 1 and parents[0] is not None:  # a merge interleaves both sides' entries: order not judged
@@ -51,21 +54,24 @@ def _only_appends(parents: list[Version | None], child: Version | None) -> bool:
 
 
 def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None],
-                   child: Version | None, expected: Counter[str], utf16: bool = False) -> None:
-    """The commit deleted the log (`child` None) or emptied it of its entries (`utf16`: by saving it as UTF-16, where
-    no entry reads as the UTF-8 the rules write)."""
+                   child: Version | None, expected: Counter[str], blob: str | None) -> None:
+    """The commit deleted the log (`child` None) or emptied it of its entries (its version `blob`: empty, saved as
+    UTF-16, where no entry reads as the UTF-8 the rules write, or lines none of which reads as an entry)."""
     lost = sum(expected.values())
     if lost:
         held = [text for parent in parents if parent is not None for text in parent.texts if text in expected]
         judge.removed[path] = (len(judge.findings), tuple(words(text) for text in dict.fromkeys(held)))
-        if utf16:
+        if judge.utf16(blob):
             judge.add(LOG_REMOVED, path, None, f"{short(revision)} saved {path} as UTF-16: none of the "
                       f"{plural(lost, 'entry')} it held before reads as UTF-8", f"iconv -f UTF-16 -t UTF-8 {arg(path)} "
                       f"> {arg(path + '.utf8')} && mv {arg(path + '.utf8')} {arg(path)}    # UTF-8 again, then commit")
             return
-        what = "deleted" if child is None else "emptied"
+        lines = [line for line in judge.text(blob).split("\n") if line.strip()] if blob is not None else []
+        what, left = "deleted" if blob is None else "emptied", ""
+        if not all(line.startswith("#") for line in lines):  # more than its title: lines, none of them an entry
+            what, left = "left no entry in", f": none of its {plural(len(lines), 'line')} reads as one"
         judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {plural(lost, 'entry')} "
-                  f"before it", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
+                  f"before it{left}", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
 
 
 def _written_again(judge: Judge, path: str, child: Version) -> None:
@@ -138,8 +144,16 @@ def report_deletions(judge: Judge, at_head: dict[str, dict[str, int]]) -> None:
                     f"{described(last)} at line {last.line}")
         them = "the entry as it was; restore it" if len(group) == 1 else "the entries as they were; restore them"
         judge.add(ENTRY_DELETED, path, None, f"{short(group[0].revision)} deleted {what}"
-                  f"{_added_by([lost.origin for lost in group])}", f"git show {arg(f'{parent}:{path}')}    # {them}, "
-                  "then commit")
+                  f"{_added_by([lost.origin for lost in group])}{_kept(group[0].revision, path, parent)}",
+                  f"git show {arg(f'{parent}:{path}')}    # {them}, then commit")
+
+
+def _kept(revision: vcs.Revision, path: str, parent: str) -> str:
+    """`: it kept X's version of the log`, for a merge whose version is byte for byte that of a parent other than
+    `parent`, which held the entries it dropped: a conflict resolved by taking one side's file drops the other's."""
+    new, old = revision.files[path]
+    kept = next((sha for sha, blob in zip(revision.parents, old, strict=True) if blob == new and sha != parent), None)
+    return "" if kept is None else f": it kept {kept[:12]}'s version of the log"
 
 
 def _added_by(shas: list[str | None]) -> str:
