@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import tracemalloc
 
-from aidlc.bolt import recipes
+from aidlc.bolt import check_runs, recipes
 
 
 def read(runner: str, data: bytes, files: dict[str, bytes] | None = None) -> recipes.Recipes:
@@ -174,3 +174,12 @@ def test_yaml_merge_keys_are_merged_as_task_and_pre_commit_merge_them() -> None:
 
     assert recipes.yaml_mapping(deep(50)) == {"a": {"cmds": ["x"]}}
     assert recipes.yaml_mapping(deep(5000)) == {}  # deeper than a reader follows: nothing, and no crash
+
+
+def test_a_makefile_shell_call_is_read_as_the_command_it_runs() -> None:
+    """`RUFF := $(shell which ruff)`, then `$(RUFF) check src`: the recipe ran `ruff)` as a word, no tool; a bolt's
+    `[tool.ruff]` change passed unseen."""
+    makefile = (b"RUFF := $(shell which ruff)\nGOLANGCI ?= ${shell go env GOPATH}/bin/golangci-lint\n"
+                b"lint:\n\t$(RUFF) check src\n\t$(GOLANGCI) run\n\t@echo $(shell date) $(shell)\n")
+    runs = check_runs.tools_of([{"name": "lint", "run": "make lint"}], {"Makefile": makefile}.get)
+    assert [tool.name for tool in runs] == ["make", "ruff", "golangci-lint"]

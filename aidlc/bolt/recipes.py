@@ -331,7 +331,8 @@ _EXPANDED_IN_ALL = 1_000_000
 
 def _expanded(line: str, values: dict[str, str]) -> str:
     """A recipe line with the variables' values in place, as make expands them (a value may use others; ten deep,
-    and no longer than _EXPANDED_AT_MOST: past it, the line as it stood); $(MAKE) stays, read as make itself."""
+    and no longer than _EXPANDED_AT_MOST: past it, the line as it stood); $(MAKE) stays, read as make itself, and
+    `$(shell CMD)` is CMD's words."""
     def value(used: re.Match[str]) -> str:
         return values.get(used.group(1), used.group(0)) if used.group(1) != "MAKE" else used.group(0)
 
@@ -342,7 +343,12 @@ def _expanded(line: str, values: dict[str, str]) -> str:
         if expanded == line:
             break
         line = expanded
-    return line
+    return _SHELL_CALL.sub(r" \1 ", line)
+
+
+# make's `$(shell which ruff)`: the command it runs, read as words of the line (`RUFF := $(shell which ruff)`, then
+# `$(RUFF) check src`, runs ruff).
+_SHELL_CALL = re.compile(r"\$[({]shell[ \t]+([^(){}]*)[)}]")
 
 
 @dataclass
