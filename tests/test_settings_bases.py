@@ -52,6 +52,20 @@ class Files:
     ("yamllint", {".yamllint": "extends: relaxed\n"}, ()),  # one of yamllint's own
     ("biome", {"biome.json": '{"extends": ["./shared/biome.json"]}', "shared/biome.json": "{}"},
      ("shared/biome.json",)),
+    # a workspace's own package, as a Turborepo shares its settings: by its `exports`, a file in it, its `main`
+    ("eslint", {"apps/web/eslint.config.js": 'import { nextJsConfig } from "@repo/eslint-config/next-js";\n'
+                                             'import js from "@eslint/js";\n',
+                "packages/eslint-config/package.json": '{"name": "@repo/eslint-config", "exports": {"./next-js": '
+                                                       '{"default": "./next.js"}, "./base": "./base.js"}}',
+                "packages/eslint-config/next.js": "", "next.js": ""}, ("packages/eslint-config/next.js",)),
+    ("tsc", {"apps/web/tsconfig.json": '{"extends": "@repo/typescript-config/nextjs.json"}',
+             "packages/typescript-config/package.json": '{"name": "@repo/typescript-config"}',
+             "packages/typescript-config/nextjs.json": "{}"}, ("packages/typescript-config/nextjs.json",)),
+    ("prettier", {"package.json": '{"prettier": "prettier-config-shop"}',
+                  "tools/prettier/package.json": '{"name": "prettier-config-shop", "main": "config.json"}',
+                  "tools/prettier/config.json": "{}"}, ("tools/prettier/config.json",)),
+    ("eslint", {"eslint.config.js": "import x from 'lib';\n", "lib.js": "", "node_modules/lib/package.json":
+                '{"name": "lib"}', "node_modules/lib/index.js": ""}, ()),  # installed, not the repository's own
     # a value leading out of the repository, absolute, a URL, a shared file, not there: nothing
     ("ruff", {"ruff.toml": "extend = '../../outside.toml'\n"}, ()),
     ("ruff", {"ruff.toml": "extend = '/etc/ruff.toml'\n", "etc/ruff.toml": ""}, ()),

@@ -807,6 +807,12 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     assert not item(report, "verify-unchanged")["satisfied"]
 
 
+TURBOREPO = {"package.json": '{"private": true, "workspaces": ["apps/*", "packages/*"]}\n',
+             "apps/web/package.json": '{"name": "web", "scripts": {"lint": "eslint ."}}\n',
+             "packages/eslint-config/package.json": '{"name": "@repo/eslint-config", "exports": '
+                                                    '{"./base": "./base.js"}}\n'}
+
+
 @pytest.mark.parametrize(("run", "settings", "base", "weakened"), [
     ("ruff check src", ("pyproject.toml", "[project]\nname = 'shop'\n\n[tool.ruff]\nextend = 'config/lint.toml'\n"),
      ("config/lint.toml", "[lint]\nselect = ['F']\n"), "[lint]\nselect = ['F']\nignore = ['F401']\n"),
@@ -822,6 +828,10 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     ("bundle exec rubocop", (".rubocop.yml", "inherit_from:\n  - config/rubocop-base.yml\n"),
      ("config/rubocop-base.yml", "Style/StringLiterals:\n  Enabled: true\n"),
      "Style/StringLiterals:\n  Enabled: false\n"),
+    ("npx turbo run lint", ("apps/web/eslint.config.js",  # a Turborepo's shared settings, a workspace's package
+                            "import { config } from '@repo/eslint-config/base';\nexport default config;\n"),
+     ("packages/eslint-config/base.js", "export const config = [{rules: {'no-unused-vars': 'error'}}];\n"),
+     "export const config = [{rules: {'no-unused-vars': 'off'}}];\n"),
     ("vendor/bin/phpstan analyse", ("phpstan.neon", "includes:\n\t- phpstan-baseline.neon\nparameters:\n\tlevel: 6\n"),
      ("phpstan-baseline.neon", "parameters:\n\tignoreErrors: []\n"),
      "parameters:\n\tignoreErrors:\n\t\t- message: '#.*#'\n"),
@@ -831,9 +841,10 @@ def test_a_bolt_that_weakens_the_settings_a_linters_settings_extend_is_refused(
     """pyproject.toml's `[tool.ruff] extend = 'config/lint.toml'` (tsconfig's and .eslintrc's `extends`, an
     eslint.config.js importing its base, rubocop's `inherit_from`, phpstan's `includes` of its baseline): a bolt that
     turns a rule off in the file extended, known by no tool's file name, passed the unchanged command and settings
-    (phpstan ignoring every error through its baseline). A base the base extends counts too (`weakened` None: the bolt
+    (phpstan ignoring every error through its baseline; a Turborepo's app importing `@repo/eslint-config/base`, the
+    workspace package holding the shared rules). A base the base extends counts too (`weakened` None: the bolt
     writes the second base). Before: verify unchanged."""
-    for path, text in (settings, base):
+    for path, text in (settings, base, *TURBOREPO.items()):
         (hand / path).parent.mkdir(parents=True, exist_ok=True)
         (hand / path).write_text(text)
     second = hand / "config" / "strict.toml"

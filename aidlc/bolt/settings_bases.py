@@ -13,6 +13,7 @@ nothing (it is the tool's own file, compared whole, or one already followed)."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import posixpath
 import re
@@ -29,8 +30,9 @@ MAX_FILES = 200  # settings files read to find what they extend, all tools toget
 MAX_DEPTH = 5  # a base extending a base ...
 
 _KEYS = ("extend", "extends", "inherit_from", "includes")
-# `import base from './base.js'`, `import './base.js'`, `require('./base')`, `await import('../base.mjs')`
-_IMPORT = re.compile(r"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["'](\.{1,2}/[^"'\n]+)["']""")
+# `import base from './base.js'`, `import './base.js'`, `require('./base')`, `await import('../base.mjs')`, and a
+# package's: `import { config } from '@repo/eslint-config/base'` (a workspace's own, as a Turborepo shares settings)
+_IMPORT = re.compile(r"""(?:\bfrom|\bimport|\brequire)\s*\(?\s*["']([^"'\n]+)["']""")
 _SCRIPT = re.compile(r"\.[cm]?[jt]s$")
 _SCRIPT_ENDINGS = ("", ".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".json", "/index.js", "/index.ts")
 # A string, kept, or a comment, dropped: JSON with comments (tsconfig.json, .eslintrc.json, biome.jsonc).
@@ -67,6 +69,7 @@ def with_bases(runs: dict[Tool, list[str]], listing: list[str], read: Read) -> d
     """`runs` (a tool -> the checks running it) with each tool given the `bases` its settings extend, among the files
     of `listing` (the repository's at the head), read with `read` (paths -> their bytes, in one batch)."""
     present = set(listing)
+    packages = functools.cache(lambda: _workspace_packages(listing, read))  # read when a bare name is met
     owners = _settings_files(list(runs), listing)
     bases: dict[Tool, set[str]] = {}
     seen = set(owners)
@@ -76,7 +79,7 @@ def with_bases(runs: dict[Tool, list[str]], listing: list[str], read: Read) -> d
         for path, tools in owners.items():
             text = (texts.get(path) or b"").decode("utf-8", "replace")
             for tool in tools:
-                for base in _named(path, text, tool, present):
+                for base in _named(path, text, tool, present, packages):
                     bases.setdefault(tool, set()).add(base)
                     named.setdefault(base, set()).add(tool)
         owners = {path: tools for path, tools in named.items() if path not in seen}
@@ -103,15 +106,59 @@ def _holds(path: str, tool: Tool) -> bool:
         (name == "pyproject.toml" and bool(tool.pyproject)) or (name == "package.json" and bool(tool.package))
 
 
-def _named(path: str, text: str, tool: Tool, present: set[str]) -> list[str]:
-    """The files of the repository (`present`) that the settings file at `path` names as its bases; not the files
-    shared with other tools (pyproject.toml), whose parts each tool reads are compared already."""
+Packages = Callable[[], dict[str, tuple[str, dict[str, Any]]]]  # a workspace package's name -> its folder, manifest
+
+
+def _named(path: str, text: str, tool: Tool, present: set[str], packages: Packages) -> list[str]:
+    """The files of the repository (`present`) that the settings file at `path` names as its bases, by a path or as
+    a workspace package's (`packages`); not the files shared with other tools (pyproject.toml), whose parts each
+    tool reads are compared already."""
     folder, name = posixpath.split(path)
     script = bool(_SCRIPT.search(name))
     values = _IMPORT.findall(text) if script else [value for settings in _settings(name, text, tool)
                                                   for key in _KEYS for value in _strings(settings.get(key))]
-    found = (_resolved(folder, value, _SCRIPT_ENDINGS if script else ("", ".json"), present) for value in values)
+    endings = _SCRIPT_ENDINGS if script else ("", ".json")
+    found = ((_resolved(folder, value, endings, present) if value.startswith(".") or not script else None)
+             or _in_package(value, endings, present, packages) for value in values)
     return [base for base in found if base is not None and posixpath.basename(base) not in SHARED]
+
+
+def _workspace_packages(listing: list[str], read: Read) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The packages of the repository by name (their package.json, MAX_FILES at most, none in node_modules)."""
+    manifests = [path for path in listing if posixpath.basename(path) == "package.json"
+                 and "node_modules/" not in f"/{path}"][:MAX_FILES]
+    found: dict[str, tuple[str, dict[str, Any]]] = {}
+    for path, data in read(manifests).items():
+        try:
+            manifest = json.loads(data) if data is not None else None
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
+            found.setdefault(manifest["name"], (posixpath.dirname(path), manifest))
+    return found
+
+
+def _in_package(value: str, endings: tuple[str, ...], present: set[str], packages: Packages) -> str | None:
+    """The file a workspace package's specifier names (`@repo/eslint-config/next-js`, through its package.json's
+    `exports`; `@repo/typescript-config/nextjs.json`; the package alone, its `main`), if the package is the
+    repository's own."""
+    if value.startswith((".", "/")) or ":" in value:
+        return None
+    parts = value.split("/")
+    size = 2 if value.startswith("@") else 1
+    held = packages().get("/".join(parts[:size]))
+    if held is None:
+        return None
+    folder, manifest = held
+    sub = "/".join(parts[size:])
+    exports = manifest.get("exports")
+    target = exports.get(f"./{sub}" if sub else ".") if isinstance(exports, dict) else exports if not sub else None
+    target = target.get("default") or target.get("import") or target.get("require") \
+        if isinstance(target, dict) else target
+    main = manifest.get("main")
+    if not isinstance(target, str):
+        target = sub or (main if isinstance(main, str) else "index")
+    return _resolved(folder, target, (*endings, "/index.js"), present)
 
 
 def _settings(name: str, text: str, tool: Tool) -> list[dict[str, Any]]:
