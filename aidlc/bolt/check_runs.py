@@ -99,7 +99,7 @@ def _task_runner(name: str, rest: list[str]) -> Tool:
 def _package_runner(name: str, rest: list[str]) -> Tool:
     """npm, yarn, pnpm or bun, given the words after it: the script it runs, with its pre and post scripts, and the
     package.json it reads them from, in the folder `--prefix`, `-C`, `--cwd` or `--dir` names; in the workspace an
-    option names, or in every workspace (EVERY_WORKSPACE: `--workspaces`, pnpm's `-r`, `yarn workspaces foreach`, a
+    option names, or in every workspace (`--workspaces`, pnpm's `-r`, `yarn workspaces foreach`, a
     filter with a wildcard)."""
     valued = (*_VALUED, "-w") if name == "npm" else _VALUED  # pnpm's -w is the workspace root, no value
     script, workspace = _script(rest, valued)
@@ -107,7 +107,7 @@ def _package_runner(name: str, rest: list[str]) -> Tool:
     workspace = workspace or "".join(recipes.option_values(rest, valued[len(_FOLDER_OPTIONS):])[:1])
     every = "*" in workspace or any(word in _EVERY_OPTIONS for word in rest)
     return Tool(name, package=_scripts(script), recipe_files=(posixpath.join(*folders[:1], "package.json"),),
-                workspace=EVERY_WORKSPACE if every else workspace)
+                workspace=_EVERY_WORKSPACE if every else workspace)
 
 
 def _scripts(script: str | None) -> tuple[str, ...]:
@@ -117,7 +117,7 @@ def _scripts(script: str | None) -> tuple[str, ...]:
     return (f"scripts.pre{script}", f"scripts.{script}", f"scripts.post{script}") if script else ()
 
 
-EVERY_WORKSPACE = "*"  # a package manager's workspace: each of them
+_EVERY_WORKSPACE = "*"  # a package manager's workspace: each of them
 _EVERY_OPTIONS = ("--workspaces", "-ws", "--ws", "-r", "--recursive")
 
 
@@ -134,7 +134,7 @@ def _monorepo_runner(name: str, rest: list[str]) -> Tool:
         package, _, task = tasks[0].partition("#")
         return Tool(name, package=_scripts(task), recipe_files=("package.json",), workspace=package.strip("/"))
     return Tool(name, package=tuple(key for task in tasks for key in _scripts(task.rpartition("#")[2])),
-                recipe_files=("package.json",), workspace=EVERY_WORKSPACE)
+                recipe_files=("package.json",), workspace=_EVERY_WORKSPACE)
 
 
 _FOLDER_OPTIONS = ("--prefix", "-C", "--cwd", "--dir")
@@ -148,7 +148,7 @@ def _script(rest: list[str], valued: tuple[str, ...]) -> tuple[str | None, str]:
     words = [word for at, word in enumerate(rest)
              if not word.startswith("-") and (at == 0 or rest[at - 1] not in valued)]
     workspace = words[1] if words[:1] == ["workspace"] and len(words) > 1 else \
-        EVERY_WORKSPACE if words[:2] == ["workspaces", "foreach"] else ""  # yarn's
+        _EVERY_WORKSPACE if words[:2] == ["workspaces", "foreach"] else ""  # yarn's
     words = words[2:] if workspace else words
     if words[:1] in (["run"], ["run-script"]):
         words = words[1:]
@@ -199,9 +199,11 @@ def _called(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[],
 def _lines_run(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None) -> list[str]:
     """The command lines `tool` runs, read from its files."""
     if tool.name in (*_NPM, *_MONOREPO):
-        return [run for package in _packages(tool, read, files)
-                for scripts in [runner_configs.package_scripts(read(package))]
-                for key in tool.package if (run := scripts.get(key.removeprefix("scripts."))) is not None]
+        lines = []
+        for package in _packages(tool, read, files):
+            scripts = runner_configs.package_scripts(read(package))
+            lines += [run for key in tool.package if (run := scripts.get(key.removeprefix("scripts."))) is not None]
+        return lines
     first = next((data for data in map(read, tool.recipe_files) if data is not None), None)  # the file it reads
     if tool.name in (SCRIPT, PYTHON_SCRIPT, NOX.name, PRE_COMMIT.name):
         return _file_lines(tool, first)
@@ -217,7 +219,7 @@ def _packages(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[
     """The package.json files whose scripts a package manager runs: the root's, a workspace's, or every workspace's
     (and the root's: `pnpm -r` and turbo run its script too), which only the project's `files` list."""
     root = tool.recipe_files[0]
-    if tool.workspace == EVERY_WORKSPACE:
+    if tool.workspace == _EVERY_WORKSPACE:
         return [root, *runner_configs.every_workspace(root, read, files)] if files is not None else [root]
     package = runner_configs.workspace_package(root, tool.workspace, read) if tool.workspace else root
     return [package] if package is not None else []
