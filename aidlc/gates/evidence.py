@@ -128,14 +128,16 @@ def silenced(facts: Facts) -> list[ev.Deviation]:
 
 def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> list[ev.Deviation]:
     """The settings a verify command's tool reads (pyproject.toml's [tool.mypy], a jest.config.js) that the bolt's
-    own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py)."""
+    own commits changed: `ignore_errors = true` passes the command unchanged (aidlc/bolt/check_settings.py). A file
+    what runs is read from that does not parse is named in the report's notes."""
     followed = check_runs.files_read(verify)  # package.json, a Makefile: what they call, as the head has it
     history = vcs.history(facts.repo) if followed else None
+    read = functools.cache(history.reader(facts.head, followed)) if history is not None else None
     files = _files(facts)
-    runs = check_runs.tools_of(verify, history.reader(facts.head, followed) if history is not None else None, files)
+    runs = check_runs.tools_of(verify, read, files)
     runs = settings_bases.extended_at(facts.repo, facts.head, runs, touched, files)  # `extend = "config/ruff.toml"`
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
-    for path, names, why in check_runs.unread(verify, history.reader(facts.head), files) if history else []:
+    for path, names, why in check_runs.unread(verify, read, files) if read is not None else []:
         checks = ", ".join(f"'{name}'" for name in names)
         facts.notes.append(f"{path} does not parse ({one_line(why)}): what the verify command(s) {checks} run "
                            "through it is not followed, and a change to the settings of a tool it runs would not be "
