@@ -301,6 +301,45 @@ def test_answers_to_a_stages_questions_are_not_its_approval(docs: DocsRepo) -> N
     assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Application Design"))]
 
 
+def spanish_entry(heading: str, at: str, field: str, said: str) -> str:
+    """An entry as Programa-Dx---bts-integral logs one: its time in the heading, the agent's `Event`, the person's
+    words under a Spanish field name, the next stage (`Siguiente etapa`)."""
+    return (f"## [{at}] — {heading}\n\n**Event**: Usuario respondió\n**{field}**: \"{said}\"\n"
+            "**Siguiente etapa**: Units Generation\n\n---\n\n")
+
+
+@pytest.mark.parametrize(("field", "approved"), [
+    ("Respuesta exacta del usuario", True),  # Programa-Dx---bts-integral, every gate
+    ("Respuesta del usuario", True),
+    ("Entrada del usuario", True),
+    ("Respuestas del usuario", False)])  # the answers to the stage's questions (Programa-Dx): no approval
+def test_the_person_s_words_under_a_spanish_field_name_are_their_input(docs: DocsRepo, field: str,
+                                                                        approved: bool) -> None:
+    text = audit_text()
+    start, end = text.index("## Application Design - Approval"), text.index("## Units Generation - Approval")
+    docs.write(AUDIT, text[:start] + spanish_entry("Application Design Approved", iso(stamp(5)), field, "Apruebo")
+               + text[end:])
+    assert docs.findings() == ([] if approved else docs.findings("AIDLC-DOCS-003"))
+    assert [f.line for f in docs.findings()] == ([] if approved else [docs.line(STATE, "Application Design")])
+
+
+@pytest.mark.parametrize("heading", ["Increment v8 — Application Design — Respuestas recibidas",  # Programa-Dx
+                                     "Application Design — Preguntas respondidas"])
+def test_answers_logged_under_a_spanish_heading_are_not_the_stage_s_approval(docs: DocsRepo, heading: str) -> None:
+    # Programa-Dx---bts-integral: "Ya respondi" ("I have answered") under `... — Respuestas recibidas` ("answers
+    # received") was read as the approval. The field `Respuesta exacta del usuario` of the approval after it holds
+    # `respuesta` too, and is no answer to questions: it names the person's words.
+    text = audit_text()
+    start, end = text.index("## Application Design - Approval"), text.index("## Units Generation - Approval")
+    answers = spanish_entry(heading, iso(stamp(5)), "Raw User Input", "Ya respondi")
+    docs.write(AUDIT, text[:start] + answers + text[end:])
+    assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Application Design"))]
+    approval = spanish_entry("Application Design Approved", iso(stamp(5) + timedelta(seconds=30)),
+                             "Respuesta exacta del usuario", "apruebo, continua")
+    docs.write(AUDIT, text[:start] + answers + approval + text[end:])
+    assert docs.findings() == []
+
+
 def test_a_next_stage_named_in_the_context_is_not_approved(docs: DocsRepo) -> None:
     # "Next: Units Generation" in the Application Design approval does not approve Units Generation.
     docs.replace(AUDIT, "INCEPTION - Application Design approved", "INCEPTION - Application Design approved. Next: "

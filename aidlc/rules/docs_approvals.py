@@ -35,8 +35,11 @@ from aidlc.rules.docs_words import (
     words_of,
 )
 
+# A heading that logs answers to a stage's questions, or its start; Spanish `respuesta`, `pregunta` as Programa-Dx---
+# bts-integral's `Requirements Analysis — Respuestas recibidas` ("answers received"). Read in the heading alone: a
+# field's name (`Respuesta exacta del usuario`, "the user's exact answer") names the person's words, no answers.
 _ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
-                      r"inici", re.IGNORECASE)
+                      r"respuest|pregunt|inici", re.IGNORECASE)
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 
 
