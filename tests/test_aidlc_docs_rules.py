@@ -870,6 +870,30 @@ def test_a_go_ahead_answering_an_entry_that_put_its_stage_to_the_person_approves
     assert (result.returncode, found) == ((0, []) if approved else (1, [("AIDLC-DOCS-003", line)]))
 
 
+@pytest.mark.parametrize(("said", "approved"), [
+    ("Bien, hagamoslo", True),  # ferco: "good, let's do it"
+    ("hagámoslo", True),
+    ("Dale noma", True),  # ferco: "go on, then"
+    ("vamos", True),  # "let's go"
+    ("Vamo a darle", True),  # ferco: "let's get to it"
+    ("Sí, adelante", True),
+    ("Si, continuemos", True),  # ferco
+    ("Listo", False),  # life-os, minimum-latency-challenge, ferco: "done", said of the answers filled in
+    ("Sigue pasando lo mismo", False),  # ferco: "the same keeps happening", a bug report
+    ("vamos a cambiar el color del botón", False)])  # "we are going to change the button's colour": a request
+def test_a_spanish_go_ahead_answering_an_entry_that_put_its_stage_to_the_person_approves_that_stage(
+        docs: DocsRepo, said: str, approved: bool) -> None:
+    # ferco: `## Code Generation Results`, Context `code generation completed and awaiting review`, then "Bien,
+    # hagamoslo" under `## Remediation Execution`, the remediation the report proposed.
+    entries = [("Code Generation Results - Unit 2", "2", "Consolidated the validation report.",
+                "Construction, code generation completed and awaiting review")
+               if e[0] == "Code Generation - Unit 2 Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, with_entry_after("Code Generation Results - Unit 2", (
+        "Remediation Execution", said, "Started the remediation.", "Remediation plan execution"), entries))
+    line = docs.line(STATE, "Code Generation - EXECUTE (Unit 2")
+    assert [(f.code, f.line) for f in docs.findings()] == ([] if approved else [("AIDLC-DOCS-003", line)])
+
+
 def test_a_go_ahead_dated_before_the_entry_it_follows_answers_nothing_of_it(docs: DocsRepo) -> None:
     # ssssssg-hub: `Build and Test Unit 3 (Complete)`, awaiting approval at 16:30, then an older session's "진행해줘"
     # at 15:10 (entries of two sessions merged; socar-rieul keeps its log newest first): it answered something else.

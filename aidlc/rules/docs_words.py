@@ -34,10 +34,16 @@ NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed
                           r"承認しない", re.IGNORECASE)
 # A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
 # "continue", "go on", "yes, proceed", "ok"), or a yes that is the whole answer ("y", "go", "next", "네", "ㅇㅇ").
+# Spanish (ferco): "Bien, hagamoslo" ("let's do it"), "Dale noma" ("go on, then": first, never "dale un nombre",
+# "give it a name"), "Vamo a darle" ("let's get to it"), "vamos" ("let's go", never "vamos a cambiar ...", "we are
+# going to change ..."); not "listo", "done", which life-os, minimum-latency-challenge and ferco write when they
+# have filled in a stage's questions, nor "sigue", "keeps" in ferco's "Sigue pasando lo mismo", a bug report.
 _GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\b(?:go|carry|move)[ \t]+on\b|"
                        r"\bnext[ \t]+(?:stage|step|phase)|"
                        r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]|"
+                       r"\bhag[aá]moslo\b|^\W*dale\b(?![ \t]+(?:una?|el|la|los|las|al?|m[aá]s)\b)|"
+                       r"\bvamos\b(?![ \t]+a\b)|\bvamos?[ \t]+a[ \t]+darle\b|"
                        r"^\W*(?:y|yep|yeah|go|next|네|넵|응|웅|ㅇㅇ|고|sí|si|sim|はい|好的?|可以)\W*$", re.IGNORECASE)
 # A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
 _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
