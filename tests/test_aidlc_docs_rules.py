@@ -603,6 +603,25 @@ def test_a_go_ahead_after_a_stage_s_completion_approves_it(docs: DocsRepo, headi
     assert found == (set() if approved else {("AIDLC-DOCS-003", docs.line(STATE, "Application Design"))})
 
 
+@pytest.mark.parametrize(("said", "approved"), [
+    ("네네", True),  # SUHYUNSHIM/aidlc-0204: "yes yes"
+    ("네", True),  # the heading that says answers received and complete was a completion already
+    ("고고", True),  # "go go"
+    ("답변완료", False)])  # "answers done": no go-ahead
+def test_a_repeated_yes_after_a_completion_that_also_logs_answers_approves_the_stage(docs: DocsRepo, said: str,
+                                                                                  approved: bool) -> None:
+    # aidlc-0204: `## Units Generation - Answers Received and Complete` (its own "ㄱㄱ" set the units' generation
+    # going), then "네네" under `## Functional Design - Customer Frontend`, which starts unit 1's functional design.
+    completion = ("Units Generation - Answers Received and Complete", "ㄱㄱ", "Reviewed answers and generated units.",
+                  "INCEPTION - Units Generation")
+    entries = [completion if e[0] == "Units Generation - Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, with_entry_after(completion[0], (
+        "Functional Design - Unit 1", said, "Started Functional Design for unit 1: created its plan with 18 questions.",
+        "CONSTRUCTION Phase - Functional Design stage initiated for Unit 1"), entries))
+    found = [(f.code, f.line) for f in docs.findings()]
+    assert found == ([] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Units Generation"))])
+
+
 @pytest.mark.parametrize("hostile", [
     "a " * 100_000 + "!",  # a pattern over the whole answer backtracked without end on 100 letters
     "[" * 100_000 + "]" * 100_000 + "a",  # a bracketed note matched by patterns backtracking over each other

@@ -33,7 +33,8 @@ NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed
                           r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                           r"承認しない", re.IGNORECASE)
 # A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
-# "continue", "go on", "yes, proceed", "ok"), or a yes that is the whole answer ("y", "go", "next", "네", "ㅇㅇ").
+# "continue", "go on", "yes, proceed", "ok"), or a yes that is the whole answer ("y", "go", "next", "네", "ㅇㅇ"),
+# said once or more (SUHYUNSHIM/aidlc-0204's "네네", "yes yes"; "고고", "go go").
 # Spanish (ferco): "Bien, hagamoslo" ("let's do it"), "Dale noma" ("go on, then": first, never "dale un nombre",
 # "give it a name"), "Vamo a darle" ("let's get to it"), "vamos" ("let's go", never "vamos a cambiar ...", "we are
 # going to change ..."); not "listo", "done", which life-os, minimum-latency-challenge and ferco write when they
@@ -44,7 +45,8 @@ _GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahea
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]|"
                        r"\bhag[aá]moslo\b|^\W*dale\b(?![ \t]+(?:una?|el|la|los|las|al?|m[aá]s)\b)|"
                        r"\bvamos\b(?![ \t]+a\b)|\bvamos?[ \t]+a[ \t]+darle\b|"
-                       r"^\W*(?:y|yep|yeah|go|next|네|넵|응|웅|ㅇㅇ|고|sí|si|sim|はい|好的?|可以)\W*$", re.IGNORECASE)
+                       r"^\W*(?:(?:y|yep|yeah|go|next|네|넵|응|웅|ㅇㅇ|고|sí|si|sim|はい|好的?|可以)\W*)+$",
+                       re.IGNORECASE)
 # A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
 _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
 _CHOICE_GAP = re.compile(r"[\s,;/]+")
