@@ -622,6 +622,33 @@ def test_a_repeated_yes_after_a_completion_that_also_logs_answers_approves_the_s
     assert found == ([] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Units Generation"))])
 
 
+GOING_ON = "CONSTRUCTION - Unit 1 Code Generation 시작"
+
+
+@pytest.mark.parametrize(("heading", "next_heading", "unapproved"), [
+    # hyojeongcho-mnetplus/aws-AI-DLC-team-3: `## CONSTRUCTION - NFR Requirements + Infrastructure Design 완료`
+    ("CONSTRUCTION - Unit 1 Functional Design + NFR Requirements 완료", GOING_ON, []),
+    ("CONSTRUCTION - Unit 1 Functional Design / NFR Requirements Complete", GOING_ON, []),
+    # a stage named after the word that closes the other is not closed: it starts
+    ("CONSTRUCTION - Unit 1 Functional Design 완료, NFR Requirements 시작", GOING_ON,
+     ["NFR Requirements - EXECUTE (Unit 1"]),
+    # HCSES: the next entry approves one of the stages closed in its own words, and the go-ahead the others
+    ("Unit 1 - Functional Design / NFR Requirements - COMPLETED", "Unit 1 - NFR Requirements - User Approval", [])])
+def test_a_go_ahead_after_a_completion_of_two_stages_approves_each(docs: DocsRepo, heading: str, next_heading: str,
+                                                                  unapproved: list[str]) -> None:
+    # Its own "ㄱㄱ 진행" set the two stages' work going; "ㄱㄱ 다음 진행" after it, under `## CONSTRUCTION - Code
+    # Generation 시작`, answered `NFR + Infra 승인` ("NFR + Infra approved"): the go-ahead after the completion.
+    completion = (heading, "ㄱㄱ 진행", "Unit 1 Functional Design 완료. NFR Requirements 완료. Code Generation 준비.",
+                  f"{heading}, Code Generation 대기")
+    entries = [completion if e[0] == "Functional Design - Unit 1 Approval" else e for e in ENTRIES
+               if e[0] != "NFR Requirements - Unit 1 Approval"]
+    go_ahead = (next_heading, "ㄱㄱ 다음 진행", "FD + NFR 승인. Code Generation Part 1 시작.",
+                "CONSTRUCTION - Code Generation")
+    docs.write(AUDIT, with_entry_after(heading, go_ahead, entries))
+    found = [(f.code, f.line) for f in docs.findings()]
+    assert found == [("AIDLC-DOCS-003", docs.line(STATE, line)) for line in unapproved]
+
+
 @pytest.mark.parametrize("hostile", [
     "a " * 100_000 + "!",  # a pattern over the whole answer backtracked without end on 100 letters
     "[" * 100_000 + "]" * 100_000 + "a",  # a bracketed note matched by patterns backtracking over each other

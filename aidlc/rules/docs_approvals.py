@@ -17,7 +17,7 @@ from collections import defaultdict
 from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
-from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_at, stage_of, stages_named
+from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_at, stage_of, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 from aidlc.rules.docs_words import (
     AWAITED,
@@ -70,26 +70,29 @@ _PRESENTED = re.compile(AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?for
                         r"\bready[ \t]+for[ \t]+(?:\w+[ \t]+)?approval|승인[ \t]*요청|承認依頼|请求批准", re.IGNORECASE)
 
 
-def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
-    """The stage `before` put to the person, when `entry`, the next entry, holds their go-ahead: `before` waits
+def _answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
+    """The stages `before` put to the person, when `entry`, the next entry, holds their go-ahead: `before` waits
     for their approval to proceed to a next stage and `entry` starts that stage with their words (SUHYUNSHIM's
     `## Application Design - Stage Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application
     Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
     `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
-    before Code Generation.`, then "진행" under `## U4 Code Generation`), or its heading says its stage complete and
-    `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
+    before Code Generation.`, then "진행" under `## U4 Code Generation`), or its heading says its stages complete
+    and `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
     else (two sessions' entries interleaved, or a log kept newest first: m2nho's `## Unit 3 Functional Design - User
     Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
     if before is None or NOT_APPROVED.search(entry.text) or \
             (before.at is not None and entry.at is not None and entry.at < before.at):
-        return None
+        return ()
     waited = _WAITS_TO_PROCEED.search(before.text)
     if waited is not None:
         left = stage_of(before.heading or "") or stage_of(before.fields.get("context", ""))
         going = stage_of(waited.group("stage"))
         starts = _STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
-        return left if starts and going is not None and left not in (None, going) else None
-    return (_put_to_the_person(before) or _completed(before, entry)) if goes_ahead(entry) else None
+        return (left,) if starts and going is not None and left not in (None, going) else ()
+    if not goes_ahead(entry):
+        return ()
+    put = _put_to_the_person(before)
+    return (put,) if put is not None else _completed(before, entry)
 
 
 # A heading that closes a stage: its work said done (`DONE`), or its completion (`## UOW-10 Functional Design
@@ -97,21 +100,28 @@ def _answered(before: AuditEntry | None, entry: AuditEntry) -> str | None:
 _CLOSED = re.compile(DONE.pattern + r"|\bcompletion\b", re.IGNORECASE)
 
 
-def _completed(before: AuditEntry, entry: AuditEntry) -> str | None:
-    """The stage `before`'s heading says is complete (never a plan, there or in its Context or Status), when `entry`
-    goes on to another stage or unit: the person's go-ahead there answers the completion message, whose options the
-    rules give as "Request Changes" and "Continue to Next Stage" (jin-101/SPA-BRIDGE's
+def _completed(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
+    """The stages `before`'s heading says are complete (never a plan, there or in its Context or Status), when
+    `entry` goes on to another stage or unit: the person's go-ahead there answers the completion message, whose options
+    the rules give as "Request Changes" and "Continue to Next Stage" (jin-101/SPA-BRIDGE's
     "Continue to Next Stage" under `## UOW-10 NFR Requirements Planning`, after `## UOW-10 Functional Design
-    Completion`). Not a go-ahead within the same stage (`Phase 3 Code Generation 완료`, then "phase#4 진행해주고"),
-    nor one under a heading that names no stage (`## Session Resumption`, "proceed")."""
+    Completion`). Not the stage the go-ahead goes on with (`Phase 3 Code Generation 완료`, then "phase#4 진행해주고";
+    HCSES's `NFR Requirements / NFR Design / Infrastructure Design - COMPLETED`, then `NFR/Infrastructure Design -
+    User Approval`: those words approve their own), nor any under a heading that names no stage (`## Session
+    Resumption`, "proceed")."""
     heading, next_heading = heading_of(before), entry.heading or ""
     said = (heading, before.fields.get("context", ""), before.fields.get("status", ""))
     if any(PLAN.search(text) for text in said) or not _CLOSED.search(heading):
-        return None
-    stage, going = stage_of(heading), stage_of(next_heading)
-    if going is None or (going == stage and unit_of(next_heading) == unit_of(heading)):
-        return None
-    return stage
+        return ()
+    # Each stage named before the word that closes them (`NFR Requirements + Infrastructure Design 완료`,
+    # aws-AI-DLC-team-3), not one named after it (`Functional Design 완료, NFR Requirements 시작`); the first named
+    # where the word stands first or within a stage's name (`코드 생성`, Code Generation, holds 생성, "generated").
+    closing = _CLOSED.search(without_stage_names(heading))
+    stages = (stages_named(heading[:closing.start()]) if closing else []) or stages_named(heading)[:1]
+    going = stage_of(next_heading)
+    if going is None:
+        return ()
+    return tuple(stage for stage in stages if stage != going or unit_of(next_heading) != unit_of(heading))
 
 
 def _put_to_the_person(entry: AuditEntry) -> str | None:
@@ -268,7 +278,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
     if key not in units.readings:
         heading, context = heading_of(entry), entry.fields.get("context", "")
         unit = units.of(entry)
-        waited = _answered(before, entry) if before is not None else None
+        waited = _answered(before, entry)
         listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
         # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
         # its words came before that, and approve it no more than the agent's answer does; unless the entry says it
@@ -282,7 +292,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             has_words(entry) and not _new_request(entry) and not not_a_yes(entry),
             tuple(stage for stage in approved_stages(entry) if stage != presented and stage not in done),
             names_approval(heading) and not NOT_APPROVED.search(heading),
-            ((waited, units.of(before)),) if waited and before is not None else (),
+            tuple((stage, units.of(before)) for stage in waited) if before is not None else (),
             _STARTS.search(entry.heading or "") is not None, PLAN.search(heading) is not None,
             tuple(listed) if len(listed) > 1 else (unit,),
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented))
