@@ -246,6 +246,24 @@ def test_an_approval_naming_its_unit_and_no_stage_approves_the_stage_that_unit_w
     assert found(docs) == [("AIDLC-DOCS-003", docs.line(STATE, "Code Generation - EXECUTE (Unit 2"))]
 
 
+@pytest.mark.parametrize(("context", "approved"), [
+    # MangoYoun/aidlc-workshop-tableorder: the unit named in the Context alone, by its folder's name in words
+    ("CONSTRUCTION - NFR Design (Backend Service) 완료, Infrastructure Design 시작", True),
+    ("CONSTRUCTION - NFR Design (Unit 3) 완료, Infrastructure Design 시작", True),  # by its number
+    ("CONSTRUCTION - NFR Design 완료", False)])  # no unit: of three units, not unit 3's
+def test_an_approval_whose_context_alone_names_the_unit_approves_that_unit_s_stage(docs: DocsRepo, context: str,
+                                                                                 approved: bool) -> None:
+    # `#### Unit 1: Backend Service` over the unit's lines, its folder construction/backend-service; `## NFR Design -
+    # User Approval` names the stage and no unit: its Context names it, by the folder, and that approval was the
+    # folder's, not unit 1's, so the unit's NFR Design stood unapproved.
+    docs.write(f"{DOCS}/construction/backend-service/nfr-design/nfr-design-patterns.md", "# Patterns\n")
+    docs.replace(STATE, OPERATIONS, "#### Unit 3: Backend Service\n- [x] NFR Design (COMPLETED)\n\n" + OPERATIONS)
+    docs.write(AUDIT, docs.read(AUDIT) + f"## NFR Design - User Approval\n**Timestamp**: {iso(stamp(len(ENTRIES)))}\n"
+               f'**User Input**: "다음 진행해줘"\n**AI Response**: "NFR Design 승인 확인"\n'
+               f"**Context**: {context}\n\n---\n\n")
+    assert found(docs) == ([] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "NFR Design (COMPLETED)"))])
+
+
 def test_a_line_about_all_units_is_no_units_line(docs: DocsRepo) -> None:
     # wc2026-predictor: `Build and Test (all units) (... api/web images build ...)` was one unit's (a folder's word on
     # the line, or the heading above it), so only that unit's code-generation plan was held against it.

@@ -222,7 +222,8 @@ def approves(entry: AuditEntry, stage: str) -> bool:
 
 class Units:
     """Which unit an audit entry is about: `Unit 3`, `U3` in its heading (else its Context), or a unit folder its
-    heading names (`(admin-web)`) that another entry ties to a number (heading `(admin-web)`, Context `Unit 3`)."""
+    heading (else its Context) names, by the number the state file, the units' document or another entry ties to it
+    (heading `(admin-web)`, Context `Unit 3`)."""
 
     def __init__(self, project: DocsProject) -> None:
         # (the text of the entry before, the entry's text) -> what the entry says for approvals (`_said`)
@@ -251,9 +252,11 @@ class Units:
         named = unit_of(heading) or next((self.alias[f] for f in folders if f in self.alias), None)
         if named or unit_of(context):
             return named or unit_of(context)
-        # a folder no entry ties to a number is the unit as its own name (`v4-migration`, `v4 migration`)
+        # A folder named in the Context alone is keyed by its number too (MangoYoun/aidlc-workshop-tableorder: Context
+        # `NFR Design (Backend Service) 완료`, the state file's `#### Unit 1: Backend Service`); one tied to no number
+        # is the unit as its own name (`v4-migration`, `v4 migration`).
         folders = folders or self._folders_in(context)
-        return folders[0] if len(folders) == 1 else None
+        return self.key(folders[0]) if len(folders) == 1 else None
 
 
 class _Said(NamedTuple):
