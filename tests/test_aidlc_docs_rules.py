@@ -222,6 +222,20 @@ def test_an_approval_naming_stages_over_a_slash_or_by_a_short_name_approves_each
     assert docs.findings() == []
 
 
+@pytest.mark.parametrize("heading", ["Code Generation - Unit 1 TDD Selection", "Code Generation - TDD 방식 선택",
+                                     "Code Generation - Unit 1 Method Selected", "Code Generation (Option B 선택)"])
+def test_an_option_picked_under_a_selection_heading_approves_nothing(docs: DocsRepo, heading: str) -> None:
+    """aidlc-workshopt-tableorder logs `## Code Generation - TDD 방식 선택` ("TDD method selection"), "A", before any
+    code was written, and nothing after the code: the pick was its only "approval" (aidlc-demo-showcase's `Unit 1
+    TDD Selection`, "a", likewise). A selection is an answer to a question, as `Answers Received` is."""
+    entries = [(heading, "A", "TDD selected; Part 1 Planning starts.", "CONSTRUCTION - Unit 1 orders-api")
+               if entry[0] == "Code Generation - Unit 1 Approval" else entry for entry in ENTRIES]
+    docs.write(AUDIT, audit_text(entries))
+    [finding] = docs.findings("AIDLC-DOCS-003")
+    assert (finding.line, finding.message.split(",")[0]) == (
+        docs.line(STATE, "Code Generation - EXECUTE (Unit 1"), "Code Generation of unit 1 is ticked")
+
+
 def test_a_stage_ticked_on_several_lines_without_an_approval_is_one_error_at_the_first(docs: DocsRepo) -> None:
     """Jeldo ticks one unit's Code Generation on six lines (Phase 1..6): one cause, one error, naming the others."""
     docs.replace(AUDIT, '**User Input**: "B"\n', "")

@@ -38,8 +38,10 @@ from aidlc.rules.docs_words import (
 # A heading that logs answers to a stage's questions, or its start; Spanish `respuesta`, `pregunta` as Programa-Dx---
 # bts-integral's `Requirements Analysis — Respuestas recibidas` ("answers received"). Read in the heading alone: a
 # field's name (`Respuesta exacta del usuario`, "the user's exact answer") names the person's words, no answers.
-_ANSWERS = re.compile(r"answer|question|\bstart|답변|질문|응답 수신|시작|回答|问题|質問|开始|開始|respost|pergunt|"
-                      r"respuest|pregunt|inici", re.IGNORECASE)
+# A selection is an answer too: `## Code Generation - TDD 방식 선택` ("TDD method selection"), "A", picked before any
+# code was written (aidlc-workshopt-tableorder; aidlc-demo-showcase's `TDD Selection`, aidlc-0204's `(... 선택)`).
+_ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choice|selecci|escolha|respost|pergunt|"
+                      r"respuest|pregunt|답변|질문|응답 수신|시작|선택|回答|问题|質問|开始|開始|選択|选择", re.I)
 _STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 
 
