@@ -236,6 +236,20 @@ def test_an_option_picked_under_a_selection_heading_approves_nothing(docs: DocsR
         docs.line(STATE, "Code Generation - EXECUTE (Unit 1"), "Code Generation of unit 1 is ticked")
 
 
+@pytest.mark.parametrize(("answer", "approved"), [
+    ("Se registra la aprobacion de requisitos y se inicia Workflow Planning.", ()),  # ferco: the next stage started
+    ("Se registra la aprobacion del workflow planning y se inicia Code Generation.", ("workflow-planning",)),
+    ("Aprovação registrada; iniciando Application Design.", ()),
+    ("Requirements Analysis approved; moving to Workflow Planning", ("requirements-analysis",)),
+])
+def test_the_stage_an_answer_says_approved_is_not_the_one_it_starts(answer: str, approved: tuple[str, ...]) -> None:
+    from aidlc.rules.docs_words import approved_in_answer
+
+    [entry] = audit_entries(["## Approval", "**Timestamp**: 2026-05-06T12:12:28Z", '**User Input**: "Apruebo"',
+                             f"**AI Response**: {answer}"], 0)
+    assert approved_in_answer(entry) == approved
+
+
 def test_a_stage_ticked_on_several_lines_without_an_approval_is_one_error_at_the_first(docs: DocsRepo) -> None:
     """Jeldo ticks one unit's Code Generation on six lines (Phase 1..6): one cause, one error, naming the others."""
     docs.replace(AUDIT, '**User Input**: "B"\n', "")

@@ -123,7 +123,11 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
 # "Backend Unit 개발 시작할거야": "I'll start the backend unit"), "approval assumed", "视为批准".
 _ASSUMED = re.compile(r"간주|\bassum(?:ed|ing)\b|\bdeem|\btreat\w*[ \t]+as|\btaken[ \t]+as|みな|見な|视为|視為",
                       re.IGNORECASE)
-_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern + r"|\b(?:moving|starting|proceed\w*)\b", re.IGNORECASE)
+# Where the clause of an approval ends: a stop, the next stage (NEXT), a word that goes on, in Spanish and Portuguese
+# too (ferco's "Se registra la aprobacion de requisitos y se inicia Workflow Planning": requirements approved, the
+# next stage started, not approved).
+_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern + r"|\b(?:moving|starting|proceed\w*|inici\w*|comienz\w*)\b",
+                     re.IGNORECASE)
 
 
 # What an agent's answer says of work it did in answer to the words: `Build and Test 지침 생성 완료`, "generated".
