@@ -250,6 +250,17 @@ def test_the_stage_an_answer_says_approved_is_not_the_one_it_starts(answer: str,
     assert approved_in_answer(entry) == approved
 
 
+def test_words_handing_the_stages_to_an_autopilot_approve_nothing(docs: DocsRepo) -> None:
+    """dd_tableorder logs `## Units Generation - Autopilot Execution`, `"claude --enable-auto-mode" → autopilot 활성화`:
+    the agent then answered the stage's questions itself and ran it; it was credited as the person's approval."""
+    entries = [("Units Generation - Autopilot Execution", '"claude --enable-auto-mode" → autopilot 활성화',
+                "Autopilot: Q1: A, Q2: A; unit-of-work.md generated.", "INCEPTION - Units Generation COMPLETED")
+               if entry[0] == "Units Generation - Approval" else entry for entry in ENTRIES]
+    docs.write(AUDIT, audit_text(entries))
+    [finding] = docs.findings("AIDLC-DOCS-003")
+    assert finding.message.startswith("Units Generation is ticked, and")
+
+
 def test_a_stage_ticked_on_several_lines_without_an_approval_is_one_error_at_the_first(docs: DocsRepo) -> None:
     """Jeldo ticks one unit's Code Generation on six lines (Phase 1..6): one cause, one error, naming the others."""
     docs.replace(AUDIT, '**User Input**: "B"\n', "")

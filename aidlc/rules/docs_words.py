@@ -84,10 +84,17 @@ def has_words(entry: AuditEntry) -> bool:
 
 
 def not_a_yes(entry: AuditEntry) -> bool:
-    """Whether the person's words refuse (`I do not approve: changes requested`) or only pick options (`A, B, C`,
-    `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval)."""
+    """Whether the person's words refuse (`I do not approve: changes requested`), only pick options (`A, B, C`,
+    `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval), or hand the stages
+    to the agent's autopilot (dd_tableorder's `"claude --enable-auto-mode" → autopilot 활성화` under `## Units
+    Generation - Autopilot Execution`: the agent then picked the answers and ran the stage; no one approved it)."""
     said = words_of(entry)
-    return NOT_APPROVED.search(said) is not None or _only_choices(said.strip().strip(QUOTES))
+    return NOT_APPROVED.search(said) is not None or _AUTOPILOT.search(said) is not None or \
+        _only_choices(said.strip().strip(QUOTES))
+
+
+_AUTOPILOT = re.compile(r"--enable-auto-mode|\bauto-?pilot\b|\bauto[- ]mode\b|--dangerously-skip-permissions|"
+                        r"\byolo\b", re.IGNORECASE)
 
 
 def _only_choices(said: str) -> bool:
