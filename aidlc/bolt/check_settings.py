@@ -130,12 +130,16 @@ def _pyproject(text: str, tools: list[Tool]) -> dict[str, Any]:
     tables = tomllib.loads(text).get("tool")
     found = {}
     for key in (key for tool in tools for key in tool.pyproject):  # a table, or one inside it: `hatch.envs`
-        value = tables
-        for part in key.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-        if value is not None:
+        if (value := value_at(tables, key)) is not None:
             found[f"[tool.{key}]"] = value
     return found
+
+
+def value_at(value: Any, dotted: str) -> Any:
+    """The value at a dotted key of nested mappings (`hatch.envs`, `scripts.test`); None where there is none."""
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def _ini(text: str, tools: list[Tool]) -> dict[str, Any]:
@@ -156,10 +160,7 @@ def _package(text: str, tools: list[Tool]) -> dict[str, Any]:
         raise ValueError("package.json holds no object")
     found = {}
     for key in (key for tool in tools for key in tool.package):
-        outer, _, inner = key.partition(".")
-        value = package.get(outer)
-        value = value.get(inner) if inner and isinstance(value, dict) else None if inner else value
-        if value is not None:
+        if (value := value_at(package, key)) is not None:
             found[key] = value
     return found
 

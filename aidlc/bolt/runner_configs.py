@@ -28,7 +28,7 @@ def workspace_package(root: str, workspace: str, read: Callable[[str], bytes | N
     for candidate in (wanted, *_workspace_folders(folder, read, wanted.rsplit("/", 1)[-1])):
         path = recipes.within(folder, posixpath.join(candidate, "package.json"))
         data = read(path) if path is not None else None
-        if data is not None and (candidate == wanted or _json(data).get("name") == wanted):
+        if data is not None and (candidate == wanted or json_object(data).get("name") == wanted):
             return path
     return None
 
@@ -67,10 +67,10 @@ def _globbed(folder: str, pattern: str) -> bool:
 def _workspace_patterns(folder: str, read: Callable[[str], bytes | None]) -> list[str]:
     """The workspace patterns of the root package in `folder`: package.json's `workspaces` (or its `packages`),
     pnpm-workspace.yaml's and lerna.json's `packages`, as written but for a leading `./` and a trailing `/`."""
-    listed = _json(read(posixpath.join(folder, "package.json"))).get("workspaces")
+    listed = json_object(read(posixpath.join(folder, "package.json"))).get("workspaces")
     listed = listed.get("packages") if isinstance(listed, dict) else listed
     pnpm = recipes.yaml_mapping(read(posixpath.join(folder, "pnpm-workspace.yaml"))).get("packages")
-    lerna = _json(read(posixpath.join(folder, "lerna.json"))).get("packages")
+    lerna = json_object(read(posixpath.join(folder, "lerna.json"))).get("packages")
     return [pattern.replace("!./", "!").removeprefix("./").rstrip("/")
             for pattern in (*recipes.items(listed), *recipes.items(pnpm), *recipes.items(lerna))
             if isinstance(pattern, str)]
@@ -93,7 +93,7 @@ def _workspace_folders(folder: str, read: Callable[[str], bytes | None], last: s
 _WORKSPACES_AT_MOST = 50  # folders tried for a workspace's name: each costs a read
 
 
-def _json(data: bytes | None) -> dict[str, Any]:
+def json_object(data: bytes | None) -> dict[str, Any]:
     """A JSON object's members ({} for anything else)."""
     try:
         value = json.loads(data) if data is not None else None
@@ -104,7 +104,7 @@ def _json(data: bytes | None) -> dict[str, Any]:
 
 def package_scripts(data: bytes | None) -> dict[str, str]:
     """A package.json's scripts by name ({} for a file that is not one)."""
-    scripts = _json(data).get("scripts")
+    scripts = json_object(data).get("scripts")
     return {name: run for name, run in scripts.items() if isinstance(run, str)} if isinstance(scripts, dict) else {}
 
 

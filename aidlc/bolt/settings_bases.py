@@ -24,7 +24,9 @@ from typing import Any
 
 from aidlc import vcs
 from aidlc.bank import yamlio
-from aidlc.bolt.check_settings import SHARED, Tool, may_hold_settings
+from aidlc.bolt.check_settings import SHARED, Tool, may_hold_settings, value_at
+from aidlc.bolt.recipes import items
+from aidlc.bolt.runner_configs import json_object
 
 MAX_FILES = 200  # settings files read to find what they extend, all tools together (a monorepo's package.json files)
 MAX_DEPTH = 5  # a base extending a base ...
@@ -129,11 +131,8 @@ def _workspace_packages(listing: list[str], read: Read) -> dict[str, tuple[str, 
                  and "node_modules/" not in f"/{path}"][:MAX_FILES]
     found: dict[str, tuple[str, dict[str, Any]]] = {}
     for path, data in read(manifests).items():
-        try:
-            manifest = json.loads(data) if data is not None else None
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(manifest, dict) and isinstance(manifest.get("name"), str):
+        manifest = json_object(data)
+        if isinstance(manifest.get("name"), str):
             found.setdefault(manifest["name"], (posixpath.dirname(path), manifest))
     return found
 
@@ -166,10 +165,11 @@ def _settings(name: str, text: str, tool: Tool) -> list[dict[str, Any]]:
     it does not parse."""
     try:
         if name == "pyproject.toml":
-            return [table for key in tool.pyproject if isinstance(table := _at(_toml(text).get("tool"), key), dict)]
+            tables = _toml(text).get("tool")
+            return [table for key in tool.pyproject if isinstance(table := value_at(tables, key), dict)]
         if name == "package.json":
             package = json.loads(text)
-            values = [_at(package, key) for key in tool.package]
+            values = [value_at(package, key) for key in tool.package]
             return [value if isinstance(value, dict) else {"extends": value} for value in values if value is not None]
         if name.endswith(".neon"):  # phpstan's NEON: YAML but for the tabs it is indented with
             text = _LEADING_TABS.sub(lambda m: "    " * len(m.group()), text)
@@ -178,12 +178,6 @@ def _settings(name: str, text: str, tool: Tool) -> list[dict[str, Any]]:
     except (ValueError, RecursionError, yamlio.YAMLError):  # the parsers' errors: it names nothing
         return []
     return [data] if isinstance(data, dict) else []
-
-
-def _at(value: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
-    return value
 
 
 def _toml(text: str) -> dict[str, Any]:
@@ -209,9 +203,7 @@ def _json_or_yaml(text: str) -> Any:
 
 
 def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+    return [item for item in items(value) if isinstance(item, str)]
 
 
 def _resolved(folder: str, value: str, endings: tuple[str, ...], present: set[str]) -> str | None:
