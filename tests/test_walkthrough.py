@@ -468,7 +468,7 @@ def test_only_the_runners_part_of_a_shared_settings_file_counts(path: str, befor
     ("npm test", [("npm", ("scripts.pretest", "scripts.test", "scripts.posttest"))]),
     ("yarn --silent run check", [("yarn", ("scripts.precheck", "scripts.check", "scripts.postcheck"))]),
     ("npm --prefix web test", [("npm", ("scripts.pretest", "scripts.test", "scripts.posttest"))]),
-    ("pnpm --filter web lint", [("pnpm", ("scripts.prelint", "scripts.lint", "scripts.postlint"))]),
+    ("pnpm --filter web lint", [("pnpm", ("scripts.prelint", "scripts.lint", "scripts.postlint", "workspaces"))]),
     ("./scripts/check.sh", [("sh", ())]), ("pre-commit run -a", [("pre-commit", ())]), ("bash -e ci/lint", []),
     ("bash ci/lint && . ./env", [("sh", ())] * 2),
     ("bash -c 'ruff check src && mypy src'", [("ruff", ()), ("mypy", ())]), ("sh -e -xc 'ruff check'", [("ruff", ())]),
@@ -913,6 +913,30 @@ def test_a_file_a_check_runs_through_that_does_not_parse_is_named_in_the_notes(
     [note] = [note for note in report["notes"] if "does not parse" in note]
     assert note.startswith(f"{path} does not parse (") and why in note and "the verify command(s) 'lint' run" in note
     assert [d for d in report["deviations"] if d["kind"] == "verify-changed"] == []
+
+
+def test_a_bolt_that_drops_a_workspace_from_pnpm_r_is_refused(hand: Path) -> None:
+    """`pnpm -r lint` lints every workspace pnpm-workspace.yaml lists: a bolt adding `!packages/web` there stops
+    packages/web's lint, the command and the script unchanged. Before: verify unchanged."""
+    files = {"package.json": '{"private": true}\n', "pnpm-workspace.yaml": "packages: ['packages/*']\n",
+             "packages/web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n'}
+    for path, text in files.items():
+        (hand / path).parent.mkdir(parents=True, exist_ok=True)
+        (hand / path).write_text(text)
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        "run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: pnpm -r lint"))
+    person_commit(hand, "ci: lint every workspace")
+    (hand / "pnpm-workspace.yaml").write_text("packages: ['packages/*', '!packages/web']\n")
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: fewer workspaces")
+    check_boxes(hand)
+    report = walkthrough(hand, "--no-run")
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    assert deviation["path"] == "pnpm-workspace.yaml" and "the settings of pnpm, which the verify command(s) " \
+        "'lint' run" in deviation["detail"], deviation
+    assert not item(report, "verify-unchanged")["satisfied"]
 
 
 def test_a_bolt_that_drops_a_hook_the_check_runs_is_refused(hand: Path) -> None:

@@ -496,3 +496,40 @@ def test_the_settings_of_a_tool_every_workspaces_script_calls_are_flagged(repo: 
     flags = weakened_tests(repo.root, base, head, None, None, verify=[{"name": "lint", "run": "pnpm -r lint"}])
     assert flags == ["packages/web/eslint.config.js: the settings of eslint, which the verify command(s) 'lint' run; "
                      "the edit changed them"]
+
+
+@pytest.mark.parametrize(("run", "files", "edit", "flag"), [
+    ("pnpm -r lint", {"pnpm-workspace.yaml": "packages: ['packages/*']\n"},
+     {"pnpm-workspace.yaml": "packages: ['packages/*', '!packages/web']\n"},
+     "pnpm-workspace.yaml (packages): the settings of pnpm"),
+    ("npm run lint --workspaces", {"package.json": '{"private": true, "workspaces": ["packages/*"]}\n'},
+     {"package.json": '{"private": true, "workspaces": ["packages/api"]}\n'},
+     "package.json (workspaces): the settings of npm"),
+    ("npx turbo run lint", {"package.json": '{"private": true, "workspaces": ["packages/*"]}\n',
+                            "turbo.json": '{"tasks": {"lint": {}}}\n'},
+     {"turbo.json": '{"tasks": {"lint": {"inputs": ["README.md"]}}}\n'}, "turbo.json: the settings of turbo"),
+])
+def test_the_workspaces_a_check_runs_every_workspace_of_are_its_settings(repo: Repo, run: str, files: dict[str, str],
+                                                                      edit: dict[str, str], flag: str) -> None:
+    """`pnpm -r lint` lints the workspaces pnpm-workspace.yaml lists: an edit adding `!packages/web` there (or dropping
+    it from the root's `workspaces`, or telling turbo that lint's inputs are README.md alone, so that a cached pass is
+    replayed) stops packages/web being linted, the check unchanged. Before: no flag."""
+    base = repo.commit({**files, "packages/web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n',
+                        "packages/api/package.json": '{"name": "api", "scripts": {"lint": "eslint src"}}\n'})
+    head = repo.commit(edit)
+    flags = weakened_tests(repo.root, base, head, None, None, verify=[{"name": "lint", "run": run}])
+    assert [f for f in flags if f.startswith(flag)], flags
+
+
+
+def test_a_dependency_catalog_or_version_beside_the_workspace_list_is_no_change_of_it(repo: Repo) -> None:
+    """pnpm-workspace.yaml's `catalog` and lerna.json's `version` change with every dependency bump and release: only
+    their `packages` are what `pnpm -r lint` and `lerna run lint` run in."""
+    base = repo.commit({"package.json": '{"private": true}\n',
+                        "lerna.json": '{"version": "1.0.0", "packages": ["p/*"]}',
+                        "pnpm-workspace.yaml": "packages: ['p/*']\ncatalog:\n  react: ^18.0.0\n",
+                        "p/web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n'})
+    head = repo.commit({"lerna.json": '{"version": "1.1.0", "packages": ["p/*"]}',
+                        "pnpm-workspace.yaml": "packages: ['p/*']\ncatalog:\n  react: ^19.0.0\n"})
+    for run in ("pnpm -r lint", "npx lerna run lint"):
+        assert weakened_tests(repo.root, base, head, None, None, verify=[{"name": "lint", "run": run}]) == []

@@ -106,7 +106,9 @@ def _package_runner(name: str, rest: list[str]) -> Tool:
     folders = recipes.option_values(rest, _FOLDER_OPTIONS)
     workspace = workspace or "".join(recipes.option_values(rest, valued[len(_FOLDER_OPTIONS):])[:1])
     every = "*" in workspace or any(word in _EVERY_OPTIONS for word in rest)
-    return Tool(name, package=_scripts(script), recipe_files=(posixpath.join(*folders[:1], "package.json"),),
+    listed = ("workspaces",) if workspace or every else ()  # their list (pnpm-workspace.yaml's: check_settings.py)
+    return Tool(name, package=(*_scripts(script), *listed),
+                recipe_files=(posixpath.join(*folders[:1], "package.json"),),
                 workspace=_EVERY_WORKSPACE if every else workspace)
 
 
@@ -118,6 +120,8 @@ def _scripts(script: str | None) -> tuple[str, ...]:
 
 
 _EVERY_WORKSPACE = "*"  # a package manager's workspace: each of them
+# What turbo, nx and lerna read of how a task runs (turbo's `inputs`: a change outside them replays a cached pass).
+_MONOREPO_FILES = {"turbo": ("turbo.json", "turbo.jsonc"), "nx": ("nx.json", "project.json"), "lerna": ()}
 _EVERY_OPTIONS = ("--workspaces", "-ws", "--ws", "-r", "--recursive")
 
 
@@ -132,8 +136,10 @@ def _monorepo_runner(name: str, rest: list[str]) -> Tool:
               for task in value.split(",")]
     if len(tasks) == 1 and "#" in tasks[0]:  # one workspace's task, by its package's name; `//#lint` the root's
         package, _, task = tasks[0].partition("#")
-        return Tool(name, package=_scripts(task), recipe_files=("package.json",), workspace=package.strip("/"))
-    return Tool(name, package=tuple(key for task in tasks for key in _scripts(task.rpartition("#")[2])),
+        return Tool(name, _MONOREPO_FILES[name], package=(*_scripts(task), "workspaces"),
+                    recipe_files=("package.json",), workspace=package.strip("/"))
+    return Tool(name, _MONOREPO_FILES[name],
+                package=(*(key for task in tasks for key in _scripts(task.rpartition("#")[2])), "workspaces"),
                 recipe_files=("package.json",), workspace=_EVERY_WORKSPACE)
 
 

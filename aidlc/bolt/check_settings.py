@@ -165,8 +165,23 @@ def _package(text: str, tools: list[Tool]) -> dict[str, Any]:
     return found
 
 
+def _workspace_list(text: str, tools: list[Tool]) -> dict[str, Any]:
+    """pnpm-workspace.yaml's or lerna.json's `packages`, the workspaces a package manager runs a script in, for a
+    tool that reads package.json's `workspaces`; not the dependency catalogs or the version beside them."""
+    from aidlc.bank import yamlio  # YAML, and JSON as YAML reads it
+
+    if not any("workspaces" in tool.package for tool in tools):
+        return {}
+    try:
+        document = yamlio.load(text)
+    except yamlio.YAMLError as exc:
+        raise ValueError(str(exc)) from None
+    return {"packages": document.get("packages")} if isinstance(document, dict) else {}
+
+
 # The files that hold the settings of several tools and much else: only each tool's part of them is read.
-SHARED = {"pyproject.toml": _pyproject, "setup.cfg": _ini, "tox.ini": _ini, "package.json": _package}
+SHARED = {"pyproject.toml": _pyproject, "setup.cfg": _ini, "tox.ini": _ini, "package.json": _package,
+          "pnpm-workspace.yaml": _workspace_list, "lerna.json": _workspace_list}
 
 
 def said(subject: str, by_tool: dict[Tool, list[str]], runs: dict[Tool, list[str]]) -> str:
