@@ -915,47 +915,34 @@ def test_a_file_a_check_runs_through_that_does_not_parse_is_named_in_the_notes(
     assert [d for d in report["deviations"] if d["kind"] == "verify-changed"] == []
 
 
-def test_a_bolt_that_drops_a_workspace_from_pnpm_r_is_refused(hand: Path) -> None:
-    """`pnpm -r lint` lints every workspace pnpm-workspace.yaml lists: a bolt adding `!packages/web` there stops
-    packages/web's lint, the command and the script unchanged. Before: verify unchanged."""
-    files = {"package.json": '{"private": true}\n', "pnpm-workspace.yaml": "packages: ['packages/*']\n",
-             "packages/web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n'}
+@pytest.mark.parametrize(("files", "run", "edit", "tool"), [
+    ({".pre-commit-config.yaml": PRE_COMMIT_CONFIG}, "pre-commit run --all-files",
+     (".pre-commit-config.yaml", PRE_COMMIT_CONFIG.split("  - repo: https://github.com/golangci")[0]), "pre-commit"),
+    ({"package.json": '{"private": true}\n', "pnpm-workspace.yaml": "packages: ['packages/*']\n",
+      "packages/web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n'}, "pnpm -r lint",
+     ("pnpm-workspace.yaml", "packages: ['packages/*', '!packages/web']\n"), "pnpm"),
+])
+def test_a_bolt_that_drops_what_the_check_runs_is_refused(
+        hand: Path, files: dict[str, str], run: str, edit: tuple[str, str], tool: str) -> None:
+    """`pre-commit run --all-files` runs the hooks .pre-commit-config.yaml lists, `pnpm -r lint` every workspace
+    pnpm-workspace.yaml lists: a bolt that drops the linter's hook, or adds `!packages/web` to the workspaces, passes
+    the unchanged command and script. Before: verify unchanged (the workspaces' list, until it was read)."""
     for path, text in files.items():
         (hand / path).parent.mkdir(parents=True, exist_ok=True)
         (hand / path).write_text(text)
     config = hand / "aidlc.yaml"
     config.write_text(config.read_text().replace(
         "run: python -m unittest discover -s tests -t . -q",
-        "run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: pnpm -r lint"))
-    person_commit(hand, "ci: lint every workspace")
-    (hand / "pnpm-workspace.yaml").write_text("packages: ['packages/*', '!packages/web']\n")
+        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
+    person_commit(hand, "ci: lint")
+    (hand / edit[0]).write_text(edit[1])
     (hand / CALC).write_text(FIXED + "\n# done\n")
-    bolt_commit(hand, BOLT, "pay: fewer workspaces")
+    bolt_commit(hand, BOLT, "pay: less to run")
     check_boxes(hand)
     report = walkthrough(hand, "--no-run")
     (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
-    assert deviation["path"] == "pnpm-workspace.yaml" and "the settings of pnpm, which the verify command(s) " \
-        "'lint' run" in deviation["detail"], deviation
-    assert not item(report, "verify-unchanged")["satisfied"]
-
-
-def test_a_bolt_that_drops_a_hook_the_check_runs_is_refused(hand: Path) -> None:
-    """`pre-commit run --all-files` runs the hooks .pre-commit-config.yaml lists: a bolt that drops the linter's hook
-    (or excludes its own files) passes the unchanged command. Before: verify unchanged."""
-    (hand / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG)
-    config = hand / "aidlc.yaml"
-    config.write_text(config.read_text().replace(
-        "run: python -m unittest discover -s tests -t . -q",
-        "run: python -m unittest discover -s tests -t . -q\n  - name: hooks\n    run: pre-commit run --all-files"))
-    person_commit(hand, "ci: the hooks")
-    (hand / ".pre-commit-config.yaml").write_text(PRE_COMMIT_CONFIG.split("  - repo: https://github.com/golangci")[0])
-    (hand / CALC).write_text(FIXED + "\n# done\n")
-    bolt_commit(hand, BOLT, "pay: fewer hooks")
-    check_boxes(hand)
-    report = walkthrough(hand, "--no-run")
-    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
-    assert deviation["path"] == ".pre-commit-config.yaml" and "changed it: the settings of pre-commit, which the " \
-        "verify command(s) 'hooks' run" in deviation["detail"], deviation
+    assert deviation["path"] == edit[0] and f"the settings of {tool}, which the verify command(s) 'lint' run" in \
+        deviation["detail"], deviation
     assert not item(report, "verify-unchanged")["satisfied"]
 
 
