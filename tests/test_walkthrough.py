@@ -730,6 +730,18 @@ def test_the_tools_the_package_scripts_call_are_the_checks_tools() -> None:
                             recipe_files=("package.json",)): ["lint"]}
 
 
+def add_lint_check(hand: Path, run: str, files: dict[str, str], message: str) -> None:
+    """A person's commit writing `files` and adding the verify command `lint`, which runs `run`."""
+    for path, text in files.items():
+        (hand / path).parent.mkdir(parents=True, exist_ok=True)
+        (hand / path).write_text(text)
+    config = hand / "aidlc.yaml"
+    config.write_text(config.read_text().replace(
+        "run: python -m unittest discover -s tests -t . -q",
+        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
+    person_commit(hand, message)
+
+
 GO_LINT = (".golangci.yml", "linters:\n  disable: [errcheck]\n")
 PRE_COMMIT_CONFIG = ("repos:\n  - repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v5.0.0\n    hooks:\n"
                      "      - id: check-yaml\n  - repo: https://github.com/golangci/golangci-lint\n    rev: v2.1.6\n"
@@ -788,14 +800,7 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     that adds the linter's settings file turning a rule off passes the unchanged command. Before: verify unchanged
     (the included Taskfile's, the merged task's, the scripts', the workspace's, pre-commit's, tox's, pdm's, the
     Python script's and nox's, until each was read)."""
-    for path, text in recipes.items():
-        (hand / path).parent.mkdir(parents=True, exist_ok=True)
-        (hand / path).write_text(text)
-    config = hand / "aidlc.yaml"
-    config.write_text(config.read_text().replace(
-        "run: python -m unittest discover -s tests -t . -q",
-        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
-    person_commit(hand, f"ci: lint through {runner}")
+    add_lint_check(hand, run, recipes, f"ci: lint through {runner}")
     (hand / settings[0]).write_text(settings[1])
     (hand / CALC).write_text(FIXED + "\n# done\n")
     bolt_commit(hand, BOLT, "pay: quiet the linter")
@@ -844,17 +849,9 @@ def test_a_bolt_that_weakens_the_settings_a_linters_settings_extend_is_refused(
     (phpstan ignoring every error through its baseline; a Turborepo's app importing `@repo/eslint-config/base`, the
     workspace package holding the shared rules). A base the base extends counts too (`weakened` None: the bolt
     writes the second base). Before: verify unchanged."""
-    for path, text in (settings, base, *TURBOREPO.items()):
-        (hand / path).parent.mkdir(parents=True, exist_ok=True)
-        (hand / path).write_text(text)
     second = hand / "config" / "strict.toml"
-    if weakened is None:
-        second.write_text("[lint]\nselect = ['F']\n")
-    config = hand / "aidlc.yaml"
-    config.write_text(config.read_text().replace(
-        "run: python -m unittest discover -s tests -t . -q",
-        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
-    person_commit(hand, "ci: lint")
+    strict = {"config/strict.toml": "[lint]\nselect = ['F']\n"} if weakened is None else {}
+    add_lint_check(hand, run, {**dict([settings, base]), **TURBOREPO, **strict}, "ci: lint")
     if weakened is None:
         second.write_text("[lint]\nselect = []\n")
     else:
@@ -900,12 +897,7 @@ def test_a_file_a_check_runs_through_that_does_not_parse_is_named_in_the_notes(
     """task reads `version: !!str 3`, which aidlc's YAML refuses: what `task lint` runs was silently not followed, and
     a bolt's .golangci.yml would have passed unseen. The report now says so, without refusing the gate (the person's
     file, not the bolt's change)."""
-    (hand / path).write_text(text)
-    config = hand / "aidlc.yaml"
-    config.write_text(config.read_text().replace(
-        "run: python -m unittest discover -s tests -t . -q",
-        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
-    person_commit(hand, "ci: lint")
+    add_lint_check(hand, run, {path: text}, "ci: lint")
     (hand / CALC).write_text(FIXED + "\n# done\n")
     bolt_commit(hand, BOLT, "pay: done")
     check_boxes(hand)
@@ -927,14 +919,7 @@ def test_a_bolt_that_drops_what_the_check_runs_is_refused(
     """`pre-commit run --all-files` runs the hooks .pre-commit-config.yaml lists, `pnpm -r lint` every workspace
     pnpm-workspace.yaml lists: a bolt that drops the linter's hook, or adds `!packages/web` to the workspaces, passes
     the unchanged command and script. Before: verify unchanged (the workspaces' list, until it was read)."""
-    for path, text in files.items():
-        (hand / path).parent.mkdir(parents=True, exist_ok=True)
-        (hand / path).write_text(text)
-    config = hand / "aidlc.yaml"
-    config.write_text(config.read_text().replace(
-        "run: python -m unittest discover -s tests -t . -q",
-        f"run: python -m unittest discover -s tests -t . -q\n  - name: lint\n    run: {run}"))
-    person_commit(hand, "ci: lint")
+    add_lint_check(hand, run, files, "ci: lint")
     (hand / edit[0]).write_text(edit[1])
     (hand / CALC).write_text(FIXED + "\n# done\n")
     bolt_commit(hand, BOLT, "pay: less to run")
