@@ -904,6 +904,7 @@ def test_a_file_a_check_runs_through_that_does_not_parse_is_named_in_the_notes(
     report = walkthrough(hand, "--no-run")
     [note] = [note for note in report["notes"] if "does not parse" in note]
     assert note.startswith(f"{path} does not parse (") and why in note and "the verify command(s) 'lint' run" in note
+    assert note.endswith("name those tools in aidlc.yaml's verify commands, and run `aidlc walkthrough` again")
     assert [d for d in report["deviations"] if d["kind"] == "verify-changed"] == []
 
 

@@ -141,7 +141,8 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
         checks = ", ".join(f"'{name}'" for name in names)
         facts.notes.append(f"{path} does not parse ({one_line(why)}): what the verify command(s) {checks} run "
                            "through it is not followed, and a change to the settings of a tool it runs would not be "
-                           "seen here")
+                           "seen here: mend the file, or name those tools in aidlc.yaml's verify commands, and run "
+                           "`aidlc walkthrough` again")
     found = []
     for path, by_tool in settings_changed_by_bolt(facts, candidates, list(runs)).items():
         changing = [c.sha[:12] for c in facts.commits if path in c.paths]
