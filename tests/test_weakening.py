@@ -505,15 +505,19 @@ def test_the_settings_of_a_tool_every_workspaces_script_calls_are_flagged(repo: 
     ("npm run lint --workspaces", {"package.json": '{"private": true, "workspaces": ["packages/*"]}\n'},
      {"package.json": '{"private": true, "workspaces": ["packages/api"]}\n'},
      "package.json (workspaces): the settings of npm"),
+    ("pnpm -r lint", {"pnpm-workspace.yaml": "packages: ['packages/*']\n"},  # moved out of the workspaces' folders
+     {"packages/web/package.json": None, "legacy/web/package.json": '{"name": "web", "scripts": {"lint": "eslint"}}\n'},
+     "packages/web/package.json (scripts.lint): the settings of pnpm"),
     ("npx turbo run lint", {"package.json": '{"private": true, "workspaces": ["packages/*"]}\n',
                             "turbo.json": '{"tasks": {"lint": {}}}\n'},
      {"turbo.json": '{"tasks": {"lint": {"inputs": ["README.md"]}}}\n'}, "turbo.json: the settings of turbo"),
 ])
 def test_the_workspaces_a_check_runs_every_workspace_of_are_its_settings(repo: Repo, run: str, files: dict[str, str],
-                                                                      edit: dict[str, str], flag: str) -> None:
+                                                                      edit: dict[str, str | None], flag: str) -> None:
     """`pnpm -r lint` lints the workspaces pnpm-workspace.yaml lists: an edit adding `!packages/web` there (or dropping
     it from the root's `workspaces`, or telling turbo that lint's inputs are README.md alone, so that a cached pass is
-    replayed) stops packages/web being linted, the check unchanged. Before: no flag."""
+    replayed, or moving packages/web out of the folders listed) stops packages/web being linted, the check unchanged.
+    Before: no flag (but for the move, whose script's removal was read already)."""
     base = repo.commit({**files, "packages/web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n',
                         "packages/api/package.json": '{"name": "api", "scripts": {"lint": "eslint src"}}\n'})
     head = repo.commit(edit)
