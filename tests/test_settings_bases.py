@@ -113,3 +113,12 @@ def test_a_base_is_read_whole_as_the_tools_settings() -> None:
 ])
 def test_which_files_may_be_bases(path: str, may: bool) -> None:
     assert settings_bases.may_be_base(path) is may
+
+
+def test_many_package_files_added_do_not_crowd_out_a_tools_own_settings() -> None:
+    """A bolt adds 300 package.json files that sort before apps/web (none holds eslint's settings, so none is a
+    change of them), then turns a rule off in the base apps/web's eslint.config.js imports: the own file is read
+    first, and its base found."""
+    crowd = {f"a{n:03}/package.json": '{"name": "x"}' for n in range(300)}
+    files = Files({**crowd, "apps/web/eslint.config.js": "import base from './base.js';\n", "apps/web/base.js": ""})
+    assert files.bases("eslint") == {"eslint": ("apps/web/base.js",)}

@@ -93,9 +93,12 @@ def with_bases(runs: dict[Tool, list[str]], listing: list[str], read: Read) -> d
 
 
 def _settings_files(tools: list[Tool], listing: list[str]) -> dict[str, set[Tool]]:
-    """A settings file of `listing` -> the `tools` reading it; MAX_FILES files at most."""
+    """A settings file of `listing` -> the `tools` reading it; MAX_FILES files at most, the tools' own files first: a
+    bolt adding hundreds of package.json files (any change of a tool's own file counts already) must not crowd out
+    the eslint.config.js whose base it then weakens."""
     owners: dict[str, set[Tool]] = {}
-    for path in listing:
+    shared = [path for path in listing if posixpath.basename(path) in SHARED]
+    for path in [*(path for path in listing if posixpath.basename(path) not in SHARED), *shared]:
         for tool in tools:
             if _holds(path, tool) and (path in owners or len(owners) < MAX_FILES):
                 owners.setdefault(path, set()).add(tool)
