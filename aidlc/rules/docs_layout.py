@@ -18,7 +18,8 @@ from aidlc.aidlc_docs.stages import BY_SLUG, stages_named
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approval_order import asked_for_out_of_order, first_approvals, later_approved_before
-from aidlc.rules.docs_approvals import Units, approvals, approves, whole_unit_approvals
+from aidlc.rules.docs_approvals import Units, approvals, whole_unit_approvals
+from aidlc.rules.docs_entries import approves
 from aidlc.rules.docs_standing import approval_claims, logs_unreadable, ticked
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]

@@ -12,7 +12,8 @@ from aidlc.aidlc_docs.plans import units_with_work
 from aidlc.aidlc_docs.reader import is_audit
 from aidlc.aidlc_docs.stages import BY_SLUG, Stage
 from aidlc.aidlc_docs.units import listed_units, unit_of
-from aidlc.rules.docs_approvals import Units, approvals, says_approved
+from aidlc.rules.docs_approvals import Units, approvals
+from aidlc.rules.docs_entries import says_approved
 from aidlc.rules.docs_words import goes_ahead
 
 

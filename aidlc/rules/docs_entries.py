@@ -1,0 +1,214 @@
+"""What one audit entry of the aidlc-docs layout says for approvals, read with the entry before it: the stages it
+answers for (`approved_stages`), whether it says a person approved a stage (`approves`), the stage the entry before
+put to the person that its go-ahead answers (`answered`), the heading as it speaks of approvals (`heading_of`). How
+the entries of a log add up to each stage's approvals: aidlc/rules/docs_approvals.py; what the person's words and the
+agent's answer say: aidlc/rules/docs_words.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aidlc.aidlc_docs.model import AuditEntry
+from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_named, without_stage_names
+from aidlc.aidlc_docs.units import unit_of
+from aidlc.rules.docs_words import (
+    AWAITED,
+    DONE,
+    GO_AHEAD_LENGTH,
+    NEXT,
+    NOT_APPROVED,
+    PLAN,
+    approved_in_answer,
+    goes_ahead,
+    has_words,
+    names_approval,
+    not_a_yes,
+    words_of,
+)
+
+# A heading that logs answers to a stage's questions, or its start; Spanish `respuesta`, `pregunta` as Programa-Dx---
+# bts-integral's `Requirements Analysis — Respuestas recibidas` ("answers received"). Read in the heading alone: a
+# field's name (`Respuesta exacta del usuario`, "the user's exact answer") names the person's words, no answers.
+# A selection is an answer too: `## Code Generation - TDD 방식 선택` ("TDD method selection"), "A", picked before any
+# code was written (aidlc-workshopt-tableorder; aidlc-demo-showcase's `TDD Selection`, aidlc-0204's `(... 선택)`).
+_ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choice|selecci|escolha|respost|pergunt|"
+                      r"respuest|pregunt|답변|질문|응답 수신|시작|선택|回答|问题|質問|开始|開始|選択|选择", re.I)
+STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
+
+
+# "User approved continuation from Code Generation to Build and Test": the stage left behind is the one approved.
+_APPROVED_FROM = re.compile(r"\bapprov\w*\b[^.\n]{0,40}?\bfrom[ \t]+(?:the[ \t]+)?(?P<stage>[^.\n]{1,60})",
+                            re.IGNORECASE)
+
+
+def _continued_from(entry: AuditEntry) -> str | None:
+    """The stage an entry's Context says the person approved moving on from (octocat_supply logs that approval
+    under the next stage's `## Build and Test - Start`)."""
+    context = entry.fields.get("context", "")
+    found = _APPROVED_FROM.search(context)
+    if found is None or AWAITED.search(context, 0, found.end()) or NOT_APPROVED.search(context, 0, found.end()):
+        return None  # "Awaiting user approval from ...", "not approved from ..."
+    return stage_at(found.group("stage"))
+
+
+# "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to.
+_WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|human\W+)?approval\W+to\W+"
+                               r"(?:proceed|continue|move\W+on)\W+to\W+(?:the\W+)?(?P<stage>[^.\n]{1,60})",
+                               re.IGNORECASE)
+
+
+# What an entry's Context or Status says when it puts its stage to the person: it awaits their approval ("approval
+# gate before Code Generation", "承認待ち"), or presents the stage for it ("Presenting for approval").
+_PRESENTED = re.compile(AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?for[ \t]+(?:\w+[ \t]+)?approval|"
+                        r"\bready[ \t]+for[ \t]+(?:\w+[ \t]+)?approval|승인[ \t]*요청|承認依頼|请求批准", re.IGNORECASE)
+
+
+def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
+    """The stages `before` put to the person, when `entry`, the next entry, holds their go-ahead: `before` waits
+    for their approval to proceed to a next stage and `entry` starts that stage with their words (SUHYUNSHIM's
+    `## Application Design - Stage Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application
+    Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
+    `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
+    before Code Generation.`, then "진행" under `## U4 Code Generation`), or its heading says its stages complete
+    and `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
+    else (two sessions' entries interleaved, or a log kept newest first: m2nho's `## Unit 3 Functional Design - User
+    Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
+    if before is None or NOT_APPROVED.search(entry.text) or \
+            (before.at is not None and entry.at is not None and entry.at < before.at):
+        return ()
+    waited = _WAITS_TO_PROCEED.search(before.text)
+    if waited is not None:
+        left = stage_of(before.heading or "") or stage_of(before.fields.get("context", ""))
+        going = stage_of(waited.group("stage"))
+        starts = STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
+        return (left,) if starts and going is not None and left not in (None, going) else ()
+    if not goes_ahead(entry):
+        return ()
+    put = put_to_the_person(before)
+    return (put,) if put is not None else _completed(before, entry)
+
+
+# A heading that closes a stage: its work said done (`DONE`), or its completion (`## UOW-10 Functional Design
+# Completion`); not in an answer, where "Presenting the completion message" is no work done.
+_CLOSED = re.compile(DONE.pattern + r"|\bcompletion\b", re.IGNORECASE)
+
+
+def _completed(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
+    """The stages `before`'s heading says are complete (never a plan, there or in its Context or Status), when
+    `entry` goes on to another stage or unit: the person's go-ahead there answers the completion message, whose options
+    the rules give as "Request Changes" and "Continue to Next Stage" (jin-101/SPA-BRIDGE's
+    "Continue to Next Stage" under `## UOW-10 NFR Requirements Planning`, after `## UOW-10 Functional Design
+    Completion`). Not the stage the go-ahead goes on with (`Phase 3 Code Generation 완료`, then "phase#4 진행해주고";
+    HCSES's `NFR Requirements / NFR Design / Infrastructure Design - COMPLETED`, then `NFR/Infrastructure Design -
+    User Approval`: those words approve their own), nor any under a heading that names no stage (`## Session
+    Resumption`, "proceed")."""
+    heading, next_heading = heading_of(before), entry.heading or ""
+    said = (heading, before.fields.get("context", ""), before.fields.get("status", ""))
+    if any(PLAN.search(text) for text in said) or not _CLOSED.search(heading):
+        return ()
+    # Each stage named before the word that closes them (`NFR Requirements + Infrastructure Design 완료`,
+    # aws-AI-DLC-team-3), not one named after it (`Functional Design 완료, NFR Requirements 시작`); the first named
+    # where the word stands first or within a stage's name (`코드 생성`, Code Generation, holds 생성, "generated").
+    closing = _CLOSED.search(without_stage_names(heading))
+    stages = (stages_named(heading[:closing.start()]) if closing else []) or stages_named(heading)[:1]
+    going = stage_of(next_heading)
+    if going is None:
+        return ()
+    return tuple(stage for stage in stages if stage != going or unit_of(next_heading) != unit_of(heading))
+
+
+def put_to_the_person(entry: AuditEntry) -> str | None:
+    """The stage an entry's Context or Status puts to the person for approval (never a plan, there or in its
+    heading)."""
+    if PLAN.search(entry.heading or ""):
+        return None
+    for key in ("context", "status"):
+        text = entry.fields.get(key, "")
+        put = _PRESENTED.search(text)
+        if put is not None and not PLAN.search(text):
+            # The stage named before the words that put it (`U4 Infrastructure Design done; approval gate before Code
+            # Generation`), and before any it names as the next (`다음은 ... Functional Design 승인 게이트`), else the
+            # heading's.
+            named = text[:put.start()]
+            named = named[:found.start()] if (found := NEXT.search(named)) else named
+            return stage_of(named) or stage_of(entry.heading or "")
+    return None
+
+
+_PARTS = re.compile(r"[ \t]+/[ \t]+")  # `U6 Approved / U3 Functional Design Start`: two steps in one heading
+
+
+def heading_of(entry: AuditEntry) -> str:
+    """The heading as it speaks of approvals: a compound heading's parts that start something left out (`U6
+    Approved / U3 Functional Design Start` is about unit U6's approval, and approves nothing of unit U3's functional
+    design; `Requirements Analysis — Approved / User Stories Started` approves requirements analysis only)."""
+    heading = entry.heading or ""
+    parts = _PARTS.split(heading)
+    kept = [part for part in parts if not STARTS.search(part)]
+    return " / ".join(kept) if len(parts) > 1 and kept else heading
+
+
+def _code_plan(entry: AuditEntry, stage: str) -> bool:
+    """Whether the entry is about Code Generation's plan (its Part 1), which approves the plan, not the stage: the
+    rules ask for a second approval, of the generated code (code-generation.md, Part 2's "Wait for Explicit
+    Approval"). Other stages' plans are the stage's own work (Workflow Planning's execution plan)."""
+    return stage == "code-generation" and PLAN.search(heading_of(entry)) is not None
+
+
+def new_request(entry: AuditEntry) -> bool:
+    """Whether the person's words are a new instruction, not an answer to the stage: longer than a go-ahead, and
+    nothing of the entry (heading, status, context, the words) says approved (AIDLC-AWS-workshop's `## Game Enhancement
+    Request`, Context `Post-code generation enhancements`, with a paragraph of new features)."""
+    said = words_of(entry).strip()
+    if len(said.split("\n", 1)[0]) <= GO_AHEAD_LENGTH:  # its first line: what follows may be the agent's notes
+        return False
+    return not says_approved(entry)
+
+
+def says_approved(entry: AuditEntry) -> bool:
+    """Whether the entry's heading, status, context or the person's words say approved."""
+    return any(names_approval(text) for text in (entry.fields.get("status", ""), entry.fields.get("context", ""),
+                                                 words_of(entry))) \
+        or names_approval(heading_of(entry))
+
+
+def approved_stages(entry: AuditEntry) -> list[str]:
+    """The stages an entry with a person's words answers for: those its heading names, else the first its Context
+    names (a Context's `Next: User Stories` is not an approval of User Stories, nor is `Unit 2 Functional Design
+    starts`, where the heading approved what came before). An entry logging answers to a
+    stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
+    answers, then separately for the approval."""
+    heading = heading_of(entry)
+    if (left := _continued_from(entry)) is not None:
+        return [left]
+    if _ANSWERS.search(heading) and not names_approval(heading):
+        return []
+    named = stages_named(heading)
+    if named:
+        return named
+    context = entry.fields.get("context", "")
+    if STARTS.search(context) and not names_approval(context):
+        return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
+    first = stage_of(context)
+    return [first] if first else []
+
+
+def approves(entry: AuditEntry, stage: str) -> bool:
+    """Whether an audit entry says that a person approved the stage, as the order of first approvals and the MCP
+    refusal ask (a stricter question than `approvals`, which takes the person's words under the stage's heading): it
+    holds the person's input (`(pending)`, `N/A ...` are none) that neither refuses nor only picks options, and its
+    heading (or, without one, its context) names the stage and its heading, status, context or the person's own
+    words say approved (`"Aprobar y continuar"` under `## Workflow Planning`), or a sentence of its AI response
+    names the stage and says approved ("Requirements Analysis approved; starting User Stories")."""
+    if not has_words(entry) or _code_plan(entry, stage) or not_a_yes(entry):
+        return False
+    heading, context = heading_of(entry), entry.fields.get("context", "")
+    if _continued_from(entry) == stage:
+        return True
+    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
+    if named == stage and any(names_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
+        return True
+    if named == stage and names_approval(words_of(entry)):
+        return True
+    return stage in approved_in_answer(entry)
