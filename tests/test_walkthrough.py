@@ -546,7 +546,8 @@ def test_the_files_a_runner_reads_that_do_not_parse_are_named_with_why() -> None
 
 
 def test_every_workspace_is_found_within_bounds() -> None:
-    """A root listing no patterns has every package.json below it as a workspace; 50 at most are read."""
+    """A root listing no patterns has every package.json below it as a workspace; 50 at most are read, and those
+    holding a file the change touched."""
     files = [f"p{n:03}/package.json" for n in range(500)]
     reads: list[str] = []
 
@@ -557,6 +558,10 @@ def test_every_workspace_is_found_within_bounds() -> None:
     runs = check_runs.tools_of([{"name": "lint", "run": "pnpm -r lint"}], lambda path: read(path), lambda: files)
     assert [tool.name for tool in runs] == ["pnpm", "eslint"]
     assert len({path for path in reads if "/" in path}) == 50
+    reads.clear()  # those holding a changed file, then 50 others
+    check_runs.tools_of([{"name": "lint", "run": "pnpm -r lint"}], read, lambda: files, ["p400/src/a/b.js", "p499/x"])
+    assert sorted({path for path in reads if "/" in path})[-2:] == ["p400/package.json", "p499/package.json"]
+    assert len({path for path in reads if "/" in path}) == 52
 
 
 def test_the_tools_the_hooks_pre_commit_runs_call_are_the_checks_tools() -> None:
@@ -929,6 +934,25 @@ def test_a_bolt_that_drops_what_the_check_runs_is_refused(
     (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
     assert deviation["path"] == edit[0] and f"the settings of {tool}, which the verify command(s) 'lint' run" in \
         deviation["detail"], deviation
+    assert not item(report, "verify-unchanged")["satisfied"]
+
+
+def test_workspaces_a_bolt_adds_do_not_crowd_out_the_one_whose_linter_it_silenced(hand: Path) -> None:
+    """`pnpm -r lint` follows fifty workspaces: a bolt adding sixty script-less ones that sort before packages/web,
+    and turning its linter's rule off there, passed the walkthrough. Before: no deviation."""
+    add_lint_check(hand, "pnpm -r lint", {"package.json": '{"private": true}\n', "pnpm-workspace.yaml":
+                   "packages: ['packages/*']\n", "packages/web/package.json":
+                   '{"name": "web", "scripts": {"lint": "eslint src"}}\n'}, "ci: lint")
+    for n in range(60):
+        (hand / f"packages/a{n:02}").mkdir(parents=True)
+        (hand / f"packages/a{n:02}/package.json").write_text(f'{{"name": "a{n}"}}\n')
+    (hand / "packages/web/eslint.config.js").write_text("export default [{rules: {'no-unused-vars': 'off'}}];\n")
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, "pay: packages")
+    check_boxes(hand)
+    report = walkthrough(hand, "--no-run")
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    assert deviation["path"] == "packages/web/eslint.config.js", deviation
     assert not item(report, "verify-unchanged")["satisfied"]
 
 

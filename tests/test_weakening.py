@@ -498,6 +498,18 @@ def test_the_settings_of_a_tool_every_workspaces_script_calls_are_flagged(repo: 
                      "the edit changed them"]
 
 
+def test_workspaces_an_edit_adds_do_not_crowd_out_the_one_whose_settings_it_changed(repo: Repo) -> None:
+    """Fifty workspaces are followed: an edit adding sixty script-less ones that sort before packages/web pushed it
+    out of them, and its lint settings turned off passed. Before: no flag."""
+    base = repo.commit({"package.json": '{"private": true}\n', "pnpm-workspace.yaml": "packages: ['packages/*']\n",
+                        "packages/web/package.json": '{"name": "web", "scripts": {"lint": "eslint src"}}\n'})
+    head = repo.commit({**{f"packages/a{n:02}/package.json": f'{{"name": "a{n}"}}\n' for n in range(60)},
+                        "packages/web/eslint.config.js": "export default [{rules: {'no-unused-vars': 'off'}}];\n"})
+    flags = weakened_tests(repo.root, base, head, None, None, verify=[{"name": "lint", "run": "pnpm -r lint"}])
+    assert flags == ["packages/web/eslint.config.js: the settings of eslint, which the verify command(s) 'lint' run; "
+                     "the edit changed them"]
+
+
 @pytest.mark.parametrize(("run", "files", "edit", "flag"), [
     ("pnpm -r lint", {"pnpm-workspace.yaml": "packages: ['packages/*']\n"},
      {"pnpm-workspace.yaml": "packages: ['packages/*', '!packages/web']\n"},

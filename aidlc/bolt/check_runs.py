@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
@@ -170,13 +170,15 @@ _RUNNERS: dict[str, Callable[[str, list[str]], Tool]] = {
 
 
 def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = None,
-             files: Callable[[], list[str]] | None = None) -> dict[Tool, list[str]]:
+             files: Callable[[], list[str]] | None = None, changed: Collection[str] = ()) -> dict[Tool, list[str]]:
     """The tools aidlc.yaml's verify commands run, each with the names of the checks that run it; with `read` (a
     file of the project at the head, by path: those `files_read` names), also the tools the package.json scripts
     that npm, yarn, pnpm or bun run call (`npm run lint` running eslint; with `files`, the project's files at the
-    head, those of every workspace, `pnpm -r lint`), and those the Makefile or justfile targets a task runner runs
-    call (`make lint` running ruff), and theirs in turn."""
+    head, those of every workspace, `pnpm -r lint`, each holding one of the `changed` files first), and those the
+    Makefile or justfile targets a task runner runs call (`make lint` running ruff), and theirs in turn."""
     runs: dict[Tool, list[str]] = {}
+    workspaces = None if read is None or files is None else \
+        functools.partial(runner_configs.every_workspace, read=read, files=files, changed=changed)
     followed = 0  # tools followed into their files, for all the checks together
     for check in (check for check in verify if isinstance(check, dict)):
         pending, seen = tools_run(command_words(check)), set()
@@ -188,7 +190,7 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
             runs.setdefault(tool, []).append(str(check.get("name", "?")))
             if read is not None and tool.recipe_files and followed < _FOLLOWED_AT_MOST:
                 followed += 1
-                pending += _called(tool, read, files)
+                pending += _called(tool, read, workspaces)
     return runs
 
 
@@ -196,17 +198,22 @@ def tools_of(verify: list[Any], read: Callable[[str], bytes | None] | None = Non
 _FOLLOWED_AT_MOST = 100
 
 
-def _called(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None) -> list[Tool]:
+# The package.json of each workspace of the root package.json at a path (`runner_configs.every_workspace`).
+Workspaces = Callable[[str], list[str]]
+
+
+def _called(tool: Tool, read: Callable[[str], bytes | None], workspaces: Workspaces | None) -> list[Tool]:
     """The tools that what `tool` runs calls: a package script, a task runner's recipe, a pre-commit hook, a tox
     environment's commands, a shell script's lines."""
-    return [called for line in _lines_run(tool, read, files) for called in tools_run(command_words({"run": line}))]
+    return [called for line in _lines_run(tool, read, workspaces)
+            for called in tools_run(command_words({"run": line}))]
 
 
-def _lines_run(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None) -> list[str]:
+def _lines_run(tool: Tool, read: Callable[[str], bytes | None], workspaces: Workspaces | None) -> list[str]:
     """The command lines `tool` runs, read from its files."""
     if tool.name in (*_NPM, *_MONOREPO):
         lines = []
-        for package in _packages(tool, read, files):
+        for package in _packages(tool, read, workspaces):
             scripts = runner_configs.package_scripts(read(package))
             lines += [run for key in tool.package if (run := scripts.get(key.removeprefix("scripts."))) is not None]
         return lines
@@ -221,12 +228,12 @@ def _lines_run(tool: Tool, read: Callable[[str], bytes | None], files: Callable[
     return recipes.commands(tool.name, found, tool.recipes, tool.assignments) if found is not None else []
 
 
-def _packages(tool: Tool, read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None) -> list[str]:
+def _packages(tool: Tool, read: Callable[[str], bytes | None], workspaces: Workspaces | None) -> list[str]:
     """The package.json files whose scripts a package manager runs: the root's, a workspace's, or every workspace's
-    (and the root's: `pnpm -r` and turbo run its script too), which only the project's `files` list."""
+    (and the root's: `pnpm -r` and turbo run its script too), which only the project's files list (`workspaces`)."""
     root = tool.recipe_files[0]
     if tool.workspace == _EVERY_WORKSPACE:
-        return [root, *runner_configs.every_workspace(root, read, files)] if files is not None else [root]
+        return [root, *workspaces(root)] if workspaces is not None else [root]
     package = runner_configs.workspace_package(root, tool.workspace, read) if tool.workspace else root
     return [package] if package is not None else []
 
@@ -258,14 +265,14 @@ def _recipes(tool: Tool, read: Callable[[str], bytes | None]) -> recipes.Recipes
 
 
 def unread(verify: list[Any], read: Callable[[str], bytes | None], files: Callable[[], list[str]] | None = None,
-           ) -> list[tuple[str, list[str], str]]:
+           changed: Collection[str] = ()) -> list[tuple[str, list[str], str]]:
     """(path, the checks, why) of each file a runner the verify commands run reads its scripts or tasks from
     (package.json, a Taskfile, .pre-commit-config.yaml, tox's and pyproject.toml's tasks, a noxfile, a Python
     script) that the head holds and that does not parse: what runs through it is not followed, so the settings of
     the tools it runs are not known to be a check's."""
     read = functools.cache(read)
     found: dict[str, tuple[list[str], str]] = {}
-    for tool, names in tools_of(verify, read, files).items():
+    for tool, names in tools_of(verify, read, files, changed).items():
         path = next((path for path in tool.recipe_files if read(path) is not None), None)
         data = read(path) if path is not None else None
         why = runner_configs.unreadable(path, data, tool.name in (PYTHON_SCRIPT, NOX.name)) \
@@ -314,7 +321,7 @@ def _reached(check: dict[str, Any], changed: set[str], read: Callable[[str], byt
     """The shell scripts and recipe files (with the files those include) the command `check` runs, followed, and
     the `changed` files a wildcard include names."""
     found: set[str] = set()
-    for tool in tools_of([check], read, files):
+    for tool in tools_of([check], read, files, changed):
         if tool.name in (SCRIPT, PYTHON_SCRIPT):
             found.update(tool.recipe_files)
         elif tool.name in recipes.RUNNERS and (book := _recipes(tool, read)) is not None:

@@ -11,7 +11,7 @@ import configparser
 import json
 import posixpath
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from aidlc.bank import yamlio
@@ -33,14 +33,20 @@ def workspace_package(root: str, workspace: str, read: Callable[[str], bytes | N
     return None
 
 
-def every_workspace(root: str, read: Callable[[str], bytes | None], files: Callable[[], list[str]]) -> list[str]:
+def every_workspace(root: str, read: Callable[[str], bytes | None], files: Callable[[], list[str]],
+                    changed: Collection[str] = ()) -> list[str]:
     """The package.json of each workspace of the root package.json at `root` (`npm run lint --workspaces`, `pnpm -r
     lint`, `turbo run lint`), among the project's `files`: those the root's `workspaces`, pnpm-workspace.yaml's or
     lerna.json's `packages` patterns match (pnpm's `!` patterns left out), or, with no pattern, every package.json
-    below the root but in node_modules; _WORKSPACES_AT_MOST at most."""
+    below the root but in node_modules. Each workspace holding one of the `changed` files, then
+    _WORKSPACES_AT_MOST of the others: an edit adding sixty workspaces that sort first must not crowd out the one
+    whose linter settings it weakened (those it adds hold its change: they are read too, at its own cost)."""
     folder = posixpath.dirname(root)
     patterns = _workspace_patterns(folder, read)
-    return [path for path in files() if path != root and _is_workspace(path, folder, patterns)][:_WORKSPACES_AT_MOST]
+    found = [path for path in files() if path != root and _is_workspace(path, folder, patterns)]
+    holding = {"/".join(parts[:n]) for parts in (path.split("/") for path in changed) for n in range(1, len(parts))}
+    return [path for path in found if posixpath.dirname(path) in holding] + \
+        [path for path in found if posixpath.dirname(path) not in holding][:_WORKSPACES_AT_MOST]
 
 
 def _is_workspace(path: str, folder: str, patterns: list[str]) -> bool:

@@ -122,7 +122,7 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
     followed = check_runs.files_read(verify or [])  # package.json, a Makefile: what they call
     new = history.reader(head, [n for _, n in pairs] + candidates + [CONFIG_FILE] + followed)
     files = functools.cache(lambda: vcs.files_at(repo_root, head))  # listed when a check runs every workspace
-    tools = settings_bases.extended_at(repo_root, head, _tools(verify, new, files), candidates, files)
+    tools = settings_bases.extended_at(repo_root, head, _tools(verify, new, files, changed), candidates, files)
     old = history.read(base, [o for o, _ in pairs if o] + candidates + [CONFIG_FILE])
     for old_path, new_path in pairs:
         flags += _compare(new_path, _text(old.get(old_path) if old_path else b""), _text(new(new_path)), base)
@@ -131,10 +131,11 @@ def weakened_tests(repo_root: Path, base: str, head: str, before: TestCounts | N
 
 
 def _tools(verify: list[dict[str, Any]] | None, new: Callable[[str], bytes | None], files: Callable[[], list[str]],
-           ) -> dict[check_settings.Tool, list[str]]:
+           changed: set[str]) -> dict[check_settings.Tool, list[str]]:
     """The tools the verify commands run: the caller's commands, or the head's aidlc.yaml's (`new`: a file at the
-    head; `files`: the project's files there)."""
-    return check_runs.tools_of(verify if verify is not None else _listed(verify_of(new(CONFIG_FILE))), new, files)
+    head; `files`: the project's files there; `changed`: the edit's, whose workspaces are read first)."""
+    return check_runs.tools_of(verify if verify is not None else _listed(verify_of(new(CONFIG_FILE))), new, files,
+                               changed)
 
 
 def _named_by_held(repo_root: Path, head: str, verify: list[dict[str, Any]], changed: set[str]) -> list[str]:

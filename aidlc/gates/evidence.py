@@ -134,10 +134,10 @@ def _settings_changes(facts: Facts, verify: list[Any], touched: list[str]) -> li
     history = vcs.history(facts.repo) if followed else None
     read = functools.cache(history.reader(facts.head, followed)) if history is not None else None
     files = _files(facts)
-    runs = check_runs.tools_of(verify, read, files)
+    runs = check_runs.tools_of(verify, read, files, touched)
     runs = settings_bases.extended_at(facts.repo, facts.head, runs, touched, files)  # `extend = "config/ruff.toml"`
     candidates = [path for path in touched if check_settings.may_hold_settings(path, list(runs))]
-    for path, names, why in check_runs.unread(verify, read, files) if read is not None else []:
+    for path, names, why in check_runs.unread(verify, read, files, touched) if read is not None else []:
         checks = ", ".join(f"'{name}'" for name in names)
         facts.notes.append(f"{path} does not parse ({one_line(why)}): what the verify command(s) {checks} run "
                            "through it is not followed, and a change to the settings of a tool it runs would not be "
