@@ -1156,6 +1156,91 @@ def test_a_stage_line_is_named_by_its_name_and_skipped_by_its_first_clause(line:
     assert (read.stage, read.skipped) == (stage, skipped), split_stage_line(line)
 
 
+READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's words, answer, Context), read for)
+    ("cross-check before the approval",  # aws-ai-dlc: "before Infrastructure Design's approval"
+     [("INCEPTION - 교차 검증", "이때까지 진행한 것들이 모순이 없는지 체크해줘", "교차 검증 완료",
+       "Application Design 승인 전 교차 검증 완료")], ("application-design", None), False),
+    ("english: before the approval", [("Cross-check", "check the design against the stories", "Checked.",
+                                       "Application Design cross-checked before the user's approval")],
+     ("application-design", None), False),
+    ("one option picked", [("NFR Design - Unit 1 - Plan Created", "A", "Plan created with 10 questions.", "")],
+     ("nfr-design", "1"), False),  # aiao-workshop
+    ("one option under an approval heading", [("Requirements Analysis - 承認", "B", "承認として記録。", "INCEPTION")],
+     ("requirements-analysis", None), True),  # aws-hackathon-2026
+    ("a change asked for", [("INCEPTION - Application Design (서비스 호출 구조 변경)",
+                             "서비스 호출을 카테고리에 속하도록 변경해줄래?", "변경 완료",
+                             "Application Design 진행 중")],
+     ("application-design", None), False),  # aws-ai-dlc
+    ("english: a change asked for", [("Application Design - Review", "Could you move the service call under "
+                                      "categories?", "Moved.", "INCEPTION - Application Design")],
+     ("application-design", None), False),
+    ("a change and a go-ahead", [("Application Design - Review", "추가해주고 다음 단계 진행해줘", "Added.",
+                                  "INCEPTION - Application Design")], ("application-design", None), True),
+    ("a change under an approval heading", [("Requirements Analysis 완료 — 사용자 승인", "user story추가",
+                                             "Requirements Analysis 승인과 동시에 User Stories 단계 진입.",
+                                             "INCEPTION - Requirements Analysis 승인")],
+     ("requirements-analysis", None), True),  # ian-blog
+    ("the rules' own option", [("Requirements Analysis - User Requests User Stories", "Add User Stories",
+                                "User Stories added.", "INCEPTION - User Stories, Part 1 Planning")],
+     ("requirements-analysis", None), True),  # aidlc-table-order-test
+    ("completion, then a unit's heading", [("单元生成完成", "（自动执行）", "生成 3 份单元文档", "INCEPTION 阶段完成"),
+                                           ("Construction - Unit 1 Core 设计完成", "继续", "设计完成", "CONSTRUCTION")],
+     ("units-generation", None), True),  # Clipboard--Mac
+    ("completion, then no stage or unit", [("Units Generation Complete", None, "Units made.", "INCEPTION"),
+                                           ("Session Resumption", "continue", "Resumed.", "")],
+     ("units-generation", None), False),
+    ("the next stage in the Context", [("유닛 1 설계 - 사용자 승인", "ㅇㅇ 진행하자 그러면",
+                                        "유닛 1 설계 승인, 코드 생성 단계 진행.",
+                                        "Unit 1 design approved. Proceeding to Code Generation.")],
+     ("code-generation", "1"), False),  # BADA
+    ("next step, under the next stage's start", [
+        ("INCEPTION - Application Design (매출 통계 확장)", "기간 선택 통계도 있었으면 좋겠어", "확장 완료",
+         "Application Design 매출 통계 확장 완료"),
+        ("INCEPTION - Units Generation (시작)", "다음단계 진행해줘", "Units Generation 시작.", "Units Generation")],
+     ("application-design", None), True),  # aws-ai-dlc
+    ("another request, under the next stage's start", [
+        ("INCEPTION - Application Design (매출 통계 확장)", "기간 선택 통계도 있었으면 좋겠어", "확장 완료",
+         "Application Design 매출 통계 확장 완료"),
+        ("INCEPTION - Units Generation (시작)", "세 개의 유닛으로 나눠줘", "Units Generation 시작.",
+         "Units Generation")],
+     ("application-design", None), False),
+]
+
+
+@pytest.mark.parametrize(("entries", "key", "approved"), [case[1:] for case in READ_ON_REAL_LOGS],
+                         ids=[case[0] for case in READ_ON_REAL_LOGS])
+def test_approvals_as_real_logs_word_them(docs: DocsRepo, entries: list[tuple[str, str | None, str, str]],
+                                          key: tuple[str, str | None], approved: bool) -> None:
+    """Words the logs of real repositories hold, read for approvals: an approval yet to come (`승인 전`, "before
+    approval"), one option picked or a change asked for (unless the entry says approved, or the words also go on),
+    approve nothing; the rules' own "Add User Stories" goes on; a go-ahead after a stage's completion, logged under
+    another unit's heading, approves that stage, and one naming the next step under the next stage's start approves
+    the stage left; a stage the Context names as the next is not approved. Before: each the other way."""
+    text = "".join(entry_text(heading, stamp(n), user, answer, context)
+                   for n, (heading, user, answer, context) in enumerate(entries))
+    found = approvals_in([audit_entries(text.split("\n"), 0)], Units(read_project(docs.root, DOCS)))
+    assert (key in found) is approved, found
+
+
+def test_a_picked_option_or_a_change_asked_for_is_refused_as_the_approval_by_validate(docs: DocsRepo) -> None:
+    """aiao-workshop's only words under unit 1's NFR Design were "A" (its approval lost in a merge), aws-ai-dlc's under
+    Application Design a request to change the design: `aidlc validate` found both stages approved."""
+    docs.replace(AUDIT, '## NFR Requirements - Unit 1 Approval\n', '## NFR Requirements - Unit 1 - Plan Created\n')
+    docs.replace(AUDIT, '"Continue to Next Stage"\n**AI Response**: "Unit 1 NFR requirements approved."',
+                 '"A"\n**AI Response**: "Unit 1 NFR requirements plan: 10 questions."')
+    docs.replace(AUDIT, '## Application Design - Approval\n**Timestamp**',
+                 '## Application Design - Review\n**Timestamp**')
+    docs.replace(AUDIT, '"ok"\n**AI Response**: "Application design approved."', '"Could you move payments into '
+                 'their own component?"\n**AI Response**: "Moved."')
+    docs.replace(AUDIT, "INCEPTION - Application Design approved", "INCEPTION - Application Design")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    found = [(f["line"], f["message"].split(",")[0]) for f in json.loads(result.stdout)["findings"]
+             if f["code"] == "AIDLC-DOCS-003"]
+    assert result.returncode == 1 and found == [
+        (docs.line(STATE, "Application Design"), "Application Design is ticked"),
+        (docs.line(STATE, "NFR Requirements - EXECUTE (Unit 1"), "NFR Requirements of unit 1 is ticked")], found
+
+
 def test_an_entry_is_read_with_the_entry_before_it_in_each_version_of_the_log(docs: DocsRepo) -> None:
     """The history reads each entry once per text (`Units.readings`); a go-ahead answers the entry right before it,
     so the same entry after another one (a version with an entry inserted between) is read again."""

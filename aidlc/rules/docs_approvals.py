@@ -24,6 +24,7 @@ from aidlc.rules.docs_entries import (
     answered,
     approved_stages,
     approves,
+    context_stage,
     heading_of,
     new_request,
     put_to_the_person,
@@ -112,7 +113,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         done = () if says_approved(entry) else done_here(entry)
         named_here = stages_named(heading) + stages_named(context)
         units.readings[key] = _Said(
-            unit, stage_of(heading) or (stage_of(context) if unit_of(context) in (None, unit) else None),
+            unit, stage_of(heading) or (context_stage(context) if unit_of(context) in (None, unit) else None),
             has_words(entry) and not new_request(entry) and not not_a_yes(entry),
             tuple(stage for stage in approved_stages(entry) if stage != presented and stage not in done),
             names_approval(heading) and not NOT_APPROVED.search(heading),

@@ -86,7 +86,25 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
     if not goes_ahead(entry):
         return ()
     put = put_to_the_person(before)
-    return (put,) if put is not None else _completed(before, entry)
+    return (put,) if put is not None else _completed(before, entry) or _moved_on(before, entry)
+
+
+# Words that go on to the next stage: the rules' "Continue to Next Stage" in the person's own words.
+_NEXT_STAGE = re.compile(r"다음[ \t]*단계|\bnext[ \t]+(?:stage|step|phase)\b|下一(?:步|阶段)|"
+                         r"次の(?:ステップ|段階|ステージ)|siguiente[ \t]+(?:etapa|fase|paso)|"
+                         r"pr[oó]xim[ao][ \t]+(?:etapa|fase|passo|paso)",
+                         re.IGNORECASE)
+
+
+def _moved_on(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
+    """The stage `before` is about, when `entry` starts another stage with the person's words going on to the next
+    one (aws-ai-dlc's "다음단계 진행해줘", "go on to the next step", under `## INCEPTION - Units Generation (시작)`,
+    after the last entry of Application Design): their approval of the stage they leave."""
+    heading = entry.heading or ""
+    going, left = stage_of(heading), stage_of(heading_of(before)) or stage_of(before.fields.get("context", ""))
+    if not STARTS.search(heading) or going is None or not _NEXT_STAGE.search(words_of(entry)):
+        return ()
+    return (left,) if left is not None and (left != going or unit_of(heading) != unit_of(heading_of(before))) else ()
 
 
 # A heading that closes a stage: its work said done (`DONE`), or its completion (`## UOW-10 Functional Design
@@ -112,10 +130,11 @@ def _completed(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
     # where the word stands first or within a stage's name (`코드 생성`, Code Generation, holds 생성, "generated").
     closing = _CLOSED.search(without_stage_names(heading))
     stages = (stages_named(heading[:closing.start()]) if closing else []) or stages_named(heading)[:1]
-    going = stage_of(next_heading)
-    if going is None:
-        return ()
-    return tuple(stage for stage in stages if stage != going or unit_of(next_heading) != unit_of(heading))
+    going, unit = stage_of(next_heading), unit_of(next_heading)
+    if going is None:  # another unit's heading goes on (Clipboard--Mac's `## 单元生成完成`, "Units Generation done",
+        # then "继续", "continue", under `## Construction - Unit 1 Core 设计完成`)
+        return tuple(stages) if unit not in (None, unit_of(heading)) else ()
+    return tuple(stage for stage in stages if stage != going or unit != unit_of(heading))
 
 
 def put_to_the_person(entry: AuditEntry) -> str | None:
@@ -190,8 +209,19 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     context = entry.fields.get("context", "")
     if STARTS.search(context) and not names_approval(context):
         return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
-    first = stage_of(context)
+    first = context_stage(context)
     return [first] if first else []
+
+
+def context_stage(context: str) -> str | None:
+    """The stage a Context is about: the first it names, not one it names as the next (BADA's `## 유닛 1 설계 - 사용자
+    승인`, "unit 1 design: approved", Context `Unit 1 design approved. Proceeding to Code Generation.`, approves no code
+    yet to be written)."""
+    return stage_of(context[:going.start()] if (going := _GOING_ON.search(context)) else context)
+
+
+_GOING_ON = re.compile(NEXT.pattern + r"|\bproceed\w*[ \t]+(?:to|with)\b|\bmov(?:e|ing)[ \t]+(?:on[ \t]+)?to\b",
+                       re.IGNORECASE)
 
 
 def approves(entry: AuditEntry, stage: str) -> bool:

@@ -25,9 +25,13 @@ _NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?
 # rules' own name of the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve ...").
 _APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|aprueb|continue to (?:the )?next stage",
                        re.IGNORECASE)
-# An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트".
-AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート",
-                     re.IGNORECASE)
+# An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트"; nor one
+# yet to come: aws-ai-dlc's Context `Infrastructure Design 승인 전 전체 교차 검증 완료` ("cross-check done before
+# Infrastructure Design's approval"), under a heading naming no stage, with a request to check everything (not
+# `승인 전환`).
+AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート|"
+                     r"\b(?:before|prior[ \t]+to)[ \t]+(?:the[ \t]+)?(?:user'?s?[ \t]+|final[ \t]+)?approval|"
+                     r"승인[ \t]*전(?![환송달])|承認前|批准前|审批前", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
 NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
                           r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
@@ -39,10 +43,13 @@ NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed
 # "give it a name"), "Vamo a darle" ("let's get to it"), "vamos" ("let's go", never "vamos a cambiar ...", "we are
 # going to change ..."); not "listo", "done", which life-os, minimum-latency-challenge and ferco write when they
 # have filled in a stage's questions, nor "sigue", "keeps" in ferco's "Sigue pasando lo mismo", a bug report.
+# "Add User Stories", "Add Skipped Stages": options the rules' completion messages offer beside "Approve & Continue",
+# which go on to the stage added (aidlc-table-order-test).
 _GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\b(?:go|carry|move)[ \t]+on\b|"
                        r"\bnext[ \t]+(?:stage|step|phase)|"
                        r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]|"
+                       r"^\W*add[ \t]+(?:user[ \t]+stories|skipped[ \t]+stages)\W*$|"
                        r"\bhag[aá]moslo\b|^\W*dale\b(?![ \t]+(?:una?|el|la|los|las|al?|m[aá]s)\b)|"
                        r"\bvamos\b(?![ \t]+a\b)|\bvamos?[ \t]+a[ \t]+darle\b|"
                        r"^\W*(?:(?:y|yep|yeah|go|next|네|넵|응|웅|ㅇㅇ|고|sí|si|sim|はい|好的?|可以)\W*)+$",
@@ -85,28 +92,46 @@ def has_words(entry: AuditEntry) -> bool:
 
 def not_a_yes(entry: AuditEntry) -> bool:
     """Whether the person's words refuse (`I do not approve: changes requested`), only pick options (`A, B, C`,
-    `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval), or hand the stages
-    to the agent's autopilot (dd_tableorder's `"claude --enable-auto-mode" → autopilot 활성화` under `## Units
-    Generation - Autopilot Execution`: the agent then picked the answers and ran the stage; no one approved it)."""
+    `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval; one option, `A`,
+    unless the entry's heading, Status or Context says approved: aiao-workshop's "A" under `## NFR Design - Unit 1
+    Frontend - Plan Created`, aws-hackathon-2026's "B" under `## Requirements Analysis - 承認`), ask for a change and
+    do not go ahead (aws-ai-dlc's "서비스 호출을 ... 카테고리에 속하도록 변경해줄래?", "could you move the service call
+    under a category?", under `## INCEPTION - Application Design (서비스 호출 구조 변경)`), or hand the stages to the
+    agent's autopilot (dd_tableorder's `"claude --enable-auto-mode" → autopilot 활성화` under `## Units Generation -
+    Autopilot Execution`: the agent then picked the answers and ran the stage; no one approved it)."""
     said = words_of(entry)
-    return NOT_APPROVED.search(said) is not None or _AUTOPILOT.search(said) is not None or \
-        _only_choices(said.strip().strip(QUOTES))
+    picked = _choices(said.strip().strip(QUOTES))
+    if NOT_APPROVED.search(said) is not None or _AUTOPILOT.search(said) is not None or picked > 1:
+        return True
+    # ian-blog's "user story추가" ("add user stories") under `## Requirements Analysis 완료 — 사용자 승인`: approved
+    approved = any(names_approval(entry.fields.get(field, "")) for field in ("status", "context")) or \
+        names_approval(entry.heading or "")
+    return not approved and (picked == 1 or (_CHANGE_ASKED.search(said) is not None and not goes_ahead(entry)))
+
+
+# Words that ask for a change (to be read with `goes_ahead`: "추가해주고 진행해줘", "add them and proceed", goes on):
+# Korean's verbs of change (변경, 수정, 추가, 바꿔, 삭제, 반영; "있었으면 좋겠" "I'd like there to be"), an English
+# request that starts with one (`Add ...`, `Please change ...`) or asks one (`Could you ...?`).
+_CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|고쳐|반영|있었으면|"
+                           r"^\W*(?:please[ \t]+)?(?:change|add|update|fix|remove|delete|rename|modify|replace|move)\b|"
+                           r"\b(?:can|could|would)[ \t]+you\b[^?]*\?", re.IGNORECASE)
 
 
 _AUTOPILOT = re.compile(r"--enable-auto-mode|\bauto-?pilot\b|\bauto[- ]mode\b|--dangerously-skip-permissions|"
                         r"\byolo\b", re.IGNORECASE)
 
 
-def _only_choices(said: str) -> bool:
-    """Whether the words are two or more options picked and nothing else: `A, C, B`, `Q1: A, Q2: C`, `1-B 2-A`. Read
-    word by word (a pattern over the whole text would backtrack without end on `a a a ... !`)."""
+def _choices(said: str) -> int:
+    """How many options the words pick when they pick options and say nothing else (`A, C, B`, `Q1: A, Q2: C`, `1-B
+    2-A`, `A`); 0 for any other words. Read word by word (a pattern over the whole text would backtrack without end
+    on `a a a ... !`)."""
     options = 0
     for word in _CHOICE_GAP.split(said):
         read = _CHOICE_WORD.fullmatch(word)
         if read is None:
-            return False
+            return 0
         options += read.group("option") is not None
-    return options >= 2
+    return options
 
 
 def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
