@@ -55,10 +55,28 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
             below += [f"printf '%s\\n' {arg('aidlc_docs: ' + json.dumps(folder))} >> {_typed(root / CONFIG_FILE)}    "
                       "# that folder holds aidlc-state.md: the aidlc-docs folder, named otherwise"
                       for folder in docs_folders_below(root)]
-        raise UsageError(f"no memory bank at {root / config.memory_bank}, and no aidlc-docs folder at "
-                         f"{root / config.aidlc_docs}", [*below, init, "aidlc validate PATH    # or point at a repo "
-                                                         "that has one"])
+        docs, steps = _docs_found(root, config)
+        raise UsageError(f"no memory bank at {root / config.memory_bank}, and {docs}",
+                         [*below, init, *steps, "aidlc validate PATH    # or point at a repo that has one"])
     return bank
+
+
+def _docs_found(root: Path, config: Config) -> tuple[str, list[str]]:
+    """What the aidlc-docs folder (aidlc.yaml's `aidlc_docs:`) is where no records were found, for the error of a
+    project without them: absent, or there and holding neither of the files that make it the aidlc-docs layout (a
+    README.md alone); and the next steps that folder calls for."""
+    folder = root / config.aidlc_docs
+    if not folder.is_dir():
+        return f"no aidlc-docs folder at {folder}", []
+    here = arg(str(root))
+    # The folder's name only in the message: in a step's comment a name holding a line break would start a second
+    # command when the step is pasted.
+    named = " (aidlc.yaml's aidlc_docs)" if "aidlc_docs" in config.model_fields_set else ""
+    steps = [f"aidlc validate {here}    # once the aidlc-docs folder holds aidlc-state.md or audit.md (the AI-DLC "
+             "workflow writes them), it reads them"]
+    if named:
+        steps.append("set `aidlc_docs:` in aidlc.yaml to the folder that holds aidlc-state.md and audit.md")
+    return f"the aidlc-docs folder at {folder}{named} holds neither aidlc-state.md nor audit.md", steps
 
 
 def _typed(path: Path) -> str:

@@ -193,6 +193,38 @@ def test_a_part_of_a_monorepo_with_its_own_docs_folder_is_validated_from_inside_
     assert status.returncode == 0 and str(docs.root) in status.stdout, status.stderr
 
 
+@pytest.mark.parametrize("folder", ["aidlc-docs", "docs/aidlc"])
+def test_a_docs_folder_holding_no_records_is_named_as_there_and_empty_of_them(tmp_path: Path, folder: str) -> None:
+    """A repository whose aidlc-docs/ (or the folder aidlc.yaml's `aidlc_docs:` names) holds a README.md alone:
+    validate, status and ci said "no aidlc-docs folder at" it, although the folder was there. They say it is there
+    and holds neither aidlc-state.md nor audit.md, and what to run; once it holds aidlc-state.md, validate reads it."""
+    repo = tmp_path / "shop"
+    git_init(repo)
+    (repo / folder).mkdir(parents=True)
+    (repo / folder / "README.md").write_text("# Design notes\n", encoding="utf-8")
+    named = ""
+    if folder != "aidlc-docs":
+        (repo / "aidlc.yaml").write_text(f"aidlc_docs: {folder}\n", encoding="utf-8")
+        named = " (aidlc.yaml's aidlc_docs)"
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-qm", "notes"], cwd=repo,
+                   check=True)
+    for command in ("validate", "status", "ci"):
+        result = run_cli(command, str(repo))
+        assert result.returncode == 2 and "Traceback" not in result.stderr, (command, result.stderr)
+        lines = result.stderr.splitlines()
+        assert lines[0] == (f"error: no memory bank at {repo / 'memory-bank'}, and the aidlc-docs folder at "
+                            f"{repo / folder}{named} holds neither aidlc-state.md nor audit.md"), (command, lines)
+        assert "no aidlc-docs folder" not in result.stderr
+        steps = [line.strip() for line in lines[lines.index("Next steps:") + 1:]]
+        assert f"aidlc init {repo}    # scaffold aidlc.yaml and memory-bank/" in steps, steps
+        assert f"aidlc validate {repo}    # once the aidlc-docs folder holds aidlc-state.md or audit.md (the AI-DLC " \
+               "workflow writes them), it reads them" in steps, steps
+    (repo / folder / "aidlc-state.md").write_text("# AI-DLC State Tracking\n", encoding="utf-8")
+    read = run_cli("validate", str(repo))
+    assert read.returncode in (0, 1), read.stdout + read.stderr
+
+
 def test_a_docs_folder_kept_under_another_name_is_named_with_the_setting_that_reads_it(docs: DocsRepo) -> None:
     """i-core keeps aidlc-state.md and audit.md in docs/aidlc/: aidlc found no records and said only `aidlc init`.
     The next step names the folder and the setting; pasted into a shell as printed, it makes validate read it."""
