@@ -496,6 +496,19 @@ def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRep
     assert only(docs, "AIDLC-DOCS-007")
 
 
+def test_a_units_stages_approved_out_of_order_are_named_with_the_unit(docs: DocsRepo) -> None:
+    """DocSuri's log holds twelve units: "Functional Design was first approved ... after NFR Requirements" did not say
+    whose."""
+    entries = list(ENTRIES)
+    entries[7], entries[8] = entries[8], entries[7]
+    assert "NFR Requirements - Unit 1" in entries[7][0]
+    docs.write(AUDIT, audit_text(entries))
+    [finding] = docs.findings("AIDLC-DOCS-007")
+    assert finding.line == docs.line(AUDIT, "## Functional Design - Unit 1 Approval")
+    assert finding.message.startswith("Functional Design of unit 1 was first approved at ") and \
+        "after NFR Requirements (line" in finding.message
+
+
 @pytest.mark.parametrize(("said", "approves"), [
     ("Approve & Continue", True),
     ("A, C", False),  # options picked: answers, no approval
@@ -843,6 +856,11 @@ def test_code_generation_s_plan_approval_is_not_the_stage_s(docs: DocsRepo, gene
     found = [(f.code, f.line) for f in docs.findings() if f.code == "AIDLC-DOCS-003"]
     assert found == ([] if generated_code_approved else
                      [("AIDLC-DOCS-003", docs.line(STATE, "Code Generation - EXECUTE (Unit 1"))])
+    if not generated_code_approved:  # med-manager's finding said "no approval" beside a logged plan approval
+        [finding] = docs.findings("AIDLC-DOCS-003")
+        assert finding.message.endswith(f"; {AUDIT}:{docs.line(AUDIT, '## Code Generation - Unit 1 Plan Approved')} "
+                                        "logs the approval of its plan (Part 1) alone: the rules ask a second one, "
+                                        "of the code generated"), finding.message
 
 
 @pytest.mark.parametrize(("heading", "approved"), [

@@ -218,3 +218,20 @@ def whole_unit_approvals(project: DocsProject, units: Units) -> dict[str, tuple[
                 continue
             found[unit] = (entry, log.path)
     return found
+
+
+def plan_approvals(project: DocsProject, units: Units) -> dict[str | None, tuple[AuditEntry, str]]:
+    """The first entry of each unit (as approvals are keyed; None: the entry names none) holding the person's
+    approval of Code Generation's plan, with its log's path: its heading names the stage and a plan and it says
+    approved (`## Code Generation Plan Approval`, "CONTINUE", in med-manager; not `Plan Created`, "다음 단계가자"). It
+    approves the plan, not the code (`approves`); a finding of the stage names it, so that a reader does not take the
+    tick for one resting on it."""
+    found: dict[str | None, tuple[AuditEntry, str]] = {}
+    for log in project.audits:
+        for entry in log.entries:
+            heading = heading_of(entry)
+            if stage_of(heading) == "code-generation" and PLAN.search(heading) and has_words(entry) and \
+                    not not_a_yes(entry) and says_approved(entry):
+                found.setdefault(units.of(entry), (entry, log.path))
+    return found
+

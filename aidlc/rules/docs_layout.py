@@ -18,7 +18,7 @@ from aidlc.aidlc_docs.stages import BY_SLUG, stages_named
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approval_order import asked_for_out_of_order, first_approvals, later_approved_before
-from aidlc.rules.docs_approvals import Units, approvals, whole_unit_approvals
+from aidlc.rules.docs_approvals import Units, approvals, plan_approvals, whole_unit_approvals
 from aidlc.rules.docs_entries import approves
 from aidlc.rules.docs_standing import approval_claims, logs_unreadable, ticked
 
@@ -179,6 +179,7 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
             unapproved.setdefault((claim.line.stage or "", claim.unit), []).append((claim.path, claim.line))
     logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
     whole = whole_unit_approvals(project, units)
+    plans = plan_approvals(project, units) if any(slug == "code-generation" for slug, _ in unapproved) else {}
     for (slug, unit), lines in unapproved.items():  # one error per stage (of a unit), at its first line
         (path, line), *others = lines
         # The unit as the approvals key it (028 and status name it so), with the line's own name for it beside.
@@ -186,9 +187,12 @@ def _no_approval(project: DocsProject) -> Iterator[Hit]:
         whose = f" of unit {named}" if named and BY_SLUG[slug].per_unit else ""
         also = f" ({_too([other.line for _, other in others])})" if others else ""
         entry, log = whole.get(unit or "", (None, ""))
+        plan, plan_log = plans.get(unit, plans.get(None, (None, ""))) if slug == "code-generation" else (None, "")
         yield Hit(path, line.line, f"{BY_SLUG[slug].name}{whose} is ticked{also}, and {logs} holds no approval of it "
                   "by a person" + (f"; {log}:{entry.line} logs the person's approval of unit {unit} as a whole, "
-                                   "naming no stage: the rules ask for each stage's own" if entry else ""))
+                                   "naming no stage: the rules ask for each stage's own" if entry else "") +
+                  (f"; {plan_log}:{plan.line} logs the approval of its plan (Part 1) alone: the rules ask a second "
+                   "one, of the code generated" if plan else ""))
 
 
 def _too(lines: list[int]) -> str:
@@ -317,7 +321,8 @@ def _order(project: DocsProject) -> Iterator[Hit]:
         found = later_approved_before(first, scope, stage, entry, path)
         if found is not None and not asked_for_out_of_order(project, scope, stage, entry):
             other, later = found
-            yield Hit(path, entry.line, f"{BY_SLUG[stage].name} was first approved at "
+            whose = f" of unit {scope[1]}" if scope[1] != "inception" else ""  # DocSuri's log holds twelve units
+            yield Hit(path, entry.line, f"{BY_SLUG[stage].name}{whose} was first approved at "
                       f"{entry.timestamp}, after {BY_SLUG[later].name} (line {other.line}, "
                       f"{other.timestamp}): the documented order puts it first")
 
