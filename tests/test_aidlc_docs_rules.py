@@ -1042,6 +1042,17 @@ def test_a_timestamp_that_is_not_iso_8601_is_an_error(docs: DocsRepo) -> None:
                                f"08:17\" (lines {finding.line}, {docs.line(AUDIT, '## ' + ENTRIES[3][0])})")
 
 
+def test_an_entry_of_the_persons_words_without_its_timestamp_is_read_and_an_error(docs: DocsRepo) -> None:
+    """DocSuri logged four entries, each with the person's go-ahead, and no `**Timestamp**:` line: they were no
+    entries at all, their words silently unread (a stage they approved reported unapproved). Now each is read, and
+    AIDLC-DOCS-008 names its missing time; a block with no words of the person is still a note."""
+    docs.replace(AUDIT, f"**Timestamp**: {iso(stamp(4))}\n", "")  # Workflow Planning's approval
+    docs.write(AUDIT, docs.read(AUDIT) + "## Notes\n\nSome notes, no entry.\n")
+    assert only(docs, "AIDLC-DOCS-008") == [(AUDIT, docs.line(AUDIT, "## Workflow Planning - Approval"))]
+    [finding] = docs.findings("AIDLC-DOCS-008")
+    assert finding.message == "the timestamp is missing or empty, not an ISO 8601 date and time"
+
+
 def test_a_timestamp_earlier_than_the_entry_above_is_a_warning(docs: DocsRepo) -> None:
     docs.replace(AUDIT, iso(stamp(1)), "2026-11-30T07:59:00Z")  # the approval prompt, logged "before" the request
     assert only(docs, "AIDLC-DOCS-009") == [(AUDIT, docs.line(AUDIT, "## Requirements Analysis - Approval Prompt"))]
@@ -1216,6 +1227,11 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
          "Application Design 매출 통계 확장 완료"),
         ("INCEPTION - Units Generation (시작)", "다음단계 진행해줘", "Units Generation 시작.", "Units Generation")],
      ("application-design", None), True),  # aws-ai-dlc
+    ("done, and the approval next", [("U8 Code Generation — 코드 생성·검증 완료",
+                                       "제 개입이 필요한 단계 전까지 쭉 진행해 주세요.",
+                                       "U8 Code Generation 구현 완료.",
+                                       "CONSTRUCTION — U8 Code Generation 완료. 다음은 사용자 리뷰/승인 필요.")],
+     ("code-generation", "8"), False),  # DocSuri: the words set the code going; its approval was yet to come
     ("another request, under the next stage's start", [
         ("INCEPTION - Application Design (매출 통계 확장)", "기간 선택 통계도 있었으면 좋겠어", "확장 완료",
          "Application Design 매출 통계 확장 완료"),

@@ -53,7 +53,8 @@ _STAMP_LAST = re.compile(rf"[ \t]*[-—–:：|,@]?[ \t]*[\[(]?(?P<stamp>{_STAMP
 
 def read_audit(text: str, rel: str) -> AuditLog:
     """The entries of an audit log: each starts at a heading, or at a timestamp field after a `---` (an entry
-    without a heading); a block without a timestamp field is a preamble or a note, not an entry."""
+    without a heading); a block without a timestamp field is a preamble or a note, not an entry, unless it holds the
+    person's words (User Input or User Response): an entry without its time."""
     lines = text.split("\n")
     return AuditLog(path=rel, conflict_lines=conflict_lines(text), entries=audit_entries(lines),
                     text_lines=sum(1 for line in lines if line.strip()))
@@ -158,7 +159,11 @@ def _entry(lines: list[str], first: int, last: int, offset: int,
         last -= 1
     fields = _fields(lines[first + (1 if heading_match else 0):last + 1])
     if "timestamp" not in fields:
-        return None
+        if not any(key in fields for key in ("user_input", "user_response")):
+            return None  # a preamble or a note
+        # The person's words, logged without the entry's time (DocSuri's `## U8 NFR Design — ...` with "다음 단계를
+        # 진행해 주세요"): an entry still, whose missing time AIDLC-DOCS-008 reports, not words silently left unread.
+        fields["timestamp"] = ""
     stamp = fields["timestamp"].splitlines()[0].strip() if fields["timestamp"] else ""
     return _made(lines, first, last, offset, heading_match.group(2).strip() if heading_match else None, fields,
                  stamp)

@@ -27,6 +27,7 @@ from aidlc.rules.docs_entries import (
     context_stage,
     heading_of,
     new_request,
+    notes_approval,
     put_to_the_person,
     says_approved,
 )
@@ -108,8 +109,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
         # its words came before that, and approve it no more than the agent's answer does; unless the entry says it
         # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`).
-        approved = any(names_approval(entry.fields.get(field, "")) for field in ("context", "status"))
-        presented = None if approved else put_to_the_person(entry)
+        presented = None if notes_approval(entry) else put_to_the_person(entry)
         done = () if says_approved(entry) else done_here(entry)
         named_here = stages_named(heading) + stages_named(context)
         units.readings[key] = _Said(

@@ -187,9 +187,15 @@ def new_request(entry: AuditEntry) -> bool:
 
 def says_approved(entry: AuditEntry) -> bool:
     """Whether the entry's heading, status, context or the person's words say approved."""
-    return any(names_approval(text) for text in (entry.fields.get("status", ""), entry.fields.get("context", ""),
-                                                 words_of(entry))) \
-        or names_approval(heading_of(entry))
+    return notes_approval(entry) or names_approval(words_of(entry)) or names_approval(heading_of(entry))
+
+
+def notes_approval(entry: AuditEntry) -> bool:
+    """Whether the entry's Status or Context says approved, before what it says comes next (DocSuri's `U8 Code
+    Generation + Build/Test 완료. 다음은 사용자 리뷰/승인 또는 커밋/PR 지시 필요`, "done; next, the user's review or
+    approval is needed", says no approval was given)."""
+    return any(names_approval(text[:going.start()] if (going := _GOING_ON.search(text)) else text)
+               for text in (entry.fields.get("status", ""), entry.fields.get("context", "")))
 
 
 def approved_stages(entry: AuditEntry) -> list[str]:

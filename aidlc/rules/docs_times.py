@@ -57,7 +57,7 @@ def _not_iso(project: DocsProject) -> Iterator[Hit]:
         found = [entry for entry in log.entries if entry.at is None]
         if not found:
             continue
-        shown = f"\"{cut(found[0].timestamp or '')}\"" if found[0].timestamp else "empty"
+        shown = f"\"{cut(found[0].timestamp or '')}\"" if found[0].timestamp else "missing or empty"
         if len(found) == 1:
             yield Hit(log.path, found[0].line, f"the timestamp is {shown}, not an ISO 8601 date and time")
         else:
