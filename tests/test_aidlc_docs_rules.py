@@ -1227,6 +1227,31 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
          "Application Design 매출 통계 확장 완료"),
         ("INCEPTION - Units Generation (시작)", "다음단계 진행해줘", "Units Generation 시작.", "Units Generation")],
      ("application-design", None), True),  # aws-ai-dlc
+    ("approved, and the next started", [("Requirements Approved and User Stories Planning Started",
+                                         "okay approved whats next?", "Recorded approval.", "INCEPTION")],
+     ("requirements-analysis", None), True),  # Supplier-Onboarding
+    ("the next started, by the approval", [("Requirements Approved and User Stories Planning Started",
+                                            "okay approved whats next?", "Recorded approval.", "INCEPTION")],
+     ("user-stories", None), False),
+    ("승인 + 진입", [("U1 Login — Functional Design 승인 + NFR Requirements 진입", "approve", "FD 승인.",
+                   "CONSTRUCTION — U1")], ("nfr-requirements", "1"), False),  # DallYeo_FE
+    ("stages joined by +, approved", [("Functional Design + NFR Requirements Approval - Unit 1", "approve", "Approved.",
+                                       "CONSTRUCTION")], ("functional-design", "1"), True),
+    ("not consent", [("Session 5 - Workflow Planning - Revision Round 1", "This is not consent to continue. I have "
+                      "added some comments", "Revised.", "Workflow Planning - revised")],
+     ("workflow-planning", None), False),  # nix-config
+    ("a change request's heading", [("User Stories - Change Request (Visual Accuracy)", "Make sure it's visually "
+                                     "accurate", "Updated.", "INCEPTION - User Stories")],
+     ("user-stories", None), False),  # Wolfenstein
+    ("a question after a completion", [("Unit 0 Foundation - Functional Design Complete", None, "Done.", ""),
+                                       ("Workflow Planning - Add Skipped Stages",
+                                        "혹시 어떤 단계가 진행되고 안되는지 확인가능할까요", "현황 테이블 제공.", "")],
+     ("functional-design", "0"), False),  # jwjoung
+    ("a question under the stage", [("Requirements Analysis - Korean Translation Request", "한국어로해주면 안될까?",
+                                     "Translated.", "INCEPTION")], ("requirements-analysis", None), False),
+    ("a sentence ending in 。", [("Workflow Planning - Approval", "次お願いします！",
+                                  "実行プラン承認。Application Designに進行。", "INCEPTION")],
+     ("application-design", None), False),  # Mameta29
     ("done, and the approval next", [("U8 Code Generation — 코드 생성·검증 완료",
                                        "제 개입이 필요한 단계 전까지 쭉 진행해 주세요.",
                                        "U8 Code Generation 구현 완료.",

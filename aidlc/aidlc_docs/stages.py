@@ -40,8 +40,9 @@ STAGES: tuple[Stage, ...] = (
     Stage("requirements-analysis", "inception", False, True, None,
           ("requirements analysis", "requirements assessment", "요구사항 분석", "需求分析", "要件分析", "要件定義",
            "análise de requisitos",
-           # its approval's heading may name it so (`### Requirements Approval: 2026-02-09T13:15:21+09:00`)
-           "requirements approval", "요구사항 승인")),
+           # its approval's heading may name it so (`### Requirements Approval: 2026-02-09T13:15:21+09:00`,
+           # Supplier-Onboarding's `Requirements Approved and User Stories Planning Started`)
+           "requirements approval", "requirements approved", "요구사항 승인")),
     Stage("user-stories", "inception", False, True, "story-generation",
           ("user stories", "user story", "사용자 스토리", "유저 스토리", "用户故事", "ユーザーストーリー",
            "histórias de usuário", "histórias de utilizador")),

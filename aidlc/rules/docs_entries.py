@@ -32,7 +32,10 @@ from aidlc.rules.docs_words import (
 # field's name (`Respuesta exacta del usuario`, "the user's exact answer") names the person's words, no answers.
 # A selection is an answer too: `## Code Generation - TDD 방식 선택` ("TDD method selection"), "A", picked before any
 # code was written (aidlc-workshopt-tableorder; aidlc-demo-showcase's `TDD Selection`, aidlc-0204's `(... 선택)`).
+# So is a clarification (CalCrony's `Calendar Sync Clarification`, "ICS feed export (Recommended)"), and a change
+# request is none (Wolfenstein's `User Stories - Change Request (Visual Accuracy)`, suhyup's `User Change Request`).
 _ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choice|selecci|escolha|respost|pergunt|"
+                      r"clarif|change[ \t]+request|변경[ \t]*요청|수정[ \t]*요청|"
                       r"respuest|pregunt|답변|질문|응답 수신|시작|선택|回答|问题|質問|开始|開始|選択|选择", re.I)
 STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 
@@ -155,17 +158,34 @@ def put_to_the_person(entry: AuditEntry) -> str | None:
     return None
 
 
-_PARTS = re.compile(r"[ \t]+/[ \t]+")  # `U6 Approved / U3 Functional Design Start`: two steps in one heading
+# Where a heading joins two steps: `U6 Approved / U3 Functional Design Start`, `Requirements Approved and User Stories
+# Planning Started` (Supplier-Onboarding), `Application Design — 승인 + Units Generation 진입` (DallYeo_FE), read
+# outside stage names (`Build and Test`, `Build & Test`).
+_PARTS = re.compile(r"[ \t]+(?:/|\+|&|and)[ \t]+|[ \t]*(?:→|->)[ \t]*", re.IGNORECASE)
+# A part that goes on to the next step: it starts, enters, makes or asks for it (`Workflow Planning Generated`,
+# `ORDS Code Generation Request`, `Units Generation 진입`, "entered").
+_GOES_ON = re.compile(STARTS.pattern + r"|진입|\benter|\bgenerated\b|\bcreated\b|\brequest", re.IGNORECASE)
 
 
 def heading_of(entry: AuditEntry) -> str:
-    """The heading as it speaks of approvals: a compound heading's parts that start something left out (`U6
-    Approved / U3 Functional Design Start` is about unit U6's approval, and approves nothing of unit U3's functional
-    design; `Requirements Analysis — Approved / User Stories Started` approves requirements analysis only)."""
+    """The heading as it speaks of approvals: of a compound heading, where a part says approved, that part and the
+    stages it names alone (`Requirements Approved and User Stories Planning Started` approves requirements analysis,
+    nothing of User Stories; `Functional Design + NFR Requirements Approval` both), else the parts that start nothing
+    (`U6 Approved / U3 Functional Design Start` is about unit U6's approval, and approves nothing of unit U3's
+    functional design)."""
     heading = entry.heading or ""
-    parts = _PARTS.split(heading)
-    kept = [part for part in parts if not STARTS.search(part)]
-    return " / ".join(kept) if len(parts) > 1 and kept else heading
+    # the stage names' letters masked, their spaces kept, so that a separator's blanks end at a name
+    masked = "".join("x" if blank == " " and was != " " else blank
+                     for was, blank in zip(heading, without_stage_names(heading), strict=True))
+    cuts = [0, *(at for found in _PARTS.finditer(masked) for at in found.span()), len(heading)]
+    parts = [heading[start:end] for start, end in zip(cuts[::2], cuts[1::2], strict=True)]
+    if len(parts) == 1:
+        return heading
+    if any(names_approval(part) for part in parts):
+        kept = [part for part in parts if names_approval(part) or not _GOES_ON.search(part)]
+    else:
+        kept = [part for part in parts if not STARTS.search(part)]
+    return " / ".join(kept) if kept else heading
 
 
 def _code_plan(entry: AuditEntry, stage: str) -> bool:

@@ -32,8 +32,11 @@ _APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|
 AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート|"
                      r"\b(?:before|prior[ \t]+to)[ \t]+(?:the[ \t]+)?(?:user'?s?[ \t]+|final[ \t]+)?approval|"
                      r"승인[ \t]*전(?![환송달])|承認前|批准前|审批前", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n")
+# A sentence ends at a stop and a blank, or at a full-width stop alone (Mameta29's `実行プラン承認。Application
+# Designに進行。`)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n")
 NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
+                          r"\bnot[ \t]+(?:a[ \t]+|my[ \t]+)?consent|"
                           r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                           r"承認しない", re.IGNORECASE)
 # A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
@@ -80,7 +83,20 @@ def goes_ahead(entry: AuditEntry) -> bool:
     """Whether the person's words are a go-ahead: an approval or words that let the work go on, at most 80
     characters (`진행`, `yes, proceed`; not a request such as `Generate the orders API`)."""
     said = words_of(entry).strip().strip(QUOTES)
-    return len(said) <= GO_AHEAD_LENGTH and _GO_AHEAD.search(said) is not None
+    return len(said) <= GO_AHEAD_LENGTH and _GO_AHEAD.search(said) is not None and not _asks(said)
+
+
+# A question: it ends in a question mark, a Korean or Japanese question's ending (`확인가능할까요`, "could I check?";
+# `있나요`, `ですか`), or starts with a question word ("so what is the next step").
+_QUESTION = re.compile(r"[?？]\W*$|(?:까요|나요|가요|인가|ですか|ますか|でしょうか|吗)\W*$|"
+                       r"^\W*(?:so[ \t]+|and[ \t]+)?(?:what|which|how|why|when|where|who)\b", re.IGNORECASE)
+
+
+def _asks(said: str) -> bool:
+    """Whether the words ask a question, and do not also say approved ("okay approved, whats next?" approves):
+    jwjoung's "혹시 ... 어떤 단계가 진행되고 안되는지 확인가능할까요" ("could I check which stages run?"), logged
+    after a stage's completion, approves nothing, whatever words of going on it holds."""
+    return _QUESTION.search(said) is not None and not names_approval(said)
 
 
 def has_words(entry: AuditEntry) -> bool:
@@ -106,7 +122,8 @@ def not_a_yes(entry: AuditEntry) -> bool:
     # ian-blog's "user story추가" ("add user stories") under `## Requirements Analysis 완료 — 사용자 승인`: approved
     approved = any(names_approval(entry.fields.get(field, "")) for field in ("status", "context")) or \
         names_approval(entry.heading or "")
-    return not approved and (picked == 1 or (_CHANGE_ASKED.search(said) is not None and not goes_ahead(entry)))
+    return not approved and (picked == 1 or _asks(said.strip().strip(QUOTES)) or
+                             (_CHANGE_ASKED.search(said) is not None and not goes_ahead(entry)))
 
 
 # Words that ask for a change (to be read with `goes_ahead`: "추가해주고 진행해줘", "add them and proceed", goes on):
