@@ -1252,6 +1252,17 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
     ("a sentence ending in 。", [("Workflow Planning - Approval", "次お願いします！",
                                   "実行プラン承認。Application Designに進行。", "INCEPTION")],
      ("application-design", None), False),  # Mameta29
+    ("products made in answer", [("CONSTRUCTION - Unit 1 NFR Design", "믿고 간다",
+                                  "NFR 추가 질문 불필요 판단, 설계 패턴 + 논리적 컴포넌트 산출물 생성",
+                                  "CONSTRUCTION")],
+     ("nfr-design", "1"), False),  # kai-cupist: the go-ahead set the design going
+    ("the next stage's files made in answer", [("Requirements Analysis - User Requests User Stories",
+                                                "Add User Stories", "Created user-stories-assessment.md.",
+                                                "INCEPTION")], ("requirements-analysis", None), True),
+    ("the plan's approval in the answer", [("Construction Phase - Unit 1 TDD Code Generation 승인",
+                                            "Approve & Continue", "TDD Code Generation Plan 승인. Step 0 실행 시작.",
+                                            "CONSTRUCTION")],
+     ("code-generation", "1"), False),  # thetkim9
     ("done, and the approval next", [("U8 Code Generation — 코드 생성·검증 완료",
                                        "제 개입이 필요한 단계 전까지 쭉 진행해 주세요.",
                                        "U8 Code Generation 구현 완료.",

@@ -24,6 +24,7 @@ from aidlc.rules.docs_entries import (
     answered,
     approved_stages,
     approves,
+    code_plan,
     context_stage,
     heading_of,
     new_request,
@@ -33,7 +34,6 @@ from aidlc.rules.docs_entries import (
 )
 from aidlc.rules.docs_words import (
     NOT_APPROVED,
-    PLAN,
     approved_in_answer,
     done_here,
     goes_ahead,
@@ -94,7 +94,7 @@ class _Said(NamedTuple):
     unit_approval: bool  # its heading says approved and names no stage: of the stage its unit was at
     answered: tuple[tuple[str, str | None], ...]  # (stage, unit) the entry before put to the person, answered here
     starts: bool  # its heading starts a stage
-    plan: bool  # its heading names a plan: Code Generation's plan is approved apart from the stage
+    plan: bool  # about Code Generation's plan (`code_plan`), approved apart from the stage
     of_units: tuple[str | None, ...]  # a heading listing units answers for each
     in_answer: tuple[str, ...]  # stages its heading and Context do not name that its AI response says approved
 
@@ -118,7 +118,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             tuple(stage for stage in approved_stages(entry) if stage != presented and stage not in done),
             names_approval(heading) and not NOT_APPROVED.search(heading),
             tuple((stage, units.of(before)) for stage in waited) if before is not None else (),
-            STARTS.search(entry.heading or "") is not None, PLAN.search(heading) is not None,
+            STARTS.search(entry.heading or "") is not None, code_plan(entry),
             tuple(listed) if len(listed) > 1 else (unit,),
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented))
     return units.readings[key]
@@ -230,7 +230,7 @@ def plan_approvals(project: DocsProject, units: Units) -> dict[str | None, tuple
     for log in project.audits:
         for entry in log.entries:
             heading = heading_of(entry)
-            if stage_of(heading) == "code-generation" and PLAN.search(heading) and has_words(entry) and \
+            if stage_of(heading) == "code-generation" and code_plan(entry) and has_words(entry) and \
                     not not_a_yes(entry) and says_approved(entry):
                 found.setdefault(units.of(entry), (entry, log.path))
     return found

@@ -24,6 +24,7 @@ from aidlc.rules.docs_words import (
     has_words,
     names_approval,
     not_a_yes,
+    plan_approved_in_answer,
     words_of,
 )
 
@@ -188,11 +189,12 @@ def heading_of(entry: AuditEntry) -> str:
     return " / ".join(kept) if kept else heading
 
 
-def _code_plan(entry: AuditEntry, stage: str) -> bool:
-    """Whether the entry is about Code Generation's plan (its Part 1), which approves the plan, not the stage: the
-    rules ask for a second approval, of the generated code (code-generation.md, Part 2's "Wait for Explicit
-    Approval"). Other stages' plans are the stage's own work (Workflow Planning's execution plan)."""
-    return stage == "code-generation" and PLAN.search(heading_of(entry)) is not None
+def code_plan(entry: AuditEntry) -> bool:
+    """Whether the entry is about Code Generation's plan (its Part 1: its heading names a plan, or its answer says
+    the plan was approved), which approves the plan, not the stage: the rules ask for a second approval, of the
+    generated code (code-generation.md, Part 2's "Wait for Explicit Approval"). Other stages' plans are the stage's
+    own work (Workflow Planning's execution plan)."""
+    return PLAN.search(heading_of(entry)) is not None or plan_approved_in_answer(entry)
 
 
 def new_request(entry: AuditEntry) -> bool:
@@ -257,7 +259,7 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     heading (or, without one, its context) names the stage and its heading, status, context or the person's own
     words say approved (`"Aprobar y continuar"` under `## Workflow Planning`), or a sentence of its AI response
     names the stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    if not has_words(entry) or _code_plan(entry, stage) or not_a_yes(entry):
+    if not has_words(entry) or (stage == "code-generation" and code_plan(entry)) or not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:

@@ -168,6 +168,14 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
+def plan_approved_in_answer(entry: AuditEntry) -> bool:
+    """Whether a sentence of the agent's answer says Code Generation's plan was approved (thetkim9's `## Construction
+    Phase - TDD Code Generation 승인`, "Approve & Continue", answered `TDD Code Generation Plan 승인. Step 0 실행
+    시작.`: the plan's approval, the code yet to be written)."""
+    return any(_APPROVAL.search(sentence) and PLAN.search(sentence) and "code-generation" in stages_named(sentence)
+               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
+
+
 # An approval the agent took for granted is none: "Functional Design 승인 간주" ("deemed approved"; shimmk-skt, after
 # "Backend Unit 개발 시작할거야": "I'll start the backend unit"), "approval assumed", "视为批准".
 _ASSUMED = re.compile(r"간주|\bassum(?:ed|ing)\b|\bdeem|\btreat\w*[ \t]+as|\btaken[ \t]+as|みな|見な|视为|視為",
@@ -186,7 +194,16 @@ DONE = re.compile(r"\b(?:complete[ds]?|generated|created|produced|finished|done)
 
 def done_here(entry: AuditEntry) -> tuple[str, ...]:
     """The stages whose work the entry's AI response says it did in answer to the person's words (a sentence naming
-    the stage and saying it was done or made): the words came before that work, and approve none of it (worryDolls'
-    "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
+    the stage and saying it was done or made; one naming none and the work's products, the heading's stages:
+    kai-cupist's "믿고 간다", "I trust you, go", under `## CONSTRUCTION - backend-api NFR Design`, answered `설계 패턴 +
+    논리적 컴포넌트 산출물 생성`, "design patterns and logical components produced"): the words came before that work,
+    and approve none of it (worryDolls' "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
     return tuple(stage for sentence in _SENTENCE.split(entry.fields.get("ai_response", ""))
-                 if DONE.search(sentence) for stage in stages_named(sentence))
+                 if DONE.search(sentence) for stage in stages_named(sentence) or
+                 (stages_named(entry.heading or "") if _ARTIFACTS.search(sentence) else []))
+
+
+# The work products a stage makes, named as such (not a file, which may be the next stage's: "Created
+# user-stories-assessment.md" under `Requirements Analysis - User Requests User Stories`).
+_ARTIFACTS = re.compile(r"산출물|\bartifacts?\b|\bdeliverables?\b|\bdocuments\b|문서|成果物|ドキュメント|文档|产物|"
+                        r"artefa[ct]tos", re.IGNORECASE)
