@@ -325,6 +325,8 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
     ("Code Generation - UOW-01 ~ UOW-03", ["1", "2", "3"]),
     ("Code Generation - UoW-1 Backend", ["1"]),  # assayw119
     ("CONSTRUCTION - V2-GAP-UOW-01 Code Generation", [None]),  # a unit of a second set: not unit 1
+    ("NFR Requirements - COMPLETED & APPROVED (2026-07-23) - React 18 (U01-H20 discharged)", [None]),  # a handoff's id
+    ("Build and Test - Fixed U08-H7", [None]),  # u-10bei: a handoff of unit 8, not the unit's line
     ("Code Generation - U1-U2 and U4", ["1", "2", "4"]),
     ("Code Generation - Unit 1 - 2 files", ["1"]),  # a hyphen between spaces: no range
     ("Code Generation - U1~U999", ["1"]),  # more units than any project has: no range

@@ -11,9 +11,9 @@ from aidlc.aidlc_docs.stages import without_stage_names
 # A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
 # Not Korean 단위 (unit, as in 단위 테스트, unit test): in public state files it only counts (`단위 86/86 통과`).
 # A unit of work is also `UOW-01`, `UoW-1`, standing alone: `V2-GAP-UOW-01` is a unit of another set, named by its
-# folder (jin-101/SPA-BRIDGE holds both).
+# folder (jin-101/SPA-BRIDGE holds both). `U01-H20`, `U08-H7` are ids of a unit's handoffs (u-10bei), not the unit.
 _UNIT = re.compile(r"(?:\b(?:unit|unidade?|유닛)|(?<![\w-])uow)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
-                   r"|\b[Uu]-?(?P<u>\d+)\b", re.IGNORECASE)  # `U3`, `U-01` (cu-aaii)
+                   r"|\b[Uu]-?(?P<u>\d+)\b(?!-(?!u\d)[a-z]+\d)", re.IGNORECASE)  # `U3`, `U-01` (cu-aaii)
 
 
 def _name(match: re.Match[str]) -> str:
