@@ -399,6 +399,19 @@ def test_a_ticked_stage_that_says_it_awaits_approval_is_an_error(docs: DocsRepo,
     assert only(docs, "AIDLC-DOCS-004") == [(STATE, docs.line(STATE, says))]
 
 
+def test_the_logged_approval_a_stale_line_names_is_the_stages_own(docs: DocsRepo) -> None:
+    """u-10bei approved unit 2's NFR Design under its own `Step 9: User Approval`, then named it again in a later
+    Code Generation approval's answer ("... NFR Design ... all approved"): AIDLC-DOCS-004 cited the later entry."""
+    docs.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 2: shop-web)",
+                 "- [x] Functional Design - EXECUTE (Unit 2: shop-web) (awaiting approval)")
+    docs.write(AUDIT, audit_text([*ENTRIES, ("Code Generation - Unit 2 Final Approval", "approve",
+                                             "Unit 2 functional design and code all approved.",
+                                             "CONSTRUCTION - Unit 2 shop-web")]))
+    [finding] = docs.findings("AIDLC-DOCS-004")
+    assert f"{AUDIT}:{docs.line(AUDIT, '## Functional Design - Unit 2 Approval')} logs" in finding.message, \
+        finding.message
+
+
 def test_a_line_still_awaiting_an_approval_the_log_holds_says_the_words_are_out_of_date(docs: DocsRepo) -> None:
     # petmed, BloodConnect: `- [x] Build and Test — COMPLETED (..., awaiting approval)` with the person's approval
     # logged: the finding stays (the file contradicts itself), and no longer tells them to untick an approved stage.
@@ -413,6 +426,8 @@ def test_a_line_still_awaiting_an_approval_the_log_holds_says_the_words_are_out_
     assert finding["message"].endswith(f"{AUDIT}:{approval} logs a person's approval of the stage: if it is this "
                                        "work's, the line's words are out of date")
     assert finding["fix"].startswith("if the logged approval is this work's, edit the line")
+    status = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
+    assert status["waiting"] == [], status["waiting"]  # u-10bei: "waiting for a person: 10 stages", all approved
     # Without the approval, the tick is what is wrong.
     docs.write(AUDIT, audit_text([entry for entry in ENTRIES if entry[0] != "Code Generation - Unit 2 Approval"]))
     fixes = {f.code: f.fix for f in docs.findings()}

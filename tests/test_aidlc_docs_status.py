@@ -71,6 +71,10 @@ def test_what_waits_for_a_person_comes_first_and_nothing_after_it(docs: Path) ->
     replace(docs, STATE, "- [ ] Unit 1 Code Generation - EXECUTE", "- [?] Unit 1 Code Generation - EXECUTE")
     replace(docs, STATE, "- [x] Unit 1 Functional Design - COMPLETE",
             "- [x] Unit 1 Functional Design (awaiting approval)")
+    # Its approval logged, the ticked line waits for no one (its words are out of date: AIDLC-DOCS-004 says so).
+    assert [w["reason"] for w in status(docs)["waiting"]] == [
+        f"Code Generation of unit 1 waits for a person's approval ({STATE}:20)"]
+    replace(docs, AUDIT, '"Continue to Next Stage"', '"(pending)"')
     report = status(docs)
     assert [w["reason"] for w in report["waiting"]] == [
         f"Functional Design of unit 1 is ticked yet says it awaits approval ({STATE}:19): a person approves it, or "

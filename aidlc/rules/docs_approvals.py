@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
-from aidlc.aidlc_docs.model import AuditEntry, DocsProject
+from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 from aidlc.rules.docs_entries import (
@@ -234,4 +234,20 @@ def plan_approvals(project: DocsProject, units: Units) -> dict[str | None, tuple
                     not not_a_yes(entry) and says_approved(entry):
                 found.setdefault(units.of(entry), (entry, log.path))
     return found
+
+
+def logged_approval(project: DocsProject, given: dict[tuple[str, str | None], list[AuditEntry]], units: Units,
+                    line: StageLine) -> str | None:
+    """`<log>:<line>` of the last entry that approves the line's stage (of its unit) in its own words (`approves`:
+    the heading, status, context or the person says approved), one whose heading names the stage first (u-10bei's
+    NFR Design of unit 2 is approved under its own `Step 9: User Approval`, and named again in the answer of a later
+    Code Generation approval, "... NFR Design ... all approved"), or None. `given`: `approvals` of the project."""
+    stage = BY_SLUG[line.stage or ""]
+    unit = units.key(line.unit) if stage.per_unit else None
+    found = [entry for (slug, of), entries in given.items() if slug == stage.slug and (unit is None or of == unit)
+             for entry in entries if approves(entry, stage.slug)]  # its unit, `given` holds already
+    logged = [(stage_of(heading_of(entry)) == stage.slug, index, f"{log.path}:{entry.line}")
+              for index, (log, entry) in enumerate((log, entry) for log in project.audits for entry in log.entries)
+              if any(entry is approval for approval in found)]
+    return max(logged)[2] if logged else None
 

@@ -12,14 +12,13 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
-from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, StageLine
+from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, StageLine
 from aidlc.aidlc_docs.plans import plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, stages_named
 from aidlc.model.types import Severity
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approval_order import asked_for_out_of_order, first_approvals, later_approved_before
-from aidlc.rules.docs_approvals import Units, approvals, plan_approvals, whole_unit_approvals
-from aidlc.rules.docs_entries import approves
+from aidlc.rules.docs_approvals import Units, approvals, logged_approval, plan_approvals, whole_unit_approvals
 from aidlc.rules.docs_standing import approval_claims, logs_unreadable, ticked
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
@@ -211,7 +210,7 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
     given = approvals(project, units) if units else {}
     for line in lines:
         said = f"ticked, and the line says it awaits approval: \"{cut(line.text)}\""
-        logged = _logged_approval(project, given, units, line) if units and line.stage else None
+        logged = logged_approval(project, given, units, line) if units and line.stage else None
         if logged is None:
             yield Hit(project.state.path, line.line, said)
         else:  # the approval came, and the line was never brought up to date: the words are wrong, not the tick
@@ -219,21 +218,6 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
                       "it is this work's, the line's words are out of date", "if the logged approval is this work's, "
                       "edit the line to say it was approved and keep the tick; else untick it until the person "
                       "approves")
-
-
-def _logged_approval(project: DocsProject, given: dict[tuple[str, str | None], list[AuditEntry]], units: Units,
-                     line: StageLine) -> str | None:
-    """`<log>:<line>` of the last entry that approves the line's stage (of its unit) in its own words (`approves`:
-    the heading, status, context or the person says approved), or None."""
-    stage = BY_SLUG[line.stage or ""]
-    unit = units.key(line.unit) if stage.per_unit else None
-    found = [entry for (slug, of), entries in given.items() if slug == stage.slug and (unit is None or of == unit)
-             for entry in entries if approves(entry, stage.slug)]  # its unit, `given` holds already
-    for log in project.audits:
-        for entry in reversed(log.entries):
-            if any(entry is approval for approval in found):
-                return f"{log.path}:{entry.line}"
-    return None
 
 
 @check(STATUS_AWAITING)

@@ -4,10 +4,11 @@ its stage rows."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
-from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, RecordsWorkspace, StageLine, StateRow
+from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, PlanFile, RecordsWorkspace, StageLine, StateRow
 from aidlc.aidlc_docs.plans import names_unit, plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, STAGES, title
 from aidlc.events.audit import PENDING as AUDIT_PENDING
@@ -37,6 +38,7 @@ from aidlc.model.types import Severity
 from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules import run_docs_rules, run_records_rules
+from aidlc.rules.docs_approvals import Units, approvals, logged_approval
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 from aidlc.status.actions import count, fix_errors
 from aidlc.status.gates import last_decision
@@ -58,7 +60,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
     views: dict[Path, LedgerView] = {}  # the ledger the rules open, read once for the gates too
     findings = run_docs_rules(project, ledgers=views)
     gates, decide = _gates(project, ledger, bots, views)
-    waiting = decide + _waiting(placed, state)
+    waiting = decide + _waiting(project, placed, state)
     has_ledger = ledger.exists()
     return DocsStatusReport(
         root=project.root, folder=project.rel, state=state,
@@ -184,11 +186,18 @@ def _units(project: DocsProject, placed: list[StageLine], approvals: _AuditAppro
     return units
 
 
-def _waiting(placed: list[StageLine], state: str | None) -> list[Action]:
+def _waiting(project: DocsProject, placed: list[StageLine], state: str | None) -> list[Action]:
+    """The stages waiting for a person's approval: not a ticked line that says it awaits one already logged (u-10bei:
+    ten such lines, never brought up to date; AIDLC-DOCS-004 says so among the next actions, and to log no second)."""
+    @functools.cache
+    def read() -> tuple[Units, dict[tuple[str, str | None], list[AuditEntry]]]:
+        units = Units(project)
+        return units, approvals(project, units)
+
     waiting = []
     for line in placed:
         awaiting = line.awaiting or line.mark == Mark.awaiting
-        if not awaiting:
+        if not awaiting or (line.mark == Mark.done and logged_approval(project, read()[1], read()[0], line)):
             continue
         name = _name(line)
         command = (f'aidlc audit append --stage {line.stage} --user-input "<the person\'s words, verbatim>" '
