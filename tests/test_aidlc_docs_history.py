@@ -757,6 +757,17 @@ def test_a_commit_ticking_a_line_that_lists_two_units_needs_an_approval_of_each(
     assert "unit 2" in message and "unit 1" not in message
 
 
+def test_a_commit_ticking_a_later_box_of_a_line_of_several_is_judged(docs: Repo) -> None:
+    """DallYeo_FE's shape, `- [ ] Functional Design / [x] Code Generation`: a commit that ticks only a later box of
+    the line ticks that part's stage; no line of it starts with a ticked box."""
+    state = TICKED + "\n### CONSTRUCTION PHASE\n- [ ] Functional Design / [ ] Code Generation\n"
+    docs.commit("plan", "2026-06-01T09:25:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL, STATE: state})
+    docs.commit("code", "2026-06-01T09:40:00Z", **{STATE: state.replace("/ [ ] Code", "/ [x] Code")})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", len(state.split("\n")) - 1)
+    assert "(stage code-generation" in message
+
+
 def test_a_tick_naming_its_unit_by_folder_is_that_unit_s(docs: Repo) -> None:
     """ai-dlc (kai-cupist) ticks `Code Generation: admin-web` after `Code Generation: shop-api`: the history read
     both lines as one stage of no unit, so the second tick was taken as held already and never judged."""

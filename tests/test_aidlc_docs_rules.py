@@ -203,6 +203,22 @@ def test_a_stage_ticked_without_an_approval_is_an_error(docs: DocsRepo) -> None:
     assert only(docs, "AIDLC-DOCS-003")
 
 
+def test_a_box_before_each_stage_of_a_line_is_judged_as_a_line_of_each(docs: DocsRepo) -> None:
+    """DallYeo_FE ticks unit 1's stages on one sub-item of its unit line, a box before each stage; its Code
+    Generation ran in an auto-approve mode with no person's words logged. The line was read as one Functional Design
+    line, skipped by Infrastructure Design's `(SKIP)`: that Code Generation was never judged."""
+    docs.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 1: orders-api)\n",
+                 "- [x] **Unit 1 orders-api** — **완료** (자동승인)\n  - [x] Functional Design / [x] NFR Requirements"
+                 " / [ ] NFR Design (SKIP) / [ ] Infrastructure Design (SKIP) / [x] Code Generation\n")
+    docs.replace(STATE, "- [x] NFR Requirements - EXECUTE (Unit 1: orders-api)\n", "")
+    docs.replace(STATE, "- [x] Code Generation - EXECUTE (Unit 1: orders-api)\n", "")
+    unit_line = docs.line(STATE, "**Unit 1 orders-api**")
+    assert [(f.code, f.line) for f in docs.findings()] == [("AIDLC-DOCS-012", unit_line)]  # the unit's line
+    docs.write(AUDIT, audit_text([entry for entry in ENTRIES if entry[0] != "Code Generation - Unit 1 Approval"]))
+    [finding] = docs.findings("AIDLC-DOCS-003")
+    assert (finding.line, finding.message.split(",")[0]) == (unit_line + 1, "Code Generation of unit 1 is ticked")
+
+
 def test_an_approval_naming_stages_over_a_slash_or_by_a_short_name_approves_each(docs: DocsRepo) -> None:
     """HaeDalWang/HCSES logs `## Unit 1 - NFR/Infrastructure Design - User Approval`: NFR Design and Infrastructure
     Design approved alike (NFR Design was called unapproved), and table-order's `Code Gen` is Code Generation."""

@@ -131,3 +131,54 @@ def test_a_name_joining_stages_is_a_line_of_each_and_one_saying_more_is_its_firs
 def test_a_stages_last_word_shared_over_a_slash_names_each_and_code_gen_is_code_generation(
         text: str, named: list[str]) -> None:
     assert stages_named(text) == named
+
+
+def test_a_line_with_a_box_before_each_stage_is_a_line_of_each_with_its_own_mark_and_words() -> None:
+    """DallYeo_FE ticks each unit's stages on one sub-item of the unit's line, a box before each stage: `  - [x]
+    Functional Design / [x] NFR Requirements / [x] NFR Design / [x] Infrastructure Design (SKIP) / [x] Code
+    Generation`. It was read as one Functional Design line, skipped by Infrastructure Design's `(SKIP)`, and the
+    other four ticks were judged by nothing. Each part, up to the next box, is a line of its own at that line: its
+    box, its words (SKIP, awaiting approval), the unit of the line above; a part joining stages claims each."""
+    text = ("### CONSTRUCTION PHASE\n"
+            "- [x] **U1 Login** — **완료** (자동승인) — LOGIN-S1/S2/S4; LOGIN-S3→U3. 검증: typecheck/45 tests ✓\n"
+            "  - [x] Functional Design / [x] NFR Requirements / [x] NFR Design / [x] Infrastructure Design (SKIP) / "
+            "[x] Code Generation\n"
+            "- [x] **U2 Onboarding (V01)** — 진행 중\n"
+            "  - [x] Functional Design / NFR Design / [ ] NFR Requirements (awaiting approval) / [ ] Code Generation\n")
+    lines = [(line.line, line.stage, line.unit, line.mark.value, line.skipped, line.awaiting, line.parent)
+             for line in read_state(text, "aidlc-state.md").stages]
+    assert lines == [
+        (2, None, "1", "done", False, False, None),
+        (3, "functional-design", "1", "done", False, False, 2), (3, "nfr-requirements", "1", "done", False, False, 2),
+        (3, "nfr-design", "1", "done", False, False, 2), (3, "infrastructure-design", "1", "done", True, False, 2),
+        (3, "code-generation", "1", "done", False, False, 2),
+        (4, None, "2", "done", False, False, None),
+        (5, "functional-design", "2", "done", False, False, 4), (5, "nfr-design", "2", "done", False, False, 4),
+        (5, "nfr-requirements", "2", "pending", False, True, 4),
+        (5, "code-generation", "2", "pending", False, False, 4)]
+
+
+@pytest.mark.parametrize(("line", "stages"), [
+    # DocSuri: a box in a sentence, before no stage's name
+    ("- [x] Code Generation — Part 1·2 완료. 계획서 18단계 전부 [x]. 코드 `backend/modules/`", ["code-generation"]),
+    ("- [x] Code Generation — the plan's line `/ [ ] NFR Design` is kept", ["code-generation"]),  # a code span
+    ("- [x] Code Generation — the plan's [x] NFR Design step is done", ["code-generation"]),  # after no separator
+    ("- [x] Setup / [x] Code Generation", [None]),  # the first part names no stage: one line, as written
+    # wc2026-predictor: a box after each stage's name, then an arrow
+    ("- [x] Unit `web`: Functional Design [x] → Code Generation [x] (5 tests pass)", [None]),
+    ("- [x] Functional Design - Unit 1 / [ ] Unit 2", ["functional-design"]),  # a box before a unit, not a stage
+])
+def test_a_box_in_a_sentence_a_code_span_or_before_no_stage_s_name_leaves_the_line_one(
+        line: str, stages: list[str | None]) -> None:
+    assert [line.stage for line in read_state(line + "\n", "aidlc-state.md").stages] == stages
+
+
+def test_ticking_the_first_box_of_a_line_of_several_reads_the_line_whole() -> None:
+    """The first box of `- [ ] Functional Design / [x] NFR Design / [ ] Code Generation` is Functional Design's only:
+    ticking it ticks neither Code Generation nor any other part, as `restate` would have had it."""
+    old = "# State\n- [ ] Functional Design / [x] NFR Design / [ ] Code Generation\n- [ ] Build and Test\n"
+    new = old.replace("- [ ] Functional", "- [x] Functional")
+    assert restate(read_state(old, "aidlc-state.md"), old, new) is None
+    marks = [(line.stage, line.mark.value) for line in read_state(new, "aidlc-state.md").stages]
+    assert marks == [("functional-design", "done"), ("nfr-design", "done"), ("code-generation", "pending"),
+                     ("build-and-test", "pending")]

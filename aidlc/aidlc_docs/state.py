@@ -50,6 +50,8 @@ _ALL_UNITS = re.compile(r"\ball (?:(?:\d+|two|three|four|five|six|seven|eight|ni
 _FOLDER_LEAD_END = re.compile(r"[ \t]*(?:[(（][^)）\n]{0,40}[)）])?[ \t]*[-—–:：][ \t]*")
 _JOINERS = re.compile(r"(?:[\s/+,&·、]|\band\b|및)*", re.IGNORECASE)  # what joins stage names in one name
 _CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, then an arrow to the next
+# A further box on a checkbox line, after a separator: `Functional Design / [x] NFR Requirements` (DallYeo_FE).
+_INNER_BOX = re.compile(r"(?:[/|,;·、→+&]|->|=>|(?<=[ \t])[-—–])[ \t]*\[(?P<box>[ xX])\][ \t]*")
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
@@ -108,8 +110,8 @@ def restate(state: StateFile, old: str, new: str) -> StateFile | None:
         before, after = BOX.match(was), BOX.match(now)
         if before is None or after is None or before["box"] not in " xX" or after["box"] not in " xX" \
                 or was[:before.start("box")] != now[:after.start("box")] \
-                or was[before.end("box"):] != now[after.end("box"):]:
-            return None
+                or was[before.end("box"):] != now[after.end("box"):] or len(boxed_parts(" ", after["text"])) > 1:
+            return None  # a line of several boxes is read whole: its first box is only its first part's
         marks[number] = _mark(after["box"])
     lines = {line.line: line for line in state.stages}
     for number, mark in marks.items():
@@ -190,24 +192,29 @@ class _StateReader:
             self.status.append((number, said.group("key").strip(), said.group("value").strip()))
 
     def _box(self, number: int, match: re.Match[str]) -> None:
+        """A checkbox line; one with a box before each stage it names is a line of each (`boxed_parts`)."""
         indent = len(match.group("indent").expandtabs(2))
         self.parents = [p for p in self.parents if p.indent < indent]
-        body, box = match.group("text"), match.group("box")
-        said = _box_text(body, self.named)
-        own_unit = said.own_unit
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
-        stage = said.stage
-        if stage is None and own_unit is not None and boxed is not None:
-            stage = boxed.stage  # a line naming only a unit, under a checkbox line, is that line's stage
-        elif boxed is not None and own_unit is None and stage == boxed.stage:
-            stage = None  # a step of the stage line above (`  - [x] Build and Test Summary 문서 생성`), not it again
-        line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
-                         unit=None if said.every else self._unit(own_unit), every_unit=said.every,
-                         skipped=said.skipped or box == "S", awaiting=said.awaiting,
-                         depth=len(self.parents), parent=boxed.line if boxed else None, archived=bool(self.archive))
-        if not self._approval_of_last(line, said.status):
-            self.state.stages += _lines_of(line, said)
-            self.parents.append(_Parent(indent, own_unit, number, stage))
+        parts = boxed_parts(match.group("box"), match.group("text"))
+        first = _box_text(parts[0][1], self.named).own_unit  # the unit the first part names: the others' too
+        kept: _Parent | None = None
+        for box, body in parts:
+            said = _box_text(body, self.named)
+            own_unit = said.own_unit or (None if said.every else first)
+            stage = said.stage
+            if stage is None and own_unit is not None and boxed is not None:
+                stage = boxed.stage  # a line naming only a unit, under a checkbox line, is that line's stage
+            elif boxed is not None and own_unit is None and stage == boxed.stage:
+                stage = None  # a step of the stage line above (`  - [x] Build and Test Summary 문서 생성`), not again
+            line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
+                             unit=None if said.every else self._unit(own_unit), every_unit=said.every,
+                             skipped=said.skipped or box == "S", awaiting=said.awaiting, depth=len(self.parents),
+                             parent=boxed.line if boxed else None, archived=bool(self.archive))
+            if not self._approval_of_last(line, said.status):
+                self.state.stages += _lines_of(line, said)
+                kept = _Parent(indent, first, number, stage if len(parts) == 1 else None)
+        self.parents += [kept] if kept is not None else []
 
     def _approval_of_last(self, line: StageLine, status: str) -> bool:
         """Whether a ticked line records the approval of the stage line right above it (`- [x] Application Design
@@ -275,6 +282,20 @@ def _box_text(body: str, named: tuple[str, ...]) -> _BoxText:
     return _BoxText(name, status, stage_of(name) or _bilingual(name, body), every, own_unit,
                     _SKIP.search(status) is not None, AWAITING.search(body) is not None, tuple(listed_units(body)),
                     _joined_stages(name))
+
+
+@lru_cache(maxsize=4096)
+def boxed_parts(box: str, body: str) -> tuple[tuple[str, str], ...]:
+    """(box, text) of each part of a checkbox line's text that has a box before its stage's name, up to the next:
+    `Functional Design / [x] Infrastructure Design (SKIP) / [x] Code Generation` (DallYeo_FE) is three, the SKIP
+    the second's only; a box after a separator (`/`, `,`, an arrow), not in a code span, once a first stage is named."""
+    plain = re.sub(r"(`+)[^`]*?\1", lambda span: " " * len(span.group()), body)  # a code span holds no box
+    cuts = [cut for cut in _INNER_BOX.finditer(plain) if stage_at(body[cut.end():].lstrip("*_")) is not None]
+    if not cuts or stage_of(split_stage_line(body[:cuts[0].start()])[0]) is None:
+        return ((box, body),)
+    starts = [(box, 0), *((cut.group("box"), cut.end()) for cut in cuts)]
+    ends = [*(cut.start() for cut in cuts), len(body)]
+    return tuple((mark, body[start:end].rstrip()) for (mark, start), end in zip(starts, ends, strict=True))
 
 
 def _joined_stages(name: str) -> tuple[str, ...]:

@@ -18,7 +18,8 @@ from aidlc.rules.docs_history import STATE_REMOVED, TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions
 from aidlc.rules.docs_standing import approval_of, claimed_units, unapproved, unnamed_stages
 
-_TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[[xX]\]|\|).*$", re.MULTILINE)  # a ticked line, or a table row
+# A ticked line (a later box too: `- [ ] Functional Design / [x] NFR Design`), or a table row.
+_TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[(?:[xX]\]|.\].*\[[xX]\])|\|).*$", re.MULTILINE)
 
 Ticked = dict[tuple[str, str | None], StageLine]  # (stage, unit) -> the first line that holds it ticked
 
