@@ -95,6 +95,16 @@ def test_merge_conflict_markers_and_unknown_labels_are_named(docs: Path) -> None
     assert f"{STATE}:22: 'Security Review' names no stage aidlc knows; it is not counted" in report["notes"]
 
 
+
+def test_a_long_unknown_label_is_cut_in_the_notes_as_validate_cuts_it(docs: Path) -> None:
+    # CalCrony's milestone lines ran to 1,440 characters a note in status; validate's AIDLC-DOCS-012 cut them.
+    label = "Milestone 1: Foundation — " + "solution scaffold, EF Core + Postgres, " * 30
+    replace(docs, STATE, "- [ ] Build and Test - EXECUTE", f"- [ ] Build and Test - EXECUTE\n- [ ] {label}")
+    [note] = [note for note in status(docs)["notes"] if "Milestone 1" in note]
+    assert len(note) < 200 and note.startswith(f"{STATE}:22: 'Milestone 1: Foundation — solution") and \
+        "...' names no stage" in note, note
+
+
 def test_without_a_ledger_the_action_is_to_adopt_the_folder(docs: Path) -> None:
     (docs / "aidlc.yaml").write_text("layout: aidlc-docs\n")
     report = status(docs)

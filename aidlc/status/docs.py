@@ -39,6 +39,7 @@ from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules import run_docs_rules, run_records_rules
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval
+from aidlc.rules.docs_layout import cut
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 from aidlc.status.actions import count, fix_errors
 from aidlc.status.gates import last_decision
@@ -261,7 +262,7 @@ def _conflicts(project: DocsProject) -> dict[str, list[int]]:
 
 
 def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> list[str]:
-    notes = [f"{state}:{line.line}: {line.text!r} names no stage aidlc knows; it is not counted"
+    notes = [f"{state}:{line.line}: {cut(line.text)!r} names no stage aidlc knows; it is not counted"
              for line in lines if line.stage is None and line.depth == 0 and not line.archived]
     earlier = [line.line for line in lines if project.state and project.state.earlier_feature(line)]
     if earlier:
