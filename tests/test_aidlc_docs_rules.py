@@ -462,9 +462,13 @@ def test_a_stage_ticked_while_its_plan_has_open_boxes_is_an_error(docs: DocsRepo
     docs.replace(DESIGN_PLAN, "- [x] Step 2", "- [ ] Step 2")
     found = docs.findings("AIDLC-DOCS-005")
     assert [(f.path, f.line) for f in found] == [(STATE, docs.line(STATE, "Functional Design - EXECUTE (Unit 2"))]
-    assert f"{DESIGN_PLAN} has 1 of 2 boxes open (first at line {docs.line(DESIGN_PLAN, '[ ] Step 2')})" in \
-        found[0].message
+    assert f"{DESIGN_PLAN} has 1 of 2 boxes open (first at line {docs.line(DESIGN_PLAN, '[ ] Step 2')}, under " \
+        "`## Steps`)" in found[0].message
     assert only(docs, "AIDLC-DOCS-005")
+    # todo-app's open boxes were a checklist after the steps, all ticked: the heading says which
+    docs.write(DESIGN_PLAN, plan("Functional Design", 2, 2) + "\n## Acceptance Criteria Checklist\n- [ ] Works\n")
+    [finding] = docs.findings("AIDLC-DOCS-005")
+    assert finding.message.endswith("(first at line 8, under `## Acceptance Criteria Checklist`)"), finding.message
 
 
 def test_a_line_naming_its_plan_is_judged_by_that_plan_only(docs: DocsRepo) -> None:

@@ -439,4 +439,5 @@ def test_an_open_plan_that_several_ticked_lines_claim_is_one_error_at_the_first(
     assert [(code, line) for code, _, line in found if code == "AIDLC-DOCS-005"] == [("AIDLC-DOCS-005", first)]
     report = json.loads(run_cli("validate", str(shop.root), "--format", "json").stdout)
     [message] = [f["message"] for f in report["findings"] if f["code"] == "AIDLC-DOCS-005"]
-    assert message == f"ticked while {STORY_PLAN} has 1 of 3 boxes open (first at line 6); line {again} ticks it too"
+    assert message == (f"ticked while {STORY_PLAN} has 1 of 3 boxes open (first at line 6, under `## Steps`); line "
+                       f"{again} ticks it too")

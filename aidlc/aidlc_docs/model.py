@@ -90,6 +90,8 @@ class PlanFile(BaseModel):
     stage: str | None
     unit: str | None
     open: list[int] = Field(default_factory=list, description="lines of unchecked boxes")
+    open_under: str | None = Field(default=None, description="the heading above the first unchecked box, as written "
+                                   "(`## Acceptance Criteria Checklist`: boxes that are no steps)")
     done: int = 0
     superseded_by: str | None = Field(default=None, description="the revised plan beside it that replaces it "
                                       "(`<name>-revised.md`, `-v2`, `-updated`), relative to the root")

@@ -17,11 +17,16 @@ def read_plan(text: str, rel: str) -> PlanFile | None:
     """A plan's checkboxes (outside code fences); None for a file that has none."""
     stage, unit = plan_stage(rel.rsplit("/", 1)[-1])
     plan = PlanFile(path=rel, stage=stage, unit=unit)
-    for number, box, _ in plan_boxes(text):
-        if box in "xX":
+    heading = None
+    for number, line in shown_lines(text):
+        box = BOX.match(line)
+        if box is None:
+            heading = line.strip() if line.startswith("#") else heading
+        elif box.group("box") in "xX":
             plan.done += 1
-        elif box in " /":  # a step begun (`[/]`) is not done
+        elif box.group("box") in " /":  # a step begun (`[/]`) is not done
             plan.open.append(number)
+            plan.open_under = heading if len(plan.open) == 1 else plan.open_under
     return plan if plan.done or plan.open else None
 
 

@@ -346,8 +346,9 @@ def _story_unmapped(project: DocsProject) -> Iterator[Hit]:
 
 
 def _open(plan: PlanFile) -> str:
+    under = f", under `{cut(plan.open_under, 60)}`" if plan.open_under else ""  # steps, or a checklist after them
     return (f"{plan.path} has {len(plan.open)} of {len(plan.open) + plan.done} boxes open (first at line "
-            f"{plan.open[0]})")
+            f"{plan.open[0]}{under})")
 
 
 def cut(text: str, limit: int = 120) -> str:
