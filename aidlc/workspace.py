@@ -17,7 +17,7 @@ from aidlc.bank.loader import load_bank
 from aidlc.bank.walk import is_bank, present
 from aidlc.errors import UsageError
 from aidlc.model.config import Config
-from aidlc.names import arg
+from aidlc.names import arg, shown
 
 if TYPE_CHECKING:
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
@@ -56,9 +56,57 @@ def open_bank(root: Path, as_found: bool = False, config: Config | None = None) 
                       "# that folder holds aidlc-state.md: the aidlc-docs folder, named otherwise"
                       for folder in docs_folders_below(root)]
         docs, steps = _docs_found(root, config)
+        deleted = deleted_records(root, config)
+        if deleted is not None:  # not a project to start afresh: its records were deleted, and git keeps them
+            docs, steps = f"{docs}: {deleted[0]}", deleted[1]
+        start = [init] if deleted is None or config.layout == "memory-bank" else []
         raise UsageError(f"no memory bank at {root / config.memory_bank}, and {docs}",
-                         [*below, init, *steps, "aidlc validate PATH    # or point at a repo that has one"])
+                         [*below, *start, *steps, "aidlc validate PATH    # or point at a repo that has one"])
     return bank
+
+
+def deleted_records(root: Path, config: Config) -> tuple[str, list[str]] | None:
+    """What became of the docs folder's state file and audit log where HEAD's history held them and HEAD holds
+    neither, for the error of a project without records: the commits that deleted them (the newest that changed
+    each), and whether git ignores them now; and the steps that restore them or judge their deletion (`aidlc ci
+    --base`: AIDLC-DOCS-024, 029). None where the history never held them, or outside Git."""
+    from aidlc import vcs  # only on this error path: it runs git
+
+    history = vcs.history(root)
+    if history is None or history.head is None:
+        return None
+    by_commit: dict[str, tuple[vcs.Commit, list[str]]] = {}
+    for name in ("aidlc-state.md", "audit.md"):
+        rel = f"{config.aidlc_docs}/{name}"
+        commit = vcs.last_commit_of(root, rel)  # first: one git log where no commit ever held it
+        # HEAD holding it: deleted from the work tree alone, which `git status` shows.
+        if commit is not None and history.last_holding(rel) not in (None, "HEAD"):
+            by_commit.setdefault(commit.sha, (commit, []))[1].append(rel)
+    if not by_commit:
+        return None
+    here = _typed(root)
+    said, steps, git = [], [], "git" if here == "." else f"git -C {here}"
+    ignored = {(found.source, found.line): found for found in
+               history.ignored([rel for _, rels in by_commit.values() for rel in rels])}.values()
+    # The names shown escaped: the step is read, not pasted, but a line break would still split it.
+    steps += [f"remove `{shown(found.pattern)}` from {shown(found.source)} (line {found.line}), or add "
+              f"`!{shown(found.path)}` after it    # git ignores it: restored, it would not be committed"
+              for found in ignored]
+    for commit, rels in by_commit.values():
+        subject = commit.subject if len(commit.subject) <= 50 else commit.subject[:47] + "..."
+        said.append(f"commit {commit.sha[:12]} ({subject}) deleted {' and '.join(rels)}, which the commits before "
+                    f"it tracked")
+        # The commit before it holds them: it changed them, and HEAD holds none.
+        steps.append(f"{git} checkout {arg(commit.sha[:12] + '^')} -- {' '.join(arg(rel) for rel in rels)}    "
+                     "# restore them as they were before that commit, then commit them")
+    if ignored:
+        said.append("git ignores " + ", ".join(f"{shown(found.path)} ({shown(found.source)}:{found.line})"
+                                               for found in ignored))
+    commits = [commit for commit, _ in by_commit.values()]
+    first = next((c for c in commits if all(history.is_ancestor(c.sha, other.sha) for other in commits)), commits[0])
+    steps.append(f"aidlc ci {here} --base {arg(first.sha[:12] + '^')}    # judge the commits since: "
+                 "the history rules (AIDLC-DOCS-020 to 029) report the deletion")
+    return "; ".join(said), steps
 
 
 def _docs_found(root: Path, config: Config) -> tuple[str, list[str]]:
@@ -119,9 +167,11 @@ def docs_folders_below(root: Path) -> list[str]:
 
 def layout_of(root: Path, config: Config) -> str:
     """The layout the project keeps its records in (`aidlc.bank.config.layout` over the work tree), or aidlc-docs
-    when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there. With `layout: auto`, a memory
-    bank beside another layout's records is a usage error: reading the bank alone would pass records nobody checks
-    (an empty memory-bank/ added beside aidlc-docs/ would otherwise make `aidlc ci` read 0 files and pass)."""
+    when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there, or when no memory bank is there
+    and the docs folder is, its state file and audit log gone though HEAD's history held them (`flat_records`: a
+    commit deleted or git-ignored them). With `layout: auto`, a memory bank beside another layout's records is a
+    usage error: reading the bank alone would pass records nobody checks (an empty memory-bank/ added beside
+    aidlc-docs/ would otherwise make `aidlc ci` read 0 files and pass)."""
     found = layout(config, _exists_in(root))
     if config.layout != "auto" or found == "aidlc-docs":
         return found
@@ -134,6 +184,10 @@ def layout_of(root: Path, config: Config) -> str:
         other = next(iter(record_folders(root)), None)
         if not bank and (other is not None or is_workspace(root)):
             return "aidlc-docs"  # a v2 workspace before its first intent is the project's layout too
+    if not bank and other is None and (root / config.aidlc_docs).is_dir() and flat_records(root, config):
+        # Its state file and audit log deleted or git-ignored by a commit, its stage documents kept: still the
+        # project's records, and the history rules (AIDLC-DOCS-024, 029) say what became of them.
+        return "aidlc-docs"
     if other is not None:
         raise UsageError(f"{root}: records in two layouts, {config.memory_bank}/ and {other}, and aidlc.yaml's "
                          "`layout: auto` does not choose between them",
@@ -165,6 +219,8 @@ def open_docs(root: Path, config: Config | None = None) -> DocsProject:
                              "which this command does not read yet", [f"aidlc validate {here}    # reads them",
                                                                             f"aidlc ci {here}    # and so does ci",
                                                                             f"aidlc status {here}    # and status"])
+        if (deleted := deleted_records(root, config)) is not None:
+            raise UsageError(f"no aidlc-docs folder at {folder}: {deleted[0]}", deleted[1])
         raise UsageError(f"no aidlc-docs folder at {folder}",
                          [f"aidlc init {here}    # adopt the project's records", "set `aidlc_docs:` in aidlc.yaml "
                           "to the folder that holds aidlc-state.md and audit.md"])

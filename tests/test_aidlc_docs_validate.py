@@ -225,6 +225,82 @@ def test_a_docs_folder_holding_no_records_is_named_as_there_and_empty_of_them(tm
     assert read.returncode in (0, 1), read.stdout + read.stderr
 
 
+def head_of(docs: DocsRepo) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=docs.root, check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def test_a_docs_folder_whose_state_file_and_log_a_commit_deleted_and_ignored_is_judged_by_their_history(
+        docs: DocsRepo) -> None:
+    """unboxing96/aidlc-workshop's commit f018323 (`chore: gitignore audit.md and aidlc-state.md`) deleted both files
+    and git-ignored them; inception/ and construction/ kept the stage documents. validate, status and ci stopped with
+    "no memory bank ..., and the aidlc-docs folder ... holds neither aidlc-state.md nor audit.md" and advised `aidlc
+    init`, a memory bank beside the records. The folder is the project's records still: validate and ci judge it,
+    AIDLC-DOCS-024 and 029 reporting the deletion (as `aidlc ci --base` before it does), and status reads it."""
+    for rel in (STATE, AUDIT):
+        docs.path(rel).unlink()
+    docs.write(".gitignore", f"{AUDIT}\n{STATE}\n")
+    docs.commit("chore: gitignore audit.md and aidlc-state.md")
+    gone = head_of(docs)[:12]
+    for command in ("validate", "ci"):
+        result = run_cli(command, "--format", "json", str(docs.root))
+        assert result.returncode == 1, (command, result.stdout, result.stderr)
+        found = {(f["code"], f["path"]): f["message"] for f in json.loads(result.stdout)["findings"]}
+        assert f"commit {gone} (chore: gitignore audit.md and aidlc-state.md) deleted {STATE}" in \
+            found["AIDLC-DOCS-029", STATE]
+        assert f"commit {gone}" in found["AIDLC-DOCS-024", AUDIT]
+        assert "git-ignored" in found["AIDLC-DOCS-024", ".gitignore"]
+    shown = run_cli("validate", str(docs.root))
+    assert "no memory bank" not in shown.stderr and "aidlc init" not in shown.stdout + shown.stderr
+    status = run_cli("status", str(docs.root))
+    assert status.returncode == 0 and "no memory bank" not in status.stderr, status.stderr
+    assert f"{DOCS}/ holds no aidlc-state.md to list a stage" in status.stdout
+
+
+def test_a_docs_folder_a_commit_deleted_whole_is_named_with_that_commit_and_the_steps_that_restore_it(
+        docs: DocsRepo) -> None:
+    """With the folder itself deleted, aidlc does not read it as the project's layout (a project may leave it for a
+    memory bank), but the error names the commit that deleted the state file and log, not `aidlc init`; its steps,
+    pasted into a shell, restore them for validate to read, or judge the deletion with `aidlc ci --base`
+    (AIDLC-DOCS-024; 029 is for a state file deleted from a folder that stays)."""
+    shutil.rmtree(docs.path(DOCS))
+    docs.commit("chore: drop the AI-DLC records")
+    gone = head_of(docs)[:12]
+    for command in ("validate", "status", "ci"):
+        result = run_cli(command, cwd=docs.root)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, (command, result.stderr)
+        lines = result.stderr.splitlines()
+        assert lines[0] == (f"error: no memory bank at {docs.root / 'memory-bank'}, and no aidlc-docs folder at "
+                            f"{docs.path(DOCS)}: commit {gone} (chore: drop the AI-DLC records) deleted {STATE} and "
+                            f"{AUDIT}, which the commits before it tracked"), (command, lines)
+        assert "aidlc init" not in result.stderr
+    steps = [line.strip().split("    #")[0] for line in lines[lines.index("Next steps:") + 1:]]
+    assert steps[:2] == [f"git checkout '{gone}^' -- {STATE} {AUDIT}", f"aidlc ci . --base '{gone}^'"], steps
+    judged = run_cli("ci", "--format", "json", "--base", f"{gone}^", cwd=docs.root)
+    assert judged.returncode == 1, judged.stdout + judged.stderr
+    assert "AIDLC-DOCS-024" in {f["code"] for f in json.loads(judged.stdout)["findings"]}  # the log, deleted
+    subprocess.run(["bash", "-c", steps[0]], cwd=docs.root, check=True, capture_output=True)
+    restored = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert restored.returncode in (0, 1) and json.loads(restored.stdout)["summary"]["files"] > 0, restored.stderr
+
+
+def test_a_repository_that_never_held_an_aidlc_docs_folder_is_still_offered_a_memory_bank(tmp_path: Path) -> None:
+    """The plain case is unchanged: no records now and none in the history, so `aidlc init` is the next step."""
+    repo = tmp_path / "shop"
+    git_init(repo)
+    (repo / "README.md").write_text("# Shop\n", encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "-c", "user.name=A", "-c", "user.email=a@example.com", "commit", "-qm", "readme"], cwd=repo,
+                   check=True)
+    for command in ("validate", "status", "ci"):
+        result = run_cli(command, str(repo))
+        assert result.returncode == 2, (command, result.stderr)
+        lines = result.stderr.splitlines()
+        assert lines[0] == f"error: no memory bank at {repo / 'memory-bank'}, and no aidlc-docs folder at " \
+                           f"{repo / 'aidlc-docs'}", (command, lines)
+        assert f"  aidlc init {repo}    # scaffold aidlc.yaml and memory-bank/" in lines, lines
+
+
 def test_a_docs_folder_kept_under_another_name_is_named_with_the_setting_that_reads_it(docs: DocsRepo) -> None:
     """i-core keeps aidlc-state.md and audit.md in docs/aidlc/: aidlc found no records and said only `aidlc init`.
     The next step names the folder and the setting; pasted into a shell as printed, it makes validate read it."""

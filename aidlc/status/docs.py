@@ -244,8 +244,9 @@ def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[A
     elif placed:
         actions.append(Action(reason=f"every stage line of {state} is ticked or skipped"))
     else:
-        actions.append(Action(reason="aidlc-state.md lists no stage aidlc knows yet: the workflow starts with "
-                              "Workspace Detection", command=None))
+        listed = "aidlc-state.md lists no stage aidlc knows yet" if state is not None else \
+            f"{project.rel}/ holds no aidlc-state.md to list a stage"
+        actions.append(Action(reason=f"{listed}: the workflow starts with Workspace Detection", command=None))
     if has_ledger:
         actions.append(Action(reason="check the ledger and every audit entry it records", command="aidlc log verify"))
     return actions
