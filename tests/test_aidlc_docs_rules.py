@@ -740,6 +740,7 @@ def test_a_go_ahead_after_a_completion_of_two_stages_approves_each(docs: DocsRep
     "a " * 100_000 + "!",  # a pattern over the whole answer backtracked without end on 100 letters
     "[" * 100_000 + "]" * 100_000 + "a",  # a bracketed note matched by patterns backtracking over each other
     "(" * 200_000 + "a",
+    "?" * 100_000 + "a",  # a question's mark at the words' end, searched from each mark
     # the IDE context Codex puts before the words, its closing heading never coming
     "# Context from my IDE setup:" + "\n## Open tabs: x" * 50_000 + "\n## My request for Codex"])
 def test_hostile_words_are_read_in_one_pass(docs: DocsRepo, hostile: str) -> None:
@@ -748,6 +749,15 @@ def test_hostile_words_are_read_in_one_pass(docs: DocsRepo, hostile: str) -> Non
     # the test rather than hanging it: the text is read in well under a second, and such a pattern took minutes.
     docs.write(AUDIT, audit_text([(e[0], hostile, e[2], "INCEPTION - Application Design")
                                   if e[0] == "Application Design - Approval" else e for e in ENTRIES]))
+    result = run_cli_process("validate", "--format", "json", cwd=docs.root, timeout=120)
+    assert result.returncode == 0, result.stdout
+
+
+@pytest.mark.parametrize("blanks", [" " * 100_000, "\t" * 100_000])
+def test_a_heading_of_hostile_blanks_is_read_in_one_pass(docs: DocsRepo, blanks: str) -> None:
+    # Where a heading joins two steps (`Approved / ... Start`, `승인 + ... 진입`) was searched from every blank: a
+    # hostile run of them took seconds per ten thousand. As above, a process with a timeout.
+    docs.replace(AUDIT, "## Application Design - Approval", f"## Application Design -{blanks}Approval")
     result = run_cli_process("validate", "--format", "json", cwd=docs.root, timeout=120)
     assert result.returncode == 0, result.stdout
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t#]*$")
+# The title, then closing blanks and #s: each run of them taken whole before the next character (a lazy title tried
+# the closing part at every one of a hostile heading's 100,000 blanks: a minute).
+HEADING = re.compile(r"^(#{1,6})[ \t]+((?:[ \t#]*+[^ \t#\n])*)[ \t#]*$")
 LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")  # a list item, checkbox or not
 # `[~]` and `[/]` in progress (`[/]` as task-list plugins write it), `[-]` and `[S]` skipped, `[?]` awaiting.
 BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~/\-SR?])\][ \t]*(?P<text>.*)$")

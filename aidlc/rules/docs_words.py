@@ -87,16 +87,20 @@ def goes_ahead(entry: AuditEntry) -> bool:
 
 
 # A question: it ends in a question mark, a Korean or Japanese question's ending (`확인가능할까요`, "could I check?";
-# `있나요`, `ですか`), or starts with a question word ("so what is the next step").
-_QUESTION = re.compile(r"[?？]\W*$|(?:까요|나요|가요|인가|ですか|ますか|でしょうか|吗)\W*$|"
-                       r"^\W*(?:so[ \t]+|and[ \t]+)?(?:what|which|how|why|when|where|who)\b", re.IGNORECASE)
+# `있나요`, `ですか`), or starts with a question word ("so what is the next step"). Matched at the words' two ends
+# alone: searched through the words, `?\W*$` took seconds on a hostile run of question marks.
+_QUESTION_END = re.compile(r"(?:[?？]|까요|나요|가요|인가|ですか|ますか|でしょうか|吗)\W*$")
+_QUESTION_START = re.compile(r"\W*(?:so[ \t]+|and[ \t]+)?(?:what|which|how|why|when|where|who)\b", re.IGNORECASE)
 
 
 def _asks(said: str) -> bool:
     """Whether the words ask a question, and do not also say approved ("okay approved, whats next?" approves):
     jwjoung's "혹시 ... 어떤 단계가 진행되고 안되는지 확인가능할까요" ("could I check which stages run?"), logged
     after a stage's completion, approves nothing, whatever words of going on it holds."""
-    return _QUESTION.search(said) is not None and not names_approval(said)
+    end = said.rstrip()[-12:]
+    asked = _QUESTION_START.match(said[:40]) is not None or \
+        any(_QUESTION_END.match(end, at) for at in range(len(end)))
+    return asked and not names_approval(said)
 
 
 def has_words(entry: AuditEntry) -> bool:
@@ -110,9 +114,10 @@ def not_a_yes(entry: AuditEntry) -> bool:
     """Whether the person's words refuse (`I do not approve: changes requested`), only pick options (`A, B, C`,
     `Q1: A, Q2: C`: answers to the stage's questions, which the rules ask before its approval; one option, `A`,
     unless the entry's heading, Status or Context says approved: aiao-workshop's "A" under `## NFR Design - Unit 1
-    Frontend - Plan Created`, aws-hackathon-2026's "B" under `## Requirements Analysis - 承認`), ask for a change and
-    do not go ahead (aws-ai-dlc's "서비스 호출을 ... 카테고리에 속하도록 변경해줄래?", "could you move the service call
-    under a category?", under `## INCEPTION - Application Design (서비스 호출 구조 변경)`), or hand the stages to the
+    Frontend - Plan Created`, aws-hackathon-2026's "B" under `## Requirements Analysis - 承認`), ask a question (the
+    same exception: `_asks`), ask for a change and do not go ahead (aws-ai-dlc's "서비스 호출을 ... 카테고리에 속하도록
+    변경해줄래?", "could you move the service call under a category?", under `## INCEPTION - Application Design (서비스
+    호출 구조 변경)`), or hand the stages to the
     agent's autopilot (dd_tableorder's `"claude --enable-auto-mode" → autopilot 활성화` under `## Units Generation -
     Autopilot Execution`: the agent then picked the answers and ran the stage; no one approved it)."""
     said = words_of(entry)
@@ -131,7 +136,7 @@ def not_a_yes(entry: AuditEntry) -> bool:
 # request that starts with one (`Add ...`, `Please change ...`) or asks one (`Could you ...?`).
 _CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|고쳐|반영|있었으면|"
                            r"^\W*(?:please[ \t]+)?(?:change|add|update|fix|remove|delete|rename|modify|replace|move)\b|"
-                           r"\b(?:can|could|would)[ \t]+you\b[^?]*\?", re.IGNORECASE)
+                           r"\b(?:can|could|would)[ \t]+you\b[^?\n]{0,200}\?", re.IGNORECASE)
 
 
 _AUTOPILOT = re.compile(r"--enable-auto-mode|\bauto-?pilot\b|\bauto[- ]mode\b|--dangerously-skip-permissions|"
