@@ -773,7 +773,7 @@ def test_an_approval_that_says_no_changes_or_names_the_next_gate_stands(docs: Do
     assert "AIDLC-DOCS-003" not in {f.code for f in docs.findings()}
 
 
-@pytest.mark.parametrize("field", ["Raw Input", "COMPLETE RAW USER INPUT"])  # cu-aaii: the words in a fence below
+@pytest.mark.parametrize("field", ["Raw Input", "COMPLETE RAW USER INPUT", "COMPLETE RAW USER RESPONSE"])  # cu-aaii
 def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo, field: str) -> None:
     # The rules describe User Input as "[Complete raw user input - never summarized]"; a log names the field so.
     text = audit_text()

@@ -36,6 +36,7 @@ FIELD_NAMES = {
     # The rules describe User Input as "[Complete raw user input - never summarized]": some logs name it so.
     "raw input": "user_input", "raw user input": "user_input", "action": "ai_response",
     "complete raw user input": "user_input", "complete raw user input/response": "user_input",  # cu-aaii
+    "complete raw user response": "user_response", "raw user response": "user_response",  # cu-aaii's approvals
     # Spanish: "the user's (exact) answer" (Programa-Dx---bts-integral, every gate), "the user's input". Not
     # `Respuestas del usuario`, "the user's answers": the answers to a stage's questions, listed by the agent.
     "respuesta exacta del usuario": "user_response", "respuesta del usuario": "user_response",
