@@ -1308,6 +1308,13 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
                                             "Approve & Continue", "TDD Code Generation Plan 승인. Step 0 실행 시작.",
                                             "CONSTRUCTION")],
      ("code-generation", "1"), False),  # thetkim9
+    ("a story plan's approval", [("User Stories - Plan Approved", "approve", "Plan approved; generating stories.",
+                                  "INCEPTION")], ("user-stories", None), False),  # m2nho: stories approved later
+    ("a unit plan's approval", [("Units Generation Part 1 - Approval", "approve", "Generating units.", "INCEPTION")],
+     ("units-generation", None), False),  # cu-aaii
+    ("Part 2 started in the answer", [("Code Generation - Unit 1 Backend - User Approval", "응",
+                                       "Code Generation Part 2 (Generation) 시작", "CONSTRUCTION")],
+     ("code-generation", "1"), False),  # m2nho
     ("done, and the approval next", [("U8 Code Generation — 코드 생성·검증 완료",
                                        "제 개입이 필요한 단계 전까지 쭉 진행해 주세요.",
                                        "U8 Code Generation 구현 완료.",

@@ -20,6 +20,7 @@ from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 from aidlc.rules.docs_entries import (
+    PLANNED,
     STARTS,
     answered,
     approved_stages,
@@ -182,7 +183,7 @@ def _read_log(entries: list[AuditEntry], start: int, units: Units, found: dict[t
         # The stage the entry before put to the person (of its unit), and the entry's own unless it starts it.
         if said.answered and said.starts:
             stages = ()
-        stages = tuple(stage for stage in stages if not (stage == "code-generation" and said.plan))
+        stages = tuple(stage for stage in stages if not (stage in PLANNED and said.plan))
         stages += tuple(stage for stage in said.in_answer if stage not in stages)
         # `U3 + U5 功能设计和代码生成完成`: a heading listing units answers for each of them
         for stage, of in said.answered + tuple((stage, each) for stage in stages for each in said.of_units):

@@ -190,6 +190,11 @@ def heading_of(entry: AuditEntry) -> str:
     return " / ".join(kept) if kept else heading
 
 
+# The stages whose plan (Part 1) the rules put to the person apart from the stage's work (Part 2): User Stories'
+# story plan, Units Generation's unit-of-work plan, Code Generation's plan.
+PLANNED = frozenset({"user-stories", "units-generation", "code-generation"})
+
+
 def code_plan(entry: AuditEntry) -> bool:
     """Whether the entry is about Code Generation's plan (its Part 1: its heading names a plan, or its answer says
     the plan was approved), which approves the plan, not the stage: the rules ask for a second approval, of the
@@ -260,7 +265,7 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     heading (or, without one, its context) names the stage and its heading, status, context or the person's own
     words say approved (`"Aprobar y continuar"` under `## Workflow Planning`), or a sentence of its AI response
     names the stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    if not has_words(entry) or (stage == "code-generation" and code_plan(entry)) or not_a_yes(entry):
+    if not has_words(entry) or (stage in PLANNED and code_plan(entry)) or not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:

@@ -174,11 +174,18 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
 
 
 def plan_approved_in_answer(entry: AuditEntry) -> bool:
-    """Whether a sentence of the agent's answer says Code Generation's plan was approved (thetkim9's `## Construction
-    Phase - TDD Code Generation 승인`, "Approve & Continue", answered `TDD Code Generation Plan 승인. Step 0 실행
-    시작.`: the plan's approval, the code yet to be written)."""
-    return any(_APPROVAL.search(sentence) and PLAN.search(sentence) and "code-generation" in stages_named(sentence)
+    """Whether a sentence of the agent's answer says Code Generation's plan was approved, or its Part 2 starts
+    (thetkim9's `## Construction Phase - TDD Code Generation 승인`, "Approve & Continue", answered `TDD Code Generation
+    Plan 승인. Step 0 실행 시작.`: the plan's approval, the code yet to be written)."""
+    return any(((_APPROVAL.search(sentence) and PLAN.search(sentence)) or _PART_TWO_STARTS.search(sentence)) and
+               "code-generation" in stages_named(sentence)
                for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
+
+
+# An answer that starts Code Generation's Part 2 answered the plan's approval: m2nho's "응" ("yeah") under `## Code
+# Generation - Unit 1 Backend - User Approval`, answered `Code Generation Part 2 (Generation) 시작`.
+_PART_TWO_STARTS = re.compile(r"\bpart[ \t]*(?:2|two|ii)\b[^.\n]{0,40}?(?:시작|\bstart|\bbegin|開始|开始|진입)",
+                              re.IGNORECASE)
 
 
 # An approval the agent took for granted is none: "Functional Design 승인 간주" ("deemed approved"; shimmk-skt, after
