@@ -34,9 +34,10 @@ from aidlc.rules.docs_words import (
 # A selection is an answer too: `## Code Generation - TDD 방식 선택` ("TDD method selection"), "A", picked before any
 # code was written (aidlc-workshopt-tableorder; aidlc-demo-showcase's `TDD Selection`, aidlc-0204's `(... 선택)`).
 # So is a clarification (CalCrony's `Calendar Sync Clarification`, "ICS feed export (Recommended)"), and a change
-# request is none (Wolfenstein's `User Stories - Change Request (Visual Accuracy)`, suhyup's `User Change Request`).
+# or user request is none (Wolfenstein's `User Stories - Change Request (Visual Accuracy)`, suhyup's `User Change
+# Request`, jygj65536's `Code Generation (Frontend) - User Request`, "make the front-end code").
 _ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choice|selecci|escolha|respost|pergunt|"
-                      r"clarif|change[ \t]+request|변경[ \t]*요청|수정[ \t]*요청|"
+                      r"clarif|\b(?:user|change)[ \t]+request\b|(?:사용자|변경|수정)[ \t]*요청|"
                       r"respuest|pregunt|답변|질문|응답 수신|시작|선택|回答|问题|質問|开始|開始|選択|选择", re.I)
 STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 
