@@ -158,6 +158,14 @@ def test_a_line_with_a_box_before_each_stage_is_a_line_of_each_with_its_own_mark
         (5, "code-generation", "2", "pending", False, False, 4)]
 
 
+def test_a_line_glued_to_the_next_after_a_dash_is_a_line_of_each() -> None:
+    # da0-gif: `- [x] Functional Design (2026-03-20) - UOW-01, APPROVED- [ ] NFR Requirements - SKIP`, two lines run
+    # together: the ticked Functional Design was read as skipped by the next line's SKIP, and judged by nothing.
+    text = "- [x] Functional Design (2026-03-20) - UOW-01, APPROVED- [ ] NFR Requirements - SKIP\n"
+    assert [(line.stage, line.mark.value, line.skipped) for line in read_state(text, "aidlc-state.md").stages] == [
+        ("functional-design", "done", False), ("nfr-requirements", "pending", True)]
+
+
 @pytest.mark.parametrize(("line", "stages"), [
     # DocSuri: a box in a sentence, before no stage's name
     ("- [x] Code Generation — Part 1·2 완료. 계획서 18단계 전부 [x]. 코드 `backend/modules/`", ["code-generation"]),

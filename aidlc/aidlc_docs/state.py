@@ -51,7 +51,7 @@ _FOLDER_LEAD_END = re.compile(r"[ \t]*(?:[(（][^)）\n]{0,40}[)）])?[ \t]*[-�
 _JOINERS = re.compile(r"(?:[\s/+,&·、]|\band\b|및)*", re.IGNORECASE)  # what joins stage names in one name
 _CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, then an arrow to the next
 # A further box on a checkbox line, after a separator: `Functional Design / [x] NFR Requirements` (DallYeo_FE).
-_INNER_BOX = re.compile(r"(?:[/|,;·、→+&]|->|=>|(?<=[ \t])[-—–])[ \t]*\[(?P<box>[ xX])\][ \t]*")
+_INNER_BOX = re.compile(r"(?:[/|,;·、→+&]|->|=>|(?<=[ \t])[-—–]|[-—–](?=[ \t]))[ \t]*\[(?P<box>[ xX])\][ \t]*")
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
