@@ -1317,6 +1317,11 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
      ("code-generation", "1"), False),  # m2nho
     ("a request's heading", [("CONSTRUCTION - Code Generation (Unit 1) - User Request", "프론트 코드 만들어 주세요",
                               "Planning the code.", "CONSTRUCTION")], ("code-generation", "1"), False),  # jygj65536
+    ("a stage-gate question, answered", [("Construction — Build and Test", "(none — autonomous execution)",
+                                          "Generated build-and-test docs.",
+                                          "Build and Test complete; asking final stage-gate question"),
+                                         ("Workflow Close-out", "Yes — close out the workflow", "Workflow closed.",
+                                          "AIDLC workflow complete")], ("build-and-test", None), True),  # Portfolio
     ("done, and the approval next", [("U8 Code Generation — 코드 생성·검증 완료",
                                        "제 개입이 필요한 단계 전까지 쭉 진행해 주세요.",
                                        "U8 Code Generation 구현 완료.",
