@@ -25,11 +25,11 @@ from aidlc.rules.docs_entries import (
     answered,
     approved_stages,
     approves,
-    code_plan,
     context_stage,
     heading_of,
     new_request,
     notes_approval,
+    plan_part,
     put_to_the_person,
     says_approved,
 )
@@ -95,7 +95,7 @@ class _Said(NamedTuple):
     unit_approval: bool  # its heading says approved and names no stage: of the stage its unit was at
     answered: tuple[tuple[str, str | None], ...]  # (stage, unit) the entry before put to the person, answered here
     starts: bool  # its heading starts a stage
-    plan: bool  # about Code Generation's plan (`code_plan`), approved apart from the stage
+    plan: bool  # about a stage's plan (`plan_part`), approved apart from the stage where PLANNED
     of_units: tuple[str | None, ...]  # a heading listing units answers for each
     in_answer: tuple[str, ...]  # stages its heading and Context do not name that its AI response says approved
 
@@ -119,7 +119,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             tuple(stage for stage in approved_stages(entry) if stage != presented and stage not in done),
             names_approval(heading) and not NOT_APPROVED.search(heading),
             tuple((stage, units.of(before)) for stage in waited) if before is not None else (),
-            STARTS.search(entry.heading or "") is not None, code_plan(entry),
+            STARTS.search(entry.heading or "") is not None, plan_part(entry),
             tuple(listed) if len(listed) > 1 else (unit,),
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented))
     return units.readings[key]
@@ -231,7 +231,7 @@ def plan_approvals(project: DocsProject, units: Units) -> dict[str | None, tuple
     for log in project.audits:
         for entry in log.entries:
             heading = heading_of(entry)
-            if stage_of(heading) == "code-generation" and code_plan(entry) and has_words(entry) and \
+            if stage_of(heading) == "code-generation" and plan_part(entry) and has_words(entry) and \
                     not not_a_yes(entry) and says_approved(entry):
                 found.setdefault(units.of(entry), (entry, log.path))
     return found

@@ -198,11 +198,12 @@ def heading_of(entry: AuditEntry) -> str:
 PLANNED = frozenset({"user-stories", "units-generation", "code-generation"})
 
 
-def code_plan(entry: AuditEntry) -> bool:
-    """Whether the entry is about Code Generation's plan (its Part 1: its heading names a plan, or its answer says
-    the plan was approved), which approves the plan, not the stage: the rules ask for a second approval, of the
-    generated code (code-generation.md, Part 2's "Wait for Explicit Approval"). Other stages' plans are the stage's
-    own work (Workflow Planning's execution plan)."""
+def plan_part(entry: AuditEntry) -> bool:
+    """Whether the entry is about a stage's plan (its Part 1: its heading names a plan, or its answer says Code
+    Generation's plan was approved or starts its Part 2), which approves the plan, not the stage, for the stages
+    whose rules ask a second approval (PLANNED: the stories, the units, the generated code; code-generation.md, Part
+    2's "Wait for Explicit Approval"). Other stages' plans are the stage's own work (Workflow Planning's execution
+    plan)."""
     return PLAN.search(heading_of(entry)) is not None or plan_approved_in_answer(entry)
 
 
@@ -225,8 +226,8 @@ def notes_approval(entry: AuditEntry) -> bool:
     """Whether the entry's Status or Context says approved, before what it says comes next (DocSuri's `U8 Code
     Generation + Build/Test 완료. 다음은 사용자 리뷰/승인 또는 커밋/PR 지시 필요`, "done; next, the user's review or
     approval is needed", says no approval was given)."""
-    return any(names_approval(text[:going.start()] if (going := _GOING_ON.search(text)) else text)
-               for text in (entry.fields.get("status", ""), entry.fields.get("context", "")))
+    return any(names_approval(_until_next(text)) for text in (entry.fields.get("status", ""),
+                                                               entry.fields.get("context", "")))
 
 
 def approved_stages(entry: AuditEntry) -> list[str]:
@@ -254,7 +255,13 @@ def context_stage(context: str) -> str | None:
     """The stage a Context is about: the first it names, not one it names as the next (BADA's `## 유닛 1 설계 - 사용자
     승인`, "unit 1 design: approved", Context `Unit 1 design approved. Proceeding to Code Generation.`, approves no code
     yet to be written)."""
-    return stage_of(context[:going.start()] if (going := _GOING_ON.search(context)) else context)
+    return stage_of(_until_next(context))
+
+
+def _until_next(text: str) -> str:
+    """`text` up to what it says comes next (`Next: ...`, `다음 ...`, "proceeding to ...")."""
+    going = _GOING_ON.search(text)
+    return text[:going.start()] if going else text
 
 
 _GOING_ON = re.compile(NEXT.pattern + r"|\bproceed\w*[ \t]+(?:to|with)\b|\bmov(?:e|ing)[ \t]+(?:on[ \t]+)?to\b",
@@ -268,7 +275,7 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     heading (or, without one, its context) names the stage and its heading, status, context or the person's own
     words say approved (`"Aprobar y continuar"` under `## Workflow Planning`), or a sentence of its AI response
     names the stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    if not has_words(entry) or (stage in PLANNED and code_plan(entry)) or not_a_yes(entry):
+    if not has_words(entry) or (stage in PLANNED and plan_part(entry)) or not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:
