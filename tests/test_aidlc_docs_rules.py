@@ -14,7 +14,8 @@ import pytest
 from aidlc.aidlc_docs.audit import audit_entries
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.reader import MAX_AUDIT_BYTES, read_project
-from aidlc.aidlc_docs.state import read_state, split_stage_line
+from aidlc.aidlc_docs.state import read_state
+from aidlc.aidlc_docs.state_line import split_stage_line
 from aidlc.model.types import Severity
 from aidlc.rules import every_rule
 from aidlc.rules.docs_approvals import Units, approvals_in

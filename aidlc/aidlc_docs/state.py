@@ -3,19 +3,20 @@ or as the rows of a stage table, each with its stage, its unit and what it says 
 
 A line is read by its shape, top to bottom: a table row, a heading (or bold paragraph), a checkbox line, a list item
 without a box; what a line means may depend on the lines above it (the heading's unit, the parent item's stage).
+What one line's text says by itself: aidlc/aidlc_docs/state_line.py.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import NamedTuple
 
 from aidlc.aidlc_docs.markdown import BOX, HEADING, LIST_ITEM, conflict_lines, shown_lines
 from aidlc.aidlc_docs.model import CurrentStage, Mark, StageLine, StateFile
-from aidlc.aidlc_docs.stages import BY_SLUG, stage_at, stage_of, stages_named, without_stage_names
-from aidlc.aidlc_docs.units import folders_named, leading_unit, listed_units, unit_of, units_of
+from aidlc.aidlc_docs.stages import BY_SLUG, stage_of
+from aidlc.aidlc_docs.state_line import AWAITING, BoxText, box_text, boxed_parts, folder_in, mark_of, split_stage_line
+from aidlc.aidlc_docs.units import unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
 _ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$")
@@ -32,29 +33,6 @@ _CELL_PROGRESS = re.compile(r"🔄|⏳|🚧|in[ -]progress|진행[ \t]*중|进�
                             re.IGNORECASE)
 _CELL_DONE = re.compile(r"✅|✔|☑|(?<!not )(?<!not yet )\b(?:complete|completed|done|approved|finished)\b|완료|승인됨|"
                         r"完成|完了|conclu[íi]d[oa]", re.IGNORECASE)
-_LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage line's name
-# A phase, or the construction's per-unit loop, before the stage: `CONSTRUCTION - `, `Per-unit: ` (polycyclopedia).
-_PHASE_PREFIX = re.compile(r"^(?:inception|construction|per[- ]unit)(?:[ \t]+phase)?[ \t]*[-—–:][ \t]*",
-                           re.IGNORECASE)
-_NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
-_UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
-# A line about every unit at once names none: its unit is not its heading's, nor a folder's it mentions.
-_ALL_UNITS = re.compile(r"\ball (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten)[ \t]+)?units\b|\bboth units\b|"
-                        r"\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
-                        r"todas as unidades|todas las unidades|"
-                        # a range, then all: `(Unit 1~4 전체)` (caujms123)
-                        r"\b(?:units?|u)[ \t]*\d+[ \t]*[~〜–-][ \t]*(?:(?:units?|u)[ \t]*)?\d+[ \t]*"
-                        r"(?:전체|모두|all\b)",
-                        re.IGNORECASE)
-# What ends a unit folder's name at a line's start: `Frontend (FE) - `, `frontend: `.
-_FOLDER_LEAD_END = re.compile(r"[ \t]*(?:[(（][^)）\n]{0,40}[)）])?[ \t]*[-—–:：][ \t]*")
-_JOINERS = re.compile(r"(?:[\s/+,&·、]|\band\b|및)*", re.IGNORECASE)  # what joins stage names in one name
-_CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, then an arrow to the next
-# A further box on a checkbox line, after a separator: `Functional Design / [x] NFR Requirements` (DallYeo_FE).
-_INNER_BOX = re.compile(r"(?:[/|,;·、→+&]|->|=>|(?<=[ \t])[-—–]|[-—–](?=[ \t]))[ \t]*\[(?P<box>[ xX])\][ \t]*")
-_CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
-_SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
-                   re.IGNORECASE)
 _APPROVAL_LINE = re.compile(r"^[ \t]*[-—–:][ \t]*(?:approval|approved)\b", re.IGNORECASE)  # `... - Approval (...)`
 # The section that says where the workflow stands (`## Current Status`, `## 現在のステータス`), and its fields.
 _STATUS_HEADING = re.compile(r"^\W*(?:current[ \t]+(?:status|state)|현재[ \t]*(?:상태|상황)|"
@@ -66,11 +44,6 @@ _ARCHIVE_HEADING = re.compile(r"\barchived?\b|\b(?:completed|previous|past|earli
 _FIELD_ITEM = re.compile(r"^\*\*(?P<key>[^*\n]{1,40})\*\*[ \t]*[:：][ \t]*(?P<value>.*)$")
 _CURRENT_STAGE = re.compile(r"^(?:current[ \t]+stage|현재[ \t]*(?:단계|스테이지)|現在のステージ|当前阶段|"
                             r"etapa[ \t]+atual)$", re.IGNORECASE)
-# What a line says while a person's approval is awaited, not given.
-AWAITING = re.compile(r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:explicit[ \t]+|final[ \t]+)?"
-                      r"(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
-                      r"승인[ \t]*(?:게이트[ \t]*)?대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|"
-                      r"aguardando[ \t]+aprova", re.IGNORECASE)
 
 
 def read_state(text: str, rel: str, units: list[str] | None = None) -> StateFile:
@@ -112,7 +85,7 @@ def restate(state: StateFile, old: str, new: str) -> StateFile | None:
                 or was[:before.start("box")] != now[:after.start("box")] \
                 or was[before.end("box"):] != now[after.end("box"):] or len(boxed_parts(" ", after["text"])) > 1:
             return None  # a line of several boxes is read whole: its first box is only its first part's
-        marks[number] = _mark(after["box"])
+        marks[number] = mark_of(after["box"])
     lines = {line.line: line for line in state.stages}
     for number, mark in marks.items():
         line = lines.get(number)
@@ -197,17 +170,17 @@ class _StateReader:
         self.parents = [p for p in self.parents if p.indent < indent]
         boxed = next((p for p in reversed(self.parents) if p.line is not None), None)
         parts = boxed_parts(match.group("box"), match.group("text"))
-        first = _box_text(parts[0][1], self.named).own_unit  # the unit the first part names: the others' too
+        first = box_text(parts[0][1], self.named).own_unit  # the unit the first part names: the others' too
         kept: _Parent | None = None
         for box, body in parts:
-            said = _box_text(body, self.named)
+            said = box_text(body, self.named)
             own_unit = said.own_unit or (None if said.every else first)
             stage = said.stage
             if stage is None and own_unit is not None and boxed is not None:
                 stage = boxed.stage  # a line naming only a unit, under a checkbox line, is that line's stage
             elif boxed is not None and own_unit is None and stage == boxed.stage:
                 stage = None  # a step of the stage line above (`  - [x] Build and Test Summary 문서 생성`), not again
-            line = StageLine(line=number, text=body, mark=_mark(box), stage=stage,
+            line = StageLine(line=number, text=body, mark=mark_of(box), stage=stage,
                              unit=None if said.every else self._unit(own_unit), every_unit=said.every,
                              skipped=said.skipped or box == "S", awaiting=said.awaiting, depth=len(self.parents),
                              parent=boxed.line if boxed else None, archived=bool(self.archive))
@@ -230,30 +203,10 @@ class _StateReader:
         return own or next((p.unit for p in reversed(self.parents) if p.unit), None) or self.context_unit
 
     def folder_in(self, text: str) -> str | None:
-        return _folder_in(text, self.named)
+        return folder_in(text, self.named)
 
 
-def _folder_in(text: str, named: tuple[str, ...]) -> str | None:
-    """The one unit folder without a number (of `named`) that a heading or line names, in words or as written."""
-    found = folders_named(text, list(named))
-    return found[0] if len(found) == 1 else None
-
-
-class _BoxText(NamedTuple):
-    """What a checkbox line's text says by itself, whatever stands above it."""
-
-    name: str  # the stage's name as written
-    status: str  # what the line says of it
-    stage: str | None  # the stage it names
-    every: bool  # about every unit: `Build and Test (all units) (... api/web images ...)`
-    own_unit: str | None  # the unit it names: `Functional Design — B2 Soul ...`
-    skipped: bool
-    awaiting: bool
-    listed: tuple[str, ...]  # the units it lists from its first: `Unit 1 Backend + Unit 2 Frontend`
-    also: tuple[str, ...]  # the stages a name joins after its first: `Functional Design / NFR Requirements`
-
-
-def _lines_of(line: StageLine, said: _BoxText) -> list[StageLine]:
+def _lines_of(line: StageLine, said: BoxText) -> list[StageLine]:
     """The stage lines a checkbox line is, all at its line: one of each stage it joins (`U3 Functional Design / NFR
     Requirements`), and of a per-unit stage one of each unit it lists (`Code Generation - Unit 1 Backend + Unit 2
     Frontend`)."""
@@ -264,47 +217,6 @@ def _lines_of(line: StageLine, said: _BoxText) -> list[StageLine]:
         found += [line if (stage, unit) == (line.stage, line.unit) else
                   line.model_copy(update={"stage": stage, "unit": unit}) for unit in units]
     return found
-
-
-@lru_cache(maxsize=4096)
-def _box_text(body: str, named: tuple[str, ...]) -> _BoxText:
-    """Read once per text: the versions of a state file that the history rules read (hundreds, in a long history)
-    share most of their lines, and these patterns cost tens of microseconds on a long line."""
-    name, status = split_stage_line(body)
-    if stage_of(name) is None and _folder_in(name, named) is not None:
-        # `CONSTRUCTION - Frontend (FE) - Functional Design (...)`: a unit folder's name, then the stage
-        lead = _FOLDER_LEAD_END.match(body, body.find(name) + len(name))
-        rest = body[lead.end():] if lead is not None else ""
-        if stage_at(rest) is not None and len(stages_named(rest)) == 1:  # never a guess among several
-            name, status = split_stage_line(rest)
-    every = _ALL_UNITS.search(body) is not None
-    own_unit = None if every else unit_of(body) or _folder_in(body, named)
-    return _BoxText(name, status, stage_of(name) or _bilingual(name, body), every, own_unit,
-                    _SKIP.search(status) is not None, AWAITING.search(body) is not None, tuple(listed_units(body)),
-                    _joined_stages(name))
-
-
-@lru_cache(maxsize=4096)
-def boxed_parts(box: str, body: str) -> tuple[tuple[str, str], ...]:
-    """(box, text) of each part of a checkbox line's text that has a box before its stage's name, up to the next:
-    `Functional Design / [x] Infrastructure Design (SKIP) / [x] Code Generation` (DallYeo_FE) is three, the SKIP
-    the second's only; a box after a separator (`/`, `,`, an arrow), not in a code span, once a first stage is named."""
-    plain = re.sub(r"(`+)[^`]*?\1", lambda span: " " * len(span.group()), body)  # a code span holds no box
-    cuts = [cut for cut in _INNER_BOX.finditer(plain) if stage_at(body[cut.end():].lstrip("*_")) is not None]
-    if not cuts or stage_of(split_stage_line(body[:cuts[0].start()])[0]) is None:
-        return ((box, body),)
-    starts = [(box, 0), *((cut.group("box"), cut.end()) for cut in cuts)]
-    ends = [*(cut.start() for cut in cuts), len(body)]
-    return tuple((mark, body[start:end].rstrip()) for (mark, start), end in zip(starts, ends, strict=True))
-
-
-def _joined_stages(name: str) -> tuple[str, ...]:
-    """The stages after the first of a name that joins stages' names and nothing else (after its unit): `U3
-    Functional Design / NFR Req / NFR Design`, `Code Generation + Build & Test`; none of a name that says more
-    (`Functional Design for NFR Design review`)."""
-    named = stages_named(name)
-    rest = without_stage_names(name)[leading_unit(name) or 0:]
-    return tuple(named[1:]) if len(named) > 1 and _JOINERS.fullmatch(rest) else ()
 
 
 def _current_stage(fields: list[tuple[int, str, str]]) -> CurrentStage | None:
@@ -334,7 +246,7 @@ def _table_line(number: int, cells: list[str], columns: tuple[int, int], context
     if _CELL_SKIP.search(said) or (box is not None and box.group("box") == "S"):
         mark = Mark.skipped
     elif box is not None:  # `| Code Generation | [x] | ... |`: the box says it, as on a list line
-        mark = _mark(box.group("box"))
+        mark = mark_of(box.group("box"))
     elif _CELL_DONE.search(said) and not _CELL_PROGRESS.search(said):
         mark = Mark.done
     elif awaiting:
@@ -346,54 +258,3 @@ def _table_line(number: int, cells: list[str], columns: tuple[int, int], context
     return StageLine(line=number, text=" | ".join(cells), mark=mark, stage=stage_of(name),
                      unit=unit_of(name) or context_unit, skipped=mark == Mark.skipped, awaiting=awaiting)
 
-
-def _bilingual(name: str, body: str) -> str | None:
-    """The stage a name's parenthesised translation names: `유닛별 설계(Functional Design)`."""
-    after = body[body.find(name) + len(name):] if name else ""
-    match = re.match(r"[ \t]*[(（]([^)）]{1,60})[)）]", after)
-    return stage_of(match.group(1)) if match else None
-
-
-def split_stage_line(body: str) -> tuple[str, str]:
-    """(the stage's name, what the line says of it) of a checkbox line's text: `INCEPTION - Units Generation
-    (SKIP)` -> ('Units Generation', '(SKIP)'); the name ends at ` - `, ` — `, `(` or `:`, after a phase prefix;
-    a line naming its unit first names its stage after the unit (`Unit 1 (Backend) - Code Generation (...)`).
-    What it says is its first clause only: a later sentence may speak of other stages (`... only Reverse
-    Engineering is SKIP`)."""
-    text = _PHASE_PREFIX.sub("", _LEAD.sub("", body))
-    name, said = _cut(text)
-    if stage_of(name) is None:
-        after = _after_unit(text)
-        if after is not None:
-            return _cut(after)
-    return name, said
-
-
-def _cut(text: str) -> tuple[str, str]:
-    end = _NAME_END.search(text)
-    if end is None:
-        return text.strip(), ""
-    name, rest = text[:end.start()], text[end.start():]
-    return name.strip(), rest[:1] + _CLAUSE_END.split(rest[1:], maxsplit=1)[0]
-
-
-def _after_unit(text: str) -> str | None:
-    """The text from the stage a line names after the unit it starts with: `Unit 1: Infrastructure — Code
-    Generation COMPLETED` -> `Code Generation COMPLETED`; None unless a part after it starts with a stage's name
-    and names that stage alone (`Unit 1: Functional Design, NFR Design` is several stages, never a guess)."""
-    lead = leading_unit(text)
-    if lead is None:
-        return None
-    for cut in _UNIT_CUT.finditer(text, lead):
-        rest = text[cut.end():]
-        stage = stage_at(rest)
-        if stage is not None:
-            name = _cut(rest)[0]
-            chained = _CHAIN.match(rest, len(name)) is not None  # `Functional Design [x] → Code Generation [x]`
-            return rest if stages_named(name) == [stage] and not chained else None
-    return None
-
-
-def _mark(box: str) -> Mark:
-    return {"x": Mark.done, "X": Mark.done, " ": Mark.pending, "S": Mark.skipped, "?": Mark.awaiting
-            }.get(box, Mark.in_progress)

@@ -8,7 +8,7 @@ import re
 from aidlc.aidlc_docs.audit import person_words
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import stages_named
-from aidlc.aidlc_docs.state import AWAITING
+from aidlc.aidlc_docs.state_line import AWAITING
 
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
 # What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
