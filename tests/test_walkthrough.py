@@ -747,6 +747,18 @@ def add_lint_check(hand: Path, run: str, files: dict[str, str], message: str) ->
     person_commit(hand, message)
 
 
+def refused_for_what_it_runs(hand: Path, subject: str) -> dict:
+    """The bolt's fix committed over the edit in the work tree, the walkthrough run without the checks: the one
+    `verify-changed` deviation, the verify-unchanged item refused."""
+    (hand / CALC).write_text(FIXED + "\n# done\n")
+    bolt_commit(hand, BOLT, subject)
+    check_boxes(hand)
+    report = walkthrough(hand, "--no-run")
+    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    assert not item(report, "verify-unchanged")["satisfied"]
+    return deviation
+
+
 GO_LINT = (".golangci.yml", "linters:\n  disable: [errcheck]\n")
 PRE_COMMIT_CONFIG = ("repos:\n  - repo: https://github.com/pre-commit/pre-commit-hooks\n    rev: v5.0.0\n    hooks:\n"
                      "      - id: check-yaml\n  - repo: https://github.com/golangci/golangci-lint\n    rev: v2.1.6\n"
@@ -807,14 +819,9 @@ def test_a_bolt_that_turns_off_a_rule_of_a_linter_a_runner_runs_is_refused(
     Python script's and nox's, until each was read)."""
     add_lint_check(hand, run, recipes, f"ci: lint through {runner}")
     (hand / settings[0]).write_text(settings[1])
-    (hand / CALC).write_text(FIXED + "\n# done\n")
-    bolt_commit(hand, BOLT, "pay: quiet the linter")
-    check_boxes(hand)
-    report = walkthrough(hand, "--no-run")
-    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    deviation = refused_for_what_it_runs(hand, "pay: quiet the linter")
     assert deviation["path"] == settings[0] and f"changed it: the settings of {tool}, which the verify " \
         "command(s) 'lint' run" in deviation["detail"], deviation
-    assert not item(report, "verify-unchanged")["satisfied"]
 
 
 TURBOREPO = {"package.json": '{"private": true, "workspaces": ["apps/*", "packages/*"]}\n',
@@ -861,14 +868,9 @@ def test_a_bolt_that_weakens_the_settings_a_linters_settings_extend_is_refused(
         second.write_text("[lint]\nselect = []\n")
     else:
         (hand / base[0]).write_text(weakened)
-    (hand / CALC).write_text(FIXED + "\n# done\n")
-    bolt_commit(hand, BOLT, "pay: quiet the linter")
-    check_boxes(hand)
-    report = walkthrough(hand, "--no-run")
-    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    deviation = refused_for_what_it_runs(hand, "pay: quiet the linter")
     changed = "config/strict.toml" if weakened is None else base[0]
     assert deviation["path"] == changed and "changed it: the settings of " in deviation["detail"], deviation
-    assert not item(report, "verify-unchanged")["satisfied"]
 
 
 def test_a_file_a_linters_settings_do_not_extend_is_not_their_settings(hand: Path) -> None:
@@ -927,14 +929,9 @@ def test_a_bolt_that_drops_what_the_check_runs_is_refused(
     the unchanged command and script. Before: verify unchanged (the workspaces' list, until it was read)."""
     add_lint_check(hand, run, files, "ci: lint")
     (hand / edit[0]).write_text(edit[1])
-    (hand / CALC).write_text(FIXED + "\n# done\n")
-    bolt_commit(hand, BOLT, "pay: less to run")
-    check_boxes(hand)
-    report = walkthrough(hand, "--no-run")
-    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
+    deviation = refused_for_what_it_runs(hand, "pay: less to run")
     assert deviation["path"] == edit[0] and f"the settings of {tool}, which the verify command(s) 'lint' run" in \
         deviation["detail"], deviation
-    assert not item(report, "verify-unchanged")["satisfied"]
 
 
 def test_workspaces_a_bolt_adds_do_not_crowd_out_the_one_whose_linter_it_silenced(hand: Path) -> None:
@@ -947,13 +944,7 @@ def test_workspaces_a_bolt_adds_do_not_crowd_out_the_one_whose_linter_it_silence
         (hand / f"packages/a{n:02}").mkdir(parents=True)
         (hand / f"packages/a{n:02}/package.json").write_text(f'{{"name": "a{n}"}}\n')
     (hand / "packages/web/eslint.config.js").write_text("export default [{rules: {'no-unused-vars': 'off'}}];\n")
-    (hand / CALC).write_text(FIXED + "\n# done\n")
-    bolt_commit(hand, BOLT, "pay: packages")
-    check_boxes(hand)
-    report = walkthrough(hand, "--no-run")
-    (deviation,) = [d for d in report["deviations"] if d["kind"] == "verify-changed"]
-    assert deviation["path"] == "packages/web/eslint.config.js", deviation
-    assert not item(report, "verify-unchanged")["satisfied"]
+    assert refused_for_what_it_runs(hand, "pay: packages")["path"] == "packages/web/eslint.config.js"
 
 
 @pytest.mark.parametrize("through", ["", "make", "make-variable"])
