@@ -105,6 +105,22 @@ def test_a_long_unknown_label_is_cut_in_the_notes_as_validate_cuts_it(docs: Path
         "...' names no stage" in note, note
 
 
+def test_many_unknown_lines_are_named_in_one_note_beyond_the_first_three(docs: Path) -> None:
+    # cu-aaii's teams-bot logs a diary of answered questions as 28 checkbox lines: 28 notes pushed the progress away.
+    diary = "".join(f"\n- [x] **Q{n} ANSWERED — option A**: decided" for n in range(1, 29))
+    replace(docs, STATE, "- [ ] Build and Test - EXECUTE", "- [ ] Build and Test - EXECUTE" + diary)
+    notes = [note for note in status(docs)["notes"] if "name" in note and "no stage" in note]
+    assert notes[:3] == [f"{STATE}:{22 + n}: '**Q{n + 1} ANSWERED — option A**: decided' names no stage aidlc knows; "
+                         "it is not counted" for n in range(3)]
+    assert notes[3:] == [f"{STATE}: 25 more lines name no stage aidlc knows (lines 25, 26, 27, 28, 29, 30, 31, 32, 33, "
+                         "34 and 15 more); they are not counted: `aidlc validate` names each (AIDLC-DOCS-012)"]
+    text = run_cli("status", cwd=docs).stdout
+    assert text.count("names no stage aidlc knows") == 3 and text.count("more lines name no stage") == 1
+    five = "".join(f"\n- [x] Milestone {n}" for n in range(1, 6))
+    replace(docs, STATE, diary, five)
+    assert sum("Milestone" in note for note in status(docs)["notes"]) == 5
+
+
 def test_without_a_ledger_the_action_is_to_adopt_the_folder(docs: Path) -> None:
     (docs / "aidlc.yaml").write_text("layout: aidlc-docs\n")
     report = status(docs)

@@ -263,8 +263,13 @@ def _conflicts(project: DocsProject) -> dict[str, list[int]]:
 
 
 def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> list[str]:
+    unknown = [line for line in lines if line.stage is None and line.depth == 0 and not line.archived]
     notes = [f"{state}:{line.line}: {cut(line.text)!r} names no stage aidlc knows; it is not counted"
-             for line in lines if line.stage is None and line.depth == 0 and not line.archived]
+             for line in unknown[:_UNKNOWN_SHOWN if len(unknown) > _UNKNOWN_AT_MOST else None]]
+    if len(unknown) > _UNKNOWN_AT_MOST:  # a state file that keeps a diary in checkboxes: the progress stays on screen
+        notes.append(f"{state}: {len(unknown) - _UNKNOWN_SHOWN} more lines name no stage aidlc knows (lines "
+                     f"{_lines(unknown[_UNKNOWN_SHOWN:])}); they are not counted: `aidlc validate` names each "
+                     "(AIDLC-DOCS-012)")
     earlier = [line.line for line in lines if project.state and project.state.earlier_feature(line)]
     if earlier:
         notes.append(f"{state}:{earlier[0]}-{earlier[-1]}: {len(earlier)} stage lines under an archive heading "
@@ -273,6 +278,16 @@ def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> l
     if state is None:
         notes.append(f"no {project.rel}/aidlc-state.md: no stage progress to show")
     return notes + _interrupted(project)
+
+
+_UNKNOWN_AT_MOST = 5  # unknown lines given a note each; beyond, the first _UNKNOWN_SHOWN and one for the rest
+_UNKNOWN_SHOWN = 3
+
+
+def _lines(lines: list[StageLine]) -> str:
+    """Line numbers, the first ten of them and how many more."""
+    shown = ", ".join(str(line.line) for line in lines[:10])
+    return shown + (f" and {len(lines) - 10} more" if len(lines) > 10 else "")
 
 
 def _interrupted(project: DocsProject) -> list[str]:
