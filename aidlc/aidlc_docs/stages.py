@@ -139,12 +139,35 @@ def stages_named(text: str) -> list[str]:
     plain = _plain(text)
     found = []
     for match in _LABEL.finditer(plain):
-        found += _sharing(plain[:match.start()], match.group().replace(_UNSEEN, "").lower())
+        label = match.group().replace(_UNSEEN, "").lower()
+        found += _sharing(plain[:match.start()], label)
         found.append(_slug(match))
+        found += _shared_after(plain[match.end():], label)
     return list(dict.fromkeys(found))
 
 
 _BEFORE_SLASH = re.compile(r"([^\s/]+)[ \t]*/[ \t]*$")
+_AFTER_SLASH = re.compile(r"[ \t]*/[ \t]*([^\W\d]+)(?![^\s/+,;)])")
+
+
+def _shared_after(after: str, label: str) -> list[str]:
+    """The stages single words after a label and a slash name with the label's first word or the last word of the
+    stage before them (agnecom's `NFR Req/Design/Infra`: NFR Design, then Infra Design; `NFR Requirements/Design/
+    Infrastructure` likewise); none for a label of one word."""
+    first, space, noun = label.partition(" ")
+    noun = noun.rpartition(" ")[2]
+    found: list[str] = []
+    while space and (word := _AFTER_SLASH.match(after)) is not None and not _LABEL.match(after, word.start(1)):
+        named = word.group(1).lower()
+        if f"{first} {named}" in _SLUG_OF:  # `NFR Req/Design`: NFR Design, whose noun the next may share
+            found.append(_SLUG_OF[f"{first} {named}"])
+            noun = named
+        elif f"{named} {noun}" in _SLUG_OF:
+            found.append(_SLUG_OF[f"{named} {noun}"])
+        else:
+            break
+        after = after[word.end():]
+    return found
 
 
 def _sharing(before: str, label: str) -> list[str]:

@@ -23,6 +23,7 @@ from aidlc.rules.docs_entries import (
     PLANNED,
     STARTS,
     answered,
+    approval_at,
     approved_stages,
     approves,
     context_stage,
@@ -41,6 +42,7 @@ from aidlc.rules.docs_words import (
     has_words,
     names_approval,
     not_a_yes,
+    words_of,
 )
 
 
@@ -82,6 +84,12 @@ class Units:
         folders = folders or self._folders_in(context)
         return self.key(folders[0]) if len(folders) == 1 else None
 
+    def each(self, entry: AuditEntry) -> tuple[str | None, ...]:
+        """The units an entry is about: those its heading lists (`U3 + U5 功能设计和代码生成完成`), else its one."""
+        unit, heading = self.of(entry), heading_of(entry)
+        listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
+        return tuple(listed) if len(listed) > 1 else (unit,)
+
 
 class _Said(NamedTuple):
     """What one audit entry, after the one before it, says for the approvals: a pure reading of the two texts."""
@@ -95,6 +103,7 @@ class _Said(NamedTuple):
     unit_approval: bool  # its heading says approved and names no stage: of the stage its unit was at
     answered: tuple[tuple[str, str | None], ...]  # (stage, unit) the entry before put to the person, answered here
     starts: bool  # its heading starts a stage
+    says: bool  # its heading, Status, Context or the person's words say approved (`says_approved`)
     plan: bool  # about a stage's plan (`plan_part`), approved apart from the stage where PLANNED
     of_units: tuple[str | None, ...]  # a heading listing units answers for each
     in_answer: tuple[str, ...]  # stages its heading and Context do not name that its AI response says approved
@@ -106,21 +115,30 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         heading, context = heading_of(entry), entry.fields.get("context", "")
         unit = units.of(entry)
         waited = answered(before, entry)
-        listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
         # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
         # its words came before that, and approve it no more than the agent's answer does; unless the entry says it
-        # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`).
-        presented = None if notes_approval(entry) else put_to_the_person(entry)
-        done = () if says_approved(entry) else done_here(entry)
+        # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`), or its heading and
+        # the person's words do (Neurond-AI's "Approve & Continue" under `## User Stories — Approval`, Context
+        # `INCEPTION - User Stories - Approval Gate`); not a heading alone (`## Application Design - Approval`, "go",
+        # Context `... Awaiting explicit approval.`), nor words alone (AIDLC-2.4's `"y" (SSE 구조 승인) + ... 추가
+        # 요청` under `## Application Design - Complete`: a part approved, more asked, the design made after them), nor
+        # a heading approving another stage (content-hub-mcp's `Workflow Planning — approved; Functional Design
+        # drafted`, "Approve & Continue", Context `Functional Design (approval gate)`).
+        approved, presented = says_approved(entry), put_to_the_person(entry)
+        if notes_approval(entry) or (names_approval(words_of(entry)) and names_approval(heading) and
+                                     presented is not None and stage_of(heading[:approval_at(heading)]) == presented):
+            presented = None
+        done = () if approved else done_here(entry)
         named_here = stages_named(heading) + stages_named(context)
         units.readings[key] = _Said(
             unit, stage_of(heading) or (context_stage(context) if unit_of(context) in (None, unit) else None),
             has_words(entry) and not new_request(entry) and not not_a_yes(entry),
             tuple(stage for stage in approved_stages(entry) if stage != presented and stage not in done),
             names_approval(heading) and not NOT_APPROVED.search(heading),
-            tuple((stage, units.of(before)) for stage in waited) if before is not None else (),
-            STARTS.search(entry.heading or "") is not None, plan_part(entry),
-            tuple(listed) if len(listed) > 1 else (unit,),
+            # a go-ahead after kiro-project-demo's `U3 + U5 功能设计和代码生成完成` answers for both units
+            tuple((stage, each) for stage in waited for each in units.each(before)) if before is not None else (),
+            STARTS.search(entry.heading or "") is not None, approved, plan_part(entry),
+            units.each(entry),
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented))
     return units.readings[key]
 
@@ -180,8 +198,11 @@ def _read_log(entries: list[AuditEntry], start: int, units: Units, found: dict[t
         stages = said.stages
         if not stages and said.unit in at and said.unit_approval:
             stages = (at[said.unit],)  # `## Unit 5: 料理管理 - 承認`: the stage unit 5 was at
-        # The stage the entry before put to the person (of its unit), and the entry's own unless it starts it.
-        if said.answered and said.starts:
+        # The stage the entry before put to the person (of its unit), and the entry's own where it says approved
+        # and does not start it: a go-ahead that answers the stage before goes on into this one (wwe22123's "B",
+        # "proceed to the next stage", after Code Generation's completion, under `## Build and Test Stage`
+        # holding the build's results), and the same words approve no more.
+        if said.answered and (said.starts or not said.says):
             stages = ()
         stages = tuple(stage for stage in stages if not (stage in PLANNED and said.plan))
         stages += tuple(stage for stage in said.in_answer if stage not in stages)

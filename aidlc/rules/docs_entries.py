@@ -11,13 +11,15 @@ import re
 from functools import lru_cache
 
 from aidlc.aidlc_docs.model import AuditEntry
-from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_named, without_stage_names
+from aidlc.aidlc_docs.stages import stage_of, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_words import (
+    APPROVAL,
     AWAITED,
     DONE,
     GO_AHEAD_LENGTH,
     NEXT,
+    NEXT_STAGE,
     NOT_APPROVED,
     PLAN,
     approved_in_answer,
@@ -49,13 +51,22 @@ _APPROVED_FROM = re.compile(r"\bapprov\w*\b[^.\n]{0,40}?\bfrom[ \t]+(?:the[ \t]+
 
 
 def _continued_from(entry: AuditEntry) -> str | None:
-    """The stage an entry's Context says the person approved moving on from (octocat_supply logs that approval
-    under the next stage's `## Build and Test - Start`)."""
-    context = entry.fields.get("context", "")
-    found = _APPROVED_FROM.search(context)
-    if found is None or AWAITED.search(context, 0, found.end()) or NOT_APPROVED.search(context, 0, found.end()):
-        return None  # "Awaiting user approval from ...", "not approved from ..."
-    return stage_at(found.group("stage"))
+    """The stage an entry's Context, else its AI response, says the person approved moving on from (octocat_supply
+    logs that approval under the next stage's `## Build and Test - Start`; jin-101/SPA-BRIDGE answers "Continue to
+    Next Stage" under `## UOW-05 Build and Test Transition` with "Recorded approval to proceed from UOW-05 Code
+    Generation to Build and Test")."""
+    for said in (entry.fields.get("context", ""), entry.fields.get("ai_response", "")):
+        found = _APPROVED_FROM.search(said)
+        if found is None or AWAITED.search(said, 0, found.end()) or NOT_APPROVED.search(said, 0, found.end()):
+            continue  # "Awaiting user approval from ...", "not approved from ..."
+        left = found.group("stage")
+        left = left[:going.start()] if (going := _TO.search(left)) else left
+        if (stage := stage_of(left)) is not None:  # `UOW-05 Code Generation`: a unit may come first
+            return stage
+    return None
+
+
+_TO = re.compile(r"\b(?:to|into)\b", re.IGNORECASE)  # where the stage moved on from ends
 
 
 # "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to.
@@ -97,20 +108,17 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
     return (put,) if put is not None else _completed(before, entry) or _moved_on(before, entry)
 
 
-# Words that go on to the next stage: the rules' "Continue to Next Stage" in the person's own words.
-_NEXT_STAGE = re.compile(r"다음[ \t]*단계|\bnext[ \t]+(?:stage|step|phase)\b|下一(?:步|阶段)|"
-                         r"次の(?:ステップ|段階|ステージ)|siguiente[ \t]+(?:etapa|fase|paso)|"
-                         r"pr[oó]xim[ao][ \t]+(?:etapa|fase|passo|paso)",
-                         re.IGNORECASE)
-
-
 def _moved_on(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
     """The stage `before` is about, when `entry` starts another stage with the person's words going on to the next
     one (aws-ai-dlc's "다음단계 진행해줘", "go on to the next step", under `## INCEPTION - Units Generation (시작)`,
-    after the last entry of Application Design): their approval of the stage they leave."""
-    heading = entry.heading or ""
+    after the last entry of Application Design), or to the stage it starts by name (ratiel's "Add User Stories",
+    the rules' option of Requirements Analysis' completion message, under `## INCEPTION - User Stories (Start)`;
+    jbil4268's "유저 스토리 진행해줘", "go on with user stories", after a change to the requirements): their approval
+    of the stage they leave."""
+    heading, said = entry.heading or "", words_of(entry)
     going, left = stage_of(heading), stage_of(heading_of(before)) or stage_of(before.fields.get("context", ""))
-    if not STARTS.search(heading) or going is None or not _NEXT_STAGE.search(words_of(entry)):
+    named = stage_of(said) == going and not plan_part(entry)  # not a plan's approval that starts its Part 2
+    if not STARTS.search(heading) or going is None or not (NEXT_STAGE.search(said) or named):
         return ()
     return (left,) if left is not None and (left != going or unit_of(heading) != unit_of(heading_of(before))) else ()
 
@@ -195,11 +203,25 @@ def _spoken(heading: str) -> str:
     parts = [heading[start:end] for start, end in zip(cuts[::2], cuts[1::2], strict=True)]
     if len(parts) == 1:
         return heading
-    if any(names_approval(part) for part in parts):
-        kept = [part for part in parts if names_approval(part) or not _GOES_ON.search(part)]
+    approving = [index for index, part in enumerate(parts) if names_approval(part)]
+    if approving:
+        # A part after the last that says approved, where that one names its stage before the word, is the step
+        # the approval opened (eunjilee's `Application Design - Approval & Functional Design`, whose go-ahead was
+        # answered with the functional design made); one before it shares the word (`Functional Design + NFR
+        # Requirements Approval`), as does every part after a word that leads (`Approved: Requirements & User Stories`).
+        last = approving[-1]
+        closes = stage_of(parts[last][:approval_at(parts[last])]) is not None
+        kept = [part for index, part in enumerate(parts) if (names_approval(part) or not _GOES_ON.search(part))
+                and not (closes and index > last)]
     else:
         kept = [part for part in parts if not STARTS.search(part)]
     return " / ".join(kept) if kept else heading
+
+
+def approval_at(text: str) -> int:
+    """Where `text` first says approved (its length where it does not)."""
+    found = APPROVAL.search(AWAITED.sub(lambda awaited: " " * len(awaited.group()), text))
+    return found.start() if found else len(text)
 
 
 # The stages whose plan (Part 1) the rules put to the person apart from the stage's work (Part 2): User Stories'

@@ -23,7 +23,7 @@ _NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?
                        re.IGNORECASE | re.DOTALL)
 # 核可: Chinese (Taiwan); aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the
 # rules' own name of the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve ...").
-_APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|aprueb|continue to (?:the )?next stage",
+APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|aprueb|continue to (?:the )?next stage",
                        re.IGNORECASE)
 # An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트"; nor one
 # yet to come: aws-ai-dlc's Context `Infrastructure Design 승인 전 전체 교차 검증 완료` ("cross-check done before
@@ -32,6 +32,10 @@ _APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|
 AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート|"
                      r"\b(?:before|prior[ \t]+to)[ \t]+(?:the[ \t]+)?(?:user'?s?[ \t]+|final[ \t]+)?approval|"
                      r"승인[ \t]*전(?![환송달])|承認前|批准前|审批前", re.IGNORECASE)
+# Nor is one asked for from now on: lyhlg's Context `변경 전 반드시 승인 받을 것` ("get approval before any change"),
+# logged with the person's rebuke, "revert the change you just made" (no stage put to the person: not AWAITED).
+_REQUIRED = re.compile(r"승인을?[ \t]*받(?:을|아야)|approval[ \t]+(?:is[ \t]+)?(?:required|needed)|"
+                       r"(?:requires?|needs?|must[ \t]+(?:get|obtain))[ \t]+(?:\w+[ \t]+)?approval", re.IGNORECASE)
 # A sentence ends at a stop and a blank, or at a full-width stop alone (Mameta29's `実行プラン承認。Application
 # Designに進行。`)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n")
@@ -48,7 +52,7 @@ NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed
 # have filled in a stage's questions, nor "sigue", "keeps" in ferco's "Sigue pasando lo mismo", a bug report.
 # "Add User Stories", "Add Skipped Stages": options the rules' completion messages offer beside "Approve & Continue",
 # which go on to the stage added (aidlc-table-order-test).
-_GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\b(?:go|carry|move)[ \t]+on\b|"
+_GO_AHEAD = re.compile(APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\b(?:go|carry|move)[ \t]+on\b|"
                        r"\bnext[ \t]+(?:stage|step|phase)|"
                        r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]|"
@@ -57,6 +61,12 @@ _GO_AHEAD = re.compile(_APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahea
                        r"\bvamos\b(?![ \t]+a\b)|\bvamos?[ \t]+a[ \t]+darle\b|"
                        r"^\W*(?:(?:y|yep|yeah|go|next|네|넵|응|웅|ㅇㅇ|고|sí|si|sim|はい|好的?|可以)\W*)+$",
                        re.IGNORECASE)
+# Words that go on to the next stage: the rules' "Continue to Next Stage" in the person's own words (`다음 진행하자`,
+# "let's go on to the next", kai-cupist).
+NEXT_STAGE = re.compile(r"다음[ \t]*(?:단계|진행)|\bnext[ \t]+(?:stage|step|phase)\b|下一(?:步|阶段)|"
+                        r"次の(?:ステップ|段階|ステージ)|siguiente[ \t]+(?:etapa|fase|paso)|"
+                        r"pr[oó]xim[ao][ \t]+(?:etapa|fase|passo|paso)",
+                        re.IGNORECASE)
 # A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
 _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
 _CHOICE_GAP = re.compile(r"[\s,;/]+")
@@ -75,8 +85,8 @@ def words_of(entry: AuditEntry) -> str:
 
 
 def names_approval(text: str) -> bool:
-    """Whether `text` says approved, once what says an approval is awaited is set aside."""
-    return _APPROVAL.search(AWAITED.sub(" ", text)) is not None
+    """Whether `text` says approved, once what says an approval is awaited or required is set aside."""
+    return APPROVAL.search(_REQUIRED.sub(" ", AWAITED.sub(" ", text))) is not None
 
 
 def goes_ahead(entry: AuditEntry) -> bool:
@@ -127,15 +137,44 @@ def not_a_yes(entry: AuditEntry) -> bool:
     # ian-blog's "user story추가" ("add user stories") under `## Requirements Analysis 완료 — 사용자 승인`: approved
     approved = any(names_approval(entry.fields.get(field, "")) for field in ("status", "context")) or \
         names_approval(entry.heading or "")
-    return not approved and (picked == 1 or _asks(said.strip().strip(QUOTES)) or
-                             (_CHANGE_ASKED.search(said) is not None and not goes_ahead(entry)))
+    return not approved and (picked == 1 or _asks(said.strip().strip(QUOTES)) or _more_work_asked(entry))
 
 
-# Words that ask for a change (to be read with `goes_ahead`: "추가해주고 진행해줘", "add them and proceed", goes on):
-# Korean's verbs of change (변경, 수정, 추가, 바꿔, 삭제, 반영; "있었으면 좋겠" "I'd like there to be"), an English
-# request that starts with one (`Add ...`, `Please change ...`) or asks one (`Could you ...?`).
+def _more_work_asked(entry: AuditEntry) -> bool:
+    """Whether the person's words ask for a change or more work (`_CHANGE_ASKED`) and go no further than it: a
+    go-ahead counts where it comes first (`ㄱㄱ 진행. 그리고 ... 확인해줘봐`, "go, go. And check ...") or goes on to
+    the next stage or says approved (`추가해주고 다음 단계 진행해줘`, "add them and go on to the next step"), not one
+    that goes on with the work asked (mapa-tofu's `"TDD로 구현해줘" → "TDD사이클부터 진행해"`, "implement it with
+    TDD" then "start with the TDD cycle", after Code Generation's completion)."""
+    said = words_of(entry).strip().strip(QUOTES)
+    asked = _CHANGE_ASKED.search(said)
+    if asked is None:
+        return False
+    if not goes_ahead(entry):
+        return True
+    went = _GO_AHEAD.search(said)
+    return not (names_approval(said) or NEXT_STAGE.search(said) or _THEN_GO_ON.search(said, asked.end()) or
+                (went is not None and went.start() <= asked.start()))
+
+
+# A go-ahead joined to the request as the step after it: "remove it and proceed", eunjilee-wm's `SSE emitter 기능은
+# 제거하고 진행해` ("remove the SSE emitter and go on"), DocSuri's `... 질문지를 확정하고, 다음 질문지 단계까지 쭉
+# 진행해 주세요` ("settle the questions, and go on through to the next questionnaire"); not `TDD사이클부터 진행해`
+# ("go on starting with the TDD cycle"), which goes on with the work asked.
+_THEN_GO_ON = re.compile(r"(?:하|주)고[ \t]*,?[ \t]+[^\n]{0,60}?진행|"
+                         r"\band[ \t]+(?:then[ \t]+)?(?:proceed|continue|go[ \t]+on|move[ \t]+on)\b", re.IGNORECASE)
+
+
+# Words that ask for a change or more work (read with `_more_work_asked`): Korean's verbs of change (변경, 수정, 추가,
+# 바꿔, 삭제, 반영; "있었으면 좋겠" "I'd like there to be") and requests to verify, review, check, implement or set up
+# (mapa-tofu's `... 다시 읽어서 검증해줘`, "re-read it and verify", under the functional design it then changed; not
+# `확인했어`, "I checked") or to undo (lyhlg's `... 방금 변경사항은 돌려줘`, "revert the change you just made"), an
+# English request that starts with one (`Add ...`, `Please change ...`, `Verify ...`) or asks one (`Could you ...?`).
 _CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|고쳐|반영|있었으면|"
-                           r"^\W*(?:please[ \t]+)?(?:change|add|update|fix|remove|delete|rename|modify|replace|move)\b|"
+                           r"(?:검증|검토|점검|검수|구현|확인|설정)해[ \t]*(?:줘|주세요|주시|줄래|서|봐|$|[.!])|"
+                           r"돌려|원복|"
+                           r"^\W*(?:please[ \t]+)?(?:change|add|update|fix|remove|delete|rename|modify|replace|move|"
+                           r"verify|review|check|implement|revert|undo)\b|"
                            r"\b(?:can|could|would)[ \t]+you\b[^?\n]{0,200}\?", re.IGNORECASE)
 
 
@@ -165,7 +204,7 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
     found: list[str] = []
     for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")):
         text = AWAITED.sub(" ", sentence)
-        said = _APPROVAL.search(text)
+        said = APPROVAL.search(text)
         if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
             continue
         named = stages_named(text[:said.end()]) or stages_named(_CLAUSE.split(text[said.end():], 1)[0])
@@ -177,7 +216,7 @@ def plan_approved_in_answer(entry: AuditEntry) -> bool:
     """Whether a sentence of the agent's answer says Code Generation's plan was approved, or its Part 2 starts
     (thetkim9's `## Construction Phase - TDD Code Generation 승인`, "Approve & Continue", answered `TDD Code Generation
     Plan 승인. Step 0 실행 시작.`: the plan's approval, the code yet to be written)."""
-    return any(((_APPROVAL.search(sentence) and PLAN.search(sentence)) or _PART_TWO_STARTS.search(sentence)) and
+    return any(((APPROVAL.search(sentence) and PLAN.search(sentence)) or _PART_TWO_STARTS.search(sentence)) and
                "code-generation" in stages_named(sentence)
                for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
 

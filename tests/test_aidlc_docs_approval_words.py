@@ -1,0 +1,195 @@
+"""Approvals as public audit logs word them, beyond the clean project's: each test puts a real log's entries (their
+headings, the person's words, the agent's answer, in the original language) into the clean project and asserts,
+through the CLI, which ticked stages stand approved. Each reading here was once wrong on the repository named."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from aidlc.aidlc_docs.stages import stages_named
+from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, audit_text, build_docs_repo, entry_text, stamp
+from tests.helpers import run_cli
+
+Entry = tuple[str, str | None, str, str]
+
+
+@pytest.fixture
+def docs(tmp_path_factory: pytest.TempPathFactory) -> DocsRepo:
+    return build_docs_repo(tmp_path_factory.mktemp("docs") / "shop")
+
+
+def unapproved(docs: DocsRepo) -> set[int]:
+    """The state file's lines AIDLC-DOCS-003 reports, as `aidlc validate --format json` gives them."""
+    report = json.loads(run_cli("validate", "--format", "json", cwd=docs.root).stdout)
+    return {f["line"] for f in report["findings"] if f["code"] == "AIDLC-DOCS-003"}
+
+
+def replacing(headings: tuple[str, ...], *entries: Entry) -> list[Entry]:
+    """The clean log with the entries headed `headings` replaced by `entries`, where the first of them stood."""
+    at = next(index for index, entry in enumerate(ENTRIES) if entry[0] in headings)
+    kept = [entry for entry in ENTRIES if entry[0] not in headings]
+    return [*kept[:at], *entries, *kept[at:]]
+
+
+def test_a_bare_stage_after_an_approval_in_a_heading_is_the_step_it_opened(docs: DocsRepo) -> None:
+    # eunjilee-wm: `## Application Design - Approval & Functional Design`, "진행해" ("go ahead"), answered
+    # "Application Design approved. Proceeding with Functional Design. business-logic-model.md ... made."
+    docs.write(AUDIT, audit_text(replacing(
+        ("Workflow Planning - Approval", "Application Design - Approval"),
+        ("Workflow Planning - Approval & Application Design", "진행해",
+         "Workflow Planning 승인. Application Design 진행. components.md, services.md 생성 완료.",
+         "INCEPTION - Application Design complete."))))
+    assert unapproved(docs) == {docs.line(STATE, "Application Design")}
+    # the word after both shares the approval: `Functional Design + NFR Requirements Approval`
+    docs.write(AUDIT, audit_text(replacing(
+        ("Workflow Planning - Approval", "Application Design - Approval"),
+        ("Workflow Planning + Application Design Approval", "진행해", "Both approved.", "INCEPTION"))))
+    assert unapproved(docs) == set()
+
+
+CODE_DONE = ("Code Generation - Unit 2 Complete", None, "Unit 2 code generated: 14 files.",
+             "CONSTRUCTION - Unit 2 shop-web Code Generation 완료")
+
+
+@pytest.mark.parametrize(("build", "approved"), [
+    # wwe22123: the "B" that answers Code Generation's completion, logged with Build and Test's results
+    (("Build and Test Stage", "다음 단계로 진행", "Build: success. 48 passed, 0 failed.",
+      "CONSTRUCTION - Build and Test 완료"), False),
+    (("Build and Test - Approval", "다음 단계로 진행", "Build and test approved.", "CONSTRUCTION - Build and Test"),
+     True)])  # words under a heading that says approved approve its stage too
+def test_a_go_ahead_answering_the_stage_before_does_not_approve_the_one_it_goes_into(
+        docs: DocsRepo, build: Entry, approved: bool) -> None:
+    docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 2 Approval", "Build and Test - Approval"),
+                                           CODE_DONE, build)))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] Build and Test")})
+
+
+def test_a_rebuke_asking_approval_from_now_on_is_no_approval(docs: DocsRepo) -> None:
+    # lyhlg: `## ... Functional Design (Unit 1: Core) - 변경 원복` ("change reverted"): "don't remove things on your
+    # own, always ask, got it? revert the change you just made", answered "sorry for changing without approval", its
+    # Context `사용자 피드백 - 변경 전 반드시 승인 받을 것` ("get approval before any change")
+    docs.write(AUDIT, audit_text(replacing(("Application Design - Approval",), (
+        "CONSTRUCTION - Application Design - 변경 원복",
+        "맘대로 제거하지말고, 물어봐 항상 알겠지? 방금 변경사항은 돌려줘",
+        "승인 없이 변경한 것에 대해 사과. 원복 완료. 앞으로 모든 변경은 반드시 승인 후 진행.",
+        "사용자 피드백 - 변경 전 반드시 승인 받을 것"))))
+    assert unapproved(docs) == {docs.line(STATE, "Application Design")}
+
+
+@pytest.mark.parametrize(("said", "approved"), [
+    ("요구사항이 전부 들어가 있는지 한 글자도 빠짐없이 다시 읽어서 검증해줘.", False),  # mapa-tofu: "re-read, verify"
+    ("방금 변경사항은 돌려줘", False),  # lyhlg: "revert the change you just made"
+    ("hero-ui mcp 로 작업하도록 설정해줘", False),  # kohwg: "set it up to work with the hero-ui MCP"
+    ("Verify every requirement is covered", False),
+    ("확인했어, 좋아", True),  # "I checked, good"
+    ("ㄱㄱ 진행. 그리고 다른부분도 자세하게 잘 이해할 수 있게끔 확인해줘봐.", True),  # "go, go. And check the rest too"
+    ("추가해주고 다음 단계 진행해줘", True),  # "add it and go on to the next step"
+    ("SSE emitter 기능은 제거하고 진행해", True),  # eunjilee-wm: "remove the SSE emitter and go on"
+    ("remove the SSE emitter and proceed", True)])
+def test_words_asking_for_more_work_under_the_stage_s_heading_are_no_approval_of_it(
+        docs: DocsRepo, said: str, approved: bool) -> None:
+    docs.write(AUDIT, audit_text(replacing(("Application Design - Approval",), (
+        "Application Design - Review", said, "Done as asked.", "INCEPTION - Application Design"))))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Application Design")})
+
+
+@pytest.mark.parametrize(("said", "approved"), [
+    # mapa-tofu: after Code Generation "awaiting user approval", "implement it with TDD" then "start with the TDD
+    # cycle": the go-ahead goes on with the work asked, not past the stage
+    ('"TDD로 구현해줘" → "TDD사이클부터 진행해"', False),
+    ('"추가해주고 다음 단계 진행해줘"', True),  # "add it and go on to the next step"
+    ('"진행해줘"', True)])
+def test_a_go_ahead_that_goes_on_with_the_work_it_asks_approves_nothing(docs: DocsRepo, said: str,
+                                                                     approved: bool) -> None:
+    put = ("Application Design - Complete", None, "components.md 생성.", "Application Design 완료, 사용자 승인 대기")
+    rework = entry_text("Application Design - TDD", stamp(6), "SAID", "Red-Green cycle run; 16 tests pass.",
+                        "INCEPTION - Application Design TDD cycle")
+    text = audit_text(replacing(("Application Design - Approval",), put, ("MARK", None, "", "")))
+    marked = text.index("## MARK")
+    docs.write(AUDIT, text[:marked] + rework.replace('"SAID"', said) + text[text.index("---", marked) + 5:])
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Application Design")})
+
+
+def test_an_approval_whose_context_names_the_approval_gate_stands(docs: DocsRepo) -> None:
+    # Neurond-AI: `## User Stories — Approval`, "Approve & Continue", Context `... - Approval Gate` (the gate the
+    # words answer, not one still waiting)
+    docs.write(AUDIT, audit_text(replacing(("Workflow Planning - Approval",), (
+        "Workflow Planning — Approval", "Approve & Continue", "Execution plan approved. Proceeding to Application "
+        "Design stage.", "INCEPTION - Workflow Planning - Approval Gate"), (  # no go-ahead after it
+        "Application Design - Plan Created", None, "application-design-plan.md created.", "INCEPTION"))))
+    assert unapproved(docs) == set()
+
+
+ANSWERS = ("INCEPTION - Requirements Analysis (Answers Received)", "완료",
+           "All 15 answers validated. Requirements document generated.",
+           "Requirements Analysis stage complete.")
+CHANGED = ("Requirements Analysis - Change Request (Order Alarm Sound)", "주문 완료 시에 알람 소리 추가 해줘.",
+           "Added the order alarm sound.", "Requirements Analysis - adding order notification sound feature")
+
+
+@pytest.mark.parametrize(("before", "said", "approved"), [
+    # ratiel: the rules' option of Requirements Analysis' completion message, under `User Stories (Start)`
+    (ANSWERS, "Add User Stories", True),
+    (CHANGED, "유저 스토리 진행해줘", True),  # jbil4268: "go on with user stories", after a change asked
+    (ANSWERS, "two personas, as planned", False),  # no go-ahead
+    (CHANGED, "Application Design 진행해줘", False)])  # it names another stage than the one the heading starts
+def test_a_go_ahead_naming_the_stage_it_starts_approves_the_stage_left(docs: DocsRepo, before: Entry, said: str,
+                                                                     approved: bool) -> None:
+    docs.write(AUDIT, audit_text(replacing(
+        ("Requirements Analysis - Approval Prompt", "Requirements Analysis - Approval"), before,
+        ("INCEPTION - User Stories (Start)", said, "Proceeding with the story generation plan.",
+         "INCEPTION - User Stories"))))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Requirements Analysis")})
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ("Unit 3 NFR Req/Design/Infra + Code Gen Plan 승인", ["nfr-requirements", "nfr-design", "infrastructure-design",
+                                                         "code-generation"]),  # agnecom
+    ("NFR Requirements/Design/Infrastructure", ["nfr-requirements", "nfr-design", "infrastructure-design"]),
+    ("NFR/Infrastructure Design", ["nfr-design", "infrastructure-design"]),
+    ("Functional Design / NFR Requirements", ["functional-design", "nfr-requirements"]),
+    ("Code Generation/Testing", ["code-generation"]),
+    ("User Stories/Personas", ["user-stories"])])
+def test_words_after_a_stage_and_a_slash_name_the_stages_they_complete(text: str, named: list[str]) -> None:
+    assert stages_named(text) == named
+
+
+def test_an_answer_approving_stages_named_over_slashes_approves_each(docs: DocsRepo) -> None:
+    # agnecom: "Unit 3 NFR Req/Design/Infra + Code Gen Plan 승인" ("... approved"): NFR Design and Infrastructure
+    # Design of the unit were approved with NFR Requirements
+    for stage in ("NFR Design", "Infrastructure Design"):
+        docs.replace(STATE, f"- [ ] {stage} - SKIP", f"- [x] {stage} - EXECUTE (Unit 1: orders-api)")
+    docs.write(AUDIT, audit_text([
+        ("Unit 1 Design & Code Gen Plan - Approval", "네 진행해주세요",
+         "Unit 1 NFR Req/Design/Infra + Code Gen Plan 승인. Code Generation 실행 시작.",
+         "CONSTRUCTION - Unit 1 - Code Generation 시작") if e[0] == "NFR Requirements - Unit 1 Approval" else e
+        for e in ENTRIES]))
+    assert unapproved(docs) == set()
+
+
+def test_a_go_ahead_after_a_completion_listing_units_approves_the_stage_of_each(docs: DocsRepo) -> None:
+    # kiro-project-demo: `## 构建阶段 - U3 + U5 功能设计和代码生成完成` ("U3 + U5 functional design and code generation
+    # complete"), then "继续" ("continue") under the next unit's heading
+    kept = [e for e in ENTRIES if e[0] not in ("Code Generation - Unit 1 Approval", "Code Generation - Unit 2 Approval",
+                                               "Build and Test - Approval")]
+    docs.write(AUDIT, audit_text([
+        *kept, ("Code Generation - Unit 1 + Unit 2 Complete", None, "Code generated for both units.",
+                "CONSTRUCTION - code generation complete"),
+        ("Build and Test - Start", "继续", "Starting build and test.", "CONSTRUCTION - Build and Test"),
+        ("Build and Test - Approval", "approved", "Build and test approved.", "CONSTRUCTION - Build and Test")]))
+    assert unapproved(docs) == set()
+
+
+@pytest.mark.parametrize(("answer", "approved"), [
+    # jin-101/SPA-BRIDGE: "Continue to Next Stage" under `## UOW-05 Build and Test Transition`, after a review prompt
+    ("Recorded approval to proceed from Unit 2 Code Generation to Build and Test.", True),
+    ("Awaiting approval to proceed from Unit 2 Code Generation to Build and Test.", False)])
+def test_an_answer_saying_the_person_approved_moving_on_from_a_stage_approves_it(docs: DocsRepo, answer: str,
+                                                                                 approved: bool) -> None:
+    docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 2 Approval",), (
+        "Code Generation - Unit 2 Review Prompt", None, "Presented the unit 2 code for review.",
+        "CONSTRUCTION - Unit 2 Code Generation completion review"), (
+        "Unit 2 Build and Test Transition", "Continue to Next Stage", answer, "CONSTRUCTION - Build and Test"))))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Code Generation - EXECUTE (Unit 2")})
