@@ -1212,6 +1212,50 @@ def test_a_range_of_zero_padded_ids_names_them_as_stories_md_writes_them(docs: D
     assert docs.findings() == []
 
 
+
+def _dotted_stories(features: dict[int, int]) -> str:
+    """stories.md as ratiel/aidlc-workshop-nexon writes it: `### US-3.1: ...` under each feature's heading."""
+    return "# 테이블오더 서비스 - User Stories\n\n" + "".join(
+        f"## Feature {feature}\n\n" + "".join(f"### US-{feature}.{n}: story {feature}.{n}\n\n- criteria\n\n"
+                                               for n in range(1, count + 1))
+        for feature, count in features.items())
+
+
+def test_a_range_of_dotted_ids_in_a_map_cell_covers_every_story_between_its_ends(docs: DocsRepo) -> None:
+    # ratiel/aidlc-workshop-nexon: `| US-3.1~3.7 |` and `US-8.2~8.3 (삭제)` in table cells were read as their first id
+    # alone, and US-3.2 to US-3.7, US-8.3, US-8.5 and US-8.7 each said "assigned to no unit" (9 AIDLC-DOCS-014).
+    docs.write(STORIES, _dotted_stories({3: 7, 8: 7}))
+    docs.write(STORY_MAP, "# Unit of Work - Story Map\n\n## Unit 1: Backend API — 스토리 매핑\n\n"
+               "### Feature 3: 장바구니\n| 스토리 | Backend 역할 |\n|--------|-------------|\n"
+               "| US-3.1~3.7 | (프론트엔드 전용 — localStorage 관리) |\n\n"
+               "### Feature 8: 테이블 관리\n| 스토리 | Backend 역할 |\n|--------|-------------|\n"
+               "| US-8.1 | 테이블 설정 API |\n| US-8.2~8.3 | 주문 삭제 API (DELETE /api/admin/orders/:id) |\n"
+               "| US-8.4〜US-8.5 | 이용 완료 API |\n| US-8.6..8.7 | 과거 주문 내역 API |\n\n---\n\n"
+               "## Unit 2: Admin App — 스토리 매핑\n\n| Feature | 스토리 | 화면 |\n|---------|--------|------|\n"
+               "| Feature 8 | US-8.1 (설정), US-8.2~8.3 (삭제), US-8.4 – 8.5 (이용 완료), US-8.6~8.7 (과거 내역) | "
+               "/tables/* |\n")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert (result.returncode, json.loads(result.stdout)["findings"]) == (0, [])
+
+
+def test_a_range_names_what_stories_md_holds_between_its_ends_and_its_ends_as_written(docs: DocsRepo) -> None:
+    # US-3.4 retired from stories.md inside `US-3.1~3.7` is no id the map invents: no AIDLC-DOCS-013 for it. An end
+    # stories.md lacks (US-3.9) is written in the map: that one is.
+    docs.write(STORIES, _dotted_stories({3: 7}).replace("### US-3.4: story 3.4\n\n- criteria\n\n", ""))
+    docs.write(STORY_MAP, "# Map\n\n| Story | Unit |\n|---|---|\n| US-3.1~3.7 | Unit 1: orders-api |\n")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert (result.returncode, json.loads(result.stdout)["findings"]) == (0, [])
+    docs.replace(STORY_MAP, "US-3.1~3.7", "US-3.1~3.9")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    found = [(f["code"], f["line"], f["message"]) for f in json.loads(result.stdout)["findings"]]
+    assert found == [("AIDLC-DOCS-013", docs.line(STORY_MAP, "US-3.1~3.9"),
+                      "US-3.9 is assigned to a unit, and no heading of stories.md defines it")]
+    # Ends that differ in more than their last number, or a range of more than 200 ids, name their two ends alone.
+    docs.replace(STORY_MAP, "US-3.1~3.9", "US-3.1~3.2, US-3.3~US-3.900")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    found = [(f["code"], f["message"].split(" ")[0]) for f in json.loads(result.stdout)["findings"]]
+    assert found == [("AIDLC-DOCS-013", "US-3.900"), *(("AIDLC-DOCS-014", f"US-3.{n}") for n in (5, 6, 7))]
+
 # -- the reader's reading of a stage line --------------------------------------------------------------------------
 @pytest.mark.parametrize(("line", "stage", "skipped"), [
     ("INCEPTION - Units Generation (SKIP)", "units-generation", True),

@@ -101,12 +101,14 @@ class StoryRef(BaseModel):
     id: str = Field(description="as written: US-1.1, US-A1, Story 1.3")
     path: str
     line: int
+    within: bool = Field(default=False, description="named only by a range around it (US-3.2 of `US-3.1~3.7`): the "
+                         "map names what stories.md holds between the ends it writes")
 
 
 class StoryIndex(BaseModel):
     """The story ids a project uses: where user-stories/stories.md defines each (a heading naming it), and where
     unit-of-work-story-map.md assigns each to a unit (a table row, or a list item led by a unit; a range such as
-    `US-A1..A7` or `US-EV1~9` names every id in it)."""
+    `US-A1..A7`, `US-EV1~9` or `US-3.1~3.7` names every id in it)."""
 
     defined: list[StoryRef] = Field(default_factory=list)
     mapped: list[StoryRef] = Field(default_factory=list)

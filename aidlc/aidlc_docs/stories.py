@@ -11,9 +11,12 @@ from aidlc.aidlc_docs.units import unit_of
 
 _STORY_ID = r"(?:US-[A-Za-z]*\d+(?:\.\d+)*|Story[ \t]+\d+(?:\.\d+)*)"
 _STORY = re.compile(rf"\b{_STORY_ID}\b")
-# `US-A1..A7`, `US-EV1~9`, `US-1..US-14`: the same prefix, a last number after it.
-_STORY_RANGE = re.compile(r"\bUS-(?P<prefix>[A-Za-z]*)(?P<first>\d+)[ \t]*(?:\.\.|~|…|–)[ \t]*(?:US-)?(?P=prefix)?"
-                          r"(?P<last>\d+)\b")
+# A range, `US-A1..A7`, `US-EV1~9`, `US-1..US-14`, `US-3.1~3.7` (ratiel/aidlc-workshop-nexon's story map): an id,
+# `..`, a tilde (`〜`), an ellipsis or an en dash (or a hyphen before a repeated `US-`), then the other end, written
+# whole or only its last parts, which the first end's complete.
+_STORY_RANGE = re.compile(r"\bUS-(?P<prefix>[A-Za-z]*)(?P<head>(?:\d+\.)*)(?P<first>\d+)"
+                          r"(?:[ \t]*(?:\.\.|~|〜|～|…|–)[ \t]*(?P<again>US-)?|[ \t]*-[ \t]*(?P<repeated>US-))"
+                          r"(?P<last_prefix>[A-Za-z]*)(?P<last_head>(?:\d+\.)*)(?P<last>\d+)\b")
 MAX_RANGE = 200
 
 
@@ -61,15 +64,29 @@ def _story_ids(line: str, rel: str, number: int) -> list[StoryRef]:
     found = []
     ranged = [(m.start(), m.end()) for m in _STORY_RANGE.finditer(line)]
     for match in _STORY_RANGE.finditer(line):
-        first, last = int(match.group("first")), int(match.group("last"))
-        # `US-001 ~ US-008` names US-001 to US-008, as stories.md writes them: the first number's zeros pad them all.
-        width = len(match.group("first")) if match.group("first").startswith("0") else 0
-        if first < last <= first + MAX_RANGE:
-            found += [StoryRef(id=f"US-{match.group('prefix')}{n:0{width}d}", path=rel, line=number)
-                      for n in range(first, last + 1)]
+        found += [StoryRef(id=story, path=rel, line=number, within=within) for story, within in _range(match)]
     found += [StoryRef(id=_spaced(m.group()), path=rel, line=number) for m in _STORY.finditer(line)
               if not any(start <= m.start() < end for start, end in ranged)]
     return found
+
+
+def _range(match: re.Match[str]) -> list[tuple[str, bool]]:
+    """(id, whether it lies between the ends) of each id a range names: every id from the first end to the last,
+    when the two share everything but the last number and they are at most MAX_RANGE apart; else the two ends."""
+    prefix, head, first = match.group("prefix"), match.group("head"), match.group("first")
+    written = match.group("again") or match.group("repeated") or match.group("last_prefix")
+    last_prefix = match.group("last_prefix") if written else prefix  # `US-EV1~9`: the second end's letters are EV
+    first_parts = [*head.split(".")[:-1], first]
+    last_parts = [*match.group("last_head").split(".")[:-1], match.group("last")]
+    last_parts = first_parts[:len(first_parts) - len(last_parts)] + last_parts  # `US-3.1~7` ends at US-3.7
+    last_head = "".join(f"{part}." for part in last_parts[:-1])
+    start, end = int(first), int(last_parts[-1])
+    if (last_prefix, last_head) != (prefix, head) or not start < end <= start + MAX_RANGE:
+        ends = [f"US-{prefix}{head}{first}", f"US-{last_prefix}{last_head}{last_parts[-1]}"]
+        return [(story, False) for story in dict.fromkeys(ends)]
+    # `US-001 ~ US-008` names US-001 to US-008, as stories.md writes them: the first number's zeros pad them all.
+    width = len(first) if first.startswith("0") else 0
+    return [(f"US-{prefix}{head}{n:0{width}d}", start < n < end) for n in range(start, end + 1)]
 
 
 def _spaced(story: str) -> str:

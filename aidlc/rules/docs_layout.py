@@ -330,7 +330,7 @@ def _story_unknown(project: DocsProject) -> Iterator[Hit]:
     if not defined:  # the project writes no story ids aidlc reads: nothing to compare
         return
     for ref in project.stories.mapped:
-        if ref.id not in defined:
+        if ref.id not in defined and not ref.within:  # a range's ends are written; what lies between, inferred
             yield Hit(ref.path, ref.line, f"{ref.id} is assigned to a unit, and no heading of stories.md defines it")
 
 
