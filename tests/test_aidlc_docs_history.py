@@ -942,3 +942,17 @@ def test_an_audit_log_kept_as_a_link_is_unreadable_with_the_step_that_puts_the_f
     docs.commit("the log put back", "2026-06-01T09:31:00Z")
     assert "AIDLC-DOCS-015" not in {f["code"] for f in json.loads(
         run_cli("validate", str(docs.root), "--format", "json").stdout)["findings"]}
+
+
+def test_the_next_steps_name_the_rule_of_the_first_error_not_of_a_note_printed_before_it(tmp_path: Path) -> None:
+    # kimchaeeun3447/KIRO-AI-DLC-WORKSHOP: its one error, AIDLC-DOCS-025 in audit.md, is printed after a note on
+    # aidlc-state.md (AIDLC-DOCS-012, `CONSTRUCTION - Per-Unit Loop`); ci's next steps named the note's rule.
+    repo = Repo(tmp_path / "stargazer")
+    late = entry("Workspace Detection", "2026-06-06T12:00:00Z", "별자리 관측 앱을 만들거야")
+    repo.commit("feat: kiro workshop 초기소스", "2026-06-06T14:48:47+09:00", **{
+        AUDIT: "# AI-DLC Audit Log\n\n" + late, STATE: STATE_OPEN + "- [ ] CONSTRUCTION - Per-Unit Loop\n"})
+    for command in ("validate", "ci"):
+        result = run_cli(command, str(repo.root))
+        printed, steps = result.stdout.split("Next steps:\n", 1)
+        assert result.returncode == 1 and printed.index("AIDLC-DOCS-012") < printed.index("AIDLC-DOCS-025"), printed
+        assert steps.splitlines()[0] == "  aidlc rules AIDLC-DOCS-025    # what the rule checks and how to fix it"

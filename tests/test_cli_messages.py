@@ -202,6 +202,14 @@ def test_next_steps_name_the_rule_of_an_error_before_any_warning(bank_root: Path
         "  aidlc rules AIDLC-REF-001    # what the rule checks and how to fix it"
 
 
+def test_ci_names_the_rule_of_the_same_error_as_validate(bank_root: Path) -> None:
+    # ci named the first new code by name (AIDLC-COV-001, the warning), not the error that fails the run.
+    proc = run_cli("ci", str(bank_root))
+    assert proc.returncode == 1
+    assert proc.stdout.split(NEXT, 1)[1].splitlines()[0] == \
+        "  aidlc rules AIDLC-REF-001    # what the rule checks and how to fix it"
+
+
 @pytest.fixture
 def bank_root(bank: Bank) -> Path:
     """The clean bank with a warning (a Must requirement left without a story) and an error (a dangling link)."""

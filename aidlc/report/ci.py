@@ -10,7 +10,7 @@ from aidlc.model.ci import AddedDecision, CiReport, LoggedApproval
 from aidlc.names import arg, shown
 from aidlc.plural import plural
 from aidlc.report.style import Style
-from aidlc.report.validation import counts, finding_lines
+from aidlc.report.validation import counts, finding_lines, first_failing
 
 
 def render_json(report: CiReport) -> str:
@@ -66,9 +66,11 @@ def render_text(report: CiReport, style: Style, strict: bool = False, base_ref: 
                  + (f", {s.known} known and {s.fixed} fixed (baseline {report.baseline})" if report.baseline else "")
                  + (" (--strict: warnings fail)" if strict and s.warnings and not s.errors else ""))
     if not report.passed:
-        codes = sorted({f.code for f in report.findings if f.baseline == "new"})
+        # As validate's: the rule of the first new error, else of the first new warning (not the first code by name).
+        first = first_failing([f for f in report.findings if f.baseline == "new"])
         against = f" --base {arg(base_ref)}" if base_ref is not None else ""
-        lines += ["", "Next steps:", f"  aidlc rules {codes[0]}    # what the rule checks and how to fix it",
+        lines += ["", "Next steps:",
+                  *([f"  aidlc rules {first.code}    # what the rule checks and how to fix it"] if first else []),
                   f"  aidlc ci{against} --format json    # the findings as one JSON document"]
         if s.errors or s.warnings > s.adopted:
             lines.append(f"  aidlc ci{against} --write-baseline    # only to accept today's findings of a bank adopted "

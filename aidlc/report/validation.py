@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING
 
@@ -53,10 +54,15 @@ def finding_lines(finding: Finding, style: Style) -> list[str]:
     return [head, style(f"      fix: {shown(finding.fix)}", "dim")]
 
 
+def first_failing(findings: Sequence[Finding]) -> Finding | None:
+    """The finding whose rule the next steps name: the first error (errors fail the run), else the first warning
+    (--strict fails on those); never a note printed before them."""
+    return next((f for f in findings if f.severity == Severity.error), None) or \
+        next((f for f in findings if f.severity == Severity.warning), None)
+
+
 def next_steps(report: ValidationReport) -> list[str]:
-    # The rule of the first error (errors come before warnings: they fail the run), else of the first warning.
-    first = next((f for f in report.findings if f.severity == Severity.error), None) or \
-        next((f for f in report.findings if f.severity == Severity.warning), None)
+    first = first_failing(report.findings)
     steps = [f"aidlc rules {first.code}    # what the rule checks and how to fix it"] if first else []
     steps += [
         "aidlc validate --format json    # the findings as one JSON document",
