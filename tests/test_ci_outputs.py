@@ -100,6 +100,8 @@ def test_the_next_steps_of_a_failing_run_against_a_base_carry_that_base(pr: Path
     assert "aidlc ci --base 'main&co' --write-baseline" in steps
     no_base = ci(pr)
     assert no_base.returncode == 1 and "  aidlc ci --write-baseline    #" in no_base.stdout  # no base to carry
+    assert "  aidlc ci --write-baseline    # only to accept today's findings of a bank adopted as it is" \
+        in no_base.stdout
     written = ci(pr, *shlex.split("aidlc ci --base 'main&co' --write-baseline")[2:])
     assert written.returncode == 0 and "wrote .aidlc-baseline.json: 2 findings" in written.stdout
 

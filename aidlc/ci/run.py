@@ -42,6 +42,7 @@ class Judged:
     report: Callable[[Baseline | None, str | None, bool], CiReport]
     rulebook: Rulebook | None
     base: str | None
+    layout: str = "memory-bank"  # or "aidlc-docs" (aidlc-workflows' records, v1 or v2): what the report calls them
 
 
 def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> Judged:
@@ -165,7 +166,7 @@ def _open_docs(root: Path, base: str | None, rulebook: Rulebook | None, history:
         findings.sort(key=lambda f: f.sort_key())
         return _report(root, base, checks, findings, files, [], known, rel, strict, decisions, logged)
 
-    return Judged(report, rulebook, base)
+    return Judged(report, rulebook, base, "aidlc-docs")
 
 
 def _report(root: Path, base: str | None, checks: list[str], findings: list[Finding], files: int,

@@ -64,7 +64,8 @@ def ci_cmd(app: App, path: str | None, base_ref: str | None, sarif_file: Path | 
         echo(sarif.render(report), nl=False)
     elif sarif_file is not None:
         write_output(sarif_file, sarif.render(report), "--sarif", "aidlc ci --sarif PATH")
-    text = render.render_json(report) if app.json else render.render_text(report, app.style, strict, base_ref)
+    text = render.render_json(report) if app.json else \
+        render.render_text(report, app.style, strict, base_ref, judged.layout)
     if os.environ.get("GITHUB_ACTIONS") == "true":
         commands, left_out = github.annotation_commands(report)
         # Annotations outside the guarded block; in JSON mode on stderr, which the runner reads as well.

@@ -30,9 +30,11 @@ def logged_line(logged: LoggedApproval) -> str:
     return f"{', '.join(logged.stages)}: {said}"
 
 
-def render_text(report: CiReport, style: Style, strict: bool = False, base_ref: str | None = None) -> str:
+def render_text(report: CiReport, style: Style, strict: bool = False, base_ref: str | None = None,
+                layout: str = "memory-bank") -> str:
     """`base_ref`: `--base` as given; the next steps repeat it, where the findings they name were judged against
-    it (docs/ci.md writes the baseline with `--base`)."""
+    it (docs/ci.md writes the baseline with `--base`). `layout`: the records judged, "memory-bank" or
+    "aidlc-docs", which the next steps name."""
     lines: list[str] = []
     for path, group in groupby(report.findings, key=lambda f: f.path):
         lines.append(style(path, "bold"))
@@ -73,8 +75,8 @@ def render_text(report: CiReport, style: Style, strict: bool = False, base_ref: 
                   *([f"  aidlc rules {first.code}    # what the rule checks and how to fix it"] if first else []),
                   f"  aidlc ci{against} --format json    # the findings as one JSON document"]
         if s.errors or s.warnings > s.adopted:
-            lines.append(f"  aidlc ci{against} --write-baseline    # only to accept today's findings of a bank adopted "
-                         "as it is")
+            adopted = "a bank adopted as it is" if layout == "memory-bank" else "records adopted as they are"
+            lines.append(f"  aidlc ci{against} --write-baseline    # only to accept today's findings of {adopted}")
         else:  # only adopted history fails, under --strict: no baseline holds it
             lines.append(f"  aidlc ci{against}    # without --strict, the {plural(s.adopted, 'warning')} of adopted "
                          "history do not fail; each stays a warning while its file is as it was before the ledger")
