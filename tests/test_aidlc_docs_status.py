@@ -260,3 +260,23 @@ def test_the_rules_findings_are_counted_and_their_first_error_comes_first(docs: 
         "reason": f"2 validation errors; the first: {STATE}:15 AIDLC-DOCS-003 Application Design is ticked, and "
                   f"{AUDIT} holds no approval of it by a person", "command": "aidlc validate"}
     assert "\nvalidation: 2 errors, " in run_cli("status", "-q", cwd=docs).stdout
+
+
+def test_a_log_of_bullets_aidlc_does_not_read_is_named_where_status_counts_its_entries(docs: Path) -> None:
+    # SUNCHANG-KWON/aidlc-workshop-tableorder keeps its 118-line log as `- Timestamp:` bullets: status said "audit:
+    # 0 entries" with no word of why, only validate's AIDLC-DOCS-017 did.
+    (docs / AUDIT).write_text(
+        "# Audit Log\n\n## Workflow Start\n- Timestamp: 2026-02-09T14:31:16+09:00\n"
+        "- User Input (raw): requirements 폴더를 보고 개발시작해. 나한테 묻지말고 알아서 너가 다 판단해서 끝내.\n"
+        "- Policy Decision: 사용자 지시에 따라 단계별 승인 질의 없이 자동 진행.\n\n"
+        "## INCEPTION - Workspace Detection\n- Timestamp: 2026-02-09T14:32:30+09:00\n- Finding:\n"
+        "  - Existing Code: No\n- Next Stage: Requirements Analysis\n\n"
+        "## INCEPTION - Requirements Analysis\n- Timestamp: 2026-02-09T14:34:10+09:00\n"
+        "- Approval Gate: User pre-approved auto progression\n", encoding="utf-8")
+    report = status(docs)
+    assert report["audit_entries"] == 0
+    assert report["unread_logs"] == [{"path": AUDIT, "text_lines": 13}]
+    lines = run_cli("status", "-q", cwd=docs).stdout.splitlines()
+    assert lines[1] == (f"audit: 0 entries read ({AUDIT} holds 13 lines of text in no entry form aidlc reads: "
+                        "AIDLC-DOCS-017), 0 recorded in the ledger")
+    assert lines[1] in run_cli("status", cwd=docs).stdout

@@ -132,6 +132,13 @@ class DocsUnit(BaseModel):
     plans: list[DocsPlan] = Field(description="its plans, matched as its folders are")
 
 
+class UnreadLog(BaseModel):
+    """An audit log holding text in no entry form aidlc reads (AIDLC-DOCS-017): no approval in it counts."""
+
+    path: str = Field(description="relative to the root")
+    text_lines: int = Field(description="its lines that are not blank")
+
+
 class DocsStatusReport(BaseModel):
     """`aidlc status --format json` on a project in the aidlc-docs layout."""
 
@@ -143,6 +150,8 @@ class DocsStatusReport(BaseModel):
     phases: list[DocsPhase]
     units: list[DocsUnit]
     audit_entries: int = Field(description="entries in the audit logs (history and new alike)")
+    unread_logs: list[UnreadLog] = Field(default_factory=list, description="audit logs holding text in no entry "
+                                         "form aidlc reads (AIDLC-DOCS-017): why their entries count 0")
     recorded_entries: int = Field(description="entries `aidlc audit append` wrote and the ledger records")
     ledger: bool = Field(description="whether the docs folder has a ledger")
     gates: list[GateStatus] = Field(default_factory=list, description="each subject's gates in the ledger beside the "

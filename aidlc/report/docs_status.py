@@ -28,7 +28,8 @@ def render_docs_counts(report: DocsStatusReport) -> str:
     units = ", ".join(f"unit {shown(unit.unit)} {_done(unit)}" for unit in report.units if unit.total)
     return "\n".join([
         f"stages done: {'; '.join(part for part in (phases, units) if part) or 'no stage lines'}",
-        f"audit: {plural(report.audit_entries, 'entry')}, {report.recorded_entries} recorded in the ledger",
+        f"audit: {plural(report.audit_entries, 'entry')}{_unread(report)}, {report.recorded_entries} recorded in "
+        "the ledger",
         # audit.md is the agent's own record: what it logs is a claim, not a decision aidlc attests (the ledger's gates)
         *([f"approval logged in the audit log: {report.ticked - report.unapproved} of "
            f"{plural(report.ticked, 'ticked stage')}" + (f"; {report.unapproved} without one" if report.unapproved
@@ -37,6 +38,15 @@ def render_docs_counts(report: DocsStatusReport) -> str:
         f"waiting for a person: {plural(len(report.waiting), 'stage')}",
         validation_line(report.errors, report.warnings),
     ])
+
+
+def _unread(report: DocsStatusReport) -> str:
+    """Why entries a log holds count 0 (SUNCHANG-KWON/aidlc-workshop-tableorder keeps its log as `- Timestamp:`
+    bullets): ` read (aidlc-docs/audit.md holds 118 lines of text in no entry form aidlc reads: AIDLC-DOCS-017)`."""
+    if not report.unread_logs:
+        return ""
+    logs = "; ".join(f"{shown(log.path)} holds {plural(log.text_lines, 'line')} of text" for log in report.unread_logs)
+    return f" read ({logs} in no entry form aidlc reads: AIDLC-DOCS-017)"
 
 
 def _done(part: DocsPhase | DocsUnit, word: str = "") -> str:

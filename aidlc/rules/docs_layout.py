@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
-from aidlc.aidlc_docs.model import DocsProject, Mark, PlanFile, StageLine
+from aidlc.aidlc_docs.model import AuditLog, DocsProject, Mark, PlanFile, StageLine
 from aidlc.aidlc_docs.plans import plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, stages_named
 from aidlc.model.types import Severity
@@ -153,11 +153,16 @@ def _code(project: DocsProject) -> Iterator[Hit]:
                       "only")
 
 
+def unread_logs(project: DocsProject) -> list[AuditLog]:
+    """The audit logs holding text and no entry aidlc reads (AIDLC-DOCS-017): more than a title and a line about
+    the log."""
+    return [log for log in project.audits if not log.entries and log.text_lines > 3]
+
+
 @check(UNREAD_LOG)
 def _unread_logs(project: DocsProject) -> Iterator[Hit]:
-    for log in project.audits:
-        if not log.entries and log.text_lines > 3:  # more than a title and a line about the log
-            yield Hit(log.path, 1, f"{log.path} holds {log.text_lines} lines of text and no entry aidlc reads")
+    for log in unread_logs(project):
+        yield Hit(log.path, 1, f"{log.path} holds {log.text_lines} lines of text and no entry aidlc reads")
 
 
 @check(UNREADABLE)

@@ -33,13 +33,14 @@ from aidlc.model.status import (
     RecordRow,
     RecordsStatusReport,
     RecordStatus,
+    UnreadLog,
 )
 from aidlc.model.types import Severity
 from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules import run_docs_rules, run_records_rules
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval
-from aidlc.rules.docs_layout import cut
+from aidlc.rules.docs_layout import cut, unread_logs
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 from aidlc.status.actions import count, fix_errors
 from aidlc.status.gates import last_decision
@@ -68,6 +69,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
         phases=[phase for phase in phases if phase.total or phase.plans],
         units=_units(project, placed, approvals),
         audit_entries=sum(len(log.entries) for log in project.audits),
+        unread_logs=[UnreadLog(path=log.path, text_lines=log.text_lines) for log in unread_logs(project)],
         recorded_entries=sum(event.type == EventType.audit_appended for event in ledger.events())
         if has_ledger else 0,
         ledger=has_ledger,
