@@ -71,8 +71,34 @@ def test_merge_conflict_markers_in_the_audit_log_are_errors(docs: DocsRepo) -> N
     docs.replace(AUDIT, "## Workflow Planning - Approval", "=======\n## Workflow Planning - Approval")
     docs.replace(AUDIT, "## Application Design - Approval", ">>>>>>> feature/web\n## Application Design - Approval")
     lines = [docs.line(AUDIT, marker) for marker in ("<<<<<<<", "=======", ">>>>>>>")]
-    assert only(docs, "AIDLC-DOCS-001") == [(AUDIT, line) for line in lines]
+    assert only(docs, "AIDLC-DOCS-001") == [(AUDIT, lines[0])]
+    [finding] = docs.findings()
+    assert finding.message == (f"merge-conflict markers at lines {', '.join(map(str, lines))}: the merge was committed "
+                               "unresolved")
     assert every_rule()["AIDLC-DOCS-001"].severity == Severity.error
+
+
+def test_one_conflict_whose_middle_marker_was_deleted_is_one_finding_naming_its_marker_lines(docs: DocsRepo) -> None:
+    # jykim9-pixel/aidlc-workshop-nexon: `<<<<<<< HEAD` at line 173 and `>>>>>>> e7ea12c (...)` at 310 bound one
+    # region, its `=======` deleted; it was two errors, each saying "(2 marker lines in the file)".
+    docs.replace(AUDIT, "## User Stories - Approval", "<<<<<<< HEAD\n## Functional Design - Unit 1 Complete\n"
+                 "**Timestamp**: 2026-05-06T00:16:00Z\n**User Input**: \"unit 1-functional-design 수정완료\"\n\n"
+                 "## User Stories - Approval")
+    docs.replace(AUDIT, "## Application Design - Approval", "**Documentation:**\n"
+                 "- aidlc-docs/construction/unit2-admin-flow/code/frontend-summary.md\n"
+                 ">>>>>>> e7ea12c (feat(unit2): add functional design, code generation plan, and design artifacts)\n\n"
+                 "---\n\n## Application Design - Approval")
+    first, last = docs.line(AUDIT, "<<<<<<< HEAD"), docs.line(AUDIT, ">>>>>>> e7ea12c")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    conflicts = [(f["path"], f["line"], f["message"]) for f in json.loads(result.stdout)["findings"]
+                 if f["code"] == "AIDLC-DOCS-001"]
+    assert conflicts == [(AUDIT, first, f"merge-conflict markers at lines {first}, {last}: the merge was committed "
+                                        "unresolved")]
+    # A file of many conflicts names its first ten marker lines and counts them all.
+    docs.replace(STATE, "## Stage Progress", "## Stage Progress\n" + "<<<<<<< HEAD\n=======\n>>>>>>> main\n" * 4)
+    [(_, line, message)] = [(f.path, f.line, f.message) for f in docs.findings("AIDLC-DOCS-001") if f.path == STATE]
+    assert line == docs.line(STATE, "<<<<<<<")
+    assert message.startswith(f"merge-conflict markers at lines {line}, {line + 1}, ") and " (12 in all): " in message
 
 
 def test_a_heading_underlined_with_equals_signs_is_not_a_conflict(docs: DocsRepo) -> None:
@@ -85,7 +111,8 @@ def test_conflict_markers_in_the_state_and_in_a_plan_are_found_too(docs: DocsRep
                  "=======\n- [ ] Build and Test - EXECUTE\n>>>>>>> Stashed changes")
     docs.replace(DESIGN_PLAN, "## Steps", "## Steps\n<<<<<<< HEAD\n=======\n>>>>>>> main")
     where = only(docs, "AIDLC-DOCS-001")
-    assert sorted({path for path, _ in where}) == sorted([DESIGN_PLAN, STATE]) and len(where) == 6
+    assert sorted(where) == sorted([(DESIGN_PLAN, docs.line(DESIGN_PLAN, "<<<<<<<")),
+                                    (STATE, docs.line(STATE, "<<<<<<<"))])
     # suhyup-bank: a design document's two sides are two versions of one text, not entries to keep both of.
     docs.replace(AUDIT, "## User Stories - Approval", "<<<<<<< HEAD\n## User Stories - Approval")
     fixes = {finding.path: finding.fix for finding in docs.findings() if finding.code == "AIDLC-DOCS-001"}

@@ -55,6 +55,7 @@ LOG_CONFLICT_FIX = ("resolve the merge: keep every entry of both sides (the log 
                     "stay, in time order), delete the marker lines, and commit")
 FILE_CONFLICT_FIX = ("resolve the merge: choose or combine what the two sides of each conflict say, delete the marker "
                      "lines, and commit")
+MARKERS_NAMED = 10  # a file's conflict markers its finding names, the first ones
 CONFLICT = docs_rule(
     "AIDLC-DOCS-001", E, "a file of aidlc-docs/ holds git merge-conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`)",
     f"in an audit log: {LOG_CONFLICT_FIX}; in another file: {FILE_CONFLICT_FIX}")
@@ -128,20 +129,30 @@ V1_STATE_RULES = (NO_APPROVAL, AWAITING, STATUS_AWAITING, PLAN_OPEN, BUILD_BEFOR
 
 
 # -- the files ---------------------------------------------------------------------------------------------------
-@check(CONFLICT)
-def _conflicts(project: DocsProject) -> Iterator[Hit]:
+def conflict_markers(project: DocsProject) -> dict[str, list[int]]:
+    """The lines of merge-conflict markers, by file: the state file, the audit logs and the other Markdown files."""
     marked: dict[str, list[int]] = dict(project.conflicts)
     if project.state is not None and project.state.conflict_lines:
         marked[project.state.path] = project.state.conflict_lines
-    logs = {log.path for log in project.audits}
     for log in project.audits:
         if log.conflict_lines:
             marked[log.path] = log.conflict_lines
-    for path, lines in sorted(marked.items()):
+    return marked
+
+
+@check(CONFLICT)
+def _conflicts(project: DocsProject) -> Iterator[Hit]:
+    """One finding a file, at its first marker, naming them all: the markers of one region are one conflict
+    (jykim9-pixel/aidlc-workshop-nexon's `<<<<<<< HEAD` and `>>>>>>> e7ea12c`, its `=======` deleted), and a file's
+    regions are resolved in one merge."""
+    logs = {log.path for log in project.audits}
+    for path, lines in sorted(conflict_markers(project).items()):
         fix = LOG_CONFLICT_FIX if path in logs else FILE_CONFLICT_FIX
-        for line in lines:
-            yield Hit(path, line, f"a merge-conflict marker ({len(lines)} marker lines in the file): the merge "
-                      "was committed unresolved", fix)
+        named = ", ".join(map(str, lines[:MARKERS_NAMED])) + (f" ({len(lines)} in all)" if len(lines) > MARKERS_NAMED
+                                                              else "")
+        what = f"merge-conflict markers at lines {named}" if len(lines) > 1 else \
+            f"a merge-conflict marker at line {lines[0]}"
+        yield Hit(path, lines[0], f"{what}: the merge was committed unresolved", fix)
 
 
 @check(CODE)

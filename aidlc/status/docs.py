@@ -40,7 +40,7 @@ from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules import run_docs_rules, run_records_rules
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval
-from aidlc.rules.docs_layout import cut, unread_logs
+from aidlc.rules.docs_layout import conflict_markers, cut, unread_logs
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 from aidlc.status.actions import count, fix_errors
 from aidlc.status.gates import last_decision
@@ -223,7 +223,7 @@ def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[A
                   ledger: Ledger, has_ledger: bool, state: str | None, findings: list[Finding]) -> list[Action]:
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
                       "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
-               for path, lines in _conflicts(project).items()]
+               for path, lines in conflict_markers(project).items()]
     if not has_ledger:
         missing = no_ledger(ledger)
         actions.append(Action(reason=missing.message, command=missing.next_steps[0] if missing.next_steps else None))
@@ -252,16 +252,6 @@ def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[A
     if has_ledger:
         actions.append(Action(reason="check the ledger and every audit entry it records", command="aidlc log verify"))
     return actions
-
-
-def _conflicts(project: DocsProject) -> dict[str, list[int]]:
-    found = dict(project.conflicts)
-    if project.state and project.state.conflict_lines:
-        found[project.state.path] = project.state.conflict_lines
-    for log in project.audits:
-        if log.conflict_lines:
-            found[log.path] = log.conflict_lines
-    return found
 
 
 def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> list[str]:
@@ -358,7 +348,7 @@ def _record_next(project: DocsProject, waiting: list[Action], state: str | None,
     assert project.record is not None
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
                       "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
-               for path, lines in _conflicts(project).items()]
+               for path, lines in conflict_markers(project).items()]
     actions += fix_errors(findings) + waiting
     if waiting:  # nothing after a stage whose gate is open
         return actions
