@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,34 @@ def test_a_log_of_bullets_aidlc_does_not_read_is_named_where_status_counts_its_e
     assert lines[1] == (f"audit: 0 entries read ({AUDIT} holds 13 lines of text in no entry form aidlc reads: "
                         "AIDLC-DOCS-017), 0 recorded in the ledger")
     assert lines[1] in run_cli("status", cwd=docs).stdout
+
+
+def test_a_dash_box_is_a_stage_in_progress_for_each_unit_its_line_names(docs: Path) -> None:
+    # TaehoKimKTHO/table-order: `[-]` on a per-unit stage some units have done. It is read in progress for each unit
+    # the line names, never skipped, and its units' "완료" (complete) is no tick to judge.
+    replace(docs, STATE, "- [x] Unit 1 Functional Design - COMPLETE\n",
+            "- [-] Functional Design - EXECUTE (Unit 1 완료, Unit 3 완료, Unit 4 완료)\n")
+    line = (docs / STATE).read_text(encoding="utf-8").split("\n").index(
+        "- [-] Functional Design - EXECUTE (Unit 1 완료, Unit 3 완료, Unit 4 완료)") + 1
+    report = status(docs)
+    read = {(unit["unit"], stage["stage"]): (stage["mark"], stage["skipped"]) for unit in report["units"]
+            for stage in unit["stages"] if stage["line"] == line}
+    assert read == {(unit, "functional-design"): ("in-progress", False) for unit in ("1", "3", "4")}
+    assert f"  [~] functional-design      line {line}" in run_cli("status", cwd=docs).stdout
+    result = run_cli("validate", "--format", "json", cwd=docs)
+    assert [f["code"] for f in json.loads(result.stdout)["findings"] if f["line"] == line] == []
+
+
+def test_the_docs_name_each_box_of_a_stage_line_as_the_reader_reads_it() -> None:
+    # docs/aidlc-docs.md and a comment of the reader said `[-]` was skipped; the reader reads it in progress.
+    from aidlc.aidlc_docs.model import Mark
+    from aidlc.aidlc_docs.state_line import mark_of
+
+    page = " ".join((Path(__file__).resolve().parent.parent / "docs" / "aidlc-docs.md").read_text().split())
+    said = page.split("They are checkbox lines (", 1)[1].split("; in a plan", 1)[0]
+    words = {"ticked": Mark.done, "in progress": Mark.in_progress, "skipped": Mark.skipped, "awaiting": Mark.awaiting}
+    read = {}
+    for part in (part.split(":")[0] for part in said.split("; ")):  # the boxes, then the first word of what they mean
+        meaning = words[min((word for word in words if word in part), key=part.index)]
+        read |= {box: meaning for box in re.findall(r"`\[(.)\]`", part)}
+    assert read == {box: mark_of(box) for box in read} and set(read) == set("x~/-S?")

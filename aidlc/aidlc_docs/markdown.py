@@ -10,7 +10,8 @@ from collections.abc import Iterator
 # the closing part at every one of a hostile heading's 100,000 blanks: a minute).
 HEADING = re.compile(r"^(#{1,6})[ \t]+((?:[ \t#]*+[^ \t#\n])*)[ \t#]*$")
 LIST_ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<text>.*)$")  # a list item, checkbox or not
-# `[~]` and `[/]` in progress (`[/]` as task-list plugins write it), `[-]` and `[S]` skipped, `[?]` awaiting.
+# `[~]`, `[/]` and `[-]` in progress (`[/]` as task-list plugins write it; `[-]` partly done, as v2 marks a stage in
+# progress), `[S]` skipped, `[?]` awaiting, `[R]` revising: state_line.mark_of reads them.
 BOX = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+\[(?P<box>[ xX~/\-SR?])\][ \t]*(?P<text>.*)$")
 _CONFLICT = re.compile(r"^(<{7}( |$)|={7}$|>{7}( |$)|\|{7}( |$))")
 

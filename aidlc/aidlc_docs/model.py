@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 class Mark(StrEnum):
     done = "done"  # [x]
     pending = "pending"  # [ ]
-    in_progress = "in-progress"  # [~], [-] (v2: in progress), [R] revising
+    in_progress = "in-progress"  # [~], [/], [-] (partly done; in v2 too), [R] revising
     skipped = "skipped"  # [S]
     awaiting = "awaiting"  # [?] (v2: the gate is open)
 
