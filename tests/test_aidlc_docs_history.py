@@ -180,6 +180,37 @@ def test_a_changed_line_of_the_last_entry_no_separator_closes_is_an_edit(docs: R
     assert message.endswith(f"its line 5 read `{PENDING_ROW}` and now reads `{now}`"), message
 
 
+# dragon4499/teamtwo-repository's log: the last entry closed by a `---` the file ends on, with no line end; the next
+# commit's entries appended right after those bytes, its first heading glued onto that line and split by a stray line
+# break (`---## Us`, then `er Stories Planning Created`).
+GLUED = ("## Us\ner Stories - Plan Created\n**Timestamp**: 2026-06-01T09:15:00Z\n**AI Response**: Created the story "
+         "plan\n**Context**: INCEPTION - User Stories\n\n---\n\n" + APPROVAL)
+
+
+def test_entries_appended_onto_the_separator_the_log_ended_on_edit_nothing(docs: Repo) -> None:
+    """The later version starts with every byte of the earlier one: nothing committed was changed (before: "edited the
+    entry `Requirements Analysis - Answers` ...: its line 7, `---## Us`, was added at its end", with a fix, put the
+    entry back as it was committed, that nothing could follow). No edit, re-formatting or insertion is found."""
+    before = "# Audit\n\n" + START + ANSWERS.removesuffix("\n\n")
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: before})
+    docs.commit("stories", "2026-06-01T09:21:00Z", **{AUDIT: before + GLUED})
+    assert (docs.root / AUDIT).read_text().startswith(before) and "\n---## Us\n" in (docs.root / AUDIT).read_text()
+    done = run_cli("validate", str(docs.root), "--format", "json")
+    assert done.returncode == 0, done.stdout
+    assert [f["code"] for f in json.loads(done.stdout)["findings"]] == []
+
+
+def test_words_glued_onto_an_entry_s_last_line_are_still_an_edit_where_a_separator_follows(docs: Repo) -> None:
+    """Only the closing `---` belongs to no entry: words put after an answer that had no line end change the entry."""
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + '## Requirements Analysis - '
+                                                     'Answers\n**Timestamp**: 2026-06-01T09:10:00Z\n**User Input**: '
+                                                     '"A, B'})
+    docs.commit("more", "2026-06-01T09:21:00Z", **{AUDIT: "# Audit\n\n" + START + '## Requirements Analysis - '
+                                                  'Answers\n**Timestamp**: 2026-06-01T09:10:00Z\n**User Input**: '
+                                                  '"A, B, approved"\n\n---\n'})
+    assert docs.codes() == ["AIDLC-DOCS-021"]
+
+
 def test_a_merge_that_drops_one_sides_entries_is_charged_and_a_side_deletion_is_not(docs: Repo) -> None:
     docs.git("checkout", "-q", "-b", "feature")
     side = entry("Code Generation - Approved", "2026-06-01T09:30:00Z", "yes", "CONSTRUCTION - Code Generation")

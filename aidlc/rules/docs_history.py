@@ -18,7 +18,8 @@ ENTRY_DELETED = docs_rule(
     "the audit log only grows: a correction is a new entry at the end")
 ENTRY_EDITED = docs_rule(
     "AIDLC-DOCS-021", E, "an audit entry that a commit added was edited by a later commit (lines appended at the "
-    "end of the log, which read as part of a last entry no `---` closes, are no edit)",
+    "end of the log, which read as part of a last entry no `---` closes, are no edit, nor are bytes appended after a "
+    "`---` the log ended on without a line end)",
     "put the entry back as it was committed (`git show COMMIT^:aidlc-docs/audit.md`) and record the correction as "
     "a new entry at the end of the log")
 ENTRY_REFORMATTED = docs_rule(

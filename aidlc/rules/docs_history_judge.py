@@ -146,12 +146,16 @@ class Judge:
 
     def appends_lines(self, parent: str | None, blob: str | None) -> bool:
         """Whether the version `blob` is its parent's with lines after it: every line the parent held kept as it was,
-        its last one given the line end it lacked (words added at the end of that line change it: not so)."""
+        its last one given the line end it lacked. Words added at the end of that line change it, unless it is the
+        `---` that closes the last entry, which is no entry's line: dragon4499/teamtwo-repository's next commit
+        glued its first heading onto it (`---## Us...`), every byte before kept."""
         if parent is None or blob is None:
             return False
-        kept = self.text(parent).removesuffix("\n")
-        text = self.text(blob)
-        return text.startswith(kept) and text[len(kept):len(kept) + 1] in ("", "\n")
+        before, text = self.text(parent), self.text(blob)
+        kept = before.removesuffix("\n")
+        if not text.startswith(kept):
+            return False
+        return text[len(kept):len(kept) + 1] in ("", "\n") or before.rpartition("\n")[2].strip() == "---"
 
     def utf16(self, blob: str | None) -> bool:
         """Whether the version starts with a UTF-16 byte order mark (a log saved as Notepad's "Unicode")."""
