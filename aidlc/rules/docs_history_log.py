@@ -1,7 +1,8 @@
 """The history rules of an audit log's entries (aidlc/rules/docs_history.py): each commit's version of the log
 against its parents'. What a parent holds and the commit does not was deleted or edited by that commit; an entry
-it wrote above committed ones was inserted; a log it deleted or emptied, or one the ignore rules now hide, was
-removed. A merge is charged only with what no side explains (see aidlc/rules/docs_history_scan.py).
+it wrote above committed ones was inserted; a log it deleted or emptied was removed
+(aidlc/rules/docs_history_removed.py). A merge is charged only with what no side explains (see
+aidlc/rules/docs_history_scan.py).
 """
 
 from __future__ import annotations
@@ -12,11 +13,10 @@ from difflib import SequenceMatcher
 from aidlc import vcs
 from aidlc.aidlc_docs.markdown import marker_lines
 from aidlc.aidlc_docs.model import AuditEntry
-from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
 from aidlc.names import arg, shown
-from aidlc.plural import plural
-from aidlc.rules.docs_history import ENTRY_DELETED, ENTRY_EDITED, ENTRY_INSERTED, ENTRY_REFORMATTED, LOG_REMOVED
+from aidlc.rules.docs_history import ENTRY_DELETED, ENTRY_EDITED, ENTRY_INSERTED, ENTRY_REFORMATTED
 from aidlc.rules.docs_history_judge import Deletion, Judge, Version, described, short, which, whitespace, words
+from aidlc.rules.docs_history_removed import judge_removed, written_again
 from aidlc.rules.docs_layout import cut
 
 
@@ -32,7 +32,7 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
     if child is not None and child.texts:
         _origins(judge, revision, path, child, parents, old_blobs, appended)
         if not any(p is not None and p.texts for p in parents):  # the log written again, where it was not
-            _written_again(judge, path, child)
+            written_again(judge, path, child)
     if new_blob is not None:
         judge.judged.add(new_blob)
     if not any(p is not None and p.texts for p in parents) or appended:
@@ -42,7 +42,7 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
     # as any merge that keeps one side's log does (AIDLC-DOCS-020): it did not empty a log (AI-DLC-Workshop3's 34b64bc,
     # whose 10 lines of a table are its second parent's).
     if child is None or (not child.texts and all(p is not None and p.texts for p in parents)):
-        _judge_removed(judge, revision, path, parents, child, expected, new_blob)
+        judge_removed(judge, revision, path, parents, child, expected, new_blob)
         return
     new = _judge_rewritten(judge, revision, path, parents, child, expected)
     if len(parents) == 1 and parents[0] is not None:  # a merge interleaves both sides' entries: order not judged
@@ -51,38 +51,6 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
 
 def _only_appends(parents: list[Version | None], child: Version | None) -> bool:
     return len(parents) == 1 and parents[0] is not None and child is not None and _appends(parents[0], child)
-
-
-def _judge_removed(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None],
-                   child: Version | None, expected: Counter[str], blob: str | None) -> None:
-    """The commit deleted the log (`child` None) or emptied it of its entries (its version `blob`: empty, saved as
-    UTF-16, where no entry reads as the UTF-8 the rules write, or lines none of which reads as an entry)."""
-    lost = sum(expected.values())
-    if lost:
-        held = [text for parent in parents if parent is not None for text in parent.texts if text in expected]
-        judge.removed[path] = (len(judge.findings), tuple(words(text) for text in dict.fromkeys(held)))
-        if judge.utf16(blob):
-            judge.add(LOG_REMOVED, path, None, f"{short(revision)} saved {path} as UTF-16: none of the "
-                      f"{plural(lost, 'entry')} it held before reads as UTF-8", f"iconv -f UTF-16 -t UTF-8 {arg(path)} "
-                      f"> {arg(path + '.utf8')} && mv {arg(path + '.utf8')} {arg(path)}    # UTF-8 again, then commit")
-            return
-        lines = [line for line in judge.text(blob).split("\n") if line.strip()] if blob is not None else []
-        what, left = "deleted" if blob is None else "emptied", ""
-        if not all(line.startswith("#") for line in lines):  # more than its title: lines, none of them an entry
-            what, left = "left no entry in", f": none of its {plural(len(lines), 'line')} reads as one"
-        judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {plural(lost, 'entry')} "
-                  f"before it{left}", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
-
-
-def _written_again(judge: Judge, path: str, child: Version) -> None:
-    """A version of the log written where its parents held none, after a commit deleted or emptied it: holding every
-    entry the log held then, in its order and first, nothing was lost (ai-dlc-workshop-db: "Delete aidlc-workshop
-    directory", then "Add files via upload" with two entries more); else the removal stands: a log deleted and written
-    again reordered, or with an entry edited, is no way around the rules on order and edits. Another branch's version
-    of the log, which never lost it, forgives nothing."""
-    index, held = judge.removed.pop(path, (None, ()))
-    if index is not None and tuple(words(text) for text in child.texts[:len(held)]) == held:
-        judge.rewritten.add(index)
 
 
 def _judge_rewritten(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None], child: Version,
@@ -313,26 +281,3 @@ def _judge_order(judge: Judge, revision: vcs.Revision, path: str, parent: Versio
         judge.add(ENTRY_INSERTED, path, inserted[0].line, f"{short(revision)} inserted {which(inserted)} above "
                   f"entries earlier commits added (line {child.entries[last].line} of its version is one)",
                   subject=tuple(words(entry.text) for entry in inserted))
-
-
-# -- the log removed from tracking ----------------------------------------------------------------------------------
-def judge_ignored(judge: Judge, rel: str, audits: list[str], since: str | None) -> None:
-    """An audit log that commits tracked (on the judged history, or at `since`) which HEAD no longer holds and the
-    work tree's ignore rules ignore: the agent's next entries would never be committed. A log HEAD holds is tracked,
-    and git commits its changes whatever the ignore rules say (aidlc-workshop's `audit.md` line in .gitignore)."""
-    history = judge.history
-    held = {f"{rel}/{name}" for name in _held_logs(history, "HEAD", rel)}
-    tracked = set(audits)
-    if since:
-        tracked.update(f"{rel}/{name}" for name in _held_logs(history, since, rel))
-    for found in history.ignored(sorted(tracked - held)):
-        judge.add(LOG_REMOVED, found.source, found.line, f"{found.path} is git-ignored by `{found.pattern}` "
-                  f"({found.source}:{found.line}) although commits tracked it: new entries would not be committed",
-                  f"remove `{found.pattern}` from {found.source} (or add `!{found.path}` after it), then commit "
-                  f"{found.path}")
-
-
-def _held_logs(history: vcs.History, commit: str, rel: str) -> list[str]:
-    top = [AUDIT_FILE] if AUDIT_FILE in history.names(commit, rel) else []
-    return top + [f"{AUDIT_FOLDER}/{name}" for name in history.names(commit, f"{rel}/{AUDIT_FOLDER}")
-                  if is_audit(f"{AUDIT_FOLDER}/{name}")]

@@ -8,8 +8,9 @@ versions by their text (AuditEntry.text): what a parent holds and the commit doe
 commit. A merge is charged only with what no side explains: an entry one side added and the merge dropped, or one
 every side kept; an entry one side deleted since the merge base is that side's commit's deletion, not the merge's.
 
-The rules are judged in turn over the commits: the entries of each log (aidlc/rules/docs_history_log.py), their
-timestamps (aidlc/rules/docs_history_stamps.py), the stages ticked (aidlc/rules/docs_history_ticks.py).
+The rules are judged in turn over the commits: the entries of each log (aidlc/rules/docs_history_log.py; the log
+removed: aidlc/rules/docs_history_removed.py), their timestamps (aidlc/rules/docs_history_stamps.py), the stages
+ticked (aidlc/rules/docs_history_ticks.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from aidlc.aidlc_docs.model import DocsProject
 from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, STATE_FOLDER, is_audit, state_file
 from aidlc.model.findings import Finding
 from aidlc.rules.docs_history_judge import Judge, versions
-from aidlc.rules.docs_history_log import judge_ignored, judge_log, report_deletions
+from aidlc.rules.docs_history_log import judge_log, report_deletions
+from aidlc.rules.docs_history_removed import judge_ignored
 from aidlc.rules.docs_history_stamps import judge_shared, judge_stamps, moment
 from aidlc.rules.docs_history_ticks import judge_state_removed, judge_ticks, ticks_at_head
 

@@ -1,0 +1,69 @@
+"""The history rule of an audit log removed (aidlc/rules/docs_history.py, AIDLC-DOCS-024): deleted, emptied of its
+entries, or hidden by the ignore rules once HEAD no longer holds it. A log written again holding every entry it held,
+first and in order, lost nothing."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from aidlc import vcs
+from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
+from aidlc.names import arg
+from aidlc.plural import plural
+from aidlc.rules.docs_history import LOG_REMOVED
+from aidlc.rules.docs_history_judge import Judge, Version, short, words
+
+
+def judge_removed(judge: Judge, revision: vcs.Revision, path: str, parents: list[Version | None],
+                  child: Version | None, expected: Counter[str], blob: str | None) -> None:
+    """The commit deleted the log (`child` None) or emptied it of its entries (its version `blob`: empty, saved as
+    UTF-16, where no entry reads as the UTF-8 the rules write, or lines none of which reads as an entry)."""
+    lost = sum(expected.values())
+    if lost:
+        held = [text for parent in parents if parent is not None for text in parent.texts if text in expected]
+        judge.removed[path] = (len(judge.findings), tuple(words(text) for text in dict.fromkeys(held)))
+        if judge.utf16(blob):
+            judge.add(LOG_REMOVED, path, None, f"{short(revision)} saved {path} as UTF-16: none of the "
+                      f"{plural(lost, 'entry')} it held before reads as UTF-8", f"iconv -f UTF-16 -t UTF-8 {arg(path)} "
+                      f"> {arg(path + '.utf8')} && mv {arg(path + '.utf8')} {arg(path)}    # UTF-8 again, then commit")
+            return
+        lines = [line for line in judge.text(blob).split("\n") if line.strip()] if blob is not None else []
+        what, left = "deleted" if blob is None else "emptied", ""
+        if not all(line.startswith("#") for line in lines):  # more than its title: lines, none of them an entry
+            what, left = "left no entry in", f": none of its {plural(len(lines), 'line')} reads as one"
+        judge.add(LOG_REMOVED, path, None, f"{short(revision)} {what} {path}, which held {plural(lost, 'entry')} "
+                  f"before it{left}", f"git checkout {revision.parents[0]} -- {arg(path)}    # restore it, then commit")
+
+
+def written_again(judge: Judge, path: str, child: Version) -> None:
+    """A version of the log written where its parents held none, after a commit deleted or emptied it: holding every
+    entry the log held then, in its order and first, nothing was lost (ai-dlc-workshop-db: "Delete aidlc-workshop
+    directory", then "Add files via upload" with two entries more); else the removal stands: a log deleted and written
+    again reordered, or with an entry edited, is no way around the rules on order and edits. Another branch's version
+    of the log, which never lost it, forgives nothing."""
+    index, held = judge.removed.pop(path, (None, ()))
+    if index is not None and tuple(words(text) for text in child.texts[:len(held)]) == held:
+        judge.rewritten.add(index)
+
+
+# -- the log removed from tracking ----------------------------------------------------------------------------------
+def judge_ignored(judge: Judge, rel: str, audits: list[str], since: str | None) -> None:
+    """An audit log that commits tracked (on the judged history, or at `since`) which HEAD no longer holds and the
+    work tree's ignore rules ignore: the agent's next entries would never be committed. A log HEAD holds is tracked,
+    and git commits its changes whatever the ignore rules say (aidlc-workshop's `audit.md` line in .gitignore)."""
+    history = judge.history
+    held = {f"{rel}/{name}" for name in _held_logs(history, "HEAD", rel)}
+    tracked = set(audits)
+    if since:
+        tracked.update(f"{rel}/{name}" for name in _held_logs(history, since, rel))
+    for found in history.ignored(sorted(tracked - held)):
+        judge.add(LOG_REMOVED, found.source, found.line, f"{found.path} is git-ignored by `{found.pattern}` "
+                  f"({found.source}:{found.line}) although commits tracked it: new entries would not be committed",
+                  f"remove `{found.pattern}` from {found.source} (or add `!{found.path}` after it), then commit "
+                  f"{found.path}")
+
+
+def _held_logs(history: vcs.History, commit: str, rel: str) -> list[str]:
+    top = [AUDIT_FILE] if AUDIT_FILE in history.names(commit, rel) else []
+    return top + [f"{AUDIT_FOLDER}/{name}" for name in history.names(commit, f"{rel}/{AUDIT_FOLDER}")
+                  if is_audit(f"{AUDIT_FOLDER}/{name}")]
