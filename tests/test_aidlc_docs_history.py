@@ -392,6 +392,65 @@ def test_a_log_deleted_then_uploaded_again_holding_every_entry_lost_nothing(docs
     assert "deleted aidlc-docs/audit.md, which held 3 entries" in run_cli("validate", str(docs.root)).stdout
 
 
+# SUNCHANG-KWON/aidlc-workshop-tableorder: 8cf06e0 added the log, 04b9d5c (a revert) deleted it, and b27a81a wrote
+# another log at that path, in bullets (`- Timestamp: ...`), which HEAD holds.
+BULLETS = ("# AI-DLC Audit Log\n\n## INCEPTION - Requirements Analysis\n- Timestamp: 2026-06-01T10:34:10+09:00\n"
+           "- Approval Gate: User pre-approved auto progression\n")
+LATER = entry("Workflow Planning - Approval", "2026-06-01T10:40:00Z", "go on", "INCEPTION - Workflow Planning")
+
+
+@pytest.mark.parametrize("written", ["bullets", "entries"])
+def test_a_deleted_log_whose_path_head_holds_again_gets_a_step_that_keeps_the_current_log(docs: Repo,
+                                                                                           written: str) -> None:
+    """Before, the fix was `git checkout 8cf06e0... -- aidlc-docs/audit.md    # restore it`: following it overwrote the
+    log HEAD holds. The step puts the deleted entries back above the current ones; committed, nothing is lost: neither
+    the removal nor the entries put back above later ones are reported."""
+    held = docs.commit("feat: AIDLC 워크플로우 산출물", "2026-06-01T09:12:00Z",
+                       **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    docs.git("rm", "-q", AUDIT)
+    docs.commit('Revert "feat: AIDLC 워크플로우 산출물"', "2026-06-01T09:30:00Z")
+    current = BULLETS if written == "bullets" else "# Audit Log\n\n" + LATER
+    again = docs.commit("feat: implement table-order MVP", "2026-06-01T10:45:00Z", **{AUDIT: current})
+    done = run_cli("validate", str(docs.root), "--format", "json")
+    [found] = [f for f in json.loads(done.stdout)["findings"] if f["code"] == "AIDLC-DOCS-024"]
+    subprocess.run(["bash", "-c", found["fix"].split("    #")[0]], cwd=docs.root, check=True)
+    log = (docs.root / AUDIT).read_text(encoding="utf-8")
+    assert log.startswith("# Audit\n\n" + START + ANSWERS) and log.endswith(current), log  # the current log is kept
+    assert f"git show {held}:{AUDIT}" in found["fix"] and "back above the current ones" in found["fix"]
+    assert found["message"].endswith(f"which held 2 entries before it; commit {again[:12]} (feat: implement "
+                                     "table-order MVP) wrote it again without them"), found["message"]
+    docs.commit("Restore the deleted audit entries", "2026-06-01T10:50:00Z")
+    assert [code for code in docs.codes() if code in ("AIDLC-DOCS-020", "AIDLC-DOCS-023", "AIDLC-DOCS-024")] == []
+
+
+def test_a_deleted_log_written_again_with_some_of_its_entries_is_told_how_many_it_lacks(docs: Repo) -> None:
+    """No command can take the entries the current log lacks and leave the others: the step shows the deleted log and
+    says which to put back, rather than check it out over the log HEAD holds."""
+    docs.commit("answers", "2026-06-01T09:12:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    (docs.root / AUDIT).unlink()
+    docs.commit("drop the log", "2026-06-01T09:15:00Z")
+    again = docs.commit("upload", "2026-06-01T09:28:00Z", **{AUDIT: "# Audit\n\n" + ANSWERS + APPROVAL})
+    [(_, _, _, message)] = [found for found in docs.findings() if found[0] == "AIDLC-DOCS-024"]
+    assert message.endswith(f"commit {again[:12]} (upload) wrote it again without 1 of them"), message
+    [fix] = [f["fix"] for f in json.loads(run_cli("validate", str(docs.root), "--format", "json").stdout)["findings"]
+             if f["code"] == "AIDLC-DOCS-024"]
+    assert fix.startswith("git show ") and "the 1 entry the current log lacks" in fix, fix
+
+
+def test_a_state_file_written_again_unreadable_is_no_deletion_to_check_out_over_it(docs: Repo) -> None:
+    """A later commit wrote the state file again, saved as UTF-16: the deletion before it is not why none is read
+    (AIDLC-DOCS-015 says why), and no step checks the deleted version out over the one HEAD holds (before: 029, `git
+    checkout <the commit before the deletion> -- aidlc-docs/aidlc-state.md`)."""
+    approved(docs)
+    docs.git("rm", "-q", STATE)
+    docs.commit("drop the state", "2026-06-01T09:30:00Z")
+    (docs.root / STATE).write_bytes(TICKED.encode("utf-16"))
+    docs.commit("state again", "2026-06-01T09:35:00Z")
+    found = json.loads(run_cli("validate", str(docs.root), "--format", "json").stdout)["findings"]
+    assert ("AIDLC-DOCS-015", STATE) in [(f["code"], f["path"]) for f in found]
+    assert "AIDLC-DOCS-029" not in [f["code"] for f in found], found
+
+
 def test_a_finding_on_an_older_version_is_reported_where_head_holds_it(docs: Repo) -> None:
     """A late entry and a stage ticked unapproved, judged at the commits that made them, are found at HEAD's lines
     after a later commit wrote lines above them (table-order, petmed: the lines of old versions pointed at other

@@ -38,7 +38,9 @@ LOG_REMOVED = docs_rule(
     "git-ignored (its next version starting with every entry it held, in order, nothing was lost; a merge that kept "
     "the version of a side whose log held no entry dropped the other side's entries, AIDLC-DOCS-020)",
     "restore the file from the commit before (`git checkout COMMIT^ -- aidlc-docs/audit.md`), remove the ignore "
-    "rule that matches it, and commit it: the audit log is the record of every approval")
+    "rule that matches it, and commit it: the audit log is the record of every approval; where a log stands at that "
+    "path again, put the entries back above its own (`git show COMMIT^:aidlc-docs/audit.md`) instead: a checkout "
+    "would overwrite it")
 STAMP_AFTER_COMMIT = docs_rule(
     "AIDLC-DOCS-025", E, "an audit entry's timestamp is later than the commit that added it (beyond "
     "5 minutes of clock difference): git proves the time false; one finding for all the entries one commit added",
@@ -63,6 +65,6 @@ TICKED_UNAPPROVED = docs_rule(
 STATE_REMOVED = docs_rule(
     "AIDLC-DOCS-029", E, "a state file that commits tracked was deleted, or moved where aidlc reads no state file "
     "(renamed, or split into several state/ files), and the folder is still there: no stage's tick or approval is "
-    "checked any more",
+    "checked any more (one HEAD holds again, written by a later commit, is no deletion)",
     "restore the state file from the commit before (`git checkout COMMIT^ -- aidlc-docs/aidlc-state.md`) and commit "
     "it: aidlc-state.md (or the one state/<branch>.md) is the record of which stages ran")

@@ -67,6 +67,18 @@ class Deletion:
 
 
 @dataclass
+class Removal:
+    """A log a commit deleted or emptied (AIDLC-DOCS-024): its finding's index, the commit before it, which held the
+    log, the words of the entries it held, in order, and the commit that wrote the log again without them, if any."""
+
+    finding: int
+    parent: str
+    held: tuple[str, ...]
+    utf16: bool = False  # saved as UTF-16: its step converts the file, whatever else stands at the path
+    again: vcs.Revision | None = None
+
+
+@dataclass
 class Judge:
     history: vcs.History
     findings: list[Finding] = field(default_factory=list)
@@ -81,9 +93,10 @@ class Judge:
     # line, which `relocate` moves to where HEAD holds what they are about
     subjects: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     deletions: list[Deletion] = field(default_factory=list)  # reported by docs_history_log.report_deletions
-    # path -> (finding's index, the words of the entries it held, in order) of a log deleted or emptied, until the
-    # log's next version; `rewritten` holds the index when that version starts with all of them again, in that order
-    removed: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
+    # path -> a log deleted or emptied, until the log's next version; `rewritten` holds its finding's index when that
+    # version starts with all its entries again, in their order, else it is `standing`, the log written again without
+    removed: dict[str, Removal] = field(default_factory=dict)
+    standing: list[tuple[str, Removal]] = field(default_factory=list)
     rewritten: set[int] = field(default_factory=set)
     renamed: dict[str, str] = field(default_factory=dict)  # an edited entry's words -> its words after the edit
     _logs: dict[tuple[str, str], Version] = field(default_factory=dict)
@@ -125,12 +138,20 @@ class Judge:
 
     def entries_at_head(self, path: str) -> dict[str, int]:
         """The line of each entry of the audit log at `path` as HEAD holds it, by its words."""
-        blob = self.history.blobs([("HEAD", path)]).get(("HEAD", path))
-        version = self.version(blob, path)
+        version = self.at_head(path)
         found: dict[str, int] = {}
         for entry in version.entries if version else []:
             found.setdefault(words(entry.text), entry.line)
         return found
+
+    def at_head(self, path: str) -> Version | None:
+        """The audit log at `path` as HEAD holds it; None where HEAD holds none."""
+        return self.version(self.history.blobs([("HEAD", path)]).get(("HEAD", path)), path)
+
+    def restored(self, path: str) -> set[str]:
+        """The words of the entries a log at `path` held before a commit removed it and another wrote it again without
+        them: put back above the entries written since, they restore what was lost, and are inserted above none."""
+        return {said for where, removal in self.standing if where == path for said in removal.held}
 
     def text(self, blob: str) -> str:
         # No size limit, unlike the work tree's audit log: a version left unread for its size would leave what the

@@ -31,8 +31,8 @@ def judge_log(judge: Judge, revision: vcs.Revision, path: str, base_blob: str | 
     appended = _only_appends(parents, child) or (len(old_blobs) == 1 and judge.appends_lines(old_blobs[0], new_blob))
     if child is not None and child.texts:
         _origins(judge, revision, path, child, parents, old_blobs, appended)
-        if not any(p is not None and p.texts for p in parents):  # the log written again, where it was not
-            written_again(judge, path, child)
+    if child is not None and not any(p is not None and p.texts for p in parents):  # written again, where it was not
+        written_again(judge, revision, path, child)
     if new_blob is not None:
         judge.judged.add(new_blob)
     if not any(p is not None and p.texts for p in parents) or appended:
@@ -277,6 +277,8 @@ def _judge_order(judge: Judge, revision: vcs.Revision, path: str, parent: Versio
         elif entry.text in parent.counts:
             judge.add(ENTRY_INSERTED, path, entry.line, f"{short(revision)} moved the entry {described(entry)}: "
                       "committed entries keep their order", subject=words(entry.text))
+    restored = judge.restored(path)  # a removed log's entries put back above the ones written since: lost no more
+    inserted = [entry for entry in inserted if words(entry.text) not in restored]
     if inserted:  # one finding for the entries one commit inserted (a log kept newest first inserts every one)
         judge.add(ENTRY_INSERTED, path, inserted[0].line, f"{short(revision)} inserted {which(inserted)} above "
                   f"entries earlier commits added (line {child.entries[last].line} of its version is one)",

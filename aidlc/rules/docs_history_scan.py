@@ -23,7 +23,7 @@ from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, STATE_
 from aidlc.model.findings import Finding
 from aidlc.rules.docs_history_judge import Judge, versions
 from aidlc.rules.docs_history_log import judge_log, report_deletions
-from aidlc.rules.docs_history_removed import judge_ignored
+from aidlc.rules.docs_history_removed import judge_ignored, settle_removals
 from aidlc.rules.docs_history_stamps import judge_shared, judge_stamps, moment
 from aidlc.rules.docs_history_ticks import judge_state_removed, judge_ticks, ticks_at_head
 
@@ -57,6 +57,7 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     at_head = {**{path: judge.entries_at_head(path) for path in audits},
                **({state_rel: ticks_at_head(judge, state_rel, project.units)} if ticks else {})}
     judge.relocate(at_head)
+    settle_removals(judge)
     judge.forget_rewritten()
     report_deletions(judge, at_head)
     return sorted(judge.findings, key=lambda f: f.sort_key())

@@ -48,7 +48,9 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
         return
     deleted = [revision for revision in revisions if state_rel in revision.files
                and revision.files[state_rel][0] is None and any(revision.files[state_rel][1])]
-    if deleted:
+    # A state file HEAD holds again was written by a later commit: the deletion is not why none is read (an unreadable
+    # one is AIDLC-DOCS-015's), and the deleted version checked out would overwrite it.
+    if deleted and judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel)) is None:
         revision = deleted[-1]
         judge.add(STATE_REMOVED, state_rel, None, f"{short(revision)} deleted {state_rel}, and the work tree holds no "
                   f"state file aidlc reads in {project.rel}/ (aidlc-state.md, or one state/<branch>.md): no stage's "
