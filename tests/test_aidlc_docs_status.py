@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.aidlc_docs_adopted import AUDIT, CODE_PLAN, DOCS, STATE, build_docs_repo, git
+from tests.aidlc_docs_adopted import AUDIT, CODE_PLAN, DOCS, FILES, STATE, build_docs_repo, git
 from tests.helpers import run_cli
 
 NEXT = 'aidlc audit append --stage code-generation --user-input "<the person\'s words, verbatim>" ' \
@@ -312,3 +313,37 @@ def test_the_docs_name_each_box_of_a_stage_line_as_the_reader_reads_it() -> None
         meaning = words[min((word for word in words if word in part), key=part.index)]
         read |= {box: meaning for box in re.findall(r"`\[(.)\]`", part)}
     assert read == {box: mark_of(box) for box in read} and set(read) == set("x~/-S?")
+def test_an_audit_log_kept_at_the_repository_root_is_named_once_with_the_step_that_moves_it(tmp_path: Path) -> None:
+    """tyfoo1603/aidlc-workflows keeps audit.md (578 lines of entries) at the repository root and no log in aidlc-docs/:
+    ten AIDLC-DOCS-003 said `aidlc-docs/audit.md (missing) holds no approval`, and status `audit: 0 entries`, with no
+    word of the log beside them. One note names it with the step that moves it, and status says so on its audit line
+    and puts that step before `aidlc init`, whose ledger would record no entry; moved, its approvals count."""
+    root = tmp_path / "shop"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for rel, text in {**FILES, AUDIT: None, "audit.md": FILES[AUDIT]}.items():
+        if text is not None:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=Ada", "-c", "user.email=ada@example.org", "commit", "-qm", "init")
+    validated = json.loads(run_cli("validate", "--format", "json", cwd=root).stdout)["findings"]
+    [note] = [f for f in validated if f["code"] == "AIDLC-DOCS-030"]
+    assert (note["severity"], note["path"], note["line"]) == ("info", "audit.md", 1)
+    assert note["message"] == (f"audit.md holds 6 entries aidlc reads, outside {DOCS}/, which holds no audit log: no "
+                               "approval in it counts")
+    assert note["fix"] == f"git mv audit.md {AUDIT}    # then commit: the rules keep the log in {DOCS}/"
+    unapproved = [f["message"] for f in validated if f["code"] == "AIDLC-DOCS-003"]
+    assert len(unapproved) == 5 and all(f"{AUDIT} (missing) holds no approval" in m for m in unapproved)
+    assert not any("audit.md holds" in m for m in unapproved)  # said once, in the note
+    report = status(root)
+    assert report["audit_notes"] == [note["message"] + " (AIDLC-DOCS-030)"]
+    assert report["next_actions"][0] == {"reason": note["message"] + " (AIDLC-DOCS-030)", "command": note["fix"]}
+    assert report["next_actions"][1]["command"].startswith("aidlc init")
+    text = run_cli("status", cwd=root).stdout
+    assert f"  audit: 0 entries, 0 recorded in the ledger; {note['message']} (AIDLC-DOCS-030)\n" in text
+    subprocess.run(["bash", "-c", note["fix"].split("    #")[0]], cwd=root, check=True)
+    git(root, "-c", "user.name=Ada", "-c", "user.email=ada@example.org", "commit", "-qm", "the log in aidlc-docs/")
+    moved = json.loads(run_cli("validate", "--format", "json", cwd=root).stdout)["findings"]
+    assert [f["code"] for f in moved if f["code"] in ("AIDLC-DOCS-003", "AIDLC-DOCS-030")] == []
+    assert status(root)["audit_entries"] == 6

@@ -85,6 +85,15 @@ class AuditLog(BaseModel):
     text_lines: int = Field(default=0, description="lines that are not blank, entries or not")
 
 
+class OutsideLog(BaseModel):
+    """An audit log aidlc reads outside a docs folder that holds none: at the repository root, or in the folder above
+    the docs folder (tyfoo1603/aidlc-workflows keeps audit.md at its root). The rules keep the log in the folder: none
+    of its approvals counts there."""
+
+    path: str = Field(description="relative to the root")
+    entries: int = Field(description="the entries aidlc reads in it")
+
+
 class PlanFile(BaseModel):
     path: str
     stage: str | None
@@ -176,6 +185,8 @@ class DocsProject(BaseModel):
                                             "merge-conflict markers: path -> lines")
     stories: StoryIndex = Field(default_factory=StoryIndex)
     unreadable: list[Unreadable] = Field(default_factory=list)
+    logs_outside: list[OutsideLog] = Field(default_factory=list, description="audit logs with entries at the root or "
+                                           "beside the folder, where the folder holds none")
     record: IntentRecord | None = Field(default=None, description="set when the folder is a v2 intent record")
 
 

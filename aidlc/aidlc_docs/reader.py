@@ -12,13 +12,14 @@ may write its stages as a table (`| Stage | Status |` rows, `| Code Generation |
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import stat
 from pathlib import Path
 
 from aidlc.aidlc_docs.audit import read_audit
 from aidlc.aidlc_docs.markdown import HEADING, LIST_ITEM, conflict_lines, one_line_end, shown_lines
-from aidlc.aidlc_docs.model import DocsProject, Unreadable
+from aidlc.aidlc_docs.model import DocsProject, OutsideLog, Unreadable
 from aidlc.aidlc_docs.plans import mark_superseded, read_plan
 from aidlc.aidlc_docs.state import read_state
 from aidlc.aidlc_docs.stories import story_assignments, story_headings
@@ -67,7 +68,27 @@ def read_project(root: Path, rel: str) -> DocsProject:
         if path_rel.endswith(".md"):
             _read_markdown(project, path_rel, path_rel[len(rel) + 1:], state)
     mark_superseded(project.plans)
+    folder_rel = rel.rstrip("/")  # `aidlc_docs: aidlc-docs/` names the folder too
+    if not any(is_audit(path_rel[len(folder_rel) + 1:]) for path_rel in project.files):
+        project.logs_outside = _logs_outside(root, folder_rel)
     return project
+
+
+def _logs_outside(root: Path, rel: str) -> list[OutsideLog]:
+    """The audit logs with entries aidlc reads at the repository root or in the folder above the docs folder
+    (`table-order/audit.md` beside `table-order/aidlc-docs/`), for a docs folder that holds none: the agent kept the
+    log where no rule reads it, and every ticked stage reads as unapproved (tyfoo1603/aidlc-workflows)."""
+    found = []
+    for path in dict.fromkeys([posixpath.join(posixpath.dirname(rel), AUDIT_FILE), AUDIT_FILE]):
+        try:
+            data = read_inside(root / path, root, MAX_AUDIT_BYTES)
+        except OSError:
+            continue  # none there, or none a reader may open: nothing to name
+        text, problem = decode(data, path)
+        entries = len(read_audit(one_line_end(text), path).entries) if text is not None and problem is None else 0
+        if entries:
+            found.append(OutsideLog(path=path, entries=entries))
+    return found
 
 
 def _read_markdown(project: DocsProject, path_rel: str, inside: str, state: str | None) -> None:

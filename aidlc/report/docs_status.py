@@ -29,7 +29,7 @@ def render_docs_counts(report: DocsStatusReport) -> str:
     return "\n".join([
         f"stages done: {'; '.join(part for part in (phases, units) if part) or 'no stage lines'}",
         f"audit: {plural(report.audit_entries, 'entry')}{_unread(report)}, {report.recorded_entries} recorded in "
-        "the ledger",
+        "the ledger" + "".join(f"; {note}" for note in report.audit_notes),
         # audit.md is the agent's own record: what it logs is a claim, not a decision aidlc attests (the ledger's gates)
         *([f"approval logged in the audit log: {report.ticked - report.unapproved} of "
            f"{plural(report.ticked, 'ticked stage')}" + (f"; {report.unapproved} without one" if report.unapproved

@@ -16,6 +16,8 @@ from aidlc.aidlc_docs.model import AuditLog, DocsProject, Mark, PlanFile, StageL
 from aidlc.aidlc_docs.plans import plan_of_unit
 from aidlc.aidlc_docs.stages import BY_SLUG, stages_named
 from aidlc.model.types import Severity
+from aidlc.names import arg
+from aidlc.plural import plural
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approval_order import asked_for_out_of_order, first_approvals, later_approved_before
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval, plan_approvals, whole_unit_approvals
@@ -115,6 +117,12 @@ UNREAD_LOG = docs_rule(
     "and the other fields, one per line): no approval in it counts, and its times are not checked",
     "write each entry as the rules do (`## <stage>`, `**Timestamp**: <ISO 8601>`, `**User Input**: \"...\"`, ...), "
     "or append them with `aidlc audit append`; a log kept as a table is not read")
+LOG_OUTSIDE = docs_rule(
+    "AIDLC-DOCS-030", I, "the docs folder holds no audit log, and an audit.md with entries aidlc reads stands outside "
+    "it, at the repository root or in the folder above the docs folder: no approval in it counts, so every ticked "
+    "stage reads as unapproved (AIDLC-DOCS-003)",
+    "move the log into the docs folder (`git mv audit.md aidlc-docs/audit.md`) and commit: the rules keep it at "
+    "aidlc-docs/audit.md")
 SUPERSEDED = docs_rule(
     "AIDLC-DOCS-016", I, "a plan file is replaced by a revised one beside it (`<plan>-revised.md`, `-v2`, "
     "`-updated`): its boxes are not judged, the revised plan's are",
@@ -174,6 +182,17 @@ def unread_logs(project: DocsProject) -> list[AuditLog]:
 def _unread_logs(project: DocsProject) -> Iterator[Hit]:
     for log in unread_logs(project):
         yield Hit(log.path, 1, f"{log.path} holds {log.text_lines} lines of text and no entry aidlc reads")
+
+
+@check(LOG_OUTSIDE)
+def _log_outside(project: DocsProject) -> Iterator[Hit]:
+    """Once, not in each AIDLC-DOCS-003 it explains (tyfoo1603/aidlc-workflows: ten of them)."""
+    if project.record is not None:  # a v2 record's log is its shards
+        return
+    for log in project.logs_outside:
+        yield Hit(log.path, 1, f"{log.path} holds {plural(log.entries, 'entry')} aidlc reads, outside {project.rel}/, "
+                  "which holds no audit log: no approval in it counts", f"git mv {arg(log.path)} "
+                  f"{arg(f'{project.rel}/audit.md')}    # then commit: the rules keep the log in {project.rel}/")
 
 
 @check(UNREADABLE)

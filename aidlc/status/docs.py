@@ -40,7 +40,7 @@ from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules import run_docs_rules, run_records_rules
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval
-from aidlc.rules.docs_layout import conflict_markers, cut, unread_logs
+from aidlc.rules.docs_layout import LOG_OUTSIDE, conflict_markers, cut, unread_logs
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 from aidlc.status.actions import count, fix_errors
 from aidlc.status.gates import last_decision
@@ -64,6 +64,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
     gates, decide = _gates(project, ledger, bots, views)
     waiting = decide + _waiting(project, placed, state)
     has_ledger = ledger.exists()
+    log_missing = [finding for finding in findings if finding.code in _LOG_MISSING]
     return DocsStatusReport(
         root=project.root, folder=project.rel, state=state,
         phases=[phase for phase in phases if phase.total or phase.plans],
@@ -72,6 +73,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
         unread_logs=[UnreadLog(path=log.path, text_lines=log.text_lines) for log in unread_logs(project)],
         recorded_entries=sum(event.type == EventType.audit_appended for event in ledger.events())
         if has_ledger else 0,
+        audit_notes=[_said(finding) for finding in log_missing],
         ledger=has_ledger,
         gates=gates,
         errors=count(findings, Severity.error),
@@ -80,8 +82,18 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
         unapproved=None if approvals.unknown else len(approvals.unapproved),
         notes=_notes(project, lines, state),
         waiting=waiting,
-        next_actions=_next_actions(project, placed, waiting, approvals, ledger, has_ledger, state, findings),
+        next_actions=_next_actions(project, placed, waiting, approvals, ledger, has_ledger, state, findings,
+                                   log_missing),
     )
+
+
+# The findings that the project's audit log is not where the rules read it: putting it back comes before `aidlc init`,
+# whose ledger records how many entries the log held.
+_LOG_MISSING = (LOG_OUTSIDE.code,)
+
+
+def _said(finding: Finding) -> str:
+    return f"{finding.message} ({finding.code})"
 
 
 class _AuditApprovals:
@@ -220,10 +232,12 @@ def _name(line: StageLine) -> str:
 
 
 def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[Action], approvals: _AuditApprovals,
-                  ledger: Ledger, has_ledger: bool, state: str | None, findings: list[Finding]) -> list[Action]:
+                  ledger: Ledger, has_ledger: bool, state: str | None, findings: list[Finding],
+                  log_missing: list[Finding]) -> list[Action]:
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
                       "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
                for path, lines in conflict_markers(project).items()]
+    actions += [Action(reason=_said(finding), command=finding.fix) for finding in log_missing]
     if not has_ledger:
         missing = no_ledger(ledger)
         actions.append(Action(reason=missing.message, command=missing.next_steps[0] if missing.next_steps else None))
