@@ -347,3 +347,30 @@ def test_an_audit_log_kept_at_the_repository_root_is_named_once_with_the_step_th
     moved = json.loads(run_cli("validate", "--format", "json", cwd=root).stdout)["findings"]
     assert [f["code"] for f in moved if f["code"] in ("AIDLC-DOCS-003", "AIDLC-DOCS-030")] == []
     assert status(root)["audit_entries"] == 6
+
+
+def test_a_log_a_commit_deleted_and_git_ignored_is_said_missing_and_restored_before_aidlc_init(docs: Path) -> None:
+    """bart2001/aidlc-workshop's 8482418 deleted aidlc-docs/audit.md and git-ignored it (.gitignore:3 and :4, the same
+    pattern twice). status said `audit: 0 entries` and put `aidlc init` first, a ledger recording a log of no entry,
+    the AIDLC-DOCS-024 errors after it. Its audit line says the log is missing and why; restoring it comes first."""
+    git(docs, "rm", "-q", AUDIT)
+    (docs / ".gitignore").write_text(f".claude/\n.kiro/\n{AUDIT}\n{AUDIT}\n", encoding="utf-8")
+    git(docs, "add", "-A")
+    git(docs, "commit", "-q", "-m", "docs: PO 리뷰 승인 및 Unit 기반 프롬프트 재설계")
+    gone = git(docs, "rev-parse", "HEAD").strip()[:12]
+    first = git(docs, "rev-parse", "HEAD^").strip()
+    report = status(docs)
+    deleted = (f"commit {gone} (docs: PO 리뷰 승인 및 Unit 기반 프롬프트 재설계) deleted {AUDIT}, which held 6 entries "
+               "before it (AIDLC-DOCS-024)")
+    ignored = (f"{AUDIT} is git-ignored by `{AUDIT}` (.gitignore:4) although commits tracked it: new entries would not "
+               "be committed (AIDLC-DOCS-024)")
+    assert report["audit_notes"] == [deleted, ignored]
+    restore, unignore, init, *rest = report["next_actions"]
+    assert restore == {"reason": deleted, "command": f"git checkout {first} -- {AUDIT}    # restore it, then commit"}
+    assert unignore["reason"] == ignored and unignore["command"].startswith(f"remove `{AUDIT}` from .gitignore")
+    assert init["command"].startswith("aidlc init")
+    assert rest[0]["reason"].startswith("5 more validation errors; the first: "), rest[0]  # 7 errors, 2 listed above
+    assert report["errors"] == 7
+    text = run_cli("status", cwd=docs).stdout
+    assert f"  audit: 0 entries, 0 recorded in the ledger; {deleted}; {ignored}\n" in text
+    assert f"Next safe action: {deleted}\n  git checkout {first} -- {AUDIT}" in text

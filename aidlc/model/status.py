@@ -155,7 +155,8 @@ class DocsStatusReport(BaseModel):
     recorded_entries: int = Field(description="entries `aidlc audit append` wrote and the ledger records")
     audit_notes: list[str] = Field(default_factory=list, description="why the audit logs hold fewer entries than the "
                                    "project's log: the findings that say so (a log kept outside the docs folder, "
-                                   "AIDLC-DOCS-030), whose steps come first among the next actions")
+                                   "AIDLC-DOCS-030; deleted, emptied or git-ignored by a commit, AIDLC-DOCS-024), "
+                                   "whose steps come first among the next actions")
     ledger: bool = Field(description="whether the docs folder has a ledger")
     gates: list[GateStatus] = Field(default_factory=list, description="each subject's gates in the ledger beside the "
                                     "docs (inception, each unit, construction), once a person has decided one of "

@@ -34,13 +34,15 @@ def count(findings: list[Finding], severity: Severity) -> int:
     return sum(finding.severity == severity for finding in findings)
 
 
-def fix_errors(findings: list[Finding]) -> list[Action]:
+def fix_errors(findings: list[Finding], more: bool = False) -> list[Action]:
+    """`more`: errors of the same run were given actions of their own before this one, and are left out of it."""
     errors = [f for f in findings if f.severity == Severity.error]
     if not errors:
         return []
     first = errors[0]
-    return [Action(reason=f"{plural(len(errors), 'validation error')}; the first: {first.path}:{first.line or 1} "
-                          f"{first.code} {first.message}", command="aidlc validate")]
+    counted = plural(len(errors), "more validation error" if more else "validation error")
+    return [Action(reason=f"{counted}; the first: {first.path}:{first.line or 1} {first.code} {first.message}",
+                   command="aidlc validate")]
 
 
 def finish_bolts_in_progress(bank: MemoryBank) -> list[Action]:

@@ -40,6 +40,7 @@ from aidlc.names import arg, gate_command, shown
 from aidlc.plural import plural
 from aidlc.rules import run_docs_rules, run_records_rules
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval
+from aidlc.rules.docs_history import LOG_REMOVED, STATE_REMOVED
 from aidlc.rules.docs_layout import LOG_OUTSIDE, conflict_markers, cut, unread_logs
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 from aidlc.status.actions import count, fix_errors
@@ -64,7 +65,9 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
     gates, decide = _gates(project, ledger, bots, views)
     waiting = decide + _waiting(project, placed, state)
     has_ledger = ledger.exists()
-    log_missing = [finding for finding in findings if finding.code in _LOG_MISSING]
+    # The records' own files first (the log deleted, then the rule that ignores it): restoring them comes first.
+    put_back = sorted((finding for finding in findings if finding.code in _PUT_BACK),
+                      key=lambda finding: not finding.path.startswith(f"{project.rel}/"))
     return DocsStatusReport(
         root=project.root, folder=project.rel, state=state,
         phases=[phase for phase in phases if phase.total or phase.plans],
@@ -73,7 +76,7 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
         unread_logs=[UnreadLog(path=log.path, text_lines=log.text_lines) for log in unread_logs(project)],
         recorded_entries=sum(event.type == EventType.audit_appended for event in ledger.events())
         if has_ledger else 0,
-        audit_notes=[_said(finding) for finding in log_missing],
+        audit_notes=[_said(finding) for finding in put_back if finding.code in _LOG_MISSING],
         ledger=has_ledger,
         gates=gates,
         errors=count(findings, Severity.error),
@@ -83,13 +86,15 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
         notes=_notes(project, lines, state),
         waiting=waiting,
         next_actions=_next_actions(project, placed, waiting, approvals, ledger, has_ledger, state, findings,
-                                   log_missing),
+                                   put_back),
     )
 
 
-# The findings that the project's audit log is not where the rules read it: putting it back comes before `aidlc init`,
-# whose ledger records how many entries the log held.
-_LOG_MISSING = (LOG_OUTSIDE.code,)
+# The findings that the project's audit log is not where the rules read it, kept outside the docs folder or deleted,
+# emptied or git-ignored by a commit (bart2001/aidlc-workshop's 8482418), and that the state file was deleted: putting
+# them back comes before `aidlc init`, whose ledger records how many entries the log held, and before the other errors.
+_LOG_MISSING = (LOG_OUTSIDE.code, LOG_REMOVED.code)
+_PUT_BACK = (*_LOG_MISSING, STATE_REMOVED.code)
 
 
 def _said(finding: Finding) -> str:
@@ -233,15 +238,15 @@ def _name(line: StageLine) -> str:
 
 def _next_actions(project: DocsProject, placed: list[StageLine], waiting: list[Action], approvals: _AuditApprovals,
                   ledger: Ledger, has_ledger: bool, state: str | None, findings: list[Finding],
-                  log_missing: list[Finding]) -> list[Action]:
+                  put_back: list[Finding]) -> list[Action]:
     actions = [Action(reason=f"{path} holds merge-conflict markers (lines {', '.join(map(str, lines[:5]))}): "
                       "resolve them before anything else is decided", command=f"git log -p -- {arg(path)}")
                for path, lines in conflict_markers(project).items()]
-    actions += [Action(reason=_said(finding), command=finding.fix) for finding in log_missing]
+    actions += [Action(reason=_said(finding), command=finding.fix) for finding in put_back]
     if not has_ledger:
         missing = no_ledger(ledger)
         actions.append(Action(reason=missing.message, command=missing.next_steps[0] if missing.next_steps else None))
-    actions += fix_errors(findings) + waiting
+    actions += fix_errors([finding for finding in findings if finding not in put_back], more=bool(put_back)) + waiting
     if approvals.unapproved:
         first = approvals.unapproved[0]
         actions.append(Action(reason=f"{plural(len(approvals.unapproved), 'ticked stage')} with no approval of "
