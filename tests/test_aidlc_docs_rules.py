@@ -515,6 +515,29 @@ def test_a_line_naming_its_plan_is_judged_by_that_plan_only(docs: DocsRepo) -> N
     assert (STATE, docs.line(STATE, "Functional Design revised")) in only(docs, "AIDLC-DOCS-005")
 
 
+def test_a_line_naming_no_unit_beside_lines_naming_theirs_claims_only_the_plans_none_of_them_claims(
+        docs: DocsRepo) -> None:
+    """kohwg/gowoopi lists each unit's stages under its heading, and a shared package's Code Generation under `###
+    Shared Package (공통)`, a heading naming no unit: that line was read as claiming every unit's plan, and the open
+    database plan's finding said "line 44 ticks it too". It claims the plans of units no ticked line of its stage
+    names (the shared package's); each unit's plan is its own line's."""
+    shared = f"{DOCS}/construction/plans/shared-package-tdd-code-generation-plan.md"
+    docs.write(shared, plan("Shared Package TDD Code Generation Plan", 4, 3))
+    docs.replace(CODE_PLAN, "- [x] Step 3", "- [ ] Step 3")
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE\n", "\n### Shared Package (공통)\n- [x] Code Generation - TDD "
+                 "(COMPLETED - 2026-11-30T10:45:00Z)\n\n### Build and Test\n- [x] Build and Test - EXECUTE\n")
+    docs.commit("shared package")
+    found = json.loads(run_cli("validate", "--format", "json", str(docs.root)).stdout)["findings"]
+    unit_1, package = docs.line(STATE, "Code Generation - EXECUTE (Unit 1"), docs.line(STATE, "Code Generation - TDD")
+    assert [(f["line"], f["message"]) for f in found if f["code"] == "AIDLC-DOCS-005"] == [
+        (unit_1, f"ticked while {CODE_PLAN} has 1 of 4 boxes open (first at line 6, under `## Steps`)"),
+        (package, f"ticked while {shared} has 1 of 4 boxes open (first at line 7, under `## Steps`)")]
+    # A line about every unit claims each unit's plan still, beside the units' own lines.
+    docs.replace(STATE, "- [x] Code Generation - TDD (COMPLETED", "- [x] Code Generation - all units (COMPLETED")
+    [first, _] = [f for f in docs.findings("AIDLC-DOCS-005")]
+    assert first.message.endswith(f"; line {package} ticks it too"), first.message
+
+
 def test_a_unit_named_by_its_folder_in_a_heading_is_judged_as_that_unit(docs: DocsRepo) -> None:
     # A unit folder without a number, its lines under a bold paragraph naming it; its approval an entry without a
     # heading whose Context names it in words; a system-wide infrastructure-design/ folder beside it is no unit.

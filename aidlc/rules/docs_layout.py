@@ -285,16 +285,28 @@ def _plans_named(project: DocsProject, line: StageLine) -> list[PlanFile]:
 @check(PLAN_OPEN)
 def _plan_open(project: DocsProject) -> Iterator[Hit]:
     claims: dict[str, list[tuple[bool, str, StageLine]]] = {}  # an open plan -> (by name, path, line) claiming it
-    for path, line in ticked(project):
-        # execution-plan.md's boxes choose stages; they are not steps. The plans are the current feature's, not an
-        # archived one's.
-        if line.stage == "workflow-planning" or _earlier_feature(project, line):
-            continue
+    # execution-plan.md's boxes choose stages; they are not steps. The plans are the current feature's, not an
+    # archived one's.
+    lines = [(path, line) for path, line in ticked(project)
+             if line.stage != "workflow-planning" and not _earlier_feature(project, line)]
+    for path, line in lines:
         named = _plans_named(project, line)
-        for plan in named or _plans_of(project, line.stage or "", line.unit):
+        for plan in named or _unclaimed(project, line, [other for _, other in lines if other.stage == line.stage]):
             if plan.open:
                 claims.setdefault(plan.path, []).append((bool(named), path, line))
     yield from _once(project, claims, "ticked while ")
+
+
+def _unclaimed(project: DocsProject, line: StageLine, ticked_lines: list[StageLine]) -> list[PlanFile]:
+    """The plans of the line's stage it claims: its unit's; of a per-unit stage, for a line naming no unit, those of
+    the units no ticked line of the stage names (kohwg/gowoopi's `### Shared Package (공통)` line claims the shared
+    package's plan, not the database unit's, which the `### Unit 1: Database` line claims); a line about every unit
+    (`all units`) claims every unit's."""
+    plans = _plans_of(project, line.stage or "", line.unit)
+    if line.unit is not None or line.every_unit or not BY_SLUG[line.stage or ""].per_unit:
+        return plans
+    named = {other.unit for other in ticked_lines if other.unit is not None}
+    return [plan for plan in plans if not any(plan_of_unit(project, plan, unit) for unit in named)]
 
 
 def _earlier_feature(project: DocsProject, line: StageLine) -> bool:
