@@ -122,6 +122,17 @@ def test_layout_in_aidlc_yaml_chooses_the_layout(docs: DocsRepo) -> None:
     assert "no memory bank" in result.stderr
 
 
+@pytest.mark.parametrize("folder", ["aidlc-docs/", "./aidlc-docs", "aidlc-docs"])
+def test_the_docs_folder_named_with_a_trailing_slash_is_judged_as_without(docs: DocsRepo, folder: str) -> None:
+    # `aidlc_docs: aidlc-docs/` read every path inside the folder one character short: no stage line, no entry, and
+    # validate passed a ticked stage with no approval
+    docs.replace(STATE, "- [ ] Reverse Engineering - SKIP", "- [x] Reverse Engineering")  # no approval logged
+    docs.write("aidlc.yaml", f"version: 1\nlayout: aidlc-docs\naidlc_docs: {folder}\n")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert result.returncode == 1
+    assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["AIDLC-DOCS-003"]
+
+
 @pytest.mark.parametrize("notes", ["memory-bank/.gitkeep", "memory-bank/projectbrief.md",
                                    "memory-bank/activeContext.md"])
 def test_a_memory_bank_folder_without_records_beside_aidlc_docs_is_not_the_layout(docs: DocsRepo, notes: str) -> None:

@@ -68,9 +68,8 @@ def read_project(root: Path, rel: str) -> DocsProject:
         if path_rel.endswith(".md"):
             _read_markdown(project, path_rel, path_rel[len(rel) + 1:], state)
     mark_superseded(project.plans)
-    folder_rel = rel.rstrip("/")  # `aidlc_docs: aidlc-docs/` names the folder too
-    if not any(is_audit(path_rel[len(folder_rel) + 1:]) for path_rel in project.files):
-        project.logs_outside = _logs_outside(root, folder_rel)
+    if not any(is_audit(path_rel[len(rel) + 1:]) for path_rel in project.files):
+        project.logs_outside = _logs_outside(root, rel)
     return project
 
 

@@ -117,4 +117,6 @@ class Config(_Section):
         if len(value) > _MAX_FOLDER or any(len(part.encode()) > _MAX_NAME for part in parts):
             raise ValueError(f"must be a folder a file system can name: at most {_MAX_NAME} bytes a name and "
                              f"{_MAX_FOLDER} characters in all")
-        return value
+        # One spelling of the folder: `aidlc-docs/`, `./aidlc-docs` and `aidlc-docs` name it alike (read as given,
+        # `aidlc-docs/` made every path inside it one character short, and no rule ran)
+        return PurePosixPath(*parts).as_posix()
