@@ -223,6 +223,20 @@ def test_a_plan_replaced_by_its_revision_is_a_note_and_the_revision_is_judged(sh
                                              ("AIDLC-DOCS-006", STATE)}
 
 
+@pytest.mark.parametrize(("ticked", "replaced"), [(0, True), (2, False)])
+def test_a_plain_code_plan_beside_the_tdd_plan_that_replaced_it_is_a_note(shop: DocsRepo, ticked: int,
+                                                                        replaced: bool) -> None:
+    # eunjilee-wm: `table-order-code-generation-plan.md`, 26 steps none ticked, written before the person chose
+    # TDD, beside `table-order-tdd-code-generation-plan.md`, 101 of 101 ticked: the rules' TDD variant replaced it
+    tdd = CODE_PLAN.replace("-code-generation-plan.md", "-tdd-code-generation-plan.md")
+    shop.write(tdd, shop.read(CODE_PLAN))  # 4 of 4 steps done
+    shop.write(CODE_PLAN, plan("Code Generation Plan", 6, ticked))
+    shop.commit("aidlc-docs: the TDD code-generation plan", stamp(len(ENTRIES) + 1))
+    _, found = findings(shop)
+    assert {(c, p) for c, p, _ in found} == ({("AIDLC-DOCS-016", CODE_PLAN)} if replaced else
+                                             {("AIDLC-DOCS-005", STATE), ("AIDLC-DOCS-006", STATE)})
+
+
 def test_a_plan_repeating_a_stage_under_another_name_is_judged_too(shop: DocsRepo) -> None:
     # `unit-2-...` beside `unit-2-shop-web-...`: nothing in the names says which one governs, so both are judged.
     other = f"{DOCS}/construction/plans/unit-2-functional-design-plan.md"

@@ -84,6 +84,15 @@ def mark_superseded(plans: list[PlanFile]) -> None:
         plan.superseded_by = next((other.path for other_stem, other in sorted(stems.items())
                                    if other_stem.startswith(f"{stem}-")
                                    and _REVISION.fullmatch(other_stem[len(stem) + 1:])), None)
+        # The rules' TDD variant writes its own plan, `<unit>-tdd-code-generation-plan.md`: where the plain plan
+        # beside it has no step ticked, the TDD plan replaced it (eunjilee-wm's 26 open steps beside 101 ticked;
+        # thetkim9's 43 beside 106); one with ticked steps was worked, and is judged.
+        tdd = stem.removesuffix(_PLAIN_CODE_PLAN) + _TDD_CODE_PLAN if stem.endswith(_PLAIN_CODE_PLAN) else None
+        if plan.superseded_by is None and tdd in stems and not plan.done:
+            plan.superseded_by = stems[tdd].path
+
+
+_PLAIN_CODE_PLAN, _TDD_CODE_PLAN = "code-generation-plan", "tdd-code-generation-plan"
 
 
 def plan_boxes(text: str) -> Iterator[tuple[int, str, str]]:
