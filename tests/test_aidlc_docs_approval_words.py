@@ -193,3 +193,18 @@ def test_an_answer_saying_the_person_approved_moving_on_from_a_stage_approves_it
         "CONSTRUCTION - Unit 2 Code Generation completion review"), (
         "Unit 2 Build and Test Transition", "Continue to Next Stage", answer, "CONSTRUCTION - Build and Test"))))
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Code Generation - EXECUTE (Unit 2")})
+
+
+@pytest.mark.parametrize(("approval", "approved"), [
+    (None, False),  # lyhlg: the lines under `#### Customer App (FE)` stood on unit 1's approval
+    (("Code Generation - Shared Package Approval", "approved", "Shared package code approved.",
+      "CONSTRUCTION - shared package"), True)])  # an approval naming no unit is the line's
+def test_a_line_naming_no_unit_beside_units_own_lines_stands_on_no_unit_s_approval(
+        docs: DocsRepo, approval: Entry | None, approved: bool) -> None:
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE",
+                 "\n#### Shared Package\n- [x] Code Generation - COMPLETED\n\n- [x] Build and Test - EXECUTE")
+    entries = list(ENTRIES)
+    if approval is not None:
+        entries.insert(len(entries) - 1, approval)
+    docs.write(AUDIT, audit_text(entries))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] Code Generation - COMPLETED")})

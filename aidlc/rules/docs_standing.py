@@ -49,13 +49,22 @@ def approval_claims(project: DocsProject, units: Units | None = None) -> list[Cl
     given = approvals(project, units)
     where = {id(entry): log.path for log in project.audits for entry in log.entries}
     once = unnamed_stages(project)
+    lines = list(ticked(project))
+    # The per-unit stages some ticked line names a unit of: there, a line naming none is of no unit of theirs,
+    # unless it is their parent (`Code Generation - EXECUTE (per-unit)` over `  - [x] Unit 1: Backend`)
+    with_units = {line.stage for _, line in lines if line.unit is not None} if len(project.units) > 1 else set()
+    parents = {line.parent for _, line in lines if line.parent is not None and line.unit is not None}
     found = []
-    for path, line in ticked(project):
+    for path, line in lines:
         stage = BY_SLUG[line.stage or ""]
         if not stage.approval:
             continue
         for unit in claimed_units(project, units, line, given):
-            entry = approval_of(given, stage, unit, unnamed=stage.slug in once)
+            # lyhlg's `#### Customer App (FE)` Code Generation line, beside `#### Unit 1: Core (BE)`'s, stands on an
+            # approval naming no unit, not on unit 1's
+            apart = unit is None and stage.per_unit and line.stage in with_units and not line.every_unit and \
+                line.line not in parents
+            entry = approval_of(given, stage, unit, unnamed=stage.slug in once, unit_less=apart)
             found.append(Claim(path, line, unit if stage.per_unit else None, entry,
                                where.get(id(entry)) if entry else None))
     return found
@@ -92,13 +101,16 @@ def unnamed_stages(project: DocsProject) -> set[str | None]:
 
 
 def approval_of(given: dict[tuple[str, str | None], list[AuditEntry]], stage: Stage, unit: str | None,
-                unnamed: bool = False) -> AuditEntry | None:
+                unnamed: bool = False, unit_less: bool = False) -> AuditEntry | None:
     """The entry of `given` that approves the stage: of the unit, for a per-unit stage's line naming one; with
-    `unnamed`, an approval that names no unit approves the stage of every unit. The first that says approved, else
-    the first that goes ahead, else the first (a reader shown `## Functional Design - User Approval` rather than the
-    answers logged before it, and "진행" rather than a request logged before it)."""
+    `unnamed`, an approval that names no unit approves the stage of every unit; with `unit_less`, for a line naming
+    no unit, only one naming none. The first that says approved, else the first that goes ahead, else the first (a
+    reader shown `## Functional Design - User Approval` rather than the answers logged before it, and "진행" rather
+    than a request logged before it)."""
     if stage.per_unit and unit is not None:
         entries = given.get((stage.slug, unit)) or (given.get((stage.slug, None)) if unnamed else None)
+    elif unit_less:
+        entries = given.get((stage.slug, None))
     else:
         entries = next((entries for (slug, _), entries in given.items() if slug == stage.slug and entries), None)
     if not entries:
