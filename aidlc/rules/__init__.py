@@ -58,6 +58,7 @@ def run_docs_rules(project: DocsProject, since: str | None = None, ledgers: dict
     else the work tree's aidlc.yaml and allowed_signers), and over the git history of its audit logs and state file
     since commit `since` (None: all of HEAD's history; aidlc/rules/docs_history_scan.py)."""
     # Here, not at the top: a memory bank's validation never imports the aidlc-docs rules.
+    import aidlc.rules.docs_stories  # noqa: F401 - its checks register in docs_layout.CHECKS
     from aidlc.rules import docs_gates, docs_layout, docs_records, docs_times
     from aidlc.rules.docs_history_scan import history_findings
 

@@ -69,8 +69,8 @@ class Rule:
 CATALOGUE: dict[str, Rule] = {}
 
 # The modules that register rules, in the catalogue's order (`aidlc rules`, docs/rules.md, SARIF's rule list).
-MODULES = ("docs_records", "docs_layout", "docs_times", "ledger", "approvals", "ci", "claims", "coverage", "docs_gates",
-           "docs_history", "files", "identity", "references", "state", "structure")
+MODULES = ("docs_records", "docs_layout", "docs_stories", "docs_times", "ledger", "approvals", "ci", "claims",
+           "coverage", "docs_gates", "docs_history", "files", "identity", "references", "state", "structure")
 
 
 def every_rule() -> dict[str, Rule]:

@@ -100,13 +100,6 @@ UNKNOWN_STAGE = docs_rule(
     "and plans are not checked",
     "name the stage as the rules do, one a line (`- [x] Requirements Analysis`, `- [ ] Code Generation - unit-1`), "
     "or leave the line if it is not a stage")
-STORY_UNKNOWN = docs_rule(
-    "AIDLC-DOCS-013", E, "unit-of-work-story-map.md assigns a story id that no heading of stories.md defines",
-    "correct the id in the map, or write the story in user-stories/stories.md")
-STORY_UNMAPPED = docs_rule(
-    "AIDLC-DOCS-014", W, "a story of stories.md is assigned to no unit in unit-of-work-story-map.md (the rules: "
-    "\"Ensure all stories are assigned to units\")",
-    "assign the story to the unit that delivers it in unit-of-work-story-map.md (or retire it in stories.md)")
 UNREADABLE = docs_rule(
     "AIDLC-DOCS-015", E, "a Markdown file of aidlc-docs/ cannot be read (not UTF-8, too large, unreadable, or an "
     "audit log or state file kept as a symbolic link, whose history git does not keep): its rules were not checked",
@@ -125,7 +118,8 @@ LOG_OUTSIDE = docs_rule(
     "aidlc-docs/audit.md")
 SUPERSEDED = docs_rule(
     "AIDLC-DOCS-016", I, "a plan file is replaced by a revised one beside it (`<plan>-revised.md`, `-v2`, "
-    "`-updated`): its boxes are not judged, the revised plan's are",
+    "`-updated`; a code-generation plan with no step ticked, by the TDD plan beside it): its boxes are not judged, "
+    "the revised plan's are",
     "nothing to fix when the revision replaced it; to say so in the tree, delete the old plan or note at its top "
     "which file replaces it")
 
@@ -368,28 +362,6 @@ def _unknown(project: DocsProject) -> Iterator[Hit]:
             what = (f"names {len(several)} stages ({', '.join(BY_SLUG[slug].name for slug in several)}), and aidlc "
                     f"reads one a line" if len(several) > 1 else "names no stage aidlc knows")
             yield Hit(project.state.path, line.line, f"{what}: \"{cut(line.text)}\"")
-
-
-# -- story ids ---------------------------------------------------------------------------------------------------
-@check(STORY_UNKNOWN)
-def _story_unknown(project: DocsProject) -> Iterator[Hit]:
-    defined = {ref.id for ref in project.stories.defined}
-    if not defined:  # the project writes no story ids aidlc reads: nothing to compare
-        return
-    for ref in project.stories.mapped:
-        if ref.id not in defined and not ref.within:  # a range's ends are written; what lies between, inferred
-            yield Hit(ref.path, ref.line, f"{ref.id} is assigned to a unit, and no heading of stories.md defines it")
-
-
-@check(STORY_UNMAPPED)
-def _story_unmapped(project: DocsProject) -> Iterator[Hit]:
-    mapped = {ref.id for ref in project.stories.mapped}
-    if not mapped:  # no map, or one whose ids aidlc does not read: never a finding for every story
-        return
-    for ref in project.stories.defined:
-        if ref.id not in mapped:
-            maps = ", ".join(project.stories.maps)
-            yield Hit(ref.path, ref.line, f"{ref.id} is assigned to no unit in {maps}")
 
 
 def _open(plan: PlanFile) -> str:
