@@ -112,11 +112,12 @@ def test_a_go_ahead_that_goes_on_with_the_work_it_asks_approves_nothing(docs: Do
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Application Design")})
 
 
-def test_an_approval_whose_context_names_the_approval_gate_stands(docs: DocsRepo) -> None:
+@pytest.mark.parametrize("heading", ["Workflow Planning — Approval", "Consolidated Approval Gate — Workflow Planning"])
+def test_an_approval_whose_context_names_the_approval_gate_stands(docs: DocsRepo, heading: str) -> None:
     # Neurond-AI: `## User Stories — Approval`, "Approve & Continue", Context `... - Approval Gate` (the gate the
-    # words answer, not one still waiting)
+    # words answer, not one still waiting); `## Consolidated Approval Gate — Functional Design & NFR Requirements`
     docs.write(AUDIT, audit_text(replacing(("Workflow Planning - Approval",), (
-        "Workflow Planning — Approval", "Approve & Continue", "Execution plan approved. Proceeding to Application "
+        heading, "Approve & Continue", "Execution plan approved. Proceeding to Application "
         "Design stage.", "INCEPTION - Workflow Planning - Approval Gate"), (  # no go-ahead after it
         "Application Design - Plan Created", None, "application-design-plan.md created.", "INCEPTION"))))
     assert unapproved(docs) == set()

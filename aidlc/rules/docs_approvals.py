@@ -35,6 +35,7 @@ from aidlc.rules.docs_entries import (
     says_approved,
 )
 from aidlc.rules.docs_words import (
+    APPROVAL,
     NOT_APPROVED,
     approved_in_answer,
     done_here,
@@ -123,9 +124,11 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         # Context `... Awaiting explicit approval.`), nor words alone (AIDLC-2.4's `"y" (SSE 구조 승인) + ... 추가
         # 요청` under `## Application Design - Complete`: a part approved, more asked, the design made after them), nor
         # a heading approving another stage (content-hub-mcp's `Workflow Planning — approved; Functional Design
-        # drafted`, "Approve & Continue", Context `Functional Design (approval gate)`).
+        # drafted`, "Approve & Continue", Context `Functional Design (approval gate)`). A heading naming the gate
+        # itself is one saying approval (Neurond-AI's `## Consolidated Approval Gate — Functional Design & NFR
+        # Requirements (All Units)`, "Approve & Continue").
         approved, presented = says_approved(entry), put_to_the_person(entry)
-        if notes_approval(entry) or (names_approval(words_of(entry)) and names_approval(heading) and
+        if notes_approval(entry) or (names_approval(words_of(entry)) and APPROVAL.search(heading) is not None and
                                      presented is not None and stage_of(heading[:approval_at(heading)]) == presented):
             presented = None
         done = () if approved else done_here(entry)
