@@ -6,6 +6,7 @@ logs that carry each entry's time in its heading (as aiao-workshop's and Mock-Co
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -244,6 +245,21 @@ def test_a_plan_repeating_a_stage_under_another_name_is_judged_too(shop: DocsRep
     shop.commit("aidlc-docs: a second plan", stamp(len(ENTRIES) + 1))
     _, found = findings(shop)
     assert found == [("AIDLC-DOCS-005", STATE, shop.line(STATE, "(Unit 2: shop-web)"))]
+
+
+# -- headings glued to the separator before them --------------------------------------------------------------------
+@pytest.mark.parametrize("cut", [1, 3, 0])
+def test_headings_glued_to_the_separator_and_broken_over_two_lines_are_read(shop: DocsRepo, cut: int) -> None:
+    # dragon4499: `---## U`, then `ser Stories Approved` (and `---#`, then `# Workflow Planning Complete`): read as
+    # one entry from the fourth heading to the eleventh, its approvals lost (AIDLC-DOCS-003 for two stages)
+    text = shop.read(AUDIT)
+    glued = re.sub(r"---\n\n(##) (.+)", lambda m: f"---{m.group(1)} {m.group(2)[:cut]}\n{m.group(2)[cut:]}"
+                   if cut else f"---#\n# {m.group(2)}", text)
+    assert glued.count("---## ") == (len(ENTRIES) - 1 if cut else 0)
+    shop.write(AUDIT, glued)
+    shop.commit("aidlc-docs: the log as the agent wrote it", stamp(len(ENTRIES) + 1))
+    code, found = findings(shop)  # the committed entries re-laid out: the history says so (022), nothing else
+    assert code == 0 and {c for c, _, _ in found} <= {"AIDLC-DOCS-022"}
 
 
 # -- audit logs stamped in their headings ---------------------------------------------------------------------------

@@ -65,6 +65,7 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
     """The entries of `lines`, the lines of an audit log from line `offset` + 1 on. Reading from the first line of
     an entry reads what the whole file would from there: an entry's block ends at the next heading or `---`, and an
     entry stamped in its heading takes in the deeper headings after it that hold no timestamp field of their own."""
+    lines = _unglued(lines)
     blocks: list[tuple[int, int]] = []  # (first, last) line indexes
     start: int | None = None
     quoted = False  # inside a field's quoted value that runs over several lines
@@ -102,6 +103,25 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
         if entry is not None:
             entries.append(entry)
     return entries
+
+
+def _unglued(lines: list[str]) -> list[str]:
+    """The lines with each entry's heading that a writer glued to the `---` before it, and broke over two lines, put
+    back on its own: dragon4499's `---## U`, then `ser Stories Approved` (`---#`, then `# Workflow Planning
+    Complete`), read as one entry from the log's fourth to its eleventh, whose approvals were lost. The heading's
+    second part, where one follows (no field, blank or `---`), is joined to it and its line left blank: every line
+    keeps its number."""
+    if not any(line.startswith("---#") for line in lines):
+        return lines
+    lines = list(lines)
+    for index, line in enumerate(lines):
+        if not line.startswith("---#"):
+            continue
+        heading, after = line[3:], lines[index + 1] if index + 1 < len(lines) else ""
+        if after.strip() and after.strip() != "---" and _FIELD.match(after) is None:
+            heading, lines[index + 1] = heading + after, ""
+        lines[index] = heading
+    return lines
 
 
 def _quotes(line: str) -> int:
