@@ -119,6 +119,18 @@ def test_a_name_joining_stages_is_a_line_of_each_and_one_saying_more_is_its_firs
     assert stages_named("no NFR required; NFR request") == []  # `NFR Req` is a word of its own
 
 
+def test_a_line_closing_on_the_stages_it_went_through_is_a_line_of_each() -> None:
+    """ajy92/aidlc-workshp-awsdevops ticks `Unit 1: shared-db (Functional Design → Code Generation)` for each unit:
+    a note (AIDLC-DOCS-012) said it names two stages, and neither stage's approval or plan was judged."""
+    text = ("# State\n\n- [x] CONSTRUCTION - Unit 1: shared-db (Functional Design → Code Generation)\n"
+            "- [x] CONSTRUCTION - Unit 2: web (Functional Design, NFR Design)\n"
+            "- [x] CONSTRUCTION - Unit 3: api (Functional Design then Code Generation review)\n")
+    assert [(line.line, line.stage, line.unit) for line in read_state(text, "aidlc-state.md").stages] == [
+        (3, "functional-design", "1"), (3, "code-generation", "1"),
+        (4, "functional-design", "2"), (4, "nfr-design", "2"),
+        (5, None, "3")]  # it says more than the stages: never a guess
+
+
 @pytest.mark.parametrize(("text", "named"), [
     ("Unit 1 - NFR/Infrastructure Design - User Approval", ["nfr-design", "infrastructure-design"]),
     ("Functional / NFR/Infra Design", ["functional-design", "nfr-design", "infrastructure-design"]),

@@ -76,9 +76,28 @@ def box_text(body: str, named: tuple[str, ...]) -> BoxText:
             name, status = split_stage_line(rest)
     every = _ALL_UNITS.search(body) is not None
     own_unit = None if every else unit_of(body) or folder_in(body, named)
-    return BoxText(name, status, stage_of(name) or _bilingual(name, body), every, own_unit,
-                    _SKIP.search(status) is not None, AWAITING.search(body) is not None, tuple(listed_units(body)),
-                    _joined_stages(name))
+    stage, also = stage_of(name) or _bilingual(name, body), _joined_stages(name)
+    if stage is None and (span := _span(body)):
+        stage, also = span[0], span[1:]
+    return BoxText(name, status, stage, every, own_unit, _SKIP.search(status) is not None,
+                   AWAITING.search(body) is not None, tuple(listed_units(body)), also)
+
+
+# A line's closing parenthesis naming the stages it went through, joined or from one to the other: ajy92's
+# `CONSTRUCTION - Unit 1: shared-db (Functional Design → Code Generation)`.
+_SPAN = re.compile(r"[(（](?P<named>[^()（）\n]{1,200})[)）][ \t]*$")
+_SPAN_JOINERS = re.compile(r"(?:[\s/+,&·、~]|→|->|=>|⇒|\band\b|및)*", re.IGNORECASE)
+
+
+def _span(body: str) -> tuple[str, ...]:
+    """The stages a line names in its closing parenthesis and nothing else (`(Functional Design → Code
+    Generation)`), each claimed at that line: the two it names, not the ones between (the plan may skip them)."""
+    found = _SPAN.search(body)
+    if found is None:
+        return ()
+    named = stages_named(found.group("named"))
+    return tuple(named) if len(named) > 1 and _SPAN_JOINERS.fullmatch(without_stage_names(found.group("named"))) \
+        else ()
 
 
 @lru_cache(maxsize=4096)
