@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from aidlc.aidlc_docs.model import Mark
+from aidlc.aidlc_docs.state_line import mark_of
 from tests.aidlc_docs_adopted import AUDIT, CODE_PLAN, DOCS, FILES, STATE, build_docs_repo, git
 from tests.helpers import run_cli
 
@@ -302,9 +305,6 @@ def test_a_dash_box_is_a_stage_in_progress_for_each_unit_its_line_names(docs: Pa
 
 def test_the_docs_name_each_box_of_a_stage_line_as_the_reader_reads_it() -> None:
     # docs/aidlc-docs.md and a comment of the reader said `[-]` was skipped; the reader reads it in progress.
-    from aidlc.aidlc_docs.model import Mark
-    from aidlc.aidlc_docs.state_line import mark_of
-
     page = " ".join((Path(__file__).resolve().parent.parent / "docs" / "aidlc-docs.md").read_text().split())
     said = page.split("They are checkbox lines (", 1)[1].split("; in a plan", 1)[0]
     words = {"ticked": Mark.done, "in progress": Mark.in_progress, "skipped": Mark.skipped, "awaiting": Mark.awaiting}
@@ -313,6 +313,8 @@ def test_the_docs_name_each_box_of_a_stage_line_as_the_reader_reads_it() -> None
         meaning = words[min((word for word in words if word in part), key=part.index)]
         read |= {box: meaning for box in re.findall(r"`\[(.)\]`", part)}
     assert read == {box: mark_of(box) for box in read} and set(read) == set("x~/-S?")
+
+
 def test_an_audit_log_kept_at_the_repository_root_is_named_once_with_the_step_that_moves_it(tmp_path: Path) -> None:
     """tyfoo1603/aidlc-workflows keeps audit.md (578 lines of entries) at the repository root and no log in aidlc-docs/:
     ten AIDLC-DOCS-003 said `aidlc-docs/audit.md (missing) holds no approval`, and status `audit: 0 entries`, with no
@@ -374,3 +376,29 @@ def test_a_log_a_commit_deleted_and_git_ignored_is_said_missing_and_restored_bef
     text = run_cli("status", cwd=docs).stdout
     assert f"  audit: 0 entries, 0 recorded in the ledger; {deleted}; {ignored}\n" in text
     assert f"Next safe action: {deleted}\n  git checkout {first} -- {AUDIT}" in text
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo"])
+def test_a_root_audit_log_that_is_a_link_out_of_the_repository_or_a_fifo_is_never_read(tmp_path: Path,
+                                                                                        kind: str) -> None:
+    # A pull request can commit `audit.md` as a link to any file of the machine running CI (a FIFO, made by code a
+    # check runs, would block a reader): neither is opened, and no note names what it holds.
+    root = tmp_path / "shop"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    for rel, text in {**FILES, AUDIT: None}.items():
+        if text is not None:
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text(FILES[AUDIT], encoding="utf-8")  # entries aidlc would read, outside the repository
+    if kind == "link":
+        (root / "audit.md").symlink_to(elsewhere)
+    else:
+        os.mkfifo(root / "audit.md")
+    git(root, "add", "-A")
+    git(root, "-c", "user.name=Ada", "-c", "user.email=ada@example.org", "commit", "-qm", "init")
+    result = run_cli("validate", "--format", "json", cwd=root)
+    codes = {f["code"] for f in json.loads(result.stdout)["findings"]}
+    assert result.returncode == 1 and "AIDLC-DOCS-003" in codes and "AIDLC-DOCS-030" not in codes
+    assert status(root)["audit_notes"] == []

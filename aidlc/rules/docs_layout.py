@@ -57,7 +57,6 @@ LOG_CONFLICT_FIX = ("resolve the merge: keep every entry of both sides (the log 
                     "stay, in time order), delete the marker lines, and commit")
 FILE_CONFLICT_FIX = ("resolve the merge: choose or combine what the two sides of each conflict say, delete the marker "
                      "lines, and commit")
-MARKERS_NAMED = 10  # a file's conflict markers its finding names, the first ones
 CONFLICT = docs_rule(
     "AIDLC-DOCS-001", E, "a file of aidlc-docs/ holds git merge-conflict markers (`<<<<<<<`, `=======`, `>>>>>>>`)",
     f"in an audit log: {LOG_CONFLICT_FIX}; in another file: {FILE_CONFLICT_FIX}")
@@ -150,9 +149,7 @@ def _conflicts(project: DocsProject) -> Iterator[Hit]:
     logs = {log.path for log in project.audits}
     for path, lines in sorted(conflict_markers(project).items()):
         fix = LOG_CONFLICT_FIX if path in logs else FILE_CONFLICT_FIX
-        named = ", ".join(map(str, lines[:MARKERS_NAMED])) + (f" ({len(lines)} in all)" if len(lines) > MARKERS_NAMED
-                                                              else "")
-        what = f"merge-conflict markers at lines {named}" if len(lines) > 1 else \
+        what = f"merge-conflict markers at lines {some_lines(lines)}" if len(lines) > 1 else \
             f"a merge-conflict marker at line {lines[0]}"
         yield Hit(path, lines[0], f"{what}: the merge was committed unresolved", fix)
 
@@ -368,6 +365,20 @@ def _open(plan: PlanFile) -> str:
     under = f", under `{cut(plan.open_under, 60)}`" if plan.open_under else ""  # steps, or a checklist after them
     return (f"{plan.path} has {len(plan.open)} of {len(plan.open) + plan.done} boxes open (first at line "
             f"{plan.open[0]}{under})")
+
+
+def some_lines(numbers: list[int], limit: int = 100) -> str:
+    """`3, 11, 19 and 63 more`: the line numbers that fit in about `limit` characters, each whole, and how many
+    more."""
+    shown: list[str] = []
+    length = 0
+    for number in map(str, numbers):
+        if shown and length + len(number) + 2 > limit:
+            break
+        shown.append(number)
+        length += len(number) + 2
+    rest = len(numbers) - len(shown)
+    return ", ".join(shown) + (f" and {rest} more" if rest else "")
 
 
 def cut(text: str, limit: int = 120) -> str:

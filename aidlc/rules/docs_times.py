@@ -12,7 +12,7 @@ from itertools import pairwise
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
 from aidlc.rules.catalogue import Hit, docs_rule
-from aidlc.rules.docs_layout import E, I, W, check, cut
+from aidlc.rules.docs_layout import E, I, W, check, cut, some_lines
 
 SHARED = 3  # this many entries or more on one timestamp is a pattern, not a coincidence
 _MIDNIGHT = re.compile(r"T00:00(?::00(?:\.0+)?)?(?:Z|[+-]\d|\s|$)")
@@ -62,7 +62,7 @@ def _not_iso(project: DocsProject) -> Iterator[Hit]:
             yield Hit(log.path, found[0].line, f"the timestamp is {shown}, not an ISO 8601 date and time")
         else:
             yield Hit(log.path, found[0].line, f"{len(found)} entries' timestamps are not ISO 8601 dates and times, "
-                      f"the first {shown} (lines {_lines([entry.line for entry in found])})")
+                      f"the first {shown} (lines {some_lines([entry.line for entry in found])})")
 
 
 @check(OUT_OF_ORDER)
@@ -89,7 +89,7 @@ def _run(path: str, run: list[tuple[AuditEntry, AuditEntry]]) -> Iterator[Hit]:
         yield Hit(path, first.line, f"{first.timestamp} is earlier than the entry above it (line {above.line}, "
                   f"{above.timestamp})")
         return
-    lines = _lines([entry.line for entry, _ in run])
+    lines = some_lines([entry.line for entry, _ in run])
     yield Hit(path, first.line, f"{len(run)} entries in a row are each earlier than the entry above it, from "
               f"{first.timestamp} (below line {above.line}, {above.timestamp}) to {last.timestamp} at line "
               f"{last.line}: this part of the log runs newest first (lines {lines})")
@@ -105,7 +105,7 @@ def _midnight(project: DocsProject) -> Iterator[Hit]:
             yield Hit(log.path, found[0].line, f"{found[0].timestamp} is exactly midnight")
         elif found:
             yield Hit(log.path, found[0].line, f"{len(found)} entries are stamped exactly midnight, the first "
-                      f"{found[0].timestamp} (lines {_lines([entry.line for entry in found])})")
+                      f"{found[0].timestamp} (lines {some_lines([entry.line for entry in found])})")
 
 
 @check(SHARED_TIME)
@@ -135,17 +135,3 @@ def _whole_minutes(project: DocsProject) -> Iterator[Hit]:
             fives = sum(1 for at in whole if at.minute % 5 == 0)
             yield Hit(log.path, next(e.line for e in log.entries if e.at is not None), f"{len(whole)} of "
                       f"{len(timed)} timed entries fall on the whole minute ({fives} on a five-minute mark)")
-
-
-def _lines(numbers: list[int], limit: int = 100) -> str:
-    """`3, 11, 19 and 63 more`: the line numbers that fit in about `limit` characters, each whole, and how many
-    more."""
-    shown: list[str] = []
-    length = 0
-    for number in map(str, numbers):
-        if shown and length + len(number) + 2 > limit:
-            break
-        shown.append(number)
-        length += len(number) + 2
-    rest = len(numbers) - len(shown)
-    return ", ".join(shown) + (f" and {rest} more" if rest else "")

@@ -41,7 +41,7 @@ from aidlc.plural import plural
 from aidlc.rules import run_docs_rules, run_records_rules
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval
 from aidlc.rules.docs_history import LOG_REMOVED, STATE_REMOVED
-from aidlc.rules.docs_layout import LOG_OUTSIDE, conflict_markers, cut, unread_logs
+from aidlc.rules.docs_layout import LOG_OUTSIDE, conflict_markers, cut, some_lines, unread_logs
 from aidlc.rules.docs_standing import Claim, approval_claims, logs_unreadable
 from aidlc.status.actions import count, fix_errors
 from aidlc.status.gates import last_decision
@@ -278,9 +278,9 @@ def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> l
     notes = [f"{state}:{line.line}: {cut(line.text)!r} names no stage aidlc knows; it is not counted"
              for line in unknown[:_UNKNOWN_SHOWN if len(unknown) > _UNKNOWN_AT_MOST else None]]
     if len(unknown) > _UNKNOWN_AT_MOST:  # a state file that keeps a diary in checkboxes: the progress stays on screen
-        notes.append(f"{state}: {len(unknown) - _UNKNOWN_SHOWN} more lines name no stage aidlc knows (lines "
-                     f"{_lines(unknown[_UNKNOWN_SHOWN:])}); they are not counted: `aidlc validate` names each "
-                     "(AIDLC-DOCS-012)")
+        rest = [line.line for line in unknown[_UNKNOWN_SHOWN:]]
+        notes.append(f"{state}: {len(rest)} more lines name no stage aidlc knows (lines {some_lines(rest, 40)}); "
+                     "they are not counted: `aidlc validate` names each (AIDLC-DOCS-012)")
     earlier = [line.line for line in lines if project.state and project.state.earlier_feature(line)]
     if earlier:
         notes.append(f"{state}:{earlier[0]}-{earlier[-1]}: {len(earlier)} stage lines under an archive heading "
@@ -293,12 +293,6 @@ def _notes(project: DocsProject, lines: list[StageLine], state: str | None) -> l
 
 _UNKNOWN_AT_MOST = 5  # unknown lines given a note each; beyond, the first _UNKNOWN_SHOWN and one for the rest
 _UNKNOWN_SHOWN = 3
-
-
-def _lines(lines: list[StageLine]) -> str:
-    """Line numbers, the first ten of them and how many more."""
-    shown = ", ".join(str(line.line) for line in lines[:10])
-    return shown + (f" and {len(lines) - 10} more" if len(lines) > 10 else "")
 
 
 def _interrupted(project: DocsProject) -> list[str]:
