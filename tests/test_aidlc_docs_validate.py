@@ -133,6 +133,14 @@ def test_the_docs_folder_named_with_a_trailing_slash_is_judged_as_without(docs: 
     assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["AIDLC-DOCS-003"]
 
 
+@pytest.mark.parametrize("folder", ["./", ".", "' '"])
+def test_the_repository_itself_named_as_the_docs_folder_is_refused_with_the_line(docs: DocsRepo, folder: str) -> None:
+    docs.write("aidlc.yaml", f"version: 1\nlayout: aidlc-docs\naidlc_docs: {folder}\n")
+    result = run_cli("validate", cwd=docs.root)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "aidlc.yaml:3: 'aidlc_docs'" in result.stderr and "must be a folder inside the repository" in result.stderr
+
+
 @pytest.mark.parametrize("notes", ["memory-bank/.gitkeep", "memory-bank/projectbrief.md",
                                    "memory-bank/activeContext.md"])
 def test_a_memory_bank_folder_without_records_beside_aidlc_docs_is_not_the_layout(docs: DocsRepo, notes: str) -> None:

@@ -111,7 +111,8 @@ class Config(_Section):
     @classmethod
     def _inside_the_repo(cls, value: str) -> str:
         parts = PurePosixPath(value.replace("\\", "/")).parts
-        if not value.strip() or PurePosixPath(value).is_absolute() or ".." in parts or ".git" in parts:
+        # `./` (no part) is the repository itself: every file of it read as records
+        if not value.strip() or not parts or PurePosixPath(value).is_absolute() or ".." in parts or ".git" in parts:
             raise ValueError("must be a folder inside the repository, e.g. memory-bank (not absolute, no '..', "
                              "not in .git)")
         if len(value) > _MAX_FOLDER or any(len(part.encode()) > _MAX_NAME for part in parts):
