@@ -29,6 +29,7 @@ from tests.aidlc_docs_sample import (
     STATE,
     STORIES,
     STORY_MAP,
+    UNITS,
     DocsRepo,
     audit_text,
     build_docs_repo,
@@ -537,6 +538,22 @@ def test_a_line_naming_no_unit_beside_lines_naming_theirs_claims_only_the_plans_
     docs.replace(STATE, "- [x] Code Generation - TDD (COMPLETED", "- [x] Code Generation - all units (COMPLETED")
     [first, _] = [f for f in docs.findings("AIDLC-DOCS-005")]
     assert first.message.endswith(f"; line {package} ticks it too"), first.message
+
+
+def test_a_plan_in_a_unit_folder_naming_no_unit_is_that_units_plan(docs: DocsRepo) -> None:
+    """kohwg/gowoopi kept unit 4's plan in the unit's folder, `construction/unit4-admin-app/code/tdd-code-generation-
+    plan.md`, its name naming no unit: no unit's line claimed it (the line naming no unit did, "Shared Package"),
+    and with every line naming its unit its open steps were judged by none."""
+    inside = f"{DOCS}/construction/{UNITS[1]}/code/tdd-code-generation-plan.md"
+    docs.write(inside, plan("TDD Code Generation Plan", 4, 3))
+    docs.commit("unit 2's plan in its folder")
+    found = [(f.code, f.line, inside in f.message) for f in docs.findings()]
+    assert found == [("AIDLC-DOCS-005", docs.line(STATE, "Code Generation - EXECUTE (Unit 2"), True),
+                     ("AIDLC-DOCS-006", docs.line(STATE, "Build and Test - EXECUTE"), True)]
+    # A folder that is no unit (a system-wide stage's) gives its plan no unit: unit 1's line does not claim it.
+    docs.path(inside).unlink()
+    docs.write(f"{DOCS}/construction/build-and-test/code-generation-plan.md", plan("Code Generation Plan", 2, 1))
+    assert docs.findings("AIDLC-DOCS-005") == []
 
 
 def test_a_unit_named_by_its_folder_in_a_heading_is_judged_as_that_unit(docs: DocsRepo) -> None:

@@ -7,15 +7,19 @@ from collections.abc import Iterator
 
 from aidlc.aidlc_docs.markdown import BOX, shown_lines
 from aidlc.aidlc_docs.model import DocsProject, PlanFile
-from aidlc.aidlc_docs.stages import plan_stage
+from aidlc.aidlc_docs.stages import BY_SLUG, plan_stage
 from aidlc.aidlc_docs.units import unit_of
 
 _REVISION = re.compile(r"revised|revision|updated|v\d+|rev\d*|\d+", re.IGNORECASE)  # a plan's successor's suffix
 
 
-def read_plan(text: str, rel: str) -> PlanFile | None:
-    """A plan's checkboxes (outside code fences); None for a file that has none."""
+def read_plan(text: str, rel: str, folder_unit: str | None = None) -> PlanFile | None:
+    """A plan's checkboxes (outside code fences); None for a file that has none. A per-unit stage's plan whose name
+    names no unit is the unit's whose folder holds it (`folder_unit`: kohwg/gowoopi's
+    `construction/unit4-admin-app/code/tdd-code-generation-plan.md`)."""
     stage, unit = plan_stage(rel.rsplit("/", 1)[-1])
+    if unit is None and stage is not None and BY_SLUG[stage].per_unit:
+        unit = folder_unit
     plan = PlanFile(path=rel, stage=stage, unit=unit)
     heading = None
     for number, line in shown_lines(text):

@@ -135,7 +135,9 @@ def _read_document(project: DocsProject, text: str, path_rel: str, inside: str) 
     elif name in UNITS_FILES:  # the units' document: `## Unit 1: backend-api` (not its dependency or story maps)
         _number_units(project, text)
     if name.endswith("plan.md") or "-plan-" in name or "/plans/" in f"/{inside}":
-        plan = read_plan(text, path_rel)
+        parts = inside.split("/")  # construction/<unit>/.../<plan>: a unit folder's own plan
+        in_unit = parts[1] if len(parts) > 2 and parts[0] == "construction" and parts[1] in project.units else None
+        plan = read_plan(text, path_rel, in_unit)
         if plan is not None:
             project.plans.append(plan)
     lines = conflict_lines(text)
