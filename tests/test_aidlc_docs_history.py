@@ -834,6 +834,23 @@ def test_a_pull_request_that_deletes_many_entries_gets_one_finding_whose_step_sh
     assert whole.endswith(f", which commits {answers[:12]} and {added[:12]} added"), whole
 
 
+def test_deleted_copies_of_one_entry_are_each_named_at_their_own_line(docs: Repo) -> None:
+    """MatthWong/roost-store's log held one entry written four times, word for word (lines 51, 59, 67, 75); a revert
+    deleted the four, and the finding said "from ... at line 51 to ... at line 51": every copy was read as the
+    first. Each deleted copy is its own."""
+    request = entry("New Feature Request", "2026-06-01T09:25:00Z", "add payments")
+    log = "# Audit\n\n" + START + ANSWERS + request * 4
+    docs.commit("requests", "2026-06-01T09:26:00Z", **{AUDIT: log})
+    lines = [n for n, text in enumerate(log.splitlines(), 1) if text == "## New Feature Request"]
+    docs.commit("revert", "2026-06-01T09:30:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS})
+    [message] = [message for code, _, _, message in docs.findings() if code == "AIDLC-DOCS-020"]
+    assert f"from `New Feature Request` (2026-06-01T09:25:00Z) at line {lines[0]} to `New Feature Request` " \
+           f"(2026-06-01T09:25:00Z) at line {lines[3]}" in message, message
+    # One copy written back: the words the four held are in the log again, and nothing of them is lost.
+    docs.commit("one back", "2026-06-01T09:31:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + request})
+    assert "AIDLC-DOCS-020" not in docs.codes()
+
+
 def test_a_commit_ticking_a_line_that_lists_two_units_needs_an_approval_of_each(docs: Repo) -> None:
     """`Code Generation - Unit 1 api + Unit 2 web`, ticked by one commit whose audit log approves unit 1's code
     only: the tick of unit 2's is found at that line."""

@@ -59,14 +59,19 @@ def _judge_rewritten(judge: Judge, revision: vcs.Revision, path: str, parents: l
     re-formatting. The texts of the entries it added that replace none."""
     removed = expected - child.counts
     added = child.counts - Counter({text: max(p.counts[text] if p else 0 for p in parents) for text in child.counts})
-    held: dict[str, tuple[str, AuditEntry]] = {}  # text -> (the parent that held it, its entry there)
+    # text -> the first parent that held it, and its copies there: a text written twice is two entries, each deleted
+    # at its own line (MatthWong/roost-store's four copies of one entry, all named at the first's line before).
+    held: dict[str, tuple[str, list[AuditEntry]]] = {}
     for parent_sha, parent in zip(revision.parents, parents, strict=True):
         for entry in parent.entries if parent else []:
-            held.setdefault(entry.text, (parent_sha, entry))
+            holder, copies = held.setdefault(entry.text, (parent_sha, []))
+            if holder == parent_sha:
+                copies.append(entry)
     candidates = [entry for entry in child.entries if added[entry.text] > 0]
     replaced: set[str] = set()
     for text in removed.elements():
-        parent_sha, old = held[text]
+        parent_sha, copies = held[text]
+        old = copies.pop(0) if len(copies) > 1 else copies[0]  # past the last: a merge's other side held more
         twin = _counterpart(old, [e for e in candidates if e.text not in replaced])
         if twin is not None:
             replaced.add(twin.text)
