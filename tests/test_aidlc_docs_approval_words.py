@@ -66,6 +66,21 @@ def test_a_go_ahead_answering_the_stage_before_does_not_approve_the_one_it_goes_
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] Build and Test")})
 
 
+@pytest.mark.parametrize("build", [
+    # rc-code-jp: "Continue to Next Stage" under `## Build and Test`, answered "Code Generation's approval received;
+    # going on to Build and Test", Context "Build and Test start record"
+    ("Build and Test", "Continue to Next Stage", "Code Generation の承認を受領。Build and Test に進み、手順書を更新。",
+     "Build and Test 開始記録"),
+    # thetechdabbler: the approval of the unit's code, logged as the stage it set going
+    ("Build and Test — Unit 2: shop-web — IN PROGRESS", "Approve & Continue",
+     "Code Generation for Unit 2 (shop-web) approved. Executing Build and Test.", "CONSTRUCTION")])
+def test_words_the_answer_says_approved_the_stage_before_do_not_approve_the_one_the_heading_sets_going(
+        docs: DocsRepo, build: Entry) -> None:
+    docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 2 Approval", "Build and Test - Approval"),
+                                           CODE_DONE, build)))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
+
+
 def test_a_rebuke_asking_approval_from_now_on_is_no_approval(docs: DocsRepo) -> None:
     # lyhlg: `## ... Functional Design (Unit 1: Core) - 변경 원복` ("change reverted"): "don't remove things on your
     # own, always ask, got it? revert the change you just made", answered "sorry for changing without approval", its

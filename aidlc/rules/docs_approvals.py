@@ -108,6 +108,7 @@ class _Said(NamedTuple):
     plan: bool  # about a stage's plan (`plan_part`), approved apart from the stage where PLANNED
     of_units: tuple[str | None, ...]  # a heading listing units answers for each
     in_answer: tuple[str, ...]  # stages its heading and Context do not name that its AI response says approved
+    heading_says: bool  # its heading, Status or Context says approved
 
 
 def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
@@ -142,7 +143,8 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             tuple((stage, each) for stage in waited for each in units.each(before)) if before is not None else (),
             STARTS.search(entry.heading or "") is not None, approved, plan_part(entry),
             units.each(entry),
-            tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented))
+            tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented),
+            names_approval(heading) or notes_approval(entry))
     return units.readings[key]
 
 
@@ -206,6 +208,11 @@ def _read_log(entries: list[AuditEntry], start: int, units: Units, found: dict[t
         # "proceed to the next stage", after Code Generation's completion, under `## Build and Test Stage`
         # holding the build's results), and the same words approve no more.
         if said.answered and (said.starts or not said.says):
+            stages = ()
+        # The answer says the words approved a stage the heading does not name, and the heading says no approval:
+        # they approve that one and set the heading's going (rc-code-jp's "Continue to Next Stage" under `## Build
+        # and Test`, answered "Code Generation の承認を受領。Build and Test に進み", the build yet to run).
+        if said.in_answer and not said.heading_says:
             stages = ()
         stages = tuple(stage for stage in stages if not (stage in PLANNED and said.plan))
         stages += tuple(stage for stage in said.in_answer if stage not in stages)
