@@ -224,3 +224,26 @@ def test_a_line_naming_no_unit_beside_units_own_lines_stands_on_no_unit_s_approv
         entries.insert(len(entries) - 1, approval)
     docs.write(AUDIT, audit_text(entries))
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] Code Generation - COMPLETED")})
+
+
+SETUP_QUESTIONS = ("Code Generation - Unit 1 Local Environment Bring-up (post-generation setup support)",
+                   'Setup questions — "how can i run my backend?", "where is the anon key? how can i get it?"',
+                   "Guided backend/frontend env setup. Started the local stack.",
+                   "CONSTRUCTION — Unit 1 local dev stack running; still awaiting Unit 1 Code Generation approval")
+PR_MERGED = ("PR #4 Merged - Verification", "check the PR it's merged.", "Verified. PR #4 MERGED.",
+             "INCEPTION - Requirements Analysis complete and merged. Step 9 approval gate still pending - "
+             "requirements.md has not been approved, so Workflow Planning has not started.")
+
+
+@pytest.mark.parametrize(("entries", "stage"), [
+    # MagicExist/Memo-Rise: setup questions asked between Code Generation's completion and its approval, Context
+    # `... still awaiting U1 Code Generation approval`: the approval it names is yet to be given
+    (replacing(("Code Generation - Unit 1 Approval",), SETUP_QUESTIONS), "Code Generation - EXECUTE (Unit 1"),
+    # MD-team-project/2026-prompthon-WDC: "check the PR it's merged.", Context `... Step 9 approval gate still pending
+    # - requirements.md has not been approved` (its next entry held the approval)
+    ([*(entry for entry in ENTRIES if entry[0] != "Requirements Analysis - Approval"), PR_MERGED],
+     "- [x] Requirements Analysis")])
+def test_a_context_saying_the_stage_s_approval_is_yet_to_come_approves_nothing(docs: DocsRepo, entries: list[Entry],
+                                                                              stage: str) -> None:
+    docs.write(AUDIT, audit_text(entries))
+    assert unapproved(docs) == {docs.line(STATE, stage)}

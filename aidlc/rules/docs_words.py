@@ -39,9 +39,17 @@ _REQUIRED = re.compile(r"승인을?[ \t]*받(?:을|아야)|approval[ \t]+(?:is[ 
 # A sentence ends at a stop and a blank, or at a full-width stop alone (Mameta29's `実行プラン承認。Application
 # Designに進行。`)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n")
+# Nor is an approval awaited with a stage, unit or plan named between: MagicExist/Memo-Rise's Context `still awaiting
+# U1 Code Generation approval`, over setup questions asked before it. It says the approval is yet to come, not that
+# the entry puts that stage to the person (nix-config's `awaiting second approval` is a revision's, not Workflow
+# Planning's, which the next entry's "approved, you may proceed" answers).
+_AWAITED_NAMED = re.compile(r"\b(?:awaiting|waiting[ \t]+for)[ \t]+(?:[\w&-]+[ \t]+){1,4}?approval", re.IGNORECASE)
+# An approval denied: "not approved", "not yet approved", "has not been approved" (MD-team-project's Context `Step 9
+# approval gate still pending - requirements.md has not been approved`, over "check the PR it's merged.").
+_DENIED = re.compile(r"(?:\bnot|n't)[ \t]+(?:yet[ \t]+)?(?:been[ \t]+)?approv\w*", re.IGNORECASE)
 NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
-                          r"\bnot[ \t]+(?:a[ \t]+|my[ \t]+)?consent|"
-                          r"수정 요청|\bnot approv|n't approv|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
+                          r"\bnot[ \t]+(?:a[ \t]+|my[ \t]+)?consent|" + _DENIED.pattern + r"|"
+                          r"수정 요청|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
                           r"承認しない", re.IGNORECASE)
 # A person's words that let the work go on: an approval, or a go-ahead ("진행", "다음단계 진행해줘", "继续下一阶段",
 # "continue", "go on", "yes, proceed", "ok"), or a yes that is the whole answer ("y", "go", "next", "네", "ㅇㅇ"),
@@ -85,8 +93,10 @@ def words_of(entry: AuditEntry) -> str:
 
 
 def names_approval(text: str) -> bool:
-    """Whether `text` says approved, once what says an approval is awaited or required is set aside."""
-    return APPROVAL.search(_REQUIRED.sub(" ", AWAITED.sub(" ", text))) is not None
+    """Whether `text` says approved, once what says an approval is awaited, required or denied is set aside."""
+    for set_aside in (AWAITED, _AWAITED_NAMED, _REQUIRED, _DENIED):
+        text = set_aside.sub(" ", text)
+    return APPROVAL.search(text) is not None
 
 
 def goes_ahead(entry: AuditEntry) -> bool:
