@@ -247,3 +247,24 @@ def test_a_context_saying_the_stage_s_approval_is_yet_to_come_approves_nothing(d
                                                                               stage: str) -> None:
     docs.write(AUDIT, audit_text(entries))
     assert unapproved(docs) == {docs.line(STATE, stage)}
+
+
+@pytest.mark.parametrize(("replaced", "entry", "stage"), [
+    # MD-team-project/2026-prompthon-WDC: Units Generation ran in the entry that approved Application Design; its own
+    # approval came in the next entry
+    (("Application Design - Approval", "Units Generation - Approval"),
+     ("Application Design Approved, Units Generation Complete (minimal)",
+      "최소로 돌리고 상태 파일 분리는 conflict 시 한명이 resolve하는 방식으로 해결",
+      "Read as approval of Application Design plus two decisions. Ran Units Generation compressed.",
+      "INCEPTION COMPLETE. Next: CONSTRUCTION, per-unit and parallel."),
+     "Units Generation - EXECUTE"),
+    # MamaMoh/SimbaFlow: each heading approves one stage of a unit and names the next one made after it
+    (("Functional Design - Unit 1 Approval", "NFR Requirements - Unit 1 Approval"),
+     ("Unit 1 Functional Design — Approved; NFR Requirements Generated", "a",
+      "Wrote Unit 1 NFR requirements. Presenting nfr-requirements-approval-questions.md.",
+      "Awaiting NFR Requirements approval before NFR Design."),
+     "NFR Requirements - EXECUTE (Unit 1")])
+def test_a_stage_named_after_a_semicolon_or_comma_that_follows_an_approval_is_the_step_it_opened(
+        docs: DocsRepo, replaced: tuple[str, ...], entry: Entry, stage: str) -> None:
+    docs.write(AUDIT, audit_text(replacing(replaced, entry)))
+    assert unapproved(docs) == {docs.line(STATE, stage)}

@@ -172,10 +172,13 @@ def put_to_the_person(entry: AuditEntry) -> str | None:
 
 
 # Where a heading joins two steps: `U6 Approved / U3 Functional Design Start`, `Requirements Approved and User Stories
-# Planning Started` (Supplier-Onboarding), `Application Design — 승인 + Units Generation 진입` (DallYeo_FE), read
-# outside stage names (`Build and Test`, `Build & Test`).
+# Planning Started` (Supplier-Onboarding), `Application Design — 승인 + Units Generation 진입` (DallYeo_FE), a
+# semicolon or comma (MamaMoh/SimbaFlow's `Unit 6 NFR Requirements — Approved; NFR Design Generated`,
+# MD-team-project's `Application Design Approved, Units Generation Complete (minimal)`), read outside stage names
+# (`Build and Test`, `Build & Test`).
 # Each blank run tried once, from its start (from every blank of a hostile run of them, it took seconds).
-_PARTS = re.compile(r"(?<![ \t])(?:[ \t]++(?:/|\+|&|and)[ \t]+|[ \t]*+(?:→|->)[ \t]*)", re.IGNORECASE)
+_PARTS = re.compile(r"(?<![ \t])(?:[ \t]++(?:/|\+|&|and)[ \t]+|[ \t]*+(?:→|->)[ \t]*|[ \t]*+[;,][ \t]++)",
+                    re.IGNORECASE)
 # A part that goes on to the next step: it starts, enters, makes or asks for it (`Workflow Planning Generated`,
 # `ORDS Code Generation Request`, `Units Generation 진입`, "entered").
 _GOES_ON = re.compile(STARTS.pattern + r"|진입|\benter|\bgenerated\b|\bcreated\b|\brequest", re.IGNORECASE)
