@@ -268,3 +268,14 @@ def test_a_stage_named_after_a_semicolon_or_comma_that_follows_an_approval_is_th
         docs: DocsRepo, replaced: tuple[str, ...], entry: Entry, stage: str) -> None:
     docs.write(AUDIT, audit_text(replacing(replaced, entry)))
     assert unapproved(docs) == {docs.line(STATE, stage)}
+
+
+def test_words_under_a_heading_requesting_the_stage_ask_for_its_work_and_approve_none(docs: DocsRepo) -> None:
+    # Moonlight-CL/AWSomeshop-Demo: `## User Stories Request`, "generate user stories from requirement.md; ask me
+    # whatever needs clarifying", answered "Starting User Stories generation phase"; the stories were never approved
+    docs.write(AUDIT, audit_text(replacing(("User Stories - Approval",), (
+        "User Stories Request",
+        "请基于目前的requirement.md进行user stories的生成，如果生成过程中需要我澄清一些问题，请提问",
+        "Starting User Stories generation phase based on requirements.md",
+        "User requested User Stories generation based on current requirements document"))))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] User Stories")}

@@ -43,6 +43,18 @@ _ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choic
                       r"clarif|\b(?:user|change)[ \t]+request\b|(?:사용자|변경|수정)[ \t]*요청|"
                       r"respuest|pregunt|답변|질문|응답 수신|시작|선택|回答|问题|質問|开始|開始|選択|选择", re.I)
 STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
+# A stage's name followed by "Request": the heading asks for the stage's work, as a user request does
+# (Moonlight-CL/AWSomeshop-Demo's `## User Stories Request`, "generate user stories from requirement.md", before any
+# story was written).
+_REQUEST = re.compile(r"[ \t]*+[-–—:]?[ \t]*+request(?:ed)?\b", re.IGNORECASE)
+
+
+def _asks_for_a_stage(heading: str) -> bool:
+    """Whether a stage's name in `heading` is followed by "Request" (`User Stories Request`)."""
+    masked = without_stage_names(heading)
+    return any(was != blank and (at + 1 == len(heading) or masked[at + 1] == heading[at + 1]) and
+               _REQUEST.match(heading, at + 1) is not None
+               for at, (was, blank) in enumerate(zip(heading, masked, strict=True)))
 
 
 # "User approved continuation from Code Generation to Build and Test": the stage left behind is the one approved.
@@ -273,7 +285,7 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     heading = heading_of(entry)
     if (left := _continued_from(entry)) is not None:
         return [left]
-    if _ANSWERS.search(heading) and not names_approval(heading):
+    if (_ANSWERS.search(heading) or _asks_for_a_stage(heading)) and not names_approval(heading):
         return []
     named = stages_named(heading)
     if named:
