@@ -279,3 +279,12 @@ def test_words_under_a_heading_requesting_the_stage_ask_for_its_work_and_approve
         "Starting User Stories generation phase based on requirements.md",
         "User requested User Stories generation based on current requirements document"))))
     assert unapproved(docs) == {docs.line(STATE, "- [x] User Stories")}
+
+
+def test_a_heading_requesting_the_next_stage_still_names_the_stage_it_closes(docs: DocsRepo) -> None:
+    # The rules' own option at the requirements' gate, "Add User Stories", logged under a heading naming both: it
+    # approves the requirements and asks for the stories' work; only the stage asked for is set aside
+    docs.write(AUDIT, audit_text(replacing(("Requirements Analysis - Approval",), (
+        "Requirements Analysis - Add User Stories Request", "Add User Stories",
+        "Moving on to User Stories planning.", "INCEPTION"))))
+    assert unapproved(docs) == set()

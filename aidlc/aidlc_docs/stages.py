@@ -184,6 +184,11 @@ def _sharing(before: str, label: str) -> list[str]:
     return found
 
 
+def stages_followed_by(text: str, after: re.Pattern[str]) -> list[str]:
+    """The slugs of the stage labels `text` names that `after` matches right after (`User Stories Request`)."""
+    return [_slug(match) for match in _LABEL.finditer(_plain(text)) if after.match(text, match.end())]
+
+
 def without_stage_names(text: str) -> str:
     """`text` with each stage label it names (`Code_Generation` too, as stage_of reads it) blanked out; the rest,
     and every offset, as it was."""

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from aidlc.aidlc_docs.model import AuditEntry
-from aidlc.aidlc_docs.stages import stage_of, stages_named, without_stage_names
+from aidlc.aidlc_docs.stages import stage_of, stages_followed_by, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_words import (
     APPROVAL,
@@ -45,16 +45,8 @@ _ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choic
 STARTS = re.compile(r"\bstart|\bbegin|시작|开始|開始|inici", re.IGNORECASE)
 # A stage's name followed by "Request": the heading asks for the stage's work, as a user request does
 # (Moonlight-CL/AWSomeshop-Demo's `## User Stories Request`, "generate user stories from requirement.md", before any
-# story was written).
+# story was written); a stage it names besides is answered still (`Requirements Analysis - Add User Stories Request`).
 _REQUEST = re.compile(r"[ \t]*+[-–—:]?[ \t]*+request(?:ed)?\b", re.IGNORECASE)
-
-
-def _asks_for_a_stage(heading: str) -> bool:
-    """Whether a stage's name in `heading` is followed by "Request" (`User Stories Request`)."""
-    masked = without_stage_names(heading)
-    return any(was != blank and (at + 1 == len(heading) or masked[at + 1] == heading[at + 1]) and
-               _REQUEST.match(heading, at + 1) is not None
-               for at, (was, blank) in enumerate(zip(heading, masked, strict=True)))
 
 
 # "User approved continuation from Code Generation to Build and Test": the stage left behind is the one approved.
@@ -285,9 +277,12 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     heading = heading_of(entry)
     if (left := _continued_from(entry)) is not None:
         return [left]
-    if (_ANSWERS.search(heading) or _asks_for_a_stage(heading)) and not names_approval(heading):
+    if _ANSWERS.search(heading) and not names_approval(heading):
         return []
     named = stages_named(heading)
+    asked = [] if names_approval(heading) else stages_followed_by(heading, _REQUEST)
+    if asked:
+        return [stage for stage in named if stage not in asked]
     if named:
         return named
     context = entry.fields.get("context", "")
