@@ -5,11 +5,22 @@ through the CLI, which ticked stages stand approved. Each reading here was once 
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 
 from aidlc.aidlc_docs.stages import stages_named
-from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, DocsRepo, audit_text, build_docs_repo, entry_text, stamp
+from tests.aidlc_docs_sample import (
+    AUDIT,
+    ENTRIES,
+    STATE,
+    DocsRepo,
+    audit_text,
+    build_docs_repo,
+    entry_text,
+    iso,
+    stamp,
+)
 from tests.helpers import run_cli
 
 Entry = tuple[str, str | None, str, str]
@@ -288,3 +299,56 @@ def test_a_heading_requesting_the_next_stage_still_names_the_stage_it_closes(doc
         "Requirements Analysis - Add User Stories Request", "Add User Stories",
         "Moving on to User Stories planning.", "INCEPTION"))))
     assert unapproved(docs) == set()
+
+
+# miura-bd/t4g.lazy.4xlarge-aidlc-hackathon-2026 writes each entry's `###` sections after its AI Response, and its
+# Context last: the Context of Units Generation's completion puts the stage to the person (`Step 17 (承認待ち)`,
+# "awaiting approval"), and the next entry's words answer it. Its sections list every stage: a table saying a stage
+# approved is no answer that approved it.
+UNITS_DONE = """\
+## Units Generation Part 2 Generation 完了
+**Timestamp**: {at}
+**User Input**: (Stage 7 自動進行)
+**AI Response**: 3 ファイル生成完了。`aidlc-docs/inception/application-design/` 配下に追加:
+
+### 生成成果物
+- **`unit-of-work.md`** — 2 Unit の詳細定義
+
+### ⛔ GATE
+ユーザーレビュー → Stage 7 完了承認 → INCEPTION フェーズ完了。
+
+**Context**: INCEPTION フェーズ Stage 7 (Units Generation) Part 2 完了 → Step 17 (承認待ち)。
+
+---
+
+## 🎉 INCEPTION フェーズ完了 (Stage 7 承認 + 全 7 ステージ完了)
+**Timestamp**: {later}
+**User Input**: "{said}"
+**AI Response**: Stage 7 を ✅ Completed としてマーク。**INCEPTION フェーズ全 7 ステージ完了**。
+
+### INCEPTION フェーズ Stage Progress (最終)
+| # | Stage | Status |
+| --- | --- | --- |
+| 6 | Application Design | ✅ Completed (承認済み) |
+| 7 | Units Generation | ✅ Completed |
+
+**Context**: INCEPTION フェーズ完了 → CONSTRUCTION フェーズ着手予定。
+
+---
+
+"""
+
+
+@pytest.mark.parametrize(("said", "approved"), [("OKです。次に進めてください", True),
+                                               ("Unit を 3 つに分けてください", False)])
+def test_a_context_after_an_entry_s_sections_puts_its_stage_to_the_person(docs: DocsRepo, said: str,
+                                                                         approved: bool) -> None:
+    entries = [entry for entry in ENTRIES if entry[0] != "Application Design - Approval"]
+    at = next(index for index, entry in enumerate(entries) if entry[0] == "Units Generation - Approval")
+    text = audit_text(entries)
+    units = text[text.index("## Units Generation - Approval"):]
+    units = units[:units.index("---\n\n") + 5]
+    docs.write(AUDIT, text.replace(units, UNITS_DONE.format(
+        at=iso(stamp(at)), later=iso(stamp(at) + timedelta(minutes=3)), said=said)))
+    design = docs.line(STATE, "Application Design")
+    assert unapproved(docs) == ({design} if approved else {design, docs.line(STATE, "Units Generation")})

@@ -1514,3 +1514,22 @@ def test_a_version_that_appends_is_read_on_from_the_one_before_as_if_read_whole(
     assert {key: [e.line for e in found] for key, found in read_on.items()} == \
         {key: [e.line for e in found] for key, found in fresh.items()}
     assert ("code-generation", "2") in read_on  # an approval of an entry past the first version's
+
+
+def test_an_entry_s_sections_are_its_own_and_give_it_the_fields_it_lacks() -> None:
+    # miura-bd/t4g.lazy.4xlarge-aidlc-hackathon-2026: `###` sections after the AI Response, the Context last. They
+    # are the entry's (an edit of them is an edit of it), their fields its own where it has none: not the AI
+    # Response running on over them. A section holding the person's words or a time is an entry of its own.
+    lines = ["## Units Generation Part 2 Generation 完了", "**Timestamp**: 2026-05-09T16:30:00+09:00",
+             "**User Input**: (Stage 7 自動進行)", "**AI Response**: 3 ファイル生成完了。", "",
+             "### Stage Progress", "| 6 | Application Design | ✅ 承認済み |", "", "### ⛔ GATE",
+             "ユーザーレビュー → Stage 7 完了承認", "",
+             "**Context**: Stage 7 (Units Generation) Part 2 完了 → Step 17 (承認待ち)。",
+             "", "### 補足", '**User Input**: "Unit を 3 つに分けてください"', "", "### 記録",
+             "**Timestamp**: 2026-05-09T16:40:00+09:00", "**AI Response**: 分割した。", "---", "", "### 無関係",
+             "**Context**: after a rule, no section"]
+    first, asked, split = audit_entries(lines, 0)
+    assert (first.line, first.end) == (1, 12)
+    assert first.fields["context"] == "Stage 7 (Units Generation) Part 2 完了 → Step 17 (承認待ち)。"
+    assert first.fields["ai_response"] == "3 ファイル生成完了。"
+    assert (asked.line, asked.fields["user_input"], split.line) == (14, '"Unit を 3 つに分けてください"', 17)

@@ -44,6 +44,7 @@ FIELD_NAMES = {
     "approval response": "approval_response",  # the agent's report of the answer: `_fields` takes its quotes
 }
 _KNOWN = frozenset(FIELD_NAMES.values())
+_PERSON = ("user_input", "user_response")  # the fields that hold the person's words
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
 # A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.
 _PLAIN_FIELD = re.compile(r"^[ \t]*[-*][ \t]+(?P<key>[^:：\n]{1,30}?)[ \t]*[:：][ \t]*(?P<value>.*)$")
@@ -64,7 +65,8 @@ def read_audit(text: str, rel: str) -> AuditLog:
 def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
     """The entries of `lines`, the lines of an audit log from line `offset` + 1 on. Reading from the first line of
     an entry reads what the whole file would from there: an entry's block ends at the next heading or `---`, and an
-    entry stamped in its heading takes in the deeper headings after it that hold no timestamp field of their own."""
+    entry stamped in its heading takes in the deeper headings after it that hold no timestamp field of their own; an
+    entry with a timestamp field, those that hold none of the person's words either (`_section`)."""
     lines = _unglued(lines)
     blocks: list[tuple[int, int]] = []  # (first, last) line indexes
     start: int | None = None
@@ -93,7 +95,13 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
         heading = HEADING.match(lines[first]) if lines[first].startswith("#") else None
         stamped = heading_stamp(heading.group(2)) if heading else None
         if stamped is None or "timestamp" in _fields(lines[first + 1:last + 1]):
-            entry = _entry(lines, first, last, offset, heading)
+            own, sections = last, []  # the entry's own block ends at `own`; the fields of each of its sections
+            while heading is not None and at < len(blocks) and blocks[at][0] == last + 1 and \
+                    (section := _section(lines, blocks[at], len(heading.group(1)))) is not None:
+                sections.append(section)
+                last = blocks[at][1]
+                at += 1
+            entry = _entry(lines, (first, own, last), offset, heading, sections)
         else:
             level = len(heading.group(1)) if heading else 0
             while at < len(blocks) and blocks[at][0] == last + 1 and _sub_heading(lines, blocks[at], level):
@@ -174,13 +182,30 @@ def _sub_heading(lines: list[str], block: tuple[int, int], level: int) -> bool:
             and "timestamp" not in _fields(lines[first + 1:last + 1]))
 
 
-def _entry(lines: list[str], first: int, last: int, offset: int,
-           heading_match: re.Match[str] | None) -> AuditEntry | None:
+def _section(lines: list[str], block: tuple[int, int], level: int) -> dict[str, str] | None:
+    """The fields of a block that is a section of the entry above it, whose heading of `level` it follows with no
+    `---` between: a deeper heading (`### ⛔ GATE`) over no time and none of the person's words (those make an entry
+    of its own). miura-bd's entries each run `## ...`, Timestamp, User Input, AI Response, `###` sections, Context
+    last: cut at their first section, they lost their Context (`Step 17 (承認待ち)`, awaiting approval)."""
+    if not _sub_heading(lines, block, level):
+        return None
+    fields = _fields(lines[block[0] + 1:block[1] + 1])
+    return None if any(key in fields for key in _PERSON) else fields
+
+
+def _entry(lines: list[str], span: tuple[int, int, int], offset: int, heading_match: re.Match[str] | None,
+           sections: list[dict[str, str]]) -> AuditEntry | None:
+    """The entry whose lines run from `first` to `last` of `span`, its own block to `own` and its sections' after:
+    a section's field counts where the block lacks it, and the block's fields stop at the first section (a `###
+    Stage Progress` table naming every stage is not the AI response's, to be read as stages it says approved)."""
+    first, own, last = span
     while last > first and not lines[last].strip():
         last -= 1
-    fields = _fields(lines[first + (1 if heading_match else 0):last + 1])
+    fields = _fields(lines[first + (1 if heading_match else 0):own + 1])
+    for section in sections:
+        fields = {**section, **fields}
     if "timestamp" not in fields:
-        if not any(key in fields for key in ("user_input", "user_response")):
+        if not any(key in fields for key in _PERSON):
             return None  # a preamble or a note
         # The person's words, logged without the entry's time (DocSuri's `## U8 NFR Design — ...` with "다음 단계를
         # 진행해 주세요"): an entry still, whose missing time AIDLC-DOCS-008 reports, not words silently left unread.
