@@ -339,8 +339,11 @@ UNITS_DONE = """\
 """
 
 
-@pytest.mark.parametrize(("said", "approved"), [("OKです。次に進めてください", True),
-                                               ("Unit を 3 つに分けてください", False)])
+@pytest.mark.parametrize(("said", "approved"), [
+    ("OKです。次に進めてください", True), ("Unit を 3 つに分けてください", False),
+    # its words there: "review OK. Please complete the Inception phase"; not a question, nor an OK with a "but"
+    ("レビューOKです。Inception フェーズを完了させてください", True), ("レビューOKですか？", False),
+    ("OKですが、Unit を 3 つに分けてください", False)])
 def test_a_context_after_an_entry_s_sections_puts_its_stage_to_the_person(docs: DocsRepo, said: str,
                                                                          approved: bool) -> None:
     entries = [entry for entry in ENTRIES if entry[0] != "Application Design - Approval"]

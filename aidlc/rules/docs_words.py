@@ -60,9 +60,14 @@ NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed
 # have filled in a stage's questions, nor "sigue", "keeps" in ferco's "Sigue pasando lo mismo", a bug report.
 # "Add User Stories", "Add Skipped Stages": options the rules' completion messages offer beside "Approve & Continue",
 # which go on to the stage added (aidlc-table-order-test).
+# "OKです" or "レビューOKです" ("review OK") as the whole first sentence (miura-bd's "レビューOKです。
+# Inception フェーズを完了させてください", after Units Generation awaited approval): not "OKですか" (a
+# question), nor "OKですが ..." ("OK, but ...").
 _GO_AHEAD = re.compile(APPROVAL.pattern + r"|\bcontinu|\bproceed|\bgo[ \t]+ahead|\b(?:go|carry|move)[ \t]+on\b|"
                        r"\bnext[ \t]+(?:stage|step|phase)|"
-                       r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
+                       r"\blgtm\b|looks[ \t]+good|^\W*(?:ok|okay|yes|sure)\b|"
+                       r"^\W*(?:レビュー[ \t]*)?ok[ \t]*(?:です)?[ \t]*(?:[。！!\n]|$)|"
+                       r"진행|다음[ \t]*단계|계속|좋아|ㄱㄱ|继续|"
                        r"下一|次へ|進めて|進んで|adelante|sigamos|prossig|avan[cç]|"
                        r"^\W*add[ \t]+(?:user[ \t]+stories|skipped[ \t]+stages)\W*$|"
                        r"\bhag[aá]moslo\b|^\W*dale\b(?![ \t]+(?:una?|el|la|los|las|al?|m[aá]s)\b)|"
