@@ -10,6 +10,7 @@ from datetime import timedelta
 import pytest
 
 from aidlc.aidlc_docs.stages import stages_named
+from aidlc.rules.docs_words import PLAN
 from tests.aidlc_docs_sample import (
     AUDIT,
     ENTRIES,
@@ -355,3 +356,43 @@ def test_a_context_after_an_entry_s_sections_puts_its_stage_to_the_person(docs: 
         at=iso(stamp(at)), later=iso(stamp(at) + timedelta(minutes=3)), said=said)))
     design = docs.line(STATE, "Application Design")
     assert unapproved(docs) == ({design} if approved else {design, docs.line(STATE, "Units Generation")})
+STORY_PLAN_APPROVAL = ("INCEPTION - User Stories (プラン承認)", "OK",
+                       "プラン承認を確認。Part 2: ストーリー生成に進む。", "User Stories - Step 13-14")
+
+
+@pytest.mark.parametrize(("entries", "approved"), [
+    # Mr-Unchain/markdown-editor: "OK" under `(プラン承認)` ("plan approval") approves the story plan; the stories
+    # are approved under `(承認)` after Part 2
+    ((STORY_PLAN_APPROVAL,), False),
+    ((STORY_PLAN_APPROVAL, ("INCEPTION - User Stories (承認)", "OK",
+                            "ユーザーストーリー承認を確認。Workflow Planningステージへ進む。",
+                            "User Stories - Step 21-23")), True)])
+def test_words_under_a_heading_naming_the_story_plan_in_japanese_approve_the_plan_alone(
+        docs: DocsRepo, entries: tuple[Entry, ...], approved: bool) -> None:
+    docs.write(AUDIT, audit_text(replacing(("User Stories - Approval",), *entries)))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] User Stories")})
+
+
+@pytest.mark.parametrize(("answer", "approved"), [
+    # Mogibo-AI/carhogo, a log kept newest first: "承認して続行" ("approve and continue") under the next stage's
+    # start, its Context naming the stories done, answered "User Stories' approval received"
+    ("User Stories 承認受領。Workflow Planning を開始。execution-plan.md を生成。", True),
+    ("User Stories プラン承認受領。Part 2 を開始。", False)])  # the story plan's approval
+def test_an_answer_saying_the_stage_its_context_names_was_approved_under_the_next_stage_s_start_approves_it(
+        docs: DocsRepo, answer: str, approved: bool) -> None:
+    entries = replacing(("User Stories - Approval",), (
+        "ユーザーストーリー — 生成完了・承認待ち", None, "personas.md・stories.md を生成完了。承認待ち。",
+        "INCEPTION - User Stories, Part 2 Generation 完了"), (
+        "ワークフロープランニング — 開始", "承認して続行", answer,
+        "INCEPTION - User Stories 完了 → Workflow Planning 開始"))
+    docs.write(AUDIT, "# AI-DLC Audit Log\n\n" + "".join(
+        entry_text(heading, stamp(n), user, response, context)
+        for n, (heading, user, response, context) in reversed(list(enumerate(entries)))))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] User Stories")})
+
+
+@pytest.mark.parametrize(("heading", "plan"), [
+    ("ユーザーストーリー — プラン承認", True),  # Mogibo-AI/carhogo: the story plan approved
+    ("ワークフロープランニング — 開始", False)])  # Workflow Planning's name, as `Workflow Planning` is
+def test_a_japanese_heading_names_a_plan_by_its_word_not_by_workflow_planning_s_name(heading: str, plan: bool) -> None:
+    assert (PLAN.search(heading) is not None) is plan

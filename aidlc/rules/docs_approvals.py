@@ -20,7 +20,6 @@ from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 from aidlc.rules.docs_entries import (
-    PLANNED,
     STARTS,
     answered,
     approval_at,
@@ -37,6 +36,7 @@ from aidlc.rules.docs_entries import (
 from aidlc.rules.docs_words import (
     APPROVAL,
     NOT_APPROVED,
+    PLANNED,
     approved_in_answer,
     done_here,
     goes_ahead,
@@ -133,7 +133,14 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
                                      presented is not None and stage_of(heading[:approval_at(heading)]) == presented):
             presented = None
         done = () if approved else done_here(entry)
-        named_here = stages_named(heading) + stages_named(context)
+        # The stages the heading and Context name are judged there, not in the answer; but for the stage a Context
+        # says was left, under a heading starting another: the answer may say it approved (Mogibo-AI/carhogo's
+        # "承認して続行" under `## ワークフロープランニング — 開始`, Context `User Stories 完了 → Workflow
+        # Planning 開始`, answered "User Stories 承認受領。").
+        left = context_stage(context)
+        if not STARTS.search(entry.heading or "") or stage_of(heading) in (None, left):
+            left = None
+        named_here = stages_named(heading) + [stage for stage in stages_named(context) if stage != left]
         units.readings[key] = _Said(
             unit, stage_of(heading) or (context_stage(context) if unit_of(context) in (None, unit) else None),
             has_words(entry) and not new_request(entry) and not not_a_yes(entry),

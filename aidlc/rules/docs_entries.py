@@ -22,6 +22,7 @@ from aidlc.rules.docs_words import (
     NEXT_STAGE,
     NOT_APPROVED,
     PLAN,
+    PLANNED,
     approved_in_answer,
     goes_ahead,
     has_words,
@@ -230,10 +231,6 @@ def approval_at(text: str) -> int:
     found = APPROVAL.search(AWAITED.sub(lambda awaited: " " * len(awaited.group()), text))
     return found.start() if found else len(text)
 
-
-# The stages whose plan (Part 1) the rules put to the person apart from the stage's work (Part 2): User Stories'
-# story plan, Units Generation's unit-of-work plan, Code Generation's plan.
-PLANNED = frozenset({"user-stories", "units-generation", "code-generation"})
 
 
 def plan_part(entry: AuditEntry) -> bool:

@@ -85,9 +85,13 @@ _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE
 _CHOICE_GAP = re.compile(r"[\s,;/]+")
 GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
 NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
-# A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work.
-# (Workflow Planning is a stage's name, no plan put to the person.)
-PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|plano\b", re.IGNORECASE)
+# A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work; Japanese プラン too
+# (Mr-Unchain/markdown-editor's `## INCEPTION - User Stories (プラン承認)`). (Workflow Planning is a stage's name,
+# `ワークフロープランニング`, no plan put to the person.)
+PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|(?<!ワークフロー)プラン|plano\b", re.IGNORECASE)
+# The stages whose plan (Part 1) the rules put to the person apart from the stage's work (Part 2): User Stories'
+# story plan, Units Generation's unit-of-work plan, Code Generation's plan.
+PLANNED = frozenset({"user-stories", "units-generation", "code-generation"})
 PERSON = ("user_input", "user_response")  # the fields that hold the person's words
 QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
 
@@ -213,7 +217,8 @@ def _choices(said: str) -> int:
 def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
     """The stages a sentence of the agent's answer says approved (`Functional Design 승인 처리`: "Functional Design's
     approval recorded"; "Requirements Analysis approved; starting User Stories"; "Approved the requirements, moving
-    to Workflow Planning"), never Code Generation's plan: where the person's go-ahead is logged under the next stage's
+    to Workflow Planning"), never the plan of a stage the rules approve apart from its work (PLANNED: "User Stories
+    プラン承認", "the story plan approved"): where the person's go-ahead is logged under the next stage's
     heading, the answer names the stage it approved (aws-ai-dlc's "다음단계 부탁해" under `## Frontend NFR Requirements
     - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
     found: list[str] = []
@@ -223,7 +228,7 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
         if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
             continue
         named = stages_named(text[:said.end()]) or stages_named(_CLAUSE.split(text[said.end():], 1)[0])
-        found += [stage for stage in named if not (stage == "code-generation" and PLAN.search(text))]
+        found += [stage for stage in named if not (stage in PLANNED and PLAN.search(text))]
     return tuple(dict.fromkeys(found))
 
 
