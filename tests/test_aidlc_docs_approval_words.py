@@ -93,18 +93,6 @@ def test_words_the_answer_says_approved_the_stage_before_do_not_approve_the_one_
     assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
 
 
-def test_a_rebuke_asking_approval_from_now_on_is_no_approval(docs: DocsRepo) -> None:
-    # lyhlg: `## ... Functional Design (Unit 1: Core) - 변경 원복` ("change reverted"): "don't remove things on your
-    # own, always ask, got it? revert the change you just made", answered "sorry for changing without approval", its
-    # Context `사용자 피드백 - 변경 전 반드시 승인 받을 것` ("get approval before any change")
-    docs.write(AUDIT, audit_text(replacing(("Application Design - Approval",), (
-        "CONSTRUCTION - Application Design - 변경 원복",
-        "맘대로 제거하지말고, 물어봐 항상 알겠지? 방금 변경사항은 돌려줘",
-        "승인 없이 변경한 것에 대해 사과. 원복 완료. 앞으로 모든 변경은 반드시 승인 후 진행.",
-        "사용자 피드백 - 변경 전 반드시 승인 받을 것"))))
-    assert unapproved(docs) == {docs.line(STATE, "Application Design")}
-
-
 @pytest.mark.parametrize(("said", "approved"), [
     ("요구사항이 전부 들어가 있는지 한 글자도 빠짐없이 다시 읽어서 검증해줘.", False),  # mapa-tofu: "re-read, verify"
     ("방금 변경사항은 돌려줘", False),  # lyhlg: "revert the change you just made"
@@ -275,22 +263,29 @@ def test_a_context_saying_the_stage_s_approval_is_yet_to_come_approves_nothing(d
      ("Unit 1 Functional Design — Approved; NFR Requirements Generated", "a",
       "Wrote Unit 1 NFR requirements. Presenting nfr-requirements-approval-questions.md.",
       "Awaiting NFR Requirements approval before NFR Design."),
-     "NFR Requirements - EXECUTE (Unit 1")])
-def test_a_stage_named_after_a_semicolon_or_comma_that_follows_an_approval_is_the_step_it_opened(
+     "NFR Requirements - EXECUTE (Unit 1"),
+    # lyhlg: `## ... Functional Design (Unit 1: Core) - 변경 원복` ("change reverted"): "don't remove things on your
+    # own, always ask, got it? revert the change you just made", answered "sorry for changing without approval", its
+    # Context `사용자 피드백 - 변경 전 반드시 승인 받을 것` ("get approval before any change"): a rebuke asking approval
+    # from now on is no approval
+    (("Application Design - Approval",),
+     ("CONSTRUCTION - Application Design - 변경 원복",
+      "맘대로 제거하지말고, 물어봐 항상 알겠지? 방금 변경사항은 돌려줘",
+      "승인 없이 변경한 것에 대해 사과. 원복 완료. 앞으로 모든 변경은 반드시 승인 후 진행.",
+      "사용자 피드백 - 변경 전 반드시 승인 받을 것"),
+     "Application Design"),
+    # Moonlight-CL/AWSomeshop-Demo: `## User Stories Request`, "generate user stories from requirement.md; ask me
+    # whatever needs clarifying", answered "Starting User Stories generation phase"; the stories were never approved
+    (("User Stories - Approval",),
+     ("User Stories Request",
+      "请基于目前的requirement.md进行user stories的生成，如果生成过程中需要我澄清一些问题，请提问",
+      "Starting User Stories generation phase based on requirements.md",
+      "User requested User Stories generation based on current requirements document"),
+     "- [x] User Stories")])
+def test_words_approving_the_step_before_asking_for_work_or_for_approval_later_leave_the_stage_unapproved(
         docs: DocsRepo, replaced: tuple[str, ...], entry: Entry, stage: str) -> None:
     docs.write(AUDIT, audit_text(replacing(replaced, entry)))
     assert unapproved(docs) == {docs.line(STATE, stage)}
-
-
-def test_words_under_a_heading_requesting_the_stage_ask_for_its_work_and_approve_none(docs: DocsRepo) -> None:
-    # Moonlight-CL/AWSomeshop-Demo: `## User Stories Request`, "generate user stories from requirement.md; ask me
-    # whatever needs clarifying", answered "Starting User Stories generation phase"; the stories were never approved
-    docs.write(AUDIT, audit_text(replacing(("User Stories - Approval",), (
-        "User Stories Request",
-        "请基于目前的requirement.md进行user stories的生成，如果生成过程中需要我澄清一些问题，请提问",
-        "Starting User Stories generation phase based on requirements.md",
-        "User requested User Stories generation based on current requirements document"))))
-    assert unapproved(docs) == {docs.line(STATE, "- [x] User Stories")}
 
 
 def test_a_heading_requesting_the_next_stage_still_names_the_stage_it_closes(docs: DocsRepo) -> None:

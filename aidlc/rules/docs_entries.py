@@ -232,7 +232,6 @@ def approval_at(text: str) -> int:
     return found.start() if found else len(text)
 
 
-
 def plan_part(entry: AuditEntry) -> bool:
     """Whether the entry is about a stage's plan (its Part 1: its heading names a plan, or its answer says Code
     Generation's plan was approved or starts its Part 2), which approves the plan, not the stage, for the stages
