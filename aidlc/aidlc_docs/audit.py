@@ -44,7 +44,7 @@ FIELD_NAMES = {
     "approval response": "approval_response",  # the agent's report of the answer: `_fields` takes its quotes
 }
 _KNOWN = frozenset(FIELD_NAMES.values())
-_PERSON = ("user_input", "user_response")  # the fields that hold the person's words
+PERSON = ("user_input", "user_response")  # the fields that hold the person's words
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
 # A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.
 _PLAIN_FIELD = re.compile(r"^[ \t]*[-*][ \t]+(?P<key>[^:：\n]{1,30}?)[ \t]*[:：][ \t]*(?P<value>.*)$")
@@ -190,7 +190,7 @@ def _section(lines: list[str], block: tuple[int, int], level: int) -> dict[str, 
     if not _sub_heading(lines, block, level):
         return None
     fields = _fields(lines[block[0] + 1:block[1] + 1])
-    return None if any(key in fields for key in _PERSON) else fields
+    return None if any(key in fields for key in PERSON) else fields
 
 
 def _entry(lines: list[str], span: tuple[int, int, int], offset: int, heading_match: re.Match[str] | None,
@@ -205,7 +205,7 @@ def _entry(lines: list[str], span: tuple[int, int, int], offset: int, heading_ma
     for section in sections:
         fields = {**section, **fields}
     if "timestamp" not in fields:
-        if not any(key in fields for key in _PERSON):
+        if not any(key in fields for key in PERSON):
             return None  # a preamble or a note
         # The person's words, logged without the entry's time (DocSuri's `## U8 NFR Design — ...` with "다음 단계를
         # 진행해 주세요"): an entry still, whose missing time AIDLC-DOCS-008 reports, not words silently left unread.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from aidlc.aidlc_docs.audit import person_words
+from aidlc.aidlc_docs.audit import PERSON, person_words
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import stages_named
 from aidlc.aidlc_docs.state_line import AWAITING
@@ -92,7 +92,6 @@ PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|(?
 # The stages whose plan (Part 1) the rules put to the person apart from the stage's work (Part 2): User Stories'
 # story plan, Units Generation's unit-of-work plan, Code Generation's plan.
 PLANNED = frozenset({"user-stories", "units-generation", "code-generation"})
-PERSON = ("user_input", "user_response")  # the fields that hold the person's words
 QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
 
 
