@@ -102,6 +102,8 @@ def words_of(entry: AuditEntry) -> str:
 
 def names_approval(text: str) -> bool:
     """Whether `text` says approved, once what says an approval is awaited, required or denied is set aside."""
+    if APPROVAL.search(text) is None:  # most texts name no approval: nothing to set aside (four passes saved)
+        return False
     for set_aside in (AWAITED, _AWAITED_NAMED, _REQUIRED, _DENIED):
         text = set_aside.sub(" ", text)
     return APPROVAL.search(text) is not None
