@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 
 from aidlc.aidlc_docs.stages import stages_named
-from aidlc.rules.docs_words import PLAN
+from aidlc.rules.docs_words import PLAN, approval_at, names_approval
 from tests.aidlc_docs_sample import (
     AUDIT,
     ENTRIES,
@@ -391,3 +391,12 @@ def test_an_answer_saying_the_stage_its_context_names_was_approved_under_the_nex
     ("ワークフロープランニング — 開始", False)])  # Workflow Planning's name, as `Workflow Planning` is
 def test_a_japanese_heading_names_a_plan_by_its_word_not_by_workflow_planning_s_name(heading: str, plan: bool) -> None:
     assert (PLAN.search(heading) is not None) is plan
+
+
+def test_where_a_text_says_approved_skips_approvals_awaited_required_or_denied() -> None:
+    # One reading for `names_approval` and the offset a heading's steps are cut at: before, the offset stopped at an
+    # approval awaited with a stage named, and a step split there named no stage
+    text = "still awaiting U1 Code Generation approval; Functional Design approved"
+    assert approval_at(text) == text.index("approved")
+    assert not names_approval("Requirements Analysis has not been approved")
+    assert approval_at("no such word here") == len("no such word here")

@@ -22,7 +22,6 @@ from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 from aidlc.rules.docs_entries import (
     STARTS,
     answered,
-    approval_at,
     approved_stages,
     approves,
     context_stage,
@@ -37,6 +36,7 @@ from aidlc.rules.docs_words import (
     APPROVAL,
     NOT_APPROVED,
     PLANNED,
+    approval_at,
     approved_in_answer,
     done_here,
     goes_ahead,

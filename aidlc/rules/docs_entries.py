@@ -14,7 +14,6 @@ from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import stage_of, stages_followed_by, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_words import (
-    APPROVAL,
     AWAITED,
     DONE,
     GO_AHEAD_LENGTH,
@@ -23,6 +22,7 @@ from aidlc.rules.docs_words import (
     NOT_APPROVED,
     PLAN,
     PLANNED,
+    approval_at,
     approved_in_answer,
     goes_ahead,
     has_words,
@@ -224,12 +224,6 @@ def _spoken(heading: str) -> str:
     else:
         kept = [part for part in parts if not STARTS.search(part)]
     return " / ".join(kept) if kept else heading
-
-
-def approval_at(text: str) -> int:
-    """Where `text` first says approved (its length where it does not)."""
-    found = APPROVAL.search(AWAITED.sub(lambda awaited: " " * len(awaited.group()), text))
-    return found.start() if found else len(text)
 
 
 def plan_part(entry: AuditEntry) -> bool:

@@ -100,13 +100,20 @@ def words_of(entry: AuditEntry) -> str:
     return " ".join(person_words(entry.fields.get(key, "")) for key in PERSON)
 
 
+def approval_at(text: str) -> int:
+    """Where `text` first says approved, once what says an approval is awaited, required or denied is blanked out
+    (offsets kept); its length where it does not."""
+    if APPROVAL.search(text) is None:  # most texts name no approval: nothing to set aside (four passes saved)
+        return len(text)
+    for set_aside in (AWAITED, _AWAITED_NAMED, _REQUIRED, _DENIED):
+        text = set_aside.sub(lambda found: " " * len(found.group()), text)
+    found = APPROVAL.search(text)
+    return found.start() if found else len(text)
+
+
 def names_approval(text: str) -> bool:
     """Whether `text` says approved, once what says an approval is awaited, required or denied is set aside."""
-    if APPROVAL.search(text) is None:  # most texts name no approval: nothing to set aside (four passes saved)
-        return False
-    for set_aside in (AWAITED, _AWAITED_NAMED, _REQUIRED, _DENIED):
-        text = set_aside.sub(" ", text)
-    return APPROVAL.search(text) is not None
+    return approval_at(text) < len(text)
 
 
 def goes_ahead(entry: AuditEntry) -> bool:
