@@ -400,3 +400,33 @@ def test_where_a_text_says_approved_skips_approvals_awaited_required_or_denied()
     assert approval_at(text) == text.index("approved")
     assert not names_approval("Requirements Analysis has not been approved")
     assert approval_at("no such word here") == len("no such word here")
+
+
+
+
+
+FD_PLAN = ("Unit 1 FD Plan Approved; FD Artifacts Ready", "a,a,a,a,a (Q1–Q5=A; Q6 treated as A recommended)",
+           "Generated Unit 1 FD (entities, rules). Presenting functional-design-approval-questions.md.",
+           "Awaiting FD approval before NFR Requirements.")
+FD_APPROVED = ("Unit 1 FD Approved; NFR Requirements Ready", "A,A (approve FD; env-only token)",
+               "Wrote Unit 1 NFR requirements. Presenting nfr-requirements-approval-questions.md.",
+               "Awaiting NFR Requirements approval before NFR Design.")
+FD_AND_NFR = ("Functional Design - Unit 1 Approval", "NFR Requirements - Unit 1 Approval")
+
+
+@pytest.mark.parametrize(("replaced", "entries", "unapproved_stages"), [
+    # MamaMoh/SimbaFlow: `FD` is Functional Design; the plan's answers, awaiting FD's approval "before NFR
+    # Requirements", approve neither stage, and `Unit 7 FD Approved; NFR Requirements Ready` the design alone
+    (FD_AND_NFR, (FD_PLAN,), ("Functional Design - EXECUTE (Unit 1", "NFR Requirements - EXECUTE (Unit 1")),
+    (FD_AND_NFR, (FD_PLAN, FD_APPROVED), ("NFR Requirements - EXECUTE (Unit 1",)),
+    # MangoYoun/aidlc-workshop-tableorder: "승인할게" ("I'll approve") under the plan's approval, before the design
+    # was made ("아티팩트 생성 시작", "starting the artifacts")
+    (FD_AND_NFR[:1], (("Functional Design Plan - User Approval", "승인할게",
+                       "Functional Design Plan 승인 확인, 아티팩트 생성 시작 - business-logic-model.md",
+                       "CONSTRUCTION - Unit 1 Functional Design, 아티팩트 생성 중"),),
+     ("Functional Design - EXECUTE (Unit 1",))])
+def test_the_approval_of_a_design_s_plan_approves_its_answers_not_the_design(
+        docs: DocsRepo, replaced: tuple[str, ...], entries: tuple[Entry, ...],
+        unapproved_stages: tuple[str, ...]) -> None:
+    docs.write(AUDIT, audit_text(replacing(replaced, *entries)))
+    assert unapproved(docs) == {docs.line(STATE, stage) for stage in unapproved_stages}

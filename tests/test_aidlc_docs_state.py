@@ -139,8 +139,10 @@ def test_a_line_closing_on_the_stages_it_went_through_is_a_line_of_each() -> Non
     ("NFR/基础设施设计", ["infrastructure-design"]),  # no word to share
     ("Unit 1 Code Gen Plan Approved", ["code-generation"]),
     ("a code generator for the API", []),  # `Code Gen` is a word of its own
+    ("Unit 7 FD Approved; NFR Requirements Ready", ["functional-design", "nfr-requirements"]),
+    ("closed the fd of the FDA upload; SFD", []),  # `FD` is a word of its own, in capitals
 ])
-def test_a_stages_last_word_shared_over_a_slash_names_each_and_code_gen_is_code_generation(
+def test_a_stages_last_word_shared_over_a_slash_names_each_and_short_forms_name_their_stage(
         text: str, named: list[str]) -> None:
     assert stages_named(text) == named
 

@@ -29,13 +29,13 @@ from aidlc.rules.docs_entries import (
     new_request,
     notes_approval,
     plan_part,
+    plans_of,
     put_to_the_person,
     says_approved,
 )
 from aidlc.rules.docs_words import (
     APPROVAL,
     NOT_APPROVED,
-    PLANNED,
     approval_at,
     approved_in_answer,
     done_here,
@@ -105,7 +105,7 @@ class _Said(NamedTuple):
     answered: tuple[tuple[str, str | None], ...]  # (stage, unit) the entry before put to the person, answered here
     starts: bool  # its heading starts a stage
     says: bool  # its heading, Status, Context or the person's words say approved (`says_approved`)
-    plan: bool  # about a stage's plan (`plan_part`), approved apart from the stage where PLANNED
+    plans: frozenset[str]  # the stages whose plan, not the stage, it is about (`plans_of`)
     of_units: tuple[str | None, ...]  # a heading listing units answers for each
     in_answer: tuple[str, ...]  # stages its heading and Context do not name that its AI response says approved
     heading_says: bool  # its heading, Status or Context says approved
@@ -148,7 +148,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             names_approval(heading) and not NOT_APPROVED.search(heading),
             # a go-ahead after kiro-project-demo's `U3 + U5 功能设计和代码生成完成` answers for both units
             tuple((stage, each) for stage in waited for each in units.each(before)) if before is not None else (),
-            STARTS.search(entry.heading or "") is not None, approved, plan_part(entry),
+            STARTS.search(entry.heading or "") is not None, approved, plans_of(entry),
             units.each(entry),
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented),
             names_approval(heading) or notes_approval(entry))
@@ -221,7 +221,7 @@ def _read_log(entries: list[AuditEntry], start: int, units: Units, found: dict[t
         # and Test`, answered "Code Generation の承認を受領。Build and Test に進み", the build yet to run).
         if said.in_answer and not said.heading_says:
             stages = ()
-        stages = tuple(stage for stage in stages if not (stage in PLANNED and said.plan))
+        stages = tuple(stage for stage in stages if stage not in said.plans)
         stages += tuple(stage for stage in said.in_answer if stage not in stages)
         # `U3 + U5 功能设计和代码生成完成`: a heading listing units answers for each of them
         for stage, of in said.answered + tuple((stage, each) for stage in stages for each in said.of_units):

@@ -15,12 +15,14 @@ from aidlc.aidlc_docs.stages import stage_of, stages_followed_by, stages_named, 
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_words import (
     AWAITED,
+    DESIGNS,
     DONE,
     GO_AHEAD_LENGTH,
     NEXT,
     NEXT_STAGE,
     NOT_APPROVED,
     PLAN,
+    PLAN_AFTER,
     PLANNED,
     approval_at,
     approved_in_answer,
@@ -235,6 +237,14 @@ def plan_part(entry: AuditEntry) -> bool:
     return PLAN.search(heading_of(entry)) is not None or plan_approved_in_answer(entry)
 
 
+def plans_of(entry: AuditEntry) -> frozenset[str]:
+    """The stages whose plan, not the stage, the entry is about: every one of PLANNED where `plan_part` holds, and a
+    design whose name the plan word follows in the heading (`Unit 7 FD Plan Approved; FD Artifacts Ready`,
+    `Functional Design Plan - User Approval`; not `FD Approved; NFR Requirements Plan`)."""
+    designs = DESIGNS.intersection(stages_followed_by(heading_of(entry), PLAN_AFTER))
+    return designs | PLANNED if plan_part(entry) else designs
+
+
 def new_request(entry: AuditEntry) -> bool:
     """Whether the person's words are a new instruction, not an answer to the stage: longer than a go-ahead, and
     nothing of the entry (heading, status, context, the words) says approved (AIDLC-AWS-workshop's `## Game Enhancement
@@ -306,7 +316,7 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     heading (or, without one, its context) names the stage and its heading, status, context or the person's own
     words say approved (`"Aprobar y continuar"` under `## Workflow Planning`), or a sentence of its AI response
     names the stage and says approved ("Requirements Analysis approved; starting User Stories")."""
-    if not has_words(entry) or (stage in PLANNED and plan_part(entry)) or not_a_yes(entry):
+    if not has_words(entry) or stage in plans_of(entry) or not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:

@@ -7,7 +7,7 @@ import re
 
 from aidlc.aidlc_docs.audit import PERSON, person_words
 from aidlc.aidlc_docs.model import AuditEntry
-from aidlc.aidlc_docs.stages import stages_named
+from aidlc.aidlc_docs.stages import stages_followed_by, stages_named
 from aidlc.aidlc_docs.state_line import AWAITING
 
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
@@ -89,9 +89,17 @@ NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECAS
 # (Mr-Unchain/markdown-editor's `## INCEPTION - User Stories (プラン承認)`). (Workflow Planning is a stage's name,
 # `ワークフロープランニング`, no plan put to the person.)
 PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|(?<!ワークフロー)プラン|plano\b", re.IGNORECASE)
+# The plan word right after a stage's name (`Code Gen Plan`, `User Stories プラン`, `Functional Design (Part 1)`).
+PLAN_AFTER = re.compile(r"\W{0,3}(?:plan|part[ \t]*1\b|계획|计划|計画|プラン|plano\b)", re.IGNORECASE)
 # The stages whose plan (Part 1) the rules put to the person apart from the stage's work (Part 2): User Stories'
 # story plan, Units Generation's unit-of-work plan, Code Generation's plan.
 PLANNED = frozenset({"user-stories", "units-generation", "code-generation"})
+# The design stages, whose plan holds questions the person answers before the design is made, then approved
+# (functional-design.md, Step 8): an entry about the plan named right after the stage's name approves the plan's
+# answers, not the design (MamaMoh/SimbaFlow's `Unit 7 FD Plan Approved; FD Artifacts Ready`, MangoYoun's
+# `Functional Design Plan - User Approval`). Not Workflow Planning: its execution plan is the stage's work.
+DESIGNS = frozenset({"application-design", "functional-design", "nfr-requirements", "nfr-design",
+                     "infrastructure-design"})
 QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
 
 
@@ -236,7 +244,8 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
         if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
             continue
         named = stages_named(text[:said.end()]) or stages_named(_CLAUSE.split(text[said.end():], 1)[0])
-        found += [stage for stage in named if not (stage in PLANNED and PLAN.search(text))]
+        plans = DESIGNS.intersection(stages_followed_by(text, PLAN_AFTER))
+        found += [stage for stage in named if not (stage in PLANNED and PLAN.search(text)) and stage not in plans]
     return tuple(dict.fromkeys(found))
 
 
