@@ -264,6 +264,13 @@ def test_a_context_saying_the_stage_s_approval_is_yet_to_come_approves_nothing(d
       "Wrote Unit 1 NFR requirements. Presenting nfr-requirements-approval-questions.md.",
       "Awaiting NFR Requirements approval before NFR Design."),
      "NFR Requirements - EXECUTE (Unit 1"),
+    # MD-team-project/2026-prompthon-WDC: `Requirements Approved` holds the word in the stage's name; the stories were
+    # made after it, and approved under `## User Stories Approved, Workflow Planning Executed`
+    (("Requirements Analysis - Approval", "User Stories - Approval"),
+     ("Requirements Approved, User Stories Included", "Do not skip user stories,",
+      "Interpreted as selecting the 'Add User Stories' option at the Requirements Analysis Step 9 gate. Loaded "
+      "inception/user-stories.md in full.", "INCEPTION - User Stories"),
+     "- [x] User Stories"),
     # lyhlg: `## ... Functional Design (Unit 1: Core) - 변경 원복` ("change reverted"): "don't remove things on your
     # own, always ask, got it? revert the change you just made", answered "sorry for changing without approval", its
     # Context `사용자 피드백 - 변경 전 반드시 승인 받을 것` ("get approval before any change"): a rebuke asking approval

@@ -220,7 +220,10 @@ def _spoken(heading: str) -> str:
         # answered with the functional design made); one before it shares the word (`Functional Design + NFR
         # Requirements Approval`), as does every part after a word that leads (`Approved: Requirements & User Stories`).
         last = approving[-1]
-        closes = stage_of(parts[last][:approval_at(parts[last])]) is not None
+        at = approval_at(parts[last])
+        # its stage named before the word, or by a name holding it (MD-team-project's `Requirements Approved, User
+        # Stories Included`: the requirements approved, the stories then made)
+        closes = stage_of(parts[last][:at]) is not None or approval_at(without_stage_names(parts[last])) != at
         kept = [part for index, part in enumerate(parts) if (names_approval(part) or not _GOES_ON.search(part))
                 and not (closes and index > last)]
     else:
