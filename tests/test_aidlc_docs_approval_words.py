@@ -78,6 +78,20 @@ def test_a_go_ahead_answering_the_stage_before_does_not_approve_the_one_it_goes_
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] Build and Test")})
 
 
+def test_a_go_ahead_after_units_whose_context_closes_their_stage_answers_it_not_the_stage_it_goes_into(
+        docs: DocsRepo) -> None:
+    # Mynor454-s/TCGT-QA-Panel: "Ok continua" logged with Build and Test's results, after `## CONSTRUCTION - Units 4,
+    # 5, 6 Complete`, whose Context closed their code generation; the build was never approved after it ran
+    docs.write(AUDIT, audit_text(replacing(
+        ("Code Generation - Unit 2 Approval", "Build and Test - Approval"),
+        ("CONSTRUCTION - Unit 2 Complete", None, "All remaining units generated and build verified.",
+         "CONSTRUCTION PHASE - All units code generation complete. Ready for Build and Test phase."),
+        ("Build and Test Stage", "Ok continua", "Build Status: Success. Test Status: Pass (31/31 tests).",
+         "CONSTRUCTION PHASE - Build and Test complete. All tests pass. AI-DLC workflow complete."))))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
+
+
+
 @pytest.mark.parametrize("build", [
     # rc-code-jp: "Continue to Next Stage" under `## Build and Test`, answered "Code Generation's approval received;
     # going on to Build and Test", Context "Build and Test start record"

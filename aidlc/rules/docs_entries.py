@@ -153,6 +153,10 @@ def _completed(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
     # where the word stands first or within a stage's name (`코드 생성`, Code Generation, holds 생성, "generated").
     closing = _CLOSED.search(without_stage_names(heading))
     stages = (stages_named(heading[:closing.start()]) if closing else []) or stages_named(heading)[:1]
+    if not stages:  # a heading naming units alone: the stages its Context closes (Mynor454-s's `## CONSTRUCTION -
+        # Units 4, 5, 6 Complete`, `All units code generation complete. Ready for Build and Test phase.`)
+        closing = _CLOSED.search(without_stage_names(said[1]))
+        stages = stages_named(said[1][:closing.start()]) if closing else []
     going, unit = stage_of(next_heading), unit_of(next_heading)
     if going is None:  # another unit's heading goes on (Clipboard--Mac's `## 单元生成完成`, "Units Generation done",
         # then "继续", "continue", under `## Construction - Unit 1 Core 设计完成`)
