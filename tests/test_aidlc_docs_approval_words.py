@@ -423,9 +423,6 @@ def test_where_a_text_says_approved_skips_approvals_awaited_required_or_denied()
     assert approval_at("no such word here") == len("no such word here")
 
 
-
-
-
 FD_PLAN = ("Unit 1 FD Plan Approved; FD Artifacts Ready", "a,a,a,a,a (Q1–Q5=A; Q6 treated as A recommended)",
            "Generated Unit 1 FD (entities, rules). Presenting functional-design-approval-questions.md.",
            "Awaiting FD approval before NFR Requirements.")
@@ -451,3 +448,21 @@ def test_the_approval_of_a_design_s_plan_approves_its_answers_not_the_design(
         unapproved_stages: tuple[str, ...]) -> None:
     docs.write(AUDIT, audit_text(replacing(replaced, *entries)))
     assert unapproved(docs) == {docs.line(STATE, stage) for stage in unapproved_stages}
+
+
+# Naoya-ya-man/Equipment_Operating_Rate: after `## Build and Test Stage` (the agent's alone), the person's bug report
+# under a heading naming no stage, Context `Post-Build-and-Test — ...`: work after the stage, no approval of it
+POST_BUILD_BUG = ("Real Environment Testing - Serial-Generation Bug in CsvGenerator (Major Fix)",
+                  "実行はできているのに日別稼働率が10%にも届かない、号機が多いからか、それともランダム投入が少なすぎるのか",
+                  "chain_builder.py の直列生成を並行生成に修正。",
+                  "Post-Build-and-Test — User-observed anomaly (implausibly low utilization) led to discovery of a "
+                  "core algorithm bug")
+
+
+def test_a_context_naming_a_stage_as_past_approves_nothing_of_it(docs: DocsRepo) -> None:
+    docs.write(AUDIT, audit_text(replacing(
+        ("Build and Test - Approval",),
+        ("Build and Test Stage", None, "Build and test complete: 60 tests pass.", "CONSTRUCTION - Build and Test"),
+        POST_BUILD_BUG)))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
+

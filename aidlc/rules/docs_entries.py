@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from aidlc.aidlc_docs.model import AuditEntry
-from aidlc.aidlc_docs.stages import stage_of, stages_followed_by, stages_named, without_stage_names
+from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_followed_by, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_words import (
     AWAITED,
@@ -302,8 +302,11 @@ def approved_stages(entry: AuditEntry) -> list[str]:
 def context_stage(context: str) -> str | None:
     """The stage a Context is about: the first it names, not one it names as the next (BADA's `## 유닛 1 설계 - 사용자
     승인`, "unit 1 design: approved", Context `Unit 1 design approved. Proceeding to Code Generation.`, approves no code
-    yet to be written)."""
-    return stage_of(_until_next(context))
+    yet to be written), nor one it names as past (Naoya-ya-man/Equipment_Operating_Rate's Context `Post-Build-and-Test
+    — User-observed anomaly ...`, over the person's bug report: work after the build and test, no approval of it)."""
+    about = _until_next(context)
+    past = next((found for found in _AFTER.finditer(about) if stage_at(about[found.end():])), None)
+    return stage_of(about[:past.start()] if past else about)
 
 
 def _until_next(text: str) -> str:
@@ -312,6 +315,9 @@ def _until_next(text: str) -> str:
     return text[:going.start()] if going else text
 
 
+# "post-" before a stage's name: what follows that stage (`post-Build-and-Test defect fix`, `Post-code generation
+# enhancements`)
+_AFTER = re.compile(r"\bpost[- ]", re.IGNORECASE)
 _GOING_ON = re.compile(NEXT.pattern + r"|\bproceed\w*[ \t]+(?:to|with)\b|\bmov(?:e|ing)[ \t]+(?:on[ \t]+)?to\b",
                        re.IGNORECASE)
 
