@@ -466,3 +466,42 @@ def test_a_context_naming_a_stage_as_past_approves_nothing_of_it(docs: DocsRepo)
         POST_BUILD_BUG)))
     assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
 
+
+def test_a_hyphenated_not_yet_approved_context_approves_nothing(docs: DocsRepo) -> None:
+    # Naoya-ya-man/Equipment_Operating_Rate: the person edited requirements.md and asked for a check (their approval,
+    # "承認します", came four entries later)
+    edited = ("Requirements Analysis - User Direct Edit to requirements.md", "少し仕様を変えたので確認してください",
+              "編集内容を分析。チャット上で直接3つの確認質問を提示する。",
+              "Requirements Analysis (INCEPTION PHASE) — Mid-workflow change to a not-yet-approved artifact")
+    note = "（ユーザーが `requirements.md` を直接編集。FR-1に「A/B/C/D/Eの順番で加工され、Eの製品が完成品」を追記）"
+    text = audit_text(replacing(("Requirements Analysis - Approval",), edited))
+    docs.write(AUDIT, text.replace(f'"{edited[1]}"\n', f'"{edited[1]}"{note}\n'))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Requirements Analysis")}
+
+
+def test_the_answer_to_a_stage_awaiting_review_and_approval_is_its_approval(docs: DocsRepo) -> None:
+    # Shaikh1828/SPL-3: "Option 2", the agent to propose the stage's answers, logged with the artifacts it then made,
+    # Context `All ... decisions aligned with locked NFR Design (...); ...; awaiting user review and approval`; the
+    # next entry's "Continue to Next Stage" approved it, not the one before
+    proposed = ("Requirements Analysis - Backend Unit (PROPOSED)", "Option 2",
+                "Generated 20 proposed answers; created requirements.md; identified no ambiguities",
+                "All decisions aligned with the locked Workspace Detection (greenfield); pragmatic MVP-first approach; "
+                "awaiting user review and approval")
+    text = audit_text(replacing(("Requirements Analysis - Approval",), proposed))
+    docs.write(AUDIT, text.replace('"Option 2"\n', '"Option 2" (propose requirements answers)\n'))
+    status = run_cli("status", cwd=docs.root).stdout
+    cited = next(line for line in status.splitlines() if "requirements-analysis" in line)
+    assert cited.endswith(f"logged approval: {AUDIT}:{docs.line(AUDIT, '## User Stories - Approval')}")
+
+
+def test_a_stage_an_earlier_clause_names_with_the_heading_is_the_one_put_to_the_person(docs: DocsRepo) -> None:
+    # cheongYak-radar: `## U4 Functional Design Approved / Infrastructure Design Done`, Context `U4 Infrastructure
+    # Design done; approval gate before Code Generation.`, then "진행" under `## U4 Code Generation`: the gate's stage
+    # is the one the clause before names and the heading names too, not the heading's first
+    docs.write(AUDIT, audit_text(replacing(
+        ("Functional Design - Unit 1 Approval", "NFR Requirements - Unit 1 Approval"),
+        ("Unit 1 Functional Design Approved / NFR Requirements Done", "진행",
+         "Unit 1 functional design approved. NFR requirements generated.",
+         "CONSTRUCTION — Unit 1 NFR Requirements done; approval gate before Code Generation."),
+        ("Unit 1 Code Generation", "진행", "Unit 1 code generation plan created.", "CONSTRUCTION — Unit 1"))))
+    assert unapproved(docs) == set()

@@ -164,6 +164,9 @@ def _completed(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
     return tuple(stage for stage in stages if stage != going or unit != unit_of(heading))
 
 
+_CLAUSES = re.compile(r";|(?<=[.!?])\s+|(?<=[。！？])")  # where a Context's clauses part
+
+
 def put_to_the_person(entry: AuditEntry) -> str | None:
     """The stage an entry's Context or Status puts to the person for approval (never a plan, there or in its
     heading)."""
@@ -173,12 +176,19 @@ def put_to_the_person(entry: AuditEntry) -> str | None:
         text = entry.fields.get(key, "")
         put = _PRESENTED.search(text)
         if put is not None and not PLAN.search(text):
-            # The stage named before the words that put it (`U4 Infrastructure Design done; approval gate before Code
-            # Generation`), and before any it names as the next (`다음은 ... Functional Design 승인 게이트`), else the
-            # heading's.
+            # The stage named before the words that put it, and before any it names as the next (`다음은 ...
+            # Functional Design 승인 게이트`): in their own clause, else in an earlier one that the heading names too
+            # (cheongYak-radar's `## U4 Functional Design Approved / Infrastructure Design Done`, Context `U4
+            # Infrastructure Design done; approval gate before Code Generation`), else the heading's: an earlier clause
+            # may name a stage the work stands on (Shaikh1828/SPL-3's `## Infrastructure Design - Backend Unit
+            # (PROPOSED)`, Context `All infrastructure decisions aligned with locked NFR Design (...); ...; awaiting
+            # user review and approval`).
             named = text[:put.start()]
             named = named[:found.start()] if (found := NEXT.search(named)) else named
-            return stage_of(named) or stage_of(entry.heading or "")
+            headed = stages_named(entry.heading or "")
+            return stage_of(_CLAUSES.split(named)[-1]) or next(
+                (stage for stage in stages_named(named) if stage in headed), None) or \
+                stage_of(entry.heading or "") or stage_of(named)
     return None
 
 

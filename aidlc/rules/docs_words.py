@@ -25,11 +25,18 @@ _NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?
 # rules' own name of the option that approves a construction stage ("✅ **Continue to Next Stage** - Approve ...").
 APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|aprueb|continue to (?:the )?next stage",
                        re.IGNORECASE)
+# A review and approval awaited together, whole: `AWAITING` alone sets aside "awaiting user review" and leaves
+# "and approval" saying approved (Shaikh1828/SPL-3's Context `...; awaiting user review and approval`, over "Option 2",
+# the person's choice that the agent propose the answers; dcrearer/zero2prod's Status `Awaiting user review and
+# approval`; `awaiting review/approval`).
+_REVIEW_AND_APPROVAL = (r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:user[ \t]+|human[ \t]+)?review[ \t]*"
+                        r"(?:and|&|/|or)[ \t]*(?:the[ \t]+)?approval")
 # An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트"; nor one
 # yet to come: aws-ai-dlc's Context `Infrastructure Design 승인 전 전체 교차 검증 완료` ("cross-check done before
 # Infrastructure Design's approval"), under a heading naming no stage, with a request to check everything (not
 # `승인 전환`).
-AWAITED = re.compile(AWAITING.pattern + r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート|"
+AWAITED = re.compile(_REVIEW_AND_APPROVAL + "|" + AWAITING.pattern +
+                     r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート|"
                      r"\b(?:before|prior[ \t]+to)[ \t]+(?:the[ \t]+)?(?:user'?s?[ \t]+|final[ \t]+)?approval|"
                      r"승인[ \t]*전(?![환송달])|承認前|批准前|审批前", re.IGNORECASE)
 # Nor is one asked for from now on: lyhlg's Context `변경 전 반드시 승인 받을 것` ("get approval before any change"),
@@ -44,9 +51,10 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n")
 # the entry puts that stage to the person (nix-config's `awaiting second approval` is a revision's, not Workflow
 # Planning's, which the next entry's "approved, you may proceed" answers).
 _AWAITED_NAMED = re.compile(r"\b(?:awaiting|waiting[ \t]+for)[ \t]+(?:[\w&-]+[ \t]+){1,4}?approval", re.IGNORECASE)
-# An approval denied: "not approved", "not yet approved", "has not been approved" (MD-team-project's Context `Step 9
+# An approval denied: "not approved", "not yet approved", "has not been approved", hyphenated too ("a
+# not-yet-approved artifact", Naoya-ya-man/Equipment_Operating_Rate) (MD-team-project's Context `Step 9
 # approval gate still pending - requirements.md has not been approved`, over "check the PR it's merged.").
-_DENIED = re.compile(r"(?:\bnot|n't)[ \t]+(?:yet[ \t]+)?(?:been[ \t]+)?approv\w*", re.IGNORECASE)
+_DENIED = re.compile(r"(?:\bnot|n't)[ \t-]+(?:yet[ \t-]+)?(?:been[ \t-]+)?approv\w*", re.IGNORECASE)
 NOT_APPROVED = re.compile(r"(?<!no )(?<!without )changes? requested|request(?:ed)? changes|reject|declin|거절|반려|"
                           r"\bnot[ \t]+(?:a[ \t]+|my[ \t]+)?consent|" + _DENIED.pattern + r"|"
                           r"수정 요청|\bno aprob|\bno aprueb|\bnão aprov|미승인|不批准|未批准|"
