@@ -282,6 +282,13 @@ def date_fields(heading: str, n: int, user: str | None, response: str) -> str:
     return f"## Entry {n + 1}: {heading}\n- **Date**: {iso(stamp(n))}\n{said}- **AI Response**: {response}\n\n"
 
 
+def stage_field(heading: str, n: int, user: str | None, response: str) -> str:
+    """An entry as hdhomerun-linux writes one: the time alone as its heading, its stage on a Stage bullet, the
+    person's words on a User Response bullet."""
+    said = f"- **User Response**: {user}\n" if user is not None else ""
+    return f"## {iso(stamp(n))}\n- **Stage**: {heading}\n{said}- **AI Response**: {response}\n\n"
+
+
 def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
                  entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> DocsRepo:
     """The clean shop, its audit log written by `write` from its first commit on."""
@@ -295,8 +302,8 @@ def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
     return repo
 
 
-@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields],
-                         ids=["time-last", "time-first", "date-field"])
+@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field],
+                         ids=["time-last", "time-first", "date-field", "stage-field"])
 def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path: Path, write: Callable[
         [str, int, str | None, str], str]) -> None:
     repo = stamped_repo(tmp_path / "shop", write)
@@ -306,8 +313,8 @@ def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path:
     assert status["audit_entries"] == len(ENTRIES)
 
 
-@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields],
-                         ids=["time-last", "time-first", "date-field"])
+@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field],
+                         ids=["time-last", "time-first", "date-field", "stage-field"])
 def test_a_stage_no_person_approved_in_a_stamped_log_is_found(tmp_path: Path, write: Callable[
         [str, int, str | None, str], str]) -> None:
     # The AI's own "approved" under the heading is not a person's approval.

@@ -225,6 +225,9 @@ def _stamped_entry(lines: list[str], first: int, last: int, offset: int,
         return None
     stamp, title = stamped
     fields = {"timestamp": stamp, **_fields(lines[first + 1:last + 1], plain=True)}
+    # A heading that is its time alone leaves the entry's name to its Stage field (e88z4/hdhomerun-linux: `##
+    # 2026-05-20T23:32:16Z`, `- **Stage**: Requirements Review Approval`, `- **User Response**: approve`).
+    title = title or fields.get("stage", "").partition("\n")[0]
     return _made(lines, first, last, offset, title or None, fields, stamp)
 
 
