@@ -263,6 +263,24 @@ def test_a_context_saying_the_stage_s_approval_is_yet_to_come_approves_nothing(d
     assert unapproved(docs) == {docs.line(STATE, stage)}
 
 
+def test_a_context_saying_the_stage_s_approval_is_pending_approves_nothing(docs: DocsRepo) -> None:
+    # alicestellar/MacroEditor: the person hands the agent the stages to come, Context `Application Design approval
+    # pending, then Units Generation`; the next words start the code. Neither stage was approved.
+    resumed = ("Resuming AIDLC Workflow",
+               "Go ahead and continue until you need my input or we're ready to start changing code again.",
+               "Resuming from Application Design approval. Application Design was presented but not yet explicitly "
+               "approved. Proceeding to finalize Application Design, then Units Generation, then into CONSTRUCTION.",
+               "INCEPTION - Application Design approval pending, then Units Generation.")
+    code_start = ("Construction - Unit 1 Code Generation Start",
+                  "Go ahead. Remember that when we're done with this change, we need to run another functional test "
+                  "to make sure that we didn't break anything.",
+                  "Beginning Unit 1 implementation - extracting 5 duplicate functions to MacroEditorUtils.",
+                  "CONSTRUCTION - Code Generation, Unit 1 (Deduplication)")
+    docs.write(AUDIT, audit_text(replacing(("Application Design - Approval", "Units Generation - Approval"),
+                                           resumed, code_start)))
+    assert unapproved(docs) == {docs.line(STATE, "Application Design"), docs.line(STATE, "Units Generation")}
+
+
 @pytest.mark.parametrize(("replaced", "entry", "stage"), [
     # MD-team-project/2026-prompthon-WDC: Units Generation ran in the entry that approved Application Design; its own
     # approval came in the next entry

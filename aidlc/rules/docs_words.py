@@ -31,12 +31,14 @@ APPROVAL = re.compile(r"approv|승인|批准|审批|核可|承認|aprova|aprob|a
 # approval`; `awaiting review/approval`).
 _REVIEW_AND_APPROVAL = (r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:user[ \t]+|human[ \t]+)?review[ \t]*"
                         r"(?:and|&|/|or)[ \t]*(?:the[ \t]+)?approval")
-# An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트"; nor one
-# yet to come: aws-ai-dlc's Context `Infrastructure Design 승인 전 전체 교차 검증 완료` ("cross-check done before
-# Infrastructure Design's approval"), under a heading naming no stage, with a request to check everything (not
-# `승인 전환`).
+# An approval awaited or asked for is none: "awaiting approval", "承認待ち", "approval gate", "승인 게이트", "approval
+# pending" (alicestellar/MacroEditor's Context `Application Design approval pending, then Units Generation`, over
+# "Go ahead and continue until you need my input"); nor one yet to come: aws-ai-dlc's Context `Infrastructure Design
+# 승인 전 전체 교차 검증 완료` ("cross-check done before Infrastructure Design's approval"), under a heading naming
+# no stage, with a request to check everything (not `승인 전환`).
 AWAITED = re.compile(_REVIEW_AND_APPROVAL + "|" + AWAITING.pattern +
                      r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート|"
+                     r"approval[ \t]+(?:is[ \t]+)?(?:still[ \t]+)?pending|"
                      r"\b(?:before|prior[ \t]+to)[ \t]+(?:the[ \t]+)?(?:user'?s?[ \t]+|final[ \t]+)?approval|"
                      r"승인[ \t]*전(?![환송달])|承認前|批准前|审批前", re.IGNORECASE)
 # Nor is one asked for from now on: lyhlg's Context `변경 전 반드시 승인 받을 것` ("get approval before any change"),
