@@ -174,6 +174,19 @@ def test_a_go_ahead_naming_the_stage_it_starts_approves_the_stage_left(docs: Doc
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Requirements Analysis")})
 
 
+def test_a_go_ahead_naming_requirement_analysis_in_the_singular_approves_the_stage_left(docs: DocsRepo) -> None:
+    # dcrearer/zero2prod: reverse engineering done, the person asks it committed, then "yes proceed with requirement
+    # analysis phase." under `## Requirements Analysis - Start`: their approval of Reverse Engineering
+    docs.write(STATE, docs.read(STATE).replace("- [ ] Reverse Engineering - SKIP", "- [x] Reverse Engineering"))
+    docs.write(AUDIT, audit_text([ENTRIES[0], (
+        "Git Commit - Reverse Engineering Phase", "please commit this phase to github with an appropriate message",
+        "Created commit 8ff943a with message 'docs: Add AI-DLC reverse engineering phase'",
+        "Committed 42 files including 10 reverse engineering artifacts"), (
+        "Requirements Analysis - Start", "yes proceed with requirement analysis phase.",
+        "Starting Requirements Analysis phase", "Loading reverse engineering artifacts"), *ENTRIES[1:]]))
+    assert unapproved(docs) == set()
+
+
 @pytest.mark.parametrize(("text", "named"), [
     ("Unit 3 NFR Req/Design/Infra + Code Gen Plan 승인", ["nfr-requirements", "nfr-design", "infrastructure-design",
                                                          "code-generation"]),  # agnecom

@@ -38,8 +38,8 @@ STAGES: tuple[Stage, ...] = (
           ("reverse engineering", "리버스 엔지니어링", "역공학", "逆向工程", "リバースエンジニアリング",
            "engenharia reversa")),
     Stage("requirements-analysis", "inception", False, True, None,
-          ("requirements analysis", "requirements assessment", "요구사항 분석", "需求分析", "要件分析", "要件定義",
-           "análise de requisitos",
+          ("requirements analysis", "requirement analysis", "requirements assessment", "요구사항 분석", "需求分析",
+           "要件分析", "要件定義", "análise de requisitos",
            # its approval's heading may name it so (`### Requirements Approval: 2026-02-09T13:15:21+09:00`,
            # Supplier-Onboarding's `Requirements Approved and User Stories Planning Started`)
            "requirements approval", "requirements approved", "요구사항 승인")),
