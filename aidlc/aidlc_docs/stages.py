@@ -83,20 +83,21 @@ ORDER = {stage.slug: number for number, stage in enumerate(STAGES)}
 _LABELS = sorted(((label, stage.slug) for stage in STAGES for label in stage.labels), key=lambda p: -len(p[0]))
 # A short form is a word of its own: `NFR Req` names NFR Requirements, `no NFR required` does not.
 _SHORT_FORMS = frozenset({"nfr req", "code gen"})  # `Code Gen Plan Approved`, not `code generator`
+# A character that shows nothing (zero-width, a bidirectional control, a soft hyphen: Unicode's format characters),
+# read as NUL, which a label may hold between any two of its letters: `Bu<U+200B>ild and Test` is Build and Test.
+_UNSEEN = "\x00"
 # An initialism is a word of its own in capitals (SimbaFlow's `Unit 7 FD Approved; NFR Requirements Ready`), never a
 # file descriptor's `fd`.
 _INITIALISMS = frozenset({"fd"})
 
 
 def _pattern(label: str) -> str:
+    """The pattern a label is found by: its letters with any unseen characters between them."""
     if label in _INITIALISMS:
         return rf"(?<![A-Za-z])(?-i:{label.upper()})(?![A-Za-z])"
     return f"{_UNSEEN}*".join(map(re.escape, label)) + (r"(?![a-z])" if label in _SHORT_FORMS else "")
 
 
-# A character that shows nothing (zero-width, a bidirectional control, a soft hyphen: Unicode's format characters),
-# read as NUL, which a label may hold between any two of its letters: `Bu<U+200B>ild and Test` is Build and Test.
-_UNSEEN = "\x00"
 _LABEL = re.compile("|".join(_pattern(label) for label, _ in _LABELS), re.IGNORECASE)
 _SLUG_OF = {label: slug for label, slug in _LABELS}
 

@@ -155,8 +155,9 @@ def _completed(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
     stages = (stages_named(heading[:closing.start()]) if closing else []) or stages_named(heading)[:1]
     if not stages:  # a heading naming units alone: the stages its Context closes (Mynor454-s's `## CONSTRUCTION -
         # Units 4, 5, 6 Complete`, `All units code generation complete. Ready for Build and Test phase.`)
-        closing = _CLOSED.search(without_stage_names(said[1]))
-        stages = stages_named(said[1][:closing.start()]) if closing else []
+        context = before.fields.get("context", "")
+        closing = _CLOSED.search(without_stage_names(context))
+        stages = stages_named(context[:closing.start()]) if closing else []
     going, unit = stage_of(next_heading), unit_of(next_heading)
     if going is None:  # another unit's heading goes on (Clipboard--Mac's `## 单元生成完成`, "Units Generation done",
         # then "继续", "continue", under `## Construction - Unit 1 Core 设计完成`)
@@ -186,9 +187,9 @@ def put_to_the_person(entry: AuditEntry) -> str | None:
             named = text[:put.start()]
             named = named[:found.start()] if (found := NEXT.search(named)) else named
             headed = stages_named(entry.heading or "")
-            return stage_of(_CLAUSES.split(named)[-1]) or next(
-                (stage for stage in stages_named(named) if stage in headed), None) or \
-                stage_of(entry.heading or "") or stage_of(named)
+            in_its_clause = stage_of(_CLAUSES.split(named)[-1])
+            headed_before = next((stage for stage in stages_named(named) if stage in headed), None)
+            return in_its_clause or headed_before or stage_of(entry.heading or "") or stage_of(named)
     return None
 
 

@@ -244,7 +244,8 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
     """The stages a sentence of the agent's answer says approved (`Functional Design 승인 처리`: "Functional Design's
     approval recorded"; "Requirements Analysis approved; starting User Stories"; "Approved the requirements, moving
     to Workflow Planning"), never the plan of a stage the rules approve apart from its work (PLANNED: "User Stories
-    プラン承認", "the story plan approved"): where the person's go-ahead is logged under the next stage's
+    プラン承認", "the story plan approved"), nor a design's plan named so (DESIGNS: "Functional Design Plan 승인
+    확인"): where the person's go-ahead is logged under the next stage's
     heading, the answer names the stage it approved (aws-ai-dlc's "다음단계 부탁해" under `## Frontend NFR Requirements
     - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
     found: list[str] = []
