@@ -536,3 +536,12 @@ def test_a_stage_an_earlier_clause_names_with_the_heading_is_the_one_put_to_the_
          "CONSTRUCTION — Unit 1 NFR Requirements done; approval gate before Code Generation."),
         ("Unit 1 Code Generation", "진행", "Unit 1 code generation plan created.", "CONSTRUCTION — Unit 1"))))
     assert unapproved(docs) == set()
+
+
+def test_a_heading_approving_code_generation_and_starting_its_part_2_approves_the_plan_alone(docs: DocsRepo) -> None:
+    # NESIC-aws-ai-hackathon/GEZA: `## エントリ 063 - U0 Code Generation 承認・Part 2 開始` ("approval, Part 2
+    # starts"), "承認します / AI-DLCに従って進めて" ("I approve / go on as AI-DLC says"), before the code was written
+    docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 1 Approval",), (
+        "エントリ 063 - Unit 1 Code Generation 承認・Part 2 開始", "承認します / AI-DLCに従って進めて",
+        "Step 10〜33 順次実行開始", "CONSTRUCTION - Unit 1 Code Generation（Part 2: Generation）"))))
+    assert unapproved(docs) == {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")}

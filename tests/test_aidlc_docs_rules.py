@@ -408,6 +408,24 @@ def test_the_person_s_words_under_a_spanish_field_name_are_their_input(docs: Doc
     assert [f.line for f in docs.findings()] == ([] if approved else [docs.line(STATE, "Application Design")])
 
 
+@pytest.mark.parametrize(("field", "approved"), [
+    ("承認者コメント", True),  # "approver's comment", NESIC-aws-ai-hackathon/GEZA
+    ("ユーザー承認", True),  # "user approval"
+    ("承認内容", False)])  # "what was approved", the agent's list: no words of the person
+def test_the_person_s_words_under_a_japanese_field_name_are_their_input(docs: DocsRepo, field: str,
+                                                                         approved: bool) -> None:
+    # GEZA logs each entry as a list of fields under `## エントリ 061 - U0 Infrastructure Design 承認` ("entry 061 -
+    # ... approval"), its time under `日時`, its phase under `フェーズ`
+    text = audit_text()
+    start, end = text.index("## Application Design - Approval"), text.index("## Units Generation - Approval")
+    entry = (f"## エントリ 005 - Application Design 承認\n- **日時**: {iso(stamp(5))}\n"
+             f"- **フェーズ**: INCEPTION - Application Design（承認）\n- **{field}**: 「承認します」\n"
+             "- **次のステージ**: Units Generation\n\n")
+    docs.write(AUDIT, text[:start] + entry + text[end:])
+    assert [f.line for f in docs.findings("AIDLC-DOCS-003")] == ([] if approved else
+                                                                 [docs.line(STATE, "Application Design")])
+
+
 @pytest.mark.parametrize("heading", ["Increment v8 — Application Design — Respuestas recibidas",  # Programa-Dx
                                      "Application Design — Preguntas respondidas"])
 def test_answers_logged_under_a_spanish_heading_are_not_the_stage_s_approval(docs: DocsRepo, heading: str) -> None:

@@ -31,6 +31,7 @@ from aidlc.rules.docs_words import (
     names_approval,
     not_a_yes,
     plan_approved_in_answer,
+    starts_part_two,
     words_of,
 )
 
@@ -247,12 +248,13 @@ def _spoken(heading: str) -> str:
 
 
 def plan_part(entry: AuditEntry) -> bool:
-    """Whether the entry is about a stage's plan (its Part 1: its heading names a plan, or its answer says Code
-    Generation's plan was approved or starts its Part 2), which approves the plan, not the stage, for the stages
-    whose rules ask a second approval (PLANNED: the stories, the units, the generated code; code-generation.md, Part
-    2's "Wait for Explicit Approval"). Other stages' plans are the stage's own work (Workflow Planning's execution
-    plan)."""
-    return PLAN.search(heading_of(entry)) is not None or plan_approved_in_answer(entry)
+    """Whether the entry is about a stage's plan (its Part 1: its heading names a plan or starts Part 2, or its
+    answer says Code Generation's plan was approved or starts its Part 2), which approves the plan, not the stage,
+    for the stages whose rules ask a second approval (PLANNED: the stories, the units, the generated code;
+    code-generation.md, Part 2's "Wait for Explicit Approval"). Other stages' plans are the stage's own work
+    (Workflow Planning's execution plan)."""
+    heading = heading_of(entry)  # NESIC-aws-ai-hackathon/GEZA: `## エントリ 063 - U0 Code Generation 承認・Part 2 開始`
+    return PLAN.search(heading) is not None or starts_part_two(heading) or plan_approved_in_answer(entry)
 
 
 def plans_of(entry: AuditEntry) -> frozenset[str]:

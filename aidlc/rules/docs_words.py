@@ -264,9 +264,15 @@ def plan_approved_in_answer(entry: AuditEntry) -> bool:
     """Whether a sentence of the agent's answer says Code Generation's plan was approved, or its Part 2 starts
     (thetkim9's `## Construction Phase - TDD Code Generation 승인`, "Approve & Continue", answered `TDD Code Generation
     Plan 승인. Step 0 실행 시작.`: the plan's approval, the code yet to be written)."""
-    return any(((APPROVAL.search(sentence) and PLAN.search(sentence)) or _PART_TWO_STARTS.search(sentence)) and
+    return any(((APPROVAL.search(sentence) and PLAN.search(sentence)) or starts_part_two(sentence)) and
                "code-generation" in stages_named(sentence)
                for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
+
+
+def starts_part_two(text: str) -> bool:
+    """Whether `text` says a stage's Part 2 starts (`Code Generation Part 2 (Generation) 시작`): the plan (Part 1)
+    approved, the work yet to be done."""
+    return _PART_TWO_STARTS.search(text) is not None
 
 
 # An answer that starts Code Generation's Part 2 answered the plan's approval: m2nho's "응" ("yeah") under `## Code
