@@ -16,7 +16,7 @@ from aidlc.bank.items import BoltItem, MemoryBank
 from aidlc.bank.loader import load_bank
 from aidlc.bank.walk import is_bank, present
 from aidlc.errors import UsageError
-from aidlc.model.config import Config
+from aidlc.model.config import Config, RecordsLayout
 from aidlc.names import arg, shown
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ def docs_folders_below(root: Path) -> list[str]:
     return [rel for folder, rel in _folders_below(root) if (folder / "aidlc-state.md").is_file()][:5]
 
 
-def layout_of(root: Path, config: Config) -> str:
+def layout_of(root: Path, config: Config) -> RecordsLayout:
     """The layout the project keeps its records in (`aidlc.bank.config.layout` over the work tree), or aidlc-docs
     when aidlc/ holds aidlc-workflows v2 intent records and no memory bank is there, or when no memory bank is there
     and the docs folder is, its state file and audit log gone though HEAD's history held them (`flat_records`: a

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from aidlc.bank import frontmatter
 from aidlc.bank.walk import BANK_MARKERS, CONFIG_FILE, is_bank, read_inside
 from aidlc.errors import UsageError
-from aidlc.model.config import Config
+from aidlc.model.config import Config, RecordsLayout
 from aidlc.names import arg
 
 __all__ = [
@@ -146,7 +146,7 @@ def holds_bank(config: Config, holds: Callable[[str], bool]) -> bool:
     return any(holds(f"{config.memory_bank}/{name}") for name in BANK_MARKERS)
 
 
-def layout(config: Config, holds: Callable[[str], bool]) -> str:
+def layout(config: Config, holds: Callable[[str], bool]) -> RecordsLayout:
     """The layout a source keeps its records in: aidlc.yaml's `layout`, or with `auto` the memory bank when `holds`
     one (`holds_bank`), else aidlc-docs when it holds one of the docs folder's markers, else the memory bank.
     `holds(rel)`: whether the source (the work tree, or a commit) has that file or folder."""

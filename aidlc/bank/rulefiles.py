@@ -25,7 +25,7 @@ from pathlib import Path
 from aidlc import vcs
 from aidlc.bank.config import layout, parse_config, records_folder
 from aidlc.bank.walk import CONFIG_FILE, LEDGER_FILE, read_inside
-from aidlc.model.config import Config
+from aidlc.model.config import Config, RecordsLayout
 
 RULE_KEYS = ("layout", "memory_bank", "aidlc_docs", "verify", "policy", "governance", "evidence")
 ALLOWED_SIGNERS = "allowed_signers"
@@ -41,7 +41,7 @@ class RuleFiles:
 
     source: str  # for messages: "the work tree", "the base 1a2b3c4d5e6f"
     config: Config
-    layout: str  # the layout the source keeps its records in, as its aidlc.yaml and its files decide
+    layout: RecordsLayout  # the layout the source keeps its records in, as its aidlc.yaml and its files decide
     folder: str  # the records' folder in that layout: the memory bank, or the aidlc-docs folder
     files: dict[str, bytes | None]  # path -> bytes (None: the source lacks it), aidlc.yaml first
     attributes: tuple[str, ...]  # the attributes git gives the ledger (`merge=aidlc-ledger`, `-text`), in git's order

@@ -27,6 +27,7 @@ from aidlc.events.ledger import Ledger, LedgerError
 from aidlc.events.state import scan
 from aidlc.gates.actor import same_person
 from aidlc.gates.signatures import about
+from aidlc.model.config import RecordsLayout
 from aidlc.model.events import ActorKind, Decision, Event
 from aidlc.model.findings import Finding
 from aidlc.rules import ci, shorten
@@ -84,7 +85,7 @@ def judge(project: Path, history: vcs.History, base: str, commits: list[vcs.Comm
         for path, what in changed])
 
 
-def kept_layout(history: vcs.History, base: str, rules: RuleFiles) -> str | None:
+def kept_layout(history: vcs.History, base: str, rules: RuleFiles) -> RecordsLayout | None:
     """The layout the base keeps its records in, as its rules decide it (as `aidlc.workspace.layout_of` decides for
     the work tree, aidlc-workflows v2 intent records in aidlc/spaces/ included); None when aidlc.yaml leaves the
     layout to the files (`auto`) and the base holds neither layout's records."""

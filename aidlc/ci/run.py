@@ -22,6 +22,7 @@ from aidlc.ci.rulebook import Rulebook, judge, kept_layout
 from aidlc.errors import UsageError
 from aidlc.events.ledger import Ledger
 from aidlc.model.ci import AddedDecision, Baseline, BaselineEntry, CiReport, CiSummary, LoggedApproval
+from aidlc.model.config import RecordsLayout
 from aidlc.model.findings import Finding
 from aidlc.model.status import GateStatus
 from aidlc.model.types import Severity
@@ -42,7 +43,7 @@ class Judged:
     report: Callable[[Baseline | None, str | None, bool], CiReport]
     rulebook: Rulebook | None
     base: str | None
-    layout: str = "memory-bank"  # or "aidlc-docs" (aidlc-workflows' records, v1 or v2): what the report calls them
+    layout: RecordsLayout = "memory-bank"  # aidlc-docs: aidlc-workflows' records, v1 or v2; what the report says
 
 
 def open_ci(root: Path, base_ref: str | None, baseline: str = BASELINE_FILE) -> Judged:

@@ -90,6 +90,10 @@ class CiSettings(_Section):
                                 "aidlc from, e.g. git+https://github.com/OWNER/aidlc@v0.1.0")
 
 
+# The layouts a project keeps its AI-DLC records in: specs.md's memory bank, AWS aidlc-workflows' aidlc-docs folder.
+RecordsLayout = Literal["memory-bank", "aidlc-docs"]
+
+
 class Config(_Section):
     version: Literal[1] = 1
     layout: Literal["auto", "memory-bank", "aidlc-docs"] = Field(

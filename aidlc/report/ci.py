@@ -7,6 +7,7 @@ from itertools import groupby
 
 from aidlc.bank.walk import shown_json
 from aidlc.model.ci import AddedDecision, CiReport, LoggedApproval
+from aidlc.model.config import RecordsLayout
 from aidlc.names import arg, shown
 from aidlc.plural import plural
 from aidlc.report.style import Style
@@ -31,7 +32,7 @@ def logged_line(logged: LoggedApproval) -> str:
 
 
 def render_text(report: CiReport, style: Style, strict: bool = False, base_ref: str | None = None,
-                layout: str = "memory-bank") -> str:
+                layout: RecordsLayout = "memory-bank") -> str:
     """`base_ref`: `--base` as given; the next steps repeat it, where the findings they name were judged against
     it (docs/ci.md writes the baseline with `--base`). `layout`: the records judged, "memory-bank" or
     "aidlc-docs", which the next steps name."""
