@@ -849,6 +849,14 @@ def test_a_heading_of_hostile_blanks_is_read_in_one_pass(docs: DocsRepo, blanks:
     assert result.returncode == 0, result.stdout
 
 
+def test_a_hostile_run_of_post_in_a_context_is_read_in_one_pass(docs: DocsRepo) -> None:
+    # A Context naming a stage after `post-` is not about it: each `post ` was read to the Context's end, and this one
+    # took minutes. As above, a process with a timeout; now read in seconds.
+    docs.replace(AUDIT, "**Context**: INCEPTION - Application Design approved", "**Context**: " + "post " * 400_000)
+    result = run_cli_process("validate", "--format", "json", cwd=docs.root, timeout=120)
+    assert result.returncode in (0, 1) and json.loads(result.stdout)["summary"], result.stderr
+
+
 @pytest.mark.parametrize(("said", "context"), [
     ("Approved, no changes requested", "INCEPTION - Application Design"),  # cu-aaii: no refusal
     ("Approve & Continue", "INCEPTION - Application Design approved. Next: Units Generation, awaiting approval")])

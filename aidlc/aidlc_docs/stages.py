@@ -151,10 +151,15 @@ def stages_named(text: str) -> list[str]:
     found = []
     for match in _LABEL.finditer(plain):
         label = match.group().replace(_UNSEEN, "").lower()
-        found += _sharing(plain[:match.start()], label)
+        found += _sharing(plain[max(0, match.start() - _NEAR):match.start()], label)
         found.append(_slug(match))
-        found += _shared_after(plain[match.end():], label)
+        found += _shared_after(plain[match.end():match.end() + _NEAR], label)
     return list(dict.fromkeys(found))
+
+
+# How far before or after a label the words it shares over slashes are read: a few words (the whole text, copied for
+# each of a hostile run of labels, took minutes).
+_NEAR = 200
 
 
 _BEFORE_SLASH = re.compile(r"([^\s/]+)[ \t]*/[ \t]*$")
@@ -203,9 +208,16 @@ def stages_followed_by(text: str, after: re.Pattern[str]) -> list[str]:
 def without_stage_names(text: str) -> str:
     """`text` with each stage label it names (`Code_Generation` too, as stage_of reads it) blanked out; the rest,
     and every offset, as it was."""
-    for match in reversed(list(_LABEL.finditer(_plain(text)))):  # one character for one: offsets agree
-        text = text[:match.start()] + " " * (match.end() - match.start()) + text[match.end():]
-    return text
+    pieces, at = [], 0
+    for match in _LABEL.finditer(_plain(text)):  # one character for one: offsets agree
+        pieces += [text[at:match.start()], " " * (match.end() - match.start())]
+        at = match.end()
+    return "".join(pieces) + text[at:]
+
+
+def label_starts(text: str) -> dict[int, str]:
+    """Where each stage label `text` names starts, and its slug (`stage_at` at every place at once)."""
+    return {match.start(): _slug(match) for match in _LABEL.finditer(_plain(text))}
 
 
 def plan_stage(name: str) -> tuple[str | None, str | None]:

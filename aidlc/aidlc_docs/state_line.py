@@ -10,7 +10,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import Mark
-from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_named, without_stage_names
+from aidlc.aidlc_docs.stages import label_starts, stage_at, stage_of, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import folders_named, leading_unit, listed_units, unit_of
 
 _LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage line's name
@@ -32,7 +32,9 @@ _FOLDER_LEAD_END = re.compile(r"[ \t]*(?:[(（][^)）\n]{0,40}[)）])?[ \t]*[-�
 _JOINERS = re.compile(r"(?:[\s/+,&·、]|\band\b|및)*", re.IGNORECASE)  # what joins stage names in one name
 _CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, then an arrow to the next
 # A further box on a checkbox line, after a separator: `Functional Design / [x] NFR Requirements` (DallYeo_FE).
-_INNER_BOX = re.compile(r"(?:[/|,;·、→+&]|->|=>|(?<=[ \t])[-—–]|[-—–](?=[ \t]))[ \t]*\[(?P<box>[ xX])\][ \t]*")
+# (`marks`: the bold or italic marks after it, before a stage's name: `/ [x] **Code Generation**`)
+_INNER_BOX = re.compile(r"(?:[/|,;·、→+&]|->|=>|(?<=[ \t])[-—–]|[-—–](?=[ \t]))[ \t]*\[(?P<box>[ xX])\][ \t]*"
+                        r"(?=(?P<marks>[*_]*))")
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 _SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
                    re.IGNORECASE)
@@ -106,7 +108,8 @@ def boxed_parts(box: str, body: str) -> tuple[tuple[str, str], ...]:
     `Functional Design / [x] Infrastructure Design (SKIP) / [x] Code Generation` (DallYeo_FE) is three, the SKIP
     the second's only; a box after a separator (`/`, `,`, an arrow), not in a code span, once a first stage is named."""
     plain = re.sub(r"(`+)[^`]*?\1", lambda span: " " * len(span.group()), body)  # a code span holds no box
-    cuts = [cut for cut in _INNER_BOX.finditer(plain) if stage_at(body[cut.end():].lstrip("*_")) is not None]
+    labels = label_starts(body)  # once: each box of a hostile run of them read the line to its end
+    cuts = [cut for cut in _INNER_BOX.finditer(plain) if cut.end() + len(cut.group("marks")) in labels]
     if not cuts or stage_of(split_stage_line(body[:cuts[0].start()])[0]) is None:
         return ((box, body),)
     starts = [(box, 0), *((cut.group("box"), cut.end()) for cut in cuts)]

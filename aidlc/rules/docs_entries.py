@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 from aidlc.aidlc_docs.model import AuditEntry
-from aidlc.aidlc_docs.stages import stage_at, stage_of, stages_followed_by, stages_named, without_stage_names
+from aidlc.aidlc_docs.stages import label_starts, stage_of, stages_followed_by, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_words import (
     AWAITED,
@@ -24,6 +24,7 @@ from aidlc.rules.docs_words import (
     PLAN,
     PLAN_AFTER,
     PLANNED,
+    SENTENCE,
     approval_at,
     approved_in_answer,
     goes_ahead,
@@ -166,7 +167,7 @@ def _completed(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
     return tuple(stage for stage in stages if stage != going or unit != unit_of(heading))
 
 
-_CLAUSES = re.compile(r";|(?<=[.!?])\s+|(?<=[。！？])")  # where a Context's clauses part
+_CLAUSES = re.compile(";|" + SENTENCE.pattern)  # where a Context's clauses part: its sentences, and at a semicolon
 
 
 def put_to_the_person(entry: AuditEntry) -> str | None:
@@ -262,7 +263,7 @@ def plans_of(entry: AuditEntry) -> frozenset[str]:
     design whose name the plan word follows in the heading (`Unit 7 FD Plan Approved; FD Artifacts Ready`,
     `Functional Design Plan - User Approval`; not `FD Approved; NFR Requirements Plan`)."""
     designs = DESIGNS.intersection(stages_followed_by(heading_of(entry), PLAN_AFTER))
-    return designs | PLANNED if plan_part(entry) else designs
+    return (designs | PLANNED) if plan_part(entry) else designs
 
 
 def new_request(entry: AuditEntry) -> bool:
@@ -318,7 +319,8 @@ def context_stage(context: str) -> str | None:
     yet to be written), nor one it names as past (Naoya-ya-man/Equipment_Operating_Rate's Context `Post-Build-and-Test
     — User-observed anomaly ...`, over the person's bug report: work after the build and test, no approval of it)."""
     about = _until_next(context)
-    past = next((found for found in _AFTER.finditer(about) if stage_at(about[found.end():])), None)
+    starts = label_starts(about)  # once: a `post ` before each of a hostile run of them was read to the end
+    past = next((found for found in _AFTER.finditer(about) if found.end() in starts), None)
     return stage_of(about[:past.start()] if past else about)
 
 

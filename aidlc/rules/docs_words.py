@@ -47,7 +47,7 @@ _REQUIRED = re.compile(r"승인을?[ \t]*받(?:을|아야)|approval[ \t]+(?:is[ 
                        r"(?:requires?|needs?|must[ \t]+(?:get|obtain))[ \t]+(?:\w+[ \t]+)?approval", re.IGNORECASE)
 # A sentence ends at a stop and a blank, or at a full-width stop alone (Mameta29's `実行プラン承認。Application
 # Designに進行。`)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n")
+SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*|\n")
 # Nor is an approval awaited with a stage, unit or plan named between: MagicExist/Memo-Rise's Context `still awaiting
 # U1 Code Generation approval`, over setup questions asked before it. It says the approval is yet to come, not that
 # the entry puts that stage to the person (nix-config's `awaiting second approval` is a revision's, not Workflow
@@ -100,7 +100,7 @@ NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECAS
 # `ワークフロープランニング`, no plan put to the person.)
 PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|(?<!ワークフロー)プラン|plano\b", re.IGNORECASE)
 # The plan word right after a stage's name (`Code Gen Plan`, `User Stories プラン`, `Functional Design (Part 1)`).
-PLAN_AFTER = re.compile(r"\W{0,3}(?:plan|part[ \t]*1\b|계획|计划|計画|プラン|plano\b)", re.IGNORECASE)
+PLAN_AFTER = re.compile(r"\W{0,3}(?:" + PLAN.pattern + ")", re.IGNORECASE)
 # The stages whose plan (Part 1) the rules put to the person apart from the stage's work (Part 2): User Stories'
 # story plan, Units Generation's unit-of-work plan, Code Generation's plan.
 PLANNED = frozenset({"user-stories", "units-generation", "code-generation"})
@@ -249,7 +249,7 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
     heading, the answer names the stage it approved (aws-ai-dlc's "다음단계 부탁해" under `## Frontend NFR Requirements
     - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
     found: list[str] = []
-    for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")):
+    for sentence in SENTENCE.split(entry.fields.get("ai_response", "")):
         text = AWAITED.sub(" ", sentence)
         said = APPROVAL.search(text)
         if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
@@ -266,7 +266,7 @@ def plan_approved_in_answer(entry: AuditEntry) -> bool:
     Plan 승인. Step 0 실행 시작.`: the plan's approval, the code yet to be written)."""
     return any(((APPROVAL.search(sentence) and PLAN.search(sentence)) or starts_part_two(sentence)) and
                "code-generation" in stages_named(sentence)
-               for sentence in _SENTENCE.split(entry.fields.get("ai_response", "")))
+               for sentence in SENTENCE.split(entry.fields.get("ai_response", "")))
 
 
 def starts_part_two(text: str) -> bool:
@@ -303,7 +303,7 @@ def done_here(entry: AuditEntry) -> tuple[str, ...]:
     kai-cupist's "믿고 간다", "I trust you, go", under `## CONSTRUCTION - backend-api NFR Design`, answered `설계 패턴 +
     논리적 컴포넌트 산출물 생성`, "design patterns and logical components produced"): the words came before that work,
     and approve none of it (worryDolls' "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
-    return tuple(stage for sentence in _SENTENCE.split(entry.fields.get("ai_response", ""))
+    return tuple(stage for sentence in SENTENCE.split(entry.fields.get("ai_response", ""))
                  if DONE.search(sentence) for stage in stages_named(sentence) or
                  (stages_named(entry.heading or "") if _ARTIFACTS.search(sentence) else []))
 
