@@ -12,7 +12,7 @@ import pytest
 
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.model.types import Severity
-from aidlc.rules import every_rule
+from aidlc.rules import docs_approvals, every_rule
 from aidlc.rules.docs_history_scan import history_findings
 from tests.helpers import git_init, run_cli
 
@@ -727,6 +727,27 @@ def test_a_tick_never_approved_is_003_s_and_one_approved_later_is_028_s(docs: Re
     docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL})
     validated = json.loads(run_cli("validate", str(docs.root), "--format", "json").stdout)["findings"]
     assert [(f["code"], f["line"]) for f in validated] == [("AIDLC-DOCS-028", 5)]
+
+
+@pytest.mark.parametrize("command", ["validate", "status"])
+def test_the_logs_are_read_for_approvals_once_for_003_028_and_status(docs: Repo, command: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # AIDLC-DOCS-003, the ticks' history rule (028) and status's citations judge the same approvals: each entry is
+    # read once a run, however many of them read it (read again by each, they were half of a validation of a
+    # 5,774-line log). A reading is one `_Said` made.
+    docs.commit("done", "2026-06-01T09:15:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS, STATE: TICKED})
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL})
+    readings: list[object] = []
+    real = docs_approvals._Said
+
+    def counted(*fields: object) -> object:
+        readings.append(fields)
+        return real(*fields)
+
+    monkeypatch.setattr(docs_approvals, "_Said", counted)
+    result = run_cli(command, str(docs.root), "--format", "json")
+    assert result.returncode in (0, 1), result.stderr
+    assert len(readings) == 3  # START, ANSWERS and APPROVAL, each once
 
 
 def test_a_tick_whose_unit_head_reads_otherwise_is_found_at_its_line(docs: Repo) -> None:

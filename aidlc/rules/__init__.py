@@ -31,6 +31,7 @@ from aidlc.rules.catalogue import CATALOGUE, Hit, Rule, every_rule, shorten
 if TYPE_CHECKING:
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
     from aidlc.events.view import LedgerView
+    from aidlc.rules.docs_approvals import Units
     from aidlc.rules.docs_gates import JudgedBy
 
 __all__ = ["Rule", "every_rule", "run_docs_rules", "run_records_rules", "run_rules", "shorten", "validate"]
@@ -52,25 +53,33 @@ def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]
 
 
 def run_docs_rules(project: DocsProject, since: str | None = None, ledgers: dict[Path, LedgerView] | None = None,
-                   judged: JudgedBy | None = None) -> list[Finding]:
+                   judged: JudgedBy | None = None, units: Units | None = None) -> list[Finding]:
     """Every aidlc-docs rule: over the project's docs folder (aidlc/rules/docs_layout.py), over its ledger
     (aidlc/rules/docs_gates.py; its view taken from `ledgers` when the run opened it already; judged by `judged`,
     else the work tree's aidlc.yaml and allowed_signers), and over the git history of its audit logs and state file
-    since commit `since` (None: all of HEAD's history; aidlc/rules/docs_history_scan.py)."""
+    since commit `since` (None: all of HEAD's history; aidlc/rules/docs_history_scan.py). `units` reads the audit
+    entries for approvals, keeping each reading (the caller's, when it reads them too; else one made here)."""
     # Here, not at the top: a memory bank's validation never imports the aidlc-docs rules.
     import aidlc.rules.docs_stories  # noqa: F401 - its checks register in docs_layout.CHECKS
     from aidlc.rules import docs_gates, docs_layout, docs_records, docs_times
+    from aidlc.rules.docs_approvals import Units
     from aidlc.rules.docs_history_scan import history_findings
+    from aidlc.rules.docs_standing import approval_claims, unapproved
 
     # A v2 record's rows replace v1's stage lines; a record the migration made keeps v1's until v2 rewrites it.
     v2 = project.record is not None and bool(project.record.rows)
     v1_only = (*docs_layout.V1_STATE_RULES, *docs_times.V1_TIME_RULES)
     checks = [(spec, finder) for spec, finder in docs_layout.CHECKS if not (v2 and spec in v1_only)]
+    # AIDLC-DOCS-003 and the ticks' history rule (028) judge the same claims, read once with one reading of the logs
+    # (read twice, they were half of a validation of a 5,774-line log).
+    units = units or Units(project)
+    ticked = [] if v2 else approval_claims(project, units)
     found = _findings([(spec, hit) for spec, finder in checks for hit in finder(project)]
+                      + [(docs_layout.NO_APPROVAL, hit) for hit in docs_layout.no_approval(project, units, ticked)]
                       + docs_records.record_findings(project))
     found += docs_gates.ledger_findings(project, ledgers, judged)
     # A stage 003 reports unapproved is left to it by the ticks' history rule (028), which would say it again.
-    history = history_findings(project, since=since, ticks=not v2, leave_reported=True)
+    history = history_findings(project, since=since, ticks=not v2, units=units, reported=unapproved(project, ticked))
     return sorted([*found, *history], key=Finding.sort_key)
 
 

@@ -21,22 +21,24 @@ from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject
 from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, STATE_FOLDER, is_audit, state_file
 from aidlc.model.findings import Finding
+from aidlc.rules.docs_approvals import Units
 from aidlc.rules.docs_history_judge import Judge, versions
 from aidlc.rules.docs_history_log import judge_log, report_deletions
 from aidlc.rules.docs_history_removed import judge_ignored, settle_removals
 from aidlc.rules.docs_history_stamps import judge_shared, judge_stamps, moment
-from aidlc.rules.docs_history_ticks import judge_state_removed, judge_ticks, ticks_at_head
+from aidlc.rules.docs_history_ticks import Reported, judge_state_removed, judge_ticks, ticks_at_head
 
 CHUNK = 64  # commits whose audit log versions are read at once
 
 
 def history_findings(project: DocsProject, since: str | None = None, ticks: bool = True,
-                     leave_reported: bool = False) -> list[Finding]:
+                     units: Units | None = None, reported: Reported = frozenset()) -> list[Finding]:
     """The findings of the history rules on the docs folder of `project` (the work tree's): over every commit
     of HEAD's history, or with `since` (a commit) over the commits of `since..HEAD` only (`aidlc ci --base`).
     `ticks`: judge v1 stage ticks against audit.md's approvals (not on a v2 intent record, whose rows and
-    STAGE_COMPLETED events aidlc/rules/docs_records.py judges); `leave_reported`: the ticks' rule leaves the stages
-    AIDLC-DOCS-003 reports to it. Nothing outside a Git repository or in one without commits."""
+    STAGE_COMPLETED events aidlc/rules/docs_records.py judges), reading the logs' entries with `units` (one made here
+    when None); the ticks' rule leaves the stages in `reported` to AIDLC-DOCS-003, which reports them. Nothing
+    outside a Git repository or in one without commits."""
     root, rel = Path(project.root), project.rel
     history = vcs.history(root)
     if history is None or history.head is None:
@@ -52,7 +54,7 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     judge_ignored(judge, rel, audits, since)
     judge_state_removed(judge, revisions, state_rel, project)
     if ticks:
-        judge_ticks(judge, revisions, state_rel, audits, project, leave_reported)
+        judge_ticks(judge, revisions, state_rel, audits, project, units or Units(project), reported)
     # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.
     at_head = {**{path: judge.entries_at_head(path) for path in audits},
                **({state_rel: ticks_at_head(judge, state_rel, project.units)} if ticks else {})}

@@ -16,28 +16,30 @@ from aidlc.names import arg
 from aidlc.rules.docs_approvals import Units, approvals_in
 from aidlc.rules.docs_history import STATE_REMOVED, TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions
-from aidlc.rules.docs_standing import approval_of, claimed_units, unapproved, unnamed_stages
+from aidlc.rules.docs_standing import approval_of, claimed_units, unnamed_stages
 
 # A ticked line (a later box too: `- [ ] Functional Design / [x] NFR Design`), or a table row.
 _TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[(?:[xX]\]|.\].*\[[xX]\])|\|).*$", re.MULTILINE)
 
 Ticked = dict[tuple[str, str | None], StageLine]  # (stage, unit) -> the first line that holds it ticked
+Reported = frozenset[tuple[str, str | None]]  # (stage, unit) AIDLC-DOCS-003 reports (`docs_standing.unapproved`)
 
 
 def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, audits: list[str],
-                project: DocsProject, leave_reported: bool = False) -> None:
+                project: DocsProject, units: Units, reported: Reported = frozenset()) -> None:
     """A commit that ticks a stage (a stage line [x] whose stage and unit no parent's state held ticked) must hold
     an approval of it in its audit logs, read as AIDLC-DOCS-003 reads the work tree's (aidlc/rules/docs_standing.py):
     an entry whose heading (or context) names the stage (and the unit, where it names one) with a person's words.
     Skipped stages and stages without an approval (workspace detection, operations) need none. `project`, the work
-    tree's, names the units and the stages run once for every unit. With `leave_reported`, a stage (of a unit) the
-    work tree holds ticked with no approval at all is left out: AIDLC-DOCS-003 reports it, an error, and the commit
-    that ticked it adds nothing a reader must act on (259 of 330 of these warnings on 93 public checkouts)."""
+    tree's, names the units and the stages run once for every unit; `units` reads its entries (the reading of the
+    work tree's, kept in it, serves every version that holds them). A stage (of a unit) in `reported`, ticked in the
+    work tree with no approval at all, is left out: AIDLC-DOCS-003 reports it, an error, and the commit that ticked it
+    adds nothing a reader must act on (259 of 330 of these warnings on 93 public checkouts)."""
     judge.read({blob for r in revisions if state_rel in r.files for blob in versions(r, state_rel)})
     states = _StateVersions(judge, state_rel, project.units)
     ticks = [(revision, fresh) for revision in revisions if (fresh := states.fresh(revision))]
     if ticks:
-        _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project, leave_reported)
+        _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project, units, reported)
 
 
 def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: str, project: DocsProject) -> None:
@@ -59,14 +61,12 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
 
 
 def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[StageLine]]], logs: list[str],
-                    state_rel: str, project: DocsProject, leave_reported: bool) -> None:
+                    state_rel: str, project: DocsProject, units: Units, reported: Reported) -> None:
     """Each stage a commit ticks, of each unit the line claims it of, against the audit logs `logs` as that commit
     holds them."""
     blobs = judge.history.blobs([(revision.sha, path) for revision, _ in ticks for path in logs])
     judge.read({blob for (_, path), blob in blobs.items() if not judge.parsed(blob, path)})
-    units, unnamed = Units(project), unnamed_stages(project)
-    # Read with the commits' Units: the work tree's entries are most versions' too, each read once for all of them.
-    reported = unapproved(project, units) if leave_reported else frozenset()
+    unnamed = unnamed_stages(project)
     for revision, fresh in ticks:
         given = approvals_in([_entries(judge, blobs[(revision.sha, path)], path) for path in logs], units)
         for line in fresh:

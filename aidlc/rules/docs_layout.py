@@ -21,7 +21,7 @@ from aidlc.plural import plural
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approval_order import asked_for_out_of_order, first_approvals, later_approved_before
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval, plan_approvals, whole_unit_approvals
-from aidlc.rules.docs_standing import approval_claims, logs_unreadable, ticked
+from aidlc.rules.docs_standing import Claim, logs_unreadable, ticked
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
 CHECKS: list[tuple[Rule, DocsCheck]] = []
@@ -193,13 +193,13 @@ def _unreadable(project: DocsProject) -> Iterator[Hit]:
 
 
 # -- aidlc-state.md against audit.md and the plans ----------------------------------------------------------------
-@check(NO_APPROVAL)
-def _no_approval(project: DocsProject) -> Iterator[Hit]:
+def no_approval(project: DocsProject, units: Units, claims: list[Claim]) -> Iterator[Hit]:
+    """AIDLC-DOCS-003 on the project's approval claims (`approval_claims`, read with `units`): run by
+    aidlc/rules/__init__.py beside the other checks, which hands the same claims to the ticks' history rule."""
     if logs_unreadable(project):
         return  # the approval may stand in the log that cannot be read: AIDLC-DOCS-015 says its rules went unchecked
-    units = Units(project)
     unapproved: dict[tuple[str, str | None], list[tuple[str, StageLine]]] = {}  # (stage, unit) -> its ticked lines
-    for claim in approval_claims(project, units):
+    for claim in claims:
         if claim.approval is None:
             unapproved.setdefault((claim.line.stage or "", claim.unit), []).append((claim.path, claim.line))
     logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"

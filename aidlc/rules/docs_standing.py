@@ -70,13 +70,12 @@ def approval_claims(project: DocsProject, units: Units | None = None) -> list[Cl
     return found
 
 
-def unapproved(project: DocsProject, units: Units) -> frozenset[tuple[str, str | None]]:
-    """The (stage, unit) of each claim AIDLC-DOCS-003 reports: ticked in the work tree with no approval in its logs
-    (none while a log cannot be read: 003 then reports none)."""
+def unapproved(project: DocsProject, claims: list[Claim]) -> frozenset[tuple[str, str | None]]:
+    """The (stage, unit) of each of the project's `claims` AIDLC-DOCS-003 reports: ticked in the work tree with no
+    approval in its logs (none while a log cannot be read: 003 then reports none)."""
     if logs_unreadable(project):
         return frozenset()
-    return frozenset((claim.line.stage or "", claim.unit) for claim in approval_claims(project, units)
-                     if claim.approval is None)
+    return frozenset((claim.line.stage or "", claim.unit) for claim in claims if claim.approval is None)
 
 
 def claimed_units(project: DocsProject, units: Units, line: StageLine,

@@ -56,14 +56,15 @@ def build_docs_status(project: DocsProject, ledger: Ledger, bots: Sequence[str])
     state = project.state.path if project.state else None
     placed = [line for line in lines if line.stage is not None
               and not (project.state and project.state.earlier_feature(line))]
-    approvals = _AuditApprovals(project, placed)
+    units = Units(project)  # one reading of the audit entries for approvals, for every reader below
+    approvals = _AuditApprovals(project, units, placed)
     phases = [_phase(phase, [line for line in placed if _phase_of(line) == phase and line.unit is None],
                      [plan for plan in project.plans if plan.unit is None and plan.stage is not None
                       and BY_SLUG[plan.stage].phase == phase], approvals) for phase in PHASES]
     views: dict[Path, LedgerView] = {}  # the ledger the rules open, read once for the gates too
-    findings = run_docs_rules(project, ledgers=views)
+    findings = run_docs_rules(project, ledgers=views, units=units)
     gates, decide = _gates(project, ledger, bots, views)
-    waiting = decide + _waiting(project, placed, state)
+    waiting = decide + _waiting(project, units, placed, state)
     has_ledger = ledger.exists()
     # The records' own files first (the log deleted, then the rule that ignores it): restoring them comes first.
     put_back = sorted((finding for finding in findings if finding.code in _PUT_BACK),
@@ -105,11 +106,11 @@ class _AuditApprovals:
     """The approval each ticked line of `placed` stands on, as AIDLC-DOCS-003 reads it (aidlc/rules/docs_standing.py):
     by line, the claims of the stage of each unit it claims; `unknown` where an audit log cannot be read."""
 
-    def __init__(self, project: DocsProject, placed: list[StageLine]) -> None:
+    def __init__(self, project: DocsProject, units: Units, placed: list[StageLine]) -> None:
         self.unknown = logs_unreadable(project)
         shown = {id(line) for line in placed}
         self.claimed: dict[int, list[Claim]] = {}
-        for claim in approval_claims(project):
+        for claim in approval_claims(project, units):
             if id(claim.line) in shown:
                 self.claimed.setdefault(id(claim.line), []).append(claim)
         self.unapproved = [] if self.unknown else [claims[0].line for claims in self.claimed.values()
@@ -206,18 +207,17 @@ def _units(project: DocsProject, placed: list[StageLine], approvals: _AuditAppro
     return units
 
 
-def _waiting(project: DocsProject, placed: list[StageLine], state: str | None) -> list[Action]:
+def _waiting(project: DocsProject, units: Units, placed: list[StageLine], state: str | None) -> list[Action]:
     """The stages waiting for a person's approval: not a ticked line that says it awaits one already logged (u-10bei:
     ten such lines, never brought up to date; AIDLC-DOCS-004 says so among the next actions, and to log no second)."""
     @functools.cache
-    def read() -> tuple[Units, dict[tuple[str, str | None], list[AuditEntry]]]:
-        units = Units(project)
-        return units, approvals(project, units)
+    def given() -> dict[tuple[str, str | None], list[AuditEntry]]:
+        return approvals(project, units)
 
     waiting = []
     for line in placed:
         awaiting = line.awaiting or line.mark == Mark.awaiting
-        if not awaiting or (line.mark == Mark.done and logged_approval(project, read()[1], read()[0], line)):
+        if not awaiting or (line.mark == Mark.done and logged_approval(project, given(), units, line)):
             continue
         name = _name(line)
         command = (f'aidlc audit append --stage {line.stage} --user-input "<the person\'s words, verbatim>" '
