@@ -18,7 +18,7 @@ from aidlc.aidlc_docs.state import read_state
 from aidlc.aidlc_docs.state_line import split_stage_line
 from aidlc.model.types import Severity
 from aidlc.rules import every_rule
-from aidlc.rules.docs_approvals import Units, approvals_in
+from aidlc.rules.docs_approvals import Units, approvals, approvals_in
 from tests.aidlc_docs_sample import (
     AUDIT,
     CODE_PLAN,
@@ -424,6 +424,25 @@ def test_the_person_s_words_under_a_japanese_field_name_are_their_input(docs: Do
     docs.write(AUDIT, text[:start] + entry + text[end:])
     assert [f.line for f in docs.findings("AIDLC-DOCS-003")] == ([] if approved else
                                                                  [docs.line(STATE, "Application Design")])
+
+
+@pytest.mark.parametrize(("field", "approved"), [
+    ("ユーザー応答", True),  # "user response", YutaIke/aidlc-claude-sample, every gate
+    ("成果物", False)])  # "deliverables", the agent's list
+def test_the_person_s_answer_under_the_japanese_user_response_field_approves(docs: DocsRepo, field: str,
+                                                                           approved: bool) -> None:
+    # aidlc-claude-sample logs each stage under a Japanese heading, the agent's `Action`, then the person's answer
+    # to the gate under `ユーザー応答` and the agent's decision under `判断`
+    text = audit_text()
+    start, end = text.index("## Application Design - Approval"), text.index("## Units Generation - Approval")
+    entry = (f"## アプリケーション設計完了\n**Timestamp**: {iso(stamp(5))}\n"
+             f"**Action**: アプリケーション設計成果物を生成\n**{field}**: 「承認して続行」\n"
+             "**判断**: ユニット生成ステージに進む\n\n---\n\n")
+    docs.write(AUDIT, text[:start] + entry + text[end:])
+    # the approval that follows ("yes, two units") answers the design the entry puts to the person as well: the
+    # entry's own words are what is asked of
+    found = approvals(read_project(docs.root, DOCS)).get(("application-design", None), [])
+    assert (docs.line(AUDIT, "## アプリケーション設計完了") in [each.line for each in found]) is approved
 
 
 @pytest.mark.parametrize("heading", ["Increment v8 — Application Design — Respuestas recibidas",  # Programa-Dx

@@ -43,8 +43,8 @@ FIELD_NAMES = {
     "entrada del usuario": "user_input",
     "approval response": "approval_response",  # the agent's report of the answer: `_fields` takes its quotes
     # The user's approval in Japanese, and the approver's comment (NESIC-aws-ai-hackathon/GEZA: `- **承認者コメント**:
-    # 「承認します」`, "approver's comment: I approve").
-    "ユーザー承認": "user_input", "承認者コメント": "user_input",
+    # 「承認します」`, "approver's comment: I approve"); the user's response (YutaIke/aidlc-claude-sample's gates).
+    "ユーザー承認": "user_input", "承認者コメント": "user_input", "ユーザー応答": "user_response",
 }
 _KNOWN = frozenset(FIELD_NAMES.values())
 PERSON = ("user_input", "user_response")  # the fields that hold the person's words
