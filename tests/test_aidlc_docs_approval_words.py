@@ -545,3 +545,25 @@ def test_a_heading_approving_code_generation_and_starting_its_part_2_approves_th
         "エントリ 063 - Unit 1 Code Generation 承認・Part 2 開始", "承認します / AI-DLCに従って進めて",
         "Step 10〜33 順次実行開始", "CONSTRUCTION - Unit 1 Code Generation（Part 2: Generation）"))))
     assert unapproved(docs) == {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")}
+
+
+@pytest.mark.parametrize(("entry", "approved"), [
+    # oliver-koeth/hre-demo: the code approved, the next unit's design planned in the same heading, or in the same
+    # sentence of the answer; the plan is the design's, not Code Generation's
+    (("CONSTRUCTION - UOW-01 Code Generation Approved and UOW-02 Functional Design Planning Start",
+      "**Continue to Next Stage**", "Recorded explicit approval of UOW-01 Code Generation, advanced aidlc-state to "
+      "Functional Design UOW-02 Planning.", "CONSTRUCTION Phase - UOW-02 Functional Design planning"), True),
+    (("CONSTRUCTION - UOW-01 Code Generation Approval and UOW-02 Functional Design Start",
+      "**Continue to Next Stage**", "Recorded UOW-01 Code Generation approval, updated stage tracking, and started "
+      "UOW-02 Functional Design planning.", "CONSTRUCTION Phase - UOW-02 Functional Design planning"), True),
+    # its plan's approval, the code written after it: Code Generation's plan (Part 1) alone
+    (("CONSTRUCTION - UOW-01 Code Generation Approval and Implementation", "**Continue to Next Stage**",
+      "Recorded UOW-01 code generation plan approval and executed the full 16-step implementation plan.",
+      "CONSTRUCTION Phase - UOW-01 Code Generation implementation"), False)])
+def test_a_design_s_plan_named_beside_code_generation_s_approval_is_the_design_s(docs: DocsRepo, entry: Entry,
+                                                                              approved: bool) -> None:
+    gate = ("CONSTRUCTION - UOW-01 Code Generation Approval Prompt Logged", "N/A (AI-DLC stage gate prompt)",
+            "Prepared standardized construction-stage completion gate with two options: Request Changes or Continue "
+            "to Next Stage.", "CONSTRUCTION Phase - UOW-01 Code Generation review gate")
+    docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 1 Approval",), gate, entry)))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")})

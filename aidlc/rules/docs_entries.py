@@ -30,6 +30,7 @@ from aidlc.rules.docs_words import (
     goes_ahead,
     has_words,
     names_approval,
+    names_own_plan,
     not_a_yes,
     plan_approved_in_answer,
     starts_part_two,
@@ -255,7 +256,7 @@ def plan_part(entry: AuditEntry) -> bool:
     code-generation.md, Part 2's "Wait for Explicit Approval"). Other stages' plans are the stage's own work
     (Workflow Planning's execution plan)."""
     heading = heading_of(entry)  # NESIC-aws-ai-hackathon/GEZA: `## エントリ 063 - U0 Code Generation 承認・Part 2 開始`
-    return PLAN.search(heading) is not None or starts_part_two(heading) or plan_approved_in_answer(entry)
+    return names_own_plan(heading) or starts_part_two(heading) or plan_approved_in_answer(entry)
 
 
 def plans_of(entry: AuditEntry) -> frozenset[str]:

@@ -7,7 +7,7 @@ import re
 
 from aidlc.aidlc_docs.audit import PERSON, person_words
 from aidlc.aidlc_docs.model import AuditEntry
-from aidlc.aidlc_docs.stages import stages_followed_by, stages_named
+from aidlc.aidlc_docs.stages import label_starts, stages_followed_by, stages_named
 from aidlc.aidlc_docs.state_line import AWAITING
 
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
@@ -264,9 +264,22 @@ def plan_approved_in_answer(entry: AuditEntry) -> bool:
     """Whether a sentence of the agent's answer says Code Generation's plan was approved, or its Part 2 starts
     (thetkim9's `## Construction Phase - TDD Code Generation 승인`, "Approve & Continue", answered `TDD Code Generation
     Plan 승인. Step 0 실행 시작.`: the plan's approval, the code yet to be written)."""
-    return any(((APPROVAL.search(sentence) and PLAN.search(sentence)) or starts_part_two(sentence)) and
+    return any(((APPROVAL.search(sentence) and names_own_plan(sentence)) or starts_part_two(sentence)) and
                "code-generation" in stages_named(sentence)
                for sentence in SENTENCE.split(entry.fields.get("ai_response", "")))
+
+
+def names_own_plan(text: str) -> bool:
+    """Whether `text` names a plan that is not a design's: a plan word belongs to the stage named last before it
+    (oliver-koeth/hre-demo's `UOW-03 Code Generation Approved and UOW-04 Functional Design Planning Start`, answered
+    "... advanced aidlc-state to Functional Design UOW-04 Planning": the code approved, the next unit's design being
+    planned)."""
+    labels = label_starts(text)
+    for word in PLAN.finditer(text):
+        before = [at for at in labels if at < word.start()]
+        if not before or labels[max(before)] not in DESIGNS:
+            return True
+    return False
 
 
 def starts_part_two(text: str) -> bool:
