@@ -1373,6 +1373,8 @@ def test_a_range_names_what_stories_md_holds_between_its_ends_and_its_ends_as_wr
 @pytest.mark.parametrize(("line", "stage", "skipped"), [
     ("INCEPTION - Units Generation (SKIP)", "units-generation", True),
     ("User Stories — skipped: single-user personal tool", "user-stories", True),
+    # YordayFigueroaSanchez/test-web-001: Spanish "omitted", a stage left out
+    ("User Stories (omitido — cambio centrado en UI/arquitectura)", "user-stories", True),
     ("Workflow Planning — `execution-plan.md` approved. Verdict: only Reverse Engineering is SKIP", "workflow-planning",
      False),
     ("Application Design - [EXECUTE/SKIP]", "application-design", False),

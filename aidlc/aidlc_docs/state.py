@@ -15,7 +15,16 @@ from typing import NamedTuple
 from aidlc.aidlc_docs.markdown import BOX, HEADING, LIST_ITEM, conflict_lines, shown_lines
 from aidlc.aidlc_docs.model import CurrentStage, Mark, StageLine, StateFile
 from aidlc.aidlc_docs.stages import BY_SLUG, stage_of
-from aidlc.aidlc_docs.state_line import AWAITING, BoxText, box_text, boxed_parts, folder_in, mark_of, split_stage_line
+from aidlc.aidlc_docs.state_line import (
+    AWAITING,
+    SKIPPED,
+    BoxText,
+    box_text,
+    boxed_parts,
+    folder_in,
+    mark_of,
+    split_stage_line,
+)
 from aidlc.aidlc_docs.units import unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
@@ -26,8 +35,7 @@ _STATUS_COLUMN = re.compile(r"^(?:status|state|상태|진행 상태|状态|ス�
                             re.IGNORECASE)
 # What a stage table's status cell says, read in this order: skipped, awaiting a person, in progress, done, else
 # pending (a cell aidlc cannot read claims nothing).
-_CELL_SKIP = re.compile(r"⏭|(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
-                        re.IGNORECASE)
+_CELL_SKIP = re.compile(r"⏭|" + SKIPPED.pattern, re.IGNORECASE)
 _CELL_BOX = re.compile(r"^[ \t]*\[(?P<box>[ xX~/\-SR?])\]")  # a cell that starts with a checkbox
 _CELL_PROGRESS = re.compile(r"🔄|⏳|🚧|in[ -]progress|진행[ \t]*중|进行中|進行中|em andamento|em progresso",
                             re.IGNORECASE)

@@ -36,8 +36,10 @@ _CHAIN = re.compile(r"[ \t]*(?:\[[ xX]\][ \t]*)?(?:→|->|=>|⇒)")  # a stage, 
 _INNER_BOX = re.compile(r"(?:[/|,;·、→+&]|->|=>|(?<=[ \t])[-—–]|[-—–](?=[ \t]))[ \t]*\[(?P<box>[ xX])\][ \t]*"
                         r"(?=(?P<marks>[*_]*))")
 _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
-_SKIP = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]",
-                   re.IGNORECASE)
+# What says a stage was or will be skipped; Portuguese "ignorado", "pulado", Spanish and Portuguese "omitido"
+# (YordayFigueroaSanchez/test-web-001's `User Stories (omitido — cambio centrado en UI/arquitectura)`).
+SKIPPED = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]|"
+                     r"\bomitid[oa]s?\b", re.IGNORECASE)
 # What a line says while a person's approval is awaited, not given.
 AWAITING = re.compile(r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:explicit[ \t]+|final[ \t]+)?"
                       r"(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
@@ -81,7 +83,7 @@ def box_text(body: str, named: tuple[str, ...]) -> BoxText:
     stage, also = stage_of(name) or _bilingual(name, body), _joined_stages(name)
     if stage is None and (span := _span(body)):
         stage, also = span[0], span[1:]
-    return BoxText(name, status, stage, every, own_unit, _SKIP.search(status) is not None,
+    return BoxText(name, status, stage, every, own_unit, SKIPPED.search(status) is not None,
                    AWAITING.search(body) is not None, tuple(listed_units(body)), also)
 
 
