@@ -1,13 +1,14 @@
 """Shapes of the aidlc-docs layout beyond the rules' templates, as real repositories write them, through the CLI on
 real git histories built here: a fork of the rules that keeps one state and one audit log per branch
 (`state/main.md`, `audit/main.md`) and writes its stage progress as a table; a plan replaced by a revised one; audit
-logs that carry each entry's time in its heading (as aiao-workshop's and Mock-Court's do)."""
+logs that carry each entry's time in its heading (as aiao-workshop's, Mock-Court's and valo-checker's do)."""
 
 from __future__ import annotations
 
 import json
 import re
 from collections.abc import Callable
+from datetime import timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -289,6 +290,14 @@ def stage_field(heading: str, n: int, user: str | None, response: str) -> str:
     return f"## {iso(stamp(n))}\n- **Stage**: {heading}\n{said}- **AI Response**: {response}\n\n"
 
 
+def bracketed_first(heading: str, n: int, user: str | None, response: str) -> str:
+    """An entry as hygef-v4/valo-checker writes one: the local time and its zone first, in brackets, no separator
+    before the heading; the person's words on a Raw Input bullet."""
+    local = stamp(n).astimezone(timezone(timedelta(hours=7))).isoformat(timespec="seconds")
+    said = f"- **Raw Input**: `{user}`\n" if user is not None else ""
+    return f"### [{local}] {heading}\n{said}- **Action**: {response}\n\n"
+
+
 def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
                  entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> DocsRepo:
     """The clean shop, its audit log written by `write` from its first commit on."""
@@ -302,8 +311,8 @@ def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
     return repo
 
 
-@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field],
-                         ids=["time-last", "time-first", "date-field", "stage-field"])
+@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field, bracketed_first],
+                         ids=["time-last", "time-first", "date-field", "stage-field", "bracketed-first"])
 def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path: Path, write: Callable[
         [str, int, str | None, str], str]) -> None:
     repo = stamped_repo(tmp_path / "shop", write)
@@ -313,8 +322,8 @@ def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path:
     assert status["audit_entries"] == len(ENTRIES)
 
 
-@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field],
-                         ids=["time-last", "time-first", "date-field", "stage-field"])
+@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field, bracketed_first],
+                         ids=["time-last", "time-first", "date-field", "stage-field", "bracketed-first"])
 def test_a_stage_no_person_approved_in_a_stamped_log_is_found(tmp_path: Path, write: Callable[
         [str, int, str | None, str], str]) -> None:
     # The AI's own "approved" under the heading is not a person's approval.

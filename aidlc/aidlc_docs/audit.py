@@ -52,7 +52,10 @@ _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
 # A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.
 _PLAIN_FIELD = re.compile(r"^[ \t]*[-*][ \t]+(?P<key>[^:：\n]{1,30}?)[ \t]*[:：][ \t]*(?P<value>.*)$")
 _STAMP = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-_STAMP_FIRST = re.compile(rf"^[\[(]?(?P<stamp>{_STAMP})[\])]?(?:[ \t]*[-—–:：|][ \t]*(?P<title>.*))?$")
+# A closing bracket ends the stamp as a separator would (hygef-v4/valo-checker's `[2026-08-21T18:00:08+07:00] Initial
+# User Request`): without it the stamp was cut at its minutes' colon, its seconds and zone read as the title's.
+_STAMP_FIRST = re.compile(rf"^[\[(]?(?P<stamp>{_STAMP})[\])]?(?:(?:[ \t]*[-—–:：|]|(?<=[\])])[ \t])[ \t]*"
+                          r"(?P<title>.*))?$")
 _STAMP_LAST = re.compile(rf"[ \t]*[-—–:：|,@]?[ \t]*[\[(]?(?P<stamp>{_STAMP})[\])]?$")
 
 
