@@ -876,6 +876,14 @@ def test_a_hostile_run_of_post_in_a_context_is_read_in_one_pass(docs: DocsRepo) 
     assert result.returncode in (0, 1) and json.loads(result.stdout)["summary"], result.stderr
 
 
+def test_a_hostile_run_of_design_plans_in_a_heading_is_read_in_one_pass(docs: DocsRepo) -> None:
+    # A plan word belongs to the stage named last before it: each plan word looked back over every stage name before
+    # it, and this heading took minutes. As above, a process with a timeout; now read in seconds.
+    docs.replace(AUDIT, "## Application Design - Approval", "## " + "Functional Design plan " * 80_000)
+    result = run_cli_process("validate", "--format", "json", cwd=docs.root, timeout=120)
+    assert result.returncode in (0, 1) and json.loads(result.stdout)["summary"], result.stderr
+
+
 @pytest.mark.parametrize(("said", "context"), [
     ("Approved, no changes requested", "INCEPTION - Application Design"),  # cu-aaii: no refusal
     ("Approve & Continue", "INCEPTION - Application Design approved. Next: Units Generation, awaiting approval")])

@@ -274,10 +274,12 @@ def names_own_plan(text: str) -> bool:
     (oliver-koeth/hre-demo's `UOW-03 Code Generation Approved and UOW-04 Functional Design Planning Start`, answered
     "... advanced aidlc-state to Functional Design UOW-04 Planning": the code approved, the next unit's design being
     planned)."""
-    labels = label_starts(text)
-    for word in PLAN.finditer(text):
-        before = [at for at in labels if at < word.start()]
-        if not before or labels[max(before)] not in DESIGNS:
+    labels = iter(label_starts(text).items())  # in the order of the text, as the plan words are found
+    label, last = next(labels, None), None
+    for word in PLAN.finditer(text):  # one walk over both: a hostile run of plan words and labels stays linear
+        while label is not None and label[0] < word.start():
+            last, label = label[1], next(labels, None)
+        if last not in DESIGNS:
             return True
     return False
 
