@@ -340,6 +340,21 @@ def test_words_approving_the_step_before_asking_for_work_or_for_approval_later_l
     assert unapproved(docs) == {docs.line(STATE, stage)}
 
 
+def test_an_approval_closing_its_part_of_a_heading_approves_nothing_the_next_part_names(docs: DocsRepo) -> None:
+    # chat-cli/chat-cli: `## Unit 7 - Approval, Unit 8 Functional Design + NFR Complete`, "Approved", after unit 7's
+    # code awaited approval: the words approve unit 7's code; unit 8's design, made after them in the answer, was
+    # never approved (it was read as approving both units' designs)
+    code_done = ("Unit 1 Code Generation Complete", None, "Executed all 10 steps TDD-ordered.",
+                 "CONSTRUCTION PHASE, Unit 1 - Code Generation complete, awaiting approval before Unit 2")
+    approved = ("Unit 1 - Approval, Unit 2 Functional Design + NFR Complete", "Approved",
+                "Designed Unit 2 directly, verified against the source.",
+                "CONSTRUCTION PHASE, Unit 2 - Functional Design + NFR complete, awaiting approval before Code "
+                "Generation")
+    docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 1 Approval", "Functional Design - Unit 2 Approval"),
+                                           code_done, approved)))
+    assert unapproved(docs) == {docs.line(STATE, "Functional Design - EXECUTE (Unit 2")}
+
+
 def test_a_heading_requesting_the_next_stage_still_names_the_stage_it_closes(docs: DocsRepo) -> None:
     # The rules' own option at the requirements' gate, "Add User Stories", logged under a heading naming both: it
     # approves the requirements and asks for the stories' work; only the stage asked for is set aside

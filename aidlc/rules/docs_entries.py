@@ -207,6 +207,7 @@ _PARTS = re.compile(r"(?<![ \t])(?:[ \t]++(?:/|\+|&|and)[ \t]+|[ \t]*+(?:→|->)
 # A part that goes on to the next step: it starts, enters, makes or asks for it (`Workflow Planning Generated`,
 # `ORDS Code Generation Request`, `Units Generation 진입`, "entered").
 _GOES_ON = re.compile(STARTS.pattern + r"|진입|\benter|\bgenerated\b|\bcreated\b|\brequest", re.IGNORECASE)
+_LAST_WORD = re.compile(r"\w*\W*")  # a word and what closes it (`Approval`, `승인)`): nothing after it
 
 
 def heading_of(entry: AuditEntry) -> str:
@@ -240,8 +241,13 @@ def _spoken(heading: str) -> str:
         last = approving[-1]
         at = approval_at(parts[last])
         # its stage named before the word, or by a name holding it (MD-team-project's `Requirements Approved, User
-        # Stories Included`: the requirements approved, the stories then made)
-        closes = stage_of(parts[last][:at]) is not None or approval_at(without_stage_names(parts[last])) != at
+        # Stories Included`: the requirements approved, the stories then made), or its unit, the word ending the part,
+        # before a part about another unit (chat-cli's `Unit 7 - Approval, Unit 8 Functional Design + NFR Complete`:
+        # unit 7's code approved, unit 8's design made after the words)
+        unit = unit_of(parts[last])
+        closes = stage_of(parts[last][:at]) is not None or approval_at(without_stage_names(parts[last])) != at or (
+            unit is not None and _LAST_WORD.fullmatch(parts[last], at) is not None
+            and any(unit_of(part) not in (None, unit) for part in parts[last + 1:]))
         kept = [part for index, part in enumerate(parts) if (names_approval(part) or not _GOES_ON.search(part))
                 and not (closes and index > last)]
     else:
