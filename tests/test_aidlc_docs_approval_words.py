@@ -582,3 +582,14 @@ def test_a_design_s_plan_named_beside_code_generation_s_approval_is_the_design_s
             "to Next Stage.", "CONSTRUCTION Phase - UOW-01 Code Generation review gate")
     docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 1 Approval",), gate, entry)))
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")})
+
+
+def test_a_stage_the_answer_names_after_before_is_not_approved(docs: DocsRepo) -> None:
+    # oliver-koeth/hre-demo: the requirements approved and the work paused "before User Stories", which were approved
+    # in their own words a session later: the stories were read as approved with the requirements
+    docs.write(AUDIT, audit_text(replacing(
+        ("Requirements Analysis - Approval", "User Stories - Approval"),
+        ("Requirements Approval Recorded", "Approve the requirements, but do not yet continue (will do so in new "
+         "session)", "Recorded approval of Requirements Analysis and paused the workflow before User Stories for "
+         "later continuation in a new session.", "INCEPTION - Requirements approved, workflow paused"))))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] User Stories")}

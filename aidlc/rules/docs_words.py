@@ -302,9 +302,10 @@ _ASSUMED = re.compile(r"간주|\bassum(?:ed|ing)\b|\bdeem|\btreat\w*[ \t]+as|\bt
                       re.IGNORECASE)
 # Where the clause of an approval ends: a stop, the next stage (NEXT), a word that goes on, in Spanish and Portuguese
 # too (ferco's "Se registra la aprobacion de requisitos y se inicia Workflow Planning": requirements approved, the
-# next stage started, not approved).
-_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern + r"|\b(?:moving|starting|proceed\w*|inici\w*|comienz\w*)\b",
-                     re.IGNORECASE)
+# next stage started, not approved), a stage not yet reached (oliver-koeth/hre-demo's "Recorded approval of
+# Requirements Analysis and paused the workflow before User Stories").
+_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern +
+                     r"|\b(?:moving|starting|proceed\w*|inici\w*|comienz\w*|before)\b", re.IGNORECASE)
 
 
 # What an agent's answer says of work it did in answer to the words: `Build and Test 지침 생성 완료`, "generated".
