@@ -408,41 +408,31 @@ def test_the_person_s_words_under_a_spanish_field_name_are_their_input(docs: Doc
     assert [f.line for f in docs.findings()] == ([] if approved else [docs.line(STATE, "Application Design")])
 
 
-@pytest.mark.parametrize(("field", "approved"), [
-    ("承認者コメント", True),  # "approver's comment", NESIC-aws-ai-hackathon/GEZA
-    ("ユーザー承認", True),  # "user approval"
-    ("承認内容", False)])  # "what was approved", the agent's list: no words of the person
-def test_the_person_s_words_under_a_japanese_field_name_are_their_input(docs: DocsRepo, field: str,
+# NESIC-aws-ai-hackathon/GEZA logs each entry as a list of fields under
+# `## エントリ 061 - U0 Infrastructure Design 承認` ("entry 061 - ... approval"), its time under `日時`, its phase under
+# `フェーズ`; YutaIke/aidlc-claude-sample logs each stage under a Japanese heading, the agent's `Action`, then the
+# person's answer to the gate and the agent's `判断`.
+_GEZA_ENTRY = ("## エントリ 005 - Application Design 承認\n- **日時**: {at}\n- **フェーズ**: INCEPTION - Application "
+               "Design（承認）\n- **{field}**: 「承認します」\n- **次のステージ**: Units Generation\n\n")
+_SAMPLE_ENTRY = ("## アプリケーション設計完了\n**Timestamp**: {at}\n**Action**: アプリケーション設計成果物を生成\n"
+                 "**{field}**: 「承認して続行」\n**判断**: ユニット生成ステージに進む\n\n---\n\n")
+
+
+@pytest.mark.parametrize(("entry", "field", "approved"), [
+    (_GEZA_ENTRY, "承認者コメント", True),  # "approver's comment"
+    (_GEZA_ENTRY, "ユーザー承認", True),  # "user approval"
+    (_GEZA_ENTRY, "承認内容", False),  # "what was approved", the agent's list: no words of the person
+    (_SAMPLE_ENTRY, "ユーザー応答", True),  # "user response", at every gate
+    (_SAMPLE_ENTRY, "成果物", False)])  # "deliverables", the agent's list
+def test_the_person_s_words_under_a_japanese_field_name_are_their_input(docs: DocsRepo, entry: str, field: str,
                                                                          approved: bool) -> None:
-    # GEZA logs each entry as a list of fields under `## エントリ 061 - U0 Infrastructure Design 承認` ("entry 061 -
-    # ... approval"), its time under `日時`, its phase under `フェーズ`
     text = audit_text()
     start, end = text.index("## Application Design - Approval"), text.index("## Units Generation - Approval")
-    entry = (f"## エントリ 005 - Application Design 承認\n- **日時**: {iso(stamp(5))}\n"
-             f"- **フェーズ**: INCEPTION - Application Design（承認）\n- **{field}**: 「承認します」\n"
-             "- **次のステージ**: Units Generation\n\n")
-    docs.write(AUDIT, text[:start] + entry + text[end:])
-    assert [f.line for f in docs.findings("AIDLC-DOCS-003")] == ([] if approved else
-                                                                 [docs.line(STATE, "Application Design")])
-
-
-@pytest.mark.parametrize(("field", "approved"), [
-    ("ユーザー応答", True),  # "user response", YutaIke/aidlc-claude-sample, every gate
-    ("成果物", False)])  # "deliverables", the agent's list
-def test_the_person_s_answer_under_the_japanese_user_response_field_approves(docs: DocsRepo, field: str,
-                                                                           approved: bool) -> None:
-    # aidlc-claude-sample logs each stage under a Japanese heading, the agent's `Action`, then the person's answer
-    # to the gate under `ユーザー応答` and the agent's decision under `判断`
-    text = audit_text()
-    start, end = text.index("## Application Design - Approval"), text.index("## Units Generation - Approval")
-    entry = (f"## アプリケーション設計完了\n**Timestamp**: {iso(stamp(5))}\n"
-             f"**Action**: アプリケーション設計成果物を生成\n**{field}**: 「承認して続行」\n"
-             "**判断**: ユニット生成ステージに進む\n\n---\n\n")
-    docs.write(AUDIT, text[:start] + entry + text[end:])
-    # the approval that follows ("yes, two units") answers the design the entry puts to the person as well: the
-    # entry's own words are what is asked of
+    docs.write(AUDIT, text[:start] + entry.format(at=iso(stamp(5)), field=field) + text[end:])
+    # the entry itself approves the design (the approval after it, "yes, two units", may answer the design the
+    # entry puts to the person as well)
     found = approvals(read_project(docs.root, DOCS)).get(("application-design", None), [])
-    assert (docs.line(AUDIT, "## アプリケーション設計完了") in [each.line for each in found]) is approved
+    assert (docs.line(AUDIT, entry.split("\n")[0]) in [each.line for each in found]) is approved
 
 
 @pytest.mark.parametrize("heading", ["Increment v8 — Application Design — Respuestas recibidas",  # Programa-Dx
