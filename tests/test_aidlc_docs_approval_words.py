@@ -355,6 +355,26 @@ def test_an_approval_closing_its_part_of_a_heading_approves_nothing_the_next_par
     assert unapproved(docs) == {docs.line(STATE, "Functional Design - EXECUTE (Unit 2")}
 
 
+@pytest.mark.parametrize(("said", "status", "answer", "approved"), [
+    ("Approved", "Approved", "Designed Unit 2 directly. Added tool-use rejection as a third stage.", True),
+    ("Rejected: rework the retries first", "Approved", "Designed Unit 2 directly.", False),  # the person refuses
+    ("Approved", "Rejected", "Designed Unit 2 directly.", False)])  # the Status refuses
+def test_a_refusal_word_in_the_agent_s_account_of_its_work_refuses_no_approval(
+        docs: DocsRepo, said: str, status: str, answer: str, approved: bool) -> None:
+    # chat-cli/chat-cli: "Approved", Status Approved, under `## Unit 7 - Approval, Unit 8 Functional Design + NFR
+    # Complete`, after unit 7's code awaited approval, answered "... added tool-use rejection as a third stage ...": a
+    # feature of the product, read as the entry refusing, and unit 7's code stood unapproved
+    code_done = ("Unit 1 Code Generation Complete", None, "Executed all 10 steps TDD-ordered.",
+                 "CONSTRUCTION PHASE, Unit 1 - Code Generation complete, awaiting approval before Unit 2")
+    design = ("Unit 1 - Approval, Unit 2 Functional Design + NFR Complete", said, answer,
+              "CONSTRUCTION PHASE, Unit 2 - Functional Design + NFR complete, awaiting approval before Code Generation")
+    text = audit_text(replacing(("Code Generation - Unit 1 Approval", "Functional Design - Unit 2 Approval"),
+                                code_done, design))
+    docs.write(AUDIT, text.replace(f'"{said}"\n', f'"{said}"\n**Status**: {status}\n'))
+    code = set() if approved else {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")}
+    assert unapproved(docs) == {docs.line(STATE, "Functional Design - EXECUTE (Unit 2"), *code}
+
+
 def test_a_heading_requesting_the_next_stage_still_names_the_stage_it_closes(docs: DocsRepo) -> None:
     # The rules' own option at the requirements' gate, "Add User Stories", logged under a heading naming both: it
     # approves the requirements and asks for the stories' work; only the stage asked for is set aside

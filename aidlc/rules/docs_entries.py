@@ -103,7 +103,7 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
     and `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
     else (two sessions' entries interleaved, or a log kept newest first: m2nho's `## Unit 3 Functional Design - User
     Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
-    if before is None or NOT_APPROVED.search(entry.text) or \
+    if before is None or _refuses(entry) or \
             (before.at is not None and entry.at is not None and entry.at < before.at):
         return ()
     waited = _WAITS_TO_PROCEED.search(before.text)
@@ -116,6 +116,14 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
         return ()
     put = put_to_the_person(before)
     return (put,) if put is not None else _completed(before, entry) or _moved_on(before, entry)
+
+
+def _refuses(entry: AuditEntry) -> bool:
+    """Whether the entry refuses where it speaks of the approval: its heading, the person's words, its Status,
+    Context or any field but the agent's answer, which may describe the product (chat-cli/chat-cli's "Approved",
+    answered "... added tool-use rejection as a third stage ...": unit 7's code approved, unit 8's designed)."""
+    return any(NOT_APPROVED.search(text) for text in (entry.heading or "", *(
+        value for key, value in entry.fields.items() if key != "ai_response")))
 
 
 def _moved_on(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
