@@ -375,6 +375,24 @@ def test_a_refusal_word_in_the_agent_s_account_of_its_work_refuses_no_approval(
     assert unapproved(docs) == {docs.line(STATE, "Functional Design - EXECUTE (Unit 2"), *code}
 
 
+@pytest.mark.parametrize(("heading", "approved"), [
+    ("Unit 1 NFR Approval - Code Generation Planning", True),
+    ("Unit 1 Functional Design + NFR - Approval", True),
+    ("Unit 1 NFR approval pending - Code Generation Planning", False),  # none given
+    ("Unit 1 NFR-01 Approval - Code Generation Planning", False)])  # a requirement's id
+def test_nfr_alone_before_the_word_approved_names_both_nfr_stages(docs: DocsRepo, heading: str, approved: bool) -> None:
+    # chat-cli/chat-cli presents both NFR stages at once, `## Unit 2 NFR Requirements + NFR Design (combined)`, then
+    # logs "Continue to Next Stage" under `## Unit 2 NFR Approval - Code Generation Planning`: NFR alone named no
+    # stage, and both stood unapproved
+    combined = ("Unit 1 NFR Requirements + NFR Design (combined)", None,
+                "Generated nfr-requirements.md and nfr-design-patterns.md. Presenting combined for one approval.",
+                "Unit 1 NFR Requirements + NFR Design, CONSTRUCTION phase")
+    approval = (heading, "Continue to Next Stage", "Approval recorded. Creating the code generation plan for Unit 1.",
+                "Unit 1 Code Generation (Planning), CONSTRUCTION phase")
+    docs.write(AUDIT, audit_text(replacing(("NFR Requirements - Unit 1 Approval",), combined, approval)))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "NFR Requirements - EXECUTE (Unit 1")})
+
+
 def test_a_heading_requesting_the_next_stage_still_names_the_stage_it_closes(docs: DocsRepo) -> None:
     # The rules' own option at the requirements' gate, "Add User Stories", logged under a heading naming both: it
     # approves the requirements and asks for the stories' work; only the stage asked for is set aside

@@ -14,6 +14,7 @@ from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import label_starts, stage_of, stages_followed_by, stages_named, without_stage_names
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_words import (
+    APPROVAL,
     AWAITED,
     DESIGNS,
     DONE,
@@ -26,6 +27,7 @@ from aidlc.rules.docs_words import (
     PLANNED,
     SENTENCE,
     approval_at,
+    approvals_given,
     approved_in_answer,
     goes_ahead,
     has_words,
@@ -315,7 +317,7 @@ def approved_stages(entry: AuditEntry) -> list[str]:
         return [left]
     if _ANSWERS.search(heading) and not names_approval(heading):
         return []
-    named = stages_named(heading)
+    named = list(dict.fromkeys(stages_named(heading) + nfr_approved(heading)))
     asked = [] if names_approval(heading) else stages_followed_by(heading, _REQUEST)
     if asked:
         return [stage for stage in named if stage not in asked]
@@ -326,6 +328,18 @@ def approved_stages(entry: AuditEntry) -> list[str]:
         return []  # `Unit 2 Functional Design starts`: the stage the approval opened, not the one it approves
     first = context_stage(context)
     return [first] if first else []
+
+
+# `NFR` alone, in capitals, right before the word approved: both NFR stages approved, which a log may present together
+# (chat-cli/chat-cli's `Unit 2 NFR Approval - Code Generation Planning`, "Continue to Next Stage", after `Unit 2 NFR
+# Requirements + NFR Design (combined)`; `Functional Design + NFR - Approval`); not a requirement's id (`NFR-01`).
+_NFR_APPROVED = re.compile(r"(?<![\w-])(?-i:NFR)[ \t]*+(?:[-–—:][ \t]*+)?(?:" + APPROVAL.pattern + ")", re.IGNORECASE)
+
+
+def nfr_approved(heading: str) -> list[str]:
+    """Both NFR stages where the heading approves `NFR` alone (`_NFR_APPROVED`; not `NFR approval pending`)."""
+    said = "NFR" in heading and _NFR_APPROVED.search(approvals_given(heading))  # most name no NFR: no setting aside
+    return ["nfr-requirements", "nfr-design"] if said else []
 
 
 def context_stage(context: str) -> str | None:
@@ -365,6 +379,8 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     if _continued_from(entry) == stage:
         return True
     named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
+    if stage in nfr_approved(heading):  # `Unit 6 NFR - Approval`: both NFR stages named
+        named = stage
     if named == stage and any(names_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
         return True
     if named == stage and names_approval(words_of(entry)):

@@ -123,10 +123,15 @@ def approval_at(text: str) -> int:
     (offsets kept); its length where it does not."""
     if APPROVAL.search(text) is None:  # most texts name no approval: nothing to set aside (four passes saved)
         return len(text)
+    found = APPROVAL.search(approvals_given(text))
+    return found.start() if found else len(text)
+
+
+def approvals_given(text: str) -> str:
+    """`text` with what says an approval is awaited, required or denied blanked out (offsets kept)."""
     for set_aside in (AWAITED, _AWAITED_NAMED, _REQUIRED, _DENIED):
         text = set_aside.sub(lambda found: " " * len(found.group()), text)
-    found = APPROVAL.search(text)
-    return found.start() if found else len(text)
+    return text
 
 
 def names_approval(text: str) -> bool:
