@@ -1053,15 +1053,24 @@ def test_an_approval_whose_context_starts_the_next_stage_approves_what_came_befo
     assert docs.findings() == []
 
 
-def test_a_unit_approved_as_the_next_unit_starts_approves_the_stage_it_was_at(docs: DocsRepo) -> None:
+@pytest.mark.parametrize(("said", "context"), [
+    ("진행", "CONSTRUCTION - Unit 2 Functional Design start"),
+    # Wagomu056/RocketJump: "Continue to Next Stage", the Context naming unit 2's design done in the same entry; once
+    # read as unit 1's functional design (skipped) first approved after its code (AIDLC-DOCS-007)
+    ("Continue to Next Stage", "CONSTRUCTION - Unit 2 Functional Design complete")])
+def test_a_unit_approved_as_the_next_unit_starts_approves_the_stage_it_was_at(
+        docs: DocsRepo, said: str, context: str) -> None:
     # cheongYak-radar: `## U6 Approved / U3 Functional Design Start`, "진행", its Context naming unit U3's stage: unit
     # U6 was at Code Generation, which the person approved (not a functional design of U6).
-    entries = [e for e in ENTRIES if e[0] != "Code Generation - Unit 1 Approval"]
+    docs.replace(STATE, "- [x] Functional Design - EXECUTE (Unit 1: orders-api)",
+                 "- [ ] Functional Design - SKIP (Unit 1: orders-api)")
+    entries = [e for e in ENTRIES if e[0] not in ("Code Generation - Unit 1 Approval",
+                                                  "Functional Design - Unit 1 Approval")]
     entries.insert(next(i for i, e in enumerate(entries) if e[0] == "NFR Requirements - Unit 1 Approval") + 1, (
         "Code Generation - Unit 1 Complete", None, "Unit 1 code generated.", "CONSTRUCTION - Unit 1 code generated."))
     docs.write(AUDIT, with_entry_after("Code Generation - Unit 1 Complete", (
-        "Unit 1 Approved / Unit 2 Functional Design Start", "진행", "Unit 1 approved. Starting unit 2.",
-        "CONSTRUCTION - Unit 2 Functional Design start"), entries))
+        "Unit 1 Approved / Unit 2 Functional Design Start", said, "Unit 1 approved. Starting unit 2.", context),
+        entries))
     assert docs.findings() == []
 
 

@@ -378,7 +378,10 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:
         return True
-    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context)
+    # a Context about another unit names none of this one's stages (Wagomu056/RocketJump's `## Unit 1 Approved / Unit 2
+    # Functional Design Start`, Context `CONSTRUCTION - Unit 2 Functional Design complete`: unit 1's code approved)
+    units = {unit_of(heading), unit_of(context)} - {None}
+    named = stage_of(heading) if heading and stage_of(heading) else stage_of(context) if len(units) < 2 else None
     if stage in nfr_approved(heading):  # `Unit 6 NFR - Approval`: both NFR stages named
         named = stage
     if named == stage and any(names_approval(text) for text in (heading, entry.fields.get("status", ""), context)):
