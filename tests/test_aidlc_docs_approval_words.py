@@ -631,3 +631,17 @@ def test_a_stage_the_answer_names_after_before_is_not_approved(docs: DocsRepo) -
          "session)", "Recorded approval of Requirements Analysis and paused the workflow before User Stories for "
          "later continuation in a new session.", "INCEPTION - Requirements approved, workflow paused"))))
     assert unapproved(docs) == {docs.line(STATE, "- [x] User Stories")}
+
+
+@pytest.mark.parametrize(("replaced", "entry", "left_unapproved"), [
+    # sebastianperudev2001/agentcore-memory-viz: each approval under the heading of the stage it starts
+    (("Requirements Analysis - Approval", "Workflow Planning - Approval"),
+     ("Workflow Planning Approval", "Sure, let's continue", "Requirements approved. Proceeding to Workflow Planning.",
+      "User approved requirements, advancing to Workflow Planning stage"), "- [x] Workflow Planning"),
+    (("Workflow Planning - Approval", "Application Design - Approval"),
+     ("Application Design Approval", "yes", "Workflow approved. Proceeding to Application Design — Part 1 (Planning).",
+      "User approved workflow plan, advancing to Application Design"), "- [x] Application Design")])
+def test_an_approval_under_the_heading_of_the_stage_it_proceeds_to_approves_the_stage_left(
+        docs: DocsRepo, replaced: tuple[str, ...], entry: Entry, left_unapproved: str) -> None:
+    docs.write(AUDIT, audit_text(replacing(replaced, entry)))
+    assert unapproved(docs) == {docs.line(STATE, left_unapproved)}

@@ -81,6 +81,34 @@ def _continued_from(entry: AuditEntry) -> str | None:
 _TO = re.compile(r"\b(?:to|into)\b", re.IGNORECASE)  # where the stage moved on from ends
 
 
+def _approved_before_going_on(entry: AuditEntry) -> tuple[str, ...]:
+    """The stages the entry's AI response, or its Context, says approved before it says the work proceeds to the stage
+    its heading names, the heading saying approval: sebastianperudev2001/agentcore-memory-viz logs each approval under
+    the heading of the stage it starts (`## Workflow Planning Approval`, "Sure, let's continue", answered "Requirements
+    approved. Proceeding to Workflow Planning."; `## Code Generation Approval`, "yes", Context "User approved workflow
+    plan, advancing to Construction phase"): the words approve the stage left, not the one begun."""
+    return _approved_before(heading_of(entry), entry.fields.get("ai_response", ""), entry.fields.get("context", ""))
+
+
+@lru_cache(maxsize=8192)
+def _approved_before(heading: str, answer: str, context: str) -> tuple[str, ...]:
+    """`_approved_before_going_on` of an entry's texts: once per entry (it is asked of each stage, and a hostile
+    answer naming stages 100,000 times takes seconds to read)."""
+    going = stage_of(heading)
+    if going is None or not names_approval(heading):
+        return ()
+    said = [(text, _PROCEEDING.search(text)) for text in (answer, context)]
+    if not any(found and stage_of(SENTENCE.split(text[found.end():], 1)[0]) == going for text, found in said):
+        return ()
+    return tuple(dict.fromkeys(stage for text, found in said
+                               for sentence in SENTENCE.split(text[:found.start()] if found else text)
+                               if names_approval(sentence) for stage in stages_named(sentence) if stage != going))
+
+
+# Where a text says the work goes on to a stage: "Proceeding to Workflow Planning", "advancing to Workflow Planning"
+_PROCEEDING = re.compile(r"\b(?:proceed\w*|advanc\w*|mov(?:e|ing)[ \t]+on)[ \t]+(?:to|into)\b", re.IGNORECASE)
+
+
 # "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to.
 _WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|human\W+)?approval\W+to\W+"
                                r"(?:proceed|continue|move\W+on)\W+to\W+(?:the\W+)?(?P<stage>[^.\n]{1,60})",
@@ -315,6 +343,8 @@ def approved_stages(entry: AuditEntry) -> list[str]:
     heading = heading_of(entry)
     if (left := _continued_from(entry)) is not None:
         return [left]
+    if approved_before := _approved_before_going_on(entry):
+        return list(approved_before)
     if _ANSWERS.search(heading) and not names_approval(heading):
         return []
     named = list(dict.fromkeys(stages_named(heading) + nfr_approved(heading)))
@@ -378,6 +408,8 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     heading, context = heading_of(entry), entry.fields.get("context", "")
     if _continued_from(entry) == stage:
         return True
+    if approved_before := _approved_before_going_on(entry):
+        return stage in approved_before
     # a Context about another unit names none of this one's stages (Wagomu056/RocketJump's `## Unit 1 Approved / Unit 2
     # Functional Design Start`, Context `CONSTRUCTION - Unit 2 Functional Design complete`: unit 1's code approved)
     units = {unit_of(heading), unit_of(context)} - {None}
