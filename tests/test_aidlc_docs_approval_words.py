@@ -645,3 +645,17 @@ def test_an_approval_under_the_heading_of_the_stage_it_proceeds_to_approves_the_
         docs: DocsRepo, replaced: tuple[str, ...], entry: Entry, left_unapproved: str) -> None:
     docs.write(AUDIT, audit_text(replacing(replaced, entry)))
     assert unapproved(docs) == {docs.line(STATE, left_unapproved)}
+
+
+def test_an_approval_logged_with_the_next_stage_s_work_approves_the_stage_made_before(docs: DocsRepo) -> None:
+    # impku-ibm/studymate-service: the person answers each gate in the entry of the next stage, its work made after
+    # the words; the design's own approval comes later
+    docs.write(AUDIT, audit_text(replacing(
+        ("Workflow Planning - Approval", "Application Design - Approval"),
+        ("Workflow Planning - Execution", "proceed", "Created execution plan with 10 units of work across 4 phases.",
+         "INCEPTION - Workflow Planning"),
+        ("Application Design - Execution", "Approved continue", "Generated application design artifacts: "
+         "components.md, services.md, application-design.md.", "INCEPTION - Application Design"),
+        ("Application Design - Approved", "PROCEED", "Application design approved. Proceeding to Units Generation.",
+         "INCEPTION - Application Design approved"))))
+    assert unapproved(docs) == set()
