@@ -9,7 +9,8 @@ from bisect import bisect_right
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject
 from aidlc.aidlc_docs.stages import BY_SLUG, ORDER, stage_of, stages_named
 from aidlc.rules.docs_approvals import Units
-from aidlc.rules.docs_entries import approved_stages, approves, heading_of
+from aidlc.rules.docs_entries import approved_stages, approves
+from aidlc.rules.docs_headings import heading_of
 from aidlc.rules.docs_words import has_words, words_of
 
 Scope = tuple[int, str]  # a run of the workflow (see `first_approvals`), and `inception` or a unit

@@ -20,19 +20,19 @@ from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
 from aidlc.rules.docs_entries import (
-    STARTS,
     answered,
     approved_stages,
     approves,
     context_stage,
-    heading_of,
     new_request,
     notes_approval,
     plan_part,
     plans_of,
     put_to_the_person,
+    refuses,
     says_approved,
 )
+from aidlc.rules.docs_headings import STARTS, heading_of
 from aidlc.rules.docs_words import (
     APPROVAL,
     NOT_APPROVED,
@@ -168,7 +168,7 @@ def _approved_then_made(before: AuditEntry | None, entry: AuditEntry) -> tuple[s
     plan ...", then `## Application Design - Execution`, "Approved continue", answered "Generated application design
     artifacts ...": the execution plan approved, the design made after the words)."""
     if before is None or (before.at is not None and entry.at is not None and entry.at < before.at) or \
-            NOT_APPROVED.search(entry.text) or not names_approval(words_of(entry)) or \
+            refuses(entry) or not names_approval(words_of(entry)) or \
             names_approval(heading_of(entry)) or notes_approval(entry):
         return ()
     made, going = stage_of(heading_of(before)), stage_of(heading_of(entry))
