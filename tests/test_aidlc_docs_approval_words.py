@@ -622,15 +622,23 @@ def test_a_design_s_plan_named_beside_code_generation_s_approval_is_the_design_s
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")})
 
 
-def test_a_stage_the_answer_names_after_before_is_not_approved(docs: DocsRepo) -> None:
+@pytest.mark.parametrize(("entry", "left_unapproved"), [
     # oliver-koeth/hre-demo: the requirements approved and the work paused "before User Stories", which were approved
     # in their own words a session later: the stories were read as approved with the requirements
-    docs.write(AUDIT, audit_text(replacing(
-        ("Requirements Analysis - Approval", "User Stories - Approval"),
-        ("Requirements Approval Recorded", "Approve the requirements, but do not yet continue (will do so in new "
-         "session)", "Recorded approval of Requirements Analysis and paused the workflow before User Stories for "
-         "later continuation in a new session.", "INCEPTION - Requirements approved, workflow paused"))))
-    assert unapproved(docs) == {docs.line(STATE, "- [x] User Stories")}
+    (("Requirements Approval Recorded", "Approve the requirements, but do not yet continue (will do so in new "
+      "session)", "Recorded approval of Requirements Analysis and paused the workflow before User Stories for "
+      "later continuation in a new session.", "INCEPTION - Requirements approved, workflow paused"),
+     ["- [x] User Stories"]),
+    # adityawagh1710/document-uploader-aspose-total-demo: the stage the clause after the approval says was skipped
+    # (the answer's "requirements" alone names no stage, so the clause after the word was read for one)
+    (("Requirements APPROVED + Workflow Planning executed (HTML conversion)", "Approve & Continue",
+      "Recorded requirements approval (User Stories stage confirmed skipped). Executed Workflow Planning.",
+      "Workflow Planning complete; 3 stages to execute; awaiting plan approval."),
+     ["- [x] User Stories"])])
+def test_a_stage_the_answer_names_after_before_or_as_skipped_is_not_approved(
+        docs: DocsRepo, entry: tuple[str, str, str, str], left_unapproved: list[str]) -> None:
+    docs.write(AUDIT, audit_text(replacing(("Requirements Analysis - Approval", "User Stories - Approval"), entry)))
+    assert unapproved(docs) == {docs.line(STATE, line) for line in left_unapproved}
 
 
 @pytest.mark.parametrize(("replaced", "entry", "left_unapproved"), [

@@ -8,7 +8,7 @@ import re
 from aidlc.aidlc_docs.audit import PERSON, person_words
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import label_starts, stages_followed_by, stages_named
-from aidlc.aidlc_docs.state_line import AWAITING
+from aidlc.aidlc_docs.state_line import AWAITING, SKIPPED
 
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
 # What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
@@ -259,7 +259,8 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
         said = APPROVAL.search(text)
         if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
             continue
-        named = stages_named(text[:said.end()]) or stages_named(_CLAUSE.split(text[said.end():], 1)[0])
+        after = _CLAUSE.split(text[said.end():], 1)[0]  # a stage the clause says was skipped is none approved
+        named = stages_named(text[:said.end()]) or ([] if SKIPPED.search(after) else stages_named(after))
         plans = DESIGNS.intersection(stages_followed_by(text, PLAN_AFTER))
         found += [stage for stage in named if not (stage in PLANNED and PLAN.search(text)) and stage not in plans]
     return tuple(dict.fromkeys(found))
