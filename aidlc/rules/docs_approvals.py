@@ -24,6 +24,7 @@ from aidlc.rules.docs_entries import (
     approved_stages,
     approves,
     context_stage,
+    dated_before,
     new_request,
     notes_approval,
     plan_part,
@@ -167,8 +168,7 @@ def _approved_then_made(before: AuditEntry | None, entry: AuditEntry) -> tuple[s
     saying no approval (impku-ibm/studymate-service's `## Workflow Planning - Execution`, answered "Created execution
     plan ...", then `## Application Design - Execution`, "Approved continue", answered "Generated application design
     artifacts ...": the execution plan approved, the design made after the words)."""
-    if before is None or (before.at is not None and entry.at is not None and entry.at < before.at) or \
-            refuses(entry) or not names_approval(words_of(entry)) or \
+    if before is None or dated_before(entry, before) or refuses(entry) or not names_approval(words_of(entry)) or \
             names_approval(heading_of(entry)) or notes_approval(entry):
         return ()
     made, going = stage_of(heading_of(before)), stage_of(heading_of(entry))

@@ -132,8 +132,7 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
     and `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
     else (two sessions' entries interleaved, or a log kept newest first: m2nho's `## Unit 3 Functional Design - User
     Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
-    if before is None or refuses(entry) or \
-            (before.at is not None and entry.at is not None and entry.at < before.at):
+    if before is None or refuses(entry) or dated_before(entry, before):
         return ()
     waited = _WAITS_TO_PROCEED.search(before.text)
     if waited is not None:
@@ -145,6 +144,11 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
         return ()
     put = put_to_the_person(before)
     return (put,) if put is not None else _completed(before, entry) or _moved_on(before, entry)
+
+
+def dated_before(entry: AuditEntry, before: AuditEntry) -> bool:
+    """Whether `entry` is dated before the entry logged above it: its words cannot answer that one."""
+    return before.at is not None and entry.at is not None and entry.at < before.at
 
 
 def refuses(entry: AuditEntry) -> bool:
