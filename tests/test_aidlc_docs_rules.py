@@ -1000,6 +1000,34 @@ def test_a_long_new_request_whose_context_names_the_stage_is_no_approval_of_it(d
         [] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Workflow Planning"))])
 
 
+@pytest.mark.parametrize("case", ["refused", "approved later", "another unit refused"])
+def test_a_stage_ticked_over_the_person_s_request_for_changes_names_it(docs: DocsRepo, case: str) -> None:
+    # The person's objection is the first thing a reader of the finding needs: khjeon5328/suhyup-bank-ai-dlc-table-
+    # order-20260401 ticks Units Generation over `## INCEPTION - Units Generation: User Change Request`, "네개로 유닛을
+    # 분해해줘" ("split it into four units"), answered with the split and never approved; nix-config's "This is not
+    # approval. Note the FIX changes ...". Later words approving the stage take the finding away.
+    unit = "1 orders-api" if case == "another unit refused" else "2 shop-web"
+    review = (f"Code Generation - Unit {unit[0]} Review", "Request Changes: show prices with tax",
+              "Changes noted; the plan gets a step for prices with tax.", f"CONSTRUCTION - Unit {unit}")
+    entries = [review if e[0] == "Code Generation - Unit 2 Approval" else e for e in ENTRIES]
+    if case == "approved later":
+        entries.insert(entries.index(review) + 1, ("Code Generation - Unit 2 Approval", "Approve & Continue",
+                                                   "Unit 2 code approved.", "CONSTRUCTION - Unit 2 shop-web"))
+    docs.write(AUDIT, audit_text(entries))
+    found = docs.findings("AIDLC-DOCS-003")
+    if case == "approved later":
+        assert found == []
+        return
+    [finding] = found
+    assert finding.line == docs.line(STATE, "Code Generation - EXECUTE (Unit 2")
+    if case == "another unit refused":  # unit 1's objection is not unit 2's
+        assert "refusing" not in finding.message
+        return
+    assert finding.message.endswith(
+        f"; {AUDIT}:{docs.line(AUDIT, '## Code Generation - Unit 2 Review')} logs the person's words on it refusing "
+        'or asking for changes, with no approval after them: "Request Changes: show prices with tax"'), finding.message
+
+
 @pytest.mark.parametrize("generated_code_approved", [True, False])
 def test_code_generation_s_plan_approval_is_not_the_stage_s(docs: DocsRepo, generated_code_approved: bool) -> None:
     # The rules ask two approvals of Code Generation: its plan (Part 1), then the generated code (Part 2).

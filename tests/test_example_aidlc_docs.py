@@ -28,6 +28,8 @@ def test_the_example_finds_the_unapproved_stage_then_refuses_the_rewritten_answe
     assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
     checked = ran.stdout.split("== 2.")[1].split("== 3.")[0]
     assert "aidlc-state.md:22 AIDLC-DOCS-003 Code Generation of unit 2 is ticked" in checked
+    assert ("audit.md:66 logs the person's words on it refusing or asking for changes, with no approval after them: "
+            '"Request Changes: show prices with tax"') in checked
     assert "aidlc-state.md:22 AIDLC-DOCS-005 ticked while aidlc-docs/construction/plans/shop-web-code-generation" \
            "-plan.md" in checked
     assert "(aidlc validate exited 1:" in checked

@@ -297,6 +297,19 @@ def plan_approvals(project: DocsProject, units: Units) -> dict[str | None, tuple
     return found
 
 
+def refusals(project: DocsProject, units: Units) -> dict[tuple[str, str | None], tuple[AuditEntry, str]]:
+    """The last entry of each stage (of each unit, as approvals are keyed; None: the entry names none) holding the
+    person's words that refuse or ask for changes (`refuses`: "Request Changes: show prices with tax", "This is not
+    approval"), with its log's path: a finding of the stage, ticked with no approval after it, names the objection."""
+    found: dict[tuple[str, str | None], tuple[AuditEntry, str]] = {}
+    for log in project.audits:
+        for before, entry in zip([None, *log.entries], log.entries, strict=False):
+            said = _said(units, before, entry)
+            if said.named is not None and has_words(entry) and refuses(entry):
+                found[(said.named, said.unit if BY_SLUG[said.named].per_unit else None)] = (entry, log.path)
+    return found
+
+
 def logged_approval(project: DocsProject, given: dict[tuple[str, str | None], list[AuditEntry]], units: Units,
                     line: StageLine) -> str | None:
     """`<log>:<line>` of the last entry that approves the line's stage (of its unit) in its own words (`approves`:

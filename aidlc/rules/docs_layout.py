@@ -20,8 +20,9 @@ from aidlc.names import arg
 from aidlc.plural import plural
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approval_order import asked_for_out_of_order, first_approvals, later_approved_before
-from aidlc.rules.docs_approvals import Units, approvals, logged_approval, plan_approvals, whole_unit_approvals
+from aidlc.rules.docs_approvals import Units, approvals, logged_approval, plan_approvals, refusals, whole_unit_approvals
 from aidlc.rules.docs_standing import Claim, logs_unreadable, ticked
+from aidlc.rules.docs_words import words_of
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
 CHECKS: list[tuple[Rule, DocsCheck]] = []
@@ -205,6 +206,7 @@ def no_approval(project: DocsProject, units: Units, claims: list[Claim]) -> Iter
     logs = ", ".join(log.path for log in project.audits) or f"{project.rel}/audit.md (missing)"
     whole = whole_unit_approvals(project, units)
     plans = plan_approvals(project, units) if any(slug == "code-generation" for slug, _ in unapproved) else {}
+    refused = refusals(project, units) if unapproved else {}
     for (slug, unit), lines in unapproved.items():  # one error per stage (of a unit), at its first line
         (path, line), *others = lines
         # The unit as the approvals key it (028 and status name it so), with the line's own name for it beside.
@@ -213,11 +215,14 @@ def no_approval(project: DocsProject, units: Units, claims: list[Claim]) -> Iter
         also = f" ({_too([other.line for _, other in others])})" if others else ""
         entry, log = whole.get(unit or "", (None, ""))
         plan, plan_log = plans.get(unit, plans.get(None, (None, ""))) if slug == "code-generation" else (None, "")
+        objection, objection_log = refused.get((slug, unit), refused.get((slug, None), (None, "")))
         yield Hit(path, line.line, f"{BY_SLUG[slug].name}{whose} is ticked{also}, and {logs} holds no approval of it "
                   "by a person" + (f"; {log}:{entry.line} logs the person's approval of unit {unit} as a whole, "
                                    "naming no stage: the rules ask for each stage's own" if entry else "") +
                   (f"; {plan_log}:{plan.line} logs the approval of its plan (Part 1) alone: the rules ask a second "
-                   "one, of the code generated" if plan else ""))
+                   "one, of the code generated" if plan else "") +
+                  (f"; {objection_log}:{objection.line} logs the person's words on it refusing or asking for changes, "
+                   f"with no approval after them: {cut(' '.join(words_of(objection).split()))}" if objection else ""))
 
 
 def _too(lines: list[int]) -> str:
