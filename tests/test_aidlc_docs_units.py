@@ -13,6 +13,7 @@ import pytest
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.state import read_state
 from aidlc.aidlc_docs.units import folders_named
+from aidlc.rules.docs_approvals import Units
 from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, audit_text, build_docs_repo, iso, plan, stamp
 from tests.helpers import run_cli
 
@@ -44,6 +45,41 @@ def test_units_with_a_letter_are_three_units_not_one(docs: DocsRepo) -> None:
     assert "Functional Design of unit 3A" in docs.findings()[0].message
     report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
     assert [u["unit"] for u in report["units"]][:4] == ["1", "2", "3A", "3B"]
+
+
+def test_units_named_by_a_letter_alone_are_each_their_own(docs: DocsRepo) -> None:
+    # drpacman/BattleTrs names a feature's units by letter in its stage table: read as no unit, unit A's approval
+    # did for unit B's line too ("line 57 ticks it too"), and an entry naming unit B in words approved no line.
+    docs.replace(STATE, OPERATIONS, "| Stage | Status | Notes |\n|-------|--------|-------|\n"
+                 "| Functional Design — Unit A (Server WS+HTTP) | COMPLETED | 2026-06-22 — 11 test scenarios |\n"
+                 "| Functional Design — Unit B (battletris-web) | COMPLETED | 2026-06-22 — rAF loop pattern |\n\n"
+                 + OPERATIONS)
+    approve(docs, "Construction Unit A — Functional Design Approved",
+            "CONSTRUCTION - Functional Design — Unit A: server-ws-http (APPROVED)")
+    [finding] = docs.findings("AIDLC-DOCS-003")
+    assert (finding.line, "Functional Design of unit B is ticked" in finding.message) == (
+        docs.line(STATE, "Unit B (battletris-web)"), True)
+
+
+@pytest.mark.parametrize(("row", "unit"), [
+    ("| Code Generation — Unit B | COMPLETED | 0 errors |", "B"),
+    ("| Code Generation — Unit Tests | COMPLETED | 0 errors |", None),  # a word, not a letter
+    ("| Code Generation — unit a lot faster | COMPLETED | 0 errors |", None),
+    ("| Code Generation — Unit Of Work | COMPLETED | 0 errors |", None),
+])
+def test_only_a_capital_letter_standing_alone_names_a_unit(row: str, unit: str | None) -> None:
+    [read] = read_state(f"| Stage | Status | Notes |\n|---|---|---|\n{row}\n", "aidlc-state.md").stages
+    assert read.unit == unit
+
+
+def test_the_audit_log_names_a_unit_by_letter_only_where_the_state_file_does(docs: DocsRepo) -> None:
+    # The units of the clean project are numbered: `Unit A` in an entry's heading is no unit of it.
+    approve(docs, "Construction Unit A — Functional Design Approved", "CONSTRUCTION - Functional Design")
+    [entry] = [entry for entry in read_project(docs.root, DOCS).audits[0].entries if "Unit A" in (entry.heading or "")]
+    assert Units(read_project(docs.root, DOCS)).of(entry) is None
+    docs.replace(STATE, OPERATIONS, "| Stage | Status |\n|---|---|\n| Functional Design — Unit A | COMPLETED |\n\n"
+                 + OPERATIONS)
+    assert Units(read_project(docs.root, DOCS)).of(entry) == "A"
 
 
 def test_a_unit_named_by_its_folder_on_the_stage_line_is_that_unit(docs: DocsRepo) -> None:

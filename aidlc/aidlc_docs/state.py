@@ -25,7 +25,7 @@ from aidlc.aidlc_docs.state_line import (
     mark_of,
     split_stage_line,
 )
-from aidlc.aidlc_docs.units import unit_of, units_of
+from aidlc.aidlc_docs.units import letter_unit, unit_of, units_of
 
 _BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
 _ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$")
@@ -264,5 +264,6 @@ def _table_line(number: int, cells: list[str], columns: tuple[int, int], context
     else:
         mark = Mark.pending
     return StageLine(line=number, text=" | ".join(cells), mark=mark, stage=stage_of(name),
-                     unit=unit_of(name) or context_unit, skipped=mark == Mark.skipped, awaiting=awaiting)
+                     unit=unit_of(name) or letter_unit(name) or context_unit, skipped=mark == Mark.skipped,
+                     awaiting=awaiting)
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import Mark
 from aidlc.aidlc_docs.stages import label_starts, stage_at, stage_of, stages_named, without_stage_names
-from aidlc.aidlc_docs.units import folders_named, leading_unit, listed_units, unit_of
+from aidlc.aidlc_docs.units import folders_named, leading_unit, letter_unit, listed_units, unit_of
 
 _LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage line's name
 # A phase, or the construction's per-unit loop, before the stage: `CONSTRUCTION - `, `Per-unit: ` (polycyclopedia).
@@ -79,7 +79,7 @@ def box_text(body: str, named: tuple[str, ...]) -> BoxText:
         if stage_at(rest) is not None and len(stages_named(rest)) == 1:  # never a guess among several
             name, status = split_stage_line(rest)
     every = _ALL_UNITS.search(body) is not None
-    own_unit = None if every else unit_of(body) or folder_in(body, named)
+    own_unit = None if every else unit_of(body) or folder_in(body, named) or letter_unit(body)
     stage, also = stage_of(name) or _bilingual(name, body), _joined_stages(name)
     if stage is None and (span := _span(body)):
         stage, also = span[0], span[1:]

@@ -20,6 +20,25 @@ def _name(match: re.Match[str]) -> str:
     return str(int(match.group("n") or match.group("u"))) + (match.group("letter") or "").upper()
 
 
+# A unit named by a capital letter alone, where the state file's stage lines name units so (drpacman/BattleTrs:
+# `Functional Design — Unit A (Server WS+HTTP)`, `Code Generation — Unit B`); never a word (`Unit Tests`, `Unit Of
+# Work`) nor a small letter (`unit a lot`).
+_LETTER_UNIT = re.compile(r"\b(?:Unit|UNIT|unit)[ \t]+(?P<letter>[A-Z])(?![\w'’-])")
+
+
+def letter_unit(text: str, letters: frozenset[str] | None = None) -> str | None:
+    """The unit a text names by a letter (`Unit A` -> 'A'), of `letters` when given (the letters a state file names
+    units by); None when it names none."""
+    match = _LETTER_UNIT.search(text)
+    return match.group("letter") if match is not None and (letters is None or match.group("letter") in letters) \
+        else None
+
+
+def letters_of(units: list[str | None]) -> frozenset[str]:
+    """The units of `units` named by a letter alone: `['1', 'A', None]` -> {'A'}."""
+    return frozenset(unit for unit in units if unit is not None and _LETTER_UNIT.fullmatch(f"Unit {unit}"))
+
+
 def units_of(text: str) -> list[str]:
     """Every unit a text names by number, in order: `Unit 1 and U3` -> ['1', '3']."""
     return list(dict.fromkeys(_name(match) for match in _UNIT.finditer(text)))

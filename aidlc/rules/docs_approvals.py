@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
-from aidlc.aidlc_docs.units import folders_named, listed_units, unit_of
+from aidlc.aidlc_docs.units import folders_named, letter_unit, letters_of, listed_units, unit_of
 from aidlc.rules.docs_entries import (
     answered,
     approved_stages,
@@ -59,16 +59,21 @@ class Units:
         # id of a log version's first entry -> its reading but the last entry's (`approvals_in`)
         self.read_logs: dict[int, _LogRead] = {}
         self.folders = [name for name in project.units if unit_of(name) is None]
+        self.letters = letters_of([line.unit for line in project.state.stages]) if project.state else frozenset()
         self.alias: dict[str, str] = dict(project.unit_numbers)  # the state file's or the units' document's first
         for log in project.audits:
             for entry in log.entries:
-                number = unit_of(entry.heading or "") or unit_of(entry.fields.get("context", ""))
+                number = self._number(entry.heading or "") or self._number(entry.fields.get("context", ""))
                 for folder in self._folders_in(entry.heading or ""):
                     if number is not None:
                         self.alias.setdefault(folder, number)
 
     def _folders_in(self, text: str) -> list[str]:
         return folders_named(text, self.folders)
+
+    def _number(self, text: str) -> str | None:
+        """The unit a text names by number, or by a letter the state file names a unit by (`Unit A`)."""
+        return unit_of(text) or (letter_unit(text, self.letters) if self.letters else None)
 
     def key(self, unit: str | None) -> str | None:
         """The unit as approvals are keyed: a unit folder a heading ties to a number, by its number."""
@@ -77,9 +82,9 @@ class Units:
     def of(self, entry: AuditEntry) -> str | None:
         heading, context = heading_of(entry), entry.fields.get("context", "")
         folders = self._folders_in(heading)
-        named = unit_of(heading) or next((self.alias[f] for f in folders if f in self.alias), None)
-        if named or unit_of(context):
-            return named or unit_of(context)
+        named = self._number(heading) or next((self.alias[f] for f in folders if f in self.alias), None)
+        if named or self._number(context):
+            return named or self._number(context)
         # A folder named in the Context alone is keyed by its number too (MangoYoun/aidlc-workshop-tableorder: Context
         # `NFR Design (Backend Service) 완료`, the state file's `#### Unit 1: Backend Service`); one tied to no number
         # is the unit as its own name (`v4-migration`, `v4 migration`).
