@@ -667,3 +667,21 @@ def test_an_approval_logged_with_the_next_stage_s_work_approves_the_stage_made_b
         ("Application Design - Approved", "PROCEED", "Application design approved. Proceeding to Units Generation.",
          "INCEPTION - Application Design approved"))))
     assert unapproved(docs) == set()
+
+
+@pytest.mark.parametrize(("answer", "approved"), [
+    # nahom-habtamu/Bug-Squelcher: both units' designs presented together, approved together; the Context names the
+    # next step's unit alone
+    ("Functional Design approved for both units. Creating orders-api code generation plan before writing any code.",
+     True),
+    ("Functional Design approved. Code Generation for both units comes next.", False),
+    ("Functional Design approved for all 3 units.", False)])
+def test_an_approval_the_answer_says_is_of_both_units_approves_the_stage_of_each(docs: DocsRepo, answer: str,
+                                                                                 approved: bool) -> None:
+    docs.write(AUDIT, audit_text(replacing(
+        ("Functional Design - Unit 1 Approval", "Functional Design - Unit 2 Approval"),
+        ("Functional Design - Orders API + Shop Web Complete", None, "Generated all Functional Design artifacts for "
+         "both units. Presenting for architect review.", "CONSTRUCTION - Functional Design (both units)"),
+        ("Functional Design - Architect Approval", "Continue and approve", answer,
+         "CONSTRUCTION - Code Generation (Unit 1 orders-api), Part 1 Planning"))))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Functional Design - EXECUTE (Unit 2")})

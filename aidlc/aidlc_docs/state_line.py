@@ -20,13 +20,13 @@ _PHASE_PREFIX = re.compile(r"^(?:inception|construction|per[- ]unit)(?:[ \t]+pha
 _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
 _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
 # A line about every unit at once names none: its unit is not its heading's, nor a folder's it mentions.
-_ALL_UNITS = re.compile(r"\ball (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten)[ \t]+)?units\b|\bboth units\b|"
-                        r"\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
-                        r"todas as unidades|todas las unidades|"
-                        # a range, then all: `(Unit 1~4 전체)` (caujms123)
-                        r"\b(?:units?|u)[ \t]*\d+[ \t]*[~〜–-][ \t]*(?:(?:units?|u)[ \t]*)?\d+[ \t]*"
-                        r"(?:전체|모두|all\b)",
-                        re.IGNORECASE)
+ALL_UNITS = re.compile(r"\ball (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten)[ \t]+)?units\b|\bboth units\b|"
+                       r"\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
+                       r"todas as unidades|todas las unidades|"
+                       # a range, then all: `(Unit 1~4 전체)` (caujms123)
+                       r"\b(?:units?|u)[ \t]*\d+[ \t]*[~〜–-][ \t]*(?:(?:units?|u)[ \t]*)?\d+[ \t]*"
+                       r"(?:전체|모두|all\b)",
+                       re.IGNORECASE)
 # What ends a unit folder's name at a line's start: `Frontend (FE) - `, `frontend: `.
 _FOLDER_LEAD_END = re.compile(r"[ \t]*(?:[(（][^)）\n]{0,40}[)）])?[ \t]*[-—–:：][ \t]*")
 _JOINERS = re.compile(r"(?:[\s/+,&·、]|\band\b|및)*", re.IGNORECASE)  # what joins stage names in one name
@@ -78,7 +78,7 @@ def box_text(body: str, named: tuple[str, ...]) -> BoxText:
         rest = body[lead.end():] if lead is not None else ""
         if stage_at(rest) is not None and len(stages_named(rest)) == 1:  # never a guess among several
             name, status = split_stage_line(rest)
-    every = _ALL_UNITS.search(body) is not None
+    every = ALL_UNITS.search(body) is not None
     own_unit = None if every else unit_of(body) or folder_in(body, named) or letter_unit(body)
     stage, also = stage_of(name) or _bilingual(name, body), _joined_stages(name)
     if stage is None and (span := _span(body)):

@@ -38,6 +38,7 @@ from aidlc.rules.docs_words import (
     APPROVAL,
     NOT_APPROVED,
     approval_at,
+    approved_for_every_unit,
     approved_in_answer,
     done_here,
     goes_ahead,
@@ -67,6 +68,7 @@ class Units:
                 for folder in self._folders_in(entry.heading or ""):
                     if number is not None:
                         self.alias.setdefault(folder, number)
+        self.every = tuple(dict.fromkeys(unit_of(folder) or self.alias.get(folder, folder) for folder in project.units))
 
     def _folders_in(self, text: str) -> list[str]:
         return folders_named(text, self.folders)
@@ -97,6 +99,15 @@ class Units:
         listed = listed_units(heading) if unit is not None and unit_of(heading) == unit else []
         return tuple(listed) if len(listed) > 1 else (unit,)
 
+    def approved(self, entry: AuditEntry) -> tuple[str | None, ...]:
+        """The units the stages an entry approves are of: every unit where its heading names none and it says the
+        approval is of every unit (`approved_for_every_unit`), whatever unit its Context names; else `each`."""
+        heading = heading_of(entry)
+        if len(self.every) > 1 and unit_of(heading) is None and not self._folders_in(heading) and \
+                approved_for_every_unit(entry, len(self.every)):
+            return self.every
+        return self.each(entry)
+
 
 class _Said(NamedTuple):
     """What one audit entry, after the one before it, says for the approvals: a pure reading of the two texts."""
@@ -112,7 +123,7 @@ class _Said(NamedTuple):
     starts: bool  # its heading starts a stage
     says: bool  # its heading, Status, Context or the person's words say approved (`says_approved`)
     plans: frozenset[str]  # the stages whose plan, not the stage, it is about (`plans_of`)
-    of_units: tuple[str | None, ...]  # a heading listing units answers for each
+    of_units: tuple[str | None, ...]  # a heading listing units answers for each; one approving every unit, for all
     in_answer: tuple[str, ...]  # stages its heading and Context do not name that its AI response says approved
     heading_says: bool  # its heading, Status or Context says approved
 
@@ -155,7 +166,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             # a go-ahead after kiro-project-demo's `U3 + U5 功能设计和代码生成完成` answers for both units
             tuple((stage, each) for stage in waited for each in units.each(before)) if before is not None else (),
             STARTS.search(entry.heading or "") is not None, approved, plans_of(entry),
-            units.each(entry),
+            units.approved(entry),
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented),
             names_approval(heading) or notes_approval(entry))
     return units.readings[key]

@@ -8,7 +8,8 @@ import re
 from aidlc.aidlc_docs.audit import PERSON, person_words
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import label_starts, stages_followed_by, stages_named
-from aidlc.aidlc_docs.state_line import AWAITING, SKIPPED
+from aidlc.aidlc_docs.state_line import ALL_UNITS, AWAITING, SKIPPED
+from aidlc.aidlc_docs.units import unit_of
 
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
 # What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
@@ -312,6 +313,38 @@ _ASSUMED = re.compile(r"간주|\bassum(?:ed|ing)\b|\bdeem|\btreat\w*[ \t]+as|\bt
 # Requirements Analysis and paused the workflow before User Stories").
 _CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern +
                      r"|\b(?:moving|starting|proceed\w*|inici\w*|comienz\w*|before)\b", re.IGNORECASE)
+
+
+def approved_for_every_unit(entry: AuditEntry, units: int) -> bool:
+    """Whether a sentence of the heading, the person's words or the agent's answer says approved and, in the same
+    clause, for every unit of a project of `units` units, naming none (nahom-habtamu/Bug-Squelcher's "Functional
+    Design approved for both units" under `## Functional Design — Architect Approval`, its Context naming the next
+    step's unit: `Code Generation (Backend), Part 1 Planning`): `both units` only where there are two, `all 3 units`
+    only where there are three."""
+    return any(_approves_every_unit(sentence, units)
+               for text in (entry.heading or "", words_of(entry), entry.fields.get("ai_response", ""))
+               for sentence in SENTENCE.split(text))
+
+
+_COUNTS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")  # ALL_UNITS's words, from 2
+
+
+def _approves_every_unit(sentence: str, units: int) -> bool:
+    if ALL_UNITS.search(sentence) is None or APPROVAL.search(sentence) is None or unit_of(sentence) is not None \
+            or NOT_APPROVED.search(sentence):
+        return False  # most sentences speak of no unit at all
+    given = approvals_given(sentence)
+    said = APPROVAL.search(given)
+    if said is None:
+        return False
+    clause = _CLAUSE.split(given[:said.start()])[-1] + said.group() + _CLAUSE.split(given[said.end():], 1)[0]
+    every = ALL_UNITS.search(clause)
+    if every is None:
+        return False
+    words = every.group().lower().split()
+    counted = 2 if "both" in words else next((int(word) if word.isdigit() else _COUNTS.index(word) + 2
+                                              for word in words if word.isdigit() or word in _COUNTS), units)
+    return counted == units
 
 
 # What an agent's answer says of work it did in answer to the words: `Build and Test 지침 생성 완료`, "generated".
