@@ -685,3 +685,19 @@ def test_an_approval_the_answer_says_is_of_both_units_approves_the_stage_of_each
         ("Functional Design - Architect Approval", "Continue and approve", answer,
          "CONSTRUCTION - Code Generation (Unit 1 orders-api), Part 1 Planning"))))
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Functional Design - EXECUTE (Unit 2")})
+
+
+def test_words_under_a_heading_saying_the_stage_was_skipped_approve_the_stage_of_the_option_they_paste(
+        docs: DocsRepo) -> None:
+    # ValiaVl/copilot-aidlc: the person declines the stories they had asked for, pasting the option of the
+    # requirements' completion message that approves them
+    docs.write(AUDIT, audit_text(replacing(
+        ("Requirements Analysis - Approval", "User Stories - Approval"),
+        ("Requirements Analysis - User Approval", "I want to include user stories",
+         "User approved requirements and opted to include User Stories stage. Proceeding to User Stories phase.",
+         "INCEPTION - Requirements Analysis (Approval Gate) → User Stories"),
+        ("User Stories - Skipped by User", "I dont want to include user stories. I want to procede to this stage: ✅ "
+         "Approve & Continue - Approve requirements and proceed to User Stories", "User changed their mind — skipping "
+         "User Stories. Approving requirements and proceeding directly to Workflow Planning.",
+         "INCEPTION - User Stories (Skipped) → Workflow Planning"))))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] User Stories")}

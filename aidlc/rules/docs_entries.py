@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import label_starts, stage_of, stages_followed_by, stages_named, without_stage_names
+from aidlc.aidlc_docs.state_line import SKIPPED
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_headings import STARTS, heading_of
 from aidlc.rules.docs_words import (
@@ -54,6 +55,9 @@ _ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choic
 # (Moonlight-CL/AWSomeshop-Demo's `## User Stories Request`, "generate user stories from requirement.md", before any
 # story was written); a stage it names besides is answered still (`Requirements Analysis - Add User Stories Request`).
 _REQUEST = re.compile(r"[ \t]*+[-–—:]?[ \t]*+request(?:ed)?\b", re.IGNORECASE)
+# A stage's name followed by the word skipped: the heading logs the stage set aside, not its work approved
+# (ValiaVl/copilot-aidlc's `## User Stories - Skipped by User`, "I dont want to include user stories ...").
+_SKIPPED = re.compile(r"[ \t]*+[-–—:(]?[ \t]*+(?:" + SKIPPED.pattern + ")", re.IGNORECASE)
 
 
 # "User approved continuation from Code Generation to Build and Test": the stage left behind is the one approved.
@@ -281,9 +285,25 @@ def notes_approval(entry: AuditEntry) -> bool:
 def approved_stages(entry: AuditEntry) -> list[str]:
     """The stages an entry with a person's words answers for: those its heading names, else the first its Context
     names (a Context's `Next: User Stories` is not an approval of User Stories, nor is `Unit 2 Functional Design
-    starts`, where the heading approved what came before). An entry logging answers to a
+    starts`, where the heading approved what came before); and Requirements Analysis, where the words are the option
+    of its completion message that approves it (`_option_approved`). An entry logging answers to a
     stage's questions (`Requirements Analysis - User Answers Received`) approves nothing: the rules ask for the
     answers, then separately for the approval."""
+    named = _stages_answered(entry)
+    return named + [stage for stage in _option_approved(entry) if stage not in named]
+
+
+# The option of Requirements Analysis' completion message that approves it, in the person's words: "✅ Approve &
+# Continue - Approve requirements and proceed to User Stories", which ValiaVl/copilot-aidlc's person pasted under
+# `## User Stories - Skipped by User`, declining the stories.
+_REQUIREMENTS_OPTION = re.compile(r"\bapprove[ \t]+requirements[ \t]+and[ \t]+proceed\b", re.IGNORECASE)
+
+
+def _option_approved(entry: AuditEntry) -> list[str]:
+    return ["requirements-analysis"] if _REQUIREMENTS_OPTION.search(words_of(entry)) else []
+
+
+def _stages_answered(entry: AuditEntry) -> list[str]:
     heading = heading_of(entry)
     if (left := _continued_from(entry)) is not None:
         return [left]
@@ -293,8 +313,9 @@ def approved_stages(entry: AuditEntry) -> list[str]:
         return []
     named = list(dict.fromkeys(stages_named(heading) + nfr_approved(heading)))
     asked = [] if names_approval(heading) else stages_followed_by(heading, _REQUEST)
-    if asked:
-        return [stage for stage in named if stage not in asked]
+    left_out = asked + stages_followed_by(heading, _SKIPPED)
+    if left_out:
+        return [stage for stage in named if stage not in left_out]
     if named:
         return named
     context = entry.fields.get("context", "")
@@ -350,6 +371,10 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     if not has_words(entry) or stage in plans_of(entry) or not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
+    if stage in stages_followed_by(heading, _SKIPPED):
+        return False
+    if stage in _option_approved(entry):
+        return True
     if _continued_from(entry) == stage:
         return True
     if approved_before := _approved_before_going_on(entry):
