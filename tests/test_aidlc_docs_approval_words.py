@@ -701,3 +701,28 @@ def test_words_under_a_heading_saying_the_stage_was_skipped_approve_the_stage_of
          "User Stories. Approving requirements and proceeding directly to Workflow Planning.",
          "INCEPTION - User Stories (Skipped) → Workflow Planning"))))
     assert unapproved(docs) == {docs.line(STATE, "- [x] User Stories")}
+
+
+@pytest.mark.parametrize("resumed", [
+    # metamorph-erp/AT: the person resumed the session while the requirements' questions awaited answers
+    ("Session Resumption", "lets resume ai-dlc", "Loaded aidlc-state.md and audit.md. Project is in INCEPTION phase, "
+     "Requirements Analysis stage. Presenting welcome-back prompt.",
+     "Session continuity — resuming from Requirements Analysis"),
+    # catface996/item-plan: `## 会话恢复` ("session resumed"), "继续" ("continue"), before the requirements were made
+    ("会话恢复", "继续", "用户选择继续商品审核模块项目，恢复到需求分析阶段", "INCEPTION 阶段 - 需求分析（会话恢复）"),
+    # miso-taku/image_description: "continue from last time with AI-DLC", the stages it names never approved
+    ("Session Resume (Requirements Analysis)", "AI-DLCで前回の続きを実施してください",
+     "Treated the user request as continuation.", "INCEPTION")])
+def test_words_resuming_a_session_approve_no_stage_the_entry_names(docs: DocsRepo, resumed: Entry) -> None:
+    docs.write(AUDIT, audit_text(replacing(("Requirements Analysis - Approval Prompt",
+                                            "Requirements Analysis - Approval"), resumed)))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Requirements Analysis")}
+
+
+def test_words_saying_approved_in_a_resumed_session_approve(docs: DocsRepo) -> None:
+    # earlgrey940208/ai_dlc_study: the person resumed saying they had approved ("I said I approve, and it froze")
+    docs.write(AUDIT, audit_text(replacing(("Requirements Analysis - Approval",), (
+        "Session Resumption", "승인한다고 했는데 먹통이 되어버림ㅠ 현재 진행상태 추적하고 재진행해줘",
+        "세션 재개. 사용자가 승인했다고 확인하여 Requirements Analysis 승인 처리 후 User Stories 단계로 진행.",
+        "세션 중단 후 재개 - Requirements Analysis 승인 처리"))))
+    assert unapproved(docs) == set()

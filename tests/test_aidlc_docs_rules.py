@@ -1194,13 +1194,14 @@ def test_a_spanish_go_ahead_answering_an_entry_that_put_its_stage_to_the_person_
 def test_a_go_ahead_dated_before_the_entry_it_follows_answers_nothing_of_it(docs: DocsRepo) -> None:
     # ssssssg-hub: `Build and Test Unit 3 (Complete)`, awaiting approval at 16:30, then an older session's "진행해줘"
     # at 15:10 (entries of two sessions merged; socar-rieul keeps its log newest first): it answered something else.
+    # (Its heading there, `## Session Resumption`, approves nothing at all: one naming nothing stands in for it.)
     entries = [("Functional Design - Unit 2 Complete", None, "Unit 2 functional design generated.", GATE)
                if e[0] == "Functional Design - Unit 2 Approval" else e for e in ENTRIES]
     text = with_entry_after("Functional Design - Unit 2 Complete", (
-        "Session Resumption", "진행해줘", "Resuming unit 1.", "CONSTRUCTION - Unit 1 orders-api"), entries)
+        "User Message", "진행해줘", "Going on with unit 1.", "CONSTRUCTION - Unit 1 orders-api"), entries)
     at = iso(stamp(entries.index(next(e for e in entries if e[0] == "Functional Design - Unit 2 Complete")) + 1))
-    docs.write(AUDIT, text.replace(f"## Session Resumption\n**Timestamp**: {at}",
-                                   f"## Session Resumption\n**Timestamp**: {iso(stamp(1))}"))
+    docs.write(AUDIT, text.replace(f"## User Message\n**Timestamp**: {at}",
+                                   f"## User Message\n**Timestamp**: {iso(stamp(1))}"))
     found = {f.code for f in docs.findings()}
     assert "AIDLC-DOCS-003" in found and "AIDLC-DOCS-009" in found  # and the order rule says the time goes back
     docs.write(AUDIT, text)

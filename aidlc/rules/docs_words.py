@@ -180,7 +180,8 @@ def not_a_yes(entry: AuditEntry) -> bool:
     변경해줄래?", "could you move the service call under a category?", under `## INCEPTION - Application Design (서비스
     호출 구조 변경)`), or hand the stages to the
     agent's autopilot (dd_tableorder's `"claude --enable-auto-mode" → autopilot 활성화` under `## Units Generation -
-    Autopilot Execution`: the agent then picked the answers and ran the stage; no one approved it)."""
+    Autopilot Execution`: the agent then picked the answers and ran the stage; no one approved it), or resume a
+    session and do not say approved (`_RESUMED`)."""
     said = words_of(entry)
     picked = _choices(said.strip().strip(QUOTES))
     if NOT_APPROVED.search(said) is not None or _AUTOPILOT.search(said) is not None or picked > 1:
@@ -188,6 +189,8 @@ def not_a_yes(entry: AuditEntry) -> bool:
     # ian-blog's "user story추가" ("add user stories") under `## Requirements Analysis 완료 — 사용자 승인`: approved
     approved = any(names_approval(entry.fields.get(field, "")) for field in ("status", "context")) or \
         names_approval(entry.heading or "")
+    if _RESUMED.search(entry.heading or "") is not None and not names_approval(said):
+        return True
     return not approved and (picked == 1 or _asks(said.strip().strip(QUOTES)) or _more_work_asked(entry))
 
 
@@ -228,6 +231,13 @@ _CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|�
                            r"verify|review|check|implement|revert|undo)\b|"
                            r"\b(?:can|could|would)[ \t]+you\b[^?\n]{0,200}\?", re.IGNORECASE)
 
+
+# A heading logging the person's return to an interrupted session: their words there resume the work wherever it
+# stood, and approve no stage the entry names (metamorph-erp/AT's "lets resume ai-dlc" under `## Session
+# Resumption`, Context `resuming from Requirements Analysis`, the requirements not yet made; catface996/item-plan's
+# "继续" under `## 会话恢复`; miso-taku/image_description's `## ... - Session Resume (Code Generation & Build/Test)`).
+_RESUMED = re.compile(r"\bsession[ \t]++resum|\bresum\w*+[ \t]++(?:the[ \t]++|of[ \t]++(?:the[ \t]++)?)?session\b|"
+                      r"会话恢复|恢复会话|セッション再開|세션[ \t]*+재개", re.IGNORECASE)
 
 _AUTOPILOT = re.compile(r"--enable-auto-mode|\bauto-?pilot\b|\bauto[- ]mode\b|--dangerously-skip-permissions|"
                         r"\byolo\b", re.IGNORECASE)
