@@ -726,3 +726,14 @@ def test_words_saying_approved_in_a_resumed_session_approve(docs: DocsRepo) -> N
         "세션 재개. 사용자가 승인했다고 확인하여 Requirements Analysis 승인 처리 후 User Stories 단계로 진행.",
         "세션 중단 후 재개 - Requirements Analysis 승인 처리"))))
     assert unapproved(docs) == set()
+
+
+def test_a_context_transitioning_to_a_stage_names_the_stage_the_approval_opened(docs: DocsRepo) -> None:
+    # beyakus/mechanical-service-ia-dlc: the last unit approved as a whole, "approve and go on to Build & Test", the
+    # build not yet made; no later entry approved it
+    docs.write(AUDIT, audit_text(replacing(("Build and Test - Approval",), (
+        "Unit 2: shop-web - Approval Received",
+        "Continuar al Siguiente Stage - Aprobar y proceder a Build & Test (instrucciones finales)",
+        "Unit 2 approved. All 2 units code generation complete. Proceeding to Build & Test stage.",
+        "CONSTRUCTION - All units complete, transitioning to Build & Test"))))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}

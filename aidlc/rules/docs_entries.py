@@ -357,8 +357,10 @@ def _until_next(text: str) -> str:
 # "post-" before a stage's name: what follows that stage (`post-Build-and-Test defect fix`, `Post-code generation
 # enhancements`)
 _AFTER = re.compile(r"\bpost[- ]", re.IGNORECASE)
-_GOING_ON = re.compile(NEXT.pattern + r"|\bproceed\w*[ \t]+(?:to|with)\b|\bmov(?:e|ing)[ \t]+(?:on[ \t]+)?to\b",
-                       re.IGNORECASE)
+# "transitioning to" too: beyakus/mechanical-service-ia-dlc's Context `All units complete, transitioning to Build &
+# Test`, over the last unit's approval, the build not yet made
+_GOING_ON = re.compile(NEXT.pattern + r"|\bproceed\w*[ \t]+(?:to|with)\b|\bmov(?:e|ing)[ \t]+(?:on[ \t]+)?to\b|"
+                       r"\btransition\w*[ \t]+(?:to|into)\b", re.IGNORECASE)
 
 
 def approves(entry: AuditEntry, stage: str) -> bool:
