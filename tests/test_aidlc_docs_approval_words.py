@@ -737,3 +737,21 @@ def test_a_context_transitioning_to_a_stage_names_the_stage_the_approval_opened(
         "Unit 2 approved. All 2 units code generation complete. Proceeding to Build & Test stage.",
         "CONSTRUCTION - All units complete, transitioning to Build & Test"))))
     assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
+
+
+@pytest.mark.parametrize("presented", [
+    # Zip-Captions/zip-captions-monorepo: "done" to the questions, the requirements made and put to the person
+    ("INCEPTION - Requirements Analysis (Gate Cleared)", "done",
+     "Read user answers. No contradictions detected. Generated requirements.md with 7 FRs, 4 NFR groups.",
+     "Requirements Analysis complete. Presenting for approval."),
+    # createmain/aidlc: the person asks where things stand; the agent puts the approval request again (승인 요청 재제시)
+    ("INCEPTION - Requirements Analysis (상태 확인 및 승인 재요청)",
+     "aidlc-workflow 현재 진행 상태 확인하고, 다음 단계 진행해",
+     "현재 상태 확인 — Requirements Analysis 산출물 생성 완료, 최종 승인 미완료. 승인 요청 재제시.",
+     "Requirements Analysis - Step 9 (승인 요청 재제시)")])
+def test_words_logged_where_the_agent_presents_the_stage_for_approval_are_not_its_approval(
+        docs: DocsRepo, presented: Entry) -> None:
+    docs.write(AUDIT, audit_text(replacing(("Requirements Analysis - Approval Prompt",), presented)))
+    report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
+    cited = {s["stage"]: s["approvals"] for s in report["phases"][0]["stages"]}
+    assert cited["requirements-analysis"] == [f"{AUDIT}:{docs.line(AUDIT, '## Requirements Analysis - Approval')}"]

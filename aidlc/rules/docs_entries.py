@@ -120,8 +120,7 @@ _WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|hu
 
 # What an entry's Context or Status says when it puts its stage to the person: it awaits their approval ("approval
 # gate before Code Generation", "承認待ち"), or presents the stage for it ("Presenting for approval").
-_PRESENTED = re.compile(AWAITED.pattern + r"|\bpresent\w*[ \t]+(?:\w+[ \t]+)?for[ \t]+(?:\w+[ \t]+)?approval|"
-                        r"\bready[ \t]+for[ \t]+(?:\w+[ \t]+)?approval|승인[ \t]*요청|承認依頼|请求批准|"
+_PRESENTED = re.compile(AWAITED.pattern + "|"
                         # Portfolio's `Build and Test complete; asking final stage-gate question`
                         r"\bask\w*[ \t]+(?:\w+[ \t]+)?(?:stage[- ])?gate[ \t]+question", re.IGNORECASE)
 
