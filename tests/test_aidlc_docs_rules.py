@@ -1411,6 +1411,11 @@ def test_a_range_names_what_stories_md_holds_between_its_ends_and_its_ends_as_wr
     ("User Stories — skipped: single-user personal tool", "user-stories", True),
     # YordayFigueroaSanchez/test-web-001: Spanish "omitted", a stage left out
     ("User Stories (omitido — cambio centrado en UI/arquitectura)", "user-stories", True),
+    # waikato-ahuora-smart-energy-systems/OpenPinch: skipped right after the name, nothing between
+    ("CONSTRUCTION - Infrastructure Design skipped", "infrastructure-design", True),
+    ("INCEPTION - Units Generation skipped; one coupled clean-break unit", "units-generation", True),
+    ("CONSTRUCTION - NFR Requirements and Design reused", "nfr-requirements", False),
+    ("Code Generation skipping nothing", "code-generation", False),
     ("Workflow Planning — `execution-plan.md` approved. Verdict: only Reverse Engineering is SKIP", "workflow-planning",
      False),
     ("Application Design - [EXECUTE/SKIP]", "application-design", False),

@@ -10,7 +10,14 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from aidlc.aidlc_docs.model import Mark
-from aidlc.aidlc_docs.stages import label_starts, stage_at, stage_of, stages_named, without_stage_names
+from aidlc.aidlc_docs.stages import (
+    label_starts,
+    stage_at,
+    stage_of,
+    stages_followed_by,
+    stages_named,
+    without_stage_names,
+)
 from aidlc.aidlc_docs.units import folders_named, leading_unit, letter_unit, listed_units, unit_of
 
 _LEAD = re.compile(r"^[^\w(]+")  # bold markers, emoji, a bracket before a stage line's name
@@ -40,6 +47,10 @@ _CLAUSE_END = re.compile(r"[.;。](?:\s|$)|:\s", re.MULTILINE)
 # (YordayFigueroaSanchez/test-web-001's `User Stories (omitido — cambio centrado en UI/arquitectura)`).
 SKIPPED = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|跳过|スキップ|ignorad[oa]|pulad[oa]|"
                      r"\bomitid[oa]s?\b", re.IGNORECASE)
+# A stage's name followed by the word skipped says the stage was set aside: a heading (ValiaVl/copilot-aidlc's `## User
+# Stories - Skipped by User`, "I dont want to include user stories ...") or a state line with nothing between
+# (waikato-ahuora-smart-energy-systems/OpenPinch's `- [x] CONSTRUCTION - Infrastructure Design skipped`).
+SKIPPED_AFTER = re.compile(r"[ \t]*+[-–—:(]?[ \t]*+(?:" + SKIPPED.pattern + ")", re.IGNORECASE)
 # What a line says while a person's approval is awaited, not given.
 AWAITING = re.compile(r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:explicit[ \t]+|final[ \t]+)?"
                       r"(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
@@ -83,7 +94,8 @@ def box_text(body: str, named: tuple[str, ...]) -> BoxText:
     stage, also = stage_of(name) or _bilingual(name, body), _joined_stages(name)
     if stage is None and (span := _span(body)):
         stage, also = span[0], span[1:]
-    return BoxText(name, status, stage, every, own_unit, SKIPPED.search(status) is not None,
+    skipped = SKIPPED.search(status) is not None or stage in stages_followed_by(name, SKIPPED_AFTER)
+    return BoxText(name, status, stage, every, own_unit, skipped,
                    AWAITING.search(body) is not None, tuple(listed_units(body)), also)
 
 

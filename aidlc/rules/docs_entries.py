@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import label_starts, stage_of, stages_followed_by, stages_named, without_stage_names
-from aidlc.aidlc_docs.state_line import SKIPPED
+from aidlc.aidlc_docs.state_line import SKIPPED_AFTER
 from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_headings import STARTS, heading_of
 from aidlc.rules.docs_words import (
@@ -55,9 +55,6 @@ _ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choic
 # (Moonlight-CL/AWSomeshop-Demo's `## User Stories Request`, "generate user stories from requirement.md", before any
 # story was written); a stage it names besides is answered still (`Requirements Analysis - Add User Stories Request`).
 _REQUEST = re.compile(r"[ \t]*+[-–—:]?[ \t]*+request(?:ed)?\b", re.IGNORECASE)
-# A stage's name followed by the word skipped: the heading logs the stage set aside, not its work approved
-# (ValiaVl/copilot-aidlc's `## User Stories - Skipped by User`, "I dont want to include user stories ...").
-_SKIPPED = re.compile(r"[ \t]*+[-–—:(]?[ \t]*+(?:" + SKIPPED.pattern + ")", re.IGNORECASE)
 
 
 # "User approved continuation from Code Generation to Build and Test": the stage left behind is the one approved.
@@ -312,7 +309,7 @@ def _stages_answered(entry: AuditEntry) -> list[str]:
         return []
     named = list(dict.fromkeys(stages_named(heading) + nfr_approved(heading)))
     asked = [] if names_approval(heading) else stages_followed_by(heading, _REQUEST)
-    left_out = asked + stages_followed_by(heading, _SKIPPED)
+    left_out = asked + stages_followed_by(heading, SKIPPED_AFTER)
     if left_out:
         return [stage for stage in named if stage not in left_out]
     if named:
@@ -372,7 +369,7 @@ def approves(entry: AuditEntry, stage: str) -> bool:
     if not has_words(entry) or stage in plans_of(entry) or not_a_yes(entry):
         return False
     heading, context = heading_of(entry), entry.fields.get("context", "")
-    if stage in stages_followed_by(heading, _SKIPPED):
+    if stage in stages_followed_by(heading, SKIPPED_AFTER):
         return False
     if stage in _option_approved(entry):
         return True
