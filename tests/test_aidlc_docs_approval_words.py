@@ -622,6 +622,24 @@ def test_a_design_s_plan_named_beside_code_generation_s_approval_is_the_design_s
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")})
 
 
+@pytest.mark.parametrize(("entry", "note"), [
+    # welligtoncos/ia-dlc-lote-clientes-aws: "aprovado" answered the plan put to the person; the answer says so in a
+    # sentence naming no stage ("Plano APPROVED."), under the heading of the code it then wrote
+    (("Unit 1 Code Generation executada", "aprovado", "Plano APPROVED. Parte 2: modulos TF, envs/dev, "
+      "deploy-dev.yml, runbooks. terraform fmt ok.", "CONSTRUCTION — Unit 1 Code Generation Parte 2"), ""),
+    # primevalsistail/endless-runner: the writer's note after the quoted words says whose approval they were
+    (("Code Generation - Unit 1 v1.2 完了", "OK", "全15ステップ実装完了。テスト26件パス。プロダクションビルド成功。",
+      "CONSTRUCTION PHASE - Unit 1 Code Generation - COMPLETED"), "（Code Generation Plan 承認）"),
+    # cheongYak-radar: `## U3 Code Generation — Approved & Complete`, the plan approved and the code written at once
+    (("U1 Code Generation — Approved & Complete", "go", "Implemented the collector and its tests; 42 passing.",
+      "CONSTRUCTION - Unit 1 Code Generation"), " (approve U1 code-gen plan)")])
+def test_words_that_approved_code_generation_s_plan_approve_the_plan_alone(docs: DocsRepo, entry: Entry,
+                                                                           note: str) -> None:
+    text = audit_text(replacing(("Code Generation - Unit 1 Approval",), entry))
+    docs.write(AUDIT, text.replace(f'"{entry[1]}"\n', f'"{entry[1]}"{note}\n'))
+    assert unapproved(docs) == {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")}
+
+
 @pytest.mark.parametrize(("entry", "left_unapproved"), [
     # oliver-koeth/hre-demo: the requirements approved and the work paused "before User Stories", which were approved
     # in their own words a session later: the stories were read as approved with the requirements

@@ -36,6 +36,7 @@ from aidlc.rules.docs_words import (
     names_own_plan,
     not_a_yes,
     plan_approved_in_answer,
+    plan_approved_in_note,
     starts_part_two,
     words_of,
 )
@@ -238,13 +239,15 @@ def put_to_the_person(entry: AuditEntry) -> str | None:
 
 
 def plan_part(entry: AuditEntry) -> bool:
-    """Whether the entry is about a stage's plan (its Part 1: its heading names a plan or starts Part 2, or its
-    answer says Code Generation's plan was approved or starts its Part 2), which approves the plan, not the stage,
+    """Whether the entry is about a stage's plan (its Part 1: its heading names a plan or starts Part 2, its
+    answer says Code Generation's plan was approved or starts its Part 2, or the writer's note beside the person's
+    words says they approved a plan), which approves the plan, not the stage,
     for the stages whose rules ask a second approval (PLANNED: the stories, the units, the generated code;
     code-generation.md, Part 2's "Wait for Explicit Approval"). Other stages' plans are the stage's own work
     (Workflow Planning's execution plan)."""
     heading = heading_of(entry)  # NESIC-aws-ai-hackathon/GEZA: `## エントリ 063 - U0 Code Generation 承認・Part 2 開始`
-    return names_own_plan(heading) or starts_part_two(heading) or plan_approved_in_answer(entry)
+    return names_own_plan(heading) or starts_part_two(heading) or plan_approved_in_answer(entry, stage_of(heading)) or \
+        plan_approved_in_note(entry)
 
 
 def plans_of(entry: AuditEntry) -> frozenset[str]:

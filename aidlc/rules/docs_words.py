@@ -281,13 +281,37 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def plan_approved_in_answer(entry: AuditEntry) -> bool:
+def plan_approved_in_answer(entry: AuditEntry, stage: str | None) -> bool:
     """Whether a sentence of the agent's answer says Code Generation's plan was approved, or its Part 2 starts
     (thetkim9's `## Construction Phase - TDD Code Generation 승인`, "Approve & Continue", answered `TDD Code Generation
-    Plan 승인. Step 0 실행 시작.`: the plan's approval, the code yet to be written)."""
-    return any(((APPROVAL.search(sentence) and names_own_plan(sentence)) or starts_part_two(sentence)) and
-               "code-generation" in stages_named(sentence)
-               for sentence in SENTENCE.split(entry.fields.get("ai_response", "")))
+    Plan 승인. Step 0 실행 시작.`: the plan's approval, the code yet to be written); a sentence naming no stage
+    speaks of the `stage` the heading names (welligtoncos/ia-dlc-lote-clientes-aws's `## unit-infra-aws Code
+    Generation executada`, "aprovado", answered "Plano APPROVED. Parte 2: ...")."""
+    for sentence in SENTENCE.split(entry.fields.get("ai_response", "")):
+        named = stages_named(sentence) or ([stage] if stage is not None else [])
+        if (_says_plan_approved(sentence) or starts_part_two(sentence)) and "code-generation" in named:
+            return True
+    return False
+
+
+# The person's words as a log quotes them; what stands outside the quotes is the writer's note on them.
+_QUOTED = re.compile(r'"[^"\n]*"|“[^“”\n]*”|「[^「」\n]*」')
+
+
+def plan_approved_in_note(entry: AuditEntry) -> bool:
+    """Whether the writer's note beside the person's quoted words says they approved a plan (primevalsistail/
+    endless-runner's `"OK"（Code Generation Plan 承認）` under `## Code Generation - v1.2 完了`, cheongYak-radar's
+    `"go" (approve U3 code-gen plan)` under `## U3 Code Generation — Approved & Complete`): the plan's approval, the
+    code written after the words."""
+    for key in PERSON:
+        text = entry.fields.get(key, "")
+        if _QUOTED.search(text) and _says_plan_approved(_QUOTED.sub(" ", text)):
+            return True
+    return False
+
+
+def _says_plan_approved(text: str) -> bool:
+    return APPROVAL.search(text) is not None and names_own_plan(text)
 
 
 def names_own_plan(text: str) -> bool:
