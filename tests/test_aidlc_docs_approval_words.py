@@ -10,7 +10,8 @@ from datetime import timedelta
 import pytest
 
 from aidlc.aidlc_docs.stages import stages_named
-from aidlc.rules.docs_words import PLAN, approval_at, names_approval
+from aidlc.rules.docs_approved import PLAN
+from aidlc.rules.docs_words import approval_at, names_approval
 from tests.aidlc_docs_sample import (
     AUDIT,
     ENTRIES,

@@ -289,7 +289,7 @@ def test_an_option_picked_under_a_selection_heading_approves_nothing(docs: DocsR
     ("Requirements Analysis approved; moving to Workflow Planning", ("requirements-analysis",)),
 ])
 def test_the_stage_an_answer_says_approved_is_not_the_one_it_starts(answer: str, approved: tuple[str, ...]) -> None:
-    from aidlc.rules.docs_words import approved_in_answer
+    from aidlc.rules.docs_approved import approved_in_answer
 
     [entry] = audit_entries(["## Approval", "**Timestamp**: 2026-05-06T12:12:28Z", '**User Input**: "Apruebo"',
                              f"**AI Response**: {answer}"], 0)

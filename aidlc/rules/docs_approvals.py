@@ -3,7 +3,7 @@ which unit) each answers for, read entry after entry along each log (what one en
 aidlc/rules/docs_entries.py; when each stage was first approved: aidlc/rules/docs_approval_order.py). The
 work-tree rules (aidlc/rules/docs_layout.py), the history rules (aidlc/rules/docs_history_ticks.py, on each commit's
 version of the logs), `aidlc status` and the unit evidence read approvals this one way. What the person's words
-and the agent's answer say is read in aidlc/rules/docs_words.py.
+and the agent's answer say is read in aidlc/rules/docs_words.py and aidlc/rules/docs_approved.py.
 
 An approval, as these rules read one, is an audit entry whose heading or Context names the stage (and the unit,
 when the ticked line names one) and whose User Input or User Response holds a person's words: not an empty, `N/A`
@@ -19,6 +19,7 @@ from typing import NamedTuple
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, letter_unit, letters_of, listed_units, unit_of
+from aidlc.rules.docs_approved import approved_for_every_unit, approved_in_answer
 from aidlc.rules.docs_entries import (
     answered,
     approved_stages,
@@ -38,8 +39,6 @@ from aidlc.rules.docs_words import (
     APPROVAL,
     NOT_APPROVED,
     approval_at,
-    approved_for_every_unit,
-    approved_in_answer,
     done_here,
     goes_ahead,
     has_words,

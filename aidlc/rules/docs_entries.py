@@ -2,7 +2,8 @@
 answers for (`approved_stages`), whether it says a person approved a stage (`approves`), the stage the entry before
 put to the person that its go-ahead answers (`answered`). The heading as it speaks of approvals:
 aidlc/rules/docs_headings.py; how the entries of a log add up to each stage's approvals: aidlc/rules/docs_approvals.py;
-what the person's words and the agent's answer say: aidlc/rules/docs_words.py.
+what the person's words and the agent's answer say: aidlc/rules/docs_words.py, and what they say was approved
+(a stage, its plan, every unit): aidlc/rules/docs_approved.py.
 """
 
 from __future__ import annotations
@@ -14,30 +15,32 @@ from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import label_starts, stage_of, stages_followed_by, stages_named, without_stage_names
 from aidlc.aidlc_docs.state_line import SKIPPED_AFTER
 from aidlc.aidlc_docs.units import unit_of
+from aidlc.rules.docs_approved import (
+    DESIGNS,
+    PLAN,
+    PLAN_AFTER,
+    PLANNED,
+    approved_in_answer,
+    names_own_plan,
+    plan_approved_in_answer,
+    plan_approved_in_note,
+    starts_part_two,
+)
 from aidlc.rules.docs_headings import STARTS, heading_of
 from aidlc.rules.docs_words import (
     APPROVAL,
     AWAITED,
-    DESIGNS,
     DONE,
     GO_AHEAD_LENGTH,
     NEXT,
     NEXT_STAGE,
     NOT_APPROVED,
-    PLAN,
-    PLAN_AFTER,
-    PLANNED,
     SENTENCE,
     approvals_given,
-    approved_in_answer,
     goes_ahead,
     has_words,
     names_approval,
-    names_own_plan,
     not_a_yes,
-    plan_approved_in_answer,
-    plan_approved_in_note,
-    starts_part_two,
     words_of,
 )
 

@@ -7,9 +7,8 @@ import re
 
 from aidlc.aidlc_docs.audit import PERSON, person_words
 from aidlc.aidlc_docs.model import AuditEntry
-from aidlc.aidlc_docs.stages import label_starts, stages_followed_by, stages_named
-from aidlc.aidlc_docs.state_line import ALL_UNITS, AWAITING, SKIPPED
-from aidlc.aidlc_docs.units import unit_of
+from aidlc.aidlc_docs.stages import stages_named
+from aidlc.aidlc_docs.state_line import AWAITING
 
 _NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
 # What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
@@ -100,21 +99,6 @@ _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE
 _CHOICE_GAP = re.compile(r"[\s,;/]+")
 GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
 NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
-# A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work; Japanese プラン too
-# (Mr-Unchain/markdown-editor's `## INCEPTION - User Stories (プラン承認)`). (Workflow Planning is a stage's name,
-# `ワークフロープランニング`, no plan put to the person.)
-PLAN = re.compile(r"(?<!workflow )\bplan|\bpart[ \t]*1\b|계획|计划|計画|(?<!ワークフロー)プラン|plano\b", re.IGNORECASE)
-# The plan word right after a stage's name (`Code Gen Plan`, `User Stories プラン`, `Functional Design (Part 1)`).
-PLAN_AFTER = re.compile(r"\W{0,3}(?:" + PLAN.pattern + ")", re.IGNORECASE)
-# The stages whose plan (Part 1) the rules put to the person apart from the stage's work (Part 2): User Stories'
-# story plan, Units Generation's unit-of-work plan, Code Generation's plan.
-PLANNED = frozenset({"user-stories", "units-generation", "code-generation"})
-# The design stages, whose plan holds questions the person answers before the design is made, then approved
-# (functional-design.md, Step 8): an entry about the plan named right after the stage's name approves the plan's
-# answers, not the design (MamaMoh/SimbaFlow's `Unit 7 FD Plan Approved; FD Artifacts Ready`, MangoYoun's
-# `Functional Design Plan - User Approval`). Not Workflow Planning: its execution plan is the stage's work.
-DESIGNS = frozenset({"application-design", "functional-design", "nfr-requirements", "nfr-design",
-                     "infrastructure-design"})
 QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
 
 
@@ -258,131 +242,6 @@ def _choices(said: str) -> int:
             return 0
         options += read.group("option") is not None
     return options
-
-
-def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
-    """The stages a sentence of the agent's answer says approved (`Functional Design 승인 처리`: "Functional Design's
-    approval recorded"; "Requirements Analysis approved; starting User Stories"; "Approved the requirements, moving
-    to Workflow Planning"), never the plan of a stage the rules approve apart from its work (PLANNED: "User Stories
-    プラン承認", "the story plan approved"), nor a design's plan named so (DESIGNS: "Functional Design Plan 승인
-    확인"): where the person's go-ahead is logged under the next stage's
-    heading, the answer names the stage it approved (aws-ai-dlc's "다음단계 부탁해" under `## Frontend NFR Requirements
-    - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
-    found: list[str] = []
-    for sentence in SENTENCE.split(entry.fields.get("ai_response", "")):
-        text = AWAITED.sub(" ", sentence)
-        said = APPROVAL.search(text)
-        if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
-            continue
-        after = _CLAUSE.split(text[said.end():], 1)[0]  # a stage the clause says was skipped is none approved
-        named = stages_named(text[:said.end()]) or ([] if SKIPPED.search(after) else stages_named(after))
-        plans = DESIGNS.intersection(stages_followed_by(text, PLAN_AFTER))
-        found += [stage for stage in named if not (stage in PLANNED and PLAN.search(text)) and stage not in plans]
-    return tuple(dict.fromkeys(found))
-
-
-def plan_approved_in_answer(entry: AuditEntry, stage: str | None) -> bool:
-    """Whether a sentence of the agent's answer says Code Generation's plan was approved, or its Part 2 starts
-    (thetkim9's `## Construction Phase - TDD Code Generation 승인`, "Approve & Continue", answered `TDD Code Generation
-    Plan 승인. Step 0 실행 시작.`: the plan's approval, the code yet to be written); a sentence naming no stage
-    speaks of the `stage` the heading names (welligtoncos/ia-dlc-lote-clientes-aws's `## unit-infra-aws Code
-    Generation executada`, "aprovado", answered "Plano APPROVED. Parte 2: ...")."""
-    for sentence in SENTENCE.split(entry.fields.get("ai_response", "")):
-        named = stages_named(sentence) or ([stage] if stage is not None else [])
-        if (_says_plan_approved(sentence) or starts_part_two(sentence)) and "code-generation" in named:
-            return True
-    return False
-
-
-# The person's words as a log quotes them; what stands outside the quotes is the writer's note on them.
-_QUOTED = re.compile(r'"[^"\n]*"|“[^“”\n]*”|「[^「」\n]*」')
-
-
-def plan_approved_in_note(entry: AuditEntry) -> bool:
-    """Whether the writer's note beside the person's quoted words says they approved a plan (primevalsistail/
-    endless-runner's `"OK"（Code Generation Plan 承認）` under `## Code Generation - v1.2 完了`, cheongYak-radar's
-    `"go" (approve U3 code-gen plan)` under `## U3 Code Generation — Approved & Complete`): the plan's approval, the
-    code written after the words."""
-    for key in PERSON:
-        text = entry.fields.get(key, "")
-        if _QUOTED.search(text) and _says_plan_approved(_QUOTED.sub(" ", text)):
-            return True
-    return False
-
-
-def _says_plan_approved(text: str) -> bool:
-    return APPROVAL.search(text) is not None and names_own_plan(text)
-
-
-def names_own_plan(text: str) -> bool:
-    """Whether `text` names a plan that is not a design's: a plan word belongs to the stage named last before it
-    (oliver-koeth/hre-demo's `UOW-03 Code Generation Approved and UOW-04 Functional Design Planning Start`, answered
-    "... advanced aidlc-state to Functional Design UOW-04 Planning": the code approved, the next unit's design being
-    planned)."""
-    labels = iter(label_starts(text).items())  # in the order of the text, as the plan words are found
-    label, last = next(labels, None), None
-    for word in PLAN.finditer(text):  # one walk over both: a hostile run of plan words and labels stays linear
-        while label is not None and label[0] < word.start():
-            last, label = label[1], next(labels, None)
-        if last not in DESIGNS:
-            return True
-    return False
-
-
-def starts_part_two(text: str) -> bool:
-    """Whether `text` says a stage's Part 2 starts (`Code Generation Part 2 (Generation) 시작`): the plan (Part 1)
-    approved, the work yet to be done."""
-    return _PART_TWO_STARTS.search(text) is not None
-
-
-# An answer that starts Code Generation's Part 2 answered the plan's approval: m2nho's "응" ("yeah") under `## Code
-# Generation - Unit 1 Backend - User Approval`, answered `Code Generation Part 2 (Generation) 시작`.
-_PART_TWO_STARTS = re.compile(r"\bpart[ \t]*(?:2|two|ii)\b[^.\n]{0,40}?(?:시작|\bstart|\bbegin|開始|开始|진입)",
-                              re.IGNORECASE)
-
-
-# An approval the agent took for granted is none: "Functional Design 승인 간주" ("deemed approved"; shimmk-skt, after
-# "Backend Unit 개발 시작할거야": "I'll start the backend unit"), "approval assumed", "视为批准".
-_ASSUMED = re.compile(r"간주|\bassum(?:ed|ing)\b|\bdeem|\btreat\w*[ \t]+as|\btaken[ \t]+as|みな|見な|视为|視為",
-                      re.IGNORECASE)
-# Where the clause of an approval ends: a stop, the next stage (NEXT), a word that goes on, in Spanish and Portuguese
-# too (ferco's "Se registra la aprobacion de requisitos y se inicia Workflow Planning": requirements approved, the
-# next stage started, not approved), a stage not yet reached (oliver-koeth/hre-demo's "Recorded approval of
-# Requirements Analysis and paused the workflow before User Stories").
-_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern +
-                     r"|\b(?:moving|starting|proceed\w*|inici\w*|comienz\w*|before)\b", re.IGNORECASE)
-
-
-def approved_for_every_unit(entry: AuditEntry, units: int) -> bool:
-    """Whether a sentence of the heading, the person's words or the agent's answer says approved and, in the same
-    clause, for every unit of a project of `units` units, naming none (nahom-habtamu/Bug-Squelcher's "Functional
-    Design approved for both units" under `## Functional Design — Architect Approval`, its Context naming the next
-    step's unit: `Code Generation (Backend), Part 1 Planning`): `both units` only where there are two, `all 3 units`
-    only where there are three."""
-    return any(_approves_every_unit(sentence, units)
-               for text in (entry.heading or "", words_of(entry), entry.fields.get("ai_response", ""))
-               for sentence in SENTENCE.split(text))
-
-
-_COUNTS = ("two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")  # ALL_UNITS's words, from 2
-
-
-def _approves_every_unit(sentence: str, units: int) -> bool:
-    if ALL_UNITS.search(sentence) is None or APPROVAL.search(sentence) is None or unit_of(sentence) is not None \
-            or NOT_APPROVED.search(sentence):
-        return False  # most sentences speak of no unit at all
-    given = approvals_given(sentence)
-    said = APPROVAL.search(given)
-    if said is None:
-        return False
-    clause = _CLAUSE.split(given[:said.start()])[-1] + said.group() + _CLAUSE.split(given[said.end():], 1)[0]
-    every = ALL_UNITS.search(clause)
-    if every is None:
-        return False
-    words = every.group().lower().split()
-    counted = 2 if "both" in words else next((int(word) if word.isdigit() else _COUNTS.index(word) + 2
-                                              for word in words if word.isdigit() or word in _COUNTS), units)
-    return counted == units
 
 
 # What an agent's answer says of work it did in answer to the words: `Build and Test 지침 생성 완료`, "generated".
