@@ -287,6 +287,12 @@ def test_an_option_picked_under_a_selection_heading_approves_nothing(docs: DocsR
     ("Se registra la aprobacion del workflow planning y se inicia Code Generation.", ("workflow-planning",)),
     ("Aprovação registrada; iniciando Application Design.", ()),
     ("Requirements Analysis approved; moving to Workflow Planning", ("requirements-analysis",)),
+    # zizuiliaoya-droid/clothinkai: "the user approved the requirements document, entering the User Stories stage"
+    ("用户批准需求文档，进入 User Stories 阶段", ()),
+    ("Requirements Analysis 已批准，进入 User Stories 阶段", ("requirements-analysis",)),
+    ("User Stories 承認、Workflow Planning 開始", ("user-stories",)),
+    # Clipboard--Mac: the designs generated, "awaiting the user's approval of the code generation plan"
+    ("生成 Unit 1 Core 的完整设计文档（功能设计 + NFR 需求 + NFR 设计 + 代码生成计划），等待用户批准代码生成计划", ()),
 ])
 def test_the_stage_an_answer_says_approved_is_not_the_one_it_starts(answer: str, approved: tuple[str, ...]) -> None:
     from aidlc.rules.docs_approved import approved_in_answer
@@ -433,6 +439,27 @@ def test_the_person_s_words_under_a_japanese_field_name_are_their_input(docs: Do
     # entry puts to the person as well)
     found = approvals(read_project(docs.root, DOCS)).get(("application-design", None), [])
     assert (docs.line(AUDIT, entry.split("\n")[0]) in [each.line for each in found]) is approved
+
+
+@pytest.mark.parametrize(("field", "approved"), [
+    ("AI响应", False),  # zizuiliaoya-droid/clothinkai: "AI response", with no space, at 210 entries
+    ("AI 回应", False),
+    ("备注", True)])  # "remarks": no field aidlc reads, so no answer that did the work
+def test_the_agent_s_answer_under_a_chinese_field_name_is_read(docs: DocsRepo, field: str, approved: bool) -> None:
+    # "继续" ("continue") after the design's plan, answered with the design made: the words set the work going, and
+    # nothing approved the design after it
+    text = audit_text()
+    start, end = text.index("## Functional Design - Unit 1 Approval"), text.index("## NFR Requirements - Unit 1")
+    entry = (f"## CONSTRUCTION - U01 - Functional Design - 设计文档生成\n**时间戳**: {iso(stamp(7))}\n"
+             f'**用户输入**: "继续"（认可 17 个预填澄清答案）\n**{field}**: 基于决策生成 3 份功能设计文档\n'
+             "**上下文**: CONSTRUCTION - Unit 1 orders-api\n\n---\n\n"
+             # as the log goes on: the next stage's plan, no words of the person between
+             "## CONSTRUCTION - U01 - NFR Requirements - Planning\n"
+             f"**时间戳**: {iso(stamp(7) + timedelta(minutes=1))}\n"
+             f"**{field}**: 创建 U01-nfr-requirements-plan.md\n\n---\n\n")
+    docs.write(AUDIT, text[:start] + entry + text[end:])
+    unapproved = [f.line for f in docs.findings("AIDLC-DOCS-003")]
+    assert unapproved == ([] if approved else [docs.line(STATE, "Functional Design - EXECUTE (Unit 1")])
 
 
 @pytest.mark.parametrize("heading", ["Increment v8 — Application Design — Respuestas recibidas",  # Programa-Dx

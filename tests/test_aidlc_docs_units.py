@@ -365,6 +365,9 @@ def test_a_line_listing_two_units_claims_the_stage_of_each(docs: DocsRepo) -> No
     ("CONSTRUCTION - V2-GAP-UOW-01 Code Generation", [None]),  # a unit of a second set: not unit 1
     ("NFR Requirements - COMPLETED & APPROVED (2026-07-23) - React 18 (U01-H20 discharged)", [None]),  # a handoff's id
     ("Build and Test - Fixed U08-H7", [None]),  # u-10bei: a handoff of unit 8, not the unit's line
+    # u-10bei/nazokake-judge: a business rule's id, once read as units 6 to 12, seven findings of one line
+    ("Infrastructure Design - 承認済み（2026-07-20）。**BR-U6-12 を改訂**", [None]),
+    ("Code Generation - FR-U2 done", [None]),
     ("Code Generation - U1-U2 and U4", ["1", "2", "4"]),
     ("Code Generation - Unit 1 - 2 files", ["1"]),  # a hyphen between spaces: no range
     ("Code Generation - U1~U999", ["1"]),  # more units than any project has: no range
@@ -424,3 +427,12 @@ def test_a_stage_name_does_not_name_the_unit_folder_it_holds_a_word_of(docs: Doc
     docs.write(AUDIT, audit_text([entry for entry in ENTRIES if not entry[0].startswith("Code Generation")]))
     approve(docs, "Code Generation - Approval", "CONSTRUCTION - Code Generation approved. Next: Infrastructure Design")
     assert found(docs) == []
+
+
+def test_a_bold_field_under_a_unit_s_heading_keeps_the_unit_of_the_lines_after_it() -> None:
+    # u-10bei/nazokake-judge: `**背景**: ...` ("background: ...") under `#### U5: ...` read as a bold heading naming
+    # no unit, and the unit's stage lines were no unit's; a bold line alone still names the unit of what follows
+    text = ("# State\n\n#### U5: 出題停止（item retirement）— **完了**\n**背景**: 著作権上の配慮\n"
+            "- [x] Functional Design — **承認済み**（2026-07-17）\n**Unit 6: Layers**\n- [x] Functional Design\n")
+    state = read_state(text, f"{DOCS}/aidlc-state.md")
+    assert [(line.line, line.unit) for line in state.stages] == [(5, "5"), (7, "6")]

@@ -27,7 +27,9 @@ from aidlc.aidlc_docs.state_line import (
 )
 from aidlc.aidlc_docs.units import letter_unit, unit_of, units_of
 
-_BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*")
+# A bold line names the unit of the lines under it, as a heading does; not a field, `**背景**: ...` ("background",
+# u-10bei/nazokake-judge: under `#### U5: ...`, it took the unit from the unit's stage lines).
+_BOLD_HEADING = re.compile(r"^\*\*(?P<text>[^*]+)\*\*(?![ \t]*[:：])")
 _ROW = re.compile(r"^[ \t]*\|(?P<cells>.*)\|[ \t]*$")
 _RULE_ROW = re.compile(r"^[ \t|:-]+$")  # a table's |---|:---:| line
 _STAGE_COLUMN = re.compile(r"^(?:stage|stage name|단계|스테이지|阶段|ステージ|段階|etapa|fase)$", re.IGNORECASE)

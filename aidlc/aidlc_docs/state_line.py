@@ -54,7 +54,8 @@ SKIPPED_AFTER = re.compile(r"[ \t]*+[-–—:(]?[ \t]*+(?:" + SKIPPED.pattern + 
 # What a line says while a person's approval is awaited, not given.
 AWAITING = re.compile(r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:explicit[ \t]+|final[ \t]+)?"
                       r"(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
-                      r"승인[ \t]*(?:게이트[ \t]*)?대기|리뷰[ \t]*게이트[ \t]*대기|等待(?:批准|审批)|承認待ち|"
+                      r"승인[ \t]*(?:게이트[ \t]*)?대기|리뷰[ \t]*게이트[ \t]*대기|承認待ち|"
+                      r"等待(?:用户|您的?)?(?:批准|审批)|"  # "awaiting (the user's) approval" (Clipboard--Mac)
                       r"aguardando[ \t]+aprova", re.IGNORECASE)
 
 

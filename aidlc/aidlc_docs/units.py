@@ -13,7 +13,8 @@ from aidlc.aidlc_docs.stages import without_stage_names
 # A unit of work is also `UOW-01`, `UoW-1`, standing alone: `V2-GAP-UOW-01` is a unit of another set, named by its
 # folder (jin-101/SPA-BRIDGE holds both). `U01-H20`, `U08-H7` are ids of a unit's handoffs (u-10bei), not the unit.
 _UNIT = re.compile(r"(?:\b(?:unit|unidade?|유닛)|(?<![\w-])uow)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
-                   r"|\b[Uu]-?(?P<u>\d+)\b(?!-(?!u\d)[a-z]+\d)", re.IGNORECASE)  # `U3`, `U-01` (cu-aaii)
+                   # `U3`, `U-01` (cu-aaii); not in another id, `BR-U6-12` (a business rule, u-10bei/nazokake-judge)
+                   r"|(?<![^\W\d_]-)\b[Uu]-?(?P<u>\d+)\b(?!-(?!u\d)[a-z]+\d)", re.IGNORECASE)
 
 
 def _name(match: re.Match[str]) -> str:

@@ -119,8 +119,8 @@ _ASSUMED = re.compile(r"간주|\bassum(?:ed|ing)\b|\bdeem|\btreat\w*[ \t]+as|\bt
 # too (ferco's "Se registra la aprobacion de requisitos y se inicia Workflow Planning": requirements approved, the
 # next stage started, not approved), a stage not yet reached (oliver-koeth/hre-demo's "Recorded approval of
 # Requirements Analysis and paused the workflow before User Stories").
-_CLAUSE = re.compile(r"[;,:—–]|\s-\s|" + NEXT.pattern +
-                     r"|\b(?:moving|starting|proceed\w*|inici\w*|comienz\w*|before)\b", re.IGNORECASE)
+_CLAUSE = re.compile(r"[;,:—–；，：、]|\s-\s|" + NEXT.pattern +
+                     r"|\b(?:moving|starting|proceed\w*|inici\w*|comienz\w*|before)\b|进入|開始|开始", re.IGNORECASE)
 
 
 def approved_for_every_unit(entry: AuditEntry, units: int) -> bool:
