@@ -1055,6 +1055,19 @@ def test_a_stage_ticked_over_the_person_s_request_for_changes_names_it(docs: Doc
         'or asking for changes, with no approval after them: "Request Changes: show prices with tax"'), finding.message
 
 
+def test_a_quoted_objection_cannot_drive_the_terminal_or_the_ci_annotations(docs: DocsRepo) -> None:
+    # The quoted words are the log's, which a model or a pull request writes: escapes and bidirectional controls
+    # in them reach neither a reviewer's terminal nor a GitHub annotation as themselves.
+    hostile = "Request Changes: \x1b[2J\x1b]0;pwned\x07 x\u202e txt"
+    review = ("Code Generation - Unit 2 Review", hostile, "Changes noted.", "CONSTRUCTION - Unit 2 shop-web")
+    docs.write(AUDIT, audit_text([review if e[0] == "Code Generation - Unit 2 Approval" else e for e in ENTRIES]))
+    for args, env in ((("validate",), None), (("ci", "."), {"GITHUB_ACTIONS": "true"})):
+        result = run_cli(*args, cwd=docs.root, env=env)
+        line = next(line for line in result.stdout.split("\n") if "refusing or asking for changes" in line)
+        assert result.returncode == 1 and "Request Changes:" in line
+        assert not any(char in line for char in "\x1b\x07\u202e"), line
+
+
 @pytest.mark.parametrize("generated_code_approved", [True, False])
 def test_code_generation_s_plan_approval_is_not_the_stage_s(docs: DocsRepo, generated_code_approved: bool) -> None:
     # The rules ask two approvals of Code Generation: its plan (Part 1), then the generated code (Part 2).
