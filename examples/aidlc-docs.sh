@@ -9,6 +9,14 @@
 # No model runs here: this script writes the records itself, as an agent would, with fixed dates.
 set -euo pipefail
 
+for tool in aidlc git; do
+  if ! command -v "$tool" > /dev/null; then
+    echo "aidlc-docs example: the $tool command is not on PATH; the example runs it" >&2
+    echo "Next steps:" >&2
+    echo "  python3 -m venv .venv && . .venv/bin/activate && pip install -e .    # aidlc (git: install it with your system's packages)" >&2
+    exit 2
+  fi
+done
 sample=${1:-$(mktemp -d)/shop-records}
 if [ -e "$sample" ] && [ -n "$(ls -A "$sample" 2>/dev/null)" ]; then  # its sample only: never a folder of yours
   echo "aidlc-docs example: $sample exists and is not empty; the example builds its sample in a new folder" >&2

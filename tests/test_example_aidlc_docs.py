@@ -55,3 +55,12 @@ def test_the_example_builds_only_its_own_sample_never_in_a_folder_of_yours(tmp_p
     assert ran.returncode == 2
     assert "exists and is not empty" in ran.stderr and "Next steps:" in ran.stderr
     assert sorted(path.name for path in mine.iterdir()) == ["notes.md"]
+
+
+def test_the_example_says_how_to_install_aidlc_when_it_is_not_on_path(tmp_path: Path) -> None:
+    bare = {k: v for k, v in os.environ.items() if not k.startswith(("AIDLC_", "GIT_", "XDG_"))}
+    bare["PATH"] = "/usr/bin:/bin"  # git and the shell's tools, no aidlc
+    ran = subprocess.run(["bash", str(EXAMPLE), str(tmp_path / "records")], env=bare, capture_output=True, text=True)
+    assert ran.returncode == 2
+    assert "the aidlc command is not on PATH" in ran.stderr and "pip install -e ." in ran.stderr
+    assert not (tmp_path / "records").exists()
