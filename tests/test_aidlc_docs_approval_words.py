@@ -474,16 +474,18 @@ def test_words_under_a_heading_naming_the_story_plan_in_japanese_approve_the_pla
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] User Stories")})
 
 
-@pytest.mark.parametrize(("answer", "approved"), [
+@pytest.mark.parametrize(("made", "answer", "approved"), [
     # Mogibo-AI/carhogo, a log kept newest first: "承認して続行" ("approve and continue") under the next stage's
     # start, its Context naming the stories done, answered "User Stories' approval received"
-    ("User Stories 承認受領。Workflow Planning を開始。execution-plan.md を生成。", True),
-    ("User Stories プラン承認受領。Part 2 を開始。", False)])  # the story plan's approval
+    (("ユーザーストーリー — 生成完了・承認待ち", None, "personas.md・stories.md を生成完了。承認待ち。",
+      "INCEPTION - User Stories, Part 2 Generation 完了"),
+     "User Stories 承認受領。Workflow Planning を開始。execution-plan.md を生成。", True),
+    # the story plan's approval, after the plan was put to the person
+    (("ユーザーストーリー — プラン作成・承認待ち", None, "story-generation-plan.md を作成。プランの承認待ち。",
+      "INCEPTION - User Stories, Part 1 Planning"), "User Stories プラン承認受領。Part 2 を開始。", False)])
 def test_an_answer_saying_the_stage_its_context_names_was_approved_under_the_next_stage_s_start_approves_it(
-        docs: DocsRepo, answer: str, approved: bool) -> None:
-    entries = replacing(("User Stories - Approval",), (
-        "ユーザーストーリー — 生成完了・承認待ち", None, "personas.md・stories.md を生成完了。承認待ち。",
-        "INCEPTION - User Stories, Part 2 Generation 完了"), (
+        docs: DocsRepo, made: Entry, answer: str, approved: bool) -> None:
+    entries = replacing(("User Stories - Approval",), made, (
         "ワークフロープランニング — 開始", "承認して続行", answer,
         "INCEPTION - User Stories 完了 → Workflow Planning 開始"))
     docs.write(AUDIT, "# AI-DLC Audit Log\n\n" + "".join(

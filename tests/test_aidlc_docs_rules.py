@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.aidlc_docs.audit import audit_entries
+from aidlc.aidlc_docs.audit import as_logged, audit_entries
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.reader import MAX_AUDIT_BYTES, read_project
 from aidlc.aidlc_docs.state import read_state
@@ -1302,6 +1302,43 @@ def test_a_log_kept_newest_first_is_one_warning_for_its_run(docs: DocsRepo) -> N
     assert (f"{len(ENTRIES) - 1} entries in a row are each earlier than the entry above it, from {iso(stamp(11))} "
             f"(below line 3, {iso(stamp(12))}) to {iso(stamp(0))}") in finding.message
     assert "this part of the log runs newest first" in finding.message
+
+
+@pytest.mark.parametrize(("minutes", "logged"), [
+    ([0, 1, 2, 3], [0, 1, 2, 3]),
+    ([3, 2, 1, 0], [0, 1, 2, 3]),  # newest first
+    ([5, 4, 3, 6, 2, 1, 0], [0, 1, 2, 6, 3, 4, 5]),  # and one time out of step: the order, not the times
+    ([6, 7, 8, 3, 4, 5, 0, 1, 2], [6, 7, 8, 3, 4, 5, 0, 1, 2]),  # each block oldest first, the newest above
+])
+def test_only_a_log_kept_newest_first_is_read_from_the_bottom_up(minutes: list[int], logged: list[int]) -> None:
+    text = "".join(entry_text(f"Entry {minute}", stamp(minute), "ok", "Done.", "CONSTRUCTION") for minute in minutes)
+    assert [entry.heading for entry in as_logged(audit_entries(text.split("\n")))] == [
+        f"Entry {minute}" for minute in logged]
+
+
+def test_a_go_ahead_in_a_log_kept_newest_first_answers_the_entry_logged_before_it(docs: DocsRepo) -> None:
+    # drpacman/BattleTrs writes each session's entries above the last's: "continue" under `Construction Unit A —
+    # NFR Design COMPLETED` answers the NFR Requirements completed before it, written below it. Read from the top,
+    # the entry above it was later: four of its stages went unapproved.
+    entries = [e for e in ENTRIES if e[0] != "Code Generation - Unit 2 Approval"]
+    entries[entries.index(next(e for e in entries if e[0] == "Functional Design - Unit 2 Approval"))] = (
+        "Construction Unit 2 — Functional Design COMPLETED", "A",
+        "Option A: units generated, Functional Design of unit 2 followed. Generated business-rules.md. Awaiting "
+        "approval.", "CONSTRUCTION - Functional Design (Unit 2)")
+    entries[-1:-1] = [("Construction Unit 2 — Code Generation COMPLETED", "continue",
+                       "Generated the shop-web code. Awaiting approval.", "CONSTRUCTION - Code Generation (Unit 2)"),
+                      ("Construction Unit 2 — Code Generation Approved", "approved", "Unit 2 code approved.",
+                       "CONSTRUCTION - Code Generation (Unit 2) approved")]
+    texts = [entry_text(h, stamp(n), u, r, c) for n, (h, u, r, c) in enumerate(entries)]
+    docs.write(AUDIT, "# AI-DLC Audit Log\n\n" + "".join(texts))
+    assert [f.code for f in docs.findings()] == []
+    docs.write(AUDIT, "# AI-DLC Audit Log\n\n" + "".join(texts[::-1]))
+    assert [(f.code, f.line) for f in docs.findings("AIDLC-DOCS-003")] == []
+    assert [f.code for f in docs.findings()] == ["AIDLC-DOCS-009"]  # the order is still reported
+    report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
+    [design] = [stage for unit in report["units"] if unit["unit"] == "2" for stage in unit["stages"]
+                if stage["stage"] == "functional-design"]
+    assert design["approvals"] == [f"{AUDIT}:{docs.line(AUDIT, '## Construction Unit 2 — Code Generation COMPLETED')}"]
 
 
 def test_a_midnight_timestamp_is_a_warning(docs: DocsRepo) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from datetime import UTC, datetime
+from itertools import pairwise
 
 from aidlc.aidlc_docs.markdown import HEADING, conflict_lines
 from aidlc.aidlc_docs.model import AuditEntry, AuditLog
@@ -67,6 +68,23 @@ def read_audit(text: str, rel: str) -> AuditLog:
     lines = text.split("\n")
     return AuditLog(path=rel, conflict_lines=conflict_lines(text), entries=audit_entries(lines),
                     text_lines=sum(1 for line in lines if line.strip()))
+
+
+def as_logged(entries: list[AuditEntry]) -> list[AuditEntry]:
+    """The entries in the order they were logged: as written, unless the log is kept newest first (more than three
+    times as many of its timed entries earlier than the timed entry above them as later: drpacman/BattleTrs writes
+    each session's entries above the last session's), then from the bottom up. A person's go-ahead answers the entry
+    logged before it, not the one written above it. Read from the bottom up, not sorted by time: a time that
+    disagrees with the order is more often estimated than the order wrong (kondo97/mattermost-plugin-rtk stamps
+    entries of two sessions alike; sorted, one session's "approve the plan" answered the other's design). A log of
+    both orders is left as written (socar-rieul/aidlc-modu-2 logged its first ten entries oldest first, then 23 newest
+    first above them; jongon/betmeet-clone puts each unit's entries, oldest first, above the last unit's)."""
+    timed = [entry.at for entry in entries if entry.at is not None]
+    earlier = later = 0
+    for above, below in pairwise(timed):
+        earlier += below < above
+        later += below > above
+    return entries[::-1] if earlier > 3 * later else entries
 
 
 def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:

@@ -1,5 +1,6 @@
 """The approvals the aidlc-docs layout's audit logs record: the entries with a person's words, by the stage (of
-which unit) each answers for, read entry after entry along each log (what one entry says, with the one before it:
+which unit) each answers for, read entry after entry along each log in the order logged (`as_logged` in
+aidlc/aidlc_docs/audit.py: a log kept newest first from the bottom up; what one entry says, with the one before it:
 aidlc/rules/docs_entries.py; when each stage was first approved: aidlc/rules/docs_approval_order.py). The
 work-tree rules (aidlc/rules/docs_layout.py), the history rules (aidlc/rules/docs_history_ticks.py, on each commit's
 version of the logs), `aidlc status` and the unit evidence read approvals this one way. What the person's words
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import NamedTuple
 
+from aidlc.aidlc_docs.audit import as_logged
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, letter_unit, letters_of, listed_units, unit_of
@@ -215,9 +217,10 @@ def approvals_in(logs: list[list[AuditEntry]], units: Units) -> dict[tuple[str, 
     entries read on from where that one's reading stopped (603 versions of 2,500 entries each read whole took 8.7
     s of a 20 s validation)."""
     found: dict[tuple[str, str | None], list[AuditEntry]] = defaultdict(list)
-    for entries in logs:
-        if not entries:
+    for written in logs:
+        if not written:
             continue
+        entries = as_logged(written)
         kept = units.read_logs.get(id(entries[0]))
         done = len(kept.entries) if kept is not None and len(kept.entries) < len(entries) and all(
             a is b for a, b in zip(kept.entries, entries, strict=False)) else 0
@@ -286,7 +289,7 @@ def whole_unit_approvals(project: DocsProject, units: Units) -> dict[str, tuple[
     (the rules ask each stage's approval before the next starts); a finding of a stage of the unit names it."""
     found: dict[str, tuple[AuditEntry, str]] = {}
     for log in project.audits:
-        for entry in log.entries:
+        for entry in as_logged(log.entries):
             heading = heading_of(entry)
             unit = units.of(entry)
             if unit is None or unit in found or stages_named(heading) or not names_approval(heading) \
@@ -304,7 +307,7 @@ def plan_approvals(project: DocsProject, units: Units) -> dict[str | None, tuple
     tick for one resting on it."""
     found: dict[str | None, tuple[AuditEntry, str]] = {}
     for log in project.audits:
-        for entry in log.entries:
+        for entry in as_logged(log.entries):
             heading = heading_of(entry)
             if stage_of(heading) == "code-generation" and plan_part(entry) and has_words(entry) and \
                     not not_a_yes(entry) and says_approved(entry):
@@ -318,7 +321,8 @@ def refusals(project: DocsProject, units: Units) -> dict[tuple[str, str | None],
     approval"), with its log's path: a finding of the stage, ticked with no approval after it, names the objection."""
     found: dict[tuple[str, str | None], tuple[AuditEntry, str]] = {}
     for log in project.audits:
-        for before, entry in zip([None, *log.entries], log.entries, strict=False):
+        entries = as_logged(log.entries)
+        for before, entry in zip([None, *entries], entries, strict=False):
             said = _said(units, before, entry)
             if said.named is not None and has_words(entry) and refuses(entry):
                 found[(said.named, said.unit if BY_SLUG[said.named].per_unit else None)] = (entry, log.path)
@@ -335,8 +339,8 @@ def logged_approval(project: DocsProject, given: dict[tuple[str, str | None], li
     unit = units.key(line.unit) if stage.per_unit else None
     found = [entry for (slug, of), entries in given.items() if slug == stage.slug and (unit is None or of == unit)
              for entry in entries if approves(entry, stage.slug)]  # its unit, `given` holds already
-    logged = [(stage_of(heading_of(entry)) == stage.slug, index, f"{log.path}:{entry.line}")
-              for index, (log, entry) in enumerate((log, entry) for log in project.audits for entry in log.entries)
+    logged = [(stage_of(heading_of(entry)) == stage.slug, index, f"{log.path}:{entry.line}") for index, (log, entry)
+              in enumerate((log, entry) for log in project.audits for entry in as_logged(log.entries))
               if any(entry is approval for approval in found)]
     return max(logged)[2] if logged else None
 
