@@ -13,6 +13,7 @@ import pytest
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.model.types import Severity
 from aidlc.rules import docs_approvals, every_rule
+from aidlc.rules.catalogue import MAX_MESSAGE
 from aidlc.rules.docs_history_scan import history_findings
 from tests.helpers import git_init, run_cli
 
@@ -519,6 +520,29 @@ def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
                             "which added it at 2026-06-01T18:10:00+09:00; read in the committer's zone (+09:00) it is "
                             "10 minutes before the commit: a local time written as UTC? Write the zone (+09:00), or "
                             "the time in UTC")
+
+
+def test_a_local_time_written_as_utc_by_several_commits_is_one_finding(docs: Repo) -> None:
+    """agwlvssainokuni/MasterMeister2 writes Tokyo's time with a `Z` in the entries of 136 commits: one mistake, one
+    finding naming them all; an entry dated after its commit in no zone's reading is still its own."""
+    log = "# Audit\n\n" + START
+    for hour in (18, 19, 20):
+        log += entry(f"Stage {hour} - Answers", f"2026-06-01T{hour}:00:00Z", "A")
+        docs.commit(f"answers {hour}", f"2026-06-01T{hour}:10:00+09:00", **{AUDIT: log})
+    late = entry("Workflow Planning - Approval", "2026-06-02T09:00:00Z", "Approve & Continue")
+    docs.commit("plan", "2026-06-01T21:10:00+09:00", **{AUDIT: log + late})
+    found = [(line, message) for code, _, line, message in docs.findings() if code == "AIDLC-DOCS-025"]
+    lines = (log + late).split("\n")
+    assert [line for line, _ in found] == [lines.index("## Stage 18 - Answers") + 1,
+                                           lines.index("## Workflow Planning - Approval") + 1]
+    first = docs.git("rev-parse", "HEAD~3")[:12]
+    assert found[0][1] == (f"3 entries of 3 commits, the first `Stage 18 - Answers` (2026-06-01T18:00:00Z) by "
+                           f"commit {first}, are dated 530 minutes after the commits that added them; read in the "
+                           "committers' zone (+09:00) each falls before its commit (or within the clock difference): a "
+                           "local time written as UTC? Write the zone (+09:00), or the time in UTC")
+    # a heading as long as one is shown (60 characters), a wider span and larger counts still fit, whole
+    assert len(found[0][1]) + 60 - len("Stage 18 - Answers") + len("15 to 540 ") + len("1590 1360 ") <= MAX_MESSAGE
+    assert found[1][1].startswith("the entry `Workflow Planning - Approval` (2026-06-02T09:00:00Z) is dated")
 
 
 @pytest.mark.parametrize(("stamps", "said"), [

@@ -43,7 +43,8 @@ LOG_REMOVED = docs_rule(
     "would overwrite it")
 STAMP_AFTER_COMMIT = docs_rule(
     "AIDLC-DOCS-025", E, "an audit entry's timestamp is later than the commit that added it (beyond "
-    "5 minutes of clock difference): git proves the time false; one finding for all the entries one commit added",
+    "5 minutes of clock difference): git proves the time false; one finding for all the entries one commit added, "
+    "and one for all those of the commits whose times read true as one zone's local time written as UTC",
     "record each entry with the time it is written (`date -u +%Y-%m-%dT%H:%M:%SZ`), never a planned or guessed "
     "time; correct a wrong one with a new entry that says so")
 STAMP_BEFORE_REPOSITORY = docs_rule(

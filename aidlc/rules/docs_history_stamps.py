@@ -4,7 +4,9 @@ share one moment."""
 
 from __future__ import annotations
 
+from collections import Counter
 from datetime import datetime, timedelta
+from typing import NamedTuple
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import AuditEntry
@@ -22,11 +24,23 @@ def moment(text: str) -> datetime | None:
         return None
 
 
+class _Late(NamedTuple):
+    """The entries one commit added to a log, dated after it: `zone` the committer's, where every one reads true in
+    it (`_local_time`), else None."""
+
+    revision: vcs.Revision
+    entries: list[AuditEntry]
+    minutes: list[int]
+    note: str
+    zone: str | None
+
+
 def judge_stamps(judge: Judge, revisions: list[vcs.Revision], audits: list[str], first: datetime | None) -> None:
     """Each entry against the commit that added it (the first on this history whose version holds it while none of
     its parents did) and against the repository's first commit."""
     judged: set[str] = set()
     written: dict[tuple[str, str], datetime] = {}  # (path, blob) -> when its first commit wrote that version
+    late: dict[str, list[_Late]] = {}  # path -> each commit's entries dated after it
     for revision in revisions:
         for path in audits:
             if path in revision.files:
@@ -34,18 +48,48 @@ def judge_stamps(judge: Judge, revisions: list[vcs.Revision], audits: list[str],
                 # the newest of the versions the commit's parents hold (none where the log was not, or was deleted)
                 held = [written[(path, blob)] for blob in old if blob is not None and (path, blob) in written]
                 before = max(held, default=None)
-                _judge_added(judge, revision, path, first, judged, before)
+                found = _judge_added(judge, revision, path, first, judged, before)
+                if found is not None:
+                    late.setdefault(path, []).append(found)
                 committed = moment(revision.committed)
                 if new is not None and committed is not None:
                     written.setdefault((path, new), committed)
+    for path, each in late.items():
+        _report_late(judge, path, each)
+
+
+def _report_late(judge: Judge, path: str, late: list[_Late]) -> None:
+    """One finding for each commit's late entries, but one for all the commits whose entries read true as a local
+    time of one zone written as UTC: agwlvssainokuni/MasterMeister2 writes Tokyo's time with a `Z` in the entries of
+    136 commits, one mistake a reviewer fixes once."""
+    zones = Counter(found.zone for found in late if found.zone is not None)
+    for found in late:
+        if found.zone is not None and zones[found.zone] > 1:
+            continue
+        judge.add(STAMP_AFTER_COMMIT, path, found.entries[0].line, f"{which(found.entries)} {_verb(found.entries)} "
+                  f"dated {_span(found.minutes)} minutes after {short(found.revision)}, which added "
+                  f"{'it' if len(found.entries) == 1 else 'them'} at {found.revision.committed}{found.note}",
+                  subject=words(found.entries[0].text))
+    for zone, commits in zones.items():
+        if commits < 2:
+            continue
+        group = [found for found in late if found.zone == zone]
+        entries = [entry for found in group for entry in found.entries]
+        # the commit by its id alone: the message names the entry, the span and the zone within MAX_MESSAGE
+        judge.add(STAMP_AFTER_COMMIT, path, entries[0].line, f"{len(entries)} entries of {commits} commits, "
+                  f"the first {described(entries[0])} by commit {group[0].revision.sha[:12]}, are dated "
+                  f"{_span([m for found in group for m in found.minutes])} minutes after the commits that added them; "
+                  f"read in the committers' zone ({zone}) each falls before its commit (or within the clock "
+                  f"difference): a local time written as UTC? Write the zone ({zone}), or the time in UTC",
+                  subject=words(entries[0].text))
 
 
 def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetime | None, judged: set[str],
-                 before: datetime | None) -> None:
+                 before: datetime | None) -> _Late | None:
     """The entries the commit added first to the log at `path`, each judged once (`judged`: the words judged). The
-    entries it dated after itself are one finding, and so are those it dated long before the repository's first
-    commit: a commit that writes a whole session's log at once, or imports one kept elsewhere, brings dozens of
-    them for one cause. `before`: when the version of the log they were added to was committed."""
+    entries it dated long before the repository's first commit are one finding: a commit that imports a log kept
+    elsewhere brings dozens of them for one cause; those it dated after itself are returned, to be reported so
+    (`_report_late`). `before`: when the version of the log they were added to was committed."""
     committed = moment(revision.committed)
     late: list[AuditEntry] = []
     early: list[AuditEntry] = []
@@ -58,16 +102,16 @@ def _judge_added(judge: Judge, revision: vcs.Revision, path: str, first: datetim
             late.append(entry)
         elif first is not None and entry.at < first - BEFORE_FIRST_COMMIT:
             early.append(entry)
-    if late and committed is not None:
-        minutes = [int((entry.at - committed).total_seconds() // 60) for entry in late if entry.at is not None]
-        judge.add(STAMP_AFTER_COMMIT, path, late[0].line, f"{which(late)} {_verb(late)} dated {_span(minutes)} "
-                  f"minutes after {short(revision)}, which added {'it' if len(late) == 1 else 'them'} at "
-                  f"{revision.committed}{_local_time(late, committed, before)}", subject=words(late[0].text))
     if early and first is not None:
         days = [(first - entry.at).days for entry in early if entry.at is not None]
         judge.add(STAMP_BEFORE_REPOSITORY, path, early[0].line, f"{which(early)}{',' if len(early) == 1 else ''} "
                   f"added by {short(revision)}, {_verb(early)} dated {_span(days)} day{'s' if max(days) != 1 else ''}"
                   f" before the repository's first commit ({first.isoformat()})", subject=words(early[0].text))
+    if not late or committed is None:
+        return None
+    minutes = [int((entry.at - committed).total_seconds() // 60) for entry in late if entry.at is not None]
+    note = _local_time(late, committed, before)
+    return _Late(revision, late, minutes, note, committed.isoformat()[-6:] if note else None)
 
 
 def _verb(entries: list[AuditEntry]) -> str:
