@@ -776,3 +776,34 @@ def test_words_logged_where_the_agent_presents_the_stage_for_approval_are_not_it
     report = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
     cited = {s["stage"]: s["approvals"] for s in report["phases"][0]["stages"]}
     assert cited["requirements-analysis"] == [f"{AUDIT}:{docs.line(AUDIT, '## Requirements Analysis - Approval')}"]
+
+
+@pytest.mark.parametrize(("heading", "said", "context", "unapproved_line"), [
+    # adityawagh1710/document-uploader-aspose-total-demo: the stories added late and approved, the words logged in
+    # the entry of the code they let go on: the stories approved, not the code
+    ("User Stories - Approval", "looks good, continue", "INCEPTION - User Stories approved", None),
+    ("Code Generation Part 2 — All 20 Steps Executed", '"Approve & Continue" (User Stories approval) — resumed Code '
+     "Generation Part 2.", "Code Generation complete pending user approval", None),
+    ("Code Generation Part 2 — All 20 Steps Executed", '"Approve & Continue" — resumed Code Generation Part 2.',
+     "Code Generation complete pending user approval", "- [x] User Stories"),
+    # a note naming two stages is left to the rest of the entry to read
+    ("User Stories - Approval", '"go" (User Stories 승인 후 Workflow Planning 진행 요청)', "INCEPTION - User Stories",
+     None),
+])
+def test_a_writer_s_note_beside_the_quoted_words_names_the_stage_they_approved(
+        docs: DocsRepo, heading: str, said: str, context: str, unapproved_line: str | None) -> None:
+    docs.write(AUDIT, docs.read(AUDIT).replace(
+        '## User Stories - Approval\n', f"## {heading}\n").replace(
+        '**User Input**: "looks good, continue"\n', f"**User Input**: {said}\n").replace(
+        "**Context**: INCEPTION - User Stories approved\n", f"**Context**: {context}\n"))
+    assert unapproved(docs) == (set() if unapproved_line is None else {docs.line(STATE, unapproved_line)})
+
+
+def test_a_writer_s_note_naming_another_stage_is_no_approval_of_the_heading_s(docs: DocsRepo) -> None:
+    # The words under unit 1's Code Generation approval, noted as the NFR Requirements' approval, approve no code.
+    text = docs.read(AUDIT)
+    at = text.index("## Code Generation - Unit 1 Approval")
+    docs.write(AUDIT, text[:at] + text[at:].replace('**User Input**: "Continue to Next Stage"',
+                                                    '**User Input**: "Continue to Next Stage" (NFR Requirements '
+                                                    'approval)', 1))
+    assert unapproved(docs) == {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")}

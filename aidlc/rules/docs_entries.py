@@ -24,6 +24,7 @@ from aidlc.rules.docs_approved import (
     names_own_plan,
     plan_approved_in_answer,
     plan_approved_in_note,
+    stage_approved_in_note,
     starts_part_two,
 )
 from aidlc.rules.docs_headings import STARTS, heading_of
@@ -307,6 +308,8 @@ def _option_approved(entry: AuditEntry) -> list[str]:
 
 def _stages_answered(entry: AuditEntry) -> list[str]:
     heading = heading_of(entry)
+    if (noted := stage_approved_in_note(entry)) is not None:
+        return [noted]
     if (left := _continued_from(entry)) is not None:
         return [left]
     if approved_before := _approved_before_going_on(entry):
