@@ -1055,6 +1055,21 @@ def test_a_stage_ticked_over_the_person_s_request_for_changes_names_it(docs: Doc
         'or asking for changes, with no approval after them: "Request Changes: show prices with tax"'), finding.message
 
 
+def test_the_options_the_agent_s_prompt_offers_are_no_objection(docs: DocsRepo) -> None:
+    # dlhwang/CliExecutionPlatform: the prompt offers "Request Changes 또는 Continue to Code Generation", the person
+    # picks the second; the finding named those words as the person's objection.
+    text = audit_text([e for e in ENTRIES if e[0] != "Code Generation - Unit 2 Approval"])
+    plan = (f"## Code Generation Plan Review Request - Unit 2\n**Timestamp**: {iso(stamp(len(ENTRIES)))}\n"
+            '**AI Prompt**: "Approve the code generation plan? Options: Request Changes or Continue to Code '
+            'Generation."\n**User Response**: "Continue to Code Generation"\n**Status**: Approved\n'
+            "**Context**: CONSTRUCTION - Unit 2 shop-web Code Generation Part 1 plan approved\n\n---\n\n")
+    docs.write(AUDIT, text + plan)
+    [finding] = docs.findings("AIDLC-DOCS-003")
+    assert finding.line == docs.line(STATE, "Code Generation - EXECUTE (Unit 2")
+    assert "logs the approval of its plan (Part 1) alone" in finding.message
+    assert "refusing" not in finding.message, finding.message
+
+
 def test_a_quoted_objection_cannot_drive_the_terminal_or_the_ci_annotations(docs: DocsRepo) -> None:
     # The quoted words are the log's, which a model or a pull request writes: escapes and bidirectional controls
     # in them reach neither a reviewer's terminal nor a GitHub annotation as themselves.

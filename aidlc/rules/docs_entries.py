@@ -158,10 +158,10 @@ def dated_before(entry: AuditEntry, before: AuditEntry) -> bool:
 
 def refuses(entry: AuditEntry) -> bool:
     """Whether the entry refuses where it speaks of the approval: its heading, the person's words, its Status,
-    Context or any field but the agent's answer, which may describe the product (chat-cli/chat-cli's "Approved",
-    answered "... added tool-use rejection as a third stage ...": unit 7's code approved, unit 8's designed)."""
+    Context or any field but the agent's answer (chat-cli's "Approved", answered "... added tool-use rejection ...")
+    and prompt, which offers the options (dlhwang's "Request Changes 또는 Continue to Code Generation")."""
     return any(NOT_APPROVED.search(text) for text in (entry.heading or "", *(
-        value for key, value in entry.fields.items() if key != "ai_response")))
+        value for key, value in entry.fields.items() if key not in ("ai_response", "ai_prompt"))))
 
 
 def _moved_on(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
