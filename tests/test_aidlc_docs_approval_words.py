@@ -807,3 +807,15 @@ def test_a_writer_s_note_naming_another_stage_is_no_approval_of_the_heading_s(do
                                                     '**User Input**: "Continue to Next Stage" (NFR Requirements '
                                                     'approval)', 1))
     assert unapproved(docs) == {docs.line(STATE, "Code Generation - EXECUTE (Unit 1")}
+
+
+@pytest.mark.parametrize("heading", ["Unit 2 承認後の追加是正: ci.ymlのsecretsコンテキストエラー",  # MasterMeister4
+                                     "Unit 2 - Fixes after approval: ci.yml secrets error"])
+def test_words_under_a_heading_of_work_after_an_approval_are_no_approval(docs: DocsRepo, heading: str) -> None:
+    # agwlvssainokuni/MasterMeister4: the person's error report under `## UNIT-10 承認後の追加是正` ("further fixes
+    # after approval"), Context naming Build and Test, was read as Build and Test's approval.
+    docs.write(AUDIT, audit_text(replacing(("Build and Test - Approval",), (
+        heading, "(Line: 58, Col: 9): Unrecognized named-value: 'secrets'. Located at position 1 within expression: "
+        "secrets.NVD_API_KEY != '' のエラーが ci.yml で発生。", "Moved the condition to the step.",
+        "CONSTRUCTION - Build and Test, further fixes to unit 2's code"))))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
