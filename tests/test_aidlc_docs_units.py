@@ -406,7 +406,8 @@ def test_a_range_ticked_as_all_claims_the_units_of_the_range_only(docs: DocsRepo
 
 
 @pytest.mark.parametrize("words", ["all units", "All 4 Units", "both units", "every unit", "todas las unidades",
-                                   "Unit 1~4 전체", "U1-U4 all"])  # caujms123: a range, then "all"
+                                   "Unit 1~4 전체", "U1-U4 all",  # caujms123: a range, then "all"
+                                   "全ユニット完了", "全10ユニット完了"])  # agwlvssainokuni/MasterMeister4
 def test_words_that_tick_a_stage_for_every_unit(words: str) -> None:
     [line] = read_state(f"# State\n\n- [x] Functional Design (COMPLETED — {words})\n", STATE).stages
     assert (line.unit, line.every_unit) == (None, True)

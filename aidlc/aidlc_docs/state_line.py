@@ -28,7 +28,7 @@ _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
 _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
 # A line about every unit at once names none: its unit is not its heading's, nor a folder's it mentions.
 ALL_UNITS = re.compile(r"\ball (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten)[ \t]+)?units\b|\bboth units\b|"
-                       r"\bevery unit\b|모든 유닛|전체 유닛|全ユニット|全部单元|所有单元|"
+                       r"\bevery unit\b|모든 유닛|전체 유닛|全(?:\d+[ \t]*)?ユニット|全部单元|所有单元|"
                        r"todas as unidades|todas las unidades|"
                        # a range, then all: `(Unit 1~4 전체)` (caujms123)
                        r"\b(?:units?|u)[ \t]*\d+[ \t]*[~〜–-][ \t]*(?:(?:units?|u)[ \t]*)?\d+[ \t]*"
