@@ -819,3 +819,14 @@ def test_words_under_a_heading_of_work_after_an_approval_are_no_approval(docs: D
         "secrets.NVD_API_KEY != '' のエラーが ci.yml で発生。", "Moved the condition to the step.",
         "CONSTRUCTION - Build and Test, further fixes to unit 2's code"))))
     assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
+
+
+def test_an_answer_presenting_the_next_plan_for_approval_leaves_the_stage_approved(docs: DocsRepo) -> None:
+    # sreeram2506/workflow-builder: "User Stories approved. Started Workflow Planning; created execution-plan.md with
+    # ... Code Gen Phase 1 gate; presented plan for approval.": a plan put to the person, not one approved; read as
+    # the stories' plan approved, the stories' approval was lost (a false AIDLC-DOCS-007 later).
+    docs.write(AUDIT, audit_text(replacing(("User Stories - Approval",), (
+        "User Stories — Approved", "Approve & Continue", "User Stories approved. Started Workflow Planning; created "
+        "execution-plan.md with Code Gen Phase 1 gate; presented plan for approval.",
+        "User Stories complete → Workflow Planning"))))
+    assert unapproved(docs) == set()

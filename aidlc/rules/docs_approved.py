@@ -101,7 +101,10 @@ def stage_approved_in_note(entry: AuditEntry) -> str | None:
 
 
 def _says_plan_approved(text: str) -> bool:
-    return APPROVAL.search(text) is not None and names_own_plan(text)
+    """Whether `text` says a plan was approved: not "presented plan for approval", an approval awaited
+    (sreeram2506/workflow-builder's "User Stories approved. Started Workflow Planning; ... presented plan for
+    approval." read the stories' approval as their plan's)."""
+    return APPROVAL.search(approvals_given(text)) is not None and names_own_plan(text)
 
 
 def names_own_plan(text: str) -> bool:
