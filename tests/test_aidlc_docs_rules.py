@@ -654,6 +654,23 @@ def test_stages_approved_out_of_the_documented_order_are_a_warning(docs: DocsRep
     assert only(docs, "AIDLC-DOCS-007")
 
 
+def test_in_a_project_of_one_unit_an_approval_naming_none_is_that_unit_s_in_the_order(tmp_path: Path) -> None:
+    # agwlvssainokuni/rust-neatnik: `## Functional Design - Approved`, "承認します。", names no unit; its one unit's
+    # design was taken as first approved a day later, after the code (a false AIDLC-DOCS-007).
+    docs = tmp_path / DOCS
+    (docs / "construction" / "neatnik-cli" / "functional-design").mkdir(parents=True)
+    (docs / "aidlc-state.md").write_text("# State\n\n- [x] Functional Design (neatnik-cli)\n"
+                                         "- [x] Code Generation (neatnik-cli)\n", encoding="utf-8")
+    approvals = [("Functional Design - Approved", "CONSTRUCTION - Functional Design 完了"),
+                 ("neatnik-cli Code Generation - Approved", "CONSTRUCTION - neatnik-cli Code Generation"),
+                 ("neatnik-cli Functional Design - Revision Approved", "CONSTRUCTION - neatnik-cli Functional Design")]
+    (docs / "audit.md").write_text("# Audit\n\n" + "".join(
+        entry_text(heading, stamp(n), "承認します。", "Recorded.", context)
+        for n, (heading, context) in enumerate(approvals)), encoding="utf-8")
+    result = run_cli("validate", "--format", "json", cwd=tmp_path)
+    assert [f["code"] for f in json.loads(result.stdout)["findings"] if f["code"] == "AIDLC-DOCS-007"] == []
+
+
 def test_a_units_stages_approved_out_of_order_are_named_with_the_unit(docs: DocsRepo) -> None:
     """DocSuri's log holds twelve units: "Functional Design was first approved ... after NFR Requirements" did not say
     whose."""

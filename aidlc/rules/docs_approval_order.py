@@ -19,11 +19,14 @@ Scope = tuple[int, str]  # a run of the workflow (see `first_approvals`), and `i
 def first_approvals(project: DocsProject) -> dict[tuple[Scope, str], tuple[AuditEntry, str]]:
     """The first approval of each stage (of each unit, for the per-unit ones), with its log's path, by scope (the
     run of the workflow, and `inception`, else the unit) and stage: stages are compared within inception, and within
-    each unit, of one run; a per-unit stage's approval naming no unit is compared with nothing. Each Workspace
-    Detection logged starts a run, as the workflow starts with it (aidlc-demo-showcase's `## Workspace Detection
+    each unit, of one run; a per-unit stage's approval naming no unit is compared with nothing, but in a project of
+    one unit, where it is that unit's (agwlvssainokuni/rust-neatnik's `## Functional Design - Approved`, "承認します。",
+    once left out, and the design taken as first approved a day later, after the code). Each Workspace Detection
+    logged starts a run, as the workflow starts with it (aidlc-demo-showcase's `## Workspace Detection
     (Brownfield)`, after a first run through code generation, runs every stage again from reverse engineering)."""
     first: dict[tuple[Scope, str], tuple[AuditEntry, str]] = {}
     units = Units(project)
+    only = units.every[0] if len(units.every) == 1 else None
     starts = sorted(entry.at for log in project.audits for entry in log.entries
                     if entry.at is not None and stage_of(heading_of(entry)) == "workspace-detection")
     for log in project.audits:
@@ -31,7 +34,7 @@ def first_approvals(project: DocsProject) -> dict[tuple[Scope, str], tuple[Audit
             stage = _approved_stage(entry)
             if stage is None or entry.at is None:
                 continue
-            unit = units.of(entry) if BY_SLUG[stage].per_unit else "inception"
+            unit = (units.of(entry) or only) if BY_SLUG[stage].per_unit else "inception"
             if unit is None:
                 continue
             scope = (bisect_right(starts, entry.at), unit)
