@@ -11,7 +11,7 @@ from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import label_starts, stages_followed_by, stages_named
 from aidlc.aidlc_docs.state_line import ALL_UNITS, SKIPPED
 from aidlc.aidlc_docs.units import unit_of
-from aidlc.rules.docs_words import APPROVAL, AWAITED, NEXT, NOT_APPROVED, SENTENCE, approvals_given, words_of
+from aidlc.rules.docs_words import APPROVAL, NEXT, NOT_APPROVED, SENTENCE, approvals_given, words_of
 
 # A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work; Japanese プラン too
 # (Mr-Unchain/markdown-editor's `## INCEPTION - User Stories (プラン承認)`). (Workflow Planning is a stage's name,
@@ -40,7 +40,7 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
     - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
     found: list[str] = []
     for sentence in SENTENCE.split(entry.fields.get("ai_response", "")):
-        text = AWAITED.sub(" ", sentence)
+        text = approvals_given(sentence)
         said = APPROVAL.search(text)
         if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
             continue

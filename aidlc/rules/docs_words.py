@@ -38,16 +38,17 @@ _REVIEW_AND_APPROVAL = (r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:us
 # no stage, with a request to check everything (not `승인 전환`). Nor one asked for: "Presenting for approval",
 # "ready for approval", "승인 요청" ("approval requested"; Zip-Captions' `## INCEPTION - Requirements Analysis (Gate
 # Cleared)`, "done" to the questions, Context `Requirements Analysis complete. Presenting for approval.`).
-# Nor one given before the entry: MasterMeister4's `## UNIT-10 承認後の追加是正` ("further fixes after approval").
 AWAITED = re.compile(_REVIEW_AND_APPROVAL + "|" + AWAITING.pattern +
                      r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート|"
                      r"\bpresent\w*[ \t]+(?:\w+[ \t]+)?for[ \t]+(?:\w+[ \t]+)?approval|"
                      r"\bready[ \t]+for[ \t]+(?:\w+[ \t]+)?approval|승인[ \t]*요청|承認依頼|请求批准|"
                      r"approval[ \t]+(?:is[ \t]+)?(?:still[ \t]+)?pending|"
                      r"\b(?:before|prior[ \t]+to)[ \t]+(?:the[ \t]+)?(?:user'?s?[ \t]+|final[ \t]+)?approval|"
-                     r"승인[ \t]*전(?![환송달])|承認前|批准前|审批前|"
-                     r"\b(?:after|post)[ \t-]+(?:the[ \t]+)?(?:user'?s?[ \t]+)?approval|"
-                     r"승인[ \t]*후|承認後|批准后|审批后", re.IGNORECASE)
+                     r"승인[ \t]*전(?![환송달])|承認前|批准前|审批前", re.IGNORECASE)
+# Nor is one given before the entry: agwlvssainokuni/MasterMeister4's `## UNIT-10 承認後の追加是正` ("further fixes
+# after approval"), over the person's error report, was read as an approval.
+_GIVEN_BEFORE = re.compile(r"\b(?:after|post)[ \t-]+(?:the[ \t]+)?(?:user'?s?[ \t]+)?approval|"
+                           r"승인[ \t]*후|承認後|批准后|审批后", re.IGNORECASE)
 # Nor is one asked for from now on: lyhlg's Context `변경 전 반드시 승인 받을 것` ("get approval before any change"),
 # logged with the person's rebuke, "revert the change you just made" (no stage put to the person: not AWAITED).
 _REQUIRED = re.compile(r"승인을?[ \t]*받(?:을|아야)|approval[ \t]+(?:is[ \t]+)?(?:required|needed)|"
@@ -111,8 +112,8 @@ def words_of(entry: AuditEntry) -> str:
 
 
 def approval_at(text: str) -> int:
-    """Where `text` first says approved, once what says an approval is awaited, required or denied is blanked out
-    (offsets kept); its length where it does not."""
+    """Where `text` first says approved, once what says an approval is awaited, was given before, is required or
+    denied is blanked out (offsets kept); its length where it does not."""
     if APPROVAL.search(text) is None:  # most texts name no approval: nothing to set aside (four passes saved)
         return len(text)
     found = APPROVAL.search(approvals_given(text))
@@ -120,14 +121,16 @@ def approval_at(text: str) -> int:
 
 
 def approvals_given(text: str) -> str:
-    """`text` with what says an approval is awaited, required or denied blanked out (offsets kept)."""
-    for set_aside in (AWAITED, _AWAITED_NAMED, _REQUIRED, _DENIED):
+    """`text` with what says an approval is awaited, was given before, is required or denied blanked out (offsets
+    kept)."""
+    for set_aside in (AWAITED, _AWAITED_NAMED, _GIVEN_BEFORE, _REQUIRED, _DENIED):
         text = set_aside.sub(lambda found: " " * len(found.group()), text)
     return text
 
 
 def names_approval(text: str) -> bool:
-    """Whether `text` says approved, once what says an approval is awaited, required or denied is set aside."""
+    """Whether `text` says approved, once what says an approval is awaited, was given before, is required or denied
+    is set aside."""
     return approval_at(text) < len(text)
 
 
