@@ -786,9 +786,10 @@ def test_words_logged_where_the_agent_presents_the_stage_for_approval_are_not_it
      "Generation Part 2.", "Code Generation complete pending user approval", None),
     ("Code Generation Part 2 — All 20 Steps Executed", '"Approve & Continue" — resumed Code Generation Part 2.',
      "Code Generation complete pending user approval", "- [x] User Stories"),
-    # a note naming two stages is left to the rest of the entry to read
-    ("User Stories - Approval", '"go" (User Stories 승인 후 Workflow Planning 진행 요청)', "INCEPTION - User Stories",
-     None),
+    # the stage named after the word is what the approval is of, never the one the words went on to
+    ("Code Generation Part 2 — All 20 Steps Executed", '"Approve & Continue" (approval of User Stories)',
+     "Code Generation complete pending user approval", None),
+    ("User Stories - Approval", '"b" (approved - on to Workflow Planning)', "INCEPTION - User Stories", None),
 ])
 def test_a_writer_s_note_beside_the_quoted_words_names_the_stage_they_approved(
         docs: DocsRepo, heading: str, said: str, context: str, unapproved_line: str | None) -> None:

@@ -82,20 +82,26 @@ def plan_approved_in_note(entry: AuditEntry) -> bool:
 
 # A writer's note in brackets right after the person's quoted words (`"Approve & Continue" (User Stories approval)`).
 _NOTE = re.compile(r'(?:"[^"\n]*"|“[^“”\n]*”|「[^「」\n]*」)[ \t]*[(（]([^()（）\n]{1,120})[)）]')
+_OF = re.compile(r"\w*(?:[ \t]+\w+)?[ \t]+(?:of|from)\b", re.IGNORECASE)  # `approval of`, `approval continuation from`
 
 
 def stage_approved_in_note(entry: AuditEntry) -> str | None:
     """The stage the writer's note in brackets right after the person's quoted words says they approved, naming it
-    alone (adityawagh1710/document-uploader-aspose-total-demo's `"Approve & Continue" (User Stories approval) —
-    resumed Code Generation Part 2.` under `## Code Generation Part 2 — All 20 Steps Executed`: the stories approved,
-    the code written after the words); not a plan's (`plan_approved_in_note`), nor a note naming two stages (`"go"
-    (Requirements Analysis 승인 후 Workflow Planning 진행 요청)`: which one the words approved is the answers' to
-    say)."""
+    alone before the approval word, or as what the approval is of or from (adityawagh1710/document-uploader-aspose-
+    total-demo's `"Approve & Continue" (User Stories approval) — resumed Code Generation Part 2.` under `## Code
+    Generation Part 2 — All 20 Steps Executed`: the stories approved, the code written after the words); not a plan's
+    (`plan_approved_in_note`), nor the stage the words went on to (`"b" (approved - on to Code Generation)`)."""
     for key in PERSON:
         for note in _NOTE.finditer(entry.fields.get(key, "")):
-            named = stages_named(text := note.group(1))
-            if len(named) == 1 and APPROVAL.search(approvals_given(text)) and not NOT_APPROVED.search(text) \
-                    and not names_own_plan(text):
+            text = note.group(1)
+            said = APPROVAL.search(approvals_given(text))
+            if said is None or NOT_APPROVED.search(text) or names_own_plan(text):
+                continue
+            # `(approval of U2 Functional Design)`, betmeet's `(approval continuation from User Stories)`: the stage
+            # after the word, as what it is of
+            after = text[said.end():]
+            named = stages_named(text[:said.start()]) or (stages_named(after) if _OF.match(after) else [])
+            if len(named) == 1:
                 return named[0]
     return None
 
