@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -123,3 +124,28 @@ def test_the_mcp_benchmark_compares_a_warm_status_with_a_fresh_process(tmp_path:
     changed = report["after_change"]
     assert changed["reflected"] is True and changed["stories_after"] != changed["stories_before"]
     assert report["ratio"] == report["warm"]["median"] / report["fresh"]["median"]
+
+
+def test_the_aidlc_docs_compare_lists_the_findings_one_version_reports_and_the_other_does_not(tmp_path: Path) -> None:
+    from tests.aidlc_docs_sample import AUDIT, ENTRIES, audit_text, build_docs_repo
+
+    build_docs_repo(tmp_path / "checkouts" / "clean")
+    unapproved = build_docs_repo(tmp_path / "checkouts" / "stories")
+    unapproved.write(AUDIT, audit_text([entry for entry in ENTRIES if entry[0] != "User Stories - Approval"]))
+    # the base: this code with AIDLC-DOCS-003's message worded otherwise
+    base = tmp_path / "base"
+    shutil.copytree(BENCHMARKS.parent / "aidlc", base / "aidlc", ignore=shutil.ignore_patterns("__pycache__"))
+    rule = base / "aidlc" / "rules" / "docs_layout.py"
+    rule.write_text(rule.read_text(encoding="utf-8").replace("holds no approval of it \"", "logs no approval of it \""),
+                    encoding="utf-8")
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "aidlc_docs_compare.py"), str(tmp_path / "checkouts"),
+                           "--base-code", str(base), "--json"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout)
+    assert (result["checkouts"], list(result["changed"]), result["counts"]) == (2, ["stories"], {})
+    [(code, _, line, gone)], [(_, _, _, added)] = result["changed"]["stories"].values()
+    assert code == "AIDLC-DOCS-003" and "logs no approval of it" in gone and "holds no approval of it" in added
+    text = subprocess.run([sys.executable, str(BENCHMARKS / "aidlc_docs_compare.py"), str(tmp_path / "checkouts"),
+                           "--base-code", str(base)], capture_output=True, text=True, timeout=600).stdout
+    assert text.endswith("2 checkouts, 1 with different findings\n")
+    assert f"  - AIDLC-DOCS-003 aidlc-docs/aidlc-state.md:{line} " in text

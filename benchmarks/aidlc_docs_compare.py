@@ -1,0 +1,111 @@
+"""Compare `aidlc validate`'s findings on checkouts in the aidlc-docs layout between two versions of aidlc, for
+development: what a change to the reading of the records does on real repositories, each difference to be read.
+
+    python benchmarks/aidlc_docs_compare.py CHECKOUT_OR_FOLDER ... --base REV [--json]
+    python benchmarks/aidlc_docs_compare.py CHECKOUT_OR_FOLDER ... --base-code DIR [--json]
+
+Each argument is a checkout holding aidlc-docs/, or a folder of such checkouts. The base is this repository at REV
+(checked out in a temporary worktree, removed after) or an aidlc source folder DIR; the other side is this work
+tree's code. Each side runs `aidlc validate CHECKOUT --format json` in its own process (`PYTHONPATH` set to its
+code), so neither imports the other. Prints, per checkout, the findings only the base reports (`-`) and only the
+work tree reports (`+`), then the count of each rule that changed; `--json` prints one document instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = "aidlc-docs"
+Finding = tuple[str, str, int | None, str]  # code, path, line, message
+
+
+def checkouts(paths: list[Path]) -> list[Path]:
+    """The checkouts the arguments name: each that holds aidlc-docs/, else its folders that do."""
+    found: list[Path] = []
+    for path in paths:
+        found += [path] if (path / DOCS).is_dir() else sorted(p for p in path.iterdir() if (p / DOCS).is_dir())
+    return found
+
+
+def findings(code: Path, checkout: Path) -> list[Finding]:
+    """`aidlc validate`'s findings on `checkout` with the aidlc package under `code`; one `unreadable` finding holding
+    the end of its error output where it printed no report."""
+    env = {**os.environ, "PYTHONPATH": str(code), "NO_COLOR": "1"}
+    # -P: `python -c` would put the current folder first on the path, and this repository's aidlc would shadow `code`
+    done = subprocess.run([sys.executable, "-P", "-c", "from aidlc.cli import main; main()", "validate",
+                           str(checkout), "--format", "json"], env=env, capture_output=True, text=True, timeout=1800)
+    try:
+        report = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return [("unreadable", "", None, done.stderr[-500:])]
+    return [(f["code"], f["path"], f["line"], f["message"]) for f in report["findings"]]
+
+
+def differences(base: list[Finding], new: list[Finding]) -> tuple[list[Finding], list[Finding]]:
+    """(the findings only `base` holds, those only `new` holds), as many times as each side holds one more."""
+    before, after = Counter(base), Counter(new)
+    return list((before - after).elements()), list((after - before).elements())
+
+
+def compare(base_code: Path, new_code: Path, folders: list[Path]) -> dict:
+    changed: dict[str, dict[str, list[Finding]]] = {}
+    counts: dict[str, list[int]] = {}  # code -> [base, new]
+    for checkout in checkouts(folders):
+        base, new = findings(base_code, checkout), findings(new_code, checkout)
+        for side, found in enumerate((base, new)):
+            for code, *_ in found:
+                counts.setdefault(code, [0, 0])[side] += 1
+        gone, added = differences(base, new)
+        if gone or added:
+            changed[checkout.name] = {"gone": gone, "added": added}
+    return {"checkouts": len(checkouts(folders)), "changed": changed,
+            "counts": {code: pair for code, pair in sorted(counts.items()) if pair[0] != pair[1]}}
+
+
+def _show(result: dict) -> None:
+    for name, both in result["changed"].items():
+        print(f"== {name}")
+        for sign, key in (("-", "gone"), ("+", "added")):
+            for code, path, line, message in both[key]:
+                print(f"  {sign} {code} {path}:{line or ''} {message}")
+    for code, (base, new) in result["counts"].items():
+        print(f"{code}: {base} -> {new}")
+    print(f"{result['checkouts']} checkouts, {len(result['changed'])} with different findings")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("folders", nargs="+", type=Path, help="checkouts, or folders of checkouts")
+    side = parser.add_mutually_exclusive_group(required=True)
+    side.add_argument("--base", help="a revision of this repository: the code to compare the work tree's with")
+    side.add_argument("--base-code", type=Path, help="an aidlc source folder (it holds aidlc/) to compare with")
+    parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    args = parser.parse_args()
+    if args.base_code is not None:
+        result = compare(args.base_code, ROOT, args.folders)
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            tree = Path(folder) / "base"
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), args.base],
+                           check=True)
+            try:
+                result = compare(tree, ROOT, args.folders)
+            finally:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
+    if args.json:
+        print(json.dumps(result, indent=1))
+    else:
+        _show(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
