@@ -1044,15 +1044,20 @@ def test_a_long_new_request_whose_context_names_the_stage_is_no_approval_of_it(d
         [] if approved else [("AIDLC-DOCS-003", docs.line(STATE, "Workflow Planning"))])
 
 
-@pytest.mark.parametrize("case", ["refused", "approved later", "another unit refused"])
+@pytest.mark.parametrize("case", ["refused", "approved later", "another unit refused", "no unit named"])
 def test_a_stage_ticked_over_the_person_s_request_for_changes_names_it(docs: DocsRepo, case: str) -> None:
     # The person's objection is the first thing a reader of the finding needs: khjeon5328/suhyup-bank-ai-dlc-table-
     # order-20260401 ticks Units Generation over `## INCEPTION - Units Generation: User Change Request`, "네개로 유닛을
     # 분해해줘" ("split it into four units"), answered with the split and never approved; nix-config's "This is not
-    # approval. Note the FIX changes ...". Later words approving the stage take the finding away.
+    # approval. Note the FIX changes ...". Later words approving the stage take the finding away. Words naming no
+    # unit, where each unit's code has its own plan, may be another unit's (dlhwang/CliExecutionPlatform's unit 5 was
+    # once named with a later feature's plan change request): not named.
     unit = "1 orders-api" if case == "another unit refused" else "2 shop-web"
     review = (f"Code Generation - Unit {unit[0]} Review", "Request Changes: show prices with tax",
               "Changes noted; the plan gets a step for prices with tax.", f"CONSTRUCTION - Unit {unit}")
+    if case == "no unit named":
+        review = ("Code Generation Review", "Request Changes: show prices with tax", "Changes noted.",
+                  "CONSTRUCTION - Code Generation")
     entries = [review if e[0] == "Code Generation - Unit 2 Approval" else e for e in ENTRIES]
     if case == "approved later":
         entries.insert(entries.index(review) + 1, ("Code Generation - Unit 2 Approval", "Approve & Continue",
@@ -1064,12 +1069,24 @@ def test_a_stage_ticked_over_the_person_s_request_for_changes_names_it(docs: Doc
         return
     [finding] = found
     assert finding.line == docs.line(STATE, "Code Generation - EXECUTE (Unit 2")
-    if case == "another unit refused":  # unit 1's objection is not unit 2's
+    if case in ("another unit refused", "no unit named"):  # unit 1's objection, or any unit's, is not unit 2's
         assert "refusing" not in finding.message
         return
     assert finding.message.endswith(
         f"; {AUDIT}:{docs.line(AUDIT, '## Code Generation - Unit 2 Review')} logs the person's words on it refusing "
         'or asking for changes, with no approval after them: "Request Changes: show prices with tax"'), finding.message
+
+
+def test_in_a_project_of_one_unit_an_objection_naming_no_unit_is_the_unit_s(tmp_path: Path) -> None:
+    docs = tmp_path / DOCS
+    (docs / "construction" / "neatnik-cli" / "code").mkdir(parents=True)
+    (docs / "aidlc-state.md").write_text("# State\n\n- [x] Code Generation (neatnik-cli)\n", encoding="utf-8")
+    (docs / "audit.md").write_text("# Audit\n\n" + entry_text(
+        "Code Generation Review", stamp(0), "Request Changes: add logging", "Noted.", "CONSTRUCTION - Code Generation"),
+        encoding="utf-8")
+    [finding] = [f for f in json.loads(run_cli("validate", "--format", "json", cwd=tmp_path).stdout)["findings"]
+                 if f["code"] == "AIDLC-DOCS-003"]
+    assert finding["message"].endswith('with no approval after them: "Request Changes: add logging"'), finding
 
 
 def test_the_options_the_agent_s_prompt_offers_are_no_objection(docs: DocsRepo) -> None:

@@ -21,7 +21,7 @@ from aidlc.plural import plural
 from aidlc.rules.catalogue import Hit, Rule, docs_rule
 from aidlc.rules.docs_approval_order import asked_for_out_of_order, first_approvals, later_approved_before
 from aidlc.rules.docs_approvals import Units, approvals, logged_approval, plan_approvals, refusals, whole_unit_approvals
-from aidlc.rules.docs_standing import Claim, logs_unreadable, ticked
+from aidlc.rules.docs_standing import Claim, logs_unreadable, ticked, unnamed_stages
 from aidlc.rules.docs_words import words_of
 
 DocsCheck = Callable[[DocsProject], Iterator[Hit]]
@@ -207,6 +207,7 @@ def no_approval(project: DocsProject, units: Units, claims: list[Claim]) -> Iter
     whole = whole_unit_approvals(project, units)
     plans = plan_approvals(project, units) if any(slug == "code-generation" for slug, _ in unapproved) else {}
     refused = refusals(project, units) if unapproved else {}
+    once = unnamed_stages(project)  # where words naming no unit are every unit's, an objection naming none is too
     for (slug, unit), lines in unapproved.items():  # one error per stage (of a unit), at its first line
         (path, line), *others = lines
         # The unit as the approvals key it (028 and status name it so), with the line's own name for it beside.
@@ -215,7 +216,8 @@ def no_approval(project: DocsProject, units: Units, claims: list[Claim]) -> Iter
         also = f" ({_too([other.line for _, other in others])})" if others else ""
         entry, log = whole.get(unit or "", (None, ""))
         plan, plan_log = plans.get(unit, plans.get(None, (None, ""))) if slug == "code-generation" else (None, "")
-        objection, objection_log = refused.get((slug, unit), refused.get((slug, None), (None, "")))
+        objection, objection_log = refused.get((slug, unit), refused.get((slug, None), (None, "")) if unit is None
+                                               or slug in once else (None, ""))
         yield Hit(path, line.line, f"{BY_SLUG[slug].name}{whose} is ticked{also}, and {logs} holds no approval of it "
                   "by a person" + (f"; {log}:{entry.line} logs the person's approval of unit {unit} as a whole, "
                                    "naming no stage: the rules ask for each stage's own" if entry else "") +
