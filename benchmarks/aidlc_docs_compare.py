@@ -8,7 +8,8 @@ Each argument is a checkout holding aidlc-docs/, or a folder of such checkouts. 
 (checked out in a temporary worktree, removed after) or an aidlc source folder DIR; the other side is this work
 tree's code. Each side runs `aidlc validate CHECKOUT --format json` in its own process (`PYTHONPATH` set to its
 code), so neither imports the other. Prints, per checkout, the findings only the base reports (`-`) and only the
-work tree reports (`+`), then the count of each rule that changed; `--json` prints one document instead.
+work tree reports (`+`), then the count of each rule that changed; `--status` adds the approval `aidlc status`
+cites for each ticked stage line (code `cited`); `--json` prints one document instead.
 """
 
 from __future__ import annotations
@@ -35,18 +36,41 @@ def checkouts(paths: list[Path]) -> list[Path]:
     return found
 
 
+def _report(code: Path, *args: str) -> dict | str:
+    """The JSON document `aidlc ARGS --format json` prints with the aidlc package under `code`, or the end of its error
+    output where it printed none."""
+    env = {**os.environ, "PYTHONPATH": str(code), "NO_COLOR": "1"}
+    # -P: `python -c` would put the current folder first on the path, and this repository's aidlc would shadow `code`
+    done = subprocess.run([sys.executable, "-P", "-c", "from aidlc.cli import main; main()", *args, "--format", "json"],
+                          env=env, capture_output=True, text=True, timeout=1800)
+    try:
+        report: dict = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        return done.stderr[-500:]
+    return report
+
+
 def findings(code: Path, checkout: Path) -> list[Finding]:
     """`aidlc validate`'s findings on `checkout` with the aidlc package under `code`; one `unreadable` finding holding
     the end of its error output where it printed no report."""
-    env = {**os.environ, "PYTHONPATH": str(code), "NO_COLOR": "1"}
-    # -P: `python -c` would put the current folder first on the path, and this repository's aidlc would shadow `code`
-    done = subprocess.run([sys.executable, "-P", "-c", "from aidlc.cli import main; main()", "validate",
-                           str(checkout), "--format", "json"], env=env, capture_output=True, text=True, timeout=1800)
-    try:
-        report = json.loads(done.stdout)
-    except json.JSONDecodeError:
-        return [("unreadable", "", None, done.stderr[-500:])]
+    report = _report(code, "validate", str(checkout))
+    if isinstance(report, str):
+        return [("unreadable", "", None, report)]
     return [(f["code"], f["path"], f["line"], f["message"]) for f in report["findings"]]
+
+
+def citations(code: Path, checkout: Path) -> list[Finding]:
+    """The audit entries `aidlc status` cites as each ticked stage line's approval, as findings of code `cited`
+    (`--status`): a change to the reading moves citations before it changes findings."""
+    report = _report(code, "status", str(checkout), "--all")
+    if isinstance(report, str):
+        return [("unreadable", "", None, report)]
+    found: list[Finding] = []
+    for phase in report.get("phases", []) + report.get("units", []):
+        for stage in phase.get("stages", []):
+            said = f"{stage['stage']}{' of unit ' + stage['unit'] if stage.get('unit') else ''}"
+            found.append(("cited", report["state"] or "", stage["line"], f"{said}: {', '.join(stage['approvals'])}"))
+    return found
 
 
 def differences(base: list[Finding], new: list[Finding]) -> tuple[list[Finding], list[Finding]]:
@@ -55,11 +79,13 @@ def differences(base: list[Finding], new: list[Finding]) -> tuple[list[Finding],
     return list((before - after).elements()), list((after - before).elements())
 
 
-def compare(base_code: Path, new_code: Path, folders: list[Path]) -> dict:
+def compare(base_code: Path, new_code: Path, folders: list[Path], status: bool = False) -> dict:
     changed: dict[str, dict[str, list[Finding]]] = {}
     counts: dict[str, list[int]] = {}  # code -> [base, new]
     for checkout in checkouts(folders):
         base, new = findings(base_code, checkout), findings(new_code, checkout)
+        if status:
+            base, new = base + citations(base_code, checkout), new + citations(new_code, checkout)
         for side, found in enumerate((base, new)):
             for code, *_ in found:
                 counts.setdefault(code, [0, 0])[side] += 1
@@ -87,17 +113,18 @@ def main() -> int:
     side = parser.add_mutually_exclusive_group(required=True)
     side.add_argument("--base", help="a revision of this repository: the code to compare the work tree's with")
     side.add_argument("--base-code", type=Path, help="an aidlc source folder (it holds aidlc/) to compare with")
+    parser.add_argument("--status", action="store_true", help="also the approvals `aidlc status` cites")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     args = parser.parse_args()
     if args.base_code is not None:
-        result = compare(args.base_code, ROOT, args.folders)
+        result = compare(args.base_code, ROOT, args.folders, args.status)
     else:
         with tempfile.TemporaryDirectory() as folder:
             tree = Path(folder) / "base"
             subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--quiet", "--detach", str(tree), args.base],
                            check=True)
             try:
-                result = compare(tree, ROOT, args.folders)
+                result = compare(tree, ROOT, args.folders, args.status)
             finally:
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
     if args.json:

@@ -129,7 +129,7 @@ def test_the_mcp_benchmark_compares_a_warm_status_with_a_fresh_process(tmp_path:
 def test_the_aidlc_docs_compare_lists_the_findings_one_version_reports_and_the_other_does_not(tmp_path: Path) -> None:
     from tests.aidlc_docs_sample import AUDIT, ENTRIES, audit_text, build_docs_repo
 
-    build_docs_repo(tmp_path / "checkouts" / "clean")
+    clean = build_docs_repo(tmp_path / "checkouts" / "clean")
     unapproved = build_docs_repo(tmp_path / "checkouts" / "stories")
     unapproved.write(AUDIT, audit_text([entry for entry in ENTRIES if entry[0] != "User Stories - Approval"]))
     # the base: this code with AIDLC-DOCS-003's message worded otherwise
@@ -149,3 +149,17 @@ def test_the_aidlc_docs_compare_lists_the_findings_one_version_reports_and_the_o
                            "--base-code", str(base)], capture_output=True, text=True, timeout=600).stdout
     assert text.endswith("2 checkouts, 1 with different findings\n")
     assert f"  - AIDLC-DOCS-003 aidlc-docs/aidlc-state.md:{line} " in text
+    # --status: the approvals status cites, each one line further down on the base side
+    status = base / "aidlc" / "status" / "docs.py"
+    status.write_text(status.read_text(encoding="utf-8").replace("{claim.approval.line}", "{claim.approval.line + 1}"),
+                      encoding="utf-8")
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "aidlc_docs_compare.py"), str(tmp_path / "checkouts" /
+                           "clean"), "--base-code", str(base), "--status", "--json"], capture_output=True, text=True,
+                          timeout=600)
+    cited = json.loads(done.stdout)["changed"]["clean"]
+    gone = {message for code, _, _, message in cited["gone"]}
+    added = {message for code, _, _, message in cited["added"]}
+    assert {code for code, *_ in cited["gone"] + cited["added"]} == {"cited"}
+    line = clean.line(AUDIT, "## Workflow Planning - Approval")
+    assert f"workflow-planning: aidlc-docs/audit.md:{line}" in added
+    assert f"workflow-planning: aidlc-docs/audit.md:{line + 1}" in gone
