@@ -11,7 +11,16 @@ from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import label_starts, stages_followed_by, stages_named
 from aidlc.aidlc_docs.state_line import ALL_UNITS, SKIPPED
 from aidlc.aidlc_docs.units import unit_of
-from aidlc.rules.docs_words import APPROVAL, NEXT, NOT_APPROVED, SENTENCE, approvals_given, words_of
+from aidlc.rules.docs_words import (
+    APPROVAL,
+    NEXT,
+    NOT_APPROVED,
+    SENTENCE,
+    approval_at,
+    approvals_given,
+    names_approval,
+    words_of,
+)
 
 # A plan put to the person (Code Generation's Part 1) is approved apart from the stage's work; Japanese プラン too
 # (Mr-Unchain/markdown-editor's `## INCEPTION - User Stories (プラン承認)`). (Workflow Planning is a stage's name,
@@ -82,7 +91,8 @@ def plan_approved_in_note(entry: AuditEntry) -> bool:
 
 # A writer's note in brackets right after the person's quoted words (`"Approve & Continue" (User Stories approval)`).
 _NOTE = re.compile(r'(?:"[^"\n]*"|“[^“”\n]*”|「[^「」\n]*」)[ \t]*[(（]([^()（）\n]{1,120})[)）]')
-_OF = re.compile(r"\w*(?:[ \t]+\w+)?[ \t]+(?:of|from)\b", re.IGNORECASE)  # `approval of`, `approval continuation from`
+# `approval of`, `approval continuation from`: the approval word, maybe one more, then what it is of
+_OF = re.compile(r"\w*(?:[ \t]+\w+)?[ \t]+(?:of|from)\b", re.IGNORECASE)
 
 
 def stage_approved_in_note(entry: AuditEntry) -> str | None:
@@ -94,13 +104,12 @@ def stage_approved_in_note(entry: AuditEntry) -> str | None:
     for key in PERSON:
         for note in _NOTE.finditer(entry.fields.get(key, "")):
             text = note.group(1)
-            said = APPROVAL.search(approvals_given(text))
-            if said is None or NOT_APPROVED.search(text) or names_own_plan(text):
+            at = approval_at(text)
+            if at == len(text) or NOT_APPROVED.search(text) or names_own_plan(text):
                 continue
             # `(approval of U2 Functional Design)`, betmeet's `(approval continuation from User Stories)`: the stage
             # after the word, as what it is of
-            after = text[said.end():]
-            named = stages_named(text[:said.start()]) or (stages_named(after) if _OF.match(after) else [])
+            named = stages_named(text[:at]) or (stages_named(text[at:]) if _OF.match(text, at) else [])
             if len(named) == 1:
                 return named[0]
     return None
@@ -110,7 +119,7 @@ def _says_plan_approved(text: str) -> bool:
     """Whether `text` says a plan was approved: not "presented plan for approval", an approval awaited
     (sreeram2506/workflow-builder's "User Stories approved. Started Workflow Planning; ... presented plan for
     approval." read the stories' approval as their plan's)."""
-    return APPROVAL.search(approvals_given(text)) is not None and names_own_plan(text)
+    return names_approval(text) and names_own_plan(text)
 
 
 def names_own_plan(text: str) -> bool:
