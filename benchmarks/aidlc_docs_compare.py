@@ -8,7 +8,8 @@ Each argument is a checkout holding aidlc-docs/, or a folder of such checkouts. 
 (checked out in a temporary worktree, removed after) or an aidlc source folder DIR; the other side is this work
 tree's code. Each side runs `aidlc validate CHECKOUT --format json` in its own process (`PYTHONPATH` set to its
 code), so neither imports the other. Prints, per checkout, the findings only the base reports (`-`) and only the
-work tree reports (`+`), then the count of each rule that changed; `--status` adds the approval `aidlc status`
+work tree reports (`+`), then the count of each rule that changed (exit 0; 2, with the reason, for arguments it
+cannot run); `--status` adds the approval `aidlc status`
 cites for each ticked stage line (code `cited`); `--json` prints one document instead.
 """
 
@@ -37,8 +38,8 @@ def checkouts(paths: list[Path]) -> list[Path]:
 
 
 def _report(code: Path, *args: str) -> dict | str:
-    """The JSON document `aidlc ARGS --format json` prints with the aidlc package under `code`, or the end of its error
-    output where it printed none."""
+    """The JSON report `aidlc ARGS --format json` prints with the aidlc package under `code`; else why it printed
+    none: its error's message, or the end of its error output."""
     env = {**os.environ, "PYTHONPATH": str(code), "NO_COLOR": "1"}
     # -P: `python -c` would put the current folder first on the path, and this repository's aidlc would shadow `code`
     done = subprocess.run([sys.executable, "-P", "-c", "from aidlc.cli import main; main()", *args, "--format", "json"],
@@ -47,7 +48,8 @@ def _report(code: Path, *args: str) -> dict | str:
         report: dict = json.loads(done.stdout)
     except json.JSONDecodeError:
         return done.stderr[-500:]
-    return report
+    # a folder aidlc cannot read is one JSON document too, its error in place of a report
+    return str(report["error"]["message"]) if "error" in report else report
 
 
 def findings(code: Path, checkout: Path) -> list[Finding]:
@@ -107,6 +109,21 @@ def _show(result: dict) -> None:
     print(f"{result['checkouts']} checkouts, {len(result['changed'])} with different findings")
 
 
+def _problem(args: argparse.Namespace) -> str | None:
+    """What makes the arguments unusable, said with the next step; None when they can be run."""
+    missing = [str(path) for path in args.folders if not path.is_dir()]
+    if missing:
+        return f"no such folder: {', '.join(missing)}; name checkouts holding {DOCS}/, or folders of them"
+    if not checkouts(args.folders):
+        return f"no checkout holding {DOCS}/ in {', '.join(map(str, args.folders))}"
+    if args.base_code is not None and not (args.base_code / "aidlc" / "__init__.py").is_file():
+        return f"{args.base_code} holds no aidlc package (aidlc/__init__.py); name an aidlc source folder"
+    if args.base is not None and subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
+                                                 f"{args.base}^{{commit}}"], capture_output=True).returncode:
+        return f"{args.base} is no commit of {ROOT}; `git -C {ROOT} log --oneline` lists them"
+    return None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path, help="checkouts, or folders of checkouts")
@@ -116,6 +133,9 @@ def main() -> int:
     parser.add_argument("--status", action="store_true", help="also the approvals `aidlc status` cites")
     parser.add_argument("--json", action="store_true", help="one JSON document on stdout")
     args = parser.parse_args()
+    if problem := _problem(args):
+        print(f"aidlc_docs_compare: {problem}", file=sys.stderr)
+        return 2
     if args.base_code is not None:
         result = compare(args.base_code, ROOT, args.folders, args.status)
     else:

@@ -163,3 +163,33 @@ def test_the_aidlc_docs_compare_lists_the_findings_one_version_reports_and_the_o
     line = clean.line(AUDIT, "## Workflow Planning - Approval")
     assert f"workflow-planning: aidlc-docs/audit.md:{line}" in added
     assert f"workflow-planning: aidlc-docs/audit.md:{line + 1}" in gone
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["{tmp}/missing", "--base", "HEAD"], "no such folder: {tmp}/missing"),
+    (["{tmp}/shop/aidlc-docs", "--base", "HEAD"], "no checkout holding aidlc-docs/ in {tmp}/shop/aidlc-docs"),
+    (["{tmp}/shop", "--base", "no-such-revision"], "no-such-revision is no commit of"),
+    (["{tmp}/shop", "--base-code", "{tmp}"], "{tmp} holds no aidlc package")])
+def test_the_aidlc_docs_compare_refuses_what_it_cannot_run_with_the_reason(tmp_path: Path, args: list[str],
+                                                                           said: str) -> None:
+    (tmp_path / "shop" / "aidlc-docs").mkdir(parents=True)
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "aidlc_docs_compare.py"),
+                           *(arg.format(tmp=tmp_path) for arg in args)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("aidlc_docs_compare: ") and said.format(tmp=tmp_path) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_aidlc_docs_compare_reports_a_checkout_aidlc_cannot_read_as_such(tmp_path: Path) -> None:
+    # an aidlc-docs folder holding neither records file: validate's error, on both sides, is no difference
+    (tmp_path / "shop" / "aidlc-docs").mkdir(parents=True)
+    spec = importlib.util.spec_from_file_location("aidlc_docs_compare", BENCHMARKS / "aidlc_docs_compare.py")
+    assert spec is not None and spec.loader is not None
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    [(code, _, _, message)] = compare.findings(BENCHMARKS.parent, tmp_path / "shop")
+    assert code == "unreadable" and message.endswith("holds neither aidlc-state.md nor audit.md"), message
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "aidlc_docs_compare.py"), str(tmp_path), "--base-code",
+                           str(BENCHMARKS.parent), "--json"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"checkouts": 1, "changed": {}, "counts": {}}
