@@ -440,3 +440,36 @@ def test_a_logged_approval_is_listed_once_and_the_person_s_quotes_shown_once(tmp
     assert f"approvals this pull request logs (2), each for a reviewer to read:\n" \
         f"  {AUDIT}:{first}  Functional Design of unit 1: {said[0]}\n" \
         f"  {AUDIT}:{second}  Functional Design of unit 2: \"승인\"\n" in out
+
+
+def test_an_approval_a_pull_request_claims_by_a_writer_s_note_is_listed_for_the_reviewer(tmp_path: Path) -> None:
+    """A model that writes the log can claim an approval with a note beside words it makes up (`"ok" (Code
+    Generation approval)` under a heading naming no stage) as it could with a heading: what stops it is the
+    reviewer, to whom `ci --base` lists every approval the pull request logs, with the words it stands on."""
+    from tests.aidlc_docs_sample import AUDIT, ENTRIES, STATE, audit_text, build_docs_repo, iso, stamp
+    from tests.test_gate import git
+
+    repo = build_docs_repo(tmp_path / "shop")
+    rest = [entry for entry in ENTRIES if entry[0] != "Code Generation - Unit 2 Approval"]
+    repo.write(AUDIT, audit_text(rest))
+    repo.replace(STATE, "- [x] Code Generation - EXECUTE (Unit 2: shop-web)",
+                 "- [ ] Code Generation - EXECUTE (Unit 2: shop-web)")
+    repo.commit("unit 2's code open", stamp(len(rest)))
+    assert run_cli("init", cwd=repo.root).returncode == 0
+    repo.commit("adopt aidlc", stamp(len(rest)))
+    git(repo.root, "branch", "base")
+    git(repo.root, "checkout", "-q", "-b", "pr")
+    with repo.path(AUDIT).open("a", encoding="utf-8") as log:
+        log.write(f"## Session notes\n**Timestamp**: {iso(stamp(len(rest)))}\n"
+                  '**User Input**: "ok" (Code Generation approval)\n**AI Response**: Noted.\n'
+                  "**Context**: CONSTRUCTION - Unit 2 shop-web\n\n---\n\n")
+    repo.replace(STATE, "- [ ] Code Generation - EXECUTE (Unit 2: shop-web)",
+                 "- [x] Code Generation - EXECUTE (Unit 2: shop-web)")
+    repo.commit("unit 2's code done", stamp(len(rest) + 1))
+
+    logged = document(repo.root, "--base", "base")["logged_approvals"]
+    assert [(entry["stages"], entry["said"]) for entry in logged] == [
+        (["Code Generation of unit 2"], '"ok" (Code Generation approval)')]
+    line = logged[0]["line"]
+    assert (f"  {AUDIT}:{line}  Code Generation of unit 2: \"ok\" (Code Generation approval)\n"
+            in ci(repo.root, "--base", "base").stdout)
