@@ -509,6 +509,118 @@ def test_a_tick_whose_text_head_holds_twice_is_found_at_its_first_line(docs: Rep
     assert message.startswith(f"commit {docs.git('rev-parse', 'HEAD~')[:12]} (built) ticks `Build and Test - COMPLETE`")
 
 
+NEXT = "\n## Stage Progress (gift cards)\n- [x] INCEPTION - Requirements Analysis (gift cards)\n"
+GIFT_ANSWERS = entry("Requirements Analysis - Answers (gift cards)", "2026-06-02T09:10:00Z", "A, A, B")
+GIFT_APPROVAL = entry("Requirements Analysis - Approval (gift cards)", "2026-06-02T09:20:00Z", "Approve & Continue",
+                      "INCEPTION - Requirements Analysis approved")
+FIRST = "# Audit\n\n" + START + ANSWERS + APPROVAL  # the first feature's log, its Requirements Analysis approved
+
+
+@pytest.mark.parametrize("approved", [False, True])
+def test_a_next_features_tick_needs_an_approval_logged_since_the_first_features(docs: Repo, approved: bool) -> None:
+    """drpacman/BattleTrs, Davidesc2023's increments, umatoma's iteration 2: a next feature's section ticks a stage
+    an earlier feature's line holds ticked. The first feature's approval, still in the log, is not the next one's."""
+    first = docs.commit("approved", "2026-06-01T09:21:00Z", **{
+        AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL, STATE: TICKED})
+    log = "# Audit\n\n" + START + ANSWERS + APPROVAL + GIFT_ANSWERS + (GIFT_APPROVAL if approved else "")
+    sha = docs.commit("gift cards", "2026-06-02T09:25:00Z", **{AUDIT: log, STATE: TICKED + NEXT})
+    if approved:
+        assert docs.findings() == []
+        return
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", (TICKED + NEXT).count("\n"))
+    assert message == (f"commit {sha[:12]} (gift cards) ticks `INCEPTION - Requirements Analysis (gift cards)` (stage "
+                       f"requirements-analysis) again, and no approval of it was logged since {first[:12]} held it "
+                       "ticked")
+
+
+def test_a_stage_unticked_and_ticked_again_needs_an_approval_logged_since(docs: Repo) -> None:
+    """A next feature that starts the state file's boxes afresh: the first feature's approval does not tick the
+    second's Requirements Analysis; one logged since does."""
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: FIRST, STATE: TICKED})
+    docs.commit("gift cards", "2026-06-02T09:00:00Z", **{STATE: STATE_OPEN})
+    log = "# Audit\n\n" + START + ANSWERS + APPROVAL + GIFT_ANSWERS
+    sha = docs.commit("gift cards done", "2026-06-02T09:15:00Z", **{AUDIT: log, STATE: TICKED})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", 5) and message.startswith(f"commit {sha[:12]} (gift cards done) ticks")
+    docs.commit("gift cards approved", "2026-06-02T09:21:00Z", **{AUDIT: log + GIFT_APPROVAL})
+    assert [code for code, *_ in docs.findings()] == ["AIDLC-DOCS-028"]  # logged after the tick: still said
+    repo = started(docs.root.parent / "in-order")
+    repo.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: FIRST, STATE: TICKED})
+    repo.commit("gift cards", "2026-06-02T09:00:00Z", **{STATE: STATE_OPEN})
+    repo.commit("gift cards approved", "2026-06-02T09:21:00Z", **{AUDIT: log + GIFT_APPROVAL})
+    repo.commit("gift cards done", "2026-06-02T09:25:00Z", **{STATE: TICKED})
+    assert repo.findings() == []
+
+
+def test_a_tick_again_is_judged_since_the_earlier_tick_on_its_own_line_of_history(docs: Repo) -> None:
+    """trp1-cohere-team, JuanGuerreroDev: one piece of work committed on two branches. The second commit ticks
+    nothing again: the first is no ancestor of it, and each holds the approval logged with its tick."""
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: FIRST, STATE: TICKED})
+    gift = {AUDIT: FIRST + GIFT_ANSWERS + GIFT_APPROVAL, STATE: TICKED + NEXT}
+    docs.git("checkout", "-q", "-b", "side")
+    docs.commit("gift cards", "2026-06-02T09:25:00Z", **gift)
+    docs.git("checkout", "-q", "master")
+    docs.commit("gift cards, again", "2026-06-02T09:26:00Z", **gift)
+    assert docs.findings() == []
+
+
+def test_a_tick_again_after_a_merge_is_judged_since_the_merged_branchs_tick(docs: Repo) -> None:
+    """jku-win-se: each feature's branch ticks its lines and a pull request's merge brings them in; the next
+    feature's tick is judged since the merged branch's, the latest on its history, not the first feature's."""
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: FIRST, STATE: TICKED})
+    docs.git("checkout", "-q", "-b", "gift-cards")
+    gift = docs.commit("gift cards", "2026-06-02T09:25:00Z", **{AUDIT: FIRST + GIFT_ANSWERS + GIFT_APPROVAL,
+                                                               STATE: TICKED + NEXT})
+    docs.git("checkout", "-q", "master")
+    docs.commit("readme", "2026-06-02T09:30:00Z", **{"README.md": "# Shop\n"})
+    docs.git("merge", "-q", "--no-edit", "gift-cards", date="2026-06-02T09:31:00Z")
+    third = NEXT.replace("gift cards", "returns")
+    docs.commit("returns", "2026-06-03T09:25:00Z", **{STATE: TICKED + NEXT + third})
+    [(code, _, _, message)] = docs.findings()
+    assert code == "AIDLC-DOCS-028" and message.endswith(f"logged since {gift[:12]} held it ticked")
+
+
+def test_the_line_a_next_feature_adds_is_named_not_the_earlier_line_written_on(docs: Repo) -> None:
+    """hammer92/evaluadorIA: a sprint's commit writes the earlier sprint's name on its line and adds its own."""
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: FIRST, STATE: TICKED})
+    head = TICKED.replace("Requirements Analysis\n", "Requirements Analysis (the shop)\n") + NEXT
+    docs.commit("gift cards", "2026-06-02T09:25:00Z", **{STATE: head})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", head.count("\n")) and "(gift cards)` (stage" in message
+
+
+def test_a_next_features_tick_whose_text_the_first_holds_is_found_at_its_own_line(docs: Repo) -> None:
+    """Davidesc2023: each increment writes `Units Generation — Complete (2026-04-14)`; the finding on the next
+    increment's tick points at its line, not the first increment's."""
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: FIRST, STATE: TICKED})
+    head = TICKED + "\n## Increment 2\n- [x] Workspace Detection (2)\n- [x] INCEPTION - Requirements Analysis\n"
+    docs.commit("increment 2", "2026-06-02T09:25:00Z", **{STATE: head})
+    [(code, _, line, message)] = docs.findings()
+    assert (code, line) == ("AIDLC-DOCS-028", head.count("\n")) and " again, " in message
+
+
+def test_a_pull_request_ticking_a_next_features_stage_on_the_first_features_approval_is_warned(docs: Repo) -> None:
+    """The attack: a pull request adds a next feature's section, ticked, and logs no approval; the base's log
+    approves the first feature's stage. `aidlc ci --base` says the tick stands on no approval logged since the base."""
+    base = docs.commit("approved", "2026-06-01T09:21:00Z", **{
+        AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL, STATE: TICKED})
+    docs.commit("gift cards", "2026-06-02T09:25:00Z", **{STATE: TICKED + NEXT})
+    result = run_cli("ci", "--base", base, str(docs.root), "--format", "json")
+    found = [(f["code"], f["line"], f["message"]) for f in json.loads(result.stdout)["findings"]
+             if f["code"] == "AIDLC-DOCS-028"]
+    assert found == [("AIDLC-DOCS-028", (TICKED + NEXT).count("\n"), found[0][2])]
+    assert f"again, and no approval of it was logged since {base[:12]} held it ticked" in found[0][2]
+    docs.commit("gift cards approved", "2026-06-02T09:30:00Z", **{
+        AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + GIFT_APPROVAL})
+    assert [code for code, *_ in docs.findings(base)] == ["AIDLC-DOCS-028"]  # ticked before its approval
+    docs.git("reset", "-q", "--hard", base)
+    docs.commit("gift cards approved", "2026-06-02T09:21:00Z", **{
+        AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL + GIFT_APPROVAL})
+    docs.commit("gift cards", "2026-06-02T09:25:00Z", **{STATE: TICKED + NEXT})
+    assert docs.findings(base) == []
+
+
 def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
     """Seoul's 18:00 written `18:00Z` is 9 hours after a commit at 18:10+09:00: the error says what reads true
     (ai-dlc-order, kiro_project, cheongYak-radar: most entries dated after their commits are this)."""

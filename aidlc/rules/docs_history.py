@@ -60,7 +60,9 @@ STAMP_SHARED = docs_rule(
     "one instant")
 TICKED_UNAPPROVED = docs_rule(
     "AIDLC-DOCS-028", W, "a commit ticks a stage in aidlc-state.md while the audit log, as that "
-    "commit holds it, has no approval of the stage (a stage still ticked with no approval is AIDLC-DOCS-003's)",
+    "commit holds it, has no approval of the stage (a stage still ticked with no approval is AIDLC-DOCS-003's); a "
+    "stage ticked again (a next feature's line beside the first's, or ticked after it was unticked) needs an approval "
+    "logged since the commit that ticked it before",
     "ask the person to approve the stage and log their answer in the audit log (an entry naming the stage, with "
     "their raw input) before the stage is ticked; or untick it")
 STATE_REMOVED = docs_rule(

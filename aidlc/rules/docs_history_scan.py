@@ -54,7 +54,7 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     judge_ignored(judge, rel, audits, since)
     judge_state_removed(judge, revisions, state_rel, project)
     if ticks:
-        judge_ticks(judge, revisions, state_rel, audits, project, units or Units(project), reported)
+        judge_ticks(judge, revisions, state_rel, audits, project, units or Units(project), reported, since)
     # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.
     at_head = {**{path: judge.entries_at_head(path) for path in audits},
                **({state_rel: ticks_at_head(judge, state_rel, project.units)} if ticks else {})}

@@ -3,9 +3,11 @@ in the state file must hold the person's approval of it in its audit logs, as th
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, Mark, StageLine, StateFile
@@ -15,29 +17,54 @@ from aidlc.aidlc_docs.state import read_state, restate
 from aidlc.names import arg
 from aidlc.rules.docs_approvals import Units, approvals_in
 from aidlc.rules.docs_history import STATE_REMOVED, TICKED_UNAPPROVED
-from aidlc.rules.docs_history_judge import Judge, short, versions
+from aidlc.rules.docs_history_judge import Judge, short, versions, words
 from aidlc.rules.docs_standing import approval_of, claimed_units, unnamed_stages
 
 # A ticked line (a later box too: `- [ ] Functional Design / [x] NFR Design`), or a table row.
 _TICKED = re.compile(r"^[ \t]*(?:[-*+][ \t]+\[(?:[xX]\]|.\].*\[[xX]\])|\|).*$", re.MULTILINE)
 
-Ticked = dict[tuple[str, str | None], StageLine]  # (stage, unit) -> the first line that holds it ticked
-Reported = frozenset[tuple[str, str | None]]  # (stage, unit) AIDLC-DOCS-003 reports (`docs_standing.unapproved`)
+Key = tuple[str, str | None]  # (stage, unit), the unit as the line names it
+Ticked = dict[Key, list[StageLine]]  # (stage, unit) -> the lines that hold it ticked, in order
+Reported = frozenset[Key]  # (stage, unit) AIDLC-DOCS-003 reports (`docs_standing.unapproved`)
+Given = dict[tuple[str, str | None], list[AuditEntry]]  # approvals, as `approvals_in` keys them
 
 
 def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, audits: list[str],
-                project: DocsProject, units: Units, reported: Reported = frozenset()) -> None:
+                project: DocsProject, units: Units, reported: Reported = frozenset(), since: str | None = None) -> None:
     """A commit that ticks a stage (a stage line [x] whose stage and unit no parent's state held ticked) must hold
     an approval of it in its audit logs, read as AIDLC-DOCS-003 reads the work tree's (aidlc/rules/docs_standing.py):
     an entry whose heading (or context) names the stage (and the unit, where it names one) with a person's words.
-    Skipped stages and stages without an approval (workspace detection, operations) need none. `project`, the work
-    tree's, names the units and the stages run once for every unit; `units` reads its entries (the reading of the
-    work tree's, kept in it, serves every version that holds them). A stage (of a unit) in `reported`, ticked in the
-    work tree with no approval at all, is left out: AIDLC-DOCS-003 reports it, an error, and the commit that ticked it
-    adds nothing a reader must act on (259 of 330 of these warnings on 93 public checkouts)."""
+    A commit that ticks a stage again (a line more than its parents hold ticked: a next feature's section beside the
+    first's; or ticked after a commit unticked it) must hold one logged since the commit that ticked it before (with
+    `since`, the base of `aidlc ci --base`: since the base, for a stage the base holds ticked): the first feature's
+    approval is not the next one's. Skipped stages and stages without an approval (workspace detection, operations)
+    need none. `project`, the work tree's, names the units and the stages run once for every unit; `units` reads its
+    entries (the reading of the work tree's, kept in it, serves every version that holds them). A stage (of a unit)
+    in `reported`, ticked in the work tree with no approval at all, is left out: AIDLC-DOCS-003 reports it, an error,
+    and the commit that ticked it adds nothing a reader must act on (259 of 330 of these warnings on 93 public
+    checkouts)."""
     judge.read({blob for r in revisions if state_rel in r.files for blob in versions(r, state_rel)})
     states = _StateVersions(judge, state_rel, project.units)
-    ticks = [(revision, fresh) for revision in revisions if (fresh := states.fresh(revision))]
+    # A version of the state file -> (stage, unit) -> the commit that last ticked it in that version's history: a
+    # tick again is judged by the approvals logged since, on the commit's own line of history, not a sibling
+    # branch's (a pull request's branches each adding one ticked file; one piece of work committed twice).
+    earlier: dict[str, dict[Key, str]] = {}
+    base = judge.history.blobs([(since, state_rel)])[(since, state_rel)] if since is not None else None
+    if since is not None and base is not None:
+        judge.read({base})
+        earlier[base] = dict.fromkeys(states.ticked(base), since)
+    ticks: list[tuple[vcs.Revision, list[_Tick]]] = []
+    order = {revision.sha: index for index, revision in enumerate(revisions)}  # parents before children
+    for revision in revisions:
+        new, old = revision.files.get(state_rel, (None, ()))
+        marks: dict[Key, str] = {}
+        for key, sha in (mark for blob in old if blob is not None for mark in earlier.get(blob, {}).items()):
+            if order.get(sha, -1) >= order.get(marks.get(key, ""), -1):  # a merge: the later of its sides' ticks
+                marks[key] = sha
+        if fresh := states.fresh(revision):
+            ticks.append((revision, [_Tick(line, nth, marks.get(_key(line))) for line, nth in fresh]))
+        if new is not None:
+            earlier[new] = marks | {_key(line): revision.sha for line, _ in fresh}
     if ticks:
         _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project, units, reported)
 
@@ -60,25 +87,49 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
                   "the state file as it was; commit it")
 
 
-def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[StageLine]]], logs: list[str],
-                    state_rel: str, project: DocsProject, units: Units, reported: Reported) -> None:
+class _Tick(NamedTuple):
+    """A line that ticks a stage (of a unit): the `nth` line of the state file's that hold it ticked; `before`, the
+    commit that ticked it before, if any (the line ticks it again)."""
+
+    line: StageLine
+    nth: int
+    before: str | None
+
+
+def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[_Tick]]],
+                    logs: list[str], state_rel: str, project: DocsProject, units: Units, reported: Reported) -> None:
     """Each stage a commit ticks, of each unit the line claims it of, against the audit logs `logs` as that commit
-    holds them."""
-    blobs = judge.history.blobs([(revision.sha, path) for revision, _ in ticks for path in logs])
+    holds them (a tick again: against the entries they hold that the commit of the earlier tick did not)."""
+    shas = {revision.sha for revision, _ in ticks} | {tick.before for _, fresh in ticks for tick in fresh
+                                                      if tick.before}
+    blobs = judge.history.blobs([(sha, path) for sha in shas for path in logs])
     judge.read({blob for (_, path), blob in blobs.items() if not judge.parsed(blob, path)})
     unnamed = unnamed_stages(project)
+    held: dict[str, set[str]] = {}  # a commit of an earlier tick -> the words of the entries its logs hold
     for revision, fresh in ticks:
         given = approvals_in([_entries(judge, blobs[(revision.sha, path)], path) for path in logs], units)
-        for line in fresh:
+        for line, nth, before in fresh:
+            if before is not None and before not in held:
+                held[before] = {words(entry.text) for path in logs
+                                for entry in _entries(judge, blobs[(before, path)], path)}
+            since = given if before is None else _logged_since(given, held[before])
             stage = BY_SLUG[line.stage or ""]
-            for unit in claimed_units(project, units, line, given):
+            for unit in claimed_units(project, units, line, since):
                 text, named = line.text, unit if stage.per_unit else None
-                if (stage.slug, named) in reported or approval_of(given, stage, unit, stage.slug in unnamed):
+                if (stage.slug, named) in reported or approval_of(since, stage, unit, stage.slug in unnamed):
                     continue
+                said = " and its audit log holds no approval of it" if before is None else \
+                    f" again, and no approval of it was logged since {before[:12]} held it ticked"
                 judge.add(TICKED_UNAPPROVED, state_rel, line.line, f"{short(revision)} ticks `{text[:80]}` (stage "
-                          f"{stage.slug}{f', unit {named}' if named else ''}) and its audit log holds no approval of "
-                          "it", subject=(_as_written(text), _subject(stage.slug, line.unit),
-                                         _as_written(text, once=False)))
+                          f"{stage.slug}{f', unit {named}' if named else ''}){said}",
+                          subject=(_as_written(text), *([_subject(stage.slug, line.unit, nth)] if nth else []),
+                                   _subject(stage.slug, line.unit), _as_written(text, once=False)))
+
+
+def _logged_since(given: Given, held: set[str]) -> Given:
+    """The approvals of `given` whose entries were not yet logged at an earlier tick (`held`: their words)."""
+    return {key: since for key, entries in given.items()
+            if (since := [entry for entry in entries if words(entry.text) not in held])}
 
 
 def ticks_at_head(judge: Judge, state_rel: str, units: list[str]) -> dict[str, int]:
@@ -87,12 +138,16 @@ def ticks_at_head(judge: Judge, state_rel: str, units: list[str]) -> dict[str, i
     Frontend` added over it, or the line moved under an archive heading below the next feature's). Then the line of
     each stage (of each unit), for a line edited since: its first ticked line, else its first (a file that lists a
     stage twice, `Units Generation ✅` and later `⏭️ Skipped`, is pointed at the tick a finding is about). Last, the
-    first line of a text HEAD holds more than once (`Build and Test - COMPLETE` under each unit's heading)."""
+    first line of a text HEAD holds more than once (`Build and Test - COMPLETE` under each unit's heading). A stage
+    ticked again, on a line of a text HEAD holds more than once (`Units Generation — Complete (2026-04-14)` in two
+    increments' sections), is pointed at its nth ticked line."""
     blob = judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel))
-    found: dict[str, int] = {}
+    state = read_state(judge.text(blob), state_rel, units) if blob is not None else None
+    found: dict[str, int] = {_subject(*key, nth): line.line for key, lines in (_ticked(state) if state else {}).items()
+                             for nth, line in enumerate(lines) if nth}
     ticked: set[str] = set()
     twice: set[str] = set()
-    for line in read_state(judge.text(blob), state_rel, units).stages if blob is not None else []:
+    for line in state.stages if state is not None else []:
         text = _as_written(line.text)
         if found.get(text, line.line) != line.line:  # a line listing two units is read twice, at one line
             twice.add(text)
@@ -117,9 +172,10 @@ def _as_written(text: str, once: bool = True) -> str:
     return f"\n{text.strip()}" + ("" if once else "\n")
 
 
-def _subject(stage: str, unit: str | None) -> str:
-    """What a finding on a ticked stage is about: the stage of the unit, wherever the state file writes its line."""
-    return f"{stage}\t{unit or ''}"
+def _subject(stage: str, unit: str | None, nth: int = 0) -> str:
+    """What a finding on a ticked stage is about: the stage of the unit, wherever the state file writes its line
+    (with `nth`: its nth ticked line, the first being the 0th)."""
+    return f"{stage}\t{unit or ''}" + (f"\t{nth}" if nth else "")
 
 
 def _entries(judge: Judge, blob: str | None, path: str) -> list[AuditEntry]:
@@ -139,8 +195,11 @@ class _StateVersions:
     _ticked: dict[str, Ticked] = field(default_factory=dict)
     _states: dict[str, StateFile] = field(default_factory=dict)  # the last few readings, oldest first
 
-    def fresh(self, revision: vcs.Revision) -> list[StageLine]:
-        """The stages the commit ticks: ticked in its state file, and ticked in none of its parents'."""
+    def fresh(self, revision: vcs.Revision) -> list[tuple[StageLine, int]]:
+        """A line for each stage (of a unit) the commit ticks, with its index among the lines that hold it ticked: a
+        stage more of its lines hold ticked than any of its parents' do. Ticked in no parent, its first line; else
+        (ticked again: a next feature's line) the first line whose text no parent's ticked lines of it have, else
+        the first line more."""
         if self.path not in revision.files:
             return []
         new_blob, parent_blobs = revision.files[self.path]
@@ -150,11 +209,21 @@ class _StateVersions:
         if not _ticked_lines(self.judge.text(new_blob)) - {line for blob in old_blobs
                                                             for line in _ticked_lines(self.judge.text(blob))}:
             return []  # no ticked line that its parents lack: nothing was ticked
-        before: set[tuple[str, str | None]] = set()
+        before: Ticked = {}
         for blob in old_blobs:
-            before |= set(self.ticked(blob))
-        return [line for key, line in self.ticked(new_blob, old_blobs[0] if old_blobs else None).items()
-                if key not in before]
+            for key, lines in self.ticked(blob).items():
+                if len(lines) > len(before.get(key, [])):
+                    before[key] = lines
+        found = []
+        inserted: set[int] | None = None
+        for key, lines in self.ticked(new_blob, old_blobs[0] if old_blobs else None).items():
+            held = before.get(key, [])
+            if len(lines) > len(held):
+                if held and inserted is None:  # the stage ticked again: which line did it?
+                    inserted = _inserted(self.judge.text(old_blobs[0]), self.judge.text(new_blob))
+                nth = _added(lines, held, inserted or set())
+                found.append((lines[nth], nth))
+        return found
 
     def ticked(self, blob: str, parent: str | None = None) -> Ticked:
         if blob not in self._ticked:
@@ -170,14 +239,35 @@ class _StateVersions:
         return self._ticked[blob]
 
 
+def _added(lines: list[StageLine], held: list[StageLine], inserted: set[int]) -> int:
+    """Of the lines that hold a stage ticked, the index of the one that ticks it anew, its parent holding `held`: the
+    first of a text none held has, among the lines the commit inserted (hammer92/evaluadorIA's next sprint's line,
+    not the line of the sprint before that the commit wrote its name on), else the first of a new text, else the
+    first line more."""
+    texts = {line.text for line in held}
+    new = [nth for nth, line in enumerate(lines) if line.text not in texts]
+    return next((nth for nth in new if lines[nth].line in inserted), new[0] if new else len(held))
+
+
+def _inserted(old: str, new: str) -> set[int]:
+    """The numbers of the lines of `new` inserted between lines of `old` (not put in place of others)."""
+    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    return {number + 1 for tag, _, _, start, end in matcher.get_opcodes() if tag == "insert"
+            for number in range(start, end)}
+
+
 def _ticked_lines(text: str) -> set[str]:
     return {line.strip() for line in _TICKED.findall(text)}
 
 
 def _ticked(state: StateFile) -> Ticked:
-    """The stages a state file holds ticked and not skipped, that need an approval, each with its first line."""
+    """The stages a state file holds ticked and not skipped, that need an approval, each with its lines."""
     found: Ticked = {}
     for line in state.stages:
         if line.mark == Mark.done and line.stage is not None and not line.skipped and BY_SLUG[line.stage].approval:
-            found.setdefault((line.stage, line.unit), line)
+            found.setdefault(_key(line), []).append(line)
     return found
+
+
+def _key(line: StageLine) -> Key:
+    return line.stage or "", line.unit
