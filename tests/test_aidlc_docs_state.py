@@ -204,3 +204,18 @@ def test_ticking_the_first_box_of_a_line_of_several_reads_the_line_whole() -> No
     marks = [(line.stage, line.mark.value) for line in read_state(new, "aidlc-state.md").stages]
     assert marks == [("functional-design", "done"), ("nfr-design", "done"), ("code-generation", "pending"),
                      ("build-and-test", "pending")]
+
+
+def test_a_unit_named_only_after_the_stage_is_the_headings_unit_when_it_has_one() -> None:
+    """soneda-yuya/ontology-agent writes `NFR Requirements (approved; ... inherits U1/shared)` under `**U2
+    Permission**`: unit 1 was read, its approval asked for and U2's left unjudged (3 false AIDLC-DOCS-028 of 127
+    checkouts; rumoag's `... de Unidad 5` under Unidad 6, DocSuri, cherry-testtool's `../lib/common` too). A unit
+    named with the stage is the line's own; one named after it stands where no heading or parent names one."""
+    text = ("# State\n\n**U2 Permission**\n- [x] NFR Requirements (approved; inherits U1/shared)\n"
+            "- [x] NFR Design (approved; inherits U1/U3/shared)\n"
+            "- [x] U3 Code Generation (shared with U1)\n"
+            "- [x] Functional Design - Unit 1 Backend + Unit 2 Frontend\n\n"
+            "## Construction\n- [x] Code Generation (COMPLETED - Unit 4)\n")
+    assert [(line.line, line.stage, line.unit) for line in read_state(text, "aidlc-state.md").stages] == [
+        (4, "nfr-requirements", "2"), (5, "nfr-design", "2"), (6, "code-generation", "3"),
+        (7, "functional-design", "1"), (7, "functional-design", "2"), (10, "code-generation", "4")]

@@ -185,17 +185,21 @@ class _StateReader:
         for box, body in parts:
             said = box_text(body, self.named)
             own_unit = said.own_unit or (None if said.every else first)
-            stage = said.stage
-            if stage is None and own_unit is not None and boxed is not None:
+            stage, names_unit = said.stage, own_unit or said.said_unit
+            if stage is None and names_unit is not None and boxed is not None:
                 stage = boxed.stage  # a line naming only a unit, under a checkbox line, is that line's stage
-            elif boxed is not None and own_unit is None and stage == boxed.stage:
+            elif boxed is not None and names_unit is None and stage == boxed.stage:
                 stage = None  # a step of the stage line above (`  - [x] Build and Test Summary 문서 생성`), not again
+            # A unit its heading or parent names, where the line names one only after its stage: that unit's line,
+            # not those the words list (`inherits U1/U2/shared` under U5's heading).
+            above = None if said.every or own_unit is not None else self._unit(None)
             line = StageLine(line=number, text=body, mark=mark_of(box), stage=stage,
-                             unit=None if said.every else self._unit(own_unit), every_unit=said.every,
+                             unit=None if said.every else self._unit(own_unit) or said.said_unit,
+                             every_unit=said.every,
                              skipped=said.skipped or box == "S", awaiting=said.awaiting, depth=len(self.parents),
                              parent=boxed.line if boxed else None, archived=bool(self.archive))
             if not self._approval_of_last(line, said.status):
-                self.state.stages += _lines_of(line, said)
+                self.state.stages += _lines_of(line, said if above is None else said._replace(listed=()))
                 kept = _Parent(indent, first, number, stage if len(parts) == 1 else None)
         self.parents += [kept] if kept is not None else []
 

@@ -72,7 +72,8 @@ class BoxText(NamedTuple):
     status: str  # what the line says of it
     stage: str | None  # the stage it names
     every: bool  # about every unit: `Build and Test (all units) (... api/web images ...)`
-    own_unit: str | None  # the unit it names: `Functional Design — B2 Soul ...`
+    own_unit: str | None  # the unit it names with the stage: `Functional Design — B2 Soul ...`, `U3 Code Generation`
+    said_unit: str | None  # the unit it names anywhere: `NFR Requirements (approved; inherits U1/shared)`
     skipped: bool
     awaiting: bool
     listed: tuple[str, ...]  # the units it lists from its first: `Unit 1 Backend + Unit 2 Frontend`
@@ -91,13 +92,24 @@ def box_text(body: str, named: tuple[str, ...]) -> BoxText:
         if stage_at(rest) is not None and len(stages_named(rest)) == 1:  # never a guess among several
             name, status = split_stage_line(rest)
     every = ALL_UNITS.search(body) is not None
-    own_unit = None if every else unit_of(body) or folder_in(body, named) or letter_unit(body)
+    said_unit = None if every else _unit_in(body, named)
     stage, also = stage_of(name) or _bilingual(name, body), _joined_stages(name)
     if stage is None and (span := _span(body)):
         stage, also = span[0], span[1:]
+    # A unit named only in what the line says of its stage may be another unit's mention (`inherits U1/U2/shared`
+    # under U5's heading, soneda-yuya/ontology-agent): the heading's unit comes first (aidlc/aidlc_docs/state.py),
+    # unless what the line says starts with units (`Functional Design - Unit 1 Backend + Unit 2 Frontend`).
+    through = body[:body.find(name) + len(name)] if stage is not None and name and name in body else body
+    after = body[len(through):].lstrip(" \t-—–:：(（[*_")
+    own_unit = said_unit if through == body or leading_unit(after) is not None else None if every else _unit_in(
+        through, named)
     skipped = SKIPPED.search(status) is not None or stage in stages_followed_by(name, SKIPPED_AFTER)
-    return BoxText(name, status, stage, every, own_unit, skipped,
-                   AWAITING.search(body) is not None, tuple(listed_units(body)), also)
+    return BoxText(name, status, stage, every, own_unit, said_unit, skipped, AWAITING.search(body) is not None,
+                   tuple(listed_units(body)), also)
+
+
+def _unit_in(text: str, named: tuple[str, ...]) -> str | None:
+    return unit_of(text) or folder_in(text, named) or letter_unit(text)
 
 
 # A line's closing parenthesis naming the stages it went through, joined or from one to the other: ajy92's
