@@ -62,6 +62,37 @@ def test_a_bare_stage_after_an_approval_in_a_heading_is_the_step_it_opened(docs:
     assert unapproved(docs) == set()
 
 
+def test_a_go_ahead_with_a_long_writers_note_after_its_quoted_words_answers_the_stage_put_to_the_person(
+        docs: DocsRepo) -> None:
+    # soneda-yuya/ontology-agent: `"Continue" (interpreted per AI's offer = batch NFR Design + Infrastructure, both
+    # inheritance-only)` under `## Construction — U5 NFR Design + Infrastructure (batched)`, answered "U5 NFR
+    # Requirements approved. Generated NFR Design ...": its note made it a long new instruction, approving nothing
+    said = ('"Continue" (interpreted per the offer = batch Units Generation and its plan, both drawn from the '
+            'design)')
+    docs.write(AUDIT, audit_text(replacing(
+        ("Application Design - Approval",),
+        ("Application Design - Approval Prompt", None, "Presented the application design; requested approval "
+         "(Request Changes / Continue to Next Stage = Units Generation).", "INCEPTION - Application Design gate"),
+        ("Units Generation (batched)", "NOTED", "Application design approved. Generated the units of work.",
+         "INCEPTION - Units Generation")
+    )).replace('"NOTED"', said))
+    assert len(said) > 80 and unapproved(docs) == set()
+    docs.replace(AUDIT, said, '"Continue, but first rename the orders service to checkout across the whole design '
+                 'and its diagrams"')
+    assert unapproved(docs) == {docs.line(STATE, "Application Design")}  # words as long are an instruction
+
+
+def test_words_a_coding_tool_writes_to_go_on_after_its_own_subtask_approve_nothing(docs: DocsRepo) -> None:
+    # jongon/betmeet-clone logs Claude Code's own continuation as the person's words, 13 times, its note calling it
+    # an approval: unit 43's design and code stood on it, and every unit's Build and Test was cited to one
+    said = '"Summarize the task tool output above and continue with your task." (approval continuation from gate)'
+    docs.write(AUDIT, audit_text(replacing(
+        ("Application Design - Approval",),
+        ("Application Design - Approval", "NOTED", "Treated the continuation as approval of the design.",
+         "INCEPTION - Application Design"))).replace('"NOTED"', said))
+    assert unapproved(docs) == {docs.line(STATE, "Application Design")}
+
+
 CODE_DONE = ("Code Generation - Unit 2 Complete", None, "Unit 2 code generated: 14 files.",
              "CONSTRUCTION - Unit 2 shop-web Code Generation 완료")
 

@@ -42,6 +42,7 @@ from aidlc.rules.docs_words import (
     has_words,
     names_approval,
     not_a_yes,
+    spoken,
     words_of,
 )
 
@@ -266,7 +267,7 @@ def new_request(entry: AuditEntry) -> bool:
     """Whether the person's words are a new instruction, not an answer to the stage: longer than a go-ahead, and
     nothing of the entry (heading, status, context, the words) says approved (AIDLC-AWS-workshop's `## Game Enhancement
     Request`, Context `Post-code generation enhancements`, with a paragraph of new features)."""
-    said = words_of(entry).strip()
+    said = spoken(entry)
     if len(said.split("\n", 1)[0]) <= GO_AHEAD_LENGTH:  # its first line: what follows may be the agent's notes
         return False
     return not says_approved(entry)

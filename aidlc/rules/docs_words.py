@@ -111,6 +111,19 @@ def words_of(entry: AuditEntry) -> str:
     return " ".join(person_words(entry.fields.get(key, "")) for key in PERSON)
 
 
+# The person's quoted words, then a writer's note in brackets, and nothing else: soneda-yuya/ontology-agent's
+# `"Continue" (interpreted per AI's offer = batch NFR Design + Infrastructure, both inheritance-only)`.
+_QUOTED_NOTED = re.compile(r'("[^"\n]+"|“[^“”\n]+”|「[^「」\n]+」)[ \t]*[(（][^()（）\n]{1,200}[)）]')
+
+
+def spoken(entry: AuditEntry) -> str:
+    """The person's words as their length is judged (a go-ahead is short): their quoted words alone, where a writer's
+    note in brackets is all that follows them."""
+    said = words_of(entry).strip()
+    noted = _QUOTED_NOTED.fullmatch(said)
+    return said if noted is None else noted.group(1)
+
+
 def approval_at(text: str) -> int:
     """Where `text` first says approved, once what says an approval is awaited, was given before, is required or
     denied is blanked out (offsets kept); its length where it does not."""
@@ -137,8 +150,9 @@ def names_approval(text: str) -> bool:
 def goes_ahead(entry: AuditEntry) -> bool:
     """Whether the person's words are a go-ahead: an approval or words that let the work go on, at most 80
     characters (`진행`, `yes, proceed`; not a request such as `Generate the orders API`)."""
-    said = words_of(entry).strip().strip(QUOTES)
-    return len(said) <= GO_AHEAD_LENGTH and _GO_AHEAD.search(said) is not None and not _asks(said)
+    said = words_of(entry).strip().strip(QUOTES)  # a writer's note may say what they meant: `"B" (다음 단계로 진행)`
+    return len(spoken(entry).strip(QUOTES)) <= GO_AHEAD_LENGTH and _GO_AHEAD.search(said) is not None \
+        and not _asks(said)
 
 
 # A question: it ends in a question mark, a Korean or Japanese question's ending (`확인가능할까요`, "could I check?";
@@ -221,6 +235,9 @@ _THEN_GO_ON = re.compile(r"(?:하|주)고[ \t]*,?[ \t]+[^\n]{0,60}?진행|"
 _CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|고쳐|반영|있었으면|"
                            r"(?:검증|검토|점검|검수|구현|확인|설정)해[ \t]*(?:줘|주세요|주시|줄래|서|봐|$|[.!])|"
                            r"돌려|원복|"
+                           # Japanese: "please check / fix / change / add ..." (Naoya-ya-man/Equipment_Operating_Rate's
+                           # "少し仕様を変えたので確認してください", "I changed the spec a little; please check")
+                           r"(?:確認|検証|レビュー|修正|変更|追加|削除|実装)(?:して|を)?(?:ください|下さい|ほしい|(?:お)?願い)|"
                            r"^\W*(?:please[ \t]+)?(?:change|add|update|fix|remove|delete|rename|modify|replace|move|"
                            r"verify|review|check|implement|revert|undo)\b|"
                            r"\b(?:can|could|would)[ \t]+you\b[^?\n]{0,200}\?", re.IGNORECASE)
@@ -233,8 +250,11 @@ _CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|�
 _RESUMED = re.compile(r"\bsession[ \t]++resum|\bresum\w*+[ \t]++(?:the[ \t]++|of[ \t]++(?:the[ \t]++)?)?session\b|"
                       r"会话恢复|恢复会话|セッション再開|세션[ \t]*+재개", re.IGNORECASE)
 
+# Nor are words a coding tool writes itself to go on after its own subtask: jongon/betmeet-clone logs Claude Code's
+# "Summarize the task tool output above and continue with your task." as the User Input of 13 entries, each with a
+# note calling it an approval continuation.
 _AUTOPILOT = re.compile(r"--enable-auto-mode|\bauto-?pilot\b|\bauto[- ]mode\b|--dangerously-skip-permissions|"
-                        r"\byolo\b", re.IGNORECASE)
+                        r"\byolo\b|summari[sz]e the task tool output above", re.IGNORECASE)
 
 
 def _choices(said: str) -> int:
