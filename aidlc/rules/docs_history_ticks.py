@@ -57,14 +57,12 @@ def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, aud
     order = {revision.sha: index for index, revision in enumerate(revisions)}  # parents before children
     for revision in revisions:
         new, old = revision.files.get(state_rel, (None, ()))
-        marks: dict[Key, str] = {}
-        for key, sha in (mark for blob in old if blob is not None for mark in earlier.get(blob, {}).items()):
-            if order.get(sha, -1) >= order.get(marks.get(key, ""), -1):  # a merge: the later of its sides' ticks
-                marks[key] = sha
+        sides = [earlier[blob] for blob in old if blob is not None and blob in earlier]
+        marks = sides[0] if len(sides) == 1 else _later(sides, order)  # shared, never changed in place
         if fresh := states.fresh(revision):
             ticks.append((revision, [_Tick(line, nth, marks.get(_key(line))) for line, nth in fresh]))
         if new is not None:
-            earlier[new] = marks | {_key(line): revision.sha for line, _ in fresh}
+            earlier[new] = marks | {_key(line): revision.sha for line, _ in fresh} if fresh else marks
     if ticks:
         _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project, units, reported)
 
@@ -85,6 +83,15 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
                   f"state file aidlc reads in {project.rel}/ (aidlc-state.md, or one state/<branch>.md): no stage's "
                   "tick or approval is checked", f"git checkout {revision.parents[0][:12]} -- {arg(state_rel)}    # "
                   "the state file as it was; commit it")
+
+
+def _later(sides: list[dict[Key, str]], order: dict[str, int]) -> dict[Key, str]:
+    """A merge's ticks: of each stage (of a unit), the later of its sides' (`order`: the commits, parents first)."""
+    marks: dict[Key, str] = {}
+    for key, sha in (mark for side in sides for mark in side.items()):
+        if order.get(sha, -1) >= order.get(marks.get(key, ""), -1):
+            marks[key] = sha
+    return marks
 
 
 class _Tick(NamedTuple):
