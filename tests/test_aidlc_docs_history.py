@@ -15,7 +15,7 @@ from aidlc.model.types import Severity
 from aidlc.rules import docs_approvals, every_rule
 from aidlc.rules.catalogue import MAX_MESSAGE
 from aidlc.rules.docs_history_scan import history_findings
-from tests.helpers import git_init, run_cli
+from tests.helpers import git_init, run_cli, run_cli_process
 
 DOCS = "aidlc-docs"
 AUDIT = f"{DOCS}/audit.md"
@@ -579,6 +579,20 @@ def test_a_tick_again_after_a_merge_is_judged_since_the_merged_branchs_tick(docs
     docs.commit("returns", "2026-06-03T09:25:00Z", **{STATE: TICKED + NEXT + third})
     [(code, _, _, message)] = docs.findings()
     assert code == "AIDLC-DOCS-028" and message.endswith(f"logged since {gift[:12]} held it ticked")
+
+
+@pytest.mark.slow
+def test_a_state_file_of_one_ticked_line_repeated_is_judged_without_a_hang(docs: Repo) -> None:
+    """The hostile file: 40,000 copies of one ticked line, then a commit ticking a next feature's. Telling the line it
+    inserted compared the two versions line by line (20,000 copies took 44 s); past a few thousand lines the first line
+    of a new text is named instead. A hang fails the test (its timeout), not a slow run."""
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: FIRST, STATE: TICKED})
+    many = TICKED + "- [x] INCEPTION - Requirements Analysis\n" * 40_000
+    docs.commit("many", "2026-06-02T09:25:00Z", **{STATE: many})
+    docs.commit("gift cards", "2026-06-02T09:30:00Z", **{STATE: many + NEXT})
+    result = run_cli_process("validate", str(docs.root), "--format", "json", timeout=120)
+    found = [f["message"] for f in json.loads(result.stdout)["findings"] if f["code"] == "AIDLC-DOCS-028"]
+    assert len(found) == 1 and "(gift cards)` (stage requirements-analysis) again, " in found[0]
 
 
 def test_the_line_a_next_feature_adds_is_named_not_the_earlier_line_written_on(docs: Repo) -> None:
