@@ -595,6 +595,23 @@ def test_a_state_file_of_one_ticked_line_repeated_is_judged_without_a_hang(docs:
     assert len(found) == 1 and "(gift cards)` (stage requirements-analysis) again, " in found[0]
 
 
+def test_a_stages_part_2_after_its_part_1_is_the_same_round_and_a_next_features_part_1_is_not(docs: Repo) -> None:
+    """agwlvssainokuni/cherry-testtool ticks `Code Generation Part 1(Planning)`, then `Part 2` on a line of its own:
+    one round of the stage, its Part 2 no tick again; a next feature's Part 1 beside both is."""
+    state = STATE_OPEN.replace("- [ ] INCEPTION - Requirements Analysis\n", "")
+    code = entry("Code Generation - Approval", "2026-06-01T09:20:00Z", "Approve & Continue", "CONSTRUCTION")
+    docs.commit("plan", "2026-06-01T09:21:00Z", **{
+        AUDIT: "# Audit\n\n" + START + code, STATE: state + "- [x] Code Generation Part 1 (Planning)\n"})
+    docs.commit("code", "2026-06-01T09:40:00Z", **{
+        STATE: state + "- [x] Code Generation Part 1 (Planning)\n- [x] Code Generation Part 2 (Generation)\n"})
+    assert docs.findings() == []
+    docs.commit("returns", "2026-06-02T09:40:00Z", **{
+        STATE: state + "- [x] Code Generation Part 1 (Planning)\n- [x] Code Generation Part 2 (Generation)\n"
+        "\n## Returns\n- [x] Code Generation Part 1 (Planning: returns)\n"})
+    [(code_, _, _, message)] = docs.findings()
+    assert code_ == "AIDLC-DOCS-028" and "(Planning: returns)` (stage code-generation) again, " in message
+
+
 def test_the_line_a_next_feature_adds_is_named_not_the_earlier_line_written_on(docs: Repo) -> None:
     """hammer92/evaluadorIA: a sprint's commit writes the earlier sprint's name on its line and adds its own."""
     docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: FIRST, STATE: TICKED})

@@ -229,7 +229,8 @@ class _StateVersions:
                 if held and inserted is None:  # the stage ticked again: which line did it?
                     inserted = _inserted(self.judge.text(old_blobs[0]), self.judge.text(new_blob))
                 nth = _added(lines, held, inserted or set())
-                found.append((lines[nth], nth))
+                if not _second_part(lines[nth], held):
+                    found.append((lines[nth], nth))
         return found
 
     def ticked(self, blob: str, parent: str | None = None) -> Ticked:
@@ -254,6 +255,22 @@ def _added(lines: list[StageLine], held: list[StageLine], inserted: set[int]) ->
     texts = {line.text for line in held}
     new = [nth for nth, line in enumerate(lines) if line.text not in texts]
     return next((nth for nth in new if lines[nth].line in inserted), new[0] if new else len(held))
+
+
+def _second_part(line: StageLine, held: list[StageLine]) -> bool:
+    """Whether the line ticks a stage's Part 2 where the parent holds its Part 1 ticked, and no Part 2: the same round
+    of the stage, not a next one (agwlvssainokuni/cherry-testtool's `Code Generation Part 1(Planning)`, then `Part 2`;
+    DocSuri and BaekJaeIn/cheongYak-radar likewise: 3 of 107 warnings read)."""
+    parts = {_part(earlier.text) for earlier in held}
+    return _part(line.text) == "2" and "1" in parts and "2" not in parts
+
+
+def _part(text: str) -> str | None:
+    found = _PART.search(text)
+    return None if found is None else "1" if found["one"] else "2"
+
+
+_PART = re.compile(r"\bpart[ \t]*(?:(?P<one>1|one|i)|2|two|ii)\b", re.IGNORECASE)
 
 
 def _inserted(old: str, new: str) -> set[int]:
