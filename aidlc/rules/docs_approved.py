@@ -15,6 +15,8 @@ from aidlc.rules.docs_words import (
     APPROVAL,
     NEXT,
     NOT_APPROVED,
+    NOTED,
+    QUOTED,
     SENTENCE,
     approval_at,
     approvals_given,
@@ -73,9 +75,6 @@ def plan_approved_in_answer(entry: AuditEntry, stage: str | None) -> bool:
     return False
 
 
-# The person's words as a log quotes them; what stands outside the quotes is the writer's note on them.
-_QUOTED = re.compile(r'"[^"\n]*"|“[^“”\n]*”|「[^「」\n]*」')
-
 
 def plan_approved_in_note(entry: AuditEntry) -> bool:
     """Whether the writer's note beside the person's quoted words says they approved a plan (primevalsistail/
@@ -84,13 +83,11 @@ def plan_approved_in_note(entry: AuditEntry) -> bool:
     code written after the words."""
     for key in PERSON:
         text = entry.fields.get(key, "")
-        if _QUOTED.search(text) and _says_plan_approved(_QUOTED.sub(" ", text)):
+        if QUOTED.search(text) and _says_plan_approved(QUOTED.sub(" ", text)):
             return True
     return False
 
 
-# A writer's note in brackets right after the person's quoted words (`"Approve & Continue" (User Stories approval)`).
-_NOTE = re.compile(r'(?:"[^"\n]*"|“[^“”\n]*”|「[^「」\n]*」)[ \t]*[(（]([^()（）\n]{1,120})[)）]')
 # `approval of`, `approval continuation from`: the approval word, maybe one more, then what it is of
 _OF = re.compile(r"\w*(?:[ \t]+\w+)?[ \t]+(?:of|from)\b", re.IGNORECASE)
 
@@ -102,8 +99,8 @@ def stage_approved_in_note(entry: AuditEntry) -> str | None:
     Generation Part 2 — All 20 Steps Executed`: the stories approved, the code written after the words); not a plan's
     (`plan_approved_in_note`), nor the stage the words went on to (`"b" (approved - on to Code Generation)`)."""
     for key in PERSON:
-        for note in _NOTE.finditer(entry.fields.get(key, "")):
-            text = note.group(1)
+        for note in NOTED.finditer(entry.fields.get(key, "")):
+            text = note["note"]
             at = approval_at(text)
             if at == len(text) or NOT_APPROVED.search(text) or names_own_plan(text):
                 continue

@@ -111,17 +111,19 @@ def words_of(entry: AuditEntry) -> str:
     return " ".join(person_words(entry.fields.get(key, "")) for key in PERSON)
 
 
-# The person's quoted words, then a writer's note in brackets, and nothing else: soneda-yuya/ontology-agent's
-# `"Continue" (interpreted per AI's offer = batch NFR Design + Infrastructure, both inheritance-only)`.
-_QUOTED_NOTED = re.compile(r'("[^"\n]+"|“[^“”\n]+”|「[^「」\n]+」)[ \t]*[(（][^()（）\n]{1,200}[)）]')
+# The person's words as a log quotes them; what stands outside the quotes is the writer's note on them. Then the
+# quoted words with a writer's note in brackets: `"Approve & Continue" (User Stories approval)`,
+# soneda-yuya/ontology-agent's `"Continue" (interpreted per AI's offer = batch NFR Design + Infrastructure, ...)`.
+QUOTED = re.compile(r'"[^"\n]*"|“[^“”\n]*”|「[^「」\n]*」')
+NOTED = re.compile(rf"(?P<words>{QUOTED.pattern})[ \t]*[(（](?P<note>[^()（）\n]{{1,120}})[)）]")
 
 
 def spoken(entry: AuditEntry) -> str:
     """The person's words as their length is judged (a go-ahead is short): their quoted words alone, where a writer's
     note in brackets is all that follows them."""
     said = words_of(entry).strip()
-    noted = _QUOTED_NOTED.fullmatch(said)
-    return said if noted is None else noted.group(1)
+    noted = NOTED.fullmatch(said)
+    return said if noted is None else noted["words"]
 
 
 def approval_at(text: str) -> int:
