@@ -943,16 +943,20 @@ def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo, fiel
     assert only(docs, "AIDLC-DOCS-003") == [(STATE, docs.line(STATE, "Workflow Planning"))]
 
 
-@pytest.mark.parametrize(("response", "approved"), [
-    ('User approved — "Approve & Continue". Workflow Planning complete. Proceeding to Application Design.', True),
-    ("User approved. Workflow Planning complete.", False),  # the agent's words alone: no person's
-    ('User chose "A, B" and the agent approved the plan.', False)])  # the person only picked options
-def test_the_quoted_words_of_an_approval_response_are_the_person_s(docs: DocsRepo, response: str,
+@pytest.mark.parametrize(("field", "response", "approved"), [
+    ("Approval response", 'User approved — "Approve & Continue". Workflow Planning complete. Proceeding to '
+     "Application Design.", True),
+    ("Approval response", "User approved. Workflow Planning complete.", False),  # the agent's words alone
+    ("Approval response", 'User chose "A, B" and the agent approved the plan.', False),  # the person only picked
+    # jku-win-se/teaching-2026.ss.prse.braeuer.team3 logs a feature's gates so, the person's words quoted.
+    ("Approval", '"approved, please go on" (user)', True),
+    ("Approval", "Approved by team", False)])  # Goody27/my-mother: the agent's words alone
+def test_the_quoted_words_of_an_approval_response_are_the_person_s(docs: DocsRepo, field: str, response: str,
                                                                    approved: bool) -> None:
     # DDthonWinner/CompanyOps logs every gate so: no User Input, the agent's report of the answer quoting it.
     text = audit_text()
     planning = text.index("## Workflow Planning - Approval")
-    after = text[planning:].replace('**User Input**: "Approve & Continue"', f"**Approval response**: {response}", 1)
+    after = text[planning:].replace('**User Input**: "Approve & Continue"', f"**{field}**: {response}", 1)
     docs.write(AUDIT, text[:planning] + after)
     if approved:
         assert docs.findings() == []

@@ -44,6 +44,7 @@ FIELD_NAMES = {
     "respuesta exacta del usuario": "user_response", "respuesta del usuario": "user_response",
     "entrada del usuario": "user_input",
     "approval response": "approval_response",  # the agent's report of the answer: `_fields` takes its quotes
+    "approval": "approval_response",  # jku-win-se's `**Approval**: "approved, please go on" (user)`: the same
     # The user's approval in Japanese, and the approver's comment (NESIC-aws-ai-hackathon/GEZA: `- **承認者コメント**:
     # 「承認します」`, "approver's comment: I approve"); the user's response (YutaIke/aidlc-claude-sample's gates).
     "ユーザー承認": "user_input", "承認者コメント": "user_input", "ユーザー応答": "user_response",
