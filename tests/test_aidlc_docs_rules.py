@@ -1598,6 +1598,9 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
                                         "유닛 1 설계 승인, 코드 생성 단계 진행.",
                                         "Unit 1 design approved. Proceeding to Code Generation.")],
      ("code-generation", "1"), False),  # BADA
+    ("advancing to the next stage in the Context", [("유닛 1 설계 - 사용자 승인", "ㅇㅇ 진행하자 그러면",
+                                                    "유닛 1 설계 승인.", "Unit 1 design approved, advancing to Code "
+                                                    "Generation.")], ("code-generation", "1"), False),
     ("next step, under the next stage's start", [
         ("INCEPTION - Application Design (매출 통계 확장)", "기간 선택 통계도 있었으면 좋겠어", "확장 완료",
          "Application Design 매출 통계 확장 완료"),

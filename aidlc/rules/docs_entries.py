@@ -111,8 +111,12 @@ def _approved_before(heading: str, answer: str, context: str) -> tuple[str, ...]
                                if names_approval(sentence) for stage in stages_named(sentence) if stage != going))
 
 
-# Where a text says the work goes on to a stage: "Proceeding to Workflow Planning", "advancing to Workflow Planning"
-_PROCEEDING = re.compile(r"\b(?:proceed\w*|advanc\w*|mov(?:e|ing)[ \t]+on)[ \t]+(?:to|into)\b", re.IGNORECASE)
+# Where a text says the work goes on to a stage: "Proceeding to Workflow Planning", "advancing to Workflow Planning",
+# "moving on to", "transitioning to" (beyakus/mechanical-service-ia-dlc's Context `All units complete, transitioning to
+# Build & Test`, over the last unit's approval, the build not yet made)
+_PROCEEDING = re.compile(r"\b(?:proceed\w*|advanc\w*|transition\w*)[ \t]+(?:to|into|with)\b|"
+                         r"\bmov(?:e|ing)[ \t]+(?:on[ \t]+)?(?:to|into)\b", re.IGNORECASE)
+_GOING_ON = re.compile(NEXT.pattern + "|" + _PROCEEDING.pattern, re.IGNORECASE)  # or what it says comes next
 
 
 # "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to.
@@ -363,10 +367,6 @@ def _until_next(text: str) -> str:
 # "post-" before a stage's name: what follows that stage (`post-Build-and-Test defect fix`, `Post-code generation
 # enhancements`)
 _AFTER = re.compile(r"\bpost[- ]", re.IGNORECASE)
-# "transitioning to" too: beyakus/mechanical-service-ia-dlc's Context `All units complete, transitioning to Build &
-# Test`, over the last unit's approval, the build not yet made
-_GOING_ON = re.compile(NEXT.pattern + r"|\bproceed\w*[ \t]+(?:to|with)\b|\bmov(?:e|ing)[ \t]+(?:on[ \t]+)?to\b|"
-                       r"\btransition\w*[ \t]+(?:to|into)\b", re.IGNORECASE)
 
 
 def approves(entry: AuditEntry, stage: str) -> bool:
