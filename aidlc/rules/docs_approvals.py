@@ -1,10 +1,11 @@
 """The approvals the aidlc-docs layout's audit logs record: the entries with a person's words, by the stage (of
 which unit) each answers for, read entry after entry along each log in the order logged (`as_logged` in
-aidlc/aidlc_docs/audit.py: a log kept newest first from the bottom up; what one entry says, with the one before it:
-aidlc/rules/docs_entries.py; when each stage was first approved: aidlc/rules/docs_approval_order.py). The
-work-tree rules (aidlc/rules/docs_layout.py), the history rules (aidlc/rules/docs_history_ticks.py, on each commit's
-version of the logs), `aidlc status` and the unit evidence read approvals this one way. What the person's words
-and the agent's answer say is read in aidlc/rules/docs_words.py and aidlc/rules/docs_approved.py.
+aidlc/aidlc_docs/audit.py: a log kept newest first from the bottom up; what one entry says:
+aidlc/rules/docs_entries.py, and what it answers of the one before it: aidlc/rules/docs_answered.py; when each stage
+was first approved: aidlc/rules/docs_approval_order.py). The work-tree rules (aidlc/rules/docs_layout.py), the
+history rules (aidlc/rules/docs_history_ticks.py, on each commit's version of the logs), `aidlc status` and the unit
+evidence read approvals this one way. What the person's words and the agent's answer say is read in
+aidlc/rules/docs_words.py and aidlc/rules/docs_approved.py.
 
 An approval, as these rules read one, is an audit entry whose heading or Context names the stage (and the unit,
 when the ticked line names one) and whose User Input or User Response holds a person's words: not an empty, `N/A`
@@ -21,18 +22,16 @@ from aidlc.aidlc_docs.audit import as_logged
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, letter_unit, letters_of, listed_units, unit_of
+from aidlc.rules.docs_answered import answered, dated_before, put_to_the_person
 from aidlc.rules.docs_approved import approved_for_every_unit, approved_in_answer
 from aidlc.rules.docs_entries import (
-    answered,
     approved_stages,
     approves,
     context_stage,
-    dated_before,
     new_request,
     notes_approval,
     plan_part,
     plans_of,
-    put_to_the_person,
     refuses,
     says_approved,
 )

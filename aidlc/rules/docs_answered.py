@@ -1,0 +1,136 @@
+"""Which stage an audit entry's go-ahead answers: the one the entry before it put to the person (`answered`), by
+saying it awaits their approval (`put_to_the_person`), that it waits for it to proceed to a next stage, or that its
+stages are complete; or the one the person's words leave by going on to the next (`_moved_on`). What an entry
+says for approvals on its own: aidlc/rules/docs_entries.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+from aidlc.aidlc_docs.model import AuditEntry
+from aidlc.aidlc_docs.stages import stage_of, stages_named, without_stage_names
+from aidlc.aidlc_docs.units import unit_of
+from aidlc.rules.docs_approved import PLAN
+from aidlc.rules.docs_entries import plan_part, refuses
+from aidlc.rules.docs_headings import STARTS, heading_of
+from aidlc.rules.docs_words import AWAITED, DONE, NEXT, NEXT_STAGE, SENTENCE, goes_ahead, words_of
+
+# "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to.
+_WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|human\W+)?approval\W+to\W+"
+                               r"(?:proceed|continue|move\W+on)\W+to\W+(?:the\W+)?(?P<stage>[^.\n]{1,60})",
+                               re.IGNORECASE)
+
+
+# What an entry's Context or Status says when it puts its stage to the person: it awaits their approval ("approval
+# gate before Code Generation", "承認待ち"), or presents the stage for it ("Presenting for approval").
+_PRESENTED = re.compile(AWAITED.pattern + "|"
+                        # Portfolio's `Build and Test complete; asking final stage-gate question`
+                        r"\bask\w*[ \t]+(?:\w+[ \t]+)?(?:stage[- ])?gate[ \t]+question", re.IGNORECASE)
+
+
+def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
+    """The stages `before` put to the person, when `entry`, the next entry, holds their go-ahead: `before` waits
+    for their approval to proceed to a next stage and `entry` starts that stage with their words (SUHYUNSHIM's
+    `## Application Design - Stage Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application
+    Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
+    `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
+    before Code Generation.`, then "진행" under `## U4 Code Generation`), or its heading says its stages complete
+    and `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
+    else (two sessions' entries interleaved, or a log kept newest first: m2nho's `## Unit 3 Functional Design - User
+    Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
+    if before is None or refuses(entry) or dated_before(entry, before):
+        return ()
+    waited = _WAITS_TO_PROCEED.search(before.text)
+    if waited is not None:
+        left = stage_of(before.heading or "") or stage_of(before.fields.get("context", ""))
+        going = stage_of(waited.group("stage"))
+        starts = STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
+        return (left,) if starts and going is not None and left not in (None, going) else ()
+    if not goes_ahead(entry):
+        return ()
+    put = put_to_the_person(before)
+    return (put,) if put is not None else _completed(before, entry) or _moved_on(before, entry)
+
+
+def dated_before(entry: AuditEntry, before: AuditEntry) -> bool:
+    """Whether `entry` is dated before the entry logged above it: its words cannot answer that one."""
+    return before.at is not None and entry.at is not None and entry.at < before.at
+
+
+def _moved_on(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
+    """The stage `before` is about, when `entry` starts another stage with the person's words going on to the next
+    one (aws-ai-dlc's "다음단계 진행해줘", "go on to the next step", under `## INCEPTION - Units Generation (시작)`,
+    after the last entry of Application Design), or to the stage it starts by name (ratiel's "Add User Stories",
+    the rules' option of Requirements Analysis' completion message, under `## INCEPTION - User Stories (Start)`;
+    jbil4268's "유저 스토리 진행해줘", "go on with user stories", after a change to the requirements): their approval
+    of the stage they leave."""
+    heading, said = entry.heading or "", words_of(entry)
+    going, left = stage_of(heading), stage_of(heading_of(before)) or stage_of(before.fields.get("context", ""))
+    named = stage_of(said) == going and not plan_part(entry)  # not a plan's approval that starts its Part 2
+    if not STARTS.search(heading) or going is None or not (NEXT_STAGE.search(said) or named):
+        return ()
+    return (left,) if left is not None and (left != going or unit_of(heading) != unit_of(heading_of(before))) else ()
+
+
+# A heading that closes a stage: its work said done (`DONE`), or its completion (`## UOW-10 Functional Design
+# Completion`); not in an answer, where "Presenting the completion message" is no work done.
+_CLOSED = re.compile(DONE.pattern + r"|\bcompletion\b", re.IGNORECASE)
+
+
+def _completed(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
+    """The stages `before`'s heading says are complete (never a plan, there or in its Context or Status), when
+    `entry` goes on to another stage or unit: the person's go-ahead there answers the completion message, whose options
+    the rules give as "Request Changes" and "Continue to Next Stage" (jin-101/SPA-BRIDGE's
+    "Continue to Next Stage" under `## UOW-10 NFR Requirements Planning`, after `## UOW-10 Functional Design
+    Completion`). Not the stage the go-ahead goes on with (`Phase 3 Code Generation 완료`, then "phase#4 진행해주고";
+    HCSES's `NFR Requirements / NFR Design / Infrastructure Design - COMPLETED`, then `NFR/Infrastructure Design -
+    User Approval`: those words approve their own), nor any under a heading that names no stage (`## Session
+    Resumption`, "proceed")."""
+    heading, next_heading = heading_of(before), entry.heading or ""
+    said = (heading, before.fields.get("context", ""), before.fields.get("status", ""))
+    if any(PLAN.search(text) for text in said) or not _CLOSED.search(heading):
+        return ()
+    # Each stage named before the word that closes them (`NFR Requirements + Infrastructure Design 완료`,
+    # aws-AI-DLC-team-3), not one named after it (`Functional Design 완료, NFR Requirements 시작`); the first named
+    # where the word stands first or within a stage's name (`코드 생성`, Code Generation, holds 생성, "generated").
+    closing = _CLOSED.search(without_stage_names(heading))
+    stages = (stages_named(heading[:closing.start()]) if closing else []) or stages_named(heading)[:1]
+    if not stages:  # a heading naming units alone: the stages its Context closes (Mynor454-s's `## CONSTRUCTION -
+        # Units 4, 5, 6 Complete`, `All units code generation complete. Ready for Build and Test phase.`)
+        context = before.fields.get("context", "")
+        closing = _CLOSED.search(without_stage_names(context))
+        stages = stages_named(context[:closing.start()]) if closing else []
+    going, unit = stage_of(next_heading), unit_of(next_heading)
+    if going is None:  # another unit's heading goes on (Clipboard--Mac's `## 单元生成完成`, "Units Generation done",
+        # then "继续", "continue", under `## Construction - Unit 1 Core 设计完成`)
+        return tuple(stages) if unit not in (None, unit_of(heading)) else ()
+    return tuple(stage for stage in stages if stage != going or unit != unit_of(heading))
+
+
+_CLAUSES = re.compile(";|" + SENTENCE.pattern)  # where a Context's clauses part: its sentences, and at a semicolon
+
+
+def put_to_the_person(entry: AuditEntry) -> str | None:
+    """The stage an entry's Context or Status puts to the person for approval (never a plan, there or in its
+    heading)."""
+    if PLAN.search(entry.heading or ""):
+        return None
+    for key in ("context", "status"):
+        text = entry.fields.get(key, "")
+        put = _PRESENTED.search(text)
+        if put is not None and not PLAN.search(text):
+            # The stage named before the words that put it, and before any it names as the next (`다음은 ...
+            # Functional Design 승인 게이트`): in their own clause, else in an earlier one that the heading names too
+            # (cheongYak-radar's `## U4 Functional Design Approved / Infrastructure Design Done`, Context `U4
+            # Infrastructure Design done; approval gate before Code Generation`), else the heading's: an earlier clause
+            # may name a stage the work stands on (Shaikh1828/SPL-3's `## Infrastructure Design - Backend Unit
+            # (PROPOSED)`, Context `All infrastructure decisions aligned with locked NFR Design (...); ...; awaiting
+            # user review and approval`).
+            named = text[:put.start()]
+            named = named[:found.start()] if (found := NEXT.search(named)) else named
+            headed = stages_named(entry.heading or "")
+            in_its_clause = stage_of(_CLAUSES.split(named)[-1])
+            headed_before = next((stage for stage in stages_named(named) if stage in headed), None)
+            return in_its_clause or headed_before or stage_of(entry.heading or "") or stage_of(named)
+    return None
