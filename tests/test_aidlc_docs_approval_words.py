@@ -862,3 +862,29 @@ def test_an_answer_presenting_the_next_plan_for_approval_leaves_the_stage_approv
         "execution-plan.md with Code Gen Phase 1 gate; presented plan for approval.",
         "User Stories complete → Workflow Planning"))))
     assert unapproved(docs) == set()
+
+
+@pytest.mark.parametrize(("said", "approved"), [
+    # soneda-yuya/ontology-agent: the person's two answers in one entry, each with the writer's note of what it approved
+    ('"Continue to Next Stage" (nfr approved) then "Approve & Continue" (code-gen plan approved)', True),
+    ('"Add a cache in front of the orders table and retry twice on timeouts before failing the request"', False)])
+def test_a_go_ahead_after_an_approval_prompt_answers_it(docs: DocsRepo, said: str, approved: bool) -> None:
+    # The prompt logs no words of the person; the next entry, under the next stage's heading, holds their answer.
+    docs.write(AUDIT, audit_text(replacing(("NFR Requirements - Unit 1 Approval",), (
+        "Unit 1 NFR Requirements — Approval Prompt", None,
+        "Presented Unit 1 NFR requirements; requested approval. Next = Code Generation.",
+        "CONSTRUCTION — Unit 1 NFR Requirements gate."), (
+        "CONSTRUCTION — Unit 1 Code Generation (Part 1 + Part 2)", "SAID", "Implemented Unit 1: orders API and tests.",
+        "CONSTRUCTION — Unit 1 Code Generation complete (awaiting approval)."))).replace('"SAID"', said, 1))
+    nfr = docs.line(STATE, "- [x] NFR Requirements - EXECUTE (Unit 1")
+    assert unapproved(docs) == (set() if approved else {nfr})
+
+
+def test_a_go_ahead_after_an_approval_prompt_of_a_plan_approves_the_plan_alone(docs: DocsRepo) -> None:
+    # m2nho/aidlc-test: the prompt's heading names the stage, its Context the plan put to the person
+    docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 1 Approval",), (
+        "Unit 1 Code Generation - Approval Prompt", None, "Unit 1 Code Generation Plan 생성 완료. 승인을 기다립니다.",
+        "Code Generation Plan 승인 요청"), (
+        "Unit 1 Code Generation - User Approval", "승인", "Code Generation Plan 승인 확인, Part 2 (Generation) 시작",
+        "Code Generation 실행 시작"))))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Code Generation - EXECUTE (Unit 1")}

@@ -14,7 +14,17 @@ from aidlc.aidlc_docs.units import unit_of
 from aidlc.rules.docs_approved import PLAN
 from aidlc.rules.docs_entries import plan_part, refuses
 from aidlc.rules.docs_headings import STARTS, heading_of
-from aidlc.rules.docs_words import AWAITED, DONE, NEXT, NEXT_STAGE, SENTENCE, goes_ahead, words_of
+from aidlc.rules.docs_words import (
+    AWAITED,
+    DONE,
+    NEXT,
+    NEXT_STAGE,
+    SENTENCE,
+    goes_ahead,
+    has_words,
+    names_approval,
+    words_of,
+)
 
 # "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to.
 _WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|human\W+)?approval\W+to\W+"
@@ -35,7 +45,8 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
     `## Application Design - Stage Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application
     Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
     `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
-    before Code Generation.`, then "진행" under `## U4 Code Generation`), or its heading says its stages complete
+    before Code Generation.`, then "진행" under `## U4 Code Generation`; else its heading asks for it, `_prompted`), or
+    its heading says its stages complete
     and `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
     else (two sessions' entries interleaved, or a log kept newest first: m2nho's `## Unit 3 Functional Design - User
     Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
@@ -49,7 +60,7 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
         return (left,) if starts and going is not None and left not in (None, going) else ()
     if not goes_ahead(entry):
         return ()
-    put = put_to_the_person(before)
+    put = put_to_the_person(before) or _prompted(before, entry)
     return (put,) if put is not None else _completed(before, entry) or _moved_on(before, entry)
 
 
@@ -134,3 +145,15 @@ def put_to_the_person(entry: AuditEntry) -> str | None:
             headed_before = next((stage for stage in stages_named(named) if stage in headed), None)
             return in_its_clause or headed_before or stage_of(entry.heading or "") or stage_of(named)
     return None
+
+
+def _prompted(before: AuditEntry, entry: AuditEntry) -> str | None:
+    """The stage `before`'s heading puts to the person, where it holds no words of theirs and names no plan, and
+    `entry`'s heading says no approval of its own (ontology-agent's `## U2 Infrastructure Design — Approval Prompt`,
+    "Presented U2 infrastructure design; requested approval.", then `## Construction — U2 Code Generation (Part 1 +
+    Part 2)` holding the go-ahead; not m2nho's `## Unit 3 Code Generation - Approval Prompt`, Context `Code Generation
+    Plan 승인 요청`, "the plan's approval asked")."""
+    if has_words(before) or PLAN.search(before.text) or names_approval(heading_of(entry)):
+        return None
+    asked = AWAITED.search(before.heading or "")
+    return stage_of((before.heading or "")[:asked.start()]) if asked is not None else None

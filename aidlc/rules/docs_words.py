@@ -118,12 +118,21 @@ QUOTED = re.compile(r'"[^"\n]*"|“[^“”\n]*”|「[^「」\n]*」')
 NOTED = re.compile(rf"(?P<words>{QUOTED.pattern})[ \t]*[(（](?P<note>[^()（）\n]{{1,120}})[)）]")
 
 
+# What may stand between the quoted words of answers given one after another: a writer's note, a joining word.
+_BETWEEN_QUOTES = re.compile(r"(?:[ \t]*[(（][^()（）\n]{1,120}[)）])?[ \t]*(?:(?:then|and|\+|→|->|,|;)[ \t]*)?",
+                             re.IGNORECASE)
+
+
 def spoken(entry: AuditEntry) -> str:
     """The person's words as their length is judged (a go-ahead is short): their quoted words alone, where a writer's
-    note in brackets is all that follows them."""
+    note in brackets is all that follows them, or all that stands between answers given one after another (soneda-
+    yuya/ontology-agent's `"Continue to Next Stage" (infra approved) then "Approve & Continue" (code-gen plan
+    approved)`)."""
     said = words_of(entry).strip()
-    noted = NOTED.fullmatch(said)
-    return said if noted is None else noted["words"]
+    around = QUOTED.split(said)
+    if len(around) == 1 or around[0] or not all(_BETWEEN_QUOTES.fullmatch(part) for part in around[1:]):
+        return said
+    return " ".join(QUOTED.findall(said))
 
 
 def approval_at(text: str) -> int:
