@@ -46,10 +46,9 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
     Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
     `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
     before Code Generation.`, then "진행" under `## U4 Code Generation`; else its heading asks for it, `_prompted`), or
-    its heading says its stages complete
-    and `entry` goes on with a go-ahead (`_completed`). Never words dated before `before`: they answered something
-    else (two sessions' entries interleaved, or a log kept newest first: m2nho's `## Unit 3 Functional Design - User
-    Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
+    its heading says its stages complete and `entry` goes on with a go-ahead (`_completed`). Never words dated before
+    `before`: they answered something else (two sessions' entries interleaved, or a log kept newest first: m2nho's
+    `## Unit 3 Functional Design - User Approval` at 15:52, below Unit 2's `Code Generation Complete` at 16:30)."""
     if before is None or refuses(entry) or dated_before(entry, before):
         return ()
     waited = _WAITS_TO_PROCEED.search(before.text)
