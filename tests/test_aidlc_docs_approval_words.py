@@ -144,6 +144,8 @@ def test_words_the_answer_says_approved_the_stage_before_do_not_approve_the_one_
     ("방금 변경사항은 돌려줘", False),  # lyhlg: "revert the change you just made"
     ("hero-ui mcp 로 작업하도록 설정해줘", False),  # kohwg: "set it up to work with the hero-ui MCP"
     ("Verify every requirement is covered", False),
+    ("帮我运行项目", False),  # 446541492/kiro-project-demo: "run the project for me"
+    ("帮我继续", True),  # "carry on for me"
     ("확인했어, 좋아", True),  # "I checked, good"
     ("ㄱㄱ 진행. 그리고 다른부분도 자세하게 잘 이해할 수 있게끔 확인해줘봐.", True),  # "go, go. And check the rest too"
     ("추가해주고 다음 단계 진행해줘", True),  # "add it and go on to the next step"

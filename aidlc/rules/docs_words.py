@@ -249,6 +249,10 @@ _CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|�
                            # Japanese: "please check / fix / change / add ..." (Naoya-ya-man/Equipment_Operating_Rate's
                            # "少し仕様を変えたので確認してください", "I changed the spec a little; please check")
                            r"(?:確認|検証|レビュー|修正|変更|追加|削除|実装)(?:して|を)?(?:ください|下さい|ほしい|(?:お)?願い)|"
+                           # Chinese: "help me ..." (446541492/kiro-project-demo's "帮我运行项目", "run the project
+                           # for me", under `## 构建与测试阶段 - 完成`: the build's work asked, no approval of it),
+                           # "change", "add", "delete", "make it ..."
+                           r"帮我(?!继续|进行)|修改|添加|增加|删除|去掉|改成|改为|"
                            r"^\W*(?:please[ \t]+)?(?:change|add|update|fix|remove|delete|rename|modify|replace|move|"
                            r"verify|review|check|implement|revert|undo)\b|"
                            r"\b(?:can|could|would)[ \t]+you\b[^?\n]{0,200}\?", re.IGNORECASE)
