@@ -890,3 +890,12 @@ def test_a_go_ahead_after_an_approval_prompt_of_a_plan_approves_the_plan_alone(d
         "Unit 1 Code Generation - User Approval", "승인", "Code Generation Plan 승인 확인, Part 2 (Generation) 시작",
         "Code Generation 실행 시작"))))
     assert unapproved(docs) == {docs.line(STATE, "- [x] Code Generation - EXECUTE (Unit 1")}
+
+
+def test_the_user_s_decision_under_a_stage_s_heading_is_an_answer_not_an_approval(docs: DocsRepo) -> None:
+    # CloudCentric2023/AWS_summit_demo: the backend's language chosen while the design's questions were still open
+    docs.write(AUDIT, audit_text(replacing(("Application Design - Approval",), (
+        "Application Design - User Decision (Backend Language)", "バックエンドはGoで実装する",
+        "了解。バックエンドGoで確定。質問ファイルの回答を引き続き待機。",
+        "Application Design - Backend language confirmed as Go"))))
+    assert unapproved(docs) == {docs.line(STATE, "Application Design")}

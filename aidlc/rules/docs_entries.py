@@ -49,8 +49,11 @@ from aidlc.rules.docs_words import (
 # code was written (aidlc-workshopt-tableorder; aidlc-demo-showcase's `TDD Selection`, aidlc-0204's `(... 선택)`).
 # So is a clarification (CalCrony's `Calendar Sync Clarification`, "ICS feed export (Recommended)"), and a change
 # or user request is none (Wolfenstein's `User Stories - Change Request (Visual Accuracy)`, suhyup's `User Change
-# Request`, jygj65536's `Code Generation (Frontend) - User Request`, "make the front-end code").
+# Request`, jygj65536's `Code Generation (Frontend) - User Request`, "make the front-end code"). So is the user's
+# decision (CloudCentric2023/AWS_summit_demo's `Application Design - User Decision (Backend Language)`, "バックエンドは
+# Goで実装する", "the backend in Go", while the design's questions were still open).
 _ANSWERS = re.compile(r"answer|question|\bstart|inici|\bselect(?:ed|ion)\b|choice|selecci|escolha|respost|pergunt|"
+                      r"\buser[ \t]+decision|"
                       r"clarif|\b(?:user|change)[ \t]+request\b|(?:사용자|변경|수정)[ \t]*요청|"
                       r"respuest|pregunt|답변|질문|응답 수신|시작|선택|回答|问题|質問|开始|開始|選択|选择", re.I)
 # A stage's name followed by "Request": the heading asks for the stage's work, as a user request does
