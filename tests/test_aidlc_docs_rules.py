@@ -950,7 +950,9 @@ def test_the_person_s_words_under_raw_input_are_their_input(docs: DocsRepo, fiel
     ("Approval response", 'User chose "A, B" and the agent approved the plan.', False),  # the person only picked
     # jku-win-se/teaching-2026.ss.prse.braeuer.team3 logs a feature's gates so, the person's words quoted.
     ("Approval", '"approved, please go on" (user)', True),
-    ("Approval", "Approved by team", False)])  # Goody27/my-mother: the agent's words alone
+    ("Approval", "Approved by team", False),  # Goody27/my-mother: the agent's words alone
+    # the agent's field quoting the option it put to the person: their words come first, or it is no answer
+    ("Approval", 'Pending — "Approve & Continue" presented to the user', False)])
 def test_the_quoted_words_of_an_approval_response_are_the_person_s(docs: DocsRepo, field: str, response: str,
                                                                    approved: bool) -> None:
     # DDthonWinner/CompanyOps logs every gate so: no User Input, the agent's report of the answer quoting it.

@@ -44,7 +44,7 @@ FIELD_NAMES = {
     "respuesta exacta del usuario": "user_response", "respuesta del usuario": "user_response",
     "entrada del usuario": "user_input",
     "approval response": "approval_response",  # the agent's report of the answer: `_fields` takes its quotes
-    "approval": "approval_response",  # jku-win-se's `**Approval**: "approved, please go on" (user)`: the same
+    "approval": "approval",  # jku-win-se's `**Approval**: "approved, please go on" (user)`: `_fields` takes its quotes
     # The user's approval in Japanese, and the approver's comment (NESIC-aws-ai-hackathon/GEZA: `- **承認者コメント**:
     # 「承認します」`, "approver's comment: I approve"); the user's response (YutaIke/aidlc-claude-sample's gates).
     "ユーザー承認": "user_input", "承認者コメント": "user_input", "ユーザー応答": "user_response",
@@ -292,9 +292,13 @@ def _fields(lines: list[str], plain: bool = False) -> dict[str, str]:
     fields = {key: "\n".join(part for part in values if part) for key, values in parts.items()}
     if "timestamp" not in fields and "date" in fields:
         fields["timestamp"] = fields["date"]
-    if "user_response" not in fields and (quoted := _QUOTED.findall(fields.get("approval_response", ""))):
-        # `**Approval response**: User approved — "Approved". Units Generation complete.` (DDthonWinner/CompanyOps,
-        # every gate): the agent's report of the answer, in which the quoted words are the person's, the rest its own.
+    # `**Approval response**: User approved — "Approved". Units Generation complete.` (DDthonWinner/CompanyOps, every
+    # gate): the agent's report of the answer, in which the quoted words are the person's, the rest its own. So in an
+    # `**Approval**` field whose quoted words come first (jku-win-se's `"approved, please go on" (user)`); not the
+    # agent's `Pending — "Approve & Continue" presented`, which quotes the option it put to the person.
+    led = fields.get("approval", "")
+    reported = fields.get("approval_response") or (led if led.startswith(('"', "“")) else "")
+    if "user_response" not in fields and (quoted := _QUOTED.findall(reported)):
         fields["user_response"] = " ".join(f'"{plain or curly}"' for plain, curly in quoted)
     return fields
 
