@@ -1669,6 +1669,24 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
         ("INCEPTION - Units Generation (시작)", "세 개의 유닛으로 나눠줘", "Units Generation 시작.",
          "Units Generation")],
      ("application-design", None), False),
+    ("next step, under the next stage's heading, after the work", [
+        ("Build and Test Stage", None, "Build and Test 문서 5개 생성 완료.",
+         "CONSTRUCTION - Build and Test stage 실행"),
+        ("Operations Phase (Placeholder)", "다음단계 부탁해", "Operations는 placeholder 상태임을 안내.",
+         "모든 INCEPTION + CONSTRUCTION 단계 완료")],
+     ("build-and-test", None), True),  # aws-ai-dlc: the completion message left out of the log
+    ("next step, under the next stage's heading, before the work", [
+        ("Build and Test Stage", None, "Build and Test 문서를 작업 중.",
+         "CONSTRUCTION - Build and Test stage 실행"),
+        ("Operations Phase (Placeholder)", "다음단계 부탁해", "Operations는 placeholder 상태임을 안내.",
+         "Operations")],
+     ("build-and-test", None), False),
+    ("next step, under a heading saying the approval is pending", [
+        ("Build and Test Stage", None, "Build and Test 문서 5개 생성 완료.",
+         "CONSTRUCTION - Build and Test stage 실행"),
+        ("Build approval pending - Operations", "다음단계 부탁해", "Operations는 placeholder 상태임을 안내.",
+         "Operations")],
+     ("build-and-test", None), False),
 ]
 
 

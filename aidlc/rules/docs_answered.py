@@ -15,6 +15,7 @@ from aidlc.rules.docs_approved import PLAN
 from aidlc.rules.docs_entries import plan_part, refuses
 from aidlc.rules.docs_headings import STARTS, heading_of
 from aidlc.rules.docs_words import (
+    APPROVAL,
     AWAITED,
     DONE,
     NEXT,
@@ -73,14 +74,28 @@ def _moved_on(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
     one (aws-ai-dlc's "다음단계 진행해줘", "go on to the next step", under `## INCEPTION - Units Generation (시작)`,
     after the last entry of Application Design), or to the stage it starts by name (ratiel's "Add User Stories",
     the rules' option of Requirements Analysis' completion message, under `## INCEPTION - User Stories (Start)`;
-    jbil4268's "유저 스토리 진행해줘", "go on with user stories", after a change to the requirements): their approval
-    of the stage they leave."""
+    jbil4268's "유저 스토리 진행해줘", "go on with user stories", after a change to the requirements), or under a
+    heading that starts nothing, right after the stage's work (`_went_on_from_work`): their approval of the stage
+    they leave."""
     heading, said = entry.heading or "", words_of(entry)
     going, left = stage_of(heading), stage_of(heading_of(before)) or stage_of(before.fields.get("context", ""))
     named = stage_of(said) == going and not plan_part(entry)  # not a plan's approval that starts its Part 2
-    if not STARTS.search(heading) or going is None or not (NEXT_STAGE.search(said) or named):
+    went_on = STARTS.search(heading) or _went_on_from_work(before, entry)
+    if not went_on or going is None or not (NEXT_STAGE.search(said) or named):
         return ()
     return (left,) if left is not None and (left != going or unit_of(heading) != unit_of(heading_of(before))) else ()
+
+
+def _went_on_from_work(before: AuditEntry, entry: AuditEntry) -> bool:
+    """Whether the person's words in `entry`, under another stage's heading, go on to the next step right after
+    `before` did its stage's work (aws-ai-dlc's "다음단계 부탁해", "the next step, please", under `## Operations Phase
+    (Placeholder)`, after `## Build and Test Stage` answered `Build and Test 문서 5개 생성 완료`, "five documents
+    made"): the answer to a completion message the log left out. Not where either heading speaks of an approval,
+    given or awaited: the person's words answered that one, or it is yet to come (`## Workflow Planning - Approval`,
+    then "add it and go on to the next step" under `## Application Design - Review`; `## Unit 1 NFR approval pending
+    - Code Generation Planning`)."""
+    return (NEXT_STAGE.search(words_of(entry)) is not None and DONE.search(before.fields.get("ai_response", ""))
+            is not None and not APPROVAL.search(f"{before.heading} {entry.heading}"))
 
 
 # A heading that closes a stage: its work said done (`DONE`), or its completion (`## UOW-10 Functional Design
