@@ -1675,6 +1675,23 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
         ("Operations Phase (Placeholder)", "다음단계 부탁해", "Operations는 placeholder 상태임을 안내.",
          "모든 INCEPTION + CONSTRUCTION 단계 완료")],
      ("build-and-test", None), True),  # aws-ai-dlc: the completion message left out of the log
+    ("a go-ahead, under the next stage's heading, after the work", [
+        ("Reverse Engineering - Execution", None, "Executed full reverse engineering. Generated 8 artifacts.",
+         "INCEPTION - Reverse Engineering"),
+        ("Requirements Analysis - Questions Created", "proceed", "Created requirement-verification-questions.md.",
+         "INCEPTION - Requirements Analysis (Step 6 - Awaiting user answers)")],
+     ("reverse-engineering", None), True),  # impku-ibm/studymate-service
+    ("a go-ahead, under the next stage's heading, after a plan", [
+        ("Functional Design - Unit 1 Plan", None, "Created the functional design plan with 5 questions.",
+         "CONSTRUCTION - Unit 1"),
+        ("NFR Requirements - Unit 1", "proceed", "Created nfr-requirements.md.", "CONSTRUCTION - Unit 1")],
+     ("functional-design", "1"), False),  # the plan's answers go on; the design was yet to be made
+    ("a go-ahead, after the stage's name alone says made", [
+        ("CONSTRUCTION - Code Generation Part 2 시작", None, "Part 2 (코드 생성) 실행 시작.",
+         "CONSTRUCTION - Code Generation Part 2"),
+        ("CONSTRUCTION - Code Generation Unit 4 (Dashboard UI)", "네 진행해주세요", "Unit 4 코드 생성 완료.",
+         "CONSTRUCTION - Code Generation Part 2, Unit 4")],
+     ("code-generation", None), False),  # aws-AI-DLC-team-3: `코드 생성`, Code Generation, is no work said done
     ("next step, under the next stage's heading, before the work", [
         ("Build and Test Stage", None, "Build and Test 문서를 작업 중.",
          "CONSTRUCTION - Build and Test stage 실행"),

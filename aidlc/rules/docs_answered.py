@@ -80,22 +80,26 @@ def _moved_on(before: AuditEntry, entry: AuditEntry) -> tuple[str, ...]:
     heading, said = entry.heading or "", words_of(entry)
     going, left = stage_of(heading), stage_of(heading_of(before)) or stage_of(before.fields.get("context", ""))
     named = stage_of(said) == going and not plan_part(entry)  # not a plan's approval that starts its Part 2
-    went_on = STARTS.search(heading) or _went_on_from_work(before, entry)
-    if not went_on or going is None or not (NEXT_STAGE.search(said) or named):
+    starts = STARTS.search(heading) and (NEXT_STAGE.search(said) or named)
+    if not (starts or _went_on_from_work(before, entry)) or going is None:
         return ()
     return (left,) if left is not None and (left != going or unit_of(heading) != unit_of(heading_of(before))) else ()
 
 
 def _went_on_from_work(before: AuditEntry, entry: AuditEntry) -> bool:
-    """Whether the person's words in `entry`, under another stage's heading, go on to the next step right after
-    `before` did its stage's work (aws-ai-dlc's "다음단계 부탁해", "the next step, please", under `## Operations Phase
-    (Placeholder)`, after `## Build and Test Stage` answered `Build and Test 문서 5개 생성 완료`, "five documents
-    made"): the answer to a completion message the log left out. Not where either heading speaks of an approval,
-    given or awaited: the person's words answered that one, or it is yet to come (`## Workflow Planning - Approval`,
-    then "add it and go on to the next step" under `## Application Design - Review`; `## Unit 1 NFR approval pending
-    - Code Generation Planning`)."""
-    return (NEXT_STAGE.search(words_of(entry)) is not None and DONE.search(before.fields.get("ai_response", ""))
-            is not None and not APPROVAL.search(f"{before.heading} {entry.heading}"))
+    """Whether the person's go-ahead in `entry`, under another stage's heading, comes right after `before`'s answer
+    said it did its stage's work: the answer to a completion message the log left out (aws-ai-dlc's "다음단계
+    부탁해", "the next step, please", under `## Operations Phase (Placeholder)`, after `## Build and Test Stage`
+    answered `Build and Test 문서 5개 생성 완료`, "five documents made"; impku-ibm's "proceed" under `## Requirements
+    Analysis - Questions Created`, after reverse engineering "Generated 8 artifacts"; its "Approved continue" under
+    `## Application Design - Execution`, after "Created execution plan"). Not after a plan (its answers went on; the
+    stage's work was yet to come), nor where either heading speaks of an approval, given or awaited: the person's
+    words answered that one, or it is yet to come (`## Workflow Planning - Approval`, then "add it and go on to the
+    next step" under `## Application Design - Review`; `## Unit 1 NFR approval pending - Code Generation Planning`)."""
+    about = (before.heading or "", before.fields.get("context", ""), before.fields.get("status", ""))
+    # the stages' names set aside: `코드 생성`, Code Generation, holds 생성, "generated"
+    return DONE.search(without_stage_names(before.fields.get("ai_response", ""))) is not None and \
+        not any(PLAN.search(text) for text in about) and not APPROVAL.search(f"{before.heading} {entry.heading}")
 
 
 # A heading that closes a stage: its work said done (`DONE`), or its completion (`## UOW-10 Functional Design

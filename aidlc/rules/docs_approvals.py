@@ -22,7 +22,7 @@ from aidlc.aidlc_docs.audit import as_logged
 from aidlc.aidlc_docs.model import AuditEntry, DocsProject, StageLine
 from aidlc.aidlc_docs.stages import BY_SLUG, STAGES, stage_of, stages_named
 from aidlc.aidlc_docs.units import folders_named, letter_unit, letters_of, listed_units, unit_of
-from aidlc.rules.docs_answered import answered, dated_before, put_to_the_person
+from aidlc.rules.docs_answered import answered, put_to_the_person
 from aidlc.rules.docs_approved import approved_for_every_unit, approved_in_answer
 from aidlc.rules.docs_entries import (
     approved_stages,
@@ -133,7 +133,7 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
     if key not in units.readings:
         heading, context = heading_of(entry), entry.fields.get("context", "")
         unit = units.of(entry)
-        waited = _answered(before, entry)
+        waited = answered(before, entry)
         # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
         # its words came before that, and approve it no more than the agent's answer does; unless the entry says it
         # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`), or its heading and
@@ -170,27 +170,6 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented),
             names_approval(heading) or notes_approval(entry))
     return units.readings[key]
-
-
-def _answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
-    """The stages the entry before put to the person that `entry` answers (`answered`), else the one it made that the
-    words approve with the next stage's work (`_approved_then_made`)."""
-    return answered(before, entry) or _approved_then_made(before, entry)
-
-
-def _approved_then_made(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
-    """The stage `before`'s heading names and its answer says it made, when the person's words in `entry`, dated
-    after it, say approved and `entry`'s answer says it made the other stage its heading names, its heading and Context
-    saying no approval (impku-ibm/studymate-service's `## Workflow Planning - Execution`, answered "Created execution
-    plan ...", then `## Application Design - Execution`, "Approved continue", answered "Generated application design
-    artifacts ...": the execution plan approved, the design made after the words)."""
-    if before is None or dated_before(entry, before) or refuses(entry) or not names_approval(words_of(entry)) or \
-            names_approval(heading_of(entry)) or notes_approval(entry):
-        return ()
-    made, going = stage_of(heading_of(before)), stage_of(heading_of(entry))
-    if made is None or going in (None, made):
-        return ()
-    return (made,) if made in done_here(before) and going in done_here(entry) else ()
 
 
 def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[str, str | None], list[AuditEntry]]:
