@@ -1686,6 +1686,12 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
          "CONSTRUCTION - Unit 1"),
         ("NFR Requirements - Unit 1", "proceed", "Created nfr-requirements.md.", "CONSTRUCTION - Unit 1")],
      ("functional-design", "1"), False),  # the plan's answers go on; the design was yet to be made
+    ("a go-ahead, after a plan and the documents made with it", [
+        ("U6 Import adapter — Functional Design Plan + 3 文档", None, "生成 Functional Design Plan + 3 份功能设计文档",
+         "U6 Functional Design 完成"),
+        ("U6 Import adapter — NFR Requirements Plan + 2 文档", "继续", "生成 NFR Requirements Plan + 2 文档",
+         "U6 NFR Requirements 完成")],
+     ("functional-design", "6"), True),  # zizuiliaoya-droid/clothinkai
     ("a go-ahead, after the stage's name alone says made", [
         ("CONSTRUCTION - Code Generation Part 2 시작", None, "Part 2 (코드 생성) 실행 시작.",
          "CONSTRUCTION - Code Generation Part 2"),

@@ -12,7 +12,7 @@ import pytest
 
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.aidlc_docs.state import read_state
-from aidlc.aidlc_docs.units import folders_named
+from aidlc.aidlc_docs.units import folders_named, unit_of
 from aidlc.rules.docs_approvals import Units
 from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, audit_text, build_docs_repo, iso, plan, stamp
 from tests.helpers import run_cli
@@ -438,3 +438,26 @@ def test_a_bold_field_under_a_unit_s_heading_keeps_the_unit_of_the_lines_after_i
             "- [x] Functional Design — **承認済み**（2026-07-17）\n**Unit 6: Layers**\n- [x] Functional Design\n")
     state = read_state(text, f"{DOCS}/aidlc-state.md")
     assert [(line.line, line.unit) for line in state.stages] == [(5, "5"), (7, "6")]
+
+
+@pytest.mark.parametrize(("text", "unit"), [("U06b 商品/SKU 导入适配器", "6B"), ("U4a Functional Design", "4A"),
+                                          ("u4b", "4B"), ("U10", "10"), ("U3D printer", None), ("USB U2F key", None)])
+def test_a_u_number_with_a_small_letter_names_a_unit_of_its_own(text: str, unit: str | None) -> None:
+    assert unit_of(text) == unit
+
+
+@pytest.mark.parametrize(("said", "approved"), [(None, False), ("approved", True)])
+def test_a_unit_named_u_number_letter_stands_on_its_own_approvals_not_another_unit_s(
+        docs: DocsRepo, said: str | None, approved: bool) -> None:
+    # zizuiliaoya-droid/clothinkai keeps folders U01 to U18 beside U06a to U06e, U10a and U10b; read as folders without
+    # a number, an entry headed by U06b whose Context names U02 tied U06b to unit 2, and U06b's ticked stages stood on
+    # unit 2's approvals (u-10bei/nazokake-judge's U2 on U4a's likewise).
+    docs.replace(STATE, OPERATIONS, "#### U06b: Import adapter\n- [x] Functional Design — adapter rules\n\n"
+                 + OPERATIONS)
+    docs.write(f"{DOCS}/construction/U06b/functional-design/business-rules.md", "# Business rules\n")
+    user = f'**User Input**: "{said}"\n' if said is not None else ""
+    docs.write(AUDIT, docs.read(AUDIT) + f"## U06b Import adapter — Functional Design\n"
+               f"**Timestamp**: {iso(stamp(len(ENTRIES)))}\n{user}**AI Response**: \"Recorded.\"\n"
+               "**Context**: U06b Functional Design done; it reuses Unit 2's upsert\n\n---\n\n")
+    line = docs.line(STATE, "Functional Design — adapter rules")
+    assert [f.line for f in docs.findings("AIDLC-DOCS-003")] == ([] if approved else [line])

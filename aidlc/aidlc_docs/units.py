@@ -14,11 +14,14 @@ from aidlc.aidlc_docs.stages import without_stage_names
 # folder (jin-101/SPA-BRIDGE holds both). `U01-H20`, `U08-H7` are ids of a unit's handoffs (u-10bei), not the unit.
 _UNIT = re.compile(r"(?:\b(?:unit|unidade?|유닛)|(?<![\w-])uow)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
                    # `U3`, `U-01` (cu-aaii); not in another id, `BR-U6-12` (a business rule, u-10bei/nazokake-judge)
-                   r"|(?<![^\W\d_]-)\b[Uu]-?(?P<u>\d+)\b(?!-(?!u\d)[a-z]+\d)", re.IGNORECASE)
+                   # `U06b`, `u4a`: a small letter right after the number is part of the name, as a folder's
+                   # (zizuiliaoya-droid/clothinkai keeps U06a to U06e beside U01 to U18)
+                   r"|(?<![^\W\d_]-)\b[Uu]-?(?P<u>\d+)(?P<u_letter>(?-i:[a-z]))?\b(?!-(?!u\d)[a-z]+\d)", re.IGNORECASE)
 
 
 def _name(match: re.Match[str]) -> str:
-    return str(int(match.group("n") or match.group("u"))) + (match.group("letter") or "").upper()
+    letter = match.group("letter") or match.group("u_letter") or ""
+    return str(int(match.group("n") or match.group("u"))) + letter.upper()
 
 
 # A unit named by a capital letter alone, where the state file's stage lines name units so (drpacman/BattleTrs:

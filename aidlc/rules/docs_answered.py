@@ -16,6 +16,7 @@ from aidlc.rules.docs_entries import plan_part, refuses
 from aidlc.rules.docs_headings import STARTS, heading_of
 from aidlc.rules.docs_words import (
     APPROVAL,
+    ARTIFACTS,
     AWAITED,
     DONE,
     NEXT,
@@ -93,13 +94,15 @@ def _went_on_from_work(before: AuditEntry, entry: AuditEntry) -> bool:
     answered `Build and Test 문서 5개 생성 완료`, "five documents made"; impku-ibm's "proceed" under `## Requirements
     Analysis - Questions Created`, after reverse engineering "Generated 8 artifacts"; its "Approved continue" under
     `## Application Design - Execution`, after "Created execution plan"). Not after a plan (its answers went on; the
-    stage's work was yet to come), nor where either heading speaks of an approval, given or awaited: the person's
+    stage's work was yet to come; not zizuiliaoya-droid's `## U06b ... — Functional Design Plan + 3 文档`, "and 3
+    documents"), nor where either heading speaks of an approval, given or awaited: the person's
     words answered that one, or it is yet to come (`## Workflow Planning - Approval`, then "add it and go on to the
     next step" under `## Application Design - Review`; `## Unit 1 NFR approval pending - Code Generation Planning`)."""
     about = (before.heading or "", before.fields.get("context", ""), before.fields.get("status", ""))
     # the stages' names set aside: `코드 생성`, Code Generation, holds 생성, "generated"
     return DONE.search(without_stage_names(before.fields.get("ai_response", ""))) is not None and \
-        not any(PLAN.search(text) for text in about) and not APPROVAL.search(f"{before.heading} {entry.heading}")
+        not any(PLAN.search(text) and not ARTIFACTS.search(text) for text in about) and \
+        not APPROVAL.search(f"{before.heading} {entry.heading}")
 
 
 # A heading that closes a stage: its work said done (`DONE`), or its completion (`## UOW-10 Functional Design

@@ -298,10 +298,10 @@ def done_here(entry: AuditEntry) -> tuple[str, ...]:
     and approve none of it (worryDolls' "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
     return tuple(stage for sentence in SENTENCE.split(entry.fields.get("ai_response", ""))
                  if DONE.search(sentence) for stage in stages_named(sentence) or
-                 (stages_named(entry.heading or "") if _ARTIFACTS.search(sentence) else []))
+                 (stages_named(entry.heading or "") if ARTIFACTS.search(sentence) else []))
 
 
 # The work products a stage makes, named as such (not a file, which may be the next stage's: "Created
 # user-stories-assessment.md" under `Requirements Analysis - User Requests User Stories`).
-_ARTIFACTS = re.compile(r"산출물|\bartifacts?\b|\bdeliverables?\b|\bdocuments\b|문서|成果物|ドキュメント|文档|产物|"
+ARTIFACTS = re.compile(r"산출물|\bartifacts?\b|\bdeliverables?\b|\bdocuments\b|문서|成果物|ドキュメント|文档|产物|"
                         r"artefa[ct]tos", re.IGNORECASE)
