@@ -304,4 +304,4 @@ def done_here(entry: AuditEntry) -> tuple[str, ...]:
 # The work products a stage makes, named as such (not a file, which may be the next stage's: "Created
 # user-stories-assessment.md" under `Requirements Analysis - User Requests User Stories`).
 ARTIFACTS = re.compile(r"산출물|\bartifacts?\b|\bdeliverables?\b|\bdocuments\b|문서|成果物|ドキュメント|文档|产物|"
-                        r"artefa[ct]tos", re.IGNORECASE)
+                       r"artefa[ct]tos", re.IGNORECASE)
