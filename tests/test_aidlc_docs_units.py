@@ -441,7 +441,8 @@ def test_a_bold_field_under_a_unit_s_heading_keeps_the_unit_of_the_lines_after_i
 
 
 @pytest.mark.parametrize(("text", "unit"), [("U06b 商品/SKU 导入适配器", "6B"), ("U4a Functional Design", "4A"),
-                                          ("u4b", "4B"), ("U10", "10"), ("U3D printer", None), ("USB U2F key", None)])
+                                          ("u4b", "4B"), ("U10", "10"), ("U3D printer", None), ("USB U2F key", None),
+                                          ("prepends `\\u200b`", None), ("a \\u2014 b", None)])
 def test_a_u_number_with_a_small_letter_names_a_unit_of_its_own(text: str, unit: str | None) -> None:
     assert unit_of(text) == unit
 

@@ -15,8 +15,10 @@ from aidlc.aidlc_docs.stages import without_stage_names
 _UNIT = re.compile(r"(?:\b(?:unit|unidade?|유닛)|(?<![\w-])uow)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
                    # `U3`, `U-01` (cu-aaii); not in another id, `BR-U6-12` (a business rule, u-10bei/nazokake-judge)
                    # `U06b`, `u4a`: a small letter right after the number is part of the name, as a folder's
-                   # (zizuiliaoya-droid/clothinkai keeps U06a to U06e beside U01 to U18)
-                   r"|(?<![^\W\d_]-)\b[Uu]-?(?P<u>\d+)(?P<u_letter>(?-i:[a-z]))?\b(?!-(?!u\d)[a-z]+\d)", re.IGNORECASE)
+                   # (zizuiliaoya-droid/clothinkai keeps U06a to U06e beside U01 to U18); never a character's escape,
+                   # `\u200b` (kondo97/mattermost-plugin-rtk), `\u2014`
+                   r"|(?<![^\W\d_]-)(?<!\\)\b[Uu]-?(?P<u>\d+)(?P<u_letter>(?-i:[a-z]))?\b(?!-(?!u\d)[a-z]+\d)",
+                   re.IGNORECASE)
 
 
 def _name(match: re.Match[str]) -> str:
