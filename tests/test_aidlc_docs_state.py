@@ -1,13 +1,17 @@
 """aidlc/aidlc_docs/state.py's `restate`: a version of aidlc-state.md that only ticks or unticks boxes of its parent's
 stage lines is read from the parent's reading, exactly as a whole read would read it; any other change is read
-whole. The history rules read hundreds of versions of one state file this way."""
+whole. The history rules read hundreds of versions of one state file this way. And aidlc/aidlc_docs/stages.py's
+reading of the stages a text names, which the rules ask of one text many times."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from aidlc.aidlc_docs import stages
 from aidlc.aidlc_docs.stages import stages_named
 from aidlc.aidlc_docs.state import read_state, restate
 
@@ -129,6 +133,35 @@ def test_a_line_closing_on_the_stages_it_went_through_is_a_line_of_each() -> Non
         (3, "functional-design", "1"), (3, "code-generation", "1"),
         (4, "functional-design", "2"), (4, "nfr-design", "2"),
         (5, None, "3")]  # it says more than the stages: never a guess
+
+
+# Every label, its letters in other cases, with unseen characters, slashes, and any text around them.
+LABEL_PIECES = st.sampled_from([label for label, _ in stages._LABELS] + [label.upper() for label, _ in stages._LABELS]
+                               + ["FD", "fd", "Bu\u200bild and Test", "/", " / ", "NFR/", "Req/Design/Infra", " "])
+LABEL_TEXT = st.lists(st.one_of(LABEL_PIECES, st.text(max_size=6)), max_size=10).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=LABEL_TEXT)
+def test_the_lookahead_before_the_labels_finds_what_the_labels_alone_find(text: str) -> None:
+    """The lookahead of any label's first two letters only skips places where no label starts."""
+    alone = re.compile("|".join(stages._pattern(label) for label, _ in stages._LABELS), re.IGNORECASE)
+    plain = stages._plain(text)
+    assert [m.span() for m in stages._LABEL.finditer(plain)] == [m.span() for m in alone.finditer(plain)]
+
+
+def test_the_readings_kept_hold_at_most_their_budget_of_characters() -> None:
+    """A history of a growing pasted log must not keep each version's fields alive: texts over the budget are read
+    and not kept, the oldest go first, and a text read again is read as it was."""
+    readings = stages._Readings(budget=130)  # two of the texts below
+    texts = [f"Unit {n}: Functional Design / NFR Design, then Code Generation" for n in range(10)]
+    for text in texts:
+        assert readings(text) == stages._read_afresh(text)
+        assert readings.held == sum(map(len, readings.readings)) <= 130
+    assert list(readings.readings) == texts[-2:]
+    hostile = "Functional Design plan " * 10  # 230 characters
+    assert readings(hostile).named == ("functional-design",) and hostile not in readings.readings
+    assert readings(texts[-1]) is readings(texts[-1])
 
 
 @pytest.mark.parametrize(("text", "named"), [

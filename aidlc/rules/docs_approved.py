@@ -51,6 +51,8 @@ def approved_in_answer(entry: AuditEntry) -> tuple[str, ...]:
     - Questions`). The stage named before the word approved, else in the clause after it: not the next one."""
     found: list[str] = []
     for sentence in SENTENCE.split(entry.fields.get("ai_response", "")):
+        if APPROVAL.search(sentence) is None:  # most sentences name no approval: nothing to set aside
+            continue
         text = approvals_given(sentence)
         said = APPROVAL.search(text)
         if said is None or NOT_APPROVED.search(text) or _ASSUMED.search(text):
@@ -69,8 +71,9 @@ def plan_approved_in_answer(entry: AuditEntry, stage: str | None) -> bool:
     speaks of the `stage` the heading names (welligtoncos/ia-dlc-lote-clientes-aws's `## unit-infra-aws Code
     Generation executada`, "aprovado", answered "Plano APPROVED. Parte 2: ...")."""
     for sentence in SENTENCE.split(entry.fields.get("ai_response", "")):
-        named = stages_named(sentence) or ([stage] if stage is not None else [])
-        if (_says_plan_approved(sentence) or starts_part_two(sentence)) and "code-generation" in named:
+        if not (_says_plan_approved(sentence) or starts_part_two(sentence)):
+            continue  # asked first: most sentences say neither, and naming their stages costs more
+        if "code-generation" in (stages_named(sentence) or ([stage] if stage is not None else [])):
             return True
     return False
 
