@@ -6,6 +6,8 @@ reading of the stages a text names, which the rules ask of one text many times."
 from __future__ import annotations
 
 import re
+import sys
+import threading
 
 import pytest
 from hypothesis import given, settings
@@ -162,6 +164,33 @@ def test_the_readings_kept_hold_at_most_their_budget_of_characters() -> None:
     hostile = "Functional Design plan " * 10  # 230 characters
     assert readings(hostile).named == ("functional-design",) and hostile not in readings.readings
     assert readings(texts[-1]) is readings(texts[-1])
+
+
+def test_the_readings_kept_stay_whole_when_threads_read_at_once() -> None:
+    """`aidlc mcp` reads records in worker threads: one thread evicting a text while another marks it read lost
+    the count of what was held, and `dictionary is empty` ended the call. Threads switched every microsecond here."""
+    readings = stages._Readings(budget=130)  # two of the texts below
+    texts = [f"Unit {n}: Functional Design / NFR Design, then Code Generation" for n in range(5)]
+    errors: list[BaseException] = []
+
+    def read_on(step: int) -> None:
+        try:
+            for n in range(5_000):
+                readings(texts[n * step % len(texts)])
+        except BaseException as error:  # any failure of a thread fails the test
+            errors.append(error)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=read_on, args=(step,)) for step in (1, 2, 3, 4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == [] and readings.held == sum(map(len, readings.readings)) <= 130
 
 
 @pytest.mark.parametrize(("text", "named"), [

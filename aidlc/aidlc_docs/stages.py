@@ -10,6 +10,7 @@ build and test); the rules also say stages run "in the order that makes sense", 
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -162,23 +163,28 @@ class _Readings:
     """The readings of the texts read last, at most `budget` characters of them. The rules ask one heading or Context
     about its stages many times (a hostile heading of a megabyte, full of labels, was read a hundred times over:
     seconds an entry); a count of texts would not bound memory, where `aidlc ci` reads each version of a growing
-    pasted log."""
+    pasted log. Locked: `aidlc mcp` reads records in worker threads, and one thread's eviction must not fall between
+    another's finding a text and marking it read."""
 
     def __init__(self, budget: int) -> None:
         self.budget, self.held = budget, 0
         self.readings: OrderedDict[str, _Read] = OrderedDict()
+        self.lock = threading.Lock()
 
     def __call__(self, text: str) -> _Read:
-        reading = self.readings.get(text)
-        if reading is not None:
-            self.readings.move_to_end(text)
-            return reading
-        reading = _read_afresh(text)
+        with self.lock:
+            reading = self.readings.get(text)
+            if reading is not None:
+                self.readings.move_to_end(text)
+                return reading
+        reading = _read_afresh(text)  # outside the lock: a long text is read while other threads go on
         if len(text) <= self.budget:
-            self.readings[text] = reading
-            self.held += len(text)
-            while self.held > self.budget:
-                self.held -= len(self.readings.popitem(last=False)[0])
+            with self.lock:
+                if text not in self.readings:  # another thread may have read it meanwhile
+                    self.readings[text] = reading
+                    self.held += len(text)
+                    while self.held > self.budget:
+                        self.held -= len(self.readings.popitem(last=False)[0])
         return reading
 
 
