@@ -110,6 +110,7 @@ def _letters(at: int) -> str:
 _LABEL = re.compile(f"(?=[{_letters(0)}]{_UNSEEN}*[{_letters(1)}])(?:"
                     + "|".join(_pattern(label) for label, _ in _LABELS) + ")", re.IGNORECASE)
 _SLUG_OF = {label: slug for label, slug in _LABELS}
+_TABLED = {label: label for label in _SLUG_OF}
 
 
 def _slug(match: re.Match[str]) -> str:
@@ -149,7 +150,8 @@ class _Read:
 
 def _read_afresh(text: str) -> _Read:
     plain = _plain(text)
-    labels = tuple((match.start(), match.end(), match.group().replace(_UNSEEN, "").lower())
+    # Each label as the tables' own string: a text of a million labels keeps no million copies of their names.
+    labels = tuple((match.start(), match.end(), _TABLED[match.group().replace(_UNSEEN, "").lower()])
                    for match in _LABEL.finditer(plain))
     named = []
     for start, end, label in labels:
