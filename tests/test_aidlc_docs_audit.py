@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from aidlc.aidlc_docs.audit import read_audit
+from aidlc.aidlc_docs.audit import field_name, read_audit
 from tests.aidlc_docs_adopted import AUDIT, DOCS, ENTRIES, LEDGER, build_docs_repo, git
 from tests.helpers import in_process, run_cli
 
@@ -374,3 +374,14 @@ def test_an_entry_holding_a_pasted_log_is_read_whole_by_validate_and_by_ci_over_
         # The sample's own entries predate its commits (AIDLC-DOCS-026); the two new ones are found faultless.
         assert proc.returncode in (0, 1), proc.stderr
         assert not [f for f in json.loads(proc.stdout)["findings"] if "Build and Test" in f["message"]]
+
+
+def test_a_log_writing_a_new_field_name_on_each_line_is_read_whole_and_leaves_no_memory_behind() -> None:
+    """Field names are remembered as read (a log writes the same few in every entry), but `aidlc mcp` lives on: a
+    hostile log naming 20,000 fields kept every name for the life of the server."""
+    names = [f"Note {n}" for n in range(20_000)]
+    log = "# Audit\n\n## Build and Test\n**Timestamp**: 2026-03-02T09:14:07Z\n" + "".join(
+        f"**{name}**: {n}\n" for n, name in enumerate(names))
+    entry, = read_audit(log, "aidlc-docs/audit.md").entries
+    assert entry.fields["note 19999"] == "19999" and len(entry.fields) == 20_001
+    assert field_name.cache_info().currsize <= 1024

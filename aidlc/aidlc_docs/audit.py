@@ -317,7 +317,9 @@ def person_words(text: str) -> str:
     return text if found is None else found.group(1) + text[found.end():]
 
 
-@functools.cache  # a log writes the same few names in every entry
+# A log writes the same few names in every entry; bounded, since `aidlc mcp` lives on and a hostile log may write
+# a new name on each of a million lines.
+@functools.lru_cache(maxsize=1024)
 def field_name(written: str) -> str:
     """The canonical name of a field as written: `User Input(원문)`, `사용자 입력(원문)` -> user_input."""
     name = re.sub(r"[（(].*?[)）]", "", written).strip().lower()
