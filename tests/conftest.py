@@ -23,6 +23,9 @@ from tests.openai_server import ScriptedServer
 # would otherwise run every command as that agent (aidlc/gates/actor.py).
 for _marker in AGENT_SHELLS:
     os.environ.pop(_marker, None)
+# A test's `git init` copies no template (git's sample hooks, description and info/exclude, none of which aidlc
+# reads): the same repository in 18 fewer files, which each test writes and pytest later deletes.
+os.environ["GIT_TEMPLATE_DIR"] = ""
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
@@ -42,7 +45,7 @@ def _initialised(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A repo scaffolded by a real `aidlc init --git` subprocess, once per session: tests get copies."""
     root = tmp_path_factory.mktemp("init") / "shop"
     proc = subprocess.run([sys.executable, "-m", "aidlc", "init", "--git", str(root)], capture_output=True,
-                          text=True, env={"PATH": "/usr/bin:/bin", "CI": "true"})
+                          text=True, env={"PATH": "/usr/bin:/bin", "CI": "true", "GIT_TEMPLATE_DIR": ""})
     assert proc.returncode == 0, proc.stderr
     return _lean(root)
 
@@ -60,11 +63,9 @@ def _copy(template: Path, root: Path) -> Path:
 
 
 def _lean(template: Path) -> Path:
-    """The template with its git objects in one pack and without the inert `*.sample` hooks `git init` copies: the
-    same repository to git, in less than half the files, which each test's copy writes and a later session deletes."""
+    """The template with its git objects in one pack: the same repository to git, in fewer files, which each test's
+    copy writes and pytest later deletes."""
     subprocess.run(["git", "-C", str(template), "repack", "-adq"], check=True, capture_output=True)
-    for sample in (template / ".git" / "hooks").glob("*.sample"):
-        sample.unlink()
     return template
 
 

@@ -71,6 +71,7 @@ def test_ignore_rules_are_not_asked_about_a_path_beyond_a_link(repo: Path) -> No
 def test_a_checkout_of_a_commit_holds_its_files_and_history_and_is_removed_after(repo: Path) -> None:
     first = commit_all(repo)
     (repo / "records/events.jsonl").write_text("one\ntwo\n")
+    (repo / ".git/hooks").mkdir(exist_ok=True)  # a repository git made without its templates has none yet
     (repo / ".git/hooks/post-checkout").write_text("#!/bin/sh\ntouch hooked\n")
     (repo / ".git/hooks/post-checkout").chmod(0o755)
     commit_all(repo)

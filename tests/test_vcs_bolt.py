@@ -74,6 +74,7 @@ def test_a_runs_git_commands_run_no_hook_code_a_check_could_have_written(repo: P
     marker = repo.parent / "hook-ran"
     for name in ("pre-commit", "commit-msg", "post-commit", "post-checkout"):
         hook = repo / ".git/hooks" / name
+        hook.parent.mkdir(exist_ok=True)  # a repository git made without its templates has none yet
         hook.write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
         hook.chmod(0o755)
     parent = git(repo, "rev-parse", "HEAD").strip()
