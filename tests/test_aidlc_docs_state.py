@@ -6,8 +6,6 @@ reading of the stages a text names, which the rules ask of one text many times."
 from __future__ import annotations
 
 import re
-import sys
-import threading
 
 import pytest
 from hypothesis import given, settings
@@ -150,47 +148,6 @@ def test_the_lookahead_before_the_labels_finds_what_the_labels_alone_find(text: 
     alone = re.compile("|".join(stages._pattern(label) for label, _ in stages._LABELS), re.IGNORECASE)
     plain = stages._plain(text)
     assert [m.span() for m in stages._LABEL.finditer(plain)] == [m.span() for m in alone.finditer(plain)]
-
-
-def test_the_readings_kept_hold_at_most_their_budget_of_characters() -> None:
-    """A history of a growing pasted log must not keep each version's fields alive: texts over the budget are read
-    and not kept, the oldest go first, and a text read again is read as it was."""
-    readings = stages._Readings(budget=130)  # two of the texts below
-    texts = [f"Unit {n}: Functional Design / NFR Design, then Code Generation" for n in range(10)]
-    for text in texts:
-        assert readings(text) == stages._read_afresh(text)
-        assert readings.held == sum(map(len, readings.readings)) <= 130
-    assert list(readings.readings) == texts[-2:]
-    hostile = "Functional Design plan " * 10  # 230 characters
-    assert readings(hostile).named == ("functional-design",) and hostile not in readings.readings
-    assert readings(texts[-1]) is readings(texts[-1])
-
-
-def test_the_readings_kept_stay_whole_when_threads_read_at_once() -> None:
-    """`aidlc mcp` reads records in worker threads: one thread evicting a text while another marks it read lost
-    the count of what was held, and `dictionary is empty` ended the call. Threads switched every microsecond here."""
-    readings = stages._Readings(budget=130)  # two of the texts below
-    texts = [f"Unit {n}: Functional Design / NFR Design, then Code Generation" for n in range(5)]
-    errors: list[BaseException] = []
-
-    def read_on(step: int) -> None:
-        try:
-            for n in range(5_000):
-                readings(texts[n * step % len(texts)])
-        except BaseException as error:  # any failure of a thread fails the test
-            errors.append(error)
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=read_on, args=(step,)) for step in (1, 2, 3, 4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    finally:
-        sys.setswitchinterval(interval)
-    assert errors == [] and readings.held == sum(map(len, readings.readings)) <= 130
 
 
 @pytest.mark.parametrize(("text", "named"), [

@@ -10,10 +10,10 @@ build and test); the rules also say stages run "in the order that makes sense", 
 from __future__ import annotations
 
 import re
-import threading
 import unicodedata
-from collections import OrderedDict
 from dataclasses import dataclass
+
+from aidlc.aidlc_docs.readings import Readings
 
 
 @dataclass(frozen=True)
@@ -161,36 +161,7 @@ def _read_afresh(text: str) -> _Read:
     return _Read(labels, tuple(dict.fromkeys(named)))
 
 
-class _Readings:
-    """The readings of the texts read last, at most `budget` characters of them. The rules ask one heading or Context
-    about its stages many times (a hostile heading of a megabyte, full of labels, was read a hundred times over:
-    seconds an entry); a count of texts would not bound memory, where `aidlc ci` reads each version of a growing
-    pasted log. Locked: `aidlc mcp` reads records in worker threads, and one thread's eviction must not fall between
-    another's finding a text and marking it read."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget, self.held = budget, 0
-        self.readings: OrderedDict[str, _Read] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def __call__(self, text: str) -> _Read:
-        with self.lock:
-            reading = self.readings.get(text)
-            if reading is not None:
-                self.readings.move_to_end(text)
-                return reading
-        reading = _read_afresh(text)  # outside the lock: a long text is read while other threads go on
-        if len(text) <= self.budget:
-            with self.lock:
-                if text not in self.readings:  # another thread may have read it meanwhile
-                    self.readings[text] = reading
-                    self.held += len(text)
-                    while self.held > self.budget:
-                        self.held -= len(self.readings.popitem(last=False)[0])
-        return reading
-
-
-_read = _Readings(budget=4_000_000)
+_read = Readings(_read_afresh, budget=4_000_000)
 
 
 def stage_of(text: str) -> str | None:

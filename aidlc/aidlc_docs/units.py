@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from aidlc.aidlc_docs.readings import Readings
 from aidlc.aidlc_docs.stages import without_stage_names
 
 # A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
@@ -52,8 +53,16 @@ def units_of(text: str) -> list[str]:
 
 def unit_of(text: str) -> str | None:
     """The unit a line names: `Unit 1`, `U2`, `유닛 3`, `Unit 3-B` -> '1', '2', '3', '3B'; None when it names none."""
+    return _units_read(text)
+
+
+def _first_unit(text: str) -> str | None:
     match = _UNIT.search(text)
     return None if match is None else _name(match)
+
+
+# The rules ask one heading or Context for its unit many times over (a hostile heading of a megabyte, a hundred times).
+_units_read = Readings(_first_unit, budget=4_000_000)
 
 
 # What a line sets aside before it lists units: an aside (`Unit 1 Backend (82 Java, 10 SQL) + Unit 2 ...`, `Unit 2
