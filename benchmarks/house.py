@@ -37,8 +37,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import NamedTuple
 
-from radon.complexity import cc_visit
-from radon.metrics import mi_visit
+from radon.metrics import h_visit_ast, mi_compute
+from radon.raw import analyze
+from radon.visitors import ComplexityVisitor
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "aidlc"
@@ -99,10 +100,11 @@ def imports(tree: ast.Module, module: str, is_package: bool) -> tuple[set[str], 
     inside a function."""
     found: set[str] = set()
     inside: list[int] = []
-    functions = [node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    nested = {id(child) for fn in functions for child in ast.walk(fn)
-              if isinstance(child, (ast.Import, ast.ImportFrom))}
-    for node in ast.walk(tree):
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]  # each node once, with whether a function holds it
+    while stack:
+        node, in_function = stack.pop()
+        stack += [(child, in_function or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+                  for child in ast.iter_child_nodes(node)]
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -114,7 +116,7 @@ def imports(tree: ast.Module, module: str, is_package: bool) -> tuple[set[str], 
                 base = ".".join([*anchor, base] if base else anchor)
             names = [f"{base}.{alias.name}" for alias in node.names]
         names = [name for name in names if name == "aidlc" or name.startswith("aidlc.")]
-        if names and id(node) in nested:
+        if names and in_function:
             inside.append(node.lineno)
         found.update(names)
     return found, sorted(inside)
@@ -209,6 +211,14 @@ def resolve(name: str, modules: set[str]) -> str | None:
     return name or None
 
 
+def maintainability_index(text: str, tree: ast.Module, visitor: ComplexityVisitor) -> float:
+    """radon's `mi_visit(text, multi=True)` from the tree and complexity already made for the file (mi_visit parses
+    and visits it again): Halstead volume, total complexity, logical lines, and comment lines with docstrings."""
+    raw = analyze(text)
+    comments = (raw.comments + raw.multi) / raw.sloc * 100 if raw.sloc else 0
+    return mi_compute(h_visit_ast(tree).total.volume, visitor.total_complexity, raw.lloc, comments)
+
+
 def measure_code() -> dict:
     sources = sorted(PACKAGE.rglob("*.py"))
     graph, inside = import_graph()
@@ -224,10 +234,12 @@ def measure_code() -> dict:
         rel = str(path.relative_to(ROOT))
         lines[rel] = text.count("\n")
         ignores += len(re.findall(r"#\s*type:\s*ignore", text))
-        for block in cc_visit(text):
+        tree = ast.parse(text)
+        visitor = ComplexityVisitor.from_ast(tree)
+        for block in visitor.blocks:
             complexity.append({"file": rel, "function": block.fullname, "line": block.lineno,
                                "complexity": block.complexity})
-        maintainability[rel] = round(mi_visit(text, multi=True), 1)
+        maintainability[rel] = round(maintainability_index(text, tree, visitor), 1)
     upward = upward_imports(graph)
     rooms: dict[str, set[str]] = defaultdict(set)
     for source, targets in graph.items():

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from radon.metrics import mi_visit
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "aidlc"
@@ -47,6 +48,15 @@ def test_the_rooms_keep_the_size_and_complexity_the_house_allows(house: ModuleTy
     code = house.measure_code()
     missed = [f"{goal['name']}: {goal['value']}" for goal in house.goals(code, None, None) if goal["passed"] is False]
     assert missed == [], (missed, code["most_complex"][:3], code["largest_files"][:3])
+
+
+@pytest.mark.parametrize("module", ["bolt/run.py", "aidlc_docs/stages.py", "rules/docs_approvals.py", "__init__.py"])
+def test_the_maintainability_index_is_radons(house: ModuleType, module: str) -> None:
+    """The house reads each file's index from the tree it already parsed: the same number radon's mi_visit gives."""
+    text = (PACKAGE / module).read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    visitor = house.ComplexityVisitor.from_ast(tree)
+    assert house.maintainability_index(text, tree, visitor) == mi_visit(text, multi=True)
 
 
 def test_imports_run_down_the_floors_only(house: ModuleType, graph: tuple[dict[str, set[str]], list]) -> None:
