@@ -855,6 +855,38 @@ def test_words_under_a_heading_of_work_after_an_approval_are_no_approval(docs: D
     assert unapproved(docs) == {docs.line(STATE, "- [x] Build and Test")}
 
 
+@pytest.mark.parametrize(("said", "approved"), [
+    ("shuoldnt veeyr user story be mapped to functional requirment? idk", False),  # abdullahsohaill
+    ("should every story map to a requirement? maybe", False),
+    ("looks good? not sure, go on anyway", True)])  # the question is not the words' end
+def test_a_question_ending_in_a_hedge_is_still_a_question(docs: DocsRepo, said: str, approved: bool) -> None:
+    # abdullahsohaill/erp-supplier-onboarding: the person's question, then "idk", under `## User Story Traceability
+    # Cleanup`, was cited as the stories' approval.
+    docs.write(AUDIT, audit_text(replacing(("User Stories - Approval",), (
+        "User Stories Traceability Cleanup", said, "Mapped every story to a functional requirement.",
+        "INCEPTION - User story to functional requirement traceability"))))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] User Stories")})
+
+
+CORRECTED = "there were supposed to be only 3 personas as there's only a single reviewer"
+
+
+@pytest.mark.parametrize(("heading", "said", "approved"), [
+    ("User Story Correction", CORRECTED, False),  # abdullahsohaill/erp-supplier-onboarding
+    ("User Stories Scope Corrections", CORRECTED, False),
+    ("User Stories — Approval + Schema Correction", CORRECTED, True),  # the heading says approved
+    ("User Stories (persona correction)", "go", True)])  # a go-ahead (GhedeePhilsophy/content-hub-mcp)
+def test_words_under_a_heading_naming_a_correction_correct_the_stage_and_approve_nothing(
+        docs: DocsRepo, heading: str, said: str, approved: bool) -> None:
+    # abdullahsohaill/erp-supplier-onboarding: "there were supposed to be only 3 personas as there's only a single
+    # reviewer" under `## User Story Correction`, the stories then changed, was read as the stories' approval.
+    docs.write(AUDIT, audit_text(replacing(("User Stories - Approval",), (
+        heading, said,
+        "Collapsed reviewer variants into a single Reviewer persona; updated stories.",
+        "INCEPTION - User Stories and Requirements correction"))))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] User Stories")})
+
+
 def test_an_answer_presenting_the_next_plan_for_approval_leaves_the_stage_approved(docs: DocsRepo) -> None:
     # sreeram2506/workflow-builder: "User Stories approved. Started Workflow Planning; created execution-plan.md with
     # ... Code Gen Phase 1 gate; presented plan for approval.": a plan put to the person, not one approved; read as

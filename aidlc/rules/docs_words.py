@@ -169,7 +169,10 @@ def goes_ahead(entry: AuditEntry) -> bool:
 # A question: it ends in a question mark, a Korean or Japanese question's ending (`확인가능할까요`, "could I check?";
 # `있나요`, `ですか`), or starts with a question word ("so what is the next step"). Matched at the words' two ends
 # alone: searched through the words, `?\W*$` took seconds on a hostile run of question marks.
-_QUESTION_END = re.compile(r"(?:[?？]|까요|나요|가요|인가|ですか|ますか|でしょうか|吗)\W*$")
+# A question may end in a hedge: abdullahsohaill/erp-supplier-onboarding's "shuoldnt veeyr user story be mapped to
+# functional requirment? idk", under `## User Story Traceability Cleanup`, the stories then changed.
+_QUESTION_END = re.compile(r"(?:[?？]|까요|나요|가요|인가|ですか|ますか|でしょうか|吗)"
+                           r"(?:\W*(?:idk|maybe|not sure|i guess))?\W*$", re.IGNORECASE)
 _QUESTION_START = re.compile(r"\W*(?:so[ \t]+|and[ \t]+)?(?:what|which|how|why|when|where|who)\b", re.IGNORECASE)
 
 
@@ -200,7 +203,9 @@ def not_a_yes(entry: AuditEntry) -> bool:
     호출 구조 변경)`), or hand the stages to the
     agent's autopilot (dd_tableorder's `"claude --enable-auto-mode" → autopilot 활성화` under `## Units Generation -
     Autopilot Execution`: the agent then picked the answers and ran the stage; no one approved it), or resume a
-    session and do not say approved (`_RESUMED`)."""
+    session and do not say approved (`_RESUMED`), or correct the stage's work and do not go ahead, under a heading
+    that names a correction and says no approval (`## User Story Correction`; not `## User Stories — Approval +
+    Schema Correction`)."""
     said = words_of(entry)
     picked = _choices(said.strip().strip(QUOTES))
     if NOT_APPROVED.search(said) is not None or _AUTOPILOT.search(said) is not None or picked > 1:
@@ -210,7 +215,15 @@ def not_a_yes(entry: AuditEntry) -> bool:
         names_approval(entry.heading or "")
     if _RESUMED.search(entry.heading or "") is not None and not names_approval(said):
         return True
-    return not approved and (picked == 1 or _asks(said.strip().strip(QUOTES)) or _more_work_asked(entry))
+    return not approved and (picked == 1 or _asks(said.strip().strip(QUOTES)) or _more_work_asked(entry) or
+                             (_CORRECTION.search(entry.heading or "") is not None and not goes_ahead(entry)))
+
+
+# A heading that says its entry corrects the work: abdullahsohaill/erp-supplier-onboarding's "there were supposed to
+# be only 3 personas as there's only a single reviewer" under `## User Story Correction`, the stories then changed;
+# not a go-ahead (GhedeePhilsophy/content-hub-mcp's "go" under `## Code Generation — Unit A (specs + generation
+# correction)`, a correction of what the code does).
+_CORRECTION = re.compile(r"\bcorrections?\b", re.IGNORECASE)
 
 
 def _more_work_asked(entry: AuditEntry) -> bool:
