@@ -910,6 +910,19 @@ def test_a_hostile_run_of_post_in_a_context_is_read_in_one_pass(docs: DocsRepo) 
     assert result.returncode in (0, 1) and json.loads(result.stdout)["summary"], result.stderr
 
 
+@pytest.mark.parametrize("letter", ["ı", "İ"])  # Turkish's dotless and dotted i
+def test_a_stage_name_written_with_a_turkish_i_is_read_as_the_stage(docs: DocsRepo, letter: str) -> None:
+    # `re` matches ı and İ as i when case is ignored, but no table holds `buıld and test`: validate stopped with a
+    # KeyError traceback. Read as the Build and Test a reader sees, as a Cyrillic look-alike is.
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", f"- [x] Bu{letter}ld and Test - EXECUTE")
+    docs.replace(AUDIT, "## Build and Test - Approval", f"## Bu{letter}ld and Test - Approval")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["summary"]["errors"] == 0  # the stage is read, and its approval under the heading with it
+    assert [f for f in report["findings"] if f["code"] == "AIDLC-DOCS-012"] == []  # no stage left unknown
+
+
 def test_a_hostile_run_of_design_plans_in_a_heading_is_read_in_one_pass(docs: DocsRepo) -> None:
     # A plan word belongs to the stage named last before it: each plan word looked back over every stage name before
     # it, and this heading took minutes. As above, a process with a timeout; now read in seconds.

@@ -141,6 +141,27 @@ LABEL_PIECES = st.sampled_from([label for label, _ in stages._LABELS] + [label.u
 LABEL_TEXT = st.lists(st.one_of(LABEL_PIECES, st.text(max_size=6)), max_size=10).map("".join)
 
 
+# A label with one of its letters written as a character `re`'s case-blind match reads as that letter: Turkish's
+# dotless ı and dotted İ (as i), the long ſ (as s), the Kelvin sign (as k).
+def _respelled(label: str, at: int, letter: str) -> str:
+    at %= len(label)
+    return label[:at] + letter + label[at + 1:] if label[at].lower() in "iks" else label
+
+
+RESPELLED = st.builds(_respelled, st.sampled_from([label for label, _ in stages._LABELS]), st.integers(0, 40),
+                      st.sampled_from("ıİſ\u212a"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(st.one_of(RESPELLED, LABEL_PIECES, st.text(max_size=4)), max_size=6).map("".join))
+def test_any_text_is_read_for_its_stages_without_failing(text: str) -> None:
+    """Each label the pattern finds is one the tables hold: `Buıld and Test` once stopped validate with a KeyError."""
+    starts = stages.label_starts(text)
+    assert set(starts.values()) <= set(stages.stages_named(text))  # and more, where a label shares its last word
+    assert len(stages.without_stage_names(text)) == len(text)
+    assert stages.stage_of(text) == next(iter(starts.values()), None)
+
+
 @settings(max_examples=400, deadline=None)
 @given(text=LABEL_TEXT)
 def test_the_lookahead_before_the_labels_finds_what_the_labels_alone_find(text: str) -> None:

@@ -134,8 +134,10 @@ class _ReadAs(dict[int, int]):
         return self[code]
 
 
-_READ_AS = _ReadAs(str.maketrans("_АВЕКМНОРСТХаеорсухіјѕΑΒΕΖΗΙΚΜΝΟΡΤΥΧοι",
-                                 " ABEKMHOPCTXaeopcyxijsABEZHIKMNOPTYXoi"))
+# Turkish's dotless ı and dotted İ too: `re`'s case-blind match reads them as i, and a label found so must be one
+# the tables hold (`Buıld and Test` stopped validate with a traceback).
+_READ_AS = _ReadAs(str.maketrans("_АВЕКМНОРСТХаеорсухіјѕΑΒΕΖΗΙΚΜΝΟΡΤΥΧοιıİ",
+                                 " ABEKMHOPCTXaeopcyxijsABEZHIKMNOPTYXoiiI"))
 
 
 def _plain(text: str) -> str:
