@@ -923,6 +923,16 @@ def test_a_stage_name_written_with_a_turkish_i_is_read_as_the_stage(docs: DocsRe
     assert [f for f in report["findings"] if f["code"] == "AIDLC-DOCS-012"] == []  # no stage left unknown
 
 
+def test_a_unit_numbered_with_thousands_of_digits_is_no_unit(docs: DocsRepo) -> None:
+    # int() refuses a number of over 4,300 digits: a stage line and a heading naming `Unit 999...` stopped validate
+    # and status with a ValueError traceback. A number of ten digits or more names no unit.
+    docs.replace(STATE, "- [x] Build and Test - EXECUTE", "- [x] Build and Test - EXECUTE (Unit " + "9" * 5000 + ")")
+    docs.replace(AUDIT, "## Build and Test - Approval", "## Build and Test - Unit " + "9" * 5000 + " Approval")
+    for command in (("validate", "--format", "json"), ("status", "--format", "json")):
+        result = run_cli(*command, cwd=docs.root)
+        assert result.returncode in (0, 1) and json.loads(result.stdout), result.stderr
+
+
 def test_a_hostile_run_of_design_plans_in_a_heading_is_read_in_one_pass(docs: DocsRepo) -> None:
     # A plan word belongs to the stage named last before it: each plan word looked back over every stage name before
     # it, and this heading took minutes. As above, a process with a timeout; now read in seconds.

@@ -9,16 +9,19 @@ import re
 from aidlc.aidlc_docs.readings import Readings
 from aidlc.aidlc_docs.stages import without_stage_names
 
-# A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the unit's name.
+# A unit's number has at most nine digits: a longer one names no unit (5,000 digits stopped validate, as int()
+# refuses them). A letter right after the number, as a word's end (`3-A:`, `3b-backend`, not `3-api`), is part of the
+# unit's name.
 # Not Korean 단위 (unit, as in 단위 테스트, unit test): in public state files it only counts (`단위 86/86 통과`).
 # A unit of work is also `UOW-01`, `UoW-1`, standing alone: `V2-GAP-UOW-01` is a unit of another set, named by its
 # folder (jin-101/SPA-BRIDGE holds both). `U01-H20`, `U08-H7` are ids of a unit's handoffs (u-10bei), not the unit.
-_UNIT = re.compile(r"(?:\b(?:unit|unidade?|유닛)|(?<![\w-])uow)[ \t]*[-#]?[ \t]*(?P<n>\d+)(?:-?(?P<letter>[a-z])\b)?"
+_UNIT = re.compile(r"(?:\b(?:unit|unidade?|유닛)|(?<![\w-])uow)[ \t]*[-#]?[ \t]*(?P<n>\d{1,9})(?!\d)"
+                   r"(?:-?(?P<letter>[a-z])\b)?"
                    # `U3`, `U-01` (cu-aaii); not in another id, `BR-U6-12` (a business rule, u-10bei/nazokake-judge)
                    # `U06b`, `u4a`: a small letter right after the number is part of the name, as a folder's
                    # (zizuiliaoya-droid/clothinkai keeps U06a to U06e beside U01 to U18); never a character's escape,
                    # `\u200b` (kondo97/mattermost-plugin-rtk), `\u2014`
-                   r"|(?<![^\W\d_]-)(?<!\\)\b[Uu]-?(?P<u>\d+)(?P<u_letter>(?-i:[a-z]))?\b(?!-(?!u\d)[a-z]+\d)",
+                   r"|(?<![^\W\d_]-)(?<!\\)\b[Uu]-?(?P<u>\d{1,9})(?!\d)(?P<u_letter>(?-i:[a-z]))?\b(?!-(?!u\d)[a-z]+\d)",
                    re.IGNORECASE)
 
 
@@ -75,7 +78,7 @@ _JOINT = re.compile(r"[^,;.&+/、，・\n]{0,40}?(?:,|&|\+|/|、|，|・|\band\b
 # A range of units after the first's number: `U1~U6`, `Unit 2〜6`, `U1..U10`, `U1-U4` (a hyphen only between the
 # two, never `Unit 1 - 2 files`); a span over more units than a project has is no range.
 _RANGE = re.compile(r"(?:[ \t]*(?:~|〜|～|\.\.|–)[ \t]*|-)(?:unit[ \t]*|unidade?[ \t]*|유닛[ \t]*|uow[ \t]*-?|U)?"
-                    r"(?P<last>\d+)\b",
+                    r"(?P<last>\d{1,9})\b",
                     re.IGNORECASE)
 _MOST_IN_RANGE = 50
 # A label that says how far its unit is (`Unit 1 done and Unit 2 pending`): each unit has its own state, no list;
