@@ -87,6 +87,13 @@ def terminal_safe(text: str) -> str:
     return "".join(_HIDDEN.sub(escape, part) + code for part, code in zip(parts, [*codes, ""], strict=True))
 
 
+def id_number(text: str) -> int | None:
+    """The number a name or reference is (`003`, `#2`'s `2`): ASCII digits, at most nine, else None. `int()`
+    takes a superscript `²` nowhere and refuses thousands of digits; a hostile file, reference or model answer
+    must get "no such number", never a traceback."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+
+
 def segment_problem(value: str) -> str | None:
     """Why `value` cannot be one plain file or folder name (an id that becomes a path), or None."""
     if not value or value in (".", ".."):

@@ -113,6 +113,29 @@ def test_requirement_keeps_the_persons_prose_and_unknown_keys(repo: Path) -> Non
     assert after.index("### FR-1: Refunds") < after.index("## Non-Functional Requirements")
 
 
+@pytest.mark.parametrize(("heading", "expected"), [
+    ("### FR-1.2: Pay by card", "FR-2"),                  # a numbered part counts as its requirement
+    (f"### FR-{'9' * 5000}: Pay by card", "FR-1"),       # thousands of digits number nothing
+    ("### FR-4: Pay by card\n\n### NFR-9: Fast", "FR-5"),  # the other kind's numbers are its own
+])
+def test_the_next_requirement_number_reads_any_heading(repo: Path, heading: str, expected: str) -> None:
+    assert aidlc(repo, "new", "intent", "Checkout")[0] == 0
+    path = repo / "memory-bank/intents/001-checkout/requirements.md"
+    path.write_text(path.read_text().replace("## Functional Requirements",
+                                             f"## Functional Requirements\n\n{heading}\n\n- **Priority**: Must\n"))
+    code, doc = aidlc(repo, "new", "requirement", "Refunds", "--intent", "1")
+    assert (code, doc.get("id")) == (0, f"001-checkout/{expected}")
+    assert f"### {expected}: Refunds" in path.read_text()
+
+
+@pytest.mark.parametrize("ref", ["²", "9" * 5000])  # a digit int() refuses; more digits than it takes
+def test_a_reference_that_is_no_number_names_nothing(repo: Path, ref: str) -> None:
+    assert aidlc(repo, "new", "intent", "Checkout")[0] == 0
+    result = CliRunner().invoke(cli, ["--repo", str(repo), "new", "requirement", "Refunds", "--intent", ref])
+    assert result.exit_code == 2, result.exception  # a usage error, not a traceback
+    assert f"no intent '{ref}'" in result.stderr and "existing: 001-checkout" in result.stderr
+
+
 def test_a_story_says_what_the_user_wants_in_their_words(repo: Path) -> None:
     build_chain(repo)
     code, doc = aidlc(repo, "new", "story", "Refund order", "--unit", "checkout-api", "--as-a", "shopper",

@@ -16,6 +16,7 @@ from aidlc.bank.frontmatter import Document
 from aidlc.bank.items import BoltItem, Intent, MemoryBank, SchemaProblem, StoryItem, Unit, strip_number
 from aidlc.errors import UsageError
 from aidlc.model.artifacts import FrontMatter
+from aidlc.names import id_number
 
 RequirementLink = tuple[str, Intent | None, str]  # the link as written, the intent it names, the requirement id
 
@@ -204,10 +205,10 @@ def _some(names: list[str], limit: int = 10) -> str:
 
 def _by_number(ref: str, names: list[str]) -> str:
     """The name numbered `ref` (`1` or `001` for 001-checkout) when `ref` is a number, else `ref`."""
-    ref = ref.strip()
-    if not ref.isdigit():
-        return ref
-    return next((name for name in names if name.split("-")[0].isdigit() and int(name.split("-")[0]) == int(ref)), ref)
+    wanted = id_number(ref.strip())
+    if wanted is None:
+        return ref.strip()
+    return next((name for name in names if id_number(name.split("-")[0]) == wanted), ref.strip())
 
 
 def _add(table: dict[str, list], item: object, name: str, other: str) -> None:

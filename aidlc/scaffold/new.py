@@ -27,6 +27,9 @@ from aidlc.templating import render
 from aidlc.workspace import open_bank
 
 _NUMBERED = re.compile(r"^(\d+)[-_]")
+# A requirement's number: `FR-3` and `FR-3.1` count as 3; nine digits at most, as a number of
+# thousands of digits is no number `int()` will take.
+_REQUIREMENT_NUMBER = re.compile(r"(?:FR|NFR)-(\d{1,9})(?!\d)")
 
 
 @dataclass
@@ -140,7 +143,8 @@ class Creator:
         if intent.requirements_doc is None:
             raise UsageError(f"intent {intent.id} has no requirements.md",
                              [f"aidlc validate    # see what is wrong with {intent.rel}"])
-        numbers = [int(r.id.split("-")[1]) for r in intent.requirements if r.id.startswith(f"{kind}-")]
+        numbers = [int(m.group(1)) for r in intent.requirements
+                   if r.id.startswith(f"{kind}-") and (m := _REQUIREMENT_NUMBER.match(r.id))]
         requirement_id = f"{kind}-{max(numbers, default=0) + 1}"
         block = render("artifacts/requirement.md.j2", requirement_id=requirement_id, title=title,
                        priority=priority.value, criteria=criteria, description=description)
