@@ -114,3 +114,19 @@ def test_names_that_only_resemble_schema_words_are_ordinary_references(chain: Cr
     assert found(chain, ok) == []
     typo = found(chain, UnitsProposal(units=[{**REFUNDS, "requirements": ["FR-10"]}]))
     assert typo == [f"units[1].requirements: intent {INTENT} does not define FR-10: {IDS}"]
+
+
+
+@pytest.mark.parametrize("ref", ["#²", "#" + "9" * 5000])
+def test_a_bolt_required_by_a_place_that_is_no_number_is_refused_not_a_traceback(
+    repo: Path, server: ScriptedServer, ref: str
+) -> None:
+    # A model's answer is untrusted: a superscript digit or thousands of digits names no earlier bolt.
+    build_chain(repo)
+    before = bank_files(repo)
+    answer = json.dumps({"bolts": [BOLT, {**BOLT, "requires": [ref]}]})
+    server.push(chat(answer), chat(answer), chat(answer))
+    proc = run(repo, "draft", "bolts", INTENT, "--base-url", server.url)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"bolts[2].requires: {ref} must name an earlier bolt of this proposal (#1..#1)" in proc.stderr
+    assert bank_files(repo) == before

@@ -18,6 +18,7 @@ from aidlc.bank.items import Intent, StoryItem, Unit, strip_number
 from aidlc.draft.proposals import BoltsProposal, RequirementsProposal, StoriesProposal, UnitsProposal
 from aidlc.errors import UsageError
 from aidlc.llm.schemashape import is_schema_word, schema_words, shape_notes
+from aidlc.names import id_number
 from aidlc.scaffold import fields
 from aidlc.scaffold.new import Creator, slugify
 
@@ -68,7 +69,7 @@ def problems(creator: Creator, intent: Intent, proposal: BaseModel) -> list[str]
                                                    bolt.stories)
             for ref in bolt.requires:
                 if ref.startswith("#"):
-                    if not (ref[1:].isdigit() and 1 <= int(ref[1:]) < n):
+                    if not 1 <= (id_number(ref[1:]) or 0) < n:
                         found.append(f"bolts[{n}].requires: {ref} must name an earlier bolt of this proposal "
                                      f"(#1..#{n - 1})")
                 elif creator.index.bolt(ref) is None:
