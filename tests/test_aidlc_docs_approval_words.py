@@ -729,7 +729,8 @@ def test_an_approval_logged_with_the_next_stage_s_work_approves_the_stage_made_b
     ("Functional Design approved for both units. Creating orders-api code generation plan before writing any code.",
      True),
     ("Functional Design approved. Code Generation for both units comes next.", False),
-    ("Functional Design approved for all 3 units.", False)])
+    ("Functional Design approved for all 3 units.", False),
+    (f"Functional Design approved for all {'9' * 5000} units.", False)])  # more digits than int() takes
 def test_an_approval_the_answer_says_is_of_both_units_approves_the_stage_of_each(docs: DocsRepo, answer: str,
                                                                                  approved: bool) -> None:
     docs.write(AUDIT, audit_text(replacing(

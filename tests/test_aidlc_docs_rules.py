@@ -1517,6 +1517,15 @@ def test_a_range_of_zero_padded_ids_names_them_as_stories_md_writes_them(docs: D
 
 
 
+def test_a_range_whose_end_has_thousands_of_digits_is_two_ids(docs: DocsRepo) -> None:
+    # `int()` refuses 4,301 digits or more: such a range stopped validate with a ValueError.
+    big = "9" * 5000
+    docs.replace(STORY_MAP, "| US-3 |", f"| US-3..US-{big} |")
+    result = run_cli("validate", "--format", "json", cwd=docs.root)
+    assert result.returncode == 1, result.stderr
+    assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["AIDLC-DOCS-013"]
+
+
 def _dotted_stories(features: dict[int, int]) -> str:
     """stories.md as ratiel/aidlc-workshop-nexon writes it: `### US-3.1: ...` under each feature's heading."""
     return "# 테이블오더 서비스 - User Stories\n\n" + "".join(

@@ -27,8 +27,8 @@ _PHASE_PREFIX = re.compile(r"^(?:inception|construction|per[- ]unit)(?:[ \t]+pha
 _NAME_END = re.compile(r"[ \t]+[-—–][ \t]|[(（:：]|[ \t]+\[| —|—")
 _UNIT_CUT = re.compile(r"(?:[ \t]+-|[—–:：])[ \t]*")  # where a unit's label may end: `Unit 1 (Backend) - `, `Unit 1: `
 # A line about every unit at once names none: its unit is not its heading's, nor a folder's it mentions.
-ALL_UNITS = re.compile(r"\ball (?:(?:\d+|two|three|four|five|six|seven|eight|nine|ten)[ \t]+)?units\b|\bboth units\b|"
-                       r"\bevery unit\b|모든 유닛|전체 유닛|全(?:\d+[ \t]*)?ユニット|全部单元|所有单元|"
+ALL_UNITS = re.compile(r"\ball (?:(?:\d{1,9}|two|three|four|five|six|seven|eight|nine|ten)[ \t]+)?units\b|"
+                       r"\bboth units\b|\bevery unit\b|모든 유닛|전체 유닛|全(?:\d+[ \t]*)?ユニット|全部单元|所有单元|"
                        r"todas as unidades|todas las unidades|"
                        # a range, then all: `(Unit 1~4 전체)` (caujms123)
                        r"\b(?:units?|u)[ \t]*\d+[ \t]*[~〜–-][ \t]*(?:(?:units?|u)[ \t]*)?\d+[ \t]*"

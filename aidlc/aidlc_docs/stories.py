@@ -13,10 +13,10 @@ _STORY_ID = r"(?:US-[A-Za-z]*\d+(?:\.\d+)*|Story[ \t]+\d+(?:\.\d+)*)"
 _STORY = re.compile(rf"\b{_STORY_ID}\b")
 # A range, `US-A1..A7`, `US-EV1~9`, `US-1..US-14`, `US-3.1~3.7` (ratiel/aidlc-workshop-nexon's story map): an id,
 # `..`, a tilde (`〜`), an ellipsis or an en dash (or a hyphen before a repeated `US-`), then the other end, written
-# whole or only its last parts, which the first end's complete.
-_STORY_RANGE = re.compile(r"\bUS-(?P<prefix>[A-Za-z]*)(?P<head>(?:\d+\.)*)(?P<first>\d+)"
+# whole or only its last parts, which the first end's complete. Its ends have nine digits at most, as a unit's number.
+_STORY_RANGE = re.compile(r"\bUS-(?P<prefix>[A-Za-z]*)(?P<head>(?:\d+\.)*)(?P<first>\d{1,9})"
                           r"(?:[ \t]*(?:\.\.|~|〜|～|…|–)[ \t]*(?P<again>US-)?|[ \t]*-[ \t]*(?P<repeated>US-))"
-                          r"(?P<last_prefix>[A-Za-z]*)(?P<last_head>(?:\d+\.)*)(?P<last>\d+)\b")
+                          r"(?P<last_prefix>[A-Za-z]*)(?P<last_head>(?:\d+\.)*)(?P<last>\d{1,9})\b")
 MAX_RANGE = 200
 
 
