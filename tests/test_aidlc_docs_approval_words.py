@@ -888,6 +888,47 @@ def test_words_under_a_heading_naming_a_correction_correct_the_stage_and_approve
     assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] User Stories")})
 
 
+@pytest.mark.parametrize(("context", "approved"), [
+    # abdullahsohaill/erp-supplier-onboarding: the plan awaits approval; "the approved" extension is an earlier one's
+    ("INCEPTION - Workflow planning complete and awaiting explicit user approval. Security Baseline and the approved "
+     "partial Property-Based Testing extension are included as blocking constraints.", False),
+    ("INCEPTION - Workflow Planning approved; the approved extensions stay in force.", True)])
+def test_the_approved_thing_a_context_names_is_an_earlier_approval_not_this_one(
+        docs: DocsRepo, context: str, approved: bool) -> None:
+    # Its request, "okay now that Database schema has been finalised, I want you to create this ATP database ...",
+    # under `## Oracle ATP and ORDS Construction Planning Request`, was cited as Workflow Planning's approval.
+    docs.write(AUDIT, audit_text(replacing(("Workflow Planning - Approval",), (
+        "Orders Database Construction Planning Request", "okay now that the schema has been finalised, I want you to "
+        "create the database locally, seed sample data in each table and write tests against all the use cases.",
+        "Created the execution plan for the local database, its migrations, seed data and tests.", context), (
+        "Repository Commit and Push Request", "ok pls push stuff in commits while i review the plan",
+        "Pushed the plan in three commits.", "Repository maintenance during the plan's review"))))
+    assert unapproved(docs) == (set() if approved else {docs.line(STATE, "- [x] Workflow Planning")})
+
+
+@pytest.mark.parametrize(("replaced", "entry", "ticked"), [
+    # jongon/betmeet-clone: the person's canned command, logged at two units' Functional Design gates, was cited as
+    # their approval for its words "the approved units"
+    ("Functional Design - Unit 2 Approval", (
+        "Unit 2 — Construction", "Execute the CONSTRUCTION PHASE, following core-workflow.md. Walk the per-unit loop "
+        "(Functional Design -> Code Generation) for the approved units.",
+        "Completed unit 2's Functional Design and generated its code.",
+        "CONSTRUCTION — Unit 2 per-unit loop (Functional Design → Code Generation)"),
+     "- [x] Functional Design - EXECUTE (Unit 2"),
+    # but "the approved plan" is the entry's own: oliver-koeth/hre-demo's "Continue to Next Stage" under
+    # `## CONSTRUCTION - UOW-03 Code Generation Execution`, answered "Executed the approved UOW-03 code generation plan
+    # end-to-end", approves the plan; the code's approval came later (here none comes)
+    ("Code Generation - Unit 1 Approval", (
+        "Code Generation - Unit 1 Execution", "Continue to Next Stage",
+        "Executed the approved unit 1 code generation plan end-to-end: the orders API code is generated.",
+        "CONSTRUCTION - Unit 1 orders-api code generation"),
+     "- [x] Code Generation - EXECUTE (Unit 1")])
+def test_the_approved_thing_is_an_earlier_approval_but_the_approved_plan_this_entry_s(
+        docs: DocsRepo, replaced: str, entry: tuple[str, str, str, str], ticked: str) -> None:
+    docs.write(AUDIT, audit_text(replacing((replaced,), entry)))
+    assert unapproved(docs) == {docs.line(STATE, ticked)}
+
+
 def test_an_answer_presenting_the_next_plan_for_approval_leaves_the_stage_approved(docs: DocsRepo) -> None:
     # sreeram2506/workflow-builder: "User Stories approved. Started Workflow Planning; created execution-plan.md with
     # ... Code Gen Phase 1 gate; presented plan for approval.": a plan put to the person, not one approved; read as

@@ -723,6 +723,8 @@ def test_a_stage_a_compound_heading_starts_is_not_approved_by_it(docs: DocsRepo,
 
 @pytest.mark.parametrize(("said", "words"), [
     ("대기 중", False), ("대기", False), ("N/A", False), ("**(pending)**", False), ("---", False),  # the agent's notes
+    # waikato-ahuora-smart-energy-systems/OpenPinch, 122 times: the agent's note that the person said nothing
+    ("No new user input.", False), ("No new user input; executed the approved area-slice refinement.", False),
     ("대기업 고객 먼저, 진행해줘", True),  # "large-company customers first, go on": words that start like 대기
     ("👍", True)])
 def test_a_placeholder_is_no_words_and_the_person_s_words_are(docs: DocsRepo, said: str, words: bool) -> None:

@@ -10,15 +10,16 @@ from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.aidlc_docs.stages import stages_named
 from aidlc.aidlc_docs.state_line import AWAITING
 
-_NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:direct )?(?:user )?input)\b"
+_NONE_YET = r"\((?:n/?a|none|pending|tbd|no (?:new )?(?:direct )?(?:user )?input)\b"
 # What an agent writes where the person said nothing, after any marks (`**`, quotes, `- `; an emoji is words):
-# nothing, `N/A`, `None`, `Pending ...`, `TBD`, `No user input`, `없음`, `해당 없음` ("none"), `대기 중` ("waiting";
+# nothing, `N/A`, `None`, `Pending ...`, `TBD`, `No user input`, `No new user input; <the writer's note>` (waikato-
+# ahuora-smart-energy-systems/OpenPinch, 122 times), `없음`, `해당 없음` ("none"), `대기 중` ("waiting";
 # not `대기업`, "a large company"), a note in brackets to the end (`(...)`, `[pending]`, `（...）`), or a bracketed
 # note saying there are none, whatever follows (`(pending) — approval prompt presented`); a note before quoted words
 # (`(답변) "Q2는 B로 ..."`: "(answer)") labels them. The marks are matched possessively and the notes atomically:
 # patterns backtracking between them took seconds on a hostile `[[[...]]]a`.
 _NO_WORDS = re.compile(r"[\s*_`\"'“”‘’「」『』.,:;!?>#|~—–-]*+(?:$|(?:n/?a|none|pending|tbd)\b|"
-                       r"no (?:direct )?(?:user )?input|해당\s*없음|없음|대기(?:[ \t]*중)?(?!\w)|"
+                       r"no (?:new )?(?:direct )?(?:user )?input|해당\s*없음|없음|대기(?:[ \t]*중)?(?!\w)|"
                        r"\((?>.*\))\W*+$|\[(?>.*\])\W*+$|（(?>.*）)\W*+$|" + _NONE_YET + ")",
                        re.IGNORECASE | re.DOTALL)
 # 核可: Chinese (Taiwan); aprova: Portuguese; aprob, aprueb: Spanish (aprobado, apruebo); "Continue to Next Stage": the
@@ -46,8 +47,13 @@ AWAITED = re.compile(_REVIEW_AND_APPROVAL + "|" + AWAITING.pattern +
                      r"\b(?:before|prior[ \t]+to)[ \t]+(?:the[ \t]+)?(?:user'?s?[ \t]+|final[ \t]+)?approval|"
                      r"승인[ \t]*전(?![환송달])|承認前|批准前|审批前", re.IGNORECASE)
 # Nor is one given before the entry: agwlvssainokuni/MasterMeister4's `## UNIT-10 承認後の追加是正` ("further fixes
-# after approval"), over the person's error report, was read as an approval.
+# after approval"), over the person's error report, was read as an approval; nor "the approved" thing, named as one
+# approved before (abdullahsohaill/erp-supplier-onboarding's Context `Construction workflow planning complete and
+# awaiting explicit user approval. ... and the approved partial Property-Based Testing extension are included`); but
+# "the approved plan" is this entry's (oliver-koeth/hre-demo's "Executed the approved UOW-03 code generation plan",
+# over "Continue to Next Stage": the plan approved, the code made, in one entry).
 _GIVEN_BEFORE = re.compile(r"\b(?:after|post)[ \t-]+(?:the[ \t]+)?(?:user'?s?[ \t]+)?approval|"
+                           r"\bthe[ \t]+approved(?=[ \t]+\w)(?![ \t]+(?:[\w-]+[ \t]+){0,4}[\w-]*plan)|"
                            r"승인[ \t]*후|承認後|批准后|审批后", re.IGNORECASE)
 # Nor is one asked for from now on: lyhlg's Context `변경 전 반드시 승인 받을 것` ("get approval before any change"),
 # logged with the person's rebuke, "revert the change you just made" (no stage put to the person: not AWAITED).
