@@ -929,6 +929,29 @@ def test_the_approved_thing_is_an_earlier_approval_but_the_approved_plan_this_en
     assert unapproved(docs) == {docs.line(STATE, ticked)}
 
 
+@pytest.mark.parametrize(("heading", "said", "context", "approved"), [
+    # agwlvssainokuni/MasterMeister2: "ここで中断する" ("I'll stop here"), its answer to "go on to the next item?",
+    # 17 times, each cited as the code's approval
+    ("Code Generation - Unit 2 Paused After Item 1-1", "ここで中断する", "CONSTRUCTION - Unit 2 shop-web, Part 2",
+     False),
+    ("Code Generation - Unit 2 Paused", "Let's just stop here so I can pick this up with a new direction later",
+     "CONSTRUCTION - Unit 2 shop-web", False),
+    # welligtoncos/ia-dlc-lote-clientes-aws: "respondido" ("answered") under each design's `... gerado` heading;
+    # sreeram2506/workflow-builder's "answered"; DocSuri's "done", the questions answered
+    ("Code Generation - Unit 2", "respondido", "CONSTRUCTION - Unit 2 shop-web", False),
+    ("Code Generation - Unit 2 Round 2 Changes Applied", "answered", "CONSTRUCTION - Unit 2 shop-web", False),
+    ("Code Generation - Unit 2", "done", "User finished answering the code generation questions.", False),
+    # MamaMoh/SimbaFlow: "done" where the entry says approved
+    ("Code Generation - Unit 2 Approval", "done", "User approved unit 2's code.", True),
+    ("Code Generation - Unit 2", "done, go on", "CONSTRUCTION - Unit 2 shop-web", True)])
+def test_words_that_stop_the_work_or_say_the_questions_are_answered_approve_nothing(
+        docs: DocsRepo, heading: str, said: str, context: str, approved: bool) -> None:
+    docs.write(AUDIT, audit_text(replacing(("Code Generation - Unit 2 Approval",), (
+        heading, said, "Committed the unit's next item.", context))))
+    code = docs.line(STATE, "- [x] Code Generation - EXECUTE (Unit 2")
+    assert unapproved(docs) == (set() if approved else {code})
+
+
 def test_an_answer_presenting_the_next_plan_for_approval_leaves_the_stage_approved(docs: DocsRepo) -> None:
     # sreeram2506/workflow-builder: "User Stories approved. Started Workflow Planning; created execution-plan.md with
     # ... Code Gen Phase 1 gate; presented plan for approval.": a plan put to the person, not one approved; read as
@@ -943,6 +966,8 @@ def test_an_answer_presenting_the_next_plan_for_approval_leaves_the_stage_approv
 @pytest.mark.parametrize(("said", "approved"), [
     # soneda-yuya/ontology-agent: the person's two answers in one entry, each with the writer's note of what it approved
     ('"Continue to Next Stage" (nfr approved) then "Approve & Continue" (code-gen plan approved)', True),
+    # oliver-koeth/hre-demo: the time the IDE stamps on the message, before the words (82 entries)
+    ('"<current_datetime>2026-07-23T07:54:30.538+02:00</current_datetime>\n\nContinue to Next Stage"', True),
     ('"Add a cache in front of the orders table and retry twice on timeouts before failing the request"', False)])
 def test_a_go_ahead_after_an_approval_prompt_answers_it(docs: DocsRepo, said: str, approved: bool) -> None:
     # The prompt logs no words of the person; the next entry, under the next stage's heading, holds their answer.

@@ -211,7 +211,8 @@ def not_a_yes(entry: AuditEntry) -> bool:
     Autopilot Execution`: the agent then picked the answers and ran the stage; no one approved it), or resume a
     session and do not say approved (`_RESUMED`), or correct the stage's work and do not go ahead, under a heading
     that names a correction and says no approval (`## User Story Correction`; not `## User Stories — Approval +
-    Schema Correction`)."""
+    Schema Correction`), or stop the work (`_STOPPED`) or only say the questions are answered (`_ANSWERED`), where
+    the entry says no approval."""
     said = words_of(entry)
     picked = _choices(said.strip().strip(QUOTES))
     if NOT_APPROVED.search(said) is not None or _AUTOPILOT.search(said) is not None or picked > 1:
@@ -222,7 +223,22 @@ def not_a_yes(entry: AuditEntry) -> bool:
     if _RESUMED.search(entry.heading or "") is not None and not names_approval(said):
         return True
     return not approved and (picked == 1 or _asks(said.strip().strip(QUOTES)) or _more_work_asked(entry) or
+                             _STOPPED.match(said.strip().strip(QUOTES)) is not None or
+                             (_ANSWERED.fullmatch(spoken(entry).strip(QUOTES)) is not None and
+                              not names_approval(said)) or
                              (_CORRECTION.search(entry.heading or "") is not None and not goes_ahead(entry)))
+
+
+# Words that stop the work where it stands: agwlvssainokuni/MasterMeister2's "ここで中断する" ("I'll stop here"),
+# its answer to "go on to the next item?" after each commit of unit 3's code, 17 times, each cited as the code's
+# approval; "Let's just stop here so I can pick this up with a new direction in the future".
+_STOPPED = re.compile(r"\W*(?:ここで(?:一旦|いったん)?(?:中断|停止|止め)|"
+                      r"(?:let'?s[ \t]+(?:just[ \t]+)?)?(?:stop|pause)[ \t]+here\b)", re.IGNORECASE)
+# Words saying the stage's questions are answered, and no more: welligtoncos/ia-dlc-lote-clientes-aws's "respondido"
+# under each design's `... gerado` heading (16 times), sreeram2506/workflow-builder's "answered", DocSuri's "done",
+# Context `User finished answering NFR design questions`: the rules ask for the answers, then for the approval.
+_ANSWERED = re.compile(r"\W*(?:done|answered|respondid[oa]s?|listo|답변[ \t]*완료|回答(?:しました|済み|完了)|"
+                       r"已回答)\W*", re.IGNORECASE)
 
 
 # A heading that says its entry corrects the work: abdullahsohaill/erp-supplier-onboarding's "there were supposed to
