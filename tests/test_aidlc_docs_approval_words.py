@@ -876,7 +876,12 @@ CORRECTED = "there were supposed to be only 3 personas as there's only a single 
     ("User Story Correction", CORRECTED, False),  # abdullahsohaill/erp-supplier-onboarding
     ("User Stories Scope Corrections", CORRECTED, False),
     ("User Stories — Approval + Schema Correction", CORRECTED, True),  # the heading says approved
-    ("User Stories (persona correction)", "go", True)])  # a go-ahead (GhedeePhilsophy/content-hub-mcp)
+    ("User Stories (persona correction)", "go", True),  # a go-ahead (GhedeePhilsophy/content-hub-mcp)
+    # agwlvssainokuni/MasterMeister4: a bug report under `## UNIT-03 Code Generation Complete提示 - レビュー指摘・修正`
+    # ("review finding, fix"); zizuiliaoya-droid/clothinkai's `用户反馈 8 条 P1 修正` ("8 P1 fixes from feedback")
+    ("User Stories - レビュー指摘・修正", "ペルソナ一覧でレビュアーが二人になっている。", False),
+    ("User Stories - 用户反馈 8 条 P1 修正", "8 条 Findings[P1] 反馈", False),
+    ("User Stories 수정 승인", "좋아요", True)])  # the heading says approved
 def test_words_under_a_heading_naming_a_correction_correct_the_stage_and_approve_nothing(
         docs: DocsRepo, heading: str, said: str, approved: bool) -> None:
     # abdullahsohaill/erp-supplier-onboarding: "there were supposed to be only 3 personas as there's only a single
@@ -941,6 +946,7 @@ def test_the_approved_thing_is_an_earlier_approval_but_the_approved_plan_this_en
     ("Code Generation - Unit 2", "respondido", "CONSTRUCTION - Unit 2 shop-web", False),
     ("Code Generation - Unit 2 Round 2 Changes Applied", "answered", "CONSTRUCTION - Unit 2 shop-web", False),
     ("Code Generation - Unit 2", "done", "User finished answering the code generation questions.", False),
+    ("Code Generation - Unit 2 答案收集", "完成了", "CONSTRUCTION - Unit 2 shop-web", False),  # kiro-project-demo
     # MamaMoh/SimbaFlow: "done" where the entry says approved
     ("Code Generation - Unit 2 Approval", "done", "User approved unit 2's code.", True),
     ("Code Generation - Unit 2", "done, go on", "CONSTRUCTION - Unit 2 shop-web", True)])
@@ -968,6 +974,9 @@ def test_an_answer_presenting_the_next_plan_for_approval_leaves_the_stage_approv
     ('"Continue to Next Stage" (nfr approved) then "Approve & Continue" (code-gen plan approved)', True),
     # oliver-koeth/hre-demo: the time the IDE stamps on the message, before the words (82 entries)
     ('"<current_datetime>2026-07-23T07:54:30.538+02:00</current_datetime>\n\nContinue to Next Stage"', True),
+    ('"<current_datetime>2026-07-24T10:46:49.176+02:00</current_datetime>\n\n<tools_changed_notice>\nTools no longer '
+     'available: create, edit\n\nImportant: Do not attempt to call tools that are no longer available.\n'
+     '</tools_changed_notice>\n\nContinue to Next Stage"', True),
     ('"Add a cache in front of the orders table and retry twice on timeouts before failing the request"', False)])
 def test_a_go_ahead_after_an_approval_prompt_answers_it(docs: DocsRepo, said: str, approved: bool) -> None:
     # The prompt logs no words of the person; the next entry, under the next stage's heading, holds their answer.

@@ -306,12 +306,14 @@ def _fields(lines: list[str], plain: bool = False) -> dict[str, str]:
 # The context Codex's IDE extension puts before the person's request, which agents log with it as the raw input
 # (jin-101/SPA-BRIDGE: 91 entries): `# Context from my IDE setup:`, the active file, the open tabs, then
 # `## My request for Codex:` and the words.
-# And the time an IDE stamps on each message, which oliver-koeth/hre-demo logs before the words of 82 entries:
-# `"<current_datetime>2026-07-23T07:54:30.538+02:00</current_datetime>` and a blank line, then "Continue to Next
-# Stage" (a go-ahead is short: with the stamp it was not one).
+# And the time an IDE stamps on each message, and its notice that tools changed, which oliver-koeth/hre-demo logs
+# before the words of 82 entries: `"<current_datetime>2026-07-23T07:54:30.538+02:00</current_datetime>`, a blank
+# line, `<tools_changed_notice>...</tools_changed_notice>`, then "Continue to Next Stage" (a go-ahead is short: with
+# the stamp it was not one).
 _IDE_CONTEXT = re.compile(r"([\"“'`]?)[ \t]*(?:#[ \t]+(?:Context from my IDE setup|Files mentioned by the user)[ \t]*:"
                           r".*?^##[ \t]+My request for Codex[ \t]*:[ \t]*\n?|"
-                          r"<current_datetime>[^<\n]{0,64}</current_datetime>\s*)", re.DOTALL | re.MULTILINE)
+                          r"(?:<current_datetime>[^<\n]{0,64}</current_datetime>\s*|"
+                          r"<tools_changed_notice>[^<]{0,2000}</tools_changed_notice>\s*)+)", re.DOTALL | re.MULTILINE)
 
 
 def person_words(text: str) -> str:

@@ -238,14 +238,15 @@ _STOPPED = re.compile(r"\W*(?:ここで(?:一旦|いったん)?(?:中断|停止|
 # under each design's `... gerado` heading (16 times), sreeram2506/workflow-builder's "answered", DocSuri's "done",
 # Context `User finished answering NFR design questions`: the rules ask for the answers, then for the approval.
 _ANSWERED = re.compile(r"\W*(?:done|answered|respondid[oa]s?|listo|답변[ \t]*완료|回答(?:しました|済み|完了)|"
-                       r"已回答)\W*", re.IGNORECASE)
+                       r"已回答|完成了?)\W*", re.IGNORECASE)
 
 
 # A heading that says its entry corrects the work: abdullahsohaill/erp-supplier-onboarding's "there were supposed to
 # be only 3 personas as there's only a single reviewer" under `## User Story Correction`, the stories then changed;
 # not a go-ahead (GhedeePhilsophy/content-hub-mcp's "go" under `## Code Generation — Unit A (specs + generation
-# correction)`, a correction of what the code does).
-_CORRECTION = re.compile(r"\bcorrections?\b", re.IGNORECASE)
+# correction)`, a correction of what the code does). `修正`, `수정` ("fix"): agwlvssainokuni/MasterMeister4's bug report
+# under `## UNIT-03 Code Generation Complete提示 - レビュー指摘・修正` ("review finding, fix").
+_CORRECTION = re.compile(r"\bcorrections?\b|修正|수정", re.IGNORECASE)
 
 
 def _more_work_asked(entry: AuditEntry) -> bool:
