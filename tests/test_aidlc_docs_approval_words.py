@@ -145,6 +145,11 @@ def test_words_the_answer_says_approved_the_stage_before_do_not_approve_the_one_
     ("hero-ui mcp 로 작업하도록 설정해줘", False),  # kohwg: "set it up to work with the hero-ui MCP"
     ("Verify every requirement is covered", False),
     ("帮我运行项目", False),  # 446541492/kiro-project-demo: "run the project for me"
+    # Hooneats/aws-ai-dlc: new features asked under User Stories headings, "I'd like the discount shown too",
+    # "make it so the next guests can use the table"
+    ("특정 메뉴에 할인이 가능하도록 하고 싶어. 보이는 화면에 할인율도 같이 보였으면 좋겠어", False),
+    ("정산 버튼을 누르게 해서 다음 사람도 이용할 수 있게 해줘", False),
+    ("할인율도 보였으면 좋겠어. 그렇게 하고 다음 단계 진행해줘", True),  # and goes on to the next step
     ("帮我继续", True),  # "carry on for me"
     ("확인했어, 좋아", True),  # "I checked, good"
     ("ㄱㄱ 진행. 그리고 다른부분도 자세하게 잘 이해할 수 있게끔 확인해줘봐.", True),  # "go, go. And check the rest too"
@@ -881,6 +886,10 @@ CORRECTED = "there were supposed to be only 3 personas as there's only a single 
     # ("review finding, fix"); zizuiliaoya-droid/clothinkai's `用户反馈 8 条 P1 修正` ("8 P1 fixes from feedback")
     ("User Stories - レビュー指摘・修正", "ペルソナ一覧でレビュアーが二人になっている。", False),
     ("User Stories - 用户反馈 8 条 P1 修正", "8 条 Findings[P1] 反馈", False),
+    # agwlvssainokuni/cherry-testtool: a bug report under `## FR11 フッターコピーライト表記のカンマ位置指摘` ("a point
+    # raised: the comma in the footer's copyright"); DocSuri's `리뷰 지적`
+    ("User Stories - ペルソナ表記のカンマ位置指摘", "ペルソナ一覧のカンマの位置がおかしいかな。", False),
+    ("User Stories — 페르소나 리뷰 지적", "리뷰어 페르소나가 두 개로 나뉘어 있어", False),
     ("User Stories 수정 승인", "좋아요", True)])  # the heading says approved
 def test_words_under_a_heading_naming_a_correction_correct_the_stage_and_approve_nothing(
         docs: DocsRepo, heading: str, said: str, approved: bool) -> None:

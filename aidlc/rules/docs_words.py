@@ -245,8 +245,9 @@ _ANSWERED = re.compile(r"\W*(?:done|answered|respondid[oa]s?|listo|답변[ \t]*�
 # be only 3 personas as there's only a single reviewer" under `## User Story Correction`, the stories then changed;
 # not a go-ahead (GhedeePhilsophy/content-hub-mcp's "go" under `## Code Generation — Unit A (specs + generation
 # correction)`, a correction of what the code does). `修正`, `수정` ("fix"): agwlvssainokuni/MasterMeister4's bug report
-# under `## UNIT-03 Code Generation Complete提示 - レビュー指摘・修正` ("review finding, fix").
-_CORRECTION = re.compile(r"\bcorrections?\b|修正|수정", re.IGNORECASE)
+# under `## UNIT-03 Code Generation Complete提示 - レビュー指摘・修正` ("review finding, fix"); `指摘`, `지적` ("a point
+# raised": agwlvssainokuni/cherry-testtool's bug report under `## FR11 フッターコピーライト表記のカンマ位置指摘`).
+_CORRECTION = re.compile(r"\bcorrections?\b|修正|수정|指摘|지적", re.IGNORECASE)
 
 
 def _more_work_asked(entry: AuditEntry) -> bool:
@@ -275,11 +276,14 @@ _THEN_GO_ON = re.compile(r"(?:하|주)고[ \t]*,?[ \t]+[^\n]{0,60}?진행|"
 
 
 # Words that ask for a change or more work (read with `_more_work_asked`): Korean's verbs of change (변경, 수정, 추가,
-# 바꿔, 삭제, 반영; "있었으면 좋겠" "I'd like there to be") and requests to verify, review, check, implement or set up
-# (mapa-tofu's `... 다시 읽어서 검증해줘`, "re-read it and verify", under the functional design it then changed; not
+# 바꿔, 삭제, 반영; "있었으면 좋겠" "I'd like there to be", "보였으면 좋겠어" "I'd like it shown", "있게 해줘" "make it
+# so it can": Hooneats/aws-ai-dlc's new features under User Stories headings) and requests to verify, review, check,
+# implement or set up (mapa-tofu's `... 다시 읽어서 검증해줘`, "re-read it and verify", under the functional design it
+# then changed; not
 # `확인했어`, "I checked") or to undo (lyhlg's `... 방금 변경사항은 돌려줘`, "revert the change you just made"), an
 # English request that starts with one (`Add ...`, `Please change ...`, `Verify ...`) or asks one (`Could you ...?`).
-_CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|고쳐|반영|있었으면|"
+_CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|고쳐|반영|"
+                           r"[었였았]으면[ \t]*좋겠|있게[ \t]*해[ \t]*(?:줘|주세요)|"
                            r"(?:검증|검토|점검|검수|구현|확인|설정)해[ \t]*(?:줘|주세요|주시|줄래|서|봐|$|[.!])|"
                            r"돌려|원복|"
                            # Japanese: "please check / fix / change / add ..." (Naoya-ya-man/Equipment_Operating_Rate's
