@@ -906,6 +906,9 @@ def test_words_under_a_heading_naming_a_correction_correct_the_stage_and_approve
     # abdullahsohaill/erp-supplier-onboarding: the plan awaits approval; "the approved" extension is an earlier one's
     ("INCEPTION - Workflow planning complete and awaiting explicit user approval. Security Baseline and the approved "
      "partial Property-Based Testing extension are included as blocking constraints.", False),
+    # agwlvssainokuni/MasterMeister2: the stage's gate still open, an earlier stage's artifact "already-approved"
+    ("INCEPTION - Workflow Planning, artifacts under review (gate still open). The already-approved requirements "
+     "were amended post-approval.", False),
     ("INCEPTION - Workflow Planning approved; the approved extensions stay in force.", True)])
 def test_the_approved_thing_a_context_names_is_an_earlier_approval_not_this_one(
         docs: DocsRepo, context: str, approved: bool) -> None:

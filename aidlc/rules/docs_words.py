@@ -51,9 +51,13 @@ AWAITED = re.compile(_REVIEW_AND_APPROVAL + "|" + AWAITING.pattern +
 # approved before (abdullahsohaill/erp-supplier-onboarding's Context `Construction workflow planning complete and
 # awaiting explicit user approval. ... and the approved partial Property-Based Testing extension are included`); but
 # "the approved plan" is this entry's (oliver-koeth/hre-demo's "Executed the approved UOW-03 code generation plan",
-# over "Continue to Next Stage": the plan approved, the code made, in one entry).
+# over "Continue to Next Stage": the plan approved, the code made, in one entry); nor one "already approved" or
+# "previously approved" (agwlvssainokuni/MasterMeister2's Context `U2 Functional Design, artifacts under review
+# (Step 7/8 gate still open). ... U1's already-approved frontend-components.md was amended`, over the person's
+# question).
 _GIVEN_BEFORE = re.compile(r"\b(?:after|post)[ \t-]+(?:the[ \t]+)?(?:user'?s?[ \t]+)?approval|"
                            r"\bthe[ \t]+approved(?=[ \t]+\w)(?![ \t]+(?:[\w-]+[ \t]+){0,4}[\w-]*plan)|"
+                           r"\b(?:already|previously)[ \t-]+approved\b|"
                            r"승인[ \t]*후|承認後|批准后|审批后", re.IGNORECASE)
 # Nor is one asked for from now on: lyhlg's Context `변경 전 반드시 승인 받을 것` ("get approval before any change"),
 # logged with the person's rebuke, "revert the change you just made" (no stage put to the person: not AWAITED).
