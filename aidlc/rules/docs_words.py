@@ -283,9 +283,9 @@ _THEN_GO_ON = re.compile(r"(?:하|주)고[ \t]*,?[ \t]+[^\n]{0,60}?진행|"
 # 바꿔, 삭제, 반영; "있었으면 좋겠" "I'd like there to be", "보였으면 좋겠어" "I'd like it shown", "있게 해줘" "make it
 # so it can": Hooneats/aws-ai-dlc's new features under User Stories headings) and requests to verify, review, check,
 # implement or set up (mapa-tofu's `... 다시 읽어서 검증해줘`, "re-read it and verify", under the functional design it
-# then changed; not
-# `확인했어`, "I checked") or to undo (lyhlg's `... 방금 변경사항은 돌려줘`, "revert the change you just made"), an
-# English request that starts with one (`Add ...`, `Please change ...`, `Verify ...`) or asks one (`Could you ...?`).
+# then changed; not `확인했어`, "I checked") or to undo (lyhlg's `... 방금 변경사항은 돌려줘`, "revert the change you
+# just made"), an English request that starts with one (`Add ...`, `Please change ...`, `Verify ...`) or asks one
+# (`Could you ...?`).
 _CHANGE_ASKED = re.compile(r"변경|수정|추가|바꿔|바꾸|삭제|제거|고쳐|반영|"
                            r"[었였았]으면[ \t]*좋겠|있게[ \t]*해[ \t]*(?:줘|주세요)|"
                            r"(?:검증|검토|점검|검수|구현|확인|설정)해[ \t]*(?:줘|주세요|주시|줄래|서|봐|$|[.!])|"
