@@ -970,6 +970,16 @@ def test_words_that_stop_the_work_or_say_the_questions_are_answered_approve_noth
     assert unapproved(docs) == (set() if approved else {code})
 
 
+def test_words_asking_for_the_person_s_approval_are_not_it(docs: DocsRepo) -> None:
+    # jongon/betmeet-clone's canned command, 7 times cited as Workflow Planning's approval: "for my approval" asks for
+    # one, as "presenting for approval" does (a parenthesis between present and for hid that)
+    docs.write(AUDIT, audit_text(replacing(("Workflow Planning - Approval",), (
+        "Workflow Planning — Execution Plan Created", "Execute the Workflow Planning stage, following "
+        "core-workflow.md. Decide which stages to run and present the plan (with validated Mermaid) for my approval. "
+        "Do not proceed without confirmation.", "Created the execution plan.", "INCEPTION - Workflow Planning"))))
+    assert unapproved(docs) == {docs.line(STATE, "- [x] Workflow Planning")}
+
+
 def test_an_answer_presenting_the_next_plan_for_approval_leaves_the_stage_approved(docs: DocsRepo) -> None:
     # sreeram2506/workflow-builder: "User Stories approved. Started Workflow Planning; created execution-plan.md with
     # ... Code Gen Phase 1 gate; presented plan for approval.": a plan put to the person, not one approved; read as

@@ -38,10 +38,13 @@ _REVIEW_AND_APPROVAL = (r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:us
 # 승인 전 전체 교차 검증 완료` ("cross-check done before Infrastructure Design's approval"), under a heading naming
 # no stage, with a request to check everything (not `승인 전환`). Nor one asked for: "Presenting for approval",
 # "ready for approval", "승인 요청" ("approval requested"; Zip-Captions' `## INCEPTION - Requirements Analysis (Gate
-# Cleared)`, "done" to the questions, Context `Requirements Analysis complete. Presenting for approval.`).
+# Cleared)`, "done" to the questions, Context `Requirements Analysis complete. Presenting for approval.`), "for my
+# approval" (jongon/betmeet-clone's canned command "... present the plan (with validated Mermaid) for my approval. Do
+# not proceed without confirmation.", 7 times cited as Workflow Planning's approval), "for user review and approval".
 AWAITED = re.compile(_REVIEW_AND_APPROVAL + "|" + AWAITING.pattern +
                      r"|approval[ \t]+(?:gate|prompt|request)|승인[ \t]*게이트|承認ゲート|"
                      r"\bpresent\w*[ \t]+(?:\w+[ \t]+)?for[ \t]+(?:\w+[ \t]+)?approval|"
+                     r"\bfor[ \t]+(?:my|your|(?:the[ \t]+)?user'?s?)[ \t]+(?:review[ \t]+and[ \t]+)?approval|"
                      r"\bready[ \t]+for[ \t]+(?:\w+[ \t]+)?approval|승인[ \t]*요청|承認依頼|请求批准|"
                      r"approval[ \t]+(?:is[ \t]+)?(?:still[ \t]+)?pending|"
                      r"\b(?:before|prior[ \t]+to)[ \t]+(?:the[ \t]+)?(?:user'?s?[ \t]+|final[ \t]+)?approval|"
