@@ -23,7 +23,9 @@ PIECES = [*STAGES, "Unit 1", "U2", "unit-2-shop-web", "Approval Prompt", "Approv
           "승인", "承認", "批准", "aprobado", "Plan", "Part 1", "Part 2", "COMPLETED", "완료", "Start", "시작",
           "awaiting approval", "Request Changes", "Continue to Next Stage", "Approve & Continue", "then", "→", "+",
           "/", "-", "—", ";", "(", ")", '"', "“", "”", "「", "」", "(infra approved)", "Next: ", "Proceeding to",
-          "not approved", "pending", "N/A", "yes", "ok", "진행", "はい", "A", "Q1: A", "?"]
+          "not approved", "pending", "N/A", "yes", "ok", "진행", "はい", "A", "Q1: A", "?",
+          # numbers `int()` refuses: thousands of digits, a superscript digit (each once stopped validate)
+          "Unit " + "9" * 5000, "all " + "9" * 5000 + " units", "U²", "Unit ٣"]
 # Any character but a line break (a line break would start a field of its own, perhaps the person's).
 LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 ANY = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=LINE_BREAKS), max_size=30)
