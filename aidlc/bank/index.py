@@ -205,10 +205,11 @@ def _some(names: list[str], limit: int = 10) -> str:
 
 def _by_number(ref: str, names: list[str]) -> str:
     """The name numbered `ref` (`1` or `001` for 001-checkout) when `ref` is a number, else `ref`."""
-    wanted = id_number(ref.strip())
+    ref = ref.strip()
+    wanted = id_number(ref)
     if wanted is None:
-        return ref.strip()
-    return next((name for name in names if id_number(name.split("-")[0]) == wanted), ref.strip())
+        return ref
+    return next((name for name in names if id_number(name.split("-")[0]) == wanted), ref)
 
 
 def _add(table: dict[str, list], item: object, name: str, other: str) -> None:

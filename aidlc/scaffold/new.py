@@ -19,7 +19,7 @@ from aidlc.bolt.plan import ALL_STORIES, NO_RISKS, PLAN_FILE
 from aidlc.errors import UsageError
 from aidlc.events import journal
 from aidlc.model.types import BoltType, Priority, Risk
-from aidlc.names import arg, gate_command
+from aidlc.names import arg, gate_command, id_number
 from aidlc.scaffold import fields
 from aidlc.scaffold.clock import now, now_utc
 from aidlc.scaffold.storyindex import STORY_INDEX, render_story_index
@@ -27,9 +27,6 @@ from aidlc.templating import render
 from aidlc.workspace import open_bank
 
 _NUMBERED = re.compile(r"^(\d+)[-_]")
-# A requirement's number: `FR-3` and `FR-3.1` count as 3; nine digits at most, as a number of
-# thousands of digits is no number `int()` will take.
-_REQUIREMENT_NUMBER = re.compile(r"(?:FR|NFR)-(\d{1,9})(?!\d)")
 
 
 @dataclass
@@ -143,8 +140,9 @@ class Creator:
         if intent.requirements_doc is None:
             raise UsageError(f"intent {intent.id} has no requirements.md",
                              [f"aidlc validate    # see what is wrong with {intent.rel}"])
-        numbers = [int(m.group(1)) for r in intent.requirements
-                   if r.id.startswith(f"{kind}-") and (m := _REQUIREMENT_NUMBER.match(r.id))]
+        # `FR-3` and `FR-3.1` count as 3; a number `id_number` refuses (thousands of digits) counts as none
+        numbers = [number for r in intent.requirements if r.id.startswith(f"{kind}-")
+                   and (number := id_number(r.id[len(kind) + 1:].split(".")[0])) is not None]
         requirement_id = f"{kind}-{max(numbers, default=0) + 1}"
         block = render("artifacts/requirement.md.j2", requirement_id=requirement_id, title=title,
                        priority=priority.value, criteria=criteria, description=description)
