@@ -26,6 +26,9 @@ for _marker in AGENT_SHELLS:
 # A test's `git init` copies no template (git's sample hooks, description and info/exclude, none of which aidlc
 # reads): the same repository in 18 fewer files, which each test writes and pytest later deletes.
 os.environ["GIT_TEMPLATE_DIR"] = ""
+# A test's commits start no `git maintenance run --auto` (git's housekeeping, a process of its own after each commit,
+# over two thousand in a run of the suite); aidlc's own commits skip it already (aidlc/vcs/process.py).
+os.environ.update(GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="maintenance.auto", GIT_CONFIG_VALUE_0="false")
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -7,10 +7,11 @@
 
 POST /v1/chat/completions (and any other POST, e.g. Anthropic's /v1/messages) answers with the next
 scripted Reply (as an HTTP proxy, HTTP_PROXY, it also answers requests meant for any other host);
-an unscripted request gets HTTP 500 "no scripted response", so a test that asks
-more than it expects fails loudly. GET /v1/models lists one model (or `server.models`, the whole
-body), GET /props answers `server.props` when set (llama-server's shape), else 404. A Reply with
-`delay_s` holds the answer that long (a hang past the client's timeout); closing the server releases
+an unscripted request gets HTTP 429 "no scripted response" with `Retry-After: 3600`, longer than aidlc
+waits for a server (aidlc/llm/retry.py), so a test that asks more than it expects fails loudly, and a bolt
+run out of script pauses at once rather than after its back-off. GET /v1/models lists one model (or
+`server.models`, the whole body), GET /props answers `server.props` when set (llama-server's shape), else
+404. A Reply with `delay_s` holds the answer that long (a hang past the client's timeout); closing the server releases
 it. A Reply from `hang_up()` answers nothing: it closes or resets the connection, before or in the
 middle of the answer, and (by default) stops listening first, so every later connection is refused,
 as when a server crashes on a request. As an HTTPS proxy (HTTPS_PROXY) it records each CONNECT (where
@@ -171,7 +172,7 @@ class ScriptedServer:
             self.requests.append(received)
             if self.replies:
                 return self.replies.popleft()
-        return error(500, "no scripted response")
+        return error(429, "no scripted response", headers={"Retry-After": "3600"})
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         server = self

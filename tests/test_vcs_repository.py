@@ -21,7 +21,7 @@ def test_every_settings_file_git_reads_is_watched(tmp_path: Path, monkeypatch: p
     home = tmp_path / "home"
     repo = home / "work" / "repo"
     repo.mkdir(parents=True)
-    for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME"):
+    for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "XDG_CONFIG_HOME", "GIT_CONFIG_COUNT"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
