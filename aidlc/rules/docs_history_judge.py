@@ -81,6 +81,7 @@ class Removal:
 @dataclass
 class Judge:
     history: vcs.History
+    head: dict[str, str] = field(default_factory=dict)  # path -> blob of each file HEAD holds in the docs folder
     findings: list[Finding] = field(default_factory=list)
     contents: dict[str, bytes] = field(default_factory=dict)  # blob sha -> bytes, of the commits being judged
     missing: set[str] = field(default_factory=set)  # blobs this clone lacks (a partial clone)
@@ -146,7 +147,7 @@ class Judge:
 
     def at_head(self, path: str) -> Version | None:
         """The audit log at `path` as HEAD holds it; None where HEAD holds none."""
-        return self.version(self.history.blobs([("HEAD", path)]).get(("HEAD", path)), path)
+        return self.version(self.head.get(path), path)
 
     def restored(self, path: str) -> set[str]:
         """The words of the entries a log at `path` held before a commit removed it and another wrote it again without

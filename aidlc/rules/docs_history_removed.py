@@ -8,7 +8,7 @@ import os
 from collections import Counter
 
 from aidlc import vcs
-from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, is_audit
+from aidlc.aidlc_docs.reader import is_audit
 from aidlc.names import arg
 from aidlc.plural import plural
 from aidlc.rules.catalogue import shorten
@@ -96,10 +96,10 @@ def judge_ignored(judge: Judge, rel: str, audits: list[str], since: str | None) 
     work tree's ignore rules ignore: the agent's next entries would never be committed. A log HEAD holds is tracked,
     and git commits its changes whatever the ignore rules say (aidlc-workshop's `audit.md` line in .gitignore)."""
     history = judge.history
-    held = {f"{rel}/{name}" for name in _held_logs(history, "HEAD", rel)}
+    held = _held_logs(judge.head, rel)
     tracked = set(audits)
     if since:
-        tracked.update(f"{rel}/{name}" for name in _held_logs(history, since, rel))
+        tracked.update(_held_logs(history.files(since, rel), rel))
     for found in history.ignored(sorted(tracked - held)):
         judge.add(LOG_REMOVED, found.source, found.line, f"{found.path} is git-ignored by `{found.pattern}` "
                   f"({found.source}:{found.line}) although commits tracked it: new entries would not be committed",
@@ -107,7 +107,6 @@ def judge_ignored(judge: Judge, rel: str, audits: list[str], since: str | None) 
                   f"{found.path}")
 
 
-def _held_logs(history: vcs.History, commit: str, rel: str) -> list[str]:
-    top = [AUDIT_FILE] if AUDIT_FILE in history.names(commit, rel) else []
-    return top + [f"{AUDIT_FOLDER}/{name}" for name in history.names(commit, f"{rel}/{AUDIT_FOLDER}")
-                  if is_audit(f"{AUDIT_FOLDER}/{name}")]
+def _held_logs(files: dict[str, str], rel: str) -> set[str]:
+    """The audit logs among `files` (a commit's, in the docs folder `rel`: History.files)."""
+    return {path for path in files if is_audit(path[len(rel) + 1:])}

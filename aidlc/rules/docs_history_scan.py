@@ -19,7 +19,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject
-from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, STATE_FOLDER, is_audit, state_file
+from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, is_audit, state_file
 from aidlc.model.findings import Finding
 from aidlc.rules.docs_approvals import Units
 from aidlc.rules.docs_history_judge import Judge, versions
@@ -43,9 +43,9 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     history = vcs.history(root)
     if history is None or history.head is None:
         return []
-    state_rel = f"{rel}/{_state_file(history, rel)}"
+    judge = Judge(history, head=history.files("HEAD", rel))
+    state_rel = f"{rel}/{state_file([path[len(rel) + 1:] for path in judge.head]) or STATE_FILE}"
     revisions = history.revisions([f"{rel}/{AUDIT_FILE}", f"{rel}/{AUDIT_FOLDER}", state_rel], since)
-    judge = Judge(history)
     audits = sorted({path for r in revisions for path in r.files if _is_audit(rel, path)})
     _judge_logs(judge, revisions, audits)
     first = [at for at in (moment(text) for text in history.first_dates(since)) if at is not None]
@@ -63,13 +63,6 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     judge.forget_rewritten()
     report_deletions(judge, at_head)
     return sorted(judge.findings, key=lambda f: f.sort_key())
-
-
-def _state_file(history: vcs.History, rel: str) -> str:
-    """The state file of the docs folder as HEAD holds it (aidlc-state.md when there is none)."""
-    held = history.names("HEAD", rel) + [f"{STATE_FOLDER}/{name}"
-                                          for name in history.names("HEAD", f"{rel}/{STATE_FOLDER}")]
-    return state_file(held) or STATE_FILE
 
 
 def _judge_logs(judge: Judge, revisions: list[vcs.Revision], audits: list[str]) -> None:

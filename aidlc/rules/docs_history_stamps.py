@@ -147,10 +147,10 @@ def _local_time(entries: list[AuditEntry], committed: datetime, before: datetime
 def judge_shared(judge: Judge, audits: list[str], since: str | None) -> None:
     """In each audit log as HEAD holds it: an entry whose moment an earlier entry, added by another commit, has
     too. With `since`, only entries the judged commits added are reported (an older one may be the earlier)."""
-    heads = judge.history.blobs([("HEAD", path) for path in audits])
-    judge.read({blob for (_, path), blob in heads.items() if not judge.parsed(blob, path)})
+    heads = {path: judge.head.get(path) for path in audits}
+    judge.read({blob for path, blob in heads.items() if not judge.parsed(blob, path)})
     for path in audits:
-        version = judge.version(heads[("HEAD", path)], path)
+        version = judge.version(heads[path], path)
         _judge_moments(judge, path, version.entries if version else [], since)
 
 

@@ -78,7 +78,7 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
                and revision.files[state_rel][0] is None and any(revision.files[state_rel][1])]
     # A state file HEAD holds again was written by a later commit: the deletion is not why none is read (an unreadable
     # one is AIDLC-DOCS-015's), and the deleted version checked out would overwrite it.
-    if deleted and judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel)) is None:
+    if deleted and state_rel not in judge.head:
         revision = deleted[-1]
         judge.add(STATE_REMOVED, state_rel, None, f"{short(revision)} deleted {state_rel}, and the work tree holds no "
                   f"state file aidlc reads in {project.rel}/ (aidlc-state.md, or one state/<branch>.md): no stage's "
@@ -149,7 +149,7 @@ def ticks_at_head(judge: Judge, state_rel: str, units: list[str]) -> dict[str, i
     first line of a text HEAD holds more than once (`Build and Test - COMPLETE` under each unit's heading). A stage
     ticked again, on a line of a text HEAD holds more than once (`Units Generation — Complete (2026-04-14)` in two
     increments' sections), is pointed at its nth ticked line."""
-    blob = judge.history.blobs([("HEAD", state_rel)]).get(("HEAD", state_rel))
+    blob = judge.head.get(state_rel)
     state = read_state(judge.text(blob), state_rel, units) if blob is not None else None
     found: dict[str, int] = {_subject(*key, nth): line.line for key, lines in (_ticked(state) if state else {}).items()
                              for nth, line in enumerate(lines) if nth}

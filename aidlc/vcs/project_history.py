@@ -214,12 +214,22 @@ class History:
             at += 2
         return found
 
+    def files(self, commit: str, folder: str, recursive: bool = True) -> dict[str, str]:
+        """path (relative to the project) -> blob of each file under `folder` (relative to the project) at `commit`;
+        without `recursive`, of those directly in it. One `git ls-tree`."""
+        out = self._run("ls-tree", *(["-r"] if recursive else []), "-z", "--full-tree", commit, "--",
+                        f"{self._tree(folder)}/")
+        found: dict[str, str] = {}
+        for entry in out.split(b"\0"):
+            info, _, name = entry.partition(b"\t")
+            fields = info.split()  # mode, type, sha
+            if len(fields) == 3 and fields[1] == b"blob":
+                found[self._rel(name.decode("utf-8", "surrogateescape"))] = fields[2].decode()
+        return found
+
     def names(self, commit: str, folder: str) -> list[str]:
         """The names of the files directly in `folder` (relative to the project) at `commit`."""
-        tree_path = self._tree(folder)
-        out = self._run("ls-tree", "-z", "--full-tree", commit, "--", f"{tree_path}/")
-        return [entry.partition(b"\t")[2].decode("utf-8", "surrogateescape").rsplit("/", 1)[-1]
-                for entry in out.split(b"\0") if b" blob " in entry.partition(b"\t")[0]]
+        return [path.rsplit("/", 1)[-1] for path in self.files(commit, folder, recursive=False)]
 
     def revisions(self, rels: list[str], since: str | None = None) -> list[Revision]:
         """The commits of HEAD's history (of `since..HEAD` with `since`) that changed a file under `rels` (files or
