@@ -1606,6 +1606,17 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
      ("application-design", None), False),
     ("one option picked", [("NFR Design - Unit 1 - Plan Created", "A", "Plan created with 10 questions.", "")],
      ("nfr-design", "1"), False),  # aiao-workshop
+    # adityawagh1710/document-uploader-aspose-total-demo: the answer file's question heading, then the option picked
+    ("one question answered by its title", [("Requirements Analysis — Q3 Override", "### Question 3 — Maximum "
+                                             "input size -> D", "Changed Q3 answer from B to D.",
+                                             "User override of an AI-suggested answer.")],
+     ("requirements-analysis", None), False),
+    ("one question answered by its number", [("Requirements Analysis — Local v1 Q1 Revision (D → C)",
+                                              "## Q1 — Invocation surface -> C", "Revised Q1.", "INCEPTION")],
+     ("requirements-analysis", None), False),
+    ("one question answered, then a go-ahead", [("Requirements Analysis — Q3 Override", "Question 3 -> D, and "
+                                                 "approve & continue", "Changed Q3; requirements approved.",
+                                                 "INCEPTION")], ("requirements-analysis", None), True),
     ("one option under an approval heading", [("Requirements Analysis - 承認", "B", "承認として記録。", "INCEPTION")],
      ("requirements-analysis", None), True),  # aws-hackathon-2026
     ("a change asked for", [("INCEPTION - Application Design (서비스 호출 구조 변경)",
