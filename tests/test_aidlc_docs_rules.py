@@ -1614,6 +1614,10 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
     ("one question answered by its number", [("Requirements Analysis — Local v1 Q1 Revision (D → C)",
                                               "## Q1 — Invocation surface -> C", "Revised Q1.", "INCEPTION")],
      ("requirements-analysis", None), False),
+    ("one question answered in the person's words", [("Requirements Analysis — Q6 Override (deferred auth)",
+                                                        "### Question 6 — Caller authentication -> X - no auth, "
+                                                        "we'll add it later", "Changed Q6 to no auth.", "INCEPTION")],
+     ("requirements-analysis", None), False),
     ("one question answered, then a go-ahead", [("Requirements Analysis — Q3 Override", "Question 3 -> D, and "
                                                  "approve & continue", "Changed Q3; requirements approved.",
                                                  "INCEPTION")], ("requirements-analysis", None), True),

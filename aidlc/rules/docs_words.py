@@ -114,11 +114,12 @@ NEXT_STAGE = re.compile(r"다음[ \t]*(?:단계|진행)|\bnext[ \t]+(?:stage|ste
 # A word of an answer that picks options: a question's number, an option's letter, or both (`Q1:`, `A`, `1-B`).
 _CHOICE_WORD = re.compile(r"(?:q?\d+[:.)=-]?)?(?P<option>[a-e])?", re.IGNORECASE)
 _CHOICE_GAP = re.compile(r"[\s,;/]+")
-# One question answered by its number and title, the option after an arrow: adityawagh1710/document-uploader-aspose-
-# total-demo's "### Question 3 — Maximum input size -> D" (the answer file's heading, then the pick), 7 times cited
-# as Requirements Analysis's approval.
-_TITLED_CHOICE = re.compile(r"#*[ \t]*(?:question|q)[ \t]*\d{1,4}\b[^\n]{0,120}?[ \t]*(?:->|→|=>?|:)[ \t]*[a-e]",
-                            re.IGNORECASE)
+# One question answered by its number and title, the answer after an arrow: adityawagh1710/document-uploader-aspose-
+# total-demo's "### Question 3 — Maximum input size -> D" and "### Question 6 — Caller authentication -> X - no auth,
+# we'll add it later" (the answer file's heading, then the option or the person's own answer), 9 times cited as
+# Requirements Analysis's approval. An answer that also goes ahead (`-> D, approve & continue`) is more than a pick.
+_TITLED_ANSWER = re.compile(r"#*[ \t]*(?:question|q)[ \t]*\d{1,4}\b[^\n]{0,120}?[ \t]*"
+                            r"(?:(?:=>?|:)[ \t]*[a-e]|(?:->|→)(?P<answer>[^\n]*))", re.IGNORECASE)
 GO_AHEAD_LENGTH = 80  # a go-ahead is a short answer; a longer message is a new instruction, whatever words it holds
 NEXT = re.compile(r"\bnext\b|\bthen\b|다음|次は|下一|→|->", re.IGNORECASE)  # a stage named after it is the next
 QUOTES = "\"'`“”「」 "  # around the words, as logs quote them
@@ -326,13 +327,14 @@ _AUTOPILOT = re.compile(r"--enable-auto-mode|\bauto-?pilot\b|\bauto[- ]mode\b|--
 
 def _choices(said: str) -> int:
     """How many options the words pick when they pick options and say nothing else (`A, C, B`, `Q1: A, Q2: C`, `1-B
-    2-A`, `A`; one question answered by its title, `_TITLED_CHOICE`); 0 for any other words. Read word by word (a
+    2-A`, `A`; one question answered by its title, `_TITLED_ANSWER`); 0 for any other words. Read word by word (a
     pattern over the whole text would backtrack without end on `a a a ... !`)."""
     options = 0
     for word in _CHOICE_GAP.split(said):
         read = _CHOICE_WORD.fullmatch(word)
         if read is None:
-            return int(_TITLED_CHOICE.fullmatch(said) is not None)
+            titled = _TITLED_ANSWER.fullmatch(said)
+            return int(titled is not None and _GO_AHEAD.search(titled.group("answer") or "") is None)
         options += read.group("option") is not None
     return options
 
