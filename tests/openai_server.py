@@ -11,8 +11,8 @@ an unscripted request gets HTTP 429 "no scripted response" with `Retry-After: 36
 waits for a server (aidlc/llm/retry.py), so a test that asks more than it expects fails loudly, and a bolt
 run out of script pauses at once rather than after its back-off. GET /v1/models lists one model (or
 `server.models`, the whole body), GET /props answers `server.props` when set (llama-server's shape), else
-404. A Reply with `delay_s` holds the answer that long (a hang past the client's timeout); closing the server releases
-it. A Reply from `hang_up()` answers nothing: it closes or resets the connection, before or in the
+404. A Reply with `delay_s` holds the answer that long (a hang past the client's timeout); closing the
+server releases it. A Reply from `hang_up()` answers nothing: it closes or resets the connection, before or in the
 middle of the answer, and (by default) stops listening first, so every later connection is refused,
 as when a server crashes on a request. As an HTTPS proxy (HTTPS_PROXY) it records each CONNECT (where
 the request was going) and refuses the tunnel.

@@ -89,6 +89,20 @@ def test_a_runs_git_commands_run_no_hook_code_a_check_could_have_written(repo: P
     assert marker.read_text().split() == ["pre-commit", "commit-msg", "post-commit"]
 
 
+def test_a_step_commit_starts_no_git_maintenance(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git runs `maintenance run --auto` after a commit, unless told not to: a run's commits skip it (the person's
+    next git command runs it). The suite switches it off for its own commits (tests/conftest.py); not here."""
+    monkeypatch.delenv("GIT_CONFIG_COUNT", raising=False)
+    trace = tmp_path / "git-trace.txt"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    parent = git(repo, "rev-parse", "HEAD").strip()
+    write(repo, "app/b.py", "step\n")
+    vcs.commit_step(repo, ["app/b.py"], "step\n", parent)
+    started = [line.split("trace: built-in: git ", 1)[1].split()[0] for line in trace.read_text().splitlines()
+               if "trace: built-in: git " in line]
+    assert "commit" in started and "maintenance" not in started, started
+
+
 def test_a_step_commit_names_its_sha_without_rev_parse(repo: Path) -> None:
     git(repo, "checkout", "-qb", "aidlc/x]y")
     write(repo, "app/b.py", "step\n")

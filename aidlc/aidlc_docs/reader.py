@@ -181,6 +181,11 @@ def is_audit(inside: str) -> bool:
                                     and inside.endswith(".md") and inside != AUDIT_INDEX)
 
 
+def is_audit_of(rel: str, path: str) -> bool:
+    """Whether the file at `path` (relative to the project) is an audit log of the docs folder `rel` (`is_audit`)."""
+    return path.startswith(f"{rel}/") and is_audit(path[len(rel) + 1:])
+
+
 def state_file(inside: list[str]) -> str | None:
     """Which file (relative to the docs folder, of those `inside` lists) is the state file: aidlc-state.md, else
     the one branch file of state/ (`state/main.md`; `state/state-index.md` lists the branches). Several branch

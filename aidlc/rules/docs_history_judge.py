@@ -81,7 +81,7 @@ class Removal:
 @dataclass
 class Judge:
     history: vcs.History
-    head: dict[str, str] = field(default_factory=dict)  # path -> blob of each file HEAD holds in the docs folder
+    head: dict[str, str]  # path -> blob of each file HEAD holds in the docs folder (History.files)
     findings: list[Finding] = field(default_factory=list)
     contents: dict[str, bytes] = field(default_factory=dict)  # blob sha -> bytes, of the commits being judged
     missing: set[str] = field(default_factory=set)  # blobs this clone lacks (a partial clone)

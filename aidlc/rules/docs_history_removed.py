@@ -8,7 +8,7 @@ import os
 from collections import Counter
 
 from aidlc import vcs
-from aidlc.aidlc_docs.reader import is_audit
+from aidlc.aidlc_docs.reader import is_audit_of
 from aidlc.names import arg
 from aidlc.plural import plural
 from aidlc.rules.catalogue import shorten
@@ -109,4 +109,4 @@ def judge_ignored(judge: Judge, rel: str, audits: list[str], since: str | None) 
 
 def _held_logs(files: dict[str, str], rel: str) -> set[str]:
     """The audit logs among `files` (a commit's, in the docs folder `rel`: History.files)."""
-    return {path for path in files if is_audit(path[len(rel) + 1:])}
+    return {path for path in files if is_audit_of(rel, path)}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from aidlc import vcs
 from aidlc.aidlc_docs.model import DocsProject
-from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, is_audit, state_file
+from aidlc.aidlc_docs.reader import AUDIT_FILE, AUDIT_FOLDER, STATE_FILE, is_audit_of, state_file
 from aidlc.model.findings import Finding
 from aidlc.rules.docs_approvals import Units
 from aidlc.rules.docs_history_judge import Judge, versions
@@ -46,7 +46,7 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     judge = Judge(history, head=history.files("HEAD", rel))
     state_rel = f"{rel}/{state_file([path[len(rel) + 1:] for path in judge.head]) or STATE_FILE}"
     revisions = history.revisions([f"{rel}/{AUDIT_FILE}", f"{rel}/{AUDIT_FOLDER}", state_rel], since)
-    audits = sorted({path for r in revisions for path in r.files if _is_audit(rel, path)})
+    audits = sorted({path for r in revisions for path in r.files if is_audit_of(rel, path)})
     _judge_logs(judge, revisions, audits)
     first = [at for at in (moment(text) for text in history.first_dates(since)) if at is not None]
     judge_stamps(judge, revisions, audits, min(first) if first else None)
@@ -82,10 +82,6 @@ def _judge_logs(judge: Judge, revisions: list[vcs.Revision], audits: list[str]) 
                 if path in revision.files:
                     judge_log(judge, revision, path, None if base is None else base_blobs[(base, path)])
         judge.forget()
-
-
-def _is_audit(rel: str, path: str) -> bool:
-    return path.startswith(f"{rel}/") and is_audit(path[len(rel) + 1:])
 
 
 def _revision(revisions: list[vcs.Revision], sha: str) -> vcs.Revision:
