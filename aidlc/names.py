@@ -87,11 +87,11 @@ def terminal_safe(text: str) -> str:
     return "".join(_HIDDEN.sub(escape, part) + code for part, code in zip(parts, [*codes, ""], strict=True))
 
 
-def id_number(text: str) -> int | None:
-    """The number a name or reference is (`003`, `#2`'s `2`): ASCII digits, at most nine, else None. `int()`
-    takes a superscript `²` nowhere and refuses thousands of digits; a hostile file, reference or model answer
-    must get "no such number", never a traceback."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 9 else None
+def id_number(text: str, digits: int = 9) -> int | None:
+    """The number a name or reference is (`003`, `#2`'s `2`): ASCII digits, at most `digits` of them, else None.
+    `int()` takes a superscript `²` nowhere and refuses thousands of digits; a hostile file, reference or model
+    answer must get "no such number", never a traceback."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= digits else None
 
 
 def segment_problem(value: str) -> str | None:

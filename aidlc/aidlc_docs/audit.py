@@ -94,25 +94,7 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
     entry stamped in its heading takes in the deeper headings after it that hold no timestamp field of their own; an
     entry with a timestamp field, those that hold none of the person's words either (`_section`)."""
     lines = _unglued(lines)
-    blocks: list[tuple[int, int]] = []  # (first, last) line indexes
-    start: int | None = None
-    quoted = False  # inside a field's quoted value that runs over several lines
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if '"' in line and _quotes(line) % 2 == 1:  # a quote opens or closes on this line
-            quoted = not quoted and _opens_quote(line)
-        ends = stripped == "---" or (line.startswith("#") and HEADING.match(line) is not None)
-        if ends and quoted and _quote_closes(lines, index + 1):
-            continue  # a rule or heading inside the person's quoted words (a pasted prompt's `## My request`)
-        if ends:
-            quoted = False
-            if start is not None:
-                blocks.append((start, index - 1))
-            start = None if stripped == "---" else index
-        elif start is None and stripped:
-            start = index
-    if start is not None:
-        blocks.append((start, len(lines) - 1))
+    blocks = _blocks(lines)
     entries: list[AuditEntry] = []
     at = 0
     while at < len(blocks):
@@ -137,6 +119,31 @@ def audit_entries(lines: list[str], offset: int = 0) -> list[AuditEntry]:
         if entry is not None:
             entries.append(entry)
     return entries
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, int]]:
+    """The (first, last) line indexes of each block of the lines: a block ends at a heading or a `---`, unless that
+    stands inside the person's quoted words."""
+    blocks: list[tuple[int, int]] = []
+    start: int | None = None
+    quoted = False  # inside a field's quoted value that runs over several lines
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if '"' in line and _quotes(line) % 2 == 1:  # a quote opens or closes on this line
+            quoted = not quoted and _opens_quote(line)
+        ends = stripped == "---" or (line.startswith("#") and HEADING.match(line) is not None)
+        if ends and quoted and _quote_closes(lines, index + 1):
+            continue  # a rule or heading inside the person's quoted words (a pasted prompt's `## My request`)
+        if ends:
+            quoted = False
+            if start is not None:
+                blocks.append((start, index - 1))
+            start = None if stripped == "---" else index
+        elif start is None and stripped:
+            start = index
+    if start is not None:
+        blocks.append((start, len(lines) - 1))
+    return blocks
 
 
 def _unglued(lines: list[str]) -> list[str]:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel
 
 from aidlc.model.checks import TestCounts
+from aidlc.names import id_number
 
 MAX_JUNIT_BYTES = 64 * 1024 * 1024
 
@@ -34,8 +35,7 @@ MAX_COUNT_DIGITS = 12  # a count longer than this is no runner's: the check's ow
 def _count(text: str) -> int | None:
     """A count as a runner writes it (ASCII digits, at most MAX_COUNT_DIGITS), else None. The output and the report
     are the checked code's to write: `failures=abc` or a superscript digit is no count, and must not stop aidlc."""
-    text = text.strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= MAX_COUNT_DIGITS else None
+    return id_number(text.strip(), MAX_COUNT_DIGITS)
 
 
 def _counts(texts: Iterable[str]) -> list[int] | None:

@@ -134,30 +134,9 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
         heading, context = heading_of(entry), entry.fields.get("context", "")
         unit = units.of(entry)
         waited = answered(before, entry)
-        # The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
-        # its words came before that, and approve it no more than the agent's answer does; unless the entry says it
-        # was approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`), or its heading and
-        # the person's words do (Neurond-AI's "Approve & Continue" under `## User Stories — Approval`, Context
-        # `INCEPTION - User Stories - Approval Gate`); not a heading alone (`## Application Design - Approval`, "go",
-        # Context `... Awaiting explicit approval.`), nor words alone (AIDLC-2.4's `"y" (SSE 구조 승인) + ... 추가
-        # 요청` under `## Application Design - Complete`: a part approved, more asked, the design made after them), nor
-        # a heading approving another stage (content-hub-mcp's `Workflow Planning — approved; Functional Design
-        # drafted`, "Approve & Continue", Context `Functional Design (approval gate)`). A heading naming the gate
-        # itself is one saying approval (Neurond-AI's `## Consolidated Approval Gate — Functional Design & NFR
-        # Requirements (All Units)`, "Approve & Continue").
-        approved, presented = says_approved(entry), put_to_the_person(entry)
-        if notes_approval(entry) or (names_approval(words_of(entry)) and APPROVAL.search(heading) is not None and
-                                     presented is not None and stage_of(heading[:approval_at(heading)]) == presented):
-            presented = None
+        approved, presented = says_approved(entry), _presented(entry, heading)
         done = () if approved else done_here(entry)
-        # The stages the heading and Context name are judged there, not in the answer; but for the stage a Context
-        # says was left, under a heading starting another: the answer may say it approved (Mogibo-AI/carhogo's
-        # "承認して続行" under `## ワークフロープランニング — 開始`, Context `User Stories 完了 → Workflow
-        # Planning 開始`, answered "User Stories 承認受領。").
-        left = context_stage(context)
-        if not STARTS.search(entry.heading or "") or stage_of(heading) in (None, left):
-            left = None
-        named_here = stages_named(heading) + [stage for stage in stages_named(context) if stage != left]
+        named_here = _named_here(entry, heading, context)
         units.readings[key] = _Said(
             unit, stage_of(heading) or (context_stage(context) if unit_of(context) in (None, unit) else None),
             has_words(entry) and not new_request(entry) and not not_a_yes(entry),
@@ -170,6 +149,38 @@ def _said(units: Units, before: AuditEntry | None, entry: AuditEntry) -> _Said:
             tuple(stage for stage in approved_in_answer(entry) if stage not in named_here and stage != presented),
             names_approval(heading) or notes_approval(entry))
     return units.readings[key]
+
+
+def _presented(entry: AuditEntry, heading: str) -> str | None:
+    """The stage the entry itself puts to the person (`Requirements Analysis complete. Awaiting user approval.`):
+    its words came before that, and approve it no more than the agent's answer does; unless the entry says it was
+    approved (`Requirements Analysis approved. Next: User Stories, awaiting approval`), or its heading and the
+    person's words do (Neurond-AI's "Approve & Continue" under `## User Stories — Approval`, Context `INCEPTION -
+    User Stories - Approval Gate`); not a heading alone (`## Application Design - Approval`, "go", Context `...
+    Awaiting explicit approval.`), nor words alone (AIDLC-2.4's `"y" (SSE 구조 승인) + ... 추가 요청` under `##
+    Application Design - Complete`: a part approved, more asked, the design made after them), nor a heading approving
+    another stage (content-hub-mcp's `Workflow Planning — approved; Functional Design drafted`, "Approve &
+    Continue", Context `Functional Design (approval gate)`). A heading naming the gate itself is one saying approval
+    (Neurond-AI's `## Consolidated Approval Gate — Functional Design & NFR Requirements (All Units)`, "Approve &
+    Continue")."""
+    presented = put_to_the_person(entry)
+    if presented is None or notes_approval(entry):
+        return None
+    if names_approval(words_of(entry)) and APPROVAL.search(heading) is not None and \
+            stage_of(heading[:approval_at(heading)]) == presented:
+        return None
+    return presented
+
+
+def _named_here(entry: AuditEntry, heading: str, context: str) -> list[str]:
+    """The stages the heading and Context name, judged there, not in the answer; but for the stage a Context says
+    was left, under a heading starting another: the answer may say it approved (Mogibo-AI/carhogo's "承認して続行"
+    under `## ワークフロープランニング — 開始`, Context `User Stories 完了 → Workflow Planning 開始`, answered
+    "User Stories 承認受領。")."""
+    left = context_stage(context)
+    if not STARTS.search(entry.heading or "") or stage_of(heading) in (None, left):
+        left = None
+    return stages_named(heading) + [stage for stage in stages_named(context) if stage != left]
 
 
 def approvals(project: DocsProject, units: Units | None = None) -> dict[tuple[str, str | None], list[AuditEntry]]:
