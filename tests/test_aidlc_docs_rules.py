@@ -1686,6 +1686,9 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
                                   "NFR 추가 질문 불필요 판단, 설계 패턴 + 논리적 컴포넌트 산출물 생성",
                                   "CONSTRUCTION")],
      ("nfr-design", "1"), False),  # kai-cupist: the go-ahead set the design going
+    ("steps of its plan done in answer", [("CR Cycle 2 - TDD Code Generation Step 5~6 완료", "go",
+                                           "Step 5 GREEN 구현 + Step 6 E2E 검증 완료", "CONSTRUCTION")],
+     ("code-generation", None), False),  # Janeeffect/aidlc-demo-showcase: the go-ahead set the steps going
     ("the next stage's files made in answer", [("Requirements Analysis - User Requests User Stories",
                                                 "Add User Stories", "Created user-stories-assessment.md.",
                                                 "INCEPTION")], ("requirements-analysis", None), True),

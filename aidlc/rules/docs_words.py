@@ -346,15 +346,20 @@ DONE = re.compile(r"\b(?:complete[ds]?|generated|created|produced|finished|done)
 
 def done_here(entry: AuditEntry) -> tuple[str, ...]:
     """The stages whose work the entry's AI response says it did in answer to the person's words (a sentence naming
-    the stage and saying it was done or made; one naming none and the work's products, the heading's stages:
+    the stage and saying it was done or made; one naming none and the work's products or numbered steps of the
+    plan, the heading's stages:
     kai-cupist's "믿고 간다", "I trust you, go", under `## CONSTRUCTION - backend-api NFR Design`, answered `설계 패턴 +
     논리적 컴포넌트 산출물 생성`, "design patterns and logical components produced"): the words came before that work,
     and approve none of it (worryDolls' "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
     return tuple(stage for sentence in SENTENCE.split(entry.fields.get("ai_response", ""))
                  if DONE.search(sentence) for stage in stages_named(sentence) or
-                 (stages_named(entry.heading or "") if ARTIFACTS.search(sentence) else []))
+                 (stages_named(entry.heading or "") if ARTIFACTS.search(sentence) or
+                  _PLAN_STEP.search(sentence) else []))
 
 
+# A numbered step of the stage's plan, the work the plan lists (Janeeffect/aidlc-demo-showcase's "go" under `## CR
+# Cycle 2 - TDD Code Generation Step 5~6 완료`, answered `Step 5 GREEN 구현 + Step 6 E2E 검증 완료`).
+_PLAN_STEP = re.compile(r"\bsteps?[ \t]*\d|ステップ[ \t]*\d", re.IGNORECASE)
 # The work products a stage makes, named as such (not a file, which may be the next stage's: "Created
 # user-stories-assessment.md" under `Requirements Analysis - User Requests User Stories`).
 ARTIFACTS = re.compile(r"산출물|\bartifacts?\b|\bdeliverables?\b|\bdocuments\b|문서|成果物|ドキュメント|文档|产物|"
