@@ -493,7 +493,8 @@ def test_stages_that_need_no_approval_and_skipped_stages_are_exempt(docs: DocsRe
     assert docs.findings() == []
 
 
-@pytest.mark.parametrize("says", ["Completed (awaiting approval)", "완료; 승인 게이트 대기", "完了・承認待ち"])
+@pytest.mark.parametrize("says", ["Completed (awaiting approval)", "완료; 승인 게이트 대기", "完了・承認待ち",
+                                  "Complete, pending explicit approval"])
 def test_a_ticked_stage_that_says_it_awaits_approval_is_an_error(docs: DocsRepo, says: str) -> None:
     docs.replace(STATE, "- [x] Build and Test - EXECUTE", f"- [x] Build and Test — {says}")
     assert only(docs, "AIDLC-DOCS-004") == [(STATE, docs.line(STATE, says))]
@@ -1689,6 +1690,11 @@ READ_ON_REAL_LOGS = [  # (what the log says, its entries (heading, the person's 
     ("steps of its plan done in answer", [("CR Cycle 2 - TDD Code Generation Step 5~6 완료", "go",
                                            "Step 5 GREEN 구현 + Step 6 E2E 검증 완료", "CONSTRUCTION")],
      ("code-generation", None), False),  # Janeeffect/aidlc-demo-showcase: the go-ahead set the steps going
+    ("an approval the Context says is still pending", [
+        ("Post-Construction Refinement — Unit 10 Web Push Notifications", "I want web push notifications.",
+         "Updated the requirements and added Unit 10.",
+         "No application code implementation performed; Unit 10 code generation remains pending explicit approval.")],
+     ("code-generation", "10"), False),  # jongon/betmeet-clone: a new feature asked for
     ("the next stage's files made in answer", [("Requirements Analysis - User Requests User Stories",
                                                 "Add User Stories", "Created user-stories-assessment.md.",
                                                 "INCEPTION")], ("requirements-analysis", None), True),

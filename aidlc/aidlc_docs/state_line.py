@@ -53,7 +53,9 @@ SKIPPED = re.compile(r"(?<![/\w])skip(?:ped)?\b(?!/)|\bn/a\b|건너뜀|생략|�
 SKIPPED_AFTER = re.compile(r"[ \t]*+[-–—:(]?[ \t]*+(?:" + SKIPPED.pattern + ")", re.IGNORECASE)
 # What a line says while a person's approval is awaited, not given.
 AWAITING = re.compile(r"(?:awaiting|waiting[ \t]+for)[ \t]+(?:the[ \t]+)?(?:explicit[ \t]+|final[ \t]+)?"
-                      r"(?:user[ \t]+|human[ \t]+)?(?:approval|review)|pending[ -]approval|"
+                      r"(?:user[ \t]+|human[ \t]+)?(?:approval|review)|"
+                      # jongon/betmeet-clone's Context `Unit 10 code generation remains pending explicit approval.`
+                      r"pending[ \t-](?:explicit[ \t]+|final[ \t]+)?(?:user[ \t]+|human[ \t]+)?approval|"
                       r"승인[ \t]*(?:게이트[ \t]*)?대기|리뷰[ \t]*게이트[ \t]*대기|承認待ち|"
                       r"等待(?:用户|您的?)?(?:批准|审批)|"  # "awaiting (the user's) approval" (Clipboard--Mac)
                       r"aguardando[ \t]+aprova", re.IGNORECASE)
