@@ -346,11 +346,11 @@ DONE = re.compile(r"\b(?:complete[ds]?|generated|created|produced|finished|done)
 
 def done_here(entry: AuditEntry) -> tuple[str, ...]:
     """The stages whose work the entry's AI response says it did in answer to the person's words (a sentence naming
-    the stage and saying it was done or made; one naming none and the work's products or numbered steps of the
-    plan, the heading's stages:
-    kai-cupist's "믿고 간다", "I trust you, go", under `## CONSTRUCTION - backend-api NFR Design`, answered `설계 패턴 +
-    논리적 컴포넌트 산출물 생성`, "design patterns and logical components produced"): the words came before that work,
-    and approve none of it (worryDolls' "계속해줘", answered `Unit 4 Build and Test 지침 생성 완료`)."""
+    the stage and saying it was done or made; one naming none and the work's products or numbered steps of its plan,
+    the heading's stages: kai-cupist's "믿고 간다", "I trust you, go", under `## CONSTRUCTION - backend-api NFR
+    Design`, answered `설계 패턴 + 논리적 컴포넌트 산출물 생성`, "design patterns and logical components produced"): the
+    words came before that work, and approve none of it (worryDolls' "계속해줘", answered `Unit 4 Build and Test 지침
+    생성 완료`)."""
     return tuple(stage for sentence in SENTENCE.split(entry.fields.get("ai_response", ""))
                  if DONE.search(sentence) for stage in stages_named(sentence) or
                  (stages_named(entry.heading or "") if ARTIFACTS.search(sentence) or
