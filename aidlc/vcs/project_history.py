@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from aidlc.vcs.ignore_rules import ignoring_rules
 from aidlc.vcs.object_store import objects
 from aidlc.vcs.process import NO_HOOKS, git_failed, git_process, run_git
 from aidlc.vcs.subtrees import subtree_sides
@@ -309,32 +310,10 @@ class History:
         return out.decode().split()
 
     def ignored(self, rels: list[str]) -> list[Ignored]:
-        """Those of `rels` the work tree's ignore rules (.gitignore files, info/exclude, core.excludesFile) ignore,
-        tracked or not (`git check-ignore --no-index`), each with the rule that does."""
-        # A path beyond a symbolic link is never tracked, so no ignore rule applies to it (and check-ignore refuses
-        # it: a pull request that swaps aidlc-docs/ for a link would stop the whole run).
-        rels = [rel for rel in rels if not self._beyond_link(self._tree(rel))]
-        if not rels:
-            return []
-        # check-ignore takes paths, and refuses the literal-pathspec setting every other command runs with.
-        proc = git_process(self.top, ("check-ignore", "--no-index", "--verbose", "-z", "--stdin"),
-                            "".join(f"{self._tree(rel)}\0" for rel in rels).encode(), {"GIT_LITERAL_PATHSPECS": "0"})
-        if proc.returncode not in (0, 1):
-            raise git_failed(self.top, ("check-ignore",), proc.stderr)
-        out = proc.stdout
-        fields = out.decode("utf-8", "surrogateescape").split("\0")
-        found = []
-        for at in range(0, len(fields) - 3, 4):  # source, line, pattern, path
-            source, line, pattern, name = fields[at:at + 4]
-            if source and not pattern.startswith("!"):
-                top = source if not os.path.isabs(source) else os.path.relpath(source, self.top)
-                found.append(Ignored(self._rel(name), self._rel(top), int(line), pattern))
-        return found
-
-    def _beyond_link(self, tree_path: str) -> bool:
-        """Whether a folder on the way to `tree_path` in the work tree is a symbolic link."""
-        parents = Path(tree_path).parents
-        return any((self.top / parent).is_symlink() for parent in list(parents)[:-1])
+        """Those of `rels` the work tree's ignore rules ignore, tracked or not, each with the rule that does
+        (aidlc/vcs/ignore_rules.py)."""
+        return [Ignored(self._rel(path), self._rel(source), line, pattern)
+                for path, source, line, pattern in ignoring_rules(self.top, [self._tree(rel) for rel in rels])]
 
     @contextmanager
     def checkout(self, commit: str) -> Iterator[Path]:
