@@ -7,11 +7,18 @@ branch's history (a blob the mirror lacks is left out of the checkout and counte
 repository and rule, and with --show the findings themselves.
 
     python benchmarks/aidlc_docs_repos.py [--mirrors /work/.mirror] [--show CODE_OR_REPO ...]
+        [--list FILE] [--keep DIR]
+
+`--list FILE` reads the repositories from FILE (one owner/name a line; `#` starts a comment) instead of the eight
+below: benchmarks/aidlc_docs_public.txt lists the public ones the readings were measured on. `--keep DIR` leaves
+each checkout in DIR/<owner>+<name> (an existing one is checked out again), for benchmarks/aidlc_docs_compare.py.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +33,7 @@ REPOS = ("chrislee-hp/chustard", "miraniyam/aidlc-i13", "CraftsmenLtd/BloodConne
          "80-hours-a-week/DocSuri", "Anubhav-Citizen/plsql2java", "Gussi/wolfenstein-clone-iceland-aws",
          "hashtagf/ui-agentbedrock")
 DOCS = "aidlc-docs"
+_NAME = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 
 
 def git(gitdir: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -58,9 +66,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"))
     parser.add_argument("--show", nargs="*", default=[], help="print the findings of these rule codes or repos")
+    parser.add_argument("--list", type=Path, help="the repositories, one owner/name a line")
+    parser.add_argument("--keep", type=Path, help="keep each checkout in this folder")
     args = parser.parse_args()
+    repos = REPOS if args.list is None else [line.split("#")[0].strip() for line in
+                                             args.list.read_text(encoding="utf-8").splitlines()]
     total: Counter[str] = Counter()
-    for repo in REPOS:
+    for repo in filter(None, repos):
+        if _NAME.fullmatch(repo) is None:  # it names the folder --keep replaces: never `..`, never a path
+            print(f"{repo!r}: not an owner/name, skipped")
+            continue
         gitdir = args.mirrors / repo.replace("/", "+") / "repo"
         if not gitdir.is_dir():
             print(f"{repo}: no mirror at {gitdir}, skipped")
@@ -70,7 +85,8 @@ def main() -> int:
             print(f"{repo}: no {DOCS}/ on any branch, skipped")
             continue
         with tempfile.TemporaryDirectory() as folder:
-            root = Path(folder) / "repo"
+            root = Path(folder) / "repo" if args.keep is None else args.keep / repo.replace("/", "+")
+            shutil.rmtree(root, ignore_errors=True)
             missing = checkout(gitdir, ref, root)
             started = time.perf_counter()
             report = validate(open_records(root))

@@ -196,3 +196,28 @@ def test_the_aidlc_docs_compare_reports_a_checkout_aidlc_cannot_read_as_such(tmp
                            str(BENCHMARKS.parent), "--json"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"checkouts": 1, "changed": {}, "counts": {}}
+
+
+def test_the_aidlc_docs_repos_run_checks_out_a_listed_mirror_and_keeps_it_for_the_compare(tmp_path: Path) -> None:
+    from tests.aidlc_docs_sample import build_docs_repo
+
+    source = build_docs_repo(tmp_path / "source")
+    mirror = tmp_path / "mirrors" / "acme+shop" / "repo"
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(source.root), str(mirror)], check=True)
+    listed = tmp_path / "repos.txt"
+    listed.write_text("# the public ones\nacme/shop\n../outside  # no owner/name: never a folder to replace\n"
+                      "acme/gone\n", encoding="utf-8")
+    kept = tmp_path / "kept"
+    (kept / "acme+shop").mkdir(parents=True)
+    (kept / "acme+shop" / "stale.txt").write_text("an earlier checkout's", encoding="utf-8")
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "aidlc_docs_repos.py"), "--mirrors",
+                           str(tmp_path / "mirrors"), "--list", str(listed), "--keep", str(kept)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("acme/shop @ HEAD: ") and " 0 errors, " in lines[0], done.stdout
+    assert "'../outside': not an owner/name, skipped" in lines
+    assert f"acme/gone: no mirror at {tmp_path / 'mirrors' / 'acme+gone' / 'repo'}, skipped" in lines
+    # the checkout stays, checked out afresh, where aidlc_docs_compare.py reads checkouts
+    assert (kept / "acme+shop" / "aidlc-docs" / "aidlc-state.md").is_file()
+    assert not (kept / "acme+shop" / "stale.txt").exists() and not (tmp_path / "outside").exists()
