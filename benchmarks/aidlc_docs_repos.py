@@ -69,6 +69,8 @@ def main() -> int:
     parser.add_argument("--list", type=Path, help="the repositories, one owner/name a line")
     parser.add_argument("--keep", type=Path, help="keep each checkout in this folder")
     args = parser.parse_args()
+    if args.list is not None and not args.list.is_file():
+        parser.error(f"--list {args.list}: no such file (one owner/name a line, as benchmarks/aidlc_docs_public.txt)")
     repos = REPOS if args.list is None else [line.split("#")[0].strip() for line in
                                              args.list.read_text(encoding="utf-8").splitlines()]
     total: Counter[str] = Counter()

@@ -27,8 +27,11 @@ for _marker in AGENT_SHELLS:
 # reads): the same repository in 18 fewer files, which each test writes and pytest later deletes.
 os.environ["GIT_TEMPLATE_DIR"] = ""
 # A test's commits start no `git maintenance run --auto` (git's housekeeping, a process of its own after each commit,
-# over two thousand in a run of the suite); aidlc's own commits skip it already (aidlc/vcs/process.py).
-os.environ.update(GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="maintenance.auto", GIT_CONFIG_VALUE_0="false")
+# over two thousand in a run of the suite); aidlc's own commits skip it already (aidlc/vcs/process.py). Added after
+# any settings the environment gives git this way (a container's `safe.directory`), not in their place.
+_SET = int(os.environ.get("GIT_CONFIG_COUNT", "0") or "0")
+os.environ.update({"GIT_CONFIG_COUNT": str(_SET + 1), f"GIT_CONFIG_KEY_{_SET}": "maintenance.auto",
+                   f"GIT_CONFIG_VALUE_{_SET}": "false"})
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:

@@ -221,3 +221,7 @@ def test_the_aidlc_docs_repos_run_checks_out_a_listed_mirror_and_keeps_it_for_th
     # the checkout stays, checked out afresh, where aidlc_docs_compare.py reads checkouts
     assert (kept / "acme+shop" / "aidlc-docs" / "aidlc-state.md").is_file()
     assert not (kept / "acme+shop" / "stale.txt").exists() and not (tmp_path / "outside").exists()
+    done = subprocess.run([sys.executable, str(BENCHMARKS / "aidlc_docs_repos.py"), "--list", str(tmp_path / "none")],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and f"--list {tmp_path / 'none'}: no such file" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
