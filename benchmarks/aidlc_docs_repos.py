@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from aidlc.errors import UsageError
 from aidlc.rules import validate
 from aidlc.workspace import open_records
 
@@ -91,7 +92,11 @@ def main() -> int:
             shutil.rmtree(root, ignore_errors=True)
             missing = checkout(gitdir, ref, root)
             started = time.perf_counter()
-            report = validate(open_records(root))
+            try:
+                report = validate(open_records(root))
+            except UsageError as exc:  # as `aidlc validate` ends, with exit 2 (an aidlc-docs folder with neither file)
+                print(f"{repo} @ {ref}: not validated: {exc.message}")
+                continue
             took = time.perf_counter() - started
         s = report.summary
         counts = Counter(f.code for f in report.findings)

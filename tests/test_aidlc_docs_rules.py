@@ -525,7 +525,7 @@ def test_a_line_still_awaiting_an_approval_the_log_holds_says_the_words_are_out_
     assert (result.returncode, finding["code"], finding["line"]) == (1, "AIDLC-DOCS-004",
                                                                      docs.line(STATE, "(awaiting approval)"))
     assert finding["message"].endswith(f"{AUDIT}:{approval} logs a person's approval of the stage: if it is this "
-                                       "work's, the line's words are out of date")
+                                       "work's, the line is out of date")
     assert finding["fix"].startswith("if the logged approval is this work's, edit the line")
     status = json.loads(run_cli("status", "--format", "json", cwd=docs.root).stdout)
     assert status["waiting"] == [], status["waiting"]  # u-10bei: "waiting for a person: 10 stages", all approved

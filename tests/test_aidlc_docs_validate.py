@@ -45,9 +45,9 @@ def test_validate_reports_an_error_with_file_line_fix_and_next_steps(docs: DocsR
     approval = docs.line(AUDIT, "## Build and Test - Approval")
     assert out[1] == (f"  ✗ [ERROR] {STATE}:{line} AIDLC-DOCS-004 ticked, and the line says it awaits approval: "
                       f"\"Build and Test - EXECUTE (awaiting approval)\"; {AUDIT}:{approval} logs a person's approval "
-                      "of the stage: if it is this work's, the line's words are out of date")
+                      "of the stage: if it is this work's, the line is out of date")
     assert out[2] == ("      fix: if the logged approval is this work's, edit the line to say it was approved and keep "
-                      "the tick; else untick it until the person approves")
+                      "the tick; else untick the stage until the person approves")
     assert summary_line(result.stdout) == "validation failed: 20 files, 1 error, 0 warnings, 0 notes"
     steps = out[out.index("Next steps:") + 1:]
     assert steps[0].startswith("  aidlc rules AIDLC-DOCS-004")
@@ -63,10 +63,20 @@ def test_a_ticked_stage_that_current_status_says_awaits_approval_is_a_warning_at
     [found] = json.loads(result.stdout)["findings"]
     assert (found["code"], found["severity"], found["path"], found["line"]) == (
         "AIDLC-DOCS-018", "warning", STATE, docs.line(STATE, "Awaiting user approval"))
-    assert found["message"] == ("Current Status says the current stage, `Build and Test Complete` (line "
-                                f"{docs.line(STATE, 'Build and Test Complete')}), awaits approval, and its line "
-                                f"{docs.line(STATE, '- [x] Build and Test')} is ticked")
+    said = (f"Current Status says the current stage, `Build and Test Complete` (line "
+            f"{docs.line(STATE, 'Build and Test Complete')}), awaits approval, and its line "
+            f"{docs.line(STATE, '- [x] Build and Test')} is ticked")
+    # The log holds the person's approval of Build and Test: Current Status is what may be out of date (prohdk's
+    # `Workflow Planning Complete` awaited approval 18 entries after "확인했어.. 계속 진행해줘" approved it).
+    assert found["message"] == (f"{said}; {AUDIT}:{docs.line(AUDIT, '## Build and Test - Approval')} logs a person's "
+                                "approval of the stage: if it is this work's, Current Status is out of date")
+    assert found["fix"].startswith("if the logged approval is this work's, edit Current Status")
     assert run_cli("validate", str(docs.root), "--strict").returncode == 1
+    # With no approval of it logged, the warning says so alone (and AIDLC-DOCS-003 is the error).
+    docs.replace(AUDIT, "**User Input**: \"approved\"\n**AI Response**: \"Build and test instructions approved.\"",
+                 "**AI Response**: \"Build and test instructions approved.\"")
+    result = run_cli("validate", str(docs.root), "--format", "json")
+    assert {f["code"]: f["message"] for f in json.loads(result.stdout)["findings"]}["AIDLC-DOCS-018"] == said
     # A unit's stage that is not ticked yet is what it says: awaiting approval.
     docs.replace(STATE, "- [x] Code Generation - EXECUTE (Unit 2: shop-web)", "- [ ] Code Generation - EXECUTE "
                  "(Unit 2: shop-web)")

@@ -204,9 +204,19 @@ def test_the_aidlc_docs_repos_run_checks_out_a_listed_mirror_and_keeps_it_for_th
     source = build_docs_repo(tmp_path / "source")
     mirror = tmp_path / "mirrors" / "acme+shop" / "repo"
     subprocess.run(["git", "clone", "--quiet", "--bare", str(source.root), str(mirror)], check=True)
+    # an aidlc-docs folder holding neither records file, as fusic/todo-ai-dlc's: validate's usage error, reported
+    empty = tmp_path / "empty"
+    (empty / "aidlc-docs").mkdir(parents=True)
+    (empty / "aidlc-docs" / "notes.md").write_text("# notes\n", encoding="utf-8")
+    subprocess.run(["git", "init", "--quiet", str(empty)], check=True)
+    subprocess.run(["git", "-C", str(empty), "add", "."], check=True)
+    subprocess.run(["git", "-C", str(empty), "-c", "user.name=a", "-c", "user.email=a@example.com", "commit",
+                    "--quiet", "-m", "notes"], check=True)
+    subprocess.run(["git", "clone", "--quiet", "--bare", str(empty), str(tmp_path / "mirrors" / "acme+empty" /
+                                                                          "repo")], check=True)
     listed = tmp_path / "repos.txt"
     listed.write_text("# the public ones\nacme/shop\n../outside  # no owner/name: never a folder to replace\n"
-                      "acme/gone\n", encoding="utf-8")
+                      "acme/gone\nacme/empty\n", encoding="utf-8")
     kept = tmp_path / "kept"
     (kept / "acme+shop").mkdir(parents=True)
     (kept / "acme+shop" / "stale.txt").write_text("an earlier checkout's", encoding="utf-8")
@@ -218,6 +228,8 @@ def test_the_aidlc_docs_repos_run_checks_out_a_listed_mirror_and_keeps_it_for_th
     assert lines[0].startswith("acme/shop @ HEAD: ") and " 0 errors, " in lines[0], done.stdout
     assert "'../outside': not an owner/name, skipped" in lines
     assert f"acme/gone: no mirror at {tmp_path / 'mirrors' / 'acme+gone' / 'repo'}, skipped" in lines
+    assert lines[-2].startswith("acme/empty @ HEAD: not validated: no memory bank at ") and lines[-2].endswith(
+        "holds neither aidlc-state.md nor audit.md"), done.stdout
     # the checkout stays, checked out afresh, where aidlc_docs_compare.py reads checkouts
     assert (kept / "acme+shop" / "aidlc-docs" / "aidlc-state.md").is_file()
     assert not (kept / "acme+shop" / "stale.txt").exists() and not (tmp_path / "outside").exists()

@@ -242,15 +242,9 @@ def _awaiting(project: DocsProject) -> Iterator[Hit]:
     units = Units(project) if lines else None
     given = approvals(project, units) if units else {}
     for line in lines:
-        said = f"ticked, and the line says it awaits approval: \"{cut(line.text)}\""
         logged = logged_approval(project, given, units, line) if units and line.stage else None
-        if logged is None:
-            yield Hit(project.state.path, line.line, said)
-        else:  # the approval came, and the line was never brought up to date: the words are wrong, not the tick
-            yield Hit(project.state.path, line.line, f"{said}; {logged} logs a person's approval of the stage: if "
-                      "it is this work's, the line's words are out of date", "if the logged approval is this work's, "
-                      "edit the line to say it was approved and keep the tick; else untick it until the person "
-                      "approves")
+        yield _awaits(project.state.path, line.line, f"ticked, and the line says it awaits approval: "
+                      f"\"{cut(line.text)}\"", logged, "the line")
 
 
 @check(STATUS_AWAITING)
@@ -260,10 +254,23 @@ def _status_awaiting(project: DocsProject) -> Iterator[Hit]:
         return
     lines = [line for line in project.state.stages if line.stage == current.stage
              and (current.unit is None or project.unit_numbers.get(line.unit or "", line.unit) == current.unit)]
-    if lines and all(line.mark == Mark.done for line in lines):
-        yield Hit(project.state.path, current.awaiting, f"Current Status says the current stage, "
-                  f"`{cut(current.text)}` (line {current.line}), awaits approval, and its line {lines[0].line} is "
-                  "ticked")
+    if not lines or any(line.mark != Mark.done for line in lines):
+        return
+    said = (f"Current Status says the current stage, `{cut(current.text)}` (line {current.line}), awaits approval, "
+            f"and its line {lines[0].line} is ticked")
+    units = Units(project)
+    yield _awaits(project.state.path, current.awaiting, said,
+                  logged_approval(project, approvals(project, units), units, lines[0]), "Current Status")
+
+
+def _awaits(path: str, at: int, said: str, logged: str | None, words: str) -> Hit:
+    """A ticked stage the state file's `words` say awaits approval: where the log holds the approval (`logged`), the
+    words were never brought up to date, perhaps, and not the tick."""
+    if logged is None:
+        return Hit(path, at, said)
+    return Hit(path, at, f"{said}; {logged} logs a person's approval of the stage: if it is this work's, {words} "
+               "is out of date", f"if the logged approval is this work's, edit {words} to say it was approved and "
+               "keep the tick; else untick the stage until the person approves")
 
 
 def _plans_of(project: DocsProject, stage: str, unit: str | None) -> list[PlanFile]:
