@@ -24,3 +24,28 @@ def test_the_suite_adds_its_git_setting_after_those_the_environment_gives_git(tm
                           text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "From The Environment | false"
+
+
+def test_the_folders_of_earlier_runs_pytest_would_delete_are_moved_aside_before_the_tests(tmp_path: Path) -> None:
+    """pytest deletes the folders of runs beyond the newest three after the last test, about 200,000 files a run of
+    the suite: the suite moves them aside as it starts and deletes them beside the tests. A folder whose run still
+    holds its lock, and the newest two, stay. (Left to pytest, the oldest is still there while the tests run.)"""
+    import getpass
+
+    root = tmp_path / "temp" / f"pytest-of-{getpass.getuser()}"
+    for number in (1, 2, 3, 4):
+        (root / f"pytest-{number}" / "a-test").mkdir(parents=True)
+    (root / "pytest-2" / ".lock").write_text("", encoding="utf-8")  # a session still running
+    (root / "trash-pytest-0-1" / "left").mkdir(parents=True)  # a deletion an earlier run did not finish
+    probe = tmp_path / "probe" / "test_probe.py"
+    probe.parent.mkdir()
+    probe.write_text(f"from pathlib import Path\n\nROOT = Path({str(root)!r})\n\n\n"
+                     "def test_the_old_runs_are_gone_before_the_tests() -> None:\n"
+                     "    assert not (ROOT / 'pytest-1').exists()\n"
+                     "    assert all((ROOT / f'pytest-{number}').is_dir() for number in (2, 3, 4))\n", encoding="utf-8")
+    env = {**os.environ, "PYTEST_DEBUG_TEMPROOT": str(tmp_path / "temp"), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "tests.conftest", "-p", "no:cacheprovider",
+                           str(probe)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    names = {path.name for path in root.iterdir()}
+    assert {"pytest-2", "pytest-3", "pytest-4"} <= names and "pytest-1" not in names, names
