@@ -39,7 +39,7 @@ os.environ.update({"GIT_CONFIG_COUNT": str(_SET + 1), f"GIT_CONFIG_KEY_{_SET}": 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Deletes, beside the run, the folders of earlier runs that pytest deletes after the last test (it keeps the
     newest `tmp_path_retention_count`): about 200,000 files a run, whose deletion waits mostly on the disk (35 s, 12
-    s of it CPU time) and so overlaps the tests well (docs/development.md)."""
+    s of it CPU time) and so overlaps the tests well (docs/performance.md, "The house")."""
     config = session.config
     keep = int(config.getini("tmp_path_retention_count"))
     if hasattr(config, "workerinput") or config.option.basetemp or keep < 1 or shutil.which("rm") is None:
@@ -49,6 +49,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     except (ImportError, KeyError, OSError):
         user = "unknown"  # as pytest names the folder then
     root = Path(os.environ.get("PYTEST_DEBUG_TEMPROOT") or tempfile.gettempdir()).resolve() / f"pytest-of-{user}"
+    # Only a folder of this user's own, as pytest requires before it deletes there: in a /tmp shared with others,
+    # another user may have made `pytest-of-<this user>` first.
+    if not root.is_dir() or root.is_symlink() or (hasattr(os, "getuid") and root.stat().st_uid != os.getuid()):
+        return
     runs = sorted((path for path in root.glob("pytest-*") if path.name[7:].isdigit()), key=lambda p: int(p.name[7:]))
     trash = list(root.glob("trash-*"))  # a deletion an earlier run did not finish
     for path in runs[: max(len(runs) - (keep - 1), 0)]:  # this run's folder is one of the `keep`
