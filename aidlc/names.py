@@ -24,6 +24,7 @@ BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u
 ZERO_WIDTH = frozenset("\u200b\u200c\u200d\u2060\ufeff")
 _HIDDEN = re.compile("[\x00-\x1f\x7f-\x9f" + "".join(sorted(BIDI | ZERO_WIDTH)) + "]")
 _HIDDEN_IN_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f" + "".join(sorted(BIDI | ZERO_WIDTH)) + "]")
+MAX_MESSAGE = 400  # a message quotes values from the files; a 2 MB value must not become a 2 MB line
 
 
 # What ASCII text may hold without hiding anything: the printable characters, tab and line ends.
@@ -71,6 +72,14 @@ def shown(value: str, keep: str = "") -> str:
 
 # aidlc's own colours (aidlc/report/style.py): the only escape sequences printed text may carry.
 _OWN_STYLE = re.compile("\x1b\\[(?:0|1|2|31|32|33|34)m")
+
+
+def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
+    """Cut the middle out of a long message, keeping its start (what) and its end (why)."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 5) // 2
+    return f"{text[:keep]} ... {text[-keep:]}"
 
 
 def terminal_safe(text: str) -> str:

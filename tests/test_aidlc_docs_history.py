@@ -12,8 +12,8 @@ import pytest
 
 from aidlc.aidlc_docs.reader import read_project
 from aidlc.model.types import Severity
+from aidlc.names import MAX_MESSAGE
 from aidlc.rules import docs_approvals, every_rule
-from aidlc.rules.catalogue import MAX_MESSAGE
 from aidlc.rules.docs_history_scan import history_findings
 from tests.helpers import git_init, run_cli, run_cli_process
 

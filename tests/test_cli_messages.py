@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from aidlc.cli.app import MAX_ERROR
 from tests.helpers import STORY1, STORY2, Bank, corpus_dir
 from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
 from tests.test_gate import BOLT_ID, INTENT_ID, LEDGER, PLAN, STORY, approve, decisions, gate, read, run, write
@@ -59,6 +60,18 @@ def test_an_unknown_subject_lists_what_exists(chain: Path) -> None:
         "aidlc status    # the intents and bolts that exist",
         "name one by its number (001), its name (checkout) or its folder (001-checkout); prefix the kind when a "
         "name is both: bolt:ID, intent:ID, release:ID"]
+
+
+def test_a_subject_of_5000_digits_is_quoted_by_its_ends_in_the_error(chain: Path) -> None:
+    result = gate(chain, "approve", "7" * 5000, "requirements")
+    assert result.exit_code == 2
+    message = result.stderr.split("\n", 1)[0]
+    assert message.startswith("error: no intent or bolt named '777") and " ... " in message
+    assert message.endswith(f"there are: intent {INTENT_ID}, bolt {BOLT_ID}")  # what exists, still said
+    assert len(message) <= len("error: ") + MAX_ERROR
+    assert steps(result.stderr)[0] == "aidlc status    # the intents and bolts that exist"
+    as_json = run(chain, "--format", "json", "gate", "approve", "7" * 5000, "--stage", "requirements")
+    assert as_json.exit_code == 2 and len(json.loads(as_json.stdout)["error"]["message"]) <= MAX_ERROR
 
 
 # -- next steps right for the situation --------------------------------------------------------------------

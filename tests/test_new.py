@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from aidlc.bank.config import load_config
 from aidlc.bank.loader import load_bank
 from aidlc.cli import cli
+from aidlc.cli.app import MAX_ERROR
+from aidlc.names import shorten
 from aidlc.rules import validate
 
 
@@ -133,7 +135,9 @@ def test_a_reference_that_is_no_number_names_nothing(repo: Path, ref: str) -> No
     assert aidlc(repo, "new", "intent", "Checkout")[0] == 0
     result = CliRunner().invoke(cli, ["--repo", str(repo), "new", "requirement", "Refunds", "--intent", ref])
     assert result.exit_code == 2, result.exception  # a usage error, not a traceback
-    assert f"no intent '{ref}'" in result.stderr and "existing: 001-checkout" in result.stderr
+    # A reference of 5,000 digits is quoted by its ends (the error's length is bounded), not whole.
+    assert f"error: {shorten(f'no intent {ref!r}', MAX_ERROR)}\n" in result.stderr
+    assert "existing: 001-checkout" in result.stderr
 
 
 def test_a_story_says_what_the_user_wants_in_their_words(repo: Path) -> None:

@@ -18,7 +18,7 @@ from aidlc.events.state import scan
 from aidlc.events.verify import split_lines
 from aidlc.model.events import Event
 from aidlc.model.findings import Finding
-from aidlc.rules import shorten
+from aidlc.names import shorten
 from aidlc.rules.catalogue import Rule
 from aidlc.workspace import open_bank
 

@@ -30,7 +30,8 @@ from aidlc.gates.signatures import about
 from aidlc.model.config import RecordsLayout
 from aidlc.model.events import ActorKind, Decision, Event
 from aidlc.model.findings import Finding
-from aidlc.rules import ci, shorten
+from aidlc.names import shorten
+from aidlc.rules import ci
 from aidlc.rules.catalogue import Rule
 from aidlc.workspace import layout_of
 

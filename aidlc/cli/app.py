@@ -17,7 +17,7 @@ import click
 
 from aidlc.bank.walk import CONFIG_FILE, DEFAULT_BANK, DEFAULT_DOCS, is_bank, shown, shown_json
 from aidlc.errors import AidlcError, UsageError
-from aidlc.names import arg, terminal_safe
+from aidlc.names import arg, shorten, terminal_safe
 from aidlc.report.style import Style
 
 JSON_VERSION = 1
@@ -230,8 +230,13 @@ def echo(text: str = "", err: bool = False, nl: bool = True) -> None:
     click.echo(terminal_safe(text), err=err, nl=nl)
 
 
+MAX_ERROR = 1000  # characters of an error message: a person reads what it is and why, never a pasted value whole
+
+
 def report_error(message: str, next_steps: list[str], code: int, wants_json: bool) -> None:
-    """The message and next steps on stderr; with --format json, also the error document on stdout."""
+    """The message and next steps on stderr; with --format json, also the error document on stdout. A message
+    quoting a value from the command line or a file (`--intent` given 5,000 digits) keeps its ends, not all of it."""
+    message = shorten(message, MAX_ERROR)
     if wants_json:
         click.echo(terminal_safe(shown_json(json.dumps({"version": JSON_VERSION, "error": {
             "message": message, "exit_code": code, "next_steps": next_steps}}, ensure_ascii=False, indent=2))))

@@ -10,6 +10,7 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import MemoryBank
 from aidlc.model.findings import Finding, Summary, ValidationReport
 from aidlc.model.types import Severity
+from aidlc.names import shorten
 from aidlc.perf import gc_paused
 
 # A memory bank's rules; the aidlc-docs layout's load where its records are validated (run_docs_rules), and every
@@ -26,7 +27,7 @@ from aidlc.rules import (  # noqa: F401 - registers
     state,
     structure,
 )
-from aidlc.rules.catalogue import CATALOGUE, Hit, Rule, every_rule, shorten
+from aidlc.rules.catalogue import CATALOGUE, Hit, Rule, every_rule
 
 if TYPE_CHECKING:
     from aidlc.aidlc_docs.model import DocsProject, RecordsWorkspace
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from aidlc.rules.docs_approvals import Units
     from aidlc.rules.docs_gates import JudgedBy
 
-__all__ = ["Rule", "every_rule", "run_docs_rules", "run_records_rules", "run_rules", "shorten", "validate"]
+__all__ = ["Rule", "every_rule", "run_docs_rules", "run_records_rules", "run_rules", "validate"]
 
 
 def run_rules(bank: MemoryBank, index: BankIndex | None = None) -> list[Finding]:

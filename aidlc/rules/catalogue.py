@@ -17,16 +17,6 @@ from aidlc.bank.index import BankIndex
 from aidlc.bank.items import StoryItem
 from aidlc.model.types import Severity
 
-MAX_MESSAGE = 400  # a message quotes values from the files; a 2 MB value must not become a 2 MB line
-
-
-def shorten(text: str, limit: int = MAX_MESSAGE) -> str:
-    """Cut the middle out of a long message, keeping its start (what) and its end (why)."""
-    if len(text) <= limit:
-        return text
-    keep = (limit - 5) // 2
-    return f"{text[:keep]} ... {text[-keep:]}"
-
 
 @dataclass(frozen=True)
 class Hit:

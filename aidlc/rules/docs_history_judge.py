@@ -18,7 +18,8 @@ from aidlc.aidlc_docs.markdown import marker_lines, one_line_end
 from aidlc.aidlc_docs.model import AuditEntry
 from aidlc.bank.frontmatter import UTF16_MARKS
 from aidlc.model.findings import Finding
-from aidlc.rules.catalogue import Rule, shorten
+from aidlc.names import shorten
+from aidlc.rules.catalogue import Rule
 
 
 @dataclass

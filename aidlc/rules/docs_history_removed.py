@@ -9,9 +9,8 @@ from collections import Counter
 
 from aidlc import vcs
 from aidlc.aidlc_docs.reader import is_audit_of
-from aidlc.names import arg
+from aidlc.names import arg, shorten
 from aidlc.plural import plural
-from aidlc.rules.catalogue import shorten
 from aidlc.rules.docs_history import LOG_REMOVED
 from aidlc.rules.docs_history_judge import Judge, Removal, Version, short, words
 
