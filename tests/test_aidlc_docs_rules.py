@@ -1236,22 +1236,61 @@ def test_an_approval_logged_under_the_next_stage_s_start_approves_the_stage_it_l
     assert [(f.code, f.line) for f in docs.findings()] == ([] if approved else [("AIDLC-DOCS-003", line)])
 
 
-@pytest.mark.parametrize(("waits", "said", "approved"), [
-    ("Waiting for user approval to proceed to Application Design.", "ㄱㄱ", True),
-    ("Waiting for user approval to proceed to Units Generation.", "ㄱㄱ", False),  # it waited for another stage
-    ("Execution plan created.", "ㄱㄱ", False),  # nothing waited for
-    ("Waiting for user approval to proceed to Application Design.", "reject: rework the plan first", False)])
+PLANNED = "Workflow Planning - Execution Plan Created"
+STATUS_CHECK = "Status Check"
+
+
+def waiting(heading: str, answer: str) -> tuple[str, str | None, str, str]:
+    """An entry whose answer waits for the person: SUHYUNSHIM's, about Workflow Planning, or Supplier-Onboarding's
+    answer to "where are we?", whose heading and Context name no stage."""
+    if heading == PLANNED:
+        return (PLANNED, None, answer, "INCEPTION - Workflow Planning")
+    return (heading, "where are we?", answer, "Status clarification")
+
+
+STILL_IN = "Confirmed the project is still formally in INCEPTION - Workflow Planning Review, "
+
+
+@pytest.mark.parametrize(("before", "said", "approved"), [
+    (waiting(PLANNED, "Waiting for user approval to proceed to Application Design."), "ㄱㄱ", True),
+    # it waited for another stage
+    (waiting(PLANNED, "Waiting for user approval to proceed to Units Generation."), "ㄱㄱ", False),
+    (waiting(PLANNED, "Execution plan created."), "ㄱㄱ", False),  # nothing waited for
+    (waiting(PLANNED, "Waiting for user approval to proceed to Application Design."), "reject: rework the plan first",
+     False),
+    (waiting(STATUS_CHECK, STILL_IN + "awaiting user approval to enter Application Design."), "okay lets do that",
+     True),
+    (waiting(STATUS_CHECK, STILL_IN + "awaiting user approval to enter Units Generation."), "okay lets do that",
+     False),
+    # which stage it waits in, nothing says
+    (waiting(STATUS_CHECK, "Confirmed the project is on track, awaiting user approval to enter Application Design."),
+     "okay lets do that", False)])
 def test_the_persons_words_starting_the_stage_an_entry_waited_to_proceed_to_approve_the_stage_before(
-        docs: DocsRepo, waits: str, said: str, approved: bool) -> None:
+        docs: DocsRepo, before: tuple[str, str | None, str, str], said: str, approved: bool) -> None:
     # SUHYUNSHIM/aidlc-0204: `Waiting For: User approval to proceed to Application Design`, then the person's "ㄱㄱ"
     # ("go go") under `## Application Design - Stage Start`: the approval of Workflow Planning it waited for.
-    entries = [("Workflow Planning - Execution Plan Created", None, waits, "INCEPTION - Workflow Planning")
-               if e[0] == "Workflow Planning - Approval" else e for e in ENTRIES]
-    docs.write(AUDIT, with_entry_after("Workflow Planning - Execution Plan Created", (
+    # Supplier-Onboarding: `## ATP Status Check` answers "where are we?" with "still formally in INCEPTION - Units
+    # Generation Review, awaiting user approval to enter Construction Functional Design"; the person's "okay lets do
+    # that" under `## ATP/ORDS Functional Design Planning Started` approves the stage that sentence names.
+    entries = [before if e[0] == "Workflow Planning - Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, with_entry_after(before[0], (
         "Application Design - Stage Start", said, "Starting Application Design stage.",
         "Designing high-level components"), entries))
     line = docs.line(STATE, "Workflow Planning")
     assert [(f.code, f.line) for f in docs.findings()] == ([] if approved else [("AIDLC-DOCS-003", line)])
+
+
+def test_a_go_ahead_starting_no_stage_after_an_awaited_approval_to_proceed_approves_the_stage_put(
+        docs: DocsRepo) -> None:
+    # DocSuri: Context `Infrastructure Design artifacts created, awaiting user approval to proceed to Code
+    # Generation.`, then "continue to the next stage" in an entry starting no stage: the go-ahead answers the stage
+    # put to the person, as any other after a Context awaiting approval.
+    entries = [("Workflow Planning - Approval", None, "Ready to proceed?",
+                "Workflow Planning artifacts created, awaiting user approval to proceed to Application Design.")
+               if e[0] == "Workflow Planning - Approval" else e for e in ENTRIES]
+    docs.write(AUDIT, with_entry_after("Workflow Planning - Approval", (
+        "User Response", "continue to the next stage", "Proceeding.", "Session continues."), entries))
+    assert docs.findings() == []
 
 
 GATE = "CONSTRUCTION - Unit 2 Functional Design done; approval gate before Code Generation."

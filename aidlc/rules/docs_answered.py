@@ -28,9 +28,10 @@ from aidlc.rules.docs_words import (
     words_of,
 )
 
-# "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to.
-_WAITS_TO_PROCEED = re.compile(r"\bwait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|human\W+)?approval\W+to\W+"
-                               r"(?:proceed|continue|move\W+on)\W+to\W+(?:the\W+)?(?P<stage>[^.\n]{1,60})",
+# "**Waiting For**: User approval to proceed to Workflow Planning": the stage an entry's author waits to move on to
+# ("awaiting user approval to enter Construction Functional Design", Supplier-Onboarding).
+_WAITS_TO_PROCEED = re.compile(r"\ba?wait\w*\W+(?:for\W+)?(?:the\W+)?(?:user\W+|human\W+)?approval\W+to\W+"
+                               r"(?:(?:proceed|continue|move\W+on)\W+to|enter)\W+(?:the\W+)?(?P<stage>[^.\n]{1,60})",
                                re.IGNORECASE)
 
 
@@ -45,7 +46,8 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
     """The stages `before` put to the person, when `entry`, the next entry, holds their go-ahead: `before` waits
     for their approval to proceed to a next stage and `entry` starts that stage with their words (SUHYUNSHIM's
     `## Application Design - Stage Start` with "ㄱㄱ" after `Waiting For: User approval to proceed to Application
-    Design`), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
+    Design`; when `entry` starts another stage, its words answered no wait; when it starts none, it is read as
+    below), or `before`'s Context or Status says it awaits the approval of its stage and the person's words in
     `entry` go ahead, whatever `entry`'s heading (cheongYak-radar's `U4 Infrastructure Design done; approval gate
     before Code Generation.`, then "진행" under `## U4 Code Generation`; else its heading asks for it, `_prompted`), or
     its heading says its stages complete and `entry` goes on with a go-ahead (`_completed`). Never words dated before
@@ -54,11 +56,14 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
     if before is None or refuses(entry) or dated_before(entry, before):
         return ()
     waited = _WAITS_TO_PROCEED.search(before.text)
-    if waited is not None:
-        left = stage_of(before.heading or "") or stage_of(before.fields.get("context", ""))
-        going = stage_of(waited.group("stage"))
-        starts = STARTS.search(entry.heading or "") and stage_of(entry.heading or "") == going
-        return (left,) if starts and going is not None and left not in (None, going) else ()
+    heading = entry.heading or ""
+    started = stage_of(heading) if STARTS.search(heading) else None
+    if waited is not None and started is not None:  # an entry starting no stage is read as any other below
+        # the stage it is about: its heading's, its Context's, else the one its sentence puts it in before the wait
+        # (`still formally in INCEPTION - Units Generation Review, awaiting user approval to enter Construction ...`)
+        left = stage_of(before.heading or "") or stage_of(before.fields.get("context", "")) \
+            or stage_of(SENTENCE.split(before.text[:waited.start()])[-1])
+        return (left,) if started == stage_of(waited.group("stage")) and left not in (None, started) else ()
     if not goes_ahead(entry):
         return ()
     put = put_to_the_person(before) or _prompted(before, entry)
