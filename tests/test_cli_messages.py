@@ -10,7 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from aidlc.cli import cli
 from aidlc.cli.app import MAX_ERROR
 from tests.helpers import STORY1, STORY2, Bank, corpus_dir
 from tests.helpers import run_cli_process as run_cli  # the real process: these tests are about it
@@ -33,6 +35,25 @@ def test_repo_is_accepted_after_the_command_name(chain: Path, tmp_path: Path) ->
     assert '"errors": 0' in proc.stdout
     proc = run_cli("gate", "approve", "001", "--repo", str(chain), "--stage", "requirements", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.parametrize(("group", "command"), [
+    ("audit", "append"), ("bolt", "abort"), ("gate", "approve"), ("llm", "check"), ("log", "verify"), ("new", "intent"),
+    ("schema", "export")])
+def test_a_command_group_takes_the_global_options_before_its_command(chain: Path, group: str, command: str) -> None:
+    # `aidlc gate --format json approve ...` was refused: "No such option '--format'".
+    result = CliRunner().invoke(cli, [group, "--repo", str(chain), "--format", "json", "-q", command, "--help"],
+                                prog_name="aidlc")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"Usage: aidlc {group} {command} ")
+
+
+def test_global_options_before_a_group_s_command_take_effect(chain: Path, tmp_path: Path) -> None:
+    # the --repo after `gate` names the repository over the one before it (an empty folder)
+    result = run(tmp_path, "gate", "--repo", str(chain), "--format", "json", "approve", "042", "--stage",
+                 "requirements")
+    assert result.exit_code == 2, result.output
+    assert json.loads(result.stdout)["error"]["message"].startswith("no intent or bolt named '042'")
 
 
 # -- gate subjects named as `aidlc new` names them --------------------------------------------------------

@@ -20,6 +20,7 @@ from aidlc.workspace import layout_of, reads_workspace, records_folder
 _TEXT = "TEXT verbatim, never a summary; @FILE reads it from a UTF-8 file, - from stdin, @@... is a text starting @."
 
 
+@output_options
 @click.group("audit")
 def audit_group() -> None:
     """The aidlc-docs audit log: append entries with the real time, recorded in the ledger."""

@@ -12,6 +12,7 @@ from aidlc.cli.app import App, can_prompt, echo, output_options
 from aidlc.cli.modelflags import ModelFlags, model_options
 
 
+@output_options
 @click.group("bolt")
 def bolt_group() -> None:
     """Run a bolt: the model plans, a person approves, the model edits, checks verify, a person accepts."""

@@ -40,6 +40,7 @@ MEANING = {
 }
 
 
+@output_options
 @click.group("gate")
 def gate_group() -> None:
     """Record a human decision at a gate, bound to the bytes it judged.

@@ -11,6 +11,7 @@ from aidlc.cli.app import App, output_options, report_error
 from aidlc.cli.modelflags import ModelFlags, model_options
 
 
+@output_options
 @click.group("llm")
 def llm_group() -> None:
     """The LLM layer: providers, structured output, record/replay."""

@@ -24,6 +24,7 @@ from aidlc.names import arg
 from aidlc.workspace import records_folder
 
 
+@output_options
 @click.group("log")
 def log_group() -> None:
     """The ledger: memory-bank/events.jsonl (aidlc-docs/events.jsonl in the aidlc-docs layout)."""

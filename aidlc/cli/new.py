@@ -39,6 +39,7 @@ _criterion = click.option("--criterion", "criteria", multiple=True,
                           help="An acceptance criterion (repeatable): '**Given** ..., **When** ..., **Then** ...'.")
 
 
+@output_options
 @click.group("new")
 def new_group() -> None:
     """Create an intent, requirement, unit, story or bolt with the next free number."""

@@ -10,6 +10,7 @@ from aidlc.cli.app import App, output_options, write_output
 from aidlc.formats import all_schemas, dump
 
 
+@output_options
 @click.group("schema")
 def schema_group() -> None:
     """JSON Schemas of aidlc's file formats (generated from its models)."""
