@@ -57,7 +57,7 @@ def answered(before: AuditEntry | None, entry: AuditEntry) -> tuple[str, ...]:
         return ()
     waited = _WAITS_TO_PROCEED.search(before.text)
     heading = entry.heading or ""
-    started = stage_of(heading) if STARTS.search(heading) else None
+    started = stage_of(heading) if waited is not None and STARTS.search(heading) else None
     if waited is not None and started is not None:  # an entry starting no stage is read as any other below
         # the stage it is about: its heading's, its Context's, else the one its sentence puts it in before the wait
         # (`still formally in INCEPTION - Units Generation Review, awaiting user approval to enter Construction ...`)
