@@ -1,5 +1,5 @@
-"""Shell completion: a real `aidlc` process asked as a shell asks it (click's completion variables), and a real
-bash that sources the script `aidlc` writes and completes a word with it."""
+"""Shell completion: `aidlc` asked as a shell asks it (click's completion variables), and a real bash that sources
+the script a real `aidlc` process writes and completes a word with it."""
 
 from __future__ import annotations
 
@@ -10,14 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import Bank
+from tests.helpers import Bank, in_process
 
 
 def _complete(root: Path, words: str) -> list[str]:
-    """What `aidlc` offers for the last word of `words` (ends in a space: a new word), as bash asks it."""
+    """What `aidlc` offers for the last word of `words` (ends in a space: a new word), as bash asks it: in this
+    process, with the environment bash gives the command (a real bash completes one below)."""
     env = {**os.environ, "_AIDLC_COMPLETE": "bash_complete", "COMP_WORDS": words,
            "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
-    done = subprocess.run([sys.executable, "-m", "aidlc"], cwd=root, env=env, capture_output=True, text=True)
+    done = in_process([], env, cwd=root)
     assert done.returncode == 0 and done.stderr == "", done.stderr
     return [line.split(",", 1)[1] for line in done.stdout.splitlines() if line]
 

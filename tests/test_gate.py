@@ -433,18 +433,19 @@ def test_an_agent_is_refused_in_a_real_process(chain: Path) -> None:
 def test_a_command_run_in_a_coding_agent_s_shell_is_the_agent_s(chain: Path, marker: str, value: str,
                                                                agent: str) -> None:
     """An agent told to run `aidlc gate approve` runs it in its own shell, which it marks; AIDLC_ACTOR_KIND=human
-    does not make it a person's. Before: recorded as Ada's approval."""
+    does not make it a person's. Before: recorded as Ada's approval. In this process, with exactly the shell's
+    environment (the marker is read from it alone); the test above runs the refusal in a real process."""
     before = read(chain, LEDGER)
-    proc = run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
-                   env={marker: value, "AIDLC_ACTOR_KIND": "human"})
+    proc = run_in_process("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
+                          env={marker: value, "AIDLC_ACTOR_KIND": "human"})
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"it runs in a coding agent's shell ({marker} is set: {agent}). AI proposes, a human decides." in \
         proc.stderr
     assert f"aidlc gate approve {INTENT_ID} --stage requirements    # a person, from their own shell" in proc.stderr
     assert read(chain, LEDGER) == before
     other = "user" if marker == "CURSOR_EXTENSION_HOST_ROLE" else "0"  # the editor's own role, or 0: no agent's shell
-    assert run_cli("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
-                   env={marker: other}).returncode == 0
+    assert run_in_process("--repo", str(chain), "gate", "approve", INTENT_ID, "--stage", "requirements",
+                          env={marker: other}).returncode == 0
 
 
 @pytest.mark.parametrize("agent", ["Claude <noreply@anthropic.com>", "Cursor Agent <CursorAgent@cursor.com>"])
