@@ -201,6 +201,32 @@ def test_a_status_cell_holding_a_checkbox_is_read_as_the_box(tmp_path: Path) -> 
     assert (marks["workflow-planning"], marks["code-generation"]) == ("done", "pending")
 
 
+EARLY_PHASES = ["Welcome", "Initial Setup", "Phase 1: Requirements Assessment", "Phase 2: Story Planning",
+                "Phase 3: Story Development", "Phase 4: Architectural Decision", "Phase 5: Unit Planning",
+                "Phase 6: Unit Generation", "Phase 12: Unit Code Generation"]
+
+
+def test_the_phases_of_the_prompts_before_the_first_release_are_named_not_guessed(tmp_path: Path) -> None:
+    # sathishc/ticketing and aireadydatablueprints.com (January 2025): numbered phases that cut the work otherwise
+    # than today's stages, and entries of a Prompt, a Response and a Status. Each name is reported, no tick judged.
+    root = tmp_path / "ticketing"
+    root.mkdir()
+    git_init(root)
+    repo = DocsRepo(root)
+    repo.write(f"{DOCS}/aidlc-state.md", "# AI-DLC State Tracking\n\n## Phase Progress\n" + "".join(
+        f"- [x] {name}\n" for name in EARLY_PHASES) + "- [ ] Phase 7: Unit Design Planning\n")
+    repo.write(AUDIT, "# AI-DLC Audit Trail\n\n## Phase 1: Requirements Assessment\n**Timestamp**: "
+               f"{iso(stamp(0))}\n**Prompt**: \"Requirements assessment complete. Are you ready to begin with Story "
+               "Planning?\"\n**Response**: \"yes\"\n**Status**: Approved\n**Context**: requirements.md written\n")
+    repo.commit("phase 1", stamp(0))
+    report = json.loads(run_cli("validate", str(root), "--format", "json").stdout)
+    named = [(f["code"], f["line"]) for f in report["findings"] if f["path"] == f"{DOCS}/aidlc-state.md"]
+    assert named == [("AIDLC-DOCS-012", line) for line in range(4, 4 + len(EARLY_PHASES) + 1)]
+    assert report["summary"]["errors"] == 0
+    status = json.loads(run_cli("status", str(root), "--format", "json").stdout)
+    assert [stage for phase in status["phases"] for stage in phase["stages"]] == []
+
+
 # -- a plan replaced by a revised one -------------------------------------------------------------------------------
 @pytest.fixture
 def shop(tmp_path: Path) -> DocsRepo:
