@@ -13,7 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.aidlc_docs_sample import AUDIT, DOCS, ENTRIES, STATE, DocsRepo, build_docs_repo, entry_text, stamp
+from tests.aidlc_docs_sample import (
+    AUDIT,
+    DOCS,
+    ENTRIES,
+    STATE,
+    DocsRepo,
+    build_docs_repo,
+    clean_files,
+    entry_text,
+    stamp,
+)
 from tests.aidlc_v2_sample import RECORD as V2_RECORD
 from tests.aidlc_v2_sample import build_v2_repo
 from tests.helpers import git_init, run_cli, summary_line
@@ -323,6 +333,29 @@ def test_a_docs_folder_a_commit_deleted_whole_is_named_with_that_commit_and_the_
     subprocess.run(["bash", "-c", steps[0]], cwd=docs.root, check=True, capture_output=True)
     restored = run_cli("validate", "--format", "json", cwd=docs.root)
     assert restored.returncode in (0, 1) and json.loads(restored.stdout)["summary"]["files"] > 0, restored.stderr
+
+
+def test_a_folder_of_a_state_file_and_no_audit_log_deleted_whole_is_judged_by_ci(tmp_path: Path) -> None:
+    """takashimamorino/aidlc-workflows kept aidlc-state.md beside a log of its own name (log.md), which is no audit log
+    to aidlc, and a commit deleted the folder whole: validate's error said `aidlc ci --base` before that commit
+    reports the deletion, and ci passed with nothing to say (029 asked for the folder to stay; 024 is of a log)."""
+    root = tmp_path / "tasks"
+    root.mkdir()
+    git_init(root)
+    docs = DocsRepo(root)
+    for rel, text in clean_files().items():
+        docs.write(f"{DOCS}/log.md" if rel == AUDIT else rel, text)
+    docs.commit("Phase 1-3: the records", stamp(0))
+    shutil.rmtree(docs.path(DOCS))
+    docs.commit("Phase 4-5: the records move out")
+    gone = head_of(docs)[:12]
+    result = run_cli("validate", cwd=docs.root)
+    assert result.returncode == 2 and f"aidlc ci . --base '{gone}^'" in result.stderr, result.stderr
+    judged = run_cli("ci", "--format", "json", "--base", f"{gone}^", cwd=docs.root)
+    assert judged.returncode == 1, judged.stdout + judged.stderr
+    found = [(f["code"], f["path"], f["message"]) for f in json.loads(judged.stdout)["findings"]]
+    assert found == [("AIDLC-DOCS-029", STATE, f"commit {gone} (Phase 4-5: the records move out) deleted {STATE} with "
+                      f"the whole {DOCS}/ folder, which held no audit log: no stage's tick or approval is checked")]
 
 
 def test_a_repository_that_never_held_an_aidlc_docs_folder_is_still_offered_a_memory_bank(tmp_path: Path) -> None:

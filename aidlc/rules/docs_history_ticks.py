@@ -68,11 +68,15 @@ def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, aud
         _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project, units, reported)
 
 
-def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: str, project: DocsProject) -> None:
-    """The last commit that deleted the state file, where the work tree reads none in a folder it still holds: a
-    pull request that renames aidlc-state.md (`AIDLC-State.md`, one letter of another alphabet) or splits it into
-    two state/ files leaves every stage unjudged, as one that deletes the audit log would (AIDLC-DOCS-024)."""
-    if project.state is not None or not (Path(project.root) / project.rel).is_dir():
+def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: str, project: DocsProject,
+                        audits: list[str]) -> None:
+    """The last commit that deleted the state file, where the work tree reads none: a pull request that renames
+    aidlc-state.md (`AIDLC-State.md`, one letter of another alphabet) or splits it into two state/ files leaves every
+    stage unjudged, as one that deletes the audit log would (AIDLC-DOCS-024). A folder deleted whole is charged so
+    only where it held no audit log (`audits`, the logs of these commits), whose deletion 024 reports:
+    takashimamorino/aidlc-workflows kept its log as log.md, and the pull request deleting the folder passed."""
+    folder_kept = (Path(project.root) / project.rel).is_dir()
+    if project.state is not None or (audits and not folder_kept):
         return
     deleted = [revision for revision in revisions if state_rel in revision.files
                and revision.files[state_rel][0] is None and any(revision.files[state_rel][1])]
@@ -80,10 +84,12 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
     # one is AIDLC-DOCS-015's), and the deleted version checked out would overwrite it.
     if deleted and state_rel not in judge.head:
         revision = deleted[-1]
-        judge.add(STATE_REMOVED, state_rel, None, f"{short(revision)} deleted {state_rel}, and the work tree holds no "
-                  f"state file aidlc reads in {project.rel}/ (aidlc-state.md, or one state/<branch>.md): no stage's "
-                  "tick or approval is checked", f"git checkout {revision.parents[0][:12]} -- {arg(state_rel)}    # "
-                  "the state file as it was; commit it")
+        where = (f", and the work tree holds no state file aidlc reads in {project.rel}/ (aidlc-state.md, or one "
+                 "state/<branch>.md)" if folder_kept else
+                 f" with the whole {project.rel}/ folder, which held no audit log")
+        judge.add(STATE_REMOVED, state_rel, None, f"{short(revision)} deleted {state_rel}{where}: no stage's tick or "
+                  "approval is checked", f"git checkout {revision.parents[0][:12]} -- {arg(state_rel)}    # the state "
+                  "file as it was; commit it")
 
 
 def _later(sides: list[dict[Key, str]], order: dict[str, int]) -> dict[Key, str]:
