@@ -354,8 +354,8 @@ def test_a_folder_of_a_state_file_and_no_audit_log_deleted_whole_is_judged_by_ci
     judged = run_cli("ci", "--format", "json", "--base", f"{gone}^", cwd=docs.root)
     assert judged.returncode == 1, judged.stdout + judged.stderr
     found = [(f["code"], f["path"], f["message"]) for f in json.loads(judged.stdout)["findings"]]
-    assert found == [("AIDLC-DOCS-029", STATE, f"commit {gone} (Phase 4-5: the records move out) deleted {STATE} with "
-                      f"the whole {DOCS}/ folder, which held no audit log: no stage's tick or approval is checked")]
+    assert found == [("AIDLC-DOCS-029", STATE, f"commit {gone} (Phase 4-5: the records move out) deleted {STATE}, and "
+                      f"the {DOCS}/ folder, which held no audit log, is gone: no stage's tick or approval is checked")]
 
 
 def test_a_repository_that_never_held_an_aidlc_docs_folder_is_still_offered_a_memory_bank(tmp_path: Path) -> None:

@@ -86,7 +86,7 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
         revision = deleted[-1]
         where = (f", and the work tree holds no state file aidlc reads in {project.rel}/ (aidlc-state.md, or one "
                  "state/<branch>.md)" if folder_kept else
-                 f" with the whole {project.rel}/ folder, which held no audit log")
+                 f", and the {project.rel}/ folder, which held no audit log, is gone")
         judge.add(STATE_REMOVED, state_rel, None, f"{short(revision)} deleted {state_rel}{where}: no stage's tick or "
                   "approval is checked", f"git checkout {revision.parents[0][:12]} -- {arg(state_rel)}    # the state "
                   "file as it was; commit it")
