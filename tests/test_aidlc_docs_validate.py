@@ -335,10 +335,13 @@ def test_a_docs_folder_a_commit_deleted_whole_is_named_with_that_commit_and_the_
     assert restored.returncode in (0, 1) and json.loads(restored.stdout)["summary"]["files"] > 0, restored.stderr
 
 
-def test_a_folder_of_a_state_file_and_no_audit_log_deleted_whole_is_judged_by_ci(tmp_path: Path) -> None:
+@pytest.mark.parametrize("state_first", [False, True])
+def test_a_folder_of_a_state_file_and_no_audit_log_deleted_whole_is_judged_by_ci(tmp_path: Path,
+                                                                                state_first: bool) -> None:
     """takashimamorino/aidlc-workflows kept aidlc-state.md beside a log of its own name (log.md), which is no audit log
     to aidlc, and a commit deleted the folder whole: validate's error said `aidlc ci --base` before that commit
-    reports the deletion, and ci passed with nothing to say (029 asked for the folder to stay; 024 is of a log)."""
+    reports the deletion, and ci passed with nothing to say (029 asked for the folder to stay; 024 is of a log).
+    `state_first`: the state file goes one commit, the rest of the folder the next; that first commit is named."""
     root = tmp_path / "tasks"
     root.mkdir()
     git_init(root)
@@ -346,12 +349,17 @@ def test_a_folder_of_a_state_file_and_no_audit_log_deleted_whole_is_judged_by_ci
     for rel, text in clean_files().items():
         docs.write(f"{DOCS}/log.md" if rel == AUDIT else rel, text)
     docs.commit("Phase 1-3: the records", stamp(0))
+    base = head_of(docs)[:12]
+    if state_first:
+        docs.path(STATE).unlink()
+        docs.commit("Phase 4-5: the records move out")
     shutil.rmtree(docs.path(DOCS))
-    docs.commit("Phase 4-5: the records move out")
-    gone = head_of(docs)[:12]
+    docs.commit("the rest of the folder too" if state_first else "Phase 4-5: the records move out")
+    gone = subprocess.run(["git", "log", "-1", "--format=%h", "--abbrev=12", "--diff-filter=D", "--", STATE],
+                          cwd=root, check=True, capture_output=True, text=True).stdout.strip()
     result = run_cli("validate", cwd=docs.root)
     assert result.returncode == 2 and f"aidlc ci . --base '{gone}^'" in result.stderr, result.stderr
-    judged = run_cli("ci", "--format", "json", "--base", f"{gone}^", cwd=docs.root)
+    judged = run_cli("ci", "--format", "json", "--base", base, cwd=docs.root)
     assert judged.returncode == 1, judged.stdout + judged.stderr
     found = [(f["code"], f["path"], f["message"]) for f in json.loads(judged.stdout)["findings"]]
     assert found == [("AIDLC-DOCS-029", STATE, f"commit {gone} (Phase 4-5: the records move out) deleted {STATE}, and "
