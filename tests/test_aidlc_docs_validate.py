@@ -329,25 +329,33 @@ def test_a_docs_folder_a_commit_deleted_whole_is_named_with_that_commit_and_the_
     assert steps[:2] == [f"git checkout '{gone}^' -- {STATE} {AUDIT}", f"aidlc ci . --base '{gone}^'"], steps
     judged = run_cli("ci", "--format", "json", "--base", f"{gone}^", cwd=docs.root)
     assert judged.returncode == 1, judged.stdout + judged.stderr
-    assert "AIDLC-DOCS-024" in {f["code"] for f in json.loads(judged.stdout)["findings"]}  # the log, deleted
+    codes = [f["code"] for f in json.loads(judged.stdout)["findings"]]
+    assert "AIDLC-DOCS-024" in codes and "AIDLC-DOCS-029" not in codes  # the log, deleted; the folder charged once
     subprocess.run(["bash", "-c", steps[0]], cwd=docs.root, check=True, capture_output=True)
     restored = run_cli("validate", "--format", "json", cwd=docs.root)
     assert restored.returncode in (0, 1) and json.loads(restored.stdout)["summary"]["files"] > 0, restored.stderr
 
 
-@pytest.mark.parametrize("state_first", [False, True])
-def test_a_folder_of_a_state_file_and_no_audit_log_deleted_whole_is_judged_by_ci(tmp_path: Path,
-                                                                                state_first: bool) -> None:
+@pytest.mark.parametrize(("state_first", "log"), [(False, "log.md"), (True, "log.md"), (False, "an empty audit.md")])
+def test_a_folder_of_a_state_file_and_no_audit_log_deleted_whole_is_judged_by_ci(tmp_path: Path, state_first: bool,
+                                                                                log: str) -> None:
     """takashimamorino/aidlc-workflows kept aidlc-state.md beside a log of its own name (log.md), which is no audit log
     to aidlc, and a commit deleted the folder whole: validate's error said `aidlc ci --base` before that commit
     reports the deletion, and ci passed with nothing to say (029 asked for the folder to stay; 024 is of a log).
-    `state_first`: the state file goes one commit, the rest of the folder the next; that first commit is named."""
+    `state_first`: the state file goes one commit, the rest of the folder the next; that first commit is named.
+    An audit.md of a title and no entry beside the state file is no way around it: 024 charges no log that lost
+    nothing, so the state file's deletion is charged."""
     root = tmp_path / "tasks"
     root.mkdir()
     git_init(root)
     docs = DocsRepo(root)
     for rel, text in clean_files().items():
-        docs.write(f"{DOCS}/log.md" if rel == AUDIT else rel, text)
+        if rel != AUDIT:
+            docs.write(rel, text)
+        elif log == "log.md":
+            docs.write(f"{DOCS}/log.md", text)
+        else:
+            docs.write(AUDIT, "# AI-DLC Audit Log\n")
     docs.commit("Phase 1-3: the records", stamp(0))
     base = head_of(docs)[:12]
     if state_first:
@@ -363,7 +371,8 @@ def test_a_folder_of_a_state_file_and_no_audit_log_deleted_whole_is_judged_by_ci
     assert judged.returncode == 1, judged.stdout + judged.stderr
     found = [(f["code"], f["path"], f["message"]) for f in json.loads(judged.stdout)["findings"]]
     assert found == [("AIDLC-DOCS-029", STATE, f"commit {gone} (Phase 4-5: the records move out) deleted {STATE}, and "
-                      f"the {DOCS}/ folder, which held no audit log, is gone: no stage's tick or approval is checked")]
+                      f"the {DOCS}/ folder, which held no audit log entry, is gone: no stage's tick or approval is "
+                      "checked")]
 
 
 def test_a_repository_that_never_held_an_aidlc_docs_folder_is_still_offered_a_memory_bank(tmp_path: Path) -> None:

@@ -67,8 +67,8 @@ TICKED_UNAPPROVED = docs_rule(
     "their raw input) before the stage is ticked; or untick it")
 STATE_REMOVED = docs_rule(
     "AIDLC-DOCS-029", E, "a state file that commits tracked was deleted, or moved where aidlc reads no state file "
-    "(renamed, or split into several state/ files), and the folder is still there, or went with it and held no audit "
-    "log (whose deletion is AIDLC-DOCS-024's): no stage's tick or approval is checked any more (one HEAD holds again, "
+    "(renamed, or split into several state/ files), and the folder is still there, or went with it and no audit "
+    "log's loss is charged (AIDLC-DOCS-024): no stage's tick or approval is checked any more (one HEAD holds again, "
     "written by a later commit, is no deletion)",
     "restore the state file from the commit before (`git checkout COMMIT^ -- aidlc-docs/aidlc-state.md`) and commit "
     "it: aidlc-state.md (or the one state/<branch>.md) is the record of which stages ran")

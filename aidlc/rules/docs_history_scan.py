@@ -52,7 +52,7 @@ def history_findings(project: DocsProject, since: str | None = None, ticks: bool
     judge_stamps(judge, revisions, audits, min(first) if first else None)
     judge_shared(judge, audits, since)
     judge_ignored(judge, rel, audits, since)
-    judge_state_removed(judge, revisions, state_rel, project, audits)
+    judge_state_removed(judge, revisions, state_rel, project)
     if ticks:
         judge_ticks(judge, revisions, state_rel, audits, project, units or Units(project), reported, since)
     # Each finding at the line HEAD holds what it is about: the line of an older version is another line now.

@@ -16,7 +16,7 @@ from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.state import read_state, restate
 from aidlc.names import arg
 from aidlc.rules.docs_approvals import Units, approvals_in
-from aidlc.rules.docs_history import STATE_REMOVED, TICKED_UNAPPROVED
+from aidlc.rules.docs_history import LOG_REMOVED, STATE_REMOVED, TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions, words
 from aidlc.rules.docs_standing import approval_of, claimed_units, unnamed_stages
 
@@ -68,15 +68,14 @@ def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, aud
         _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project, units, reported)
 
 
-def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: str, project: DocsProject,
-                        audits: list[str]) -> None:
+def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: str, project: DocsProject) -> None:
     """The last commit that deleted the state file, where the work tree reads none: a pull request that renames
     aidlc-state.md (`AIDLC-State.md`, one letter of another alphabet) or splits it into two state/ files leaves every
     stage unjudged, as one that deletes the audit log would (AIDLC-DOCS-024). A folder deleted whole is charged so
-    only where it held no audit log (`audits`, the logs of these commits), whose deletion 024 reports:
-    takashimamorino/aidlc-workflows kept its log as log.md, and the pull request deleting the folder passed."""
+    where 024 charged no log of it (judged before this): takashimamorino/aidlc-workflows kept its log as log.md, and
+    the pull request deleting the folder passed; so did one whose audit.md held no entry to lose."""
     folder_kept = (Path(project.root) / project.rel).is_dir()
-    if project.state is not None or (audits and not folder_kept):
+    if project.state is not None or (not folder_kept and any(f.code == LOG_REMOVED.code for f in judge.findings)):
         return
     deleted = [revision for revision in revisions if state_rel in revision.files
                and revision.files[state_rel][0] is None and any(revision.files[state_rel][1])]
@@ -86,7 +85,7 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
         revision = deleted[-1]
         where = (f", and the work tree holds no state file aidlc reads in {project.rel}/ (aidlc-state.md, or one "
                  "state/<branch>.md)" if folder_kept else
-                 f", and the {project.rel}/ folder, which held no audit log, is gone")
+                 f", and the {project.rel}/ folder, which held no audit log entry, is gone")
         judge.add(STATE_REMOVED, state_rel, None, f"{short(revision)} deleted {state_rel}{where}: no stage's tick or "
                   "approval is checked", f"git checkout {revision.parents[0][:12]} -- {arg(state_rel)}    # the state "
                   "file as it was; commit it")
