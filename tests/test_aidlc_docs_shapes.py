@@ -324,6 +324,13 @@ def bracketed_first(heading: str, n: int, user: str | None, response: str) -> st
     return f"### [{local}] {heading}\n{said}- **Action**: {response}\n\n"
 
 
+def blank_first(heading: str, n: int, user: str | None, response: str) -> str:
+    """An entry as Mbg999/aidlc-factory writes one: the time first and the heading after a blank, no separator; the
+    person's words on a User Input field."""
+    said = f'**User Input**: "{user}"\n' if user is not None else ""
+    return f"## {iso(stamp(n))} {heading}\n{said}**AI Response**: {response}\n\n"
+
+
 def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
                  entries: list[tuple[str, str | None, str, str]] = ENTRIES) -> DocsRepo:
     """The clean shop, its audit log written by `write` from its first commit on."""
@@ -337,8 +344,9 @@ def stamped_repo(root: Path, write: Callable[[str, int, str | None, str], str],
     return repo
 
 
-@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field, bracketed_first],
-                         ids=["time-last", "time-first", "date-field", "stage-field", "bracketed-first"])
+@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field, bracketed_first,
+                                   blank_first],
+                         ids=["time-last", "time-first", "date-field", "stage-field", "bracketed-first", "blank-first"])
 def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path: Path, write: Callable[
         [str, int, str | None, str], str]) -> None:
     repo = stamped_repo(tmp_path / "shop", write)
@@ -348,8 +356,9 @@ def test_a_log_stamped_in_its_headings_is_read_and_its_approvals_count(tmp_path:
     assert status["audit_entries"] == len(ENTRIES)
 
 
-@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field, bracketed_first],
-                         ids=["time-last", "time-first", "date-field", "stage-field", "bracketed-first"])
+@pytest.mark.parametrize("write", [heading_last, heading_first, date_fields, stage_field, bracketed_first,
+                                   blank_first],
+                         ids=["time-last", "time-first", "date-field", "stage-field", "bracketed-first", "blank-first"])
 def test_a_stage_no_person_approved_in_a_stamped_log_is_found(tmp_path: Path, write: Callable[
         [str, int, str | None, str], str]) -> None:
     # The AI's own "approved" under the heading is not a person's approval.
@@ -368,6 +377,17 @@ def test_a_day_heading_over_entries_with_their_own_timestamps_is_no_entry(shop: 
     # not an entry of its own (no DOCS-008 for a date without a time).
     shop.write(AUDIT, shop.read(AUDIT).replace("# AI-DLC Audit Log\n\n", "# AI-DLC Audit Log\n\n# 2026-11-30\n\n"))
     shop.commit("aidlc-docs: the log grouped by day", stamp(len(ENTRIES) + 1))
+    assert findings(shop) == (0, [])
+
+
+def test_a_time_followed_by_its_zone_s_name_stamps_no_entry(shop: DocsRepo) -> None:
+    # yucho147/kaggle-ai-dlc-workflow-template heads its notes `### 2026-06-05 15:40 JST` over `- Actor: Codex`: read
+    # as 15:40 UTC titled `JST`, each note was dated nine hours after the commit that added it (AIDLC-DOCS-025). A
+    # zone's name is not read, so such a heading stamps nothing; a zone written as one (`Z`, `+09:00`) does.
+    at = stamp(len(ENTRIES) + 1)
+    local = (at - timedelta(minutes=5)).astimezone(timezone(timedelta(hours=9))).strftime("%Y-%m-%d %H:%M")
+    shop.write(AUDIT, shop.read(AUDIT) + f"\n### {local} JST\n\n- Actor: Codex\n- Action: read the MCP docs\n")
+    shop.commit("aidlc-docs: a note of the agent's", at)
     assert findings(shop) == (0, [])
 
 

@@ -54,11 +54,13 @@ PERSON = ("user_input", "user_response")  # the fields that hold the person's wo
 _QUOTED = re.compile(r'"([^"\n]+)"|“([^”\n]+)”')
 # A plain bullet naming a field, in an entry stamped in its heading: `- User: "Approve & Continue" → Operations`.
 _PLAIN_FIELD = re.compile(r"^[ \t]*[-*][ \t]+(?P<key>[^:：\n]{1,30}?)[ \t]*[:：][ \t]*(?P<value>.*)$")
-_STAMP = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
-# A closing bracket ends the stamp as a separator would (hygef-v4/valo-checker's `[2026-08-21T18:00:08+07:00] Initial
-# User Request`): without it the stamp was cut at its minutes' colon, its seconds and zone read as the title's.
-_STAMP_FIRST = re.compile(rf"^[\[(]?(?P<stamp>{_STAMP})[\])]?(?:(?:[ \t]*[-—–:：|]|(?<=[\])])[ \t])[ \t]*"
-                          r"(?P<title>.*))?$")
+_STAMP = r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?P<zone>Z|[+-]\d{2}:?\d{2})?)?"
+# The stamp is taken whole (an atomic group), then a separator: a closing bracket (hygef-v4/valo-checker's
+# `[2026-08-21T18:00:08+07:00] Initial User Request`) or a zone (Mbg999/aidlc-factory's `2026-05-09T07:44:39Z
+# WORKSPACE DETECTION - START`) ends it as one would. Cut at its minutes' colon, the seconds and zone were read as the
+# title's. A word after a time with no zone may be the zone's name (`2026-06-05 15:40 JST`): no stamp.
+_STAMP_FIRST = re.compile(rf"^[\[(]?(?P<stamp>(?>{_STAMP}))[\])]?(?:(?:[ \t]*[-—–:：|]|(?<=[\])])[ \t]|"
+                          r"(?(zone)[ \t]|(?!)))[ \t]*(?P<title>.*))?$")
 _STAMP_LAST = re.compile(rf"[ \t]*[-—–:：|,@]?[ \t]*[\[(]?(?P<stamp>{_STAMP})[\])]?$")
 
 
