@@ -668,6 +668,49 @@ def test_a_pull_request_ticking_a_next_features_stage_on_the_first_features_appr
     assert docs.findings(base) == []
 
 
+RENAMED = STATE_OPEN.replace("- [ ] INCEPTION - Requirements Analysis", "- [x] INCEPTION - Needs Gathering")
+
+
+def test_a_pull_request_ticking_a_stage_under_a_name_no_rule_reads_is_refused(docs: Repo) -> None:
+    """The attack: a pull request writes `- [x] INCEPTION - Needs Gathering` in place of the unticked line of
+    Requirements Analysis and logs no approval. The work tree names no stage there (AIDLC-DOCS-012, a note), so no
+    work-tree rule sees the tick; the history does, and `aidlc ci --base` fails. With the approval logged, it
+    passes (the odd name stays a note)."""
+    base = docs.git("rev-parse", "HEAD")
+    docs.commit("requirements done", "2026-06-01T09:25:00Z", **{STATE: RENAMED})
+    result = run_cli("ci", "--base", base, str(docs.root), "--format", "json")
+    assert result.returncode == 1, result.stdout + result.stderr
+    [(code, line, message)] = [(f["code"], f["line"], f["message"]) for f in json.loads(result.stdout)["findings"]
+                               if f["severity"] != "info"]
+    assert (code, line) == ("AIDLC-DOCS-031", 5)
+    assert "ticks `INCEPTION - Needs Gathering` in place of `INCEPTION - Requirements Analysis`" in message
+    assert message.endswith("and its audit log holds no approval of it")
+    assert docs.codes() == ["AIDLC-DOCS-031"]  # validate reads HEAD's whole history the same way
+    docs.git("reset", "-q", "--hard", base)
+    docs.commit("approved", "2026-06-01T09:21:00Z", **{AUDIT: "# Audit\n\n" + START + ANSWERS + APPROVAL})
+    docs.commit("requirements done", "2026-06-01T09:25:00Z", **{STATE: RENAMED})
+    assert run_cli("ci", "--base", base, str(docs.root)).returncode == 0
+
+
+OPEN_STORIES = STATE_OPEN.replace("User Stories (SKIP)", "User Stories")
+
+
+@pytest.mark.parametrize(("before", "after", "found"), [
+    # Two lines renamed and ticked in place: each is its stage's tick.
+    (OPEN_STORIES, OPEN_STORIES.replace("- [ ] INCEPTION - Requirements Analysis\n- [ ] INCEPTION - User Stories",
+                                        "- [x] INCEPTION - Needs Gathering\n- [x] INCEPTION - Journeys"), 2),
+    # The stage's line rewritten into a block of work items (Jeldo/NextGenPlatformUnni): a restructuring, no
+    # renaming; and a line that names the stage still stands beside a ticked line of another name.
+    (STATE_OPEN, STATE_OPEN.replace("- [ ] INCEPTION - Requirements Analysis",
+                                    "- [x] Interviews\n- [x] Survey\n- [ ] Report"), 0),
+    (STATE_OPEN, RENAMED + "- [ ] Requirements Analysis (again, for the admin)\n", 0)])
+def test_only_a_line_edited_in_place_of_a_stage_s_line_that_names_it_no_more_is_its_tick(
+        docs: Repo, before: str, after: str, found: int) -> None:
+    docs.commit("state before", "2026-06-01T09:20:00Z", **{STATE: before})
+    docs.commit("state edited", "2026-06-01T09:25:00Z", **{STATE: after})
+    assert docs.codes() == ["AIDLC-DOCS-031"] * found
+
+
 def test_a_local_time_written_as_utc_is_named_as_such(docs: Repo) -> None:
     """Seoul's 18:00 written `18:00Z` is 9 hours after a commit at 18:10+09:00: the error says what reads true
     (ai-dlc-order, kiro_project, cheongYak-radar: most entries dated after their commits are this)."""

@@ -1,5 +1,6 @@
-"""The history rule of stages ticked without an approval (aidlc/rules/docs_history.py): a commit that ticks a stage
-in the state file must hold the person's approval of it in its audit logs, as that commit holds them."""
+"""The history rules of stages ticked without an approval (aidlc/rules/docs_history.py): a commit that ticks a stage
+in the state file must hold the person's approval of it in its audit logs, as that commit holds them; a line it writes
+in place of a stage's unticked line, ticked and naming no stage, ticks that stage under a name no rule reads."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from aidlc.aidlc_docs.stages import BY_SLUG
 from aidlc.aidlc_docs.state import read_state, restate
 from aidlc.names import arg
 from aidlc.rules.docs_approvals import Units, approvals_in
-from aidlc.rules.docs_history import LOG_REMOVED, STATE_REMOVED, TICKED_UNAPPROVED
+from aidlc.rules.docs_history import LOG_REMOVED, STATE_REMOVED, TICKED_RENAMED, TICKED_UNAPPROVED
 from aidlc.rules.docs_history_judge import Judge, short, versions, words
 from aidlc.rules.docs_standing import approval_of, claimed_units, unnamed_stages
 
@@ -60,8 +61,10 @@ def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, aud
         new, old = revision.files.get(state_rel, (None, ()))
         sides = [earlier[blob] for blob in old if blob is not None and blob in earlier]
         marks = sides[0] if len(sides) == 1 else _later(sides, order)  # shared, never changed in place
-        if fresh := states.fresh(revision):
-            ticks.append((revision, [_Tick(line, nth, marks.get(_key(line))) for line, nth in fresh]))
+        fresh = states.fresh(revision)
+        if found := [_Tick(line, nth, marks.get(_key(line))) for line, nth in fresh] + \
+                [_Tick(line, 0, marks.get(_key(line)), old.text) for line, old in states.renamed(revision)]:
+            ticks.append((revision, found))
         if new is not None:
             earlier[new] = marks | {_key(line): revision.sha for line, _ in fresh} if fresh else marks
     if ticks:
@@ -102,11 +105,13 @@ def _later(sides: list[dict[Key, str]], order: dict[str, int]) -> dict[Key, str]
 
 class _Tick(NamedTuple):
     """A line that ticks a stage (of a unit): the `nth` line of the state file's that hold it ticked; `before`, the
-    commit that ticked it before, if any (the line ticks it again)."""
+    commit that ticked it before, if any (the line ticks it again); `renamed`, the text of the stage's unticked line
+    it was put in place of, its own naming no stage (`_StateVersions.renamed`)."""
 
     line: StageLine
     nth: int
     before: str | None
+    renamed: str | None = None
 
 
 def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[_Tick]]],
@@ -121,7 +126,7 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[_Tick]]],
     held: dict[str, set[str]] = {}  # a commit of an earlier tick -> the words of the entries its logs hold
     for revision, fresh in ticks:
         given = approvals_in([_entries(judge, blobs[(revision.sha, path)], path) for path in logs], units)
-        for line, nth, before in fresh:
+        for line, nth, before, renamed in fresh:
             if before is not None and before not in held:
                 held[before] = {words(entry.text) for path in logs
                                 for entry in _entries(judge, blobs[(before, path)], path)}
@@ -133,8 +138,11 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[_Tick]]],
                     continue
                 said = " and its audit log holds no approval of it" if before is None else \
                     f" again, and no approval of it was logged since {before[:12]} held it ticked"
-                judge.add(TICKED_UNAPPROVED, state_rel, line.line, f"{short(revision)} ticks `{text[:80]}` (stage "
-                          f"{stage.slug}{f', unit {named}' if named else ''}){said}",
+                of = f"{stage.slug}{f', unit {named}' if named else ''}"
+                judge.add(*(TICKED_UNAPPROVED, state_rel, line.line, f"{short(revision)} ticks `{text[:80]}` (stage "
+                            f"{of}){said}") if renamed is None else
+                          (TICKED_RENAMED, state_rel, line.line, f"{short(revision)} ticks `{text[:80]}` in place of "
+                           f"`{renamed[:80]}`, a name no rule reads for the stage {of},{said}"),
                           subject=(_as_written(text), *([_subject(stage.slug, line.unit, nth)] if nth else []),
                                    _subject(stage.slug, line.unit), _as_written(text, once=False)))
 
@@ -238,17 +246,63 @@ class _StateVersions:
                     found.append((lines[nth], nth))
         return found
 
+    def renamed(self, revision: vcs.Revision) -> list[tuple[StageLine, StageLine]]:
+        """Each ticked line naming no stage that the commit wrote in place of the unticked line of a stage waiting
+        for approval (the same line of a block of lines edited in place, as difflib compares the file with its one
+        parent's), no line naming that stage any more (of that unit, or of none): (the new line, read as that stage's,
+        the line it replaced). `- [ ] Build and Test - EXECUTE` made `- [x] Builds and Tests - EXECUTE` was a tick no
+        rule read. A block rewritten into one of another length is a restructuring, its lines no one's renaming
+        (BADA's stage lines followed by `POST-MVP - ...` items; work items in place of a unit's stage lines, Jeldo's
+        `CRUD 전체 구현`; on 174 public checkouts 8 such pairs, none a renaming)."""
+        new_blob, old_blobs = revision.files.get(self.path, (None, ()))
+        if new_blob is None or len(old_blobs) != 1 or old_blobs[0] is None:
+            return []
+        old_text, new_text = self.judge.text(old_blobs[0]), self.judge.text(new_blob)
+        added = _ticked_lines(new_text) - _ticked_lines(old_text)
+        if not added:
+            return []
+        self.ticked(old_blobs[0])
+        self.ticked(new_blob, old_blobs[0])
+        new_state, old_state = self._state(new_blob), self._state(old_blobs[0])
+        new_lines = new_text.split("\n")
+        unknown = {line.line: line for line in new_state.stages if line.stage is None and line.mark == Mark.done
+                   and new_lines[line.line - 1].strip() in added}
+        named = {_key(line) for line in new_state.stages if line.stage is not None}
+        waiting = {line.line: line for line in old_state.stages if line.stage is not None and line.mark != Mark.done
+                   and not line.skipped and BY_SLUG[line.stage].approval and _key(line) not in named
+                   and (line.stage, None) not in named
+                   and (line.unit is not None or not any(stage == line.stage for stage, _ in named))}
+        if not unknown or not waiting or max(len(new_lines), old_text.count("\n") + 1) > _COMPARED:
+            return []
+        pairs = []
+        matcher = difflib.SequenceMatcher(None, old_text.split("\n"), new_lines)
+        for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
+            if tag != "replace" or old_end - old_start != new_end - new_start:
+                continue
+            for offset in range(old_end - old_start):
+                old, new = waiting.get(old_start + offset + 1), unknown.get(new_start + offset + 1)
+                if old is not None and new is not None:
+                    update = {"stage": old.stage, "unit": old.unit, "every_unit": old.every_unit}
+                    pairs.append((new.model_copy(update=update), old))
+        return pairs
+
+    def _state(self, blob: str) -> StateFile:
+        """The reading of a version `ticked` has read (read again if no longer kept)."""
+        return self._states.get(blob) or self._keep(blob, read_state(self.judge.text(blob), self.path, self.units))
+
+    def _keep(self, blob: str, state: StateFile) -> StateFile:
+        self._states[blob] = state
+        if len(self._states) > 8:  # a reading is wanted again mostly as the next commit's parent
+            del self._states[next(iter(self._states))]
+        return state
+
     def ticked(self, blob: str, parent: str | None = None) -> Ticked:
         if blob not in self._ticked:
             text = self.judge.text(blob)
             known = self._states.get(parent) if parent is not None else None
             state = restate(known, self.judge.text(parent), text) if known is not None and parent is not None \
                 else None
-            state = state or read_state(text, self.path, self.units)
-            self._states[blob] = state
-            if len(self._states) > 8:  # a reading is wanted again mostly as the next commit's parent
-                del self._states[next(iter(self._states))]
-            self._ticked[blob] = _ticked(state)
+            self._ticked[blob] = _ticked(self._keep(blob, state or read_state(text, self.path, self.units)))
         return self._ticked[blob]
 
 
