@@ -692,6 +692,20 @@ def test_a_pull_request_ticking_a_stage_under_a_name_no_rule_reads_is_refused(do
     assert run_cli("ci", "--base", base, str(docs.root)).returncode == 0
 
 
+def test_a_pull_request_renaming_a_stage_s_line_over_two_commits_is_refused(docs: Repo) -> None:
+    """The same attack split in two: one commit deletes the unticked line, the next writes the ticked one where it
+    stood. `aidlc ci --base` reads the base's state file against HEAD's and names the commit that wrote the line."""
+    base = docs.git("rev-parse", "HEAD")
+    docs.commit("drop a line", "2026-06-01T09:22:00Z",
+                **{STATE: STATE_OPEN.replace("- [ ] INCEPTION - Requirements Analysis\n", "")})
+    writer = docs.commit("requirements done", "2026-06-01T09:25:00Z", **{STATE: RENAMED})
+    result = run_cli("ci", "--base", base, str(docs.root), "--format", "json")
+    assert result.returncode == 1, result.stdout + result.stderr
+    [(code, line, message)] = [(f["code"], f["line"], f["message"]) for f in json.loads(result.stdout)["findings"]
+                               if f["severity"] != "info"]
+    assert (code, line) == ("AIDLC-DOCS-031", 5) and message.startswith(f"commit {writer[:12]} (requirements done)")
+
+
 OPEN_STORIES = STATE_OPEN.replace("User Stories (SKIP)", "User Stories")
 
 
@@ -703,7 +717,10 @@ OPEN_STORIES = STATE_OPEN.replace("User Stories (SKIP)", "User Stories")
     # renaming; and a line that names the stage still stands beside a ticked line of another name.
     (STATE_OPEN, STATE_OPEN.replace("- [ ] INCEPTION - Requirements Analysis",
                                     "- [x] Interviews\n- [x] Survey\n- [ ] Report"), 0),
-    (STATE_OPEN, RENAMED + "- [ ] Requirements Analysis (again, for the admin)\n", 0)])
+    (STATE_OPEN, RENAMED + "- [ ] Requirements Analysis (again, for the admin)\n", 0),
+    # Renamed into a stage that waits for no approval: no rule asks one of it, so it is the replaced stage's tick.
+    (STATE_OPEN, STATE_OPEN.replace("- [ ] INCEPTION - Requirements Analysis",
+                                    "- [x] INCEPTION - Workspace Detection (requirements)"), 1)])
 def test_only_a_line_edited_in_place_of_a_stage_s_line_that_names_it_no_more_is_its_tick(
         docs: Repo, before: str, after: str, found: int) -> None:
     docs.commit("state before", "2026-06-01T09:20:00Z", **{STATE: before})

@@ -73,9 +73,9 @@ STATE_REMOVED = docs_rule(
     "restore the state file from the commit before (`git checkout COMMIT^ -- aidlc-docs/aidlc-state.md`) and commit "
     "it: aidlc-state.md (or the one state/<branch>.md) is the record of which stages ran")
 TICKED_RENAMED = docs_rule(
-    "AIDLC-DOCS-031", E, "a commit put a ticked line naming no stage aidlc knows in place of the unticked line of a "
-    "stage that waits for approval, no line naming that stage any more (`- [ ] Build and Test` became `- [x] Builds "
-    "and Tests`), while the audit log, as that commit holds it, has no approval of the stage: the stage was ticked "
-    "under a name no rule reads",
+    "AIDLC-DOCS-031", E, "a commit put a ticked line naming no stage aidlc knows (or one that waits for no approval, "
+    "Workspace Detection or Operations) in place of the unticked line of a stage that waits for approval, no line "
+    "naming that stage any more (`- [ ] Build and Test` became `- [x] Builds and Tests`), while the audit log, as "
+    "that commit holds it, has no approval of the stage: the stage was ticked under a name no rule reads",
     "write the stage's line as the rules name it (`- [ ] Build and Test - EXECUTE`), and tick it once the person's "
     "approval of it is logged in the audit log")

@@ -67,6 +67,8 @@ def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, aud
             ticks.append((revision, found))
         if new is not None:
             earlier[new] = marks | {_key(line): revision.sha for line, _ in fresh} if fresh else marks
+    if base is not None and (head := judge.head.get(state_rel)) is not None:
+        ticks += _renamed_over_the_range(states, revisions, base, head, ticks)
     if ticks:
         _judge_approved(judge, ticks, audits or [f"{project.rel}/{AUDIT_FILE}"], state_rel, project, units, reported)
 
@@ -92,6 +94,20 @@ def judge_state_removed(judge: Judge, revisions: list[vcs.Revision], state_rel: 
         judge.add(STATE_REMOVED, state_rel, None, f"{short(revision)} deleted {state_rel}{where}: no stage's tick or "
                   "approval is checked", f"git checkout {revision.parents[0][:12]} -- {arg(state_rel)}    # the state "
                   "file as it was; commit it")
+
+
+def _renamed_over_the_range(states: _StateVersions, revisions: list[vcs.Revision], base: str, head: str,
+                            ticks: list[tuple[vcs.Revision, list[_Tick]]]) -> list[tuple[vcs.Revision, list[_Tick]]]:
+    """A stage's line renamed and ticked over a pull request's commits, not by one of them (one deletes the unticked
+    line, the next writes the ticked one in its place): the base's state file against HEAD's, each such line judged
+    as the commit that wrote it holds the logs."""
+    seen = {tick.line.text for _, found in ticks for tick in found if tick.renamed is not None}
+    found = []
+    for line, old in states.replaced(base, head):
+        writer = next((revision for revision in revisions if states.writes(revision, line.text)), None)
+        if writer is not None and line.text not in seen:
+            found.append((writer, [_Tick(line, 0, None, old.text)]))
+    return found
 
 
 def _later(sides: list[dict[Key, str]], order: dict[str, int]) -> dict[Key, str]:
@@ -247,25 +263,38 @@ class _StateVersions:
         return found
 
     def renamed(self, revision: vcs.Revision) -> list[tuple[StageLine, StageLine]]:
-        """Each ticked line naming no stage that the commit wrote in place of the unticked line of a stage waiting
-        for approval (the same line of a block of lines edited in place, as difflib compares the file with its one
-        parent's), no line naming that stage any more (of that unit, or of none): (the new line, read as that stage's,
-        the line it replaced). `- [ ] Build and Test - EXECUTE` made `- [x] Builds and Tests - EXECUTE` was a tick no
-        rule read. A block rewritten into one of another length is a restructuring, its lines no one's renaming
-        (BADA's stage lines followed by `POST-MVP - ...` items; work items in place of a unit's stage lines, Jeldo's
-        `CRUD 전체 구현`; on 174 public checkouts 8 such pairs, none a renaming)."""
+        """The stage lines the commit renamed and ticked: `replaced`, its version against its one parent's."""
         new_blob, old_blobs = revision.files.get(self.path, (None, ()))
         if new_blob is None or len(old_blobs) != 1 or old_blobs[0] is None:
             return []
-        old_text, new_text = self.judge.text(old_blobs[0]), self.judge.text(new_blob)
+        return self.replaced(old_blobs[0], new_blob)
+
+    def writes(self, revision: vcs.Revision, text: str) -> bool:
+        """Whether the commit writes a ticked line of that text (after its box) that none of its parents holds."""
+        new_blob, old_blobs = revision.files.get(self.path, (None, ()))
+        if new_blob is None:
+            return False
+        held = {line for blob in old_blobs if blob is not None for line in _ticked_lines(self.judge.text(blob))}
+        return any(line not in held and line.endswith(text) for line in _ticked_lines(self.judge.text(new_blob)))
+
+    def replaced(self, old_blob: str, new_blob: str) -> list[tuple[StageLine, StageLine]]:
+        """Each ticked line of `new_blob` naming no stage (or one that waits for no approval: `Workspace Detection
+        (x)`) written where `old_blob` holds the unticked line of a stage waiting for approval (the same line of a
+        block edited in place, as difflib compares them), no line naming that stage any more (of that unit, or of
+        none): (the new line, read as that stage's, the line it replaced). `- [ ] Build and Test - EXECUTE` made `- [x]
+        Builds and Tests - EXECUTE` was a tick no rule read. A block rewritten into one of another length is a
+        restructuring (BADA's stage lines followed by `POST-MVP - ...` items, Jeldo's work items in place of a unit's
+        stage lines: 8 such pairs on 174 public checkouts, none a renaming)."""
+        old_text, new_text = self.judge.text(old_blob), self.judge.text(new_blob)
         added = _ticked_lines(new_text) - _ticked_lines(old_text)
         if not added:
             return []
-        self.ticked(old_blobs[0])
-        self.ticked(new_blob, old_blobs[0])
-        new_state, old_state = self._state(new_blob), self._state(old_blobs[0])
+        self.ticked(old_blob)
+        self.ticked(new_blob, old_blob)
+        new_state, old_state = self._state(new_blob), self._state(old_blob)
         new_lines = new_text.split("\n")
-        unknown = {line.line: line for line in new_state.stages if line.stage is None and line.mark == Mark.done
+        unknown = {line.line: line for line in new_state.stages if line.mark == Mark.done
+                   and (line.stage is None or not BY_SLUG[line.stage].approval)
                    and new_lines[line.line - 1].strip() in added}
         named = {_key(line) for line in new_state.stages if line.stage is not None}
         waiting = {line.line: line for line in old_state.stages if line.stage is not None and line.mark != Mark.done
