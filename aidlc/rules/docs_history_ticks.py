@@ -63,7 +63,7 @@ def judge_ticks(judge: Judge, revisions: list[vcs.Revision], state_rel: str, aud
         marks = sides[0] if len(sides) == 1 else _later(sides, order)  # shared, never changed in place
         fresh = states.fresh(revision)
         if found := [_Tick(line, nth, marks.get(_key(line))) for line, nth in fresh] + \
-                [_Tick(line, 0, marks.get(_key(line)), old.text) for line, old in states.renamed(revision)]:
+                [_Tick(line, 0, marks.get(_key(line)), was.text) for line, was in states.renamed(revision)]:
             ticks.append((revision, found))
         if new is not None:
             earlier[new] = marks | {_key(line): revision.sha for line, _ in fresh} if fresh else marks
