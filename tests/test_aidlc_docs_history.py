@@ -720,7 +720,9 @@ OPEN_STORIES = STATE_OPEN.replace("User Stories (SKIP)", "User Stories")
     (STATE_OPEN, RENAMED + "- [ ] Requirements Analysis (again, for the admin)\n", 0),
     # Renamed into a stage that waits for no approval: no rule asks one of it, so it is the replaced stage's tick.
     (STATE_OPEN, STATE_OPEN.replace("- [ ] INCEPTION - Requirements Analysis",
-                                    "- [x] INCEPTION - Workspace Detection (requirements)"), 1)])
+                                    "- [x] INCEPTION - Workspace Detection (requirements)"), 1),
+    # The rename padded with 3,000 lines, past what difflib compares: the line is still seen, its neighbours kept.
+    (STATE_OPEN, RENAMED + "\n" * 3_000, 1), (STATE_OPEN + "- [ ] x\n" * 3_000, RENAMED + "- [ ] x\n" * 3_000, 1)])
 def test_only_a_line_edited_in_place_of_a_stage_s_line_that_names_it_no_more_is_its_tick(
         docs: Repo, before: str, after: str, found: int) -> None:
     docs.commit("state before", "2026-06-01T09:20:00Z", **{STATE: before})

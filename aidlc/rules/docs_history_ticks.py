@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -155,10 +156,9 @@ def _judge_approved(judge: Judge, ticks: list[tuple[vcs.Revision, list[_Tick]]],
                 said = " and its audit log holds no approval of it" if before is None else \
                     f" again, and no approval of it was logged since {before[:12]} held it ticked"
                 of = f"{stage.slug}{f', unit {named}' if named else ''}"
-                judge.add(*(TICKED_UNAPPROVED, state_rel, line.line, f"{short(revision)} ticks `{text[:80]}` (stage "
-                            f"{of}){said}") if renamed is None else
-                          (TICKED_RENAMED, state_rel, line.line, f"{short(revision)} ticks `{text[:80]}` in place of "
-                           f"`{renamed[:80]}`, a name no rule reads for the stage {of},{said}"),
+                rule, message = (TICKED_UNAPPROVED, f"(stage {of}){said}") if renamed is None else \
+                    (TICKED_RENAMED, f"in place of `{renamed[:80]}`, a name no rule reads for the stage {of},{said}")
+                judge.add(rule, state_rel, line.line, f"{short(revision)} ticks `{text[:80]}` {message}",
                           subject=(_as_written(text), *([_subject(stage.slug, line.unit, nth)] if nth else []),
                                    _subject(stage.slug, line.unit), _as_written(text, once=False)))
 
@@ -301,19 +301,11 @@ class _StateVersions:
                    and not line.skipped and BY_SLUG[line.stage].approval and _key(line) not in named
                    and (line.stage, None) not in named
                    and (line.unit is not None or not any(stage == line.stage for stage, _ in named))}
-        if not unknown or not waiting or max(len(new_lines), old_text.count("\n") + 1) > _COMPARED:
-            return []
-        pairs = []
-        matcher = difflib.SequenceMatcher(None, old_text.split("\n"), new_lines)
-        for tag, old_start, old_end, new_start, new_end in matcher.get_opcodes():
-            if tag != "replace" or old_end - old_start != new_end - new_start:
-                continue
-            for offset in range(old_end - old_start):
-                old, new = waiting.get(old_start + offset + 1), unknown.get(new_start + offset + 1)
-                if old is not None and new is not None:
-                    update = {"stage": old.stage, "unit": old.unit, "every_unit": old.every_unit}
-                    pairs.append((new.model_copy(update=update), old))
-        return pairs
+        edits = _edited_in_place(old_text.split("\n"), new_lines, set(waiting), set(unknown)) \
+            if unknown and waiting else ()
+        return [(unknown[at].model_copy(update={"stage": waiting[was].stage, "unit": waiting[was].unit,
+                                                "every_unit": waiting[was].every_unit}), waiting[was])
+                for was, at in edits if was in waiting and at in unknown]
 
     def _state(self, blob: str) -> StateFile:
         """The reading of a version `ticked` has read (read again if no longer kept)."""
@@ -371,6 +363,20 @@ def _inserted(old: str, new: str) -> set[int]:
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines)
     return {number + 1 for tag, _, _, start, end in matcher.get_opcodes() if tag == "insert"
             for number in range(start, end)}
+
+
+def _edited_in_place(old: list[str], new: list[str], olds: set[int], news: set[int]) -> Iterator[tuple[int, int]]:
+    """(line of `old` in `olds`, line of `new` in `news`), from 1, of each line of a block edited in place: a `replace`
+    of difflib's the same length on both sides; past `_COMPARED` lines (difflib's time may grow with their square),
+    an edited line whose neighbours above and below are the same on both sides, so padding hides no edit."""
+    if max(len(old), len(new)) <= _COMPARED:
+        for tag, old_start, old_end, new_start, new_end in difflib.SequenceMatcher(None, old, new).get_opcodes():
+            if tag == "replace" and old_end - old_start == new_end - new_start:
+                yield from ((old_start + n + 1, new_start + n + 1) for n in range(old_end - old_start))
+        return
+    around = {(old[at - 2], old[at]): at for at in sorted(olds, reverse=True) if 1 < at < len(old)}
+    yield from ((around[key], at) for at in sorted(news) if 1 < at < len(new)
+                and (key := (new[at - 2], new[at])) in around and old[around[key] - 1] != new[at - 1])
 
 
 _COMPARED = 2_000  # lines of a state file compared to tell an inserted line (public ones hold a few hundred)
